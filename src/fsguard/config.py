@@ -1,0 +1,60 @@
+"""Settings: every limit, flag and path the server runs with, fixed at start-up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+
+Transport = Literal["stdio", "http"]
+AutoOcc = Literal["off", "warn", "block"]
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def default_state_dir() -> Path:
+    """The platform's per-user state directory, e.g. ``~/.local/state/fsguard`` on Linux."""
+    return Path(platformdirs.user_state_dir("fsguard", appauthor=False))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the server is configured with; built once by the CLI or a test."""
+
+    roots: tuple[Path, ...] = ()
+    unrestricted: bool = False
+    read_only: bool = False
+    compact_mode: bool = False
+    transport: Transport = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8765
+    auth_token: str | None = None
+    state_dir: Path = field(default_factory=default_state_dir)
+    backup_max_age_days: float = 7.0
+    backup_max_count: int = 100
+    auto_occ: AutoOcc = "warn"
+    risk_threshold_medium: float = 20.0
+    risk_threshold_high: float = 75.0
+    risk_occurrences_medium: int = 50
+    risk_occurrences_high: int = 100
+    hooks_config: Path | None = None
+    log_dir: Path | None = None
+    log_level: str = "INFO"
+    max_file_size: int = 50 * 1024 * 1024
+    max_search_results: int = 1000
+    max_list_items: int = 500
+    wsl_mount_root: Path = Path("/mnt")
+    read_truncate_lines: int = 300
+
+    def effective_roots(self) -> tuple[Path, ...]:
+        """The configured roots, or the current directory when none were given."""
+        if self.roots:
+            return self.roots
+        return () if self.unrestricted else (Path.cwd(),)
+
+    @property
+    def needs_auth_token(self) -> bool:
+        """Binding anything but loopback exposes the filesystem to the network."""
+        return self.transport == "http" and self.host not in LOOPBACK_HOSTS

@@ -1,0 +1,1 @@
+"""The engine: paths, bytes, reading and listing. Never imports the protocol layer."""

@@ -1,0 +1,83 @@
+"""get_file_info: type, size, times, permissions, and for files the content hash and line count."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from fsguard.core.errors import FsguardError, InvalidParamsError, from_os_error
+from fsguard.core.hashing import FingerprintCache
+from fsguard.core.listing import entry_type, iso_time
+from fsguard.core.paths import PathPolicy
+from fsguard.core.session import Session
+from fsguard.models import FileFacts, FileInfo
+
+
+class MetadataReader:
+    """Inspects paths under the path policy."""
+
+    def __init__(self, policy: PathPolicy, cache: FingerprintCache, session: Session, *, max_file_size: int) -> None:
+        self._policy = policy
+        self._cache = cache
+        self._session = session
+        self._max_file_size = max_file_size
+
+    def describe(self, user_path: str) -> tuple[Path, FileFacts]:
+        """The canonical path and the facts of what ``user_path`` names."""
+        path = self._policy.resolve(user_path)
+        link = self._policy.resolve_parent(user_path)
+        with self._session.watching(path):
+            try:
+                st = path.stat()
+            except OSError as exc:
+                raise from_os_error(exc, path) from exc
+            facts = self._facts(path, st, link)
+        return path, facts
+
+    def describe_many(self, user_paths: list[str]) -> list[FileInfo]:
+        """One entry per path; a path that fails carries its error instead of failing the call."""
+        if not user_paths:
+            raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["a.txt"].')
+        infos: list[FileInfo] = []
+        for user_path in user_paths:
+            try:
+                path, facts = self.describe(user_path)
+            except FsguardError as exc:
+                infos.append(FileInfo(path=user_path, error=exc.message, error_code=exc.code))
+                continue
+            infos.append(FileInfo(path=str(path), **facts.model_dump(exclude_none=True)))
+        return infos
+
+    def _facts(self, path: Path, st: os.stat_result, link: Path) -> FileFacts:
+        kind = entry_type(st.st_mode)
+        is_link = link != path and link.is_symlink()
+        facts = FileFacts(
+            name=link.name or str(path),
+            type=kind,
+            size=st.st_size,
+            mode=f"{stat.S_IMODE(st.st_mode):04o}",
+            permissions=stat.filemode(st.st_mode),
+            modified=iso_time(st.st_mtime),
+            created=iso_time(st.st_birthtime) if hasattr(st, "st_birthtime") else None,
+            accessed=iso_time(st.st_atime),
+            is_symlink=is_link,
+            symlink_target=str(path) if is_link else None,
+        )
+        if kind == "directory":
+            try:
+                count = len(os.listdir(path))
+            except OSError as exc:
+                raise from_os_error(exc, path) from exc
+            return facts.model_copy(update={"entries": count})
+        if kind == "file" and st.st_size <= self._max_file_size:
+            fingerprint = self._cache.fingerprint(path, self._max_file_size)
+            self._session.record_hash(path, fingerprint.content_hash)
+            return facts.model_copy(
+                update={
+                    "content_hash": fingerprint.content_hash,
+                    "line_count": fingerprint.line_count,
+                    "encoding": fingerprint.encoding,
+                }
+            )
+        return facts

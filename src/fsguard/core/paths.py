@@ -1,0 +1,161 @@
+"""Where an agent may go: root containment, symlink resolution and the always-on name policy.
+
+Every path a tool touches passes through :meth:`PathPolicy.resolve`, which returns the absolute
+canonical path (symlinks resolved) or raises. Writes call :meth:`PathPolicy.recheck` right before
+touching the disk, so a symlink swapped in after the first check cannot redirect the write.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+
+_WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
+_RESERVED_DEVICE_NAMES = frozenset(
+    {"CON", "PRN", "AUX", "NUL"} | {f"COM{i}" for i in range(10)} | {f"LPT{i}" for i in range(10)}
+)
+# Explicit list on top of category Cf: line/paragraph separators are Zl/Zp, soft hyphen is Cf.
+_INVISIBLE = frozenset({0x00AD, 0x2028, 0x2029, 0xFEFF})
+
+
+def _refused_character(path: str) -> str | None:
+    """The first character no path may contain (controls, bidi, zero-width), as ``U+XXXX``."""
+    for char in path:
+        point = ord(char)
+        if point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf":
+            return f"U+{point:04X}"
+    return None
+
+
+def _reserved_component(parts: Iterable[str]) -> str | None:
+    """A Windows device name (CON, NUL.txt, com1.tar.gz …) among the path components."""
+    for part in parts:
+        stem = part.split(".", 1)[0].rstrip(" ").upper()
+        if stem in _RESERVED_DEVICE_NAMES:
+            return part
+    return None
+
+
+@dataclass(frozen=True)
+class PathPolicy:
+    """The roots an agent may use, and the checks every path must pass.
+
+    ``roots`` are canonical (symlinks resolved at start-up). With ``unrestricted`` the containment
+    check is off, but the character and name checks still apply.
+    """
+
+    roots: tuple[Path, ...]
+    unrestricted: bool = False
+    wsl_mount_root: Path = Path("/mnt")
+
+    @classmethod
+    def create(cls, roots: Iterable[Path], *, unrestricted: bool = False, wsl_mount_root: Path = Path("/mnt")) -> PathPolicy:
+        """Canonicalise ``roots`` once; a missing or non-directory root is a configuration error."""
+        canonical: list[Path] = []
+        for root in roots:
+            real = Path(os.path.realpath(root))
+            if not real.is_dir():
+                raise InvalidParamsError(f"root {root} is not an existing directory")
+            if real not in canonical:
+                canonical.append(real)
+        return cls(tuple(canonical), unrestricted, Path(os.path.realpath(wsl_mount_root)))
+
+    def describe_roots(self) -> str:
+        """The roots as one line, for messages."""
+        if not self.roots:
+            return "(no roots: --unrestricted)"
+        return "; ".join(str(root) for root in self.roots)
+
+    def resolve(self, user_path: str) -> Path:
+        """Turn an agent's path into the canonical absolute path it names, or refuse it.
+
+        Raises:
+            InvalidParamsError: the path is empty.
+            AccessDeniedError: a refused character or name, or a location outside every root.
+        """
+        if not user_path or not user_path.strip():
+            raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
+        refused = _refused_character(user_path)
+        if refused is not None:
+            raise AccessDeniedError(
+                f"path {user_path!r} contains the invisible or control character {refused}, which fsguard always "
+                "refuses. Retype the path without it.",
+                path=user_path,
+            )
+        candidate = self._translate_windows_form(user_path)
+        reserved = _reserved_component(candidate.parts)
+        if reserved is not None:
+            raise AccessDeniedError(
+                f"path {user_path!r} uses the Windows reserved device name {reserved!r}. Choose another name.",
+                path=user_path,
+            )
+        if not candidate.is_absolute():
+            base = self.roots[0] if self.roots else Path.cwd()
+            candidate = base / candidate
+        # realpath resolves the deepest existing ancestor (following symlinks) and appends the rest,
+        # so a not-yet-existing path under a symlink that leaves the roots is caught too.
+        canonical = Path(os.path.realpath(candidate))
+        self._check_stream_syntax(user_path, canonical)
+        self._check_contained(user_path, canonical)
+        return canonical
+
+    def resolve_parent(self, user_path: str) -> Path:
+        """``user_path`` with its parent canonical but its last component as given, to see whether it is a link.
+
+        Call :meth:`resolve` first: this assumes the path passed the policy.
+        """
+        candidate = self._translate_windows_form(user_path)
+        if not candidate.is_absolute():
+            candidate = (self.roots[0] if self.roots else Path.cwd()) / candidate
+        if candidate.name in ("", ".", ".."):
+            return Path(os.path.realpath(candidate))
+        return Path(os.path.realpath(candidate.parent)) / candidate.name
+
+    def recheck(self, canonical: Path) -> Path:
+        """Resolve again right before a write: the tree may have changed since :meth:`resolve`."""
+        again = Path(os.path.realpath(canonical))
+        self._check_contained(str(canonical), again)
+        return again
+
+    def is_root(self, canonical: Path) -> bool:
+        """True for a root itself, which may never be deleted or moved."""
+        return canonical in self.roots
+
+    def contains(self, canonical: Path) -> bool:
+        """True when ``canonical`` lies inside some root (or containment is off)."""
+        return self.unrestricted or any(canonical == root or canonical.is_relative_to(root) for root in self.roots)
+
+    def _check_contained(self, user_path: str, canonical: Path) -> None:
+        if not self.contains(canonical):
+            raise AccessDeniedError(
+                f"access denied: {user_path} resolves to {canonical}, outside the allowed roots: "
+                f"{self.describe_roots()}. Use a path under one of these roots.",
+                path=user_path,
+            )
+
+    def _translate_windows_form(self, user_path: str) -> Path:
+        """``C:\\x`` and ``C:/x`` name ``<mount root>/c/x`` on Linux (WSL layout)."""
+        match = _WINDOWS_DRIVE.match(user_path) if os.name == "posix" else None
+        if match is None:
+            return Path(user_path)
+        rest = (match.group(2) or "").replace("\\", "/")
+        return self.wsl_mount_root / match.group(1).lower() / rest
+
+    def _check_stream_syntax(self, user_path: str, canonical: Path) -> None:
+        """Refuse ``name:stream`` on Windows drives, where it would address an NTFS alternate data stream."""
+        try:
+            relative = canonical.relative_to(self.wsl_mount_root)
+        except ValueError:
+            return
+        if len(relative.parts) > 1 and len(relative.parts[0]) == 1 and any(":" in part for part in relative.parts[1:]):
+            raise AccessDeniedError(
+                f"path {user_path!r} names an NTFS alternate data stream (':' after the drive). "
+                "Remove the ':' part of the name.",
+                path=user_path,
+            )

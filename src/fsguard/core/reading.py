@@ -1,0 +1,196 @@
+"""read_file: whole files, line ranges, head/tail, base64, and several files at once."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.hashing import FingerprintCache, Fingerprint
+from fsguard.core.paths import PathPolicy
+from fsguard.core.session import Session
+from fsguard.core.textio import DecodedText, decode, read_snapshot, split_lines
+from fsguard.models import ReadFileEntry, ReadFileResult
+
+ReadMode = Literal["all", "head", "tail"]
+DEFAULT_MAX_LINES = 100
+
+
+@dataclass(frozen=True)
+class LineSelection:
+    """Which lines of a file to return; all fields optional, validated by :meth:`check`."""
+
+    start_line: int | None = None
+    end_line: int | None = None
+    max_lines: int | None = None
+    mode: ReadMode = "all"
+
+    @property
+    def is_range(self) -> bool:
+        return self.start_line is not None or self.end_line is not None
+
+    @property
+    def is_window(self) -> bool:
+        return bool(self.max_lines) or self.mode != "all"
+
+    def check(self) -> None:
+        """Refuse contradictory selections instead of guessing which one was meant."""
+        if self.is_range and self.is_window:
+            raise InvalidParamsError(
+                "start_line/end_line and max_lines/mode both select lines. Pass a range, or max_lines with mode, not both."
+            )
+        if self.start_line is not None and self.end_line is not None and self.end_line < self.start_line:
+            raise InvalidParamsError(
+                f"end_line ({self.end_line}) must be >= start_line ({self.start_line}).",
+                start_line=self.start_line,
+                end_line=self.end_line,
+            )
+
+
+class FileReader:
+    """Reads files under the path policy, recording the hashes it hands out."""
+
+    def __init__(self, policy: PathPolicy, cache: FingerprintCache, session: Session, *, max_file_size: int,
+                 truncate_lines: int) -> None:
+        self._policy = policy
+        self._cache = cache
+        self._session = session
+        self._max_file_size = max_file_size
+        self._truncate_lines = truncate_lines
+
+    def read(self, user_path: str, selection: LineSelection) -> ReadFileResult:
+        """Read one file as text, returning the lines ``selection`` names."""
+        selection.check()
+        path = self._policy.resolve(user_path)
+        data, decoded, digest = self._load_text(path)
+        lines = split_lines(decoded.text)
+        base = ReadFileResult(
+            content="",
+            content_hash=digest,
+            path=str(path),
+            size=len(data),
+            total_lines=len(lines),
+            encoding=decoded.encoding,
+            line_ending=decoded.line_ending,
+        )
+        if selection.is_range:
+            return self._range(base, lines, path.name, selection)
+        if selection.is_window:
+            return self._window(base, lines, selection)
+        return self._whole(base, decoded, lines, path.name)
+
+    def read_base64(self, user_path: str) -> ReadFileResult:
+        """The raw bytes of one file, base64-encoded."""
+        path = self._policy.resolve(user_path)
+        with self._session.watching(path):
+            data, stat = read_snapshot(path, self._max_file_size)
+        digest = Fingerprint.of(data)
+        self._cache.remember(path, stat, digest)
+        self._session.record_hash(path, digest.content_hash)
+        return ReadFileResult(
+            content=base64.b64encode(data).decode("ascii"),
+            content_hash=digest.content_hash,
+            path=str(path),
+            size=len(data),
+            encoding="base64",
+        )
+
+    def read_many(self, user_paths: list[str]) -> ReadFileResult:
+        """Several whole files; one failing file is reported in place and does not fail the call."""
+        if not user_paths:
+            raise InvalidParamsError("paths is empty. Pass at least one path, e.g. paths=[\"a.txt\", \"b.txt\"].")
+        entries: list[ReadFileEntry] = []
+        sections: list[str] = []
+        for user_path in user_paths:
+            entry = self._read_entry(user_path)
+            entries.append(entry)
+            body = entry.content if entry.error is None else f"ERROR: {entry.error}"
+            sections.append(f"=== {entry.path} ===\n{body}" + ("" if body.endswith("\n") else "\n"))
+        return ReadFileResult(content="\n".join(sections), files=entries)
+
+    def _read_entry(self, user_path: str) -> ReadFileEntry:
+        try:
+            result = self.read(user_path, LineSelection())
+        except FsguardError as exc:
+            return ReadFileEntry(path=user_path, error=exc.message, error_code=exc.code)
+        assert result.path is not None
+        content = result.content if result.hint is None else f"{result.content}\n[{result.hint}]\n"
+        return ReadFileEntry(
+            path=result.path, content=content, content_hash=result.content_hash, total_lines=result.total_lines
+        )
+
+    def _load_text(self, path: Path) -> tuple[bytes, DecodedText, str]:
+        with self._session.watching(path):
+            data, stat = read_snapshot(path, self._max_file_size)
+        decoded = decode(data, path)
+        fingerprint = Fingerprint.of_decoded(data, decoded)
+        self._cache.remember(path, stat, fingerprint)
+        self._session.record_hash(path, fingerprint.content_hash)
+        return data, decoded, fingerprint.content_hash
+
+    def _whole(self, base: ReadFileResult, decoded: DecodedText, lines: list[str], name: str) -> ReadFileResult:
+        total = len(lines)
+        if total <= self._truncate_lines:
+            return base.model_copy(update={"content": decoded.text, "start_line": 1 if total else None,
+                                           "end_line": total or None})
+        shown = self._truncate_lines
+        hint = (
+            f"Lines 1-{shown} of {total} total lines in {name} — use start_line/end_line to read more, "
+            f"e.g. start_line={shown + 1} end_line={min(2 * shown, total)}"
+        )
+        return base.model_copy(
+            update={"content": "".join(lines[:shown]), "start_line": 1, "end_line": shown, "truncated": True,
+                    "hint": hint}
+        )
+
+    def _range(self, base: ReadFileResult, lines: list[str], name: str, selection: LineSelection) -> ReadFileResult:
+        total = len(lines)
+        start = selection.start_line or 1
+        if start > max(total, 1):
+            raise InvalidParamsError(
+                f"start_line {start} is past the end of {name} ({total} lines). Use start_line <= {max(total, 1)}.",
+                start_line=start,
+            )
+        end = min(selection.end_line or total, total)
+        hint = f"Lines {start}-{end} of {total} total lines in {name}"
+        if end < total:
+            span = (selection.end_line or end) - start
+            hint += f" — use start_line/end_line to read more, e.g. start_line={end + 1} end_line={min(end + 1 + span, total)}"
+        return base.model_copy(
+            update={"content": "".join(lines[start - 1 : end]), "start_line": start, "end_line": end,
+                    "truncated": start > 1 or end < total, "hint": hint}
+        )
+
+    def _window(self, base: ReadFileResult, lines: list[str], selection: LineSelection) -> ReadFileResult:
+        total = len(lines)
+        count = selection.max_lines or DEFAULT_MAX_LINES
+        if count >= total:
+            return base.model_copy(update={"content": "".join(lines), "start_line": 1 if total else None,
+                                           "end_line": total or None})
+        if selection.mode == "head":
+            hint = f"Truncated: showing first {count} of {total} lines. Use mode=all or increase max_lines to see more"
+            update = {"content": "".join(lines[:count]), "start_line": 1, "end_line": count}
+        elif selection.mode == "tail":
+            hint = f"Truncated: showing last {count} of {total} lines. Use mode=all or increase max_lines to see more"
+            update = {"content": "".join(lines[total - count :]), "start_line": total - count + 1, "end_line": total}
+        else:
+            head = count // 2
+            tail = count - head
+            omitted = total - count
+            marker = f"... [{omitted} lines omitted] ...\n"
+            hint = (
+                f"Truncated: showing {count} of {total} lines ({head} head + {tail} tail). "
+                "Use mode=head/tail, start_line/end_line or a larger max_lines"
+            )
+            content = "".join(lines[:head]) + _ensure_newline(marker, lines[:head]) + "".join(lines[total - tail :])
+            update = {"content": content}
+        return base.model_copy(update={**update, "truncated": True, "hint": hint})
+
+
+def _ensure_newline(marker: str, before: list[str]) -> str:
+    """The omission marker on a line of its own even when the head's last line has no newline."""
+    if before and not before[-1].endswith(("\n", "\r")):
+        return "\n" + marker
+    return marker

@@ -1,0 +1,58 @@
+"""What this server has seen: paths it answered for and the hashes it handed out.
+
+The seen set powers the "filesystem mismatch?" hint: when a path the session read or listed before
+is suddenly missing, the agent may be looking at another sandbox than this server's.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from fsguard.core.errors import NotFoundError
+
+MISMATCH_HINT = (
+    "Filesystem mismatch? This server answered for this path earlier in the session. If another tool "
+    "touched it, verify with get_file_info or list_directory here before retrying or switching tools."
+)
+
+
+class Session:
+    """Canonical paths seen and the content hash last returned for each (keyed by canonical path)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: set[Path] = set()
+        self._known_hashes: dict[Path, tuple[str, float]] = {}
+
+    def saw(self, path: Path) -> None:
+        """Remember that this server answered for ``path``."""
+        with self._lock:
+            self._seen.add(path)
+
+    def record_hash(self, path: Path, digest: str) -> None:
+        """Remember the hash handed out for ``path`` (the auto-OCC memory)."""
+        with self._lock:
+            self._seen.add(path)
+            self._known_hashes[path] = (digest, time.monotonic())
+
+    def known_hash(self, path: Path) -> tuple[str, float] | None:
+        """The last hash handed out for ``path`` and when (monotonic seconds)."""
+        with self._lock:
+            return self._known_hashes.get(path)
+
+    @contextmanager
+    def watching(self, path: Path) -> Iterator[None]:
+        """Add the mismatch hint to a not-found error on a path seen before; remember ``path`` on success."""
+        try:
+            yield
+        except NotFoundError as exc:
+            with self._lock:
+                seen = path in self._seen
+            if seen:
+                raise NotFoundError(f"{exc.message}\n{MISMATCH_HINT}", path=str(path), hint="filesystem_mismatch") from exc
+            raise
+        self.saw(path)

@@ -1,0 +1,235 @@
+"""Bytes on disk ↔ text: encodings, line endings, binary detection, and atomic durable writes."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import charset_normalizer
+
+from fsguard.core.errors import BinaryFileError, EncodingError, TooLargeError, from_os_error
+
+logger = logging.getLogger(__name__)
+
+LineEnding = Literal["lf", "crlf", "cr", "mixed", "none"]
+
+BINARY_SNIFF_BYTES = 8192
+# Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+_TEMP_MARK = ".fsguard-tmp-"
+
+
+def _read_umask() -> int:
+    # os.umask can only be read by setting it; done once at import, before any worker thread exists.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+@dataclass(frozen=True)
+class DecodedText:
+    """A file's text with everything needed to write it back byte for byte."""
+
+    text: str
+    encoding: str
+    bom: bytes
+    line_ending: LineEnding
+    final_newline: bool
+
+    def encode(self, text: str) -> bytes:
+        """``text`` in this file's encoding, with its BOM."""
+        return self.bom + text.encode(self.encoding)
+
+
+def read_snapshot(path: Path, max_size: int | None = None) -> tuple[bytes, os.stat_result | None]:
+    """Read a whole file; the stat is returned only if the file did not change during the read.
+
+    Raises:
+        NotFoundError, IsDirectoryError, AccessDeniedError: the OS refused.
+        TooLargeError: the file is above ``max_size``.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise from_os_error(exc, path) from exc
+    try:
+        before = os.fstat(fd)
+        if max_size is not None and before.st_size > max_size:
+            raise TooLargeError(
+                f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size). "
+                "Read a line range with start_line/end_line, or restart fsguard with a larger --max-file-size.",
+                path=str(path),
+            )
+        with os.fdopen(os.dup(fd), "rb", closefd=True) as handle:
+            data = handle.read()
+        after = os.fstat(fd)
+    except IsADirectoryError as exc:
+        raise from_os_error(exc, path) from exc
+    finally:
+        os.close(fd)
+    unchanged = (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (
+        after.st_size,
+        after.st_mtime_ns,
+        after.st_ctime_ns,
+    ) and after.st_size == len(data)
+    return data, after if unchanged else None
+
+
+def split_bom(data: bytes) -> tuple[bytes, str | None]:
+    """The BOM at the start of ``data`` and the encoding it announces."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return bom, encoding
+    return b"", None
+
+
+def is_binary(data: bytes) -> bool:
+    """Binary means a NUL byte in the first 8 KiB of a file that has no UTF-16/32 BOM."""
+    bom, encoding = split_bom(data)
+    if encoding is not None and encoding != "utf-8":
+        return False
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def decode(data: bytes, path: object = "file") -> DecodedText:
+    """Detect the encoding of ``data`` and decode it.
+
+    Raises:
+        BinaryFileError: ``data`` is binary.
+        EncodingError: the bytes do not decode in the encoding their BOM or content indicates.
+    """
+    bom, encoding = split_bom(data)
+    if encoding is None and b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise BinaryFileError(
+            f"{path} is a binary file. Read it with encoding='base64', or inspect it with get_file_info.",
+            path=str(path),
+        )
+    body = data[len(bom) :]
+    if encoding is None:
+        encoding = _guess_encoding(body)
+    try:
+        text = body.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise EncodingError(
+            f"{path} does not decode as {encoding}: {exc}. Read it with encoding='base64' to see the raw bytes.",
+            path=str(path),
+        ) from exc
+    return DecodedText(text, encoding, bom, line_ending_of(text), text.endswith(("\n", "\r")))
+
+
+def _guess_encoding(body: bytes) -> str:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        best = charset_normalizer.from_bytes(body).best()
+        return best.encoding if best is not None else "utf-8"
+    return "utf-8"
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their own endings kept; ``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line, nothing else does."""
+    return io.StringIO(text, newline="").readlines()
+
+
+def line_ending_of(text: str) -> LineEnding:
+    """The file's line-ending style; ``mixed`` when lines disagree."""
+    crlf = text.count("\r\n")
+    lf = text.count("\n") - crlf
+    cr = text.count("\r") - crlf
+    kinds = [name for name, count in (("lf", lf), ("crlf", crlf), ("cr", cr)) if count]
+    if not kinds:
+        return "none"
+    return kinds[0] if len(kinds) == 1 else "mixed"  # type: ignore[return-value]
+
+
+class AtomicWriter:
+    """Durable replace-by-rename writes whose temp files are journaled, so a crash leaves no strays.
+
+    Each write records its temp path under ``<state_dir>/inflight`` first; :meth:`clean_strays` removes
+    the temps of writes that never finished. A reader sees the old bytes or the new ones, never a mix.
+    """
+
+    def __init__(self, state_dir: Path) -> None:
+        self._journal = state_dir / "inflight"
+        self._journal.mkdir(parents=True, exist_ok=True)
+
+    def clean_strays(self) -> list[Path]:
+        """Remove temp files left by writes interrupted by a crash; returns what was removed."""
+        removed: list[Path] = []
+        for entry in self._journal.iterdir():
+            temp = Path(entry.read_text(encoding="utf-8"))
+            if _TEMP_MARK in temp.name and temp.exists():
+                temp.unlink()
+                removed.append(temp)
+            entry.unlink()
+        if removed:
+            logger.info("removed %d temp file(s) left by an interrupted write", len(removed))
+        return removed
+
+    def write(self, path: Path, data: bytes, *, exclusive: bool = False) -> None:
+        """Replace ``path`` with ``data``: temp in the same directory, fsync, rename, fsync the directory.
+
+        The existing file's mode (and owner, when running as root) is kept; a new file gets 0666 less the umask.
+        With ``exclusive`` the file must not exist: the temp is hard-linked into place, which fails
+        atomically (AlreadyExistsError) instead of replacing a file that appeared meanwhile.
+        """
+        token = secrets.token_hex(16)
+        temp = path.with_name(f".{path.name}{_TEMP_MARK}{token}")
+        entry = self._journal / token
+        entry.write_text(str(temp), encoding="utf-8")
+        try:
+            existing = _stat_or_none(path)
+            mode = existing.st_mode & 0o7777 if existing else 0o666 & ~_UMASK
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+            try:
+                with os.fdopen(os.dup(fd), "wb", closefd=True) as handle:
+                    handle.write(data)
+                os.fchmod(fd, mode)
+                if existing is not None and os.geteuid() == 0:
+                    os.fchown(fd, existing.st_uid, existing.st_gid)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if exclusive:
+                os.link(temp, path)
+                temp.unlink()
+            else:
+                os.replace(temp, path)
+            _fsync_directory(path.parent)
+        except OSError as exc:
+            temp.unlink(missing_ok=True)
+            raise from_os_error(exc, path) from exc
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+        finally:
+            entry.unlink(missing_ok=True)
+
+
+def _stat_or_none(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,195 @@
+"""Result models: each tool's outputSchema is generated from one of these, so schema and payload cannot drift.
+
+Optional fields are left out of structuredContent when they do not apply (``exclude_none``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EntryType = Literal["file", "directory", "symlink", "other"]
+
+
+class Result(BaseModel):
+    """Base of every result model: unknown keys are a bug, so the schema forbids them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReadFileEntry(Result):
+    """One file of a multi-file read."""
+
+    path: str = Field(description="Absolute canonical path.")
+    content: str | None = Field(None, description="The file's text (absent when the read failed).")
+    content_hash: str | None = Field(None, description="FNV-1a 32 of the whole file's bytes, 8 hex digits.")
+    total_lines: int | None = Field(None, description="Lines in the file.")
+    error: str | None = Field(None, description="Why this file could not be read.")
+    error_code: str | None = Field(None, description="Stable code of the error, e.g. not_found.")
+
+
+class ReadFileResult(Result):
+    """What read_file returns (seed schema: ``content`` required, ``content_hash`` declared)."""
+
+    content: str = Field(description="The text read: the whole file, a line range, head/tail, or base64.")
+    content_hash: str | None = Field(
+        None, description="FNV-1a 32 of the WHOLE file's raw bytes (8 hex); pass it as expected_hash when editing."
+    )
+    path: str | None = Field(None, description="Absolute canonical path (single-file reads).")
+    size: int | None = Field(None, description="File size in bytes.")
+    total_lines: int | None = Field(None, description="Lines in the whole file (a final newline adds no line).")
+    start_line: int | None = Field(None, description="First line returned, 1-based.")
+    end_line: int | None = Field(None, description="Last line returned, 1-based, inclusive.")
+    truncated: bool = Field(False, description="True when lines of the file were left out of content.")
+    hint: str | None = Field(None, description="How to read the rest, when truncated.")
+    encoding: str | None = Field(None, description="Text encoding detected (utf-8, utf-16-le, cp1252 …) or base64.")
+    line_ending: Literal["lf", "crlf", "cr", "mixed", "none"] | None = Field(
+        None, description="Line-ending style of the file."
+    )
+    files: list[ReadFileEntry] | None = Field(None, description="Per-file results of a multi-file read (paths).")
+
+
+class FileFacts(Result):
+    """Metadata of one filesystem entry."""
+
+    name: str | None = Field(None, description="Last path component.")
+    type: EntryType | None = Field(None, description="file, directory, symlink (dangling) or other.")
+    size: int | None = Field(None, description="Size in bytes.")
+    mode: str | None = Field(None, description="Permission bits in octal, e.g. 0644.")
+    permissions: str | None = Field(None, description="ls-style permissions, e.g. -rw-r--r--.")
+    modified: str | None = Field(None, description="Last modification, ISO 8601 UTC.")
+    created: str | None = Field(None, description="Creation time where the filesystem records it, ISO 8601 UTC.")
+    accessed: str | None = Field(None, description="Last access, ISO 8601 UTC.")
+    is_symlink: bool | None = Field(None, description="True when the path given is a symbolic link.")
+    symlink_target: str | None = Field(None, description="Canonical target of the link.")
+    content_hash: str | None = Field(None, description="FNV-1a 32 of a file's bytes (files only).")
+    line_count: int | None = Field(None, description="Lines, for text files.")
+    encoding: str | None = Field(None, description="Text encoding, or binary.")
+    entries: int | None = Field(None, description="Number of entries, for directories.")
+
+
+class FileInfo(FileFacts):
+    """One file of a multi-path get_file_info."""
+
+    path: str = Field(description="Absolute canonical path, or the path as given when it was refused.")
+    error: str | None = Field(None, description="Why this path could not be inspected.")
+    error_code: str | None = Field(None, description="Stable code of the error.")
+
+
+class GetFileInfoResult(FileFacts):
+    """What get_file_info returns: the facts of ``path``, or ``files`` for ``paths``."""
+
+    path: str | None = Field(None, description="Absolute canonical path (single path).")
+    files: list[FileInfo] | None = Field(None, description="One entry per path, for paths.")
+
+
+class DirectoryEntry(Result):
+    """One entry of a directory listing."""
+
+    name: str = Field(description="Entry name.")
+    type: EntryType = Field(description="file, directory, symlink (dangling or leaving the roots) or other.")
+    size: int | None = Field(None, description="Size in bytes, for files.")
+    modified: str = Field(description="Last modification, ISO 8601 UTC.")
+    is_symlink: bool = Field(description="True when the entry is a symbolic link.")
+
+
+class TreeNode(Result):
+    """A node of a directory tree."""
+
+    name: str = Field(description="Entry name.")
+    type: EntryType = Field(description="file, directory, symlink or other.")
+    size: int | None = Field(None, description="Size in bytes, for files.")
+    children: list[TreeNode] | None = Field(None, description="Entries of a directory within max_depth.")
+
+
+class ListDirectoryResult(Result):
+    """What list_directory returns."""
+
+    path: str = Field(description="Absolute canonical path of the directory.")
+    output_format: Literal["compact", "json", "tree"] = Field(description="Format requested.")
+    entries: list[DirectoryEntry] = Field(description="Entries from offset (empty for tree).")
+    total: int = Field(description="Entries in the directory (after hidden filtering), or nodes in the tree.")
+    offset: int = Field(0, description="Index of the first entry returned.")
+    truncated: bool = Field(description="True when entries were left out by limit or the item cap.")
+    next_offset: int | None = Field(None, description="Pass as offset to list the next page.")
+    tree: TreeNode | None = Field(None, description="The tree, for output_format=tree.")
+
+
+class CreateDirectoryResult(Result):
+    """What create_directory returns."""
+
+    path: str = Field(description="Absolute canonical path of the directory.")
+    created: bool = Field(description="False when the directory already existed (success all the same).")
+    message: str = Field(description="Same text as the text block.")
+
+
+class ToolSummary(Result):
+    """One line of the tool catalog."""
+
+    name: str
+    title: str
+    summary: str = Field(description="First sentence of the description.")
+    read_only: bool = Field(description="True when the tool never changes the filesystem.")
+
+
+class ToolExample(Result):
+    """A worked call of a tool."""
+
+    description: str
+    arguments: dict[str, Any]
+
+
+class HelpResult(Result):
+    """What help returns: the catalog, or one tool in detail."""
+
+    tools: list[ToolSummary] | None = Field(None, description="Every registered tool (no tool argument).")
+    name: str | None = Field(None, description="Tool described (with tool).")
+    title: str | None = None
+    description: str | None = None
+    input_schema: dict[str, Any] | None = Field(None, description="JSON schema of the tool's arguments.")
+    output_schema: dict[str, Any] | None = Field(None, description="JSON schema of the tool's structured result.")
+    annotations: dict[str, Any] | None = Field(None, description="readOnlyHint, destructiveHint, idempotentHint.")
+    examples: list[ToolExample] | None = None
+
+
+class BackupStoreStats(Result):
+    """Size of the backup store."""
+
+    dir: str = Field(description="Directory holding backups (outside the roots).")
+    count: int = Field(description="Stored backups.")
+    bytes: int = Field(description="Bytes they occupy.")
+
+
+class Stats(Result):
+    """Counters since the server started."""
+
+    version: str
+    uptime_s: float
+    operations: int = Field(description="Tool calls answered.")
+    by_tool: dict[str, int]
+    errors: int = Field(description="Calls that ended in an error result.")
+    errors_by_code: dict[str, int]
+    cache_hit_rate: float = Field(description="Share of hash lookups answered without reading the file.")
+    memory_mb: float = Field(description="Resident memory of the server process.")
+    backups: BackupStoreStats
+
+
+class Artifact(Result):
+    """The text held by server_info artifact."""
+
+    captured: bool
+    bytes: int
+    lines: int
+    path: str | None = Field(None, description="Where it was written, for sub_action=write.")
+
+
+class ServerInfoResult(Result):
+    """What server_info returns, by action."""
+
+    action: Literal["help", "stats", "artifact"]
+    topic: str | None = Field(None, description="Help topic shown.")
+    topics: list[str] | None = Field(None, description="Every help topic.")
+    text: str | None = Field(None, description="Help text.")
+    stats: Stats | None = None
+    artifact: Artifact | None = None

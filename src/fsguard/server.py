@@ -1,0 +1,72 @@
+"""build_server(settings) -> MCPServer: services, tools, and the per-call argument and error handling."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult
+
+from fsguard import __version__
+from fsguard.config import Settings
+from fsguard.core.errors import FsguardError
+from fsguard.services import Services
+from fsguard.tools import register_all
+from fsguard.tools._arguments import closest, normalize
+from fsguard.tools._errors import ERROR_META_KEY, error_result, result_for
+
+logger = logging.getLogger(__name__)
+
+
+class FsguardServer(MCPServer):
+    """MCPServer whose calls get strict argument names and coded errors, and are counted."""
+
+    def __init__(self, services: Services, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.services = services
+        self._input_schemas: dict[str, dict[str, Any]] | None = None
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        schemas = await self._schemas()
+        if name not in schemas:
+            suggestion = closest(name, sorted(schemas))
+            hint = f" Did you mean {suggestion!r}?" if suggestion else ""
+            return error_result("unknown_tool", f"no tool named {name!r}.{hint} Call help() for the catalog.")
+        try:
+            result = await super().call_tool(name, normalize(name, arguments, schemas[name]), context)
+        except FsguardError as exc:
+            result = error_result(exc.code, exc.message, exc.fields)
+        except ToolError as exc:
+            result = result_for(exc, name)
+        code = None
+        if isinstance(result, CallToolResult) and result.is_error:
+            code = (result.meta or {}).get(ERROR_META_KEY, {}).get("code")
+            logger.info("%s failed: %s", name, code)
+        self.services.stats.record(name, code)
+        return result
+
+    async def _schemas(self) -> dict[str, dict[str, Any]]:
+        if self._input_schemas is None:
+            self._input_schemas = {tool.name: tool.input_schema for tool in await self.list_tools()}
+        return self._input_schemas
+
+
+def instructions(services: Services) -> str:
+    """Server instructions: scope and where to start, no rule block."""
+    scope = "read-only access" if services.settings.read_only else "access"
+    return (
+        f"fsguard gives {scope} to the host filesystem under these roots: {services.policy.describe_roots()}. "
+        "Relative paths resolve against the first root. Call help() for the tool catalog."
+    )
+
+
+def build_server(settings: Settings) -> FsguardServer:
+    """A ready server for ``settings``; run it with any transport, or hand it to an in-memory Client."""
+    services = Services.create(settings)
+    server = FsguardServer(services, name="fsguard", version=__version__, instructions=instructions(services))
+    register_all(server, services)
+    return server

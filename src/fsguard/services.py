@@ -1,0 +1,65 @@
+"""The engine objects one server instance shares between its tools, built from Settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fsguard.config import Settings
+from fsguard.core.artifacts import ArtifactHolder
+from fsguard.core.directories import DirectoryMaker
+from fsguard.core.hashing import FingerprintCache
+from fsguard.core.listing import DirectoryLister
+from fsguard.core.locks import PathLocks
+from fsguard.core.metadata import MetadataReader
+from fsguard.core.paths import PathPolicy
+from fsguard.core.reading import FileReader
+from fsguard.core.session import Session
+from fsguard.core.stats import CallStats
+from fsguard.core.textio import AtomicWriter
+
+
+@dataclass(frozen=True)
+class Services:
+    """Everything a tool may call; one per server, so tests get isolated servers for free."""
+
+    settings: Settings
+    policy: PathPolicy
+    session: Session
+    cache: FingerprintCache
+    locks: PathLocks
+    writer: AtomicWriter
+    reader: FileReader
+    lister: DirectoryLister
+    metadata: MetadataReader
+    directories: DirectoryMaker
+    artifacts: ArtifactHolder
+    stats: CallStats
+
+    @classmethod
+    def create(cls, settings: Settings) -> Services:
+        """Build the services, cleaning temp files a crashed run left behind."""
+        policy = PathPolicy.create(
+            settings.effective_roots(), unrestricted=settings.unrestricted, wsl_mount_root=settings.wsl_mount_root
+        )
+        session = Session()
+        cache = FingerprintCache()
+        locks = PathLocks()
+        writer = AtomicWriter(settings.state_dir)
+        writer.clean_strays()
+        return cls(
+            settings=settings,
+            policy=policy,
+            session=session,
+            cache=cache,
+            locks=locks,
+            writer=writer,
+            reader=FileReader(
+                policy, cache, session, max_file_size=settings.max_file_size,
+                truncate_lines=settings.read_truncate_lines,
+            ),
+            lister=DirectoryLister(policy, session, max_items=settings.max_list_items),
+            metadata=MetadataReader(policy, cache, session, max_file_size=settings.max_file_size),
+            directories=DirectoryMaker(policy, locks, session),
+            artifacts=ArtifactHolder(policy, writer, locks, session),
+            stats=CallStats(),
+        )

@@ -1,0 +1,116 @@
+"""Argument hygiene before the SDK validates: unknown names, aliases, JSON strings, ignored keys.
+
+The tool's own input schema is the only list of valid names, so this cannot drift from it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fsguard.core.errors import InvalidParamsError, UnknownParamError
+
+# Accepted on every tool and dropped: many harnesses add it to every call.
+IGNORED = frozenset({"description"})
+ALIASES = {"old_str": "old_text", "old_string": "old_text", "new_str": "new_text", "new_string": "new_text"}
+
+
+def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments ready for validation, or an UnknownParamError naming the closest valid name.
+
+    Raises:
+        UnknownParamError: a name the tool does not take.
+        InvalidParamsError: a JSON-string list or object that does not parse.
+    """
+    properties: dict[str, Any] = schema.get("properties", {})
+    result: dict[str, Any] = {}
+    unknown: list[str] = []
+    for name, value in arguments.items():
+        if name in IGNORED and name not in properties:
+            continue
+        target = ALIASES.get(name, name) if name not in properties else name
+        if target not in properties:
+            unknown.append(name)
+            continue
+        if target in result:
+            continue  # the canonical name wins over its alias
+        result[target] = _decode_json_string(name, value) if _takes_structure(properties[target]) else value
+    if unknown:
+        raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
+    return result
+
+
+def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
+    parts = []
+    for name in unknown:
+        suggestion = closest(name, valid)
+        hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
+        parts.append(f"unknown parameter {name!r}{hint}")
+    return f"{tool}: " + "; ".join(parts) + f". Valid parameters: {', '.join(valid)}."
+
+
+def closest(name: str, candidates: list[str], max_distance: int = 2) -> str | None:
+    """The candidate within ``max_distance`` edits of ``name`` (case-insensitive), nearest first."""
+    scored = sorted((edit_distance(name.lower(), c.lower()), c) for c in candidates)
+    if scored and scored[0][0] <= max_distance:
+        return scored[0][1]
+    return None
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance between ``a`` and ``b``."""
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i]
+        for j, char_b in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
+        previous = current
+    return previous[-1]
+
+
+def _takes_structure(prop: dict[str, Any]) -> bool:
+    """True when the parameter's schema admits an array or object (and not a string)."""
+    options = prop.get("anyOf", [prop])
+    types = {option.get("type") for option in options}
+    return bool(types & {"array", "object"}) and "string" not in types
+
+
+def _decode_json_string(name: str, value: Any) -> Any:
+    """A list or object sent as JSON text, tolerating trailing commas and raw newlines in strings."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(strip_trailing_commas(value), strict=False)
+    except json.JSONDecodeError as exc:
+        raise InvalidParamsError(
+            f"parameter {name!r} is not valid JSON ({exc.msg} at position {exc.pos}). "
+            f'Pass a native array/object, or JSON text such as ["a.txt", "b.txt"].',
+            param=name,
+        ) from exc
+
+
+def strip_trailing_commas(text: str) -> str:
+    """Remove commas that directly precede ``]`` or ``}`` (ignoring whitespace), outside strings."""
+    out: list[str] = []
+    in_string = escaped = False
+    pending_comma: int | None = None
+    for char in text:
+        if in_string:
+            out.append(char)
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char in "]}" and pending_comma is not None:
+            out[pending_comma] = ""
+        if char == ",":
+            pending_comma = len(out)
+        elif not char.isspace():
+            pending_comma = None
+        if char == '"':
+            in_string = True
+        out.append(char)
+    return "".join(out)

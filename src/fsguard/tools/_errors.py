@@ -1,0 +1,78 @@
+"""The one bridge from core errors to the protocol: ToolError in, an isError result with a code out.
+
+A tool body raises :class:`FsguardError`; :func:`bridge` turns it into :class:`CodedToolError` (a
+``ToolError``, so the SDK keeps its text). The server's ``call_tool`` then hands every ``ToolError``
+to :func:`error_result`, which strips the SDK's "Error executing tool" prefix and puts the stable code
+in ``_meta["fsguard/error"]``. Errors never carry structuredContent.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, TextContent
+from pydantic import ValidationError
+
+from fsguard.core.errors import FsguardError
+
+ERROR_META_KEY = "fsguard/error"
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class CodedToolError(ToolError):
+    """A ToolError that remembers the core error's code and fields."""
+
+    def __init__(self, error: FsguardError) -> None:
+        super().__init__(error.message)
+        self.code = error.code
+        self.fields = error.fields
+
+
+def bridge(fn: Callable[P, R]) -> Callable[P, R]:
+    """Re-raise the core's FsguardError as CodedToolError; the wrapped signature (and schema) is unchanged."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except FsguardError as exc:
+            raise CodedToolError(exc) from exc
+
+    return wrapper
+
+
+def error_result(code: str, message: str, fields: dict[str, Any] | None = None) -> CallToolResult:
+    """An isError result: one text block, the code in ``_meta``, no structuredContent."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=message)],
+        is_error=True,
+        _meta={ERROR_META_KEY: {"code": code, **(fields or {})}},
+    )
+
+
+def result_for(exc: ToolError, tool: str) -> CallToolResult:
+    """The error result for a ToolError raised while calling ``tool``."""
+    cause = exc.__cause__
+    if isinstance(cause, CodedToolError):
+        return error_result(cause.code, cause.args[0], cause.fields)
+    if isinstance(cause, ValidationError):
+        return error_result("invalid_params", _describe_validation(tool, cause))
+    if isinstance(exc, UnexpectedToolError):
+        return error_result(
+            "internal_error", f"{tool} failed unexpectedly; the details are in the server log. Retry, or report it."
+        )
+    return error_result("invalid_params", str(exc))
+
+
+def _describe_validation(tool: str, error: ValidationError) -> str:
+    """Pydantic's errors as one short line per parameter, without its documentation links."""
+    lines = []
+    for item in error.errors(include_url=False):
+        name = ".".join(str(part) for part in item["loc"]) or "arguments"
+        lines.append(f"• parameter {name!r}: {item['msg']}")
+    return f"{tool}: invalid arguments:\n" + "\n".join(lines) + f"\nCall help(tool={tool!r}) for the parameters."

@@ -1,0 +1,67 @@
+"""Shared parameter types, annotation sets and the registration helper every tool module uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from fsguard.models import ToolExample
+from fsguard.services import Services
+
+PathArg = Annotated[
+    str,
+    Field(description="File or directory path: absolute, or relative to the first root. C:\\x forms are translated."),
+]
+PathsArg = Annotated[
+    list[str] | None,
+    Field(description='Several paths as an array (or JSON text), e.g. ["a.txt", "src/b.py"].'),
+]
+
+
+def annotations(title: str, *, read_only: bool, destructive: bool = False, idempotent: bool = True) -> ToolAnnotations:
+    """Annotations stated in full: clients must not have to guess the spec's defaults."""
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
+
+
+def respond(model: BaseModel, text: str) -> CallToolResult:
+    """A success: the model as structuredContent, and the text block."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=model.model_dump(mode="json", exclude_none=True),
+    )
+
+
+@dataclass
+class Catalog:
+    """Registers tools on a server and keeps what help() shows beyond the schemas: examples."""
+
+    server: MCPServer
+    services: Services
+    examples: dict[str, list[ToolExample]] = field(default_factory=dict)
+
+    @property
+    def compact(self) -> bool:
+        return self.services.settings.compact_mode
+
+    def add(
+        self,
+        fn: Callable[..., Any],
+        hints: ToolAnnotations,
+        examples: list[tuple[str, dict[str, Any]]],
+    ) -> None:
+        """Register ``fn`` unless the server is read-only and the tool writes."""
+        if self.services.settings.read_only and not hints.read_only_hint:
+            return
+        self.server.add_tool(fn, title=hints.title, annotations=hints)
+        self.examples[fn.__name__] = [ToolExample(description=d, arguments=a) for d, a in examples]

@@ -1,0 +1,57 @@
+"""get_file_info and create_directory."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from fsguard.core.errors import InvalidParamsError
+from fsguard.models import CreateDirectoryResult, GetFileInfoResult
+from fsguard.tools._errors import bridge
+from fsguard.tools._params import Catalog, PathArg, PathsArg, annotations, respond
+from fsguard.voice import create_directory_text, info_many_text, info_text
+
+
+def register(catalog: Catalog) -> None:
+    """Add get_file_info and create_directory to the catalog."""
+    services = catalog.services
+
+    @bridge
+    def get_file_info(
+        path: Annotated[str | None, Field(description="File or directory to inspect.")] = None,
+        paths: PathsArg = None,
+    ) -> Annotated[CallToolResult, GetFileInfoResult]:
+        """Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
+
+        `paths` inspects several at once and reports failures per path. A symlink is followed and reported.
+        """
+        if paths:
+            files = services.metadata.describe_many(paths)
+            result = GetFileInfoResult(files=files)
+            return respond(result, info_many_text(result, catalog.compact))
+        if path is None:
+            raise InvalidParamsError('get_file_info needs path (or paths). Example: get_file_info(path="README.md").')
+        canonical, facts = services.metadata.describe(path)
+        result = GetFileInfoResult(path=str(canonical), **facts.model_dump(exclude_none=True))
+        return respond(result, info_text(str(canonical), facts, catalog.compact))
+
+    @bridge
+    def create_directory(path: PathArg) -> Annotated[CallToolResult, CreateDirectoryResult]:
+        """Create a directory and any missing parents. An existing directory is success with created=false."""
+        canonical, created = services.directories.create(path)
+        result = CreateDirectoryResult(path=str(canonical), created=created, message="")
+        text = create_directory_text(result, catalog.compact)
+        return respond(result.model_copy(update={"message": text}), text)
+
+    catalog.add(
+        get_file_info,
+        annotations("File Info", read_only=True),
+        [("one file", {"path": "README.md"}), ("several", {"paths": ["src", "README.md"]})],
+    )
+    catalog.add(
+        create_directory,
+        annotations("Create Directory", read_only=False, destructive=False, idempotent=True),
+        [("nested directories", {"path": "build/reports/2026"})],
+    )

@@ -1,0 +1,60 @@
+"""list_directory."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from fsguard.models import ListDirectoryResult
+from fsguard.tools._errors import bridge
+from fsguard.tools._params import Catalog, annotations, respond
+from fsguard.voice import listing_text
+
+
+def register(catalog: Catalog) -> None:
+    """Add list_directory to the catalog."""
+    services = catalog.services
+
+    @bridge
+    def list_directory(
+        path: Annotated[str, Field(description="Directory to list; default: the first root.")] = ".",
+        output_format: Annotated[
+            Literal["compact", "json", "tree", "text"],
+            Field(description="compact (text listing), json (text block is the JSON), tree (nested to max_depth)."),
+        ] = "compact",
+        max_depth: Annotated[int, Field(ge=1, le=20, description="Levels shown by output_format=tree.")] = 2,
+        include_hidden: Annotated[bool, Field(description="Include names starting with '.'.")] = True,
+        offset: Annotated[int, Field(ge=0, description="Skip this many entries (from next_offset).")] = 0,
+        limit: Annotated[
+            int | None, Field(ge=1, description="Entries per page; at most --max-list-items (default 500).")
+        ] = None,
+    ) -> Annotated[CallToolResult, ListDirectoryResult]:
+        """List a directory: directories first, then files, with size and modification time.
+
+        Pages with offset/limit (truncated and next_offset say when more remain); output_format=tree
+        shows nested levels down to max_depth. Symlinks leaving the roots are listed but not followed.
+        """
+        if output_format == "tree":
+            result = services.lister.tree(path, include_hidden=include_hidden, max_depth=max_depth)
+        else:
+            result = services.lister.list(path, include_hidden=include_hidden, offset=offset, limit=limit)
+            result = result.model_copy(update={"output_format": "json" if output_format == "json" else "compact"})
+        if output_format == "json":
+            text = json.dumps(result.model_dump(mode="json", exclude_none=True), indent=1)
+        else:
+            text = listing_text(result, catalog.compact)
+        return respond(result, text)
+
+    catalog.add(
+        list_directory,
+        annotations("List Directory", read_only=True),
+        [
+            ("the first root", {}),
+            ("a subdirectory as a tree", {"path": "src", "output_format": "tree", "max_depth": 3}),
+            ("next page", {"path": "data", "offset": 500}),
+        ],
+    )
+

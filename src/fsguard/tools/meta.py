@@ -1,0 +1,125 @@
+"""help and server_info: what the server offers and how it is doing."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from fsguard import __version__
+from fsguard.core.errors import InvalidParamsError, ReadOnlyError
+from fsguard.core.stats import backup_store_stats, resident_memory_mb
+from fsguard.models import HelpResult, ServerInfoResult, Stats, ToolSummary
+from fsguard.tools._arguments import closest
+from fsguard.tools._errors import CodedToolError, bridge
+from fsguard.tools._params import Catalog, annotations, respond
+from fsguard.tools.topics import TOPICS, topic_text
+from fsguard.voice import artifact_text, help_text, stats_text
+
+
+def register(catalog: Catalog) -> None:
+    """Add help and server_info to the catalog."""
+    services = catalog.services
+    server = catalog.server
+
+    async def help(  # noqa: A001 — the seed's tool name
+        tool: Annotated[str | None, Field(description="A tool name, for its parameters, result schema and examples.")] = None,
+    ) -> Annotated[CallToolResult, HelpResult]:
+        """List the registered tools, or describe one with its input and output schema and examples."""
+        tools = {t.name: t for t in await server.list_tools()}
+        if tool is None:
+            summaries = [
+                ToolSummary(
+                    name=t.name,
+                    title=t.title or t.name,
+                    summary=(t.description or "").split(". ")[0].strip().rstrip(".") + ".",
+                    read_only=bool(t.annotations and t.annotations.read_only_hint),
+                )
+                for t in sorted(tools.values(), key=lambda t: t.name)
+            ]
+            result = HelpResult(tools=summaries)
+            return respond(result, help_text(result, catalog.compact))
+        found = tools.get(tool)
+        if found is None:
+            suggestion = closest(tool, sorted(tools))
+            hint = f" Did you mean {suggestion!r}?" if suggestion else ""
+            raise CodedToolError(
+                InvalidParamsError(f"no tool named {tool!r} is registered.{hint} Call help() for the catalog.", tool=tool)
+            )
+        result = HelpResult(
+            name=found.name,
+            title=found.title,
+            description=found.description,
+            input_schema=found.input_schema,
+            output_schema=found.output_schema,
+            annotations=found.annotations.model_dump(by_alias=True, exclude_none=True) if found.annotations else None,
+            examples=catalog.examples.get(found.name, []),
+        )
+        return respond(result, help_text(result, catalog.compact))
+
+    @bridge
+    def server_info(
+        action: Annotated[Literal["help", "stats", "artifact"], Field(description="What to report.")] = "help",
+        topic: Annotated[str | None, Field(description=f"Help topic: {', '.join(TOPICS)}.")] = None,
+        sub_action: Annotated[
+            Literal["capture", "write", "info"] | None,
+            Field(description="artifact: capture content, write it to a new file at path, or info (default)."),
+        ] = None,
+        content: Annotated[str | None, Field(description="Text to capture (artifact capture).")] = None,
+        path: Annotated[str | None, Field(description="New file to write the artifact to (artifact write).")] = None,
+    ) -> Annotated[CallToolResult, ServerInfoResult]:
+        """Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
+
+        artifact write only creates a new file; it never replaces one.
+        """
+        if action == "help":
+            name = topic or "overview"
+            text = topic_text(name, services.policy.describe_roots(), services.settings.read_only)
+            result = ServerInfoResult(action="help", topic=name, topics=list(TOPICS), text=text)
+            return respond(result, text)
+        if action == "stats":
+            by_tool, by_code = services.stats.snapshot()
+            stats = Stats(
+                version=__version__,
+                uptime_s=services.stats.uptime_s,
+                operations=sum(by_tool.values()),
+                by_tool=by_tool,
+                errors=sum(by_code.values()),
+                errors_by_code=by_code,
+                cache_hit_rate=round(services.cache.hit_rate, 3),
+                memory_mb=resident_memory_mb(),
+                backups=backup_store_stats(services.settings.state_dir / "backups"),
+            )
+            return respond(ServerInfoResult(action="stats", stats=stats), stats_text(stats, catalog.compact))
+        step = sub_action or "info"
+        if step == "capture":
+            if content is None:
+                raise InvalidParamsError("artifact capture needs content: the text to hold.")
+            artifact = services.artifacts.capture(content)
+        elif step == "write":
+            if services.settings.read_only:
+                raise ReadOnlyError("fsguard runs with --read-only; artifact write is disabled. Restart without it.")
+            if path is None:
+                raise InvalidParamsError("artifact write needs path: a new file to create.")
+            artifact = services.artifacts.write(path)
+        else:
+            artifact = services.artifacts.info()
+        result = ServerInfoResult(action="artifact", artifact=artifact)
+        return respond(result, artifact_text(artifact, step, catalog.compact))
+
+    catalog.add(
+        help,
+        annotations("Server Help", read_only=True),
+        [("the catalog", {}), ("one tool in detail", {"tool": "read_file"})],
+    )
+    # Truthful hints: artifact write creates files, so the tool is read-only only under --read-only.
+    catalog.add(
+        server_info,
+        annotations("Server Info", read_only=services.settings.read_only, destructive=False, idempotent=True),
+        [
+            ("usage guide", {"action": "help", "topic": "workflow"}),
+            ("counters", {"action": "stats"}),
+            ("save a text", {"action": "artifact", "sub_action": "capture", "content": "# Notes\n"}),
+        ],
+    )

@@ -1,0 +1,65 @@
+"""read_file."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from fsguard.core.errors import InvalidParamsError
+from fsguard.core.reading import LineSelection
+from fsguard.models import ReadFileResult
+from fsguard.tools._errors import bridge
+from fsguard.tools._params import Catalog, PathsArg, annotations, respond
+from fsguard.voice import read_text
+
+
+def register(catalog: Catalog) -> None:
+    """Add read_file to the catalog."""
+    services = catalog.services
+
+    @bridge
+    def read_file(
+        path: Annotated[str | None, Field(description="File to read (absolute, or relative to the first root).")] = None,
+        paths: PathsArg = None,
+        start_line: Annotated[int | None, Field(ge=1, description="First line to return, 1-based.")] = None,
+        end_line: Annotated[int | None, Field(ge=1, description="Last line to return, inclusive.")] = None,
+        max_lines: Annotated[int | None, Field(ge=0, description="Lines to return with mode (default 100).")] = None,
+        mode: Annotated[
+            Literal["all", "head", "tail"], Field(description="With max_lines: head, tail, or head+tail (all).")
+        ] = "all",
+        encoding: Annotated[
+            Literal["base64"] | None, Field(description="base64: return the raw bytes base64-encoded (any file).")
+        ] = None,
+    ) -> Annotated[CallToolResult, ReadFileResult]:
+        """Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
+
+        Files over 300 lines return the first 300 and a hint for the next range; pick lines with
+        start_line/end_line, or max_lines with mode head/tail. `paths` reads several files at once.
+        Binary files are refused unless encoding="base64". Encoding and line endings are detected and reported.
+        """
+        selection = LineSelection(start_line, end_line, max_lines, mode)
+        if paths and not (path and selection.is_range):
+            result = services.reader.read_many(paths)
+        elif path is None:
+            raise InvalidParamsError('read_file needs path (or paths). Example: read_file(path="src/app.py").')
+        elif encoding == "base64":
+            if selection.is_range or selection.is_window:
+                raise InvalidParamsError("encoding='base64' returns the whole file; drop start_line/end_line/max_lines.")
+            result = services.reader.read_base64(path)
+        else:
+            result = services.reader.read(path, selection)
+        return respond(result, read_text(result, catalog.compact))
+
+    catalog.add(
+        read_file,
+        annotations("Read File", read_only=True),
+        [
+            ("whole file", {"path": "src/app.py"}),
+            ("lines 120-180", {"path": "src/app.py", "start_line": 120, "end_line": 180}),
+            ("last 50 lines", {"path": "logs/server.log", "max_lines": 50, "mode": "tail"}),
+            ("two files at once", {"paths": ["README.md", "pyproject.toml"]}),
+            ("raw bytes", {"path": "assets/logo.png", "encoding": "base64"}),
+        ],
+    )
