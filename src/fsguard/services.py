@@ -54,7 +54,10 @@ class Services:
             locks=locks,
             writer=writer,
             reader=FileReader(
-                policy, cache, session, max_file_size=settings.max_file_size,
+                policy,
+                cache,
+                session,
+                max_file_size=settings.max_file_size,
                 truncate_lines=settings.read_truncate_lines,
             ),
             lister=DirectoryLister(policy, session, max_items=settings.max_list_items),

@@ -53,7 +53,9 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     more = f" | more: offset={result.next_offset}" if result.next_offset is not None else ""
     if compact:
         names = " ".join(
-            e.name + ("/" if e.type == "directory" else "") + (f"({human_size(e.size)})" if e.size and e.size > 512 else "")
+            e.name
+            + ("/" if e.type == "directory" else "")
+            + (f"({human_size(e.size)})" if e.size and e.size > 512 else "")
             for e in result.entries
         )
         return f"{result.path} | {names} | {len(result.entries)}/{result.total}{more}"
@@ -133,14 +135,16 @@ def help_text(result: HelpResult, compact: bool) -> str:
     """The catalog, or one tool with its schemas and examples."""
     if result.tools is not None:
         lines = [f"- {tool.name}: {tool.summary}" for tool in result.tools]
-        header = "" if compact else f"{len(result.tools)} tools. Call help(tool=\"name\") for parameters and examples.\n"
+        header = "" if compact else f'{len(result.tools)} tools. Call help(tool="name") for parameters and examples.\n'
         return header + "\n".join(lines)
     parts = [f"## {result.name}", result.description or ""]
     if not compact:
         parts.append("### Parameters\n" + json.dumps(result.input_schema, indent=2))
         parts.append("### Result\n" + json.dumps(result.output_schema, indent=2))
-    for example in result.examples or []:
-        parts.append(f"Example — {example.description}:\n{result.name}({json.dumps(example.arguments)})")
+    parts.extend(
+        f"Example — {example.description}:\n{result.name}({json.dumps(example.arguments)})"
+        for example in result.examples or []
+    )
     return "\n\n".join(parts)
 
 

@@ -7,7 +7,6 @@ belongs to write_file, so an artifact only ever creates.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotDirectoryError
 from fsguard.core.locks import PathLocks
@@ -53,7 +52,8 @@ class ArtifactHolder:
             text = self._text
         if text is None:
             raise InvalidParamsError(
-                "no artifact captured yet. Call server_info(action='artifact', sub_action='capture', content=...) first."
+                "no artifact captured yet. Call server_info(action='artifact', sub_action='capture', content=...) "
+                "first."
             )
         path = self._policy.resolve(user_path)
         with self._locks.hold(path):

@@ -33,7 +33,8 @@ class DirectoryMaker:
                 return path, False
             if path.exists():
                 raise AlreadyExistsError(
-                    f"{path} exists and is a file, not a directory. Choose another name, or inspect it with get_file_info.",
+                    f"{path} exists and is a file, not a directory. "
+                    "Choose another name, or inspect it with get_file_info.",
                     path=str(path),
                 )
             try:

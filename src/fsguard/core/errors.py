@@ -106,7 +106,9 @@ def from_os_error(exc: OSError, path: object) -> FsguardError:
     if isinstance(exc, FileNotFoundError):
         return NotFoundError(f"{path} does not exist. Check the path with list_directory.", path=str(path))
     if isinstance(exc, IsADirectoryError):
-        return IsDirectoryError(f"{path} is a directory, not a file. Use list_directory for directories.", path=str(path))
+        return IsDirectoryError(
+            f"{path} is a directory, not a file. Use list_directory for directories.", path=str(path)
+        )
     if isinstance(exc, NotADirectoryError):
         return NotDirectoryError(f"a component of {path} is not a directory.", path=str(path))
     if isinstance(exc, FileExistsError):

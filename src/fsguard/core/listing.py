@@ -29,7 +29,7 @@ class DirectoryLister:
         self._session = session
         self._max_items = max_items
 
-    def list(self, user_path: str, *, include_hidden: bool, offset: int, limit: int | None) -> ListDirectoryResult:
+    def page(self, user_path: str, *, include_hidden: bool, offset: int, limit: int | None) -> ListDirectoryResult:
         """One page of a directory's entries, directories first, then by name."""
         path = self._policy.resolve(user_path)
         with self._session.watching(path):

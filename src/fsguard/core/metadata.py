@@ -59,14 +59,14 @@ class MetadataReader:
             mode=f"{stat.S_IMODE(st.st_mode):04o}",
             permissions=stat.filemode(st.st_mode),
             modified=iso_time(st.st_mtime),
-            created=iso_time(st.st_birthtime) if hasattr(st, "st_birthtime") else None,
+            created=_birth_time(st),
             accessed=iso_time(st.st_atime),
             is_symlink=is_link,
             symlink_target=str(path) if is_link else None,
         )
         if kind == "directory":
             try:
-                count = len(os.listdir(path))
+                count = sum(1 for _ in path.iterdir())
             except OSError as exc:
                 raise from_os_error(exc, path) from exc
             return facts.model_copy(update={"entries": count})
@@ -81,3 +81,9 @@ class MetadataReader:
                 }
             )
         return facts
+
+
+def _birth_time(st: os.stat_result) -> str | None:
+    """Creation time, on platforms and filesystems that record it."""
+    birth: float | None = getattr(st, "st_birthtime", None)
+    return iso_time(birth) if birth is not None else None

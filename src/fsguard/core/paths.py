@@ -55,7 +55,9 @@ class PathPolicy:
     wsl_mount_root: Path = Path("/mnt")
 
     @classmethod
-    def create(cls, roots: Iterable[Path], *, unrestricted: bool = False, wsl_mount_root: Path = Path("/mnt")) -> PathPolicy:
+    def create(
+        cls, roots: Iterable[Path], *, unrestricted: bool = False, wsl_mount_root: Path = Path("/mnt")
+    ) -> PathPolicy:
         """Canonicalise ``roots`` once; a missing or non-directory root is a configuration error."""
         canonical: list[Path] = []
         for root in roots:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.hashing import FingerprintCache, Fingerprint
+from fsguard.core.hashing import Fingerprint, FingerprintCache
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 from fsguard.core.textio import DecodedText, decode, read_snapshot, split_lines
@@ -39,7 +39,8 @@ class LineSelection:
         """Refuse contradictory selections instead of guessing which one was meant."""
         if self.is_range and self.is_window:
             raise InvalidParamsError(
-                "start_line/end_line and max_lines/mode both select lines. Pass a range, or max_lines with mode, not both."
+                "start_line/end_line and max_lines/mode both select lines. "
+                "Pass a range, or max_lines with mode, not both."
             )
         if self.start_line is not None and self.end_line is not None and self.end_line < self.start_line:
             raise InvalidParamsError(
@@ -52,8 +53,9 @@ class LineSelection:
 class FileReader:
     """Reads files under the path policy, recording the hashes it hands out."""
 
-    def __init__(self, policy: PathPolicy, cache: FingerprintCache, session: Session, *, max_file_size: int,
-                 truncate_lines: int) -> None:
+    def __init__(
+        self, policy: PathPolicy, cache: FingerprintCache, session: Session, *, max_file_size: int, truncate_lines: int
+    ) -> None:
         self._policy = policy
         self._cache = cache
         self._session = session
@@ -100,13 +102,13 @@ class FileReader:
     def read_many(self, user_paths: list[str]) -> ReadFileResult:
         """Several whole files; one failing file is reported in place and does not fail the call."""
         if not user_paths:
-            raise InvalidParamsError("paths is empty. Pass at least one path, e.g. paths=[\"a.txt\", \"b.txt\"].")
+            raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["a.txt", "b.txt"].')
         entries: list[ReadFileEntry] = []
         sections: list[str] = []
         for user_path in user_paths:
             entry = self._read_entry(user_path)
             entries.append(entry)
-            body = entry.content if entry.error is None else f"ERROR: {entry.error}"
+            body = entry.content or "" if entry.error is None else f"ERROR: {entry.error}"
             sections.append(f"=== {entry.path} ===\n{body}" + ("" if body.endswith("\n") else "\n"))
         return ReadFileResult(content="\n".join(sections), files=entries)
 
@@ -133,16 +135,22 @@ class FileReader:
     def _whole(self, base: ReadFileResult, decoded: DecodedText, lines: list[str], name: str) -> ReadFileResult:
         total = len(lines)
         if total <= self._truncate_lines:
-            return base.model_copy(update={"content": decoded.text, "start_line": 1 if total else None,
-                                           "end_line": total or None})
+            return base.model_copy(
+                update={"content": decoded.text, "start_line": 1 if total else None, "end_line": total or None}
+            )
         shown = self._truncate_lines
         hint = (
             f"Lines 1-{shown} of {total} total lines in {name} — use start_line/end_line to read more, "
             f"e.g. start_line={shown + 1} end_line={min(2 * shown, total)}"
         )
         return base.model_copy(
-            update={"content": "".join(lines[:shown]), "start_line": 1, "end_line": shown, "truncated": True,
-                    "hint": hint}
+            update={
+                "content": "".join(lines[:shown]),
+                "start_line": 1,
+                "end_line": shown,
+                "truncated": True,
+                "hint": hint,
+            }
         )
 
     def _range(self, base: ReadFileResult, lines: list[str], name: str, selection: LineSelection) -> ReadFileResult:
@@ -157,18 +165,25 @@ class FileReader:
         hint = f"Lines {start}-{end} of {total} total lines in {name}"
         if end < total:
             span = (selection.end_line or end) - start
-            hint += f" — use start_line/end_line to read more, e.g. start_line={end + 1} end_line={min(end + 1 + span, total)}"
+            following = f"start_line={end + 1} end_line={min(end + 1 + span, total)}"
+            hint += f" — use start_line/end_line to read more, e.g. {following}"
         return base.model_copy(
-            update={"content": "".join(lines[start - 1 : end]), "start_line": start, "end_line": end,
-                    "truncated": start > 1 or end < total, "hint": hint}
+            update={
+                "content": "".join(lines[start - 1 : end]),
+                "start_line": start,
+                "end_line": end,
+                "truncated": start > 1 or end < total,
+                "hint": hint,
+            }
         )
 
     def _window(self, base: ReadFileResult, lines: list[str], selection: LineSelection) -> ReadFileResult:
         total = len(lines)
         count = selection.max_lines or DEFAULT_MAX_LINES
         if count >= total:
-            return base.model_copy(update={"content": "".join(lines), "start_line": 1 if total else None,
-                                           "end_line": total or None})
+            return base.model_copy(
+                update={"content": "".join(lines), "start_line": 1 if total else None, "end_line": total or None}
+            )
         if selection.mode == "head":
             hint = f"Truncated: showing first {count} of {total} lines. Use mode=all or increase max_lines to see more"
             update = {"content": "".join(lines[:count]), "start_line": 1, "end_line": count}

@@ -53,6 +53,8 @@ class Session:
             with self._lock:
                 seen = path in self._seen
             if seen:
-                raise NotFoundError(f"{exc.message}\n{MISMATCH_HINT}", path=str(path), hint="filesystem_mismatch") from exc
+                raise NotFoundError(
+                    f"{exc.message}\n{MISMATCH_HINT}", path=str(path), hint="filesystem_mismatch"
+                ) from exc
             raise
         self.saw(path)

@@ -99,7 +99,7 @@ def split_bom(data: bytes) -> tuple[bytes, str | None]:
 
 def is_binary(data: bytes) -> bool:
     """Binary means a NUL byte in the first 8 KiB of a file that has no UTF-16/32 BOM."""
-    bom, encoding = split_bom(data)
+    _bom, encoding = split_bom(data)
     if encoding is not None and encoding != "utf-8":
         return False
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
@@ -208,7 +208,7 @@ class AtomicWriter:
                 os.link(temp, path)
                 temp.unlink()
             else:
-                os.replace(temp, path)
+                temp.replace(path)
             _fsync_directory(path.parent)
         except OSError as exc:
             temp.unlink(missing_ok=True)

@@ -51,7 +51,7 @@ def error_result(code: str, message: str, fields: dict[str, Any] | None = None) 
     return CallToolResult(
         content=[TextContent(type="text", text=message)],
         is_error=True,
-        _meta={ERROR_META_KEY: {"code": code, **(fields or {})}},
+        meta={ERROR_META_KEY: {"code": code, **(fields or {})}},
     )
 
 

@@ -23,7 +23,7 @@ PathsArg = Annotated[
 ]
 
 
-def annotations(title: str, *, read_only: bool, destructive: bool = False, idempotent: bool = True) -> ToolAnnotations:
+def hints(title: str, *, read_only: bool, destructive: bool = False, idempotent: bool = True) -> ToolAnnotations:
     """Annotations stated in full: clients must not have to guess the spec's defaults."""
     return ToolAnnotations(
         title=title,

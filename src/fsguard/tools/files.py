@@ -10,7 +10,7 @@ from pydantic import Field
 from fsguard.core.errors import InvalidParamsError
 from fsguard.models import CreateDirectoryResult, GetFileInfoResult
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, PathArg, PathsArg, annotations, respond
+from fsguard.tools._params import Catalog, PathArg, PathsArg, hints, respond
 from fsguard.voice import create_directory_text, info_many_text, info_text
 
 
@@ -47,11 +47,11 @@ def register(catalog: Catalog) -> None:
 
     catalog.add(
         get_file_info,
-        annotations("File Info", read_only=True),
+        hints("File Info", read_only=True),
         [("one file", {"path": "README.md"}), ("several", {"paths": ["src", "README.md"]})],
     )
     catalog.add(
         create_directory,
-        annotations("Create Directory", read_only=False, destructive=False, idempotent=True),
+        hints("Create Directory", read_only=False, destructive=False, idempotent=True),
         [("nested directories", {"path": "build/reports/2026"})],
     )

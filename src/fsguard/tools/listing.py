@@ -10,7 +10,7 @@ from pydantic import Field
 
 from fsguard.models import ListDirectoryResult
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, annotations, respond
+from fsguard.tools._params import Catalog, hints, respond
 from fsguard.voice import listing_text
 
 
@@ -40,7 +40,7 @@ def register(catalog: Catalog) -> None:
         if output_format == "tree":
             result = services.lister.tree(path, include_hidden=include_hidden, max_depth=max_depth)
         else:
-            result = services.lister.list(path, include_hidden=include_hidden, offset=offset, limit=limit)
+            result = services.lister.page(path, include_hidden=include_hidden, offset=offset, limit=limit)
             result = result.model_copy(update={"output_format": "json" if output_format == "json" else "compact"})
         if output_format == "json":
             text = json.dumps(result.model_dump(mode="json", exclude_none=True), indent=1)
@@ -50,11 +50,10 @@ def register(catalog: Catalog) -> None:
 
     catalog.add(
         list_directory,
-        annotations("List Directory", read_only=True),
+        hints("List Directory", read_only=True),
         [
             ("the first root", {}),
             ("a subdirectory as a tree", {"path": "src", "output_format": "tree", "max_depth": 3}),
             ("next page", {"path": "data", "offset": 500}),
         ],
     )
-

@@ -13,7 +13,7 @@ from fsguard.core.stats import backup_store_stats, resident_memory_mb
 from fsguard.models import HelpResult, ServerInfoResult, Stats, ToolSummary
 from fsguard.tools._arguments import closest
 from fsguard.tools._errors import CodedToolError, bridge
-from fsguard.tools._params import Catalog, annotations, respond
+from fsguard.tools._params import Catalog, hints, respond
 from fsguard.tools.topics import TOPICS, topic_text
 from fsguard.voice import artifact_text, help_text, stats_text
 
@@ -23,8 +23,10 @@ def register(catalog: Catalog) -> None:
     services = catalog.services
     server = catalog.server
 
-    async def help(  # noqa: A001 — the seed's tool name
-        tool: Annotated[str | None, Field(description="A tool name, for its parameters, result schema and examples.")] = None,
+    async def help(
+        tool: Annotated[
+            str | None, Field(description="A tool name, for its parameters, result schema and examples.")
+        ] = None,
     ) -> Annotated[CallToolResult, HelpResult]:
         """List the registered tools, or describe one with its input and output schema and examples."""
         tools = {t.name: t for t in await server.list_tools()}
@@ -45,7 +47,9 @@ def register(catalog: Catalog) -> None:
             suggestion = closest(tool, sorted(tools))
             hint = f" Did you mean {suggestion!r}?" if suggestion else ""
             raise CodedToolError(
-                InvalidParamsError(f"no tool named {tool!r} is registered.{hint} Call help() for the catalog.", tool=tool)
+                InvalidParamsError(
+                    f"no tool named {tool!r} is registered.{hint} Call help() for the catalog.", tool=tool
+                )
             )
         result = HelpResult(
             name=found.name,
@@ -110,13 +114,13 @@ def register(catalog: Catalog) -> None:
 
     catalog.add(
         help,
-        annotations("Server Help", read_only=True),
+        hints("Server Help", read_only=True),
         [("the catalog", {}), ("one tool in detail", {"tool": "read_file"})],
     )
     # Truthful hints: artifact write creates files, so the tool is read-only only under --read-only.
     catalog.add(
         server_info,
-        annotations("Server Info", read_only=services.settings.read_only, destructive=False, idempotent=True),
+        hints("Server Info", read_only=services.settings.read_only, destructive=False, idempotent=True),
         [
             ("usage guide", {"action": "help", "topic": "workflow"}),
             ("counters", {"action": "stats"}),

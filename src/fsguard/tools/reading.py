@@ -11,7 +11,7 @@ from fsguard.core.errors import InvalidParamsError
 from fsguard.core.reading import LineSelection
 from fsguard.models import ReadFileResult
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, PathsArg, annotations, respond
+from fsguard.tools._params import Catalog, PathsArg, hints, respond
 from fsguard.voice import read_text
 
 
@@ -21,7 +21,9 @@ def register(catalog: Catalog) -> None:
 
     @bridge
     def read_file(
-        path: Annotated[str | None, Field(description="File to read (absolute, or relative to the first root).")] = None,
+        path: Annotated[
+            str | None, Field(description="File to read (absolute, or relative to the first root).")
+        ] = None,
         paths: PathsArg = None,
         start_line: Annotated[int | None, Field(ge=1, description="First line to return, 1-based.")] = None,
         end_line: Annotated[int | None, Field(ge=1, description="Last line to return, inclusive.")] = None,
@@ -46,7 +48,9 @@ def register(catalog: Catalog) -> None:
             raise InvalidParamsError('read_file needs path (or paths). Example: read_file(path="src/app.py").')
         elif encoding == "base64":
             if selection.is_range or selection.is_window:
-                raise InvalidParamsError("encoding='base64' returns the whole file; drop start_line/end_line/max_lines.")
+                raise InvalidParamsError(
+                    "encoding='base64' returns the whole file; drop start_line/end_line/max_lines."
+                )
             result = services.reader.read_base64(path)
         else:
             result = services.reader.read(path, selection)
@@ -54,7 +58,7 @@ def register(catalog: Catalog) -> None:
 
     catalog.add(
         read_file,
-        annotations("Read File", read_only=True),
+        hints("Read File", read_only=True),
         [
             ("whole file", {"path": "src/app.py"}),
             ("lines 120-180", {"path": "src/app.py", "start_line": 120, "end_line": 180}),

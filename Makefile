@@ -1,0 +1,41 @@
+# Set-up and checks. `make run` and `make test` work from a fresh clone: each builds .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+ROOT ?= .
+PORT ?= 8765
+
+.PHONY: install run test check lint typecheck pytest bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "fsguard needs Python 3.11 or newer"'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+run: install
+	$(BIN)/fsguard --transport http --port $(PORT) $(ROOT)
+
+test: install lint typecheck pytest
+
+check: install lint typecheck
+
+lint:
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+typecheck:
+	$(BIN)/mypy
+
+pytest:
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python benchmarks/bench_read.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

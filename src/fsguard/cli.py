@@ -1,0 +1,129 @@
+"""Command line: arguments → Settings → a server on stdio or HTTP."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+import uvicorn
+
+from fsguard import __version__
+from fsguard.config import Settings, default_state_dir
+from fsguard.core.errors import FsguardError
+from fsguard.http import MCP_PATH, uvicorn_config
+from fsguard.server import build_server
+
+logger = logging.getLogger("fsguard")
+
+
+def parser() -> argparse.ArgumentParser:
+    """Every flag of SPEC §5."""
+    p = argparse.ArgumentParser(prog="fsguard", description="MCP server: safe, typed access to a filesystem.")
+    add = p.add_argument
+    add("roots", nargs="*", type=Path, help="directories the agent may use (default: the current directory)")
+    add("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or streamable HTTP at /mcp")
+    add("--host", default="127.0.0.1", help="HTTP bind address; anything but loopback needs --auth-token")
+    add("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    add(
+        "--auth-token",
+        default=os.environ.get("FSGUARD_AUTH_TOKEN"),
+        help="bearer token HTTP clients must send (env FSGUARD_AUTH_TOKEN)",
+    )
+    add("--read-only", action="store_true", help="register only tools that never change the filesystem")
+    add("--unrestricted", action="store_true", help="allow any path (the character and name checks stay on)")
+    add("--state-dir", type=Path, default=None, help=f"backups, trash and journals (default {default_state_dir()})")
+    add("--backup-max-age", type=float, default=7.0, metavar="DAYS", help="drop backups older than this (default 7)")
+    add("--backup-max-count", type=int, default=100, help="backups kept per file (default 100)")
+    add("--auto-occ", choices=["off", "warn", "block"], default="warn", help="edits of files changed since read")
+    add("--compact-mode", action="store_true", help="terse text blocks (same facts)")
+    add("--risk-threshold-medium", type=float, default=20.0, metavar="PCT")
+    add("--risk-threshold-high", type=float, default=75.0, metavar="PCT")
+    add("--risk-occurrences-medium", type=int, default=50, metavar="N")
+    add("--risk-occurrences-high", type=int, default=100, metavar="N")
+    add("--hooks-config", type=Path, default=None, help="hooks JSON file")
+    add("--log-dir", type=Path, default=None, help="directory for operations.jsonl and metrics.json")
+    add("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level")
+    add("--max-file-size", type=int, default=50 * 1024 * 1024, metavar="BYTES", help="largest file read or edited")
+    add("--max-search-results", type=int, default=1000, metavar="N")
+    add("--max-list-items", type=int, default=500, metavar="N", help="entries per list_directory answer")
+    add("--wsl-mount-root", type=Path, default=Path("/mnt"), help="where C:\\ paths map to (default /mnt)")
+    add("--version", action="version", version=f"fsguard {__version__}")
+    return p
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings for parsed arguments."""
+    return Settings(
+        roots=tuple(root.expanduser() for root in args.roots),
+        unrestricted=args.unrestricted,
+        read_only=args.read_only,
+        compact_mode=args.compact_mode,
+        transport=args.transport,
+        host=args.host,
+        port=args.port,
+        auth_token=args.auth_token or None,
+        state_dir=(args.state_dir or default_state_dir()).expanduser(),
+        backup_max_age_days=args.backup_max_age,
+        backup_max_count=args.backup_max_count,
+        auto_occ=args.auto_occ,
+        risk_threshold_medium=args.risk_threshold_medium,
+        risk_threshold_high=args.risk_threshold_high,
+        risk_occurrences_medium=args.risk_occurrences_medium,
+        risk_occurrences_high=args.risk_occurrences_high,
+        hooks_config=args.hooks_config,
+        log_dir=args.log_dir,
+        log_level=args.log_level,
+        max_file_size=args.max_file_size,
+        max_search_results=args.max_search_results,
+        max_list_items=args.max_list_items,
+        wsl_mount_root=args.wsl_mount_root,
+    )
+
+
+def client_config(settings: Settings) -> str:
+    """A client configuration snippet for the running server."""
+    if settings.transport == "http":
+        entry: dict[str, object] = {"type": "http", "url": f"http://{settings.host}:{settings.port}{MCP_PATH}"}
+        if settings.auth_token:
+            entry["headers"] = {"Authorization": "Bearer <your token>"}
+    else:
+        entry = {"command": shutil.which("fsguard") or "fsguard", "args": [str(r) for r in settings.effective_roots()]}
+    return json.dumps({"mcpServers": {"fsguard": entry}}, indent=2)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run fsguard; exits 2 on a configuration error."""
+    args = parser().parse_args(argv)
+    logging.basicConfig(
+        stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    settings = settings_from(args)
+    if settings.needs_auth_token and not settings.auth_token:
+        sys.stderr.write(
+            f"fsguard: refusing to bind {settings.host}: serving a filesystem beyond loopback needs a bearer token. "
+            "Pass --auth-token or set FSGUARD_AUTH_TOKEN.\n"
+        )
+        raise SystemExit(2)
+    if settings.unrestricted:
+        logger.warning("--unrestricted: any path on this machine is reachable (character and name checks stay on)")
+    try:
+        server = build_server(settings)
+    except FsguardError as exc:
+        sys.stderr.write(f"fsguard: {exc.message}\n")
+        raise SystemExit(2) from exc
+    if settings.transport == "stdio":
+        anyio.run(server.run_stdio_async)
+        return
+    sys.stderr.write(
+        f"fsguard {__version__} serving {server.services.policy.describe_roots()}\n"
+        f"URL: http://{settings.host}:{settings.port}{MCP_PATH}\n"
+        f"Client config:\n{client_config(settings)}\n"
+    )
+    uvicorn.Server(uvicorn_config(server, settings)).run()
