@@ -131,12 +131,24 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
     return DecodedText(text, encoding, bom, line_ending_of(text), text.endswith(("\n", "\r")))
 
 
+# charset-normalizer's language model often ranks a Baltic or Central European code page first for
+# short Western text that cp1252 decodes just as cleanly; among near-equal candidates, prefer cp1252.
+_NEAR_EQUAL_CHAOS = 0.12
+_WESTERN_DEFAULT = "cp1252"
+
+
 def _guess_encoding(body: bytes) -> str:
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
-        best = charset_normalizer.from_bytes(body).best()
-        return best.encoding if best is not None else "utf-8"
+        matches = list(charset_normalizer.from_bytes(body))
+        if not matches:
+            return "utf-8"
+        floor = min(match.chaos for match in matches)
+        near = [match for match in matches if match.chaos <= floor + _NEAR_EQUAL_CHAOS]
+        if any(_WESTERN_DEFAULT in match.could_be_from_charset for match in near):
+            return _WESTERN_DEFAULT
+        return matches[0].encoding
     return "utf-8"
 
 

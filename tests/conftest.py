@@ -1,0 +1,94 @@
+"""Shared fixtures: a root on a real temp dir, servers built from Settings, clients in both protocol eras."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from mcp import Client
+from mcp.types import CallToolResult
+
+from fsguard.config import Settings
+from fsguard.server import build_server
+
+settings.register_profile(
+    "fsguard", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+settings.register_profile("ci", parent=settings.get_profile("fsguard"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "fsguard")
+
+MODES = ["auto", "legacy"]
+ClientFactory = Callable[..., AbstractAsyncContextManager[Client]]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The one root of the server under test."""
+    path = tmp_path / "root"
+    path.mkdir()
+    return path.resolve()
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path) -> Path:
+    return tmp_path / "state"
+
+
+@pytest.fixture
+def base_settings(root: Path, state_dir: Path) -> Settings:
+    return Settings(roots=(root,), state_dir=state_dir)
+
+
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> str:
+    """Both protocol eras: 2026-07-28 (auto) and the 2025-11-25 handshake (legacy)."""
+    return str(request.param)
+
+
+@pytest.fixture
+def connect(base_settings: Settings, mode: str) -> ClientFactory:
+    """Open a client in the current era on a fresh server; keyword arguments override Settings fields."""
+
+    def factory(**overrides: Any) -> AbstractAsyncContextManager[Client]:
+        fields = {**base_settings.__dict__, **overrides}
+        return Client(build_server(Settings(**fields)), mode=mode)  # type: ignore[arg-type]
+
+    return factory
+
+
+@pytest.fixture
+async def client(connect: ClientFactory) -> AsyncIterator[Client]:
+    async with connect() as opened:
+        yield opened
+
+
+def text_of(result: CallToolResult) -> str:
+    """The first text block."""
+    block = result.content[0]
+    assert block.type == "text"
+    return block.text
+
+
+def error_code(result: CallToolResult) -> str:
+    """The stable code of an error result; fails if the result is not a well-formed error."""
+    assert result.is_error, f"expected an error, got {result.structured_content}"
+    assert result.structured_content is None
+    meta = result.meta or {}
+    return str(meta["fsguard/error"]["code"])
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    """structuredContent of a success."""
+    assert not result.is_error, text_of(result)
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content

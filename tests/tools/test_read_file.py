@@ -1,0 +1,186 @@
+"""read_file through the in-memory Client, in both protocol eras, checked against the bytes on disk."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [(b"", "811c9dc5"), (b"hello world", "d58b3fa7"), (b"alpha\nbeta\n", "d4d8adf9")],
+)
+async def test_read_returns_the_golden_fnv_hash_of_the_bytes(
+    client: Client, root: Path, data: bytes, expected: str
+) -> None:
+    (root / "f.txt").write_bytes(data)
+    result = structured(await client.call_tool("read_file", {"path": "f.txt"}))
+    assert result["content_hash"] == expected
+    assert result["content"] == data.decode()
+
+
+async def test_read_text_block_is_the_content_without_a_hash_trailer(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"alpha\nbeta\n")
+    result = await client.call_tool("read_file", {"path": str(root / "a.txt")})
+    assert text_of(result) == "alpha\nbeta\n"
+    assert structured(result)["path"] == str(root / "a.txt")
+
+
+async def test_range_returns_only_those_lines_and_a_hint_for_the_next(client: Client, root: Path) -> None:
+    (root / "n.txt").write_text("".join(f"line {i}\n" for i in range(1, 87)))
+    result = await client.call_tool("read_file", {"path": "n.txt", "start_line": 15, "end_line": 50})
+    data = structured(result)
+    assert data["content"] == "".join(f"line {i}\n" for i in range(15, 51))
+    assert (data["start_line"], data["end_line"], data["total_lines"]) == (15, 50, 86)
+    assert "of 86 total lines" in data["hint"]
+    assert "start_line=51 end_line=86" in data["hint"]
+    assert data["content_hash"] == structured(await client.call_tool("read_file", {"path": "n.txt"}))["content_hash"]
+
+
+async def test_range_past_the_end_reports_the_real_total_without_a_read_more_hint(client: Client, root: Path) -> None:
+    (root / "s.txt").write_text("a\nb\nc\n")
+    data = structured(await client.call_tool("read_file", {"path": "s.txt", "start_line": 2, "end_line": 99}))
+    assert data["content"] == "b\nc\n"
+    assert data["hint"] == "Lines 2-3 of 3 total lines in s.txt"
+
+
+async def test_files_over_300_lines_are_cut_with_a_hint(client: Client, root: Path) -> None:
+    (root / "big.py").write_text("".join(f"x{i}\n" for i in range(1, 451)))
+    result = await client.call_tool("read_file", {"path": "big.py"})
+    data = structured(result)
+    assert data["truncated"] is True
+    assert data["content"].splitlines()[-1] == "x300"
+    assert "x301" not in data["content"]
+    assert "[Lines 1-300 of 450 total lines in big.py" in text_of(result)
+    assert "start_line=301 end_line=450" in text_of(result)
+
+
+async def test_head_and_tail_return_the_requested_ends(client: Client, root: Path) -> None:
+    (root / "log.txt").write_text("".join(f"{i}\n" for i in range(1, 11)))
+    head = structured(await client.call_tool("read_file", {"path": "log.txt", "max_lines": 3, "mode": "head"}))
+    tail = structured(await client.call_tool("read_file", {"path": "log.txt", "max_lines": 2, "mode": "tail"}))
+    middle = structured(await client.call_tool("read_file", {"path": "log.txt", "max_lines": 4}))
+    assert head["content"] == "1\n2\n3\n"
+    assert tail["content"] == "9\n10\n"
+    assert middle["content"] == "1\n2\n... [6 lines omitted] ...\n9\n10\n"
+    assert all(d["truncated"] for d in (head, tail, middle))
+
+
+async def test_range_and_max_lines_together_are_refused(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    result = await client.call_tool("read_file", {"path": "a.txt", "start_line": 1, "max_lines": 3})
+    assert error_code(result) == "invalid_params"
+
+
+async def test_end_before_start_is_refused_with_both_numbers(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a\nb\n")
+    result = await client.call_tool("read_file", {"path": "a.txt", "start_line": 2, "end_line": 1})
+    assert error_code(result) == "invalid_params"
+    assert "end_line (1) must be >= start_line (2)" in text_of(result)
+
+
+async def test_base64_round_trips_the_exact_bytes(client: Client, root: Path) -> None:
+    raw = bytes([0, 1, 2, 0xFF, 0xFE, 0xFD])
+    (root / "b.bin").write_bytes(raw)
+    data = structured(await client.call_tool("read_file", {"path": "b.bin", "encoding": "base64"}))
+    assert data["content"] == "AAEC//79"
+    assert base64.b64decode(data["content"]) == raw
+    assert data["size"] == 6
+
+
+async def test_binary_file_is_refused_as_text_with_a_base64_hint(client: Client, root: Path) -> None:
+    (root / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    result = await client.call_tool("read_file", {"path": "img.png"})
+    assert error_code(result) == "binary_file"
+    assert "encoding='base64'" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("raw", "encoding", "line_ending"),
+    [
+        (b"\xef\xbb\xbfbom\r\nline\r\n", "utf-8", "crlf"),
+        ("utf16 \u00e9\n".encode("utf-16-le").join([b"\xff\xfe", b""]), "utf-16-le", "lf"),
+        (b"\xfe\xff" + "be\r".encode("utf-16-be"), "utf-16-be", "cr"),
+        (b"mixed\r\nends\n", "utf-8", "mixed"),
+    ],
+)
+async def test_encoding_and_line_endings_are_detected_and_reported(
+    client: Client, root: Path, raw: bytes, encoding: str, line_ending: str
+) -> None:
+    (root / "t.txt").write_bytes(raw)
+    data = structured(await client.call_tool("read_file", {"path": "t.txt"}))
+    assert (data["encoding"], data["line_ending"]) == (encoding, line_ending)
+    assert data["size"] == len(raw)
+
+
+async def test_latin1_file_is_decoded_not_refused(client: Client, root: Path) -> None:
+    raw = "Café crème brûlée, déjà vu à Noël — très élégant.\n".replace("—", "-").encode("latin-1") * 3
+    (root / "fr.txt").write_bytes(raw)
+    data = structured(await client.call_tool("read_file", {"path": "fr.txt"}))
+    assert "Café crème" in data["content"]
+    assert data["encoding"] not in ("utf-8", "base64")
+
+
+async def test_several_paths_report_each_file_and_failures_in_place(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("A\n")
+    (root / "b.txt").write_text("B")
+    result = await client.call_tool("read_file", {"paths": ["a.txt", "missing.txt", "b.txt"]})
+    data = structured(result)
+    files = data["files"]
+    assert [f.get("content") for f in files] == ["A\n", None, "B"]
+    assert files[1]["error_code"] == "not_found"
+    assert files[0]["content_hash"] == "d24ef6fe" or len(files[0]["content_hash"]) == 8
+    assert f"=== {root / 'a.txt'} ===\nA\n" in data["content"]
+    assert "ERROR:" in text_of(result)
+
+
+async def test_path_with_range_wins_over_paths(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("1\n2\n3\n")
+    args = {"path": "a.txt", "paths": ["b.txt"], "start_line": 2, "end_line": 2}
+    assert structured(await client.call_tool("read_file", args))["content"] == "2\n"
+
+
+async def test_missing_file_is_not_found_and_a_seen_path_gets_the_mismatch_hint(client: Client, root: Path) -> None:
+    target = root / "gone.txt"
+    first = await client.call_tool("read_file", {"path": "gone.txt"})
+    assert error_code(first) == "not_found"
+    assert "mismatch" not in text_of(first).lower()
+    target.write_text("here\n")
+    structured(await client.call_tool("read_file", {"path": "gone.txt"}))
+    target.unlink()
+    again = await client.call_tool("read_file", {"path": "gone.txt"})
+    assert error_code(again) == "not_found"
+    assert "Filesystem mismatch?" in text_of(again)
+
+
+async def test_directory_is_refused_as_a_file(client: Client, root: Path) -> None:
+    (root / "d").mkdir()
+    assert error_code(await client.call_tool("read_file", {"path": "d"})) == "is_directory"
+
+
+async def test_file_over_the_size_limit_is_too_large(connect: ClientFactory, root: Path) -> None:
+    (root / "big.txt").write_bytes(b"x" * 2048)
+    async with connect(max_file_size=1024) as client:
+        result = await client.call_tool("read_file", {"path": "big.txt"})
+    assert error_code(result) == "too_large"
+    assert "--max-file-size" in text_of(result)
+
+
+async def test_read_without_path_or_paths_is_invalid(client: Client) -> None:
+    assert error_code(await client.call_tool("read_file", {})) == "invalid_params"
+
+
+async def test_reading_changes_nothing_on_disk(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"keep\r\n")
+    before = (root / "a.txt").stat()
+    await client.call_tool("read_file", {"path": "a.txt"})
+    after = (root / "a.txt").stat()
+    assert (root / "a.txt").read_bytes() == b"keep\r\n"
+    assert (before.st_mtime_ns, before.st_size) == (after.st_mtime_ns, after.st_size)
