@@ -61,7 +61,7 @@ def connect(base_settings: Settings, mode: str) -> ClientFactory:
 
     def factory(**overrides: Any) -> AbstractAsyncContextManager[Client]:
         fields = {**base_settings.__dict__, **overrides}
-        return Client(build_server(Settings(**fields)), mode=mode)  # type: ignore[arg-type]
+        return Client(build_server(Settings(**fields)), mode=mode)
 
     return factory
 

@@ -56,12 +56,11 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
 
 def uvicorn_config(server: FsguardServer, settings: Settings, **overrides: Any) -> uvicorn.Config:
     """The uvicorn configuration for serving ``server`` over HTTP."""
-    return uvicorn.Config(
-        build_http_app(server, settings),
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level.lower(),
-        lifespan="on",
-        log_config=None,  # use the process's logging: everything on stderr, access lines included
-        **overrides,
-    )
+    options: dict[str, Any] = {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": settings.log_level.lower(),
+        "lifespan": "on",
+        "log_config": None,  # use the process's logging: everything on stderr, access lines included
+    }
+    return uvicorn.Config(build_http_app(server, settings), **{**options, **overrides})

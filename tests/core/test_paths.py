@@ -1,0 +1,192 @@
+"""PathPolicy: containment on real paths, symlinks, refused names and characters, Windows forms."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+
+from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError
+from fsguard.core.paths import PathPolicy
+from tests.strategies import path_components
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    path = tmp_path / "outside"
+    path.mkdir()
+    (path / "secret.txt").write_text("secret")
+    return path.resolve()
+
+
+@pytest.fixture
+def policy(root: Path) -> PathPolicy:
+    return PathPolicy.create([root])
+
+
+def test_relative_paths_resolve_against_the_first_root(policy: PathPolicy, root: Path) -> None:
+    assert policy.resolve("a/b.txt") == root / "a" / "b.txt"
+    assert policy.resolve(".") == root
+
+
+def test_dot_dot_that_leaves_the_root_is_refused_and_the_message_lists_the_roots(
+    policy: PathPolicy, root: Path
+) -> None:
+    with pytest.raises(AccessDeniedError) as caught:
+        policy.resolve("../outside/secret.txt")
+    assert str(root) in caught.value.message
+    assert caught.value.code == "access_denied"
+
+
+def test_dot_dot_that_stays_inside_is_fine(policy: PathPolicy, root: Path) -> None:
+    assert policy.resolve("a/../b.txt") == root / "b.txt"
+
+
+def test_symlink_leaving_the_root_is_refused_for_an_existing_file(
+    policy: PathPolicy, root: Path, outside: Path
+) -> None:
+    (root / "link").symlink_to(outside)
+    with pytest.raises(AccessDeniedError):
+        policy.resolve("link/secret.txt")
+
+
+def test_symlink_leaving_the_root_is_refused_for_a_new_file_beneath_it(
+    policy: PathPolicy, root: Path, outside: Path
+) -> None:
+    (root / "link").symlink_to(outside)
+    with pytest.raises(AccessDeniedError):
+        policy.resolve("link/new/deeper.txt")
+    assert not (outside / "new").exists()
+
+
+def test_dangling_symlink_to_outside_is_refused(policy: PathPolicy, root: Path, outside: Path) -> None:
+    (root / "dangling").symlink_to(outside / "not-yet.txt")
+    with pytest.raises(AccessDeniedError):
+        policy.resolve("dangling")
+
+
+def test_symlink_inside_the_root_resolves_to_its_canonical_target(policy: PathPolicy, root: Path) -> None:
+    (root / "real").mkdir()
+    (root / "alias").symlink_to(root / "real")
+    assert policy.resolve("alias/x.txt") == root / "real" / "x.txt"
+
+
+def test_recheck_catches_a_directory_swapped_for_a_symlink_after_the_first_check(
+    policy: PathPolicy, root: Path, outside: Path
+) -> None:
+    (root / "d").mkdir()
+    checked = policy.resolve("d/file.txt")
+    (root / "d").rmdir()
+    (root / "d").symlink_to(outside)
+    with pytest.raises(AccessDeniedError):
+        policy.recheck(checked)
+
+
+@pytest.mark.parametrize(
+    "char",
+    [
+        "\x00",  # NUL
+        "\x1f",  # control
+        "\x7f",  # DEL
+        "\u202e",  # right-to-left override
+        "\u200b",  # zero-width space
+        "\u200f",  # right-to-left mark
+        "\u2066",  # left-to-right isolate
+        "\u2028",  # line separator
+        "\u2029",  # paragraph separator
+        "\ufeff",  # BOM / zero-width no-break space
+        "\u00ad",  # soft hyphen
+        "\u061c",  # Arabic letter mark: category Cf
+    ],
+)
+def test_invisible_and_control_characters_are_always_refused(policy: PathPolicy, char: str) -> None:
+    with pytest.raises(AccessDeniedError) as caught:
+        policy.resolve(f"notes{char}.txt")
+    assert f"U+{ord(char):04X}" in caught.value.message
+
+
+@pytest.mark.parametrize("name", ["CON", "nul.txt", "com1.tar.gz", "LPT9", "aux ", "sub/PRN.log", "COM0"])
+def test_windows_reserved_device_names_are_refused_with_any_extension(policy: PathPolicy, name: str) -> None:
+    with pytest.raises(AccessDeniedError):
+        policy.resolve(name)
+
+
+@pytest.mark.parametrize("name", ["console.txt", "CONFIG", "nullable.py", "com10", "auxiliary"])
+def test_names_that_only_start_like_device_names_are_fine(policy: PathPolicy, root: Path, name: str) -> None:
+    assert policy.resolve(name) == root / name
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("C:\\Users\\ada\\notes.txt", "c/Users/ada/notes.txt"),
+        ("D:/data/set.csv", "d/data/set.csv"),
+        ("c:\\", "c"),
+        ("E:", "e"),
+    ],
+)
+def test_windows_forms_are_translated_to_the_mount_root(tmp_path: Path, given: str, expected: str) -> None:
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    policy = PathPolicy.create([mount], wsl_mount_root=mount)
+    assert policy.resolve(given) == mount.resolve() / expected
+
+
+def test_ntfs_stream_syntax_on_a_windows_drive_is_refused(tmp_path: Path) -> None:
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    policy = PathPolicy.create([mount], wsl_mount_root=mount)
+    with pytest.raises(AccessDeniedError):
+        policy.resolve("C:\\work\\file.txt:hidden")
+
+
+def test_colon_in_an_ordinary_linux_name_is_fine(policy: PathPolicy, root: Path) -> None:
+    assert policy.resolve("report:2026.txt") == root / "report:2026.txt"
+
+
+def test_empty_path_is_invalid(policy: PathPolicy) -> None:
+    with pytest.raises(InvalidParamsError):
+        policy.resolve("  ")
+
+
+def test_unrestricted_allows_any_location_but_keeps_the_character_checks(outside: Path) -> None:
+    policy = PathPolicy.create([], unrestricted=True)
+    assert policy.resolve(str(outside / "secret.txt")) == outside / "secret.txt"
+    with pytest.raises(AccessDeniedError):
+        policy.resolve(str(outside / "a\u202etxt.exe"))
+
+
+def test_roots_are_recognised_in_any_spelling(policy: PathPolicy, root: Path) -> None:
+    for spelling in (str(root), f"{root}/", f"{root}/.", "."):
+        assert policy.is_root(policy.resolve(spelling))
+    assert not policy.is_root(policy.resolve("child"))
+
+
+def test_a_root_that_does_not_exist_is_a_configuration_error(tmp_path: Path) -> None:
+    with pytest.raises(InvalidParamsError):
+        PathPolicy.create([tmp_path / "missing"])
+
+
+def test_several_roots_each_accept_their_own_paths(root: Path, outside: Path) -> None:
+    policy = PathPolicy.create([root, outside])
+    assert policy.resolve(str(outside / "secret.txt")) == outside / "secret.txt"
+    assert policy.resolve("x") == root / "x"
+
+
+@given(parts=path_components())
+def test_resolve_never_returns_a_path_outside_the_roots(tmp_path: Path, parts: list[str]) -> None:
+    root = (tmp_path / "prop-root").resolve()
+    (root / "inner").mkdir(parents=True, exist_ok=True)
+    escape = root / "escape"
+    if not escape.is_symlink():
+        escape.symlink_to(tmp_path)
+    policy = PathPolicy.create([root])
+    candidate = str(Path(*parts)) if parts else ""
+    try:
+        resolved = policy.resolve(candidate)
+    except FsguardError:
+        return
+    assert resolved == root or resolved.is_relative_to(root)
+    assert Path(os.path.realpath(resolved)) == resolved

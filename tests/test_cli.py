@@ -1,0 +1,79 @@
+"""The command line: flags reach Settings, configuration errors exit 2 with a message."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fsguard import __version__
+from fsguard.cli import client_config, main, parser, settings_from
+
+
+def test_every_flag_reaches_settings(tmp_path: Path) -> None:
+    args = parser().parse_args(
+        [
+            str(tmp_path),
+            "--transport=http",
+            "--host=127.0.0.1",
+            "--port=9000",
+            "--auth-token=t",
+            "--read-only",
+            "--state-dir",
+            str(tmp_path / "s"),
+            "--backup-max-age=3",
+            "--backup-max-count=7",
+            "--auto-occ=block",
+            "--compact-mode",
+            "--risk-threshold-medium=10",
+            "--risk-threshold-high=60",
+            "--risk-occurrences-medium=5",
+            "--risk-occurrences-high=9",
+            "--max-file-size=1000",
+            "--max-search-results=10",
+            "--max-list-items=20",
+            "--wsl-mount-root",
+            str(tmp_path),
+        ]
+    )
+    settings = settings_from(args)
+    assert settings.roots == (tmp_path,)
+    assert (settings.transport, settings.port, settings.auth_token, settings.read_only) == ("http", 9000, "t", True)
+    assert (settings.backup_max_age_days, settings.backup_max_count, settings.auto_occ) == (3.0, 7, "block")
+    assert (settings.risk_threshold_medium, settings.risk_threshold_high) == (10.0, 60.0)
+    assert (settings.risk_occurrences_medium, settings.risk_occurrences_high) == (5, 9)
+    assert (settings.max_file_size, settings.max_search_results, settings.max_list_items) == (1000, 10, 20)
+    assert settings.compact_mode
+    assert settings.wsl_mount_root == tmp_path
+
+
+def test_the_token_may_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FSGUARD_AUTH_TOKEN", "from-env")
+    assert settings_from(parser().parse_args([])).auth_token == "from-env"
+
+
+def test_no_roots_means_the_current_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert settings_from(parser().parse_args([])).effective_roots() == (tmp_path,)
+
+
+def test_version_prints_the_package_version() -> None:
+    done = subprocess.run([sys.executable, "-m", "fsguard", "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == f"fsguard {__version__}"
+
+
+def test_a_missing_root_exits_2_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path / "missing"), "--state-dir", str(tmp_path / "s")])
+    assert stopped.value.code == 2
+    assert "is not an existing directory" in capsys.readouterr().err
+
+
+def test_client_config_is_valid_json_for_both_transports(tmp_path: Path) -> None:
+    http = settings_from(parser().parse_args([str(tmp_path), "--transport", "http", "--port", "9001"]))
+    stdio = settings_from(parser().parse_args([str(tmp_path)]))
+    assert json.loads(client_config(http))["mcpServers"]["fsguard"]["url"] == "http://127.0.0.1:9001/mcp"
+    assert json.loads(client_config(stdio))["mcpServers"]["fsguard"]["args"] == [str(tmp_path)]

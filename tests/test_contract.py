@@ -1,0 +1,117 @@
+"""The published surface, in both eras: schemas, annotations, descriptions, and annotations that are true."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.types import Tool
+
+from tests.conftest import ClientFactory, structured
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = {"read_file", "get_file_info", "create_directory", "list_directory", "help", "server_info"}
+
+
+async def listed(client: Client) -> dict[str, Tool]:
+    return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+
+async def test_the_tools_of_this_release_are_listed(client: Client) -> None:
+    assert set(await listed(client)) == TOOLS
+
+
+async def test_every_tool_has_an_object_root_output_schema(client: Client) -> None:
+    for name, tool in (await listed(client)).items():
+        assert tool.output_schema is not None, name
+        assert tool.output_schema["type"] == "object", name
+        assert tool.input_schema["type"] == "object", name
+
+
+async def test_every_tool_has_a_title_a_description_and_every_annotation(client: Client) -> None:
+    for name, tool in (await listed(client)).items():
+        assert tool.title, name
+        assert tool.description, name
+        assert len(tool.description) > 40, name
+        hints = tool.annotations
+        assert hints is not None, name
+        assert hints.title == tool.title
+        values = (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint, hints.open_world_hint)
+        assert None not in values, name
+        assert hints.open_world_hint is False, name
+
+
+async def test_read_file_keeps_the_seed_schema(client: Client) -> None:
+    schema = (await listed(client))["read_file"].output_schema
+    assert schema is not None
+    assert schema["required"] == ["content"]
+    assert schema["properties"]["content"]["type"] == "string"
+    assert "content_hash" in schema["properties"]
+
+
+async def test_output_schemas_forbid_undeclared_keys(client: Client) -> None:
+    for name, tool in (await listed(client)).items():
+        assert tool.output_schema is not None
+        assert tool.output_schema.get("additionalProperties") is False, name
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes | None, int]]:
+    """Every entry under root with its bytes (files) and mtime: what a read-only tool must not change."""
+    seen: dict[str, tuple[bytes | None, int]] = {}
+    for base, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(base) / name
+            seen[str(path)] = (path.read_bytes() if path.is_file() else None, path.lstat().st_mtime_ns)
+    return seen
+
+
+async def test_read_only_hints_are_true_the_examples_change_nothing(client: Client, root: Path) -> None:
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('hi')\n")
+    (root / "README.md").write_text("# hi\n")
+    before = snapshot(root)
+    tools = await listed(client)
+    for name, tool in tools.items():
+        assert tool.annotations is not None
+        if not tool.annotations.read_only_hint:
+            continue
+        examples = structured(await client.call_tool("help", {"tool": name}))["examples"]
+        for example in examples:
+            await client.call_tool(name, example["arguments"])
+        assert snapshot(root) == before, name
+
+
+async def test_idempotent_hint_is_true_for_create_directory(client: Client, root: Path) -> None:
+    tool = (await listed(client))["create_directory"]
+    assert tool.annotations is not None
+    assert tool.annotations.idempotent_hint
+    first = await client.call_tool("create_directory", {"path": "x/y"})
+    state = snapshot(root)
+    second = await client.call_tool("create_directory", {"path": "x/y"})
+    assert not first.is_error
+    assert not second.is_error
+    assert snapshot(root) == state
+
+
+async def test_destructive_hint_is_false_for_tools_that_never_replace_bytes(client: Client) -> None:
+    for name in ("create_directory", "server_info"):
+        hints = (await listed(client))[name].annotations
+        assert hints is not None, name
+        assert hints.destructive_hint is False, name
+
+
+async def test_read_only_server_lists_only_read_only_tools(connect: ClientFactory) -> None:
+    async with connect(read_only=True) as client:
+        tools = await listed(client)
+    assert set(tools) == TOOLS - {"create_directory"}
+    assert all(t.annotations is not None and t.annotations.read_only_hint for t in tools.values())
+
+
+async def test_instructions_name_the_roots_and_point_at_help(client: Client, root: Path) -> None:
+    text: Any = client.instructions
+    assert str(root) in text
+    assert "help()" in text

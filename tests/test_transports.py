@@ -1,0 +1,113 @@
+"""Real transports: stdio (a child process) and streamable HTTP (uvicorn on loopback), in both eras."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import httpx
+import httpx2
+import pytest
+import uvicorn
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from fsguard.cli import main
+from fsguard.config import Settings
+from fsguard.http import uvicorn_config
+from fsguard.server import build_server
+from tests.conftest import error_code, structured
+
+pytestmark = pytest.mark.anyio
+
+ERA = {"auto": "2026-07-28", "legacy": "2025-11-25"}
+
+
+async def test_stdio_serves_both_eras_with_real_json_frames(root: Path, state_dir: Path, mode: str) -> None:
+    (root / "a.txt").write_bytes(b"alpha\nbeta\n")
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    )
+    with anyio.fail_after(30):
+        async with Client(params, mode=mode, read_timeout_seconds=20) as client:
+            assert client.protocol_version == ERA[mode]
+            read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
+            missing = await client.call_tool("read_file", {"path": "nope.txt"})
+    assert read["content_hash"] == "d4d8adf9"
+    assert error_code(missing) == "not_found"
+
+
+def test_stdio_writes_nothing_but_protocol_frames_to_stdout(root: Path, state_dir: Path) -> None:
+    request = (
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+        '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir), "--log-level", "DEBUG"],
+        input=request,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert lines[0].startswith('{"jsonrpc":"2.0","id":1,"result":')
+
+
+@asynccontextmanager
+async def http_server(settings: Settings) -> AsyncIterator[str]:
+    """Serve on a pre-bound loopback socket, so the URL works before uvicorn finishes starting."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn_config(build_server(settings), settings, log_level="warning"))
+    async with anyio.create_task_group() as group:
+        group.start_soon(server.serve, [sock])
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            server.should_exit = True
+
+
+async def test_http_serves_both_eras_on_one_endpoint(base_settings: Settings, root: Path, mode: str) -> None:
+    (root / "a.txt").write_bytes(b"hello world")
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, Client(url, mode=mode) as client:
+            assert client.protocol_version == ERA[mode]
+            read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
+            denied = await client.call_tool("read_file", {"path": "/etc/passwd"})
+    assert read["content_hash"] == "d58b3fa7"
+    assert error_code(denied) == "access_denied"
+
+
+async def test_http_with_a_token_refuses_requests_without_it(base_settings: Settings, root: Path, mode: str) -> None:
+    (root / "a.txt").write_bytes(b"hello world")
+    settings = Settings(**{**base_settings.__dict__, "transport": "http", "auth_token": "s3cret"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url:
+            async with httpx.AsyncClient() as raw:
+                anonymous = await raw.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+                wrong = await raw.post(url, json={}, headers={"Authorization": "Bearer nope"})
+            authorised = httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret"})
+            async with authorised, Client(streamable_http_client(url, http_client=authorised), mode=mode) as client:
+                read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
+    assert (anonymous.status_code, wrong.status_code) == (401, 401)
+    assert read["content_hash"] == "d58b3fa7"
+
+
+def test_binding_beyond_loopback_without_a_token_refuses_to_start(
+    root: Path, state_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("FSGUARD_AUTH_TOKEN", raising=False)
+    with pytest.raises(SystemExit) as stopped:
+        main([str(root), "--transport", "http", "--host", "0.0.0.0", "--state-dir", str(state_dir)])
+    assert stopped.value.code == 2
+    assert "--auth-token" in capsys.readouterr().err

@@ -1,0 +1,86 @@
+"""get_file_info through the in-memory Client, in both protocol eras."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_file_info_reports_size_mode_hash_lines_and_encoding(client: Client, root: Path) -> None:
+    target = root / "a.txt"
+    target.write_bytes(b"alpha\nbeta\n")
+    target.chmod(0o640)
+    data = structured(await client.call_tool("get_file_info", {"path": "a.txt"}))
+    assert data["path"] == str(target)
+    assert (data["type"], data["size"], data["mode"], data["permissions"]) == ("file", 11, "0640", "-rw-r-----")
+    assert (data["content_hash"], data["line_count"], data["encoding"]) == ("d4d8adf9", 2, "utf-8")
+    assert data["is_symlink"] is False
+    assert data["modified"].endswith("Z")
+
+
+async def test_hash_from_info_equals_the_hash_from_read(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"x" * 1000 + b"\n")
+    info = structured(await client.call_tool("get_file_info", {"path": "a.txt"}))
+    read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
+    assert info["content_hash"] == read["content_hash"]
+
+
+async def test_directory_info_counts_its_entries(client: Client, root: Path) -> None:
+    (root / "d").mkdir()
+    (root / "d" / "one").write_text("1")
+    (root / "d" / "two").mkdir()
+    data = structured(await client.call_tool("get_file_info", {"path": "d"}))
+    assert (data["type"], data["entries"]) == ("directory", 2)
+    assert "content_hash" not in data
+
+
+async def test_binary_file_has_a_hash_but_no_line_count(client: Client, root: Path) -> None:
+    (root / "b.bin").write_bytes(b"\x00\x01\x02")
+    data = structured(await client.call_tool("get_file_info", {"path": "b.bin"}))
+    assert data["encoding"] == "binary"
+    assert "line_count" not in data
+    assert len(data["content_hash"]) == 8
+
+
+async def test_symlink_inside_the_root_is_reported_with_its_target(client: Client, root: Path) -> None:
+    (root / "real.txt").write_text("r")
+    (root / "alias.txt").symlink_to(root / "real.txt")
+    data = structured(await client.call_tool("get_file_info", {"path": "alias.txt"}))
+    assert data["is_symlink"] is True
+    assert data["symlink_target"] == str(root / "real.txt")
+    assert data["name"] == "alias.txt"
+
+
+async def test_several_paths_report_failures_per_path(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a")
+    result = await client.call_tool("get_file_info", {"paths": ["a.txt", "nope", "/etc/passwd"]})
+    files = structured(result)["files"]
+    assert files[0]["path"] == str(root / "a.txt")
+    assert [f.get("error_code") for f in files] == [None, "not_found", "access_denied"]
+    assert "ERROR:" in text_of(result)
+
+
+async def test_missing_path_is_not_found(client: Client) -> None:
+    assert error_code(await client.call_tool("get_file_info", {"path": "missing"})) == "not_found"
+
+
+async def test_path_outside_the_root_is_denied_and_names_the_root(client: Client, root: Path) -> None:
+    result = await client.call_tool("get_file_info", {"path": "/etc/hostname"})
+    assert error_code(result) == "access_denied"
+    assert str(root) in text_of(result)
+
+
+async def test_info_leaves_the_file_untouched(client: Client, root: Path) -> None:
+    target = root / "a.txt"
+    target.write_bytes(b"same\r\n")
+    os.utime(target, ns=(1_000_000_000, 1_000_000_000))
+    await client.call_tool("get_file_info", {"path": "a.txt"})
+    assert target.read_bytes() == b"same\r\n"
+    assert target.stat().st_mtime_ns == 1_000_000_000

@@ -1,0 +1,103 @@
+"""list_directory through the in-memory Client, in both protocol eras."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def tree(root: Path) -> Path:
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "mod.py").write_text("x = 1\n")
+    (root / "src" / "main.py").write_text("print()\n")
+    (root / "b.txt").write_bytes(b"b" * 2048)
+    (root / "a.txt").write_bytes(b"a")
+    (root / ".env").write_text("SECRET=1\n")
+    return root
+
+
+async def test_lists_directories_first_then_files_by_name_with_sizes(client: Client, tree: Path) -> None:
+    data = structured(await client.call_tool("list_directory", {"path": ".", "output_format": "json"}))
+    assert [(e["name"], e["type"]) for e in data["entries"]] == [
+        ("src", "directory"),
+        (".env", "file"),
+        ("a.txt", "file"),
+        ("b.txt", "file"),
+    ]
+    assert [e.get("size") for e in data["entries"]] == [None, 9, 1, 2048]
+    assert (data["total"], data["truncated"], data["path"]) == (4, False, str(tree))
+
+
+async def test_json_format_text_block_is_the_structured_content(client: Client, tree: Path) -> None:
+    result = await client.call_tool("list_directory", {"output_format": "json"})
+    assert json.loads(text_of(result)) == structured(result)
+
+
+async def test_hidden_entries_can_be_left_out(client: Client, tree: Path) -> None:
+    data = structured(await client.call_tool("list_directory", {"include_hidden": False}))
+    assert ".env" not in [e["name"] for e in data["entries"]]
+
+
+async def test_pages_with_offset_and_limit_cover_everything_once(client: Client, tree: Path) -> None:
+    first = structured(await client.call_tool("list_directory", {"limit": 3}))
+    second = structured(await client.call_tool("list_directory", {"limit": 3, "offset": first["next_offset"]}))
+    assert (first["truncated"], first["next_offset"]) == (True, 3)
+    assert (second["truncated"], second.get("next_offset")) == (False, None)
+    names = [e["name"] for e in first["entries"] + second["entries"]]
+    assert names == ["src", ".env", "a.txt", "b.txt"]
+
+
+async def test_the_item_cap_truncates_and_points_at_the_next_page(connect: ClientFactory, root: Path) -> None:
+    for i in range(7):
+        (root / f"f{i}").write_text("")
+    async with connect(max_list_items=5) as client:
+        data = structured(await client.call_tool("list_directory", {"limit": 100}))
+    assert (len(data["entries"]), data["total"], data["truncated"], data["next_offset"]) == (5, 7, True, 5)
+
+
+async def test_tree_nests_down_to_max_depth(client: Client, tree: Path) -> None:
+    result = await client.call_tool("list_directory", {"output_format": "tree", "max_depth": 2})
+    node = structured(result)["tree"]
+    src = next(child for child in node["children"] if child["name"] == "src")
+    pkg = next(child for child in src["children"] if child["name"] == "pkg")
+    assert "children" not in pkg
+    assert "  pkg/" in text_of(result)
+    deeper = structured(await client.call_tool("list_directory", {"output_format": "tree", "max_depth": 3}))
+    src3 = next(child for child in deeper["tree"]["children"] if child["name"] == "src")
+    assert [c["name"] for c in next(c for c in src3["children"] if c["name"] == "pkg")["children"]] == ["mod.py"]
+
+
+async def test_symlink_leaving_the_root_is_listed_but_not_followed(client: Client, root: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "big").write_bytes(b"x" * 100)
+    (root / "door").symlink_to(tmp_path / "outside")
+    entry = structured(await client.call_tool("list_directory", {"output_format": "json"}))["entries"][0]
+    assert (entry["name"], entry["type"], entry["is_symlink"]) == ("door", "symlink", True)
+    tree = structured(await client.call_tool("list_directory", {"output_format": "tree"}))["tree"]
+    assert "children" not in tree["children"][0]
+
+
+async def test_verbose_and_compact_voices_name_the_same_entries(connect: ClientFactory, tree: Path) -> None:
+    async with connect() as verbose, connect(compact_mode=True) as compact:
+        long = text_of(await verbose.call_tool("list_directory", {}))
+        short = text_of(await compact.call_tool("list_directory", {}))
+    assert "DIR  src/" in long
+    assert "FILE b.txt 2.0 KB" in long
+    assert long.endswith(f"--- | 1 dirs, 3 files | {tree}")
+    assert short == f"{tree} | src/ .env a.txt b.txt(2.0 KB) | 4/4"
+
+
+async def test_a_file_is_not_a_directory(client: Client, tree: Path) -> None:
+    assert error_code(await client.call_tool("list_directory", {"path": "a.txt"})) == "not_a_directory"
+
+
+async def test_missing_directory_is_not_found(client: Client) -> None:
+    assert error_code(await client.call_tool("list_directory", {"path": "nope"})) == "not_found"
