@@ -24,16 +24,8 @@ def test_every_flag_reaches_settings(tmp_path: Path) -> None:
             "--read-only",
             "--state-dir",
             str(tmp_path / "s"),
-            "--backup-max-age=3",
-            "--backup-max-count=7",
-            "--auto-occ=block",
             "--compact-mode",
-            "--risk-threshold-medium=10",
-            "--risk-threshold-high=60",
-            "--risk-occurrences-medium=5",
-            "--risk-occurrences-high=9",
             "--max-file-size=1000",
-            "--max-search-results=10",
             "--max-list-items=20",
             "--wsl-mount-root",
             str(tmp_path),
@@ -42,10 +34,7 @@ def test_every_flag_reaches_settings(tmp_path: Path) -> None:
     settings = settings_from(args)
     assert settings.roots == (tmp_path,)
     assert (settings.transport, settings.port, settings.auth_token, settings.read_only) == ("http", 9000, "t", True)
-    assert (settings.backup_max_age_days, settings.backup_max_count, settings.auto_occ) == (3.0, 7, "block")
-    assert (settings.risk_threshold_medium, settings.risk_threshold_high) == (10.0, 60.0)
-    assert (settings.risk_occurrences_medium, settings.risk_occurrences_high) == (5, 9)
-    assert (settings.max_file_size, settings.max_search_results, settings.max_list_items) == (1000, 10, 20)
+    assert (settings.max_file_size, settings.max_list_items, settings.state_dir) == (1000, 20, tmp_path / "s")
     assert settings.compact_mode
     assert settings.wsl_mount_root == tmp_path
 

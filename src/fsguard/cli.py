@@ -24,7 +24,7 @@ logger = logging.getLogger("fsguard")
 
 
 def parser() -> argparse.ArgumentParser:
-    """Every flag of SPEC §5."""
+    """The flags of SPEC §5 that the tools of this release use; the rest arrive with their features."""
     p = argparse.ArgumentParser(prog="fsguard", description="MCP server: safe, typed access to a filesystem.")
     add = p.add_argument
     add("roots", nargs="*", type=Path, help="directories the agent may use (default: the current directory)")
@@ -38,20 +38,10 @@ def parser() -> argparse.ArgumentParser:
     )
     add("--read-only", action="store_true", help="register only tools that never change the filesystem")
     add("--unrestricted", action="store_true", help="allow any path (the character and name checks stay on)")
-    add("--state-dir", type=Path, default=None, help=f"backups, trash and journals (default {default_state_dir()})")
-    add("--backup-max-age", type=float, default=7.0, metavar="DAYS", help="drop backups older than this (default 7)")
-    add("--backup-max-count", type=int, default=100, help="backups kept per file (default 100)")
-    add("--auto-occ", choices=["off", "warn", "block"], default="warn", help="edits of files changed since read")
+    add("--state-dir", type=Path, default=None, help=f"server state outside the roots (default {default_state_dir()})")
     add("--compact-mode", action="store_true", help="terse text blocks (same facts)")
-    add("--risk-threshold-medium", type=float, default=20.0, metavar="PCT")
-    add("--risk-threshold-high", type=float, default=75.0, metavar="PCT")
-    add("--risk-occurrences-medium", type=int, default=50, metavar="N")
-    add("--risk-occurrences-high", type=int, default=100, metavar="N")
-    add("--hooks-config", type=Path, default=None, help="hooks JSON file")
-    add("--log-dir", type=Path, default=None, help="directory for operations.jsonl and metrics.json")
     add("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level")
     add("--max-file-size", type=int, default=50 * 1024 * 1024, metavar="BYTES", help="largest file read or edited")
-    add("--max-search-results", type=int, default=1000, metavar="N")
     add("--max-list-items", type=int, default=500, metavar="N", help="entries per list_directory answer")
     add("--wsl-mount-root", type=Path, default=Path("/mnt"), help="where C:\\ paths map to (default /mnt)")
     add("--version", action="version", version=f"fsguard {__version__}")
@@ -70,18 +60,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         port=args.port,
         auth_token=args.auth_token or None,
         state_dir=(args.state_dir or default_state_dir()).expanduser(),
-        backup_max_age_days=args.backup_max_age,
-        backup_max_count=args.backup_max_count,
-        auto_occ=args.auto_occ,
-        risk_threshold_medium=args.risk_threshold_medium,
-        risk_threshold_high=args.risk_threshold_high,
-        risk_occurrences_medium=args.risk_occurrences_medium,
-        risk_occurrences_high=args.risk_occurrences_high,
-        hooks_config=args.hooks_config,
-        log_dir=args.log_dir,
         log_level=args.log_level,
         max_file_size=args.max_file_size,
-        max_search_results=args.max_search_results,
         max_list_items=args.max_list_items,
         wsl_mount_root=args.wsl_mount_root,
     )

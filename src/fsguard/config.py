@@ -9,7 +9,6 @@ from typing import Literal
 import platformdirs
 
 Transport = Literal["stdio", "http"]
-AutoOcc = Literal["off", "warn", "block"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -32,18 +31,8 @@ class Settings:
     port: int = 8765
     auth_token: str | None = None
     state_dir: Path = field(default_factory=default_state_dir)
-    backup_max_age_days: float = 7.0
-    backup_max_count: int = 100
-    auto_occ: AutoOcc = "warn"
-    risk_threshold_medium: float = 20.0
-    risk_threshold_high: float = 75.0
-    risk_occurrences_medium: int = 50
-    risk_occurrences_high: int = 100
-    hooks_config: Path | None = None
-    log_dir: Path | None = None
     log_level: str = "INFO"
     max_file_size: int = 50 * 1024 * 1024
-    max_search_results: int = 1000
     max_list_items: int = 500
     wsl_mount_root: Path = Path("/mnt")
     read_truncate_lines: int = 300

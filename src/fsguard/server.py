@@ -35,13 +35,16 @@ class FsguardServer(MCPServer):
         if name not in schemas:
             suggestion = closest(name, sorted(schemas))
             hint = f" Did you mean {suggestion!r}?" if suggestion else ""
-            return error_result("unknown_tool", f"no tool named {name!r}.{hint} Call help() for the catalog.")
-        try:
-            result = await super().call_tool(name, normalize(name, arguments, schemas[name]), context)
-        except FsguardError as exc:
-            result = error_result(exc.code, exc.message, exc.fields)
-        except ToolError as exc:
-            result = result_for(exc, name)
+            result: CallToolResult | InputRequiredResult = error_result(
+                "unknown_tool", f"no tool named {name!r}.{hint} Call help() for the catalog."
+            )
+        else:
+            try:
+                result = await super().call_tool(name, normalize(name, arguments, schemas[name]), context)
+            except FsguardError as exc:
+                result = error_result(exc.code, exc.message, exc.fields)
+            except ToolError as exc:
+                result = result_for(exc, name)
         code = None
         if isinstance(result, CallToolResult) and result.is_error:
             code = (result.meta or {}).get(ERROR_META_KEY, {}).get("code")

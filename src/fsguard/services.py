@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from fsguard.config import Settings
 from fsguard.core.artifacts import ArtifactHolder
@@ -16,6 +19,8 @@ from fsguard.core.reading import FileReader
 from fsguard.core.session import Session
 from fsguard.core.stats import CallStats
 from fsguard.core.textio import AtomicWriter
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,10 @@ class Services:
         policy = PathPolicy.create(
             settings.effective_roots(), unrestricted=settings.unrestricted, wsl_mount_root=settings.wsl_mount_root
         )
+        state = Path(os.path.realpath(settings.state_dir))
+        if not settings.unrestricted and policy.contains(state):
+            # Not refused: serving one's home directory with the default state dir is common.
+            logger.warning("state dir %s lies inside a root; agents can see fsguard's own files", state)
         session = Session()
         cache = FingerprintCache()
         locks = PathLocks()

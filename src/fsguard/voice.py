@@ -70,7 +70,9 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     dirs = sum(e.type == "directory" for e in result.entries)
     files = sum(e.type == "file" for e in result.entries)
     first, last = result.offset + 1, result.offset + len(result.entries)
-    shown = f" | entries {first}-{last} of {result.total}" if result.truncated or result.offset else ""
+    shown = (
+        f" | entries {first}-{last} of {result.total}" if last >= first and (result.truncated or result.offset) else ""
+    )
     lines.append(f"--- | {dirs} dirs, {files} files | {result.path}{shown}{more}")
     return "\n".join(lines)
 

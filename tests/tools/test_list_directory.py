@@ -101,3 +101,9 @@ async def test_a_file_is_not_a_directory(client: Client, tree: Path) -> None:
 
 async def test_missing_directory_is_not_found(client: Client) -> None:
     assert error_code(await client.call_tool("list_directory", {"path": "nope"})) == "not_found"
+
+
+async def test_an_offset_past_the_end_is_refused_with_the_count(client: Client, tree: Path) -> None:
+    result = await client.call_tool("list_directory", {"offset": 99})
+    assert error_code(result) == "invalid_params"
+    assert "(4 entries)" in text_of(result)

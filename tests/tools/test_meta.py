@@ -61,9 +61,10 @@ async def test_stats_count_calls_and_errors_by_code(client: Client, root: Path) 
     await client.call_tool("read_file", {"path": "a.txt"})
     await client.call_tool("read_file", {"path": "missing"})
     await client.call_tool("get_file_info", {"path": "a.txt"})
+    await client.call_tool("no_such_tool", {})
     stats = structured(await client.call_tool("server_info", {"action": "stats"}))["stats"]
     assert stats["by_tool"]["read_file"] == 2
-    assert stats["errors_by_code"] == {"not_found": 1}
+    assert stats["errors_by_code"] == {"not_found": 1, "unknown_tool": 1}
     assert stats["operations"] >= 3
     assert stats["memory_mb"] > 0
     assert stats["backups"]["count"] == 0

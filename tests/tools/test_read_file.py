@@ -184,3 +184,27 @@ async def test_reading_changes_nothing_on_disk(client: Client, root: Path) -> No
     after = (root / "a.txt").stat()
     assert (root / "a.txt").read_bytes() == b"keep\r\n"
     assert (before.st_mtime_ns, before.st_size) == (after.st_mtime_ns, after.st_size)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"path": "a.txt", "paths": ["a.txt"]},
+        {"paths": ["a.txt"], "start_line": 2},
+        {"paths": ["a.txt"], "max_lines": 1, "mode": "head"},
+        {"paths": ["a.txt"], "encoding": "base64"},
+    ],
+)
+async def test_paths_with_single_file_options_is_refused_not_silently_ignored(
+    client: Client, root: Path, args: dict[str, object]
+) -> None:
+    (root / "a.txt").write_text("1\n2\n")
+    result = await client.call_tool("read_file", args)
+    assert error_code(result) == "invalid_params"
+    assert "paths reads whole files" in text_of(result)
+
+
+async def test_an_empty_paths_list_says_it_is_empty(client: Client) -> None:
+    result = await client.call_tool("read_file", {"paths": []})
+    assert error_code(result) == "invalid_params"
+    assert "paths is empty" in text_of(result)

@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from fnv_hash_fast import fnv1a_32
 
 from fsguard.core.errors import FsguardError
-from fsguard.core.textio import DecodedText, decode, read_snapshot, split_lines
+from fsguard.core.textio import DecodedText, decode, read_snapshot
 
 # A file modified this recently may change again within one timestamp tick without its
 # (size, mtime) moving, so its fingerprint is not cached (the "racy git" rule).
@@ -48,16 +49,17 @@ class Fingerprint:
     @classmethod
     def of_decoded(cls, data: bytes, decoded: DecodedText) -> Fingerprint:
         """Fingerprint ``data`` already decoded as ``decoded``."""
-        return cls(content_hash(data), len(split_lines(decoded.text)), decoded.encoding)
+        return cls(content_hash(data), decoded.line_count, decoded.encoding)
 
 
 class FingerprintCache:
     """Fingerprints keyed by (device, inode, size, mtime_ns, ctime_ns), so unchanged files are not re-read."""
 
-    def __init__(self, max_entries: int = 4096) -> None:
+    def __init__(self, max_entries: int = 4096, clock: Callable[[], int] = time.time_ns) -> None:
         self._entries: dict[Path, tuple[Identity, Fingerprint]] = {}
         self._lock = threading.Lock()
         self._max_entries = max_entries
+        self._clock = clock
         self.hits = 0
         self.misses = 0
 
@@ -66,7 +68,8 @@ class FingerprintCache:
 
         ``stat`` is None when the file changed during the read: then nothing is trustworthy to keep.
         """
-        if stat is None or time.time_ns() - stat.st_mtime_ns < _RACY_WINDOW_NS:
+        # ctime too: mtime can be set back by any program, ctime cannot.
+        if stat is None or self._clock() - max(stat.st_mtime_ns, stat.st_ctime_ns) < _RACY_WINDOW_NS:
             return
         with self._lock:
             if len(self._entries) >= self._max_entries:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from fsguard.core.errors import NotDirectoryError, from_os_error
+from fsguard.core.errors import InvalidParamsError, NotDirectoryError, from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 from fsguard.models import DirectoryEntry, EntryType, ListDirectoryResult, TreeNode
@@ -34,6 +34,11 @@ class DirectoryLister:
         path = self._policy.resolve(user_path)
         with self._session.watching(path):
             entries = self._entries(path, include_hidden)
+        if offset > len(entries):
+            raise InvalidParamsError(
+                f"offset {offset} is past the end of {path} ({len(entries)} entries). Use an offset <= {len(entries)}.",
+                path=str(path),
+            )
         page_size = min(limit or self._max_items, self._max_items)
         page = entries[offset : offset + page_size]
         more = offset + len(page) < len(entries)

@@ -11,7 +11,7 @@ from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.hashing import Fingerprint, FingerprintCache
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
-from fsguard.core.textio import DecodedText, decode, read_snapshot, split_lines
+from fsguard.core.textio import DecodedText, decode, head_lines, read_snapshot, split_lines
 from fsguard.models import ReadFileEntry, ReadFileResult
 
 ReadMode = Literal["all", "head", "tail"]
@@ -67,21 +67,20 @@ class FileReader:
         selection.check()
         path = self._policy.resolve(user_path)
         data, decoded, digest = self._load_text(path)
-        lines = split_lines(decoded.text)
         base = ReadFileResult(
             content="",
             content_hash=digest,
             path=str(path),
             size=len(data),
-            total_lines=len(lines),
+            total_lines=decoded.line_count,
             encoding=decoded.encoding,
             line_ending=decoded.line_ending,
         )
         if selection.is_range:
-            return self._range(base, lines, path.name, selection)
+            return self._range(base, split_lines(decoded.text), path.name, selection)
         if selection.is_window:
-            return self._window(base, lines, selection)
-        return self._whole(base, decoded, lines, path.name)
+            return self._window(base, split_lines(decoded.text), selection)
+        return self._whole(base, decoded, path.name)
 
     def read_base64(self, user_path: str) -> ReadFileResult:
         """The raw bytes of one file, base64-encoded."""
@@ -132,8 +131,8 @@ class FileReader:
         self._session.record_hash(path, fingerprint.content_hash)
         return data, decoded, fingerprint.content_hash
 
-    def _whole(self, base: ReadFileResult, decoded: DecodedText, lines: list[str], name: str) -> ReadFileResult:
-        total = len(lines)
+    def _whole(self, base: ReadFileResult, decoded: DecodedText, name: str) -> ReadFileResult:
+        total = decoded.line_count
         if total <= self._truncate_lines:
             return base.model_copy(
                 update={"content": decoded.text, "start_line": 1 if total else None, "end_line": total or None}
@@ -145,7 +144,7 @@ class FileReader:
         )
         return base.model_copy(
             update={
-                "content": "".join(lines[:shown]),
+                "content": "".join(head_lines(decoded.text, shown)),
                 "start_line": 1,
                 "end_line": shown,
                 "truncated": True,

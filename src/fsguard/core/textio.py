@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import logging
 import os
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -49,6 +51,7 @@ class DecodedText:
     bom: bytes
     line_ending: LineEnding
     final_newline: bool
+    line_count: int
 
     def encode(self, text: str) -> bytes:
         """``text`` in this file's encoding, with its BOM."""
@@ -68,6 +71,8 @@ def read_snapshot(path: Path, max_size: int | None = None) -> tuple[bytes, os.st
         raise from_os_error(exc, path) from exc
     try:
         before = os.fstat(fd)
+        if stat.S_ISDIR(before.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
         if max_size is not None and before.st_size > max_size:
             raise TooLargeError(
                 f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size). "
@@ -113,7 +118,7 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
         EncodingError: the bytes do not decode in the encoding their BOM or content indicates.
     """
     bom, encoding = split_bom(data)
-    if encoding is None and b"\x00" in data[:BINARY_SNIFF_BYTES]:
+    if is_binary(data):
         raise BinaryFileError(
             f"{path} is a binary file. Read it with encoding='base64', or inspect it with get_file_info.",
             path=str(path),
@@ -128,7 +133,10 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
             f"{path} does not decode as {encoding}: {exc}. Read it with encoding='base64' to see the raw bytes.",
             path=str(path),
         ) from exc
-    return DecodedText(text, encoding, bom, line_ending_of(text), text.endswith(("\n", "\r")))
+    crlf, lf, cr = _ending_counts(text)
+    final_newline = text.endswith(("\n", "\r"))
+    line_count = crlf + lf + cr + (0 if final_newline or not text else 1)
+    return DecodedText(text, encoding, bom, _style(crlf, lf, cr), final_newline, line_count)
 
 
 # charset-normalizer's language model often ranks a Baltic or Central European code page first for
@@ -157,11 +165,33 @@ def split_lines(text: str) -> list[str]:
     return io.StringIO(text, newline="").readlines()
 
 
+def head_lines(text: str, count: int) -> list[str]:
+    """The first ``count`` lines of ``text`` (endings kept), without splitting the rest."""
+    stream = io.StringIO(text, newline="")
+    lines = []
+    for _ in range(count):
+        line = stream.readline()
+        if not line:
+            break
+        lines.append(line)
+    return lines
+
+
 def line_ending_of(text: str) -> LineEnding:
     """The file's line-ending style; ``mixed`` when lines disagree."""
+    return _style(*_ending_counts(text))
+
+
+def _ending_counts(text: str) -> tuple[int, int, int]:
+    """How many lines end in CRLF, LF and a lone CR."""
+    cr = text.count("\r")
+    if not cr:  # the common case: one scan instead of three
+        return 0, text.count("\n"), 0
     crlf = text.count("\r\n")
-    lf = text.count("\n") - crlf
-    cr = text.count("\r") - crlf
+    return crlf, text.count("\n") - crlf, cr - crlf
+
+
+def _style(crlf: int, lf: int, cr: int) -> LineEnding:
     kinds = [name for name, count in (("lf", lf), ("crlf", crlf), ("cr", cr)) if count]
     if not kinds:
         return "none"
@@ -200,7 +230,8 @@ class AtomicWriter:
         atomically (AlreadyExistsError) instead of replacing a file that appeared meanwhile.
         """
         token = secrets.token_hex(16)
-        temp = path.with_name(f".{path.name}{_TEMP_MARK}{token}")
+        # Not derived from the file name: a name near NAME_MAX must still leave room for the temp's.
+        temp = path.with_name(f"{_TEMP_MARK}{token}")
         entry = self._journal / token
         entry.write_text(str(temp), encoding="utf-8")
         try:

@@ -32,8 +32,8 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         if target not in properties:
             unknown.append(name)
             continue
-        if target in result:
-            continue  # the canonical name wins over its alias
+        if target != name and target in arguments:
+            continue  # the canonical name wins over its alias, whatever the order
         result[target] = _decode_json_string(name, value) if _takes_structure(properties[target]) else value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])

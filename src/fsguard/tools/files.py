@@ -27,7 +27,9 @@ def register(catalog: Catalog) -> None:
 
         `paths` inspects several at once and reports failures per path. A symlink is followed and reported.
         """
-        if paths:
+        if paths is not None:
+            if path is not None:
+                raise InvalidParamsError("pass path or paths, not both.")
             files = services.metadata.describe_many(paths)
             result = GetFileInfoResult(files=files)
             return respond(result, info_many_text(result, catalog.compact))

@@ -23,7 +23,7 @@ def register(catalog: Catalog) -> None:
         path: Annotated[str, Field(description="Directory to list; default: the first root.")] = ".",
         output_format: Annotated[
             Literal["compact", "json", "tree", "text"],
-            Field(description="compact (text listing), json (text block is the JSON), tree (nested to max_depth)."),
+            Field(description="compact or text (a listing), json (text block = the JSON), tree (nested to max_depth)."),
         ] = "compact",
         max_depth: Annotated[int, Field(ge=1, le=20, description="Levels shown by output_format=tree.")] = 2,
         include_hidden: Annotated[bool, Field(description="Include names starting with '.'.")] = True,

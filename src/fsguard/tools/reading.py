@@ -27,7 +27,13 @@ def register(catalog: Catalog) -> None:
         paths: PathsArg = None,
         start_line: Annotated[int | None, Field(ge=1, description="First line to return, 1-based.")] = None,
         end_line: Annotated[int | None, Field(ge=1, description="Last line to return, inclusive.")] = None,
-        max_lines: Annotated[int | None, Field(ge=0, description="Lines to return with mode (default 100).")] = None,
+        max_lines: Annotated[
+            int | None,
+            Field(
+                ge=0,
+                description="Lines to return with mode head/tail/all; 0 or absent: 100 (head/tail), whole file (all).",
+            ),
+        ] = None,
         mode: Annotated[
             Literal["all", "head", "tail"], Field(description="With max_lines: head, tail, or head+tail (all).")
         ] = "all",
@@ -42,7 +48,14 @@ def register(catalog: Catalog) -> None:
         Binary files are refused unless encoding="base64". Encoding and line endings are detected and reported.
         """
         selection = LineSelection(start_line, end_line, max_lines, mode)
-        if paths and not (path and selection.is_range):
+        if paths is not None and path is not None and selection.is_range:
+            paths = None  # the seed's rule: a range names one file, so path wins over paths
+        if paths is not None:
+            if path is not None or selection.is_range or selection.is_window or encoding is not None:
+                raise InvalidParamsError(
+                    "paths reads whole files; drop path, start_line/end_line, max_lines/mode and encoding, "
+                    "or read one file with path."
+                )
             result = services.reader.read_many(paths)
         elif path is None:
             raise InvalidParamsError('read_file needs path (or paths). Example: read_file(path="src/app.py").')

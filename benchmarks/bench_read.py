@@ -1,0 +1,182 @@
+"""read_file on a 100,000-byte file: fsguard against the reference TypeScript server, over stdio.
+
+Runs the external harness's bench_stdio.py (``run.sh bench``) twice in one go, once per server, and
+prints a Markdown table side by side. The harness is ``$FSGUARD_HARNESS`` (run.sh, or its folder),
+else ``<repo>/../shared/harness/run.sh``.
+
+    .venv/bin/python benchmarks/bench_read.py [-n 300] [--warmup 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FILE_BYTES = 100_000
+GEN = f"${{TMP}}/f100k.txt={FILE_BYTES}"
+READ_ARGS = '{"path":"${TMP}/f100k.txt"}'
+TIMEOUT_S = 600
+
+
+@dataclass(frozen=True)
+class Run:
+    """One benchmark run's figures, from bench_stdio.py's --json output."""
+
+    server: str
+    tool: str
+    median_ms: float
+    p95_ms: float
+    p99_ms: float
+    calls_per_s: float
+    initialize_ms: float
+    rss_mib: float | None
+    response_bytes: float
+
+    @classmethod
+    def from_json(cls, label: str, data: dict[str, Any]) -> Run:
+        op = data["ops"][0]
+        info = data.get("serverInfo", {})
+        rss_kb = data.get("server_rss_kb")
+        return cls(
+            server=f"{label} ({info.get('name', '?')} {info.get('version', '?')})",
+            tool=str(op["op"]),
+            median_ms=float(op["median_ms"]),
+            p95_ms=float(op["p95_ms"]),
+            p99_ms=float(op["p99_ms"]),
+            calls_per_s=float(op.get("calls_per_s", float("nan"))),
+            initialize_ms=float(data.get("initialize_ms", float("nan"))),
+            rss_mib=rss_kb / 1024 if isinstance(rss_kb, int) else None,
+            response_bytes=float(op.get("response_bytes_median", 0)),
+        )
+
+
+def harness_script() -> Path:
+    """run.sh of the external harness."""
+    configured = os.environ.get("FSGUARD_HARNESS")
+    if configured:
+        script = Path(configured).expanduser()
+        return script / "run.sh" if script.is_dir() else script
+    return REPO_ROOT.parent / "shared" / "harness" / "run.sh"
+
+
+def fsguard_executable() -> str:
+    """The fsguard console script next to this interpreter, else the one on PATH."""
+    beside = Path(sys.executable).parent / "fsguard"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("fsguard")
+    if found is None:
+        raise SystemExit("fsguard is not installed in this environment: run `make install` first")
+    return found
+
+
+def reference_command(script: Path) -> list[str]:
+    """The reference server's command line, as ``run.sh reference-server`` prints it."""
+    proc = subprocess.run(
+        ["bash", str(script), "reference-server"], capture_output=True, text=True, check=True, timeout=TIMEOUT_S
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    if not lines:
+        raise SystemExit(f"run.sh reference-server printed nothing; stderr:\n{proc.stderr[-2000:]}")
+    return shlex.split(lines[-1])
+
+
+def bench(script: Path, label: str, tool: str, server: list[str], out: Path, n: int, warmup: int) -> Run:
+    """One bench_stdio.py run; exits with its output when it fails."""
+    command = [
+        "bash",
+        str(script),
+        "bench",
+        "-n",
+        str(n),
+        "--warmup",
+        str(warmup),
+        "--gen",
+        GEN,
+        "--tool",
+        tool,
+        "--args",
+        READ_ARGS,
+        "--json",
+        str(out),
+        "--",
+        *server,
+    ]
+    print(f"$ {shlex.join(command)}", flush=True)
+    proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=TIMEOUT_S)
+    sys.stdout.write("".join(f"    {line}\n" for line in proc.stdout.splitlines()))
+    if proc.returncode != 0 or not out.is_file():
+        sys.stderr.write(proc.stderr[-4000:])
+        raise SystemExit(f"{label}: benchmark failed (exit {proc.returncode})")
+    return Run.from_json(label, json.loads(out.read_text(encoding="utf-8")))
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def table(ours: Run, reference: Run) -> str:
+    """The two runs as a Markdown table; the last column is each median over the reference median."""
+    header = (
+        "| server | tool | median ms | p95 ms | p99 ms | calls/s | initialize ms | RSS MiB | response KiB "
+        "| median / reference |"
+    )
+    rows = [header, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for run in (ours, reference):
+        ratio = run.median_ms / reference.median_ms if reference.median_ms else float("nan")
+        rows.append(
+            f"| {run.server} | {run.tool} | {_fmt(run.median_ms)} | {_fmt(run.p95_ms)} | {_fmt(run.p99_ms)} "
+            f"| {_fmt(run.calls_per_s, 0)} | {_fmt(run.initialize_ms, 0)} | {_fmt(run.rss_mib, 0)} "
+            f"| {_fmt(run.response_bytes / 1024, 1)} | {_fmt(ratio)}x |"
+        )
+    return "\n".join(rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", type=int, default=300, help="measured calls per server (default 300)")
+    parser.add_argument("--warmup", type=int, default=20, help="unmeasured calls first (default 20)")
+    args = parser.parse_args()
+
+    script = harness_script()
+    if not script.is_file():
+        print(f"harness not found: {script}. Set FSGUARD_HARNESS to its run.sh.", file=sys.stderr)
+        return 2
+    print(f"$ {shlex.join([sys.executable, *sys.argv])}")
+    with tempfile.TemporaryDirectory(prefix="fsguard-bench-") as scratch:
+        work = Path(scratch)
+        fsguard = [fsguard_executable(), "${TMP}", "--state-dir", str(work / "state")]
+        ours = bench(script, "fsguard", "read_file", fsguard, work / "fsguard.json", args.n, args.warmup)
+        ref = bench(
+            script,
+            "reference",
+            "read_text_file",
+            [*reference_command(script), "${TMP}"],
+            work / "ref.json",
+            args.n,
+            args.warmup,
+        )
+    print()
+    print(f"read of a {FILE_BYTES:,}-byte file (50-byte lines), n={args.n}, warmup={args.warmup}, concurrency 1")
+    print()
+    print(table(ours, ref))
+    if max(ours.response_bytes, ref.response_bytes) > 2 * min(ours.response_bytes, ref.response_bytes):
+        print(
+            "\nnote: the responses differ in size (response KiB): fsguard returns the first 300 lines of a long file "
+            "plus a hint, the reference server the whole file, so the latencies are not like for like."
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

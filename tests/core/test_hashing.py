@@ -1,0 +1,172 @@
+"""content_hash golden vectors, Fingerprint of text and binary bytes, FingerprintCache reuse and invalidation."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
+from tests.strategies import Encoding, EndedText, encodings, texts_with_line_endings
+
+AN_HOUR_NS = 3600 * 1_000_000_000
+
+
+def _an_hour_later() -> int:
+    """A clock an hour ahead: files written by the test count as old, whatever their ctime."""
+    return time.time_ns() + AN_HOUR_NS
+
+
+def _age(path: Path) -> int:
+    """Move the mtime of ``path`` an hour back, well out of the racy window; returns the new mtime."""
+    past = time.time_ns() - AN_HOUR_NS
+    os.utime(path, ns=(past, past))
+    return past
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [(b"", "811c9dc5"), (b"hello world", "d58b3fa7"), (b"alpha\nbeta\n", "d4d8adf9")],
+)
+def test_content_hash_matches_the_golden_fnv1a_32_vectors(data: bytes, expected: str) -> None:
+    assert content_hash(data) == expected
+
+
+@given(data=st.binary(max_size=256))
+def test_content_hash_is_always_eight_lowercase_hex_digits(data: bytes) -> None:
+    assert re.fullmatch("[0-9a-f]{8}", content_hash(data))
+
+
+def test_fingerprint_of_text_counts_its_lines_and_names_its_encoding() -> None:
+    assert Fingerprint.of(b"alpha\nbeta\n") == Fingerprint("d4d8adf9", 2, "utf-8")
+    assert Fingerprint.of(b"a\r\nb\rc").line_count == 3
+
+
+def test_fingerprint_of_binary_data_has_no_line_count_and_binary_encoding() -> None:
+    data = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+    assert Fingerprint.of(data) == Fingerprint(content_hash(data), None, "binary")
+
+
+def test_fingerprint_of_bytes_that_do_not_decode_is_binary() -> None:
+    data = b"\xff\xfea\x00b"  # a UTF-16-LE BOM, then an odd number of bytes
+    assert Fingerprint.of(data) == Fingerprint(content_hash(data), None, "binary")
+
+
+@given(sample=texts_with_line_endings(), encoding=encodings())
+def test_fingerprint_counts_the_lines_the_text_was_built_from(sample: EndedText, encoding: Encoding) -> None:
+    assume(not sample.text.startswith("\ufeff"))  # without a BOM, a leading U+FEFF reads as the UTF-8 BOM
+    data = encoding.encode(sample.text)
+    assert Fingerprint.of(data) == Fingerprint(content_hash(data), len(sample.split), encoding.codec)
+
+
+def test_cache_answers_an_unchanged_old_file_without_reading_it_again(tmp_path: Path) -> None:
+    path = tmp_path / "old.txt"
+    path.write_bytes(b"alpha\nbeta\n")
+    _age(path)
+    cache = FingerprintCache(clock=_an_hour_later)
+
+    first = cache.fingerprint(path)
+    assert (cache.hits, cache.misses) == (0, 1)
+    second = cache.fingerprint(path)
+
+    assert (cache.hits, cache.misses) == (1, 1)
+    assert cache.hit_rate == 0.5
+    assert second == first == Fingerprint(content_hash(path.read_bytes()), 2, "utf-8")
+
+
+def test_cache_reads_again_after_new_bytes_of_the_same_size_under_the_same_mtime(tmp_path: Path) -> None:
+    path = tmp_path / "same-size.txt"
+    path.write_bytes(b"aaaa\n")
+    past = _age(path)
+    cache = FingerprintCache(clock=_an_hour_later)
+    assert cache.fingerprint(path).content_hash == content_hash(b"aaaa\n")
+    before = path.stat()
+
+    path.write_bytes(b"bbbb\n")  # in place: same inode, same size
+    os.utime(path, ns=(past, past))
+    # ctime cannot be set back. On a filesystem with coarse timestamps it moves only at the next clock
+    # tick, so keep touching until it has; with fine-grained (multigrain) timestamps it already has.
+    deadline = time.monotonic() + 5
+    while path.stat().st_ctime_ns == before.st_ctime_ns:
+        assert time.monotonic() < deadline, "ctime did not move within 5 s"
+        os.utime(path, ns=(past, past))
+    after = path.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+
+    assert cache.fingerprint(path).content_hash == content_hash(path.read_bytes()) == content_hash(b"bbbb\n")
+    assert (cache.hits, cache.misses) == (0, 2)
+
+
+def test_cache_reads_again_after_the_file_is_replaced_by_rename(tmp_path: Path) -> None:
+    path = tmp_path / "replaced.txt"
+    path.write_bytes(b"one\n")
+    past = _age(path)
+    cache = FingerprintCache(clock=_an_hour_later)
+    cache.fingerprint(path)
+
+    other = tmp_path / "other.txt"
+    other.write_bytes(b"two\n")
+    os.utime(other, ns=(past, past))
+    other.replace(path)
+
+    assert cache.fingerprint(path).content_hash == content_hash(b"two\n")
+    assert cache.misses == 2
+
+
+@pytest.mark.parametrize("backdate_mtime", [False, True])
+def test_cache_does_not_keep_a_file_changed_just_now_even_with_an_mtime_set_back(
+    tmp_path: Path, backdate_mtime: bool
+) -> None:
+    path = tmp_path / "fresh.txt"
+    path.write_bytes(b"fresh\n")
+    if backdate_mtime:
+        _age(path)  # mtime an hour ago, but the change (ctime) is now
+    cache = FingerprintCache()
+
+    cache.fingerprint(path)
+    cache.fingerprint(path)
+    assert (cache.hits, cache.misses) == (0, 2)
+
+
+def test_remembered_fingerprint_answers_the_next_lookup(tmp_path: Path) -> None:
+    path = tmp_path / "read.txt"
+    path.write_bytes(b"x\ny\n")
+    _age(path)
+    cache = FingerprintCache(clock=_an_hour_later)
+
+    cache.remember(path, path.stat(), Fingerprint.of(path.read_bytes()))
+
+    assert cache.fingerprint(path) == Fingerprint(content_hash(b"x\ny\n"), 2, "utf-8")
+    assert (cache.hits, cache.misses) == (1, 0)
+
+
+def test_cache_keeps_nothing_for_a_read_that_saw_the_file_change(tmp_path: Path) -> None:
+    path = tmp_path / "changing.txt"
+    path.write_bytes(b"x\n")
+    _age(path)
+    cache = FingerprintCache(clock=_an_hour_later)
+
+    cache.remember(path, None, Fingerprint.of(b"stale\n"))
+
+    assert cache.fingerprint(path).content_hash == content_hash(b"x\n")
+    assert (cache.hits, cache.misses) == (0, 1)
+
+
+def test_cache_evicts_the_oldest_entry_when_full(tmp_path: Path) -> None:
+    paths = [tmp_path / name for name in ("a.txt", "b.txt", "c.txt")]
+    for path in paths:
+        path.write_bytes(path.name.encode())
+        _age(path)
+    cache = FingerprintCache(max_entries=2, clock=_an_hour_later)
+    for path in paths:
+        cache.fingerprint(path)
+
+    cache.fingerprint(paths[2])
+    assert (cache.hits, cache.misses) == (1, 3)
+    cache.fingerprint(paths[0])  # evicted by c.txt
+    assert (cache.hits, cache.misses) == (1, 4)

@@ -1,0 +1,121 @@
+"""PathLocks: calls on one path take turns, calls on different paths do not wait, idle entries are dropped."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from fsguard.core.locks import PathLocks
+
+WAIT = 5.0  # upper bound for anything that must happen
+BLOCKED = 0.2  # how long a thread that must be blocked gets to prove it is not
+
+
+def _start(target: Callable[[], None]) -> threading.Thread:
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread
+
+
+def _holder(locks: PathLocks, path: Path, holding: threading.Event, release: threading.Event) -> threading.Thread:
+    """A thread that holds the lock of ``path`` until ``release`` is set."""
+
+    def hold() -> None:
+        with locks.hold(path):
+            holding.set()
+            release.wait(WAIT)
+
+    return _start(hold)
+
+
+def test_path_locks_make_a_second_thread_wait_until_the_first_releases_the_same_path(tmp_path: Path) -> None:
+    locks = PathLocks()
+    path = tmp_path / "shared.txt"
+    first_holding, first_release = threading.Event(), threading.Event()
+    second_trying, second_holding = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    first = _holder(locks, path, first_holding, first_release)
+    assert first_holding.wait(WAIT)
+
+    def take_second() -> None:
+        second_trying.set()
+        with locks.hold(path):
+            order.append("second in")
+            second_holding.set()
+
+    second = _start(take_second)
+    try:
+        assert second_trying.wait(WAIT)
+        assert not second_holding.wait(BLOCKED), "the second thread got the lock while the first held it"
+        assert len(locks) == 1
+        order.append("first out")
+    finally:
+        first_release.set()
+    assert second_holding.wait(WAIT)
+    first.join(WAIT)
+    second.join(WAIT)
+
+    assert order == ["first out", "second in"]
+    assert not first.is_alive()
+    assert not second.is_alive()
+    assert len(locks) == 0
+
+
+def test_path_locks_do_not_make_a_thread_wait_for_a_different_path(tmp_path: Path) -> None:
+    locks = PathLocks()
+    first_holding, first_release = threading.Event(), threading.Event()
+    second_holding, second_release = threading.Event(), threading.Event()
+
+    first = _holder(locks, tmp_path / "a.txt", first_holding, first_release)
+    try:
+        assert first_holding.wait(WAIT)
+        second = _holder(locks, tmp_path / "b.txt", second_holding, second_release)
+        try:
+            assert second_holding.wait(WAIT), "the second path waited for the first path's lock"
+            assert len(locks) == 2
+        finally:
+            second_release.set()
+    finally:
+        first_release.set()
+    first.join(WAIT)
+    second.join(WAIT)
+
+    assert not first.is_alive()
+    assert not second.is_alive()
+    assert len(locks) == 0
+
+
+def test_path_locks_drop_the_entry_once_nobody_holds_or_waits_for_it(tmp_path: Path) -> None:
+    locks = PathLocks()
+    path = tmp_path / "f.txt"
+
+    with locks.hold(path):
+        assert len(locks) == 1
+    assert len(locks) == 0
+
+    with locks.hold(path):  # the lock is usable again after its entry was dropped
+        assert len(locks) == 1
+    assert len(locks) == 0
+
+
+def test_path_locks_release_and_drop_the_entry_when_the_block_raises(tmp_path: Path) -> None:
+    locks = PathLocks()
+    path = tmp_path / "f.txt"
+
+    with pytest.raises(RuntimeError, match="boom"), locks.hold(path):
+        raise RuntimeError("boom")
+
+    assert len(locks) == 0
+    taken = threading.Event()
+
+    def take() -> None:
+        with locks.hold(path):
+            taken.set()
+
+    thread = _start(take)
+    assert taken.wait(WAIT), "the lock stayed held after the block raised"
+    thread.join(WAIT)

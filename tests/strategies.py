@@ -1,0 +1,161 @@
+"""Hypothesis strategies shared by the whole suite; add new ones here rather than in test modules.
+
+- :func:`texts_with_line_endings`: text split into lines that end in ``\\n``, ``\\r\\n`` or ``\\r`` (mixed freely),
+  with non-ASCII content and the characters ``str.splitlines`` would wrongly treat as line breaks.
+- :func:`encodings`: one of the encodings fsguard round-trips, with its BOM choice.
+- :func:`path_components`: lists of path components mixing ``..``, ``.``, absolute segments and unicode names.
+- :func:`json_values`, :func:`json_with_trailing_commas`: JSON values, and JSON text of them with trailing commas.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from hypothesis import strategies as st
+
+LINE_ENDINGS = ("\n", "\r\n", "\r")
+ENDING_NAMES = {"\n": "lf", "\r\n": "crlf", "\r": "cr"}
+# Line breaks to str.splitlines but not to fsguard: a file's lines end only at \n, \r\n or a lone \r.
+LOOKALIKE_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@dataclass(frozen=True)
+class EndedText:
+    """Text built from ``(content, ending)`` pairs; only the last line may have the empty ending."""
+
+    lines: tuple[tuple[str, str], ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(content + ending for content, ending in self.lines)
+
+    @property
+    def split(self) -> list[str]:
+        """The lines, each with its ending, as a line splitter that keeps endings must return them."""
+        return [content + ending for content, ending in self.lines if content + ending]
+
+    @property
+    def line_ending(self) -> str:
+        """``lf``/``crlf``/``cr`` when all lines agree, ``mixed`` when they do not, ``none`` without any ending."""
+        names = {ENDING_NAMES[ending] for _content, ending in self.lines if ending}
+        if not names:
+            return "none"
+        return names.pop() if len(names) == 1 else "mixed"
+
+
+def line_content() -> st.SearchStrategy[str]:
+    """One line's text without its ending: any unicode but NUL and surrogates, often with lookalike breaks."""
+    return st.text(
+        st.one_of(
+            st.characters(codec="utf-8", exclude_characters="\r\n\x00"),
+            st.sampled_from(LOOKALIKE_BREAKS),
+        ),
+        max_size=12,
+    )
+
+
+@st.composite
+def texts_with_line_endings(draw: st.DrawFn, max_lines: int = 8) -> EndedText:
+    """Lines ending in a mix of ``\\n``, ``\\r\\n`` and ``\\r``; the last line may have no ending.
+
+    A ``\\r`` followed by an empty line ending in ``\\n`` would read back as one ``\\r\\n``, so that empty
+    line is given content: the generated endings are always the endings the text really has.
+    """
+    count = draw(st.integers(min_value=0, max_value=max_lines))
+    lines: list[tuple[str, str]] = []
+    for index in range(count):
+        content = draw(line_content())
+        last = index == count - 1
+        ending = draw(st.sampled_from((*LINE_ENDINGS, "") if last else LINE_ENDINGS))
+        if lines and lines[-1][1] == "\r" and not content and ending.startswith("\n"):
+            content = "x"
+        lines.append((content, ending))
+    return EndedText(tuple(lines))
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """An encoding fsguard reads and writes back unchanged, with or without its BOM."""
+
+    codec: str
+    bom: bytes
+
+    def encode(self, text: str) -> bytes:
+        """The bytes a file holding ``text`` has in this encoding."""
+        return self.bom + text.encode(self.codec)
+
+    def __str__(self) -> str:
+        return f"{self.codec}{' with BOM' if self.bom else ''}"
+
+
+SUPPORTED_ENCODINGS = (
+    Encoding("utf-8", b""),
+    Encoding("utf-8", b"\xef\xbb\xbf"),
+    Encoding("utf-16-le", b"\xff\xfe"),
+    Encoding("utf-16-be", b"\xfe\xff"),
+    Encoding("utf-32-le", b"\xff\xfe\x00\x00"),
+    Encoding("utf-32-be", b"\x00\x00\xfe\xff"),
+)
+
+
+def encodings() -> st.SearchStrategy[Encoding]:
+    """One of :data:`SUPPORTED_ENCODINGS`."""
+    return st.sampled_from(SUPPORTED_ENCODINGS)
+
+
+def path_names() -> st.SearchStrategy[str]:
+    """One plain component: unicode without ``/`` or NUL, plus a few names that look special."""
+    return st.one_of(
+        st.text(st.characters(codec="utf-8", exclude_characters="/\x00"), min_size=1, max_size=12),
+        st.sampled_from(["...", " ", "~", ".hidden", "a b", "é", "日本", "e\u0301"]),
+    )
+
+
+def path_components(min_size: int = 0, max_size: int = 8) -> st.SearchStrategy[list[str]]:
+    """Lists of path components: ``..``, ``.``, absolute segments (``/``, ``/etc``, ``/<name>``), unicode names.
+
+    Joining them with ``os.path.join`` may climb out of any directory or restart at ``/``: that is the point.
+    """
+    absolute = st.one_of(st.sampled_from(["/", "/etc", "/tmp", "//"]), path_names().map(lambda name: "/" + name))
+    component = st.one_of(st.just(".."), st.just("."), absolute, path_names())
+    return st.lists(component, min_size=min_size, max_size=max_size)
+
+
+JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
+
+
+def json_values() -> st.SearchStrategy[JsonValue]:
+    """JSON-compatible values, nested; strings favour the characters that matter to JSON scanners."""
+    strings = st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(',]}[{"\\\n ')), max_size=8)
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), strings
+    )
+    return st.recursive(
+        scalars,
+        lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(strings, children, max_size=4)),
+        max_leaves=12,
+    )
+
+
+@st.composite
+def json_with_trailing_commas(draw: st.DrawFn) -> tuple[JsonValue, str]:
+    """A JSON value and a text of it where some arrays and objects end in a comma, with or without spaces."""
+    value = draw(json_values())
+
+    def dump(node: JsonValue) -> str:
+        if isinstance(node, list):
+            items = [dump(item) for item in node]
+        elif isinstance(node, dict):
+            items = [f"{json.dumps(key)}:{dump(item)}" for key, item in node.items()]
+        else:
+            return json.dumps(node)
+        body = ",".join(items)
+        with_comma: bool = draw(st.booleans())
+        if items and with_comma:
+            spacing: str = draw(st.sampled_from(["", " ", "\n  "]))
+            body += "," + spacing
+        return f"[{body}]" if isinstance(node, list) else f"{{{body}}}"
+
+    return value, dump(value)

@@ -1,0 +1,149 @@
+"""fsguard over real stdio, checked by the external TypeScript harness (strict client, official TS SDK + Ajv).
+
+The harness lives outside this repository: ``$FSGUARD_HARNESS`` (run.sh, or the folder holding it), else
+``<repo>/../shared/harness/run.sh``. A missing harness fails these tests: they are the proof that a
+TypeScript-SDK host accepts every schema and result, so silently skipping them would hide a regression.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.harness
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = REPO_ROOT / "tests" / "scenarios" / "foundation.json"
+TIMEOUT_S = 300
+TAIL_CHARS = 4000
+# What the scenario captures with server_info artifact and then writes to made/notes.md.
+ARTIFACT_BYTES = b"# Notes\nline two\n"
+
+
+def harness_script() -> Path:
+    """run.sh of the external harness, or a test failure saying where it was looked for."""
+    configured = os.environ.get("FSGUARD_HARNESS")
+    if configured:
+        script = Path(configured).expanduser()
+        if script.is_dir():
+            script = script / "run.sh"
+    else:
+        script = REPO_ROOT.parent / "shared" / "harness" / "run.sh"
+    if not script.is_file():
+        source = "FSGUARD_HARNESS" if configured else "the default location <repo>/../shared/harness/run.sh"
+        pytest.fail(
+            f"harness not found: {script} (from {source}) does not exist. Check out the shared harness next to "
+            "the repository, or set FSGUARD_HARNESS to its run.sh.",
+            pytrace=False,
+        )
+    return script
+
+
+def server_command(root: Path, state: Path, *flags: str) -> list[str]:
+    """fsguard from this interpreter's environment, serving ``root`` over stdio."""
+    return [str(Path(sys.executable).parent / "fsguard"), str(root), "--state-dir", str(state), *flags]
+
+
+def _tail(stream: str | bytes | None) -> str:
+    if stream is None:
+        return ""
+    text = stream.decode(errors="replace") if isinstance(stream, bytes) else stream
+    return text[-TAIL_CHARS:]
+
+
+def run_harness(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``run.sh ARGS`` with its temp files kept under ``tmp_path``; a timeout fails the test with the output so far."""
+    command = ["bash", str(harness_script()), *args]
+    scratch = tmp_path / "harness-tmp"
+    scratch.mkdir(exist_ok=True)
+    try:
+        return subprocess.run(
+            command,
+            cwd=REPO_ROOT,
+            env={**os.environ, "TMPDIR": str(scratch)},
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(
+            f"harness timed out after {TIMEOUT_S} s: {' '.join(command)}\n"
+            f"--- stdout (tail) ---\n{_tail(exc.stdout)}\n--- stderr (tail) ---\n{_tail(exc.stderr)}",
+            pytrace=False,
+        )
+
+
+def assert_passed(proc: subprocess.CompletedProcess[str]) -> None:
+    """Exit status 0, or a failure showing the end of both streams."""
+    assert proc.returncode == 0, (
+        f"harness exited {proc.returncode}: {' '.join(proc.args)}\n"
+        f"--- stdout (tail) ---\n{_tail(proc.stdout)}\n--- stderr (tail) ---\n{_tail(proc.stderr)}"
+    )
+
+
+def run_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[str, Any]]:
+    """Run foundation.json against fsguard serving a fresh root; returns the root, the state dir and the report.
+
+    ``--var TMP=<root>`` makes the strict client write the scenario's files into the very directory the
+    server serves, and leave it in place afterwards so the bytes on disk can be checked.
+    """
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    state = tmp_path / "state"
+    report_path = tmp_path / "strict-report.json"
+    proc = run_harness(
+        tmp_path,
+        "strict",
+        "--scenario",
+        str(SCENARIO),
+        "--var",
+        f"TMP={root}",
+        "--report",
+        str(report_path),
+        "--",
+        *server_command(root, state, *flags),
+    )
+    assert_passed(proc)
+    report: dict[str, Any] = json.loads(report_path.read_text(encoding="utf-8"))
+    return root, state, report
+
+
+def assert_scenario_effects(tmp_path: Path, root: Path, state: Path, report: dict[str, Any]) -> None:
+    """Every step ran and passed, and the disk shows exactly what the scenario did."""
+    steps = json.loads(SCENARIO.read_text(encoding="utf-8"))["steps"]
+    assert report["failures"] == 0
+    assert len(report["steps"]) == len(steps), "the strict client did not run every step of the scenario"
+    failed = [step["label"] for step in report["steps"] if not step["ok"]]
+    assert failed == []
+    assert (root / "made" / "deep").is_dir()
+    assert (root / "made" / "notes.md").read_bytes() == ARTIFACT_BYTES
+    # The refused writes left nothing behind: no file outside the root, no replaced artifact, no temp files.
+    assert not (tmp_path / "fsguard-outside-artifact.md").exists()
+    assert (root / "a-file.txt").read_bytes() == b"not a directory\n"
+    assert [p.name for p in root.rglob("*") if ".fsguard-tmp-" in p.name] == []
+    assert list((state / "inflight").iterdir()) == []
+
+
+def test_strict_client_accepts_every_tool_schema(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    proc = run_harness(tmp_path, "strict", "--list-only", "--", *server_command(root, tmp_path / "state"))
+    assert_passed(proc)
+    assert "0 failed" in proc.stdout
+
+
+def test_foundation_scenario_passes_the_strict_client_and_writes_the_artifact(tmp_path: Path) -> None:
+    root, state, report = run_scenario(tmp_path)
+    assert_scenario_effects(tmp_path, root, state, report)
+
+
+def test_foundation_scenario_passes_in_compact_mode(tmp_path: Path) -> None:
+    root, state, report = run_scenario(tmp_path, "--compact-mode")
+    assert_scenario_effects(tmp_path, root, state, report)
