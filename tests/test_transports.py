@@ -42,22 +42,29 @@ async def test_stdio_serves_both_eras_with_real_json_frames(root: Path, state_di
     assert error_code(missing) == "not_found"
 
 
-def test_stdio_writes_nothing_but_protocol_frames_to_stdout(root: Path, state_dir: Path) -> None:
-    request = (
-        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
-        '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir), "--log-level", "DEBUG"],
-        input=request,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    assert len(lines) == 1
+INITIALIZE = (
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+)
+
+
+@pytest.mark.parametrize("stdin_kind", ["pipe", "regular file"])
+def test_stdio_writes_nothing_but_protocol_frames_to_stdout(
+    root: Path, state_dir: Path, tmp_path: Path, stdin_kind: str
+) -> None:
+    """A pipe takes fsguard's thread-free transport, a regular file the SDK's own; both frame the same."""
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir), "--log-level", "DEBUG"]
+    if stdin_kind == "pipe":
+        done = subprocess.run(command, input=INITIALIZE.encode(), capture_output=True, timeout=30, check=False)
+    else:
+        requests = tmp_path / "requests.jsonl"
+        requests.write_text(INITIALIZE)
+        with requests.open("rb") as stdin:
+            done = subprocess.run(command, stdin=stdin, capture_output=True, timeout=30, check=False)
+    lines = [line for line in done.stdout.decode().splitlines() if line.strip()]
+    assert len(lines) == 1, done.stderr.decode()[-2000:]
     assert lines[0].startswith('{"jsonrpc":"2.0","id":1,"result":')
+    assert b"DEBUG" in done.stderr
 
 
 @asynccontextmanager

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
-import uvicorn
 
 from fsguard import __version__
-from fsguard.config import Settings, default_state_dir
+from fsguard.config import MCP_PATH, Settings, default_state_dir
 from fsguard.core.errors import FsguardError
-from fsguard.http import MCP_PATH, uvicorn_config
 from fsguard.server import build_server
+from fsguard.stdio import serve_stdio
 
 logger = logging.getLogger("fsguard")
 
@@ -99,11 +98,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stderr.write(f"fsguard: {exc.message}\n")
         raise SystemExit(2) from exc
     if settings.transport == "stdio":
-        anyio.run(server.run_stdio_async)
+        anyio.run(serve_stdio, server)
         return
     sys.stderr.write(
         f"fsguard {__version__} serving {server.services.policy.describe_roots()}\n"
         f"URL: http://{settings.host}:{settings.port}{MCP_PATH}\n"
         f"Client config:\n{client_config(settings)}\n"
     )
+    # Imported here: uvicorn costs a noticeable share of start-up, and stdio clients never need it.
+    import uvicorn
+
+    from fsguard.http import uvicorn_config
+
     uvicorn.Server(uvicorn_config(server, settings)).run()

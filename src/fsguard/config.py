@@ -11,6 +11,7 @@ import platformdirs
 Transport = Literal["stdio", "http"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+MCP_PATH = "/mcp"
 
 
 def default_state_dir() -> Path:

@@ -11,12 +11,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fsguard.config import LOOPBACK_HOSTS, Settings
+from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
 from fsguard.server import FsguardServer
 
 logger = logging.getLogger(__name__)
-
-MCP_PATH = "/mcp"
 
 
 class BearerTokenGate:

@@ -52,6 +52,13 @@ class FsguardServer(MCPServer):
         self.services.stats.record(name, code)
         return result
 
+    async def serve_streams(self, read_stream: Any, write_stream: Any) -> None:
+        """Serve one connection over already-framed streams (what ``stdio_server`` yields)."""
+        # MCPServer only exposes this pairing through run_stdio_async, which insists on its own stdio.
+        await self._lowlevel_server.run(
+            read_stream, write_stream, self._lowlevel_server.create_initialization_options()
+        )
+
     async def _schemas(self) -> dict[str, dict[str, Any]]:
         if self._input_schemas is None:
             self._input_schemas = {tool.name: tool.input_schema for tool in await self.list_tools()}

@@ -77,7 +77,7 @@ class FileReader:
             line_ending=decoded.line_ending,
         )
         if selection.is_range:
-            return self._range(base, split_lines(decoded.text), path.name, selection)
+            return self._range(base, decoded, path.name, selection)
         if selection.is_window:
             return self._window(base, split_lines(decoded.text), selection)
         return self._whole(base, decoded, path.name)
@@ -152,8 +152,8 @@ class FileReader:
             }
         )
 
-    def _range(self, base: ReadFileResult, lines: list[str], name: str, selection: LineSelection) -> ReadFileResult:
-        total = len(lines)
+    def _range(self, base: ReadFileResult, decoded: DecodedText, name: str, selection: LineSelection) -> ReadFileResult:
+        total = decoded.line_count
         start = selection.start_line or 1
         if start > max(total, 1):
             raise InvalidParamsError(
@@ -168,7 +168,10 @@ class FileReader:
             hint += f" — use start_line/end_line to read more, e.g. {following}"
         return base.model_copy(
             update={
-                "content": "".join(lines[start - 1 : end]),
+                # Only the lines up to end are split; the whole file is returned as it is.
+                "content": decoded.text
+                if start == 1 and end == total
+                else "".join(head_lines(decoded.text, end)[start - 1 :]),
                 "start_line": start,
                 "end_line": end,
                 "truncated": start > 1 or end < total,
