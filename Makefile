@@ -35,7 +35,7 @@ pytest:
 	$(BIN)/pytest
 
 bench: install
-	$(BIN)/python benchmarks/bench_read.py
+	$(BIN)/python benchmarks/bench_read.py -n 500
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
