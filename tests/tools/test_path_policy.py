@@ -1,0 +1,94 @@
+"""The path policy as an agent meets it: through the tools, in both protocol eras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    path = tmp_path / "outside"
+    path.mkdir()
+    (path / "secret.txt").write_text("top secret")
+    return path
+
+
+async def test_reading_through_a_symlink_that_leaves_the_root_is_refused(
+    client: Client, root: Path, outside: Path
+) -> None:
+    (root / "door").symlink_to(outside)
+    (root / "secret-link.txt").symlink_to(outside / "secret.txt")
+    for path in ("door/secret.txt", "secret-link.txt"):
+        result = await client.call_tool("read_file", {"path": path})
+        assert error_code(result) == "access_denied"
+        assert "top secret" not in text_of(result)
+        assert str(root) in text_of(result)
+
+
+async def test_a_new_file_beneath_an_escaping_symlink_is_refused_and_not_created(
+    client: Client, root: Path, outside: Path
+) -> None:
+    (root / "door").symlink_to(outside)
+    await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "x"})
+    result = await client.call_tool(
+        "server_info", {"action": "artifact", "sub_action": "write", "path": "door/planted.txt"}
+    )
+    assert error_code(result) == "access_denied"
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "evil\x00.txt",
+        "evil\u202etxt.exe",
+        "zero\u200bwidth.txt",
+        "isolate\u2066.txt",
+        "soft\u00adhyphen.txt",
+        "CON",
+        "nul.txt",
+        "com1.tar.gz",
+        "LPT9.md",
+    ],
+)
+async def test_invisible_characters_and_device_names_are_refused_by_every_tool(
+    client: Client, root: Path, name: str
+) -> None:
+    for tool in ("read_file", "get_file_info", "create_directory", "list_directory"):
+        result = await client.call_tool(tool, {"path": name})
+        assert error_code(result) == "access_denied", tool
+    assert list(root.iterdir()) == []
+
+
+async def test_windows_forms_are_translated_to_the_mount_root(connect: ClientFactory, root: Path) -> None:
+    mount = root / "mnt"
+    (mount / "c" / "Users" / "ada").mkdir(parents=True)
+    (mount / "c" / "Users" / "ada" / "notes.txt").write_bytes(b"hello world")
+    async with connect(wsl_mount_root=mount) as client:
+        backslashes = structured(await client.call_tool("read_file", {"path": "C:\\Users\\ada\\notes.txt"}))
+        forward = structured(await client.call_tool("get_file_info", {"path": "c:/Users/ada/notes.txt"}))
+    assert backslashes["path"] == forward["path"] == str(mount / "c" / "Users" / "ada" / "notes.txt")
+    assert backslashes["content_hash"] == "d58b3fa7"
+
+
+async def test_paths_in_results_are_canonical_whatever_the_spelling(client: Client, root: Path) -> None:
+    (root / "real").mkdir()
+    (root / "real" / "f.txt").write_text("f")
+    (root / "alias").symlink_to(root / "real")
+    spellings = ["real/f.txt", "./real/../real/f.txt", str(root / "alias" / "f.txt"), f"{root}//real/./f.txt"]
+    paths = {structured(await client.call_tool("read_file", {"path": p}))["path"] for p in spellings}
+    assert paths == {str(root / "real" / "f.txt")}
+
+
+async def test_a_file_that_does_not_decode_is_an_encoding_error(client: Client, root: Path) -> None:
+    (root / "broken.txt").write_bytes(b"\xff\xfe" + b"abc")  # UTF-16 BOM, then an odd number of bytes
+    result = await client.call_tool("read_file", {"path": "broken.txt"})
+    assert error_code(result) == "encoding_error"
+    assert "encoding='base64'" in text_of(result)
