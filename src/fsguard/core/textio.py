@@ -76,7 +76,8 @@ def read_snapshot(path: Path, max_size: int | None = None) -> tuple[bytes, os.st
         if max_size is not None and before.st_size > max_size:
             raise TooLargeError(
                 f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size). "
-                "Read a line range with start_line/end_line, or restart fsguard with a larger --max-file-size.",
+                "get_file_info still reports its size and times; to read it, restart fsguard with a larger "
+                "--max-file-size.",
                 path=str(path),
             )
         with os.fdopen(os.dup(fd), "rb", closefd=True) as handle:
