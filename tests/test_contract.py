@@ -14,7 +14,8 @@ from tests.conftest import ClientFactory, structured
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"read_file", "get_file_info", "create_directory", "list_directory", "help", "server_info"}
+READ_ONLY_TOOLS = {"read_file", "get_file_info", "list_directory", "help", "server_info"}
+TOOLS = READ_ONLY_TOOLS | {"create_directory", "write_file", "edit_file", "multi_edit", "backup"}
 
 
 async def listed(client: Client) -> dict[str, Tool]:
@@ -107,7 +108,7 @@ async def test_destructive_hint_is_false_for_tools_that_never_replace_bytes(clie
 async def test_read_only_server_lists_only_read_only_tools(connect: ClientFactory) -> None:
     async with connect(read_only=True) as client:
         tools = await listed(client)
-    assert set(tools) == TOOLS - {"create_directory"}
+    assert set(tools) == READ_ONLY_TOOLS
     assert all(t.annotations is not None and t.annotations.read_only_hint for t in tools.values())
 
 

@@ -38,6 +38,18 @@ def parser() -> argparse.ArgumentParser:
     add("--read-only", action="store_true", help="register only tools that never change the filesystem")
     add("--unrestricted", action="store_true", help="allow any path (the character and name checks stay on)")
     add("--state-dir", type=Path, default=None, help=f"server state outside the roots (default {default_state_dir()})")
+    add("--backup-max-age", type=float, default=7.0, metavar="DAYS", help="drop backups older than this (default 7)")
+    add("--backup-max-count", type=int, default=100, metavar="N", help="backups kept per file (default 100)")
+    add(
+        "--auto-occ",
+        choices=["off", "warn", "block"],
+        default="warn",
+        help="edits without expected_hash of a file changed since this session saw it: warn (default), block, off",
+    )
+    add("--risk-threshold-medium", type=float, default=20.0, metavar="PCT", help="change %% for MEDIUM risk")
+    add("--risk-threshold-high", type=float, default=75.0, metavar="PCT", help="change %% for HIGH risk")
+    add("--risk-occurrences-medium", type=int, default=50, metavar="N", help="occurrences for at least MEDIUM")
+    add("--risk-occurrences-high", type=int, default=100, metavar="N", help="occurrences for at least HIGH")
     add("--compact-mode", action="store_true", help="terse text blocks (same facts)")
     add("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level")
     add("--max-file-size", type=int, default=50 * 1024 * 1024, metavar="BYTES", help="largest file read or edited")
@@ -59,6 +71,13 @@ def settings_from(args: argparse.Namespace) -> Settings:
         port=args.port,
         auth_token=args.auth_token or None,
         state_dir=(args.state_dir or default_state_dir()).expanduser(),
+        backup_max_age_days=args.backup_max_age,
+        backup_max_count=args.backup_max_count,
+        auto_occ=args.auto_occ,
+        risk_threshold_medium=args.risk_threshold_medium,
+        risk_threshold_high=args.risk_threshold_high,
+        risk_occurrences_medium=args.risk_occurrences_medium,
+        risk_occurrences_high=args.risk_occurrences_high,
         log_level=args.log_level,
         max_file_size=args.max_file_size,
         max_list_items=args.max_list_items,

@@ -9,6 +9,7 @@ from typing import Literal
 import platformdirs
 
 Transport = Literal["stdio", "http"]
+AutoOcc = Literal["off", "warn", "block"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 MCP_PATH = "/mcp"
@@ -32,6 +33,13 @@ class Settings:
     port: int = 8765
     auth_token: str | None = None
     state_dir: Path = field(default_factory=default_state_dir)
+    backup_max_age_days: float = 7.0
+    backup_max_count: int = 100
+    auto_occ: AutoOcc = "warn"
+    risk_threshold_medium: float = 20.0
+    risk_threshold_high: float = 75.0
+    risk_occurrences_medium: int = 50
+    risk_occurrences_high: int = 100
     log_level: str = "INFO"
     max_file_size: int = 50 * 1024 * 1024
     max_list_items: int = 500

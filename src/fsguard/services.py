@@ -9,16 +9,23 @@ from pathlib import Path
 
 from fsguard.config import Settings
 from fsguard.core.artifacts import ArtifactHolder
+from fsguard.core.backups import BackupStore
 from fsguard.core.directories import DirectoryMaker
+from fsguard.core.editing import Editor
 from fsguard.core.hashing import FingerprintCache
 from fsguard.core.listing import DirectoryLister
 from fsguard.core.locks import PathLocks
 from fsguard.core.metadata import MetadataReader
+from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
 from fsguard.core.reading import FileReader
+from fsguard.core.risk import RiskPolicy
 from fsguard.core.session import Session
 from fsguard.core.stats import CallStats
+from fsguard.core.structure import StructureChecker
 from fsguard.core.textio import AtomicWriter
+from fsguard.core.undo import Restorer
+from fsguard.core.writing import FileWriter
 
 logger = logging.getLogger(__name__)
 
@@ -32,13 +39,17 @@ class Services:
     session: Session
     cache: FingerprintCache
     locks: PathLocks
-    writer: AtomicWriter
+    atomic: AtomicWriter
     reader: FileReader
     lister: DirectoryLister
     metadata: MetadataReader
     directories: DirectoryMaker
     artifacts: ArtifactHolder
     stats: CallStats
+    backups: BackupStore
+    editor: Editor
+    writer: FileWriter
+    restorer: Restorer
 
     @classmethod
     def create(cls, settings: Settings) -> Services:
@@ -55,13 +66,25 @@ class Services:
         locks = PathLocks()
         writer = AtomicWriter(settings.state_dir)
         writer.clean_strays()
+        backups = BackupStore(
+            settings.state_dir / "backups",
+            max_age_days=settings.backup_max_age_days,
+            max_count=settings.backup_max_count,
+        )
+        guard = ConcurrencyGuard(session, settings.auto_occ)
+        risk = RiskPolicy(
+            medium_pct=settings.risk_threshold_medium,
+            high_pct=settings.risk_threshold_high,
+            occurrences_medium=settings.risk_occurrences_medium,
+            occurrences_high=settings.risk_occurrences_high,
+        )
         return cls(
             settings=settings,
             policy=policy,
             session=session,
             cache=cache,
             locks=locks,
-            writer=writer,
+            atomic=writer,
             reader=FileReader(
                 policy,
                 cache,
@@ -74,4 +97,18 @@ class Services:
             directories=DirectoryMaker(policy, locks, session),
             artifacts=ArtifactHolder(policy, writer, locks, session),
             stats=CallStats(),
+            backups=backups,
+            editor=Editor(
+                policy,
+                locks,
+                session,
+                guard,
+                backups,
+                writer,
+                StructureChecker(),
+                risk,
+                max_file_size=settings.max_file_size,
+            ),
+            writer=FileWriter(policy, locks, session, guard, backups, writer, max_file_size=settings.max_file_size),
+            restorer=Restorer(policy, locks, session, guard, backups, writer),
         )

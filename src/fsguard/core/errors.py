@@ -11,7 +11,15 @@
     ├── TooLargeError             too_large
     ├── BinaryFileError           binary_file
     ├── EncodingError             encoding_error
-    └── ReadOnlyError             read_only
+    ├── ReadOnlyError             read_only
+    ├── StaleEditError            stale_edit
+    ├── ExternalChangeError       external_change
+    ├── NoMatchError              no_match
+    ├── AmbiguousMatchError       ambiguous_match
+    ├── RewriteBlockedError       rewrite_blocked
+    ├── NothingToUndoError        nothing_to_undo
+    ├── UndoConflictError         undo_conflict
+    └── BackupCorruptError        backup_corrupt
 
 Messages are written for the model: what failed, the evidence, and the next action.
 """
@@ -26,7 +34,7 @@ class FsguardError(Exception):
 
     code: ClassVar[str] = "error"
 
-    def __init__(self, message: str, **fields: str | int | list[str] | None) -> None:
+    def __init__(self, message: str, **fields: object) -> None:
         super().__init__(message)
         self.message = message
         self.fields = {key: value for key, value in fields.items() if value is not None}
@@ -96,6 +104,54 @@ class ReadOnlyError(FsguardError):
     """The server runs with --read-only."""
 
     code = "read_only"
+
+
+class StaleEditError(FsguardError):
+    """expected_hash does not match the file on disk."""
+
+    code = "stale_edit"
+
+
+class ExternalChangeError(FsguardError):
+    """The file changed on disk since this session last saw it (--auto-occ block)."""
+
+    code = "external_change"
+
+
+class NoMatchError(FsguardError):
+    """The text to replace is not in the file."""
+
+    code = "no_match"
+
+
+class AmbiguousMatchError(FsguardError):
+    """The text to replace occurs more than once."""
+
+    code = "ambiguous_match"
+
+
+class RewriteBlockedError(FsguardError):
+    """An edit that looks like an accidental full-file rewrite."""
+
+    code = "rewrite_blocked"
+
+
+class NothingToUndoError(FsguardError):
+    """No operation on this file is left to undo."""
+
+    code = "nothing_to_undo"
+
+
+class UndoConflictError(FsguardError):
+    """The file changed after the operation being undone."""
+
+    code = "undo_conflict"
+
+
+class BackupCorruptError(FsguardError):
+    """A saved blob is missing or does not match its address."""
+
+    code = "backup_corrupt"
 
 
 def from_os_error(exc: OSError, path: object) -> FsguardError:

@@ -125,6 +125,13 @@ class PathPolicy:
         self._check_contained(str(canonical), again)
         return again
 
+    def label(self, canonical: Path) -> str:
+        """A short name for diffs: relative to the root holding it, else the absolute path without its '/'."""
+        for root in self.roots:
+            if canonical.is_relative_to(root) and canonical != root:
+                return str(canonical.relative_to(root))
+        return str(canonical).lstrip("/")
+
     def is_root(self, canonical: Path) -> bool:
         """True for a root itself, which may never be deleted or moved."""
         return canonical in self.roots

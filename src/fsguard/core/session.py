@@ -27,6 +27,7 @@ class Session:
         self._lock = threading.Lock()
         self._seen: set[Path] = set()
         self._known_hashes: dict[Path, tuple[str, float]] = {}
+        self._hinted: set[Path] = set()
 
     def saw(self, path: Path) -> None:
         """Remember that this server answered for ``path``."""
@@ -43,6 +44,19 @@ class Session:
         """The last hash handed out for ``path`` and when (monotonic seconds)."""
         with self._lock:
             return self._known_hashes.get(path)
+
+    def forget(self, path: Path) -> None:
+        """Drop the hash memory of ``path`` (it was deleted or moved away)."""
+        with self._lock:
+            self._known_hashes.pop(path, None)
+
+    def first_hint(self, path: Path) -> bool:
+        """True the first time this is asked for ``path``: hints are shown once per file."""
+        with self._lock:
+            if path in self._hinted:
+                return False
+            self._hinted.add(path)
+            return True
 
     @contextmanager
     def watching(self, path: Path) -> Iterator[None]:

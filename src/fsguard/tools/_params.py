@@ -22,6 +22,10 @@ PathsArg = Annotated[
     Field(description='Several paths as an array (or JSON text), e.g. ["a.txt", "src/b.py"].'),
 ]
 
+ExpectedHash = Annotated[
+    str | None, Field(description="content_hash from your last read; the call is refused if the file changed since.")
+]
+
 
 def hints(title: str, *, read_only: bool, destructive: bool = False, idempotent: bool = True) -> ToolAnnotations:
     """Annotations stated in full: clients must not have to guess the spec's defaults."""

@@ -1,21 +1,14 @@
-"""Result models: each tool's outputSchema is generated from one of these, so schema and payload cannot drift.
-
-Optional fields are left out of structuredContent when they do not apply (``exclude_none``).
-"""
+"""Results of the read-side file tools: read_file, get_file_info, list_directory, create_directory."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from fsguard.models.base import Result
 
 EntryType = Literal["file", "directory", "symlink", "other"]
-
-
-class Result(BaseModel):
-    """Base of every result model: unknown keys are a bug, so the schema forbids them."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 class ReadFileEntry(Result):
@@ -122,74 +115,3 @@ class CreateDirectoryResult(Result):
     path: str = Field(description="Absolute canonical path of the directory.")
     created: bool = Field(description="False when the directory already existed (success all the same).")
     message: str = Field(description="Same text as the text block.")
-
-
-class ToolSummary(Result):
-    """One line of the tool catalog."""
-
-    name: str
-    title: str
-    summary: str = Field(description="First sentence of the description.")
-    read_only: bool = Field(description="True when the tool never changes the filesystem.")
-
-
-class ToolExample(Result):
-    """A worked call of a tool."""
-
-    description: str
-    arguments: dict[str, Any]
-
-
-class HelpResult(Result):
-    """What help returns: the catalog, or one tool in detail."""
-
-    tools: list[ToolSummary] | None = Field(None, description="Every registered tool (no tool argument).")
-    name: str | None = Field(None, description="Tool described (with tool).")
-    title: str | None = None
-    description: str | None = None
-    input_schema: dict[str, Any] | None = Field(None, description="JSON schema of the tool's arguments.")
-    output_schema: dict[str, Any] | None = Field(None, description="JSON schema of the tool's structured result.")
-    annotations: dict[str, Any] | None = Field(None, description="readOnlyHint, destructiveHint, idempotentHint.")
-    examples: list[ToolExample] | None = None
-
-
-class BackupStoreStats(Result):
-    """Size of the backup store."""
-
-    dir: str = Field(description="Directory holding backups (outside the roots).")
-    count: int = Field(description="Stored backups.")
-    bytes: int = Field(description="Bytes they occupy.")
-
-
-class Stats(Result):
-    """Counters since the server started."""
-
-    version: str
-    uptime_s: float
-    operations: int = Field(description="Tool calls answered.")
-    by_tool: dict[str, int]
-    errors: int = Field(description="Calls that ended in an error result.")
-    errors_by_code: dict[str, int]
-    cache_hit_rate: float = Field(description="Share of hash lookups answered without reading the file.")
-    memory_mb: float = Field(description="Resident memory of the server process.")
-    backups: BackupStoreStats
-
-
-class Artifact(Result):
-    """The text held by server_info artifact."""
-
-    captured: bool
-    bytes: int
-    lines: int
-    path: str | None = Field(None, description="Where it was written, for sub_action=write.")
-
-
-class ServerInfoResult(Result):
-    """What server_info returns, by action."""
-
-    action: Literal["help", "stats", "artifact"]
-    topic: str | None = Field(None, description="Help topic shown.")
-    topics: list[str] | None = Field(None, description="Every help topic.")
-    text: str | None = Field(None, description="Help text.")
-    stats: Stats | None = None
-    artifact: Artifact | None = None

@@ -1,0 +1,174 @@
+"""One pipeline for every edit mode: resolve, lock, read, check the hash, plan, guard, back up, write, verify.
+
+Dry runs walk the same pipeline and stop before the backup, so what they report is what a real run
+would do. A failed plan or guard leaves no backup and does not move the undo chain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.diff import DiffFormat, DiffResult, render_diff
+from fsguard.core.errors import EncodingError, RewriteBlockedError
+from fsguard.core.hashing import content_hash
+from fsguard.core.locks import PathLocks
+from fsguard.core.modes import EditPlan, Planner
+from fsguard.core.occ import ConcurrencyGuard, OccVerdict
+from fsguard.core.paths import PathPolicy
+from fsguard.core.risk import (
+    Integrity,
+    RiskAssessment,
+    RiskLevel,
+    RiskPolicy,
+    assess_risk,
+    check_integrity,
+    rewrite_guard,
+)
+from fsguard.core.session import Session
+from fsguard.core.structure import StructureChecker
+from fsguard.core.textio import AtomicWriter, DecodedText, decode, read_snapshot
+
+
+@dataclass(frozen=True)
+class EditOptions:
+    """How to carry out an edit, whatever its mode."""
+
+    operation: str
+    expected_hash: str | None = None
+    dry_run: bool = False
+    diff_format: DiffFormat = "auto"
+    diff_context: int = 3
+    allow_rewrite: bool = False
+
+
+@dataclass(frozen=True)
+class EditReport:
+    """What an edit did (or, in a dry run, would do)."""
+
+    path: Path
+    plan: EditPlan
+    dry_run: bool
+    previous_hash: str
+    content_hash: str
+    total_lines: int
+    diff: DiffResult
+    risk: RiskAssessment
+    backup: BackupRecord | None
+    structure_warning: str | None
+    integrity: Integrity | None
+    verdict: OccVerdict
+    verified: bool
+
+
+class Editor:
+    """Carries out planned edits on files under the path policy."""
+
+    def __init__(
+        self,
+        policy: PathPolicy,
+        locks: PathLocks,
+        session: Session,
+        guard: ConcurrencyGuard,
+        backups: BackupStore,
+        writer: AtomicWriter,
+        structure: StructureChecker,
+        risk: RiskPolicy,
+        *,
+        max_file_size: int,
+    ) -> None:
+        self._policy = policy
+        self._locks = locks
+        self._session = session
+        self._guard = guard
+        self._backups = backups
+        self._writer = writer
+        self._structure = structure
+        self._risk = risk
+        self._max_file_size = max_file_size
+
+    def run(self, user_path: str, planner: Planner, options: EditOptions) -> EditReport:
+        """Plan and apply one edit to ``user_path``.
+
+        Raises:
+            FsguardError: the path, the hash, the plan or a guard refused; nothing was written.
+        """
+        path = self._policy.resolve(user_path)
+        with self._locks.hold(path):
+            path = self._policy.recheck(path)
+            with self._session.watching(path):
+                data, stat = read_snapshot(path, self._max_file_size)
+            decoded = decode(data, path)
+            before_hash = content_hash(data)
+            verdict = self._guard.check(path, before_hash, options.expected_hash)
+            plan = planner(decoded.text)
+            if plan.rewrite is not None and not options.allow_rewrite:
+                refusal = rewrite_guard(file_size=len(data), old_len=plan.rewrite[0], new_len=plan.rewrite[1])
+                if refusal is not None:
+                    raise RewriteBlockedError(refusal, path=str(path))
+            new_bytes = _encode(decoded, plan.new_text, path)
+            after_hash = content_hash(new_bytes)
+            risk = assess_risk(
+                self._risk,
+                file_chars=len(decoded.text),
+                chars_changed=plan.chars_changed,
+                occurrences=plan.replacements,
+                deletes=len(plan.new_text) < len(decoded.text),
+            )
+            diff = render_diff(
+                self._policy.label(path),
+                decoded.text,
+                plan.new_text,
+                options.diff_format,
+                context=options.diff_context,
+            )
+            structure = self._structure.check(path, decoded.text, plan.new_text)
+            report = EditReport(
+                path=path,
+                plan=plan,
+                dry_run=options.dry_run,
+                previous_hash=before_hash,
+                content_hash=before_hash,
+                total_lines=decode(new_bytes, path).line_count,
+                diff=diff,
+                risk=risk,
+                backup=None,
+                structure_warning=structure,
+                integrity=None,
+                verdict=verdict,
+                verified=False,
+            )
+            if options.dry_run or new_bytes == data:
+                return report
+            backup = self._backups.snapshot(
+                path, data, stat.st_mode & 0o7777 if stat else 0o644, operation=options.operation, after_hash=after_hash
+            )
+            path = self._policy.recheck(path)
+            self._writer.write(path, new_bytes)
+            written, _ = read_snapshot(path)
+            self._session.record_hash(path, content_hash(written))
+        integrity = None
+        if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL):
+            integrity = check_integrity(written, lines=report.total_lines, change_pct=risk.change_pct)
+        written_hash = content_hash(written)
+        return replace(
+            report, content_hash=written_hash, backup=backup, integrity=integrity, verified=written_hash == after_hash
+        )
+
+
+def _encode(decoded: DecodedText, text: str, path: Path) -> bytes:
+    """The edited text in the file's own encoding and BOM.
+
+    Raises:
+        EncodingError: the new text has characters the file's encoding cannot store.
+    """
+    try:
+        return decoded.encode(text)
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise EncodingError(
+            f"{path} is {decoded.encoding} and cannot store {bad!r} from the new text. Nothing was written. "
+            "Use characters that encoding has, or rewrite the file as UTF-8 with write_file(encoding='utf-8').",
+            path=str(path),
+        ) from exc

@@ -1,0 +1,376 @@
+"""Where old_text sits in a file: a ladder of matching tiers, each of which must find one place.
+
+Tiers, tried in order until one finds something (the ladder is data: :data:`LADDER`):
+
+1. ``exact``: the text as given.
+2. ``escape_fixed``: old_text spelled newlines and tabs as the two characters ``\\n``/``\\t`` and has
+   no real newline (some clients send it that way); both texts are unescaped.
+3. ``trailing_whitespace``: whole lines, ignoring trailing spaces, tabs and CR; this is also how
+   LF-typed old_text finds lines in a CRLF file.
+4. ``indentation``: whole lines shifted by one uniform indentation; new_text is shifted the same way.
+5. ``tolerant_whitespace`` (only when asked): tabs count as four spaces, CRLF and CR as LF.
+
+Never edit-distance: a fuzzy match could change the wrong place. A tier's matches must be unique unless
+``replace_all`` or ``occurrence`` says which to take. Replacements take the line ending of the lines
+they replace, and keep the newline that separated the match from the text after it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
+from fsguard.core.textio import split_lines
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_WORD = re.compile(r"\w")
+WHOLE_FILE_HINT_LINES = 20
+
+
+@dataclass(frozen=True)
+class Match:
+    """One place to change: ``text[start:end]`` becomes ``replacement``."""
+
+    start: int
+    end: int
+    replacement: str
+    line: int
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """The tier that matched and the places it chose."""
+
+    tier: str
+    matches: tuple[Match, ...]
+
+    def apply(self, text: str) -> str:
+        """``text`` with every match replaced."""
+        pieces: list[str] = []
+        cursor = 0
+        for match in self.matches:
+            pieces.append(text[cursor : match.start])
+            pieces.append(match.replacement)
+            cursor = match.end
+        pieces.append(text[cursor:])
+        return "".join(pieces)
+
+
+class LineIndex:
+    """Line numbers of offsets in a text (1-based)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = split_lines(text)
+        self.starts: list[int] = []
+        offset = 0
+        for line in self.lines:
+            self.starts.append(offset)
+            offset += len(line)
+
+    def line_of(self, offset: int) -> int:
+        return max(bisect.bisect_right(self.starts, offset), 1)
+
+
+Span = tuple[int, int, str]  # start, end, replacement before line-ending adaptation
+Tier = Callable[[str, LineIndex, str, str, bool], list[Span]]
+
+
+def find_matches(
+    text: str,
+    old: str,
+    new: str,
+    *,
+    replace_all: bool = False,
+    occurrence: int | None = None,
+    whole_word: bool = False,
+    tolerant: bool = False,
+    path: str = "the file",
+) -> MatchPlan:
+    """Climb the ladder until a tier finds ``old`` and choose the places to change.
+
+    Raises:
+        InvalidParamsError: empty old_text, or occurrence 0.
+        NoMatchError: no tier found it (the message shows the closest lines, or says it is already applied).
+        AmbiguousMatchError: it occurs more than once and nothing said which to change.
+    """
+    if not old:
+        raise InvalidParamsError("old_text is empty. Quote the exact text to replace, copied from read_file.")
+    if occurrence == 0:
+        raise InvalidParamsError("occurrence counts from 1 (or from -1 at the end); 0 names no occurrence.")
+    index = LineIndex(text)
+    for name, tier in LADDER:
+        if name == "tolerant_whitespace" and not tolerant:
+            continue
+        spans = tier(text, index, old, new, whole_word)
+        if spans:
+            chosen = _choose(spans, index, name, old, replace_all=replace_all, occurrence=occurrence, path=path)
+            return MatchPlan(name, tuple(_finish(text, index, span) for span in chosen))
+    raise _no_match(text, index, old, new, path, tolerant)
+
+
+def _choose(
+    spans: list[Span], index: LineIndex, tier: str, old: str, *, replace_all: bool, occurrence: int | None, path: str
+) -> list[Span]:
+    if replace_all:
+        return spans
+    if occurrence is not None:
+        position = occurrence - 1 if occurrence > 0 else len(spans) + occurrence
+        if not 0 <= position < len(spans):
+            raise NoMatchError(
+                f"occurrence {occurrence} is out of range: old_text occurs {len(spans)} time(s) in {path}. "
+                f"Use an occurrence from 1 to {len(spans)} (or -1 for the last).",
+                path=path,
+                occurrences=len(spans),
+            )
+        return [spans[position]]
+    if len(spans) == 1:
+        return spans
+    lines = [index.line_of(span[0]) for span in spans]
+    shown = ", ".join(str(line) for line in dict.fromkeys(lines))
+    raise AmbiguousMatchError(
+        f"old_text matches {len(spans)} times in {path} (at lines {shown}; tier {tier}). Nothing was written. "
+        "Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, "
+        "or replace_all=true to change every one.",
+        path=path,
+        lines=lines,
+        tier=tier,
+    )
+
+
+def _finish(text: str, index: LineIndex, span: Span) -> Match:
+    """Give the replacement the matched lines' line ending, and keep the newline after the match."""
+    start, end, replacement = span
+    eol = _eol_near(text, start, end)
+    if _LINE_BREAK.search(replacement):
+        replacement = _LINE_BREAK.sub(eol, replacement)
+    matched = text[start:end]
+    if matched.endswith(("\n", "\r")) and not replacement.endswith(("\n", "\r")) and replacement and end < len(text):
+        replacement += eol
+    return Match(start, end, replacement, index.line_of(start))
+
+
+def _eol_near(text: str, start: int, end: int) -> str:
+    """The line ending inside the span, else the one ending the span's line, else the file's first."""
+    for region in (text[start:end], text[end : text.find("\n", end) + 1 if "\n" in text[end:] else len(text)], text):
+        found = _LINE_BREAK.search(region)
+        if found:
+            return found.group()
+    return "\n"
+
+
+# -- the tiers ---------------------------------------------------------------------------------------
+
+
+def _exact(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
+    spans: list[Span] = []
+    position = text.find(old)
+    while position != -1:
+        end = position + len(old)
+        if not whole_word or _bounded(text, position, end):
+            spans.append((position, end, new))
+            position = text.find(old, end)
+        else:
+            position = text.find(old, position + 1)
+    return spans
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    before = start == 0 or not _WORD.match(text[start - 1])
+    after = end == len(text) or not _WORD.match(text[end])
+    return before and after
+
+
+def _escape_fixed(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
+    if "\\n" not in old or "\n" in old:
+        return []
+    unescape = {"\\n": "\n", "\\t": "\t"}.get
+    fixed_old = re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), old)
+    fixed_new = new if "\n" in new else re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), new)
+    return _exact(text, index, fixed_old, fixed_new, whole_word)
+
+
+def _old_lines(old: str) -> tuple[list[str], bool]:
+    """old_text as lines without endings, and whether it ended with a line break."""
+    parts = _LINE_BREAK.split(old)
+    ends_with_break = len(parts) > 1 and parts[-1] == ""
+    return (parts[:-1] if ends_with_break else parts), ends_with_break
+
+
+def _window_span(index: LineIndex, first: int, count: int, with_break: bool) -> tuple[int, int]:
+    last = index.lines[first + count - 1]
+    end = index.starts[first + count - 1] + (len(last) if with_break else len(last.rstrip("\r\n")))
+    return index.starts[first], end
+
+
+def _line_windows(index: LineIndex, old: str, same: Callable[[str, str], bool]) -> list[tuple[int, int, bool]]:
+    """(first line, line count, ends with break) of every non-overlapping window whose lines match."""
+    wanted, with_break = _old_lines(old)
+    if not any(line.strip() for line in wanted):
+        return []
+    count = len(wanted)
+    found: list[tuple[int, int, bool]] = []
+    first = 0
+    while first + count <= len(index.lines):
+        if all(same(index.lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count)):
+            found.append((first, count, with_break))
+            first += count
+        else:
+            first += 1
+    return found
+
+
+def _trailing_whitespace(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
+    windows = _line_windows(index, old, lambda line, want: line.rstrip(" \t") == want.rstrip(" \t"))
+    return [(*_window_span(index, first, count, brk), new) for first, count, brk in windows]
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _indentation(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
+    wanted, _ = _old_lines(old)
+    spans: list[Span] = []
+    for first, count, brk in _line_windows(index, old, lambda a, b: a.strip() == b.strip()):
+        pairs = [(index.lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count) if wanted[k].strip()]
+        shift = _uniform_shift(pairs)
+        if shift is not None:
+            spans.append((*_window_span(index, first, count, brk), _reindent(new, *shift)))
+    return spans
+
+
+def _uniform_shift(pairs: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """(remove, add): the one indentation change turning every old line into its file line."""
+    shifts = set()
+    for line, want in pairs:
+        have, had = _indent(line), _indent(want)
+        if have.endswith(had):
+            shifts.add(("", have[: len(have) - len(had)]))
+        elif had.endswith(have):
+            shifts.add((had[: len(had) - len(have)], ""))
+        else:
+            return None
+    return shifts.pop() if len(shifts) == 1 else None
+
+
+def _reindent(new: str, remove: str, add: str) -> str:
+    out = []
+    for line in split_lines(new):
+        if line.strip():
+            if remove and line.startswith(remove):
+                line = line[len(remove) :]
+            line = add + line
+        out.append(line)
+    return "".join(out)
+
+
+def _tolerant(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
+    norm, origin, boundary = _normalise(text)
+    wanted = _normalise(old)[0]
+    spans: list[Span] = []
+    position = norm.find(wanted)
+    while position != -1:
+        end = position + len(wanted)
+        if boundary[position] and (end == len(norm) or boundary[end]):
+            start, stop = origin[position], origin[end] if end < len(norm) else len(text)
+            spans.append((start, stop, _tabify(new) if _indents_with_tabs(text[start:stop]) else new))
+            position = norm.find(wanted, end)
+        else:
+            position = norm.find(wanted, position + 1)
+    return spans
+
+
+def _indents_with_tabs(region: str) -> bool:
+    indents = [_indent(line) for line in split_lines(region) if line.strip()]
+    return bool(indents) and all(indent.startswith("\t") or not indent for indent in indents) and any(indents)
+
+
+def _tabify(new: str) -> str:
+    """new_text's four-space indentation as tabs, to match a tab-indented file."""
+    out = []
+    for line in split_lines(new):
+        indent = _indent(line)
+        if indent and set(indent) == {" "}:
+            line = "\t" * (len(indent) // 4) + " " * (len(indent) % 4) + line[len(indent) :]
+        out.append(line)
+    return "".join(out)
+
+
+def _normalise(text: str) -> tuple[str, list[int], list[bool]]:
+    """Tabs as four spaces, CRLF/CR as LF; with each output character's source index and whether it starts one."""
+    out: list[str] = []
+    origin: list[int] = []
+    boundary: list[bool] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        produced = "    " if char == "\t" else "\n" if char == "\r" else char
+        out.append(produced)
+        origin.extend([i] * len(produced))
+        boundary.extend([True] + [False] * (len(produced) - 1))
+        i += 2 if text.startswith("\r\n", i) else 1
+    return "".join(out), origin, boundary
+
+
+LADDER: tuple[tuple[str, Tier], ...] = (
+    ("exact", _exact),
+    ("escape_fixed", _escape_fixed),
+    ("trailing_whitespace", _trailing_whitespace),
+    ("indentation", _indentation),
+    ("tolerant_whitespace", _tolerant),
+)
+
+
+# -- the failure report ------------------------------------------------------------------------------
+
+
+def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolerant: bool) -> NoMatchError:
+    tiers = ", ".join(name for name, _ in LADDER if tolerant or name != "tolerant_whitespace")
+    applied = _already_applied(text, index, new)
+    if applied is not None:
+        return NoMatchError(
+            f"old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied. "
+            "Re-read the file before changing it again.",
+            path=path,
+            already_applied=True,
+            line=applied,
+        )
+    if len(index.lines) <= WHOLE_FILE_HINT_LINES:
+        shown = _numbered(index, 0, len(index.lines))
+        evidence = f"The whole file ({len(index.lines)} lines):\n{shown}"
+    else:
+        evidence = _closest(index, old)
+    tolerant_hint = "" if tolerant else ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
+    return NoMatchError(
+        f"old_text was not found in {path} (tried: {tiers}). Nothing was written.\n{evidence}\n"
+        f"Copy the exact text from read_file and retry{tolerant_hint}.",
+        path=path,
+    )
+
+
+def _already_applied(text: str, index: LineIndex, new: str) -> int | None:
+    if not new.strip():
+        return None
+    for candidate in (new, _LINE_BREAK.sub("\r\n", new), _LINE_BREAK.sub("\n", new)):
+        position = text.find(candidate)
+        if position != -1:
+            return index.line_of(position)
+    return None
+
+
+def _closest(index: LineIndex, old: str) -> str:
+    first = next((line for line in _LINE_BREAK.split(old) if line.strip()), old).strip()
+    stripped = [line.strip() for line in index.lines]
+    best = difflib.get_close_matches(first, stripped, n=1, cutoff=0.5)
+    if not best:
+        return "No line resembles the first line of old_text."
+    at = stripped.index(best[0])
+    return f"Closest lines:\n{_numbered(index, max(at - 2, 0), min(at + 3, len(index.lines)))}"
+
+
+def _numbered(index: LineIndex, start: int, stop: int) -> str:
+    return "\n".join(f"{n + 1:>5}: {index.lines[n].rstrip(chr(13) + chr(10))}" for n in range(start, stop))

@@ -1,0 +1,293 @@
+"""What each edit mode changes: planners that turn a file's text into its edited text.
+
+A planner is pure (text in, :class:`EditPlan` out) and raises a typed error when the edit cannot be
+placed; the pipeline in :mod:`fsguard.core.editing` does everything else the same way for every mode.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import re2
+
+from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError
+from fsguard.core.matching import LineIndex, find_matches
+from fsguard.core.textio import split_lines
+
+_GO_TEMPLATE = re.compile(r"\$(?:\$|(\d+)|\{(\w+)\}|(\w+))")
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class EditOutcome:
+    """One edit of a multi_edit."""
+
+    index: int
+    status: Literal["applied", "already_present", "failed", "ambiguous"]
+    match_tier: str | None = None
+    line: int | None = None
+    error: str | None = None
+    code: str | None = None
+
+
+@dataclass(frozen=True)
+class EditPlan:
+    """The edited text and what the edit did to get there."""
+
+    new_text: str
+    replacements: int
+    chars_changed: int
+    match_tier: str | None = None
+    first_line: int | None = None
+    rewrite: tuple[int, int] | None = None  # (old_text bytes, new_text bytes) for the rewrite guard
+    outcomes: tuple[EditOutcome, ...] = field(default_factory=tuple)
+
+
+Planner = Callable[[str], EditPlan]
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """One old_text → new_text edit and how to place it."""
+
+    old_text: str
+    new_text: str
+    replace_all: bool = False
+    occurrence: int | None = None
+    whole_word: bool = False
+
+
+def replace(edit: Replacement, *, tolerant: bool, path: str) -> Planner:
+    """old_text → new_text through the matching ladder; unique unless replace_all/occurrence say otherwise."""
+
+    def plan(text: str) -> EditPlan:
+        matched = find_matches(
+            text,
+            edit.old_text,
+            edit.new_text,
+            replace_all=edit.replace_all,
+            occurrence=edit.occurrence,
+            whole_word=edit.whole_word,
+            tolerant=tolerant,
+            path=path,
+        )
+        count = len(matched.matches)
+        return EditPlan(
+            new_text=matched.apply(text),
+            replacements=count,
+            chars_changed=max(len(edit.old_text), len(edit.new_text)) * count,
+            match_tier=matched.tier,
+            first_line=matched.matches[0].line,
+            rewrite=(len(edit.old_text.encode()), len(edit.new_text.encode())),
+        )
+
+    return plan
+
+
+def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path: str) -> Planner:
+    """Every occurrence of ``pattern`` taken literally (``$`` and ``\\`` too) becomes ``replacement``."""
+    if not pattern:
+        raise InvalidParamsError("mode 'search_replace' needs pattern: the literal text to replace.")
+    finder = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
+
+    def plan(text: str) -> EditPlan:
+        found = list(finder.finditer(text))
+        if not found:
+            raise NoMatchError(
+                f"{pattern!r} does not occur in {path} (case_sensitive={case_sensitive}). Nothing was written.",
+                path=path,
+            )
+        new_text = finder.sub(lambda _m: replacement, text)
+        return EditPlan(
+            new_text=new_text,
+            replacements=len(found),
+            chars_changed=max(len(pattern), len(replacement)) * len(found),
+            first_line=LineIndex(text).line_of(found[0].start()),
+        )
+
+    return plan
+
+
+@dataclass(frozen=True)
+class RegexRule:
+    """An RE2 pattern, its Go-style replacement ($1, ${name}, $$) and how many matches to replace (0 = all)."""
+
+    pattern: str
+    replacement: str
+    limit: int = 0
+
+
+def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner:
+    """Apply RE2 rules in order (linear time, no catastrophic backtracking)."""
+    if not rules:
+        raise InvalidParamsError("mode 'regex' needs pattern (with replacement) or patterns_json.")
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = case_sensitive
+    compiled = []
+    for rule in rules:
+        try:
+            compiled.append((re2.compile(rule.pattern, options), rule))
+        except re2.error as exc:
+            detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+            raise InvalidParamsError(
+                f"invalid regex {rule.pattern!r}: {detail}. fsguard uses RE2 syntax (no backreferences or lookaround).",
+                pattern=rule.pattern,
+            ) from exc
+
+    def plan(text: str) -> EditPlan:
+        total = changed = 0
+        first: int | None = None
+        for pattern, rule in compiled:
+            found = list(pattern.finditer(text))[: rule.limit or None]
+            if not found:
+                continue
+            if first is None:
+                first = LineIndex(text).line_of(found[0].start())
+            changed += sum(max(m.end() - m.start(), len(_expand(rule.replacement, m))) for m in found)
+            text, count = pattern.subn(lambda m, r=rule.replacement: _expand(r, m), text, count=rule.limit)
+            total += count
+        if total == 0:
+            shown = ", ".join(repr(rule.pattern) for rule in rules)
+            raise NoMatchError(f"no match for {shown} in {path}. Nothing was written.", path=path)
+        return EditPlan(new_text=text, replacements=total, chars_changed=changed, first_line=first)
+
+    return plan
+
+
+def _expand(template: str, match: Any) -> str:  # an re2 match: the wheel ships no type information
+    """Go-style replacement: $1 / ${1} / ${name} / $name insert groups, $$ a dollar; nothing else is special."""
+
+    def group(token: re.Match[str]) -> str:
+        if token.group() == "$$":
+            return "$"
+        name = token.group(1) or token.group(2) or token.group(3)
+        try:
+            value = match.group(int(name) if name.isdigit() else name)
+        except (IndexError, KeyError) as exc:
+            raise InvalidParamsError(f"replacement refers to group {name!r}, which the pattern does not have.") from exc
+        return value or ""
+
+    return _GO_TEMPLATE.sub(group, template)
+
+
+def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, path: str) -> Planner:
+    """new_text on its own line(s) before the first or after the last line of the one place ``anchor`` is."""
+    if not new_text:
+        raise InvalidParamsError("mode 'insert' needs new_text: the line(s) to insert.")
+
+    def plan(text: str) -> EditPlan:
+        matched = find_matches(text, anchor, anchor, path=path)
+        place = matched.matches[0]
+        index = LineIndex(text)
+        eol = _BREAK.search(text).group() if _BREAK.search(text) else "\n"  # type: ignore[union-attr]
+        block = _BREAK.sub(eol, new_text)
+        block = block if block.endswith(eol) else block + eol
+        if position == "before":
+            at = index.starts[index.line_of(place.start) - 1]
+        else:
+            line = index.line_of(max(place.end - 1, place.start))
+            at = index.starts[line - 1] + len(index.lines[line - 1])
+            if not text[:at].endswith(("\n", "\r")):
+                block = eol + block.removesuffix(eol)
+        return EditPlan(
+            new_text=text[:at] + block + text[at:],
+            replacements=1,
+            chars_changed=len(block),
+            match_tier=matched.tier,
+            first_line=index.line_of(at) if at < len(text) else len(index.lines) + 1,
+        )
+
+    return plan
+
+
+def line_range(start_line: int, end_line: int, new_text: str | None, *, path: str) -> Planner:
+    """Replace (or, with ``new_text`` None, delete) lines start_line..end_line, byte-exact elsewhere."""
+    if start_line < 1 or end_line < start_line:
+        raise InvalidParamsError(
+            f"start_line ({start_line}) and end_line ({end_line}) must satisfy 1 <= start_line <= end_line."
+        )
+
+    def plan(text: str) -> EditPlan:
+        lines = split_lines(text)
+        if start_line > len(lines):
+            raise InvalidParamsError(
+                f"start_line {start_line} is past the end of {path} ({len(lines)} lines). Read the file again.",
+                start_line=start_line,
+            )
+        last = min(end_line, len(lines))
+        old_block = "".join(lines[start_line - 1 : last])
+        block = ""
+        if new_text is not None and new_text != "":
+            ending = _BREAK.search(old_block)
+            eol = ending.group() if ending else (_BREAK.search(text).group() if _BREAK.search(text) else "\n")  # type: ignore[union-attr]
+            block = _BREAK.sub(eol, new_text)
+            keeps_newline = last < len(lines) or old_block.endswith(("\n", "\r"))
+            if keeps_newline and not block.endswith(("\n", "\r")):
+                block += eol
+        new = "".join(lines[: start_line - 1]) + block + "".join(lines[last:])
+        return EditPlan(
+            new_text=new,
+            replacements=1,
+            chars_changed=max(len(old_block), len(block)),
+            first_line=start_line,
+        )
+
+    return plan
+
+
+def multi(edits: list[Replacement], *, tolerant: bool, path: str) -> Planner:
+    """Every edit in order on the evolving text; all must place, or the plan fails listing each status."""
+
+    def plan(original: str) -> EditPlan:
+        text = original
+        outcomes: list[EditOutcome] = []
+        changed = applied = 0
+        for number, edit in enumerate(edits, 1):
+            try:
+                step = replace(edit, tolerant=tolerant, path=path)(text)
+            except FsguardError as exc:
+                outcomes.append(_failed(number, edit, exc, original, text))
+                continue
+            text = step.new_text
+            changed += step.chars_changed
+            applied += 1
+            outcomes.append(EditOutcome(number, "applied", step.match_tier, step.first_line))
+        failures = [o for o in outcomes if o.status in ("failed", "ambiguous")]
+        if failures:
+            raise MultiEditError(outcomes, path)
+        return EditPlan(
+            new_text=text,
+            replacements=applied,
+            chars_changed=max(changed, abs(len(text) - len(original))),
+            first_line=next((o.line for o in outcomes if o.line), None),
+            outcomes=tuple(outcomes),
+        )
+
+    return plan
+
+
+def _failed(number: int, edit: Replacement, exc: FsguardError, original: str, text: str) -> EditOutcome:
+    if isinstance(exc, NoMatchError) and edit.new_text and edit.old_text in original and edit.new_text in text:
+        return EditOutcome(number, "already_present", error="subsumed by an earlier edit of this batch")
+    status: Literal["failed", "ambiguous"] = "ambiguous" if exc.code == "ambiguous_match" else "failed"
+    return EditOutcome(number, status, error=exc.message.split("\n")[0], code=exc.code)
+
+
+class MultiEditError(FsguardError):
+    """At least one edit of a multi_edit could not be placed; nothing was written."""
+
+    def __init__(self, outcomes: list[EditOutcome], path: str) -> None:
+        bad = [o for o in outcomes if o.status in ("failed", "ambiguous")]
+        lines = [f"  edit {o.index}: {o.status}" + (f" — {o.error}" if o.error else "") for o in outcomes]
+        super().__init__(
+            f"multi_edit: {len(bad)} of {len(outcomes)} edits could not be applied, so none were: {path} is "
+            "unchanged.\n" + "\n".join(lines) + "\nFix the failing old_text (copy it from read_file) and retry.",
+            path=path,
+            edits=[{"index": o.index, "status": o.status, "error": o.error} for o in outcomes],
+        )
+        self.code = bad[0].code or "no_match"  # type: ignore[misc]
+        self.outcomes = outcomes

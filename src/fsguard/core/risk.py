@@ -1,0 +1,243 @@
+"""How much an edit changes a file, and the guards that stop accidental rewrites, truncations and inflations.
+
+- :func:`assess_risk` grades an edit LOW to CRITICAL from the share of the file it changes and how many places it
+  touches; :func:`risk_note` turns that into one calm, informational line for the tool result.
+- :func:`check_integrity` looks at the bytes written after a large change: empty or tiny files are flagged.
+- :func:`rewrite_guard` refuses an ``edit_file`` replacement that looks like a whole file pasted over its head.
+- :func:`write_guard` flags a ``write_file`` that shrinks a file below half or blows it up past three times.
+
+Messages are written for the model: what was seen, the numbers, and the next action.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+CRITICAL_PCT = 90.0
+NOTE_VERIFY_PCT = 40.0
+"""From this share of the file on, the note suggests reading the file's end back."""
+
+INTEGRITY_EMPTY_PCT = 30.0
+INTEGRITY_SMALL_PCT = 50.0
+INTEGRITY_SMALL_BYTES = 100
+
+REWRITE_MIN_FILE = 1024
+REWRITE_MIN_NEW = 500
+INFLATION_MIN_EXISTING = 10 * 1024
+INFLATION_FACTOR = 3
+
+
+class RiskLevel(StrEnum):
+    """How much of a file an edit touches, from LOW to CRITICAL."""
+
+    LOW = "LOW"
+    MEDIUM = "MEDIUM"
+    HIGH = "HIGH"
+    CRITICAL = "CRITICAL"
+
+
+# StrEnum members compare as strings ("HIGH" < "LOW"), so severity needs its own order.
+_SEVERITY = (RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH, RiskLevel.CRITICAL)
+
+
+@dataclass(frozen=True)
+class RiskPolicy:
+    """Thresholds of :func:`assess_risk`; CRITICAL is fixed at :data:`CRITICAL_PCT`."""
+
+    medium_pct: float = 20.0
+    high_pct: float = 75.0
+    occurrences_medium: int = 50
+    occurrences_high: int = 100
+
+
+@dataclass(frozen=True)
+class RiskAssessment:
+    """The grade of one edit and the facts behind it."""
+
+    level: RiskLevel
+    change_pct: float
+    chars_changed: int
+    occurrences: int
+    factors: tuple[str, ...]
+
+
+def assess_risk(
+    policy: RiskPolicy, *, file_chars: int, chars_changed: int, occurrences: int, deletes: bool = False
+) -> RiskAssessment:
+    """Grade an edit by the share of the file it changes and the number of places it changes.
+
+    Args:
+        policy: The thresholds.
+        file_chars: Characters in the file before the edit.
+        chars_changed: Characters the edit removes or rewrites.
+        occurrences: Places the edit changes (replacements made).
+        deletes: Whether the edit removes text; listed as a factor, it does not raise the level.
+
+    Returns:
+        The level: LOW below ``medium_pct``, MEDIUM from it, HIGH from ``high_pct``, CRITICAL from 90 %; at least
+        MEDIUM from ``occurrences_medium`` occurrences and at least HIGH from ``occurrences_high``. The percentage
+        is clamped to 0..100, and is 100 for any change to an empty file.
+    """
+    if file_chars > 0:
+        pct = min(max(chars_changed / file_chars * 100.0, 0.0), 100.0)
+    else:
+        pct = 100.0 if chars_changed > 0 else 0.0
+    if pct >= CRITICAL_PCT:
+        level = RiskLevel.CRITICAL
+    elif pct >= policy.high_pct:
+        level = RiskLevel.HIGH
+    elif pct >= policy.medium_pct:
+        level = RiskLevel.MEDIUM
+    else:
+        level = RiskLevel.LOW
+    if occurrences >= policy.occurrences_high:
+        level = _at_least(level, RiskLevel.HIGH)
+    elif occurrences >= policy.occurrences_medium:
+        level = _at_least(level, RiskLevel.MEDIUM)
+
+    factors: list[str] = []
+    if pct >= policy.medium_pct:
+        factors.append(f"{pct:.0f}% of the file changes")
+    if occurrences >= policy.occurrences_medium:
+        factors.append(f"{occurrences:,} occurrences")
+    if deletes:
+        factors.append("deletes text")
+    return RiskAssessment(level, pct, chars_changed, occurrences, tuple(factors))
+
+
+def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None) -> str | None:
+    """One informational line about a larger edit, or None for a LOW one.
+
+    Args:
+        assessment: The edit's grade.
+        path: The file, as the model named it; used in the read-back hint.
+        backup_id: The backup taken before the edit, if any.
+
+    Returns:
+        ``note: large edit (~N bytes affected, K replacements, P% of file).``, then ``backup:<id>`` when a
+        backup exists, then from 40 % a hint to read the file's end back. Never alarming: no "RISK", no symbols.
+    """
+    if assessment.level is RiskLevel.LOW:
+        return None
+    pct = min(max(assessment.change_pct, 0.0), 100.0)
+    facts = [f"~{assessment.chars_changed:,} bytes affected"]
+    if assessment.occurrences > 0:
+        noun = "replacement" if assessment.occurrences == 1 else "replacements"
+        facts.append(f"{assessment.occurrences:,} {noun}")
+    facts.append(f"{pct:.0f}% of file")
+    note = f"note: large edit ({', '.join(facts)})."
+    if backup_id:
+        note += f" backup:{backup_id}"
+    if pct >= NOTE_VERIFY_PCT:
+        note += f' — verify with read_file({json.dumps(path, ensure_ascii=False)}, mode="tail") if needed'
+    return note
+
+
+@dataclass(frozen=True)
+class Integrity:
+    """A sanity check of the bytes written after an edit."""
+
+    status: Literal["OK", "WARNING", "ERROR"]
+    crc32: str
+    lines: int
+    size: int
+    detail: str
+
+
+def check_integrity(data: bytes, *, lines: int, change_pct: float) -> Integrity:
+    """Flag a file that came out empty or tiny after a large change.
+
+    Args:
+        data: The file's bytes after the edit.
+        lines: Its line count, reported back as is.
+        change_pct: The share of the file the edit changed.
+
+    Returns:
+        ERROR when the file is empty after a change above 30 %, WARNING when it is under 100 bytes after a change
+        above 50 %, else OK. ``crc32`` is always 8 lowercase hex digits, zero padded.
+    """
+    size = len(data)
+    crc = f"{zlib.crc32(data):08x}"
+    pct = min(max(change_pct, 0.0), 100.0)
+    if size == 0 and pct > INTEGRITY_EMPTY_PCT:
+        return Integrity("ERROR", crc, lines, size, f"file is empty after a {pct:.0f}% change — verify its content")
+    if size < INTEGRITY_SMALL_BYTES and pct > INTEGRITY_SMALL_PCT:
+        unit = "byte" if size == 1 else "bytes"
+        detail = f"file is only {size} {unit} after a {pct:.0f}% change — verify its content"
+        return Integrity("WARNING", crc, lines, size, detail)
+    return Integrity("OK", crc, lines, size, "")
+
+
+def rewrite_guard(*, file_size: int, old_len: int, new_len: int) -> str | None:
+    """Refuse an ``edit_file`` replacement that looks like a whole file written over a small block.
+
+    Args:
+        file_size: Size of the file being edited.
+        old_len: Length of ``old_text``, the block being replaced.
+        new_len: Length of ``new_text``.
+
+    Returns:
+        None when the edit is allowed, else the refusal for the model. It is refused when all hold: the file has
+        at least 1 KiB, ``new_text`` is at least twice ``old_text``, at least 500 long and at least half the file,
+        and at least half the file lies outside ``old_text`` (and would stay).
+    """
+    if not (
+        file_size >= REWRITE_MIN_FILE
+        and new_len >= 2 * old_len
+        and new_len >= REWRITE_MIN_NEW
+        and new_len >= file_size / 2
+        and file_size - old_len >= file_size / 2
+    ):
+        return None
+    old_pct, new_pct = old_len / file_size * 100, new_len / file_size * 100
+    rest = file_size - old_len
+    return (
+        "edit_file refused: this looks like an accidental full-file rewrite. "
+        f"old_text is {old_len:,} characters ({old_pct:.0f}% of the {file_size:,}-character file) but new_text is "
+        f"{new_len:,} characters ({new_pct:.0f}% of the file). edit_file only swaps the matched block, so the rest "
+        f"of the file (~{rest:,} characters) would remain around new_text, usually below it, duplicating much of it. "
+        "To replace the whole file, use write_file; if you really mean to swap just this block, "
+        "call edit_file again with allow_rewrite=true."
+    )
+
+
+@dataclass(frozen=True)
+class WriteGuard:
+    """Why a whole-file write looks accidental."""
+
+    kind: Literal["truncation", "inflation"]
+    message: str
+
+
+def write_guard(*, existing_size: int, new_size: int) -> WriteGuard | None:
+    """Flag a ``write_file`` that would shrink a file below half or grow a large one past three times.
+
+    Args:
+        existing_size: Bytes in the file now; 0 for a new or empty file.
+        new_size: Bytes about to be written.
+
+    Returns:
+        ``truncation`` when an existing non-empty file would drop below half its size (empty content included),
+        ``inflation`` when a file over 10 KiB would grow past three times its size, else None.
+    """
+    if existing_size > 0 and new_size < existing_size / 2:
+        return WriteGuard(
+            "truncation",
+            f"new content ({new_size:,} B) is less than 50% of the existing file ({existing_size:,} B): "
+            "looks like accidental truncation.",
+        )
+    if existing_size > INFLATION_MIN_EXISTING and new_size > INFLATION_FACTOR * existing_size:
+        return WriteGuard(
+            "inflation",
+            f"new content ({new_size:,} B) is {new_size / existing_size:.1f} times the existing file "
+            f"({existing_size:,} B): looks like accidental inflation, e.g. content pasted twice.",
+        )
+    return None
+
+
+def _at_least(level: RiskLevel, floor: RiskLevel) -> RiskLevel:
+    return max(level, floor, key=_SEVERITY.index)

@@ -1,0 +1,198 @@
+"""undo_last and restore: put saved bytes back, never losing the bytes they replace.
+
+Both snapshot the current bytes first (so an undo is itself undoable), refuse with undo_conflict when
+the file changed since the operation they revert (unless ``force``), write atomically, and check the
+restored bytes' hash. They only ever touch the file the backup was taken of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.diff import render_diff
+from fsguard.core.errors import FsguardError, InvalidParamsError, NothingToUndoError, UndoConflictError
+from fsguard.core.hashing import content_hash
+from fsguard.core.locks import PathLocks
+from fsguard.core.occ import ConcurrencyGuard
+from fsguard.core.paths import PathPolicy
+from fsguard.core.session import Session
+from fsguard.core.textio import AtomicWriter, decode, read_snapshot
+
+
+@dataclass(frozen=True)
+class RestoreReport:
+    """What a restore or undo did (or would do)."""
+
+    path: Path
+    restored_from: BackupRecord
+    previous_hash: str | None
+    content_hash: str
+    verified: bool
+    safety_backup: BackupRecord | None
+    new_head: BackupRecord | None
+    dry_run: bool
+    already_there: bool
+
+
+class Restorer:
+    """Reverts files to saved versions."""
+
+    def __init__(
+        self,
+        policy: PathPolicy,
+        locks: PathLocks,
+        session: Session,
+        guard: ConcurrencyGuard,
+        backups: BackupStore,
+        writer: AtomicWriter,
+    ) -> None:
+        self._policy = policy
+        self._locks = locks
+        self._session = session
+        self._guard = guard
+        self._backups = backups
+        self._writer = writer
+
+    def undo_last(self, user_path: str, *, force: bool = False, dry_run: bool = False) -> RestoreReport:
+        """Revert the newest operation on ``user_path`` and step its undo chain back one.
+
+        Raises:
+            NothingToUndoError: no operation on this file is left in the chain.
+            UndoConflictError: the file changed after that operation and ``force`` is false.
+        """
+        path = self._policy.resolve(user_path)
+        with self._locks.hold(path):
+            head = self._backups.head(path)
+            if head is None:
+                raise NothingToUndoError(
+                    f"nothing to undo for {path}: no operation through fsguard is left in its undo chain. "
+                    "See older versions with backup(action='list', filter_path=...).",
+                    path=str(path),
+                )
+            current = _current(path)
+            current_hash = content_hash(current) if current is not None else None
+            if current_hash == head.content_hash:
+                # The operation never reached the disk (a crash between backup and write): just step back.
+                if not dry_run:
+                    self._backups.step_back(head)
+                return self._report(path, head, current_hash, None, dry_run, already_there=True)
+            if current_hash != head.after_hash and not force:
+                raise _conflict(path, head, current_hash, "undo_last")
+            return self._put_back(path, head, current, dry_run=dry_run, chained=False, step_back=True)
+
+    def restore(
+        self,
+        backup_id: str,
+        *,
+        file_path: str | None = None,
+        force: bool = False,
+        dry_run: bool = False,
+        expected_hash: str | None = None,
+    ) -> RestoreReport:
+        """Put backup ``backup_id``'s bytes back into the file it was taken of (a new step in its undo chain).
+
+        Raises:
+            InvalidParamsError: file_path names another file than the backup's.
+            UndoConflictError: the file changed since the backed-up operation and ``force`` is false.
+        """
+        record = self._backups.get(backup_id)
+        path = self._policy.resolve(record.path)
+        if file_path is not None and self._policy.resolve(file_path) != path:
+            raise InvalidParamsError(
+                f"backup {backup_id} holds {path}, not {file_path}; a restore never writes another file.",
+                backup_id=backup_id,
+            )
+        with self._locks.hold(path):
+            current = _current(path)
+            current_hash = content_hash(current) if current is not None else None
+            if current_hash is not None:
+                self._guard.check(path, current_hash, expected_hash)
+            if current_hash == record.content_hash:
+                return self._report(path, record, current_hash, None, dry_run, already_there=True)
+            if current_hash != record.after_hash and not force:
+                raise _conflict(path, record, current_hash, "restore")
+            return self._put_back(path, record, current, dry_run=dry_run, chained=True, step_back=False)
+
+    def diff(self, record: BackupRecord, *, towards_backup: bool = True) -> str:
+        """Unified diff between the file now and the backup: what restoring does, or (reversed) what changed since."""
+        path = self._policy.resolve(record.path)
+        saved = _as_text(self._backups.read_blob(record), path)
+        current = _as_text(_current(path) or b"", path) if path.exists() else ""
+        before, after = (current, saved) if towards_backup else (saved, current)
+        return render_diff(self._policy.label(path), before, after, "full").text or "(no difference)"
+
+    def _put_back(
+        self, path: Path, record: BackupRecord, current: bytes | None, *, dry_run: bool, chained: bool, step_back: bool
+    ) -> RestoreReport:
+        data = self._backups.read_blob(record)
+        current_hash = content_hash(current) if current is not None else None
+        if dry_run:
+            return self._report(path, record, current_hash, None, True, already_there=False)
+        safety = None
+        if current is not None:
+            mode = path.stat().st_mode & 0o7777
+            operation = "restore" if chained else "pre_undo"
+            safety = self._backups.snapshot(
+                path, current, mode, operation=operation, after_hash=record.content_hash, chained=chained
+            )
+        path = self._policy.recheck(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer.write(path, data)
+        if current is None:
+            path.chmod(record.mode)
+        written, _ = read_snapshot(path)
+        if step_back:
+            self._backups.step_back(record)
+        self._session.record_hash(path, content_hash(written))
+        report = self._report(path, record, current_hash, safety, False, already_there=False)
+        written_hash = content_hash(written)
+        return replace(report, content_hash=written_hash, verified=written_hash == record.content_hash)
+
+    def _report(
+        self,
+        path: Path,
+        record: BackupRecord,
+        previous_hash: str | None,
+        safety: BackupRecord | None,
+        dry_run: bool,
+        *,
+        already_there: bool,
+    ) -> RestoreReport:
+        return RestoreReport(
+            path=path,
+            restored_from=record,
+            previous_hash=previous_hash,
+            content_hash=record.content_hash,
+            verified=already_there,
+            safety_backup=safety,
+            new_head=self._backups.head(path),
+            dry_run=dry_run,
+            already_there=already_there,
+        )
+
+
+def _as_text(data: bytes, path: Path) -> str:
+    try:
+        return decode(data, path).text
+    except FsguardError:
+        return f"(binary content: {len(data)} bytes, hash {content_hash(data)})\n"
+
+
+def _current(path: Path) -> bytes | None:
+    return read_snapshot(path)[0] if path.exists() else None
+
+
+def _conflict(path: Path, record: BackupRecord, current_hash: str | None, action: str) -> UndoConflictError:
+    now = "is missing" if current_hash is None else f"has hash {current_hash}"
+    return UndoConflictError(
+        f"{path} changed after the {record.operation} being reverted: that operation left hash "
+        f"{record.after_hash}, the file now {now}. Nothing was written. Compare first with "
+        f"backup(action='compare', backup_id='{record.backup_id}'), then retry {action} with force=true "
+        "(the current bytes are backed up before they are replaced).",
+        path=str(path),
+        backup_id=record.backup_id,
+        after_hash=record.after_hash,
+        current_hash=current_hash,
+    )

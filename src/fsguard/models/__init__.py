@@ -1,0 +1,58 @@
+"""Result models: each tool's outputSchema is generated from one of these, so schema and payload cannot drift.
+
+Optional fields are left out of structuredContent when they do not apply (``exclude_none``).
+"""
+
+from fsguard.models.backups import BackupAction, BackupInfo, BackupResult, RestoredFile
+from fsguard.models.base import Result
+from fsguard.models.editing import EditFileResult, EditStatus, MultiEditResult, WriteFileResult
+from fsguard.models.files import (
+    CreateDirectoryResult,
+    DirectoryEntry,
+    EntryType,
+    FileFacts,
+    FileInfo,
+    GetFileInfoResult,
+    ListDirectoryResult,
+    ReadFileEntry,
+    ReadFileResult,
+    TreeNode,
+)
+from fsguard.models.meta import (
+    Artifact,
+    BackupStoreStats,
+    HelpResult,
+    ServerInfoResult,
+    Stats,
+    ToolExample,
+    ToolSummary,
+)
+
+__all__ = [
+    "Artifact",
+    "BackupAction",
+    "BackupInfo",
+    "BackupResult",
+    "BackupStoreStats",
+    "CreateDirectoryResult",
+    "DirectoryEntry",
+    "EditFileResult",
+    "EditStatus",
+    "EntryType",
+    "FileFacts",
+    "FileInfo",
+    "GetFileInfoResult",
+    "HelpResult",
+    "ListDirectoryResult",
+    "MultiEditResult",
+    "ReadFileEntry",
+    "ReadFileResult",
+    "RestoredFile",
+    "Result",
+    "ServerInfoResult",
+    "Stats",
+    "ToolExample",
+    "ToolSummary",
+    "TreeNode",
+    "WriteFileResult",
+]

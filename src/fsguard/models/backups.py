@@ -1,0 +1,51 @@
+"""Results of the backup tool."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from fsguard.models.base import Result
+
+BackupAction = Literal["list", "info", "compare", "cleanup", "restore", "undo_last", "undo_chain"]
+
+
+class BackupInfo(Result):
+    """One backup: the bytes one file held before an operation."""
+
+    backup_id: str
+    time: str = Field(description="When it was taken, ISO 8601 UTC.")
+    operation: str = Field(description="The operation it protects against (edit_file, write_file, restore …).")
+    files: list[str] = Field(description="Canonical path of the file saved.")
+    size: int = Field(description="Bytes saved.")
+    content_hash: str = Field(description="Hash of the saved bytes: what the file holds after restoring it.")
+    after_hash: str | None = Field(None, description="Hash the operation left the file with.")
+    parent_backup_id: str | None = Field(None, description="Previous step of the file's undo chain.")
+    in_chain: bool = Field(description="False for safety snapshots taken before an undo.")
+
+
+class RestoredFile(Result):
+    """A file put back."""
+
+    path: str
+    content_hash: str = Field(description="Hash of the file now.")
+    previous_hash: str | None = Field(None, description="Hash it had before (absent when it did not exist).")
+    verified: bool = Field(description="Read back and matching the backup.")
+    safety_backup_id: str | None = Field(None, description="Backup of the bytes just replaced: restore it to redo.")
+
+
+class BackupResult(Result):
+    """What the backup tool returns, by action."""
+
+    action: BackupAction
+    message: str = Field(description="Same text as the text block.")
+    backups: list[BackupInfo] | None = Field(None, description="list, cleanup and undo_chain (newest first).")
+    backup: BackupInfo | None = Field(None, description="info, compare, restore and undo_last: the backup used.")
+    diff: str | None = Field(None, description="compare: unified diff from the backup to the current file.")
+    restored: list[RestoredFile] | None = Field(None, description="restore and undo_last.")
+    head_backup_id: str | None = Field(None, description="The file's undo chain head after the action.")
+    dry_run: bool | None = None
+    removed: int | None = Field(None, description="cleanup: backups removed (or that would be).")
+    freed_bytes: int | None = Field(None, description="cleanup: bytes of those backups.")
+    total: int | None = Field(None, description="list: backups matching the filters.")

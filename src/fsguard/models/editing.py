@@ -1,0 +1,93 @@
+"""Results of write_file, edit_file and multi_edit (the seed's schemas, every field kept, plus additions)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from fsguard.models.base import Result
+
+RiskLevelName = Literal["LOW", "MEDIUM", "HIGH", "CRITICAL"]
+IntegrityStatus = Literal["OK", "WARNING", "ERROR"]
+
+
+class WriteFileResult(Result):
+    """What write_file returns (seed required: path, bytes_written, verified, message)."""
+
+    path: str = Field(description="Absolute canonical path written.")
+    bytes_written: int = Field(description="Size of the file on disk after the write.")
+    verified: bool = Field(description="The file was read back and its hash matches what was written.")
+    content_hash: str | None = Field(None, description="FNV-1a 32 of the file now: the next expected_hash.")
+    backup_id: str | None = Field(None, description="Backup of the replaced bytes (existing files only).")
+    feedback: str | None = Field(None, description="Guard notes (truncation, inflation) and how to undo.")
+    message: str = Field(description="Same text as the text block.")
+    created: bool = Field(False, description="True when the file did not exist before.")
+    unchanged: bool = Field(False, description="True when the content was already exactly this; nothing written.")
+    previous_hash: str | None = Field(None, description="Hash of the replaced bytes.")
+    parent_backup_id: str | None = Field(None, description="Previous step of this file's undo chain.")
+    encoding: str | None = Field(None, description="Encoding written (binary for base64 content).")
+    external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
+
+
+class EditFileResult(Result):
+    """What edit_file returns (seed required: path, replacements, lines_added, lines_removed, total_lines, message)."""
+
+    path: str = Field(description="Absolute canonical path edited.")
+    replacements: int = Field(description="Places changed (or that would change, in a dry run).")
+    lines_added: int = Field(description="Lines added, from a real diff.")
+    lines_removed: int = Field(description="Lines removed, from a real diff.")
+    total_lines: int = Field(description="Lines in the file after the edit.")
+    content_hash: str | None = Field(None, description="Hash after the edit (current hash in a dry run).")
+    backup_id: str | None = Field(None, description="Backup of the bytes before the edit; undo with undo_last.")
+    parent_backup_id: str | None = Field(None, description="Previous step of this file's undo chain.")
+    risk_warning: str | None = Field(None, description="Informational note for larger edits.")
+    structure_warning: str | None = Field(None, description="A syntax problem this edit introduced.")
+    integrity: IntegrityStatus | None = Field(None, description="Read-back check of HIGH/CRITICAL edits.")
+    integrity_detail: str | None = Field(None, description="CRC-32, lines and bytes of the read-back check.")
+    external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
+    message: str = Field(description="Same text as the text block.")
+    mode: str = Field(description="Edit mode used.")
+    risk_level: RiskLevelName = Field(description="LOW, MEDIUM, HIGH or CRITICAL.")
+    match_tier: str | None = Field(None, description="Matching tier that placed old_text (exact, indentation …).")
+    line: int | None = Field(None, description="First line changed.")
+    diff: str | None = Field(None, description="Diff in the requested diff_format.")
+    dry_run: bool = Field(False, description="True when nothing was written.")
+    previous_hash: str | None = Field(None, description="Hash before the edit.")
+    feedback: str | None = Field(None, description="Hints such as STALE_READ.")
+
+
+class EditStatus(Result):
+    """One edit of a multi_edit."""
+
+    index: int = Field(description="1-based position in edits.")
+    status: Literal["applied", "already_present", "failed", "ambiguous"]
+    match_tier: str | None = None
+    line: int | None = Field(None, description="Line where it applied.")
+    error: str | None = None
+
+
+class MultiEditResult(Result):
+    """What multi_edit returns (seed required: path, successful_edits, total_edits, message)."""
+
+    path: str = Field(description="Absolute canonical path edited.")
+    successful_edits: int = Field(description="Edits applied.")
+    total_edits: int = Field(description="Edits given.")
+    lines_added: int | None = None
+    lines_removed: int | None = None
+    total_lines: int | None = None
+    content_hash: str | None = Field(None, description="Hash after the edits (current hash in a dry run).")
+    backup_id: str | None = None
+    parent_backup_id: str | None = None
+    risk_warning: str | None = None
+    structure_warning: str | None = None
+    integrity: IntegrityStatus | None = None
+    message: str = Field(description="Same text as the text block.")
+    edits: list[EditStatus] = Field(description="Status of every edit.")
+    skipped_edits: int = Field(0, description="Edits already present (subsumed by an earlier edit).")
+    risk_level: RiskLevelName = Field(description="LOW, MEDIUM, HIGH or CRITICAL.")
+    diff: str | None = None
+    dry_run: bool = False
+    previous_hash: str | None = None
+    external_change: str | None = None
+    feedback: str | None = None

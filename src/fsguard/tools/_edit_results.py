@@ -1,0 +1,74 @@
+"""Result models of edit_file and multi_edit, from the engine's EditReport."""
+
+from __future__ import annotations
+
+from fsguard.core.editing import EditReport
+from fsguard.core.risk import risk_note
+from fsguard.models import EditFileResult, EditStatus, MultiEditResult
+
+
+def edit_result(report: EditReport, mode: str) -> EditFileResult:
+    backup = report.backup
+    return EditFileResult(
+        path=str(report.path),
+        replacements=report.plan.replacements,
+        lines_added=report.diff.added,
+        lines_removed=report.diff.removed,
+        total_lines=report.total_lines,
+        content_hash=report.content_hash,
+        backup_id=backup.backup_id if backup else None,
+        parent_backup_id=backup.parent_backup_id if backup else None,
+        risk_warning=risk_note(report.risk, path=str(report.path), backup_id=backup.backup_id if backup else None),
+        structure_warning=report.structure_warning,
+        integrity=report.integrity.status if report.integrity else None,
+        integrity_detail=_integrity_detail(report),
+        external_change=report.verdict.external_change,
+        message="",
+        mode=mode,
+        risk_level=report.risk.level.value,
+        match_tier=report.plan.match_tier,
+        line=report.plan.first_line,
+        diff=report.diff.text or None,
+        dry_run=report.dry_run,
+        previous_hash=report.previous_hash,
+        feedback=report.verdict.stale_read,
+    )
+
+
+def _integrity_detail(report: EditReport) -> str | None:
+    check = report.integrity
+    if check is None:
+        return None
+    facts = f"crc32 {check.crc32}, {check.lines} lines, {check.size} bytes"
+    return f"{facts}; {check.detail}" if check.detail else facts
+
+
+def multi_result(report: EditReport) -> MultiEditResult:
+    single = edit_result(report, "multi_edit")
+    outcomes = report.plan.outcomes
+    return MultiEditResult(
+        path=single.path,
+        successful_edits=sum(o.status == "applied" for o in outcomes),
+        total_edits=len(outcomes),
+        lines_added=single.lines_added,
+        lines_removed=single.lines_removed,
+        total_lines=single.total_lines,
+        content_hash=single.content_hash,
+        backup_id=single.backup_id,
+        parent_backup_id=single.parent_backup_id,
+        risk_warning=single.risk_warning,
+        structure_warning=single.structure_warning,
+        integrity=single.integrity,
+        message="",
+        edits=[
+            EditStatus(index=o.index, status=o.status, match_tier=o.match_tier, line=o.line, error=o.error)
+            for o in outcomes
+        ],
+        skipped_edits=sum(o.status == "already_present" for o in outcomes),
+        risk_level=single.risk_level,
+        diff=single.diff,
+        dry_run=single.dry_run,
+        previous_hash=single.previous_hash,
+        external_change=single.external_change,
+        feedback=single.feedback,
+    )

@@ -1,0 +1,254 @@
+"""edit_file and multi_edit."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.types import CallToolResult
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from fsguard.core import modes
+from fsguard.core.diff import DiffFormat
+from fsguard.core.editing import EditOptions
+from fsguard.core.errors import InvalidParamsError
+from fsguard.models import EditFileResult, MultiEditResult
+from fsguard.tools._arguments import ALIASES
+from fsguard.tools._edit_results import edit_result, multi_result
+from fsguard.tools._errors import bridge
+from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, respond
+from fsguard.voice import edit_text, multi_edit_text
+
+DryRun = Annotated[bool, Field(description="Show what would change (with the diff) and write nothing.")]
+DiffFormatArg = Annotated[
+    DiffFormat, Field(description="auto (full diff up to 40 lines, else summary), full, summary, stat, none.")
+]
+Tolerant = Annotated[bool, Field(description="Match tabs as 4 spaces and CRLF/CR as LF (last matching tier).")]
+EditMode = Literal["replace", "search_replace", "regex", "insert", "replace_range", "delete_range"]
+
+
+class EditArg(BaseModel):
+    """One edit of multi_edit."""
+
+    model_config = ConfigDict(extra="forbid")
+    old_text: str = Field(description="Exact text to change.")
+    new_text: str = Field(description="Its replacement.")
+    replace_all: bool = Field(False, description="Change every occurrence.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_aliases(cls, data: Any) -> Any:
+        """old_str/old_string and new_str/new_string, as edit_file accepts them."""
+        if isinstance(data, dict):
+            data = dict(data)
+            for alias, name in ALIASES.items():
+                if alias in data and name not in data:
+                    data[name] = data.pop(alias)
+        return data
+
+
+class PatternArg(BaseModel):
+    """One regex rule of edit_file mode regex."""
+
+    model_config = ConfigDict(extra="forbid")
+    pattern: str = Field(description="RE2 pattern.")
+    replacement: str = Field("", description="Go-style template: $1, ${name}, $$ for a dollar.")
+    limit: int = Field(0, ge=0, description="Replace at most this many matches (0 = all).")
+
+
+def register(catalog: Catalog) -> None:
+    """Add edit_file and multi_edit to the catalog."""
+    services = catalog.services
+    compact = catalog.compact
+    context = 0 if compact else 3
+
+    @bridge
+    def edit_file(
+        path: PathArg,
+        old_text: Annotated[
+            str | None, Field(description="replace: the exact text to change (copy from read_file).")
+        ] = None,
+        new_text: Annotated[str | None, Field(description="replace/insert/replace_range: the new text.")] = None,
+        mode: Annotated[EditMode, Field(description="How to place the edit (default replace).")] = "replace",
+        replace_all: Annotated[
+            bool, Field(description="replace: change every occurrence, not just a unique one.")
+        ] = False,
+        occurrence: Annotated[
+            int | None, Field(description="replace: change only this occurrence (1 = first, -1 = last).")
+        ] = None,
+        whole_word: Annotated[bool, Field(description="replace: match old_text only as a whole word.")] = False,
+        pattern: Annotated[str | None, Field(description="search_replace: literal text; regex: RE2 pattern.")] = None,
+        replacement: Annotated[str | None, Field(description="search_replace/regex replacement ($1, ${name}).")] = None,
+        patterns_json: Annotated[list[PatternArg] | None, Field(description="regex: several rules in order.")] = None,
+        case_sensitive: Annotated[bool, Field(description="search_replace/regex: match case.")] = True,
+        anchor: Annotated[
+            str | None, Field(description="insert: text that occurs once, next to the insertion.")
+        ] = None,
+        position: Annotated[
+            Literal["before", "after"], Field(description="insert: before or after the anchor's lines.")
+        ] = "after",
+        start_line: Annotated[int | None, Field(ge=1, description="replace_range/delete_range: first line.")] = None,
+        end_line: Annotated[
+            int | None, Field(ge=1, description="replace_range/delete_range: last line, inclusive.")
+        ] = None,
+        expected_hash: ExpectedHash = None,
+        dry_run: DryRun = False,
+        diff_format: DiffFormatArg = "auto",
+        tolerant_whitespace: Tolerant = False,
+        allow_rewrite: Annotated[
+            bool, Field(description="Allow a replace whose new_text looks like a whole-file rewrite.")
+        ] = False,
+    ) -> Annotated[CallToolResult, EditFileResult]:
+        """Change part of a file and return the diff, the new content_hash and a backup to undo with.
+
+        mode replace (default) swaps old_text for new_text; old_text must match exactly one place (ladder:
+        exact, escaped newlines, trailing whitespace, indentation; tolerant_whitespace adds tabs/CRLF)
+        unless replace_all or occurrence. Other modes: search_replace (literal), regex (RE2), insert
+        (anchor + position), replace_range / delete_range (start_line..end_line). Every mode honours
+        expected_hash and dry_run, keeps untouched bytes, encoding and line endings, and is undoable with
+        backup(action="undo_last").
+        """
+        where = str(path)
+        planner = _planner(
+            mode,
+            where,
+            old_text,
+            new_text,
+            replace_all,
+            occurrence,
+            whole_word,
+            pattern,
+            replacement,
+            patterns_json,
+            case_sensitive,
+            anchor,
+            position,
+            start_line,
+            end_line,
+            tolerant_whitespace,
+        )
+        options = EditOptions(
+            operation=f"edit_file:{mode}",
+            expected_hash=expected_hash,
+            dry_run=dry_run,
+            diff_format=diff_format,
+            diff_context=context,
+            allow_rewrite=allow_rewrite,
+        )
+        report = services.editor.run(path, planner, options)
+        result = edit_result(report, mode)
+        text = edit_text(result, compact)
+        return respond(result.model_copy(update={"message": text}), text)
+
+    @bridge
+    def multi_edit(
+        path: PathArg,
+        edits_json: Annotated[
+            list[EditArg] | None,
+            Field(description='Edits in order: [{"old_text": …, "new_text": …}], as an array or JSON text.'),
+        ] = None,
+        edits: Annotated[list[EditArg] | None, Field(description="Same as edits_json.")] = None,
+        expected_hash: ExpectedHash = None,
+        dry_run: DryRun = False,
+        diff_format: DiffFormatArg = "auto",
+        tolerant_whitespace: Tolerant = False,
+    ) -> Annotated[CallToolResult, MultiEditResult]:
+        """Apply several old_text → new_text edits to one file, all or nothing, with one backup.
+
+        Each edit is placed like edit_file's replace mode on the text left by the edits before it. If any
+        edit cannot be placed the file is untouched and the error lists every edit's status.
+        """
+        given = edits_json if edits_json is not None else edits
+        if not given:
+            raise InvalidParamsError('multi_edit needs edits_json: [{"old_text": "...", "new_text": "..."}, ...].')
+        replacements = [modes.Replacement(e.old_text, e.new_text, replace_all=e.replace_all) for e in given]
+        planner = modes.multi(replacements, tolerant=tolerant_whitespace, path=str(path))
+        options = EditOptions(
+            operation="multi_edit",
+            expected_hash=expected_hash,
+            dry_run=dry_run,
+            diff_format=diff_format,
+            diff_context=context,
+        )
+        report = services.editor.run(path, planner, options)
+        result = multi_result(report)
+        text = multi_edit_text(result, compact)
+        return respond(result.model_copy(update={"message": text}), text)
+
+    catalog.add(
+        edit_file,
+        hints("Edit File", read_only=False, destructive=True, idempotent=False),
+        [
+            ("replace one place", {"path": "src/app.py", "old_text": "x = 1\n", "new_text": "x = 2\n"}),
+            ("preview", {"path": "src/app.py", "old_text": "debug=True", "new_text": "debug=False", "dry_run": True}),
+            (
+                "regex with groups",
+                {"path": "a.txt", "mode": "regex", "pattern": "(\\w+)@(\\w+)", "replacement": "$2 at $1"},
+            ),
+            ("insert after a line", {"path": "a.py", "mode": "insert", "anchor": "import os", "new_text": "import re"}),
+            ("delete lines", {"path": "a.py", "mode": "delete_range", "start_line": 10, "end_line": 12}),
+        ],
+    )
+    catalog.add(
+        multi_edit,
+        hints("Multi Edit", read_only=False, destructive=True, idempotent=False),
+        [
+            (
+                "two edits at once",
+                {
+                    "path": "a.py",
+                    "edits_json": [{"old_text": "a", "new_text": "b"}, {"old_text": "c", "new_text": "d"}],
+                },
+            )
+        ],
+    )
+
+
+def _planner(
+    mode: str,
+    path: str,
+    old_text: str | None,
+    new_text: str | None,
+    replace_all: bool,
+    occurrence: int | None,
+    whole_word: bool,
+    pattern: str | None,
+    replacement: str | None,
+    patterns_json: list[PatternArg] | None,
+    case_sensitive: bool,
+    anchor: str | None,
+    position: Literal["before", "after"],
+    start_line: int | None,
+    end_line: int | None,
+    tolerant: bool,
+) -> modes.Planner:
+    def need(value: object, what: str) -> None:
+        if value is None:
+            raise InvalidParamsError(f"mode {mode!r} needs {what}.")
+
+    if mode == "replace":
+        need(old_text, "old_text (the exact text to change)")
+        need(new_text, 'new_text (use "" to delete old_text)')
+        edit = modes.Replacement(old_text or "", new_text or "", replace_all, occurrence, whole_word)
+        return modes.replace(edit, tolerant=tolerant, path=path)
+    if mode == "search_replace":
+        need(pattern, "pattern (the literal text to find)")
+        return modes.search_replace(
+            pattern or "",
+            replacement if replacement is not None else new_text or "",
+            case_sensitive=case_sensitive,
+            path=path,
+        )
+    if mode == "regex":
+        rules = [modes.RegexRule(p.pattern, p.replacement, p.limit) for p in patterns_json or []]
+        if pattern is not None:
+            rules.insert(0, modes.RegexRule(pattern, replacement if replacement is not None else new_text or ""))
+        return modes.regex(rules, case_sensitive=case_sensitive, path=path)
+    if mode == "insert":
+        need(anchor, "anchor (text that occurs once, next to where new_text goes)")
+        need(new_text, "new_text (the lines to insert)")
+        return modes.insert(anchor or "", new_text or "", position, path=path)
+    need(start_line, "start_line and end_line (1-based, inclusive)")
+    need(end_line, "start_line and end_line (1-based, inclusive)")
+    if mode == "replace_range":
+        need(new_text, "new_text (the lines that replace the range)")
+    return modes.line_range(start_line or 1, end_line or 1, new_text if mode == "replace_range" else None, path=path)

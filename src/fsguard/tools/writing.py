@@ -1,0 +1,93 @@
+"""write_file."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Annotated
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from fsguard.core.errors import InvalidParamsError
+from fsguard.models import WriteFileResult
+from fsguard.tools._errors import bridge
+from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, respond
+from fsguard.voice import write_text
+
+
+def register(catalog: Catalog) -> None:
+    """Add write_file to the catalog."""
+    services = catalog.services
+    compact = catalog.compact
+
+    @bridge
+    def write_file(
+        path: PathArg,
+        content: Annotated[str | None, Field(description="The whole new text of the file.")] = None,
+        content_base64: Annotated[str | None, Field(description="The whole new content as base64 bytes.")] = None,
+        encoding: Annotated[
+            str | None,
+            Field(description="base64 (content is base64), or a text encoding; default: the file's own, else utf-8."),
+        ] = None,
+        expected_hash: ExpectedHash = None,
+        create_dirs: Annotated[bool, Field(description="Create missing parent directories.")] = True,
+    ) -> Annotated[CallToolResult, WriteFileResult]:
+        """Create a file or replace its whole content, atomically; an existing file is backed up first.
+
+        Keeps an existing file's encoding, BOM and CRLF line endings. To change part of a file use
+        edit_file. Writing much less than the file held (or empty content) is allowed because the old
+        version is backed up: the result says how to undo.
+        """
+        payload = _payload(content, content_base64, encoding)
+        text_encoding = None if encoding in (None, "base64") else encoding
+        report = services.writer.write(
+            path, payload, encoding=text_encoding, expected_hash=expected_hash, create_dirs=create_dirs
+        )
+        feedback = None
+        if report.guard is not None and report.backup is not None:
+            feedback = (
+                f"{report.guard.message} Written anyway because the previous version was backed up first: "
+                f'undo with backup(action="undo_last", file_path="{report.path}").'
+            )
+        result = WriteFileResult(
+            path=str(report.path),
+            bytes_written=report.bytes_written,
+            verified=report.verified,
+            content_hash=report.content_hash,
+            backup_id=report.backup.backup_id if report.backup else None,
+            parent_backup_id=report.backup.parent_backup_id if report.backup else None,
+            feedback=feedback,
+            message="",
+            created=report.created,
+            unchanged=report.unchanged,
+            previous_hash=report.previous_hash,
+            encoding=report.encoding,
+            external_change=report.verdict.external_change,
+        )
+        text = write_text(result, compact)
+        return respond(result.model_copy(update={"message": text}), text)
+
+    catalog.add(
+        write_file,
+        hints("Write File", read_only=False, destructive=True, idempotent=True),
+        [
+            ("create a file", {"path": "notes/todo.md", "content": "# TODO\n"}),
+            ("replace checked against your read", {"path": "a.txt", "content": "new\n", "expected_hash": "d4d8adf9"}),
+            ("bytes", {"path": "img/dot.png", "content_base64": "iVBORw0KGgo="}),
+        ],
+    )
+
+
+def _payload(content: str | None, content_base64: str | None, encoding: str | None) -> str | bytes:
+    if content_base64 is not None or encoding == "base64":
+        raw = content_base64 if content_base64 is not None else content
+        if raw is None:
+            raise InvalidParamsError("encoding='base64' needs the bytes in content_base64 (or content).")
+        try:
+            return base64.b64decode(raw, validate=True)
+        except binascii.Error as exc:
+            raise InvalidParamsError(f"content is not valid base64 ({exc}). Nothing was written.") from exc
+    if content is None:
+        raise InvalidParamsError('write_file needs content (text) or content_base64. Example: content="hello\\n".')
+    return content
