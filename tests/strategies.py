@@ -159,3 +159,59 @@ def json_with_trailing_commas(draw: st.DrawFn) -> tuple[JsonValue, str]:
         return f"[{body}]" if isinstance(node, list) else f"{{{body}}}"
 
     return value, dump(value)
+
+
+# --- diff inputs ---------------------------------------------------------------------------------------------------
+
+# Unchanged lines and edited lines come from separate pools: "¤" never starts an unchanged line.
+SURROUNDING_LINES = tuple(content + ending for content in ("", "a", "  x", "é\u2028", "}") for ending in LINE_ENDINGS)
+EDITED_LINES = tuple(content + ending for content in ("¤1", "¤2", "¤ é\x85") for ending in LINE_ENDINGS)
+# Few distinct lines, so texts repeat lines and diffs have to choose between alignments.
+REPEATED_LINES = ("a\n", "b\n", "a\r\n", "\n", "\r", "b\r", "\r\n", "é\u2028\n")
+
+
+@st.composite
+def local_edits(draw: st.DrawFn, max_lines: int = 12, max_edited: int = 5) -> tuple[str, str]:
+    """A text and the same text with a block of lines replaced by a block of lines that never occur around it.
+
+    Both blocks have at least one line; the texts may end without a final newline. Joining lines can still merge a
+    ``\\r``-ended line with a following ``\\n`` line, and equal first or last lines of the two blocks are unchanged
+    after all; tests that rely on the shape check it on the split texts.
+    """
+    surrounding = draw(st.lists(st.sampled_from(SURROUNDING_LINES), max_size=max_lines))
+    cut = draw(st.integers(min_value=0, max_value=len(surrounding)))
+    prefix, suffix = surrounding[:cut], surrounding[cut:]
+    old_block = draw(st.lists(st.sampled_from(EDITED_LINES), min_size=1, max_size=max_edited))
+    new_block = draw(st.lists(st.sampled_from(EDITED_LINES), min_size=1, max_size=max_edited))
+    unended: bool = draw(st.booleans())
+    if suffix and unended:
+        suffix[-1] = suffix[-1].rstrip("\r\n")
+    elif not suffix:
+        for block in (old_block, new_block):
+            unended = draw(st.booleans())
+            if unended:
+                block[-1] = block[-1].rstrip("\r\n")
+    return "".join(prefix + old_block + suffix), "".join(prefix + new_block + suffix)
+
+
+@st.composite
+def edited_texts(draw: st.DrawFn, max_lines: int = 14, max_edits: int = 4) -> tuple[str, str]:
+    """A text of often repeated lines and the same text after a few line insertions, deletions and replacements.
+
+    Each text may end with a line without a final newline. Lines are drawn from :data:`REPEATED_LINES`, whose
+    endings mix ``\\n``, ``\\r\\n`` and ``\\r``; tests split the joined texts themselves.
+    """
+    line = st.sampled_from(REPEATED_LINES)
+    before = draw(st.lists(line, max_size=max_lines))
+    after = list(before)
+    for _ in range(draw(st.integers(min_value=1, max_value=max_edits))):
+        at = draw(st.integers(min_value=0, max_value=len(after)))
+        kind = draw(st.sampled_from(("insert", "delete", "replace")))
+        if kind == "insert":
+            after.insert(at, draw(line))
+        elif at < len(after) and kind == "delete":
+            del after[at]
+        elif at < len(after):
+            after[at] = draw(line)
+    unended = st.sampled_from(("", "a", "b"))
+    return "".join(before) + draw(unended), "".join(after) + draw(unended)

@@ -1,0 +1,278 @@
+"""edit_file through the in-memory Client, in both protocol eras, checked byte for byte on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+# One call per mode, each valid against the file MODE_FILE.
+MODE_FILE = b"alpha\nbeta\ngamma\nbeta2\n"
+MODE_CALLS: dict[str, dict[str, Any]] = {
+    "replace": {"old_text": "gamma", "new_text": "GAMMA"},
+    "search_replace": {"mode": "search_replace", "pattern": "beta", "replacement": "B"},
+    "regex": {"mode": "regex", "pattern": "(a)l(p)", "replacement": "$2$1"},
+    "insert": {"mode": "insert", "anchor": "gamma", "new_text": "inserted", "position": "before"},
+    "replace_range": {"mode": "replace_range", "start_line": 2, "end_line": 3, "new_text": "X"},
+    "delete_range": {"mode": "delete_range", "start_line": 1, "end_line": 1},
+}
+MODE_RESULTS = {
+    "replace": b"alpha\nbeta\nGAMMA\nbeta2\n",
+    "search_replace": b"alpha\nB\ngamma\nB2\n",
+    "regex": b"paha\nbeta\ngamma\nbeta2\n",
+    "insert": b"alpha\nbeta\ninserted\ngamma\nbeta2\n",
+    "replace_range": b"alpha\nX\nbeta2\n",
+    "delete_range": b"beta\ngamma\nbeta2\n",
+}
+
+
+@pytest.mark.parametrize("mode_name", list(MODE_CALLS))
+async def test_every_mode_writes_the_expected_bytes_and_returns_the_new_hash(
+    client: Client, root: Path, mode_name: str
+) -> None:
+    (root / "m.txt").write_bytes(MODE_FILE)
+    data = structured(await client.call_tool("edit_file", {"path": "m.txt", **MODE_CALLS[mode_name]}))
+    assert (root / "m.txt").read_bytes() == MODE_RESULTS[mode_name]
+    reread = structured(await client.call_tool("read_file", {"path": "m.txt"}))
+    assert data["content_hash"] == reread["content_hash"]
+    assert data["backup_id"]
+    assert data["dry_run"] is False
+
+
+@pytest.mark.parametrize("mode_name", list(MODE_CALLS))
+async def test_every_mode_refuses_a_stale_hash_and_names_the_current_one(
+    client: Client, root: Path, mode_name: str
+) -> None:
+    (root / "m.txt").write_bytes(MODE_FILE)
+    current = structured(await client.call_tool("read_file", {"path": "m.txt"}))["content_hash"]
+    args = {"path": "m.txt", **MODE_CALLS[mode_name], "expected_hash": "deadbeef"}
+    result = await client.call_tool("edit_file", args)
+    assert error_code(result) == "stale_edit"
+    assert current in text_of(result)
+    assert (result.meta or {})["fsguard/error"]["current_hash"] == current
+    assert (root / "m.txt").read_bytes() == MODE_FILE
+    listing = structured(await client.call_tool("backup", {"action": "list"}))
+    assert listing["total"] == 0
+
+
+@pytest.mark.parametrize("mode_name", list(MODE_CALLS))
+async def test_every_mode_dry_run_shows_the_diff_and_writes_nothing(client: Client, root: Path, mode_name: str) -> None:
+    (root / "m.txt").write_bytes(MODE_FILE)
+    result = await client.call_tool("edit_file", {"path": "m.txt", **MODE_CALLS[mode_name], "dry_run": True})
+    data = structured(result)
+    assert data["dry_run"] is True
+    assert data["diff"].startswith("--- a/m.txt")
+    assert "backup_id" not in data
+    assert (root / "m.txt").read_bytes() == MODE_FILE
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+@pytest.mark.parametrize(
+    ("original", "old", "new", "expected"),
+    [
+        # CRLF: the replacement takes CRLF, every other byte is untouched.
+        (b"one\r\ntwo\r\nthree\r\n", "two\n", "TWO\nextra\n", b"one\r\nTWO\r\nextra\r\nthree\r\n"),
+        # mixed endings stay mixed; only the matched line changes.
+        (b"a\r\nb\nc\r\nd\n", "c", "C", b"a\r\nb\nC\r\nd\n"),
+        # lone CR (old Mac) files keep CR.
+        (b"x\ry\rz\r", "y\n", "Y\n", b"x\rY\rz\r"),
+        # no final newline stays without one.
+        (b"last line", "line", "word", b"last word"),
+    ],
+)
+async def test_line_endings_are_kept_byte_for_byte(
+    client: Client, root: Path, original: bytes, old: str, new: str, expected: bytes
+) -> None:
+    (root / "e.txt").write_bytes(original)
+    structured(await client.call_tool("edit_file", {"path": "e.txt", "old_text": old, "new_text": new}))
+    assert (root / "e.txt").read_bytes() == expected
+
+
+@pytest.mark.parametrize(
+    ("encoding", "bom"),
+    [("utf-8", b"\xef\xbb\xbf"), ("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("cp1252", b"")],
+)
+async def test_bom_and_encoding_are_kept_and_only_the_span_changes(
+    client: Client, root: Path, encoding: str, bom: bytes
+) -> None:
+    text = "Grüße, café\r\nzweite Zeile — ok\r\nende\r\n" if encoding != "cp1252" else "Grüße, café\r\nzweite Zeile\r\n"
+    (root / "enc.txt").write_bytes(bom + text.encode(encoding))
+    structured(await client.call_tool("edit_file", {"path": "enc.txt", "old_text": "café", "new_text": "Café!"}))
+    assert (root / "enc.txt").read_bytes() == bom + text.replace("café", "Café!").encode(encoding)
+
+
+async def test_a_character_the_encoding_cannot_store_is_refused_and_nothing_is_written(
+    client: Client, root: Path
+) -> None:
+    original = "Grüße aus Köln, schöne Äpfel und Öl.\n".encode("cp1252") * 4
+    (root / "w.txt").write_bytes(original)
+    args = {"path": "w.txt", "old_text": "Köln", "new_text": "東京", "replace_all": True}
+    result = await client.call_tool("edit_file", args)
+    assert error_code(result) == "encoding_error"
+    assert (root / "w.txt").read_bytes() == original
+
+
+async def test_ambiguity_is_refused_naming_every_line(client: Client, root: Path) -> None:
+    (root / "a.py").write_text("x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n")
+    result = await client.call_tool("edit_file", {"path": "a.py", "old_text": "x = 1", "new_text": "x = 9"})
+    assert error_code(result) == "ambiguous_match"
+    assert "lines 1, 3, 5" in text_of(result)
+    assert (result.meta or {})["fsguard/error"]["lines"] == [1, 3, 5]
+    assert (root / "a.py").read_text() == "x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n"
+
+
+async def test_occurrence_and_replace_all_choose_among_repeats(client: Client, root: Path) -> None:
+    (root / "x.txt").write_text("x x x\n")
+    second = structured(
+        await client.call_tool("edit_file", {"path": "x.txt", "old_text": "x", "new_text": "y", "occurrence": 2})
+    )
+    assert (root / "x.txt").read_text() == "x y x\n"
+    assert (second["replacements"], second["total_lines"]) == (1, 1)
+    structured(
+        await client.call_tool("edit_file", {"path": "x.txt", "old_text": "x", "new_text": "z", "replace_all": True})
+    )
+    assert (root / "x.txt").read_text() == "z y z\n"
+
+
+async def test_no_match_shows_the_file_and_says_already_applied_when_it_is(client: Client, root: Path) -> None:
+    (root / "s.txt").write_text("alpha\nbeta\n")
+    missing = await client.call_tool("edit_file", {"path": "s.txt", "old_text": "gamma", "new_text": "delta"})
+    assert error_code(missing) == "no_match"
+    assert "    2: beta" in text_of(missing)
+    applied = await client.call_tool("edit_file", {"path": "s.txt", "old_text": "alfa", "new_text": "beta"})
+    assert error_code(applied) == "no_match"
+    assert "already applied" in text_of(applied)
+
+
+async def test_regex_groups_and_named_groups_use_go_style_templates(client: Client, root: Path) -> None:
+    (root / "r.txt").write_text("hello world\nprice: $5\n")
+    data = structured(
+        await client.call_tool(
+            "edit_file",
+            {
+                "path": "r.txt",
+                "mode": "regex",
+                "patterns_json": [
+                    {"pattern": "(hello) (world)", "replacement": "$2 $1"},
+                    {"pattern": r"\$(?P<n>\d+)", "replacement": "$$${n}.00"},
+                ],
+            },
+        )
+    )
+    assert (root / "r.txt").read_text() == "world hello\nprice: $5.00\n"
+    assert data["replacements"] == 2
+
+
+async def test_an_invalid_regex_is_invalid_params(client: Client, root: Path) -> None:
+    (root / "r.txt").write_text("x\n")
+    result = await client.call_tool(
+        "edit_file", {"path": "r.txt", "mode": "regex", "pattern": "(x", "replacement": "y"}
+    )
+    assert error_code(result) == "invalid_params"
+    assert "RE2" in text_of(result)
+
+
+async def test_search_replace_is_truly_literal(client: Client, root: Path) -> None:
+    (root / "l.txt").write_text("cost $1 (a+b)\n")
+    structured(
+        await client.call_tool(
+            "edit_file", {"path": "l.txt", "mode": "search_replace", "pattern": "$1 (a+b)", "replacement": r"\1 $0"}
+        )
+    )
+    assert (root / "l.txt").read_text() == "cost \\1 $0\n"
+
+
+async def test_a_rewrite_looking_edit_is_blocked_unless_allowed(client: Client, root: Path) -> None:
+    body = "".join(f"line {i} of a long file\n" for i in range(150))
+    (root / "big.txt").write_text(body)
+    args = {"path": "big.txt", "old_text": "line 0 of a long file\n", "new_text": body}
+    blocked = await client.call_tool("edit_file", args)
+    assert error_code(blocked) == "rewrite_blocked"
+    assert "write_file" in text_of(blocked)
+    assert (root / "big.txt").read_text() == body
+    structured(await client.call_tool("edit_file", {**args, "allow_rewrite": True}))
+    assert (root / "big.txt").read_text() == body + body[len("line 0 of a long file\n") :]
+
+
+async def test_a_structure_warning_appears_only_when_the_edit_breaks_the_file(client: Client, root: Path) -> None:
+    (root / "ok.py").write_text("def f(x):\n    return (x + 1)\n")
+    (root / "bad.py").write_text("def f(x:\n    return x\n")
+    broken = structured(
+        await client.call_tool("edit_file", {"path": "ok.py", "old_text": "(x + 1)", "new_text": "(x + 1"})
+    )
+    assert "Python syntax error introduced at line" in broken["structure_warning"]
+    still = structured(
+        await client.call_tool("edit_file", {"path": "bad.py", "old_text": "return x", "new_text": "return y"})
+    )
+    assert "structure_warning" not in still
+    fine = structured(
+        await client.call_tool("edit_file", {"path": "ok.py", "old_text": "(x + 1", "new_text": "(x + 2)"})
+    )
+    assert "structure_warning" not in fine
+
+
+async def test_auto_occ_warns_about_an_external_change_and_block_mode_refuses(
+    connect: ClientFactory, root: Path
+) -> None:
+    target = root / "o.txt"
+    target.write_text("one\ntwo\n")
+    async with connect() as client:
+        await client.call_tool("read_file", {"path": "o.txt"})
+        target.write_text("one\ntwo\nthree\n")
+        warned = structured(await client.call_tool("edit_file", {"path": "o.txt", "old_text": "one", "new_text": "1"}))
+    assert "changed on disk" in warned["external_change"]
+    assert target.read_text() == "1\ntwo\nthree\n"
+    async with connect(auto_occ="block") as client:
+        await client.call_tool("read_file", {"path": "o.txt"})
+        target.write_text("changed behind our back\n")
+        blocked = await client.call_tool("edit_file", {"path": "o.txt", "old_text": "changed", "new_text": "x"})
+    assert error_code(blocked) == "external_change"
+    assert target.read_text() == "changed behind our back\n"
+
+
+async def test_stale_read_hint_is_shown_once_and_never_with_expected_hash(client: Client, root: Path) -> None:
+    (root / "h.txt").write_text("a\nb\nc\n")
+    first = structured(await client.call_tool("edit_file", {"path": "h.txt", "old_text": "a", "new_text": "A"}))
+    second = structured(await client.call_tool("edit_file", {"path": "h.txt", "old_text": "b", "new_text": "B"}))
+    assert "STALE_READ" in first["feedback"]
+    assert "feedback" not in second
+
+
+async def test_compact_one_line_edit_costs_at_most_200_bytes_plus_a_5_line_diff(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "t.txt").write_text("".join(f"row {i}\n" for i in range(2000)))
+    async with connect(compact_mode=True) as client:
+        await client.call_tool("read_file", {"path": "t.txt", "start_line": 1, "end_line": 1})
+        result = await client.call_tool("edit_file", {"path": "t.txt", "old_text": "row 1000\n", "new_text": "ROW\n"})
+    summary, _, diff = text_of(result).partition("\n")
+    assert len(summary.encode()) <= 200
+    assert 0 < len(diff.splitlines()) <= 5
+    assert "-row 1000" in diff
+    assert "+ROW" in diff
+
+
+async def test_a_binary_file_is_never_edited_as_text(client: Client, root: Path) -> None:
+    (root / "b.bin").write_bytes(b"\x00\x01abc")
+    result = await client.call_tool("edit_file", {"path": "b.bin", "old_text": "abc", "new_text": "x"})
+    assert error_code(result) == "binary_file"
+    assert (root / "b.bin").read_bytes() == b"\x00\x01abc"
+
+
+async def test_missing_required_text_for_a_mode_is_invalid_params(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    for args in ({"old_text": "a"}, {"mode": "insert", "new_text": "x"}, {"mode": "delete_range", "start_line": 1}):
+        assert error_code(await client.call_tool("edit_file", {"path": "a.txt", **args})) == "invalid_params"
+    assert (root / "a.txt").read_text() == "a\n"
+
+
+async def test_old_str_and_new_str_aliases_work(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("old\n")
+    structured(await client.call_tool("edit_file", {"path": "a.txt", "old_str": "old", "new_string": "new"}))
+    assert (root / "a.txt").read_text() == "new\n"
