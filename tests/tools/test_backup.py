@@ -1,0 +1,154 @@
+"""The backup tool: undo chains that survive restarts, restores that never lose bytes, in both eras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def edit(client: Client, old: str, new: str, path: str = "f.txt") -> dict[str, object]:
+    return structured(await client.call_tool("edit_file", {"path": path, "old_text": old, "new_text": new}))
+
+
+async def test_two_edits_then_two_undos_restore_each_state_exactly_across_a_restart(
+    connect: ClientFactory, root: Path
+) -> None:
+    target = root / "f.txt"
+    states = [b"v0 alpha\r\nbeta\n"]
+    target.write_bytes(states[0])
+    async with connect() as client:
+        first = await edit(client, "alpha", "ALPHA")
+        states.append(target.read_bytes())
+        second = await edit(client, "beta", "BETA")
+        states.append(target.read_bytes())
+    assert second["parent_backup_id"] == first["backup_id"]
+    async with connect() as client:  # a new server process state: only the disk remembers
+        undo1 = structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
+        assert target.read_bytes() == states[1]
+        assert undo1["head_backup_id"] == first["backup_id"]
+    async with connect() as client:
+        structured(await client.call_tool("backup", {"action": "undo_last", "file_path": str(target)}))
+        assert target.read_bytes() == states[0]
+        nothing = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
+    assert error_code(nothing) == "nothing_to_undo"
+    assert target.read_bytes() == states[0]
+
+
+async def test_undo_is_refused_after_an_external_change_and_force_keeps_the_change_in_a_backup(
+    client: Client, root: Path
+) -> None:
+    target = root / "f.txt"
+    target.write_text("one\n")
+    await edit(client, "one", "two")
+    target.write_text("changed by someone else\n")
+    refused = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
+    assert error_code(refused) == "undo_conflict"
+    assert "force=true" in text_of(refused)
+    assert target.read_text() == "changed by someone else\n"
+    forced = structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt", "force": True}))
+    assert target.read_text() == "one\n"
+    safety = forced["restored"][0]["safety_backup_id"]
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": safety, "force": True}))
+    assert target.read_text() == "changed by someone else\n"
+
+
+async def test_an_undo_is_itself_undoable_with_restore(client: Client, root: Path) -> None:
+    target = root / "f.txt"
+    target.write_text("start\n")
+    await edit(client, "start", "edited")
+    undone = structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
+    assert target.read_text() == "start\n"
+    redo = undone["restored"][0]["safety_backup_id"]
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": redo}))
+    assert target.read_text() == "edited\n"
+    # and the restore went on the chain: undo_last reverts it
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
+    assert target.read_text() == "start\n"
+
+
+async def test_undo_never_touches_another_file(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    (root / "b.txt").write_text("b\n")
+    await edit(client, "a", "A", "a.txt")
+    await edit(client, "b", "B", "b.txt")
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "a.txt"}))
+    assert (root / "a.txt").read_text() == "a\n"
+    assert (root / "b.txt").read_text() == "B\n"
+    nothing = await client.call_tool("backup", {"action": "undo_last", "file_path": "c.txt"})
+    assert error_code(nothing) == "nothing_to_undo"
+
+
+async def test_restore_with_a_file_path_of_another_file_is_refused(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    (root / "b.txt").write_text("b\n")
+    backup_id = (await edit(client, "a", "A", "a.txt"))["backup_id"]
+    result = await client.call_tool("backup", {"action": "restore", "backup_id": backup_id, "file_path": "b.txt"})
+    assert error_code(result) == "invalid_params"
+    assert (root / "b.txt").read_text() == "b\n"
+
+
+async def test_compare_shows_a_real_diff_and_preview_changes_nothing(client: Client, root: Path) -> None:
+    target = root / "f.txt"
+    target.write_text("one\ntwo\nthree\n")
+    backup_id = (await edit(client, "two", "TWO"))["backup_id"]
+    compared = structured(await client.call_tool("backup", {"action": "compare", "backup_id": backup_id}))
+    assert "-two\n+TWO" in compared["diff"]
+    preview = structured(
+        await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt", "preview": True})
+    )
+    assert preview["dry_run"] is True
+    assert "-TWO\n+two" in preview["diff"]
+    assert target.read_text() == "one\nTWO\nthree\n"
+
+
+async def test_list_info_and_undo_chain_describe_the_backups(client: Client, root: Path) -> None:
+    (root / "f.txt").write_text("1\n")
+    first = (await edit(client, "1", "2"))["backup_id"]
+    second = (await edit(client, "2", "3"))["backup_id"]
+    listing = structured(await client.call_tool("backup", {"action": "list", "filter_path": "f.txt"}))
+    assert [b["backup_id"] for b in listing["backups"]] == [second, first]
+    info = structured(await client.call_tool("backup", {"action": "info", "backup_id": first}))["backup"]
+    assert (info["operation"], info["files"]) == ("edit_file:replace", [str(root / "f.txt")])
+    chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "f.txt"}))
+    assert [b["backup_id"] for b in chain["backups"]] == [second, first]
+
+
+async def test_a_malformed_or_unknown_backup_id_is_refused(client: Client) -> None:
+    assert (
+        error_code(await client.call_tool("backup", {"action": "info", "backup_id": "../../etc"})) == "invalid_params"
+    )
+    unknown = await client.call_tool("backup", {"action": "info", "backup_id": "20260101-000000-0123456789abcdef"})
+    assert error_code(unknown) == "not_found"
+
+
+async def test_cleanup_is_a_dry_run_by_default(client: Client, root: Path) -> None:
+    (root / "f.txt").write_text("1\n")
+    await edit(client, "1", "2")
+    dry = structured(await client.call_tool("backup", {"action": "cleanup", "older_than_days": 0}))
+    assert (dry["dry_run"], dry["removed"]) == (True, 1)
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 1
+    done = structured(await client.call_tool("backup", {"action": "cleanup", "older_than_days": 0, "dry_run": False}))
+    assert done["removed"] == 1
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_retention_keeps_at_most_backup_max_count_per_file(connect: ClientFactory, root: Path) -> None:
+    (root / "f.txt").write_text("0\n")
+    async with connect(backup_max_count=3) as client:
+        for n in range(5):
+            await edit(client, f"{n}\n", f"{n + 1}\n")
+        chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "f.txt"}))
+    assert len(chain["backups"]) == 3
+
+
+async def test_backups_live_outside_the_roots(client: Client, root: Path, state_dir: Path) -> None:
+    (root / "f.txt").write_text("x\n")
+    await edit(client, "x", "y")
+    assert sorted(p.name for p in root.iterdir()) == ["f.txt"]
+    assert any((state_dir / "backups" / "blobs").rglob("*"))

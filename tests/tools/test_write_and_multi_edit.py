@@ -1,0 +1,184 @@
+"""write_file and multi_edit through the in-memory Client, in both protocol eras."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_write_creates_a_file_verified_on_disk(client: Client, root: Path) -> None:
+    result = await client.call_tool("write_file", {"path": "new/dir/f.txt", "content": "verified evidence\n"})
+    data = structured(result)
+    target = root / "new" / "dir" / "f.txt"
+    assert target.read_bytes() == b"verified evidence\n"
+    assert (data["created"], data["verified"], data["bytes_written"]) == (True, True, 18)
+    assert (
+        data["content_hash"] == structured(await client.call_tool("read_file", {"path": str(target)}))["content_hash"]
+    )
+    assert data["message"] == text_of(result)
+    assert "backup_id" not in data
+
+
+async def test_overwrite_keeps_crlf_and_the_bom_and_is_backed_up(client: Client, root: Path) -> None:
+    (root / "w.txt").write_bytes(b"\xef\xbb\xbfone\r\ntwo\r\n")
+    data = structured(await client.call_tool("write_file", {"path": "w.txt", "content": "uno\ndos\ntres\n"}))
+    assert (root / "w.txt").read_bytes() == b"\xef\xbb\xbfuno\r\ndos\r\ntres\r\n"
+    assert data["bytes_written"] == len(b"\xef\xbb\xbfuno\r\ndos\r\ntres\r\n")
+    assert data["backup_id"]
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "w.txt"}))
+    assert (root / "w.txt").read_bytes() == b"\xef\xbb\xbfone\r\ntwo\r\n"
+
+
+async def test_empty_content_over_a_file_is_written_only_with_a_backup_and_says_how_to_undo(
+    client: Client, root: Path
+) -> None:
+    (root / "keep.txt").write_bytes(b"precious\n" * 100)
+    data = structured(await client.call_tool("write_file", {"path": "keep.txt", "content": ""}))
+    assert (root / "keep.txt").read_bytes() == b""
+    assert "truncation" in data["feedback"]
+    assert 'backup(action="undo_last"' in data["feedback"]
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "keep.txt"}))
+    assert (root / "keep.txt").read_bytes() == b"precious\n" * 100
+
+
+async def test_inflation_is_reported_with_the_undo_call(client: Client, root: Path) -> None:
+    (root / "grow.txt").write_text("x" * 20_000)
+    data = structured(await client.call_tool("write_file", {"path": "grow.txt", "content": "x" * 90_000}))
+    assert "inflation" in data["feedback"] or "3" in data["feedback"]
+    assert data["backup_id"]
+
+
+async def test_stale_hash_refuses_the_write_and_the_missing_file_with_a_hash_is_not_found(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_text("a\n")
+    stale = await client.call_tool("write_file", {"path": "a.txt", "content": "b\n", "expected_hash": "deadbeef"})
+    assert error_code(stale) == "stale_edit"
+    assert (root / "a.txt").read_text() == "a\n"
+    missing = await client.call_tool("write_file", {"path": "b.txt", "content": "b", "expected_hash": "811c9dc5"})
+    assert error_code(missing) == "not_found"
+    assert not (root / "b.txt").exists()
+
+
+async def test_base64_content_is_written_as_exact_bytes(client: Client, root: Path) -> None:
+    raw = bytes(range(256))
+    data = structured(
+        await client.call_tool("write_file", {"path": "b.bin", "content_base64": base64.b64encode(raw).decode()})
+    )
+    assert (root / "b.bin").read_bytes() == raw
+    assert data["encoding"] == "binary"
+    bad = await client.call_tool("write_file", {"path": "c.bin", "content_base64": "not base64!"})
+    assert error_code(bad) == "invalid_params"
+    assert not (root / "c.bin").exists()
+
+
+async def test_the_same_content_again_writes_nothing(client: Client, root: Path) -> None:
+    (root / "same.txt").write_text("same\n")
+    mtime = (root / "same.txt").stat().st_mtime_ns
+    data = structured(await client.call_tool("write_file", {"path": "same.txt", "content": "same\n"}))
+    assert data["unchanged"] is True
+    assert (root / "same.txt").stat().st_mtime_ns == mtime
+
+
+async def test_write_keeps_the_file_mode(client: Client, root: Path) -> None:
+    (root / "run.sh").write_text("#!/bin/sh\n")
+    (root / "run.sh").chmod(0o750)
+    structured(await client.call_tool("write_file", {"path": "run.sh", "content": "#!/bin/sh\necho hi\n"}))
+    assert (root / "run.sh").stat().st_mode & 0o777 == 0o750
+
+
+async def test_write_without_create_dirs_needs_the_parent(client: Client, root: Path) -> None:
+    result = await client.call_tool("write_file", {"path": "no/such/f.txt", "content": "x", "create_dirs": False})
+    assert error_code(result) == "not_a_directory"
+    assert not (root / "no").exists()
+
+
+async def test_write_through_an_escaping_symlink_is_refused(client: Client, root: Path, tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (root / "door").symlink_to(tmp_path / "elsewhere")
+    assert error_code(await client.call_tool("write_file", {"path": "door/x.txt", "content": "x"})) == "access_denied"
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+async def test_multi_edit_applies_every_edit_in_one_write_with_one_backup(client: Client, root: Path) -> None:
+    (root / "m.txt").write_bytes(b"line1\r\nline2\r\nline3\r\n")
+    data = structured(
+        await client.call_tool(
+            "multi_edit",
+            {
+                "path": "m.txt",
+                "edits_json": '[{"old_text": "line1", "new_text": "lineA"}, {"old_str": "line3\\n", "new_str": "lineC\\n"},]',
+            },
+        )
+    )
+    assert (root / "m.txt").read_bytes() == b"lineA\r\nline2\r\nlineC\r\n"
+    assert (data["successful_edits"], data["total_edits"]) == (2, 2)
+    assert [e["status"] for e in data["edits"]] == ["applied", "applied"]
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 1
+
+
+async def test_multi_edit_with_one_bad_edit_leaves_the_file_untouched_and_lists_every_status(
+    client: Client, root: Path
+) -> None:
+    original = b"AAA\nBBB\nCCC\n"
+    (root / "m.txt").write_bytes(original)
+    edits = [
+        {"old_text": "AAA", "new_text": "X"},
+        {"old_text": "nope", "new_text": "Y"},
+        {"old_text": "CCC", "new_text": "Z"},
+    ]
+    result = await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits})
+    assert error_code(result) == "no_match"
+    assert "edit 1: applied" in text_of(result)
+    assert "edit 2: failed" in text_of(result)
+    assert [e["status"] for e in (result.meta or {})["fsguard/error"]["edits"]] == ["applied", "failed", "applied"]
+    assert (root / "m.txt").read_bytes() == original
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_multi_edit_marks_an_edit_subsumed_by_an_earlier_one_as_already_present(
+    client: Client, root: Path
+) -> None:
+    (root / "m.txt").write_text("AAA\nBBB\nCCC\nDDD\n")
+    edits = [
+        {"old_text": "AAA\nBBB", "new_text": "XXX\nYYY"},
+        {"old_text": "BBB", "new_text": "YYY"},
+        {"old_text": "DDD", "new_text": "ZZZ"},
+    ]
+    data = structured(await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": edits}))
+    assert (root / "m.txt").read_text() == "XXX\nYYY\nCCC\nZZZ\n"
+    assert [e["status"] for e in data["edits"]] == ["applied", "already_present", "applied"]
+    assert (data["successful_edits"], data["skipped_edits"]) == (2, 1)
+
+
+async def test_multi_edit_refuses_ambiguity_and_unknown_keys(client: Client, root: Path) -> None:
+    (root / "m.txt").write_text("X X X\n")
+    ambiguous = await client.call_tool(
+        "multi_edit", {"path": "m.txt", "edits_json": [{"old_text": "X", "new_text": "Y"}]}
+    )
+    assert error_code(ambiguous) == "ambiguous_match"
+    unknown = await client.call_tool(
+        "multi_edit", {"path": "m.txt", "edits_json": [{"oldString": "X", "newString": "Y"}]}
+    )
+    assert error_code(unknown) == "invalid_params"
+    assert "oldString" in text_of(unknown)
+    assert (root / "m.txt").read_text() == "X X X\n"
+
+
+async def test_multi_edit_dry_run_and_stale_hash_write_nothing(client: Client, root: Path) -> None:
+    (root / "m.txt").write_text("a\nb\n")
+    edits = [{"old_text": "a", "new_text": "A"}]
+    dry = structured(await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits, "dry_run": True}))
+    assert dry["dry_run"] is True
+    assert "+A" in dry["diff"]
+    stale = await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits, "expected_hash": "00000000"})
+    assert error_code(stale) == "stale_edit"
+    assert (root / "m.txt").read_text() == "a\nb\n"
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
