@@ -215,3 +215,13 @@ def edited_texts(draw: st.DrawFn, max_lines: int = 14, max_edits: int = 4) -> tu
             after[at] = draw(line)
     unended = st.sampled_from(("", "a", "b"))
     return "".join(before) + draw(unended), "".join(after) + draw(unended)
+
+
+def plain_lines() -> st.SearchStrategy[str]:
+    """One line of ordinary text (no line breaks, some non-ASCII), for edit and state-machine tests."""
+    return st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\r\n\x00"), max_size=12)
+
+
+def lf_texts() -> st.SearchStrategy[str]:
+    """Small LF-terminated texts for the undo state machine."""
+    return st.lists(plain_lines(), max_size=6).map(lambda lines: "".join(f"{line}\n" for line in lines))

@@ -151,7 +151,7 @@ class BackupStore:
         """Delete blobs no live backup refers to (older than an hour); returns how many."""
         live = {record.blob for record in self.records()}
         removed = 0
-        cutoff = self._clock() - _GC_GRACE_S
+        cutoff = time.time() - _GC_GRACE_S  # blob mtimes are real time, whatever clock records use
         for blob in self._blobs.glob("*/*"):
             if blob.name not in live and blob.stat().st_mtime < cutoff:
                 blob.unlink(missing_ok=True)

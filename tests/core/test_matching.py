@@ -1,0 +1,120 @@
+"""The matching ladder: each tier, uniqueness, line endings of replacements, and the failure reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
+from fsguard.core.matching import LADDER, find_matches
+
+
+def edited(text: str, old: str, new: str, **options: object) -> tuple[str, str]:
+    plan = find_matches(text, old, new, **options)  # type: ignore[arg-type]
+    return plan.tier, plan.apply(text)
+
+
+def test_the_ladder_is_data_in_the_documented_order() -> None:
+    assert [name for name, _ in LADDER] == [
+        "exact",
+        "escape_fixed",
+        "trailing_whitespace",
+        "indentation",
+        "tolerant_whitespace",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new", "tier", "result"),
+    [
+        # exact
+        ("alpha beta gamma\n", "beta", "BETA", "exact", "alpha BETA gamma\n"),
+        # boundary newline: the newline that separated the match from the next line is kept
+        ("aaa\nbbb\nccc\n", "bbb\n", "bbb", "exact", "aaa\nbbb\nccc\n"),
+        ("aaa\nbbb\n", "bbb\n", "bbb", "exact", "aaa\nbbb"),
+        ("aaa\nbbb\nccc\n", "bbb\n", "BBB\n", "exact", "aaa\nBBB\nccc\n"),
+        # CRLF file, LF old_text: whole lines ignoring the CR, replacement takes CRLF
+        ("line1\r\nline2\r\nline3\r\n", "line2\n", "LINE2\n", "trailing_whitespace", "line1\r\nLINE2\r\nline3\r\n"),
+        ("a  \nb\n", "a\nb\n", "A\nB\n", "trailing_whitespace", "A\nB\n"),
+        # literal \n escapes when old_text has no real newline
+        ("first\nsecond\n", "first\\nsecond", "1\\n2", "escape_fixed", "1\n2\n"),
+        # code that contains a literal backslash-n is matched exactly, not unescaped
+        ('print("a\\nb")\n', 'print("a\\nb")', 'print("c")', "exact", 'print("c")\n'),
+        # uniform indentation offset, replacement re-indented the same way
+        (
+            "def f():\n        x = 1\n        y = 2\n",
+            "x = 1\ny = 2",
+            "x = 10\ny = 20",
+            "indentation",
+            "def f():\n        x = 10\n        y = 20\n",
+        ),
+        ("    target\n", "        target\n", "        replaced\n", "indentation", "    replaced\n"),
+    ],
+)
+def test_each_tier_places_the_edit_and_keeps_the_surrounding_bytes(
+    text: str, old: str, new: str, tier: str, result: str
+) -> None:
+    assert edited(text, old, new) == (tier, result)
+
+
+def test_tolerant_whitespace_matches_tabs_as_spaces_and_keeps_the_file_on_tabs() -> None:
+    text = "\tif x:\n\t\treturn\n"
+    old, new = "    if x:\n        return\n", "    if y:\n        return 1\n"
+    with pytest.raises(NoMatchError):
+        find_matches(text, old, new)
+    assert edited(text, old, new, tolerant=True) == ("tolerant_whitespace", "\tif y:\n\t\treturn 1\n")
+
+
+def test_tolerant_whitespace_maps_crlf_back_to_the_original_bytes() -> None:
+    assert edited("before\r\nXXafter", "before\nXX", "B\nY", tolerant=True)[1] == "B\r\nYafter"
+
+
+def test_uniqueness_is_required_and_every_line_is_named() -> None:
+    with pytest.raises(AmbiguousMatchError) as caught:
+        find_matches("x\ny\nx\n", "x", "z")
+    assert caught.value.fields["lines"] == [1, 3]
+    assert "replace_all=true" in caught.value.message
+
+
+def test_occurrence_counts_from_either_end_and_refuses_out_of_range() -> None:
+    assert edited("x x x\n", "x", "y", occurrence=2)[1] == "x y x\n"
+    assert edited("x x x\n", "x", "y", occurrence=-1)[1] == "x x y\n"
+    with pytest.raises(NoMatchError, match="occurrence 4 is out of range"):
+        find_matches("x x x\n", "x", "y", occurrence=4)
+    with pytest.raises(InvalidParamsError):
+        find_matches("x\n", "x", "y", occurrence=0)
+
+
+def test_whole_word_skips_matches_inside_words() -> None:
+    assert (
+        edited("foo foobar barfoo foo.\n", "foo", "X", whole_word=True, replace_all=True)[1] == "X foobar barfoo X.\n"
+    )
+
+
+def test_a_multiline_lf_edit_in_a_crlf_file_cannot_fan_out_to_several_places() -> None:
+    text = "a\r\nb\r\nc\r\na\r\nb\r\n"
+    with pytest.raises(AmbiguousMatchError):
+        find_matches(text, "a\nb\n", "X\n")
+
+
+def test_no_match_in_a_small_file_shows_the_whole_file_numbered() -> None:
+    with pytest.raises(NoMatchError) as caught:
+        find_matches("one\ntwo\n", "three", "3")
+    assert "    1: one\n    2: two" in caught.value.message
+
+
+def test_no_match_in_a_large_file_shows_the_closest_lines() -> None:
+    text = "".join(f"value_{i} = {i}\n" for i in range(100))
+    with pytest.raises(NoMatchError) as caught:
+        find_matches(text, "valeu_42 = 42", "x")
+    assert "   43: value_42 = 42" in caught.value.message
+
+
+def test_already_applied_is_recognised() -> None:
+    with pytest.raises(NoMatchError) as caught:
+        find_matches("new line\n", "old line", "new line")
+    assert caught.value.fields["already_applied"] is True
+
+
+def test_empty_old_text_is_invalid() -> None:
+    with pytest.raises(InvalidParamsError):
+        find_matches("abc", "", "x")
