@@ -116,3 +116,75 @@ async def test_instructions_name_the_roots_and_point_at_help(client: Client, roo
     text: Any = client.instructions
     assert str(root) in text
     assert "help()" in text
+
+
+SEED_SCHEMAS = {
+    "read_file": (["content"], {"content": "string", "content_hash": "string"}),
+    "write_file": (
+        ["path", "bytes_written", "verified", "message"],
+        {
+            "path": "string",
+            "bytes_written": "integer",
+            "verified": "boolean",
+            "content_hash": "string",
+            "backup_id": "string",
+            "feedback": "string",
+            "message": "string",
+        },
+    ),
+    "edit_file": (
+        ["path", "replacements", "lines_added", "lines_removed", "total_lines", "message"],
+        {
+            "path": "string",
+            "replacements": "integer",
+            "lines_added": "integer",
+            "lines_removed": "integer",
+            "total_lines": "integer",
+            "content_hash": "string",
+            "backup_id": "string",
+            "parent_backup_id": "string",
+            "risk_warning": "string",
+            "structure_warning": "string",
+            "integrity": "string",
+            "external_change": "string",
+            "message": "string",
+        },
+    ),
+    "multi_edit": (
+        ["path", "successful_edits", "total_edits", "message"],
+        {
+            "path": "string",
+            "successful_edits": "integer",
+            "total_edits": "integer",
+            "lines_added": "integer",
+            "lines_removed": "integer",
+            "total_lines": "integer",
+            "content_hash": "string",
+            "backup_id": "string",
+            "parent_backup_id": "string",
+            "risk_warning": "string",
+            "structure_warning": "string",
+            "integrity": "string",
+            "message": "string",
+        },
+    ),
+}
+
+
+def declared_types(prop: dict[str, Any]) -> set[str]:
+    """The JSON types a property admits (through anyOf and enums)."""
+    options = prop.get("anyOf", [prop])
+    types = {str(option.get("type")) for option in options if "type" in option}
+    if any("enum" in option for option in options):
+        types.add("string")
+    return types
+
+
+@pytest.mark.parametrize("tool_name", sorted(SEED_SCHEMAS))
+async def test_the_four_seed_schemas_keep_every_field_and_their_required_list(client: Client, tool_name: str) -> None:
+    required, fields = SEED_SCHEMAS[tool_name]
+    schema = (await listed(client))[tool_name].output_schema
+    assert schema is not None
+    assert sorted(schema["required"]) == sorted(required)
+    for name, json_type in fields.items():
+        assert json_type in declared_types(schema["properties"][name]), (tool_name, name)

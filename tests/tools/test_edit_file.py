@@ -96,12 +96,19 @@ async def test_line_endings_are_kept_byte_for_byte(
 
 @pytest.mark.parametrize(
     ("encoding", "bom"),
-    [("utf-8", b"\xef\xbb\xbf"), ("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("cp1252", b"")],
+    [
+        ("utf-8", b"\xef\xbb\xbf"),
+        ("utf-16-le", b"\xff\xfe"),
+        ("utf-16-be", b"\xfe\xff"),
+        ("cp1252", b""),
+        ("latin-1", b""),
+    ],
 )
 async def test_bom_and_encoding_are_kept_and_only_the_span_changes(
     client: Client, root: Path, encoding: str, bom: bytes
 ) -> None:
-    text = "Grüße, café\r\nzweite Zeile — ok\r\nende\r\n" if encoding != "cp1252" else "Grüße, café\r\nzweite Zeile\r\n"
+    eight_bit = encoding in ("cp1252", "latin-1")
+    text = "Grüße, café\r\nzweite Zeile\r\n" if eight_bit else "Grüße, café\r\nzweite Zeile — ok\r\nende\r\n"
     (root / "enc.txt").write_bytes(bom + text.encode(encoding))
     structured(await client.call_tool("edit_file", {"path": "enc.txt", "old_text": "café", "new_text": "Café!"}))
     assert (root / "enc.txt").read_bytes() == bom + text.replace("café", "Café!").encode(encoding)

@@ -47,8 +47,8 @@ class EditFileResult(Result):
     integrity_detail: str | None = Field(None, description="CRC-32, lines and bytes of the read-back check.")
     external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
     message: str = Field(description="Same text as the text block.")
-    mode: str = Field(description="Edit mode used.")
-    risk_level: RiskLevelName = Field(description="LOW, MEDIUM, HIGH or CRITICAL.")
+    mode: str = Field("replace", description="Edit mode used.")
+    risk_level: RiskLevelName = Field("LOW", description="LOW, MEDIUM, HIGH or CRITICAL.")
     match_tier: str | None = Field(None, description="Matching tier that placed old_text (exact, indentation …).")
     line: int | None = Field(None, description="First line changed.")
     diff: str | None = Field(None, description="Diff in the requested diff_format.")
@@ -83,9 +83,9 @@ class MultiEditResult(Result):
     structure_warning: str | None = None
     integrity: IntegrityStatus | None = None
     message: str = Field(description="Same text as the text block.")
-    edits: list[EditStatus] = Field(description="Status of every edit.")
+    edits: list[EditStatus] = Field(default_factory=list, description="Status of every edit.")
     skipped_edits: int = Field(0, description="Edits already present (subsumed by an earlier edit).")
-    risk_level: RiskLevelName = Field(description="LOW, MEDIUM, HIGH or CRITICAL.")
+    risk_level: RiskLevelName = Field("LOW", description="LOW, MEDIUM, HIGH or CRITICAL.")
     diff: str | None = None
     dry_run: bool = False
     previous_hash: str | None = None
