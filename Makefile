@@ -36,6 +36,7 @@ pytest:
 
 bench: install
 	$(BIN)/python benchmarks/bench_read.py -n 500
+	$(BIN)/python benchmarks/bench_edit.py -n 500
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -8,7 +8,11 @@ from pathlib import Path
 import fsguard
 
 PACKAGE = Path(fsguard.__file__).parent
-PROTOCOL_FREE = [*sorted((PACKAGE / "core").glob("*.py")), *sorted((PACKAGE / "models").glob("*.py")), PACKAGE / "voice.py"]
+PROTOCOL_FREE = [
+    *sorted((PACKAGE / "core").glob("*.py")),
+    *sorted((PACKAGE / "models").glob("*.py")),
+    PACKAGE / "voice.py",
+]
 
 
 def imported_modules(path: Path) -> set[str]:

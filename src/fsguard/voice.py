@@ -236,7 +236,10 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
         else:
             undo = f" | undo:{result.backup_id}" if result.backup_id else ""
             head = f"M {result.path} | {count} | {result.total_lines}L{undo}"
-        notes = _notes(result.structure_warning, result.external_change, result.feedback)
+        integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
+        notes = _notes(
+            result.risk_warning, integrity, result.structure_warning, result.external_change, result.feedback
+        )
         return head + notes + _diff_block(result.diff, compact=True)
     plural = "" if result.replacements == 1 else "s"
     tier = f" ({result.match_tier})" if result.match_tier else ""
@@ -261,7 +264,8 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
         prefix = "DRY RUN " if result.dry_run else "M "
         head = f"{prefix}{result.path} | {counts}{skipped} | {result.total_lines}L{undo}"
-        return head + _notes(result.structure_warning, result.external_change) + _diff_block(result.diff, True)
+        notes = _notes(result.risk_warning, result.structure_warning, result.external_change, result.feedback)
+        return head + notes + _diff_block(result.diff, True)
     head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{result.path} | {counts}{skipped}"
     head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
     details = "\n".join(
@@ -292,7 +296,12 @@ def backup_text(result: BackupResult, compact: bool) -> str:
     if result.action == "info":
         return (
             f"Backup {backup.backup_id} of {backup.files[0]}: {backup.operation} at {backup.time}, "
-            f"{human_size(backup.size)}, hash {backup.content_hash}, previous step {backup.parent_backup_id}."
+            f"{human_size(backup.size)}, hash {backup.content_hash}"
+            + (
+                f", previous step {backup.parent_backup_id}."
+                if backup.parent_backup_id
+                else ", first step of its chain."
+            )
         )
     if result.action == "compare":
         return f"From backup {backup.backup_id} to the file now:\n{result.diff}"

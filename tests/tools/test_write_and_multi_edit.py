@@ -114,7 +114,9 @@ async def test_multi_edit_applies_every_edit_in_one_write_with_one_backup(client
             "multi_edit",
             {
                 "path": "m.txt",
-                "edits_json": '[{"old_text": "line1", "new_text": "lineA"}, {"old_str": "line3\\n", "new_str": "lineC\\n"},]',
+                # JSON text with a trailing comma and the old_str/new_str alias keys
+                "edits_json": '[{"old_text": "line1", "new_text": "lineA"},'
+                '{"old_str": "line3\\n", "new_str": "lineC\\n"},]',
             },
         )
     )

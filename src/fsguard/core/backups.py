@@ -98,6 +98,9 @@ class BackupStore:
         self._clock = clock
         self._lock = threading.Lock()
         self._index: dict[str, str] = {}  # backup id -> journal key
+        # Replayed journals, trusted while the file's (inode, size, mtime) is what we last saw: another
+        # process appending changes it, so this never hides a foreign change.
+        self._replays: dict[str, tuple[tuple[int, int, int], _Replay]] = {}
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -253,10 +256,26 @@ class BackupStore:
     def _read(self, key: str) -> _Replay:
         path = self._journals / f"{key}.jsonl"
         try:
-            lines = path.read_bytes().splitlines()
+            stat = path.stat()
         except FileNotFoundError:
             return _Replay({}, None, 0)
-        return _replay(lines)
+        identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        with self._lock:
+            cached = self._replays.get(key)
+        if cached is not None and cached[0] == identity:
+            return cached[1]
+        try:
+            replay = _replay(path.read_bytes().splitlines())
+        except FileNotFoundError:
+            return _Replay({}, None, 0)
+        with self._lock:
+            self._replays[key] = (identity, replay)
+        return replay
+
+    def _remember(self, key: str, fd: int, replay: _Replay) -> None:
+        stat = os.fstat(fd)
+        with self._lock:
+            self._replays[key] = ((stat.st_ino, stat.st_size, stat.st_mtime_ns), replay)
 
     @contextmanager
     def _journal(self, key: str) -> Iterator[tuple[_Replay, Callable[[dict[str, Any]], None]]]:
@@ -264,7 +283,9 @@ class BackupStore:
         path = self._journals / f"{key}.jsonl"
         fd = self._open_locked(path)
         try:
-            replay = self._read(key)
+            cached = self._read(key)
+            # A private copy: readers may be iterating the cached one while this appends.
+            replay = _Replay(dict(cached.records), cached.head, cached.lines)
             pending: list[bytes] = []
 
             def append(event: dict[str, Any]) -> None:
@@ -276,6 +297,7 @@ class BackupStore:
             yield replay, append
             if pending:
                 os.fsync(fd)
+                self._remember(key, fd, replay)
             if replay.lines > 4 * self._max_count + 16:
                 self._compact(path, replay)
         finally:
@@ -344,12 +366,8 @@ def _apply(
             head = parent if parent in records else None
         if kind == "drop":
             records.pop(event["id"], None)
-            records = {k: _orphan(r, event["id"]) for k, r in records.items()}
+            for child in [k for k, r in records.items() if r.parent_backup_id == event["id"]]:
+                records[child] = replace(records[child], parent_backup_id=None)  # the chain ends where it was cut
     elif kind == "head":
         head = event["id"]
     return records, head, count + 1
-
-
-def _orphan(record: BackupRecord, dropped: str) -> BackupRecord:
-    """The chain ends where retention cut it."""
-    return replace(record, parent_backup_id=None) if record.parent_backup_id == dropped else record

@@ -28,7 +28,7 @@ from fsguard.core.risk import (
 )
 from fsguard.core.session import Session
 from fsguard.core.structure import StructureChecker
-from fsguard.core.textio import AtomicWriter, DecodedText, decode, read_snapshot
+from fsguard.core.textio import AtomicWriter, DecodedText, count_lines, decode, read_snapshot
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ class Editor:
                 dry_run=options.dry_run,
                 previous_hash=before_hash,
                 content_hash=before_hash,
-                total_lines=decode(new_bytes, path).line_count,
+                total_lines=count_lines(plan.new_text),
                 diff=diff,
                 risk=risk,
                 backup=None,
@@ -147,11 +147,11 @@ class Editor:
             path = self._policy.recheck(path)
             self._writer.write(path, new_bytes)
             written, _ = read_snapshot(path)
-            self._session.record_hash(path, content_hash(written))
+            written_hash = content_hash(written)
+            self._session.record_hash(path, written_hash)
         integrity = None
         if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL):
             integrity = check_integrity(written, lines=report.total_lines, change_pct=risk.change_pct)
-        written_hash = content_hash(written)
         return replace(
             report, content_hash=written_hash, backup=backup, integrity=integrity, verified=written_hash == after_hash
         )

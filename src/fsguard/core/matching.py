@@ -22,6 +22,7 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
 from fsguard.core.textio import split_lines
@@ -61,17 +62,27 @@ class MatchPlan:
 
 
 class LineIndex:
-    """Line numbers of offsets in a text (1-based)."""
+    """Line numbers of offsets in a text (1-based); the split into lines is made only when needed."""
 
     def __init__(self, text: str) -> None:
-        self.lines = split_lines(text)
-        self.starts: list[int] = []
-        offset = 0
+        self._text = text
+        self._lf_only = "\r" not in text
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return split_lines(self._text)
+
+    @cached_property
+    def starts(self) -> list[int]:
+        starts, offset = [], 0
         for line in self.lines:
-            self.starts.append(offset)
+            starts.append(offset)
             offset += len(line)
+        return starts
 
     def line_of(self, offset: int) -> int:
+        if self._lf_only:  # the common case, without splitting the file
+            return self._text.count("\n", 0, offset) + 1
         return max(bisect.bisect_right(self.starts, offset), 1)
 
 

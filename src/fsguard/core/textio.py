@@ -178,6 +178,12 @@ def head_lines(text: str, count: int) -> list[str]:
     return lines
 
 
+def count_lines(text: str) -> int:
+    """Lines in ``text``; a final line break adds no line."""
+    crlf, lf, cr = _ending_counts(text)
+    return crlf + lf + cr + (0 if not text or text.endswith(("\n", "\r")) else 1)
+
+
 def line_ending_of(text: str) -> LineEnding:
     """The file's line-ending style; ``mixed`` when lines disagree."""
     return _style(*_ending_counts(text))
@@ -211,9 +217,15 @@ class AtomicWriter:
         self._journal.mkdir(parents=True, exist_ok=True)
 
     def clean_strays(self) -> list[Path]:
-        """Remove temp files left by writes interrupted by a crash; returns what was removed."""
+        """Remove temp files left by writes interrupted by a crash; returns what was removed.
+
+        Entries are named ``<pid>-<token>``: those of a live process (another fsguard sharing this
+        state directory, mid-write) are left alone.
+        """
         removed: list[Path] = []
         for entry in self._journal.iterdir():
+            if _alive(entry.name.split("-", 1)[0]):
+                continue
             temp = Path(entry.read_text(encoding="utf-8"))
             if _TEMP_MARK in temp.name and temp.exists():
                 temp.unlink()
@@ -233,7 +245,7 @@ class AtomicWriter:
         token = secrets.token_hex(16)
         # Not derived from the file name: a name near NAME_MAX must still leave room for the temp's.
         temp = path.with_name(f"{_TEMP_MARK}{token}")
-        entry = self._journal / token
+        entry = self._journal / f"{os.getpid()}-{token}"
         entry.write_text(str(temp), encoding="utf-8")
         try:
             existing = _stat_or_none(path)
@@ -262,6 +274,19 @@ class AtomicWriter:
             raise
         finally:
             entry.unlink(missing_ok=True)
+
+
+def _alive(pid_text: str) -> bool:
+    """Whether the process that journaled a write still runs (a non-numeric name is from no process)."""
+    if not pid_text.isdigit():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, owned by someone else
+    return True
 
 
 def _stat_or_none(path: Path) -> os.stat_result | None:
