@@ -16,7 +16,6 @@ The harness is ``$FSGUARD_HARNESS`` (run.sh, or its folder), else ``<repo>/../sh
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import subprocess
@@ -26,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from bench_read import fsguard_executable, harness_script, reference_command
+from bench_read import fsguard_executable, reference_command, start
 
 LINES = 2000
 TIMEOUT_S = 600
@@ -161,16 +160,10 @@ def servers(runs: list[Run]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-n", type=int, default=300, help="measured read+edit pairs per server (default 300)")
-    parser.add_argument("--warmup", type=int, default=20, help="unmeasured pairs first (default 20)")
-    args = parser.parse_args()
-
-    script = harness_script()
-    if not script.is_file():
-        print(f"harness not found: {script}. Set FSGUARD_HARNESS to its run.sh.", file=sys.stderr)
+    started = start(__doc__, "read+edit pairs")
+    if started is None:
         return 2
-    print(f"$ {shlex.join([sys.executable, *sys.argv])}")
+    args, script = started
     with tempfile.TemporaryDirectory(prefix="fsguard-bench-edit-") as scratch:
         work = Path(scratch)
         targets = [

@@ -155,17 +155,25 @@ def table(runs: list[Run], reference: Run) -> str:
     return "\n".join(rows)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-n", type=int, default=300, help="measured calls per server (default 300)")
-    parser.add_argument("--warmup", type=int, default=20, help="unmeasured calls first (default 20)")
+def start(doc: str | None, unit: str) -> tuple[argparse.Namespace, Path] | None:
+    """Parse -n/--warmup, find the harness and print the command line; None when the harness is missing."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", type=int, default=300, help=f"measured {unit} per server (default 300)")
+    parser.add_argument("--warmup", type=int, default=20, help=f"unmeasured {unit} first (default 20)")
     args = parser.parse_args()
-
     script = harness_script()
     if not script.is_file():
         print(f"harness not found: {script}. Set FSGUARD_HARNESS to its run.sh.", file=sys.stderr)
-        return 2
+        return None
     print(f"$ {shlex.join([sys.executable, *sys.argv])}")
+    return args, script
+
+
+def main() -> int:
+    started = start(__doc__, "calls")
+    if started is None:
+        return 2
+    args, script = started
     with tempfile.TemporaryDirectory(prefix="fsguard-bench-") as scratch:
         work = Path(scratch)
         fsguard = [fsguard_executable(), "${TMP}", "--state-dir", str(work / "state")]
