@@ -71,6 +71,8 @@ class Services:
             max_age_days=settings.backup_max_age_days,
             max_count=settings.backup_max_count,
         )
+        if backups.apply_retention():
+            backups.collect_garbage()
         guard = ConcurrencyGuard(session, settings.auto_occ)
         risk = RiskPolicy(
             medium_pct=settings.risk_threshold_medium,

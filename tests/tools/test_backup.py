@@ -152,3 +152,23 @@ async def test_backups_live_outside_the_roots(client: Client, root: Path, state_
     await edit(client, "x", "y")
     assert sorted(p.name for p in root.iterdir()) == ["f.txt"]
     assert any((state_dir / "backups" / "blobs").rglob("*"))
+
+
+async def test_server_stats_count_the_backups_in_the_store(client: Client, root: Path) -> None:
+    (root / "f.txt").write_text("1\n")
+    await edit(client, "1", "2")
+    await edit(client, "2", "3")
+    stats = structured(await client.call_tool("server_info", {"action": "stats"}))["stats"]
+    assert stats["backups"]["count"] == 2
+    assert stats["backups"]["bytes"] > 0
+
+
+async def test_backups_past_the_age_limit_are_dropped_when_a_server_starts(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    (root / "f.txt").write_text("1\n")
+    async with connect() as client:
+        await edit(client, "1", "2")
+    async with connect(backup_max_age_days=0) as client:  # everything is past a zero-day limit
+        listing = structured(await client.call_tool("backup", {"action": "list"}))
+    assert listing["total"] == 0

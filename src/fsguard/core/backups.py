@@ -150,6 +150,19 @@ class BackupStore:
             self.collect_garbage()
         return sorted(doomed, key=lambda r: r.time, reverse=True)
 
+    def apply_retention(self) -> int:
+        """Drop, in every file's journal, what is past --backup-max-age or --backup-max-count; returns how many.
+
+        Snapshots apply retention to their own file; this catches files that are never edited again.
+        """
+        dropped = 0
+        for key in self._keys():
+            with self._journal(key) as (replay, append):
+                before = len(replay.records)
+                self._retain(replay, append, keep="")
+                dropped += before - len(replay.records)
+        return dropped
+
     def collect_garbage(self) -> int:
         """Delete blobs no live backup refers to (older than an hour); returns how many."""
         live = {record.blob for record in self.records()}

@@ -9,8 +9,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from fsguard.models import BackupStoreStats
-
 
 class CallStats:
     """Thread-safe counts of tool calls and error codes since start-up."""
@@ -45,14 +43,3 @@ def resident_memory_mb() -> float:
         return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
     except (OSError, ValueError, IndexError):
         return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
-def backup_store_stats(directory: Path) -> BackupStoreStats:
-    """Count the blobs in the backup store and the bytes they take."""
-    count = size = 0
-    if directory.is_dir():
-        for base, _dirs, files in os.walk(directory):
-            for name in files:
-                count += 1
-                size += (Path(base) / name).stat().st_size
-    return BackupStoreStats(dir=str(directory), count=count, bytes=size)

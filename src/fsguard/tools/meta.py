@@ -9,8 +9,8 @@ from pydantic import Field
 
 from fsguard import __version__
 from fsguard.core.errors import InvalidParamsError, ReadOnlyError
-from fsguard.core.stats import backup_store_stats, resident_memory_mb
-from fsguard.models import HelpResult, ServerInfoResult, Stats, ToolSummary
+from fsguard.core.stats import resident_memory_mb
+from fsguard.models import BackupStoreStats, HelpResult, ServerInfoResult, Stats, ToolSummary
 from fsguard.tools._arguments import closest
 from fsguard.tools._errors import CodedToolError, bridge
 from fsguard.tools._params import Catalog, hints, respond
@@ -84,6 +84,7 @@ def register(catalog: Catalog) -> None:
             return respond(result, text)
         if action == "stats":
             by_tool, by_code = services.stats.snapshot()
+            count, size = services.backups.stats()
             stats = Stats(
                 version=__version__,
                 uptime_s=services.stats.uptime_s,
@@ -93,7 +94,7 @@ def register(catalog: Catalog) -> None:
                 errors_by_code=by_code,
                 cache_hit_rate=round(services.cache.hit_rate, 3),
                 memory_mb=resident_memory_mb(),
-                backups=backup_store_stats(services.settings.state_dir / "backups"),
+                backups=BackupStoreStats(dir=str(services.backups.root), count=count, bytes=size),
             )
             return respond(ServerInfoResult(action="stats", stats=stats), stats_text(stats, catalog.compact))
         step = sub_action or "info"
