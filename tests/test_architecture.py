@@ -11,7 +11,7 @@ PACKAGE = Path(fsguard.__file__).parent
 PROTOCOL_FREE = [
     *sorted((PACKAGE / "core").glob("*.py")),
     *sorted((PACKAGE / "models").glob("*.py")),
-    PACKAGE / "voice.py",
+    *sorted((PACKAGE / "voice").glob("*.py")),
 ]
 
 

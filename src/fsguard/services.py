@@ -8,14 +8,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.config import Settings
+from fsguard.core.analysis import Analyzer
 from fsguard.core.artifacts import ArtifactHolder
 from fsguard.core.backups import BackupStore
+from fsguard.core.deletion import Deleter
 from fsguard.core.directories import DirectoryMaker
 from fsguard.core.editing import Editor
 from fsguard.core.hashing import FingerprintCache
 from fsguard.core.listing import DirectoryLister
 from fsguard.core.locks import PathLocks
 from fsguard.core.metadata import MetadataReader
+from fsguard.core.moving import Mover
 from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
 from fsguard.core.reading import FileReader
@@ -24,6 +27,7 @@ from fsguard.core.session import Session
 from fsguard.core.stats import CallStats
 from fsguard.core.structure import StructureChecker
 from fsguard.core.textio import AtomicWriter
+from fsguard.core.trash import Trash
 from fsguard.core.undo import Restorer
 from fsguard.core.writing import FileWriter
 
@@ -50,6 +54,10 @@ class Services:
     editor: Editor
     writer: FileWriter
     restorer: Restorer
+    trash: Trash
+    deleter: Deleter
+    mover: Mover
+    analyzer: Analyzer
 
     @classmethod
     def create(cls, settings: Settings) -> Services:
@@ -80,6 +88,7 @@ class Services:
             occurrences_medium=settings.risk_occurrences_medium,
             occurrences_high=settings.risk_occurrences_high,
         )
+        trash = Trash(settings.state_dir / "trash", writer)
         return cls(
             settings=settings,
             policy=policy,
@@ -113,4 +122,8 @@ class Services:
             ),
             writer=FileWriter(policy, locks, session, guard, backups, writer, max_file_size=settings.max_file_size),
             restorer=Restorer(policy, locks, session, guard, backups, writer),
+            trash=trash,
+            deleter=Deleter(policy, locks, session, guard, backups, trash),
+            mover=Mover(policy, locks, session, guard),
+            analyzer=Analyzer(policy, risk, max_file_size=settings.max_file_size),
         )

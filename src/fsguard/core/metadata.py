@@ -26,7 +26,7 @@ class MetadataReader:
     def describe(self, user_path: str) -> tuple[Path, FileFacts]:
         """The canonical path and the facts of what ``user_path`` names."""
         path = self._policy.resolve(user_path)
-        link = self._policy.resolve_parent(user_path)
+        link = self._policy.resolve_entry(user_path)
         with self._session.watching(path):
             try:
                 st = path.stat()

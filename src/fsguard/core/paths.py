@@ -81,6 +81,29 @@ class PathPolicy:
             InvalidParamsError: the path is empty.
             AccessDeniedError: a refused character or name, or a location outside every root.
         """
+        candidate = self._candidate(user_path)
+        # realpath resolves the deepest existing ancestor (following symlinks) and appends the rest,
+        # so a not-yet-existing path under a symlink that leaves the roots is caught too.
+        canonical = Path(os.path.realpath(candidate))
+        self._check_stream_syntax(user_path, canonical)
+        self._check_contained(user_path, canonical)
+        return canonical
+
+    def resolve_entry(self, user_path: str) -> Path:
+        """The directory entry itself, for delete, move and copy: its parent is resolved, a final symlink is not.
+
+        So deleting or moving a link acts on the link, even one that points outside the roots.
+        """
+        candidate = self._candidate(user_path)
+        if candidate.name in ("", ".", ".."):
+            return self.resolve(user_path)
+        entry = Path(os.path.realpath(candidate.parent)) / candidate.name
+        self._check_stream_syntax(user_path, entry)
+        self._check_contained(user_path, entry)
+        return entry
+
+    def _candidate(self, user_path: str) -> Path:
+        """The absolute, unresolved path an agent named, after the character and name checks."""
         if not user_path or not user_path.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
         refused = _refused_character(user_path)
@@ -100,24 +123,7 @@ class PathPolicy:
         if not candidate.is_absolute():
             base = self.roots[0] if self.roots else Path.cwd()
             candidate = base / candidate
-        # realpath resolves the deepest existing ancestor (following symlinks) and appends the rest,
-        # so a not-yet-existing path under a symlink that leaves the roots is caught too.
-        canonical = Path(os.path.realpath(candidate))
-        self._check_stream_syntax(user_path, canonical)
-        self._check_contained(user_path, canonical)
-        return canonical
-
-    def resolve_parent(self, user_path: str) -> Path:
-        """``user_path`` with its parent canonical but its last component as given, to see whether it is a link.
-
-        Call :meth:`resolve` first: this assumes the path passed the policy.
-        """
-        candidate = self._translate_windows_form(user_path)
-        if not candidate.is_absolute():
-            candidate = (self.roots[0] if self.roots else Path.cwd()) / candidate
-        if candidate.name in ("", ".", ".."):
-            return Path(os.path.realpath(candidate))
-        return Path(os.path.realpath(candidate.parent)) / candidate.name
+        return candidate
 
     def recheck(self, canonical: Path) -> Path:
         """Resolve again right before a write: the tree may have changed since :meth:`resolve`."""

@@ -3,17 +3,22 @@
 Optional fields are left out of structuredContent when they do not apply (``exclude_none``).
 """
 
-from fsguard.models.backups import BackupAction, BackupInfo, BackupResult, RestoredFile
+from fsguard.models.backups import BackupAction, BackupInfo, BackupResult, RestoredFile, TrashInfo
 from fsguard.models.base import Result
 from fsguard.models.editing import EditFileResult, EditStatus, MultiEditResult, WriteFileResult
 from fsguard.models.files import (
+    AnalyzeResult,
+    CopyResult,
     CreateDirectoryResult,
+    DeletedPath,
+    DeleteResult,
     DirectoryEntry,
     EntryType,
     FileFacts,
     FileInfo,
     GetFileInfoResult,
     ListDirectoryResult,
+    MoveResult,
     ReadFileEntry,
     ReadFileResult,
     TreeNode,
@@ -29,12 +34,16 @@ from fsguard.models.meta import (
 )
 
 __all__ = [
+    "AnalyzeResult",
     "Artifact",
     "BackupAction",
     "BackupInfo",
     "BackupResult",
     "BackupStoreStats",
+    "CopyResult",
     "CreateDirectoryResult",
+    "DeleteResult",
+    "DeletedPath",
     "DirectoryEntry",
     "EditFileResult",
     "EditStatus",
@@ -44,6 +53,7 @@ __all__ = [
     "GetFileInfoResult",
     "HelpResult",
     "ListDirectoryResult",
+    "MoveResult",
     "MultiEditResult",
     "ReadFileEntry",
     "ReadFileResult",
@@ -53,6 +63,7 @@ __all__ = [
     "Stats",
     "ToolExample",
     "ToolSummary",
+    "TrashInfo",
     "TreeNode",
     "WriteFileResult",
 ]

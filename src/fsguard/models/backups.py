@@ -8,7 +8,30 @@ from pydantic import Field
 
 from fsguard.models.base import Result
 
-BackupAction = Literal["list", "info", "compare", "cleanup", "restore", "undo_last", "undo_chain"]
+BackupAction = Literal[
+    "list",
+    "info",
+    "compare",
+    "cleanup",
+    "restore",
+    "undo_last",
+    "undo_chain",
+    "list_trash",
+    "restore_trash",
+    "purge_trash",
+]
+
+
+class TrashInfo(Result):
+    """One soft-deleted file or directory."""
+
+    sd_id: str = Field(description="Trash id: restore with backup(action='restore_trash', sd_id=...).")
+    original_path: str
+    kind: Literal["file", "directory"]
+    size: int = Field(description="Bytes of content.")
+    files: int = Field(description="Files inside (1 for a file).")
+    sha256: str = Field(description="SHA-256 of the content (for a directory: of its paths and contents).")
+    time: str = Field(description="When it was deleted, ISO 8601 UTC.")
 
 
 class BackupInfo(Result):
@@ -48,4 +71,5 @@ class BackupResult(Result):
     dry_run: bool | None = None
     removed: int | None = Field(None, description="cleanup: backups removed (or that would be).")
     freed_bytes: int | None = Field(None, description="cleanup: bytes of those backups.")
-    total: int | None = Field(None, description="list: backups matching the filters.")
+    total: int | None = Field(None, description="list/list_trash: entries matching the filters.")
+    trash: list[TrashInfo] | None = Field(None, description="list_trash, purge_trash and restore_trash entries.")

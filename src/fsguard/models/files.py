@@ -115,3 +115,57 @@ class CreateDirectoryResult(Result):
     path: str = Field(description="Absolute canonical path of the directory.")
     created: bool = Field(description="False when the directory already existed (success all the same).")
     message: str = Field(description="Same text as the text block.")
+
+
+class AnalyzeResult(Result):
+    """What analyze_operation returns: a plan, nothing is changed."""
+
+    operation: Literal["file", "optimize", "write", "edit", "delete"]
+    path: str = Field(description="Absolute canonical path.")
+    exists: bool
+    risk_level: Literal["LOW", "MEDIUM", "HIGH", "CRITICAL"]
+    risk_factors: list[str] = Field(default_factory=list)
+    lines_added: int = 0
+    lines_removed: int = 0
+    preview_diff: str | None = Field(None, description="Diff the operation would make (write/edit).")
+    suggestions: list[str] = Field(default_factory=list)
+    message: str = Field(description="Same text as the text block.")
+
+
+class DeletedPath(Result):
+    """One path of a delete_file call."""
+
+    path: str
+    status: Literal["trashed", "deleted", "failed"]
+    sd_id: str | None = Field(None, description="Trash entry: restore with backup(action='restore_trash').")
+    backup_id: str | None = Field(None, description="Backup of a permanently deleted file's bytes.")
+    error: str | None = None
+    error_code: str | None = None
+
+
+class DeleteResult(Result):
+    """What delete_file returns."""
+
+    results: list[DeletedPath]
+    succeeded: int
+    failed: int
+    message: str = Field(description="Same text as the text block.")
+
+
+class MoveResult(Result):
+    """What move_file returns."""
+
+    source: str
+    destination: str
+    message: str = Field(description="Same text as the text block.")
+
+
+class CopyResult(Result):
+    """What copy_file returns."""
+
+    source: str
+    destination: str
+    files_copied: int
+    bytes_copied: int
+    skipped_symlinks: list[str] = Field(default_factory=list, description="Links inside a directory, not copied.")
+    message: str = Field(description="Same text as the text block.")

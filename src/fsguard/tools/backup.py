@@ -10,8 +10,10 @@ from pydantic import Field
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.trash import TrashEntry
 from fsguard.core.undo import RestoreReport
-from fsguard.models import BackupAction, BackupInfo, BackupResult, RestoredFile
+from fsguard.models import BackupAction, BackupInfo, BackupResult, RestoredFile, TrashInfo
+from fsguard.services import Services
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, respond
 from fsguard.voice import backup_text
@@ -32,7 +34,13 @@ def register(catalog: Catalog) -> None:
         filter_path: Annotated[str | None, Field(description="list: substring of the path (case-insensitive).")] = None,
         filter_operation: Annotated[str | None, Field(description="list: operation, e.g. edit_file:replace.")] = None,
         newer_than_hours: Annotated[float | None, Field(gt=0, description="list: only backups this recent.")] = None,
-        older_than_days: Annotated[float, Field(ge=0, description="cleanup: remove backups older than this.")] = 7,
+        older_than_days: Annotated[
+            float | None,
+            Field(
+                ge=0, description="cleanup/purge_trash: older than this many days (default 7); list_trash: at least."
+            ),
+        ] = None,
+        sd_id: Annotated[str | None, Field(description="restore_trash/purge_trash: the trash entry.")] = None,
         dry_run: Annotated[
             bool | None, Field(description="restore/undo_last: show the plan only. cleanup: default true.")
         ] = None,
@@ -47,7 +55,8 @@ def register(catalog: Catalog) -> None:
         undo_last(file_path) reverts the newest operation on that file and steps its undo chain back;
         repeat it to walk further back. restore(backup_id) puts one version back (itself undoable).
         Both back up the current bytes first and refuse if the file changed since the operation,
-        unless force. compare shows a diff from a backup to the file now.
+        unless force. compare shows a diff from a backup to the file now. list_trash / restore_trash
+        (sd_id) / purge_trash (dry run unless dry_run=false) manage soft-deleted files.
         """
         store = services.backups
         if action == "list":
@@ -69,8 +78,10 @@ def register(catalog: Catalog) -> None:
             record = store.get(_need(backup_id, "backup_id"))
             diff = services.restorer.diff(record, towards_backup=False)
             result = BackupResult(action=action, message="", backup=_info(record), diff=diff)
+        elif action in ("list_trash", "restore_trash", "purge_trash"):
+            result = _trash_action(services, action, sd_id, filter_path, older_than_days, dry_run, limit)
         elif action == "cleanup":
-            doomed = store.cleanup(older_than_days, dry_run=dry_run is not False)
+            doomed = store.cleanup(7 if older_than_days is None else older_than_days, dry_run=dry_run is not False)
             result = BackupResult(
                 action=action,
                 message="",
@@ -114,6 +125,54 @@ def register(catalog: Catalog) -> None:
             ("what a backup changes", {"action": "compare", "backup_id": "20261130-101010-0123456789abcdef"}),
             ("recent backups", {"action": "list", "newer_than_hours": 2}),
         ],
+    )
+
+
+def _trash_action(
+    services: Services,
+    action: BackupAction,
+    sd_id: str | None,
+    filter_path: str | None,
+    older_than_days: float | None,
+    dry_run: bool | None,
+    limit: int,
+) -> BackupResult:
+    trash = services.trash
+    if action == "list_trash":
+        entries = trash.entries() if older_than_days is None else trash.older_than(older_than_days)
+        if filter_path:
+            entries = [e for e in entries if filter_path.lower() in e.original_path.lower()]
+        return BackupResult(
+            action=action, message="", trash=[_trash_info(e) for e in entries[:limit]], total=len(entries)
+        )
+    if action == "restore_trash":
+        entry = trash.get(_need(sd_id, "sd_id"))
+        destination = services.policy.resolve_entry(entry.original_path)
+        with services.locks.hold(destination):
+            trash.restore(entry, services.policy.recheck(destination.parent) / destination.name)
+        return BackupResult(action=action, message="", trash=[_trash_info(entry)])
+    doomed = [trash.get(sd_id)] if sd_id else trash.older_than(7 if older_than_days is None else older_than_days)
+    preview = dry_run is not False
+    freed = sum(e.size for e in doomed) if preview else trash.purge(doomed)
+    return BackupResult(
+        action=action,
+        message="",
+        trash=[_trash_info(e) for e in doomed[:limit]],
+        removed=len(doomed),
+        freed_bytes=freed,
+        dry_run=preview,
+    )
+
+
+def _trash_info(entry: TrashEntry) -> TrashInfo:
+    return TrashInfo(
+        sd_id=entry.sd_id,
+        original_path=entry.original_path,
+        kind="directory" if entry.kind == "directory" else "file",
+        size=entry.size,
+        files=entry.files,
+        sha256=entry.sha256,
+        time=entry.time_iso,
     )
 
 

@@ -1,0 +1,145 @@
+"""analyze_operation: what a write, edit or delete would do to a file, decided without touching it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from fsguard.core.diff import render_diff
+from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.matching import find_matches
+from fsguard.core.paths import PathPolicy
+from fsguard.core.risk import RiskLevel, RiskPolicy, assess_risk, write_guard
+from fsguard.core.textio import decode, read_snapshot
+from fsguard.core.transfer import fingerprint
+from fsguard.models import AnalyzeResult
+
+Operation = Literal["file", "optimize", "write", "edit", "delete"]
+_SENSITIVE = (".env", "credential", "password", "secret", ".pem", ".key", ".crt", "id_rsa", "token")
+_LARGE = 1024 * 1024
+
+
+class Analyzer:
+    """Plans operations under the path policy; reads, never writes."""
+
+    def __init__(self, policy: PathPolicy, risk: RiskPolicy, *, max_file_size: int) -> None:
+        self._policy = policy
+        self._risk = risk
+        self._max_file_size = max_file_size
+
+    def analyze(
+        self,
+        operation: Operation,
+        user_path: str,
+        *,
+        content: str | None = None,
+        old_text: str | None = None,
+        new_text: str | None = None,
+    ) -> AnalyzeResult:
+        """The risk report of ``operation`` on ``user_path``."""
+        path = self._policy.resolve(user_path)
+        exists = path.exists()
+        base = AnalyzeResult(operation=operation, path=str(path), exists=exists, risk_level="LOW", message="")
+        if operation == "delete":
+            return self._delete(base, path)
+        if operation in ("file", "optimize"):
+            return self._file(base, path)
+        text = self._text(path) if exists else ""
+        if operation == "write":
+            if content is None:
+                raise InvalidParamsError("analyze_operation(operation='write') needs content: the new file text.")
+            return self._change(base, path, text, content, occurrences=1, factors=self._write_factors(path, content))
+        if old_text is None or new_text is None:
+            raise InvalidParamsError("analyze_operation(operation='edit') needs old_text and new_text.")
+        try:
+            plan = find_matches(text, old_text, new_text, path=str(path))
+        except FsguardError as exc:
+            return base.model_copy(
+                update={
+                    "risk_level": "HIGH",
+                    "risk_factors": [f"the edit cannot be placed: {exc.message.splitlines()[0]}"],
+                    "suggestions": ["Copy old_text exactly from read_file, adding lines until it matches once."],
+                }
+            )
+        return self._change(base, path, text, plan.apply(text), occurrences=len(plan.matches), factors=[])
+
+    def _text(self, path: Path) -> str:
+        data, _ = read_snapshot(path, self._max_file_size)
+        return decode(data, path).text
+
+    def _write_factors(self, path: Path, content: str) -> list[str]:
+        if not path.is_file():
+            return ["creates a new file"]
+        guard = write_guard(existing_size=path.stat().st_size, new_size=len(content.encode()))
+        return [guard.message] if guard else []
+
+    def _change(
+        self, base: AnalyzeResult, path: Path, before: str, after: str, *, occurrences: int, factors: list[str]
+    ) -> AnalyzeResult:
+        diff = render_diff(self._policy.label(path), before, after, "auto")
+        changed = max(len(before), len(after)) if not before else abs(len(after) - len(before)) + _span(before, after)
+        risk = assess_risk(
+            self._risk,
+            file_chars=len(before),
+            chars_changed=changed,
+            occurrences=occurrences,
+            deletes=len(after) < len(before),
+        )
+        suggestions = ["A backup is taken before the change; undo it with backup(action='undo_last')."]
+        if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL) and base.operation == "write" and base.exists:
+            suggestions.insert(0, "Most of the file changes: prefer edit_file for the parts that really change.")
+        return base.model_copy(
+            update={
+                "risk_level": risk.level.value,
+                "risk_factors": [*factors, *risk.factors],
+                "lines_added": diff.added,
+                "lines_removed": diff.removed,
+                "preview_diff": diff.text or None,
+                "suggestions": suggestions,
+            }
+        )
+
+    def _delete(self, base: AnalyzeResult, path: Path) -> AnalyzeResult:
+        if not base.exists:
+            return base.model_copy(update={"risk_factors": ["nothing to delete: the path does not exist"]})
+        _digest, size, files = fingerprint(path)
+        factors = [f"{files} file(s), {size:,} bytes"]
+        level = "MEDIUM"
+        if path.is_dir():
+            level, factors = "HIGH", [*factors, "a whole directory"]
+        if size > _LARGE:
+            level = "HIGH"
+        if any(marker in path.name.lower() for marker in _SENSITIVE):
+            level, factors = "CRITICAL", [*factors, "the name suggests secrets or credentials"]
+        suggestions = ["delete_file moves it to the trash by default; restore with backup(action='restore_trash')."]
+        return base.model_copy(update={"risk_level": level, "risk_factors": factors, "suggestions": suggestions})
+
+    def _file(self, base: AnalyzeResult, path: Path) -> AnalyzeResult:
+        if not base.exists:
+            return base.model_copy(update={"risk_factors": ["the path does not exist"]})
+        if path.is_dir():
+            return base.model_copy(update={"risk_factors": ["a directory"], "suggestions": ["Use list_directory."]})
+        size = path.stat().st_size
+        try:
+            text = self._text(path)
+        except FsguardError as exc:
+            return base.model_copy(update={"risk_factors": [exc.message.splitlines()[0]]})
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        suggestions = ["edit_file changes only the matched span; prefer it to write_file for small changes."]
+        if lines > 300:
+            suggestions.insert(0, "Over 300 lines: read it in ranges (start_line/end_line) or search it first.")
+        return base.model_copy(
+            update={"risk_factors": [f"{size:,} bytes, {lines} lines, text"], "suggestions": suggestions}
+        )
+
+
+def _span(before: str, after: str) -> int:
+    """Characters between the common prefix and suffix of two texts: the changed region's size."""
+    limit = min(len(before), len(after))
+    start = 0
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    return max(len(before), len(after)) - start - end

@@ -1,0 +1,108 @@
+"""delete_file: soft delete into the trash (default) or permanent removal, one path or many."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError
+from fsguard.core.hashing import content_hash
+from fsguard.core.locks import PathLocks
+from fsguard.core.occ import ConcurrencyGuard
+from fsguard.core.paths import PathPolicy
+from fsguard.core.session import Session
+from fsguard.core.textio import read_snapshot
+from fsguard.core.transfer import remove
+from fsguard.core.trash import Trash, TrashEntry
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """What happened to one path."""
+
+    path: Path
+    status: str  # "trashed" or "deleted"
+    trash: TrashEntry | None = None
+    backup: BackupRecord | None = None
+
+
+class Deleter:
+    """Removes entries under the path policy; roots are never removable."""
+
+    def __init__(
+        self,
+        policy: PathPolicy,
+        locks: PathLocks,
+        session: Session,
+        guard: ConcurrencyGuard,
+        backups: BackupStore,
+        trash: Trash,
+    ) -> None:
+        self._policy = policy
+        self._locks = locks
+        self._session = session
+        self._guard = guard
+        self._backups = backups
+        self._trash = trash
+
+    def delete(
+        self, user_path: str, *, permanent: bool = False, recursive: bool = False, expected_hash: str | None = None
+    ) -> Deletion:
+        """Soft-delete (or, with ``permanent``, remove) one file, link or directory.
+
+        Raises:
+            AccessDeniedError: the path is a root.
+            NotFoundError: nothing is there.
+            InvalidParamsError: a non-empty directory without ``recursive``, or expected_hash on a directory.
+            StaleEditError: the file changed since ``expected_hash`` was read.
+        """
+        path = self._policy.resolve_entry(user_path)
+        if self._policy.is_root(path):
+            raise AccessDeniedError(
+                f"{path} is a root of this server and can never be deleted. Delete what is inside it instead.",
+                path=str(path),
+            )
+        with self._locks.hold(path):
+            if not (path.exists() or path.is_symlink()):
+                with self._session.watching(path):
+                    raise NotFoundError(f"{path} does not exist; nothing was deleted.", path=str(path))
+            is_dir = path.is_dir() and not path.is_symlink()
+            if is_dir and not recursive and any(path.iterdir()):
+                raise InvalidParamsError(
+                    f"{path} is a non-empty directory. Pass recursive=true to delete it with everything inside "
+                    "(soft delete keeps it whole in the trash).",
+                    path=str(path),
+                )
+            data = None
+            if not is_dir and not path.is_symlink():
+                data, _ = read_snapshot(path)
+                self._guard.check(path, content_hash(data), expected_hash)
+            elif expected_hash is not None:
+                raise InvalidParamsError("expected_hash applies to files; drop it to delete a directory or link.")
+            path = self._policy.recheck(path.parent) / path.name
+            if not permanent:
+                entry = self._trash.put(path)
+                self._session.forget(path)
+                return Deletion(path, "trashed", trash=entry)
+            backup = None
+            if data is not None:
+                mode = path.stat().st_mode & 0o7777
+                backup = self._backups.snapshot(path, data, mode, operation="delete_file", after_hash=None)
+            remove(path)
+            self._session.forget(path)
+            return Deletion(path, "deleted", backup=backup)
+
+    def delete_many(
+        self, user_paths: list[str], *, permanent: bool, recursive: bool
+    ) -> list[tuple[str, Deletion | FsguardError]]:
+        """Each path on its own: one failure does not stop the others."""
+        if not user_paths:
+            raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["old.log"].')
+        outcomes: list[tuple[str, Deletion | FsguardError]] = []
+        for user_path in user_paths:
+            try:
+                outcomes.append((user_path, self.delete(user_path, permanent=permanent, recursive=recursive)))
+            except FsguardError as exc:
+                outcomes.append((user_path, exc))
+        return outcomes

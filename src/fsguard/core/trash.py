@@ -1,0 +1,142 @@
+"""The trash: soft-deleted files and directories, kept whole in the state directory until purged.
+
+Layout: ``<state_dir>/trash/<sd-id>/meta.json`` and ``.../item`` (the file or directory itself). The
+metadata (original path, kind, size, SHA-256 of the content) is written before the item is moved in,
+so an entry is never without its description; an entry whose item is missing (a crash mid-move) is
+ignored. Moves are renames; across filesystems the content is copied, fsynced and verified before the
+original is removed.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotFoundError
+from fsguard.core.textio import AtomicWriter
+from fsguard.core.transfer import fingerprint, move_verified
+
+_DAY_S = 86_400.0
+
+
+@dataclass(frozen=True)
+class TrashEntry:
+    """One soft-deleted file or directory."""
+
+    sd_id: str
+    original_path: str
+    kind: str  # "file" or "directory"
+    size: int
+    files: int
+    sha256: str
+    time: float
+
+    @property
+    def time_iso(self) -> str:
+        return datetime.fromtimestamp(self.time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def new_sd_id(now: float) -> str:
+    """``sd-YYYYMMDD-HHMMSS-`` + 16 hex digits (UTC)."""
+    return "sd-" + datetime.fromtimestamp(now, UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(8)
+
+
+def check_sd_id(sd_id: str) -> str:
+    """Refuse anything that is not a trash id before it is joined to a path."""
+    parts = sd_id.split("-")
+    ok = len(parts) == 4 and parts[0] == "sd" and parts[1].isdigit() and parts[2].isdigit()
+    if not ok or len(parts[3]) != 16 or any(c not in "0123456789abcdef" for c in parts[3]):
+        raise InvalidParamsError(
+            f"invalid sd_id {sd_id!r}: expected sd-YYYYMMDD-HHMMSS-<16 hex>. List entries with "
+            "backup(action='list_trash').",
+            sd_id=sd_id,
+        )
+    return sd_id
+
+
+class Trash:
+    """Soft delete, list, restore and purge."""
+
+    def __init__(self, root: Path, writer: AtomicWriter, *, clock: Callable[[], float] = time.time) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._writer = writer
+        self._clock = clock
+
+    def put(self, path: Path) -> TrashEntry:
+        """Move ``path`` (file, link or directory) into the trash whole."""
+        digest, size, files = fingerprint(path)
+        now = self._clock()
+        entry = TrashEntry(
+            sd_id=new_sd_id(now),
+            original_path=str(path),
+            kind="directory" if path.is_dir() and not path.is_symlink() else "file",
+            size=size,
+            files=files,
+            sha256=digest,
+            time=now,
+        )
+        home = self.root / entry.sd_id
+        home.mkdir(mode=0o700)
+        self._writer.write(home / "meta.json", json.dumps(asdict(entry), indent=1).encode())
+        move_verified(path, home / "item", digest)
+        return entry
+
+    def entries(self) -> list[TrashEntry]:
+        """Every entry whose item is present, newest first."""
+        found = []
+        for home in self.root.glob("sd-*"):
+            meta, item = home / "meta.json", home / "item"
+            if meta.is_file() and (item.exists() or item.is_symlink()):
+                found.append(TrashEntry(**json.loads(meta.read_text(encoding="utf-8"))))
+        return sorted(found, key=lambda e: (e.time, e.sd_id), reverse=True)
+
+    def get(self, sd_id: str) -> TrashEntry:
+        """The entry with this id.
+
+        Raises:
+            InvalidParamsError: not a trash id.
+            NotFoundError: no such entry (restored or purged already).
+        """
+        home = self.root / check_sd_id(sd_id)
+        try:
+            return TrashEntry(**json.loads((home / "meta.json").read_text(encoding="utf-8")))
+        except FileNotFoundError as exc:
+            raise NotFoundError(
+                f"no trash entry {sd_id} (restored or purged). List them with backup(action='list_trash').",
+                sd_id=sd_id,
+            ) from exc
+
+    def restore(self, entry: TrashEntry, destination: Path) -> None:
+        """Move the entry back to ``destination`` (its original path, already checked by the caller).
+
+        Raises:
+            AlreadyExistsError: something exists at the destination now; nothing is overwritten.
+        """
+        if destination.exists() or destination.is_symlink():
+            raise AlreadyExistsError(
+                f"{destination} exists again; restoring would overwrite it. Move it away first, then retry.",
+                path=str(destination),
+            )
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        move_verified(self.root / entry.sd_id / "item", destination, entry.sha256)
+        shutil.rmtree(self.root / entry.sd_id)
+
+    def purge(self, entries: list[TrashEntry]) -> int:
+        """Delete these entries for good; returns the bytes freed."""
+        freed = 0
+        for entry in entries:
+            shutil.rmtree(self.root / entry.sd_id, ignore_errors=True)
+            freed += entry.size
+        return freed
+
+    def older_than(self, days: float) -> list[TrashEntry]:
+        """Entries deleted more than ``days`` ago."""
+        cutoff = self._clock() - days * _DAY_S
+        return [entry for entry in self.entries() if entry.time < cutoff]

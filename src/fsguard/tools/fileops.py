@@ -1,0 +1,161 @@
+"""delete_file, move_file, copy_file and analyze_operation."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import anyio.from_thread
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from fsguard.core.deletion import Deletion
+from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.models import AnalyzeResult, CopyResult, DeletedPath, DeleteResult, MoveResult
+from fsguard.tools._errors import bridge
+from fsguard.tools._params import Catalog, ExpectedHash, PathArg, PathsArg, hints, respond
+from fsguard.voice import analyze_text, copy_text, delete_text, move_text
+
+SourceArg = Annotated[str, Field(description="What to move or copy (absolute, or relative to the first root).")]
+DestArg = Annotated[str, Field(description="Where it goes; must not exist yet (nothing is ever overwritten).")]
+
+
+def register(catalog: Catalog) -> None:
+    """Add the file operation tools to the catalog."""
+    services = catalog.services
+    compact = catalog.compact
+
+    @bridge
+    def delete_file(
+        path: Annotated[str | None, Field(description="File, link or directory to delete.")] = None,
+        paths: PathsArg = None,
+        permanent: Annotated[bool, Field(description="Remove for good instead of moving to the trash.")] = False,
+        recursive: Annotated[bool, Field(description="Required to delete a non-empty directory.")] = False,
+        expected_hash: ExpectedHash = None,
+    ) -> Annotated[CallToolResult, DeleteResult]:
+        """Delete files or directories; by default they move whole to the trash, restorable for days.
+
+        Restore with backup(action="restore_trash", sd_id=...). permanent=true removes them (a file is
+        still backed up first). Roots can never be deleted. `paths` deletes several, reporting each.
+        """
+        if paths is not None:
+            if path is not None or expected_hash is not None:
+                raise InvalidParamsError("pass path (with expected_hash) or paths, not both.")
+            outcomes = services.deleter.delete_many(paths, permanent=permanent, recursive=recursive)
+        elif path is None:
+            raise InvalidParamsError('delete_file needs path (or paths). Example: delete_file(path="old.log").')
+        else:
+            outcomes = [
+                (
+                    path,
+                    services.deleter.delete(
+                        path, permanent=permanent, recursive=recursive, expected_hash=expected_hash
+                    ),
+                )
+            ]
+        results = [_deleted(given, outcome) for given, outcome in outcomes]
+        failed = sum(r.status == "failed" for r in results)
+        result = DeleteResult(results=results, succeeded=len(results) - failed, failed=failed, message="")
+        text = delete_text(result, compact)
+        return respond(result.model_copy(update={"message": text}), text)
+
+    @bridge
+    def move_file(
+        source_path: SourceArg, dest_path: DestArg, expected_hash: ExpectedHash = None
+    ) -> Annotated[CallToolResult, MoveResult]:
+        """Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
+
+        The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
+        never be moved.
+        """
+        source, destination = services.mover.move(source_path, dest_path, expected_hash=expected_hash)
+        result = MoveResult(source=str(source), destination=str(destination), message="")
+        text = move_text(result, compact)
+        return respond(result.model_copy(update={"message": text}), text)
+
+    @bridge
+    def copy_file(source_path: SourceArg, dest_path: DestArg, ctx: Context) -> Annotated[CallToolResult, CopyResult]:
+        """Copy a file, or a directory recursively, keeping modes; never overwrites anything.
+
+        Symlinks inside a directory are skipped and listed. Large copies report progress.
+        """
+
+        reported = [0]
+
+        def progress(done: int, total: int) -> None:
+            anyio.from_thread.check_cancelled()  # a cancelled call stops between whole files
+            if done - reported[0] >= max(total // 100, 1 << 20) or done == total:
+                reported[0] = done
+                anyio.from_thread.run(ctx.report_progress, done, total)
+
+        report = services.mover.copy(source_path, dest_path, progress=progress)
+        result = CopyResult(
+            source=str(report.source),
+            destination=str(report.destination),
+            files_copied=report.files_copied,
+            bytes_copied=report.bytes_copied,
+            skipped_symlinks=report.skipped_symlinks,
+            message="",
+        )
+        text = copy_text(result, compact)
+        return respond(result.model_copy(update={"message": text}), text)
+
+    @bridge
+    def analyze_operation(
+        operation: Annotated[
+            Literal["file", "optimize", "write", "edit", "delete"], Field(description="The operation to plan.")
+        ],
+        path: PathArg,
+        content: Annotated[str | None, Field(description="write: the new content.")] = None,
+        old_text: Annotated[str | None, Field(description="edit: the text to replace.")] = None,
+        new_text: Annotated[str | None, Field(description="edit: its replacement.")] = None,
+    ) -> Annotated[CallToolResult, AnalyzeResult]:
+        """Plan a write, edit or delete (or describe a file) without changing anything.
+
+        Returns the risk level and its factors, the diff a write or edit would make, and advice.
+        """
+        result = services.analyzer.analyze(operation, path, content=content, old_text=old_text, new_text=new_text)
+        text = analyze_text(result, compact)
+        return respond(result.model_copy(update={"message": text}), text)
+
+    catalog.add(
+        delete_file,
+        hints("Delete File", read_only=False, destructive=True, idempotent=False),
+        [
+            ("to the trash", {"path": "build/old.log"}),
+            ("a directory", {"path": "tmp/cache", "recursive": True}),
+            ("several", {"paths": ["a.tmp", "b.tmp"]}),
+        ],
+    )
+    catalog.add(
+        move_file,
+        hints("Move / Rename", read_only=False, destructive=True, idempotent=False),
+        [("rename", {"source_path": "notes.txt", "dest_path": "docs/notes.md"})],
+    )
+    catalog.add(
+        copy_file,
+        hints("Copy File", read_only=False, destructive=False, idempotent=True),
+        [
+            ("a file", {"source_path": "a.txt", "dest_path": "a.bak"}),
+            ("a tree", {"source_path": "src", "dest_path": "src.copy"}),
+        ],
+    )
+    catalog.add(
+        analyze_operation,
+        hints("Analyze Operation", read_only=True),
+        [
+            ("plan an edit", {"operation": "edit", "path": "a.py", "old_text": "x = 1", "new_text": "x = 2"}),
+            ("plan a delete", {"operation": "delete", "path": ".env"}),
+        ],
+    )
+
+
+def _deleted(given: str, outcome: Deletion | FsguardError) -> DeletedPath:
+    if isinstance(outcome, FsguardError):
+        return DeletedPath(path=given, status="failed", error=outcome.message, error_code=outcome.code)
+    return DeletedPath(
+        path=str(outcome.path),
+        status="trashed" if outcome.status == "trashed" else "deleted",
+        sd_id=outcome.trash.sd_id if outcome.trash else None,
+        backup_id=outcome.backup.backup_id if outcome.backup else None,
+    )

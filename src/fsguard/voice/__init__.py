@@ -1,0 +1,39 @@
+"""The text block of each result, in the seed's two voices: verbose (default) and compact.
+
+Both voices carry the same facts; compact drops the labels and layout.
+"""
+
+from fsguard.voice.editing import backup_text, edit_text, multi_edit_text, write_text
+from fsguard.voice.files import (
+    analyze_text,
+    copy_text,
+    create_directory_text,
+    delete_text,
+    info_many_text,
+    info_text,
+    listing_text,
+    move_text,
+    read_text,
+)
+from fsguard.voice.meta import artifact_text, help_text, stats_text
+from fsguard.voice.sizes import human_size
+
+__all__ = [
+    "analyze_text",
+    "artifact_text",
+    "backup_text",
+    "copy_text",
+    "create_directory_text",
+    "delete_text",
+    "edit_text",
+    "help_text",
+    "human_size",
+    "info_many_text",
+    "info_text",
+    "listing_text",
+    "move_text",
+    "multi_edit_text",
+    "read_text",
+    "stats_text",
+    "write_text",
+]

@@ -1,0 +1,159 @@
+"""Voices of write_file, edit_file, multi_edit and backup."""
+
+from __future__ import annotations
+
+from fsguard.models import BackupResult, EditFileResult, MultiEditResult, WriteFileResult
+from fsguard.voice.sizes import human_size
+
+
+def _undo_line(path: str, backup_id: str | None, parent: str | None) -> str:
+    if backup_id is None:
+        return ""
+    chain = f" (previous step {parent})" if parent else ""
+    return f'\nUndo: backup(action="undo_last", file_path="{path}") · backup {backup_id}{chain}'
+
+
+def _notes(*notes: str | None) -> str:
+    return "".join(f"\n{note}" for note in notes if note)
+
+
+def _diff_block(diff: str | None, compact: bool) -> str:
+    if not diff:
+        return ""
+    if compact:
+        body = diff.split("\n", 2)[2] if diff.startswith("--- ") else diff
+        return f"\n{body}"
+    return f"\n\n{diff}"
+
+
+def write_text(result: WriteFileResult, compact: bool) -> str:
+    """A whole-file write."""
+    verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "WRITTEN"
+    if compact:
+        undo = f" | undo:{result.backup_id}" if result.backup_id else ""
+        return f"{verb} {result.path} | {result.bytes_written}B | hash {result.content_hash}{undo}" + _notes(
+            result.feedback, result.external_change
+        )
+    if result.unchanged:
+        head = f"{result.path} already holds exactly this content; nothing was written (hash {result.content_hash})."
+    else:
+        what = "Created" if result.created else "Wrote"
+        check = "verified" if result.verified else "NOT verified: read the file back before relying on it"
+        size = f"{result.bytes_written} bytes, {result.encoding}"
+        head = f"{what} {result.path} ({size}), {check}, hash {result.content_hash}."
+    return (
+        head
+        + _undo_line(result.path, result.backup_id, result.parent_backup_id)
+        + _notes(result.feedback, result.external_change)
+    )
+
+
+def edit_text(result: EditFileResult, compact: bool) -> str:
+    """One edit (or its dry run)."""
+    count = f"{result.replacements}@+{result.lines_added}-{result.lines_removed}"
+    if compact:
+        if result.dry_run:
+            head = f"DRY RUN {result.path} | {count} | nothing written"
+        else:
+            undo = f" | undo:{result.backup_id}" if result.backup_id else ""
+            head = f"M {result.path} | {count} | {result.total_lines}L{undo}"
+        integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
+        notes = _notes(
+            result.risk_warning, integrity, result.structure_warning, result.external_change, result.feedback
+        )
+        return head + notes + _diff_block(result.diff, compact=True)
+    plural = "" if result.replacements == 1 else "s"
+    tier = f" ({result.match_tier})" if result.match_tier else ""
+    counts = f"{result.replacements} replacement{plural}{tier} | +{result.lines_added} -{result.lines_removed}"
+    if result.dry_run:
+        head = f"DRY RUN, nothing written: {result.path} | {counts} would change"
+    elif result.backup_id is None:
+        head = f"{result.path} already has this content; nothing was written."
+    else:
+        head = f"M {result.path} | {counts} | {result.total_lines} lines"
+        head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
+    integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
+    notes = _notes(result.risk_warning, integrity, result.structure_warning, result.external_change, result.feedback)
+    return head + notes + _diff_block(result.diff, compact=False)
+
+
+def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
+    """A batch of edits on one file."""
+    counts = f"{result.successful_edits}/{result.total_edits} edits | +{result.lines_added} -{result.lines_removed}"
+    skipped = f" | {result.skipped_edits} already present" if result.skipped_edits else ""
+    if compact:
+        undo = f" | undo:{result.backup_id}" if result.backup_id else ""
+        prefix = "DRY RUN " if result.dry_run else "M "
+        head = f"{prefix}{result.path} | {counts}{skipped} | {result.total_lines}L{undo}"
+        notes = _notes(result.risk_warning, result.structure_warning, result.external_change, result.feedback)
+        return head + notes + _diff_block(result.diff, True)
+    head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{result.path} | {counts}{skipped}"
+    head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
+    details = "\n".join(
+        f"  edit {e.index}: {e.status.replace('_', ' ')}" + (f" ({e.match_tier}, line {e.line})" if e.line else "")
+        for e in result.edits
+    )
+    notes = _notes(result.risk_warning, result.structure_warning, result.external_change, result.feedback)
+    return f"{head}\n{details}{notes}" + _diff_block(result.diff, compact=False)
+
+
+def backup_text(result: BackupResult, compact: bool) -> str:
+    """Each backup action in a few lines."""
+    rows = [
+        f"{b.backup_id} | {b.time} | {b.operation} | {b.files[0]} | {human_size(b.size)}" for b in result.backups or []
+    ]
+    if result.action == "list":
+        return f"{result.total} backup(s)" + ("\n" + "\n".join(rows) if rows else "")
+    if result.action == "undo_chain":
+        if not rows:
+            return "No undo chain: no operation through fsguard is left to undo for this file."
+        return "Undo chain, newest first (undo_last reverts the first):\n" + "\n".join(rows)
+    if result.action in ("list_trash", "restore_trash", "purge_trash"):
+        return _trash_text(result)
+    if result.action == "cleanup":
+        verb = "Would remove" if result.dry_run else "Removed"
+        hint = " Run with dry_run=false to remove them." if result.dry_run and result.removed else ""
+        return f"{verb} {result.removed} backup(s), {human_size(result.freed_bytes or 0)}.{hint}"
+    backup = result.backup
+    assert backup is not None
+    if result.action == "info":
+        return (
+            f"Backup {backup.backup_id} of {backup.files[0]}: {backup.operation} at {backup.time}, "
+            f"{human_size(backup.size)}, hash {backup.content_hash}"
+            + (
+                f", previous step {backup.parent_backup_id}."
+                if backup.parent_backup_id
+                else ", first step of its chain."
+            )
+        )
+    if result.action == "compare":
+        return f"From backup {backup.backup_id} to the file now:\n{result.diff}"
+    assert result.restored
+    done = result.restored[0]
+    if result.dry_run:
+        text = f"DRY RUN, nothing written: {result.action} would put backup {backup.backup_id} back into {done.path}."
+        return text + (f"\n{result.diff}" if result.diff else "")
+    if done.safety_backup_id is None and done.previous_hash == done.content_hash:
+        return f"{done.path} already holds backup {backup.backup_id}'s content; nothing was written."
+    redo = f'\nRedo: backup(action="restore", backup_id="{done.safety_backup_id}")' if done.safety_backup_id else ""
+    head = f" Next undo_last reverts {result.head_backup_id}." if result.head_backup_id else " No earlier step."
+    if compact:
+        return f"RESTORED {done.path} <- {backup.backup_id} | hash {done.content_hash}{redo}"
+    check = "verified" if done.verified else "NOT verified: read the file back"
+    return f"Restored {done.path} from backup {backup.backup_id} ({check}, hash {done.content_hash}).{head}{redo}"
+
+
+def _trash_text(result: BackupResult) -> str:
+    entries = result.trash or []
+    rows = [f"{e.sd_id} | {e.time} | {e.kind} | {e.original_path} | {human_size(e.size)}" for e in entries]
+    if result.action == "restore_trash":
+        return f"Restored {entries[0].original_path} from the trash ({entries[0].sd_id})."
+    if result.action == "purge_trash":
+        verb = "Would purge" if result.dry_run else "Purged"
+        hint = " Run with dry_run=false to purge them for good." if result.dry_run and entries else ""
+        return (
+            f"{verb} {result.removed} trash entr{'y' if result.removed == 1 else 'ies'}, "
+            + f"{human_size(result.freed_bytes or 0)}.{hint}"
+            + ("\n" + "\n".join(rows) if rows else "")
+        )
+    return f"{result.total} trash entr{'y' if result.total == 1 else 'ies'}" + ("\n" + "\n".join(rows) if rows else "")

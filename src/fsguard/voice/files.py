@@ -1,0 +1,178 @@
+"""Voices of the file tools: read, list, info, create, delete, move, copy, analyze."""
+
+from __future__ import annotations
+
+from fsguard.models import (
+    AnalyzeResult,
+    CopyResult,
+    CreateDirectoryResult,
+    DeleteResult,
+    FileFacts,
+    GetFileInfoResult,
+    ListDirectoryResult,
+    MoveResult,
+    ReadFileResult,
+    TreeNode,
+)
+from fsguard.voice.sizes import human_size
+
+
+def read_text(result: ReadFileResult, compact: bool) -> str:
+    """The file's text, with the read-more hint after it when lines were left out."""
+    if result.encoding == "base64":
+        if compact:
+            return result.content
+        return f"# File: {result.path} ({result.size} bytes)\n# Base64 encoded:\n{result.content}"
+    if result.hint is None:
+        return result.content
+    separator = "" if result.content.endswith("\n") or not result.content else "\n"
+    return f"{result.content}{separator}\n[{result.hint}]"
+
+
+def listing_text(result: ListDirectoryResult, compact: bool) -> str:
+    """A directory page or tree."""
+    if result.tree is not None:
+        lines = [f"{result.path}/"]
+        _tree_lines(result.tree.children or [], "", lines)
+        if result.truncated:
+            lines.append(f"[tree cut at {result.total} entries (--max-list-items); list a subdirectory to see more]")
+        return "\n".join(lines)
+    more = f" | more: offset={result.next_offset}" if result.next_offset is not None else ""
+    if compact:
+        names = " ".join(
+            e.name
+            + ("/" if e.type == "directory" else "")
+            + (f"({human_size(e.size)})" if e.size and e.size > 512 else "")
+            for e in result.entries
+        )
+        return f"{result.path} | {names} | {len(result.entries)}/{result.total}{more}"
+    lines = []
+    for entry in result.entries:
+        if entry.type == "directory":
+            lines.append(f"DIR  {entry.name}/")
+        elif entry.type == "file":
+            lines.append(f"FILE {entry.name} {human_size(entry.size or 0)}")
+        else:
+            lines.append(f"{entry.type.upper()[:4]:<4} {entry.name}")
+    dirs = sum(e.type == "directory" for e in result.entries)
+    files = sum(e.type == "file" for e in result.entries)
+    first, last = result.offset + 1, result.offset + len(result.entries)
+    shown = (
+        f" | entries {first}-{last} of {result.total}" if last >= first and (result.truncated or result.offset) else ""
+    )
+    lines.append(f"--- | {dirs} dirs, {files} files | {result.path}{shown}{more}")
+    return "\n".join(lines)
+
+
+def _tree_lines(nodes: list[TreeNode], indent: str, lines: list[str]) -> None:
+    for node in nodes:
+        suffix = "/" if node.type == "directory" else (f" ({human_size(node.size)})" if node.size is not None else "")
+        lines.append(f"{indent}{node.name}{suffix}")
+        if node.children:
+            _tree_lines(node.children, indent + "  ", lines)
+
+
+def info_text(path: str, facts: FileFacts, compact: bool) -> str:
+    """One entry's facts."""
+    if compact:
+        parts = [f"{facts.type}: {path}", human_size(facts.size or 0), facts.modified or ""]
+        if facts.content_hash:
+            parts.append(f"hash {facts.content_hash}")
+        if facts.line_count is not None:
+            parts.append(f"{facts.line_count} lines")
+        if facts.is_symlink:
+            parts.append(f"link -> {facts.symlink_target}")
+        return " | ".join(parts)
+    rows = [
+        ("Path", path),
+        ("Type", facts.type),
+        ("Size", f"{human_size(facts.size or 0)} ({facts.size} bytes)"),
+        ("Permissions", f"{facts.permissions} ({facts.mode})"),
+        ("Modified", facts.modified),
+        ("Created", facts.created),
+        ("Accessed", facts.accessed),
+        ("Symlink to", facts.symlink_target),
+        ("Entries", facts.entries),
+        ("Content hash", facts.content_hash),
+        ("Lines", facts.line_count),
+        ("Encoding", facts.encoding),
+    ]
+    return "\n".join(f"{label}: {value}" for label, value in rows if value is not None)
+
+
+def info_many_text(result: GetFileInfoResult, compact: bool) -> str:
+    """Several entries, errors in place."""
+    blocks = []
+    for item in result.files or []:
+        if item.error is not None:
+            blocks.append(f"=== {item.path} ===\nERROR: {item.error}")
+        else:
+            blocks.append(f"=== {item.path} ===\n{info_text(item.path, item, compact)}")
+    return "\n\n".join(blocks)
+
+
+def create_directory_text(result: CreateDirectoryResult, compact: bool) -> str:
+    """Created, or already there."""
+    if compact:
+        return f"OK: {result.path} {'created' if result.created else 'exists'}"
+    if result.created:
+        return f"Created directory {result.path}"
+    return f"Directory {result.path} already exists; nothing to do."
+
+
+def delete_text(result: DeleteResult, compact: bool) -> str:
+    """Per path: trashed (with the restore call), deleted, or why not."""
+    lines = []
+    for item in result.results:
+        if item.status == "trashed":
+            restore = f'backup(action="restore_trash", sd_id="{item.sd_id}")'
+            lines.append(
+                f"D {item.path} | trash {item.sd_id}"
+                if compact
+                else f"Moved {item.path} to the trash. Restore: {restore}"
+            )
+        elif item.status == "deleted":
+            undo = f' | undo: backup(action="restore", backup_id="{item.backup_id}")' if item.backup_id else ""
+            lines.append(f"Deleted {item.path} permanently{undo}")
+        else:
+            lines.append(f"FAILED {item.path}: {item.error}")
+    if len(result.results) > 1:
+        lines.append(f"{result.succeeded}/{len(result.results)} succeeded")
+    return "\n".join(lines)
+
+
+def move_text(result: MoveResult, compact: bool) -> str:
+    """Where it went."""
+    return (
+        f"MOVED {result.source} -> {result.destination}"
+        if compact
+        else f"Moved {result.source} to {result.destination}."
+    )
+
+
+def copy_text(result: CopyResult, compact: bool) -> str:
+    """What was copied, and the links left out."""
+    skipped = f"; {len(result.skipped_symlinks)} symlink(s) skipped" if result.skipped_symlinks else ""
+    size = human_size(result.bytes_copied)
+    if compact:
+        return f"COPIED {result.source} -> {result.destination} | {result.files_copied} files, {size}{skipped}"
+    return f"Copied {result.source} to {result.destination}: {result.files_copied} file(s), {size}{skipped}."
+
+
+def analyze_text(result: AnalyzeResult, compact: bool) -> str:
+    """The plan: risk, factors, advice, diff."""
+    head = f"{result.operation} {result.path}: risk {result.risk_level}" + (
+        "" if result.exists else " (does not exist)"
+    )
+    if compact:
+        return (
+            head
+            + "".join(f" | {f}" for f in result.risk_factors)
+            + (f"\n{result.preview_diff}" if result.preview_diff else "")
+        )
+    parts = [f"Plan only, nothing was changed. {head}."]
+    parts += [f"- {factor}" for factor in result.risk_factors]
+    parts += [f"Suggestion: {s}" for s in result.suggestions]
+    if result.preview_diff:
+        parts.append(result.preview_diff)
+    return "\n".join(parts)

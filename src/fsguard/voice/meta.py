@@ -1,0 +1,56 @@
+"""Voices of help and server_info."""
+
+from __future__ import annotations
+
+import json
+
+from fsguard.models import Artifact, HelpResult, Stats
+from fsguard.voice.sizes import human_size
+
+
+def help_text(result: HelpResult, compact: bool) -> str:
+    """The catalog, or one tool with its schemas and examples."""
+    if result.tools is not None:
+        lines = [f"- {tool.name}: {tool.summary}" for tool in result.tools]
+        header = "" if compact else f'{len(result.tools)} tools. Call help(tool="name") for parameters and examples.\n'
+        return header + "\n".join(lines)
+    parts = [f"## {result.name}", result.description or ""]
+    if not compact:
+        parts.append("### Parameters\n" + json.dumps(result.input_schema, indent=2))
+        parts.append("### Result\n" + json.dumps(result.output_schema, indent=2))
+    parts.extend(
+        f"Example — {example.description}:\n{result.name}({json.dumps(example.arguments)})"
+        for example in result.examples or []
+    )
+    return "\n\n".join(parts)
+
+
+def stats_text(stats: Stats, compact: bool) -> str:
+    """Counters since start-up."""
+    if compact:
+        return (
+            f"fsguard {stats.version} up:{stats.uptime_s:.0f}s ops:{stats.operations} err:{stats.errors} "
+            f"hit:{stats.cache_hit_rate:.0%} mem:{stats.memory_mb} MB backups:{stats.backups.count}"
+        )
+    by_tool = ", ".join(f"{name} {count}" for name, count in sorted(stats.by_tool.items())) or "none"
+    by_code = ", ".join(f"{code} {count}" for code, count in sorted(stats.errors_by_code.items())) or "none"
+    return "\n".join(
+        [
+            f"fsguard {stats.version}, up {stats.uptime_s:.0f} s",
+            f"Calls: {stats.operations} ({by_tool})",
+            f"Errors: {stats.errors} ({by_code})",
+            f"Hash cache hit rate: {stats.cache_hit_rate:.0%}",
+            f"Memory: {stats.memory_mb} MB",
+            f"Backups: {stats.backups.count} ({human_size(stats.backups.bytes)}) in {stats.backups.dir}",
+        ]
+    )
+
+
+def artifact_text(artifact: Artifact, sub_action: str, compact: bool) -> str:
+    """What the artifact holds, or where it was written."""
+    size = f"{artifact.bytes} bytes, {artifact.lines} lines"
+    if sub_action == "write":
+        return f"Wrote artifact ({size}) to {artifact.path}"
+    if sub_action == "capture":
+        return f"Captured artifact: {size}"
+    return f"Artifact: {size}" if artifact.captured else "No artifact captured"
