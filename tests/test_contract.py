@@ -14,8 +14,17 @@ from tests.conftest import ClientFactory, structured
 
 pytestmark = pytest.mark.anyio
 
-READ_ONLY_TOOLS = {"read_file", "get_file_info", "list_directory", "help", "server_info"}
-TOOLS = READ_ONLY_TOOLS | {"create_directory", "write_file", "edit_file", "multi_edit", "backup"}
+READ_ONLY_TOOLS = {"read_file", "get_file_info", "list_directory", "help", "server_info", "analyze_operation"}
+TOOLS = READ_ONLY_TOOLS | {
+    "create_directory",
+    "write_file",
+    "edit_file",
+    "multi_edit",
+    "backup",
+    "delete_file",
+    "move_file",
+    "copy_file",
+}
 
 
 async def listed(client: Client) -> dict[str, Tool]:

@@ -1,0 +1,186 @@
+"""delete_file, move_file, copy_file and analyze_operation through the in-memory Client, in both eras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_soft_delete_moves_a_file_to_the_trash_and_restore_brings_the_bytes_back(
+    client: Client, root: Path, state_dir: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"precious\r\n")
+    result = structured(await client.call_tool("delete_file", {"path": "a.txt"}))
+    entry = result["results"][0]
+    assert (entry["status"], result["succeeded"], result["failed"]) == ("trashed", 1, 0)
+    assert not (root / "a.txt").exists()
+    assert any(state_dir.joinpath("trash").rglob("item"))
+    listed = structured(await client.call_tool("backup", {"action": "list_trash"}))
+    assert [t["sd_id"] for t in listed["trash"]] == [entry["sd_id"]]
+    structured(await client.call_tool("backup", {"action": "restore_trash", "sd_id": entry["sd_id"]}))
+    assert (root / "a.txt").read_bytes() == b"precious\r\n"
+    assert structured(await client.call_tool("backup", {"action": "list_trash"}))["total"] == 0
+
+
+async def test_a_non_empty_directory_needs_recursive_and_goes_to_the_trash_whole(client: Client, root: Path) -> None:
+    (root / "d" / "sub").mkdir(parents=True)
+    (root / "d" / "sub" / "f.txt").write_text("f")
+    refused = await client.call_tool("delete_file", {"path": "d"})
+    assert error_code(refused) == "invalid_params"
+    assert (root / "d" / "sub" / "f.txt").exists()
+    entry = structured(await client.call_tool("delete_file", {"path": "d", "recursive": True}))["results"][0]
+    assert not (root / "d").exists()
+    structured(await client.call_tool("backup", {"action": "restore_trash", "sd_id": entry["sd_id"]}))
+    assert (root / "d" / "sub" / "f.txt").read_text() == "f"
+
+
+async def test_permanent_delete_of_a_file_keeps_a_backup_to_restore(client: Client, root: Path) -> None:
+    (root / "gone.txt").write_text("last words\n")
+    entry = structured(await client.call_tool("delete_file", {"path": "gone.txt", "permanent": True}))["results"][0]
+    assert entry["status"] == "deleted"
+    assert not (root / "gone.txt").exists()
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": entry["backup_id"]}))
+    assert (root / "gone.txt").read_text() == "last words\n"
+
+
+@pytest.mark.parametrize("spelling", [".", "./", "{root}", "{root}/"])
+async def test_a_root_can_never_be_deleted_or_moved(client: Client, root: Path, spelling: str) -> None:
+    target = spelling.format(root=root)
+    for permanent in (False, True):
+        result = await client.call_tool("delete_file", {"path": target, "permanent": permanent, "recursive": True})
+        assert error_code(result) == "access_denied"
+    moved = await client.call_tool("move_file", {"source_path": target, "dest_path": "elsewhere"})
+    assert error_code(moved) in ("access_denied", "invalid_params")
+    assert root.is_dir()
+
+
+async def test_delete_with_a_stale_hash_deletes_nothing(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    result = await client.call_tool("delete_file", {"path": "a.txt", "expected_hash": "deadbeef"})
+    assert error_code(result) == "stale_edit"
+    assert (root / "a.txt").read_text() == "a\n"
+
+
+async def test_several_paths_are_deleted_and_reported_one_by_one(client: Client, root: Path) -> None:
+    (root / "a.tmp").write_text("a")
+    (root / "b.tmp").write_text("b")
+    result = structured(await client.call_tool("delete_file", {"paths": ["a.tmp", "missing.tmp", "b.tmp"]}))
+    assert [(r["status"], r.get("error_code")) for r in result["results"]] == [
+        ("trashed", None),
+        ("failed", "not_found"),
+        ("trashed", None),
+    ]
+    assert (result["succeeded"], result["failed"]) == (2, 1)
+
+
+async def test_deleting_a_symlink_removes_the_link_not_its_target(client: Client, root: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside.txt").write_text("keep me")
+    (root / "link").symlink_to(tmp_path / "outside.txt")
+    structured(await client.call_tool("delete_file", {"path": "link", "permanent": True}))
+    assert not (root / "link").is_symlink()
+    assert (tmp_path / "outside.txt").read_text() == "keep me"
+
+
+async def test_move_renames_and_refuses_to_clobber_leaving_both_files_intact(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("A")
+    (root / "b.txt").write_text("B")
+    refused = await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "b.txt"})
+    assert error_code(refused) == "already_exists"
+    assert ((root / "a.txt").read_text(), (root / "b.txt").read_text()) == ("A", "B")
+    moved = structured(await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "sub/c.txt"}))
+    assert moved["destination"] == str(root / "sub" / "c.txt")
+    assert (root / "sub" / "c.txt").read_text() == "A"
+    assert not (root / "a.txt").exists()
+
+
+async def test_move_keeps_the_mode_and_refuses_a_directory_into_itself(client: Client, root: Path) -> None:
+    (root / "d").mkdir()
+    (root / "d" / "run.sh").write_text("#!/bin/sh\n")
+    (root / "d" / "run.sh").chmod(0o750)
+    inside = await client.call_tool("move_file", {"source_path": "d", "dest_path": "d/inner"})
+    assert error_code(inside) == "invalid_params"
+    structured(await client.call_tool("move_file", {"source_path": "d", "dest_path": "e"}))
+    assert (root / "e" / "run.sh").stat().st_mode & 0o777 == 0o750
+
+
+async def test_copy_is_recursive_keeps_modes_and_skips_symlinks(client: Client, root: Path) -> None:
+    (root / "src" / "deep").mkdir(parents=True)
+    (root / "src" / "deep" / "tool").write_bytes(b"\x7fELF...")
+    (root / "src" / "deep" / "tool").chmod(0o755)
+    (root / "src" / "notes.txt").write_text("n")
+    (root / "src" / "link").symlink_to(root / "src" / "notes.txt")
+    data = structured(await client.call_tool("copy_file", {"source_path": "src", "dest_path": "copy"}))
+    assert (data["files_copied"], data["bytes_copied"]) == (2, 8)
+    assert data["skipped_symlinks"] == [str(root / "src" / "link")]
+    assert (root / "copy" / "deep" / "tool").read_bytes() == b"\x7fELF..."
+    assert (root / "copy" / "deep" / "tool").stat().st_mode & 0o777 == 0o755
+    assert not (root / "copy" / "link").exists()
+    again = await client.call_tool("copy_file", {"source_path": "src", "dest_path": "copy"})
+    assert error_code(again) == "already_exists"
+
+
+async def test_copy_and_move_refuse_paths_outside_the_roots(client: Client, root: Path, tmp_path: Path) -> None:
+    (root / "a.txt").write_text("a")
+    out = tmp_path / "stolen.txt"
+    assert (
+        error_code(await client.call_tool("copy_file", {"source_path": "a.txt", "dest_path": str(out)}))
+        == "access_denied"
+    )
+    assert (
+        error_code(await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": str(out)}))
+        == "access_denied"
+    )
+    assert not out.exists()
+    assert (root / "a.txt").read_text() == "a"
+
+
+async def test_analyze_operation_plans_without_changing_anything(client: Client, root: Path) -> None:
+    (root / "a.py").write_text("x = 1\ny = 2\n")
+    (root / ".env").write_text("TOKEN=1\n")
+    before = {p: p.read_bytes() for p in root.iterdir()}
+    edit = structured(
+        await client.call_tool(
+            "analyze_operation", {"operation": "edit", "path": "a.py", "old_text": "x = 1", "new_text": "x = 2"}
+        )
+    )
+    assert (edit["lines_added"], edit["lines_removed"]) == (1, 1)
+    assert "+x = 2" in edit["preview_diff"]
+    secret = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": ".env"}))
+    assert secret["risk_level"] == "CRITICAL"
+    missing = await client.call_tool("analyze_operation", {"operation": "write", "path": "a.py"})
+    assert error_code(missing) == "invalid_params"
+    outside = await client.call_tool("analyze_operation", {"operation": "file", "path": "/etc/passwd"})
+    assert error_code(outside) == "access_denied"
+    assert {p: p.read_bytes() for p in root.iterdir()} == before
+
+
+async def test_purge_is_a_dry_run_by_default_and_then_removes_for_good(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a")
+    sd_id = structured(await client.call_tool("delete_file", {"path": "a.txt"}))["results"][0]["sd_id"]
+    dry = structured(await client.call_tool("backup", {"action": "purge_trash", "sd_id": sd_id}))
+    assert (dry["dry_run"], dry["removed"]) == (True, 1)
+    assert structured(await client.call_tool("backup", {"action": "list_trash"}))["total"] == 1
+    structured(await client.call_tool("backup", {"action": "purge_trash", "sd_id": sd_id, "dry_run": False}))
+    assert structured(await client.call_tool("backup", {"action": "list_trash"}))["total"] == 0
+    gone = await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id})
+    assert error_code(gone) == "not_found"
+
+
+async def test_restore_trash_refuses_to_overwrite_and_rejects_bad_ids(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("old")
+    sd_id = structured(await client.call_tool("delete_file", {"path": "a.txt"}))["results"][0]["sd_id"]
+    (root / "a.txt").write_text("new")
+    refused = await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id})
+    assert error_code(refused) == "already_exists"
+    assert (root / "a.txt").read_text() == "new"
+    for bad in ("../../etc/passwd", "sd-..", "foo/bar", ";rm"):
+        assert (
+            error_code(await client.call_tool("backup", {"action": "restore_trash", "sd_id": bad})) == "invalid_params"
+        )
+    assert "restore_trash" in text_of(refused) or "Move it away" in text_of(refused)
