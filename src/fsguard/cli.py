@@ -16,7 +16,7 @@ import anyio
 from fsguard import __version__
 from fsguard.config import MCP_PATH, Settings, default_state_dir
 from fsguard.core.errors import FsguardError
-from fsguard.server import build_server
+from fsguard.server import FsguardServer, build_server
 from fsguard.stdio import serve_stdio
 
 logger = logging.getLogger("fsguard")
@@ -50,6 +50,8 @@ def parser() -> argparse.ArgumentParser:
     add("--risk-threshold-high", type=float, default=75.0, metavar="PCT", help="change %% for HIGH risk")
     add("--risk-occurrences-medium", type=int, default=50, metavar="N", help="occurrences for at least MEDIUM")
     add("--risk-occurrences-high", type=int, default=100, metavar="N", help="occurrences for at least HIGH")
+    add("--log-dir", type=Path, default=None, help="write operations.jsonl (one line per call) and metrics.json here")
+    add("--hooks-config", type=Path, default=None, help="hooks JSON file: commands run before/after operations")
     add("--compact-mode", action="store_true", help="terse text blocks (same facts)")
     add("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level")
     add("--max-file-size", type=int, default=50 * 1024 * 1024, metavar="BYTES", help="largest file read or edited")
@@ -79,6 +81,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         risk_occurrences_medium=args.risk_occurrences_medium,
         risk_occurrences_high=args.risk_occurrences_high,
         log_level=args.log_level,
+        log_dir=args.log_dir.expanduser() if args.log_dir else None,
+        hooks_config=args.hooks_config.expanduser() if args.hooks_config else None,
         max_file_size=args.max_file_size,
         max_list_items=args.max_list_items,
         wsl_mount_root=args.wsl_mount_root,
@@ -116,9 +120,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     except FsguardError as exc:
         sys.stderr.write(f"fsguard: {exc.message}\n")
         raise SystemExit(2) from exc
-    if settings.transport == "stdio":
-        anyio.run(serve_stdio, server)
-        return
+    try:
+        if settings.transport == "stdio":
+            anyio.run(serve_stdio, server)
+        else:
+            _serve_http(server, settings)
+    finally:
+        if server.services.audit is not None:
+            server.services.audit.flush()
+
+
+def _serve_http(server: FsguardServer, settings: Settings) -> None:
     sys.stderr.write(
         f"fsguard {__version__} serving {server.services.policy.describe_roots()}\n"
         f"URL: http://{settings.host}:{settings.port}{MCP_PATH}\n"

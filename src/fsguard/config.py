@@ -40,6 +40,8 @@ class Settings:
     risk_threshold_high: float = 75.0
     risk_occurrences_medium: int = 50
     risk_occurrences_high: int = 100
+    log_dir: Path | None = None
+    hooks_config: Path | None = None
     log_level: str = "INFO"
     max_file_size: int = 50 * 1024 * 1024
     max_list_items: int = 500

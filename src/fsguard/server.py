@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -11,6 +12,7 @@ from mcp.types import CallToolResult, InputRequiredResult
 
 from fsguard import __version__
 from fsguard.config import Settings
+from fsguard.core.audit import AuditEntry
 from fsguard.core.errors import FsguardError
 from fsguard.services import Services
 from fsguard.tools import register_all
@@ -31,6 +33,7 @@ class FsguardServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        started = time.perf_counter()
         schemas = await self._schemas()
         if name not in schemas:
             suggestion = closest(name, sorted(schemas))
@@ -50,6 +53,8 @@ class FsguardServer(MCPServer):
             code = (result.meta or {}).get(ERROR_META_KEY, {}).get("code")
             logger.info("%s failed: %s", name, code)
         self.services.stats.record(name, code)
+        if self.services.audit is not None and isinstance(result, CallToolResult):
+            self.services.audit.record(audit_entry(name, arguments, result, code, time.perf_counter() - started))
         return result
 
     async def serve_streams(self, read_stream: Any, write_stream: Any) -> None:
@@ -63,6 +68,26 @@ class FsguardServer(MCPServer):
         if self._input_schemas is None:
             self._input_schemas = {tool.name: tool.input_schema for tool in await self.list_tools()}
         return self._input_schemas
+
+
+def audit_entry(
+    name: str, arguments: dict[str, Any], result: CallToolResult, code: str | None, seconds: float
+) -> AuditEntry:
+    """The audit line of one call: what was asked, how it ended, and the backup or risk it produced."""
+    data = result.structured_content if isinstance(result.structured_content, dict) else {}
+    text = "".join(block.text for block in result.content if block.type == "text")
+    given = arguments.get("path") or arguments.get("source_path") or arguments.get("file_path")
+    return AuditEntry(
+        tool=name,
+        arguments=arguments,
+        duration_ms=round(seconds * 1000, 3),
+        status="error" if code else "ok",
+        error_code=code,
+        path=str(data.get("path") or given) if (data.get("path") or given) else None,
+        bytes_out=len(text.encode()),
+        backup_id=data.get("backup_id"),
+        risk=data.get("risk_level"),
+    )
 
 
 def instructions(services: Services) -> str:

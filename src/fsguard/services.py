@@ -10,6 +10,7 @@ from pathlib import Path
 from fsguard.config import Settings
 from fsguard.core.analysis import Analyzer
 from fsguard.core.artifacts import ArtifactHolder
+from fsguard.core.audit import AuditLog
 from fsguard.core.backups import BackupStore
 from fsguard.core.deletion import Deleter
 from fsguard.core.directories import DirectoryMaker
@@ -58,6 +59,7 @@ class Services:
     deleter: Deleter
     mover: Mover
     analyzer: Analyzer
+    audit: AuditLog | None
 
     @classmethod
     def create(cls, settings: Settings) -> Services:
@@ -89,6 +91,7 @@ class Services:
             occurrences_high=settings.risk_occurrences_high,
         )
         trash = Trash(settings.state_dir / "trash", writer)
+        stats = CallStats()
         return cls(
             settings=settings,
             policy=policy,
@@ -107,7 +110,7 @@ class Services:
             metadata=MetadataReader(policy, cache, session, max_file_size=settings.max_file_size),
             directories=DirectoryMaker(policy, locks, session),
             artifacts=ArtifactHolder(policy, writer, locks, session),
-            stats=CallStats(),
+            stats=stats,
             backups=backups,
             editor=Editor(
                 policy,
@@ -126,4 +129,5 @@ class Services:
             deleter=Deleter(policy, locks, session, guard, backups, trash),
             mover=Mover(policy, locks, session, guard),
             analyzer=Analyzer(policy, risk, max_file_size=settings.max_file_size),
+            audit=AuditLog(settings.log_dir, stats) if settings.log_dir else None,
         )

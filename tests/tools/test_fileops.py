@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -184,3 +185,23 @@ async def test_restore_trash_refuses_to_overwrite_and_rejects_bad_ids(client: Cl
             error_code(await client.call_tool("backup", {"action": "restore_trash", "sd_id": bad})) == "invalid_params"
         )
     assert "restore_trash" in text_of(refused) or "Move it away" in text_of(refused)
+
+
+async def test_the_audit_log_has_a_line_per_call_with_its_status(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    (root / "a.txt").write_text("a\n")
+    async with connect(log_dir=logs) as client:
+        await client.call_tool("read_file", {"path": "a.txt"})
+        await client.call_tool("edit_file", {"path": "a.txt", "old_text": "a", "new_text": "b"})
+        await client.call_tool("read_file", {"path": "missing.txt"})
+    lines = [json.loads(line) for line in (logs / "operations.jsonl").read_text().splitlines()]
+    assert [(line["tool"], line["status"]) for line in lines] == [
+        ("read_file", "ok"),
+        ("edit_file", "ok"),
+        ("read_file", "error"),
+    ]
+    assert lines[1]["backup_id"]
+    assert lines[1]["path"] == str(root / "a.txt")
+    assert lines[2]["error_code"] == "not_found"

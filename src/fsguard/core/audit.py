@@ -1,0 +1,249 @@
+"""The audit log (``--log-dir``): one JSON line per tool call, and a metrics file, in one directory::
+
+    operations.jsonl                        one line per call, mode 0600, appended
+    operations-YYYYMMDD-HHMMSS[-N].jsonl    rotated when the current file would pass ``max_bytes``
+    metrics.json                            the CallStats counters, replaced atomically
+
+The protocol layer counts the call in :class:`CallStats` first, then hands the audit log one :class:`AuditEntry`::
+
+    stats.record(name, code)
+    audit.record(AuditEntry(name, arguments, duration_ms, "error" if code else "ok", code, ...))
+
+There is no background thread: ``metrics.json`` is rewritten from :meth:`AuditLog.record` once
+``metrics_interval_s`` has passed since the last write, and from :meth:`AuditLog.flush` at shutdown.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from fsguard.core.errors import FsguardError
+from fsguard.core.stats import CallStats, resident_memory_mb
+from fsguard.core.textio import AtomicWriter
+
+logger = logging.getLogger(__name__)
+
+CURRENT_NAME = "operations.jsonl"
+METRICS_NAME = "metrics.json"
+SUMMARY_LIMIT = 100
+# Arguments that carry file content or edit payloads: logged by size only.
+BULKY_KEYS = frozenset({"content", "content_base64", "edits_json", "edits", "patterns_json", "new_text", "old_text"})
+
+_ROTATED = re.compile(r"operations-(\d{8}-\d{6})(?:-\d+)?\.jsonl")
+_STAMP = "%Y%m%d-%H%M%S"
+_FILE_MODE = 0o600
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One finished tool call, as the protocol layer saw it.
+
+    Attributes:
+        tool: The tool name as called.
+        arguments: The call's arguments; summarised before they are written.
+        duration_ms: Wall time of the call.
+        status: ``ok`` or ``error``.
+        error_code: The stable error code when ``status`` is ``error``.
+        path: The canonical path the call resolved; when None, the ``path`` argument as given is logged.
+        bytes_out: Size of the result text.
+        backup_id: The backup the call took, if any.
+        risk: The result's ``risk_level``, if it has one.
+    """
+
+    tool: str
+    arguments: dict[str, object]
+    duration_ms: float
+    status: Literal["ok", "error"]
+    error_code: str | None = None
+    path: str | None = None
+    bytes_out: int = 0
+    backup_id: str | None = None
+    risk: str | None = None
+
+
+def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
+    """A copy of ``arguments`` small enough to log.
+
+    Bulky values (``BULKY_KEYS``) longer than 100 characters become ``"(N chars)"`` (``"(N items)"`` for a
+    list or dict, measured as JSON); any other string, also nested, is cut at 100 characters with ``…``.
+
+    Args:
+        arguments: The call's arguments as received.
+
+    Returns:
+        The summarised arguments; small values are unchanged.
+    """
+    summary: dict[str, object] = {}
+    for key, value in arguments.items():
+        bulky = key in BULKY_KEYS
+        if bulky and isinstance(value, str) and len(value) > SUMMARY_LIMIT:
+            summary[key] = f"({len(value)} chars)"
+        elif bulky and isinstance(value, list | dict) and len(json.dumps(value, default=str)) > SUMMARY_LIMIT:
+            summary[key] = f"({len(value)} items)"
+        else:
+            summary[key] = _cut(value)
+    return summary
+
+
+class AuditLog:
+    """Thread-safe writer of ``operations.jsonl`` and ``metrics.json``; creates the directory (0700 when new).
+
+    Each line is a single ``os.write`` on an ``O_APPEND`` descriptor, so concurrent records never
+    interleave; a lock orders the size check, rotation and write. A failing write is logged, never
+    raised: the audit must not turn a finished tool call into an error.
+
+    Args:
+        directory: Where the log and metrics files live.
+        stats: The server's counters; ``metrics.json`` is their snapshot.
+        max_bytes: Rotate before a line would take the current file past this size.
+        metrics_interval_s: Least time between two metrics writes triggered by :meth:`record`.
+        keep_days: Rotated files older than this are deleted when the log rotates.
+        clock: Seconds since the epoch; injectable for tests.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        stats: CallStats,
+        *,
+        max_bytes: int = 10 * 1024 * 1024,
+        metrics_interval_s: float = 30.0,
+        keep_days: float = 10.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._directory = directory
+        self._current = directory / CURRENT_NAME
+        self._stats = stats
+        self._max_bytes = max_bytes
+        self._interval_s = metrics_interval_s
+        self._keep_s = keep_days * 86_400.0
+        self._clock = clock
+        self._writer = AtomicWriter(directory / ".audit")
+        self._writer.clean_strays()  # temp files of a metrics write interrupted by a crash
+        self._lock = threading.Lock()
+        self._metrics_lock = threading.Lock()
+        self._metrics_at = clock()
+
+    def record(self, entry: AuditEntry) -> None:
+        """Append the line for ``entry``, rotating first if needed; rewrite the metrics when due.
+
+        Args:
+            entry: The finished call; count it in ``CallStats`` before, so the metrics include it.
+        """
+        now = self._clock()
+        try:
+            self._append(_line(entry, now), now)
+        except (OSError, FsguardError) as exc:
+            logger.warning("audit log: could not record %s: %s", entry.tool, exc)
+        # Whoever holds the lock is already writing fresh metrics; the others need not wait for it.
+        if now - self._metrics_at >= self._interval_s and self._metrics_lock.acquire(blocking=False):
+            try:
+                if now - self._metrics_at >= self._interval_s:
+                    self._write_metrics(now)
+            except (OSError, FsguardError) as exc:
+                logger.warning("audit log: could not write %s: %s", METRICS_NAME, exc)
+            finally:
+                self._metrics_lock.release()
+
+    def flush(self) -> None:
+        """Write ``metrics.json`` now, whatever the interval; call it at shutdown.
+
+        Raises:
+            FsguardError: The file could not be written (unlike :meth:`record`, this does raise).
+        """
+        with self._metrics_lock:
+            self._write_metrics(self._clock())
+
+    def _append(self, line: bytes, now: float) -> None:
+        with self._lock:
+            try:
+                size = self._current.stat().st_size
+            except FileNotFoundError:
+                size = 0
+            if size and size + len(line) > self._max_bytes:
+                self._rotate(now)
+            # Opened per line: no descriptor to close at shutdown, and a removed file is simply recreated.
+            fd = os.open(self._current, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, _FILE_MODE)
+            try:
+                if os.fstat(fd).st_mode & 0o777 != _FILE_MODE:
+                    os.fchmod(fd, _FILE_MODE)  # an older file, or a umask that took our own bits
+                # No fsync: the audit is a record for people, not worth a disk flush per tool call.
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+
+    def _rotate(self, now: float) -> None:
+        stamp = datetime.fromtimestamp(now, UTC).strftime(_STAMP)
+        target = self._directory / f"operations-{stamp}.jsonl"
+        counter = 0
+        while target.exists():
+            counter += 1
+            target = self._directory / f"operations-{stamp}-{counter}.jsonl"
+        self._current.rename(target)
+        # Age comes from the name, which records the rotation time on the same clock as ``now``.
+        for path in self._directory.glob("operations-*.jsonl"):
+            match = _ROTATED.fullmatch(path.name)
+            if match and now - datetime.strptime(match[1], _STAMP).replace(tzinfo=UTC).timestamp() > self._keep_s:
+                path.unlink(missing_ok=True)
+
+    def _write_metrics(self, now: float) -> None:
+        by_tool, errors = self._stats.snapshot()
+        uptime = self._stats.uptime_s
+        total = sum(by_tool.values())
+        metrics = {
+            "updated_at": _iso(now),
+            "uptime_s": uptime,
+            "ops_total": total,
+            "ops_per_sec": round(total / uptime, 3) if uptime > 0 else 0.0,
+            "errors_total": sum(errors.values()),
+            "by_tool": dict(sorted(by_tool.items())),
+            "errors_by_code": dict(sorted(errors.items())),
+            "memory_mb": resident_memory_mb(),
+        }
+        self._writer.write(self._directory / METRICS_NAME, (json.dumps(metrics, indent=2) + "\n").encode())
+        self._metrics_at = now
+
+
+def _line(entry: AuditEntry, now: float) -> bytes:
+    """The JSON line for ``entry``, newline included."""
+    given = entry.arguments.get("path")
+    event: dict[str, object] = {
+        "ts": _iso(now),
+        "tool": entry.tool,
+        "path": entry.path if entry.path is not None else given if isinstance(given, str) else None,
+        "duration_ms": round(entry.duration_ms, 3),
+        "status": entry.status,
+    }
+    if entry.status == "error":
+        event["error_code"] = entry.error_code
+    event.update(bytes_out=entry.bytes_out, backup_id=entry.backup_id, risk=entry.risk)
+    event["args"] = summarise_arguments(entry.arguments)
+    text = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+    # Undecodable path bytes arrive as lone surrogates; escaped, the line stays valid UTF-8 and JSON.
+    return (text + "\n").encode("utf-8", "backslashreplace")
+
+
+def _iso(timestamp: float) -> str:
+    """ISO 8601 in UTC with milliseconds, e.g. ``2026-05-01T12:00:00.123Z``."""
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _cut(value: object) -> object:
+    if isinstance(value, str):
+        return value if len(value) <= SUMMARY_LIMIT else value[:SUMMARY_LIMIT] + "…"
+    if isinstance(value, list):
+        return [_cut(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _cut(item) for key, item in value.items()}
+    return value

@@ -1,0 +1,269 @@
+"""The audit log on a real directory: line fields, summaries, rotation, retention, metrics, concurrency."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import stat
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from fsguard.core.audit import AuditEntry, AuditLog, summarise_arguments
+from fsguard.core.stats import CallStats
+
+START = datetime(2026, 5, 1, 12, 0, 0, 123_000, tzinfo=UTC).timestamp()
+DAY_S = 86_400.0
+
+
+class FakeClock:
+    """A settable wall clock, so intervals and ages pass without sleeping."""
+
+    def __init__(self, now: float = START) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def ok(tool: str = "read_file", **arguments: object) -> AuditEntry:
+    return AuditEntry(tool, dict(arguments), 1.5, "ok")
+
+
+def lines_of(directory: Path) -> list[dict[str, object]]:
+    """Every line of every operations file, parsed; fails on a torn or merged line."""
+    raw = b"".join(path.read_bytes() for path in sorted(directory.glob("operations*.jsonl")))
+    assert raw.endswith(b"\n")
+    return [json.loads(line) for line in raw.split(b"\n")[:-1]]
+
+
+def rotated_in(directory: Path) -> list[Path]:
+    return sorted(directory.glob("operations-*.jsonl"))
+
+
+def test_each_record_appends_one_line_with_the_call_fields(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    log.record(
+        AuditEntry(
+            "write_file",
+            {"path": "notes.txt", "mode": "overwrite"},
+            12.34567,
+            "ok",
+            path="/root/notes.txt",
+            bytes_out=42,
+            backup_id="20260501-120000-abcd",
+            risk="low",
+        )
+    )
+    log.record(AuditEntry("read_file", {"path": "missing.txt"}, 0.5, "error", error_code="not_found"))
+    first, second = lines_of(tmp_path)
+    assert first == {
+        "ts": "2026-05-01T12:00:00.123Z",
+        "tool": "write_file",
+        "path": "/root/notes.txt",
+        "duration_ms": 12.346,
+        "status": "ok",
+        "bytes_out": 42,
+        "backup_id": "20260501-120000-abcd",
+        "risk": "low",
+        "args": {"path": "notes.txt", "mode": "overwrite"},
+    }
+    assert second["status"] == "error"
+    assert second["error_code"] == "not_found"
+    assert second["path"] == "missing.txt"  # no canonical path known: the argument as given
+
+
+def test_large_arguments_are_summarised_and_small_ones_kept() -> None:
+    edits = [{"old_text": "a" * 60, "new_text": "b" * 60}]
+    summary = summarise_arguments(
+        {
+            "content": "x" * 101,
+            "new_text": "short",
+            "edits": edits,
+            "edits_json": "[]",
+            "patterns_json": {"k": "v" * 200},
+            "path": "p" * 150,
+            "paths": ["q" * 120, "ok"],
+            "line": 7,
+        }
+    )
+    assert summary == {
+        "content": "(101 chars)",
+        "new_text": "short",
+        "edits": "(1 items)",
+        "edits_json": "[]",
+        "patterns_json": "(1 items)",
+        "path": "p" * 100 + "…",
+        "paths": ["q" * 100 + "…", "ok"],
+        "line": 7,
+    }
+    at_the_limit: dict[str, object] = {"content": "x" * 100, "edits": [{"a": 1}]}
+    assert summarise_arguments(at_the_limit) == at_the_limit
+
+
+def test_summarised_arguments_are_what_the_line_records(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    log.record(ok("write_file", path="a.txt", content="z" * 5000))
+    (line,) = lines_of(tmp_path)
+    assert line["args"] == {"path": "a.txt", "content": "(5000 chars)"}
+
+
+def test_rotation_at_a_tiny_limit_loses_and_splits_no_line(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), max_bytes=1000, clock=FakeClock())
+    for number in range(100):
+        log.record(ok(path=f"file-{number}.txt"))
+    rotated = rotated_in(tmp_path)
+    assert len(rotated) > 5
+    # All rotations happened within one clock second: the names take a counter suffix.
+    assert all(re.fullmatch(r"operations-20260501-120000(-\d+)?\.jsonl", path.name) for path in rotated)
+    assert all(path.stat().st_size <= 1000 for path in [*rotated, tmp_path / "operations.jsonl"])
+    assert sorted(str(line["path"]) for line in lines_of(tmp_path)) == sorted(f"file-{n}.txt" for n in range(100))
+
+
+def test_rotation_starts_a_fresh_current_file(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), max_bytes=300, clock=FakeClock())
+    log.record(ok(path="first", note="n" * 200))
+    log.record(ok(path="second", note="n" * 200))
+    (rotated,) = rotated_in(tmp_path)
+    assert [line["path"] for line in lines_of(tmp_path)] == ["first", "second"]
+    assert json.loads(rotated.read_text())["path"] == "first"
+    assert json.loads((tmp_path / "operations.jsonl").read_text())["path"] == "second"
+
+
+def test_rotated_files_older_than_keep_days_are_removed_at_rotation(tmp_path: Path) -> None:
+    clock = FakeClock()
+    old = tmp_path / "operations-20260420-120000.jsonl"  # 11 days before START
+    old_suffixed = tmp_path / "operations-20260420-120000-2.jsonl"
+    recent = tmp_path / "operations-20260422-120000.jsonl"  # 9 days before START
+    unrelated = tmp_path / "operations-notes.jsonl"
+    for path in (old, old_suffixed, recent, unrelated):
+        path.write_text("{}\n")
+    log = AuditLog(tmp_path, CallStats(), max_bytes=300, keep_days=10, clock=clock)
+    log.record(ok(note="n" * 200))
+    assert old.exists()  # nothing is removed until the log rotates
+    log.record(ok(note="n" * 200))
+    assert not old.exists()
+    assert not old_suffixed.exists()
+    assert recent.exists()
+    assert unrelated.exists()
+    assert (tmp_path / "operations-20260501-120000.jsonl").exists()
+
+
+def test_metrics_are_written_only_once_the_interval_has_passed(tmp_path: Path) -> None:
+    clock = FakeClock()
+    stats = CallStats()
+    log = AuditLog(tmp_path, stats, metrics_interval_s=30, clock=clock)
+    metrics = tmp_path / "metrics.json"
+    for seconds in (0, 29.9):
+        clock.advance(seconds)
+        stats.record("read_file", None)
+        log.record(ok())
+        assert not metrics.exists()
+    clock.advance(0.1)
+    stats.record("write_file", "stale_edit")
+    log.record(AuditEntry("write_file", {}, 3.0, "error", error_code="stale_edit"))
+    written = json.loads(metrics.read_text())
+    assert written["updated_at"] == "2026-05-01T12:00:30.123Z"
+    clock.advance(10)
+    stats.record("read_file", None)
+    log.record(ok())
+    assert json.loads(metrics.read_text()) == written  # next write is due 30 s after the last one
+
+
+def test_metrics_hold_the_call_stats_counters(tmp_path: Path) -> None:
+    stats = CallStats()
+    for tool, code in [("read_file", None), ("read_file", "not_found"), ("edit_file", None), ("edit_file", "no_match")]:
+        stats.record(tool, code)
+    AuditLog(tmp_path, stats, clock=FakeClock()).flush()
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    by_tool, errors = stats.snapshot()
+    assert metrics["by_tool"] == by_tool
+    assert metrics["errors_by_code"] == errors
+    assert (metrics["ops_total"], metrics["errors_total"]) == (4, 2)
+    assert metrics["uptime_s"] >= 0
+    assert metrics["ops_per_sec"] >= 0
+    assert metrics["memory_mb"] > 0
+    assert set(metrics) == {
+        "updated_at",
+        "uptime_s",
+        "ops_total",
+        "ops_per_sec",
+        "errors_total",
+        "by_tool",
+        "errors_by_code",
+        "memory_mb",
+    }
+
+
+def test_flush_writes_metrics_at_once_by_replacing_the_file(tmp_path: Path) -> None:
+    stats = CallStats()
+    log = AuditLog(tmp_path, stats, clock=FakeClock())
+    metrics = tmp_path / "metrics.json"
+    log.flush()
+    before = metrics.stat().st_ino
+    stats.record("list_directory", None)
+    log.flush()
+    assert metrics.stat().st_ino != before  # a new file renamed over the old one, never rewritten in place
+    assert json.loads(metrics.read_text())["by_tool"] == {"list_directory": 1}
+    assert sorted(path.name for path in tmp_path.iterdir() if path.is_file()) == ["metrics.json"]
+
+
+def test_eight_threads_recording_at_once_leave_1600_whole_lines(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), max_bytes=64 * 1024)
+    start = threading.Barrier(8)
+
+    def worker(number: int) -> None:
+        start.wait()
+        for index in range(200):
+            log.record(ok(path=f"t{number}/{index}", content="c" * (index % 150)))
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    paths = [str(line["path"]) for line in lines_of(tmp_path)]
+    assert len(paths) == 1600
+    assert set(paths) == {f"t{n}/{i}" for n in range(8) for i in range(200)}
+    assert rotated_in(tmp_path)  # rotation happened under contention too
+
+
+def test_log_files_are_private_including_rotated_ones(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), max_bytes=300, clock=FakeClock())
+    for _ in range(3):
+        log.record(ok(note="n" * 200))
+    files = [tmp_path / "operations.jsonl", *rotated_in(tmp_path)]
+    assert len(files) == 3
+    assert {stat.S_IMODE(path.stat().st_mode) for path in files} == {0o600}
+
+
+def test_a_current_file_found_with_a_wider_mode_is_made_private(tmp_path: Path) -> None:
+    current = tmp_path / "operations.jsonl"
+    current.write_text("")
+    current.chmod(0o644)
+    AuditLog(tmp_path, CallStats(), clock=FakeClock()).record(ok())
+    assert stat.S_IMODE(current.stat().st_mode) == 0o600
+
+
+def test_undecodable_path_bytes_still_give_a_valid_utf8_line(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    log.record(ok(path=os.fsdecode(b"caf\xe9.txt")))
+    (line,) = lines_of(tmp_path)
+    assert line["path"] == "caf\udce9.txt"
+
+
+def test_a_write_that_fails_is_logged_and_does_not_fail_the_call(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "operations.jsonl").mkdir()
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    with caplog.at_level(logging.WARNING, logger="fsguard.core.audit"):
+        log.record(ok())
+    assert "could not record read_file" in caplog.text
