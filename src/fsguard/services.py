@@ -16,6 +16,7 @@ from fsguard.core.deletion import Deleter
 from fsguard.core.directories import DirectoryMaker
 from fsguard.core.editing import Editor
 from fsguard.core.hashing import FingerprintCache
+from fsguard.core.hooks import HookRunner
 from fsguard.core.listing import DirectoryLister
 from fsguard.core.locks import PathLocks
 from fsguard.core.metadata import MetadataReader
@@ -71,6 +72,7 @@ class Services:
         if not settings.unrestricted and policy.contains(state):
             # Not refused: serving one's home directory with the default state dir is common.
             logger.warning("state dir %s lies inside a root; agents can see fsguard's own files", state)
+        hooks = HookRunner.load(settings.hooks_config, policy.roots)
         session = Session()
         cache = FingerprintCache()
         locks = PathLocks()
@@ -103,12 +105,13 @@ class Services:
                 policy,
                 cache,
                 session,
+                hooks,
                 max_file_size=settings.max_file_size,
                 truncate_lines=settings.read_truncate_lines,
             ),
             lister=DirectoryLister(policy, session, max_items=settings.max_list_items),
             metadata=MetadataReader(policy, cache, session, max_file_size=settings.max_file_size),
-            directories=DirectoryMaker(policy, locks, session),
+            directories=DirectoryMaker(policy, locks, session, hooks),
             artifacts=ArtifactHolder(policy, writer, locks, session),
             stats=stats,
             backups=backups,
@@ -121,13 +124,16 @@ class Services:
                 writer,
                 StructureChecker(),
                 risk,
+                hooks,
                 max_file_size=settings.max_file_size,
             ),
-            writer=FileWriter(policy, locks, session, guard, backups, writer, max_file_size=settings.max_file_size),
+            writer=FileWriter(
+                policy, locks, session, guard, backups, writer, hooks, max_file_size=settings.max_file_size
+            ),
             restorer=Restorer(policy, locks, session, guard, backups, writer),
             trash=trash,
-            deleter=Deleter(policy, locks, session, guard, backups, trash),
-            mover=Mover(policy, locks, session, guard),
+            deleter=Deleter(policy, locks, session, guard, backups, trash, hooks),
+            mover=Mover(policy, locks, session, guard, hooks),
             analyzer=Analyzer(policy, risk, max_file_size=settings.max_file_size),
             audit=AuditLog(settings.log_dir, stats) if settings.log_dir else None,
         )

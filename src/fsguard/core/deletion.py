@@ -8,6 +8,7 @@ from pathlib import Path
 from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
+from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
@@ -38,6 +39,7 @@ class Deleter:
         guard: ConcurrencyGuard,
         backups: BackupStore,
         trash: Trash,
+        hooks: HookRunner,
     ) -> None:
         self._policy = policy
         self._locks = locks
@@ -45,6 +47,7 @@ class Deleter:
         self._guard = guard
         self._backups = backups
         self._trash = trash
+        self._hooks = hooks
 
     def delete(
         self, user_path: str, *, permanent: bool = False, recursive: bool = False, expected_hash: str | None = None
@@ -81,9 +84,19 @@ class Deleter:
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to delete a directory or link.")
             path = self._policy.recheck(path.parent) / path.name
+            operation = "delete_file:permanent" if permanent else "delete_file:trash"
+            self._hooks.fire("pre", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
             if not permanent:
                 entry = self._trash.put(path)
                 self._session.forget(path)
+                self._hooks.fire(
+                    "post",
+                    "delete",
+                    tool_name="delete_file",
+                    file_path=str(path),
+                    operation=operation,
+                    metadata={"sd_id": entry.sd_id},
+                )
                 return Deletion(path, "trashed", trash=entry)
             backup = None
             if data is not None:
@@ -91,6 +104,7 @@ class Deleter:
                 backup = self._backups.snapshot(path, data, mode, operation="delete_file", after_hash=None)
             remove(path)
             self._session.forget(path)
+            self._hooks.fire("post", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)
 
     def delete_many(

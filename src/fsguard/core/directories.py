@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fsguard.core.errors import AlreadyExistsError, NotDirectoryError, from_os_error
+from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
@@ -13,7 +14,8 @@ from fsguard.core.session import Session
 class DirectoryMaker:
     """Creates directories under the path policy."""
 
-    def __init__(self, policy: PathPolicy, locks: PathLocks, session: Session) -> None:
+    def __init__(self, policy: PathPolicy, locks: PathLocks, session: Session, hooks: HookRunner) -> None:
+        self._hooks = hooks
         self._policy = policy
         self._locks = locks
         self._session = session
@@ -37,6 +39,8 @@ class DirectoryMaker:
                     "Choose another name, or inspect it with get_file_info.",
                     path=str(path),
                 )
+            event = {"tool_name": "create_directory", "operation": "create_directory", "file_path": str(path)}
+            self._hooks.fire("pre", "create", **event)
             try:
                 path.mkdir(parents=True)
             except FileExistsError:
@@ -51,4 +55,5 @@ class DirectoryMaker:
             except OSError as exc:
                 raise from_os_error(exc, path) from exc
         self._session.saw(path)
+        self._hooks.fire("post", "create", **event)
         return path, True

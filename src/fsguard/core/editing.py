@@ -13,6 +13,7 @@ from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.diff import DiffFormat, DiffResult, render_diff
 from fsguard.core.errors import EncodingError, RewriteBlockedError
 from fsguard.core.hashing import content_hash
+from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.modes import EditPlan, Planner
 from fsguard.core.occ import ConcurrencyGuard, OccVerdict
@@ -75,6 +76,7 @@ class Editor:
         writer: AtomicWriter,
         structure: StructureChecker,
         risk: RiskPolicy,
+        hooks: HookRunner,
         *,
         max_file_size: int,
     ) -> None:
@@ -86,6 +88,7 @@ class Editor:
         self._writer = writer
         self._structure = structure
         self._risk = risk
+        self._hooks = hooks
         self._max_file_size = max_file_size
 
     def run(self, user_path: str, planner: Planner, options: EditOptions) -> EditReport:
@@ -103,6 +106,19 @@ class Editor:
             before_hash = content_hash(data)
             verdict = self._guard.check(path, before_hash, options.expected_hash)
             plan = planner(decoded.text)
+            tool = options.operation.split(":")[0]
+            if not options.dry_run:
+                outcome = self._hooks.fire(
+                    "pre",
+                    "edit",
+                    tool_name=tool,
+                    file_path=str(path),
+                    operation=options.operation,
+                    old_content=decoded.text,
+                    new_content=plan.new_text,
+                )
+                if outcome.modified_content is not None:
+                    plan = replace(plan, new_text=outcome.modified_content)
             if plan.rewrite is not None and not options.allow_rewrite:
                 refusal = rewrite_guard(file_size=len(data), old_len=plan.rewrite[0], new_len=plan.rewrite[1])
                 if refusal is not None:
@@ -149,6 +165,14 @@ class Editor:
             written, _ = read_snapshot(path)
             written_hash = content_hash(written)
             self._session.record_hash(path, written_hash)
+            self._hooks.fire(
+                "post",
+                "edit",
+                tool_name=tool,
+                file_path=str(path),
+                operation=options.operation,
+                metadata={"backup_id": backup.backup_id, "risk_level": risk.level.value, "content_hash": written_hash},
+            )
         integrity = None
         if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL):
             integrity = check_integrity(written, lines=report.total_lines, change_pct=risk.change_pct)

@@ -18,6 +18,7 @@ from fsguard.core.errors import (
     from_os_error,
 )
 from fsguard.core.hashing import content_hash
+from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
@@ -43,7 +44,10 @@ class CopyReport:
 class Mover:
     """Moves and copies entries under the path policy."""
 
-    def __init__(self, policy: PathPolicy, locks: PathLocks, session: Session, guard: ConcurrencyGuard) -> None:
+    def __init__(
+        self, policy: PathPolicy, locks: PathLocks, session: Session, guard: ConcurrencyGuard, hooks: HookRunner
+    ) -> None:
+        self._hooks = hooks
         self._policy = policy
         self._locks = locks
         self._session = session
@@ -69,6 +73,8 @@ class Mover:
                 self._guard.check(source, content_hash(data), expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
+            move = {"tool_name": "move_file", "operation": "move_file", "file_path": str(source)}
+            self._hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             destination.parent.mkdir(parents=True, exist_ok=True)
             destination = self._policy.recheck(destination.parent) / destination.name
             try:
@@ -82,6 +88,7 @@ class Mover:
                     raise from_os_error(exc, source) from exc
                 move_verified(source, destination, fingerprint(source)[0])
         self._session.forget(source)
+        self._hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
         return source, destination
 
     def copy(self, source_path: str, dest_path: str, *, progress: Progress | None = None) -> CopyReport:
@@ -97,6 +104,8 @@ class Mover:
         if destination == source or destination.is_relative_to(source):
             raise InvalidParamsError(f"cannot copy {source} into itself ({destination}).", path=str(source))
         report = CopyReport(source, destination)
+        copy = {"tool_name": "copy_file", "operation": "copy_file", "file_path": str(source)}
+        self._hooks.fire("pre", "copy", **copy, source_path=str(source), dest_path=str(destination))
         if source.is_dir():
             files = [p for p in sorted(source.rglob("*")) if p.is_file() and not p.is_symlink()]
             total = sum(p.stat().st_size for p in files)
@@ -117,6 +126,7 @@ class Mover:
             destination.parent.mkdir(parents=True, exist_ok=True)
             report.bytes_copied = _copy_file_new(source, self._policy.recheck(destination.parent) / destination.name)
             report.files_copied = 1
+        self._hooks.fire("post", "copy", **copy, source_path=str(source), dest_path=str(destination))
         return report
 
     def _endpoints(self, source_path: str, dest_path: str) -> tuple[Path, Path]:

@@ -9,6 +9,7 @@ from typing import Literal
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.hashing import Fingerprint, FingerprintCache
+from fsguard.core.hooks import HookRunner
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 from fsguard.core.textio import DecodedText, decode, head_lines, read_snapshot, split_lines
@@ -54,8 +55,16 @@ class FileReader:
     """Reads files under the path policy, recording the hashes it hands out."""
 
     def __init__(
-        self, policy: PathPolicy, cache: FingerprintCache, session: Session, *, max_file_size: int, truncate_lines: int
+        self,
+        policy: PathPolicy,
+        cache: FingerprintCache,
+        session: Session,
+        hooks: HookRunner,
+        *,
+        max_file_size: int,
+        truncate_lines: int,
     ) -> None:
+        self._hooks = hooks
         self._policy = policy
         self._cache = cache
         self._session = session
@@ -85,6 +94,7 @@ class FileReader:
     def read_base64(self, user_path: str) -> ReadFileResult:
         """The raw bytes of one file, base64-encoded."""
         path = self._policy.resolve(user_path)
+        self._fire("pre", path, "read_file:base64")
         with self._session.watching(path):
             data, stat = read_snapshot(path, self._max_file_size)
         digest = Fingerprint.of(data)
@@ -122,13 +132,18 @@ class FileReader:
             path=result.path, content=content, content_hash=result.content_hash, total_lines=result.total_lines
         )
 
+    def _fire(self, phase: Literal["pre", "post"], path: Path, operation: str) -> None:
+        self._hooks.fire(phase, "read", tool_name="read_file", file_path=str(path), operation=operation)
+
     def _load_text(self, path: Path) -> tuple[bytes, DecodedText, str]:
+        self._fire("pre", path, "read_file")
         with self._session.watching(path):
             data, stat = read_snapshot(path, self._max_file_size)
         decoded = decode(data, path)
         fingerprint = Fingerprint.of_decoded(data, decoded)
         self._cache.remember(path, stat, fingerprint)
         self._session.record_hash(path, fingerprint.content_hash)
+        self._fire("post", path, "read_file")
         return data, decoded, fingerprint.content_hash
 
     def _whole(self, base: ReadFileResult, decoded: DecodedText, name: str) -> ReadFileResult:

@@ -18,6 +18,7 @@ from fsguard.core.errors import (
     from_os_error,
 )
 from fsguard.core.hashing import content_hash
+from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.occ import ConcurrencyGuard, OccVerdict
 from fsguard.core.paths import PathPolicy
@@ -56,6 +57,7 @@ class FileWriter:
         guard: ConcurrencyGuard,
         backups: BackupStore,
         writer: AtomicWriter,
+        hooks: HookRunner,
         *,
         max_file_size: int,
     ) -> None:
@@ -65,6 +67,7 @@ class FileWriter:
         self._guard = guard
         self._backups = backups
         self._writer = writer
+        self._hooks = hooks
         self._max_file_size = max_file_size
 
     def write(
@@ -95,6 +98,16 @@ class FileWriter:
                 )
             previous_hash = content_hash(existing) if existing is not None else None
             verdict = self._guard.check(path, previous_hash, expected_hash) if previous_hash else OccVerdict()
+            outcome = self._hooks.fire(
+                "pre",
+                "write",
+                tool_name="write_file",
+                file_path=str(path),
+                operation="write_file",
+                content=payload if isinstance(payload, str) else None,
+            )
+            if outcome.modified_content is not None and isinstance(payload, str):
+                payload = outcome.modified_content
             data, used_encoding = _to_bytes(payload, encoding, _decoded_or_none(existing, path), path)
             if existing == data:
                 self._session.record_hash(path, content_hash(data))
@@ -123,6 +136,14 @@ class FileWriter:
             written, _ = read_snapshot(path)
             written_hash = content_hash(written)
             self._session.record_hash(path, written_hash)
+            self._hooks.fire(
+                "post",
+                "write",
+                tool_name="write_file",
+                file_path=str(path),
+                operation="write_file",
+                metadata={"backup_id": backup.backup_id if backup else None, "content_hash": written_hash},
+            )
         return WriteReport(
             path=path,
             created=existing is None,

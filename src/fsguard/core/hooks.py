@@ -1,0 +1,298 @@
+"""User hooks: shell commands run before and after file operations, configured in one JSON file.
+
+The file maps the :data:`HOOK_EVENTS` (``pre_write`` spellings accepted) to lists of matcher entries ``{"pattern",
+"path", "hooks": [{"type": "command", "command", "timeout", "failOnError", "description", "enabled"}]}``. An entry
+applies when its ``pattern`` matches the tool name (``*``, exact, ``fnmatch`` wildcard, or ``re:<regex>`` found by
+:func:`re.search`) OR its ``path`` glob matches ``file_path``, ``source_path`` or ``dest_path``: a glob without ``/``
+matches the basename, one with ``/`` the root-relative path (``*`` within a directory, ``**`` across any number, so
+``**/*.py`` matches ``a.py`` and ``src/a.py``; a leading ``/`` changes nothing). Neither matches every call.
+
+Hooks run as ``sh -c <command>`` in the first root, the event as JSON on stdin. Stdout may be JSON
+``{decision, reason, modified_content, additional_context}``; without a decision, exit 0 allows, 2 denies (stderr is
+the reason), anything else, or a timeout (the process group is killed), continues unless ``failOnError`` is set.
+Matching hooks run in parallel, once per command. Only pre-hooks deny; only pre-write/pre-edit replace content.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import signal
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePath
+from subprocess import PIPE, Popen, TimeoutExpired
+from typing import Any, Literal
+
+from fsguard.core.errors import FsguardError, InvalidParamsError
+
+logger = logging.getLogger(__name__)
+
+_FAMILIES = ("write", "edit", "delete", "create", "move", "copy", "read", "search")
+HOOK_EVENTS: tuple[str, ...] = tuple(f"{phase}-{family}" for phase in ("pre", "post") for family in _FAMILIES)
+Decision = Literal["allow", "deny", "continue"]
+_DECISIONS: dict[str, Decision] = {"allow": "allow", "deny": "deny", "continue": "continue"}
+_Schema = dict[str, type | tuple[type, ...]]
+_ENTRY_SCHEMA: _Schema = {"pattern": str, "path": str, "hooks": list}
+_HOOK_SCHEMA: _Schema = {"type": str, "command": str, "timeout": (int, float), "description": str}
+_HOOK_SCHEMA.update(failOnError=bool, enabled=bool)
+_KINDS = {"hooks": "a list", "timeout": "a number", "failOnError": "true or false", "enabled": "true or false"}
+_EXIT_DECISIONS: dict[int | None, str] = {0: "allow", 2: "deny"}
+_PIPES: dict[str, Any] = {"stdin": PIPE, "stdout": PIPE, "stderr": PIPE, "encoding": "utf-8", "errors": "replace"}
+Predicate = Callable[[str], bool]
+
+
+class HookConfigError(InvalidParamsError):
+    """The hooks config file is missing, not JSON, or not in the documented shape."""
+
+    code = "invalid_params"
+
+
+class HookDeniedError(FsguardError):
+    """A pre-hook refused the operation; nothing was changed."""
+
+    code = "hook_denied"
+
+
+@dataclass(frozen=True)
+class HookEvent:
+    """One operation as the hooks see it; ``None`` fields are left out of the JSON on stdin."""
+
+    event: str
+    tool_name: str
+    file_path: str
+    operation: str
+    content: str | None = None
+    old_content: str | None = None
+    new_content: str | None = None
+    source_path: str | None = None
+    dest_path: str | None = None
+    metadata: dict[str, object] | None = None
+
+
+@dataclass(frozen=True)
+class HookOutcome:
+    """What the hooks of one event changed: replacement content, notes for the agent, how many ran."""
+
+    modified_content: str | None
+    notes: tuple[str, ...]
+    ran: int
+
+
+_EMPTY = HookOutcome(None, (), 0)
+
+
+@dataclass(frozen=True)
+class _Hook:
+    command: str
+    timeout: float
+    fail_on_error: bool
+    label: str
+
+
+@dataclass(frozen=True)
+class _Entry:
+    tool: Predicate | None
+    path: Predicate | None
+    hooks: tuple[_Hook, ...]
+
+    def matches(self, event: HookEvent) -> bool:
+        paths = (event.file_path, event.source_path, event.dest_path)
+        by_path = self.path is not None and any(self.path(path) for path in paths if path)
+        return by_path or (self.tool is not None and self.tool(event.tool_name))
+
+
+@dataclass(frozen=True)
+class _Result:
+    hook: _Hook
+    decision: Decision
+    reason: str = ""
+    modified_content: str | None = None
+    context: str | None = None
+    failure: str | None = None
+
+
+class HookRunner:
+    """The hooks of one config file, grouped by event; with no file it is a near-free no-op."""
+
+    def __init__(self, by_event: dict[str, tuple[_Entry, ...]], roots: tuple[Path, ...]) -> None:
+        self._by_event = by_event
+        self._cwd = roots[0] if roots else None
+
+    @classmethod
+    def load(cls, config_path: Path | None, roots: tuple[Path, ...]) -> HookRunner:
+        """Read and validate ``config_path``; ``None`` gives a runner with no hooks.
+
+        Raises:
+            HookConfigError: the file is unreadable, not JSON, or not in the documented shape.
+        """
+        if config_path is None:
+            return cls({}, roots)
+        where = ""
+
+        def bad(problem: str) -> HookConfigError:
+            return HookConfigError(f"hooks config {config_path}: {where}{problem}.", path=str(config_path))
+
+        try:
+            data = json.loads(config_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:  # ValueError covers bad JSON and bad UTF-8
+            raise bad(f"cannot be read as JSON ({exc})") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
+            raise bad('the top level must be an object with a "hooks" object')
+        by_event: dict[str, list[_Entry]] = {}
+        for name, entries in data["hooks"].items():
+            event = name.strip().lower().replace("_", "-")
+            if event not in HOOK_EVENTS:
+                raise bad(f"unknown event {name!r}; known events: {', '.join(HOOK_EVENTS)}")
+            for number, raw in enumerate(entries if isinstance(entries, list) else [entries], 1):
+                where = f"{name} entry {number}: "
+                entry = _parse_entry(raw, roots, bad)
+                if entry.hooks:
+                    by_event.setdefault(event, []).append(entry)
+        return cls({event: tuple(entries) for event, entries in by_event.items()}, roots)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any enabled hook is configured."""
+        return bool(self._by_event)
+
+    def fire(self, phase: Literal["pre", "post"], family: str, **fields: Any) -> HookOutcome:
+        """Run ``{phase}-{family}`` hooks, building the :class:`HookEvent` only when hooks are configured."""
+        return self.run(HookEvent(event=f"{phase}-{family}", **fields)) if self._by_event else _EMPTY
+
+    def run(self, event: HookEvent) -> HookOutcome:
+        """Run the hooks matching ``event`` (its ``event`` one of :data:`HOOK_EVENTS`) in parallel and combine them.
+
+        Raises:
+            HookDeniedError: a pre-hook denied the operation (post-hooks never raise).
+        """
+        if not self._by_event or (entries := self._by_event.get(event.event)) is None:
+            return _EMPTY
+        # Config order decides which deny is reported and which modified_content wins; the first duplicate stays.
+        unique: dict[str, _Hook] = {}
+        for hook in (hook for entry in entries if entry.matches(event) for hook in entry.hooks):
+            unique.setdefault(hook.command, hook)
+        if not unique:
+            return _EMPTY
+        fields = {key: value for key, value in event.__dict__.items() if value is not None}
+        fields |= {"timestamp": datetime.now(UTC).isoformat(), "working_dir": str(self._cwd or Path.cwd())}
+        payload = json.dumps(fields)
+        with ThreadPoolExecutor(max_workers=len(unique), thread_name_prefix="fsguard-hook") as pool:
+            results = list(pool.map(lambda hook: self._execute(hook, payload), unique.values()))
+        pre = event.event.startswith("pre-")
+        failed = [r for r in results if r.failure or (not pre and r.decision == "deny")]
+        for r in failed:
+            logger.warning("%s hook %s %s", event.event, r.hook.label, r.failure or f"denied afterwards: {r.reason}")
+        notes = [r.context for r in results if r.context]
+        notes += [f"{event.event} hook {r.hook.label} {r.failure}; went on without it." for r in failed if pre]
+        denied = next((r for r in results if r.decision == "deny"), None)
+        if denied is not None and pre:
+            undone = "read" if event.event in ("pre-read", "pre-search") else "written"
+            message = f"{event.event} hook denied {event.tool_name}: {denied.reason}. Nothing was {undone}."
+            advice = f"The hook {denied.hook.label} refused it; satisfy it or ask the user to change the hooks config."
+            raise HookDeniedError(f"{message} {advice}", path=event.file_path, hook=denied.hook.command)
+        replaced = [r.modified_content for r in results if r.modified_content]
+        content = replaced[-1] if replaced and event.event in ("pre-write", "pre-edit") else None
+        return HookOutcome(content, tuple(notes), len(results))
+
+    def _execute(self, hook: _Hook, payload: str) -> _Result:
+        # A session of its own makes the hook a process group, so a timeout kills its children too.
+        try:
+            with Popen(["/bin/sh", "-c", hook.command], cwd=self._cwd, start_new_session=True, **_PIPES) as p:
+                try:
+                    out, err = p.communicate(payload, timeout=hook.timeout)
+                except TimeoutExpired:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(p.pid, signal.SIGKILL)
+                    return _interpret(hook, None, "", f"timed out after {hook.timeout:g} s and was killed")
+        except OSError as exc:
+            return _interpret(hook, None, "", f"could not start ({exc})")
+        return _interpret(hook, p.returncode, out, err.strip())
+
+
+def _interpret(hook: _Hook, code: int | None, out: str, err: str) -> _Result:
+    """Read a finished hook's answer; ``code`` is ``None`` when it never finished and ``err`` says why."""
+    try:
+        data = json.loads(out) if out.lstrip().startswith("{") else {}
+    except json.JSONDecodeError:
+        data = {}
+    answer = data.get("decision") or _EXIT_DECISIONS.get(code)
+    decision = _DECISIONS.get(str(answer))
+    if decision is None:
+        problem = f"exited with code {code}" + (f": {err}" if err else "") if code is not None else err
+        problem = f"answered with unknown decision {answer!r}" if answer is not None else problem
+        verdict: Decision = "deny" if hook.fail_on_error else "continue"
+        return _Result(hook, verdict, f"the hook {problem} (failOnError is set)", failure=problem)
+    text = {key: value for key, value in data.items() if isinstance(value, str)}
+    reason = text.get("reason") or err or "no reason given"
+    return _Result(hook, decision, reason, text.get("modified_content"), text.get("additional_context"))
+
+
+def _glob_match(glob: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    if not glob:
+        return not parts
+    if glob[0] == "**":
+        return any(_glob_match(glob[1:], parts[i:]) for i in range(len(parts) + 1))
+    return bool(parts) and fnmatchcase(parts[0], glob[0]) and _glob_match(glob[1:], parts[1:])
+
+
+def _path_matcher(glob: str, roots: tuple[Path, ...]) -> Predicate:
+    segments = tuple(glob.strip("/").split("/"))
+    if "/" not in glob:
+        return lambda raw: fnmatchcase(PurePath(raw).name, glob)
+
+    def relative(raw: str) -> bool:
+        path = PurePath(raw)
+        inside = [path.relative_to(root).parts for root in roots if path.is_relative_to(root)]
+        return any(_glob_match(segments, parts) for parts in inside or [path.parts[1:] if path.anchor else path.parts])
+
+    return relative
+
+
+def _tool_matcher(pattern: str, bad: Callable[[str], HookConfigError]) -> Predicate:
+    if pattern.startswith("re:"):
+        try:
+            regex = re.compile(pattern[3:])
+        except re.error as exc:
+            raise bad(f"pattern {pattern!r} is not a valid regular expression ({exc})") from exc
+        return lambda name: regex.search(name) is not None
+    return lambda name: name == pattern or fnmatchcase(name, pattern)
+
+
+def _parse_entry(raw: object, roots: tuple[Path, ...], bad: Callable[[str], HookConfigError]) -> _Entry:
+    entry, hooks = _object(raw, _ENTRY_SCHEMA, bad), []
+    if "hooks" not in entry:
+        raise bad('a matcher entry needs a "hooks" list')
+    for item in entry["hooks"]:
+        hook = _object(item, _HOOK_SCHEMA, bad)
+        command, timeout, description = hook.get("command", ""), hook.get("timeout", 60), hook.get("description")
+        if hook.get("type", "command") != "command" or not command.strip():
+            raise bad('each hook needs "type": "command" (the only type) and a non-empty "command"')
+        if isinstance(timeout, bool) or timeout <= 0:
+            raise bad(f'"timeout" must be a positive number of seconds, not {timeout!r}')
+        label = f'"{description}" ({command})' if description else f"({command})"
+        if hook.get("enabled", True):
+            hooks.append(_Hook(command, float(timeout), hook.get("failOnError", False), label))
+    pattern = entry.get("pattern") or (None if entry.get("path") else "*")  # an entry with neither matches all
+    return _Entry(
+        _tool_matcher(pattern, bad) if pattern else None,
+        _path_matcher(entry["path"], roots) if entry.get("path") else None,
+        tuple(hooks),
+    )
+
+
+def _object(raw: object, schema: _Schema, bad: Callable[[str], HookConfigError]) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise bad(f"expected an object with keys {sorted(schema)}, got {raw!r}")
+    for key, value in raw.items():
+        if key not in schema:
+            raise bad(f"unknown key {key!r}; allowed: {', '.join(schema)}")
+        if not isinstance(value, schema[key]):
+            raise bad(f"{key!r} must be {_KINDS.get(key, 'a string')}, not {value!r}")
+    return raw

@@ -1,0 +1,162 @@
+"""Hooks through the tools, in both eras: a deny writes nothing, a rewrite changes what is written."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+def hook_config(tmp_path: Path, hooks: dict[str, list[dict[str, Any]]]) -> Path:
+    path = tmp_path / "hooks.json"
+    path.write_text(json.dumps({"hooks": hooks}))
+    return path
+
+
+def python_hook(tmp_path: Path, name: str, body: str) -> str:
+    """A hook command running a small Python script (reads the event JSON on stdin)."""
+    script = tmp_path / f"{name}.py"
+    script.write_text("import json, sys\nevent = json.load(sys.stdin)\n" + body)
+    return f"{sys.executable} {script}"
+
+
+async def test_a_denying_pre_write_hook_stops_the_write(connect: ClientFactory, root: Path, tmp_path: Path) -> None:
+    deny = python_hook(tmp_path, "deny", 'print(json.dumps({"decision": "deny", "reason": "frozen file"}))')
+    config = hook_config(
+        tmp_path, {"pre-write": [{"pattern": "write_file", "hooks": [{"type": "command", "command": deny}]}]}
+    )
+    (root / "a.txt").write_text("original\n")
+    async with connect(hooks_config=config) as client:
+        result = await client.call_tool("write_file", {"path": "a.txt", "content": "changed\n"})
+        listing = structured(await client.call_tool("backup", {"action": "list"}))
+    assert error_code(result) == "hook_denied"
+    assert "frozen file" in text_of(result)
+    assert (root / "a.txt").read_text() == "original\n"
+    assert listing["total"] == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"old_text": "b", "new_text": "B"},
+        {"mode": "regex", "pattern": "b", "replacement": "B"},
+        {"mode": "delete_range", "start_line": 1, "end_line": 1},
+        {"mode": "insert", "anchor": "a", "new_text": "z"},
+    ],
+)
+async def test_a_denying_pre_edit_hook_stops_every_edit_mode(
+    connect: ClientFactory, root: Path, tmp_path: Path, args: dict[str, Any]
+) -> None:
+    config = hook_config(
+        tmp_path, {"pre-edit": [{"pattern": "*", "hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}
+    )
+    (root / "a.txt").write_text("a\nb\n")
+    async with connect(hooks_config=config) as client:
+        result = await client.call_tool("edit_file", {"path": "a.txt", **args})
+        multi = await client.call_tool("multi_edit", {"path": "a.txt", "edits": [{"old_text": "a", "new_text": "A"}]})
+    assert error_code(result) == "hook_denied"
+    assert error_code(multi) == "hook_denied"
+    assert (root / "a.txt").read_text() == "a\nb\n"
+
+
+async def test_a_pre_write_hook_that_rewrites_the_content_changes_what_is_written(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    upper = python_hook(
+        tmp_path, "upper", 'print(json.dumps({"decision": "allow", "modified_content": event["content"].upper()}))'
+    )
+    config = hook_config(tmp_path, {"pre-write": [{"hooks": [{"type": "command", "command": upper}]}]})
+    async with connect(hooks_config=config) as client:
+        data = structured(await client.call_tool("write_file", {"path": "a.txt", "content": "shout\n"}))
+    assert (root / "a.txt").read_text() == "SHOUT\n"
+    assert data["bytes_written"] == 6
+
+
+async def test_a_path_glob_hook_fires_only_for_matching_files(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "fired.log"
+    record = python_hook(tmp_path, "record", f"open({str(log)!r}, 'a').write(event['file_path'] + '\\n')")
+    config = hook_config(
+        tmp_path, {"post-edit": [{"path": "**/*.py", "hooks": [{"type": "command", "command": record}]}]}
+    )
+    (root / "pkg").mkdir()
+    (root / "pkg" / "m.py").write_text("x = 1\n")
+    (root / "notes.txt").write_text("x = 1\n")
+    async with connect(hooks_config=config) as client:
+        structured(await client.call_tool("edit_file", {"path": "pkg/m.py", "old_text": "1", "new_text": "2"}))
+        structured(await client.call_tool("edit_file", {"path": "notes.txt", "old_text": "1", "new_text": "2"}))
+    assert log.read_text().splitlines() == [str(root / "pkg" / "m.py")]
+
+
+async def test_delete_move_copy_create_and_read_fire_their_hooks(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "events.log"
+    record = python_hook(
+        tmp_path, "events", f"open({str(log)!r}, 'a').write(event['event'] + ' ' + event['tool_name'] + '\\n')"
+    )
+    events = [
+        "pre-delete",
+        "post-delete",
+        "pre-move",
+        "post-move",
+        "pre-copy",
+        "post-copy",
+        "pre-create",
+        "post-create",
+        "pre-read",
+        "post-read",
+    ]
+    config = hook_config(tmp_path, {e: [{"hooks": [{"type": "command", "command": record}]}] for e in events})
+    (root / "a.txt").write_text("a")
+    async with connect(hooks_config=config) as client:
+        structured(await client.call_tool("read_file", {"path": "a.txt"}))
+        structured(await client.call_tool("copy_file", {"source_path": "a.txt", "dest_path": "b.txt"}))
+        structured(await client.call_tool("move_file", {"source_path": "b.txt", "dest_path": "c.txt"}))
+        structured(await client.call_tool("create_directory", {"path": "d"}))
+        structured(await client.call_tool("delete_file", {"path": "c.txt"}))
+    assert log.read_text().splitlines() == [
+        "pre-read read_file",
+        "post-read read_file",
+        "pre-copy copy_file",
+        "post-copy copy_file",
+        "pre-move move_file",
+        "post-move move_file",
+        "pre-create create_directory",
+        "post-create create_directory",
+        "pre-delete delete_file",
+        "post-delete delete_file",
+    ]
+
+
+async def test_a_broken_hooks_config_stops_the_server_from_starting(tmp_path: Path, root: Path) -> None:
+    from fsguard.config import Settings
+    from fsguard.core.errors import FsguardError
+    from fsguard.server import build_server
+
+    bad = tmp_path / "hooks.json"
+    bad.write_text('{"hooks": {"pre-nothing": []}}')
+    with pytest.raises(FsguardError, match="unknown event"):
+        build_server(Settings(roots=(root,), state_dir=tmp_path / "s", hooks_config=bad))
+
+
+async def test_hooks_do_not_run_for_dry_runs(
+    connect: ClientFactory, root: Path, tmp_path: Path, client: Client
+) -> None:
+    config = hook_config(tmp_path, {"pre-edit": [{"hooks": [{"type": "command", "command": "exit 2"}]}]})
+    (root / "a.txt").write_text("a\n")
+    async with connect(hooks_config=config) as hooked:
+        preview = structured(
+            await hooked.call_tool("edit_file", {"path": "a.txt", "old_text": "a", "new_text": "b", "dry_run": True})
+        )
+    assert preview["dry_run"] is True
+    assert (root / "a.txt").read_text() == "a\n"
