@@ -225,3 +225,22 @@ def plain_lines() -> st.SearchStrategy[str]:
 def lf_texts() -> st.SearchStrategy[str]:
     """Small LF-terminated texts for the undo state machine."""
     return st.lists(plain_lines(), max_size=6).map(lambda lines: "".join(f"{line}\n" for line in lines))
+
+
+# --- search inputs -------------------------------------------------------------------------------------------------
+
+# Names never collide as file and directory; hidden ones test include_hidden.
+SEARCH_FILE_NAMES = ("a.txt", "b.py", "d/c.txt", "d/e/f.md", ".h.txt", "d/.g.py")
+# Pieces of text: ASCII and non-ASCII letters in both cases, regex metacharacters, every line ending.
+SEARCH_PIECES = ("a", "A", "b", "é", "É", "Ω", "ω", ".", "*", " ", "_", "\n", "\r\n", "\r")
+
+
+def search_trees() -> st.SearchStrategy[dict[str, str]]:
+    """Small trees as ``{relative path: text}``: a few text files, some hidden, with mixed line endings."""
+    texts = st.lists(st.sampled_from(SEARCH_PIECES), max_size=30).map("".join)
+    return st.dictionaries(st.sampled_from(SEARCH_FILE_NAMES), texts, min_size=1, max_size=len(SEARCH_FILE_NAMES))
+
+
+def search_literals() -> st.SearchStrategy[str]:
+    """Literal search text drawn from the same letters and metacharacters as :func:`search_trees`."""
+    return st.lists(st.sampled_from([p for p in SEARCH_PIECES if p.strip("\r\n")]), min_size=1, max_size=3).map("".join)

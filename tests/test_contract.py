@@ -14,7 +14,15 @@ from tests.conftest import ClientFactory, structured
 
 pytestmark = pytest.mark.anyio
 
-READ_ONLY_TOOLS = {"read_file", "get_file_info", "list_directory", "help", "server_info", "analyze_operation"}
+READ_ONLY_TOOLS = {
+    "read_file",
+    "get_file_info",
+    "list_directory",
+    "help",
+    "server_info",
+    "analyze_operation",
+    "search_files",
+}
 TOOLS = READ_ONLY_TOOLS | {
     "create_directory",
     "write_file",
@@ -24,6 +32,7 @@ TOOLS = READ_ONLY_TOOLS | {
     "delete_file",
     "move_file",
     "copy_file",
+    "project_replace",
 }
 
 

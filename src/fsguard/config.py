@@ -45,6 +45,7 @@ class Settings:
     log_level: str = "INFO"
     max_file_size: int = 50 * 1024 * 1024
     max_list_items: int = 500
+    max_search_results: int = 1000
     wsl_mount_root: Path = Path("/mnt")
     read_truncate_lines: int = 300
 

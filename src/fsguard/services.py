@@ -24,6 +24,7 @@ from fsguard.core.moving import Mover
 from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
 from fsguard.core.reading import FileReader
+from fsguard.core.replacing import ProjectReplacer
 from fsguard.core.risk import RiskPolicy
 from fsguard.core.session import Session
 from fsguard.core.stats import CallStats
@@ -61,6 +62,7 @@ class Services:
     mover: Mover
     analyzer: Analyzer
     audit: AuditLog | None
+    replacer: ProjectReplacer
 
     @classmethod
     def create(cls, settings: Settings) -> Services:
@@ -136,4 +138,5 @@ class Services:
             mover=Mover(policy, locks, session, guard, hooks),
             analyzer=Analyzer(policy, risk, max_file_size=settings.max_file_size),
             audit=AuditLog(settings.log_dir, stats) if settings.log_dir else None,
+            replacer=ProjectReplacer(policy, locks, session, backups, writer, max_file_size=settings.max_file_size),
         )

@@ -119,6 +119,8 @@ class Analyzer:
             return base.model_copy(update={"risk_factors": ["the path does not exist"]})
         if path.is_dir():
             return base.model_copy(update={"risk_factors": ["a directory"], "suggestions": ["Use list_directory."]})
+        if not path.is_file():
+            return base.model_copy(update={"risk_factors": ["not a regular file (a pipe, socket or device)"]})
         size = path.stat().st_size
         try:
             text = self._text(path)

@@ -78,7 +78,7 @@ class Deleter:
                     path=str(path),
                 )
             data = None
-            if not is_dir and not path.is_symlink():
+            if path.is_file() and not path.is_symlink():  # a regular file: FIFOs and devices are never read
                 data, _ = read_snapshot(path)
                 self._guard.check(path, content_hash(data), expected_hash)
             elif expected_hash is not None:

@@ -19,6 +19,7 @@
     ├── RewriteBlockedError       rewrite_blocked
     ├── NothingToUndoError        nothing_to_undo
     ├── UndoConflictError         undo_conflict
+    ├── RiskBlockedError          risk_blocked
     └── BackupCorruptError        backup_corrupt
 
 Messages are written for the model: what failed, the evidence, and the next action.
@@ -146,6 +147,12 @@ class UndoConflictError(FsguardError):
     """The file changed after the operation being undone."""
 
     code = "undo_conflict"
+
+
+class RiskBlockedError(FsguardError):
+    """A change too large to make without force."""
+
+    code = "risk_blocked"
 
 
 class BackupCorruptError(FsguardError):

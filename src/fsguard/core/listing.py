@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.errors import InvalidParamsError, NotDirectoryError, from_os_error
+from fsguard.core.ignore import IgnoreRules
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 from fsguard.models import DirectoryEntry, EntryType, ListDirectoryResult, TreeNode
@@ -29,11 +30,18 @@ class DirectoryLister:
         self._session = session
         self._max_items = max_items
 
-    def page(self, user_path: str, *, include_hidden: bool, offset: int, limit: int | None) -> ListDirectoryResult:
+    def page(
+        self, user_path: str, *, include_hidden: bool, offset: int, limit: int | None, respect_gitignore: bool = False
+    ) -> ListDirectoryResult:
         """One page of a directory's entries, directories first, then by name."""
         path = self._policy.resolve(user_path)
         with self._session.watching(path):
             entries = self._entries(path, include_hidden)
+        ignored = 0
+        if respect_gitignore:
+            rules = self._rules(path)
+            kept = [e for e in entries if not rules.ignored(path / e.name, e.type == "directory")]
+            ignored, entries = len(entries) - len(kept), kept
         if offset > len(entries):
             raise InvalidParamsError(
                 f"offset {offset} is past the end of {path} ({len(entries)} entries). Use an offset <= {len(entries)}.",
@@ -48,16 +56,20 @@ class DirectoryLister:
             entries=page,
             total=len(entries),
             offset=offset,
+            ignored=ignored,
             truncated=more,
             next_offset=offset + len(page) if more else None,
         )
 
-    def tree(self, user_path: str, *, include_hidden: bool, max_depth: int) -> ListDirectoryResult:
+    def tree(
+        self, user_path: str, *, include_hidden: bool, max_depth: int, respect_gitignore: bool = False
+    ) -> ListDirectoryResult:
         """The directory as a tree down to ``max_depth`` levels; symlinked directories are not entered."""
         path = self._policy.resolve(user_path)
         budget = [self._max_items]
+        rules = self._rules(path) if respect_gitignore else None
         with self._session.watching(path):
-            children = self._subtree(path, include_hidden, max_depth, budget)
+            children = self._subtree(path, include_hidden, max_depth, budget, rules)
         root = TreeNode(name=path.name or str(path), type="directory", children=children)
         return ListDirectoryResult(
             path=str(path),
@@ -103,15 +115,24 @@ class DirectoryLister:
             link_stat = target.stat()
         return entry_type(link_stat.st_mode), link_stat
 
-    def _subtree(self, directory: Path, include_hidden: bool, depth: int, budget: list[int]) -> list[TreeNode]:
+    def _rules(self, directory: Path) -> IgnoreRules:
+        """The .gitignore rules of the root holding ``directory`` (so parents' rules apply too)."""
+        root = next((r for r in self._policy.roots if directory.is_relative_to(r)), directory)
+        return IgnoreRules(root)
+
+    def _subtree(
+        self, directory: Path, include_hidden: bool, depth: int, budget: list[int], rules: IgnoreRules | None
+    ) -> list[TreeNode]:
         nodes: list[TreeNode] = []
         for entry in self._entries(directory, include_hidden):
+            if rules is not None and rules.ignored(directory / entry.name, entry.type == "directory"):
+                continue
             budget[0] -= 1
             if budget[0] < 0:
                 break
             children = None
             if entry.type == "directory" and not entry.is_symlink and depth > 1:
-                children = self._subtree(directory / entry.name, include_hidden, depth - 1, budget)
+                children = self._subtree(directory / entry.name, include_hidden, depth - 1, budget, rules)
             nodes.append(TreeNode(name=entry.name, type=entry.type, size=entry.size, children=children))
         return nodes
 

@@ -147,8 +147,8 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
                 continue
             if first is None:
                 first = LineIndex(text).line_of(found[0].start())
-            changed += sum(max(m.end() - m.start(), len(_expand(rule.replacement, m))) for m in found)
-            text, count = pattern.subn(lambda m, r=rule.replacement: _expand(r, m), text, count=rule.limit)
+            changed += sum(max(m.end() - m.start(), len(expand_go_template(rule.replacement, m))) for m in found)
+            text, count = pattern.subn(lambda m, r=rule.replacement: expand_go_template(r, m), text, count=rule.limit)
             total += count
         if total == 0:
             shown = ", ".join(repr(rule.pattern) for rule in rules)
@@ -158,7 +158,7 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
     return plan
 
 
-def _expand(template: str, match: Any) -> str:  # an re2 match: the wheel ships no type information
+def expand_go_template(template: str, match: Any) -> str:  # an re2 match: the wheel ships no type information
     """Go-style replacement: $1 / ${1} / ${name} / $name insert groups, $$ a dollar; nothing else is special."""
 
     def group(token: re.Match[str]) -> str:

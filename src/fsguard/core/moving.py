@@ -24,7 +24,7 @@ from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 from fsguard.core.textio import read_snapshot
-from fsguard.core.transfer import fingerprint, move_verified, rename_no_replace
+from fsguard.core.transfer import fingerprint, is_special, make_parents, move_verified, rename_no_replace
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
 Progress = Callable[[int, int], None]
@@ -75,7 +75,7 @@ class Mover:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
             move = {"tool_name": "move_file", "operation": "move_file", "file_path": str(source)}
             self._hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
-            destination.parent.mkdir(parents=True, exist_ok=True)
+            make_parents(destination)
             destination = self._policy.recheck(destination.parent) / destination.name
             try:
                 rename_no_replace(source, destination)
@@ -101,6 +101,8 @@ class Mover:
         source, destination = self._endpoints(source_path, dest_path)
         if source.is_symlink():
             source = self._policy.resolve(source_path)  # a link given by name: copy what it points to
+        if is_special(source):
+            raise InvalidParamsError(f"{source} is a pipe, socket or device; only files and directories are copied.")
         if destination == source or destination.is_relative_to(source):
             raise InvalidParamsError(f"cannot copy {source} into itself ({destination}).", path=str(source))
         report = CopyReport(source, destination)
@@ -109,11 +111,11 @@ class Mover:
         if source.is_dir():
             files = [p for p in sorted(source.rglob("*")) if p.is_file() and not p.is_symlink()]
             total = sum(p.stat().st_size for p in files)
-            destination.parent.mkdir(parents=True, exist_ok=True)
+            make_parents(destination)
             _mkdir_new(destination, source)
             for item in sorted(source.rglob("*")):
                 target = destination / item.relative_to(source)
-                if item.is_symlink():
+                if item.is_symlink() or is_special(item):
                     report.skipped_symlinks.append(str(item))
                 elif item.is_dir():
                     _mkdir_new(target, item)
@@ -123,7 +125,7 @@ class Mover:
                     if progress is not None:
                         progress(report.bytes_copied, total)
         else:
-            destination.parent.mkdir(parents=True, exist_ok=True)
+            make_parents(destination)
             report.bytes_copied = _copy_file_new(source, self._policy.recheck(destination.parent) / destination.name)
             report.files_copied = 1
         self._hooks.fire("post", "copy", **copy, source_path=str(source), dest_path=str(destination))

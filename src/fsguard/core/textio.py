@@ -66,13 +66,18 @@ def read_snapshot(path: Path, max_size: int | None = None) -> tuple[bytes, os.st
         TooLargeError: the file is above ``max_size``.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0))
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         raise from_os_error(exc, path) from exc
     try:
         before = os.fstat(fd)
         if stat.S_ISDIR(before.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a directory")
+        if not stat.S_ISREG(before.st_mode):
+            raise BinaryFileError(
+                f"{path} is a pipe, socket or device, not a regular file; it is never read.", path=str(path)
+            )
         if max_size is not None and before.st_size > max_size:
             raise TooLargeError(
                 f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size). "

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotFoundError
 from fsguard.core.textio import AtomicWriter
-from fsguard.core.transfer import fingerprint, move_verified
+from fsguard.core.transfer import fingerprint, make_parents, move_verified
 
 _DAY_S = 86_400.0
 
@@ -124,7 +124,7 @@ class Trash:
                 f"{destination} exists again; restoring would overwrite it. Move it away first, then retry.",
                 path=str(destination),
             )
-        destination.parent.mkdir(parents=True, exist_ok=True)
+        make_parents(destination)
         move_verified(self.root / entry.sd_id / "item", destination, entry.sha256)
         shutil.rmtree(self.root / entry.sd_id)
 

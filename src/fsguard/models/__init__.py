@@ -32,6 +32,7 @@ from fsguard.models.meta import (
     ToolExample,
     ToolSummary,
 )
+from fsguard.models.search import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
 
 __all__ = [
     "AnalyzeResult",
@@ -55,10 +56,14 @@ __all__ = [
     "ListDirectoryResult",
     "MoveResult",
     "MultiEditResult",
+    "ProjectReplaceResult",
     "ReadFileEntry",
     "ReadFileResult",
+    "ReplacedFile",
     "RestoredFile",
     "Result",
+    "SearchMatch",
+    "SearchResult",
     "ServerInfoResult",
     "Stats",
     "ToolExample",

@@ -104,6 +104,7 @@ class ListDirectoryResult(Result):
     entries: list[DirectoryEntry] = Field(description="Entries from offset (empty for tree).")
     total: int = Field(description="Entries in the directory (after hidden filtering), or nodes in the tree.")
     offset: int = Field(0, description="Index of the first entry returned.")
+    ignored: int = Field(0, description="Entries hidden because .gitignore excludes them (respect_gitignore).")
     truncated: bool = Field(description="True when entries were left out by limit or the item cap.")
     next_offset: int | None = Field(None, description="Pass as offset to list the next page.")
     tree: TreeNode | None = Field(None, description="The tree, for output_format=tree.")

@@ -27,6 +27,9 @@ def register(catalog: Catalog) -> None:
         ] = "compact",
         max_depth: Annotated[int, Field(ge=1, le=20, description="Levels shown by output_format=tree.")] = 2,
         include_hidden: Annotated[bool, Field(description="Include names starting with '.'.")] = True,
+        respect_gitignore: Annotated[
+            bool, Field(description="Leave out what .gitignore files exclude (their count is in ignored).")
+        ] = True,
         offset: Annotated[int, Field(ge=0, description="Skip this many entries (from next_offset).")] = 0,
         limit: Annotated[
             int | None, Field(ge=1, description="Entries per page; at most --max-list-items (default 500).")
@@ -38,9 +41,13 @@ def register(catalog: Catalog) -> None:
         shows nested levels down to max_depth. Symlinks leaving the roots are listed but not followed.
         """
         if output_format == "tree":
-            result = services.lister.tree(path, include_hidden=include_hidden, max_depth=max_depth)
+            result = services.lister.tree(
+                path, include_hidden=include_hidden, max_depth=max_depth, respect_gitignore=respect_gitignore
+            )
         else:
-            result = services.lister.page(path, include_hidden=include_hidden, offset=offset, limit=limit)
+            result = services.lister.page(
+                path, include_hidden=include_hidden, offset=offset, limit=limit, respect_gitignore=respect_gitignore
+            )
             result = result.model_copy(update={"output_format": "json" if output_format == "json" else "compact"})
         if output_format == "json":
             text = json.dumps(result.model_dump(mode="json", exclude_none=True), indent=1)

@@ -14,6 +14,8 @@ from fsguard.voice.files import (
     listing_text,
     move_text,
     read_text,
+    replace_text,
+    search_text,
 )
 from fsguard.voice.meta import artifact_text, help_text, stats_text
 from fsguard.voice.sizes import human_size
@@ -34,6 +36,8 @@ __all__ = [
     "move_text",
     "multi_edit_text",
     "read_text",
+    "replace_text",
+    "search_text",
     "stats_text",
     "write_text",
 ]

@@ -1,0 +1,204 @@
+"""project_replace: one find/replace across a tree, previewed, risk-gated, backed up file by file.
+
+Literal by default and truly literal (``$``, ``\\`` and ``.`` mean themselves); RE2 regex when asked.
+VCS directories, gitignored paths, binaries and files above --max-file-size are skipped. Every
+changed file gets its own backup on its own undo chain, so undo_last works per file afterwards.
+A cancelled run stops between files: each file holds either its old or its new bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Any
+
+import re2
+
+from fsguard.core.backups import BackupStore
+from fsguard.core.errors import FsguardError, InvalidParamsError, RiskBlockedError
+from fsguard.core.hashing import content_hash
+from fsguard.core.ignore import WalkOptions, normalise_globs, walk_files
+from fsguard.core.locks import PathLocks
+from fsguard.core.modes import expand_go_template
+from fsguard.core.paths import PathPolicy
+from fsguard.core.session import Session
+from fsguard.core.textio import AtomicWriter, decode, read_snapshot
+
+# The seed's scale for multi-file changes: (files, occurrences) thresholds for MEDIUM, HIGH, CRITICAL.
+_SCALE = ((80, 1000, "CRITICAL"), (50, 500, "HIGH"), (30, 100, "MEDIUM"))
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's replacements."""
+
+    path: Path
+    replacements: int
+    backup_id: str | None = None
+    skipped: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplaceReport:
+    """What project_replace did, or would do."""
+
+    status: str  # "applied" or "preview"
+    files: tuple[FileChange, ...]
+    total_replacements: int
+    risk_level: str
+    files_scanned: int
+
+
+class ProjectReplacer:
+    """Find and replace across the files under a directory."""
+
+    def __init__(
+        self,
+        policy: PathPolicy,
+        locks: PathLocks,
+        session: Session,
+        backups: BackupStore,
+        writer: AtomicWriter,
+        *,
+        max_file_size: int,
+    ) -> None:
+        self._policy = policy
+        self._locks = locks
+        self._session = session
+        self._backups = backups
+        self._writer = writer
+        self._max_file_size = max_file_size
+
+    def run(
+        self,
+        user_path: str,
+        find: str,
+        replace: str,
+        *,
+        literal: bool = True,
+        case_sensitive: bool = True,
+        file_types: list[str] | None = None,
+        include_paths: list[str] | None = None,
+        exclude_paths: list[str] | None = None,
+        preview: bool = False,
+        max_files: int = 1000,
+        force: bool = False,
+        respect_gitignore: bool = True,
+        progress: Progress | None = None,
+    ) -> ReplaceReport:
+        """Replace ``find`` by ``replace`` in every matching file (at most ``max_files`` changed files).
+
+        Raises:
+            InvalidParamsError: empty find, or an invalid regex.
+            RiskBlockedError: a HIGH or CRITICAL change without ``force``; nothing was written.
+        """
+        if not find:
+            raise InvalidParamsError("find is empty: pass the text (or regex=true pattern) to replace.")
+        substitute = _substitution(find, replace, literal=literal, case_sensitive=case_sensitive)
+        base = self._policy.resolve(user_path)
+        options = WalkOptions(
+            respect_gitignore=respect_gitignore, globs=normalise_globs(file_types), max_file_size=self._max_file_size
+        )
+        included, excluded = tuple(include_paths or ()), tuple(exclude_paths or ())
+        planned: list[_Plan] = []
+        scanned = 0
+        files = [base] if base.is_file() else walk_files(base, options)
+        for path in files:
+            scanned += 1
+            if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
+                continue
+            plan = self._plan(path, substitute)
+            if plan is not None:
+                planned.append(plan)
+                if len(planned) >= max_files:
+                    break
+        total = sum(plan.count for plan in planned)
+        risk = _risk(len(planned), total)
+        if preview:
+            changes = tuple(FileChange(plan.path, plan.count) for plan in planned)
+            return ReplaceReport("preview", changes, total, risk, scanned)
+        if risk in ("HIGH", "CRITICAL") and not force:
+            raise RiskBlockedError(
+                f"project_replace would change {len(planned)} file(s), {total} occurrence(s): risk {risk}. Nothing was "
+                "written. Run it with preview=true to see every file, narrow it with file_types/exclude_paths, "
+                "or pass force=true (each file is backed up and undoable).",
+                files=len(planned),
+                occurrences=total,
+                risk_level=risk,
+            )
+        done: list[FileChange] = []
+        for number, plan in enumerate(planned, 1):
+            done.append(self._apply(plan))
+            if progress is not None:
+                progress(number, len(planned))  # may raise to cancel: the files before are whole and backed up
+        return ReplaceReport("applied", tuple(done), sum(c.replacements for c in done), risk, scanned)
+
+    def _plan(self, path: Path, substitute: _Substitute) -> _Plan | None:
+        try:
+            data, _ = read_snapshot(path, self._max_file_size)
+            decoded = decode(data, path)
+        except FsguardError:
+            return None  # binary, undecodable or too large: never touched
+        new_text, count = substitute(decoded.text)
+        if count == 0 or new_text == decoded.text:
+            return None
+        return _Plan(path, new_text, content_hash(data), count)
+
+    def _apply(self, plan: _Plan) -> FileChange:
+        path = plan.path
+        with self._locks.hold(path):
+            current, stat = read_snapshot(path, self._max_file_size)
+            if content_hash(current) != plan.planned_hash:
+                return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
+            new_bytes = decode(current, path).encode(plan.new_text)
+            after = content_hash(new_bytes)
+            mode = stat.st_mode & 0o7777 if stat else 0o644
+            backup = self._backups.snapshot(path, current, mode, operation="project_replace", after_hash=after)
+            self._writer.write(self._policy.recheck(path), new_bytes)
+            self._session.record_hash(path, after)
+        return FileChange(path, plan.count, backup_id=backup.backup_id)
+
+
+_Substitute = Callable[[str], tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    path: Path
+    new_text: str
+    planned_hash: str
+    count: int
+
+
+def _substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool) -> _Substitute:
+    if literal:
+        pattern = re.compile(re.escape(find), 0 if case_sensitive else re.IGNORECASE)
+        return lambda text: pattern.subn(lambda _m: replace, text)
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = case_sensitive
+    try:
+        compiled: Any = re2.compile(find, options)
+    except re2.error as exc:
+        detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise InvalidParamsError(f"invalid regex {find!r}: {detail} (RE2 syntax).", pattern=find) from exc
+    return lambda text: compiled.subn(lambda m: expand_go_template(replace, m), text)
+
+
+def _matches(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
+    """A glob without "/" matches the name (or any directory name on the way); with "/" the relative path."""
+    relative = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.name
+    names = relative.split("/")
+    return any(fnmatch(relative, g) if "/" in g else any(fnmatch(name, g) for name in names) for g in globs)
+
+
+def _risk(files: int, occurrences: int) -> str:
+    for min_files, min_occurrences, level in _SCALE:
+        if files >= min_files or occurrences >= min_occurrences:
+            return level
+    return "LOW"

@@ -1,0 +1,60 @@
+"""Results of search_files and project_replace."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from fsguard.models.base import Result
+
+
+class SearchMatch(Result):
+    """One match of a content search."""
+
+    file: str = Field(description="Absolute path.")
+    line_number: int = Field(description="1-based line.")
+    column: int = Field(description="1-based column, in characters.")
+    match_start: int = Field(description="0-based character offset of the match in line_content.")
+    match_end: int
+    line_content: str = Field(description="The line, without its line ending (cut at 500 characters).")
+    context_before: list[str] = Field(default_factory=list)
+    context_after: list[str] = Field(default_factory=list)
+
+
+class SearchResult(Result):
+    """What search_files returns."""
+
+    mode: Literal["filename", "content", "count"]
+    pattern: str
+    path: str = Field(description="Absolute canonical path searched.")
+    total_matches: int = Field(description="Matches found (files, for a filename search).")
+    returned_matches: int
+    truncated: bool = Field(description="True when more were found than max_results.")
+    matches: list[SearchMatch] = Field(default_factory=list, description="content mode.")
+    files: list[str] = Field(default_factory=list, description="filename mode: matching paths.")
+    counts: dict[str, int] = Field(default_factory=dict, description="Matches per file (content and count modes).")
+    files_searched: int | None = None
+    engine: str | None = Field(None, description="ripgrep or python.")
+
+
+class ReplacedFile(Result):
+    """One file of project_replace."""
+
+    path: str
+    replacements: int
+    backup_id: str | None = Field(None, description="Undo this file with backup(action='undo_last', file_path=...).")
+    skipped: str | None = None
+
+
+class ProjectReplaceResult(Result):
+    """What project_replace returns."""
+
+    status: Literal["applied", "preview"]
+    files_changed: int
+    total_replacements: int
+    risk_level: Literal["LOW", "MEDIUM", "HIGH", "CRITICAL"]
+    backup_id: str | None = Field(None, description="Backup of the first changed file (each file has its own).")
+    files: list[ReplacedFile]
+    files_scanned: int
+    message: str = Field(description="Same text as the text block.")

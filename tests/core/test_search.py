@@ -1,0 +1,276 @@
+"""Content and name search: exact results, and the ripgrep and Python engines agreeing on every case."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fsguard.core import search as search_module
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.ignore import IgnoreRules, WalkOptions, normalise_globs, walk_files
+from fsguard.core.search import ContentMatch, ContentSearch, ripgrep_path, search_content, search_names
+from tests.strategies import search_literals, search_trees
+
+ENGINES = ["ripgrep", "python"]
+TREE: dict[str, bytes] = {
+    ".gitignore": b"*.log\n!keep.log\nbuild/\n",
+    ".hidden.txt": b"needle hidden\n",
+    ".git/config": b"needle in git\n",
+    "a.py": b"needle = 1\nx = 2\nimport needle\n",
+    "bin.dat": b"needle\x00binary\n",
+    "build/out.py": b"needle build\n",
+    "crlf.txt": b"first needle\r\nsecond\r\nneedle third\r\n",
+    "debug.log": b"needle log\n",
+    "docs/build": b"needle docs\n",
+    "keep.log": b"needle keep\n",
+    "src/main.py": b"def f():\n    return Needle  # needle\n",
+    "src/sub/.gitignore": b"secret.py\n",
+    "src/sub/deep.py": b"x = 'needle'\n",
+    "src/sub/secret.py": b"needle secret\n",
+    "unicode.txt": "héllo wörld — NEEDLE ñ needle\n".encode(),
+    "words.txt": b"needles needle needle_x a.b axb\n",
+}
+VISIBLE = ["a.py", "bin.dat", "crlf.txt", "docs/build", "keep.log", "src/main.py", "src/sub/deep.py"]
+VISIBLE += ["unicode.txt", "words.txt"]
+
+
+@pytest.fixture
+def tree(root: Path) -> Path:
+    for name, data in TREE.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    return root
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    if ripgrep_path() is None and request.param == "ripgrep":
+        pytest.skip("rg is not installed")
+    return str(request.param)
+
+
+def search(root: Path, pattern: str, engine: str, options: WalkOptions | None = None, **kw: Any) -> ContentSearch:
+    """Search with ``engine``, asserting the other engine returns the very same result."""
+    options = options or WalkOptions()
+    results = {name: search_content(root, pattern, options, engine=name, **kw) for name in ENGINES}  # type: ignore[arg-type]
+    assert {name: found.engine for name, found in results.items()} == {name: name for name in ENGINES}
+    assert dataclasses.replace(results["ripgrep"], engine="python") == results["python"]
+    return results[engine]
+
+
+def located(found: ContentSearch, root: Path) -> list[tuple[str, int, int]]:
+    return [(str(Path(m.file).relative_to(root)), m.line_number, m.column) for m in found.matches]
+
+
+def test_default_search_skips_ignored_hidden_vcs_and_binary_files(tree: Path, engine: str) -> None:
+    found = search(tree, "needle", engine)
+    assert located(found, tree) == [
+        ("a.py", 1, 1),
+        ("a.py", 3, 8),
+        ("crlf.txt", 1, 7),
+        ("crlf.txt", 3, 1),
+        ("docs/build", 1, 1),
+        ("keep.log", 1, 1),
+        ("src/main.py", 2, 12),
+        ("src/main.py", 2, 22),
+        ("src/sub/deep.py", 1, 6),
+        ("unicode.txt", 1, 15),
+        ("unicode.txt", 1, 24),
+        ("words.txt", 1, 1),
+        ("words.txt", 1, 9),
+        ("words.txt", 1, 16),
+    ]
+    assert found.total_matches == 14
+    assert found.files_searched == len(VISIBLE)
+    assert not found.truncated
+    assert found.counts[str(tree / "src/main.py")] == 2
+    assert str(tree / "bin.dat") not in found.counts
+
+
+def test_columns_and_offsets_count_characters_not_bytes(tree: Path, engine: str) -> None:
+    found = search(tree, "needle", engine, WalkOptions(globs=("unicode.txt",)), case_sensitive=True)
+    assert found.matches == (ContentMatch(str(tree / "unicode.txt"), 1, 24, 23, 29, "héllo wörld — NEEDLE ñ needle"),)
+
+
+def test_crlf_lines_are_reported_without_the_carriage_return(tree: Path, engine: str) -> None:
+    found = search(tree, "needle$", engine, WalkOptions(globs=("crlf.txt",)))
+    assert [(m.line_number, m.line_content) for m in found.matches] == [(1, "first needle")]
+
+
+def test_context_lines_surround_each_match(tree: Path, engine: str) -> None:
+    found = search(tree, "x = 2|third", engine, WalkOptions(globs=("a.py", "crlf.txt")), context_lines=1)
+    assert [(m.line_content, m.context_before, m.context_after) for m in found.matches] == [
+        ("x = 2", ("needle = 1",), ("import needle",)),
+        ("needle third", ("second",), ()),
+    ]
+
+
+def test_hidden_and_gitignored_files_are_searched_on_request(tree: Path, engine: str) -> None:
+    options = WalkOptions(respect_gitignore=False, include_hidden=True)
+    found = search(tree, "needle", engine, options)
+    names = {str(Path(file).relative_to(tree)) for file in found.counts}
+    assert names == {*VISIBLE, ".hidden.txt", "build/out.py", "debug.log", "src/sub/secret.py"} - {"bin.dat"}
+
+
+@pytest.mark.parametrize(
+    ("file_types", "expected"),
+    [
+        (["*.py"], {"a.py", "src/main.py", "src/sub/deep.py"}),
+        (["py"], {"a.py", "src/main.py", "src/sub/deep.py"}),
+        (["src/**/*.py"], {"src/main.py", "src/sub/deep.py"}),
+    ],
+)
+def test_globs_select_files_by_name_or_relative_path(
+    tree: Path, engine: str, file_types: list[str], expected: set[str]
+) -> None:
+    found = search(tree, "needle", engine, WalkOptions(globs=normalise_globs(file_types)))
+    assert {str(Path(file).relative_to(tree)) for file in found.counts} == expected
+
+
+def test_results_are_truncated_at_max_results_but_counted_in_full(tree: Path, engine: str) -> None:
+    found = search(tree, "needle", engine, max_results=3)
+    assert located(found, tree) == [("a.py", 1, 1), ("a.py", 3, 8), ("crlf.txt", 1, 7)]
+    assert found.truncated
+    assert found.total_matches == 14
+    assert sum(found.counts.values()) == 14
+
+
+def test_whole_word_rejects_matches_inside_longer_words(tree: Path, engine: str) -> None:
+    found = search(tree, "needle", engine, WalkOptions(globs=("words.txt", "unicode.txt")), whole_word=True)
+    assert [(m.match_start, m.match_end) for m in found.matches] == [(14, 20), (23, 29), (8, 14)]
+
+
+def test_whole_word_treats_unicode_letters_as_word_characters(root: Path, engine: str) -> None:
+    (root / "w.txt").write_text("écafé café-x caféine\n", encoding="utf-8")
+    found = search(root, "café", engine, whole_word=True)
+    assert [m.column for m in found.matches] == [7]
+
+
+def test_case_sensitive_search_only_matches_the_exact_case(tree: Path, engine: str) -> None:
+    found = search(tree, "NEEDLE|Needle", engine, case_sensitive=True)
+    assert located(found, tree) == [("src/main.py", 2, 12), ("unicode.txt", 1, 15)]
+
+
+def test_literal_search_does_not_interpret_metacharacters(tree: Path, engine: str) -> None:
+    assert located(search(tree, "a.b", engine, literal=True), tree) == [("words.txt", 1, 25)]
+    assert located(search(tree, "a.b", engine), tree) == [("words.txt", 1, 25), ("words.txt", 1, 29)]
+
+
+def test_perl_classes_are_ascii_in_both_engines(root: Path, engine: str) -> None:
+    (root / "c.txt").write_text("é1 x_2\n", encoding="utf-8")
+    found = search(root, r"\w\d|\bx", engine)
+    assert [(m.match_start, m.match_end) for m in found.matches] == [(3, 4), (4, 6)]
+
+
+def test_an_invalid_regex_is_an_invalid_params_error(tree: Path, engine: str) -> None:
+    with pytest.raises(InvalidParamsError):
+        search_content(tree, "(unclosed", WalkOptions(), engine=engine)  # type: ignore[arg-type]
+
+
+def test_a_missing_root_is_not_found_and_a_file_root_is_not_a_directory(tree: Path, engine: str) -> None:
+    with pytest.raises(NotFoundError):
+        search_content(tree / "missing", "x", WalkOptions(), engine=engine)  # type: ignore[arg-type]
+    with pytest.raises(NotDirectoryError):
+        search_content(tree / "a.py", "x", WalkOptions(), engine=engine)  # type: ignore[arg-type]
+
+
+def test_an_exception_from_progress_stops_the_search(tree: Path, engine: str) -> None:
+    def stop(done: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        search_content(tree, "needle", WalkOptions(), engine=engine, progress=stop)  # type: ignore[arg-type]
+
+
+def test_a_failing_ripgrep_falls_back_to_python_only_in_auto_mode(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = tmp_path / "rg"
+    broken.write_text("#!/bin/sh\necho boom >&2\nexit 2\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(search_module, "ripgrep_path", lambda: broken)
+    with caplog.at_level(logging.WARNING):
+        found = search_content(tree, "needle", WalkOptions())
+    assert found.engine == "python"
+    assert found.total_matches == 14
+    assert "boom" in caplog.text
+    with pytest.raises(FsguardError, match="boom"):
+        search_content(tree, "needle", WalkOptions(), engine="ripgrep")
+
+
+@given(files=search_trees(), pattern=search_literals(), flags=st.tuples(st.booleans(), st.booleans(), st.booleans()))
+def test_both_engines_agree_on_generated_trees_and_literals(
+    files: dict[str, str], pattern: str, flags: tuple[bool, bool, bool]
+) -> None:
+    case_sensitive, whole_word, hidden = flags
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp).resolve()
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(text.encode())
+        options = WalkOptions(include_hidden=hidden)
+        kw: dict[str, Any] = {"literal": True, "case_sensitive": case_sensitive, "whole_word": whole_word}
+        search(root, pattern, "python", options, context_lines=1, **kw)
+
+
+def test_walk_yields_files_in_path_order_without_vcs_hidden_or_ignored_entries(tree: Path) -> None:
+    walked = [str(path.relative_to(tree)) for path in walk_files(tree, WalkOptions())]
+    assert walked == VISIBLE
+    everything = [str(p.relative_to(tree)) for p in walk_files(tree, WalkOptions(False, True))]
+    assert everything == sorted(name for name in TREE if not name.startswith(".git/"))
+
+
+def test_walk_skips_symlinks_and_files_above_the_size_limit(tree: Path) -> None:
+    (tree / "link.py").symlink_to(tree / "a.py")
+    (tree / "linkdir").symlink_to(tree / "src")
+    walked = [str(path.relative_to(tree)) for path in walk_files(tree, WalkOptions(max_file_size=13))]
+    assert walked == ["docs/build", "keep.log", "src/sub/deep.py"]
+
+
+def test_ignore_rules_apply_negations_dir_only_patterns_and_nested_files(tree: Path) -> None:
+    rules = IgnoreRules(tree)
+    assert rules.ignored(tree / "debug.log", is_dir=False)
+    assert not rules.ignored(tree / "keep.log", is_dir=False)
+    assert rules.ignored(tree / "build", is_dir=True)
+    assert rules.ignored(tree / "build/out.py", is_dir=False)
+    assert not rules.ignored(tree / "docs/build", is_dir=False)
+    assert rules.ignored(tree / "src/sub/secret.py", is_dir=False)
+    assert not rules.ignored(tree / "secret.py", is_dir=False)
+
+
+def test_normalise_globs_turns_extensions_into_name_globs() -> None:
+    assert normalise_globs(["py", ".py", "*.py", "src/**/*.ts", " ", "md"]) == ("*.py", "src/**/*.ts", "*.md")
+    assert normalise_globs(None) == ()
+
+
+def test_search_names_matches_globs_on_names_or_paths_and_regexes_in_names(tree: Path) -> None:
+    def names(pattern: str, **kw: Any) -> list[str]:
+        found = search_names(tree, pattern, WalkOptions(), **kw)
+        return [str(Path(file).relative_to(tree)) for file in found.files]
+
+    assert names("*.PY") == ["a.py", "src/main.py", "src/sub/deep.py"]
+    assert names("*.PY", case_sensitive=True) == []
+    assert names("src/sub/*") == ["src/sub/deep.py"]
+    assert names(r"^(main|deep)\.", regex=True) == ["src/main.py", "src/sub/deep.py"]
+    capped = search_names(tree, "*", WalkOptions(), max_results=2)
+    assert (len(capped.files), capped.total, capped.truncated) == (2, len(VISIBLE), True)
+    with pytest.raises(InvalidParamsError):
+        search_names(tree, "(", WalkOptions(), regex=True)
+
+
+def test_counts_past_the_cap_stay_exact_when_ripgrep_switches_to_counting(
+    tree: Path, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "_BATCH_FILES", 1)  # one rg run per file: later runs only count
+    full = search(tree, "needle", engine)
+    capped = search(tree, "needle", engine, max_results=2, context_lines=1)
+    assert capped.counts == full.counts
+    assert capped.total_matches == full.total_matches == 14
+    assert [(m.line_number, m.context_after) for m in capped.matches] == [(1, ("x = 2",)), (3, ())]
