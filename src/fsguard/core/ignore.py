@@ -6,6 +6,9 @@ tree's own ``.gitignore`` files exclude when ``respect_gitignore`` (the root's a
 or parent one, whether or not the tree is a git repository); files no include glob matches; files above
 ``max_file_size``. Entries are visited in byte-wise order of their names, directories depth first, which is the
 order of ``rg --sort path``.
+
+A file of the walk is searched as text if :func:`is_text_head` says so, in the bytes :func:`searched_bytes` gives.
+:func:`search_names` (re-exported by :mod:`fsguard.core.search`) filters the walk by file name.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pathspec
+import re2
 
 from fsguard.core.errors import InvalidParamsError, NotDirectoryError, NotFoundError, from_os_error
+from fsguard.core.textio import BINARY_SNIFF_BYTES, split_bom
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 GITIGNORE = ".gitignore"
@@ -139,6 +144,33 @@ def check_directory(root: Path) -> None:
         raise NotDirectoryError(f"{root} is not a directory; search a directory that contains it.", path=str(root))
 
 
+def is_text_head(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is searched: no NUL in its first 8 KiB, or a UTF-16 BOM.
+
+    UTF-32 files count as binary: ripgrep cannot decode them, and both search engines must skip the same files.
+    """
+    _bom, encoding = split_bom(head)
+    if encoding is not None and encoding != "utf-8":
+        return not encoding.startswith("utf-32")
+    return b"\x00" not in head[:BINARY_SNIFF_BYTES]
+
+
+def is_text_file(path: str | Path) -> bool:
+    """:func:`is_text_head` on the start of the file at ``path``; False if it cannot be read."""
+    try:
+        with Path(path).open("rb") as handle:
+            return is_text_head(handle.read(BINARY_SNIFF_BYTES))
+    except OSError:
+        return False
+
+
+def searched_bytes(data: bytes) -> bytes:
+    """The bytes ripgrep searches in a file: UTF-16 transcoded to UTF-8, a UTF-8 BOM dropped, others as they are."""
+    bom, encoding = split_bom(data)
+    body = data[len(bom) :]
+    return body.decode(encoding, "replace").encode() if encoding and encoding != "utf-8" else body
+
+
 def walk_files(root: Path, options: WalkOptions) -> Iterator[Path]:
     """The files under ``root`` that ``options`` select, in ``rg --sort path`` order (see the module docstring).
 
@@ -197,3 +229,53 @@ def _excluded(scopes: list[tuple[int, pathspec.GitIgnoreSpec]], relative: str) -
         if decision is not None:
             return decision
     return False
+
+
+@dataclass(frozen=True)
+class NameSearch:
+    """Files whose name matches, in walk order."""
+
+    files: tuple[str, ...]
+    total: int
+    truncated: bool
+
+
+def search_names(
+    root: Path,
+    pattern: str,
+    options: WalkOptions,
+    *,
+    regex: bool = False,
+    case_sensitive: bool = False,
+    max_results: int = 1000,
+) -> NameSearch:
+    """Files whose name matches ``pattern``: a glob on the name (on the root-relative path if it has ``/``) or
+    an RE2 regex searched in the name.
+
+    Raises:
+        InvalidParamsError: the pattern is empty or an invalid regex.
+        NotFoundError, NotDirectoryError: ``root`` is not a directory.
+    """
+    if not pattern:
+        raise InvalidParamsError("the name pattern is empty.")
+    check_directory(root)
+    if regex:
+        settings = re2.Options()
+        settings.log_errors = False
+        try:
+            compiled = re2.compile(("" if case_sensitive else "(?i)") + pattern, settings)
+        except re2.error as exc:
+            reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+            raise InvalidParamsError(f"invalid name regex {pattern!r}: {reason}.", pattern=pattern) from exc
+
+        def matches(path: Path) -> bool:
+            return compiled.search(path.name) is not None
+    else:
+        glob = pattern if case_sensitive else pattern.lower()
+
+        def matches(path: Path) -> bool:
+            key = path.relative_to(root).as_posix() if "/" in pattern else path.name
+            return fnmatchcase(key if case_sensitive else key.lower(), glob)
+
+    found = [str(path) for path in walk_files(root, options) if matches(path)]
+    return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results)
