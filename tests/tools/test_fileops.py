@@ -205,3 +205,22 @@ async def test_the_audit_log_has_a_line_per_call_with_its_status(
     assert lines[1]["backup_id"]
     assert lines[1]["path"] == str(root / "a.txt")
     assert lines[2]["error_code"] == "not_found"
+
+
+async def test_a_large_copy_reports_progress(client: Client, root: Path) -> None:
+    (root / "big").mkdir()
+    for i in range(8):
+        (root / "big" / f"part{i}.bin").write_bytes(bytes([i]) * (1 << 20))
+    seen: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total))
+
+    data = structured(
+        await client.call_tool("copy_file", {"source_path": "big", "dest_path": "big2"}, progress_callback=on_progress)
+    )
+    assert data["bytes_copied"] == 8 << 20
+    assert seen
+    assert seen[-1] == (8 << 20, 8 << 20)
+    assert [p for p, _ in seen] == sorted(p for p, _ in seen)
+    assert all((root / "big2" / f"part{i}.bin").read_bytes() == bytes([i]) * (1 << 20) for i in range(8))
