@@ -83,7 +83,7 @@ def register(catalog: Catalog) -> None:
                 case_sensitive=case_sensitive,
                 whole_word=whole_word,
                 context_lines=context_lines if include_context else 0,
-                max_results=limit,
+                max_results=0 if count_only else limit,  # counts only: ripgrep --count-matches from the start
                 progress=progress,
             )
             matches = [] if count_only else [_match(m) for m in found.matches]
@@ -93,7 +93,7 @@ def register(catalog: Catalog) -> None:
                 path=str(root),
                 total_matches=found.total_matches,
                 returned_matches=len(matches),
-                truncated=found.truncated,
+                truncated=found.truncated and not count_only,
                 matches=matches,
                 files=sorted(found.counts),
                 counts=found.counts,
