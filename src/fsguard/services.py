@@ -26,6 +26,7 @@ from fsguard.core.paths import PathPolicy
 from fsguard.core.reading import FileReader
 from fsguard.core.replacing import ProjectReplacer
 from fsguard.core.risk import RiskPolicy
+from fsguard.core.safeguards import Safeguards
 from fsguard.core.session import Session
 from fsguard.core.stats import CallStats
 from fsguard.core.structure import StructureChecker
@@ -95,6 +96,7 @@ class Services:
             occurrences_high=settings.risk_occurrences_high,
         )
         trash = Trash(settings.state_dir / "trash", writer)
+        safe = Safeguards(policy, locks, session, guard, backups, writer, hooks, settings.max_file_size)
         stats = CallStats()
         return cls(
             settings=settings,
@@ -117,26 +119,13 @@ class Services:
             artifacts=ArtifactHolder(policy, writer, locks, session),
             stats=stats,
             backups=backups,
-            editor=Editor(
-                policy,
-                locks,
-                session,
-                guard,
-                backups,
-                writer,
-                StructureChecker(),
-                risk,
-                hooks,
-                max_file_size=settings.max_file_size,
-            ),
-            writer=FileWriter(
-                policy, locks, session, guard, backups, writer, hooks, max_file_size=settings.max_file_size
-            ),
-            restorer=Restorer(policy, locks, session, guard, backups, writer),
+            editor=Editor(safe, StructureChecker(), risk),
+            writer=FileWriter(safe),
+            restorer=Restorer(safe),
             trash=trash,
-            deleter=Deleter(policy, locks, session, guard, backups, trash, hooks),
-            mover=Mover(policy, locks, session, guard, hooks),
+            deleter=Deleter(safe, trash),
+            mover=Mover(safe),
             analyzer=Analyzer(policy, risk, max_file_size=settings.max_file_size),
             audit=AuditLog(settings.log_dir, stats) if settings.log_dir else None,
-            replacer=ProjectReplacer(policy, locks, session, backups, writer, max_file_size=settings.max_file_size),
+            replacer=ProjectReplacer(safe),
         )

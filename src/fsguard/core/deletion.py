@@ -5,14 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.backups import BackupRecord
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
-from fsguard.core.hooks import HookRunner
-from fsguard.core.locks import PathLocks
-from fsguard.core.occ import ConcurrencyGuard
-from fsguard.core.paths import PathPolicy
-from fsguard.core.session import Session
+from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import read_snapshot
 from fsguard.core.transfer import remove
 from fsguard.core.trash import Trash, TrashEntry
@@ -31,23 +27,9 @@ class Deletion:
 class Deleter:
     """Removes entries under the path policy; roots are never removable."""
 
-    def __init__(
-        self,
-        policy: PathPolicy,
-        locks: PathLocks,
-        session: Session,
-        guard: ConcurrencyGuard,
-        backups: BackupStore,
-        trash: Trash,
-        hooks: HookRunner,
-    ) -> None:
-        self._policy = policy
-        self._locks = locks
-        self._session = session
-        self._guard = guard
-        self._backups = backups
+    def __init__(self, safeguards: Safeguards, trash: Trash) -> None:
+        self._safe = safeguards
         self._trash = trash
-        self._hooks = hooks
 
     def delete(
         self, user_path: str, *, permanent: bool = False, recursive: bool = False, expected_hash: str | None = None
@@ -60,15 +42,15 @@ class Deleter:
             InvalidParamsError: a non-empty directory without ``recursive``, or expected_hash on a directory.
             StaleEditError: the file changed since ``expected_hash`` was read.
         """
-        path = self._policy.resolve_entry(user_path)
-        if self._policy.is_root(path):
+        path = self._safe.policy.resolve_entry(user_path)
+        if self._safe.policy.is_root(path):
             raise AccessDeniedError(
                 f"{path} is a root of this server and can never be deleted. Delete what is inside it instead.",
                 path=str(path),
             )
-        with self._locks.hold(path):
+        with self._safe.locks.hold(path):
             if not (path.exists() or path.is_symlink()):
-                with self._session.watching(path):
+                with self._safe.session.watching(path):
                     raise NotFoundError(f"{path} does not exist; nothing was deleted.", path=str(path))
             is_dir = path.is_dir() and not path.is_symlink()
             if is_dir and not recursive and any(path.iterdir()):
@@ -80,16 +62,16 @@ class Deleter:
             data = None
             if path.is_file() and not path.is_symlink():  # a regular file: FIFOs and devices are never read
                 data, _ = read_snapshot(path)
-                self._guard.check(path, content_hash(data), expected_hash)
+                self._safe.guard.check(path, content_hash(data), expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to delete a directory or link.")
-            path = self._policy.recheck(path.parent) / path.name
+            path = self._safe.policy.recheck(path.parent) / path.name
             operation = "delete_file:permanent" if permanent else "delete_file:trash"
-            self._hooks.fire("pre", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
+            self._safe.hooks.fire("pre", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
             if not permanent:
                 entry = self._trash.put(path)
-                self._session.forget(path)
-                self._hooks.fire(
+                self._safe.session.forget(path)
+                self._safe.hooks.fire(
                     "post",
                     "delete",
                     tool_name="delete_file",
@@ -101,10 +83,10 @@ class Deleter:
             backup = None
             if data is not None:
                 mode = path.stat().st_mode & 0o7777
-                backup = self._backups.snapshot(path, data, mode, operation="delete_file", after_hash=None)
+                backup = self._safe.backups.snapshot(path, data, mode, operation="delete_file", after_hash=None)
             remove(path)
-            self._session.forget(path)
-            self._hooks.fire("post", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
+            self._safe.session.forget(path)
+            self._safe.hooks.fire("post", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)
 
     def delete_many(

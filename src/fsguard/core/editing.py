@@ -9,15 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.backups import BackupRecord
 from fsguard.core.diff import DiffFormat, DiffResult, render_diff
 from fsguard.core.errors import EncodingError, RewriteBlockedError
 from fsguard.core.hashing import content_hash
-from fsguard.core.hooks import HookRunner
-from fsguard.core.locks import PathLocks
 from fsguard.core.modes import EditPlan, Planner
-from fsguard.core.occ import ConcurrencyGuard, OccVerdict
-from fsguard.core.paths import PathPolicy
+from fsguard.core.occ import OccVerdict
 from fsguard.core.risk import (
     Integrity,
     RiskAssessment,
@@ -27,9 +24,9 @@ from fsguard.core.risk import (
     check_integrity,
     rewrite_guard,
 )
-from fsguard.core.session import Session
+from fsguard.core.safeguards import Safeguards
 from fsguard.core.structure import StructureChecker
-from fsguard.core.textio import AtomicWriter, DecodedText, count_lines, decode, read_snapshot
+from fsguard.core.textio import DecodedText, count_lines, decode, read_snapshot
 
 
 @dataclass(frozen=True)
@@ -66,30 +63,10 @@ class EditReport:
 class Editor:
     """Carries out planned edits on files under the path policy."""
 
-    def __init__(
-        self,
-        policy: PathPolicy,
-        locks: PathLocks,
-        session: Session,
-        guard: ConcurrencyGuard,
-        backups: BackupStore,
-        writer: AtomicWriter,
-        structure: StructureChecker,
-        risk: RiskPolicy,
-        hooks: HookRunner,
-        *,
-        max_file_size: int,
-    ) -> None:
-        self._policy = policy
-        self._locks = locks
-        self._session = session
-        self._guard = guard
-        self._backups = backups
-        self._writer = writer
+    def __init__(self, safeguards: Safeguards, structure: StructureChecker, risk: RiskPolicy) -> None:
+        self._safe = safeguards
         self._structure = structure
         self._risk = risk
-        self._hooks = hooks
-        self._max_file_size = max_file_size
 
     def run(self, user_path: str, planner: Planner, options: EditOptions) -> EditReport:
         """Plan and apply one edit to ``user_path``.
@@ -97,18 +74,18 @@ class Editor:
         Raises:
             FsguardError: the path, the hash, the plan or a guard refused; nothing was written.
         """
-        path = self._policy.resolve(user_path)
-        with self._locks.hold(path):
-            path = self._policy.recheck(path)
-            with self._session.watching(path):
-                data, stat = read_snapshot(path, self._max_file_size)
+        path = self._safe.policy.resolve(user_path)
+        with self._safe.locks.hold(path):
+            path = self._safe.policy.recheck(path)
+            with self._safe.session.watching(path):
+                data, stat = read_snapshot(path, self._safe.max_file_size)
             decoded = decode(data, path)
             before_hash = content_hash(data)
-            verdict = self._guard.check(path, before_hash, options.expected_hash)
+            verdict = self._safe.guard.check(path, before_hash, options.expected_hash)
             plan = planner(decoded.text)
             tool = options.operation.split(":")[0]
             if not options.dry_run:
-                outcome = self._hooks.fire(
+                outcome = self._safe.hooks.fire(
                     "pre",
                     "edit",
                     tool_name=tool,
@@ -133,7 +110,7 @@ class Editor:
                 deletes=len(plan.new_text) < len(decoded.text),
             )
             diff = render_diff(
-                self._policy.label(path),
+                self._safe.policy.label(path),
                 decoded.text,
                 plan.new_text,
                 options.diff_format,
@@ -157,15 +134,15 @@ class Editor:
             )
             if options.dry_run or new_bytes == data:
                 return report
-            backup = self._backups.snapshot(
+            backup = self._safe.backups.snapshot(
                 path, data, stat.st_mode & 0o7777 if stat else 0o644, operation=options.operation, after_hash=after_hash
             )
-            path = self._policy.recheck(path)
-            self._writer.write(path, new_bytes)
+            path = self._safe.policy.recheck(path)
+            self._safe.writer.write(path, new_bytes)
             written, _ = read_snapshot(path)
             written_hash = content_hash(written)
-            self._session.record_hash(path, written_hash)
-            self._hooks.fire(
+            self._safe.session.record_hash(path, written_hash)
+            self._safe.hooks.fire(
                 "post",
                 "edit",
                 tool_name=tool,

@@ -18,11 +18,7 @@ from fsguard.core.errors import (
     from_os_error,
 )
 from fsguard.core.hashing import content_hash
-from fsguard.core.hooks import HookRunner
-from fsguard.core.locks import PathLocks
-from fsguard.core.occ import ConcurrencyGuard
-from fsguard.core.paths import PathPolicy
-from fsguard.core.session import Session
+from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import read_snapshot
 from fsguard.core.transfer import fingerprint, is_special, make_parents, move_verified, rename_no_replace
 
@@ -44,14 +40,8 @@ class CopyReport:
 class Mover:
     """Moves and copies entries under the path policy."""
 
-    def __init__(
-        self, policy: PathPolicy, locks: PathLocks, session: Session, guard: ConcurrencyGuard, hooks: HookRunner
-    ) -> None:
-        self._hooks = hooks
-        self._policy = policy
-        self._locks = locks
-        self._session = session
-        self._guard = guard
+    def __init__(self, safeguards: Safeguards) -> None:
+        self._safe = safeguards
 
     def move(self, source_path: str, dest_path: str, *, expected_hash: str | None = None) -> tuple[Path, Path]:
         """Move or rename; the destination must not exist, and that is enforced atomically.
@@ -63,20 +53,20 @@ class Mover:
             InvalidParamsError: a directory into itself.
         """
         source, destination = self._endpoints(source_path, dest_path)
-        if self._policy.is_root(source):
+        if self._safe.policy.is_root(source):
             raise AccessDeniedError(f"{source} is a root of this server and can never be moved.", path=str(source))
         if destination == source or destination.is_relative_to(source):
             raise InvalidParamsError(f"cannot move {source} into itself ({destination}).", path=str(source))
         with self._both_locked(source, destination):
             if source.is_file() and not source.is_symlink():
                 data, _ = read_snapshot(source)
-                self._guard.check(source, content_hash(data), expected_hash)
+                self._safe.guard.check(source, content_hash(data), expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
             move = {"tool_name": "move_file", "operation": "move_file", "file_path": str(source)}
-            self._hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
+            self._safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             make_parents(destination)
-            destination = self._policy.recheck(destination.parent) / destination.name
+            destination = self._safe.policy.recheck(destination.parent) / destination.name
             try:
                 rename_no_replace(source, destination)
             except FileExistsError as exc:
@@ -87,8 +77,8 @@ class Mover:
                 if exc.errno != errno.EXDEV:
                     raise from_os_error(exc, source) from exc
                 move_verified(source, destination, fingerprint(source)[0])
-        self._session.forget(source)
-        self._hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
+        self._safe.session.forget(source)
+        self._safe.hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
         return source, destination
 
     def copy(self, source_path: str, dest_path: str, *, progress: Progress | None = None) -> CopyReport:
@@ -100,14 +90,14 @@ class Mover:
         """
         source, destination = self._endpoints(source_path, dest_path)
         if source.is_symlink():
-            source = self._policy.resolve(source_path)  # a link given by name: copy what it points to
+            source = self._safe.policy.resolve(source_path)  # a link given by name: copy what it points to
         if is_special(source):
             raise InvalidParamsError(f"{source} is a pipe, socket or device; only files and directories are copied.")
         if destination == source or destination.is_relative_to(source):
             raise InvalidParamsError(f"cannot copy {source} into itself ({destination}).", path=str(source))
         report = CopyReport(source, destination)
         copy = {"tool_name": "copy_file", "operation": "copy_file", "file_path": str(source)}
-        self._hooks.fire("pre", "copy", **copy, source_path=str(source), dest_path=str(destination))
+        self._safe.hooks.fire("pre", "copy", **copy, source_path=str(source), dest_path=str(destination))
         if source.is_dir():
             files = [p for p in sorted(source.rglob("*")) if p.is_file() and not p.is_symlink()]
             total = sum(p.stat().st_size for p in files)
@@ -126,16 +116,18 @@ class Mover:
                         progress(report.bytes_copied, total)
         else:
             make_parents(destination)
-            report.bytes_copied = _copy_file_new(source, self._policy.recheck(destination.parent) / destination.name)
+            report.bytes_copied = _copy_file_new(
+                source, self._safe.policy.recheck(destination.parent) / destination.name
+            )
             report.files_copied = 1
-        self._hooks.fire("post", "copy", **copy, source_path=str(source), dest_path=str(destination))
+        self._safe.hooks.fire("post", "copy", **copy, source_path=str(source), dest_path=str(destination))
         return report
 
     def _endpoints(self, source_path: str, dest_path: str) -> tuple[Path, Path]:
-        source = self._policy.resolve_entry(source_path)
-        destination = self._policy.resolve_entry(dest_path)
+        source = self._safe.policy.resolve_entry(source_path)
+        destination = self._safe.policy.resolve_entry(dest_path)
         if not (source.exists() or source.is_symlink()):
-            with self._session.watching(source):
+            with self._safe.session.watching(source):
                 raise NotFoundError(f"{source} does not exist. Check the path with list_directory.", path=str(source))
         if destination.exists() or destination.is_symlink():
             raise _exists(destination)
@@ -144,7 +136,7 @@ class Mover:
     @contextlib.contextmanager
     def _both_locked(self, first: Path, second: Path) -> Iterator[None]:
         low, high = sorted((first, second))  # one global order: two moves can never deadlock
-        with self._locks.hold(low), self._locks.hold(high):
+        with self._safe.locks.hold(low), self._safe.locks.hold(high):
             yield
 
 

@@ -17,15 +17,12 @@ from typing import Any
 
 import re2
 
-from fsguard.core.backups import BackupStore
 from fsguard.core.errors import FsguardError, InvalidParamsError, RiskBlockedError
 from fsguard.core.hashing import content_hash
 from fsguard.core.ignore import WalkOptions, normalise_globs, walk_files
-from fsguard.core.locks import PathLocks
 from fsguard.core.modes import expand_go_template
-from fsguard.core.paths import PathPolicy
-from fsguard.core.session import Session
-from fsguard.core.textio import AtomicWriter, decode, read_snapshot
+from fsguard.core.safeguards import Safeguards
+from fsguard.core.textio import decode, read_snapshot
 
 # The seed's scale for multi-file changes: (files, occurrences) thresholds for MEDIUM, HIGH, CRITICAL.
 _SCALE = ((80, 1000, "CRITICAL"), (50, 500, "HIGH"), (30, 100, "MEDIUM"))
@@ -57,22 +54,8 @@ class ReplaceReport:
 class ProjectReplacer:
     """Find and replace across the files under a directory."""
 
-    def __init__(
-        self,
-        policy: PathPolicy,
-        locks: PathLocks,
-        session: Session,
-        backups: BackupStore,
-        writer: AtomicWriter,
-        *,
-        max_file_size: int,
-    ) -> None:
-        self._policy = policy
-        self._locks = locks
-        self._session = session
-        self._backups = backups
-        self._writer = writer
-        self._max_file_size = max_file_size
+    def __init__(self, safeguards: Safeguards) -> None:
+        self._safe = safeguards
 
     def run(
         self,
@@ -100,9 +83,11 @@ class ProjectReplacer:
         if not find:
             raise InvalidParamsError("find is empty: pass the text (or regex=true pattern) to replace.")
         substitute = _substitution(find, replace, literal=literal, case_sensitive=case_sensitive)
-        base = self._policy.resolve(user_path)
+        base = self._safe.policy.resolve(user_path)
         options = WalkOptions(
-            respect_gitignore=respect_gitignore, globs=normalise_globs(file_types), max_file_size=self._max_file_size
+            respect_gitignore=respect_gitignore,
+            globs=normalise_globs(file_types),
+            max_file_size=self._safe.max_file_size,
         )
         included, excluded = tuple(include_paths or ()), tuple(exclude_paths or ())
         planned: list[_Plan] = []
@@ -140,7 +125,7 @@ class ProjectReplacer:
 
     def _plan(self, path: Path, substitute: _Substitute) -> _Plan | None:
         try:
-            data, _ = read_snapshot(path, self._max_file_size)
+            data, _ = read_snapshot(path, self._safe.max_file_size)
             decoded = decode(data, path)
         except FsguardError:
             return None  # binary, undecodable or too large: never touched
@@ -151,16 +136,16 @@ class ProjectReplacer:
 
     def _apply(self, plan: _Plan) -> FileChange:
         path = plan.path
-        with self._locks.hold(path):
-            current, stat = read_snapshot(path, self._max_file_size)
+        with self._safe.locks.hold(path):
+            current, stat = read_snapshot(path, self._safe.max_file_size)
             if content_hash(current) != plan.planned_hash:
                 return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
             new_bytes = decode(current, path).encode(plan.new_text)
             after = content_hash(new_bytes)
             mode = stat.st_mode & 0o7777 if stat else 0o644
-            backup = self._backups.snapshot(path, current, mode, operation="project_replace", after_hash=after)
-            self._writer.write(self._policy.recheck(path), new_bytes)
-            self._session.record_hash(path, after)
+            backup = self._safe.backups.snapshot(path, current, mode, operation="project_replace", after_hash=after)
+            self._safe.writer.write(self._safe.policy.recheck(path), new_bytes)
+            self._safe.session.record_hash(path, after)
         return FileChange(path, plan.count, backup_id=backup.backup_id)
 
 

@@ -10,15 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.backups import BackupRecord
 from fsguard.core.diff import render_diff
 from fsguard.core.errors import FsguardError, InvalidParamsError, NothingToUndoError, UndoConflictError
 from fsguard.core.hashing import content_hash
-from fsguard.core.locks import PathLocks
-from fsguard.core.occ import ConcurrencyGuard
-from fsguard.core.paths import PathPolicy
-from fsguard.core.session import Session
-from fsguard.core.textio import AtomicWriter, decode, read_snapshot
+from fsguard.core.safeguards import Safeguards
+from fsguard.core.textio import decode, read_snapshot
 
 
 @dataclass(frozen=True)
@@ -39,21 +36,8 @@ class RestoreReport:
 class Restorer:
     """Reverts files to saved versions."""
 
-    def __init__(
-        self,
-        policy: PathPolicy,
-        locks: PathLocks,
-        session: Session,
-        guard: ConcurrencyGuard,
-        backups: BackupStore,
-        writer: AtomicWriter,
-    ) -> None:
-        self._policy = policy
-        self._locks = locks
-        self._session = session
-        self._guard = guard
-        self._backups = backups
-        self._writer = writer
+    def __init__(self, safeguards: Safeguards) -> None:
+        self._safe = safeguards
 
     def undo_last(self, user_path: str, *, force: bool = False, dry_run: bool = False) -> RestoreReport:
         """Revert the newest operation on ``user_path`` and step its undo chain back one.
@@ -62,9 +46,9 @@ class Restorer:
             NothingToUndoError: no operation on this file is left in the chain.
             UndoConflictError: the file changed after that operation and ``force`` is false.
         """
-        path = self._policy.resolve(user_path)
-        with self._locks.hold(path):
-            head = self._backups.head(path)
+        path = self._safe.policy.resolve(user_path)
+        with self._safe.locks.hold(path):
+            head = self._safe.backups.head(path)
             if head is None:
                 raise NothingToUndoError(
                     f"nothing to undo for {path}: no operation through fsguard is left in its undo chain. "
@@ -76,7 +60,7 @@ class Restorer:
             if current_hash == head.content_hash:
                 # The operation never reached the disk (a crash between backup and write): just step back.
                 if not dry_run:
-                    self._backups.step_back(head)
+                    self._safe.backups.step_back(head)
                 return self._report(path, head, current_hash, None, dry_run, already_there=True)
             if current_hash != head.after_hash and not force:
                 raise _conflict(path, head, current_hash, "undo_last")
@@ -97,18 +81,18 @@ class Restorer:
             InvalidParamsError: file_path names another file than the backup's.
             UndoConflictError: the file changed since the backed-up operation and ``force`` is false.
         """
-        record = self._backups.get(backup_id)
-        path = self._policy.resolve(record.path)
-        if file_path is not None and self._policy.resolve(file_path) != path:
+        record = self._safe.backups.get(backup_id)
+        path = self._safe.policy.resolve(record.path)
+        if file_path is not None and self._safe.policy.resolve(file_path) != path:
             raise InvalidParamsError(
                 f"backup {backup_id} holds {path}, not {file_path}; a restore never writes another file.",
                 backup_id=backup_id,
             )
-        with self._locks.hold(path):
+        with self._safe.locks.hold(path):
             current = _current(path)
             current_hash = content_hash(current) if current is not None else None
             if current_hash is not None:
-                self._guard.check(path, current_hash, expected_hash)
+                self._safe.guard.check(path, current_hash, expected_hash)
             if current_hash == record.content_hash:
                 return self._report(path, record, current_hash, None, dry_run, already_there=True)
             if current_hash != record.after_hash and not force:
@@ -117,16 +101,16 @@ class Restorer:
 
     def diff(self, record: BackupRecord, *, towards_backup: bool = True) -> str:
         """Unified diff between the file now and the backup: what restoring does, or (reversed) what changed since."""
-        path = self._policy.resolve(record.path)
-        saved = _as_text(self._backups.read_blob(record), path)
+        path = self._safe.policy.resolve(record.path)
+        saved = _as_text(self._safe.backups.read_blob(record), path)
         current = _as_text(_current(path) or b"", path) if path.exists() else ""
         before, after = (current, saved) if towards_backup else (saved, current)
-        return render_diff(self._policy.label(path), before, after, "full").text or "(no difference)"
+        return render_diff(self._safe.policy.label(path), before, after, "full").text or "(no difference)"
 
     def _put_back(
         self, path: Path, record: BackupRecord, current: bytes | None, *, dry_run: bool, chained: bool, step_back: bool
     ) -> RestoreReport:
-        data = self._backups.read_blob(record)
+        data = self._safe.backups.read_blob(record)
         current_hash = content_hash(current) if current is not None else None
         if dry_run:
             return self._report(path, record, current_hash, None, True, already_there=False)
@@ -134,18 +118,18 @@ class Restorer:
         if current is not None:
             mode = path.stat().st_mode & 0o7777
             operation = "restore" if chained else "pre_undo"
-            safety = self._backups.snapshot(
+            safety = self._safe.backups.snapshot(
                 path, current, mode, operation=operation, after_hash=record.content_hash, chained=chained
             )
-        path = self._policy.recheck(path)
+        path = self._safe.policy.recheck(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._writer.write(path, data)
+        self._safe.writer.write(path, data)
         if current is None:
             path.chmod(record.mode)
         written, _ = read_snapshot(path)
         if step_back:
-            self._backups.step_back(record)
-        self._session.record_hash(path, content_hash(written))
+            self._safe.backups.step_back(record)
+        self._safe.session.record_hash(path, content_hash(written))
         report = self._report(path, record, current_hash, safety, False, already_there=False)
         written_hash = content_hash(written)
         return replace(report, content_hash=written_hash, verified=written_hash == record.content_hash)
@@ -167,7 +151,7 @@ class Restorer:
             content_hash=record.content_hash,
             verified=already_there,
             safety_backup=safety,
-            new_head=self._backups.head(path),
+            new_head=self._safe.backups.head(path),
             dry_run=dry_run,
             already_there=already_there,
         )

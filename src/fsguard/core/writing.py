@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.backups import BackupRecord
 from fsguard.core.errors import (
     EncodingError,
     FsguardError,
@@ -18,13 +18,10 @@ from fsguard.core.errors import (
     from_os_error,
 )
 from fsguard.core.hashing import content_hash
-from fsguard.core.hooks import HookRunner
-from fsguard.core.locks import PathLocks
-from fsguard.core.occ import ConcurrencyGuard, OccVerdict
-from fsguard.core.paths import PathPolicy
+from fsguard.core.occ import OccVerdict
 from fsguard.core.risk import WriteGuard, write_guard
-from fsguard.core.session import Session
-from fsguard.core.textio import AtomicWriter, DecodedText, decode, read_snapshot
+from fsguard.core.safeguards import Safeguards
+from fsguard.core.textio import DecodedText, decode, read_snapshot
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -49,26 +46,8 @@ class WriteReport:
 class FileWriter:
     """Writes whole files under the path policy."""
 
-    def __init__(
-        self,
-        policy: PathPolicy,
-        locks: PathLocks,
-        session: Session,
-        guard: ConcurrencyGuard,
-        backups: BackupStore,
-        writer: AtomicWriter,
-        hooks: HookRunner,
-        *,
-        max_file_size: int,
-    ) -> None:
-        self._policy = policy
-        self._locks = locks
-        self._session = session
-        self._guard = guard
-        self._backups = backups
-        self._writer = writer
-        self._hooks = hooks
-        self._max_file_size = max_file_size
+    def __init__(self, safeguards: Safeguards) -> None:
+        self._safe = safeguards
 
     def write(
         self,
@@ -84,9 +63,9 @@ class FileWriter:
         Raises:
             FsguardError: the path, the hash, the encoding or the filesystem refused; nothing was written.
         """
-        path = self._policy.resolve(user_path)
-        with self._locks.hold(path):
-            path = self._policy.recheck(path)
+        path = self._safe.policy.resolve(user_path)
+        with self._safe.locks.hold(path):
+            path = self._safe.policy.recheck(path)
             if path.is_dir():
                 raise IsDirectoryError(f"{path} is a directory; write_file writes files.", path=str(path))
             existing, mode = self._existing(path)
@@ -97,8 +76,8 @@ class FileWriter:
                     path=str(path),
                 )
             previous_hash = content_hash(existing) if existing is not None else None
-            verdict = self._guard.check(path, previous_hash, expected_hash) if previous_hash else OccVerdict()
-            outcome = self._hooks.fire(
+            verdict = self._safe.guard.check(path, previous_hash, expected_hash) if previous_hash else OccVerdict()
+            outcome = self._safe.hooks.fire(
                 "pre",
                 "write",
                 tool_name="write_file",
@@ -110,7 +89,7 @@ class FileWriter:
                 payload = outcome.modified_content
             data, used_encoding = _to_bytes(payload, encoding, _decoded_or_none(existing, path), path)
             if existing == data:
-                self._session.record_hash(path, content_hash(data))
+                self._safe.session.record_hash(path, content_hash(data))
                 return WriteReport(
                     path,
                     False,
@@ -128,15 +107,17 @@ class FileWriter:
             backup = guard = None
             if existing is not None:
                 guard = write_guard(existing_size=len(existing), new_size=len(data))
-                backup = self._backups.snapshot(path, existing, mode, operation="write_file", after_hash=after_hash)
+                backup = self._safe.backups.snapshot(
+                    path, existing, mode, operation="write_file", after_hash=after_hash
+                )
             self._make_parents(path, create_dirs)
-            path = self._policy.recheck(path)
+            path = self._safe.policy.recheck(path)
             # A file that appeared since the check must not be clobbered unseen: create exclusively.
-            self._writer.write(path, data, exclusive=existing is None)
+            self._safe.writer.write(path, data, exclusive=existing is None)
             written, _ = read_snapshot(path)
             written_hash = content_hash(written)
-            self._session.record_hash(path, written_hash)
-            self._hooks.fire(
+            self._safe.session.record_hash(path, written_hash)
+            self._safe.hooks.fire(
                 "post",
                 "write",
                 tool_name="write_file",
@@ -161,7 +142,7 @@ class FileWriter:
     def _existing(self, path: Path) -> tuple[bytes | None, int]:
         if not path.exists():
             return None, 0o644
-        data, stat = read_snapshot(path, self._max_file_size)
+        data, stat = read_snapshot(path, self._safe.max_file_size)
         return data, (stat.st_mode & 0o7777) if stat else path.stat().st_mode & 0o7777
 
     def _make_parents(self, path: Path, create_dirs: bool) -> None:
