@@ -89,6 +89,19 @@ class Deleter:
             self._safe.hooks.fire("post", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)
 
+    def restore_from_trash(self, sd_id: str) -> TrashEntry:
+        """Put a trash entry back at its original path, which must be inside the roots and free again.
+
+        Raises:
+            NotFoundError: no such entry.
+            AlreadyExistsError: something is at the original path now; nothing is overwritten.
+        """
+        entry = self._trash.get(sd_id)
+        destination = self._safe.policy.resolve_entry(entry.original_path)
+        with self._safe.locks.hold(destination):
+            self._trash.restore(entry, self._safe.policy.recheck(destination.parent) / destination.name)
+        return entry
+
     def delete_many(
         self, user_paths: list[str], *, permanent: bool, recursive: bool
     ) -> list[tuple[str, Deletion | FsguardError]]:

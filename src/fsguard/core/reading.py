@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.hashing import Fingerprint, FingerprintCache
+from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
@@ -96,13 +96,13 @@ class FileReader:
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file:base64")
         with self._session.watching(path):
-            data, stat = read_snapshot(path, self._max_file_size)
-        digest = Fingerprint.of(data)
-        self._cache.remember(path, stat, digest)
-        self._session.record_hash(path, digest.content_hash)
+            data, _ = read_snapshot(path, self._max_file_size)
+        # Only the hash is needed here: decoding the whole file for a line count would be wasted work.
+        digest = content_hash(data)
+        self._session.record_hash(path, digest)
         return ReadFileResult(
             content=base64.b64encode(data).decode("ascii"),
-            content_hash=digest.content_hash,
+            content_hash=digest,
             path=str(path),
             size=len(data),
             encoding="base64",

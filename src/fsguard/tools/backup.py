@@ -146,10 +146,7 @@ def _trash_action(
             action=action, message="", trash=[_trash_info(e) for e in entries[:limit]], total=len(entries)
         )
     if action == "restore_trash":
-        entry = trash.get(_need(sd_id, "sd_id"))
-        destination = services.policy.resolve_entry(entry.original_path)
-        with services.locks.hold(destination):
-            trash.restore(entry, services.policy.recheck(destination.parent) / destination.name)
+        entry = services.deleter.restore_from_trash(_need(sd_id, "sd_id"))
         return BackupResult(action=action, message="", trash=[_trash_info(entry)])
     doomed = [trash.get(sd_id)] if sd_id else trash.older_than(7 if older_than_days is None else older_than_days)
     preview = dry_run is not False
