@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from fsguard.core.hashing import content_hash
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -136,7 +137,7 @@ async def test_several_paths_report_each_file_and_failures_in_place(client: Clie
     files = data["files"]
     assert [f.get("content") for f in files] == ["A\n", None, "B"]
     assert files[1]["error_code"] == "not_found"
-    assert files[0]["content_hash"] == "d24ef6fe" or len(files[0]["content_hash"]) == 8
+    assert [f.get("content_hash") for f in files] == [content_hash(b"A\n"), None, content_hash(b"B")]
     assert f"=== {root / 'a.txt'} ===\nA\n" in data["content"]
     assert "ERROR:" in text_of(result)
 
