@@ -5,6 +5,7 @@
 - :func:`encodings`: one of the encodings fsguard round-trips, with its BOM choice.
 - :func:`path_components`: lists of path components mixing ``..``, ``.``, absolute segments and unicode names.
 - :func:`json_values`, :func:`json_with_trailing_commas`: JSON values, and JSON text of them with trailing commas.
+- :func:`gitignore_trees`: small trees with `.gitignore` files whose patterns meet in the corners.
 """
 
 from __future__ import annotations
@@ -244,3 +245,26 @@ def search_trees() -> st.SearchStrategy[dict[str, str]]:
 def search_literals() -> st.SearchStrategy[str]:
     """Literal search text drawn from the same letters and metacharacters as :func:`search_trees`."""
     return st.lists(st.sampled_from([p for p in SEARCH_PIECES if p.strip("\r\n")]), min_size=1, max_size=3).map("".join)
+
+
+GITIGNORE_NAMES = ("a", "b", "c.txt", "d.log", "e.py", ".h", "_darcs", "A.TXT", "sp ace", "ü.txt", "b[1]", "{c,d}*")
+# Patterns chosen to meet each other: negations, dir-only, anchored, ** in every position, escapes, classes.
+GITIGNORE_PATTERNS = (
+    *("*.log", "!*.log", "a/", "b", "/a", "a/b", "**/c.txt", "a/**", "!a/**", "a/**/b", "*.txt", "!c.txt"),
+    *("/b/", "x/*", "!a/e.py", "?.py", "[ab]", "**/a", "**", "a/**/*.py", "b/**/", "\\!a", "*", "!*/", "!e.py"),
+    *("#c", "/a/*.log", "*/", "/*", "!/a", "a/*/", "**/b/", "!.h", ".h", "*.TXT", "sp ace", "sp\\ ace", "[!a]"),
+    *("a/**/**/c.txt", "/**/e.py", "a/*.txt", " ", "\\#c", "c.txt/", "*.py/", "!*.txt/", "a/*/b", "**/a/**"),
+    *("!a/", "/a/b/", "!**/e.py", "e*", "!b/", "a/**/*.log", "!/b/", "**/a/*", "c*/", "[a-c].*", "b/*/"),
+)
+
+
+@st.composite
+def gitignore_trees(draw: st.DrawFn) -> tuple[list[str], dict[str, str]]:
+    """Small trees: file paths (some names repeat as directories elsewhere) and ``.gitignore`` texts by directory."""
+    paths = draw(
+        st.lists(st.lists(st.sampled_from(GITIGNORE_NAMES), min_size=1, max_size=4).map("/".join), max_size=14)
+    )
+    directories = sorted({"", *("/".join(p.split("/")[:i]) for p in paths for i in range(1, p.count("/") + 1))})
+    chosen = draw(st.lists(st.sampled_from(directories), min_size=1, max_size=3, unique=True))
+    texts = {d: draw(st.lists(st.sampled_from(GITIGNORE_PATTERNS), min_size=1, max_size=5)) for d in chosen}
+    return paths, {d: "\n".join(lines) + "\n" for d, lines in texts.items()}

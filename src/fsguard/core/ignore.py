@@ -1,19 +1,20 @@
 """The tree walk shared by search, project_replace and list_directory: which files of a tree count.
 
 A walk skips, in this order: symlinks and anything that is not a regular file or directory (never followed);
-VCS directories (:data:`VCS_DIRS`) always; hidden names (a leading ``.``) unless ``include_hidden``; paths the
-tree's own ``.gitignore`` files exclude when ``respect_gitignore`` (the root's and nested ones, never a global
-or parent one, whether or not the tree is a git repository); files no include glob matches; files above
-``max_file_size``. Entries are visited in byte-wise order of their names, directories depth first, which is the
+VCS directories (:data:`VCS_DIRS`) always; hidden names (a leading ``.``) unless ``include_hidden``; paths
+``.gitignore`` files exclude when ``respect_gitignore`` (the walked directory's own and nested ones, and those of
+its ancestors down from ``rules_from``, the server root holding it; never a global one, whether or not the tree
+is a git repository; a walk of an excluded directory yields nothing); files no include glob matches; files
+above ``max_file_size``. Entries are visited in byte-wise order of their names, directories depth first, which is the
 order of ``rg --sort path``.
 
-A file of the walk is searched as text if :func:`is_text_head` says so, in the bytes :func:`searched_bytes` gives.
 :func:`search_names` (re-exported by :mod:`fsguard.core.search`) filters the walk by file name.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,7 +25,6 @@ import pathspec
 import re2
 
 from fsguard.core.errors import InvalidParamsError, NotDirectoryError, NotFoundError, from_os_error
-from fsguard.core.textio import BINARY_SNIFF_BYTES, split_bom
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 GITIGNORE = ".gitignore"
@@ -39,6 +39,7 @@ class WalkOptions:
     include_hidden: bool = False
     globs: tuple[str, ...] = ()
     max_file_size: int | None = None
+    rules_from: Path | None = None  # an ancestor whose .gitignore files, and those below it, apply; None: the root
 
 
 def normalise_globs(file_types: list[str] | None) -> tuple[str, ...]:
@@ -78,10 +79,55 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
     return matches
 
 
-class IgnoreRules:
-    """The ``.gitignore`` files of a tree (root and nested), with ``gitwildmatch`` semantics.
+class GitignoreFile:
+    """One ``.gitignore``: pathspec parses each line; this class decides which entry a pattern names.
 
-    Each directory's ``.gitignore`` is read on first use. Within a file the last matching pattern wins
+    pathspec's regexes are written for ``search`` over whole file paths, so ``/a`` also matches ``a/b`` (the
+    file is under an excluded directory). A walk asks about one entry at a time, its ancestors already let
+    through, so a pattern counts only if it matches the entry itself: ``a/*.txt`` then ``!/a`` leaves ``a/c.txt``
+    excluded, and ``*`` then ``!*/`` lets every directory through, as in git and ripgrep.
+    """
+
+    def __init__(self, lines: list[str]) -> None:
+        """Compile ``lines`` (the file's text, one pattern or comment per line)."""
+        spec = pathspec.PathSpec.from_lines("gitignore", map(_git_wildmatch, lines))
+        self._rules: list[tuple[Callable[[str], bool], bool]] = [
+            (_entry_matcher(pattern.regex), pattern.include)
+            for pattern in spec.patterns
+            if isinstance(pattern, pathspec.RegexPattern) and pattern.include is not None and pattern.regex
+        ]
+
+    def decide(self, relative: str) -> bool | None:
+        """True if the last pattern naming ``relative`` (a directory ends in ``/``) excludes it, False if it
+        re-includes it, None if no pattern names it."""
+        for matches, include in reversed(self._rules):
+            if matches(relative):
+                return include
+        return None
+
+
+def _entry_matcher(regex: re.Pattern[str]) -> Callable[[str], bool]:
+    if regex.pattern == ".":  # ``*``, ``**``: every entry
+        return bool
+    if regex.pattern == "/":  # ``*/``, ``**/``: every directory
+        return lambda relative: relative.endswith("/")
+    return lambda relative: regex.fullmatch(relative) is not None
+
+
+_TRAILING_STARS = re.compile(r"(?<=.)/\*\*(/?) *$")
+
+
+def _git_wildmatch(line: str) -> str:
+    """``dir/**`` matches what is inside ``dir`` but not ``dir`` itself, in git and ripgrep; pathspec's version
+    also matches ``dir/``, so such a pattern is spelled ``dir/**/*`` (``dir/**/`` becomes ``dir/**/*/``)."""
+    found = _TRAILING_STARS.search(line)
+    return line[: found.start()] + "/**/*" + found.group(1) if found else line
+
+
+class IgnoreRules:
+    """The ``.gitignore`` files of a tree (root and nested), with git's semantics.
+
+    Each directory's ``.gitignore`` is read on first use. Within a file the last pattern naming an entry wins
     (``!pattern`` re-includes); a deeper ``.gitignore`` overrides a higher one; ``dir/`` patterns match
     directories only; nothing under an ignored directory can be re-included, as in git.
     """
@@ -89,7 +135,7 @@ class IgnoreRules:
     def __init__(self, root: Path) -> None:
         """Rules for the tree at ``root``; paths passed to :meth:`ignored` must be under it."""
         self._root = root
-        self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        self._files: dict[Path, GitignoreFile | None] = {}
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         """Whether ``path`` (a directory when ``is_dir``) is excluded, by its own rules or an ignored ancestor."""
@@ -106,25 +152,24 @@ class IgnoreRules:
             return False
         directory = path.parent
         while True:
-            spec = self.spec(directory)
-            if spec is not None:
-                inner = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
-                decision = spec.check_file(inner).include
+            rules = self.rules(directory)
+            if rules is not None:
+                decision = rules.decide(path.relative_to(directory).as_posix() + ("/" if is_dir else ""))
                 if decision is not None:
                     return decision
             if directory == self._root:
                 return False
             directory = directory.parent
 
-    def spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
+    def rules(self, directory: Path) -> GitignoreFile | None:
         """The compiled ``.gitignore`` of ``directory``, None if it has none."""
-        if directory not in self._specs:
+        if directory not in self._files:
             try:
                 lines = (directory / GITIGNORE).read_text(encoding="utf-8", errors="replace").splitlines()
             except OSError:
                 lines = []
-            self._specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
-        return self._specs[directory]
+            self._files[directory] = GitignoreFile(lines) if lines else None
+        return self._files[directory]
 
 
 def check_directory(root: Path) -> None:
@@ -144,33 +189,6 @@ def check_directory(root: Path) -> None:
         raise NotDirectoryError(f"{root} is not a directory; search a directory that contains it.", path=str(root))
 
 
-def is_text_head(head: bytes) -> bool:
-    """Whether a file starting with ``head`` is searched: no NUL in its first 8 KiB, or a UTF-16 BOM.
-
-    UTF-32 files count as binary: ripgrep cannot decode them, and both search engines must skip the same files.
-    """
-    _bom, encoding = split_bom(head)
-    if encoding is not None and encoding != "utf-8":
-        return not encoding.startswith("utf-32")
-    return b"\x00" not in head[:BINARY_SNIFF_BYTES]
-
-
-def is_text_file(path: str | Path) -> bool:
-    """:func:`is_text_head` on the start of the file at ``path``; False if it cannot be read."""
-    try:
-        with Path(path).open("rb") as handle:
-            return is_text_head(handle.read(BINARY_SNIFF_BYTES))
-    except OSError:
-        return False
-
-
-def searched_bytes(data: bytes) -> bytes:
-    """The bytes ripgrep searches in a file: UTF-16 transcoded to UTF-8, a UTF-8 BOM dropped, others as they are."""
-    bom, encoding = split_bom(data)
-    body = data[len(bom) :]
-    return body.decode(encoding, "replace").encode() if encoding and encoding != "utf-8" else body
-
-
 def walk_files(root: Path, options: WalkOptions) -> Iterator[Path]:
     """The files under ``root`` that ``options`` select, in ``rg --sort path`` order (see the module docstring).
 
@@ -179,23 +197,33 @@ def walk_files(root: Path, options: WalkOptions) -> Iterator[Path]:
         InvalidParamsError: a glob is malformed.
     """
     check_directory(root)
-    rules = IgnoreRules(root) if options.respect_gitignore else None
     wanted = glob_matcher(options.globs) if options.globs else None
-    return _walk(root, "", [], options, rules, wanted)
+    if not options.respect_gitignore:
+        return _walk(root, "", [], options, None, wanted)
+    top = options.rules_from if options.rules_from is not None and root.is_relative_to(options.rules_from) else root
+    rules = IgnoreRules(top)
+    if rules.ignored(root, is_dir=True):
+        return iter(())
+    scopes: list[tuple[str, int, GitignoreFile]] = []
+    for ancestor in reversed(root.parents[: len(root.parts) - len(top.parts)]):
+        found = rules.rules(ancestor)
+        if found is not None:
+            scopes.append((root.relative_to(ancestor).as_posix() + "/", 0, found))
+    return _walk(root, "", scopes, options, rules, wanted)
 
 
 def _walk(
     directory: Path,
     prefix: str,
-    scopes: list[tuple[int, pathspec.GitIgnoreSpec]],
+    scopes: list[tuple[str, int, GitignoreFile]],
     options: WalkOptions,
     rules: IgnoreRules | None,
     wanted: Callable[[str], bool] | None,
 ) -> Iterator[Path]:
-    """Walk ``directory`` (``prefix`` from the root); ``scopes`` are the ``.gitignore`` files above, with the
-    length of their directory's prefix, nearest last."""
-    spec = rules.spec(directory) if rules is not None else None
-    scopes = [*scopes, (len(prefix), spec)] if spec is not None else scopes
+    """Walk ``directory`` (``prefix`` from the root); ``scopes`` are the ``.gitignore`` files above, nearest last:
+    a path relative to the root is seen by one as ``lead`` + the path from ``start``."""
+    found = rules.rules(directory) if rules is not None else None
+    scopes = [*scopes, ("", len(prefix), found)] if found is not None else scopes
     try:
         with os.scandir(directory) as scan:
             entries = sorted(scan, key=lambda entry: os.fsencode(entry.name))
@@ -223,9 +251,9 @@ def _walk(
             yield directory / name
 
 
-def _excluded(scopes: list[tuple[int, pathspec.GitIgnoreSpec]], relative: str) -> bool:
-    for start, spec in reversed(scopes):
-        decision = spec.check_file(relative[start:]).include
+def _excluded(scopes: list[tuple[str, int, GitignoreFile]], relative: str) -> bool:
+    for lead, start, rules in reversed(scopes):
+        decision = rules.decide(lead + relative[start:])
         if decision is not None:
             return decision
     return False

@@ -117,8 +117,7 @@ class DirectoryLister:
 
     def _rules(self, directory: Path) -> IgnoreRules:
         """The .gitignore rules of the root holding ``directory`` (so parents' rules apply too)."""
-        root = next((r for r in self._policy.roots if directory.is_relative_to(r)), directory)
-        return IgnoreRules(root)
+        return IgnoreRules(self._policy.root_of(directory) or directory)
 
     def _subtree(
         self, directory: Path, include_hidden: bool, depth: int, budget: list[int], rules: IgnoreRules | None

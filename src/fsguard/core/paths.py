@@ -142,6 +142,11 @@ class PathPolicy:
         """True for a root itself, which may never be deleted or moved."""
         return canonical in self.roots
 
+    def root_of(self, canonical: Path) -> Path | None:
+        """The deepest root holding ``canonical`` (roots may nest), None outside every root."""
+        holding = [root for root in self.roots if canonical == root or canonical.is_relative_to(root)]
+        return max(holding, key=lambda root: len(root.parts), default=None)
+
     def contains(self, canonical: Path) -> bool:
         """True when ``canonical`` lies inside some root (or containment is off)."""
         return self.unrestricted or any(canonical == root or canonical.is_relative_to(root) for root in self.roots)

@@ -1,0 +1,118 @@
+"""The walk's .gitignore semantics: git's, as ripgrep implements them, checked against rg itself."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsguard.core.ignore import GitignoreFile, WalkOptions, walk_files
+from fsguard.core.ripgrep import ripgrep_path, walk_flags
+from fsguard.core.search import search_content
+from tests.strategies import gitignore_trees
+
+RG = ripgrep_path()
+
+
+def build(root: Path, paths: list[str], gitignores: dict[str, str]) -> None:
+    for path in paths:
+        target = root / path
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.touch()
+        except (FileExistsError, NotADirectoryError, IsADirectoryError):
+            pass  # a name already taken by a file or directory
+    for directory, text in gitignores.items():
+        if (root / directory).is_dir():
+            (root / directory / ".gitignore").write_text(text)
+
+
+def walked(root: Path, options: WalkOptions) -> list[str]:
+    return sorted(path.relative_to(root).as_posix() for path in walk_files(root, options))
+
+
+def ripgrep_walk(root: Path, options: WalkOptions) -> list[str]:
+    assert RG is not None
+    command = [str(RG), "--no-config", *walk_flags(options), "--files", "./"]
+    listed = subprocess.run(command, cwd=root, capture_output=True, check=False).stdout.decode()
+    return sorted(line.removeprefix("./") for line in listed.splitlines())
+
+
+def ripgrep_search_walk(root: Path, options: WalkOptions) -> list[str]:
+    """The files the ripgrep engine searches: every file of the tree holds one match."""
+    for path in root.rglob("*"):
+        if path.is_file() and path.name != ".gitignore":
+            path.write_text("match\n")
+    found = search_content(root, "match", options, engine="ripgrep", max_results=0)
+    return sorted(Path(file).relative_to(root).as_posix() for file in found.counts)
+
+
+@pytest.mark.skipif(RG is None, reason="rg is not installed")
+@settings(max_examples=300)
+@given(tree=gitignore_trees(), hidden=st.booleans())
+def test_the_walk_lists_exactly_the_files_ripgrep_walks(tree: tuple[list[str], dict[str, str]], hidden: bool) -> None:
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp)
+        build(root, *tree)
+        options = WalkOptions(include_hidden=hidden)
+        assert walked(root, options) == ripgrep_walk(root, options)
+
+
+@pytest.mark.skipif(RG is None, reason="rg is not installed")
+@settings(max_examples=150)
+@given(tree=gitignore_trees(), pick=st.integers(min_value=0), hidden=st.booleans())
+def test_a_walk_below_the_root_applies_the_gitignore_files_above_it_as_ripgrep_does(
+    tree: tuple[list[str], dict[str, str]], pick: int, hidden: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as temp:
+        top = Path(temp)
+        build(top, *tree)
+        directories = sorted(p for p in top.rglob("*") if p.is_dir())  # hidden and VCS ones too: asked for
+        root = directories[pick % len(directories)] if directories else top
+        options = WalkOptions(include_hidden=hidden, rules_from=top)
+        expected = [p for p in walked(root, options) if not p.endswith(".gitignore")]
+        assert expected == ripgrep_search_walk(root, options)
+
+
+def test_a_pattern_ending_in_stars_excludes_the_contents_not_the_directory(root: Path) -> None:
+    build(root, ["docs/a.md", "docs/keep.md", "docs/sub/b.md"], {"": "docs/**\n!docs/keep.md\n"})
+    assert walked(root, WalkOptions()) == ["docs/keep.md"]
+
+
+def test_everything_but_directories_and_c_files_keeps_c_files_at_any_depth(root: Path) -> None:
+    build(root, ["a.c", "a.h", "src/b.c", "src/b.h", "src/deep/c.c"], {"": "*\n!*/\n!*.c\n"})
+    assert walked(root, WalkOptions()) == ["a.c", "src/b.c", "src/deep/c.c"]
+
+
+def test_a_negation_names_its_own_entry_not_the_entries_below_it() -> None:
+    rules = GitignoreFile(["a/*.txt", "!/a"])
+    assert rules.decide("a/") is False
+    assert rules.decide("a/c.txt/") is True
+    assert rules.decide("a/c.txt") is True
+    assert rules.decide("b/c.txt") is None
+
+
+def test_directory_only_patterns_leave_files_of_that_name_alone(root: Path) -> None:
+    build(root, ["build", "x/build/out.txt", "y/b/z.txt"], {"": "build/\nb/**/\n"})
+    assert walked(root, WalkOptions()) == ["build", "y/b/z.txt"]
+
+
+def test_a_whitelisted_hidden_name_stays_hidden_unless_asked(root: Path) -> None:
+    build(root, [".github/ci.yml", "a.txt"], {"": "!.github\n"})
+    assert walked(root, WalkOptions()) == ["a.txt"]
+    assert walked(root, WalkOptions(include_hidden=True)) == [".github/ci.yml", ".gitignore", "a.txt"]
+
+
+def test_a_walk_below_the_root_honours_the_roots_gitignore_and_an_excluded_directory_yields_nothing(
+    root: Path,
+) -> None:
+    build(root, ["src/a.log", "src/b.py", "src/gen/c.py", "build/d.py"], {"": "*.log\nbuild/\n", "src": "gen/\n"})
+    options = WalkOptions(rules_from=root)
+    assert walked(root / "src", options) == ["b.py"]
+    assert walked(root / "src", WalkOptions()) == ["a.log", "b.py"]
+    assert walked(root / "build", options) == []
+    assert walked(root / "build", WalkOptions(respect_gitignore=False, rules_from=root)) == ["d.py"]
