@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fsguard.core import ripgrep as ripgrep_module
 from fsguard.core import search as search_module
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.ignore import IgnoreRules, WalkOptions, normalise_globs, walk_files
@@ -88,7 +90,6 @@ def test_default_search_skips_ignored_hidden_vcs_and_binary_files(tree: Path, en
         ("words.txt", 1, 16),
     ]
     assert found.total_matches == 14
-    assert found.files_searched == len(VISIBLE)
     assert not found.truncated
     assert found.counts[str(tree / "src/main.py")] == 2
     assert str(tree / "bin.dat") not in found.counts
@@ -265,12 +266,57 @@ def test_search_names_matches_globs_on_names_or_paths_and_regexes_in_names(tree:
         search_names(tree, "(", WalkOptions(), regex=True)
 
 
-def test_counts_past_the_cap_stay_exact_when_ripgrep_switches_to_counting(
+def test_counts_past_the_cap_stay_exact_when_ripgrep_reads_details_file_by_file(
     tree: Path, engine: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(search_module, "_BATCH_FILES", 1)  # one rg run per file: later runs only count
+    monkeypatch.setattr(ripgrep_module, "_BATCH_FILES", 1)  # one --json run per file shown
     full = search(tree, "needle", engine)
     capped = search(tree, "needle", engine, max_results=2, context_lines=1)
     assert capped.counts == full.counts
     assert capped.total_matches == full.total_matches == 14
     assert [(m.line_number, m.context_after) for m in capped.matches] == [(1, ("x = 2",)), (3, ())]
+
+
+def test_a_nul_byte_anywhere_makes_a_file_binary_and_utf16_is_searched_as_text(root: Path, engine: str) -> None:
+    (root / "late.txt").write_bytes(b"needle\n" * 20_000 + b"\x00needle\n")  # NUL far past the first buffers
+    (root / "early.txt").write_bytes(b"needle\n\x00")
+    (root / "utf16.txt").write_bytes("\ufeffneedle in utf-16\r\n".encode("utf-16-le"))
+    (root / "utf32.txt").write_bytes("\ufeffneedle in utf-32\n".encode("utf-32-le"))
+    (root / "bom.txt").write_bytes(b"\xef\xbb\xbfneedle after a BOM\n")
+    found = search(root, "needle", engine)
+    assert [(Path(m.file).name, m.line_content, m.column) for m in found.matches] == [
+        ("bom.txt", "needle after a BOM", 1),
+        ("utf16.txt", "needle in utf-16", 1),
+    ]
+
+
+def test_names_with_line_feeds_and_undecodable_bytes_are_reported_exactly(root: Path, engine: str) -> None:
+    odd = os.fsdecode(b"odd\nname\xff.txt")
+    (root / odd).write_bytes(b"needle\n")
+    (root / "plain.txt").write_bytes(b"needle needle\n")
+    found = search(root, "needle", engine)
+    assert found.counts == {str(root / odd): 1, str(root / "plain.txt"): 2}
+
+
+def test_a_cap_of_zero_counts_every_file_and_reads_no_lines(tree: Path, engine: str) -> None:
+    found = search(tree, "needle", engine, max_results=0)
+    assert (found.matches, found.total_matches, found.truncated) == ((), 14, True)
+    assert list(found.counts) == [str(tree / name) for name in VISIBLE if name != "bin.dat"]
+
+
+def test_counts_stop_at_max_files_while_the_totals_cover_every_file(tree: Path, engine: str) -> None:
+    found = search(tree, "needle", engine, max_results=1, max_files=2)
+    assert found.counts == {str(tree / "a.py"): 2, str(tree / "crlf.txt"): 2}
+    assert (found.total_matches, found.files_with_matches, len(found.matches)) == (14, 8, 1)
+
+
+def test_a_search_below_the_root_applies_the_roots_gitignore_even_through_odd_directory_names(
+    root: Path, engine: str
+) -> None:
+    odd = root / "!we[ir]d {x,y} #" / ".hidden dir"
+    odd.mkdir(parents=True)
+    (root / ".gitignore").write_bytes(b"*.log\n")
+    for name in ("keep.txt", "drop.log", ".dot.txt"):
+        (odd / name).write_bytes(b"needle\n")
+    found = search(odd, "needle", engine, WalkOptions(rules_from=root))
+    assert list(found.counts) == [str(odd / "keep.txt")]

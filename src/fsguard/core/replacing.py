@@ -88,6 +88,7 @@ class ProjectReplacer:
             respect_gitignore=respect_gitignore,
             globs=normalise_globs(file_types),
             max_file_size=self._safe.max_file_size,
+            rules_from=self._safe.policy.root_of(base),
         )
         included, excluded = tuple(include_paths or ()), tuple(exclude_paths or ())
         planned: list[_Plan] = []

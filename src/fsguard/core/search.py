@@ -2,16 +2,12 @@
 
 Both engines return identical results (the ``engine`` field aside); the rules they share:
 
-- Files: exactly those of :func:`fsguard.core.ignore.walk_files`. ripgrep is handed that list in batches of
-  paths rather than left to walk with its own flags: ``-g`` globs override its ignore rules (a ``*.py`` glob
-  would bring back gitignored ``.py`` files) and its gitignore dialect differs from pathspec's in corners, so
-  only an explicit list makes the two sets equal. Runs of 500 paths cost ~10 ms each; once ``max_results``
-  matches are in, later runs use ``--count-matches`` instead of ``--json``.
-- Binary: a file whose first 8 KiB hold a NUL byte is skipped, unless it starts with a UTF-16 BOM; UTF-32
-  files are skipped too (ripgrep cannot decode them). ripgrep runs with ``-a`` (for explicit paths it would
-  otherwise print binary matches with NULs turned into line breaks) and files it reports are sniffed the same way.
-- Text: UTF-16 (by BOM) is transcoded, a UTF-8 BOM dropped, other bytes searched as UTF-8 as they are
-  (RE2 and Rust both in UTF-8 mode; invalid bytes show as U+FFFD in reported text).
+- Files: those of :func:`fsguard.core.ignore.walk_files`. ripgrep walks the tree itself with flags that give
+  the same walk (see :mod:`fsguard.core.ripgrep`); the walker agrees with it on generated ``.gitignore`` trees.
+- Binary: a file whose searched bytes hold a NUL anywhere is skipped whole, as ripgrep skips files it walks.
+- Text: a UTF-8 BOM is dropped and a UTF-16 one (``FF FE``, ``FE FF``) transcodes the file, other bytes are
+  searched as UTF-8 as they are (RE2 and Rust both in UTF-8 mode; invalid bytes show as U+FFFD in reported
+  text). A UTF-32 file therefore reads as binary, in both engines.
   Lines end at ``\\n`` only; a ``\\r`` before it is dropped (``rg --crlf``), a lone ``\\r`` ends nothing.
 - Pattern: RE2 syntax, or literal text with ``literal``; case-insensitive unless ``case_sensitive``. ``\\w \\d
   \\s \\b`` and their negations are ASCII as in RE2 (rewritten to explicit classes for ripgrep). ``whole_word``
@@ -22,15 +18,8 @@ Both engines return identical results (the ``engine`` field aside); the rules th
 
 from __future__ import annotations
 
-import base64
-import dataclasses
-import json
 import logging
-import os
 import re
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,17 +28,8 @@ from typing import Any, Literal
 import re2
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.ignore import (
-    NameSearch,
-    WalkOptions,
-    check_directory,
-    is_text_file,
-    is_text_head,
-    search_names,
-    searched_bytes,
-    walk_files,
-)
-from fsguard.core.textio import BINARY_SNIFF_BYTES
+from fsguard.core.ignore import NameSearch, WalkOptions, check_directory, search_names, walk_files
+from fsguard.core.ripgrep import Hit, RipgrepFailed, ripgrep_hits, ripgrep_path
 
 __all__ = ["ContentMatch", "ContentSearch", "NameSearch", "ripgrep_path", "search_content", "search_names"]
 
@@ -57,7 +37,8 @@ logger = logging.getLogger(__name__)
 
 MAX_LINE_CHARS = 500
 PROGRESS_EVERY = 100
-_BATCH_FILES = 500  # paths per rg run: ~50 KB of arguments for typical paths
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
 # Rust's Unicode \w (Alphabetic, M, Nd, Pc, Join_Control) as RE2 can spell it; Other_Alphabetic symbols listed.
 _WORD = (
     r"\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}"
@@ -85,13 +66,14 @@ class ContentMatch:
 
 @dataclass(frozen=True)
 class ContentSearch:
-    """Matches in walk order, then line and column; counts cover every match, even past ``max_results``."""
+    """Matches in walk order, then line and column. ``counts`` (per file, walk order) stops at ``max_files``
+    files; ``total_matches`` and ``files_with_matches`` cover every match, even past ``max_results``."""
 
     matches: tuple[ContentMatch, ...]
     counts: dict[str, int]
     total_matches: int
+    files_with_matches: int
     truncated: bool
-    files_searched: int
     engine: Literal["ripgrep", "python"]
 
 
@@ -102,19 +84,6 @@ class _Query:
     group: int
     prefilter: Any | None  # the same pattern over a whole file, multi-line; None when that could miss a match
     rust: str
-
-
-class _RipgrepFailed(Exception):
-    pass
-
-
-def ripgrep_path() -> Path | None:
-    """The ``rg`` of the ripgrep wheel next to the interpreter, else ``rg`` on PATH, else None."""
-    bundled = Path(sys.executable).parent / "rg"
-    if bundled.is_file() and os.access(bundled, os.X_OK):
-        return bundled
-    found = shutil.which("rg")
-    return Path(found) if found else None
 
 
 def _compile(pattern: str) -> Any:
@@ -223,11 +192,6 @@ def _cut(line: bytes) -> str:
     return line.decode("utf-8", "replace")[:MAX_LINE_CHARS]
 
 
-# Per file with matches, in walk order: (path, match count, [(line number, byte spans)], the lines by number).
-# Once ``max_results`` matches are in, later files may come with their count only.
-Hits = Iterator[tuple[str, int, list[tuple[int, list[tuple[int, int]]]], dict[int, bytes]]]
-
-
 def search_content(
     root: Path,
     pattern: str,
@@ -238,14 +202,17 @@ def search_content(
     whole_word: bool = False,
     context_lines: int = 0,
     max_results: int = 1000,
+    max_files: int | None = None,
     engine: Engine = "auto",
     progress: Callable[[int], None] | None = None,
 ) -> ContentSearch:
     """Search the text of the files :func:`walk_files` selects (rules in the module docstring).
 
-    ``progress`` gets the number of files searched so far (every ~100 files with Python, per batch of paths
-    with ripgrep); an exception it raises stops the search. ``engine="auto"`` prefers ripgrep and falls back
-    to Python, with a logged warning, if ripgrep fails.
+    ``progress`` is called as the search goes, with a count that never decreases (files walked, every 100,
+    with Python; files with matches, every 0.1 s, with ripgrep); an exception it raises stops the search.
+    ``engine="auto"`` prefers ripgrep and falls back to Python, with a logged warning, if ripgrep fails.
+
+    ``max_files`` bounds ``counts``, not the totals.
 
     Raises:
         InvalidParamsError: the pattern or a glob is invalid.
@@ -254,29 +221,50 @@ def search_content(
     """
     check_directory(root)
     query = _prepare(pattern, literal, case_sensitive, whole_word)
-    files = [str(path) for path in walk_files(root, options)]
     context = max(context_lines, 0)
     rg = ripgrep_path()
     if engine == "ripgrep" and rg is None:
         raise FsguardError("ripgrep is not installed. Retry with engine='python'.")
     if engine != "python" and rg is not None:
         try:
-            hits = _ripgrep_hits(rg, query, files, context, max_results, progress)
-            return _collect(hits, len(files), max_results, context)
-        except _RipgrepFailed as exc:
+            found, totals = ripgrep_hits(
+                rg,
+                root,
+                query.rust,
+                options,
+                context=context,
+                max_results=max_results,
+                max_files=max_files,
+                progress=progress,
+            )
+            return _collect(iter(found), max_results, max_files, context, "ripgrep", totals)
+        except RipgrepFailed as exc:
             if engine == "ripgrep":
                 raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
             logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
-    found = _collect(_python_hits(query, files, progress), len(files), max_results, context)
-    return dataclasses.replace(found, engine="python")
+    hits = _python_hits(query, walk_files(root, options), progress)
+    return _collect(hits, max_results, max_files, context, "python")
 
 
-def _collect(hits: Hits, files: int, max_results: int, context: int) -> ContentSearch:
-    """Matches from per-file hits, with character offsets and context lines, up to ``max_results``."""
+def _collect(
+    hits: Iterator[Hit],
+    max_results: int,
+    max_files: int | None,
+    context: int,
+    engine: Literal["ripgrep", "python"],
+    totals: tuple[int, int] | None = None,
+) -> ContentSearch:
+    """Matches from per-file hits, with character offsets and context lines, up to ``max_results``.
+
+    ``totals`` (matches, files) stand for hits not passed, beyond ``max_files``.
+    """
     matches: list[ContentMatch] = []
     counts: dict[str, int] = {}
+    total = files = 0
     for file, count, found, lines in hits:
-        counts[file] = count
+        total, files = total + count, files + 1
+        if max_files is None or files <= max_files:
+            counts[file] = count
         for number, spans in found:
             room = max_results - len(matches)
             if room <= 0:
@@ -288,21 +276,23 @@ def _collect(hits: Hits, files: int, max_results: int, context: int) -> ContentS
             for start, end in spans[:room]:
                 first, last = _chars(raw, start), _chars(raw, end)
                 matches.append(ContentMatch(file, number, first + 1, first, last, near[number], before, after))
-    total = sum(counts.values())
-    return ContentSearch(tuple(matches), counts, total, total > max_results, files, "ripgrep")
+    total, files = totals or (total, files)
+    return ContentSearch(tuple(matches), counts, total, files, total > max_results, engine)
 
 
-def _python_hits(query: _Query, files: list[str], progress: Callable[[int], None] | None) -> Hits:
-    for done, file in enumerate(files, 1):
-        if progress is not None and done % PROGRESS_EVERY == 0:
-            progress(done)
+def _python_hits(query: _Query, files: Iterator[Path], progress: Callable[[int], None] | None) -> Iterator[Hit]:
+    walked = 0
+    for walked, path in enumerate(files, 1):
+        if progress is not None and walked % PROGRESS_EVERY == 0:
+            progress(walked)
         try:
-            data = Path(file).read_bytes()
+            data = path.read_bytes()
         except OSError:
             continue  # vanished or unreadable since the walk: skipped, as ripgrep does
-        if not is_text_head(data[:BINARY_SNIFF_BYTES]):
+        text = searched_bytes(data)
+        if b"\0" in text:
             continue
-        text = searched_bytes(data).replace(b"\r\n", b"\n")
+        text = text.replace(b"\r\n", b"\n")
         found: list[tuple[int, list[tuple[int, int]]]] = []
         start, number = 0, 1
         while start < len(text):
@@ -321,77 +311,18 @@ def _python_hits(query: _Query, files: list[str], progress: Callable[[int], None
         if found:
             lines = text.split(b"\n")
             lines_by_number = dict(enumerate(lines[:-1] if text.endswith(b"\n") else lines, 1))
-            yield file, sum(len(spans) for _, spans in found), found, lines_by_number
+            yield str(path), sum(len(spans) for _, spans in found), found, lines_by_number
     if progress is not None:
-        progress(len(files))
+        progress(walked)
 
 
-def _data(field: dict[str, str]) -> bytes:
-    return field["text"].encode() if "text" in field else base64.b64decode(field["bytes"])
-
-
-def _ripgrep_hits(
-    rg: Path, query: _Query, files: list[str], context: int, max_results: int, progress: Callable[[int], None] | None
-) -> Hits:
-    common = [str(rg), "--no-config", "-a", "--crlf", "--no-ignore", "--hidden", "--no-messages", "-e", query.rust]
-    done = collected = 0
-    for batch in (files[i : i + _BATCH_FILES] for i in range(0, len(files), _BATCH_FILES)):
-        if collected >= max_results:  # only counts are needed now: much less output to parse
-            for file, count in _run([*common, "--count-matches", "--null", "-H", "--", *batch], counted=True):
-                if is_text_file(file):
-                    yield file, count, [], {}
-            done += len(batch)
-            if progress is not None:
-                progress(done)
-            continue
-        lines: dict[str, dict[int, bytes]] = {}
-        hits: dict[str, list[tuple[int, list[tuple[int, int]]]]] = {}
-        for message in _run([*common, "--json", "-C", str(context), "--", *batch]):
-            data = message["data"]
-            file, number, raw = os.fsdecode(_data(data["path"])), data["line_number"], _data(data["lines"])
-            raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
-            lines.setdefault(file, {})[number] = raw
-            if spans := [(sub["start"], sub["end"]) for sub in data.get("submatches", [])]:
-                hits.setdefault(file, []).append((number, spans))
-        order = {file: index for index, file in enumerate(batch)}
-        for file in sorted(hits, key=order.__getitem__):
-            if is_text_file(file):
-                count = sum(len(spans) for _, spans in hits[file])
-                collected += count
-                yield file, count, sorted(hits[file]), lines[file]
-        done += len(batch)
-        if progress is not None:
-            progress(done)
+def searched_bytes(data: bytes) -> bytes:
+    """The bytes ripgrep searches in a file: a UTF-8 BOM dropped, UTF-16 (by BOM) transcoded, others as they are."""
+    if data.startswith(_UTF8_BOM):
+        return data[len(_UTF8_BOM) :]
+    encoding = _UTF16_BOMS.get(data[:2])
+    return data[2:].decode(encoding, "replace").encode() if encoding else data
 
 
 def _chars(raw: bytes, offset: int) -> int:
     return len(raw[:offset].decode("utf-8", "replace"))
-
-
-def _run(command: list[str], counted: bool = False) -> Iterator[Any]:
-    """ripgrep's match and context messages, or ``(path, count)`` pairs with ``counted``.
-
-    Raises:
-        _RipgrepFailed: ripgrep could not start or stopped without finishing its search.
-    """
-    try:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except OSError as exc:  # e.g. E2BIG: the batch of paths is too long for one command line
-        raise _RipgrepFailed(str(exc)) from exc
-    finished = False
-    try:
-        assert process.stdout is not None
-        for raw in process.stdout:
-            if counted:
-                path, _, count = raw.rstrip(b"\n").rpartition(b"\0")
-                yield os.fsdecode(path), int(count)
-            elif raw.startswith((b'{"type":"match"', b'{"type":"context"')):
-                yield json.loads(raw)
-            finished = finished or raw.startswith(b'{"type":"summary"')
-    except (OSError, ValueError) as exc:
-        raise _RipgrepFailed(str(exc)) from exc
-    finally:
-        process.kill()
-        _, stderr = process.communicate()
-    if process.returncode not in (0, 1) and (not finished if not counted else bool(stderr.strip())):
-        raise _RipgrepFailed(stderr.decode("utf-8", "replace").strip() or f"exit status {process.returncode}")
