@@ -7,6 +7,7 @@ TypeScript-SDK host accepts every schema and result, so silently skipping them w
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -50,6 +51,12 @@ def server_command(root: Path, state: Path, *flags: str) -> list[str]:
     return [str(Path(sys.executable).parent / "fsguard"), str(root), "--state-dir", str(state), *flags]
 
 
+def scenario_file_bytes(scenario: dict[str, Any], relative: str) -> bytes:
+    """A file of a scenario's "files", as the strict client writes it: text, or ``{"base64": ...}``."""
+    body = scenario["files"][relative]
+    return body.encode() if isinstance(body, str) else base64.b64decode(body["base64"])
+
+
 def _tail(stream: str | bytes | None) -> str:
     if stream is None:
         return ""
@@ -88,31 +95,43 @@ def assert_passed(proc: subprocess.CompletedProcess[str]) -> None:
     )
 
 
-def run_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[str, Any]]:
-    """Run foundation.json against fsguard serving a fresh root; returns the root, the state dir and the report.
+def run_strict(
+    tmp_path: Path, scenario: Path, root: Path, state: Path, flags: tuple[str, ...], **variables: str
+) -> dict[str, Any]:
+    """Run ``scenario`` with the strict client against fsguard serving ``root``; returns the client's report.
 
-    ``--var TMP=<root>`` makes the strict client write the scenario's files into the very directory the
-    server serves, and leave it in place afterwards so the bytes on disk can be checked.
+    ``--var TMP=<root>`` (and one ``--var`` per keyword) makes the client write the scenario's files into the very
+    directory the server serves, and leave it in place afterwards so the bytes on disk can be checked. A failure
+    names the failed steps: the output's tail is mostly PASS lines.
     """
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
-    state = tmp_path / "state"
     report_path = tmp_path / "strict-report.json"
+    named = [arg for name, value in {"TMP": str(root), **variables}.items() for arg in ("--var", f"{name}={value}")]
     proc = run_harness(
         tmp_path,
         "strict",
-        "--scenario",
-        str(SCENARIO),
-        "--var",
-        f"TMP={root}",
-        "--report",
-        str(report_path),
-        "--",
+        *("--scenario", str(scenario), *named, "--report", str(report_path), "--"),
         *server_command(root, state, *flags),
     )
+    if proc.returncode != 0 and report_path.is_file():
+        failed = failed_steps(json.loads(report_path.read_text(encoding="utf-8")))
+        if failed:
+            pytest.fail(f"{len(failed)} scenario step(s) failed:\n" + "\n".join(failed), pytrace=False)
     assert_passed(proc)
     report: dict[str, Any] = json.loads(report_path.read_text(encoding="utf-8"))
-    return root, state, report
+    return report
+
+
+def failed_steps(report: dict[str, Any]) -> list[str]:
+    """``label: errors`` of every step of the report that did not pass."""
+    return [f"{step['label']}: {' | '.join(step.get('errors', []))}" for step in report["steps"] if not step["ok"]]
+
+
+def run_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[str, Any]]:
+    """Run foundation.json against fsguard serving a fresh root; returns the root, the state dir and the report."""
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    state = tmp_path / "state"
+    return root, state, run_strict(tmp_path, SCENARIO, root, state, flags)
 
 
 def assert_scenario_effects(tmp_path: Path, root: Path, state: Path, report: dict[str, Any]) -> None:

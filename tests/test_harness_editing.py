@@ -21,7 +21,7 @@ import pytest
 from fsguard.config import Settings
 from fsguard.core.hashing import content_hash
 from fsguard.services import Services
-from tests.test_harness import REPO_ROOT, assert_passed, run_harness, server_command
+from tests.test_harness import REPO_ROOT, failed_steps, run_strict
 
 pytestmark = pytest.mark.harness
 
@@ -83,34 +83,8 @@ def run_editing_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[
     root.mkdir()
     state = tmp_path / "state"
     backup_id = seed_backup(root, state)
-    report_path = tmp_path / "strict-report.json"
-    proc = run_harness(
-        tmp_path,
-        "strict",
-        "--scenario",
-        str(SCENARIO),
-        "--var",
-        f"TMP={root}",
-        "--var",
-        f"BACKUP_ID={backup_id}",
-        "--report",
-        str(report_path),
-        "--",
-        *server_command(root, state, *flags),
-    )
-    if proc.returncode != 0 and report_path.is_file():
-        # The output's tail is mostly PASS lines; name the failed steps instead.
-        failed = failed_steps(json.loads(report_path.read_text(encoding="utf-8")))
-        if failed:
-            pytest.fail(f"{len(failed)} scenario step(s) failed:\n" + "\n".join(failed), pytrace=False)
-    assert_passed(proc)
-    report: dict[str, Any] = json.loads(report_path.read_text(encoding="utf-8"))
+    report = run_strict(tmp_path, SCENARIO, root, state, flags, BACKUP_ID=backup_id)
     return root, state, report, backup_id
-
-
-def failed_steps(report: dict[str, Any]) -> list[str]:
-    """``label: errors`` of every step of the report that did not pass."""
-    return [f"{step['label']}: {' | '.join(step.get('errors', []))}" for step in report["steps"] if not step["ok"]]
 
 
 def assert_every_step_passed(report: dict[str, Any]) -> None:

@@ -13,7 +13,6 @@ cannot express (symlinks) is made beforehand too.
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,7 @@ from fsguard.config import Settings
 from fsguard.core.textio import AtomicWriter
 from fsguard.core.trash import Trash
 from fsguard.services import Services
-from tests.test_harness import REPO_ROOT, assert_passed, run_harness, server_command
-from tests.test_harness_editing import failed_steps
+from tests.test_harness import REPO_ROOT, failed_steps, run_strict, scenario_file_bytes
 from tests.test_races import Entry, snapshot
 
 pytestmark = pytest.mark.harness
@@ -99,10 +97,7 @@ def scenario() -> dict[str, Any]:
 
 def file_bytes(relative: str) -> bytes:
     """A file of the scenario's "files", as the strict client writes it."""
-    body = scenario()["files"][relative]
-    if isinstance(body, str):
-        return body.encode()
-    return base64.b64decode(body["base64"])
+    return scenario_file_bytes(scenario(), relative)
 
 
 def prepare(root: Path, state: Path, outside: Path) -> tuple[dict[str, str], dict[str, Entry]]:
@@ -145,25 +140,7 @@ def run_fileops_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[
     root.mkdir()
     state = tmp_path / "state"
     ids, tree_before = prepare(root, state, tmp_path / "outside.txt")
-    report_path = tmp_path / "strict-report.json"
-    variables = [arg for name, value in {"TMP": str(root), **ids}.items() for arg in ("--var", f"{name}={value}")]
-    proc = run_harness(
-        tmp_path,
-        "strict",
-        "--scenario",
-        str(SCENARIO),
-        *variables,
-        "--report",
-        str(report_path),
-        "--",
-        *server_command(root, state, *flags),
-    )
-    if proc.returncode != 0 and report_path.is_file():
-        failed = failed_steps(json.loads(report_path.read_text(encoding="utf-8")))
-        if failed:
-            pytest.fail(f"{len(failed)} scenario step(s) failed:\n" + "\n".join(failed), pytrace=False)
-    assert_passed(proc)
-    report: dict[str, Any] = json.loads(report_path.read_text(encoding="utf-8"))
+    report = run_strict(tmp_path, SCENARIO, root, state, flags, **ids)
     return root, state, report, tree_before
 
 

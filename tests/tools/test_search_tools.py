@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
@@ -103,6 +104,58 @@ async def test_search_reports_progress_to_a_client_that_asks(client: Client, roo
     assert data["total_matches"] == 300
     assert seen
     assert seen == sorted(seen)
+
+
+async def test_count_only_lists_the_lines_of_each_file_on_request(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("".join("x needle\n" if i % 2 else "x\n" for i in range(60)))
+    (root / "b.txt").write_text("needle needle\n")
+    data = structured(
+        await client.call_tool("search_files", {"pattern": "needle", "count_only": True, "return_lines": True})
+    )
+    a, b = str(root / "a.txt"), str(root / "b.txt")
+    assert data["counts"] == {a: 30, b: 2}
+    assert data["lines"] == {a: list(range(2, 61, 2)), b: [1]}
+    text = text_of(
+        await client.call_tool("search_files", {"pattern": "needle", "count_only": True, "return_lines": True})
+    )
+    assert (
+        f"{a} at lines: 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40 ... (+10 more)"
+        in text
+    )
+
+
+async def test_counts_stop_at_max_results_files_but_the_totals_stay_exact(client: Client, root: Path) -> None:
+    for i in range(5):
+        (root / f"f{i}.txt").write_text("needle\n" * (i + 1))
+    data = structured(
+        await client.call_tool("search_files", {"pattern": "needle", "count_only": True, "max_results": 2})
+    )
+    assert data["counts"] == {str(root / "f0.txt"): 1, str(root / "f1.txt"): 2}
+    assert (data["total_matches"], data["files_with_matches"], data["truncated"]) == (15, 5, True)
+    assert data["files"] == [str(root / "f0.txt"), str(root / "f1.txt")]
+
+
+async def test_output_format_json_puts_the_result_itself_in_the_text_block(client: Client, project: Path) -> None:
+    result = await client.call_tool(
+        "search_files", {"pattern": "todo", "include_content": True, "output_format": "json"}
+    )
+    assert json.loads(text_of(result)) == structured(result)
+    verbose = text_of(
+        await client.call_tool("search_files", {"pattern": "todo", "include_content": True, "output_format": "text"})
+    )
+    assert verbose.startswith("3 match(es) in 3 file(s):\n")
+
+
+async def test_a_text_block_over_500_kb_is_cut_with_a_way_forward(client: Client, root: Path) -> None:
+    (root / "wide.txt").write_text(("needle " + "x" * 480 + "\n") * 1100)
+    result = await client.call_tool("search_files", {"pattern": "needle", "include_content": True})
+    text = text_of(result)
+    assert len(text) < 501_000
+    assert text.endswith(
+        "[truncated: the response exceeded 500 KB. Use count_only=true, a lower max_results, or a "
+        "narrower path or pattern.]"
+    )
+    assert structured(result)["returned_matches"] == 1000
 
 
 async def test_project_replace_is_literal_skips_ignored_files_and_is_undoable(client: Client, project: Path) -> None:

@@ -32,9 +32,16 @@ class SearchResult(Result):
     returned_matches: int
     truncated: bool = Field(description="True when more were found than max_results.")
     matches: list[SearchMatch] = Field(default_factory=list, description="content mode.")
-    files: list[str] = Field(default_factory=list, description="filename mode: matching paths.")
-    counts: dict[str, int] = Field(default_factory=dict, description="Matches per file (content and count modes).")
-    files_searched: int | None = None
+    files: list[str] = Field(
+        default_factory=list, description="Matching paths (content and count modes: those with matches, as counts)."
+    )
+    counts: dict[str, int] = Field(
+        default_factory=dict, description="Matches per file, in path order; at most max_results files."
+    )
+    files_with_matches: int | None = Field(None, description="Files with a match, all of them (content, count).")
+    lines: dict[str, list[int]] | None = Field(
+        None, description="count mode with return_lines: the line numbers of the matches shown."
+    )
     engine: str | None = Field(None, description="ripgrep or python.")
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from typing import Annotated, Literal
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context
@@ -42,6 +43,11 @@ def register(catalog: Catalog) -> None:
         max_results: Annotated[
             int | None, Field(ge=1, description="At most this many (default --max-search-results).")
         ] = None,
+        return_lines: Annotated[bool, Field(description="count_only: also list the lines of the matches.")] = False,
+        output_format: Annotated[
+            Literal["text", "json"] | None,
+            Field(description="Text block: text (with headers), json (the result as JSON); default: server voice."),
+        ] = None,
         respect_gitignore: Annotated[bool, Field(description="Skip what .gitignore files exclude.")] = True,
         include_hidden: Annotated[bool, Field(description="Search names starting with '.'.")] = False,
     ) -> Annotated[CallToolResult, SearchResult]:
@@ -57,6 +63,7 @@ def register(catalog: Catalog) -> None:
             include_hidden=include_hidden,
             globs=normalise_globs([*(file_types or []), *(include or [])]),
             max_file_size=settings.max_file_size,
+            rules_from=services.policy.root_of(root),
         )
         if not include_content and not count_only:
             names = search_names(root, pattern, options, regex=regex, case_sensitive=case_sensitive, max_results=limit)
@@ -70,10 +77,14 @@ def register(catalog: Catalog) -> None:
                 files=list(names.files),
             )
         else:
+            reported = 0
 
             def progress(files: int) -> None:
+                nonlocal reported
                 anyio.from_thread.check_cancelled()
-                anyio.from_thread.run(ctx.report_progress, files, None)
+                if files > reported:  # MCP progress must increase
+                    reported = files
+                    anyio.from_thread.run(ctx.report_progress, files, None)
 
             found = search_content(
                 root,
@@ -83,24 +94,35 @@ def register(catalog: Catalog) -> None:
                 case_sensitive=case_sensitive,
                 whole_word=whole_word,
                 context_lines=context_lines if include_context else 0,
-                max_results=0 if count_only else limit,  # counts only: ripgrep --count-matches from the start
+                # counts alone come from ripgrep's count run, with no lines to read
+                max_results=0 if count_only and not return_lines else limit,
+                max_files=limit,
                 progress=progress,
             )
+            counts = found.counts
             matches = [] if count_only else [_match(m) for m in found.matches]
+            lines: dict[str, list[int]] = {}
+            for m in found.matches if count_only and return_lines else ():
+                numbers = lines.setdefault(m.file, [])
+                if m.line_number not in numbers[-1:]:
+                    numbers.append(m.line_number)
             result = SearchResult(
                 mode="count" if count_only else "content",
                 pattern=pattern,
                 path=str(root),
                 total_matches=found.total_matches,
                 returned_matches=len(matches),
-                truncated=found.truncated and not count_only,
+                truncated=found.files_with_matches > limit if count_only else found.truncated,
                 matches=matches,
-                files=sorted(found.counts),
-                counts=found.counts,
-                files_searched=found.files_searched,
+                files=list(counts),
+                counts=counts,
+                files_with_matches=found.files_with_matches,
+                lines=lines if return_lines and count_only else None,
                 engine=found.engine,
             )
-        return respond(result, search_text(result, catalog.compact))
+        if output_format == "json":
+            return respond(result, json.dumps(result.model_dump(mode="json", exclude_none=True), indent=1))
+        return respond(result, search_text(result, catalog.compact and output_format != "text"))
 
     @bridge
     def project_replace(

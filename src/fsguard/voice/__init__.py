@@ -14,10 +14,9 @@ from fsguard.voice.files import (
     listing_text,
     move_text,
     read_text,
-    replace_text,
-    search_text,
 )
 from fsguard.voice.meta import artifact_text, help_text, stats_text
+from fsguard.voice.search import replace_text, search_text
 from fsguard.voice.sizes import human_size
 
 __all__ = [

@@ -11,9 +11,7 @@ from fsguard.models import (
     GetFileInfoResult,
     ListDirectoryResult,
     MoveResult,
-    ProjectReplaceResult,
     ReadFileResult,
-    SearchResult,
     TreeNode,
 )
 from fsguard.voice.sizes import human_size
@@ -180,43 +178,3 @@ def analyze_text(result: AnalyzeResult, compact: bool) -> str:
     if result.preview_diff:
         parts.append(result.preview_diff)
     return "\n".join(parts)
-
-
-def search_text(result: SearchResult, compact: bool) -> str:
-    """Matches as path:line:column: text, or names, or counts."""
-    more = (
-        f"\n[{result.total_matches - result.returned_matches} more not shown: narrow the search or raise max_results]"
-    )
-    tail = more if result.truncated else ""
-    if result.mode == "filename":
-        if not result.files:
-            return f"No file name matches {result.pattern!r} under {result.path}."
-        return "\n".join(result.files) + tail
-    if result.mode == "count":
-        rows = [f"{count:>6} {path}" for path, count in sorted(result.counts.items())]
-        return f"{result.total_matches} match(es) in {len(rows)} file(s)\n" + "\n".join(rows)
-    if not result.matches:
-        return f"No match for {result.pattern!r} under {result.path} ({result.files_searched} files searched)."
-    lines: list[str] = []
-    for m in result.matches:
-        lines.extend(
-            f"{m.file}-{m.line_number - len(m.context_before) + i}- {c}" for i, c in enumerate(m.context_before)
-        )
-        lines.append(f"{m.file}:{m.line_number}:{m.column}: {m.line_content}")
-        lines.extend(f"{m.file}-{m.line_number + 1 + i}- {c}" for i, c in enumerate(m.context_after))
-    head = "" if compact else f"{result.total_matches} match(es) in {len(result.counts)} file(s):\n"
-    return head + "\n".join(lines) + tail
-
-
-def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
-    """Per-file counts, and how to undo."""
-    verb = "Would replace" if result.status == "preview" else "Replaced"
-    counted = f"{result.total_replacements} occurrence(s) in {result.files_changed} file(s)"
-    head = f"{verb} {counted} (risk {result.risk_level})."
-    rows = [f"{f.replacements:>5} {f.path}" + (f" (skipped: {f.skipped})" if f.skipped else "") for f in result.files]
-    hint = ""
-    if result.status == "preview":
-        hint = "\nNothing was written. Run again without preview to apply."
-    elif result.files_changed:
-        hint = '\nEach file was backed up: undo one with backup(action="undo_last", file_path=...).'
-    return head + ("\n" + "\n".join(rows) if rows else "") + hint
