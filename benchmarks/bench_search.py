@@ -8,7 +8,7 @@ The tree is the running Python's standard library directory (tens of thousands o
   count_only;
 * fsguard's pure-Python fallback engine, in-process, the same content search.
 
-    .venv/bin/python benchmarks/bench_search.py [-n 20] [--word import]
+    .venv/bin/python benchmarks/bench_search.py [-n 20] [--rounds 3] [--word import]
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ def stdio_median(script: Path, tree: Path, runs: int, call: dict[str, object]) -
             *("--args", json.dumps(call), "--json", str(out), "--timeout", "120", "--"),
             *(fsguard_executable(), str(tree), "--state-dir", str(Path(scratch) / "state")),
         ]
-        print(f"$ {shlex.join(command)}")
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, timeout=1800)
         return float(json.loads(out.read_text())["ops"][0]["median_ms"])
 
@@ -59,6 +58,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", type=int, default=20, help="timed runs per figure (default 20)")
     parser.add_argument("--word", default="import", help="word to search for (default: import)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of every figure (default 3)")
     args = parser.parse_args()
     tree = Path(sysconfig.get_paths()["stdlib"])
     rg = ripgrep_path()
@@ -67,26 +67,33 @@ def main() -> int:
         print("needs the ripgrep wheel and the harness (run.sh)", file=sys.stderr)
         return 2
     print(f"$ {shlex.join([sys.executable, *sys.argv])}")
+    print("fsguard over stdio: run.sh bench -n N --warmup 2 --tool search_files --args '{...}' -- fsguard TREE")
     files = sum(1 for p in tree.rglob("*") if p.is_file())
     print(f"tree: {tree} ({files:,} files)")
 
     raw = [str(rg), "--json", "-i", "--no-require-git", args.word, str(tree)]
-    raw_ms = timed(args.n, lambda: subprocess.run(raw, stdout=subprocess.DEVNULL, check=False))
     found = search_content(tree, args.word, WalkOptions(), max_results=0, engine="ripgrep")
-    python_ms = timed(max(3, args.n // 5), lambda: search_content(tree, args.word, WalkOptions(), engine="python"))
-    over_stdio = {
-        label: stdio_median(script, tree, args.n, {"pattern": args.word, "path": str(tree), **extra})
-        for label, extra in (("content", {"include_content": True}), ("count", {"count_only": True}))
+    calls = {
+        "content": {"pattern": args.word, "path": str(tree), "include_content": True},
+        "count": {"pattern": args.word, "path": str(tree), "count_only": True},
     }
-    # rg again after fsguard: the busy 2-core box drifts, and both halves of the comparison should see it
-    raw_ms += timed(args.n, lambda: subprocess.run(raw, stdout=subprocess.DEVNULL, check=False))
+    # The shared 2-core box drifts by tens of percent over a minute: the figures are taken in alternating rounds,
+    # and each is the median of its rounds' medians, so rg and fsguard see the same drift.
+    rounds: dict[str, list[float]] = {"raw": [], "content": [], "count": []}
+    for _ in range(args.rounds):
+        rounds["raw"].append(statistics.median(timed(args.n, lambda: subprocess.run(raw, stdout=subprocess.DEVNULL))))
+        for label, call in calls.items():
+            rounds[label].append(stdio_median(script, tree, args.n, call))
+    python_ms = timed(max(3, args.n // 5), lambda: search_content(tree, args.word, WalkOptions(), engine="python"))
+    medians = {label: statistics.median(values) for label, values in rounds.items()}
     rows = [
-        ("raw rg --json (process, output discarded)", statistics.median(raw_ms)),
-        ("fsguard search_files (first 1,000 matches, exact total), over stdio", over_stdio["content"]),
-        ("fsguard search_files count_only, over stdio", over_stdio["count"]),
+        ("raw rg --json (process, output discarded)", medians["raw"]),
+        ("fsguard search_files (first 1,000 matches, exact total), over stdio", medians["content"]),
+        ("fsguard search_files count_only, over stdio", medians["count"]),
         ("fsguard pure-Python engine, same content search, in-process", statistics.median(python_ms)),
     ]
-    print(f"\nsearch for {args.word!r}: {found.total_matches:,} matches in {len(found.counts):,} files\n")
+    print(f"\nsearch for {args.word!r}: {found.total_matches:,} matches in {found.files_with_matches:,} files")
+    print(f"medians of {args.rounds} alternating rounds of {args.n} runs each\n")
     print("| what | median ms | / raw rg |")
     print("| --- | ---: | ---: |")
     for label, median in rows:

@@ -29,6 +29,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -109,11 +110,14 @@ def ripgrep_hits(
     with _only_below(inside) as narrowing:
         command = [*common, *walk_flags(options, inside), *narrowing, "--count-matches", "--null", "--", "./"]
         output = _run_spooled(command, top, progress)
-    counted = [
-        (relative[len(lead) :], int(count))
-        for relative, count in _COUNT_RECORD.findall(output)
-        if relative.startswith(lead) and (wanted is None or wanted(os.fsdecode(relative[len(lead) :])))
-    ]
+    # Tens of thousands of records: no per-record work in Python beyond the sort key unless a filter needs it.
+    counted: list[tuple[bytes, bytes]] = _COUNT_RECORD.findall(output)
+    if lead or wanted is not None:
+        counted = [
+            (relative[len(lead) :], count)
+            for relative, count in counted
+            if relative.startswith(lead) and (wanted is None or wanted(os.fsdecode(relative[len(lead) :])))
+        ]
     counted.sort(key=_walk_order)
     shown: list[bytes] = []
     needed = max_results
@@ -121,7 +125,7 @@ def ripgrep_hits(
         if needed <= 0:
             break
         shown.append(relative)
-        needed -= count
+        needed -= int(count)
     details = _details(common, root, shown, context)
     prefix = str(root).rstrip("/") + "/"
     kept = counted if max_files is None else counted[: max(max_files, len(shown))]
@@ -136,8 +140,8 @@ def ripgrep_hits(
             if found:  # a file that turned binary since the count is left out
                 hits.append((prefix + name, sum(len(spans) for _, spans in found), found, lines))
         else:
-            hits.append((prefix + name, count, (), _NO_LINES))  # shared empties: no garbage per file
-    return hits, (sum(count for _, count in counted), len(counted))
+            hits.append((prefix + name, int(count), (), _NO_LINES))  # shared empties: no garbage per file
+    return hits, (sum(map(int, map(itemgetter(1), counted))), len(counted))
 
 
 def _details(
@@ -205,7 +209,7 @@ def _glob_literal(name: str) -> str:
     return re.sub(r"([\\*?\[\]{}])", r"\\\1", name)
 
 
-def _walk_order(record: tuple[bytes, int]) -> bytes:
+def _walk_order(record: tuple[bytes, bytes]) -> bytes:
     """Directories depth first, names byte-wise: the order of ``walk_files``, as NUL sorts before any name byte."""
     return record[0].replace(b"/", b"\0")
 
