@@ -5,8 +5,8 @@ VCS directories (:data:`VCS_DIRS`) always; hidden names (a leading ``.``) unless
 ``.gitignore`` files exclude when ``respect_gitignore`` (the walked directory's own and nested ones, and those of
 its ancestors down from ``rules_from``, the server root holding it; never a global one, whether or not the tree
 is a git repository; a walk of an excluded directory yields nothing); files no include glob matches; files
-above ``max_file_size``. Entries are visited in byte-wise order of their names, directories depth first, which is the
-order of ``rg --sort path``.
+above ``max_file_size``. Entries are visited in byte-wise order of their names, directories depth first, which
+is the order of ``rg --sort path``.
 
 :func:`search_names` (re-exported by :mod:`fsguard.core.search`) filters the walk by file name.
 """
