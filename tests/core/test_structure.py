@@ -238,3 +238,12 @@ def test_binary_junk_text_never_raises(checker: StructureChecker, suffix: str) -
 def test_arbitrary_text_never_raises_and_warns_in_one_line(suffix: str, before: str, after: str) -> None:
     warning = StructureChecker().check(Path(f"f{suffix}"), before, after)
     assert warning is None or (warning.startswith("structure: ") and len(warning.splitlines()) == 1)
+
+
+def test_a_shell_script_with_characters_beyond_the_bmp_goes_unchecked_instead_of_crashing() -> None:
+    checker = StructureChecker()
+    crashing = "{\U000f759d\t"  # tree-sitter-bash 0.25.1 segfaults on this within a few parses
+    for _ in range(50):
+        assert checker.check(Path("run.sh"), "echo ok\n", crashing) is None
+    assert checker.problems(Path("run.sh"), "echo 🎉 ${x\n") is None
+    assert checker.problems(Path("run.sh"), "echo ok ${x\n")

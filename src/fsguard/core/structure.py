@@ -171,7 +171,7 @@ class StructureChecker:
     def _tree_problems(self, language: str, text: str, limit: int) -> list[StructureProblem] | None:
         """Parse ``text`` and report up to ``limit`` ERROR or MISSING nodes, outermost first."""
         grammar = self._language(language)
-        if grammar is None:
+        if grammar is None or (language in _BMP_ONLY and _BEYOND_BMP.search(text)):
             return None
         # "replace" turns lone surrogates (from surrogateescape decoding) into '?', keeping one
         # byte sequence per character so columns still line up.
@@ -196,6 +196,12 @@ class StructureChecker:
             if language not in self._languages:
                 self._languages[language] = _load(language)
             return self._languages[language]
+
+
+# tree-sitter-bash 0.25.1's scanner crashes the whole process on characters beyond U+FFFF ("{\U000f759d\t",
+# found by fuzzing): such files go unchecked rather than take the server down.
+_BMP_ONLY = frozenset({"bash"})
+_BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
 
 
 def _load(language: str) -> Language | None:
