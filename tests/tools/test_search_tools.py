@@ -158,6 +158,26 @@ async def test_a_text_block_over_500_kb_is_cut_with_a_way_forward(client: Client
     assert structured(result)["returned_matches"] == 1000
 
 
+async def test_a_search_below_the_root_keeps_the_roots_gitignore_and_says_when_the_path_is_ignored(
+    client: Client, project: Path
+) -> None:
+    (project / "src" / "trace.log").write_text("TODO in a log under src\n")
+    below = structured(await client.call_tool("search_files", {"pattern": "TODO", "path": "src", "count_only": True}))
+    assert sorted(below["counts"]) == [
+        str(project / "src" / "app.py"),
+        str(project / "src" / "pkg" / "util.py"),
+        str(project / "src" / "win.txt"),
+    ]
+    ignored = await client.call_tool("search_files", {"pattern": "TODO", "path": "build", "include_content": True})
+    assert structured(ignored)["excluded_by_gitignore"] is True
+    assert text_of(ignored).endswith("is excluded by a .gitignore: search it with respect_gitignore=false.")
+    asked = {"pattern": "TODO", "path": "build", "include_content": True, "respect_gitignore": False}
+    assert [Path(m["file"]).name for m in structured(await client.call_tool("search_files", asked))["matches"]] == [
+        "out.py"
+    ]
+    assert (project / "src" / "trace.log").read_bytes() == b"TODO in a log under src\n"
+
+
 async def test_project_replace_is_literal_skips_ignored_files_and_is_undoable(client: Client, project: Path) -> None:
     preview = structured(
         await client.call_tool("project_replace", {"find": "TODO", "replace": r"$1 \1 DONE", "preview": True})

@@ -212,6 +212,14 @@ def walk_files(root: Path, options: WalkOptions) -> Iterator[Path]:
     return _walk(root, "", scopes, options, rules, wanted)
 
 
+def excluded_by_gitignore(root: Path, options: WalkOptions) -> bool:
+    """Whether ``root`` itself (or a directory on the way down from ``rules_from``) is excluded, so that a walk of
+    it yields nothing."""
+    if not options.respect_gitignore or options.rules_from is None or not root.is_relative_to(options.rules_from):
+        return False
+    return IgnoreRules(options.rules_from).ignored(root, is_dir=True)
+
+
 def _walk(
     directory: Path,
     prefix: str,

@@ -43,6 +43,10 @@ class SearchResult(Result):
         None, description="count mode with return_lines: the line numbers of the matches shown."
     )
     engine: str | None = Field(None, description="ripgrep or python.")
+    excluded_by_gitignore: bool | None = Field(
+        None,
+        description="True when path itself is gitignored: nothing under it is searched unless respect_gitignore=false.",
+    )
 
 
 class ReplacedFile(Result):

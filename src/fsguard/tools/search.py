@@ -10,7 +10,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from fsguard.core.ignore import WalkOptions, normalise_globs
+from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs
 from fsguard.core.search import ContentMatch, search_content, search_names
 from fsguard.models import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
 from fsguard.tools._errors import bridge
@@ -120,6 +120,8 @@ def register(catalog: Catalog) -> None:
                 lines=lines if return_lines and count_only else None,
                 engine=found.engine,
             )
+        if result.total_matches == 0 and excluded_by_gitignore(root, options):
+            result = result.model_copy(update={"excluded_by_gitignore": True})
         if output_format == "json":
             return respond(result, json.dumps(result.model_dump(mode="json", exclude_none=True), indent=1))
         return respond(result, search_text(result, catalog.compact and output_format != "text"))

@@ -10,7 +10,10 @@ LINES_SHOWN = 20  # line numbers listed per file by return_lines
 
 def search_text(result: SearchResult, compact: bool) -> str:
     """Matches as path:line:column: text, or names, or counts; cut at :data:`TEXT_CAP` characters."""
-    return _capped(_search_text(result, compact))
+    text = _capped(_search_text(result, compact))
+    if result.excluded_by_gitignore:
+        text += f"\n{result.path} is excluded by a .gitignore: search it with respect_gitignore=false."
+    return text
 
 
 def _search_text(result: SearchResult, compact: bool) -> str:
