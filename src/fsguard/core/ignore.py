@@ -200,7 +200,7 @@ def walk_files(root: Path, options: WalkOptions) -> Iterator[Path]:
     wanted = glob_matcher(options.globs) if options.globs else None
     if not options.respect_gitignore:
         return _walk(root, "", [], options, None, wanted)
-    top = options.rules_from if options.rules_from is not None and root.is_relative_to(options.rules_from) else root
+    top = gitignore_top(root, options)
     rules = IgnoreRules(top)
     if rules.ignored(root, is_dir=True):
         return iter(())
@@ -212,12 +212,19 @@ def walk_files(root: Path, options: WalkOptions) -> Iterator[Path]:
     return _walk(root, "", scopes, options, rules, wanted)
 
 
+def gitignore_top(root: Path, options: WalkOptions) -> Path:
+    """The highest directory whose ``.gitignore`` applies to a walk of ``root``: ``rules_from`` when it holds
+    ``root`` and .gitignore files count, else ``root`` itself."""
+    if options.respect_gitignore and options.rules_from is not None and root.is_relative_to(options.rules_from):
+        return options.rules_from
+    return root
+
+
 def excluded_by_gitignore(root: Path, options: WalkOptions) -> bool:
     """Whether ``root`` itself (or a directory on the way down from ``rules_from``) is excluded, so that a walk of
     it yields nothing."""
-    if not options.respect_gitignore or options.rules_from is None or not root.is_relative_to(options.rules_from):
-        return False
-    return IgnoreRules(options.rules_from).ignored(root, is_dir=True)
+    top = gitignore_top(root, options)
+    return top != root and IgnoreRules(top).ignored(root, is_dir=True)
 
 
 def _walk(

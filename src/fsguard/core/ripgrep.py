@@ -34,7 +34,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from fsguard.core.ignore import VCS_DIRS, WalkOptions, glob_matcher
+from fsguard.core.ignore import VCS_DIRS, WalkOptions, gitignore_top, glob_matcher
 
 # Per file with matches, in walk order: (path, match count, [(line number, byte spans)], the lines by number).
 # Files past the first ``max_results`` matches come with their count only.
@@ -102,9 +102,7 @@ def ripgrep_hits(
     """
     common = [str(rg), "--no-config", "--crlf", "--no-mmap", "-e", rust_pattern]
     wanted = glob_matcher(options.globs) if options.globs else None
-    top = root
-    if options.respect_gitignore and options.rules_from is not None and root.is_relative_to(options.rules_from):
-        top = options.rules_from  # rg walks from there, so the .gitignore files above root apply as in the tree
+    top = gitignore_top(root, options)  # rg walks from there, so the .gitignore files above root apply
     inside = root.relative_to(top).parts
     lead = b"".join(os.fsencode(part) + b"/" for part in inside)
     with _only_below(inside) as narrowing:

@@ -99,7 +99,6 @@ def register(catalog: Catalog) -> None:
                 max_files=limit,
                 progress=progress,
             )
-            counts = found.counts
             matches = [] if count_only else [_match(m) for m in found.matches]
             lines: dict[str, list[int]] = {}
             for m in found.matches if count_only and return_lines else ():
@@ -114,8 +113,8 @@ def register(catalog: Catalog) -> None:
                 returned_matches=len(matches),
                 truncated=found.files_with_matches > limit if count_only else found.truncated,
                 matches=matches,
-                files=list(counts),
-                counts=counts,
+                files=list(found.counts),
+                counts=found.counts,
                 files_with_matches=found.files_with_matches,
                 lines=lines if return_lines and count_only else None,
                 engine=found.engine,
