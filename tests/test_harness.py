@@ -51,6 +51,22 @@ def server_command(root: Path, state: Path, *flags: str) -> list[str]:
     return [str(Path(sys.executable).parent / "fsguard"), str(root), "--state-dir", str(state), *flags]
 
 
+def load_scenario(path: Path) -> dict[str, Any]:
+    """A scenario file: its "files" and "steps"."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def assert_every_step_passed(report: dict[str, Any], scenario: dict[str, Any]) -> None:
+    """The strict client ran every step, all passed, and exactly the expected refusals were refusals."""
+    steps = scenario["steps"]
+    assert report["failures"] == 0
+    assert len(report["steps"]) == len(steps), "the strict client did not run every step of the scenario"
+    assert failed_steps(report) == []
+    expected_errors = [step.get("expect", {}).get("isError", False) for step in steps]
+    assert [step["isError"] for step in report["steps"]] == expected_errors
+
+
 def scenario_file_bytes(scenario: dict[str, Any], relative: str) -> bytes:
     """A file of a scenario's "files", as the strict client writes it: text, or ``{"base64": ...}``."""
     body = scenario["files"][relative]
@@ -136,11 +152,7 @@ def run_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[str, Any
 
 def assert_scenario_effects(tmp_path: Path, root: Path, state: Path, report: dict[str, Any]) -> None:
     """Every step ran and passed, and the disk shows exactly what the scenario did."""
-    steps = json.loads(SCENARIO.read_text(encoding="utf-8"))["steps"]
-    assert report["failures"] == 0
-    assert len(report["steps"]) == len(steps), "the strict client did not run every step of the scenario"
-    failed = [step["label"] for step in report["steps"] if not step["ok"]]
-    assert failed == []
+    assert_every_step_passed(report, load_scenario(SCENARIO))
     assert (root / "made" / "deep").is_dir()
     assert (root / "made" / "notes.md").read_bytes() == ARTIFACT_BYTES
     # The refused writes left nothing behind: no file outside the root, no replaced artifact, no temp files.

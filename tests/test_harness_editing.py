@@ -12,7 +12,6 @@ directory the server then uses, and passes the id as ``--var BACKUP_ID=<id>``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import pytest
 from fsguard.config import Settings
 from fsguard.core.hashing import content_hash
 from fsguard.services import Services
-from tests.test_harness import REPO_ROOT, failed_steps, run_strict
+from tests.test_harness import REPO_ROOT, assert_every_step_passed, load_scenario, run_strict
 
 pytestmark = pytest.mark.harness
 
@@ -64,8 +63,7 @@ NEVER_WRITTEN = ["write/bad.bin", "write/missing"]
 
 
 def scenario() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(SCENARIO.read_text(encoding="utf-8"))
-    return data
+    return load_scenario(SCENARIO)
 
 
 def seed_backup(root: Path, state: Path) -> str:
@@ -85,16 +83,6 @@ def run_editing_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[
     backup_id = seed_backup(root, state)
     report = run_strict(tmp_path, SCENARIO, root, state, flags, BACKUP_ID=backup_id)
     return root, state, report, backup_id
-
-
-def assert_every_step_passed(report: dict[str, Any]) -> None:
-    steps = scenario()["steps"]
-    assert report["failures"] == 0
-    assert len(report["steps"]) == len(steps), "the strict client did not run every step of the scenario"
-    assert failed_steps(report) == []
-    # The expected refusals really were refusals, and everything else was not.
-    expected_errors = [step.get("expect", {}).get("isError", False) for step in steps]
-    assert [step["isError"] for step in report["steps"]] == expected_errors
 
 
 def assert_disk_bytes(root: Path, state: Path) -> None:
@@ -130,6 +118,6 @@ def assert_backups(root: Path, state: Path, backup_id: str) -> None:
 @pytest.mark.parametrize("flags", FLAGS.values(), ids=FLAGS.keys())
 def test_editing_scenario_passes_the_strict_client(tmp_path: Path, flags: tuple[str, ...]) -> None:
     root, state, report, backup_id = run_editing_scenario(tmp_path, *flags)
-    assert_every_step_passed(report)
+    assert_every_step_passed(report, scenario())
     assert_disk_bytes(root, state)
     assert_backups(root, state, backup_id)

@@ -13,7 +13,6 @@ cannot express (symlinks) is made beforehand too.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from fsguard.config import Settings
 from fsguard.core.textio import AtomicWriter
 from fsguard.core.trash import Trash
 from fsguard.services import Services
-from tests.test_harness import REPO_ROOT, failed_steps, run_strict, scenario_file_bytes
+from tests.test_harness import REPO_ROOT, assert_every_step_passed, load_scenario, run_strict, scenario_file_bytes
 from tests.test_races import Entry, snapshot
 
 pytestmark = pytest.mark.harness
@@ -91,8 +90,7 @@ TRASHED_FILES = {
 
 
 def scenario() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(SCENARIO.read_text(encoding="utf-8"))
-    return data
+    return load_scenario(SCENARIO)
 
 
 def file_bytes(relative: str) -> bytes:
@@ -142,16 +140,6 @@ def run_fileops_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[
     ids, tree_before = prepare(root, state, tmp_path / "outside.txt")
     report = run_strict(tmp_path, SCENARIO, root, state, flags, **ids)
     return root, state, report, tree_before
-
-
-def assert_every_step_passed(report: dict[str, Any]) -> None:
-    steps = scenario()["steps"]
-    assert report["failures"] == 0
-    assert len(report["steps"]) == len(steps), "the strict client did not run every step of the scenario"
-    assert failed_steps(report) == []
-    # The expected refusals really were refusals, and everything else was not.
-    expected_errors = [step.get("expect", {}).get("isError", False) for step in steps]
-    assert [step["isError"] for step in report["steps"]] == expected_errors
 
 
 def assert_landed_bytes(root: Path, tree_before: dict[str, Entry]) -> None:
@@ -221,7 +209,7 @@ def test_fileops_scenario_passes_the_strict_client_and_leaves_exactly_the_expect
     tmp_path: Path, flags: tuple[str, ...]
 ) -> None:
     root, state, report, tree_before = run_fileops_scenario(tmp_path, *flags)
-    assert_every_step_passed(report)
+    assert_every_step_passed(report, scenario())
     assert_landed_bytes(root, tree_before)
     assert_refusals_left_everything_untouched(root, tmp_path / "outside.txt")
     assert_trash_and_backups(root, state, tmp_path / "outside.txt")

@@ -8,7 +8,6 @@ restored, and that gitignored, previewed and searched files were never touched.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 
 from fsguard.config import Settings
 from fsguard.services import Services
-from tests.test_harness import REPO_ROOT, run_strict, scenario_file_bytes
+from tests.test_harness import REPO_ROOT, assert_every_step_passed, load_scenario, run_strict, scenario_file_bytes
 
 pytestmark = pytest.mark.harness
 
@@ -29,8 +28,7 @@ CHANGED = {
 
 
 def scenario() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(SCENARIO.read_text(encoding="utf-8"))
-    return data
+    return load_scenario(SCENARIO)
 
 
 def run_search_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[str, Any]]:
@@ -45,10 +43,7 @@ def test_search_scenario_passes_the_strict_client_and_changes_only_the_replaced_
     tmp_path: Path, flags: tuple[str, ...]
 ) -> None:
     root, state, report = run_search_scenario(tmp_path, *flags)
-    steps = scenario()["steps"]
-    assert report["failures"] == 0
-    assert len(report["steps"]) == len(steps)
-    assert [step["isError"] for step in report["steps"]] == [s["expect"].get("isError", False) for s in steps]
+    assert_every_step_passed(report, scenario())
     for relative in scenario()["files"]:
         expected = CHANGED.get(relative) or scenario_file_bytes(scenario(), relative)
         assert (root / relative).read_bytes() == expected, relative
