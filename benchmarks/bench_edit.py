@@ -16,19 +16,15 @@ The harness is ``$FSGUARD_HARNESS`` (run.sh, or its folder), else ``<repo>/../sh
 
 from __future__ import annotations
 
-import json
-import shlex
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from bench_read import fsguard_executable, reference_command, start
+from bench_read import fmt, fsguard_executable, reference_command, run_bench, start
 
 LINES = 2000
-TIMEOUT_S = 600
 OPS = ("read", "edit", "pair")
 Dialect = Literal["seed", "reference"]
 
@@ -97,40 +93,13 @@ class Target:
 
 
 def bench(script: Path, target: Target, out: Path, n: int, warmup: int) -> Run:
-    """One bench_stdio.py read-edit run; exits with its output when it fails."""
-    command = [
-        "bash",
-        str(script),
-        "bench",
-        "--scenario",
-        "read-edit",
-        "--lines",
-        str(LINES),
-        "--dialect",
-        target.dialect,
-        "-n",
-        str(n),
-        "--warmup",
-        str(warmup),
-        "--json",
-        str(out),
-        "--",
-        *target.command,
-    ]
-    print(f"$ {shlex.join(command)}", flush=True)
-    proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=TIMEOUT_S)
-    sys.stdout.write("".join(f"    {line}\n" for line in proc.stdout.splitlines()))
-    if proc.returncode != 0 or not out.is_file():
-        sys.stderr.write(proc.stderr[-4000:])
-        raise SystemExit(f"{target.label}: benchmark failed (exit {proc.returncode})")
-    run = Run.from_json(target.label, json.loads(out.read_text(encoding="utf-8")))
+    """One bench_stdio.py read-edit run; exits when the file did not keep its size."""
+    options = ["--scenario", "read-edit", "--lines", str(LINES), "--dialect", target.dialect]
+    options += ["-n", str(n), "--warmup", str(warmup)]
+    run = Run.from_json(target.label, run_bench(script, target.label, options, target.command, out))
     if run.file_lines != LINES:
         raise SystemExit(f"{target.label}: the file has {run.file_lines} lines after the run, not {LINES}")
     return run
-
-
-def _fmt(value: float | None, digits: int = 2) -> str:
-    return "-" if value is None or value != value else f"{value:.{digits}f}"
 
 
 def table(key: str, runs: list[Run], reference: Run) -> str:
@@ -144,10 +113,10 @@ def table(key: str, runs: list[Run], reference: Run) -> str:
     for run in runs:
         op = run.ops[key]
         ratio = op.median_ms / base if base else float("nan")
-        rate = _fmt(op.per_s, 0) + ("" if op.measured_per_s else "*")
+        rate = fmt(op.per_s, 0) + ("" if op.measured_per_s else "*")
         rows.append(
-            f"| {run.server} | {op.name} | {_fmt(op.median_ms)} | {_fmt(op.p95_ms)} | {_fmt(op.p99_ms)} "
-            f"| {_fmt(op.mean_ms)} | {rate} | {_fmt(ratio)}x |"
+            f"| {run.server} | {op.name} | {fmt(op.median_ms)} | {fmt(op.p95_ms)} | {fmt(op.p99_ms)} "
+            f"| {fmt(op.mean_ms)} | {rate} | {fmt(ratio)}x |"
         )
     return "\n".join(rows)
 
@@ -155,7 +124,7 @@ def table(key: str, runs: list[Run], reference: Run) -> str:
 def servers(runs: list[Run]) -> str:
     """Start-up and memory of each server, once for all three tables."""
     rows = ["| server | initialize ms | RSS after run MiB |", "| --- | ---: | ---: |"]
-    rows.extend(f"| {run.server} | {_fmt(run.initialize_ms, 0)} | {_fmt(run.rss_mib, 0)} |" for run in runs)
+    rows.extend(f"| {run.server} | {fmt(run.initialize_ms, 0)} | {fmt(run.rss_mib, 0)} |" for run in runs)
     return "\n".join(rows)
 
 

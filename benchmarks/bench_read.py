@@ -104,37 +104,27 @@ class Target:
     command: list[str]
 
 
-def bench(script: Path, target: Target, out: Path, n: int, warmup: int) -> Run:
-    """One bench_stdio.py run; exits with its output when it fails."""
-    command = [
-        "bash",
-        str(script),
-        "bench",
-        "-n",
-        str(n),
-        "--warmup",
-        str(warmup),
-        "--gen",
-        GEN,
-        "--tool",
-        target.tool,
-        "--args",
-        target.arguments,
-        "--json",
-        str(out),
-        "--",
-        *target.command,
-    ]
+def run_bench(script: Path, label: str, options: list[str], server: list[str], out: Path) -> dict[str, Any]:
+    """``run.sh bench <options> --json <out> -- <server>``, echoed; its JSON report, or exit with its output."""
+    command = ["bash", str(script), "bench", *options, "--json", str(out), "--", *server]
     print(f"$ {shlex.join(command)}", flush=True)
     proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=TIMEOUT_S)
     sys.stdout.write("".join(f"    {line}\n" for line in proc.stdout.splitlines()))
     if proc.returncode != 0 or not out.is_file():
         sys.stderr.write(proc.stderr[-4000:])
-        raise SystemExit(f"{target.label}: benchmark failed (exit {proc.returncode})")
-    return Run.from_json(target.label, json.loads(out.read_text(encoding="utf-8")))
+        raise SystemExit(f"{label}: benchmark failed (exit {proc.returncode})")
+    report: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return report
 
 
-def _fmt(value: float | None, digits: int = 2) -> str:
+def bench(script: Path, target: Target, out: Path, n: int, warmup: int) -> Run:
+    """One bench_stdio.py run of the target's call."""
+    options = ["-n", str(n), "--warmup", str(warmup), "--gen", GEN, "--tool", target.tool, "--args", target.arguments]
+    return Run.from_json(target.label, run_bench(script, target.label, options, target.command, out))
+
+
+def fmt(value: float | None, digits: int = 2) -> str:
+    """A table cell: ``-`` for a missing or NaN value."""
     return "-" if value is None or value != value else f"{value:.{digits}f}"
 
 
@@ -148,9 +138,9 @@ def table(runs: list[Run], reference: Run) -> str:
     for run in runs:
         ratio = run.median_ms / reference.median_ms if reference.median_ms else float("nan")
         rows.append(
-            f"| {run.server} | {run.tool} | {_fmt(run.median_ms)} | {_fmt(run.p95_ms)} | {_fmt(run.p99_ms)} "
-            f"| {_fmt(run.calls_per_s, 0)} | {_fmt(run.initialize_ms, 0)} | {_fmt(run.rss_mib, 0)} "
-            f"| {_fmt(run.response_bytes / 1024, 1)} | {_fmt(ratio)}x |"
+            f"| {run.server} | {run.tool} | {fmt(run.median_ms)} | {fmt(run.p95_ms)} | {fmt(run.p99_ms)} "
+            f"| {fmt(run.calls_per_s, 0)} | {fmt(run.initialize_ms, 0)} | {fmt(run.rss_mib, 0)} "
+            f"| {fmt(run.response_bytes / 1024, 1)} | {fmt(ratio)}x |"
         )
     return "\n".join(rows)
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_read import fsguard_executable, harness_script
+from bench_read import fsguard_executable, harness_script, run_bench
 from fsguard.core.ignore import WalkOptions
 from fsguard.core.search import ripgrep_path, search_content
 
@@ -44,14 +44,10 @@ def timed(runs: int, action: Callable[[], object]) -> list[float]:
 def stdio_median(script: Path, tree: Path, runs: int, call: dict[str, object]) -> float:
     """Median ms of ``search_files(**call)`` against a fresh fsguard over stdio, measured by the harness."""
     with tempfile.TemporaryDirectory(prefix="fsguard-bench-search-") as scratch:
-        out = Path(scratch) / "search.json"
-        command = [
-            *("bash", str(script), "bench", "-n", str(runs), "--warmup", "2", "--tool", "search_files"),
-            *("--args", json.dumps(call), "--json", str(out), "--timeout", "120", "--"),
-            *(fsguard_executable(), str(tree), "--state-dir", str(Path(scratch) / "state")),
-        ]
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, timeout=1800)
-        return float(json.loads(out.read_text())["ops"][0]["median_ms"])
+        options = ["-n", str(runs), "--warmup", "2", "--tool", "search_files", "--args", json.dumps(call)]
+        server = [fsguard_executable(), str(tree), "--state-dir", str(Path(scratch) / "state")]
+        report = run_bench(script, "fsguard", options, server, Path(scratch) / "search.json")
+        return float(report["ops"][0]["median_ms"])
 
 
 def main() -> int:
