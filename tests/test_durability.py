@@ -448,15 +448,15 @@ async def test_a_second_server_starting_on_the_same_state_dir_does_not_break_a_w
     """The first server's write is held between its temp file and the rename while a second server starts."""
     (root / "busy.txt").write_text("old\n")
     paused, go = threading.Event(), threading.Event()
-    rename = Path.replace
+    rename = os.rename
 
-    def replace_after_a_pause(self: Path, target: str | os.PathLike[str]) -> Path:
-        if self.parent == root and self.name.startswith(".fsguard-tmp-") and not paused.is_set():
+    def rename_after_a_pause(source: Any, target: Any, **dir_fds: Any) -> None:
+        if str(source).startswith(".fsguard-tmp-") and not paused.is_set():
             paused.set()
             go.wait(timeout=WAIT_S)
-        return rename(self, target)
+        rename(source, target, **dir_fds)
 
-    monkeypatch.setattr(Path, "replace", replace_after_a_pause)
+    monkeypatch.setattr(os, "rename", rename_after_a_pause)
     first = build_server(base_settings)
     outcome: list[CallToolResult] = []
 

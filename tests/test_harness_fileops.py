@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from fsguard.config import Settings
+from fsguard.core.beneath import Beneath
 from fsguard.core.textio import AtomicWriter
 from fsguard.core.trash import Trash
 from fsguard.services import Services
@@ -116,11 +117,12 @@ def prepare(root: Path, state: Path, outside: Path) -> tuple[dict[str, str], dic
     (root / "purge" / "old.txt").write_bytes(b"purge me\n")
 
     trash = Trash(state / "trash", AtomicWriter(state))
-    ids = {
-        "SD_ID": trash.put(seeded).sd_id,
-        "SD_DIR_ID": trash.put(tree).sd_id,
-        "SD_PURGE_ID": trash.put(root / "purge" / "old.txt").sd_id,
-    }
+    beneath = Beneath((root,))
+    ids = {}
+    for name, item in (("SD_ID", seeded), ("SD_DIR_ID", tree), ("SD_PURGE_ID", root / "purge" / "old.txt")):
+        with beneath.entry(item, follow=False) as pinned:
+            ids[name] = trash.put(pinned).sd_id
+    beneath.close()
 
     outside.write_bytes(OUTSIDE_BYTES)
     (root / "links").mkdir()

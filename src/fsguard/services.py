@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from fsguard.config import Settings
@@ -12,6 +13,7 @@ from fsguard.core.analysis import Analyzer
 from fsguard.core.artifacts import ArtifactHolder
 from fsguard.core.audit import AuditLog
 from fsguard.core.backups import BackupStore
+from fsguard.core.beneath import Beneath
 from fsguard.core.deletion import Deleter
 from fsguard.core.directories import DirectoryMaker
 from fsguard.core.editing import Editor
@@ -30,7 +32,8 @@ from fsguard.core.safeguards import Safeguards
 from fsguard.core.session import Session
 from fsguard.core.stats import CallStats
 from fsguard.core.structure import StructureChecker
-from fsguard.core.textio import AtomicWriter
+from fsguard.core.textio import AtomicWriter, remove_by_name
+from fsguard.core.transfer import remove_beneath
 from fsguard.core.trash import Trash
 from fsguard.core.undo import Restorer
 from fsguard.core.writing import FileWriter
@@ -44,10 +47,9 @@ class Services:
 
     settings: Settings
     policy: PathPolicy
-    session: Session
+    beneath: Beneath
     cache: FingerprintCache
     locks: PathLocks
-    atomic: AtomicWriter
     reader: FileReader
     lister: DirectoryLister
     metadata: MetadataReader
@@ -78,9 +80,15 @@ class Services:
         hooks = HookRunner.load(settings.hooks_config, policy.roots)
         session = Session()
         cache = FingerprintCache()
-        locks = PathLocks()
+        locks = PathLocks(settings.state_dir)
+        beneath = Beneath(policy.roots)
         writer = AtomicWriter(settings.state_dir)
-        writer.clean_strays()
+
+        def sweep(temp: Path) -> None:
+            # A stray inside a root is removed through the pinned walk, like any other user path.
+            (partial(remove_beneath, beneath) if policy.contains(temp) else remove_by_name)(temp)
+
+        writer.clean_strays(sweep)
         backups = BackupStore(
             settings.state_dir / "backups",
             max_age_days=settings.backup_max_age_days,
@@ -96,27 +104,37 @@ class Services:
             occurrences_high=settings.risk_occurrences_high,
         )
         trash = Trash(settings.state_dir / "trash", writer)
-        safe = Safeguards(policy, locks, session, guard, backups, writer, hooks, settings.max_file_size)
+        safe = Safeguards(
+            policy=policy,
+            beneath=beneath,
+            locks=locks,
+            session=session,
+            guard=guard,
+            backups=backups,
+            atomic=writer,
+            hooks=hooks,
+            max_file_size=settings.max_file_size,
+        )
         stats = CallStats()
         return cls(
             settings=settings,
             policy=policy,
-            session=session,
+            beneath=beneath,
             cache=cache,
             locks=locks,
-            atomic=writer,
             reader=FileReader(
                 policy,
+                beneath,
                 cache,
                 session,
                 hooks,
                 max_file_size=settings.max_file_size,
                 truncate_lines=settings.read_truncate_lines,
             ),
-            lister=DirectoryLister(policy, session, max_items=settings.max_list_items),
-            metadata=MetadataReader(policy, cache, session, max_file_size=settings.max_file_size),
-            directories=DirectoryMaker(policy, locks, session, hooks),
-            artifacts=ArtifactHolder(policy, writer, locks, session),
+            lister=DirectoryLister(policy, beneath, session, max_items=settings.max_list_items),
+            metadata=MetadataReader(policy, beneath, cache, session, max_file_size=settings.max_file_size),
+            directories=DirectoryMaker(policy, beneath, locks, session, hooks),
+            artifacts=ArtifactHolder(safe),
             stats=stats,
             backups=backups,
             editor=Editor(safe, StructureChecker(), risk),
@@ -125,7 +143,7 @@ class Services:
             trash=trash,
             deleter=Deleter(safe, trash),
             mover=Mover(safe),
-            analyzer=Analyzer(policy, risk, max_file_size=settings.max_file_size),
+            analyzer=Analyzer(policy, beneath, risk, max_file_size=settings.max_file_size),
             audit=AuditLog(settings.log_dir, stats) if settings.log_dir else None,
             replacer=ProjectReplacer(safe),
         )

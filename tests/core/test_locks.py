@@ -32,7 +32,7 @@ def _holder(locks: PathLocks, path: Path, holding: threading.Event, release: thr
 
 
 def test_path_locks_make_a_second_thread_wait_until_the_first_releases_the_same_path(tmp_path: Path) -> None:
-    locks = PathLocks()
+    locks = PathLocks(tmp_path / "state")
     path = tmp_path / "shared.txt"
     first_holding, first_release = threading.Event(), threading.Event()
     second_trying, second_holding = threading.Event(), threading.Event()
@@ -66,7 +66,7 @@ def test_path_locks_make_a_second_thread_wait_until_the_first_releases_the_same_
 
 
 def test_path_locks_do_not_make_a_thread_wait_for_a_different_path(tmp_path: Path) -> None:
-    locks = PathLocks()
+    locks = PathLocks(tmp_path / "state")
     first_holding, first_release = threading.Event(), threading.Event()
     second_holding, second_release = threading.Event(), threading.Event()
 
@@ -90,7 +90,7 @@ def test_path_locks_do_not_make_a_thread_wait_for_a_different_path(tmp_path: Pat
 
 
 def test_path_locks_drop_the_entry_once_nobody_holds_or_waits_for_it(tmp_path: Path) -> None:
-    locks = PathLocks()
+    locks = PathLocks(tmp_path / "state")
     path = tmp_path / "f.txt"
 
     with locks.hold(path):
@@ -103,7 +103,7 @@ def test_path_locks_drop_the_entry_once_nobody_holds_or_waits_for_it(tmp_path: P
 
 
 def test_path_locks_release_and_drop_the_entry_when_the_block_raises(tmp_path: Path) -> None:
-    locks = PathLocks()
+    locks = PathLocks(tmp_path / "state")
     path = tmp_path / "f.txt"
 
     with pytest.raises(RuntimeError, match="boom"), locks.hold(path):

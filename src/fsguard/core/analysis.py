@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.beneath import Beneath
 from fsguard.core.diff import render_diff
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.matching import find_matches
 from fsguard.core.paths import PathPolicy
 from fsguard.core.risk import RiskLevel, RiskPolicy, assess_risk, write_guard
-from fsguard.core.textio import decode, read_snapshot
+from fsguard.core.textio import decode, read_at
 from fsguard.core.transfer import fingerprint
 from fsguard.models import AnalyzeResult
 
@@ -22,8 +23,9 @@ _LARGE = 1024 * 1024
 class Analyzer:
     """Plans operations under the path policy; reads, never writes."""
 
-    def __init__(self, policy: PathPolicy, risk: RiskPolicy, *, max_file_size: int) -> None:
+    def __init__(self, policy: PathPolicy, beneath: Beneath, risk: RiskPolicy, *, max_file_size: int) -> None:
         self._policy = policy
+        self._beneath = beneath
         self._risk = risk
         self._max_file_size = max_file_size
 
@@ -64,7 +66,8 @@ class Analyzer:
         return self._change(base, path, text, plan.apply(text), occurrences=len(plan.matches), factors=[])
 
     def _text(self, path: Path) -> str:
-        data, _ = read_snapshot(path, self._max_file_size)
+        with self._beneath.entry(path) as entry:
+            data, _ = read_at(entry, self._max_file_size)
         return decode(data, path).text
 
     def _write_factors(self, path: Path, content: str) -> list[str]:
@@ -102,7 +105,8 @@ class Analyzer:
     def _delete(self, base: AnalyzeResult, path: Path) -> AnalyzeResult:
         if not base.exists:
             return base.model_copy(update={"risk_factors": ["nothing to delete: the path does not exist"]})
-        _digest, size, files = fingerprint(path)
+        with self._beneath.entry(path, follow=False) as entry:
+            _digest, size, files = fingerprint(entry)
         factors = [f"{files} file(s), {size:,} bytes"]
         level = "MEDIUM"
         if path.is_dir():

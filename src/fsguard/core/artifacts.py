@@ -8,27 +8,33 @@ from __future__ import annotations
 
 import threading
 
-from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotDirectoryError
-from fsguard.core.locks import PathLocks
-from fsguard.core.paths import PathPolicy
-from fsguard.core.session import Session
-from fsguard.core.textio import AtomicWriter
+from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotDirectoryError, NotFoundError, TooLargeError
+from fsguard.core.safeguards import Safeguards
 from fsguard.models import Artifact
 
 
 class ArtifactHolder:
     """The last captured text, and the writer that saves it."""
 
-    def __init__(self, policy: PathPolicy, writer: AtomicWriter, locks: PathLocks, session: Session) -> None:
-        self._policy = policy
-        self._writer = writer
-        self._locks = locks
-        self._session = session
+    def __init__(self, safeguards: Safeguards) -> None:
+        self._safe = safeguards
         self._lock = threading.Lock()
         self._text: str | None = None
 
     def capture(self, content: str) -> Artifact:
-        """Hold ``content`` (replacing what was held)."""
+        """Hold ``content`` (replacing what was held).
+
+        Raises:
+            TooLargeError: ``content`` is above --max-file-size, so it could never be written.
+        """
+        limit = self._safe.max_file_size
+        if len(content) > limit:
+            raise TooLargeError(
+                f"the artifact is at least {len(content):,} bytes, above the {limit:,}-byte limit (--max-file-size); "
+                "nothing was captured. Capture a smaller text.",
+                size=len(content),
+                limit=limit,
+            )
         with self._lock:
             self._text = content
         return self.info()
@@ -55,19 +61,20 @@ class ArtifactHolder:
                 "no artifact captured yet. Call server_info(action='artifact', sub_action='capture', content=...) "
                 "first."
             )
-        path = self._policy.resolve(user_path)
-        with self._locks.hold(path):
-            path = self._policy.recheck(path)
-            if path.exists():
-                raise AlreadyExistsError(
-                    f"{path} already exists; an artifact is only written to a new file. Choose another path.",
-                    path=str(path),
-                )
-            if not path.parent.is_dir():
+        path = self._safe.policy.resolve(user_path)
+        with self._safe.locks.hold(path):
+            try:
+                with self._safe.beneath.entry(path) as entry:
+                    self._safe.atomic.write_at(entry, text.encode("utf-8"), exclusive=True)
+            except (NotFoundError, NotDirectoryError) as exc:
                 raise NotDirectoryError(
                     f"{path.parent} is not an existing directory. Create it with create_directory first.",
                     path=str(path.parent),
-                )
-            self._writer.write(path, text.encode("utf-8"), exclusive=True)
-        self._session.saw(path)
+                ) from exc
+            except AlreadyExistsError as exc:
+                raise AlreadyExistsError(
+                    f"{path} already exists; an artifact is only written to a new file. Choose another path.",
+                    path=str(path),
+                ) from exc
+        self._safe.session.saw(path)
         return self.info().model_copy(update={"path": str(path)})

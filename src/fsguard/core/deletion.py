@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
+from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import read_snapshot
+from fsguard.core.textio import read_at
 from fsguard.core.transfer import remove
 from fsguard.core.trash import Trash, TrashEntry
 
@@ -48,28 +51,27 @@ class Deleter:
                 f"{path} is a root of this server and can never be deleted. Delete what is inside it instead.",
                 path=str(path),
             )
-        with self._safe.locks.hold(path):
-            if not (path.exists() or path.is_symlink()):
+        with self._safe.locks.hold(path), self._safe.beneath.entry(path, follow=False) as entry:
+            found = lstat_at(entry)
+            if found is None:
                 with self._safe.session.watching(path):
                     raise NotFoundError(f"{path} does not exist; nothing was deleted.", path=str(path))
-            is_dir = path.is_dir() and not path.is_symlink()
-            if is_dir and not recursive and any(path.iterdir()):
+            if stat.S_ISDIR(found.st_mode) and not recursive and _has_children(entry):
                 raise InvalidParamsError(
                     f"{path} is a non-empty directory. Pass recursive=true to delete it with everything inside "
                     "(soft delete keeps it whole in the trash).",
                     path=str(path),
                 )
             data = None
-            if path.is_file() and not path.is_symlink():  # a regular file: FIFOs and devices are never read
-                data, _ = read_snapshot(path)
+            if stat.S_ISREG(found.st_mode):  # a regular file: FIFOs and devices are never read
+                data, _ = read_at(entry)
                 self._safe.guard.check(path, content_hash(data), expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to delete a directory or link.")
-            path = self._safe.policy.recheck(path.parent) / path.name
             operation = "delete_file:permanent" if permanent else "delete_file:trash"
             self._safe.hooks.fire("pre", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
             if not permanent:
-                entry = self._trash.put(path)
+                trashed = self._trash.put(entry)
                 self._safe.session.forget(path)
                 self._safe.hooks.fire(
                     "post",
@@ -77,14 +79,14 @@ class Deleter:
                     tool_name="delete_file",
                     file_path=str(path),
                     operation=operation,
-                    metadata={"sd_id": entry.sd_id},
+                    metadata={"sd_id": trashed.sd_id},
                 )
-                return Deletion(path, "trashed", trash=entry)
+                return Deletion(path, "trashed", trash=trashed)
             backup = None
             if data is not None:
-                mode = path.stat().st_mode & 0o7777
+                mode = stat.S_IMODE(found.st_mode)
                 backup = self._safe.backups.snapshot(path, data, mode, operation="delete_file", after_hash=None)
-            remove(path)
+            remove(entry)
             self._safe.session.forget(path)
             self._safe.hooks.fire("post", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)
@@ -98,8 +100,13 @@ class Deleter:
         """
         entry = self._trash.get(sd_id)
         destination = self._safe.policy.resolve_entry(entry.original_path)
+        event = {"tool_name": "backup", "operation": "restore_trash", "file_path": str(destination)}
+        moved = {"source_path": str(self._trash.root / sd_id / "item"), "dest_path": str(destination)}
         with self._safe.locks.hold(destination):
-            self._trash.restore(entry, self._safe.policy.recheck(destination.parent) / destination.name)
+            self._safe.hooks.fire("pre", "move", **event, **moved)
+            with self._safe.beneath.entry(destination, follow=False, make_parents=True) as pinned:
+                self._trash.restore(entry, pinned)
+        self._safe.hooks.fire("post", "move", **event, **moved)
         return entry
 
     def delete_many(
@@ -115,3 +122,12 @@ class Deleter:
             except FsguardError as exc:
                 outcomes.append((user_path, exc))
         return outcomes
+
+
+def _has_children(entry: Pinned) -> bool:
+    fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
+    try:
+        with os.scandir(fd) as children:
+            return next(children, None) is not None
+    finally:
+        os.close(fd)

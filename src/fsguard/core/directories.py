@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
-from fsguard.core.errors import AlreadyExistsError, NotDirectoryError, from_os_error
+from fsguard.core.beneath import Beneath, lstat_at
+from fsguard.core.errors import AlreadyExistsError, NotFoundError, from_os_error
 from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.paths import PathPolicy
@@ -14,9 +17,12 @@ from fsguard.core.session import Session
 class DirectoryMaker:
     """Creates directories under the path policy."""
 
-    def __init__(self, policy: PathPolicy, locks: PathLocks, session: Session, hooks: HookRunner) -> None:
+    def __init__(
+        self, policy: PathPolicy, beneath: Beneath, locks: PathLocks, session: Session, hooks: HookRunner
+    ) -> None:
         self._hooks = hooks
         self._policy = policy
+        self._beneath = beneath
         self._locks = locks
         self._session = session
 
@@ -29,31 +35,39 @@ class DirectoryMaker:
         """
         path = self._policy.resolve(user_path)
         with self._locks.hold(path):
-            path = self._policy.recheck(path)
-            if path.is_dir():
+            found = self._existing(path)
+            if found is not None:
+                if not stat.S_ISDIR(found.st_mode):
+                    raise AlreadyExistsError(
+                        f"{path} exists and is a file, not a directory. "
+                        "Choose another name, or inspect it with get_file_info.",
+                        path=str(path),
+                    )
                 self._session.saw(path)
                 return path, False
-            if path.exists():
-                raise AlreadyExistsError(
-                    f"{path} exists and is a file, not a directory. "
-                    "Choose another name, or inspect it with get_file_info.",
-                    path=str(path),
-                )
             event = {"tool_name": "create_directory", "operation": "create_directory", "file_path": str(path)}
             self._hooks.fire("pre", "create", **event)
-            try:
-                path.mkdir(parents=True)
-            except FileExistsError:
-                # Lost a race with another creator: fine if what appeared is a directory.
-                if not path.is_dir():
-                    raise AlreadyExistsError(f"{path} appeared as a file while creating it.", path=str(path)) from None
-                return path, False
-            except NotADirectoryError as exc:
-                raise NotDirectoryError(
-                    f"cannot create {path}: a parent component is a file, not a directory.", path=str(path)
-                ) from exc
-            except OSError as exc:
-                raise from_os_error(exc, path) from exc
+            with self._beneath.entry(path, make_parents=True) as entry:
+                try:
+                    os.mkdir(entry.name, 0o777, dir_fd=entry.parent)
+                except FileExistsError:
+                    # Lost a race with another creator: fine if what appeared is a directory.
+                    found = lstat_at(entry)
+                    if found is None or not stat.S_ISDIR(found.st_mode):
+                        raise AlreadyExistsError(
+                            f"{path} appeared as a file while creating it.", path=str(path)
+                        ) from None
+                    return path, False
+                except OSError as exc:
+                    raise from_os_error(exc, path) from exc
         self._session.saw(path)
         self._hooks.fire("post", "create", **event)
         return path, True
+
+    def _existing(self, path: Path) -> os.stat_result | None:
+        """What is at ``path`` now (a link inside the roots followed), None when nothing is."""
+        try:
+            with self._beneath.entry(path) as entry:
+                return lstat_at(entry) if entry.name != "." else os.fstat(entry.parent)
+        except NotFoundError:
+            return None  # a parent is missing too

@@ -1,4 +1,4 @@
-"""One pipeline for every edit mode: resolve, lock, read, check the hash, plan, guard, back up, write, verify.
+"""One pipeline for every edit mode: plan and guard the new text inside the shared write sequence (mutation).
 
 Dry runs walk the same pipeline and stop before the backup, so what they report is what a real run
 would do. A failed plan or guard leaves no backup and does not move the undo chain.
@@ -14,6 +14,7 @@ from fsguard.core.diff import DiffFormat, DiffResult, render_diff
 from fsguard.core.errors import EncodingError, RewriteBlockedError
 from fsguard.core.hashing import content_hash
 from fsguard.core.modes import EditPlan, Planner
+from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.risk import (
     Integrity,
@@ -26,7 +27,7 @@ from fsguard.core.risk import (
 )
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.structure import StructureChecker
-from fsguard.core.textio import DecodedText, count_lines, decode, read_snapshot
+from fsguard.core.textio import DecodedText, count_lines, decode
 
 
 @dataclass(frozen=True)
@@ -75,33 +76,23 @@ class Editor:
             FsguardError: the path, the hash, the plan or a guard refused; nothing was written.
         """
         path = self._safe.policy.resolve(user_path)
-        with self._safe.locks.hold(path):
-            path = self._safe.policy.recheck(path)
-            with self._safe.session.watching(path):
-                data, stat = read_snapshot(path, self._safe.max_file_size)
+        tool = options.operation.split(":")[0]
+        hook = HookCall("edit", tool, options.operation)
+        with mutation(self._safe, path) as change:
+            data = change.require()
             decoded = decode(data, path)
             before_hash = content_hash(data)
-            verdict = self._safe.guard.check(path, before_hash, options.expected_hash)
+            verdict = change.check(options.expected_hash)
             plan = planner(decoded.text)
-            tool = options.operation.split(":")[0]
             if not options.dry_run:
-                outcome = self._safe.hooks.fire(
-                    "pre",
-                    "edit",
-                    tool_name=tool,
-                    file_path=str(path),
-                    operation=options.operation,
-                    old_content=decoded.text,
-                    new_content=plan.new_text,
-                )
-                if outcome.modified_content is not None:
-                    plan = replace(plan, new_text=outcome.modified_content)
+                substituted = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text)
+                if substituted is not None:
+                    plan = replace(plan, new_text=substituted)
             if plan.rewrite is not None and not options.allow_rewrite:
                 refusal = rewrite_guard(file_size=len(data), old_len=plan.rewrite[0], new_len=plan.rewrite[1])
                 if refusal is not None:
                     raise RewriteBlockedError(refusal, path=str(path))
             new_bytes = _encode(decoded, plan.new_text, path)
-            after_hash = content_hash(new_bytes)
             risk = assess_risk(
                 self._risk,
                 file_chars=len(decoded.text),
@@ -134,27 +125,12 @@ class Editor:
             )
             if options.dry_run or new_bytes == data:
                 return report
-            backup = self._safe.backups.snapshot(
-                path, data, stat.st_mode & 0o7777 if stat else 0o644, operation=options.operation, after_hash=after_hash
-            )
-            path = self._safe.policy.recheck(path)
-            self._safe.writer.write(path, new_bytes)
-            written, _ = read_snapshot(path)
-            written_hash = content_hash(written)
-            self._safe.session.record_hash(path, written_hash)
-            self._safe.hooks.fire(
-                "post",
-                "edit",
-                tool_name=tool,
-                file_path=str(path),
-                operation=options.operation,
-                metadata={"backup_id": backup.backup_id, "risk_level": risk.level.value, "content_hash": written_hash},
-            )
+            done = change.commit(new_bytes, replace(hook, metadata={"risk_level": risk.level.value}))
         integrity = None
         if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL):
-            integrity = check_integrity(written, lines=report.total_lines, change_pct=risk.change_pct)
+            integrity = check_integrity(new_bytes, lines=report.total_lines, change_pct=risk.change_pct)
         return replace(
-            report, content_hash=written_hash, backup=backup, integrity=integrity, verified=written_hash == after_hash
+            report, content_hash=done.content_hash, backup=done.backup, integrity=integrity, verified=done.verified
         )
 
 

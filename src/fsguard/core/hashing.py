@@ -14,8 +14,9 @@ from pathlib import Path
 
 from fnv_hash_fast import fnv1a_32
 
-from fsguard.core.errors import FsguardError
-from fsguard.core.textio import DecodedText, decode, read_snapshot
+from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.errors import FsguardError, from_os_error
+from fsguard.core.textio import DecodedText, decode, read_at, read_snapshot
 
 # A file modified this recently may change again within one timestamp tick without its
 # (size, mtime) moving, so its fingerprint is not cached (the "racy git" rule).
@@ -76,16 +77,22 @@ class FingerprintCache:
                 self._entries.pop(next(iter(self._entries)))
             self._entries[path] = (_identity(stat), fingerprint)
 
-    def fingerprint(self, path: Path, max_size: int | None = None) -> Fingerprint:
-        """The fingerprint of the file at ``path``, reading it only when its identity changed."""
-        key = _identity(path.stat())
+    def fingerprint(self, path: Path, max_size: int | None = None, *, entry: Pinned | None = None) -> Fingerprint:
+        """The fingerprint of the file at ``path``, reading it only when its identity changed.
+
+        With ``entry`` (``path`` pinned by fd) the file is stat'ed and read through it, never by name.
+        """
+        found = lstat_at(entry) if entry is not None else path.stat()
+        if found is None:
+            raise from_os_error(FileNotFoundError(2, "no such file"), path)
+        key = _identity(found)
         with self._lock:
             cached = self._entries.get(path)
         if cached is not None and cached[0] == key:
             self.hits += 1
             return cached[1]
         self.misses += 1
-        data, stat = read_snapshot(path, max_size)
+        data, stat = read_at(entry, max_size) if entry is not None else read_snapshot(path, max_size)
         fingerprint = Fingerprint.of(data)
         self.remember(path, stat, fingerprint)
         return fingerprint

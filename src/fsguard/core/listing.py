@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from fsguard.core.errors import InvalidParamsError, NotDirectoryError, from_os_error
+from fsguard.core.beneath import Beneath, lstat_at
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, from_os_error
 from fsguard.core.ignore import IgnoreRules
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
@@ -25,8 +26,9 @@ def iso_time(timestamp: float) -> str:
 class DirectoryLister:
     """Lists directories under the path policy, capped at ``max_items`` entries per answer."""
 
-    def __init__(self, policy: PathPolicy, session: Session, *, max_items: int) -> None:
+    def __init__(self, policy: PathPolicy, beneath: Beneath, session: Session, *, max_items: int) -> None:
         self._policy = policy
+        self._beneath = beneath
         self._session = session
         self._max_items = max_items
 
@@ -82,9 +84,11 @@ class DirectoryLister:
 
     def _entries(self, directory: Path, include_hidden: bool) -> list[DirectoryEntry]:
         try:
-            with os.scandir(directory) as scan:
-                found = [self._entry(item) for item in scan if include_hidden or not item.name.startswith(".")]
-        except NotADirectoryError as exc:
+            with self._beneath.directory(directory) as fd, os.scandir(fd) as scan:
+                found = [
+                    self._entry(directory, item) for item in scan if include_hidden or not item.name.startswith(".")
+                ]
+        except NotDirectoryError as exc:
             raise NotDirectoryError(
                 f"{directory} is a file, not a directory. Use read_file or get_file_info for files.",
                 path=str(directory),
@@ -94,9 +98,9 @@ class DirectoryLister:
         found.sort(key=lambda entry: (entry.type != "directory", entry.name.casefold(), entry.name))
         return found
 
-    def _entry(self, item: os.DirEntry[str]) -> DirectoryEntry:
+    def _entry(self, directory: Path, item: os.DirEntry[str]) -> DirectoryEntry:
         is_link = item.is_symlink()
-        kind, stat = self._classify(Path(item.path), is_link)
+        kind, stat = self._classify(directory / item.name, item.stat(follow_symlinks=False), is_link)
         return DirectoryEntry(
             name=item.name,
             type=kind,
@@ -105,15 +109,18 @@ class DirectoryLister:
             is_symlink=is_link,
         )
 
-    def _classify(self, path: Path, is_link: bool) -> tuple[EntryType, os.stat_result]:
+    def _classify(self, path: Path, link_stat: os.stat_result, is_link: bool) -> tuple[EntryType, os.stat_result]:
         """The entry's type; a link is followed only when its target exists inside the roots."""
-        link_stat = path.lstat()
-        if is_link:
-            target = Path(os.path.realpath(path))
-            if not target.exists() or not self._policy.contains(target):
-                return "symlink", link_stat
-            link_stat = target.stat()
-        return entry_type(link_stat.st_mode), link_stat
+        if not is_link:
+            return entry_type(link_stat.st_mode), link_stat
+        try:
+            with self._beneath.entry(path) as target:
+                found = lstat_at(target) if target.name != "." else os.fstat(target.parent)
+        except FsguardError:  # dangling, or leading outside the roots
+            found = None
+        if found is None:
+            return "symlink", link_stat
+        return entry_type(found.st_mode), found
 
     def _rules(self, directory: Path) -> IgnoreRules:
         """The .gitignore rules of the root holding ``directory`` (so parents' rules apply too)."""

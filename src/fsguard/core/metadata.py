@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
 
+from fsguard.core.beneath import Beneath, Pinned, lstat_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, from_os_error
 from fsguard.core.hashing import FingerprintCache
 from fsguard.core.listing import entry_type, iso_time
@@ -17,8 +19,11 @@ from fsguard.models import FileFacts, FileInfo
 class MetadataReader:
     """Inspects paths under the path policy."""
 
-    def __init__(self, policy: PathPolicy, cache: FingerprintCache, session: Session, *, max_file_size: int) -> None:
+    def __init__(
+        self, policy: PathPolicy, beneath: Beneath, cache: FingerprintCache, session: Session, *, max_file_size: int
+    ) -> None:
         self._policy = policy
+        self._beneath = beneath
         self._cache = cache
         self._session = session
         self._max_file_size = max_file_size
@@ -27,12 +32,11 @@ class MetadataReader:
         """The canonical path and the facts of what ``user_path`` names."""
         path = self._policy.resolve(user_path)
         link = self._policy.resolve_entry(user_path)
-        with self._session.watching(path):
-            try:
-                st = path.stat()
-            except OSError as exc:
-                raise from_os_error(exc, path) from exc
-            facts = self._facts(path, st, link)
+        with self._session.watching(path), self._beneath.entry(path) as entry:
+            st = lstat_at(entry) if entry.name != "." else os.fstat(entry.parent)
+            if st is None:
+                raise from_os_error(FileNotFoundError(errno.ENOENT, "no such file"), path)
+            facts = self._facts(entry, st, link)
         return path, facts
 
     def describe_many(self, user_paths: list[str]) -> list[FileInfo]:
@@ -49,7 +53,8 @@ class MetadataReader:
             infos.append(FileInfo(path=str(path), **facts.model_dump(exclude_none=True)))
         return infos
 
-    def _facts(self, path: Path, st: os.stat_result, link: Path) -> FileFacts:
+    def _facts(self, entry: Pinned, st: os.stat_result, link: Path) -> FileFacts:
+        path = entry.path
         kind = entry_type(st.st_mode)
         is_link = link != path and link.is_symlink()
         facts = FileFacts(
@@ -66,12 +71,13 @@ class MetadataReader:
         )
         if kind == "directory":
             try:
-                count = sum(1 for _ in path.iterdir())
+                with self._beneath.directory(path) as fd, os.scandir(fd) as children:
+                    count = sum(1 for _ in children)
             except OSError as exc:
                 raise from_os_error(exc, path) from exc
             return facts.model_copy(update={"entries": count})
         if kind == "file" and st.st_size <= self._max_file_size:
-            fingerprint = self._cache.fingerprint(path, self._max_file_size)
+            fingerprint = self._cache.fingerprint(path, self._max_file_size, entry=entry)
             self._session.record_hash(path, fingerprint.content_hash)
             return facts.model_copy(
                 update={

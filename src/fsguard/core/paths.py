@@ -7,6 +7,7 @@ touching the disk, so a symlink swapped in after the first check cannot redirect
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import unicodedata
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError, from_os_error, name_length_error
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 _RESERVED_DEVICE_NAMES = frozenset(
@@ -40,6 +41,22 @@ def _reserved_component(parts: Iterable[str]) -> str | None:
         if stem in _RESERVED_DEVICE_NAMES:
             return part
     return None
+
+
+def _realpath(candidate: Path, user_path: str) -> Path:
+    """os.path.realpath, which races: a link that turns into a directory between its lstat and readlink
+    raises EINVAL. Resolution is only the check; every act is pinned by fd afterwards (core.beneath)."""
+    for _attempt in range(8):
+        try:
+            return Path(os.path.realpath(candidate))
+        except OSError as exc:
+            if exc.errno != errno.EINVAL:
+                raise from_os_error(exc, user_path) from exc
+    raise AccessDeniedError(
+        f"{user_path} kept changing while it was resolved (a link swapped for a directory and back). "
+        "Retry once the path is stable.",
+        path=user_path,
+    )
 
 
 @dataclass(frozen=True)
@@ -84,7 +101,7 @@ class PathPolicy:
         candidate = self._candidate(user_path)
         # realpath resolves the deepest existing ancestor (following symlinks) and appends the rest,
         # so a not-yet-existing path under a symlink that leaves the roots is caught too.
-        canonical = Path(os.path.realpath(candidate))
+        canonical = _realpath(candidate, user_path)
         self._check_stream_syntax(user_path, canonical)
         self._check_contained(user_path, canonical)
         return canonical
@@ -97,7 +114,7 @@ class PathPolicy:
         candidate = self._candidate(user_path)
         if candidate.name in ("", ".", ".."):
             return self.resolve(user_path)
-        entry = Path(os.path.realpath(candidate.parent)) / candidate.name
+        entry = _realpath(candidate.parent, user_path) / candidate.name
         self._check_stream_syntax(user_path, entry)
         self._check_contained(user_path, entry)
         return entry
@@ -123,11 +140,14 @@ class PathPolicy:
         if not candidate.is_absolute():
             base = self.roots[0] if self.roots else Path.cwd()
             candidate = base / candidate
+        too_long = name_length_error(str(candidate))
+        if too_long is not None:  # checked here: the OS would refuse it deep in some call, as an unexpected OSError
+            raise too_long
         return candidate
 
     def recheck(self, canonical: Path) -> Path:
         """Resolve again right before a write: the tree may have changed since :meth:`resolve`."""
-        again = Path(os.path.realpath(canonical))
+        again = _realpath(canonical, str(canonical))
         self._check_contained(str(canonical), again)
         return again
 

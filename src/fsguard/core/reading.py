@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.beneath import Beneath
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
-from fsguard.core.textio import DecodedText, decode, head_lines, read_snapshot, split_lines
+from fsguard.core.textio import DecodedText, decode, head_lines, read_at, split_lines
 from fsguard.models import ReadFileEntry, ReadFileResult
 
 ReadMode = Literal["all", "head", "tail"]
@@ -57,6 +58,7 @@ class FileReader:
     def __init__(
         self,
         policy: PathPolicy,
+        beneath: Beneath,
         cache: FingerprintCache,
         session: Session,
         hooks: HookRunner,
@@ -66,6 +68,7 @@ class FileReader:
     ) -> None:
         self._hooks = hooks
         self._policy = policy
+        self._beneath = beneath
         self._cache = cache
         self._session = session
         self._max_file_size = max_file_size
@@ -95,8 +98,8 @@ class FileReader:
         """The raw bytes of one file, base64-encoded."""
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file:base64")
-        with self._session.watching(path):
-            data, _ = read_snapshot(path, self._max_file_size)
+        with self._session.watching(path), self._beneath.entry(path) as entry:
+            data, _ = read_at(entry, self._max_file_size)
         # Only the hash is needed here: decoding the whole file for a line count would be wasted work.
         digest = content_hash(data)
         self._session.record_hash(path, digest)
@@ -137,8 +140,8 @@ class FileReader:
 
     def _load_text(self, path: Path) -> tuple[bytes, DecodedText, str]:
         self._fire("pre", path, "read_file")
-        with self._session.watching(path):
-            data, stat = read_snapshot(path, self._max_file_size)
+        with self._session.watching(path), self._beneath.entry(path) as entry:
+            data, stat = read_at(entry, self._max_file_size)
         decoded = decode(data, path)
         fingerprint = Fingerprint.of_decoded(data, decoded)
         self._cache.remember(path, stat, fingerprint)

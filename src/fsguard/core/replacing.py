@@ -17,12 +17,20 @@ from typing import Any
 
 import re2
 
-from fsguard.core.errors import FsguardError, InvalidParamsError, RiskBlockedError
+from fsguard.core.errors import (
+    AccessDeniedError,
+    FsguardError,
+    InvalidParamsError,
+    NotDirectoryError,
+    NotFoundError,
+    RiskBlockedError,
+)
 from fsguard.core.hashing import content_hash
 from fsguard.core.ignore import WalkOptions, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
+from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import decode, read_snapshot
+from fsguard.core.textio import decode, read_at
 
 # The seed's scale for multi-file changes: (files, occurrences) thresholds for MEDIUM, HIGH, CRITICAL.
 _SCALE = ((80, 1000, "CRITICAL"), (50, 500, "HIGH"), (30, 100, "MEDIUM"))
@@ -126,7 +134,8 @@ class ProjectReplacer:
 
     def _plan(self, path: Path, substitute: _Substitute) -> _Plan | None:
         try:
-            data, _ = read_snapshot(path, self._safe.max_file_size)
+            with self._safe.beneath.entry(path) as entry:
+                data, _ = read_at(entry, self._safe.max_file_size)
             decoded = decode(data, path)
         except FsguardError:
             return None  # binary, undecodable or too large: never touched
@@ -137,17 +146,18 @@ class ProjectReplacer:
 
     def _apply(self, plan: _Plan) -> FileChange:
         path = plan.path
-        with self._safe.locks.hold(path):
-            current, stat = read_snapshot(path, self._safe.max_file_size)
-            if content_hash(current) != plan.planned_hash:
-                return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
-            new_bytes = decode(current, path).encode(plan.new_text)
-            after = content_hash(new_bytes)
-            mode = stat.st_mode & 0o7777 if stat else 0o644
-            backup = self._safe.backups.snapshot(path, current, mode, operation="project_replace", after_hash=after)
-            self._safe.writer.write(self._safe.policy.recheck(path), new_bytes)
-            self._safe.session.record_hash(path, after)
-        return FileChange(path, plan.count, backup_id=backup.backup_id)
+        hook = HookCall("edit", "project_replace", "project_replace", {"replacements": plan.count})
+        try:
+            with mutation(self._safe, path) as change:
+                current = change.require()
+                if change.current_hash != plan.planned_hash:
+                    return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
+                decoded = decode(current, path)
+                new_text = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text) or plan.new_text
+                done = change.commit(decoded.encode(new_text), hook)
+        except (NotFoundError, AccessDeniedError, NotDirectoryError) as exc:
+            return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
+        return FileChange(path, plan.count, backup_id=done.backup.backup_id if done.backup else None)
 
 
 _Substitute = Callable[[str], tuple[str, int]]

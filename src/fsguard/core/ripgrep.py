@@ -34,12 +34,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from fsguard.core.beneath import Beneath
 from fsguard.core.ignore import VCS_DIRS, WalkOptions, gitignore_top, glob_matcher
 
 # Per file with matches, in walk order: (path, match count, [(line number, byte spans)], the lines by number).
 # Files past the first ``max_results`` matches come with their count only.
 Hit = tuple[str, int, Sequence[tuple[int, list[tuple[int, int]]]], Mapping[int, bytes]]
 Progress = Callable[[int], None]
+Cwd = Path | int  # where rg starts: a path, or an open directory fd
 
 _POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
 _BATCH_FILES = 500  # paths per --json run: ~50 KB of arguments for typical paths
@@ -92,6 +94,7 @@ def ripgrep_hits(
     max_results: int,
     max_files: int | None,
     progress: Progress | None,
+    beneath: Beneath | None = None,
 ) -> tuple[list[Hit], tuple[int, int]]:
     """Search the tree at ``root`` with ``rg``: the hits of the first files in walk order (all the files that
     the first ``max_results`` matches need, and at least ``max_files`` files, or every file if it is None), and the
@@ -105,9 +108,9 @@ def ripgrep_hits(
     top = gitignore_top(root, options)  # rg walks from there, so the .gitignore files above root apply
     inside = root.relative_to(top).parts
     lead = b"".join(os.fsencode(part) + b"/" for part in inside)
-    with _only_below(inside) as narrowing:
+    with _only_below(inside) as narrowing, _pinned(beneath, top) as cwd:
         command = [*common, *walk_flags(options, inside), *narrowing, "--count-matches", "--null", "--", "./"]
-        output = _run_spooled(command, top, progress)
+        output = _run_spooled(command, cwd, progress)
     # Tens of thousands of records: no per-record work in Python beyond the sort key unless a filter needs it.
     counted: list[tuple[bytes, bytes]] = _COUNT_RECORD.findall(output)
     if lead or wanted is not None:
@@ -124,7 +127,8 @@ def ripgrep_hits(
             break
         shown.append(relative)
         needed -= int(count)
-    details = _details(common, root, shown, context)
+    with _pinned(beneath, root) as cwd:
+        details = _details(common, cwd, shown, context)
     prefix = str(root).rstrip("/") + "/"
     kept = counted if max_files is None else counted[: max(max_files, len(shown))]
     # One decode for all the names: os.fsdecode per name costs more than the rest of the loop.
@@ -143,7 +147,7 @@ def ripgrep_hits(
 
 
 def _details(
-    common: list[str], root: Path, files: list[bytes], context: int
+    common: list[str], root: Cwd, files: list[bytes], context: int
 ) -> dict[bytes, tuple[list[tuple[int, list[tuple[int, int]]]], dict[int, bytes]]]:
     """Matches and the lines around them in ``files`` (explicit paths: no walk, no filter)."""
     details: dict[bytes, tuple[list[tuple[int, list[tuple[int, int]]]], dict[int, bytes]]] = {}
@@ -212,7 +216,20 @@ def _walk_order(record: tuple[bytes, bytes]) -> bytes:
     return record[0].replace(b"/", b"\0")
 
 
-def _run(command: list[Any], cwd: Path) -> Iterator[Any]:
+@contextmanager
+def _pinned(beneath: Beneath | None, directory: Path) -> Iterator[Cwd]:
+    """The directory rg starts in, as an fd reached by the pinned walk when there is one (else its path).
+
+    rg itself opens what it walks by name below that point: a search reads, it never writes.
+    """
+    if beneath is None or not Path("/proc/self/fd").is_dir():
+        yield directory
+        return
+    with beneath.directory(directory) as fd:
+        yield fd
+
+
+def _run(command: list[Any], cwd: Cwd) -> Iterator[Any]:
     """rg's match, context and end messages.
 
     Raises:
@@ -230,7 +247,7 @@ def _run(command: list[Any], cwd: Path) -> Iterator[Any]:
         _finish(process)
 
 
-def _run_spooled(command: list[Any], cwd: Path, progress: Progress | None) -> bytes:
+def _run_spooled(command: list[Any], cwd: Cwd, progress: Progress | None) -> bytes:
     """rg's whole output, spooled to a temporary file; every 0.1 s ``progress`` gets the number of files reported
     so far (it may raise to stop rg).
 
@@ -259,9 +276,11 @@ def _run_spooled(command: list[Any], cwd: Path, progress: Progress | None) -> by
     return b"".join(chunks)
 
 
-def _start(command: list[Any], cwd: Path, stdout: Any) -> subprocess.Popen[bytes]:
+def _start(command: list[Any], cwd: Cwd, stdout: Any) -> subprocess.Popen[bytes]:
+    # An fd is inherited by the child, which enters the very directory it names: no path is resolved again.
+    where, keep = (f"/proc/self/fd/{cwd}", (cwd,)) if isinstance(cwd, int) else (cwd, ())
     try:
-        return subprocess.Popen(command, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+        return subprocess.Popen(command, cwd=where, stdout=stdout, stderr=subprocess.PIPE, pass_fds=keep)
     except OSError as exc:  # e.g. E2BIG: too many paths for one command line
         raise RipgrepFailed(str(exc)) from exc
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fsguard.core.backups import BackupStore
+from fsguard.core.beneath import Beneath
 from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.occ import ConcurrencyGuard
@@ -13,15 +14,19 @@ from fsguard.core.session import Session
 from fsguard.core.textio import AtomicWriter
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Safeguards:
-    """Path policy, per-path locks, hash memory and OCC, backups, atomic writes and hooks, with the size limit."""
+    """Path policy and pinning, per-path locks, hash memory and OCC, backups, atomic writes and hooks, the size limit.
+
+    Built with keywords only: several fields share a type, and a swap must not type-check.
+    """
 
     policy: PathPolicy
+    beneath: Beneath
     locks: PathLocks
     session: Session
     guard: ConcurrencyGuard
     backups: BackupStore
-    writer: AtomicWriter
+    atomic: AtomicWriter
     hooks: HookRunner
     max_file_size: int

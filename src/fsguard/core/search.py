@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import re2
 
+from fsguard.core.beneath import Beneath
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.ignore import NameSearch, WalkOptions, check_directory, search_names, walk_files
 from fsguard.core.ripgrep import Hit, RipgrepFailed, ripgrep_hits, ripgrep_path
@@ -205,6 +206,7 @@ def search_content(
     max_files: int | None = None,
     engine: Engine = "auto",
     progress: Callable[[int], None] | None = None,
+    beneath: Beneath | None = None,
 ) -> ContentSearch:
     """Search the text of the files :func:`walk_files` selects (rules in the module docstring).
 
@@ -236,6 +238,7 @@ def search_content(
                 max_results=max_results,
                 max_files=max_files,
                 progress=progress,
+                beneath=beneath,
             )
             return _collect(iter(found), max_results, max_files, context, "ripgrep", totals)
         except RipgrepFailed as exc:

@@ -1,149 +1,368 @@
-"""Moving bytes without ever overwriting: no-clobber renames, verified cross-filesystem moves, fingerprints."""
+"""Copying, moving and removing whole entries through pinned directory fds, never leaving a partial destination.
+
+A copy (and a move across filesystems) is built under a journaled temp name in the destination's own
+directory, fsynced, and only then put in place by a no-clobber rename: a full disk, an error or a
+kill -9 leaves either nothing at the destination or the whole entry, and the temp is swept at the next
+start. Nothing here follows a symlink: trees are walked by ``dir_fd`` and links are re-created or
+skipped, never read through.
+"""
 
 from __future__ import annotations
 
-import ctypes
 import errno
-import functools
 import hashlib
 import os
 import shutil
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
-from fsguard.core.errors import FsguardError, NotDirectoryError, from_os_error
+from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
+from fsguard.core.errors import (
+    AccessDeniedError,
+    AlreadyExistsError,
+    FsguardError,
+    InvalidParamsError,
+    from_os_error,
+)
+from fsguard.core.textio import AtomicWriter
+
+# Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
+Progress = Callable[[int, int], None]
+Links = Literal["skip", "keep"]  # a copy skips links inside a tree; a move keeps them as links
+_READ_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_CHUNK = 1 << 20
 
 
-def fingerprint(path: Path) -> tuple[str, int, int]:
-    """(SHA-256, bytes, files) of a file, or of a directory's relative paths, modes and contents."""
-    if is_special(path):
-        return hashlib.sha256(b"").hexdigest(), 0, 1
-    if not path.is_dir() or path.is_symlink():
-        data = str(path.readlink()).encode() if path.is_symlink() else path.read_bytes()
+@dataclass
+class Copied:
+    """What a copy put in place."""
+
+    files: int = 0
+    bytes: int = 0
+    total: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+
+def fingerprint(entry: Pinned) -> tuple[str, int, int]:
+    """(SHA-256, bytes, files) of a file or link, or of a directory's relative paths, link targets and contents.
+
+    Raises:
+        AccessDeniedError: the entry changed kind while it was read (a file swapped for a link, say).
+    """
+    try:
+        return _fingerprint(entry)
+    except OSError as exc:
+        raise _os_error(exc, entry.path) from exc
+
+
+def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
+    found = _lstat(entry)
+    if stat.S_ISLNK(found.st_mode):
+        data = os.fsencode(os.readlink(entry.name, dir_fd=entry.parent))
         return hashlib.sha256(data).hexdigest(), len(data), 1
+    if stat.S_ISREG(found.st_mode):
+        digest, size = _file_digest(entry.parent, entry.name)
+        return digest.hexdigest(), size, 1
+    if not stat.S_ISDIR(found.st_mode):
+        return hashlib.sha256(b"").hexdigest(), 0, 1
     digest = hashlib.sha256()
     size = files = 0
-    for item in sorted(path.rglob("*")):
-        relative = item.relative_to(path).as_posix().encode()
-        if item.is_symlink():
-            digest.update(b"L" + relative + b"\0" + str(item.readlink()).encode() + b"\0")
-        elif item.is_file() and not is_special(item):
-            data = item.read_bytes()
-            digest.update(b"F" + relative + b"\0" + hashlib.sha256(data).digest())
-            size += len(data)
-            files += 1
-        else:
-            digest.update(b"D" + relative + b"\0")
+    with _opened_dir(entry) as fd:
+        for relative, parent, name, mode in _tree(fd):
+            label = relative.encode("utf-8", "surrogateescape")
+            if stat.S_ISLNK(mode):
+                target = os.fsencode(os.readlink(name, dir_fd=parent))
+                digest.update(b"L" + label + b"\0" + target + b"\0")
+            elif stat.S_ISREG(mode):
+                inner, length = _file_digest(parent, name)
+                digest.update(b"F" + label + b"\0" + inner.digest())
+                size += length
+                files += 1
+            else:
+                digest.update(b"D" + label + b"\0")
     return digest.hexdigest(), size, files
 
 
-def move_verified(source: Path, target: Path, expected_sha256: str) -> None:
-    """Rename ``source`` to ``target`` (which must not exist); across filesystems copy, verify, then remove."""
-    try:
-        rename_no_replace(source, target)
-        return
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:  # another filesystem: copy instead
-            raise from_os_error(exc, source) from exc
-    if source.is_dir() and not source.is_symlink():
-        shutil.copytree(source, target, symlinks=True, copy_function=copy_synced)
-    else:
-        copy_synced(str(source), str(target))
-    if fingerprint(target)[0] != expected_sha256:
-        remove(target)
-        raise FsguardError(f"copy of {source} did not verify; the original was left in place.", path=str(source))
-    remove(source)
-
-
-def remove(path: Path) -> None:
-    """Delete a file, link or whole directory."""
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    else:
-        path.unlink(missing_ok=True)
-
-
-_AT_FDCWD = -100
-_RENAME_NOREPLACE = 1
-
-
-@functools.cache
-def _renameat2() -> Callable[..., int] | None:
-    """glibc's renameat2, which Python does not wrap; None where the C library lacks it."""
-    try:
-        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return None
-    return function
-
-
-def rename_no_replace(source: Path, target: Path) -> None:
-    """rename(2) that refuses an existing target, atomically.
-
-    renameat2(RENAME_NOREPLACE) where the kernel and filesystem have it; otherwise files move by
-    link+unlink and directories into a freshly made empty directory (both refuse an existing target).
-    """
-    function = _renameat2()
-    if function is not None:
-        if function(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(target), _RENAME_NOREPLACE) == 0:
-            return
-        code = ctypes.get_errno()
-        if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # these mean: not supported here
-            raise OSError(code, os.strerror(code), str(source), None, str(target))
-    if source.is_dir() and not source.is_symlink():
-        target.mkdir()  # fails if it exists; rename then atomically replaces only this empty directory
-        try:
-            source.rename(target)
-        except OSError:
-            target.rmdir()
-            raise
-        return
-    try:
-        os.link(source, target, follow_symlinks=False)
-    except OSError as exc:
-        if exc.errno not in (errno.EPERM, errno.ENOSYS, errno.EOPNOTSUPP):  # a filesystem without hard links
-            raise
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # reserve the name, then take it
-        os.close(fd)
-        source.rename(target)
-        return
-    source.unlink()
-
-
-def make_parents(path: Path) -> None:
-    """Create the directories above ``path``.
+def copy_new(
+    source: Pinned, target: Pinned, writer: AtomicWriter, *, links: Links = "skip", progress: Progress | None = None
+) -> Copied:
+    """Copy ``source`` (file or tree) to ``target``, which must not exist, all or nothing.
 
     Raises:
-        NotDirectoryError: a component on the way is a file.
+        AlreadyExistsError: ``target`` exists (also when it appears during the copy); nothing was replaced.
+        DiskFullError and the other typed OS errors: no destination and no temp remain.
+    """
+    copied = Copied(total=_total_size(source))
+    with writer.temp_name(target) as temp:
+        staged = Pinned(target.parent, temp, target.path.parent / temp)
+        try:
+            _copy_entry(source, staged, copied, links, progress)
+            put_in_place(staged, target)
+        except BaseException:
+            remove(staged, missing_ok=True)
+            raise
+    return copied
+
+
+def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected_sha256: str) -> None:
+    """Rename ``source`` to ``target`` (which must not exist); across filesystems copy, verify, then remove.
+
+    Raises:
+        AlreadyExistsError: ``target`` exists.
+        FsguardError: the copy did not verify; the original is left in place and no copy remains.
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError) as exc:
-        raise NotDirectoryError(
-            f"cannot create {path}: a component of {path.parent} is a file, not a directory.", path=str(path)
-        ) from exc
+        put_in_place(source, target)
+        return
+    except FsguardError as exc:
+        if not isinstance(exc.__cause__, OSError) or exc.__cause__.errno != errno.EXDEV:
+            raise
+    with writer.temp_name(target) as temp:
+        staged = Pinned(target.parent, temp, target.path.parent / temp)
+        try:
+            _copy_entry(source, staged, Copied(), "keep", None)
+            if fingerprint(staged)[0] != expected_sha256:
+                raise FsguardError(
+                    f"the copy of {source.path} to another filesystem did not verify; the original was left in place "
+                    "and the copy removed. Retry the move.",
+                    path=str(source.path),
+                )
+            put_in_place(staged, target)
+        except BaseException:
+            remove(staged, missing_ok=True)
+            raise
+    try:
+        remove(source)
+    except FsguardError:
+        # The source could not be removed (a read-only mount, say). While it is still whole, take the copy
+        # back so the move fails cleanly; once part of it is gone, the verified copy is the one to keep.
+        if fingerprint(source)[0] == expected_sha256:
+            remove(target, missing_ok=True)
+        raise
+
+
+def put_in_place(source: Pinned, target: Pinned) -> None:
+    """No-clobber rename, then make both directories' entries durable.
+
+    Raises:
+        AlreadyExistsError: the target exists.
+        FsguardError: from the OS (its cause keeps the errno: EXDEV means another filesystem).
+    """
+    try:
+        rename_no_replace(source, target)
     except OSError as exc:
-        raise from_os_error(exc, path.parent) from exc
+        if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+            raise already_exists(target.path) from exc
+        raise from_os_error(exc, source.path) from exc
+    fsync_directory(target.parent)
+    if source.parent != target.parent:
+        fsync_directory(source.parent)
 
 
-def is_special(path: Path) -> bool:
-    """A FIFO, socket or device: opening one to read could block forever, so it is never read."""
+def remove(entry: Pinned, *, missing_ok: bool = False) -> None:
+    """Delete a file, link or whole directory; a tree is removed by fd, never through a link."""
     try:
-        mode = path.lstat().st_mode
+        found = os.stat(entry.name, dir_fd=entry.parent, follow_symlinks=False)
+        if stat.S_ISDIR(found.st_mode):
+            shutil.rmtree(entry.name, dir_fd=entry.parent)
+        else:
+            os.unlink(entry.name, dir_fd=entry.parent)
     except FileNotFoundError:
-        return False
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
+        if not missing_ok:
+            raise
+    except OSError as exc:
+        raise from_os_error(exc, entry.path) from exc
 
 
-def copy_synced(source: str, target: str) -> str:
-    if Path(source).is_symlink():
-        Path(target).symlink_to(Path(source).readlink())
-        return target
-    shutil.copy2(source, target)
-    fd = os.open(target, os.O_RDONLY)
+def remove_beneath(beneath: Beneath, path: Path) -> None:
+    """Remove what is at ``path`` (a stray temp, say), reached through the pinned walk; gone already is fine."""
+    with beneath.entry(path, follow=False) as entry:
+        remove(entry, missing_ok=True)
+
+
+def already_exists(path: Path) -> AlreadyExistsError:
+    return AlreadyExistsError(
+        f"{path} already exists; move_file and copy_file never overwrite. Choose another destination, "
+        "or delete_file it first (it goes to the trash).",
+        path=str(path),
+    )
+
+
+def is_special(entry: Pinned) -> bool:
+    """A FIFO, socket or device: opening one to read could block forever, so it is never read."""
+    found = lstat_at(entry)
+    return found is not None and not (
+        stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode) or stat.S_ISLNK(found.st_mode)
+    )
+
+
+def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, progress: Progress | None) -> None:
+    found = _lstat(source)
+    if stat.S_ISLNK(found.st_mode) and links == "skip":
+        # A copy's source was pinned with its links followed: a link here now was swapped in since.
+        raise _os_error(OSError(errno.ELOOP, "a symlink took its place"), source.path)
     try:
-        os.fsync(fd)
+        if stat.S_ISDIR(found.st_mode):
+            os.mkdir(target.name, 0o700, dir_fd=target.parent)
+            with _opened_dir(source) as src, _opened_dir(target) as dst:
+                _copy_children(src, dst, source.path, copied, links, progress)
+                _keep_times_and_mode(dst, found)
+                os.fsync(dst)
+        elif stat.S_ISLNK(found.st_mode):
+            os.symlink(os.readlink(source.name, dir_fd=source.parent), target.name, dir_fd=target.parent)
+        elif stat.S_ISREG(found.st_mode):
+            copied.bytes += _copy_file(source.parent, source.name, target.parent, target.name)
+            copied.files += 1
+        else:
+            raise InvalidParamsError(
+                f"{source.path} is a pipe, socket or device; only files and directories are copied.",
+                path=str(source.path),
+            )
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):  # the destination's filesystem refused
+            raise from_os_error(exc, target.path.parent, needed=copied.total or None) from exc
+        raise _os_error(exc, source.path) from exc
+
+
+def _os_error(exc: OSError, path: Path) -> FsguardError:
+    """The typed error; EINVAL and ELOOP here mean an entry changed kind under us (a racing swap)."""
+    if exc.errno in (errno.EINVAL, errno.ELOOP):
+        return AccessDeniedError(
+            f"{path} changed while it was being read (an entry swapped for a symlink, or back); nothing was "
+            "changed. Retry once it is stable.",
+            path=str(path),
+        )
+    return from_os_error(exc, path)
+
+
+def _copy_children(src: int, dst: int, label: Path, copied: Copied, links: Links, progress: Progress | None) -> None:
+    for name in sorted(os.listdir(src)):
+        mode = os.stat(name, dir_fd=src, follow_symlinks=False).st_mode
+        if stat.S_ISDIR(mode):
+            os.mkdir(name, 0o700, dir_fd=dst)
+            with _child_dir(src, name) as inner_src, _child_dir(dst, name) as inner_dst:
+                _copy_children(inner_src, inner_dst, label / name, copied, links, progress)
+                _keep_times_and_mode(inner_dst, os.fstat(inner_src))
+                os.fsync(inner_dst)
+        elif stat.S_ISREG(mode):
+            copied.bytes += _copy_file(src, name, dst, name)
+            copied.files += 1
+            if progress is not None:
+                progress(copied.bytes, copied.total)
+        elif stat.S_ISLNK(mode) and links == "keep":
+            os.symlink(os.readlink(name, dir_fd=src), name, dir_fd=dst)
+        elif stat.S_ISFIFO(mode) and links == "keep":
+            os.mkfifo(name, mode & 0o7777, dir_fd=dst)
+        else:
+            copied.skipped.append(str(label / name))
+
+
+def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:
+    """Bytes, mode and times into a new file (O_EXCL), fsynced; returns the bytes copied."""
+    reader = os.open(src_name, _READ_FILE, dir_fd=src_dir)
+    try:
+        found = os.fstat(reader)
+        if not stat.S_ISREG(found.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", src_name)
+        writer = os.open(
+            dst_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dst_dir
+        )
+        try:
+            size = _pump(reader, writer)
+            _keep_times_and_mode(writer, found)
+            os.fsync(writer)
+        finally:
+            os.close(writer)
+    finally:
+        os.close(reader)
+    return size
+
+
+def _pump(reader: int, writer: int) -> int:
+    """Copy everything, in the kernel where it can (copy_file_range), else through a buffer."""
+    total = 0
+    try:
+        while sent := os.copy_file_range(reader, writer, _CHUNK):
+            total += sent
+        return total
+    except AttributeError:
+        pass  # not Linux
+    except OSError as exc:
+        if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP) or total:
+            raise
+    while chunk := os.read(reader, _CHUNK):
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(writer, view) :]
+        total += len(chunk)
+    return total
+
+
+def _keep_times_and_mode(fd: int, like: os.stat_result) -> None:
+    os.fchmod(fd, stat.S_IMODE(like.st_mode))
+    os.utime(fd, ns=(like.st_atime_ns, like.st_mtime_ns))
+
+
+def _file_digest(parent: int, name: str) -> tuple[hashlib._Hash, int]:
+    fd = os.open(name, _READ_FILE, dir_fd=parent)
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        while chunk := os.read(fd, _CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
     finally:
         os.close(fd)
-    return target
+    return digest, size
+
+
+def _tree(fd: int, prefix: str = "") -> Iterator[tuple[str, int, str, int]]:
+    """(relative path, parent fd, name, mode) of everything below ``fd``, parents first, names sorted."""
+    for name in sorted(os.listdir(fd)):
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+        relative = f"{prefix}{name}"
+        yield relative, fd, name, mode
+        if stat.S_ISDIR(mode):
+            with _child_dir(fd, name) as inner:
+                yield from _tree(inner, relative + "/")
+
+
+def _total_size(entry: Pinned) -> int:
+    found = _lstat(entry)
+    if stat.S_ISREG(found.st_mode):
+        return found.st_size
+    if not stat.S_ISDIR(found.st_mode):
+        return 0
+    with _opened_dir(entry) as fd:
+        return sum(
+            os.stat(name, dir_fd=parent, follow_symlinks=False).st_size
+            for _relative, parent, name, mode in _tree(fd)
+            if stat.S_ISREG(mode)
+        )
+
+
+def _lstat(entry: Pinned) -> os.stat_result:
+    found = lstat_at(entry)
+    if found is None:
+        raise from_os_error(FileNotFoundError(errno.ENOENT, "no such file"), entry.path)
+    return found
+
+
+@contextmanager
+def _opened_dir(entry: Pinned) -> Iterator[int]:
+    with _child_dir(entry.parent, entry.name) as fd:
+        yield fd
+
+
+@contextmanager
+def _child_dir(parent: int, name: str) -> Iterator[int]:
+    fd = os.open(name, _READ_DIR, dir_fd=parent)
+    try:
+        yield fd
+    finally:
+        os.close(fd)

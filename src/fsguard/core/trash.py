@@ -10,17 +10,21 @@ original is removed.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shutil
+import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotFoundError
+from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotFoundError, from_os_error
 from fsguard.core.textio import AtomicWriter
-from fsguard.core.transfer import fingerprint, make_parents, move_verified
+from fsguard.core.transfer import fingerprint, move_verified
 
 _DAY_S = 86_400.0
 
@@ -69,23 +73,33 @@ class Trash:
         self._writer = writer
         self._clock = clock
 
-    def put(self, path: Path) -> TrashEntry:
-        """Move ``path`` (file, link or directory) into the trash whole."""
-        digest, size, files = fingerprint(path)
+    def put(self, item: Pinned) -> TrashEntry:
+        """Move ``item`` (file, link or directory, pinned by the caller) into the trash whole."""
+        digest, size, files = fingerprint(item)
+        found = lstat_at(item)
         now = self._clock()
         entry = TrashEntry(
             sd_id=new_sd_id(now),
-            original_path=str(path),
-            kind="directory" if path.is_dir() and not path.is_symlink() else "file",
+            original_path=str(item.path),
+            kind="directory" if found is not None and stat.S_ISDIR(found.st_mode) else "file",
             size=size,
             files=files,
             sha256=digest,
             time=now,
         )
         home = self.root / entry.sd_id
-        home.mkdir(mode=0o700)
-        self._writer.write(home / "meta.json", json.dumps(asdict(entry), indent=1).encode())
-        move_verified(path, home / "item", digest)
+        try:
+            home.mkdir(mode=0o700)
+        except OSError as exc:
+            raise from_os_error(exc, home) from exc
+        try:
+            self._writer.write(home / "meta.json", json.dumps(asdict(entry), indent=1).encode())
+            with self._home(entry) as (fd, label):
+                move_verified(item, Pinned(fd, "item", label / "item"), self._writer, digest)
+        except BaseException:
+            if not os.path.lexists(home / "item"):  # a half-made entry; the original is still in place
+                shutil.rmtree(home, ignore_errors=True)
+            raise
         return entry
 
     def entries(self) -> list[TrashEntry]:
@@ -113,20 +127,33 @@ class Trash:
                 sd_id=sd_id,
             ) from exc
 
-    def restore(self, entry: TrashEntry, destination: Path) -> None:
-        """Move the entry back to ``destination`` (its original path, already checked by the caller).
+    def restore(self, entry: TrashEntry, destination: Pinned) -> None:
+        """Move the entry back to ``destination`` (its original path, pinned by the caller).
 
         Raises:
             AlreadyExistsError: something exists at the destination now; nothing is overwritten.
         """
-        if destination.exists() or destination.is_symlink():
+        if lstat_at(destination) is not None:
             raise AlreadyExistsError(
-                f"{destination} exists again; restoring would overwrite it. Move it away first, then retry.",
-                path=str(destination),
+                f"{destination.path} exists again; restoring would overwrite it. Move it away first, then retry.",
+                path=str(destination.path),
             )
-        make_parents(destination)
-        move_verified(self.root / entry.sd_id / "item", destination, entry.sha256)
+        with self._home(entry) as (fd, label):
+            move_verified(Pinned(fd, "item", label / "item"), destination, self._writer, entry.sha256)
         shutil.rmtree(self.root / entry.sd_id)
+
+    @contextmanager
+    def _home(self, entry: TrashEntry) -> Iterator[tuple[int, Path]]:
+        """The entry's directory, open (the state directory is the server's own: opened by name)."""
+        home = self.root / entry.sd_id
+        try:
+            fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise from_os_error(exc, home) from exc
+        try:
+            yield fd, home
+        finally:
+            os.close(fd)
 
     def purge(self, entries: list[TrashEntry]) -> int:
         """Delete these entries for good; returns the bytes freed."""

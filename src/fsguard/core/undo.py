@@ -14,8 +14,9 @@ from fsguard.core.backups import BackupRecord
 from fsguard.core.diff import render_diff
 from fsguard.core.errors import FsguardError, InvalidParamsError, NothingToUndoError, UndoConflictError
 from fsguard.core.hashing import content_hash
+from fsguard.core.mutation import HookCall, Mutation, current_bytes, mutation
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import decode, read_snapshot
+from fsguard.core.textio import decode
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Restorer:
             UndoConflictError: the file changed after that operation and ``force`` is false.
         """
         path = self._safe.policy.resolve(user_path)
-        with self._safe.locks.hold(path):
+        with mutation(self._safe, path, may_be_missing=True) as change:
             head = self._safe.backups.head(path)
             if head is None:
                 raise NothingToUndoError(
@@ -55,8 +56,7 @@ class Restorer:
                     "See older versions with backup(action='list', filter_path=...).",
                     path=str(path),
                 )
-            current = _current(path)
-            current_hash = content_hash(current) if current is not None else None
+            current_hash = change.current_hash
             if current_hash == head.content_hash:
                 # The operation never reached the disk (a crash between backup and write): just step back.
                 if not dry_run:
@@ -64,7 +64,7 @@ class Restorer:
                 return self._report(path, head, current_hash, None, dry_run, already_there=True)
             if current_hash != head.after_hash and not force:
                 raise _conflict(path, head, current_hash, "undo_last")
-            return self._put_back(path, head, current, dry_run=dry_run, chained=False, step_back=True)
+            return self._put_back(change, head, dry_run=dry_run, chained=False)
 
     def restore(
         self,
@@ -88,51 +88,46 @@ class Restorer:
                 f"backup {backup_id} holds {path}, not {file_path}; a restore never writes another file.",
                 backup_id=backup_id,
             )
-        with self._safe.locks.hold(path):
-            current = _current(path)
-            current_hash = content_hash(current) if current is not None else None
+        with mutation(self._safe, path, may_be_missing=True) as change:
+            current_hash = change.current_hash
             if current_hash is not None:
-                self._safe.guard.check(path, current_hash, expected_hash)
+                change.check(expected_hash)
             if current_hash == record.content_hash:
                 return self._report(path, record, current_hash, None, dry_run, already_there=True)
             if current_hash != record.after_hash and not force:
                 raise _conflict(path, record, current_hash, "restore")
-            return self._put_back(path, record, current, dry_run=dry_run, chained=True, step_back=False)
+            return self._put_back(change, record, dry_run=dry_run, chained=True)
 
     def diff(self, record: BackupRecord, *, towards_backup: bool = True) -> str:
         """Unified diff between the file now and the backup: what restoring does, or (reversed) what changed since."""
         path = self._safe.policy.resolve(record.path)
         saved = _as_text(self._safe.backups.read_blob(record), path)
-        current = _as_text(_current(path) or b"", path) if path.exists() else ""
+        current = _as_text(current_bytes(self._safe, path) or b"", path)
         before, after = (current, saved) if towards_backup else (saved, current)
         return render_diff(self._safe.policy.label(path), before, after, "full").text or "(no difference)"
 
-    def _put_back(
-        self, path: Path, record: BackupRecord, current: bytes | None, *, dry_run: bool, chained: bool, step_back: bool
-    ) -> RestoreReport:
+    def _put_back(self, change: Mutation, record: BackupRecord, *, dry_run: bool, chained: bool) -> RestoreReport:
+        """Write the saved bytes back; an undo steps the chain back, a restore is a new step on it."""
         data = self._safe.backups.read_blob(record)
-        current_hash = content_hash(current) if current is not None else None
+        current_hash = change.current_hash
         if dry_run:
-            return self._report(path, record, current_hash, None, True, already_there=False)
-        safety = None
-        if current is not None:
-            mode = path.stat().st_mode & 0o7777
-            operation = "restore" if chained else "pre_undo"
-            safety = self._safe.backups.snapshot(
-                path, current, mode, operation=operation, after_hash=record.content_hash, chained=chained
-            )
-        path = self._safe.policy.recheck(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._safe.writer.write(path, data)
-        if current is None:
-            path.chmod(record.mode)
-        written, _ = read_snapshot(path)
-        if step_back:
+            return self._report(change.path, record, current_hash, None, True, already_there=False)
+        action = "restore" if chained else "undo_last"
+        hook = HookCall("write", "backup", action, {"restored_backup_id": record.backup_id})
+        change.fire_pre(hook, content=_as_text(data, change.path))
+        done = change.commit(
+            data,
+            hook,
+            backup_operation="restore" if chained else "pre_undo",
+            after_hash=record.content_hash,
+            chained=chained,
+            mode=record.mode,
+            make_parents=True,
+        )
+        if not chained:
             self._safe.backups.step_back(record)
-        self._safe.session.record_hash(path, content_hash(written))
-        report = self._report(path, record, current_hash, safety, False, already_there=False)
-        written_hash = content_hash(written)
-        return replace(report, content_hash=written_hash, verified=written_hash == record.content_hash)
+        report = self._report(change.path, record, current_hash, done.backup, False, already_there=False)
+        return replace(report, content_hash=done.content_hash, verified=done.content_hash == record.content_hash)
 
     def _report(
         self,
@@ -162,10 +157,6 @@ def _as_text(data: bytes, path: Path) -> str:
         return decode(data, path).text
     except FsguardError:
         return f"(binary content: {len(data)} bytes, hash {content_hash(data)})\n"
-
-
-def _current(path: Path) -> bytes | None:
-    return read_snapshot(path)[0] if path.exists() else None
 
 
 def _conflict(path: Path, record: BackupRecord, current_hash: str | None, action: str) -> UndoConflictError:

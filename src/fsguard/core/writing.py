@@ -8,20 +8,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
+from fsguard.core.charsets import text_codec
 from fsguard.core.errors import (
     EncodingError,
     FsguardError,
-    InvalidParamsError,
-    IsDirectoryError,
     NotDirectoryError,
     NotFoundError,
-    from_os_error,
+    TooLargeError,
 )
 from fsguard.core.hashing import content_hash
+from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.risk import WriteGuard, write_guard
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import DecodedText, decode, read_snapshot
+from fsguard.core.textio import DecodedText, decode
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -64,29 +64,26 @@ class FileWriter:
             FsguardError: the path, the hash, the encoding or the filesystem refused; nothing was written.
         """
         path = self._safe.policy.resolve(user_path)
-        with self._safe.locks.hold(path):
-            path = self._safe.policy.recheck(path)
-            if path.is_dir():
-                raise IsDirectoryError(f"{path} is a directory; write_file writes files.", path=str(path))
-            existing, mode = self._existing(path)
+        self._check_size(path, payload)
+        hook = HookCall("write", "write_file", "write_file")
+        with mutation(self._safe, path, may_be_missing=True) as change:
+            existing = change.current
+            if change.entry is None and not create_dirs:
+                raise NotDirectoryError(
+                    f"{path.parent} does not exist. Pass create_dirs=true, or create it with create_directory.",
+                    path=str(path.parent),
+                )
             if existing is None and expected_hash is not None:
                 raise NotFoundError(
                     f"expected_hash was given but {path} does not exist, so it cannot match. "
                     "Drop expected_hash to create the file, or check the path with list_directory.",
                     path=str(path),
                 )
-            previous_hash = content_hash(existing) if existing is not None else None
-            verdict = self._safe.guard.check(path, previous_hash, expected_hash) if previous_hash else OccVerdict()
-            outcome = self._safe.hooks.fire(
-                "pre",
-                "write",
-                tool_name="write_file",
-                file_path=str(path),
-                operation="write_file",
-                content=payload if isinstance(payload, str) else None,
-            )
-            if outcome.modified_content is not None and isinstance(payload, str):
-                payload = outcome.modified_content
+            previous_hash = change.current_hash
+            verdict = change.check(expected_hash)
+            substituted = change.fire_pre(hook, content=payload if isinstance(payload, str) else None)
+            if substituted is not None and isinstance(payload, str):
+                payload = substituted
             data, used_encoding = _to_bytes(payload, encoding, _decoded_or_none(existing, path), path)
             if existing == data:
                 self._safe.session.record_hash(path, content_hash(data))
@@ -103,61 +100,34 @@ class FileWriter:
                     verdict,
                     used_encoding,
                 )
-            after_hash = content_hash(data)
-            backup = guard = None
-            if existing is not None:
-                guard = write_guard(existing_size=len(existing), new_size=len(data))
-                backup = self._safe.backups.snapshot(
-                    path, existing, mode, operation="write_file", after_hash=after_hash
-                )
-            self._make_parents(path, create_dirs)
-            path = self._safe.policy.recheck(path)
-            # A file that appeared since the check must not be clobbered unseen: create exclusively.
-            self._safe.writer.write(path, data, exclusive=existing is None)
-            written, _ = read_snapshot(path)
-            written_hash = content_hash(written)
-            self._safe.session.record_hash(path, written_hash)
-            self._safe.hooks.fire(
-                "post",
-                "write",
-                tool_name="write_file",
-                file_path=str(path),
-                operation="write_file",
-                metadata={"backup_id": backup.backup_id if backup else None, "content_hash": written_hash},
-            )
+            guard = write_guard(existing_size=len(existing), new_size=len(data)) if existing is not None else None
+            done = change.commit(data, hook, make_parents=create_dirs)
         return WriteReport(
             path=path,
             created=existing is None,
             unchanged=False,
-            bytes_written=len(written),
-            verified=written_hash == after_hash,
-            content_hash=written_hash,
+            bytes_written=done.size,
+            verified=done.verified,
+            content_hash=done.content_hash,
             previous_hash=previous_hash,
-            backup=backup,
+            backup=done.backup,
             guard=guard,
             verdict=verdict,
             encoding=used_encoding,
         )
 
-    def _existing(self, path: Path) -> tuple[bytes | None, int]:
-        if not path.exists():
-            return None, 0o644
-        data, stat = read_snapshot(path, self._safe.max_file_size)
-        return data, (stat.st_mode & 0o7777) if stat else path.stat().st_mode & 0o7777
-
-    def _make_parents(self, path: Path, create_dirs: bool) -> None:
-        parent = path.parent
-        if parent.is_dir():
-            return
-        if not create_dirs:
-            raise NotDirectoryError(
-                f"{parent} does not exist. Pass create_dirs=true, or create it with create_directory.",
-                path=str(parent),
+    def _check_size(self, path: Path, payload: str | bytes) -> None:
+        """Refuse an oversized payload before it is encoded: every codec stores a character in a byte or more."""
+        limit = self._safe.max_file_size
+        if len(payload) > limit:
+            raise TooLargeError(
+                f"the content for {path} is at least {len(payload):,} bytes, above the {limit:,}-byte limit "
+                "(--max-file-size); nothing was written. Write a smaller file, or restart fsguard with a larger "
+                "--max-file-size.",
+                path=str(path),
+                size=len(payload),
+                limit=limit,
             )
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise from_os_error(exc, parent) from exc
 
 
 def _decoded_or_none(existing: bytes | None, path: Path) -> DecodedText | None:
@@ -177,13 +147,7 @@ def _to_bytes(payload: str | bytes, encoding: str | None, current: DecodedText |
     if current is not None and current.line_ending == "crlf":
         text = _BREAK.sub("\r\n", text)  # a uniformly CRLF file stays CRLF whatever the agent typed
     if encoding is not None:
-        try:
-            name = codecs.lookup(encoding).name
-        except LookupError as exc:
-            raise InvalidParamsError(
-                f"unknown encoding {encoding!r}. Use e.g. utf-8, utf-16-le, cp1252 or latin-1, or base64 for bytes.",
-                encoding=encoding,
-            ) from exc
+        name = text_codec(encoding)
         bom = current.bom if current is not None and codecs.lookup(current.encoding).name == name else b""
     elif current is not None:
         name, bom = current.encoding, current.bom

@@ -98,6 +98,7 @@ def register(catalog: Catalog) -> None:
                 max_results=0 if count_only and not return_lines else limit,
                 max_files=limit,
                 progress=progress,
+                beneath=services.beneath,
             )
             matches = [] if count_only else [_match(m) for m in found.matches]
             lines: dict[str, list[int]] = {}

@@ -23,7 +23,8 @@ the start or the end; paths=[...] reads several files; encoding="base64" returns
 Binary files are refused as text. Encoding (UTF-8, UTF-16, BOM, 8-bit code pages) and line endings are reported.""",
     "errors": """Errors are isError results with a readable message naming the next step, and a stable code in
 _meta["fsguard/error"].code: access_denied, not_found, is_directory, not_a_directory, already_exists,
-invalid_params, unknown_param, too_large, binary_file, encoding_error, read_only.
+invalid_params, unknown_param, too_large, binary_file, encoding_error, read_only, stale_edit, disk_full,
+name_too_long, read_only_filesystem (the full list is in the README). internal_error means a bug in fsguard.
 Unknown parameters are refused with the closest valid name; "description" is accepted and ignored.""",
 }
 TOPICS = ("overview", *_TOPICS, "all")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Annotated
 
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from fsguard.core.charsets import text_codec
 from fsguard.core.errors import InvalidParamsError
 from fsguard.models import WriteFileResult
 from fsguard.tools._errors import bridge
@@ -80,14 +80,22 @@ def register(catalog: Catalog) -> None:
 
 
 def _payload(content: str | None, content_base64: str | None, encoding: str | None) -> str | bytes:
+    """The text or bytes to write; a bad encoding name or bad base64 is refused before anything is touched."""
     if content_base64 is not None or encoding == "base64":
+        field = "content_base64" if content_base64 is not None else "content"
         raw = content_base64 if content_base64 is not None else content
         if raw is None:
             raise InvalidParamsError("encoding='base64' needs the bytes in content_base64 (or content).")
         try:
             return base64.b64decode(raw, validate=True)
-        except binascii.Error as exc:
-            raise InvalidParamsError(f"content is not valid base64 ({exc}). Nothing was written.") from exc
+        except ValueError as exc:  # binascii.Error, and plain ValueError for non-ASCII text
+            raise InvalidParamsError(
+                f"{field} is not valid base64 ({exc}). Nothing was written. Send the bytes as standard base64 "
+                "(A-Z a-z 0-9 + / with = padding), or send text in content.",
+                parameter=field,
+            ) from exc
+    if encoding is not None:
+        text_codec(encoding)
     if content is None:
         raise InvalidParamsError('write_file needs content (text) or content_base64. Example: content="hello\\n".')
     return content

@@ -1,0 +1,266 @@
+"""Paths pinned by file descriptor: every act on a user path happens relative to a directory fd.
+
+Each root is opened once at start-up. A canonical path (already checked by :class:`PathPolicy`) is
+walked from its root's fd one component at a time with ``O_NOFOLLOW``, so the kernel never follows a
+link for us: a symlink met on the way is read and spliced into the walk, and the walk goes on only
+while the target stays inside a root (restarting from that root's fd). The result is a
+:class:`Pinned` entry, the fd of its parent directory plus one name, and the final system call is
+made relative to that fd with a call that does not follow the last component. A directory swapped
+for a symlink after the walk cannot redirect a call on an fd we already hold.
+
+This needs ``dir_fd`` and ``O_NOFOLLOW`` (Linux, macOS, the BSDs); the README says what a Windows
+port could and could not promise.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import functools
+import os
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError, from_os_error
+
+_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+_DIR_FLAGS = _PATH | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
+_READ_DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
+_MAX_HOPS = 40  # the kernel's own limit on symlinks in one lookup
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """A directory entry reached beneath a root: ``name`` inside the directory open as ``parent``.
+
+    ``name`` is one component (``"."`` for a root itself); ``path`` is the canonical path, a label
+    for messages, locks and backups that is never opened again by name.
+    """
+
+    parent: int
+    name: str
+    path: Path
+
+
+class Beneath:
+    """The roots' directory fds and the walk that pins a path beneath one of them."""
+
+    def __init__(self, roots: tuple[Path, ...]) -> None:
+        # Without roots (--unrestricted) the walk starts at "/": links are still never followed blindly.
+        self._roots = tuple(sorted(roots or (Path("/"),), key=lambda root: len(root.parts), reverse=True))
+        self._fds: dict[Path, int] = {}
+        for root in self._roots:
+            try:
+                self._fds[root] = os.open(root, _DIR_FLAGS)
+            except OSError as exc:
+                raise from_os_error(exc, root) from exc
+
+    def close(self) -> None:
+        """Release the root fds (a server built in a test is dropped, not stopped)."""
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+    @contextmanager
+    def entry(self, path: Path, *, follow: bool = True, make_parents: bool = False) -> Iterator[Pinned]:
+        """Pin ``path``: its parent directory open, its last component as a name.
+
+        With ``follow`` a final symlink is followed (while it stays inside a root); without it the entry
+        is the link itself. With ``make_parents`` missing directories on the way are created.
+
+        Raises:
+            AccessDeniedError: the path leaves the roots through a symlink, or loops.
+            NotFoundError, NotDirectoryError: a component on the way is missing or not a directory.
+        """
+        parent, name, canonical = self._walk(path, follow=follow, make_parents=make_parents)
+        try:
+            yield Pinned(parent, name, canonical)
+        finally:
+            os.close(parent)
+
+    @contextmanager
+    def directory(self, path: Path) -> Iterator[int]:
+        """The directory ``path`` itself, open for reading (listing, fsync), reached by the pinned walk.
+
+        Raises:
+            NotDirectoryError: ``path`` is something else.
+        """
+        with self.entry(path) as pinned:
+            try:
+                fd = os.open(pinned.name, _READ_DIR, dir_fd=pinned.parent)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise NotDirectoryError(f"{path} is not a directory.", path=str(path)) from exc
+                raise from_os_error(exc, path) from exc
+        try:
+            yield fd
+        finally:
+            os.close(fd)
+
+    def _root_of(self, path: Path) -> Path | None:
+        return next((root for root in self._roots if path == root or path.is_relative_to(root)), None)
+
+    def _walk(self, path: Path, *, follow: bool, make_parents: bool) -> tuple[int, str, Path]:
+        root = self._root_of(path)
+        if root is None:
+            raise _outside(path, path)
+        todo = list(reversed(path.relative_to(root).parts))
+        current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), root
+        hops = 0
+        try:
+            while todo:
+                name = todo.pop()
+                if not todo:
+                    target = _link_target(current, name) if follow else None
+                    if target is None:
+                        return current, name, here / name
+                else:
+                    try:
+                        opened = self._open_dir(current, name, here / name)
+                    except _NotADirectory:
+                        target = _link_target(current, name)
+                        if target is None:  # a file used as a directory
+                            raise from_os_error(
+                                NotADirectoryError(errno.ENOTDIR, "not a directory"), here / name
+                            ) from None
+                    except NotFoundError:
+                        if not make_parents:
+                            raise
+                        _mkdir(current, name, here / name)
+                        todo.append(name)  # open what was just made (or what another process made meanwhile)
+                        continue
+                    else:
+                        os.close(current)
+                        current, here = opened, here / name
+                        continue
+                hops += 1
+                if hops > _MAX_HOPS:
+                    raise AccessDeniedError(f"{path}: too many levels of symbolic links.", path=str(path))
+                # A link is spliced lexically against the real directory it sits in, then walked again
+                # from the root holding the result, so ".." never climbs out through the kernel.
+                spliced = Path(os.path.normpath(here / target)).joinpath(*reversed(todo))
+                root = self._root_of(spliced)
+                if root is None:
+                    raise _outside(path, here / name, target)
+                os.close(current)
+                current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), root
+                todo = list(reversed(spliced.relative_to(root).parts))
+            return current, ".", here
+        except BaseException:
+            os.close(current)
+            raise
+
+    @staticmethod
+    def _open_dir(parent: int, name: str, label: Path) -> int:
+        try:
+            return os.open(name, _DIR_FLAGS, dir_fd=parent)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise _NotADirectory from exc
+            raise from_os_error(exc, label) from exc
+
+
+def rename_no_replace(source: Pinned, target: Pinned) -> None:
+    """Rename ``source`` to ``target``, which must not exist, atomically; neither name is followed.
+
+    renameat2(RENAME_NOREPLACE) where the kernel and filesystem have it; otherwise a file moves by
+    link + unlink and a directory onto a freshly made empty directory (both refuse an existing target).
+
+    Raises:
+        OSError: EEXIST when the target exists, EXDEV across filesystems, or what the OS said.
+    """
+    function = _renameat2()
+    names = (os.fsencode(source.name), os.fsencode(target.name))
+    if function is not None:
+        if function(source.parent, names[0], target.parent, names[1], _RENAME_NOREPLACE) == 0:
+            return
+        code = ctypes.get_errno()
+        if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # these mean: not supported here
+            raise OSError(code, os.strerror(code), str(source.path), None, str(target.path))
+    kind = os.stat(source.name, dir_fd=source.parent, follow_symlinks=False)
+    if stat.S_ISDIR(kind.st_mode):
+        os.mkdir(target.name, 0o700, dir_fd=target.parent)  # EEXIST if taken; the rename replaces only this one
+        try:
+            os.rename(source.name, target.name, src_dir_fd=source.parent, dst_dir_fd=target.parent)
+        except OSError:
+            os.rmdir(target.name, dir_fd=target.parent)
+            raise
+        return
+    try:
+        os.link(source.name, target.name, src_dir_fd=source.parent, dst_dir_fd=target.parent, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOSYS, errno.EOPNOTSUPP):  # a filesystem without hard links
+            raise
+        # Reserve the name, then take it: only our own empty placeholder can be replaced.
+        os.close(
+            os.open(target.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=target.parent)
+        )
+        os.rename(source.name, target.name, src_dir_fd=source.parent, dst_dir_fd=target.parent)
+        return
+    os.unlink(source.name, dir_fd=source.parent)
+
+
+_RENAME_NOREPLACE = 1
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """glibc's renameat2, which Python does not wrap; None where the C library lacks it."""
+    try:
+        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    return function
+
+
+def lstat_at(entry: Pinned) -> os.stat_result | None:
+    """The entry's own stat (a link is not followed); None when nothing is there."""
+    try:
+        return os.stat(entry.name, dir_fd=entry.parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise from_os_error(exc, entry.path) from exc
+
+
+def fsync_directory(directory: int) -> None:
+    """Make a directory's entries durable; ``directory`` may be an O_PATH fd, which cannot be fsynced itself."""
+    fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=directory)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class _NotADirectory(Exception):
+    """O_DIRECTORY|O_NOFOLLOW refused the name: a symlink (to be read) or a file."""
+
+
+def _link_target(parent: int, name: str) -> str | None:
+    """The target of the symlink ``name``, None when it is something else or nothing."""
+    try:
+        return os.readlink(name, dir_fd=parent)
+    except OSError as exc:
+        if exc.errno in (errno.EINVAL, errno.ENOENT, errno.ENOTDIR):
+            return None
+        raise from_os_error(exc, name) from exc
+
+
+def _mkdir(parent: int, name: str, label: Path) -> None:
+    try:
+        os.mkdir(name, 0o777, dir_fd=parent)
+    except FileExistsError:
+        pass  # made meanwhile by someone else: the retry opens it (or finds a file and refuses)
+    except OSError as exc:
+        raise from_os_error(exc, label) from exc
+
+
+def _outside(path: Path, link: Path, target: str | None = None) -> AccessDeniedError:
+    via = f" through the symlink {link} -> {target}" if target is not None else ""
+    return AccessDeniedError(
+        f"access denied: {path} leads outside the allowed roots{via}. Use a path whose links stay under a root.",
+        path=str(path),
+    )

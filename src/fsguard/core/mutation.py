@@ -1,0 +1,224 @@
+"""The one write sequence every tool that changes a file's bytes goes through.
+
+    lock (threads and processes) → pin the path by fd → read the bytes → [caller: hash check, plan,
+    pre-hook, guards] → size limit → backup → atomic write in the pinned directory → read back →
+    remember the hash → post-hook
+
+edit_file, multi_edit, write_file, project_replace, undo_last and restore all open a :func:`mutation`
+and call :meth:`Mutation.commit`; they differ only in how they compute the new bytes. So a guarantee
+added here (the fd pinning, the cross-process lock, the size limit, hooks) holds for each of them and
+for every tool built later.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from fsguard.core.backups import BackupRecord
+from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.errors import IsDirectoryError, NotFoundError, TooLargeError
+from fsguard.core.hashing import content_hash
+from fsguard.core.occ import OccVerdict
+from fsguard.core.safeguards import Safeguards
+from fsguard.core.textio import read_at
+
+HookFamily = Literal["write", "edit"]
+_VERIFY_CHUNK = 1 << 20
+_NEW_FILE_MODE = 0o644
+
+
+@dataclass(frozen=True)
+class HookCall:
+    """How the hooks see this mutation: the event family, the tool and the operation."""
+
+    family: HookFamily
+    tool_name: str
+    operation: str
+    metadata: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Commit:
+    """What :meth:`Mutation.commit` did."""
+
+    backup: BackupRecord | None
+    content_hash: str
+    verified: bool
+    size: int  # bytes on disk after the write
+
+
+@dataclass
+class Mutation:
+    """One file being changed under its lock: the bytes it holds now, and the only way to replace them."""
+
+    safe: Safeguards
+    path: Path
+    entry: Pinned | None  # None while the parent directory does not exist yet
+    current: bytes | None
+    mode: int
+
+    @property
+    def current_hash(self) -> str | None:
+        return content_hash(self.current) if self.current is not None else None
+
+    def require(self) -> bytes:
+        """The current bytes of a file that must exist.
+
+        Raises:
+            NotFoundError: nothing is there.
+        """
+        if self.current is None:
+            with self.safe.session.watching(self.path):
+                raise NotFoundError(
+                    f"{self.path} does not exist. Check the path with list_directory.", path=str(self.path)
+                )
+        return self.current
+
+    def check(self, expected_hash: str | None) -> OccVerdict:
+        """The concurrency verdict for the bytes read under the lock (see :class:`ConcurrencyGuard`)."""
+        digest = self.current_hash
+        return self.safe.guard.check(self.path, digest, expected_hash) if digest is not None else OccVerdict()
+
+    def fire_pre(self, hook: HookCall, **fields: Any) -> str | None:
+        """Run the pre-hooks; returns the content a pre-write/pre-edit hook substituted, if any.
+
+        Raises:
+            HookDeniedError: a hook refused; nothing was written.
+        """
+        outcome = self.safe.hooks.fire(
+            "pre", hook.family, tool_name=hook.tool_name, file_path=str(self.path), operation=hook.operation, **fields
+        )
+        return outcome.modified_content
+
+    def commit(
+        self,
+        data: bytes,
+        hook: HookCall,
+        *,
+        backup_operation: str | None = None,
+        after_hash: str | None = None,
+        chained: bool = True,
+        mode: int | None = None,
+        make_parents: bool = False,
+    ) -> Commit:
+        """Back up what the file holds, replace it with ``data`` atomically, read it back, fire post-hooks.
+
+        A file that did not exist is created exclusively (never clobbering one that appeared meanwhile)
+        with ``mode``. The backup is durable before the file is replaced.
+
+        Raises:
+            TooLargeError: ``data`` is above --max-file-size; nothing was written or backed up.
+            DiskFullError and the other typed OS errors: the file keeps its old bytes.
+        """
+        limit = self.safe.max_file_size
+        if len(data) > limit:
+            raise TooLargeError(
+                f"the new content of {self.path} is {len(data):,} bytes, above the {limit:,}-byte limit "
+                "(--max-file-size); nothing was written. Write a smaller file, or restart fsguard with a larger "
+                "--max-file-size.",
+                path=str(self.path),
+                size=len(data),
+                limit=limit,
+            )
+        digest = content_hash(data)
+        backup = None
+        if self.current is not None:
+            backup = self.safe.backups.snapshot(
+                self.path,
+                self.current,
+                self.mode,
+                operation=backup_operation or hook.operation,
+                after_hash=after_hash if after_hash is not None else digest,
+                chained=chained,
+            )
+        if self.entry is None:
+            with self.safe.beneath.entry(self.path, make_parents=make_parents) as entry:
+                written_hash, size = self._replace(entry, data, mode, digest)
+        else:
+            written_hash, size = self._replace(self.entry, data, mode, digest)
+        self.safe.session.record_hash(self.path, written_hash)
+        metadata = {"backup_id": backup.backup_id if backup else None, "content_hash": written_hash}
+        self.safe.hooks.fire(
+            "post",
+            hook.family,
+            tool_name=hook.tool_name,
+            file_path=str(self.path),
+            operation=hook.operation,
+            metadata={**metadata, **hook.metadata},
+        )
+        return Commit(backup, written_hash, written_hash == digest, size)
+
+    def _replace(self, entry: Pinned, data: bytes, mode: int | None, digest: str) -> tuple[str, int]:
+        """Write, then read back: (hash, size) of what is on disk now."""
+        new = self.current is None
+        self.safe.atomic.write_at(entry, data, exclusive=new, mode=mode if new else None)
+        if on_disk_equals(entry, data):  # compared in chunks: a large write never holds a second copy
+            return digest, len(data)
+        written = read_at(entry)[0]
+        return content_hash(written), len(written)
+
+
+@contextmanager
+def mutation(safe: Safeguards, path: Path, *, may_be_missing: bool = False) -> Iterator[Mutation]:
+    """Lock ``path`` (canonical), pin it and read what it holds, for one :class:`Mutation`.
+
+    With ``may_be_missing`` the file (and its parent directories) need not exist: it will be created.
+
+    Raises:
+        AccessDeniedError: the path now leads outside the roots.
+        IsDirectoryError: the path is a directory.
+        NotFoundError: it is missing (and may not be).
+    """
+    with safe.locks.hold(path), ExitStack() as stack:
+        entry: Pinned | None = None
+        try:
+            entry = stack.enter_context(safe.beneath.entry(path))
+        except NotFoundError:  # a directory on the way is missing
+            if not may_be_missing:
+                raise
+        yield _opened(safe, path, entry, may_be_missing) if entry else Mutation(safe, path, None, None, _NEW_FILE_MODE)
+
+
+def _opened(safe: Safeguards, path: Path, entry: Pinned, may_be_missing: bool) -> Mutation:
+    found = lstat_at(entry)
+    if found is None:
+        if not may_be_missing:
+            with safe.session.watching(path):
+                raise NotFoundError(f"{path} does not exist. Check the path with list_directory.", path=str(path))
+        return Mutation(safe, path, entry, None, _NEW_FILE_MODE)
+    with safe.session.watching(path):
+        data, stat = read_at(entry, safe.max_file_size) if entry.name != "." else (None, None)
+    if data is None:
+        raise IsDirectoryError(
+            f"{path} is a directory, not a file. Use list_directory for directories.", path=str(path)
+        )
+    return Mutation(safe, path, entry, data, (stat or found).st_mode & 0o7777)
+
+
+def on_disk_equals(entry: Pinned, data: bytes) -> bool:
+    """Whether the pinned file holds exactly ``data``."""
+    view = memoryview(data)
+    fd = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=entry.parent)
+    try:
+        offset = 0
+        while chunk := os.read(fd, _VERIFY_CHUNK):
+            if view[offset : offset + len(chunk)] != chunk:
+                return False
+            offset += len(chunk)
+        return offset == len(data)
+    finally:
+        os.close(fd)
+
+
+def current_bytes(safe: Safeguards, path: Path) -> bytes | None:
+    """What the file at ``path`` holds now, read through its pinned directory; None when it is missing."""
+    try:
+        with safe.beneath.entry(path) as entry:
+            return read_at(entry)[0] if lstat_at(entry) is not None else None
+    except NotFoundError:
+        return None

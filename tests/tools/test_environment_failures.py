@@ -1,0 +1,322 @@
+"""Environment failures through the tools, in both protocol eras: each has its own code, never internal_error.
+
+Bad encodings and bad base64, names too long for any filesystem, a read-only mount (EROFS) and a full
+disk (ENOSPC) in the root or in the state directory. The mount tests need root to mount a tmpfs and skip
+otherwise; the fault-injection tests make the temp file's write or fsync fail with ENOSPC and run anywhere.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pytest
+from mcp import Client
+from mcp.types import CallToolResult
+
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+TEMP_MARK = ".fsguard-tmp-"
+ORIGINAL = b"original line\n" * 3
+
+Mount = Callable[..., Path]
+
+
+def tree(directory: Path) -> dict[str, bytes | None]:
+    """Every entry under ``directory`` with its bytes (None for directories)."""
+    return {str(p.relative_to(directory)): None if p.is_dir() else p.read_bytes() for p in sorted(directory.rglob("*"))}
+
+
+def temps(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.rglob(f"{TEMP_MARK}*"))
+
+
+def error_fields(result: CallToolResult) -> dict[str, Any]:
+    return dict((result.meta or {})["fsguard/error"])
+
+
+# --- encodings and base64 -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", ["rot13", "hex", "zlib", "base64_codec", "undefined", "idna", "not-a-codec"])
+async def test_write_file_refuses_a_codec_that_is_not_a_text_encoding_and_writes_nothing(
+    client: Client, root: Path, encoding: str
+) -> None:
+    (root / "old.txt").write_bytes(ORIGINAL)
+    for name in ("new.txt", "old.txt"):
+        result = await client.call_tool("write_file", {"path": name, "content": "a..b\n", "encoding": encoding})
+        assert error_code(result) == "invalid_params"
+        assert "utf-8" in text_of(result)
+    assert not (root / "new.txt").exists()
+    assert (root / "old.txt").read_bytes() == ORIGINAL
+    assert temps(root) == []
+
+
+async def test_write_file_accepts_a_text_encoding_by_any_of_its_names(client: Client, root: Path) -> None:
+    structured(await client.call_tool("write_file", {"path": "l1.txt", "content": "café\n", "encoding": "Latin-1"}))
+    assert (root / "l1.txt").read_bytes() == b"caf\xe9\n"
+
+
+@pytest.mark.parametrize("encoding", ["rot13", "utf-8", "not-a-codec"])
+async def test_read_file_refuses_any_encoding_but_base64_as_invalid_params(
+    client: Client, root: Path, encoding: str
+) -> None:
+    (root / "a.txt").write_bytes(ORIGINAL)
+    result = await client.call_tool("read_file", {"path": "a.txt", "encoding": encoding})
+    assert error_code(result) == "invalid_params"
+    assert "encoding" in text_of(result)
+
+
+@pytest.mark.parametrize("raw", ["héllo", "aGVsbG8", "not base64!"])
+async def test_content_base64_that_is_not_base64_is_invalid_params_and_writes_nothing(
+    client: Client, root: Path, raw: str
+) -> None:
+    result = await client.call_tool("write_file", {"path": "b.bin", "content_base64": raw})
+    assert error_code(result) == "invalid_params"
+    assert text_of(result).startswith("content_base64 is not valid base64 (")
+    assert "Nothing was written" in text_of(result)
+    assert not (root / "b.bin").exists()
+
+
+async def test_content_that_is_not_base64_with_encoding_base64_names_the_content_parameter(
+    client: Client, root: Path
+) -> None:
+    result = await client.call_tool("write_file", {"path": "b.bin", "content": "héllo", "encoding": "base64"})
+    assert error_code(result) == "invalid_params"
+    assert text_of(result).startswith("content is not valid base64 (")
+    assert not (root / "b.bin").exists()
+
+
+# --- names too long -----------------------------------------------------------------------------------------
+
+LONG_PATH = "x" * 200_000
+LONG_NAME = "sub/" + "y" * 5_000
+
+
+def long_name_calls(name: str) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        ("read_file", {"path": name}),
+        ("write_file", {"path": name, "content": "x\n"}),
+        ("edit_file", {"path": name, "old_text": "a", "new_text": "b"}),
+        ("get_file_info", {"path": name}),
+        ("list_directory", {"path": name}),
+        ("create_directory", {"path": name}),
+        ("delete_file", {"path": name}),
+        ("move_file", {"source_path": "a.txt", "dest_path": name}),
+        ("move_file", {"source_path": name, "dest_path": "b.txt"}),
+        ("copy_file", {"source_path": "a.txt", "dest_path": name}),
+        ("copy_file", {"source_path": name, "dest_path": "b.txt"}),
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(long_name_calls(""))), ids=[c[0] for c in long_name_calls("")])
+async def test_a_name_too_long_for_any_filesystem_is_name_too_long_on_every_path_tool_and_creates_nothing(
+    client: Client, root: Path, index: int
+) -> None:
+    (root / "a.txt").write_bytes(ORIGINAL)
+    (root / "sub").mkdir()
+    before = tree(root)
+    for name in (LONG_PATH, LONG_NAME):
+        tool, arguments = long_name_calls(name)[index]
+        result = await client.call_tool(tool, arguments)
+        assert error_code(result) == "name_too_long", text_of(result)[:300]
+        assert "bytes" in text_of(result)
+        assert len(text_of(result)) < 1_000  # the path is shortened, not echoed whole
+    assert tree(root) == before
+
+
+# --- mounts (root only) -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mount_tmpfs() -> Iterator[Mount]:
+    """Mount a tmpfs of ``size`` on a directory; every mount is undone at teardown, lazily if still busy."""
+    mounted: list[Path] = []
+
+    def mount(directory: Path, size: str = "256k") -> Path:
+        if os.geteuid() != 0:
+            pytest.skip("mounting a tmpfs needs root; the fault-injection tests below cover ENOSPC without it")
+        if shutil.which("mount") is None:
+            pytest.skip("no mount command on this system")
+        directory.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(directory)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here (a container without CAP_SYS_ADMIN?): {done.stderr.strip()}")
+        mounted.append(directory)
+        return directory
+
+    yield mount
+    for directory in reversed(mounted):
+        if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode != 0:
+            subprocess.run(["umount", "-l", str(directory)], capture_output=True, check=True)
+
+
+def _write_forever(handle: BinaryIO) -> None:
+    chunk = b"\0" * 65536
+    while True:
+        handle.write(chunk)
+
+
+def remount_read_only(directory: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,ro", str(directory)], capture_output=True, check=True)
+
+
+def fill(directory: Path) -> None:
+    """Write a filler file until the filesystem says ENOSPC."""
+    with (directory / "filler").open("wb", buffering=0) as handle, pytest.raises(OSError) as caught:
+        _write_forever(handle)
+    assert caught.value.errno == errno.ENOSPC
+    assert os.statvfs(directory).f_bavail == 0
+
+
+@pytest.fixture
+def read_only_dir(root: Path, mount_tmpfs: Mount) -> Path:
+    """root/ro: a tmpfs holding keep.txt and empty/, remounted read-only."""
+    directory = mount_tmpfs(root / "ro")
+    (directory / "keep.txt").write_bytes(ORIGINAL)
+    (directory / "empty").mkdir()
+    remount_read_only(directory)
+    return directory
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("write_file", {"path": "ro/new.txt", "content": "new\n"}),
+        ("write_file", {"path": "ro/keep.txt", "content": "replaced\n"}),
+        ("edit_file", {"path": "ro/keep.txt", "old_text": "original line\n", "new_text": "x\n", "replace_all": True}),
+        ("delete_file", {"path": "ro/keep.txt"}),
+        ("delete_file", {"path": "ro/keep.txt", "permanent": True}),
+        ("create_directory", {"path": "ro/made"}),
+        ("create_directory", {"path": "ro/empty/made/deeper"}),
+    ],
+    ids=["write-new", "write-replace", "edit", "delete-to-trash", "delete-permanent", "mkdir", "mkdir-parents"],
+)
+async def test_a_change_on_a_read_only_mount_is_read_only_filesystem_and_nothing_changes(
+    client: Client, root: Path, state_dir: Path, read_only_dir: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    before = tree(read_only_dir)
+    result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "read_only_filesystem", text_of(result)
+    assert f"mounted at {read_only_dir}" in text_of(result)
+    assert tree(read_only_dir) == before
+    assert sorted((state_dir / "trash").glob("*/item")) == []  # no copy in the trash of what was not deleted
+
+
+@pytest.fixture
+def full_dir(root: Path, mount_tmpfs: Mount) -> Path:
+    """root/full: a 256 KiB tmpfs holding keep.txt, then filled to the last block."""
+    directory = mount_tmpfs(root / "full")
+    (directory / "keep.txt").write_bytes(ORIGINAL)
+    fill(directory)
+    return directory
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("write_file", {"path": "full/new.txt", "content": "n" * 20_000}),
+        ("write_file", {"path": "full/keep.txt", "content": "r" * 20_000}),
+        (
+            "edit_file",
+            {"path": "full/keep.txt", "old_text": "original line\n", "new_text": "g" * 20_000, "replace_all": True},
+        ),
+    ],
+    ids=["write-new", "write-replace", "edit-grow"],
+)
+async def test_a_write_to_a_full_filesystem_is_disk_full_and_leaves_the_old_bytes_and_no_temp_file(
+    client: Client, full_dir: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    before = tree(full_dir)
+    result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "disk_full", text_of(result)
+    assert "bytes free" in text_of(result) or " free)" in text_of(result)
+    assert "then retry" in text_of(result)
+    assert isinstance(error_fields(result)["free_bytes"], int)
+    assert (full_dir / "keep.txt").read_bytes() == ORIGINAL
+    assert temps(full_dir) == []
+    assert tree(full_dir) == before
+
+
+async def test_a_full_state_directory_makes_edit_file_disk_full_and_leaves_the_file_untouched(
+    connect: ClientFactory, root: Path, state_dir: Path, mount_tmpfs: Mount
+) -> None:
+    mount_tmpfs(state_dir)
+    (root / "keep.txt").write_bytes(ORIGINAL)
+    async with connect() as client:  # the server lays out its state directory first; then the disk fills
+        fill(state_dir)
+        result = await client.call_tool(
+            "edit_file",
+            {"path": "keep.txt", "old_text": "original line\n", "new_text": "edited\n", "replace_all": True},
+        )
+        assert error_code(result) == "disk_full", text_of(result)
+    assert (root / "keep.txt").read_bytes() == ORIGINAL
+    assert temps(root) == []
+
+
+# --- fault injection (any user) -----------------------------------------------------------------------------
+
+
+def _is_temp(fd: int) -> bool:
+    try:
+        return TEMP_MARK in str(Path(f"/proc/self/fd/{fd}").readlink())
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def temp_writes_fail_with_enospc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """os.write and os.fsync on an fsguard temp file raise ENOSPC, as a full disk (or delayed allocation) would."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc/self/fd to tell the writer's temp file from other files")
+    real_write, real_fsync = os.write, os.fsync
+
+    def write(fd: int, data: Any) -> int:
+        if _is_temp(fd):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    def fsync(fd: Any) -> None:
+        if isinstance(fd, int) and _is_temp(fd):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "write", write)
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+@pytest.mark.usefixtures("temp_writes_fail_with_enospc")
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("write_file", {"path": "new.txt", "content": "new\n"}),
+        ("write_file", {"path": "keep.txt", "content": "replaced\n"}),
+        (
+            "edit_file",
+            {"path": "keep.txt", "old_text": "original line\n", "new_text": "grown " * 50, "replace_all": True},
+        ),
+    ],
+    ids=["write-new", "write-replace", "edit-grow"],
+)
+async def test_enospc_while_writing_the_temp_file_is_disk_full_and_leaves_the_old_bytes_and_no_temp_file(
+    client: Client, root: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    (root / "keep.txt").write_bytes(ORIGINAL)
+    result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "disk_full", text_of(result)
+    assert "then retry" in text_of(result)
+    assert (root / "keep.txt").read_bytes() == ORIGINAL
+    assert not (root / "new.txt").exists()
+    assert temps(root) == []
