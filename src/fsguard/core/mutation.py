@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
-from fsguard.core.errors import IsDirectoryError, NotFoundError, TooLargeError
+from fsguard.core.errors import FsguardError, IsDirectoryError, NotFoundError, TooLargeError
 from fsguard.core.hashing import content_hash
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
@@ -138,9 +138,9 @@ class Mutation:
             )
         if self.entry is None:
             with self.safe.beneath.entry(self.path, make_parents=make_parents) as entry:
-                written_hash, size = self._replace(entry, data, mode, digest)
+                written_hash, size, verified = self._replace(entry, data, mode, digest)
         else:
-            written_hash, size = self._replace(self.entry, data, mode, digest)
+            written_hash, size, verified = self._replace(self.entry, data, mode, digest)
         self.safe.session.record_hash(self.path, written_hash)
         metadata = {"backup_id": backup.backup_id if backup else None, "content_hash": written_hash}
         self.safe.hooks.fire(
@@ -151,16 +151,21 @@ class Mutation:
             operation=hook.operation,
             metadata={**metadata, **hook.metadata},
         )
-        return Commit(backup, written_hash, written_hash == digest, size)
+        return Commit(backup, written_hash, verified, size)
 
-    def _replace(self, entry: Pinned, data: bytes, mode: int | None, digest: str) -> tuple[str, int]:
-        """Write, then read back: (hash, size) of what is on disk now."""
+    def _replace(self, entry: Pinned, data: bytes, mode: int | None, digest: str) -> tuple[str, int, bool]:
+        """Write, then read back: (hash, size) of what is on disk now, and whether it is ``data``."""
         new = self.current is None
         self.safe.atomic.write_at(entry, data, exclusive=new, mode=mode if new else None)
-        if on_disk_equals(entry, data):  # compared in chunks: a large write never holds a second copy
-            return digest, len(data)
-        written = read_at(entry)[0]
-        return content_hash(written), len(written)
+        try:
+            if on_disk_equals(entry, data):  # compared in chunks: a large write never holds a second copy
+                return digest, len(data), True
+            written = read_at(entry)[0]
+        except (OSError, FsguardError):
+            # Replaced since the rename (by a link, say): the write happened, but it cannot be read back.
+            return digest, len(data), False
+        written_hash = content_hash(written)
+        return written_hash, len(written), written_hash == digest
 
 
 @contextmanager

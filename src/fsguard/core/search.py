@@ -20,17 +20,18 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import re2
 
-from fsguard.core.beneath import Beneath
+from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.ignore import NameSearch, WalkOptions, check_directory, search_names, walk_files
 from fsguard.core.ripgrep import Hit, RipgrepFailed, ripgrep_hits, ripgrep_path
+from fsguard.core.textio import read_at
 
 __all__ = ["ContentMatch", "ContentSearch", "NameSearch", "ripgrep_path", "search_content", "search_names"]
 
@@ -240,13 +241,52 @@ def search_content(
                 progress=progress,
                 beneath=beneath,
             )
-            return _collect(iter(found), max_results, max_files, context, "ripgrep", totals)
+            return _collect(_confirmed(iter(found), beneath), max_results, max_files, context, "ripgrep", totals)
         except RipgrepFailed as exc:
             if engine == "ripgrep":
                 raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
             logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
     hits = _python_hits(query, walk_files(root, options), progress)
-    return _collect(hits, max_results, max_files, context, "python")
+    return _collect(_confirmed(hits, beneath), max_results, max_files, context, "python")
+
+
+def present(files: Iterable[str], beneath: Beneath) -> list[str]:
+    """The names that are in the roots now, checked through the pinned walk (see :func:`_confirmed`)."""
+    kept = []
+    for file in files:
+        try:
+            with beneath.entry(Path(file), follow=False) as entry:
+                if lstat_at(entry) is not None:
+                    kept.append(file)
+        except FsguardError:
+            continue
+    return kept
+
+
+def _confirmed(hits: Iterator[Hit], beneath: Beneath | None) -> Iterator[Hit]:
+    """The hits whose lines are really in their file, as read through the pinned walk.
+
+    ripgrep and the Python walk open files by name below the search directory, so a racing swap of a
+    directory for a link leaving the roots could make them read a file outside. No line reaches the
+    agent unless the file at that path, read by fd, has it; a file with counts only must exist there.
+    """
+    for hit in hits:
+        if beneath is None:
+            yield hit
+            continue
+        file, _count, found, lines = hit
+        try:
+            with beneath.entry(Path(file), follow=False) as entry:
+                if not found:
+                    if lstat_at(entry) is not None:
+                        yield hit
+                    continue
+                data, _ = read_at(entry)
+        except FsguardError:
+            continue
+        text = searched_bytes(data).replace(b"\r\n", b"\n").split(b"\n")
+        if all(0 < number <= len(text) and text[number - 1] == raw for number, raw in lines.items()):
+            yield hit
 
 
 def _collect(

@@ -11,7 +11,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs
-from fsguard.core.search import ContentMatch, search_content, search_names
+from fsguard.core.search import ContentMatch, present, search_content, search_names
 from fsguard.models import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, respond
@@ -67,14 +67,15 @@ def register(catalog: Catalog) -> None:
         )
         if not include_content and not count_only:
             names = search_names(root, pattern, options, regex=regex, case_sensitive=case_sensitive, max_results=limit)
+            files = present(names.files, services.beneath)
             result = SearchResult(
                 mode="filename",
                 pattern=pattern,
                 path=str(root),
                 total_matches=names.total,
-                returned_matches=len(names.files),
+                returned_matches=len(files),
                 truncated=names.truncated,
-                files=list(names.files),
+                files=files,
             )
         else:
             reported = 0
