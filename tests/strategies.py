@@ -268,3 +268,35 @@ def gitignore_trees(draw: st.DrawFn) -> tuple[list[str], dict[str, str]]:
     chosen = draw(st.lists(st.sampled_from(directories), min_size=1, max_size=3, unique=True))
     texts = {d: draw(st.lists(st.sampled_from(GITIGNORE_PATTERNS), min_size=1, max_size=5)) for d in chosen}
     return paths, {d: "\n".join(lines) + "\n" for d, lines in texts.items()}
+
+
+# -- symlink mazes for the pinned walk ---------------------------------------------------------------------------
+
+MAZE_DIRS = ("a", "a/b", "c")  # under the root "r"; the second root "o" has "d", the outside "x" has "e"
+MAZE_FILES = ("a/f", "c/g")
+MAZE_LINK_HOMES = ("", "a", "a/b", "c")
+MAZE_NAMES = ("a", "b", "c", "d", "e", "f", "g", "l1", "l2", "l3", "missing")
+MAZE_ANCHORS = ("r", "o", "x")  # an absolute target starts at the root, the other root, or outside
+
+
+@dataclass(frozen=True)
+class Maze:
+    """Symlinks placed in a fixed tree: ``links`` maps a link's home directory and name to its target, where a
+    target starting with ``@r/``, ``@o/`` or ``@x/`` is absolute (root, other root, outside); ``walk`` is the
+    path to pin, below the root."""
+
+    links: tuple[tuple[str, str, str], ...]
+    walk: tuple[str, ...]
+
+
+@st.composite
+def mazes(draw: st.DrawFn) -> Maze:
+    """Trees of relative and absolute links (into the root, the other root, outside, loops, dangling)."""
+    relative = st.lists(st.sampled_from(("..", *MAZE_NAMES)), min_size=1, max_size=4).map("/".join)
+    absolute = st.tuples(
+        st.sampled_from(MAZE_ANCHORS), st.lists(st.sampled_from(MAZE_NAMES), max_size=3).map("/".join)
+    ).map(lambda anchor_rest: f"@{anchor_rest[0]}/{anchor_rest[1]}")
+    names = draw(st.lists(st.sampled_from(("l1", "l2", "l3")), max_size=3, unique=True))
+    links = tuple((draw(st.sampled_from(MAZE_LINK_HOMES)), name, draw(st.one_of(relative, absolute))) for name in names)
+    walk = tuple(draw(st.lists(st.sampled_from(MAZE_NAMES), min_size=1, max_size=4)))
+    return Maze(links, walk)

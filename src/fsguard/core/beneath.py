@@ -19,6 +19,7 @@ import errno
 import functools
 import os
 import stat
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -52,6 +53,8 @@ class Beneath:
         # Without roots (--unrestricted) the walk starts at "/": links are still never followed blindly.
         self._roots = tuple(sorted(roots or (Path("/"),), key=lambda root: len(root.parts), reverse=True))
         self._fds: dict[Path, int] = {}
+        # A server built in a test is dropped, not stopped: its root fds close when it is collected.
+        self._release = weakref.finalize(self, _close_all, self._fds)
         for root in self._roots:
             try:
                 self._fds[root] = os.open(root, _DIR_FLAGS)
@@ -59,10 +62,8 @@ class Beneath:
                 raise from_os_error(exc, root) from exc
 
     def close(self) -> None:
-        """Release the root fds (a server built in a test is dropped, not stopped)."""
-        for fd in self._fds.values():
-            os.close(fd)
-        self._fds.clear()
+        """Release the root fds now."""
+        self._release()
 
     @contextmanager
     def entry(self, path: Path, *, follow: bool = True, make_parents: bool = False) -> Iterator[Pinned]:
@@ -104,6 +105,9 @@ class Beneath:
         return next((root for root in self._roots if path == root or path.is_relative_to(root)), None)
 
     def _walk(self, path: Path, *, follow: bool, make_parents: bool) -> tuple[int, str, Path]:
+        # Canonical paths have no "..": should one arrive anyway, it is resolved here, never by the kernel
+        # (a ".." opened from a root's fd would name the directory above the root).
+        path = Path(os.path.normpath(path))
         root = self._root_of(path)
         if root is None:
             raise _outside(path, path)
@@ -237,6 +241,12 @@ def fsync_directory(directory: int) -> None:
 
 class _NotADirectory(Exception):
     """O_DIRECTORY|O_NOFOLLOW refused the name: a symlink (to be read) or a file."""
+
+
+def _close_all(fds: dict[Path, int]) -> None:
+    for fd in fds.values():
+        os.close(fd)
+    fds.clear()
 
 
 def _link_target(parent: int, name: str) -> str | None:

@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -62,7 +63,7 @@ class Mutation:
     current: bytes | None
     mode: int
 
-    @property
+    @cached_property
     def current_hash(self) -> str | None:
         return content_hash(self.current) if self.current is not None else None
 

@@ -1,0 +1,76 @@
+"""--max-file-size on the way in: content over the limit is refused before anything is written or backed up."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ClientFactory, error_code, structured
+
+pytestmark = pytest.mark.anyio
+
+LIMIT = 1000
+
+
+def _files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.rglob("*") if p.is_file())
+
+
+async def test_write_file_over_the_limit_is_too_large_and_creates_nothing(connect: ClientFactory, root: Path) -> None:
+    async with connect(max_file_size=LIMIT) as client:
+        result = await client.call_tool("write_file", {"path": "big.txt", "content": "x" * (LIMIT + 1)})
+    assert error_code(result) == "too_large"
+    assert _files(root) == []
+
+
+async def test_write_file_whose_encoded_bytes_pass_the_limit_is_too_large_and_leaves_the_file(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    (root / "f.txt").write_bytes(b"old\n")
+    async with connect(max_file_size=LIMIT) as client:
+        # 600 characters, 1,200 bytes in UTF-8: the limit is on bytes.
+        result = await client.call_tool("write_file", {"path": "f.txt", "content": "é" * 600})
+    assert error_code(result) == "too_large"
+    assert (root / "f.txt").read_bytes() == b"old\n"
+    assert _files(state_dir / "backups" / "blobs") == []
+
+
+async def test_base64_content_over_the_limit_is_too_large(connect: ClientFactory, root: Path) -> None:
+    payload = base64.b64encode(b"\x00" * (LIMIT + 1)).decode()
+    async with connect(max_file_size=LIMIT) as client:
+        result = await client.call_tool("write_file", {"path": "blob.bin", "content_base64": payload})
+    assert error_code(result) == "too_large"
+    assert _files(root) == []
+
+
+async def test_an_edit_that_grows_a_file_past_the_limit_is_too_large_and_takes_no_backup(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    (root / "grow.txt").write_bytes(b"seed\n")
+    async with connect(max_file_size=LIMIT) as client:
+        result = await client.call_tool(
+            "edit_file", {"path": "grow.txt", "old_text": "seed", "new_text": "y" * (LIMIT + 1)}
+        )
+    assert error_code(result) == "too_large"
+    assert (root / "grow.txt").read_bytes() == b"seed\n"
+    assert _files(state_dir / "backups" / "blobs") == []
+
+
+async def test_a_write_at_the_limit_is_written(connect: ClientFactory, root: Path) -> None:
+    async with connect(max_file_size=LIMIT) as client:
+        data = structured(await client.call_tool("write_file", {"path": "edge.txt", "content": "z" * LIMIT}))
+    assert data["bytes_written"] == LIMIT
+    assert (root / "edge.txt").read_bytes() == b"z" * LIMIT
+
+
+async def test_an_artifact_over_the_limit_is_not_captured(connect: ClientFactory, root: Path) -> None:
+    async with connect(max_file_size=LIMIT) as client:
+        result = await client.call_tool(
+            "server_info", {"action": "artifact", "sub_action": "capture", "content": "a" * (LIMIT + 1)}
+        )
+        info = structured(await client.call_tool("server_info", {"action": "artifact"}))
+    assert error_code(result) == "too_large"
+    assert _files(root) == []
+    assert info["artifact"]["captured"] is False
