@@ -204,7 +204,24 @@ def rename_no_replace(source: Pinned, target: Pinned) -> None:
         )
         os.rename(source.name, target.name, src_dir_fd=source.parent, dst_dir_fd=target.parent)
         return
-    os.unlink(source.name, dir_fd=source.parent)
+    _drop_source_of_link(source, target)
+
+
+def _drop_source_of_link(source: Pinned, target: Pinned) -> None:
+    """The second half of a link + unlink move: unlink the source only while it still is the linked file.
+
+    Between the two calls another mover may take the source (then this link would be a second copy of
+    it: it is removed, and the move answers not found), or another program may put a new file at the
+    source name (then that file stays: only the old one was moved).
+    """
+    linked = os.stat(target.name, dir_fd=target.parent, follow_symlinks=False)
+    try:
+        now = os.stat(source.name, dir_fd=source.parent, follow_symlinks=False)
+    except FileNotFoundError:
+        os.unlink(target.name, dir_fd=target.parent)
+        raise
+    if (now.st_dev, now.st_ino) == (linked.st_dev, linked.st_ino):
+        os.unlink(source.name, dir_fd=source.parent)
 
 
 _RENAME_NOREPLACE = 1
