@@ -1,23 +1,17 @@
 """Durability: a SIGKILL mid-write, readers racing rewrites, and clients racing each other on one file.
 
-The crash test drives a real ``python -m fsguard`` child over raw newline-delimited JSON-RPC (the shape
-of /work/shared/harness/bench_stdio.py), so nothing but the server itself stands between the kill and the
-bytes on disk. The other tests run in-process; the reader and two-client tests run in both eras.
+The crash test drives a real ``python -m fsguard`` child over raw JSON-RPC (``tests/stdio_peer.py``), so
+nothing but the server itself stands between the kill and the bytes on disk. The other tests run
+in-process; the reader and two-client tests run in both eras.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import signal
 import string
-import subprocess
-import sys
 import threading
-from collections.abc import Callable, Container
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 import pytest
@@ -30,125 +24,10 @@ from fsguard.core.hashing import content_hash
 from fsguard.core.textio import AtomicWriter
 from fsguard.server import FsguardServer, build_server
 from tests.conftest import error_code, structured
+from tests.stdio_peer import WAIT_S, RawStdioServer
 
 MIB = 1 << 20
 TEMP_GLOB = ".fsguard-tmp-*"
-WAIT_S = 30.0
-
-
-# -- a raw stdio peer ------------------------------------------------------------------------------
-
-
-class RawStdioServer:
-    """``python -m fsguard`` as a child, spoken to in raw JSON-RPC lines; a thread collects the answers."""
-
-    def __init__(self, root: Path, state_dir: Path, stderr_path: Path) -> None:
-        self._stderr_path = stderr_path
-        self._stderr: IO[bytes] = stderr_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-        )
-        self.responses: dict[int, dict[str, Any]] = {}
-        self.garbage: list[bytes] = []  # complete stdout lines that were not JSON-RPC
-        self._arrived = threading.Condition()
-        self._eof = False
-        self._write_lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read_loop, name="fsguard-stdout", daemon=True)
-        self._reader.start()
-
-    def _read_loop(self) -> None:
-        stdout = self.process.stdout
-        assert stdout is not None
-        try:
-            for line in stdout:
-                if not line.endswith(b"\n"):
-                    break  # the tail of a frame the kill cut short
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    self.garbage.append(line[:200])
-                    continue
-                if "id" in message and "method" not in message:
-                    with self._arrived:
-                        self.responses[int(message["id"])] = message
-                        self._arrived.notify_all()
-        finally:
-            with self._arrived:
-                self._eof = True
-                self._arrived.notify_all()
-
-    def send(self, message: dict[str, Any]) -> None:
-        """Write one frame; raises BrokenPipeError once the child is dead."""
-        stdin = self.process.stdin
-        assert stdin is not None
-        data = json.dumps(message, separators=(",", ":")).encode() + b"\n"
-        with self._write_lock:
-            stdin.write(data)
-            stdin.flush()
-
-    def wait_until(self, predicate: Callable[[dict[int, dict[str, Any]]], bool], timeout: float = WAIT_S) -> bool:
-        """Whether ``predicate(responses)`` came true within ``timeout`` (False also when stdout closed first)."""
-        with self._arrived:
-            return self._arrived.wait_for(lambda: predicate(self.responses) or self._eof, timeout) and predicate(
-                self.responses
-            )
-
-    def request(self, request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        if not self.wait_until(lambda answers: request_id in answers):
-            raise AssertionError(f"no answer to {method} (id {request_id}); server stderr:\n{self.stderr_tail()}")
-        with self._arrived:
-            return self.responses[request_id]
-
-    def answers_to(self, request_ids: Container[int]) -> dict[int, dict[str, Any]]:
-        """The answers that have arrived so far to any of ``request_ids``."""
-        with self._arrived:
-            return {i: answer for i, answer in self.responses.items() if i in request_ids}
-
-    def initialize(self) -> None:
-        answer = self.request(
-            0,
-            "initialize",
-            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "durability", "version": "1"}},
-        )
-        assert answer["result"]["protocolVersion"] == "2025-11-25", answer
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=WAIT_S)
-
-    def stderr_tail(self) -> str:
-        self._stderr.flush()
-        return self._stderr_path.read_text(errors="replace")[-3000:]
-
-    def close(self, *, graceful: bool = True) -> None:
-        """Stop the child (EOF on stdin, else SIGKILL) and release every pipe; safe to call after kill()."""
-        try:
-            if graceful and self.process.poll() is None:
-                try:
-                    self._close_stdin()
-                    self.process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    self.process.kill()
-                    self.process.wait(timeout=10)
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait(timeout=10)
-            self._close_stdin()
-            self._reader.join(timeout=10)
-            if self.process.stdout is not None:
-                self.process.stdout.close()
-            self._stderr.close()
-
-    def _close_stdin(self) -> None:
-        if self.process.stdin is not None:
-            with contextlib.suppress(OSError):  # unflushed bytes of a frame the dead child never read
-                self.process.stdin.close()
 
 
 def write_call(request_id: int, path: str, content: str) -> dict[str, Any]:

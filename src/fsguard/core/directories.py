@@ -68,6 +68,6 @@ class DirectoryMaker:
         """What is at ``path`` now (a link inside the roots followed), None when nothing is."""
         try:
             with self._beneath.entry(path) as entry:
-                return lstat_at(entry) if entry.name != "." else os.fstat(entry.parent)
+                return lstat_at(entry)
         except NotFoundError:
             return None  # a parent is missing too

@@ -115,7 +115,7 @@ class DirectoryLister:
             return entry_type(link_stat.st_mode), link_stat
         try:
             with self._beneath.entry(path) as target:
-                found = lstat_at(target) if target.name != "." else os.fstat(target.parent)
+                found = lstat_at(target)
         except FsguardError:  # dangling, or leading outside the roots
             found = None
         if found is None:

@@ -33,7 +33,7 @@ class MetadataReader:
         path = self._policy.resolve(user_path)
         link = self._policy.resolve_entry(user_path)
         with self._session.watching(path), self._beneath.entry(path) as entry:
-            st = lstat_at(entry) if entry.name != "." else os.fstat(entry.parent)
+            st = lstat_at(entry)
             if st is None:
                 raise from_os_error(FileNotFoundError(errno.ENOENT, "no such file"), path)
             facts = self._facts(entry, st, link)

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
-from fsguard.core.errors import FsguardError, IsDirectoryError, NotFoundError, TooLargeError
+from fsguard.core.errors import FsguardError, NotFoundError, TooLargeError
 from fsguard.core.hashing import content_hash
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
@@ -198,11 +198,7 @@ def _opened(safe: Safeguards, path: Path, entry: Pinned, may_be_missing: bool) -
                 raise NotFoundError(f"{path} does not exist. Check the path with list_directory.", path=str(path))
         return Mutation(safe, path, entry, None, _NEW_FILE_MODE)
     with safe.session.watching(path):
-        data, stat = read_at(entry, safe.max_file_size) if entry.name != "." else (None, None)
-    if data is None:
-        raise IsDirectoryError(
-            f"{path} is a directory, not a file. Use list_directory for directories.", path=str(path)
-        )
+        data, stat = read_at(entry, safe.max_file_size)  # a directory is refused here: is_directory
     return Mutation(safe, path, entry, data, (stat or found).st_mode & 0o7777)
 
 

@@ -98,14 +98,9 @@ def copy_new(
         DiskFullError and the other typed OS errors: no destination and no temp remain.
     """
     copied = Copied(total=_total_size(source))
-    with writer.temp_name(target) as temp:
-        staged = Pinned(target.parent, temp, target.path.parent / temp)
-        try:
-            _copy_entry(source, staged, copied, links, progress)
-            put_in_place(staged, target)
-        except BaseException:
-            remove(staged, missing_ok=True)
-            raise
+    with _staging(writer, target, copied.total) as staged:
+        _copy_entry(source, staged, copied, links, progress)
+        put_in_place(staged, target)
     return copied
 
 
@@ -122,20 +117,15 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
     except FsguardError as exc:
         if not isinstance(exc.__cause__, OSError) or exc.__cause__.errno != errno.EXDEV:
             raise
-    with writer.temp_name(target) as temp:
-        staged = Pinned(target.parent, temp, target.path.parent / temp)
-        try:
-            _copy_entry(source, staged, Copied(), "keep", None)
-            if fingerprint(staged)[0] != expected_sha256:
-                raise FsguardError(
-                    f"the copy of {source.path} to another filesystem did not verify; the original was left in place "
-                    "and the copy removed. Retry the move.",
-                    path=str(source.path),
-                )
-            put_in_place(staged, target)
-        except BaseException:
-            remove(staged, missing_ok=True)
-            raise
+    with _staging(writer, target, _total_size(source)) as staged:
+        _copy_entry(source, staged, Copied(), "keep", None)
+        if fingerprint(staged)[0] != expected_sha256:
+            raise FsguardError(
+                f"the copy of {source.path} to another filesystem did not verify; the original was left in place "
+                "and the copy removed. Retry the move.",
+                path=str(source.path),
+            )
+        put_in_place(staged, target)
     try:
         remove(source)
     except FsguardError:
@@ -144,6 +134,24 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
         if fingerprint(source)[0] == expected_sha256:
             remove(target, missing_ok=True)
         raise
+
+
+@contextmanager
+def _staging(writer: AtomicWriter, target: Pinned, needed: int) -> Iterator[Pinned]:
+    """A journaled temp name beside ``target`` to build it under; whatever was built is removed on failure.
+
+    A full or read-only destination is reported once the temp is gone, so the free space it names is real.
+    """
+    with writer.temp_name(target) as temp:
+        staged = Pinned(target.parent, temp, target.path.parent / temp)
+        try:
+            yield staged
+        except OSError as exc:
+            remove(staged, missing_ok=True)
+            raise from_os_error(exc, target.path.parent, needed=needed or None) from exc
+        except BaseException:
+            remove(staged, missing_ok=True)
+            raise
 
 
 def put_in_place(source: Pinned, target: Pinned) -> None:
@@ -224,8 +232,8 @@ def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, pr
                 path=str(source.path),
             )
     except OSError as exc:
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):  # the destination's filesystem refused
-            raise from_os_error(exc, target.path.parent, needed=copied.total or None) from exc
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise  # the destination's filesystem refused: reported by _staging, after the cleanup
         raise _os_error(exc, source.path) from exc
 
 
