@@ -41,7 +41,7 @@ def test_an_edit_never_changes_bytes_outside_its_span(
         target.write_bytes(encode(prefix + MARKER + suffix))
         note(repr((prefix, suffix, encoding, new)))
         planner = replace(Replacement(MARKER, new), tolerant=False, path=str(target))
-        services.editor.run(str(target), planner, EditOptions(operation="test"))
+        services.editor.run(str(target), planner, EditOptions(tool="test"))
         data = target.read_bytes()
         head, tail = encode(prefix), encode(suffix)[len(encoding.bom) :]
         assert data.startswith(head)
@@ -85,7 +85,7 @@ class UndoModel(RuleBasedStateMachine):
         old = data.draw(st.sampled_from(lines))
         planner = replace(Replacement(old, new), tolerant=False, path=str(self.path))
         try:
-            self.services.editor.run(str(self.path), planner, EditOptions(operation="test"))
+            self.services.editor.run(str(self.path), planner, EditOptions(tool="test"))
         except FsguardError as exc:
             raise AssertionError(f"a unique exact line must be editable: {exc.message}") from exc
         edited = text.replace(old, new, 1).encode()

@@ -30,16 +30,22 @@ from fsguard.core.structure import StructureChecker
 from fsguard.core.textio import DecodedText, count_lines, decode
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EditOptions:
-    """How to carry out an edit, whatever its mode."""
+    """How to carry out an edit, whatever its mode: which tool and mode asked, and the guards to apply."""
 
-    operation: str
+    tool: str
+    mode: str | None = None
     expected_hash: str | None = None
     dry_run: bool = False
     diff_format: DiffFormat = "auto"
     diff_context: int = 3
     allow_rewrite: bool = False
+
+    @property
+    def operation(self) -> str:
+        """How backups, hooks and the audit log name it: ``edit_file:replace``, ``multi_edit``."""
+        return f"{self.tool}:{self.mode}" if self.mode else self.tool
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,7 @@ class EditReport:
     """What an edit did (or, in a dry run, would do)."""
 
     path: Path
+    mode: str
     plan: EditPlan
     dry_run: bool
     previous_hash: str
@@ -76,8 +83,7 @@ class Editor:
             FsguardError: the path, the hash, the plan or a guard refused; nothing was written.
         """
         path = self._safe.policy.resolve(user_path)
-        tool = options.operation.split(":")[0]
-        hook = HookCall("edit", tool, options.operation)
+        hook = HookCall("edit", options.tool, options.operation)
         with mutation(self._safe, path) as change:
             data = change.require()
             decoded = decode(data, path)
@@ -110,6 +116,7 @@ class Editor:
             structure = self._structure.check(path, decoded.text, plan.new_text)
             report = EditReport(
                 path=path,
+                mode=options.mode or options.tool,
                 plan=plan,
                 dry_run=options.dry_run,
                 previous_hash=before_hash,

@@ -7,7 +7,7 @@ from fsguard.core.risk import risk_note
 from fsguard.models import EditFileResult, EditStatus, MultiEditResult
 
 
-def edit_result(report: EditReport, mode: str) -> EditFileResult:
+def edit_result(report: EditReport) -> EditFileResult:
     backup = report.backup
     return EditFileResult(
         path=str(report.path),
@@ -24,7 +24,7 @@ def edit_result(report: EditReport, mode: str) -> EditFileResult:
         integrity_detail=_integrity_detail(report),
         external_change=report.verdict.external_change,
         message="",
-        mode=mode,
+        mode=report.mode,
         risk_level=report.risk.level.value,
         match_tier=report.plan.match_tier,
         line=report.plan.first_line,
@@ -44,7 +44,7 @@ def _integrity_detail(report: EditReport) -> str | None:
 
 
 def multi_result(report: EditReport) -> MultiEditResult:
-    single = edit_result(report, "multi_edit")
+    single = edit_result(report)
     outcomes = report.plan.outcomes
     return MultiEditResult(
         path=single.path,

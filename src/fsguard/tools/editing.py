@@ -11,6 +11,7 @@ from fsguard.core import modes
 from fsguard.core.diff import DiffFormat
 from fsguard.core.editing import EditOptions
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.requests import EditMode, EditRequest, planner_for
 from fsguard.models import EditFileResult, MultiEditResult
 from fsguard.tools._arguments import ALIASES
 from fsguard.tools._edit_results import edit_result, multi_result
@@ -23,7 +24,6 @@ DiffFormatArg = Annotated[
     DiffFormat, Field(description="auto (full diff up to 40 lines, else summary), full, summary, stat, none.")
 ]
 Tolerant = Annotated[bool, Field(description="Match tabs as 4 spaces and CRLF/CR as LF (last matching tier).")]
-EditMode = Literal["replace", "search_replace", "regex", "insert", "replace_range", "delete_range"]
 
 
 class EditArg(BaseModel):
@@ -107,35 +107,35 @@ def register(catalog: Catalog) -> None:
         expected_hash and dry_run, keeps untouched bytes, encoding and line endings, and is undoable with
         backup(action="undo_last").
         """
-        where = str(path)
-        planner = _planner(
-            mode,
-            where,
-            old_text,
-            new_text,
-            replace_all,
-            occurrence,
-            whole_word,
-            pattern,
-            replacement,
-            patterns_json,
-            case_sensitive,
-            anchor,
-            position,
-            start_line,
-            end_line,
-            tolerant_whitespace,
+        request = EditRequest(
+            mode=mode,
+            old_text=old_text,
+            new_text=new_text,
+            replace_all=replace_all,
+            occurrence=occurrence,
+            whole_word=whole_word,
+            pattern=pattern,
+            replacement=replacement,
+            rules=tuple(modes.RegexRule(p.pattern, p.replacement, p.limit) for p in patterns_json or ()),
+            case_sensitive=case_sensitive,
+            anchor=anchor,
+            position=position,
+            start_line=start_line,
+            end_line=end_line,
+            tolerant=tolerant_whitespace,
         )
         options = EditOptions(
-            operation=f"edit_file:{mode}",
+            tool="edit_file",
+            mode=mode,
             expected_hash=expected_hash,
             dry_run=dry_run,
             diff_format=diff_format,
             diff_context=context,
             allow_rewrite=allow_rewrite,
         )
+        planner = planner_for(request, str(path))
         report = services.editor.run(path, planner, options)
-        result = edit_result(report, mode)
+        result = edit_result(report)
         text = edit_text(result, compact)
         return respond(result.model_copy(update={"message": text}), text)
 
@@ -163,7 +163,7 @@ def register(catalog: Catalog) -> None:
         replacements = [modes.Replacement(e.old_text, e.new_text, replace_all=e.replace_all) for e in given]
         planner = modes.multi(replacements, tolerant=tolerant_whitespace, path=str(path))
         options = EditOptions(
-            operation="multi_edit",
+            tool="multi_edit",
             expected_hash=expected_hash,
             dry_run=dry_run,
             diff_format=diff_format,
@@ -201,54 +201,3 @@ def register(catalog: Catalog) -> None:
             )
         ],
     )
-
-
-def _planner(
-    mode: str,
-    path: str,
-    old_text: str | None,
-    new_text: str | None,
-    replace_all: bool,
-    occurrence: int | None,
-    whole_word: bool,
-    pattern: str | None,
-    replacement: str | None,
-    patterns_json: list[PatternArg] | None,
-    case_sensitive: bool,
-    anchor: str | None,
-    position: Literal["before", "after"],
-    start_line: int | None,
-    end_line: int | None,
-    tolerant: bool,
-) -> modes.Planner:
-    def need(value: object, what: str) -> None:
-        if value is None:
-            raise InvalidParamsError(f"mode {mode!r} needs {what}.")
-
-    if mode == "replace":
-        need(old_text, "old_text (the exact text to change)")
-        need(new_text, 'new_text (use "" to delete old_text)')
-        edit = modes.Replacement(old_text or "", new_text or "", replace_all, occurrence, whole_word)
-        return modes.replace(edit, tolerant=tolerant, path=path)
-    if mode == "search_replace":
-        need(pattern, "pattern (the literal text to find)")
-        return modes.search_replace(
-            pattern or "",
-            replacement if replacement is not None else new_text or "",
-            case_sensitive=case_sensitive,
-            path=path,
-        )
-    if mode == "regex":
-        rules = [modes.RegexRule(p.pattern, p.replacement, p.limit) for p in patterns_json or []]
-        if pattern is not None:
-            rules.insert(0, modes.RegexRule(pattern, replacement if replacement is not None else new_text or ""))
-        return modes.regex(rules, case_sensitive=case_sensitive, path=path)
-    if mode == "insert":
-        need(anchor, "anchor (text that occurs once, next to where new_text goes)")
-        need(new_text, "new_text (the lines to insert)")
-        return modes.insert(anchor or "", new_text or "", position, path=path)
-    need(start_line, "start_line and end_line (1-based, inclusive)")
-    need(end_line, "start_line and end_line (1-based, inclusive)")
-    if mode == "replace_range":
-        need(new_text, "new_text (the lines that replace the range)")
-    return modes.line_range(start_line or 1, end_line or 1, new_text if mode == "replace_range" else None, path=path)

@@ -1,0 +1,111 @@
+"""Edit requests as data: one value per edit_file call, and the table from its mode to a planner.
+
+The tool adapter fills an :class:`EditRequest` by keyword; :func:`planner_for` checks that the mode got
+what it needs and builds the planner from :mod:`fsguard.core.modes`. A new mode is one row in
+:data:`_BUILDERS`, not another positional parameter threaded through three layers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from fsguard.core import modes
+from fsguard.core.errors import InvalidParamsError
+
+EditMode = Literal["replace", "search_replace", "regex", "insert", "replace_range", "delete_range"]
+Position = Literal["before", "after"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditRequest:
+    """What one edit_file call asks for; the fields a mode does not use are ignored."""
+
+    mode: EditMode = "replace"
+    old_text: str | None = None
+    new_text: str | None = None
+    replace_all: bool = False
+    occurrence: int | None = None
+    whole_word: bool = False
+    pattern: str | None = None
+    replacement: str | None = None
+    rules: tuple[modes.RegexRule, ...] = ()
+    case_sensitive: bool = True
+    anchor: str | None = None
+    position: Position = "after"
+    start_line: int | None = None
+    end_line: int | None = None
+    tolerant: bool = False
+
+    def need(self, value: object, what: str) -> None:
+        """Refuse the request when ``value``, which this mode needs, is missing."""
+        if value is None:
+            raise InvalidParamsError(f"mode {self.mode!r} needs {what}.")
+
+
+def planner_for(request: EditRequest, path: str) -> modes.Planner:
+    """The planner of ``request``'s mode.
+
+    Raises:
+        InvalidParamsError: the mode lacks a field it needs.
+    """
+    return _BUILDERS[request.mode](request, path)
+
+
+def _replace(request: EditRequest, path: str) -> modes.Planner:
+    request.need(request.old_text, "old_text (the exact text to change)")
+    request.need(request.new_text, 'new_text (use "" to delete old_text)')
+    edit = modes.Replacement(
+        request.old_text or "",
+        request.new_text or "",
+        request.replace_all,
+        request.occurrence,
+        request.whole_word,
+    )
+    return modes.replace(edit, tolerant=request.tolerant, path=path)
+
+
+def _search_replace(request: EditRequest, path: str) -> modes.Planner:
+    request.need(request.pattern, "pattern (the literal text to find)")
+    return modes.search_replace(
+        request.pattern or "", _replacement(request), case_sensitive=request.case_sensitive, path=path
+    )
+
+
+def _regex(request: EditRequest, path: str) -> modes.Planner:
+    rules = list(request.rules)
+    if request.pattern is not None:
+        rules.insert(0, modes.RegexRule(request.pattern, _replacement(request)))
+    return modes.regex(rules, case_sensitive=request.case_sensitive, path=path)
+
+
+def _insert(request: EditRequest, path: str) -> modes.Planner:
+    request.need(request.anchor, "anchor (text that occurs once, next to where new_text goes)")
+    request.need(request.new_text, "new_text (the lines to insert)")
+    return modes.insert(request.anchor or "", request.new_text or "", request.position, path=path)
+
+
+def _line_range(request: EditRequest, path: str) -> modes.Planner:
+    request.need(request.start_line, "start_line and end_line (1-based, inclusive)")
+    request.need(request.end_line, "start_line and end_line (1-based, inclusive)")
+    replacing = request.mode == "replace_range"
+    if replacing:
+        request.need(request.new_text, "new_text (the lines that replace the range)")
+    new_text = request.new_text if replacing else None
+    return modes.line_range(request.start_line or 1, request.end_line or 1, new_text, path=path)
+
+
+def _replacement(request: EditRequest) -> str:
+    """search_replace and regex take ``replacement``, or ``new_text`` as the seed's callers send it."""
+    return request.replacement if request.replacement is not None else request.new_text or ""
+
+
+_BUILDERS: dict[EditMode, Callable[[EditRequest, str], modes.Planner]] = {
+    "replace": _replace,
+    "search_replace": _search_replace,
+    "regex": _regex,
+    "insert": _insert,
+    "replace_range": _line_range,
+    "delete_range": _line_range,
+}
