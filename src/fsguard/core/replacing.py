@@ -29,11 +29,12 @@ from fsguard.core.hashing import content_hash
 from fsguard.core.ignore import WalkOptions, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
+from fsguard.core.risk import RiskLevel
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import decode, read_at
 
-# The seed's scale for multi-file changes: (files, occurrences) thresholds for MEDIUM, HIGH, CRITICAL.
-_SCALE = ((80, 1000, "CRITICAL"), (50, 500, "HIGH"), (30, 100, "MEDIUM"))
+# The seed's scale for multi-file changes: (files, occurrences) from which a change is CRITICAL, HIGH, MEDIUM.
+_SCALE = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
 
 Progress = Callable[[int, int], None]
 
@@ -55,8 +56,26 @@ class ReplaceReport:
     status: str  # "applied" or "preview"
     files: tuple[FileChange, ...]
     total_replacements: int
-    risk_level: str
+    risk_level: RiskLevel
     files_scanned: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplaceRequest:
+    """One project_replace call: what to replace, where, and how carefully."""
+
+    path: str
+    find: str
+    replace: str
+    literal: bool = True
+    case_sensitive: bool = True
+    file_types: tuple[str, ...] = ()
+    include_paths: tuple[str, ...] = ()
+    exclude_paths: tuple[str, ...] = ()
+    preview: bool = False
+    max_files: int = 1000
+    force: bool = False
+    respect_gitignore: bool = True
 
 
 class ProjectReplacer:
@@ -65,40 +84,29 @@ class ProjectReplacer:
     def __init__(self, safeguards: Safeguards) -> None:
         self._safe = safeguards
 
-    def run(
-        self,
-        user_path: str,
-        find: str,
-        replace: str,
-        *,
-        literal: bool = True,
-        case_sensitive: bool = True,
-        file_types: list[str] | None = None,
-        include_paths: list[str] | None = None,
-        exclude_paths: list[str] | None = None,
-        preview: bool = False,
-        max_files: int = 1000,
-        force: bool = False,
-        respect_gitignore: bool = True,
-        progress: Progress | None = None,
-    ) -> ReplaceReport:
-        """Replace ``find`` by ``replace`` in every matching file (at most ``max_files`` changed files).
+    def run(self, request: ReplaceRequest, progress: Progress | None = None) -> ReplaceReport:
+        """Replace ``request.find`` in every matching file (at most ``max_files`` changed files).
+
+        ``progress`` gets (files done, files planned) between files and may raise to cancel: the files
+        before are whole and backed up.
 
         Raises:
             InvalidParamsError: empty find, or an invalid regex.
             RiskBlockedError: a HIGH or CRITICAL change without ``force``; nothing was written.
         """
-        if not find:
+        if not request.find:
             raise InvalidParamsError("find is empty: pass the text (or regex=true pattern) to replace.")
-        substitute = _substitution(find, replace, literal=literal, case_sensitive=case_sensitive)
-        base = self._safe.policy.resolve(user_path)
+        substitute = _substitution(
+            request.find, request.replace, literal=request.literal, case_sensitive=request.case_sensitive
+        )
+        base = self._safe.policy.resolve(request.path)
         options = WalkOptions(
-            respect_gitignore=respect_gitignore,
-            globs=normalise_globs(file_types),
+            respect_gitignore=request.respect_gitignore,
+            globs=normalise_globs(list(request.file_types)),
             max_file_size=self._safe.max_file_size,
             rules_from=self._safe.policy.root_of(base),
         )
-        included, excluded = tuple(include_paths or ()), tuple(exclude_paths or ())
+        included, excluded = request.include_paths, request.exclude_paths
         planned: list[_Plan] = []
         scanned = 0
         files = [base] if base.is_file() else walk_files(base, options)
@@ -109,21 +117,21 @@ class ProjectReplacer:
             plan = self._plan(path, substitute)
             if plan is not None:
                 planned.append(plan)
-                if len(planned) >= max_files:
+                if len(planned) >= request.max_files:
                     break
         total = sum(plan.count for plan in planned)
         risk = _risk(len(planned), total)
-        if preview:
+        if request.preview:
             changes = tuple(FileChange(plan.path, plan.count) for plan in planned)
             return ReplaceReport("preview", changes, total, risk, scanned)
-        if risk in ("HIGH", "CRITICAL") and not force:
+        if risk in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not request.force:
             raise RiskBlockedError(
-                f"project_replace would change {len(planned)} file(s), {total} occurrence(s): risk {risk}. Nothing was "
-                "written. Run it with preview=true to see every file, narrow it with file_types/exclude_paths, "
-                "or pass force=true (each file is backed up and undoable).",
+                f"project_replace would change {len(planned)} file(s), {total} occurrence(s): risk {risk.value}. "
+                "Nothing was written. Run it with preview=true to see every file, narrow it with "
+                "file_types/exclude_paths, or pass force=true (each file is backed up and undoable).",
                 files=len(planned),
                 occurrences=total,
-                risk_level=risk,
+                risk_level=risk.value,
             )
         done: list[FileChange] = []
         for number, plan in enumerate(planned, 1):
@@ -193,8 +201,8 @@ def _matches(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
     return any(fnmatch(relative, g) if "/" in g else any(fnmatch(name, g) for name in names) for g in globs)
 
 
-def _risk(files: int, occurrences: int) -> str:
+def _risk(files: int, occurrences: int) -> RiskLevel:
     for min_files, min_occurrences, level in _SCALE:
         if files >= min_files or occurrences >= min_occurrences:
             return level
-    return "LOW"
+    return RiskLevel.LOW

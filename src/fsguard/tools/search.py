@@ -11,6 +11,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs
+from fsguard.core.replacing import ReplaceRequest
 from fsguard.core.search import ContentMatch, present, search_content, search_names
 from fsguard.models import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
 from fsguard.tools._errors import bridge
@@ -153,21 +154,21 @@ def register(catalog: Catalog) -> None:
             anyio.from_thread.check_cancelled()  # cancelling stops between files: each is old or new
             anyio.from_thread.run(ctx.report_progress, done, total)
 
-        report = services.replacer.run(
-            path,
-            find,
-            replace,
+        request = ReplaceRequest(
+            path=path,
+            find=find,
+            replace=replace,
             literal=literal,
             case_sensitive=case_sensitive,
-            file_types=file_types,
-            include_paths=include_paths,
-            exclude_paths=exclude_paths,
+            file_types=tuple(file_types or ()),
+            include_paths=tuple(include_paths or ()),
+            exclude_paths=tuple(exclude_paths or ()),
             preview=preview,
             max_files=max_files,
             force=force,
             respect_gitignore=respect_gitignore,
-            progress=progress,
         )
+        report = services.replacer.run(request, progress)
         files = [
             ReplacedFile(path=str(c.path), replacements=c.replacements, backup_id=c.backup_id, skipped=c.skipped)
             for c in report.files
@@ -176,7 +177,7 @@ def register(catalog: Catalog) -> None:
             status="preview" if report.status == "preview" else "applied",
             files_changed=sum(1 for c in report.files if c.replacements and not c.skipped),
             total_replacements=report.total_replacements,
-            risk_level=report.risk_level,  # type: ignore[arg-type]
+            risk_level=report.risk_level.value,
             backup_id=next((c.backup_id for c in report.files if c.backup_id), None),
             files=files,
             files_scanned=report.files_scanned,
