@@ -12,12 +12,16 @@ from fsguard.core.charsets import text_codec
 from fsguard.core.errors import (
     NAME_MAX_BYTES,
     AccessDeniedError,
+    AmbiguousMatchError,
     DiskFullError,
     FsguardError,
+    HookConfigError,
+    HookDeniedError,
     InvalidParamsError,
     NameTooLongError,
     NotFoundError,
     ReadOnlyFilesystemError,
+    error_for_code,
     from_os_error,
     name_length_error,
 )
@@ -151,3 +155,22 @@ def test_text_codec_refuses_unknown_names_as_invalid_params(name: str) -> None:
     with pytest.raises(InvalidParamsError) as caught:
         text_codec(name)
     assert caught.value.message.startswith(f"unknown encoding {name!r}.")
+
+
+def _tree(cls: type[FsguardError]) -> list[type[FsguardError]]:
+    return [cls, *(sub for child in cls.__subclasses__() for sub in _tree(child))]
+
+
+def test_each_code_is_declared_by_one_class_of_the_tree() -> None:
+    declared: dict[str, list[str]] = {}
+    for cls in _tree(FsguardError):
+        if "code" in vars(cls):
+            declared.setdefault(cls.code, []).append(cls.__name__)
+    assert {code: names for code, names in declared.items() if len(names) > 1} == {}
+    assert HookConfigError.code == InvalidParamsError.code  # inherited, as the drawn tree says
+
+
+def test_error_for_code_finds_the_class_of_a_code_and_falls_back_to_the_base() -> None:
+    assert error_for_code("ambiguous_match") is AmbiguousMatchError
+    assert error_for_code("hook_denied") is HookDeniedError
+    assert error_for_code("no_such_code") is FsguardError

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from fsguard.core.errors import FsguardError
-from fsguard.core.hooks import HOOK_EVENTS, HookConfigError, HookDeniedError, HookEvent, HookOutcome, HookRunner
+from fsguard.core.errors import FsguardError, HookConfigError, HookDeniedError
+from fsguard.core.hooks import HOOK_EVENTS, HookEvent, HookOutcome, HookRunner
 
 
 def load(tmp_path: Path, root: Path, hooks: dict[str, Any]) -> HookRunner:

@@ -2,7 +2,8 @@
 
     FsguardError
     ├── InvalidParamsError        invalid_params
-    │   └── UnknownParamError     unknown_param
+    │   ├── UnknownParamError     unknown_param
+    │   └── HookConfigError       invalid_params (the same code: a bad --hooks-config file)
     ├── AccessDeniedError         access_denied
     ├── NotFoundError             not_found
     ├── IsDirectoryError          is_directory
@@ -23,7 +24,12 @@
     ├── NothingToUndoError        nothing_to_undo
     ├── UndoConflictError         undo_conflict
     ├── RiskBlockedError          risk_blocked
+    ├── HookDeniedError           hook_denied
     └── BackupCorruptError        backup_corrupt
+
+``FsguardError`` itself answers ``error``, the fallback for an I/O failure with no code of its own. One
+class has one code; an error that must carry another class's code is raised as that class
+(:func:`error_for_code`).
 
 Messages are written for the model: what failed, the evidence, and the next action.
 :func:`from_os_error` turns an expected ``OSError`` into one of these; each environment failure
@@ -199,10 +205,31 @@ class RiskBlockedError(FsguardError):
     code = "risk_blocked"
 
 
+class HookConfigError(InvalidParamsError):
+    """The hooks config file is missing, not JSON, or not in the documented shape."""
+
+
+class HookDeniedError(FsguardError):
+    """A pre-hook refused the operation; nothing was changed."""
+
+    code = "hook_denied"
+
+
 class BackupCorruptError(FsguardError):
     """A saved blob is missing or does not match its address."""
 
     code = "backup_corrupt"
+
+
+def error_for_code(code: str | None) -> type[FsguardError]:
+    """The class whose code is ``code`` (the first class in the tree that has it), else the base."""
+    pending: list[type[FsguardError]] = [FsguardError]
+    while pending:
+        cls = pending.pop(0)
+        if cls.code == code:
+            return cls
+        pending.extend(cls.__subclasses__())
+    return FsguardError
 
 
 def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> FsguardError:

@@ -30,7 +30,7 @@ from pathlib import Path, PurePath
 from subprocess import PIPE, Popen, TimeoutExpired
 from typing import Any, Literal
 
-from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.errors import HookConfigError, HookDeniedError
 
 logger = logging.getLogger(__name__)
 
@@ -46,18 +46,6 @@ _KINDS = {"hooks": "a list", "timeout": "a number", "failOnError": "true or fals
 _EXIT_DECISIONS: dict[int | None, str] = {0: "allow", 2: "deny"}
 _PIPES: dict[str, Any] = {"stdin": PIPE, "stdout": PIPE, "stderr": PIPE, "encoding": "utf-8", "errors": "replace"}
 Predicate = Callable[[str], bool]
-
-
-class HookConfigError(InvalidParamsError):
-    """The hooks config file is missing, not JSON, or not in the documented shape."""
-
-    code = "invalid_params"
-
-
-class HookDeniedError(FsguardError):
-    """A pre-hook refused the operation; nothing was changed."""
-
-    code = "hook_denied"
 
 
 @dataclass(frozen=True)

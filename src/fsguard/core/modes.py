@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import re2
 
-from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError
+from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.matching import LineIndex, find_matches
 from fsguard.core.textio import split_lines
 
@@ -258,7 +258,7 @@ def multi(edits: list[Replacement], *, tolerant: bool, path: str) -> Planner:
             outcomes.append(EditOutcome(number, "applied", step.match_tier, step.first_line))
         failures = [o for o in outcomes if o.status in ("failed", "ambiguous")]
         if failures:
-            raise MultiEditError(outcomes, path)
+            raise _multi_edit_error(outcomes, path)
         return EditPlan(
             new_text=text,
             replacements=applied,
@@ -277,17 +277,14 @@ def _failed(number: int, edit: Replacement, exc: FsguardError, original: str, te
     return EditOutcome(number, status, error=exc.message.split("\n")[0], code=exc.code)
 
 
-class MultiEditError(FsguardError):
-    """At least one edit of a multi_edit could not be placed; nothing was written."""
-
-    def __init__(self, outcomes: list[EditOutcome], path: str) -> None:
-        bad = [o for o in outcomes if o.status in ("failed", "ambiguous")]
-        lines = [f"  edit {o.index}: {o.status}" + (f" — {o.error}" if o.error else "") for o in outcomes]
-        super().__init__(
-            f"multi_edit: {len(bad)} of {len(outcomes)} edits could not be applied, so none were: {path} is "
-            "unchanged.\n" + "\n".join(lines) + "\nFix the failing old_text (copy it from read_file) and retry.",
-            path=path,
-            edits=[{"index": o.index, "status": o.status, "error": o.error} for o in outcomes],
-        )
-        self.code = bad[0].code or "no_match"  # type: ignore[misc]
-        self.outcomes = outcomes
+def _multi_edit_error(outcomes: list[EditOutcome], path: str) -> FsguardError:
+    """At least one edit could not be placed, so none was: the error of the first failure's class (no_match,
+    ambiguous_match …), listing every edit's status."""
+    bad = [o for o in outcomes if o.status in ("failed", "ambiguous")]
+    lines = [f"  edit {o.index}: {o.status}" + (f" — {o.error}" if o.error else "") for o in outcomes]
+    return error_for_code(bad[0].code or NoMatchError.code)(
+        f"multi_edit: {len(bad)} of {len(outcomes)} edits could not be applied, so none were: {path} is "
+        "unchanged.\n" + "\n".join(lines) + "\nFix the failing old_text (copy it from read_file) and retry.",
+        path=path,
+        edits=[{"index": o.index, "status": o.status, "error": o.error} for o in outcomes],
+    )
