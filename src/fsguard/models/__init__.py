@@ -5,7 +5,7 @@ Optional fields are left out of structuredContent when they do not apply (``excl
 
 from fsguard.models.backups import BackupAction, BackupInfo, BackupResult, RestoredFile, TrashInfo
 from fsguard.models.base import Result
-from fsguard.models.editing import EditFileResult, EditStatus, MultiEditResult, WriteFileResult
+from fsguard.models.editing import EditFileResult, EditOutcomeFields, EditStatus, MultiEditResult, WriteFileResult
 from fsguard.models.files import (
     AnalyzeResult,
     CopyResult,
@@ -47,6 +47,7 @@ __all__ = [
     "DeletedPath",
     "DirectoryEntry",
     "EditFileResult",
+    "EditOutcomeFields",
     "EditStatus",
     "EntryType",
     "FileFacts",

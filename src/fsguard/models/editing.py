@@ -30,14 +30,10 @@ class WriteFileResult(Result):
     external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
 
 
-class EditFileResult(Result):
-    """What edit_file returns (seed required: path, replacements, lines_added, lines_removed, total_lines, message)."""
+class EditOutcomeFields(Result):
+    """What every edit reports, whatever the tool: the fields edit_file and multi_edit share."""
 
     path: str = Field(description="Absolute canonical path edited.")
-    replacements: int = Field(description="Places changed (or that would change, in a dry run).")
-    lines_added: int = Field(description="Lines added, from a real diff.")
-    lines_removed: int = Field(description="Lines removed, from a real diff.")
-    total_lines: int = Field(description="Lines in the file after the edit.")
     content_hash: str | None = Field(None, description="Hash after the edit (current hash in a dry run).")
     backup_id: str | None = Field(None, description="Backup of the bytes before the edit; undo with undo_last.")
     parent_backup_id: str | None = Field(None, description="Previous step of this file's undo chain.")
@@ -47,7 +43,7 @@ class EditFileResult(Result):
     integrity_detail: str | None = Field(None, description="CRC-32, lines and bytes of the read-back check.")
     external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
     message: str = Field(description="Same text as the text block.")
-    mode: str = Field("replace", description="Edit mode used.")
+    mode: str = Field("replace", description="Edit mode used (multi_edit for multi_edit).")
     risk_level: RiskLevelName = Field("LOW", description="LOW, MEDIUM, HIGH or CRITICAL.")
     match_tier: str | None = Field(None, description="Matching tier that placed old_text (exact, indentation …).")
     line: int | None = Field(None, description="First line changed.")
@@ -55,6 +51,15 @@ class EditFileResult(Result):
     dry_run: bool = Field(False, description="True when nothing was written.")
     previous_hash: str | None = Field(None, description="Hash before the edit.")
     feedback: str | None = Field(None, description="Hints such as STALE_READ.")
+
+
+class EditFileResult(EditOutcomeFields):
+    """What edit_file returns (seed required: path, replacements, lines_added, lines_removed, total_lines, message)."""
+
+    replacements: int = Field(description="Places changed (or that would change, in a dry run).")
+    lines_added: int = Field(description="Lines added, from a real diff.")
+    lines_removed: int = Field(description="Lines removed, from a real diff.")
+    total_lines: int = Field(description="Lines in the file after the edit.")
 
 
 class EditStatus(Result):
@@ -67,27 +72,13 @@ class EditStatus(Result):
     error: str | None = None
 
 
-class MultiEditResult(Result):
+class MultiEditResult(EditOutcomeFields):
     """What multi_edit returns (seed required: path, successful_edits, total_edits, message)."""
 
-    path: str = Field(description="Absolute canonical path edited.")
     successful_edits: int = Field(description="Edits applied.")
     total_edits: int = Field(description="Edits given.")
-    lines_added: int | None = None
-    lines_removed: int | None = None
-    total_lines: int | None = None
-    content_hash: str | None = Field(None, description="Hash after the edits (current hash in a dry run).")
-    backup_id: str | None = None
-    parent_backup_id: str | None = None
-    risk_warning: str | None = None
-    structure_warning: str | None = None
-    integrity: IntegrityStatus | None = None
-    message: str = Field(description="Same text as the text block.")
+    lines_added: int | None = Field(None, description="Lines added, from a real diff.")
+    lines_removed: int | None = Field(None, description="Lines removed, from a real diff.")
+    total_lines: int | None = Field(None, description="Lines in the file after the edits.")
     edits: list[EditStatus] = Field(default_factory=list, description="Status of every edit.")
     skipped_edits: int = Field(0, description="Edits already present (subsumed by an earlier edit).")
-    risk_level: RiskLevelName = Field("LOW", description="LOW, MEDIUM, HIGH or CRITICAL.")
-    diff: str | None = None
-    dry_run: bool = False
-    previous_hash: str | None = None
-    external_change: str | None = None
-    feedback: str | None = None

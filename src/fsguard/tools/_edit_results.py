@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fsguard.core.editing import EditReport
 from fsguard.core.risk import risk_note
-from fsguard.models import EditFileResult, EditStatus, MultiEditResult
+from fsguard.models import EditFileResult, EditOutcomeFields, EditStatus, MultiEditResult
 
 
 def edit_result(report: EditReport) -> EditFileResult:
@@ -47,28 +47,15 @@ def multi_result(report: EditReport) -> MultiEditResult:
     single = edit_result(report)
     outcomes = report.plan.outcomes
     return MultiEditResult(
-        path=single.path,
+        **single.model_dump(include=set(EditOutcomeFields.model_fields)),
         successful_edits=sum(o.status == "applied" for o in outcomes),
         total_edits=len(outcomes),
         lines_added=single.lines_added,
         lines_removed=single.lines_removed,
         total_lines=single.total_lines,
-        content_hash=single.content_hash,
-        backup_id=single.backup_id,
-        parent_backup_id=single.parent_backup_id,
-        risk_warning=single.risk_warning,
-        structure_warning=single.structure_warning,
-        integrity=single.integrity,
-        message="",
         edits=[
             EditStatus(index=o.index, status=o.status, match_tier=o.match_tier, line=o.line, error=o.error)
             for o in outcomes
         ],
         skipped_edits=sum(o.status == "already_present" for o in outcomes),
-        risk_level=single.risk_level,
-        diff=single.diff,
-        dry_run=single.dry_run,
-        previous_hash=single.previous_hash,
-        external_change=single.external_change,
-        feedback=single.feedback,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -12,6 +12,8 @@ from pydantic import BaseModel, Field
 
 from fsguard.models import ToolExample
 from fsguard.services import Services
+
+M = TypeVar("M", bound=BaseModel)
 
 PathArg = Annotated[
     str,
@@ -36,6 +38,12 @@ def hints(title: str, *, read_only: bool, destructive: bool = False, idempotent:
         idempotent_hint=idempotent,
         open_world_hint=False,
     )
+
+
+def voiced(result: M, render: Callable[[M, bool], str], compact: bool) -> CallToolResult:
+    """A success whose text block, and the result's ``message`` field, are ``render``'s text in this voice."""
+    text = render(result, compact)
+    return respond(result.model_copy(update={"message": text}), text)
 
 
 def respond(model: BaseModel, text: str) -> CallToolResult:

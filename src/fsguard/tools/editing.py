@@ -16,7 +16,7 @@ from fsguard.models import EditFileResult, MultiEditResult
 from fsguard.tools._arguments import ALIASES
 from fsguard.tools._edit_results import edit_result, multi_result
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, respond
+from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, voiced
 from fsguard.voice import edit_text, multi_edit_text
 
 DryRun = Annotated[bool, Field(description="Show what would change (with the diff) and write nothing.")]
@@ -136,8 +136,7 @@ def register(catalog: Catalog) -> None:
         planner = planner_for(request, str(path))
         report = services.editor.run(path, planner, options)
         result = edit_result(report)
-        text = edit_text(result, compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(result, edit_text, compact)
 
     @bridge
     def multi_edit(
@@ -171,8 +170,7 @@ def register(catalog: Catalog) -> None:
         )
         report = services.editor.run(path, planner, options)
         result = multi_result(report)
-        text = multi_edit_text(result, compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(result, multi_edit_text, compact)
 
     catalog.add(
         edit_file,

@@ -13,7 +13,7 @@ from fsguard.core.deletion import Deletion
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.models import AnalyzeResult, CopyResult, DeletedPath, DeleteResult, MoveResult
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, ExpectedHash, PathArg, PathsArg, hints, respond
+from fsguard.tools._params import Catalog, ExpectedHash, PathArg, PathsArg, hints, voiced
 from fsguard.voice import analyze_text, copy_text, delete_text, move_text
 
 SourceArg = Annotated[str, Field(description="What to move or copy (absolute, or relative to the first root).")]
@@ -56,8 +56,7 @@ def register(catalog: Catalog) -> None:
         results = [_deleted(given, outcome) for given, outcome in outcomes]
         failed = sum(r.status == "failed" for r in results)
         result = DeleteResult(results=results, succeeded=len(results) - failed, failed=failed, message="")
-        text = delete_text(result, compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(result, delete_text, compact)
 
     @bridge
     def move_file(
@@ -70,8 +69,7 @@ def register(catalog: Catalog) -> None:
         """
         source, destination = services.mover.move(source_path, dest_path, expected_hash=expected_hash)
         result = MoveResult(source=str(source), destination=str(destination), message="")
-        text = move_text(result, compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(result, move_text, compact)
 
     @bridge
     def copy_file(source_path: SourceArg, dest_path: DestArg, ctx: Context) -> Annotated[CallToolResult, CopyResult]:
@@ -97,8 +95,7 @@ def register(catalog: Catalog) -> None:
             skipped_symlinks=report.skipped_symlinks,
             message="",
         )
-        text = copy_text(result, compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(result, copy_text, compact)
 
     @bridge
     def analyze_operation(
@@ -115,8 +112,7 @@ def register(catalog: Catalog) -> None:
         Returns the risk level and its factors, the diff a write or edit would make, and advice.
         """
         result = services.analyzer.analyze(operation, path, content=content, old_text=old_text, new_text=new_text)
-        text = analyze_text(result, compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(result, analyze_text, compact)
 
     catalog.add(
         delete_file,

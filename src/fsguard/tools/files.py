@@ -10,7 +10,7 @@ from pydantic import Field
 from fsguard.core.errors import InvalidParamsError
 from fsguard.models import CreateDirectoryResult, GetFileInfoResult
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, PathArg, PathsArg, hints, respond
+from fsguard.tools._params import Catalog, PathArg, PathsArg, hints, respond, voiced
 from fsguard.voice import create_directory_text, info_many_text, info_text
 
 
@@ -44,8 +44,7 @@ def register(catalog: Catalog) -> None:
         """Create a directory and any missing parents. An existing directory is success with created=false."""
         canonical, created = services.directories.create(path)
         result = CreateDirectoryResult(path=str(canonical), created=created, message="")
-        text = create_directory_text(result, catalog.compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(result, create_directory_text, catalog.compact)
 
     catalog.add(
         get_file_info,

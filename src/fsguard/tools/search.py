@@ -15,7 +15,7 @@ from fsguard.core.replacing import ReplaceRequest
 from fsguard.core.search import ContentMatch, present, search_content, search_names
 from fsguard.models import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, hints, respond
+from fsguard.tools._params import Catalog, hints, respond, voiced
 from fsguard.voice import replace_text, search_text
 
 GlobsArg = Annotated[list[str] | None, Field(description='Extensions or globs: ["py", ".ts", "*.md", "src/**/*.go"].')]
@@ -183,8 +183,7 @@ def register(catalog: Catalog) -> None:
             files_scanned=report.files_scanned,
             message="",
         )
-        text = replace_text(result, catalog.compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(result, replace_text, catalog.compact)
 
     catalog.add(
         search_files,

@@ -12,7 +12,7 @@ from fsguard.core.charsets import text_codec
 from fsguard.core.errors import InvalidParamsError
 from fsguard.models import WriteFileResult
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, respond
+from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, voiced
 from fsguard.voice import write_text
 
 
@@ -65,8 +65,7 @@ def register(catalog: Catalog) -> None:
             encoding=report.encoding,
             external_change=report.verdict.external_change,
         )
-        text = write_text(result, compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(result, write_text, compact)
 
     catalog.add(
         write_file,
