@@ -17,9 +17,9 @@ from fsguard.core.risk import (
     assess_risk,
     check_integrity,
     rewrite_guard,
-    risk_note,
     write_guard,
 )
+from fsguard.voice.notes import integrity_problem, risk_note
 
 POLICY = RiskPolicy()
 
@@ -157,15 +157,15 @@ def test_a_one_byte_file_after_a_60_percent_change_is_a_warning_naming_its_size(
     integrity = check_integrity(b"x", lines=1, change_pct=60.0)
 
     assert (integrity.status, integrity.size, integrity.lines) == ("WARNING", 1, 1)
-    assert "1 byte" in integrity.detail
-    assert "60%" in integrity.detail
+    assert "1 byte" in integrity_problem(integrity)
+    assert "60%" in integrity_problem(integrity)
 
 
 def test_an_empty_file_after_a_35_percent_change_is_an_error() -> None:
     integrity = check_integrity(b"", lines=0, change_pct=35.0)
 
     assert integrity.status == "ERROR"
-    assert "empty" in integrity.detail
+    assert "empty" in integrity_problem(integrity)
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_an_empty_file_after_a_35_percent_change_is_an_error() -> None:
 def test_files_that_are_not_empty_or_tiny_after_a_large_change_are_ok(data: bytes, pct: float) -> None:
     integrity = check_integrity(data, lines=1, change_pct=pct)
 
-    assert (integrity.status, integrity.detail) == ("OK", "")
+    assert (integrity.status, integrity_problem(integrity)) == ("OK", "")
 
 
 def _data_with_a_small_crc() -> bytes:

@@ -22,10 +22,16 @@ FRESHNESS_S = 600.0
 
 @dataclass(frozen=True)
 class OccVerdict:
-    """What a mutation may proceed with: notes for the result, never a refusal (those raise)."""
+    """What a mutation may proceed with, as facts for the result's notes (``voice.notes`` words them).
 
-    external_change: str | None = None
-    stale_read: str | None = None
+    ``known_hash`` is set when the file changed on disk since this session saw it (then ``current_hash`` is
+    what it holds now); ``stale_read`` when the session has not seen the file lately. Refusals raise instead.
+    """
+
+    path: Path | None = None
+    known_hash: str | None = None
+    current_hash: str | None = None
+    stale_read: bool = False
 
 
 class ConcurrencyGuard:
@@ -56,22 +62,16 @@ class ConcurrencyGuard:
         known = self._session.known_hash(path)
         fresh = known is not None and time.monotonic() - known[1] < FRESHNESS_S
         if known is not None and fresh and known[0] != current_hash and self._mode != "off":
-            message = (
-                f"{path} changed on disk since this session last saw it (known hash {known[0]}, now "
-                f"{current_hash}): another process modified it."
-            )
             if self._mode == "block":
                 raise ExternalChangeError(
-                    f"{message} Nothing was written. Re-read the file, or pass expected_hash={current_hash!r} "
-                    "to edit the current content deliberately.",
+                    f"{path} changed on disk since this session last saw it (known hash {known[0]}, now "
+                    f"{current_hash}): another process modified it. Nothing was written. Re-read the file, or "
+                    f"pass expected_hash={current_hash!r} to edit the current content deliberately.",
                     path=str(path),
                     known_hash=known[0],
                     current_hash=current_hash,
                 )
-            return OccVerdict(external_change=message)
+            return OccVerdict(path, known_hash=known[0], current_hash=current_hash)
         if not fresh and self._session.first_hint(path):
-            return OccVerdict(
-                stale_read=f"STALE_READ: {path} was not read through this server in the last 10 minutes; "
-                "read it (or pass expected_hash) so edits are checked against what you saw."
-            )
+            return OccVerdict(path, stale_read=True)
         return OccVerdict()

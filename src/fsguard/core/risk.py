@@ -1,17 +1,17 @@
 """How much an edit changes a file, and the guards that stop accidental rewrites, truncations and inflations.
 
 - :func:`assess_risk` grades an edit LOW to CRITICAL from the share of the file it changes and how many places it
-  touches; :func:`risk_note` turns that into one calm, informational line for the tool result.
+  touches; ``voice.notes.risk_note`` turns that into one calm, informational line for the tool result.
 - :func:`check_integrity` looks at the bytes written after a large change: empty or tiny files are flagged.
 - :func:`rewrite_guard` refuses an ``edit_file`` replacement that looks like a whole file pasted over its head.
 - :func:`write_guard` flags a ``write_file`` that shrinks a file below half or blows it up past three times.
 
-Messages are written for the model: what was seen, the numbers, and the next action.
+The refusal of :func:`rewrite_guard` is worded here, where it is raised; the notes of a result that went
+through are worded in :mod:`fsguard.voice.notes`.
 """
 
 from __future__ import annotations
 
-import json
 import zlib
 from dataclasses import dataclass
 from enum import StrEnum
@@ -109,34 +109,6 @@ def assess_risk(
     return RiskAssessment(level, pct, chars_changed, occurrences, tuple(factors))
 
 
-def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None) -> str | None:
-    """One informational line about a larger edit, or None for a LOW one.
-
-    Args:
-        assessment: The edit's grade.
-        path: The file, as the model named it; used in the read-back hint.
-        backup_id: The backup taken before the edit, if any.
-
-    Returns:
-        ``note: large edit (~N bytes affected, K replacements, P% of file).``, then ``backup:<id>`` when a
-        backup exists, then from 40 % a hint to read the file's end back. Never alarming: no "RISK", no symbols.
-    """
-    if assessment.level is RiskLevel.LOW:
-        return None
-    pct = min(max(assessment.change_pct, 0.0), 100.0)
-    facts = [f"~{assessment.chars_changed:,} bytes affected"]
-    if assessment.occurrences > 0:
-        noun = "replacement" if assessment.occurrences == 1 else "replacements"
-        facts.append(f"{assessment.occurrences:,} {noun}")
-    facts.append(f"{pct:.0f}% of file")
-    note = f"note: large edit ({', '.join(facts)})."
-    if backup_id:
-        note += f" backup:{backup_id}"
-    if pct >= NOTE_VERIFY_PCT:
-        note += f' — verify with read_file({json.dumps(path, ensure_ascii=False)}, mode="tail") if needed'
-    return note
-
-
 @dataclass(frozen=True)
 class Integrity:
     """A sanity check of the bytes written after an edit."""
@@ -145,7 +117,7 @@ class Integrity:
     crc32: str
     lines: int
     size: int
-    detail: str
+    change_pct: float  # of the edit checked, clamped to 0..100
 
 
 def check_integrity(data: bytes, *, lines: int, change_pct: float) -> Integrity:
@@ -164,12 +136,10 @@ def check_integrity(data: bytes, *, lines: int, change_pct: float) -> Integrity:
     crc = f"{zlib.crc32(data):08x}"
     pct = min(max(change_pct, 0.0), 100.0)
     if size == 0 and pct > INTEGRITY_EMPTY_PCT:
-        return Integrity("ERROR", crc, lines, size, f"file is empty after a {pct:.0f}% change — verify its content")
+        return Integrity("ERROR", crc, lines, size, pct)
     if size < INTEGRITY_SMALL_BYTES and pct > INTEGRITY_SMALL_PCT:
-        unit = "byte" if size == 1 else "bytes"
-        detail = f"file is only {size} {unit} after a {pct:.0f}% change — verify its content"
-        return Integrity("WARNING", crc, lines, size, detail)
-    return Integrity("OK", crc, lines, size, "")
+        return Integrity("WARNING", crc, lines, size, pct)
+    return Integrity("OK", crc, lines, size, pct)
 
 
 def rewrite_guard(*, file_size: int, old_len: int, new_len: int) -> str | None:
@@ -210,7 +180,22 @@ class WriteGuard:
     """Why a whole-file write looks accidental."""
 
     kind: Literal["truncation", "inflation"]
-    message: str
+    existing_size: int
+    new_size: int
+
+    @property
+    def message(self) -> str:
+        """The guard as one sentence with both sizes (analyze_operation lists it as a risk factor)."""
+        new, existing = self.new_size, self.existing_size
+        if self.kind == "truncation":
+            return (
+                f"new content ({new:,} B) is less than 50% of the existing file ({existing:,} B): "
+                "looks like accidental truncation."
+            )
+        return (
+            f"new content ({new:,} B) is {new / existing:.1f} times the existing file ({existing:,} B): "
+            "looks like accidental inflation, e.g. content pasted twice."
+        )
 
 
 def write_guard(*, existing_size: int, new_size: int) -> WriteGuard | None:
@@ -225,17 +210,9 @@ def write_guard(*, existing_size: int, new_size: int) -> WriteGuard | None:
         ``inflation`` when a file over 10 KiB would grow past three times its size, else None.
     """
     if existing_size > 0 and new_size < existing_size / 2:
-        return WriteGuard(
-            "truncation",
-            f"new content ({new_size:,} B) is less than 50% of the existing file ({existing_size:,} B): "
-            "looks like accidental truncation.",
-        )
+        return WriteGuard("truncation", existing_size, new_size)
     if existing_size > INFLATION_MIN_EXISTING and new_size > INFLATION_FACTOR * existing_size:
-        return WriteGuard(
-            "inflation",
-            f"new content ({new_size:,} B) is {new_size / existing_size:.1f} times the existing file "
-            f"({existing_size:,} B): looks like accidental inflation, e.g. content pasted twice.",
-        )
+        return WriteGuard("inflation", existing_size, new_size)
     return None
 
 

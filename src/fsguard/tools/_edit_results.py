@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fsguard.core.editing import EditReport
-from fsguard.core.risk import risk_note
 from fsguard.models import EditFileResult, EditOutcomeFields, EditStatus, MultiEditResult
+from fsguard.voice.notes import external_change_note, integrity_detail, risk_note, stale_read_note
 
 
 def edit_result(report: EditReport) -> EditFileResult:
@@ -21,8 +21,8 @@ def edit_result(report: EditReport) -> EditFileResult:
         risk_warning=risk_note(report.risk, path=str(report.path), backup_id=backup.backup_id if backup else None),
         structure_warning=report.structure_warning,
         integrity=report.integrity.status if report.integrity else None,
-        integrity_detail=_integrity_detail(report),
-        external_change=report.verdict.external_change,
+        integrity_detail=integrity_detail(report.integrity),
+        external_change=external_change_note(report.verdict),
         message="",
         mode=report.mode,
         risk_level=report.risk.level.value,
@@ -31,16 +31,8 @@ def edit_result(report: EditReport) -> EditFileResult:
         diff=report.diff.text or None,
         dry_run=report.dry_run,
         previous_hash=report.previous_hash,
-        feedback=report.verdict.stale_read,
+        feedback=stale_read_note(report.verdict),
     )
-
-
-def _integrity_detail(report: EditReport) -> str | None:
-    check = report.integrity
-    if check is None:
-        return None
-    facts = f"crc32 {check.crc32}, {check.lines} lines, {check.size} bytes"
-    return f"{facts}; {check.detail}" if check.detail else facts
 
 
 def multi_result(report: EditReport) -> MultiEditResult:

@@ -14,6 +14,7 @@ from fsguard.models import WriteFileResult
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, voiced
 from fsguard.voice import write_text
+from fsguard.voice.notes import external_change_note, write_guard_feedback
 
 
 def register(catalog: Catalog) -> None:
@@ -46,10 +47,7 @@ def register(catalog: Catalog) -> None:
         )
         feedback = None
         if report.guard is not None and report.backup is not None:
-            feedback = (
-                f"{report.guard.message} Written anyway because the previous version was backed up first: "
-                f'undo with backup(action="undo_last", file_path="{report.path}").'
-            )
+            feedback = write_guard_feedback(report.guard, report.path)
         result = WriteFileResult(
             path=str(report.path),
             bytes_written=report.bytes_written,
@@ -63,7 +61,7 @@ def register(catalog: Catalog) -> None:
             unchanged=report.unchanged,
             previous_hash=report.previous_hash,
             encoding=report.encoding,
-            external_change=report.verdict.external_change,
+            external_change=external_change_note(report.verdict),
         )
         return voiced(result, write_text, compact)
 

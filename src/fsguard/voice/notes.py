@@ -1,0 +1,82 @@
+"""The notes a successful mutation carries in its result: risk, integrity, write guards and concurrency.
+
+The core decides (a risk level, an integrity status, a guard, an OCC verdict) and hands over the facts;
+the sentences the model reads are written here, in one place, like every other success-side text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fsguard.core.occ import OccVerdict
+from fsguard.core.risk import NOTE_VERIFY_PCT, Integrity, RiskAssessment, RiskLevel, WriteGuard
+
+
+def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None) -> str | None:
+    """One informational line about a larger edit, or None for a LOW one.
+
+    ``note: large edit (~N bytes affected, K replacements, P% of file).``, then ``backup:<id>`` when a backup
+    exists, then from 40 % a hint to read the file's end back. Never alarming: no "RISK", no symbols.
+    """
+    if assessment.level is RiskLevel.LOW:
+        return None
+    pct = min(max(assessment.change_pct, 0.0), 100.0)
+    facts = [f"~{assessment.chars_changed:,} bytes affected"]
+    if assessment.occurrences > 0:
+        noun = "replacement" if assessment.occurrences == 1 else "replacements"
+        facts.append(f"{assessment.occurrences:,} {noun}")
+    facts.append(f"{pct:.0f}% of file")
+    note = f"note: large edit ({', '.join(facts)})."
+    if backup_id:
+        note += f" backup:{backup_id}"
+    if pct >= NOTE_VERIFY_PCT:
+        note += f' — verify with read_file({json.dumps(path, ensure_ascii=False)}, mode="tail") if needed'
+    return note
+
+
+def integrity_problem(check: Integrity) -> str:
+    """What looks wrong with the bytes written, or "" when nothing does."""
+    if check.status == "ERROR":
+        return f"file is empty after a {check.change_pct:.0f}% change — verify its content"
+    if check.status == "WARNING":
+        unit = "byte" if check.size == 1 else "bytes"
+        return f"file is only {check.size} {unit} after a {check.change_pct:.0f}% change — verify its content"
+    return ""
+
+
+def integrity_detail(check: Integrity | None) -> str | None:
+    """CRC-32, lines and bytes of the read-back check, and the problem if there is one."""
+    if check is None:
+        return None
+    facts = f"crc32 {check.crc32}, {check.lines} lines, {check.size} bytes"
+    problem = integrity_problem(check)
+    return f"{facts}; {problem}" if problem else facts
+
+
+def write_guard_feedback(guard: WriteGuard, path: Path) -> str:
+    """The guard's note, and why the write went through anyway: how to undo it."""
+    return (
+        f"{guard.message} Written anyway because the previous version was backed up first: "
+        f'undo with backup(action="undo_last", file_path="{path}").'
+    )
+
+
+def external_change_note(verdict: OccVerdict) -> str | None:
+    """The file changed on disk since this session saw it, with both hashes; None when it did not."""
+    if verdict.known_hash is None:
+        return None
+    return (
+        f"{verdict.path} changed on disk since this session last saw it (known hash {verdict.known_hash}, now "
+        f"{verdict.current_hash}): another process modified it."
+    )
+
+
+def stale_read_note(verdict: OccVerdict) -> str | None:
+    """The one-time hint for a file this session has not read lately; None otherwise."""
+    if not verdict.stale_read:
+        return None
+    return (
+        f"STALE_READ: {verdict.path} was not read through this server in the last 10 minutes; "
+        "read it (or pass expected_hash) so edits are checked against what you saw."
+    )
