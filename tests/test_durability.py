@@ -20,8 +20,8 @@ from mcp.types import CallToolResult
 
 from fsguard.config import Settings
 from fsguard.core.backups import BackupStore
+from fsguard.core.disk import AtomicWriter
 from fsguard.core.hashing import content_hash
-from fsguard.core.textio import AtomicWriter
 from fsguard.server import FsguardServer, build_server
 from tests.conftest import error_code, structured
 from tests.stdio_peer import WAIT_S, RawStdioServer
@@ -160,7 +160,7 @@ async def test_a_reader_polling_a_file_during_rewrites_never_sees_a_partial_or_m
     assert len(second) == size
     contents = {first.encode(), second.encode()}
     target = root / "polled.txt"
-    target.write_text(first)
+    target.write_text(first, encoding="utf-8")
     stop = threading.Event()
     bad: list[str] = []
     reads = [0]
@@ -227,7 +227,7 @@ async def test_two_clients_editing_one_file_with_expected_hash_exactly_one_wins_
     base_settings: Settings, root: Path, mode: str
 ) -> None:
     header = "HEAD\nbody stays put\n"
-    (root / "shared.txt").write_text(header + "TAIL\n")
+    (root / "shared.txt").write_text(header + "TAIL\n", encoding="utf-8")
     server = build_server(base_settings)
     applied: list[str] = []
     with anyio.fail_after(60):
@@ -261,7 +261,7 @@ async def test_two_clients_editing_one_file_with_expected_hash_exactly_one_wins_
                 applied += [f"{winner} {round_}\n", f"{loser} {round_}\n"]
             final_hash = structured(await alice.call_tool("read_file", {"path": "shared.txt"}))["content_hash"]
     expected = header + "".join(applied) + "TAIL\n"
-    on_disk = (root / "shared.txt").read_text()
+    on_disk = (root / "shared.txt").read_text(encoding="utf-8")
     assert on_disk == expected
     assert final_hash == content_hash(expected.encode())
     assert len(applied) == 2 * ROUNDS == len(set(applied))
@@ -278,7 +278,7 @@ async def test_parallel_edits_of_different_files_do_not_wait_for_each_other_and_
 ) -> None:
     """File 0's lock is held from outside: the seven other edits must land while its edit waits."""
     for index in range(PARALLEL):
-        (root / f"f{index}.txt").write_text(f"file {index}\nvalue = old\n")
+        (root / f"f{index}.txt").write_text(f"file {index}\nvalue = old\n", encoding="utf-8")
     server: FsguardServer = build_server(base_settings)
     held, release = threading.Event(), threading.Event()
 
@@ -314,7 +314,7 @@ async def test_parallel_edits_of_different_files_do_not_wait_for_each_other_and_
     assert not holder.is_alive()
     for index in range(PARALLEL):
         assert structured(results[index])["replacements"] == 1
-        assert (root / f"f{index}.txt").read_text() == f"file {index}\nvalue = new {index}\n"
+        assert (root / f"f{index}.txt").read_text(encoding="utf-8") == f"file {index}\nvalue = new {index}\n"
 
 
 # -- 5. a second server on the same state dir ----------------------------------------------------------
@@ -325,7 +325,7 @@ async def test_a_second_server_starting_on_the_same_state_dir_does_not_break_a_w
     base_settings: Settings, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first server's write is held between its temp file and the rename while a second server starts."""
-    (root / "busy.txt").write_text("old\n")
+    (root / "busy.txt").write_text("old\n", encoding="utf-8")
     paused, go = threading.Event(), threading.Event()
     rename = os.rename
 
@@ -353,4 +353,4 @@ async def test_a_second_server_starting_on_the_same_state_dir_does_not_break_a_w
                 go.set()
     [result] = outcome
     assert not result.is_error, f"{error_code(result)}: the first server's write failed"
-    assert (root / "busy.txt").read_text() == "new\n"
+    assert (root / "busy.txt").read_text(encoding="utf-8") == "new\n"

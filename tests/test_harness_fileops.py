@@ -20,7 +20,7 @@ import pytest
 
 from fsguard.config import Settings
 from fsguard.core.beneath import Beneath
-from fsguard.core.textio import AtomicWriter
+from fsguard.core.disk import AtomicWriter
 from fsguard.core.trash import Trash
 from fsguard.services import Services
 from tests.test_harness import REPO_ROOT, assert_every_step_passed, load_scenario, run_strict, scenario_file_bytes

@@ -56,6 +56,14 @@ class Settings:
         return () if self.unrestricted else (Path.cwd(),)
 
     @property
+    def sweep_age_days(self) -> float:
+        """The age backup(cleanup) and backup(purge_trash) remove from when not told: the backup retention age.
+
+        SPEC §5 lists no flag of its own, so it follows --backup-max-age (default 7 days).
+        """
+        return self.backup_max_age_days
+
+    @property
     def needs_auth_token(self) -> bool:
         """Binding anything but loopback exposes the filesystem to the network."""
         return self.transport == "http" and self.host not in LOOPBACK_HOSTS

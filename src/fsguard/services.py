@@ -16,6 +16,7 @@ from fsguard.core.backups import BackupStore
 from fsguard.core.beneath import Beneath
 from fsguard.core.deletion import Deleter
 from fsguard.core.directories import DirectoryMaker
+from fsguard.core.disk import AtomicWriter, remove_by_name
 from fsguard.core.editing import Editor
 from fsguard.core.hashing import FingerprintCache
 from fsguard.core.hooks import HookRunner
@@ -32,7 +33,6 @@ from fsguard.core.safeguards import Safeguards
 from fsguard.core.session import Session
 from fsguard.core.stats import CallStats
 from fsguard.core.structure import StructureChecker
-from fsguard.core.textio import AtomicWriter, remove_by_name
 from fsguard.core.transfer import remove_beneath
 from fsguard.core.trash import Trash
 from fsguard.core.undo import Restorer

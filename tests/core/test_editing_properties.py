@@ -13,7 +13,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from fsguard.config import Settings
 from fsguard.core.editing import EditOptions
 from fsguard.core.errors import FsguardError, NothingToUndoError, UndoConflictError
-from fsguard.core.modes import Replacement, replace
+from fsguard.core.matching import Replacement
+from fsguard.core.modes import replace
 from fsguard.services import Services
 from tests.strategies import Encoding, EndedText, encodings, lf_texts, plain_lines, texts_with_line_endings
 

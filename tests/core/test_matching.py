@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
-from fsguard.core.matching import LADDER, find_matches
+from fsguard.core.matching import LADDER, Replacement, find_matches
 
 
-def edited(text: str, old: str, new: str, **options: object) -> tuple[str, str]:
-    plan = find_matches(text, old, new, **options)  # type: ignore[arg-type]
+def edited(text: str, old: str, new: str, *, tolerant: bool = False, **placement: Any) -> tuple[str, str]:
+    plan = find_matches(text, Replacement(old, new, **placement), tolerant=tolerant)
     return plan.tier, plan.apply(text)
 
 
@@ -60,7 +62,7 @@ def test_tolerant_whitespace_matches_tabs_as_spaces_and_keeps_the_file_on_tabs()
     text = "\tif x:\n\t\treturn\n"
     old, new = "    if x:\n        return\n", "    if y:\n        return 1\n"
     with pytest.raises(NoMatchError):
-        find_matches(text, old, new)
+        find_matches(text, Replacement(old, new))
     assert edited(text, old, new, tolerant=True) == ("tolerant_whitespace", "\tif y:\n\t\treturn 1\n")
 
 
@@ -70,7 +72,7 @@ def test_tolerant_whitespace_maps_crlf_back_to_the_original_bytes() -> None:
 
 def test_uniqueness_is_required_and_every_line_is_named() -> None:
     with pytest.raises(AmbiguousMatchError) as caught:
-        find_matches("x\ny\nx\n", "x", "z")
+        find_matches("x\ny\nx\n", Replacement("x", "z"))
     assert caught.value.fields["lines"] == [1, 3]
     assert "replace_all=true" in caught.value.message
 
@@ -79,9 +81,9 @@ def test_occurrence_counts_from_either_end_and_refuses_out_of_range() -> None:
     assert edited("x x x\n", "x", "y", occurrence=2)[1] == "x y x\n"
     assert edited("x x x\n", "x", "y", occurrence=-1)[1] == "x x y\n"
     with pytest.raises(NoMatchError, match="occurrence 4 is out of range"):
-        find_matches("x x x\n", "x", "y", occurrence=4)
+        find_matches("x x x\n", Replacement("x", "y", occurrence=4))
     with pytest.raises(InvalidParamsError):
-        find_matches("x\n", "x", "y", occurrence=0)
+        find_matches("x\n", Replacement("x", "y", occurrence=0))
 
 
 def test_whole_word_skips_matches_inside_words() -> None:
@@ -93,28 +95,28 @@ def test_whole_word_skips_matches_inside_words() -> None:
 def test_a_multiline_lf_edit_in_a_crlf_file_cannot_fan_out_to_several_places() -> None:
     text = "a\r\nb\r\nc\r\na\r\nb\r\n"
     with pytest.raises(AmbiguousMatchError):
-        find_matches(text, "a\nb\n", "X\n")
+        find_matches(text, Replacement("a\nb\n", "X\n"))
 
 
 def test_no_match_in_a_small_file_shows_the_whole_file_numbered() -> None:
     with pytest.raises(NoMatchError) as caught:
-        find_matches("one\ntwo\n", "three", "3")
+        find_matches("one\ntwo\n", Replacement("three", "3"))
     assert "    1: one\n    2: two" in caught.value.message
 
 
 def test_no_match_in_a_large_file_shows_the_closest_lines() -> None:
     text = "".join(f"value_{i} = {i}\n" for i in range(100))
     with pytest.raises(NoMatchError) as caught:
-        find_matches(text, "valeu_42 = 42", "x")
+        find_matches(text, Replacement("valeu_42 = 42", "x"))
     assert "   43: value_42 = 42" in caught.value.message
 
 
 def test_already_applied_is_recognised() -> None:
     with pytest.raises(NoMatchError) as caught:
-        find_matches("new line\n", "old line", "new line")
+        find_matches("new line\n", Replacement("old line", "new line"))
     assert caught.value.fields["already_applied"] is True
 
 
 def test_empty_old_text_is_invalid() -> None:
     with pytest.raises(InvalidParamsError):
-        find_matches("abc", "", "x")
+        find_matches("abc", Replacement("", "x"))

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
+from fsguard.core.disk import AtomicWriter, read_snapshot
 from fsguard.core.errors import (
     AccessDeniedError,
     AlreadyExistsError,
@@ -22,7 +23,7 @@ from fsguard.core.errors import (
     NotFoundError,
     TooLargeError,
 )
-from fsguard.core.textio import AtomicWriter, decode, is_binary, line_ending_of, read_snapshot, split_lines
+from fsguard.core.textio import decode, is_binary, line_ending_of, split_lines
 from tests.strategies import (
     LOOKALIKE_BREAKS,
     SUPPORTED_ENCODINGS,

@@ -7,11 +7,12 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.diff import render_diff
+from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.matching import find_matches
+from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.paths import PathPolicy
 from fsguard.core.risk import RiskLevel, RiskPolicy, assess_risk, write_guard
-from fsguard.core.textio import decode, read_at
+from fsguard.core.textio import decode
 from fsguard.core.transfer import fingerprint
 from fsguard.models import AnalyzeResult
 
@@ -54,7 +55,7 @@ class Analyzer:
         if old_text is None or new_text is None:
             raise InvalidParamsError("analyze_operation(operation='edit') needs old_text and new_text.")
         try:
-            plan = find_matches(text, old_text, new_text, path=str(path))
+            plan = find_matches(text, Replacement(old_text, new_text), path=str(path))
         except FsguardError as exc:
             return base.model_copy(
                 update={

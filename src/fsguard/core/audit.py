@@ -27,9 +27,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import FsguardError
 from fsguard.core.stats import CallStats, resident_memory_mb
-from fsguard.core.textio import AtomicWriter
 
 logger = logging.getLogger(__name__)
 

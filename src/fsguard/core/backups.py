@@ -28,9 +28,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import BackupCorruptError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
-from fsguard.core.textio import AtomicWriter
 
 _DAY_S = 86_400.0
 _GC_GRACE_S = 3_600.0  # a blob this young may belong to a backup another process is still recording

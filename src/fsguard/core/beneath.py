@@ -117,29 +117,20 @@ class Beneath:
         try:
             while todo:
                 name = todo.pop()
-                if not todo:
+                if not todo:  # the last component is never opened here, only read if it is a link
                     target = _link_target(current, name) if follow else None
                     if target is None:
                         return current, name, here / name
                 else:
-                    try:
-                        opened = self._open_dir(current, name, here / name)
-                    except _NotADirectory:
-                        target = _link_target(current, name)
-                        if target is None:  # a file used as a directory
-                            raise from_os_error(
-                                NotADirectoryError(errno.ENOTDIR, "not a directory"), here / name
-                            ) from None
-                    except NotFoundError:
-                        if not make_parents:
-                            raise
-                        _mkdir(current, name, here / name)
-                        todo.append(name)  # open what was just made (or what another process made meanwhile)
+                    step = self._descend(current, name, here / name, make_parents=make_parents)
+                    if step is None:  # just made: open it (or what another process made meanwhile)
+                        todo.append(name)
                         continue
-                    else:
+                    if isinstance(step, int):
                         os.close(current)
-                        current, here = opened, here / name
+                        current, here = step, here / name
                         continue
+                    target = step
                 hops += 1
                 if hops > _MAX_HOPS:
                     raise AccessDeniedError(f"{path}: too many levels of symbolic links.", path=str(path))
@@ -156,6 +147,26 @@ class Beneath:
         except BaseException:
             os.close(current)
             raise
+
+    def _descend(self, current: int, name: str, label: Path, *, make_parents: bool) -> int | str | None:
+        """One directory on the way: its fd, or the target of the link in its place, or None once it was made.
+
+        Raises:
+            NotDirectoryError: a file is in the way.
+            NotFoundError: it is missing and ``make_parents`` is off.
+        """
+        try:
+            return self._open_dir(current, name, label)
+        except _NotADirectory:
+            target = _link_target(current, name)
+            if target is None:  # a file used as a directory
+                raise from_os_error(NotADirectoryError(errno.ENOTDIR, "not a directory"), label) from None
+            return target
+        except NotFoundError:
+            if not make_parents:
+                raise
+            _mkdir(current, name, label)
+            return None
 
     @staticmethod
     def _open_dir(parent: int, name: str, label: Path) -> int:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.disk import read_at
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import read_at
 from fsguard.core.transfer import remove
 from fsguard.core.trash import Trash, TrashEntry
 

@@ -15,8 +15,9 @@ from pathlib import Path
 from fnv_hash_fast import fnv1a_32
 
 from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.disk import read_at, read_snapshot
 from fsguard.core.errors import FsguardError, from_os_error
-from fsguard.core.textio import DecodedText, decode, read_at, read_snapshot
+from fsguard.core.textio import DecodedText, decode
 
 # A file modified this recently may change again within one timestamp tick without its
 # (size, mtime) moving, so its fingerprint is not cached (the "racy git" rule).

@@ -8,7 +8,7 @@ is a git repository; a walk of an excluded directory yields nothing); files no i
 above ``max_file_size``. Entries are visited in byte-wise order of their names, directories depth first, which
 is the order of ``rg --sort path``.
 
-:func:`search_names` (re-exported by :mod:`fsguard.core.search`) filters the walk by file name.
+Searches over the walk (by name, by content) are :mod:`fsguard.core.search`'s.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pathspec
-import re2
 
 from fsguard.core.errors import InvalidParamsError, NotDirectoryError, NotFoundError, from_os_error
 
@@ -272,53 +271,3 @@ def _excluded(scopes: list[tuple[str, int, GitignoreFile]], relative: str) -> bo
         if decision is not None:
             return decision
     return False
-
-
-@dataclass(frozen=True)
-class NameSearch:
-    """Files whose name matches, in walk order."""
-
-    files: tuple[str, ...]
-    total: int
-    truncated: bool
-
-
-def search_names(
-    root: Path,
-    pattern: str,
-    options: WalkOptions,
-    *,
-    regex: bool = False,
-    case_sensitive: bool = False,
-    max_results: int = 1000,
-) -> NameSearch:
-    """Files whose name matches ``pattern``: a glob on the name (on the root-relative path if it has ``/``) or
-    an RE2 regex searched in the name.
-
-    Raises:
-        InvalidParamsError: the pattern is empty or an invalid regex.
-        NotFoundError, NotDirectoryError: ``root`` is not a directory.
-    """
-    if not pattern:
-        raise InvalidParamsError("the name pattern is empty.")
-    check_directory(root)
-    if regex:
-        settings = re2.Options()
-        settings.log_errors = False
-        try:
-            compiled = re2.compile(("" if case_sensitive else "(?i)") + pattern, settings)
-        except re2.error as exc:
-            reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
-            raise InvalidParamsError(f"invalid name regex {pattern!r}: {reason}.", pattern=pattern) from exc
-
-        def matches(path: Path) -> bool:
-            return compiled.search(path.name) is not None
-    else:
-        glob = pattern if case_sensitive else pattern.lower()
-
-        def matches(path: Path) -> bool:
-            key = path.relative_to(root).as_posix() if "/" in pattern else path.name
-            return fnmatchcase(key if case_sensitive else key.lower(), glob)
-
-    found = [str(path) for path in walk_files(root, options) if matches(path)]
-    return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results)

@@ -90,24 +90,26 @@ Span = tuple[int, int, str]  # start, end, replacement before line-ending adapta
 Tier = Callable[[str, LineIndex, str, str, bool], list[Span]]
 
 
-def find_matches(
-    text: str,
-    old: str,
-    new: str,
-    *,
-    replace_all: bool = False,
-    occurrence: int | None = None,
-    whole_word: bool = False,
-    tolerant: bool = False,
-    path: str = "the file",
-) -> MatchPlan:
-    """Climb the ladder until a tier finds ``old`` and choose the places to change.
+@dataclass(frozen=True)
+class Replacement:
+    """One old_text → new_text edit and how to place it."""
+
+    old_text: str
+    new_text: str
+    replace_all: bool = False
+    occurrence: int | None = None
+    whole_word: bool = False
+
+
+def find_matches(text: str, edit: Replacement, *, tolerant: bool = False, path: str = "the file") -> MatchPlan:
+    """Climb the ladder until a tier finds ``edit.old_text`` and choose the places to change.
 
     Raises:
         InvalidParamsError: empty old_text, or occurrence 0.
         NoMatchError: no tier found it (the message shows the closest lines, or says it is already applied).
         AmbiguousMatchError: it occurs more than once and nothing said which to change.
     """
+    old, new, occurrence = edit.old_text, edit.new_text, edit.occurrence
     if not old:
         raise InvalidParamsError("old_text is empty. Quote the exact text to replace, copied from read_file.")
     if occurrence == 0:
@@ -116,9 +118,9 @@ def find_matches(
     for name, tier in LADDER:
         if name == "tolerant_whitespace" and not tolerant:
             continue
-        spans = tier(text, index, old, new, whole_word)
+        spans = tier(text, index, old, new, edit.whole_word)
         if spans:
-            chosen = _choose(spans, index, name, old, replace_all=replace_all, occurrence=occurrence, path=path)
+            chosen = _choose(spans, index, name, old, replace_all=edit.replace_all, occurrence=occurrence, path=path)
             return MatchPlan(name, tuple(_finish(text, index, span) for span in chosen))
     raise _no_match(text, index, old, new, path, tolerant)
 

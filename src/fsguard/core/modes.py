@@ -11,10 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import re2
-
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
-from fsguard.core.matching import LineIndex, find_matches
+from fsguard.core.matching import LineIndex, Replacement, find_matches
+from fsguard.core.patterns import compile_re2
 from fsguard.core.textio import split_lines
 
 _GO_TEMPLATE = re.compile(r"\$(?:\$|(\d+)|\{(\w+)\}|(\w+))")
@@ -49,31 +48,11 @@ class EditPlan:
 Planner = Callable[[str], EditPlan]
 
 
-@dataclass(frozen=True)
-class Replacement:
-    """One old_text → new_text edit and how to place it."""
-
-    old_text: str
-    new_text: str
-    replace_all: bool = False
-    occurrence: int | None = None
-    whole_word: bool = False
-
-
 def replace(edit: Replacement, *, tolerant: bool, path: str) -> Planner:
     """old_text → new_text through the matching ladder; unique unless replace_all/occurrence say otherwise."""
 
     def plan(text: str) -> EditPlan:
-        matched = find_matches(
-            text,
-            edit.old_text,
-            edit.new_text,
-            replace_all=edit.replace_all,
-            occurrence=edit.occurrence,
-            whole_word=edit.whole_word,
-            tolerant=tolerant,
-            path=path,
-        )
+        matched = find_matches(text, edit, tolerant=tolerant, path=path)
         count = len(matched.matches)
         return EditPlan(
             new_text=matched.apply(text),
@@ -124,19 +103,8 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
     """Apply RE2 rules in order (linear time, no catastrophic backtracking)."""
     if not rules:
         raise InvalidParamsError("mode 'regex' needs pattern (with replacement) or patterns_json.")
-    options = re2.Options()
-    options.log_errors = False
-    options.case_sensitive = case_sensitive
-    compiled = []
-    for rule in rules:
-        try:
-            compiled.append((re2.compile(rule.pattern, options), rule))
-        except re2.error as exc:
-            detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-            raise InvalidParamsError(
-                f"invalid regex {rule.pattern!r}: {detail}. fsguard uses RE2 syntax (no backreferences or lookaround).",
-                pattern=rule.pattern,
-            ) from exc
+    advice = ". fsguard uses RE2 syntax (no backreferences or lookaround)."
+    compiled = [(compile_re2(rule.pattern, case_sensitive=case_sensitive, advice=advice), rule) for rule in rules]
 
     def plan(text: str) -> EditPlan:
         total = changed = 0
@@ -180,7 +148,7 @@ def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, 
         raise InvalidParamsError("mode 'insert' needs new_text: the line(s) to insert.")
 
     def plan(text: str) -> EditPlan:
-        matched = find_matches(text, anchor, anchor, path=path)
+        matched = find_matches(text, Replacement(anchor, anchor), path=path)
         place = matched.matches[0]
         index = LineIndex(text)
         eol = _BREAK.search(text).group() if _BREAK.search(text) else "\n"  # type: ignore[union-attr]

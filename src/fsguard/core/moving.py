@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsguard.core.beneath import lstat_at
+from fsguard.core.disk import read_at
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import read_at
 from fsguard.core.transfer import Progress, already_exists, copy_new, fingerprint, is_special, move_verified
 
 

@@ -22,11 +22,11 @@ from typing import Any, Literal
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, NotFoundError, TooLargeError
 from fsguard.core.hashing import content_hash
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import read_at
 
 HookFamily = Literal["write", "edit"]
 _VERIFY_CHUNK = 1 << 20

@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath
+from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
-from fsguard.core.textio import DecodedText, decode, head_lines, read_at, split_lines
+from fsguard.core.textio import DecodedText, decode, head_lines, split_lines
 from fsguard.models import ReadFileEntry, ReadFileResult
 
 ReadMode = Literal["all", "head", "tail"]

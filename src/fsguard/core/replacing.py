@@ -13,10 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any
 
-import re2
-
+from fsguard.core.disk import read_at
 from fsguard.core.errors import (
     AccessDeniedError,
     FsguardError,
@@ -29,9 +27,10 @@ from fsguard.core.hashing import content_hash
 from fsguard.core.ignore import WalkOptions, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
+from fsguard.core.patterns import compile_re2
 from fsguard.core.risk import RiskLevel
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import decode, read_at
+from fsguard.core.textio import decode
 
 # The seed's scale for multi-file changes: (files, occurrences) from which a change is CRITICAL, HIGH, MEDIUM.
 _SCALE = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
@@ -183,14 +182,7 @@ def _substitution(find: str, replace: str, *, literal: bool, case_sensitive: boo
     if literal:
         pattern = re.compile(re.escape(find), 0 if case_sensitive else re.IGNORECASE)
         return lambda text: pattern.subn(lambda _m: replace, text)
-    options = re2.Options()
-    options.log_errors = False
-    options.case_sensitive = case_sensitive
-    try:
-        compiled: Any = re2.compile(find, options)
-    except re2.error as exc:
-        detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-        raise InvalidParamsError(f"invalid regex {find!r}: {detail} (RE2 syntax).", pattern=find) from exc
+    compiled = compile_re2(find, case_sensitive=case_sensitive, advice=" (RE2 syntax).")
     return lambda text: compiled.subn(lambda m: expand_go_template(replace, m), text)
 
 

@@ -13,6 +13,7 @@ from typing import Literal
 
 from fsguard.core import modes
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.matching import Replacement
 
 EditMode = Literal["replace", "search_replace", "regex", "insert", "replace_range", "delete_range"]
 Position = Literal["before", "after"]
@@ -56,7 +57,7 @@ def planner_for(request: EditRequest, path: str) -> modes.Planner:
 def _replace(request: EditRequest, path: str) -> modes.Planner:
     request.need(request.old_text, "old_text (the exact text to change)")
     request.need(request.new_text, 'new_text (use "" to delete old_text)')
-    edit = modes.Replacement(
+    edit = Replacement(
         request.old_text or "",
         request.new_text or "",
         request.replace_all,

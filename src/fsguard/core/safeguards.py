@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 from fsguard.core.backups import BackupStore
 from fsguard.core.beneath import Beneath
+from fsguard.core.disk import AtomicWriter
 from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
-from fsguard.core.textio import AtomicWriter
 
 
 @dataclass(frozen=True, kw_only=True)

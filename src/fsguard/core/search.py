@@ -19,19 +19,19 @@ Both engines return identical results (the ``engine`` field aside); the rules th
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Literal
-
-import re2
+from typing import Literal
 
 from fsguard.core.beneath import Beneath, lstat_at
+from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.ignore import NameSearch, WalkOptions, check_directory, search_names, walk_files
+from fsguard.core.ignore import WalkOptions, check_directory, walk_files
+from fsguard.core.patterns import compile_re2
+from fsguard.core.query import Query, find_all, prepare_query
 from fsguard.core.ripgrep import Hit, RipgrepFailed, ripgrep_hits, ripgrep_path
-from fsguard.core.textio import read_at
 
 __all__ = ["ContentMatch", "ContentSearch", "NameSearch", "ripgrep_path", "search_content", "search_names"]
 
@@ -41,14 +41,6 @@ MAX_LINE_CHARS = 500
 PROGRESS_EVERY = 100
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
-# Rust's Unicode \w (Alphabetic, M, Nd, Pc, Join_Control) as RE2 can spell it; Other_Alphabetic symbols listed.
-_WORD = (
-    r"\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}"
-    r"\x{24B6}-\x{24E9}\x{1F130}-\x{1F149}\x{1F150}-\x{1F169}\x{1F170}-\x{1F189}"
-)
-# Multi-line whole-file search can miss a line's match only through \A, \z or a flag turned off, e.g. (?-m).
-_NO_PREFILTER = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
-_ASCII_CLASSES = {"w": "0-9A-Za-z_", "d": "0-9", "s": r"\t\n\f\r "}
 Engine = Literal["auto", "ripgrep", "python"]
 
 
@@ -80,118 +72,47 @@ class ContentSearch:
 
 
 @dataclass(frozen=True)
-class _Query:
-    regex: Any  # re2 pattern; the match is group 1 for whole words, else group 0
-    rest: Any  # the same, for searches that start past the line's start
-    group: int
-    prefilter: Any | None  # the same pattern over a whole file, multi-line; None when that could miss a match
-    rust: str
+class NameSearch:
+    """Files whose name matches, in walk order."""
+
+    files: tuple[str, ...]
+    total: int
+    truncated: bool
 
 
-def _compile(pattern: str) -> Any:
-    """An RE2 regex over UTF-8 bytes (offsets are byte offsets, as ripgrep reports them)."""
-    options = re2.Options()
-    options.log_errors = False
-    try:
-        return re2.compile(pattern.encode("utf-8", "surrogateescape"), options)
-    except re2.error as exc:
-        message = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-        hint = "Pass literal=true to search plain text."
-        raise InvalidParamsError(f"invalid regex {pattern!r}: {message}. {hint}", pattern=pattern) from exc
+def search_names(
+    root: Path,
+    pattern: str,
+    options: WalkOptions,
+    *,
+    regex: bool = False,
+    case_sensitive: bool = False,
+    max_results: int = 1000,
+) -> NameSearch:
+    """Files whose name matches ``pattern``: a glob on the name (on the root-relative path if it has ``/``) or
+    an RE2 regex searched in the name.
 
-
-def _escape(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch == "_" or not ch.isascii() else f"\\x{{{ord(ch):x}}}" for ch in text)
-
-
-def _prepare(pattern: str, literal: bool, case_sensitive: bool, whole_word: bool) -> _Query:
+    Raises:
+        InvalidParamsError: the pattern is empty or an invalid regex.
+        NotFoundError, NotDirectoryError: ``root`` is not a directory.
+    """
     if not pattern:
-        raise InvalidParamsError("the search pattern is empty.")
-    if "\n" in pattern:
-        raise InvalidParamsError("the pattern contains a line break; searches match within one line.")
-    body = _escape(pattern) if literal else pattern
-    _compile(body)  # reports the user's own syntax errors, not those of the wrapper below
-    flags = "" if case_sensitive else "(?i)"
-    if whole_word:
-        python = f"{flags}(?:^|[^{_WORD}])({body})(?:[^{_WORD}]|$)"
-        rest = f"{flags}[^{_WORD}]({body})(?:[^{_WORD}]|$)"
-        rust = rf"{flags}\b{{start-half}}(?:{_to_rust(body)})\b{{end-half}}"
+        raise InvalidParamsError("the name pattern is empty.")
+    check_directory(root)
+    if regex:
+        compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="name regex")
+
+        def matches(path: Path) -> bool:
+            return compiled.search(path.name) is not None
     else:
-        python, rust = f"{flags}(?:{body})", f"{flags}(?:{_to_rust(body)})"
-        rest = python
-    prefilter = None if _NO_PREFILTER.search(body) else _compile("(?m)" + python)
-    regex = _compile(python)
-    return _Query(regex, regex if rest == python else _compile(rest), 1 if whole_word else 0, prefilter, rust)
+        glob = pattern if case_sensitive else pattern.lower()
 
+        def matches(path: Path) -> bool:
+            key = path.relative_to(root).as_posix() if "/" in pattern else path.name
+            return fnmatchcase(key if case_sensitive else key.lower(), glob)
 
-def _to_rust(pattern: str) -> str:
-    """Rewrite RE2's ASCII-only ``\\w \\d \\s \\b`` (and negations) into classes Rust's regex reads the same way."""
-    out: list[str] = []
-    in_class = False
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
-        if ch == "\\" and nxt == "Q":
-            end = pattern.find(r"\E", i + 2)
-            out.append(_escape(pattern[i + 2 : end if end >= 0 else len(pattern)]))
-            i = end + 2 if end >= 0 else len(pattern)
-            continue
-        if ch == "\\" and nxt.lower() in _ASCII_CLASSES:
-            chars = _ASCII_CLASSES[nxt.lower()]
-            negate = "^" if nxt.isupper() else ""
-            out.append(f"[{negate}{chars}]" if negate or not in_class else chars)
-        elif ch == "\\" and nxt in "bB":
-            out.append(f"(?-u:\\{nxt})")
-        elif ch == "\\":
-            out.append(ch + nxt)
-        elif ch == "[" and in_class and nxt == ":":
-            end = pattern.find(":]", i + 2)
-            end = end + 2 if end >= 0 else len(pattern)
-            out.append(pattern[i:end])
-            i = end
-            continue
-        elif ch == "[" and not in_class:
-            in_class = True
-            start = i + 1 + (nxt == "^")
-            start += pattern[start : start + 1] == "]"  # a leading ] is a literal
-            out.append(pattern[i:start])
-            i = start
-            continue
-        elif in_class and ch in "[&~":
-            out.append("\\" + ch)  # literal in RE2, nesting or set operators in Rust
-        else:
-            in_class = in_class and ch != "]"
-            out.append(ch)
-            i += 1
-            continue
-        i += 2
-    return "".join(out)
-
-
-def _find_all(query: _Query, line: bytes) -> list[tuple[int, int]]:
-    """Byte spans of the matches in ``line``, iterated as ripgrep's grep-matcher does."""
-    spans: list[tuple[int, int]] = []
-    at, last = 0, -1
-    while at <= len(line):
-        # Whole words: the character before ``at`` is read as the boundary, and only the line's start is ``^``.
-        back = at - query.group if at else 0
-        while query.group and back > 0 and 0x80 <= line[back] < 0xC0:
-            back -= 1
-        found = (query.regex if at == 0 else query.rest).search(line, back)
-        if found is None:
-            break
-        start, end = found.span(query.group)
-        at = end + 1 if start == end else end
-        if start == end == last:
-            continue
-        last = end
-        spans.append((start, end))
-    return spans
-
-
-def _cut(line: bytes) -> str:
-    return line.decode("utf-8", "replace")[:MAX_LINE_CHARS]
+    found = [str(path) for path in walk_files(root, options) if matches(path)]
+    return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results)
 
 
 def search_content(
@@ -223,7 +144,7 @@ def search_content(
         FsguardError: ``engine="ripgrep"`` and ripgrep is missing or failed.
     """
     check_directory(root)
-    query = _prepare(pattern, literal, case_sensitive, whole_word)
+    query = prepare_query(pattern, literal, case_sensitive, whole_word)
     context = max(context_lines, 0)
     rg = ripgrep_path()
     if engine == "ripgrep" and rg is None:
@@ -289,6 +210,10 @@ def _confirmed(hits: Iterator[Hit], beneath: Beneath | None) -> Iterator[Hit]:
             yield hit
 
 
+def _cut(line: bytes) -> str:
+    return line.decode("utf-8", "replace")[:MAX_LINE_CHARS]
+
+
 def _collect(
     hits: Iterator[Hit],
     max_results: int,
@@ -323,7 +248,7 @@ def _collect(
     return ContentSearch(tuple(matches), counts, total, files, total > max_results, engine)
 
 
-def _python_hits(query: _Query, files: Iterator[Path], progress: Callable[[int], None] | None) -> Iterator[Hit]:
+def _python_hits(query: Query, files: Iterator[Path], progress: Callable[[int], None] | None) -> Iterator[Hit]:
     walked = 0
     for walked, path in enumerate(files, 1):
         if progress is not None and walked % PROGRESS_EVERY == 0:
@@ -348,7 +273,7 @@ def _python_hits(query: _Query, files: Iterator[Path], progress: Callable[[int],
                 start = line_start
             end = text.find(b"\n", start)
             end = len(text) if end < 0 else end
-            if spans := _find_all(query, text[start:end]):
+            if spans := find_all(query, text[start:end]):
                 found.append((number, spans))
             start, number = end + 1, number + 1
         if found:

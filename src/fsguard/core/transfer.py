@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
+from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import (
     AccessDeniedError,
     AlreadyExistsError,
@@ -28,7 +29,6 @@ from fsguard.core.errors import (
     InvalidParamsError,
     from_os_error,
 )
-from fsguard.core.textio import AtomicWriter
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
 Progress = Callable[[int, int], None]

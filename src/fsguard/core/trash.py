@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotFoundError, from_os_error
-from fsguard.core.textio import AtomicWriter
 from fsguard.core.transfer import fingerprint, move_verified
 
 _DAY_S = 86_400.0

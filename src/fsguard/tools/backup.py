@@ -1,15 +1,23 @@
-"""backup: list, inspect, compare and restore saved versions, and step a file's undo chain back."""
+"""backup: list, inspect, compare and restore saved versions, and step a file's undo chain back.
 
-from __future__ import annotations
+Each action has one handler (:data:`_HANDLERS`); which backups and trash entries an action lists or removes is
+decided in the core (:mod:`fsguard.core.inventory`), and turned into the result here.
+"""
 
-import time
-from typing import Annotated
+# No ``from __future__ import annotations`` here: older_than_days's description states the configured default age,
+# so the annotations are built when the tool is registered (the SDK evaluates string annotations in the module's
+# globals, where a value read from the settings is not).
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, get_args
 
 from mcp.types import CallToolResult
 from pydantic import Field
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.inventory import BackupFilter, clean_backups, list_backups, list_trash, purge_trash
 from fsguard.core.trash import TrashEntry
 from fsguard.core.undo import RestoreReport
 from fsguard.models import BackupAction, BackupInfo, BackupResult, RestoredFile, TrashInfo
@@ -22,6 +30,7 @@ from fsguard.voice import backup_text
 def register(catalog: Catalog) -> None:
     """Add backup to the catalog."""
     services = catalog.services
+    default_age = f"{services.settings.sweep_age_days:g}"
 
     @bridge
     def backup(
@@ -37,7 +46,9 @@ def register(catalog: Catalog) -> None:
         older_than_days: Annotated[
             float | None,
             Field(
-                ge=0, description="cleanup/purge_trash: older than this many days (default 7); list_trash: at least."
+                ge=0,
+                description=f"cleanup/purge_trash: older than this many days (default {default_age}); list_trash: "
+                "at least.",
             ),
         ] = None,
         sd_id: Annotated[str | None, Field(description="restore_trash/purge_trash: the trash entry.")] = None,
@@ -58,61 +69,23 @@ def register(catalog: Catalog) -> None:
         unless force. compare shows a diff from a backup to the file now. list_trash / restore_trash
         (sd_id) / purge_trash (dry run unless dry_run=false) manage soft-deleted files.
         """
-        store = services.backups
-        if action == "list":
-            records = store.records()
-            if file_path is not None:
-                records = [r for r in records if r.path == str(services.policy.resolve(file_path))]
-            if filter_path:
-                records = [r for r in records if filter_path.lower() in r.path.lower()]
-            if filter_operation:
-                records = [r for r in records if r.operation == filter_operation]
-            if newer_than_hours is not None:
-                records = [r for r in records if r.time >= time.time() - newer_than_hours * 3600]
-            result = BackupResult(
-                action=action, message="", backups=[_info(r) for r in records[:limit]], total=len(records)
-            )
-        elif action == "info":
-            result = BackupResult(action=action, message="", backup=_info(store.get(_need(backup_id, "backup_id"))))
-        elif action == "compare":
-            record = store.get(_need(backup_id, "backup_id"))
-            diff = services.restorer.diff(record, towards_backup=False)
-            result = BackupResult(action=action, message="", backup=_info(record), diff=diff)
-        elif action in ("list_trash", "restore_trash", "purge_trash"):
-            result = _trash_action(services, action, sd_id, filter_path, older_than_days, dry_run, limit)
-        elif action == "cleanup":
-            doomed = store.cleanup(7 if older_than_days is None else older_than_days, dry_run=dry_run is not False)
-            result = BackupResult(
-                action=action,
-                message="",
-                backups=[_info(r) for r in doomed[:limit]],
-                removed=len(doomed),
-                freed_bytes=sum(r.size for r in doomed),
-                dry_run=dry_run is not False,
-            )
-        elif action == "undo_chain":
-            path = services.policy.resolve(_need(file_path, "file_path"))
-            chain = store.chain(path, limit)
-            result = BackupResult(
-                action=action,
-                message="",
-                backups=[_info(r) for r in chain],
-                head_backup_id=chain[0].backup_id if chain else None,
-            )
-        elif action == "undo_last":
-            report = services.restorer.undo_last(
-                _need(file_path, "file_path"), force=force, dry_run=bool(dry_run) or preview
-            )
-            result = _restored(action, report, services.restorer.diff(report.restored_from) if preview else None)
-        else:
-            report = services.restorer.restore(
-                _need(backup_id, "backup_id"),
-                file_path=file_path,
-                force=force,
-                dry_run=bool(dry_run) or preview,
-                expected_hash=expected_hash,
-            )
-            result = _restored(action, report, services.restorer.diff(report.restored_from) if preview else None)
+        request = _Request(
+            action=action,
+            backup_id=backup_id,
+            file_path=file_path,
+            limit=limit,
+            filter_path=filter_path,
+            filter_operation=filter_operation,
+            newer_than_hours=newer_than_hours,
+            older_than_days=older_than_days,
+            sweep_age=services.settings.sweep_age_days if older_than_days is None else older_than_days,
+            sd_id=sd_id,
+            dry_run=dry_run,
+            preview=preview,
+            force=force,
+            expected_hash=expected_hash,
+        )
+        result = _HANDLERS[action](services, request)
         text = backup_text(result, catalog.compact)
         return respond(result.model_copy(update={"message": text}), text)
 
@@ -128,37 +101,129 @@ def register(catalog: Catalog) -> None:
     )
 
 
-def _trash_action(
-    services: Services,
-    action: BackupAction,
-    sd_id: str | None,
-    filter_path: str | None,
-    older_than_days: float | None,
-    dry_run: bool | None,
-    limit: int,
-) -> BackupResult:
-    trash = services.trash
-    if action == "list_trash":
-        entries = trash.entries() if older_than_days is None else trash.older_than(older_than_days)
-        if filter_path:
-            entries = [e for e in entries if filter_path.lower() in e.original_path.lower()]
-        return BackupResult(
-            action=action, message="", trash=[_trash_info(e) for e in entries[:limit]], total=len(entries)
-        )
-    if action == "restore_trash":
-        entry = services.deleter.restore_from_trash(_need(sd_id, "sd_id"))
-        return BackupResult(action=action, message="", trash=[_trash_info(entry)])
-    doomed = [trash.get(sd_id)] if sd_id else trash.older_than(7 if older_than_days is None else older_than_days)
-    preview = dry_run is not False
-    freed = sum(e.size for e in doomed) if preview else trash.purge(doomed)
-    return BackupResult(
-        action=action,
-        message="",
-        trash=[_trash_info(e) for e in doomed[:limit]],
-        removed=len(doomed),
-        freed_bytes=freed,
-        dry_run=preview,
+@dataclass(frozen=True)
+class _Request:
+    """One call's arguments, as every handler gets them; ``sweep_age`` is older_than_days with its default."""
+
+    action: BackupAction
+    backup_id: str | None
+    file_path: str | None
+    limit: int
+    filter_path: str | None
+    filter_operation: str | None
+    newer_than_hours: float | None
+    older_than_days: float | None
+    sweep_age: float
+    sd_id: str | None
+    dry_run: bool | None
+    preview: bool
+    force: bool
+    expected_hash: str | None
+
+
+def _list(services: Services, request: _Request) -> BackupResult:
+    path = None if request.file_path is None else services.policy.resolve(request.file_path)
+    wanted = BackupFilter(path, request.filter_path, request.filter_operation, request.newer_than_hours)
+    page = list_backups(services.backups, wanted, request.limit)
+    return BackupResult(action=request.action, message="", backups=[_info(r) for r in page.shown], total=page.total)
+
+
+def _show(services: Services, request: _Request) -> BackupResult:
+    record = services.backups.get(_need(request.backup_id, "backup_id"))
+    return BackupResult(action=request.action, message="", backup=_info(record))
+
+
+def _compare(services: Services, request: _Request) -> BackupResult:
+    record = services.backups.get(_need(request.backup_id, "backup_id"))
+    diff = services.restorer.diff(record, towards_backup=False)
+    return BackupResult(action=request.action, message="", backup=_info(record), diff=diff)
+
+
+def _cleanup(services: Services, request: _Request) -> BackupResult:
+    sweep = clean_backups(
+        services.backups, request.sweep_age, dry_run=request.dry_run is not False, limit=request.limit
     )
+    return BackupResult(
+        action=request.action,
+        message="",
+        backups=[_info(r) for r in sweep.shown],
+        removed=sweep.removed,
+        freed_bytes=sweep.freed_bytes,
+        dry_run=sweep.dry_run,
+    )
+
+
+def _undo_chain(services: Services, request: _Request) -> BackupResult:
+    chain = services.backups.chain(services.policy.resolve(_need(request.file_path, "file_path")), request.limit)
+    return BackupResult(
+        action=request.action,
+        message="",
+        backups=[_info(r) for r in chain],
+        head_backup_id=chain[0].backup_id if chain else None,
+    )
+
+
+def _undo_last(services: Services, request: _Request) -> BackupResult:
+    report = services.restorer.undo_last(
+        _need(request.file_path, "file_path"), force=request.force, dry_run=bool(request.dry_run) or request.preview
+    )
+    return _restored(request.action, report, services.restorer.diff(report.restored_from) if request.preview else None)
+
+
+def _restore(services: Services, request: _Request) -> BackupResult:
+    report = services.restorer.restore(
+        _need(request.backup_id, "backup_id"),
+        file_path=request.file_path,
+        force=request.force,
+        dry_run=bool(request.dry_run) or request.preview,
+        expected_hash=request.expected_hash,
+    )
+    return _restored(request.action, report, services.restorer.diff(report.restored_from) if request.preview else None)
+
+
+def _list_trash(services: Services, request: _Request) -> BackupResult:
+    page = list_trash(
+        services.trash, path_contains=request.filter_path, older_than_days=request.older_than_days, limit=request.limit
+    )
+    return BackupResult(action=request.action, message="", trash=[_trash_info(e) for e in page.shown], total=page.total)
+
+
+def _restore_trash(services: Services, request: _Request) -> BackupResult:
+    entry = services.deleter.restore_from_trash(_need(request.sd_id, "sd_id"))
+    return BackupResult(action=request.action, message="", trash=[_trash_info(entry)])
+
+
+def _purge_trash(services: Services, request: _Request) -> BackupResult:
+    sweep = purge_trash(
+        services.trash,
+        sd_id=request.sd_id,
+        older_than_days=request.sweep_age,
+        dry_run=request.dry_run is not False,
+        limit=request.limit,
+    )
+    return BackupResult(
+        action=request.action,
+        message="",
+        trash=[_trash_info(e) for e in sweep.shown],
+        removed=sweep.removed,
+        freed_bytes=sweep.freed_bytes,
+        dry_run=sweep.dry_run,
+    )
+
+
+_HANDLERS: dict[BackupAction, Callable[[Services, _Request], BackupResult]] = {
+    "list": _list,
+    "info": _show,
+    "compare": _compare,
+    "cleanup": _cleanup,
+    "restore": _restore,
+    "undo_last": _undo_last,
+    "undo_chain": _undo_chain,
+    "list_trash": _list_trash,
+    "restore_trash": _restore_trash,
+    "purge_trash": _purge_trash,
+}
+assert set(_HANDLERS) == set(get_args(BackupAction)), "every backup action needs its handler"
 
 
 def _trash_info(entry: TrashEntry) -> TrashInfo:

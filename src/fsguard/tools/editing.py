@@ -11,6 +11,7 @@ from fsguard.core import modes
 from fsguard.core.diff import DiffFormat
 from fsguard.core.editing import EditOptions
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.matching import Replacement
 from fsguard.core.requests import EditMode, EditRequest, planner_for
 from fsguard.models import EditFileResult, MultiEditResult
 from fsguard.tools._arguments import ALIASES
@@ -159,7 +160,7 @@ def register(catalog: Catalog) -> None:
         given = edits_json if edits_json is not None else edits
         if not given:
             raise InvalidParamsError('multi_edit needs edits_json: [{"old_text": "...", "new_text": "..."}, ...].')
-        replacements = [modes.Replacement(e.old_text, e.new_text, replace_all=e.replace_all) for e in given]
+        replacements = [Replacement(e.old_text, e.new_text, replace_all=e.replace_all) for e in given]
         planner = modes.multi(replacements, tolerant=tolerant_whitespace, path=str(path))
         options = EditOptions(
             tool="multi_edit",

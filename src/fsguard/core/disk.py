@@ -1,0 +1,252 @@
+"""Whole files to and from disk: reads that report a change under them, and atomic, journaled writes.
+
+A read returns the bytes with the stat they were read under, or no stat if the file changed meanwhile
+(so a hash of those bytes is never taken for the file's). A write replaces a file by renaming a fsynced
+temp over it; the temp's name is journaled first, so a crash leaves no stray. What the bytes mean as text
+is :mod:`fsguard.core.textio`'s business.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import secrets
+import shutil
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from fsguard.core.beneath import Pinned, fsync_directory, lstat_at, rename_no_replace
+from fsguard.core.errors import (
+    AccessDeniedError,
+    BinaryFileError,
+    FsguardError,
+    IsDirectoryError,
+    TooLargeError,
+    from_os_error,
+)
+
+logger = logging.getLogger(__name__)
+
+_TEMP_MARK = ".fsguard-tmp-"
+
+
+def _read_umask() -> int:
+    # os.umask can only be read by setting it; done once at import, before any worker thread exists.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def read_snapshot(path: Path, max_size: int | None = None) -> tuple[bytes, os.stat_result | None]:
+    """Read a whole file named by a trusted path (the state directory, tests); see :func:`read_at`."""
+    try:
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise from_os_error(exc, path) from exc
+    return _read_fd(fd, path, max_size)
+
+
+def read_at(entry: Pinned, max_size: int | None = None) -> tuple[bytes, os.stat_result | None]:
+    """Read a whole pinned file; the stat is returned only if the file did not change during the read.
+
+    The last component is opened without following it: a symlink swapped in after the walk is refused.
+
+    Raises:
+        NotFoundError, IsDirectoryError, AccessDeniedError: the OS refused.
+        BinaryFileError: a pipe, socket or device, which is never read.
+        TooLargeError: the file is above ``max_size``.
+    """
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW
+    try:
+        fd = os.open(entry.name, flags, dir_fd=entry.parent)
+    except OSError as exc:
+        raise from_os_error(exc, entry.path) from exc
+    return _read_fd(fd, entry.path, max_size)
+
+
+def _read_fd(fd: int, path: Path, max_size: int | None) -> tuple[bytes, os.stat_result | None]:
+    """Read all of ``fd`` (which this closes)."""
+    try:
+        before = os.fstat(fd)
+        if stat.S_ISDIR(before.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        if not stat.S_ISREG(before.st_mode):
+            raise BinaryFileError(
+                f"{path} is a pipe, socket or device, not a regular file; it is never read.", path=str(path)
+            )
+        if max_size is not None and before.st_size > max_size:
+            raise TooLargeError(
+                f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size). "
+                "get_file_info still reports its size and times; to read it, restart fsguard with a larger "
+                "--max-file-size.",
+                path=str(path),
+            )
+        with os.fdopen(os.dup(fd), "rb", closefd=True) as handle:
+            data = handle.read()
+        after = os.fstat(fd)
+    except OSError as exc:
+        raise from_os_error(exc, path) from exc
+    finally:
+        os.close(fd)
+    unchanged = (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (
+        after.st_size,
+        after.st_mtime_ns,
+        after.st_ctime_ns,
+    ) and after.st_size == len(data)
+    return data, after if unchanged else None
+
+
+class AtomicWriter:
+    """Durable replace-by-rename writes whose temp files are journaled, so a crash leaves no strays.
+
+    Each write records its temp path under ``<state_dir>/inflight`` first; :meth:`clean_strays` removes
+    the temps of writes that never finished. A reader sees the old bytes or the new ones, never a mix.
+    """
+
+    def __init__(self, state_dir: Path) -> None:
+        self._journal = state_dir / "inflight"
+        try:
+            self._journal.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise from_os_error(exc, self._journal) from exc
+
+    def clean_strays(self, remove: Callable[[Path], None] | None = None) -> list[Path]:
+        """Remove temp files and directories left by writes interrupted by a crash; returns what was removed.
+
+        Entries are named ``<pid>-<token>``: those of a live process (another fsguard sharing this
+        state directory, mid-write) are left alone. ``remove`` deletes one temp (by default by name,
+        which is right for the state directory; the server passes one that pins user paths).
+        """
+        removed: list[Path] = []
+        for entry in self._journal.iterdir():
+            if _alive(entry.name.split("-", 1)[0]):
+                continue
+            temp = Path(entry.read_text(encoding="utf-8"))
+            if _TEMP_MARK in temp.name and os.path.lexists(temp):
+                try:
+                    (remove or remove_by_name)(temp)
+                    removed.append(temp)
+                except (OSError, FsguardError) as exc:
+                    logger.info("left %s in place: %s", temp, exc)
+            entry.unlink()
+        if removed:
+            logger.info("removed %d temp file(s) left by an interrupted write", len(removed))
+        return removed
+
+    @contextmanager
+    def temp_name(self, entry: Pinned) -> Iterator[str]:
+        """A fresh temp name beside ``entry``, journaled for the duration so a crash leaves no stray.
+
+        Not derived from the entry's name: a name near NAME_MAX must still leave room for the temp's.
+        """
+        token = secrets.token_hex(16)
+        name = f"{_TEMP_MARK}{token}"
+        record = self._journal / f"{os.getpid()}-{token}"
+        try:
+            record.write_text(str(entry.path.parent / name), encoding="utf-8")
+        except OSError as exc:
+            raise from_os_error(exc, self._journal) from exc
+        try:
+            yield name
+        finally:
+            record.unlink(missing_ok=True)
+
+    def write(self, path: Path, data: bytes, *, exclusive: bool = False) -> None:
+        """:meth:`write_at` for a trusted path (the state directory): its parent is opened by name."""
+        try:
+            parent = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise from_os_error(exc, path.parent) from exc
+        try:
+            self.write_at(Pinned(parent, path.name, path), data, exclusive=exclusive)
+        finally:
+            os.close(parent)
+
+    def write_at(self, entry: Pinned, data: bytes, *, exclusive: bool = False, mode: int | None = None) -> None:
+        """Replace ``entry`` with ``data``: temp in the same directory, fsync, rename, fsync the directory.
+
+        The existing file's mode (and owner, when running as root) is kept; a new file gets ``mode``, else
+        0666 less the umask. With ``exclusive`` the file must not exist: the temp is linked into place
+        without replacing anything, so a file that appeared meanwhile is never clobbered unseen.
+
+        Raises:
+            AlreadyExistsError: ``exclusive`` and the name is taken.
+            AccessDeniedError: the name is now a symlink or directory (swapped in since it was pinned).
+            DiskFullError and the other typed OS errors: nothing was replaced, and no temp remains.
+        """
+        existing = lstat_at(entry)
+        if existing is not None and not exclusive and stat.S_ISDIR(existing.st_mode):
+            raise IsDirectoryError(f"{entry.path} is a directory; only a file can be written.", path=str(entry.path))
+        if existing is not None and not exclusive and not stat.S_ISREG(existing.st_mode):
+            raise AccessDeniedError(
+                f"{entry.path} is no longer a regular file (a link or device took its place); nothing was "
+                "written. Check it with get_file_info, then retry.",
+                path=str(entry.path),
+            )
+        if mode is None:
+            mode = existing.st_mode & 0o7777 if existing is not None else 0o666 & ~_UMASK
+        parent = entry.parent
+        with self.temp_name(entry) as temp:
+            try:
+                fd = os.open(
+                    temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent
+                )
+                try:
+                    _write_all(fd, data)
+                    os.fchmod(fd, mode)
+                    if existing is not None and os.geteuid() == 0:
+                        os.fchown(fd, existing.st_uid, existing.st_gid)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                if exclusive:
+                    rename_no_replace(Pinned(parent, temp, entry.path), entry)
+                else:
+                    os.rename(temp, entry.name, src_dir_fd=parent, dst_dir_fd=parent)
+                fsync_directory(parent)
+            except OSError as exc:
+                _unlink_quietly(parent, temp)
+                raise from_os_error(exc, entry.path, needed=len(data)) from exc
+            except BaseException:
+                _unlink_quietly(parent, temp)
+                raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """os.write until done, without copying ``data``."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _unlink_quietly(parent: int, name: str) -> None:
+    with suppress(OSError):  # gone already, or never made (a read-only or full filesystem refused it)
+        os.unlink(name, dir_fd=parent)
+
+
+def remove_by_name(path: Path) -> None:
+    """Remove a file or tree of the server's own state directory, by name (trusted: no agent can reach it)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _alive(pid_text: str) -> bool:
+    """Whether the process that journaled a write still runs (a non-numeric name is from no process)."""
+    if not pid_text.isdigit():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, owned by someone else
+    return True

@@ -1,0 +1,97 @@
+"""What the state directory holds, as the backup tool asks for it: backups and trash entries selected by its
+filters and cut to its limit, and the cleanup of old backups and the purge of old trash entries, with their size.
+
+The stores keep and remove (:mod:`fsguard.core.backups`, :mod:`fsguard.core.trash`); this module selects.
+Every listing is newest first, as the stores give it; ``shown`` is its first ``limit`` entries.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.trash import Trash, TrashEntry
+
+_HOUR_S = 3_600.0
+
+Item = TypeVar("Item", BackupRecord, TrashEntry)
+
+
+@dataclass(frozen=True)
+class Page(Generic[Item]):
+    """The first entries of a selection, and how many it holds in all."""
+
+    shown: list[Item]
+    total: int
+
+
+@dataclass(frozen=True)
+class Sweep(Generic[Item]):
+    """What a cleanup or purge removed (or would, on a dry run): the first entries, how many, and their bytes."""
+
+    shown: list[Item]
+    removed: int
+    freed_bytes: int
+    dry_run: bool
+
+
+@dataclass(frozen=True)
+class BackupFilter:
+    """Which backups a listing holds: those meeting every condition given (an empty string is no condition)."""
+
+    path: Path | None = None  # only this file's backups (a canonical path)
+    path_contains: str | None = None  # a substring of the path, in any case
+    operation: str | None = None  # exactly this operation, e.g. edit_file:replace
+    newer_than_hours: float | None = None  # taken at most this long ago
+
+    def admits(self, record: BackupRecord, now: float) -> bool:
+        """Whether ``record`` meets every condition, at time ``now``."""
+        return (
+            (self.path is None or record.path == str(self.path))
+            and (not self.path_contains or self.path_contains.lower() in record.path.lower())
+            and (not self.operation or record.operation == self.operation)
+            and (self.newer_than_hours is None or record.time >= now - self.newer_than_hours * _HOUR_S)
+        )
+
+
+def list_backups(
+    store: BackupStore, wanted: BackupFilter, limit: int, *, now: float | None = None
+) -> Page[BackupRecord]:
+    """The live backups ``wanted`` admits (``now`` defaults to the current time)."""
+    moment = time.time() if now is None else now
+    records = [record for record in store.records() if wanted.admits(record, moment)]
+    return Page(records[:limit], len(records))
+
+
+def clean_backups(store: BackupStore, older_than_days: float, *, dry_run: bool, limit: int) -> Sweep[BackupRecord]:
+    """Drop the backups older than ``older_than_days`` (unless ``dry_run``); see :meth:`BackupStore.cleanup`."""
+    doomed = store.cleanup(older_than_days, dry_run=dry_run)
+    return Sweep(doomed[:limit], len(doomed), sum(record.size for record in doomed), dry_run)
+
+
+def list_trash(
+    trash: Trash, *, path_contains: str | None, older_than_days: float | None, limit: int
+) -> Page[TrashEntry]:
+    """The trash entries deleted more than ``older_than_days`` ago (all of them if None) whose original path holds
+    ``path_contains``, in any case."""
+    entries = trash.entries() if older_than_days is None else trash.older_than(older_than_days)
+    if path_contains:
+        entries = [entry for entry in entries if path_contains.lower() in entry.original_path.lower()]
+    return Page(entries[:limit], len(entries))
+
+
+def purge_trash(
+    trash: Trash, *, sd_id: str | None, older_than_days: float, dry_run: bool, limit: int
+) -> Sweep[TrashEntry]:
+    """Delete for good the entry ``sd_id``, or without one every entry older than ``older_than_days``; a dry run
+    only reports them.
+
+    Raises:
+        InvalidParamsError, NotFoundError: ``sd_id`` is not a trash id, or names no entry.
+    """
+    doomed = [trash.get(sd_id)] if sd_id else trash.older_than(older_than_days)
+    freed = sum(entry.size for entry in doomed) if dry_run else trash.purge(doomed)
+    return Sweep(doomed[:limit], len(doomed), freed, dry_run)

@@ -1,0 +1,133 @@
+"""A content search's pattern, compiled for both engines: RE2 for the Python engine (and for confirming
+ripgrep's lines), and the Rust-regex spelling ripgrep reads the same way; and the order in which matches on a
+line are found, as ripgrep finds them. The rules themselves are listed in :mod:`fsguard.core.search`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from fsguard.core.errors import InvalidParamsError
+from fsguard.core.patterns import compile_re2
+
+# Rust's Unicode \w (Alphabetic, M, Nd, Pc, Join_Control) as RE2 can spell it; Other_Alphabetic symbols listed.
+_WORD = (
+    r"\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}"
+    r"\x{24B6}-\x{24E9}\x{1F130}-\x{1F149}\x{1F150}-\x{1F169}\x{1F170}-\x{1F189}"
+)
+# Multi-line whole-file search can miss a line's match only through \A, \z or a flag turned off, e.g. (?-m).
+_NO_PREFILTER = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
+_ASCII_CLASSES = {"w": "0-9A-Za-z_", "d": "0-9", "s": r"\t\n\f\r "}
+
+
+@dataclass(frozen=True)
+class Query:
+    """A pattern ready for both engines: RE2 regexes over a line's UTF-8 bytes, and ``rust`` for ripgrep."""
+
+    regex: Any  # re2 pattern; the match is group 1 for whole words, else group 0
+    rest: Any  # the same, for searches that start past the line's start
+    group: int
+    prefilter: Any | None  # the same pattern over a whole file, multi-line; None when that could miss a match
+    rust: str
+
+
+def _compile(pattern: str) -> Any:
+    """An RE2 regex over UTF-8 bytes (offsets are byte offsets, as ripgrep reports them)."""
+    return compile_re2(pattern, as_bytes=True, advice=". Pass literal=true to search plain text.")
+
+
+def _escape(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch == "_" or not ch.isascii() else f"\\x{{{ord(ch):x}}}" for ch in text)
+
+
+def prepare_query(pattern: str, literal: bool, case_sensitive: bool, whole_word: bool) -> Query:
+    """The query for a search's pattern and flags.
+
+    Raises:
+        InvalidParamsError: the pattern is empty, holds a line break, or is not valid RE2.
+    """
+    if not pattern:
+        raise InvalidParamsError("the search pattern is empty.")
+    if "\n" in pattern:
+        raise InvalidParamsError("the pattern contains a line break; searches match within one line.")
+    body = _escape(pattern) if literal else pattern
+    _compile(body)  # reports the user's own syntax errors, not those of the wrapper below
+    flags = "" if case_sensitive else "(?i)"
+    if whole_word:
+        python = f"{flags}(?:^|[^{_WORD}])({body})(?:[^{_WORD}]|$)"
+        rest = f"{flags}[^{_WORD}]({body})(?:[^{_WORD}]|$)"
+        rust = rf"{flags}\b{{start-half}}(?:{_to_rust(body)})\b{{end-half}}"
+    else:
+        python, rust = f"{flags}(?:{body})", f"{flags}(?:{_to_rust(body)})"
+        rest = python
+    prefilter = None if _NO_PREFILTER.search(body) else _compile("(?m)" + python)
+    regex = _compile(python)
+    return Query(regex, regex if rest == python else _compile(rest), 1 if whole_word else 0, prefilter, rust)
+
+
+def _to_rust(pattern: str) -> str:
+    """Rewrite RE2's ASCII-only ``\\w \\d \\s \\b`` (and negations) into classes Rust's regex reads the same way."""
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
+        if ch == "\\" and nxt == "Q":
+            end = pattern.find(r"\E", i + 2)
+            out.append(_escape(pattern[i + 2 : end if end >= 0 else len(pattern)]))
+            i = end + 2 if end >= 0 else len(pattern)
+            continue
+        if ch == "\\" and nxt.lower() in _ASCII_CLASSES:
+            chars = _ASCII_CLASSES[nxt.lower()]
+            negate = "^" if nxt.isupper() else ""
+            out.append(f"[{negate}{chars}]" if negate or not in_class else chars)
+        elif ch == "\\" and nxt in "bB":
+            out.append(f"(?-u:\\{nxt})")
+        elif ch == "\\":
+            out.append(ch + nxt)
+        elif ch == "[" and in_class and nxt == ":":
+            end = pattern.find(":]", i + 2)
+            end = end + 2 if end >= 0 else len(pattern)
+            out.append(pattern[i:end])
+            i = end
+            continue
+        elif ch == "[" and not in_class:
+            in_class = True
+            start = i + 1 + (nxt == "^")
+            start += pattern[start : start + 1] == "]"  # a leading ] is a literal
+            out.append(pattern[i:start])
+            i = start
+            continue
+        elif in_class and ch in "[&~":
+            out.append("\\" + ch)  # literal in RE2, nesting or set operators in Rust
+        else:
+            in_class = in_class and ch != "]"
+            out.append(ch)
+            i += 1
+            continue
+        i += 2
+    return "".join(out)
+
+
+def find_all(query: Query, line: bytes) -> list[tuple[int, int]]:
+    """Byte spans of the matches in ``line``, iterated as ripgrep's grep-matcher does."""
+    spans: list[tuple[int, int]] = []
+    at, last = 0, -1
+    while at <= len(line):
+        # Whole words: the character before ``at`` is read as the boundary, and only the line's start is ``^``.
+        back = at - query.group if at else 0
+        while query.group and back > 0 and 0x80 <= line[back] < 0xC0:
+            back -= 1
+        found = (query.regex if at == 0 else query.rest).search(line, back)
+        if found is None:
+            break
+        start, end = found.span(query.group)
+        at = end + 1 if start == end else end
+        if start == end == last:
+            continue
+        last = end
+        spans.append((start, end))
+    return spans
