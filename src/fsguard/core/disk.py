@@ -191,7 +191,7 @@ class AtomicWriter:
                 path=str(entry.path),
             )
         if mode is None:
-            mode = existing.st_mode & 0o7777 if existing is not None else 0o666 & ~_UMASK
+            mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_UMASK
         parent = entry.parent
         with self.temp_name(entry) as temp:
             try:

@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
-from fsguard.core.textio import split_lines
+from fsguard.core.textio import LINE_BREAK, first_break, split_lines
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w")
 WHOLE_FILE_HINT_LINES = 20
 
@@ -158,8 +157,8 @@ def _finish(text: str, index: LineIndex, span: Span) -> Match:
     """Give the replacement the matched lines' line ending, and keep the newline after the match."""
     start, end, replacement = span
     eol = _eol_near(text, start, end)
-    if _LINE_BREAK.search(replacement):
-        replacement = _LINE_BREAK.sub(eol, replacement)
+    if LINE_BREAK.search(replacement):
+        replacement = LINE_BREAK.sub(eol, replacement)
     matched = text[start:end]
     if matched.endswith(("\n", "\r")) and not replacement.endswith(("\n", "\r")) and replacement and end < len(text):
         replacement += eol
@@ -168,11 +167,7 @@ def _finish(text: str, index: LineIndex, span: Span) -> Match:
 
 def _eol_near(text: str, start: int, end: int) -> str:
     """The line ending inside the span, else the one ending the span's line, else the file's first."""
-    for region in (text[start:end], text[end : text.find("\n", end) + 1 if "\n" in text[end:] else len(text)], text):
-        found = _LINE_BREAK.search(region)
-        if found:
-            return found.group()
-    return "\n"
+    return first_break(text[start:end], text[end : text.find("\n", end) + 1 if "\n" in text[end:] else len(text)], text)
 
 
 # -- the tiers ---------------------------------------------------------------------------------------
@@ -208,7 +203,7 @@ def _escape_fixed(text: str, index: LineIndex, old: str, new: str, whole_word: b
 
 def _old_lines(old: str) -> tuple[list[str], bool]:
     """old_text as lines without endings, and whether it ended with a line break."""
-    parts = _LINE_BREAK.split(old)
+    parts = LINE_BREAK.split(old)
     ends_with_break = len(parts) > 1 and parts[-1] == ""
     return (parts[:-1] if ends_with_break else parts), ends_with_break
 
@@ -368,7 +363,7 @@ def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolera
 def _already_applied(text: str, index: LineIndex, new: str) -> int | None:
     if not new.strip():
         return None
-    for candidate in (new, _LINE_BREAK.sub("\r\n", new), _LINE_BREAK.sub("\n", new)):
+    for candidate in (new, LINE_BREAK.sub("\r\n", new), LINE_BREAK.sub("\n", new)):
         position = text.find(candidate)
         if position != -1:
             return index.line_of(position)
@@ -376,7 +371,7 @@ def _already_applied(text: str, index: LineIndex, new: str) -> int | None:
 
 
 def _closest(index: LineIndex, old: str) -> str:
-    first = next((line for line in _LINE_BREAK.split(old) if line.strip()), old).strip()
+    first = next((line for line in LINE_BREAK.split(old) if line.strip()), old).strip()
     stripped = [line.strip() for line in index.lines]
     best = difflib.get_close_matches(first, stripped, n=1, cutoff=0.5)
     if not best:

@@ -14,10 +14,9 @@ from typing import Any, Literal
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.matching import LineIndex, Replacement, find_matches
 from fsguard.core.patterns import compile_re2
-from fsguard.core.textio import split_lines
+from fsguard.core.textio import LINE_BREAK, first_break, split_lines
 
 _GO_TEMPLATE = re.compile(r"\$(?:\$|(\d+)|\{(\w+)\}|(\w+))")
-_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -151,8 +150,8 @@ def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, 
         matched = find_matches(text, Replacement(anchor, anchor), path=path)
         place = matched.matches[0]
         index = LineIndex(text)
-        eol = _BREAK.search(text).group() if _BREAK.search(text) else "\n"  # type: ignore[union-attr]
-        block = _BREAK.sub(eol, new_text)
+        eol = first_break(text)
+        block = LINE_BREAK.sub(eol, new_text)
         block = block if block.endswith(eol) else block + eol
         if position == "before":
             at = index.starts[index.line_of(place.start) - 1]
@@ -190,9 +189,8 @@ def line_range(start_line: int, end_line: int, new_text: str | None, *, path: st
         old_block = "".join(lines[start_line - 1 : last])
         block = ""
         if new_text is not None and new_text != "":
-            ending = _BREAK.search(old_block)
-            eol = ending.group() if ending else (_BREAK.search(text).group() if _BREAK.search(text) else "\n")  # type: ignore[union-attr]
-            block = _BREAK.sub(eol, new_text)
+            eol = first_break(old_block, text)
+            block = LINE_BREAK.sub(eol, new_text)
             keeps_newline = last < len(lines) or old_block.endswith(("\n", "\r"))
             if keeps_newline and not block.endswith(("\n", "\r")):
                 block += eol

@@ -18,6 +18,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from stat import S_IMODE
 from typing import Any, Literal
 
 from fsguard.core.backups import BackupRecord
@@ -199,7 +200,7 @@ def _opened(safe: Safeguards, path: Path, entry: Pinned, may_be_missing: bool) -
         return Mutation(safe, path, entry, None, _NEW_FILE_MODE)
     with safe.session.watching(path):
         data, stat = read_at(entry, safe.max_file_size)  # a directory is refused here: is_directory
-    return Mutation(safe, path, entry, data, (stat or found).st_mode & 0o7777)
+    return Mutation(safe, path, entry, data, S_IMODE((stat or found).st_mode))
 
 
 def on_disk_equals(entry: Pinned, data: bytes) -> bool:

@@ -6,6 +6,7 @@ Pure functions on bytes and strings; reading and writing files is :mod:`fsguard.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -40,6 +41,19 @@ class DecodedText:
     def encode(self, text: str) -> bytes:
         """``text`` in this file's encoding, with its BOM."""
         return self.bom + text.encode(self.encoding)
+
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""A line break as fsguard counts them: CRLF, a lone CR or LF (never the other Unicode separators)."""
+
+
+def first_break(*texts: str) -> str:
+    """The first line break of the first of ``texts`` that has one, else ``\\n``."""
+    for text in texts:
+        found = LINE_BREAK.search(text)
+        if found:
+            return found.group()
+    return "\n"
 
 
 def split_bom(data: bytes) -> tuple[bytes, str | None]:

@@ -265,7 +265,7 @@ def _copy_children(src: int, dst: int, label: Path, copied: Copied, links: Links
         elif stat.S_ISLNK(mode) and links == "keep":
             os.symlink(os.readlink(name, dir_fd=src), name, dir_fd=dst)
         elif stat.S_ISFIFO(mode) and links == "keep":
-            os.mkfifo(name, mode & 0o7777, dir_fd=dst)
+            os.mkfifo(name, stat.S_IMODE(mode), dir_fd=dst)
         else:
             copied.skipped.append(str(label / name))
 

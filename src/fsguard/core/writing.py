@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,9 +20,7 @@ from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.risk import WriteGuard, write_guard
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import DecodedText, decode
-
-_BREAK = re.compile(r"\r\n|\r|\n")
+from fsguard.core.textio import LINE_BREAK, DecodedText, decode
 
 
 @dataclass(frozen=True)
@@ -145,7 +142,7 @@ def _to_bytes(payload: str | bytes, encoding: str | None, current: DecodedText |
         return payload, "binary"
     text = payload
     if current is not None and current.line_ending == "crlf":
-        text = _BREAK.sub("\r\n", text)  # a uniformly CRLF file stays CRLF whatever the agent typed
+        text = LINE_BREAK.sub("\r\n", text)  # a uniformly CRLF file stays CRLF whatever the agent typed
     if encoding is not None:
         name = text_codec(encoding)
         bom = current.bom if current is not None and codecs.lookup(current.encoding).name == name else b""
