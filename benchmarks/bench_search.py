@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bench_read import fsguard_executable, harness_script, run_bench
 from fsguard.core.ignore import WalkOptions
-from fsguard.core.search import ripgrep_path, search_content
+from fsguard.core.search import ContentRequest, ripgrep_path, search_content
 
 
 def timed(runs: int, action: Callable[[], object]) -> list[float]:
@@ -68,7 +68,7 @@ def main() -> int:
     print(f"tree: {tree} ({files:,} files)")
 
     raw = [str(rg), "--json", "-i", "--no-require-git", args.word, str(tree)]
-    found = search_content(tree, args.word, WalkOptions(), max_results=0, engine="ripgrep")
+    found = search_content(tree, ContentRequest(pattern=args.word, max_results=0, engine="ripgrep"), WalkOptions())
     calls = {
         "content": {"pattern": args.word, "path": str(tree), "include_content": True},
         "count": {"pattern": args.word, "path": str(tree), "count_only": True},
@@ -80,7 +80,10 @@ def main() -> int:
         rounds["raw"].append(statistics.median(timed(args.n, lambda: subprocess.run(raw, stdout=subprocess.DEVNULL))))
         for label, call in calls.items():
             rounds[label].append(stdio_median(script, tree, args.n, call))
-    python_ms = timed(max(3, args.n // 5), lambda: search_content(tree, args.word, WalkOptions(), engine="python"))
+    python_ms = timed(
+        max(3, args.n // 5),
+        lambda: search_content(tree, ContentRequest(pattern=args.word, engine="python"), WalkOptions()),
+    )
     medians = {label: statistics.median(values) for label, values in rounds.items()}
     rows = [
         ("raw rg --json (process, output discarded)", medians["raw"]),

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from fsguard.core.ignore import GitignoreFile, WalkOptions, walk_files
 from fsguard.core.ripgrep import ripgrep_path, walk_flags
-from fsguard.core.search import search_content
+from fsguard.core.search import ContentRequest, search_content
 from tests.strategies import gitignore_trees
 
 RG = ripgrep_path()
@@ -28,7 +28,7 @@ def build(root: Path, paths: list[str], gitignores: dict[str, str]) -> None:
             pass  # a name already taken by a file or directory
     for directory, text in gitignores.items():
         if (root / directory).is_dir():
-            (root / directory / ".gitignore").write_text(text)
+            (root / directory / ".gitignore").write_text(text, encoding="utf-8")
 
 
 def walked(root: Path, options: WalkOptions) -> list[str]:
@@ -46,8 +46,8 @@ def ripgrep_search_walk(root: Path, options: WalkOptions) -> list[str]:
     """The files the ripgrep engine searches: every file of the tree holds one match."""
     for path in root.rglob("*"):
         if path.is_file() and path.name != ".gitignore":
-            path.write_text("match\n")
-    found = search_content(root, "match", options, engine="ripgrep", max_results=0)
+            path.write_text("match\n", encoding="utf-8")
+    found = search_content(root, ContentRequest(pattern="match", engine="ripgrep", max_results=0), options)
     return sorted(Path(file).relative_to(root).as_posix() for file in found.counts)
 
 

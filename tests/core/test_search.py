@@ -17,7 +17,7 @@ from fsguard.core import ripgrep as ripgrep_module
 from fsguard.core import search as search_module
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.ignore import IgnoreRules, WalkOptions, normalise_globs, walk_files
-from fsguard.core.search import ContentMatch, ContentSearch, ripgrep_path, search_content, search_names
+from fsguard.core.search import ContentMatch, ContentRequest, ContentSearch, ripgrep_path, search_content, search_names
 from tests.strategies import search_literals, search_trees
 
 ENGINES = ["ripgrep", "python"]
@@ -61,7 +61,10 @@ def engine(request: pytest.FixtureRequest) -> str:
 def search(root: Path, pattern: str, engine: str, options: WalkOptions | None = None, **kw: Any) -> ContentSearch:
     """Search with ``engine``, asserting the other engine returns the very same result."""
     options = options or WalkOptions()
-    results = {name: search_content(root, pattern, options, engine=name, **kw) for name in ENGINES}  # type: ignore[arg-type]
+    results = {
+        name: search_content(root, ContentRequest(pattern=pattern, engine=name, **kw), options)  # type: ignore[arg-type]
+        for name in ENGINES
+    }
     assert {name: found.engine for name, found in results.items()} == {name: name for name in ENGINES}
     assert dataclasses.replace(results["ripgrep"], engine="python") == results["python"]
     return results[engine]
@@ -172,14 +175,14 @@ def test_perl_classes_are_ascii_in_both_engines(root: Path, engine: str) -> None
 
 def test_an_invalid_regex_is_an_invalid_params_error(tree: Path, engine: str) -> None:
     with pytest.raises(InvalidParamsError):
-        search_content(tree, "(unclosed", WalkOptions(), engine=engine)  # type: ignore[arg-type]
+        search_content(tree, ContentRequest(pattern="(unclosed", engine=engine), WalkOptions())  # type: ignore[arg-type]
 
 
 def test_a_missing_root_is_not_found_and_a_file_root_is_not_a_directory(tree: Path, engine: str) -> None:
     with pytest.raises(NotFoundError):
-        search_content(tree / "missing", "x", WalkOptions(), engine=engine)  # type: ignore[arg-type]
+        search_content(tree / "missing", ContentRequest(pattern="x", engine=engine), WalkOptions())  # type: ignore[arg-type]
     with pytest.raises(NotDirectoryError):
-        search_content(tree / "a.py", "x", WalkOptions(), engine=engine)  # type: ignore[arg-type]
+        search_content(tree / "a.py", ContentRequest(pattern="x", engine=engine), WalkOptions())  # type: ignore[arg-type]
 
 
 def test_an_exception_from_progress_stops_the_search(tree: Path, engine: str) -> None:
@@ -187,23 +190,23 @@ def test_an_exception_from_progress_stops_the_search(tree: Path, engine: str) ->
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        search_content(tree, "needle", WalkOptions(), engine=engine, progress=stop)  # type: ignore[arg-type]
+        search_content(tree, ContentRequest(pattern="needle", engine=engine), WalkOptions(), progress=stop)  # type: ignore[arg-type]
 
 
 def test_a_failing_ripgrep_falls_back_to_python_only_in_auto_mode(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     broken = tmp_path / "rg"
-    broken.write_text("#!/bin/sh\necho boom >&2\nexit 2\n")
+    broken.write_text("#!/bin/sh\necho boom >&2\nexit 2\n", encoding="utf-8")
     broken.chmod(0o755)
     monkeypatch.setattr(search_module, "ripgrep_path", lambda: broken)
     with caplog.at_level(logging.WARNING):
-        found = search_content(tree, "needle", WalkOptions())
+        found = search_content(tree, ContentRequest(pattern="needle"), WalkOptions())
     assert found.engine == "python"
     assert found.total_matches == 14
     assert "boom" in caplog.text
     with pytest.raises(FsguardError, match="boom"):
-        search_content(tree, "needle", WalkOptions(), engine="ripgrep")
+        search_content(tree, ContentRequest(pattern="needle", engine="ripgrep"), WalkOptions())
 
 
 @given(files=search_trees(), pattern=search_literals(), flags=st.tuples(st.booleans(), st.booleans(), st.booleans()))

@@ -29,6 +29,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
@@ -84,15 +85,22 @@ def walk_flags(options: WalkOptions, below: tuple[str, ...] = ()) -> list[str]:
     return flags
 
 
+@dataclass(frozen=True)
+class Limits:
+    """How much of a search to detail: lines of context, matches, and files counted one by one."""
+
+    context: int
+    max_results: int
+    max_files: int | None
+
+
 def ripgrep_hits(
     rg: Path,
     root: Path,
     rust_pattern: str,
     options: WalkOptions,
+    limits: Limits,
     *,
-    context: int,
-    max_results: int,
-    max_files: int | None,
     progress: Progress | None,
     beneath: Beneath | None = None,
 ) -> tuple[list[Hit], tuple[int, int]]:
@@ -121,16 +129,16 @@ def ripgrep_hits(
         ]
     counted.sort(key=_walk_order)
     shown: list[bytes] = []
-    needed = max_results
+    needed = limits.max_results
     for relative, count in counted:
         if needed <= 0:
             break
         shown.append(relative)
         needed -= int(count)
     with _pinned(beneath, root) as cwd:
-        details = _details(common, cwd, shown, context)
+        details = _details(common, cwd, shown, limits.context)
     prefix = str(root).rstrip("/") + "/"
-    kept = counted if max_files is None else counted[: max(max_files, len(shown))]
+    kept = counted if limits.max_files is None else counted[: max(limits.max_files, len(shown))]
     # One decode for all the names: os.fsdecode per name costs more than the rest of the loop.
     names = b"\0".join(relative for relative, _ in kept).decode(
         sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()

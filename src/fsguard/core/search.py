@@ -31,7 +31,7 @@ from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.ignore import WalkOptions, check_directory, walk_files
 from fsguard.core.patterns import compile_re2
 from fsguard.core.query import Query, find_all, prepare_query
-from fsguard.core.ripgrep import Hit, RipgrepFailed, ripgrep_hits, ripgrep_path
+from fsguard.core.ripgrep import Hit, Limits, RipgrepFailed, ripgrep_hits, ripgrep_path
 
 __all__ = ["ContentMatch", "ContentSearch", "NameSearch", "ripgrep_path", "search_content", "search_names"]
 
@@ -115,18 +115,29 @@ def search_names(
     return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results)
 
 
+@dataclass(frozen=True, kw_only=True)
+class ContentRequest:
+    """One content search: the pattern, how it matches, and how much comes back.
+
+    ``max_files`` bounds ``counts``, not the totals. ``engine="auto"`` prefers ripgrep and falls back to
+    Python, with a logged warning, if ripgrep fails.
+    """
+
+    pattern: str
+    literal: bool = False
+    case_sensitive: bool = False
+    whole_word: bool = False
+    context_lines: int = 0
+    max_results: int = 1000
+    max_files: int | None = None
+    engine: Engine = "auto"
+
+
 def search_content(
     root: Path,
-    pattern: str,
+    request: ContentRequest,
     options: WalkOptions,
     *,
-    literal: bool = False,
-    case_sensitive: bool = False,
-    whole_word: bool = False,
-    context_lines: int = 0,
-    max_results: int = 1000,
-    max_files: int | None = None,
-    engine: Engine = "auto",
     progress: Callable[[int], None] | None = None,
     beneath: Beneath | None = None,
 ) -> ContentSearch:
@@ -134,9 +145,7 @@ def search_content(
 
     ``progress`` is called as the search goes, with a count that never decreases (files walked, every 100,
     with Python; files with matches, every 0.1 s, with ripgrep); an exception it raises stops the search.
-    ``engine="auto"`` prefers ripgrep and falls back to Python, with a logged warning, if ripgrep fails.
-
-    ``max_files`` bounds ``counts``, not the totals.
+    With ``beneath``, every hit is confirmed through the pinned walk before it is returned.
 
     Raises:
         InvalidParamsError: the pattern or a glob is invalid.
@@ -144,31 +153,21 @@ def search_content(
         FsguardError: ``engine="ripgrep"`` and ripgrep is missing or failed.
     """
     check_directory(root)
-    query = prepare_query(pattern, literal, case_sensitive, whole_word)
-    context = max(context_lines, 0)
+    query = prepare_query(request.pattern, request.literal, request.case_sensitive, request.whole_word)
+    limits = Limits(max(request.context_lines, 0), request.max_results, request.max_files)
     rg = ripgrep_path()
-    if engine == "ripgrep" and rg is None:
+    if request.engine == "ripgrep" and rg is None:
         raise FsguardError("ripgrep is not installed. Retry with engine='python'.")
-    if engine != "python" and rg is not None:
+    if request.engine != "python" and rg is not None:
         try:
-            found, totals = ripgrep_hits(
-                rg,
-                root,
-                query.rust,
-                options,
-                context=context,
-                max_results=max_results,
-                max_files=max_files,
-                progress=progress,
-                beneath=beneath,
-            )
-            return _collect(_confirmed(iter(found), beneath), max_results, max_files, context, "ripgrep", totals)
+            found, totals = ripgrep_hits(rg, root, query.rust, options, limits, progress=progress, beneath=beneath)
+            return _collect(_confirmed(iter(found), beneath), limits, "ripgrep", totals)
         except RipgrepFailed as exc:
-            if engine == "ripgrep":
+            if request.engine == "ripgrep":
                 raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
             logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
     hits = _python_hits(query, walk_files(root, options), progress)
-    return _collect(_confirmed(hits, beneath), max_results, max_files, context, "python")
+    return _collect(_confirmed(hits, beneath), limits, "python")
 
 
 def present(files: Iterable[str], beneath: Beneath) -> list[str]:
@@ -216,9 +215,7 @@ def _cut(line: bytes) -> str:
 
 def _collect(
     hits: Iterator[Hit],
-    max_results: int,
-    max_files: int | None,
-    context: int,
+    limits: Limits,
     engine: Literal["ripgrep", "python"],
     totals: tuple[int, int] | None = None,
 ) -> ContentSearch:
@@ -226,6 +223,7 @@ def _collect(
 
     ``totals`` (matches, files) stand for hits not passed, beyond ``max_files``.
     """
+    max_results, max_files, context = limits.max_results, limits.max_files, limits.context
     matches: list[ContentMatch] = []
     counts: dict[str, int] = {}
     total = files = 0

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs
 from fsguard.core.replacing import ReplaceRequest
-from fsguard.core.search import ContentMatch, present, search_content, search_names
+from fsguard.core.search import ContentMatch, ContentRequest, present, search_content, search_names
 from fsguard.models import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, respond, voiced
@@ -88,10 +88,8 @@ def register(catalog: Catalog) -> None:
                     reported = files
                     anyio.from_thread.run(ctx.report_progress, files, None)
 
-            found = search_content(
-                root,
-                pattern,
-                options,
+            request = ContentRequest(
+                pattern=pattern,
                 literal=literal,
                 case_sensitive=case_sensitive,
                 whole_word=whole_word,
@@ -99,9 +97,8 @@ def register(catalog: Catalog) -> None:
                 # counts alone come from ripgrep's count run, with no lines to read
                 max_results=0 if count_only and not return_lines else limit,
                 max_files=limit,
-                progress=progress,
-                beneath=services.beneath,
             )
+            found = search_content(root, request, options, progress=progress, beneath=services.beneath)
             matches = [] if count_only else [_match(m) for m in found.matches]
             lines: dict[str, list[int]] = {}
             for m in found.matches if count_only and return_lines else ():
