@@ -23,7 +23,7 @@ from fsguard.core.undo import RestoreReport
 from fsguard.models import BackupAction, BackupInfo, BackupResult, RestoredFile, TrashInfo
 from fsguard.services import Services
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, hints, respond
+from fsguard.tools._params import Catalog, hints, voiced
 from fsguard.voice import backup_text
 
 
@@ -85,9 +85,7 @@ def register(catalog: Catalog) -> None:
             force=force,
             expected_hash=expected_hash,
         )
-        result = _HANDLERS[action](services, request)
-        text = backup_text(result, catalog.compact)
-        return respond(result.model_copy(update={"message": text}), text)
+        return voiced(_HANDLERS[action](services, request), backup_text, catalog.compact)
 
     catalog.add(
         backup,
