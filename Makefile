@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ROOT ?= .
 PORT ?= 8765
+# Line+branch coverage of src/fsguard below which `make pytest` fails: the suite measured 90.76% on 2026-12-01;
+# the floor is that rounded down, minus 1. Raise it when coverage rises; never lower it to let a change in.
+COVERAGE_FLOOR := 89
 
 .PHONY: install run test check lint typecheck pytest bench clean
 
@@ -31,8 +34,12 @@ lint:
 typecheck:
 	$(BIN)/mypy
 
+# PYTHONWARNDEFAULTENCODING=1 makes every open()/read_text()/write_text() without an explicit encoding raise an
+# EncodingWarning, which pytest's filterwarnings = error turns into a failure.
 pytest:
-	$(BIN)/pytest
+	@echo "coverage floor: $(COVERAGE_FLOOR)%"
+	PYTHONWARNDEFAULTENCODING=1 $(BIN)/pytest --cov=fsguard --cov-branch --cov-report=term:skip-covered \
+		--cov-fail-under=$(COVERAGE_FLOOR)
 
 bench: install
 	$(BIN)/python benchmarks/bench_read.py -n 500

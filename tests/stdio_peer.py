@@ -122,7 +122,7 @@ class RawStdioServer:
 
     def stderr_tail(self) -> str:
         self._stderr.flush()
-        return self._stderr_path.read_text(errors="replace")[-3000:]
+        return self._stderr_path.read_text(encoding="utf-8", errors="replace")[-3000:]
 
     def close(self, *, graceful: bool = True) -> None:
         """Stop the child (EOF on stdin, else SIGKILL) and release every pipe; safe to call after kill()."""

@@ -40,5 +40,7 @@ def test_core_never_imports_the_tools_or_server_layers() -> None:
 
 
 def test_no_module_grows_past_400_lines() -> None:
-    sizes = {str(p.relative_to(PACKAGE)): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
+    sizes = {
+        str(p.relative_to(PACKAGE)): len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py")
+    }
     assert {name: n for name, n in sizes.items() if n > 400} == {}

@@ -50,7 +50,9 @@ def test_no_roots_means_the_current_directory(monkeypatch: pytest.MonkeyPatch, t
 
 
 def test_version_prints_the_package_version() -> None:
-    done = subprocess.run([sys.executable, "-m", "fsguard", "--version"], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "fsguard", "--version"], capture_output=True, text=True, encoding="utf-8", check=True
+    )
     assert done.stdout.strip() == f"fsguard {__version__}"
 
 

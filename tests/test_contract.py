@@ -90,8 +90,8 @@ def snapshot(root: Path) -> dict[str, tuple[bytes | None, int]]:
 
 async def test_read_only_hints_are_true_the_examples_change_nothing(client: Client, root: Path) -> None:
     (root / "src").mkdir()
-    (root / "src" / "app.py").write_text("print('hi')\n")
-    (root / "README.md").write_text("# hi\n")
+    (root / "src" / "app.py").write_text("print('hi')\n", encoding="utf-8")
+    (root / "README.md").write_text("# hi\n", encoding="utf-8")
     before = snapshot(root)
     tools = await listed(client)
     for name, tool in tools.items():

@@ -92,6 +92,7 @@ def run_harness(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
             env={**os.environ, "TMPDIR": str(scratch)},
             capture_output=True,
             text=True,
+            encoding="utf-8",
             timeout=TIMEOUT_S,
             check=False,
         )

@@ -148,7 +148,10 @@ async def three_servers(root: Path, state_dir: Path, logs: Path, mode: str) -> A
     with ExitStack() as logs_open:
         clients = [
             Client(
-                stdio_client(params, errlog=logs_open.enter_context((logs / f"server-{p}.stderr.log").open("w"))),
+                stdio_client(
+                    params,
+                    errlog=logs_open.enter_context((logs / f"server-{p}.stderr.log").open("w", encoding="utf-8")),
+                ),
                 mode=mode,
                 read_timeout_seconds=CALL_TIMEOUT_S,
             )
@@ -166,10 +169,10 @@ async def three_servers(root: Path, state_dir: Path, logs: Path, mode: str) -> A
 
 
 def stderr_tails(logs: Path) -> str:
-    return "\n".join(
-        f"--- server {p} stderr ---\n{(logs / f'server-{p}.stderr.log').read_text(errors='replace')[-1500:]}"
-        for p in range(PROCESSES)
-    )
+    def tail(p: int) -> str:
+        return (logs / f"server-{p}.stderr.log").read_text(encoding="utf-8", errors="replace")[-1500:]
+
+    return "\n".join(f"--- server {p} stderr ---\n{tail(p)}" for p in range(PROCESSES))
 
 
 async def run_plan(client: Client, plan: Sequence[Edit], *, checked: bool, tally: Tally, go: anyio.Event) -> None:

@@ -494,8 +494,8 @@ def working_tree(top: Path) -> None:
         folder = top / f"d{k}"
         (folder / "sub").mkdir(parents=True)
         for i in range(FILES):
-            (folder / f"f{i}.txt").write_text(INSIDE)
-        (folder / "sub" / "s.txt").write_text(INSIDE)
+            (folder / f"f{i}.txt").write_text(INSIDE, encoding="utf-8")
+        (folder / "sub" / "s.txt").write_text(INSIDE, encoding="utf-8")
 
 
 def breaches(
@@ -562,7 +562,7 @@ async def test_a_final_component_swapped_with_an_outside_link_is_never_followed(
     outside.mkdir()
     secret = f"{MARKER} secret\nalpha\n".encode()
     (outside / "secret.txt").write_bytes(secret)
-    (root / "final.txt").write_text(INSIDE)
+    (root / "final.txt").write_text(INSIDE, encoding="utf-8")
     (root / "finallink").symlink_to((outside / "secret.txt").resolve())
     before = snapshot(outside)
     top_before = {p.name for p in tmp_path.iterdir()}

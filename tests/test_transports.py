@@ -58,7 +58,7 @@ def test_stdio_writes_nothing_but_protocol_frames_to_stdout(
         done = subprocess.run(command, input=INITIALIZE.encode(), capture_output=True, timeout=30, check=False)
     else:
         requests = tmp_path / "requests.jsonl"
-        requests.write_text(INITIALIZE)
+        requests.write_text(INITIALIZE, encoding="utf-8")
         with requests.open("rb") as stdin:
             done = subprocess.run(command, stdin=stdin, capture_output=True, timeout=30, check=False)
     lines = [line for line in done.stdout.decode().splitlines() if line.strip()]

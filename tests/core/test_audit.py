@@ -133,8 +133,8 @@ def test_rotation_starts_a_fresh_current_file(tmp_path: Path) -> None:
     log.record(ok(path="second", note="n" * 200))
     (rotated,) = rotated_in(tmp_path)
     assert [line["path"] for line in lines_of(tmp_path)] == ["first", "second"]
-    assert json.loads(rotated.read_text())["path"] == "first"
-    assert json.loads((tmp_path / "operations.jsonl").read_text())["path"] == "second"
+    assert json.loads(rotated.read_text(encoding="utf-8"))["path"] == "first"
+    assert json.loads((tmp_path / "operations.jsonl").read_text(encoding="utf-8"))["path"] == "second"
 
 
 def test_rotated_files_older_than_keep_days_are_removed_at_rotation(tmp_path: Path) -> None:
@@ -144,7 +144,7 @@ def test_rotated_files_older_than_keep_days_are_removed_at_rotation(tmp_path: Pa
     recent = tmp_path / "operations-20260422-120000.jsonl"  # 9 days before START
     unrelated = tmp_path / "operations-notes.jsonl"
     for path in (old, old_suffixed, recent, unrelated):
-        path.write_text("{}\n")
+        path.write_text("{}\n", encoding="utf-8")
     log = AuditLog(tmp_path, CallStats(), max_bytes=300, keep_days=10, clock=clock)
     log.record(ok(note="n" * 200))
     assert old.exists()  # nothing is removed until the log rotates
@@ -169,12 +169,12 @@ def test_metrics_are_written_only_once_the_interval_has_passed(tmp_path: Path) -
     clock.advance(0.1)
     stats.record("write_file", "stale_edit")
     log.record(AuditEntry("write_file", {}, 3.0, "error", error_code="stale_edit"))
-    written = json.loads(metrics.read_text())
+    written = json.loads(metrics.read_text(encoding="utf-8"))
     assert written["updated_at"] == "2026-05-01T12:00:30.123Z"
     clock.advance(10)
     stats.record("read_file", None)
     log.record(ok())
-    assert json.loads(metrics.read_text()) == written  # next write is due 30 s after the last one
+    assert json.loads(metrics.read_text(encoding="utf-8")) == written  # next write is due 30 s after the last one
 
 
 def test_metrics_hold_the_call_stats_counters(tmp_path: Path) -> None:
@@ -182,7 +182,7 @@ def test_metrics_hold_the_call_stats_counters(tmp_path: Path) -> None:
     for tool, code in [("read_file", None), ("read_file", "not_found"), ("edit_file", None), ("edit_file", "no_match")]:
         stats.record(tool, code)
     AuditLog(tmp_path, stats, clock=FakeClock()).flush()
-    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    metrics = json.loads((tmp_path / "metrics.json").read_text(encoding="utf-8"))
     by_tool, errors = stats.snapshot()
     assert metrics["by_tool"] == by_tool
     assert metrics["errors_by_code"] == errors
@@ -211,7 +211,7 @@ def test_flush_writes_metrics_at_once_by_replacing_the_file(tmp_path: Path) -> N
     stats.record("list_directory", None)
     log.flush()
     assert metrics.stat().st_ino != before  # a new file renamed over the old one, never rewritten in place
-    assert json.loads(metrics.read_text())["by_tool"] == {"list_directory": 1}
+    assert json.loads(metrics.read_text(encoding="utf-8"))["by_tool"] == {"list_directory": 1}
     assert sorted(path.name for path in tmp_path.iterdir() if path.is_file()) == ["metrics.json"]
 
 
@@ -246,7 +246,7 @@ def test_log_files_are_private_including_rotated_ones(tmp_path: Path) -> None:
 
 def test_a_current_file_found_with_a_wider_mode_is_made_private(tmp_path: Path) -> None:
     current = tmp_path / "operations.jsonl"
-    current.write_text("")
+    current.write_text("", encoding="utf-8")
     current.chmod(0o644)
     AuditLog(tmp_path, CallStats(), clock=FakeClock()).record(ok())
     assert stat.S_IMODE(current.stat().st_mode) == 0o600

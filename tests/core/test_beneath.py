@@ -28,7 +28,7 @@ def tree(tmp_path: Path) -> Iterator[tuple[Path, Path, Path, Beneath]]:
     for directory in (*(root / d for d in MAZE_DIRS), other / "d", outside / "e"):
         directory.mkdir(parents=True)
     for file in (*(root / f for f in MAZE_FILES), outside / "e" / "h"):
-        file.write_text(file.name)
+        file.write_text(file.name, encoding="utf-8")
     beneath = Beneath((root.resolve(), other.resolve()))
     yield root.resolve(), other.resolve(), outside.resolve(), beneath
     beneath.close()
@@ -68,7 +68,7 @@ def test_a_link_that_leaves_the_roots_is_refused_with_the_link_named(
         pass
 
     assert "escape" in refused.value.message
-    assert (outside / "e" / "h").read_text() == "h"
+    assert (outside / "e" / "h").read_text(encoding="utf-8") == "h"
 
 
 def test_a_final_link_is_the_entry_itself_when_not_followed(tree: tuple[Path, Path, Path, Beneath]) -> None:
@@ -114,7 +114,7 @@ def test_a_path_with_dot_dot_never_climbs_above_its_root(tree: tuple[Path, Path,
 
     with pytest.raises(AccessDeniedError), beneath.entry(Path(f"{root}/../x/e/h")):
         pass
-    assert (outside / "e" / "h").read_text() == "h"
+    assert (outside / "e" / "h").read_text(encoding="utf-8") == "h"
 
 
 def test_rename_no_replace_refuses_an_existing_target_and_moves_nothing(
@@ -127,8 +127,8 @@ def test_rename_no_replace_refuses_an_existing_target_and_moves_nothing(
         pytest.raises(FileExistsError),
     ):
         rename_no_replace(source, target)
-    assert (root / "a" / "f").read_text() == "f"
-    assert (root / "c" / "g").read_text() == "g"
+    assert (root / "a" / "f").read_text(encoding="utf-8") == "f"
+    assert (root / "c" / "g").read_text(encoding="utf-8") == "g"
 
 
 @given(maze=mazes())
@@ -140,7 +140,7 @@ def test_the_walk_pins_what_the_kernel_resolves_inside_the_roots_and_refuses_the
     for directory in (*(root / d for d in MAZE_DIRS), other / "d", outside / "e"):
         directory.mkdir(parents=True)
     for file in (*(root / f for f in MAZE_FILES), outside / "e" / "h"):
-        file.write_text(file.name)
+        file.write_text(file.name, encoding="utf-8")
     anchors = {"@r/": root, "@o/": other, "@x/": outside}
     for home, name, target in maze.links:
         anchor = next((a for a in anchors if target.startswith(a)), None)

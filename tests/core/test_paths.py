@@ -17,7 +17,7 @@ from tests.strategies import path_components
 def outside(tmp_path: Path) -> Path:
     path = tmp_path / "outside"
     path.mkdir()
-    (path / "secret.txt").write_text("secret")
+    (path / "secret.txt").write_text("secret", encoding="utf-8")
     return path.resolve()
 
 

@@ -44,58 +44,58 @@ async def test_undo_is_refused_after_an_external_change_and_force_keeps_the_chan
     client: Client, root: Path
 ) -> None:
     target = root / "f.txt"
-    target.write_text("one\n")
+    target.write_text("one\n", encoding="utf-8")
     await edit(client, "one", "two")
-    target.write_text("changed by someone else\n")
+    target.write_text("changed by someone else\n", encoding="utf-8")
     refused = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
     assert error_code(refused) == "undo_conflict"
     assert "force=true" in text_of(refused)
-    assert target.read_text() == "changed by someone else\n"
+    assert target.read_text(encoding="utf-8") == "changed by someone else\n"
     forced = structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt", "force": True}))
-    assert target.read_text() == "one\n"
+    assert target.read_text(encoding="utf-8") == "one\n"
     safety = forced["restored"][0]["safety_backup_id"]
     structured(await client.call_tool("backup", {"action": "restore", "backup_id": safety, "force": True}))
-    assert target.read_text() == "changed by someone else\n"
+    assert target.read_text(encoding="utf-8") == "changed by someone else\n"
 
 
 async def test_an_undo_is_itself_undoable_with_restore(client: Client, root: Path) -> None:
     target = root / "f.txt"
-    target.write_text("start\n")
+    target.write_text("start\n", encoding="utf-8")
     await edit(client, "start", "edited")
     undone = structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
-    assert target.read_text() == "start\n"
+    assert target.read_text(encoding="utf-8") == "start\n"
     redo = undone["restored"][0]["safety_backup_id"]
     structured(await client.call_tool("backup", {"action": "restore", "backup_id": redo}))
-    assert target.read_text() == "edited\n"
+    assert target.read_text(encoding="utf-8") == "edited\n"
     # and the restore went on the chain: undo_last reverts it
     structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
-    assert target.read_text() == "start\n"
+    assert target.read_text(encoding="utf-8") == "start\n"
 
 
 async def test_undo_never_touches_another_file(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("a\n")
-    (root / "b.txt").write_text("b\n")
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
+    (root / "b.txt").write_text("b\n", encoding="utf-8")
     await edit(client, "a", "A", "a.txt")
     await edit(client, "b", "B", "b.txt")
     structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "a.txt"}))
-    assert (root / "a.txt").read_text() == "a\n"
-    assert (root / "b.txt").read_text() == "B\n"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "a\n"
+    assert (root / "b.txt").read_text(encoding="utf-8") == "B\n"
     nothing = await client.call_tool("backup", {"action": "undo_last", "file_path": "c.txt"})
     assert error_code(nothing) == "nothing_to_undo"
 
 
 async def test_restore_with_a_file_path_of_another_file_is_refused(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("a\n")
-    (root / "b.txt").write_text("b\n")
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
+    (root / "b.txt").write_text("b\n", encoding="utf-8")
     backup_id = (await edit(client, "a", "A", "a.txt"))["backup_id"]
     result = await client.call_tool("backup", {"action": "restore", "backup_id": backup_id, "file_path": "b.txt"})
     assert error_code(result) == "invalid_params"
-    assert (root / "b.txt").read_text() == "b\n"
+    assert (root / "b.txt").read_text(encoding="utf-8") == "b\n"
 
 
 async def test_compare_shows_a_real_diff_and_preview_changes_nothing(client: Client, root: Path) -> None:
     target = root / "f.txt"
-    target.write_text("one\ntwo\nthree\n")
+    target.write_text("one\ntwo\nthree\n", encoding="utf-8")
     backup_id = (await edit(client, "two", "TWO"))["backup_id"]
     compared = structured(await client.call_tool("backup", {"action": "compare", "backup_id": backup_id}))
     assert "-two\n+TWO" in compared["diff"]
@@ -104,11 +104,11 @@ async def test_compare_shows_a_real_diff_and_preview_changes_nothing(client: Cli
     )
     assert preview["dry_run"] is True
     assert "-TWO\n+two" in preview["diff"]
-    assert target.read_text() == "one\nTWO\nthree\n"
+    assert target.read_text(encoding="utf-8") == "one\nTWO\nthree\n"
 
 
 async def test_list_info_and_undo_chain_describe_the_backups(client: Client, root: Path) -> None:
-    (root / "f.txt").write_text("1\n")
+    (root / "f.txt").write_text("1\n", encoding="utf-8")
     first = (await edit(client, "1", "2"))["backup_id"]
     second = (await edit(client, "2", "3"))["backup_id"]
     listing = structured(await client.call_tool("backup", {"action": "list", "filter_path": "f.txt"}))
@@ -128,7 +128,7 @@ async def test_a_malformed_or_unknown_backup_id_is_refused(client: Client) -> No
 
 
 async def test_cleanup_is_a_dry_run_by_default(client: Client, root: Path) -> None:
-    (root / "f.txt").write_text("1\n")
+    (root / "f.txt").write_text("1\n", encoding="utf-8")
     await edit(client, "1", "2")
     dry = structured(await client.call_tool("backup", {"action": "cleanup", "older_than_days": 0}))
     assert (dry["dry_run"], dry["removed"]) == (True, 1)
@@ -139,7 +139,7 @@ async def test_cleanup_is_a_dry_run_by_default(client: Client, root: Path) -> No
 
 
 async def test_retention_keeps_at_most_backup_max_count_per_file(connect: ClientFactory, root: Path) -> None:
-    (root / "f.txt").write_text("0\n")
+    (root / "f.txt").write_text("0\n", encoding="utf-8")
     async with connect(backup_max_count=3) as client:
         for n in range(5):
             await edit(client, f"{n}\n", f"{n + 1}\n")
@@ -148,14 +148,14 @@ async def test_retention_keeps_at_most_backup_max_count_per_file(connect: Client
 
 
 async def test_backups_live_outside_the_roots(client: Client, root: Path, state_dir: Path) -> None:
-    (root / "f.txt").write_text("x\n")
+    (root / "f.txt").write_text("x\n", encoding="utf-8")
     await edit(client, "x", "y")
     assert sorted(p.name for p in root.iterdir()) == ["f.txt"]
     assert any((state_dir / "backups" / "blobs").rglob("*"))
 
 
 async def test_server_stats_count_the_backups_in_the_store(client: Client, root: Path) -> None:
-    (root / "f.txt").write_text("1\n")
+    (root / "f.txt").write_text("1\n", encoding="utf-8")
     await edit(client, "1", "2")
     await edit(client, "2", "3")
     stats = structured(await client.call_tool("server_info", {"action": "stats"}))["stats"]
@@ -166,7 +166,7 @@ async def test_server_stats_count_the_backups_in_the_store(client: Client, root:
 async def test_backups_past_the_age_limit_are_dropped_when_a_server_starts(
     connect: ClientFactory, root: Path, state_dir: Path
 ) -> None:
-    (root / "f.txt").write_text("1\n")
+    (root / "f.txt").write_text("1\n", encoding="utf-8")
     async with connect() as client:
         await edit(client, "1", "2")
     async with connect(backup_max_age_days=0) as client:  # everything is past a zero-day limit

@@ -126,29 +126,29 @@ async def test_a_character_the_encoding_cannot_store_is_refused_and_nothing_is_w
 
 
 async def test_ambiguity_is_refused_naming_every_line(client: Client, root: Path) -> None:
-    (root / "a.py").write_text("x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n")
+    (root / "a.py").write_text("x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n", encoding="utf-8")
     result = await client.call_tool("edit_file", {"path": "a.py", "old_text": "x = 1", "new_text": "x = 9"})
     assert error_code(result) == "ambiguous_match"
     assert "lines 1, 3, 5" in text_of(result)
     assert (result.meta or {})["fsguard/error"]["lines"] == [1, 3, 5]
-    assert (root / "a.py").read_text() == "x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n"
+    assert (root / "a.py").read_text(encoding="utf-8") == "x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n"
 
 
 async def test_occurrence_and_replace_all_choose_among_repeats(client: Client, root: Path) -> None:
-    (root / "x.txt").write_text("x x x\n")
+    (root / "x.txt").write_text("x x x\n", encoding="utf-8")
     second = structured(
         await client.call_tool("edit_file", {"path": "x.txt", "old_text": "x", "new_text": "y", "occurrence": 2})
     )
-    assert (root / "x.txt").read_text() == "x y x\n"
+    assert (root / "x.txt").read_text(encoding="utf-8") == "x y x\n"
     assert (second["replacements"], second["total_lines"]) == (1, 1)
     structured(
         await client.call_tool("edit_file", {"path": "x.txt", "old_text": "x", "new_text": "z", "replace_all": True})
     )
-    assert (root / "x.txt").read_text() == "z y z\n"
+    assert (root / "x.txt").read_text(encoding="utf-8") == "z y z\n"
 
 
 async def test_no_match_shows_the_file_and_says_already_applied_when_it_is(client: Client, root: Path) -> None:
-    (root / "s.txt").write_text("alpha\nbeta\n")
+    (root / "s.txt").write_text("alpha\nbeta\n", encoding="utf-8")
     missing = await client.call_tool("edit_file", {"path": "s.txt", "old_text": "gamma", "new_text": "delta"})
     assert error_code(missing) == "no_match"
     assert "    2: beta" in text_of(missing)
@@ -158,7 +158,7 @@ async def test_no_match_shows_the_file_and_says_already_applied_when_it_is(clien
 
 
 async def test_regex_groups_and_named_groups_use_go_style_templates(client: Client, root: Path) -> None:
-    (root / "r.txt").write_text("hello world\nprice: $5\n")
+    (root / "r.txt").write_text("hello world\nprice: $5\n", encoding="utf-8")
     data = structured(
         await client.call_tool(
             "edit_file",
@@ -172,12 +172,12 @@ async def test_regex_groups_and_named_groups_use_go_style_templates(client: Clie
             },
         )
     )
-    assert (root / "r.txt").read_text() == "world hello\nprice: $5.00\n"
+    assert (root / "r.txt").read_text(encoding="utf-8") == "world hello\nprice: $5.00\n"
     assert data["replacements"] == 2
 
 
 async def test_an_invalid_regex_is_invalid_params(client: Client, root: Path) -> None:
-    (root / "r.txt").write_text("x\n")
+    (root / "r.txt").write_text("x\n", encoding="utf-8")
     result = await client.call_tool(
         "edit_file", {"path": "r.txt", "mode": "regex", "pattern": "(x", "replacement": "y"}
     )
@@ -186,30 +186,30 @@ async def test_an_invalid_regex_is_invalid_params(client: Client, root: Path) ->
 
 
 async def test_search_replace_is_truly_literal(client: Client, root: Path) -> None:
-    (root / "l.txt").write_text("cost $1 (a+b)\n")
+    (root / "l.txt").write_text("cost $1 (a+b)\n", encoding="utf-8")
     structured(
         await client.call_tool(
             "edit_file", {"path": "l.txt", "mode": "search_replace", "pattern": "$1 (a+b)", "replacement": r"\1 $0"}
         )
     )
-    assert (root / "l.txt").read_text() == "cost \\1 $0\n"
+    assert (root / "l.txt").read_text(encoding="utf-8") == "cost \\1 $0\n"
 
 
 async def test_a_rewrite_looking_edit_is_blocked_unless_allowed(client: Client, root: Path) -> None:
     body = "".join(f"line {i} of a long file\n" for i in range(150))
-    (root / "big.txt").write_text(body)
+    (root / "big.txt").write_text(body, encoding="utf-8")
     args = {"path": "big.txt", "old_text": "line 0 of a long file\n", "new_text": body}
     blocked = await client.call_tool("edit_file", args)
     assert error_code(blocked) == "rewrite_blocked"
     assert "write_file" in text_of(blocked)
-    assert (root / "big.txt").read_text() == body
+    assert (root / "big.txt").read_text(encoding="utf-8") == body
     structured(await client.call_tool("edit_file", {**args, "allow_rewrite": True}))
-    assert (root / "big.txt").read_text() == body + body[len("line 0 of a long file\n") :]
+    assert (root / "big.txt").read_text(encoding="utf-8") == body + body[len("line 0 of a long file\n") :]
 
 
 async def test_a_structure_warning_appears_only_when_the_edit_breaks_the_file(client: Client, root: Path) -> None:
-    (root / "ok.py").write_text("def f(x):\n    return (x + 1)\n")
-    (root / "bad.py").write_text("def f(x:\n    return x\n")
+    (root / "ok.py").write_text("def f(x):\n    return (x + 1)\n", encoding="utf-8")
+    (root / "bad.py").write_text("def f(x:\n    return x\n", encoding="utf-8")
     broken = structured(
         await client.call_tool("edit_file", {"path": "ok.py", "old_text": "(x + 1)", "new_text": "(x + 1"})
     )
@@ -228,23 +228,23 @@ async def test_auto_occ_warns_about_an_external_change_and_block_mode_refuses(
     connect: ClientFactory, root: Path
 ) -> None:
     target = root / "o.txt"
-    target.write_text("one\ntwo\n")
+    target.write_text("one\ntwo\n", encoding="utf-8")
     async with connect() as client:
         await client.call_tool("read_file", {"path": "o.txt"})
-        target.write_text("one\ntwo\nthree\n")
+        target.write_text("one\ntwo\nthree\n", encoding="utf-8")
         warned = structured(await client.call_tool("edit_file", {"path": "o.txt", "old_text": "one", "new_text": "1"}))
     assert "changed on disk" in warned["external_change"]
-    assert target.read_text() == "1\ntwo\nthree\n"
+    assert target.read_text(encoding="utf-8") == "1\ntwo\nthree\n"
     async with connect(auto_occ="block") as client:
         await client.call_tool("read_file", {"path": "o.txt"})
-        target.write_text("changed behind our back\n")
+        target.write_text("changed behind our back\n", encoding="utf-8")
         blocked = await client.call_tool("edit_file", {"path": "o.txt", "old_text": "changed", "new_text": "x"})
     assert error_code(blocked) == "external_change"
-    assert target.read_text() == "changed behind our back\n"
+    assert target.read_text(encoding="utf-8") == "changed behind our back\n"
 
 
 async def test_stale_read_hint_is_shown_once_and_never_with_expected_hash(client: Client, root: Path) -> None:
-    (root / "h.txt").write_text("a\nb\nc\n")
+    (root / "h.txt").write_text("a\nb\nc\n", encoding="utf-8")
     first = structured(await client.call_tool("edit_file", {"path": "h.txt", "old_text": "a", "new_text": "A"}))
     second = structured(await client.call_tool("edit_file", {"path": "h.txt", "old_text": "b", "new_text": "B"}))
     assert "STALE_READ" in first["feedback"]
@@ -254,7 +254,7 @@ async def test_stale_read_hint_is_shown_once_and_never_with_expected_hash(client
 async def test_compact_one_line_edit_costs_at_most_200_bytes_plus_a_5_line_diff(
     connect: ClientFactory, root: Path
 ) -> None:
-    (root / "t.txt").write_text("".join(f"row {i}\n" for i in range(2000)))
+    (root / "t.txt").write_text("".join(f"row {i}\n" for i in range(2000)), encoding="utf-8")
     async with connect(compact_mode=True) as client:
         await client.call_tool("read_file", {"path": "t.txt", "start_line": 1, "end_line": 1})
         result = await client.call_tool("edit_file", {"path": "t.txt", "old_text": "row 1000\n", "new_text": "ROW\n"})
@@ -273,13 +273,13 @@ async def test_a_binary_file_is_never_edited_as_text(client: Client, root: Path)
 
 
 async def test_missing_required_text_for_a_mode_is_invalid_params(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("a\n")
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
     for args in ({"old_text": "a"}, {"mode": "insert", "new_text": "x"}, {"mode": "delete_range", "start_line": 1}):
         assert error_code(await client.call_tool("edit_file", {"path": "a.txt", **args})) == "invalid_params"
-    assert (root / "a.txt").read_text() == "a\n"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "a\n"
 
 
 async def test_old_str_and_new_str_aliases_work(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("old\n")
+    (root / "a.txt").write_text("old\n", encoding="utf-8")
     structured(await client.call_tool("edit_file", {"path": "a.txt", "old_str": "old", "new_string": "new"}))
-    assert (root / "a.txt").read_text() == "new\n"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "new\n"

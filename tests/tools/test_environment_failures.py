@@ -150,6 +150,7 @@ def mount_tmpfs() -> Iterator[Mount]:
             ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(directory)],
             capture_output=True,
             text=True,
+            encoding="utf-8",
             check=False,
         )
         if done.returncode != 0:

@@ -34,7 +34,7 @@ async def test_hash_from_info_equals_the_hash_from_read(client: Client, root: Pa
 
 async def test_directory_info_counts_its_entries(client: Client, root: Path) -> None:
     (root / "d").mkdir()
-    (root / "d" / "one").write_text("1")
+    (root / "d" / "one").write_text("1", encoding="utf-8")
     (root / "d" / "two").mkdir()
     data = structured(await client.call_tool("get_file_info", {"path": "d"}))
     assert (data["type"], data["entries"]) == ("directory", 2)
@@ -50,7 +50,7 @@ async def test_binary_file_has_a_hash_but_no_line_count(client: Client, root: Pa
 
 
 async def test_symlink_inside_the_root_is_reported_with_its_target(client: Client, root: Path) -> None:
-    (root / "real.txt").write_text("r")
+    (root / "real.txt").write_text("r", encoding="utf-8")
     (root / "alias.txt").symlink_to(root / "real.txt")
     data = structured(await client.call_tool("get_file_info", {"path": "alias.txt"}))
     assert data["is_symlink"] is True
@@ -59,7 +59,7 @@ async def test_symlink_inside_the_root_is_reported_with_its_target(client: Clien
 
 
 async def test_several_paths_report_failures_per_path(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("a")
+    (root / "a.txt").write_text("a", encoding="utf-8")
     result = await client.call_tool("get_file_info", {"paths": ["a.txt", "nope", "/etc/passwd"]})
     files = structured(result)["files"]
     assert files[0]["path"] == str(root / "a.txt")

@@ -17,14 +17,14 @@ pytestmark = pytest.mark.anyio
 
 def hook_config(tmp_path: Path, hooks: dict[str, list[dict[str, Any]]]) -> Path:
     path = tmp_path / "hooks.json"
-    path.write_text(json.dumps({"hooks": hooks}))
+    path.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
     return path
 
 
 def python_hook(tmp_path: Path, name: str, body: str) -> str:
     """A hook command running a small Python script (reads the event JSON on stdin)."""
     script = tmp_path / f"{name}.py"
-    script.write_text("import json, sys\nevent = json.load(sys.stdin)\n" + body)
+    script.write_text("import json, sys\nevent = json.load(sys.stdin)\n" + body, encoding="utf-8")
     return f"{sys.executable} {script}"
 
 
@@ -33,13 +33,13 @@ async def test_a_denying_pre_write_hook_stops_the_write(connect: ClientFactory, 
     config = hook_config(
         tmp_path, {"pre-write": [{"pattern": "write_file", "hooks": [{"type": "command", "command": deny}]}]}
     )
-    (root / "a.txt").write_text("original\n")
+    (root / "a.txt").write_text("original\n", encoding="utf-8")
     async with connect(hooks_config=config) as client:
         result = await client.call_tool("write_file", {"path": "a.txt", "content": "changed\n"})
         listing = structured(await client.call_tool("backup", {"action": "list"}))
     assert error_code(result) == "hook_denied"
     assert "frozen file" in text_of(result)
-    assert (root / "a.txt").read_text() == "original\n"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "original\n"
     assert listing["total"] == 0
 
 
@@ -58,13 +58,13 @@ async def test_a_denying_pre_edit_hook_stops_every_edit_mode(
     config = hook_config(
         tmp_path, {"pre-edit": [{"pattern": "*", "hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}
     )
-    (root / "a.txt").write_text("a\nb\n")
+    (root / "a.txt").write_text("a\nb\n", encoding="utf-8")
     async with connect(hooks_config=config) as client:
         result = await client.call_tool("edit_file", {"path": "a.txt", **args})
         multi = await client.call_tool("multi_edit", {"path": "a.txt", "edits": [{"old_text": "a", "new_text": "A"}]})
     assert error_code(result) == "hook_denied"
     assert error_code(multi) == "hook_denied"
-    assert (root / "a.txt").read_text() == "a\nb\n"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "a\nb\n"
 
 
 async def test_a_pre_write_hook_that_rewrites_the_content_changes_what_is_written(
@@ -76,7 +76,7 @@ async def test_a_pre_write_hook_that_rewrites_the_content_changes_what_is_writte
     config = hook_config(tmp_path, {"pre-write": [{"hooks": [{"type": "command", "command": upper}]}]})
     async with connect(hooks_config=config) as client:
         data = structured(await client.call_tool("write_file", {"path": "a.txt", "content": "shout\n"}))
-    assert (root / "a.txt").read_text() == "SHOUT\n"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "SHOUT\n"
     assert data["bytes_written"] == 6
 
 
@@ -84,17 +84,19 @@ async def test_a_path_glob_hook_fires_only_for_matching_files(
     connect: ClientFactory, root: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "fired.log"
-    record = python_hook(tmp_path, "record", f"open({str(log)!r}, 'a').write(event['file_path'] + '\\n')")
+    record = python_hook(
+        tmp_path, "record", f"open({str(log)!r}, 'a', encoding='utf-8').write(event['file_path'] + '\\n')"
+    )
     config = hook_config(
         tmp_path, {"post-edit": [{"path": "**/*.py", "hooks": [{"type": "command", "command": record}]}]}
     )
     (root / "pkg").mkdir()
-    (root / "pkg" / "m.py").write_text("x = 1\n")
-    (root / "notes.txt").write_text("x = 1\n")
+    (root / "pkg" / "m.py").write_text("x = 1\n", encoding="utf-8")
+    (root / "notes.txt").write_text("x = 1\n", encoding="utf-8")
     async with connect(hooks_config=config) as client:
         structured(await client.call_tool("edit_file", {"path": "pkg/m.py", "old_text": "1", "new_text": "2"}))
         structured(await client.call_tool("edit_file", {"path": "notes.txt", "old_text": "1", "new_text": "2"}))
-    assert log.read_text().splitlines() == [str(root / "pkg" / "m.py")]
+    assert log.read_text(encoding="utf-8").splitlines() == [str(root / "pkg" / "m.py")]
 
 
 async def test_delete_move_copy_create_and_read_fire_their_hooks(
@@ -102,7 +104,9 @@ async def test_delete_move_copy_create_and_read_fire_their_hooks(
 ) -> None:
     log = tmp_path / "events.log"
     record = python_hook(
-        tmp_path, "events", f"open({str(log)!r}, 'a').write(event['event'] + ' ' + event['tool_name'] + '\\n')"
+        tmp_path,
+        "events",
+        f"open({str(log)!r}, 'a', encoding='utf-8').write(event['event'] + ' ' + event['tool_name'] + '\\n')",
     )
     events = [
         "pre-delete",
@@ -117,14 +121,14 @@ async def test_delete_move_copy_create_and_read_fire_their_hooks(
         "post-read",
     ]
     config = hook_config(tmp_path, {e: [{"hooks": [{"type": "command", "command": record}]}] for e in events})
-    (root / "a.txt").write_text("a")
+    (root / "a.txt").write_text("a", encoding="utf-8")
     async with connect(hooks_config=config) as client:
         structured(await client.call_tool("read_file", {"path": "a.txt"}))
         structured(await client.call_tool("copy_file", {"source_path": "a.txt", "dest_path": "b.txt"}))
         structured(await client.call_tool("move_file", {"source_path": "b.txt", "dest_path": "c.txt"}))
         structured(await client.call_tool("create_directory", {"path": "d"}))
         structured(await client.call_tool("delete_file", {"path": "c.txt"}))
-    assert log.read_text().splitlines() == [
+    assert log.read_text(encoding="utf-8").splitlines() == [
         "pre-read read_file",
         "post-read read_file",
         "pre-copy copy_file",
@@ -144,7 +148,7 @@ async def test_a_broken_hooks_config_stops_the_server_from_starting(tmp_path: Pa
     from fsguard.server import build_server
 
     bad = tmp_path / "hooks.json"
-    bad.write_text('{"hooks": {"pre-nothing": []}}')
+    bad.write_text('{"hooks": {"pre-nothing": []}}', encoding="utf-8")
     with pytest.raises(FsguardError, match="unknown event"):
         build_server(Settings(roots=(root,), state_dir=tmp_path / "s", hooks_config=bad))
 
@@ -153,10 +157,10 @@ async def test_hooks_do_not_run_for_dry_runs(
     connect: ClientFactory, root: Path, tmp_path: Path, client: Client
 ) -> None:
     config = hook_config(tmp_path, {"pre-edit": [{"hooks": [{"type": "command", "command": "exit 2"}]}]})
-    (root / "a.txt").write_text("a\n")
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
     async with connect(hooks_config=config) as hooked:
         preview = structured(
             await hooked.call_tool("edit_file", {"path": "a.txt", "old_text": "a", "new_text": "b", "dry_run": True})
         )
     assert preview["dry_run"] is True
-    assert (root / "a.txt").read_text() == "a\n"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "a\n"

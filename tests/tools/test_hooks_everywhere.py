@@ -189,16 +189,18 @@ async def test_each_mutating_tool_fires_its_pre_and_post_hooks_with_its_tool_ope
     connect: ClientFactory, root: Path, state_dir: Path, tmp_path: Path, scenario: Scenario
 ) -> None:
     log = tmp_path / "events.jsonl"
-    record = python_hook(tmp_path, "record", f"open({str(log)!r}, 'a').write(json.dumps(event) + '\\n')")
+    record = python_hook(
+        tmp_path, "record", f"open({str(log)!r}, 'a', encoding='utf-8').write(json.dumps(event) + '\\n')"
+    )
     config = hook_config(
         tmp_path, {event: [{"hooks": [{"type": "command", "command": record}]}] for event in HOOK_EVENTS}
     )
     async with connect(hooks_config=config) as client:
         call = await scenario(client, root, state_dir)
-        log.write_text("")  # what the set-up fired is not this call's
+        log.write_text("", encoding="utf-8")  # what the set-up fired is not this call's
         structured(await client.call_tool(call.tool, call.arguments))
     call.after()
-    events = [json.loads(line) for line in log.read_text().splitlines()]
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     fired = call.fired
     assert [event["event"] for event in events] == [f"pre-{fired.family}", f"post-{fired.family}"]
     for event in events:

@@ -16,11 +16,11 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def tree(root: Path) -> Path:
     (root / "src" / "pkg").mkdir(parents=True)
-    (root / "src" / "pkg" / "mod.py").write_text("x = 1\n")
-    (root / "src" / "main.py").write_text("print()\n")
+    (root / "src" / "pkg" / "mod.py").write_text("x = 1\n", encoding="utf-8")
+    (root / "src" / "main.py").write_text("print()\n", encoding="utf-8")
     (root / "b.txt").write_bytes(b"b" * 2048)
     (root / "a.txt").write_bytes(b"a")
-    (root / ".env").write_text("SECRET=1\n")
+    (root / ".env").write_text("SECRET=1\n", encoding="utf-8")
     return root
 
 
@@ -57,7 +57,7 @@ async def test_pages_with_offset_and_limit_cover_everything_once(client: Client,
 
 async def test_the_item_cap_truncates_and_points_at_the_next_page(connect: ClientFactory, root: Path) -> None:
     for i in range(7):
-        (root / f"f{i}").write_text("")
+        (root / f"f{i}").write_text("", encoding="utf-8")
     async with connect(max_list_items=5) as client:
         data = structured(await client.call_tool("list_directory", {"limit": 100}))
     assert (len(data["entries"]), data["total"], data["truncated"], data["next_offset"]) == (5, 7, True, 5)

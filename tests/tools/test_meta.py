@@ -57,7 +57,7 @@ async def test_server_info_help_topics_and_unknown_topic(client: Client, root: P
 
 
 async def test_stats_count_calls_and_errors_by_code(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("a")
+    (root / "a.txt").write_text("a", encoding="utf-8")
     await client.call_tool("read_file", {"path": "a.txt"})
     await client.call_tool("read_file", {"path": "missing"})
     await client.call_tool("get_file_info", {"path": "a.txt"})

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.anyio
 def outside(tmp_path: Path) -> Path:
     path = tmp_path / "outside"
     path.mkdir()
-    (path / "secret.txt").write_text("top secret")
+    (path / "secret.txt").write_text("top secret", encoding="utf-8")
     return path
 
 
@@ -80,7 +80,7 @@ async def test_windows_forms_are_translated_to_the_mount_root(connect: ClientFac
 
 async def test_paths_in_results_are_canonical_whatever_the_spelling(client: Client, root: Path) -> None:
     (root / "real").mkdir()
-    (root / "real" / "f.txt").write_text("f")
+    (root / "real" / "f.txt").write_text("f", encoding="utf-8")
     (root / "alias").symlink_to(root / "real")
     spellings = ["real/f.txt", "./real/../real/f.txt", str(root / "alias" / "f.txt"), f"{root}//real/./f.txt"]
     paths = {structured(await client.call_tool("read_file", {"path": p}))["path"] for p in spellings}

@@ -22,21 +22,21 @@ async def test_unknown_parameter_is_refused_with_a_suggestion_and_the_valid_list
 
 
 async def test_description_is_accepted_and_ignored_everywhere(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("a")
+    (root / "a.txt").write_text("a", encoding="utf-8")
     for tool, args in [("read_file", {"path": "a.txt"}), ("help", {}), ("list_directory", {})]:
         assert not (await client.call_tool(tool, {**args, "description": "harness note"})).is_error
 
 
 @pytest.mark.parametrize(("raw", "hidden_shown"), [("yes", True), ("0", False), ("false", False), ("TRUE", True)])
 async def test_string_booleans_are_understood(client: Client, root: Path, raw: str, hidden_shown: bool) -> None:
-    (root / ".hidden").write_text("")
+    (root / ".hidden").write_text("", encoding="utf-8")
     data = structured(await client.call_tool("list_directory", {"include_hidden": raw}))
     assert (".hidden" in [e["name"] for e in data["entries"]]) is hidden_shown
 
 
 async def test_paths_may_be_json_text_with_a_trailing_comma(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("A")
-    (root / "b.txt").write_text("B")
+    (root / "a.txt").write_text("A", encoding="utf-8")
+    (root / "b.txt").write_text("B", encoding="utf-8")
     data = structured(await client.call_tool("read_file", {"paths": '["a.txt", "b.txt",]'}))
     assert [f["content"] for f in data["files"]] == ["A", "B"]
 
@@ -61,7 +61,7 @@ async def test_unknown_tool_is_a_coded_error_with_a_suggestion(client: Client) -
 
 
 async def test_bad_calls_in_a_row_do_not_stop_the_server(client: Client, root: Path) -> None:
-    (root / "ok.txt").write_text("fine")
+    (root / "ok.txt").write_text("fine", encoding="utf-8")
     bad = [
         ("read_file", {"path": "missing.txt"}),
         ("read_file", {"pth": "ok.txt"}),
@@ -94,7 +94,7 @@ async def test_errors_carry_one_text_block_and_no_structured_content(client: Cli
 
 
 async def test_both_voices_carry_the_same_structured_content(connect: ClientFactory, root: Path) -> None:
-    (root / "a.txt").write_text("a\nb\n")
+    (root / "a.txt").write_text("a\nb\n", encoding="utf-8")
     async with connect() as verbose, connect(compact_mode=True) as compact:
         for tool, args in [("get_file_info", {"path": "a.txt"}), ("list_directory", {})]:
             long = await verbose.call_tool(tool, args)

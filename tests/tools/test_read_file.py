@@ -35,7 +35,7 @@ async def test_read_text_block_is_the_content_without_a_hash_trailer(client: Cli
 
 
 async def test_range_returns_only_those_lines_and_a_hint_for_the_next(client: Client, root: Path) -> None:
-    (root / "n.txt").write_text("".join(f"line {i}\n" for i in range(1, 87)))
+    (root / "n.txt").write_text("".join(f"line {i}\n" for i in range(1, 87)), encoding="utf-8")
     result = await client.call_tool("read_file", {"path": "n.txt", "start_line": 15, "end_line": 50})
     data = structured(result)
     assert data["content"] == "".join(f"line {i}\n" for i in range(15, 51))
@@ -46,14 +46,14 @@ async def test_range_returns_only_those_lines_and_a_hint_for_the_next(client: Cl
 
 
 async def test_range_past_the_end_reports_the_real_total_without_a_read_more_hint(client: Client, root: Path) -> None:
-    (root / "s.txt").write_text("a\nb\nc\n")
+    (root / "s.txt").write_text("a\nb\nc\n", encoding="utf-8")
     data = structured(await client.call_tool("read_file", {"path": "s.txt", "start_line": 2, "end_line": 99}))
     assert data["content"] == "b\nc\n"
     assert data["hint"] == "Lines 2-3 of 3 total lines in s.txt"
 
 
 async def test_files_over_300_lines_are_cut_with_a_hint(client: Client, root: Path) -> None:
-    (root / "big.py").write_text("".join(f"x{i}\n" for i in range(1, 451)))
+    (root / "big.py").write_text("".join(f"x{i}\n" for i in range(1, 451)), encoding="utf-8")
     result = await client.call_tool("read_file", {"path": "big.py"})
     data = structured(result)
     assert data["truncated"] is True
@@ -64,7 +64,7 @@ async def test_files_over_300_lines_are_cut_with_a_hint(client: Client, root: Pa
 
 
 async def test_head_and_tail_return_the_requested_ends(client: Client, root: Path) -> None:
-    (root / "log.txt").write_text("".join(f"{i}\n" for i in range(1, 11)))
+    (root / "log.txt").write_text("".join(f"{i}\n" for i in range(1, 11)), encoding="utf-8")
     head = structured(await client.call_tool("read_file", {"path": "log.txt", "max_lines": 3, "mode": "head"}))
     tail = structured(await client.call_tool("read_file", {"path": "log.txt", "max_lines": 2, "mode": "tail"}))
     middle = structured(await client.call_tool("read_file", {"path": "log.txt", "max_lines": 4}))
@@ -75,13 +75,13 @@ async def test_head_and_tail_return_the_requested_ends(client: Client, root: Pat
 
 
 async def test_range_and_max_lines_together_are_refused(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("a\n")
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
     result = await client.call_tool("read_file", {"path": "a.txt", "start_line": 1, "max_lines": 3})
     assert error_code(result) == "invalid_params"
 
 
 async def test_end_before_start_is_refused_with_both_numbers(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("a\nb\n")
+    (root / "a.txt").write_text("a\nb\n", encoding="utf-8")
     result = await client.call_tool("read_file", {"path": "a.txt", "start_line": 2, "end_line": 1})
     assert error_code(result) == "invalid_params"
     assert "end_line (1) must be >= start_line (2)" in text_of(result)
@@ -130,8 +130,8 @@ async def test_latin1_file_is_decoded_not_refused(client: Client, root: Path) ->
 
 
 async def test_several_paths_report_each_file_and_failures_in_place(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("A\n")
-    (root / "b.txt").write_text("B")
+    (root / "a.txt").write_text("A\n", encoding="utf-8")
+    (root / "b.txt").write_text("B", encoding="utf-8")
     result = await client.call_tool("read_file", {"paths": ["a.txt", "missing.txt", "b.txt"]})
     data = structured(result)
     files = data["files"]
@@ -143,7 +143,7 @@ async def test_several_paths_report_each_file_and_failures_in_place(client: Clie
 
 
 async def test_path_with_range_wins_over_paths(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("1\n2\n3\n")
+    (root / "a.txt").write_text("1\n2\n3\n", encoding="utf-8")
     args = {"path": "a.txt", "paths": ["b.txt"], "start_line": 2, "end_line": 2}
     assert structured(await client.call_tool("read_file", args))["content"] == "2\n"
 
@@ -153,7 +153,7 @@ async def test_missing_file_is_not_found_and_a_seen_path_gets_the_mismatch_hint(
     first = await client.call_tool("read_file", {"path": "gone.txt"})
     assert error_code(first) == "not_found"
     assert "mismatch" not in text_of(first).lower()
-    target.write_text("here\n")
+    target.write_text("here\n", encoding="utf-8")
     structured(await client.call_tool("read_file", {"path": "gone.txt"}))
     target.unlink()
     again = await client.call_tool("read_file", {"path": "gone.txt"})
@@ -199,7 +199,7 @@ async def test_reading_changes_nothing_on_disk(client: Client, root: Path) -> No
 async def test_paths_with_single_file_options_is_refused_not_silently_ignored(
     client: Client, root: Path, args: dict[str, object]
 ) -> None:
-    (root / "a.txt").write_text("1\n2\n")
+    (root / "a.txt").write_text("1\n2\n", encoding="utf-8")
     result = await client.call_tool("read_file", args)
     assert error_code(result) == "invalid_params"
     assert "paths reads whole files" in text_of(result)

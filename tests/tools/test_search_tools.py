@@ -16,15 +16,15 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def project(root: Path) -> Path:
-    (root / ".gitignore").write_text("build/\n*.log\n")
+    (root / ".gitignore").write_text("build/\n*.log\n", encoding="utf-8")
     (root / "src" / "pkg").mkdir(parents=True)
-    (root / "src" / "app.py").write_text("import os\n\ndef main():\n    return os.getcwd()  # TODO\n")
-    (root / "src" / "pkg" / "util.py").write_text("def helper():\n    return 'TODO later'\n")
+    (root / "src" / "app.py").write_text("import os\n\ndef main():\n    return os.getcwd()  # TODO\n", encoding="utf-8")
+    (root / "src" / "pkg" / "util.py").write_text("def helper():\n    return 'TODO later'\n", encoding="utf-8")
     (root / "src" / "win.txt").write_bytes(b"first line\r\nTODO: crlf\r\n")
     (root / "build").mkdir()
-    (root / "build" / "out.py").write_text("# TODO generated\n")
-    (root / "debug.log").write_text("TODO in a log\n")
-    (root / ".hidden.py").write_text("TODO hidden\n")
+    (root / "build" / "out.py").write_text("# TODO generated\n", encoding="utf-8")
+    (root / "debug.log").write_text("TODO in a log\n", encoding="utf-8")
+    (root / ".hidden.py").write_text("TODO hidden\n", encoding="utf-8")
     (root / "blob.bin").write_bytes(b"\x00\x01TODO\x00")
     return root
 
@@ -90,7 +90,7 @@ async def test_an_invalid_regex_and_a_path_outside_are_coded_errors(client: Clie
 
 async def test_search_reports_progress_to_a_client_that_asks(client: Client, root: Path) -> None:
     for i in range(300):
-        (root / f"f{i:03}.txt").write_text("needle\n")
+        (root / f"f{i:03}.txt").write_text("needle\n", encoding="utf-8")
     seen: list[float] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -107,8 +107,8 @@ async def test_search_reports_progress_to_a_client_that_asks(client: Client, roo
 
 
 async def test_count_only_lists_the_lines_of_each_file_on_request(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("".join("x needle\n" if i % 2 else "x\n" for i in range(60)))
-    (root / "b.txt").write_text("needle needle\n")
+    (root / "a.txt").write_text("".join("x needle\n" if i % 2 else "x\n" for i in range(60)), encoding="utf-8")
+    (root / "b.txt").write_text("needle needle\n", encoding="utf-8")
     data = structured(
         await client.call_tool("search_files", {"pattern": "needle", "count_only": True, "return_lines": True})
     )
@@ -126,7 +126,7 @@ async def test_count_only_lists_the_lines_of_each_file_on_request(client: Client
 
 async def test_counts_stop_at_max_results_files_but_the_totals_stay_exact(client: Client, root: Path) -> None:
     for i in range(5):
-        (root / f"f{i}.txt").write_text("needle\n" * (i + 1))
+        (root / f"f{i}.txt").write_text("needle\n" * (i + 1), encoding="utf-8")
     data = structured(
         await client.call_tool("search_files", {"pattern": "needle", "count_only": True, "max_results": 2})
     )
@@ -147,7 +147,7 @@ async def test_output_format_json_puts_the_result_itself_in_the_text_block(clien
 
 
 async def test_a_text_block_over_500_kb_is_cut_with_a_way_forward(client: Client, root: Path) -> None:
-    (root / "wide.txt").write_text(("needle " + "x" * 480 + "\n") * 1100)
+    (root / "wide.txt").write_text(("needle " + "x" * 480 + "\n") * 1100, encoding="utf-8")
     result = await client.call_tool("search_files", {"pattern": "needle", "include_content": True})
     text = text_of(result)
     assert len(text) < 501_000
@@ -161,7 +161,7 @@ async def test_a_text_block_over_500_kb_is_cut_with_a_way_forward(client: Client
 async def test_a_search_below_the_root_keeps_the_roots_gitignore_and_says_when_the_path_is_ignored(
     client: Client, project: Path
 ) -> None:
-    (project / "src" / "trace.log").write_text("TODO in a log under src\n")
+    (project / "src" / "trace.log").write_text("TODO in a log under src\n", encoding="utf-8")
     below = structured(await client.call_tool("search_files", {"pattern": "TODO", "path": "src", "count_only": True}))
     assert sorted(below["counts"]) == [
         str(project / "src" / "app.py"),
@@ -183,17 +183,17 @@ async def test_project_replace_is_literal_skips_ignored_files_and_is_undoable(cl
         await client.call_tool("project_replace", {"find": "TODO", "replace": r"$1 \1 DONE", "preview": True})
     )
     assert preview["status"] == "preview"
-    assert (project / "src" / "app.py").read_text().endswith("# TODO\n")
+    assert (project / "src" / "app.py").read_text(encoding="utf-8").endswith("# TODO\n")
     applied = structured(await client.call_tool("project_replace", {"find": "TODO", "replace": r"$1 \1 DONE"}))
     assert applied["files_changed"] == 3
-    assert (project / "src" / "app.py").read_text().endswith(r"# $1 \1 DONE" + "\n")
+    assert (project / "src" / "app.py").read_text(encoding="utf-8").endswith(r"# $1 \1 DONE" + "\n")
     assert (project / "src" / "win.txt").read_bytes() == b"first line\r\n$1 \\1 DONE: crlf\r\n"
-    assert (project / "build" / "out.py").read_text() == "# TODO generated\n"
-    assert (project / "debug.log").read_text() == "TODO in a log\n"
+    assert (project / "build" / "out.py").read_text(encoding="utf-8") == "# TODO generated\n"
+    assert (project / "debug.log").read_text(encoding="utf-8") == "TODO in a log\n"
     assert (project / "blob.bin").read_bytes() == b"\x00\x01TODO\x00"
     structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "src/app.py"}))
-    assert (project / "src" / "app.py").read_text().endswith("# TODO\n")
-    assert "DONE" in (project / "src" / "pkg" / "util.py").read_text()
+    assert (project / "src" / "app.py").read_text(encoding="utf-8").endswith("# TODO\n")
+    assert "DONE" in (project / "src" / "pkg" / "util.py").read_text(encoding="utf-8")
 
 
 async def test_project_replace_regex_uses_groups(client: Client, project: Path) -> None:
@@ -203,15 +203,15 @@ async def test_project_replace_regex_uses_groups(client: Client, project: Path) 
             {"find": r"def (\w+)\(", "replace": "def renamed_$1(", "literal": False, "file_types": ["py"]},
         )
     )
-    assert "def renamed_helper(" in (project / "src" / "pkg" / "util.py").read_text()
+    assert "def renamed_helper(" in (project / "src" / "pkg" / "util.py").read_text(encoding="utf-8")
 
 
 async def test_a_large_project_replace_is_blocked_without_force(client: Client, root: Path) -> None:
     for i in range(60):
-        (root / f"m{i:02}.txt").write_text("old\n")
+        (root / f"m{i:02}.txt").write_text("old\n", encoding="utf-8")
     blocked = await client.call_tool("project_replace", {"find": "old", "replace": "new"})
     assert error_code(blocked) == "risk_blocked"
-    assert all((root / f"m{i:02}.txt").read_text() == "old\n" for i in range(60))
+    assert all((root / f"m{i:02}.txt").read_text(encoding="utf-8") == "old\n" for i in range(60))
     forced = structured(await client.call_tool("project_replace", {"find": "old", "replace": "new", "force": True}))
     assert forced["files_changed"] == 60
 
@@ -230,7 +230,7 @@ async def test_listing_leaves_out_gitignored_entries_and_says_how_many(client: C
 async def test_a_cancelled_project_replace_leaves_every_file_old_or_new(client: Client, root: Path) -> None:
     old, new = "alpha " * 20_000 + "\n", "omega " * 20_000 + "\n"
     for i in range(40):
-        (root / f"f{i:02}.txt").write_text(old)
+        (root / f"f{i:02}.txt").write_text(old, encoding="utf-8")
     with anyio.CancelScope() as scope:
 
         async def cancel_on_first_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -243,6 +243,6 @@ async def test_a_cancelled_project_replace_leaves_every_file_old_or_new(client: 
                 progress_callback=cancel_on_first_progress,
             )
     assert scope.cancelled_caught
-    contents = [(root / f"f{i:02}.txt").read_text() for i in range(40)]
+    contents = [(root / f"f{i:02}.txt").read_text(encoding="utf-8") for i in range(40)]
     assert all(text in (old, new) for text in contents)
     assert old in contents  # it really stopped part of the way

@@ -49,20 +49,20 @@ async def test_empty_content_over_a_file_is_written_only_with_a_backup_and_says_
 
 
 async def test_inflation_is_reported_with_the_undo_call(client: Client, root: Path) -> None:
-    (root / "grow.txt").write_text("x" * 20_000)
+    (root / "grow.txt").write_text("x" * 20_000, encoding="utf-8")
     data = structured(await client.call_tool("write_file", {"path": "grow.txt", "content": "x" * 90_000}))
     assert "inflation" in data["feedback"]
-    assert (root / "grow.txt").read_text() == "x" * 90_000
+    assert (root / "grow.txt").read_text(encoding="utf-8") == "x" * 90_000
     assert data["backup_id"]
 
 
 async def test_stale_hash_refuses_the_write_and_the_missing_file_with_a_hash_is_not_found(
     client: Client, root: Path
 ) -> None:
-    (root / "a.txt").write_text("a\n")
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
     stale = await client.call_tool("write_file", {"path": "a.txt", "content": "b\n", "expected_hash": "deadbeef"})
     assert error_code(stale) == "stale_edit"
-    assert (root / "a.txt").read_text() == "a\n"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "a\n"
     missing = await client.call_tool("write_file", {"path": "b.txt", "content": "b", "expected_hash": "811c9dc5"})
     assert error_code(missing) == "not_found"
     assert not (root / "b.txt").exists()
@@ -81,7 +81,7 @@ async def test_base64_content_is_written_as_exact_bytes(client: Client, root: Pa
 
 
 async def test_the_same_content_again_writes_nothing(client: Client, root: Path) -> None:
-    (root / "same.txt").write_text("same\n")
+    (root / "same.txt").write_text("same\n", encoding="utf-8")
     mtime = (root / "same.txt").stat().st_mtime_ns
     data = structured(await client.call_tool("write_file", {"path": "same.txt", "content": "same\n"}))
     assert data["unchanged"] is True
@@ -89,7 +89,7 @@ async def test_the_same_content_again_writes_nothing(client: Client, root: Path)
 
 
 async def test_write_keeps_the_file_mode(client: Client, root: Path) -> None:
-    (root / "run.sh").write_text("#!/bin/sh\n")
+    (root / "run.sh").write_text("#!/bin/sh\n", encoding="utf-8")
     (root / "run.sh").chmod(0o750)
     structured(await client.call_tool("write_file", {"path": "run.sh", "content": "#!/bin/sh\necho hi\n"}))
     assert (root / "run.sh").stat().st_mode & 0o777 == 0o750
@@ -149,20 +149,20 @@ async def test_multi_edit_with_one_bad_edit_leaves_the_file_untouched_and_lists_
 async def test_multi_edit_marks_an_edit_subsumed_by_an_earlier_one_as_already_present(
     client: Client, root: Path
 ) -> None:
-    (root / "m.txt").write_text("AAA\nBBB\nCCC\nDDD\n")
+    (root / "m.txt").write_text("AAA\nBBB\nCCC\nDDD\n", encoding="utf-8")
     edits = [
         {"old_text": "AAA\nBBB", "new_text": "XXX\nYYY"},
         {"old_text": "BBB", "new_text": "YYY"},
         {"old_text": "DDD", "new_text": "ZZZ"},
     ]
     data = structured(await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": edits}))
-    assert (root / "m.txt").read_text() == "XXX\nYYY\nCCC\nZZZ\n"
+    assert (root / "m.txt").read_text(encoding="utf-8") == "XXX\nYYY\nCCC\nZZZ\n"
     assert [e["status"] for e in data["edits"]] == ["applied", "already_present", "applied"]
     assert (data["successful_edits"], data["skipped_edits"]) == (2, 1)
 
 
 async def test_multi_edit_refuses_ambiguity_and_unknown_keys(client: Client, root: Path) -> None:
-    (root / "m.txt").write_text("X X X\n")
+    (root / "m.txt").write_text("X X X\n", encoding="utf-8")
     ambiguous = await client.call_tool(
         "multi_edit", {"path": "m.txt", "edits_json": [{"old_text": "X", "new_text": "Y"}]}
     )
@@ -172,16 +172,16 @@ async def test_multi_edit_refuses_ambiguity_and_unknown_keys(client: Client, roo
     )
     assert error_code(unknown) == "invalid_params"
     assert "oldString" in text_of(unknown)
-    assert (root / "m.txt").read_text() == "X X X\n"
+    assert (root / "m.txt").read_text(encoding="utf-8") == "X X X\n"
 
 
 async def test_multi_edit_dry_run_and_stale_hash_write_nothing(client: Client, root: Path) -> None:
-    (root / "m.txt").write_text("a\nb\n")
+    (root / "m.txt").write_text("a\nb\n", encoding="utf-8")
     edits = [{"old_text": "a", "new_text": "A"}]
     dry = structured(await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits, "dry_run": True}))
     assert dry["dry_run"] is True
     assert "+A" in dry["diff"]
     stale = await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits, "expected_hash": "00000000"})
     assert error_code(stale) == "stale_edit"
-    assert (root / "m.txt").read_text() == "a\nb\n"
+    assert (root / "m.txt").read_text(encoding="utf-8") == "a\nb\n"
     assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0

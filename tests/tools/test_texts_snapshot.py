@@ -1,0 +1,2479 @@
+# ruff: noqa: E501
+"""Snapshots of every tool's text block, success and main refusals, in both voices: a wording change is a diff.
+
+Each test runs one scenario through the in-memory Client and compares the text block (``content[0].text``) with
+an inline snapshot, as ``{"verbose": …, "compact": …}``, or ``{"both": …}`` when the two voices say the same
+thing (most refusals). An error's text starts with ``error <code>`` (``_meta["fsguard/error"]["code"]``), a
+success's with ``ok``.
+
+Eras: every scenario runs in both protocol eras (2026-07-28 ``auto`` and 2025-11-25 ``legacy``) and must give
+the same text in both; one snapshot per voice covers them.
+
+Speed (~10 s for the file): building a server costs ~0.2 s and opening a client makes it check every output
+schema, so the module shares one server per voice and settings (:data:`SHARED_SETTINGS`), with one client per era
+open for the whole module, and each scenario works in its own case directory ``<root>/caseN``, named relative to
+the root. Scenarios that read server-wide state (cleanup, stats, the artifact) get servers of their own
+(``fresh=True``).
+
+Normalisation (:func:`normalise`), so the snapshots hold only what a wording change can change:
+
+- the case directory and the server root, absolute, become ``<root>``; the case directory's name in front of a
+  relative path (``caseN/a.txt``, as a diff header or an echoed argument shows it) is dropped, so every text reads
+  as if the case had the root to itself; the state directory becomes ``<state>``;
+- backup ids and trash ids become ``<backup_id:1>``, ``<sd_id:1>``…, numbered by first appearance in the text,
+  so a text that names two different backups still shows which is which;
+- ISO times become ``<time>``, durations in milliseconds ``<ms>``;
+- only in the stats test: the version, the uptime and the memory, which change from run to run.
+
+Content hashes, crc32s and sizes stay: they are fixed by the fixed content. A text that still holds the temporary
+directory or a case name after normalisation fails the test (the normaliser missed something).
+
+Snapshot lines are as long as the texts they hold, hence the file-wide ``noqa: E501``.
+
+Updating after a reviewed wording change::
+
+    .venv/bin/pytest tests/tools/test_texts_snapshot.py --inline-snapshot=fix
+    .venv/bin/ruff format tests/tools/test_texts_snapshot.py
+
+(``--inline-snapshot=create`` fills a new empty ``snapshot()``.) Without a flag a mismatch fails and is only
+reported. In CI (``CI=true``) inline-snapshot turns itself off: ``snapshot(x)`` is plain ``x``, so a mismatch is an
+ordinary failed assertion and nothing is ever rewritten.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inline_snapshot import snapshot
+from mcp import Client
+from mcp.types import CallToolResult
+
+from fsguard.config import Settings
+from fsguard.server import FsguardServer, build_server
+
+pytestmark = pytest.mark.anyio
+
+ERAS = ("auto", "legacy")
+VOICES = {"verbose": False, "compact": True}
+
+_SD_ID = re.compile(r"\bsd-\d{8}-\d{6}-[0-9a-f]{16}\b")
+_BACKUP_ID = re.compile(r"(?<![\w-])\d{8}-\d{6}-[0-9a-f]{16}\b")
+_ISO_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+_DURATION = re.compile(r"\b\d+(?:\.\d+)? ?ms\b")
+
+
+def normalise(text: str, *, case_dir: Path, root: Path, state: Path) -> str:
+    """The text with paths, ids, times and durations replaced by placeholders (see the module docstring)."""
+    text = text.replace(str(case_dir), "<root>").replace(str(root), "<root>").replace(str(state), "<state>")
+    text = re.sub(rf"(?<![\w.-]){re.escape(case_dir.name)}/", "", text)
+    text = _numbered(_BACKUP_ID, "backup_id", _numbered(_SD_ID, "sd_id", text))
+    return _DURATION.sub("<ms>", _ISO_TIME.sub("<time>", text))
+
+
+def _numbered(pattern: re.Pattern[str], name: str, text: str) -> str:
+    """Each distinct match of ``pattern`` as ``<name:N>``, N counting from 1 in order of first appearance."""
+    seen: dict[str, str] = {}
+    return pattern.sub(lambda match: seen.setdefault(match[0], f"<{name}:{len(seen) + 1}>"), text)
+
+
+def render(result: CallToolResult) -> str:
+    """``ok`` or ``error <code>``, then the text block."""
+    block = result.content[0]
+    assert block.type == "text"
+    if result.is_error:
+        assert result.structured_content is None
+        return f"error {(result.meta or {})['fsguard/error']['code']}\n{block.text}"
+    assert isinstance(result.structured_content, dict)
+    return f"ok\n{block.text}"
+
+
+@dataclass
+class Case:
+    """One scenario's client and directory; paths given as ``rel(name)`` resolve against the server's root."""
+
+    client: Client
+    dir: Path
+
+    def rel(self, name: str = "") -> str:
+        """``name`` inside the case directory, relative to the root (what a model would type)."""
+        return f"{self.dir.name}/{name}" if name else self.dir.name
+
+    def write(self, name: str, content: str | bytes) -> Path:
+        path = self.dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return path
+
+    async def call(self, tool: str, /, **arguments: Any) -> CallToolResult:
+        return await self.client.call_tool(tool, arguments)
+
+    async def ok(self, tool: str, /, **arguments: Any) -> dict[str, Any]:
+        """structuredContent of a call that must succeed (a setup step)."""
+        result = await self.call(tool, **arguments)
+        assert not result.is_error, result.content
+        assert isinstance(result.structured_content, dict)
+        return result.structured_content
+
+
+Scenario = Callable[[Case], Awaitable[CallToolResult]]
+
+
+SHARED_SETTINGS: tuple[dict[str, Any], ...] = ({}, {"max_file_size": 64}, {"auto_occ": "block"}, {"read_only": True})
+"""The settings overrides of the shared servers; a scenario with other overrides needs ``fresh=True``."""
+
+
+@dataclass
+class Served:
+    """A server, its root and state directory, and one open client per era."""
+
+    server: FsguardServer
+    root: Path
+    state: Path
+    clients: dict[str, Client] = field(default_factory=dict)
+
+
+def _key(compact: bool, overrides: Mapping[str, Any]) -> tuple[bool, tuple[tuple[str, Any], ...]]:
+    return compact, tuple(sorted(overrides.items()))
+
+
+@dataclass
+class Rig:
+    """The module's shared servers (clients open for the whole module), and fresh servers on request.
+
+    Keeping the clients open matters: a new client checks every tool's output schema again (~50 ms a tool).
+    """
+
+    base: Path
+    shared: dict[tuple[bool, tuple[tuple[str, Any], ...]], Served] = field(default_factory=dict)
+    counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def build(self, compact: bool, overrides: Mapping[str, Any]) -> Served:
+        home = self.base / f"server{next(self.counter)}"
+        root = home / "root"
+        root.mkdir(parents=True)
+        root = root.resolve()
+        settings = Settings(roots=(root,), state_dir=home / "state", compact_mode=compact, **overrides)
+        return Served(build_server(settings), root, home / "state")
+
+    async def texts(
+        self,
+        scenario: Scenario,
+        *,
+        files: Mapping[str, str | bytes] | None = None,
+        fresh: bool = False,
+        scrub: Callable[[str], str] = lambda text: text,
+        **overrides: Any,
+    ) -> dict[str, str]:
+        """The normalised text of ``scenario`` per voice; it must not differ between eras."""
+        texts: dict[str, str] = {}
+        for voice, compact in VOICES.items():
+            by_era: dict[str, str] = {}
+            for era in ERAS:
+                if fresh:
+                    served = self.build(compact, overrides)
+                    async with Client(served.server, mode=era) as client:
+                        raw = await self._run(scenario, client, served, files)
+                else:
+                    served = self.shared[_key(compact, overrides)]
+                    raw = await self._run(scenario, served.clients[era], served, files)
+                by_era[era] = scrub(raw)
+            assert len(set(by_era.values())) == 1, f"{voice} text differs between eras: {by_era}"
+            texts[voice] = by_era[ERAS[0]]
+        if texts["verbose"] == texts["compact"]:
+            return {"both": texts["verbose"]}
+        return texts
+
+    async def _run(
+        self, scenario: Scenario, client: Client, served: Served, files: Mapping[str, str | bytes] | None
+    ) -> str:
+        case = Case(client, served.root / f"case{next(self.counter)}")
+        case.dir.mkdir()
+        for name, content in (files or {}).items():
+            case.write(name, content)
+        text = normalise(render(await scenario(case)), case_dir=case.dir, root=served.root, state=served.state)
+        assert str(self.base) not in text, f"normaliser missed a path:\n{text}"
+        assert case.dir.name not in text, f"normaliser missed the case name:\n{text}"
+        return text
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """Module-wide, so the shared clients below live across tests (one event loop for the module)."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def rig(tmp_path_factory: pytest.TempPathFactory, anyio_backend: str) -> AsyncIterator[Rig]:
+    rig = Rig(tmp_path_factory.mktemp("texts").resolve())
+    async with AsyncExitStack() as stack:
+        for compact in VOICES.values():
+            for overrides in SHARED_SETTINGS:
+                served = rig.shared[_key(compact, overrides)] = rig.build(compact, overrides)
+                for era in ERAS:
+                    served.clients[era] = await stack.enter_async_context(Client(served.server, mode=era))
+        yield rig
+
+
+TEN_LINES = "".join(f"line {i}\n" for i in range(1, 11))
+
+
+async def read_then(case: Case, name: str) -> None:
+    """Read ``name`` first, so an edit carries no STALE_READ hint."""
+    await case.ok("read_file", path=case.rel(name))
+
+
+# -- read_file ---------------------------------------------------------------------------------------------------
+
+
+async def test_read_file_returns_the_lines_asked_for_and_how_to_read_the_rest(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("read_file", path=c.rel("a.txt"), max_lines=2, mode="head"), files={"a.txt": TEN_LINES}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+line 1
+line 2
+
+[Truncated: showing first 2 of 10 lines. Use mode=all or increase max_lines to see more]\
+"""
+        }
+    )
+
+
+async def test_read_file_in_base64_heads_the_bytes_with_the_path_only_in_the_verbose_voice(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("read_file", path=c.rel("b.bin"), encoding="base64"), files={"b.bin": b"\x00\x01\x02"}
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+# File: <root>/b.bin (3 bytes)
+# Base64 encoded:
+AAEC\
+""",
+            "compact": """\
+ok
+AAEC\
+""",
+        }
+    )
+
+
+async def test_read_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("read_file", path=c.rel("missing.txt"))) == snapshot(
+        {
+            "both": """\
+error not_found
+<root>/missing.txt does not exist. Check the path with list_directory.\
+"""
+        }
+    )
+
+
+async def test_read_file_of_a_directory_is_is_directory(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("read_file", path=c.rel("d")), files={"d/x.txt": "x"}) == snapshot(
+        {
+            "both": """\
+error is_directory
+<root>/d is a directory, not a file. Use list_directory for directories.\
+"""
+        }
+    )
+
+
+async def test_read_file_of_binary_bytes_is_binary_file_with_the_base64_hint(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("read_file", path=c.rel("b.bin")), files={"b.bin": b"\x00\x01abc"})
+    assert texts == snapshot(
+        {
+            "both": """\
+error binary_file
+<root>/b.bin is a binary file. Read it with encoding='base64', or inspect it with get_file_info.\
+"""
+        }
+    )
+
+
+async def test_read_file_over_the_size_limit_is_too_large(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("read_file", path=c.rel("big.txt")), files={"big.txt": "x" * 100}, max_file_size=64
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error too_large
+<root>/big.txt is 100 bytes, above the 64-byte limit (--max-file-size). get_file_info still reports its size and times; to read it, restart fsguard with a larger --max-file-size.\
+"""
+        }
+    )
+
+
+async def test_read_file_outside_the_roots_is_access_denied(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("read_file", path="/etc/passwd")) == snapshot(
+        {
+            "both": """\
+error access_denied
+access denied: /etc/passwd resolves to /etc/passwd, outside the allowed roots: <root>. Use a path under one of these roots.\
+"""
+        }
+    )
+
+
+async def test_read_file_without_a_path_is_invalid_params_with_an_example(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("read_file")) == snapshot(
+        {
+            "both": """\
+error invalid_params
+read_file needs path (or paths). Example: read_file(path="src/app.py").\
+"""
+        }
+    )
+
+
+# -- write_file --------------------------------------------------------------------------------------------------
+
+
+async def test_write_file_of_a_new_file_says_created(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("write_file", path=c.rel("new/n.txt"), content="hello\n")) == snapshot(
+        {
+            "verbose": """\
+ok
+Created <root>/new/n.txt (6 bytes, utf-8), verified, hash f8934173.\
+""",
+            "compact": """\
+ok
+CREATED <root>/new/n.txt | 6B | hash f8934173\
+""",
+        }
+    )
+
+
+async def test_write_file_over_a_file_says_written_and_how_to_undo(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "w.txt")
+        return await c.call("write_file", path=c.rel("w.txt"), content="new text\n")
+
+    assert await rig.texts(scenario, files={"w.txt": "old text\n"}) == snapshot(
+        {
+            "verbose": """\
+ok
+Wrote <root>/w.txt (9 bytes, utf-8), verified, hash e74ae34a.
+Undo: backup(action="undo_last", file_path="<root>/w.txt") · backup <backup_id:1>\
+""",
+            "compact": """\
+ok
+WRITTEN <root>/w.txt | 9B | hash e74ae34a | undo:<backup_id:1>\
+""",
+        }
+    )
+
+
+async def test_write_file_of_the_same_content_says_unchanged(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("write_file", path=c.rel("s.txt"), content="same\n"), files={"s.txt": "same\n"}
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+<root>/s.txt already holds exactly this content; nothing was written (hash fb58cb23).\
+""",
+            "compact": """\
+ok
+UNCHANGED <root>/s.txt | 5B | hash fb58cb23\
+""",
+        }
+    )
+
+
+async def test_write_file_of_much_less_than_the_file_held_explains_the_guard_and_the_undo(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "t.txt")
+        return await c.call("write_file", path=c.rel("t.txt"), content="short\n")
+
+    assert await rig.texts(scenario, files={"t.txt": TEN_LINES * 3}) == snapshot(
+        {
+            "verbose": """\
+ok
+Wrote <root>/t.txt (6 bytes, utf-8), verified, hash e32fd00d.
+Undo: backup(action="undo_last", file_path="<root>/t.txt") · backup <backup_id:1>
+new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first: undo with backup(action="undo_last", file_path="<root>/t.txt").\
+""",
+            "compact": """\
+ok
+WRITTEN <root>/t.txt | 6B | hash e32fd00d | undo:<backup_id:1>
+new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first: undo with backup(action="undo_last", file_path="<root>/t.txt").\
+""",
+        }
+    )
+
+
+async def test_write_file_after_an_external_change_notes_it(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "x.txt")
+        c.write("x.txt", "changed elsewhere\n")
+        return await c.call("write_file", path=c.rel("x.txt"), content="my own new text\n")
+
+    assert await rig.texts(scenario, files={"x.txt": "first\n"}) == snapshot(
+        {
+            "verbose": """\
+ok
+Wrote <root>/x.txt (16 bytes, utf-8), verified, hash e68f28c6.
+Undo: backup(action="undo_last", file_path="<root>/x.txt") · backup <backup_id:1>
+<root>/x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
+""",
+            "compact": """\
+ok
+WRITTEN <root>/x.txt | 16B | hash e68f28c6 | undo:<backup_id:1>
+<root>/x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
+""",
+        }
+    )
+
+
+async def test_write_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("write_file", path=c.rel("s.txt"), content="x\n", expected_hash="deadbeef"),
+        files={"s.txt": "old\n"},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error stale_edit
+stale edit: <root>/s.txt changed since it was read (expected hash deadbeef, current a7a65b54). Nothing was written. Re-read the file, or retry with expected_hash='a7a65b54' if your change still applies to the current content.\
+"""
+        }
+    )
+
+
+async def test_write_file_onto_a_directory_is_is_directory(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("write_file", path=c.rel("d"), content="x"), files={"d/x.txt": "x"})
+    assert texts == snapshot(
+        {
+            "both": """\
+error is_directory
+<root>/d is a directory, not a file. Use list_directory for directories.\
+"""
+        }
+    )
+
+
+async def test_write_file_under_a_file_is_not_a_directory(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("write_file", path=c.rel("f/x.txt"), content="x"), files={"f": "file"})
+    assert texts == snapshot(
+        {
+            "both": """\
+error not_a_directory
+a component of <root>/f is not a directory.\
+"""
+        }
+    )
+
+
+async def test_write_file_outside_the_roots_is_access_denied(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("write_file", path="/etc/fsguard-test.txt", content="x")) == snapshot(
+        {
+            "both": """\
+error access_denied
+access denied: /etc/fsguard-test.txt resolves to /etc/fsguard-test.txt, outside the allowed roots: <root>. Use a path under one of these roots.\
+"""
+        }
+    )
+
+
+async def test_write_file_with_bad_base64_is_invalid_params(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("write_file", path=c.rel("b.bin"), content_base64="%%%")) == snapshot(
+        {
+            "both": """\
+error invalid_params
+content_base64 is not valid base64 (Only base64 data is allowed). Nothing was written. Send the bytes as standard base64 (A-Z a-z 0-9 + / with = padding), or send text in content.\
+"""
+        }
+    )
+
+
+async def test_write_file_over_the_size_limit_is_too_large(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("write_file", path=c.rel("big.txt"), content="x" * 100), max_file_size=64)
+    assert texts == snapshot(
+        {
+            "both": """\
+error too_large
+the content for <root>/big.txt is at least 100 bytes, above the 64-byte limit (--max-file-size); nothing was written. Write a smaller file, or restart fsguard with a larger --max-file-size.\
+"""
+        }
+    )
+
+
+# -- edit_file ---------------------------------------------------------------------------------------------------
+
+
+async def test_edit_file_reports_the_change_the_undo_and_the_diff(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "e.txt")
+        return await c.call("edit_file", path=c.rel("e.txt"), old_text="line 5\n", new_text="line five\n")
+
+    assert await rig.texts(scenario, files={"e.txt": TEN_LINES}) == snapshot(
+        {
+            "verbose": """\
+ok
+M <root>/e.txt | 1 replacement (exact) | +1 -1 | 10 lines
+Undo: backup(action="undo_last", file_path="<root>/e.txt") · backup <backup_id:1>
+
+--- a/e.txt
++++ b/e.txt
+@@ -2,7 +2,7 @@
+ line 2
+ line 3
+ line 4
+-line 5
++line five
+ line 6
+ line 7
+ line 8\
+""",
+            "compact": """\
+ok
+M <root>/e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
+@@ -5 +5 @@
+-line 5
++line five\
+""",
+        }
+    )
+
+
+async def test_edit_file_of_an_unread_file_adds_the_stale_read_hint(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("edit_file", path=c.rel("e.txt"), old_text="line 5\n", new_text="line five\n"),
+        files={"e.txt": TEN_LINES},
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+M <root>/e.txt | 1 replacement (exact) | +1 -1 | 10 lines
+Undo: backup(action="undo_last", file_path="<root>/e.txt") · backup <backup_id:1>
+STALE_READ: <root>/e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
+
+--- a/e.txt
++++ b/e.txt
+@@ -2,7 +2,7 @@
+ line 2
+ line 3
+ line 4
+-line 5
++line five
+ line 6
+ line 7
+ line 8\
+""",
+            "compact": """\
+ok
+M <root>/e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
+STALE_READ: <root>/e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
+@@ -5 +5 @@
+-line 5
++line five\
+""",
+        }
+    )
+
+
+async def test_edit_file_after_an_external_change_notes_it(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "e.txt")
+        c.write("e.txt", TEN_LINES + "line 11\n")
+        return await c.call("edit_file", path=c.rel("e.txt"), old_text="line 5\n", new_text="line five\n")
+
+    assert await rig.texts(scenario, files={"e.txt": TEN_LINES}) == snapshot(
+        {
+            "verbose": """\
+ok
+M <root>/e.txt | 1 replacement (exact) | +1 -1 | 11 lines
+Undo: backup(action="undo_last", file_path="<root>/e.txt") · backup <backup_id:1>
+<root>/e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
+
+--- a/e.txt
++++ b/e.txt
+@@ -2,7 +2,7 @@
+ line 2
+ line 3
+ line 4
+-line 5
++line five
+ line 6
+ line 7
+ line 8\
+""",
+            "compact": """\
+ok
+M <root>/e.txt | 1@+1-1 | 11L | undo:<backup_id:1>
+<root>/e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
+@@ -5 +5 @@
+-line 5
++line five\
+""",
+        }
+    )
+
+
+async def test_edit_file_of_most_of_a_file_adds_the_risk_note_and_the_integrity_detail(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "h.txt")
+        return await c.call("edit_file", path=c.rel("h.txt"), old_text="x" * 60, new_text="y")
+
+    assert await rig.texts(scenario, files={"h.txt": "keep this line\n" + "x" * 60 + "\n"}) == snapshot(
+        {
+            "verbose": """\
+ok
+M <root>/h.txt | 1 replacement (exact) | +1 -1 | 2 lines
+Undo: backup(action="undo_last", file_path="<root>/h.txt") · backup <backup_id:1>
+note: large edit (~60 bytes affected, 1 replacement, 79% of file). backup:<backup_id:1> — verify with read_file("<root>/h.txt", mode="tail") if needed
+integrity WARNING: crc32 ee698683, 2 lines, 17 bytes; file is only 17 bytes after a 79% change — verify its content
+
+--- a/h.txt
++++ b/h.txt
+@@ -1,2 +1,2 @@
+ keep this line
+-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
++y\
+""",
+            "compact": """\
+ok
+M <root>/h.txt | 1@+1-1 | 2L | undo:<backup_id:1>
+note: large edit (~60 bytes affected, 1 replacement, 79% of file). backup:<backup_id:1> — verify with read_file("<root>/h.txt", mode="tail") if needed
+integrity WARNING: crc32 ee698683, 2 lines, 17 bytes; file is only 17 bytes after a 79% change — verify its content
+@@ -2 +2 @@
+-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
++y\
+""",
+        }
+    )
+
+
+async def test_edit_file_that_breaks_python_syntax_adds_the_structure_warning(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "m.py")
+        return await c.call("edit_file", path=c.rel("m.py"), old_text="(x + 1)", new_text="(x + 1")
+
+    assert await rig.texts(scenario, files={"m.py": "def f(x):\n    return (x + 1)\n"}) == snapshot(
+        {
+            "verbose": """\
+ok
+M <root>/m.py | 1 replacement (exact) | +1 -1 | 2 lines
+Undo: backup(action="undo_last", file_path="<root>/m.py") · backup <backup_id:1>
+note: large edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
+structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
+
+--- a/m.py
++++ b/m.py
+@@ -1,2 +1,2 @@
+ def f(x):
+-    return (x + 1)
++    return (x + 1\
+""",
+            "compact": """\
+ok
+M <root>/m.py | 1@+1-1 | 2L | undo:<backup_id:1>
+note: large edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
+structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
+@@ -2 +2 @@
+-    return (x + 1)
++    return (x + 1\
+""",
+        }
+    )
+
+
+async def test_edit_file_dry_run_shows_the_diff_and_writes_nothing(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "e.txt")
+        return await c.call("edit_file", path=c.rel("e.txt"), old_text="line 5", new_text="LINE 5", dry_run=True)
+
+    assert await rig.texts(scenario, files={"e.txt": TEN_LINES}) == snapshot(
+        {
+            "verbose": """\
+ok
+DRY RUN, nothing written: <root>/e.txt | 1 replacement (exact) | +1 -1 would change
+
+--- a/e.txt
++++ b/e.txt
+@@ -2,7 +2,7 @@
+ line 2
+ line 3
+ line 4
+-line 5
++LINE 5
+ line 6
+ line 7
+ line 8\
+""",
+            "compact": """\
+ok
+DRY RUN <root>/e.txt | 1@+1-1 | nothing written
+@@ -5 +5 @@
+-line 5
++LINE 5\
+""",
+        }
+    )
+
+
+async def test_edit_file_with_the_same_text_writes_nothing(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "e.txt")
+        return await c.call("edit_file", path=c.rel("e.txt"), old_text="line 5", new_text="line 5")
+
+    assert await rig.texts(scenario, files={"e.txt": TEN_LINES}) == snapshot(
+        {
+            "verbose": """\
+ok
+<root>/e.txt already has this content; nothing was written.\
+""",
+            "compact": """\
+ok
+M <root>/e.txt | 1@+0-0 | 10L\
+""",
+        }
+    )
+
+
+async def test_edit_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("edit_file", path=c.rel("missing.txt"), old_text="a", new_text="b"))
+    assert texts == snapshot(
+        {
+            "both": """\
+error not_found
+<root>/missing.txt does not exist. Check the path with list_directory.\
+"""
+        }
+    )
+
+
+async def test_edit_file_with_text_not_in_the_file_is_no_match_showing_the_file(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("edit_file", path=c.rel("e.txt"), old_text="line 55\n", new_text="x\n"),
+        files={"e.txt": TEN_LINES},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error no_match
+old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+The whole file (10 lines):
+    1: line 1
+    2: line 2
+    3: line 3
+    4: line 4
+    5: line 5
+    6: line 6
+    7: line 7
+    8: line 8
+    9: line 9
+   10: line 10
+Copy the exact text from read_file and retry, or pass tolerant_whitespace=true if only tabs/spaces or line endings differ.\
+"""
+        }
+    )
+
+
+async def test_edit_file_already_applied_is_no_match_saying_so(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("edit_file", path=c.rel("e.txt"), old_text="line 0", new_text="line 1"),
+        files={"e.txt": TEN_LINES},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error no_match
+old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied. Re-read the file before changing it again.\
+"""
+        }
+    )
+
+
+async def test_edit_file_with_text_found_twice_is_ambiguous_match_naming_the_lines(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("edit_file", path=c.rel("e.txt"), old_text="line 1", new_text="x"),
+        files={"e.txt": TEN_LINES},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error ambiguous_match
+old_text matches 2 times in e.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.\
+"""
+        }
+    )
+
+
+async def test_edit_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("edit_file", path=c.rel("e.txt"), old_text="line 1\n", new_text="x\n", expected_hash="0"),
+        files={"e.txt": TEN_LINES},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error stale_edit
+stale edit: <root>/e.txt changed since it was read (expected hash 0, current e9711641). Nothing was written. Re-read the file, or retry with expected_hash='e9711641' if your change still applies to the current content.\
+"""
+        }
+    )
+
+
+async def test_edit_file_pasting_a_whole_file_over_one_line_is_rewrite_blocked(rig: Rig) -> None:
+    body = "".join(f"line {i} of a long file\n" for i in range(150))
+    texts = await rig.texts(
+        lambda c: c.call("edit_file", path=c.rel("big.txt"), old_text="line 0 of a long file\n", new_text=body),
+        files={"big.txt": body},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error rewrite_blocked
+edit_file refused: this looks like an accidental full-file rewrite. old_text is 22 characters (1% of the 3,490-character file) but new_text is 3,490 characters (100% of the file). edit_file only swaps the matched block, so the rest of the file (~3,468 characters) would remain around new_text, usually below it, duplicating much of it. To replace the whole file, use write_file; if you really mean to swap just this block, call edit_file again with allow_rewrite=true.\
+"""
+        }
+    )
+
+
+async def test_edit_file_after_an_external_change_in_block_mode_is_external_change(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "e.txt")
+        c.write("e.txt", TEN_LINES + "line 11\n")
+        return await c.call("edit_file", path=c.rel("e.txt"), old_text="line 5\n", new_text="line five\n")
+
+    assert await rig.texts(scenario, files={"e.txt": TEN_LINES}, auto_occ="block") == snapshot(
+        {
+            "both": """\
+error external_change
+<root>/e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it. Nothing was written. Re-read the file, or pass expected_hash='2680ecbb' to edit the current content deliberately.\
+"""
+        }
+    )
+
+
+async def test_edit_file_of_binary_bytes_is_binary_file(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("edit_file", path=c.rel("b.bin"), old_text="abc", new_text="x"), files={"b.bin": b"\0\1abc"}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error binary_file
+<root>/b.bin is a binary file. Read it with encoding='base64', or inspect it with get_file_info.\
+"""
+        }
+    )
+
+
+async def test_edit_file_without_new_text_is_invalid_params_naming_it(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("edit_file", path=c.rel("e.txt"), old_text="a"), files={"e.txt": "a"})
+    assert texts == snapshot(
+        {
+            "both": """\
+error invalid_params
+mode 'replace' needs new_text (use "" to delete old_text).\
+"""
+        }
+    )
+
+
+# -- multi_edit --------------------------------------------------------------------------------------------------
+
+
+async def test_multi_edit_reports_each_edit_and_the_undo(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "m.txt")
+        edits = [{"old_text": "line 2\n", "new_text": "two\n"}, {"old_text": "line 9\n", "new_text": "nine\n"}]
+        return await c.call("multi_edit", path=c.rel("m.txt"), edits=edits)
+
+    assert await rig.texts(scenario, files={"m.txt": TEN_LINES}) == snapshot(
+        {
+            "verbose": """\
+ok
+M <root>/m.txt | 2/2 edits | +2 -2
+Undo: backup(action="undo_last", file_path="<root>/m.txt") · backup <backup_id:1>
+  edit 1: applied (exact, line 2)
+  edit 2: applied (exact, line 9)
+
+--- a/m.txt
++++ b/m.txt
+@@ -1,10 +1,10 @@
+ line 1
+-line 2
++two
+ line 3
+ line 4
+ line 5
+ line 6
+ line 7
+ line 8
+-line 9
++nine
+ line 10\
+""",
+            "compact": """\
+ok
+M <root>/m.txt | 2/2 edits | +2 -2 | 10L | undo:<backup_id:1>
+@@ -2 +2 @@
+-line 2
++two
+@@ -9 +9 @@
+-line 9
++nine\
+""",
+        }
+    )
+
+
+async def test_multi_edit_with_one_edit_not_found_is_no_match_listing_every_edit(rig: Rig) -> None:
+    edits = [{"old_text": "line 2\n", "new_text": "two\n"}, {"old_text": "line 99\n", "new_text": "x\n"}]
+    texts = await rig.texts(
+        lambda c: c.call("multi_edit", path=c.rel("m.txt"), edits=edits), files={"m.txt": TEN_LINES}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error no_match
+multi_edit: 1 of 2 edits could not be applied, so none were: m.txt is unchanged.
+  edit 1: applied
+  edit 2: failed — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+Fix the failing old_text (copy it from read_file) and retry.\
+"""
+        }
+    )
+
+
+async def test_multi_edit_with_one_edit_found_twice_is_ambiguous_match(rig: Rig) -> None:
+    edits = [{"old_text": "line 1", "new_text": "one"}]
+    texts = await rig.texts(
+        lambda c: c.call("multi_edit", path=c.rel("m.txt"), edits=edits), files={"m.txt": TEN_LINES}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error ambiguous_match
+multi_edit: 1 of 1 edits could not be applied, so none were: m.txt is unchanged.
+  edit 1: ambiguous — old_text matches 2 times in m.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
+Fix the failing old_text (copy it from read_file) and retry.\
+"""
+        }
+    )
+
+
+async def test_multi_edit_without_edits_is_invalid_params_with_the_shape(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("multi_edit", path=c.rel("m.txt")), files={"m.txt": TEN_LINES})
+    assert texts == snapshot(
+        {
+            "both": """\
+error invalid_params
+multi_edit needs edits_json: [{"old_text": "...", "new_text": "..."}, ...].\
+"""
+        }
+    )
+
+
+# -- list_directory ----------------------------------------------------------------------------------------------
+
+
+LISTED: dict[str, str | bytes] = {
+    "src/app.py": "print()\n",
+    "big.bin": b"\0" * 2048,
+    "notes.md": "# n\n",
+    ".gitignore": "*.log\n",
+    "x.log": "",
+}
+
+
+async def test_list_directory_lists_dirs_then_files_and_counts_the_gitignored(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("list_directory", path=str(c.dir)), files=LISTED) == snapshot(
+        {
+            "verbose": """\
+ok
+DIR  src/
+FILE .gitignore 6 B
+FILE big.bin 2.0 KB
+FILE notes.md 4 B
+--- | 1 dirs, 3 files | <root> | 1 gitignored not shown (respect_gitignore=false shows them)\
+""",
+            "compact": """\
+ok
+<root> | src/ .gitignore big.bin(2.0 KB) notes.md | 4/4 | 1 gitignored not shown (respect_gitignore=false shows them)\
+""",
+        }
+    )
+
+
+async def test_list_directory_page_says_how_to_get_the_next_one(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("list_directory", path=str(c.dir), limit=2), files=LISTED)
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+DIR  src/
+FILE .gitignore 6 B
+--- | 1 dirs, 1 files | <root> | entries 1-2 of 4 | more: offset=2 | 1 gitignored not shown (respect_gitignore=false shows them)\
+""",
+            "compact": """\
+ok
+<root> | src/ .gitignore | 2/4 | more: offset=2 | 1 gitignored not shown (respect_gitignore=false shows them)\
+""",
+        }
+    )
+
+
+async def test_list_directory_as_a_tree_indents_the_levels(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("list_directory", path=str(c.dir), output_format="tree"), files=LISTED)
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+<root>/
+src/
+  app.py (8 B)
+.gitignore (6 B)
+big.bin (2.0 KB)
+notes.md (4 B)\
+"""
+        }
+    )
+
+
+async def test_list_directory_of_a_missing_path_is_not_found(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("list_directory", path=c.rel("nope"))) == snapshot(
+        {
+            "both": """\
+error not_found
+<root>/nope does not exist. Check the path with list_directory.\
+"""
+        }
+    )
+
+
+async def test_list_directory_of_a_file_is_not_a_directory(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("list_directory", path=c.rel("f")), files={"f": "x"}) == snapshot(
+        {
+            "both": """\
+error not_a_directory
+<root>/f is a file, not a directory. Use read_file or get_file_info for files.\
+"""
+        }
+    )
+
+
+# -- get_file_info -----------------------------------------------------------------------------------------------
+
+
+async def test_get_file_info_reports_size_permissions_hash_lines_and_encoding(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        c.write("i.txt", TEN_LINES).chmod(0o644)
+        return await c.call("get_file_info", path=c.rel("i.txt"))
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "verbose": """\
+ok
+Path: <root>/i.txt
+Type: file
+Size: 71 B (71 bytes)
+Permissions: -rw-r--r-- (0644)
+Modified: <time>
+Accessed: <time>
+Content hash: e9711641
+Lines: 10
+Encoding: utf-8\
+""",
+            "compact": """\
+ok
+file: <root>/i.txt | 71 B | <time> | hash e9711641 | 10 lines\
+""",
+        }
+    )
+
+
+async def test_get_file_info_of_several_paths_reports_a_missing_one_in_place(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        c.write("i.txt", "one line\n").chmod(0o644)
+        return await c.call("get_file_info", paths=[c.rel("i.txt"), c.rel("missing.txt")])
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "verbose": """\
+ok
+=== <root>/i.txt ===
+Path: <root>/i.txt
+Type: file
+Size: 9 B (9 bytes)
+Permissions: -rw-r--r-- (0644)
+Modified: <time>
+Accessed: <time>
+Content hash: 9ee1b09f
+Lines: 1
+Encoding: utf-8
+
+=== missing.txt ===
+ERROR: <root>/missing.txt does not exist. Check the path with list_directory.\
+""",
+            "compact": """\
+ok
+=== <root>/i.txt ===
+file: <root>/i.txt | 9 B | <time> | hash 9ee1b09f | 1 lines
+
+=== missing.txt ===
+ERROR: <root>/missing.txt does not exist. Check the path with list_directory.\
+""",
+        }
+    )
+
+
+async def test_get_file_info_of_a_missing_path_is_not_found(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("get_file_info", path=c.rel("missing.txt"))) == snapshot(
+        {
+            "both": """\
+error not_found
+<root>/missing.txt does not exist. Check the path with list_directory.\
+"""
+        }
+    )
+
+
+# -- create_directory --------------------------------------------------------------------------------------------
+
+
+async def test_create_directory_says_created(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("create_directory", path=c.rel("a/b"))) == snapshot(
+        {
+            "verbose": """\
+ok
+Created directory <root>/a/b\
+""",
+            "compact": """\
+ok
+OK: <root>/a/b created\
+""",
+        }
+    )
+
+
+async def test_create_directory_that_exists_is_success_with_nothing_to_do(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("create_directory", path=c.rel("d")), files={"d/x": "x"}) == snapshot(
+        {
+            "verbose": """\
+ok
+Directory <root>/d already exists; nothing to do.\
+""",
+            "compact": """\
+ok
+OK: <root>/d exists\
+""",
+        }
+    )
+
+
+async def test_create_directory_where_a_file_is_is_already_exists(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("create_directory", path=c.rel("f")), files={"f": "x"}) == snapshot(
+        {
+            "both": """\
+error already_exists
+<root>/f exists and is a file, not a directory. Choose another name, or inspect it with get_file_info.\
+"""
+        }
+    )
+
+
+async def test_create_directory_under_a_file_is_not_a_directory(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("create_directory", path=c.rel("f/sub")), files={"f": "x"}) == snapshot(
+        {
+            "both": """\
+error not_a_directory
+a component of <root>/f is not a directory.\
+"""
+        }
+    )
+
+
+# -- delete_file -------------------------------------------------------------------------------------------------
+
+
+async def test_delete_file_moves_it_to_the_trash_and_says_how_to_restore(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("delete_file", path=c.rel("a.txt")), files={"a.txt": "a\n"}) == snapshot(
+        {
+            "verbose": """\
+ok
+Moved <root>/a.txt to the trash. Restore: backup(action="restore_trash", sd_id="<sd_id:1>")\
+""",
+            "compact": """\
+ok
+D <root>/a.txt | trash <sd_id:1>\
+""",
+        }
+    )
+
+
+async def test_delete_file_permanent_keeps_a_backup_to_restore(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("delete_file", path=c.rel("a.txt"), permanent=True), files={"a.txt": "a\n"}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+Deleted <root>/a.txt permanently | undo: backup(action="restore", backup_id="<backup_id:1>")\
+"""
+        }
+    )
+
+
+async def test_delete_file_of_several_paths_reports_each_and_the_tally(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("delete_file", paths=[c.rel("a.txt"), c.rel("missing.txt")]), files={"a.txt": "a\n"}
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+Moved <root>/a.txt to the trash. Restore: backup(action="restore_trash", sd_id="<sd_id:1>")
+FAILED missing.txt: <root>/missing.txt does not exist; nothing was deleted.
+1/2 succeeded\
+""",
+            "compact": """\
+ok
+D <root>/a.txt | trash <sd_id:1>
+FAILED missing.txt: <root>/missing.txt does not exist; nothing was deleted.
+1/2 succeeded\
+""",
+        }
+    )
+
+
+async def test_delete_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("delete_file", path=c.rel("missing.txt"))) == snapshot(
+        {
+            "both": """\
+error not_found
+<root>/missing.txt does not exist; nothing was deleted.\
+"""
+        }
+    )
+
+
+async def test_delete_file_of_a_non_empty_directory_needs_recursive(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("delete_file", path=c.rel("d")), files={"d/x.txt": "x"}) == snapshot(
+        {
+            "both": """\
+error invalid_params
+<root>/d is a non-empty directory. Pass recursive=true to delete it with everything inside (soft delete keeps it whole in the trash).\
+"""
+        }
+    )
+
+
+async def test_delete_file_of_a_root_is_access_denied(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("delete_file", path=str(c.dir.parent))) == snapshot(
+        {
+            "both": """\
+error access_denied
+<root> is a root of this server and can never be deleted. Delete what is inside it instead.\
+"""
+        }
+    )
+
+
+async def test_delete_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("delete_file", path=c.rel("a.txt"), expected_hash="deadbeef"), files={"a.txt": "a\n"}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error stale_edit
+stale edit: <root>/a.txt changed since it was read (expected hash deadbeef, current 2524c6d2). Nothing was written. Re-read the file, or retry with expected_hash='2524c6d2' if your change still applies to the current content.\
+"""
+        }
+    )
+
+
+# -- move_file and copy_file -------------------------------------------------------------------------------------
+
+
+async def test_move_file_says_where_it_went(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("move_file", source_path=c.rel("a.txt"), dest_path=c.rel("b.txt")), files={"a.txt": "a"}
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+Moved <root>/a.txt to <root>/b.txt.\
+""",
+            "compact": """\
+ok
+MOVED <root>/a.txt -> <root>/b.txt\
+""",
+        }
+    )
+
+
+async def test_move_file_onto_an_existing_file_is_already_exists(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("move_file", source_path=c.rel("a.txt"), dest_path=c.rel("b.txt")),
+        files={"a.txt": "a", "b.txt": "b"},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error already_exists
+<root>/b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
+"""
+        }
+    )
+
+
+async def test_move_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("move_file", source_path=c.rel("missing"), dest_path=c.rel("b")))
+    assert texts == snapshot(
+        {
+            "both": """\
+error not_found
+<root>/missing does not exist. Check the path with list_directory.\
+"""
+        }
+    )
+
+
+async def test_move_file_of_a_root_is_access_denied(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("move_file", source_path=str(c.dir.parent), dest_path=c.rel("r")))
+    assert texts == snapshot(
+        {
+            "both": """\
+error access_denied
+<root> is a root of this server and can never be moved.\
+"""
+        }
+    )
+
+
+async def test_move_file_into_itself_is_invalid_params(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("move_file", source_path=c.rel("d"), dest_path=c.rel("d/inner")), files={"d/x": "x"}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error invalid_params
+cannot move <root>/d into itself (<root>/d/inner).\
+"""
+        }
+    )
+
+
+async def test_copy_file_says_how_many_files_and_bytes(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("copy_file", source_path=c.rel("a.txt"), dest_path=c.rel("b.txt")), files={"a.txt": "abc\n"}
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+Copied <root>/a.txt to <root>/b.txt: 1 file(s), 4 B.\
+""",
+            "compact": """\
+ok
+COPIED <root>/a.txt -> <root>/b.txt | 1 files, 4 B\
+""",
+        }
+    )
+
+
+async def test_copy_file_of_a_tree_lists_the_symlinks_it_skipped(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        c.write("d/a.txt", "a\n")
+        (c.dir / "d" / "link").symlink_to("a.txt")
+        return await c.call("copy_file", source_path=c.rel("d"), dest_path=c.rel("e"))
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "verbose": """\
+ok
+Copied <root>/d to <root>/e: 1 file(s), 2 B; 1 symlink(s) skipped.\
+""",
+            "compact": """\
+ok
+COPIED <root>/d -> <root>/e | 1 files, 2 B; 1 symlink(s) skipped\
+""",
+        }
+    )
+
+
+async def test_copy_file_onto_an_existing_file_is_already_exists(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("copy_file", source_path=c.rel("a.txt"), dest_path=c.rel("b.txt")),
+        files={"a.txt": "a", "b.txt": "b"},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error already_exists
+<root>/b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
+"""
+        }
+    )
+
+
+async def test_copy_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("copy_file", source_path=c.rel("missing"), dest_path=c.rel("b")))
+    assert texts == snapshot(
+        {
+            "both": """\
+error not_found
+<root>/missing does not exist. Check the path with list_directory.\
+"""
+        }
+    )
+
+
+# -- search_files ------------------------------------------------------------------------------------------------
+
+
+SEARCHED = {
+    "src/app.py": "import os\n\ndef main():\n    # TODO: parse\n    return 0\n",
+    "src/util.py": "def helper():\n    # TODO: test\n    pass\n",
+    "README.md": "# Demo\nTODO: docs\n",
+}
+
+
+async def test_search_files_by_name_lists_the_paths(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("search_files", pattern="*.py", path=str(c.dir)), files=SEARCHED)
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+<root>/src/app.py
+<root>/src/util.py\
+"""
+        }
+    )
+
+
+async def test_search_files_in_content_lists_path_line_column_and_context(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call(
+            "search_files", pattern="TODO", path=str(c.dir), include_content=True, include_context=True, context_lines=1
+        ),
+        files=SEARCHED,
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+3 match(es) in 3 file(s):
+<root>/README.md-1- # Demo
+<root>/README.md:2:1: TODO: docs
+<root>/src/app.py-3- def main():
+<root>/src/app.py:4:7:     # TODO: parse
+<root>/src/app.py-5-     return 0
+<root>/src/util.py-1- def helper():
+<root>/src/util.py:2:7:     # TODO: test
+<root>/src/util.py-3-     pass\
+""",
+            "compact": """\
+ok
+<root>/README.md-1- # Demo
+<root>/README.md:2:1: TODO: docs
+<root>/src/app.py-3- def main():
+<root>/src/app.py:4:7:     # TODO: parse
+<root>/src/app.py-5-     return 0
+<root>/src/util.py-1- def helper():
+<root>/src/util.py:2:7:     # TODO: test
+<root>/src/util.py-3-     pass\
+""",
+        }
+    )
+
+
+async def test_search_files_count_only_gives_counts_per_file_and_their_lines(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("search_files", pattern="TODO", path=str(c.dir), count_only=True, return_lines=True),
+        files=SEARCHED,
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+3 match(es) in 3 file(s)
+     1 <root>/README.md at lines: 2
+     1 <root>/src/app.py at lines: 4
+     1 <root>/src/util.py at lines: 2\
+"""
+        }
+    )
+
+
+async def test_search_files_cut_at_max_results_says_how_many_more(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("search_files", pattern="TODO", path=str(c.dir), include_content=True, max_results=1),
+        files=SEARCHED,
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+3 match(es) in 3 file(s):
+<root>/README.md:2:1: TODO: docs
+[2 more not shown: narrow the search or raise max_results]\
+""",
+            "compact": """\
+ok
+<root>/README.md:2:1: TODO: docs
+[2 more not shown: narrow the search or raise max_results]\
+""",
+        }
+    )
+
+
+async def test_search_files_with_no_name_match_says_so(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("search_files", pattern="*.rs", path=str(c.dir)), files=SEARCHED)
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+No file name matches '*.rs' under <root>.\
+"""
+        }
+    )
+
+
+async def test_search_files_with_no_content_match_says_so(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("search_files", pattern="FIXME", path=str(c.dir), include_content=True), files=SEARCHED
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+No match for 'FIXME' under <root>.\
+"""
+        }
+    )
+
+
+async def test_search_files_in_a_gitignored_directory_says_how_to_search_it(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("search_files", pattern="TODO", path=c.rel("build"), include_content=True),
+        files={".gitignore": "build/\n", "build/out.py": "# TODO\n"},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+No match for 'TODO' under <root>/build.
+<root>/build is excluded by a .gitignore: search it with respect_gitignore=false.\
+"""
+        }
+    )
+
+
+async def test_search_files_with_a_bad_regex_is_invalid_params(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("search_files", pattern="(unclosed", path=str(c.dir), include_content=True), files=SEARCHED
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error invalid_params
+invalid regex '(unclosed': missing ): (unclosed. Pass literal=true to search plain text.\
+"""
+        }
+    )
+
+
+async def test_search_files_under_a_missing_directory_is_not_found(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("search_files", pattern="x", path=c.rel("nope"))) == snapshot(
+        {
+            "both": """\
+error not_found
+<root>/nope does not exist. Check the path with list_directory.\
+"""
+        }
+    )
+
+
+# -- project_replace ---------------------------------------------------------------------------------------------
+
+
+async def test_project_replace_preview_counts_per_file_and_writes_nothing(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("project_replace", find="TODO", replace="DONE", path=str(c.dir), preview=True), files=SEARCHED
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+Would replace 3 occurrence(s) in 3 file(s) (risk LOW).
+    1 <root>/README.md
+    1 <root>/src/app.py
+    1 <root>/src/util.py
+Nothing was written. Run again without preview to apply.\
+"""
+        }
+    )
+
+
+async def test_project_replace_says_each_file_was_backed_up(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("project_replace", find="TODO", replace="DONE", path=str(c.dir)), files=SEARCHED
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+Replaced 3 occurrence(s) in 3 file(s) (risk LOW).
+    1 <root>/README.md
+    1 <root>/src/app.py
+    1 <root>/src/util.py
+Each file was backed up: undo one with backup(action="undo_last", file_path=...).\
+"""
+        }
+    )
+
+
+async def test_project_replace_with_nothing_to_replace_says_zero(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("project_replace", find="FIXME", replace="DONE", path=str(c.dir)), files=SEARCHED
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+Replaced 0 occurrence(s) in 0 file(s) (risk LOW).\
+"""
+        }
+    )
+
+
+async def test_project_replace_of_many_files_is_risk_blocked_without_force(rig: Rig) -> None:
+    many: dict[str, str | bytes] = {f"m{i:02}.txt": "old\n" for i in range(60)}
+    texts = await rig.texts(lambda c: c.call("project_replace", find="old", replace="new", path=str(c.dir)), files=many)
+    assert texts == snapshot(
+        {
+            "both": """\
+error risk_blocked
+project_replace would change 60 file(s), 60 occurrence(s): risk HIGH. Nothing was written. Run it with preview=true to see every file, narrow it with file_types/exclude_paths, or pass force=true (each file is backed up and undoable).\
+"""
+        }
+    )
+
+
+async def test_project_replace_with_a_bad_regex_is_invalid_params(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("project_replace", find="(x", replace="y", literal=False, path=str(c.dir)), files=SEARCHED
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error invalid_params
+invalid regex '(x': missing ): (x (RE2 syntax).\
+"""
+        }
+    )
+
+
+# -- backup ------------------------------------------------------------------------------------------------------
+
+
+async def edited(c: Case, name: str = "f.txt") -> dict[str, Any]:
+    """Two edits of ``name`` ("v0" → "v1" → "v2"); the second edit's structuredContent."""
+    c.write(name, "v0\n")
+    await read_then(c, name)
+    await c.ok("edit_file", path=c.rel(name), old_text="v0", new_text="v1")
+    return await c.ok("edit_file", path=c.rel(name), old_text="v1", new_text="v2")
+
+
+async def test_backup_list_shows_id_time_operation_path_and_size(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await edited(c)
+        return await c.call("backup", action="list", file_path=c.rel("f.txt"))
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "both": """\
+ok
+2 backup(s)
+<backup_id:1> | <time> | edit_file:replace | <root>/f.txt | 3 B
+<backup_id:2> | <time> | edit_file:replace | <root>/f.txt | 3 B\
+"""
+        }
+    )
+
+
+async def test_backup_info_names_the_operation_hash_and_previous_step(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        done = await edited(c)
+        return await c.call("backup", action="info", backup_id=done["backup_id"])
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "both": """\
+ok
+Backup <backup_id:1> of <root>/f.txt: edit_file:replace at <time>, 3 B, hash d2eccc46, previous step <backup_id:2>.\
+"""
+        }
+    )
+
+
+async def test_backup_compare_shows_the_diff_to_the_file_now(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        done = await edited(c)
+        return await c.call("backup", action="compare", backup_id=done["backup_id"])
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "both": """\
+ok
+From backup <backup_id:1> to the file now:
+--- a/f.txt
++++ b/f.txt
+@@ -1 +1 @@
+-v1
++v2\
+"""
+        }
+    )
+
+
+async def test_backup_undo_last_restores_and_says_how_to_redo(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await edited(c)
+        return await c.call("backup", action="undo_last", file_path=c.rel("f.txt"))
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "verbose": """\
+ok
+Restored <root>/f.txt from backup <backup_id:1> (verified, hash d2eccc46). Next undo_last reverts <backup_id:2>.
+Redo: backup(action="restore", backup_id="<backup_id:3>")\
+""",
+            "compact": """\
+ok
+RESTORED <root>/f.txt <- <backup_id:1> | hash d2eccc46
+Redo: backup(action="restore", backup_id="<backup_id:2>")\
+""",
+        }
+    )
+
+
+async def test_backup_undo_last_preview_shows_the_diff_and_writes_nothing(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await edited(c)
+        return await c.call("backup", action="undo_last", file_path=c.rel("f.txt"), preview=True)
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "both": """\
+ok
+DRY RUN, nothing written: undo_last would put backup <backup_id:1> back into <root>/f.txt.
+--- a/f.txt
++++ b/f.txt
+@@ -1 +1 @@
+-v2
++v1\
+"""
+        }
+    )
+
+
+async def test_backup_undo_chain_lists_the_steps_newest_first(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await edited(c)
+        return await c.call("backup", action="undo_chain", file_path=c.rel("f.txt"))
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "both": """\
+ok
+Undo chain, newest first (undo_last reverts the first):
+<backup_id:1> | <time> | edit_file:replace | <root>/f.txt | 3 B
+<backup_id:2> | <time> | edit_file:replace | <root>/f.txt | 3 B\
+"""
+        }
+    )
+
+
+async def test_backup_undo_chain_of_an_untouched_file_says_there_is_none(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("backup", action="undo_chain", file_path=c.rel("f.txt")), files={"f.txt": "x"}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+No undo chain: no operation through fsguard is left to undo for this file.\
+"""
+        }
+    )
+
+
+async def test_backup_restore_puts_a_version_back_and_says_how_to_redo(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        done = await edited(c)
+        return await c.call("backup", action="restore", backup_id=done["backup_id"])
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "verbose": """\
+ok
+Restored <root>/f.txt from backup <backup_id:1> (verified, hash d2eccc46). Next undo_last reverts <backup_id:2>.
+Redo: backup(action="restore", backup_id="<backup_id:2>")\
+""",
+            "compact": """\
+ok
+RESTORED <root>/f.txt <- <backup_id:1> | hash d2eccc46
+Redo: backup(action="restore", backup_id="<backup_id:2>")\
+""",
+        }
+    )
+
+
+async def test_backup_cleanup_dry_run_counts_what_it_would_remove(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await edited(c)
+        return await c.call("backup", action="cleanup", older_than_days=0)
+
+    assert await rig.texts(scenario, fresh=True) == snapshot(
+        {
+            "both": """\
+ok
+Would remove 2 backup(s), 6 B. Run with dry_run=false to remove them.\
+"""
+        }
+    )
+
+
+async def test_backup_list_trash_shows_the_deleted_entries(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await c.ok("delete_file", path=c.rel("a.txt"))
+        return await c.call("backup", action="list_trash", filter_path=c.dir.name + "/")
+
+    assert await rig.texts(scenario, files={"a.txt": "a\n"}) == snapshot(
+        {
+            "both": """\
+ok
+1 trash entry
+<sd_id:1> | <time> | file | <root>/a.txt | 2 B\
+"""
+        }
+    )
+
+
+async def test_backup_restore_trash_says_what_came_back(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        deleted = await c.ok("delete_file", path=c.rel("a.txt"))
+        return await c.call("backup", action="restore_trash", sd_id=deleted["results"][0]["sd_id"])
+
+    assert await rig.texts(scenario, files={"a.txt": "a\n"}) == snapshot(
+        {
+            "both": """\
+ok
+Restored <root>/a.txt from the trash (<sd_id:1>).\
+"""
+        }
+    )
+
+
+async def test_backup_purge_trash_dry_run_says_what_it_would_purge(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        deleted = await c.ok("delete_file", path=c.rel("a.txt"))
+        return await c.call("backup", action="purge_trash", sd_id=deleted["results"][0]["sd_id"])
+
+    assert await rig.texts(scenario, files={"a.txt": "a\n"}) == snapshot(
+        {
+            "both": """\
+ok
+Would purge 1 trash entry, 2 B. Run with dry_run=false to purge them for good.
+<sd_id:1> | <time> | file | <root>/a.txt | 2 B\
+"""
+        }
+    )
+
+
+async def test_backup_undo_last_with_nothing_left_is_nothing_to_undo(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("backup", action="undo_last", file_path=c.rel("f.txt")), files={"f.txt": "x"}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error nothing_to_undo
+nothing to undo for <root>/f.txt: no operation through fsguard is left in its undo chain. See older versions with backup(action='list', filter_path=...).\
+"""
+        }
+    )
+
+
+async def test_backup_undo_last_after_an_external_change_is_undo_conflict(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await edited(c)
+        c.write("f.txt", "changed by someone else\n")
+        return await c.call("backup", action="undo_last", file_path=c.rel("f.txt"))
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "both": """\
+error undo_conflict
+<root>/f.txt changed after the edit_file:replace being reverted: that operation left hash 54f454b1, the file now has hash 9cd324c5. Nothing was written. Compare first with backup(action='compare', backup_id='<backup_id:1>'), then retry undo_last with force=true (the current bytes are backed up before they are replaced).\
+"""
+        }
+    )
+
+
+async def test_backup_restore_without_a_backup_id_is_invalid_params(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("backup", action="restore")) == snapshot(
+        {
+            "both": """\
+error invalid_params
+this backup action needs backup_id.\
+"""
+        }
+    )
+
+
+async def test_backup_info_of_an_unknown_backup_is_not_found(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("backup", action="info", backup_id="20260101-000000-0123456789abcdef"))
+    assert texts == snapshot(
+        {
+            "both": """\
+error not_found
+no backup <backup_id:1> (never made, or removed by retention). List them with backup(action='list').\
+"""
+        }
+    )
+
+
+async def test_backup_info_of_a_malformed_id_is_invalid_params(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("backup", action="info", backup_id="nonsense")) == snapshot(
+        {
+            "both": """\
+error invalid_params
+invalid backup_id 'nonsense': expected YYYYMMDD-HHMMSS-<16 hex>. List backups with backup(action='list').\
+"""
+        }
+    )
+
+
+async def test_backup_restore_trash_of_a_malformed_sd_id_is_invalid_params(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("backup", action="restore_trash", sd_id="nonsense")) == snapshot(
+        {
+            "both": """\
+error invalid_params
+invalid sd_id 'nonsense': expected sd-YYYYMMDD-HHMMSS-<16 hex>. List entries with backup(action='list_trash').\
+"""
+        }
+    )
+
+
+async def test_backup_restore_into_another_file_is_refused(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        done = await edited(c)
+        c.write("other.txt", "other\n")
+        return await c.call("backup", action="restore", backup_id=done["backup_id"], file_path=c.rel("other.txt"))
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "both": """\
+error invalid_params
+backup <backup_id:1> holds <root>/f.txt, not other.txt; a restore never writes another file.\
+"""
+        }
+    )
+
+
+# -- analyze_operation -------------------------------------------------------------------------------------------
+
+
+async def test_analyze_operation_of_an_edit_gives_risk_and_the_diff(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("analyze_operation", operation="edit", path=c.rel("e.txt"), old_text="line 5", new_text="5"),
+        files={"e.txt": TEN_LINES},
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+Plan only, nothing was changed. edit <root>/e.txt: risk LOW.
+- deletes text
+Suggestion: A backup is taken before the change; undo it with backup(action='undo_last').
+--- a/e.txt
++++ b/e.txt
+@@ -2,7 +2,7 @@
+ line 2
+ line 3
+ line 4
+-line 5
++5
+ line 6
+ line 7
+ line 8\
+""",
+            "compact": """\
+ok
+edit <root>/e.txt: risk LOW | deletes text
+--- a/e.txt
++++ b/e.txt
+@@ -2,7 +2,7 @@
+ line 2
+ line 3
+ line 4
+-line 5
++5
+ line 6
+ line 7
+ line 8\
+""",
+        }
+    )
+
+
+async def test_analyze_operation_of_a_write_gives_risk_factors_and_advice(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("analyze_operation", operation="write", path=c.rel("e.txt"), content="short\n"),
+        files={"e.txt": TEN_LINES},
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+Plan only, nothing was changed. write <root>/e.txt: risk CRITICAL.
+- new content (6 B) is less than 50% of the existing file (71 B): looks like accidental truncation.
+- 100% of the file changes
+- deletes text
+Suggestion: Most of the file changes: prefer edit_file for the parts that really change.
+Suggestion: A backup is taken before the change; undo it with backup(action='undo_last').
+--- a/e.txt
++++ b/e.txt
+@@ -1,10 +1 @@
+-line 1
+-line 2
+-line 3
+-line 4
+-line 5
+-line 6
+-line 7
+-line 8
+-line 9
+-line 10
++short\
+""",
+            "compact": """\
+ok
+write <root>/e.txt: risk CRITICAL | new content (6 B) is less than 50% of the existing file (71 B): looks like accidental truncation. | 100% of the file changes | deletes text
+--- a/e.txt
++++ b/e.txt
+@@ -1,10 +1 @@
+-line 1
+-line 2
+-line 3
+-line 4
+-line 5
+-line 6
+-line 7
+-line 8
+-line 9
+-line 10
++short\
+""",
+        }
+    )
+
+
+async def test_analyze_operation_of_a_delete_gives_the_plan(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("analyze_operation", operation="delete", path=c.rel("e.txt")), files={"e.txt": TEN_LINES}
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+Plan only, nothing was changed. delete <root>/e.txt: risk MEDIUM.
+- 1 file(s), 71 bytes
+Suggestion: delete_file moves it to the trash by default; restore with backup(action='restore_trash').\
+""",
+            "compact": """\
+ok
+delete <root>/e.txt: risk MEDIUM | 1 file(s), 71 bytes\
+""",
+        }
+    )
+
+
+async def test_analyze_operation_of_a_missing_file_says_it_does_not_exist(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("analyze_operation", operation="write", path=c.rel("new.txt"), content="x\n")
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+Plan only, nothing was changed. write <root>/new.txt: risk CRITICAL (does not exist).
+- creates a new file
+- 100% of the file changes
+Suggestion: A backup is taken before the change; undo it with backup(action='undo_last').
+--- a/new.txt
++++ b/new.txt
+@@ -0,0 +1 @@
++x\
+""",
+            "compact": """\
+ok
+write <root>/new.txt: risk CRITICAL (does not exist) | creates a new file | 100% of the file changes
+--- a/new.txt
++++ b/new.txt
+@@ -0,0 +1 @@
++x\
+""",
+        }
+    )
+
+
+async def test_analyze_operation_of_an_edit_that_cannot_be_placed_says_so_as_a_high_risk(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("analyze_operation", operation="edit", path=c.rel("e.txt"), old_text="nope", new_text="x"),
+        files={"e.txt": TEN_LINES},
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+Plan only, nothing was changed. edit <root>/e.txt: risk HIGH.
+- the edit cannot be placed: old_text was not found in <root>/e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+Suggestion: Copy old_text exactly from read_file, adding lines until it matches once.\
+""",
+            "compact": """\
+ok
+edit <root>/e.txt: risk HIGH | the edit cannot be placed: old_text was not found in <root>/e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.\
+""",
+        }
+    )
+
+
+async def test_analyze_operation_outside_the_roots_is_access_denied(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("analyze_operation", operation="file", path="/etc/passwd")) == snapshot(
+        {
+            "both": """\
+error access_denied
+access denied: /etc/passwd resolves to /etc/passwd, outside the allowed roots: <root>. Use a path under one of these roots.\
+"""
+        }
+    )
+
+
+# -- server_info and help ----------------------------------------------------------------------------------------
+
+
+async def test_server_info_help_gives_the_overview_with_the_roots(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("server_info", action="help")) == snapshot(
+        {
+            "both": """\
+ok
+fsguard gives typed, safe access to the host filesystem under these roots: <root>.
+Every result has structuredContent (see help(tool=...) for its schema) and a text block.
+Paths may be absolute or relative to the first root; C:\\x forms are translated to the WSL mount.
+Topics: overview, workflow, paths, read, errors, all.\
+"""
+        }
+    )
+
+
+async def test_server_info_stats_counts_calls_and_errors(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await c.call("read_file", path=c.rel("missing.txt"))
+        return await c.call("server_info", action="stats")
+
+    def scrub(text: str) -> str:  # version, uptime and memory vary; the rest is fixed by the scenario
+        text = re.sub(r"fsguard \S+?(,| up)", r"fsguard <version>\1", text)
+        text = re.sub(r"(up:? ?)\d+( ?s)", r"\1<n>\2", text)
+        return re.sub(r"\d+(\.\d+)? MB", "<n> MB", text)
+
+    assert await rig.texts(scenario, fresh=True, scrub=scrub) == snapshot(
+        {
+            "verbose": """\
+ok
+fsguard <version>, up <n> s
+Calls: 1 (read_file 1)
+Errors: 1 (not_found 1)
+Hash cache hit rate: 0%
+Memory: <n> MB
+Backups: 0 (0 B) in <state>/backups\
+""",
+            "compact": """\
+ok
+fsguard <version> up:<n>s ops:1 err:1 hit:0% mem:<n> MB backups:0\
+""",
+        }
+    )
+
+
+async def test_server_info_artifact_capture_says_how_much_it_holds(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("server_info", action="artifact", sub_action="capture", content="a\nb\n"))
+    assert texts == snapshot(
+        {
+            "both": """\
+ok
+Captured artifact: 4 bytes, 2 lines\
+"""
+        }
+    )
+
+
+async def test_server_info_artifact_info_without_a_capture_says_none(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("server_info", action="artifact"), fresh=True) == snapshot(
+        {
+            "both": """\
+ok
+No artifact captured\
+"""
+        }
+    )
+
+
+async def test_server_info_artifact_write_says_where_it_went(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await c.ok("server_info", action="artifact", sub_action="capture", content="# Notes\n")
+        return await c.call("server_info", action="artifact", sub_action="write", path=c.rel("notes.md"))
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "both": """\
+ok
+Wrote artifact (8 bytes, 1 lines) to <root>/notes.md\
+"""
+        }
+    )
+
+
+async def test_server_info_artifact_write_onto_a_file_is_already_exists(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await c.ok("server_info", action="artifact", sub_action="capture", content="# Notes\n")
+        return await c.call("server_info", action="artifact", sub_action="write", path=c.rel("notes.md"))
+
+    assert await rig.texts(scenario, files={"notes.md": "mine\n"}) == snapshot(
+        {
+            "both": """\
+error already_exists
+<root>/notes.md already exists; an artifact is only written to a new file. Choose another path.\
+"""
+        }
+    )
+
+
+async def test_server_info_artifact_write_on_a_read_only_server_is_read_only(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("server_info", action="artifact", sub_action="write", path=c.rel("n.md")), read_only=True
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error read_only
+fsguard runs with --read-only; artifact write is disabled. Restart without it.\
+"""
+        }
+    )
+
+
+async def test_server_info_artifact_capture_without_content_is_invalid_params(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("server_info", action="artifact", sub_action="capture")) == snapshot(
+        {
+            "both": """\
+error invalid_params
+artifact capture needs content: the text to hold.\
+"""
+        }
+    )
+
+
+async def test_server_info_help_of_an_unknown_topic_lists_the_topics(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("server_info", topic="nonsense")) == snapshot(
+        {
+            "both": """\
+error invalid_params
+no help topic 'nonsense'. Topics: overview, workflow, paths, read, errors, all.\
+"""
+        }
+    )
+
+
+async def test_help_lists_every_tool_with_its_summary(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("help")) == snapshot(
+        {
+            "verbose": """\
+ok
+16 tools. Call help(tool="name") for parameters and examples.
+- analyze_operation: Plan a write, edit or delete (or describe a file) without changing anything.
+
+        Returns the risk level and its factors, the diff a write or edit would make, and advice.
+- backup: Undo the last operation on a file, or restore any saved version; backups live outside the roots.
+
+        undo_last(file_path) reverts the newest operation on that file and steps its undo chain back;
+        repeat it to walk further back.
+- copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
+
+        Symlinks inside a directory are skipped and listed.
+- create_directory: Create a directory and any missing parents.
+- delete_file: Delete files or directories; by default they move whole to the trash, restorable for days.
+
+        Restore with backup(action="restore_trash", sd_id=...).
+- edit_file: Change part of a file and return the diff, the new content_hash and a backup to undo with.
+
+        mode replace (default) swaps old_text for new_text; old_text must match exactly one place (ladder:
+        exact, escaped newlines, trailing whitespace, indentation; tolerant_whitespace adds tabs/CRLF)
+        unless replace_all or occurrence.
+- get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
+
+        `paths` inspects several at once and reports failures per path.
+- help: List the registered tools, or describe one with its input and output schema and examples.
+- list_directory: List a directory: directories first, then files, with size and modification time.
+
+        Pages with offset/limit (truncated and next_offset say when more remain); output_format=tree
+        shows nested levels down to max_depth.
+- move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
+
+        The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
+        never be moved.
+- multi_edit: Apply several old_text → new_text edits to one file, all or nothing, with one backup.
+
+        Each edit is placed like edit_file's replace mode on the text left by the edits before it.
+- project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
+
+        Start with preview=true.
+- read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
+
+        Files over 300 lines return the first 300 and a hint for the next range; pick lines with
+        start_line/end_line, or max_lines with mode head/tail.
+- search_files: Find files by name, or text inside files (on ripgrep), under a directory; results in path and line order.
+
+        .gitignore is honoured, hidden files, VCS directories, binary and huge files are skipped.
+- server_info: Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
+
+        artifact write only creates a new file; it never replaces one.
+- write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
+
+        Keeps an existing file's encoding, BOM and CRLF line endings.\
+""",
+            "compact": """\
+ok
+- analyze_operation: Plan a write, edit or delete (or describe a file) without changing anything.
+
+        Returns the risk level and its factors, the diff a write or edit would make, and advice.
+- backup: Undo the last operation on a file, or restore any saved version; backups live outside the roots.
+
+        undo_last(file_path) reverts the newest operation on that file and steps its undo chain back;
+        repeat it to walk further back.
+- copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
+
+        Symlinks inside a directory are skipped and listed.
+- create_directory: Create a directory and any missing parents.
+- delete_file: Delete files or directories; by default they move whole to the trash, restorable for days.
+
+        Restore with backup(action="restore_trash", sd_id=...).
+- edit_file: Change part of a file and return the diff, the new content_hash and a backup to undo with.
+
+        mode replace (default) swaps old_text for new_text; old_text must match exactly one place (ladder:
+        exact, escaped newlines, trailing whitespace, indentation; tolerant_whitespace adds tabs/CRLF)
+        unless replace_all or occurrence.
+- get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
+
+        `paths` inspects several at once and reports failures per path.
+- help: List the registered tools, or describe one with its input and output schema and examples.
+- list_directory: List a directory: directories first, then files, with size and modification time.
+
+        Pages with offset/limit (truncated and next_offset say when more remain); output_format=tree
+        shows nested levels down to max_depth.
+- move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
+
+        The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
+        never be moved.
+- multi_edit: Apply several old_text → new_text edits to one file, all or nothing, with one backup.
+
+        Each edit is placed like edit_file's replace mode on the text left by the edits before it.
+- project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
+
+        Start with preview=true.
+- read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
+
+        Files over 300 lines return the first 300 and a hint for the next range; pick lines with
+        start_line/end_line, or max_lines with mode head/tail.
+- search_files: Find files by name, or text inside files (on ripgrep), under a directory; results in path and line order.
+
+        .gitignore is honoured, hidden files, VCS directories, binary and huge files are skipped.
+- server_info: Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
+
+        artifact write only creates a new file; it never replaces one.
+- write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
+
+        Keeps an existing file's encoding, BOM and CRLF line endings.\
+""",
+        }
+    )
+
+
+async def test_help_of_an_unknown_tool_suggests_the_closest_name(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("help", tool="read_fil")) == snapshot(
+        {
+            "both": """\
+error invalid_params
+no tool named 'read_fil' is registered. Did you mean 'read_file'? Call help() for the catalog.\
+"""
+        }
+    )
+
+
+# -- refusals before a tool runs ---------------------------------------------------------------------------------
+
+
+async def test_an_unknown_tool_is_unknown_tool_with_a_suggestion(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("read_files", path="a.txt")) == snapshot(
+        {
+            "both": """\
+error unknown_tool
+no tool named 'read_files'. Did you mean 'read_file'? Call help() for the catalog.\
+"""
+        }
+    )
+
+
+async def test_an_unknown_parameter_is_unknown_param_with_the_closest_name(rig: Rig) -> None:
+    texts = await rig.texts(lambda c: c.call("edit_file", path=c.rel("e.txt"), old_txt="a", new_text="b"))
+    assert texts == snapshot(
+        {
+            "both": """\
+error unknown_param
+edit_file: unknown parameter 'old_txt' (did you mean 'old_text'?). Valid parameters: allow_rewrite, anchor, case_sensitive, diff_format, dry_run, end_line, expected_hash, mode, new_text, occurrence, old_text, path, pattern, patterns_json, position, replace_all, replacement, start_line, tolerant_whitespace, whole_word.\
+"""
+        }
+    )
+
+
+async def test_an_argument_of_the_wrong_shape_is_invalid_params_per_parameter(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("read_file", path=c.rel("a.txt"), start_line=0)) == snapshot(
+        {
+            "both": """\
+error invalid_params
+read_file: invalid arguments:
+• parameter 'start_line': Input should be greater than or equal to 1
+Call help(tool='read_file') for the parameters.\
+"""
+        }
+    )
