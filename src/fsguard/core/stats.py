@@ -39,7 +39,7 @@ class CallStats:
 def resident_memory_mb() -> float:
     """Current resident set size of this process in MiB (peak RSS where /proc is missing)."""
     try:
-        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        pages = int(Path("/proc/self/statm").read_text(encoding="ascii").split()[1])
         return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
     except (OSError, ValueError, IndexError):
         return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
