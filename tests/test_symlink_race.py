@@ -527,6 +527,17 @@ def breaches(
     return problems
 
 
+def too_few_acted(tally: Tally, minimum: int) -> list[str]:
+    """A line when mutating calls succeeded fewer than ``minimum`` times in all.
+
+    The final-component race flips one name 100k times a second, so a call needing that name to be the file
+    at three or four syscalls in a row rarely gets through; requiring each tool to succeed would make the test
+    flaky (edit_file missed in 4 of 10 runs). The tree race checks each tool reached its acting part.
+    """
+    acted = sum(count for step, count in tally.ok.items() if step not in NOT_MUTATING)
+    return [f"only {acted} mutating calls succeeded (at least {minimum} needed)"] if acted < minimum else []
+
+
 def unreached(tally: Tally, steps: list[tuple[str, str, Arguments]]) -> list[str]:
     """A line naming the mutating tools that never succeeded (so the race never reached their acting part)."""
     mutating = {tool for step, tool, _ in steps if step not in NOT_MUTATING}
@@ -573,5 +584,5 @@ async def test_a_final_component_swapped_with_an_outside_link_is_never_followed(
             with anyio.fail_after(WORKLOAD_S):
                 await Workload(client, tally, FINAL_STEPS).run(FINAL_CALLS)
 
-    problems = breaches(tally, swapper, before, outside, tmp_path, top_before) + unreached(tally, FINAL_STEPS)
+    problems = breaches(tally, swapper, before, outside, tmp_path, top_before) + too_few_acted(tally, 50)
     assert not problems, "\n".join([*problems, tally.summary(), f"swapper: {swapper}"])
