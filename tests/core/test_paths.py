@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
+from fsguard.core.beneath import Beneath
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError
 from fsguard.core.paths import PathPolicy
 from tests.strategies import path_components
@@ -73,15 +74,17 @@ def test_symlink_inside_the_root_resolves_to_its_canonical_target(policy: PathPo
     assert policy.resolve("alias/x.txt") == root / "real" / "x.txt"
 
 
-def test_recheck_catches_a_directory_swapped_for_a_symlink_after_the_first_check(
+def test_the_pinned_walk_catches_a_directory_swapped_for_a_symlink_after_the_check(
     policy: PathPolicy, root: Path, outside: Path
 ) -> None:
     (root / "d").mkdir()
     checked = policy.resolve("d/file.txt")
     (root / "d").rmdir()
     (root / "d").symlink_to(outside)
-    with pytest.raises(AccessDeniedError):
-        policy.recheck(checked)
+    beneath = Beneath(policy.roots)
+    with pytest.raises(AccessDeniedError), beneath.entry(checked):
+        pass
+    beneath.close()
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,9 @@
 """Where an agent may go: root containment, symlink resolution and the always-on name policy.
 
 Every path a tool touches passes through :meth:`PathPolicy.resolve`, which returns the absolute
-canonical path (symlinks resolved) or raises. Writes call :meth:`PathPolicy.recheck` right before
-touching the disk, so a symlink swapped in after the first check cannot redirect the write.
+canonical path (symlinks resolved) or raises. That is the check, not the act: every operation then
+reaches the path through :mod:`fsguard.core.beneath`, pinned by fd, so a symlink swapped in after the
+check cannot redirect it.
 """
 
 from __future__ import annotations
@@ -144,12 +145,6 @@ class PathPolicy:
         if too_long is not None:  # checked here: the OS would refuse it deep in some call, as an unexpected OSError
             raise too_long
         return candidate
-
-    def recheck(self, canonical: Path) -> Path:
-        """Resolve again right before a write: the tree may have changed since :meth:`resolve`."""
-        again = _realpath(canonical, str(canonical))
-        self._check_contained(str(canonical), again)
-        return again
 
     def label(self, canonical: Path) -> str:
         """A short name for diffs: relative to the root holding it, else the absolute path without its '/'."""
