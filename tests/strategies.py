@@ -6,6 +6,8 @@
 - :func:`path_components`: lists of path components mixing ``..``, ``.``, absolute segments and unicode names.
 - :func:`json_values`, :func:`json_with_trailing_commas`: JSON values, and JSON text of them with trailing commas.
 - :func:`gitignore_trees`: small trees with `.gitignore` files whose patterns meet in the corners.
+- :func:`windows_names`, :func:`windows_paths`: names Windows accepts, and drive paths typed loosely (either drive
+  case, ``\\`` or ``/`` separators, repeated, ``.`` segments, a trailing separator) with what they name.
 """
 
 from __future__ import annotations
@@ -300,3 +302,37 @@ def mazes(draw: st.DrawFn) -> Maze:
     links = tuple((draw(st.sampled_from(MAZE_LINK_HOMES)), name, draw(st.one_of(relative, absolute))) for name in names)
     walk = tuple(draw(st.lists(st.sampled_from(MAZE_NAMES), min_size=1, max_size=4)))
     return Maze(links, walk)
+
+
+# -- Windows paths for the WSL translation ---------------------------------------------------------------------------
+
+_WINDOWS_FORBIDDEN = '\\/:*?"<>|'
+
+
+@dataclass(frozen=True)
+class WindowsPath:
+    """A drive path as someone might type it (``text``), and what it names: the drive letter and the names."""
+
+    text: str
+    drive: str  # lower case, as the mount point spells it
+    names: tuple[str, ...]
+
+
+def windows_names() -> st.SearchStrategy[str]:
+    """One name Windows accepts: unicode without ``\\ / : * ? " < > |``, controls or surrogates; never . or .."""
+    allowed = st.characters(codec="utf-8", exclude_characters=_WINDOWS_FORBIDDEN, exclude_categories=("Cc", "Cs"))
+    return st.text(allowed, min_size=1, max_size=10).filter(lambda name: name not in (".", ".."))
+
+
+@st.composite
+def windows_paths(draw: st.DrawFn) -> WindowsPath:
+    """Drive paths with either drive case, ``\\`` and ``/`` (repeated, mixed), ``.`` segments, a trailing separator."""
+    letter = draw(st.sampled_from("abcdefghijklmnopqrstuvwxyz"))
+    names = tuple(draw(st.lists(windows_names(), max_size=5)))
+    separator = st.sampled_from(["\\", "/", "\\\\", "/\\"])
+    text = (letter.upper() if draw(st.booleans()) else letter) + ":" + draw(separator)
+    for name in names:
+        text += ("." + draw(separator) if draw(st.booleans()) else "") + name + draw(separator)
+    if names and not draw(st.booleans()):
+        text = text.rstrip("\\/")
+    return WindowsPath(text, letter, names)

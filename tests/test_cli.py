@@ -68,3 +68,26 @@ def test_client_config_is_valid_json_for_both_transports(tmp_path: Path) -> None
     stdio = settings_from(parser().parse_args([str(tmp_path)]))
     assert json.loads(client_config(http))["mcpServers"]["fsguard"]["url"] == "http://127.0.0.1:9001/mcp"
     assert json.loads(client_config(stdio))["mcpServers"]["fsguard"]["args"] == [str(tmp_path)]
+
+
+def test_the_wsl_flags_reach_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("FSGUARD_WSL", "FSGUARD_WSL_WINDOWS_HOME", "FSGUARD_WSL_AUTOSYNC"):
+        monkeypatch.delenv(name, raising=False)
+    args = ["--wsl", "--wsl-windows-home", "C:\\Users\\me", "--wsl-autosync", "--state-dir", str(tmp_path)]
+    settings = settings_from(parser().parse_args(args))
+    assert (settings.wsl, settings.wsl_windows_home, settings.wsl_autosync) == (True, "C:\\Users\\me", True)
+    assert settings.wsl_autosync_config == tmp_path / "wsl" / "autosync.json"
+    assert settings_from(parser().parse_args(["--no-wsl"])).wsl is False
+    unset = settings_from(parser().parse_args([]))
+    assert (unset.wsl, unset.wsl_windows_home, unset.wsl_autosync) == (None, None, False)
+
+
+def test_the_wsl_settings_may_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FSGUARD_WSL", "1")
+    monkeypatch.setenv("FSGUARD_WSL_WINDOWS_HOME", "D:\\Home")
+    monkeypatch.setenv("FSGUARD_WSL_AUTOSYNC", "true")
+    settings = settings_from(parser().parse_args([]))
+    assert (settings.wsl, settings.wsl_windows_home, settings.wsl_autosync) == (True, "D:\\Home", True)
+    monkeypatch.setenv("FSGUARD_WSL", "0")
+    assert settings_from(parser().parse_args([])).wsl is False
+    assert settings_from(parser().parse_args(["--wsl"])).wsl is True  # the flag beats the environment

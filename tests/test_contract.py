@@ -33,11 +33,26 @@ TOOLS = READ_ONLY_TOOLS | {
     "move_file",
     "copy_file",
     "project_replace",
+    "batch_operations",
+    "git",
+    "minify_js",
+    "wsl",
 }
 
 
 async def listed(client: Client) -> dict[str, Tool]:
     return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+
+async def test_all_twenty_seed_tools_are_listed_with_schemas_and_help_names_each(client: Client) -> None:
+    tools = await listed(client)
+    assert len(tools) == 20
+    assert all(tool.output_schema is not None for tool in tools.values())
+    catalog = structured(await client.call_tool("help", {}))["tools"]
+    assert sorted(entry["name"] for entry in catalog) == sorted(tools)
+    for name in ("batch_operations", "git", "minify_js", "wsl"):
+        detail = structured(await client.call_tool("help", {"tool": name}))
+        assert detail["examples"], f"help(tool={name!r}) shows no example"
 
 
 async def test_the_tools_of_this_release_are_listed(client: Client) -> None:

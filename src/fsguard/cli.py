@@ -59,6 +59,27 @@ def parser() -> argparse.ArgumentParser:
     add("--max-search-results", type=int, default=1000, metavar="N", help="matches per search_files answer")
     add("--max-list-items", type=int, default=500, metavar="N", help="entries per list_directory answer")
     add("--wsl-mount-root", type=Path, default=Path("/mnt"), help="where C:\\ paths map to (default /mnt)")
+    add(
+        "--wsl",
+        action=argparse.BooleanOptionalAction,
+        default=env_flag("FSGUARD_WSL"),
+        help="treat this machine as WSL (--no-wsl: as not), instead of detecting it; env FSGUARD_WSL=1/0. "
+        "For tests on plain Linux with a fake --wsl-mount-root tree",
+    )
+    add(
+        "--wsl-windows-home",
+        default=os.environ.get("FSGUARD_WSL_WINDOWS_HOME") or None,
+        metavar="PATH",
+        help="the Windows user folder, e.g. C:\\Users\\me (env FSGUARD_WSL_WINDOWS_HOME; default USERPROFILE, "
+        "else <mount root>/c/Users/$USER)",
+    )
+    add(
+        "--wsl-autosync",
+        action="store_true",
+        default=bool(env_flag("FSGUARD_WSL_AUTOSYNC")),
+        help="copy files written under ~ to the Windows home, whatever wsl(action=autosync_config) saved; "
+        "env FSGUARD_WSL_AUTOSYNC=1",
+    )
     add("--version", action="version", version=f"fsguard {__version__}")
     return p
 
@@ -89,7 +110,16 @@ def settings_from(args: argparse.Namespace) -> Settings:
         max_list_items=args.max_list_items,
         max_search_results=args.max_search_results,
         wsl_mount_root=args.wsl_mount_root,
+        wsl=args.wsl,
+        wsl_windows_home=args.wsl_windows_home,
+        wsl_autosync=args.wsl_autosync,
     )
+
+
+def env_flag(name: str) -> bool | None:
+    """An on/off environment variable: 1/true/yes/on, 0/false/no/off; None when unset or anything else."""
+    value = os.environ.get(name, "").strip().lower()
+    return True if value in ("1", "true", "yes", "on") else False if value in ("0", "false", "no", "off") else None
 
 
 def client_config(settings: Settings) -> str:

@@ -47,6 +47,14 @@ class Settings:
     max_list_items: int = 500
     max_search_results: int = 1000
     wsl_mount_root: Path = Path("/mnt")
+    # None: detect WSL (binfmt_misc/WSLInterop, WSL_DISTRO_NAME, /proc/version); True/False forces the answer
+    # (--wsl / --no-wsl, FSGUARD_WSL=1/0), which is how the wsl tool is tested on plain Linux.
+    wsl: bool | None = None
+    wsl_home: Path | None = None  # the Linux side of the standard folders and of autosync; None: $HOME
+    # C:\Users\me or its mount path (--wsl-windows-home, FSGUARD_WSL_WINDOWS_HOME); None: USERPROFILE, else
+    # <mount root>/c/Users/$USER when that exists.
+    wsl_windows_home: str | None = None
+    wsl_autosync: bool = False  # --wsl-autosync / FSGUARD_WSL_AUTOSYNC=1: autosync on, whatever its config says
     read_truncate_lines: int = 300
 
     def effective_roots(self) -> tuple[Path, ...]:
@@ -54,6 +62,11 @@ class Settings:
         if self.roots:
             return self.roots
         return () if self.unrestricted else (Path.cwd(),)
+
+    @property
+    def wsl_autosync_config(self) -> Path:
+        """The saved autosync settings: in the state dir, so each server (and test) has its own."""
+        return self.state_dir / "wsl" / "autosync.json"
 
     @property
     def sweep_age_days(self) -> float:

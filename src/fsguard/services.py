@@ -13,21 +13,30 @@ from fsguard.core.analysis import Analyzer
 from fsguard.core.artifacts import ArtifactHolder
 from fsguard.core.audit import AuditLog
 from fsguard.core.backups import BackupStore
+from fsguard.core.batch import BatchRunner
+from fsguard.core.batchops import Engines
 from fsguard.core.beneath import Beneath
 from fsguard.core.deletion import Deleter
 from fsguard.core.directories import DirectoryMaker
 from fsguard.core.disk import AtomicWriter, remove_by_name
 from fsguard.core.editing import Editor
+from fsguard.core.git import GitRunner
+from fsguard.core.groups import GroupStore
 from fsguard.core.hashing import FingerprintCache
 from fsguard.core.hooks import HookRunner
 from fsguard.core.listing import DirectoryLister
 from fsguard.core.locks import PathLocks
 from fsguard.core.metadata import MetadataReader
+from fsguard.core.minify import Minifier
 from fsguard.core.moving import Mover
 from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
+from fsguard.core.pipeline_actions import PipelineEngines
+from fsguard.core.pipeline_runner import PipelineRunner
 from fsguard.core.reading import FileReader
+from fsguard.core.renaming import Renamer
 from fsguard.core.replacing import ProjectReplacer
+from fsguard.core.reverting import Reverter
 from fsguard.core.risk import RiskPolicy
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.session import Session
@@ -37,6 +46,7 @@ from fsguard.core.transfer import remove_beneath
 from fsguard.core.trash import Trash
 from fsguard.core.undo import Restorer
 from fsguard.core.writing import FileWriter
+from fsguard.core.wsl import WslIntegration, WslSettings
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +76,14 @@ class Services:
     analyzer: Analyzer
     audit: AuditLog | None
     replacer: ProjectReplacer
+    minifier: Minifier
+    groups: GroupStore
+    reverter: Reverter
+    renamer: Renamer
+    wsl: WslIntegration
+    git: GitRunner
+    batch: BatchRunner
+    pipelines: PipelineRunner
 
     @classmethod
     def create(cls, settings: Settings) -> Services:
@@ -116,6 +134,14 @@ class Services:
             max_file_size=settings.max_file_size,
         )
         stats = CallStats()
+        groups = GroupStore(settings.state_dir / "backups" / "groups", writer)
+        restorer = Restorer(safe)
+        deleter = Deleter(safe, trash)
+        mover = Mover(safe)
+        reverter = Reverter(safe, restorer, deleter, mover)
+        editor = Editor(safe, StructureChecker(), risk)
+        file_writer = FileWriter(safe)
+        directories = DirectoryMaker(policy, beneath, locks, session, hooks)
         return cls(
             settings=settings,
             policy=policy,
@@ -133,17 +159,46 @@ class Services:
             ),
             lister=DirectoryLister(policy, beneath, session, max_items=settings.max_list_items),
             metadata=MetadataReader(policy, beneath, cache, session, max_file_size=settings.max_file_size),
-            directories=DirectoryMaker(policy, beneath, locks, session, hooks),
+            directories=directories,
             artifacts=ArtifactHolder(safe),
             stats=stats,
             backups=backups,
-            editor=Editor(safe, StructureChecker(), risk),
-            writer=FileWriter(safe),
-            restorer=Restorer(safe),
+            editor=editor,
+            writer=file_writer,
+            restorer=restorer,
             trash=trash,
-            deleter=Deleter(safe, trash),
-            mover=Mover(safe),
+            deleter=deleter,
+            mover=mover,
             analyzer=Analyzer(policy, beneath, risk, max_file_size=settings.max_file_size),
             audit=AuditLog(settings.log_dir, stats) if settings.log_dir else None,
-            replacer=ProjectReplacer(safe),
+            replacer=ProjectReplacer(safe, groups),
+            minifier=Minifier(safe, StructureChecker()),
+            groups=groups,
+            reverter=reverter,
+            renamer=Renamer(safe, mover, reverter, groups),
+            wsl=WslIntegration.create(safe, _wsl_settings(settings), os.environ),
+            git=GitRunner(safe),
+            batch=BatchRunner(safe, Engines(editor, file_writer, mover, deleter, directories, reverter), groups),
+            pipelines=PipelineRunner(
+                PipelineEngines(
+                    policy=policy,
+                    beneath=beneath,
+                    editor=editor,
+                    mover=mover,
+                    deleter=deleter,
+                    max_file_size=settings.max_file_size,
+                ),
+                reverter,
+                groups,
+            ),
         )
+
+
+def _wsl_settings(settings: Settings) -> WslSettings:
+    return WslSettings(
+        forced=settings.wsl,
+        home=settings.wsl_home,
+        windows_home=settings.wsl_windows_home,
+        autosync_config=settings.wsl_autosync_config,
+        autosync_forced=settings.wsl_autosync,
+    )

@@ -10,7 +10,6 @@ import pytest
 
 from fsguard.core.charsets import text_codec
 from fsguard.core.errors import (
-    NAME_MAX_BYTES,
     AccessDeniedError,
     AmbiguousMatchError,
     DiskFullError,
@@ -22,9 +21,8 @@ from fsguard.core.errors import (
     NotFoundError,
     ReadOnlyFilesystemError,
     error_for_code,
-    from_os_error,
-    name_length_error,
 )
+from fsguard.core.oserrors import NAME_MAX_BYTES, from_os_error, name_length_error
 
 
 def os_error(code: int) -> OSError:

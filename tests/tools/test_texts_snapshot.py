@@ -2320,7 +2320,7 @@ async def test_help_lists_every_tool_with_its_summary(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-16 tools. Call help(tool="name") for parameters and examples.
+20 tools. Call help(tool="name") for parameters and examples.
 - analyze_operation: Plan a write, edit or delete (or describe a file) without changing anything.
 
         Returns the risk level and its factors, the diff a write or edit would make, and advice.
@@ -2328,6 +2328,11 @@ ok
 
         undo_last(file_path) reverts the newest operation on that file and steps its undo chain back;
         repeat it to walk further back.
+- batch_operations: Run several file operations as one: all or nothing by default, validated before anything runs.
+
+        Pass exactly one of request_json (write/edit/copy/move/delete/… operations), pipeline_json (steps
+        that feed each other: search → edit → count, with conditions and {{step.field}} templates) or
+        rename_json (rename many files by a rule; any name conflict refuses the whole set).
 - copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
 
         Symlinks inside a directory are skipped and listed.
@@ -2343,11 +2348,18 @@ ok
 - get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
 
         `paths` inspects several at once and reports failures per path.
+- git: Run git in a repository under the roots: status, diff, log, show, add, commit, push, restore, branch, init.
+
+        Typed results (status lists, commits, per-file line counts, commit stats and risk).
 - help: List the registered tools, or describe one with its input and output schema and examples.
 - list_directory: List a directory: directories first, then files, with size and modification time.
 
         Pages with offset/limit (truncated and next_offset say when more remain); output_format=tree
         shows nested levels down to max_depth.
+- minify_js: Minify a JavaScript file with rjsmin, in place (backed up, undoable) or into a new file.
+
+        Strings, template literals and regex literals are never changed, and a line break that ends a
+        statement is kept, so the program behaves the same.
 - move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
 
         The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
@@ -2357,6 +2369,7 @@ ok
         Each edit is placed like edit_file's replace mode on the text left by the edits before it.
 - project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
 
+        The result's backup_id restores every changed file at once: backup(action="restore", backup_id=...).
         Start with preview=true.
 - read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
 
@@ -2370,7 +2383,11 @@ ok
         artifact write only creates a new file; it never replaces one.
 - write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
 
-        Keeps an existing file's encoding, BOM and CRLF line endings.\
+        Keeps an existing file's encoding, BOM and CRLF line endings.
+- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.
+
+        sync copies a file or folder (only files whose bytes differ); a Windows file it replaces is
+        backed up first (undo with backup(action="undo_last")).\
 """,
             "compact": """\
 ok
@@ -2381,6 +2398,11 @@ ok
 
         undo_last(file_path) reverts the newest operation on that file and steps its undo chain back;
         repeat it to walk further back.
+- batch_operations: Run several file operations as one: all or nothing by default, validated before anything runs.
+
+        Pass exactly one of request_json (write/edit/copy/move/delete/… operations), pipeline_json (steps
+        that feed each other: search → edit → count, with conditions and {{step.field}} templates) or
+        rename_json (rename many files by a rule; any name conflict refuses the whole set).
 - copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
 
         Symlinks inside a directory are skipped and listed.
@@ -2396,11 +2418,18 @@ ok
 - get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
 
         `paths` inspects several at once and reports failures per path.
+- git: Run git in a repository under the roots: status, diff, log, show, add, commit, push, restore, branch, init.
+
+        Typed results (status lists, commits, per-file line counts, commit stats and risk).
 - help: List the registered tools, or describe one with its input and output schema and examples.
 - list_directory: List a directory: directories first, then files, with size and modification time.
 
         Pages with offset/limit (truncated and next_offset say when more remain); output_format=tree
         shows nested levels down to max_depth.
+- minify_js: Minify a JavaScript file with rjsmin, in place (backed up, undoable) or into a new file.
+
+        Strings, template literals and regex literals are never changed, and a line break that ends a
+        statement is kept, so the program behaves the same.
 - move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
 
         The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
@@ -2410,6 +2439,7 @@ ok
         Each edit is placed like edit_file's replace mode on the text left by the edits before it.
 - project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
 
+        The result's backup_id restores every changed file at once: backup(action="restore", backup_id=...).
         Start with preview=true.
 - read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
 
@@ -2423,7 +2453,11 @@ ok
         artifact write only creates a new file; it never replaces one.
 - write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
 
-        Keeps an existing file's encoding, BOM and CRLF line endings.\
+        Keeps an existing file's encoding, BOM and CRLF line endings.
+- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.
+
+        sync copies a file or folder (only files whose bytes differ); a Windows file it replaces is
+        backed up first (undo with backup(action="undo_last")).\
 """,
         }
     )

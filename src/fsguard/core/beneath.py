@@ -25,7 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError, from_os_error
+from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
+from fsguard.core.oserrors import from_os_error
 
 _PATH = getattr(os, "O_PATH", os.O_RDONLY)
 _DIR_FLAGS = _PATH | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import codecs
 
-from fsguard.core.errors import InvalidParamsError, shorten
+from fsguard.core.errors import InvalidParamsError
+from fsguard.core.oserrors import shorten
 
 _EXAMPLES = "Use a text encoding such as utf-8, utf-16-le, cp1252 or latin-1, or encoding='base64' for raw bytes."
 # Text codecs by Python's flag that still cannot hold a file: 'undefined' refuses every string, and

@@ -35,7 +35,13 @@ class Deleter:
         self._trash = trash
 
     def delete(
-        self, user_path: str, *, permanent: bool = False, recursive: bool = False, expected_hash: str | None = None
+        self,
+        user_path: str,
+        *,
+        permanent: bool = False,
+        recursive: bool = False,
+        expected_hash: str | None = None,
+        tool: str = "delete_file",
     ) -> Deletion:
         """Soft-delete (or, with ``permanent``, remove) one file, link or directory.
 
@@ -69,14 +75,14 @@ class Deleter:
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to delete a directory or link.")
             operation = "delete_file:permanent" if permanent else "delete_file:trash"
-            self._safe.hooks.fire("pre", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
+            self._safe.hooks.fire("pre", "delete", tool_name=tool, file_path=str(path), operation=operation)
             if not permanent:
                 trashed = self._trash.put(entry)
                 self._safe.session.forget(path)
                 self._safe.hooks.fire(
                     "post",
                     "delete",
-                    tool_name="delete_file",
+                    tool_name=tool,
                     file_path=str(path),
                     operation=operation,
                     metadata={"sd_id": trashed.sd_id},
@@ -88,7 +94,7 @@ class Deleter:
                 backup = self._safe.backups.snapshot(path, data, mode, operation="delete_file", after_hash=None)
             remove(entry)
             self._safe.session.forget(path)
-            self._safe.hooks.fire("post", "delete", tool_name="delete_file", file_path=str(path), operation=operation)
+            self._safe.hooks.fire("post", "delete", tool_name=tool, file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)
 
     def restore_from_trash(self, sd_id: str) -> TrashEntry:

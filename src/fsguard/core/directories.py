@@ -7,9 +7,10 @@ import stat
 from pathlib import Path
 
 from fsguard.core.beneath import Beneath, lstat_at
-from fsguard.core.errors import AlreadyExistsError, NotFoundError, from_os_error
+from fsguard.core.errors import AlreadyExistsError, NotFoundError
 from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
+from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 
@@ -26,8 +27,10 @@ class DirectoryMaker:
         self._locks = locks
         self._session = session
 
-    def create(self, user_path: str) -> tuple[Path, bool]:
+    def create(self, user_path: str, *, tool: str = "create_directory") -> tuple[Path, bool]:
         """Create ``user_path`` and its missing parents; returns the canonical path and whether it was new.
+
+        ``tool`` is the name hooks see (batch_operations passes its own).
 
         Raises:
             AlreadyExistsError: a file (not a directory) has that name.
@@ -45,7 +48,7 @@ class DirectoryMaker:
                     )
                 self._session.saw(path)
                 return path, False
-            event = {"tool_name": "create_directory", "operation": "create_directory", "file_path": str(path)}
+            event = {"tool_name": tool, "operation": "create_directory", "file_path": str(path)}
             self._hooks.fire("pre", "create", **event)
             with self._beneath.entry(path, make_parents=True) as entry:
                 try:

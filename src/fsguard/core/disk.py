@@ -19,14 +19,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned, fsync_directory, lstat_at, rename_no_replace
-from fsguard.core.errors import (
-    AccessDeniedError,
-    BinaryFileError,
-    FsguardError,
-    IsDirectoryError,
-    TooLargeError,
-    from_os_error,
-)
+from fsguard.core.errors import AccessDeniedError, BinaryFileError, FsguardError, IsDirectoryError, TooLargeError
+from fsguard.core.oserrors import from_os_error
 
 logger = logging.getLogger(__name__)
 

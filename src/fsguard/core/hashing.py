@@ -16,7 +16,8 @@ from fnv_hash_fast import fnv1a_32
 
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import read_at, read_snapshot
-from fsguard.core.errors import FsguardError, from_os_error
+from fsguard.core.errors import FsguardError
+from fsguard.core.oserrors import from_os_error
 from fsguard.core.textio import DecodedText, decode
 
 # A file modified this recently may change again within one timestamp tick without its

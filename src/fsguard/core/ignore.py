@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pathspec
 
-from fsguard.core.errors import InvalidParamsError, NotDirectoryError, NotFoundError, from_os_error
+from fsguard.core.errors import InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.oserrors import from_os_error
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 GITIGNORE = ".gitignore"

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath, lstat_at
-from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, from_os_error
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError
 from fsguard.core.ignore import IgnoreRules
+from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 from fsguard.models import DirectoryEntry, EntryType, ListDirectoryResult, TreeNode

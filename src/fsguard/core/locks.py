@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from fsguard.core.errors import from_os_error
+from fsguard.core.oserrors import from_os_error
 
 
 class PathLocks:

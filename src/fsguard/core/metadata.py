@@ -8,9 +8,10 @@ import stat
 from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
-from fsguard.core.errors import FsguardError, InvalidParamsError, from_os_error
+from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.hashing import FingerprintCache
 from fsguard.core.listing import entry_type, iso_time
+from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 from fsguard.models import FileFacts, FileInfo

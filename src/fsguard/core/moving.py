@@ -35,8 +35,12 @@ class Mover:
     def __init__(self, safeguards: Safeguards) -> None:
         self._safe = safeguards
 
-    def move(self, source_path: str, dest_path: str, *, expected_hash: str | None = None) -> tuple[Path, Path]:
+    def move(
+        self, source_path: str, dest_path: str, *, expected_hash: str | None = None, tool: str = "move_file"
+    ) -> tuple[Path, Path]:
         """Move or rename; the destination must not exist, and that is enforced atomically.
+
+        ``tool`` is the name hooks see (batch_operations passes its own).
 
         Raises:
             AccessDeniedError: the source is a root.
@@ -60,7 +64,7 @@ class Mover:
                 safe.guard.check(source, content_hash(data), expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
-            move = {"tool_name": "move_file", "operation": "move_file", "file_path": str(source)}
+            move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
             safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
                 move_verified(pinned, target, safe.atomic, fingerprint(pinned)[0])
@@ -68,7 +72,9 @@ class Mover:
         safe.hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
         return source, destination
 
-    def copy(self, source_path: str, dest_path: str, *, progress: Progress | None = None) -> CopyReport:
+    def copy(
+        self, source_path: str, dest_path: str, *, progress: Progress | None = None, tool: str = "copy_file"
+    ) -> CopyReport:
         """Copy a file, or a directory recursively, keeping modes; symlinks inside are skipped and listed.
 
         A link given as the source is followed (while it stays inside the roots): its target is copied.
@@ -87,7 +93,7 @@ class Mover:
                 )
             if destination == source or destination.is_relative_to(source):
                 raise InvalidParamsError(f"cannot copy {source} into itself ({destination}).", path=str(source))
-            copy = {"tool_name": "copy_file", "operation": "copy_file", "file_path": str(source)}
+            copy = {"tool_name": tool, "operation": "copy_file", "file_path": str(source)}
             safe.hooks.fire("pre", "copy", **copy, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
                 copied = copy_new(pinned, target, safe.atomic, progress=progress)
@@ -97,6 +103,7 @@ class Mover:
     def _endpoints(self, source_path: str, dest_path: str) -> tuple[Path, Path]:
         source = self._safe.policy.resolve_entry(source_path)
         destination = self._safe.policy.resolve_entry(dest_path)
+        self._safe.policy.check_writable(destination)
         if not (source.exists() or source.is_symlink()):
             with self._safe.session.watching(source):
                 raise _missing(source)

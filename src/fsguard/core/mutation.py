@@ -2,7 +2,7 @@
 
     lock (threads and processes) → pin the path by fd → read the bytes → [caller: hash check, plan,
     pre-hook, guards] → size limit → backup → atomic write in the pinned directory → read back →
-    remember the hash → post-hook
+    remember the hash → post-hook → commit listeners (WSL autosync), still under the lock
 
 edit_file, multi_edit, write_file, project_replace, undo_last and restore all open a :func:`mutation`
 and call :meth:`Mutation.commit`; they differ only in how they compute the new bytes. So a guarantee
@@ -153,6 +153,8 @@ class Mutation:
             operation=hook.operation,
             metadata={**metadata, **hook.metadata},
         )
+        for listener in self.safe.committed:
+            listener(self.path, hook.family, hook.tool_name)
         return Commit(backup, written_hash, verified, size)
 
     def _replace(self, entry: Pinned, data: bytes, mode: int | None, digest: str) -> tuple[str, int, bool]:
@@ -177,10 +179,11 @@ def mutation(safe: Safeguards, path: Path, *, may_be_missing: bool = False) -> I
     With ``may_be_missing`` the file (and its parent directories) need not exist: it will be created.
 
     Raises:
-        AccessDeniedError: the path now leads outside the roots.
+        AccessDeniedError: the path now leads outside the roots, or into a repository's ``.git``.
         IsDirectoryError: the path is a directory.
         NotFoundError: it is missing (and may not be).
     """
+    safe.policy.check_writable(path)
     with safe.locks.hold(path), ExitStack() as stack:
         entry: Pinned | None = None
         try:

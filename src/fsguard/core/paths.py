@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.errors import AccessDeniedError, InvalidParamsError, from_os_error, name_length_error
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+from fsguard.core.oserrors import from_os_error, name_length_error
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 _RESERVED_DEVICE_NAMES = frozenset(
@@ -165,6 +166,25 @@ class PathPolicy:
     def contains(self, canonical: Path) -> bool:
         """True when ``canonical`` lies inside some root (or containment is off)."""
         return self.unrestricted or any(canonical == root or canonical.is_relative_to(root) for root in self.roots)
+
+    def check_writable(self, canonical: Path) -> None:
+        """Refuse to put content inside a repository's ``.git``: its hooks and config make git run programs.
+
+        Otherwise writing ``.git/hooks/pre-commit`` (or a filter in ``.git/config``) with a file tool and then
+        calling git(action="commit") would run anything the agent wrote. A root that is itself inside a
+        ``.git`` is the operator's choice and stays writable.
+
+        Raises:
+            AccessDeniedError: ``canonical`` lies inside (or is) a ``.git`` below its root.
+        """
+        root = self.root_of(canonical)
+        inside = canonical.parts[len(root.parts) :] if root is not None else canonical.parts
+        if ".git" in inside:
+            raise AccessDeniedError(
+                f"{canonical} is inside a git repository's internals (.git), which fsguard never writes: hooks and "
+                "config there make git run programs. Change the repository with the git tool instead.",
+                path=str(canonical),
+            )
 
     def _check_contained(self, user_path: str, canonical: Path) -> None:
         if not self.contains(canonical):

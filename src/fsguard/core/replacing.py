@@ -23,6 +23,7 @@ from fsguard.core.errors import (
     NotFoundError,
     RiskBlockedError,
 )
+from fsguard.core.groups import Change, GroupStore
 from fsguard.core.hashing import content_hash
 from fsguard.core.ignore import WalkOptions, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
@@ -46,6 +47,7 @@ class FileChange:
     replacements: int
     backup_id: str | None = None
     skipped: str | None = None
+    content_hash: str | None = None  # what the file holds after the replace
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class ReplaceReport:
     total_replacements: int
     risk_level: RiskLevel
     files_scanned: int
+    group_id: str | None = None  # one id restoring every changed file: backup(action="restore", backup_id=...)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,8 +83,9 @@ class ReplaceRequest:
 class ProjectReplacer:
     """Find and replace across the files under a directory."""
 
-    def __init__(self, safeguards: Safeguards) -> None:
+    def __init__(self, safeguards: Safeguards, groups: GroupStore) -> None:
         self._safe = safeguards
+        self._groups = groups
 
     def run(self, request: ReplaceRequest, progress: Progress | None = None) -> ReplaceReport:
         """Replace ``request.find`` in every matching file (at most ``max_files`` changed files).
@@ -133,11 +137,18 @@ class ProjectReplacer:
                 risk_level=risk.value,
             )
         done: list[FileChange] = []
-        for number, plan in enumerate(planned, 1):
-            done.append(self._apply(plan))
-            if progress is not None:
-                progress(number, len(planned))  # may raise to cancel: the files before are whole and backed up
-        return ReplaceReport("applied", tuple(done), sum(c.replacements for c in done), risk, scanned)
+        try:
+            for number, plan in enumerate(planned, 1):
+                done.append(self._apply(plan))
+                if progress is not None:
+                    progress(number, len(planned))  # may raise to cancel: the files before are whole and backed up
+        finally:  # a cancelled run still gets its group: the files it changed are restorable as one
+            group = self._groups.save(
+                "project_replace",
+                (Change.modified(c.path, c.backup_id, c.content_hash) for c in done if c.content_hash is not None),
+            )
+        total = sum(c.replacements for c in done)
+        return ReplaceReport("applied", tuple(done), total, risk, scanned, group.group_id if group else None)
 
     def _plan(self, path: Path, substitute: _Substitute) -> _Plan | None:
         try:
@@ -164,7 +175,8 @@ class ProjectReplacer:
                 done = change.commit(decoded.encode(new_text), hook)
         except (NotFoundError, AccessDeniedError, NotDirectoryError) as exc:
             return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
-        return FileChange(path, plan.count, backup_id=done.backup.backup_id if done.backup else None)
+        backup_id = done.backup.backup_id if done.backup else None
+        return FileChange(path, plan.count, backup_id=backup_id, content_hash=done.content_hash)
 
 
 _Substitute = Callable[[str], tuple[str, int]]

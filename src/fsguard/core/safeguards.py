@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from fsguard.core.backups import BackupStore
 from fsguard.core.beneath import Beneath
@@ -12,6 +14,9 @@ from fsguard.core.locks import PathLocks
 from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
+
+# Called with (canonical path, hook family "write"/"edit", tool name) once a file's new bytes are in place.
+CommitListener = Callable[[Path, str, str], None]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,3 +35,5 @@ class Safeguards:
     atomic: AtomicWriter
     hooks: HookRunner
     max_file_size: int
+    # Filled after construction (autosync needs the Safeguards it listens to); a listener must never raise.
+    committed: list[CommitListener] = field(default_factory=list)

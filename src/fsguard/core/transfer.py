@@ -22,13 +22,8 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import (
-    AccessDeniedError,
-    AlreadyExistsError,
-    FsguardError,
-    InvalidParamsError,
-    from_os_error,
-)
+from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, FsguardError, InvalidParamsError
+from fsguard.core.oserrors import from_os_error
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
 Progress = Callable[[int, int], None]

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotFoundError, from_os_error
+from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotFoundError
+from fsguard.core.oserrors import from_os_error
 from fsguard.core.transfer import fingerprint, move_verified
 
 _DAY_S = 86_400.0

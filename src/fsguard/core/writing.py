@@ -54,15 +54,18 @@ class FileWriter:
         encoding: str | None = None,
         expected_hash: str | None = None,
         create_dirs: bool = True,
+        tool: str = "write_file",
     ) -> WriteReport:
         """Write ``payload`` (text, or raw bytes) to ``user_path``, creating or replacing the file.
+
+        ``tool`` is the name hooks and backups see (batch_operations passes its own).
 
         Raises:
             FsguardError: the path, the hash, the encoding or the filesystem refused; nothing was written.
         """
         path = self._safe.policy.resolve(user_path)
         self._check_size(path, payload)
-        hook = HookCall("write", "write_file", "write_file")
+        hook = HookCall("write", tool, "write_file")
         with mutation(self._safe, path, may_be_missing=True) as change:
             existing = change.current
             if change.entry is None and not create_dirs:

@@ -3,7 +3,16 @@
 Optional fields are left out of structuredContent when they do not apply (``exclude_none``).
 """
 
-from fsguard.models.backups import BackupAction, BackupInfo, BackupResult, RestoredFile, TrashInfo
+from fsguard.models.backups import (
+    BackupAction,
+    BackupInfo,
+    BackupResult,
+    ChangeInfo,
+    GroupInfo,
+    RestoredFile,
+    RevertedChange,
+    TrashInfo,
+)
 from fsguard.models.base import Result
 from fsguard.models.editing import EditFileResult, EditOutcomeFields, EditStatus, MultiEditResult, WriteFileResult
 from fsguard.models.files import (
@@ -23,6 +32,14 @@ from fsguard.models.files import (
     ReadFileResult,
     TreeNode,
 )
+from fsguard.models.git import (
+    GitActionName,
+    GitBackup,
+    GitCommit,
+    GitFileChange,
+    GitResult,
+    GitStatusCounts,
+)
 from fsguard.models.meta import (
     Artifact,
     BackupStoreStats,
@@ -32,15 +49,27 @@ from fsguard.models.meta import (
     ToolExample,
     ToolSummary,
 )
+from fsguard.models.minify import MinifyResult
 from fsguard.models.search import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
+from fsguard.models.wsl import (
+    AutoSyncInfo,
+    SkippedInfo,
+    SyncedFileInfo,
+    SyncErrorInfo,
+    WslAction,
+    WslDirection,
+    WslResult,
+)
 
 __all__ = [
     "AnalyzeResult",
     "Artifact",
+    "AutoSyncInfo",
     "BackupAction",
     "BackupInfo",
     "BackupResult",
     "BackupStoreStats",
+    "ChangeInfo",
     "CopyResult",
     "CreateDirectoryResult",
     "DeleteResult",
@@ -53,8 +82,16 @@ __all__ = [
     "FileFacts",
     "FileInfo",
     "GetFileInfoResult",
+    "GitActionName",
+    "GitBackup",
+    "GitCommit",
+    "GitFileChange",
+    "GitResult",
+    "GitStatusCounts",
+    "GroupInfo",
     "HelpResult",
     "ListDirectoryResult",
+    "MinifyResult",
     "MoveResult",
     "MultiEditResult",
     "ProjectReplaceResult",
@@ -63,13 +100,20 @@ __all__ = [
     "ReplacedFile",
     "RestoredFile",
     "Result",
+    "RevertedChange",
     "SearchMatch",
     "SearchResult",
     "ServerInfoResult",
+    "SkippedInfo",
     "Stats",
+    "SyncErrorInfo",
+    "SyncedFileInfo",
     "ToolExample",
     "ToolSummary",
     "TrashInfo",
     "TreeNode",
     "WriteFileResult",
+    "WslAction",
+    "WslDirection",
+    "WslResult",
 ]

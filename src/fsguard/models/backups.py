@@ -58,6 +58,42 @@ class RestoredFile(Result):
     safety_backup_id: str | None = Field(None, description="Backup of the bytes just replaced: restore it to redo.")
 
 
+ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
+
+
+class ChangeInfo(Result):
+    """One change of a group: what was done to which path, and what undoes it."""
+
+    kind: ChangeKind
+    path: str = Field(description="Where the change is: the file written, the destination, or what was removed.")
+    source: str | None = Field(None, description="moved: where it came from.")
+    backup_id: str | None = Field(None, description="The bytes before (modified, deleted).")
+    sd_id: str | None = Field(None, description="trashed: the trash entry.")
+
+
+class GroupInfo(Result):
+    """A change group: everything one batch, pipeline, rename set or project_replace changed, under one id."""
+
+    group_id: str = Field(description="Pass as backup_id to restore, info or compare: it covers every change.")
+    operation: str
+    time: str = Field(description="When it was recorded, ISO 8601 UTC.")
+    files: list[str] = Field(description="Every path it touched.")
+    changes: list[ChangeInfo]
+
+
+class RevertedChange(Result):
+    """What reverting one change did (a group restore, or a failed batch's rollback)."""
+
+    kind: ChangeKind
+    path: str
+    source: str | None = None
+    status: Literal["reverted", "already", "kept", "failed"] = Field(
+        description="already: nothing to undo; kept: left in place on purpose (see detail)."
+    )
+    detail: str | None = None
+    error_code: str | None = None
+
+
 class BackupResult(Result):
     """What the backup tool returns, by action."""
 
@@ -73,3 +109,5 @@ class BackupResult(Result):
     freed_bytes: int | None = Field(None, description="cleanup: bytes of those backups.")
     total: int | None = Field(None, description="list/list_trash: entries matching the filters.")
     trash: list[TrashInfo] | None = Field(None, description="list_trash, purge_trash and restore_trash entries.")
+    group: GroupInfo | None = Field(None, description="info/compare/restore of a group id: its changes.")
+    reverted: list[RevertedChange] | None = Field(None, description="restore of a group id, newest change first.")

@@ -65,7 +65,9 @@ class ProjectReplaceResult(Result):
     files_changed: int
     total_replacements: int
     risk_level: Literal["LOW", "MEDIUM", "HIGH", "CRITICAL"]
-    backup_id: str | None = Field(None, description="Backup of the first changed file (each file has its own).")
+    backup_id: str | None = Field(
+        None, description="Group id: backup(action='restore', backup_id=...) restores every changed file."
+    )
     files: list[ReplacedFile]
     files_scanned: int
     message: str = Field(description="Same text as the text block.")

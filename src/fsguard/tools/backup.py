@@ -17,10 +17,21 @@ from pydantic import Field
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.groups import Group
 from fsguard.core.inventory import BackupFilter, clean_backups, list_backups, list_trash, purge_trash
+from fsguard.core.reverting import Reverted
 from fsguard.core.trash import TrashEntry
 from fsguard.core.undo import RestoreReport
-from fsguard.models import BackupAction, BackupInfo, BackupResult, RestoredFile, TrashInfo
+from fsguard.models import (
+    BackupAction,
+    BackupInfo,
+    BackupResult,
+    ChangeInfo,
+    GroupInfo,
+    RestoredFile,
+    RevertedChange,
+    TrashInfo,
+)
 from fsguard.services import Services
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, voiced
@@ -35,7 +46,9 @@ def register(catalog: Catalog) -> None:
     @bridge
     def backup(
         action: Annotated[BackupAction, Field(description="What to do.")] = "list",
-        backup_id: Annotated[str | None, Field(description="info/compare/restore: the backup.")] = None,
+        backup_id: Annotated[
+            str | None, Field(description="info/compare/restore: a backup, or a group id (every file of one call).")
+        ] = None,
         file_path: Annotated[
             str | None, Field(description="undo_last/undo_chain: the file; list: only this file's backups.")
         ] = None,
@@ -127,12 +140,23 @@ def _list(services: Services, request: _Request) -> BackupResult:
 
 
 def _show(services: Services, request: _Request) -> BackupResult:
-    record = services.backups.get(_need(request.backup_id, "backup_id"))
-    return BackupResult(action=request.action, message="", backup=_info(record))
+    backup_id = _need(request.backup_id, "backup_id")
+    if group := services.groups.find(backup_id):
+        return BackupResult(action=request.action, message="", group=_group_info(group))
+    return BackupResult(action=request.action, message="", backup=_info(services.backups.get(backup_id)))
 
 
 def _compare(services: Services, request: _Request) -> BackupResult:
-    record = services.backups.get(_need(request.backup_id, "backup_id"))
+    backup_id = _need(request.backup_id, "backup_id")
+    if group := services.groups.find(backup_id):
+        diffs = [
+            services.restorer.diff(services.backups.get(change.backup_id), towards_backup=False)
+            for change in group.changes
+            if change.backup_id
+        ]
+        diff = "\n".join(diffs) or "(no file of this group has saved bytes to compare with)"
+        return BackupResult(action=request.action, message="", group=_group_info(group), diff=diff)
+    record = services.backups.get(backup_id)
     diff = services.restorer.diff(record, towards_backup=False)
     return BackupResult(action=request.action, message="", backup=_info(record), diff=diff)
 
@@ -169,14 +193,36 @@ def _undo_last(services: Services, request: _Request) -> BackupResult:
 
 
 def _restore(services: Services, request: _Request) -> BackupResult:
+    backup_id = _need(request.backup_id, "backup_id")
+    if group := services.groups.find(backup_id):
+        return _restore_group(services, request, group)
     report = services.restorer.restore(
-        _need(request.backup_id, "backup_id"),
+        backup_id,
         file_path=request.file_path,
         force=request.force,
         dry_run=bool(request.dry_run) or request.preview,
         expected_hash=request.expected_hash,
     )
     return _restored(request.action, report, services.restorer.diff(report.restored_from) if request.preview else None)
+
+
+def _restore_group(services: Services, request: _Request, group: Group) -> BackupResult:
+    """Revert every change of a group, newest first; a conflict anywhere reverts nothing (unless force)."""
+    if request.file_path is not None or request.expected_hash is not None:
+        raise InvalidParamsError(
+            f"{group.group_id} is a group of {len(group.changes)} change(s): restore it whole, without "
+            "file_path or expected_hash, or restore one file's backup_id from backup(action='info').",
+            backup_id=group.group_id,
+        )
+    dry_run = bool(request.dry_run) or request.preview
+    outcomes = services.reverter.revert(group.changes, force=request.force, dry_run=dry_run)
+    return BackupResult(
+        action=request.action,
+        message="",
+        group=_group_info(group),
+        reverted=[_reverted(o) for o in outcomes],
+        dry_run=dry_run,
+    )
 
 
 def _list_trash(services: Services, request: _Request) -> BackupResult:
@@ -253,6 +299,31 @@ def _info(record: BackupRecord) -> BackupInfo:
         after_hash=record.after_hash,
         parent_backup_id=record.parent_backup_id,
         in_chain=record.chained,
+    )
+
+
+def _group_info(group: Group) -> GroupInfo:
+    return GroupInfo(
+        group_id=group.group_id,
+        operation=group.operation,
+        time=group.time_iso,
+        files=group.paths,
+        changes=[
+            ChangeInfo(kind=c.kind, path=c.path, source=c.source, backup_id=c.backup_id, sd_id=c.sd_id)
+            for c in group.changes
+        ],
+    )
+
+
+def _reverted(outcome: Reverted) -> RevertedChange:
+    change = outcome.change
+    return RevertedChange(
+        kind=change.kind,
+        path=change.path,
+        source=change.source,
+        status=outcome.status,
+        detail=outcome.detail,
+        error_code=outcome.error_code,
     )
 
 

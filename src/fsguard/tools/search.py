@@ -143,6 +143,7 @@ def register(catalog: Catalog) -> None:
     ) -> Annotated[CallToolResult, ProjectReplaceResult]:
         """Replace text across many files at once; every changed file is backed up and undoable on its own.
 
+        The result's backup_id restores every changed file at once: backup(action="restore", backup_id=...).
         Start with preview=true. VCS directories, gitignored paths and binary files are skipped. A large
         change (many files or occurrences) is refused with risk_blocked unless force=true.
         """
@@ -175,7 +176,7 @@ def register(catalog: Catalog) -> None:
             files_changed=sum(1 for c in report.files if c.replacements and not c.skipped),
             total_replacements=report.total_replacements,
             risk_level=report.risk_level.value,
-            backup_id=next((c.backup_id for c in report.files if c.backup_id), None),
+            backup_id=report.group_id,
             files=files,
             files_scanned=report.files_scanned,
             message="",

@@ -15,9 +15,12 @@ from fsguard.voice.files import (
     move_text,
     read_text,
 )
+from fsguard.voice.git import git_text
 from fsguard.voice.meta import artifact_text, help_text, stats_text
+from fsguard.voice.minify import minify_text
 from fsguard.voice.search import replace_text, search_text
 from fsguard.voice.sizes import human_size
+from fsguard.voice.wsl import wsl_text
 
 __all__ = [
     "analyze_text",
@@ -27,11 +30,13 @@ __all__ = [
     "create_directory_text",
     "delete_text",
     "edit_text",
+    "git_text",
     "help_text",
     "human_size",
     "info_many_text",
     "info_text",
     "listing_text",
+    "minify_text",
     "move_text",
     "multi_edit_text",
     "read_text",
@@ -39,4 +44,5 @@ __all__ = [
     "search_text",
     "stats_text",
     "write_text",
+    "wsl_text",
 ]

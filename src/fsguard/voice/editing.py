@@ -114,6 +114,8 @@ def backup_text(result: BackupResult, compact: bool) -> str:
         verb = "Would remove" if result.dry_run else "Removed"
         hint = " Run with dry_run=false to remove them." if result.dry_run and result.removed else ""
         return f"{verb} {result.removed} backup(s), {human_size(result.freed_bytes or 0)}.{hint}"
+    if result.group is not None:
+        return group_text(result, compact)
     backup = result.backup
     assert backup is not None
     if result.action == "info":
@@ -141,6 +143,32 @@ def backup_text(result: BackupResult, compact: bool) -> str:
         return f"RESTORED {done.path} <- {backup.backup_id} | hash {done.content_hash}{redo}"
     check = "verified" if done.verified else "NOT verified: read the file back"
     return f"Restored {done.path} from backup {backup.backup_id} ({check}, hash {done.content_hash}).{head}{redo}"
+
+
+def group_text(result: BackupResult, compact: bool) -> str:
+    """info, compare and restore of a group id: its changes, or what reverting them did."""
+    group = result.group
+    assert group is not None
+    head = f"Group {group.group_id} ({group.operation}, {group.time}): {len(group.changes)} change(s)"
+    if result.action == "compare":
+        return f"{head}; from its backups to the files now:\n{result.diff}"
+    if result.reverted is None:
+        rows = [f"{c.kind} {c.source + ' -> ' if c.source else ''}{c.path}" for c in group.changes]
+        return head + ("" if compact else "\n" + "\n".join(rows))
+    outcomes = result.reverted
+    undone = sum(r.status == "reverted" for r in outcomes)
+    troubles = [r for r in outcomes if r.status in ("kept", "failed")]
+    verb = "DRY RUN, nothing written: would revert" if result.dry_run else "Reverted"
+    summary = f"{verb} {undone} of {len(outcomes)} change(s) of group {group.group_id}"
+    if compact:
+        return f"{summary} | kept/failed: {len(troubles)}" if troubles else summary
+    rows = [
+        f"  {r.status}: {r.kind} {r.path}"
+        + (f" <- {r.source}" if r.source else "")
+        + (f" ({r.detail})" if r.detail else "")
+        for r in outcomes
+    ]
+    return summary + ".\n" + "\n".join(rows)
 
 
 def _trash_text(result: BackupResult) -> str:

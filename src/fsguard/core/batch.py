@@ -1,0 +1,189 @@
+"""batch_operations, request form: a validated batch run through the single-file engines, all or nothing by default.
+
+Every operation goes through the engine its single-file tool uses (edit_file's editor, write_file's writer,
+the mover, the deleter, create_directory's maker), so it gets the same path policy, fd pinning, locks,
+OCC, hooks and backups. Each change is logged as a :class:`Change` in the order it is made; the whole log
+is saved as one group whose id is the batch's ``backup_id``.
+
+``atomic`` (the default): when operation k fails, the changes of operations 0..k-1 (and whatever k itself
+had done) are reverted newest first by the :class:`Reverter`, and :class:`BatchFailedError` says what was
+rolled back; the bytes on disk are then those from before the batch. Non-atomic: a failing operation's own
+partial changes are reverted, the others stay, and the run continues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fsguard.core.batchcheck import check
+from fsguard.core.batchops import TOOL, Engines, OperationOutcome, Operations, outcome
+from fsguard.core.batchplan import BatchOperation, BatchRequest
+from fsguard.core.errors import BatchFailedError, FsguardError, UndoConflictError
+from fsguard.core.groups import Change, ChangeLog, Group, GroupStore
+from fsguard.core.reverting import Reverted
+from fsguard.core.safeguards import Safeguards
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class BatchReport:
+    """What a batch did: ``applied`` (all ok), ``partial`` (non-atomic, some failed) or ``validated``."""
+
+    status: Literal["applied", "partial", "validated"]
+    operations: tuple[OperationOutcome, ...]
+    group_id: str | None
+
+    @property
+    def failed(self) -> int:
+        return sum(op.status == "failed" for op in self.operations)
+
+
+class _OperationFailed(Exception):
+    def __init__(self, op: BatchOperation, error: FsguardError) -> None:
+        super().__init__(error.message)
+        self.op = op
+        self.error = error
+
+
+class BatchRunner:
+    """Validates and runs request_json batches."""
+
+    def __init__(self, safeguards: Safeguards, engines: Engines, groups: GroupStore) -> None:
+        self._safe = safeguards
+        self._operations = Operations(safeguards, engines)
+        self._reverter = engines.reverter
+        self._groups = groups
+
+    def run(self, request: BatchRequest, progress: Progress | None = None) -> BatchReport:
+        """Validate the whole batch, then run it in order (unless ``validate_only``).
+
+        ``progress`` gets (operations done, operations) after each one and may raise to cancel: an atomic
+        batch is then rolled back, a non-atomic one keeps what was done (both saved as the group).
+
+        Raises:
+            InvalidParamsError: the batch does not validate; nothing was run.
+            BatchFailedError: an atomic batch failed at some operation and was rolled back.
+        """
+        targets = check(request, self._safe.policy)
+        operations = request.operations
+        if request.validate_only:
+            valid = tuple(
+                outcome(op, "valid", path=path, destination=destination)
+                for op, (path, destination) in zip(operations, targets, strict=True)
+            )
+            return BatchReport("validated", valid, None)
+        log = ChangeLog()
+        outcomes: list[OperationOutcome] = []
+        try:
+            for op, target in zip(operations, targets, strict=True):
+                outcomes.append(self._step(op, target, log, atomic=request.atomic))
+                if progress is not None:
+                    progress(op.index + 1, len(operations))
+        except _OperationFailed as failed:
+            raise self._roll_back(failed, log) from failed.error
+        except BaseException:  # cancelled, or a bug: keep the promise of each mode, and the group of what stayed
+            self._groups.save(TOOL, self._revert_quietly(log.changes) if request.atomic else log.changes)
+            raise
+        group = self._groups.save(TOOL, log.changes)
+        status: Literal["applied", "partial"] = "partial" if any(o.status == "failed" for o in outcomes) else "applied"
+        return BatchReport(status, tuple(outcomes), group.group_id if group else None)
+
+    def _step(
+        self, op: BatchOperation, target: tuple[Path, Path | None], log: ChangeLog, *, atomic: bool
+    ) -> OperationOutcome:
+        done = ChangeLog()
+        try:
+            done_outcome = self._operations.apply(op, done)
+        except FsguardError as exc:
+            if atomic:
+                log.extend(done.changes)
+                raise _OperationFailed(op, exc) from exc
+            log.extend(self._revert_quietly(done.changes))  # an operation is all or nothing even when the batch is not
+            path, destination = target
+            return outcome(op, "failed", path=path, destination=destination, error=exc.message, code=exc.code)
+        except BaseException:
+            log.extend(done.changes)
+            raise
+        log.extend(done.changes)
+        return done_outcome
+
+    def _roll_back(self, failed: _OperationFailed, log: ChangeLog) -> BatchFailedError:
+        """Revert everything the batch changed; the error says what failed and what was (not) rolled back."""
+        op, error = failed.op, failed.error
+        head = f"batch_operations: {op.label} failed ({error.code}): {error.message}"
+        fields: dict[str, object] = {
+            "failed_index": op.index,
+            "failed_type": op.type,
+            "failed_path": op.path,
+            "error_code": error.code,
+        }
+        try:
+            reverted = self._reverter.revert(log.changes)
+        except UndoConflictError as exc:  # a file of the batch was changed by someone else meanwhile
+            group = self._groups.save(TOOL, log.changes)
+            return BatchFailedError(
+                f"{head}\nThe batch is atomic, but nothing could be rolled back: {exc.message} The changes it had "
+                f"made are group {_id(group)}: backup(action='restore', backup_id=...) reverts them once you have "
+                "checked those files.",
+                **fields,
+                rolled_back=[],
+                not_rolled_back=[f"{c.path}: {c.kind}" for c in log.changes],
+                backup_id=_id(group),
+            )
+        undone = list(dict.fromkeys(r.change.path for r in reverted if r.status in ("reverted", "already")))
+        kept = [r for r in reverted if r.status in ("kept", "failed")]
+        group = self._groups.save(TOOL, _stayed(log.changes, kept))
+        return BatchFailedError(
+            f"{head}\n{_rollback_text(op, reverted, kept, _id(group))}",
+            **fields,
+            rolled_back=undone,
+            not_rolled_back=[f"{r.change.path}: {r.detail or r.status}" for r in kept],
+            backup_id=_id(group),
+        )
+
+    def _revert_quietly(self, changes: Sequence[Change]) -> list[Change]:
+        """Revert ``changes``; the ones that stay (could not be reverted) are returned, in their order."""
+        if not changes:
+            return []
+        try:
+            reverted = self._reverter.revert(changes)
+        except FsguardError:
+            return list(changes)
+        return _stayed(changes, [r for r in reverted if r.status in ("kept", "failed")])
+
+
+def _stayed(changes: Sequence[Change], kept: list[Reverted]) -> list[Change]:
+    """The changes a revert left in place, in the order they were made."""
+    left = {id(r.change) for r in kept}
+    return [change for change in changes if id(change) in left]
+
+
+def _rollback_text(op: BatchOperation, reverted: list[Reverted], kept: list[Reverted], group_id: str | None) -> str:
+    if not reverted:
+        return (
+            "Nothing had been changed before it, so the files are as they were. "
+            f"Fix operation {op.index} and send the batch again."
+        )
+    lines = [f"The batch is atomic, so the {len(reverted)} change(s) it had made were rolled back, newest first:"]
+    lines.extend(
+        f"  {r.status}: {r.change.kind} {r.change.path}" + (f" ({r.detail})" if r.detail else "") for r in reverted
+    )
+    if kept:
+        lines.append(
+            f"{len(kept)} change(s) could not be rolled back and stay (group {group_id}: "
+            "backup(action='restore', backup_id=...) retries them)."
+        )
+    else:
+        lines.append("Every byte on disk is as it was before the batch.")
+    lines.append(
+        f"Fix operation {op.index} and send the batch again (validate_only: true checks it without running it)."
+    )
+    return "\n".join(lines)
+
+
+def _id(group: Group | None) -> str | None:
+    return group.group_id if group is not None else None

@@ -1,0 +1,289 @@
+"""The validation pass of a request_json batch: every path, every existence, before anything runs.
+
+Each operation is checked against the tree as the operations before it would leave it: a write or
+create_dir makes a path exist, a move makes its source vanish and its destination appear (with what was
+inside), a delete removes. So write→edit, create_dir→write and move→edit validate. Every problem of every
+operation is collected into one error. What can only be known by doing it (does old_text match, is
+line 40 still there after an earlier edit) is found when the batch runs, where an atomic batch rolls back.
+
+The pass reads metadata only; every act happens later, fd-pinned, in the engines.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fsguard.core.batchplan import BatchOperation, BatchRequest, refuse
+from fsguard.core.errors import FsguardError
+from fsguard.core.paths import PathPolicy
+
+Kind = Literal["file", "dir", "other"]
+_NUMBERED = re.compile(r"operation (\d+)")
+
+
+class TreeView:
+    """The tree as earlier operations of the batch would leave it, over what is on disk now."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[Path, Kind | None] = {}  # None: removed by an earlier operation
+        self._origins: dict[Path, Path] = {}  # a moved or copied directory → where on disk its contents are now
+
+    def kind(self, path: Path) -> Kind | None:
+        if path in self._kinds:
+            return self._kinds[path]
+        for parent in path.parents:
+            if parent in self._origins:
+                return _disk_kind(self._origins[parent] / path.relative_to(parent))
+            if parent in self._kinds:
+                return None  # inside something removed, a file, or a directory this batch made (empty so far)
+        return _disk_kind(path)
+
+    def make(self, path: Path, kind: Kind) -> None:
+        self._kinds[path] = kind
+
+    def make_parents(self, path: Path) -> None:
+        for parent in path.parents:
+            if self.kind(parent) is not None:
+                return
+            self._kinds[parent] = "dir"
+
+    def remove(self, path: Path) -> None:
+        for table in (self._kinds, self._origins):
+            for key in [key for key in table if key.is_relative_to(path)]:
+                del table[key]
+        self._kinds[path] = None
+
+    def transfer(self, source: Path, destination: Path, *, keep_source: bool) -> None:
+        """A move (or, keeping the source, a copy): the destination gets the source's kind and contents."""
+        kind = self.kind(source)
+        origin = self._origin(source)
+        inside = {destination / k.relative_to(source): v for k, v in self._kinds.items() if _below(k, source)}
+        origins = {destination / k.relative_to(source): v for k, v in self._origins.items() if _below(k, source)}
+        if not keep_source:
+            self.remove(source)
+        self.make_parents(destination)
+        self._kinds[destination] = kind
+        if kind == "dir" and origin is not None:
+            self._origins[destination] = origin
+        self._kinds.update(inside)
+        self._origins.update(origins)
+
+    def has_children(self, path: Path) -> bool:
+        if any(_below(key, path) and kind is not None for key, kind in self._kinds.items()):
+            return True
+        origin = self._origin(path)
+        if origin is None:
+            return False
+        try:
+            with os.scandir(origin) as children:
+                return next(children, None) is not None
+        except OSError:
+            return False
+
+    def _origin(self, path: Path) -> Path | None:
+        """Where on disk the contents of ``path`` are now; None for what this batch made."""
+        for candidate in (path, *path.parents):
+            if candidate in self._origins:
+                return self._origins[candidate] / path.relative_to(candidate)
+            if candidate in self._kinds:
+                return None
+        return path
+
+
+def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | None]]:
+    """Check every operation against the tree the earlier ones leave; each one's canonical path and destination.
+
+    The problems parsing found are listed too. After an operation that did not parse, the later ones get
+    every check that does not depend on the tree: what that operation would have created is unknown.
+
+    Raises:
+        InvalidParamsError: some operation would fail; ``errors`` lists every problem, one per line.
+    """
+    context = _Context(TreeView(), policy, request.atomic)
+    problems = list(request.problems)
+    targets: list[tuple[Path, Path | None]] = []
+    for position, op in enumerate(request.operations):
+        entry = op.type in ("move", "delete")  # these act on a link itself, not on what it points to
+        try:
+            path = (policy.resolve_entry if entry else policy.resolve)(op.path)
+            destination = policy.resolve_entry(op.destination) if op.destination is not None else None
+        except FsguardError as exc:
+            problems.append(f"{op.label}: {exc.message}")
+            continue
+        targets.append((path, destination))
+        found = _fixed(op, path, destination, policy)
+        if op.index == position:  # else an earlier operation did not parse: the tree it leaves is unknown
+            found += _CHECKS[op.type](op, path, destination, context)
+        problems.extend(f"{op.label}: {problem}" for problem in found)
+    if problems:
+        problems.sort(key=_operation_number)  # stable: within an operation, the order they were found
+        raise refuse(problems, "batch_operations: the batch does not validate")
+    return targets
+
+
+@dataclass(frozen=True)
+class _Context:
+    view: TreeView
+    policy: PathPolicy
+    atomic: bool
+
+
+_Check = Callable[[BatchOperation, Path, "Path | None", _Context], list[str]]
+
+
+def _fixed(op: BatchOperation, path: Path, destination: Path | None, policy: PathPolicy) -> list[str]:
+    """The problems that do not depend on what earlier operations did."""
+    if op.type in ("move", "delete") and policy.is_root(path):
+        verb = "moved" if op.type == "move" else "deleted; delete what is inside it instead"
+        return [f"{path} is a root of this server and can never be {verb}"]
+    if destination is None:
+        return []
+    if op.type == "extract" and destination == path:
+        return ["the destination is the source; extract moves lines to another file"]
+    if op.type in ("copy", "move") and (destination == path or destination.is_relative_to(path)):
+        return [f"cannot {op.type} {path} into itself ({destination})"]
+    return []
+
+
+def _write(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
+    problems = _creatable(path, ctx.view)
+    kind = ctx.view.kind(path)
+    if kind not in (None, "file"):
+        problems.append(f"{path} is a {_noun(kind)}; write needs a file path")
+    elif kind is None and op.expected_hash is not None:
+        problems.append(f"expected_hash was given but {path} does not exist (and no earlier operation creates it)")
+    ctx.view.make_parents(path)
+    ctx.view.make(path, "file")
+    return problems
+
+
+def _edit(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
+    return _existing_file(path, ctx.view)
+
+
+def _transfer(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
+    assert destination is not None  # the parser requires it
+    view = ctx.view
+    if destination == path or destination.is_relative_to(path) or (op.type == "move" and ctx.policy.is_root(path)):
+        return []  # refused by _fixed already
+    problems = []
+    exists = view.kind(path) is not None
+    if not exists:
+        problems.append(f"{path} does not exist (and no earlier operation creates it)")
+    if view.kind(destination) is not None:
+        problems.append(
+            f"{destination} already exists; nothing is ever overwritten. Choose another destination, "
+            "or delete it in an earlier operation"
+        )
+    problems.extend(_creatable(destination, view))
+    if exists:
+        view.transfer(path, destination, keep_source=op.type == "copy")
+    return problems
+
+
+def _delete(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
+    if ctx.policy.is_root(path):
+        return []  # refused by _fixed already
+    kind = ctx.view.kind(path)
+    if kind is None:
+        return [f"{path} does not exist (and no earlier operation creates it)"]
+    problems = []
+    if kind == "dir" and not op.recursive and ctx.view.has_children(path):
+        problems.append(f"{path} is a non-empty directory; pass recursive: true to delete it with its contents")
+    if ctx.atomic and op.permanent and kind != "file":
+        problems.append(
+            f"{path} is a {_noun(kind)}: deleting it permanently could not be rolled back, so an atomic batch "
+            "refuses it. Drop permanent (the trash keeps it restorable), or send atomic: false"
+        )
+    ctx.view.remove(path)
+    return problems
+
+
+def _create_dir(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
+    kind = ctx.view.kind(path)
+    if kind not in (None, "dir"):
+        return [f"{path} exists and is a {_noun(kind)}, not a directory"]
+    problems = _creatable(path, ctx.view)
+    ctx.view.make_parents(path)
+    ctx.view.make(path, "dir")
+    return problems
+
+
+def _extract(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
+    assert destination is not None  # the parser requires it
+    view = ctx.view
+    problems = _existing_file(path, view)
+    kind = view.kind(destination)
+    if destination == path:
+        return problems  # refused by _fixed already
+    if kind not in (None, "file"):
+        problems.append(f"{destination} is a {_noun(kind)}; extract needs a file as destination")
+    elif kind == "file" and not op.append:
+        problems.append(
+            f"{destination} already exists: pass append: true to add the lines at its end, or choose a new file"
+        )
+    problems.extend(_creatable(destination, view))
+    view.make_parents(destination)
+    view.make(destination, "file")
+    return problems
+
+
+def _existing_file(path: Path, view: TreeView) -> list[str]:
+    kind = view.kind(path)
+    if kind is None:
+        return [f"{path} does not exist (and no earlier operation creates it)"]
+    if kind != "file":
+        return [f"{path} is a {_noun(kind)}, not a file"]
+    return []
+
+
+def _creatable(path: Path, view: TreeView) -> list[str]:
+    """A problem when some directory on the way to ``path`` is a file (the missing ones are created)."""
+    for parent in path.parents:
+        kind = view.kind(parent)
+        if kind == "dir":
+            return []
+        if kind is not None:
+            return [f"{parent} is a {_noun(kind)}, so nothing can be created under it"]
+    return []
+
+
+def _operation_number(problem: str) -> int:
+    found = _NUMBERED.match(problem)
+    return int(found.group(1)) if found else -1
+
+
+def _disk_kind(path: Path) -> Kind | None:
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    if stat.S_ISREG(found.st_mode):
+        return "file"
+    return "dir" if stat.S_ISDIR(found.st_mode) else "other"
+
+
+def _noun(kind: Kind | None) -> str:
+    return {"file": "file", "dir": "directory"}.get(kind or "", "link or special file")
+
+
+def _below(path: Path, ancestor: Path) -> bool:
+    return path != ancestor and path.is_relative_to(ancestor)
+
+
+_CHECKS: dict[str, _Check] = {
+    "write": _write,
+    "edit": _edit,
+    "search_and_replace": _edit,
+    "copy": _transfer,
+    "move": _transfer,
+    "delete": _delete,
+    "create_dir": _create_dir,
+    "extract": _extract,
+}

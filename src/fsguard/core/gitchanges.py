@@ -1,0 +1,276 @@
+"""The git actions that change something: add, commit, push, restore, branch and init.
+
+Each fires the hooks of its family around the git call (tool ``git``, operation = the action): ``write`` for add,
+commit, push, restore and switching branch, ``create`` for init and a new branch, ``delete`` for a deleted branch.
+A working-tree restore is the one action that overwrites file bytes, so it needs ``force`` and first backs up every
+file it will overwrite, chained like any other mutation: ``backup(action="undo_last", file_path=...)`` brings the
+discarded edit back. Pushing never uses ``--force``, only ``--force-with-lease``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from contextlib import ExitStack
+from pathlib import Path
+
+from fsguard.core.backups import BackupRecord
+from fsguard.core.beneath import lstat_at
+from fsguard.core.disk import read_at
+from fsguard.core.errors import (
+    AccessDeniedError,
+    FsguardError,
+    InvalidParamsError,
+    NotDirectoryError,
+    NotFoundError,
+    RiskBlockedError,
+)
+from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
+from fsguard.core.gitprocess import GitProcess, failure
+from fsguard.core.gitrefs import current_branch
+from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire
+from fsguard.core.hashing import content_hash
+from fsguard.core.safeguards import Safeguards
+from fsguard.models.git import GitBackup, GitCommit, GitResult
+
+
+def add(call: GitCall) -> GitResult:
+    """Stage exactly the paths given (never an implicit ``add .``)."""
+    repo, safe = call.repo, call.safe
+    specs = _required(call, 'git add requires explicit paths (no implicit "add ."): git(action="add", paths=["a.py"]).')
+    targets = [repo.absolute(spec) for spec in specs]
+    for target in targets:
+        fire(safe, "pre", "write", target, "add")
+    repo.git("add", "--", *specs)
+    staged = _names(repo.git("diff", "--cached", "--name-only", "-z", "--", *specs).stdout)
+    for target in targets:
+        fire(safe, "post", "write", target, "add")
+    return GitResult(
+        action="add",
+        repository=str(repo.root),
+        message="",
+        paths=[repo.absolute(name) for name in staged[: call.request.max_lines]],
+    )
+
+
+def commit(call: GitCall) -> GitResult:
+    """Commit what is staged (or, with paths, those paths as they are in the working tree), with real stats."""
+    repo, request = call.repo, call.request
+    if not request.message or not request.message.strip():
+        raise InvalidParamsError('commit needs message: git(action="commit", message="Fix the date parser").')
+    if not call.scope:
+        staged = repo.git("diff", "--cached", "--quiet", check=False)
+        if staged.code == 0:
+            raise InvalidParamsError(
+                'nothing staged to commit. Stage files first with git(action="add", paths=[...]) (see '
+                'git(action="status")), then commit. Nothing was changed.'
+            )
+        if staged.code != 1:
+            raise failure("diff", staged.code, staged.stderr)
+    fire(call.safe, "pre", "write", repo.root, "commit", message=request.message)
+    repo.git("commit", "-m", request.message, *(("--", *call.scope) if call.scope else ()))
+    made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", "HEAD").stdout)[0]
+    commit_id = made.hash
+    # Against the first parent, so a merge commit (concluding a merge) counts what it brings to the branch.
+    numstat = repo.git(
+        "show", "--format=", "--numstat", "-z", "-M", "--no-textconv", "--diff-merges=first-parent", commit_id
+    )
+    stats = parse_numstat(numstat.stdout)
+    insertions = sum(s.added or 0 for s in stats)
+    deletions = sum(s.deleted or 0 for s in stats)
+    risk = commit_risk(len(stats), insertions, deletions)
+    fire(call.safe, "post", "write", repo.root, "commit", commit_hash=commit_id, risk=risk)
+    return GitResult(
+        action="commit",
+        repository=str(repo.root),
+        message="",
+        branch=current_branch(repo),
+        hash=commit_id,
+        commit=GitCommit(hash=made.hash, subject=made.subject, author=made.author, date=made.date),
+        files_changed=len(stats),
+        insertions=insertions,
+        deletions=deletions,
+        risk_level=risk,
+    )
+
+
+def push(call: GitCall) -> GitResult:
+    """Push to ``remote`` (default origin); ``name`` pushes that branch and sets it as upstream; ``force`` uses
+    ``--force-with-lease``, never ``--force``."""
+    repo, request = call.repo, call.request
+    remote = request.remote or "origin"
+    _check_remote(call, remote)
+    pushed = request.name or current_branch(repo)
+    fire(call.safe, "pre", "write", repo.root, "push", remote=remote, branch=pushed, force=request.force)
+    lease = ["--force-with-lease"] if request.force else []
+    upstream = ["--set-upstream", remote, request.name] if request.name else [remote]
+    out = repo.git("push", "--porcelain", *lease, *upstream, check=False)
+    refs = parse_push(out.stdout)
+    if out.code != 0:
+        rejected = "; ".join(f"{_refspec(r.refspec)} {r.summary}" for r in refs if r.rejected)
+        advice = "Nothing was pushed."
+        if rejected and not request.force:
+            advice = (
+                f"Rejected: {rejected}. The remote has commits this branch does not: integrate them first, or "
+                "replace them with force=true (--force-with-lease: refused if the remote moved since your last fetch)."
+            )
+        elif rejected:
+            advice = f"Rejected: {rejected}. The remote moved since your last fetch; fetch, check, then retry."
+        elif "has no upstream branch" in out.stderr:
+            advice = f'Nothing was pushed. Push it and set its upstream with git(action="push", name="{pushed}").'
+        raise failure("push", out.code, out.stderr, out.stdout, advice)
+    fire(call.safe, "post", "write", repo.root, "push", remote=remote, branch=pushed, force=request.force)
+    return GitResult(
+        action="push",
+        repository=str(repo.root),
+        message="",
+        remote=remote,
+        branch=pushed,
+        forced=request.force,
+        updates=[f"{_refspec(r.refspec)} {r.summary}" for r in refs],
+    )
+
+
+def restore(call: GitCall) -> GitResult:
+    """Unstage (``staged``), or discard working-tree changes (``force``; every overwritten file backed up first).
+
+    Raises:
+        RiskBlockedError: a working-tree restore without force; nothing was changed.
+    """
+    repo, request, safe = call.repo, call.request, call.safe
+    specs = _required(
+        call, 'git restore requires explicit paths (no whole-tree restore): git(action="restore", paths=["a.py"]).'
+    )
+    source = [f"--source={request.rev}"] if request.rev else []
+    if request.staged:
+        targets = [repo.absolute(spec) for spec in specs]
+        for target in targets:
+            fire(safe, "pre", "write", target, "restore", staged=True)
+        repo.git("restore", "--staged", *source, "--", *specs)
+        for target in targets:
+            fire(safe, "post", "write", target, "restore", staged=True)
+        return GitResult(action="restore", repository=str(repo.root), message="", paths=targets, source=request.rev)
+    if not request.force:
+        raise RiskBlockedError(
+            "git restore would discard the working-tree changes of these paths; nothing was changed. Pass "
+            'force=true to do it (every file it overwrites is backed up first: backup(action="undo_last", '
+            "file_path=...) brings it back), or staged=true to only unstage.",
+            action="restore",
+        )
+    # What git restore will overwrite: the tracked files whose working-tree bytes differ from the source.
+    against = [request.rev] if request.rev else []
+    names = _names(repo.git("diff", "--name-only", "-z", *against, "--", *specs).stdout)
+    return _discard(call, names, source)
+
+
+def _discard(call: GitCall, names: list[str], source: list[str]) -> GitResult:
+    """Back up, then let git overwrite, the files in ``names``; a failed restore takes its backups back."""
+    repo, safe, rev = call.repo, call.safe, call.request.rev
+    targets = [Path(repo.absolute(name)) for name in names]
+    with ExitStack() as held:
+        for target in sorted(set(targets)):  # one global order, as PathLocks.hold_all, without its recursion
+            held.enter_context(safe.locks.hold(target))
+        for target in targets:
+            fire(safe, "pre", "write", target, "restore", source=rev)
+        saved: list[tuple[Path, BackupRecord]] = []
+        try:
+            for target, name in zip(targets, names, strict=True):
+                record = _back_up(call, target, name)
+                if record is not None:
+                    saved.append((target, record))
+            repo.git("restore", *source, "--", *call.scope)
+        except FsguardError:
+            for _target, record in saved:
+                safe.backups.step_back(record)  # nothing was overwritten: each chain goes back to where it was
+            raise
+        after = {target: record.after_hash for target, record in saved}
+        for target in targets:
+            digest = after.get(target)
+            if digest:  # remembered, and announced (WSL autosync), as a write through fsguard would be
+                safe.session.record_hash(target, digest)
+                for listener in safe.committed:
+                    listener(target, "write", "git")
+            else:
+                safe.session.forget(target)
+            fire(safe, "post", "write", target, "restore", source=rev)
+    return GitResult(
+        action="restore",
+        repository=str(repo.root),
+        message="",
+        paths=[str(t) for t in targets[: call.request.max_lines]],
+        source=rev,
+        backups=[GitBackup(path=str(t), backup_id=r.backup_id) for t, r in saved],
+    )
+
+
+def _back_up(call: GitCall, target: Path, name: str) -> BackupRecord | None:
+    """Snapshot the regular file ``target`` before git overwrites it; its after-hash is what git will write."""
+    safe = call.safe
+    try:
+        with safe.beneath.entry(target, follow=False) as entry:
+            found = lstat_at(entry)
+            if found is None or not stat.S_ISREG(found.st_mode):
+                return None  # gone (git recreates it) or a link: no bytes of a file to lose
+            data, _ = read_at(entry, safe.max_file_size)
+    except NotFoundError:
+        return None
+    blob = f"{call.request.rev}:{name}" if call.request.rev else f":0:{name}"
+    checkout = call.repo.git("cat-file", "--filters", blob, check=False)
+    after = content_hash(checkout.stdout) if checkout.code == 0 else None  # None: git removes the file
+    return safe.backups.snapshot(target, data, stat.S_IMODE(found.st_mode), operation="git:restore", after_hash=after)
+
+
+def init(safe: Safeguards, process: GitProcess, request: GitRequest) -> GitResult:
+    """Create a repository in ``path`` (default: the first root), creating the directory when it is missing."""
+    target = safe.policy.resolve(request.path) if request.path else default_directory(safe)
+    existed = (target / ".git").exists()
+    fire(safe, "pre", "create", target, "init")
+    if not target.exists():
+        with safe.beneath.entry(target, make_parents=True) as entry:
+            os.mkdir(entry.name, dir_fd=entry.parent)
+    elif not target.is_dir():
+        raise NotDirectoryError(f"{target} is a file; init needs a directory. Pass its parent or a new path.")
+    process.run(target, ["init", "--quiet"])
+    fire(safe, "post", "create", target, "init")
+    return GitResult(action="init", repository=str(target), message="", reinitialized=existed)
+
+
+def _required(call: GitCall, problem: str) -> tuple[str, ...]:
+    if not call.scope:
+        raise InvalidParamsError(problem)
+    return call.scope
+
+
+def _check_remote(call: GitCall, remote: str) -> None:
+    """Refuse a push into a local repository outside the roots (a path or file:// remote, named or given)."""
+    out = call.repo.git("remote", "get-url", "--push", "--all", remote, check=False)
+    urls = text(out.stdout).splitlines() if out.code == 0 else [remote]  # not a remote's name: git reads a URL
+    for local in filter(None, map(_local_path, urls)):
+        location = local if Path(local).is_absolute() else str(call.repo.root / local)
+        try:
+            call.safe.policy.resolve(location)
+        except AccessDeniedError as exc:
+            raise AccessDeniedError(
+                f"push refused: remote {remote!r} is the local repository {location}, outside the allowed roots: "
+                f"{call.safe.policy.describe_roots()}. Nothing was pushed. Push to a network remote or to a "
+                "repository under a root.",
+                remote=remote,
+            ) from exc
+
+
+def _local_path(url: str) -> str | None:
+    """The filesystem path a remote URL names, or None for a network URL (scheme:// or scp-like host:path)."""
+    if url.startswith("file://"):
+        return url.removeprefix("file://")
+    if "://" in url or ":" in url.split("/", 1)[0]:
+        return None
+    return url
+
+
+def _refspec(refspec: str) -> str:
+    source, _, target = refspec.partition(":")
+    return f"{source.removeprefix('refs/heads/')} -> {target.removeprefix('refs/heads/')}"
+
+
+def _names(data: bytes) -> list[str]:
+    return [text(name) for name in data.split(b"\0") if name]

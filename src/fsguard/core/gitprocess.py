@@ -1,0 +1,192 @@
+"""The one way fsguard runs git: an argument list, never a shell, in a directory reached through the pinned walk.
+
+The directory is ``/proc/self/fd/N`` of a directory fd fsguard holds, so a directory swapped for a symlink after the
+check cannot move it. The environment is the server's minus every variable that would point git at another
+repository or program (``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_EXTERNAL_DIFF`` …), plus: no terminal prompts
+(``GIT_TERMINAL_PROMPT=0``, ``GIT_ASKPASS=echo``, a session of its own so ssh finds no terminal), no pager, no editor,
+``LC_ALL=C`` so its messages are the documented English ones, no optional locks. stdin is /dev/null. A run is
+stopped, with its children, after :data:`GIT_TIMEOUT_S`. Output can be read with a line budget: the lines past it
+are counted, not kept.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from subprocess import DEVNULL, PIPE, Popen
+from typing import IO
+
+from fsguard.core.errors import GitFailedError, GitUnavailableError, InvalidParamsError
+from fsguard.core.gitparse import text
+from fsguard.core.safeguards import Safeguards
+
+GIT_TIMEOUT_S = 60.0
+
+_CHUNK = 1 << 16
+_STDERR_LINES = 12
+_STDERR_CHARS = 1500
+_SCRUBBED = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_NAMESPACE",
+        "GIT_CEILING_DIRECTORIES",
+        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_DIFF_OPTS",
+        "GIT_PAGER",
+        "PAGER",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_LITERAL_PATHSPECS",
+        "GIT_GLOB_PATHSPECS",
+        "GIT_NOGLOB_PATHSPECS",
+        "GIT_ICASE_PATHSPECS",
+        "PWD",
+    }
+)
+_ENVIRONMENT = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_ASKPASS": "echo",
+    "SSH_ASKPASS_REQUIRE": "never",
+    "GIT_PAGER": "cat",
+    "GIT_EDITOR": "true",
+    "GIT_MERGE_AUTOEDIT": "no",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "LC_ALL": "C",
+    "LANGUAGE": "C",
+}
+# Off: settings that would make git run a program on its own (fsmonitor, the ext:: transport) or colour its output.
+# The rest of the user's and the repository's configuration (identity, hooks, filters) applies as for the user.
+_CONFIG = (
+    *("-c", "core.quotepath=off", "-c", "color.ui=false", "-c", "core.pager=cat"),
+    *("-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never"),
+)
+
+
+@dataclass(frozen=True)
+class GitOutput:
+    """What one git process printed: stdout (cut after ``keep_lines`` lines when asked), its total line count,
+    and stderr."""
+
+    code: int
+    stdout: bytes
+    lines: int
+    stderr: str
+
+
+class GitProcess:
+    """Runs git in a directory reached through the pinned walk."""
+
+    def __init__(self, safe: Safeguards, executable: str = "git", timeout: float = GIT_TIMEOUT_S) -> None:
+        self._safe = safe
+        self._executable = executable
+        self._timeout = timeout
+
+    def run(
+        self, directory: Path, args: Sequence[str], *, keep_lines: int | None = None, check: bool = True
+    ) -> GitOutput:
+        """Run ``git <args>`` in ``directory``; with ``check`` a non-zero exit raises.
+
+        Raises:
+            GitUnavailableError: no git executable on PATH.
+            GitFailedError: git exited non-zero (with ``check``) or ran past the timeout.
+            InvalidParamsError: an argument holds a NUL character.
+        """
+        if any("\0" in arg for arg in args):
+            raise InvalidParamsError("a git argument contains a NUL character, which git cannot take. Remove it.")
+        env = {key: value for key, value in os.environ.items() if key not in _SCRUBBED} | _ENVIRONMENT
+        executable = shutil.which(self._executable, path=env.get("PATH", os.defpath))
+        if executable is None:
+            raise _unavailable(self._executable)
+        argv = [executable, "--no-pager", *_CONFIG, *args]
+        with self._safe.beneath.directory(directory) as fd, tempfile.TemporaryFile() as errors:
+            cwd = f"/proc/self/fd/{fd}" if Path("/proc/self/fd").is_dir() else str(directory)
+            try:
+                process = Popen(
+                    argv, stdin=DEVNULL, stdout=PIPE, stderr=errors, cwd=cwd, env=env, start_new_session=True
+                )
+            except FileNotFoundError as exc:
+                raise _unavailable(executable) from exc
+            timed_out = threading.Event()
+            timer = threading.Timer(self._timeout, _stop, (process, timed_out))
+            timer.start()
+            try:
+                with process:
+                    assert process.stdout is not None
+                    stdout, lines = _collect(process.stdout, keep_lines)
+            finally:
+                timer.cancel()
+            errors.seek(0)
+            stderr = text(errors.read())
+        if timed_out.is_set():
+            raise GitFailedError(
+                f"git {args[0]} did not finish within {self._timeout:g} s and was stopped (a network remote that "
+                'does not answer, or a very large repository). Check git(action="status"), then retry, or ask the '
+                "user to run it.",
+                command=args[0],
+            )
+        if check and process.returncode != 0:
+            raise failure(args[0], process.returncode, stderr, stdout)
+        return GitOutput(process.returncode, stdout, lines, stderr)
+
+
+def failure(command: str, code: int, stderr: str, stdout: bytes = b"", advice: str = "") -> GitFailedError:
+    """A GitFailedError quoting git's own words (its stderr, else its stdout), trimmed, hints left out."""
+    said = [line for line in (stderr.strip() or text(stdout).strip()).splitlines() if not line.startswith("hint:")]
+    quoted = "\n".join(said[:_STDERR_LINES])[:_STDERR_CHARS] or "(git printed nothing)"
+    advice = advice or "Nothing was changed by fsguard; fix what git names above and retry."
+    return GitFailedError(f"git {command} failed (exit {code}):\n{quoted}\n{advice}", command=command, exit_code=code)
+
+
+def _unavailable(executable: str) -> GitUnavailableError:
+    return GitUnavailableError(
+        f"git is not available: no {executable!r} executable on the server's PATH. Install git on the machine "
+        "running fsguard (e.g. apt-get install git) and restart it; the other tools work without it.",
+    )
+
+
+def _stop(process: Popen[bytes], timed_out: threading.Event) -> None:
+    timed_out.set()
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # the whole session: ssh and helpers too
+
+
+def _collect(stream: IO[bytes], keep_lines: int | None) -> tuple[bytes, int]:
+    """All of ``stream`` (or its first ``keep_lines`` lines, read on to count the rest) and its line count."""
+    kept = bytearray()
+    seen = 0
+    last = b""
+    while chunk := stream.read(_CHUNK):
+        if keep_lines is None:
+            kept += chunk
+        elif seen < keep_lines:
+            cut = _after_newline(chunk, keep_lines - seen)
+            kept += chunk if cut < 0 else chunk[:cut]
+        seen += chunk.count(b"\n")
+        last = chunk[-1:]
+    return bytes(kept), seen + (1 if last not in (b"", b"\n") else 0)
+
+
+def _after_newline(chunk: bytes, count: int) -> int:
+    """The index just after the ``count``-th newline of ``chunk``, or -1 when it has fewer."""
+    position = -1
+    for _ in range(count):
+        position = chunk.find(b"\n", position + 1)
+        if position < 0:
+            return -1
+    return position + 1

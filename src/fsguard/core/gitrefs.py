@@ -1,0 +1,77 @@
+"""git branch: list, create (and switch to), switch to, or delete a branch.
+
+Without ``name`` it lists. A ``name`` that does not exist is created (at ``rev``, default HEAD; ``checkout``
+switches to it). An existing ``name`` is switched to with ``checkout``, else deleted, as the seed does: ``-d``,
+which git refuses for a branch not merged, and ``-D`` with ``force``. A deletion reports the commit the branch
+pointed at, so it can be recreated with ``rev``.
+"""
+
+from __future__ import annotations
+
+from fsguard.core.gitparse import REF_FORMAT, parse_refs, text
+from fsguard.core.gitprocess import failure
+from fsguard.core.gitrepo import GitCall, Repository, fire
+from fsguard.models.git import GitResult
+
+
+def branch(call: GitCall) -> GitResult:
+    """List, create, switch to or delete a branch; the result always lists the branches after the call."""
+    repo, request = call.repo, call.request
+    result = GitResult(action="branch", repository=str(repo.root), message="")
+    name = request.name
+    if name is not None:
+        exists = repo.git("show-ref", "--verify", "--quiet", f"refs/heads/{name}", check=False).code == 0
+        if exists and request.checkout:
+            fire(call.safe, "pre", "write", repo.root, "branch", branch=name, switch=True)
+            repo.git("switch", name)
+            fire(call.safe, "post", "write", repo.root, "branch", branch=name, switch=True)
+            result.switched = True
+        elif exists:
+            _delete(call, name, result)
+        else:
+            _create(call, name, result)
+    return _listed(repo, result)
+
+
+def current_branch(repo: Repository) -> str | None:
+    """The checked-out branch (also on a branch with no commits yet); None when HEAD is detached."""
+    out = repo.git("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    return (text(out.stdout).strip() or None) if out.code == 0 else None
+
+
+def _create(call: GitCall, name: str, result: GitResult) -> None:
+    repo, request = call.repo, call.request
+    start = [request.rev] if request.rev else []
+    fire(call.safe, "pre", "create", repo.root, "branch", branch=name, switch=request.checkout)
+    if request.checkout:
+        repo.git("switch", "--create", name, *start)
+    else:
+        repo.git("branch", name, *start)
+    fire(call.safe, "post", "create", repo.root, "branch", branch=name, switch=request.checkout)
+    result.created = name
+    result.switched = request.checkout or None
+
+
+def _delete(call: GitCall, name: str, result: GitResult) -> None:
+    repo, force = call.repo, call.request.force
+    tip = text(repo.git("rev-parse", "--verify", f"refs/heads/{name}").stdout).strip()
+    fire(call.safe, "pre", "delete", repo.root, "branch", branch=name, commit=tip, force=force)
+    out = repo.git("branch", "--delete", *(["--force"] if force else []), name, check=False)
+    if out.code != 0:
+        unmerged = "not fully merged" in out.stderr
+        advice = (
+            f"Nothing was deleted. To delete it anyway, retry with force=true (it points at {tip[:12]}; "
+            f'git(action="branch", name="{name}", rev="{tip[:12]}") recreates it).'
+            if unmerged
+            else "Nothing was deleted. To switch to it instead, pass checkout=true."
+        )
+        raise failure("branch", out.code, out.stderr, advice=advice)
+    fire(call.safe, "post", "delete", repo.root, "branch", branch=name, commit=tip, force=force)
+    result.deleted, result.deleted_commit = name, tip
+
+
+def _listed(repo: Repository, result: GitResult) -> GitResult:
+    refs = parse_refs(repo.git("for-each-ref", f"--format={REF_FORMAT}", "refs/heads", "refs/remotes").stdout)
+    result.branches = [ref.name for ref in refs if not ref.remote] + [ref.name for ref in refs if ref.remote]
+    result.current = current_branch(repo)
+    return result

@@ -1,0 +1,157 @@
+"""A git repository inside the roots, and the request an action works on.
+
+A repository is found by walking up from the path for ``.git`` (a directory, or a file of a worktree or
+submodule); its working tree, git directory and common directory (git's own answer, which follows ``gitdir:``
+files and ``core.worktree``) must all lie inside the roots, because git acts on the whole repository. User paths
+always go after ``--``; option-like values of rev, name and remote are refused before git sees them
+(:func:`refuse_option`). git itself runs through :class:`fsguard.core.gitprocess.GitProcess`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotARepositoryError
+from fsguard.core.gitparse import text
+from fsguard.core.gitprocess import GitOutput, GitProcess
+from fsguard.core.safeguards import Safeguards
+from fsguard.models.git import GitActionName
+
+GitOutputMode = Literal["stat", "name-only", "full"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GitRequest:
+    """One git call's arguments, as the tool received them."""
+
+    action: GitActionName
+    path: str | None = None
+    paths: tuple[str, ...] | None = None
+    output: GitOutputMode | None = None
+    max_lines: int = 200
+    limit: int = 10
+    rev: str | None = None
+    staged: bool = False
+    message: str | None = None
+    name: str | None = None
+    remote: str | None = None
+    checkout: bool = False
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class Repository:
+    """A repository whose working tree, git dir and common dir are inside the roots."""
+
+    root: Path
+    process: GitProcess
+
+    def git(self, *args: str, keep_lines: int | None = None, check: bool = True) -> GitOutput:
+        """Run ``git <args>`` at the top of the working tree."""
+        return self.process.run(self.root, args, keep_lines=keep_lines, check=check)
+
+    def absolute(self, relative: str) -> str:
+        """A repo-relative name from git as an absolute path (a trailing ``/`` of a directory is kept)."""
+        return f"{str(self.root).rstrip('/')}/{relative}"
+
+    def relative(self, canonical: Path, given: str) -> str:
+        """``canonical`` as a pathspec relative to the top of the working tree.
+
+        Raises:
+            InvalidParamsError: it lies outside this repository.
+        """
+        if canonical == self.root:
+            return "."
+        if not canonical.is_relative_to(self.root):
+            raise InvalidParamsError(
+                f"{given!r} is {canonical}, outside the repository {self.root}. Pass paths inside it (relative to "
+                "the repository, or absolute).",
+                path=given,
+            )
+        return canonical.relative_to(self.root).as_posix()
+
+
+def refuse_option(field: str, value: str | None) -> None:
+    """Refuse a value git would read as an option (``-x``, ``--output=x``).
+
+    Raises:
+        InvalidParamsError: ``value`` starts with ``-``.
+    """
+    if value is not None and value.startswith("-"):
+        raise InvalidParamsError(
+            f'invalid {field} {value!r}: a {field} must not start with "-" (git would read it as an option). '
+            f"Nothing was run. Pass a plain {field}, e.g. {_EXAMPLES[field]}.",
+            param=field,
+        )
+
+
+_EXAMPLES = {"rev": 'rev="HEAD~1"', "name": 'name="feature/x"', "remote": 'remote="origin"'}
+
+
+def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tuple[Repository, Path]:
+    """The repository holding ``user_path`` (default: the first root), and the canonical path itself.
+
+    Raises:
+        AccessDeniedError: the path, or the repository it belongs to, is outside the roots.
+        NotARepositoryError: no repository holds it.
+    """
+    target = safe.policy.resolve(user_path) if user_path else default_directory(safe)
+    start = target if target.is_dir() else target.parent
+    top = next((d for d in (start, *start.parents) if (d / ".git").exists()), None)
+    if top is None:
+        raise NotARepositoryError(
+            f"{target} is not inside a git repository. Create one with "
+            f'git(action="init", path="{start}"), or pass a path inside an existing repository.',
+            path=str(target),
+        )
+    if not safe.policy.contains(top):
+        raise _outside(safe, target, top, "working tree")
+    repo = Repository(top, process)
+    said = repo.git("rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
+    kinds = ("working tree", "git directory", "common directory")
+    for kind, location in zip(kinds, text(said.stdout).splitlines(), strict=False):
+        if not safe.policy.contains(Path(os.path.realpath(location))):
+            raise _outside(safe, target, Path(location), kind)
+    return repo, target
+
+
+def default_directory(safe: Safeguards) -> Path:
+    """Where git runs when no path is given: the first root (the current directory with --unrestricted)."""
+    return safe.policy.roots[0] if safe.policy.roots else Path.cwd().resolve()
+
+
+def _outside(safe: Safeguards, target: Path, location: Path, kind: str) -> AccessDeniedError:
+    return AccessDeniedError(
+        f"access denied: {target} belongs to a git repository whose {kind} is {location}, outside the allowed "
+        f"roots: {safe.policy.describe_roots()}. git acts on whole repositories, so fsguard runs it only on one "
+        'entirely inside a root. Use a repository under a root, or create one there with git(action="init").',
+        path=str(target),
+    )
+
+
+@dataclass(frozen=True)
+class GitCall:
+    """Everything an action needs: the safeguards, the repository, the request, and its pathspecs (the ``paths``
+    given, or the file ``path`` names, relative to the top of the working tree)."""
+
+    safe: Safeguards
+    repo: Repository
+    request: GitRequest
+    scope: tuple[str, ...]
+
+
+def fire(
+    safe: Safeguards, phase: Literal["pre", "post"], family: str, path: Path | str, action: str, **metadata: Any
+) -> None:
+    """Run the hooks of ``{phase}-{family}`` for one git action (a denying pre-hook raises HookDeniedError)."""
+    safe.hooks.fire(
+        phase,
+        family,
+        tool_name="git",
+        file_path=str(path),
+        operation=action,
+        metadata={"git_operation": action, **metadata},
+    )

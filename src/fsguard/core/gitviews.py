@@ -1,0 +1,179 @@
+"""The read-only git actions: status, diff, log and show, parsed into typed results.
+
+Patches are read with a line budget (max_lines; git's output past it is counted, not kept), and a full diff of
+more than :data:`DIFF_GUARD_FILES` files with no paths given is downgraded to the stat: both say so in ``note``.
+"""
+
+from __future__ import annotations
+
+from fsguard.core.errors import InvalidParamsError
+from fsguard.core.gitparse import LOG_FORMAT, FileStat, parse_log, parse_numstat, parse_status, text
+from fsguard.core.gitprocess import failure
+from fsguard.core.gitrepo import GitCall, Repository
+from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
+
+DIFF_GUARD_FILES = 20
+SHOW_HEADER_LINES = 40
+_DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "-M")
+_UNBORN = "does not have any commits yet"
+
+
+def status(call: GitCall) -> GitResult:
+    """Branch, upstream distance and the paths in each state."""
+    repo, cap = call.repo, call.request.max_lines
+    report = parse_status(repo.git("status", "--porcelain=v2", "--branch", "-z", "--", *call.scope).stdout)
+    groups = (report.staged, report.unstaged, report.untracked, report.conflicted)
+    cut = any(len(group) > cap for group in groups)
+    staged, unstaged, untracked, conflicted = ([repo.absolute(name) for name in group[:cap]] for group in groups)
+    return GitResult(
+        action="status",
+        repository=str(repo.root),
+        message="",
+        output=call.request.output,
+        branch=report.branch,
+        upstream=report.upstream,
+        ahead=report.ahead,
+        behind=report.behind,
+        staged=staged,
+        unstaged=unstaged,
+        untracked=untracked,
+        conflicted=conflicted,
+        counts=GitStatusCounts(
+            staged=len(report.staged),
+            unstaged=len(report.unstaged),
+            untracked=len(report.untracked),
+            conflicted=len(report.conflicted),
+        ),
+        clean=report.clean,
+        truncated=cut or None,
+        note=f"Lists cut at {cap} paths each: pass paths=[...] or raise max_lines to see more." if cut else None,
+    )
+
+
+def diff(call: GitCall) -> GitResult:
+    """Unstaged changes (staged with ``staged``, against ``rev`` or a range with ``rev``)."""
+    command = ["diff", *_DIFF_FLAGS, *(["--cached"] if call.request.staged else []), *_rev(call)]
+    stats = parse_numstat(call.repo.git(*command, "--numstat", "-z", "--", *call.scope).stdout)
+    request = call.request
+    compared = request.rev or ("staged" if request.staged else "unstaged")
+    if request.rev and request.staged:
+        compared = f"staged vs {request.rev}"
+    result = GitResult(action="diff", repository=str(call.repo.root), message="", compared=compared)
+    return _changes(call, result, command, stats)
+
+
+def log(call: GitCall) -> GitResult:
+    """The newest ``limit`` commits (from ``rev``, touching the pathspecs)."""
+    request, repo = call.request, call.repo
+    command = ["log", f"--max-count={request.limit}", "-z", f"--format={LOG_FORMAT}", *_rev(call)]
+    out = repo.git(*command, "--", *call.scope, check=False)
+    if out.code != 0 and _UNBORN not in out.stderr:
+        raise failure("log", out.code, out.stderr, advice='Check rev (e.g. rev="HEAD~3") and paths, then retry.')
+    commits = [GitCommit(hash=c.hash, subject=c.subject, author=c.author, date=c.date) for c in parse_log(out.stdout)]
+    return GitResult(action="log", repository=str(repo.root), message="", commits=commits)
+
+
+def show(call: GitCall) -> GitResult:
+    """A commit's header, message and changes; for ``rev:path`` or a tree, the object's content.
+
+    Raises:
+        InvalidParamsError: no rev.
+    """
+    repo, rev = call.repo, call.request.rev
+    if rev is None:
+        raise InvalidParamsError(
+            'show needs rev: the commit to show, e.g. git(action="show", rev="HEAD"), or rev="HEAD~1:path/file" '
+            "for a file as it was."
+        )
+    peeled = repo.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    if peeled.code != 0:
+        return _object(call, rev)
+    commit_id = text(peeled.stdout).strip()
+    header = text(repo.git("show", "--no-patch", "--no-color", f"--format={LOG_FORMAT}%x00%b", commit_id).stdout)
+    hash_, author, date, subject, body = (header.split("\0", 4) + [""] * 5)[:5]
+    body_lines = body.strip("\n").splitlines()
+    result = GitResult(
+        action="show",
+        repository=str(repo.root),
+        message="",
+        commit=GitCommit(
+            hash=hash_.strip(),
+            subject=subject,
+            author=author,
+            date=date,
+            body="\n".join(body_lines[:SHOW_HEADER_LINES]) or None,
+        ),
+    )
+    if len(body_lines) > SHOW_HEADER_LINES:
+        result.note = f"Commit message cut at {SHOW_HEADER_LINES} of {len(body_lines)} lines."
+    command = ["show", *_DIFF_FLAGS, "--diff-merges=first-parent", "--format=", commit_id]
+    stats = parse_numstat(repo.git(*command, "--numstat", "-z", "--", *call.scope).stdout)
+    return _changes(call, result, command, stats)
+
+
+def _object(call: GitCall, rev: str) -> GitResult:
+    """``git show`` of something that is not a commit (a file at a revision, a tree), cut at max_lines."""
+    # The "--" makes git read rev as a revision, never as the name of a file in the working tree.
+    out = call.repo.git(
+        "show", "--no-color", "--no-textconv", rev, "--", keep_lines=call.request.max_lines, check=False
+    )
+    if out.code != 0:
+        raise failure(
+            "show",
+            out.code,
+            out.stderr,
+            advice='Check rev: a commit (rev="HEAD~2") or a file at one (rev="HEAD:a.py").',
+        )
+    result = GitResult(action="show", repository=str(call.repo.root), message="", output="full", patch=text(out.stdout))
+    return _cut(result, out.lines, call.request.max_lines)
+
+
+def _changes(call: GitCall, result: GitResult, command: list[str], stats: list[FileStat]) -> GitResult:
+    """Fill the files, and the patch for output=full (downgraded to the stat for a wide unscoped diff)."""
+    request, repo = call.request, call.repo
+    output = request.output or "stat"
+    notes = [result.note] if result.note else []
+    if output == "full" and not call.scope and len(stats) > DIFF_GUARD_FILES:
+        output = "stat"
+        result.truncated = True
+        notes.append(
+            f"{len(stats)} files changed and no paths were given: showing the stat only. For the patch, ask "
+            'output="full" with paths=["file"].'
+        )
+    cap = request.max_lines
+    result.output = output
+    result.files = [_file(repo, stat) for stat in stats[:cap]]
+    if len(stats) > cap:
+        result.truncated = True
+        notes.append(f"File list cut at {cap} of {len(stats)}: pass paths=[...] or raise max_lines.")
+    result.note = " ".join(notes) or None
+    if output != "full":
+        return result
+    out = repo.git(*command, "--", *call.scope, keep_lines=cap)
+    result.patch = text(out.stdout)
+    return _cut(result, out.lines, cap)
+
+
+def _cut(result: GitResult, lines: int, cap: int) -> GitResult:
+    if lines > cap:
+        result.truncated, result.total_lines = True, lines
+        cut = (
+            f'Patch cut at {cap} of {lines} lines: narrow it with paths=["file"], raise max_lines, or use '
+            'output="stat" for the summary.'
+        )
+        result.note = f"{result.note} {cut}" if result.note else cut
+    return result
+
+
+def _file(repo: Repository, stat: FileStat) -> GitFileChange:
+    return GitFileChange(
+        path=repo.absolute(stat.path),
+        added=stat.added,
+        deleted=stat.deleted,
+        binary=stat.added is None,
+        from_path=repo.absolute(stat.from_path) if stat.from_path else None,
+    )
+
+
+def _rev(call: GitCall) -> list[str]:
+    return [call.request.rev] if call.request.rev else []

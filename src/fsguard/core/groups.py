@@ -1,0 +1,158 @@
+"""Change groups: one id for everything a batch, pipeline, rename set or project_replace changed.
+
+A group is the ordered list of :class:`Change` s one call made. It is saved as one JSON file under
+``<state_dir>/backups/groups/<group_id>.json`` (written atomically, after the changes it lists), and its
+id has the shape of a backup id, so ``backup(action="restore" | "info" | "compare", backup_id=<group>)``
+takes either. Reverting a group (:mod:`fsguard.core.reverting`) undoes its changes in reverse order.
+
+The file bytes themselves live in the backup store: a group only refers to backups, trash entries and
+paths, so it is small, and retention of the backups it names applies as usual.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, get_args
+
+from fsguard.core.backups import check_backup_id, new_backup_id
+from fsguard.core.disk import AtomicWriter
+from fsguard.core.errors import BackupCorruptError, NotFoundError
+
+ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
+_KINDS = frozenset(get_args(ChangeKind))
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing a grouped call did to the filesystem, with what it takes to undo it.
+
+    ``path`` is where the change is visible now: the file written or created, a move's or copy's
+    destination, or where a trashed / deleted entry was.
+    """
+
+    kind: ChangeKind
+    path: str
+    backup_id: str | None = None  # modified, deleted: the bytes before
+    after_hash: str | None = None  # modified, created: the hash the change left (a later change means conflict)
+    source: str | None = None  # moved: where the entry came from
+    sd_id: str | None = None  # trashed: the trash entry holding it
+
+    @classmethod
+    def modified(cls, path: Path, backup_id: str | None, after_hash: str) -> Change:
+        return cls("modified", str(path), backup_id=backup_id, after_hash=after_hash)
+
+    @classmethod
+    def created(cls, path: Path, after_hash: str) -> Change:
+        return cls("created", str(path), after_hash=after_hash)
+
+
+@dataclass(frozen=True)
+class Group:
+    """The changes of one call, under one id."""
+
+    group_id: str
+    operation: str
+    time: float
+    changes: tuple[Change, ...]
+
+    @property
+    def time_iso(self) -> str:
+        return datetime.fromtimestamp(self.time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    @property
+    def paths(self) -> list[str]:
+        """Every path the group touched, in order, once each (a move counts its source too)."""
+        seen: dict[str, None] = {}
+        for change in self.changes:
+            if change.source:
+                seen.setdefault(change.source)
+            seen.setdefault(change.path)
+        return list(seen)
+
+
+@dataclass
+class ChangeLog:
+    """What one call has changed so far, appended as it goes (the order is the order of the acts)."""
+
+    changes: list[Change] = field(default_factory=list)
+
+    def add(self, change: Change) -> None:
+        self.changes.append(change)
+
+    def extend(self, changes: Iterable[Change]) -> None:
+        self.changes.extend(changes)
+
+    def __bool__(self) -> bool:
+        return bool(self.changes)
+
+
+class GroupStore:
+    """Saves and finds groups; one JSON file each, beside the backup store they refer to."""
+
+    def __init__(self, root: Path, writer: AtomicWriter, *, clock: Callable[[], float] = time.time) -> None:
+        self.root = root
+        self._writer = writer
+        self._clock = clock
+        root.mkdir(parents=True, exist_ok=True)
+
+    def save(self, operation: str, changes: Iterable[Change]) -> Group | None:
+        """Record ``changes`` as one group; None when there is nothing to record."""
+        listed = tuple(changes)
+        if not listed:
+            return None
+        now = self._clock()
+        group = Group(new_backup_id(now), operation, now, listed)
+        payload = {
+            "group_id": group.group_id,
+            "operation": operation,
+            "time": now,
+            "changes": [{k: v for k, v in asdict(c).items() if v is not None} for c in listed],
+        }
+        self._writer.write(self.root / f"{group.group_id}.json", json.dumps(payload, indent=1).encode())
+        return group
+
+    def find(self, group_id: str) -> Group | None:
+        """The group with this id, or None when the id names no group (it may name a plain backup).
+
+        Raises:
+            InvalidParamsError: the id does not have the shape of a backup id.
+            BackupCorruptError: the group file exists but cannot be read.
+        """
+        path = self.root / f"{check_backup_id(group_id)}.json"
+        try:
+            raw = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise BackupCorruptError(f"group {group_id} cannot be read ({exc}).", backup_id=group_id) from exc
+        try:
+            changes = tuple(_change(item) for item in raw["changes"])
+            return Group(raw["group_id"], raw["operation"], float(raw["time"]), changes)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BackupCorruptError(f"group {group_id} is malformed ({exc}).", backup_id=group_id) from exc
+
+    def get(self, group_id: str) -> Group:
+        """The group with this id.
+
+        Raises:
+            NotFoundError: no such group.
+        """
+        group = self.find(group_id)
+        if group is None:
+            raise NotFoundError(
+                f"no change group {group_id}. List backups with backup(action='list').", backup_id=group_id
+            )
+        return group
+
+
+def _change(item: dict[str, object]) -> Change:
+    kind = item["kind"]
+    if kind not in _KINDS:
+        raise ValueError(f"unknown change kind {kind!r}")
+    fields = {k: (str(v) if v is not None else None) for k, v in item.items() if k != "kind"}
+    return Change(kind, **fields)  # type: ignore[arg-type]

@@ -1,0 +1,170 @@
+"""Expected operating-system failures as typed errors: :func:`from_os_error`, and name and path length limits.
+
+Each environment failure has its own code and a message naming the next action: a full disk or quota says how
+much to free (from ``statvfs``), a read-only mount names its mount point, a name too long names the limit.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+from fsguard.core.errors import (
+    AccessDeniedError,
+    AlreadyExistsError,
+    DiskFullError,
+    FsguardError,
+    IsDirectoryError,
+    NameTooLongError,
+    NotDirectoryError,
+    NotFoundError,
+    ReadOnlyFilesystemError,
+)
+
+NAME_MAX_BYTES = 255
+"""The longest file or directory name, in bytes, that Linux, macOS and Windows filesystems all accept."""
+PATH_MAX_BYTES = 4096
+"""The longest whole path, in bytes, a Linux system call accepts."""
+_SHOWN_CHARS = 160
+
+
+def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> FsguardError:
+    """The typed error for an expected OS failure at ``path``; callers raise it ``from exc``.
+
+    ``needed`` is how many bytes the failed operation meant to write, when known: a full disk's
+    message then names how much space to free.
+    """
+    shown = shorten(path)
+    reason = exc.strerror or type(exc).__name__
+    if isinstance(exc, FileNotFoundError):
+        return NotFoundError(f"{shown} does not exist. Check the path with list_directory.", path=shown)
+    if isinstance(exc, IsADirectoryError):
+        return IsDirectoryError(f"{shown} is a directory, not a file. Use list_directory for directories.", path=shown)
+    if isinstance(exc, NotADirectoryError):
+        return NotDirectoryError(f"a component of {shown} is not a directory.", path=shown)
+    if isinstance(exc, FileExistsError):
+        return AlreadyExistsError(f"{shown} already exists.", path=shown)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return _disk_full(exc.errno, path, needed)
+    if exc.errno == errno.EROFS:
+        mount = _mount_point(path)
+        where = f"the read-only filesystem mounted at {shorten(mount)}" if mount else "a read-only filesystem"
+        return ReadOnlyFilesystemError(
+            f"{shown} is on {where}: nothing can be written there. "
+            "Write under a root on a writable filesystem instead, or have it remounted read-write.",
+            path=shown,
+        )
+    if exc.errno == errno.ENAMETOOLONG:
+        return name_length_error(str(path)) or NameTooLongError(
+            f"the filesystem refused a name in {shown} as too long ({reason}); it may allow fewer than "
+            f"{NAME_MAX_BYTES} bytes per name. Use a shorter name, then retry.",
+            path=shown,
+        )
+    if isinstance(exc, PermissionError) or exc.errno in (errno.ELOOP, errno.EACCES, errno.EPERM):
+        return AccessDeniedError(
+            f"the operating system refused access to {shown}: {reason}. Check its permissions with "
+            "get_file_info, or use another path.",
+            path=shown,
+            reason=reason,
+        )
+    return FsguardError(f"I/O error on {shown}: {reason}.", path=shown)
+
+
+def name_length_error(path: str) -> NameTooLongError | None:
+    """The error for a path with a name over ``NAME_MAX_BYTES`` or a length over ``PATH_MAX_BYTES``, else None."""
+    shown = shorten(path)
+    for name in Path(path).parts:
+        size = _byte_length(name)
+        if size > NAME_MAX_BYTES:
+            return NameTooLongError(
+                f"a name in {shown} is {size:,} bytes long ({shorten(name, 40, count=False)!r}); filesystems "
+                f"allow at most {NAME_MAX_BYTES} bytes per file or directory name. Use a shorter name.",
+                path=shown,
+                name_bytes=size,
+                limit_bytes=NAME_MAX_BYTES,
+            )
+    size = _byte_length(path)
+    if size > PATH_MAX_BYTES:
+        return NameTooLongError(
+            f"the path {shown} is {size:,} bytes long; the whole path may be at most {PATH_MAX_BYTES:,} bytes. "
+            "Use fewer or shorter directory names.",
+            path=shown,
+            path_bytes=size,
+            limit_bytes=PATH_MAX_BYTES,
+        )
+    return None
+
+
+def shorten(path: object, limit: int = _SHOWN_CHARS, *, count: bool = True) -> str:
+    """``path`` as text for a message: a very long one keeps its start and end (and, with ``count``, its length)."""
+    text = str(path)
+    if len(text) <= limit:
+        return text
+    keep = limit // 2
+    cut = f"{text[:keep]}…{text[-keep // 2 :]}"
+    return f"{cut} ({len(text):,} characters)" if count else cut
+
+
+def _byte_length(text: str) -> int:
+    # surrogatepass: a lone surrogate from JSON still has a length (the OS would refuse it anyway)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _disk_full(code: int | None, path: object, needed: int | None) -> DiskFullError:
+    """ENOSPC or EDQUOT, with the free space of the nearest existing directory (statvfs, as an unprivileged user)."""
+    shown = shorten(path)
+    directory = _existing_directory(path)
+    where = f"the filesystem holding {shorten(directory)}" if directory else "its filesystem"
+    free: int | None = None
+    no_inodes = False
+    if directory is not None:
+        try:
+            usage = os.statvfs(directory)
+        except OSError:
+            pass
+        else:
+            free = usage.f_bavail * usage.f_frsize
+            no_inodes = usage.f_files > 0 and usage.f_favail == 0
+    if code == errno.EDQUOT:
+        problem = f"your disk quota on {where} is used up"
+        action = (
+            f"Free at least {needed:,} bytes within your quota"
+            if needed is not None
+            else "Free space within your quota"
+        )
+    elif no_inodes:
+        problem, action = f"{where} has no free inodes (too many files)", "Delete files there"
+    else:
+        problem = f"no space left on {where}"
+        if needed is not None and free is not None:
+            problem += f" ({needed:,} bytes needed, {free:,} free)"
+        elif free is not None:
+            problem += f" ({free:,} bytes free)"
+        if needed is not None:
+            shortfall = needed - free if free is not None and needed > free else needed
+            action = f"Free at least {shortfall:,} bytes there"
+        else:
+            action = "Free some space there"
+    return DiskFullError(f"{shown}: {problem}. {action}, then retry.", path=shown, needed_bytes=needed, free_bytes=free)
+
+
+def _existing_directory(path: object) -> Path | None:
+    """The nearest directory at or above ``path`` that exists."""
+    start = Path(str(path)).absolute()
+    return next((candidate for candidate in (start, *start.parents) if _is_dir(candidate)), None)
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):  # ENAMETOOLONG, EACCES, an embedded NUL: not a usable directory
+        return False
+
+
+def _mount_point(path: object) -> Path | None:
+    """The mount point of the filesystem holding ``path`` (of its nearest existing directory)."""
+    directory = _existing_directory(path)
+    if directory is None:
+        return None
+    return next((candidate for candidate in (directory, *directory.parents) if candidate.is_mount()), None)

@@ -1,0 +1,169 @@
+"""Pipelines (batch_operations ``pipeline_json``): the request and its results as data.
+
+A pipeline is up to 20 named steps; each runs one of twelve actions on files, often the files an earlier
+step produced (``input_from``, ``input_from_all``), may be guarded by a condition on an earlier step, and
+may quote earlier results in its params with ``{{step_id.field}}`` templates. The modules:
+
+- :mod:`fsguard.core.pipeline_request` parses a request and refuses it whole, every problem listed;
+- :mod:`fsguard.core.pipeline_schedule` holds the pure parts: levels, conditions, templates;
+- :mod:`fsguard.core.pipeline_actions` the six reading actions, :mod:`fsguard.core.pipeline_changes` the six
+  writing ones (through the single-file engines), :mod:`fsguard.core.pipeline_runner` the run and rollback.
+
+Decisions that differ from the seed, on purpose:
+
+- ``stop_on_error`` defaults to true (the seed's comments meant it; its JSON decoding made it false), and a
+  stop rolls back everything the pipeline changed. ``create_backup`` is accepted and has no effect: every
+  change is always backed up and recorded in the pipeline's change group.
+- Step indexes count from 1 everywhere (results, errors, default ids ``step-1``, ``step-2`` …).
+- ``edit`` replaces every occurrence in each file (``replace_all`` defaults to true), as the seed did: a
+  pipeline edit across files means "all of them". ``replace_all: false`` asks for one unique match a file.
+- ``search`` is a literal search unless ``regex: true`` (the seed guessed from metacharacters), and case
+  sensitive unless ``case_sensitive: false``, so that it finds what a following ``edit`` will change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+MAX_STEPS = 20
+StepStatus = Literal["ok", "failed", "skipped", "planned"]
+RunStatus = Literal["applied", "dry_run", "partial"]
+ACTIONS = (
+    "search",
+    "read_ranges",
+    "edit",
+    "multi_edit",
+    "count_occurrences",
+    "regex_transform",
+    "copy",
+    "rename",
+    "delete",
+    "aggregate",
+    "diff",
+    "merge",
+)
+DESTRUCTIVE = frozenset({"edit", "multi_edit", "regex_transform", "copy", "rename", "delete"})
+"""Actions that write: in a parallel run each has a level of its own, after every earlier step."""
+CONDITIONS = (
+    "has_matches",
+    "no_matches",
+    "count_gt",
+    "count_lt",
+    "count_eq",
+    "file_exists",
+    "file_not_exists",
+    "step_succeeded",
+    "step_failed",
+)
+ALIASES = {"old_str": "old_text", "old_string": "old_text", "new_str": "new_text", "new_string": "new_text"}
+"""Spellings of edit params that other tools accept too."""
+FILE_PARAMS = ("files", "path")
+"""The params through which a step names its own files (besides the files of the steps it reads from)."""
+PARAMS: dict[str, frozenset[str]] = {
+    "search": frozenset({"pattern", "path", "files", "regex", "case_sensitive", "file_types", "include_content"}),
+    "read_ranges": frozenset({*FILE_PARAMS, "start_line", "end_line", "ranges"}),
+    "edit": frozenset({*FILE_PARAMS, "old_text", "new_text", "replace_all"}),
+    "multi_edit": frozenset({*FILE_PARAMS, "edits", "replace_all"}),
+    "count_occurrences": frozenset({*FILE_PARAMS, "pattern", "regex", "case_sensitive"}),
+    "regex_transform": frozenset({*FILE_PARAMS, "patterns", "pattern", "replacement", "case_sensitive"}),
+    "copy": frozenset({*FILE_PARAMS, "destination"}),
+    "rename": frozenset({*FILE_PARAMS, "destination"}),
+    "delete": frozenset({*FILE_PARAMS, "recursive"}),
+    "aggregate": frozenset({*FILE_PARAMS, "separator"}),
+    "diff": frozenset({*FILE_PARAMS, "file_a", "file_b"}),
+    "merge": frozenset({*FILE_PARAMS, "mode"}),
+}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """When a step runs: ``type`` on the step ``step_ref`` (or on ``path``), compared with ``value``."""
+
+    type: str
+    step_ref: str | None = None
+    value: int | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: an action, where its files come from, its params, and when it runs."""
+
+    index: int  # from 1
+    id: str
+    action: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    input_from: str | None = None
+    input_from_all: tuple[str, ...] = ()
+    condition: Condition | None = None
+
+    @property
+    def destructive(self) -> bool:
+        return self.action in DESTRUCTIVE
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The steps whose files feed this one: ``input_from`` first, then ``input_from_all``, once each."""
+        first = (self.input_from,) if self.input_from else ()
+        return tuple(dict.fromkeys((*first, *self.input_from_all)))
+
+
+@dataclass(frozen=True)
+class PipelineRequest:
+    """A checked pipeline."""
+
+    name: str
+    steps: tuple[Step, ...]
+    stop_on_error: bool = True
+    dry_run: bool = False
+    create_backup: bool = True  # accepted for the seed's callers; every change is backed up regardless
+    force: bool = False
+    verbose: bool = False
+    parallel: bool = False
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """What one step did (or, in a dry run, would do)."""
+
+    index: int
+    id: str
+    action: str
+    status: StepStatus
+    files: tuple[str, ...] = ()
+    count: int | None = None
+    edits: int | None = None
+    risk: str | None = None
+    content: str | None = None
+    file_counts: Mapping[str, int] | None = None
+    skip_reason: str | None = None
+    error: str | None = None
+    error_code: str | None = None
+    duration_ms: float = 0.0
+    level: int | None = None
+    reached: bool = True  # False: an earlier failure stopped the (dry) run before this step
+
+    @property
+    def completed(self) -> bool:
+        """Ran and did not fail (a step skipped by its condition counts as completed)."""
+        return self.reached and self.status != "failed"
+
+    @property
+    def measure(self) -> int:
+        """What count conditions and the ``count`` template see: the step's count, else its number of files."""
+        return self.count if self.count is not None else len(self.files)
+
+
+@dataclass(frozen=True)
+class PipelineReport:
+    """What a pipeline did: each step, and the group id that reverts everything it changed."""
+
+    name: str
+    status: RunStatus
+    steps: tuple[StepOutcome, ...]
+    group_id: str | None
+    files_affected: int
+    total_edits: int
+    risk: str

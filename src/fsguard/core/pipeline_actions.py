@@ -1,0 +1,299 @@
+"""The pipeline actions that only read: search, read_ranges, count_occurrences, aggregate, diff, merge.
+
+Each action takes the engines and one :class:`StepCall` (its params with templates filled, and its input
+files) and returns an :class:`ActionOutput`; it raises a typed error when it cannot do its work. Files are
+read through the pinned walk (:mod:`fsguard.core.beneath`) under --max-file-size, as by read_file. The
+actions that write are in :mod:`fsguard.core.pipeline_changes`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fsguard.core.beneath import Beneath
+from fsguard.core.deletion import Deleter
+from fsguard.core.diff import render_diff
+from fsguard.core.disk import read_at
+from fsguard.core.editing import Editor
+from fsguard.core.errors import InvalidParamsError, NotDirectoryError
+from fsguard.core.groups import Change
+from fsguard.core.ignore import WalkOptions, normalise_globs
+from fsguard.core.moving import Mover
+from fsguard.core.paths import PathPolicy
+from fsguard.core.patterns import compile_re2
+from fsguard.core.search import ContentRequest, search_content
+from fsguard.core.textio import DecodedText, decode, split_lines
+
+MAX_CONTENT_CHARS = 100_000
+"""read_ranges, aggregate and diff return at most this much text (the rest is cut, and the cut is said)."""
+SHORT_HEAD = SHORT_TAIL = 25
+"""Without ``verbose``, content longer than head + tail lines keeps only those."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PipelineEngines:
+    """What the actions act through: the path policy, the pinned walk, and the single-file engines."""
+
+    policy: PathPolicy
+    beneath: Beneath
+    editor: Editor
+    mover: Mover
+    deleter: Deleter
+    max_file_size: int
+
+
+@dataclass(frozen=True)
+class StepCall:
+    """One step's work: its params (templates filled), its input files, and how carefully to act."""
+
+    params: Mapping[str, Any]
+    files: tuple[str, ...] = ()  # canonical paths: the files of the steps it reads from, then its own
+    sets: tuple[tuple[str, ...], ...] = ()  # the files of each step it reads from, for merge
+    dry_run: bool = False
+    force: bool = False
+    verbose: bool = False
+    changes: list[Change] = field(default_factory=list)  # what it changed so far, in order
+
+
+@dataclass(frozen=True)
+class ActionOutput:
+    """What an action produced: the files it found or acted on, and what it counted."""
+
+    files: tuple[str, ...]
+    count: int | None = None
+    edits: int | None = None
+    risk: str | None = None
+    content: str | None = None
+    file_counts: Mapping[str, int] | None = None
+
+
+Action = Callable[[PipelineEngines, StepCall], ActionOutput]
+
+
+def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """Files whose text has ``pattern`` (literal unless ``regex``), under ``path`` or among the input files."""
+    params = call.params
+    pattern = text(params, "pattern")
+    literal, case_sensitive = not flag(params, "regex", False), flag(params, "case_sensitive", True)
+    if call.files:
+        counts = _counted(engines, call.files, pattern, regex=not literal, case_sensitive=case_sensitive)
+        found = {file: n for file, n in counts.items() if n}
+        return ActionOutput(tuple(found), sum(found.values()), file_counts=found)
+    default = str(engines.policy.roots[0]) if engines.policy.roots else "."
+    base = engines.policy.resolve(text(params, "path", default))
+    if base.is_file():
+        raise NotDirectoryError(
+            f"search looks under a directory and {base} is a file. Pass its directory as path, or the file in "
+            "params.files.",
+            path=str(base),
+        )
+    options = WalkOptions(
+        globs=normalise_globs(strings(params, "file_types")),
+        max_file_size=engines.max_file_size,
+        rules_from=engines.policy.root_of(base),
+    )
+    request = ContentRequest(pattern=pattern, literal=literal, case_sensitive=case_sensitive, max_results=0)
+    result = search_content(base, request, options, beneath=engines.beneath)
+    files = sorted(result.counts)  # a stable order, whichever engine walked
+    return ActionOutput(tuple(files), result.total_matches, file_counts={f: result.counts[f] for f in files})
+
+
+def count_occurrences(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """How often ``pattern`` occurs in each input file (non-overlapping; literal unless ``regex``)."""
+    params = call.params
+    counts = _counted(
+        engines,
+        call.files,
+        text(params, "pattern"),
+        regex=flag(params, "regex", False),
+        case_sensitive=flag(params, "case_sensitive", True),
+    )
+    return ActionOutput(tuple(counts), sum(counts.values()), file_counts=counts)
+
+
+def read_ranges(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """Lines of each input file: ``start_line``..``end_line`` or each of ``ranges``; ranges joined by ``...``."""
+    spans = _ranges(call.params)
+    parts = []
+    for file in call.files:
+        path, decoded = read_text(engines, file)
+        lines = split_lines(decoded.text)
+        pieces = ["".join(lines[start - 1 : end]).rstrip("\r\n") for start, end in spans]
+        parts.append(f"==> {engines.policy.label(path)} <==\n" + "\n...\n".join(pieces))
+    return ActionOutput(call.files, content=shown("\n\n".join(parts), verbose=call.verbose))
+
+
+def aggregate(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """The input files once each, and their texts joined by ``separator`` (a newline unless given)."""
+    separator = text(call.params, "separator", "\n", empty_ok=True)
+    joined = separator.join(read_text(engines, file)[1].text for file in call.files)
+    return ActionOutput(call.files, content=shown(joined, verbose=call.verbose))
+
+
+def diff(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """A unified diff from ``file_a`` to ``file_b`` (else the first two input files); count = changed lines."""
+    params = call.params
+    named = [params.get("file_a"), params.get("file_b")]
+    if all(isinstance(name, str) and name for name in named):
+        pair = [str(engines.policy.resolve(str(name))) for name in named]
+    elif len(call.files) >= 2:
+        pair = list(call.files[:2])
+    else:
+        raise InvalidParamsError(
+            f"diff needs two files and got {len(call.files)}: pass params.file_a and params.file_b, or an "
+            "input step with at least two files."
+        )
+    (path_a, before), (path_b, after) = (read_text(engines, file) for file in pair)
+    label_a, label_b = engines.policy.label(path_a), engines.policy.label(path_b)
+    result = render_diff(label_a, before.text, after.text, "full")
+    body = result.text.split("\n")[2:]
+    content = "\n".join([f"--- a/{label_a}", f"+++ b/{label_b}", *body]) if body else ""
+    changed = max(result.added, result.removed)
+    return ActionOutput(tuple(pair), changed, content=shown(content, verbose=call.verbose))
+
+
+def merge(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """The union (in first-seen order) or the intersection (in the first step's order) of the input steps' files."""
+    sets = list(call.sets) or [call.files]
+    mode = text(call.params, "mode", "union")
+    if mode == "intersection":
+        rest = [set(files) for files in sets[1:]]
+        kept = [file for file in sets[0] if all(file in other for other in rest)]
+    elif mode == "union":
+        kept = list(dict.fromkeys(file for files in sets for file in files))
+    else:
+        raise InvalidParamsError(f"merge mode must be union or intersection; got {mode!r}.")
+    return ActionOutput(tuple(kept))
+
+
+READERS: dict[str, Action] = {
+    "search": search,
+    "read_ranges": read_ranges,
+    "count_occurrences": count_occurrences,
+    "aggregate": aggregate,
+    "diff": diff,
+    "merge": merge,
+}
+
+
+def read_text(engines: PipelineEngines, file: str) -> tuple[Path, DecodedText]:
+    """A file's canonical path and decoded text, read through the pinned walk.
+
+    Raises:
+        FsguardError: outside the roots, missing, a directory, binary, undecodable or above --max-file-size.
+    """
+    path = engines.policy.resolve(file)
+    with engines.beneath.entry(path) as entry:
+        data, _ = read_at(entry, engines.max_file_size)
+    return path, decode(data, path)
+
+
+def own_files(engines: PipelineEngines, action: str, params: Mapping[str, Any]) -> list[str]:
+    """The canonical paths a step names in its own params: ``files`` (a list, or text split at commas, as
+    the ``{{step.files}}`` template writes it) and ``path`` (for every action but search, where it is a
+    directory)."""
+    names = strings(params, "files")
+    if action != "search" and isinstance(params.get("path"), str) and params["path"]:
+        names.append(params["path"])
+    # delete and rename act on a link itself, as delete_file and move_file do; the others on what it names
+    resolve = engines.policy.resolve_entry if action in ("delete", "rename") else engines.policy.resolve
+    return [str(resolve(name)) for name in names]
+
+
+def shown(content: str, *, verbose: bool) -> str:
+    """``content`` cut to :data:`MAX_CONTENT_CHARS`, and without ``verbose`` to its first and last 25 lines."""
+    lines = content.split("\n")
+    if not verbose and len(lines) > SHORT_HEAD + SHORT_TAIL:
+        hidden = len(lines) - SHORT_HEAD - SHORT_TAIL
+        note = f"[… {hidden} line(s) not shown; pass verbose=true to see them all …]"
+        content = "\n".join([*lines[:SHORT_HEAD], note, *lines[-SHORT_TAIL:]])
+    if len(content) > MAX_CONTENT_CHARS:
+        content = content[:MAX_CONTENT_CHARS] + f"\n[… cut at {MAX_CONTENT_CHARS:,} characters …]"
+    return content
+
+
+def text(params: Mapping[str, Any], name: str, default: str | None = None, *, empty_ok: bool = False) -> str:
+    """A string param.
+
+    Raises:
+        InvalidParamsError: missing (and no default), not a string, or empty where that makes no sense.
+    """
+    value = params.get(name, default)
+    if value is None:
+        raise InvalidParamsError(f"params.{name} is missing.")
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InvalidParamsError(f"params.{name} must be a string; got {type(value).__name__}.")
+    value = str(value)
+    if not value and not empty_ok:
+        raise InvalidParamsError(f"params.{name} is empty.")
+    return value
+
+
+def flag(params: Mapping[str, Any], name: str, default: bool) -> bool:
+    """A boolean param: JSON true/false, or the text true/false/1/0/yes/no (a template may have written it)."""
+    value = params.get(name)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "1", "yes", "false", "0", "no"):
+        return value.lower() in ("true", "1", "yes")
+    raise InvalidParamsError(f"params.{name} must be true or false; got {value!r}.")
+
+
+def number(params: Mapping[str, Any], name: str, default: int | None = None) -> int | None:
+    """A positive integer param, or its text (a template may have written it)."""
+    value = params.get(name, default)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and int(value) > 0:
+        return int(value)
+    raise InvalidParamsError(f"params.{name} must be a positive integer; got {value!r}.")
+
+
+def strings(params: Mapping[str, Any], name: str) -> list[str]:
+    """A list-of-strings param; text is split at commas."""
+    value = params.get(name)
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return [item for item in value if item]
+    raise InvalidParamsError(f"params.{name} must be a list of strings; got {value!r}.")
+
+
+def _counted(
+    engines: PipelineEngines, files: tuple[str, ...], pattern: str, *, regex: bool, case_sensitive: bool
+) -> dict[str, int]:
+    if regex:
+        compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="pattern", advice=" (RE2 syntax).")
+    else:
+        compiled = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
+    return {file: sum(1 for _ in compiled.finditer(read_text(engines, file)[1].text)) for file in files}
+
+
+def _ranges(params: Mapping[str, Any]) -> list[tuple[int, int | None]]:
+    raw = params.get("ranges")
+    if raw is None:
+        start = number(params, "start_line", 1) or 1
+        return [(start, _end(start, number(params, "end_line")))]
+    if not isinstance(raw, list) or not raw:
+        raise InvalidParamsError('params.ranges must be a non-empty list of {"start": n, "end": m}.')
+    spans = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise InvalidParamsError(f'each of params.ranges must be {{"start": n, "end": m}}; got {item!r}.')
+        start = number(item, "start", 1) or 1
+        spans.append((start, _end(start, number(item, "end"))))
+    return spans
+
+
+def _end(start: int, end: int | None) -> int | None:
+    if end is not None and end < start:
+        raise InvalidParamsError(f"a range ends (line {end}) before it starts (line {start}).")
+    return end

@@ -1,0 +1,275 @@
+"""The pipeline actions that write: edit, multi_edit, regex_transform, copy, rename, delete.
+
+Each goes through the engine of the matching single-file tool (edit_file's :class:`Editor`, the mover, the
+deleter), so path policy, fd pinning, locks, OCC, hooks and backups are theirs. Each appends every change
+it makes to ``call.changes`` as it makes it, so a failure part-way can be rolled back precisely.
+
+An action first plans all its files (the edits as dry runs; for copy, rename and delete, sources present
+and targets free) and only then acts, so most failures happen before anything is written. The plan is
+graded on the seed's multi-file scale; HIGH or CRITICAL without ``force`` is refused (``risk_blocked``)
+before the step writes anything:
+
+    edit              files >= 30 / 50 / 80  or  replacements >= 100 / 500 / 1000  → MEDIUM / HIGH / CRITICAL
+    multi_edit        files >= 30 / 50 / 80  or  edits applied  >= 20 / 50 / 100
+    regex_transform,
+    rename, delete    files >= 30 / 50 / 80
+
+A file in which nothing matches is left as it is (count 0); a step in which no file matches fails
+(``no_match``), since that almost always means a wrong old_text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fsguard.core.editing import EditOptions
+from fsguard.core.errors import (
+    AlreadyExistsError,
+    InvalidParamsError,
+    NoMatchError,
+    NotFoundError,
+    RiskBlockedError,
+)
+from fsguard.core.groups import Change
+from fsguard.core.matching import Replacement
+from fsguard.core.modes import Planner, RegexRule, multi, regex
+from fsguard.core.pipeline import ALIASES
+from fsguard.core.pipeline_actions import Action, ActionOutput, PipelineEngines, StepCall, flag, number, text
+from fsguard.core.requests import EditRequest, planner_for
+from fsguard.core.risk import RiskLevel
+
+Scale = tuple[tuple[int, int | None, RiskLevel], ...]
+FILES_SCALE: Scale = ((80, None, RiskLevel.CRITICAL), (50, None, RiskLevel.HIGH), (30, None, RiskLevel.MEDIUM))
+EDIT_SCALE: Scale = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
+MULTI_EDIT_SCALE: Scale = ((80, 100, RiskLevel.CRITICAL), (50, 50, RiskLevel.HIGH), (30, 20, RiskLevel.MEDIUM))
+PIPELINE_SCALE: Scale = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
+"""The whole pipeline's risk: files affected and total edits (never lower than its riskiest step)."""
+
+
+def graded(scale: Scale, files: int, amount: int = 0) -> RiskLevel:
+    """The level ``files`` files and ``amount`` edits reach on ``scale``."""
+    for min_files, min_amount, level in scale:
+        if files >= min_files or (min_amount is not None and amount >= min_amount):
+            return level
+    return RiskLevel.LOW
+
+
+def edit(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """old_text → new_text in every input file, by edit_file's matching ladder (every occurrence by default)."""
+    request = EditRequest(
+        old_text=text(call.params, "old_text"),
+        new_text=text(call.params, "new_text", empty_ok=True),
+        replace_all=flag(call.params, "replace_all", True),
+    )
+    return _edited(engines, call, "edit", lambda label: planner_for(request, label), EDIT_SCALE)
+
+
+def multi_edit(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """Each of ``edits`` in order in every input file; in a file, all of them place or none is made."""
+    raw = call.params.get("edits")
+    if not isinstance(raw, list) or not raw or not all(isinstance(item, dict) for item in raw):
+        raise InvalidParamsError('params.edits must be a non-empty list of {"old_text": ..., "new_text": ...}.')
+    every = flag(call.params, "replace_all", True)
+    items = [{ALIASES.get(key, key): value for key, value in item.items()} for item in raw]
+    edits = [Replacement(text(item, "old_text"), text(item, "new_text", empty_ok=True), every) for item in items]
+    return _edited(
+        engines, call, "multi_edit", lambda label: multi(edits, tolerant=False, path=label), MULTI_EDIT_SCALE
+    )
+
+
+def regex_transform(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """RE2 rules in order in every input file; ``$1``/``${name}`` in a replacement insert groups."""
+    params = call.params
+    raw = params.get("patterns")
+    if raw is None:
+        raw = [{"pattern": params.get("pattern"), "replacement": params.get("replacement", "")}]
+    if not isinstance(raw, list) or not raw or not all(isinstance(item, dict) for item in raw):
+        raise InvalidParamsError('params.patterns must be a non-empty list of {"pattern": ..., "replacement": ...}.')
+    rules = [
+        RegexRule(text(item, "pattern"), text(item, "replacement", "", empty_ok=True), number(item, "limit") or 0)
+        for item in raw
+    ]
+    case_sensitive = flag(params, "case_sensitive", True)
+    regex(rules, case_sensitive=case_sensitive, path="")  # an invalid pattern fails here, before any file
+    return _edited(
+        engines,
+        call,
+        "regex_transform",
+        lambda label: regex(rules, case_sensitive=case_sensitive, path=label),
+        FILES_SCALE,
+    )
+
+
+def copy(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """Each input file copied into the ``destination`` directory, never over an existing file."""
+    moves = _into(engines, call, "copy")
+    if not call.dry_run:
+        for source, target in moves:
+            engines.mover.copy(source, target, tool="batch_operations")
+            call.changes.append(Change("copied", target))
+    return ActionOutput(tuple(target for _, target in moves))
+
+
+def rename(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """Each input file moved into the ``destination`` directory, never over an existing file."""
+    moves = _into(engines, call, "rename")
+    risk = _gate(call, "rename", graded(FILES_SCALE, len(moves)), f"{len(moves)} file(s)")
+    if not call.dry_run:
+        for source, target in moves:
+            engines.mover.move(source, target, tool="batch_operations")
+            call.changes.append(Change("moved", target, source=source))
+    return ActionOutput(tuple(target for _, target in moves), risk=risk)
+
+
+def delete(engines: PipelineEngines, call: StepCall) -> ActionOutput:
+    """Each input file (or, with ``recursive``, directory) moved to the trash; restore_trash brings it back."""
+    missing = [file for file in call.files if not _exists(Path(file))]
+    if missing:
+        raise _missing_error(missing)
+    risk = _gate(call, "delete", graded(FILES_SCALE, len(call.files)), f"{len(call.files)} file(s)")
+    if not call.dry_run:
+        for file in call.files:
+            done = engines.deleter.delete(
+                file, recursive=flag(call.params, "recursive", False), tool="batch_operations"
+            )
+            call.changes.append(Change("trashed", str(done.path), sd_id=done.trash.sd_id if done.trash else None))
+    return ActionOutput(call.files, risk=risk)
+
+
+WRITERS: dict[str, Action] = {
+    "edit": edit,
+    "multi_edit": multi_edit,
+    "regex_transform": regex_transform,
+    "copy": copy,
+    "rename": rename,
+    "delete": delete,
+}
+
+
+_DONE = {"copy": "copied", "rename": "moved"}
+
+
+@dataclass(frozen=True)
+class _Planned:
+    file: str
+    count: int
+
+
+def _edited(
+    engines: PipelineEngines, call: StepCall, action: str, planner_of: Callable[[str], Planner], scale: Scale
+) -> ActionOutput:
+    """Plan every file as a dry run, grade and gate the whole, then edit the files that change."""
+    options = EditOptions(tool="batch_operations", mode=f"pipeline_{action}", dry_run=True)
+    planned: list[_Planned] = []
+    missed: list[NoMatchError] = []
+    for file in call.files:
+        label = engines.policy.label(Path(file))
+        try:
+            report = engines.editor.run(file, planner_of(label), options)
+        except NoMatchError as exc:
+            if _partly_placed(exc):
+                raise
+            missed.append(exc)
+            planned.append(_Planned(file, 0))
+            continue
+        planned.append(_Planned(file, report.plan.replacements))
+    changing = [plan for plan in planned if plan.count]
+    total = sum(plan.count for plan in changing)
+    if missed and not changing:
+        if len(missed) == 1:
+            raise missed[0]  # its message shows the file's closest lines
+        first = missed[0].message.split("\n")[0]
+        raise NoMatchError(
+            f"{action} matched nothing in any of its {len(missed)} input files, so nothing was written; in the "
+            f"first: {first} Check the text against read_file (or the search step's pattern) and retry.",
+        )
+    amount = f"{len(changing)} file(s), {total} edit(s)"
+    risk = _gate(call, action, graded(scale, len(changing), total), amount)
+    counts = {plan.file: plan.count for plan in planned}
+    if call.dry_run:
+        return ActionOutput(tuple(p.file for p in changing), total, total, risk, file_counts=counts)
+    real = EditOptions(tool="batch_operations", mode=f"pipeline_{action}")
+    for plan in changing:
+        report = engines.editor.run(plan.file, planner_of(engines.policy.label(Path(plan.file))), real)
+        counts[plan.file] = report.plan.replacements
+        if report.content_hash != report.previous_hash:
+            backup = report.backup.backup_id if report.backup else None
+            call.changes.append(Change.modified(report.path, backup, report.content_hash))
+    total = sum(counts.values())
+    return ActionOutput(tuple(p.file for p in changing), total, total, risk, file_counts=counts)
+
+
+def _partly_placed(exc: NoMatchError) -> bool:
+    """True for a multi_edit in which some edits placed and others did not: a real failure, not "nothing here"."""
+    edits = exc.fields.get("edits")
+    return isinstance(edits, list) and any(item.get("status") == "applied" for item in edits)
+
+
+def _gate(call: StepCall, action: str, level: RiskLevel, amount: str) -> str:
+    if level in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not call.force:
+        raise RiskBlockedError(
+            f"{action} would change {amount}: risk {level.value}, so it was blocked and nothing was written. "
+            "Run the pipeline with dry_run=true to see every step's counts, narrow the step's input, or pass "
+            "force=true (every change is backed up and the pipeline's backup_id reverts them all).",
+            risk_level=level.value,
+        )
+    return level.value
+
+
+def _into(engines: PipelineEngines, call: StepCall, action: str) -> list[tuple[str, str]]:
+    """(source, target) for each input file moved or copied into ``destination``; all checked before any act.
+
+    Raises:
+        NotFoundError: a source is missing.
+        AlreadyExistsError: a target exists, or two sources share a name.
+        InvalidParamsError: the destination is an existing file.
+    """
+    destination = engines.policy.resolve(text(call.params, "destination"))
+    if destination.exists() and not destination.is_dir():
+        raise InvalidParamsError(
+            f"{action} destination {destination} is a file; pass a directory (it is created when missing).",
+            path=str(destination),
+        )
+    missing = [file for file in call.files if not _exists(Path(file))]
+    if missing:
+        raise _missing_error(missing)
+    if not call.files:
+        return []
+    pairs = [(file, str(destination / Path(file).name)) for file in call.files]
+    taken: dict[str, str] = {}
+    for source, target in pairs:
+        if target in taken or _exists(Path(target)):
+            other = f"{taken[target]} goes there too" if target in taken else "it exists"
+            raise AlreadyExistsError(
+                f"{action} would put {source} at {target}, but {other}; nothing was {_DONE[action]}. "
+                "Choose another destination, or move the existing file away first.",
+                path=target,
+            )
+        taken[target] = source
+    if not call.dry_run:
+        call.changes.extend(Change("created_dir", str(path)) for path in _missing_dirs(destination))
+    return pairs
+
+
+def _missing_dirs(directory: Path) -> list[Path]:
+    """The directories that do not exist yet on the way to ``directory``, outermost first."""
+    missing = []
+    while not directory.exists() and directory != directory.parent:
+        missing.append(directory)
+        directory = directory.parent
+    return missing[::-1]
+
+
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
+
+
+def _missing_error(missing: list[str]) -> NotFoundError:
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return NotFoundError(
+        f"{len(missing)} input file(s) do not exist: {shown}; nothing was changed. An earlier step may have "
+        "moved or deleted them; check with list_directory.",
+        path=missing[0],
+    )

@@ -1,0 +1,254 @@
+"""Running a checked pipeline: levels in order, conditions and templates per step, rollback on failure.
+
+Sequential by default; with ``parallel`` the steps of one level (:mod:`fsguard.core.pipeline_schedule`) run
+on up to four threads. Only reading steps ever share a level, so both runs give the same files and the same
+results. Every change a step makes is recorded, in order, and the whole run is saved as one change group
+whose id is the result's ``backup_id``: backup(action="restore", backup_id=...) reverts it.
+
+A failing step, with ``stop_on_error`` (the default), stops the run and everything the pipeline changed is
+rolled back (:class:`Reverter`), then :class:`BatchFailedError` names the step (index, id, action), why it
+failed, and what was and was not rolled back; whatever could not be rolled back stays in a saved group.
+Without ``stop_on_error`` the run goes on: the failed step's own changes are undone (a step is all or
+nothing), later steps reading from it get no files, and the status is ``partial``. A dry run writes nothing;
+its steps report what they would do, and a failure is reported in the failed step instead of raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from functools import partial
+from itertools import chain
+from pathlib import Path
+from time import perf_counter
+
+from fsguard.core.beneath import lstat_at
+from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, UndoConflictError
+from fsguard.core.groups import Change, Group, GroupStore
+from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
+from fsguard.core.pipeline_actions import READERS, ActionOutput, PipelineEngines, StepCall, own_files
+from fsguard.core.pipeline_changes import PIPELINE_SCALE, WRITERS, graded
+from fsguard.core.pipeline_schedule import condition_holds, plan_levels, render
+from fsguard.core.reverting import Reverted, Reverter
+from fsguard.core.risk import RiskLevel
+
+MAX_WORKERS = 4
+ACTIONS = {**READERS, **WRITERS}
+_SEVERITY = [level.value for level in RiskLevel]  # LOW < MEDIUM < HIGH < CRITICAL, in declaration order
+Progress = Callable[[int, int], None]
+_Ran = tuple[StepOutcome, list[Change]]
+_Known = Mapping[int, StepOutcome]
+
+
+class PipelineRunner:
+    """Runs pipelines through the single-file engines."""
+
+    def __init__(self, engines: PipelineEngines, reverter: Reverter, groups: GroupStore) -> None:
+        self._engines = engines
+        self._reverter = reverter
+        self._groups = groups
+
+    def run(self, request: PipelineRequest, progress: Progress | None = None) -> PipelineReport:
+        """Run ``request``; ``progress`` gets (steps done, steps) after each level and may raise to cancel.
+
+        Raises:
+            BatchFailedError: a step failed with ``stop_on_error`` (not in a dry run); the changes were rolled back.
+        """
+        outcomes: dict[int, StepOutcome] = {}
+        changes: list[Change] = []
+        try:
+            failed = self._levels(request, outcomes, changes, progress)
+        except BaseException:  # cancelled, or a bug: what the run changed stays restorable as one group
+            self._groups.save(_operation(request), changes)
+            raise
+        if failed is not None and not request.dry_run:
+            raise self._rolled_back(request, failed, changes)
+        group = None if request.dry_run else self._groups.save(_operation(request), changes)
+        return _report(request, outcomes, failed, group)
+
+    def _levels(
+        self,
+        request: PipelineRequest,
+        outcomes: dict[int, StepOutcome],
+        changes: list[Change],
+        progress: Progress | None,
+    ) -> StepOutcome | None:
+        """Run level after level; the first failed step when ``stop_on_error`` stopped the run, else None."""
+        steps = {step.index: step for step in request.steps}
+        for number, level in enumerate(plan_levels(request.steps, parallel=request.parallel), 1):
+            known = dict(outcomes)  # each step of a level sees the same earlier outcomes, whichever thread runs it
+            chosen = [steps[index] for index in level]
+            if len(chosen) == 1:
+                ran = [self._step(request, chosen[0], known=known, level=number if request.parallel else None)]
+            else:
+                run = partial(self._step, request, known=known, level=number)
+                with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(chosen))) as pool:
+                    ran = list(pool.map(run, chosen))
+            failure = next((outcome for outcome, _ in ran if outcome.status == "failed"), None)
+            for outcome, made in ran:
+                if failure is not None and request.stop_on_error and outcome.index > failure.index:
+                    continue  # a sequential run would not have reached it (only reading steps share a level)
+                outcomes[outcome.index] = outcome
+                changes.extend(made)
+            if progress is not None:
+                progress(len(outcomes), len(request.steps))
+            if failure is not None and request.stop_on_error:
+                return failure
+        return None
+
+    def _step(
+        self, request: PipelineRequest, step: Step, *, known: Mapping[int, StepOutcome], level: int | None
+    ) -> _Ran:
+        """Run one step: its condition, its templates, its action; a failure is returned, not raised."""
+        started = perf_counter()
+        earlier = {outcome.id: outcome for index, outcome in known.items() if index < step.index}
+        base = StepOutcome(step.index, step.id, step.action, "ok", level=level)
+        call: StepCall | None = None
+        try:
+            condition = step.condition
+            if condition is not None and condition.path:
+                condition = replace(condition, path=render(condition.path, earlier))
+            holds, why = condition_holds(condition, earlier, self._exists)
+            if not holds:
+                skipped = replace(base, status="skipped", skip_reason=f"condition false: {why}")
+                return replace(skipped, duration_ms=_ms(started)), []
+            params = render(dict(step.params), earlier)
+            sets = tuple(earlier[source].files if source in earlier else () for source in step.sources)
+            files = tuple(dict.fromkeys(chain(*sets, own_files(self._engines, step.action, params))))
+            call = StepCall(params, files, sets, request.dry_run, request.force, request.verbose)
+            output = ACTIONS[step.action](self._engines, call)
+        except FsguardError as exc:
+            made = call.changes if call is not None else []
+            message = exc.message
+            if made and not request.stop_on_error:
+                made, undone = self._undo_step(made)
+                message += f" ({undone})"
+            failed = replace(base, status="failed", error=message, error_code=exc.code, duration_ms=_ms(started))
+            return failed, made
+        status: StepStatus = "planned" if request.dry_run and step.destructive else "ok"
+        return _finished(replace(base, status=status, duration_ms=_ms(started)), output), call.changes
+
+    def _exists(self, user_path: str) -> bool:
+        """file_exists: whether anything is at the path, looked at through the pinned walk."""
+        path = self._engines.policy.resolve_entry(user_path)
+        try:
+            with self._engines.beneath.entry(path, follow=False) as entry:
+                return lstat_at(entry) is not None
+        except NotFoundError:
+            return False  # a missing parent directory
+
+    def _undo_step(self, made: list[Change]) -> tuple[list[Change], str]:
+        """Revert a failed step's own changes; the ones that stay, and a note on what happened."""
+        reverted, conflict = self._revert(made)
+        stayed = _stayed(made, reverted, conflict)
+        if not stayed:
+            return [], f"its {len(made)} change(s) before the failure were rolled back"
+        return stayed, f"{len(stayed)} of its {len(made)} change(s) could not be rolled back: {_why(stayed, reverted)}"
+
+    def _revert(self, made: Sequence[Change]) -> tuple[list[Reverted], str | None]:
+        try:
+            return self._reverter.revert(made), None
+        except UndoConflictError as exc:  # something else changed those files meanwhile: nothing was reverted
+            return [], exc.message
+
+    def _rolled_back(self, request: PipelineRequest, failed: StepOutcome, made: list[Change]) -> BatchFailedError:
+        """Roll back everything the run changed, save what stayed, and describe it all in the error."""
+        reverted, conflict = self._revert(made)
+        stayed = _stayed(made, reverted, conflict)
+        group = self._groups.save(_operation(request), stayed)
+        rolled = [change.path for change in made if change not in stayed]
+        lines = [f"pipeline step {failed.index} '{failed.id}' ({failed.action}): {failed.error}"]
+        if not made:
+            lines.append("Nothing had been changed yet, so nothing needed rolling back.")
+        elif not stayed:
+            lines.append(
+                f"Rolled back all {len(made)} change(s) the pipeline had made ({_listed(rolled)}): "
+                "the files on disk are as they were before it ran."
+            )
+        else:
+            lines.append(
+                f"Rolled back {len(made) - len(stayed)} of {len(made)} change(s); not rolled back: "
+                f"{_why(stayed, reverted, conflict)}. They are kept in group {group.group_id if group else '-'}: "
+                f'backup(action="restore", backup_id="{group.group_id if group else ""}") reverts them.'
+            )
+        lines.append("Fix the step and run the pipeline again; dry_run=true shows what each step would do.")
+        return BatchFailedError(
+            "\n".join(lines),
+            failed_index=failed.index,
+            failed_id=failed.id,
+            failed_action=failed.action,
+            error_code=failed.error_code,
+            rolled_back=rolled,
+            not_rolled_back=[f"{change.path}: {_reason(change, reverted, conflict)}" for change in stayed],
+            backup_id=group.group_id if group else None,
+        )
+
+
+def _finished(outcome: StepOutcome, output: ActionOutput) -> StepOutcome:
+    return replace(
+        outcome,
+        files=output.files,
+        count=output.count,
+        edits=output.edits,
+        risk=output.risk,
+        content=output.content,
+        file_counts=output.file_counts,
+    )
+
+
+def _report(
+    request: PipelineRequest, outcomes: Mapping[int, StepOutcome], failed: StepOutcome | None, group: Group | None
+) -> PipelineReport:
+    steps = []
+    for step in request.steps:
+        outcome = outcomes.get(step.index)
+        if outcome is None:  # after a dry run's failure: not reached
+            assert failed is not None
+            reason = f"not run: step {failed.index} '{failed.id}' failed and stop_on_error is on"
+            outcome = StepOutcome(step.index, step.id, step.action, "skipped", skip_reason=reason, reached=False)
+        steps.append(outcome)
+    writers = [o for o in steps if o.action in WRITERS and o.status in ("ok", "planned")]
+    affected = len(dict.fromkeys(file for outcome in (writers or steps) for file in outcome.files))
+    edits = sum(outcome.edits or 0 for outcome in steps)
+    risks = [graded(PIPELINE_SCALE, affected, edits).value, *(o.risk for o in steps if o.risk)]
+    status: RunStatus = "partial" if any(o.status == "failed" for o in steps) else "applied"
+    risk = max(risks, key=_SEVERITY.index)
+    group_id = group.group_id if group else None
+    return PipelineReport(
+        request.name, "dry_run" if request.dry_run else status, tuple(steps), group_id, affected, edits, risk
+    )
+
+
+def _stayed(made: Sequence[Change], reverted: Sequence[Reverted], conflict: str | None) -> list[Change]:
+    """The changes still in place after a revert, in the order they were made."""
+    if conflict is not None:
+        return list(made)
+    kept = {id(outcome.change) for outcome in reverted if outcome.status in ("kept", "failed")}
+    return [change for change in made if id(change) in kept]
+
+
+def _reason(change: Change, reverted: Sequence[Reverted], conflict: str | None = None) -> str:
+    if conflict is not None:
+        return "changed since by something else; nothing was reverted"
+    found = next((outcome for outcome in reverted if outcome.change is change), None)
+    return (found.detail or found.status) if found else "not reverted"
+
+
+def _why(stayed: Sequence[Change], reverted: Sequence[Reverted], conflict: str | None = None) -> str:
+    shown = [f"{change.path} ({_reason(change, reverted, conflict)})" for change in stayed[:5]]
+    return "; ".join(shown) + (f"; and {len(stayed) - 5} more" if len(stayed) > 5 else "")
+
+
+def _listed(paths: Sequence[str]) -> str:
+    unique = list(dict.fromkeys(paths))
+    names = ", ".join(Path(path).name for path in unique[:5])
+    return names + (f" and {len(unique) - 5} more" if len(unique) > 5 else "")
+
+
+def _operation(request: PipelineRequest) -> str:
+    return f"pipeline:{request.name[:60]}"
+
+
+def _ms(started: float) -> float:
+    return round((perf_counter() - started) * 1000, 1)

@@ -1,0 +1,183 @@
+"""Reverting a change group: a failed atomic batch's rollback, and backup(action="restore") of a group id.
+
+Changes are undone newest first, each with the tool that made its kind safe already: bytes come back
+through :class:`Restorer` (itself backed up, so a revert is undoable), trash entries through the trash,
+moves by a no-clobber move back. What a group created is never simply unlinked: a created file's bytes
+are backed up first, a copied tree goes to the trash. A change that something else has touched since is
+a conflict: without ``force`` nothing at all is reverted; with it, the conflicting file's current bytes
+are backed up before they are replaced, and a path that a revert would clobber is still never clobbered.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fsguard.core.beneath import lstat_at
+from fsguard.core.deletion import Deleter
+from fsguard.core.disk import read_at
+from fsguard.core.errors import FsguardError, UndoConflictError
+from fsguard.core.groups import Change
+from fsguard.core.hashing import content_hash
+from fsguard.core.moving import Mover
+from fsguard.core.safeguards import Safeguards
+from fsguard.core.transfer import remove
+from fsguard.core.undo import Restorer
+
+RevertStatus = Literal["reverted", "already", "kept", "failed"]
+
+
+@dataclass(frozen=True)
+class Reverted:
+    """What reverting one change did: ``kept`` means left in place on purpose (``detail`` says why)."""
+
+    change: Change
+    status: RevertStatus
+    detail: str | None = None
+    error_code: str | None = None
+
+
+class Reverter:
+    """Undoes recorded changes, newest first."""
+
+    def __init__(self, safeguards: Safeguards, restorer: Restorer, deleter: Deleter, mover: Mover) -> None:
+        self._safe = safeguards
+        self._restorer = restorer
+        self._deleter = deleter
+        self._mover = mover
+
+    def conflicts(self, changes: Sequence[Change]) -> list[tuple[Change, str]]:
+        """The changes something else has touched since they were made, each with what is different now.
+
+        Only a path's newest change in the group can be checked against the disk: an earlier one (a write
+        the group then edited, an edit inside a directory it then moved) left a state the later change
+        replaced, and reverting newest first brings that state back before the earlier one is reverted.
+        """
+        found = []
+        later: set[Path] = set()  # every path a newer change of the group acts on
+        for change in reversed(changes):
+            paths = [Path(p) for p in (change.path, change.source) if p]
+            superseded = any(p in later or not later.isdisjoint(p.parents) for p in paths)
+            later.update(paths)
+            problem = None if superseded else self._conflict(change)
+            if problem is not None:
+                found.append((change, problem))
+        found.reverse()
+        return found
+
+    def revert(self, changes: Sequence[Change], *, force: bool = False, dry_run: bool = False) -> list[Reverted]:
+        """Undo ``changes`` newest first; one failure does not stop the others (each is reported).
+
+        Raises:
+            UndoConflictError: some change was touched since and ``force`` is false; nothing was reverted.
+        """
+        conflicts = self.conflicts(changes)
+        if conflicts and not force:
+            listed = "; ".join(f"{change.path}: {problem}" for change, problem in conflicts[:5])
+            raise UndoConflictError(
+                f"{len(conflicts)} of {len(changes)} change(s) were modified since (nothing was reverted): {listed}. "
+                "Check them with get_file_info, then retry with force=true (current bytes are backed up first).",
+                conflicts=[change.path for change, _ in conflicts],
+            )
+        if dry_run:
+            return [Reverted(change, "reverted", "dry run: would revert") for change in reversed(changes)]
+        outcomes = []
+        for change in reversed(changes):
+            try:
+                outcomes.append(self._revert(change, force=force))
+            except FsguardError as exc:
+                outcomes.append(Reverted(change, "failed", exc.message, exc.code))
+        return outcomes
+
+    def _conflict(self, change: Change) -> str | None:
+        now = _state(self._safe, Path(change.path))
+        if change.kind in ("modified", "created"):
+            if now is None:
+                return "it no longer exists" if change.kind == "modified" else None
+            return None if now == change.after_hash else f"its hash is {now}, the change left {change.after_hash}"
+        if change.kind == "moved" and change.source and _exists(Path(change.source)):
+            return f"its old place {change.source} is taken again"
+        if change.kind in ("trashed", "deleted") and _exists(Path(change.path)):
+            return "something exists at its path again"
+        return None
+
+    def _revert(self, change: Change, *, force: bool) -> Reverted:
+        path = Path(change.path)
+        kind = change.kind
+        if kind == "modified" or (kind == "deleted" and change.backup_id):
+            if change.backup_id is None:  # modified a file that had no bytes worth saving: nothing to restore
+                return Reverted(change, "kept", "no backup was needed")
+            report = self._restorer.restore(change.backup_id, force=force)
+            return Reverted(change, "already" if report.already_there else "reverted")
+        if kind == "created":
+            return self._remove_created(change, path, force=force)
+        if kind == "created_dir":
+            return _remove_empty_dir(self._safe, change, path)
+        if kind == "moved" and change.source:
+            if not _exists(path):
+                return Reverted(change, "already" if _exists(Path(change.source)) else "failed", "nothing to move back")
+            self._mover.move(change.path, change.source)
+            return Reverted(change, "reverted")
+        if kind == "copied":
+            if not _exists(path):
+                return Reverted(change, "already")
+            outcome = self._deleter.delete(change.path, recursive=True)
+            return Reverted(
+                change, "reverted", f"the copy is in the trash as {outcome.trash.sd_id}" if outcome.trash else None
+            )
+        if kind == "trashed" and change.sd_id:
+            self._deleter.restore_from_trash(change.sd_id)
+            return Reverted(change, "reverted")
+        return Reverted(change, "kept", "nothing recorded to revert it with")
+
+    def _remove_created(self, change: Change, path: Path, *, force: bool) -> Reverted:
+        """Remove a file the group created, its bytes backed up first: a revert never loses bytes."""
+        with self._safe.locks.hold(path), self._safe.beneath.entry(path, follow=False) as entry:
+            found = lstat_at(entry)
+            if found is None:
+                return Reverted(change, "already")
+            if not stat.S_ISREG(found.st_mode):
+                return Reverted(change, "kept", "it is no longer a regular file")
+            data, _ = read_at(entry)
+            if content_hash(data) != change.after_hash and not force:
+                return Reverted(change, "kept", "it changed since it was created")
+            backup = self._safe.backups.snapshot(
+                path, data, stat.S_IMODE(found.st_mode), operation="revert_create", after_hash=None, chained=False
+            )
+            remove(entry)
+        self._safe.session.forget(path)
+        return Reverted(change, "reverted", f"its bytes are in backup {backup.backup_id}")
+
+
+def _remove_empty_dir(safe: Safeguards, change: Change, path: Path) -> Reverted:
+    with safe.locks.hold(path), safe.beneath.entry(path, follow=False) as entry:
+        found = lstat_at(entry)
+        if found is None:
+            return Reverted(change, "already")
+        if not stat.S_ISDIR(found.st_mode):
+            return Reverted(change, "kept", "it is no longer a directory")
+        try:
+            os.rmdir(entry.name, dir_fd=entry.parent)
+        except OSError:
+            return Reverted(change, "kept", "it is not empty: something else was put in it")
+    return Reverted(change, "reverted")
+
+
+def _state(safe: Safeguards, path: Path) -> str | None:
+    """The content hash of the regular file at ``path``; None when nothing (or no regular file) is there."""
+    try:
+        with safe.beneath.entry(path, follow=False) as entry:
+            found = lstat_at(entry)
+            if found is None or not stat.S_ISREG(found.st_mode):
+                return None
+            return content_hash(read_at(entry)[0])
+    except FsguardError:
+        return None
+
+
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()

@@ -1,0 +1,102 @@
+"""Path translation between WSL and Windows: ``<mount root>/c/x/y`` ↔ ``C:\\x\\y``.
+
+Pure functions of their arguments (no filesystem access), so the mount root can be a fake tree in tests.
+``\\\\wsl$\\<distro>\\…`` and ``\\\\wsl.localhost\\<distro>\\…`` name this distro's own files; any other UNC
+path is a network share, which has no place under the mount root and is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path, PurePosixPath
+
+from fsguard.core.errors import InvalidParamsError
+
+_DRIVE = re.compile(r"^([A-Za-z]):(.*)$", re.DOTALL)
+_SEPARATORS = re.compile(r"[\\/]+")
+_LONG_PREFIX = re.compile(r"^[\\/]{2}[?.][\\/]")  # \\?\C:\x and \\.\C:\x name C:\x
+_DISTRO_HOSTS = ("wsl$", "wsl.localhost")
+
+
+def is_windows_form(text: str) -> bool:
+    """True for ``C:…`` drive paths and ``\\\\host\\…`` UNC paths: what :func:`to_wsl` takes."""
+    return bool(_DRIVE.match(text)) or (text[:2] in ("\\\\", "//") and not text.startswith("///"))
+
+
+def to_wsl(windows_path: str, mount_root: Path) -> Path:
+    """The Linux path a Windows path names inside WSL: ``C:\\x`` → ``<mount_root>/c/x``.
+
+    Forward slashes, repeated separators, ``.`` and a lower-case drive letter are accepted; ``..`` is applied
+    lexically and never climbs above the drive. ``\\\\wsl$\\<distro>\\x`` → ``/x``.
+
+    Raises:
+        InvalidParamsError: not a Windows path, a drive-relative path (``C:x``), or a network share.
+    """
+    text = _LONG_PREFIX.sub("", windows_path, count=1)
+    drive = _DRIVE.match(text)
+    if drive is not None:
+        rest = drive.group(2)
+        if rest and rest[0] not in "\\/":
+            raise InvalidParamsError(
+                f"{windows_path!r} is relative to the current folder of drive {drive.group(1).upper()}:, which "
+                f"WSL cannot know. Write it absolute: {drive.group(1).upper()}:\\{rest}."
+            )
+        return mount_root / drive.group(1).lower() / _clean(rest)
+    if text[:2] in ("\\\\", "//"):
+        host, _, rest = _SEPARATORS.sub("/", text[2:]).partition("/")
+        distro, _, inner = rest.partition("/")
+        if host.lower() in _DISTRO_HOSTS and distro:
+            return Path("/") / _clean(inner)
+        raise InvalidParamsError(
+            f"{windows_path!r} is a network share; only drive paths (C:\\…) and \\\\wsl$\\<distro>\\… map into "
+            "WSL. Map the share to a drive letter in Windows and use that, or its /mnt path."
+        )
+    raise InvalidParamsError(
+        f"{windows_path!r} is not a Windows path. Give a drive path such as C:\\Users\\me\\file.txt, "
+        "or pass a Linux path as wsl_path."
+    )
+
+
+def to_windows(path: Path, mount_root: Path, distro: str | None = None) -> str:
+    """The Windows spelling of a WSL path: ``<mount_root>/c/x`` → ``C:\\x``.
+
+    With ``distro``, a path outside the mount root becomes ``\\\\wsl.localhost\\<distro>\\…``.
+
+    Raises:
+        InvalidParamsError: a relative path, a path outside the drives (without ``distro``), or a name holding
+            a backslash, which Windows would read as a separator.
+    """
+    if not path.is_absolute():
+        raise InvalidParamsError(f"{path} is relative; only an absolute path has a Windows spelling.")
+    clean = PurePosixPath(os.path.normpath(path))
+    parts = clean.relative_to(mount_root).parts if clean.is_relative_to(mount_root) else ()
+    if parts and len(parts[0]) == 1 and parts[0].isascii() and parts[0].isalpha():
+        return f"{parts[0].upper()}:\\" + _joined(parts[1:], path)
+    if distro is not None:
+        return f"\\\\wsl.localhost\\{distro}\\" + _joined(clean.parts[1:], path)
+    raise InvalidParamsError(
+        f"{path} is not on a Windows drive: drives are mounted under {mount_root} (/c, /d …). "
+        "Give a path below a drive, such as " + str(mount_root / "c" / "Users") + "."
+    )
+
+
+def _clean(rest: str) -> str:
+    """Windows components as a relative POSIX path, ``.`` dropped and ``..`` applied, never above the start."""
+    parts: list[str] = []
+    for part in _SEPARATORS.split(rest):
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts)
+
+
+def _joined(parts: tuple[str, ...], path: Path) -> str:
+    if any("\\" in part for part in parts):
+        raise InvalidParamsError(
+            f"{path} has a name holding a backslash, which Windows reads as a folder separator. "
+            "Rename it (move_file) before syncing it to Windows."
+        )
+    return "\\".join(parts)

@@ -1,0 +1,216 @@
+"""Copying between the WSL and Windows sides: one file, or a tree whose files differ, never losing a byte.
+
+Each destination file goes through the one write sequence (:mod:`fsguard.core.mutation`): a new file is
+created exclusively, an existing one whose bytes differ is backed up first and replaced atomically (so
+``backup(action="undo_last")`` brings it back), an identical one is left alone. Sources are read through
+pinned fds without following links; symlinks, pipes and devices are skipped and listed. A tree walk is
+bounded by :data:`MAX_SYNC_ENTRIES`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Literal
+
+from fsguard.core.beneath import lstat_at
+from fsguard.core.disk import read_at
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.mutation import HookCall, current_bytes, mutation
+from fsguard.core.oserrors import from_os_error
+from fsguard.core.safeguards import Safeguards
+
+MAX_SYNC_ENTRIES = 10_000
+FileStatus = Literal["created", "updated", "unchanged", "would_create", "would_update"]
+_READ_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+@dataclass(frozen=True)
+class SyncOptions:
+    """How a sync behaves: parent folders made on the way, which file names, and whether anything is written."""
+
+    create_dirs: bool = True
+    filter_pattern: str | None = None
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class SyncedFile:
+    """One file copied (or that would be, in a dry run); ``backup_id`` saves what an update replaced."""
+
+    source: Path
+    destination: Path
+    size: int
+    status: FileStatus
+    backup_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SyncProblem:
+    """A file that could not be synced; the rest of the sync went on."""
+
+    path: str
+    error: str
+    code: str
+
+
+@dataclass
+class SyncReport:
+    """What one sync did: files changed, files already equal, what was skipped and why, per-file errors."""
+
+    dry_run: bool
+    files: list[SyncedFile] = field(default_factory=list)
+    unchanged: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    errors: list[SyncProblem] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def files_synced(self) -> int:
+        return len(self.files)
+
+    def add(self, done: SyncedFile) -> None:
+        if done.status == "unchanged":
+            self.unchanged += 1
+        else:
+            self.files.append(done)
+
+
+class WslSync:
+    """Copies files and trees between two canonical paths inside the roots."""
+
+    def __init__(self, safeguards: Safeguards) -> None:
+        self._safe = safeguards
+        self._active = threading.local()
+
+    @property
+    def active(self) -> bool:
+        """True while this thread is syncing: autosync must not echo the sync's own writes."""
+        return bool(getattr(self._active, "depth", 0))
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        self._active.depth = getattr(self._active, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            self._active.depth -= 1
+
+    def sync(self, source: Path, destination: Path, options: SyncOptions, report: SyncReport) -> None:
+        """Sync a file, or every file of a tree whose bytes differ, from ``source`` to ``destination``.
+
+        A single file's failure is raised; in a tree each failure is recorded in ``report`` and the rest goes on.
+
+        Raises:
+            NotFoundError: ``source`` does not exist.
+            InvalidParamsError: the two paths overlap (one is the other or inside it).
+        """
+        if destination == source or destination.is_relative_to(source) or source.is_relative_to(destination):
+            raise InvalidParamsError(
+                f"{source} and {destination} overlap; a sync needs two separate places. Check both paths."
+            )
+        with self._safe.beneath.entry(source, follow=False) as pinned:
+            found = lstat_at(pinned)
+        if found is None:
+            raise NotFoundError(f"{source} does not exist. Check the path with list_directory.", path=str(source))
+        if stat.S_ISDIR(found.st_mode):
+            self._sync_tree(source, destination, options, report)
+        elif not stat.S_ISREG(found.st_mode):
+            report.skipped.append((str(source), _kind(found.st_mode)))
+        elif options.filter_pattern and not fnmatchcase(source.name, options.filter_pattern):
+            report.skipped.append((str(source), f"name does not match {options.filter_pattern}"))
+        else:
+            report.add(self.copy_file(source, destination, options))
+
+    def copy_file(self, source: Path, destination: Path, options: SyncOptions) -> SyncedFile:
+        """Make ``destination`` hold the bytes of the regular file ``source``; see the module docstring.
+
+        Raises:
+            FsguardError: the source could not be read (a link, too large, gone) or the destination written.
+        """
+        with self.running(), self._safe.beneath.entry(source, follow=False) as pinned:
+            found = lstat_at(pinned)
+            if found is not None and stat.S_ISLNK(found.st_mode):
+                raise InvalidParamsError(f"{source} is a symlink; syncs skip links.", path=str(source))
+            data, _ = read_at(pinned, self._safe.max_file_size)
+            mode = stat.S_IMODE(found.st_mode) if found is not None else None
+        target = self._safe.policy.resolve(str(destination))
+        if options.dry_run:
+            return _planned(source, target, data, current_bytes(self._safe, target))
+        hook = HookCall("write", "wsl", "wsl_sync", {"source_path": str(source)})
+        with self.running(), mutation(self._safe, target, may_be_missing=True) as change:
+            if change.entry is None and not options.create_dirs:
+                raise NotDirectoryError(
+                    f"{target.parent} does not exist. Pass create_dirs=true, or create it with create_directory.",
+                    path=str(target.parent),
+                )
+            if change.current == data:
+                return SyncedFile(source, target, len(data), "unchanged")
+            change.check(None)
+            # A pre-write hook may deny; content it substitutes is ignored: a sync copies bytes, not text.
+            change.fire_pre(hook, source_path=str(source), dest_path=str(target))
+            done = change.commit(data, hook, mode=mode, make_parents=options.create_dirs)
+        status: FileStatus = "updated" if done.backup is not None else "created"
+        return SyncedFile(source, target, done.size, status, done.backup.backup_id if done.backup else None)
+
+    def _sync_tree(self, source: Path, destination: Path, options: SyncOptions, report: SyncReport) -> None:
+        for relative, mode in self._walk(source, report):
+            path = source / relative
+            if not stat.S_ISREG(mode):
+                report.skipped.append((str(path), _kind(mode)))
+            elif options.filter_pattern and not fnmatchcase(path.name, options.filter_pattern):
+                continue  # a filter narrows the sync: files it leaves out are not worth listing
+            else:
+                try:
+                    report.add(self.copy_file(path, destination / relative, options))
+                except FsguardError as exc:
+                    report.errors.append(SyncProblem(str(path), exc.message, exc.code))
+
+    def _walk(self, source: Path, report: SyncReport) -> list[tuple[str, int]]:
+        """(relative path, mode) of every entry below ``source`` but directories, parents first, names sorted.
+
+        Listed through fds opened without following links, so a link is reported, never entered.
+        """
+        found: list[tuple[str, int]] = []
+        budget = [MAX_SYNC_ENTRIES]
+        with self._safe.beneath.directory(source) as fd:
+            try:
+                _collect(fd, "", found, budget)
+            except OSError as exc:
+                raise from_os_error(exc, source) from exc
+        report.truncated = report.truncated or budget[0] < 0
+        return found
+
+
+def _collect(fd: int, prefix: str, found: list[tuple[str, int]], budget: list[int]) -> None:
+    for name in sorted(os.listdir(fd)):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+        if not stat.S_ISDIR(mode):
+            found.append((prefix + name, mode))
+            continue
+        inner = os.open(name, _READ_DIR, dir_fd=fd)
+        try:
+            _collect(inner, f"{prefix}{name}/", found, budget)
+        finally:
+            os.close(inner)
+
+
+def _planned(source: Path, target: Path, data: bytes, current: bytes | None) -> SyncedFile:
+    if current is None:
+        return SyncedFile(source, target, len(data), "would_create")
+    return SyncedFile(source, target, len(data), "unchanged" if current == data else "would_update")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "symlink (links are never synced)"
+    return "not a regular file (pipe, socket or device)"

@@ -1,0 +1,107 @@
+"""The result of the git tool: one model for its ten actions, each filling the fields that apply to it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from fsguard.models.base import Result
+
+GitActionName = Literal["status", "diff", "log", "show", "add", "commit", "push", "restore", "branch", "init"]
+
+
+class GitFileChange(Result):
+    """One file of a diff or a commit."""
+
+    path: str = Field(description="Absolute path of the file (its new name after a rename).")
+    added: int | None = Field(None, description="Lines added; absent for a binary file.")
+    deleted: int | None = Field(None, description="Lines deleted; absent for a binary file.")
+    binary: bool = Field(False, description="True for a binary file (git counts no lines in it).")
+    from_path: str | None = Field(None, description="Absolute path of the old name, for a rename or copy.")
+
+
+class GitCommit(Result):
+    """One commit."""
+
+    hash: str = Field(description="Full commit id.")
+    subject: str = Field(description="First line of the message.")
+    author: str
+    date: str = Field(description="Author date, ISO 8601 with the author's UTC offset.")
+    body: str | None = Field(None, description="show: the rest of the message (at most 40 lines).")
+
+
+class GitStatusCounts(Result):
+    """How many paths are in each state (the lists may be cut at max_lines)."""
+
+    staged: int
+    unstaged: int
+    untracked: int
+    conflicted: int
+
+
+class GitBackup(Result):
+    """A file a working-tree restore overwrote, and the backup holding its previous bytes."""
+
+    path: str
+    backup_id: str = Field(description="Undo with backup(action='undo_last', file_path=path).")
+
+
+class GitResult(Result):
+    """What the git tool returns. Paths are absolute; lists of paths hold at most max_lines entries."""
+
+    action: GitActionName
+    repository: str = Field(description="Absolute path of the working tree's top directory.")
+    message: str = Field(description="The text block: a summary of the result.")
+    # status, commit, push
+    branch: str | None = Field(None, description="Current branch (absent when HEAD is detached), or the one pushed.")
+    upstream: str | None = Field(None, description="status: the upstream branch, e.g. origin/main.")
+    ahead: int | None = Field(None, description="status: commits on the branch not on its upstream.")
+    behind: int | None = Field(None, description="status: commits on the upstream not on the branch.")
+    staged: list[str] | None = Field(None, description="status: paths with staged changes.")
+    unstaged: list[str] | None = Field(None, description="status: tracked paths changed in the working tree.")
+    untracked: list[str] | None = Field(None, description="status: untracked paths (a directory ends with /).")
+    conflicted: list[str] | None = Field(None, description="status: paths with merge conflicts.")
+    counts: GitStatusCounts | None = Field(None, description="status: totals, even when the lists are cut.")
+    clean: bool | None = Field(None, description="status: true when nothing is staged, changed or untracked.")
+    # log, show
+    commits: list[GitCommit] | None = Field(None, description="log: newest first.")
+    commit: GitCommit | None = Field(None, description="show: the commit shown; commit: the commit made.")
+    # diff, show
+    output: Literal["stat", "name-only", "full"] | None = Field(
+        None, description="diff/show: the view shown (stat by default); status: the view asked for."
+    )
+    compared: str | None = Field(
+        None,
+        description="diff: 'unstaged' (working tree vs index), 'staged' (index vs HEAD), or the rev or range given.",
+    )
+    files: list[GitFileChange] | None = Field(None, description="diff/show: changed files with line counts.")
+    patch: str | None = Field(None, description="diff/show with output=full: the patch, cut at max_lines lines.")
+    total_lines: int | None = Field(None, description="diff/show: lines of the whole patch, when it was cut.")
+    truncated: bool | None = Field(None, description="True when a patch or a list was cut; see note.")
+    note: str | None = Field(None, description="What was cut or downgraded, and how to see it.")
+    # commit
+    hash: str | None = Field(None, description="commit: the new commit id.")
+    files_changed: int | None = None
+    insertions: int | None = None
+    deletions: int | None = None
+    risk_level: Literal["LOW", "MEDIUM", "HIGH"] | None = Field(
+        None, description="commit: LOW, MEDIUM (>15 files or >800 insertions), HIGH (>40 files, >3000 ins, >500 del)."
+    )
+    # branch
+    branches: list[str] | None = Field(None, description="branch: local branches, then remote-tracking ones.")
+    current: str | None = Field(None, description="branch: the checked-out branch after the call.")
+    created: str | None = Field(None, description="branch: the branch created.")
+    deleted: str | None = Field(None, description="branch: the branch deleted.")
+    deleted_commit: str | None = Field(None, description="branch: the commit the deleted branch pointed at.")
+    switched: bool | None = Field(None, description="branch: true when HEAD moved to the branch.")
+    # add, restore
+    paths: list[str] | None = Field(None, description="add: paths staged now; restore: paths restored.")
+    source: str | None = Field(None, description="restore: the revision restored from (default: the index/HEAD).")
+    backups: list[GitBackup] | None = Field(None, description="restore: each file overwritten and its backup.")
+    # push
+    remote: str | None = Field(None, description="push: the remote pushed to.")
+    forced: bool | None = Field(None, description="push: true when --force-with-lease was used.")
+    updates: list[str] | None = Field(None, description="push: git's line per ref, e.g. 'main -> main [new branch]'.")
+    # init
+    reinitialized: bool | None = Field(None, description="init: true when a repository was already there.")

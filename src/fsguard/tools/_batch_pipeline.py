@@ -1,0 +1,63 @@
+"""batch_operations, pipeline form: parse the JSON, run it in the core, build the BatchResult.
+
+The request's shape and every decision about it are documented in :mod:`fsguard.core.pipeline`; running it
+in :mod:`fsguard.core.pipeline_runner`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fsguard.core.pipeline import PipelineReport, StepOutcome
+from fsguard.core.pipeline_request import parse_pipeline
+from fsguard.core.pipeline_runner import Progress
+from fsguard.models.batch import BatchResult, StepResult
+from fsguard.services import Services
+
+
+def run_pipeline(services: Services, raw: Any, progress: Progress | None = None) -> BatchResult:
+    """Run the pipeline form; ``progress`` gets (steps done, steps) and may raise to cancel.
+
+    Raises:
+        InvalidParamsError: the pipeline is malformed (every problem listed); nothing ran.
+        BatchFailedError: a step failed with stop_on_error; everything the pipeline changed was rolled back.
+    """
+    report = services.pipelines.run(parse_pipeline(raw), progress)
+    return pipeline_result(report)
+
+
+def pipeline_result(report: PipelineReport) -> BatchResult:
+    """The result model of a pipeline report (the voice fills ``message``)."""
+    return BatchResult(
+        form="pipeline",
+        status=report.status,
+        message="",
+        backup_id=report.group_id,
+        completed=sum(outcome.completed for outcome in report.steps),
+        failed=sum(outcome.status == "failed" for outcome in report.steps),
+        name=report.name,
+        steps=[_step(outcome) for outcome in report.steps],
+        files_affected=report.files_affected,
+        total_edits=report.total_edits,
+        risk_level=report.risk,
+    )
+
+
+def _step(outcome: StepOutcome) -> StepResult:
+    return StepResult(
+        index=outcome.index,
+        id=outcome.id,
+        action=outcome.action,
+        status=outcome.status,
+        skip_reason=outcome.skip_reason,
+        files=list(outcome.files),
+        file_counts=dict(outcome.file_counts) if outcome.file_counts is not None else None,
+        count=outcome.count,
+        edits=outcome.edits,
+        risk_level=outcome.risk,
+        content=outcome.content,
+        error=outcome.error,
+        error_code=outcome.error_code,
+        duration_ms=outcome.duration_ms,
+        level=outcome.level,
+    )

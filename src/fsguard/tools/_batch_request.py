@@ -1,0 +1,51 @@
+"""batch_operations, request form: parse request_json, run it in the core, build the BatchResult.
+
+Parsing and validation errors are ``invalid_params`` listing every problem; a failed atomic batch is
+``batch_failed`` (raised by the core after its rollback); everything else is a result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fsguard.core.batch import BatchReport, Progress
+from fsguard.core.batchops import OperationOutcome
+from fsguard.core.batchplan import parse_request
+from fsguard.models.batch import BatchResult, OperationResult
+from fsguard.services import Services
+
+
+def run_request(services: Services, raw: Any, progress: Progress | None = None) -> BatchResult:
+    """Run the request form: ``raw`` is the decoded request_json (an object, or a bare list of operations)."""
+    report = services.batch.run(parse_request(raw), progress)
+    return _result(report)
+
+
+def _result(report: BatchReport) -> BatchResult:
+    operations = [_operation(outcome) for outcome in report.operations]
+    return BatchResult(
+        form="operations",
+        status=report.status,
+        message="",
+        backup_id=report.group_id,
+        completed=sum(op.status in ("ok", "valid") for op in operations),
+        failed=report.failed,
+        operations=operations,
+    )
+
+
+def _operation(outcome: OperationOutcome) -> OperationResult:
+    return OperationResult(
+        index=outcome.index,
+        type=outcome.type,
+        path=outcome.path,
+        destination=outcome.destination,
+        status=outcome.status,
+        bytes_affected=outcome.bytes_affected,
+        replacements=outcome.replacements,
+        backup_id=outcome.backup_id,
+        sd_id=outcome.sd_id,
+        content_hash=outcome.content_hash,
+        error=outcome.error,
+        error_code=outcome.error_code,
+    )

@@ -1,0 +1,206 @@
+"""Voice of the git tool: one renderer per action; paths are shown relative to the repository."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fsguard.models.git import GitFileChange, GitResult
+
+COMPACT_PATCH_CHARS = 10_000  # the seed's hard cap on a compact diff
+_SHORT = 12
+
+
+def git_text(result: GitResult, compact: bool) -> str:
+    """The text of a git result in the chosen voice."""
+    text = _RENDERERS[result.action](result, compact)
+    return f"{text}\n[{result.note}]" if result.note else text
+
+
+def _status(result: GitResult, compact: bool) -> str:
+    counts = result.counts
+    assert counts is not None
+    where = result.branch or "detached HEAD"
+    if result.upstream:
+        where += f"...{result.upstream}" + (
+            f" +{result.ahead} -{result.behind}" if result.ahead or result.behind else ""
+        )
+    if compact and result.output is None:
+        tally = f"+{counts.staged} ~{counts.unstaged} ?{counts.untracked}"
+        tally += f" !{counts.conflicted}" if counts.conflicted else ""
+        return f"{result.repository} ({where}) | {tally} | {'clean' if result.clean else 'dirty'}"
+    groups = (
+        ("Staged", result.staged, counts.staged),
+        ("Not staged", result.unstaged, counts.unstaged),
+        ("Untracked", result.untracked, counts.untracked),
+        ("Conflicted", result.conflicted, counts.conflicted),
+    )
+    if compact:
+        parts = [
+            f"{label.lower()}: {', '.join(_rel(result, p) for p in paths or [])}" for label, paths, _ in groups if paths
+        ]
+        return " | ".join([where, *parts]) if parts else f"{where} | clean"
+    lines = [f"On branch {where} in {result.repository}"]
+    for label, paths, total in groups:
+        if total:
+            lines.append(f"{label} ({total}):")
+            lines.extend(f"  {_rel(result, path)}" for path in paths or [])
+    if result.clean:
+        lines.append("Clean: nothing to commit, no untracked files.")
+    return "\n".join(lines)
+
+
+def _changes(result: GitResult, compact: bool) -> str:
+    files = result.files or []
+    head = _show_header(result, compact) if result.action == "show" else []
+    if result.commit is None and result.action == "show":  # a file or tree at a revision
+        return _patch(result, compact)
+    if not files:
+        return "\n".join([*head, _nothing(result)])
+    added = sum(f.added or 0 for f in files)
+    deleted = sum(f.deleted or 0 for f in files)
+    summary = f"{len(files)} file(s) changed, +{added} -{deleted}"
+    if result.output == "full":
+        return "\n".join([*head, summary, _patch(result, compact)])
+    rows = [_rel(result, f.path) for f in files] if result.output == "name-only" else _stats(result, files)
+    if compact:
+        return "\n".join([*head, f"{summary}: " + ", ".join(r.strip() for r in rows)])
+    return "\n".join([*head, f"{summary}:", *rows])
+
+
+def _show_header(result: GitResult, compact: bool) -> list[str]:
+    commit = result.commit
+    if commit is None:
+        return []
+    if compact:
+        return [f"{commit.hash[:_SHORT]} {commit.subject} ({commit.author}, {commit.date})"]
+    lines = [f"commit {commit.hash}", f"Author: {commit.author}", f"Date:   {commit.date}", "", f"    {commit.subject}"]
+    if commit.body:
+        lines += ["", *(f"    {line}" for line in commit.body.splitlines())]
+    return [*lines, ""]
+
+
+def _nothing(result: GitResult) -> str:
+    if result.action == "show":
+        return "No file changes in this commit."
+    if result.compared in ("staged", "unstaged"):
+        return f"No {result.compared} changes."
+    return f"No changes in {result.compared}."
+
+
+def _patch(result: GitResult, compact: bool) -> str:
+    patch = (result.patch or "").rstrip("\n")
+    if compact and len(patch) > COMPACT_PATCH_CHARS:
+        patch = patch[:COMPACT_PATCH_CHARS] + f"\n[cut at {COMPACT_PATCH_CHARS:,} characters: narrow it with paths]"
+    return patch or "(empty)"
+
+
+def _stats(result: GitResult, files: list[GitFileChange]) -> list[str]:
+    """One line per file, counts aligned: ``  +3 -1 src/a.py``, ``binary img.png``, ``+0 -0 old -> new``."""
+    counts = ["binary" if f.binary else f"+{f.added} -{f.deleted}" for f in files]
+    width = max(map(len, counts), default=0)
+    rows = []
+    for change, count in zip(files, counts, strict=True):
+        name = _rel(result, change.path)
+        if change.from_path:
+            name = f"{_rel(result, change.from_path)} -> {name}"
+        rows.append(f"  {count:>{width}} {name}")
+    return rows
+
+
+def _log(result: GitResult, compact: bool) -> str:
+    commits = result.commits or []
+    if not commits:
+        return "No commits yet."
+    if compact:
+        return "\n".join(f"{c.hash[:7]} {c.subject}" for c in commits)
+    return "\n".join(f"{c.hash[:_SHORT]} {c.date} {c.author}: {c.subject}" for c in commits)
+
+
+def _add(result: GitResult, compact: bool) -> str:
+    paths = result.paths or []
+    if compact:
+        return f"OK: staged {len(paths)} file(s)"
+    if not paths:
+        return "Nothing staged: the paths have no changes (or are ignored)."
+    return "\n".join([f"Staged {len(paths)} file(s):", *(f"  {_rel(result, p)}" for p in paths)])
+
+
+def _commit(result: GitResult, compact: bool) -> str:
+    stats = f"{result.files_changed} file(s), +{result.insertions} -{result.deletions}"
+    short = (result.hash or "")[:7]
+    subject = result.commit.subject if result.commit else ""
+    if compact:
+        return f"[{result.branch or 'detached'} {short}] {subject} | {stats} | risk:{result.risk_level}"
+    where = result.branch or "detached HEAD"
+    return f"Committed {short} on {where}: {subject}\n{stats}. Risk {result.risk_level}."
+
+
+def _push(result: GitResult, compact: bool) -> str:
+    how = " (force-with-lease)" if result.forced else ""
+    updates = "; ".join(result.updates or []) or "nothing to push"
+    if compact:
+        return f"OK: pushed {result.branch} to {result.remote}{how} | {updates}"
+    return f"Pushed {result.branch or 'HEAD'} to {result.remote}{how}.\n{updates}"
+
+
+def _restore(result: GitResult, compact: bool) -> str:
+    paths = result.paths or []
+    origin = f" from {result.source}" if result.source else ""
+    if result.backups is None:
+        head = f"Unstaged {len(paths)} path(s){origin}; the working tree is untouched."
+    else:
+        head = f"Restored {len(paths)} file(s){origin}; {len(result.backups)} backed up first."
+        if result.backups:
+            head += ' Undo one with backup(action="undo_last", file_path=...).'
+    if compact:
+        return f"OK: {head}"
+    return "\n".join([head, *(f"  {_rel(result, p)}" for p in paths)])
+
+
+def _branch(result: GitResult, compact: bool) -> str:
+    did = []
+    if result.created:
+        did.append(f"Created branch {result.created}" + (" and switched to it." if result.switched else "."))
+    elif result.deleted:
+        tip = (result.deleted_commit or "")[:_SHORT]
+        did.append(
+            f"Deleted branch {result.deleted} (was {tip}); "
+            f'git(action="branch", name="{result.deleted}", rev="{tip}") recreates it.'
+        )
+    elif result.switched:
+        did.append(f"Switched to branch {result.current}.")
+    names = result.branches or []
+    if compact:
+        return " ".join([*did, f"branches: {', '.join(names) or '(none yet)'} | current: {result.current}"])
+    listing = [f"{'*' if name == result.current else ' '} {name}" for name in names]
+    if result.current and result.current not in names:
+        listing.insert(0, f"* {result.current} (no commits yet)")
+    return "\n".join([*did, *listing])
+
+
+def _init(result: GitResult, compact: bool) -> str:
+    verb = "Reinitialized the existing" if result.reinitialized else "Initialized an empty"
+    return (
+        f"OK: {verb.lower()} repository in {result.repository}"
+        if compact
+        else f"{verb} git repository in {result.repository}."
+    )
+
+
+def _rel(result: GitResult, path: str) -> str:
+    prefix = result.repository.rstrip("/") + "/"
+    return path.removeprefix(prefix)
+
+
+_RENDERERS: dict[str, Callable[[GitResult, bool], str]] = {
+    "status": _status,
+    "diff": _changes,
+    "show": _changes,
+    "log": _log,
+    "add": _add,
+    "commit": _commit,
+    "push": _push,
+    "restore": _restore,
+    "branch": _branch,
+    "init": _init,
+}

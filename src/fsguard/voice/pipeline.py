@@ -1,0 +1,82 @@
+"""Voice of batch_operations' pipeline form: the run step by step (verbose), or one line (compact)."""
+
+from __future__ import annotations
+
+from fsguard.models.batch import BatchResult, StepResult
+
+MAX_FILES_SHOWN = 20
+_VERBS = {
+    "search": "matched",
+    "edit": "edited",
+    "multi_edit": "edited",
+    "regex_transform": "edited",
+    "copy": "copied",
+    "rename": "moved",
+    "delete": "trashed",
+}
+_STATUS = {"ok": "OK", "planned": "PLANNED", "skipped": "SKIPPED", "failed": "FAILED"}
+_HEAD = {"applied": "OK", "dry_run": "DRY RUN", "partial": "PARTIAL"}
+
+
+def pipeline_text(result: BatchResult, compact: bool) -> str:
+    """The pipeline's run: compact ``OK: 3/3 steps | 2 files | 5 edits``, else each step with its files."""
+    steps = result.steps or []
+    if compact:
+        return _compact(result, steps)
+    dry = " (dry run: nothing was written)" if result.status == "dry_run" else ""
+    lines = [f"Pipeline: {result.name}{dry}", f"Steps: {result.completed}/{len(steps)} completed"]
+    if result.failed:
+        kept = "; the other steps' changes stay" if result.status == "partial" else ""
+        lines.append(f"Failed: {result.failed} (see the step{kept})")
+    if result.backup_id:
+        restore = f'backup(action="restore", backup_id="{result.backup_id}")'
+        lines.append(f"Backup: {result.backup_id} ({restore} reverts everything it changed)")
+    lines += ["", "Step Results:", ""]
+    for step in steps:
+        lines += _step_lines(step)
+    lines += [
+        "",
+        f"Files affected: {result.files_affected or 0}",
+        f"Total edits: {result.total_edits or 0}",
+        f"Overall risk: {result.risk_level or 'LOW'}",
+    ]
+    return "\n".join(lines)
+
+
+def _compact(result: BatchResult, steps: list[StepResult]) -> str:
+    parts = [
+        f"{_HEAD[result.status]}: {result.completed}/{len(steps)} steps",
+        f"{result.files_affected or 0} files",
+        f"{result.total_edits or 0} edits",
+    ]
+    if result.risk_level and result.risk_level != "LOW":
+        parts.append(f"{result.risk_level.lower()} risk")
+    parts += [f"{step.id}:{step.action}: {step.error}" for step in steps if step.status == "failed"]
+    if result.backup_id:
+        parts.append(f"backup:{result.backup_id}")
+    return " | ".join(parts)
+
+
+def _step_lines(step: StepResult) -> list[str]:
+    head = f"{step.index}. {step.id} [{step.action}] {_STATUS[step.status]}"
+    if step.status == "skipped":
+        return [f"{head}: {step.skip_reason}"]
+    if step.status == "failed":
+        return [f"{head} ({step.error_code}): {step.error}"]
+    lines = [head]
+    facts = [f"Files: {len(step.files)}" + (f" {_VERBS[step.action]}" if step.action in _VERBS else "")]
+    if step.count is not None and step.edits is None:
+        facts.append(f"count {step.count}")
+    if step.edits is not None:
+        facts.append(f"{step.edits} edit(s)")
+    if step.risk_level:
+        facts.append(f"risk {step.risk_level}")
+    lines.append("   " + ", ".join(facts))
+    counts = step.file_counts or {}
+    shown = step.files[:MAX_FILES_SHOWN]
+    lines += [f"     - {file}" + (f" ({counts[file]})" if file in counts else "") for file in shown]
+    if len(step.files) > MAX_FILES_SHOWN:
+        lines.append(f"     … and {len(step.files) - MAX_FILES_SHOWN} more (all in the structured result)")
+    if step.content:
+        lines += ["   Content:", *(("     " + line).rstrip() for line in step.content.split("\n"))]
+    return lines

@@ -1,0 +1,407 @@
+"""batch_operations request_json through the in-memory Client, in both eras: the bytes on disk are what count."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.types import CallToolResult
+
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+Snapshot = dict[str, tuple[str, int, bytes | None]]
+
+
+def snapshot(root: Path) -> Snapshot:
+    """Every entry under ``root``: its kind, its mode and (for files) its bytes."""
+    entries: Snapshot = {}
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        kind = "dir" if stat.S_ISDIR(info.st_mode) else "file"
+        entries[str(path.relative_to(root))] = (
+            kind,
+            stat.S_IMODE(info.st_mode),
+            path.read_bytes() if kind == "file" else None,
+        )
+    return entries
+
+
+async def batch(client: Client, *operations: dict[str, Any], **flags: Any) -> CallToolResult:
+    return await client.call_tool("batch_operations", {"request_json": {"operations": list(operations), **flags}})
+
+
+def meta(result: CallToolResult) -> dict[str, Any]:
+    assert result.meta is not None
+    fields = result.meta["fsguard/error"]
+    assert isinstance(fields, dict)
+    return fields
+
+
+async def test_an_atomic_batch_whose_fourth_operation_fails_leaves_every_byte_file_and_directory_as_before(
+    client: Client, root: Path
+) -> None:
+    (root / "crlf.txt").write_bytes(b"alpha\r\nbeta\r\ngamma\r\n")
+    (root / "crlf.txt").chmod(0o600)
+    (root / "keep").mkdir()
+    (root / "keep" / "move-me.txt").write_bytes(b"moving\n")
+    before = snapshot(root)
+    result = await batch(
+        client,
+        {"type": "write", "path": "fresh/deeper/new.txt", "content": "brand new\n"},
+        {"type": "edit", "path": "crlf.txt", "old_text": "beta", "new_text": "BETA"},
+        {"type": "move", "source": "keep/move-me.txt", "destination": "elsewhere/moved.txt"},
+        {"type": "edit", "path": "crlf.txt", "old_text": "not in the file", "new_text": "x"},
+    )
+    assert error_code(result) == "batch_failed"
+    fields = meta(result)
+    assert (fields["failed_index"], fields["failed_type"], fields["error_code"]) == (3, "edit", "no_match")
+    assert fields["not_rolled_back"] == []
+    assert str(root / "fresh" / "deeper" / "new.txt") in fields["rolled_back"]
+    assert "operation 3 (edit crlf.txt)" in text_of(result)
+    assert "Every byte on disk is as it was before the batch" in text_of(result)
+    assert snapshot(root) == before
+
+
+async def test_write_then_edit_of_the_same_new_file_validates_and_runs(client: Client, root: Path) -> None:
+    data = structured(
+        await batch(
+            client,
+            {"type": "write", "path": "notes/todo.md", "content": "# Todo\n- ship\n"},
+            {"type": "edit", "path": "notes/todo.md", "old_text": "- ship", "new_text": "- ship it"},
+        )
+    )
+    assert (root / "notes" / "todo.md").read_bytes() == b"# Todo\n- ship it\n"
+    assert (data["form"], data["status"], data["completed"], data["failed"]) == ("operations", "applied", 2, 0)
+    edit = data["operations"][1]
+    assert (edit["status"], edit["replacements"], edit["bytes_affected"]) == ("ok", 1, len(b"# Todo\n- ship it\n"))
+    read = structured(await client.call_tool("read_file", {"path": "notes/todo.md"}))
+    assert edit["content_hash"] == read["content_hash"]
+    assert data["backup_id"]
+
+
+async def test_create_dir_then_write_inside_it(client: Client, root: Path) -> None:
+    data = structured(
+        await batch(
+            client,
+            {"type": "create_directory", "path": "pkg/sub"},
+            {"type": "write", "path": "pkg/sub/__init__.py", "content": ""},
+        )
+    )
+    assert [op["type"] for op in data["operations"]] == ["create_dir", "write"]
+    assert (root / "pkg" / "sub").is_dir()
+    assert (root / "pkg" / "sub" / "__init__.py").read_bytes() == b""
+
+
+async def test_validation_collects_every_problem_at_once_and_writes_nothing(client: Client, root: Path) -> None:
+    (root / "exists.txt").write_text("here\n", encoding="utf-8")
+    before = snapshot(root)
+    result = await batch(
+        client,
+        {"type": "write", "path": "ok.txt", "content": "fine\n"},
+        {"type": "edit", "path": "missing.txt", "old_text": "a", "new_text": "b"},
+        {"type": "copy", "source": "exists.txt", "destination": "exists.txt.bak", "contnt": "x"},
+        {"type": "move", "source": "exists.txt", "destination": "ok.txt"},
+        {"type": "extract", "source": "exists.txt", "destination": "other.txt", "start_line": 3, "end_line": 1},
+        {"type": "wrte", "path": "x.txt"},
+        {"type": "delete", "path": "."},  # after an operation that did not parse: still checked for what it can be
+    )
+    assert error_code(result) == "invalid_params"
+    errors = meta(result)["errors"]
+    assert list(dict.fromkeys(line.split(" ")[1].rstrip(":") for line in errors)) == ["1", "2", "3", "4", "5", "6"]
+    text = text_of(result)
+    assert "missing.txt does not exist (and no earlier operation creates it)" in text
+    assert "unknown field 'contnt' (did you mean 'content'?)" in text
+    assert "unknown type 'wrte' (did you mean 'write'?)" in text
+    assert "ok.txt already exists" in text  # operation 0 would have created it
+    assert "can never be deleted" in text
+    assert "start_line (3) and end_line (1)" in text
+    assert "operation 4 (extract exists.txt → other.txt): " + str(root / "exists.txt") + " does not exist" in text
+    assert snapshot(root) == before
+
+
+async def test_an_empty_batch_and_a_non_object_are_invalid_params(client: Client) -> None:
+    assert error_code(await batch(client)) == "invalid_params"
+    empty = await client.call_tool("batch_operations", {"request_json": {"operations": []}})
+    assert "non-empty array" in text_of(empty)
+    assert error_code(await client.call_tool("batch_operations", {"request_json": {"operation": []}})) == (
+        "invalid_params"
+    )
+
+
+async def test_validate_only_checks_the_batch_and_writes_nothing(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
+    before = snapshot(root)
+    result = await batch(
+        client,
+        {"type": "move", "source": "a.txt", "destination": "old/a.txt"},
+        {"type": "edit", "path": "old/a.txt", "old_text": "a", "new_text": "b"},
+        {"type": "delete", "path": "old", "recursive": True},
+        validate_only=True,
+    )
+    data = structured(result)
+    assert (data["status"], data["completed"], "backup_id" in data) == ("validated", 3, False)
+    assert [op["status"] for op in data["operations"]] == ["valid"] * 3
+    assert data["operations"][0]["destination"] == str(root / "old" / "a.txt")
+    assert "nothing was written" in text_of(result)
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    ("original", "edited"),
+    [
+        (b"one\r\ntwo\r\nthree\r\n", b"one\r\n2\r\nthree\r\n"),
+        (b"\xef\xbb\xbfone\ntwo\nthree\n", b"\xef\xbb\xbfone\n2\nthree\n"),
+        ("\ufeffone\r\ntwo\r\n".encode("utf-16-le"), "\ufeffone\r\n2\r\n".encode("utf-16-le")),
+    ],
+    ids=["crlf", "utf8-bom", "utf16-bom-crlf"],
+)
+async def test_an_edit_in_a_batch_keeps_encoding_bom_line_endings_and_mode(
+    client: Client, root: Path, original: bytes, edited: bytes
+) -> None:
+    target = root / "f.txt"
+    target.write_bytes(original)
+    target.chmod(0o600)
+    structured(await batch(client, {"type": "edit", "path": "f.txt", "old_text": "two", "new_text": "2"}))
+    assert target.read_bytes() == edited
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+async def test_an_ambiguous_edit_is_refused_unless_replace_all(client: Client, root: Path) -> None:
+    (root / "dup.txt").write_text("x = 1\nx = 1\n", encoding="utf-8")
+    refused = await batch(client, {"type": "edit", "path": "dup.txt", "old_text": "x = 1", "new_text": "x = 2"})
+    assert meta(refused)["error_code"] == "ambiguous_match"
+    assert (root / "dup.txt").read_text(encoding="utf-8") == "x = 1\nx = 1\n"
+    data = structured(
+        await batch(
+            client, {"type": "edit", "path": "dup.txt", "old_text": "x = 1", "new_text": "x = 2", "replace_all": True}
+        )
+    )
+    assert data["operations"][0]["replacements"] == 2
+    assert (root / "dup.txt").read_text(encoding="utf-8") == "x = 2\nx = 2\n"
+
+
+async def test_search_and_replace_is_literal_replaces_every_occurrence_and_fails_on_none(
+    client: Client, root: Path
+) -> None:
+    (root / "s.txt").write_bytes(b"cost: $1 + $1\r\n")
+    data = structured(
+        await batch(client, {"type": "search_and_replace", "path": "s.txt", "search": "$1", "replace": "\\2"})
+    )
+    assert data["operations"][0]["replacements"] == 2
+    assert (root / "s.txt").read_bytes() == b"cost: \\2 + \\2\r\n"
+    missing = await batch(client, {"type": "search_and_replace", "path": "s.txt", "old_text": "$9", "new_text": "x"})
+    assert meta(missing)["error_code"] == "no_match"
+    assert (root / "s.txt").read_bytes() == b"cost: \\2 + \\2\r\n"
+
+
+async def test_extract_moves_lines_byte_exact_and_appends_to_an_existing_file(client: Client, root: Path) -> None:
+    (root / "src.txt").write_bytes(b"keep 1\r\nmove 2\r\nmove 3\r\nkeep 4\r\n")
+    (root / "dest.txt").write_bytes(b"already here")  # no final newline: the lines start on their own line
+    data = structured(
+        await batch(
+            client,
+            {"type": "extract", "source": "src.txt", "destination": "parts/new.txt", "start_line": 2, "end_line": 3},
+            {
+                "type": "extract",
+                "path": "src.txt",
+                "destination": "dest.txt",
+                "start_line": 2,
+                "end_line": 2,
+                "append": True,
+            },
+        )
+    )
+    assert (root / "parts" / "new.txt").read_bytes() == b"move 2\r\nmove 3\r\n"
+    assert (root / "dest.txt").read_bytes() == b"already here\r\nkeep 4\r\n"
+    assert (root / "src.txt").read_bytes() == b"keep 1\r\n"
+    assert [op["bytes_affected"] for op in data["operations"]] == [16, 8]
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": data["backup_id"]}))
+    assert (root / "src.txt").read_bytes() == b"keep 1\r\nmove 2\r\nmove 3\r\nkeep 4\r\n"
+    assert (root / "dest.txt").read_bytes() == b"already here"
+    assert not (root / "parts").exists()
+
+
+async def test_extract_keeps_a_utf16_source_encoding_in_a_new_file(client: Client, root: Path) -> None:
+    (root / "wide.txt").write_bytes("\ufeffa\nb\nc\n".encode("utf-16-le"))
+    structured(
+        await batch(
+            client, {"type": "extract", "source": "wide.txt", "destination": "b.txt", "start_line": 2, "end_line": 2}
+        )
+    )
+    assert (root / "b.txt").read_bytes() == "\ufeffb\n".encode("utf-16-le")
+    assert (root / "wide.txt").read_bytes() == "\ufeffa\nc\n".encode("utf-16-le")
+
+
+async def test_extract_to_an_existing_file_without_append_is_refused_before_anything_runs(
+    client: Client, root: Path
+) -> None:
+    (root / "src.txt").write_text("1\n2\n", encoding="utf-8")
+    (root / "dest.txt").write_text("mine\n", encoding="utf-8")
+    result = await batch(
+        client,
+        {"type": "write", "path": "first.txt", "content": "x"},
+        {"type": "extract", "source": "src.txt", "destination": "dest.txt", "start_line": 1, "end_line": 1},
+    )
+    assert error_code(result) == "invalid_params"
+    assert "pass append: true" in text_of(result)
+    assert not (root / "first.txt").exists()
+    assert (root / "dest.txt").read_text(encoding="utf-8") == "mine\n"
+
+
+async def test_a_non_atomic_batch_continues_past_a_failure_and_reports_partial(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
+    result = await batch(
+        client,
+        {"type": "edit", "path": "a.txt", "old_text": "a", "new_text": "A"},
+        {"type": "edit", "path": "a.txt", "old_text": "zzz", "new_text": "x"},
+        {"type": "write", "path": "b.txt", "content": "b\n"},
+        atomic=False,
+    )
+    data = structured(result)
+    assert (data["status"], data["completed"], data["failed"]) == ("partial", 2, 1)
+    assert [op["status"] for op in data["operations"]] == ["ok", "failed", "ok"]
+    assert data["operations"][1]["error_code"] == "no_match"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "A\n"
+    assert (root / "b.txt").read_text(encoding="utf-8") == "b\n"
+    assert "[FAILED] [1] edit" in text_of(result)
+
+
+async def test_a_path_outside_the_root_is_refused_and_the_outside_file_untouched(
+    client: Client, root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"not yours\n")
+    result = await batch(
+        client,
+        {"type": "write", "path": "inside.txt", "content": "x"},
+        {"type": "write", "path": str(outside), "content": "pwned\n"},
+        {"type": "edit", "path": "../outside.txt", "old_text": "not", "new_text": "now"},
+    )
+    assert error_code(result) == "invalid_params"
+    assert [line.split(" ")[1] for line in meta(result)["errors"]] == ["1", "2"]
+    assert "access denied" in text_of(result)
+    assert outside.read_bytes() == b"not yours\n"
+    assert not (root / "inside.txt").exists()
+
+
+async def test_restoring_the_batch_backup_id_reverts_the_whole_batch(client: Client, root: Path) -> None:
+    (root / "edit.txt").write_bytes(b"v1\r\n")
+    (root / "gone.txt").write_bytes(b"delete me\n")
+    (root / "copy-src").mkdir()
+    (root / "copy-src" / "f.txt").write_bytes(b"f\n")
+    (root / "mv.txt").write_bytes(b"mv\n")
+    before = snapshot(root)
+    data = structured(
+        await batch(
+            client,
+            {"type": "write", "path": "made/new.txt", "content": "new\n"},
+            {"type": "edit", "path": "made/new.txt", "old_text": "new", "new_text": "newer"},
+            {"type": "edit", "path": "edit.txt", "old_text": "v1", "new_text": "v2"},
+            {"type": "delete", "path": "gone.txt"},
+            {"type": "copy", "source": "copy-src", "destination": "copy-dst"},
+            {"type": "move", "source": "mv.txt", "destination": "moved/mv.txt"},
+            {"type": "edit", "path": "moved/mv.txt", "old_text": "mv", "new_text": "MV"},
+            {"type": "create_dir", "path": "empty/dir"},
+        )
+    )
+    assert data["operations"][3]["sd_id"]
+    assert (root / "moved" / "mv.txt").read_bytes() == b"MV\n"
+    restored = structured(await client.call_tool("backup", {"action": "restore", "backup_id": data["backup_id"]}))
+    assert {change["status"] for change in restored["reverted"]} == {"reverted"}
+    assert snapshot(root) == before
+
+
+async def test_a_hook_denying_an_edit_rolls_back_the_earlier_operations(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "hooks.json"
+    deny = {"pattern": "batch_operations", "hooks": [{"type": "command", "command": "echo frozen >&2; exit 2"}]}
+    config.write_text(json.dumps({"hooks": {"pre-edit": [deny]}}), encoding="utf-8")
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
+    before = snapshot(root)
+    async with connect(hooks_config=config) as client:
+        result = await batch(
+            client,
+            {"type": "write", "path": "new/b.txt", "content": "b\n"},
+            {"type": "delete", "path": "a.txt"},
+            {"type": "write", "path": "a.txt", "content": "replacement\n"},
+            {"type": "edit", "path": "a.txt", "old_text": "replacement", "new_text": "edited"},
+        )
+    assert error_code(result) == "batch_failed"
+    assert (meta(result)["failed_index"], meta(result)["error_code"]) == (3, "hook_denied")
+    assert "frozen" in text_of(result)
+    assert snapshot(root) == before
+
+
+async def test_a_bare_list_aliases_and_soft_delete_into_the_trash(client: Client, root: Path) -> None:
+    (root / "old.log").write_bytes(b"log\n")
+    (root / "a.txt").write_bytes(b"a\n")
+    result = await client.call_tool(
+        "batch_operations",
+        {
+            "request_json": json.dumps(
+                [
+                    {"action": "copy", "path": "a.txt", "dest": "b.txt"},
+                    {"op": "rename", "source_path": "b.txt", "dest_path": "c.txt"},
+                    {"type": "delete", "path": "old.log"},
+                    {"type": "edit", "path": "c.txt", "find": "a", "old_text": "a\n", "replacement": "c\n"},
+                ]
+            )
+        },
+    )
+    data = structured(result)
+    assert [op["type"] for op in data["operations"]] == ["copy", "move", "delete", "edit"]
+    assert (root / "c.txt").read_bytes() == b"c\n"
+    assert (root / "a.txt").read_bytes() == b"a\n"
+    assert not (root / "b.txt").exists()
+    assert not (root / "old.log").exists()
+    trash = structured(await client.call_tool("backup", {"action": "list_trash"}))["trash"]
+    assert [entry["sd_id"] for entry in trash] == [data["operations"][2]["sd_id"]]
+
+
+async def test_a_permanent_directory_delete_is_refused_in_an_atomic_batch(client: Client, root: Path) -> None:
+    (root / "d").mkdir()
+    (root / "d" / "f.txt").write_bytes(b"f\n")
+    result = await batch(client, {"type": "delete", "path": "d", "recursive": True, "permanent": True})
+    assert error_code(result) == "invalid_params"
+    assert "could not be rolled back" in text_of(result)
+    assert (root / "d" / "f.txt").read_bytes() == b"f\n"
+    needs_recursive = await batch(client, {"type": "delete", "path": "d"})
+    assert "recursive: true" in text_of(needs_recursive)
+
+
+async def test_write_with_append_adds_to_the_end_and_keeps_crlf(client: Client, root: Path) -> None:
+    (root / "log.txt").write_bytes(b"one\r\n")
+    structured(
+        await batch(
+            client,
+            {"type": "write", "path": "log.txt", "content": "two\nthree\n", "append": True},
+            {"type": "write", "path": "logs/new.txt", "content": "first\n", "append": "true"},
+        )
+    )
+    assert (root / "log.txt").read_bytes() == b"one\r\ntwo\r\nthree\r\n"
+    assert (root / "logs" / "new.txt").read_bytes() == b"first\n"
+
+
+async def test_the_compact_voice_is_one_line(connect: ClientFactory, root: Path) -> None:
+    async with connect(compact_mode=True) as client:
+        result = await batch(
+            client, {"type": "write", "path": "a.txt", "content": "a"}, {"type": "create_dir", "path": "d"}
+        )
+    data = structured(result)
+    assert text_of(result) == f"OK: 2/2 operations | backup:{data['backup_id']}"
+    assert data["message"] == text_of(result)
+
+
+async def test_a_field_that_the_type_does_not_take_is_refused_with_its_fields_listed(
+    client: Client, root: Path
+) -> None:
+    result = await batch(client, {"type": "delete", "path": "x.txt", "content": "?"})
+    assert error_code(result) == "invalid_params"
+    assert "delete does not take 'content'; its fields are path, recursive, permanent, expected_hash" in text_of(result)
