@@ -29,6 +29,7 @@ def test_every_flag_reaches_settings(tmp_path: Path) -> None:
             "--max-list-items=20",
             "--wsl-mount-root",
             str(tmp_path),
+            "--git-hooks",
         ]
     )
     settings = settings_from(args)
@@ -37,6 +38,8 @@ def test_every_flag_reaches_settings(tmp_path: Path) -> None:
     assert (settings.max_file_size, settings.max_list_items, settings.state_dir) == (1000, 20, tmp_path / "s")
     assert settings.compact_mode
     assert settings.wsl_mount_root == tmp_path
+    assert settings.git_hooks
+    assert not settings_from(parser().parse_args([str(tmp_path)])).git_hooks
 
 
 def test_the_token_may_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -138,6 +138,16 @@ async def test_destructive_hint_is_false_for_tools_that_never_replace_bytes(clie
         assert hints.destructive_hint is False, name
 
 
+async def test_destructive_hint_is_true_for_every_tool_that_can_replace_or_remove_bytes(client: Client) -> None:
+    # wsl sync replaces a Windows-side file whose bytes differ, git restore discards working-tree changes,
+    # minify_js rewrites in place: each backs up first, but each does replace bytes.
+    replacing = ("write_file", "edit_file", "multi_edit", "project_replace", "batch_operations", "git", "minify_js")
+    for name in (*replacing, "wsl", "delete_file", "move_file", "backup"):
+        hints = (await listed(client))[name].annotations
+        assert hints is not None, name
+        assert hints.destructive_hint is True, name
+
+
 async def test_read_only_server_lists_only_read_only_tools(connect: ClientFactory) -> None:
     async with connect(read_only=True) as client:
         tools = await listed(client)

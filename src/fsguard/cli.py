@@ -80,6 +80,12 @@ def parser() -> argparse.ArgumentParser:
         help="copy files written under ~ to the Windows home, whatever wsl(action=autosync_config) saved; "
         "env FSGUARD_WSL_AUTOSYNC=1",
     )
+    add(
+        "--git-hooks",
+        action="store_true",
+        help="let git commit and push run the repository's hooks (off: an agent that can write files could write "
+        "a hook under core.hooksPath and have it run)",
+    )
     add("--version", action="version", version=f"fsguard {__version__}")
     return p
 
@@ -113,6 +119,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         wsl=args.wsl,
         wsl_windows_home=args.wsl_windows_home,
         wsl_autosync=args.wsl_autosync,
+        git_hooks=args.git_hooks,
     )
 
 

@@ -55,6 +55,7 @@ class Settings:
     # <mount root>/c/Users/$USER when that exists.
     wsl_windows_home: str | None = None
     wsl_autosync: bool = False  # --wsl-autosync / FSGUARD_WSL_AUTOSYNC=1: autosync on, whatever its config says
+    git_hooks: bool = False  # --git-hooks: git(action=commit/push) runs the repository's hooks
     read_truncate_lines: int = 300
 
     def effective_roots(self) -> tuple[Path, ...]:

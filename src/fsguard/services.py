@@ -177,7 +177,7 @@ class Services:
             reverter=reverter,
             renamer=Renamer(safe, mover, reverter, groups),
             wsl=WslIntegration.create(safe, _wsl_settings(settings), os.environ),
-            git=GitRunner(safe),
+            git=GitRunner(safe, run_hooks=settings.git_hooks),
             batch=BatchRunner(safe, Engines(editor, file_writer, mover, deleter, directories, reverter), groups),
             pipelines=PipelineRunner(
                 PipelineEngines(

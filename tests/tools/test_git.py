@@ -602,3 +602,24 @@ async def test_file_tools_refuse_to_plant_a_hook_that_a_commit_would_run(
     await call(client, action="commit", message="no hook ran")
     assert not (tmp_path / "pwned").exists()
     assert not (repo.parent / "pwned").exists()
+
+
+async def test_repository_hooks_run_only_when_the_operator_allows_them(
+    connect: ClientFactory, repo: Path, tmp_path: Path
+) -> None:
+    # husky-style: the hooks live in the working tree, where any file tool can write them
+    git(repo, "config", "core.hooksPath", ".githooks")
+    hook = repo / ".githooks" / "pre-commit"
+    hook.parent.mkdir()
+    hook.write_text(f"#!/bin/sh\necho ran >> '{tmp_path / 'hook-ran'}'\n", encoding="utf-8")
+    hook.chmod(0o755)
+    for allowed, message in ((False, "hooks off"), (True, "hooks on")):
+        (repo / "a.txt").write_text(f"{message}\n", encoding="utf-8")
+        async with connect(git_hooks=allowed) as client:
+            await call(client, action="add", paths=["a.txt"])
+            committed = await call(client, action="commit", message=message)
+        assert git(repo, "log", "-1", "--format=%s").strip() == committed["commit"]["subject"] == message
+        ran = (
+            (tmp_path / "hook-ran").read_text(encoding="utf-8").count("ran") if (tmp_path / "hook-ran").exists() else 0
+        )
+        assert ran == (1 if allowed else 0)

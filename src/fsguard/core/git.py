@@ -45,9 +45,16 @@ _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
 class GitRunner:
     """Runs one git action for the tool."""
 
-    def __init__(self, safeguards: Safeguards, *, executable: str = "git", timeout: float = GIT_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        safeguards: Safeguards,
+        *,
+        executable: str = "git",
+        timeout: float = GIT_TIMEOUT_S,
+        run_hooks: bool = False,
+    ) -> None:
         self._safe = safeguards
-        self._process = GitProcess(safeguards, executable, timeout)
+        self._process = GitProcess(safeguards, executable, timeout, run_hooks=run_hooks)
 
     def run(self, request: GitRequest) -> GitResult:
         """Do ``request.action``.

@@ -71,11 +71,14 @@ _ENVIRONMENT = {
     "LANGUAGE": "C",
 }
 # Off: settings that would make git run a program on its own (fsmonitor, the ext:: transport) or colour its output.
-# The rest of the user's and the repository's configuration (identity, hooks, filters) applies as for the user.
+# The rest of the user's and the repository's configuration (identity, filters) applies as for the user.
 _CONFIG = (
     *("-c", "core.quotepath=off", "-c", "color.ui=false", "-c", "core.pager=cat"),
     *("-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never"),
 )
+# Hooks are off unless the operator allows them (--git-hooks): with core.hooksPath in the working tree (husky's
+# .husky/, .githooks/), an agent could write a hook with write_file and have git(action="commit") run it.
+_NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,13 @@ class GitOutput:
 class GitProcess:
     """Runs git in a directory reached through the pinned walk."""
 
-    def __init__(self, safe: Safeguards, executable: str = "git", timeout: float = GIT_TIMEOUT_S) -> None:
+    def __init__(
+        self, safe: Safeguards, executable: str = "git", timeout: float = GIT_TIMEOUT_S, *, run_hooks: bool = False
+    ) -> None:
         self._safe = safe
         self._executable = executable
         self._timeout = timeout
+        self._config = _CONFIG if run_hooks else (*_CONFIG, *_NO_HOOKS)
 
     def run(
         self, directory: Path, args: Sequence[str], *, keep_lines: int | None = None, check: bool = True
@@ -113,7 +119,7 @@ class GitProcess:
         executable = shutil.which(self._executable, path=env.get("PATH", os.defpath))
         if executable is None:
             raise _unavailable(self._executable)
-        argv = [executable, "--no-pager", *_CONFIG, *args]
+        argv = [executable, "--no-pager", *self._config, *args]
         with self._safe.beneath.directory(directory) as fd, tempfile.TemporaryFile() as errors:
             cwd = f"/proc/self/fd/{fd}" if Path("/proc/self/fd").is_dir() else str(directory)
             try:

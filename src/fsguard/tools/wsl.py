@@ -75,7 +75,7 @@ def register(catalog: Catalog) -> None:
 
     catalog.add(
         wsl,
-        hints("WSL Integration", read_only=False, destructive=False, idempotent=True),
+        hints("WSL Integration", read_only=False, destructive=True, idempotent=True),
         [
             ("is this WSL, where are the homes", {"action": "status"}),
             ("copy a file to Windows", {"action": "sync", "wsl_path": "~/claude/notes.md"}),
