@@ -9,8 +9,11 @@ PORT ?= 8765
 # (as root, with rg and tmpfs mounts); the floor is that rounded down, minus 1. Raise it when coverage rises;
 # never lower it to let a change in.
 COVERAGE_FLOOR := 93
+# The strict TypeScript client of tests/test_harness*.py, with its own package.json and lockfile.
+CLIENT := tests/strict_client
+CLIENT_STAMP := $(CLIENT)/node_modules/.installed
 
-.PHONY: install run test check lint typecheck pytest bench clean
+.PHONY: install strict-client run test check lint typecheck pytest bench bench-scale clean
 
 install: $(STAMP)
 
@@ -21,10 +24,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+strict-client: $(CLIENT_STAMP)
+
+# npm ci only when node_modules is missing or the lockfile changed. No node or npm is an error, not a skip: the
+# strict-client tests are the proof that a TypeScript-SDK host accepts every schema and result.
+$(CLIENT_STAMP): $(CLIENT)/package.json $(CLIENT)/package-lock.json
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "make: the strict-client tests need node \
+	and npm (Node.js 20 or newer; Debian: apt-get install nodejs npm); install them, then run make again" >&2; exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { echo "make: the \
+	strict client needs Node.js 20 or newer; this is $$(node --version)" >&2; exit 1; }
+	cd $(CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 run: install
 	$(BIN)/fsguard --transport http --port $(PORT) $(ROOT)
 
-test: install lint typecheck pytest
+test: install strict-client lint typecheck pytest
 
 check: install lint typecheck
 
@@ -37,7 +52,7 @@ typecheck:
 
 # PYTHONWARNDEFAULTENCODING=1 makes every open()/read_text()/write_text() without an explicit encoding raise an
 # EncodingWarning, which pytest's filterwarnings = error turns into a failure.
-pytest:
+pytest: $(CLIENT_STAMP)
 	@echo "coverage floor: $(COVERAGE_FLOOR)%"
 	PYTHONWARNDEFAULTENCODING=1 $(BIN)/pytest --cov=fsguard --cov-branch --cov-report=term:skip-covered \
 		--cov-fail-under=$(COVERAGE_FLOOR)
@@ -46,5 +61,10 @@ bench: install
 	$(BIN)/python benchmarks/bench_read.py -n 500
 	$(BIN)/python benchmarks/bench_edit.py -n 500
 
+# Gigabyte files, 200,000-entry directories and big trees against the reference server and raw rg (issue 13).
+# Needs about 1.3 GB free in the temp dir (TMPDIR) and a few minutes; QUICK=1 runs small sizes in about half a minute.
+bench-scale: install
+	$(BIN)/python benchmarks/bench_scale.py $(if $(QUICK),--quick)
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis $(CLIENT)/node_modules

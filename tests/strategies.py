@@ -8,6 +8,9 @@
 - :func:`gitignore_trees`: small trees with `.gitignore` files whose patterns meet in the corners.
 - :func:`windows_names`, :func:`windows_paths`: names Windows accepts, and drive paths typed loosely (either drive
   case, ``\\`` or ``/`` separators, repeated, ``.`` segments, a trailing separator) with what they name.
+- :func:`cp1252_texts`, :func:`western_texts`: any text cp1252 encodes, and Western sentences a person reads.
+- :func:`listed_directories`: directories of files, subdirectories, links and hidden names to list, with
+  ``.gitignore`` texts for the root and the directory.
 """
 
 from __future__ import annotations
@@ -336,3 +339,66 @@ def windows_paths(draw: st.DrawFn) -> WindowsPath:
     if names and not draw(st.booleans()):
         text = text.rstrip("\\/")
     return WindowsPath(text, letter, names)
+
+
+# What cp1252 spells a BOM in: bytes that start so are read by their BOM, as UTF-8 or UTF-16, not as cp1252.
+CP1252_BOM_SPELLINGS = ("\u00ef\u00bb\u00bf", "\u00ff\u00fe", "\u00fe\u00ff")
+_WESTERN_PROSE = (
+    "le la les un une et est très déjà été où là-bas café crème brûlée garçon français Noël naïve hôtel fenêtre "
+    "forêt château bientôt à côté Ça cœur œuvre l\u2019été c\u2019est der die das und ist nicht Größe Straße Grüße "
+    "schön über für Mädchen Öl Übung Äpfel weiß Fuß Käse el los y que año niño mañana señor está más también qué "
+    "cómo dónde ¿Qué? ¡Hola! corazón jamón país São coração ação pôr você Ærø søster blåbær perché così più"
+)
+WESTERN_WORDS = tuple(_WESTERN_PROSE.split())
+
+
+def cp1252_texts() -> st.SearchStrategy[str]:
+    """Any text cp1252 can encode but NUL (which makes a file binary), often with Western words and line breaks;
+    never starting with what cp1252 spells a BOM in."""
+    character = st.characters(codec="cp1252", exclude_characters="\x00")
+    pieces = st.one_of(character, st.sampled_from(WESTERN_WORDS), st.sampled_from((" ", "\r\n", "\n", ", ")))
+    return st.lists(pieces, max_size=40).map("".join).filter(lambda text: not text.startswith(CP1252_BOM_SPELLINGS))
+
+
+def western_texts() -> st.SearchStrategy[str]:
+    """Sentences of French, German, Spanish, Portuguese, Scandinavian and Italian words, ASCII punctuation and
+    line breaks (LF or CRLF, the last one optional): text a person reads as Western; some word is not ASCII."""
+    sentence = st.lists(st.sampled_from(WESTERN_WORDS), min_size=1, max_size=12).map(" ".join)
+    line = st.tuples(sentence, st.sampled_from((".", "!", " ?", ":", "")), st.sampled_from(("\n", "\r\n")))
+    lines = st.lists(line.map("".join), min_size=1, max_size=6).map("".join)
+    text = st.tuples(lines, st.booleans()).map(lambda pair: pair[0].rstrip("\r\n") if pair[1] else pair[0])
+    return text.filter(lambda text: not text.isascii())
+
+
+# -- directories to list -------------------------------------------------------------------------------------------
+
+# Names whose case-insensitive order differs from the byte order, hidden ones, and ones the patterns below name.
+LISTING_NAMES = ("a", "A", "b", "B.txt", "b.txt", "c.log", "e.py", ".h", ".H", "_x", "ü", "U", "z", "Z", "sp ace")
+LISTING_KINDS = ("file", "dir", "link_file", "link_dir", "dangling")
+# The listed directory is root/sub/dir: the root's patterns reach it through paths, its own through names.
+LISTING_ROOT_PATTERNS = ("sub/dir/b*", "/sub/dir/A", "sub/**/*.txt", "!sub/dir/B.txt", "dir/", "/sub", "!sub/dir/")
+
+
+@dataclass(frozen=True)
+class ListedDirectory:
+    """A directory to list (``sub/dir`` below the root): ``entries`` are (name, kind) with kind one of
+    :data:`LISTING_KINDS` (a link leads to a file or directory beside ``sub``, or nowhere), and the ``.gitignore``
+    texts of the root and of the directory itself (None: no such file)."""
+
+    entries: tuple[tuple[str, str], ...]
+    root_ignore: str | None
+    own_ignore: str | None
+
+
+@st.composite
+def listed_directories(draw: st.DrawFn) -> ListedDirectory:
+    """Directories of files, subdirectories, links and hidden names, some of them excluded by ``.gitignore``."""
+    names = draw(st.lists(st.sampled_from(LISTING_NAMES), unique=True, max_size=len(LISTING_NAMES)))
+    entries = tuple((name, draw(st.sampled_from(LISTING_KINDS))) for name in names)
+
+    def ignore_text(patterns: tuple[str, ...]) -> st.SearchStrategy[str | None]:
+        lines = st.lists(st.sampled_from(patterns), min_size=1, max_size=4).map(lambda found: "\n".join(found) + "\n")
+        return st.one_of(st.none(), lines)
+
+    root_patterns = (*LISTING_ROOT_PATTERNS, *LISTING_ROOT_PATTERNS, *GITIGNORE_PATTERNS)  # half name sub/dir
+    return ListedDirectory(entries, draw(ignore_text(root_patterns)), draw(ignore_text(GITIGNORE_PATTERNS)))

@@ -1,7 +1,8 @@
-"""fsguard over real stdio, checked by the external TypeScript harness (strict client, official TS SDK + Ajv).
+"""fsguard over real stdio, checked by the strict TypeScript client (official TS SDK + Ajv).
 
-The harness lives outside this repository: ``$FSGUARD_HARNESS`` (run.sh, or the folder holding it), else
-``<repo>/../shared/harness/run.sh``. A missing harness fails these tests: they are the proof that a
+The client lives in this repository, ``tests/strict_client/run.sh``, its packages installed by ``make strict-client``
+(``make test`` does it); ``$FSGUARD_HARNESS`` (a run.sh with the same ``strict`` interface, such as the shared
+harness's, or the folder holding it) runs another. A missing client fails these tests: they are the proof that a
 TypeScript-SDK host accepts every schema and result, so silently skipping them would hide a regression.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +23,7 @@ pytestmark = pytest.mark.harness
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = REPO_ROOT / "tests" / "scenarios" / "foundation.json"
+STRICT_CLIENT = REPO_ROOT / "tests" / "strict_client"
 TIMEOUT_S = 300
 TAIL_CHARS = 4000
 # What the scenario captures with server_info artifact and then writes to made/notes.md.
@@ -28,22 +31,37 @@ ARTIFACT_BYTES = b"# Notes\nline two\n"
 
 
 def harness_script() -> Path:
-    """run.sh of the external harness, or a test failure saying where it was looked for."""
+    """run.sh of the strict client (``$FSGUARD_HARNESS``, else the in-repo one), or a failure naming the fix."""
     configured = os.environ.get("FSGUARD_HARNESS")
-    if configured:
-        script = Path(configured).expanduser()
-        if script.is_dir():
-            script = script / "run.sh"
-    else:
-        script = REPO_ROOT.parent / "shared" / "harness" / "run.sh"
+    if not configured:
+        return in_repo_client()
+    script = Path(configured).expanduser()
+    if script.is_dir():
+        script = script / "run.sh"
     if not script.is_file():
-        source = "FSGUARD_HARNESS" if configured else "the default location <repo>/../shared/harness/run.sh"
         pytest.fail(
-            f"harness not found: {script} (from {source}) does not exist. Check out the shared harness next to "
-            "the repository, or set FSGUARD_HARNESS to its run.sh.",
+            f"harness not found: {script} (from FSGUARD_HARNESS) does not exist. Point FSGUARD_HARNESS at a run.sh "
+            "with the strict interface, or unset it to use tests/strict_client.",
             pytrace=False,
         )
     return script
+
+
+def in_repo_client() -> Path:
+    """tests/strict_client/run.sh, once node is on PATH and ``make strict-client`` has installed its packages."""
+    if shutil.which("node") is None:
+        pytest.fail(
+            "node is not on PATH: the strict-client tests need Node.js 20 or newer and npm (Debian: apt-get install "
+            "nodejs npm), then `make strict-client`.",
+            pytrace=False,
+        )
+    if not (STRICT_CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        pytest.fail(
+            f"the strict client's packages are not installed: {STRICT_CLIENT / 'node_modules'} is missing. Run "
+            "`make strict-client` (npm ci in tests/strict_client); `make test` does it.",
+            pytrace=False,
+        )
+    return STRICT_CLIENT / "run.sh"
 
 
 def server_command(root: Path, state: Path, *flags: str) -> list[str]:

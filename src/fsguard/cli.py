@@ -55,7 +55,20 @@ def parser() -> argparse.ArgumentParser:
     add("--hooks-config", type=Path, default=None, help="hooks JSON file: commands run before/after operations")
     add("--compact-mode", action="store_true", help="terse text blocks (same facts)")
     add("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level")
-    add("--max-file-size", type=int, default=50 * 1024 * 1024, metavar="BYTES", help="largest file read or edited")
+    add(
+        "--max-file-size",
+        type=int,
+        default=50 * 1024 * 1024,
+        metavar="BYTES",
+        help="largest file loaded whole or edited (ranged reads of bigger files stream)",
+    )
+    add(
+        "--max-response-bytes",
+        type=int,
+        default=256 * 1024,
+        metavar="BYTES",
+        help="most text one read_file returns; longer lines are cut with a marker and read on by start_column",
+    )
     add("--max-search-results", type=int, default=1000, metavar="N", help="matches per search_files answer")
     add("--max-list-items", type=int, default=500, metavar="N", help="entries per list_directory answer")
     add("--wsl-mount-root", type=Path, default=Path("/mnt"), help="where C:\\ paths map to (default /mnt)")
@@ -113,6 +126,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         log_dir=args.log_dir.expanduser() if args.log_dir else None,
         hooks_config=args.hooks_config.expanduser() if args.hooks_config else None,
         max_file_size=args.max_file_size,
+        max_response_bytes=args.max_response_bytes,
         max_list_items=args.max_list_items,
         max_search_results=args.max_search_results,
         wsl_mount_root=args.wsl_mount_root,

@@ -44,6 +44,7 @@ class Settings:
     hooks_config: Path | None = None
     log_level: str = "INFO"
     max_file_size: int = 50 * 1024 * 1024
+    max_response_bytes: int = 256 * 1024  # read_file's text budget; a longer line is cut and read on by column
     max_list_items: int = 500
     max_search_results: int = 1000
     wsl_mount_root: Path = Path("/mnt")

@@ -1,4 +1,8 @@
-"""Streamable HTTP: one endpoint at /mcp for both protocol eras, with a bearer token off loopback."""
+"""Streamable HTTP: one endpoint at /mcp for both protocol eras, with a bearer token off loopback.
+
+Request bodies may be as large as a write of ``--max-file-size`` needs (see :func:`request_body_limit`);
+a larger one gets 413 with a JSON-RPC error that names the flag, instead of the SDK's bare 4 MiB refusal.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,9 @@ from typing import Any
 
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import INVALID_REQUEST
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
 from fsguard.server import FsguardServer
@@ -17,17 +22,70 @@ from fsguard.server import FsguardServer
 logger = logging.getLogger(__name__)
 
 
+# Room for everything in a request besides the file content: the other arguments, JSON-RPC framing, _meta.
+BODY_ENVELOPE = 64 * 1024
+
+
+def request_body_limit(settings: Settings) -> int:
+    """The largest HTTP request body accepted: twice ``--max-file-size`` plus :data:`BODY_ENVELOPE`.
+
+    Content travels as a JSON string or as ``content_base64``. Base64 is 4/3 of the bytes; JSON
+    escaping at most doubles ordinary text (quotes, backslashes, newlines, tabs become two characters)
+    and leaves UTF-8 as it is. Only text dense in other control characters (six characters each, as
+    ``\\u0000``) or in ``\\u``-escaped non-ASCII can exceed twice its size: send that as ``content_base64``.
+    """
+    return 2 * settings.max_file_size + BODY_ENVELOPE
+
+
+class BodyLimitNotice:
+    """Replaces the transport's bare ``413 Request body too large`` with a JSON-RPC error naming the flag.
+
+    The SDK enforces the limit (declared Content-Length and streamed bodies alike); this only rewrites its
+    answer, as JSON so that clients surface the message instead of a generic HTTP failure.
+    """
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self._app = app
+        limit = request_body_limit(settings)
+        self._message = (
+            f"Request body too large: the limit is {limit:,} bytes (twice --max-file-size {settings.max_file_size:,},"
+            f" plus {BODY_ENVELOPE // 1024} KiB for the other arguments). Restart fsguard with a larger"
+            " --max-file-size to send bigger content, or send less per call."
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        replaced = False
+
+        async def relay(message: Message) -> None:
+            nonlocal replaced
+            if message["type"] == "http.response.start" and message["status"] == 413:
+                replaced = True
+                body = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": self._message}}
+                await JSONResponse(body, status_code=413)(scope, receive, send)
+            elif not replaced:
+                await send(message)
+
+        await self._app(scope, receive, relay)
+
+
 class BearerTokenGate:
-    """Refuses every HTTP request that does not carry ``Authorization: Bearer <token>`` (401)."""
+    """Refuses every HTTP request that does not carry ``Authorization: Bearer <token>`` (401).
+
+    The scheme is case-insensitive and may be followed by more than one space (RFC 9110 §11.1, §11.4);
+    only the token is compared, in constant time.
+    """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self._app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            given = dict(scope["headers"]).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
+            given = presented_token(dict(scope["headers"]).get(b"authorization", b""))
+            if given is None or not hmac.compare_digest(given, self._expected):
                 response = JSONResponse(
                     {"error": "unauthorized", "message": "send Authorization: Bearer <token> (--auth-token)"},
                     status_code=401,
@@ -38,6 +96,14 @@ class BearerTokenGate:
         await self._app(scope, receive, send)
 
 
+def presented_token(header: bytes) -> bytes | None:
+    """The token of a ``Bearer`` Authorization header value (any case of the scheme), else None."""
+    parts = header.split(None, 1)
+    if len(parts) != 2 or parts[0].lower() != b"bearer":
+        return None
+    return parts[1].strip()
+
+
 def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
     """The ASGI app serving ``server`` at /mcp; gated by the token when one is configured."""
     security = None
@@ -45,8 +111,12 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         # Off loopback the bearer token is the protection; Host allow-lists would only break real clients.
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app: ASGIApp = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, transport_security=security, host=settings.host
+        streamable_http_path=MCP_PATH,
+        transport_security=security,
+        host=settings.host,
+        max_request_body_size=request_body_limit(settings),
     )
+    app = BodyLimitNotice(app, settings)
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
     return app

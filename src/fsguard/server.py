@@ -6,9 +6,11 @@ import logging
 import time
 from typing import Any
 
+from mcp import MCPError
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, InputRequiredResult
+from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND, CallToolResult, InputRequiredResult
 
 from fsguard import __version__
 from fsguard.config import Settings
@@ -22,11 +24,33 @@ from fsguard.tools._errors import ERROR_META_KEY, error_result, result_for
 logger = logging.getLogger(__name__)
 
 
+# MCPServer always registers prompt and resource handlers, and the capabilities follow the handlers.
+UNOFFERED_FAMILIES = ("prompts", "resources")
+_ADVERTISING_METHODS = frozenset({"initialize", "server/discover"})
+
+
+async def tools_only(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """Middleware: fsguard serves tools only, so prompts and resources are neither advertised nor answered.
+
+    Their requests get the standard -32601, like any method a server does not have (without this an
+    unknown prompt answers JSON-RPC code 0 on 2025 connections and -32603 on 2026 ones).
+    """
+    if ctx.method.split("/", 1)[0] in UNOFFERED_FAMILIES:
+        raise MCPError(code=METHOD_NOT_FOUND, message="Method not found", data=ctx.method)
+    result = await call_next(ctx)
+    if ctx.method in _ADVERTISING_METHODS and isinstance(result, dict):
+        capabilities = result.get("capabilities")
+        if isinstance(capabilities, dict):
+            offered = {key: value for key, value in capabilities.items() if key not in UNOFFERED_FAMILIES}
+            result = {**result, "capabilities": offered}
+    return result
+
+
 class FsguardServer(MCPServer):
     """MCPServer whose calls get strict argument names and coded errors, and are counted."""
 
     def __init__(self, services: Services, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(middleware=[tools_only], **kwargs)
         self.services = services
         self._input_schemas: dict[str, dict[str, Any]] | None = None
 
@@ -36,18 +60,25 @@ class FsguardServer(MCPServer):
         started = time.perf_counter()
         schemas = await self._schemas()
         if name not in schemas:
-            suggestion = closest(name, sorted(schemas))
-            hint = f" Did you mean {suggestion!r}?" if suggestion else ""
-            result: CallToolResult | InputRequiredResult = error_result(
-                "unknown_tool", f"no tool named {name!r}.{hint} Call help() for the catalog."
+            # The spec makes an unknown tool a protocol error, not a tool result; it is still counted and audited.
+            error = unknown_tool(name, sorted(schemas))
+            self._account(name, arguments, error_result("unknown_tool", error.message, error.data), started)
+            raise error
+        try:
+            result: CallToolResult | InputRequiredResult = await super().call_tool(
+                name, normalize(name, arguments, schemas[name]), context
             )
-        else:
-            try:
-                result = await super().call_tool(name, normalize(name, arguments, schemas[name]), context)
-            except FsguardError as exc:
-                result = error_result(exc.code, exc.message, exc.fields)
-            except ToolError as exc:
-                result = result_for(exc, name)
+        except FsguardError as exc:
+            result = error_result(exc.code, exc.message, exc.fields)
+        except ToolError as exc:
+            result = result_for(exc, name)
+        self._account(name, arguments, result, started)
+        return result
+
+    def _account(
+        self, name: str, arguments: dict[str, Any], result: CallToolResult | InputRequiredResult, started: float
+    ) -> None:
+        """Count the call in the stats and write its audit line."""
         code = None
         if isinstance(result, CallToolResult) and result.is_error:
             code = (result.meta or {}).get(ERROR_META_KEY, {}).get("code")
@@ -55,7 +86,6 @@ class FsguardServer(MCPServer):
         self.services.stats.record(name, code)
         if self.services.audit is not None and isinstance(result, CallToolResult):
             self.services.audit.record(audit_entry(name, arguments, result, code, time.perf_counter() - started))
-        return result
 
     async def serve_streams(self, read_stream: Any, write_stream: Any) -> None:
         """Serve one connection over already-framed streams (what ``stdio_server`` yields)."""
@@ -68,6 +98,15 @@ class FsguardServer(MCPServer):
         if self._input_schemas is None:
             self._input_schemas = {tool.name: tool.input_schema for tool in await self.list_tools()}
         return self._input_schemas
+
+
+def unknown_tool(name: str, offered: list[str]) -> MCPError:
+    """JSON-RPC -32602 "Unknown tool: NAME"; ``data`` names the closest offered tool when one is near."""
+    suggestion = closest(name, offered)
+    data: dict[str, Any] = {"name": name}
+    if suggestion:
+        data["did_you_mean"] = suggestion
+    return MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}", data=data)
 
 
 def audit_entry(

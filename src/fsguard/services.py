@@ -156,6 +156,7 @@ class Services:
                 hooks,
                 max_file_size=settings.max_file_size,
                 truncate_lines=settings.read_truncate_lines,
+                response_budget=settings.max_response_bytes,
             ),
             lister=DirectoryLister(policy, beneath, session, max_items=settings.max_list_items),
             metadata=MetadataReader(policy, beneath, cache, session, max_file_size=settings.max_file_size),

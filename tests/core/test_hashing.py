@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
+from fsguard.core.hashing import Fingerprint, FingerprintCache, StreamHash, content_hash
 from tests.strategies import Encoding, EndedText, encodings, texts_with_line_endings
 
 AN_HOUR_NS = 3600 * 1_000_000_000
@@ -170,3 +170,22 @@ def test_cache_evicts_the_oldest_entry_when_full(tmp_path: Path) -> None:
     assert (cache.hits, cache.misses) == (1, 3)
     cache.fingerprint(paths[0])  # evicted by c.txt
     assert (cache.hits, cache.misses) == (1, 4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=600), st.lists(st.integers(min_value=0, max_value=600), max_size=8))
+def test_a_streamed_hash_equals_the_whole_file_hash(data: bytes, cuts: list[int]) -> None:
+    digest = StreamHash()
+    previous = 0
+    for cut in [*sorted(cuts), len(data)]:
+        digest.update(data[previous:cut])
+        previous = max(previous, cut)
+    assert digest.hexdigest() == content_hash(data)
+
+
+def test_a_streamed_hash_of_megabyte_chunks_equals_the_whole_hash() -> None:
+    data = bytes(range(256)) * 12_000
+    digest = StreamHash()
+    for start in range(0, len(data), 1 << 20):
+        digest.update(data[start : start + (1 << 20)])
+    assert digest.hexdigest() == content_hash(data)

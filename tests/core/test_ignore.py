@@ -116,3 +116,42 @@ def test_a_walk_below_the_root_honours_the_roots_gitignore_and_an_excluded_direc
     assert walked(root / "src", WalkOptions()) == ["a.log", "b.py"]
     assert walked(root / "build", options) == []
     assert walked(root / "build", WalkOptions(respect_gitignore=False, rules_from=root)) == ["d.py"]
+
+
+# Dependency directories and minified files met by the generated .gitignore patterns (a/, b, *.txt, ...).
+DEFAULT_SKIPPED = [
+    "node_modules/x.txt",
+    "a/target/e.py",
+    "a/b.min.txt",
+    "b/c.map",
+    "b/build",
+    "dist/a/c.txt",
+    "a/.venv/x",
+]
+
+
+@pytest.mark.skipif(RG is None, reason="rg is not installed")
+@settings(max_examples=100)
+@given(tree=gitignore_trees(), pick=st.integers(min_value=0), hidden=st.booleans())
+def test_the_default_skips_leave_out_what_ripgrep_leaves_out_at_the_root_and_below_it(
+    tree: tuple[list[str], dict[str, str]], pick: int, hidden: bool
+) -> None:
+    paths, gitignores = tree
+    with tempfile.TemporaryDirectory() as temp:
+        top = Path(temp)
+        build(top, [*paths, *DEFAULT_SKIPPED], gitignores)
+        options = WalkOptions(include_hidden=hidden, skip_dependencies=True, skip_minified=True)
+        assert walked(top, options) == ripgrep_walk(top, options)
+        directories = sorted(p for p in top.rglob("*") if p.is_dir())
+        root = directories[pick % len(directories)]
+        below = WalkOptions(include_hidden=hidden, rules_from=top, skip_dependencies=True, skip_minified=True)
+        expected = [p for p in walked(root, below) if not p.endswith(".gitignore")]
+        assert expected == ripgrep_search_walk(root, below)
+
+
+def test_default_skips_name_directories_only_and_only_below_the_walked_directory(root: Path) -> None:
+    build(root, ["build", "dist/a.js", "node_modules/m/node_modules/n.js", "node_modules/m/i.js", "x.min.js"], {})
+    options = WalkOptions(skip_dependencies=True, skip_minified=True)
+    assert walked(root, options) == ["build"]
+    assert walked(root / "node_modules", options) == ["m/i.js"]
+    assert walked(root, WalkOptions(skip_dependencies=True)) == ["build", "x.min.js"]

@@ -10,7 +10,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from fsguard.core.disk import AtomicWriter, read_snapshot
 from fsguard.core.errors import (
@@ -23,14 +24,26 @@ from fsguard.core.errors import (
     NotFoundError,
     TooLargeError,
 )
-from fsguard.core.textio import decode, is_binary, line_ending_of, split_lines
+from fsguard.core.textio import (
+    Breaks,
+    BreakTally,
+    count_lines,
+    decode,
+    is_binary,
+    line_ending_of,
+    sniff,
+    split_bom,
+    split_lines,
+)
 from tests.strategies import (
     LOOKALIKE_BREAKS,
     SUPPORTED_ENCODINGS,
     Encoding,
     EndedText,
+    cp1252_texts,
     encodings,
     texts_with_line_endings,
+    western_texts,
 )
 
 TEMP_MARK = ".fsguard-tmp-"
@@ -131,6 +144,104 @@ def test_decoding_then_encoding_any_text_gives_back_the_original_bytes(sample: E
     assert decoded.text == (sample.text[1:] if leading_feff else sample.text)
     assert decoded.line_ending == sample.line_ending
     assert decoded.final_newline == sample.text.endswith(("\n", "\r"))
+
+
+# --- legacy code pages ------------------------------------------------------------------------------------------
+
+LEGACY = [
+    pytest.param("Le café est très bon, déjà vu.", "latin-1", "cp1252", id="french-latin1-one-line"),
+    pytest.param("« Le cœur » coûte 5 € — c\u2019est “l\u2019été”.\r\n", "cp1252", "cp1252", id="french-cp1252"),
+    pytest.param("Größe: Straße, Äpfel, Öl.\n", "latin-1", "cp1252", id="german-latin1"),
+    pytest.param("¿Dónde está el niño?\n", "latin-1", "cp1252", id="spanish-latin1"),
+    pytest.param("año", "latin-1", "cp1252", id="año (Big5 to charset-normalizer)"),
+    pytest.param("très", "latin-1", "cp1252", id="très"),
+    pytest.param("日本語のテキストです。\n", "shift_jis", "cp932", id="shift-jis"),
+    pytest.param("東京", "shift_jis", "cp932", id="shift-jis-two-kanji"),
+    pytest.param("中文文本测试\uff0c你好世界。\n", "gb18030", "gb18030", id="gb18030"),
+    pytest.param("你好", "gb18030", "gb18030", id="gb18030-two-hanzi"),
+    pytest.param("Привет, мир!\n", "cp1251", "cp1251", id="cp1251"),
+    pytest.param("Привет", "cp1251", "cp1251", id="cp1251-one-word"),
+    pytest.param("Київ — столиця України.\n", "cp1251", "cp1251", id="cp1251-ukrainian"),
+    pytest.param("Москва - столица России.\n", "koi8-r", "koi8-r", id="koi8-r"),
+]
+
+
+@pytest.mark.parametrize(("text", "codec", "reported"), LEGACY)
+def test_decode_reads_legacy_text_as_a_person_would_and_encodes_back_the_same_bytes(
+    text: str, codec: str, reported: str
+) -> None:
+    data = text.encode(codec)
+
+    decoded = decode(data)
+
+    assert (decoded.text, decoded.encoding) == (text, reported)
+    assert decoded.encode(decoded.text) == data
+
+
+def test_bytes_cp1252_leaves_undefined_make_the_file_latin1_and_are_kept() -> None:
+    data = b"Caf\xe9 cr\xe8me \x81\x8d\x8f\x90\x9d\r\n"
+
+    decoded = decode(data)
+
+    assert (decoded.text, decoded.encoding) == (data.decode("latin-1"), "iso8859-1")
+    assert decoded.encode(decoded.text.replace("crème", "brûlée")) == data.replace(b"cr\xe8me", b"br\xfbl\xe9e")
+
+
+def test_an_undefined_byte_past_the_judged_sample_still_makes_the_file_latin1() -> None:
+    data = "Déjà vu, très bien.\n".encode("latin-1") * 2000 + b"odd \x8f byte\n"
+
+    decoded = decode(data)
+
+    assert decoded.encoding == "iso8859-1"
+    assert decoded.encode(decoded.text) == data
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"), [("中文文本测试\uff0c你好世界。", "gb18030"), ("Это пример текста. ", "cp1251")]
+)
+def test_a_long_legacy_file_is_judged_by_its_start_and_decoded_whole(text: str, codec: str) -> None:
+    data = (text * 3000).encode(codec)  # no line break: the judged sample ends inside a character
+
+    decoded = decode(data)
+
+    assert (decoded.text, decoded.encoding) == (text * 3000, codec)
+
+
+@given(text=cp1252_texts())
+def test_decoding_any_text_cp1252_encodes_gives_back_its_bytes(text: str) -> None:
+    data = text.encode("cp1252")
+
+    decoded = decode(data)
+
+    assert decoded.encode(decoded.text) == data
+
+
+@given(text=western_texts(), codec=st.sampled_from(["cp1252", "latin-1"]))
+def test_western_text_in_cp1252_or_latin1_reads_as_itself(text: str, codec: str) -> None:
+    data = text.encode(codec, errors="ignore")  # Latin-1 has no œ nor curly quotes: words lose them
+    assume(not _is_utf8(data))
+
+    decoded = decode(data)
+
+    assert (decoded.text, decoded.encoding) == (data.decode("cp1252"), "cp1252")
+
+
+@given(data=st.binary(max_size=300))
+def test_any_bytes_either_decode_to_text_that_encodes_back_to_them_or_are_refused(data: bytes) -> None:
+    try:
+        decoded = decode(data)
+    except (BinaryFileError, EncodingError):
+        assert is_binary(data) or split_bom(data)[1] is not None  # only NULs or a BOM the bytes belie refuse
+        return
+    assert decoded.encode(decoded.text) == data
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 # --- line endings -------------------------------------------------------------------------------------------------
@@ -445,3 +556,22 @@ def test_read_snapshot_does_not_follow_a_symlink(tmp_path: Path) -> None:
 
     with pytest.raises(AccessDeniedError):
         read_snapshot(tmp_path / "link.txt")
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1252", "shift_jis", "utf-16-le", "utf-16-be", "utf-32-le"])
+@given(text=st.text(alphabet="ab\r\n é語", max_size=60))
+def test_break_tally_counts_lines_and_style_as_decode_does(encoding: str, text: str) -> None:
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        return
+    tally = BreakTally(Breaks.of(encoding))
+    tally.add(data)
+    assert tally.line_count == count_lines(text)
+    assert tally.line_ending == line_ending_of(text)
+    assert Breaks.of(encoding).count(data) == count_lines(text) - (0 if not text or text.endswith(("\n", "\r")) else 1)
+
+
+def test_sniff_judges_a_prefix_cut_inside_a_character_as_utf8() -> None:
+    assert sniff("aé\n".encode() * 10 + "é".encode()[:1]) == ("utf-8", b"")
+    assert sniff(b"\xff\xfea\x00") == ("utf-16-le", b"\xff\xfe")

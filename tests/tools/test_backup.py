@@ -172,3 +172,123 @@ async def test_backups_past_the_age_limit_are_dropped_when_a_server_starts(
     async with connect(backup_max_age_days=0) as client:  # everything is past a zero-day limit
         listing = structured(await client.call_tool("backup", {"action": "list"}))
     assert listing["total"] == 0
+
+
+async def test_restore_of_an_older_backup_after_later_edits_puts_it_back_and_saves_the_current_bytes(
+    client: Client, root: Path
+) -> None:
+    target = root / "f.txt"
+    target.write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    first = await edit(client, "one", "ONE")
+    await edit(client, "two", "TWO")
+    latest = target.read_bytes()
+    answer = await client.call_tool("backup", {"action": "restore", "backup_id": first["backup_id"]})
+    restored = structured(answer)
+    assert target.read_bytes() == b"one\r\ntwo\r\nthree\r\n"
+    done = restored["restored"][0]
+    assert done["verified"] is True
+    assert done["changed_since"] is True  # the second edit came after the operation this backup reverts
+    safety = done["safety_backup_id"]
+    assert done["undo"] == f'backup(action="restore", backup_id="{safety}")'
+    assert safety in text_of(answer)
+    assert "undo_last" in text_of(answer)
+    saved = structured(await client.call_tool("backup", {"action": "info", "backup_id": safety}))["backup"]
+    assert saved["content_hash"] == done["previous_hash"]
+    # the restore is undoable: undo_last takes it back to the bytes after the second edit
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
+    assert target.read_bytes() == latest
+
+
+async def test_restore_after_an_external_change_keeps_that_change_in_a_backup(client: Client, root: Path) -> None:
+    target = root / "f.txt"
+    target.write_bytes(b"mine\n")
+    first = await edit(client, "mine", "edited")
+    target.write_bytes(b"someone else's\n")
+    restored = structured(await client.call_tool("backup", {"action": "restore", "backup_id": first["backup_id"]}))
+    assert target.read_bytes() == b"mine\n"
+    safety = restored["restored"][0]["safety_backup_id"]
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": safety}))
+    assert target.read_bytes() == b"someone else's\n"
+
+
+async def test_restore_dry_run_reports_a_changed_file_and_writes_nothing(client: Client, root: Path) -> None:
+    target = root / "f.txt"
+    target.write_bytes(b"a\n")
+    first = await edit(client, "a", "b")
+    await edit(client, "b", "c")
+    before = structured(await client.call_tool("backup", {"action": "list"}))["total"]
+    arguments = {"action": "restore", "backup_id": first["backup_id"], "dry_run": True}
+    answer = await client.call_tool("backup", arguments)
+    plan = structured(answer)
+    assert plan["dry_run"] is True
+    assert plan["restored"][0]["changed_since"] is True
+    assert "DRY RUN" in text_of(answer)
+    assert "changed after the edit_file:replace" in text_of(answer)
+    assert target.read_bytes() == b"c\n"
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == before
+
+
+async def test_undo_last_dry_run_on_a_changed_file_says_it_needs_force_and_the_real_run_refuses(
+    client: Client, root: Path
+) -> None:
+    target = root / "f.txt"
+    target.write_bytes(b"one\n")
+    await edit(client, "one", "two")
+    target.write_bytes(b"external\n")
+    answer = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt", "dry_run": True})
+    plan = structured(answer)["restored"][0]
+    assert (plan["needs_force"], plan["changed_since"]) == (True, True)
+    assert "undo_conflict" in text_of(answer)
+    assert "force=true" in text_of(answer)
+    assert target.read_bytes() == b"external\n"
+    refused = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
+    assert error_code(refused) == "undo_conflict"
+    assert target.read_bytes() == b"external\n"
+    forced_plan = await client.call_tool(
+        "backup", {"action": "undo_last", "file_path": "f.txt", "dry_run": True, "force": True}
+    )
+    assert structured(forced_plan)["restored"][0]["needs_force"] is False
+    assert target.read_bytes() == b"external\n"
+
+
+async def test_restore_with_a_stale_expected_hash_is_still_refused(client: Client, root: Path) -> None:
+    target = root / "f.txt"
+    target.write_bytes(b"a\n")
+    first = await edit(client, "a", "b")
+    arguments = {"action": "restore", "backup_id": first["backup_id"], "expected_hash": "deadbeef"}
+    assert error_code(await client.call_tool("backup", arguments)) == "stale_edit"
+    assert target.read_bytes() == b"b\n"
+
+
+async def test_restore_of_a_file_deleted_since_recreates_it(client: Client, root: Path) -> None:
+    target = root / "f.txt"
+    target.write_bytes(b"keep me\n")
+    first = await edit(client, "keep", "kept")
+    target.unlink()
+    answer = await client.call_tool("backup", {"action": "restore", "backup_id": first["backup_id"]})
+    done = structured(answer)["restored"][0]
+    assert target.read_bytes() == b"keep me\n"
+    assert (done["changed_since"], done.get("safety_backup_id")) == (True, None)
+    assert "was missing" in text_of(answer)
+
+
+async def test_filter_operation_without_a_mode_matches_every_mode_of_that_tool(client: Client, root: Path) -> None:
+    target = root / "f.txt"
+    target.write_bytes(b"alpha\nbeta\n")
+    await edit(client, "alpha", "ALPHA")
+    await client.call_tool("edit_file", {"path": "f.txt", "mode": "regex", "pattern": "b(eta)", "replacement": "B$1"})
+    await client.call_tool("edit_file", {"path": "f.txt", "mode": "insert", "anchor": "Beta", "new_text": "gamma"})
+    await client.call_tool("multi_edit", {"path": "f.txt", "edits": [{"old_text": "gamma", "new_text": "GAMMA"}]})
+    assert target.read_bytes() == b"ALPHA\nBeta\nGAMMA\n"
+
+    async def operations(filter_operation: str) -> list[str]:
+        arguments = {"action": "list", "filter_operation": filter_operation}
+        return [b["operation"] for b in structured(await client.call_tool("backup", arguments))["backups"]]
+
+    assert await operations("edit_file") == ["edit_file:insert", "edit_file:regex", "edit_file:replace"]
+    assert await operations("Edit_File") == ["edit_file:insert", "edit_file:regex", "edit_file:replace"]
+    assert await operations("edit_file:regex") == ["edit_file:regex"]
+    assert await operations("edit") == []  # a tool name, not any prefix
+    assert await operations("multi_edit") == ["multi_edit"]
+    assert await operations("insert") == ["edit_file:insert"]  # the seed's label of that mode
+    assert len(await operations("all")) == 4

@@ -388,3 +388,20 @@ async def test_delete_takes_a_link_itself_to_the_trash_and_leaves_its_target(cli
     assert data["steps"][0]["files"] == [str(root / "link.txt")]
     assert not (root / "link.txt").is_symlink()
     assert (root / "target.txt").read_text(encoding="utf-8") == "kept\n"
+
+
+async def test_a_pipeline_search_skips_dependency_dirs_and_minified_files_like_search_files(
+    client: Client, root: Path
+) -> None:
+    (root / "node_modules" / "lib").mkdir(parents=True)
+    (root / "node_modules" / "lib" / "index.js").write_bytes(b"old_api()\n")
+    (root / "app.min.js").write_bytes(b"old_api()\n")
+    (root / "app.js").write_bytes(b"old_api()\n")
+    params: dict[str, Any] = {"pattern": "old_api", "path": str(root)}
+    default = structured(await pipeline(client, steps=[{"id": "find", "action": "search", "params": params}]))
+    assert default["steps"][0]["files"] == [str(root / "app.js")]
+    params["include_dependencies"] = True
+    everything = structured(await pipeline(client, steps=[{"id": "find", "action": "search", "params": params}]))
+    assert sorted(everything["steps"][0]["files"]) == sorted(
+        str(root / p) for p in ("app.js", "app.min.js", "node_modules/lib/index.js")
+    )

@@ -283,3 +283,71 @@ async def test_old_str_and_new_str_aliases_work(client: Client, root: Path) -> N
     (root / "a.txt").write_text("old\n", encoding="utf-8")
     structured(await client.call_tool("edit_file", {"path": "a.txt", "old_str": "old", "new_string": "new"}))
     assert (root / "a.txt").read_text(encoding="utf-8") == "new\n"
+
+
+@pytest.mark.parametrize("mode_name", list(MODE_CALLS))
+async def test_the_seeds_force_and_create_backup_are_accepted_by_every_mode_and_a_backup_is_still_taken(
+    client: Client, root: Path, mode_name: str
+) -> None:
+    (root / "m.txt").write_bytes(MODE_FILE)
+    arguments = {"path": "m.txt", **MODE_CALLS[mode_name], "force": True, "create_backup": False}
+    data = structured(await client.call_tool("edit_file", arguments))
+    assert (root / "m.txt").read_bytes() == MODE_RESULTS[mode_name]
+    assert data["backup_id"]
+    assert any("create_backup=false is ignored" in note for note in data["notes"])
+    assert any(note.startswith("force=true changes nothing") for note in data["notes"])
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "m.txt"}))
+    assert (root / "m.txt").read_bytes() == MODE_FILE
+
+
+async def test_flags_with_their_defaults_add_no_note(client: Client, root: Path) -> None:
+    (root / "m.txt").write_bytes(MODE_FILE)
+    arguments = {"path": "m.txt", "old_text": "gamma", "new_text": "G", "force": False, "create_backup": True}
+    answer = await client.call_tool("edit_file", arguments)
+    assert "notes" not in structured(answer)
+    assert "create_backup" not in text_of(answer)
+
+
+async def test_create_backup_false_in_a_dry_run_says_nothing_was_written(client: Client, root: Path) -> None:
+    (root / "m.txt").write_bytes(MODE_FILE)
+    arguments = {"path": "m.txt", "old_text": "gamma", "new_text": "G", "create_backup": "false", "dry_run": True}
+    answer = await client.call_tool("edit_file", arguments)
+    assert structured(answer)["notes"] == [
+        "create_backup=false is ignored: fsguard backs up every change it writes (this call wrote nothing)."
+    ]
+    assert "create_backup=false is ignored" in text_of(answer)
+    assert (root / "m.txt").read_bytes() == MODE_FILE
+
+
+async def test_force_does_not_lift_the_rewrite_guard_and_the_refusal_names_allow_rewrite(
+    client: Client, root: Path
+) -> None:
+    body = "".join(f"line {i} of a long file\n" for i in range(150))
+    (root / "big.txt").write_text(body, encoding="utf-8")
+    args = {"path": "big.txt", "old_text": "line 0 of a long file\n", "new_text": body, "force": True}
+    blocked = await client.call_tool("edit_file", args)
+    assert error_code(blocked) == "rewrite_blocked"
+    assert "force=true does not lift this guard" in text_of(blocked)
+    assert "allow_rewrite=true" in text_of(blocked)
+    assert (root / "big.txt").read_text(encoding="utf-8") == body
+
+
+@pytest.mark.parametrize(
+    ("limit", "expected"),
+    [(-1, b"X X X X\n"), (0, b"X X X X\n"), (2, b"X X a a\n"), (1, b"X a a a\n"), (9, b"X X X X\n")],
+)
+async def test_a_regex_rule_limit_of_minus_one_or_zero_replaces_every_match(
+    client: Client, root: Path, limit: int, expected: bytes
+) -> None:
+    (root / "r.txt").write_bytes(b"a a a a\n")
+    rules = [{"pattern": "a", "replacement": "X", "limit": limit}]
+    data = structured(await client.call_tool("edit_file", {"path": "r.txt", "mode": "regex", "patterns_json": rules}))
+    assert (root / "r.txt").read_bytes() == expected
+    assert data["replacements"] == expected.count(b"X")
+
+
+async def test_regex_rules_sent_as_json_text_with_limit_minus_one_apply_in_order(client: Client, root: Path) -> None:
+    (root / "r.txt").write_bytes(b"foo bar foo\r\nfoo\r\n")
+    rules = '[{"pattern": "foo", "replacement": "baz", "limit": -1}, {"pattern": "bar", "replacement": "qux"}]'
+    structured(await client.call_tool("edit_file", {"path": "r.txt", "mode": "regex", "patterns_json": rules}))
+    assert (root / "r.txt").read_bytes() == b"baz qux baz\r\nbaz\r\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -107,3 +108,44 @@ async def test_an_offset_past_the_end_is_refused_with_the_count(client: Client, 
     result = await client.call_tool("list_directory", {"offset": 99})
     assert error_code(result) == "invalid_params"
     assert "(4 entries)" in text_of(result)
+
+
+async def test_hidden_entries_left_out_are_counted_and_the_flag_named(client: Client, tree: Path) -> None:
+    result = await client.call_tool("list_directory", {"include_hidden": False, "output_format": "json"})
+    data = structured(result)
+    assert (data["total"], data["hidden"]) == (3, 1)
+    verbose = await client.call_tool("list_directory", {"include_hidden": False})
+    assert "1 hidden not shown (include_hidden=true shows them)" in text_of(verbose)
+
+
+async def test_pages_of_a_gitignored_directory_add_up_to_the_whole_listing(connect: ClientFactory, root: Path) -> None:
+    (root / ".gitignore").write_text("*.log\n!keep.log\nbuild/\n", encoding="utf-8")
+    for name in ["b.txt", "A.txt", "a.log", "keep.log", "c.py", "Z.md"]:
+        (root / name).write_text(name, encoding="utf-8")
+    for name in ["build", "docs", "Src"]:
+        (root / name).mkdir()
+    async with connect(max_list_items=100) as client:
+        whole = structured(await client.call_tool("list_directory", {"output_format": "json"}))
+        pages: list[dict[str, Any]] = []
+        offset: int | None = 0
+        while offset is not None:
+            page = structured(await client.call_tool("list_directory", {"offset": offset, "limit": 2}))
+            assert (page["total"], page["ignored"]) == (whole["total"], whole["ignored"])
+            pages.append(page)
+            offset = page.get("next_offset")
+    names = [entry["name"] for entry in whole["entries"]]
+    assert names == ["docs", "Src", ".gitignore", "A.txt", "b.txt", "c.py", "keep.log", "Z.md"]
+    assert (whole["total"], whole["ignored"]) == (8, 2)
+    assert [entry["name"] for page in pages for entry in page["entries"]] == names
+
+
+async def test_a_tree_is_capped_by_the_item_limit(connect: ClientFactory, root: Path) -> None:
+    for index in range(20):
+        (root / f"d{index:02}").mkdir()
+        (root / f"d{index:02}" / "f.txt").write_text("x", encoding="utf-8")
+    async with connect(max_list_items=6) as client:
+        result = await client.call_tool("list_directory", {"output_format": "tree", "max_depth": 2})
+    data = structured(result)
+    assert (data["total"], data["truncated"]) == (6, True)
+    assert [child["name"] for child in data["tree"]["children"]] == ["d00", "d01", "d02"]
+    assert "[tree cut at 6 entries (--max-list-items); list a subdirectory to see more]" in text_of(result)

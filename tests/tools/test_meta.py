@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
@@ -17,6 +18,18 @@ async def test_help_lists_exactly_the_registered_tools(client: Client) -> None:
     catalog = structured(await client.call_tool("help", {}))["tools"]
     assert [entry["name"] for entry in catalog] == registered
     assert all(entry["summary"].endswith(".") for entry in catalog)
+
+
+async def test_help_summaries_are_the_first_sentence_only_never_the_next_paragraph(client: Client) -> None:
+    catalog = {entry["name"]: entry["summary"] for entry in structured(await client.call_tool("help", {}))["tools"]}
+    assert catalog["server_info"] == (
+        "Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact)."
+    )
+    assert catalog["create_directory"] == "Create a directory and any missing parents."
+    for name, summary in catalog.items():
+        assert "\n" not in summary, name
+        assert "  " not in summary, name
+        assert ". " not in summary, name
 
 
 async def test_help_for_a_tool_gives_its_schemas_annotations_and_examples(client: Client) -> None:
@@ -56,12 +69,72 @@ async def test_server_info_help_topics_and_unknown_topic(client: Client, root: P
     assert error_code(await client.call_tool("server_info", {"topic": "nonsense"})) == "invalid_params"
 
 
+SEED_TOPICS = [
+    "overview", "workflow", "tools", "read", "write", "edit", "search", "batch", "errors", "examples", "tips",
+    "recovery", "all",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("topic", SEED_TOPICS)
+async def test_every_help_topic_of_the_seed_exists_and_is_listed(client: Client, topic: str) -> None:
+    answer = await client.call_tool("server_info", {"action": "help", "topic": topic})
+    result = structured(answer)
+    assert result["topic"] == topic
+    assert topic in result["topics"]
+    assert result["text"].strip()
+    assert text_of(answer) == result["text"]
+
+
+async def test_the_tools_topic_lists_every_registered_tool_with_its_help_summary(client: Client) -> None:
+    registered = sorted(tool.name for tool in (await client.list_tools()).tools)
+    text = structured(await client.call_tool("server_info", {"topic": "tools"}))["text"]
+    catalog = structured(await client.call_tool("help", {}))["tools"]
+    listed = [line.split(":")[0].removeprefix("- ").removesuffix(" (writes)") for line in text.splitlines()[1:]]
+    assert listed == registered
+    for entry in catalog:
+        assert entry["summary"] in text
+
+
+async def test_the_examples_topic_shows_every_help_example_of_the_registry(client: Client) -> None:
+    text = structured(await client.call_tool("server_info", {"topic": "examples"}))["text"]
+    for tool in (await client.list_tools()).tools:
+        for example in structured(await client.call_tool("help", {"tool": tool.name}))["examples"]:
+            assert f"# {example['description']}" in text, (tool.name, example)
+        assert f"{tool.name}(" in text
+
+
+async def test_a_tool_topic_shows_the_examples_of_its_tools(client: Client) -> None:
+    edit = structured(await client.call_tool("server_info", {"topic": "edit"}))["text"]
+    assert 'edit_file({"path": "src/app.py"' in edit
+    assert "multi_edit(" in edit
+    recovery = structured(await client.call_tool("server_info", {"topic": "recovery"}))["text"]
+    assert 'backup({"action": "undo_last"' in recovery
+
+
+async def test_on_a_read_only_server_the_write_topic_says_write_file_is_not_there(connect: ClientFactory) -> None:
+    async with connect(read_only=True) as client:
+        write = structured(await client.call_tool("server_info", {"topic": "write"}))["text"]
+        tools = structured(await client.call_tool("server_info", {"topic": "tools"}))["text"]
+        examples = structured(await client.call_tool("server_info", {"topic": "examples"}))["text"]
+    assert write.startswith("Not registered on this server (read-only): write_file.")
+    assert "write_file({" not in write  # no example of a tool that is not there
+    assert "write_file" not in tools
+    assert "edit_file({" not in examples
+    assert "read_file({" in examples
+
+
+async def test_topic_names_ignore_case_and_spaces(client: Client) -> None:
+    result = structured(await client.call_tool("server_info", {"topic": " Recovery "}))
+    assert result["topic"] == "recovery"
+
+
 async def test_stats_count_calls_and_errors_by_code(client: Client, root: Path) -> None:
     (root / "a.txt").write_text("a", encoding="utf-8")
     await client.call_tool("read_file", {"path": "a.txt"})
     await client.call_tool("read_file", {"path": "missing"})
     await client.call_tool("get_file_info", {"path": "a.txt"})
-    await client.call_tool("no_such_tool", {})
+    with pytest.raises(MCPError, match="Unknown tool"):
+        await client.call_tool("no_such_tool", {})
     stats = structured(await client.call_tool("server_info", {"action": "stats"}))["stats"]
     assert stats["by_tool"]["read_file"] == 2
     assert stats["errors_by_code"] == {"not_found": 1, "unknown_tool": 1}
@@ -99,11 +172,30 @@ async def test_artifact_write_before_capture_is_invalid(client: Client, root: Pa
     assert not (root / "x.md").exists()
 
 
-async def test_artifact_write_into_a_missing_directory_names_create_directory(client: Client, root: Path) -> None:
+async def test_artifact_write_creates_missing_parent_directories(client: Client, root: Path) -> None:
+    await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "x\n"})
+    arguments = {"action": "artifact", "sub_action": "write", "path": "no/such/dir/x.md"}
+    written = structured(await client.call_tool("server_info", arguments))["artifact"]
+    assert written["path"] == str(root / "no" / "such" / "dir" / "x.md")
+    assert (root / "no" / "such" / "dir" / "x.md").read_bytes() == b"x\n"
+
+
+async def test_artifact_write_through_a_file_in_the_path_is_not_a_directory(client: Client, root: Path) -> None:
+    (root / "plain.txt").write_bytes(b"keep")
     await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "x"})
-    result = await client.call_tool("server_info", {"action": "artifact", "sub_action": "write", "path": "no/x.md"})
+    arguments = {"action": "artifact", "sub_action": "write", "path": "plain.txt/x.md"}
+    result = await client.call_tool("server_info", arguments)
     assert error_code(result) == "not_a_directory"
-    assert "create_directory" in text_of(result)
+    assert (root / "plain.txt").read_bytes() == b"keep"
+
+
+async def test_artifact_write_never_writes_into_git_internals(client: Client, root: Path) -> None:
+    (root / ".git").mkdir()
+    await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "#!/bin/sh\n"})
+    arguments = {"action": "artifact", "sub_action": "write", "path": ".git/hooks/pre-commit"}
+    result = await client.call_tool("server_info", arguments)
+    assert error_code(result) == "access_denied"
+    assert not (root / ".git" / "hooks").exists()
 
 
 async def test_read_only_server_refuses_artifact_write(connect: ClientFactory, root: Path) -> None:

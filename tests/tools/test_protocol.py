@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
+from mcp.types import INVALID_PARAMS
 
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
@@ -54,10 +55,11 @@ async def test_wrong_types_are_invalid_params_without_pydantic_links(client: Cli
     assert "errors.pydantic.dev" not in text_of(result)
 
 
-async def test_unknown_tool_is_a_coded_error_with_a_suggestion(client: Client) -> None:
-    result = await client.call_tool("list_directroy", {})
-    assert error_code(result) == "unknown_tool"
-    assert "'list_directory'" in text_of(result)
+async def test_unknown_tool_is_a_protocol_error_with_a_suggestion(client: Client) -> None:
+    with pytest.raises(MCPError) as raised:
+        await client.call_tool("list_directroy", {})
+    assert (raised.value.code, raised.value.message) == (INVALID_PARAMS, "Unknown tool: list_directroy")
+    assert raised.value.data["did_you_mean"] == "list_directory"
 
 
 async def test_bad_calls_in_a_row_do_not_stop_the_server(client: Client, root: Path) -> None:
@@ -69,9 +71,10 @@ async def test_bad_calls_in_a_row_do_not_stop_the_server(client: Client, root: P
         ("read_file", {"path": "ok\u202etxt"}),
         ("list_directory", {"path": "ok.txt"}),
         ("get_file_info", {"path": "CON"}),
-        ("no_such_tool", {}),
     ]
     codes = [error_code(await client.call_tool(tool, args)) for tool, args in bad]
+    with pytest.raises(MCPError):
+        await client.call_tool("no_such_tool", {})
     assert codes == [
         "not_found",
         "unknown_param",
@@ -79,7 +82,6 @@ async def test_bad_calls_in_a_row_do_not_stop_the_server(client: Client, root: P
         "access_denied",
         "not_a_directory",
         "access_denied",
-        "unknown_tool",
     ]
     assert structured(await client.call_tool("read_file", {"path": "ok.txt"}))["content"] == "fine"
 

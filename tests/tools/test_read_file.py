@@ -209,3 +209,25 @@ async def test_an_empty_paths_list_says_it_is_empty(client: Client) -> None:
     result = await client.call_tool("read_file", {"paths": []})
     assert error_code(result) == "invalid_params"
     assert "paths is empty" in text_of(result)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF-8", "utf8", "text", "", "latin-1", "auto"])
+async def test_an_encoding_other_than_base64_is_a_normal_read(client: Client, root: Path, encoding: str) -> None:
+    (root / "a.txt").write_bytes(b"caf\xc3\xa9\r\nline\r\n")
+    data = structured(await client.call_tool("read_file", {"path": "a.txt", "encoding": encoding}))
+    plain = structured(await client.call_tool("read_file", {"path": "a.txt"}))
+    assert data == plain
+    assert data["encoding"] == "utf-8"
+
+
+async def test_base64_is_recognised_in_any_case(client: Client, root: Path) -> None:
+    (root / "b.bin").write_bytes(b"\x00\x01")
+    data = structured(await client.call_tool("read_file", {"path": "b.bin", "encoding": " Base64 "}))
+    assert data["content"] == "AAE="
+
+
+async def test_paths_with_a_text_encoding_reads_every_file(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"A\n")
+    (root / "b.txt").write_bytes(b"B\n")
+    data = structured(await client.call_tool("read_file", {"paths": '["a.txt", "b.txt"]', "encoding": "utf-8"}))
+    assert [f["content"] for f in data["files"]] == ["A\n", "B\n"]

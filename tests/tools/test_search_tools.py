@@ -47,9 +47,14 @@ async def test_content_search_reports_lines_columns_and_skips_ignored_hidden_and
 
 async def test_gitignore_and_hidden_can_be_turned_off(client: Client, project: Path) -> None:
     args = {"pattern": "TODO", "include_content": True, "respect_gitignore": False, "include_hidden": True}
-    files = {Path(m["file"]).name for m in structured(await client.call_tool("search_files", args))["matches"]}
-    assert {"out.py", "debug.log", ".hidden.py"} <= files
+    data = structured(await client.call_tool("search_files", args))
+    files = {Path(m["file"]).name for m in data["matches"]}
+    assert {"debug.log", ".hidden.py"} <= files
     assert "blob.bin" not in files
+    assert (data["default_skipped"], data["default_skipped_paths"]) == (1, ["build/"])  # no longer gitignored
+    everything = structured(await client.call_tool("search_files", {**args, "include_dependencies": True}))
+    assert "out.py" in {Path(m["file"]).name for m in everything["matches"]}
+    assert "default_skipped" not in everything
 
 
 async def test_file_types_accept_extensions_and_globs_for_both_searches(client: Client, project: Path) -> None:
@@ -246,3 +251,168 @@ async def test_a_cancelled_project_replace_leaves_every_file_old_or_new(client: 
     contents = [(root / f"f{i:02}.txt").read_text(encoding="utf-8") for i in range(40)]
     assert all(text in (old, new) for text in contents)
     assert old in contents  # it really stopped part of the way
+
+
+@pytest.mark.parametrize("types", [".py,.txt", ".py, .txt", "py,txt", '[".py", ".txt"]', [".py", "*.txt"], ["py,txt"]])
+async def test_file_types_and_include_take_a_comma_list_json_text_or_a_list(
+    client: Client, project: Path, types: str | list[str]
+) -> None:
+    for name in ("file_types", "include"):
+        content = structured(
+            await client.call_tool("search_files", {"pattern": "TODO", "include_content": True, name: types})
+        )
+        assert sorted(Path(f).name for f in content["counts"]) == ["app.py", "util.py", "win.txt"]
+        names = structured(await client.call_tool("search_files", {"pattern": "*", name: types}))
+        assert [Path(f).name for f in names["files"]] == ["app.py", "util.py", "win.txt"]
+
+
+async def test_a_file_path_searches_that_file_for_content_counts_and_lines(client: Client, project: Path) -> None:
+    before = (project / "src" / "app.py").read_bytes()
+    content = structured(await client.call_tool("search_files", {"pattern": "os", "path": "src/app.py"}))
+    assert (content["mode"], content["total_matches"]) == ("content", 2)
+    assert [m["line_number"] for m in content["matches"]] == [1, 4]
+    counted = structured(
+        await client.call_tool(
+            "search_files", {"pattern": "os", "path": "src/app.py", "count_only": True, "return_lines": True}
+        )
+    )
+    app = str(project / "src" / "app.py")
+    assert (counted["counts"], counted["lines"]) == ({app: 2}, {app: [1, 4]})
+    ignored = structured(await client.call_tool("search_files", {"pattern": "generated", "path": "build/out.py"}))
+    assert [m["line_content"] for m in ignored["matches"]] == ["# TODO generated"]  # named, so searched
+    assert (project / "src" / "app.py").read_bytes() == before
+
+
+async def test_a_name_pattern_without_glob_characters_is_a_regex_and_an_invalid_one_plain_text(
+    client: Client, project: Path
+) -> None:
+    (project / "src" / "a(b.txt").write_text("x\n", encoding="utf-8")
+    regex = structured(await client.call_tool("search_files", {"pattern": "^(app|util)\\.py$"}))
+    assert [Path(f).name for f in regex["files"]] == ["app.py", "util.py"]
+    text = structured(await client.call_tool("search_files", {"pattern": "a(b"}))
+    assert [Path(f).name for f in text["files"]] == ["a(b.txt"]
+    assert (text["mode"], structured(await client.call_tool("search_files", {"pattern": "PKG/UTIL"}))["files"]) == (
+        "filename",
+        [str(project / "src" / "pkg" / "util.py")],
+    )
+
+
+@pytest.mark.parametrize(
+    "implied",
+    [
+        {"whole_word": True},
+        {"include_context": True},
+        {"context_lines": 1},
+        {"output_format": "text"},
+        {"output": "json"},
+    ],
+)
+async def test_parameters_that_only_mean_something_for_content_imply_a_content_search(
+    client: Client, project: Path, implied: dict[str, object]
+) -> None:
+    result = structured(await client.call_tool("search_files", {"pattern": "getcwd", **implied}))
+    assert result["mode"] == "content"
+    assert [(Path(m["file"]).name, m["line_number"]) for m in result["matches"]] == [("app.py", 4)]
+    if "context_lines" in implied or "include_context" in implied:
+        assert result["matches"][0]["context_before"]
+    glob = structured(await client.call_tool("search_files", {"pattern": "*.py", **implied}))
+    assert glob["mode"] == "filename"  # a glob that is no regex stays a name search
+
+
+async def test_output_is_an_alias_of_output_format_on_search_files_and_list_directory(
+    client: Client, project: Path
+) -> None:
+    searched = await client.call_tool("search_files", {"pattern": "todo", "include_content": True, "output": "json"})
+    assert json.loads(text_of(searched)) == structured(searched)
+    listed = await client.call_tool("list_directory", {"output": "json"})
+    assert json.loads(text_of(listed)) == structured(listed)
+    both = await client.call_tool("list_directory", {"output": "tree", "output_format": "json"})
+    assert json.loads(text_of(both)) == structured(both)  # the canonical name wins
+    wrong = await client.call_tool("read_file", {"path": "src/app.py", "output": "json"})
+    assert error_code(wrong) == "unknown_param"
+
+
+@pytest.fixture
+def dependencies(root: Path) -> Path:
+    files = {
+        "src/app.js": "needle()\n",
+        "src/app.min.js": "needle()\n",
+        "src/app.js.map": "needle\n",
+        "node_modules/lib/index.js": "needle()\n",
+        "src/__pycache__/cached.py": "needle\n",
+        "target/out.txt": "needle\n",
+        ".venv/site.py": "needle\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+async def test_searches_skip_dependencies_and_minified_files_by_default_and_say_so(
+    client: Client, dependencies: Path
+) -> None:
+    found = await client.call_tool("search_files", {"pattern": "needle", "include_content": True})
+    data = structured(found)
+    assert list(data["counts"]) == [str(dependencies / "src" / "app.js")]
+    skipped = ["node_modules/", "src/__pycache__/", "src/app.js.map", "src/app.min.js", "target/"]
+    assert (data["default_skipped"], data["default_skipped_paths"]) == (5, skipped)
+    assert text_of(found).endswith(
+        "Skipped by default: " + ", ".join(skipped) + "; include_dependencies=true searches them."
+    )
+    names = structured(await client.call_tool("search_files", {"pattern": "*.js"}))
+    assert [Path(f).name for f in names["files"]] == ["app.js", "app.min.js"]  # names of bundles are listed
+    assert names["default_skipped_paths"] == ["node_modules/", "src/__pycache__/", "target/"]
+    everything = structured(
+        await client.call_tool("search_files", {"pattern": "needle", "count_only": True, "include_dependencies": True})
+    )
+    assert everything["files_with_matches"] == 6  # .venv stays hidden
+    assert "default_skipped" not in everything
+
+
+async def test_project_replace_leaves_dependencies_alone_unless_asked(client: Client, dependencies: Path) -> None:
+    result = await client.call_tool("project_replace", {"find": "needle", "replace": "pin"})
+    data = structured(result)
+    assert (data["files_changed"], data["default_skipped"]) == (1, 5)
+    assert "include_dependencies=true includes them" in text_of(result)
+    assert (dependencies / "src" / "app.js").read_bytes() == b"pin()\n"
+    assert (dependencies / "node_modules" / "lib" / "index.js").read_bytes() == b"needle()\n"
+    assert (dependencies / "src" / "app.min.js").read_bytes() == b"needle()\n"
+    forced = structured(
+        await client.call_tool("project_replace", {"find": "needle", "replace": "pin", "include_dependencies": True})
+    )
+    assert forced["files_changed"] == 5
+    assert (dependencies / "node_modules" / "lib" / "index.js").read_bytes() == b"pin()\n"
+    assert (dependencies / "src" / "app.js.map").read_bytes() == b"pin\n"
+    assert (dependencies / ".venv" / "site.py").read_bytes() == b"needle\n"  # hidden: never walked
+
+
+async def test_project_replace_accepts_create_backup_false_and_parallel_and_still_backs_up(
+    client: Client, project: Path
+) -> None:
+    arguments = {"find": "TODO", "replace": "DONE", "file_types": ".py", "create_backup": False, "parallel": False}
+    result = await client.call_tool("project_replace", arguments)
+    data = structured(result)
+    assert data["files_changed"] == 2
+    assert "backed up all the same" in data["note"]
+    assert data["note"] in text_of(result)
+    assert (project / "src" / "pkg" / "util.py").read_bytes() == b"def helper():\n    return 'DONE later'\n"
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": data["backup_id"]}))
+    assert (project / "src" / "pkg" / "util.py").read_bytes() == b"def helper():\n    return 'TODO later'\n"
+
+
+async def test_project_replace_takes_path_globs_as_text_and_a_directory_path_as_a_prefix(
+    client: Client, project: Path
+) -> None:
+    excluded = structured(
+        await client.call_tool("project_replace", {"find": "TODO", "replace": "DONE", "exclude_paths": "src/pkg"})
+    )
+    assert [Path(f["path"]).name for f in excluded["files"]] == ["app.py", "win.txt"]
+    assert (project / "src" / "pkg" / "util.py").read_bytes() == b"def helper():\n    return 'TODO later'\n"
+    included = structured(
+        await client.call_tool(
+            "project_replace", {"find": "TODO", "replace": "DONE", "include_paths": "src/pkg/**, nothing/**"}
+        )
+    )
+    assert [Path(f["path"]).name for f in included["files"]] == ["util.py"]
+    assert (project / "src" / "pkg" / "util.py").read_bytes() == b"def helper():\n    return 'DONE later'\n"

@@ -314,7 +314,7 @@ async def test_read_file_over_the_size_limit_is_too_large(rig: Rig) -> None:
         {
             "both": """\
 error too_large
-<root>/big.txt is 100 bytes, above the 64-byte limit (--max-file-size). get_file_info still reports its size and times; to read it, restart fsguard with a larger --max-file-size.\
+<root>/big.txt is 100 bytes, above the 64-byte limit (--max-file-size) for whole-file reads. Read it in ranges: mode='tail' or 'head' with max_lines, or start_line/end_line. It cannot be edited: edits load the whole file.\
 """
         }
     )
@@ -1551,7 +1551,7 @@ async def test_search_files_with_no_name_match_says_so(rig: Rig) -> None:
         {
             "both": """\
 ok
-No file name matches '*.rs' under <root>.\
+No file name matches '*.rs' under <root>. File contents were not searched: pass include_content=true to search inside files.\
 """
         }
     )
@@ -1836,13 +1836,13 @@ async def test_backup_restore_puts_a_version_back_and_says_how_to_redo(rig: Rig)
         {
             "verbose": """\
 ok
-Restored <root>/f.txt from backup <backup_id:1> (verified, hash d2eccc46). Next undo_last reverts <backup_id:2>.
-Redo: backup(action="restore", backup_id="<backup_id:2>")\
+Restored <root>/f.txt from backup <backup_id:1> (verified, hash d2eccc46).
+Undo this restore: backup(action="undo_last", file_path="<root>/f.txt") or backup(action="restore", backup_id="<backup_id:2>")\
 """,
             "compact": """\
 ok
 RESTORED <root>/f.txt <- <backup_id:1> | hash d2eccc46
-Redo: backup(action="restore", backup_id="<backup_id:2>")\
+Undo this restore: backup(action="undo_last", file_path="<root>/f.txt") or backup(action="restore", backup_id="<backup_id:2>")\
 """,
         }
     )
@@ -2191,7 +2191,7 @@ ok
 fsguard gives typed, safe access to the host filesystem under these roots: <root>.
 Every result has structuredContent (see help(tool=...) for its schema) and a text block.
 Paths may be absolute or relative to the first root; C:\\x forms are translated to the WSL mount.
-Topics: overview, workflow, paths, read, errors, all.\
+Topics: overview, workflow, tools, paths, read, write, edit, search, batch, recovery, errors, tips, examples, all.\
 """
         }
     )
@@ -2309,7 +2309,7 @@ async def test_server_info_help_of_an_unknown_topic_lists_the_topics(rig: Rig) -
         {
             "both": """\
 error invalid_params
-no help topic 'nonsense'. Topics: overview, workflow, paths, read, errors, all.\
+no help topic 'nonsense'. Topics: overview, workflow, tools, paths, read, write, edit, search, batch, recovery, errors, tips, examples, all.\
 """
         }
     )
@@ -2322,142 +2322,48 @@ async def test_help_lists_every_tool_with_its_summary(rig: Rig) -> None:
 ok
 20 tools. Call help(tool="name") for parameters and examples.
 - analyze_operation: Plan a write, edit or delete (or describe a file) without changing anything.
-
-        Returns the risk level and its factors, the diff a write or edit would make, and advice.
 - backup: Undo the last operation on a file, or restore any saved version; backups live outside the roots.
-
-        undo_last(file_path) reverts the newest operation on that file and steps its undo chain back;
-        repeat it to walk further back.
 - batch_operations: Run several file operations as one: all or nothing by default, validated before anything runs.
-
-        Pass exactly one of request_json (write/edit/copy/move/delete/… operations), pipeline_json (steps
-        that feed each other: search → edit → count, with conditions and {{step.field}} templates) or
-        rename_json (rename many files by a rule; any name conflict refuses the whole set).
 - copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
-
-        Symlinks inside a directory are skipped and listed.
 - create_directory: Create a directory and any missing parents.
 - delete_file: Delete files or directories; by default they move whole to the trash, restorable for days.
-
-        Restore with backup(action="restore_trash", sd_id=...).
 - edit_file: Change part of a file and return the diff, the new content_hash and a backup to undo with.
-
-        mode replace (default) swaps old_text for new_text; old_text must match exactly one place (ladder:
-        exact, escaped newlines, trailing whitespace, indentation; tolerant_whitespace adds tabs/CRLF)
-        unless replace_all or occurrence.
 - get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
-
-        `paths` inspects several at once and reports failures per path.
 - git: Run git in a repository under the roots: status, diff, log, show, add, commit, push, restore, branch, init.
-
-        Typed results (status lists, commits, per-file line counts, commit stats and risk).
 - help: List the registered tools, or describe one with its input and output schema and examples.
 - list_directory: List a directory: directories first, then files, with size and modification time.
-
-        Pages with offset/limit (truncated and next_offset say when more remain); output_format=tree
-        shows nested levels down to max_depth.
 - minify_js: Minify a JavaScript file with rjsmin, in place (backed up, undoable) or into a new file.
-
-        Strings, template literals and regex literals are never changed, and a line break that ends a
-        statement is kept, so the program behaves the same.
 - move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
-
-        The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
-        never be moved.
 - multi_edit: Apply several old_text → new_text edits to one file, all or nothing, with one backup.
-
-        Each edit is placed like edit_file's replace mode on the text left by the edits before it.
 - project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
-
-        The result's backup_id restores every changed file at once: backup(action="restore", backup_id=...).
-        Start with preview=true.
 - read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
-
-        Files over 300 lines return the first 300 and a hint for the next range; pick lines with
-        start_line/end_line, or max_lines with mode head/tail.
-- search_files: Find files by name, or text inside files (on ripgrep), under a directory; results in path and line order.
-
-        .gitignore is honoured, hidden files, VCS directories, binary and huge files are skipped.
+- search_files: Find files by name, or text in a file or under a directory (on ripgrep); results in path and line order.
 - server_info: Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
-
-        artifact write only creates a new file; it never replaces one.
 - write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
-
-        Keeps an existing file's encoding, BOM and CRLF line endings.
-- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.
-
-        sync copies a file or folder (only files whose bytes differ); a Windows file it replaces is
-        backed up first (undo with backup(action="undo_last")).\
+- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.\
 """,
             "compact": """\
 ok
 - analyze_operation: Plan a write, edit or delete (or describe a file) without changing anything.
-
-        Returns the risk level and its factors, the diff a write or edit would make, and advice.
 - backup: Undo the last operation on a file, or restore any saved version; backups live outside the roots.
-
-        undo_last(file_path) reverts the newest operation on that file and steps its undo chain back;
-        repeat it to walk further back.
 - batch_operations: Run several file operations as one: all or nothing by default, validated before anything runs.
-
-        Pass exactly one of request_json (write/edit/copy/move/delete/… operations), pipeline_json (steps
-        that feed each other: search → edit → count, with conditions and {{step.field}} templates) or
-        rename_json (rename many files by a rule; any name conflict refuses the whole set).
 - copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
-
-        Symlinks inside a directory are skipped and listed.
 - create_directory: Create a directory and any missing parents.
 - delete_file: Delete files or directories; by default they move whole to the trash, restorable for days.
-
-        Restore with backup(action="restore_trash", sd_id=...).
 - edit_file: Change part of a file and return the diff, the new content_hash and a backup to undo with.
-
-        mode replace (default) swaps old_text for new_text; old_text must match exactly one place (ladder:
-        exact, escaped newlines, trailing whitespace, indentation; tolerant_whitespace adds tabs/CRLF)
-        unless replace_all or occurrence.
 - get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
-
-        `paths` inspects several at once and reports failures per path.
 - git: Run git in a repository under the roots: status, diff, log, show, add, commit, push, restore, branch, init.
-
-        Typed results (status lists, commits, per-file line counts, commit stats and risk).
 - help: List the registered tools, or describe one with its input and output schema and examples.
 - list_directory: List a directory: directories first, then files, with size and modification time.
-
-        Pages with offset/limit (truncated and next_offset say when more remain); output_format=tree
-        shows nested levels down to max_depth.
 - minify_js: Minify a JavaScript file with rjsmin, in place (backed up, undoable) or into a new file.
-
-        Strings, template literals and regex literals are never changed, and a line break that ends a
-        statement is kept, so the program behaves the same.
 - move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
-
-        The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
-        never be moved.
 - multi_edit: Apply several old_text → new_text edits to one file, all or nothing, with one backup.
-
-        Each edit is placed like edit_file's replace mode on the text left by the edits before it.
 - project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
-
-        The result's backup_id restores every changed file at once: backup(action="restore", backup_id=...).
-        Start with preview=true.
 - read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
-
-        Files over 300 lines return the first 300 and a hint for the next range; pick lines with
-        start_line/end_line, or max_lines with mode head/tail.
-- search_files: Find files by name, or text inside files (on ripgrep), under a directory; results in path and line order.
-
-        .gitignore is honoured, hidden files, VCS directories, binary and huge files are skipped.
+- search_files: Find files by name, or text in a file or under a directory (on ripgrep); results in path and line order.
 - server_info: Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
-
-        artifact write only creates a new file; it never replaces one.
 - write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
-
-        Keeps an existing file's encoding, BOM and CRLF line endings.
-- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.
-
-        sync copies a file or folder (only files whose bytes differ); a Windows file it replaces is
-        backed up first (undo with backup(action="undo_last")).\
+- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.\
 """,
         }
     )
@@ -2477,15 +2383,7 @@ no tool named 'read_fil' is registered. Did you mean 'read_file'? Call help() fo
 # -- refusals before a tool runs ---------------------------------------------------------------------------------
 
 
-async def test_an_unknown_tool_is_unknown_tool_with_a_suggestion(rig: Rig) -> None:
-    assert await rig.texts(lambda c: c.call("read_files", path="a.txt")) == snapshot(
-        {
-            "both": """\
-error unknown_tool
-no tool named 'read_files'. Did you mean 'read_file'? Call help() for the catalog.\
-"""
-        }
-    )
+# An unknown tool has no text block: it is JSON-RPC -32602 (tests/test_protocol_edges.py).
 
 
 async def test_an_unknown_parameter_is_unknown_param_with_the_closest_name(rig: Rig) -> None:
@@ -2494,7 +2392,7 @@ async def test_an_unknown_parameter_is_unknown_param_with_the_closest_name(rig: 
         {
             "both": """\
 error unknown_param
-edit_file: unknown parameter 'old_txt' (did you mean 'old_text'?). Valid parameters: allow_rewrite, anchor, case_sensitive, diff_format, dry_run, end_line, expected_hash, mode, new_text, occurrence, old_text, path, pattern, patterns_json, position, replace_all, replacement, start_line, tolerant_whitespace, whole_word.\
+edit_file: unknown parameter 'old_txt' (did you mean 'old_text'?). Valid parameters: allow_rewrite, anchor, case_sensitive, create_backup, diff_format, dry_run, end_line, expected_hash, force, mode, new_text, occurrence, old_text, path, pattern, patterns_json, position, replace_all, replacement, start_line, tolerant_whitespace, whole_word.\
 """
         }
     )

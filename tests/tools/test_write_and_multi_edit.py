@@ -185,3 +185,20 @@ async def test_multi_edit_dry_run_and_stale_hash_write_nothing(client: Client, r
     assert error_code(stale) == "stale_edit"
     assert (root / "m.txt").read_text(encoding="utf-8") == "a\nb\n"
     assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_multi_edit_accepts_the_seeds_force_and_create_backup_and_still_backs_up(
+    client: Client, root: Path
+) -> None:
+    (root / "m.txt").write_bytes(b"one\r\ntwo\r\n")
+    edits = '[{"old_text": "one", "new_text": "ONE"}, {"old_str": "two", "new_str": "TWO"}]'
+    arguments = {"path": "m.txt", "edits_json": edits, "force": "true", "create_backup": False}
+    answer = await client.call_tool("multi_edit", arguments)
+    data = structured(answer)
+    assert (root / "m.txt").read_bytes() == b"ONE\r\nTWO\r\n"
+    assert data["backup_id"]
+    assert data["notes"][0] == "force=true changes nothing here: multi_edit never blocks on risk (it is only reported)."
+    assert data["backup_id"] in data["notes"][1]
+    assert "create_backup=false is ignored" in text_of(answer)
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "m.txt"}))
+    assert (root / "m.txt").read_bytes() == b"one\r\ntwo\r\n"

@@ -1,7 +1,8 @@
 """server_info artifact: hold one text in memory, then write it to a new file.
 
 Writing never replaces an existing file: the backup store that would make an overwrite undoable
-belongs to write_file, so an artifact only ever creates.
+belongs to write_file, so an artifact only ever creates (with its missing parent directories, as the
+seed's write path and write_file do).
 """
 
 from __future__ import annotations
@@ -48,11 +49,12 @@ class ArtifactHolder:
         return Artifact(captured=True, bytes=len(text.encode("utf-8")), lines=len(text.splitlines()))
 
     def write(self, user_path: str) -> Artifact:
-        """Write what is held to a new UTF-8 file at ``user_path``.
+        """Write what is held to a new UTF-8 file at ``user_path``, creating missing parent directories.
 
         Raises:
             InvalidParamsError: nothing was captured.
             AlreadyExistsError: the path exists.
+            NotDirectoryError: a component of the path is a file.
         """
         with self._lock:
             text = self._text
@@ -62,13 +64,14 @@ class ArtifactHolder:
                 "first."
             )
         path = self._safe.policy.resolve(user_path)
+        self._safe.policy.check_writable(path)
         with self._safe.locks.hold(path):
             try:
-                with self._safe.beneath.entry(path) as entry:
+                with self._safe.beneath.entry(path, make_parents=True) as entry:
                     self._safe.atomic.write_at(entry, text.encode("utf-8"), exclusive=True)
             except (NotFoundError, NotDirectoryError) as exc:
                 raise NotDirectoryError(
-                    f"{path.parent} is not an existing directory. Create it with create_directory first.",
+                    f"{path.parent} cannot hold a file: a part of it is a file, not a directory. Choose another path.",
                     path=str(path.parent),
                 ) from exc
             except AlreadyExistsError as exc:

@@ -5,8 +5,10 @@ VCS directories (:data:`VCS_DIRS`) always; hidden names (a leading ``.``) unless
 ``.gitignore`` files exclude when ``respect_gitignore`` (the walked directory's own and nested ones, and those of
 its ancestors down from ``rules_from``, the server root holding it; never a global one, whether or not the tree
 is a git repository; a walk of an excluded directory yields nothing); files no include glob matches; files
-above ``max_file_size``. Entries are visited in byte-wise order of their names, directories depth first, which
-is the order of ``rg --sort path``.
+above ``max_file_size``. With ``skip_dependencies``, directories named in :data:`DEPENDENCY_DIRS` below the walked
+directory (dependencies, caches, build output: what users of the seed expect a search to leave out, with or without
+a ``.gitignore``); with ``skip_minified``, files matching :data:`MINIFIED_GLOBS`. Entries are visited in byte-wise
+order of their names, directories depth first, which is the order of ``rg --sort path``.
 
 Searches over the walk (by name, by content) are :mod:`fsguard.core.search`'s.
 """
@@ -18,17 +20,27 @@ import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pathspec
 
-from fsguard.core.errors import InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.errors import NotDirectoryError, NotFoundError
+from fsguard.core.globs import glob_matcher
+from fsguard.core.globs import normalise_globs as normalise_globs  # where callers have imported it from
 from fsguard.core.oserrors import from_os_error
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
+# The seed's skip list (dependencies, caches, build output) without ``bin`` and ``packages``, which hold sources in
+# many projects (scripts, JavaScript monorepos), plus the Python tools' caches. Matched by exact name.
+DEPENDENCY_DIRS = frozenset(
+    {
+        *("node_modules", "bower_components", "jspm_packages", "__pycache__", ".venv", "venv", ".tox", ".nox"),
+        *(".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", ".next", ".nuxt", ".svelte-kit", ".gradle"),
+        *(".cache", ".tmp", ".vs", ".nuget", "target", "dist", "build", "obj"),
+    }
+)
+MINIFIED_GLOBS = ("*.min.*", "*.map")  # bundles and source maps: one huge line, found in every search
 GITIGNORE = ".gitignore"
-_GLOB_CHARS = frozenset("*?[")
 
 
 @dataclass(frozen=True)
@@ -40,43 +52,8 @@ class WalkOptions:
     globs: tuple[str, ...] = ()
     max_file_size: int | None = None
     rules_from: Path | None = None  # an ancestor whose .gitignore files, and those below it, apply; None: the root
-
-
-def normalise_globs(file_types: list[str] | None) -> tuple[str, ...]:
-    """Include globs from what a caller wrote: ``py``, ``.py`` and ``*.py`` all become ``*.py``.
-
-    A glob without ``/`` is matched against a file's name, one with ``/`` against its path relative to the
-    root (``src/**/*.ts``; ``**`` spans any number of directories). Empty entries and duplicates are dropped.
-    """
-    globs: list[str] = []
-    for raw in file_types or []:
-        glob = raw.strip()
-        if not glob:
-            continue
-        if "/" not in glob and not _GLOB_CHARS & set(glob):
-            glob = "*." + glob.lstrip(".")
-        if glob not in globs:
-            globs.append(glob)
-    return tuple(globs)
-
-
-def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
-    """A predicate on root-relative POSIX paths: does any of ``globs`` match?
-
-    Raises:
-        InvalidParamsError: a glob is malformed.
-    """
-    names = [glob for glob in globs if "/" not in glob]
-    try:
-        paths = pathspec.PathSpec.from_lines("gitignore", [glob for glob in globs if "/" in glob])
-    except (ValueError, TypeError) as exc:
-        raise InvalidParamsError(f"invalid file glob: {exc}. Use globs such as '*.py' or 'src/**/*.ts'.") from exc
-
-    def matches(relative: str) -> bool:
-        name = relative.rsplit("/", 1)[-1]
-        return any(fnmatchcase(name, glob) for glob in names) or paths.match_file(relative)
-
-    return matches
+    skip_dependencies: bool = False  # DEPENDENCY_DIRS below the walked directory
+    skip_minified: bool = False  # files matching MINIFIED_GLOBS
 
 
 class GitignoreFile:
@@ -189,27 +166,83 @@ def check_directory(root: Path) -> None:
         raise NotDirectoryError(f"{root} is not a directory; search a directory that contains it.", path=str(root))
 
 
-def walk_files(root: Path, options: WalkOptions) -> Iterator[Path]:
+def walk_files(root: Path, options: WalkOptions, skipped: list[str] | None = None) -> Iterator[Path]:
     """The files under ``root`` that ``options`` select, in ``rg --sort path`` order (see the module docstring).
+
+    ``skipped`` gets what ``skip_dependencies`` and ``skip_minified`` leave out, as :func:`default_skips` lists it.
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
         InvalidParamsError: a glob is malformed.
     """
+    return _start(root, _Walk(options, skipped))
+
+
+def default_skips(root: Path, options: WalkOptions) -> list[str]:
+    """What ``skip_dependencies`` and ``skip_minified`` leave out of the walk of ``root``, in walk order, as paths
+    relative to it: each dependency directory once (a directory ends in ``/``; nothing below it is read), and each
+    minified file the walk would otherwise yield. Cheaper than the walk: only directories are judged one by one.
+
+    Raises:
+        NotFoundError, NotDirectoryError: ``root`` is not a directory.
+        InvalidParamsError: a glob is malformed.
+    """
+    skipped: list[str] = []
+    for _ in _start(root, _Walk(options, skipped, files=False)):
+        pass
+    return skipped
+
+
+@dataclass
+class _Walk:
+    """One walk's settings: what to yield, and where the default skips are recorded."""
+
+    options: WalkOptions
+    skipped: list[str] | None = None
+    files: bool = True  # False: yield nothing, only record the minified files and dependency directories
+    rules: IgnoreRules | None = None
+    wanted: Callable[[str], bool] | None = None
+
+    def skip(self, relative: str) -> None:
+        if self.skipped is not None:
+            self.skipped.append(relative)
+
+    def file(self, directory: Path, entry: os.DirEntry[str], relative: str, scopes: list[_Scope]) -> Path | None:
+        """The file ``entry`` if the walk yields it (a default skip is recorded instead)."""
+        minified = self.options.skip_minified and _minified(entry.name)
+        if not (self.files or minified):
+            return None  # a scan for the default skips judges no other file
+        if scopes and _excluded(scopes, relative):
+            return None
+        if self.wanted is not None and not self.wanted(relative):
+            return None
+        if self.options.max_file_size is not None and _size(entry) > self.options.max_file_size:
+            return None
+        if minified:
+            self.skip(relative)
+            return None
+        return directory / entry.name
+
+
+_Scope = tuple[str, int, "GitignoreFile"]
+
+
+def _start(root: Path, walk: _Walk) -> Iterator[Path]:
     check_directory(root)
-    wanted = glob_matcher(options.globs) if options.globs else None
+    options = walk.options
+    walk.wanted = glob_matcher(options.globs) if options.globs else None
     if not options.respect_gitignore:
-        return _walk(root, "", [], options, None, wanted)
+        return _walk(root, "", [], walk)
     top = gitignore_top(root, options)
-    rules = IgnoreRules(top)
-    if rules.ignored(root, is_dir=True):
+    walk.rules = IgnoreRules(top)
+    if walk.rules.ignored(root, is_dir=True):
         return iter(())
-    scopes: list[tuple[str, int, GitignoreFile]] = []
+    scopes: list[_Scope] = []
     for ancestor in reversed(root.parents[: len(root.parts) - len(top.parts)]):
-        found = rules.rules(ancestor)
+        found = walk.rules.rules(ancestor)
         if found is not None:
             scopes.append((root.relative_to(ancestor).as_posix() + "/", 0, found))
-    return _walk(root, "", scopes, options, rules, wanted)
+    return _walk(root, "", scopes, walk)
 
 
 def gitignore_top(root: Path, options: WalkOptions) -> Path:
@@ -227,17 +260,10 @@ def excluded_by_gitignore(root: Path, options: WalkOptions) -> bool:
     return top != root and IgnoreRules(top).ignored(root, is_dir=True)
 
 
-def _walk(
-    directory: Path,
-    prefix: str,
-    scopes: list[tuple[str, int, GitignoreFile]],
-    options: WalkOptions,
-    rules: IgnoreRules | None,
-    wanted: Callable[[str], bool] | None,
-) -> Iterator[Path]:
+def _walk(directory: Path, prefix: str, scopes: list[_Scope], walk: _Walk) -> Iterator[Path]:
     """Walk ``directory`` (``prefix`` from the root); ``scopes`` are the ``.gitignore`` files above, nearest last:
     a path relative to the root is seen by one as ``lead`` + the path from ``start``."""
-    found = rules.rules(directory) if rules is not None else None
+    found = walk.rules.rules(directory) if walk.rules is not None else None
     scopes = [*scopes, ("", len(prefix), found)] if found is not None else scopes
     try:
         with os.scandir(directory) as scan:
@@ -246,27 +272,41 @@ def _walk(
         return  # unreadable or vanished: skipped, as rg does
     for entry in entries:
         name = entry.name
-        if name in VCS_DIRS or (name.startswith(".") and not options.include_hidden):
+        if name in VCS_DIRS or (name.startswith(".") and not walk.options.include_hidden):
             continue
-        try:
-            mode = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        is_dir = stat.S_ISDIR(mode.st_mode)
-        if not is_dir and not stat.S_ISREG(mode.st_mode):
-            continue  # symlinks, fifos, sockets, devices
+        kind = _kind(entry)  # symlinks, fifos, sockets and devices are None
         relative = prefix + name
-        if scopes and _excluded(scopes, relative + "/" if is_dir else relative):
-            continue
-        if is_dir:
-            yield from _walk(directory / name, relative + "/", scopes, options, rules, wanted)
-        elif (wanted is None or wanted(relative)) and (
-            options.max_file_size is None or mode.st_size <= options.max_file_size
-        ):
-            yield directory / name
+        if kind == "dir" and not (scopes and _excluded(scopes, relative + "/")):
+            if walk.options.skip_dependencies and name in DEPENDENCY_DIRS:
+                walk.skip(relative + "/")
+            else:
+                yield from _walk(directory / name, relative + "/", scopes, walk)
+        elif kind == "file" and (path := walk.file(directory, entry, relative, scopes)) is not None:
+            yield path
 
 
-def _excluded(scopes: list[tuple[str, int, GitignoreFile]], relative: str) -> bool:
+def _kind(entry: os.DirEntry[str]) -> str | None:
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        return "file" if entry.is_file(follow_symlinks=False) else None
+    except OSError:
+        return None
+
+
+def _size(entry: os.DirEntry[str]) -> int:
+    try:
+        return entry.stat(follow_symlinks=False).st_size
+    except OSError:
+        return -1  # vanished: the search that opens it skips it
+
+
+def _minified(name: str) -> bool:
+    """Whether ``name`` matches one of :data:`MINIFIED_GLOBS` (``*.min.*``, ``*.map``), spelled as string tests."""
+    return ".min." in name or name.endswith(".map")
+
+
+def _excluded(scopes: list[_Scope], relative: str) -> bool:
     for lead, start, rules in reversed(scopes):
         decision = rules.decide(lead + relative[start:])
         if decision is not None:

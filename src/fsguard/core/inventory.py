@@ -16,6 +16,16 @@ from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.trash import Trash, TrashEntry
 
 _HOUR_S = 3_600.0
+# The seed's operation labels, for callers that filter by them, and what fsguard records for the same acts.
+_SEED_OPERATIONS = {
+    "pre_restore": "restore",
+    "write_file_adaptive": "write_file",
+    "large_file_processing": "edit_file:regex",
+    "insert": "edit_file:insert",
+    "delete_range": "edit_file:delete_range",
+    "replace_range": "edit_file:replace_range",
+    "batch_operation": "batch_operations",
+}
 
 Item = TypeVar("Item", BackupRecord, TrashEntry)
 
@@ -44,7 +54,7 @@ class BackupFilter:
 
     path: Path | None = None  # only this file's backups (a canonical path)
     path_contains: str | None = None  # a substring of the path, in any case
-    operation: str | None = None  # exactly this operation, e.g. edit_file:replace
+    operation: str | None = None  # this operation (edit_file:replace), or every one of a tool (edit_file); "all"
     newer_than_hours: float | None = None  # taken at most this long ago
 
     def admits(self, record: BackupRecord, now: float) -> bool:
@@ -52,7 +62,7 @@ class BackupFilter:
         return (
             (self.path is None or record.path == str(self.path))
             and (not self.path_contains or self.path_contains.lower() in record.path.lower())
-            and (not self.operation or record.operation == self.operation)
+            and operation_matches(record.operation, self.operation)
             and (self.newer_than_hours is None or record.time >= now - self.newer_than_hours * _HOUR_S)
         )
 
@@ -95,3 +105,17 @@ def purge_trash(
     doomed = [trash.get(sd_id)] if sd_id else trash.older_than(older_than_days)
     freed = sum(entry.size for entry in doomed) if dry_run else trash.purge(doomed)
     return Sweep(doomed[:limit], len(doomed), freed, dry_run)
+
+
+def operation_matches(recorded: str, wanted: str | None) -> bool:
+    """Whether a backup recorded as ``recorded`` (``edit_file:regex``) is one of the ``wanted`` operations.
+
+    A name without ':' stands for every mode of that tool (``edit_file`` matches ``edit_file:regex``), as the
+    seed's callers filter; case is ignored; nothing, "all" or "*" match everything.
+    """
+    name = (wanted or "").strip().lower()
+    if name in ("", "all", "*"):
+        return True
+    name = _SEED_OPERATIONS.get(name, name)
+    recorded = recorded.lower()
+    return recorded == name or (":" not in name and recorded.startswith(name + ":"))

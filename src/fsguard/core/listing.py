@@ -1,27 +1,93 @@
-"""list_directory: flat pages of entries, or a bounded tree."""
+"""list_directory: flat pages of entries, or a bounded tree.
+
+A listing costs one scan of the directory's names plus work proportional to what it answers: the scan keeps
+names and the types the kernel reports with them (``d_type``), so hidden names and ``.gitignore`` patterns are
+decided on strings and the sort needs no ``stat``; only the entries of the requested page (or the tree's nodes,
+capped at ``max_items``) are stat'ed and built. Symlinks are the exception: each is followed while scanning,
+because where it sorts depends on what it leads to. The totals (entries, hidden, ignored) count the whole scan.
+"""
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath, lstat_at
-from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError
-from fsguard.core.ignore import IgnoreRules
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.ignore import GitignoreFile, IgnoreRules
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 from fsguard.models import DirectoryEntry, EntryType, ListDirectoryResult, TreeNode
 
 OutputFormat = Literal["compact", "json", "tree"]
+_NS = 1_000_000_000
 
 
 def iso_time(timestamp: float) -> str:
     """A POSIX timestamp as ISO 8601 UTC with second precision, e.g. 2026-11-30T10:00:00Z."""
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_second(second: int) -> str:
+    # Entries of one directory often share their modification second; formatting dominates a page without this.
+    return iso_time(second)
+
+
+@dataclass
+class Scan:
+    """One directory's names as listed: directories (links to directories too) first, then the rest, each in
+    case-insensitive name order; no entry has been stat'ed except symlinks, which were followed."""
+
+    directories: list[str] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)
+    links: dict[str, tuple[EntryType, os.stat_result]] = field(default_factory=dict)  # shown type, stat shown
+    hidden: int = 0  # left out: the name starts with "."
+    ignored: int = 0  # left out: .gitignore excludes it
+
+    @property
+    def total(self) -> int:
+        return len(self.directories) + len(self.others)
+
+    def names(self, start: int, stop: int) -> list[str]:
+        """The names at positions ``start`` to ``stop`` of the listing."""
+        split = len(self.directories)
+        return self.directories[start:stop] + self.others[max(start - split, 0) : max(stop - split, 0)]
+
+
+class IgnoreMatcher:
+    """The ``.gitignore`` patterns deciding the entries of one directory, matched on their names (git's rules,
+    as :meth:`IgnoreRules.ignored_entry` applies them, with the directory's ancestors judged once)."""
+
+    def __init__(self, rules: IgnoreRules, top: Path, directory: Path) -> None:
+        """Patterns for entries of ``directory``, from the ``.gitignore`` files of ``top`` down to it."""
+        self.everything = directory != top and rules.ignored(directory, is_dir=True)
+        parts = directory.relative_to(top).parts
+        self._scopes: list[tuple[str, GitignoreFile]] = []  # (path of the directory from the file's, file)
+        for depth in range(len(parts) + 1):
+            found = rules.rules(top.joinpath(*parts[:depth]))
+            if found is not None:
+                self._scopes.append(("".join(part + "/" for part in parts[depth:]), found))
+        self._scopes.reverse()  # the nearest file decides first
+
+    def __call__(self, name: str, is_dir: bool) -> bool:
+        """Whether the entry ``name`` (a directory when ``is_dir``) is excluded."""
+        if self.everything:
+            return True
+        relative = name + "/" if is_dir else name
+        for lead, rules in self._scopes:
+            decision = rules.decide(lead + relative)
+            if decision is not None:
+                return decision
+        return False
 
 
 class DirectoryLister:
@@ -38,30 +104,30 @@ class DirectoryLister:
     ) -> ListDirectoryResult:
         """One page of a directory's entries, directories first, then by name."""
         path = self._policy.resolve(user_path)
-        with self._session.watching(path):
-            entries = self._entries(path, include_hidden)
-        ignored = 0
-        if respect_gitignore:
-            rules = self._rules(path)
-            kept = [e for e in entries if not rules.ignored(path / e.name, e.type == "directory")]
-            ignored, entries = len(entries) - len(kept), kept
-        if offset > len(entries):
-            raise InvalidParamsError(
-                f"offset {offset} is past the end of {path} ({len(entries)} entries). Use an offset <= {len(entries)}.",
-                path=str(path),
-            )
         page_size = min(limit or self._max_items, self._max_items)
-        page = entries[offset : offset + page_size]
-        more = offset + len(page) < len(entries)
+        rules = self._rules(path) if respect_gitignore else None
+        with self._session.watching(path), self._opened(path) as fd:
+            scan = self._scan(path, fd, include_hidden, self._matcher(rules, path))
+            if offset > scan.total:
+                raise InvalidParamsError(
+                    f"offset {offset} is past the end of {path} ({scan.total} entries). Use an offset <= {scan.total}.",
+                    path=str(path),
+                )
+            names = scan.names(offset, offset + page_size)
+            # An entry removed since the scan is left out; the positions (next_offset) stay those of the scan.
+            entries = _entries(path, fd, names, scan.links)
+        end = offset + len(names)
+        more = end < scan.total
         return ListDirectoryResult(
             path=str(path),
             output_format="json",
-            entries=page,
-            total=len(entries),
+            entries=entries,
+            total=scan.total,
             offset=offset,
-            ignored=ignored,
+            ignored=scan.ignored,
+            hidden=scan.hidden,
             truncated=more,
-            next_offset=offset + len(page) if more else None,
+            next_offset=end if more else None,
         )
 
     def tree(
@@ -83,12 +149,12 @@ class DirectoryLister:
             tree=root,
         )
 
-    def _entries(self, directory: Path, include_hidden: bool) -> list[DirectoryEntry]:
+    @contextmanager
+    def _opened(self, directory: Path) -> Iterator[int]:
+        """``directory`` open for reading, by the pinned walk; OS errors meanwhile are named after it."""
         try:
-            with self._beneath.directory(directory) as fd, os.scandir(fd) as scan:
-                found = [
-                    self._entry(directory, item) for item in scan if include_hidden or not item.name.startswith(".")
-                ]
+            with self._beneath.directory(directory) as fd:
+                yield fd
         except NotDirectoryError as exc:
             raise NotDirectoryError(
                 f"{directory} is a file, not a directory. Use read_file or get_file_info for files.",
@@ -96,52 +162,134 @@ class DirectoryLister:
             ) from exc
         except OSError as exc:
             raise from_os_error(exc, directory) from exc
-        found.sort(key=lambda entry: (entry.type != "directory", entry.name.casefold(), entry.name))
-        return found
 
-    def _entry(self, directory: Path, item: os.DirEntry[str]) -> DirectoryEntry:
-        is_link = item.is_symlink()
-        kind, stat = self._classify(directory / item.name, item.stat(follow_symlinks=False), is_link)
-        return DirectoryEntry(
-            name=item.name,
-            type=kind,
-            size=stat.st_size if kind == "file" else None,
-            modified=iso_time(stat.st_mtime),
-            is_symlink=is_link,
-        )
+    def _scan(self, directory: Path, fd: int, include_hidden: bool, ignore: IgnoreMatcher | None) -> Scan:
+        scan = Scan()
+        with os.scandir(fd) as items:
+            for item in items:
+                name = item.name
+                if not include_hidden and name.startswith("."):
+                    scan.hidden += 1
+                    continue
+                if item.is_symlink():
+                    kind, found = self._followed(directory / name, fd, name)
+                    scan.links[name] = kind, found
+                    is_dir = kind == "directory"
+                else:
+                    is_dir = item.is_dir(follow_symlinks=False)
+                if ignore is not None and ignore(name, is_dir):
+                    scan.ignored += 1
+                    scan.links.pop(name, None)
+                    continue
+                (scan.directories if is_dir else scan.others).append(name)
+        for names in (scan.directories, scan.others):
+            names.sort()  # ties of the case-insensitive order below keep this one (the sort is stable)
+            names.sort(key=str.casefold)
+        return scan
 
-    def _classify(self, path: Path, link_stat: os.stat_result, is_link: bool) -> tuple[EntryType, os.stat_result]:
-        """The entry's type; a link is followed only when its target exists inside the roots."""
-        if not is_link:
-            return entry_type(link_stat.st_mode), link_stat
+    def _followed(self, path: Path, fd: int, name: str) -> tuple[EntryType, os.stat_result]:
+        """A symlink's type and stat: its target's when it exists inside the roots, else the link's own."""
         try:
             with self._beneath.entry(path) as target:
                 found = lstat_at(target)
         except FsguardError:  # dangling, or leading outside the roots
             found = None
-        if found is None:
-            return "symlink", link_stat
-        return entry_type(found.st_mode), found
+        if found is not None:
+            return entry_type(found.st_mode), found
+        return "symlink", os.stat(name, dir_fd=fd, follow_symlinks=False)
 
-    def _rules(self, directory: Path) -> IgnoreRules:
-        """The .gitignore rules of the root holding ``directory`` (so parents' rules apply too)."""
-        return IgnoreRules(self._policy.root_of(directory) or directory)
+    @staticmethod
+    def _stat(directory: Path, fd: int, name: str, scan: Scan) -> tuple[EntryType, os.stat_result] | None:
+        """The entry's shown type and stat; None when it is gone."""
+        link = scan.links.get(name)
+        if link is not None:
+            return link
+        try:
+            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise from_os_error(exc, directory / name) from exc
+        return entry_type(info.st_mode), info
+
+    def _rules(self, directory: Path) -> tuple[IgnoreRules, Path]:
+        """The .gitignore rules of the root holding ``directory`` (so parents' rules apply too), and that root."""
+        top = self._policy.root_of(directory) or directory
+        return IgnoreRules(top), top
+
+    @staticmethod
+    def _matcher(rules: tuple[IgnoreRules, Path] | None, directory: Path) -> IgnoreMatcher | None:
+        return IgnoreMatcher(rules[0], rules[1], directory) if rules is not None else None
 
     def _subtree(
-        self, directory: Path, include_hidden: bool, depth: int, budget: list[int], rules: IgnoreRules | None
+        self,
+        directory: Path,
+        include_hidden: bool,
+        depth: int,
+        budget: list[int],
+        rules: tuple[IgnoreRules, Path] | None,
     ) -> list[TreeNode]:
         nodes: list[TreeNode] = []
-        for entry in self._entries(directory, include_hidden):
-            if rules is not None and rules.ignored(directory / entry.name, entry.type == "directory"):
-                continue
-            budget[0] -= 1
-            if budget[0] < 0:
-                break
-            children = None
-            if entry.type == "directory" and not entry.is_symlink and depth > 1:
-                children = self._subtree(directory / entry.name, include_hidden, depth - 1, budget, rules)
-            nodes.append(TreeNode(name=entry.name, type=entry.type, size=entry.size, children=children))
+        with self._opened(directory) as fd:
+            scan = self._scan(directory, fd, include_hidden, self._matcher(rules, directory))
+            split = len(scan.directories)
+            for index, name in enumerate(scan.names(0, max(budget[0], 0) + 1)):  # one past: it marks the cut
+                budget[0] -= 1
+                if budget[0] < 0:
+                    break
+                if index < split and name not in scan.links:  # a directory's node needs no stat
+                    children = self._children(directory / name, include_hidden, depth, budget, rules)
+                    nodes.append(TreeNode(name=name, type="directory", children=children))
+                elif (found := self._stat(directory, fd, name, scan)) is not None:
+                    kind, info = found
+                    nodes.append(TreeNode(name=name, type=kind, size=info.st_size if kind == "file" else None))
         return nodes
+
+    def _children(
+        self,
+        directory: Path,
+        include_hidden: bool,
+        depth: int,
+        budget: list[int],
+        rules: tuple[IgnoreRules, Path] | None,
+    ) -> list[TreeNode] | None:
+        """The nodes of a subdirectory one level down, None below ``max_depth`` or when it went away meanwhile."""
+        if depth <= 1:
+            return None
+        try:
+            return self._subtree(directory, include_hidden, depth - 1, budget, rules)
+        except (NotFoundError, NotDirectoryError):
+            return None
+
+
+def _entries(
+    directory: Path, fd: int, names: list[str], links: dict[str, tuple[EntryType, os.stat_result]]
+) -> list[DirectoryEntry]:
+    """The entries named, stat'ed now; one removed since the scan is left out. (One loop, no call per entry
+    but the stat and the model: this is the whole cost of a page.)"""
+    entries: list[DirectoryEntry] = []
+    for name in names:
+        link = links.get(name)
+        if link is None:
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise from_os_error(exc, directory / name) from exc
+            kind = entry_type(info.st_mode)
+        else:
+            kind, info = link
+        entries.append(
+            DirectoryEntry(
+                name=name,
+                type=kind,
+                size=info.st_size if kind == "file" else None,
+                modified=_iso_second(info.st_mtime_ns // _NS),
+                is_symlink=link is not None,
+            )
+        )
+    return entries
 
 
 def entry_type(mode: int) -> EntryType:

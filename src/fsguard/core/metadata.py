@@ -9,10 +9,11 @@ from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.hashing import FingerprintCache
+from fsguard.core.hashing import Fingerprint, FingerprintCache, StreamHash
 from fsguard.core.listing import entry_type, iso_time
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
+from fsguard.core.ranges import CHUNK, STREAM_ABOVE, Layout, layout, opened, survey
 from fsguard.core.session import Session
 from fsguard.models import FileFacts, FileInfo
 
@@ -77,6 +78,8 @@ class MetadataReader:
             except OSError as exc:
                 raise from_os_error(exc, path) from exc
             return facts.model_copy(update={"entries": count})
+        if kind == "file" and st.st_size > min(STREAM_ABOVE, self._max_file_size):
+            return facts.model_copy(update=self._streamed(entry, st))
         if kind == "file" and st.st_size <= self._max_file_size:
             fingerprint = self._cache.fingerprint(path, self._max_file_size, entry=entry)
             self._session.record_hash(path, fingerprint.content_hash)
@@ -88,6 +91,54 @@ class MetadataReader:
                 }
             )
         return facts
+
+    def _streamed(self, entry: Pinned, st: os.stat_result) -> dict[str, object]:
+        """Hash (within --max-file-size) and line count of a big file, in one pass of bounded reads.
+
+        Above --max-file-size the file cannot be edited, so it gets no content_hash (the OCC token an edit
+        needs): its lines are counted (about 0.3 s a gigabyte from the page cache), its bytes are not hashed.
+        """
+        path = entry.path
+        hashed = st.st_size <= self._max_file_size
+        fingerprint = self._cache.lookup(path, st) if hashed else None
+        if fingerprint is None:
+            with opened(entry) as (fd, opened_st):
+                lay: Layout | None
+                try:
+                    lay = layout(fd, opened_st.st_size, path)
+                except FsguardError:  # binary: its bytes are hashed, it has no lines
+                    if not hashed:
+                        return {"encoding": "binary"}
+                    lay = None
+                if lay is None:
+                    fingerprint = Fingerprint(_stream_hash(fd), None, "binary")
+                else:
+                    found = survey(lay, hashed=hashed)
+                    if found.fingerprint is None:
+                        return {"line_count": found.line_count, "encoding": lay.encoding}
+                    fingerprint = found.fingerprint
+                after = os.fstat(fd)
+                unchanged = (after.st_size, after.st_mtime_ns, after.st_ctime_ns) == (
+                    opened_st.st_size,
+                    opened_st.st_mtime_ns,
+                    opened_st.st_ctime_ns,
+                )
+                self._cache.remember(path, after if unchanged else None, fingerprint)
+        self._session.record_hash(path, fingerprint.content_hash)
+        return {
+            "content_hash": fingerprint.content_hash,
+            "line_count": fingerprint.line_count,
+            "encoding": fingerprint.encoding,
+        }
+
+
+def _stream_hash(fd: int) -> str:
+    digest = StreamHash()
+    offset = 0
+    while data := os.pread(fd, CHUNK, offset):
+        digest.update(data)
+        offset += len(data)
+    return digest.hexdigest()
 
 
 def _birth_time(st: os.stat_result) -> str | None:

@@ -91,11 +91,19 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
 
 @dataclass(frozen=True)
 class RegexRule:
-    """An RE2 pattern, its Go-style replacement ($1, ${name}, $$) and how many matches to replace (0 = all)."""
+    """An RE2 pattern, its Go-style replacement ($1, ${name}, $$) and how many matches to replace.
+
+    A ``limit`` of 0 or below means all: the seed's callers send -1 for that.
+    """
 
     pattern: str
     replacement: str
     limit: int = 0
+
+    @property
+    def count(self) -> int:
+        """The limit as ``subn`` takes it: 0 for all."""
+        return max(self.limit, 0)
 
 
 def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner:
@@ -109,13 +117,13 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
         total = changed = 0
         first: int | None = None
         for pattern, rule in compiled:
-            found = list(pattern.finditer(text))[: rule.limit or None]
+            found = list(pattern.finditer(text))[: rule.count or None]
             if not found:
                 continue
             if first is None:
                 first = LineIndex(text).line_of(found[0].start())
             changed += sum(max(m.end() - m.start(), len(expand_go_template(rule.replacement, m))) for m in found)
-            text, count = pattern.subn(lambda m, r=rule.replacement: expand_go_template(r, m), text, count=rule.limit)
+            text, count = pattern.subn(lambda m, r=rule.replacement: expand_go_template(r, m), text, count=rule.count)
             total += count
         if total == 0:
             shown = ", ".join(repr(rule.pattern) for rule in rules)

@@ -62,7 +62,9 @@ ALIASES = {"old_str": "old_text", "old_string": "old_text", "new_str": "new_text
 FILE_PARAMS = ("files", "path")
 """The params through which a step names its own files (besides the files of the steps it reads from)."""
 PARAMS: dict[str, frozenset[str]] = {
-    "search": frozenset({"pattern", "path", "files", "regex", "case_sensitive", "file_types", "include_content"}),
+    "search": frozenset(
+        {"pattern", "path", "files", "regex", "case_sensitive", "file_types", "include_content", "include_dependencies"}
+    ),
     "read_ranges": frozenset({*FILE_PARAMS, "start_line", "end_line", "ranges"}),
     "edit": frozenset({*FILE_PARAMS, "old_text", "new_text", "replace_all"}),
     "multi_edit": frozenset({*FILE_PARAMS, "edits", "replace_all"}),

@@ -91,10 +91,13 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
             "params.files.",
             path=str(base),
         )
+    everything = flag(params, "include_dependencies", False)  # search_files' default skips, and its flag
     options = WalkOptions(
         globs=normalise_globs(strings(params, "file_types")),
         max_file_size=engines.max_file_size,
         rules_from=engines.policy.root_of(base),
+        skip_dependencies=not everything,
+        skip_minified=not everything,
     )
     request = ContentRequest(pattern=pattern, literal=literal, case_sensitive=case_sensitive, max_results=0)
     result = search_content(base, request, options, beneath=engines.beneath)

@@ -1,6 +1,10 @@
 """A content search's pattern, compiled for both engines: RE2 for the Python engine (and for confirming
 ripgrep's lines), and the Rust-regex spelling ripgrep reads the same way; and the order in which matches on a
 line are found, as ripgrep finds them. The rules themselves are listed in :mod:`fsguard.core.search`.
+
+Whether a pattern is ``bytewise`` tells the ripgrep engine which files in a legacy code page it must decode and
+search itself (:mod:`fsguard.core.haystack`): ripgrep reads their bytes as they are, which a bytewise pattern
+matches wherever it matches the decoded text, so among those files only the ones ripgrep counts can match.
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ _WORD = (
 # Multi-line whole-file search can miss a line's match only through \A, \z or a flag turned off, e.g. (?-m).
 _NO_PREFILTER = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 _ASCII_CLASSES = {"w": "0-9A-Za-z_", "d": "0-9", "s": r"\t\n\f\r "}
+_ASCII_ESCAPES = frozenset("dsnrtfvaAz")  # escapes that match ASCII or nothing, whatever bytes are around
+_FOLDING = frozenset("kKsS")  # case-insensitive, these match U+212A and U+017F too (GB18030 holds both)
+_HEX = re.compile(r"\\x(?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{2}))")
+_INLINE_FOLD = re.compile(r"\(\?[a-zA-Z-]*i")
 
 
 @dataclass(frozen=True)
@@ -31,6 +39,7 @@ class Query:
     group: int
     prefilter: Any | None  # the same pattern over a whole file, multi-line; None when that could miss a match
     rust: str
+    bytewise: bool = False  # every match is ASCII text, found alike in any ASCII-compatible code page's bytes
 
 
 def _compile(pattern: str) -> Any:
@@ -64,7 +73,42 @@ def prepare_query(pattern: str, literal: bool, case_sensitive: bool, whole_word:
         rest = python
     prefilter = None if _NO_PREFILTER.search(body) else _compile("(?m)" + python)
     regex = _compile(python)
-    return Query(regex, regex if rest == python else _compile(rest), 1 if whole_word else 0, prefilter, rust)
+    bytewise = not whole_word and _bytewise(body, folds=not case_sensitive)
+    group = 1 if whole_word else 0
+    return Query(regex, regex if rest == python else _compile(rest), group, prefilter, rust, bytewise)
+
+
+def _bytewise(body: str, *, folds: bool) -> bool:
+    """Whether every match of the RE2 pattern ``body`` is ASCII text that depends on nothing but its own characters
+    and line breaks, so that in the raw bytes of a file in an ASCII-compatible code page (each ASCII character its
+    own byte) it matches wherever it matches the decoded text. It may match more there (an ASCII byte can be the
+    second of a Shift-JIS character): that only makes ripgrep count a file that is decoded anyway.
+
+    Conservative, False for anything not known to qualify: ``.``, negated classes, ``\\b`` (a neighbour's last
+    byte may be ASCII), Unicode classes, characters past ASCII, and with case folding ``k``, ``s`` or any class.
+    """
+    if not body.isascii() or "[^" in body or ":^" in body:
+        return False
+    folds = folds or _INLINE_FOLD.search(body) is not None
+    at = 0
+    while at < len(body):
+        char = body[at]
+        if char == "\\" and (hexed := _HEX.match(body, at)):
+            value = int(hexed.group(1) or hexed.group(2), 16)
+            if value >= 0x80 or (folds and chr(value) in _FOLDING):
+                return False
+            at = hexed.end()
+            continue
+        if char == "\\":
+            escaped = body[at + 1 : at + 2]
+            if escaped.isalnum() and escaped not in _ASCII_ESCAPES and (folds or escaped != "w"):
+                return False
+            at += 2
+            continue
+        if char == "." or (folds and (char in _FOLDING or char == "[")):
+            return False
+        at += 1
+    return True
 
 
 def _to_rust(pattern: str) -> str:
@@ -103,6 +147,8 @@ def _to_rust(pattern: str) -> str:
             continue
         elif in_class and ch in "[&~":
             out.append("\\" + ch)  # literal in RE2, nesting or set operators in Rust
+            i += 1
+            continue
         else:
             in_class = in_class and ch != "]"
             out.append(ch)

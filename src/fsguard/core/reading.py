@@ -3,22 +3,35 @@
 from __future__ import annotations
 
 import base64
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.errors import FsguardError, InvalidParamsError, TooLargeError
+from fsguard.core.excerpts import DEFAULT_MAX_LINES, Window, above_limit_note, finish, take
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
 from fsguard.core.paths import PathPolicy
+from fsguard.core.ranges import (
+    STREAM_ABOVE,
+    Layout,
+    excerpt,
+    layout,
+    line_offset,
+    opened,
+    survey,
+    tail_offset,
+    utf8_size,
+)
 from fsguard.core.session import Session
 from fsguard.core.textio import DecodedText, decode, head_lines, split_lines
 from fsguard.models import ReadFileEntry, ReadFileResult
 
 ReadMode = Literal["all", "head", "tail"]
-DEFAULT_MAX_LINES = 100
+_ALL = 1 << 62
 
 
 @dataclass(frozen=True)
@@ -29,10 +42,11 @@ class LineSelection:
     end_line: int | None = None
     max_lines: int | None = None
     mode: ReadMode = "all"
+    start_column: int | None = None
 
     @property
     def is_range(self) -> bool:
-        return self.start_line is not None or self.end_line is not None
+        return self.start_line is not None or self.end_line is not None or self.start_column is not None
 
     @property
     def is_window(self) -> bool:
@@ -66,7 +80,9 @@ class FileReader:
         *,
         max_file_size: int,
         truncate_lines: int,
+        response_budget: int = 256 * 1024,
     ) -> None:
+        self._budget = response_budget
         self._hooks = hooks
         self._policy = policy
         self._beneath = beneath
@@ -79,7 +95,27 @@ class FileReader:
         """Read one file as text, returning the lines ``selection`` names."""
         selection.check()
         path = self._policy.resolve(user_path)
-        data, decoded, digest = self._load_text(path)
+        self._fire("pre", path, "read_file")
+        with self._session.watching(path), self._beneath.entry(path) as entry:
+            with opened(entry) as (fd, st):
+                if st.st_size > self._max_file_size and not (selection.is_range or selection.is_window):
+                    raise TooLargeError(
+                        f"{path} is {st.st_size:,} bytes, above the {self._max_file_size:,}-byte limit "
+                        "(--max-file-size) for whole-file reads. Read it in ranges: mode='tail' or 'head' with "
+                        "max_lines, or start_line/end_line. It cannot be edited: edits load the whole file.",
+                        path=str(path),
+                    )
+                if st.st_size > min(STREAM_ABOVE, self._max_file_size):
+                    streamed = self._streamed(fd, st, path, selection)
+                    self._fire("post", path, "read_file")
+                    return streamed
+            data, stat = read_at(entry, self._max_file_size)
+        decoded = decode(data, path)
+        fingerprint = Fingerprint.of_decoded(data, decoded)
+        self._cache.remember(path, stat, fingerprint)
+        self._session.record_hash(path, fingerprint.content_hash)
+        self._fire("post", path, "read_file")
+        digest = fingerprint.content_hash
         base = ReadFileResult(
             content="",
             content_hash=digest,
@@ -90,10 +126,92 @@ class FileReader:
             line_ending=decoded.line_ending,
         )
         if selection.is_range:
-            return self._range(base, decoded, path.name, selection)
-        if selection.is_window:
-            return self._window(base, split_lines(decoded.text), selection)
-        return self._whole(base, decoded, path.name)
+            result = self._range(base, decoded, path.name, selection)
+        elif selection.is_window:
+            result = self._window(base, split_lines(decoded.text), selection)
+        else:
+            result = self._whole(base, decoded, path.name)
+        return self._bounded(result, (selection.start_column or 1) - 1, path.name)
+
+    def _bounded(self, result: ReadFileResult, skip_columns: int, name: str) -> ReadFileResult:
+        """``result`` within the response budget, its first line started ``skip_columns`` characters in."""
+        if not skip_columns and utf8_size(result.content) <= self._budget:
+            return result
+        ex = excerpt([result.content], max_lines=_ALL, budget=self._budget, skip_columns=skip_columns)
+        if not ex.full:
+            return result.model_copy(update={"content": ex.content})
+        if result.start_line is None:  # head + tail around an omission marker
+            hint = f"The response budget (--max-response-bytes {self._budget:,}) is reached; read with start_line"
+            return result.model_copy(update={"content": ex.content, "truncated": True, "hint": hint})
+        return finish(result, ex, result.start_line, _ALL, self._budget, name)
+
+    def _streamed(self, fd: int, st: os.stat_result, path: Path, selection: LineSelection) -> ReadFileResult:
+        lay = layout(fd, st.st_size, path)
+        known: Fingerprint | None = None
+        if st.st_size <= self._max_file_size:
+            known = self._cache.lookup(path, st)
+            if known is None:
+                known = survey(lay, hashed=True).fingerprint
+                assert known is not None
+                after = os.fstat(fd)
+                same = (after.st_size, after.st_mtime_ns, after.st_ctime_ns) == (
+                    st.st_size,
+                    st.st_mtime_ns,
+                    st.st_ctime_ns,
+                )
+                self._cache.remember(path, after if same else None, known)
+            self._session.record_hash(path, known.content_hash)
+        base = ReadFileResult(
+            content="",
+            content_hash=known.content_hash if known else None,
+            path=str(path),
+            size=st.st_size,
+            total_lines=known.line_count if known else None,
+            encoding=lay.encoding,
+            line_ending=known.line_ending if known else None,
+        )
+        result = self._streamed_lines(lay, base, selection, known, path.name)
+        if known is None:
+            note = above_limit_note(path.name, st.st_size, self._max_file_size)
+            hint = f"{result.hint}. {note}" if result.hint else note
+            result = result.model_copy(update={"hint": hint, "truncated": True})
+        return result
+
+    def _streamed_lines(
+        self, lay: Layout, base: ReadFileResult, selection: LineSelection, known: Fingerprint | None, name: str
+    ) -> ReadFileResult:
+        budget = self._budget
+        if selection.is_range:
+            start = selection.start_line or 1
+            count = selection.end_line - start + 1 if selection.end_line is not None else _ALL
+            window = Window(start, count, skip_columns=(selection.start_column or 1) - 1)
+        elif selection.mode in ("head", "tail"):
+            count = selection.max_lines or DEFAULT_MAX_LINES
+            window = Window(1, count) if selection.mode == "head" else Window(tail=count)
+        elif selection.max_lines:
+            return self._head_and_tail(lay, base, selection.max_lines, known, name)
+        else:
+            count = self._truncate_lines
+            window = Window(1, count)
+        ex, first = take(lay, window, budget, name, known)
+        return finish(base, ex, first, count, budget, name)
+
+    def _head_and_tail(
+        self, lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, name: str
+    ) -> ReadFileResult:
+        head, tail = count // 2, count - count // 2
+        head_end = line_offset(lay, head + 1)
+        if head_end is None or tail_offset(lay, tail) <= head_end:
+            ex, first = take(lay, Window(1, count), self._budget, name, known)
+            return finish(base, ex, first, count, self._budget, name)
+        top, _ = take(lay, Window(1, head), self._budget // 2, name, known)
+        bottom, _ = take(lay, Window(tail=tail), self._budget // 2, name, known)
+        omitted = f"{known.line_count - count} lines" if known is not None and known.line_count else "lines"
+        marker = _ensure_newline(f"... [{omitted} omitted] ...\n", [top.content])
+        hint = f"Showing {count} lines ({head} head + {tail} tail). Use mode=head/tail or start_line/end_line"
+        return base.model_copy(
+            update={"content": top.content + marker + bottom.content, "truncated": True, "hint": hint}
+        )
 
     def read_base64(self, user_path: str) -> ReadFileResult:
         """The raw bytes of one file, base64-encoded."""
@@ -138,17 +256,6 @@ class FileReader:
 
     def _fire(self, phase: Literal["pre", "post"], path: Path, operation: str) -> None:
         self._hooks.fire(phase, "read", tool_name="read_file", file_path=str(path), operation=operation)
-
-    def _load_text(self, path: Path) -> tuple[bytes, DecodedText, str]:
-        self._fire("pre", path, "read_file")
-        with self._session.watching(path), self._beneath.entry(path) as entry:
-            data, stat = read_at(entry, self._max_file_size)
-        decoded = decode(data, path)
-        fingerprint = Fingerprint.of_decoded(data, decoded)
-        self._cache.remember(path, stat, fingerprint)
-        self._session.record_hash(path, fingerprint.content_hash)
-        self._fire("post", path, "read_file")
-        return data, decoded, fingerprint.content_hash
 
     def _whole(self, base: ReadFileResult, decoded: DecodedText, name: str) -> ReadFileResult:
         total = decoded.line_count

@@ -1,7 +1,9 @@
 """project_replace: one find/replace across a tree, previewed, risk-gated, backed up file by file.
 
 Literal by default and truly literal (``$``, ``\\`` and ``.`` mean themselves); RE2 regex when asked.
-VCS directories, gitignored paths, binaries and files above --max-file-size are skipped. Every
+VCS directories, gitignored paths, binaries and files above --max-file-size are skipped, and unless
+``include_dependencies`` the search's default skips too: dependency, cache and build directories and minified
+files (:data:`fsguard.core.ignore.DEPENDENCY_DIRS`, ``*.min.*``, ``*.map``), which the report lists. Every
 changed file gets its own backup on its own undo chain, so undo_last works per file afterwards.
 A cancelled run stops between files: each file holds either its old or its new bytes.
 """
@@ -60,6 +62,7 @@ class ReplaceReport:
     risk_level: RiskLevel
     files_scanned: int
     group_id: str | None = None  # one id restoring every changed file: backup(action="restore", backup_id=...)
+    skipped: tuple[str, ...] = ()  # what the default skips left out, relative to the path (directories end in /)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +81,7 @@ class ReplaceRequest:
     max_files: int = 1000
     force: bool = False
     respect_gitignore: bool = True
+    include_dependencies: bool = False
 
 
 class ProjectReplacer:
@@ -108,11 +112,14 @@ class ProjectReplacer:
             globs=normalise_globs(list(request.file_types)),
             max_file_size=self._safe.max_file_size,
             rules_from=self._safe.policy.root_of(base),
+            skip_dependencies=not request.include_dependencies,
+            skip_minified=not request.include_dependencies,
         )
         included, excluded = request.include_paths, request.exclude_paths
         planned: list[_Plan] = []
         scanned = 0
-        files = [base] if base.is_file() else walk_files(base, options)
+        skipped: list[str] = []
+        files = [base] if base.is_file() else walk_files(base, options, skipped)
         for path in files:
             scanned += 1
             if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
@@ -126,7 +133,7 @@ class ProjectReplacer:
         risk = _risk(len(planned), total)
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count) for plan in planned)
-            return ReplaceReport("preview", changes, total, risk, scanned)
+            return ReplaceReport("preview", changes, total, risk, scanned, skipped=tuple(skipped))
         if risk in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not request.force:
             raise RiskBlockedError(
                 f"project_replace would change {len(planned)} file(s), {total} occurrence(s): risk {risk.value}. "
@@ -148,7 +155,8 @@ class ProjectReplacer:
                 (Change.modified(c.path, c.backup_id, c.content_hash) for c in done if c.content_hash is not None),
             )
         total = sum(c.replacements for c in done)
-        return ReplaceReport("applied", tuple(done), total, risk, scanned, group.group_id if group else None)
+        group_id = group.group_id if group else None
+        return ReplaceReport("applied", tuple(done), total, risk, scanned, group_id, tuple(skipped))
 
     def _plan(self, path: Path, substitute: _Substitute) -> _Plan | None:
         try:
@@ -199,10 +207,16 @@ def _substitution(find: str, replace: str, *, literal: bool, case_sensitive: boo
 
 
 def _matches(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
-    """A glob without "/" matches the name (or any directory name on the way); with "/" the relative path."""
+    """A glob without "/" matches the name (or any directory name on the way); with "/" the relative path, or,
+    as the seed reads ``dir/sub``, a directory on the way (``dir/**`` is the whole subtree either way)."""
     relative = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.name
     names = relative.split("/")
-    return any(fnmatch(relative, g) if "/" in g else any(fnmatch(name, g) for name in names) for g in globs)
+    return any(
+        (fnmatch(relative, g) or fnmatch(relative, g.rstrip("/") + "/*"))
+        if "/" in g
+        else any(fnmatch(name, g) for name in names)
+        for g in globs
+    )
 
 
 def _risk(files: int, occurrences: int) -> RiskLevel:

@@ -6,54 +6,53 @@ files, with a NUL byte anywhere, are left out) and its output stays small howeve
 second, ``--json``, reads only the first of those files in walk order, as many as ``max_results`` matches need,
 for lines, columns and context.
 
+Files in a legacy code page (not UTF-8, no BOM), which rg reads as raw bytes, are searched in Python as read_file
+decodes them (:func:`fsguard.core.haystack.decoded_matches`), their counts and lines replacing rg's. To find them
+(see :func:`_hits`), a third run lists the files that are not UTF-8, unless the pattern is ``bytewise``
+(:mod:`fsguard.core.query`): then only the files counted can match, and Python checks those.
+
 The walk flags: only ``.gitignore`` files (``--no-require-git``; none from above rg's working directory,
 globally, ``.git/info/exclude``, ``.ignore`` or ``.rgignore``); hidden names and VCS directories excluded by
 override globs rather than by ``--hidden`` being off, because a ``.gitignore`` whitelist (``!.github``) would
-otherwise bring a hidden entry back; ``--max-filesize``. A search below ``rules_from`` (the server root) runs
-from there, narrowed to the searched directory by an ``--ignore-file``, so the ``.gitignore`` files on the way
-apply as they do in the tree. Include globs are checked in Python on the output: ``-g`` globs would override
-the ``.gitignore`` rules. Name-only globs also narrow the walk, as a file type, which filters after them.
+otherwise bring a hidden entry back; ``--max-filesize``; the default skips as a directory-only override glob
+(``!**/{node_modules,…}/``) and a file type left out (``--type-not``: a type names files, never directories).
+A search of one file walks its directory letting only that name through. A search below ``rules_from`` (the
+server root) runs from there, narrowed to the searched directory by an ``--ignore-file``, so the ``.gitignore``
+files on the way apply as they do in the tree. Include globs are checked in Python on the output: ``-g`` globs
+would override the ``.gitignore`` rules. Name-only globs also narrow the walk, as a file type, which filters
+after them.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import os
 import re
-import select
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from fsguard.core.beneath import Beneath
-from fsguard.core.ignore import VCS_DIRS, WalkOptions, gitignore_top, glob_matcher
+from fsguard.core.globs import glob_matcher
+from fsguard.core.haystack import Found, Hit, decoded_matches
+from fsguard.core.ignore import DEPENDENCY_DIRS, MINIFIED_GLOBS, VCS_DIRS, WalkOptions, gitignore_top
+from fsguard.core.query import Query
+from fsguard.core.rgprocess import Cwd, Progress, RipgrepFailed, run_messages, run_spooled
 
-# Per file with matches, in walk order: (path, match count, [(line number, byte spans)], the lines by number).
-# Files past the first ``max_results`` matches come with their count only.
-Hit = tuple[str, int, Sequence[tuple[int, list[tuple[int, int]]]], Mapping[int, bytes]]
-Progress = Callable[[int], None]
-Cwd = Path | int  # where rg starts: a path, or an open directory fd
+__all__ = ["Limits", "RipgrepFailed", "ripgrep_file_hits", "ripgrep_hits", "ripgrep_path", "walk_flags"]
 
-_POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
 _BATCH_FILES = 500  # paths per --json run: ~50 KB of arguments for typical paths
 # ``--count-matches --null --crlf`` output: ./path NUL count CR LF, where a path may hold anything but NUL
 _COUNT_RECORD = re.compile(rb"\./([^\0]*)\0(\d+)\r\n")
+_LISTED_NAME = re.compile(rb"\./([^\0]*)\0")  # ``--files-with-matches --null`` output: ./path NUL
 _NO_LINES: Mapping[int, bytes] = MappingProxyType({})
 _SIMPLE_NAME_GLOB = re.compile(r"[^/{}\[\]\\,:!]+")  # read the same by fnmatch and ripgrep's globset
-
-
-class RipgrepFailed(Exception):
-    """rg could not start, or stopped with an error before finishing."""
 
 
 def ripgrep_path() -> Path | None:
@@ -79,9 +78,14 @@ def walk_flags(options: WalkOptions, below: tuple[str, ...] = ()) -> list[str]:
     flags += ["--glob", f"!{under}{'**/' if under else ''}{{{','.join(excluded)}}}"]
     if options.max_file_size is not None:
         flags += ["--max-filesize", str(options.max_file_size)]
+    if options.skip_dependencies:  # a trailing / names directories only
+        flags += ["--glob", f"!{under}**/{{{','.join(sorted(DEPENDENCY_DIRS))}}}/"]
     if options.globs and all(_SIMPLE_NAME_GLOB.fullmatch(glob) for glob in options.globs):
         flags += [arg for glob in options.globs for arg in ("--type-add", f"fsguard:{glob}")]
         flags += ["--type", "fsguard"]
+    if options.skip_minified:  # a file type names files only; given last, it wins over --type fsguard
+        flags += [arg for glob in MINIFIED_GLOBS for arg in ("--type-add", f"fsguardmin:{glob}")]
+        flags += ["--type-not", "fsguardmin"]
     return flags
 
 
@@ -97,7 +101,7 @@ class Limits:
 def ripgrep_hits(
     rg: Path,
     root: Path,
-    rust_pattern: str,
+    query: Query,
     options: WalkOptions,
     limits: Limits,
     *,
@@ -111,32 +115,103 @@ def ripgrep_hits(
     Raises:
         RipgrepFailed: rg could not run or reported an error.
     """
-    common = [str(rg), "--no-config", "--crlf", "--no-mmap", "-e", rust_pattern]
+    common = [str(rg), "--no-config", "--crlf", "--no-mmap", "-e", query.rust]
     wanted = glob_matcher(options.globs) if options.globs else None
     top = gitignore_top(root, options)  # rg walks from there, so the .gitignore files above root apply
     inside = root.relative_to(top).parts
     lead = b"".join(os.fsencode(part) + b"/" for part in inside)
     with _only_below(inside) as narrowing, _pinned(beneath, top) as cwd:
-        command = [*common, *walk_flags(options, inside), *narrowing, "--count-matches", "--null", "--", "./"]
-        output = _run_spooled(command, cwd, progress)
+        walk = [*walk_flags(options, inside), *narrowing, "--null", "--", "./"]
+        output = run_spooled([*common, "--count-matches", *walk], cwd, progress)
+        listed = None if query.bytewise else run_spooled([*_suspects(rg), *walk], cwd, _still(progress, output))
     # Tens of thousands of records: no per-record work in Python beyond the sort key unless a filter needs it.
     counted: list[tuple[bytes, bytes]] = _COUNT_RECORD.findall(output)
+    suspects: list[bytes] | None = None if listed is None else _LISTED_NAME.findall(listed)
     if lead or wanted is not None:
-        counted = [
-            (relative[len(lead) :], count)
-            for relative, count in counted
-            if relative.startswith(lead) and (wanted is None or wanted(os.fsdecode(relative[len(lead) :])))
-        ]
+
+        def kept(relative: bytes) -> bool:
+            return relative.startswith(lead) and (wanted is None or wanted(os.fsdecode(relative[len(lead) :])))
+
+        counted = [(relative[len(lead) :], count) for relative, count in counted if kept(relative)]
+        suspects = None if suspects is None else [relative[len(lead) :] for relative in suspects if kept(relative)]
     counted.sort(key=_walk_order)
-    shown: list[bytes] = []
-    needed = limits.max_results
-    for relative, count in counted:
-        if needed <= 0:
-            break
-        shown.append(relative)
-        needed -= int(count)
+    if suspects is None:  # a bytewise pattern: only the files counted can match once decoded
+        suspects = [relative for relative, _ in counted]
+    return _hits(common, query, counted, suspects, root, limits, beneath)
+
+
+def ripgrep_file_hits(
+    rg: Path,
+    file: Path,
+    query: Query,
+    limits: Limits,
+    *,
+    progress: Progress | None,
+    beneath: Beneath | None = None,
+) -> tuple[list[Hit], tuple[int, int]]:
+    """:func:`ripgrep_hits` for the one file ``file``, searched whatever .gitignore files, hidden names or default
+    skips say: rg walks its directory letting only that name through, so binary files and encodings are read as
+    in a tree search.
+
+    Raises:
+        RipgrepFailed: rg could not run or reported an error.
+    """
+    common = [str(rg), "--no-config", "--crlf", "--no-mmap", "-e", query.rust]
+    only = ["--no-ignore", "--hidden", "--no-messages", "--max-depth", "1", "--glob", "/" + _glob_literal(file.name)]
+    with _pinned(beneath, file.parent) as cwd:
+        output = run_spooled([*common, *only, "--count-matches", "--null", "--", "./"], cwd, progress)
+    counted = _COUNT_RECORD.findall(output)
+    return _hits(common, query, counted, [os.fsencode(file.name)], file.parent, limits, beneath)
+
+
+def _suspects(rg: Path) -> list[str]:
+    """An rg run naming the files that may be in a legacy code page: those that are not UTF-8 (or hold U+FFFD).
+
+    Read as UTF-8 (``-E utf-8``), bytes that are not become U+FFFD, which rg then finds as a literal about as fast
+    as a count run finds a word: a byte-class pattern (``(?-u:[\\x80-\\xFF])``) has no literal to skip ahead by
+    and took twice as long. A pattern that is ``bytewise`` needs no such run (see :func:`_hits`).
+    """
+    return [str(rg), "--no-config", "--no-mmap", "--encoding", "utf-8", "--files-with-matches", "-F", "-e", "\ufffd"]
+
+
+def _still(progress: Progress | None, output: bytes) -> Progress | None:
+    """``progress`` for a run after the count: the count's number again, so that it never decreases (and a
+    cancelled search still stops there)."""
+    if progress is None:
+        return None
+    done = output.count(b"\0")
+    return lambda _files: progress(done)
+
+
+def _hits(
+    common: list[str],
+    query: Query,
+    counted: list[tuple[bytes, bytes]],
+    suspects: list[bytes],
+    root: Path,
+    limits: Limits,
+    beneath: Beneath | None,
+) -> tuple[list[Hit], tuple[int, int]]:
+    """The hits of the files ``counted`` (paths relative to ``root`` with their counts, in walk order), with
+    lines for as many as the first ``max_results`` matches need, and the totals.
+
+    Those of ``suspects`` in a legacy code page, which rg read as raw bytes, are searched as text in Python
+    instead. For a ``bytewise`` pattern the suspects are the files counted: it matches a legacy file's raw bytes
+    wherever it matches its text, so no other file can match once decoded.
+    """
     with _pinned(beneath, root) as cwd:
-        details = _details(common, cwd, shown, limits.context)
+        decoded = decoded_matches(query, cwd, suspects)
+        if decoded:
+            counted = _recounted(counted, decoded)
+        shown: list[bytes] = []
+        needed = limits.max_results
+        for relative, count in counted:
+            if needed <= 0:
+                break
+            shown.append(relative)
+            needed -= int(count)
+        details = _details(common, cwd, [relative for relative in shown if relative not in decoded], limits.context)
+    details.update(decoded)
     prefix = str(root).rstrip("/") + "/"
     kept = counted if limits.max_files is None else counted[: max(limits.max_files, len(shown))]
     # One decode for all the names: os.fsdecode per name costs more than the rest of the loop.
@@ -154,15 +229,22 @@ def ripgrep_hits(
     return hits, (sum(map(int, map(itemgetter(1), counted))), len(counted))
 
 
-def _details(
-    common: list[str], root: Cwd, files: list[bytes], context: int
-) -> dict[bytes, tuple[list[tuple[int, list[tuple[int, int]]]], dict[int, bytes]]]:
+def _recounted(counted: list[tuple[bytes, bytes]], decoded: dict[bytes, Found]) -> list[tuple[bytes, bytes]]:
+    """``counted`` with the counts of the ``decoded`` files instead of rg's, in walk order, files with none left out."""
+    kept = [record for record in counted if record[0] not in decoded]
+    for relative, (found, _lines) in decoded.items():
+        if found:
+            kept.append((relative, str(sum(len(spans) for _, spans in found)).encode()))
+    return sorted(kept, key=_walk_order)
+
+
+def _details(common: list[str], root: Cwd, files: list[bytes], context: int) -> dict[bytes, Found]:
     """Matches and the lines around them in ``files`` (explicit paths: no walk, no filter)."""
-    details: dict[bytes, tuple[list[tuple[int, list[tuple[int, int]]]], dict[int, bytes]]] = {}
+    details: dict[bytes, Found] = {}
     for start in range(0, len(files), _BATCH_FILES):
         batch = [b"./" + file for file in files[start : start + _BATCH_FILES]]
         command: list[str | bytes] = [*common, "--json", "-C", str(context), "--", *batch]
-        for message in _run(command, root):
+        for message in run_messages(command, root):
             data = message["data"]
             relative = _data(data["path"]).removeprefix(b"./")
             found, lines = details.setdefault(relative, ([], {}))
@@ -235,83 +317,3 @@ def _pinned(beneath: Beneath | None, directory: Path) -> Iterator[Cwd]:
         return
     with beneath.directory(directory) as fd:
         yield fd
-
-
-def _run(command: list[Any], cwd: Cwd) -> Iterator[Any]:
-    """rg's match, context and end messages.
-
-    Raises:
-        RipgrepFailed: rg could not start, or exited with status 2 and an error on stderr.
-    """
-    process = _start(command, cwd, subprocess.PIPE)
-    try:
-        assert process.stdout is not None
-        for raw in process.stdout:
-            if raw.startswith((b'{"type":"match"', b'{"type":"context"', b'{"type":"end"')):
-                yield json.loads(raw)
-    except (OSError, ValueError) as exc:
-        raise RipgrepFailed(str(exc)) from exc
-    finally:
-        _finish(process)
-
-
-def _run_spooled(command: list[Any], cwd: Cwd, progress: Progress | None) -> bytes:
-    """rg's whole output, spooled to a temporary file; every 0.1 s ``progress`` gets the number of files reported
-    so far (it may raise to stop rg).
-
-    rg writes each file's result as it finishes, in parallel; through a pipe every write wakes the reader, which
-    made a 30,000-file count 40% slower than into a file.
-
-    Raises:
-        RipgrepFailed: rg could not start, or exited with status 2 and an error on stderr.
-    """
-    chunks: list[bytes] = []
-    files = 0
-    with tempfile.TemporaryFile(prefix="fsguard-rg-") as spool:
-        process = _start(command, cwd, spool)
-        try:
-            offset, finished = 0, False
-            while not finished:
-                finished = _exited(process, _POLL_SECONDS)
-                while chunk := os.pread(spool.fileno(), 1 << 20, offset):
-                    offset += len(chunk)
-                    files += chunk.count(b"\0")  # one NUL per record
-                    chunks.append(chunk)
-                if progress is not None:
-                    progress(files)
-        finally:
-            _finish(process)
-    return b"".join(chunks)
-
-
-def _start(command: list[Any], cwd: Cwd, stdout: Any) -> subprocess.Popen[bytes]:
-    # An fd is inherited by the child, which enters the very directory it names: no path is resolved again.
-    where, keep = (f"/proc/self/fd/{cwd}", (cwd,)) if isinstance(cwd, int) else (cwd, ())
-    try:
-        return subprocess.Popen(command, cwd=where, stdout=stdout, stderr=subprocess.PIPE, pass_fds=keep)
-    except OSError as exc:  # e.g. E2BIG: too many paths for one command line
-        raise RipgrepFailed(str(exc)) from exc
-
-
-def _exited(process: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for ``process`` to end, waking as soon as it does where pidfd exists."""
-    if hasattr(os, "pidfd_open"):
-        pidfd = os.pidfd_open(process.pid)
-        try:
-            select.select([pidfd], [], [], timeout)
-        finally:
-            os.close(pidfd)
-        return process.poll() is not None
-    try:
-        process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        return False
-    return True
-
-
-def _finish(process: subprocess.Popen[bytes]) -> None:
-    """Stop ``process`` if it still runs (the search was cancelled) and raise if it failed."""
-    process.kill()
-    _, stderr = process.communicate()
-    if process.returncode not in (0, 1, -signal.SIGKILL) and stderr.strip():
-        raise RipgrepFailed(stderr.decode("utf-8", "replace").strip())

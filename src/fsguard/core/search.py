@@ -4,10 +4,15 @@ Both engines return identical results (the ``engine`` field aside); the rules th
 
 - Files: those of :func:`fsguard.core.ignore.walk_files`. ripgrep walks the tree itself with flags that give
   the same walk (see :mod:`fsguard.core.ripgrep`); the walker agrees with it on generated ``.gitignore`` trees.
-- Binary: a file whose searched bytes hold a NUL anywhere is skipped whole, as ripgrep skips files it walks.
-- Text: a UTF-8 BOM is dropped and a UTF-16 one (``FF FE``, ``FE FF``) transcodes the file, other bytes are
-  searched as UTF-8 as they are (RE2 and Rust both in UTF-8 mode; invalid bytes show as U+FFFD in reported
-  text). A UTF-32 file therefore reads as binary, in both engines.
+  A search of a file searches that file, whatever .gitignore files, hidden names, globs or default skips say.
+- Binary: a file whose searched text holds a NUL anywhere is skipped whole, as ripgrep skips files it walks.
+- Text (:func:`fsguard.core.haystack.searched_text`): a UTF-8 BOM is dropped and a UTF-16 one (``FF FE``,
+  ``FE FF``) transcodes the file; bytes that are not UTF-8 are searched as the text read_file shows, in the
+  legacy code page :func:`fsguard.core.textio.decode` reads them in (Latin-1, cp1252, cp1251, Shift-JIS…): ``très``
+  is found in a Latin-1 file, its lines come back decoded and its columns count its characters. A deliberate
+  departure from the seed, whose tests pinned "mixed encodings: only UTF-8 files match" (it searched raw bytes):
+  search and read_file agree on what a file says. UTF-8 after a BOM is searched as it is (invalid bytes show as
+  U+FFFD); a UTF-32 file reads as binary, in both engines.
   Lines end at ``\\n`` only; a ``\\r`` before it is dropped (``rg --crlf``), a lone ``\\r`` ends nothing.
 - Pattern: RE2 syntax, or literal text with ``literal``; case-insensitive unless ``case_sensitive``. ``\\w \\d
   \\s \\b`` and their negations are ASCII as in RE2 (rewritten to explicit classes for ripgrep). ``whole_word``
@@ -19,6 +24,7 @@ Both engines return identical results (the ``engine`` field aside); the rules th
 from __future__ import annotations
 
 import logging
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -27,21 +33,31 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.ignore import WalkOptions, check_directory, walk_files
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError, TooLargeError
+from fsguard.core.haystack import Hit, matching_lines, searched_text
+from fsguard.core.ignore import WalkOptions, walk_files
+from fsguard.core.oserrors import from_os_error
 from fsguard.core.patterns import compile_re2
-from fsguard.core.query import Query, find_all, prepare_query
-from fsguard.core.ripgrep import Hit, Limits, RipgrepFailed, ripgrep_hits, ripgrep_path
+from fsguard.core.query import Query, prepare_query
+from fsguard.core.ripgrep import Limits, RipgrepFailed, ripgrep_file_hits, ripgrep_hits, ripgrep_path
 
-__all__ = ["ContentMatch", "ContentSearch", "NameSearch", "ripgrep_path", "search_content", "search_names"]
+__all__ = [
+    "ContentMatch",
+    "ContentSearch",
+    "NameSearch",
+    "name_matcher",
+    "ripgrep_path",
+    "search_content",
+    "search_names",
+    "searched_file",
+]
 
 logger = logging.getLogger(__name__)
 
 MAX_LINE_CHARS = 500
 PROGRESS_EVERY = 100
-_UTF8_BOM = b"\xef\xbb\xbf"
-_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
 Engine = Literal["auto", "ripgrep", "python"]
+_GLOB_CHARS = frozenset("*?[")
 
 
 @dataclass(frozen=True)
@@ -85,34 +101,47 @@ def search_names(
     pattern: str,
     options: WalkOptions,
     *,
-    regex: bool = False,
+    regex: bool | None = None,
     case_sensitive: bool = False,
     max_results: int = 1000,
 ) -> NameSearch:
-    """Files whose name matches ``pattern``: a glob on the name (on the root-relative path if it has ``/``) or
-    an RE2 regex searched in the name.
+    """Files whose name matches ``pattern`` (see :func:`name_matcher`), in walk order.
 
     Raises:
-        InvalidParamsError: the pattern is empty or an invalid regex.
+        InvalidParamsError: the pattern is empty, or an invalid regex with ``regex``.
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
+    """
+    matches = name_matcher(root, pattern, regex=regex, case_sensitive=case_sensitive)
+    found = [str(path) for path in walk_files(root, options) if matches(path)]
+    return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results)
+
+
+def name_matcher(root: Path, pattern: str, *, regex: bool | None, case_sensitive: bool) -> Callable[[Path], bool]:
+    """Whether a file's name matches ``pattern``, as the seed reads it: a glob if it holds ``* ? [`` (matched
+    whole), else an RE2 regex searched in the name (an invalid one is plain text to find in it); ``regex`` True
+    or False forces one reading. A pattern with ``/`` is matched against the path relative to ``root`` instead.
+
+    Raises:
+        InvalidParamsError: the pattern is empty, or an invalid regex with ``regex=True``.
     """
     if not pattern:
         raise InvalidParamsError("the name pattern is empty.")
-    check_directory(root)
-    if regex:
-        compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="name regex")
 
-        def matches(path: Path) -> bool:
-            return compiled.search(path.name) is not None
-    else:
+    def key(path: Path) -> str:
+        name = path.relative_to(root).as_posix() if "/" in pattern else path.name
+        return name if case_sensitive else name.lower()
+
+    if regex is False or (regex is None and _GLOB_CHARS & set(pattern)):
         glob = pattern if case_sensitive else pattern.lower()
-
-        def matches(path: Path) -> bool:
-            key = path.relative_to(root).as_posix() if "/" in pattern else path.name
-            return fnmatchcase(key if case_sensitive else key.lower(), glob)
-
-    found = [str(path) for path in walk_files(root, options) if matches(path)]
-    return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results)
+        return lambda path: fnmatchcase(key(path), glob)
+    try:
+        compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="name regex")
+    except InvalidParamsError:
+        if regex:
+            raise
+        text = pattern if case_sensitive else pattern.lower()
+        return lambda path: text in key(path)
+    return lambda path: compiled.search(path.relative_to(root).as_posix() if "/" in pattern else path.name) is not None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,7 +170,8 @@ def search_content(
     progress: Callable[[int], None] | None = None,
     beneath: Beneath | None = None,
 ) -> ContentSearch:
-    """Search the text of the files :func:`walk_files` selects (rules in the module docstring).
+    """Search the text of the files :func:`walk_files` selects (rules in the module docstring), or of the file
+    ``root`` itself, whatever ``options`` say but its size.
 
     ``progress`` is called as the search goes, with a count that never decreases (files walked, every 100,
     with Python; files with matches, every 0.1 s, with ripgrep); an exception it raises stops the search.
@@ -149,10 +179,11 @@ def search_content(
 
     Raises:
         InvalidParamsError: the pattern or a glob is invalid.
-        NotFoundError, NotDirectoryError: ``root`` is not a directory.
+        NotFoundError, NotDirectoryError: ``root`` is neither a directory nor a regular file.
+        TooLargeError: ``root`` is a file above ``options.max_file_size``.
         FsguardError: ``engine="ripgrep"`` and ripgrep is missing or failed.
     """
-    check_directory(root)
+    is_file = searched_file(root, options.max_file_size)
     query = prepare_query(request.pattern, request.literal, request.case_sensitive, request.whole_word)
     limits = Limits(max(request.context_lines, 0), request.max_results, request.max_files)
     rg = ripgrep_path()
@@ -160,14 +191,46 @@ def search_content(
         raise FsguardError("ripgrep is not installed. Retry with engine='python'.")
     if request.engine != "python" and rg is not None:
         try:
-            found, totals = ripgrep_hits(rg, root, query.rust, options, limits, progress=progress, beneath=beneath)
+            if is_file:
+                found, totals = ripgrep_file_hits(rg, root, query, limits, progress=progress, beneath=beneath)
+            else:
+                found, totals = ripgrep_hits(rg, root, query, options, limits, progress=progress, beneath=beneath)
             return _collect(_confirmed(iter(found), beneath), limits, "ripgrep", totals)
         except RipgrepFailed as exc:
             if request.engine == "ripgrep":
                 raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
             logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
-    hits = _python_hits(query, walk_files(root, options), progress)
+    hits = _python_hits(query, iter([root]) if is_file else walk_files(root, options), progress)
     return _collect(_confirmed(hits, beneath), limits, "python")
+
+
+def searched_file(root: Path, max_file_size: int | None = None) -> bool:
+    """True if ``root`` is a regular file a search may read, False if it is a directory.
+
+    Raises:
+        NotFoundError: ``root`` does not exist.
+        NotDirectoryError: ``root`` is something else (a device, a pipe).
+        TooLargeError: a file above ``max_file_size``.
+    """
+    try:
+        found = root.stat()
+    except FileNotFoundError as exc:
+        raise NotFoundError(f"{root} does not exist. Check the path with list_directory.", path=str(root)) from exc
+    except OSError as exc:
+        raise from_os_error(exc, root) from exc
+    if stat.S_ISDIR(found.st_mode):
+        return False
+    if not stat.S_ISREG(found.st_mode):
+        raise NotDirectoryError(
+            f"{root} is neither a file nor a directory; search a directory holding it.", path=str(root)
+        )
+    if max_file_size is not None and found.st_size > max_file_size:
+        raise TooLargeError(
+            f"{root} is {found.st_size:,} bytes, above the {max_file_size:,}-byte limit (--max-file-size), so it "
+            'is not searched. Read it in parts with read_file(path, start_line=..., end_line=...) or mode="tail".',
+            path=str(root),
+        )
+    return True
 
 
 def present(files: Iterable[str], beneath: Beneath) -> list[str]:
@@ -204,7 +267,7 @@ def _confirmed(hits: Iterator[Hit], beneath: Beneath | None) -> Iterator[Hit]:
                 data, _ = read_at(entry)
         except FsguardError:
             continue
-        text = searched_bytes(data).replace(b"\r\n", b"\n").split(b"\n")
+        text = (searched_text(data) or b"").split(b"\n")
         if all(0 < number <= len(text) and text[number - 1] == raw for number, raw in lines.items()):
             yield hit
 
@@ -255,39 +318,14 @@ def _python_hits(query: Query, files: Iterator[Path], progress: Callable[[int], 
             data = path.read_bytes()
         except OSError:
             continue  # vanished or unreadable since the walk: skipped, as ripgrep does
-        text = searched_bytes(data)
-        if b"\0" in text:
+        text = searched_text(data)
+        if text is None:
             continue
-        text = text.replace(b"\r\n", b"\n")
-        found: list[tuple[int, list[tuple[int, int]]]] = []
-        start, number = 0, 1
-        while start < len(text):
-            if query.prefilter is not None:  # no line before the first whole-text match can match
-                hit = query.prefilter.search(text, start)
-                line_start = text.rfind(b"\n", 0, hit.start()) + 1 if hit else len(text)
-                if line_start >= len(text):
-                    break
-                number += text.count(b"\n", start, line_start)
-                start = line_start
-            end = text.find(b"\n", start)
-            end = len(text) if end < 0 else end
-            if spans := find_all(query, text[start:end]):
-                found.append((number, spans))
-            start, number = end + 1, number + 1
+        found, lines = matching_lines(query, text)
         if found:
-            lines = text.split(b"\n")
-            lines_by_number = dict(enumerate(lines[:-1] if text.endswith(b"\n") else lines, 1))
-            yield str(path), sum(len(spans) for _, spans in found), found, lines_by_number
+            yield str(path), sum(len(spans) for _, spans in found), found, lines
     if progress is not None:
         progress(walked)
-
-
-def searched_bytes(data: bytes) -> bytes:
-    """The bytes ripgrep searches in a file: a UTF-8 BOM dropped, UTF-16 (by BOM) transcoded, others as they are."""
-    if data.startswith(_UTF8_BOM):
-        return data[len(_UTF8_BOM) :]
-    encoding = _UTF16_BOMS.get(data[:2])
-    return data[2:].decode(encoding, "replace").encode() if encoding else data
 
 
 def _chars(raw: bytes, offset: int) -> int:

@@ -5,13 +5,13 @@ Pure functions on bytes and strings; reading and writing files is :mod:`fsguard.
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
 from dataclasses import dataclass
 from typing import Literal
 
-import charset_normalizer
-
+from fsguard.core.charsets import legacy_codec
 from fsguard.core.errors import BinaryFileError, EncodingError
 
 LineEnding = Literal["lf", "crlf", "cr", "mixed", "none"]
@@ -73,18 +73,17 @@ def is_binary(data: bytes) -> bool:
 
 
 def decode(data: bytes, path: object = "file") -> DecodedText:
-    """Detect the encoding of ``data`` and decode it.
+    """Detect the encoding of ``data`` and decode it: the BOM's, else UTF-8, else the legacy code page a person
+    would read the bytes in (:func:`fsguard.core.charsets.legacy_codec`), always one whose text encodes back to
+    exactly these bytes.
 
     Raises:
         BinaryFileError: ``data`` is binary.
-        EncodingError: the bytes do not decode in the encoding their BOM or content indicates.
+        EncodingError: the bytes do not decode in the encoding their BOM indicates.
     """
     bom, encoding = split_bom(data)
     if is_binary(data):
-        raise BinaryFileError(
-            f"{path} is a binary file. Read it with encoding='base64', or inspect it with get_file_info.",
-            path=str(path),
-        )
+        raise _binary(path)
     body = data[len(bom) :]
     if encoding is None:
         encoding = _guess_encoding(body)
@@ -101,24 +100,129 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
     return DecodedText(text, encoding, bom, _style(crlf, lf, cr), final_newline, line_count)
 
 
-# charset-normalizer's language model often ranks a Baltic or Central European code page first for
-# short Western text that cp1252 decodes just as cleanly; among near-equal candidates, prefer cp1252.
-_NEAR_EQUAL_CHAOS = 0.12
-_WESTERN_DEFAULT = "cp1252"
+def _binary(path: object) -> BinaryFileError:
+    return BinaryFileError(
+        f"{path} is a binary file. Read it with encoding='base64', or inspect it with get_file_info.", path=str(path)
+    )
+
+
+def sniff(prefix: bytes, path: object = "file") -> tuple[str, bytes]:
+    """The encoding and BOM of a file read in pieces, judged from its first bytes as :func:`decode` judges a
+    whole file; a prefix ending inside a character (cut mid-line) is judged up to its last line break.
+
+    Raises:
+        BinaryFileError: the prefix is binary.
+    """
+    bom, encoding = split_bom(prefix)
+    if is_binary(prefix):
+        raise _binary(path)
+    if encoding is None:
+        body = prefix[len(bom) :]
+        end = body.rfind(b"\n")
+        whole_lines = body[: end + 1] if end >= 0 else body
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(body)
+        except UnicodeDecodeError:
+            encoding = legacy_codec(whole_lines)
+        else:
+            encoding = "utf-8"
+    return encoding, bom
+
+
+@dataclass(frozen=True)
+class Breaks:
+    """Line breaks as bytes in one encoding: a 1-byte LF/CR in UTF-8 and every legacy code page fsguard reads
+    (their multi-byte characters never use 0x0A/0x0D), 2 or 4 aligned bytes in UTF-16/32."""
+
+    unit: int
+    lf: bytes
+    cr: bytes
+    pattern: re.Pattern[bytes]
+
+    @classmethod
+    def of(cls, encoding: str) -> Breaks:
+        lf, cr = "\n".encode(encoding), "\r".encode(encoding)
+        return cls(len(lf), lf, cr, re.compile(re.escape(cr + lf) + b"|" + re.escape(cr) + b"|" + re.escape(lf)))
+
+    def count(self, chunk: bytes) -> int:
+        """Line breaks in ``chunk`` (which starts on a character boundary)."""
+        if self.unit == 1:
+            return chunk.count(self.lf) + chunk.count(self.cr) - chunk.count(self.cr + self.lf)
+        return len(self.ends(chunk, 0))
+
+    def ends(self, chunk: bytes, base: int) -> list[int]:
+        """The offset just after each line break of ``chunk`` (at offset ``base``): where the next line starts."""
+        unit = self.unit
+        return [base + found.end() for found in self.pattern.finditer(chunk) if found.start() % unit == 0]
+
+    def last_ends(self, chunk: bytes, base: int, count: int) -> list[int]:
+        """The last ``count`` of :meth:`ends` (all of them if fewer), found from the right without a full scan.
+
+        A CRLF at the very end of ``chunk`` may be cut (its LF beyond): then its CR reads as a lone CR.
+        """
+        if self.unit != 1:
+            return self.ends(chunk, base)[-count:]
+        found: list[int] = []
+        pos = len(chunk)
+        while len(found) < count:
+            at = max(chunk.rfind(self.lf, 0, pos), chunk.rfind(self.cr, 0, pos))
+            if at < 0:
+                break
+            found.append(base + at + 1)
+            crlf = at > 0 and chunk[at : at + 1] == self.lf and chunk[at - 1 : at] == self.cr
+            pos = at - 1 if crlf else at
+        found.reverse()
+        return found
+
+
+@dataclass
+class BreakTally:
+    """Line breaks counted over a file read in pieces that never split a CRLF: line count, style, final newline."""
+
+    breaks: Breaks
+    crlf: int = 0
+    lf: int = 0
+    cr: int = 0
+    empty: bool = True
+    final_newline: bool = False
+
+    def add(self, chunk: bytes) -> None:
+        if not chunk:
+            return
+        b = self.breaks
+        if b.unit == 1:
+            cr = chunk.count(b.cr)
+            crlf = chunk.count(b.cr + b.lf) if cr else 0  # a two-byte count is slow; most files have no CR
+            self.crlf += crlf
+            self.lf += chunk.count(b.lf) - crlf
+            self.cr += cr - crlf
+        else:
+            for found in b.pattern.finditer(chunk):
+                if found.start() % b.unit == 0:
+                    kind = found.group()
+                    if kind == b.lf:
+                        self.lf += 1
+                    elif kind == b.cr:
+                        self.cr += 1
+                    else:
+                        self.crlf += 1
+        self.empty = False
+        self.final_newline = chunk.endswith((b.lf, b.cr))
+
+    @property
+    def line_count(self) -> int:
+        return self.crlf + self.lf + self.cr + (0 if self.final_newline or self.empty else 1)
+
+    @property
+    def line_ending(self) -> LineEnding:
+        return _style(self.crlf, self.lf, self.cr)
 
 
 def _guess_encoding(body: bytes) -> str:
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
-        matches = list(charset_normalizer.from_bytes(body))
-        if not matches:
-            return "utf-8"
-        floor = min(match.chaos for match in matches)
-        near = [match for match in matches if match.chaos <= floor + _NEAR_EQUAL_CHAOS]
-        if any(_WESTERN_DEFAULT in match.could_be_from_charset for match in near):
-            return _WESTERN_DEFAULT
-        return matches[0].encoding
+        return legacy_codec(body)
     return "utf-8"
 
 

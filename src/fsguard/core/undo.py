@@ -1,8 +1,11 @@
 """undo_last and restore: put saved bytes back, never losing the bytes they replace.
 
-Both snapshot the current bytes first (so an undo is itself undoable), refuse with undo_conflict when
-the file changed since the operation they revert (unless ``force``), write atomically, and check the
-restored bytes' hash. They only ever touch the file the backup was taken of.
+Both snapshot the current bytes first (so an undo is itself undoable), write atomically, and check the
+restored bytes' hash. They only ever touch the file the backup was taken of. They differ when the file
+changed after the operation they revert: undo_last ("take back my last step") then refuses with
+undo_conflict unless ``force``, since the step is no longer the last thing that happened to the file;
+restore ("put this version back", as the seed did for any older backup) goes ahead, and the report says
+that the bytes it replaced are in the safety backup. A dry run of either reports the situation.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ class RestoreReport:
     new_head: BackupRecord | None
     dry_run: bool
     already_there: bool
+    changed_since: bool = False  # the file changed after the operation being reverted (or is missing)
+    needs_force: bool = False  # a dry run of an undo_last that a real run would refuse (undo_conflict)
 
 
 class Restorer:
@@ -45,7 +50,8 @@ class Restorer:
 
         Raises:
             NothingToUndoError: no operation on this file is left in the chain.
-            UndoConflictError: the file changed after that operation and ``force`` is false.
+            UndoConflictError: the file changed after that operation and ``force`` is false (a dry run reports
+                it instead, with ``needs_force``).
         """
         path = self._safe.policy.resolve(user_path)
         with mutation(self._safe, path, may_be_missing=True) as change:
@@ -62,9 +68,13 @@ class Restorer:
                 if not dry_run:
                     self._safe.backups.step_back(head)
                 return self._report(path, head, current_hash, None, dry_run, already_there=True)
-            if current_hash != head.after_hash and not force:
-                raise _conflict(path, head, current_hash, "undo_last")
-            return self._put_back(change, head, dry_run=dry_run, chained=False)
+            changed = current_hash != head.after_hash
+            if changed and not force:
+                if not dry_run:
+                    raise _conflict(path, head, current_hash, "undo_last")
+                report = self._report(path, head, current_hash, None, True, already_there=False)
+                return replace(report, changed_since=True, needs_force=True)
+            return replace(self._put_back(change, head, dry_run=dry_run, chained=False), changed_since=changed)
 
     def restore(
         self,
@@ -77,9 +87,13 @@ class Restorer:
     ) -> RestoreReport:
         """Put backup ``backup_id``'s bytes back into the file it was taken of (a new step in its undo chain).
 
+        Whatever the file holds now is backed up first, also when it changed after the backed-up operation
+        (``changed_since`` in the report): so ``force`` is never needed here, and is accepted for the callers
+        that revert several changes at once and check those conflicts themselves.
+
         Raises:
             InvalidParamsError: file_path names another file than the backup's.
-            UndoConflictError: the file changed since the backed-up operation and ``force`` is false.
+            StaleEditError: ``expected_hash`` is not the file's current hash.
         """
         record = self._safe.backups.get(backup_id)
         path = self._safe.policy.resolve(record.path)
@@ -94,9 +108,8 @@ class Restorer:
                 change.check(expected_hash)
             if current_hash == record.content_hash:
                 return self._report(path, record, current_hash, None, dry_run, already_there=True)
-            if current_hash != record.after_hash and not force:
-                raise _conflict(path, record, current_hash, "restore")
-            return self._put_back(change, record, dry_run=dry_run, chained=True)
+            report = self._put_back(change, record, dry_run=dry_run, chained=True)
+            return replace(report, changed_since=current_hash != record.after_hash)
 
     def diff(self, record: BackupRecord, *, towards_backup: bool = True) -> str:
         """Unified diff between the file now and the backup: what restoring does, or (reversed) what changed since."""

@@ -56,6 +56,15 @@ class RestoredFile(Result):
     previous_hash: str | None = Field(None, description="Hash it had before (absent when it did not exist).")
     verified: bool = Field(description="Read back and matching the backup.")
     safety_backup_id: str | None = Field(None, description="Backup of the bytes just replaced: restore it to redo.")
+    changed_since: bool = Field(
+        False,
+        description="The file had changed after the operation this backup reverts (or was missing); a restore "
+        "still goes ahead, its bytes are in safety_backup_id.",
+    )
+    needs_force: bool = Field(
+        False, description="Dry run of undo_last: a real run is refused (undo_conflict) unless force=true."
+    )
+    undo: str | None = Field(None, description="The call that takes this restore or undo back.")
 
 
 ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]

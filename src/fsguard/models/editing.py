@@ -51,6 +51,9 @@ class EditOutcomeFields(Result):
     dry_run: bool = Field(False, description="True when nothing was written.")
     previous_hash: str | None = Field(None, description="Hash before the edit.")
     feedback: str | None = Field(None, description="Hints such as STALE_READ.")
+    notes: list[str] | None = Field(
+        None, description="What the seed's optional flags (force, create_backup) did here: fsguard always backs up."
+    )
 
 
 class EditFileResult(EditOutcomeFields):

@@ -102,9 +102,12 @@ class ListDirectoryResult(Result):
     path: str = Field(description="Absolute canonical path of the directory.")
     output_format: Literal["compact", "json", "tree"] = Field(description="Format requested.")
     entries: list[DirectoryEntry] = Field(description="Entries from offset (empty for tree).")
-    total: int = Field(description="Entries in the directory (after hidden filtering), or nodes in the tree.")
+    total: int = Field(
+        description="Entries in the directory (after hidden and .gitignore filtering), or nodes in the tree."
+    )
     offset: int = Field(0, description="Index of the first entry returned.")
-    ignored: int = Field(0, description="Entries hidden because .gitignore excludes them (respect_gitignore).")
+    ignored: int = Field(0, description="Entries left out because .gitignore excludes them (respect_gitignore).")
+    hidden: int = Field(0, description="Entries left out because their names start with '.' (include_hidden=false).")
     truncated: bool = Field(description="True when entries were left out by limit or the item cap.")
     next_offset: int | None = Field(None, description="Pass as offset to list the next page.")
     tree: TreeNode | None = Field(None, description="The tree, for output_format=tree.")

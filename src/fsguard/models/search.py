@@ -47,6 +47,15 @@ class SearchResult(Result):
         None,
         description="True when path itself is gitignored: nothing under it is searched unless respect_gitignore=false.",
     )
+    default_skipped: int | None = Field(
+        None,
+        description="Left out by default (include_dependencies=true searches them): dependency, cache and build "
+        "directories such as node_modules, .venv, target (each counted once) and, for content, minified files "
+        "(*.min.*, *.map).",
+    )
+    default_skipped_paths: list[str] | None = Field(
+        None, description="The first 10 of them, relative to path; a directory ends in /."
+    )
 
 
 class ReplacedFile(Result):
@@ -70,4 +79,13 @@ class ProjectReplaceResult(Result):
     )
     files: list[ReplacedFile]
     files_scanned: int
+    default_skipped: int | None = Field(
+        None,
+        description="Left out by default (include_dependencies=true includes them): dependency, cache and build "
+        "directories such as node_modules, .venv, target (each counted once) and minified files (*.min.*, *.map).",
+    )
+    default_skipped_paths: list[str] | None = Field(
+        None, description="The first 10 of them, relative to path; a directory ends in /."
+    )
+    note: str | None = Field(None, description="How a seed flag was honoured (create_backup=false).")
     message: str = Field(description="Same text as the text block.")

@@ -13,6 +13,11 @@ from fsguard.core.errors import InvalidParamsError, UnknownParamError
 # Accepted on every tool and dropped: many harnesses add it to every call.
 IGNORED = frozenset({"description"})
 ALIASES = {"old_str": "old_text", "old_string": "old_text", "new_str": "new_text", "new_string": "new_text"}
+# Aliases of one tool only: git has a real ``output`` parameter of its own.
+TOOL_ALIASES = {
+    "search_files": {"output": "output_format"},
+    "list_directory": {"output": "output_format"},
+}
 
 
 def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -25,10 +30,11 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
     properties: dict[str, Any] = schema.get("properties", {})
     result: dict[str, Any] = {}
     unknown: list[str] = []
+    aliases = {**ALIASES, **TOOL_ALIASES.get(tool, {})}
     for name, value in arguments.items():
         if name in IGNORED and name not in properties:
             continue
-        target = ALIASES.get(name, name) if name not in properties else name
+        target = aliases.get(name, name) if name not in properties else name
         if target not in properties:
             unknown.append(name)
             continue

@@ -54,7 +54,9 @@ def register(catalog: Catalog) -> None:
         ] = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="list/undo_chain: at most this many.")] = 20,
         filter_path: Annotated[str | None, Field(description="list: substring of the path (case-insensitive).")] = None,
-        filter_operation: Annotated[str | None, Field(description="list: operation, e.g. edit_file:replace.")] = None,
+        filter_operation: Annotated[
+            str | None, Field(description="list: operation: edit_file (every mode), edit_file:replace, multi_edit …")
+        ] = None,
         newer_than_hours: Annotated[float | None, Field(gt=0, description="list: only backups this recent.")] = None,
         older_than_days: Annotated[
             float | None,
@@ -66,21 +68,28 @@ def register(catalog: Catalog) -> None:
         ] = None,
         sd_id: Annotated[str | None, Field(description="restore_trash/purge_trash: the trash entry.")] = None,
         dry_run: Annotated[
-            bool | None, Field(description="restore/undo_last: show the plan only. cleanup: default true.")
+            bool | None,
+            Field(
+                description="restore/undo_last: show the plan only (and whether the file changed since). cleanup: "
+                "default true."
+            ),
         ] = None,
         preview: Annotated[bool, Field(description="restore/undo_last: show the diff that would apply.")] = False,
         force: Annotated[
-            bool, Field(description="restore/undo_last even if the file changed after the operation reverted.")
+            bool,
+            Field(
+                description="undo_last, or restore of a group id, even if a file changed after the operation reverted."
+            ),
         ] = False,
         expected_hash: Annotated[str | None, Field(description="restore: the file's current content_hash.")] = None,
     ) -> Annotated[CallToolResult, BackupResult]:
         """Undo the last operation on a file, or restore any saved version; backups live outside the roots.
 
         undo_last(file_path) reverts the newest operation on that file and steps its undo chain back;
-        repeat it to walk further back. restore(backup_id) puts one version back (itself undoable).
-        Both back up the current bytes first and refuse if the file changed since the operation,
-        unless force. compare shows a diff from a backup to the file now. list_trash / restore_trash
-        (sd_id) / purge_trash (dry run unless dry_run=false) manage soft-deleted files.
+        repeat it to walk further back; it refuses if the file changed since that operation, unless force.
+        restore(backup_id) puts any saved version back, also after later edits. Both back up the current
+        bytes first, so each is undoable. compare shows a diff from a backup to the file now. list_trash /
+        restore_trash (sd_id) / purge_trash (dry run unless dry_run=false) manage soft-deleted files.
         """
         request = _Request(
             action=action,
@@ -328,12 +337,16 @@ def _reverted(outcome: Reverted) -> RevertedChange:
 
 
 def _restored(action: BackupAction, report: RestoreReport, diff: str | None) -> BackupResult:
+    safety = report.safety_backup.backup_id if report.safety_backup else None
     restored = RestoredFile(
         path=str(report.path),
         content_hash=report.content_hash,
         previous_hash=report.previous_hash,
         verified=report.verified,
-        safety_backup_id=report.safety_backup.backup_id if report.safety_backup else None,
+        safety_backup_id=safety,
+        changed_since=report.changed_since,
+        needs_force=report.needs_force,
+        undo=f'backup(action="restore", backup_id="{safety}")' if safety else None,
     )
     return BackupResult(
         action=action,

@@ -9,11 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fsguard.core import modes
 from fsguard.core.diff import DiffFormat
-from fsguard.core.editing import EditOptions
-from fsguard.core.errors import InvalidParamsError
+from fsguard.core.editing import EditOptions, EditReport
+from fsguard.core.errors import InvalidParamsError, RewriteBlockedError
 from fsguard.core.matching import Replacement
 from fsguard.core.requests import EditMode, EditRequest, planner_for
 from fsguard.models import EditFileResult, MultiEditResult
+from fsguard.services import Services
 from fsguard.tools._arguments import ALIASES
 from fsguard.tools._edit_results import edit_result, multi_result
 from fsguard.tools._errors import bridge
@@ -25,6 +26,16 @@ DiffFormatArg = Annotated[
     DiffFormat, Field(description="auto (full diff up to 40 lines, else summary), full, summary, stat, none.")
 ]
 Tolerant = Annotated[bool, Field(description="Match tabs as 4 spaces and CRLF/CR as LF (last matching tier).")]
+Force = Annotated[
+    bool, Field(description="Accepted as the seed sends it: edits never block on risk, so there is nothing to lift.")
+]
+EditForce = Annotated[
+    bool,
+    Field(description="Accepted as the seed sends it: edits never block on risk; only allow_rewrite lifts a guard."),
+]
+CreateBackup = Annotated[
+    bool, Field(description="Accepted as the seed sends it: fsguard backs up every change it writes, even with false.")
+]
 
 
 class EditArg(BaseModel):
@@ -53,7 +64,7 @@ class PatternArg(BaseModel):
     model_config = ConfigDict(extra="forbid")
     pattern: str = Field(description="RE2 pattern.")
     replacement: str = Field("", description="Go-style template: $1, ${name}, $$ for a dollar.")
-    limit: int = Field(0, ge=0, description="Replace at most this many matches (0 = all).")
+    limit: int = Field(0, description="Replace at most this many matches (0 or -1 = all).")
 
 
 def register(catalog: Catalog) -> None:
@@ -98,6 +109,8 @@ def register(catalog: Catalog) -> None:
         allow_rewrite: Annotated[
             bool, Field(description="Allow a replace whose new_text looks like a whole-file rewrite.")
         ] = False,
+        force: EditForce = False,
+        create_backup: CreateBackup = True,
     ) -> Annotated[CallToolResult, EditFileResult]:
         """Change part of a file and return the diff, the new content_hash and a backup to undo with.
 
@@ -135,8 +148,8 @@ def register(catalog: Catalog) -> None:
             allow_rewrite=allow_rewrite,
         )
         planner = planner_for(request, str(path))
-        report = services.editor.run(path, planner, options)
-        result = edit_result(report)
+        report = _run(services, path, planner, options, force=force)
+        result = edit_result(report).model_copy(update={"notes": _flag_notes(report, force, create_backup)})
         return voiced(result, edit_text, compact)
 
     @bridge
@@ -151,6 +164,8 @@ def register(catalog: Catalog) -> None:
         dry_run: DryRun = False,
         diff_format: DiffFormatArg = "auto",
         tolerant_whitespace: Tolerant = False,
+        force: Force = False,
+        create_backup: CreateBackup = True,
     ) -> Annotated[CallToolResult, MultiEditResult]:
         """Apply several old_text → new_text edits to one file, all or nothing, with one backup.
 
@@ -170,7 +185,7 @@ def register(catalog: Catalog) -> None:
             diff_context=context,
         )
         report = services.editor.run(path, planner, options)
-        result = multi_result(report)
+        result = multi_result(report).model_copy(update={"notes": _flag_notes(report, force, create_backup)})
         return voiced(result, multi_edit_text, compact)
 
     catalog.add(
@@ -200,3 +215,37 @@ def register(catalog: Catalog) -> None:
             )
         ],
     )
+
+
+def _run(services: Services, path: str, planner: modes.Planner, options: EditOptions, *, force: bool) -> EditReport:
+    """Run the edit; a rewrite refusal of a forced call says that force is not the flag that lifts it."""
+    try:
+        return services.editor.run(path, planner, options)
+    except RewriteBlockedError as exc:
+        if not force:
+            raise
+        raise RewriteBlockedError(
+            exc.message + " (force=true does not lift this guard, as in the seed: allow_rewrite=true does.)",
+            **exc.fields,
+        ) from exc
+
+
+def _flag_notes(report: EditReport, force: bool, create_backup: bool) -> list[str] | None:
+    """What the seed's force and create_backup did: fsguard never blocks an edit on risk and always backs up."""
+    notes = []
+    if force:
+        if report.mode == "multi_edit":
+            notes.append("force=true changes nothing here: multi_edit never blocks on risk (it is only reported).")
+        else:
+            notes.append(
+                "force=true changes nothing here: edit_file never blocks on risk (it is only reported); "
+                "allow_rewrite is what lifts the rewrite guard."
+            )
+    if not create_backup:
+        taken = (
+            f"backup {report.backup.backup_id}; undo_last reverts this edit"
+            if report.backup is not None
+            else "this call wrote nothing"
+        )
+        notes.append(f"create_backup=false is ignored: fsguard backs up every change it writes ({taken}).")
+    return notes or None

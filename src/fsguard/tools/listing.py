@@ -26,7 +26,9 @@ def register(catalog: Catalog) -> None:
             Field(description="compact or text (a listing), json (text block = the JSON), tree (nested to max_depth)."),
         ] = "compact",
         max_depth: Annotated[int, Field(ge=1, le=20, description="Levels shown by output_format=tree.")] = 2,
-        include_hidden: Annotated[bool, Field(description="Include names starting with '.'.")] = True,
+        include_hidden: Annotated[
+            bool, Field(description="Include names starting with '.' (left out: their count is in hidden).")
+        ] = True,
         respect_gitignore: Annotated[
             bool, Field(description="Leave out what .gitignore files exclude (their count is in ignored).")
         ] = True,

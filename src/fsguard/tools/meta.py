@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, Tool
 from pydantic import Field
 
 from fsguard import __version__
 from fsguard.core.errors import InvalidParamsError, ReadOnlyError
 from fsguard.core.stats import resident_memory_mb
 from fsguard.models import BackupStoreStats, HelpResult, ServerInfoResult, Stats, ToolSummary
+from fsguard.services import Services
 from fsguard.tools._arguments import closest
 from fsguard.tools._errors import CodedToolError, bridge
 from fsguard.tools._params import Catalog, hints, respond
-from fsguard.tools.topics import TOPICS, topic_text
+from fsguard.tools.topics import TOPICS, Registry, topic_text
 from fsguard.voice import artifact_text, help_text, stats_text
+
+InfoAction = Literal["help", "stats", "artifact"]
+ArtifactStep = Literal["capture", "write", "info"]
 
 
 def register(catalog: Catalog) -> None:
@@ -31,16 +36,7 @@ def register(catalog: Catalog) -> None:
         """List the registered tools, or describe one with its input and output schema and examples."""
         tools = {t.name: t for t in await server.list_tools()}
         if tool is None:
-            summaries = [
-                ToolSummary(
-                    name=t.name,
-                    title=t.title or t.name,
-                    summary=(t.description or "").split(". ")[0].strip().rstrip(".") + ".",
-                    read_only=bool(t.annotations and t.annotations.read_only_hint),
-                )
-                for t in sorted(tools.values(), key=lambda t: t.name)
-            ]
-            result = HelpResult(tools=summaries)
+            result = HelpResult(tools=summaries(tools.values()))
             return respond(result, help_text(result, catalog.compact))
         found = tools.get(tool)
         if found is None:
@@ -62,56 +58,30 @@ def register(catalog: Catalog) -> None:
         )
         return respond(result, help_text(result, catalog.compact))
 
-    @bridge
-    def server_info(
-        action: Annotated[Literal["help", "stats", "artifact"], Field(description="What to report.")] = "help",
+    async def server_info(
+        action: Annotated[InfoAction, Field(description="What to report.")] = "help",
         topic: Annotated[str | None, Field(description=f"Help topic: {', '.join(TOPICS)}.")] = None,
         sub_action: Annotated[
-            Literal["capture", "write", "info"] | None,
-            Field(description="artifact: capture content, write it to a new file at path, or info (default)."),
+            ArtifactStep | None,
+            Field(
+                description="artifact: capture content, write it to a new file at path (missing directories are "
+                "created), or info (default)."
+            ),
         ] = None,
         content: Annotated[str | None, Field(description="Text to capture (artifact capture).")] = None,
         path: Annotated[str | None, Field(description="New file to write the artifact to (artifact write).")] = None,
     ) -> Annotated[CallToolResult, ServerInfoResult]:
         """Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
 
-        artifact write only creates a new file; it never replaces one.
+        The help topics about tools are built from the tools this server registered. artifact write only
+        creates a new file; it never replaces one.
         """
         if action == "help":
-            name = topic or "overview"
-            text = topic_text(name, services.policy.describe_roots(), services.settings.read_only)
-            result = ServerInfoResult(action="help", topic=name, topics=list(TOPICS), text=text)
-            return respond(result, text)
+            registry = Registry(summaries(await server.list_tools()), catalog.examples)
+            return _help_topic(services, registry, topic)
         if action == "stats":
-            by_tool, by_code = services.stats.snapshot()
-            count, size = services.backups.stats()
-            stats = Stats(
-                version=__version__,
-                uptime_s=services.stats.uptime_s,
-                operations=sum(by_tool.values()),
-                by_tool=by_tool,
-                errors=sum(by_code.values()),
-                errors_by_code=by_code,
-                cache_hit_rate=round(services.cache.hit_rate, 3),
-                memory_mb=resident_memory_mb(),
-                backups=BackupStoreStats(dir=str(services.backups.root), count=count, bytes=size),
-            )
-            return respond(ServerInfoResult(action="stats", stats=stats), stats_text(stats, catalog.compact))
-        step = sub_action or "info"
-        if step == "capture":
-            if content is None:
-                raise InvalidParamsError("artifact capture needs content: the text to hold.")
-            artifact = services.artifacts.capture(content)
-        elif step == "write":
-            if services.settings.read_only:
-                raise ReadOnlyError("fsguard runs with --read-only; artifact write is disabled. Restart without it.")
-            if path is None:
-                raise InvalidParamsError("artifact write needs path: a new file to create.")
-            artifact = services.artifacts.write(path)
-        else:
-            artifact = services.artifacts.info()
-        result = ServerInfoResult(action="artifact", artifact=artifact)
-        return respond(result, artifact_text(artifact, step, catalog.compact))
+            return _stats(services, catalog.compact)
+        return _artifact(services, sub_action or "info", content, path, catalog.compact)
 
     catalog.add(
         help,
@@ -128,3 +98,71 @@ def register(catalog: Catalog) -> None:
             ("save a text", {"action": "artifact", "sub_action": "capture", "content": "# Notes\n"}),
         ],
     )
+
+
+def summaries(tools: Iterable[Tool]) -> list[ToolSummary]:
+    """One catalog line per tool, sorted by name."""
+    return [
+        ToolSummary(
+            name=t.name,
+            title=t.title or t.name,
+            summary=summary_of(t.description),
+            read_only=bool(t.annotations and t.annotations.read_only_hint),
+        )
+        for t in sorted(tools, key=lambda t: t.name)
+    ]
+
+
+def summary_of(description: str | None) -> str:
+    """The first sentence of a description's first paragraph, on one line, ending with a period.
+
+    A docstring's first line usually ends with "." and a newline, so cutting at ". " alone would run on into
+    the next paragraph.
+    """
+    paragraph = (description or "").strip().split("\n\n")[0]
+    sentence = " ".join(paragraph.split()).split(". ")[0]
+    return sentence.rstrip(".") + "."
+
+
+@bridge
+def _help_topic(services: Services, registry: Registry, topic: str | None) -> CallToolResult:
+    name = (topic or "overview").strip().lower() or "overview"
+    text = topic_text(name, services.policy.describe_roots(), services.settings.read_only, registry)
+    return respond(ServerInfoResult(action="help", topic=name, topics=list(TOPICS), text=text), text)
+
+
+@bridge
+def _stats(services: Services, compact: bool) -> CallToolResult:
+    by_tool, by_code = services.stats.snapshot()
+    count, size = services.backups.stats()
+    stats = Stats(
+        version=__version__,
+        uptime_s=services.stats.uptime_s,
+        operations=sum(by_tool.values()),
+        by_tool=by_tool,
+        errors=sum(by_code.values()),
+        errors_by_code=by_code,
+        cache_hit_rate=round(services.cache.hit_rate, 3),
+        memory_mb=resident_memory_mb(),
+        backups=BackupStoreStats(dir=str(services.backups.root), count=count, bytes=size),
+    )
+    return respond(ServerInfoResult(action="stats", stats=stats), stats_text(stats, compact))
+
+
+@bridge
+def _artifact(
+    services: Services, step: ArtifactStep, content: str | None, path: str | None, compact: bool
+) -> CallToolResult:
+    if step == "capture":
+        if content is None:
+            raise InvalidParamsError("artifact capture needs content: the text to hold.")
+        artifact = services.artifacts.capture(content)
+    elif step == "write":
+        if services.settings.read_only:
+            raise ReadOnlyError("fsguard runs with --read-only; artifact write is disabled. Restart without it.")
+        if path is None:
+            raise InvalidParamsError("artifact write needs path: a new file to create.")
+        artifact = services.artifacts.write(path)
+    else:
+        artifact = services.artifacts.info()
+    return respond(ServerInfoResult(action="artifact", artifact=artifact), artifact_text(artifact, step, compact))

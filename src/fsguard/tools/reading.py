@@ -37,21 +37,37 @@ def register(catalog: Catalog) -> None:
         mode: Annotated[
             Literal["all", "head", "tail"], Field(description="With max_lines: head, tail, or head+tail (all).")
         ] = "all",
+        start_column: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                description="First character of start_line to return (1-based), to read on in a line cut at the "
+                "response budget, e.g. a minified file or a one-line log.",
+            ),
+        ] = None,
         encoding: Annotated[
-            Literal["base64"] | None, Field(description="base64: return the raw bytes base64-encoded (any file).")
+            str | None,
+            Field(
+                description="base64: return the raw bytes base64-encoded (any file). Any other value (utf-8, text …) "
+                "is a normal read: the file's encoding is detected and reported."
+            ),
         ] = None,
     ) -> Annotated[CallToolResult, ReadFileResult]:
         """Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
 
         Files over 300 lines return the first 300 and a hint for the next range; pick lines with
-        start_line/end_line, or max_lines with mode head/tail. `paths` reads several files at once.
+        start_line/end_line, or max_lines with mode head/tail (any file size: ranges stream). A response holds at
+        most --max-response-bytes of text: a longer line is cut with a marker; read on with start_column.
+        `paths` reads several files at once.
         Binary files are refused unless encoding="base64". Encoding and line endings are detected and reported.
         """
-        selection = LineSelection(start_line, end_line, max_lines, mode)
+        selection = LineSelection(start_line, end_line, max_lines, mode, start_column)
+        # The seed only ever acted on "base64"; every other value it was sent ("utf-8", "text", "") read normally.
+        as_base64 = (encoding or "").strip().lower() == "base64"
         if paths is not None and path is not None and selection.is_range:
             paths = None  # the seed's rule: a range names one file, so path wins over paths
         if paths is not None:
-            if path is not None or selection.is_range or selection.is_window or encoding is not None:
+            if path is not None or selection.is_range or selection.is_window or as_base64:
                 raise InvalidParamsError(
                     "paths reads whole files; drop path, start_line/end_line, max_lines/mode and encoding, "
                     "or read one file with path."
@@ -59,7 +75,7 @@ def register(catalog: Catalog) -> None:
             result = services.reader.read_many(paths)
         elif path is None:
             raise InvalidParamsError('read_file needs path (or paths). Example: read_file(path="src/app.py").')
-        elif encoding == "base64":
+        elif as_base64:
             if selection.is_range or selection.is_window:
                 raise InvalidParamsError(
                     "encoding='base64' returns the whole file; drop start_line/end_line/max_lines."
@@ -76,6 +92,7 @@ def register(catalog: Catalog) -> None:
             ("whole file", {"path": "src/app.py"}),
             ("lines 120-180", {"path": "src/app.py", "start_line": 120, "end_line": 180}),
             ("last 50 lines", {"path": "logs/server.log", "max_lines": 50, "mode": "tail"}),
+            ("read on in a cut line", {"path": "dist/app.min.js", "start_line": 1, "start_column": 262145}),
             ("two files at once", {"paths": ["README.md", "pyproject.toml"]}),
             ("raw bytes", {"path": "assets/logo.png", "encoding": "base64"}),
         ],

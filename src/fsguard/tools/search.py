@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Literal
 
 import anyio.from_thread
@@ -10,117 +12,147 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs
+from fsguard.core.errors import InvalidParamsError
+from fsguard.core.globs import expand_globs, normalise_globs, split_globs
+from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore
+from fsguard.core.patterns import compile_re2
 from fsguard.core.replacing import ReplaceRequest
-from fsguard.core.search import ContentMatch, ContentRequest, present, search_content, search_names
+from fsguard.core.search import ContentMatch, ContentRequest, present, search_content, search_names, searched_file
 from fsguard.models import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
+from fsguard.services import Services
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, respond, voiced
 from fsguard.voice import replace_text, search_text
 
-GlobsArg = Annotated[list[str] | None, Field(description='Extensions or globs: ["py", ".ts", "*.md", "src/**/*.go"].')]
+GlobsArg = Annotated[
+    str | list[str] | None,
+    Field(description='Extensions or globs, comma-separated or a list: ".go,.txt", "py", ["*.md", "src/**/*.go"].'),
+]
+PathGlobsArg = Annotated[
+    str | list[str] | None,
+    Field(description='Globs on paths relative to path, a list or comma-separated: ["src/**", "*_test.go"].'),
+]
+DependenciesArg = Annotated[
+    bool,
+    Field(
+        description="Also take dependency, cache and build directories (node_modules, .venv, __pycache__, target, "
+        "dist, build…) and minified files (*.min.*, *.map), left out by default."
+    ),
+]
+SAMPLE = 10  # skipped paths named in a result
+_GLOB_CHARS = frozenset("*?[")
+_NO_BACKUP_NOTE = (
+    "create_backup=false is not needed: every changed file is backed up all the same (backup_id restores them all)."
+)
+
+
+@dataclass(frozen=True)
+class _SearchCall:
+    """One search_files call, as the agent wrote it."""
+
+    pattern: str
+    path: str
+    include_content: bool
+    globs: tuple[str, ...]
+    case_sensitive: bool
+    whole_word: bool
+    literal: bool
+    regex: bool | None
+    include_context: bool | None
+    context_lines: int | None
+    count_only: bool
+    max_results: int | None
+    return_lines: bool
+    output_format: str | None
+    respect_gitignore: bool
+    include_hidden: bool
+    include_dependencies: bool
+
+    def content(self, is_file: bool) -> bool:
+        """Whether this is a content search: asked for, or implied as the seed implies it (a file path, or a
+        parameter that only means something for content), unless the pattern can only be a file-name glob."""
+        if self.include_content or self.count_only or is_file:
+            return True
+        implied = self.whole_word or bool(self.include_context) or self.context_lines is not None
+        if not (implied or self.output_format in ("text", "json")):
+            return False
+        return not (_GLOB_CHARS & set(self.pattern)) or _is_regex(self.pattern)
+
+    @property
+    def context(self) -> int:
+        shown = self.include_context if self.include_context is not None else self.context_lines is not None
+        return (2 if self.context_lines is None else self.context_lines) if shown else 0
 
 
 def register(catalog: Catalog) -> None:
     """Add search_files and project_replace to the catalog."""
     services = catalog.services
-    settings = services.settings
 
     @bridge
     def search_files(
-        pattern: Annotated[str, Field(description="Content: a regex (RE2/ripgrep syntax). Names: a glob, or regex.")],
+        pattern: Annotated[
+            str,
+            Field(description="Content: a regex (RE2). Names: a glob if it has * ? [, else a regex on the name."),
+        ],
         ctx: Context,
-        path: Annotated[str, Field(description="Directory to search; default: the first root.")] = ".",
+        path: Annotated[
+            str, Field(description="Directory to search, or a file to search inside; default: the first root.")
+        ] = ".",
         include_content: Annotated[bool, Field(description="Search inside files (default: file names).")] = False,
         file_types: GlobsArg = None,
-        include: GlobsArg = None,
+        include: Annotated[str | list[str] | None, Field(description="Same as file_types.")] = None,
         case_sensitive: Annotated[bool, Field(description="Match case (default: case-insensitive).")] = False,
-        whole_word: Annotated[bool, Field(description="Match whole words only.")] = False,
+        whole_word: Annotated[bool, Field(description="Match whole words only (searches content).")] = False,
         literal: Annotated[bool, Field(description="Take pattern literally, not as a regex.")] = False,
-        regex: Annotated[bool, Field(description="Names: pattern is a regex, not a glob.")] = False,
-        include_context: Annotated[bool, Field(description="Content: add lines around each match.")] = False,
-        context_lines: Annotated[int, Field(ge=0, le=20, description="Lines of context (with include_context).")] = 2,
+        regex: Annotated[
+            bool | None, Field(description="Names: true = pattern is a regex, false = a glob; default: as written.")
+        ] = None,
+        include_context: Annotated[
+            bool | None, Field(description="Add lines around each match (searches content).")
+        ] = None,
+        context_lines: Annotated[
+            int | None, Field(ge=0, le=20, description="Lines of context, default 2 (searches content).")
+        ] = None,
         count_only: Annotated[bool, Field(description="Content: only the number of matches per file.")] = False,
         max_results: Annotated[
             int | None, Field(ge=1, description="At most this many (default --max-search-results).")
         ] = None,
         return_lines: Annotated[bool, Field(description="count_only: also list the lines of the matches.")] = False,
         output_format: Annotated[
-            Literal["text", "json"] | None,
-            Field(description="Text block: text (with headers), json (the result as JSON); default: server voice."),
+            Literal["auto", "text", "json"] | None,
+            Field(description="Text block: text (with headers), json (the result as JSON), auto (server voice)."),
         ] = None,
         respect_gitignore: Annotated[bool, Field(description="Skip what .gitignore files exclude.")] = True,
         include_hidden: Annotated[bool, Field(description="Search names starting with '.'.")] = False,
+        include_dependencies: DependenciesArg = False,
     ) -> Annotated[CallToolResult, SearchResult]:
-        """Find files by name, or text inside files (on ripgrep), under a directory; results in path and line order.
+        """Find files by name, or text in a file or under a directory (on ripgrep); results in path and line order.
 
-        .gitignore is honoured, hidden files, VCS directories, binary and huge files are skipped. Content
-        matches carry line, column and optional context; count_only gives counts per file.
+        .gitignore is honoured; hidden files, VCS, dependency and cache directories (node_modules, .venv…),
+        minified, binary and huge files are skipped (the result counts what the default skips left out).
+        whole_word, include_context, context_lines or output_format imply a content search. Content matches
+        carry line, column and optional context; count_only gives counts per file.
         """
-        root = services.policy.resolve(path)
-        limit = min(max_results or settings.max_search_results, settings.max_search_results)
-        options = WalkOptions(
+        call = _SearchCall(
+            pattern=pattern,
+            path=path,
+            include_content=include_content,
+            globs=(*split_globs(file_types), *split_globs(include)),
+            case_sensitive=case_sensitive,
+            whole_word=whole_word,
+            literal=literal,
+            regex=regex,
+            include_context=include_context,
+            context_lines=context_lines,
+            count_only=count_only,
+            max_results=max_results,
+            return_lines=return_lines,
+            output_format=output_format,
             respect_gitignore=respect_gitignore,
             include_hidden=include_hidden,
-            globs=normalise_globs([*(file_types or []), *(include or [])]),
-            max_file_size=settings.max_file_size,
-            rules_from=services.policy.root_of(root),
+            include_dependencies=include_dependencies,
         )
-        if not include_content and not count_only:
-            names = search_names(root, pattern, options, regex=regex, case_sensitive=case_sensitive, max_results=limit)
-            files = present(names.files, services.beneath)
-            result = SearchResult(
-                mode="filename",
-                pattern=pattern,
-                path=str(root),
-                total_matches=names.total,
-                returned_matches=len(files),
-                truncated=names.truncated,
-                files=files,
-            )
-        else:
-            reported = 0
-
-            def progress(files: int) -> None:
-                nonlocal reported
-                anyio.from_thread.check_cancelled()
-                if files > reported:  # MCP progress must increase
-                    reported = files
-                    anyio.from_thread.run(ctx.report_progress, files, None)
-
-            request = ContentRequest(
-                pattern=pattern,
-                literal=literal,
-                case_sensitive=case_sensitive,
-                whole_word=whole_word,
-                context_lines=context_lines if include_context else 0,
-                # counts alone come from ripgrep's count run, with no lines to read
-                max_results=0 if count_only and not return_lines else limit,
-                max_files=limit,
-            )
-            found = search_content(root, request, options, progress=progress, beneath=services.beneath)
-            matches = [] if count_only else [_match(m) for m in found.matches]
-            lines: dict[str, list[int]] = {}
-            for m in found.matches if count_only and return_lines else ():
-                numbers = lines.setdefault(m.file, [])
-                if m.line_number not in numbers[-1:]:
-                    numbers.append(m.line_number)
-            result = SearchResult(
-                mode="count" if count_only else "content",
-                pattern=pattern,
-                path=str(root),
-                total_matches=found.total_matches,
-                returned_matches=len(matches),
-                truncated=found.files_with_matches > limit if count_only else found.truncated,
-                matches=matches,
-                files=list(found.counts),
-                counts=found.counts,
-                files_with_matches=found.files_with_matches,
-                lines=lines if return_lines and count_only else None,
-                engine=found.engine,
-            )
-        if result.total_matches == 0 and excluded_by_gitignore(root, options):
-            result = result.model_copy(update={"excluded_by_gitignore": True})
+        result = _search(services, ctx, call)
         if output_format == "json":
             return respond(result, json.dumps(result.model_dump(mode="json", exclude_none=True), indent=1))
         return respond(result, search_text(result, catalog.compact and output_format != "text"))
@@ -134,18 +166,27 @@ def register(catalog: Catalog) -> None:
         literal: Annotated[bool, Field(description="Treat find and replace literally ($ and \\ too).")] = True,
         case_sensitive: Annotated[bool, Field(description="Match case.")] = True,
         file_types: GlobsArg = None,
-        include_paths: GlobsArg = None,
-        exclude_paths: GlobsArg = None,
+        include_paths: PathGlobsArg = None,
+        exclude_paths: PathGlobsArg = None,
         preview: Annotated[bool, Field(description="Count per file and change nothing.")] = False,
         max_files: Annotated[int, Field(ge=1, le=100_000, description="Change at most this many files.")] = 1000,
         force: Annotated[bool, Field(description="Allow a HIGH or CRITICAL risk change.")] = False,
         respect_gitignore: Annotated[bool, Field(description="Skip what .gitignore files exclude.")] = True,
+        include_dependencies: DependenciesArg = False,
+        create_backup: Annotated[
+            bool, Field(description="Accepted as the seed takes it; every changed file is backed up either way.")
+        ] = True,
+        parallel: Annotated[
+            bool,
+            Field(description="Accepted as the seed takes it; files change one at a time in path order either way."),
+        ] = True,
     ) -> Annotated[CallToolResult, ProjectReplaceResult]:
         """Replace text across many files at once; every changed file is backed up and undoable on its own.
 
         The result's backup_id restores every changed file at once: backup(action="restore", backup_id=...).
-        Start with preview=true. VCS directories, gitignored paths and binary files are skipped. A large
-        change (many files or occurrences) is refused with risk_blocked unless force=true.
+        Start with preview=true. VCS, dependency and cache directories, gitignored paths, minified and binary
+        files are skipped. A large change (many files or occurrences) is refused with risk_blocked unless
+        force=true. Files change one at a time, so a cancelled run leaves each file whole, old or new.
         """
 
         def progress(done: int, total: int) -> None:
@@ -158,13 +199,14 @@ def register(catalog: Catalog) -> None:
             replace=replace,
             literal=literal,
             case_sensitive=case_sensitive,
-            file_types=tuple(file_types or ()),
-            include_paths=tuple(include_paths or ()),
-            exclude_paths=tuple(exclude_paths or ()),
+            file_types=split_globs(file_types),
+            include_paths=expand_globs(include_paths),
+            exclude_paths=expand_globs(exclude_paths),
             preview=preview,
             max_files=max_files,
             force=force,
             respect_gitignore=respect_gitignore,
+            include_dependencies=include_dependencies,
         )
         report = services.replacer.run(request, progress)
         files = [
@@ -179,6 +221,9 @@ def register(catalog: Catalog) -> None:
             backup_id=report.group_id,
             files=files,
             files_scanned=report.files_scanned,
+            default_skipped=len(report.skipped) or None,
+            default_skipped_paths=list(report.skipped[:SAMPLE]) or None,
+            note=None if create_backup else _NO_BACKUP_NOTE,
             message="",
         )
         return voiced(result, replace_text, catalog.compact)
@@ -188,8 +233,9 @@ def register(catalog: Catalog) -> None:
         hints("Search Files", read_only=True),
         [
             ("files by name", {"pattern": "*.py", "path": "src"}),
-            ("text in files", {"pattern": "def main", "include_content": True, "file_types": ["py"]}),
+            ("text in files", {"pattern": "def main", "include_content": True, "file_types": ".py,.pyi"}),
             ("count per file", {"pattern": "TODO", "count_only": True}),
+            ("inside one file, with context", {"pattern": "TODO", "path": "src/app.py", "include_context": True}),
         ],
     )
     catalog.add(
@@ -197,9 +243,104 @@ def register(catalog: Catalog) -> None:
         hints("Project Replace", read_only=False, destructive=True, idempotent=False),
         [
             ("preview", {"find": "old_name", "replace": "new_name", "preview": True}),
-            ("only Python files", {"find": "old_name", "replace": "new_name", "file_types": ["py"]}),
+            ("only Python files", {"find": "old_name", "replace": "new_name", "file_types": ".py"}),
         ],
     )
+
+
+def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult:
+    """Run one search: by name or content under a directory, or in a file; then what the defaults left out."""
+    settings = services.settings
+    root = services.policy.resolve(call.path)
+    limit = min(call.max_results or settings.max_search_results, settings.max_search_results)
+    is_file = searched_file(root, settings.max_file_size)
+    content = call.content(is_file)
+    options = WalkOptions(
+        respect_gitignore=call.respect_gitignore,
+        include_hidden=call.include_hidden,
+        globs=normalise_globs(call.globs),
+        max_file_size=settings.max_file_size,
+        rules_from=services.policy.root_of(root),
+        skip_dependencies=not call.include_dependencies,
+        skip_minified=content and not call.include_dependencies,  # a name search lists bundles, as the seed
+    )
+    if not content:
+        names = search_names(
+            root, call.pattern, options, regex=call.regex, case_sensitive=call.case_sensitive, max_results=limit
+        )
+        files = present(names.files, services.beneath)
+        result = SearchResult(
+            mode="filename",
+            pattern=call.pattern,
+            path=str(root),
+            total_matches=names.total,
+            returned_matches=len(files),
+            truncated=names.truncated,
+            files=files,
+        )
+    else:
+        result = _content(services, ctx, call, root, options, limit)
+    if is_file:
+        return result
+    if result.total_matches == 0 and excluded_by_gitignore(root, options):
+        result = result.model_copy(update={"excluded_by_gitignore": True})
+    skipped = [] if call.include_dependencies else default_skips(root, options)
+    if skipped:
+        result = result.model_copy(update={"default_skipped": len(skipped), "default_skipped_paths": skipped[:SAMPLE]})
+    return result
+
+
+def _content(
+    services: Services, ctx: Context, call: _SearchCall, root: Path, options: WalkOptions, limit: int
+) -> SearchResult:
+    reported = 0
+
+    def progress(files: int) -> None:
+        nonlocal reported
+        anyio.from_thread.check_cancelled()
+        if files > reported:  # MCP progress must increase
+            reported = files
+            anyio.from_thread.run(ctx.report_progress, files, None)
+
+    request = ContentRequest(
+        pattern=call.pattern,
+        literal=call.literal,
+        case_sensitive=call.case_sensitive,
+        whole_word=call.whole_word,
+        context_lines=call.context,
+        # counts alone come from ripgrep's count run, with no lines to read
+        max_results=0 if call.count_only and not call.return_lines else limit,
+        max_files=limit,
+    )
+    found = search_content(root, request, options, progress=progress, beneath=services.beneath)
+    matches = [] if call.count_only else [_match(m) for m in found.matches]
+    lines: dict[str, list[int]] = {}
+    for m in found.matches if call.count_only and call.return_lines else ():
+        numbers = lines.setdefault(m.file, [])
+        if m.line_number not in numbers[-1:]:
+            numbers.append(m.line_number)
+    return SearchResult(
+        mode="count" if call.count_only else "content",
+        pattern=call.pattern,
+        path=str(root),
+        total_matches=found.total_matches,
+        returned_matches=len(matches),
+        truncated=found.files_with_matches > limit if call.count_only else found.truncated,
+        matches=matches,
+        files=list(found.counts),
+        counts=found.counts,
+        files_with_matches=found.files_with_matches,
+        lines=lines if call.return_lines and call.count_only else None,
+        engine=found.engine,
+    )
+
+
+def _is_regex(pattern: str) -> bool:
+    try:
+        compile_re2(pattern)
+    except InvalidParamsError:
+        return False
+    return True
 
 
 def _match(match: ContentMatch) -> SearchMatch:

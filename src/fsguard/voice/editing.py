@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsguard.models import BackupResult, EditFileResult, MultiEditResult, WriteFileResult
+from fsguard.models import BackupInfo, BackupResult, EditFileResult, MultiEditResult, RestoredFile, WriteFileResult
 from fsguard.voice.sizes import human_size
 
 
@@ -59,7 +59,12 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
             head = f"M {result.path} | {count} | {result.total_lines}L{undo}"
         integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
         notes = _notes(
-            result.risk_warning, integrity, result.structure_warning, result.external_change, result.feedback
+            result.risk_warning,
+            integrity,
+            result.structure_warning,
+            result.external_change,
+            result.feedback,
+            *result.notes or (),
         )
         return head + notes + _diff_block(result.diff, compact=True)
     plural = "" if result.replacements == 1 else "s"
@@ -73,7 +78,14 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
         head = f"M {result.path} | {counts} | {result.total_lines} lines"
         head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
     integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
-    notes = _notes(result.risk_warning, integrity, result.structure_warning, result.external_change, result.feedback)
+    notes = _notes(
+        result.risk_warning,
+        integrity,
+        result.structure_warning,
+        result.external_change,
+        result.feedback,
+        *result.notes or (),
+    )
     return head + notes + _diff_block(result.diff, compact=False)
 
 
@@ -85,7 +97,9 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
         prefix = "DRY RUN " if result.dry_run else "M "
         head = f"{prefix}{result.path} | {counts}{skipped} | {result.total_lines}L{undo}"
-        notes = _notes(result.risk_warning, result.structure_warning, result.external_change, result.feedback)
+        notes = _notes(
+            result.risk_warning, result.structure_warning, result.external_change, result.feedback, *result.notes or ()
+        )
         return head + notes + _diff_block(result.diff, True)
     head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{result.path} | {counts}{skipped}"
     head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
@@ -93,7 +107,9 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
         f"  edit {e.index}: {e.status.replace('_', ' ')}" + (f" ({e.match_tier}, line {e.line})" if e.line else "")
         for e in result.edits
     )
-    notes = _notes(result.risk_warning, result.structure_warning, result.external_change, result.feedback)
+    notes = _notes(
+        result.risk_warning, result.structure_warning, result.external_change, result.feedback, *result.notes or ()
+    )
     return f"{head}\n{details}{notes}" + _diff_block(result.diff, compact=False)
 
 
@@ -131,18 +147,60 @@ def backup_text(result: BackupResult, compact: bool) -> str:
     if result.action == "compare":
         return f"From backup {backup.backup_id} to the file now:\n{result.diff}"
     assert result.restored
-    done = result.restored[0]
+    return _restored_text(result, backup, result.restored[0], compact)
+
+
+def _restored_text(result: BackupResult, backup: BackupInfo, done: RestoredFile, compact: bool) -> str:
+    """restore and undo_last: what was put back, what the file held before, and how to take it back."""
     if result.dry_run:
-        text = f"DRY RUN, nothing written: {result.action} would put backup {backup.backup_id} back into {done.path}."
-        return text + (f"\n{result.diff}" if result.diff else "")
+        return _restore_plan(result, backup, done) + (f"\n{result.diff}" if result.diff else "")
     if done.safety_backup_id is None and done.previous_hash == done.content_hash:
         return f"{done.path} already holds backup {backup.backup_id}'s content; nothing was written."
-    redo = f'\nRedo: backup(action="restore", backup_id="{done.safety_backup_id}")' if done.safety_backup_id else ""
-    head = f" Next undo_last reverts {result.head_backup_id}." if result.head_backup_id else " No earlier step."
+    safety = done.safety_backup_id
+    if result.action == "restore" and safety:
+        undo = f'backup(action="undo_last", file_path="{done.path}") or backup(action="restore", backup_id="{safety}")'
+        redo = f"\nUndo this restore: {undo}"
+    else:
+        redo = f'\nRedo: backup(action="restore", backup_id="{safety}")' if safety else ""
     if compact:
-        return f"RESTORED {done.path} <- {backup.backup_id} | hash {done.content_hash}{redo}"
+        changed = f" | changed since: old bytes in {safety}" if done.changed_since and safety else ""
+        return f"RESTORED {done.path} <- {backup.backup_id} | hash {done.content_hash}{changed}{redo}"
     check = "verified" if done.verified else "NOT verified: read the file back"
-    return f"Restored {done.path} from backup {backup.backup_id} ({check}, hash {done.content_hash}).{head}{redo}"
+    head = ""
+    if result.action == "undo_last":
+        head = f" Next undo_last reverts {result.head_backup_id}." if result.head_backup_id else " No earlier step."
+    text = f"Restored {done.path} from backup {backup.backup_id} ({check}, hash {done.content_hash}).{head}"
+    if done.changed_since:
+        text += "\n" + _changed_since(backup, done, planned=False)
+    return text + redo
+
+
+def _restore_plan(result: BackupResult, backup: BackupInfo, done: RestoredFile) -> str:
+    """A dry run: what a real run would do, and whether the file changed after the operation it reverts."""
+    if done.needs_force:
+        now = "is missing" if done.previous_hash is None else f"holds hash {done.previous_hash}"
+        return (
+            f"DRY RUN, nothing written: undo_last would be refused (undo_conflict): {done.path} changed after the "
+            f"{backup.operation} it reverts (that left hash {backup.after_hash}; the file now {now}). Compare first "
+            f"with backup(action='compare', backup_id='{backup.backup_id}'), then retry with force=true to revert "
+            "it anyway (its current bytes are backed up first)."
+        )
+    text = f"DRY RUN, nothing written: {result.action} would put backup {backup.backup_id} back into {done.path}."
+    if done.changed_since:
+        text += " " + _changed_since(backup, done, planned=True)
+    return text
+
+
+def _changed_since(backup: BackupInfo, done: RestoredFile, *, planned: bool) -> str:
+    """The file changed after the operation being reverted: the evidence, and where its bytes go (or went)."""
+    if done.previous_hash is None:
+        return f"{done.path} is missing, so it would be recreated." if planned else f"{done.path} was missing."
+    left = f" (that left hash {backup.after_hash})" if backup.after_hash else ""
+    if planned:
+        now = f"its bytes now (hash {done.previous_hash}) would be backed up first"
+        return f"{done.path} changed after the {backup.operation}{left}; {now}."
+    saved = f" are saved as backup {done.safety_backup_id}" if done.safety_backup_id else " were replaced"
+    return f"{done.path} had changed after the {backup.operation}{left}: its bytes (hash {done.previous_hash}){saved}."
 
 
 def group_text(result: BackupResult, compact: bool) -> str:

@@ -40,6 +40,8 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     more = f" | more: offset={result.next_offset}" if result.next_offset is not None else ""
     if result.ignored:
         more += f" | {result.ignored} gitignored not shown (respect_gitignore=false shows them)"
+    if result.hidden:
+        more += f" | {result.hidden} hidden not shown (include_hidden=true shows them)"
     if compact:
         names = " ".join(
             e.name

@@ -13,7 +13,15 @@ def search_text(result: SearchResult, compact: bool) -> str:
     text = _capped(_search_text(result, compact))
     if result.excluded_by_gitignore:
         text += f"\n{result.path} is excluded by a .gitignore: search it with respect_gitignore=false."
-    return text
+    return text + _skipped(result.default_skipped, result.default_skipped_paths, "searches")
+
+
+def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
+    if not count:
+        return ""
+    named = ", ".join(paths or [])
+    more = f" and {count - len(paths or [])} more" if count > len(paths or []) else ""
+    return f"\nSkipped by default: {named}{more}; include_dependencies=true {verb} them."
 
 
 def _search_text(result: SearchResult, compact: bool) -> str:
@@ -22,7 +30,10 @@ def _search_text(result: SearchResult, compact: bool) -> str:
     tail = more if result.truncated and result.mode != "count" else ""
     if result.mode == "filename":
         if not result.files:
-            return f"No file name matches {result.pattern!r} under {result.path}."
+            return (
+                f"No file name matches {result.pattern!r} under {result.path}. File contents were not searched: "
+                "pass include_content=true to search inside files."
+            )
         return "\n".join(result.files) + tail
     in_files = f"{result.total_matches} match(es) in {result.files_with_matches} file(s)"
     if result.mode == "count":
@@ -74,4 +85,6 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
         hint = "\nNothing was written. Run again without preview to apply."
     elif result.files_changed:
         hint = '\nEach file was backed up: undo one with backup(action="undo_last", file_path=...).'
-    return head + ("\n" + "\n".join(rows) if rows else "") + hint
+    note = f"\n{result.note}" if result.note else ""
+    skipped = _skipped(result.default_skipped, result.default_skipped_paths, "includes")
+    return head + ("\n" + "\n".join(rows) if rows else "") + hint + note + skipped

@@ -1,0 +1,94 @@
+"""read_file of a file above :data:`fsguard.core.ranges.STREAM_ABOVE`: the lines a selection names, streamed.
+
+Files within --max-file-size get the whole-file facts (content_hash, total_lines, line_ending) from one
+streamed pass, cached by file identity; above it a ranged read touches only the bytes it returns, so those
+facts are not given (hashing a gigabyte takes a second; the file cannot be edited anyway, edits load it whole).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fsguard.core.errors import InvalidParamsError
+from fsguard.core.hashing import Fingerprint
+from fsguard.core.ranges import Excerpt, Layout, excerpt, line_offset, tail_offset, texts
+from fsguard.models import ReadFileResult
+
+DEFAULT_MAX_LINES = 100
+_ALL = 1 << 62
+
+
+@dataclass(frozen=True)
+class Window:
+    """What to take: from ``start_line`` (or the last ``tail`` lines), ``count`` lines, ``skip_columns`` in."""
+
+    start_line: int = 1
+    count: int = _ALL
+    tail: int | None = None
+    skip_columns: int = 0
+
+
+def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint | None) -> tuple[Excerpt, int | None]:
+    """The excerpt and the number of its first line (None: a tail of a file whose lines were not counted)."""
+    total = known.line_count if known is not None else None
+    if window.tail is not None:
+        offset = tail_offset(lay, window.tail)
+        first = max(total - window.tail + 1, 1) if total is not None else None
+        if first is None and offset == lay.start:
+            first = 1
+    else:
+        first = window.start_line
+        found = line_offset(lay, first)
+        if found is None:
+            last = f"{total} lines" if total is not None else "fewer lines"
+            raise InvalidParamsError(
+                f"start_line {first} is past the end of {name} ({last}). Use a smaller start_line, or mode=tail.",
+                start_line=first,
+            )
+        offset = found
+    chunks = texts(lay, offset)
+    return excerpt(chunks, max_lines=window.count, budget=budget, skip_columns=window.skip_columns), first
+
+
+def finish(base: ReadFileResult, ex: Excerpt, first: int | None, wanted: int, budget: int, name: str) -> ReadFileResult:
+    """Content, line numbers and the read-more hint of an excerpt starting at line ``first``."""
+    total = base.total_lines
+    hint: str | None
+    last = first + ex.lines - 1 if first is not None and ex.lines else None
+    content = ex.content
+    if ex.cut_column is not None and first is not None:
+        content += f"… [line {first} cut at {ex.cut_column:,} characters]"
+        hint = (
+            f"Line {first} of {name} cut at {ex.cut_column:,} characters (--max-response-bytes {budget:,}): "
+            f"read on with start_line={first} start_column={ex.cut_column + 1}"
+        )
+    elif ex.full and last is not None:
+        hint = (
+            f"Lines {first}-{last}: the response budget (--max-response-bytes {budget:,}) is reached; "
+            f"read on with start_line={last + 1}"
+        )
+    elif first is None:
+        hint = f"Last {ex.lines} lines of {name}"
+    else:
+        of = f" of {total} total lines" if total is not None else ""
+        hint = f"Lines {first}-{last}{of} in {name}"
+        more = total is None or (last or 0) < total
+        if more and ex.lines >= wanted:
+            following = (last or 0) + 1
+            span = min(wanted, 300) - 1
+            hint += f" — use start_line/end_line to read more, e.g. start_line={following} end_line={following + span}"
+    truncated = ex.full or first != 1 or total is None or (last or 0) < total
+    if not truncated:
+        hint = None
+    return base.model_copy(
+        update={"content": content, "start_line": first, "end_line": last, "truncated": truncated, "hint": hint}
+    )
+
+
+def above_limit_note(name: str, size: int, limit: int) -> str:
+    """Why a big file's read gives no content_hash and how (not) to edit it."""
+    return (
+        f"{name} is {size:,} bytes, above --max-file-size ({limit:,}): it is read in ranges only, without "
+        "content_hash or total_lines (get_file_info counts its lines), and it cannot be edited, since an edit "
+        "loads the whole file; restart with a larger --max-file-size to edit it"
+    )

@@ -1,0 +1,115 @@
+"""File globs as callers write them: split, spelled out, and matched against paths below a root.
+
+A caller may write the globs of ``file_types``, ``include``, ``include_paths`` or ``exclude_paths`` as a list, as
+JSON array text, or as the seed's comma-separated string; ``{a,b}`` alternatives are spelled out here, because
+neither :mod:`fnmatch` nor the ``.gitignore`` syntax reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fnmatch import fnmatchcase
+
+import pathspec
+
+from fsguard.core.errors import InvalidParamsError
+
+_GLOB_CHARS = frozenset("*?[")
+_MAX_EXPANSIONS = 256  # alternatives a {a,b} glob may expand to
+
+
+def split_globs(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The globs a caller wrote, one by one: a list, JSON array text (``'["py", "md"]'``, a trailing comma
+    tolerated), or a comma-separated string as the seed takes it (``".go, .txt"``). Commas inside ``{}``
+    separate alternatives of one glob, which :func:`expand_globs` spells out. Blank entries are dropped."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else list(value)
+    found: list[str] = []
+    for item in items:
+        text = item.strip()
+        if text.startswith("[") and text.endswith("]") and '"' in text:
+            found += [part.strip().strip('"').strip() for part in _top_level_split(text[1:-1])]
+        else:
+            found += [part.strip() for part in _top_level_split(text)]
+    return tuple(part for part in found if part)
+
+
+def expand_globs(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    """:func:`split_globs`, with each ``{a,b}`` spelled out: ``*.{js,ts}`` is ``*.js`` and ``*.ts``.
+
+    Raises:
+        InvalidParamsError: the braces expand to more than 256 globs.
+    """
+    globs: list[str] = []
+    for glob in split_globs(value):
+        globs += [expanded for expanded in _braces(glob) if expanded not in globs]
+    return tuple(globs)
+
+
+def normalise_globs(file_types: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Include globs from what a caller wrote (any form :func:`split_globs` reads): ``py``, ``.py`` and ``*.py``
+    all become ``*.py``.
+
+    A glob without ``/`` is matched against a file's name, one with ``/`` against its path relative to the
+    root (``src/**/*.ts``; ``**`` spans any number of directories). Empty entries and duplicates are dropped.
+    """
+    globs: list[str] = []
+    for raw in expand_globs(file_types):
+        glob = raw
+        if "/" not in glob and not _GLOB_CHARS & set(glob):
+            glob = "*." + glob.lstrip(".")
+        if glob not in globs:
+            globs.append(glob)
+    return tuple(globs)
+
+
+def _top_level_split(text: str) -> list[str]:
+    """``text`` cut at the commas outside braces."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char == "{") - (char == "}" and depth > 0)
+        if char == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    return [*parts, text[start:]]
+
+
+def _braces(glob: str) -> list[str]:
+    """Every spelling of ``glob`` with its ``{a,b}`` groups (nested ones too) chosen one way; unbalanced braces
+    are left as they are."""
+    start = glob.find("{")
+    depth = 0
+    for end in range(start + 1, len(glob)) if start >= 0 else ():
+        depth += (glob[end] == "{") - (glob[end] == "}")
+        if depth < 0:
+            head, tail = glob[:start], _braces(glob[end + 1 :])
+            spelled = [
+                head + a + t
+                for option in _top_level_split(glob[start + 1 : end])
+                for a in _braces(option)
+                for t in tail
+            ]
+            if len(spelled) > _MAX_EXPANSIONS:
+                raise InvalidParamsError(f"the glob {glob!r} expands to more than {_MAX_EXPANSIONS} globs; pass fewer.")
+            return spelled
+    return [glob]
+
+
+def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
+    """A predicate on root-relative POSIX paths: does any of ``globs`` match?
+
+    Raises:
+        InvalidParamsError: a glob is malformed.
+    """
+    names = [glob for glob in globs if "/" not in glob]
+    try:
+        paths = pathspec.PathSpec.from_lines("gitignore", [glob for glob in globs if "/" in glob])
+    except (ValueError, TypeError) as exc:
+        raise InvalidParamsError(f"invalid file glob: {exc}. Use globs such as '*.py' or 'src/**/*.ts'.") from exc
+
+    def matches(relative: str) -> bool:
+        name = relative.rsplit("/", 1)[-1]
+        return any(fnmatchcase(name, glob) for glob in names) or paths.match_file(relative)
+
+    return matches

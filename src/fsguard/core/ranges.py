@@ -1,0 +1,216 @@
+"""Big files read in pieces: line offsets found by counting line breaks in bytes (seeking back from the end
+for tails), only the lines returned decoded, and the whole-file facts (hash, lines) taken in one streamed pass.
+
+Memory stays at a chunk or two whatever the file's size. What is returned is bounded by :func:`excerpt`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from fsguard.core.beneath import Pinned
+from fsguard.core.errors import BinaryFileError
+from fsguard.core.hashing import Fingerprint, StreamHash
+from fsguard.core.oserrors import from_os_error
+from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, sniff
+
+CHUNK = 1 << 20
+SNIFF_BYTES = 64 << 10
+STREAM_ABOVE = 4 << 20
+"""Files up to this size are read whole (one decode, encoding judged on every byte); bigger ones in pieces."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """An open file read in pieces: where its text starts (after the BOM), its encoding, its line breaks."""
+
+    fd: int
+    size: int
+    start: int
+    encoding: str
+    breaks: Breaks
+
+
+@dataclass(frozen=True)
+class Survey:
+    """Whole-file facts from one streamed pass."""
+
+    line_count: int
+    line_ending: LineEnding
+    fingerprint: Fingerprint | None  # None when the pass took no hash
+
+
+@contextmanager
+def opened(entry: Pinned) -> Iterator[tuple[int, os.stat_result]]:
+    """The pinned regular file open for reading, and its stat; the last component is never followed."""
+    try:
+        fd = os.open(entry.name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW, dir_fd=entry.parent)
+    except OSError as exc:
+        raise from_os_error(exc, entry.path) from exc
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise from_os_error(IsADirectoryError(errno.EISDIR, "is a directory"), entry.path)
+        if not stat.S_ISREG(st.st_mode):
+            raise BinaryFileError(
+                f"{entry.path} is a pipe, socket or device, not a regular file; it is never read.",
+                path=str(entry.path),
+            )
+        yield fd, st
+    finally:
+        os.close(fd)
+
+
+def layout(fd: int, size: int, path: object) -> Layout:
+    """Judge the encoding from the first :data:`SNIFF_BYTES` (binary files are refused here)."""
+    encoding, bom = sniff(_pread(fd, SNIFF_BYTES, 0), path)
+    return Layout(fd, size, len(bom), encoding, Breaks.of(encoding))
+
+
+def _pread(fd: int, length: int, offset: int) -> bytes:
+    try:
+        return os.pread(fd, length, offset)
+    except OSError as exc:
+        raise from_os_error(exc, f"fd {fd}") from exc
+
+
+def forward(lay: Layout, offset: int) -> Iterator[tuple[int, bytes]]:
+    """Chunks from ``offset`` to the end; a chunk ending in CR takes the next unit too, so no CRLF is split."""
+    cr, unit = lay.breaks.cr, lay.breaks.unit
+    length = max(CHUNK - CHUNK % unit, unit)  # whole UTF-16/32 units, so break matches stay aligned
+    while offset < lay.size:
+        data = _pread(lay.fd, length, offset)
+        data = data[: len(data) - len(data) % unit]
+        if not data:
+            return
+        if data.endswith(cr):
+            data += _pread(lay.fd, unit, offset + len(data))
+        yield offset, data
+        offset += len(data)
+
+
+def line_offset(lay: Layout, line: int) -> int | None:
+    """Where 1-based ``line`` starts, or None when the file has fewer lines."""
+    need = line - 1
+    if need == 0:
+        return lay.start if lay.size > lay.start else None
+    for offset, data in forward(lay, lay.start):
+        found = lay.breaks.count(data)
+        if found < need:
+            need -= found
+            continue
+        start = lay.breaks.ends(data, offset)[need - 1]
+        return start if start < lay.size else None
+    return None
+
+
+def tail_offset(lay: Layout, count: int) -> int:
+    """Where the last ``count`` lines start (the text's start when there are fewer); no line is decoded."""
+    unit, end, need = lay.breaks.unit, lay.size, count
+    span = min(CHUNK, 64 << 10)  # small first: a tail of 100 log lines is a few KB
+    while end > lay.start:
+        begin = max(lay.start, end - span)
+        begin -= (begin - lay.start) % unit
+        span = min(span * 4, CHUNK)
+        # One unit past the end: a CRLF across the boundary is matched whole, and left to the later chunk.
+        data = _pread(lay.fd, end - begin + unit, begin)
+        # A break at the very end of the file closes the last line; it does not start another.
+        starts = [start for start in lay.breaks.last_ends(data, begin, need + 1) if start <= end and start < lay.size]
+        if len(starts) >= need:
+            return starts[-need]
+        need -= len(starts)
+        end = begin
+    return lay.start
+
+
+def texts(lay: Layout, offset: int) -> Iterator[str]:
+    """The text from ``offset`` decoded chunk by chunk; undecodable bytes become U+FFFD."""
+    decoder = codecs.getincrementaldecoder(lay.encoding)(errors="replace")
+    for _offset, data in forward(lay, offset):
+        yield decoder.decode(data)
+    yield decoder.decode(b"", final=True)
+
+
+def survey(lay: Layout, *, hashed: bool) -> Survey:
+    """Count every line break (and hash every byte when ``hashed``) in one pass of :data:`CHUNK` reads."""
+    tally = BreakTally(lay.breaks)
+    digest = StreamHash() if hashed else None
+    if digest is not None and lay.start:
+        digest.update(_pread(lay.fd, lay.start, 0))
+    for _offset, data in forward(lay, lay.start):
+        tally.add(data)
+        if digest is not None:
+            digest.update(data)
+    fingerprint = None
+    if digest is not None:
+        fingerprint = Fingerprint(digest.hexdigest(), tally.line_count, lay.encoding, tally.line_ending)
+    return Survey(tally.line_count, tally.line_ending, fingerprint)
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """Lines taken from a text until a line count or a byte budget ran out."""
+
+    content: str
+    lines: int  # lines begun in content (the last may be cut or lack its break)
+    cut_column: int | None  # when the last line was cut by the budget: the characters of it before the cut
+    full: bool  # the budget stopped it before the lines asked for
+
+
+def utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns: int = 0) -> Excerpt:
+    """Up to ``max_lines`` lines of ``chunks`` (text never splitting a CRLF) in at most ``budget`` UTF-8 bytes.
+
+    The first line starts ``skip_columns`` characters in. A line that does not fit is left out whole, unless
+    it is the first: then it is cut where the budget ends, so every call makes progress.
+    """
+    parts: list[str] = []
+    used = lines = column = 0
+    mark = (0, 0)  # parts and bytes when the current line began
+    for text in chunks:
+        pos = 0
+        while pos < len(text) and lines < max_lines:
+            # Look no further than the budget allows: a 45 MB line is not scanned to its end.
+            limit = min(len(text), pos + skip_columns + budget - used + 2)
+            found = LINE_BREAK.search(text, pos, limit)
+            body = text[pos : found.start()] if found else text[pos:limit]
+            brk = found.group() if found else ""
+            pos = found.end() if found else limit
+            if skip_columns:
+                dropped = min(skip_columns, len(body))
+                body, skip_columns, column = body[dropped:], skip_columns - dropped, column + dropped
+                skip_columns = 0 if brk else skip_columns
+            cost = utf8_size(body) + len(brk)
+            if used + cost > budget:
+                if lines:
+                    return Excerpt("".join(parts[: mark[0]]), lines, None, True)
+                fit = _fitting(body, budget - used)
+                parts.append(fit)
+                return Excerpt("".join(parts), 1, column + len(fit), True)
+            parts.append(body + brk)
+            used += cost
+            column += len(body)
+            if brk:
+                lines += 1
+                column = 0
+                mark = (len(parts), used)
+        if lines >= max_lines:
+            break
+    begun = lines + (1 if len(parts) > mark[0] else 0)
+    return Excerpt("".join(parts), begun, None, False)
+
+
+def _fitting(body: str, room: int) -> str:
+    """The longest start of ``body`` within ``room`` UTF-8 bytes, never splitting a character."""
+    if body.isascii():
+        return body[: max(room, 0)]
+    return body.encode("utf-8")[: max(room, 0)].decode("utf-8", "ignore")

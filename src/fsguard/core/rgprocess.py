@@ -1,0 +1,104 @@
+"""Running rg: started in a directory (a path, or an open directory fd the child enters), its ``--json`` messages
+streamed or its whole output spooled, stopped when the search is cancelled, and its failure raised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+Progress = Callable[[int], None]
+Cwd = Path | int  # where rg starts: a path, or an open directory fd
+
+_POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
+
+
+class RipgrepFailed(Exception):
+    """rg could not start, or stopped with an error before finishing."""
+
+
+def run_messages(command: list[Any], cwd: Cwd) -> Iterator[Any]:
+    """rg's match, context and end messages.
+
+    Raises:
+        RipgrepFailed: rg could not start, or exited with status 2 and an error on stderr.
+    """
+    process = _start(command, cwd, subprocess.PIPE)
+    try:
+        assert process.stdout is not None
+        for raw in process.stdout:
+            if raw.startswith((b'{"type":"match"', b'{"type":"context"', b'{"type":"end"')):
+                yield json.loads(raw)
+    except (OSError, ValueError) as exc:
+        raise RipgrepFailed(str(exc)) from exc
+    finally:
+        _finish(process)
+
+
+def run_spooled(command: list[Any], cwd: Cwd, progress: Progress | None) -> bytes:
+    """rg's whole output, spooled to a temporary file; every 0.1 s ``progress`` gets the number of files reported
+    so far (it may raise to stop rg).
+
+    rg writes each file's result as it finishes, in parallel; through a pipe every write wakes the reader, which
+    made a 30,000-file count 40% slower than into a file.
+
+    Raises:
+        RipgrepFailed: rg could not start, or exited with status 2 and an error on stderr.
+    """
+    chunks: list[bytes] = []
+    files = 0
+    with tempfile.TemporaryFile(prefix="fsguard-rg-") as spool:
+        process = _start(command, cwd, spool)
+        try:
+            offset, finished = 0, False
+            while not finished:
+                finished = _exited(process, _POLL_SECONDS)
+                while chunk := os.pread(spool.fileno(), 1 << 20, offset):
+                    offset += len(chunk)
+                    files += chunk.count(b"\0")  # one NUL per record
+                    chunks.append(chunk)
+                if progress is not None:
+                    progress(files)
+        finally:
+            _finish(process)
+    return b"".join(chunks)
+
+
+def _start(command: list[Any], cwd: Cwd, stdout: Any) -> subprocess.Popen[bytes]:
+    # An fd is inherited by the child, which enters the very directory it names: no path is resolved again.
+    where, keep = (f"/proc/self/fd/{cwd}", (cwd,)) if isinstance(cwd, int) else (cwd, ())
+    try:
+        return subprocess.Popen(command, cwd=where, stdout=stdout, stderr=subprocess.PIPE, pass_fds=keep)
+    except OSError as exc:  # e.g. E2BIG: too many paths for one command line
+        raise RipgrepFailed(str(exc)) from exc
+
+
+def _exited(process: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``process`` to end, waking as soon as it does where pidfd exists."""
+    if hasattr(os, "pidfd_open"):
+        pidfd = os.pidfd_open(process.pid)
+        try:
+            select.select([pidfd], [], [], timeout)
+        finally:
+            os.close(pidfd)
+        return process.poll() is not None
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def _finish(process: subprocess.Popen[bytes]) -> None:
+    """Stop ``process`` if it still runs (the search was cancelled) and raise if it failed."""
+    process.kill()
+    _, stderr = process.communicate()
+    if process.returncode not in (0, 1, -signal.SIGKILL) and stderr.strip():
+        raise RipgrepFailed(stderr.decode("utf-8", "replace").strip())

@@ -1,0 +1,152 @@
+"""The lister's pages: a scan of names, sorted and filtered on strings, then only the page stat'ed."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fsguard.core.beneath import Beneath
+from fsguard.core.ignore import IgnoreRules
+from fsguard.core.listing import DirectoryLister
+from fsguard.core.paths import PathPolicy
+from fsguard.core.session import Session
+from fsguard.models import DirectoryEntry, ListDirectoryResult
+from tests.strategies import ListedDirectory, listed_directories
+
+MAX_ITEMS = 50
+
+
+@contextmanager
+def lister_for(root: Path, max_items: int = MAX_ITEMS) -> Iterator[DirectoryLister]:
+    policy = PathPolicy.create([root])
+    beneath = Beneath(policy.roots)
+    try:
+        yield DirectoryLister(policy, beneath, Session(), max_items=max_items)
+    finally:
+        beneath.close()
+
+
+def build(root: Path, case: ListedDirectory) -> Path:
+    """The case's directory under ``root``, with the files and directories its links lead to beside it."""
+    directory = root / "sub" / "dir"
+    directory.mkdir(parents=True)
+    (root / "target-file").write_text("t", encoding="utf-8")
+    (root / "target-dir").mkdir()
+    targets = {"link_file": "../../target-file", "link_dir": "../../target-dir", "dangling": "missing"}
+    for name, kind in case.entries:
+        if kind == "file":
+            (directory / name).write_bytes(b"x" * len(name))
+        elif kind == "dir":
+            (directory / name).mkdir()
+        else:
+            (directory / name).symlink_to(targets[kind])
+    if case.root_ignore is not None:
+        (root / ".gitignore").write_text(case.root_ignore, encoding="utf-8")
+    if case.own_ignore is not None:
+        (directory / ".gitignore").write_text(case.own_ignore, encoding="utf-8")
+    return directory
+
+
+def expected(root: Path, directory: Path, include_hidden: bool, respect_gitignore: bool) -> tuple[list[str], int, int]:
+    """The names in listing order and the hidden and ignored counts, worked out one path at a time."""
+    rules = IgnoreRules(root)
+    names = [path.name for path in directory.iterdir()]
+    shown = [name for name in names if include_hidden or not name.startswith(".")]
+    kept = [
+        name
+        for name in shown
+        if not (respect_gitignore and rules.ignored(directory / name, (directory / name).is_dir()))
+    ]
+    kept.sort(key=lambda name: (not (directory / name).is_dir(), name.casefold(), name))
+    return kept, len(names) - len(shown), len(shown) - len(kept)
+
+
+def all_pages(lister: DirectoryLister, directory: Path, page_size: int, **flags: bool) -> list[ListDirectoryResult]:
+    pages = [lister.page(str(directory), offset=0, limit=page_size, **flags)]
+    while pages[-1].next_offset is not None:
+        pages.append(lister.page(str(directory), offset=pages[-1].next_offset, limit=page_size, **flags))
+    return pages
+
+
+@given(listed_directories(), st.booleans(), st.booleans(), st.sampled_from([1, 2, 3, 7, MAX_ITEMS]))
+def test_pages_put_together_are_the_full_sorted_listing_with_exact_totals(
+    case: ListedDirectory, include_hidden: bool, respect_gitignore: bool, page_size: int
+) -> None:
+    flags = {"include_hidden": include_hidden, "respect_gitignore": respect_gitignore}
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch).resolve()
+        directory = build(root, case)
+        names, hidden, ignored = expected(root, directory, include_hidden, respect_gitignore)
+        with lister_for(root) as lister:
+            full = lister.page(str(directory), offset=0, limit=None, **flags)
+            pages = all_pages(lister, directory, page_size, **flags)
+    assert [entry.name for entry in full.entries] == names
+    assert (full.total, full.hidden, full.ignored, full.truncated) == (len(names), hidden, ignored, False)
+    assert [entry for page in pages for entry in page.entries] == full.entries
+    assert [page.offset for page in pages] == list(range(0, max(len(names), 1), page_size))
+    assert all((page.total, page.hidden, page.ignored) == (full.total, hidden, ignored) for page in pages)
+    assert [page.truncated for page in pages] == [True] * (len(pages) - 1) + [False]
+
+
+def test_links_are_sorted_and_typed_by_what_they_lead_to(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    case = ListedDirectory((("a", "file"), ("b", "link_dir"), ("c", "link_file"), ("d", "dangling")), None, None)
+    directory = build(root, case)
+    with lister_for(root) as lister:
+        entries = lister.page(str(directory), include_hidden=True, offset=0, limit=None).entries
+    assert [(e.name, e.type, e.size, e.is_symlink) for e in entries] == [
+        ("b", "directory", None, True),
+        ("a", "file", 1, False),
+        ("c", "file", 1, True),
+        ("d", "symlink", None, True),
+    ]
+
+
+def test_an_entry_removed_after_the_scan_is_left_out_and_the_offsets_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path.resolve()
+    for name in "abcde":
+        (root / name).write_text(name, encoding="utf-8")
+    real_stat = os.stat
+
+    def stat_after_removal(name: str, **kwargs: object) -> os.stat_result:
+        if name == "b":
+            (root / "b").unlink(missing_ok=True)
+        return real_stat(name, **kwargs)  # type: ignore[arg-type]
+
+    with lister_for(root) as lister:
+        monkeypatch.setattr("fsguard.core.listing.os.stat", stat_after_removal)
+        page = lister.page(str(root), include_hidden=True, offset=0, limit=3)
+    assert [entry.name for entry in page.entries] == ["a", "c"]
+    assert (page.total, page.next_offset) == (5, 3)
+
+
+def test_a_tree_stops_at_the_item_cap_without_visiting_the_rest(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    for index in range(30):
+        (root / f"d{index:02}").mkdir()
+        (root / f"d{index:02}" / "inner").write_text("x", encoding="utf-8")
+    with lister_for(root, max_items=5) as lister:
+        result = lister.tree(str(root), include_hidden=True, max_depth=3)
+    assert result.tree is not None
+    shown = [(node.name, [child.name for child in node.children or []]) for node in result.tree.children or []]
+    assert shown == [("d00", ["inner"]), ("d01", ["inner"]), ("d02", [])]
+    assert (result.total, result.truncated) == (5, True)
+
+
+def test_directory_entries_carry_size_only_for_files(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    (root / "f").write_bytes(b"12345")
+    (root / "d").mkdir()
+    with lister_for(root) as lister:
+        entries = lister.page(str(root), include_hidden=True, offset=0, limit=None).entries
+    assert [(e.name, e.size) for e in entries] == [("d", None), ("f", 5)]
+    assert all(isinstance(entry, DirectoryEntry) and entry.modified.endswith("Z") for entry in entries)

@@ -1,0 +1,332 @@
+"""Protocol edges, in both eras: tools-only capabilities, unknown tools as -32602, HTTP body size, bearer case.
+
+In memory through the ``client`` fixture, over real stdio frames, and over real HTTP (uvicorn on loopback).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+
+from fsguard.config import Settings
+from fsguard.http import BODY_ENVELOPE, request_body_limit
+from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.test_transports import http_server
+
+pytestmark = pytest.mark.anyio
+
+UNOFFERED: dict[str, Callable[[Client], Awaitable[object]]] = {
+    "prompts/list": lambda c: c.list_prompts(),
+    "prompts/get": lambda c: c.get_prompt("nope"),
+    "resources/list": lambda c: c.list_resources(),
+    "resources/templates/list": lambda c: c.list_resource_templates(),
+    "resources/read": lambda c: c.read_resource("file:///etc/passwd"),
+}
+
+
+async def _refusals(client: Client) -> dict[str, tuple[int, str]]:
+    """Each prompts/resources request's JSON-RPC error (code, message)."""
+    refused: dict[str, tuple[int, str]] = {}
+    for method, request in UNOFFERED.items():
+        with pytest.raises(MCPError) as raised:
+            await request(client)
+        refused[method] = (raised.value.code, raised.value.message)
+    return refused
+
+
+async def _unknown_tool(client: Client, name: str) -> MCPError:
+    with pytest.raises(MCPError) as raised:
+        await client.call_tool(name, {"path": "x"})
+    return raised.value
+
+
+# -- in memory, both eras --------------------------------------------------------------------------------------
+
+
+async def test_only_the_tools_capability_is_advertised(client: Client) -> None:
+    capabilities = client.server_capabilities
+    assert capabilities is not None
+    assert capabilities.tools is not None
+    assert (capabilities.prompts, capabilities.resources) == (None, None)
+
+
+async def test_prompt_and_resource_requests_are_method_not_found(client: Client) -> None:
+    assert await _refusals(client) == dict.fromkeys(UNOFFERED, (METHOD_NOT_FOUND, "Method not found"))
+
+
+async def test_tools_still_work_after_refused_prompt_requests(client: Client, root: Path) -> None:
+    await _refusals(client)
+    data = structured(await client.call_tool("write_file", {"path": "a.txt", "content": "kept\n"}))
+    assert data["bytes_written"] == 5
+    assert (root / "a.txt").read_bytes() == b"kept\n"
+
+
+async def test_an_unknown_tool_is_a_protocol_error_naming_the_closest_tool(client: Client) -> None:
+    error = await _unknown_tool(client, "list_directroy")
+    assert (error.code, error.message) == (INVALID_PARAMS, "Unknown tool: list_directroy")
+    assert error.data == {"name": "list_directroy", "did_you_mean": "list_directory"}
+
+
+async def test_an_unknown_tool_far_from_every_name_has_no_suggestion(client: Client) -> None:
+    error = await _unknown_tool(client, "frobnicate_everything")
+    assert (error.code, error.message, error.data) == (
+        INVALID_PARAMS,
+        "Unknown tool: frobnicate_everything",
+        {"name": "frobnicate_everything"},
+    )
+
+
+async def test_a_write_tool_on_a_read_only_server_is_an_unknown_tool_and_writes_nothing(
+    connect: ClientFactory, root: Path
+) -> None:
+    async with connect(read_only=True) as client:
+        error = await _unknown_tool(client, "write_file")
+    assert error.code == INVALID_PARAMS
+    assert list(root.iterdir()) == []
+
+
+async def test_unknown_tools_are_counted_and_audited(connect: ClientFactory, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    async with connect(log_dir=logs) as client:
+        await _unknown_tool(client, "read_fille")
+        stats = structured(await client.call_tool("server_info", {"action": "stats"}))["stats"]
+    assert stats["errors_by_code"] == {"unknown_tool": 1}
+    lines = [
+        json.loads(line) for path in logs.rglob("*.jsonl") for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    audited = [line for line in lines if line.get("tool") == "read_fille"]
+    assert [(line["status"], line["error_code"]) for line in audited] == [("error", "unknown_tool")]
+
+
+async def test_invalid_arguments_stay_tool_errors(client: Client, root: Path) -> None:
+    unknown = await client.call_tool("read_file", {"pth": "a.txt"})
+    mistyped = await client.call_tool("read_file", {"path": "a.txt", "start_line": "first"})
+    assert (error_code(unknown), error_code(mistyped)) == ("unknown_param", "invalid_params")
+    assert "did you mean 'path'?" in text_of(unknown)
+
+
+# -- stdio: the wire itself --------------------------------------------------------------------------------------
+
+
+def frame(request_id: int | None, method: str, params: dict[str, Any] | None = None) -> str:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if request_id is not None:
+        message["id"] = request_id
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message) + "\n"
+
+
+MODERN_META = {
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+}
+
+
+async def exchange(root: Path, state_dir: Path, frames: list[str]) -> dict[int, dict[str, Any]]:
+    """Send ``frames`` to a real ``python -m fsguard`` over stdio; its answers by request id.
+
+    Stdin stays open until every request is answered: closing it ends the server, calls in flight included.
+    """
+    expected = {json.loads(frame)["id"] for frame in frames if '"id"' in frame}
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    answers: dict[int, dict[str, Any]] = {}
+    with anyio.fail_after(30):
+        async with await anyio.open_process(command, stderr=subprocess.DEVNULL) as process:
+            assert process.stdin is not None
+            assert process.stdout is not None
+            await process.stdin.send("".join(frames).encode())
+            buffered = b""
+            async for chunk in process.stdout:
+                buffered += chunk
+                *lines, buffered = buffered.split(b"\n")
+                answers.update((answer["id"], answer) for answer in map(json.loads, lines) if "id" in answer)
+                if set(answers) >= expected:
+                    break
+            await process.stdin.aclose()
+    return answers
+
+
+def _wire_checks(era_frames: list[str], first_id: int) -> list[str]:
+    """prompts/get, resources/list and an unknown tools/call, numbered from ``first_id``."""
+    meta = MODERN_META if first_id > 10 else {}
+    return [
+        *era_frames,
+        frame(first_id, "prompts/get", {"name": "nope", **meta}),
+        frame(first_id + 1, "resources/list", {**meta}),
+        frame(first_id + 2, "tools/call", {"name": "read_fille", "arguments": {"path": "a"}, **meta}),
+    ]
+
+
+async def test_stdio_answers_standard_codes_on_the_wire_in_both_eras(root: Path, tmp_path: Path) -> None:
+    legacy_start = [
+        frame(
+            1,
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        ),
+        frame(None, "notifications/initialized"),
+    ]
+    legacy = await exchange(root, tmp_path / "s1", _wire_checks(legacy_start, 2))
+    modern = await exchange(root, tmp_path / "s2", _wire_checks([frame(11, "server/discover", MODERN_META)], 12))
+    assert sorted(legacy[1]["result"]["capabilities"]) == ["tools"]
+    assert sorted(modern[11]["result"]["capabilities"]) == ["tools"]
+    for answers, first in ((legacy, 2), (modern, 12)):
+        assert answers[first]["error"]["code"] == METHOD_NOT_FOUND
+        assert answers[first + 1]["error"]["code"] == METHOD_NOT_FOUND
+        assert answers[first + 2]["error"] == {
+            "code": INVALID_PARAMS,
+            "message": "Unknown tool: read_fille",
+            "data": {"name": "read_fille", "did_you_mean": "read_file"},
+        }
+
+
+# -- HTTP ---------------------------------------------------------------------------------------------------------
+
+
+def _http(base_settings: Settings, **overrides: Any) -> Settings:
+    return Settings(**{**base_settings.__dict__, "transport": "http", **overrides})
+
+
+async def test_http_advertises_tools_only_and_refuses_unknown_tools_with_32602(
+    base_settings: Settings, mode: str
+) -> None:
+    with anyio.fail_after(30):
+        async with http_server(_http(base_settings)) as url, Client(url, mode=mode) as client:
+            capabilities = client.server_capabilities
+            refused = await _refusals(client)
+            error = await _unknown_tool(client, "read_fille")
+    assert capabilities is not None
+    assert (capabilities.prompts, capabilities.resources) == (None, None)
+    assert set(refused.values()) == {(METHOD_NOT_FOUND, "Method not found")}
+    assert (error.code, error.message, error.data) == (
+        INVALID_PARAMS,
+        "Unknown tool: read_fille",
+        {"name": "read_fille", "did_you_mean": "read_file"},
+    )
+
+
+def _six_mib_of_text() -> str:
+    """Text that JSON has to escape (quotes, backslashes, newlines, tabs) with non-ASCII in it."""
+    line = 'déjà vu: "quoted" \\ back\tslash — 日本語\n'
+    return line * (6 * 1024 * 1024 // len(line.encode()) + 1)
+
+
+async def test_http_writes_six_mib_and_the_bytes_on_disk_match(base_settings: Settings, root: Path, mode: str) -> None:
+    content = _six_mib_of_text()
+    with anyio.fail_after(60):
+        async with http_server(_http(base_settings)) as url, Client(url, mode=mode) as client:
+            data = structured(await client.call_tool("write_file", {"path": "big.txt", "content": content}))
+    assert data["bytes_written"] == len(content.encode()) > 6 * 1024 * 1024
+    assert (root / "big.txt").read_bytes() == content.encode()
+
+
+async def test_http_accepts_a_file_of_max_size_whose_json_is_twice_as_long(
+    base_settings: Settings, root: Path, mode: str
+) -> None:
+    size = 64 * 1024
+    doubled = '"\n' * (size // 2)  # every character escapes to two
+    raw = bytes(range(256)) * (size // 256)
+    with anyio.fail_after(30):
+        async with http_server(_http(base_settings, max_file_size=size)) as url, Client(url, mode=mode) as client:
+            text = structured(await client.call_tool("write_file", {"path": "q.txt", "content": doubled}))
+            binary = structured(
+                await client.call_tool(
+                    "write_file", {"path": "b.bin", "content_base64": base64.b64encode(raw).decode()}
+                )
+            )
+    assert (text["bytes_written"], binary["bytes_written"]) == (size, size)
+    assert (root / "q.txt").read_bytes() == doubled.encode()
+    assert (root / "b.bin").read_bytes() == raw
+
+
+async def test_http_body_over_the_limit_gets_413_naming_the_flag(base_settings: Settings, root: Path) -> None:
+    settings = _http(base_settings, max_file_size=64 * 1024)
+    limit = request_body_limit(settings)
+    assert limit == 2 * 64 * 1024 + BODY_ENVELOPE
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+    async def streamed() -> AsyncIterator[bytes]:  # no Content-Length: the limit counts as the body arrives
+        for _ in range(4):
+            yield b" " * (limit // 3)
+
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            at_limit = await raw.post(url, content=b" " * limit, headers=headers)
+            declared = await raw.post(url, content=b" " * (limit + 1), headers=headers)
+            chunked = await raw.post(url, content=streamed(), headers=headers)
+    assert at_limit.status_code != 413
+    for refused in (declared, chunked):
+        assert refused.status_code == 413
+        assert refused.headers["content-type"] == "application/json"
+        error = refused.json()["error"]
+        assert error["code"] == INVALID_REQUEST
+        assert "--max-file-size" in error["message"]
+        assert f"{limit:,} bytes" in error["message"]
+    assert list(root.iterdir()) == []
+
+
+async def test_an_sdk_client_sees_the_413_text_and_keeps_working(
+    base_settings: Settings, root: Path, mode: str
+) -> None:
+    settings = _http(base_settings, max_file_size=64 * 1024)
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, Client(url, mode=mode) as client:
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("write_file", {"path": "big.txt", "content": "a" * (256 * 1024)})
+            after = structured(await client.call_tool("write_file", {"path": "small.txt", "content": "ok"}))
+    assert raised.value.code == INVALID_REQUEST
+    assert "Restart fsguard with a larger --max-file-size" in raised.value.message
+    assert not (root / "big.txt").exists()
+    assert after["bytes_written"] == 2
+    assert (root / "small.txt").read_bytes() == b"ok"
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
+
+
+async def test_bearer_scheme_is_case_insensitive_and_only_the_token_counts(base_settings: Settings) -> None:
+    accepted = ["Bearer s3cret", "bearer s3cret", "BEARER s3cret", "bEaReR s3cret", "Bearer   s3cret"]
+    refused = ["", "Bearer", "Bearers3cret", "Basic s3cret", "Bearer S3CRET", "bearer s3cre", "s3cret"]
+    headers = {"accept": "application/json, text/event-stream"}
+    with anyio.fail_after(30):
+        async with http_server(_http(base_settings, auth_token="s3cret")) as url, httpx.AsyncClient() as raw:
+            statuses = {
+                value: (await raw.post(url, json=INITIALIZE, headers={**headers, "Authorization": value})).status_code
+                for value in accepted + refused
+            }
+            lowercase_header = await raw.post(
+                url, json=INITIALIZE, headers={**headers, "AUTHORIZATION": "bearer s3cret"}
+            )
+    assert statuses == {**dict.fromkeys(accepted, 200), **dict.fromkeys(refused, 401)}
+    assert lowercase_header.status_code == 200
+
+
+async def test_an_sdk_client_sending_lowercase_bearer_works(base_settings: Settings, root: Path, mode: str) -> None:
+    (root / "a.txt").write_bytes(b"hello world")
+    with anyio.fail_after(30):
+        async with http_server(_http(base_settings, auth_token="s3cret")) as url:
+            authorised = httpx2.AsyncClient(headers={"Authorization": "bearer s3cret"})
+            async with authorised, Client(streamable_http_client(url, http_client=authorised), mode=mode) as client:
+                read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
+    assert read["content"] == "hello world"

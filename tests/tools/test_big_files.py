@@ -1,0 +1,135 @@
+"""Files bigger than --max-file-size (tiny here) read in ranges, bounded responses, streamed hashes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fsguard.core import ranges
+from fsguard.core.hashing import content_hash
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+LIMIT = 1000
+LINES = [f"line {i:04d}\n" for i in range(1, 1001)]  # 10 bytes a line, 10,000 bytes
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of 7 bytes: every line break, CRLF and character meets a chunk boundary somewhere."""
+    monkeypatch.setattr(ranges, "CHUNK", 7)
+
+
+@pytest.mark.parametrize(
+    ("args", "first", "last"),
+    [
+        ({"mode": "tail", "max_lines": 5}, 996, 1000),
+        ({"mode": "head", "max_lines": 3}, 1, 3),
+        ({"start_line": 500, "end_line": 502}, 500, 502),
+    ],
+)
+async def test_a_file_over_the_size_limit_is_read_in_ranges(
+    connect: ClientFactory, root: Path, args: dict[str, object], first: int, last: int
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        data = structured(await client.call_tool("read_file", {"path": "big.log", **args}))
+    assert data["content"] == "".join(LINES[first - 1 : last])
+    assert data.get("content_hash") is None
+    assert data["truncated"] is True
+    assert "cannot be edited" in data["hint"]
+    assert "--max-file-size" in data["hint"]
+    if args.get("mode") != "tail":
+        assert (data["start_line"], data["end_line"]) == (first, last)
+
+
+async def test_a_tail_keeps_crlf_and_a_missing_final_newline(connect: ClientFactory, root: Path) -> None:
+    body = b"".join(f"row {i}\r\n".encode() for i in range(400)) + b"last\rpiece"
+    (root / "crlf.log").write_bytes(body)
+    async with connect(max_file_size=LIMIT) as client:
+        data = structured(await client.call_tool("read_file", {"path": "crlf.log", "mode": "tail", "max_lines": 3}))
+    assert data["content"] == "row 399\r\nlast\rpiece"
+
+
+async def test_utf16_big_file_is_read_in_ranges(connect: ClientFactory, root: Path) -> None:
+    text = "".join(f"zeile {i} ü €\n" for i in range(300))
+    (root / "u16.txt").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    async with connect(max_file_size=LIMIT) as client:
+        tail = structured(await client.call_tool("read_file", {"path": "u16.txt", "mode": "tail", "max_lines": 2}))
+        middle = structured(await client.call_tool("read_file", {"path": "u16.txt", "start_line": 11, "end_line": 11}))
+    assert tail["encoding"] == "utf-16-le"
+    assert tail["content"] == "zeile 298 ü €\nzeile 299 ü €\n"
+    assert middle["content"] == "zeile 10 ü €\n"
+
+
+async def test_a_start_line_past_the_end_of_a_big_file_is_refused(connect: ClientFactory, root: Path) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        result = await client.call_tool("read_file", {"path": "big.log", "start_line": 1001})
+    assert error_code(result) == "invalid_params"
+
+
+async def test_a_long_line_is_cut_with_a_marker_and_the_rest_is_reachable(connect: ClientFactory, root: Path) -> None:
+    line = "".join(chr(ord("a") + i % 26) for i in range(2500)) + "é" * 10
+    (root / "min.js").write_text(line + "\nsecond\n", encoding="utf-8")
+    pieces = []
+    async with connect(max_response_bytes=1000) as client:
+        args: dict[str, object] = {"path": "min.js"}
+        for _ in range(10):
+            result = await client.call_tool("read_file", args)
+            data = structured(result)
+            if "start_column=" not in (data["hint"] or ""):
+                pieces.append(data["content"])
+                break
+            content = data["content"]
+            assert "… [line 1 cut at" in content
+            assert "start_column=" in text_of(result)
+            pieces.append(content[: content.index("… [line 1 cut at")])
+            args = {"path": "min.js", "start_line": 1, "start_column": int(data["hint"].rsplit("=", 1)[1])}
+    assert "".join(pieces) == (root / "min.js").read_text(encoding="utf-8")
+
+
+async def test_a_whole_read_is_bounded_and_says_where_to_read_on(connect: ClientFactory, root: Path) -> None:
+    (root / "wide.txt").write_text("x" * 99 + "\n" + "".join(LINES), encoding="utf-8")
+    async with connect(max_response_bytes=300) as client:
+        data = structured(await client.call_tool("read_file", {"path": "wide.txt"}))
+    assert data["content"] == ("x" * 99 + "\n" + "".join(LINES))[: 100 + 20 * 10]
+    assert data["end_line"] == 21
+    assert "start_line=22" in data["hint"]
+
+
+async def test_a_streamed_read_within_the_limit_gives_the_whole_file_hash_and_lines(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 100)
+    monkeypatch.setattr("fsguard.core.metadata.STREAM_ABOVE", 100)
+    raw = "".join(LINES).encode("utf-8")
+    (root / "mid.log").write_bytes(raw)
+    async with connect() as client:
+        read = structured(await client.call_tool("read_file", {"path": "mid.log", "mode": "tail", "max_lines": 2}))
+        info = structured(await client.call_tool("get_file_info", {"path": "mid.log"}))
+        edit = await client.call_tool(
+            "edit_file",
+            {
+                "path": "mid.log",
+                "old_string": "line 0001",
+                "new_string": "LINE 1",
+                "expected_hash": read["content_hash"],
+            },
+        )
+    assert read["content_hash"] == info["content_hash"] == content_hash(raw)
+    assert (read["total_lines"], info["line_count"], read["start_line"]) == (1000, 1000, 999)
+    assert read["line_ending"] == "lf"
+    assert not edit.is_error
+    assert (root / "mid.log").read_bytes() == raw.replace(b"line 0001", b"LINE 1", 1)
+
+
+async def test_info_of_a_file_over_the_limit_counts_lines_without_a_hash(connect: ClientFactory, root: Path) -> None:
+    (root / "big.log").write_text("".join(LINES) + "tail", encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        data = structured(await client.call_tool("get_file_info", {"path": "big.log"}))
+    assert data["line_count"] == 1001
+    assert data.get("content_hash") is None
+    assert data["size"] == 10_004
