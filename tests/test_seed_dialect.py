@@ -206,7 +206,9 @@ async def test_git_takes_paths_as_a_native_array(client: Client, tree: Path) -> 
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tree, check=True)
     result = structured(await client.call_tool("git", {"action": "add", "path": str(tree), "paths": ["notes.txt"]}))
     assert result["action"] == "add"
-    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=tree, capture_output=True, text=True)
+    staged = subprocess.run(
+        ["git", "diff", "--cached", "--name-only"], cwd=tree, capture_output=True, text=True, encoding="utf-8"
+    )
     assert staged.stdout.split() == ["notes.txt"]
 
 
