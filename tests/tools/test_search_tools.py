@@ -9,7 +9,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -416,3 +416,50 @@ async def test_project_replace_takes_path_globs_as_text_and_a_directory_path_as_
     )
     assert [Path(f["path"]).name for f in included["files"]] == ["util.py"]
     assert (project / "src" / "pkg" / "util.py").read_bytes() == b"def helper():\n    return 'DONE later'\n"
+
+
+async def test_files_skipped_for_size_or_as_binary_are_named_with_the_way_to_include_them(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.log").write_bytes(b"x" * 2000 + b"\nneedle at the end\n")
+    (root / "small.txt").write_bytes(b"a needle\n")
+    (root / "blob.bin").write_bytes(b"\x00needle\x00")
+    (root / "other.bin").write_bytes(b"\x00nothing\x00")
+    async with connect(max_file_size=1000) as client:
+        found = await client.call_tool("search_files", {"pattern": "needle", "include_content": True})
+        data = structured(found)
+        assert (data["total_matches"], data["skipped_too_large"], data["skipped_too_large_paths"]) == (
+            1,
+            1,
+            ["big.log"],
+        )
+        assert "--max-file-size: big.log" in text_of(found)
+        assert 'mode="tail"' in text_of(found)
+        replaced = await client.call_tool("project_replace", {"find": "needle", "replace": "pin"})
+        data = structured(replaced)
+        assert (data["files_changed"], data["skipped_too_large_paths"], data["skipped_binary_paths"]) == (
+            1,
+            ["big.log"],
+            ["blob.bin"],
+        )
+        assert "Left alone as binary or undecodable: blob.bin." in text_of(replaced)
+    assert (root / "small.txt").read_bytes() == b"a pin\n"
+    assert (root / "big.log").read_bytes().endswith(b"needle at the end\n")
+    assert (root / "blob.bin").read_bytes() == b"\x00needle\x00"
+
+
+async def test_project_replace_finds_its_files_as_python_reads_them_whatever_the_encoding_or_case(
+    client: Client, root: Path
+) -> None:
+    (root / "latin.txt").write_bytes("caf\u00e9 Widget\n".encode("latin-1"))
+    (root / "dotted.txt").write_bytes("W\u0130DGET\n".encode())  # Python's IGNORECASE: I with a dot is an i
+    (root / "utf16.txt").write_bytes("\ufeffa widget\n".encode("utf-16-le"))
+    (root / "none.txt").write_bytes(b"nothing here\n")
+    data = structured(
+        await client.call_tool("project_replace", {"find": "widget", "replace": "gear", "case_sensitive": False})
+    )
+    assert sorted(Path(f["path"]).name for f in data["files"]) == ["dotted.txt", "latin.txt", "utf16.txt"]
+    assert (root / "latin.txt").read_bytes() == "caf\u00e9 gear\n".encode("latin-1")
+    assert (root / "dotted.txt").read_bytes() == b"gear\n"
+    assert (root / "utf16.txt").read_bytes() == "\ufeffa gear\n".encode("utf-16-le")
+    assert (root / "none.txt").read_bytes() == b"nothing here\n"

@@ -166,29 +166,33 @@ def check_directory(root: Path) -> None:
         raise NotDirectoryError(f"{root} is not a directory; search a directory that contains it.", path=str(root))
 
 
-def walk_files(root: Path, options: WalkOptions, skipped: list[str] | None = None) -> Iterator[Path]:
+def walk_files(
+    root: Path, options: WalkOptions, skipped: list[str] | None = None, large: list[str] | None = None
+) -> Iterator[Path]:
     """The files under ``root`` that ``options`` select, in ``rg --sort path`` order (see the module docstring).
 
-    ``skipped`` gets what ``skip_dependencies`` and ``skip_minified`` leave out, as :func:`default_skips` lists it.
+    ``skipped`` gets what ``skip_dependencies`` and ``skip_minified`` leave out, as :func:`default_skips` lists it;
+    ``large``, the files left out for being above ``max_file_size`` (relative to ``root``).
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
         InvalidParamsError: a glob is malformed.
     """
-    return _start(root, _Walk(options, skipped))
+    return _start(root, _Walk(options, skipped, large=large))
 
 
-def default_skips(root: Path, options: WalkOptions) -> list[str]:
+def default_skips(root: Path, options: WalkOptions, large: list[str] | None = None) -> list[str]:
     """What ``skip_dependencies`` and ``skip_minified`` leave out of the walk of ``root``, in walk order, as paths
     relative to it: each dependency directory once (a directory ends in ``/``; nothing below it is read), and each
-    minified file the walk would otherwise yield. Cheaper than the walk: only directories are judged one by one.
+    minified file the walk would otherwise yield. Cheaper than the walk: only directories are judged one by one,
+    unless ``large`` asks for the files above ``max_file_size`` too (each file is then looked at, not read).
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
         InvalidParamsError: a glob is malformed.
     """
     skipped: list[str] = []
-    for _ in _start(root, _Walk(options, skipped, files=False)):
+    for _ in _start(root, _Walk(options, skipped, files=False, large=large)):
         pass
     return skipped
 
@@ -202,6 +206,13 @@ class _Walk:
     files: bool = True  # False: yield nothing, only record the minified files and dependency directories
     rules: IgnoreRules | None = None
     wanted: Callable[[str], bool] | None = None
+    large: list[str] | None = None  # gets the files above max_file_size, when given
+
+    @property
+    def dirs_only(self) -> bool:
+        """Whether no file can count: a scan for the default skips of directories alone."""
+        sizes = self.large is not None and self.options.max_file_size is not None
+        return not (self.files or self.options.skip_minified or sizes)
 
     def skip(self, relative: str) -> None:
         if self.skipped is not None:
@@ -210,13 +221,15 @@ class _Walk:
     def file(self, directory: Path, entry: os.DirEntry[str], relative: str, scopes: list[_Scope]) -> Path | None:
         """The file ``entry`` if the walk yields it (a default skip is recorded instead)."""
         minified = self.options.skip_minified and _minified(entry.name)
-        if not (self.files or minified):
+        if not (self.files or minified or self.large is not None):
             return None  # a scan for the default skips judges no other file
         if scopes and _excluded(scopes, relative):
             return None
         if self.wanted is not None and not self.wanted(relative):
             return None
         if self.options.max_file_size is not None and _size(entry) > self.options.max_file_size:
+            if self.large is not None and not minified:  # a minified file is a default skip whatever its size
+                self.large.append(relative)
             return None
         if minified:
             self.skip(relative)
@@ -263,13 +276,12 @@ def excluded_by_gitignore(root: Path, options: WalkOptions) -> bool:
 def _walk(directory: Path, prefix: str, scopes: list[_Scope], walk: _Walk) -> Iterator[Path]:
     """Walk ``directory`` (``prefix`` from the root); ``scopes`` are the ``.gitignore`` files above, nearest last:
     a path relative to the root is seen by one as ``lead`` + the path from ``start``."""
-    found = walk.rules.rules(directory) if walk.rules is not None else None
-    scopes = [*scopes, ("", len(prefix), found)] if found is not None else scopes
     try:
-        with os.scandir(directory) as scan:
-            entries = sorted(scan, key=lambda entry: os.fsencode(entry.name))
+        entries, rules_here = _entries(directory, dirs_only=walk.dirs_only)
     except OSError:
         return  # unreadable or vanished: skipped, as rg does
+    found = walk.rules.rules(directory) if walk.rules is not None and rules_here else None
+    scopes = [*scopes, ("", len(prefix), found)] if found is not None else scopes
     for entry in entries:
         name = entry.name
         if name in VCS_DIRS or (name.startswith(".") and not walk.options.include_hidden):
@@ -283,6 +295,25 @@ def _walk(directory: Path, prefix: str, scopes: list[_Scope], walk: _Walk) -> It
                 yield from _walk(directory / name, relative + "/", scopes, walk)
         elif kind == "file" and (path := walk.file(directory, entry, relative, scopes)) is not None:
             yield path
+
+
+def _entries(directory: Path, *, dirs_only: bool) -> tuple[list[os.DirEntry[str]], bool]:
+    """The entries of ``directory`` in byte-wise order of their names (only its directories with ``dirs_only``: a
+    scan for the default skips of a name search judges nothing else), and whether it holds a ``.gitignore``.
+
+    Raises:
+        OSError: the directory cannot be read.
+    """
+    with os.scandir(directory) as scan:
+        entries = list(scan)
+    rules_here = GITIGNORE in [entry.name for entry in entries]  # a list's ``in`` runs in C: cheaper than any()
+    if dirs_only:
+        try:  # the type comes with the name (d_type) on most file systems: no system call
+            entries = [entry for entry in entries if entry.is_dir(follow_symlinks=False)]
+        except OSError:  # one vanished while its type was looked up
+            entries = [entry for entry in entries if _kind(entry) == "dir"]
+    entries.sort(key=lambda entry: os.fsencode(entry.name))
+    return entries, rules_here
 
 
 def _kind(entry: os.DirEntry[str]) -> str | None:

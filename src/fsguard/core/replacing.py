@@ -1,6 +1,10 @@
 """project_replace: one find/replace across a tree, previewed, risk-gated, backed up file by file.
 
 Literal by default and truly literal (``$``, ``\\`` and ``.`` mean themselves); RE2 regex when asked.
+A literal find on one line is looked for with ripgrep first (the walk and text rules of content search, binary files
+counted so that they can be named): only the files it names are read and rewritten. A regex, a find holding a line
+break, a case-insensitive one past ASCII, or a missing ripgrep reads every file of the walk. UTF-32 files, binary
+to ripgrep and to search, are found only by the full walk.
 VCS directories, gitignored paths, binaries and files above --max-file-size are skipped, and unless
 ``include_dependencies`` the search's default skips too: dependency, cache and build directories and minified
 files (:data:`fsguard.core.ignore.DEPENDENCY_DIRS`, ``*.min.*``, ``*.map``), which the report lists. Every
@@ -10,11 +14,13 @@ A cancelled run stops between files: each file holds either its old or its new b
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import NamedTuple
 
 from fsguard.core.disk import read_at
 from fsguard.core.errors import (
@@ -27,10 +33,13 @@ from fsguard.core.errors import (
 )
 from fsguard.core.groups import Change, GroupStore
 from fsguard.core.hashing import content_hash
-from fsguard.core.ignore import WalkOptions, normalise_globs, walk_files
+from fsguard.core.ignore import WalkOptions, default_skips, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.patterns import compile_re2
+from fsguard.core.query import prepare_query
+from fsguard.core.rgprocess import RipgrepFailed
+from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
 from fsguard.core.risk import RiskLevel
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import decode
@@ -39,6 +48,7 @@ from fsguard.core.textio import decode
 _SCALE = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
 
 Progress = Callable[[int, int], None]
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,8 @@ class ReplaceReport:
     files_scanned: int
     group_id: str | None = None  # one id restoring every changed file: backup(action="restore", backup_id=...)
     skipped: tuple[str, ...] = ()  # what the default skips left out, relative to the path (directories end in /)
+    too_large: tuple[str, ...] = ()  # files above --max-file-size, relative to the path
+    binary: tuple[str, ...] = ()  # binary or undecodable files holding the find text, relative to the path
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,21 +131,24 @@ class ProjectReplacer:
         planned: list[_Plan] = []
         scanned = 0
         skipped: list[str] = []
-        files = [base] if base.is_file() else walk_files(base, options, skipped)
+        large: list[str] = []
+        binary: list[Path] = []
+        files = [base] if base.is_file() else self._candidates(base, request, options, skipped, large)
         for path in files:
             scanned += 1
             if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
                 continue
-            plan = self._plan(path, substitute)
+            plan = self._plan(path, substitute, binary)
             if plan is not None:
                 planned.append(plan)
                 if len(planned) >= request.max_files:
                     break
         total = sum(plan.count for plan in planned)
         risk = _risk(len(planned), total)
+        seen = _Seen(tuple(skipped), tuple(large), tuple(_relative(path, base) for path in binary))
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count) for plan in planned)
-            return ReplaceReport("preview", changes, total, risk, scanned, skipped=tuple(skipped))
+            return ReplaceReport("preview", changes, total, risk, scanned, None, *seen)
         if risk in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not request.force:
             raise RiskBlockedError(
                 f"project_replace would change {len(planned)} file(s), {total} occurrence(s): risk {risk.value}. "
@@ -156,15 +171,42 @@ class ProjectReplacer:
             )
         total = sum(c.replacements for c in done)
         group_id = group.group_id if group else None
-        return ReplaceReport("applied", tuple(done), total, risk, scanned, group_id, tuple(skipped))
+        return ReplaceReport("applied", tuple(done), total, risk, scanned, group_id, *seen)
 
-    def _plan(self, path: Path, substitute: _Substitute) -> _Plan | None:
+    def _candidates(
+        self, base: Path, request: ReplaceRequest, options: WalkOptions, skipped: list[str], large: list[str]
+    ) -> Iterable[Path]:
+        """The files that may hold ``find``, in walk order: those ripgrep finds it in (binary ones too, to be
+        reported), or, without ripgrep or for a find it may read otherwise, every file of the walk.
+        ``skipped`` and ``large`` get the default skips and the files above the size limit."""
+        rg = ripgrep_path()
+        find = request.find
+        plain = request.literal and "\n" not in find and "\r" not in find
+        if rg is None or not plain or not (request.case_sensitive or find.isascii()):
+            return walk_files(base, options, skipped, large)
+        query = prepare_query(*_rg_literal(find, request.case_sensitive), request.case_sensitive, False)
+        try:
+            hits, _ = ripgrep_hits(
+                rg, base, query, options, Limits(0, 0, None), progress=None, beneath=self._safe.beneath, binary=True
+            )
+        except RipgrepFailed as exc:
+            logger.warning("ripgrep failed (%s); project_replace reads every file of the walk", exc)
+            return walk_files(base, options, skipped, large)
+        skipped += default_skips(base, options, large)
+        return [Path(hit[0]) for hit in hits]
+
+    def _plan(self, path: Path, substitute: _Substitute, binary: list[Path]) -> _Plan | None:
         try:
             with self._safe.beneath.entry(path) as entry:
                 data, _ = read_at(entry, self._safe.max_file_size)
-            decoded = decode(data, path)
         except FsguardError:
-            return None  # binary, undecodable or too large: never touched
+            return None  # vanished, or grew past the limit since the walk: never touched
+        try:
+            decoded = decode(data, path)
+        except FsguardError:  # binary or undecodable: never touched, named if it holds the find text
+            if substitute(data.decode("utf-8", "replace"))[1]:
+                binary.append(path)
+            return None
         new_text, count = substitute(decoded.text)
         if count == 0 or new_text == decoded.text:
             return None
@@ -188,6 +230,28 @@ class ProjectReplacer:
 
 
 _Substitute = Callable[[str], tuple[str, int]]
+
+
+def _rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:
+    """``find`` as a search pattern and whether it is literal. Python's IGNORECASE also matches U+0130 and U+0131
+    (the dotted capital and dotless small I) for ``i`` and ``I``, which ripgrep's case folding does not: a
+    case-insensitive find holding them is spelled as a regex with both."""
+    if case_sensitive or not set(find) & {"i", "I"}:
+        return find, True
+    escaped = (f"\\x{{{ord(ch):x}}}" if not ch.isalnum() else ch for ch in find)
+    return "".join("[iI\u0130\u0131]" if ch in "iI" else ch for ch in escaped), False
+
+
+class _Seen(NamedTuple):
+    """What a run left out: default skips, files above the size limit, binary files holding the find text."""
+
+    skipped: tuple[str, ...]
+    too_large: tuple[str, ...]
+    binary: tuple[str, ...]
+
+
+def _relative(path: Path, base: Path) -> str:
+    return path.relative_to(base).as_posix() if path.is_relative_to(base) and path != base else path.name
 
 
 @dataclass(frozen=True)

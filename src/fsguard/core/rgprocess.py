@@ -42,9 +42,11 @@ def run_messages(command: list[Any], cwd: Cwd) -> Iterator[Any]:
         _finish(process)
 
 
-def run_spooled(command: list[Any], cwd: Cwd, progress: Progress | None) -> bytes:
+def run_spooled(
+    command: list[Any], cwd: Cwd, progress: Progress | None, meanwhile: Callable[[], None] | None = None
+) -> bytes:
     """rg's whole output, spooled to a temporary file; every 0.1 s ``progress`` gets the number of files reported
-    so far (it may raise to stop rg).
+    so far (it may raise to stop rg). ``meanwhile`` runs once rg has started, while it works (on another core).
 
     rg writes each file's result as it finishes, in parallel; through a pipe every write wakes the reader, which
     made a 30,000-file count 40% slower than into a file.
@@ -57,6 +59,8 @@ def run_spooled(command: list[Any], cwd: Cwd, progress: Progress | None) -> byte
     with tempfile.TemporaryFile(prefix="fsguard-rg-") as spool:
         process = _start(command, cwd, spool)
         try:
+            if meanwhile is not None:
+                meanwhile()
             offset, finished = 0, False
             while not finished:
                 finished = _exited(process, _POLL_SECONDS)

@@ -45,7 +45,17 @@ from fsguard.core.ignore import DEPENDENCY_DIRS, MINIFIED_GLOBS, VCS_DIRS, WalkO
 from fsguard.core.query import Query
 from fsguard.core.rgprocess import Cwd, Progress, RipgrepFailed, run_messages, run_spooled
 
-__all__ = ["Limits", "RipgrepFailed", "ripgrep_file_hits", "ripgrep_hits", "ripgrep_path", "walk_flags"]
+__all__ = [
+    "Limits",
+    "RipgrepFailed",
+    "only_below",
+    "pinned",
+    "ripgrep_file_hits",
+    "ripgrep_hits",
+    "ripgrep_path",
+    "simple_name_glob",
+    "walk_flags",
+]
 
 _BATCH_FILES = 500  # paths per --json run: ~50 KB of arguments for typical paths
 # ``--count-matches --null --crlf`` output: ./path NUL count CR LF, where a path may hold anything but NUL
@@ -64,6 +74,12 @@ def ripgrep_path() -> Path | None:
     return Path(found) if found else None
 
 
+def simple_name_glob(glob: str) -> bool:
+    """Whether ``glob`` is a glob on a name alone that fnmatch and ripgrep's globset read alike (``*`` and ``?``
+    aside, which globset reads on bytes), so that it can name a file type."""
+    return _SIMPLE_NAME_GLOB.fullmatch(glob) is not None
+
+
 def walk_flags(options: WalkOptions, below: tuple[str, ...] = ()) -> list[str]:
     """The rg flags whose walk is :func:`fsguard.core.ignore.walk_files` (include globs aside), for a walk of the
     directory ``below`` rg's working directory: hidden and VCS names are left out under it, not on the way."""
@@ -80,8 +96,9 @@ def walk_flags(options: WalkOptions, below: tuple[str, ...] = ()) -> list[str]:
         flags += ["--max-filesize", str(options.max_file_size)]
     if options.skip_dependencies:  # a trailing / names directories only
         flags += ["--glob", f"!{under}**/{{{','.join(sorted(DEPENDENCY_DIRS))}}}/"]
-    if options.globs and all(_SIMPLE_NAME_GLOB.fullmatch(glob) for glob in options.globs):
-        flags += [arg for glob in options.globs for arg in ("--type-add", f"fsguard:{glob}")]
+    if options.globs and all(map(simple_name_glob, options.globs)):
+        # A type's ? is one byte: spelled * it still matches at least what fnmatch's ? (one character) does.
+        flags += [arg for glob in options.globs for arg in ("--type-add", f"fsguard:{glob.replace('?', '*')}")]
         flags += ["--type", "fsguard"]
     if options.skip_minified:  # a file type names files only; given last, it wins over --type fsguard
         flags += [arg for glob in MINIFIED_GLOBS for arg in ("--type-add", f"fsguardmin:{glob}")]
@@ -107,10 +124,12 @@ def ripgrep_hits(
     *,
     progress: Progress | None,
     beneath: Beneath | None = None,
+    binary: bool = False,
 ) -> tuple[list[Hit], tuple[int, int]]:
     """Search the tree at ``root`` with ``rg``: the hits of the first files in walk order (all the files that
     the first ``max_results`` matches need, and at least ``max_files`` files, or every file if it is None), and the
-    number of matches and of files with matches in the whole tree.
+    number of matches and of files with matches in the whole tree. With ``binary``, files holding a NUL are counted
+    too (their raw bytes searched), for a caller that reports them rather than searching them.
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
@@ -120,9 +139,9 @@ def ripgrep_hits(
     top = gitignore_top(root, options)  # rg walks from there, so the .gitignore files above root apply
     inside = root.relative_to(top).parts
     lead = b"".join(os.fsencode(part) + b"/" for part in inside)
-    with _only_below(inside) as narrowing, _pinned(beneath, top) as cwd:
+    with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         walk = [*walk_flags(options, inside), *narrowing, "--null", "--", "./"]
-        output = run_spooled([*common, "--count-matches", *walk], cwd, progress)
+        output = run_spooled([*common, *(["--binary"] if binary else []), "--count-matches", *walk], cwd, progress)
         listed = None if query.bytewise else run_spooled([*_suspects(rg), *walk], cwd, _still(progress, output))
     # Tens of thousands of records: no per-record work in Python beyond the sort key unless a filter needs it.
     counted: list[tuple[bytes, bytes]] = _COUNT_RECORD.findall(output)
@@ -158,7 +177,7 @@ def ripgrep_file_hits(
     """
     common = [str(rg), "--no-config", "--crlf", "--no-mmap", "-e", query.rust]
     only = ["--no-ignore", "--hidden", "--no-messages", "--max-depth", "1", "--glob", "/" + _glob_literal(file.name)]
-    with _pinned(beneath, file.parent) as cwd:
+    with pinned(beneath, file.parent) as cwd:
         output = run_spooled([*common, *only, "--count-matches", "--null", "--", "./"], cwd, progress)
     counted = _COUNT_RECORD.findall(output)
     return _hits(common, query, counted, [os.fsencode(file.name)], file.parent, limits, beneath)
@@ -199,7 +218,7 @@ def _hits(
     instead. For a ``bytewise`` pattern the suspects are the files counted: it matches a legacy file's raw bytes
     wherever it matches its text, so no other file can match once decoded.
     """
-    with _pinned(beneath, root) as cwd:
+    with pinned(beneath, root) as cwd:
         decoded = decoded_matches(query, cwd, suspects)
         if decoded:
             counted = _recounted(counted, decoded)
@@ -266,7 +285,7 @@ def _data(value: dict[str, str]) -> bytes:
 
 
 @contextmanager
-def _only_below(parts: tuple[str, ...]) -> Iterator[list[str]]:
+def only_below(parts: tuple[str, ...]) -> Iterator[list[str]]:
     """rg flags that leave out everything but the directory ``parts`` below the walk's start: an ``--ignore-file``
     (its patterns are anchored at rg's working directory and weigh less than any ``.gitignore``, so an excluded
     directory stays excluded). No flags for no parts.
@@ -307,7 +326,7 @@ def _walk_order(record: tuple[bytes, bytes]) -> bytes:
 
 
 @contextmanager
-def _pinned(beneath: Beneath | None, directory: Path) -> Iterator[Cwd]:
+def pinned(beneath: Beneath | None, directory: Path) -> Iterator[Cwd]:
     """The directory rg starts in, as an fd reached by the pinned walk when there is one (else its path).
 
     rg itself opens what it walks by name below that point: a search reads, it never writes.

@@ -24,20 +24,21 @@ Both engines return identical results (the ``engine`` field aside); the rules th
 from __future__ import annotations
 
 import logging
+import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from itertools import groupby
 from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError, TooLargeError
+from fsguard.core.errors import FsguardError, NotDirectoryError, NotFoundError, TooLargeError
 from fsguard.core.haystack import Hit, matching_lines, searched_text
 from fsguard.core.ignore import WalkOptions, walk_files
+from fsguard.core.names import NameSearch, name_matcher, search_names
 from fsguard.core.oserrors import from_os_error
-from fsguard.core.patterns import compile_re2
 from fsguard.core.query import Query, prepare_query
 from fsguard.core.ripgrep import Limits, RipgrepFailed, ripgrep_file_hits, ripgrep_hits, ripgrep_path
 
@@ -57,7 +58,6 @@ logger = logging.getLogger(__name__)
 MAX_LINE_CHARS = 500
 PROGRESS_EVERY = 100
 Engine = Literal["auto", "ripgrep", "python"]
-_GLOB_CHARS = frozenset("*?[")
 
 
 @dataclass(frozen=True)
@@ -85,63 +85,6 @@ class ContentSearch:
     files_with_matches: int
     truncated: bool
     engine: Literal["ripgrep", "python"]
-
-
-@dataclass(frozen=True)
-class NameSearch:
-    """Files whose name matches, in walk order."""
-
-    files: tuple[str, ...]
-    total: int
-    truncated: bool
-
-
-def search_names(
-    root: Path,
-    pattern: str,
-    options: WalkOptions,
-    *,
-    regex: bool | None = None,
-    case_sensitive: bool = False,
-    max_results: int = 1000,
-) -> NameSearch:
-    """Files whose name matches ``pattern`` (see :func:`name_matcher`), in walk order.
-
-    Raises:
-        InvalidParamsError: the pattern is empty, or an invalid regex with ``regex``.
-        NotFoundError, NotDirectoryError: ``root`` is not a directory.
-    """
-    matches = name_matcher(root, pattern, regex=regex, case_sensitive=case_sensitive)
-    found = [str(path) for path in walk_files(root, options) if matches(path)]
-    return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results)
-
-
-def name_matcher(root: Path, pattern: str, *, regex: bool | None, case_sensitive: bool) -> Callable[[Path], bool]:
-    """Whether a file's name matches ``pattern``, as the seed reads it: a glob if it holds ``* ? [`` (matched
-    whole), else an RE2 regex searched in the name (an invalid one is plain text to find in it); ``regex`` True
-    or False forces one reading. A pattern with ``/`` is matched against the path relative to ``root`` instead.
-
-    Raises:
-        InvalidParamsError: the pattern is empty, or an invalid regex with ``regex=True``.
-    """
-    if not pattern:
-        raise InvalidParamsError("the name pattern is empty.")
-
-    def key(path: Path) -> str:
-        name = path.relative_to(root).as_posix() if "/" in pattern else path.name
-        return name if case_sensitive else name.lower()
-
-    if regex is False or (regex is None and _GLOB_CHARS & set(pattern)):
-        glob = pattern if case_sensitive else pattern.lower()
-        return lambda path: fnmatchcase(key(path), glob)
-    try:
-        compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="name regex")
-    except InvalidParamsError:
-        if regex:
-            raise
-        text = pattern if case_sensitive else pattern.lower()
-        return lambda path: text in key(path)
-    return lambda path: compiled.search(path.relative_to(root).as_posix() if "/" in pattern else path.name) is not None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -234,16 +177,24 @@ def searched_file(root: Path, max_file_size: int | None = None) -> bool:
 
 
 def present(files: Iterable[str], beneath: Beneath) -> list[str]:
-    """The names that are in the roots now, checked through the pinned walk (see :func:`_confirmed`)."""
+    """The names that are in the roots now, checked through the pinned walk (see :func:`_confirmed`): each
+    directory is pinned once, its names looked up in it without following a link."""
     kept = []
-    for file in files:
+    for parent, names in groupby(files, key=lambda file: file.rpartition("/")[0]):
         try:
-            with beneath.entry(Path(file), follow=False) as entry:
-                if lstat_at(entry) is not None:
-                    kept.append(file)
+            with beneath.directory(Path(parent or "/")) as fd:
+                kept += [file for file in names if _exists_in(fd, file.rpartition("/")[2])]
         except FsguardError:
             continue
     return kept
+
+
+def _exists_in(directory: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=directory, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
 
 
 def _confirmed(hits: Iterator[Hit], beneath: Beneath | None) -> Iterator[Hit]:

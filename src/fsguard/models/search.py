@@ -56,6 +56,10 @@ class SearchResult(Result):
     default_skipped_paths: list[str] | None = Field(
         None, description="The first 10 of them, relative to path; a directory ends in /."
     )
+    skipped_too_large: int | None = Field(
+        None, description="content: files not searched for being above --max-file-size (the server's setting)."
+    )
+    skipped_too_large_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
 
 
 class ReplacedFile(Result):
@@ -87,5 +91,11 @@ class ProjectReplaceResult(Result):
     default_skipped_paths: list[str] | None = Field(
         None, description="The first 10 of them, relative to path; a directory ends in /."
     )
+    skipped_too_large: int | None = Field(
+        None, description="Files left alone for being above --max-file-size (the server's setting)."
+    )
+    skipped_too_large_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
+    skipped_binary: int | None = Field(None, description="Files left alone as binary (a NUL byte) or undecodable.")
+    skipped_binary_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     note: str | None = Field(None, description="How a seed flag was honoured (create_backup=false).")
     message: str = Field(description="Same text as the text block.")

@@ -223,6 +223,10 @@ def register(catalog: Catalog) -> None:
             files_scanned=report.files_scanned,
             default_skipped=len(report.skipped) or None,
             default_skipped_paths=list(report.skipped[:SAMPLE]) or None,
+            skipped_too_large=len(report.too_large) or None,
+            skipped_too_large_paths=list(report.too_large[:SAMPLE]) or None,
+            skipped_binary=len(report.binary) or None,
+            skipped_binary_paths=list(report.binary[:SAMPLE]) or None,
             note=None if create_backup else _NO_BACKUP_NOTE,
             message="",
         )
@@ -266,9 +270,16 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
     )
     if not content:
         names = search_names(
-            root, call.pattern, options, regex=call.regex, case_sensitive=call.case_sensitive, max_results=limit
+            root,
+            call.pattern,
+            options,
+            regex=call.regex,
+            case_sensitive=call.case_sensitive,
+            max_results=limit,
+            beneath=services.beneath,
         )
         files = present(names.files, services.beneath)
+        skipped = list(names.skipped)
         result = SearchResult(
             mode="filename",
             pattern=call.pattern,
@@ -280,11 +291,15 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
         )
     else:
         result = _content(services, ctx, call, root, options, limit)
+        large: list[str] = []
+        skipped = [] if is_file else default_skips(root, options, large)
+        if large:
+            update = {"skipped_too_large": len(large), "skipped_too_large_paths": large[:SAMPLE]}
+            result = result.model_copy(update=update)
     if is_file:
         return result
     if result.total_matches == 0 and excluded_by_gitignore(root, options):
         result = result.model_copy(update={"excluded_by_gitignore": True})
-    skipped = [] if call.include_dependencies else default_skips(root, options)
     if skipped:
         result = result.model_copy(update={"default_skipped": len(skipped), "default_skipped_paths": skipped[:SAMPLE]})
     return result

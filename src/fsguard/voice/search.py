@@ -13,15 +13,26 @@ def search_text(result: SearchResult, compact: bool) -> str:
     text = _capped(_search_text(result, compact))
     if result.excluded_by_gitignore:
         text += f"\n{result.path} is excluded by a .gitignore: search it with respect_gitignore=false."
+    large = _listed(result.skipped_too_large, result.skipped_too_large_paths)
+    if large:
+        text += (
+            f"\nNot searched, above the server's --max-file-size: {large}. Ask the user to raise it to search them, or "
+            'read one in parts with read_file(path, start_line=..., end_line=...) or mode="tail".'
+        )
     return text + _skipped(result.default_skipped, result.default_skipped_paths, "searches")
 
 
-def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
+def _listed(count: int | None, paths: list[str] | None) -> str:
+    """The first paths and how many more, or nothing for no count."""
     if not count:
         return ""
-    named = ", ".join(paths or [])
     more = f" and {count - len(paths or [])} more" if count > len(paths or []) else ""
-    return f"\nSkipped by default: {named}{more}; include_dependencies=true {verb} them."
+    return ", ".join(paths or []) + more
+
+
+def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
+    listed = _listed(count, paths)
+    return f"\nSkipped by default: {listed}; include_dependencies=true {verb} them." if listed else ""
 
 
 def _search_text(result: SearchResult, compact: bool) -> str:
@@ -87,4 +98,10 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
         hint = '\nEach file was backed up: undo one with backup(action="undo_last", file_path=...).'
     note = f"\n{result.note}" if result.note else ""
     skipped = _skipped(result.default_skipped, result.default_skipped_paths, "includes")
+    if large := _listed(result.skipped_too_large, result.skipped_too_large_paths):
+        skipped += (
+            f"\nLeft alone, above the server's --max-file-size: {large}. Ask the user to raise it to include them."
+        )
+    if binary := _listed(result.skipped_binary, result.skipped_binary_paths):
+        skipped += f"\nLeft alone as binary or undecodable: {binary}."
     return head + ("\n" + "\n".join(rows) if rows else "") + hint + note + skipped

@@ -1,0 +1,197 @@
+"""File-name search over a tree: ripgrep lists the walk (``rg --files``), a pure-Python walk does when it is missing.
+
+Both engines return the same :class:`NameSearch` (the ``engine`` field aside): the files of
+:func:`fsguard.core.ignore.walk_files` whose name matches, in its order (directories depth first, names byte-wise),
+the total past ``max_results``, and the default skips. rg walks with :func:`fsguard.core.ripgrep.walk_flags` from
+the directory whose ``.gitignore`` files apply (``rules_from``), narrowed to the searched one as content search
+does, so the two walks agree on .gitignore semantics, hidden names, VCS directories and symlinks (never followed).
+
+The name is matched in Python on whatever rg lists, so both engines match with the same code. A simple glob on the
+name (``*.py``) also narrows rg's listing, as a file type that matches at least what Python will keep (``-g`` would
+override the .gitignore rules): ``?`` is spelled ``*`` there (a type's ``?`` is one byte, not one character) and,
+case-insensitive, each ASCII letter the alternatives that lower-case to it (``{k,K,K}``, with the Kelvin sign:
+a class holding a character past ASCII would match its bytes one by one).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Literal
+
+from fsguard.core.beneath import Beneath
+from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.globs import glob_matcher
+from fsguard.core.ignore import WalkOptions, check_directory, default_skips, gitignore_top, walk_files
+from fsguard.core.patterns import compile_re2
+from fsguard.core.rgprocess import RipgrepFailed, run_spooled
+from fsguard.core.ripgrep import only_below, pinned, ripgrep_path, simple_name_glob, walk_flags
+
+__all__ = ["NameSearch", "name_matcher", "search_names"]
+
+logger = logging.getLogger(__name__)
+Engine = Literal["auto", "ripgrep", "python"]
+_GLOB_CHARS = frozenset("*?[")
+_LISTED = re.compile(rb"\./([^\0]*)\0")  # ``--files --null`` output: ./path NUL, a path holding anything but NUL
+# Characters past ASCII whose lower case holds an ASCII letter: a case-insensitive glob's letter may stand for them.
+_FOLDED_TO = {"i": "\u0130", "k": "\u212a"}
+
+
+@dataclass(frozen=True)
+class NameSearch:
+    """Files whose name matches, in walk order; ``skipped`` is what the default skips left out (see
+    :func:`fsguard.core.ignore.default_skips`)."""
+
+    files: tuple[str, ...]
+    total: int
+    truncated: bool
+    engine: Literal["ripgrep", "python"] = "python"
+    skipped: tuple[str, ...] = ()
+
+
+def search_names(
+    root: Path,
+    pattern: str,
+    options: WalkOptions,
+    *,
+    regex: bool | None = None,
+    case_sensitive: bool = False,
+    max_results: int = 1000,
+    engine: Engine = "auto",
+    beneath: Beneath | None = None,
+) -> NameSearch:
+    """The files under ``root`` whose name matches ``pattern`` (see :func:`name_matcher`), in walk order.
+
+    ``engine="auto"`` lists with ripgrep when it is installed and falls back to the Python walk if it fails. With
+    ``beneath``, rg starts in the directory reached by the pinned walk (the names it lists are still to be confirmed,
+    as :func:`fsguard.core.search.present` does).
+
+    Raises:
+        InvalidParamsError: the pattern is empty, an invalid regex with ``regex``, or a glob is malformed.
+        NotFoundError, NotDirectoryError: ``root`` is not a directory.
+        FsguardError: ``engine="ripgrep"`` and ripgrep is missing or failed.
+    """
+    matches = name_matcher(pattern, regex=regex, case_sensitive=case_sensitive)
+    check_directory(root)
+    rg = ripgrep_path()
+    if engine == "ripgrep" and rg is None:
+        raise FsguardError("ripgrep is not installed. Retry with engine='python'.")
+    found: list[str] | None = None
+    skipped: list[str] = []
+    if engine != "python" and rg is not None:
+        prefilter = _prefilter(pattern, regex, case_sensitive)
+        try:
+            found, skipped = _ripgrep_names(rg, root, options, matches, prefilter, beneath)
+        except RipgrepFailed as exc:
+            if engine == "ripgrep":
+                raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
+            logger.warning("ripgrep failed (%s); listing names with the Python walk", exc)
+    used: Literal["ripgrep", "python"] = "ripgrep"
+    if found is None:
+        lead = len(str(root).rstrip("/")) + 1
+        found = [name for path in walk_files(root, options, skipped) if matches((name := str(path))[lead:])]
+        used = "python"
+    return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results, used, tuple(skipped))
+
+
+def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> Callable[[str], bool]:
+    """Whether a file matches ``pattern``, asked of its path relative to the searched directory: a glob if the
+    pattern holds ``* ? [`` (matched whole), else an RE2 regex searched in the name (an invalid one is plain text to
+    find in it); ``regex`` True or False forces one reading. The name is the last component, unless the pattern
+    holds ``/``: then it is the whole relative path.
+
+    Raises:
+        InvalidParamsError: the pattern is empty, or an invalid regex with ``regex=True``.
+    """
+    if not pattern:
+        raise InvalidParamsError("the name pattern is empty.")
+    whole = "/" in pattern
+
+    def key(relative: str) -> str:
+        return relative if whole else relative[relative.rfind("/") + 1 :]
+
+    if regex is False or (regex is None and _GLOB_CHARS & set(pattern)):
+        if case_sensitive:
+            return lambda relative: fnmatchcase(key(relative), pattern)
+        glob = pattern.lower()
+        return lambda relative: fnmatchcase(key(relative).lower(), glob)
+    try:
+        compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="name regex")
+    except InvalidParamsError:
+        if regex:
+            raise
+        text = pattern if case_sensitive else pattern.lower()
+        return lambda relative: text in (key(relative) if case_sensitive else key(relative).lower())
+    return lambda relative: compiled.search(key(relative)) is not None
+
+
+def _prefilter(pattern: str, regex: bool | None, case_sensitive: bool) -> tuple[str, bool] | None:
+    """A file-type glob for rg that matches every name the glob ``pattern`` matches, and whether it matches exactly
+    those among ASCII names (an ASCII pattern without ``?``); None if there is no such glob cheaply (a regex, a path
+    glob, classes or braces): then rg lists the whole walk."""
+    if regex or "/" in pattern or not (regex is False or _GLOB_CHARS & set(pattern)):
+        return None
+    if not simple_name_glob(pattern):
+        return None
+    spelled = []
+    for char in pattern.replace("?", "*"):
+        if case_sensitive or not char.isascii():
+            spelled.append(char if case_sensitive else "*")
+        elif char.isalpha():
+            spelled.append("{" + ",".join([char.lower(), char.upper(), *_FOLDED_TO.get(char.lower(), "")]) + "}")
+        else:
+            spelled.append(char)
+    return "".join(spelled), pattern.isascii() and "?" not in pattern
+
+
+def _ripgrep_names(
+    rg: Path,
+    root: Path,
+    options: WalkOptions,
+    matches: Callable[[str], bool],
+    prefilter: tuple[str, bool] | None,
+    beneath: Beneath | None,
+) -> tuple[list[str], list[str]]:
+    """The matching files (absolute, in walk order) as rg lists the walk, and the default skips, found in Python
+    while rg walks.
+
+    Raises:
+        RipgrepFailed: rg could not run or reported an error.
+    """
+    top = gitignore_top(root, options)
+    inside = root.relative_to(top).parts
+    lead = b"".join(os.fsencode(part) + b"/" for part in inside)
+    flags = walk_flags(options, inside)
+    exact = False
+    if prefilter is not None and "fsguard" not in flags:  # types add up: an include-glob type would widen it
+        glob, exact = prefilter
+        flags += ["--type-add", f"fsguardname:{glob}", "--type", "fsguardname"]
+    skipped: list[str] = []
+    scan = options.skip_dependencies or options.skip_minified
+    if scan:  # one rg thread, the Python scan on the other core: faster than both fighting over every core
+        flags.append("--threads=1")
+
+    def meanwhile() -> None:
+        if scan:
+            skipped.extend(default_skips(root, options))
+
+    with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
+        command = [str(rg), "--no-config", *flags, *narrowing, "--files", "--null", "--", "./"]
+        output = run_spooled(command, cwd, None, meanwhile)
+    listed = [relative[len(lead) :] for relative in _LISTED.findall(output) if relative.startswith(lead)]
+    listed.sort(key=lambda relative: relative.replace(b"/", b"\0"))
+    wanted = glob_matcher(options.globs) if options.globs else None
+    joined = b"\0".join(listed).decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+    names = joined.split("\0") if listed else []
+    if not (exact and joined.isascii()):  # a type matches ASCII names as fnmatch does, past ASCII only more
+        names = [name for name in names if matches(name)]
+    if wanted is not None:
+        names = [name for name in names if wanted(name)]
+    prefix = str(root).rstrip("/") + "/"
+    return [prefix + name for name in names], skipped

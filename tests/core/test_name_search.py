@@ -1,0 +1,175 @@
+"""File-name search: ripgrep lists the walk, the Python walk gives the very same result when rg is missing."""
+
+# Names that lower-case oddly are the point: the Kelvin sign, the dotted capital I.
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsguard.core import names as names_module
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.ignore import WalkOptions, default_skips
+from fsguard.core.names import NameSearch, search_names
+from fsguard.core.ripgrep import ripgrep_path
+from tests.core.test_ignore import DEFAULT_SKIPPED, build
+from tests.strategies import gitignore_trees
+
+pytestmark = pytest.mark.skipif(ripgrep_path() is None, reason="rg is not installed")
+
+# Names whose case folds, bytes and characters differ: a type glob's ? is one byte, Python's one character.
+ODD_NAMES = ["é.py", "\u212a.k", "x.\u212a", "\u0130.py", "ab.PY", "c?d.txt", "odd\nname.py", "pkg.min.js"]
+NAME_PATTERNS = (
+    *("*.py", "*.PY", "?.py", "??.py", "*.k", "*.txt", "*", "a*", "e.py", "c.txt", "*i*", "*.?", "b[1]", "{c,d}*"),
+    *(r"\.py$", "^a", "ü", "a/*", "*/c.txt", "a/", "[ab]*", "(", "K", "i.py", "*.min.*"),
+)
+
+
+def both(root: Path, pattern: str, options: WalkOptions, **kw: Any) -> NameSearch:
+    """Search with both engines, asserting they agree; the ripgrep engine's result."""
+    found = {engine: search_names(root, pattern, options, engine=engine, **kw) for engine in ("ripgrep", "python")}
+    assert found["ripgrep"].engine == "ripgrep"
+    assert dataclasses.replace(found["ripgrep"], engine="python") == found["python"]
+    return found["ripgrep"]
+
+
+def relative(found: NameSearch, root: Path) -> list[str]:
+    return [Path(file).relative_to(root).as_posix() for file in found.files]
+
+
+@settings(max_examples=150)
+@given(
+    tree=gitignore_trees(),
+    pattern=st.sampled_from(NAME_PATTERNS),
+    flags=st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([None, True, False])),
+    pick=st.integers(min_value=0),
+    globs=st.sampled_from([(), ("*.txt",), ("*.py", "?.k"), ("a/**",), ("*.{py,txt}",)]),
+    cap=st.sampled_from([1, 3, 1000]),
+)
+def test_both_engines_agree_on_generated_trees_patterns_and_flags(
+    tree: tuple[list[str], dict[str, str]],
+    pattern: str,
+    flags: tuple[bool, bool, bool, bool, bool | None],
+    pick: int,
+    globs: tuple[str, ...],
+    cap: int,
+) -> None:
+    hidden, gitignore, case_sensitive, skips, regex = flags
+    paths, gitignores = tree
+    with tempfile.TemporaryDirectory() as temp:
+        top = Path(temp).resolve()
+        build(top, [*paths, *DEFAULT_SKIPPED, *ODD_NAMES], gitignores)
+        directories = sorted(p for p in top.rglob("*") if p.is_dir())
+        root = [top, *directories][pick % (len(directories) + 1)]
+        options = WalkOptions(
+            respect_gitignore=gitignore,
+            include_hidden=hidden,
+            globs=globs,
+            rules_from=top,
+            skip_dependencies=skips,
+        )
+        kw: dict[str, Any] = {"regex": regex, "case_sensitive": case_sensitive, "max_results": cap}
+        try:
+            found = both(root, pattern, options, **kw)
+        except InvalidParamsError:
+            with pytest.raises(InvalidParamsError):
+                search_names(root, pattern, options, engine="python", **kw)
+            return
+        assert list(found.skipped) == (default_skips(root, options) if skips else [])
+
+
+@pytest.fixture
+def tree(root: Path) -> Path:
+    build(
+        root,
+        [
+            "a.py",
+            "b.txt",
+            "src/c.py",
+            "src/d.PY",
+            "build/e.py",
+            "node_modules/m.py",
+            ".hid.py",
+            ".git/x.py",
+            *ODD_NAMES,
+        ],
+        {"": "build/\n*.txt\n"},
+    )
+    return root
+
+
+def test_names_come_in_walk_order_capped_with_the_total_and_the_default_skips(tree: Path) -> None:
+    found = both(tree, "*.py", WalkOptions(skip_dependencies=True))
+    assert relative(found, tree) == ["a.py", "ab.PY", "odd\nname.py", "src/c.py", "src/d.PY", "é.py", "İ.py"]
+    assert found.skipped == ("node_modules/",)
+    capped = both(tree, "*.py", WalkOptions(skip_dependencies=True), max_results=2)
+    assert (relative(capped, tree), capped.total, capped.truncated) == (["a.py", "ab.PY"], 7, True)
+
+
+def test_a_question_mark_is_one_character_and_case_folds_as_python_lowers(tree: Path) -> None:
+    skips = WalkOptions(skip_dependencies=True)
+    assert relative(both(tree, "?.py", skips), tree) == ["a.py", "src/c.py", "src/d.PY", "é.py"]  # İ lowers to 2
+    assert relative(both(tree, "*.k", WalkOptions()), tree) == ["x.\u212a", "\u212a.k"]  # Kelvin lowers to k
+    assert relative(both(tree, "x.k", WalkOptions(), regex=False), tree) == ["x.\u212a"]
+    assert relative(both(tree, "*.k", WalkOptions(), case_sensitive=True), tree) == ["\u212a.k"]
+
+
+def test_hidden_gitignored_and_dependency_names_are_listed_on_request(tree: Path) -> None:
+    options = WalkOptions(respect_gitignore=False, include_hidden=True)
+    found = both(tree, "*.py", options)
+    assert relative(found, tree)[:5] == [".hid.py", "a.py", "ab.PY", "build/e.py", "node_modules/m.py"]
+    assert ".git/x.py" not in relative(found, tree)  # VCS directories never
+
+
+def test_symlinks_are_not_followed_and_a_search_below_the_root_keeps_its_rules(tree: Path) -> None:
+    (tree / "link.py").symlink_to(tree / "a.py")
+    (tree / "linked").symlink_to(tree / "src")
+    (tree / "src" / "f.txt").touch()
+    assert "link.py" not in relative(both(tree, "*.py", WalkOptions()), tree)
+    below = both(tree / "src", "*", WalkOptions(rules_from=tree))
+    assert relative(below, tree / "src") == ["c.py", "d.PY"]
+    assert both(tree / "build", "*", WalkOptions(rules_from=tree)).files == ()
+
+
+def test_bad_patterns_and_roots_are_refused_alike(tree: Path) -> None:
+    for engine in ("ripgrep", "python"):
+        with pytest.raises(InvalidParamsError):
+            search_names(tree, "", WalkOptions(), engine=engine)
+        with pytest.raises(InvalidParamsError):
+            search_names(tree, "(", WalkOptions(), regex=True, engine=engine)
+        with pytest.raises(NotFoundError):
+            search_names(tree / "missing", "*", WalkOptions(), engine=engine)
+        with pytest.raises(NotDirectoryError):
+            search_names(tree / "a.py", "*", WalkOptions(), engine=engine)
+
+
+def test_a_failing_ripgrep_falls_back_to_the_python_walk_only_in_auto_mode(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = tmp_path / "rg"
+    broken.write_text("#!/bin/sh\necho boom >&2\nexit 2\n", encoding="utf-8")
+    broken.chmod(0o755)
+    monkeypatch.setattr(names_module, "ripgrep_path", lambda: broken)
+    with caplog.at_level(logging.WARNING):
+        found = search_names(tree, "*.py", WalkOptions())
+    assert (found.engine, len(found.files)) == ("python", 8)
+    assert "boom" in caplog.text
+    with pytest.raises(FsguardError, match="boom"):
+        search_names(tree, "*.py", WalkOptions(), engine="ripgrep")
+    monkeypatch.setattr(names_module, "ripgrep_path", lambda: None)
+    assert search_names(tree, "*.py", WalkOptions()).engine == "python"
+
+
+def test_undecodable_names_are_listed_exactly(root: Path) -> None:
+    odd = os.fsdecode(b"bad\xff.py")
+    (root / odd).touch()
+    (root / "z.py").touch()
+    assert both(root, "*.py", WalkOptions()).files == (str(root / odd), str(root / "z.py"))
