@@ -231,3 +231,15 @@ async def test_the_four_seed_schemas_keep_every_field_and_their_required_list(cl
     assert sorted(schema["required"]) == sorted(required)
     for name, json_type in fields.items():
         assert json_type in declared_types(schema["properties"][name]), (tool_name, name)
+
+
+async def test_tools_built_once_per_process_still_follow_each_servers_settings(connect: ClientFactory) -> None:
+    # Tool schemas are reused across servers with the same signatures (tools/_params.py): a settings-dependent
+    # description must still be each server's own, and each server's tools must act on its own root.
+    descriptions = []
+    for days in (3, 11):
+        async with connect(backup_max_age_days=days) as client:
+            schema = (await listed(client))["backup"].input_schema
+            descriptions.append(schema["properties"]["older_than_days"]["description"])
+    assert "default 3)" in descriptions[0]
+    assert "default 11)" in descriptions[1]
