@@ -149,6 +149,16 @@ class FingerprintCache:
                 self._entries.pop(next(iter(self._entries)))
             self._entries[path] = (_identity(stat), fingerprint)
 
+    def remember_read(self, path: Path, fd: int, before: os.stat_result, fingerprint: Fingerprint) -> None:
+        """Record the fingerprint of what was just read from the open ``fd``, unless the file changed meanwhile."""
+        after = os.fstat(fd)
+        same = (after.st_size, after.st_mtime_ns, after.st_ctime_ns) == (
+            before.st_size,
+            before.st_mtime_ns,
+            before.st_ctime_ns,
+        )
+        self.remember(path, after if same else None, fingerprint)
+
     def lookup(self, path: Path, stat: os.stat_result) -> Fingerprint | None:
         """The fingerprint kept for ``path`` if the file still has the identity ``stat`` gives, else None."""
         with self._lock:

@@ -117,13 +117,7 @@ class MetadataReader:
                     if found.fingerprint is None:
                         return {"line_count": found.line_count, "encoding": lay.encoding}
                     fingerprint = found.fingerprint
-                after = os.fstat(fd)
-                unchanged = (after.st_size, after.st_mtime_ns, after.st_ctime_ns) == (
-                    opened_st.st_size,
-                    opened_st.st_mtime_ns,
-                    opened_st.st_ctime_ns,
-                )
-                self._cache.remember(path, after if unchanged else None, fingerprint)
+                self._cache.remember_read(path, fd, opened_st, fingerprint)
         self._session.record_hash(path, fingerprint.content_hash)
         return {
             "content_hash": fingerprint.content_hash,

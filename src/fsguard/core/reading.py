@@ -153,13 +153,7 @@ class FileReader:
             if known is None:
                 known = survey(lay, hashed=True).fingerprint
                 assert known is not None
-                after = os.fstat(fd)
-                same = (after.st_size, after.st_mtime_ns, after.st_ctime_ns) == (
-                    st.st_size,
-                    st.st_mtime_ns,
-                    st.st_ctime_ns,
-                )
-                self._cache.remember(path, after if same else None, known)
+                self._cache.remember_read(path, fd, st, known)
             self._session.record_hash(path, known.content_hash)
         base = ReadFileResult(
             content="",
