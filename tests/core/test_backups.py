@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 
 from fsguard.core.backups import BackupStore, check_backup_id
 from fsguard.core.errors import BackupCorruptError, InvalidParamsError, NotFoundError
+from fsguard.core.hashing import content_hash
 
 
 def store_at(tmp_path: Path, *, max_count: int = 100, clock: float | None = None) -> BackupStore:
@@ -19,12 +19,30 @@ def store_at(tmp_path: Path, *, max_count: int = 100, clock: float | None = None
     return BackupStore(tmp_path / "backups", max_age_days=7, max_count=max_count, clock=lambda: clock)
 
 
-def test_identical_bytes_are_stored_once(tmp_path: Path) -> None:
+def journal_of(tmp_path: Path) -> Path:
+    return next((tmp_path / "backups" / "journal").glob("*.jsonl"))
+
+
+def test_a_files_identical_versions_are_stored_once_in_its_journal(tmp_path: Path) -> None:
     store = store_at(tmp_path)
-    a = store.snapshot(Path("/r/a.txt"), b"same", 0o644, operation="t", after_hash=None)
-    b = store.snapshot(Path("/r/b.txt"), b"same", 0o644, operation="t", after_hash=None)
-    assert a.blob == b.blob == hashlib.sha256(b"same").hexdigest()
-    assert len(list((tmp_path / "backups" / "blobs").glob("*/*"))) == 1
+    path = Path("/r/a.txt")
+    payload = b"version one\n" * 1000
+    first = store.snapshot(path, payload, 0o644, operation="t", after_hash=None)
+    store.snapshot(path, b"version two\n", 0o644, operation="t", after_hash=None)
+    again = store.snapshot(path, payload, 0o644, operation="t", after_hash=None)
+    assert journal_of(tmp_path).read_bytes().count(payload) == 1
+    assert store_at(tmp_path).read_blob(again) == store_at(tmp_path).read_blob(first) == payload
+
+
+def test_a_backup_and_its_chain_link_are_one_record_in_the_journal(tmp_path: Path) -> None:
+    store = store_at(tmp_path)
+    record = store.snapshot(Path("/r/f.txt"), b"line\nwith newlines\n", 0o644, operation="edit", after_hash=None)
+    raw = journal_of(tmp_path).read_bytes()
+    header, rest = raw.split(b"\n", 1)
+    assert b'"inline":19' in header
+    assert record.backup_id.encode() in header
+    assert rest == b"line\nwith newlines\n\n"
+    assert not list((tmp_path / "backups" / "blobs").glob("*/*"))
 
 
 def test_chained_snapshots_link_to_their_parent_and_survive_a_new_instance(tmp_path: Path) -> None:
@@ -51,12 +69,58 @@ def test_a_torn_last_journal_line_is_ignored(tmp_path: Path) -> None:
     store = store_at(tmp_path)
     path = Path("/r/f.txt")
     kept = store.snapshot(path, b"v0", 0o644, operation="edit", after_hash=None)
-    journal = next((tmp_path / "backups" / "journal").glob("*.jsonl"))
-    with journal.open("ab") as handle:
+    with journal_of(tmp_path).open("ab") as handle:
         handle.write(b'{"e":"backup","backup_id":"2026')  # a crash mid-append
     assert store_at(tmp_path).head(path) == kept
     after = store_at(tmp_path).snapshot(path, b"v1", 0o644, operation="edit", after_hash=None)
     assert after.parent_backup_id == kept.backup_id
+    assert store_at(tmp_path).head(path) == after  # the torn tail was cut off, not glued to the new record
+
+
+@pytest.mark.parametrize("cut", [1, 10, 60])
+def test_backup_bytes_cut_short_by_a_crash_are_ignored_and_cut_off_by_the_next_append(tmp_path: Path, cut: int) -> None:
+    store = store_at(tmp_path)
+    path = Path("/r/f.txt")
+    kept = store.snapshot(path, b"v0", 0o644, operation="edit", after_hash=None)
+    whole = journal_of(tmp_path).read_bytes()
+    store.snapshot(path, b"x" * 50 + b"\n", 0o644, operation="edit", after_hash=None)
+    torn = journal_of(tmp_path).read_bytes()[:-cut]
+    journal_of(tmp_path).write_bytes(torn)
+    reopened = store_at(tmp_path)
+    assert reopened.head(path) == kept
+    assert reopened.read_blob(kept) == b"v0"
+    after = reopened.snapshot(path, b"v2", 0o644, operation="edit", after_hash=None)
+    assert journal_of(tmp_path).read_bytes().startswith(whole)
+    assert [r.backup_id for r in store_at(tmp_path).chain(path)] == [after.backup_id, kept.backup_id]
+    assert store_at(tmp_path).read_blob(after) == b"v2"
+
+
+def test_a_store_written_by_the_blob_layout_still_reads_undoes_and_takes_new_backups(tmp_path: Path) -> None:
+    old_bytes = b"saved by an older fsguard\n"
+    digest = hashlib.sha256(old_bytes).hexdigest()
+    blob = tmp_path / "backups" / "blobs" / digest[:2] / digest
+    blob.parent.mkdir(parents=True)
+    blob.write_bytes(old_bytes)
+    path = Path("/r/f.txt")
+    line = (
+        '{"e":"backup","backup_id":"20261101-100000-0123456789abcdef","path":"/r/f.txt",'
+        f'"time":{time.time() - 60},"operation":"edit","blob":"{digest}","size":{len(old_bytes)},'
+        f'"content_hash":"{content_hash(old_bytes)}",'
+        '"mode":420,"after_hash":"00000000","parent_backup_id":null,"chained":true}\n'
+    )
+    journal = tmp_path / "backups" / "journal" / f"{hashlib.sha256(b'/r/f.txt').hexdigest()[:32]}.jsonl"
+    journal.parent.mkdir(parents=True)
+    journal.write_text(line, encoding="utf-8")
+    store = store_at(tmp_path)
+    old = store.head(path)
+    assert old is not None
+    assert store.read_blob(old) == old_bytes
+    new = store.snapshot(path, b"new\n", 0o644, operation="edit", after_hash=None)
+    assert new.parent_backup_id == old.backup_id
+    assert [store_at(tmp_path).read_blob(r) for r in store_at(tmp_path).chain(path)] == [b"new\n", old_bytes]
+    blob.write_bytes(b"tampered")
+    with pytest.raises(BackupCorruptError):
+        store_at(tmp_path).read_blob(old)
 
 
 def test_retention_keeps_the_newest_per_file_and_cuts_the_chain_there(tmp_path: Path) -> None:
@@ -81,19 +145,31 @@ def test_a_long_journal_is_compacted_without_losing_the_chain(tmp_path: Path) ->
     path = Path("/r/f.txt")
     for i in range(40):
         last = store.snapshot(path, f"v{i}".encode(), 0o644, operation="edit", after_hash=None)
-    journal = next((tmp_path / "backups" / "journal").glob("*.jsonl"))
-    assert len(journal.read_bytes().splitlines()) < 40
+    assert journal_of(tmp_path).read_bytes().count(b'{"e":') < 40
     assert store_at(tmp_path).chain(path)[0].backup_id == last.backup_id
-    assert len(store_at(tmp_path).chain(path)) == 3
+    chain = store_at(tmp_path).chain(path)
+    assert [store_at(tmp_path).read_blob(r) for r in chain] == [b"v39", b"v38", b"v37"]
 
 
-def test_a_damaged_blob_is_refused_not_restored(tmp_path: Path) -> None:
+def test_dropped_backup_bytes_are_compacted_away_and_the_live_ones_still_read(tmp_path: Path) -> None:
+    store = store_at(tmp_path, max_count=2)
+    path = Path("/r/f.txt")
+    versions = [bytes([65 + i]) * 300_000 for i in range(30)]
+    made = [store.snapshot(path, data, 0o644, operation="edit", after_hash=None) for data in versions]
+    # 9 MB written; what stays is about the live versions plus the slack compaction allows (1 MiB)
+    assert journal_of(tmp_path).stat().st_size < 2 * 2 * 300_000 + (1 << 20) + 300_000
+    reader = store_at(tmp_path)
+    assert [reader.read_blob(r) for r in reader.chain(path)] == versions[-1:-3:-1]
+    assert store.read_blob(made[-1]) == versions[-1]  # a record read before compaction finds its moved bytes
+
+
+def test_damaged_backup_bytes_are_refused_not_restored(tmp_path: Path) -> None:
     store = store_at(tmp_path)
     record = store.snapshot(Path("/r/f.txt"), b"good bytes", 0o644, operation="edit", after_hash=None)
-    blob = tmp_path / "backups" / "blobs" / record.blob[:2] / record.blob
-    blob.write_bytes(b"evil bytes")
+    journal = journal_of(tmp_path)
+    journal.write_bytes(journal.read_bytes().replace(b"good bytes", b"evil bytes"))
     with pytest.raises(BackupCorruptError):
-        store.read_blob(record)
+        store_at(tmp_path).read_blob(record)
 
 
 def test_get_finds_backups_made_by_another_instance_and_refuses_bad_ids(tmp_path: Path) -> None:
@@ -107,14 +183,12 @@ def test_get_finds_backups_made_by_another_instance_and_refuses_bad_ids(tmp_path
             check_backup_id(bad)
 
 
-def test_cleanup_dry_run_keeps_everything_and_the_real_run_frees_blobs(tmp_path: Path) -> None:
+def test_cleanup_dry_run_keeps_everything_and_the_real_run_drops_the_backup(tmp_path: Path) -> None:
     store = store_at(tmp_path, clock=1_000.0)
     store.snapshot(Path("/r/f.txt"), b"x" * 100, 0o644, operation="edit", after_hash=None)
     later = store_at(tmp_path, clock=1_000.0 + 30 * 86_400)
-    for blob in (tmp_path / "backups" / "blobs").glob("*/*"):
-        os.utime(blob, (time.time() - 7_200, time.time() - 7_200))  # past the collector's grace hour
     assert len(later.cleanup(7, dry_run=True)) == 1
     assert len(later.records()) == 1
     assert len(later.cleanup(7, dry_run=False)) == 1
     assert later.records() == []
-    assert list((tmp_path / "backups" / "blobs").glob("*/*")) == []
+    assert store_at(tmp_path).records() == []

@@ -151,7 +151,9 @@ async def test_backups_live_outside_the_roots(client: Client, root: Path, state_
     (root / "f.txt").write_text("x\n", encoding="utf-8")
     await edit(client, "x", "y")
     assert sorted(p.name for p in root.iterdir()) == ["f.txt"]
-    assert any((state_dir / "backups" / "blobs").rglob("*"))
+    journals = list((state_dir / "backups" / "journal").glob("*.jsonl"))
+    assert len(journals) == 1
+    assert journals[0].read_bytes().endswith(b"\nx\n\n")  # the saved bytes, packed after their record
 
 
 async def test_server_stats_count_the_backups_in_the_store(client: Client, root: Path) -> None:

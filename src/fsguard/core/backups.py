@@ -1,85 +1,55 @@
-"""Backups: a content-addressed blob store and a persisted undo chain per file.
+"""Backups: each file's undo journal, holding its backups' bytes, with chains and retention.
 
 Layout under ``<state_dir>/backups``::
 
-    blobs/<aa>/<sha256>       the saved bytes, stored once however many backups share them
-    journal/<key>.jsonl       one JSON line per event of one file (key: sha256 of its canonical path)
+    journal/<key>.jsonl       one file's events and the bytes of its backups (key: sha256 of its canonical path)
+    blobs/<aa>/<sha256>       bytes saved by older versions, content-addressed; read, never written any more
 
-A journal replays to the file's live backups and its chain head. Events: ``backup`` (a snapshot,
-chained ones become the head), ``undo`` (the head steps back to its parent), ``drop`` (retention)
-and ``head`` (written by compaction). Crash consistency: the blob is fsynced, then the journal line
-is appended and fsynced, and only then may the caller replace the file the backup protects. A torn
-last line, left by a crash mid-append, is skipped when the journal is read.
+A journal replays to the file's live backups and its chain head (format: :mod:`fsguard.core.journal`).
+Events: ``backup`` (a snapshot, chained ones become the head), ``undo`` (the head steps back to its parent),
+``drop`` (retention) and ``head`` (written by compaction). Crash consistency: the backup's record and bytes
+are appended and fsynced together, and only then may the caller replace the file the backup protects; a
+torn tail, left by a crash mid-append, is ignored when read and cut off by the next append. A file's
+identical versions are stored once; compaction (by line count, or when dropped bytes outweigh live ones)
+rewrites the journal with its live backups only, under the journal's lock, so writers never stop.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import os
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from fsguard.core.beneath import Pinned, fsync_directory
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import BackupCorruptError, FsguardError, InvalidParamsError, NotFoundError
+from fsguard.core.errors import BackupCorruptError, NotFoundError
 from fsguard.core.hashing import content_hash
+from fsguard.core.journal import (
+    Append,
+    BackupRecord,
+    Replay,
+    backup_event,
+    check_backup_id,
+    copy_live,
+    encode,
+    new_backup_id,
+    read_journal,
+    write_all,
+)
+from fsguard.core.oserrors import from_os_error
+
+__all__ = ["BackupRecord", "BackupStore", "check_backup_id", "new_backup_id"]
+
 
 _DAY_S = 86_400.0
 _GC_GRACE_S = 3_600.0  # a blob this young may belong to a backup another process is still recording
-_ID_SHAPE = "YYYYMMDD-HHMMSS-<16 hex>"
-
-
-@dataclass(frozen=True)
-class BackupRecord:
-    """One saved version of one file, and where it sits in that file's undo chain."""
-
-    backup_id: str
-    path: str
-    time: float
-    operation: str
-    blob: str
-    size: int
-    content_hash: str
-    mode: int
-    after_hash: str | None
-    parent_backup_id: str | None
-    chained: bool
-
-    @property
-    def time_iso(self) -> str:
-        return datetime.fromtimestamp(self.time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass
-class _Replay:
-    records: dict[str, BackupRecord]
-    head: str | None
-    lines: int
-
-
-def new_backup_id(now: float) -> str:
-    """``YYYYMMDD-HHMMSS-`` + 16 hex digits (UTC)."""
-    return datetime.fromtimestamp(now, UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(8)
-
-
-def check_backup_id(backup_id: str) -> str:
-    """Refuse anything that is not a backup id before it goes near a path or a lookup."""
-    parts = backup_id.split("-")
-    ok = len(parts) == 3 and parts[0].isdigit() and len(parts[0]) == 8 and parts[1].isdigit() and len(parts[1]) == 6
-    if not ok or len(parts[2]) != 16 or any(c not in "0123456789abcdef" for c in parts[2]):
-        raise InvalidParamsError(
-            f"invalid backup_id {backup_id!r}: expected {_ID_SHAPE}. List backups with backup(action='list').",
-            backup_id=backup_id,
-        )
-    return backup_id
+_SLACK_BYTES = 1 << 20  # dropped bytes a journal may carry before compaction rewrites it
 
 
 class BackupStore:
@@ -100,15 +70,27 @@ class BackupStore:
         self._index: dict[str, str] = {}  # backup id -> journal key
         # Replayed journals, trusted while the file's (inode, size, mtime) is what we last saw: another
         # process appending changes it, so this never hides a foreign change.
-        self._replays: dict[str, tuple[tuple[int, int, int], _Replay]] = {}
+        self._replays: dict[str, tuple[tuple[int, int, int], Replay]] = {}
 
     # -- writing -----------------------------------------------------------------------------------
 
     def snapshot(
-        self, path: Path, data: bytes, mode: int, *, operation: str, after_hash: str | None, chained: bool = True
+        self,
+        path: Path,
+        data: bytes,
+        mode: int,
+        *,
+        operation: str,
+        after_hash: str | None,
+        chained: bool = True,
+        data_hash: str | None = None,
     ) -> BackupRecord:
-        """Save ``data`` (the bytes ``path`` holds now) durably; a chained snapshot becomes the chain head."""
-        blob = self._store_blob(data)
+        """Save ``data`` (the bytes ``path`` holds now) durably; a chained snapshot becomes the chain head.
+
+        The bytes go into the file's journal with the record: one append and one fsync make both durable.
+        ``data_hash`` is ``content_hash(data)`` when the caller has it already.
+        """
+        digest = data_hash or content_hash(data)
         key = _key(path)
         with self._journal(key) as (replay, append):
             now = self._clock()
@@ -117,22 +99,28 @@ class BackupStore:
                 path=str(path),
                 time=now,
                 operation=operation,
-                blob=blob,
+                blob="",
                 size=len(data),
-                content_hash=content_hash(data),
+                content_hash=digest,
                 mode=mode,
                 after_hash=after_hash,
                 parent_backup_id=replay.head if chained else None,
                 chained=chained,
             )
-            append({"e": "backup", **asdict(record)})
+            twin = replay.twin(digest, len(data))
+            if twin is not None and self._payload(key, twin) == data:
+                append(backup_event(record, dup=twin.backup_id))
+            else:
+                append(backup_event(record, inline=len(data)), data)
             self._index[record.backup_id] = key
             self._retain(replay, append, keep=record.backup_id)
         return record
 
     def step_back(self, record: BackupRecord) -> None:
         """Move ``record``'s file chain head to its parent (after ``record`` was undone)."""
-        with self._journal(_key(Path(record.path))) as (_replay, append):
+        # Not fsynced: if a crash loses this line, the file holds the head backup's own bytes, and undo_last
+        # then steps back over it without writing. The next fsync of this journal makes it durable anyway.
+        with self._journal(_key(Path(record.path)), durable=False) as (_replay, append):
             append({"e": "undo", "id": record.backup_id})
 
     def cleanup(self, older_than_days: float, *, dry_run: bool) -> list[BackupRecord]:
@@ -165,7 +153,7 @@ class BackupStore:
 
     def collect_garbage(self) -> int:
         """Delete blobs no live backup refers to (older than an hour); returns how many."""
-        live = {record.blob for record in self.records()}
+        live = {record.blob for record in self.records() if record.blob}
         removed = 0
         cutoff = time.time() - _GC_GRACE_S  # blob mtimes are real time, whatever clock records use
         for blob in self._blobs.glob("*/*"):
@@ -217,18 +205,22 @@ class BackupStore:
         return sorted(found, key=lambda r: (r.time, r.backup_id), reverse=True)
 
     def read_blob(self, record: BackupRecord) -> bytes:
-        """The saved bytes, checked against their address.
+        """The saved bytes, checked against the record's hash and size.
 
         Raises:
-            BackupCorruptError: the blob is missing or damaged.
+            BackupCorruptError: the bytes are missing or damaged.
         """
-        try:
-            data = self._blob_path(record.blob).read_bytes()
-        except FileNotFoundError:
-            data = None
-        if data is None or hashlib.sha256(data).hexdigest() != record.blob:
+        key = _key(Path(record.path))
+        if record.blob:
+            data = self._old_blob(record)
+        else:
+            data = self._payload(key, record)
+            if data is None or not self._intact(record, data):
+                self._forget(key)  # compaction may have moved the bytes since the journal was read: once more
+                data = self._payload(key, record)
+        if data is None or not self._intact(record, data):
             raise BackupCorruptError(
-                f"backup {record.backup_id} is damaged or missing from {self._blobs}; nothing was restored. "
+                f"backup {record.backup_id} is damaged or missing from {self.root}; nothing was restored. "
                 "Pick another backup from backup(action='undo_chain').",
                 backup_id=record.backup_id,
             )
@@ -237,26 +229,36 @@ class BackupStore:
     def stats(self) -> tuple[int, int]:
         """(live backups, bytes of blobs on disk)."""
         size = sum(blob.stat().st_size for blob in self._blobs.glob("*/*"))
+        size += sum(journal.stat().st_size for journal in self._journals.glob("*.jsonl"))
         return len(self.records()), size
 
     # -- internals ---------------------------------------------------------------------------------
 
-    def _store_blob(self, data: bytes) -> str:
-        digest = hashlib.sha256(data).hexdigest()
-        target = self._blob_path(digest)
-        if target.exists():
-            os.utime(target)  # keeps a shared blob clear of the garbage collector's grace window
-            return digest
-        target.parent.mkdir(exist_ok=True)
+    def _old_blob(self, record: BackupRecord) -> bytes | None:
+        """The bytes of a backup made by an older version, from the content-addressed blob store."""
         try:
-            self._writer.write(target, data, exclusive=True)
-        except FsguardError:
-            if not target.exists():  # another writer racing us to the same content is fine
-                raise
-        return digest
+            data = (self._blobs / record.blob[:2] / record.blob).read_bytes()
+        except FileNotFoundError:
+            return None
+        return data if hashlib.sha256(data).hexdigest() == record.blob else None
 
-    def _blob_path(self, digest: str) -> Path:
-        return self._blobs / digest[:2] / digest
+    def _payload(self, key: str, record: BackupRecord) -> bytes | None:
+        """The bytes packed in the journal for ``record``, as the journal last read places them."""
+        offset = self._read(key).payloads.get(record.backup_id)
+        if offset is None:
+            return None
+        try:
+            fd = os.open(self._journals / f"{key}.jsonl", os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        try:
+            return os.pread(fd, record.size, offset)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _intact(record: BackupRecord, data: bytes) -> bool:
+        return len(data) == record.size and content_hash(data) == record.content_hash
 
     def _keys(self) -> list[str]:
         return sorted(entry.stem for entry in self._journals.glob("*.jsonl"))
@@ -266,53 +268,74 @@ class BackupStore:
         with self._lock:
             self._index = index
 
-    def _read(self, key: str) -> _Replay:
+    def _forget(self, key: str) -> None:
+        with self._lock:
+            self._replays.pop(key, None)
+
+    def _read(self, key: str) -> Replay:
         path = self._journals / f"{key}.jsonl"
         try:
             stat = path.stat()
         except FileNotFoundError:
-            return _Replay({}, None, 0)
+            return Replay()
         identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         with self._lock:
             cached = self._replays.get(key)
         if cached is not None and cached[0] == identity:
             return cached[1]
         try:
-            replay = _replay(path.read_bytes().splitlines())
+            with path.open("rb") as handle:
+                replay = read_journal(handle)
+                identity = _identity(os.fstat(handle.fileno()))
         except FileNotFoundError:
-            return _Replay({}, None, 0)
+            return Replay()
         with self._lock:
             self._replays[key] = (identity, replay)
         return replay
 
-    def _remember(self, key: str, fd: int, replay: _Replay) -> None:
-        stat = os.fstat(fd)
+    def _remember(self, key: str, fd: int, replay: Replay) -> None:
+        identity = _identity(os.fstat(fd))
         with self._lock:
-            self._replays[key] = ((stat.st_ino, stat.st_size, stat.st_mtime_ns), replay)
+            self._replays[key] = (identity, replay)
 
     @contextmanager
-    def _journal(self, key: str) -> Iterator[tuple[_Replay, Callable[[dict[str, Any]], None]]]:
-        """The journal of one file, locked (threads and processes) for a read-modify-append."""
+    def _journal(self, key: str, *, durable: bool = True) -> Iterator[tuple[Replay, Append]]:
+        """The journal of one file, locked (threads and processes) for a read-modify-append, fsynced after
+        unless not ``durable``."""
         path = self._journals / f"{key}.jsonl"
         fd = self._open_locked(path)
         try:
-            cached = self._read(key)
-            # A private copy: readers may be iterating the cached one while this appends.
-            replay = _Replay(dict(cached.records), cached.head, cached.lines)
-            pending: list[bytes] = []
+            replay = self._read(key).copy()  # private: readers may be using the cached one while this appends
+            if os.fstat(fd).st_size > replay.end:
+                os.ftruncate(fd, replay.end)  # a torn tail left by a crash: its operation never happened
+            written = False
 
-            def append(event: dict[str, Any]) -> None:
-                line = json.dumps(event, separators=(",", ":")).encode() + b"\n"
-                os.write(fd, line)
-                pending.append(line)
-                replay.records, replay.head, replay.lines = _apply(event, replay.records, replay.head, replay.lines)
+            def append(event: dict[str, Any], payload: bytes | None = None) -> None:
+                nonlocal written
+                line = encode(event)
+                parts = [line] if payload is None else [line, payload, b"\n"]
+                event_end = replay.end + sum(map(len, parts))
+                try:
+                    write_all(fd, parts)
+                except OSError as exc:
+                    with suppress(OSError):
+                        os.ftruncate(fd, replay.end)  # no half record left behind (a full disk, say)
+                    raise from_os_error(exc, path, needed=event_end - replay.end) from exc
+                replay.apply(event, replay.end + len(line) if payload is not None else None)
+                replay.end = event_end
+                written = True
 
             yield replay, append
-            if pending:
-                os.fsync(fd)
+            if written:
+                try:
+                    if durable:
+                        os.fsync(fd)
+                except OSError as exc:  # the records may not be durable: the caller must not go on to write
+                    self._forget(key)
+                    raise from_os_error(exc, path) from exc
                 self._remember(key, fd, replay)
-            if replay.lines > 4 * self._max_count + 16:
-                self._compact(path, replay)
+            if replay.lines > 4 * self._max_count + 16 or replay.packed > 2 * replay.live_packed() + _SLACK_BYTES:
+                self._compact(path, fd, replay)
         finally:
             os.close(fd)
 
@@ -329,7 +352,7 @@ class BackupStore:
                 pass
             os.close(fd)
 
-    def _retain(self, replay: _Replay, append: Callable[[dict[str, Any]], None], *, keep: str) -> None:
+    def _retain(self, replay: Replay, append: Append, *, keep: str) -> None:
         """Drop what exceeds --backup-max-count or --backup-max-age for this file (never ``keep``)."""
         cutoff = self._clock() - self._max_age_s
         newest_first = sorted(replay.records.values(), key=lambda r: r.time, reverse=True)
@@ -337,50 +360,30 @@ class BackupStore:
             if record.backup_id != keep and (rank >= self._max_count or record.time < cutoff):
                 append({"e": "drop", "id": record.backup_id})
 
-    def _compact(self, path: Path, replay: _Replay) -> None:
-        """Rewrite a long journal as its live records plus the head; atomic, under the caller's lock."""
+    def _compact(self, path: Path, fd: int, replay: Replay) -> None:
+        """Rewrite a journal as its live records (each version's bytes once) plus the head; atomic, under the
+        caller's lock. The bytes are copied from the old file, never held in memory all at once."""
         ordered = sorted(replay.records.values(), key=lambda r: r.time)
-        lines = [json.dumps({"e": "backup", **asdict(r)}, separators=(",", ":")) for r in ordered]
-        lines.append(json.dumps({"e": "head", "id": replay.head}, separators=(",", ":")))
-        self._writer.write(path, ("\n".join(lines) + "\n").encode())
+        parent = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            with self._writer.temp_name(Pinned(parent, path.name, path)) as temp:
+                target = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=parent)
+                try:
+                    copy_live(fd, target, ordered, replay)
+                    write_all(target, [encode({"e": "head", "id": replay.head})])
+                    os.fsync(target)
+                finally:
+                    os.close(target)
+                os.rename(temp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
+                fsync_directory(parent)
+        finally:
+            os.close(parent)
+        self._forget(path.stem)
+
+
+def _identity(stat: os.stat_result) -> tuple[int, int, int]:
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def _key(path: Path) -> str:
     return hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-
-
-def _replay(lines: list[bytes]) -> _Replay:
-    records: dict[str, BackupRecord] = {}
-    head: str | None = None
-    count = 0
-    for raw in lines:
-        try:
-            event = json.loads(raw)
-        except ValueError:
-            continue  # a torn line from a crash mid-append: the operation it began never happened
-        records, head, count = _apply(event, records, head, count)
-    return _Replay(records, head, count)
-
-
-def _apply(
-    event: dict[str, Any], records: dict[str, BackupRecord], head: str | None, count: int
-) -> tuple[dict[str, BackupRecord], str | None, int]:
-    kind = event.get("e")
-    if kind == "backup":
-        fields = {k: v for k, v in event.items() if k != "e"}
-        record = BackupRecord(**fields)
-        records[record.backup_id] = record
-        if record.chained:
-            head = record.backup_id
-    elif kind in ("undo", "drop"):
-        target = records.get(event["id"])
-        if target is not None and head == target.backup_id:
-            parent = target.parent_backup_id
-            head = parent if parent in records else None
-        if kind == "drop":
-            records.pop(event["id"], None)
-            for child in [k for k, r in records.items() if r.parent_backup_id == event["id"]]:
-                records[child] = replace(records[child], parent_backup_id=None)  # the chain ends where it was cut
-    elif kind == "head":
-        head = event["id"]
-    return records, head, count + 1

@@ -87,7 +87,7 @@ class Editor:
         with mutation(self._safe, path) as change:
             data = change.require()
             decoded = decode(data, path)
-            before_hash = content_hash(data)
+            before_hash = change.current_hash or content_hash(data)  # the mutation's own: hashed once
             verdict = change.check(options.expected_hash)
             plan = planner(decoded.text)
             if not options.dry_run:

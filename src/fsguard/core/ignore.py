@@ -67,7 +67,7 @@ class GitignoreFile:
 
     def __init__(self, lines: list[str]) -> None:
         """Compile ``lines`` (the file's text, one pattern or comment per line)."""
-        spec = pathspec.PathSpec.from_lines("gitignore", map(_git_wildmatch, lines))
+        spec = pathspec.PathSpec.from_lines("gitignore", (_git_wildmatch(_bytewise(line)) for line in lines))
         self._rules: list[tuple[Callable[[str], bool], bool]] = [
             (_entry_matcher(pattern.regex), pattern.include)
             for pattern in spec.patterns
@@ -77,10 +77,17 @@ class GitignoreFile:
     def decide(self, relative: str) -> bool | None:
         """True if the last pattern naming ``relative`` (a directory ends in ``/``) excludes it, False if it
         re-includes it, None if no pattern names it."""
+        relative = _bytewise(relative)
         for matches, include in reversed(self._rules):
             if matches(relative):
                 return include
         return None
+
+
+def _bytewise(text: str) -> str:
+    """``text`` with each UTF-8 byte as one character: git (and ripgrep) match ``?``, ``*`` and ``[...]`` on
+    bytes, so ``?.py`` does not name ``é.py``; pathspec matches characters."""
+    return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
 
 
 def _entry_matcher(regex: re.Pattern[str]) -> Callable[[str], bool]:

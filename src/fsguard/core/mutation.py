@@ -137,6 +137,7 @@ class Mutation:
                 operation=backup_operation or hook.operation,
                 after_hash=after_hash if after_hash is not None else digest,
                 chained=chained,
+                data_hash=self.current_hash,
             )
         if self.entry is None:
             with self.safe.beneath.entry(self.path, make_parents=make_parents) as entry:

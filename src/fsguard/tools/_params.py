@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -73,14 +74,24 @@ class Catalog:
         fn: Callable[..., Any],
         hints: ToolAnnotations,
         examples: list[tuple[str, dict[str, Any]]],
+        *,
+        on_loop: bool = False,
     ) -> None:
-        """Register ``fn`` unless the server is read-only and the tool writes."""
+        """Register ``fn`` unless the server is read-only and the tool writes.
+
+        The SDK runs a sync tool on a worker thread: 0.3 ms a call when idle, over a millisecond on a busy
+        machine, more than a small read costs. ``on_loop`` tools (quick reads that take no lock and never
+        fsync) run on the event loop instead; tools that may wait on a lock or the disk keep the thread, so an
+        HTTP server's other clients never wait for them.
+        """
         if self.services.settings.read_only and not hints.read_only_hint:
             return
         manager = getattr(self.server, "_tool_manager", None)
         tools = getattr(manager, "_tools", None)
         if isinstance(tools, dict):
             tool = _built(fn, hints)
+            if on_loop:
+                tool = tool.model_copy(update={"fn": _on_loop(fn), "is_async": True})
             tools[tool.name] = tool
         else:  # an SDK without the tool table this relies on: let it build the tool itself
             self.server.add_tool(fn, title=hints.title, annotations=hints)
@@ -88,6 +99,16 @@ class Catalog:
 
 
 _BUILT: dict[tuple[str, ...], Tool] = {}
+
+
+def _on_loop(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a coroutine function, which the SDK awaits on the event loop instead of a worker thread."""
+
+    @functools.wraps(fn)
+    async def call(**kwargs: Any) -> Any:
+        return fn(**kwargs)
+
+    return call
 
 
 def _built(fn: Callable[..., Any], hints: ToolAnnotations) -> Tool:

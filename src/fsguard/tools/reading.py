@@ -96,4 +96,5 @@ def register(catalog: Catalog) -> None:
             ("two files at once", {"paths": ["README.md", "pyproject.toml"]}),
             ("raw bytes", {"path": "assets/logo.png", "encoding": "base64"}),
         ],
+        on_loop=True,
     )

@@ -1,0 +1,219 @@
+"""One file's undo journal: its events, and the bytes of its backups packed between them.
+
+A journal is a sequence of records, each one JSON line; a ``backup`` record with ``"inline": N`` is followed
+by the N saved bytes and a newline, so that one append and one fsync make a backup and its place in the
+chain durable together. A ``backup`` record may instead name an earlier one whose bytes are identical
+(``"dup": id``): a file's versions are stored once however often they come back. Older stores kept the
+bytes as content-addressed blobs (``"blob": sha256``); their journals are plain JSON lines and read the same.
+
+A crash mid-append leaves a torn tail (a line without its newline, or bytes cut short). Reading stops there:
+the operation it began never replaced its file, since the file is written only after the journal's fsync.
+The next append under the lock cuts the tail off first, so it never swallows the record that follows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import IO, Any, Protocol
+
+from fsguard.core.errors import InvalidParamsError
+
+_COPY_CHUNK = 1 << 20
+_ID_SHAPE = "YYYYMMDD-HHMMSS-<16 hex>"
+
+
+def new_backup_id(now: float) -> str:
+    """``YYYYMMDD-HHMMSS-`` + 16 hex digits (UTC)."""
+    return datetime.fromtimestamp(now, UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(8)
+
+
+def check_backup_id(backup_id: str) -> str:
+    """Refuse anything that is not a backup id before it goes near a path or a lookup."""
+    parts = backup_id.split("-")
+    ok = len(parts) == 3 and parts[0].isdigit() and len(parts[0]) == 8 and parts[1].isdigit() and len(parts[1]) == 6
+    if not ok or len(parts[2]) != 16 or any(c not in "0123456789abcdef" for c in parts[2]):
+        raise InvalidParamsError(
+            f"invalid backup_id {backup_id!r}: expected {_ID_SHAPE}. List backups with backup(action='list').",
+            backup_id=backup_id,
+        )
+    return backup_id
+
+
+class Append(Protocol):
+    """Appends one event to a locked journal, and for a backup the bytes that follow its line."""
+
+    def __call__(self, event: dict[str, Any], payload: bytes | None = None) -> None: ...
+
+
+@dataclass(frozen=True)
+class BackupRecord:
+    """One saved version of one file, and where it sits in that file's undo chain.
+
+    ``blob`` is the sha256 address of bytes kept in the old blob store; empty when they are in the journal.
+    """
+
+    backup_id: str
+    path: str
+    time: float
+    operation: str
+    blob: str
+    size: int
+    content_hash: str
+    mode: int
+    after_hash: str | None
+    parent_backup_id: str | None
+    chained: bool
+
+    @property
+    def time_iso(self) -> str:
+        return datetime.fromtimestamp(self.time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Replay:
+    """A journal read from its start: the live backups, the chain head, and where each one's bytes are."""
+
+    records: dict[str, BackupRecord] = field(default_factory=dict)
+    head: str | None = None
+    lines: int = 0
+    end: int = 0  # offset just past the last whole record: a torn tail starts here
+    payloads: dict[str, int] = field(default_factory=dict)  # backup id -> offset of its bytes (dropped ones too)
+    packed: int = 0  # bytes of backups in the file, live or not
+
+    def copy(self) -> Replay:
+        return Replay(dict(self.records), self.head, self.lines, self.end, dict(self.payloads), self.packed)
+
+    def live_packed(self) -> int:
+        """Bytes of the live backups kept in this journal (an upper bound: duplicates count each time)."""
+        return sum(record.size for record in self.records.values() if not record.blob)
+
+    def twin(self, content_hash: str, size: int) -> BackupRecord | None:
+        """A live backup in this journal whose bytes may equal bytes of this hash and size."""
+        for record in self.records.values():
+            if not record.blob and record.content_hash == content_hash and record.size == size:
+                return record
+        return None
+
+    def apply(self, event: dict[str, Any], offset: int | None = None) -> None:
+        """Take one event into account; ``offset`` is where an inline backup's bytes start."""
+        kind = event.get("e")
+        if kind == "backup":
+            fields = {k: v for k, v in event.items() if k not in ("e", "inline", "dup")}
+            fields.setdefault("blob", "")
+            record = BackupRecord(**fields)
+            self.records[record.backup_id] = record
+            if offset is not None:
+                self.payloads[record.backup_id] = offset
+                self.packed += record.size
+            elif "dup" in event and event["dup"] in self.payloads:
+                self.payloads[record.backup_id] = self.payloads[event["dup"]]
+            if record.chained:
+                self.head = record.backup_id
+        elif kind in ("undo", "drop"):
+            target = self.records.get(event["id"])
+            if target is not None and self.head == target.backup_id:
+                parent = target.parent_backup_id
+                self.head = parent if parent in self.records else None
+            if kind == "drop":
+                self.records.pop(event["id"], None)
+                for child in [k for k, r in self.records.items() if r.parent_backup_id == event["id"]]:
+                    self.records[child] = replace(self.records[child], parent_backup_id=None)  # the chain ends here
+        elif kind == "head":
+            self.head = event["id"]
+        self.lines += 1
+
+
+def read_journal(handle: IO[bytes]) -> Replay:
+    """Replay a journal from its start, stopping at a torn tail; saved bytes are skipped, not read."""
+    replay = Replay()
+    while True:
+        line = handle.readline()
+        if not line.endswith(b"\n"):
+            return replay  # the end, or a line cut short by a crash
+        try:
+            event = json.loads(line)
+        except ValueError:
+            replay.end = handle.tell()  # an old-format torn line that a later append ran into: skip it
+            continue
+        size = event.get("inline") if isinstance(event, dict) else None
+        if size is None:
+            replay.apply(event)
+            replay.end = handle.tell()
+            continue
+        offset = handle.tell()
+        handle.seek(offset + size)
+        if handle.read(1) != b"\n":
+            return replay  # the bytes were cut short by a crash
+        replay.apply(event, offset)
+        replay.end = offset + size + 1
+
+
+def backup_event(record: BackupRecord, *, dup: str | None = None, inline: int | None = None) -> dict[str, Any]:
+    """The event of a backup record (its line is followed by ``inline`` bytes and a newline)."""
+    event: dict[str, Any] = {"e": "backup", **vars(record)}  # flat fields: vars, not asdict's deep copy
+    if not record.blob:
+        del event["blob"]
+    if dup is not None:
+        event["dup"] = dup
+    if inline is not None:
+        event["inline"] = inline
+    return event
+
+
+def encode(event: dict[str, Any]) -> bytes:
+    return json.dumps(event, separators=(",", ":")).encode() + b"\n"
+
+
+def write_all(fd: int, parts: Iterable[bytes | memoryview]) -> None:
+    """Write every part, in order, however the OS splits the writes; one system call for small appends."""
+    pending = [memoryview(part) for part in parts if len(part)]
+    while pending:
+        written = os.writev(fd, pending)
+        while pending and written >= len(pending[0]):
+            written -= len(pending[0])
+            pending.pop(0)
+        if pending and written:
+            pending[0] = pending[0][written:]
+
+
+def copy_range(source: int, target: int, offset: int, size: int) -> None:
+    """Append ``size`` bytes of ``source`` from ``offset`` to ``target`` (in the kernel where it can)."""
+    done = 0
+    while done < size:
+        count = min(_COPY_CHUNK, size - done)
+        try:
+            copied = os.copy_file_range(source, target, count, offset + done)
+        except OSError:
+            copied = 0
+        if copied <= 0:  # not supported between these files (or nothing copied): plain reads and writes
+            chunk = os.pread(source, count, offset + done)
+            if not chunk:
+                raise OSError(f"journal ended {size - done} bytes early while compacting")
+            write_all(target, [chunk])
+            copied = len(chunk)
+        done += copied
+
+
+def copy_live(source: int, target: int, ordered: list[BackupRecord], replay: Replay) -> None:
+    """Write ``ordered`` records to ``target`` with their bytes copied from ``source``, each version once."""
+    written: dict[tuple[str, int], str] = {}  # (hash, size) -> the backup whose bytes were copied
+    for record in ordered:
+        offset = replay.payloads.get(record.backup_id)
+        if record.blob or offset is None:
+            write_all(target, [encode(backup_event(record))])
+            continue
+        twin = written.get((record.content_hash, record.size))
+        if twin is not None and os.pread(source, record.size, offset) == os.pread(
+            source, record.size, replay.payloads[twin]
+        ):
+            write_all(target, [encode(backup_event(record, dup=twin))])
+            continue
+        write_all(target, [encode(backup_event(record, inline=record.size))])
+        copy_range(source, target, offset, record.size)
+        write_all(target, [b"\n"])
+        written[(record.content_hash, record.size)] = record.backup_id
