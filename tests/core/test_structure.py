@@ -248,3 +248,36 @@ def test_a_shell_script_with_characters_beyond_the_bmp_goes_unchecked_instead_of
         assert checker.check(Path("run.sh"), "echo ok\n", crashing) is None
     assert checker.problems(Path("run.sh"), "echo 🎉 ${x\n") is None
     assert checker.problems(Path("run.sh"), "echo ok ${x\n")
+
+
+PY_LINES = ["def f(x):\n", "    return x\n", "y = (1,\n", "     2)\n", "class C:\n", "    pass\n", "z = [\n", "]\n"]
+
+
+@given(
+    steps=st.lists(
+        st.tuples(st.integers(0, 400), st.integers(0, 12), st.sampled_from(["", "(", ")", ":", "x = 1\n", "é", "\n"])),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_chain_of_edits_parsed_incrementally_warns_exactly_as_full_parses_do(
+    steps: list[tuple[int, int, str]],
+) -> None:
+    """The kept tree is edited and re-parsed each time; a fresh checker parses everything in full."""
+    incremental = StructureChecker()
+    text = "".join(PY_LINES * 4)
+    for start, length, insert in steps:
+        start = min(start, len(text))
+        edited = text[:start] + insert + text[start + length :]
+        assert incremental.check(Path("m.py"), text, edited) == StructureChecker().check(Path("m.py"), text, edited)
+        text = edited
+
+
+def test_a_file_changed_behind_the_kept_tree_is_parsed_in_full_again(checker: StructureChecker) -> None:
+    clean = "x = 1\n" * 50
+    assert checker.check(Path("m.py"), clean, clean + "y = 2\n") is None  # keeps the tree of clean + "y = 2"
+    changed_outside = "x = (\n" + clean  # not what the kept tree was parsed from: already broken
+    assert checker.check(Path("m.py"), changed_outside, changed_outside + "z = 3\n") is None
+    warning = checker.check(Path("m.py"), clean, clean + "w = (\n")
+    assert warning is not None
+    assert "line 51" in warning

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import AnyStr, Literal, get_args
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.textio import split_lines
@@ -106,8 +106,8 @@ def render_diff(
 def _hunks(before: str, after: str, n: int) -> list[_Hunk]:
     """The hunks of the diff, in file coordinates; ``before`` and ``after`` differ."""
     # Characters first: cheap in C, and backing off to a "\n" leaves both texts split alike up to `cut`.
-    cut = before.rfind("\n", 0, _common_prefix_len(before, after)) + 1
-    tail = _common_suffix_len(before, after, min(len(before), len(after)) - cut)
+    cut = before.rfind("\n", 0, common_prefix_len(before, after)) + 1
+    tail = common_suffix_len(before, after, min(len(before), len(after)) - cut)
     newline = before.find("\n", len(before) - tail) if tail else -1
     end_old = newline + 1 if newline >= 0 else len(before)
     end_new = end_old + len(after) - len(before)
@@ -225,8 +225,8 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
-def _common_prefix_len(a: str, b: str) -> int:
-    """How many first characters ``a`` and ``b`` share."""
+def common_prefix_len(a: AnyStr, b: AnyStr) -> int:
+    """How many first characters (or bytes) ``a`` and ``b`` share."""
     limit = min(len(a), len(b))
     start = 0
     while start < limit:
@@ -242,8 +242,8 @@ def _common_prefix_len(a: str, b: str) -> int:
     return limit
 
 
-def _common_suffix_len(a: str, b: str, limit: int) -> int:
-    """How many final characters ``a`` and ``b`` share, at most ``limit``."""
+def common_suffix_len(a: AnyStr, b: AnyStr, limit: int) -> int:
+    """How many final characters (or bytes) ``a`` and ``b`` share, at most ``limit``."""
     done = 0
     while done < limit:
         end_a, end_b = len(a) - done, len(b) - done

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from tree_sitter import Language, Node, Parser
 
+from fsguard.core.parsetrees import TreeCache
+
 # language -> (tree_sitter_<module>, factory function, name used in warnings)
 _GRAMMARS: dict[str, tuple[str, str, str]] = {
     "python": ("python", "language", "Python"),
@@ -109,6 +111,7 @@ class StructureChecker:
         # A Language is immutable and safe to share; Parsers are not, so each call makes its own (~1 µs).
         self._languages: dict[str, Language | None] = {}
         self._lock = threading.Lock()
+        self._trees = TreeCache()
 
     def language_for(self, path: Path) -> str | None:
         """The language checked for ``path``.
@@ -157,9 +160,17 @@ class StructureChecker:
             return None
         if language == "braces":
             return _brace_warning(_brace_problems(before), _brace_problems(after))
-        # After first: an edit that keeps the file valid (the usual case) costs one parse.
-        found = self._tree_problems(language, after, 1)
-        if not found or self._tree_problems(language, before, 1):
+        if language in _BMP_ONLY and (_BEYOND_BMP.search(before) or _BEYOND_BMP.search(after)):
+            return None
+        grammar = self._language(language)
+        if grammar is None:
+            return None
+        # "replace" turns lone surrogates (from surrogateescape decoding) into '?', keeping one byte sequence
+        # per character so columns still line up.
+        old, new = before.encode("utf-8", "replace"), after.encode("utf-8", "replace")
+        was_broken, tree = self._trees.parse_edit(path, grammar, old, new)
+        found = [] if was_broken or tree is None else _problems(tree.root_node, new, 1)
+        if not found:
             return None
         first = found[0]
         return (
@@ -176,19 +187,7 @@ class StructureChecker:
         # "replace" turns lone surrogates (from surrogateescape decoding) into '?', keeping one
         # byte sequence per character so columns still line up.
         data = text.encode("utf-8", "replace")
-        root = Parser(grammar).parse(data).root_node
-        if not root.has_error:
-            return []
-        found: list[StructureProblem] = []
-        # Explicit stack, not recursion: deeply nested input must not hit the recursion limit.
-        stack: list[Node] = [root]
-        while stack and len(found) < limit:
-            node = stack.pop()
-            if node.is_missing or node.is_error:
-                found.append(_node_problem(node, data))
-            elif node.has_error:
-                stack.extend(reversed(node.children))
-        return found
+        return _problems(Parser(grammar).parse(data).root_node, data, limit)
 
     def _language(self, language: str) -> Language | None:
         """The cached grammar for ``language``, loaded on first use; None if it cannot be loaded."""
@@ -202,6 +201,22 @@ class StructureChecker:
 # found by fuzzing): such files go unchecked rather than take the server down.
 _BMP_ONLY = frozenset({"bash"})
 _BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _problems(root: Node, data: bytes, limit: int) -> list[StructureProblem]:
+    """Up to ``limit`` ERROR or MISSING nodes under ``root``, outermost first."""
+    if not root.has_error:
+        return []
+    found: list[StructureProblem] = []
+    # Explicit stack, not recursion: deeply nested input must not hit the recursion limit.
+    stack: list[Node] = [root]
+    while stack and len(found) < limit:
+        node = stack.pop()
+        if node.is_missing or node.is_error:
+            found.append(_node_problem(node, data))
+        elif node.has_error:
+            stack.extend(reversed(node.children))
+    return found
 
 
 def _load(language: str) -> Language | None:

@@ -1,0 +1,106 @@
+"""The last syntax tree of each recently edited file, so the next edit re-parses only what it changed.
+
+tree-sitter re-parses incrementally when told where the old tree's text was edited, reusing every subtree the
+edit did not touch. A tree is reused only for the exact bytes it was parsed from, so a file changed behind
+fsguard's back is parsed in full again.
+
+A file riddled with syntax errors (more than a few hundred: not source in this language at all, though named so)
+can never be warned about, since the warning is for edits that break a clean file, and error recovery makes
+parsing it the slowest case: it is not re-parsed while fsguard edits it. Any other file is re-parsed on each
+edit, because one edit can clear errors far from it (deleting an unmatched bracket at the top, say). A tree
+with errors is confirmed by a fresh parse: error recovery may differ between an incremental parse and a fresh one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from tree_sitter import Language, Node, Parser, Point, Tree
+
+from fsguard.core.diff import common_prefix_len, common_suffix_len
+
+_MAX_TREES = 32
+_MAX_BYTES = 8 << 20  # a larger file is parsed in full each time rather than kept in memory
+_MAX_ERRORS = 200  # past this many error spans, a file is taken as broken throughout until it is parsed again
+
+
+@dataclass
+class _Kept:
+    data: bytes
+    grammar: Language
+    tree: Tree
+    errors: list[tuple[int, int]] | None  # byte spans of ERROR/MISSING nodes; None: too many to count
+
+
+class TreeCache:
+    """A bounded, thread-safe map from file to the bytes last seen, their tree and their known errors."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[Path, _Kept] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def parse_edit(self, path: Path, grammar: Language, old: bytes, new: bytes) -> tuple[bool, Tree | None]:
+        """Whether ``old`` had syntax errors, and the tree of ``new`` (None when ``old`` is riddled with errors:
+        ``new`` was not parsed)."""
+        with self._lock:
+            kept = self._kept.pop(path, None)  # popped: this thread owns the tree and may edit it in place
+        if kept is None or kept.data != old or kept.grammar != grammar:
+            tree = Parser(grammar).parse(old)
+            kept = _Kept(old, grammar, tree, _errors(tree.root_node))
+        if kept.errors is None:
+            self._keep(path, _Kept(new, grammar, kept.tree, None))
+            return True, None
+        _describe_edit(kept.tree, old, new)
+        tree = Parser(grammar).parse(new, old_tree=kept.tree)
+        if tree.root_node.has_error:
+            # Error recovery may differ between an incremental and a fresh parse: errors are confirmed afresh.
+            tree = Parser(grammar).parse(new)
+        self._keep(path, _Kept(new, grammar, tree, _errors(tree.root_node)))
+        return bool(kept.errors), tree
+
+    def _keep(self, path: Path, kept: _Kept) -> None:
+        if len(kept.data) > _MAX_BYTES:
+            return
+        with self._lock:
+            self._kept[path] = kept
+            while len(self._kept) > _MAX_TREES:
+                self._kept.popitem(last=False)
+
+
+def _errors(root: Node) -> list[tuple[int, int]] | None:
+    """The byte spans of the ERROR and MISSING nodes under ``root``; None when there are too many."""
+    spans: list[tuple[int, int]] = []
+    stack = [root] if root.has_error else []
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            spans.append((node.start_byte, node.end_byte))
+            if len(spans) > _MAX_ERRORS:
+                return None
+        elif node.has_error:
+            stack.extend(node.children)
+    return spans
+
+
+def _describe_edit(tree: Tree, old: bytes, new: bytes) -> None:
+    """Tell ``tree`` (parsed from ``old``) which span of bytes became what span of ``new``."""
+    start = common_prefix_len(old, new)
+    tail = common_suffix_len(old, new, min(len(old), len(new)) - start)
+    old_end, new_end = len(old) - tail, len(new) - tail
+    tree.edit(
+        start_byte=start,
+        old_end_byte=old_end,
+        new_end_byte=new_end,
+        start_point=_point(old, start),
+        old_end_point=_point(old, old_end),
+        new_end_point=_point(new, new_end),
+    )
+
+
+def _point(data: bytes, offset: int) -> Point:
+    """Row and byte column of ``offset``, as tree-sitter counts them."""
+    row = data.count(b"\n", 0, offset)
+    return Point(row, offset - (data.rfind(b"\n", 0, offset) + 1))
