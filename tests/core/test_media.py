@@ -51,8 +51,17 @@ def test_an_image_whose_header_does_not_parse_is_not_media(data: bytes) -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [b"hello\n", b"", b"\x00\x01\x02", b"\xff\xf1\x50\x80", b"%PDF-1.7", b"RIFF\x10\x00\x00\x00AVI LIST"],
-    ids=["text", "empty", "binary", "aac-adts", "pdf", "avi"],
+    [
+        b"hello\n",
+        b"",
+        b"\x00\x01\x02",
+        b"\xff\xf1\x50\x80",
+        b"%PDF-1.7",
+        b"RIFF\x10\x00\x00\x00AVI LIST",
+        b"\xff\xfe" + "utf16 text\n".encode("utf-16-le"),
+        b"\xff\xfe\x00\x00" + "utf32\n".encode("utf-32-le"),
+    ],
+    ids=["text", "empty", "binary", "aac-adts", "pdf", "avi", "utf16-bom", "utf32-bom"],
 )
 def test_other_files_are_not_media(data: bytes) -> None:
     assert sniff(data) is None

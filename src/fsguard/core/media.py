@@ -125,12 +125,15 @@ def _streamed_hash(fd: int) -> str:
 
 
 def _mpeg_frame(head: bytes) -> bool:
-    """An MPEG audio frame header (an MP3 without ID3 tag): sync bits, a real version, layer, rate."""
+    """A layer III frame header (an MP3 without ID3 tag): sync bits, a real version, a real bitrate and rate.
+
+    Layer III only: the UTF-16-LE byte-order mark FF FE reads as a layer I sync word.
+    """
     if len(head) < 3 or head[0] != 0xFF or head[1] & 0xE0 != 0xE0:
         return False
     version, layer = (head[1] >> 3) & 3, (head[1] >> 1) & 3
     bitrate, rate = head[2] >> 4, (head[2] >> 2) & 3
-    return version != 1 and layer != 0 and bitrate not in (0, 15) and rate != 3
+    return version != 1 and layer == 1 and bitrate not in (0, 15) and rate != 3
 
 
 def _png_size(data: bytes) -> tuple[int, int] | None:

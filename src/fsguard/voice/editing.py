@@ -52,7 +52,7 @@ def write_text(result: WriteFileResult, compact: bool) -> str:
 
 def _append_text(result: WriteFileResult, compact: bool) -> str:
     added = result.bytes_appended or 0
-    newline = " | line break added first" if result.line_break_added else ""
+    newline = " | line break added first (the file ended with no line break)" if result.line_break_added else ""
     if compact:
         verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "APPENDED"
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
