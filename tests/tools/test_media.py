@@ -169,3 +169,15 @@ async def test_several_paths_read_an_image_as_a_binary_file_in_place(client: Cli
     files = data["files"]
     assert files[0]["content"] == "alpha\n"
     assert files[1]["error_code"] == "binary_file"
+
+
+async def test_an_image_above_the_file_size_limit_is_linked_without_a_hash(connect: ClientFactory, root: Path) -> None:
+    raw = media_samples.png(8, 8)
+    (root / "p.png").write_bytes(raw)
+    async with connect(max_file_size=len(raw) - 1, max_media_bytes=10 * len(raw)) as client:
+        result = await client.call_tool("read_file", {"path": "p.png"})
+        assert isinstance(result.content[1], ResourceLink)
+        data = await _valid(client, result)
+    assert "content_hash" not in data
+    assert (data["size"], data["width"]) == (len(raw), 8)
+    assert "not hashed" in text_of(result)

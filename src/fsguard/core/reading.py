@@ -160,7 +160,8 @@ class FileReader:
                 "Drop start_line/end_line/max_lines/mode, or read the raw bytes with encoding='base64'.",
                 path=str(path),
             )
-        found = read_media(fd, st, path, budget=self._media_budget, max_file_size=self._max_file_size)
+        budget = min(self._media_budget, self._max_file_size)  # never load whole what --max-file-size forbids
+        found = read_media(fd, st, path, budget=budget, max_file_size=self._max_file_size)
         if found is not None and found.content_hash is not None:
             self._session.record_hash(path, found.content_hash)
         return found
