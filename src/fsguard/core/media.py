@@ -58,7 +58,26 @@ class MediaRead:
 
 
 def sniff(head: bytes) -> Media | None:
-    """The format the first bytes announce (dimensions not yet read), or None for anything else."""
+    """The format the first bytes announce (dimensions not yet read), or None for anything else.
+
+    A text file that merely starts with a signature ("GIF89a is…", "ID3 tags…") stays text: every real header
+    holds a control byte or a byte that is not UTF-8 within its first bytes (sizes, versions, flags).
+    """
+    media = _signature(head[:SNIFF_BYTES])
+    if media is None or _printable(head[:SNIFF_BYTES]):
+        return None
+    return media
+
+
+def _printable(head: bytes) -> bool:
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(char >= " " or char in "\t\n\r" for char in text)
+
+
+def _signature(head: bytes) -> Media | None:
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return Media("image", "image/png")
     if head.startswith(b"\xff\xd8\xff"):
@@ -69,11 +88,11 @@ def sniff(head: bytes) -> Media | None:
         return Media("image", "image/webp")
     if head.startswith(b"RIFF") and head[8:12] == b"WAVE":
         return Media("audio", "audio/wav")
-    if head.startswith(b"OggS"):
+    if head.startswith(b"OggS\x00"):  # capture pattern, then stream structure version 0
         return Media("audio", "audio/ogg")
     if head.startswith(b"fLaC"):
         return Media("audio", "audio/flac")
-    if head.startswith(b"ID3") or _mpeg_frame(head):
+    if _id3(head) or _mpeg_frame(head):
         return Media("audio", "audio/mpeg")
     return None
 
@@ -122,6 +141,11 @@ def _streamed_hash(fd: int) -> str:
         digest.update(chunk)
         offset += len(chunk)
     return digest.hexdigest()
+
+
+def _id3(head: bytes) -> bool:
+    """An ID3v2 tag header: version 2-4, then a size of four 7-bit bytes."""
+    return len(head) >= 10 and head.startswith(b"ID3") and 2 <= head[3] <= 4 and all(b < 0x80 for b in head[6:10])
 
 
 def _mpeg_frame(head: bytes) -> bool:
