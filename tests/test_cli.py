@@ -94,3 +94,8 @@ def test_the_wsl_settings_may_come_from_the_environment(monkeypatch: pytest.Monk
     monkeypatch.setenv("FSGUARD_WSL", "0")
     assert settings_from(parser().parse_args([])).wsl is False
     assert settings_from(parser().parse_args(["--wsl"])).wsl is True  # the flag beats the environment
+
+
+def test_max_media_bytes_reaches_settings_with_a_3_mib_default(tmp_path: Path) -> None:
+    assert settings_from(parser().parse_args([str(tmp_path), "--max-media-bytes=1024"])).max_media_bytes == 1024
+    assert settings_from(parser().parse_args([str(tmp_path)])).max_media_bytes == 3 * 1024 * 1024

@@ -69,6 +69,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="BYTES",
         help="most text one read_file returns; longer lines are cut with a marker and read on by start_column",
     )
+    add(
+        "--max-media-bytes",
+        type=int,
+        default=3 * 1024 * 1024,
+        metavar="BYTES",
+        help="largest image/audio file read_file inlines as an image/audio block (default 3 MiB); a larger one "
+        "is sent as a resource_link; 0 links every media file",
+    )
     add("--max-search-results", type=int, default=1000, metavar="N", help="matches per search_files answer")
     add("--max-list-items", type=int, default=500, metavar="N", help="entries per list_directory answer")
     add("--wsl-mount-root", type=Path, default=Path("/mnt"), help="where C:\\ paths map to (default /mnt)")
@@ -127,6 +135,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         hooks_config=args.hooks_config.expanduser() if args.hooks_config else None,
         max_file_size=args.max_file_size,
         max_response_bytes=args.max_response_bytes,
+        max_media_bytes=args.max_media_bytes,
         max_list_items=args.max_list_items,
         max_search_results=args.max_search_results,
         wsl_mount_root=args.wsl_mount_root,

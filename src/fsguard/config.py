@@ -58,6 +58,7 @@ class Settings:
     wsl_autosync: bool = False  # --wsl-autosync / FSGUARD_WSL_AUTOSYNC=1: autosync on, whatever its config says
     git_hooks: bool = False  # --git-hooks: git(action=commit/push) runs the repository's hooks
     read_truncate_lines: int = 300
+    max_media_bytes: int = 3 * 1024 * 1024  # read_file inlines images/audio up to this; larger: a resource_link
 
     def effective_roots(self) -> tuple[Path, ...]:
         """The configured roots, or the current directory when none were given."""

@@ -157,6 +157,7 @@ class Services:
                 max_file_size=settings.max_file_size,
                 truncate_lines=settings.read_truncate_lines,
                 response_budget=settings.max_response_bytes,
+                media_budget=settings.max_media_bytes,
             ),
             lister=DirectoryLister(policy, beneath, session, max_items=settings.max_list_items),
             metadata=MetadataReader(policy, beneath, cache, session, max_file_size=settings.max_file_size),

@@ -96,11 +96,9 @@ class Operations:
         content = op.content or ""
         with self._new_dirs(path, done):
             if op.append:
-                commit = append_text(self._safe, path, content, expected_hash=op.expected_hash, tool=TOOL, done=done)
-                backup = commit.backup.backup_id if commit.backup else None
-                return outcome(
-                    op, "ok", path=path, size=commit.size, backup_id=backup, content_hash=commit.content_hash
-                )
+                added = append_text(self._safe, path, content, expected_hash=op.expected_hash, tool=TOOL, done=done)
+                backup = added.backup.backup_id if added.backup else None
+                return outcome(op, "ok", path=path, size=added.size, backup_id=backup, content_hash=added.content_hash)
             report = self._engines.writer.write(op.path, content, expected_hash=op.expected_hash, tool=TOOL)
             backup = report.backup.backup_id if report.backup else None
             if report.created:

@@ -9,14 +9,24 @@ written, so a refusal leaves both as they were.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.errors import AlreadyExistsError, EncodingError, InvalidParamsError, NotFoundError
+from fsguard.core.backups import BackupRecord
+from fsguard.core.charsets import text_codec
+from fsguard.core.errors import (
+    AlreadyExistsError,
+    EncodingError,
+    InvalidParamsError,
+    NotDirectoryError,
+    NotFoundError,
+)
 from fsguard.core.groups import Change, ChangeLog
 from fsguard.core.mutation import Commit, HookCall, Mutation, mutation
+from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import LINE_BREAK, DecodedText, decode, first_break, split_lines
 
@@ -87,12 +97,46 @@ def extract_lines(
     return Extracted(len(block.encode(decoded.encoding)), last - start + 1, removed, written)
 
 
-def append_text(
-    safe: Safeguards, path: Path, text: str, *, expected_hash: str | None, tool: str, done: ChangeLog
-) -> Commit:
-    """Add ``text`` at the end of ``path`` as it is (no line break added), creating the file if needed.
+@dataclass(frozen=True)
+class Appended:
+    """What an append did; ``unchanged`` when there was nothing to add to an existing file."""
 
-    The file keeps its encoding and BOM; in a uniformly CRLF file the text's line breaks become CRLF.
+    path: Path
+    created: bool
+    unchanged: bool
+    size: int  # bytes on disk after the append
+    added: int  # bytes the append added (the line break it started with included)
+    content_hash: str
+    verified: bool
+    previous_hash: str | None
+    backup: BackupRecord | None
+    verdict: OccVerdict
+    encoding: str
+    line_break_added: bool
+
+
+def append_text(
+    safe: Safeguards,
+    path: Path,
+    text: str,
+    *,
+    expected_hash: str | None,
+    tool: str,
+    done: ChangeLog,
+    encoding: str | None = None,
+    own_line: bool = False,
+    make_parents: bool = True,
+) -> Appended:
+    """Add ``text`` at the end of ``path``, creating the file (in ``encoding``, else UTF-8) if needed.
+
+    The file keeps its encoding and BOM; in a uniformly CRLF file the text's line breaks become CRLF. With
+    ``own_line``, text added to a file whose last line has no line break starts on a new line (the file's own
+    break); without it the text is added exactly as given.
+
+    Raises:
+        NotFoundError: ``expected_hash`` names a file that does not exist.
+        InvalidParamsError: ``encoding`` is not the existing file's.
+        FsguardError: the hash, a hook, the encoding, the size limit or the filesystem refused; nothing changed.
     """
     with mutation(safe, path, may_be_missing=True) as change:
         if change.current is None and expected_hash is not None:
@@ -101,12 +145,63 @@ def append_text(
                 "to create the file.",
                 path=str(path),
             )
-        change.check(expected_hash)
+        if change.entry is None and not make_parents:
+            raise NotDirectoryError(
+                f"{path.parent} does not exist. Pass create_dirs=true, or create it with create_directory.",
+                path=str(path.parent),
+            )
+        verdict = change.check(expected_hash)
         hook = HookCall("write", tool, f"{tool}:append")
-        target = _substituted(change, hook, _appended(change, text, new_file=None, as_lines=False))
-        done_commit = change.commit(_encoded(target, change, None), hook, make_parents=True)
-        done.add(_change(change, done_commit))
-    return done_commit
+        appended = _appended(change, text, new_file=_new_file(encoding), as_lines=False, own_line=own_line)
+        _check_encoding(change.path, appended.decoded, encoding)
+        target = _substituted(change, hook, appended)
+        data = _encoded(target, change, None)
+        before = len(change.current) if change.current is not None else 0
+        used = target.decoded.encoding if target.decoded is not None else "utf-8"
+        if change.current is not None and data == change.current:
+            digest = change.current_hash or ""
+            return Appended(path, False, True, before, 0, digest, True, digest, None, verdict, used, False)
+        committed = change.commit(data, hook, make_parents=make_parents)
+        done.add(_change(change, committed))
+    return Appended(
+        path=path,
+        created=change.current is None,
+        unchanged=False,
+        size=committed.size,
+        added=committed.size - before,
+        content_hash=committed.content_hash,
+        verified=committed.verified,
+        previous_hash=change.current_hash,
+        backup=committed.backup,
+        verdict=verdict,
+        encoding=used,
+        line_break_added=bool(appended.separator),
+    )
+
+
+def _new_file(encoding: str | None) -> DecodedText | None:
+    """How a file created by an append in ``encoding`` is stored (a Unicode BOM where the codec has one)."""
+    if encoding is None:
+        return None
+    name = text_codec(encoding)
+    bom = {"utf-16": codecs.BOM_UTF16_LE, "utf-32": codecs.BOM_UTF32_LE}.get(name, b"")
+    stored = {"utf-16": "utf-16-le", "utf-32": "utf-32-le"}.get(name, name)
+    return DecodedText("", stored, bom, "none", False, 0)
+
+
+def _check_encoding(path: Path, existing: DecodedText | None, encoding: str | None) -> None:
+    """Refuse an ``encoding`` that is not the existing file's: an append never converts a file."""
+    if existing is None or encoding is None or not existing.text:
+        return
+    wanted, have = text_codec(encoding), codecs.lookup(existing.encoding).name
+    if have == wanted or have.startswith(f"{wanted}-") or (wanted == "utf-8-sig" and have == "utf-8"):
+        return
+    raise InvalidParamsError(
+        f"{path} is {existing.encoding}; an append keeps the file's encoding. Drop encoding, or convert the "
+        "whole file with write_file.",
+        path=str(path),
+        encoding=encoding,
+    )
 
 
 @contextmanager
@@ -124,23 +219,26 @@ def _both(safe: Safeguards, source: Path, destination: Path) -> Iterator[tuple[M
 class _Target:
     text: str
     decoded: DecodedText | None  # how the file is stored now; None for a new file
+    separator: str = ""  # the line break put before the added text
 
 
-def _appended(change: Mutation, text: str, *, new_file: DecodedText | None, as_lines: bool) -> _Target:
+def _appended(
+    change: Mutation, text: str, *, new_file: DecodedText | None, as_lines: bool, own_line: bool = False
+) -> _Target:
     if change.current is None:
         return _Target(text, new_file)
     existing = decode(change.current, change.path)
     if not as_lines and existing.line_ending == "crlf":
         text = LINE_BREAK.sub("\r\n", text)  # as write_file does: a CRLF file stays CRLF whatever was typed
     separator = ""
-    if as_lines and existing.text and not existing.text.endswith(("\n", "\r")):
+    if (as_lines or own_line) and text and existing.text and not existing.text.endswith(("\n", "\r")):
         separator = first_break(existing.text, text)  # the lines start on a line of their own
-    return _Target(existing.text + separator + text, existing)
+    return _Target(existing.text + separator + text, existing, separator)
 
 
 def _substituted(change: Mutation, hook: HookCall, target: _Target) -> _Target:
     replaced = change.fire_pre(hook, content=target.text)
-    return target if replaced is None else _Target(replaced, target.decoded)
+    return target if replaced is None else _Target(replaced, target.decoded, target.separator)
 
 
 def _encoded(target: _Target | str, change: Mutation, fallback: DecodedText | None) -> bytes:

@@ -14,6 +14,7 @@ from fsguard.core.errors import FsguardError, InvalidParamsError, TooLargeError
 from fsguard.core.excerpts import DEFAULT_MAX_LINES, Window, above_limit_note, finish, take
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
+from fsguard.core.media import DEFAULT_MAX_MEDIA_BYTES, SNIFF_BYTES, MediaRead, read_media, sniff
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import (
     STREAM_ABOVE,
@@ -81,8 +82,10 @@ class FileReader:
         max_file_size: int,
         truncate_lines: int,
         response_budget: int = 256 * 1024,
+        media_budget: int = DEFAULT_MAX_MEDIA_BYTES,
     ) -> None:
         self._budget = response_budget
+        self._media_budget = media_budget
         self._hooks = hooks
         self._policy = policy
         self._beneath = beneath
@@ -93,11 +96,24 @@ class FileReader:
 
     def read(self, user_path: str, selection: LineSelection) -> ReadFileResult:
         """Read one file as text, returning the lines ``selection`` names."""
+        found = self._read(user_path, selection, media=False)
+        assert isinstance(found, ReadFileResult)
+        return found
+
+    def read_one(self, user_path: str, selection: LineSelection) -> ReadFileResult | MediaRead:
+        """Read one file: an image or audio file as media (see :mod:`fsguard.core.media`), any other as text."""
+        return self._read(user_path, selection, media=True)
+
+    def _read(self, user_path: str, selection: LineSelection, *, media: bool) -> ReadFileResult | MediaRead:
         selection.check()
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file")
         with self._session.watching(path), self._beneath.entry(path) as entry:
             with opened(entry) as (fd, st):
+                found = self._media(fd, st, path, selection) if media else None
+                if found is not None:
+                    self._fire("post", path, "read_file")
+                    return found
                 if st.st_size > self._max_file_size and not (selection.is_range or selection.is_window):
                     raise TooLargeError(
                         f"{path} is {st.st_size:,} bytes, above the {self._max_file_size:,}-byte limit "
@@ -132,6 +148,23 @@ class FileReader:
         else:
             result = self._whole(base, decoded, path.name)
         return self._bounded(result, (selection.start_column or 1) - 1, path.name)
+
+    def _media(self, fd: int, st: os.stat_result, path: Path, selection: LineSelection) -> MediaRead | None:
+        """The file as media when its first bytes say image or audio (a damaged image reads as binary)."""
+        kind = sniff(os.pread(fd, SNIFF_BYTES, 0))
+        if kind is None:
+            return None
+        if selection.is_range or selection.is_window:
+            raise InvalidParamsError(
+                f"{path.name} is {kind.mime_type} ({kind.kind}): it is read whole, as an {kind.kind} block. "
+                "Drop start_line/end_line/max_lines/mode, or read the raw bytes with encoding='base64'.",
+                path=str(path),
+            )
+        budget = min(self._media_budget, self._max_file_size)  # never load whole what --max-file-size forbids
+        found = read_media(fd, st, path, budget=budget, max_file_size=self._max_file_size)
+        if found is not None and found.content_hash is not None:
+            self._session.record_hash(path, found.content_hash)
+        return found
 
     def _bounded(self, result: ReadFileResult, skip_columns: int, name: str) -> ReadFileResult:
         """``result`` within the response budget, its first line started ``skip_columns`` characters in."""

@@ -15,6 +15,8 @@ from fsguard.core.errors import (
     NotFoundError,
     TooLargeError,
 )
+from fsguard.core.extraction import append_text
+from fsguard.core.groups import ChangeLog
 from fsguard.core.hashing import content_hash
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
@@ -38,6 +40,8 @@ class WriteReport:
     guard: WriteGuard | None
     verdict: OccVerdict
     encoding: str
+    appended: int | None = None  # bytes an append added; None for a whole-file write
+    line_break_added: bool = False  # the append started the text on a new line
 
 
 class FileWriter:
@@ -114,6 +118,52 @@ class FileWriter:
             guard=guard,
             verdict=verdict,
             encoding=used_encoding,
+        )
+
+    def append(
+        self,
+        user_path: str,
+        text: str,
+        *,
+        encoding: str | None = None,
+        expected_hash: str | None = None,
+        create_dirs: bool = True,
+    ) -> WriteReport:
+        """Add ``text`` at the end of ``user_path`` (created if missing), as one undoable mutation.
+
+        The batch's write-with-append engine (:func:`append_text`); text added to a file whose last line has no
+        line break starts on a new line.
+
+        Raises:
+            FsguardError: the path, the hash, the encoding or the filesystem refused; nothing was written.
+        """
+        path = self._safe.policy.resolve(user_path)
+        self._check_size(path, text)
+        done = append_text(
+            self._safe,
+            path,
+            text,
+            expected_hash=expected_hash,
+            tool="write_file",
+            done=ChangeLog(),
+            encoding=encoding,
+            own_line=True,
+            make_parents=create_dirs,
+        )
+        return WriteReport(
+            path=path,
+            created=done.created,
+            unchanged=done.unchanged,
+            bytes_written=done.size,
+            verified=done.verified,
+            content_hash=done.content_hash,
+            previous_hash=done.previous_hash,
+            backup=done.backup,
+            guard=None,  # an append only grows the file, and its backup is taken all the same
+            verdict=done.verdict,
+            encoding=done.encoding,
+            appended=done.added,
+            line_break_added=done.line_break_added,
         )
 
     def _check_size(self, path: Path, payload: str | bytes) -> None:

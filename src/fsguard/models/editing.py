@@ -28,6 +28,11 @@ class WriteFileResult(Result):
     parent_backup_id: str | None = Field(None, description="Previous step of this file's undo chain.")
     encoding: str | None = Field(None, description="Encoding written (binary for base64 content).")
     external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
+    appended: bool | None = Field(None, description="True for append=true: the text was added at the end.")
+    bytes_appended: int | None = Field(None, description="Bytes the append added, in the file's encoding.")
+    line_break_added: bool | None = Field(
+        None, description="The file's last line had no line break, so the appended text was put on a new line."
+    )
 
 
 class EditOutcomeFields(Result):

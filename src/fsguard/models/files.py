@@ -25,7 +25,9 @@ class ReadFileEntry(Result):
 class ReadFileResult(Result):
     """What read_file returns (seed schema: ``content`` required, ``content_hash`` declared)."""
 
-    content: str = Field(description="The text read: the whole file, a line range, head/tail, or base64.")
+    content: str = Field(
+        description="The text read: the whole file, a line range, head/tail, or base64; empty for media reads."
+    )
     content_hash: str | None = Field(
         None, description="FNV-1a 32 of the WHOLE file's raw bytes (8 hex); pass it as expected_hash when editing."
     )
@@ -41,6 +43,15 @@ class ReadFileResult(Result):
         None, description="Line-ending style of the file."
     )
     files: list[ReadFileEntry] | None = Field(None, description="Per-file results of a multi-file read (paths).")
+    media: Literal["image", "audio"] | None = Field(
+        None, description="Set for an image or audio file: its bytes are in an image/audio block (content is empty)."
+    )
+    mime_type: str | None = Field(None, description="Media type sniffed from the file's bytes, e.g. image/png.")
+    width: int | None = Field(None, description="Image width in pixels, from its header.")
+    height: int | None = Field(None, description="Image height in pixels, from its header.")
+    uri: str | None = Field(
+        None, description="file:// URI of a media file above --max-media-bytes, sent as a resource_link block."
+    )
 
 
 class FileFacts(Result):

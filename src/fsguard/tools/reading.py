@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Annotated, Literal
 
-from mcp.types import CallToolResult
+from mcp.types import AudioContent, CallToolResult, ContentBlock, ImageContent, ResourceLink, TextContent
 from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.media import MediaRead
 from fsguard.core.reading import LineSelection
 from fsguard.models import ReadFileResult
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, PathsArg, hints, respond
 from fsguard.voice import read_text
+from fsguard.voice.sizes import human_size
 
 
 def register(catalog: Catalog) -> None:
@@ -48,12 +51,16 @@ def register(catalog: Catalog) -> None:
         encoding: Annotated[
             str | None,
             Field(
-                description="base64: return the raw bytes base64-encoded (any file). Any other value (utf-8, text …) "
-                "is a normal read: the file's encoding is detected and reported."
+                description="base64: return the raw bytes base64-encoded as text (any file, images too). Any other "
+                "value (utf-8, text …) is a normal read: the file's encoding is detected and reported."
             ),
         ] = None,
     ) -> Annotated[CallToolResult, ReadFileResult]:
         """Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
+
+        An image (png, jpeg, gif, webp) or audio file (mp3, wav, ogg, flac), recognised by its bytes, comes back as
+        an image/audio block you can see or hear, with mime_type, size and width/height; above --max-media-bytes
+        as a resource_link instead.
 
         Files over 300 lines return the first 300 and a hint for the next range; pick lines with
         start_line/end_line, or max_lines with mode head/tail (any file size: ranges stream). A response holds at
@@ -82,7 +89,10 @@ def register(catalog: Catalog) -> None:
                 )
             result = services.reader.read_base64(path)
         else:
-            result = services.reader.read(path, selection)
+            found = services.reader.read_one(path, selection)
+            if isinstance(found, MediaRead):
+                return _media_answer(found, services.settings.max_media_bytes, catalog.compact)
+            result = found
         return respond(result, read_text(result, catalog.compact))
 
     catalog.add(
@@ -94,7 +104,47 @@ def register(catalog: Catalog) -> None:
             ("last 50 lines", {"path": "logs/server.log", "max_lines": 50, "mode": "tail"}),
             ("read on in a cut line", {"path": "dist/app.min.js", "start_line": 1, "start_column": 262145}),
             ("two files at once", {"paths": ["README.md", "pyproject.toml"]}),
+            ("see an image", {"path": "assets/logo.png"}),
             ("raw bytes", {"path": "assets/logo.png", "encoding": "base64"}),
         ],
         on_loop=True,
+    )
+
+
+def _media_answer(found: MediaRead, budget: int, compact: bool) -> CallToolResult:
+    """The text, then the image or audio block (or a resource_link above the budget), and the structured result."""
+    media = found.media
+    linked = found.data is None
+    hint = None
+    if linked:
+        hint = (
+            f"{found.path.name} ({human_size(found.size)}) is above the media budget (--max-media-bytes "
+            f"{budget:,}), so it is linked, not inlined. encoding='base64' returns its bytes as text"
+        )
+    result = ReadFileResult(
+        content="",
+        content_hash=found.content_hash,
+        path=str(found.path),
+        size=found.size,
+        hint=hint,
+        media=media.kind,
+        mime_type=media.mime_type,
+        width=media.width,
+        height=media.height,
+        uri=found.uri if linked else None,
+    )
+    block: ContentBlock
+    if found.data is None:
+        block = ResourceLink(
+            type="resource_link", uri=found.uri, name=found.path.name, mime_type=media.mime_type, size=found.size
+        )
+    else:
+        data = base64.b64encode(found.data).decode("ascii")
+        if media.kind == "image":
+            block = ImageContent(type="image", data=data, mime_type=media.mime_type)
+        else:
+            block = AudioContent(type="audio", data=data, mime_type=media.mime_type)
+    return CallToolResult(
+        content=[TextContent(type="text", text=read_text(result, compact)), block],
+        structured_content=result.model_dump(mode="json", exclude_none=True),
     )

@@ -52,14 +52,17 @@ even for files that do not exist yet. Control, bidi and zero-width characters, W
         """read_file returns content and content_hash (FNV-1a of the whole file's bytes, 8 hex digits).
 Over 300 lines, the first 300 come back with a hint for the next range. max_lines with mode=head/tail picks
 the start or the end; paths=[...] reads several files; encoding="base64" returns raw bytes of any file.
-Binary files are refused as text. Encoding (UTF-8, UTF-16, BOM, 8-bit code pages) and line endings are reported.""",
+Binary files are refused as text. Encoding (UTF-8, UTF-16, BOM, 8-bit code pages) and line endings are reported.
+Images (png, jpeg, gif, webp) and audio (mp3, wav, ogg, flac) come back as an image/audio block you can see,
+with mime_type, width/height and content_hash; above --max-media-bytes as a resource_link.""",
         ("read_file", "get_file_info"),
     ),
     "write": (
         """write_file(path, content) creates a file, or replaces its whole content atomically; missing parent
 directories are created. An existing file is backed up first (the result gives backup_id and the undo call),
 keeps its encoding, BOM and CRLF line endings, and expected_hash refuses the write if the file changed since
-your read. content_base64 writes bytes. To change part of a file, use edit_file: it sends only the change.""",
+your read. content_base64 writes bytes. To change part of a file, use edit_file: it sends only the change.
+append=true adds content at the end (logs, notes) in the file's encoding and line endings, backed up and undoable.""",
         ("write_file",),
     ),
     "edit": (

@@ -33,8 +33,19 @@ def register(catalog: Catalog) -> None:
         ] = None,
         expected_hash: ExpectedHash = None,
         create_dirs: Annotated[bool, Field(description="Create missing parent directories.")] = True,
+        append: Annotated[
+            bool,
+            Field(
+                description="Add content at the end of the file instead of replacing it (created if missing), in "
+                "the file's encoding and line-ending style; backed up, so undo_last takes it back. If the file's "
+                "last line has no line break, one is put before content so it starts on a new line "
+                "(line_break_added). Content is added as given otherwise: end it with a newline to end a line."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, WriteFileResult]:
         """Create a file or replace its whole content, atomically; an existing file is backed up first.
+
+        append=true adds content at the end instead (logs, notes), with the same backup, hash check and undo.
 
         Keeps an existing file's encoding, BOM and CRLF line endings. To change part of a file use
         edit_file. Writing much less than the file held (or empty content) is allowed because the old
@@ -42,9 +53,19 @@ def register(catalog: Catalog) -> None:
         """
         payload = _payload(content, content_base64, encoding)
         text_encoding = None if encoding in (None, "base64") else encoding
-        report = services.writer.write(
-            path, payload, encoding=text_encoding, expected_hash=expected_hash, create_dirs=create_dirs
-        )
+        if append:
+            if not isinstance(payload, str):
+                raise InvalidParamsError(
+                    "append adds text: send it in content (not content_base64 or encoding='base64'). To change "
+                    "bytes, write the whole file with content_base64."
+                )
+            report = services.writer.append(
+                path, payload, encoding=text_encoding, expected_hash=expected_hash, create_dirs=create_dirs
+            )
+        else:
+            report = services.writer.write(
+                path, payload, encoding=text_encoding, expected_hash=expected_hash, create_dirs=create_dirs
+            )
         feedback = None
         if report.guard is not None and report.backup is not None:
             feedback = write_guard_feedback(report.guard, report.path)
@@ -62,6 +83,9 @@ def register(catalog: Catalog) -> None:
             previous_hash=report.previous_hash,
             encoding=report.encoding,
             external_change=external_change_note(report.verdict),
+            appended=True if append else None,
+            bytes_appended=report.appended,
+            line_break_added=report.line_break_added if append else None,
         )
         return voiced(result, write_text, compact)
 
@@ -72,6 +96,7 @@ def register(catalog: Catalog) -> None:
             ("create a file", {"path": "notes/todo.md", "content": "# TODO\n"}),
             ("replace checked against your read", {"path": "a.txt", "content": "new\n", "expected_hash": "d4d8adf9"}),
             ("bytes", {"path": "img/dot.png", "content_base64": "iVBORw0KGgo="}),
+            ("add a line at the end", {"path": "notes/log.md", "content": "- deployed v2\n", "append": True}),
         ],
     )
 

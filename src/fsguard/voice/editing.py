@@ -27,7 +27,9 @@ def _diff_block(diff: str | None, compact: bool) -> str:
 
 
 def write_text(result: WriteFileResult, compact: bool) -> str:
-    """A whole-file write."""
+    """A whole-file write, or an append."""
+    if result.appended:
+        return _append_text(result, compact)
     verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "WRITTEN"
     if compact:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
@@ -41,6 +43,31 @@ def write_text(result: WriteFileResult, compact: bool) -> str:
         check = "verified" if result.verified else "NOT verified: read the file back before relying on it"
         size = f"{result.bytes_written} bytes, {result.encoding}"
         head = f"{what} {result.path} ({size}), {check}, hash {result.content_hash}."
+    return (
+        head
+        + _undo_line(result.path, result.backup_id, result.parent_backup_id)
+        + _notes(result.feedback, result.external_change)
+    )
+
+
+def _append_text(result: WriteFileResult, compact: bool) -> str:
+    added = result.bytes_appended or 0
+    newline = " | line break added first (the file ended with no line break)" if result.line_break_added else ""
+    if compact:
+        verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "APPENDED"
+        undo = f" | undo:{result.backup_id}" if result.backup_id else ""
+        head = f"{verb} {result.path} | +{added}B -> {result.bytes_written}B{newline} | hash {result.content_hash}"
+        return head + undo + _notes(result.feedback, result.external_change)
+    if result.unchanged:
+        head = f"Nothing to append: content is empty; {result.path} is unchanged (hash {result.content_hash})."
+    else:
+        what = "Created" if result.created else "Appended to"
+        check = "verified" if result.verified else "NOT verified: read the file back before relying on it"
+        grown = "" if result.created else f"+{added} bytes, now "
+        size = f"{grown}{result.bytes_written} bytes, {result.encoding}"
+        head = f"{what} {result.path} ({size}), {check}, hash {result.content_hash}."
+        if result.line_break_added:
+            head += " Its last line had no line break, so one was added before the text."
     return (
         head
         + _undo_line(result.path, result.backup_id, result.parent_backup_id)

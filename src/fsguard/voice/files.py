@@ -19,6 +19,8 @@ from fsguard.voice.sizes import human_size
 
 def read_text(result: ReadFileResult, compact: bool) -> str:
     """The file's text, with the read-more hint after it when lines were left out."""
+    if result.media is not None:
+        return media_text(result, compact)
     if result.encoding == "base64":
         if compact:
             return result.content
@@ -27,6 +29,20 @@ def read_text(result: ReadFileResult, compact: bool) -> str:
         return result.content
     separator = "" if result.content.endswith("\n") or not result.content else "\n"
     return f"{result.content}{separator}\n[{result.hint}]"
+
+
+def media_text(result: ReadFileResult, compact: bool) -> str:
+    """An image or audio read: what the block next to this text holds, or why it is a link."""
+    pixels = f" {result.width}x{result.height}" if result.width and result.height else ""
+    size = human_size(result.size or 0)
+    digest = f"hash {result.content_hash}" if result.content_hash else "not hashed (above --max-file-size)"
+    if compact:
+        shown = f" | linked {result.uri} (over --max-media-bytes)" if result.uri else ""
+        return f"{(result.media or '').upper()} {result.path} | {result.mime_type}{pixels} | {size} | {digest}{shown}"
+    head = f"{(result.media or '').capitalize()} {result.path}: {result.mime_type}{pixels}, {size}, {digest}."
+    if result.uri:
+        return f"{head}\n[{result.hint}]" if result.hint else head
+    return f"{head} The {result.media} is in the next content block."
 
 
 def listing_text(result: ListDirectoryResult, compact: bool) -> str:

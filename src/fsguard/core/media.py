@@ -1,0 +1,217 @@
+"""Images and audio: what a file is by its first bytes (never its name), and an image's size from its header.
+
+read_file hands a multimodal model an image or audio block instead of base64 text. The kind comes from the
+magic bytes, so a PNG named ``.jpg`` is sent as image/png. An image counts only when its header parses (a
+block a model API cannot decode would fail the whole request there, so a damaged image is read as a binary
+file, as before). Small readers per format: no imaging library is needed to find two integers.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fsguard.core.hashing import StreamHash, content_hash
+
+MediaKind = Literal["image", "audio"]
+
+SNIFF_BYTES = 64
+"""Enough of the start of a file to recognise each format."""
+HEADER_BYTES = 256 * 1024
+"""Enough of a file that is not inlined to find a JPEG's frame header behind its EXIF and ICC segments."""
+DEFAULT_MAX_MEDIA_BYTES = 3 * 1024 * 1024
+"""Inline at most this many bytes (4 MiB once base64-encoded); a larger file is sent as a resource link."""
+
+_CHUNK = 1 << 20
+# JPEG start-of-frame markers: C0-CF except DHT (C4), JPG (C8) and DAC (CC), which share the range.
+_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+# Markers without a length field: TEM, RST0-7, SOI.
+_STANDALONE = frozenset({0x01, *range(0xD0, 0xD9)})
+
+
+@dataclass(frozen=True)
+class Media:
+    """A recognised image or audio file."""
+
+    kind: MediaKind
+    mime_type: str
+    width: int | None = None
+    height: int | None = None
+
+
+@dataclass(frozen=True)
+class MediaRead:
+    """A media file read for read_file: its bytes when they are inlined, else the URI to link."""
+
+    path: Path
+    media: Media
+    size: int
+    content_hash: str | None  # None above --max-file-size: such a file is never hashed whole
+    data: bytes | None  # None when above the media budget
+
+    @property
+    def uri(self) -> str:
+        return self.path.as_uri()
+
+
+def sniff(head: bytes) -> Media | None:
+    """The format the first bytes announce (dimensions not yet read), or None for anything else.
+
+    A text file that merely starts with a signature ("GIF89a is…", "ID3 tags…") stays text: every real header
+    holds a control byte or a byte that is not UTF-8 within its first bytes (sizes, versions, flags).
+    """
+    media = _signature(head[:SNIFF_BYTES])
+    if media is None or _printable(head[:SNIFF_BYTES]):
+        return None
+    return media
+
+
+def _printable(head: bytes) -> bool:
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(char >= " " or char in "\t\n\r" for char in text)
+
+
+def _signature(head: bytes) -> Media | None:
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return Media("image", "image/png")
+    if head.startswith(b"\xff\xd8\xff"):
+        return Media("image", "image/jpeg")
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return Media("image", "image/gif")
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return Media("image", "image/webp")
+    if head.startswith(b"RIFF") and head[8:12] == b"WAVE":
+        return Media("audio", "audio/wav")
+    if head.startswith(b"OggS\x00"):  # capture pattern, then stream structure version 0
+        return Media("audio", "audio/ogg")
+    if head.startswith(b"fLaC"):
+        return Media("audio", "audio/flac")
+    if _id3(head) or _mpeg_frame(head):
+        return Media("audio", "audio/mpeg")
+    return None
+
+
+def identify(data: bytes) -> Media | None:
+    """The media ``data`` (a whole file or its first :data:`HEADER_BYTES`) holds, with an image's size.
+
+    None when it is no supported format, or an image whose header does not parse.
+    """
+    found = sniff(data[:SNIFF_BYTES])
+    if found is None or found.kind == "audio":
+        return found
+    size = _IMAGE_SIZES[found.mime_type](data)
+    if size is None or min(size) <= 0:
+        return None
+    return Media(found.kind, found.mime_type, *size)
+
+
+def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file_size: int) -> MediaRead | None:
+    """Read the open file ``fd`` as media: whole when within ``budget``, else its header and a streamed hash."""
+    if st.st_size <= budget:
+        data = _pread_all(fd, st.st_size)
+        media = identify(data)
+        if media is None:
+            return None
+        return MediaRead(path, media, len(data), content_hash(data), data)
+    media = identify(os.pread(fd, HEADER_BYTES, 0))
+    if media is None:
+        return None
+    return MediaRead(path, media, st.st_size, _streamed_hash(fd) if st.st_size <= max_file_size else None, None)
+
+
+def _pread_all(fd: int, size: int) -> bytes:
+    parts: list[bytes] = []
+    offset = 0
+    while chunk := os.pread(fd, max(size - offset, 0) or _CHUNK, offset):
+        parts.append(chunk)
+        offset += len(chunk)
+    return b"".join(parts)
+
+
+def _streamed_hash(fd: int) -> str:
+    digest = StreamHash()
+    offset = 0
+    while chunk := os.pread(fd, _CHUNK, offset):
+        digest.update(chunk)
+        offset += len(chunk)
+    return digest.hexdigest()
+
+
+def _id3(head: bytes) -> bool:
+    """An ID3v2 tag header: version 2-4, then a size of four 7-bit bytes."""
+    return len(head) >= 10 and head.startswith(b"ID3") and 2 <= head[3] <= 4 and all(b < 0x80 for b in head[6:10])
+
+
+def _mpeg_frame(head: bytes) -> bool:
+    """A layer III frame header (an MP3 without ID3 tag): sync bits, a real version, a real bitrate and rate.
+
+    Layer III only: the UTF-16-LE byte-order mark FF FE reads as a layer I sync word.
+    """
+    if len(head) < 3 or head[0] != 0xFF or head[1] & 0xE0 != 0xE0:
+        return False
+    version, layer = (head[1] >> 3) & 3, (head[1] >> 1) & 3
+    bitrate, rate = head[2] >> 4, (head[2] >> 2) & 3
+    return version != 1 and layer == 1 and bitrate not in (0, 15) and rate != 3
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    if len(data) < 24 or data[12:16] != b"IHDR":
+        return None
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def _gif_size(data: bytes) -> tuple[int, int] | None:
+    if len(data) < 10:
+        return None
+    width, height = struct.unpack("<HH", data[6:10])
+    return width, height
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    chunk = data[12:16]
+    if chunk == b"VP8X" and len(data) >= 30:
+        return 1 + int.from_bytes(data[24:27], "little"), 1 + int.from_bytes(data[27:30], "little")
+    if chunk == b"VP8 " and len(data) >= 30 and data[23:26] == b"\x9d\x01\x2a":
+        width, height = struct.unpack("<HH", data[26:30])
+        return width & 0x3FFF, height & 0x3FFF
+    if chunk == b"VP8L" and len(data) >= 25 and data[20] == 0x2F:
+        bits = int.from_bytes(data[21:25], "little")
+        return 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+    return None
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """Walk the marker segments to the first start-of-frame, which holds the height and width."""
+    at = 2
+    while at + 4 <= len(data):
+        if data[at] != 0xFF:
+            return None
+        marker = data[at + 1]
+        if marker == 0xFF:  # fill byte before a marker
+            at += 1
+            continue
+        if marker in _STANDALONE:
+            at += 2
+            continue
+        if marker in _SOF and at + 9 <= len(data):
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
+            return width, height
+        if marker in (0xD9, 0xDA):  # end of image, or scan data before any frame header
+            return None
+        at += 2 + int.from_bytes(data[at + 2 : at + 4], "big")
+    return None
+
+
+_IMAGE_SIZES = {
+    "image/png": _png_size,
+    "image/jpeg": _jpeg_size,
+    "image/gif": _gif_size,
+    "image/webp": _webp_size,
+}

@@ -1,0 +1,110 @@
+"""Media sniffing: the format from the first bytes, an image's size from its header, damaged headers refused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from fsguard.core.hashing import content_hash
+from fsguard.core.media import HEADER_BYTES, Media, identify, read_media, sniff
+from tests import media_samples
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (media_samples.png(640, 480), Media("image", "image/png", 640, 480)),
+        (media_samples.jpeg(1920, 1080), Media("image", "image/jpeg", 1920, 1080)),
+        (media_samples.gif(33, 7), Media("image", "image/gif", 33, 7)),
+        (media_samples.webp(300, 200, "VP8X"), Media("image", "image/webp", 300, 200)),
+        (media_samples.webp(300, 200, "VP8L"), Media("image", "image/webp", 300, 200)),
+        (media_samples.webp(300, 200, "VP8 "), Media("image", "image/webp", 300, 200)),
+        (media_samples.wav(), Media("audio", "audio/wav")),
+        (media_samples.mp3(), Media("audio", "audio/mpeg")),
+        (media_samples.mp3(tagged=False), Media("audio", "audio/mpeg")),
+        (media_samples.ogg(), Media("audio", "audio/ogg")),
+        (media_samples.flac(), Media("audio", "audio/flac")),
+    ],
+    ids=["png", "jpeg", "gif", "webp-vp8x", "webp-vp8l", "webp-vp8", "wav", "mp3-id3", "mp3-frame", "ogg", "flac"],
+)
+def test_each_format_is_known_by_its_bytes_with_the_image_size(data: bytes, expected: Media) -> None:
+    assert identify(data) == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",  # cut before the size
+        b"\xff\xd8\xff\xe0\x00\x10JFIF",  # no frame header
+        b"\xff\xd8\xff\xda\x00\x08" + bytes(8),  # scan data before any frame header
+        b"GIF89a\x00\x00\x00\x00",  # a zero-pixel image
+        b"RIFF\x10\x00\x00\x00WEBPXXXX",  # an unknown first chunk
+    ],
+    ids=["png-cut", "jpeg-no-frame", "jpeg-scan-first", "gif-empty", "webp-unknown"],
+)
+def test_an_image_whose_header_does_not_parse_is_not_media(data: bytes) -> None:
+    assert sniff(data) is not None
+    assert identify(data) is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"hello\n",
+        b"",
+        b"\x00\x01\x02",
+        b"\xff\xf1\x50\x80",
+        b"%PDF-1.7",
+        b"RIFF\x10\x00\x00\x00AVI LIST",
+        b"\xff\xfe" + "utf16 text\n".encode("utf-16-le"),
+        b"\xff\xfe\x00\x00" + "utf32\n".encode("utf-32-le"),
+        b"GIF89a is the format of animated images.\n",
+        b"ID3 tags hold the title of a song.\n",
+        b"ID3\x04\x00\x00\x80\x80\x80\x80 a size byte above 7 bits",
+        b"OggS is the capture pattern.\n",
+        b"fLaC\tthen a tab\n",
+        "RIFF\u00e9\u00e9WAVE: na\u00efve text in UTF-8\n".encode(),
+    ],
+    ids=[
+        "text",
+        "empty",
+        "binary",
+        "aac-adts",
+        "pdf",
+        "avi",
+        "utf16-bom",
+        "utf32-bom",
+        "gif-text",
+        "id3-text",
+        "id3-bad-size",
+        "ogg-text",
+        "flac-text",
+        "riff-text",
+    ],
+)
+def test_other_files_are_not_media(data: bytes) -> None:
+    assert sniff(data) is None
+
+
+def test_a_file_over_the_budget_is_identified_from_its_header_and_hashed_in_pieces(tmp_path: Path) -> None:
+    data = media_samples.jpeg(64, 32) + bytes(HEADER_BYTES + 3 * (1 << 20))  # trailing bytes past EOI
+    path = tmp_path / "big.jpg"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        linked = read_media(fd, st, path, budget=1000, max_file_size=len(data))
+        unhashed = read_media(fd, st, path, budget=1000, max_file_size=len(data) - 1)
+        inlined = read_media(fd, st, path, budget=len(data), max_file_size=len(data))
+    finally:
+        os.close(fd)
+    assert linked is not None
+    assert unhashed is not None
+    assert inlined is not None
+    assert (linked.data, linked.size, linked.content_hash) == (None, len(data), content_hash(data))
+    assert linked.media == Media("image", "image/jpeg", 64, 32)
+    assert linked.uri == path.as_uri()
+    assert unhashed.content_hash is None
+    assert inlined.data == data

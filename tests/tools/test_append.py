@@ -1,0 +1,182 @@
+"""write_file(append=true), in both protocol eras: atomic, backed up and undoable, in the file's own encoding and
+line endings, with expected_hash honoured; checked against the bytes on disk."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from fsguard.core.hashing import content_hash
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def _append(client: Client, path: str, content: str, **extra: object) -> dict[str, object]:
+    return structured(await client.call_tool("write_file", {"path": path, "content": content, "append": True, **extra}))
+
+
+async def test_append_twice_then_undo_twice_restores_the_original_bytes(client: Client, root: Path) -> None:
+    original = b"first line\n"
+    (root / "log.txt").write_bytes(original)
+    one = await _append(client, "log.txt", "second\n")
+    two = await _append(client, "log.txt", "third\n")
+    assert (root / "log.txt").read_bytes() == b"first line\nsecond\nthird\n"
+    assert one["backup_id"]
+    assert two["backup_id"] != one["backup_id"]
+    assert (one["bytes_appended"], two["bytes_appended"], two["bytes_written"]) == (7, 6, 24)
+    assert two["previous_hash"] == one["content_hash"]
+    assert two["parent_backup_id"] == one["backup_id"]
+    await client.call_tool("backup", {"action": "undo_last", "file_path": "log.txt"})
+    assert (root / "log.txt").read_bytes() == b"first line\nsecond\n"
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "log.txt"}))
+    assert (root / "log.txt").read_bytes() == original
+
+
+async def test_append_creates_a_missing_file_and_its_directories(client: Client, root: Path) -> None:
+    data = await _append(client, "notes/new/log.md", "- started\n")
+    assert (root / "notes/new/log.md").read_bytes() == b"- started\n"
+    assert (data["created"], data["appended"], data["bytes_appended"]) == (True, True, 10)
+    assert "backup_id" not in data
+
+
+async def test_append_refuses_a_missing_directory_without_create_dirs(client: Client, root: Path) -> None:
+    result = await client.call_tool(
+        "write_file", {"path": "no/dir/log.md", "content": "x\n", "append": True, "create_dirs": False}
+    )
+    assert error_code(result) == "not_a_directory"
+    assert not (root / "no").exists()
+
+
+async def test_a_crlf_file_gets_crlf_for_text_written_with_lf(client: Client, root: Path) -> None:
+    (root / "win.txt").write_bytes(b"one\r\ntwo\r\n")
+    await _append(client, "win.txt", "three\nfour\n")
+    assert (root / "win.txt").read_bytes() == b"one\r\ntwo\r\nthree\r\nfour\r\n"
+
+
+async def test_a_file_without_a_final_newline_gets_one_before_the_text_and_says_so(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"alpha\r\nbeta")
+    data = await _append(client, "a.txt", "gamma\n")
+    assert (root / "a.txt").read_bytes() == b"alpha\r\nbeta\r\ngamma\r\n"
+    assert data["line_break_added"] is True
+    assert "no line break" in str(data["message"])
+    again = await _append(client, "a.txt", "delta")
+    assert (root / "a.txt").read_bytes() == b"alpha\r\nbeta\r\ngamma\r\ndelta"
+    assert again["line_break_added"] is False
+
+
+async def test_a_utf16_file_with_a_bom_stays_utf16(client: Client, root: Path) -> None:
+    (root / "u.txt").write_bytes(b"\xff\xfe" + "héllo\n".encode("utf-16-le"))
+    data = await _append(client, "u.txt", "wörld\n")
+    assert (root / "u.txt").read_bytes() == b"\xff\xfe" + "héllo\nwörld\n".encode("utf-16-le")
+    assert data["encoding"] == "utf-16-le"
+
+
+async def test_a_legacy_cp1252_file_stays_cp1252(client: Client, root: Path) -> None:
+    text = "« Œuvre » : le cœur coûte 5 € — c\u2019est “l\u2019été”.\n"
+    (root / "fr.txt").write_bytes(text.encode("cp1252"))
+    data = await _append(client, "fr.txt", "Déjà vu à 3 €.\n")
+    assert (root / "fr.txt").read_bytes() == (text + "Déjà vu à 3 €.\n").encode("cp1252")
+    assert data["encoding"] == "cp1252"
+
+
+async def test_a_new_file_is_created_in_the_encoding_asked_for(client: Client, root: Path) -> None:
+    await _append(client, "new16.txt", "né\n", encoding="utf-16")
+    assert (root / "new16.txt").read_bytes() == b"\xff\xfe" + "né\n".encode("utf-16-le")
+    await _append(client, "new16.txt", "là\n", encoding="utf-16")
+    assert (root / "new16.txt").read_bytes() == b"\xff\xfe" + "né\nlà\n".encode("utf-16-le")
+
+
+async def test_an_encoding_other_than_the_files_is_refused_and_nothing_changes(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"plain\n")
+    result = await client.call_tool(
+        "write_file", {"path": "a.txt", "content": "x\n", "append": True, "encoding": "utf-16"}
+    )
+    assert error_code(result) == "invalid_params"
+    assert "keeps the file's encoding" in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"plain\n"
+
+
+async def test_a_stale_expected_hash_is_refused_with_the_file_unchanged(client: Client, root: Path) -> None:
+    (root / "log.txt").write_bytes(b"v1\n")
+    stale = structured(await client.call_tool("read_file", {"path": "log.txt"}))["content_hash"]
+    (root / "log.txt").write_bytes(b"v2 from elsewhere\n")
+    result = await client.call_tool(
+        "write_file", {"path": "log.txt", "content": "more\n", "append": True, "expected_hash": stale}
+    )
+    assert error_code(result) == "stale_edit"
+    assert (root / "log.txt").read_bytes() == b"v2 from elsewhere\n"
+    listing = structured(await client.call_tool("backup", {"action": "list"}))
+    assert listing["total"] == 0
+
+
+async def test_a_current_expected_hash_lets_the_append_through(client: Client, root: Path) -> None:
+    (root / "log.txt").write_bytes(b"v1\n")
+    data = await _append(client, "log.txt", "v2\n", expected_hash=content_hash(b"v1\n"))
+    assert (root / "log.txt").read_bytes() == b"v1\nv2\n"
+    assert data["content_hash"] == content_hash(b"v1\nv2\n")
+
+
+async def test_expected_hash_on_a_missing_file_is_not_found_and_creates_nothing(client: Client, root: Path) -> None:
+    result = await client.call_tool(
+        "write_file", {"path": "none.txt", "content": "x\n", "append": True, "expected_hash": "811c9dc5"}
+    )
+    assert error_code(result) == "not_found"
+    assert not (root / "none.txt").exists()
+
+
+async def test_appending_nothing_leaves_the_file_and_the_backups_alone(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"no newline")
+    data = await _append(client, "a.txt", "")
+    assert (data["unchanged"], data["bytes_appended"], data["line_break_added"]) == (True, 0, False)
+    assert (root / "a.txt").read_bytes() == b"no newline"
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_append_of_bytes_is_refused(client: Client, root: Path) -> None:
+    (root / "a.bin").write_bytes(b"\x00\x01")
+    result = await client.call_tool("write_file", {"path": "a.bin", "content_base64": "AAE=", "append": True})
+    assert error_code(result) == "invalid_params"
+    assert (root / "a.bin").read_bytes() == b"\x00\x01"
+
+
+async def test_text_is_never_appended_to_a_binary_file(client: Client, root: Path) -> None:
+    (root / "a.bin").write_bytes(b"\x00\x01\x02")
+    result = await client.call_tool("write_file", {"path": "a.bin", "content": "text\n", "append": True})
+    assert error_code(result) == "binary_file"
+    assert (root / "a.bin").read_bytes() == b"\x00\x01\x02"
+
+
+async def test_hooks_and_the_audit_log_see_write_file_with_append(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen.jsonl"
+    script = tmp_path / "record.py"
+    script.write_text(
+        "import json, sys\nevent = json.load(sys.stdin)\n"
+        f"open({str(seen)!r}, 'a', encoding='utf-8').write(json.dumps(event) + '\\n')\n",
+        encoding="utf-8",
+    )
+    command = f"{sys.executable} {script}"
+    hooks = {
+        phase: [{"pattern": "write_file", "hooks": [{"type": "command", "command": command}]}]
+        for phase in ("pre-write", "post-write")
+    }
+    config = tmp_path / "hooks.json"
+    config.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+    logs = tmp_path / "logs"
+    (root / "log.txt").write_bytes(b"a\n")
+    async with connect(hooks_config=config, log_dir=logs) as client:
+        await _append(client, "log.txt", "b\n")
+    events = [json.loads(line) for line in seen.read_text(encoding="utf-8").splitlines()]
+    assert [(e.get("tool_name"), e.get("operation")) for e in events] == [("write_file", "write_file:append")] * 2
+    assert (root / "log.txt").read_bytes() == b"a\nb\n"
+    lines = [json.loads(line) for line in (logs / "operations.jsonl").read_text(encoding="utf-8").splitlines()]
+    final = [line for line in lines if line["tool"] == "write_file" and line["status"] == "ok"]
+    assert len(final) == 1
+    assert final[0]["args"]["append"] is True
+    assert final[0]["backup_id"]

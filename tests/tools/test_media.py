@@ -1,0 +1,183 @@
+"""read_file of images and audio, in both protocol eras: image/audio blocks holding the file's bytes, resource links
+above --max-media-bytes, base64 text unchanged, and results valid against read_file's outputSchema."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.types import AudioContent, CallToolResult, ImageContent, ResourceLink
+
+from fsguard.core.hashing import content_hash
+from tests import media_samples
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def _valid(client: Client, result: CallToolResult) -> dict[str, object]:
+    """The structured result, checked (again, explicitly) against read_file's outputSchema by the client."""
+    data = structured(result)
+    await client.session.validate_tool_result("read_file", result)
+    return data
+
+
+async def test_an_image_read_gives_an_image_block_whose_bytes_are_the_file(client: Client, root: Path) -> None:
+    raw = media_samples.png(40, 30)
+    (root / "logo.png").write_bytes(raw)
+    result = await client.call_tool("read_file", {"path": "logo.png"})
+    assert len(result.content) == 2
+    block = result.content[1]
+    assert isinstance(block, ImageContent)
+    assert base64.b64decode(block.data) == raw == (root / "logo.png").read_bytes()
+    assert block.mime_type == "image/png"
+    data = await _valid(client, result)
+    assert data["media"] == "image"
+    assert (data["mime_type"], data["width"], data["height"]) == ("image/png", 40, 30)
+    assert (data["size"], data["content_hash"], data["path"]) == (len(raw), content_hash(raw), str(root / "logo.png"))
+    assert data["content"] == ""
+    assert "uri" not in data
+    assert "image/png 40x30" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "mime", "size"),
+    [
+        ("photo.jpeg", media_samples.jpeg(800, 600), "image/jpeg", (800, 600)),
+        ("anim.gif", media_samples.gif(16, 9), "image/gif", (16, 9)),
+        ("pic.webp", media_samples.webp(123, 45), "image/webp", (123, 45)),
+    ],
+    ids=["jpeg", "gif", "webp"],
+)
+async def test_every_image_format_gives_its_mime_type_and_size(
+    client: Client, root: Path, name: str, raw: bytes, mime: str, size: tuple[int, int]
+) -> None:
+    (root / name).write_bytes(raw)
+    result = await client.call_tool("read_file", {"path": name})
+    block = result.content[1]
+    assert isinstance(block, ImageContent)
+    assert (base64.b64decode(block.data), block.mime_type) == (raw, mime)
+    data = await _valid(client, result)
+    assert (data["width"], data["height"]) == size
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "mime"),
+    [
+        ("voice.wav", media_samples.wav(), "audio/wav"),
+        ("song.mp3", media_samples.mp3(), "audio/mpeg"),
+        ("clip.ogg", media_samples.ogg(), "audio/ogg"),
+        ("take.flac", media_samples.flac(), "audio/flac"),
+    ],
+    ids=["wav", "mp3", "ogg", "flac"],
+)
+async def test_an_audio_read_gives_an_audio_block_whose_bytes_are_the_file(
+    client: Client, root: Path, name: str, raw: bytes, mime: str
+) -> None:
+    (root / name).write_bytes(raw)
+    result = await client.call_tool("read_file", {"path": name})
+    block = result.content[1]
+    assert isinstance(block, AudioContent)
+    assert base64.b64decode(block.data) == (root / name).read_bytes()
+    assert block.mime_type == mime
+    data = await _valid(client, result)
+    assert (data["media"], data["mime_type"], data["content_hash"]) == ("audio", mime, content_hash(raw))
+    assert "width" not in data
+
+
+async def test_the_mime_type_comes_from_the_bytes_not_the_name(client: Client, root: Path) -> None:
+    raw = media_samples.png(2, 2)
+    (root / "really-a-png.jpg").write_bytes(raw)
+    (root / "noext").write_bytes(media_samples.gif(3, 3))
+    result = await client.call_tool("read_file", {"path": "really-a-png.jpg"})
+    block = result.content[1]
+    assert isinstance(block, ImageContent)
+    assert block.mime_type == "image/png"
+    assert structured(result)["mime_type"] == "image/png"
+    assert structured(await client.call_tool("read_file", {"path": "noext"}))["mime_type"] == "image/gif"
+
+
+async def test_a_text_file_named_like_an_image_is_read_as_text(client: Client, root: Path) -> None:
+    (root / "fake.png").write_text("not an image\n", encoding="utf-8")
+    result = await client.call_tool("read_file", {"path": "fake.png"})
+    assert len(result.content) == 1
+    assert structured(result)["content"] == "not an image\n"
+    assert "media" not in structured(result)
+
+
+async def test_a_media_file_over_the_budget_is_a_resource_link(connect: ClientFactory, root: Path) -> None:
+    raw = media_samples.png(64, 64)
+    (root / "big.png").write_bytes(raw)
+    async with connect(max_media_bytes=len(raw) - 1) as client:
+        result = await client.call_tool("read_file", {"path": "big.png"})
+        link = result.content[1]
+        assert isinstance(link, ResourceLink)
+        assert (link.uri, link.name, link.mime_type, link.size) == (
+            (root / "big.png").as_uri(),
+            "big.png",
+            "image/png",
+            len(raw),
+        )
+        assert not any(isinstance(block, ImageContent) for block in result.content)
+        data = await _valid(client, result)
+        assert data["uri"] == (root / "big.png").as_uri()
+        assert (data["width"], data["height"], data["content_hash"]) == (64, 64, content_hash(raw))
+        assert "--max-media-bytes" in text_of(result)
+        assert "encoding='base64'" in str(data["hint"])
+
+
+async def test_encoding_base64_still_returns_the_bytes_as_base64_text(client: Client, root: Path) -> None:
+    raw = media_samples.png(5, 5)
+    (root / "p.png").write_bytes(raw)
+    result = await client.call_tool("read_file", {"path": "p.png", "encoding": "base64"})
+    assert len(result.content) == 1
+    data = await _valid(client, result)
+    assert base64.b64decode(str(data["content"])) == raw
+    assert (data["encoding"], data["size"]) == ("base64", len(raw))
+    assert "media" not in data
+
+
+async def test_a_line_range_of_an_image_is_refused_naming_the_whole_read(client: Client, root: Path) -> None:
+    (root / "p.png").write_bytes(media_samples.png(5, 5))
+    result = await client.call_tool("read_file", {"path": "p.png", "start_line": 1, "end_line": 2})
+    assert error_code(result) == "invalid_params"
+    assert "image/png" in text_of(result)
+    assert "encoding='base64'" in text_of(result)
+
+
+async def test_a_damaged_image_is_a_binary_file_not_an_image_block(client: Client, root: Path) -> None:
+    (root / "cut.png").write_bytes(media_samples.png(5, 5)[:20])
+    assert error_code(await client.call_tool("read_file", {"path": "cut.png"})) == "binary_file"
+
+
+async def test_the_hash_of_an_image_read_is_the_expected_hash_for_a_write(client: Client, root: Path) -> None:
+    (root / "p.png").write_bytes(media_samples.png(5, 5))
+    digest = structured(await client.call_tool("read_file", {"path": "p.png"}))["content_hash"]
+    new = media_samples.png(6, 6)
+    arguments = {"path": "p.png", "content_base64": base64.b64encode(new).decode(), "expected_hash": digest}
+    written = structured(await client.call_tool("write_file", arguments))
+    assert written["content_hash"] == content_hash(new)
+    assert (root / "p.png").read_bytes() == new
+
+
+async def test_several_paths_read_an_image_as_a_binary_file_in_place(client: Client, root: Path) -> None:
+    (root / "p.png").write_bytes(media_samples.png(5, 5))
+    (root / "a.txt").write_text("alpha\n", encoding="utf-8")
+    data = structured(await client.call_tool("read_file", {"paths": ["a.txt", "p.png"]}))
+    files = data["files"]
+    assert files[0]["content"] == "alpha\n"
+    assert files[1]["error_code"] == "binary_file"
+
+
+async def test_an_image_above_the_file_size_limit_is_linked_without_a_hash(connect: ClientFactory, root: Path) -> None:
+    raw = media_samples.png(8, 8)
+    (root / "p.png").write_bytes(raw)
+    async with connect(max_file_size=len(raw) - 1, max_media_bytes=10 * len(raw)) as client:
+        result = await client.call_tool("read_file", {"path": "p.png"})
+        assert isinstance(result.content[1], ResourceLink)
+        data = await _valid(client, result)
+    assert "content_hash" not in data
+    assert (data["size"], data["width"]) == (len(raw), 8)
+    assert "not hashed" in text_of(result)
