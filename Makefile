@@ -13,7 +13,7 @@ COVERAGE_FLOOR := 93
 CLIENT := tests/strict_client
 CLIENT_STAMP := $(CLIENT)/node_modules/.installed
 
-.PHONY: install strict-client run test check lint typecheck pytest bench bench-scale clean
+.PHONY: install strict-client run test check lint typecheck pytest bench bench-latency bench-scale clean
 
 install: $(STAMP)
 
@@ -60,6 +60,11 @@ pytest: $(CLIENT_STAMP)
 bench: install
 	$(BIN)/python benchmarks/bench_read.py -n 500
 	$(BIN)/python benchmarks/bench_edit.py -n 500
+
+# The latency targets (issue 14): edit --fresh, .py edit, whole read against the reference; cold start and idle
+# RSS against a one-tool MCPServer. Needs the external harness (../shared/harness or $$FSGUARD_HARNESS).
+bench-latency: install
+	$(BIN)/python benchmarks/bench_latency.py
 
 # Gigabyte files, 200,000-entry directories and big trees against the reference server and raw rg (issue 13).
 # Needs about 1.3 GB free in the temp dir (TMPDIR) and a few minutes; QUICK=1 runs small sizes in about half a minute.

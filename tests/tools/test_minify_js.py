@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import anyio
 import pytest
@@ -245,7 +244,7 @@ async def test_a_syntax_error_the_minifier_introduced_is_reported(
     def broken(text: str, keep_bang_comments: bool = False) -> str:
         return text.rsplit("}", 1)[0]  # drops the last closing brace
 
-    monkeypatch.setattr("fsguard.core.minify.rjsmin", SimpleNamespace(jsmin=broken))
+    monkeypatch.setattr(rjsmin, "jsmin", broken)
     (root / "app.js").write_text(SOURCE, encoding="utf-8")
     dry = structured(await client.call_tool("minify_js", {"path": "app.js", "dry_run": True}))
     assert "JavaScript syntax error introduced" in dry["structure_warning"]

@@ -27,12 +27,13 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-
-import charset_normalizer
-from charset_normalizer.md import mess_ratio
+from typing import TYPE_CHECKING
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.oserrors import shorten
+
+if TYPE_CHECKING:
+    import charset_normalizer
 
 _EXAMPLES = "Use a text encoding such as utf-8, utf-16-le, cp1252 or latin-1, or encoding='base64' for raw bytes."
 # Text codecs by Python's flag that still cannot hold a file: 'undefined' refuses every string, and
@@ -102,9 +103,11 @@ def legacy_codec(body: bytes) -> str:
     # A byte cp1252 leaves undefined (it then reads as Latin-1, which maps every byte) is half odd: a stray one in
     # Western text changes nothing, but it is the lead byte of many a Shift-JIS or GBK character.
     text = sample.decode("cp1252", "surrogateescape")
-    western = _Reading(_WESTERN, oddness(text, "cp1252"), mess_ratio(sample.decode("cp1252", "ignore"), 1.0), 0.0, 0)
+    western = _Reading(_WESTERN, oddness(text, "cp1252"), _mess(sample.decode("cp1252", "ignore")), 0.0, 0)
     ordered = [western]
     if western.oddness > _TOLERANCE:
+        import charset_normalizer  # here, not at the top: start-up never pays for it
+
         matches = list(charset_normalizer.from_bytes(sample))[:_CANDIDATES_ASKED]
         bar = max(_TOLERANCE, western.oddness / 3)
         others = _ranked(
@@ -177,9 +180,16 @@ def _reading(
             text = codecs.getincrementaldecoder(name)().decode(sample, final=not partial)
         except UnicodeError:
             continue
-        mess = mess_ratio(text, 1.0)
+        mess = _mess(text)
         return _Reading(names[names.index(name) :], oddness(text, name), mess, coherence.get(name, 0.0), rank)
     return None
+
+
+def _mess(text: str) -> float:
+    """charset-normalizer's mess ratio of ``text``."""
+    from charset_normalizer.md import mess_ratio  # here, not at the top: start-up never pays for it
+
+    return float(mess_ratio(text, 1.0))
 
 
 def _canonical(name: str) -> str:

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
 
-import pathspec
-
 from fsguard.core.errors import InvalidParamsError
 
 _GLOB_CHARS = frozenset("*?[")
@@ -104,6 +102,8 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
     """
     names = [glob for glob in globs if "/" not in glob]
     try:
+        import pathspec  # here, not at the top: start-up never pays for it
+
         paths = pathspec.PathSpec.from_lines("gitignore", [glob for glob in globs if "/" in glob])
     except (ValueError, TypeError) as exc:
         raise InvalidParamsError(f"invalid file glob: {exc}. Use globs such as '*.py' or 'src/**/*.ts'.") from exc

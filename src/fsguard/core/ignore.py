@@ -22,8 +22,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pathspec
-
 from fsguard.core.errors import NotDirectoryError, NotFoundError
 from fsguard.core.globs import glob_matcher
 from fsguard.core.globs import normalise_globs as normalise_globs  # where callers have imported it from
@@ -67,6 +65,8 @@ class GitignoreFile:
 
     def __init__(self, lines: list[str]) -> None:
         """Compile ``lines`` (the file's text, one pattern or comment per line)."""
+        import pathspec  # here, not at the top: start-up never pays for it
+
         spec = pathspec.PathSpec.from_lines("gitignore", (_git_wildmatch(_bytewise(line)) for line in lines))
         self._rules: list[tuple[Callable[[str], bool], bool]] = [
             (_entry_matcher(pattern.regex), pattern.include)

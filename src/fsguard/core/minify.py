@@ -27,8 +27,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import rjsmin
-
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import lstat_at
 from fsguard.core.errors import AlreadyExistsError, EncodingError, InvalidParamsError, NotFoundError
@@ -80,6 +78,8 @@ def minify_source(text: str, *, keep_bang_comments: bool = False) -> str:
     """``text`` minified by rjsmin, a ``#!`` first line kept verbatim with its line break."""
     shebang = _SHEBANG.match(text)
     head = shebang.group() if shebang else ""
+    import rjsmin  # here, not at the top: start-up never pays for it
+
     body: str = rjsmin.jsmin(text[len(head) :], keep_bang_comments=keep_bang_comments)
     return head + body
 

@@ -17,10 +17,12 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-
-from tree_sitter import Language, Node, Parser, Point, Tree
+from typing import TYPE_CHECKING
 
 from fsguard.core.diff import common_prefix_len, common_suffix_len
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Node, Point, Tree
 
 _MAX_TREES = 32
 _MAX_BYTES = 8 << 20  # a larger file is parsed in full each time rather than kept in memory
@@ -45,6 +47,8 @@ class TreeCache:
     def parse_edit(self, path: Path, grammar: Language, old: bytes, new: bytes) -> tuple[bool, Tree | None]:
         """Whether ``old`` had syntax errors, and the tree of ``new`` (None when ``old`` is riddled with errors:
         ``new`` was not parsed)."""
+        from tree_sitter import Parser  # here, not at the top: start-up never pays for it
+
         with self._lock:
             kept = self._kept.pop(path, None)  # popped: this thread owns the tree and may edit it in place
         if kept is None or kept.data != old or kept.grammar != grammar:
@@ -102,5 +106,7 @@ def _describe_edit(tree: Tree, old: bytes, new: bytes) -> None:
 
 def _point(data: bytes, offset: int) -> Point:
     """Row and byte column of ``offset``, as tree-sitter counts them."""
+    from tree_sitter import Point
+
     row = data.count(b"\n", 0, offset)
     return Point(row, offset - (data.rfind(b"\n", 0, offset) + 1))

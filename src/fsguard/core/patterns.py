@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import re2
-
 from fsguard.core.errors import InvalidParamsError
 
 
@@ -21,6 +19,8 @@ def compile_re2(
     Raises:
         InvalidParamsError: ``invalid <what> '<pattern>': <RE2's reason><advice>``.
     """
+    import re2  # here, not at the top: start-up never pays for it
+
     options = re2.Options()
     options.log_errors = False
     options.case_sensitive = case_sensitive

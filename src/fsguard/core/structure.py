@@ -13,10 +13,12 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-
-from tree_sitter import Language, Node, Parser
+from typing import TYPE_CHECKING
 
 from fsguard.core.parsetrees import TreeCache
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Node
 
 # language -> (tree_sitter_<module>, factory function, name used in warnings)
 _GRAMMARS: dict[str, tuple[str, str, str]] = {
@@ -187,6 +189,8 @@ class StructureChecker:
         # "replace" turns lone surrogates (from surrogateescape decoding) into '?', keeping one
         # byte sequence per character so columns still line up.
         data = text.encode("utf-8", "replace")
+        from tree_sitter import Parser  # here, not at the top: start-up never pays for it
+
         return _problems(Parser(grammar).parse(data).root_node, data, limit)
 
     def _language(self, language: str) -> Language | None:
@@ -221,6 +225,8 @@ def _problems(root: Node, data: bytes, limit: int) -> list[StructureProblem]:
 
 def _load(language: str) -> Language | None:
     """Load a grammar wheel; a missing or ABI-incompatible wheel leaves the language unchecked."""
+    from tree_sitter import Language, Parser
+
     module, factory, _ = _GRAMMARS[language]
     try:
         grammar = Language(getattr(importlib.import_module(f"tree_sitter_{module}"), factory)())
