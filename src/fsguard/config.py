@@ -10,6 +10,7 @@ import platformdirs
 
 Transport = Literal["stdio", "http"]
 AutoOcc = Literal["off", "warn", "block"]
+Confirm = Literal["off", "risky", "irreversible"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 MCP_PATH = "/mcp"
@@ -58,6 +59,8 @@ class Settings:
     wsl_autosync: bool = False  # --wsl-autosync / FSGUARD_WSL_AUTOSYNC=1: autosync on, whatever its config says
     git_hooks: bool = False  # --git-hooks: git(action=commit/push) runs the repository's hooks
     read_truncate_lines: int = 300
+    # --confirm: which operations ask the person (by elicitation, when the client can) before they run
+    confirm: Confirm = "risky"
 
     def effective_roots(self) -> tuple[Path, ...]:
         """The configured roots, or the current directory when none were given."""
