@@ -94,3 +94,11 @@ def test_the_wsl_settings_may_come_from_the_environment(monkeypatch: pytest.Monk
     monkeypatch.setenv("FSGUARD_WSL", "0")
     assert settings_from(parser().parse_args([])).wsl is False
     assert settings_from(parser().parse_args(["--wsl"])).wsl is True  # the flag beats the environment
+
+
+def test_the_confirm_flag_reaches_settings_and_defaults_to_risky(tmp_path: Path) -> None:
+    assert settings_from(parser().parse_args([str(tmp_path)])).confirm == "risky"
+    for mode in ("off", "risky", "irreversible"):
+        assert settings_from(parser().parse_args([str(tmp_path), "--confirm", mode])).confirm == mode
+    with pytest.raises(SystemExit):
+        parser().parse_args([str(tmp_path), "--confirm", "always"])

@@ -15,6 +15,7 @@ from mcp.client import ClientRequestContext
 from mcp.types import ElicitRequestParams, ElicitResult
 
 from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
 
@@ -55,7 +56,8 @@ async def test_a_permanent_delete_the_user_accepts_removes_the_file(connect: Cli
     assert not result.is_error, text_of(result)
     assert not target.exists()
     assert len(user.asked) == 1
-    assert "Permanently delete 1 path" in user.asked[0] and "cannot be undone" in user.asked[0]
+    assert "Permanently delete 1 path" in user.asked[0]
+    assert "cannot be undone" in user.asked[0]
 
 
 async def test_a_permanent_delete_the_user_declines_changes_nothing(connect: ClientFactory, root: Path) -> None:
@@ -98,5 +100,220 @@ async def test_a_soft_delete_of_a_file_asks_nothing(connect: ClientFactory, root
     async with connect(elicitation_callback=user) as client:
         result = await client.call_tool("delete_file", {"path": str(target)})
     assert not result.is_error, text_of(result)
-    assert not target.exists() and user.asked == []
+    assert not target.exists()
+    assert user.asked == []
     assert [p.read_text(encoding="utf-8") for p in _trash_items(state_dir)] == ["keep me\n"]
+
+
+# delete_file, recursive ------------------------------------------------------------------------------------------
+
+
+async def test_a_recursive_delete_of_a_full_directory_asks_and_a_no_keeps_it(
+    connect: ClientFactory, root: Path
+) -> None:
+    _file(root, "dir/a.txt")
+    _file(root, "dir/sub/b.txt")
+    user = User(action="decline")
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("delete_file", {"path": "dir", "recursive": True})
+    assert error_code(result) == "declined"
+    assert (root / "dir/sub/b.txt").read_text(encoding="utf-8") == "keep me\n"
+    assert "3 files and folders in all" in user.asked[0]
+    assert "restore_trash" in user.asked[0]
+
+
+async def test_a_recursive_delete_the_user_accepts_goes_to_the_trash(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    _file(root, "dir/a.txt")
+    async with connect(elicitation_callback=User()) as client:
+        result = await client.call_tool("delete_file", {"path": "dir", "recursive": True})
+    assert not result.is_error, text_of(result)
+    assert not (root / "dir").exists()
+    assert [p.joinpath("a.txt").read_text(encoding="utf-8") for p in _trash_items(state_dir)] == ["keep me\n"]
+
+
+async def test_irreversible_mode_does_not_ask_for_a_recursive_soft_delete(connect: ClientFactory, root: Path) -> None:
+    _file(root, "dir/a.txt")
+    user = User(action="decline")
+    async with connect(elicitation_callback=user, confirm="irreversible") as client:
+        result = await client.call_tool("delete_file", {"path": "dir", "recursive": True})
+    assert not result.is_error, text_of(result)
+    assert not (root / "dir").exists()
+    assert user.asked == []
+
+
+async def test_irreversible_mode_still_asks_for_a_permanent_delete(connect: ClientFactory, root: Path) -> None:
+    target = _file(root, "a.txt")
+    async with connect(elicitation_callback=User(action="decline"), confirm="irreversible") as client:
+        result = await client.call_tool("delete_file", {"paths": [str(target)], "permanent": True})
+    assert error_code(result) == "declined"
+    assert target.exists()
+
+
+async def test_confirm_off_never_asks(connect: ClientFactory, root: Path) -> None:
+    target = _file(root, "a.txt")
+    user = User(action="decline")
+    async with connect(elicitation_callback=user, confirm="off") as client:
+        result = await client.call_tool("delete_file", {"path": str(target), "permanent": True})
+    assert not result.is_error, text_of(result)
+    assert not target.exists()
+    assert user.asked == []
+
+
+# backup(purge_trash) ----------------------------------------------------------------------------------------------
+
+
+async def _trashed(client: Any, root: Path) -> None:
+    _file(root, "old.txt", "trashed\n")
+    assert not (await client.call_tool("delete_file", {"path": "old.txt"})).is_error
+
+
+async def test_a_purge_the_user_declines_keeps_the_trash(connect: ClientFactory, root: Path, state_dir: Path) -> None:
+    user = User(action="decline")
+    async with connect(elicitation_callback=user) as client:
+        await _trashed(client, root)
+        result = await client.call_tool("backup", {"action": "purge_trash", "older_than_days": 0, "dry_run": False})
+    assert error_code(result) == "declined"
+    assert [p.read_text(encoding="utf-8") for p in _trash_items(state_dir)] == ["trashed\n"]
+    assert "Purge 1 trash entry for good" in user.asked[0]
+
+
+async def test_a_purge_the_user_accepts_empties_the_trash(connect: ClientFactory, root: Path, state_dir: Path) -> None:
+    async with connect(elicitation_callback=User()) as client:
+        await _trashed(client, root)
+        result = await client.call_tool("backup", {"action": "purge_trash", "older_than_days": 0, "dry_run": False})
+    assert structured(result)["removed"] == 1
+    assert _trash_items(state_dir) == []
+
+
+async def test_a_dry_run_purge_and_a_forced_one_ask_nothing(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    user = User(action="decline")
+    async with connect(elicitation_callback=user) as client:
+        await _trashed(client, root)
+        dry = await client.call_tool("backup", {"action": "purge_trash", "older_than_days": 0})
+        assert structured(dry)["dry_run"] is True
+        assert len(_trash_items(state_dir)) == 1
+        forced = {"action": "purge_trash", "older_than_days": 0, "dry_run": False, "force": True}
+        assert structured(await client.call_tool("backup", forced))["removed"] == 1
+    assert _trash_items(state_dir) == []
+    assert user.asked == []
+
+
+# project_replace --------------------------------------------------------------------------------------------------
+
+
+def _many(root: Path, count: int = 60) -> list[Path]:
+    return [_file(root, f"m{i:02}.txt", "old\n") for i in range(count)]
+
+
+async def test_a_high_risk_replace_the_user_accepts_runs_as_if_forced(connect: ClientFactory, root: Path) -> None:
+    files = _many(root)
+    user = User()
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("project_replace", {"find": "old", "replace": "new"})
+    assert not result.is_error, text_of(result)
+    assert {f.read_text(encoding="utf-8") for f in files} == {"new\n"}
+    assert "in 60 files" in user.asked[0]
+    assert "risk HIGH" in user.asked[0] or "risk CRITICAL" in user.asked[0]
+
+
+async def test_a_high_risk_replace_the_user_declines_writes_nothing(connect: ClientFactory, root: Path) -> None:
+    files = _many(root)
+    async with connect(elicitation_callback=User(action="decline")) as client:
+        result = await client.call_tool("project_replace", {"find": "old", "replace": "new"})
+    assert error_code(result) == "declined"
+    assert {f.read_text(encoding="utf-8") for f in files} == {"old\n"}
+
+
+async def test_a_small_replace_asks_nothing(connect: ClientFactory, root: Path) -> None:
+    files = _many(root, 2)
+    user = User(action="decline")
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("project_replace", {"find": "old", "replace": "new"})
+    assert not result.is_error, text_of(result)
+    assert {f.read_text(encoding="utf-8") for f in files} == {"new\n"}
+    assert user.asked == []
+
+
+async def test_without_elicitation_a_high_risk_replace_is_still_blocked(connect: ClientFactory, root: Path) -> None:
+    files = _many(root)
+    async with connect() as client:
+        result = await client.call_tool("project_replace", {"find": "old", "replace": "new"})
+    assert error_code(result) == "risk_blocked"
+    assert {f.read_text(encoding="utf-8") for f in files} == {"old\n"}
+
+
+async def test_irreversible_mode_keeps_the_risk_gate_for_a_replace(connect: ClientFactory, root: Path) -> None:
+    _many(root)
+    user = User()
+    async with connect(elicitation_callback=user, confirm="irreversible") as client:
+        result = await client.call_tool("project_replace", {"find": "old", "replace": "new"})
+    assert error_code(result) == "risk_blocked"
+    assert user.asked == []
+
+
+# batch_operations(pipeline_json) ----------------------------------------------------------------------------------
+
+_WIDE = [{"id": "wide", "action": "edit", "params": {"files": ["big.txt"], "old_text": "x", "new_text": "y"}}]
+
+
+async def test_a_risky_pipeline_the_user_accepts_runs(connect: ClientFactory, root: Path) -> None:
+    big = _file(root, "big.txt", "x " * 600)
+    user = User()
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": _WIDE}})
+    assert not result.is_error, text_of(result)
+    assert big.read_text(encoding="utf-8") == "y " * 600
+    assert "1 'wide' (edit)" in user.asked[0]
+
+
+async def test_a_risky_pipeline_the_user_cancels_changes_nothing(connect: ClientFactory, root: Path) -> None:
+    big = _file(root, "big.txt", "x " * 600)
+    async with connect(elicitation_callback=User(action="cancel")) as client:
+        result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": _WIDE}})
+    assert error_code(result) == "declined"
+    assert big.read_text(encoding="utf-8") == "x " * 600
+
+
+async def test_without_elicitation_a_risky_pipeline_is_still_blocked(connect: ClientFactory, root: Path) -> None:
+    big = _file(root, "big.txt", "x " * 600)
+    async with connect() as client:
+        result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": _WIDE}})
+    assert error_code(result) == "batch_failed"
+    assert big.read_text(encoding="utf-8") == "x " * 600
+
+
+# git restore ------------------------------------------------------------------------------------------------------
+
+
+async def test_a_git_restore_the_user_accepts_discards_the_edit(connect: ClientFactory, root: Path) -> None:
+    make_repo(root)
+    (root / "a.txt").write_text("edited\n", encoding="utf-8")
+    user = User()
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("git", {"action": "restore", "paths": ["a.txt"]})
+    assert not result.is_error, text_of(result)
+    assert (root / "a.txt").read_text(encoding="utf-8") == "alpha\n"
+    assert "Discard the uncommitted changes of 1 file" in user.asked[0]
+
+
+async def test_a_git_restore_the_user_declines_keeps_the_edit(connect: ClientFactory, root: Path) -> None:
+    make_repo(root)
+    (root / "a.txt").write_text("edited\n", encoding="utf-8")
+    async with connect(elicitation_callback=User(action="decline"), confirm="irreversible") as client:
+        result = await client.call_tool("git", {"action": "restore", "paths": ["a.txt"]})
+    assert error_code(result) == "declined"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "edited\n"
+    assert git(root, "status", "--porcelain").strip() == "M a.txt"
+
+
+async def test_without_elicitation_a_git_restore_still_needs_force(connect: ClientFactory, root: Path) -> None:
+    make_repo(root)
+    (root / "a.txt").write_text("edited\n", encoding="utf-8")
+    async with connect() as client:
+        result = await client.call_tool("git", {"action": "restore", "paths": ["a.txt"]})
+    assert error_code(result) == "risk_blocked"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "edited\n"
