@@ -80,7 +80,7 @@ def purging(trash: Trash, *, sd_id: str | None, older_than_days: float) -> Confi
     return confirmation(
         "backup",
         "Purge " + plural(sweep.removed, "trash entry", "trash entries") + " for good",
-        names=[entry.original_path for entry in sweep.shown],
+        names=sorted(entry.original_path for entry in sweep.shown),
         factors=[f"{plural(files, 'file')}, {sweep.freed_bytes:,} bytes"],
         reversible=False,
         undo="purged entries leave the trash and no copy is kept.",
@@ -98,7 +98,7 @@ def replacing(replacer: ProjectReplacer, request: ReplaceRequest) -> Confirmatio
     return confirmation(
         "project_replace",
         f"Replace {request.find!r} with {request.replace!r} in " + plural(len(report.files), "file"),
-        names=[str(change.path) for change in report.files],
+        names=sorted(str(change.path) for change in report.files),  # the walk's order may vary; the question may not
         factors=[f"{plural(report.total_replacements, 'occurrence')}: risk {report.risk_level.value}"],
         reversible=True,
         undo='each file is backed up first, and the result\'s backup_id restores them all: backup(action="restore").',
