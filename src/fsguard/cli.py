@@ -104,7 +104,8 @@ def parser() -> argparse.ArgumentParser:
         choices=["off", "risky", "irreversible"],
         default="risky",
         help="ask the user (when the client supports elicitation) before: irreversible = permanent deletes, trash "
-        "purges, git restore of uncommitted work; risky (default) = those and HIGH/CRITICAL changes; off = never",
+        "purges, git restore of uncommitted work, forced pushes; risky (default) = those and HIGH/CRITICAL changes; "
+        "off = never",
     )
     add("--version", action="version", version=f"fsguard {__version__}")
     return p

@@ -317,3 +317,59 @@ async def test_without_elicitation_a_git_restore_still_needs_force(connect: Clie
         result = await client.call_tool("git", {"action": "restore", "paths": ["a.txt"]})
     assert error_code(result) == "risk_blocked"
     assert (root / "a.txt").read_text(encoding="utf-8") == "edited\n"
+
+
+# git push ---------------------------------------------------------------------------------------------------------
+
+
+def _diverged(root: Path) -> tuple[Path, str]:
+    """A repository whose published main was rewritten locally: a plain push is rejected."""
+    repo = make_repo(root)
+    git(repo.parent, "init", "-q", "--bare", str(repo / "remote.git"))
+    git(repo, "remote", "add", "origin", "remote.git")
+    (repo / ".git" / "info" / "exclude").write_text("remote.git/\n", encoding="utf-8")
+    git(repo, "push", "-q", "-u", "origin", "main")
+    published = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "commit", "-q", "--amend", "-m", "rewritten")
+    return repo, published
+
+
+async def test_a_rejected_push_the_user_accepts_is_pushed_with_lease(connect: ClientFactory, root: Path) -> None:
+    repo, _ = _diverged(root)
+    user = User()
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("git", {"action": "push"})
+    assert structured(result)["forced"] is True
+    assert git(repo / "remote.git", "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
+    assert "Force-push to origin (--force-with-lease)" in user.asked[0]
+    assert "main" in user.asked[0]
+
+
+async def test_a_rejected_push_the_user_declines_leaves_the_remote(connect: ClientFactory, root: Path) -> None:
+    repo, published = _diverged(root)
+    async with connect(elicitation_callback=User(action="decline"), confirm="irreversible") as client:
+        result = await client.call_tool("git", {"action": "push"})
+    assert error_code(result) == "declined"
+    assert git(repo / "remote.git", "rev-parse", "main").strip() == published
+
+
+async def test_a_fast_forward_push_asks_nothing(connect: ClientFactory, root: Path) -> None:
+    repo, _ = _diverged(root)
+    git(repo, "push", "-q", "--force", "origin", "main")
+    (repo / "b.txt").write_text("beta\n", encoding="utf-8")
+    git(repo, "add", "b.txt")
+    git(repo, "commit", "-q", "-m", "more")
+    user = User(action="decline")
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("git", {"action": "push"})
+    assert structured(result)["forced"] is False
+    assert git(repo / "remote.git", "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
+    assert user.asked == []
+
+
+async def test_without_elicitation_a_rejected_push_still_needs_force(connect: ClientFactory, root: Path) -> None:
+    repo, published = _diverged(root)
+    async with connect() as client:
+        result = await client.call_tool("git", {"action": "push"})
+    assert error_code(result) == "git_error"
+    assert git(repo / "remote.git", "rev-parse", "main").strip() == published

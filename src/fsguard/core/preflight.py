@@ -144,6 +144,24 @@ def restoring(git: GitRunner, request: GitRequest) -> Confirmation | None:
     )
 
 
+def pushing(git: GitRunner, request: GitRequest) -> Confirmation | None:
+    """git(action="push") without force that the remote would reject: asked as a push with --force-with-lease."""
+    if request.action != "push" or request.force:
+        return None
+    rejected = git.rejected_push(request)
+    if not rejected:
+        return None
+    return confirmation(
+        "git",
+        f"Force-push to {request.remote or 'origin'} (--force-with-lease), replacing what the remote has for",
+        names=rejected,
+        factors=["the remote has commits this branch does not: they leave the remote branch"],
+        reversible=False,
+        undo="the replaced commits stay only where someone else still has them (fsguard keeps no copy).",
+        reason="forced push",
+    )
+
+
 def _files_inside(entry: Pinned) -> int:
     """How many entries (files, links, subdirectories) are under a directory; links are never followed."""
     fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)

@@ -9,7 +9,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from fsguard.core.gitrepo import GitRequest
-from fsguard.core.preflight import restoring
+from fsguard.core.preflight import pushing, restoring
 from fsguard.models import GitActionName, GitResult
 from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask, consent
 from fsguard.tools._errors import bridge
@@ -19,17 +19,30 @@ from fsguard.voice import git_text
 Text = str | None
 
 
-async def ask_restore(
-    action: GitActionName, path: Text, paths: list[str] | None, rev: Text, staged: bool, force: bool, ctx: Context
+async def ask_git(
+    action: GitActionName,
+    path: Text,
+    paths: list[str] | None,
+    rev: Text,
+    staged: bool,
+    name: Text,
+    remote: Text,
+    force: bool,
+    ctx: Context,
 ) -> Elicit[ConfirmForm] | NotAsked:
-    """A working-tree restore without force asks the user, with the files whose edits it would discard."""
-    if action != "restore" or staged or force or not paths:
+    """A working-tree restore, or a push the remote would reject, asks the user instead of needing force."""
+    if force:
+        return NOT_ASKED
+    if action == "push":
+        pushed = GitRequest(action="push", path=path, name=name, remote=remote)
+        return await ask(ctx, lambda s: pushing(s.git, pushed))
+    if action != "restore" or staged or not paths:
         return NOT_ASKED
     request = GitRequest(action="restore", path=path, paths=tuple(paths), rev=rev)
     return await ask(ctx, lambda s: restoring(s.git, request))
 
 
-RestoreConsent = Annotated[Consent, Resolve(ask_restore)]
+GitConsent = Annotated[Consent, Resolve(ask_git)]
 
 
 def register(catalog: Catalog) -> None:
@@ -39,7 +52,7 @@ def register(catalog: Catalog) -> None:
     @bridge
     def git(
         action: Annotated[GitActionName, Field(description="The git action.")],
-        confirmed: RestoreConsent,
+        confirmed: GitConsent,
         path: Annotated[
             Text,
             Field(
