@@ -6,6 +6,7 @@ Every test runs in both eras (conftest's ``connect``): on 2026-07-28 the questio
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -267,7 +268,7 @@ async def test_a_risky_pipeline_the_user_accepts_runs(connect: ClientFactory, ro
         result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": _WIDE}})
     assert not result.is_error, text_of(result)
     assert big.read_text(encoding="utf-8") == "y " * 600
-    assert "1 'wide' (edit)" in user.asked[0]
+    assert "1 'wide' (edit would change 1 file(s), 600 edit(s): risk HIGH)" in user.asked[0]
 
 
 async def test_a_risky_pipeline_the_user_cancels_changes_nothing(connect: ClientFactory, root: Path) -> None:
@@ -373,3 +374,24 @@ async def test_without_elicitation_a_rejected_push_still_needs_force(connect: Cl
         result = await client.call_tool("git", {"action": "push"})
     assert error_code(result) == "git_error"
     assert git(repo / "remote.git", "rev-parse", "main").strip() == published
+
+
+# stats and audit --------------------------------------------------------------------------------------------------
+
+
+async def test_a_call_that_asks_is_counted_once_and_a_declined_one_is_audited(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    kept, gone = _file(root, "kept.txt"), _file(root, "gone.txt")
+    logs = tmp_path / "logs"
+    async with connect(elicitation_callback=User(action="decline"), log_dir=logs) as client:
+        await client.call_tool("delete_file", {"path": str(kept), "permanent": True})
+    async with connect(elicitation_callback=User(), log_dir=logs) as client:
+        await client.call_tool("delete_file", {"path": str(gone), "permanent": True})
+        stats = structured(await client.call_tool("server_info", {"action": "stats"}))["stats"]
+    assert stats["by_tool"]["delete_file"] == 1
+    lines = [json.loads(line) for line in (logs / "operations.jsonl").read_text(encoding="utf-8").splitlines()]
+    deletes = [(line["status"], line.get("error_code")) for line in lines if line["tool"] == "delete_file"]
+    assert deletes == [("error", "declined"), ("ok", None)]
+    assert kept.exists()
+    assert not gone.exists()

@@ -57,7 +57,7 @@ def deleting(
             names=names,
             factors=["permanent: the trash is skipped", *factors],
             reversible=False,
-            undo="nothing goes to the trash (a single file's bytes are kept in the backup store, directories are not).",
+            undo="it skips the trash (fsguard still backs up each single file's bytes first, but no directory).",
             reason="permanent delete",
         )
     return confirmation(
@@ -117,11 +117,11 @@ def pipelining(runner: PipelineRunner, request: PipelineRequest) -> Confirmation
     return confirmation(
         "batch_operations",
         f"Run the pipeline {request.name!r} ({plural(len(request.steps), 'step')}), whose large steps are",
-        names=[f"{step.index} {step.id!r} ({step.action})" for step in blocked],
+        names=[f"{step.index} {step.id!r} ({_amount(step.error)})" for step in blocked],
         factors=[f"{plural(len(blocked), 'step')} over the risk threshold (HIGH or CRITICAL: many files or edits)"],
         reversible=True,
         undo='every change is backed up, and the result\'s backup_id reverts them all: backup(action="restore").',
-        reason="risk HIGH",
+        reason="pipeline step over the risk threshold",
     )
 
 
@@ -160,6 +160,12 @@ def pushing(git: GitRunner, request: GitRequest) -> Confirmation | None:
         undo="the replaced commits stay only where someone else still has them (fsguard keeps no copy).",
         reason="forced push",
     )
+
+
+def _amount(error: str | None) -> str:
+    """What a blocked step would change: the facts that open the risk gate's message (pipeline_changes._gate)."""
+    facts, _, _ = (error or "").partition(", so it was blocked")
+    return facts
 
 
 def _files_inside(entry: Pinned) -> int:

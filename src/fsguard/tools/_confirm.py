@@ -15,6 +15,7 @@ a tool's schemas are built once per process and signature (``_params._built``), 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import anyio.to_thread
@@ -24,6 +25,8 @@ from pydantic import BaseModel, Field
 from fsguard.core.confirmation import Confirmation, ConfirmMode, declined
 from fsguard.core.errors import FsguardError
 from fsguard.services import Services
+
+logger = logging.getLogger(__name__)
 
 
 class ConfirmForm(BaseModel):
@@ -68,6 +71,7 @@ async def ask(ctx: Context, preflight: Preflight) -> Elicit[ConfirmForm] | NotAs
         return NOT_ASKED  # a call that cannot run asks nothing: the body raises the same error
     if found is None or not found.asked_under(mode):
         return NOT_ASKED
+    logger.info("%s asks the user to confirm it (%s)", found.operation, found.reason)
     return Elicit(found.summary, ConfirmForm)
 
 
