@@ -26,7 +26,7 @@ def test_each_mode_asks_for_its_kind_of_operation() -> None:
 
 def test_the_summary_is_one_paragraph_that_says_whether_it_can_be_undone() -> None:
     assert _made(reversible=True) == (
-        "Delete things: /r/0, /r/1. Risk: big. It can be undone: from the trash. "
+        "Delete things: /r/0, /r/1. Why you are asked: big. It can be undone: from the trash. "
         "Confirm to let the agent go ahead; anything else changes nothing."
     )
     assert "It cannot be undone: " in _made(reversible=False)

@@ -62,7 +62,7 @@ def confirmation(
     shown = ", ".join(names[:NAMED]) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
     parts = [f"{what}: {shown}." if shown else f"{what}."]
     if factors:
-        parts.append("Risk: " + "; ".join(factors) + ".")
+        parts.append("Why you are asked: " + "; ".join(factors) + ".")
     parts.append(("It can be undone: " if reversible else "It cannot be undone: ") + undo)
     parts.append("Confirm to let the agent go ahead; anything else changes nothing.")
     return Confirmation(operation, " ".join(parts), reversible, reason)

@@ -49,15 +49,16 @@ def deleting(
         return None
     factors = [plural(files, "file or folder", "files and folders") + " in all"]
     if full:
-        factors.append(plural(full, "non-empty directory", "non-empty directories") + ", with everything inside")
+        factors.append(plural(full, "non-empty directory", "non-empty directories") + " with everything inside")
     if permanent:
         return confirmation(
             "delete_file",
             "Permanently delete " + plural(len(names), "path"),
             names=names,
-            factors=["permanent: the trash is skipped", *factors],
+            factors=["it skips the trash", *factors],
             reversible=False,
-            undo="it skips the trash (fsguard still backs up each single file's bytes first, but no directory).",
+            undo="nothing is kept in the trash (fsguard still backs up each single file's bytes first, but no "
+            "directory).",
             reason="permanent delete",
         )
     return confirmation(
@@ -81,7 +82,7 @@ def purging(trash: Trash, *, sd_id: str | None, older_than_days: float) -> Confi
         "backup",
         "Purge " + plural(sweep.removed, "trash entry", "trash entries") + " for good",
         names=sorted(entry.original_path for entry in sweep.shown),
-        factors=[f"{plural(files, 'file')}, {sweep.freed_bytes:,} bytes"],
+        factors=[f"{plural(files, 'file')} ({sweep.freed_bytes:,} bytes) leave the trash for good"],
         reversible=False,
         undo="purged entries leave the trash and no copy is kept.",
         reason="purge the trash",
@@ -97,9 +98,12 @@ def replacing(replacer: ProjectReplacer, request: ReplaceRequest) -> Confirmatio
         return None
     return confirmation(
         "project_replace",
-        f"Replace {request.find!r} with {request.replace!r} in " + plural(len(report.files), "file"),
+        f"Replace {_quoted(request.find)} with {_quoted(request.replace)} in " + plural(len(report.files), "file"),
         names=sorted(str(change.path) for change in report.files),  # the walk's order may vary; the question may not
-        factors=[f"{plural(report.total_replacements, 'occurrence')}: risk {report.risk_level.value}"],
+        factors=[
+            f"risk {report.risk_level.value}: {plural(len(report.files), 'file')}, "
+            f"{plural(report.total_replacements, 'occurrence')}"
+        ],
         reversible=True,
         undo='each file is backed up first, and the result\'s backup_id restores them all: backup(action="restore").',
         reason=f"risk {report.risk_level.value}",
@@ -160,6 +164,11 @@ def pushing(git: GitRunner, request: GitRequest) -> Confirmation | None:
         undo="the replaced commits stay only where someone else still has them (fsguard keeps no copy).",
         reason="forced push",
     )
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    """A find or replace text as the question shows it: quoted, and cut so the paragraph stays one paragraph."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def _amount(error: str | None) -> str:

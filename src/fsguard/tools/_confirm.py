@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 class ConfirmForm(BaseModel):
     """The form the user fills in: the question is the summary paragraph, the one field is the answer."""
 
-    confirm: bool = Field(title="Go ahead", description="Tick to let the agent do this; leave it to refuse.")
+    confirm: bool = Field(title="Go ahead", description="Tick to let the agent do this; leave it unticked to refuse.")
 
 
 class NotAsked:
