@@ -7,15 +7,20 @@ Every test runs in both eras (conftest's ``connect``): on 2026-07-28 the questio
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client, StdioServerParameters
 from mcp.client import ClientRequestContext
 from mcp.types import ElicitRequestParams, ElicitResult
 
+from fsguard.config import Settings
 from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.test_transports import http_server
 from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
@@ -395,3 +400,30 @@ async def test_a_call_that_asks_is_counted_once_and_a_declined_one_is_audited(
     assert deletes == [("error", "declined"), ("ok", None)]
     assert kept.exists()
     assert not gone.exists()
+
+
+# real transports --------------------------------------------------------------------------------------------------
+
+
+async def test_over_stdio_a_declined_permanent_delete_keeps_the_file(root: Path, state_dir: Path, mode: str) -> None:
+    kept = _file(root, "kept.txt")
+    user = User(action="decline")
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    )
+    with anyio.fail_after(30):
+        async with Client(params, mode=mode, read_timeout_seconds=20, elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": str(kept), "permanent": True})
+    assert (error_code(result), len(user.asked)) == ("declined", 1)
+    assert kept.read_text(encoding="utf-8") == "keep me\n"
+
+
+async def test_over_http_the_user_is_asked_in_both_eras(base_settings: Settings, root: Path, mode: str) -> None:
+    kept = _file(root, "kept.txt")
+    user = User(action="decline")
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, Client(url, mode=mode, elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": str(kept), "permanent": True})
+    assert (error_code(result), len(user.asked)) == ("declined", 1)
+    assert kept.exists()
