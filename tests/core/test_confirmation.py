@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
+from fsguard.config import Settings
 from fsguard.core.confirmation import ConfirmMode, confirmation, declined
+from fsguard.core.gitrepo import GitRequest
+from fsguard.core.pipeline import PipelineRequest
+from fsguard.core.preflight import deleting, pipelining, pushing, replacing, restoring
+from fsguard.core.replacing import ReplaceRequest
+from fsguard.services import Services
 
 
 def _made(*, reversible: bool, count: int = 2) -> str:
@@ -44,3 +53,23 @@ def test_the_declined_error_says_nothing_changed_and_what_to_do() -> None:
     assert "nothing was changed" in error.message
     assert "ask the user" in error.message
     assert error.fields == {"operation": "delete_file", "answer": "declined"}
+
+
+def test_the_preflights_ask_nothing_of_calls_that_are_not_theirs(tmp_path: Path) -> None:
+    (tmp_path / "root").mkdir()
+    s = Services.create(Settings(roots=(tmp_path / "root",), state_dir=tmp_path / "state"))
+    assert deleting(s.policy, s.beneath, ["a"], permanent=False, recursive=False) is None
+    assert deleting(s.policy, s.beneath, ["missing"], permanent=True, recursive=False) is None
+    forced = ReplaceRequest(path=".", find="a", replace="b", force=True)
+    assert replacing(s.replacer, forced) is None
+    assert replacing(s.replacer, replace(forced, force=False, preview=True)) is None
+    assert pipelining(s.pipelines, PipelineRequest(name="p", steps=(), force=True)) is None
+    assert pipelining(s.pipelines, PipelineRequest(name="p", steps=(), dry_run=True)) is None
+    for request in (
+        GitRequest(action="status"),
+        GitRequest(action="restore", paths=("a",), staged=True),
+        GitRequest(action="restore", paths=("a",), force=True),
+    ):
+        assert restoring(s.git, request) is None
+    assert pushing(s.git, GitRequest(action="status")) is None
+    assert pushing(s.git, GitRequest(action="push", force=True)) is None

@@ -111,6 +111,16 @@ async def test_a_soft_delete_of_a_file_asks_nothing(connect: ClientFactory, root
     assert [p.read_text(encoding="utf-8") for p in _trash_items(state_dir)] == ["keep me\n"]
 
 
+async def test_a_call_that_cannot_run_asks_nothing_and_fails_as_before(connect: ClientFactory, root: Path) -> None:
+    user = User()
+    async with connect(elicitation_callback=user) as client:
+        missing = await client.call_tool("delete_file", {"path": "nope.txt", "permanent": True})
+        outside = await client.call_tool("delete_file", {"path": "/etc/hostname", "permanent": True})
+    assert error_code(missing) == "not_found"
+    assert error_code(outside) == "access_denied"
+    assert user.asked == []
+
+
 # delete_file, recursive ------------------------------------------------------------------------------------------
 
 
@@ -427,3 +437,22 @@ async def test_over_http_the_user_is_asked_in_both_eras(base_settings: Settings,
             result = await client.call_tool("delete_file", {"path": str(kept), "permanent": True})
     assert (error_code(result), len(user.asked)) == ("declined", 1)
     assert kept.exists()
+
+
+async def test_forced_preview_and_dry_run_calls_ask_nothing(connect: ClientFactory, root: Path) -> None:
+    files = _many(root)
+    big = _file(root, "big.txt", "x " * 600)
+    user = User(action="decline")
+    async with connect(elicitation_callback=user) as client:
+        preview = await client.call_tool("project_replace", {"find": "old", "replace": "new", "preview": True})
+        dry = {"name": "p", "steps": _WIDE, "dry_run": True}
+        planned = await client.call_tool("batch_operations", {"pipeline_json": dry})
+        forced = await client.call_tool("project_replace", {"find": "old", "replace": "new", "force": True})
+        empty = await client.call_tool("backup", {"action": "purge_trash", "older_than_days": 0, "dry_run": False})
+    assert not preview.is_error, text_of(preview)
+    assert not planned.is_error, text_of(planned)
+    assert structured(empty)["removed"] == 0
+    assert not forced.is_error, text_of(forced)
+    assert {f.read_text(encoding="utf-8") for f in files} == {"new\n"}
+    assert big.read_text(encoding="utf-8") == "x " * 600
+    assert user.asked == []
