@@ -178,8 +178,14 @@ def _amount(error: str | None) -> str:
 
 
 def _files_inside(entry: Pinned) -> int:
-    """How many entries (files, links, subdirectories) are under a directory; links are never followed."""
-    fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
+    """How many entries (files, links, subdirectories) are under a directory; links are never followed.
+
+    A directory that cannot be opened counts as holding one entry: better asked about than deleted unasked.
+    """
+    try:
+        fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
+    except OSError:
+        return 1
     try:
         return sum(len(dirs) + len(files) for _, dirs, files, _ in os.fwalk(".", dir_fd=fd))
     finally:
