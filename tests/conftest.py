@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 from mcp import Client
+from mcp.client.session import ElicitationFnT
 from mcp.types import CallToolResult
 
 from fsguard.config import Settings
@@ -57,11 +58,15 @@ def mode(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def connect(base_settings: Settings, mode: str) -> ClientFactory:
-    """Open a client in the current era on a fresh server; keyword arguments override Settings fields."""
+    """Open a client in the current era on a fresh server; keyword arguments override Settings fields.
 
-    def factory(**overrides: Any) -> AbstractAsyncContextManager[Client]:
+    ``elicitation_callback`` makes the client declare elicitation and answer each question with it."""
+
+    def factory(
+        elicitation_callback: ElicitationFnT | None = None, **overrides: Any
+    ) -> AbstractAsyncContextManager[Client]:
         fields = {**base_settings.__dict__, **overrides}
-        return Client(build_server(Settings(**fields)), mode=mode)
+        return Client(build_server(Settings(**fields)), mode=mode, elicitation_callback=elicitation_callback)
 
     return factory
 

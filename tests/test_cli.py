@@ -99,3 +99,11 @@ def test_the_wsl_settings_may_come_from_the_environment(monkeypatch: pytest.Monk
 def test_max_media_bytes_reaches_settings_with_a_3_mib_default(tmp_path: Path) -> None:
     assert settings_from(parser().parse_args([str(tmp_path), "--max-media-bytes=1024"])).max_media_bytes == 1024
     assert settings_from(parser().parse_args([str(tmp_path)])).max_media_bytes == 3 * 1024 * 1024
+
+
+def test_the_confirm_flag_reaches_settings_and_defaults_to_risky(tmp_path: Path) -> None:
+    assert settings_from(parser().parse_args([str(tmp_path)])).confirm == "risky"
+    for mode in ("off", "risky", "irreversible"):
+        assert settings_from(parser().parse_args([str(tmp_path), "--confirm", mode])).confirm == mode
+    with pytest.raises(SystemExit):
+        parser().parse_args([str(tmp_path), "--confirm", "always"])

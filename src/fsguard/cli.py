@@ -107,6 +107,14 @@ def parser() -> argparse.ArgumentParser:
         help="let git commit and push run the repository's hooks (off: an agent that can write files could write "
         "a hook under core.hooksPath and have it run)",
     )
+    add(
+        "--confirm",
+        choices=["off", "risky", "irreversible"],
+        default="risky",
+        help="ask the user (when the client supports elicitation) before: irreversible = permanent deletes, trash "
+        "purges, git restore of uncommitted work, forced pushes; risky (default) = those and HIGH/CRITICAL changes; "
+        "off = never",
+    )
     add("--version", action="version", version=f"fsguard {__version__}")
     return p
 
@@ -143,6 +151,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         wsl_windows_home=args.wsl_windows_home,
         wsl_autosync=args.wsl_autosync,
         git_hooks=args.git_hooks,
+        confirm=args.confirm,
     )
 
 

@@ -10,6 +10,7 @@ import platformdirs
 
 Transport = Literal["stdio", "http"]
 AutoOcc = Literal["off", "warn", "block"]
+Confirm = Literal["off", "risky", "irreversible"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 MCP_PATH = "/mcp"
@@ -59,6 +60,8 @@ class Settings:
     git_hooks: bool = False  # --git-hooks: git(action=commit/push) runs the repository's hooks
     read_truncate_lines: int = 300
     max_media_bytes: int = 3 * 1024 * 1024  # read_file inlines images/audio up to this; larger: a resource_link
+    # --confirm: which operations ask the person (by elicitation, when the client can) before they run
+    confirm: Confirm = "risky"
 
     def effective_roots(self) -> tuple[Path, ...]:
         """The configured roots, or the current directory when none were given."""

@@ -79,6 +79,8 @@ class FsguardServer(MCPServer):
         self, name: str, arguments: dict[str, Any], result: CallToolResult | InputRequiredResult, started: float
     ) -> None:
         """Count the call in the stats and write its audit line."""
+        if isinstance(result, InputRequiredResult):
+            return  # a round that asks the user (2026-07-28): the call is counted once, by the round that ends it
         code = None
         if isinstance(result, CallToolResult) and result.is_error:
             code = (result.meta or {}).get(ERROR_META_KEY, {}).get("code")

@@ -24,6 +24,7 @@
     ├── NothingToUndoError        nothing_to_undo
     ├── UndoConflictError         undo_conflict
     ├── RiskBlockedError          risk_blocked
+    ├── DeclinedError             declined          (the user did not confirm the call; nothing ran)
     ├── HookDeniedError           hook_denied
     ├── BackupCorruptError        backup_corrupt
     ├── ConflictError             conflict          (a rename set whose targets collide or exist)
@@ -200,6 +201,12 @@ class RiskBlockedError(FsguardError):
     """A change too large to make without force."""
 
     code = "risk_blocked"
+
+
+class DeclinedError(FsguardError):
+    """The person behind the agent was asked to confirm the call and did not; nothing was changed."""
+
+    code = "declined"
 
 
 class HookConfigError(InvalidParamsError):

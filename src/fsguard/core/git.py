@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from fsguard.core.gitchanges import add, commit, init, push, restore
+from fsguard.core.gitchanges import add, commit, init, push, rejected_push, restore
 from fsguard.core.gitprocess import GIT_TIMEOUT_S, GitProcess
 from fsguard.core.gitrefs import branch
 from fsguard.core.gitrepo import GitCall, GitRequest, Repository, locate, refuse_option
@@ -75,6 +75,17 @@ class GitRunner:
             return handler(call)
         with self._safe.locks.hold(repo.root / ".git"):
             return handler(call)
+
+    def rejected_push(self, request: GitRequest) -> list[str]:
+        """What ``request`` (a push) would have rejected without force; nothing is pushed.
+
+        Raises:
+            NotARepositoryError, AccessDeniedError (a remote outside the roots), GitUnavailableError.
+        """
+        for field in ("name", "remote"):
+            refuse_option(field, getattr(request, field))
+        repo, _ = locate(self._safe, self._process, request.path)
+        return rejected_push(GitCall(self._safe, repo, request, ()))
 
     def _scope(self, repo: Repository, target: Path, request: GitRequest) -> tuple[str, ...]:
         """The pathspecs: each of ``paths`` (resolved, inside the roots and the repository), or the file ``path``

@@ -131,6 +131,16 @@ def push(call: GitCall) -> GitResult:
     )
 
 
+def rejected_push(call: GitCall) -> list[str]:
+    """The refs a push without force would have rejected, from a dry run: nothing is sent and no hook runs."""
+    request = call.request
+    remote = request.remote or "origin"
+    _check_remote(call, remote)
+    upstream = [remote, request.name] if request.name else [remote]
+    out = call.repo.git("push", "--dry-run", "--no-verify", "--porcelain", *upstream, check=False)
+    return [f"{_refspec(r.refspec)} {r.summary}" for r in parse_push(out.stdout) if r.rejected]
+
+
 def restore(call: GitCall) -> GitResult:
     """Unstage (``staged``), or discard working-tree changes (``force``; every overwritten file backed up first).
 

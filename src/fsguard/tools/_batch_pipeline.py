@@ -6,13 +6,27 @@ in :mod:`fsguard.core.pipeline_runner`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, Elicit, Resolve
 
 from fsguard.core.pipeline import PipelineReport, StepOutcome
 from fsguard.core.pipeline_request import parse_pipeline
 from fsguard.core.pipeline_runner import Progress
+from fsguard.core.preflight import pipelining
 from fsguard.models.batch import BatchResult, StepResult
 from fsguard.services import Services
+from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask
+
+
+async def ask_pipeline(pipeline_json: dict[str, Any] | None, ctx: Context) -> Elicit[ConfirmForm] | NotAsked:
+    """A pipeline whose dry run blocks a step for its risk asks the user, instead of failing without force."""
+    if pipeline_json is None or pipeline_json.get("force") is True or pipeline_json.get("dry_run") is True:
+        return NOT_ASKED
+    return await ask(ctx, lambda s: pipelining(s.pipelines, parse_pipeline(pipeline_json)))
+
+
+PipelineConsent = Annotated[Consent, Resolve(ask_pipeline)]
 
 
 def run_pipeline(services: Services, raw: Any, progress: Progress | None = None) -> BatchResult:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, get_args
 
+from mcp.server.mcpserver import Context, Elicit, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
@@ -19,6 +20,7 @@ from fsguard.core.backups import BackupRecord
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.groups import Group
 from fsguard.core.inventory import BackupFilter, clean_backups, list_backups, list_trash, purge_trash
+from fsguard.core.preflight import purging
 from fsguard.core.reverting import Reverted
 from fsguard.core.trash import TrashEntry
 from fsguard.core.undo import RestoreReport
@@ -33,9 +35,34 @@ from fsguard.models import (
     TrashInfo,
 )
 from fsguard.services import Services
+from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask, consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, voiced
 from fsguard.voice import backup_text
+
+
+async def ask_purge(
+    action: BackupAction,
+    dry_run: bool | None,
+    sd_id: str | None,
+    older_than_days: float | None,
+    force: bool,
+    ctx: Context,
+) -> Elicit[ConfirmForm] | NotAsked:
+    """purge_trash that really purges (dry_run=false) asks the user first, unless force."""
+    if action != "purge_trash" or dry_run is not False or force:
+        return NOT_ASKED
+    return await ask(
+        ctx,
+        lambda s: purging(
+            s.trash,
+            sd_id=sd_id,
+            older_than_days=s.settings.sweep_age_days if older_than_days is None else older_than_days,
+        ),
+    )
+
+
+PurgeConsent = Annotated[Consent, Resolve(ask_purge)]
 
 
 def register(catalog: Catalog) -> None:
@@ -45,6 +72,7 @@ def register(catalog: Catalog) -> None:
 
     @bridge
     def backup(
+        confirmed: PurgeConsent,
         action: Annotated[BackupAction, Field(description="What to do.")] = "list",
         backup_id: Annotated[
             str | None, Field(description="info/compare/restore: a backup, or a group id (every file of one call).")
@@ -91,6 +119,7 @@ def register(catalog: Catalog) -> None:
         bytes first, so each is undoable. compare shows a diff from a backup to the file now. list_trash /
         restore_trash (sd_id) / purge_trash (dry run unless dry_run=false) manage soft-deleted files.
         """
+        consent(confirmed, "backup", force=force)
         request = _Request(
             action=action,
             backup_id=backup_id,

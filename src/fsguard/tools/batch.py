@@ -15,9 +15,10 @@ from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.models.batch import BatchResult
-from fsguard.tools._batch_pipeline import run_pipeline
+from fsguard.tools._batch_pipeline import PipelineConsent, run_pipeline
 from fsguard.tools._batch_rename import run_rename
 from fsguard.tools._batch_request import run_request
+from fsguard.tools._confirm import consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, voiced
 from fsguard.voice.batch import batch_text
@@ -51,7 +52,11 @@ def register(catalog: Catalog) -> None:
 
     @bridge
     def batch_operations(
-        ctx: Context, request_json: RequestArg = None, pipeline_json: PipelineArg = None, rename_json: RenameArg = None
+        ctx: Context,
+        confirmed: PipelineConsent,
+        request_json: RequestArg = None,
+        pipeline_json: PipelineArg = None,
+        rename_json: RenameArg = None,
     ) -> Annotated[CallToolResult, BatchResult]:
         """Run several file operations as one: all or nothing by default, validated before anything runs.
 
@@ -75,6 +80,8 @@ def register(catalog: Catalog) -> None:
         if request_json is not None:
             result = run_request(services, request_json, progress)
         elif pipeline_json is not None:
+            if consent(confirmed, "batch_operations"):
+                pipeline_json = {**pipeline_json, "force": True}
             result = run_pipeline(services, pipeline_json, progress)
         else:
             assert rename_json is not None

@@ -5,19 +5,34 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import anyio.from_thread
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, Elicit, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
 from fsguard.core.deletion import Deletion
 from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.preflight import deleting
 from fsguard.models import AnalyzeResult, CopyResult, DeletedPath, DeleteResult, MoveResult
+from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask, consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, ExpectedHash, PathArg, PathsArg, hints, voiced
 from fsguard.voice import analyze_text, copy_text, delete_text, move_text
 
 SourceArg = Annotated[str, Field(description="What to move or copy (absolute, or relative to the first root).")]
 DestArg = Annotated[str, Field(description="Where it goes; must not exist yet (nothing is ever overwritten).")]
+
+
+async def ask_delete(
+    path: str | None, paths: list[str] | None, permanent: bool, recursive: bool, ctx: Context
+) -> Elicit[ConfirmForm] | NotAsked:
+    """A permanent delete, or a recursive one of a non-empty directory, asks the user first."""
+    if not (permanent or recursive):
+        return NOT_ASKED
+    given = paths if paths is not None else [path] if path is not None else []
+    return await ask(ctx, lambda s: deleting(s.policy, s.beneath, given, permanent=permanent, recursive=recursive))
+
+
+DeleteConsent = Annotated[Consent, Resolve(ask_delete)]
 
 
 def register(catalog: Catalog) -> None:
@@ -27,6 +42,7 @@ def register(catalog: Catalog) -> None:
 
     @bridge
     def delete_file(
+        confirmed: DeleteConsent,
         path: Annotated[str | None, Field(description="File, link or directory to delete.")] = None,
         paths: PathsArg = None,
         permanent: Annotated[bool, Field(description="Remove for good instead of moving to the trash.")] = False,
@@ -38,6 +54,7 @@ def register(catalog: Catalog) -> None:
         Restore with backup(action="restore_trash", sd_id=...). permanent=true removes them (a file is
         still backed up first). Roots can never be deleted. `paths` deletes several, reporting each.
         """
+        consent(confirmed, "delete_file")
         if paths is not None:
             if path is not None or expected_hash is not None:
                 raise InvalidParamsError("pass path (with expected_hash) or paths, not both.")

@@ -4,16 +4,45 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from mcp.server.mcpserver import Context, Elicit, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
 from fsguard.core.gitrepo import GitRequest
+from fsguard.core.preflight import pushing, restoring
 from fsguard.models import GitActionName, GitResult
+from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask, consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, voiced
 from fsguard.voice import git_text
 
 Text = str | None
+
+
+async def ask_git(
+    action: GitActionName,
+    path: Text,
+    paths: list[str] | None,
+    rev: Text,
+    staged: bool,
+    name: Text,
+    remote: Text,
+    force: bool,
+    ctx: Context,
+) -> Elicit[ConfirmForm] | NotAsked:
+    """A working-tree restore, or a push the remote would reject, asks the user instead of needing force."""
+    if force:
+        return NOT_ASKED
+    if action == "push":
+        pushed = GitRequest(action="push", path=path, name=name, remote=remote)
+        return await ask(ctx, lambda s: pushing(s.git, pushed))
+    if action != "restore" or staged or not paths:
+        return NOT_ASKED
+    request = GitRequest(action="restore", path=path, paths=tuple(paths), rev=rev)
+    return await ask(ctx, lambda s: restoring(s.git, request))
+
+
+GitConsent = Annotated[Consent, Resolve(ask_git)]
 
 
 def register(catalog: Catalog) -> None:
@@ -23,6 +52,7 @@ def register(catalog: Catalog) -> None:
     @bridge
     def git(
         action: Annotated[GitActionName, Field(description="The git action.")],
+        confirmed: GitConsent,
         path: Annotated[
             Text,
             Field(
@@ -76,6 +106,7 @@ def register(catalog: Catalog) -> None:
         only with force=true and backs each file up first (backup undo_last brings it back); staged=true only
         unstages. push force=true uses --force-with-lease. Patches are cut at max_lines with a note.
         """
+        force = consent(confirmed, "git", force=force)
         request = GitRequest(
             action=action,
             path=path,

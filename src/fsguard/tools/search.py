@@ -13,15 +13,16 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.globs import expand_globs, normalise_globs, split_globs
+from fsguard.core.globs import normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore
 from fsguard.core.patterns import compile_re2
-from fsguard.core.replacing import ReplaceRequest
 from fsguard.core.search import ContentMatch, ContentRequest, present, search_content, search_names, searched_file
 from fsguard.models import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
 from fsguard.services import Services
+from fsguard.tools._confirm import consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, respond, voiced
+from fsguard.tools._replacement import ReplaceConsent, replace_request
 from fsguard.voice import replace_text, search_text
 
 GlobsArg = Annotated[
@@ -162,6 +163,7 @@ def register(catalog: Catalog) -> None:
         find: Annotated[str, Field(description="Text to replace (literal), or an RE2 regex with literal=false.")],
         replace: Annotated[str, Field(description="Replacement; literal unless literal=false ($1, ${name}).")],
         ctx: Context,
+        confirmed: ReplaceConsent,
         path: Annotated[str, Field(description="Directory (or file) to work in; default: the first root.")] = ".",
         literal: Annotated[bool, Field(description="Treat find and replace literally ($ and \\ too).")] = True,
         case_sensitive: Annotated[bool, Field(description="Match case.")] = True,
@@ -193,21 +195,11 @@ def register(catalog: Catalog) -> None:
             anyio.from_thread.check_cancelled()  # cancelling stops between files: each is old or new
             anyio.from_thread.run(ctx.report_progress, done, total)
 
-        request = ReplaceRequest(
-            path=path,
-            find=find,
-            replace=replace,
-            literal=literal,
-            case_sensitive=case_sensitive,
-            file_types=split_globs(file_types),
-            include_paths=expand_globs(include_paths),
-            exclude_paths=expand_globs(exclude_paths),
-            preview=preview,
-            max_files=max_files,
-            force=force,
-            respect_gitignore=respect_gitignore,
-            include_dependencies=include_dependencies,
-        )
+        force = consent(confirmed, "project_replace", force=force)
+        request = replace_request(
+            find, replace, path, literal, case_sensitive, file_types, include_paths, exclude_paths, preview, max_files,
+            force, respect_gitignore, include_dependencies,
+        )  # fmt: skip
         report = services.replacer.run(request, progress)
         files = [
             ReplacedFile(path=str(c.path), replacements=c.replacements, backup_id=c.backup_id, skipped=c.skipped)

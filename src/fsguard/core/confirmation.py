@@ -1,0 +1,82 @@
+"""Which calls a person must confirm before they run, and the paragraph they are shown.
+
+The engine decides; the tools layer only asks. A :class:`Confirmation` says what a call is about to do (in one
+paragraph for a person, not for the model), whether it can be undone, and why it asks. ``--confirm`` chooses
+which of them are asked (:meth:`Confirmation.asked_under`): ``off`` none, ``irreversible`` only what cannot be
+undone, ``risky`` (the default) those and every HIGH or CRITICAL change.
+
+A call is only ever asked about when the client can answer; a client that cannot keeps the ``force`` gates
+exactly as they are, so nothing here may change what a call does when nobody is asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from fsguard.core.errors import DeclinedError
+
+# How many names a summary lists before it says "and N more": the paragraph must stay one paragraph.
+NAMED = 5
+
+
+class ConfirmMode(StrEnum):
+    """``--confirm``: which operations ask the person behind the agent first."""
+
+    OFF = "off"
+    RISKY = "risky"
+    IRREVERSIBLE = "irreversible"
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """A call that should be confirmed: what it does, in one paragraph, and whether it can be undone.
+
+    The summary is built from the call's arguments and what is on disk only (no times, no ids): a client on
+    2026-07-28 is asked in one round and answers in the next, and the answer counts only for the same question.
+    """
+
+    operation: str
+    summary: str
+    reversible: bool
+    reason: str
+
+    def asked_under(self, mode: ConfirmMode) -> bool:
+        if mode is ConfirmMode.OFF:
+            return False
+        return mode is ConfirmMode.RISKY or not self.reversible
+
+
+def confirmation(
+    operation: str,
+    what: str,
+    *,
+    names: Sequence[str],
+    factors: Sequence[str],
+    reversible: bool,
+    undo: str,
+    reason: str,
+) -> Confirmation:
+    """The one shape of every summary: what, on which files, why it asks, and whether (and how) it can be undone."""
+    shown = ", ".join(names[:NAMED]) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
+    parts = [f"{what}: {shown}." if shown else f"{what}."]
+    if factors:
+        parts.append("Why you are asked: " + "; ".join(factors) + ".")
+    parts.append(("It can be undone: " if reversible else "It cannot be undone: ") + undo)
+    parts.append("Confirm to let the agent go ahead; anything else changes nothing.")
+    return Confirmation(operation, " ".join(parts), reversible, reason)
+
+
+def declined(operation: str, how: str) -> DeclinedError:
+    """The error of a call the person did not confirm: nothing ran, and the model should not just retry."""
+    return DeclinedError(
+        f"{operation}: the user did not confirm it ({how}), so nothing was changed. Do not retry it as is: ask the "
+        "user what they want instead, or propose a smaller change (preview or dry_run shows what it would do).",
+        operation=operation,
+        answer=how,
+    )
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    return f"{count:,} " + (noun if count == 1 else nouns or noun + "s")

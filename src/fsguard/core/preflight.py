@@ -1,0 +1,192 @@
+"""The checks run before a call that may need a person's confirmation: each returns the Confirmation, or None.
+
+Each check looks without changing anything (a dry run or preview of the same engine, a stat, a read-only git
+diff) and answers for the exact arguments of the call. None means the call does not ask: it is not one of the
+asking operations, ``force`` was given, or nothing on disk makes it risky. A check that fails (a missing path, a
+bad argument) raises as the call itself would; the caller then lets the call report it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import replace
+
+from fsguard.core.beneath import Beneath, Pinned, lstat_at
+from fsguard.core.confirmation import Confirmation, confirmation, plural
+from fsguard.core.git import GitRunner
+from fsguard.core.gitrepo import GitRequest
+from fsguard.core.inventory import purge_trash
+from fsguard.core.paths import PathPolicy
+from fsguard.core.pipeline import PipelineRequest
+from fsguard.core.pipeline_runner import PipelineRunner
+from fsguard.core.replacing import ProjectReplacer, ReplaceRequest
+from fsguard.core.risk import RiskLevel
+from fsguard.core.trash import Trash
+
+_RISKY = (RiskLevel.HIGH, RiskLevel.CRITICAL)
+
+
+def deleting(
+    policy: PathPolicy, beneath: Beneath, user_paths: list[str], *, permanent: bool, recursive: bool
+) -> Confirmation | None:
+    """delete_file: a permanent delete (cannot be undone), or a recursive one of a non-empty directory (risky)."""
+    if not (permanent or recursive):
+        return None
+    names: list[str] = []
+    files = full = 0
+    for user_path in user_paths:
+        path = policy.resolve_entry(user_path)
+        with beneath.entry(path, follow=False) as entry:
+            found = lstat_at(entry)
+            if found is None:
+                continue  # the call itself says it is not there
+            inside = _files_inside(entry) if stat.S_ISDIR(found.st_mode) else 1
+        names.append(str(path))
+        files += inside
+        full += stat.S_ISDIR(found.st_mode) and inside > 0
+    if not names or not (permanent or full):
+        return None
+    factors = [plural(files, "file or folder", "files and folders") + " in all"]
+    if full:
+        factors.append(plural(full, "non-empty directory", "non-empty directories") + " with everything inside")
+    if permanent:
+        return confirmation(
+            "delete_file",
+            "Permanently delete " + plural(len(names), "path"),
+            names=names,
+            factors=["it skips the trash", *factors],
+            reversible=False,
+            undo="nothing is kept in the trash (fsguard still backs up each single file's bytes first, but no "
+            "directory).",
+            reason="permanent delete",
+        )
+    return confirmation(
+        "delete_file",
+        "Delete " + plural(len(names), "path") + " with everything inside",
+        names=names,
+        factors=factors,
+        reversible=True,
+        undo='it all moves to the trash, whole: backup(action="restore_trash") puts it back.',
+        reason="recursive delete of a non-empty directory",
+    )
+
+
+def purging(trash: Trash, *, sd_id: str | None, older_than_days: float) -> Confirmation | None:
+    """backup(action="purge_trash", dry_run=false): trash entries removed for good."""
+    sweep = purge_trash(trash, sd_id=sd_id, older_than_days=older_than_days, dry_run=True, limit=1_000_000)
+    if not sweep.removed:
+        return None
+    files = sum(entry.files for entry in sweep.shown)
+    return confirmation(
+        "backup",
+        "Purge " + plural(sweep.removed, "trash entry", "trash entries") + " for good",
+        names=sorted(entry.original_path for entry in sweep.shown),
+        factors=[f"{plural(files, 'file')} ({sweep.freed_bytes:,} bytes) leave the trash for good"],
+        reversible=False,
+        undo="purged entries leave the trash and no copy is kept.",
+        reason="purge the trash",
+    )
+
+
+def replacing(replacer: ProjectReplacer, request: ReplaceRequest) -> Confirmation | None:
+    """project_replace without force: the preview's risk decides (HIGH or CRITICAL asks)."""
+    if request.preview or request.force:
+        return None
+    report = replacer.run(replace(request, preview=True))
+    if report.risk_level not in _RISKY:
+        return None
+    return confirmation(
+        "project_replace",
+        f"Replace {_quoted(request.find)} with {_quoted(request.replace)} in " + plural(len(report.files), "file"),
+        names=sorted(str(change.path) for change in report.files),  # the walk's order may vary; the question may not
+        factors=[
+            f"risk {report.risk_level.value}: {plural(len(report.files), 'file')}, "
+            f"{plural(report.total_replacements, 'occurrence')}"
+        ],
+        reversible=True,
+        undo='each file is backed up first, and the result\'s backup_id restores them all: backup(action="restore").',
+        reason=f"risk {report.risk_level.value}",
+    )
+
+
+def pipelining(runner: PipelineRunner, request: PipelineRequest) -> Confirmation | None:
+    """batch_operations(pipeline_json) without force: a dry run whose steps are blocked for their risk asks."""
+    if request.dry_run or request.force:
+        return None
+    report = runner.run(replace(request, dry_run=True))
+    blocked = [step for step in report.steps if step.error_code == "risk_blocked"]
+    if not blocked:
+        return None
+    return confirmation(
+        "batch_operations",
+        f"Run the pipeline {request.name!r} ({plural(len(request.steps), 'step')}), whose large steps are",
+        names=[f"{step.index} {step.id!r} ({_amount(step.error)})" for step in blocked],
+        factors=[f"{plural(len(blocked), 'step')} over the risk threshold (HIGH or CRITICAL: many files or edits)"],
+        reversible=True,
+        undo='every change is backed up, and the result\'s backup_id reverts them all: backup(action="restore").',
+        reason="pipeline step over the risk threshold",
+    )
+
+
+def restoring(git: GitRunner, request: GitRequest) -> Confirmation | None:
+    """git(action="restore") of the working tree without force: the uncommitted edits it would discard."""
+    if request.action != "restore" or request.staged or request.force or not request.paths:
+        return None
+    diff = git.run(GitRequest(action="diff", path=request.path, paths=request.paths, rev=request.rev, output="stat"))
+    names = [change.path for change in diff.files or []]
+    if not names:
+        return None
+    return confirmation(
+        "git",
+        "Discard the uncommitted changes of " + plural(len(names), "file"),
+        names=names,
+        factors=[f"the working tree goes back to {request.rev or 'the index'}"],
+        reversible=False,
+        undo='git keeps no copy of uncommitted work (fsguard backs each file up first: backup(action="undo_last")).',
+        reason="discard unstaged work",
+    )
+
+
+def pushing(git: GitRunner, request: GitRequest) -> Confirmation | None:
+    """git(action="push") without force that the remote would reject: asked as a push with --force-with-lease."""
+    if request.action != "push" or request.force:
+        return None
+    rejected = git.rejected_push(request)
+    if not rejected:
+        return None
+    return confirmation(
+        "git",
+        f"Force-push to {request.remote or 'origin'} (--force-with-lease), replacing what the remote has for",
+        names=rejected,
+        factors=["the remote has commits this branch does not: they leave the remote branch"],
+        reversible=False,
+        undo="the replaced commits stay only where someone else still has them (fsguard keeps no copy).",
+        reason="forced push",
+    )
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    """A find or replace text as the question shows it: quoted, and cut so the paragraph stays one paragraph."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _amount(error: str | None) -> str:
+    """What a blocked step would change: the facts that open the risk gate's message (pipeline_changes._gate)."""
+    facts, _, _ = (error or "").partition(", so it was blocked")
+    return facts
+
+
+def _files_inside(entry: Pinned) -> int:
+    """How many entries (files, links, subdirectories) are under a directory; links are never followed.
+
+    A directory that cannot be opened counts as holding one entry: better asked about than deleted unasked.
+    """
+    try:
+        fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
+    except OSError:
+        return 1
+    try:
+        return sum(len(dirs) + len(files) for _, dirs, files, _ in os.fwalk(".", dir_fd=fd))
+    finally:
+        os.close(fd)
