@@ -188,8 +188,11 @@ def test_a_trashed_file_restored_from_the_trash_page_is_back_byte_for_byte(page:
     )
     target = site.root / "keep" / "trashed.txt"
     assert not target.exists()
-    page.goto(f"{site.url}/trash?q=trashed")
+    page.goto(f"{site.url}/trash")
     _shot(page, site, "trash")
+    page.fill("input[name=q]", "TRASHED")
+    page.click("form.filters button[type=submit]")
+    assert page.locator("table.grid tbody tr").count() == 1
     page.click("text=trashed.txt")
     assert "restore me" in page.locator("pre.preview").inner_text()
     _shot(page, site, "trash-entry")
@@ -242,3 +245,23 @@ def test_statistics_draws_its_charts_from_the_log(page: Any, site: Site) -> None
     assert all(count >= 1 for count in datasets)
     assert page.locator(".tile").count() == 5
     _shot(page, site, "stats")
+
+
+def test_purge_asks_for_confirmation_then_deletes_for_good(page: Any, site: Site) -> None:
+    as_agent(
+        site.settings,
+        [("write_file", {"path": "purge-me.txt", "content": "bye\n"}), ("delete_file", {"path": "purge-me.txt"})],
+    )
+    trash_root = site.settings.state_dir / "trash"
+    before = {entry.name for entry in trash_root.iterdir()}
+    page.goto(f"{site.url}/trash?q=purge-me")
+    page.click("text=purge-me.txt")
+    entry_url = page.url
+    page.click("#purge")  # the box is not ticked: the browser does not send the form
+    assert page.url == entry_url
+    assert {entry.name for entry in trash_root.iterdir()} == before
+    page.check("#purge-confirm")
+    page.click("#purge")
+    page.wait_for_url("**done=purged**")
+    assert entry_url.rsplit("/", 1)[1] not in {entry.name for entry in trash_root.iterdir()}
+    assert not (site.root / "purge-me.txt").exists()
