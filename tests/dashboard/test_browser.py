@@ -137,7 +137,6 @@ def test_an_edit_made_through_the_mcp_server_appears_in_activity_without_a_reloa
     assert page.evaluate("window.notReloaded") is True
     assert "write_file" in row.inner_text()
     assert (site.root / "live-proof.txt").read_bytes() == b"seen live\n"
-    page.wait_for_timeout(300)  # let the new row's highlight settle before the screenshot
     _shot(page, site, "activity")
 
 
