@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from starlette.testclient import TestClient
 
 from fsguard.config import Settings
 from fsguard.core.audit import AuditEntry, AuditLog
+from fsguard.core.backups import BackupStore
 from fsguard.core.stats import CallStats
 from fsguard.dashboard.app import build_app, wrap
 from fsguard.services import Services
@@ -86,6 +88,19 @@ def test_the_root_redirects_to_activity_and_an_unknown_page_is_a_404_page(web: T
     missing = web.get("/nowhere")
     assert missing.status_code == 404
     assert "<h1>" in missing.text
+
+
+def test_starting_the_dashboard_drops_no_backup_a_server_keeps_longer(shared: Settings) -> None:
+    long_keeper = Settings(**{**shared.__dict__, "backup_max_age_days": 365.0})
+    engine = Services.create(long_keeper)
+    month_old = time.time() - 30 * 86_400
+    old = BackupStore(engine.backups.root, max_age_days=365, max_count=100, clock=lambda: month_old)
+    target = _root(shared) / "kept.txt"
+    target.write_bytes(b"now\n")
+    record = old.snapshot(target, b"a month ago\n", 0o644, operation="write_file", after_hash=None)
+    with TestClient(wrap(build_app(shared), shared), base_url=ORIGIN) as client:
+        assert record.backup_id in client.get("/files", params={"path": "kept.txt"}).text
+    assert engine.backups.get(record.backup_id) == record
 
 
 # -- Files: undo chain, Undo, Restore ------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ def test_the_dashboard_flags_reach_its_settings(tmp_path: Path) -> None:
     args = command.parser().parse_args(
         [str(tmp_path), "--port=9200", "--host=::1", "--auth-token=t", "--state-dir", "s", "--log-dir", "l"]
     )
+    hooked = command.settings_from(command.parser().parse_args(["--hooks-config", "hooks.json"]))
+    assert hooked.hooks_config == Path("hooks.json")
     settings = command.settings_from(args)
     assert settings.roots == (tmp_path,)
     assert (settings.host, settings.port, settings.auth_token) == ("::1", 9200, "t")

@@ -6,6 +6,7 @@ engine's locked write path, so the dashboard is safe to run beside servers shari
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -92,10 +93,21 @@ def short_path(policy: PathPolicy, path: str | None) -> str:
     return policy.label(candidate)
 
 
+def engine_settings(settings: Settings) -> Settings:
+    """The settings the dashboard's engine is built with: the servers' own housekeeping is left to them.
+
+    No audit writer (it would rewrite the servers' metrics.json), and no backup retention: the dashboard does not
+    know the servers' --backup-max-age/--backup-max-count, and dropping backups by its defaults could lose versions
+    a server keeps longer.
+    """
+    return Settings(
+        **{**settings.__dict__, "log_dir": None, "backup_max_age_days": math.inf, "backup_max_count": 2**62}
+    )
+
+
 def build_app(settings: Settings) -> Starlette:
     """The dashboard for ``settings`` (roots, state dir, log dir, host and token are used)."""
-    # The engine's audit writer also rewrites metrics.json; the dashboard must leave that to the servers.
-    services = Services.create(Settings(**{**settings.__dict__, "log_dir": None}))
+    services = Services.create(engine_settings(settings))
     dashboard = Dashboard(settings, services, Actions(services, dashboard_audit(settings.log_dir)), templates())
     dashboard.templates.env.filters["short"] = partial(short_path, services.policy)
     routes = [

@@ -35,6 +35,12 @@ def parser() -> argparse.ArgumentParser:
     )
     add("--state-dir", type=Path, default=None, help=f"the servers' state dir (default {default_state_dir()})")
     add("--log-dir", type=Path, default=None, help="the servers' --log-dir (the audit log the Activity page shows)")
+    add(
+        "--hooks-config",
+        type=Path,
+        default=None,
+        help="the servers' hooks file: Undo, Restore and trash restores fire the same hooks as the backup tool",
+    )
     add("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level")
     return p
 
@@ -49,6 +55,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         auth_token=args.auth_token or None,
         state_dir=(args.state_dir or default_state_dir()).expanduser(),
         log_dir=args.log_dir.expanduser() if args.log_dir else None,
+        hooks_config=args.hooks_config.expanduser() if args.hooks_config else None,
         log_level=args.log_level,
     )
 
