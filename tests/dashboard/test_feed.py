@@ -8,7 +8,7 @@ from pathlib import Path
 from fsguard.core.paths import PathPolicy
 from fsguard.dashboard.app import short_path
 from fsguard.dashboard.charts import bucket_width, human_bytes, statistics, written_bytes
-from fsguard.dashboard.feed import ActivityEntry, ActivityFilter, AuditTail, newest, parse_line, read_log
+from fsguard.dashboard.feed import ActivityEntry, ActivityFilter, AuditTail, feed_page, parse_line, read_log
 
 
 def _line(tool: str, ts: str = "2026-12-01T10:00:00.000Z", **extra: object) -> bytes:
@@ -38,7 +38,7 @@ def test_the_log_is_read_across_rotated_files_and_the_cursor_stops_before_a_torn
     assert [entry.tool for entry in entries] == ["old", "a", "b"]
     assert inode == current.stat().st_ino
     assert offset == len(_line("a") + _line("b"))
-    assert [e.tool for e in newest(entries, ActivityFilter(), 2)] == ["b", "a"]
+    assert [e.tool for e in feed_page(tmp_path, ActivityFilter(), 2).entries] == ["b", "a"]
     assert read_log(None) == ([], (0, 0))
 
 
@@ -71,6 +71,30 @@ def test_a_tail_from_a_pages_cursor_misses_nothing_written_in_between(tmp_path: 
     _, nothing = read_log(empty)
     (empty / "operations.jsonl").write_bytes(_line("first"))
     assert [entry.tool for entry in AuditTail(empty, nothing).poll()] == ["first"]
+
+
+def test_a_feed_page_holds_the_newest_matches_every_tool_and_the_line_count(tmp_path: Path) -> None:
+    lines = [
+        _line("write_file", path="/r/\u00c9t\u00e9/Notes.txt"),
+        _line("read_file", path='/r/say "hi".txt', args={"tool": "not-a-tool-name"}),
+        _line("edit_file", path="/r/src/App.py"),
+        _line("edit_file", path="/r/src/other.py", status="error"),
+    ]
+    (tmp_path / "operations.jsonl").write_bytes(b"".join(lines))
+    page = feed_page(tmp_path, ActivityFilter(), 10)
+    assert page.total == 4
+    assert page.tools == ["edit_file", "read_file", "write_file"]
+    assert [e.tool for e in page.entries] == ["edit_file", "edit_file", "read_file", "write_file"]
+
+    def paths(**wanted: str) -> list[str | None]:
+        return [e.path for e in feed_page(tmp_path, ActivityFilter(**wanted), 10).entries]
+
+    assert paths(path="app.PY") == ["/r/src/App.py"]
+    assert paths(path="\u00e9t\u00e9/notes") == ["/r/\u00c9t\u00e9/Notes.txt"]  # non-ASCII: compared parsed
+    assert paths(path='"hi"') == ['/r/say "hi".txt']  # escaped in JSON: compared parsed
+    assert paths(tool="edit_file", status="ok") == ["/r/src/App.py"]
+    assert len(feed_page(tmp_path, ActivityFilter(tool="edit_file"), 1).entries) == 1
+    assert feed_page(None, ActivityFilter(), 5) == feed_page(tmp_path / "missing", ActivityFilter(), 5)
 
 
 def test_filters_match_tool_exactly_path_in_any_case_and_status() -> None:

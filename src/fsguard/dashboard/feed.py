@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsguard.core.audit import CURRENT_NAME
+
+_TOOL = re.compile(rb'"tool":\s*"([^"\\]*)"')
+# ASCII without quotes, backslashes or control characters: JSON writes it as it is, and bytes.lower() folds it.
+_PLAIN = re.compile(r"[\x20-\x21\x23-\x5b\x5d-\x7e]+")
 
 
 @dataclass(frozen=True)
@@ -81,11 +86,11 @@ def log_files(log_dir: Path) -> list[Path]:
 Cursor = tuple[int, int]  # (inode of operations.jsonl, offset just past the last whole line read)
 
 
-def read_log(log_dir: Path | None) -> tuple[list[ActivityEntry], Cursor]:
-    """Every entry of the log, oldest first, and the cursor a tail must start from to miss none after them."""
+def raw_log(log_dir: Path | None) -> tuple[list[bytes], Cursor]:
+    """Every whole line of the log, oldest first, and the cursor a tail must start from to miss none after them."""
     if log_dir is None:
         return [], (0, 0)
-    entries: list[ActivityEntry] = []
+    lines: list[bytes] = []
     cursor: Cursor = (0, 0)
     for path in log_files(log_dir):
         try:
@@ -93,26 +98,63 @@ def read_log(log_dir: Path | None) -> tuple[list[ActivityEntry], Cursor]:
                 inode, data = os.fstat(handle.fileno()).st_ino, handle.read()
         except FileNotFoundError:
             continue  # rotated away and expired between the listing and the read
-        entries.extend(entry for line in _complete_lines(data) if (entry := parse_line(line)) is not None)
+        lines.extend(_complete_lines(data))
         if path.name == CURRENT_NAME:
             cursor = (inode, data.rfind(b"\n") + 1)
-    return entries, cursor
+    return lines, cursor
+
+
+def read_log(log_dir: Path | None) -> tuple[list[ActivityEntry], Cursor]:
+    """Every entry of the log, oldest first, and the cursor after them (see :func:`raw_log`)."""
+    lines, cursor = raw_log(log_dir)
+    return [entry for line in lines if (entry := parse_line(line)) is not None], cursor
+
+
+@dataclass(frozen=True)
+class FeedPage:
+    """What the Activity page shows: the newest matching entries, and what the whole log holds."""
+
+    entries: list[ActivityEntry]  # newest first
+    total: int  # lines in the log
+    tools: list[str]  # every tool name in the log, sorted
+    cursor: Cursor
+
+
+def feed_page(log_dir: Path | None, wanted: ActivityFilter, limit: int) -> FeedPage:
+    """The newest ``limit`` entries ``wanted`` admits, parsing from the end only as far as needed.
+
+    A log of a hundred thousand calls takes seconds to parse whole; the page needs two hundred of them, and the
+    tool names, which a byte search finds without parsing. Lines that cannot hold the wanted tool or path are
+    skipped unparsed.
+    """
+    lines, cursor = raw_log(log_dir)
+    tools = sorted({found[1].decode("utf-8", "replace") for line in lines if (found := _TOOL.search(line))})
+    needles = _needles(wanted)
+    shown: list[ActivityEntry] = []
+    for line in reversed(lines):
+        if any(needle not in line.lower() for needle in needles):
+            continue
+        entry = parse_line(line)
+        if entry is not None and wanted.admits(entry):
+            shown.append(entry)
+            if len(shown) >= limit:
+                break
+    return FeedPage(shown, len(lines), tools, cursor)
+
+
+def _needles(wanted: ActivityFilter) -> list[bytes]:
+    """Byte strings every admitted line holds (lower-cased); only where JSON leaves the text as it is."""
+    needles: list[bytes] = []
+    if wanted.tool and _PLAIN.fullmatch(wanted.tool):
+        needles.append(f'"{wanted.tool}"'.lower().encode())
+    if wanted.path and _PLAIN.fullmatch(wanted.path):
+        needles.append(wanted.path.lower().encode())
+    return needles
 
 
 def read_all(log_dir: Path | None) -> list[ActivityEntry]:
     """Every entry of the log, oldest first; an empty list without a log directory."""
     return read_log(log_dir)[0]
-
-
-def newest(entries: list[ActivityEntry], wanted: ActivityFilter, limit: int) -> list[ActivityEntry]:
-    """The newest ``limit`` of ``entries`` (oldest first) that ``wanted`` admits, newest first."""
-    shown = [entry for entry in reversed(entries) if wanted.admits(entry)]
-    return shown[:limit]
-
-
-def tools_seen(entries: list[ActivityEntry]) -> list[str]:
-    """The tool names in ``entries``, sorted, for the filter's choices."""
-    return sorted({entry.tool for entry in entries})
 
 
 class AuditTail:

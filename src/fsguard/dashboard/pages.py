@@ -54,16 +54,16 @@ async def activity(request: Request) -> Response:
     """The audit log, newest first, filtered; new entries arrive through :func:`activity_stream`."""
     dashboard = _dashboard(request)
     wanted = _filter(request)
-    entries, cursor = await run_in_threadpool(feed.read_log, dashboard.log_dir)
+    page = await run_in_threadpool(feed.feed_page, dashboard.log_dir, wanted, ACTIVITY_LIMIT)
     return _render(
         request,
         "activity.html",
         "activity",
-        entries=feed.newest(entries, wanted, ACTIVITY_LIMIT),
-        total=len(entries),
-        tools=feed.tools_seen(entries),
+        entries=page.entries,
+        total=page.total,
+        tools=page.tools,
         wanted=wanted,
-        cursor=f"{cursor[0]}:{cursor[1]}",
+        cursor=f"{page.cursor[0]}:{page.cursor[1]}",
         log_dir=dashboard.log_dir,
     )
 
