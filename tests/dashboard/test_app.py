@@ -16,6 +16,7 @@ from fsguard.config import Settings
 from fsguard.core.audit import AuditEntry, AuditLog
 from fsguard.core.backups import BackupStore
 from fsguard.core.stats import CallStats
+from fsguard.dashboard import feed
 from fsguard.dashboard.app import build_app, wrap
 from fsguard.services import Services
 
@@ -70,6 +71,18 @@ def test_activity_lists_the_audit_log_newest_first_and_filters_it(web: TestClien
     by_tool_and_path = web.get("/activity", params={"tool": "write_file", "path": "A.TXT"}).text
     assert "1 shown of 3" in by_tool_and_path
     assert web.get("/activity", params={"status": "maybe"}).status_code == 400
+
+
+def test_logged_text_is_escaped_in_the_page_and_in_the_live_rows(web: TestClient, shared: Settings) -> None:
+    hostile = "/r/<img src=x onerror=alert(1)>.txt"
+    _log(shared, AuditEntry("write_file", {"path": hostile}, 1.0, "ok", path=hostile))
+    page = web.get("/activity").text
+    assert "<img src=x" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;.txt" in page
+    assert shared.log_dir is not None
+    entry = feed.parse_line((shared.log_dir / "operations.jsonl").read_bytes())
+    rendered = build_app(shared).state.dashboard.templates.get_template("_row.html").render(entry=entry)
+    assert "<img src=x" not in rendered
 
 
 def test_activity_without_a_log_dir_says_how_to_get_one(shared: Settings) -> None:
