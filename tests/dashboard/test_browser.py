@@ -87,7 +87,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 def browser() -> Iterator[Any]:
     executable = _need_browser()
     with playwright_api.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        # As root (CI) Chromium needs --no-sandbox; containers often have a tiny /dev/shm.
+        launched = driver.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-dev-shm-usage"])
         yield launched
         launched.close()
 
