@@ -10,6 +10,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from fsguard.config import Settings
+from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.errors import BackupCorruptError
 from fsguard.dashboard.app import build_app, wrap
 from fsguard.dashboard.trashbin import PREVIEW_BYTES
 from fsguard.services import Services
@@ -49,13 +51,25 @@ def test_a_file_deleted_after_its_last_step_shows_as_missing(web: TestClient, en
     assert "(the file does not exist after this step)" in page
 
 
-def test_a_damaged_backup_is_named_in_its_step(web: TestClient, engine: Services) -> None:
+def test_a_damaged_backup_is_named_in_its_step(
+    shared: Settings, engine: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine.writer.write("b.txt", "v1\n")
     engine.writer.write("b.txt", "v2\n")
     record = engine.backups.chain((_root(engine) / "b.txt").resolve())[0]
-    (engine.backups.root / "blobs" / record.blob[:2] / record.blob).write_bytes(b"garbage")
-    page = web.get("/files", params={"path": "b.txt"}).text
-    assert f"backup {record.backup_id} is damaged or missing" in page
+    app = build_app(shared)
+    store: BackupStore = app.state.dashboard.services.backups
+    intact = store.read_blob
+
+    def damaged(wanted: BackupRecord) -> bytes:
+        if wanted.backup_id == record.backup_id:
+            raise BackupCorruptError(f"backup {wanted.backup_id} is damaged or missing (test)")
+        return intact(wanted)
+
+    monkeypatch.setattr(store, "read_blob", damaged)
+    with TestClient(wrap(app, shared), base_url="http://127.0.0.1:9100") as client:
+        page = client.get("/files", params={"path": "b.txt"}).text
+    assert f"backup {record.backup_id} is damaged or missing (test)" in page
 
 
 def test_binary_steps_are_summarised_not_diffed(web: TestClient, engine: Services) -> None:

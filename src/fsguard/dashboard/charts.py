@@ -1,6 +1,6 @@
 """The Statistics page's numbers: calls per tool over time, errors by code, bytes written, the backup store's size.
 
-Everything is computed from what the servers leave behind (the audit log, the backup store's blobs, the trash),
+Everything is computed from what the servers leave behind (the audit log, the backup store's records, the trash),
 so it covers every server that shares the log and state directories, not only one process's counters.
 """
 
@@ -10,8 +10,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
+from fsguard.core.backups import BackupRecord
 from fsguard.dashboard.feed import ActivityEntry
 
 # Bucket widths tried in turn until the log's span fits in MAX_BUCKETS of them.
@@ -64,8 +64,8 @@ def bucket_width(first: float, last: float) -> int:
     return _WIDTHS_S[-1]
 
 
-def statistics(entries: list[ActivityEntry], blobs: list[tuple[float, int]], totals: dict[str, str]) -> Statistics:
-    """Charts for ``entries`` (oldest first) and the backup store's ``blobs`` (mtime, size)."""
+def statistics(entries: list[ActivityEntry], saved: list[tuple[float, int]], totals: dict[str, str]) -> Statistics:
+    """Charts for ``entries`` (oldest first) and the live backups ``saved`` (time, size)."""
     dated = [(entry, stamp) for entry in entries if (stamp := _seconds(entry.ts)) is not None]
     stamps = [stamp for _, stamp in dated]
     width = bucket_width(min(stamps), max(stamps)) if stamps else 3_600
@@ -83,7 +83,7 @@ def statistics(entries: list[ActivityEntry], blobs: list[tuple[float, int]], tot
     if any(other):
         series.append(Series("other tools", other))
     errors = Counter(entry.error_code or "error" for entry in entries if entry.status == "error")
-    store_labels, store_bytes = _store_growth(blobs)
+    store_labels, store_bytes = _store_growth(saved)
     return Statistics(
         labels=[_label(start, width) for start in starts],
         per_tool=series,
@@ -95,16 +95,9 @@ def statistics(entries: list[ActivityEntry], blobs: list[tuple[float, int]], tot
     )
 
 
-def blob_sizes(backups_root: Path) -> list[tuple[float, int]]:
-    """(mtime, size) of every blob in the backup store; read-only, skips one removed while listing."""
-    found: list[tuple[float, int]] = []
-    for blob in (backups_root / "blobs").glob("*/*"):
-        try:
-            info = blob.stat()
-        except FileNotFoundError:
-            continue
-        found.append((info.st_mtime, info.st_size))
-    return found
+def backup_sizes(records: list[BackupRecord]) -> list[tuple[float, int]]:
+    """(time, size) of every live backup: how the store grew, whatever its layout on disk."""
+    return [(record.time, record.size) for record in records]
 
 
 def human_bytes(size: float) -> str:
@@ -116,11 +109,11 @@ def human_bytes(size: float) -> str:
     raise AssertionError("unreachable")
 
 
-def _store_growth(blobs: list[tuple[float, int]]) -> tuple[list[str], list[float]]:
-    """The store's size over time: the blobs it holds now, summed by the time each was saved."""
-    if not blobs:
+def _store_growth(saved: list[tuple[float, int]]) -> tuple[list[str], list[float]]:
+    """The store's size over time: the backups it holds now, summed by the time each was saved."""
+    if not saved:
         return [], []
-    ordered = sorted(blobs)
+    ordered = sorted(saved)
     width = bucket_width(ordered[0][0], ordered[-1][0])
     labels: list[str] = []
     sizes: list[float] = []

@@ -2,7 +2,7 @@
 
 A step's backup holds the bytes before its operation; the bytes after are the next newer step's backup when its
 hash is the recorded ``after_hash`` (nothing happened in between), or the file itself for the newest step.
-Reads only: the store's journal and blobs, and the file through its pinned directory.
+Reads only: the backup store (through its API), and the file through its pinned directory.
 """
 
 from __future__ import annotations

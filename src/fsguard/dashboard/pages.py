@@ -15,7 +15,7 @@ from fsguard.core.errors import InvalidParamsError
 from fsguard.core.inventory import list_trash
 from fsguard.core.trash import check_sd_id
 from fsguard.dashboard import feed
-from fsguard.dashboard.charts import blob_sizes, human_bytes, statistics
+from fsguard.dashboard.charts import backup_sizes, human_bytes, statistics
 from fsguard.dashboard.history import file_history, recent_files
 from fsguard.dashboard.trashbin import preview
 
@@ -128,7 +128,7 @@ async def stats(request: Request) -> Response:
 
     def compute() -> dict[str, Any]:
         entries = feed.read_all(dashboard.log_dir)
-        blobs = blob_sizes(services.backups.root)
+        saved = backup_sizes(services.backups.records())
         backups, store = services.backups.stats()
         trashed = services.trash.entries()
         errors = sum(entry.status == "error" for entry in entries)
@@ -139,7 +139,7 @@ async def stats(request: Request) -> Response:
             "backup store": human_bytes(store),
             "in the trash": f"{len(trashed):,} ({human_bytes(sum(e.size for e in trashed))})",
         }
-        drawn = statistics(entries, blobs, totals)
+        drawn = statistics(entries, saved, totals)
         chart_data = {
             "labels": drawn.labels,
             "perTool": [{"label": series.label, "values": series.values} for series in drawn.per_tool],
