@@ -35,7 +35,7 @@
   });
   new Chart(document.getElementById("chart-store"), {
     type: "line",
-    data: { labels: data.storeLabels, datasets: [{ label: "backup store", data: data.storeBytes, borderColor: "#6a4fc2", backgroundColor: "rgba(106,79,194,.15)", fill: true, tension: 0.25, pointRadius: 3 }] },
+    data: { labels: data.storeLabels, datasets: [{ label: "backup store", data: data.storeBytes, borderColor: "#6a4fc2", backgroundColor: "rgba(106,79,194,.15)", fill: true, tension: 0, pointRadius: 3 }] },
     options: Object.assign({}, common, { plugins: { legend: { display: false }, tooltip: { callbacks: { label: function (c) { return bytes(c.parsed.y); } } } }, scales: { y: { beginAtZero: true, ticks: { callback: bytes } } } })
   });
 })();
