@@ -13,7 +13,7 @@ COVERAGE_FLOOR := 93
 CLIENT := tests/strict_client
 CLIENT_STAMP := $(CLIENT)/node_modules/.installed
 
-.PHONY: install strict-client run test check lint typecheck pytest bench bench-latency bench-scale clean
+.PHONY: install strict-client run test check lint typecheck pytest bench bench-latency bench-scale clean dashboard screenshots
 
 install: $(STAMP)
 
@@ -70,6 +70,14 @@ bench-latency: install
 # Needs about 1.3 GB free in the temp dir (TMPDIR) and a few minutes; QUICK=1 runs small sizes in about half a minute.
 bench-scale: install
 	$(BIN)/python benchmarks/bench_scale.py $(if $(QUICK),--quick)
+
+# The web dashboard on http://127.0.0.1:9100 (add STATE=... LOGS=... to watch servers started with those dirs).
+dashboard: install
+	$(BIN)/fsguard dashboard $(ROOT) $(if $(STATE),--state-dir $(STATE)) $(if $(LOGS),--log-dir $(LOGS))
+
+# Re-take docs/dashboard-*.png: the browser tests write their screenshots there (needs Chromium: apt-get install chromium).
+screenshots: install
+	FSGUARD_SCREENSHOTS=docs PYTHONWARNDEFAULTENCODING=1 $(BIN)/pytest tests/dashboard/test_browser.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis $(CLIENT)/node_modules

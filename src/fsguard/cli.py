@@ -26,6 +26,7 @@ logger = logging.getLogger("fsguard")
 def parser() -> argparse.ArgumentParser:
     """The flags of SPEC §5 that the tools of this release use; the rest arrive with their features."""
     p = argparse.ArgumentParser(prog="fsguard", description="MCP server: safe, typed access to a filesystem.")
+    p.epilog = "fsguard dashboard [ROOTS...] starts the web dashboard instead; see fsguard dashboard --help."
     add = p.add_argument
     add("roots", nargs="*", type=Path, help="directories the agent may use (default: the current directory)")
     add("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or streamable HTTP at /mcp")
@@ -174,6 +175,12 @@ def client_config(settings: Settings) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run fsguard; exits 2 on a configuration error."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["dashboard"]:  # a root named "dashboard" is still reachable as ./dashboard
+        from fsguard.dashboard.command import main as dashboard_main
+
+        dashboard_main(given[1:])
+        return
     args = parser().parse_args(argv)
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"

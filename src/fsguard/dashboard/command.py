@@ -1,0 +1,101 @@
+"""``fsguard dashboard [ROOTS…]``: its flags, its Settings, and serving it with uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from fsguard import __version__
+from fsguard.config import Settings, default_state_dir
+from fsguard.core.errors import FsguardError
+
+DEFAULT_PORT = 9100
+logger = logging.getLogger("fsguard.dashboard")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The dashboard's flags: the roots, state and log directories of the servers it watches, and where to listen."""
+    p = argparse.ArgumentParser(
+        prog="fsguard dashboard",
+        description="Web UI: what agents did through fsguard (audit log), undo and restore files, recover the trash.",
+    )
+    add = p.add_argument
+    add("roots", nargs="*", type=Path, help="directories files may be restored into (default: the current directory)")
+    add("--host", default="127.0.0.1", help="bind address; anything but loopback needs --auth-token")
+    add("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    add(
+        "--auth-token",
+        default=os.environ.get("FSGUARD_AUTH_TOKEN"),
+        help="token: a browser opens /?token=<token> once (then a cookie), a script sends Authorization: Bearer "
+        "(env FSGUARD_AUTH_TOKEN)",
+    )
+    add("--state-dir", type=Path, default=None, help=f"the servers' state dir (default {default_state_dir()})")
+    add("--log-dir", type=Path, default=None, help="the servers' --log-dir (the audit log the Activity page shows)")
+    add(
+        "--hooks-config",
+        type=Path,
+        default=None,
+        help="the servers' hooks file: Undo, Restore and trash restores fire the same hooks as the backup tool",
+    )
+    add("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level")
+    return p
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings for the dashboard: the fields it uses, the rest at their defaults."""
+    return Settings(
+        roots=tuple(root.expanduser() for root in args.roots),
+        transport="http",  # so needs_auth_token applies the MCP endpoint's rule to the dashboard's host
+        host=args.host,
+        port=args.port,
+        auth_token=args.auth_token or None,
+        state_dir=(args.state_dir or default_state_dir()).expanduser(),
+        log_dir=args.log_dir.expanduser() if args.log_dir else None,
+        hooks_config=args.hooks_config.expanduser() if args.hooks_config else None,
+        log_level=args.log_level,
+    )
+
+
+def main(argv: Sequence[str]) -> None:
+    """Serve the dashboard until interrupted; exits 2 on a configuration error."""
+    args = parser().parse_args(argv)
+    logging.basicConfig(
+        stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    settings = settings_from(args)
+    if settings.needs_auth_token and not settings.auth_token:
+        sys.stderr.write(
+            f"fsguard dashboard: refusing to bind {settings.host}: it can restore and purge files, so beyond "
+            "loopback it needs a token. Pass --auth-token or set FSGUARD_AUTH_TOKEN.\n"
+        )
+        raise SystemExit(2)
+    # Imported here: Starlette, Jinja2 and uvicorn are not needed to parse the flags.
+    import uvicorn
+
+    from fsguard.dashboard.app import build_app, wrap
+
+    try:
+        app = build_app(settings)
+    except FsguardError as exc:
+        sys.stderr.write(f"fsguard dashboard: {exc.message}\n")
+        raise SystemExit(2) from exc
+    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host  # noqa: S104
+    suffix = "/?token=<token>" if settings.auth_token else "/"
+    sys.stderr.write(
+        f"fsguard {__version__} dashboard for {app.state.dashboard.services.policy.describe_roots()}\n"
+        f"state: {settings.state_dir}  audit log: {settings.log_dir or '(none: pass --log-dir)'}\n"
+        f"URL: http://{shown}:{settings.port}{suffix}\n"
+    )
+    config = uvicorn.Config(
+        wrap(app, settings),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        log_config=None,
+        timeout_graceful_shutdown=2,
+    )
+    uvicorn.Server(config).run()

@@ -1,0 +1,221 @@
+"""The audit log (``--log-dir``) as the dashboard reads it: every call's line, newest first, and a tail of new ones.
+
+Only ever reads: servers keep appending to ``operations.jsonl`` and rotate it to ``operations-<stamp>.jsonl``
+while the dashboard runs. A torn last line (a write in progress) is left for the next read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fsguard.core.audit import CURRENT_NAME
+
+_TOOL = re.compile(rb'"tool":\s*"([^"\\]*)"')
+# ASCII without quotes, backslashes or control characters: JSON writes it as it is, and bytes.lower() folds it.
+_PLAIN = re.compile(r"[\x20-\x21\x23-\x5b\x5d-\x7e]+")
+
+
+@dataclass(frozen=True)
+class ActivityEntry:
+    """One tool call as the audit log recorded it."""
+
+    ts: str
+    tool: str
+    path: str | None
+    status: str
+    duration_ms: float
+    error_code: str | None = None
+    risk: str | None = None
+    backup_id: str | None = None
+    bytes_out: int = 0
+    args: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ActivityFilter:
+    """Which entries a view shows: all conditions given must hold (an empty string is no condition)."""
+
+    tool: str = ""
+    path: str = ""
+    status: str = ""
+
+    def admits(self, entry: ActivityEntry) -> bool:
+        """Whether ``entry`` meets every condition; the path matches as a substring in any case."""
+        return (
+            (not self.tool or entry.tool == self.tool)
+            and (not self.path or self.path.lower() in (entry.path or "").lower())
+            and (not self.status or entry.status == self.status)
+        )
+
+
+def parse_line(raw: bytes) -> ActivityEntry | None:
+    """The entry of one audit line, or None for a torn or foreign line."""
+    try:
+        event = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(event, dict) or not isinstance(event.get("tool"), str) or not isinstance(event.get("ts"), str):
+        return None
+    args = event.get("args")
+    path = event.get("path")
+    return ActivityEntry(
+        ts=event["ts"],
+        tool=event["tool"],
+        path=path if isinstance(path, str) else None,
+        status="error" if event.get("status") == "error" else "ok",
+        duration_ms=float(event.get("duration_ms") or 0.0),
+        error_code=_text(event.get("error_code")),
+        risk=_text(event.get("risk")),
+        backup_id=_text(event.get("backup_id")),
+        bytes_out=int(event.get("bytes_out") or 0),
+        args=args if isinstance(args, dict) else {},
+    )
+
+
+def log_files(log_dir: Path) -> list[Path]:
+    """The rotated files oldest first (their names sort by rotation time), then the current one."""
+    rotated = sorted(log_dir.glob("operations-*.jsonl"))
+    current = log_dir / CURRENT_NAME
+    return [*rotated, current] if current.exists() else rotated
+
+
+Cursor = tuple[int, int]  # (inode of operations.jsonl, offset just past the last whole line read)
+
+
+def raw_log(log_dir: Path | None) -> tuple[list[bytes], Cursor]:
+    """Every whole line of the log, oldest first, and the cursor a tail must start from to miss none after them."""
+    if log_dir is None:
+        return [], (0, 0)
+    lines: list[bytes] = []
+    cursor: Cursor = (0, 0)
+    for path in log_files(log_dir):
+        try:
+            with path.open("rb") as handle:
+                inode, data = os.fstat(handle.fileno()).st_ino, handle.read()
+        except FileNotFoundError:
+            continue  # rotated away and expired between the listing and the read
+        lines.extend(_complete_lines(data))
+        if path.name == CURRENT_NAME:
+            cursor = (inode, data.rfind(b"\n") + 1)
+    return lines, cursor
+
+
+def read_log(log_dir: Path | None) -> tuple[list[ActivityEntry], Cursor]:
+    """Every entry of the log, oldest first, and the cursor after them (see :func:`raw_log`)."""
+    lines, cursor = raw_log(log_dir)
+    return [entry for line in lines if (entry := parse_line(line)) is not None], cursor
+
+
+@dataclass(frozen=True)
+class FeedPage:
+    """What the Activity page shows: the newest matching entries, and what the whole log holds."""
+
+    entries: list[ActivityEntry]  # newest first
+    total: int  # lines in the log
+    tools: list[str]  # every tool name in the log, sorted
+    cursor: Cursor
+
+
+def feed_page(log_dir: Path | None, wanted: ActivityFilter, limit: int) -> FeedPage:
+    """The newest ``limit`` entries ``wanted`` admits, parsing from the end only as far as needed.
+
+    A log of a hundred thousand calls takes seconds to parse whole; the page needs two hundred of them, and the
+    tool names, which a byte search finds without parsing. Lines that cannot hold the wanted tool or path are
+    skipped unparsed.
+    """
+    lines, cursor = raw_log(log_dir)
+    tools = sorted({found[1].decode("utf-8", "replace") for line in lines if (found := _TOOL.search(line))})
+    needles = _needles(wanted)
+    shown: list[ActivityEntry] = []
+    for line in reversed(lines):
+        if any(needle not in line.lower() for needle in needles):
+            continue
+        entry = parse_line(line)
+        if entry is not None and wanted.admits(entry):
+            shown.append(entry)
+            if len(shown) >= limit:
+                break
+    return FeedPage(shown, len(lines), tools, cursor)
+
+
+def _needles(wanted: ActivityFilter) -> list[bytes]:
+    """Byte strings every admitted line holds (lower-cased); only where JSON leaves the text as it is."""
+    needles: list[bytes] = []
+    if wanted.tool and _PLAIN.fullmatch(wanted.tool):
+        needles.append(f'"{wanted.tool}"'.lower().encode())
+    if wanted.path and _PLAIN.fullmatch(wanted.path):
+        needles.append(wanted.path.lower().encode())
+    return needles
+
+
+def read_all(log_dir: Path | None) -> list[ActivityEntry]:
+    """Every entry of the log, oldest first; an empty list without a log directory."""
+    return read_log(log_dir)[0]
+
+
+class AuditTail:
+    """New entries of ``operations.jsonl`` since the last :meth:`poll`, following the file through a rotation."""
+
+    def __init__(self, log_dir: Path, cursor: Cursor | None = None) -> None:
+        self._dir = log_dir
+        self._inode, self._offset = self._end() if cursor is None else cursor
+
+    def poll(self) -> list[ActivityEntry]:
+        """The entries appended since the last call (or since construction), oldest first."""
+        current = self._dir / CURRENT_NAME
+        try:
+            found = current.stat()
+        except FileNotFoundError:
+            return []
+        lines: list[bytes] = []
+        if found.st_ino != self._inode:
+            # Rotated: finish the old file (now under its rotated name), then read the new one from its start.
+            old = next((p for p in self._dir.glob("operations-*.jsonl") if _inode(p) == self._inode), None)
+            if old is not None:
+                lines += self._read_from(old, self._offset)[0]
+            self._inode, self._offset = found.st_ino, 0
+        elif found.st_size < self._offset:
+            self._offset = 0  # truncated by hand
+        fresh, consumed = self._read_from(current, self._offset)
+        self._offset += consumed
+        lines += fresh
+        return [entry for line in lines if (entry := parse_line(line)) is not None]
+
+    def _end(self) -> tuple[int, int]:
+        try:
+            found = (self._dir / CURRENT_NAME).stat()
+        except FileNotFoundError:
+            return 0, 0
+        return found.st_ino, found.st_size
+
+    @staticmethod
+    def _read_from(path: Path, offset: int) -> tuple[list[bytes], int]:
+        """Whole lines from ``offset`` on, and how many bytes they span (a torn last line is not consumed)."""
+        try:
+            with path.open("rb") as handle:
+                handle.seek(offset)
+                data = handle.read()
+        except FileNotFoundError:
+            return [], 0
+        end = data.rfind(b"\n") + 1
+        return _complete_lines(data[:end]), end
+
+
+def _complete_lines(data: bytes) -> list[bytes]:
+    end = data.rfind(b"\n") + 1
+    return [line for line in data[:end].split(b"\n") if line.strip()]
+
+
+def _inode(path: Path) -> int:
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return -1
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None

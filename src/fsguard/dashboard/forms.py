@@ -1,0 +1,74 @@
+"""The POST handlers behind the buttons; the gate has already refused cross-site requests.
+
+Each reads its form, lets :class:`fsguard.dashboard.actions.Actions` act through the engine (ids checked against
+their format, paths confined to the roots), and redirects to the page that shows the result (303, so a reload
+does not repeat the act).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import urlencode
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from fsguard.core.errors import InvalidParamsError
+
+if TYPE_CHECKING:
+    from fsguard.dashboard.app import Dashboard
+
+
+def _dashboard(request: Request) -> Dashboard:
+    return request.app.state.dashboard  # type: ignore[no-any-return]
+
+
+async def _field(request: Request, name: str, *, required: bool = True) -> str:
+    form = await request.form()
+    value = form.get(name)
+    if value is None or not isinstance(value, str):
+        if required:
+            raise InvalidParamsError(f"the form lacks {name}; use the buttons on the dashboard's pages.")
+        return ""
+    return value
+
+
+def _to(target: str, **query: str) -> RedirectResponse:
+    return RedirectResponse(f"{target}?{urlencode(query)}", status_code=303)
+
+
+async def undo(request: Request) -> Response:
+    """Undo the newest operation on ``path``; ``force`` also when the file changed since."""
+    user_path = await _field(request, "path")
+    force = await _field(request, "force", required=False) == "yes"
+    actions = _dashboard(request).actions
+    report = await run_in_threadpool(lambda: actions.undo(user_path, force=force))
+    return _to("/files", path=str(report.path), done="undo")
+
+
+async def restore(request: Request) -> Response:
+    """Put the version ``backup_id`` back into ``path``."""
+    backup_id = await _field(request, "backup_id")
+    user_path = await _field(request, "path")
+    actions = _dashboard(request).actions
+    report = await run_in_threadpool(actions.restore, backup_id, user_path)
+    return _to("/files", path=str(report.path), done="restore")
+
+
+async def restore_trash(request: Request) -> Response:
+    """Move the entry back to its original path (refused if anything is there now)."""
+    actions = _dashboard(request).actions
+    entry = await run_in_threadpool(actions.restore_trash, request.path_params["sd_id"])
+    if entry.kind == "file":
+        return _to("/files", path=entry.original_path, done="trash_restored")
+    return _to("/trash", done="trash_restored")
+
+
+async def purge(request: Request) -> Response:
+    """Delete the entry for good; the form's confirmation box must be ticked."""
+    confirmed = await _field(request, "confirm", required=False) == "yes"
+    actions = _dashboard(request).actions
+    sd_id = request.path_params["sd_id"]
+    await run_in_threadpool(lambda: actions.purge(sd_id, confirmed=confirmed))
+    return _to("/trash", done="purged")

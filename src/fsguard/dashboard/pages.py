@@ -1,0 +1,163 @@
+"""The pages (GET): Activity and its live stream, Files, Trash, Statistics. None of them changes anything."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from fsguard.core.errors import InvalidParamsError
+from fsguard.core.inventory import list_trash
+from fsguard.core.trash import check_sd_id
+from fsguard.dashboard import feed
+from fsguard.dashboard.charts import backup_sizes, human_bytes, statistics
+from fsguard.dashboard.history import file_history, recent_files
+from fsguard.dashboard.trashbin import preview
+
+if TYPE_CHECKING:
+    from fsguard.dashboard.app import Dashboard
+
+ACTIVITY_LIMIT = 200
+TRASH_LIMIT = 200
+POLL_S = 0.4
+_NOTICES = {
+    "undo": "Undone. The bytes it replaced are in a safety backup: the newest step below.",
+    "restore": "Restored. The bytes it replaced are in a safety backup: the newest step below.",
+    "trash_restored": "Restored from the trash to its original path.",
+    "purged": "Deleted for good.",
+}
+
+
+def _dashboard(request: Request) -> Dashboard:
+    return request.app.state.dashboard  # type: ignore[no-any-return]
+
+
+def _render(request: Request, name: str, page: str, **context: Any) -> Response:
+    notice = _NOTICES.get(request.query_params.get("done", ""), "")
+    return _dashboard(request).templates.TemplateResponse(request, name, {"page": page, "notice": notice, **context})
+
+
+def _filter(request: Request) -> feed.ActivityFilter:
+    params = request.query_params
+    status = params.get("status", "")
+    if status not in ("", "ok", "error"):
+        raise InvalidParamsError(f"status must be ok or error, not {status!r}.")
+    return feed.ActivityFilter(tool=params.get("tool", ""), path=params.get("path", ""), status=status)
+
+
+async def activity(request: Request) -> Response:
+    """The audit log, newest first, filtered; new entries arrive through :func:`activity_stream`."""
+    dashboard = _dashboard(request)
+    wanted = _filter(request)
+    page = await run_in_threadpool(feed.feed_page, dashboard.log_dir, wanted, ACTIVITY_LIMIT)
+    return _render(
+        request,
+        "activity.html",
+        "activity",
+        entries=page.entries,
+        total=page.total,
+        tools=page.tools,
+        wanted=wanted,
+        cursor=f"{page.cursor[0]}:{page.cursor[1]}",
+        log_dir=dashboard.log_dir,
+    )
+
+
+async def activity_stream(request: Request) -> Response:
+    """Server-sent events: one ``entry`` event (a table row) per new audit line that the filter admits."""
+    dashboard = _dashboard(request)
+    wanted = _filter(request)
+    if dashboard.log_dir is None:
+        raise InvalidParamsError("no audit log to follow: start the dashboard with --log-dir, as the servers run.")
+    tail = feed.AuditTail(dashboard.log_dir, _cursor(request.query_params.get("cursor")))
+    row = dashboard.templates.get_template("_row.html")
+
+    async def events() -> AsyncIterator[str]:
+        yield "retry: 1000\n\n"
+        while not await request.is_disconnected():
+            for entry in await run_in_threadpool(tail.poll):
+                if wanted.admits(entry):
+                    html = row.render(entry=entry)
+                    yield "event: entry\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
+            await anyio.sleep(POLL_S)
+
+    return StreamingResponse(events(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
+
+
+async def files(request: Request) -> Response:
+    """A file's undo chain with each step's diff (``?path=``), or the files that have backups."""
+    dashboard = _dashboard(request)
+    user_path = request.query_params.get("path", "")
+    if not user_path:
+        recent = await run_in_threadpool(recent_files, dashboard.services)
+        return _render(request, "files.html", "files", history=None, recent=recent, user_path="")
+    path = dashboard.services.policy.resolve(user_path)  # outside the roots: access_denied, a 403 page
+    history = await run_in_threadpool(file_history, dashboard.services, path)
+    return _render(request, "files.html", "files", history=history, recent=[], user_path=str(path))
+
+
+async def trash(request: Request) -> Response:
+    """Trash entries, newest first, whose original path holds ``?q=``."""
+    dashboard = _dashboard(request)
+    query = request.query_params.get("q", "")
+    page = await run_in_threadpool(
+        lambda: list_trash(dashboard.services.trash, path_contains=query, older_than_days=None, limit=TRASH_LIMIT)
+    )
+    return _render(request, "trash.html", "trash", entries=page.shown, total=page.total, query=query)
+
+
+async def trash_entry(request: Request) -> Response:
+    """One trash entry: what it was, a preview, and the Restore and Purge forms."""
+    dashboard = _dashboard(request)
+    sd_id = check_sd_id(request.path_params["sd_id"])
+    entry = await run_in_threadpool(dashboard.services.trash.get, sd_id)
+    shown = await run_in_threadpool(preview, dashboard.services.trash.root, entry)
+    inside = dashboard.services.policy.contains(Path(entry.original_path))
+    return _render(request, "trash_entry.html", "trash", entry=entry, preview=shown, inside=inside)
+
+
+async def stats(request: Request) -> Response:
+    """Charts of the audit log and the backup store."""
+    dashboard = _dashboard(request)
+    services = dashboard.services
+
+    def compute() -> dict[str, Any]:
+        entries = feed.read_all(dashboard.log_dir)
+        saved = backup_sizes(services.backups.records())
+        backups, store = services.backups.stats()
+        trashed = services.trash.entries()
+        errors = sum(entry.status == "error" for entry in entries)
+        totals = {
+            "operations": f"{len(entries):,}",
+            "errors": f"{errors:,}" + (f" ({errors / len(entries):.1%})" if entries else ""),
+            "backups kept": f"{backups:,}",
+            "backup store": human_bytes(store),
+            "in the trash": f"{len(trashed):,} ({human_bytes(sum(e.size for e in trashed))})",
+        }
+        drawn = statistics(entries, saved, totals)
+        chart_data = {
+            "labels": drawn.labels,
+            "perTool": [{"label": series.label, "values": series.values} for series in drawn.per_tool],
+            "bytesWritten": drawn.bytes_written,
+            "errorsByCode": drawn.errors_by_code,
+            "storeLabels": drawn.store_labels,
+            "storeBytes": drawn.store_bytes,
+        }
+        return {"stats": drawn, "chart_data": chart_data}
+
+    context = await run_in_threadpool(compute)
+    return _render(request, "stats.html", "stats", log_dir=dashboard.log_dir, **context)
+
+
+def _cursor(text: str | None) -> feed.Cursor | None:
+    if not text:
+        return None
+    inode, _, offset = text.partition(":")
+    if not (inode.isdigit() and offset.isdigit()):
+        raise InvalidParamsError(f"cursor must be <inode>:<offset>, not {text!r}.")
+    return int(inode), int(offset)

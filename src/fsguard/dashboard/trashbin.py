@@ -1,0 +1,54 @@
+"""Trash previews: the first lines of a trashed file, or the names in a trashed directory.
+
+The trash lives in the state directory (fsguard's own, out of every root), so its items are read by name;
+a symlink in there is shown as a link, never followed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from fsguard.core.errors import FsguardError
+from fsguard.core.textio import decode
+from fsguard.core.trash import TrashEntry
+
+PREVIEW_BYTES = 64 * 1024
+PREVIEW_NAMES = 200
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What the Trash page shows of one entry."""
+
+    text: str | None  # a file's first bytes as text; None for binary or directories
+    names: list[str]  # a directory's entries (relative), first PREVIEW_NAMES
+    note: str
+
+
+def preview(trash_root: Path, entry: TrashEntry) -> Preview:
+    """The preview of ``entry`` (whose id the caller checked)."""
+    item = trash_root / entry.sd_id / "item"
+    if item.is_symlink():
+        return Preview(None, [], f"a symbolic link to {item.readlink()}")
+    if entry.kind == "directory":
+        return _directory(item)
+    with item.open("rb") as handle:
+        head = handle.read(PREVIEW_BYTES)
+    cut = f"the first {PREVIEW_BYTES // 1024} KiB of {entry.size:,} bytes" if entry.size > PREVIEW_BYTES else ""
+    try:
+        return Preview(decode(head, Path(entry.original_path)).text, [], cut)
+    except FsguardError:
+        return Preview(None, [], f"binary content, {entry.size:,} bytes")
+
+
+def _directory(item: Path) -> Preview:
+    names: list[str] = []
+    for base, dirs, files in os.walk(item):
+        dirs.sort()
+        for name in sorted(files) + [d + "/" for d in dirs]:
+            names.append(str((Path(base) / name).relative_to(item)) + ("/" if name.endswith("/") else ""))
+            if len(names) >= PREVIEW_NAMES:
+                return Preview(None, names, f"the first {PREVIEW_NAMES} entries")
+    return Preview(None, names, "" if names else "an empty directory")

@@ -1,0 +1,366 @@
+"""The dashboard's routes without a browser (Starlette's TestClient): pages, the engine behind the buttons, the
+cross-site and host checks, id formats, confinement to the roots, the token. Each act asserts the bytes on disk."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from fsguard.config import Settings
+from fsguard.core.audit import AuditEntry, AuditLog
+from fsguard.core.backups import BackupStore
+from fsguard.core.stats import CallStats
+from fsguard.dashboard import feed
+from fsguard.dashboard.app import build_app, wrap
+from fsguard.services import Services
+
+ORIGIN = "http://127.0.0.1:9100"
+
+
+@pytest.fixture
+def engine(shared: Settings) -> Services:
+    """The engine of a server on the shared directories, to act as an agent would (without a protocol)."""
+    return Services.create(shared)
+
+
+@pytest.fixture
+def web(shared: Settings) -> Iterator[TestClient]:
+    with TestClient(wrap(build_app(shared), shared), base_url=ORIGIN, follow_redirects=False) as client:
+        yield client
+
+
+def _root(settings: Settings) -> Path:
+    return settings.roots[0]
+
+
+def _log(settings: Settings, *entries: AuditEntry) -> None:
+    assert settings.log_dir is not None
+    audit = AuditLog(settings.log_dir, CallStats())
+    for entry in entries:
+        audit.record(entry)
+
+
+def _edited(engine: Services, name: str, *versions: str) -> Path:
+    for version in versions:
+        engine.writer.write(name, version)
+    return _root(engine.settings) / name
+
+
+# -- Activity ---------------------------------------------------------------------------------------------------
+
+
+def test_activity_lists_the_audit_log_newest_first_and_filters_it(web: TestClient, shared: Settings) -> None:
+    _log(
+        shared,
+        AuditEntry("write_file", {"path": "a.txt", "content": "x"}, 3.0, "ok", path="/r/a.txt"),
+        AuditEntry("read_file", {"path": "b.txt"}, 1.0, "error", error_code="not_found"),
+        AuditEntry("edit_file", {"path": "a.txt"}, 2.0, "ok", path="/r/a.txt", risk="MEDIUM"),
+    )
+    page = web.get("/activity").text
+    assert page.index("edit_file</span>") < page.index("read_file</span>") < page.index("write_file</span>")
+    assert "3 shown of 3 logged calls" in page
+    only_errors = web.get("/activity", params={"status": "error"}).text
+    assert "not_found" in only_errors
+    assert "1 shown of 3" in only_errors
+    by_tool_and_path = web.get("/activity", params={"tool": "write_file", "path": "A.TXT"}).text
+    assert "1 shown of 3" in by_tool_and_path
+    assert web.get("/activity", params={"status": "maybe"}).status_code == 400
+
+
+def test_logged_text_is_escaped_in_the_page_and_in_the_live_rows(web: TestClient, shared: Settings) -> None:
+    hostile = "/r/<img src=x onerror=alert(1)>.txt"
+    _log(shared, AuditEntry("write_file", {"path": hostile}, 1.0, "ok", path=hostile))
+    page = web.get("/activity").text
+    assert "<img src=x" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;.txt" in page
+    assert shared.log_dir is not None
+    entry = feed.parse_line((shared.log_dir / "operations.jsonl").read_bytes())
+    rendered = build_app(shared).state.dashboard.templates.get_template("_row.html").render(entry=entry)
+    assert "<img src=x" not in rendered
+
+
+def test_activity_without_a_log_dir_says_how_to_get_one(shared: Settings) -> None:
+    settings = Settings(**{**shared.__dict__, "log_dir": None})
+    with TestClient(wrap(build_app(settings), settings), base_url=ORIGIN) as client:
+        assert "--log-dir" in client.get("/activity").text
+        assert client.get("/activity/stream").status_code == 400
+
+
+def test_the_activity_stream_refuses_a_malformed_cursor(web: TestClient) -> None:
+    assert web.get("/activity/stream", params={"cursor": "1:x"}).status_code == 400
+
+
+def test_the_root_redirects_to_activity_and_an_unknown_page_is_a_404_page(web: TestClient) -> None:
+    assert web.get("/").headers["location"] == "/activity"
+    missing = web.get("/nowhere")
+    assert missing.status_code == 404
+    assert "<h1>" in missing.text
+
+
+def test_starting_the_dashboard_drops_no_backup_a_server_keeps_longer(shared: Settings) -> None:
+    long_keeper = Settings(**{**shared.__dict__, "backup_max_age_days": 365.0})
+    engine = Services.create(long_keeper)
+    month_old = time.time() - 30 * 86_400
+    old = BackupStore(engine.backups.root, max_age_days=365, max_count=100, clock=lambda: month_old)
+    target = _root(shared) / "kept.txt"
+    target.write_bytes(b"now\n")
+    record = old.snapshot(target, b"a month ago\n", 0o644, operation="write_file", after_hash=None)
+    with TestClient(wrap(build_app(shared), shared), base_url=ORIGIN) as client:
+        assert record.backup_id in client.get("/files", params={"path": "kept.txt"}).text
+    assert engine.backups.get(record.backup_id) == record
+
+
+# -- Files: undo chain, Undo, Restore ------------------------------------------------------------------------------
+
+
+def test_files_shows_each_step_of_the_undo_chain_with_its_diff(web: TestClient, engine: Services) -> None:
+    _edited(engine, "app.py", "one\n", "two\n", "three\n")
+    page = web.get("/files", params={"path": "app.py"}).text
+    assert page.count('class="step"') == 2
+    assert '<span class="d-del">-one</span><span class="d-add">+two</span>' in page
+    assert '<span class="d-del">-two</span><span class="d-add">+three</span>' in page
+    assert "app.py" in web.get("/files").text  # the index of files with backups
+
+
+def test_undo_restores_the_exact_bytes_and_is_logged_as_a_dashboard_act(
+    web: TestClient, engine: Services, shared: Settings
+) -> None:
+    target = _edited(engine, "notes.txt", "caf\u00e9\r\nline\r\n", "rewritten\n")
+    answer = web.post("/files/undo", data={"path": "notes.txt"})
+    assert answer.status_code == 303
+    assert "done=undo" in answer.headers["location"]
+    assert target.read_bytes() == "caf\u00e9\r\nline\r\n".encode()
+    assert shared.log_dir is not None
+    logged = json.loads((shared.log_dir / "operations.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert (logged["tool"], logged["status"], logged["args"]["via"]) == ("backup", "ok", "dashboard")
+    assert not (shared.log_dir / "metrics.json").exists()  # the servers' counters are theirs to write
+
+
+def test_undo_of_a_file_changed_since_needs_the_force_box(web: TestClient, engine: Services) -> None:
+    target = _edited(engine, "f.txt", "v1\n", "v2\n")
+    target.write_bytes(b"changed by hand\n")
+    refused = web.post("/files/undo", data={"path": "f.txt"})
+    assert refused.status_code == 409
+    assert "undo conflict" in refused.text
+    assert target.read_bytes() == b"changed by hand\n"
+    assert "undo even so" in web.get("/files", params={"path": "f.txt"}).text
+    assert web.post("/files/undo", data={"path": "f.txt", "force": "yes"}).status_code == 303
+    assert target.read_bytes() == b"v1\n"
+
+
+def test_restore_puts_a_chosen_version_back_after_a_safety_backup(web: TestClient, engine: Services) -> None:
+    target = _edited(engine, "r.txt", "first\n", "second\n", "third\n")
+    chain = engine.backups.chain(target)
+    oldest = chain[-1]
+    answer = web.post("/files/restore", data={"path": "r.txt", "backup_id": oldest.backup_id})
+    assert answer.status_code == 303
+    assert target.read_bytes() == b"first\n"
+    newest = engine.backups.chain(target)[0]
+    assert engine.backups.read_blob(newest) == b"third\n"  # the bytes it replaced are kept
+
+
+def test_undo_with_nothing_to_undo_is_a_409_page(web: TestClient, engine: Services) -> None:
+    target = _edited(engine, "new.txt", "only\n")  # a created file: no earlier version to go back to
+    answer = web.post("/files/undo", data={"path": "new.txt"})
+    assert answer.status_code == 409
+    assert "nothing to undo" in answer.text
+    assert target.read_bytes() == b"only\n"
+
+
+# -- ids and paths --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "20261201-101010-XYZ", "", "20261201-101010-0123456789abcdeg"])
+def test_a_malformed_backup_id_is_refused_before_any_lookup(web: TestClient, engine: Services, bad: str) -> None:
+    target = _edited(engine, "x.txt", "a\n", "b\n")
+    answer = web.post("/files/restore", data={"path": "x.txt", "backup_id": bad})
+    assert answer.status_code == 400
+    assert target.read_bytes() == b"b\n"
+
+
+def test_an_unknown_backup_id_is_a_404_page(web: TestClient, engine: Services) -> None:
+    _edited(engine, "x.txt", "a\n")
+    answer = web.post("/files/restore", data={"path": "x.txt", "backup_id": "20261201-101010-0123456789abcdef"})
+    assert answer.status_code == 404
+
+
+@pytest.mark.parametrize("bad", ["not-an-id", "sd-1-2-3", "sd-20261201-101010-..%2F..%2Fx"])
+def test_a_malformed_trash_id_is_refused(web: TestClient, bad: str) -> None:
+    assert web.get(f"/trash/{bad}").status_code in (400, 404)
+    assert web.post(f"/trash/{bad}/restore").status_code in (400, 404)
+    assert web.post(f"/trash/{bad}/purge", data={"confirm": "yes"}).status_code in (400, 404)
+
+
+def test_a_well_formed_but_unknown_trash_id_is_a_404_page(web: TestClient) -> None:
+    assert web.get("/trash/sd-20261201-101010-0123456789abcdef").status_code == 404
+
+
+def test_paths_outside_the_roots_are_refused(web: TestClient, shared: Settings) -> None:
+    outside = _root(shared).parent / "outside.txt"
+    outside.write_bytes(b"not yours\n")
+    assert web.get("/files", params={"path": str(outside)}).status_code == 403
+    assert web.get("/files", params={"path": "../outside.txt"}).status_code == 403
+    assert web.post("/files/undo", data={"path": "../outside.txt"}).status_code == 403
+    assert outside.read_bytes() == b"not yours\n"
+
+
+def test_a_backup_of_a_file_outside_the_roots_is_not_restored(
+    web: TestClient, shared: Settings, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-root"
+    other.mkdir()
+    neighbour = Services.create(Settings(roots=(other.resolve(),), state_dir=shared.state_dir))
+    target = _edited(neighbour, "theirs.txt", "old\n", "new\n")
+    record = neighbour.backups.chain(target)[0]
+    assert "theirs.txt" not in web.get("/files").text  # another server's roots: not listed here
+    answer = web.post("/files/restore", data={"path": str(target), "backup_id": record.backup_id})
+    assert answer.status_code == 403
+    assert target.read_bytes() == b"new\n"
+
+
+# -- Trash ----------------------------------------------------------------------------------------------------------
+
+
+def _trashed(engine: Services, name: str, data: bytes) -> str:
+    engine.writer.write(name, data)
+    engine.deleter.delete(name)
+    return engine.trash.entries()[0].sd_id
+
+
+def test_trash_lists_searches_and_previews_entries(web: TestClient, engine: Services) -> None:
+    sd_id = _trashed(engine, "gone.txt", b"hello from the trash\n")
+    _trashed(engine, "other.bin", b"\x00\x01\x02")
+    listed = web.get("/trash").text
+    assert "gone.txt" in listed
+    assert "other.bin" in listed
+    searched = web.get("/trash", params={"q": "GONE"}).text
+    assert "gone.txt" in searched
+    assert "other.bin" not in searched
+    assert "hello from the trash" in web.get(f"/trash/{sd_id}").text
+
+
+def test_restoring_from_the_trash_puts_the_bytes_back_and_never_overwrites(web: TestClient, engine: Services) -> None:
+    sd_id = _trashed(engine, "back.txt", b"precious\n")
+    target = _root(engine.settings) / "back.txt"
+    target.write_bytes(b"a new file took its place\n")
+    refused = web.post(f"/trash/{sd_id}/restore")
+    assert refused.status_code == 409
+    assert target.read_bytes() == b"a new file took its place\n"
+    target.unlink()
+    answer = web.post(f"/trash/{sd_id}/restore")
+    assert answer.status_code == 303
+    assert target.read_bytes() == b"precious\n"
+    assert engine.trash.entries() == []
+
+
+def test_a_trash_entry_from_outside_the_roots_is_not_restored(
+    web: TestClient, shared: Settings, tmp_path: Path
+) -> None:
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    neighbour = Services.create(Settings(roots=(other.resolve(),), state_dir=shared.state_dir))
+    sd_id = _trashed(neighbour, "theirs.txt", b"theirs\n")
+    assert web.post(f"/trash/{sd_id}/restore").status_code == 403
+    assert not (other / "theirs.txt").exists()
+
+
+def test_purge_needs_the_confirmation_box(web: TestClient, engine: Services) -> None:
+    sd_id = _trashed(engine, "doomed.txt", b"bye\n")
+    refused = web.post(f"/trash/{sd_id}/purge")
+    assert refused.status_code == 400
+    assert [entry.sd_id for entry in engine.trash.entries()] == [sd_id]
+    assert web.post(f"/trash/{sd_id}/purge", data={"confirm": "yes"}).status_code == 303
+    assert engine.trash.entries() == []
+    assert not (engine.trash.root / sd_id).exists()
+
+
+# -- Statistics -----------------------------------------------------------------------------------------------------
+
+
+def test_statistics_embeds_the_chart_data(web: TestClient, shared: Settings, engine: Services) -> None:
+    _edited(engine, "s.txt", "a\n", "b\n")
+    _log(
+        shared,
+        AuditEntry("write_file", {"content": "(2048 chars)"}, 1.0, "ok"),
+        AuditEntry("write_file", {"content": "abc"}, 1.0, "ok"),
+        AuditEntry("read_file", {}, 1.0, "error", error_code="not_found"),
+    )
+    page = web.get("/stats").text
+    found = re.search(r'<script type="application/json" id="stats-data">(.*?)</script>', page, re.S)
+    assert found is not None
+    data = json.loads(found[1])
+    assert sum(data["bytesWritten"]) == 2048 + 3
+    assert data["errorsByCode"] == {"not_found": 1}
+    assert {series["label"] for series in data["perTool"]} == {"write_file", "read_file"}
+    assert data["storeBytes"]
+    assert data["storeBytes"][-1] > 0
+
+
+# -- the gate: cross-site requests, Host, token ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.test"},
+        {"Origin": "null"},
+        {"Origin": "http://127.0.0.1:9999"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site", "Origin": ORIGIN},
+    ],
+)
+def test_a_cross_site_post_is_refused_and_changes_nothing(
+    web: TestClient, engine: Services, headers: dict[str, str]
+) -> None:
+    target = _edited(engine, "victim.txt", "v1\n", "v2\n")
+    answer = web.post("/files/undo", data={"path": "victim.txt"}, headers=headers)
+    assert answer.status_code == 403
+    assert "Nothing was changed" in answer.text
+    assert target.read_bytes() == b"v2\n"
+
+
+def test_a_post_from_the_dashboards_own_page_goes_through(web: TestClient, engine: Services) -> None:
+    target = _edited(engine, "mine.txt", "v1\n", "v2\n")
+    headers = {"Origin": ORIGIN, "Sec-Fetch-Site": "same-origin"}
+    assert web.post("/files/undo", data={"path": "mine.txt"}, headers=headers).status_code == 303
+    assert target.read_bytes() == b"v1\n"
+
+
+def test_changes_are_post_only(web: TestClient, engine: Services) -> None:
+    target = _edited(engine, "g.txt", "v1\n", "v2\n")
+    answer = web.get("/files/undo", params={"path": "g.txt"})
+    assert answer.status_code == 405
+    assert target.read_bytes() == b"v2\n"
+
+
+def test_a_host_that_is_not_loopback_is_refused_on_a_loopback_bind(web: TestClient) -> None:
+    assert web.get("/activity", headers={"Host": "rebound.example:9100"}).status_code == 421
+    assert web.get("/activity", headers={"Host": "localhost:9100"}).status_code == 200
+
+
+def test_pages_carry_the_security_headers(web: TestClient) -> None:
+    headers = web.get("/activity").headers
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["x-frame-options"] == "DENY"
+
+
+def test_off_loopback_the_token_is_required_by_header_or_cookie(shared: Settings) -> None:
+    settings = Settings(**{**shared.__dict__, "host": "0.0.0.0", "auth_token": "s3cret"})
+    app = wrap(build_app(settings), settings)
+    with TestClient(app, base_url="http://192.0.2.1:9100", follow_redirects=False) as client:
+        assert client.get("/activity").status_code == 401
+        assert client.get("/activity", params={"token": "wrong"}).status_code == 401
+        assert client.get("/activity", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+        opened = client.get("/activity", params={"token": "s3cret", "tool": "x"})
+        assert opened.status_code == 303
+        assert opened.headers["location"] == "/activity?tool=x"
+        cookie = opened.headers["set-cookie"]
+        assert "HttpOnly" in cookie
+        assert "SameSite=strict" in cookie or "samesite=strict" in cookie.lower()
+        assert client.get("/activity").status_code == 200  # the cookie now

@@ -1,0 +1,87 @@
+"""``fsguard dashboard``: its flags, the token rule off loopback, a real start, and ``fsguard [ROOTS…]`` unchanged."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from fsguard.cli import main, parser, settings_from
+from fsguard.dashboard import command
+
+
+def test_the_dashboard_flags_reach_its_settings(tmp_path: Path) -> None:
+    args = command.parser().parse_args(
+        [str(tmp_path), "--port=9200", "--host=::1", "--auth-token=t", "--state-dir", "s", "--log-dir", "l"]
+    )
+    hooked = command.settings_from(command.parser().parse_args(["--hooks-config", "hooks.json"]))
+    assert hooked.hooks_config == Path("hooks.json")
+    settings = command.settings_from(args)
+    assert settings.roots == (tmp_path,)
+    assert (settings.host, settings.port, settings.auth_token) == ("::1", 9200, "t")
+    assert (settings.state_dir, settings.log_dir) == (Path("s"), Path("l"))
+    defaults = command.settings_from(command.parser().parse_args([]))
+    assert (defaults.host, defaults.port, defaults.log_dir) == ("127.0.0.1", 9100, None)
+    assert not defaults.needs_auth_token
+
+
+def test_off_loopback_without_a_token_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("FSGUARD_AUTH_TOKEN", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        main(["dashboard", "--host", "0.0.0.0"])
+    assert exited.value.code == 2
+    assert "needs a token" in capsys.readouterr().err
+
+
+def test_a_missing_root_exits_2_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["dashboard", str(tmp_path / "missing"), "--state-dir", str(tmp_path / "s")])
+    assert exited.value.code == 2
+    assert "is not an existing directory" in capsys.readouterr().err
+
+
+def test_the_server_command_line_is_unchanged(tmp_path: Path) -> None:
+    # A root that happens to be called "dashboard" is still a root when written as a path.
+    settings = settings_from(parser().parse_args(["./dashboard", str(tmp_path), "--port=9000"]))
+    assert settings.roots == (Path("dashboard"), tmp_path)
+    assert settings.port == 9000
+    assert "fsguard dashboard" in parser().format_help()
+
+
+def test_fsguard_dashboard_serves_its_pages(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [sys.executable, "-m", "fsguard", "dashboard", str(root), "--port", str(port)]
+    argv += ["--state-dir", str(tmp_path / "state"), "--log-dir", str(tmp_path / "logs")]
+    env = {**os.environ, "FSGUARD_AUTH_TOKEN": ""}
+    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
+    try:
+        assert process.stderr is not None
+        banner = process.stderr.readline() + process.stderr.readline() + process.stderr.readline()
+        assert f"URL: http://127.0.0.1:{port}/" in banner
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/activity", timeout=5) as answer:
+                    assert answer.status == 200
+                    assert "Activity" in answer.read().decode("utf-8")
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the dashboard did not answer within 20 s"
+                time.sleep(0.05)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stderr is not None:
+            process.stderr.close()

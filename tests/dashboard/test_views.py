@@ -1,0 +1,106 @@
+"""What the Files and Trash pages show in the less common cases: changes made by hand between steps, a missing file,
+a damaged backup, binary content; trashed directories, links, binary and long files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from fsguard.config import Settings
+from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.errors import BackupCorruptError
+from fsguard.dashboard.app import build_app, wrap
+from fsguard.dashboard.trashbin import PREVIEW_BYTES
+from fsguard.services import Services
+
+
+@pytest.fixture
+def engine(shared: Settings) -> Services:
+    return Services.create(shared)
+
+
+@pytest.fixture
+def web(shared: Settings) -> Iterator[TestClient]:
+    with TestClient(wrap(build_app(shared), shared), base_url="http://127.0.0.1:9100") as client:
+        yield client
+
+
+def _root(engine: Services) -> Path:
+    return engine.settings.roots[0]
+
+
+def test_a_change_by_hand_between_two_steps_is_named(web: TestClient, engine: Services) -> None:
+    engine.writer.write("h.txt", "v1\n")
+    engine.writer.write("h.txt", "v2\n")
+    (_root(engine) / "h.txt").write_bytes(b"by hand\n")
+    engine.writer.write("h.txt", "v3\n")
+    page = web.get("/files", params={"path": "h.txt"}).text
+    assert "the file changed between this step and the next" in page
+    assert '<span class="d-del">-by hand</span><span class="d-add">+v3</span>' in page
+
+
+def test_a_file_deleted_after_its_last_step_shows_as_missing(web: TestClient, engine: Services) -> None:
+    engine.writer.write("d.txt", "v1\n")
+    engine.writer.write("d.txt", "v2\n")
+    (_root(engine) / "d.txt").unlink()
+    page = web.get("/files", params={"path": "d.txt"}).text
+    assert "the file does not exist now" in page
+    assert "(the file does not exist after this step)" in page
+
+
+def test_a_damaged_backup_is_named_in_its_step(
+    shared: Settings, engine: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine.writer.write("b.txt", "v1\n")
+    engine.writer.write("b.txt", "v2\n")
+    record = engine.backups.chain((_root(engine) / "b.txt").resolve())[0]
+    app = build_app(shared)
+    store: BackupStore = app.state.dashboard.services.backups
+    intact = store.read_blob
+
+    def damaged(wanted: BackupRecord) -> bytes:
+        if wanted.backup_id == record.backup_id:
+            raise BackupCorruptError(f"backup {wanted.backup_id} is damaged or missing (test)")
+        return intact(wanted)
+
+    monkeypatch.setattr(store, "read_blob", damaged)
+    with TestClient(wrap(app, shared), base_url="http://127.0.0.1:9100") as client:
+        page = client.get("/files", params={"path": "b.txt"}).text
+    assert f"backup {record.backup_id} is damaged or missing (test)" in page
+
+
+def test_binary_steps_are_summarised_not_diffed(web: TestClient, engine: Services) -> None:
+    engine.writer.write("x.bin", b"\x00\x01\x02")
+    engine.writer.write("x.bin", b"\x00\x01\x03")
+    page = web.get("/files", params={"path": "x.bin"}).text
+    assert "(binary content: 3 bytes" in page
+
+
+def test_a_trashed_directory_is_previewed_by_its_names(web: TestClient, engine: Services) -> None:
+    engine.writer.write("pkg/a.py", "a\n")
+    engine.writer.write("pkg/sub/b.py", "b\n")
+    engine.deleter.delete("pkg", recursive=True)
+    entry = engine.trash.entries()[0]
+    page = web.get(f"/trash/{entry.sd_id}").text
+    assert "<li>a.py</li>" in page
+    assert "<li>sub/</li>" in page
+    assert "<li>sub/b.py</li>" in page
+    assert "2 files" in web.get("/trash").text
+
+
+def test_binary_long_and_linked_trash_entries_are_described_not_dumped(web: TestClient, engine: Services) -> None:
+    engine.writer.write("blob.bin", b"\x00\xff" * 10)
+    engine.deleter.delete("blob.bin")
+    engine.writer.write("long.txt", "x" * (PREVIEW_BYTES + 10))
+    engine.deleter.delete("long.txt")
+    (_root(engine) / "link").symlink_to("long-gone-target")
+    engine.deleter.delete("link")
+    pages = {
+        entry.original_path.rsplit("/", 1)[1]: web.get(f"/trash/{entry.sd_id}").text for entry in engine.trash.entries()
+    }
+    assert "binary content, 20 bytes" in pages["blob.bin"]
+    assert f"the first {PREVIEW_BYTES // 1024} KiB of {PREVIEW_BYTES + 10:,} bytes" in pages["long.txt"]
+    assert "a symbolic link to long-gone-target" in pages["link"]
