@@ -7,6 +7,7 @@ in-process; the reader and two-client tests run in both eras.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import string
 import threading
@@ -336,7 +337,9 @@ async def test_a_second_server_starting_on_the_same_state_dir_does_not_break_a_w
         rename(source, target, **dir_fds)
 
     monkeypatch.setattr(os, "rename", rename_after_a_pause)
-    first = build_server(base_settings)
+    # An HTTP server writes on a worker thread (a stdio one on its event loop, which the pause would block):
+    # the paused write then leaves this test free to start the second server meanwhile.
+    first = build_server(dataclasses.replace(base_settings, transport="http"))
     outcome: list[CallToolResult] = []
 
     async def write(peer: Client) -> None:

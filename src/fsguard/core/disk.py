@@ -68,6 +68,15 @@ def read_at(entry: Pinned, max_size: int | None = None) -> tuple[bytes, os.stat_
 def _read_fd(fd: int, path: Path, max_size: int | None) -> tuple[bytes, os.stat_result | None]:
     """Read all of ``fd`` (which this closes)."""
     try:
+        return read_open(fd, path, max_size)
+    finally:
+        os.close(fd)
+
+
+def read_open(fd: int, path: Path, max_size: int | None = None) -> tuple[bytes, os.stat_result | None]:
+    """Read all of the open ``fd`` from its start; the stat is returned only if the file did not change meanwhile
+    (see :func:`read_at`). The caller keeps ``fd`` open."""
+    try:
         before = os.fstat(fd)
         if stat.S_ISDIR(before.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a directory")
@@ -82,13 +91,10 @@ def _read_fd(fd: int, path: Path, max_size: int | None) -> tuple[bytes, os.stat_
                 "--max-file-size.",
                 path=str(path),
             )
-        with os.fdopen(os.dup(fd), "rb", closefd=True) as handle:
-            data = handle.read()
+        data = _read_all(fd, before.st_size)
         after = os.fstat(fd)
     except OSError as exc:
         raise from_os_error(exc, path) from exc
-    finally:
-        os.close(fd)
     unchanged = (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (
         after.st_size,
         after.st_mtime_ns,
@@ -211,6 +217,16 @@ class AtomicWriter:
             except BaseException:
                 _unlink_quietly(parent, temp)
                 raise
+
+
+def _read_all(fd: int, size_hint: int) -> bytes:
+    """Everything from offset 0 to the end, in one read when the file is the size its stat said."""
+    chunks = [os.pread(fd, size_hint + 1, 0)]  # one byte more: a file that grew meanwhile is read on
+    offset = len(chunks[0])
+    while offset > size_hint and (chunk := os.pread(fd, 1 << 20, offset)):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _write_all(fd: int, data: bytes) -> None:

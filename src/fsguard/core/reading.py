@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath
-from fsguard.core.disk import read_at
+from fsguard.core.disk import read_at, read_open
 from fsguard.core.errors import FsguardError, InvalidParamsError, TooLargeError
 from fsguard.core.excerpts import DEFAULT_MAX_LINES, Window, above_limit_note, finish, take
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
@@ -108,27 +108,29 @@ class FileReader:
         selection.check()
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file")
-        with self._session.watching(path), self._beneath.entry(path) as entry:
-            with opened(entry) as (fd, st):
-                found = self._media(fd, st, path, selection) if media else None
-                if found is not None:
-                    self._fire("post", path, "read_file")
-                    return found
-                if st.st_size > self._max_file_size and not (selection.is_range or selection.is_window):
-                    raise TooLargeError(
-                        f"{path} is {st.st_size:,} bytes, above the {self._max_file_size:,}-byte limit "
-                        "(--max-file-size) for whole-file reads. Read it in ranges: mode='tail' or 'head' with "
-                        "max_lines, or start_line/end_line. It cannot be edited: edits load the whole file.",
-                        path=str(path),
-                    )
-                if st.st_size > min(STREAM_ABOVE, self._max_file_size):
-                    streamed = self._streamed(fd, st, path, selection)
-                    self._fire("post", path, "read_file")
-                    return streamed
-            data, stat = read_at(entry, self._max_file_size)
+        with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
+            found = self._media(fd, st, path, selection) if media else None
+            if found is not None:
+                self._fire("post", path, "read_file")
+                return found
+            if st.st_size > self._max_file_size and not (selection.is_range or selection.is_window):
+                raise TooLargeError(
+                    f"{path} is {st.st_size:,} bytes, above the {self._max_file_size:,}-byte limit "
+                    "(--max-file-size) for whole-file reads. Read it in ranges: mode='tail' or 'head' with "
+                    "max_lines, or start_line/end_line. It cannot be edited: edits load the whole file.",
+                    path=str(path),
+                )
+            if st.st_size > min(STREAM_ABOVE, self._max_file_size):
+                streamed = self._streamed(fd, st, path, selection)
+                self._fire("post", path, "read_file")
+                return streamed
+            data, stat = read_open(fd, path, self._max_file_size)
         decoded = decode(data, path)
-        fingerprint = Fingerprint.of_decoded(data, decoded)
-        self._cache.remember(path, stat, fingerprint)
+        # Unchanged since it was last hashed (same device, inode, size, mtime and ctime): the hash is known.
+        fingerprint = self._cache.lookup(path, stat) if stat is not None else None
+        if fingerprint is None or fingerprint.encoding != decoded.encoding:
+            fingerprint = Fingerprint.of_decoded(data, decoded)
+            self._cache.remember(path, stat, fingerprint)
         self._session.record_hash(path, fingerprint.content_hash)
         self._fire("post", path, "read_file")
         digest = fingerprint.content_hash

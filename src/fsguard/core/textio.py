@@ -85,10 +85,15 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
     if is_binary(data):
         raise _binary(path)
     body = data[len(bom) :]
+    text = None
     if encoding is None:
-        encoding = _guess_encoding(body)
+        try:
+            text, encoding = body.decode("utf-8"), "utf-8"  # decoded once: the check is the decoding
+        except UnicodeDecodeError:
+            encoding = legacy_codec(body)
     try:
-        text = body.decode(encoding)
+        if text is None:
+            text = body.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
         raise EncodingError(
             f"{path} does not decode as {encoding}: {exc}. Read it with encoding='base64' to see the raw bytes.",
@@ -216,14 +221,6 @@ class BreakTally:
     @property
     def line_ending(self) -> LineEnding:
         return _style(self.crlf, self.lf, self.cr)
-
-
-def _guess_encoding(body: bytes) -> str:
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        return legacy_codec(body)
-    return "utf-8"
 
 
 def split_lines(text: str) -> list[str]:

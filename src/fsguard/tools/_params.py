@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -75,14 +76,15 @@ class Catalog:
         hints: ToolAnnotations,
         examples: list[tuple[str, dict[str, Any]]],
         *,
-        on_loop: bool = False,
+        on_loop: bool | Callable[[], bool] = False,
     ) -> None:
         """Register ``fn`` unless the server is read-only and the tool writes.
 
         The SDK runs a sync tool on a worker thread: 0.3 ms a call when idle, over a millisecond on a busy
         machine, more than a small read costs. ``on_loop`` tools (quick reads that take no lock and never
         fsync) run on the event loop instead; tools that may wait on a lock or the disk keep the thread, so an
-        HTTP server's other clients never wait for them.
+        HTTP server's other clients never wait for them. A predicate decides per call (an edit runs on the loop
+        of a stdio server, whose one client waits for it anyway, unless a lock it may need is taken).
         """
         if self.services.settings.read_only and not hints.read_only_hint:
             return
@@ -91,7 +93,8 @@ class Catalog:
         if isinstance(tools, dict):
             tool = _built(fn, hints)
             if on_loop:
-                tool = tool.model_copy(update={"fn": _on_loop(fn), "is_async": True})
+                when = None if on_loop is True else on_loop
+                tool = tool.model_copy(update={"fn": _on_loop(fn, when), "is_async": True})
             tools[tool.name] = tool
         else:  # an SDK without the tool table this relies on: let it build the tool itself
             self.server.add_tool(fn, title=hints.title, annotations=hints)
@@ -101,14 +104,23 @@ class Catalog:
 _BUILT: dict[tuple[str, ...], Tool] = {}
 
 
-def _on_loop(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` as a coroutine function, which the SDK awaits on the event loop instead of a worker thread."""
+def _on_loop(fn: Callable[..., Any], when: Callable[[], bool] | None) -> Callable[..., Any]:
+    """``fn`` as a coroutine function, which the SDK awaits: run on the event loop (when ``when`` says so, or
+    always), else on a worker thread as the SDK would."""
 
     @functools.wraps(fn)
     async def call(**kwargs: Any) -> Any:
-        return fn(**kwargs)
+        if when is None or when():
+            return fn(**kwargs)
+        return await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
 
     return call
+
+
+def edits_on_loop(services: Services) -> Callable[[], bool]:
+    """When an edit runs on the event loop: on a stdio server (one client), while no lock is taken here."""
+    stdio = services.settings.transport == "stdio"
+    return lambda: stdio and not len(services.locks)
 
 
 def _built(fn: Callable[..., Any], hints: ToolAnnotations) -> Tool:
