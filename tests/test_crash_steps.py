@@ -145,3 +145,21 @@ async def test_creating_a_file_costs_two_fsyncs(client: Client, root: Path, fsyn
     await client.call_tool("write_file", {"path": "new.txt", "content": "n\n"})
     assert len(fsyncs) == 2  # nothing to back up: the new file and its directory
     assert (root / "new.txt").read_bytes() == b"n\n"
+
+
+@pytest.mark.anyio
+async def test_project_replace_fsyncs_each_directory_once_not_once_per_file(
+    client: Client, root: Path, fsyncs: list[int]
+) -> None:
+    names = ["a/1.txt", "a/2.txt", "a/3.txt", "b/4.txt", "b/5.txt"]
+    for name in names:
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_text(f"{name}: OldName here\n", encoding="utf-8")
+    fsyncs.clear()
+    result = await client.call_tool("project_replace", {"find": "OldName", "replace": "NewName", "force": True})
+    assert structured(result)["files_changed"] == 5
+    # Per file its journal (backup + chain link) and its new bytes; per directory one fsync; then the change
+    # group's record and its directory: 5 + 5 + 2 + 2 (once per file, the directories alone would be 5).
+    assert len(fsyncs) == 14
+    for name in names:
+        assert (root / name).read_text(encoding="utf-8") == f"{name}: NewName here\n"

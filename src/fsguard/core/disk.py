@@ -16,6 +16,7 @@ import shutil
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned, fsync_directory, lstat_at, rename_no_replace
@@ -25,6 +26,8 @@ from fsguard.core.oserrors import from_os_error
 logger = logging.getLogger(__name__)
 
 _TEMP_MARK = ".fsguard-tmp-"
+# The directories whose fsync a directory_syncs_batched block has put off, by (device, inode); None outside one.
+_DEFERRED: ContextVar[dict[tuple[int, int], int] | None] = ContextVar("fsguard_deferred_directory_syncs", default=None)
 
 
 def _read_umask() -> int:
@@ -210,13 +213,49 @@ class AtomicWriter:
                     rename_no_replace(Pinned(parent, temp, entry.path), entry)
                 else:
                     os.rename(temp, entry.name, src_dir_fd=parent, dst_dir_fd=parent)
-                fsync_directory(parent)
+                _sync_directory(parent)
             except OSError as exc:
                 _unlink_quietly(parent, temp)
                 raise from_os_error(exc, entry.path, needed=len(data)) from exc
             except BaseException:
                 _unlink_quietly(parent, temp)
                 raise
+
+
+@contextmanager
+def directory_syncs_batched() -> Iterator[None]:
+    """Within the block, a replace-by-rename leaves its directory's fsync to the end, done once per directory.
+
+    For writes of many files whose acknowledgement waits for the block (project_replace): each file is still
+    replaced only after its backup is durable, and a crash before the end leaves it old or new, as always.
+    """
+    pending: dict[tuple[int, int], int] = {}
+    token = _DEFERRED.set(pending)
+    failure: OSError | None = None
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
+        for fd in pending.values():
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                failure = failure or exc
+            finally:
+                os.close(fd)
+    if failure is not None:
+        raise from_os_error(failure, Path())
+
+
+def _sync_directory(parent: int) -> None:
+    pending = _DEFERRED.get()
+    if pending is None:
+        fsync_directory(parent)
+        return
+    found = os.fstat(parent)
+    key = (found.st_dev, found.st_ino)
+    if key not in pending:
+        pending[key] = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent)
 
 
 def _read_all(fd: int, size_hint: int) -> bytes:

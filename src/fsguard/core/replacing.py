@@ -22,7 +22,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import NamedTuple
 
-from fsguard.core.disk import read_at
+from fsguard.core.disk import directory_syncs_batched, read_at
 from fsguard.core.errors import (
     AccessDeniedError,
     FsguardError,
@@ -160,10 +160,11 @@ class ProjectReplacer:
             )
         done: list[FileChange] = []
         try:
-            for number, plan in enumerate(planned, 1):
-                done.append(self._apply(plan))
-                if progress is not None:
-                    progress(number, len(planned))  # may raise to cancel: the files before are whole and backed up
+            with directory_syncs_batched():  # one fsync per directory, not per file
+                for number, plan in enumerate(planned, 1):
+                    done.append(self._apply(plan))
+                    if progress is not None:
+                        progress(number, len(planned))  # may raise to cancel: the files before are whole, backed up
         finally:  # a cancelled run still gets its group: the files it changed are restorable as one
             group = self._groups.save(
                 "project_replace",
