@@ -281,7 +281,7 @@ def _entries(
         else:
             kind, info = link
         entries.append(
-            DirectoryEntry(
+            DirectoryEntry.model_construct(  # the values are the model's types already: no validation per entry
                 name=name,
                 type=kind,
                 size=info.st_size if kind == "file" else None,
