@@ -6,7 +6,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -18,6 +18,7 @@ from fsguard.models import ToolExample
 from fsguard.services import Services
 
 M = TypeVar("M", bound=BaseModel)
+OnLoop = Literal["read", "edit"]
 
 PathArg = Annotated[
     str,
@@ -76,15 +77,15 @@ class Catalog:
         hints: ToolAnnotations,
         examples: list[tuple[str, dict[str, Any]]],
         *,
-        on_loop: bool | Callable[[], bool] = False,
+        on_loop: OnLoop | None = None,
     ) -> None:
         """Register ``fn`` unless the server is read-only and the tool writes.
 
         The SDK runs a sync tool on a worker thread: 0.3 ms a call when idle, over a millisecond on a busy
-        machine, more than a small read costs. ``on_loop`` tools (quick reads that take no lock and never
-        fsync) run on the event loop instead; tools that may wait on a lock or the disk keep the thread, so an
-        HTTP server's other clients never wait for them. A predicate decides per call (an edit runs on the loop
-        of a stdio server, whose one client waits for it anyway, unless a lock it may need is taken).
+        machine, more than a small read costs. On a stdio server (one client, which waits for each answer
+        anyway) ``on_loop`` tools run on the event loop instead: quick reads ("read") always, and edits
+        ("edit") while no lock they may wait for is taken in this process. An HTTP server keeps every tool on
+        worker threads, so its other clients never wait for a read or an fsync.
         """
         if self.services.settings.read_only and not hints.read_only_hint:
             return
@@ -92,8 +93,9 @@ class Catalog:
         tools = getattr(manager, "_tools", None)
         if isinstance(tools, dict):
             tool = _built(fn, hints)
-            if on_loop:
-                when = None if on_loop is True else on_loop
+            if on_loop is not None and self.services.settings.transport == "stdio":
+                locks = self.services.locks
+                when = None if on_loop == "read" else (lambda: not len(locks))
                 tool = tool.model_copy(update={"fn": _on_loop(fn, when), "is_async": True})
             tools[tool.name] = tool
         else:  # an SDK without the tool table this relies on: let it build the tool itself
@@ -115,12 +117,6 @@ def _on_loop(fn: Callable[..., Any], when: Callable[[], bool] | None) -> Callabl
         return await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
 
     return call
-
-
-def edits_on_loop(services: Services) -> Callable[[], bool]:
-    """When an edit runs on the event loop: on a stdio server (one client), while no lock is taken here."""
-    stdio = services.settings.transport == "stdio"
-    return lambda: stdio and not len(services.locks)
 
 
 def _built(fn: Callable[..., Any], hints: ToolAnnotations) -> Tool:

@@ -18,7 +18,7 @@ from fsguard.services import Services
 from fsguard.tools._arguments import ALIASES
 from fsguard.tools._edit_results import edit_result, multi_result
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, ExpectedHash, PathArg, edits_on_loop, hints, voiced
+from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, voiced
 from fsguard.voice import edit_text, multi_edit_text
 
 DryRun = Annotated[bool, Field(description="Show what would change (with the diff) and write nothing.")]
@@ -201,7 +201,7 @@ def register(catalog: Catalog) -> None:
             ("insert after a line", {"path": "a.py", "mode": "insert", "anchor": "import os", "new_text": "import re"}),
             ("delete lines", {"path": "a.py", "mode": "delete_range", "start_line": 10, "end_line": 12}),
         ],
-        on_loop=edits_on_loop(services),
+        on_loop="edit",
     )
     catalog.add(
         multi_edit,
@@ -215,7 +215,7 @@ def register(catalog: Catalog) -> None:
                 },
             )
         ],
-        on_loop=edits_on_loop(services),
+        on_loop="edit",
     )
 
 

@@ -50,7 +50,7 @@ def register(catalog: Catalog) -> None:
         get_file_info,
         hints("File Info", read_only=True),
         [("one file", {"path": "README.md"}), ("several", {"paths": ["src", "README.md"]})],
-        on_loop=True,
+        on_loop="read",
     )
     catalog.add(
         create_directory,

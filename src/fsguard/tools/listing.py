@@ -65,5 +65,5 @@ def register(catalog: Catalog) -> None:
             ("a subdirectory as a tree", {"path": "src", "output_format": "tree", "max_depth": 3}),
             ("next page", {"path": "data", "offset": 500}),
         ],
-        on_loop=True,
+        on_loop="read",
     )

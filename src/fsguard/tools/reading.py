@@ -107,7 +107,7 @@ def register(catalog: Catalog) -> None:
             ("see an image", {"path": "assets/logo.png"}),
             ("raw bytes", {"path": "assets/logo.png", "encoding": "base64"}),
         ],
-        on_loop=True,
+        on_loop="read",
     )
 
 

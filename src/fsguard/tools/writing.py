@@ -12,7 +12,7 @@ from fsguard.core.charsets import text_codec
 from fsguard.core.errors import InvalidParamsError
 from fsguard.models import WriteFileResult
 from fsguard.tools._errors import bridge
-from fsguard.tools._params import Catalog, ExpectedHash, PathArg, edits_on_loop, hints, voiced
+from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, voiced
 from fsguard.voice import write_text
 from fsguard.voice.notes import external_change_note, write_guard_feedback
 
@@ -98,7 +98,7 @@ def register(catalog: Catalog) -> None:
             ("bytes", {"path": "img/dot.png", "content_base64": "iVBORw0KGgo="}),
             ("add a line at the end", {"path": "notes/log.md", "content": "- deployed v2\n", "append": True}),
         ],
-        on_loop=edits_on_loop(services),
+        on_loop="edit",
     )
 
 
