@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
+from fsguard.core.shortlist import shortlist
 from fsguard.core.textio import LINE_BREAK, first_break, split_lines
 
 _WORD = re.compile(r"\w")
@@ -142,7 +143,7 @@ def _choose(
     if len(spans) == 1:
         return spans
     lines = [index.line_of(span[0]) for span in spans]
-    shown = ", ".join(str(line) for line in dict.fromkeys(lines))
+    shown = shortlist(dict.fromkeys(lines), rest="search_files shows every one")
     raise AmbiguousMatchError(
         f"old_text matches {len(spans)} times in {path} (at lines {shown}; tier {tier}). Nothing was written. "
         "Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, "
@@ -338,7 +339,7 @@ LADDER: tuple[tuple[str, Tier], ...] = (
 
 def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolerant: bool) -> NoMatchError:
     tiers = ", ".join(name for name, _ in LADDER if tolerant or name != "tolerant_whitespace")
-    applied = _already_applied(text, index, new)
+    applied = _already_applied(text, index, old, new)
     if applied is not None:
         return NoMatchError(
             f"old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied. "
@@ -360,14 +361,37 @@ def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolera
     )
 
 
-def _already_applied(text: str, index: LineIndex, new: str) -> int | None:
-    if not new.strip():
+def _already_applied(text: str, index: LineIndex, old: str, new: str) -> int | None:
+    """The line where ``new`` sits in place of ``old``, or None unless that is the only fair reading.
+
+    Finding ``new`` somewhere proves nothing when it is blank, a piece of ``old`` (``"x100 = 999"`` → ``"x"``),
+    found more than once, or cut out of longer words; so it must occur once, on the same word boundaries
+    ``old`` has at its ends, and putting ``old`` back there must make ``old`` occur exactly once (the edit
+    would then have matched right there and produced this very text).
+    """
+    if not new.strip() or new in old:
         return None
-    for candidate in (new, LINE_BREAK.sub("\r\n", new), LINE_BREAK.sub("\n", new)):
+    for candidate in dict.fromkeys((new, LINE_BREAK.sub("\r\n", new), LINE_BREAK.sub("\n", new))):
         position = text.find(candidate)
-        if position != -1:
-            return index.line_of(position)
+        if position == -1:
+            continue
+        end = position + len(candidate)
+        if text.find(candidate, position + 1) != -1:
+            return None
+        if not (_same_edges(text, position, end, new) and _same_edges(text, position, end, old)):
+            return None
+        before = LINE_BREAK.sub("\n", text[:position] + old + text[end:])
+        return index.line_of(position) if before.count(LINE_BREAK.sub("\n", old)) == 1 else None
     return None
+
+
+def _same_edges(text: str, start: int, end: int, piece: str) -> bool:
+    """True when ``piece``, put at ``text[start:end]``, would not run on into a word around it."""
+    starts_word = bool(_WORD.match(piece[:1]))
+    ends_word = bool(_WORD.match(piece[-1:]))
+    if starts_word and start > 0 and _WORD.match(text[start - 1]):
+        return False
+    return not (ends_word and end < len(text) and _WORD.match(text[end]))
 
 
 def _closest(index: LineIndex, old: str) -> str:
