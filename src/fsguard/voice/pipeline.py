@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fsguard.models.batch import BatchResult, StepResult
+from fsguard.voice.paths import shown
 
 MAX_FILES_SHOWN = 20
 _VERBS = {
@@ -73,8 +74,8 @@ def _step_lines(step: StepResult) -> list[str]:
         facts.append(f"risk {step.risk_level}")
     lines.append("   " + ", ".join(facts))
     counts = step.file_counts or {}
-    shown = step.files[:MAX_FILES_SHOWN]
-    lines += [f"     - {file}" + (f" ({counts[file]})" if file in counts else "") for file in shown]
+    first = step.files[:MAX_FILES_SHOWN]
+    lines += [f"     - {shown(file)}" + (f" ({counts[file]})" if file in counts else "") for file in first]
     if len(step.files) > MAX_FILES_SHOWN:
         lines.append(f"     … and {len(step.files) - MAX_FILES_SHOWN} more (all in the structured result)")
     if step.content:

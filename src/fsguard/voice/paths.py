@@ -1,0 +1,63 @@
+"""Paths in text blocks, named relative to the root they are under.
+
+A text block is read by a model and paid for per byte, and every absolute path repeats the root; the
+structured result keeps absolute paths, so nothing is lost. Paths are shown relative to the *first* root
+only, because that is where a relative path resolves when the model types it back; a path under another
+root stays absolute, so every path a text names can be passed to a tool as shown.
+
+The roots are those of the server answering the current call: :class:`FsguardServer` sets them around each
+call (:func:`naming_under`), so voices need no extra parameter. Outside a call (a voice called directly)
+paths are shown as given.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+_BASE: ContextVar[str | None] = ContextVar("fsguard_voice_base", default=None)
+
+
+@contextmanager
+def naming_under(roots: Sequence[Path]) -> Iterator[None]:
+    """Within the block, :func:`shown` and :func:`shortened` name paths relative to ``roots[0]``."""
+    token = _BASE.set(str(roots[0]) if roots else None)
+    try:
+        yield
+    finally:
+        _BASE.reset(token)
+
+
+def shown(path: str | Path | None) -> str:
+    """``path`` relative to the first root when it lies under it, else as given (the root itself too: it is
+    named once, and says where the relative paths start)."""
+    text = "" if path is None else str(path)
+    base = _BASE.get()
+    if base is None or not text:
+        return text
+    prefix = base.rstrip(os.sep) + os.sep
+    return text[len(prefix) :] if text.startswith(prefix) else text
+
+
+def shortened(message: str | None) -> str:
+    """A sentence with every absolute path under the first root made relative (for notes and hints).
+
+    Only for messages: never for file content, where a path is data and must stay as written.
+    """
+    text = message or ""
+    base = _BASE.get()
+    if base is None or not text:
+        return text
+    prefix = base.rstrip(os.sep) + os.sep
+    # A path starts the message or follows a space, quote, bracket or "=": not in the middle of another path.
+    return re.sub(rf"(?<![\w./\\-]){re.escape(prefix)}(?=[^\s])", "", text)
+
+
+def shortened_head(message: str) -> str:
+    """:func:`shortened` on the first line only: an error's later lines may quote the file (no_match evidence)."""
+    head, newline, rest = message.partition("\n")
+    return shortened(head) + newline + rest
