@@ -20,7 +20,7 @@ from fsguard.services import Services
 from fsguard.tools import register_all
 from fsguard.tools._arguments import closest, normalize
 from fsguard.tools._errors import ERROR_META_KEY, error_result, result_for
-from fsguard.voice.paths import naming_under, shortened_head
+from fsguard.voice.paths import naming_under, shortened_error
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class FsguardServer(MCPServer):
                     name, normalize(name, arguments, schemas[name]), context
                 )
             except FsguardError as exc:
-                result = error_result(exc.code, shortened_head(exc.message), exc.fields)
+                result = error_result(exc.code, shortened_error(exc.message), exc.fields)
             except ToolError as exc:
                 result = result_for(exc, name)
         self._account(name, arguments, result, started)

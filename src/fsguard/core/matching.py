@@ -350,7 +350,8 @@ def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolera
         )
     if len(index.lines) <= WHOLE_FILE_HINT_LINES:
         shown = _numbered(index, 0, len(index.lines))
-        evidence = f"The whole file ({len(index.lines)} lines):\n{shown}"
+        count = len(index.lines)
+        evidence = f"The whole file ({count} line{'' if count == 1 else 's'}):\n{shown}"
     else:
         evidence = _closest(index, old)
     tolerant_hint = "" if tolerant else ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
@@ -365,24 +366,34 @@ def _already_applied(text: str, index: LineIndex, old: str, new: str) -> int | N
     """The line where ``new`` sits in place of ``old``, or None unless that is the only fair reading.
 
     Finding ``new`` somewhere proves nothing when it is blank, a piece of ``old`` (``"x100 = 999"`` → ``"x"``),
-    found more than once, or cut out of longer words; so it must occur once, on the same word boundaries
-    ``old`` has at its ends, and putting ``old`` back there must make ``old`` occur exactly once (the edit
-    would then have matched right there and produced this very text).
+    cut out of longer words, or found in several places; so it must occur once on the word boundaries that it
+    and ``old`` have at their ends, and putting ``old`` back there must make ``old`` occur exactly once (the
+    edit would then have matched right there and produced this very text).
     """
     if not new.strip() or new in old:
         return None
     for candidate in dict.fromkeys((new, LINE_BREAK.sub("\r\n", new), LINE_BREAK.sub("\n", new))):
-        position = text.find(candidate)
-        if position == -1:
-            continue
-        end = position + len(candidate)
-        if text.find(candidate, position + 1) != -1:
+        places = [
+            start
+            for start in _occurrences(text, candidate)
+            if _same_edges(text, start, start + len(candidate), new)
+            and _same_edges(text, start, start + len(candidate), old)
+        ]
+        if len(places) > 1:
             return None
-        if not (_same_edges(text, position, end, new) and _same_edges(text, position, end, old)):
-            return None
-        before = LINE_BREAK.sub("\n", text[:position] + old + text[end:])
-        return index.line_of(position) if before.count(LINE_BREAK.sub("\n", old)) == 1 else None
+        if places:
+            start = places[0]
+            before = LINE_BREAK.sub("\n", text[:start] + old + text[start + len(candidate) :])
+            return index.line_of(start) if before.count(LINE_BREAK.sub("\n", old)) == 1 else None
     return None
+
+
+def _occurrences(text: str, piece: str) -> list[int]:
+    found, start = [], text.find(piece)
+    while start != -1:
+        found.append(start)
+        start = text.find(piece, start + 1)
+    return found
 
 
 def _same_edges(text: str, start: int, end: int, piece: str) -> bool:

@@ -14,7 +14,7 @@ from fsguard.models import (
     ReadFileResult,
     TreeNode,
 )
-from fsguard.voice.paths import shortened, shortened_head, shown
+from fsguard.voice.paths import shortened, shortened_error, shown
 from fsguard.voice.sizes import human_size
 
 
@@ -84,7 +84,7 @@ def info_text(path: str, facts: FileFacts, compact: bool) -> str:
         if facts.content_hash:
             parts.append(f"hash {facts.content_hash}")
         if facts.line_count is not None:
-            parts.append(f"{facts.line_count} lines")
+            parts.append(f"{facts.line_count} line{'' if facts.line_count == 1 else 's'}")
         if facts.is_symlink:
             parts.append(f"link -> {facts.symlink_target}")
         return " | ".join(parts)
@@ -110,7 +110,7 @@ def info_many_text(result: GetFileInfoResult, compact: bool) -> str:
     blocks = []
     for item in result.files or []:
         if item.error is not None:
-            blocks.append(f"=== {shown(item.path)} ===\nERROR: {shortened_head(item.error)}")
+            blocks.append(f"=== {shown(item.path)} ===\nERROR: {shortened_error(item.error)}")
         else:
             blocks.append(f"=== {shown(item.path)} ===\n{info_text(item.path, item, compact)}")
     return "\n\n".join(blocks)
@@ -140,7 +140,7 @@ def delete_text(result: DeleteResult, compact: bool) -> str:
             undo = f' | undo: backup(action="restore", backup_id="{item.backup_id}")' if item.backup_id else ""
             lines.append(f"Deleted {shown(item.path)} permanently{undo}")
         else:
-            lines.append(f"FAILED {shown(item.path)}: {shortened_head(item.error or '')}")
+            lines.append(f"FAILED {shown(item.path)}: {shortened_error(item.error or '')}")
     if len(result.results) > 1:
         lines.append(f"{result.succeeded}/{len(result.results)} succeeded")
     return "\n".join(lines)
@@ -173,7 +173,7 @@ def analyze_text(result: AnalyzeResult, compact: bool) -> str:
     if compact:
         return (
             head
-            + "".join(f" | {f}" for f in result.risk_factors)
+            + "".join(f" | {shortened(f)}" for f in result.risk_factors)
             + (f"\n{result.preview_diff}" if result.preview_diff else "")
         )
     parts = [f"Plan only, nothing was changed. {head}."]

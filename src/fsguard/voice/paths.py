@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
+_QUOTED_LINE = re.compile(r" *\d+: ")
 _BASE: ContextVar[str | None] = ContextVar("fsguard_voice_base", default=None)
 
 
@@ -57,7 +58,7 @@ def shortened(message: str | None) -> str:
     return re.sub(rf"(?<![\w./\\-]){re.escape(prefix)}(?=[^\s])", "", text)
 
 
-def shortened_head(message: str) -> str:
-    """:func:`shortened` on the first line only: an error's later lines may quote the file (no_match evidence)."""
-    head, newline, rest = message.partition("\n")
-    return shortened(head) + newline + rest
+def shortened_error(message: str) -> str:
+    """:func:`shortened` on each line of an error except the numbered lines that quote the file (``   12: …``,
+    the no_match evidence), which are content and must stay copyable as old_text."""
+    return "\n".join(line if _QUOTED_LINE.match(line) else shortened(line) for line in message.split("\n"))
