@@ -242,13 +242,20 @@ async def test_read_file_returns_the_lines_asked_for_and_how_to_read_the_rest(ri
     )
     assert texts == snapshot(
         {
-            "both": """\
+            "verbose": """\
 ok
 line 1
 line 2
 
 [Truncated: showing first 2 of 10 lines. Use mode=all or increase max_lines to see more]\
-"""
+""",
+            "compact": """\
+ok
+line 1
+line 2
+
+[lines 1-2 of 10; next: start_line=3]\
+""",
         }
     )
 
@@ -1041,7 +1048,7 @@ async def test_list_directory_as_a_tree_indents_the_levels(rig: Rig) -> None:
     texts = await rig.texts(lambda c: c.call("list_directory", path=str(c.dir), output_format="tree"), files=LISTED)
     assert texts == snapshot(
         {
-            "both": """\
+            "verbose": """\
 ok
 
 src/
@@ -1049,7 +1056,13 @@ src/
 .gitignore (6 B)
 big.bin (2.0 KB)
 notes.md (4 B)\
-"""
+""",
+            "compact": """\
+ok
+
+./: .gitignore big.bin(2.0 KB) notes.md
+src/: app.py\
+""",
         }
     )
 

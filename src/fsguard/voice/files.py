@@ -27,14 +27,25 @@ def read_text(result: ReadFileResult, compact: bool) -> str:
     if result.hint is None:
         return result.content
     separator = "" if result.content.endswith("\n") or not result.content else "\n"
-    return f"{result.content}{separator}\n[{shortened(result.hint)}]"
+    return f"{result.content}{separator}\n[{_compact_hint(result) if compact else shortened(result.hint)}]"
+
+
+def _compact_hint(result: ReadFileResult) -> str:
+    """``lines 20-30 of 147; next: start_line=31``: the span and where the rest starts, without the sentence."""
+    start, end, total = result.start_line, result.end_line, result.total_lines
+    if start is None or end is None or total is None:
+        return shortened(result.hint)
+    return f"lines {start}-{end} of {total}" + (f"; next: start_line={end + 1}" if end < total else "")
 
 
 def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     """A directory page or tree."""
     if result.tree is not None:
         lines = [f"{shown(result.path)}/"]
-        _tree_lines(result.tree.children or [], "", lines)
+        if compact:
+            _tree_rows(result.tree.children or [], "", lines)
+        else:
+            _tree_lines(result.tree.children or [], "", lines)
         if result.truncated:
             lines.append(f"[tree cut at {result.total} entries (--max-list-items); list a subdirectory to see more]")
         return "\n".join(lines)
@@ -67,6 +78,20 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     )
     lines.append(f"--- | {dirs} dirs, {files} files | {shown(result.path)}{span}{more}")
     return "\n".join(lines)
+
+
+def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str]) -> None:
+    """Compact tree: one row per directory, ``shop/: a.py b.py(4.8 KB)``, sizes above 512 bytes only."""
+    files = [
+        node.name + (f"({human_size(node.size)})" if node.size and node.size > 512 else "")
+        for node in nodes
+        if node.type != "directory"
+    ]
+    directories = [node for node in nodes if node.type == "directory"]
+    if files or not directories:
+        lines.append(f"{prefix or './'}: {' '.join(files)}".rstrip())
+    for node in directories:
+        _tree_rows(node.children or [], f"{prefix}{node.name}/", lines)
 
 
 def _tree_lines(nodes: list[TreeNode], indent: str, lines: list[str]) -> None:

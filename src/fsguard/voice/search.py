@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from fsguard.core.shortlist import SHOWN, shortlist
 from fsguard.models import ProjectReplaceResult, SearchMatch, SearchResult
 from fsguard.voice.paths import shown
@@ -58,18 +60,25 @@ def _search_text(result: SearchResult, compact: bool) -> str:
 
 
 def _grouped(matches: list[SearchMatch], compact: bool) -> list[str]:
-    """Matches under one heading per file, as ``rg --heading`` prints them: ``line:`` or ``line:column:``."""
+    """Matches under one heading per file, as ``rg --heading`` prints them: ``line:column:text`` (verbose), or
+    ``line:text`` with the lines of one file that read the same (indentation aside) on one row:
+    ``29,39,49:total += x`` (compact; each match is still in the structured result)."""
     lines: list[str] = []
-    current = None
-    for m in matches:
-        if m.file != current:
-            current = m.file
-            lines.append(shown(m.file))
-        first = m.line_number - len(m.context_before)
-        lines.extend(f"{first + i}-{c}" for i, c in enumerate(m.context_before))
-        where = f"{m.line_number}:" if compact else f"{m.line_number}:{m.column}:"
-        lines.append(f"{where}{m.line_content}")
-        lines.extend(f"{m.line_number + 1 + i}-{c}" for i, c in enumerate(m.context_after))
+    for file, group in itertools.groupby(matches, key=lambda m: m.file):
+        lines.append(shown(file))
+        found = list(group)
+        if compact and not any(m.context_before or m.context_after for m in found):
+            same: dict[str, list[int]] = {}
+            for m in found:
+                same.setdefault(m.line_content.strip(), []).append(m.line_number)
+            lines.extend(f"{','.join(map(str, numbers))}:{content}" for content, numbers in same.items())
+            continue
+        for m in found:
+            first = m.line_number - len(m.context_before)
+            lines.extend(f"{first + i}-{c}" for i, c in enumerate(m.context_before))
+            where = f"{m.line_number}:" if compact else f"{m.line_number}:{m.column}:"
+            lines.append(f"{where}{m.line_content}")
+            lines.extend(f"{m.line_number + 1 + i}-{c}" for i, c in enumerate(m.context_after))
     return lines
 
 
