@@ -136,7 +136,7 @@ def instructions(services: Services) -> str:
     scope = "read-only access" if services.settings.read_only else "access"
     return (
         f"fsguard gives {scope} to the host filesystem under these roots: {services.policy.describe_roots()}. "
-        "Relative paths resolve against the first root. Call help() for the tool catalog."
+        "Relative paths, in calls and in result texts, start at the first root. Call help() for the tool catalog."
     )
 
 

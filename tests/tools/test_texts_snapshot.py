@@ -2343,49 +2343,49 @@ async def test_help_lists_every_tool_with_its_summary(rig: Rig) -> None:
             "verbose": """\
 ok
 20 tools. Call help(tool="name") for parameters and examples.
-- analyze_operation: Plan a write, edit or delete (or describe a file) without changing anything.
-- backup: Undo the last operation on a file, or restore any saved version; backups live outside the roots.
-- batch_operations: Run several file operations as one: all or nothing by default, validated before anything runs.
-- copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
-- create_directory: Create a directory and any missing parents.
-- delete_file: Delete files or directories; by default they move whole to the trash, restorable for days.
-- edit_file: Change part of a file and return the diff, the new content_hash and a backup to undo with.
-- get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
-- git: Run git in a repository under the roots: status, diff, log, show, add, commit, push, restore, branch, init.
-- help: List the registered tools, or describe one with its input and output schema and examples.
-- list_directory: List a directory: directories first, then files, with size and modification time.
-- minify_js: Minify a JavaScript file with rjsmin, in place (backed up, undoable) or into a new file.
-- move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
-- multi_edit: Apply several old_text → new_text edits to one file, all or nothing, with one backup.
-- project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
-- read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
-- search_files: Find files by name, or text in a file or under a directory (on ripgrep); results in path and line order.
-- server_info: Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
-- write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
-- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.\
+- analyze_operation: Check a write, edit or delete before making it: risk, diff and advice, nothing changed.
+- backup: Undo an operation or restore a saved version of a file (or a trashed one) instead of rewriting it.
+- batch_operations: Run operations on several files as one all-or-nothing unit; one file's edits: multi_edit.
+- copy_file: Copy a file or directory tree, never overwriting; to relocate instead use move_file.
+- create_directory: Create a directory and its parents (write_file makes a file's parents itself).
+- delete_file: Remove files or directories, to the trash by default (restorable for days).
+- edit_file: Change one place in a file; several in one file: multi_edit; the same text in many: project_replace.
+- get_file_info: A path's facts (type, size, times, hash, lines) without reading it; content: read_file.
+- git: Run git in a repository under the roots (status, diff, log, commit, push…) with typed results.
+- help: List the tools, or describe one (parameters, result schema, examples).
+- list_directory: See one directory (or a tree); to find files by name or content use search_files.
+- minify_js: Shrink a JavaScript file with rjsmin, in place (undoable) or into a new file.
+- move_file: Move or rename a file or directory, never overwriting; to keep the source use copy_file.
+- multi_edit: Make several edits to one file in one call, all or nothing; for one edit use edit_file.
+- project_replace: Replace the same text in many files at once, each undoable; for one file use edit_file.
+- read_file: Read a file's text, whole or a line range, with its content_hash; to find text use search_files.
+- search_files: Find files by name or text under a directory (ripgrep) instead of listing or reading to look.
+- server_info: Usage guides by topic, counters since start-up (stats), or keep and save a text (artifact).
+- write_file: Create a file or replace all of it (old one backed up); to change part of it use edit_file.
+- wsl: On WSL, copy or sync files between the Linux and Windows sides; other tools act on one side.\
 """,
             "compact": """\
 ok
-- analyze_operation: Plan a write, edit or delete (or describe a file) without changing anything.
-- backup: Undo the last operation on a file, or restore any saved version; backups live outside the roots.
-- batch_operations: Run several file operations as one: all or nothing by default, validated before anything runs.
-- copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
-- create_directory: Create a directory and any missing parents.
-- delete_file: Delete files or directories; by default they move whole to the trash, restorable for days.
-- edit_file: Change part of a file and return the diff, the new content_hash and a backup to undo with.
-- get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
-- git: Run git in a repository under the roots: status, diff, log, show, add, commit, push, restore, branch, init.
-- help: List the registered tools, or describe one with its input and output schema and examples.
-- list_directory: List a directory: directories first, then files, with size and modification time.
-- minify_js: Minify a JavaScript file with rjsmin, in place (backed up, undoable) or into a new file.
-- move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
-- multi_edit: Apply several old_text → new_text edits to one file, all or nothing, with one backup.
-- project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
-- read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
-- search_files: Find files by name, or text in a file or under a directory (on ripgrep); results in path and line order.
-- server_info: Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
-- write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
-- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.\
+- analyze_operation: Check a write, edit or delete before making it: risk, diff and advice, nothing changed.
+- backup: Undo an operation or restore a saved version of a file (or a trashed one) instead of rewriting it.
+- batch_operations: Run operations on several files as one all-or-nothing unit; one file's edits: multi_edit.
+- copy_file: Copy a file or directory tree, never overwriting; to relocate instead use move_file.
+- create_directory: Create a directory and its parents (write_file makes a file's parents itself).
+- delete_file: Remove files or directories, to the trash by default (restorable for days).
+- edit_file: Change one place in a file; several in one file: multi_edit; the same text in many: project_replace.
+- get_file_info: A path's facts (type, size, times, hash, lines) without reading it; content: read_file.
+- git: Run git in a repository under the roots (status, diff, log, commit, push…) with typed results.
+- help: List the tools, or describe one (parameters, result schema, examples).
+- list_directory: See one directory (or a tree); to find files by name or content use search_files.
+- minify_js: Shrink a JavaScript file with rjsmin, in place (undoable) or into a new file.
+- move_file: Move or rename a file or directory, never overwriting; to keep the source use copy_file.
+- multi_edit: Make several edits to one file in one call, all or nothing; for one edit use edit_file.
+- project_replace: Replace the same text in many files at once, each undoable; for one file use edit_file.
+- read_file: Read a file's text, whole or a line range, with its content_hash; to find text use search_files.
+- search_files: Find files by name or text under a directory (ripgrep) instead of listing or reading to look.
+- server_info: Usage guides by topic, counters since start-up (stats), or keep and save a text (artifact).
+- write_file: Create a file or replace all of it (old one backed up); to change part of it use edit_file.
+- wsl: On WSL, copy or sync files between the Linux and Windows sides; other tools act on one side.\
 """,
         }
     )

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
+from fsguard.core.applied import already_applied
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
 from fsguard.core.shortlist import shortlist
 from fsguard.core.textio import LINE_BREAK, first_break, split_lines
@@ -339,7 +340,7 @@ LADDER: tuple[tuple[str, Tier], ...] = (
 
 def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolerant: bool) -> NoMatchError:
     tiers = ", ".join(name for name, _ in LADDER if tolerant or name != "tolerant_whitespace")
-    applied = _already_applied(text, index, old, new)
+    applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
         return NoMatchError(
             f"old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied. "
@@ -362,47 +363,8 @@ def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolera
     )
 
 
-def _already_applied(text: str, index: LineIndex, old: str, new: str) -> int | None:
-    """The line where ``new`` sits in place of ``old``, or None unless that is the only fair reading.
-
-    Finding ``new`` somewhere proves nothing when it is blank, a piece of ``old`` (``"x100 = 999"`` → ``"x"``),
-    cut out of longer words, or found in several places; so it must occur once on the word boundaries that it
-    and ``old`` have at their ends, and putting ``old`` back there must make ``old`` occur exactly once (the
-    edit would then have matched right there and produced this very text).
-    """
-    if not new.strip() or new in old:
-        return None
-    for candidate in dict.fromkeys((new, LINE_BREAK.sub("\r\n", new), LINE_BREAK.sub("\n", new))):
-        places = [
-            start
-            for start in _occurrences(text, candidate)
-            if _same_edges(text, start, start + len(candidate), new)
-            and _same_edges(text, start, start + len(candidate), old)
-        ]
-        if len(places) > 1:
-            return None
-        if places:
-            start = places[0]
-            before = LINE_BREAK.sub("\n", text[:start] + old + text[start + len(candidate) :])
-            return index.line_of(start) if before.count(LINE_BREAK.sub("\n", old)) == 1 else None
-    return None
-
-
-def _occurrences(text: str, piece: str) -> list[int]:
-    found, start = [], text.find(piece)
-    while start != -1:
-        found.append(start)
-        start = text.find(piece, start + 1)
-    return found
-
-
-def _same_edges(text: str, start: int, end: int, piece: str) -> bool:
-    """True when ``piece``, put at ``text[start:end]``, would not run on into a word around it."""
-    starts_word = bool(_WORD.match(piece[:1]))
-    ends_word = bool(_WORD.match(piece[-1:]))
-    if starts_word and start > 0 and _WORD.match(text[start - 1]):
-        return False
-    return not (ends_word and end < len(text) and _WORD.match(text[end]))
+def _line_of(index: LineIndex, offset: int | None) -> int | None:
+    return None if offset is None else index.line_of(offset)
 
 
 def _closest(index: LineIndex, old: str) -> str:

@@ -53,7 +53,7 @@ def register(catalog: Catalog) -> None:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, ReadFileResult]:
-        """Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
+        """Read a file's text, whole or a line range, with its content_hash; to find text use search_files.
 
         Files over 300 lines return the first 300 and a hint for the next range; pick lines with
         start_line/end_line, or max_lines with mode head/tail (any file size: ranges stream). A response holds at

@@ -34,7 +34,7 @@ def register(catalog: Catalog) -> None:
         expected_hash: ExpectedHash = None,
         create_dirs: Annotated[bool, Field(description="Create missing parent directories.")] = True,
     ) -> Annotated[CallToolResult, WriteFileResult]:
-        """Create a file or replace its whole content, atomically; an existing file is backed up first.
+        """Create a file or replace all of it (old one backed up); to change part of it use edit_file.
 
         Keeps an existing file's encoding, BOM and CRLF line endings. To change part of a file use
         edit_file. Writing much less than the file held (or empty content) is allowed because the old
