@@ -66,5 +66,10 @@ bench: install
 bench-scale: install
 	$(BIN)/python benchmarks/bench_scale.py $(if $(QUICK),--quick)
 
+# The text an agent reads in one fixed session: fsguard verbose, compact and the reference server (issue 17).
+.PHONY: bench-tokens
+bench-tokens: install
+	$(BIN)/python benchmarks/bench_tokens.py
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis $(CLIENT)/node_modules

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 SHOWN = 10
+SLACK = 5  # lists of up to SHOWN + SLACK known items are shown whole
 
 
 def shortlist(items: Iterable[object], *, total: int | None = None, rest: str = "", shown: int = SHOWN) -> str:
@@ -21,6 +22,8 @@ def shortlist(items: Iterable[object], *, total: int | None = None, rest: str = 
     """
     listed = [str(item) for item in items]
     count = max(total if total is not None else len(listed), len(listed))
+    if count <= shown + SLACK and len(listed) == count:
+        shown = count  # "and 3 more (how to see them)" would cost more than the three
     head = ", ".join(listed[:shown])
     hidden = count - min(len(listed), shown)
     if hidden <= 0:
