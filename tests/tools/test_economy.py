@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from fsguard.voice.paths import naming_under, shortened, shortened_error, shown
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -165,3 +166,26 @@ async def test_every_tool_description_starts_with_one_sentence_that_names_its_pl
     }
     for name, other in neighbours.items():
         assert other in summaries[name], name
+
+
+def test_paths_are_shown_from_the_first_root_and_messages_keep_file_content_alone(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    with naming_under([root]):
+        assert shown(str(root / "a" / "b.py")) == "a/b.py"
+        assert shown(str(root)) == str(root)
+        assert shown(str(tmp_path / "rootless.py")) == str(tmp_path / "rootless.py")
+        assert shortened(f'undo: backup(file_path="{root}/a.py")') == 'undo: backup(file_path="a.py")'
+        quoted = f"old_text was not found in {root}/a.py.\n    3: path = '{root}/a.py'"
+        assert shortened_error(quoted) == f"old_text was not found in a.py.\n    3: path = '{root}/a.py'"
+    with naming_under([Path("/")]):
+        assert shortened("see https://example.org/x") == "see https://example.org/x"
+        assert shown("/etc/hosts") == "/etc/hosts"
+    assert shown(str(root / "a.py")) == str(root / "a.py")  # outside a call: as given
+
+
+async def test_compact_search_lists_a_line_with_two_matches_once(connect: ClientFactory, root: Path) -> None:
+    (root / "b.txt").write_text("old old\nold\n", encoding="utf-8")
+    async with connect(compact_mode=True) as client:
+        result = await client.call_tool("search_files", {"pattern": "old", "include_content": True})
+    assert text_of(result) == "b.txt\n1:old old\n2:old"
+    assert len(structured(result)["matches"]) == 3

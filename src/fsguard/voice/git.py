@@ -1,10 +1,12 @@
-"""Voice of the git tool: one renderer per action; paths are shown relative to the repository."""
+"""Voice of the git tool: one renderer per action; paths are shown relative to the repository, and the
+repository relative to the first root."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from fsguard.models.git import GitFileChange, GitResult
+from fsguard.voice.paths import shown
 
 COMPACT_PATCH_CHARS = 10_000  # the seed's hard cap on a compact diff
 _SHORT = 12
@@ -27,7 +29,7 @@ def _status(result: GitResult, compact: bool) -> str:
     if compact and result.output is None:
         tally = f"+{counts.staged} ~{counts.unstaged} ?{counts.untracked}"
         tally += f" !{counts.conflicted}" if counts.conflicted else ""
-        return f"{result.repository} ({where}) | {tally} | {'clean' if result.clean else 'dirty'}"
+        return f"{shown(result.repository)} ({where}) | {tally} | {'clean' if result.clean else 'dirty'}"
     groups = (
         ("Staged", result.staged, counts.staged),
         ("Not staged", result.unstaged, counts.unstaged),
@@ -39,7 +41,7 @@ def _status(result: GitResult, compact: bool) -> str:
             f"{label.lower()}: {', '.join(_rel(result, p) for p in paths or [])}" for label, paths, _ in groups if paths
         ]
         return " | ".join([where, *parts]) if parts else f"{where} | clean"
-    lines = [f"On branch {where} in {result.repository}"]
+    lines = [f"On branch {where} in {shown(result.repository)}"]
     for label, paths, total in groups:
         if total:
             lines.append(f"{label} ({total}):")
@@ -181,9 +183,9 @@ def _branch(result: GitResult, compact: bool) -> str:
 def _init(result: GitResult, compact: bool) -> str:
     verb = "Reinitialized the existing" if result.reinitialized else "Initialized an empty"
     return (
-        f"OK: {verb.lower()} repository in {result.repository}"
+        f"OK: {verb.lower()} repository in {shown(result.repository)}"
         if compact
-        else f"{verb} git repository in {result.repository}."
+        else f"{verb} git repository in {shown(result.repository)}."
     )
 
 

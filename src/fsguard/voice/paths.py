@@ -26,7 +26,9 @@ _BASE: ContextVar[str | None] = ContextVar("fsguard_voice_base", default=None)
 @contextmanager
 def naming_under(roots: Sequence[Path]) -> Iterator[None]:
     """Within the block, :func:`shown` and :func:`shortened` name paths relative to ``roots[0]``."""
-    token = _BASE.set(str(roots[0]) if roots else None)
+    # A first root of "/" names nothing shorter, and "/" alone would match inside URLs and prose.
+    base = str(roots[0]) if roots and roots[0] != Path(roots[0].anchor) else None
+    token = _BASE.set(base)
     try:
         yield
     finally:

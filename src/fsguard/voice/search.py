@@ -68,9 +68,9 @@ def _grouped(matches: list[SearchMatch], compact: bool) -> list[str]:
         lines.append(shown(file))
         found = list(group)
         if compact and not any(m.context_before or m.context_after for m in found):
-            same: dict[str, list[int]] = {}
+            same: dict[str, dict[int, None]] = {}  # a line with two matches is listed once
             for m in found:
-                same.setdefault(m.line_content.strip(), []).append(m.line_number)
+                same.setdefault(m.line_content.strip(), {})[m.line_number] = None
             lines.extend(f"{','.join(map(str, numbers))}:{content}" for content, numbers in same.items())
             continue
         for m in found:
