@@ -189,3 +189,12 @@ async def test_compact_search_lists_a_line_with_two_matches_once(connect: Client
         result = await client.call_tool("search_files", {"pattern": "old", "include_content": True})
     assert text_of(result) == "b.txt\n1:old old\n2:old"
     assert len(structured(result)["matches"]) == 3
+
+
+async def test_a_multi_file_read_heads_each_file_from_the_root(client: Client, shop: Path) -> None:
+    result = await client.call_tool("read_file", {"paths": ["shop/pricing.py", "shop/gone.py"]})
+    assert text_of(result) == (
+        "=== shop/pricing.py ===\ndef discount(x):\n    return x\n\n"
+        "=== shop/gone.py ===\nERROR: shop/gone.py does not exist. Check the path with list_directory.\n"
+    )
+    assert structured(result)["files"][0]["path"] == str(shop / "shop" / "pricing.py")

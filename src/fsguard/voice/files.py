@@ -11,6 +11,7 @@ from fsguard.models import (
     GetFileInfoResult,
     ListDirectoryResult,
     MoveResult,
+    ReadFileEntry,
     ReadFileResult,
     TreeNode,
 )
@@ -24,10 +25,18 @@ def read_text(result: ReadFileResult, compact: bool) -> str:
         if compact:
             return result.content
         return f"# File: {shown(result.path)} ({result.size} bytes)\n# Base64 encoded:\n{result.content}"
+    if result.files is not None:
+        return "\n".join(_section(entry) for entry in result.files)
     if result.hint is None:
         return result.content
     separator = "" if result.content.endswith("\n") or not result.content else "\n"
     return f"{result.content}{separator}\n[{_compact_hint(result) if compact else shortened(result.hint)}]"
+
+
+def _section(entry: ReadFileEntry) -> str:
+    """One file of a multi-file read under its root-relative heading (the content field keeps absolute ones)."""
+    body = entry.content or "" if entry.error is None else f"ERROR: {shortened_error(entry.error)}"
+    return f"=== {shown(entry.path)} ===\n{body}" + ("" if body.endswith("\n") else "\n")
 
 
 def _compact_hint(result: ReadFileResult) -> str:
