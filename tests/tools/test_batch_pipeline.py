@@ -376,7 +376,8 @@ async def test_the_compact_voice_is_one_line_with_the_failure(connect: ClientFac
         )
     data = structured(result)
     assert text_of(result) == (
-        f"PARTIAL: 1/2 steps | 1 files | 2 edits | nope:count_occurrences: {data['steps'][1]['error']} | "
+        "PARTIAL: 1/2 steps | 1 file | 2 edits | nope:count_occurrences: none.txt does not exist. Check the path "
+        "with list_directory. | "
         f"backup:{data['backup_id']}"
     )
 

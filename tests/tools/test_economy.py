@@ -98,7 +98,7 @@ async def test_project_replace_text_lists_ten_files_and_how_many_more(client: Cl
         (root / f"f{number:02}.txt").write_text("TODO\n", encoding="utf-8")
     result = await client.call_tool("project_replace", {"find": "TODO", "replace": "DONE", "preview": True})
     text = text_of(result)
-    assert "    1 f09.txt\n  and 3 more file(s), all in the result's files list" in text
+    assert "    1 f09.txt\n  and 3 more files, all in the result's files list" in text
     assert "f10.txt" not in text
     assert len(structured(result)["files"]) == 13
     assert (root / "f12.txt").read_text(encoding="utf-8") == "TODO\n"

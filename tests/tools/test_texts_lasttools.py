@@ -185,7 +185,7 @@ Step Results:
      - a.py (2)
      - b.py (1)
 2. fix [edit] OK
-   Files: 2 edited, 3 edit(s), risk LOW
+   Files: 2 edited, 3 edits, risk LOW
      - a.py (2)
      - b.py (1)
 3. count [count_occurrences] OK
@@ -274,13 +274,13 @@ async def test_a_group_restore_lists_each_reverted_change(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Reverted 2 of 2 change(s) of group <backup_id:1>.
+Reverted 2 of 2 changes of group <backup_id:1>.
   reverted: modified sub/b.txt
   reverted: modified a.txt\
 """,
             "compact": """\
 ok
-Reverted 2 of 2 change(s) of group <backup_id:1>\
+Reverted 2 of 2 changes of group <backup_id:1>\
 """,
         }
     )
@@ -324,7 +324,7 @@ async def test_git_diff_counts_lines_per_file(rig: Rig) -> None:
         {
             "both": """\
 ok
-1 file(s) changed, +1 -0
+1 file changed, +1 -0
 diff --git a/a.txt b/a.txt
 index 4a58007..fbbee86 100644
 --- a/a.txt
@@ -349,11 +349,11 @@ async def test_git_commit_reports_its_stats_and_risk(rig: Rig) -> None:
             "verbose": """\
 ok
 Committed <commit> on main: more lines
-1 file(s), +2 -0. Risk LOW.\
+1 file, +2 -0. Risk LOW.\
 """,
             "compact": """\
 ok
-[main <commit>] more lines | 1 file(s), +2 -0 | risk:LOW\
+[main <commit>] more lines | 1 file, +2 -0 | risk:LOW\
 """,
         }
     )

@@ -1016,7 +1016,7 @@ DIR  src/
 FILE .gitignore 6 B
 FILE big.bin 2.0 KB
 FILE notes.md 4 B
---- | 1 dirs, 3 files | <root> | 1 gitignored not shown (respect_gitignore=false shows them)\
+--- | 1 dir, 3 files | <root> | 1 gitignored not shown (respect_gitignore=false shows them)\
 """,
             "compact": """\
 ok
@@ -1034,7 +1034,7 @@ async def test_list_directory_page_says_how_to_get_the_next_one(rig: Rig) -> Non
 ok
 DIR  src/
 FILE .gitignore 6 B
---- | 1 dirs, 1 files | <root> | entries 1-2 of 4 | more: offset=2 | 1 gitignored not shown (respect_gitignore=false shows them)\
+--- | 1 dir, 1 file | <root> | entries 1-2 of 4 | more: offset=2 | 1 gitignored not shown (respect_gitignore=false shows them)\
 """,
             "compact": """\
 ok
@@ -1403,11 +1403,11 @@ async def test_copy_file_says_how_many_files_and_bytes(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Copied a.txt to b.txt: 1 file(s), 4 B.\
+Copied a.txt to b.txt: 1 file, 4 B.\
 """,
             "compact": """\
 ok
-COPIED a.txt -> b.txt | 1 files, 4 B\
+COPIED a.txt -> b.txt | 1 file, 4 B\
 """,
         }
     )
@@ -1423,11 +1423,11 @@ async def test_copy_file_of_a_tree_lists_the_symlinks_it_skipped(rig: Rig) -> No
         {
             "verbose": """\
 ok
-Copied d to e: 1 file(s), 2 B; 1 symlink(s) skipped.\
+Copied d to e: 1 file, 2 B; 1 symlink skipped.\
 """,
             "compact": """\
 ok
-COPIED d -> e | 1 files, 2 B; 1 symlink(s) skipped\
+COPIED d -> e | 1 file, 2 B; 1 symlink skipped\
 """,
         }
     )
@@ -1645,7 +1645,7 @@ async def test_project_replace_preview_counts_per_file_and_writes_nothing(rig: R
         {
             "both": """\
 ok
-Would replace 3 occurrence(s) in 3 file(s) (risk LOW).
+Would replace 3 occurrences in 3 files (risk LOW).
     1 README.md
     1 src/app.py
     1 src/util.py
@@ -1663,7 +1663,7 @@ async def test_project_replace_says_each_file_was_backed_up(rig: Rig) -> None:
         {
             "both": """\
 ok
-Replaced 3 occurrence(s) in 3 file(s) (risk LOW).
+Replaced 3 occurrences in 3 files (risk LOW).
     1 README.md
     1 src/app.py
     1 src/util.py
@@ -1681,7 +1681,7 @@ async def test_project_replace_with_nothing_to_replace_says_zero(rig: Rig) -> No
         {
             "both": """\
 ok
-Replaced 0 occurrence(s) in 0 file(s) (risk LOW).\
+Replaced 0 occurrences in 0 files (risk LOW).\
 """
         }
     )
@@ -1734,7 +1734,7 @@ async def test_backup_list_shows_id_time_operation_path_and_size(rig: Rig) -> No
         {
             "both": """\
 ok
-2 backup(s)
+2 backups
 <backup_id:1> | <time> | edit_file:replace | f.txt | 3 B
 <backup_id:2> | <time> | edit_file:replace | f.txt | 3 B\
 """
@@ -1879,7 +1879,7 @@ async def test_backup_cleanup_dry_run_counts_what_it_would_remove(rig: Rig) -> N
         {
             "both": """\
 ok
-Would remove 2 backup(s), 6 B. Run with dry_run=false to remove them.\
+Would remove 2 backups, 6 B. Run with dry_run=false to remove them.\
 """
         }
     )

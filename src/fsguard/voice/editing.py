@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fsguard.models import BackupInfo, BackupResult, EditFileResult, MultiEditResult, RestoredFile, WriteFileResult
 from fsguard.voice.paths import shortened, shown
-from fsguard.voice.sizes import human_size
+from fsguard.voice.sizes import counted, human_size
 
 
 def _undo_line(path: str, backup_id: str | None, parent: str | None) -> str:
@@ -79,7 +79,7 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
     elif result.backup_id is None:
         head = f"{shown(result.path)} already has this content; nothing was written."
     else:
-        head = f"M {shown(result.path)} | {counts} | {result.total_lines} lines"
+        head = f"M {shown(result.path)} | {counts} | {counted(result.total_lines, 'line')}"
         head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
     integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
     notes = _notes(
@@ -124,7 +124,7 @@ def backup_text(result: BackupResult, compact: bool) -> str:
         for b in result.backups or []
     ]
     if result.action == "list":
-        return f"{result.total} backup(s)" + ("\n" + "\n".join(rows) if rows else "")
+        return f"{counted(result.total or 0, 'backup')}" + ("\n" + "\n".join(rows) if rows else "")
     if result.action == "undo_chain":
         if not rows:
             return "No undo chain: no operation through fsguard is left to undo for this file."
@@ -134,7 +134,7 @@ def backup_text(result: BackupResult, compact: bool) -> str:
     if result.action == "cleanup":
         verb = "Would remove" if result.dry_run else "Removed"
         hint = " Run with dry_run=false to remove them." if result.dry_run and result.removed else ""
-        return f"{verb} {result.removed} backup(s), {human_size(result.freed_bytes or 0)}.{hint}"
+        return f"{verb} {counted(result.removed or 0, 'backup')}, {human_size(result.freed_bytes or 0)}.{hint}"
     if result.group is not None:
         return group_text(result, compact)
     backup = result.backup
@@ -223,7 +223,7 @@ def group_text(result: BackupResult, compact: bool) -> str:
     """info, compare and restore of a group id: its changes, or what reverting them did."""
     group = result.group
     assert group is not None
-    head = f"Group {group.group_id} ({group.operation}, {group.time}): {len(group.changes)} change(s)"
+    head = f"Group {group.group_id} ({group.operation}, {group.time}): {counted(len(group.changes), 'change')}"
     if result.action == "compare":
         return f"{head}; from its backups to the files now:\n{result.diff}"
     if result.reverted is None:
@@ -233,7 +233,7 @@ def group_text(result: BackupResult, compact: bool) -> str:
     undone = sum(r.status == "reverted" for r in outcomes)
     troubles = [r for r in outcomes if r.status in ("kept", "failed")]
     verb = "DRY RUN, nothing written: would revert" if result.dry_run else "Reverted"
-    summary = f"{verb} {undone} of {len(outcomes)} change(s) of group {group.group_id}"
+    summary = f"{verb} {undone} of {counted(len(outcomes), 'change')} of group {group.group_id}"
     if compact:
         return f"{summary} | kept/failed: {len(troubles)}" if troubles else summary
     rows = [

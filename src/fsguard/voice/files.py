@@ -16,7 +16,7 @@ from fsguard.models import (
     TreeNode,
 )
 from fsguard.voice.paths import shortened, shortened_error, shown
-from fsguard.voice.sizes import human_size
+from fsguard.voice.sizes import counted, human_size
 
 
 def read_text(result: ReadFileResult, compact: bool) -> str:
@@ -85,7 +85,7 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     span = (
         f" | entries {first}-{last} of {result.total}" if last >= first and (result.truncated or result.offset) else ""
     )
-    lines.append(f"--- | {dirs} dirs, {files} files | {shown(result.path)}{span}{more}")
+    lines.append(f"--- | {counted(dirs, 'dir')}, {counted(files, 'file')} | {shown(result.path)}{span}{more}")
     return "\n".join(lines)
 
 
@@ -191,12 +191,12 @@ def move_text(result: MoveResult, compact: bool) -> str:
 
 def copy_text(result: CopyResult, compact: bool) -> str:
     """What was copied, and the links left out."""
-    skipped = f"; {len(result.skipped_symlinks)} symlink(s) skipped" if result.skipped_symlinks else ""
+    skipped = f"; {counted(len(result.skipped_symlinks), 'symlink')} skipped" if result.skipped_symlinks else ""
     size = human_size(result.bytes_copied)
     source, destination = shown(result.source), shown(result.destination)
     if compact:
-        return f"COPIED {source} -> {destination} | {result.files_copied} files, {size}{skipped}"
-    return f"Copied {source} to {destination}: {result.files_copied} file(s), {size}{skipped}."
+        return f"COPIED {source} -> {destination} | {counted(result.files_copied, 'file')}, {size}{skipped}"
+    return f"Copied {source} to {destination}: {counted(result.files_copied, 'file')}, {size}{skipped}."
 
 
 def analyze_text(result: AnalyzeResult, compact: bool) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from fsguard.models.git import GitFileChange, GitResult
 from fsguard.voice.paths import shown
+from fsguard.voice.sizes import counted
 
 COMPACT_PATCH_CHARS = 10_000  # the seed's hard cap on a compact diff
 _SHORT = 12
@@ -60,7 +61,7 @@ def _changes(result: GitResult, compact: bool) -> str:
         return "\n".join([*head, _nothing(result)])
     added = sum(f.added or 0 for f in files)
     deleted = sum(f.deleted or 0 for f in files)
-    summary = f"{len(files)} file(s) changed, +{added} -{deleted}"
+    summary = f"{counted(len(files), 'file')} changed, +{added} -{deleted}"
     if result.output == "full":
         return "\n".join([*head, summary, _patch(result, compact)])
     rows = [_rel(result, f.path) for f in files] if result.output == "name-only" else _stats(result, files)
@@ -121,14 +122,14 @@ def _log(result: GitResult, compact: bool) -> str:
 def _add(result: GitResult, compact: bool) -> str:
     paths = result.paths or []
     if compact:
-        return f"OK: staged {len(paths)} file(s)"
+        return f"OK: staged {counted(len(paths), 'file')}"
     if not paths:
         return "Nothing staged: the paths have no changes (or are ignored)."
-    return "\n".join([f"Staged {len(paths)} file(s):", *(f"  {_rel(result, p)}" for p in paths)])
+    return "\n".join([f"Staged {counted(len(paths), 'file')}:", *(f"  {_rel(result, p)}" for p in paths)])
 
 
 def _commit(result: GitResult, compact: bool) -> str:
-    stats = f"{result.files_changed} file(s), +{result.insertions} -{result.deletions}"
+    stats = f"{counted(result.files_changed or 0, 'file')}, +{result.insertions} -{result.deletions}"
     short = (result.hash or "")[:7]
     subject = result.commit.subject if result.commit else ""
     if compact:
@@ -149,9 +150,9 @@ def _restore(result: GitResult, compact: bool) -> str:
     paths = result.paths or []
     origin = f" from {result.source}" if result.source else ""
     if result.backups is None:
-        head = f"Unstaged {len(paths)} path(s){origin}; the working tree is untouched."
+        head = f"Unstaged {counted(len(paths), 'path')}{origin}; the working tree is untouched."
     else:
-        head = f"Restored {len(paths)} file(s){origin}; {len(result.backups)} backed up first."
+        head = f"Restored {counted(len(paths), 'file')}{origin}; {len(result.backups)} backed up first."
         if result.backups:
             head += ' Undo one with backup(action="undo_last", file_path=...).'
     if compact:

@@ -7,6 +7,7 @@ import itertools
 from fsguard.core.shortlist import SHOWN, shortlist
 from fsguard.models import ProjectReplaceResult, SearchMatch, SearchResult
 from fsguard.voice.paths import shown
+from fsguard.voice.sizes import counted
 
 TEXT_CAP = 500_000  # characters of a text block, as the seed caps its responses
 
@@ -47,11 +48,16 @@ def _search_text(result: SearchResult, compact: bool) -> str:
                 "pass include_content=true to search inside files."
             )
         return "\n".join(shown(f) for f in result.files) + tail
-    in_files = f"{_count(result.total_matches, 'match', 'matches')} in {_count(result.files_with_matches or 0, 'file')}"
+    files = counted(result.files_with_matches or 0, "file")
+    in_files = f"{counted(result.total_matches, 'match', 'matches')} in {files}"
     if result.mode == "count":
         rows = [f"{count:>6} {shown(path)}{_lines(result, path)}" for path, count in result.counts.items()]
         hidden = (result.files_with_matches or 0) - len(rows)
-        rest = f"\n[{hidden} more file(s) not shown: narrow the search or raise max_results]" if hidden > 0 else ""
+        rest = (
+            f"\n[{counted(hidden, 'more file')} not shown: narrow the search or raise max_results]"
+            if hidden > 0
+            else ""
+        )
         return in_files + "\n" + "\n".join(rows) + rest
     if not result.matches:
         return f"No match for {result.pattern!r} under {where}."
@@ -82,10 +88,6 @@ def _grouped(matches: list[SearchMatch], compact: bool) -> list[str]:
     return lines
 
 
-def _count(number: int, noun: str, plural: str | None = None) -> str:
-    return f"{number} {noun if number == 1 else plural or noun + 's'}"
-
-
 def _lines(result: SearchResult, path: str) -> str:
     numbers = (result.lines or {}).get(path)
     return f" at lines: {shortlist(numbers, rest='all in the result')}" if numbers else ""
@@ -105,14 +107,14 @@ def _capped(text: str) -> str:
 def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
     """Per-file counts, and how to undo."""
     verb = "Would replace" if result.status == "preview" else "Replaced"
-    counted = f"{result.total_replacements} occurrence(s) in {result.files_changed} file(s)"
-    head = f"{verb} {counted} (risk {result.risk_level})."
+    changes = f"{counted(result.total_replacements, 'occurrence')} in {counted(result.files_changed, 'file')}"
+    head = f"{verb} {changes} (risk {result.risk_level})."
     rows = [
         f"{f.replacements:>5} {shown(f.path)}" + (f" (skipped: {f.skipped})" if f.skipped else "")
         for f in result.files[:SHOWN]
     ]
     if len(result.files) > SHOWN:
-        rows.append(f"  and {len(result.files) - SHOWN} more file(s), all in the result's files list")
+        rows.append(f"  and {counted(len(result.files) - SHOWN, 'more file')}, all in the result's files list")
     hint = ""
     if result.status == "preview":
         hint = "\nNothing was written. Run again without preview to apply."
