@@ -78,6 +78,10 @@ dashboard: install
 # Re-take docs/dashboard-*.png: the browser tests write their screenshots there (needs Chromium: apt-get install chromium).
 screenshots: install
 	FSGUARD_SCREENSHOTS=docs PYTHONWARNDEFAULTENCODING=1 $(BIN)/pytest tests/dashboard/test_browser.py
+# The text an agent reads in one fixed session: fsguard verbose, compact and the reference server (issue 17).
+.PHONY: bench-tokens
+bench-tokens: install
+	$(BIN)/python benchmarks/bench_tokens.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis $(CLIENT)/node_modules

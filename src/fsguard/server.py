@@ -20,6 +20,7 @@ from fsguard.services import Services
 from fsguard.tools import register_all
 from fsguard.tools._arguments import closest, normalize
 from fsguard.tools._errors import ERROR_META_KEY, error_result, result_for
+from fsguard.voice.paths import naming_under, shortened_error
 
 logger = logging.getLogger(__name__)
 
@@ -64,14 +65,15 @@ class FsguardServer(MCPServer):
             error = unknown_tool(name, sorted(schemas))
             self._account(name, arguments, error_result("unknown_tool", error.message, error.data), started)
             raise error
-        try:
-            result: CallToolResult | InputRequiredResult = await super().call_tool(
-                name, normalize(name, arguments, schemas[name]), context
-            )
-        except FsguardError as exc:
-            result = error_result(exc.code, exc.message, exc.fields)
-        except ToolError as exc:
-            result = result_for(exc, name)
+        with naming_under(self.services.policy.roots):  # text blocks name paths relative to the first root
+            try:
+                result: CallToolResult | InputRequiredResult = await super().call_tool(
+                    name, normalize(name, arguments, schemas[name]), context
+                )
+            except FsguardError as exc:
+                result = error_result(exc.code, shortened_error(exc.message), exc.fields)
+            except ToolError as exc:
+                result = result_for(exc, name)
         self._account(name, arguments, result, started)
         return result
 
@@ -136,7 +138,7 @@ def instructions(services: Services) -> str:
     scope = "read-only access" if services.settings.read_only else "access"
     return (
         f"fsguard gives {scope} to the host filesystem under these roots: {services.policy.describe_roots()}. "
-        "Relative paths resolve against the first root. Call help() for the tool catalog."
+        "Relative paths, in calls and in result texts, start at the first root. Call help() for the tool catalog."
     )
 
 

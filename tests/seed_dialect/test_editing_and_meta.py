@@ -162,8 +162,8 @@ async def test_server_info_artifact_write_creates_missing_parent_directories(cli
 async def test_help_lists_each_tool_with_its_first_sentence(client: Client) -> None:
     text = text_of(await client.call_tool("help", {}))
     line = next(row for row in text.splitlines() if row.startswith("- edit_file:"))
-    assert (
-        line
-        == "- edit_file: Change part of a file and return the diff, the new content_hash and a backup to undo with."
+    assert line == (
+        "- edit_file: Change one place in a file; several in one file: multi_edit; the same text in many: "
+        "project_replace."
     )
     assert "mode replace (default)" not in text

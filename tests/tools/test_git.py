@@ -528,7 +528,7 @@ async def test_the_compact_voice_gives_one_line_status_and_commit(connect: Clien
         committed = text_of(await client.call_tool("git", {"action": "commit", "message": "c"}))
     assert status == f"{repo} (main) | +0 ~1 ?0 | dirty"
     assert committed.startswith("[main ")
-    assert committed.endswith("] c | 1 file(s), +1 -1 | risk:LOW")
+    assert committed.endswith("] c | 1 file, +1 -1 | risk:LOW")
 
 
 async def test_each_mutating_action_fires_its_hook_family_as_tool_git(

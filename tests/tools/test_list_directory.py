@@ -92,7 +92,7 @@ async def test_verbose_and_compact_voices_name_the_same_entries(connect: ClientF
         short = text_of(await compact.call_tool("list_directory", {}))
     assert "DIR  src/" in long
     assert "FILE b.txt 2.0 KB" in long
-    assert long.endswith(f"--- | 1 dirs, 3 files | {tree}")
+    assert long.endswith(f"--- | 1 dir, 3 files | {tree}")
     assert short == f"{tree} | src/ .env a.txt b.txt(2.0 KB) | 4/4"
 
 

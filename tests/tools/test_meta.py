@@ -23,9 +23,11 @@ async def test_help_lists_exactly_the_registered_tools(client: Client) -> None:
 async def test_help_summaries_are_the_first_sentence_only_never_the_next_paragraph(client: Client) -> None:
     catalog = {entry["name"]: entry["summary"] for entry in structured(await client.call_tool("help", {}))["tools"]}
     assert catalog["server_info"] == (
-        "Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact)."
+        "Usage guides by topic, counters since start-up (stats), or keep and save a text (artifact)."
     )
-    assert catalog["create_directory"] == "Create a directory and any missing parents."
+    assert catalog["create_directory"] == (
+        "Create a directory and its parents (write_file makes a file's parents itself)."
+    )
     for name, summary in catalog.items():
         assert "\n" not in summary, name
         assert "  " not in summary, name

@@ -109,7 +109,7 @@ async def test_output_path_creates_a_new_file_and_leaves_the_input_untouched(cli
     assert (
         data["content_hash"] == structured(await client.call_tool("read_file", {"path": str(target)}))["content_hash"]
     )
-    assert f"into {target} (new file;" in data["message"]
+    assert f"into {target.relative_to(root)} (new file;" in data["message"]
 
 
 async def test_output_path_onto_another_existing_file_is_refused_and_both_files_stay(
@@ -257,7 +257,7 @@ async def test_compact_voice_is_one_line_with_sizes_and_the_undo_id(connect: Cli
     async with connect(compact_mode=True) as client:
         data = structured(await client.call_tool("minify_js", {"path": "app.js"}))
     assert data["message"] == (
-        f"MINIFIED {root / 'app.js'} | {data['bytes_before']}→{data['bytes_after']}B "
+        f"MINIFIED app.js | {data['bytes_before']}→{data['bytes_after']}B "
         f"({data['bytes_after'] - data['bytes_before']}, {data['saved_percent']:.1f}%) | undo:{data['backup_id']}"
     )
 

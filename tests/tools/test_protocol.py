@@ -91,7 +91,7 @@ async def test_errors_carry_one_text_block_and_no_structured_content(client: Cli
     assert result.is_error
     assert result.structured_content is None
     assert [block.type for block in result.content] == ["text"]
-    assert text_of(result).startswith(f"{root / 'missing.txt'} does not exist.")
+    assert text_of(result).startswith("missing.txt does not exist.")
     assert "Error executing tool" not in text_of(result)
 
 

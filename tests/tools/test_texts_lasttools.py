@@ -59,10 +59,10 @@ async def test_a_batch_lists_each_operation_and_its_group_id(rig: Rig) -> None:
             "verbose": """\
 ok
 Batch applied: 4/4 operations ok. backup_id: <backup_id:1> (backup(action="restore", backup_id=...) reverts the whole batch)
-  [OK] [0] create_dir: <root>/new
-  [OK] [1] write: <root>/new/made.txt (5 B)
-  [OK] [2] edit: <root>/a.txt (1 replacement, 10 B)
-  [OK] [3] move: <root>/b.txt → <root>/new/b.txt (2 B)\
+  [OK] [0] create_dir: new
+  [OK] [1] write: new/made.txt (5 B)
+  [OK] [2] edit: a.txt (1 replacement, 10 B)
+  [OK] [3] move: b.txt → new/b.txt (2 B)\
 """,
             "compact": """\
 ok
@@ -87,12 +87,12 @@ async def test_a_failed_atomic_batch_says_which_operation_failed_and_what_was_ro
             "both": """\
 error batch_failed
 batch_operations: operation 2 (edit a.txt) failed (no_match): old_text was not found in a.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
-The whole file (1 lines):
+The whole file (1 line):
     1: ONE
 Copy the exact text from read_file and retry, or pass tolerant_whitespace=true if only tabs/spaces or line endings differ.
 The batch is atomic, so the 2 change(s) it had made were rolled back, newest first:
-  reverted: modified <root>/a.txt
-  reverted: created <root>/x.txt (its bytes are in backup <backup_id:1>)
+  reverted: modified a.txt
+  reverted: created x.txt (its bytes are in backup <backup_id:1>)
 Every byte on disk is as it was before the batch.
 Fix operation 2 and send the batch again (validate_only: true checks it without running it).\
 """
@@ -115,7 +115,7 @@ async def test_batch_validation_lists_every_problem(rig: Rig) -> None:
             "both": """\
 error invalid_params
 batch_operations: the batch does not validate (3 problem(s); operations are numbered from 0). Nothing was run.
-- operation 0 (edit missing.txt): <root>/missing.txt does not exist (and no earlier operation creates it)
+- operation 0 (edit missing.txt): missing.txt does not exist (and no earlier operation creates it)
 - operation 1: unknown type 'teleport'; types: write, edit, search_and_replace, copy, move, delete, create_dir, extract
 - operation 2 (write w.txt): missing content (the text to write ("" for an empty file))
 Fix them all, then send the batch again (validate_only: true checks it without running it).\
@@ -137,8 +137,8 @@ async def test_validate_only_says_nothing_ran(rig: Rig) -> None:
             "verbose": """\
 ok
 Batch validated: all 2 operations are valid; nothing was written. Send it again without validate_only to run it.
-  [VALID] [0] write: <root>/v.txt
-  [VALID] [1] edit: <root>/v.txt\
+  [VALID] [0] write: v.txt
+  [VALID] [1] edit: v.txt\
 """,
             "compact": """\
 ok
@@ -182,16 +182,16 @@ Step Results:
 
 1. find [search] OK
    Files: 2 matched, count 3
-     - <root>/a.py (2)
-     - <root>/b.py (1)
+     - a.py (2)
+     - b.py (1)
 2. fix [edit] OK
-   Files: 2 edited, 3 edit(s), risk LOW
-     - <root>/a.py (2)
-     - <root>/b.py (1)
+   Files: 2 edited, 3 edits, risk LOW
+     - a.py (2)
+     - b.py (1)
 3. count [count_occurrences] OK
    Files: 2, count 3
-     - <root>/a.py (2)
-     - <root>/b.py (1)
+     - a.py (2)
+     - b.py (1)
 4. never [delete] SKIPPED: condition false: count_gt on 'count' (value 99): its count is 3
 
 Files affected: 2
@@ -219,7 +219,7 @@ async def test_a_pipeline_error_names_the_step(rig: Rig) -> None:
             "both": """\
 error batch_failed
 pipeline step 2 'fix' (edit): old_text was not found in a.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
-The whole file (1 lines):
+The whole file (1 line):
     1: x
 Copy the exact text from read_file and retry, or pass tolerant_whitespace=true if only tabs/spaces or line endings differ.
 Nothing had been changed yet, so nothing needed rolling back.
@@ -274,13 +274,13 @@ async def test_a_group_restore_lists_each_reverted_change(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Reverted 2 of 2 change(s) of group <backup_id:1>.
-  reverted: modified <root>/sub/b.txt
-  reverted: modified <root>/a.txt\
+Reverted 2 of 2 changes of group <backup_id:1>.
+  reverted: modified sub/b.txt
+  reverted: modified a.txt\
 """,
             "compact": """\
 ok
-Reverted 2 of 2 change(s) of group <backup_id:1>\
+Reverted 2 of 2 changes of group <backup_id:1>\
 """,
         }
     )
@@ -324,7 +324,7 @@ async def test_git_diff_counts_lines_per_file(rig: Rig) -> None:
         {
             "both": """\
 ok
-1 file(s) changed, +1 -0
+1 file changed, +1 -0
 diff --git a/a.txt b/a.txt
 index 4a58007..fbbee86 100644
 --- a/a.txt
@@ -349,11 +349,11 @@ async def test_git_commit_reports_its_stats_and_risk(rig: Rig) -> None:
             "verbose": """\
 ok
 Committed <commit> on main: more lines
-1 file(s), +2 -0. Risk LOW.\
+1 file, +2 -0. Risk LOW.\
 """,
             "compact": """\
 ok
-[main <commit>] more lines | 1 file(s), +2 -0 | risk:LOW\
+[main <commit>] more lines | 1 file, +2 -0 | risk:LOW\
 """,
         }
     )
@@ -401,14 +401,14 @@ async def test_minify_dry_run_shows_sizes_and_a_preview(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-DRY RUN, nothing written: minifying <root>/app.js in place would give 71 → 53 bytes (saved 18, 25.4%).
+DRY RUN, nothing written: minifying app.js in place would give 71 → 53 bytes (saved 18, 25.4%).
 Preview:
 function add(a,b){return a+b;}
 console.log(add(1,2));\
 """,
             "compact": """\
 ok
-MINIFY (dry-run) <root>/app.js | 71→53B (-18, 25.4%)
+MINIFY (dry-run) app.js | 71→53B (-18, 25.4%)
 function add(a,b){return a+b;}
 console.log(add(1,2));\
 """,
@@ -422,12 +422,12 @@ async def test_minify_in_place_says_how_to_undo(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Minified <root>/app.js in place: 71 → 53 bytes (saved 18, 25.4%), hash bfa76b31.
-Undo: backup(action="undo_last", file_path="<root>/app.js") · backup <backup_id:1>\
+Minified app.js in place: 71 → 53 bytes (saved 18, 25.4%), hash bfa76b31.
+Undo: backup(action="undo_last", file_path="app.js") · backup <backup_id:1>\
 """,
             "compact": """\
 ok
-MINIFIED <root>/app.js | 71→53B (-18, 25.4%) | undo:<backup_id:1>\
+MINIFIED app.js | 71→53B (-18, 25.4%) | undo:<backup_id:1>\
 """,
         }
     )

@@ -18,8 +18,8 @@ the root. Scenarios that read server-wide state (cleanup, stats, the artifact) g
 Normalisation (:func:`normalise`), so the snapshots hold only what a wording change can change:
 
 - the case directory and the server root, absolute, become ``<root>``; the case directory's name in front of a
-  relative path (``caseN/a.txt``, as a diff header or an echoed argument shows it) is dropped, so every text reads
-  as if the case had the root to itself; the state directory becomes ``<state>``;
+  relative path (``caseN/a.txt``, as text blocks name paths) is dropped and ``caseN`` alone becomes ``<root>``, so
+  every text reads as if the case had the root to itself; the state directory becomes ``<state>``;
 - backup ids and trash ids become ``<backup_id:1>``, ``<sd_id:1>``…, numbered by first appearance in the text,
   so a text that names two different backups still shows which is which;
 - ISO times become ``<time>``, durations in milliseconds ``<ms>``;
@@ -73,6 +73,7 @@ def normalise(text: str, *, case_dir: Path, root: Path, state: Path) -> str:
     """The text with paths, ids, times and durations replaced by placeholders (see the module docstring)."""
     text = text.replace(str(case_dir), "<root>").replace(str(root), "<root>").replace(str(state), "<state>")
     text = re.sub(rf"(?<![\w.-]){re.escape(case_dir.name)}/", "", text)
+    text = re.sub(rf"(?<![\w.-]){re.escape(case_dir.name)}(?![\w-])", "<root>", text)  # the case dir, relative
     text = _numbered(_BACKUP_ID, "backup_id", _numbered(_SD_ID, "sd_id", text))
     return _DURATION.sub("<ms>", _ISO_TIME.sub("<time>", text))
 
@@ -241,13 +242,20 @@ async def test_read_file_returns_the_lines_asked_for_and_how_to_read_the_rest(ri
     )
     assert texts == snapshot(
         {
-            "both": """\
+            "verbose": """\
 ok
 line 1
 line 2
 
 [Truncated: showing first 2 of 10 lines. Use mode=all or increase max_lines to see more]\
-"""
+""",
+            "compact": """\
+ok
+line 1
+line 2
+
+[lines 1-2 of 10; next: start_line=3]\
+""",
         }
     )
 
@@ -260,7 +268,7 @@ async def test_read_file_in_base64_heads_the_bytes_with_the_path_only_in_the_ver
         {
             "verbose": """\
 ok
-# File: <root>/b.bin (3 bytes)
+# File: b.bin (3 bytes)
 # Base64 encoded:
 AAEC\
 """,
@@ -277,7 +285,7 @@ async def test_read_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-<root>/missing.txt does not exist. Check the path with list_directory.\
+missing.txt does not exist. Check the path with list_directory.\
 """
         }
     )
@@ -288,7 +296,7 @@ async def test_read_file_of_a_directory_is_is_directory(rig: Rig) -> None:
         {
             "both": """\
 error is_directory
-<root>/d is a directory, not a file. Use list_directory for directories.\
+d is a directory, not a file. Use list_directory for directories.\
 """
         }
     )
@@ -300,7 +308,7 @@ async def test_read_file_of_binary_bytes_is_binary_file_with_the_base64_hint(rig
         {
             "both": """\
 error binary_file
-<root>/b.bin is a binary file. Read it with encoding='base64', or inspect it with get_file_info.\
+b.bin is a binary file. Read it with encoding='base64', or inspect it with get_file_info.\
 """
         }
     )
@@ -314,7 +322,7 @@ async def test_read_file_over_the_size_limit_is_too_large(rig: Rig) -> None:
         {
             "both": """\
 error too_large
-<root>/big.txt is 100 bytes, above the 64-byte limit (--max-file-size) for whole-file reads. Read it in ranges: mode='tail' or 'head' with max_lines, or start_line/end_line. It cannot be edited: edits load the whole file.\
+big.txt is 100 bytes, above the 64-byte limit (--max-file-size) for whole-file reads. Read it in ranges: mode='tail' or 'head' with max_lines, or start_line/end_line. It cannot be edited: edits load the whole file.\
 """
         }
     )
@@ -350,11 +358,11 @@ async def test_write_file_of_a_new_file_says_created(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Created <root>/new/n.txt (6 bytes, utf-8), verified, hash f8934173.\
+Created new/n.txt (6 bytes, utf-8), verified, hash f8934173.\
 """,
             "compact": """\
 ok
-CREATED <root>/new/n.txt | 6B | hash f8934173\
+CREATED new/n.txt | 6B | hash f8934173\
 """,
         }
     )
@@ -369,12 +377,12 @@ async def test_write_file_over_a_file_says_written_and_how_to_undo(rig: Rig) -> 
         {
             "verbose": """\
 ok
-Wrote <root>/w.txt (9 bytes, utf-8), verified, hash e74ae34a.
-Undo: backup(action="undo_last", file_path="<root>/w.txt") · backup <backup_id:1>\
+Wrote w.txt (9 bytes, utf-8), verified, hash e74ae34a.
+Undo: backup(action="undo_last", file_path="w.txt") · backup <backup_id:1>\
 """,
             "compact": """\
 ok
-WRITTEN <root>/w.txt | 9B | hash e74ae34a | undo:<backup_id:1>\
+WRITTEN w.txt | 9B | hash e74ae34a | undo:<backup_id:1>\
 """,
         }
     )
@@ -388,11 +396,11 @@ async def test_write_file_of_the_same_content_says_unchanged(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-<root>/s.txt already holds exactly this content; nothing was written (hash fb58cb23).\
+s.txt already holds exactly this content; nothing was written (hash fb58cb23).\
 """,
             "compact": """\
 ok
-UNCHANGED <root>/s.txt | 5B | hash fb58cb23\
+UNCHANGED s.txt | 5B | hash fb58cb23\
 """,
         }
     )
@@ -407,14 +415,14 @@ async def test_write_file_of_much_less_than_the_file_held_explains_the_guard_and
         {
             "verbose": """\
 ok
-Wrote <root>/t.txt (6 bytes, utf-8), verified, hash e32fd00d.
-Undo: backup(action="undo_last", file_path="<root>/t.txt") · backup <backup_id:1>
-new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first: undo with backup(action="undo_last", file_path="<root>/t.txt").\
+Wrote t.txt (6 bytes, utf-8), verified, hash e32fd00d.
+Undo: backup(action="undo_last", file_path="t.txt") · backup <backup_id:1>
+new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first: undo with backup(action="undo_last", file_path="t.txt").\
 """,
             "compact": """\
 ok
-WRITTEN <root>/t.txt | 6B | hash e32fd00d | undo:<backup_id:1>
-new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first: undo with backup(action="undo_last", file_path="<root>/t.txt").\
+WRITTEN t.txt | 6B | hash e32fd00d | undo:<backup_id:1>
+new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first: undo with backup(action="undo_last", file_path="t.txt").\
 """,
         }
     )
@@ -430,14 +438,14 @@ async def test_write_file_after_an_external_change_notes_it(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Wrote <root>/x.txt (16 bytes, utf-8), verified, hash e68f28c6.
-Undo: backup(action="undo_last", file_path="<root>/x.txt") · backup <backup_id:1>
-<root>/x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
+Wrote x.txt (16 bytes, utf-8), verified, hash e68f28c6.
+Undo: backup(action="undo_last", file_path="x.txt") · backup <backup_id:1>
+x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
 """,
             "compact": """\
 ok
-WRITTEN <root>/x.txt | 16B | hash e68f28c6 | undo:<backup_id:1>
-<root>/x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
+WRITTEN x.txt | 16B | hash e68f28c6 | undo:<backup_id:1>
+x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
 """,
         }
     )
@@ -452,7 +460,7 @@ async def test_write_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) -> 
         {
             "both": """\
 error stale_edit
-stale edit: <root>/s.txt changed since it was read (expected hash deadbeef, current a7a65b54). Nothing was written. Re-read the file, or retry with expected_hash='a7a65b54' if your change still applies to the current content.\
+stale edit: s.txt changed since it was read (expected hash deadbeef, current a7a65b54). Nothing was written. Re-read the file, or retry with expected_hash='a7a65b54' if your change still applies to the current content.\
 """
         }
     )
@@ -464,7 +472,7 @@ async def test_write_file_onto_a_directory_is_is_directory(rig: Rig) -> None:
         {
             "both": """\
 error is_directory
-<root>/d is a directory, not a file. Use list_directory for directories.\
+d is a directory, not a file. Use list_directory for directories.\
 """
         }
     )
@@ -476,7 +484,7 @@ async def test_write_file_under_a_file_is_not_a_directory(rig: Rig) -> None:
         {
             "both": """\
 error not_a_directory
-a component of <root>/f is not a directory.\
+a component of f is not a directory.\
 """
         }
     )
@@ -510,7 +518,7 @@ async def test_write_file_over_the_size_limit_is_too_large(rig: Rig) -> None:
         {
             "both": """\
 error too_large
-the content for <root>/big.txt is at least 100 bytes, above the 64-byte limit (--max-file-size); nothing was written. Write a smaller file, or restart fsguard with a larger --max-file-size.\
+the content for big.txt is at least 100 bytes, above the 64-byte limit (--max-file-size); nothing was written. Write a smaller file, or restart fsguard with a larger --max-file-size.\
 """
         }
     )
@@ -528,8 +536,8 @@ async def test_edit_file_reports_the_change_the_undo_and_the_diff(rig: Rig) -> N
         {
             "verbose": """\
 ok
-M <root>/e.txt | 1 replacement (exact) | +1 -1 | 10 lines
-Undo: backup(action="undo_last", file_path="<root>/e.txt") · backup <backup_id:1>
+M e.txt | 1 replacement (exact) | +1 -1 | 10 lines
+Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
 
 --- a/e.txt
 +++ b/e.txt
@@ -545,7 +553,7 @@ Undo: backup(action="undo_last", file_path="<root>/e.txt") · backup <backup_id:
 """,
             "compact": """\
 ok
-M <root>/e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
+M e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
 @@ -5 +5 @@
 -line 5
 +line five\
@@ -563,9 +571,9 @@ async def test_edit_file_of_an_unread_file_adds_the_stale_read_hint(rig: Rig) ->
         {
             "verbose": """\
 ok
-M <root>/e.txt | 1 replacement (exact) | +1 -1 | 10 lines
-Undo: backup(action="undo_last", file_path="<root>/e.txt") · backup <backup_id:1>
-STALE_READ: <root>/e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
+M e.txt | 1 replacement (exact) | +1 -1 | 10 lines
+Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
+STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
 
 --- a/e.txt
 +++ b/e.txt
@@ -581,8 +589,8 @@ STALE_READ: <root>/e.txt was not read through this server in the last 10 minutes
 """,
             "compact": """\
 ok
-M <root>/e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
-STALE_READ: <root>/e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
+M e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
+STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
 @@ -5 +5 @@
 -line 5
 +line five\
@@ -601,9 +609,9 @@ async def test_edit_file_after_an_external_change_notes_it(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-M <root>/e.txt | 1 replacement (exact) | +1 -1 | 11 lines
-Undo: backup(action="undo_last", file_path="<root>/e.txt") · backup <backup_id:1>
-<root>/e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
+M e.txt | 1 replacement (exact) | +1 -1 | 11 lines
+Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
+e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
 
 --- a/e.txt
 +++ b/e.txt
@@ -619,8 +627,8 @@ Undo: backup(action="undo_last", file_path="<root>/e.txt") · backup <backup_id:
 """,
             "compact": """\
 ok
-M <root>/e.txt | 1@+1-1 | 11L | undo:<backup_id:1>
-<root>/e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
+M e.txt | 1@+1-1 | 11L | undo:<backup_id:1>
+e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
 @@ -5 +5 @@
 -line 5
 +line five\
@@ -638,9 +646,9 @@ async def test_edit_file_of_most_of_a_file_adds_the_risk_note_and_the_integrity_
         {
             "verbose": """\
 ok
-M <root>/h.txt | 1 replacement (exact) | +1 -1 | 2 lines
-Undo: backup(action="undo_last", file_path="<root>/h.txt") · backup <backup_id:1>
-note: large edit (~60 bytes affected, 1 replacement, 79% of file). backup:<backup_id:1> — verify with read_file("<root>/h.txt", mode="tail") if needed
+M h.txt | 1 replacement (exact) | +1 -1 | 2 lines
+Undo: backup(action="undo_last", file_path="h.txt") · backup <backup_id:1>
+note: large edit (~60 bytes affected, 1 replacement, 79% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
 integrity WARNING: crc32 ee698683, 2 lines, 17 bytes; file is only 17 bytes after a 79% change — verify its content
 
 --- a/h.txt
@@ -652,8 +660,8 @@ integrity WARNING: crc32 ee698683, 2 lines, 17 bytes; file is only 17 bytes afte
 """,
             "compact": """\
 ok
-M <root>/h.txt | 1@+1-1 | 2L | undo:<backup_id:1>
-note: large edit (~60 bytes affected, 1 replacement, 79% of file). backup:<backup_id:1> — verify with read_file("<root>/h.txt", mode="tail") if needed
+M h.txt | 1@+1-1 | 2L | undo:<backup_id:1>
+note: large edit (~60 bytes affected, 1 replacement, 79% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
 integrity WARNING: crc32 ee698683, 2 lines, 17 bytes; file is only 17 bytes after a 79% change — verify its content
 @@ -2 +2 @@
 -xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
@@ -672,8 +680,8 @@ async def test_edit_file_that_breaks_python_syntax_adds_the_structure_warning(ri
         {
             "verbose": """\
 ok
-M <root>/m.py | 1 replacement (exact) | +1 -1 | 2 lines
-Undo: backup(action="undo_last", file_path="<root>/m.py") · backup <backup_id:1>
+M m.py | 1 replacement (exact) | +1 -1 | 2 lines
+Undo: backup(action="undo_last", file_path="m.py") · backup <backup_id:1>
 note: large edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
 structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
 
@@ -686,7 +694,7 @@ structure: Python syntax error introduced at line 2, column 5 (unexpected 'retur
 """,
             "compact": """\
 ok
-M <root>/m.py | 1@+1-1 | 2L | undo:<backup_id:1>
+M m.py | 1@+1-1 | 2L | undo:<backup_id:1>
 note: large edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
 structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
 @@ -2 +2 @@
@@ -706,7 +714,7 @@ async def test_edit_file_dry_run_shows_the_diff_and_writes_nothing(rig: Rig) -> 
         {
             "verbose": """\
 ok
-DRY RUN, nothing written: <root>/e.txt | 1 replacement (exact) | +1 -1 would change
+DRY RUN, nothing written: e.txt | 1 replacement (exact) | +1 -1 would change
 
 --- a/e.txt
 +++ b/e.txt
@@ -722,7 +730,7 @@ DRY RUN, nothing written: <root>/e.txt | 1 replacement (exact) | +1 -1 would cha
 """,
             "compact": """\
 ok
-DRY RUN <root>/e.txt | 1@+1-1 | nothing written
+DRY RUN e.txt | 1@+1-1 | nothing written
 @@ -5 +5 @@
 -line 5
 +LINE 5\
@@ -740,11 +748,11 @@ async def test_edit_file_with_the_same_text_writes_nothing(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-<root>/e.txt already has this content; nothing was written.\
+e.txt already has this content; nothing was written.\
 """,
             "compact": """\
 ok
-M <root>/e.txt | 1@+0-0 | 10L\
+M e.txt | 1@+0-0 | 10L\
 """,
         }
     )
@@ -756,7 +764,7 @@ async def test_edit_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-<root>/missing.txt does not exist. Check the path with list_directory.\
+missing.txt does not exist. Check the path with list_directory.\
 """
         }
     )
@@ -828,7 +836,7 @@ async def test_edit_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) -> N
         {
             "both": """\
 error stale_edit
-stale edit: <root>/e.txt changed since it was read (expected hash 0, current e9711641). Nothing was written. Re-read the file, or retry with expected_hash='e9711641' if your change still applies to the current content.\
+stale edit: e.txt changed since it was read (expected hash 0, current e9711641). Nothing was written. Re-read the file, or retry with expected_hash='e9711641' if your change still applies to the current content.\
 """
         }
     )
@@ -860,7 +868,7 @@ async def test_edit_file_after_an_external_change_in_block_mode_is_external_chan
         {
             "both": """\
 error external_change
-<root>/e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it. Nothing was written. Re-read the file, or pass expected_hash='2680ecbb' to edit the current content deliberately.\
+e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it. Nothing was written. Re-read the file, or pass expected_hash='2680ecbb' to edit the current content deliberately.\
 """
         }
     )
@@ -874,7 +882,7 @@ async def test_edit_file_of_binary_bytes_is_binary_file(rig: Rig) -> None:
         {
             "both": """\
 error binary_file
-<root>/b.bin is a binary file. Read it with encoding='base64', or inspect it with get_file_info.\
+b.bin is a binary file. Read it with encoding='base64', or inspect it with get_file_info.\
 """
         }
     )
@@ -905,8 +913,8 @@ async def test_multi_edit_reports_each_edit_and_the_undo(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-M <root>/m.txt | 2/2 edits | +2 -2
-Undo: backup(action="undo_last", file_path="<root>/m.txt") · backup <backup_id:1>
+M m.txt | 2/2 edits | +2 -2
+Undo: backup(action="undo_last", file_path="m.txt") · backup <backup_id:1>
   edit 1: applied (exact, line 2)
   edit 2: applied (exact, line 9)
 
@@ -928,7 +936,7 @@ Undo: backup(action="undo_last", file_path="<root>/m.txt") · backup <backup_id:
 """,
             "compact": """\
 ok
-M <root>/m.txt | 2/2 edits | +2 -2 | 10L | undo:<backup_id:1>
+M m.txt | 2/2 edits | +2 -2 | 10L | undo:<backup_id:1>
 @@ -2 +2 @@
 -line 2
 +two
@@ -1008,7 +1016,7 @@ DIR  src/
 FILE .gitignore 6 B
 FILE big.bin 2.0 KB
 FILE notes.md 4 B
---- | 1 dirs, 3 files | <root> | 1 gitignored not shown (respect_gitignore=false shows them)\
+--- | 1 dir, 3 files | <root> | 1 gitignored not shown (respect_gitignore=false shows them)\
 """,
             "compact": """\
 ok
@@ -1026,7 +1034,7 @@ async def test_list_directory_page_says_how_to_get_the_next_one(rig: Rig) -> Non
 ok
 DIR  src/
 FILE .gitignore 6 B
---- | 1 dirs, 1 files | <root> | entries 1-2 of 4 | more: offset=2 | 1 gitignored not shown (respect_gitignore=false shows them)\
+--- | 1 dir, 1 file | <root> | entries 1-2 of 4 | more: offset=2 | 1 gitignored not shown (respect_gitignore=false shows them)\
 """,
             "compact": """\
 ok
@@ -1040,15 +1048,21 @@ async def test_list_directory_as_a_tree_indents_the_levels(rig: Rig) -> None:
     texts = await rig.texts(lambda c: c.call("list_directory", path=str(c.dir), output_format="tree"), files=LISTED)
     assert texts == snapshot(
         {
-            "both": """\
+            "verbose": """\
 ok
-<root>/
+
 src/
   app.py (8 B)
 .gitignore (6 B)
 big.bin (2.0 KB)
 notes.md (4 B)\
-"""
+""",
+            "compact": """\
+ok
+
+./: .gitignore big.bin(2.0 KB) notes.md
+src/: app.py\
+""",
         }
     )
 
@@ -1058,7 +1072,7 @@ async def test_list_directory_of_a_missing_path_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-<root>/nope does not exist. Check the path with list_directory.\
+nope does not exist. Check the path with list_directory.\
 """
         }
     )
@@ -1069,7 +1083,7 @@ async def test_list_directory_of_a_file_is_not_a_directory(rig: Rig) -> None:
         {
             "both": """\
 error not_a_directory
-<root>/f is a file, not a directory. Use read_file or get_file_info for files.\
+f is a file, not a directory. Use read_file or get_file_info for files.\
 """
         }
     )
@@ -1087,7 +1101,7 @@ async def test_get_file_info_reports_size_permissions_hash_lines_and_encoding(ri
         {
             "verbose": """\
 ok
-Path: <root>/i.txt
+Path: i.txt
 Type: file
 Size: 71 B (71 bytes)
 Permissions: -rw-r--r-- (0644)
@@ -1099,7 +1113,7 @@ Encoding: utf-8\
 """,
             "compact": """\
 ok
-file: <root>/i.txt | 71 B | <time> | hash e9711641 | 10 lines\
+file: i.txt | 71 B | <time> | hash e9711641 | 10 lines\
 """,
         }
     )
@@ -1114,8 +1128,8 @@ async def test_get_file_info_of_several_paths_reports_a_missing_one_in_place(rig
         {
             "verbose": """\
 ok
-=== <root>/i.txt ===
-Path: <root>/i.txt
+=== i.txt ===
+Path: i.txt
 Type: file
 Size: 9 B (9 bytes)
 Permissions: -rw-r--r-- (0644)
@@ -1126,15 +1140,15 @@ Lines: 1
 Encoding: utf-8
 
 === missing.txt ===
-ERROR: <root>/missing.txt does not exist. Check the path with list_directory.\
+ERROR: missing.txt does not exist. Check the path with list_directory.\
 """,
             "compact": """\
 ok
-=== <root>/i.txt ===
-file: <root>/i.txt | 9 B | <time> | hash 9ee1b09f | 1 lines
+=== i.txt ===
+file: i.txt | 9 B | <time> | hash 9ee1b09f | 1 line
 
 === missing.txt ===
-ERROR: <root>/missing.txt does not exist. Check the path with list_directory.\
+ERROR: missing.txt does not exist. Check the path with list_directory.\
 """,
         }
     )
@@ -1145,7 +1159,7 @@ async def test_get_file_info_of_a_missing_path_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-<root>/missing.txt does not exist. Check the path with list_directory.\
+missing.txt does not exist. Check the path with list_directory.\
 """
         }
     )
@@ -1159,11 +1173,11 @@ async def test_create_directory_says_created(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Created directory <root>/a/b\
+Created directory a/b\
 """,
             "compact": """\
 ok
-OK: <root>/a/b created\
+OK: a/b created\
 """,
         }
     )
@@ -1174,11 +1188,11 @@ async def test_create_directory_that_exists_is_success_with_nothing_to_do(rig: R
         {
             "verbose": """\
 ok
-Directory <root>/d already exists; nothing to do.\
+Directory d already exists; nothing to do.\
 """,
             "compact": """\
 ok
-OK: <root>/d exists\
+OK: d exists\
 """,
         }
     )
@@ -1189,7 +1203,7 @@ async def test_create_directory_where_a_file_is_is_already_exists(rig: Rig) -> N
         {
             "both": """\
 error already_exists
-<root>/f exists and is a file, not a directory. Choose another name, or inspect it with get_file_info.\
+f exists and is a file, not a directory. Choose another name, or inspect it with get_file_info.\
 """
         }
     )
@@ -1200,7 +1214,7 @@ async def test_create_directory_under_a_file_is_not_a_directory(rig: Rig) -> Non
         {
             "both": """\
 error not_a_directory
-a component of <root>/f is not a directory.\
+a component of f is not a directory.\
 """
         }
     )
@@ -1214,11 +1228,11 @@ async def test_delete_file_moves_it_to_the_trash_and_says_how_to_restore(rig: Ri
         {
             "verbose": """\
 ok
-Moved <root>/a.txt to the trash. Restore: backup(action="restore_trash", sd_id="<sd_id:1>")\
+Moved a.txt to the trash. Restore: backup(action="restore_trash", sd_id="<sd_id:1>")\
 """,
             "compact": """\
 ok
-D <root>/a.txt | trash <sd_id:1>\
+D a.txt | trash <sd_id:1>\
 """,
         }
     )
@@ -1232,7 +1246,7 @@ async def test_delete_file_permanent_keeps_a_backup_to_restore(rig: Rig) -> None
         {
             "both": """\
 ok
-Deleted <root>/a.txt permanently | undo: backup(action="restore", backup_id="<backup_id:1>")\
+Deleted a.txt permanently | undo: backup(action="restore", backup_id="<backup_id:1>")\
 """
         }
     )
@@ -1246,14 +1260,14 @@ async def test_delete_file_of_several_paths_reports_each_and_the_tally(rig: Rig)
         {
             "verbose": """\
 ok
-Moved <root>/a.txt to the trash. Restore: backup(action="restore_trash", sd_id="<sd_id:1>")
-FAILED missing.txt: <root>/missing.txt does not exist; nothing was deleted.
+Moved a.txt to the trash. Restore: backup(action="restore_trash", sd_id="<sd_id:1>")
+FAILED missing.txt: missing.txt does not exist; nothing was deleted.
 1/2 succeeded\
 """,
             "compact": """\
 ok
-D <root>/a.txt | trash <sd_id:1>
-FAILED missing.txt: <root>/missing.txt does not exist; nothing was deleted.
+D a.txt | trash <sd_id:1>
+FAILED missing.txt: missing.txt does not exist; nothing was deleted.
 1/2 succeeded\
 """,
         }
@@ -1265,7 +1279,7 @@ async def test_delete_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-<root>/missing.txt does not exist; nothing was deleted.\
+missing.txt does not exist; nothing was deleted.\
 """
         }
     )
@@ -1276,7 +1290,7 @@ async def test_delete_file_of_a_non_empty_directory_needs_recursive(rig: Rig) ->
         {
             "both": """\
 error invalid_params
-<root>/d is a non-empty directory. Pass recursive=true to delete it with everything inside (soft delete keeps it whole in the trash).\
+d is a non-empty directory. Pass recursive=true to delete it with everything inside (soft delete keeps it whole in the trash).\
 """
         }
     )
@@ -1301,7 +1315,7 @@ async def test_delete_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) ->
         {
             "both": """\
 error stale_edit
-stale edit: <root>/a.txt changed since it was read (expected hash deadbeef, current 2524c6d2). Nothing was written. Re-read the file, or retry with expected_hash='2524c6d2' if your change still applies to the current content.\
+stale edit: a.txt changed since it was read (expected hash deadbeef, current 2524c6d2). Nothing was written. Re-read the file, or retry with expected_hash='2524c6d2' if your change still applies to the current content.\
 """
         }
     )
@@ -1318,11 +1332,11 @@ async def test_move_file_says_where_it_went(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Moved <root>/a.txt to <root>/b.txt.\
+Moved a.txt to b.txt.\
 """,
             "compact": """\
 ok
-MOVED <root>/a.txt -> <root>/b.txt\
+MOVED a.txt -> b.txt\
 """,
         }
     )
@@ -1337,7 +1351,7 @@ async def test_move_file_onto_an_existing_file_is_already_exists(rig: Rig) -> No
         {
             "both": """\
 error already_exists
-<root>/b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
+b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
 """
         }
     )
@@ -1349,7 +1363,7 @@ async def test_move_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-<root>/missing does not exist. Check the path with list_directory.\
+missing does not exist. Check the path with list_directory.\
 """
         }
     )
@@ -1375,7 +1389,7 @@ async def test_move_file_into_itself_is_invalid_params(rig: Rig) -> None:
         {
             "both": """\
 error invalid_params
-cannot move <root>/d into itself (<root>/d/inner).\
+cannot move d into itself (d/inner).\
 """
         }
     )
@@ -1389,11 +1403,11 @@ async def test_copy_file_says_how_many_files_and_bytes(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Copied <root>/a.txt to <root>/b.txt: 1 file(s), 4 B.\
+Copied a.txt to b.txt: 1 file, 4 B.\
 """,
             "compact": """\
 ok
-COPIED <root>/a.txt -> <root>/b.txt | 1 files, 4 B\
+COPIED a.txt -> b.txt | 1 file, 4 B\
 """,
         }
     )
@@ -1409,11 +1423,11 @@ async def test_copy_file_of_a_tree_lists_the_symlinks_it_skipped(rig: Rig) -> No
         {
             "verbose": """\
 ok
-Copied <root>/d to <root>/e: 1 file(s), 2 B; 1 symlink(s) skipped.\
+Copied d to e: 1 file, 2 B; 1 symlink skipped.\
 """,
             "compact": """\
 ok
-COPIED <root>/d -> <root>/e | 1 files, 2 B; 1 symlink(s) skipped\
+COPIED d -> e | 1 file, 2 B; 1 symlink skipped\
 """,
         }
     )
@@ -1428,7 +1442,7 @@ async def test_copy_file_onto_an_existing_file_is_already_exists(rig: Rig) -> No
         {
             "both": """\
 error already_exists
-<root>/b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
+b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
 """
         }
     )
@@ -1440,7 +1454,7 @@ async def test_copy_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-<root>/missing does not exist. Check the path with list_directory.\
+missing does not exist. Check the path with list_directory.\
 """
         }
     )
@@ -1462,8 +1476,8 @@ async def test_search_files_by_name_lists_the_paths(rig: Rig) -> None:
         {
             "both": """\
 ok
-<root>/src/app.py
-<root>/src/util.py\
+src/app.py
+src/util.py\
 """
         }
     )
@@ -1480,26 +1494,32 @@ async def test_search_files_in_content_lists_path_line_column_and_context(rig: R
         {
             "verbose": """\
 ok
-3 match(es) in 3 file(s):
-<root>/README.md-1- # Demo
-<root>/README.md:2:1: TODO: docs
-<root>/src/app.py-3- def main():
-<root>/src/app.py:4:7:     # TODO: parse
-<root>/src/app.py-5-     return 0
-<root>/src/util.py-1- def helper():
-<root>/src/util.py:2:7:     # TODO: test
-<root>/src/util.py-3-     pass\
+3 matches in 3 files under <root>:
+README.md
+1-# Demo
+2:1:TODO: docs
+src/app.py
+3-def main():
+4:7:    # TODO: parse
+5-    return 0
+src/util.py
+1-def helper():
+2:7:    # TODO: test
+3-    pass\
 """,
             "compact": """\
 ok
-<root>/README.md-1- # Demo
-<root>/README.md:2:1: TODO: docs
-<root>/src/app.py-3- def main():
-<root>/src/app.py:4:7:     # TODO: parse
-<root>/src/app.py-5-     return 0
-<root>/src/util.py-1- def helper():
-<root>/src/util.py:2:7:     # TODO: test
-<root>/src/util.py-3-     pass\
+README.md
+1-# Demo
+2:TODO: docs
+src/app.py
+3-def main():
+4:    # TODO: parse
+5-    return 0
+src/util.py
+1-def helper():
+2:    # TODO: test
+3-    pass\
 """,
         }
     )
@@ -1514,10 +1534,10 @@ async def test_search_files_count_only_gives_counts_per_file_and_their_lines(rig
         {
             "both": """\
 ok
-3 match(es) in 3 file(s)
-     1 <root>/README.md at lines: 2
-     1 <root>/src/app.py at lines: 4
-     1 <root>/src/util.py at lines: 2\
+3 matches in 3 files
+     1 README.md at lines: 2
+     1 src/app.py at lines: 4
+     1 src/util.py at lines: 2\
 """
         }
     )
@@ -1532,13 +1552,15 @@ async def test_search_files_cut_at_max_results_says_how_many_more(rig: Rig) -> N
         {
             "verbose": """\
 ok
-3 match(es) in 3 file(s):
-<root>/README.md:2:1: TODO: docs
+3 matches in 3 files under <root>:
+README.md
+2:1:TODO: docs
 [2 more not shown: narrow the search or raise max_results]\
 """,
             "compact": """\
 ok
-<root>/README.md:2:1: TODO: docs
+README.md
+2:TODO: docs
 [2 more not shown: narrow the search or raise max_results]\
 """,
         }
@@ -1580,8 +1602,8 @@ async def test_search_files_in_a_gitignored_directory_says_how_to_search_it(rig:
         {
             "both": """\
 ok
-No match for 'TODO' under <root>/build.
-<root>/build is excluded by a .gitignore: search it with respect_gitignore=false.\
+No match for 'TODO' under build.
+build is excluded by a .gitignore: search it with respect_gitignore=false.\
 """
         }
     )
@@ -1606,7 +1628,7 @@ async def test_search_files_under_a_missing_directory_is_not_found(rig: Rig) -> 
         {
             "both": """\
 error not_found
-<root>/nope does not exist. Check the path with list_directory.\
+nope does not exist. Check the path with list_directory.\
 """
         }
     )
@@ -1623,10 +1645,10 @@ async def test_project_replace_preview_counts_per_file_and_writes_nothing(rig: R
         {
             "both": """\
 ok
-Would replace 3 occurrence(s) in 3 file(s) (risk LOW).
-    1 <root>/README.md
-    1 <root>/src/app.py
-    1 <root>/src/util.py
+Would replace 3 occurrences in 3 files (risk LOW).
+    1 README.md
+    1 src/app.py
+    1 src/util.py
 Nothing was written. Run again without preview to apply.\
 """
         }
@@ -1641,10 +1663,10 @@ async def test_project_replace_says_each_file_was_backed_up(rig: Rig) -> None:
         {
             "both": """\
 ok
-Replaced 3 occurrence(s) in 3 file(s) (risk LOW).
-    1 <root>/README.md
-    1 <root>/src/app.py
-    1 <root>/src/util.py
+Replaced 3 occurrences in 3 files (risk LOW).
+    1 README.md
+    1 src/app.py
+    1 src/util.py
 Each file was backed up: undo one with backup(action="undo_last", file_path=...).\
 """
         }
@@ -1659,7 +1681,7 @@ async def test_project_replace_with_nothing_to_replace_says_zero(rig: Rig) -> No
         {
             "both": """\
 ok
-Replaced 0 occurrence(s) in 0 file(s) (risk LOW).\
+Replaced 0 occurrences in 0 files (risk LOW).\
 """
         }
     )
@@ -1712,9 +1734,9 @@ async def test_backup_list_shows_id_time_operation_path_and_size(rig: Rig) -> No
         {
             "both": """\
 ok
-2 backup(s)
-<backup_id:1> | <time> | edit_file:replace | <root>/f.txt | 3 B
-<backup_id:2> | <time> | edit_file:replace | <root>/f.txt | 3 B\
+2 backups
+<backup_id:1> | <time> | edit_file:replace | f.txt | 3 B
+<backup_id:2> | <time> | edit_file:replace | f.txt | 3 B\
 """
         }
     )
@@ -1729,7 +1751,7 @@ async def test_backup_info_names_the_operation_hash_and_previous_step(rig: Rig) 
         {
             "both": """\
 ok
-Backup <backup_id:1> of <root>/f.txt: edit_file:replace at <time>, 3 B, hash d2eccc46, previous step <backup_id:2>.\
+Backup <backup_id:1> of f.txt: edit_file:replace at <time>, 3 B, hash d2eccc46, previous step <backup_id:2>.\
 """
         }
     )
@@ -1764,12 +1786,12 @@ async def test_backup_undo_last_restores_and_says_how_to_redo(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Restored <root>/f.txt from backup <backup_id:1> (verified, hash d2eccc46). Next undo_last reverts <backup_id:2>.
+Restored f.txt from backup <backup_id:1> (verified, hash d2eccc46). Next undo_last reverts <backup_id:2>.
 Redo: backup(action="restore", backup_id="<backup_id:3>")\
 """,
             "compact": """\
 ok
-RESTORED <root>/f.txt <- <backup_id:1> | hash d2eccc46
+RESTORED f.txt <- <backup_id:1> | hash d2eccc46
 Redo: backup(action="restore", backup_id="<backup_id:2>")\
 """,
         }
@@ -1785,7 +1807,7 @@ async def test_backup_undo_last_preview_shows_the_diff_and_writes_nothing(rig: R
         {
             "both": """\
 ok
-DRY RUN, nothing written: undo_last would put backup <backup_id:1> back into <root>/f.txt.
+DRY RUN, nothing written: undo_last would put backup <backup_id:1> back into f.txt.
 --- a/f.txt
 +++ b/f.txt
 @@ -1 +1 @@
@@ -1806,8 +1828,8 @@ async def test_backup_undo_chain_lists_the_steps_newest_first(rig: Rig) -> None:
             "both": """\
 ok
 Undo chain, newest first (undo_last reverts the first):
-<backup_id:1> | <time> | edit_file:replace | <root>/f.txt | 3 B
-<backup_id:2> | <time> | edit_file:replace | <root>/f.txt | 3 B\
+<backup_id:1> | <time> | edit_file:replace | f.txt | 3 B
+<backup_id:2> | <time> | edit_file:replace | f.txt | 3 B\
 """
         }
     )
@@ -1836,13 +1858,13 @@ async def test_backup_restore_puts_a_version_back_and_says_how_to_redo(rig: Rig)
         {
             "verbose": """\
 ok
-Restored <root>/f.txt from backup <backup_id:1> (verified, hash d2eccc46).
-Undo this restore: backup(action="undo_last", file_path="<root>/f.txt") or backup(action="restore", backup_id="<backup_id:2>")\
+Restored f.txt from backup <backup_id:1> (verified, hash d2eccc46).
+Undo this restore: backup(action="undo_last", file_path="f.txt") or backup(action="restore", backup_id="<backup_id:2>")\
 """,
             "compact": """\
 ok
-RESTORED <root>/f.txt <- <backup_id:1> | hash d2eccc46
-Undo this restore: backup(action="undo_last", file_path="<root>/f.txt") or backup(action="restore", backup_id="<backup_id:2>")\
+RESTORED f.txt <- <backup_id:1> | hash d2eccc46
+Undo this restore: backup(action="undo_last", file_path="f.txt") or backup(action="restore", backup_id="<backup_id:2>")\
 """,
         }
     )
@@ -1857,7 +1879,7 @@ async def test_backup_cleanup_dry_run_counts_what_it_would_remove(rig: Rig) -> N
         {
             "both": """\
 ok
-Would remove 2 backup(s), 6 B. Run with dry_run=false to remove them.\
+Would remove 2 backups, 6 B. Run with dry_run=false to remove them.\
 """
         }
     )
@@ -1873,7 +1895,7 @@ async def test_backup_list_trash_shows_the_deleted_entries(rig: Rig) -> None:
             "both": """\
 ok
 1 trash entry
-<sd_id:1> | <time> | file | <root>/a.txt | 2 B\
+<sd_id:1> | <time> | file | a.txt | 2 B\
 """
         }
     )
@@ -1888,7 +1910,7 @@ async def test_backup_restore_trash_says_what_came_back(rig: Rig) -> None:
         {
             "both": """\
 ok
-Restored <root>/a.txt from the trash (<sd_id:1>).\
+Restored a.txt from the trash (<sd_id:1>).\
 """
         }
     )
@@ -1904,7 +1926,7 @@ async def test_backup_purge_trash_dry_run_says_what_it_would_purge(rig: Rig) -> 
             "both": """\
 ok
 Would purge 1 trash entry, 2 B. Run with dry_run=false to purge them for good.
-<sd_id:1> | <time> | file | <root>/a.txt | 2 B\
+<sd_id:1> | <time> | file | a.txt | 2 B\
 """
         }
     )
@@ -1918,7 +1940,7 @@ async def test_backup_undo_last_with_nothing_left_is_nothing_to_undo(rig: Rig) -
         {
             "both": """\
 error nothing_to_undo
-nothing to undo for <root>/f.txt: no operation through fsguard is left in its undo chain. See older versions with backup(action='list', filter_path=...).\
+nothing to undo for f.txt: no operation through fsguard is left in its undo chain. See older versions with backup(action='list', filter_path=...).\
 """
         }
     )
@@ -1934,7 +1956,7 @@ async def test_backup_undo_last_after_an_external_change_is_undo_conflict(rig: R
         {
             "both": """\
 error undo_conflict
-<root>/f.txt changed after the edit_file:replace being reverted: that operation left hash 54f454b1, the file now has hash 9cd324c5. Nothing was written. Compare first with backup(action='compare', backup_id='<backup_id:1>'), then retry undo_last with force=true (the current bytes are backed up before they are replaced).\
+f.txt changed after the edit_file:replace being reverted: that operation left hash 54f454b1, the file now has hash 9cd324c5. Nothing was written. Compare first with backup(action='compare', backup_id='<backup_id:1>'), then retry undo_last with force=true (the current bytes are backed up before they are replaced).\
 """
         }
     )
@@ -1995,7 +2017,7 @@ async def test_backup_restore_into_another_file_is_refused(rig: Rig) -> None:
         {
             "both": """\
 error invalid_params
-backup <backup_id:1> holds <root>/f.txt, not other.txt; a restore never writes another file.\
+backup <backup_id:1> holds f.txt, not other.txt; a restore never writes another file.\
 """
         }
     )
@@ -2013,7 +2035,7 @@ async def test_analyze_operation_of_an_edit_gives_risk_and_the_diff(rig: Rig) ->
         {
             "verbose": """\
 ok
-Plan only, nothing was changed. edit <root>/e.txt: risk LOW.
+Plan only, nothing was changed. edit e.txt: risk LOW.
 - deletes text
 Suggestion: A backup is taken before the change; undo it with backup(action='undo_last').
 --- a/e.txt
@@ -2030,7 +2052,7 @@ Suggestion: A backup is taken before the change; undo it with backup(action='und
 """,
             "compact": """\
 ok
-edit <root>/e.txt: risk LOW | deletes text
+edit e.txt: risk LOW | deletes text
 --- a/e.txt
 +++ b/e.txt
 @@ -2,7 +2,7 @@
@@ -2056,7 +2078,7 @@ async def test_analyze_operation_of_a_write_gives_risk_factors_and_advice(rig: R
         {
             "verbose": """\
 ok
-Plan only, nothing was changed. write <root>/e.txt: risk CRITICAL.
+Plan only, nothing was changed. write e.txt: risk CRITICAL.
 - new content (6 B) is less than 50% of the existing file (71 B): looks like accidental truncation.
 - 100% of the file changes
 - deletes text
@@ -2079,7 +2101,7 @@ Suggestion: A backup is taken before the change; undo it with backup(action='und
 """,
             "compact": """\
 ok
-write <root>/e.txt: risk CRITICAL | new content (6 B) is less than 50% of the existing file (71 B): looks like accidental truncation. | 100% of the file changes | deletes text
+write e.txt: risk CRITICAL | new content (6 B) is less than 50% of the existing file (71 B): looks like accidental truncation. | 100% of the file changes | deletes text
 --- a/e.txt
 +++ b/e.txt
 @@ -1,10 +1 @@
@@ -2107,13 +2129,13 @@ async def test_analyze_operation_of_a_delete_gives_the_plan(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Plan only, nothing was changed. delete <root>/e.txt: risk MEDIUM.
+Plan only, nothing was changed. delete e.txt: risk MEDIUM.
 - 1 file(s), 71 bytes
 Suggestion: delete_file moves it to the trash by default; restore with backup(action='restore_trash').\
 """,
             "compact": """\
 ok
-delete <root>/e.txt: risk MEDIUM | 1 file(s), 71 bytes\
+delete e.txt: risk MEDIUM | 1 file(s), 71 bytes\
 """,
         }
     )
@@ -2127,7 +2149,7 @@ async def test_analyze_operation_of_a_missing_file_says_it_does_not_exist(rig: R
         {
             "verbose": """\
 ok
-Plan only, nothing was changed. write <root>/new.txt: risk CRITICAL (does not exist).
+Plan only, nothing was changed. write new.txt: risk CRITICAL (does not exist).
 - creates a new file
 - 100% of the file changes
 Suggestion: A backup is taken before the change; undo it with backup(action='undo_last').
@@ -2138,7 +2160,7 @@ Suggestion: A backup is taken before the change; undo it with backup(action='und
 """,
             "compact": """\
 ok
-write <root>/new.txt: risk CRITICAL (does not exist) | creates a new file | 100% of the file changes
+write new.txt: risk CRITICAL (does not exist) | creates a new file | 100% of the file changes
 --- a/new.txt
 +++ b/new.txt
 @@ -0,0 +1 @@
@@ -2157,13 +2179,13 @@ async def test_analyze_operation_of_an_edit_that_cannot_be_placed_says_so_as_a_h
         {
             "verbose": """\
 ok
-Plan only, nothing was changed. edit <root>/e.txt: risk HIGH.
-- the edit cannot be placed: old_text was not found in <root>/e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+Plan only, nothing was changed. edit e.txt: risk HIGH.
+- the edit cannot be placed: old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 Suggestion: Copy old_text exactly from read_file, adding lines until it matches once.\
 """,
             "compact": """\
 ok
-edit <root>/e.txt: risk HIGH | the edit cannot be placed: old_text was not found in <root>/e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.\
+edit e.txt: risk HIGH | the edit cannot be placed: old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.\
 """,
         }
     )
@@ -2258,7 +2280,7 @@ async def test_server_info_artifact_write_says_where_it_went(rig: Rig) -> None:
         {
             "both": """\
 ok
-Wrote artifact (8 bytes, 1 lines) to <root>/notes.md\
+Wrote artifact (8 bytes, 1 line) to notes.md\
 """
         }
     )
@@ -2273,7 +2295,7 @@ async def test_server_info_artifact_write_onto_a_file_is_already_exists(rig: Rig
         {
             "both": """\
 error already_exists
-<root>/notes.md already exists; an artifact is only written to a new file. Choose another path.\
+notes.md already exists; an artifact is only written to a new file. Choose another path.\
 """
         }
     )
@@ -2321,49 +2343,49 @@ async def test_help_lists_every_tool_with_its_summary(rig: Rig) -> None:
             "verbose": """\
 ok
 20 tools. Call help(tool="name") for parameters and examples.
-- analyze_operation: Plan a write, edit or delete (or describe a file) without changing anything.
-- backup: Undo the last operation on a file, or restore any saved version; backups live outside the roots.
-- batch_operations: Run several file operations as one: all or nothing by default, validated before anything runs.
-- copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
-- create_directory: Create a directory and any missing parents.
-- delete_file: Delete files or directories; by default they move whole to the trash, restorable for days.
-- edit_file: Change part of a file and return the diff, the new content_hash and a backup to undo with.
-- get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
-- git: Run git in a repository under the roots: status, diff, log, show, add, commit, push, restore, branch, init.
-- help: List the registered tools, or describe one with its input and output schema and examples.
-- list_directory: List a directory: directories first, then files, with size and modification time.
-- minify_js: Minify a JavaScript file with rjsmin, in place (backed up, undoable) or into a new file.
-- move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
-- multi_edit: Apply several old_text → new_text edits to one file, all or nothing, with one backup.
-- project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
-- read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
-- search_files: Find files by name, or text in a file or under a directory (on ripgrep); results in path and line order.
-- server_info: Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
-- write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
-- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.\
+- analyze_operation: Check a write, edit or delete before making it: risk, diff and advice, nothing changed.
+- backup: Undo an operation or restore a saved version of a file (or a trashed one) instead of rewriting it.
+- batch_operations: Run operations on several files as one all-or-nothing unit; one file's edits: multi_edit.
+- copy_file: Copy a file or directory tree, never overwriting; to relocate instead use move_file.
+- create_directory: Create a directory and its parents (write_file makes a file's parents itself).
+- delete_file: Remove files or directories, to the trash by default (restorable for days).
+- edit_file: Change one place in a file; several in one file: multi_edit; the same text in many: project_replace.
+- get_file_info: A path's facts (type, size, times, hash, lines) without reading it; content: read_file.
+- git: Run git in a repository under the roots (status, diff, log, commit, push…) with typed results.
+- help: List the tools, or describe one (parameters, result schema, examples).
+- list_directory: See one directory (or a tree); to find files by name or content use search_files.
+- minify_js: Shrink a JavaScript file with rjsmin, in place (undoable) or into a new file.
+- move_file: Move or rename a file or directory, never overwriting; to keep the source use copy_file.
+- multi_edit: Make several edits to one file in one call, all or nothing; for one edit use edit_file.
+- project_replace: Replace the same text in many files at once, each undoable; for one file use edit_file.
+- read_file: Read a file's text, whole or a line range, with its content_hash; to find text use search_files.
+- search_files: Find files by name or text under a directory (ripgrep) instead of listing or reading to look.
+- server_info: Usage guides by topic, counters since start-up (stats), or keep and save a text (artifact).
+- write_file: Create a file or replace all of it (old one backed up); to change part of it use edit_file.
+- wsl: On WSL, copy or sync files between the Linux and Windows sides; other tools act on one side.\
 """,
             "compact": """\
 ok
-- analyze_operation: Plan a write, edit or delete (or describe a file) without changing anything.
-- backup: Undo the last operation on a file, or restore any saved version; backups live outside the roots.
-- batch_operations: Run several file operations as one: all or nothing by default, validated before anything runs.
-- copy_file: Copy a file, or a directory recursively, keeping modes; never overwrites anything.
-- create_directory: Create a directory and any missing parents.
-- delete_file: Delete files or directories; by default they move whole to the trash, restorable for days.
-- edit_file: Change part of a file and return the diff, the new content_hash and a backup to undo with.
-- get_file_info: Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
-- git: Run git in a repository under the roots: status, diff, log, show, add, commit, push, restore, branch, init.
-- help: List the registered tools, or describe one with its input and output schema and examples.
-- list_directory: List a directory: directories first, then files, with size and modification time.
-- minify_js: Minify a JavaScript file with rjsmin, in place (backed up, undoable) or into a new file.
-- move_file: Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
-- multi_edit: Apply several old_text → new_text edits to one file, all or nothing, with one backup.
-- project_replace: Replace text across many files at once; every changed file is backed up and undoable on its own.
-- read_file: Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
-- search_files: Find files by name, or text in a file or under a directory (on ripgrep); results in path and line order.
-- server_info: Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
-- write_file: Create a file or replace its whole content, atomically; an existing file is backed up first.
-- wsl: WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.\
+- analyze_operation: Check a write, edit or delete before making it: risk, diff and advice, nothing changed.
+- backup: Undo an operation or restore a saved version of a file (or a trashed one) instead of rewriting it.
+- batch_operations: Run operations on several files as one all-or-nothing unit; one file's edits: multi_edit.
+- copy_file: Copy a file or directory tree, never overwriting; to relocate instead use move_file.
+- create_directory: Create a directory and its parents (write_file makes a file's parents itself).
+- delete_file: Remove files or directories, to the trash by default (restorable for days).
+- edit_file: Change one place in a file; several in one file: multi_edit; the same text in many: project_replace.
+- get_file_info: A path's facts (type, size, times, hash, lines) without reading it; content: read_file.
+- git: Run git in a repository under the roots (status, diff, log, commit, push…) with typed results.
+- help: List the tools, or describe one (parameters, result schema, examples).
+- list_directory: See one directory (or a tree); to find files by name or content use search_files.
+- minify_js: Shrink a JavaScript file with rjsmin, in place (undoable) or into a new file.
+- move_file: Move or rename a file or directory, never overwriting; to keep the source use copy_file.
+- multi_edit: Make several edits to one file in one call, all or nothing; for one edit use edit_file.
+- project_replace: Replace the same text in many files at once, each undoable; for one file use edit_file.
+- read_file: Read a file's text, whole or a line range, with its content_hash; to find text use search_files.
+- search_files: Find files by name or text under a directory (ripgrep) instead of listing or reading to look.
+- server_info: Usage guides by topic, counters since start-up (stats), or keep and save a text (artifact).
+- write_file: Create a file or replace all of it (old one backed up); to change part of it use edit_file.
+- wsl: On WSL, copy or sync files between the Linux and Windows sides; other tools act on one side.\
 """,
         }
     )

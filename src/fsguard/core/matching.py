@@ -24,7 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
+from fsguard.core.applied import already_applied
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
+from fsguard.core.shortlist import shortlist
 from fsguard.core.textio import LINE_BREAK, first_break, split_lines
 
 _WORD = re.compile(r"\w")
@@ -142,7 +144,7 @@ def _choose(
     if len(spans) == 1:
         return spans
     lines = [index.line_of(span[0]) for span in spans]
-    shown = ", ".join(str(line) for line in dict.fromkeys(lines))
+    shown = shortlist(dict.fromkeys(lines), rest="search_files shows every one")
     raise AmbiguousMatchError(
         f"old_text matches {len(spans)} times in {path} (at lines {shown}; tier {tier}). Nothing was written. "
         "Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, "
@@ -338,7 +340,7 @@ LADDER: tuple[tuple[str, Tier], ...] = (
 
 def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolerant: bool) -> NoMatchError:
     tiers = ", ".join(name for name, _ in LADDER if tolerant or name != "tolerant_whitespace")
-    applied = _already_applied(text, index, new)
+    applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
         return NoMatchError(
             f"old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied. "
@@ -349,7 +351,8 @@ def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolera
         )
     if len(index.lines) <= WHOLE_FILE_HINT_LINES:
         shown = _numbered(index, 0, len(index.lines))
-        evidence = f"The whole file ({len(index.lines)} lines):\n{shown}"
+        count = len(index.lines)
+        evidence = f"The whole file ({count} line{'' if count == 1 else 's'}):\n{shown}"
     else:
         evidence = _closest(index, old)
     tolerant_hint = "" if tolerant else ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
@@ -360,14 +363,8 @@ def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolera
     )
 
 
-def _already_applied(text: str, index: LineIndex, new: str) -> int | None:
-    if not new.strip():
-        return None
-    for candidate in (new, LINE_BREAK.sub("\r\n", new), LINE_BREAK.sub("\n", new)):
-        position = text.find(candidate)
-        if position != -1:
-            return index.line_of(position)
-    return None
+def _line_of(index: LineIndex, offset: int | None) -> int | None:
+    return None if offset is None else index.line_of(offset)
 
 
 def _closest(index: LineIndex, old: str) -> str:

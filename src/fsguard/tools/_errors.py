@@ -17,6 +17,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from fsguard.core.errors import FsguardError
+from fsguard.voice.paths import shortened_error
 
 ERROR_META_KEY = "fsguard/error"
 
@@ -59,7 +60,7 @@ def result_for(exc: ToolError, tool: str) -> CallToolResult:
     """The error result for a ToolError raised while calling ``tool``."""
     cause = exc.__cause__
     if isinstance(cause, CodedToolError):
-        return error_result(cause.code, cause.args[0], cause.fields)
+        return error_result(cause.code, shortened_error(cause.args[0]), cause.fields)
     if isinstance(cause, ValidationError):
         return error_result("invalid_params", _describe_validation(tool, cause))
     if isinstance(exc, UnexpectedToolError):

@@ -111,7 +111,7 @@ def register(catalog: Catalog) -> None:
         ] = False,
         expected_hash: Annotated[str | None, Field(description="restore: the file's current content_hash.")] = None,
     ) -> Annotated[CallToolResult, BackupResult]:
-        """Undo the last operation on a file, or restore any saved version; backups live outside the roots.
+        """Undo an operation or restore a saved version of a file (or a trashed one) instead of rewriting it.
 
         undo_last(file_path) reverts the newest operation on that file and steps its undo chain back;
         repeat it to walk further back; it refuses if the file changed since that operation, unless force.

@@ -58,7 +58,7 @@ def register(catalog: Catalog) -> None:
         pipeline_json: PipelineArg = None,
         rename_json: RenameArg = None,
     ) -> Annotated[CallToolResult, BatchResult]:
-        """Run several file operations as one: all or nothing by default, validated before anything runs.
+        """Run operations on several files as one all-or-nothing unit; one file's edits: multi_edit.
 
         Pass exactly one of request_json (write/edit/copy/move/delete/… operations), pipeline_json (steps
         that feed each other: search → edit → count, with conditions and {{step.field}} templates) or

@@ -112,7 +112,7 @@ def register(catalog: Catalog) -> None:
         force: EditForce = False,
         create_backup: CreateBackup = True,
     ) -> Annotated[CallToolResult, EditFileResult]:
-        """Change part of a file and return the diff, the new content_hash and a backup to undo with.
+        """Change one place in a file; several in one file: multi_edit; the same text in many: project_replace.
 
         mode replace (default) swaps old_text for new_text; old_text must match exactly one place (ladder:
         exact, escaped newlines, trailing whitespace, indentation; tolerant_whitespace adds tabs/CRLF)
@@ -167,7 +167,7 @@ def register(catalog: Catalog) -> None:
         force: Force = False,
         create_backup: CreateBackup = True,
     ) -> Annotated[CallToolResult, MultiEditResult]:
-        """Apply several old_text → new_text edits to one file, all or nothing, with one backup.
+        """Make several edits to one file in one call, all or nothing; for one edit use edit_file.
 
         Each edit is placed like edit_file's replace mode on the text left by the edits before it. If any
         edit cannot be placed the file is untouched and the error lists every edit's status.

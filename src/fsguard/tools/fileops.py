@@ -49,7 +49,7 @@ def register(catalog: Catalog) -> None:
         recursive: Annotated[bool, Field(description="Required to delete a non-empty directory.")] = False,
         expected_hash: ExpectedHash = None,
     ) -> Annotated[CallToolResult, DeleteResult]:
-        """Delete files or directories; by default they move whole to the trash, restorable for days.
+        """Remove files or directories, to the trash by default (restorable for days).
 
         Restore with backup(action="restore_trash", sd_id=...). permanent=true removes them (a file is
         still backed up first). Roots can never be deleted. `paths` deletes several, reporting each.
@@ -79,7 +79,7 @@ def register(catalog: Catalog) -> None:
     def move_file(
         source_path: SourceArg, dest_path: DestArg, expected_hash: ExpectedHash = None
     ) -> Annotated[CallToolResult, MoveResult]:
-        """Move or rename a file, link or directory; refuses (already_exists) when the destination exists.
+        """Move or rename a file or directory, never overwriting; to keep the source use copy_file.
 
         The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
         never be moved.
@@ -90,7 +90,7 @@ def register(catalog: Catalog) -> None:
 
     @bridge
     def copy_file(source_path: SourceArg, dest_path: DestArg, ctx: Context) -> Annotated[CallToolResult, CopyResult]:
-        """Copy a file, or a directory recursively, keeping modes; never overwrites anything.
+        """Copy a file or directory tree, never overwriting; to relocate instead use move_file.
 
         Symlinks inside a directory are skipped and listed. Large copies report progress.
         """
@@ -124,7 +124,7 @@ def register(catalog: Catalog) -> None:
         old_text: Annotated[str | None, Field(description="edit: the text to replace.")] = None,
         new_text: Annotated[str | None, Field(description="edit: its replacement.")] = None,
     ) -> Annotated[CallToolResult, AnalyzeResult]:
-        """Plan a write, edit or delete (or describe a file) without changing anything.
+        """Check a write, edit or delete before making it: risk, diff and advice, nothing changed.
 
         Returns the risk level and its factors, the diff a write or edit would make, and advice.
         """

@@ -23,7 +23,7 @@ def register(catalog: Catalog) -> None:
         path: Annotated[str | None, Field(description="File or directory to inspect.")] = None,
         paths: PathsArg = None,
     ) -> Annotated[CallToolResult, GetFileInfoResult]:
-        """Report type, size, permissions and times of a path; for files also content_hash, line count and encoding.
+        """A path's facts (type, size, times, hash, lines) without reading it; content: read_file.
 
         `paths` inspects several at once and reports failures per path. A symlink is followed and reported.
         """
@@ -41,7 +41,8 @@ def register(catalog: Catalog) -> None:
 
     @bridge
     def create_directory(path: PathArg) -> Annotated[CallToolResult, CreateDirectoryResult]:
-        """Create a directory and any missing parents. An existing directory is success with created=false."""
+        """Create a directory and its parents (write_file makes a file's parents itself). An existing directory is
+        success with created=false."""
         canonical, created = services.directories.create(path)
         result = CreateDirectoryResult(path=str(canonical), created=created, message="")
         return voiced(result, create_directory_text, catalog.compact)

@@ -99,7 +99,7 @@ def register(catalog: Catalog) -> None:
             ),
         ] = False,
     ) -> Annotated[CallToolResult, GitResult]:
-        """Run git in a repository under the roots: status, diff, log, show, add, commit, push, restore, branch, init.
+        """Run git in a repository under the roots (status, diff, log, commit, push…) with typed results.
 
         Typed results (status lists, commits, per-file line counts, commit stats and risk). git runs without a
         shell; values starting with "-" are refused. add/restore need explicit paths. restore discards edits

@@ -37,7 +37,7 @@ def register(catalog: Catalog) -> None:
             int | None, Field(ge=1, description="Entries per page; at most --max-list-items (default 500).")
         ] = None,
     ) -> Annotated[CallToolResult, ListDirectoryResult]:
-        """List a directory: directories first, then files, with size and modification time.
+        """See one directory (or a tree); to find files by name or content use search_files.
 
         Pages with offset/limit (truncated and next_offset say when more remain); output_format=tree
         shows nested levels down to max_depth. Symlinks leaving the roots are listed but not followed.

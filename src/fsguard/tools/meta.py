@@ -33,7 +33,7 @@ def register(catalog: Catalog) -> None:
             str | None, Field(description="A tool name, for its parameters, result schema and examples.")
         ] = None,
     ) -> Annotated[CallToolResult, HelpResult]:
-        """List the registered tools, or describe one with its input and output schema and examples."""
+        """List the tools, or describe one (parameters, result schema, examples)."""
         tools = {t.name: t for t in await server.list_tools()}
         if tool is None:
             result = HelpResult(tools=summaries(tools.values()))
@@ -71,7 +71,7 @@ def register(catalog: Catalog) -> None:
         content: Annotated[str | None, Field(description="Text to capture (artifact capture).")] = None,
         path: Annotated[str | None, Field(description="New file to write the artifact to (artifact write).")] = None,
     ) -> Annotated[CallToolResult, ServerInfoResult]:
-        """Usage guides (action=help, topic), counters since start-up (stats), or hold a text and save it (artifact).
+        """Usage guides by topic, counters since start-up (stats), or keep and save a text (artifact).
 
         The help topics about tools are built from the tools this server registered. artifact write only
         creates a new file; it never replaces one.

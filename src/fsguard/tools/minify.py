@@ -59,7 +59,7 @@ def register(catalog: Catalog) -> None:
         ] = True,
         expected_hash: ExpectedHash = None,
     ) -> Annotated[CallToolResult, MinifyResult]:
-        """Minify a JavaScript file with rjsmin, in place (backed up, undoable) or into a new file.
+        """Shrink a JavaScript file with rjsmin, in place (undoable) or into a new file.
 
         Strings, template literals and regex literals are never changed, and a line break that ends a
         statement is kept, so the program behaves the same. A #! first line and a BOM are kept.

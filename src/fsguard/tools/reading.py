@@ -56,7 +56,7 @@ def register(catalog: Catalog) -> None:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, ReadFileResult]:
-        """Read a text file and return its content with content_hash, the token to pass as expected_hash when editing.
+        """Read a file's text, whole or a line range, with its content_hash; to find text use search_files.
 
         An image (png, jpeg, gif, webp) or audio file (mp3, wav, ogg, flac), recognised by its bytes, comes back as
         an image/audio block you can see or hear, with mime_type, size and width/height; above --max-media-bytes

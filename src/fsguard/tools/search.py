@@ -127,7 +127,7 @@ def register(catalog: Catalog) -> None:
         include_hidden: Annotated[bool, Field(description="Search names starting with '.'.")] = False,
         include_dependencies: DependenciesArg = False,
     ) -> Annotated[CallToolResult, SearchResult]:
-        """Find files by name, or text in a file or under a directory (on ripgrep); results in path and line order.
+        """Find files by name or text under a directory (ripgrep) instead of listing or reading to look.
 
         .gitignore is honoured; hidden files, VCS, dependency and cache directories (node_modules, .venv…),
         minified, binary and huge files are skipped (the result counts what the default skips left out).
@@ -183,7 +183,7 @@ def register(catalog: Catalog) -> None:
             Field(description="Accepted as the seed takes it; files change one at a time in path order either way."),
         ] = True,
     ) -> Annotated[CallToolResult, ProjectReplaceResult]:
-        """Replace text across many files at once; every changed file is backed up and undoable on its own.
+        """Replace the same text in many files at once, each undoable; for one file use edit_file.
 
         The result's backup_id restores every changed file at once: backup(action="restore", backup_id=...).
         Start with preview=true. VCS, dependency and cache directories, gitignored paths, minified and binary

@@ -43,7 +43,7 @@ def register(catalog: Catalog) -> None:
             ),
         ] = False,
     ) -> Annotated[CallToolResult, WriteFileResult]:
-        """Create a file or replace its whole content, atomically; an existing file is backed up first.
+        """Create a file or replace all of it (old one backed up); to change part of it use edit_file.
 
         append=true adds content at the end instead (logs, notes), with the same backup, hash check and undo.
 

@@ -49,7 +49,7 @@ def register(catalog: Catalog) -> None:
         sync_on_edit: Annotated[bool, Field(description="autosync_config: after edit_file and multi_edit.")] = True,
         silent: Annotated[bool, Field(description="autosync_config: accepted and saved; autosync is quiet.")] = False,
     ) -> Annotated[CallToolResult, WslResult]:
-        """WSL integration: status, copying files between the Linux and Windows sides, autosync after writes.
+        """On WSL, copy or sync files between the Linux and Windows sides; other tools act on one side.
 
         sync copies a file or folder (only files whose bytes differ); a Windows file it replaces is
         backed up first (undo with backup(action="undo_last")). Both sides must be inside the roots.

@@ -13,6 +13,7 @@ Compact: ``OK: 4/4 operations | backup:<id>``.
 from __future__ import annotations
 
 from fsguard.models.batch import BatchResult, OperationResult
+from fsguard.voice.paths import shortened_error, shown
 from fsguard.voice.sizes import human_size
 
 _MARK = {"ok": "OK", "failed": "FAILED", "skipped": "SKIPPED", "valid": "VALID"}
@@ -55,9 +56,9 @@ def _compact(result: BatchResult, operations: list[OperationResult], total: int)
 
 
 def _line(op: OperationResult) -> str:
-    target = op.path or ""
+    target = shown(op.path)
     if op.destination:
-        target += f" → {op.destination}"
+        target += f" → {shown(op.destination)}"
     line = f"[{_MARK[op.status]}] [{op.index}] {op.type}: {target}"
     details = []
     if op.replacements is not None:
@@ -70,5 +71,5 @@ def _line(op: OperationResult) -> str:
         line += f" ({', '.join(details)})"
     if op.error:
         first, *_rest = op.error.splitlines()
-        line += f" — {op.error_code}: {first}"
+        line += f" — {op.error_code}: {shortened_error(first)}"
     return line

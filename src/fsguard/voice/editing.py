@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from fsguard.models import BackupInfo, BackupResult, EditFileResult, MultiEditResult, RestoredFile, WriteFileResult
-from fsguard.voice.sizes import human_size
+from fsguard.voice.paths import shortened, shown
+from fsguard.voice.sizes import counted, human_size
 
 
 def _undo_line(path: str, backup_id: str | None, parent: str | None) -> str:
     if backup_id is None:
         return ""
     chain = f" (previous step {parent})" if parent else ""
-    return f'\nUndo: backup(action="undo_last", file_path="{path}") · backup {backup_id}{chain}'
+    return f'\nUndo: backup(action="undo_last", file_path="{shown(path)}") · backup {backup_id}{chain}'
 
 
 def _notes(*notes: str | None) -> str:
-    return "".join(f"\n{note}" for note in notes if note)
+    return "".join(f"\n{shortened(note)}" for note in notes if note)
 
 
 def _diff_block(diff: str | None, compact: bool) -> str:
@@ -33,16 +34,19 @@ def write_text(result: WriteFileResult, compact: bool) -> str:
     verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "WRITTEN"
     if compact:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
-        return f"{verb} {result.path} | {result.bytes_written}B | hash {result.content_hash}{undo}" + _notes(
+        return f"{verb} {shown(result.path)} | {result.bytes_written}B | hash {result.content_hash}{undo}" + _notes(
             result.feedback, result.external_change
         )
     if result.unchanged:
-        head = f"{result.path} already holds exactly this content; nothing was written (hash {result.content_hash})."
+        head = (
+            f"{shown(result.path)} already holds exactly this content; nothing was written "
+            f"(hash {result.content_hash})."
+        )
     else:
         what = "Created" if result.created else "Wrote"
         check = "verified" if result.verified else "NOT verified: read the file back before relying on it"
         size = f"{result.bytes_written} bytes, {result.encoding}"
-        head = f"{what} {result.path} ({size}), {check}, hash {result.content_hash}."
+        head = f"{what} {shown(result.path)} ({size}), {check}, hash {result.content_hash}."
     return (
         head
         + _undo_line(result.path, result.backup_id, result.parent_backup_id)
@@ -80,10 +84,10 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
     count = f"{result.replacements}@+{result.lines_added}-{result.lines_removed}"
     if compact:
         if result.dry_run:
-            head = f"DRY RUN {result.path} | {count} | nothing written"
+            head = f"DRY RUN {shown(result.path)} | {count} | nothing written"
         else:
             undo = f" | undo:{result.backup_id}" if result.backup_id else ""
-            head = f"M {result.path} | {count} | {result.total_lines}L{undo}"
+            head = f"M {shown(result.path)} | {count} | {result.total_lines}L{undo}"
         integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
         notes = _notes(
             result.risk_warning,
@@ -98,11 +102,11 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
     tier = f" ({result.match_tier})" if result.match_tier else ""
     counts = f"{result.replacements} replacement{plural}{tier} | +{result.lines_added} -{result.lines_removed}"
     if result.dry_run:
-        head = f"DRY RUN, nothing written: {result.path} | {counts} would change"
+        head = f"DRY RUN, nothing written: {shown(result.path)} | {counts} would change"
     elif result.backup_id is None:
-        head = f"{result.path} already has this content; nothing was written."
+        head = f"{shown(result.path)} already has this content; nothing was written."
     else:
-        head = f"M {result.path} | {counts} | {result.total_lines} lines"
+        head = f"M {shown(result.path)} | {counts} | {counted(result.total_lines, 'line')}"
         head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
     integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
     notes = _notes(
@@ -123,12 +127,12 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
     if compact:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
         prefix = "DRY RUN " if result.dry_run else "M "
-        head = f"{prefix}{result.path} | {counts}{skipped} | {result.total_lines}L{undo}"
+        head = f"{prefix}{shown(result.path)} | {counts}{skipped} | {result.total_lines}L{undo}"
         notes = _notes(
             result.risk_warning, result.structure_warning, result.external_change, result.feedback, *result.notes or ()
         )
         return head + notes + _diff_block(result.diff, True)
-    head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{result.path} | {counts}{skipped}"
+    head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{shown(result.path)} | {counts}{skipped}"
     head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
     details = "\n".join(
         f"  edit {e.index}: {e.status.replace('_', ' ')}" + (f" ({e.match_tier}, line {e.line})" if e.line else "")
@@ -143,10 +147,11 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
 def backup_text(result: BackupResult, compact: bool) -> str:
     """Each backup action in a few lines."""
     rows = [
-        f"{b.backup_id} | {b.time} | {b.operation} | {b.files[0]} | {human_size(b.size)}" for b in result.backups or []
+        f"{b.backup_id} | {b.time} | {b.operation} | {shown(b.files[0])} | {human_size(b.size)}"
+        for b in result.backups or []
     ]
     if result.action == "list":
-        return f"{result.total} backup(s)" + ("\n" + "\n".join(rows) if rows else "")
+        return f"{counted(result.total or 0, 'backup')}" + ("\n" + "\n".join(rows) if rows else "")
     if result.action == "undo_chain":
         if not rows:
             return "No undo chain: no operation through fsguard is left to undo for this file."
@@ -156,14 +161,14 @@ def backup_text(result: BackupResult, compact: bool) -> str:
     if result.action == "cleanup":
         verb = "Would remove" if result.dry_run else "Removed"
         hint = " Run with dry_run=false to remove them." if result.dry_run and result.removed else ""
-        return f"{verb} {result.removed} backup(s), {human_size(result.freed_bytes or 0)}.{hint}"
+        return f"{verb} {counted(result.removed or 0, 'backup')}, {human_size(result.freed_bytes or 0)}.{hint}"
     if result.group is not None:
         return group_text(result, compact)
     backup = result.backup
     assert backup is not None
     if result.action == "info":
         return (
-            f"Backup {backup.backup_id} of {backup.files[0]}: {backup.operation} at {backup.time}, "
+            f"Backup {backup.backup_id} of {shown(backup.files[0])}: {backup.operation} at {backup.time}, "
             f"{human_size(backup.size)}, hash {backup.content_hash}"
             + (
                 f", previous step {backup.parent_backup_id}."
@@ -182,21 +187,24 @@ def _restored_text(result: BackupResult, backup: BackupInfo, done: RestoredFile,
     if result.dry_run:
         return _restore_plan(result, backup, done) + (f"\n{result.diff}" if result.diff else "")
     if done.safety_backup_id is None and done.previous_hash == done.content_hash:
-        return f"{done.path} already holds backup {backup.backup_id}'s content; nothing was written."
+        return f"{shown(done.path)} already holds backup {backup.backup_id}'s content; nothing was written."
     safety = done.safety_backup_id
     if result.action == "restore" and safety:
-        undo = f'backup(action="undo_last", file_path="{done.path}") or backup(action="restore", backup_id="{safety}")'
+        undo = (
+            f'backup(action="undo_last", file_path="{shown(done.path)}") or '
+            f'backup(action="restore", backup_id="{safety}")'
+        )
         redo = f"\nUndo this restore: {undo}"
     else:
         redo = f'\nRedo: backup(action="restore", backup_id="{safety}")' if safety else ""
     if compact:
         changed = f" | changed since: old bytes in {safety}" if done.changed_since and safety else ""
-        return f"RESTORED {done.path} <- {backup.backup_id} | hash {done.content_hash}{changed}{redo}"
+        return f"RESTORED {shown(done.path)} <- {backup.backup_id} | hash {done.content_hash}{changed}{redo}"
     check = "verified" if done.verified else "NOT verified: read the file back"
     head = ""
     if result.action == "undo_last":
         head = f" Next undo_last reverts {result.head_backup_id}." if result.head_backup_id else " No earlier step."
-    text = f"Restored {done.path} from backup {backup.backup_id} ({check}, hash {done.content_hash}).{head}"
+    text = f"Restored {shown(done.path)} from backup {backup.backup_id} ({check}, hash {done.content_hash}).{head}"
     if done.changed_since:
         text += "\n" + _changed_since(backup, done, planned=False)
     return text + redo
@@ -207,12 +215,15 @@ def _restore_plan(result: BackupResult, backup: BackupInfo, done: RestoredFile) 
     if done.needs_force:
         now = "is missing" if done.previous_hash is None else f"holds hash {done.previous_hash}"
         return (
-            f"DRY RUN, nothing written: undo_last would be refused (undo_conflict): {done.path} changed after the "
+            "DRY RUN, nothing written: undo_last would be refused (undo_conflict): "
+            f"{shown(done.path)} changed after the "
             f"{backup.operation} it reverts (that left hash {backup.after_hash}; the file now {now}). Compare first "
             f"with backup(action='compare', backup_id='{backup.backup_id}'), then retry with force=true to revert "
             "it anyway (its current bytes are backed up first)."
         )
-    text = f"DRY RUN, nothing written: {result.action} would put backup {backup.backup_id} back into {done.path}."
+    text = (
+        f"DRY RUN, nothing written: {result.action} would put backup {backup.backup_id} back into {shown(done.path)}."
+    )
     if done.changed_since:
         text += " " + _changed_since(backup, done, planned=True)
     return text
@@ -221,35 +232,40 @@ def _restore_plan(result: BackupResult, backup: BackupInfo, done: RestoredFile) 
 def _changed_since(backup: BackupInfo, done: RestoredFile, *, planned: bool) -> str:
     """The file changed after the operation being reverted: the evidence, and where its bytes go (or went)."""
     if done.previous_hash is None:
-        return f"{done.path} is missing, so it would be recreated." if planned else f"{done.path} was missing."
+        return (
+            f"{shown(done.path)} is missing, so it would be recreated."
+            if planned
+            else f"{shown(done.path)} was missing."
+        )
     left = f" (that left hash {backup.after_hash})" if backup.after_hash else ""
     if planned:
         now = f"its bytes now (hash {done.previous_hash}) would be backed up first"
-        return f"{done.path} changed after the {backup.operation}{left}; {now}."
+        return f"{shown(done.path)} changed after the {backup.operation}{left}; {now}."
     saved = f" are saved as backup {done.safety_backup_id}" if done.safety_backup_id else " were replaced"
-    return f"{done.path} had changed after the {backup.operation}{left}: its bytes (hash {done.previous_hash}){saved}."
+    bytes_then = f"its bytes (hash {done.previous_hash}){saved}"
+    return f"{shown(done.path)} had changed after the {backup.operation}{left}: {bytes_then}."
 
 
 def group_text(result: BackupResult, compact: bool) -> str:
     """info, compare and restore of a group id: its changes, or what reverting them did."""
     group = result.group
     assert group is not None
-    head = f"Group {group.group_id} ({group.operation}, {group.time}): {len(group.changes)} change(s)"
+    head = f"Group {group.group_id} ({group.operation}, {group.time}): {counted(len(group.changes), 'change')}"
     if result.action == "compare":
         return f"{head}; from its backups to the files now:\n{result.diff}"
     if result.reverted is None:
-        rows = [f"{c.kind} {c.source + ' -> ' if c.source else ''}{c.path}" for c in group.changes]
+        rows = [f"{c.kind} {shown(c.source) + ' -> ' if c.source else ''}{shown(c.path)}" for c in group.changes]
         return head + ("" if compact else "\n" + "\n".join(rows))
     outcomes = result.reverted
     undone = sum(r.status == "reverted" for r in outcomes)
     troubles = [r for r in outcomes if r.status in ("kept", "failed")]
     verb = "DRY RUN, nothing written: would revert" if result.dry_run else "Reverted"
-    summary = f"{verb} {undone} of {len(outcomes)} change(s) of group {group.group_id}"
+    summary = f"{verb} {undone} of {counted(len(outcomes), 'change')} of group {group.group_id}"
     if compact:
         return f"{summary} | kept/failed: {len(troubles)}" if troubles else summary
     rows = [
-        f"  {r.status}: {r.kind} {r.path}"
-        + (f" <- {r.source}" if r.source else "")
+        f"  {r.status}: {r.kind} {shown(r.path)}"
+        + (f" <- {shown(r.source)}" if r.source else "")
         + (f" ({r.detail})" if r.detail else "")
         for r in outcomes
     ]
@@ -258,9 +274,9 @@ def group_text(result: BackupResult, compact: bool) -> str:
 
 def _trash_text(result: BackupResult) -> str:
     entries = result.trash or []
-    rows = [f"{e.sd_id} | {e.time} | {e.kind} | {e.original_path} | {human_size(e.size)}" for e in entries]
+    rows = [f"{e.sd_id} | {e.time} | {e.kind} | {shown(e.original_path)} | {human_size(e.size)}" for e in entries]
     if result.action == "restore_trash":
-        return f"Restored {entries[0].original_path} from the trash ({entries[0].sd_id})."
+        return f"Restored {shown(entries[0].original_path)} from the trash ({entries[0].sd_id})."
     if result.action == "purge_trash":
         verb = "Would purge" if result.dry_run else "Purged"
         hint = " Run with dry_run=false to purge them for good." if result.dry_run and entries else ""

@@ -11,10 +11,12 @@ from fsguard.models import (
     GetFileInfoResult,
     ListDirectoryResult,
     MoveResult,
+    ReadFileEntry,
     ReadFileResult,
     TreeNode,
 )
-from fsguard.voice.sizes import human_size
+from fsguard.voice.paths import shortened, shortened_error, shown
+from fsguard.voice.sizes import counted, human_size
 
 
 def read_text(result: ReadFileResult, compact: bool) -> str:
@@ -24,11 +26,27 @@ def read_text(result: ReadFileResult, compact: bool) -> str:
     if result.encoding == "base64":
         if compact:
             return result.content
-        return f"# File: {result.path} ({result.size} bytes)\n# Base64 encoded:\n{result.content}"
+        return f"# File: {shown(result.path)} ({result.size} bytes)\n# Base64 encoded:\n{result.content}"
+    if result.files is not None:
+        return "\n".join(_section(entry) for entry in result.files)
     if result.hint is None:
         return result.content
     separator = "" if result.content.endswith("\n") or not result.content else "\n"
-    return f"{result.content}{separator}\n[{result.hint}]"
+    return f"{result.content}{separator}\n[{_compact_hint(result) if compact else shortened(result.hint)}]"
+
+
+def _section(entry: ReadFileEntry) -> str:
+    """One file of a multi-file read under its root-relative heading (the content field keeps absolute ones)."""
+    body = entry.content or "" if entry.error is None else f"ERROR: {shortened_error(entry.error)}"
+    return f"=== {shown(entry.path)} ===\n{body}" + ("" if body.endswith("\n") else "\n")
+
+
+def _compact_hint(result: ReadFileResult) -> str:
+    """``lines 20-30 of 147; next: start_line=31``: the span and where the rest starts, without the sentence."""
+    start, end, total = result.start_line, result.end_line, result.total_lines
+    if start is None or end is None or total is None:
+        return shortened(result.hint)
+    return f"lines {start}-{end} of {total}" + (f"; next: start_line={end + 1}" if end < total else "")
 
 
 def media_text(result: ReadFileResult, compact: bool) -> str:
@@ -48,8 +66,11 @@ def media_text(result: ReadFileResult, compact: bool) -> str:
 def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     """A directory page or tree."""
     if result.tree is not None:
-        lines = [f"{result.path}/"]
-        _tree_lines(result.tree.children or [], "", lines)
+        lines = [f"{shown(result.path)}/"]
+        if compact:
+            _tree_rows(result.tree.children or [], "", lines)
+        else:
+            _tree_lines(result.tree.children or [], "", lines)
         if result.truncated:
             lines.append(f"[tree cut at {result.total} entries (--max-list-items); list a subdirectory to see more]")
         return "\n".join(lines)
@@ -65,7 +86,7 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
             + (f"({human_size(e.size)})" if e.size and e.size > 512 else "")
             for e in result.entries
         )
-        return f"{result.path} | {names} | {len(result.entries)}/{result.total}{more}"
+        return f"{shown(result.path)} | {names} | {len(result.entries)}/{result.total}{more}"
     lines = []
     for entry in result.entries:
         if entry.type == "directory":
@@ -77,11 +98,25 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     dirs = sum(e.type == "directory" for e in result.entries)
     files = sum(e.type == "file" for e in result.entries)
     first, last = result.offset + 1, result.offset + len(result.entries)
-    shown = (
+    span = (
         f" | entries {first}-{last} of {result.total}" if last >= first and (result.truncated or result.offset) else ""
     )
-    lines.append(f"--- | {dirs} dirs, {files} files | {result.path}{shown}{more}")
+    lines.append(f"--- | {counted(dirs, 'dir')}, {counted(files, 'file')} | {shown(result.path)}{span}{more}")
     return "\n".join(lines)
+
+
+def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str]) -> None:
+    """Compact tree: one row per directory, ``shop/: a.py b.py(4.8 KB)``, sizes above 512 bytes only."""
+    files = [
+        node.name + (f"({human_size(node.size)})" if node.size and node.size > 512 else "")
+        for node in nodes
+        if node.type != "directory"
+    ]
+    directories = [node for node in nodes if node.type == "directory"]
+    if files or not directories:
+        lines.append(f"{prefix or './'}: {' '.join(files)}".rstrip())
+    for node in directories:
+        _tree_rows(node.children or [], f"{prefix}{node.name}/", lines)
 
 
 def _tree_lines(nodes: list[TreeNode], indent: str, lines: list[str]) -> None:
@@ -95,16 +130,16 @@ def _tree_lines(nodes: list[TreeNode], indent: str, lines: list[str]) -> None:
 def info_text(path: str, facts: FileFacts, compact: bool) -> str:
     """One entry's facts."""
     if compact:
-        parts = [f"{facts.type}: {path}", human_size(facts.size or 0), facts.modified or ""]
+        parts = [f"{facts.type}: {shown(path)}", human_size(facts.size or 0), facts.modified or ""]
         if facts.content_hash:
             parts.append(f"hash {facts.content_hash}")
         if facts.line_count is not None:
-            parts.append(f"{facts.line_count} lines")
+            parts.append(f"{facts.line_count} line{'' if facts.line_count == 1 else 's'}")
         if facts.is_symlink:
             parts.append(f"link -> {facts.symlink_target}")
         return " | ".join(parts)
     rows = [
-        ("Path", path),
+        ("Path", shown(path)),
         ("Type", facts.type),
         ("Size", f"{human_size(facts.size or 0)} ({facts.size} bytes)"),
         ("Permissions", f"{facts.permissions} ({facts.mode})"),
@@ -125,19 +160,19 @@ def info_many_text(result: GetFileInfoResult, compact: bool) -> str:
     blocks = []
     for item in result.files or []:
         if item.error is not None:
-            blocks.append(f"=== {item.path} ===\nERROR: {item.error}")
+            blocks.append(f"=== {shown(item.path)} ===\nERROR: {shortened_error(item.error)}")
         else:
-            blocks.append(f"=== {item.path} ===\n{info_text(item.path, item, compact)}")
+            blocks.append(f"=== {shown(item.path)} ===\n{info_text(item.path, item, compact)}")
     return "\n\n".join(blocks)
 
 
 def create_directory_text(result: CreateDirectoryResult, compact: bool) -> str:
     """Created, or already there."""
     if compact:
-        return f"OK: {result.path} {'created' if result.created else 'exists'}"
+        return f"OK: {shown(result.path)} {'created' if result.created else 'exists'}"
     if result.created:
-        return f"Created directory {result.path}"
-    return f"Directory {result.path} already exists; nothing to do."
+        return f"Created directory {shown(result.path)}"
+    return f"Directory {shown(result.path)} already exists; nothing to do."
 
 
 def delete_text(result: DeleteResult, compact: bool) -> str:
@@ -147,15 +182,15 @@ def delete_text(result: DeleteResult, compact: bool) -> str:
         if item.status == "trashed":
             restore = f'backup(action="restore_trash", sd_id="{item.sd_id}")'
             lines.append(
-                f"D {item.path} | trash {item.sd_id}"
+                f"D {shown(item.path)} | trash {item.sd_id}"
                 if compact
-                else f"Moved {item.path} to the trash. Restore: {restore}"
+                else f"Moved {shown(item.path)} to the trash. Restore: {restore}"
             )
         elif item.status == "deleted":
             undo = f' | undo: backup(action="restore", backup_id="{item.backup_id}")' if item.backup_id else ""
-            lines.append(f"Deleted {item.path} permanently{undo}")
+            lines.append(f"Deleted {shown(item.path)} permanently{undo}")
         else:
-            lines.append(f"FAILED {item.path}: {item.error}")
+            lines.append(f"FAILED {shown(item.path)}: {shortened_error(item.error or '')}")
     if len(result.results) > 1:
         lines.append(f"{result.succeeded}/{len(result.results)} succeeded")
     return "\n".join(lines)
@@ -164,35 +199,36 @@ def delete_text(result: DeleteResult, compact: bool) -> str:
 def move_text(result: MoveResult, compact: bool) -> str:
     """Where it went."""
     return (
-        f"MOVED {result.source} -> {result.destination}"
+        f"MOVED {shown(result.source)} -> {shown(result.destination)}"
         if compact
-        else f"Moved {result.source} to {result.destination}."
+        else f"Moved {shown(result.source)} to {shown(result.destination)}."
     )
 
 
 def copy_text(result: CopyResult, compact: bool) -> str:
     """What was copied, and the links left out."""
-    skipped = f"; {len(result.skipped_symlinks)} symlink(s) skipped" if result.skipped_symlinks else ""
+    skipped = f"; {counted(len(result.skipped_symlinks), 'symlink')} skipped" if result.skipped_symlinks else ""
     size = human_size(result.bytes_copied)
+    source, destination = shown(result.source), shown(result.destination)
     if compact:
-        return f"COPIED {result.source} -> {result.destination} | {result.files_copied} files, {size}{skipped}"
-    return f"Copied {result.source} to {result.destination}: {result.files_copied} file(s), {size}{skipped}."
+        return f"COPIED {source} -> {destination} | {counted(result.files_copied, 'file')}, {size}{skipped}"
+    return f"Copied {source} to {destination}: {counted(result.files_copied, 'file')}, {size}{skipped}."
 
 
 def analyze_text(result: AnalyzeResult, compact: bool) -> str:
     """The plan: risk, factors, advice, diff."""
-    head = f"{result.operation} {result.path}: risk {result.risk_level}" + (
+    head = f"{result.operation} {shown(result.path)}: risk {result.risk_level}" + (
         "" if result.exists else " (does not exist)"
     )
     if compact:
         return (
             head
-            + "".join(f" | {f}" for f in result.risk_factors)
+            + "".join(f" | {shortened(f)}" for f in result.risk_factors)
             + (f"\n{result.preview_diff}" if result.preview_diff else "")
         )
     parts = [f"Plan only, nothing was changed. {head}."]
-    parts += [f"- {factor}" for factor in result.risk_factors]
-    parts += [f"Suggestion: {s}" for s in result.suggestions]
+    parts += [f"- {shortened(factor)}" for factor in result.risk_factors]
+    parts += [f"Suggestion: {shortened(s)}" for s in result.suggestions]
     if result.preview_diff:
         parts.append(result.preview_diff)
     return "\n".join(parts)

@@ -1,10 +1,13 @@
-"""Voice of the git tool: one renderer per action; paths are shown relative to the repository."""
+"""Voice of the git tool: one renderer per action; paths are shown relative to the repository, and the
+repository relative to the first root."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from fsguard.models.git import GitFileChange, GitResult
+from fsguard.voice.paths import shown
+from fsguard.voice.sizes import counted
 
 COMPACT_PATCH_CHARS = 10_000  # the seed's hard cap on a compact diff
 _SHORT = 12
@@ -27,7 +30,7 @@ def _status(result: GitResult, compact: bool) -> str:
     if compact and result.output is None:
         tally = f"+{counts.staged} ~{counts.unstaged} ?{counts.untracked}"
         tally += f" !{counts.conflicted}" if counts.conflicted else ""
-        return f"{result.repository} ({where}) | {tally} | {'clean' if result.clean else 'dirty'}"
+        return f"{shown(result.repository)} ({where}) | {tally} | {'clean' if result.clean else 'dirty'}"
     groups = (
         ("Staged", result.staged, counts.staged),
         ("Not staged", result.unstaged, counts.unstaged),
@@ -39,7 +42,7 @@ def _status(result: GitResult, compact: bool) -> str:
             f"{label.lower()}: {', '.join(_rel(result, p) for p in paths or [])}" for label, paths, _ in groups if paths
         ]
         return " | ".join([where, *parts]) if parts else f"{where} | clean"
-    lines = [f"On branch {where} in {result.repository}"]
+    lines = [f"On branch {where} in {shown(result.repository)}"]
     for label, paths, total in groups:
         if total:
             lines.append(f"{label} ({total}):")
@@ -58,7 +61,7 @@ def _changes(result: GitResult, compact: bool) -> str:
         return "\n".join([*head, _nothing(result)])
     added = sum(f.added or 0 for f in files)
     deleted = sum(f.deleted or 0 for f in files)
-    summary = f"{len(files)} file(s) changed, +{added} -{deleted}"
+    summary = f"{counted(len(files), 'file')} changed, +{added} -{deleted}"
     if result.output == "full":
         return "\n".join([*head, summary, _patch(result, compact)])
     rows = [_rel(result, f.path) for f in files] if result.output == "name-only" else _stats(result, files)
@@ -119,14 +122,14 @@ def _log(result: GitResult, compact: bool) -> str:
 def _add(result: GitResult, compact: bool) -> str:
     paths = result.paths or []
     if compact:
-        return f"OK: staged {len(paths)} file(s)"
+        return f"OK: staged {counted(len(paths), 'file')}"
     if not paths:
         return "Nothing staged: the paths have no changes (or are ignored)."
-    return "\n".join([f"Staged {len(paths)} file(s):", *(f"  {_rel(result, p)}" for p in paths)])
+    return "\n".join([f"Staged {counted(len(paths), 'file')}:", *(f"  {_rel(result, p)}" for p in paths)])
 
 
 def _commit(result: GitResult, compact: bool) -> str:
-    stats = f"{result.files_changed} file(s), +{result.insertions} -{result.deletions}"
+    stats = f"{counted(result.files_changed or 0, 'file')}, +{result.insertions} -{result.deletions}"
     short = (result.hash or "")[:7]
     subject = result.commit.subject if result.commit else ""
     if compact:
@@ -147,9 +150,9 @@ def _restore(result: GitResult, compact: bool) -> str:
     paths = result.paths or []
     origin = f" from {result.source}" if result.source else ""
     if result.backups is None:
-        head = f"Unstaged {len(paths)} path(s){origin}; the working tree is untouched."
+        head = f"Unstaged {counted(len(paths), 'path')}{origin}; the working tree is untouched."
     else:
-        head = f"Restored {len(paths)} file(s){origin}; {len(result.backups)} backed up first."
+        head = f"Restored {counted(len(paths), 'file')}{origin}; {len(result.backups)} backed up first."
         if result.backups:
             head += ' Undo one with backup(action="undo_last", file_path=...).'
     if compact:
@@ -181,9 +184,9 @@ def _branch(result: GitResult, compact: bool) -> str:
 def _init(result: GitResult, compact: bool) -> str:
     verb = "Reinitialized the existing" if result.reinitialized else "Initialized an empty"
     return (
-        f"OK: {verb.lower()} repository in {result.repository}"
+        f"OK: {verb.lower()} repository in {shown(result.repository)}"
         if compact
-        else f"{verb} git repository in {result.repository}."
+        else f"{verb} git repository in {shown(result.repository)}."
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from fsguard.models import Artifact, HelpResult, Stats
+from fsguard.voice.paths import shown
 from fsguard.voice.sizes import human_size
 
 
@@ -48,9 +49,9 @@ def stats_text(stats: Stats, compact: bool) -> str:
 
 def artifact_text(artifact: Artifact, sub_action: str, compact: bool) -> str:
     """What the artifact holds, or where it was written."""
-    size = f"{artifact.bytes} bytes, {artifact.lines} lines"
+    size = f"{artifact.bytes} bytes, {artifact.lines} line{'' if artifact.lines == 1 else 's'}"
     if sub_action == "write":
-        return f"Wrote artifact ({size}) to {artifact.path}"
+        return f"Wrote artifact ({size}) to {shown(artifact.path)}"
     if sub_action == "capture":
         return f"Captured artifact: {size}"
     return f"Artifact: {size}" if artifact.captured else "No artifact captured"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fsguard.core.minify import PREVIEW_CHARS
 from fsguard.models import MinifyResult
+from fsguard.voice.paths import shown
 
 
 def minify_text(result: MinifyResult, compact: bool) -> str:
@@ -13,18 +14,20 @@ def minify_text(result: MinifyResult, compact: bool) -> str:
     if compact:
         return _compact(result, saved, in_place)
     sizes = f"{result.bytes_before:,} → {result.bytes_after:,} bytes (saved {saved:,}, {result.saved_percent:.1f}%)"
-    where = "in place" if in_place else f"into {result.output_path}"
+    where = "in place" if in_place else f"into {shown(result.output_path)}"
     if result.dry_run:
-        head = f"DRY RUN, nothing written: minifying {result.path} {where} would give {sizes}."
+        head = f"DRY RUN, nothing written: minifying {shown(result.path)} {where} would give {sizes}."
     elif result.unchanged:
-        head = f"{result.path} is already minified; nothing was written (hash {result.content_hash})."
+        head = f"{shown(result.path)} is already minified; nothing was written (hash {result.content_hash})."
     else:
-        created = "" if in_place else f" (new file; {result.path} is unchanged)"
-        head = f"Minified {result.path} {where}{created}: {sizes}, hash {result.content_hash}."
+        created = "" if in_place else f" (new file; {shown(result.path)} is unchanged)"
+        head = f"Minified {shown(result.path)} {where}{created}: {sizes}, hash {result.content_hash}."
     lines = [head]
     if result.backup_id:
         chain = f" (previous step {result.parent_backup_id})" if result.parent_backup_id else ""
-        lines.append(f'Undo: backup(action="undo_last", file_path="{result.path}") · backup {result.backup_id}{chain}')
+        lines.append(
+            f'Undo: backup(action="undo_last", file_path="{shown(result.path)}") · backup {result.backup_id}{chain}'
+        )
     if result.kept_bang_comments:
         lines.append("Kept /*! */ comments; rjsmin removes every other comment.")
     lines.extend(note for note in (result.structure_warning, result.external_change) if note)
@@ -37,11 +40,11 @@ def minify_text(result: MinifyResult, compact: bool) -> str:
 def _compact(result: MinifyResult, saved: int, in_place: bool) -> str:
     verb = "MINIFY (dry-run)" if result.dry_run else "UNCHANGED" if result.unchanged else "MINIFIED"
     parts = [
-        f"{verb} {result.output_path}",
+        f"{verb} {shown(result.output_path)}",
         f"{result.bytes_before}→{result.bytes_after}B ({-saved:+d}, {result.saved_percent:.1f}%)",
     ]
     if not in_place:
-        parts.append(f"from:{result.path}")
+        parts.append(f"from:{shown(result.path)}")
     if result.backup_id:
         parts.append(f"undo:{result.backup_id}")
     if result.kept_bang_comments:

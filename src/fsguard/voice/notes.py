@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fsguard.core.occ import OccVerdict
 from fsguard.core.risk import NOTE_VERIFY_PCT, Integrity, RiskAssessment, RiskLevel, WriteGuard
+from fsguard.voice.sizes import counted
 
 
 def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None) -> str | None:
@@ -49,7 +50,7 @@ def integrity_detail(check: Integrity | None) -> str | None:
     """CRC-32, lines and bytes of the read-back check, and the problem if there is one."""
     if check is None:
         return None
-    facts = f"crc32 {check.crc32}, {check.lines} lines, {check.size} bytes"
+    facts = f"crc32 {check.crc32}, {counted(check.lines, 'line')}, {counted(check.size, 'byte')}"
     problem = integrity_problem(check)
     return f"{facts}; {problem}" if problem else facts
 

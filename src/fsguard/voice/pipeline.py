@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from fsguard.models.batch import BatchResult, StepResult
+from fsguard.voice.paths import shortened_error, shown
+from fsguard.voice.sizes import counted
 
 MAX_FILES_SHOWN = 20
 _VERBS = {
@@ -46,12 +48,13 @@ def pipeline_text(result: BatchResult, compact: bool) -> str:
 def _compact(result: BatchResult, steps: list[StepResult]) -> str:
     parts = [
         f"{_HEAD[result.status]}: {result.completed}/{len(steps)} steps",
-        f"{result.files_affected or 0} files",
+        counted(result.files_affected or 0, "file"),
         f"{result.total_edits or 0} edits",
     ]
     if result.risk_level and result.risk_level != "LOW":
         parts.append(f"{result.risk_level.lower()} risk")
-    parts += [f"{step.id}:{step.action}: {step.error}" for step in steps if step.status == "failed"]
+    failed = [step for step in steps if step.status == "failed"]
+    parts += [f"{step.id}:{step.action}: {shortened_error(step.error or '')}" for step in failed]
     if result.backup_id:
         parts.append(f"backup:{result.backup_id}")
     return " | ".join(parts)
@@ -62,19 +65,19 @@ def _step_lines(step: StepResult) -> list[str]:
     if step.status == "skipped":
         return [f"{head}: {step.skip_reason}"]
     if step.status == "failed":
-        return [f"{head} ({step.error_code}): {step.error}"]
+        return [f"{head} ({step.error_code}): {shortened_error(step.error or '')}"]
     lines = [head]
     facts = [f"Files: {len(step.files)}" + (f" {_VERBS[step.action]}" if step.action in _VERBS else "")]
     if step.count is not None and step.edits is None:
         facts.append(f"count {step.count}")
     if step.edits is not None:
-        facts.append(f"{step.edits} edit(s)")
+        facts.append(counted(step.edits or 0, "edit"))
     if step.risk_level:
         facts.append(f"risk {step.risk_level}")
     lines.append("   " + ", ".join(facts))
     counts = step.file_counts or {}
-    shown = step.files[:MAX_FILES_SHOWN]
-    lines += [f"     - {file}" + (f" ({counts[file]})" if file in counts else "") for file in shown]
+    first = step.files[:MAX_FILES_SHOWN]
+    lines += [f"     - {shown(file)}" + (f" ({counts[file]})" if file in counts else "") for file in first]
     if len(step.files) > MAX_FILES_SHOWN:
         lines.append(f"     … and {len(step.files) - MAX_FILES_SHOWN} more (all in the structured result)")
     if step.content:

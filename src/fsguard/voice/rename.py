@@ -6,6 +6,7 @@ import os
 from pathlib import PurePath
 
 from fsguard.models.batch import BatchResult, RenameConflict, RenameEntry
+from fsguard.voice.sizes import counted
 
 SHOWN = 50  # rename lines in the verbose voice; the structured result lists every one
 SHOWN_COMPACT = 5
@@ -53,7 +54,7 @@ def _compact(result: BatchResult, entries: list[RenameEntry], conflicts: list[Re
     head = "PREVIEW (nothing renamed)" if result.status == "preview" else "RENAMED"
     parts = [f"{head} {len(entries)} file{'s' if len(entries) != 1 else ''} in {base}", shown + more]
     if conflicts:
-        parts.append(f"{len(conflicts)} conflict(s): " + "; ".join(_conflict(c, base) for c in conflicts[:3]))
+        parts.append(f"{counted(len(conflicts), 'conflict')}: " + "; ".join(_conflict(c, base) for c in conflicts[:3]))
     if result.backup_id:
         parts.append(f"backup_id {result.backup_id}")
     return " | ".join(parts)

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from fsguard.models import ProjectReplaceResult, SearchResult
+import itertools
+
+from fsguard.core.shortlist import SHOWN, shortlist
+from fsguard.models import ProjectReplaceResult, SearchMatch, SearchResult
+from fsguard.voice.paths import shown
+from fsguard.voice.sizes import counted
 
 TEXT_CAP = 500_000  # characters of a text block, as the seed caps its responses
-LINES_SHOWN = 20  # line numbers listed per file by return_lines
 
 
 def search_text(result: SearchResult, compact: bool) -> str:
-    """Matches as path:line:column: text, or names, or counts; cut at :data:`TEXT_CAP` characters."""
+    """Matches under one heading per file (root-relative), or names, or counts; cut at :data:`TEXT_CAP` characters."""
     text = _capped(_search_text(result, compact))
     if result.excluded_by_gitignore:
-        text += f"\n{result.path} is excluded by a .gitignore: search it with respect_gitignore=false."
+        text += f"\n{shown(result.path)} is excluded by a .gitignore: search it with respect_gitignore=false."
     large = _listed(result.skipped_too_large, result.skipped_too_large_paths)
     if large:
         text += (
@@ -24,10 +28,7 @@ def search_text(result: SearchResult, compact: bool) -> str:
 
 def _listed(count: int | None, paths: list[str] | None) -> str:
     """The first paths and how many more, or nothing for no count."""
-    if not count:
-        return ""
-    more = f" and {count - len(paths or [])} more" if count > len(paths or []) else ""
-    return ", ".join(paths or []) + more
+    return shortlist(paths or [], total=count) if count else ""
 
 
 def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
@@ -36,42 +37,60 @@ def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
 
 
 def _search_text(result: SearchResult, compact: bool) -> str:
-    shown = result.returned_matches if result.mode != "count" else len(result.counts)
-    more = f"\n[{result.total_matches - shown} more not shown: narrow the search or raise max_results]"
+    shown_count = result.returned_matches if result.mode != "count" else len(result.counts)
+    more = f"\n[{result.total_matches - shown_count} more not shown: narrow the search or raise max_results]"
     tail = more if result.truncated and result.mode != "count" else ""
+    where = shown(result.path)
     if result.mode == "filename":
         if not result.files:
             return (
-                f"No file name matches {result.pattern!r} under {result.path}. File contents were not searched: "
+                f"No file name matches {result.pattern!r} under {where}. File contents were not searched: "
                 "pass include_content=true to search inside files."
             )
-        return "\n".join(result.files) + tail
-    in_files = f"{result.total_matches} match(es) in {result.files_with_matches} file(s)"
+        return "\n".join(shown(f) for f in result.files) + tail
+    files = counted(result.files_with_matches or 0, "file")
+    in_files = f"{counted(result.total_matches, 'match', 'matches')} in {files}"
     if result.mode == "count":
-        rows = [f"{count:>6} {path}{_lines(result, path)}" for path, count in result.counts.items()]
+        rows = [f"{count:>6} {shown(path)}{_lines(result, path)}" for path, count in result.counts.items()]
         hidden = (result.files_with_matches or 0) - len(rows)
-        rest = f"\n[{hidden} more file(s) not shown: narrow the search or raise max_results]" if hidden > 0 else ""
+        rest = (
+            f"\n[{counted(hidden, 'more file')} not shown: narrow the search or raise max_results]"
+            if hidden > 0
+            else ""
+        )
         return in_files + "\n" + "\n".join(rows) + rest
     if not result.matches:
-        return f"No match for {result.pattern!r} under {result.path}."
+        return f"No match for {result.pattern!r} under {where}."
+    head = "" if compact else f"{in_files} under {where}:\n"
+    return head + "\n".join(_grouped(result.matches, compact)) + tail
+
+
+def _grouped(matches: list[SearchMatch], compact: bool) -> list[str]:
+    """Matches under one heading per file, as ``rg --heading`` prints them: ``line:column:text`` (verbose), or
+    ``line:text`` with the lines of one file that read the same (indentation aside) on one row:
+    ``29,39,49:total += x`` (compact; each match is still in the structured result)."""
     lines: list[str] = []
-    for m in result.matches:
-        lines.extend(
-            f"{m.file}-{m.line_number - len(m.context_before) + i}- {c}" for i, c in enumerate(m.context_before)
-        )
-        lines.append(f"{m.file}:{m.line_number}:{m.column}: {m.line_content}")
-        lines.extend(f"{m.file}-{m.line_number + 1 + i}- {c}" for i, c in enumerate(m.context_after))
-    head = "" if compact else in_files + ":\n"
-    return head + "\n".join(lines) + tail
+    for file, group in itertools.groupby(matches, key=lambda m: m.file):
+        lines.append(shown(file))
+        found = list(group)
+        if compact and not any(m.context_before or m.context_after for m in found):
+            same: dict[str, dict[int, None]] = {}  # a line with two matches is listed once
+            for m in found:
+                same.setdefault(m.line_content.strip(), {})[m.line_number] = None
+            lines.extend(f"{','.join(map(str, numbers))}:{content}" for content, numbers in same.items())
+            continue
+        for m in found:
+            first = m.line_number - len(m.context_before)
+            lines.extend(f"{first + i}-{c}" for i, c in enumerate(m.context_before))
+            where = f"{m.line_number}:" if compact else f"{m.line_number}:{m.column}:"
+            lines.append(f"{where}{m.line_content}")
+            lines.extend(f"{m.line_number + 1 + i}-{c}" for i, c in enumerate(m.context_after))
+    return lines
 
 
 def _lines(result: SearchResult, path: str) -> str:
     numbers = (result.lines or {}).get(path)
-    if not numbers:
-        return ""
-    listed = ", ".join(map(str, numbers[:LINES_SHOWN]))
-    more = f" ... (+{len(numbers) - LINES_SHOWN} more)" if len(numbers) > LINES_SHOWN else ""
-    return f" at lines: {listed}{more}"
+    return f" at lines: {shortlist(numbers, rest='all in the result')}" if numbers else ""
 
 
 def _capped(text: str) -> str:
@@ -88,9 +107,14 @@ def _capped(text: str) -> str:
 def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
     """Per-file counts, and how to undo."""
     verb = "Would replace" if result.status == "preview" else "Replaced"
-    counted = f"{result.total_replacements} occurrence(s) in {result.files_changed} file(s)"
-    head = f"{verb} {counted} (risk {result.risk_level})."
-    rows = [f"{f.replacements:>5} {f.path}" + (f" (skipped: {f.skipped})" if f.skipped else "") for f in result.files]
+    changes = f"{counted(result.total_replacements, 'occurrence')} in {counted(result.files_changed, 'file')}"
+    head = f"{verb} {changes} (risk {result.risk_level})."
+    rows = [
+        f"{f.replacements:>5} {shown(f.path)}" + (f" (skipped: {f.skipped})" if f.skipped else "")
+        for f in result.files[:SHOWN]
+    ]
+    if len(result.files) > SHOWN:
+        rows.append(f"  and {counted(len(result.files) - SHOWN, 'more file')}, all in the result's files list")
     hint = ""
     if result.status == "preview":
         hint = "\nNothing was written. Run again without preview to apply."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fsguard.models import AutoSyncInfo, WslResult
+from fsguard.voice.paths import shown
 from fsguard.voice.sizes import human_size
 
 _ENABLE = 'wsl(action="autosync_config", enabled=true)'
@@ -62,7 +63,7 @@ def _sync(result: WslResult, compact: bool) -> str:
         parts = [f"{head}, {_count(errors, 'error')}", f"{unchanged} unchanged", result.direction or ""]
         parts += [f"{skipped} skipped"] if skipped else []
         parts += [f"backup {f.backup_id}" for f in result.files or [] if f.backup_id]
-        parts += [f"error {e.path} [{e.code}]" for e in result.errors or []]
+        parts += [f"error {shown(e.path)} [{e.code}]" for e in result.errors or []]
         parts += ["walk truncated"] if result.truncated else []
         return " | ".join(parts)
     files = _count(synced, "file")
@@ -73,12 +74,13 @@ def _sync(result: WslResult, compact: bool) -> str:
         head = f"Synced {files} ({result.direction}), {unchanged} already identical, {_count(errors, 'error')}."
     lines = [head]
     for item in result.files or []:
-        line = f"  {item.status} {item.source} -> {item.destination} ({human_size(item.bytes)})"
+        destination = shown(item.destination)
+        line = f"  {item.status} {shown(item.source)} -> {destination} ({human_size(item.bytes)})"
         if item.backup_id:
-            line += f'; backup {item.backup_id}, undo: backup(action="undo_last", file_path="{item.destination}")'
+            line += f'; backup {item.backup_id}, undo: backup(action="undo_last", file_path="{destination}")'
         lines.append(line)
-    lines += ["Skipped:", *(f"  {s.path}: {s.reason}" for s in result.skipped or [])] if skipped else []
-    lines += ["Errors:", *(f"  {e.path}: {e.error} [{e.code}]" for e in result.errors or [])] if errors else []
+    lines += ["Skipped:", *(f"  {shown(s.path)}: {s.reason}" for s in result.skipped or [])] if skipped else []
+    lines += ["Errors:", *(f"  {shown(e.path)}: {e.error} [{e.code}]" for e in result.errors or [])] if errors else []
     if errors:
         lines.append("Fix those and sync again: files already identical are left alone.")
     if result.truncated:

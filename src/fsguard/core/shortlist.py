@@ -1,0 +1,32 @@
+"""Long lists in messages, cut to about ten items with the total and where the rest is.
+
+Every text the model reads (an error, a note, a result's text block) lists at most :data:`SHOWN` items of a
+list that can grow with the tree or the file (ambiguous lines, skipped files, conflicts): the rest is a count
+and the way to see it, while the structured result keeps the whole list. One function, so every list reads
+the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SHOWN = 10
+SLACK = 5  # lists of up to SHOWN + SLACK known items are shown whole
+
+
+def shortlist(items: Iterable[object], *, total: int | None = None, rest: str = "", shown: int = SHOWN) -> str:
+    """``a, b, c`` or ``a, …, j and 32 more (rest)``; ``total`` counts items known but not passed.
+
+    ``rest`` says how to see the others (e.g. ``"all in the result's lines field"``); it is shown only when
+    something was left out.
+    """
+    listed = [str(item) for item in items]
+    count = max(total if total is not None else len(listed), len(listed))
+    if count <= shown + SLACK and len(listed) == count:
+        shown = count  # "and 3 more (how to see them)" would cost more than the three
+    head = ", ".join(listed[:shown])
+    hidden = count - min(len(listed), shown)
+    if hidden <= 0:
+        return head
+    more = f" and {hidden} more" if head else f"{hidden}"
+    return head + more + (f" ({rest})" if rest else "")

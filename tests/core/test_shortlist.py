@@ -1,0 +1,20 @@
+"""Long lists in messages: ten items, the count and where the rest is; short ones whole."""
+
+from __future__ import annotations
+
+from fsguard.core.shortlist import shortlist
+
+
+def test_a_long_list_shows_ten_the_count_and_where_the_rest_is() -> None:
+    assert shortlist(range(1, 112), rest="search_files shows every one") == (
+        "1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 101 more (search_files shows every one)"
+    )
+
+
+def test_a_list_a_little_over_ten_is_shown_whole_as_it_is_shorter_than_the_count() -> None:
+    assert shortlist(range(12), rest="never shown") == "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11"
+
+
+def test_a_total_beyond_the_items_passed_is_counted() -> None:
+    assert shortlist(["a", "b"], total=5) == "a, b and 3 more"
+    assert shortlist([], total=4) == "4"
