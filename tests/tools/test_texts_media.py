@@ -25,11 +25,11 @@ async def test_read_file_of_an_image_names_its_type_size_and_the_block(rig: Rig)
         {
             "verbose": """\
 ok
-Image <root>/logo.png: image/png 40x30, 98 B, hash 3ef61129. The image is in the next content block.\
+Image logo.png: image/png 40x30, 98 B, hash 3ef61129. The image is in the next content block.\
 """,
             "compact": """\
 ok
-IMAGE <root>/logo.png | image/png 40x30 | 98 B | hash 3ef61129\
+IMAGE logo.png | image/png 40x30 | 98 B | hash 3ef61129\
 """,
         }
     )
@@ -41,11 +41,11 @@ async def test_read_file_of_audio_names_its_type(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Audio <root>/v.wav: audio/wav, 444 B, hash 3b4d4545. The audio is in the next content block.\
+Audio v.wav: audio/wav, 444 B, hash 3b4d4545. The audio is in the next content block.\
 """,
             "compact": """\
 ok
-AUDIO <root>/v.wav | audio/wav | 444 B | hash 3b4d4545\
+AUDIO v.wav | audio/wav | 444 B | hash 3b4d4545\
 """,
         }
     )
@@ -62,12 +62,12 @@ async def test_read_file_of_an_image_over_the_budget_says_it_is_linked_and_why(r
         {
             "verbose": """\
 ok
-Image <root>/big.png: image/png 8x8, 75 B, hash 8ca18284.
+Image big.png: image/png 8x8, 75 B, hash 8ca18284.
 [big.png (75 B) is above the media budget (--max-media-bytes 10), so it is linked, not inlined. encoding='base64' returns its bytes as text]\
 """,
             "compact": """\
 ok
-IMAGE <root>/big.png | image/png 8x8 | 75 B | hash 8ca18284 | linked file://<root>/big.png (over --max-media-bytes)\
+IMAGE big.png | image/png 8x8 | 75 B | hash 8ca18284 | linked file://<root>/big.png (over --max-media-bytes)\
 """,
         }
     )
@@ -97,12 +97,12 @@ async def test_write_file_append_says_what_it_added_and_how_to_undo(rig: Rig) ->
         {
             "verbose": """\
 ok
-Appended to <root>/log.txt (+7 bytes, now 13 bytes, utf-8), verified, hash 01496e49.
-Undo: backup(action="undo_last", file_path="<root>/log.txt") · backup <backup_id:1>\
+Appended to log.txt (+7 bytes, now 13 bytes, utf-8), verified, hash 01496e49.
+Undo: backup(action="undo_last", file_path="log.txt") · backup <backup_id:1>\
 """,
             "compact": """\
 ok
-APPENDED <root>/log.txt | +7B -> 13B | hash 01496e49 | undo:<backup_id:1>\
+APPENDED log.txt | +7B -> 13B | hash 01496e49 | undo:<backup_id:1>\
 """,
         }
     )
@@ -117,12 +117,12 @@ async def test_write_file_append_to_a_file_without_a_final_newline_says_a_line_b
         {
             "verbose": """\
 ok
-Appended to <root>/log.txt (+8 bytes, now 13 bytes, utf-8), verified, hash 01496e49. Its last line had no line break, so one was added before the text.
-Undo: backup(action="undo_last", file_path="<root>/log.txt") · backup <backup_id:1>\
+Appended to log.txt (+8 bytes, now 13 bytes, utf-8), verified, hash 01496e49. Its last line had no line break, so one was added before the text.
+Undo: backup(action="undo_last", file_path="log.txt") · backup <backup_id:1>\
 """,
             "compact": """\
 ok
-APPENDED <root>/log.txt | +8B -> 13B | line break added first (the file ended with no line break) | hash 01496e49 | undo:<backup_id:1>\
+APPENDED log.txt | +8B -> 13B | line break added first (the file ended with no line break) | hash 01496e49 | undo:<backup_id:1>\
 """,
         }
     )
@@ -134,11 +134,11 @@ async def test_write_file_append_to_a_missing_file_says_created(rig: Rig) -> Non
         {
             "verbose": """\
 ok
-Created <root>/new.md (4 bytes, utf-8), verified, hash c07f4893.\
+Created new.md (4 bytes, utf-8), verified, hash c07f4893.\
 """,
             "compact": """\
 ok
-CREATED <root>/new.md | +4B -> 4B | hash c07f4893\
+CREATED new.md | +4B -> 4B | hash c07f4893\
 """,
         }
     )
@@ -152,11 +152,11 @@ async def test_write_file_append_of_nothing_says_unchanged(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-Nothing to append: content is empty; <root>/log.txt is unchanged (hash 6f677e11).\
+Nothing to append: content is empty; log.txt is unchanged (hash 6f677e11).\
 """,
             "compact": """\
 ok
-UNCHANGED <root>/log.txt | +0B -> 6B | hash 6f677e11\
+UNCHANGED log.txt | +0B -> 6B | hash 6f677e11\
 """,
         }
     )

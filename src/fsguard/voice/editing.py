@@ -60,16 +60,17 @@ def _append_text(result: WriteFileResult, compact: bool) -> str:
     if compact:
         verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "APPENDED"
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
-        head = f"{verb} {result.path} | +{added}B -> {result.bytes_written}B{newline} | hash {result.content_hash}"
+        grown = f"+{added}B -> {result.bytes_written}B{newline}"
+        head = f"{verb} {shown(result.path)} | {grown} | hash {result.content_hash}"
         return head + undo + _notes(result.feedback, result.external_change)
     if result.unchanged:
-        head = f"Nothing to append: content is empty; {result.path} is unchanged (hash {result.content_hash})."
+        head = f"Nothing to append: content is empty; {shown(result.path)} is unchanged (hash {result.content_hash})."
     else:
         what = "Created" if result.created else "Appended to"
         check = "verified" if result.verified else "NOT verified: read the file back before relying on it"
         grown = "" if result.created else f"+{added} bytes, now "
         size = f"{grown}{result.bytes_written} bytes, {result.encoding}"
-        head = f"{what} {result.path} ({size}), {check}, hash {result.content_hash}."
+        head = f"{what} {shown(result.path)} ({size}), {check}, hash {result.content_hash}."
         if result.line_break_added:
             head += " Its last line had no line break, so one was added before the text."
     return (

@@ -55,9 +55,10 @@ def media_text(result: ReadFileResult, compact: bool) -> str:
     size = human_size(result.size or 0)
     digest = f"hash {result.content_hash}" if result.content_hash else "not hashed (above --max-file-size)"
     if compact:
-        shown = f" | linked {result.uri} (over --max-media-bytes)" if result.uri else ""
-        return f"{(result.media or '').upper()} {result.path} | {result.mime_type}{pixels} | {size} | {digest}{shown}"
-    head = f"{(result.media or '').capitalize()} {result.path}: {result.mime_type}{pixels}, {size}, {digest}."
+        linked = f" | linked {result.uri} (over --max-media-bytes)" if result.uri else ""
+        name = shown(result.path)
+        return f"{(result.media or '').upper()} {name} | {result.mime_type}{pixels} | {size} | {digest}{linked}"
+    head = f"{(result.media or '').capitalize()} {shown(result.path)}: {result.mime_type}{pixels}, {size}, {digest}."
     if result.uri:
         return f"{head}\n[{result.hint}]" if result.hint else head
     return f"{head} The {result.media} is in the next content block."
