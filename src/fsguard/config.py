@@ -58,10 +58,14 @@ class Settings:
     wsl_autosync: bool = False  # --wsl-autosync / FSGUARD_WSL_AUTOSYNC=1: autosync on, whatever its config says
     git_hooks: bool = False  # --git-hooks: git(action=commit/push) runs the repository's hooks
     read_truncate_lines: int = 300
+    read_only_roots: tuple[Path, ...] = ()  # --read-only-root: roots too, where every mutation is refused
+    deny: tuple[str, ...] = ()  # --deny GLOB (gitwildmatch), after the default secret rules
+    default_deny: bool = True  # --no-default-deny switches the default secret rules off
+    client_roots: bool = True  # --no-client-roots: never ask the client for its roots
 
     def effective_roots(self) -> tuple[Path, ...]:
         """The configured roots, or the current directory when none were given."""
-        if self.roots:
+        if self.roots or self.read_only_roots:
             return self.roots
         return () if self.unrestricted else (Path.cwd(),)
 

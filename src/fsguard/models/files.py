@@ -108,6 +108,7 @@ class ListDirectoryResult(Result):
     offset: int = Field(0, description="Index of the first entry returned.")
     ignored: int = Field(0, description="Entries left out because .gitignore excludes them (respect_gitignore).")
     hidden: int = Field(0, description="Entries left out because their names start with '.' (include_hidden=false).")
+    denied: int = Field(0, description="Entries left out because a deny rule hides them (secrets, --deny).")
     truncated: bool = Field(description="True when entries were left out by limit or the item cap.")
     next_offset: int | None = Field(None, description="Pass as offset to list the next page.")
     tree: TreeNode | None = Field(None, description="The tree, for output_format=tree.")

@@ -1,0 +1,92 @@
+"""Deny rules: paths no tool reads, writes, lists or finds (secrets first), as gitignore-style globs.
+
+Patterns use pathspec's gitwildmatch (the .gitignore language), matched against a path relative to the
+root holding it: a pattern without a slash (``.env``, ``*.pem``) matches that name at any depth, one with a
+slash is anchored unless it starts with ``**/``, and ``!pattern`` re-allows what an earlier rule denied. The
+operator's ``--deny`` rules come after the defaults, so ``--deny '!.npmrc'`` re-allows a default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+
+# Secrets agents should never see. Templates of .env files are documentation, not secrets; public keys
+# (id_*.pub) are meant to be shared.
+DEFAULT_DENY: tuple[str, ...] = (
+    ".env",
+    ".env.*",
+    "!.env.example",
+    "!.env.sample",
+    "!.env.template",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_ed25519*",
+    "id_ecdsa*",
+    "id_dsa*",
+    "!id_*.pub",
+    "**/.aws/credentials",
+    ".netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+)
+
+
+@dataclass(frozen=True)
+class DenyRules:
+    """An ordered list of gitwildmatch patterns; the last pattern matching a path decides, as in .gitignore."""
+
+    patterns: tuple[str, ...] = ()
+    _spec: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+        except (ValueError, TypeError) as exc:
+            raise InvalidParamsError(f"a deny rule is not a valid glob: {exc}. Fix the --deny pattern.") from exc
+        object.__setattr__(self, "_spec", spec)
+
+    @classmethod
+    def create(cls, extra: Iterable[str], *, defaults: bool = True) -> DenyRules:
+        """The default secret rules (unless switched off) followed by the operator's."""
+        return cls((*(DEFAULT_DENY if defaults else ()), *(rule for rule in extra if rule.strip())))
+
+    @property
+    def active(self) -> bool:
+        return bool(self.patterns)
+
+    def rule_for(self, relative: str, *, is_dir: bool = False) -> str | None:
+        """The pattern denying ``relative`` (a root-relative POSIX path), or None when it is allowed."""
+        if not self.patterns or not relative or relative == ".":
+            return None
+        result = self._spec.check_file(relative + "/" if is_dir else relative)
+        if not result.include or result.index is None:
+            return None
+        return self.patterns[result.index]
+
+    def check(self, relative: str, path: Path, *, user_path: str | None = None) -> None:
+        """Refuse a denied path, naming the rule that denies it.
+
+        Raises:
+            AccessDeniedError: ``relative`` matches a deny rule.
+        """
+        rule = self.rule_for(relative)
+        if rule is None:
+            return
+        shown = user_path or str(path)
+        raise AccessDeniedError(
+            f"access denied: {shown} matches the deny rule {rule!r} (secrets and files the operator hid are never "
+            "read, written or listed). Work with another file; only the operator can change the rules.",
+            path=shown,
+            rule=rule,
+        )
