@@ -8,7 +8,7 @@ operator's ``--deny`` rules come after the defaults, so ``--deny '!.npmrc'`` re-
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,3 +90,22 @@ class DenyRules:
             path=shown,
             rule=rule,
         )
+
+
+class HiddenFiles:
+    """A search's filter: True for a path a deny rule hides (absolute path in), counting what it hid."""
+
+    def __init__(self, rules: DenyRules, relative: Callable[[Path], str]) -> None:
+        self._rules = rules
+        self._relative = relative
+        self.count = 0
+
+    def __call__(self, path: str) -> bool:
+        if not self.hides(path):
+            return False
+        self.count += 1
+        return True
+
+    def hides(self, path: str) -> bool:
+        """The same answer without counting."""
+        return self._rules.rule_for(self._relative(Path(path))) is not None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsguard.core.clientroots import current_scope
-from fsguard.core.denial import DenyRules
+from fsguard.core.denial import DenyRules, HiddenFiles
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
 
@@ -211,6 +211,10 @@ class PathPolicy:
         if not self.deny.active:
             return None
         return self.deny.rule_for(self.relative(canonical), is_dir=is_dir)
+
+    def hidden_files(self) -> HiddenFiles | None:
+        """A fresh filter for one search's results, None when no deny rule is set."""
+        return HiddenFiles(self.deny, self.relative) if self.deny.active else None
 
     def check_not_denied(self, canonical: Path, user_path: str | None = None) -> None:
         """Refuse a path a deny rule hides (access_denied naming the rule)."""

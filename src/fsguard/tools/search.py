@@ -12,6 +12,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from fsguard.core.denial import HiddenFiles
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.globs import expand_globs, normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore
@@ -268,6 +269,25 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
         skip_dependencies=not call.include_dependencies,
         skip_minified=content and not call.include_dependencies,  # a name search lists bundles, as the seed
     )
+    hide = services.policy.hidden_files()
+    result = _found(services, ctx, call, root, options, limit, hide)
+    if hide is not None and hide.count:
+        result = result.model_copy(update={"denied": hide.count})
+    return result
+
+
+def _found(
+    services: Services,
+    ctx: Context,
+    call: _SearchCall,
+    root: Path,
+    options: WalkOptions,
+    limit: int,
+    hide: HiddenFiles | None,
+) -> SearchResult:
+    settings = services.settings
+    is_file = searched_file(root, settings.max_file_size)
+    content = call.content(is_file)
     if not content:
         names = search_names(
             root,
@@ -277,6 +297,7 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
             case_sensitive=call.case_sensitive,
             max_results=limit,
             beneath=services.beneath,
+            hide=hide,
         )
         files = present(names.files, services.beneath)
         skipped = list(names.skipped)
@@ -290,7 +311,7 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
             files=files,
         )
     else:
-        result = _content(services, ctx, call, root, options, limit)
+        result = _content(services, ctx, call, root, options, limit, hide)
         large: list[str] = []
         skipped = [] if is_file else default_skips(root, options, large)
         if large:
@@ -306,7 +327,13 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
 
 
 def _content(
-    services: Services, ctx: Context, call: _SearchCall, root: Path, options: WalkOptions, limit: int
+    services: Services,
+    ctx: Context,
+    call: _SearchCall,
+    root: Path,
+    options: WalkOptions,
+    limit: int,
+    hide: HiddenFiles | None = None,
 ) -> SearchResult:
     reported = 0
 
@@ -327,7 +354,7 @@ def _content(
         max_results=0 if call.count_only and not call.return_lines else limit,
         max_files=limit,
     )
-    found = search_content(root, request, options, progress=progress, beneath=services.beneath)
+    found = search_content(root, request, options, progress=progress, beneath=services.beneath, hide=hide)
     matches = [] if call.count_only else [_match(m) for m in found.matches]
     lines: dict[str, list[int]] = {}
     for m in found.matches if call.count_only and call.return_lines else ():
