@@ -15,7 +15,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 from urllib.parse import unquote, urlparse
+
+Origin = Literal["command_line", "client", "both"]
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class EffectiveRoot:
     """One root a call may use and where it came from: "command_line", "client" or "both"."""
 
     path: Path
-    origin: str
+    origin: Origin
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ def intersect(configured: Iterable[Path], uris: Iterable[str], *, unrestricted: 
     if not client_uris:
         return None
     server = tuple(configured)
-    kept: dict[Path, str] = {}
+    kept: dict[Path, Origin] = {}
     ignored: list[str] = []
     for uri in client_uris:
         client = uri_path(uri)
@@ -86,15 +89,15 @@ def intersect(configured: Iterable[Path], uris: Iterable[str], *, unrestricted: 
         if not granted:
             ignored.append(uri)
         for path, origin in granted:
-            kept[path] = "both" if kept.get(path, origin) != origin else origin
+            kept[path] = origin if kept.get(path, origin) == origin else "both"
     roots = tuple(EffectiveRoot(path, origin) for path, origin in sorted(kept.items()))
     return ClientScope(roots, client_uris, tuple(ignored))
 
 
-def _granted(server: tuple[Path, ...], client: Path, *, unrestricted: bool) -> list[tuple[Path, str]]:
+def _granted(server: tuple[Path, ...], client: Path, *, unrestricted: bool) -> list[tuple[Path, Origin]]:
     if unrestricted:
         return [(client, "client")]
-    granted: list[tuple[Path, str]] = []
+    granted: list[tuple[Path, Origin]] = []
     for root in server:
         if client == root:
             granted.append((root, "both"))
