@@ -52,6 +52,7 @@ class Deleter:
             StaleEditError: the file changed since ``expected_hash`` was read.
         """
         path = self._safe.policy.resolve_entry(user_path)
+        self._safe.policy.check_not_read_only(path)
         if self._safe.policy.is_root(path):
             raise AccessDeniedError(
                 f"{path} is a root of this server and can never be deleted. Delete what is inside it instead.",

@@ -243,6 +243,14 @@ class PathPolicy:
                 "config there make git run programs. Change the repository with the git tool instead.",
                 path=str(canonical),
             )
+        self.check_not_read_only(canonical)
+
+    def check_not_read_only(self, canonical: Path) -> None:
+        """Refuse any change (write, delete, move either end, create) inside a --read-only-root.
+
+        Raises:
+            ReadOnlyError: the deepest root holding ``canonical`` is read-only.
+        """
         if self.is_read_only(canonical):
             raise ReadOnlyError(
                 f"{canonical} lies in the read-only root {self.root_of(canonical)}: fsguard may read, list and search "

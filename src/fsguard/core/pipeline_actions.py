@@ -83,7 +83,8 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         counts = _counted(engines, call.files, pattern, regex=not literal, case_sensitive=case_sensitive)
         found = {file: n for file, n in counts.items() if n}
         return ActionOutput(tuple(found), sum(found.values()), file_counts=found)
-    default = str(engines.policy.roots[0]) if engines.policy.roots else "."
+    roots = engines.policy.active_roots()
+    default = str(roots[0]) if roots else "."
     base = engines.policy.resolve(text(params, "path", default))
     if base.is_file():
         raise NotDirectoryError(

@@ -173,4 +173,7 @@ class CopyResult(Result):
     files_copied: int
     bytes_copied: int
     skipped_symlinks: list[str] = Field(default_factory=list, description="Links inside a directory, not copied.")
+    skipped_denied: list[str] = Field(
+        default_factory=list, description="Files inside a directory a deny rule hides (secrets, --deny): not copied."
+    )
     message: str = Field(description="Same text as the text block.")

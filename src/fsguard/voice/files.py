@@ -161,6 +161,8 @@ def move_text(result: MoveResult, compact: bool) -> str:
 def copy_text(result: CopyResult, compact: bool) -> str:
     """What was copied, and the links left out."""
     skipped = f"; {len(result.skipped_symlinks)} symlink(s) skipped" if result.skipped_symlinks else ""
+    if result.skipped_denied:
+        skipped += f"; {len(result.skipped_denied)} hidden by deny rules, not copied"
     size = human_size(result.bytes_copied)
     if compact:
         return f"COPIED {result.source} -> {result.destination} | {result.files_copied} files, {size}{skipped}"
