@@ -59,9 +59,10 @@ def mode(request: pytest.FixtureRequest) -> str:
 def connect(base_settings: Settings, mode: str) -> ClientFactory:
     """Open a client in the current era on a fresh server; keyword arguments override Settings fields."""
 
-    def factory(**overrides: Any) -> AbstractAsyncContextManager[Client]:
+    def factory(*, list_roots_callback: Any = None, **overrides: Any) -> AbstractAsyncContextManager[Client]:
+        """``list_roots_callback`` makes the client declare MCP roots and answer roots/list with it."""
         fields = {**base_settings.__dict__, **overrides}
-        return Client(build_server(Settings(**fields)), mode=mode)
+        return Client(build_server(Settings(**fields)), mode=mode, list_roots_callback=list_roots_callback)
 
     return factory
 
