@@ -214,6 +214,19 @@ async def test_a_read_only_root_nested_in_a_writable_one_stops_project_replace_b
     assert snapshot(root) == before
 
 
+async def test_minify_reads_from_a_read_only_root_but_never_writes_there(
+    connect: ClientFactory, root: Path, docs: Path
+) -> None:
+    (docs / "lib.js").write_text("function add(a, b) {\n  return a + b;\n}\n", encoding="utf-8")
+    before = snapshot(docs)
+    async with connect(read_only_roots=(docs,)) as client:
+        made = await client.call_tool("minify_js", {"path": str(docs / "lib.js"), "output_path": "lib.min.js"})
+        assert not made.is_error, text_of(made)
+        assert error_code(await client.call_tool("minify_js", {"path": str(docs / "lib.js")})) == "read_only"
+    assert (root / "lib.min.js").read_text(encoding="utf-8").startswith("function add(")
+    assert snapshot(docs) == before
+
+
 # -- deny rules ---------------------------------------------------------------------------------------------------
 
 SECRETS = {".env": "TOKEN=needle\n", "keys/id_rsa": "needle private\n", "certs/server.pem": "needle cert\n"}

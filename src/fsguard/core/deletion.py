@@ -107,6 +107,7 @@ class Deleter:
         """
         entry = self._trash.get(sd_id)
         destination = self._safe.policy.resolve_entry(entry.original_path)
+        self._safe.policy.check_not_read_only(destination)
         event = {"tool_name": "backup", "operation": "restore_trash", "file_path": str(destination)}
         moved = {"source_path": str(self._trash.root / sd_id / "item"), "dest_path": str(destination)}
         with self._safe.locks.hold(destination):
