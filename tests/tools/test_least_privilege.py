@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.client import ClientRequestContext
+from mcp.client.session import ListRootsFnT
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import CallToolResult, ListRootsResult, Root
 from pydantic import FileUrl
@@ -17,10 +19,8 @@ from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
-RootsCallback = Callable[[ClientRequestContext], Awaitable[ListRootsResult]]
 
-
-def answering(roots: list[Path]) -> RootsCallback:
+def answering(roots: list[Path]) -> ListRootsFnT:
     """A roots/list callback naming whatever ``roots`` holds when it is asked."""
 
     async def callback(context: ClientRequestContext) -> ListRootsResult:
@@ -113,6 +113,22 @@ async def test_list_changed_updates_the_effective_roots(connect: ClientFactory, 
             await client.session.send_roots_list_changed()
         assert structured(await read(client, root / "two" / "b.txt"))["content"] == "two\n"
         assert error_code(await read(client, root / "one" / "a.txt")) == "access_denied"
+
+
+async def test_client_roots_narrow_a_stdio_server_with_real_json_frames(root: Path, state_dir: Path, mode: str) -> None:
+    tree(root, {"proj/a.txt": "inside\n", "other/b.txt": "outside\n"})
+    named = [root / "proj"]
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    )
+    with anyio.fail_after(30):
+        async with Client(params, mode=mode, read_timeout_seconds=20, list_roots_callback=answering(named)) as client:
+            assert structured(await read(client, "a.txt"))["content"] == "inside\n"
+            assert error_code(await read(client, root / "other" / "b.txt")) == "access_denied"
+            named[:] = [root / "other"]
+            with pytest.warns(MCPDeprecationWarning):
+                await client.session.send_roots_list_changed()
+            assert structured(await read(client, root / "other" / "b.txt"))["content"] == "outside\n"
 
 
 async def test_no_client_roots_flag_never_asks(connect: ClientFactory, root: Path) -> None:

@@ -3,9 +3,10 @@
 2025-11-25: a ``roots/list`` request to the client before the first tool call of a connection runs, asked again
 after the client sends ``notifications/roots/list_changed``. 2026-07-28 has no back-channel, no change notice
 and no roots in the request ``_meta``: the only way the SDK offers is an ``input_required`` round
-(``inputRequests: {"fsguard:roots": roots/list}``), and a 2026 request is its own connection on HTTP and in
-memory, so a client declaring the roots capability is asked on every call there. Clients that declare no roots
-capability are never asked, and ``--no-client-roots`` stops the asking altogether.
+(``inputRequests: {"fsguard:roots": roots/list}``), and with no change notice an answer cannot be kept, so a
+client declaring the roots capability is asked on every call (on HTTP and in memory a 2026 request is its own
+connection anyway). Clients that declare no roots capability are never asked, and ``--no-client-roots`` stops
+the asking altogether.
 """
 
 from __future__ import annotations
@@ -48,11 +49,13 @@ class ClientRootsAsker:
         """The scope of the connection ``context`` belongs to; a 2026 call first gets the round asking for it."""
         if not self._enabled or context is None or not _declares_roots(context):
             return Asked()
-        state = _connection_state(context)
+        modern = context.protocol_version in MODERN_PROTOCOL_VERSIONS
+        # 2026 has no change notice, so nothing is kept there: even a stdio connection asks on every call.
+        state = {} if modern else _connection_state(context)
         if _STATE_KEY in state:
             cached: ClientScope | None = state[_STATE_KEY]
             return Asked(cached)
-        if context.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        if modern:
             answer = (context.input_responses or {}).get(ROOTS_REQUEST_KEY)
             if not isinstance(answer, ListRootsResult):
                 return Asked(ask=InputRequiredResult(input_requests={ROOTS_REQUEST_KEY: ListRootsRequest()}))
