@@ -60,7 +60,9 @@ def mode(request: pytest.FixtureRequest) -> str:
 def connect(base_settings: Settings, mode: str) -> ClientFactory:
     """Open a client in the current era on a fresh server; keyword arguments override Settings fields."""
 
-    def factory(*, list_roots_callback: ListRootsFnT | None = None, **overrides: Any) -> AbstractAsyncContextManager[Client]:
+    def factory(
+        *, list_roots_callback: ListRootsFnT | None = None, **overrides: Any
+    ) -> AbstractAsyncContextManager[Client]:
         """``list_roots_callback`` makes the client declare MCP roots and answer roots/list with it."""
         fields = {**base_settings.__dict__, **overrides}
         return Client(build_server(Settings(**fields)), mode=mode, list_roots_callback=list_roots_callback)
