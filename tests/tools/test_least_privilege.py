@@ -15,6 +15,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import CallToolResult, ListRootsResult, Root
 from pydantic import FileUrl
 
+from fsguard.config import Settings
+from fsguard.server import build_server
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -144,14 +146,28 @@ async def test_no_client_roots_flag_never_asks(connect: ClientFactory, root: Pat
     assert asked == []
 
 
-async def test_one_clients_roots_do_not_change_anothers(connect: ClientFactory, root: Path) -> None:
+async def test_one_clients_roots_do_not_change_anothers_on_the_same_server(
+    base_settings: Settings, mode: str, root: Path
+) -> None:
     tree(root, {"proj/a.txt": "a\n", "other/b.txt": "b\n"})
+    server = build_server(base_settings)
     async with (
-        connect(list_roots_callback=answering([root / "proj"])) as narrowed,
-        connect() as plain,
+        Client(server, mode=mode, list_roots_callback=answering([root / "proj"])) as narrowed,
+        Client(server, mode=mode) as plain,
     ):
         assert error_code(await read(narrowed, root / "other" / "b.txt")) == "access_denied"
         assert not (await read(plain, root / "other" / "b.txt")).is_error
+        assert error_code(await read(narrowed, root / "other" / "b.txt")) == "access_denied"
+        assert (await stats(plain)).get("client_roots") is None
+
+
+async def test_a_pipeline_search_never_finds_a_secret(client: Client, root: Path) -> None:
+    tree(root, {**SECRETS, **PUBLIC})
+    steps = [{"id": "find", "action": "search", "params": {"pattern": "needle"}}]
+    ran = structured(await client.call_tool("batch_operations", {"pipeline_json": {"name": "s", "steps": steps}}))
+    found = {Path(name).relative_to(root).as_posix() for step in ran["steps"] for name in step.get("files", [])}
+    assert found
+    assert not found & set(SECRETS)
 
 
 # -- read-only roots ----------------------------------------------------------------------------------------------

@@ -101,7 +101,7 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         skip_minified=not everything,
     )
     request = ContentRequest(pattern=pattern, literal=literal, case_sensitive=case_sensitive, max_results=0)
-    result = search_content(base, request, options, beneath=engines.beneath)
+    result = search_content(base, request, options, beneath=engines.beneath, hide=engines.policy.hidden_files())
     files = sorted(result.counts)  # a stable order, whichever engine walked
     return ActionOutput(tuple(files), result.total_matches, file_counts={f: result.counts[f] for f in files})
 
