@@ -8,6 +8,7 @@ operator's ``--deny`` rules come after the defaults, so ``--deny '!.npmrc'`` re-
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,7 @@ class DenyRules:
 
     patterns: tuple[str, ...] = ()
     _spec: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
+    _any: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         try:
@@ -55,6 +57,7 @@ class DenyRules:
         except (ValueError, TypeError) as exc:
             raise InvalidParamsError(f"a deny rule is not a valid glob: {exc}. Fix the --deny pattern.") from exc
         object.__setattr__(self, "_spec", spec)
+        object.__setattr__(self, "_any", _prefilter(spec))
 
     @classmethod
     def create(cls, extra: Iterable[str], *, defaults: bool = True) -> DenyRules:
@@ -69,7 +72,10 @@ class DenyRules:
         """The pattern denying ``relative`` (a root-relative POSIX path), or None when it is allowed."""
         if not self.patterns or not relative or relative == ".":
             return None
-        result = self._spec.check_file(relative + "/" if is_dir else relative)
+        candidate = relative + "/" if is_dir else relative
+        if self._any is not None and self._any.match(candidate) is None:
+            return None  # no pattern, denying or re-allowing, matches: most paths end here, in one regex
+        result = self._spec.check_file(candidate)
         if not result.include or result.index is None:
             return None
         return self.patterns[result.index]
@@ -90,6 +96,30 @@ class DenyRules:
             path=shown,
             rule=rule,
         )
+
+
+def _prefilter(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
+    """One regex matching wherever any of ``spec``'s patterns matches (pathspec tries them one by one, which
+    makes a 20,000-entry listing 2.5 times slower); None when a pattern's regex is not available to join."""
+    sources: list[str] = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if getattr(pattern, "include", None) is None:
+            continue  # a blank line or comment
+        if not isinstance(regex, re.Pattern):
+            return None
+        sources.append(_UNNAMED.sub("(?:", regex.pattern))
+    if not sources:
+        return None
+    # Name patterns (.env, *.pem) all start "at any depth": that prefix is tried once for all of them.
+    anywhere = [source.removeprefix(_ANY_DEPTH) for source in sources if source.startswith(_ANY_DEPTH)]
+    rest = [source for source in sources if not source.startswith(_ANY_DEPTH)]
+    branches = [f"{_ANY_DEPTH}(?:{'|'.join(anywhere)})"] if anywhere else []
+    return re.compile("|".join(f"(?:{branch})" for branch in branches + rest))
+
+
+_UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; joined, they must go
+_ANY_DEPTH = "^(?:.+/)?"
 
 
 class HiddenFiles:
