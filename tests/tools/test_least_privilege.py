@@ -18,6 +18,7 @@ from pydantic import FileUrl
 from fsguard.config import Settings
 from fsguard.server import build_server
 from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.test_transports import http_server
 
 pytestmark = pytest.mark.anyio
 
@@ -159,6 +160,21 @@ async def test_one_clients_roots_do_not_change_anothers_on_the_same_server(
         assert not (await read(plain, root / "other" / "b.txt")).is_error
         assert error_code(await read(narrowed, root / "other" / "b.txt")) == "access_denied"
         assert (await stats(plain)).get("client_roots") is None
+
+
+async def test_two_http_clients_keep_their_own_roots(base_settings: Settings, mode: str, root: Path) -> None:
+    tree(root, {"proj/a.txt": "a\n", "other/b.txt": "b\n"})
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    with anyio.fail_after(30):
+        async with (
+            http_server(settings) as url,
+            Client(url, mode=mode, list_roots_callback=answering([root / "proj"])) as narrowed,
+            Client(url, mode=mode) as plain,
+        ):
+            assert error_code(await read(narrowed, root / "other" / "b.txt")) == "access_denied"
+            assert structured(await read(plain, root / "other" / "b.txt"))["content"] == "b\n"
+            assert structured(await read(narrowed, "a.txt"))["content"] == "a\n"
+            assert error_code(await read(narrowed, root / "other" / "b.txt")) == "access_denied"
 
 
 async def test_a_pipeline_search_never_finds_a_secret(client: Client, root: Path) -> None:
