@@ -68,8 +68,10 @@ async def test_a_client_declaring_a_narrower_root_cannot_read_outside_it(connect
         found = structured(await client.call_tool("search_files", {"pattern": "*.txt", "path": str(root / "proj")}))
         assert found["files"] == [str(root / "proj" / "a.txt")]
         served = await stats(client)
+        said = text_of(await client.call_tool("server_info", {"action": "stats"}))
     assert served["roots"] == [{"path": str(root / "proj"), "origin": "client", "read_only": False}]
     assert served["client_roots"] == [(root / "proj").as_uri()]
+    assert f"Roots: {root / 'proj'} (client)" in said
 
 
 async def test_a_client_root_outside_the_command_line_roots_grants_nothing(
@@ -82,8 +84,10 @@ async def test_a_client_root_outside_the_command_line_roots_grants_nothing(
         assert error_code(await read(client, elsewhere / "x.txt")) == "access_denied"
         assert error_code(await read(client, root / "a.txt")) == "access_denied"  # it narrowed to nothing
         served = await stats(client)
+        said = text_of(await client.call_tool("server_info", {"action": "stats"}))
     assert served["roots"] == []
     assert served["client_roots_ignored"] == [elsewhere.as_uri()]
+    assert "Client roots granting nothing: " + elsewhere.as_uri() in said
 
 
 async def test_a_client_root_holding_the_command_line_root_keeps_it_whole(
