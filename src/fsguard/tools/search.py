@@ -270,24 +270,6 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
         skip_minified=content and not call.include_dependencies,  # a name search lists bundles, as the seed
     )
     hide = services.policy.hidden_files()
-    result = _found(services, ctx, call, root, options, limit, hide)
-    if hide is not None and hide.count:
-        result = result.model_copy(update={"denied": hide.count})
-    return result
-
-
-def _found(
-    services: Services,
-    ctx: Context,
-    call: _SearchCall,
-    root: Path,
-    options: WalkOptions,
-    limit: int,
-    hide: HiddenFiles | None,
-) -> SearchResult:
-    settings = services.settings
-    is_file = searched_file(root, settings.max_file_size)
-    content = call.content(is_file)
     if not content:
         names = search_names(
             root,
@@ -323,6 +305,8 @@ def _found(
         result = result.model_copy(update={"excluded_by_gitignore": True})
     if skipped:
         result = result.model_copy(update={"default_skipped": len(skipped), "default_skipped_paths": skipped[:SAMPLE]})
+    if hide is not None and hide.count:
+        result = result.model_copy(update={"denied": hide.count})
     return result
 
 
