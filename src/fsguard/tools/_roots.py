@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 ROOTS_REQUEST_KEY = "fsguard:roots"
 _STATE_KEY = "fsguard/client_scope"
+_GENERATION_KEY = "fsguard/client_roots_changes"
 LIST_CHANGED = "notifications/roots/list_changed"
 
 
@@ -55,6 +56,7 @@ class ClientRootsAsker:
         if _STATE_KEY in state:
             cached: ClientScope | None = state[_STATE_KEY]
             return Asked(cached)
+        generation = state.get(_GENERATION_KEY, 0)
         if modern:
             answer = (context.input_responses or {}).get(ROOTS_REQUEST_KEY)
             if not isinstance(answer, ListRootsResult):
@@ -70,13 +72,16 @@ class ClientRootsAsker:
         )
         if scope is not None and scope.ignored:
             logger.info("client roots granting nothing (outside the server's roots): %s", ", ".join(scope.ignored))
-        state[_STATE_KEY] = scope
+        if state.get(_GENERATION_KEY, 0) == generation:  # else roots/list_changed came meanwhile: ask again next time
+            state[_STATE_KEY] = scope
         return Asked(scope)
 
 
 def forget_roots(session: Any) -> None:
     """Drop a connection's cached client roots (its client sent roots/list_changed): the next call asks again."""
-    _state_of(session).pop(_STATE_KEY, None)
+    state = _state_of(session)
+    state.pop(_STATE_KEY, None)
+    state[_GENERATION_KEY] = state.get(_GENERATION_KEY, 0) + 1
 
 
 def _declares_roots(context: Context[Any, Any]) -> bool:
