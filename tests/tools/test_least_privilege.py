@@ -360,3 +360,17 @@ async def test_deny_flags_add_rules_and_no_default_deny_drops_the_defaults(conne
         assert error_code(refused) == "access_denied"
         assert "'*.sqlite'" in text_of(refused)
         assert (await stats(client))["deny_rules"] == ["*.sqlite"]
+
+
+async def test_a_wsl_tree_sync_leaves_secrets_behind_and_names_them(connect: ClientFactory, root: Path) -> None:
+    home, win = root / "home" / "me", root / "mnt" / "c" / "Users" / "me"
+    win.mkdir(parents=True)
+    tree(home, {"site/index.md": "index\n", "site/.env": "TOKEN=1\n", "site/keys/id_ed25519": "private\n"})
+    settings = {"wsl": True, "wsl_mount_root": root / "mnt", "wsl_home": home, "wsl_windows_home": "C:\\Users\\me"}
+    async with connect(**settings) as client:
+        synced = structured(await client.call_tool("wsl", {"action": "sync", "wsl_path": str(home / "site")}))
+    assert sorted(path.relative_to(win).as_posix() for path in win.rglob("*") if path.is_file()) == ["site/index.md"]
+    assert {Path(entry["path"]).name: entry["reason"] for entry in synced["skipped"]} == {
+        ".env": "hidden by a deny rule",
+        "id_ed25519": "hidden by a deny rule",
+    }
