@@ -9,7 +9,7 @@ operator's ``--deny`` rules come after the defaults, so ``--deny '!.npmrc'`` re-
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,11 +123,15 @@ _ANY_DEPTH = "^(?:.+/)?"
 
 
 class HiddenFiles:
-    """A search's filter: True for a path a deny rule hides (absolute path in), counting what it hid."""
+    """A search's filter: True for a path a deny rule hides (absolute path in), counting what it hid.
 
-    def __init__(self, rules: DenyRules, relative: Callable[[Path], str]) -> None:
+    Works on strings: a search asks about every name it found, and Path arithmetic per name would cost more
+    than the rules themselves."""
+
+    def __init__(self, rules: DenyRules, roots: Iterable[Path]) -> None:
         self._rules = rules
-        self._relative = relative
+        # Deepest first, so a path is taken relative to the deepest root holding it, as PathPolicy.relative does.
+        self._prefixes = sorted((str(root).rstrip("/") + "/" for root in roots), key=len, reverse=True)
         self.count = 0
 
     def __call__(self, path: str) -> bool:
@@ -138,4 +142,10 @@ class HiddenFiles:
 
     def hides(self, path: str) -> bool:
         """The same answer without counting."""
-        return self._rules.rule_for(self._relative(Path(path))) is not None
+        return self._rules.rule_for(self._relative(path)) is not None
+
+    def _relative(self, path: str) -> str:
+        for prefix in self._prefixes:
+            if path.startswith(prefix):
+                return path[len(prefix) :]
+        return path.lstrip("/")

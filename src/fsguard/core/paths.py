@@ -214,7 +214,7 @@ class PathPolicy:
 
     def hidden_files(self) -> HiddenFiles | None:
         """A fresh filter for one search's results, None when no deny rule is set."""
-        return HiddenFiles(self.deny, self.relative) if self.deny.active else None
+        return HiddenFiles(self.deny, self.roots) if self.deny.active else None
 
     def check_not_denied(self, canonical: Path, user_path: str | None = None) -> None:
         """Refuse a path a deny rule hides (access_denied naming the rule)."""
