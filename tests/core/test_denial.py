@@ -11,7 +11,7 @@ from hypothesis import given
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.clientroots import intersect, scoped
-from fsguard.core.denial import DEFAULT_DENY, DenyRules
+from fsguard.core.denial import DEFAULT_DENY, DenyRules, relative_text, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.ignore import WalkOptions
 from fsguard.core.listing import DirectoryLister
@@ -161,3 +161,14 @@ def test_a_denied_path_is_never_listed_or_found_and_both_engines_agree(tree: dic
             assert names_hide.count == content_hide.count == len(denied_files)
             found[engine] = (names.files, dataclasses.replace(content, engine="python"))
         assert len(set(map(repr, found.values()))) == 1
+
+
+def test_rules_match_paths_relative_to_the_deepest_root_holding_them() -> None:
+    prefixes = root_prefixes([Path("/srv/app"), Path("/srv/app/vendor")])
+    assert relative_text("/srv/app/config/.env", prefixes) == "config/.env"
+    assert relative_text("/srv/app/vendor/tls.key", prefixes) == "tls.key"
+    assert relative_text("/srv/app", prefixes) == ""
+    assert relative_text("/srv/application/x", prefixes) == "srv/application/x"  # outside: the whole path
+    anchored = DenyRules(("/tls.key",))
+    assert anchored.rule_for(relative_text("/srv/app/vendor/tls.key", prefixes)) == "/tls.key"
+    assert anchored.rule_for(relative_text("/srv/app/sub/tls.key", prefixes)) is None

@@ -122,16 +122,28 @@ _UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; jo
 _ANY_DEPTH = "^(?:.+/)?"
 
 
+def root_prefixes(roots: Iterable[Path]) -> tuple[str, ...]:
+    """Each root as ``"/its/path/"``, deepest first: what :func:`relative_text` strips."""
+    return tuple(sorted((str(root).rstrip("/") + "/" for root in roots), key=len, reverse=True))
+
+
+def relative_text(path: str, prefixes: tuple[str, ...]) -> str:
+    """``path`` relative to the deepest root holding it (what deny rules match), on strings: callers ask about
+    every name a walk meets, and Path arithmetic per name would cost more than the rules themselves."""
+    for prefix in prefixes:
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+        if len(path) + 1 == len(prefix) and prefix.startswith(path):
+            return ""  # the root itself
+    return path.lstrip("/")
+
+
 class HiddenFiles:
-    """A search's filter: True for a path a deny rule hides (absolute path in), counting what it hid.
+    """A search's filter: True for a path a deny rule hides (absolute path in), counting what it hid."""
 
-    Works on strings: a search asks about every name it found, and Path arithmetic per name would cost more
-    than the rules themselves."""
-
-    def __init__(self, rules: DenyRules, roots: Iterable[Path]) -> None:
+    def __init__(self, rules: DenyRules, prefixes: tuple[str, ...]) -> None:
         self._rules = rules
-        # Deepest first, so a path is taken relative to the deepest root holding it, as PathPolicy.relative does.
-        self._prefixes = sorted((str(root).rstrip("/") + "/" for root in roots), key=len, reverse=True)
+        self._prefixes = prefixes
         self.count = 0
 
     def __call__(self, path: str) -> bool:
@@ -142,10 +154,4 @@ class HiddenFiles:
 
     def hides(self, path: str) -> bool:
         """The same answer without counting."""
-        return self._rules.rule_for(self._relative(path)) is not None
-
-    def _relative(self, path: str) -> str:
-        for prefix in self._prefixes:
-            if path.startswith(prefix):
-                return path[len(prefix) :]
-        return path.lstrip("/")
+        return self._rules.rule_for(relative_text(path, self._prefixes)) is not None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsguard.core.clientroots import current_scope
-from fsguard.core.denial import DenyRules, HiddenFiles
+from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
 
@@ -87,6 +87,10 @@ class PathPolicy:
     wsl_mount_root: Path = Path("/mnt")
     read_only_roots: tuple[Path, ...] = ()  # also in ``roots``; the deepest root holding a path decides
     deny: DenyRules = field(default_factory=DenyRules)
+    _prefixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_prefixes", root_prefixes(self.roots))
 
     @classmethod
     def create(
@@ -201,10 +205,7 @@ class PathPolicy:
 
     def relative(self, canonical: Path) -> str:
         """``canonical`` relative to the deepest command-line root holding it (POSIX), what deny rules match."""
-        root = self.root_of(canonical)
-        if root is None:
-            return canonical.as_posix().lstrip("/")
-        return canonical.relative_to(root).as_posix()
+        return relative_text(str(canonical), self._prefixes)
 
     def denied_by(self, canonical: Path, *, is_dir: bool = False) -> str | None:
         """The deny rule hiding ``canonical``, None when it is visible."""
@@ -214,7 +215,7 @@ class PathPolicy:
 
     def hidden_files(self) -> HiddenFiles | None:
         """A fresh filter for one search's results, None when no deny rule is set."""
-        return HiddenFiles(self.deny, self.roots) if self.deny.active else None
+        return HiddenFiles(self.deny, self._prefixes) if self.deny.active else None
 
     def check_not_denied(self, canonical: Path, user_path: str | None = None) -> None:
         """Refuse a path a deny rule hides (access_denied naming the rule)."""
