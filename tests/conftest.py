@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 from mcp import Client
-from mcp.client.session import ElicitationFnT
+from mcp.client.session import ElicitationFnT, ListRootsFnT
 from mcp.types import CallToolResult
 
 from fsguard.config import Settings
@@ -60,13 +60,22 @@ def mode(request: pytest.FixtureRequest) -> str:
 def connect(base_settings: Settings, mode: str) -> ClientFactory:
     """Open a client in the current era on a fresh server; keyword arguments override Settings fields.
 
-    ``elicitation_callback`` makes the client declare elicitation and answer each question with it."""
+    ``elicitation_callback`` makes the client declare elicitation and answer each question with it;
+    ``list_roots_callback`` makes it declare MCP roots and answer roots/list with it."""
 
     def factory(
-        elicitation_callback: ElicitationFnT | None = None, **overrides: Any
+        *,
+        elicitation_callback: ElicitationFnT | None = None,
+        list_roots_callback: ListRootsFnT | None = None,
+        **overrides: Any,
     ) -> AbstractAsyncContextManager[Client]:
         fields = {**base_settings.__dict__, **overrides}
-        return Client(build_server(Settings(**fields)), mode=mode, elicitation_callback=elicitation_callback)
+        return Client(
+            build_server(Settings(**fields)),
+            mode=mode,
+            elicitation_callback=elicitation_callback,
+            list_roots_callback=list_roots_callback,
+        )
 
     return factory
 

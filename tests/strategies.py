@@ -11,6 +11,8 @@
 - :func:`cp1252_texts`, :func:`western_texts`: any text cp1252 encodes, and Western sentences a person reads.
 - :func:`listed_directories`: directories of files, subdirectories, links and hidden names to list, with
   ``.gitignore`` texts for the root and the directory.
+- :func:`secret_trees`: trees mixing secrets the default deny rules hide (.env, keys, credentials) with look-alikes
+  they must leave visible (.env.example, id_rsa.pub, notes.key.txt), every file holding one shared word.
 """
 
 from __future__ import annotations
@@ -402,3 +404,19 @@ def listed_directories(draw: st.DrawFn) -> ListedDirectory:
 
     root_patterns = (*LISTING_ROOT_PATTERNS, *LISTING_ROOT_PATTERNS, *GITIGNORE_PATTERNS)  # half name sub/dir
     return ListedDirectory(entries, draw(ignore_text(root_patterns)), draw(ignore_text(GITIGNORE_PATTERNS)))
+
+
+SECRET_NAMES = (".env", ".env.local", "id_rsa", "id_ed25519", "server.pem", "tls.key", "cert.p12", ".netrc", ".npmrc")
+LOOKALIKE_NAMES = (".env.example", ".env.sample", "id_rsa.pub", "notes.key.txt", "env.txt", "pem.md", "keys")
+
+
+@st.composite
+def secret_trees(draw: st.DrawFn) -> dict[str, str]:
+    """Relative path -> text: secrets (at any depth, and in .aws/credentials) among look-alikes, all holding
+    the word ``needle`` so a content search finds every one."""
+    directories = draw(st.lists(st.sampled_from(["", "app/", "app/config/", "deploy/", ".aws/", "a b/"]), min_size=1))
+    names = draw(st.lists(st.sampled_from(SECRET_NAMES + LOOKALIKE_NAMES + ("credentials",)), min_size=1, max_size=8))
+    tree = {"visible.txt": "needle in the open\n"}
+    for index, name in enumerate(names):
+        tree[directories[index % len(directories)] + name] = f"needle {index}\n"
+    return tree

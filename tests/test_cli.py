@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from fsguard import __version__
 from fsguard.cli import client_config, main, parser, settings_from
+from fsguard.services import Services
 
 
 def test_every_flag_reaches_settings(tmp_path: Path) -> None:
@@ -107,3 +109,34 @@ def test_the_confirm_flag_reaches_settings_and_defaults_to_risky(tmp_path: Path)
         assert settings_from(parser().parse_args([str(tmp_path), "--confirm", mode])).confirm == mode
     with pytest.raises(SystemExit):
         parser().parse_args([str(tmp_path), "--confirm", "always"])
+
+
+def test_the_least_privilege_flags_reach_settings(tmp_path: Path) -> None:
+    docs, vendor = tmp_path / "docs", tmp_path / "vendor"
+    args = [str(tmp_path), "--read-only-root", str(docs), "--read-only-root", str(vendor), "--deny", "*.sqlite"]
+    settings = settings_from(
+        parser().parse_args([*args, "--deny", "!.npmrc", "--no-default-deny", "--no-client-roots"])
+    )
+    assert settings.read_only_roots == (docs, vendor)
+    assert settings.deny == ("*.sqlite", "!.npmrc")
+    assert (settings.default_deny, settings.client_roots) == (False, False)
+    defaults = settings_from(parser().parse_args([]))
+    assert (defaults.read_only_roots, defaults.deny, defaults.default_deny, defaults.client_roots) == (
+        (),
+        (),
+        True,
+        True,
+    )
+
+
+def test_read_only_roots_alone_serve_no_current_directory(tmp_path: Path) -> None:
+    settings = settings_from(parser().parse_args(["--read-only-root", str(tmp_path)]))
+    assert settings.effective_roots() == ()
+    assert Services.create(replace(settings, state_dir=tmp_path / "state")).policy.roots == (tmp_path.resolve(),)
+
+
+def test_an_invalid_deny_glob_exits_2_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([str(tmp_path), "--state-dir", str(tmp_path / "state"), "--deny", "a\\"])
+    assert exited.value.code == 2
+    assert "deny rule" in capsys.readouterr().err

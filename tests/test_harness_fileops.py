@@ -68,6 +68,7 @@ UNTOUCHED = [
     "cp/tree/sub/b.bin",
     "an/plan.txt",
     "an/.env",
+    "an/credentials.txt",
 ]
 # Destinations of refused or read-only calls: none may exist.
 NEVER_MADE = [

@@ -116,6 +116,34 @@ def parser() -> argparse.ArgumentParser:
         "purges, git restore of uncommitted work, forced pushes; risky (default) = those and HIGH/CRITICAL changes; "
         "off = never",
     )
+    add(
+        "--read-only-root",
+        dest="read_only_roots",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a root where tools may read, list and search but every change is refused (repeatable)",
+    )
+    add(
+        "--deny",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="hide paths matching this gitignore-style glob from every tool (repeatable; '!GLOB' re-allows)",
+    )
+    add(
+        "--no-default-deny",
+        dest="default_deny",
+        action="store_false",
+        help="switch off the default deny rules for secrets (.env, *.pem, *.key, id_rsa*, ...)",
+    )
+    add(
+        "--no-client-roots",
+        dest="client_roots",
+        action="store_false",
+        help="never ask the client for its roots (roots/list); serve exactly the command-line roots",
+    )
     add("--version", action="version", version=f"fsguard {__version__}")
     return p
 
@@ -153,6 +181,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
         wsl_autosync=args.wsl_autosync,
         git_hooks=args.git_hooks,
         confirm=args.confirm,
+        read_only_roots=tuple(root.expanduser() for root in args.read_only_roots),
+        deny=tuple(args.deny),
+        default_deny=args.default_deny,
+        client_roots=args.client_roots,
     )
 
 

@@ -62,10 +62,14 @@ class Settings:
     max_media_bytes: int = 3 * 1024 * 1024  # read_file inlines images/audio up to this; larger: a resource_link
     # --confirm: which operations ask the person (by elicitation, when the client can) before they run
     confirm: Confirm = "risky"
+    read_only_roots: tuple[Path, ...] = ()  # --read-only-root: roots too, where every mutation is refused
+    deny: tuple[str, ...] = ()  # --deny GLOB (gitwildmatch), after the default secret rules
+    default_deny: bool = True  # --no-default-deny switches the default secret rules off
+    client_roots: bool = True  # --no-client-roots: never ask the client for its roots
 
     def effective_roots(self) -> tuple[Path, ...]:
         """The configured roots, or the current directory when none were given."""
-        if self.roots:
+        if self.roots or self.read_only_roots:
             return self.roots
         return () if self.unrestricted else (Path.cwd(),)
 

@@ -15,11 +15,13 @@ from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND, CallToolResult, InputReq
 from fsguard import __version__
 from fsguard.config import Settings
 from fsguard.core.audit import AuditEntry
+from fsguard.core.clientroots import scoped
 from fsguard.core.errors import FsguardError
 from fsguard.services import Services
 from fsguard.tools import register_all
 from fsguard.tools._arguments import closest, normalize
 from fsguard.tools._errors import ERROR_META_KEY, error_result, result_for
+from fsguard.tools._roots import ClientRootsAsker, roots_changes
 from fsguard.voice.paths import naming_under, shortened_error
 
 logger = logging.getLogger(__name__)
@@ -51,8 +53,9 @@ class FsguardServer(MCPServer):
     """MCPServer whose calls get strict argument names and coded errors, and are counted."""
 
     def __init__(self, services: Services, **kwargs: Any) -> None:
-        super().__init__(middleware=[tools_only], **kwargs)
+        super().__init__(middleware=[tools_only, roots_changes], **kwargs)
         self.services = services
+        self.client_roots = ClientRootsAsker(services.policy, enabled=services.settings.client_roots)
         self._input_schemas: dict[str, dict[str, Any]] | None = None
 
     async def call_tool(
@@ -65,7 +68,10 @@ class FsguardServer(MCPServer):
             error = unknown_tool(name, sorted(schemas))
             self._account(name, arguments, error_result("unknown_tool", error.message, error.data), started)
             raise error
-        with naming_under(self.services.policy.roots):  # text blocks name paths relative to the first root
+        asked = await self.client_roots.scope(context)
+        if asked.ask is not None:  # 2026: the round asking for the client's roots; the call comes back with them
+            return asked.ask
+        with scoped(asked.scope), naming_under(self.services.policy.active_roots()):  # texts: paths from the first root
             try:
                 result: CallToolResult | InputRequiredResult = await super().call_tool(
                     name, normalize(name, arguments, schemas[name]), context

@@ -17,6 +17,7 @@ from fsguard.core.batch import BatchRunner
 from fsguard.core.batchops import Engines
 from fsguard.core.beneath import Beneath
 from fsguard.core.deletion import Deleter
+from fsguard.core.denial import DenyRules
 from fsguard.core.directories import DirectoryMaker
 from fsguard.core.disk import AtomicWriter, remove_by_name
 from fsguard.core.editing import Editor
@@ -89,7 +90,11 @@ class Services:
     def create(cls, settings: Settings) -> Services:
         """Build the services, cleaning temp files a crashed run left behind."""
         policy = PathPolicy.create(
-            settings.effective_roots(), unrestricted=settings.unrestricted, wsl_mount_root=settings.wsl_mount_root
+            settings.effective_roots(),
+            unrestricted=settings.unrestricted,
+            wsl_mount_root=settings.wsl_mount_root,
+            read_only_roots=settings.read_only_roots,
+            deny=DenyRules.create(settings.deny, defaults=settings.default_deny),
         )
         state = Path(os.path.realpath(settings.state_dir))
         if not settings.unrestricted and policy.contains(state):

@@ -255,12 +255,12 @@ async def test_recursive_renames_files_below_but_not_directories_links_or_hidden
 async def test_a_pattern_starting_with_a_dot_selects_hidden_files_and_a_literal_name_one_file(
     client: Client, root: Path
 ) -> None:
-    make(root, ".env", ".envrc", "[x].txt", "y.txt")
+    make(root, ".envx", ".envrc", "[x].txt", "y.txt")
     hidden = structured(await rename(client, mode="add_suffix", suffix=".bak", file_pattern=".env*"))
-    assert sorted(Path(e["destination"]).name for e in hidden["renames"]) == [".env.bak", ".envrc.bak"]
+    assert sorted(Path(e["destination"]).name for e in hidden["renames"]) == [".envrc.bak", ".envx.bak"]
     literal = structured(await rename(client, mode="to_uppercase", file_pattern="[x].txt"))
     assert [Path(e["destination"]).name for e in literal["renames"]] == ["[X].TXT"]
-    assert sorted(p.name for p in root.iterdir()) == [".env.bak", ".envrc.bak", "[X].TXT", "y.txt"]
+    assert sorted(p.name for p in root.iterdir()) == [".envrc.bak", ".envx.bak", "[X].TXT", "y.txt"]
 
 
 async def test_a_hook_denying_one_move_rolls_back_the_renames_done(

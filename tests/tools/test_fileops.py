@@ -143,7 +143,7 @@ async def test_copy_and_move_refuse_paths_outside_the_roots(client: Client, root
 
 async def test_analyze_operation_plans_without_changing_anything(client: Client, root: Path) -> None:
     (root / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
-    (root / ".env").write_text("TOKEN=1\n", encoding="utf-8")
+    (root / "credentials.txt").write_text("TOKEN=1\n", encoding="utf-8")
     before = {p: p.read_bytes() for p in root.iterdir()}
     edit = structured(
         await client.call_tool(
@@ -152,7 +152,7 @@ async def test_analyze_operation_plans_without_changing_anything(client: Client,
     )
     assert (edit["lines_added"], edit["lines_removed"]) == (1, 1)
     assert "+x = 2" in edit["preview_diff"]
-    secret = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": ".env"}))
+    secret = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "credentials.txt"}))
     assert secret["risk_level"] == "CRITICAL"
     missing = await client.call_tool("analyze_operation", {"operation": "write", "path": "a.py"})
     assert error_code(missing) == "invalid_params"

@@ -21,7 +21,7 @@ def tree(root: Path) -> Path:
     (root / "src" / "main.py").write_text("print()\n", encoding="utf-8")
     (root / "b.txt").write_bytes(b"b" * 2048)
     (root / "a.txt").write_bytes(b"a")
-    (root / ".env").write_text("SECRET=1\n", encoding="utf-8")
+    (root / ".envrc").write_text("SECRET=1\n", encoding="utf-8")
     return root
 
 
@@ -29,7 +29,7 @@ async def test_lists_directories_first_then_files_by_name_with_sizes(client: Cli
     data = structured(await client.call_tool("list_directory", {"path": ".", "output_format": "json"}))
     assert [(e["name"], e["type"]) for e in data["entries"]] == [
         ("src", "directory"),
-        (".env", "file"),
+        (".envrc", "file"),
         ("a.txt", "file"),
         ("b.txt", "file"),
     ]
@@ -44,7 +44,7 @@ async def test_json_format_text_block_is_the_structured_content(client: Client, 
 
 async def test_hidden_entries_can_be_left_out(client: Client, tree: Path) -> None:
     data = structured(await client.call_tool("list_directory", {"include_hidden": False}))
-    assert ".env" not in [e["name"] for e in data["entries"]]
+    assert ".envrc" not in [e["name"] for e in data["entries"]]
 
 
 async def test_pages_with_offset_and_limit_cover_everything_once(client: Client, tree: Path) -> None:
@@ -53,7 +53,7 @@ async def test_pages_with_offset_and_limit_cover_everything_once(client: Client,
     assert (first["truncated"], first["next_offset"]) == (True, 3)
     assert (second["truncated"], second.get("next_offset")) == (False, None)
     names = [e["name"] for e in first["entries"] + second["entries"]]
-    assert names == ["src", ".env", "a.txt", "b.txt"]
+    assert names == ["src", ".envrc", "a.txt", "b.txt"]
 
 
 async def test_the_item_cap_truncates_and_points_at_the_next_page(connect: ClientFactory, root: Path) -> None:
@@ -93,7 +93,7 @@ async def test_verbose_and_compact_voices_name_the_same_entries(connect: ClientF
     assert "DIR  src/" in long
     assert "FILE b.txt 2.0 KB" in long
     assert long.endswith(f"--- | 1 dir, 3 files | {tree}")
-    assert short == f"{tree} | src/ .env a.txt b.txt(2.0 KB) | 4/4"
+    assert short == f"{tree} | src/ .envrc a.txt b.txt(2.0 KB) | 4/4"
 
 
 async def test_a_file_is_not_a_directory(client: Client, tree: Path) -> None:

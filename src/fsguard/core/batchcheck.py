@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.batchplan import BatchOperation, BatchRequest, refuse
-from fsguard.core.errors import FsguardError
+from fsguard.core.errors import FsguardError, ReadOnlyError
 from fsguard.core.paths import PathPolicy
 
 Kind = Literal["file", "dir", "other"]
@@ -105,6 +105,7 @@ def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | 
     Raises:
         InvalidParamsError: some operation would fail; ``errors`` lists every problem, one per line.
     """
+    _refuse_read_only(request, policy)
     context = _Context(TreeView(), policy, request.atomic)
     problems = list(request.problems)
     targets: list[tuple[Path, Path | None]] = []
@@ -125,6 +126,27 @@ def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | 
         problems.sort(key=_operation_number)  # stable: within an operation, the order they were found
         raise refuse(problems, "batch_operations: the batch does not validate")
     return targets
+
+
+def _refuse_read_only(request: BatchRequest, policy: PathPolicy) -> None:
+    """Refuse the whole batch, before anything runs, when one operation would change a read-only root.
+
+    Raises:
+        ReadOnlyError: naming the first such operation.
+    """
+    for op in request.operations:
+        changed = [] if op.type == "copy" else [op.path]  # a copy leaves its source alone
+        if op.destination is not None:
+            changed.append(op.destination)
+        for user_path in changed:
+            try:
+                path = policy.resolve_entry(user_path)
+            except FsguardError:
+                continue  # validation names it
+            try:
+                policy.check_not_read_only(path)
+            except ReadOnlyError as exc:
+                raise ReadOnlyError(f"{op.label}: {exc.message} Nothing in the batch ran.", path=str(path)) from exc
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ class Deleter:
             StaleEditError: the file changed since ``expected_hash`` was read.
         """
         path = self._safe.policy.resolve_entry(user_path)
+        self._safe.policy.check_not_read_only(path)
         if self._safe.policy.is_root(path):
             raise AccessDeniedError(
                 f"{path} is a root of this server and can never be deleted. Delete what is inside it instead.",
@@ -106,6 +107,7 @@ class Deleter:
         """
         entry = self._trash.get(sd_id)
         destination = self._safe.policy.resolve_entry(entry.original_path)
+        self._safe.policy.check_not_read_only(destination)
         event = {"tool_name": "backup", "operation": "restore_trash", "file_path": str(destination)}
         moved = {"source_path": str(self._trash.root / sd_id / "item"), "dest_path": str(destination)}
         with self._safe.locks.hold(destination):

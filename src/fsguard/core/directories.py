@@ -37,6 +37,7 @@ class DirectoryMaker:
             NotDirectoryError: a parent component is a file.
         """
         path = self._policy.resolve(user_path)
+        self._policy.check_not_read_only(path)
         with self._locks.hold(path):
             found = self._existing(path)
             if found is not None:

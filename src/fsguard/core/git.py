@@ -73,6 +73,7 @@ class GitRunner:
         handler = _HANDLERS[request.action]
         if request.action in _READ_ONLY:
             return handler(call)
+        self._safe.policy.check_not_read_only(repo.root)  # a repository in a read-only root is only looked at
         with self._safe.locks.hold(repo.root / ".git"):
             return handler(call)
 

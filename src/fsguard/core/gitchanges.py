@@ -233,6 +233,7 @@ def _back_up(call: GitCall, target: Path, name: str) -> BackupRecord | None:
 def init(safe: Safeguards, process: GitProcess, request: GitRequest) -> GitResult:
     """Create a repository in ``path`` (default: the first root), creating the directory when it is missing."""
     target = safe.policy.resolve(request.path) if request.path else default_directory(safe)
+    safe.policy.check_not_read_only(target)
     existed = (target / ".git").exists()
     fire(safe, "pre", "create", target, "init")
     if not target.exists():

@@ -120,7 +120,8 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
 
 def default_directory(safe: Safeguards) -> Path:
     """Where git runs when no path is given: the first root (the current directory with --unrestricted)."""
-    return safe.policy.roots[0] if safe.policy.roots else Path.cwd().resolve()
+    roots = safe.policy.active_roots()
+    return roots[0] if roots else Path.cwd().resolve()
 
 
 def _outside(safe: Safeguards, target: Path, location: Path, kind: str) -> AccessDeniedError:

@@ -52,6 +52,7 @@ class Scan:
     links: dict[str, tuple[EntryType, os.stat_result]] = field(default_factory=dict)  # shown type, stat shown
     hidden: int = 0  # left out: the name starts with "."
     ignored: int = 0  # left out: .gitignore excludes it
+    denied: int = 0  # left out: a deny rule hides it
 
     @property
     def total(self) -> int:
@@ -126,6 +127,7 @@ class DirectoryLister:
             offset=offset,
             ignored=scan.ignored,
             hidden=scan.hidden,
+            denied=scan.denied,
             truncated=more,
             next_offset=end if more else None,
         )
@@ -135,7 +137,7 @@ class DirectoryLister:
     ) -> ListDirectoryResult:
         """The directory as a tree down to ``max_depth`` levels; symlinked directories are not entered."""
         path = self._policy.resolve(user_path)
-        budget = [self._max_items]
+        budget = [self._max_items, 0]  # entries still allowed, entries a deny rule hid
         rules = self._rules(path) if respect_gitignore else None
         with self._session.watching(path):
             children = self._subtree(path, include_hidden, max_depth, budget, rules)
@@ -146,6 +148,7 @@ class DirectoryLister:
             entries=[],
             total=self._max_items - max(budget[0], 0),
             truncated=budget[0] < 0,
+            denied=budget[1],
             tree=root,
         )
 
@@ -165,6 +168,8 @@ class DirectoryLister:
 
     def _scan(self, directory: Path, fd: int, include_hidden: bool, ignore: IgnoreMatcher | None) -> Scan:
         scan = Scan()
+        denying = self._policy.deny.active
+        prefix = _rule_prefix(self._policy.relative(directory)) if denying else ""
         with os.scandir(fd) as items:
             for item in items:
                 name = item.name
@@ -177,6 +182,10 @@ class DirectoryLister:
                     is_dir = kind == "directory"
                 else:
                     is_dir = item.is_dir(follow_symlinks=False)
+                if denying and self._policy.deny.rule_for(prefix + name, is_dir=is_dir) is not None:
+                    scan.denied += 1
+                    scan.links.pop(name, None)
+                    continue
                 if ignore is not None and ignore(name, is_dir):
                     scan.ignored += 1
                     scan.links.pop(name, None)
@@ -232,6 +241,7 @@ class DirectoryLister:
         nodes: list[TreeNode] = []
         with self._opened(directory) as fd:
             scan = self._scan(directory, fd, include_hidden, self._matcher(rules, directory))
+            budget[1] += scan.denied
             split = len(scan.directories)
             for index, name in enumerate(scan.names(0, max(budget[0], 0) + 1)):  # one past: it marks the cut
                 budget[0] -= 1
@@ -290,6 +300,11 @@ def _entries(
             )
         )
     return entries
+
+
+def _rule_prefix(relative: str) -> str:
+    """What goes before an entry's name to form the root-relative path deny rules match."""
+    return "" if relative in ("", ".") else relative + "/"
 
 
 def entry_type(mode: int) -> EntryType:

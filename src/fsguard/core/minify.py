@@ -129,7 +129,7 @@ class Minifier:
     def _into_new_file(self, source: Path, target: Path, request: MinifyRequest, keep_bang: bool) -> MinifyReport:
         # The input is read under its own lock, released before the output's is taken: two calls minifying
         # a→b and b→a can never wait on each other.
-        with mutation(self._safe, source) as reading:
+        with mutation(self._safe, source, reading_only=True) as reading:
             data = reading.require()
             verdict = reading.check(request.expected_hash)
         decoded = _utf8(data, source)

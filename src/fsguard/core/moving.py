@@ -27,6 +27,7 @@ class CopyReport:
     files_copied: int = 0
     bytes_copied: int = 0
     skipped_symlinks: list[str] = field(default_factory=list)
+    skipped_denied: list[str] = field(default_factory=list)
 
 
 class Mover:
@@ -49,6 +50,7 @@ class Mover:
             InvalidParamsError: a directory into itself.
         """
         source, destination = self._endpoints(source_path, dest_path)
+        self._safe.policy.check_not_read_only(source)  # moving out of a read-only root removes the source there
         if self._safe.policy.is_root(source):
             raise AccessDeniedError(f"{source} is a root of this server and can never be moved.", path=str(source))
         if destination == source or destination.is_relative_to(source):
@@ -96,9 +98,12 @@ class Mover:
             copy = {"tool_name": tool, "operation": "copy_file", "file_path": str(source)}
             safe.hooks.fire("pre", "copy", **copy, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
-                copied = copy_new(pinned, target, safe.atomic, progress=progress)
+                copied = copy_new(pinned, target, safe.atomic, progress=progress, hide=self._hidden)
         safe.hooks.fire("post", "copy", **copy, source_path=str(source), dest_path=str(destination))
-        return CopyReport(source, destination, copied.files, copied.bytes, copied.skipped)
+        return CopyReport(source, destination, copied.files, copied.bytes, copied.skipped, copied.denied)
+
+    def _hidden(self, path: Path) -> bool:
+        return self._safe.policy.denied_by(path) is not None
 
     def _endpoints(self, source_path: str, dest_path: str) -> tuple[Path, Path]:
         source = self._safe.policy.resolve_entry(source_path)

@@ -174,17 +174,22 @@ class Mutation:
 
 
 @contextmanager
-def mutation(safe: Safeguards, path: Path, *, may_be_missing: bool = False) -> Iterator[Mutation]:
+def mutation(
+    safe: Safeguards, path: Path, *, may_be_missing: bool = False, reading_only: bool = False
+) -> Iterator[Mutation]:
     """Lock ``path`` (canonical), pin it and read what it holds, for one :class:`Mutation`.
 
     With ``may_be_missing`` the file (and its parent directories) need not exist: it will be created.
+    With ``reading_only`` the caller only reads under the lock (never commits), so a read-only root or a
+    ``.git`` does not refuse it.
 
     Raises:
         AccessDeniedError: the path now leads outside the roots, or into a repository's ``.git``.
         IsDirectoryError: the path is a directory.
         NotFoundError: it is missing (and may not be).
     """
-    safe.policy.check_writable(path)
+    if not reading_only:
+        safe.policy.check_writable(path)
     with safe.locks.hold(path), ExitStack() as stack:
         entry: Pinned | None = None
         try:

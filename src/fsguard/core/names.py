@@ -65,12 +65,13 @@ def search_names(
     max_results: int = 1000,
     engine: Engine = "auto",
     beneath: Beneath | None = None,
+    hide: Callable[[str], bool] | None = None,
 ) -> NameSearch:
     """The files under ``root`` whose name matches ``pattern`` (see :func:`name_matcher`), in walk order.
 
     ``engine="auto"`` lists with ripgrep when it is installed and falls back to the Python walk if it fails. With
     ``beneath``, rg starts in the directory reached by the pinned walk (the names it lists are still to be confirmed,
-    as :func:`fsguard.core.search.present` does).
+    as :func:`fsguard.core.search.present` does). ``hide`` (absolute path -> True) drops names a deny rule hides.
 
     Raises:
         InvalidParamsError: the pattern is empty, an invalid regex with ``regex``, or a glob is malformed.
@@ -97,6 +98,8 @@ def search_names(
         lead = len(str(root).rstrip("/")) + 1
         found = [name for path in walk_files(root, options, skipped) if matches((name := str(path))[lead:])]
         used = "python"
+    if hide is not None:  # after the engines, so both hide (and count) the same names
+        found = [name for name in found if not hide(name)]
     return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results, used, tuple(skipped))
 
 

@@ -13,10 +13,12 @@ import os
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+from fsguard.core.clientroots import current_scope
+from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, root_prefixes
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
@@ -61,6 +63,17 @@ def _realpath(candidate: Path, user_path: str) -> Path:
     )
 
 
+def _canonical_roots(roots: Iterable[Path]) -> tuple[Path, ...]:
+    canonical: list[Path] = []
+    for root in roots:
+        real = Path(os.path.realpath(root))
+        if not real.is_dir():
+            raise InvalidParamsError(f"root {root} is not an existing directory")
+        if real not in canonical:
+            canonical.append(real)
+    return tuple(canonical)
+
+
 @dataclass(frozen=True)
 class PathPolicy:
     """The roots an agent may use, and the checks every path must pass.
@@ -72,26 +85,42 @@ class PathPolicy:
     roots: tuple[Path, ...]
     unrestricted: bool = False
     wsl_mount_root: Path = Path("/mnt")
+    read_only_roots: tuple[Path, ...] = ()  # also in ``roots``; the deepest root holding a path decides
+    deny: DenyRules = field(default_factory=DenyRules)
+    _prefixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_prefixes", root_prefixes(self.roots))
 
     @classmethod
     def create(
-        cls, roots: Iterable[Path], *, unrestricted: bool = False, wsl_mount_root: Path = Path("/mnt")
+        cls,
+        roots: Iterable[Path],
+        *,
+        unrestricted: bool = False,
+        wsl_mount_root: Path = Path("/mnt"),
+        read_only_roots: Iterable[Path] = (),
+        deny: DenyRules | None = None,
     ) -> PathPolicy:
         """Canonicalise ``roots`` once; a missing or non-directory root is a configuration error."""
-        canonical: list[Path] = []
-        for root in roots:
-            real = Path(os.path.realpath(root))
-            if not real.is_dir():
-                raise InvalidParamsError(f"root {root} is not an existing directory")
-            if real not in canonical:
-                canonical.append(real)
-        return cls(tuple(canonical), unrestricted, Path(os.path.realpath(wsl_mount_root)))
+        canonical = _canonical_roots(roots)
+        read_only = _canonical_roots(read_only_roots)
+        every = (*canonical, *(root for root in read_only if root not in canonical))
+        return cls(every, unrestricted, Path(os.path.realpath(wsl_mount_root)), read_only, deny or DenyRules())
+
+    def active_roots(self) -> tuple[Path, ...]:
+        """The roots of the call being served: the client's scope when it named roots, else the command line's."""
+        scope = current_scope()
+        return self.roots if scope is None else scope.paths
 
     def describe_roots(self) -> str:
         """The roots as one line, for messages."""
-        if not self.roots:
+        roots = self.active_roots()
+        if current_scope() is not None and not roots:
+            return "(none: every root the client named lies outside the server's roots)"
+        if not roots:
             return "(no roots: --unrestricted)"
-        return "; ".join(str(root) for root in self.roots)
+        return "; ".join(str(root) + (" (read-only)" if self.is_read_only(root) else "") for root in roots)
 
     def resolve(self, user_path: str) -> Path:
         """Turn an agent's path into the canonical absolute path it names, or refuse it.
@@ -106,6 +135,7 @@ class PathPolicy:
         canonical = _realpath(candidate, user_path)
         self._check_stream_syntax(user_path, canonical)
         self._check_contained(user_path, canonical)
+        self.check_not_denied(canonical, user_path)
         return canonical
 
     def resolve_entry(self, user_path: str) -> Path:
@@ -119,6 +149,7 @@ class PathPolicy:
         entry = _realpath(candidate.parent, user_path) / candidate.name
         self._check_stream_syntax(user_path, entry)
         self._check_contained(user_path, entry)
+        self.check_not_denied(entry, user_path)
         return entry
 
     def _candidate(self, user_path: str) -> Path:
@@ -140,7 +171,8 @@ class PathPolicy:
                 path=user_path,
             )
         if not candidate.is_absolute():
-            base = self.roots[0] if self.roots else Path.cwd()
+            active = self.active_roots() or self.roots
+            base = active[0] if active else Path.cwd()
             candidate = base / candidate
         too_long = name_length_error(str(candidate))
         if too_long is not None:  # checked here: the OS would refuse it deep in some call, as an unexpected OSError
@@ -156,7 +188,7 @@ class PathPolicy:
 
     def is_root(self, canonical: Path) -> bool:
         """True for a root itself, which may never be deleted or moved."""
-        return canonical in self.roots
+        return canonical in self.roots or canonical in self.active_roots()
 
     def root_of(self, canonical: Path) -> Path | None:
         """The deepest root holding ``canonical`` (roots may nest), None outside every root."""
@@ -165,7 +197,34 @@ class PathPolicy:
 
     def contains(self, canonical: Path) -> bool:
         """True when ``canonical`` lies inside some root (or containment is off)."""
-        return self.unrestricted or any(canonical == root or canonical.is_relative_to(root) for root in self.roots)
+        scope = current_scope()
+        if scope is None and self.unrestricted:
+            return True
+        roots = self.roots if scope is None else scope.paths
+        return any(canonical == root or canonical.is_relative_to(root) for root in roots)
+
+    def relative(self, canonical: Path) -> str:
+        """``canonical`` relative to the deepest command-line root holding it (POSIX), what deny rules match."""
+        return relative_text(str(canonical), self._prefixes)
+
+    def denied_by(self, canonical: Path, *, is_dir: bool = False) -> str | None:
+        """The deny rule hiding ``canonical``, None when it is visible."""
+        if not self.deny.active:
+            return None
+        return self.deny.rule_for(self.relative(canonical), is_dir=is_dir)
+
+    def hidden_files(self) -> HiddenFiles | None:
+        """A fresh filter for one search's results, None when no deny rule is set."""
+        return HiddenFiles(self.deny, self._prefixes) if self.deny.active else None
+
+    def check_not_denied(self, canonical: Path, user_path: str | None = None) -> None:
+        """Refuse a path a deny rule hides (access_denied naming the rule)."""
+        if self.deny.active:
+            self.deny.check(self.relative(canonical), canonical, user_path=user_path)
+
+    def is_read_only(self, canonical: Path) -> bool:
+        """True when the deepest root holding ``canonical`` is a --read-only-root."""
+        return bool(self.read_only_roots) and self.root_of(canonical) in self.read_only_roots
 
     def check_writable(self, canonical: Path) -> None:
         """Refuse to put content inside a repository's ``.git``: its hooks and config make git run programs.
@@ -183,6 +242,20 @@ class PathPolicy:
             raise AccessDeniedError(
                 f"{canonical} is inside a git repository's internals (.git), which fsguard never writes: hooks and "
                 "config there make git run programs. Change the repository with the git tool instead.",
+                path=str(canonical),
+            )
+        self.check_not_read_only(canonical)
+
+    def check_not_read_only(self, canonical: Path) -> None:
+        """Refuse any change (write, delete, move either end, create) inside a --read-only-root.
+
+        Raises:
+            ReadOnlyError: the deepest root holding ``canonical`` is read-only.
+        """
+        if self.is_read_only(canonical):
+            raise ReadOnlyError(
+                f"{canonical} lies in the read-only root {self.root_of(canonical)}: fsguard may read, list and search "
+                "there but never change anything. Write under a writable root instead.",
                 path=str(canonical),
             )
 

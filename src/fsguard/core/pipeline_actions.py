@@ -83,7 +83,8 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         counts = _counted(engines, call.files, pattern, regex=not literal, case_sensitive=case_sensitive)
         found = {file: n for file, n in counts.items() if n}
         return ActionOutput(tuple(found), sum(found.values()), file_counts=found)
-    default = str(engines.policy.roots[0]) if engines.policy.roots else "."
+    roots = engines.policy.active_roots()
+    default = str(roots[0]) if roots else "."
     base = engines.policy.resolve(text(params, "path", default))
     if base.is_file():
         raise NotDirectoryError(
@@ -100,7 +101,7 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         skip_minified=not everything,
     )
     request = ContentRequest(pattern=pattern, literal=literal, case_sensitive=case_sensitive, max_results=0)
-    result = search_content(base, request, options, beneath=engines.beneath)
+    result = search_content(base, request, options, beneath=engines.beneath, hide=engines.policy.hidden_files())
     files = sorted(result.counts)  # a stable order, whichever engine walked
     return ActionOutput(tuple(files), result.total_matches, file_counts={f: result.counts[f] for f in files})
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from time import perf_counter
 
 from fsguard.core.beneath import lstat_at
-from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, UndoConflictError
+from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, ReadOnlyError, UndoConflictError
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
 from fsguard.core.pipeline_actions import READERS, ActionOutput, PipelineEngines, StepCall, own_files
@@ -55,6 +55,8 @@ class PipelineRunner:
         Raises:
             BatchFailedError: a step failed with ``stop_on_error`` (not in a dry run); the changes were rolled back.
         """
+        if not request.dry_run:
+            self._refuse_read_only(request)
         outcomes: dict[int, StepOutcome] = {}
         changes: list[Change] = []
         try:
@@ -66,6 +68,27 @@ class PipelineRunner:
             raise self._rolled_back(request, failed, changes)
         group = None if request.dry_run else self._groups.save(_operation(request), changes)
         return _report(request, outcomes, failed, group)
+
+    def _refuse_read_only(self, request: PipelineRequest) -> None:
+        """Refuse the run before any step when a writing step names a path in a read-only root. Files that reach
+        a step from an earlier one are refused when it writes them (the step fails; the run rolls back).
+
+        Raises:
+            ReadOnlyError: naming the first such step.
+        """
+        policy = self._engines.policy
+        for step in request.steps:
+            if step.action not in WRITERS:
+                continue
+            for name in _named_paths(step):
+                try:
+                    path = policy.resolve_entry(name)
+                except FsguardError:
+                    continue  # the step reports it when it runs
+                try:
+                    policy.check_not_read_only(path)
+                except ReadOnlyError as exc:
+                    raise ReadOnlyError(f"step {step.id}: {exc.message} No step ran.", path=str(path)) from exc
 
     def _levels(
         self,
@@ -183,6 +206,17 @@ class PipelineRunner:
             not_rolled_back=[f"{change.path}: {_reason(change, reverted, conflict)}" for change in stayed],
             backup_id=group.group_id if group else None,
         )
+
+
+def _named_paths(step: Step) -> list[str]:
+    """The literal paths a writing step changes (templates are known only when it runs); a copy's sources stay."""
+    names: list[str] = []
+    if step.action != "copy":
+        files = step.params.get("files")
+        names += [files] if isinstance(files, str) else [name for name in files or () if isinstance(name, str)]
+        names += [step.params["path"]] if isinstance(step.params.get("path"), str) else []
+    names += [step.params["destination"]] if isinstance(step.params.get("destination"), str) else []
+    return [name for name in names if name and "{{" not in name]
 
 
 def _finished(outcome: StepOutcome, output: ActionOutput) -> StepOutcome:

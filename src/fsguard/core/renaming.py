@@ -181,6 +181,9 @@ class Renamer:
             return RenameReport("preview", directory, tuple(renames), tuple(conflicts))
         if conflicts:
             raise _refusal(conflicts, len(renames))
+        for plan in renames:  # a read-only root refuses the whole set before anything moves
+            self._safe.policy.check_writable(plan.source)
+            self._safe.policy.check_writable(plan.target)
         group_id = self._apply(renames)
         return RenameReport("applied", directory, tuple(renames), (), group_id)
 
@@ -200,6 +203,7 @@ class Renamer:
                             found.append(current / entry.name)
             except OSError as exc:
                 raise from_os_error(exc, current) from exc
+        found = [path for path in found if self._safe.policy.denied_by(path) is None]  # invisible, so never renamed
         return sorted(found, key=lambda path: [os.fsencode(part) for part in path.relative_to(directory).parts])
 
     def _conflicts(self, renames: list[PlannedRename]) -> list[NameConflict]:

@@ -119,6 +119,8 @@ class ProjectReplacer:
             request.find, request.replace, literal=request.literal, case_sensitive=request.case_sensitive
         )
         base = self._safe.policy.resolve(request.path)
+        if not request.preview:
+            self._safe.policy.check_not_read_only(base)
         options = WalkOptions(
             respect_gitignore=request.respect_gitignore,
             globs=normalise_globs(list(request.file_types)),
@@ -134,7 +136,8 @@ class ProjectReplacer:
         large: list[str] = []
         binary: list[Path] = []
         files = [base] if base.is_file() else self._candidates(base, request, options, skipped, large)
-        for path in files:
+        # A file a deny rule hides is never read, never changed.
+        for path in (path for path in files if self._safe.policy.denied_by(path) is None):
             scanned += 1
             if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
                 continue
@@ -158,6 +161,8 @@ class ProjectReplacer:
                 occurrences=total,
                 risk_level=risk.value,
             )
+        # A read-only root nested below path refuses the whole run before any write.
+        list(map(self._safe.policy.check_writable, (plan.path for plan in planned)))
         done: list[FileChange] = []
         try:
             with directory_syncs_batched():  # one fsync per directory, not per file

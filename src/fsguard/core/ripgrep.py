@@ -31,7 +31,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
@@ -125,11 +125,13 @@ def ripgrep_hits(
     progress: Progress | None,
     beneath: Beneath | None = None,
     binary: bool = False,
+    hide: Callable[[str], bool] | None = None,
 ) -> tuple[list[Hit], tuple[int, int]]:
     """Search the tree at ``root`` with ``rg``: the hits of the first files in walk order (all the files that
     the first ``max_results`` matches need, and at least ``max_files`` files, or every file if it is None), and the
     number of matches and of files with matches in the whole tree. With ``binary``, files holding a NUL are counted
-    too (their raw bytes searched), for a caller that reports them rather than searching them.
+    too (their raw bytes searched), for a caller that reports them rather than searching them. ``hide`` (absolute
+    path -> True) drops the files a deny rule hides before anything is counted or read.
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
@@ -153,6 +155,16 @@ def ripgrep_hits(
 
         counted = [(relative[len(lead) :], count) for relative, count in counted if kept(relative)]
         suspects = None if suspects is None else [relative[len(lead) :] for relative in suspects if kept(relative)]
+    if hide is not None:
+        prefix = str(root).rstrip("/") + "/"
+        counted = [record for record in counted if not hide(prefix + os.fsdecode(record[0]))]
+        listed_kept = {record[0] for record in counted}
+        # A suspect rg did not count is looked at again in Python: hidden too, but not counted a second time.
+        suspects = (
+            None
+            if suspects is None
+            else [name for name in suspects if name in listed_kept or not _denied(hide, prefix, name)]
+        )
     counted.sort(key=_walk_order)
     if suspects is None:  # a bytewise pattern: only the files counted can match once decoded
         suspects = [relative for relative, _ in counted]
@@ -246,6 +258,11 @@ def _hits(
         else:
             hits.append((prefix + name, int(count), (), _NO_LINES))  # shared empties: no garbage per file
     return hits, (sum(map(int, map(itemgetter(1), counted))), len(counted))
+
+
+def _denied(hide: Callable[[str], bool], prefix: str, name: bytes) -> bool:
+    quiet = getattr(hide, "hides", hide)  # a counting filter offers a check that does not count
+    return bool(quiet(prefix + os.fsdecode(name)))
 
 
 def _recounted(counted: list[tuple[bytes, bytes]], decoded: dict[bytes, Found]) -> list[tuple[bytes, bytes]]:

@@ -112,13 +112,15 @@ def search_content(
     *,
     progress: Callable[[int], None] | None = None,
     beneath: Beneath | None = None,
+    hide: Callable[[str], bool] | None = None,
 ) -> ContentSearch:
     """Search the text of the files :func:`walk_files` selects (rules in the module docstring), or of the file
     ``root`` itself, whatever ``options`` say but its size.
 
     ``progress`` is called as the search goes, with a count that never decreases (files walked, every 100,
     with Python; files with matches, every 0.1 s, with ripgrep); an exception it raises stops the search.
-    With ``beneath``, every hit is confirmed through the pinned walk before it is returned.
+    With ``beneath``, every hit is confirmed through the pinned walk before it is returned. ``hide`` (absolute
+    path -> True) drops the files a deny rule hides, before the totals are made, in both engines.
 
     Raises:
         InvalidParamsError: the pattern or a glob is invalid.
@@ -137,13 +139,17 @@ def search_content(
             if is_file:
                 found, totals = ripgrep_file_hits(rg, root, query, limits, progress=progress, beneath=beneath)
             else:
-                found, totals = ripgrep_hits(rg, root, query, options, limits, progress=progress, beneath=beneath)
+                found, totals = ripgrep_hits(
+                    rg, root, query, options, limits, progress=progress, beneath=beneath, hide=hide
+                )
             return _collect(_confirmed(iter(found), beneath), limits, "ripgrep", totals)
         except RipgrepFailed as exc:
             if request.engine == "ripgrep":
                 raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
             logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
     hits = _python_hits(query, iter([root]) if is_file else walk_files(root, options), progress)
+    if hide is not None and not is_file:
+        hits = (hit for hit in hits if not hide(hit[0]))
     return _collect(_confirmed(hits, beneath), limits, "python")
 
 

@@ -41,6 +41,8 @@ class Copied:
     bytes: int = 0
     total: int = 0
     skipped: list[str] = field(default_factory=list)
+    hide: Callable[[Path], bool] | None = None  # a deny rule hides it: left out (listed in denied), never read
+    denied: list[str] = field(default_factory=list)
 
 
 def fingerprint(entry: Pinned) -> tuple[str, int, int]:
@@ -84,7 +86,13 @@ def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
 
 
 def copy_new(
-    source: Pinned, target: Pinned, writer: AtomicWriter, *, links: Links = "skip", progress: Progress | None = None
+    source: Pinned,
+    target: Pinned,
+    writer: AtomicWriter,
+    *,
+    links: Links = "skip",
+    progress: Progress | None = None,
+    hide: Callable[[Path], bool] | None = None,
 ) -> Copied:
     """Copy ``source`` (file or tree) to ``target``, which must not exist, all or nothing.
 
@@ -92,7 +100,7 @@ def copy_new(
         AlreadyExistsError: ``target`` exists (also when it appears during the copy); nothing was replaced.
         DiskFullError and the other typed OS errors: no destination and no temp remain.
     """
-    copied = Copied(total=_total_size(source))
+    copied = Copied(total=_total_size(source), hide=hide)
     with _staging(writer, target, copied.total) as staged:
         _copy_entry(source, staged, copied, links, progress)
         put_in_place(staged, target)
@@ -245,6 +253,9 @@ def _os_error(exc: OSError, path: Path) -> FsguardError:
 
 def _copy_children(src: int, dst: int, label: Path, copied: Copied, links: Links, progress: Progress | None) -> None:
     for name in sorted(os.listdir(src)):
+        if copied.hide is not None and copied.hide(label / name):
+            copied.denied.append(str(label / name))
+            continue
         mode = os.stat(name, dir_fd=src, follow_symlinks=False).st_mode
         if stat.S_ISDIR(mode):
             os.mkdir(name, 0o700, dir_fd=dst)

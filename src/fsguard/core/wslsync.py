@@ -162,7 +162,9 @@ class WslSync:
     def _sync_tree(self, source: Path, destination: Path, options: SyncOptions, report: SyncReport) -> None:
         for relative, mode in self._walk(source, report):
             path = source / relative
-            if not stat.S_ISREG(mode):
+            if self._safe.policy.denied_by(path) is not None:
+                report.skipped.append((str(path), "hidden by a deny rule"))  # never read, never copied
+            elif not stat.S_ISREG(mode):
                 report.skipped.append((str(path), _kind(mode)))
             elif options.filter_pattern and not fnmatchcase(path.name, options.filter_pattern):
                 continue  # a filter narrows the sync: files it leaves out are not worth listing

@@ -119,6 +119,7 @@ class ListDirectoryResult(Result):
     offset: int = Field(0, description="Index of the first entry returned.")
     ignored: int = Field(0, description="Entries left out because .gitignore excludes them (respect_gitignore).")
     hidden: int = Field(0, description="Entries left out because their names start with '.' (include_hidden=false).")
+    denied: int = Field(0, description="Entries left out because a deny rule hides them (secrets, --deny).")
     truncated: bool = Field(description="True when entries were left out by limit or the item cap.")
     next_offset: int | None = Field(None, description="Pass as offset to list the next page.")
     tree: TreeNode | None = Field(None, description="The tree, for output_format=tree.")
@@ -183,4 +184,7 @@ class CopyResult(Result):
     files_copied: int
     bytes_copied: int
     skipped_symlinks: list[str] = Field(default_factory=list, description="Links inside a directory, not copied.")
+    skipped_denied: list[str] = Field(
+        default_factory=list, description="Files inside a directory a deny rule hides (secrets, --deny): not copied."
+    )
     message: str = Field(description="Same text as the text block.")

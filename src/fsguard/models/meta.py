@@ -46,6 +46,16 @@ class BackupStoreStats(Result):
     bytes: int = Field(description="Bytes they occupy.")
 
 
+class ServedRoot(Result):
+    """A root the calling session may use, and where it came from."""
+
+    path: str
+    origin: Literal["command_line", "client", "both"] = Field(
+        description="command_line: a server root; client: a client root inside one (narrowing it); both: named by each."
+    )
+    read_only: bool = Field(description="True for a --read-only-root: read, list and search only.")
+
+
 class Stats(Result):
     """Counters since the server started."""
 
@@ -58,6 +68,14 @@ class Stats(Result):
     cache_hit_rate: float = Field(description="Share of hash lookups answered without reading the file.")
     memory_mb: float = Field(description="Resident memory of the server process.")
     backups: BackupStoreStats
+    roots: list[ServedRoot] = Field(
+        default_factory=list, description="The effective roots of this session: command-line roots ∩ client roots."
+    )
+    client_roots: list[str] | None = Field(None, description="The roots (URIs) the client named; None: none.")
+    client_roots_ignored: list[str] | None = Field(
+        None, description="Client roots granting nothing: outside every command-line root, missing, or not file://."
+    )
+    deny_rules: list[str] = Field(default_factory=list, description="Deny rules in force, in order (last match wins).")
 
 
 class Artifact(Result):

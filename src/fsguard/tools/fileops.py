@@ -110,6 +110,7 @@ def register(catalog: Catalog) -> None:
             files_copied=report.files_copied,
             bytes_copied=report.bytes_copied,
             skipped_symlinks=report.skipped_symlinks,
+            skipped_denied=report.skipped_denied,
             message="",
         )
         return voiced(result, copy_text, compact)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult, Tool
 from pydantic import Field
 
 from fsguard import __version__
+from fsguard.core.clientroots import Origin, current_scope
 from fsguard.core.errors import InvalidParamsError, ReadOnlyError
 from fsguard.core.stats import resident_memory_mb
-from fsguard.models import BackupStoreStats, HelpResult, ServerInfoResult, Stats, ToolSummary
+from fsguard.models import BackupStoreStats, HelpResult, ServedRoot, ServerInfoResult, Stats, ToolSummary
 from fsguard.services import Services
 from fsguard.tools._arguments import closest
 from fsguard.tools._errors import CodedToolError, bridge
@@ -131,6 +133,24 @@ def _help_topic(services: Services, registry: Registry, topic: str | None) -> Ca
     return respond(ServerInfoResult(action="help", topic=name, topics=list(TOPICS), text=text), text)
 
 
+def served_roots(services: Services) -> dict[str, Any]:
+    """The Stats fields of this session's roots: effective roots with origins, client roots, deny rules."""
+    policy = services.policy
+    scope = current_scope()
+    if scope is None:
+        origins: list[tuple[Path, Origin]] = [(root, "command_line") for root in policy.roots]
+    else:
+        origins = [(root.path, root.origin) for root in scope.roots]
+    return {
+        "roots": [
+            ServedRoot(path=str(path), origin=origin, read_only=policy.is_read_only(path)) for path, origin in origins
+        ],
+        "client_roots": list(scope.client_uris) if scope is not None else None,
+        "client_roots_ignored": list(scope.ignored) if scope is not None and scope.ignored else None,
+        "deny_rules": list(policy.deny.patterns),
+    }
+
+
 @bridge
 def _stats(services: Services, compact: bool) -> CallToolResult:
     by_tool, by_code = services.stats.snapshot()
@@ -145,6 +165,7 @@ def _stats(services: Services, compact: bool) -> CallToolResult:
         cache_hit_rate=round(services.cache.hit_rate, 3),
         memory_mb=resident_memory_mb(),
         backups=BackupStoreStats(dir=str(services.backups.root), count=count, bytes=size),
+        **served_roots(services),
     )
     return respond(ServerInfoResult(action="stats", stats=stats), stats_text(stats, compact))
 

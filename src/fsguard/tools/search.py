@@ -12,6 +12,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from fsguard.core.denial import HiddenFiles
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.globs import normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore
@@ -260,6 +261,7 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
         skip_dependencies=not call.include_dependencies,
         skip_minified=content and not call.include_dependencies,  # a name search lists bundles, as the seed
     )
+    hide = services.policy.hidden_files()
     if not content:
         names = search_names(
             root,
@@ -269,6 +271,7 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
             case_sensitive=call.case_sensitive,
             max_results=limit,
             beneath=services.beneath,
+            hide=hide,
         )
         files = present(names.files, services.beneath)
         skipped = list(names.skipped)
@@ -282,7 +285,7 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
             files=files,
         )
     else:
-        result = _content(services, ctx, call, root, options, limit)
+        result = _content(services, ctx, call, root, options, limit, hide)
         large: list[str] = []
         skipped = [] if is_file else default_skips(root, options, large)
         if large:
@@ -294,11 +297,19 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
         result = result.model_copy(update={"excluded_by_gitignore": True})
     if skipped:
         result = result.model_copy(update={"default_skipped": len(skipped), "default_skipped_paths": skipped[:SAMPLE]})
+    if hide is not None and hide.count:
+        result = result.model_copy(update={"denied": hide.count})
     return result
 
 
 def _content(
-    services: Services, ctx: Context, call: _SearchCall, root: Path, options: WalkOptions, limit: int
+    services: Services,
+    ctx: Context,
+    call: _SearchCall,
+    root: Path,
+    options: WalkOptions,
+    limit: int,
+    hide: HiddenFiles | None = None,
 ) -> SearchResult:
     reported = 0
 
@@ -319,7 +330,7 @@ def _content(
         max_results=0 if call.count_only and not call.return_lines else limit,
         max_files=limit,
     )
-    found = search_content(root, request, options, progress=progress, beneath=services.beneath)
+    found = search_content(root, request, options, progress=progress, beneath=services.beneath, hide=hide)
     matches = [] if call.count_only else [_match(m) for m in found.matches]
     lines: dict[str, list[int]] = {}
     for m in found.matches if call.count_only and call.return_lines else ():

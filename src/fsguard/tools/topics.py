@@ -45,7 +45,10 @@ _GUIDES: dict[str, tuple[str, tuple[str, ...]]] = {
     "paths": (
         """Roots: {roots}. Symlinks are followed, and a path whose real location leaves the roots is refused,
 even for files that do not exist yet. Control, bidi and zero-width characters, Windows device names
-(CON, NUL.txt, COM1 …) and NTFS stream syntax are always refused. Results always show the canonical path.""",
+(CON, NUL.txt, COM1 …) and NTFS stream syntax are always refused. Results always show the canonical path.
+A root marked (read-only) is read, listed and searched; any change there is refused with read_only. Secrets
+(.env, private keys, credentials) and paths the operator hid are refused with access_denied naming the rule,
+and listings and searches leave them out (their "denied" count says how many).""",
         (),
     ),
     "read": (

@@ -74,12 +74,16 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
             _tree_lines(result.tree.children or [], "", lines)
         if result.truncated:
             lines.append(f"[tree cut at {result.total} entries (--max-list-items); list a subdirectory to see more]")
+        if result.denied:
+            lines.append(f"[{result.denied} hidden by deny rules]")
         return "\n".join(lines)
     more = f" | more: offset={result.next_offset}" if result.next_offset is not None else ""
     if result.ignored:
         more += f" | {result.ignored} gitignored not shown (respect_gitignore=false shows them)"
     if result.hidden:
         more += f" | {result.hidden} hidden not shown (include_hidden=true shows them)"
+    if result.denied:
+        more += f" | {result.denied} hidden by deny rules"
     if compact:
         names = " ".join(
             e.name
@@ -209,6 +213,8 @@ def move_text(result: MoveResult, compact: bool) -> str:
 def copy_text(result: CopyResult, compact: bool) -> str:
     """What was copied, and the links left out."""
     skipped = f"; {counted(len(result.skipped_symlinks), 'symlink')} skipped" if result.skipped_symlinks else ""
+    if result.skipped_denied:
+        skipped += f"; {len(result.skipped_denied)} hidden by deny rules, not copied"
     size = human_size(result.bytes_copied)
     source, destination = shown(result.source), shown(result.destination)
     if compact:

@@ -43,8 +43,20 @@ def stats_text(stats: Stats, compact: bool) -> str:
             f"Hash cache hit rate: {stats.cache_hit_rate:.0%}",
             f"Memory: {stats.memory_mb} MB",
             f"Backups: {stats.backups.count} ({human_size(stats.backups.bytes)}) in {stats.backups.dir}",
+            *_roots_lines(stats),
         ]
     )
+
+
+def _roots_lines(stats: Stats) -> list[str]:
+    """The session's effective roots with their origins, and the client roots that grant nothing."""
+    if stats.client_roots is None and not any(root.read_only for root in stats.roots):
+        return []  # the command-line roots, as the server's instructions name them
+    shown = [f"{root.path} ({root.origin}{', read-only' if root.read_only else ''})" for root in stats.roots]
+    lines = [f"Roots: {'; '.join(shown) or 'none (every client root lies outside the server roots)'}"]
+    if stats.client_roots_ignored:
+        lines.append(f"Client roots granting nothing: {', '.join(stats.client_roots_ignored)}")
+    return lines
 
 
 def artifact_text(artifact: Artifact, sub_action: str, compact: bool) -> str:

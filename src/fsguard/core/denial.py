@@ -1,0 +1,157 @@
+"""Deny rules: paths no tool reads, writes, lists or finds (secrets first), as gitignore-style globs.
+
+Patterns use pathspec's gitwildmatch (the .gitignore language), matched against a path relative to the
+root holding it: a pattern without a slash (``.env``, ``*.pem``) matches that name at any depth, one with a
+slash is anchored unless it starts with ``**/``, and ``!pattern`` re-allows what an earlier rule denied. The
+operator's ``--deny`` rules come after the defaults, so ``--deny '!.npmrc'`` re-allows a default.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+
+# Secrets agents should never see. Templates of .env files are documentation, not secrets; public keys
+# (id_*.pub) are meant to be shared.
+DEFAULT_DENY: tuple[str, ...] = (
+    ".env",
+    ".env.*",
+    "!.env.example",
+    "!.env.sample",
+    "!.env.template",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_ed25519*",
+    "id_ecdsa*",
+    "id_dsa*",
+    "!id_*.pub",
+    "**/.aws/credentials",
+    ".netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+)
+
+
+@dataclass(frozen=True)
+class DenyRules:
+    """An ordered list of gitwildmatch patterns; the last pattern matching a path decides, as in .gitignore."""
+
+    patterns: tuple[str, ...] = ()
+    _spec: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
+    _any: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+        except (ValueError, TypeError) as exc:
+            raise InvalidParamsError(f"a deny rule is not a valid glob: {exc}. Fix the --deny pattern.") from exc
+        object.__setattr__(self, "_spec", spec)
+        object.__setattr__(self, "_any", _prefilter(spec))
+
+    @classmethod
+    def create(cls, extra: Iterable[str], *, defaults: bool = True) -> DenyRules:
+        """The default secret rules (unless switched off) followed by the operator's."""
+        return cls((*(DEFAULT_DENY if defaults else ()), *(rule for rule in extra if rule.strip())))
+
+    @property
+    def active(self) -> bool:
+        return bool(self.patterns)
+
+    def rule_for(self, relative: str, *, is_dir: bool = False) -> str | None:
+        """The pattern denying ``relative`` (a root-relative POSIX path), or None when it is allowed."""
+        if not self.patterns or not relative or relative == ".":
+            return None
+        candidate = relative + "/" if is_dir else relative
+        if self._any is not None and self._any.match(candidate) is None:
+            return None  # no pattern, denying or re-allowing, matches: most paths end here, in one regex
+        result = self._spec.check_file(candidate)
+        if not result.include or result.index is None:
+            return None
+        return self.patterns[result.index]
+
+    def check(self, relative: str, path: Path, *, user_path: str | None = None) -> None:
+        """Refuse a denied path, naming the rule that denies it.
+
+        Raises:
+            AccessDeniedError: ``relative`` matches a deny rule.
+        """
+        rule = self.rule_for(relative)
+        if rule is None:
+            return
+        shown = user_path or str(path)
+        raise AccessDeniedError(
+            f"access denied: {shown} matches the deny rule {rule!r} (secrets and files the operator hid are never "
+            "read, written or listed). Work with another file; only the operator can change the rules.",
+            path=shown,
+            rule=rule,
+        )
+
+
+def _prefilter(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
+    """One regex matching wherever any of ``spec``'s patterns matches (pathspec tries them one by one, which
+    makes a 20,000-entry listing 2.5 times slower); None when a pattern's regex is not available to join."""
+    sources: list[str] = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if getattr(pattern, "include", None) is None:
+            continue  # a blank line or comment
+        if not isinstance(regex, re.Pattern):
+            return None
+        sources.append(_UNNAMED.sub("(?:", regex.pattern))
+    if not sources:
+        return None
+    # Name patterns (.env, *.pem) all start "at any depth": that prefix is tried once for all of them.
+    anywhere = [source.removeprefix(_ANY_DEPTH) for source in sources if source.startswith(_ANY_DEPTH)]
+    rest = [source for source in sources if not source.startswith(_ANY_DEPTH)]
+    branches = [f"{_ANY_DEPTH}(?:{'|'.join(anywhere)})"] if anywhere else []
+    return re.compile("|".join(f"(?:{branch})" for branch in branches + rest))
+
+
+_UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; joined, they must go
+_ANY_DEPTH = "^(?:.+/)?"
+
+
+def root_prefixes(roots: Iterable[Path]) -> tuple[str, ...]:
+    """Each root as ``"/its/path/"``, deepest first: what :func:`relative_text` strips."""
+    return tuple(sorted((str(root).rstrip("/") + "/" for root in roots), key=len, reverse=True))
+
+
+def relative_text(path: str, prefixes: tuple[str, ...]) -> str:
+    """``path`` relative to the deepest root holding it (what deny rules match), on strings: callers ask about
+    every name a walk meets, and Path arithmetic per name would cost more than the rules themselves."""
+    for prefix in prefixes:
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+        if len(path) + 1 == len(prefix) and prefix.startswith(path):
+            return ""  # the root itself
+    return path.lstrip("/")
+
+
+class HiddenFiles:
+    """A search's filter: True for a path a deny rule hides (absolute path in), counting what it hid."""
+
+    def __init__(self, rules: DenyRules, prefixes: tuple[str, ...]) -> None:
+        self._rules = rules
+        self._prefixes = prefixes
+        self.count = 0
+
+    def __call__(self, path: str) -> bool:
+        if not self.hides(path):
+            return False
+        self.count += 1
+        return True
+
+    def hides(self, path: str) -> bool:
+        """The same answer without counting."""
+        return self._rules.rule_for(relative_text(path, self._prefixes)) is not None

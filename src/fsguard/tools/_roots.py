@@ -1,0 +1,108 @@
+"""Asking an MCP client for its roots, in both protocol eras, and keeping the answer per connection.
+
+2025-11-25: a ``roots/list`` request to the client before the first tool call of a connection runs, asked again
+after the client sends ``notifications/roots/list_changed``. 2026-07-28 has no back-channel, no change notice
+and no roots in the request ``_meta``: the only way the SDK offers is an ``input_required`` round
+(``inputRequests: {"fsguard:roots": roots/list}``), and with no change notice an answer cannot be kept, so a
+client declaring the roots capability is asked on every call (on HTTP and in memory a 2026 request is its own
+connection anyway). Clients that declare no roots capability are never asked, and ``--no-client-roots`` stops
+the asking altogether.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import Context
+from mcp.types import InputRequiredResult, ListRootsRequest, ListRootsResult
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
+from fsguard.core.clientroots import ClientScope, intersect
+from fsguard.core.paths import PathPolicy
+
+logger = logging.getLogger(__name__)
+
+ROOTS_REQUEST_KEY = "fsguard:roots"
+_STATE_KEY = "fsguard/client_scope"
+_GENERATION_KEY = "fsguard/client_roots_changes"
+LIST_CHANGED = "notifications/roots/list_changed"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The client's answer: its scope (None: it named no roots), or the round that asks it (2026)."""
+
+    scope: ClientScope | None = None
+    ask: InputRequiredResult | None = None
+
+
+class ClientRootsAsker:
+    """Learns each connection's client roots and turns them into a :class:`ClientScope`."""
+
+    def __init__(self, policy: PathPolicy, *, enabled: bool) -> None:
+        self._policy = policy
+        self._enabled = enabled
+
+    async def scope(self, context: Context[Any, Any] | None) -> Asked:
+        """The scope of the connection ``context`` belongs to; a 2026 call first gets the round asking for it."""
+        if not self._enabled or context is None or not _declares_roots(context):
+            return Asked()
+        modern = context.protocol_version in MODERN_PROTOCOL_VERSIONS
+        # 2026 has no change notice, so nothing is kept there: even a stdio connection asks on every call.
+        state = {} if modern else _connection_state(context)
+        if _STATE_KEY in state:
+            cached: ClientScope | None = state[_STATE_KEY]
+            return Asked(cached)
+        generation = state.get(_GENERATION_KEY, 0)
+        if modern:
+            answer = (context.input_responses or {}).get(ROOTS_REQUEST_KEY)
+            if not isinstance(answer, ListRootsResult):
+                return Asked(ask=InputRequiredResult(input_requests={ROOTS_REQUEST_KEY: ListRootsRequest()}))
+        else:
+            try:
+                answer = await context.session.send_request(ListRootsRequest(), ListRootsResult)
+            except Exception as exc:  # a client failing roots/list keeps the command-line roots
+                logger.warning("the client declared roots but roots/list failed (%s); serving the server's roots", exc)
+                return Asked()
+        scope = intersect(
+            self._policy.roots, [str(root.uri) for root in answer.roots], unrestricted=self._policy.unrestricted
+        )
+        if scope is not None and scope.ignored:
+            logger.info("client roots granting nothing (outside the server's roots): %s", ", ".join(scope.ignored))
+        if state.get(_GENERATION_KEY, 0) == generation:  # else roots/list_changed came meanwhile: ask again next time
+            state[_STATE_KEY] = scope
+        return Asked(scope)
+
+
+def forget_roots(session: Any) -> None:
+    """Drop a connection's cached client roots (its client sent roots/list_changed): the next call asks again."""
+    state = _state_of(session)
+    state.pop(_STATE_KEY, None)
+    state[_GENERATION_KEY] = state.get(_GENERATION_KEY, 0) + 1
+
+
+def _declares_roots(context: Context[Any, Any]) -> bool:
+    capabilities = context.client_capabilities
+    return capabilities is not None and capabilities.roots is not None
+
+
+def _connection_state(context: Context[Any, Any]) -> dict[str, Any]:
+    return _state_of(context.session)
+
+
+def _state_of(session: Any) -> dict[str, Any]:
+    # ServerSession is built per request; Connection.state is the SDK's per-connection scratch space, reached
+    # through the session because no public accessor exists. Without it nothing is cached (asked every call).
+    connection = getattr(session, "_connection", None)
+    state = getattr(connection, "state", None)
+    return state if isinstance(state, dict) else {}
+
+
+async def roots_changes(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """Middleware: a client's roots/list_changed makes its connection ask for the roots again on the next call."""
+    if ctx.method == LIST_CHANGED:
+        forget_roots(ctx.session)
+    return await call_next(ctx)

@@ -1,0 +1,174 @@
+"""Deny rules, read-only roots and the client-roots intersection, below the tools."""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+
+from fsguard.core.beneath import Beneath
+from fsguard.core.clientroots import intersect, scoped
+from fsguard.core.denial import DEFAULT_DENY, DenyRules, relative_text, root_prefixes
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
+from fsguard.core.ignore import WalkOptions
+from fsguard.core.listing import DirectoryLister
+from fsguard.core.paths import PathPolicy
+from fsguard.core.search import ContentRequest, ripgrep_path, search_content, search_names
+from fsguard.core.session import Session
+from tests.strategies import secret_trees
+
+DEFAULTS = DenyRules.create(())
+
+
+SECRETS = [".env", "app/.env", ".env.local", ".env.production", "deploy/server.pem", "tls.key", "cert.p12", "a.pfx"]
+SECRETS += ["id_rsa", "home/.ssh/id_ed25519", "id_ecdsa", "id_dsa", ".aws/credentials", "x/.aws/credentials"]
+SECRETS += [".netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc"]
+VISIBLE = [".env.example", "app/.env.sample", ".env.template", "id_rsa.pub", "notes.key.txt", "credentials", "env.txt"]
+VISIBLE += ["keys/readme.md", ".aws/config", ".envrc"]
+
+
+@pytest.mark.parametrize("relative", SECRETS)
+def test_the_default_rules_hide_secrets_at_any_depth(relative: str) -> None:
+    assert DEFAULTS.rule_for(relative) is not None
+
+
+@pytest.mark.parametrize("relative", VISIBLE)
+def test_the_default_rules_leave_templates_public_keys_and_look_alikes_visible(relative: str) -> None:
+    assert DEFAULTS.rule_for(relative) is None
+
+
+def test_a_refusal_names_the_rule_that_denied_the_path() -> None:
+    with pytest.raises(AccessDeniedError) as caught:
+        DEFAULTS.check("app/.env.local", Path("/r/app/.env.local"))
+    assert "'.env.*'" in caught.value.message
+    assert caught.value.fields["rule"] == ".env.*"
+
+
+def test_operator_rules_come_after_the_defaults_so_a_negation_re_allows_one() -> None:
+    rules = DenyRules.create(["!.npmrc", "secrets/", "*.sqlite"])
+    assert rules.rule_for(".npmrc") is None
+    assert rules.rule_for("secrets/token.txt") == "secrets/"
+    assert rules.rule_for("data/app.sqlite") == "*.sqlite"
+    assert rules.rule_for(".env") == ".env"
+
+
+def test_no_default_deny_keeps_only_the_operators_rules() -> None:
+    rules = DenyRules.create(["*.sqlite"], defaults=False)
+    assert rules.patterns == ("*.sqlite",)
+    assert rules.rule_for(".env") is None
+    assert not DenyRules.create((), defaults=False).active
+    assert DEFAULTS.patterns == DEFAULT_DENY
+
+
+def test_a_malformed_rule_is_a_configuration_error() -> None:
+    with pytest.raises(InvalidParamsError):
+        DenyRules(("a\\",))
+
+
+def test_the_policy_refuses_a_denied_path_even_through_a_symlink(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("TOKEN=1\n", encoding="utf-8")
+    (tmp_path / "config.txt").symlink_to(".env")
+    policy = PathPolicy.create([tmp_path], deny=DEFAULTS)
+    for user_path in (".env", "config.txt"):
+        with pytest.raises(AccessDeniedError, match="deny rule"):
+            policy.resolve(user_path)
+    with pytest.raises(AccessDeniedError, match="deny rule"):
+        policy.resolve_entry(".env")
+    assert policy.resolve_entry("config.txt") == tmp_path / "config.txt"  # the link itself may be deleted or moved
+
+
+def test_read_only_roots_are_roots_whose_changes_are_refused_the_deepest_root_deciding(tmp_path: Path) -> None:
+    docs, drafts, project = tmp_path / "docs", tmp_path / "docs" / "drafts", tmp_path / "project"
+    for directory in (drafts, project):
+        directory.mkdir(parents=True)
+    policy = PathPolicy.create([project, drafts], read_only_roots=[docs])
+    assert policy.roots == (project, drafts, docs)
+    assert policy.resolve(str(docs / "a.md")) == docs / "a.md"
+    with pytest.raises(ReadOnlyError, match="read-only root"):
+        policy.check_writable(docs / "a.md")
+    policy.check_writable(drafts / "b.md")
+    policy.check_writable(project / "c.py")
+    assert "(read-only)" in policy.describe_roots()
+
+
+def test_client_roots_narrow_keep_or_grant_nothing(tmp_path: Path) -> None:
+    server_a, server_b, outside = tmp_path / "a", tmp_path / "b", tmp_path / "outside"
+    for directory in (server_a / "proj", server_b, outside):
+        directory.mkdir(parents=True)
+    scope = intersect(
+        [server_a, server_b],
+        [(server_a / "proj").as_uri(), tmp_path.as_uri(), outside.as_uri(), "https://example.com/x", "file:///nope"],
+    )
+    assert scope is not None
+    assert {(root.path, root.origin) for root in scope.roots} == {
+        (server_a / "proj", "client"),
+        (server_a, "command_line"),
+        (server_b, "command_line"),
+    }
+    assert scope.ignored == (outside.as_uri(), "https://example.com/x", "file:///nope")
+    assert intersect([server_a], []) is None  # no client roots: the command line's apply
+
+
+def test_a_scope_changes_containment_only_while_it_is_set(tmp_path: Path) -> None:
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    policy = PathPolicy.create([tmp_path])
+    scope = intersect([tmp_path], [(tmp_path / "proj").as_uri()])
+    with scoped(scope):
+        assert policy.resolve("a.txt") == tmp_path / "proj" / "a.txt"  # relative to the first effective root
+        with pytest.raises(AccessDeniedError):
+            policy.resolve(str(tmp_path / "other" / "b.txt"))
+        assert policy.is_root(tmp_path / "proj")
+    assert policy.resolve(str(tmp_path / "other" / "b.txt")) == tmp_path / "other" / "b.txt"
+    nothing = intersect([tmp_path / "proj"], [(tmp_path / "other").as_uri()])
+    with scoped(nothing), pytest.raises(AccessDeniedError, match="outside the server's roots"):
+        policy.resolve(str(tmp_path / "proj" / "a.txt"))
+
+
+@given(tree=secret_trees())
+def test_a_denied_path_is_never_listed_or_found_and_both_engines_agree(tree: dict[str, str]) -> None:
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp).resolve()
+        for relative, text in tree.items():
+            (root / relative).parent.mkdir(parents=True, exist_ok=True)
+            (root / relative).write_text(text, encoding="utf-8")
+        policy = PathPolicy.create([root], deny=DEFAULTS)
+        hidden = {path for path in root.rglob("*") if policy.denied_by(path) is not None}
+        denied_files = {path for path in hidden if path.is_file()}
+        assert denied_files == {root / relative for relative in tree if DEFAULTS.rule_for(relative) is not None}
+        lister = DirectoryLister(policy, Beneath(policy.roots), Session(), max_items=1000)
+        listed_denied = 0
+        for directory in [root, *(path for path in root.rglob("*") if path.is_dir())]:
+            page = lister.page(str(directory), include_hidden=True, offset=0, limit=None)
+            assert not {directory / entry.name for entry in page.entries} & hidden
+            listed_denied += page.denied
+        assert listed_denied == len(denied_files)
+        options = WalkOptions(include_hidden=True)
+        engines = ["python", "ripgrep"] if ripgrep_path() is not None else ["python"]
+        found = {}
+        for engine in engines:
+            names_hide, content_hide = policy.hidden_files(), policy.hidden_files()
+            assert names_hide is not None
+            assert content_hide is not None
+            names = search_names(root, "*", options, engine=engine, hide=names_hide)  # type: ignore[arg-type]
+            request = ContentRequest(pattern="needle", engine=engine)  # type: ignore[arg-type]
+            content = search_content(root, request, options, hide=content_hide)
+            assert not {Path(name) for name in names.files} & hidden
+            assert not {Path(match.file) for match in content.matches} & hidden
+            assert names_hide.count == content_hide.count == len(denied_files)
+            found[engine] = (names.files, dataclasses.replace(content, engine="python"))
+        assert len(set(map(repr, found.values()))) == 1
+
+
+def test_rules_match_paths_relative_to_the_deepest_root_holding_them() -> None:
+    prefixes = root_prefixes([Path("/srv/app"), Path("/srv/app/vendor")])
+    assert relative_text("/srv/app/config/.env", prefixes) == "config/.env"
+    assert relative_text("/srv/app/vendor/tls.key", prefixes) == "tls.key"
+    assert relative_text("/srv/app", prefixes) == ""
+    assert relative_text("/srv/application/x", prefixes) == "srv/application/x"  # outside: the whole path
+    anchored = DenyRules(("/tls.key",))
+    assert anchored.rule_for(relative_text("/srv/app/vendor/tls.key", prefixes)) == "/tls.key"
+    assert anchored.rule_for(relative_text("/srv/app/sub/tls.key", prefixes)) is None
