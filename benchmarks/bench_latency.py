@@ -9,7 +9,7 @@
 
 The harness is ``$FSGUARD_HARNESS`` (run.sh, or its folder), else ``<repo>/../shared/harness/run.sh``.
 
-    .venv/bin/python benchmarks/bench_latency.py [-n 300] [--warmup 20] [--starts 15]
+    .venv/bin/python benchmarks/bench_latency.py [-n 300] [--warmup 20] [--rounds 3] [--starts 15]
 """
 
 from __future__ import annotations
@@ -117,6 +117,7 @@ def main() -> int:
     parser.add_argument("-n", type=int, default=300, help="measured calls per run (default 300)")
     parser.add_argument("--warmup", type=int, default=20, help="unmeasured calls first (default 20)")
     parser.add_argument("--starts", type=int, default=15, help="cold starts per server (default 15)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the call benchmarks (default 3)")
     args = parser.parse_args()
     script = harness_script()
     if not script.is_file():
@@ -124,18 +125,25 @@ def main() -> int:
         return 2
     print(f"$ {shlex.join([sys.executable, *sys.argv])}")
     reference = [*reference_command(script), "${TMP}"]
+    medians: dict[str, list[float]] = {key: [] for key in ("ref_edit", "txt_edit", "py_edit", "ref_read", "our_read")}
     with tempfile.TemporaryDirectory(prefix="fsguard-bench-latency-") as scratch:
         work = Path(scratch)
-        fsguard = [fsguard_executable(), "${TMP}", "--state-dir", str(work / "state")]
-        ref_edit = edit(script, reference, "reference", "f.txt", work / "1.json", args)
-        txt_edit = edit(script, fsguard, "seed", "f.txt", work / "2.json", args)
-        py_edit = edit(script, fsguard, "seed", "f.py", work / "3.json", args)
-        ref_read = read(script, reference, READ_REFERENCE, "read_text_file", work / "4.json", args)
-        our_read = read(script, fsguard, READ_FSGUARD, "read_file", work / "5.json", args)
+        # The box drifts between runs by more than the differences measured: the runs alternate, round after
+        # round, and each figure is the median of its rounds' medians.
+        for round_number in range(args.rounds):
+            fsguard = [fsguard_executable(), "${TMP}", "--state-dir", str(work / f"state{round_number}")]
+            out = work / f"round{round_number}"
+            out.mkdir()
+            medians["ref_edit"].append(edit(script, reference, "reference", "f.txt", out / "1.json", args))
+            medians["txt_edit"].append(edit(script, fsguard, "seed", "f.txt", out / "2.json", args))
+            medians["py_edit"].append(edit(script, fsguard, "seed", "f.py", out / "3.json", args))
+            medians["ref_read"].append(read(script, reference, READ_REFERENCE, "read_text_file", out / "4.json", args))
+            medians["our_read"].append(read(script, fsguard, READ_FSGUARD, "read_file", out / "5.json", args))
         (work / "served").mkdir()
         idle = [fsguard_executable(), str(work / "served"), "--state-dir", str(work / "state-idle")]
         our_start, our_rss = cold_start(idle, args.starts)
         one_start, one_rss = cold_start([sys.executable, str(ONE_TOOL)], args.starts)
+    ref_edit, txt_edit, py_edit, ref_read, our_read = (statistics.median(medians[key]) for key in medians)
     rows = [
         Row("edit one line of 2,000, new text every call (.txt)", txt_edit, ref_edit, "reference", 0.9),
         Row("the same edit of a .py file", py_edit, txt_edit, "fsguard .txt edit", 1.1),
@@ -144,7 +152,10 @@ def main() -> int:
         Row("RSS at that moment (idle)", our_rss, one_rss, "one-tool MCPServer", 1.1, "MiB"),
     ]
     print()
-    print(f"n={args.n}, warmup={args.warmup}, one call at a time over stdio; cold starts: median of {args.starts}")
+    print(
+        f"n={args.n}, warmup={args.warmup}, one call at a time over stdio, median of {args.rounds} alternating rounds' "
+        f"medians; cold starts: median of {args.starts}"
+    )
     print()
     print("| task | fsguard | baseline | ratio | target |")
     print("| --- | ---: | ---: | ---: | --- |")
