@@ -34,6 +34,7 @@ from fsguard.core.textio import (
     sniff,
     split_bom,
     split_lines,
+    tail_lines,
 )
 from tests.strategies import (
     LOOKALIKE_BREAKS,
@@ -575,3 +576,12 @@ def test_break_tally_counts_lines_and_style_as_decode_does(encoding: str, text: 
 def test_sniff_judges_a_prefix_cut_inside_a_character_as_utf8() -> None:
     assert sniff("aé\n".encode() * 10 + "é".encode()[:1]) == ("utf-8", b"")
     assert sniff(b"\xff\xfea\x00") == ("utf-16-le", b"\xff\xfe")
+
+
+@given(
+    pieces=st.lists(st.sampled_from(["a", "bb\n", "\r", "\r\n", "\n", "x" * 60, "é\r\n"]), max_size=600),
+    count=st.integers(min_value=1, max_value=300),
+)
+def test_tail_lines_equal_the_last_lines_of_a_full_split_whatever_the_endings(pieces: list[str], count: int) -> None:
+    text = "".join(pieces)  # up to ~36k characters: past the first suffix tail_lines tries, so it grows it
+    assert tail_lines(text, count) == split_lines(text)[-count:]

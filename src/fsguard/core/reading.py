@@ -28,7 +28,7 @@ from fsguard.core.ranges import (
     utf8_size,
 )
 from fsguard.core.session import Session
-from fsguard.core.textio import DecodedText, decode, head_lines, split_lines
+from fsguard.core.textio import DecodedText, decode, head_lines, tail_lines
 from fsguard.models import ReadFileEntry, ReadFileResult
 
 ReadMode = Literal["all", "head", "tail"]
@@ -146,7 +146,7 @@ class FileReader:
         if selection.is_range:
             result = self._range(base, decoded, path.name, selection)
         elif selection.is_window:
-            result = self._window(base, split_lines(decoded.text), selection)
+            result = self._window(base, decoded.text, decoded.line_count, selection)
         else:
             result = self._whole(base, decoded, path.name)
         return self._bounded(result, (selection.start_column or 1) - 1, path.name)
@@ -334,19 +334,21 @@ class FileReader:
             }
         )
 
-    def _window(self, base: ReadFileResult, lines: list[str], selection: LineSelection) -> ReadFileResult:
-        total = len(lines)
+    def _window(self, base: ReadFileResult, text: str, total: int, selection: LineSelection) -> ReadFileResult:
+        """The head, tail or both of ``text`` (``total`` lines), splitting only the lines shown: a tail of a
+        multi-megabyte log costs its last lines, not every line."""
         count = selection.max_lines or DEFAULT_MAX_LINES
         if count >= total:
             return base.model_copy(
-                update={"content": "".join(lines), "start_line": 1 if total else None, "end_line": total or None}
+                update={"content": text, "start_line": 1 if total else None, "end_line": total or None}
             )
         if selection.mode == "head":
             hint = f"Truncated: showing first {count} of {total} lines. Use mode=all or increase max_lines to see more"
-            update = {"content": "".join(lines[:count]), "start_line": 1, "end_line": count}
+            update = {"content": "".join(head_lines(text, count)), "start_line": 1, "end_line": count}
         elif selection.mode == "tail":
             hint = f"Truncated: showing last {count} of {total} lines. Use mode=all or increase max_lines to see more"
-            update = {"content": "".join(lines[total - count :]), "start_line": total - count + 1, "end_line": total}
+            content = "".join(tail_lines(text, count))
+            update = {"content": content, "start_line": total - count + 1, "end_line": total}
         else:
             head = count // 2
             tail = count - head
@@ -356,7 +358,8 @@ class FileReader:
                 f"Truncated: showing {count} of {total} lines ({head} head + {tail} tail). "
                 "Use mode=head/tail, start_line/end_line or a larger max_lines"
             )
-            content = "".join(lines[:head]) + _ensure_newline(marker, lines[:head]) + "".join(lines[total - tail :])
+            top = head_lines(text, head)
+            content = "".join(top) + _ensure_newline(marker, top) + "".join(tail_lines(text, tail))
             update = {"content": content}
         return base.model_copy(update={**update, "truncated": True, "hint": hint})
 

@@ -240,6 +240,23 @@ def head_lines(text: str, count: int) -> list[str]:
     return lines
 
 
+def tail_lines(text: str, count: int) -> list[str]:
+    """The last ``count`` lines of ``text`` (endings kept), splitting only a suffix of it.
+
+    A suffix may start inside a line (or between the ``\r`` and ``\n`` of one ending): its first piece is never
+    returned unless the suffix is the whole text.
+    """
+    if count <= 0:
+        return []
+    size = max(4096, 128 * count)
+    while True:
+        start = max(len(text) - size, 0)
+        pieces = split_lines(text[start:])
+        if start == 0 or len(pieces) > count:
+            return pieces[-count:]
+        size *= 4
+
+
 def count_lines(text: str) -> int:
     """Lines in ``text``; a final line break adds no line."""
     crlf, lf, cr = _ending_counts(text)
