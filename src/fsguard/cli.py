@@ -205,6 +205,20 @@ def client_config(settings: Settings) -> str:
     return json.dumps({"mcpServers": {"fsguard": entry}}, indent=2)
 
 
+def start_logging(level: str) -> None:
+    """Log to stderr: stdout carries nothing but protocol frames."""
+    logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def refuse_without_token(settings: Settings, program: str, why: str) -> None:
+    """Exit 2 when ``settings`` bind beyond loopback without a token; ``why`` says what the token protects."""
+    if settings.needs_auth_token and not settings.auth_token:
+        sys.stderr.write(
+            f"{program}: refusing to bind {settings.host}: {why}. Pass --auth-token or set FSGUARD_AUTH_TOKEN.\n"
+        )
+        raise SystemExit(2)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run fsguard; exits 2 on a configuration error."""
     given = list(sys.argv[1:] if argv is None else argv)
@@ -214,16 +228,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         dashboard_main(given[1:])
         return
     args = parser().parse_args(argv)
-    logging.basicConfig(
-        stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    start_logging(args.log_level)
     settings = settings_from(args)
-    if settings.needs_auth_token and not settings.auth_token:
-        sys.stderr.write(
-            f"fsguard: refusing to bind {settings.host}: serving a filesystem beyond loopback needs a bearer token. "
-            "Pass --auth-token or set FSGUARD_AUTH_TOKEN.\n"
-        )
-        raise SystemExit(2)
+    refuse_without_token(settings, "fsguard", "serving a filesystem beyond loopback needs a bearer token")
     if settings.unrestricted:
         logger.warning("--unrestricted: any path on this machine is reachable (character and name checks stay on)")
     try:

@@ -27,7 +27,8 @@ logger = logging.getLogger(__name__)
 
 _TEMP_MARK = ".fsguard-tmp-"
 # The directories whose fsync a directory_syncs_batched block has put off, by (device, inode); None outside one.
-_DEFERRED: ContextVar[dict[tuple[int, int], int] | None] = ContextVar("fsguard_deferred_directory_syncs", default=None)
+_Deferred = dict[tuple[int, int], tuple[int, Path]]  # (device, inode) -> (an fd of the directory, its path)
+_DEFERRED: ContextVar[_Deferred | None] = ContextVar("fsguard_deferred_directory_syncs", default=None)
 
 
 def _read_umask() -> int:
@@ -94,7 +95,7 @@ def read_open(fd: int, path: Path, max_size: int | None = None) -> tuple[bytes, 
                 "--max-file-size.",
                 path=str(path),
             )
-        data = _read_all(fd, before.st_size)
+        data = read_all(fd, before.st_size)
         after = os.fstat(fd)
     except OSError as exc:
         raise from_os_error(exc, path) from exc
@@ -213,7 +214,7 @@ class AtomicWriter:
                     rename_no_replace(Pinned(parent, temp, entry.path), entry)
                 else:
                     os.rename(temp, entry.name, src_dir_fd=parent, dst_dir_fd=parent)
-                _sync_directory(parent)
+                _sync_directory(parent, entry.path.parent)
             except OSError as exc:
                 _unlink_quietly(parent, temp)
                 raise from_os_error(exc, entry.path, needed=len(data)) from exc
@@ -229,25 +230,25 @@ def directory_syncs_batched() -> Iterator[None]:
     For writes of many files whose acknowledgement waits for the block (project_replace): each file is still
     replaced only after its backup is durable, and a crash before the end leaves it old or new, as always.
     """
-    pending: dict[tuple[int, int], int] = {}
+    pending: _Deferred = {}
     token = _DEFERRED.set(pending)
-    failure: OSError | None = None
+    failure: tuple[OSError, Path] | None = None
     try:
         yield
     finally:
         _DEFERRED.reset(token)
-        for fd in pending.values():
+        for fd, directory in pending.values():
             try:
                 os.fsync(fd)
             except OSError as exc:
-                failure = failure or exc
+                failure = failure or (exc, directory)
             finally:
                 os.close(fd)
     if failure is not None:
-        raise from_os_error(failure, Path())
+        raise from_os_error(*failure)
 
 
-def _sync_directory(parent: int) -> None:
+def _sync_directory(parent: int, directory: Path) -> None:
     pending = _DEFERRED.get()
     if pending is None:
         fsync_directory(parent)
@@ -255,10 +256,10 @@ def _sync_directory(parent: int) -> None:
     found = os.fstat(parent)
     key = (found.st_dev, found.st_ino)
     if key not in pending:
-        pending[key] = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent)
+        pending[key] = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent), directory
 
 
-def _read_all(fd: int, size_hint: int) -> bytes:
+def read_all(fd: int, size_hint: int) -> bytes:
     """Everything from offset 0 to the end, in one read when the file is the size its stat said."""
     chunks = [os.pread(fd, size_hint + 1, 0)]  # one byte more: a file that grew meanwhile is read on
     offset = len(chunks[0])

@@ -59,6 +59,16 @@ class StreamHash:
         return f"{self._state:08x}"
 
 
+def hash_open_file(fd: int, chunk: int = 1 << 20) -> str:
+    """:func:`content_hash` of everything in the open ``fd``, read from offset 0 in chunks (constant memory)."""
+    digest = StreamHash()
+    offset = 0
+    while data := os.pread(fd, chunk, offset):
+        digest.update(data)
+        offset += len(data)
+    return digest.hexdigest()
+
+
 _two_byte_states: dict[int, tuple[int, int]] = {}
 
 

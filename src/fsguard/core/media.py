@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from fsguard.core.hashing import StreamHash, content_hash
+from fsguard.core.disk import read_all
+from fsguard.core.hashing import content_hash, hash_open_file
 
 MediaKind = Literal["image", "audio"]
 
@@ -25,7 +26,6 @@ HEADER_BYTES = 256 * 1024
 DEFAULT_MAX_MEDIA_BYTES = 3 * 1024 * 1024
 """Inline at most this many bytes (4 MiB once base64-encoded); a larger file is sent as a resource link."""
 
-_CHUNK = 1 << 20
 # JPEG start-of-frame markers: C0-CF except DHT (C4), JPG (C8) and DAC (CC), which share the range.
 _SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 # Markers without a length field: TEM, RST0-7, SOI.
@@ -114,7 +114,7 @@ def identify(data: bytes) -> Media | None:
 def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file_size: int) -> MediaRead | None:
     """Read the open file ``fd`` as media: whole when within ``budget``, else its header and a streamed hash."""
     if st.st_size <= budget:
-        data = _pread_all(fd, st.st_size)
+        data = read_all(fd, st.st_size)
         media = identify(data)
         if media is None:
             return None
@@ -122,25 +122,7 @@ def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file
     media = identify(os.pread(fd, HEADER_BYTES, 0))
     if media is None:
         return None
-    return MediaRead(path, media, st.st_size, _streamed_hash(fd) if st.st_size <= max_file_size else None, None)
-
-
-def _pread_all(fd: int, size: int) -> bytes:
-    parts: list[bytes] = []
-    offset = 0
-    while chunk := os.pread(fd, max(size - offset, 0) or _CHUNK, offset):
-        parts.append(chunk)
-        offset += len(chunk)
-    return b"".join(parts)
-
-
-def _streamed_hash(fd: int) -> str:
-    digest = StreamHash()
-    offset = 0
-    while chunk := os.pread(fd, _CHUNK, offset):
-        digest.update(chunk)
-        offset += len(chunk)
-    return digest.hexdigest()
+    return MediaRead(path, media, st.st_size, hash_open_file(fd) if st.st_size <= max_file_size else None, None)
 
 
 def _id3(head: bytes) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.hashing import Fingerprint, FingerprintCache, StreamHash
+from fsguard.core.hashing import Fingerprint, FingerprintCache, hash_open_file
 from fsguard.core.listing import entry_type, iso_time
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
@@ -111,7 +111,7 @@ class MetadataReader:
                         return {"encoding": "binary"}
                     lay = None
                 if lay is None:
-                    fingerprint = Fingerprint(_stream_hash(fd), None, "binary")
+                    fingerprint = Fingerprint(hash_open_file(fd, CHUNK), None, "binary")
                 else:
                     found = survey(lay, hashed=hashed)
                     if found.fingerprint is None:
@@ -124,15 +124,6 @@ class MetadataReader:
             "line_count": fingerprint.line_count,
             "encoding": fingerprint.encoding,
         }
-
-
-def _stream_hash(fd: int) -> str:
-    digest = StreamHash()
-    offset = 0
-    while data := os.pread(fd, CHUNK, offset):
-        digest.update(data)
-        offset += len(data)
-    return digest.hexdigest()
 
 
 def _birth_time(st: os.stat_result) -> str | None:

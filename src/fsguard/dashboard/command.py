@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fsguard import __version__
+from fsguard.cli import refuse_without_token, start_logging
 from fsguard.config import Settings, default_state_dir
 from fsguard.core.errors import FsguardError
 
@@ -63,16 +64,11 @@ def settings_from(args: argparse.Namespace) -> Settings:
 def main(argv: Sequence[str]) -> None:
     """Serve the dashboard until interrupted; exits 2 on a configuration error."""
     args = parser().parse_args(argv)
-    logging.basicConfig(
-        stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    start_logging(args.log_level)
     settings = settings_from(args)
-    if settings.needs_auth_token and not settings.auth_token:
-        sys.stderr.write(
-            f"fsguard dashboard: refusing to bind {settings.host}: it can restore and purge files, so beyond "
-            "loopback it needs a token. Pass --auth-token or set FSGUARD_AUTH_TOKEN.\n"
-        )
-        raise SystemExit(2)
+    refuse_without_token(
+        settings, "fsguard dashboard", "it can restore and purge files, so beyond loopback it needs a token"
+    )
     # Imported here: Starlette, Jinja2 and uvicorn are not needed to parse the flags.
     import uvicorn
 

@@ -82,22 +82,22 @@ def _append_text(result: WriteFileResult, compact: bool) -> str:
 
 def edit_text(result: EditFileResult, compact: bool) -> str:
     """One edit (or its dry run)."""
-    count = f"{result.replacements}@+{result.lines_added}-{result.lines_removed}"
+    integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
+    notes = _notes(
+        result.risk_warning,
+        integrity,
+        result.structure_warning,
+        result.external_change,
+        result.feedback,
+        *result.notes or (),
+    )
     if compact:
+        count = f"{result.replacements}@+{result.lines_added}-{result.lines_removed}"
         if result.dry_run:
             head = f"DRY RUN {shown(result.path)} | {count} | nothing written"
         else:
             undo = f" | undo:{result.backup_id}" if result.backup_id else ""
             head = f"M {shown(result.path)} | {count} | {result.total_lines}L{undo}"
-        integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
-        notes = _notes(
-            result.risk_warning,
-            integrity,
-            result.structure_warning,
-            result.external_change,
-            result.feedback,
-            *result.notes or (),
-        )
         return head + notes + _diff_block(result.diff, compact=True)
     plural = "" if result.replacements == 1 else "s"
     tier = f" ({result.match_tier})" if result.match_tier else ""
@@ -109,15 +109,6 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
     else:
         head = f"M {shown(result.path)} | {counts} | {counted(result.total_lines, 'line')}"
         head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
-    integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
-    notes = _notes(
-        result.risk_warning,
-        integrity,
-        result.structure_warning,
-        result.external_change,
-        result.feedback,
-        *result.notes or (),
-    )
     return head + notes + _diff_block(result.diff, compact=False)
 
 
