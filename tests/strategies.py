@@ -420,3 +420,16 @@ def secret_trees(draw: st.DrawFn) -> dict[str, str]:
     for index, name in enumerate(names):
         tree[directories[index % len(directories)] + name] = f"needle {index}\n"
     return tree
+
+
+DENY_PATTERNS = ("*.log", "!keep.log", "[!a]x", "sub/*.txt", "**/cache", "?.md", "!*.pub", "id_*")
+PATH_PIECES = ("a", "b", "x", "bx", "keep.log", "q.log", "sub", "cache", "é.md", "n.md", "id_rsa", "id_1.pub", "f.txt")
+
+
+@st.composite
+def deny_cases(draw: st.DrawFn) -> tuple[tuple[str, ...], list[str]]:
+    """Operator deny rules (which come after the defaults) and root-relative file paths, some of which they deny."""
+    rules = tuple(draw(st.lists(st.sampled_from(DENY_PATTERNS), max_size=5)))
+    parts = st.lists(st.sampled_from((*PATH_PIECES, ".env", "x.pem")), min_size=1, max_size=4)
+    paths = draw(st.lists(parts.map("/".join), max_size=40))
+    return rules, paths

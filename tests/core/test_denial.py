@@ -11,14 +11,14 @@ from hypothesis import given
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.clientroots import intersect, scoped
-from fsguard.core.denial import DEFAULT_DENY, DenyRules, relative_text, root_prefixes
+from fsguard.core.denial import DEFAULT_DENY, DenyRules, HiddenFiles, relative_text, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.ignore import WalkOptions
 from fsguard.core.listing import DirectoryLister
 from fsguard.core.paths import PathPolicy
 from fsguard.core.search import ContentRequest, ripgrep_path, search_content, search_names
 from fsguard.core.session import Session
-from tests.strategies import secret_trees
+from tests.strategies import deny_cases, secret_trees
 
 DEFAULTS = DenyRules.create(())
 
@@ -172,3 +172,29 @@ def test_rules_match_paths_relative_to_the_deepest_root_holding_them() -> None:
     anchored = DenyRules(("/tls.key",))
     assert anchored.rule_for(relative_text("/srv/app/vendor/tls.key", prefixes)) == "/tls.key"
     assert anchored.rule_for(relative_text("/srv/app/sub/tls.key", prefixes)) is None
+
+
+@given(case=deny_cases())
+def test_a_batch_of_paths_is_denied_exactly_as_each_path_alone(case: tuple[tuple[str, ...], list[str]]) -> None:
+    rules = DenyRules.create(case[0])
+    paths = case[1]
+
+    assert rules.denied_among(paths) == {path for path in paths if rules.rule_for(path) is not None}
+
+
+def test_a_line_break_in_a_directory_name_does_not_let_a_secret_through() -> None:
+    rules = DenyRules.create([])
+    paths = ["ok.txt", "evil\n.env", ".env", "a\nb/id_rsa", "z.md", "x\n/y/.aws/credentials"]
+
+    assert rules.rule_for("a\nb/id_rsa") == "id_rsa*"
+    assert rules.denied_among(paths) == {".env", "a\nb/id_rsa", "x\n/y/.aws/credentials"}
+
+
+def test_hidden_files_keep_what_no_rule_hides_and_count_the_rest() -> None:
+    hide = HiddenFiles(DenyRules.create([]), root_prefixes([Path("/r"), Path("/r/nested")]))
+    paths = ["/r/s/a.txt", "/r/s/.env", "/r/s/k/id_rsa", "/r/s/id_rsa.pub"]
+
+    assert hide.kept(paths, "/r/s") == ["/r/s/a.txt", "/r/s/id_rsa.pub"]
+    assert hide.count == 2
+    assert hide.kept(["/r/nested/.env", "/r/nested/ok"], "/r") == ["/r/nested/ok"]
+    assert hide.count == 3

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath
+from fsguard.core.denial import HiddenFiles
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.globs import glob_matcher
 from fsguard.core.ignore import WalkOptions, check_directory, default_skips, gitignore_top, walk_files
@@ -38,7 +38,6 @@ __all__ = ["NameSearch", "name_matcher", "search_names"]
 logger = logging.getLogger(__name__)
 Engine = Literal["auto", "ripgrep", "python"]
 _GLOB_CHARS = frozenset("*?[")
-_LISTED = re.compile(rb"\./([^\0]*)\0")  # ``--files --null`` output: ./path NUL, a path holding anything but NUL
 # Characters past ASCII whose lower case holds an ASCII letter: a case-insensitive glob's letter may stand for them.
 _FOLDED_TO = {"i": "\u0130", "k": "\u212a"}
 
@@ -65,7 +64,7 @@ def search_names(
     max_results: int = 1000,
     engine: Engine = "auto",
     beneath: Beneath | None = None,
-    hide: Callable[[str], bool] | None = None,
+    hide: HiddenFiles | None = None,
 ) -> NameSearch:
     """The files under ``root`` whose name matches ``pattern`` (see :func:`name_matcher`), in walk order.
 
@@ -99,7 +98,7 @@ def search_names(
         found = [name for path in walk_files(root, options, skipped) if matches((name := str(path))[lead:])]
         used = "python"
     if hide is not None:  # after the engines, so both hide (and count) the same names
-        found = [name for name in found if not hide(name)]
+        found = hide.kept(found, str(root))
     return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results, used, tuple(skipped))
 
 
@@ -176,21 +175,17 @@ def _ripgrep_names(
         glob, exact = prefilter
         flags += ["--type-add", f"fsguardname:{glob}", "--type", "fsguardname"]
     skipped: list[str] = []
-    scan = options.skip_dependencies or options.skip_minified
-    if scan:  # one rg thread, the Python scan on the other core: faster than both fighting over every core
-        flags.append("--threads=1")
 
-    def meanwhile() -> None:
-        if scan:
+    def meanwhile() -> None:  # the default skips, on the other core while rg walks (directories' shapes are kept)
+        if options.skip_dependencies or options.skip_minified:
             skipped.extend(default_skips(root, options))
 
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         command = [str(rg), "--no-config", *flags, *narrowing, "--files", "--null", "--", "./"]
         output = run_spooled(command, cwd, None, meanwhile)
-    listed = [relative[len(lead) :] for relative in _LISTED.findall(output) if relative.startswith(lead)]
-    listed.sort(key=lambda relative: relative.replace(b"/", b"\0"))
+    listed = _walk_ordered(output, lead)
     wanted = glob_matcher(options.globs) if options.globs else None
-    joined = b"\0".join(listed).decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+    joined = listed.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
     names = joined.split("\0") if listed else []
     if not (exact and joined.isascii()):  # a type matches ASCII names as fnmatch does, past ASCII only more
         names = [name for name in names if matches(name)]
@@ -198,3 +193,23 @@ def _ripgrep_names(
         names = [name for name in names if wanted(name)]
     prefix = str(root).rstrip("/") + "/"
     return [prefix + name for name in names], skipped
+
+
+def _walk_ordered(output: bytes, lead: bytes) -> bytes:
+    """The paths of ``rg --files --null`` output that start with ``lead`` (which is cut), NUL-separated, in walk
+    order: byte-wise with ``/`` lowest, so a directory's files come before those of a sibling ``dir.x``.
+
+    Tens of thousands of names: every step is one C call over the whole output, none per name, unless a name
+    holds the byte that stands for ``/`` while sorting; those few outputs are sorted with a key per name.
+    """
+    if not output:
+        return b""
+    records = output[2:-1].split(b"\0./")  # each record is ./path NUL, and a path never holds a NUL
+    if lead:
+        records = [record[len(lead) :] for record in records if record.startswith(lead)]
+    if b"\x01" in output:
+        records.sort(key=lambda record: record.replace(b"/", b"\0"))
+        return b"\0".join(records)
+    ordered = b"\0".join(records).replace(b"/", b"\x01").split(b"\0")
+    ordered.sort()
+    return b"\0".join(ordered).replace(b"\x01", b"/")

@@ -191,14 +191,20 @@ class ProjectReplacer:
         if rg is None or not plain or not (request.case_sensitive or find.isascii()):
             return walk_files(base, options, skipped, large)
         query = prepare_query(*_rg_literal(find, request.case_sensitive), request.case_sensitive, False)
+
+        def scan() -> None:  # the default skips and the files too large, while rg counts
+            skipped.extend(default_skips(base, options, large))
+
         try:
             hits, _ = ripgrep_hits(
-                rg, base, query, options, Limits(0, 0, None), progress=None, beneath=self._safe.beneath, binary=True
-            )
+                rg, base, query, options, Limits(0, 0, None), progress=None, beneath=self._safe.beneath, binary=True,
+                meanwhile=scan,
+            )  # fmt: skip
         except RipgrepFailed as exc:
             logger.warning("ripgrep failed (%s); project_replace reads every file of the walk", exc)
+            skipped.clear()  # the walk finds them again
+            large.clear()
             return walk_files(base, options, skipped, large)
-        skipped += default_skips(base, options, large)
         return [Path(hit[0]) for hit in hits]
 
     def _plan(self, path: Path, substitute: _Substitute, binary: list[Path]) -> _Plan | None:

@@ -126,12 +126,14 @@ def ripgrep_hits(
     beneath: Beneath | None = None,
     binary: bool = False,
     hide: Callable[[str], bool] | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> tuple[list[Hit], tuple[int, int]]:
     """Search the tree at ``root`` with ``rg``: the hits of the first files in walk order (all the files that
     the first ``max_results`` matches need, and at least ``max_files`` files, or every file if it is None), and the
     number of matches and of files with matches in the whole tree. With ``binary``, files holding a NUL are counted
     too (their raw bytes searched), for a caller that reports them rather than searching them. ``hide`` (absolute
-    path -> True) drops the files a deny rule hides before anything is counted or read.
+    path -> True) drops the files a deny rule hides before anything is counted or read. ``meanwhile`` runs once
+    while rg counts (on the other core).
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
@@ -143,7 +145,8 @@ def ripgrep_hits(
     lead = b"".join(os.fsencode(part) + b"/" for part in inside)
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         walk = [*walk_flags(options, inside), *narrowing, "--null", "--", "./"]
-        output = run_spooled([*common, *(["--binary"] if binary else []), "--count-matches", *walk], cwd, progress)
+        count = [*common, *(["--binary"] if binary else []), "--count-matches", *walk]
+        output = run_spooled(count, cwd, progress, meanwhile)
         listed = None if query.bytewise else run_spooled([*_suspects(rg), *walk], cwd, _still(progress, output))
     # Tens of thousands of records: no per-record work in Python beyond the sort key unless a filter needs it.
     counted: list[tuple[bytes, bytes]] = _COUNT_RECORD.findall(output)
