@@ -445,6 +445,19 @@ async def test_files_skipped_for_size_or_as_binary_are_named_with_the_way_to_inc
     assert (root / "blob.bin").read_bytes() == b"\x00needle\x00"
 
 
+async def test_content_search_names_the_binary_files_whose_bytes_hold_the_pattern(client: Client, root: Path) -> None:
+    (root / "notes.txt").write_bytes(b"a needle\n")
+    (root / "blob.bin").write_bytes(b"\x00needle\x00")
+    (root / "other.bin").write_bytes(b"\x00nothing\x00")
+
+    found = await client.call_tool("search_files", {"pattern": "needle", "include_content": True})
+
+    data = structured(found)
+    assert (data["total_matches"], data["skipped_binary"], data["skipped_binary_paths"]) == (1, 1, ["blob.bin"])
+    assert "Binary, not searched as text, yet their bytes hold the pattern: blob.bin." in text_of(found)
+    assert (root / "blob.bin").read_bytes() == b"\x00needle\x00"
+
+
 async def test_project_replace_finds_its_files_as_python_reads_them_whatever_the_encoding_or_case(
     client: Client, root: Path
 ) -> None:

@@ -127,13 +127,15 @@ def ripgrep_hits(
     binary: bool = False,
     hide: Callable[[str], bool] | None = None,
     meanwhile: Callable[[], None] | None = None,
+    binaries: list[str] | None = None,
 ) -> tuple[list[Hit], tuple[int, int]]:
     """Search the tree at ``root`` with ``rg``: the hits of the first files in walk order (all the files that
     the first ``max_results`` matches need, and at least ``max_files`` files, or every file if it is None), and the
     number of matches and of files with matches in the whole tree. With ``binary``, files holding a NUL are counted
     too (their raw bytes searched), for a caller that reports them rather than searching them. ``hide`` (absolute
     path -> True) drops the files a deny rule hides before anything is counted or read. ``meanwhile`` runs once
-    while rg counts (on the other core).
+    while rg counts (on the other core). ``binaries`` gets the binary files holding a match (absolute paths, walk
+    order), which are neither counted nor searched: rg counts binary files too, then names those holding a NUL.
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
@@ -145,7 +147,7 @@ def ripgrep_hits(
     lead = b"".join(os.fsencode(part) + b"/" for part in inside)
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         walk = [*walk_flags(options, inside), *narrowing, "--null", "--", "./"]
-        count = [*common, *(["--binary"] if binary else []), "--count-matches", *walk]
+        count = [*common, *(["--binary"] if binary or binaries is not None else []), "--count-matches", *walk]
         output = run_spooled(count, cwd, progress, meanwhile)
         listed = None if query.bytewise else run_spooled([*_suspects(rg), *walk], cwd, _still(progress, output))
     # Tens of thousands of records: no per-record work in Python beyond the sort key unless a filter needs it.
@@ -169,6 +171,16 @@ def ripgrep_hits(
             else [name for name in suspects if name in listed_kept or not _denied(hide, prefix, name)]
         )
     counted.sort(key=_walk_order)
+    if binaries is not None and counted:
+        with pinned(beneath, root) as cwd:
+            held = _holding_nul(rg, cwd, [relative for relative, _ in counted])
+        if held:
+            counted = [record for record in counted if record[0] not in held]
+            suspects = None if suspects is None else [name for name in suspects if name not in held]
+            prefix = str(root).rstrip("/") + "/"
+            binaries += [
+                prefix + os.fsdecode(relative) for relative in sorted(held, key=lambda name: name.replace(b"/", b"\0"))
+            ]
     if suspects is None:  # a bytewise pattern: only the files counted can match once decoded
         suspects = [relative for relative, _ in counted]
     return _hits(common, query, counted, suspects, root, limits, beneath)
@@ -182,19 +194,24 @@ def ripgrep_file_hits(
     *,
     progress: Progress | None,
     beneath: Beneath | None = None,
+    binaries: list[str] | None = None,
 ) -> tuple[list[Hit], tuple[int, int]]:
     """:func:`ripgrep_hits` for the one file ``file``, searched whatever .gitignore files, hidden names or default
     skips say: rg walks its directory letting only that name through, so binary files and encodings are read as
-    in a tree search.
+    in a tree search (``binaries`` gets the file if it is binary and holds a match).
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
     """
     common = [str(rg), "--no-config", "--crlf", "--no-mmap", "-e", query.rust]
     only = ["--no-ignore", "--hidden", "--no-messages", "--max-depth", "1", "--glob", "/" + _glob_literal(file.name)]
+    binary = ["--binary"] if binaries is not None else []
     with pinned(beneath, file.parent) as cwd:
-        output = run_spooled([*common, *only, "--count-matches", "--null", "--", "./"], cwd, progress)
-    counted = _COUNT_RECORD.findall(output)
+        output = run_spooled([*common, *only, *binary, "--count-matches", "--null", "--", "./"], cwd, progress)
+        counted = _COUNT_RECORD.findall(output)
+        if binaries is not None and counted and _holding_nul(rg, cwd, [counted[0][0]]):
+            binaries.append(str(file))
+            counted = []
     return _hits(common, query, counted, [os.fsencode(file.name)], file.parent, limits, beneath)
 
 
@@ -206,6 +223,18 @@ def _suspects(rg: Path) -> list[str]:
     and took twice as long. A pattern that is ``bytewise`` needs no such run (see :func:`_hits`).
     """
     return [str(rg), "--no-config", "--no-mmap", "--encoding", "utf-8", "--files-with-matches", "-F", "-e", "\ufffd"]
+
+
+def _holding_nul(rg: Path, cwd: Cwd, files: list[bytes]) -> set[bytes]:
+    """Those of ``files`` (relative to ``cwd``) holding a NUL byte: binary, which rg searches only with ``--binary``
+    and a search as text leaves out. Only files with a match are asked about, each read up to its first NUL."""
+    held: set[bytes] = set()
+    for start in range(0, len(files), _BATCH_FILES):
+        batch = [b"./" + file for file in files[start : start + _BATCH_FILES]]
+        command: list[str | bytes] = [str(rg), "--no-config", "--no-mmap", "--text", "--files-with-matches"]
+        output = run_spooled([*command, "--null", "-e", r"\x00", "--", *batch], cwd, None)
+        held.update(_LISTED_NAME.findall(output))
+    return held
 
 
 def _still(progress: Progress | None, output: bytes) -> Progress | None:

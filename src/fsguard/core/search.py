@@ -23,6 +23,7 @@ Both engines return identical results (the ``engine`` field aside); the rules th
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import stat
@@ -85,6 +86,7 @@ class ContentSearch:
     files_with_matches: int
     truncated: bool
     engine: Literal["ripgrep", "python"]
+    binary: tuple[str, ...] = ()  # binary files holding a match (a NUL byte: not searched as text), walk order
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,23 +136,34 @@ def search_content(
     rg = ripgrep_path()
     if request.engine == "ripgrep" and rg is None:
         raise FsguardError("ripgrep is not installed. Retry with engine='python'.")
+    # Binary files holding a match are named for a pattern whose matches are ASCII (most words and names): in
+    # their bytes both engines find it alike, rg reading a NUL as a line break. Other patterns would match the
+    # undecodable bytes of a binary file differently in each.
+    binary: list[str] = []
+    binaries = binary if query.bytewise else None
     if request.engine != "python" and rg is not None:
         try:
             if is_file:
-                found, totals = ripgrep_file_hits(rg, root, query, limits, progress=progress, beneath=beneath)
+                found, totals = ripgrep_file_hits(
+                    rg, root, query, limits, progress=progress, beneath=beneath, binaries=binaries
+                )
             else:
                 found, totals = ripgrep_hits(
-                    rg, root, query, options, limits, progress=progress, beneath=beneath, hide=hide
+                    rg, root, query, options, limits, progress=progress, beneath=beneath, hide=hide, binaries=binaries
                 )
-            return _collect(_confirmed(iter(found), beneath), limits, "ripgrep", totals)
+            return _collect(_confirmed(iter(found), beneath), limits, "ripgrep", totals, _present(binary, beneath))
         except RipgrepFailed as exc:
             if request.engine == "ripgrep":
                 raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
             logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
-    hits = _python_hits(query, iter([root]) if is_file else walk_files(root, options), progress)
+    binary.clear()  # what a failed rg run found is found again
+    hits = _python_hits(query, iter([root]) if is_file else walk_files(root, options), progress, binaries)
     if hide is not None and not is_file:
         hits = (hit for hit in hits if not hide(hit[0]))
-    return _collect(_confirmed(hits, beneath), limits, "python")
+    result = _collect(_confirmed(hits, beneath), limits, "python")
+    if hide is not None and not is_file:
+        binary = [file for file in binary if not hide(file)]
+    return dataclasses.replace(result, binary=_present(binary, beneath))
 
 
 def searched_file(root: Path, max_file_size: int | None = None) -> bool:
@@ -229,6 +242,10 @@ def _confirmed(hits: Iterator[Hit], beneath: Beneath | None) -> Iterator[Hit]:
             yield hit
 
 
+def _present(files: list[str], beneath: Beneath | None) -> tuple[str, ...]:
+    return tuple(files if beneath is None else present(files, beneath))
+
+
 def _cut(line: bytes) -> str:
     return line.decode("utf-8", "replace")[:MAX_LINE_CHARS]
 
@@ -238,6 +255,7 @@ def _collect(
     limits: Limits,
     engine: Literal["ripgrep", "python"],
     totals: tuple[int, int] | None = None,
+    binary: tuple[str, ...] = (),
 ) -> ContentSearch:
     """Matches from per-file hits, with character offsets and context lines, up to ``max_results``.
 
@@ -263,10 +281,13 @@ def _collect(
                 first, last = _chars(raw, start), _chars(raw, end)
                 matches.append(ContentMatch(file, number, first + 1, first, last, near[number], before, after))
     total, files = totals or (total, files)
-    return ContentSearch(tuple(matches), counts, total, files, total > max_results, engine)
+    return ContentSearch(tuple(matches), counts, total, files, total > max_results, engine, binary)
 
 
-def _python_hits(query: Query, files: Iterator[Path], progress: Callable[[int], None] | None) -> Iterator[Hit]:
+def _python_hits(
+    query: Query, files: Iterator[Path], progress: Callable[[int], None] | None, binary: list[str] | None
+) -> Iterator[Hit]:
+    """The hits of the text files among ``files``; ``binary`` gets the binary ones holding a match."""
     walked = 0
     for walked, path in enumerate(files, 1):
         if progress is not None and walked % PROGRESS_EVERY == 0:
@@ -277,6 +298,8 @@ def _python_hits(query: Query, files: Iterator[Path], progress: Callable[[int], 
             continue  # vanished or unreadable since the walk: skipped, as ripgrep does
         text = searched_text(data)
         if text is None:
+            if binary is not None and matching_lines(query, data.replace(b"\0", b"\n"))[0]:  # as rg --binary reads
+                binary.append(str(path))
             continue
         found, lines = matching_lines(query, text)
         if found:

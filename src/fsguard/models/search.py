@@ -60,6 +60,10 @@ class SearchResult(Result):
         None, description="content: files not searched for being above --max-file-size (the server's setting)."
     )
     skipped_too_large_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
+    skipped_binary: int | None = Field(
+        None, description="content: binary files (a NUL byte) whose bytes hold the pattern; not searched as text."
+    )
+    skipped_binary_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     denied: int | None = Field(
         None, description="Files with a match left out because a deny rule hides them (secrets, --deny)."
     )

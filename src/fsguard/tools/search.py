@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -350,7 +351,15 @@ def _content(
         files_with_matches=found.files_with_matches,
         lines=lines if call.return_lines and call.count_only else None,
         engine=found.engine,
+        skipped_binary=len(found.binary) or None,
+        skipped_binary_paths=[_below(root, file) for file in found.binary[:SAMPLE]] or None,
     )
+
+
+def _below(root: Path, file: str) -> str:
+    """``file`` relative to the searched ``root`` (its name when the search was of that file alone)."""
+    relative = os.path.relpath(file, root)
+    return Path(file).name if relative == "." else relative
 
 
 def _is_regex(pattern: str) -> bool:

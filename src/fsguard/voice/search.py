@@ -23,6 +23,8 @@ def search_text(result: SearchResult, compact: bool) -> str:
             f"\nNot searched, above the server's --max-file-size: {large}. Ask the user to raise it to search them, or "
             'read one in parts with read_file(path, start_line=..., end_line=...) or mode="tail".'
         )
+    if binary := _listed(result.skipped_binary, result.skipped_binary_paths):
+        text += f"\nBinary, not searched as text, yet their bytes hold the pattern: {binary}."
     if result.denied:
         text += f"\n{result.denied} file(s) hidden by deny rules (secrets, --deny): never shown."
     return text + _skipped(result.default_skipped, result.default_skipped_paths, "searches")
