@@ -585,3 +585,12 @@ def test_sniff_judges_a_prefix_cut_inside_a_character_as_utf8() -> None:
 def test_tail_lines_equal_the_last_lines_of_a_full_split_whatever_the_endings(pieces: list[str], count: int) -> None:
     text = "".join(pieces)  # up to ~36k characters: past the first suffix tail_lines tries, so it grows it
     assert tail_lines(text, count) == split_lines(text)[-count:]
+
+
+@given(chunk=st.binary(max_size=60).map(lambda raw: raw.translate(bytes.maketrans(b"\x00\x01", b"\r\n"))))
+def test_the_last_line_ends_found_from_the_right_are_the_last_of_all_line_ends(chunk: bytes) -> None:
+    breaks = Breaks.of("utf-8")
+    every = breaks.ends(chunk, 100)
+
+    for count in (1, 2, 5, 100):
+        assert breaks.last_ends(chunk, 100, count) == every[-count:]

@@ -169,13 +169,20 @@ class Breaks:
             return self.ends(chunk, base)[-count:]
         found: list[int] = []
         pos = len(chunk)
+        # Each kind of break is looked for again only once the last one found is passed: a file without CRs is
+        # not scanned to its start for one at every line.
+        lf_at, cr_at = chunk.rfind(self.lf, 0, pos), chunk.rfind(self.cr, 0, pos)
         while len(found) < count:
-            at = max(chunk.rfind(self.lf, 0, pos), chunk.rfind(self.cr, 0, pos))
+            at = max(lf_at, cr_at)
             if at < 0:
                 break
             found.append(base + at + 1)
             crlf = at > 0 and chunk[at : at + 1] == self.lf and chunk[at - 1 : at] == self.cr
             pos = at - 1 if crlf else at
+            if lf_at >= pos:
+                lf_at = chunk.rfind(self.lf, 0, pos)
+            if cr_at >= pos:
+                cr_at = chunk.rfind(self.cr, 0, pos)
         found.reverse()
         return found
 
