@@ -22,7 +22,7 @@ from fsguard.core.textio import DecodedText, LineEnding, decode
 
 # A file modified this recently may change again within one timestamp tick without its
 # (size, mtime) moving, so its fingerprint is not cached (the "racy git" rule).
-_RACY_WINDOW_NS = 2_000_000_000
+RACY_WINDOW_NS = 2_000_000_000
 
 Identity = tuple[int, int, int, int, int]
 
@@ -152,7 +152,7 @@ class FingerprintCache:
         ``stat`` is None when the file changed during the read: then nothing is trustworthy to keep.
         """
         # ctime too: mtime can be set back by any program, ctime cannot.
-        if stat is None or self._clock() - max(stat.st_mtime_ns, stat.st_ctime_ns) < _RACY_WINDOW_NS:
+        if stat is None or self._clock() - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
             return
         with self._lock:
             if len(self._entries) >= self._max_entries:

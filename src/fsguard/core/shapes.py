@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-_RACY_WINDOW_NS = 2_000_000_000
+from fsguard.core.hashing import RACY_WINDOW_NS
+
 _Identity = tuple[int, int, int, int]
 
 
@@ -59,7 +60,7 @@ class DirectoryShapes:
         except OSError:  # one vanished while its type was looked up
             found = [entry.name for entry in entries if _is_directory(entry)]
         shape = Shape(tuple(sorted(found, key=os.fsencode)), ".gitignore" in names)
-        if self._clock() - max(info.st_mtime_ns, info.st_ctime_ns) >= _RACY_WINDOW_NS:
+        if self._clock() - max(info.st_mtime_ns, info.st_ctime_ns) >= RACY_WINDOW_NS:
             with self._lock:
                 if len(self._entries) >= self._max_entries:
                     self._entries.pop(next(iter(self._entries)))
