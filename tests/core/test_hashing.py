@@ -11,7 +11,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from fsguard.core import metadata as metadata_module
+from fsguard.core import ranges as ranges_module
+from fsguard.core.beneath import Beneath
 from fsguard.core.hashing import Fingerprint, FingerprintCache, StreamHash, content_hash
+from fsguard.core.metadata import MetadataReader
+from fsguard.core.paths import PathPolicy
+from fsguard.core.ranges import Layout, Survey
+from fsguard.core.session import Session
 from tests.strategies import Encoding, EndedText, encodings, texts_with_line_endings
 
 AN_HOUR_NS = 3600 * 1_000_000_000
@@ -189,3 +196,30 @@ def test_a_streamed_hash_of_megabyte_chunks_equals_the_whole_hash() -> None:
     for start in range(0, len(data), 1 << 20):
         digest.update(data[start : start + (1 << 20)])
     assert digest.hexdigest() == content_hash(data)
+
+
+def test_an_unchanged_file_over_the_size_limit_is_counted_once_and_never_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    big = tmp_path / "big.log"
+    big.write_bytes(b"a line\n" * 1000)
+    policy = PathPolicy.create([tmp_path])
+    reader = MetadataReader(
+        policy, Beneath(policy.roots), FingerprintCache(clock=_an_hour_later), Session(), max_file_size=100
+    )
+    surveys: list[bool] = []
+    real = ranges_module.survey
+
+    def counted(lay: Layout, *, hashed: bool) -> Survey:
+        surveys.append(hashed)
+        return real(lay, hashed=hashed)
+
+    monkeypatch.setattr(metadata_module, "survey", counted)
+
+    facts = [reader.describe(str(big))[1] for _ in range(3)]
+
+    assert surveys == [False]
+    assert {(f.line_count, f.content_hash) for f in facts} == {(1000, None)}
+    with big.open("ab") as grown:
+        grown.write(b"one more\n")
+    assert reader.describe(str(big))[1].line_count == 1001

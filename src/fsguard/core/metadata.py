@@ -100,7 +100,9 @@ class MetadataReader:
         """
         path = entry.path
         hashed = st.st_size <= self._max_file_size
-        fingerprint = self._cache.lookup(path, st) if hashed else None
+        # Unhashed, a file's count is remembered too (with no hash): a second look at a 1 GB log is not another
+        # 0.7 s. Its size is part of the identity, so no read of a file within the limit ever gets it.
+        fingerprint = self._cache.lookup(path, st)
         if fingerprint is None:
             with opened(entry) as (fd, opened_st):
                 lay: Layout | None
@@ -114,16 +116,19 @@ class MetadataReader:
                     fingerprint = Fingerprint(hash_open_file(fd, CHUNK), None, "binary")
                 else:
                     found = survey(lay, hashed=hashed)
-                    if found.fingerprint is None:
-                        return {"line_count": found.line_count, "encoding": lay.encoding}
-                    fingerprint = found.fingerprint
+                    fingerprint = found.fingerprint or Fingerprint(_UNHASHED, found.line_count, lay.encoding)
                 self._cache.remember_read(path, fd, opened_st, fingerprint)
+        if not hashed:
+            return {"line_count": fingerprint.line_count, "encoding": fingerprint.encoding}
         self._session.record_hash(path, fingerprint.content_hash)
         return {
             "content_hash": fingerprint.content_hash,
             "line_count": fingerprint.line_count,
             "encoding": fingerprint.encoding,
         }
+
+
+_UNHASHED = ""  # the cached fingerprint of a file above --max-file-size: counted, never hashed
 
 
 def _birth_time(st: os.stat_result) -> str | None:
