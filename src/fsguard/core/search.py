@@ -115,6 +115,7 @@ def search_content(
     progress: Callable[[int], None] | None = None,
     beneath: Beneath | None = None,
     hide: Callable[[str], bool] | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> ContentSearch:
     """Search the text of the files :func:`walk_files` selects (rules in the module docstring), or of the file
     ``root`` itself, whatever ``options`` say but its size.
@@ -122,7 +123,8 @@ def search_content(
     ``progress`` is called as the search goes, with a count that never decreases (files walked, every 100,
     with Python; files with matches, every 0.1 s, with ripgrep); an exception it raises stops the search.
     With ``beneath``, every hit is confirmed through the pinned walk before it is returned. ``hide`` (absolute
-    path -> True) drops the files a deny rule hides, before the totals are made, in both engines.
+    path -> True) drops the files a deny rule hides, before the totals are made, in both engines. ``meanwhile``
+    runs once, while ripgrep counts (on the other core), else before the search.
 
     Raises:
         InvalidParamsError: the pattern or a glob is invalid.
@@ -141,6 +143,12 @@ def search_content(
     # undecodable bytes of a binary file differently in each.
     binary: list[str] = []
     binaries = binary if query.bytewise else None
+    pending = [meanwhile] if meanwhile is not None else []
+
+    def once() -> None:
+        while pending:
+            pending.pop()()
+
     if request.engine != "python" and rg is not None:
         try:
             if is_file:
@@ -149,7 +157,16 @@ def search_content(
                 )
             else:
                 found, totals = ripgrep_hits(
-                    rg, root, query, options, limits, progress=progress, beneath=beneath, hide=hide, binaries=binaries
+                    rg,
+                    root,
+                    query,
+                    options,
+                    limits,
+                    progress=progress,
+                    beneath=beneath,
+                    hide=hide,
+                    binaries=binaries,
+                    meanwhile=once,
                 )
             return _collect(_confirmed(iter(found), beneath), limits, "ripgrep", totals, _present(binary, beneath))
         except RipgrepFailed as exc:
@@ -157,6 +174,7 @@ def search_content(
                 raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
             logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
     binary.clear()  # what a failed rg run found is found again
+    once()
     hits = _python_hits(query, iter([root]) if is_file else walk_files(root, options), progress, binaries)
     if hide is not None and not is_file:
         hits = (hit for hit in hits if not hide(hit[0]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -263,6 +264,7 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
         skip_minified=content and not call.include_dependencies,  # a name search lists bundles, as the seed
     )
     hide = services.policy.hidden_files()
+    skipped: list[str] = []
     if not content:
         names = search_names(
             root,
@@ -275,7 +277,7 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
             hide=hide,
         )
         files = present(names.files, services.beneath)
-        skipped = list(names.skipped)
+        skipped += names.skipped
         result = SearchResult(
             mode="filename",
             pattern=call.pattern,
@@ -286,9 +288,12 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
             files=files,
         )
     else:
-        result = _content(services, ctx, call, root, options, limit, hide)
         large: list[str] = []
-        skipped = [] if is_file else default_skips(root, options, large)
+
+        def scan() -> None:  # what the defaults left out, while rg counts
+            skipped.extend(default_skips(root, options, large))
+
+        result = _content(services, ctx, call, root, options, limit, hide, None if is_file else scan)
         if large:
             update = {"skipped_too_large": len(large), "skipped_too_large_paths": large[:SAMPLE]}
             result = result.model_copy(update=update)
@@ -311,6 +316,7 @@ def _content(
     options: WalkOptions,
     limit: int,
     hide: HiddenFiles | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> SearchResult:
     reported = 0
 
@@ -331,7 +337,9 @@ def _content(
         max_results=0 if call.count_only and not call.return_lines else limit,
         max_files=limit,
     )
-    found = search_content(root, request, options, progress=progress, beneath=services.beneath, hide=hide)
+    found = search_content(
+        root, request, options, progress=progress, beneath=services.beneath, hide=hide, meanwhile=meanwhile
+    )
     matches = [] if call.count_only else [_match(m) for m in found.matches]
     lines: dict[str, list[int]] = {}
     for m in found.matches if call.count_only and call.return_lines else ():
