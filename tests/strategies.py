@@ -422,7 +422,7 @@ def secret_trees(draw: st.DrawFn) -> dict[str, str]:
     return tree
 
 
-DENY_PATTERNS = ("*.log", "!keep.log", "[!a]x", "sub/*.txt", "**/cache", "?.md", "!*.pub", "id_*")
+DENY_PATTERNS = ("*.log", "!keep.log", "[!a]x", "sub/*.txt", "**/cache", "?.md", "!*.pub", "id_*", "!sub/", "sub/")
 PATH_PIECES = ("a", "b", "x", "bx", "keep.log", "q.log", "sub", "cache", "é.md", "n.md", "id_rsa", "id_1.pub", "f.txt")
 
 

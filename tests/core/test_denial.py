@@ -6,6 +6,7 @@ import dataclasses
 import tempfile
 from pathlib import Path
 
+import pathspec
 import pytest
 from hypothesis import given
 
@@ -180,6 +181,10 @@ def test_a_batch_of_paths_is_denied_exactly_as_each_path_alone(case: tuple[tuple
     paths = case[1]
 
     assert rules.denied_among(paths) == {path for path in paths if rules.rule_for(path) is not None}
+    git = pathspec.GitIgnoreSpec.from_lines(rules.patterns)  # the oracle: git's rules as pathspec applies them
+    assert [rules.rule_for(path) is not None for path in paths] == [
+        bool(git.check_file(path).include) for path in paths
+    ]
 
 
 def test_a_line_break_in_a_directory_name_does_not_let_a_secret_through() -> None:
@@ -198,3 +203,12 @@ def test_hidden_files_keep_what_no_rule_hides_and_count_the_rest() -> None:
     assert hide.count == 2
     assert hide.kept(["/r/nested/.env", "/r/nested/ok"], "/r") == ["/r/nested/ok"]
     assert hide.count == 3
+
+
+def test_re_allowing_a_directory_does_not_re_allow_a_file_a_rule_names_inside_it() -> None:
+    rules = DenyRules.create(["*.log", "!logs/", "!keep.log"])
+
+    assert rules.rule_for("logs/app.log") == "*.log"  # git: "!logs/" un-ignores the directory, not its .log files
+    assert rules.rule_for("logs/keep.log") is None
+    assert rules.rule_for("certs/server.pem") == "*.pem"
+    assert rules.denied_among(["logs/app.log", "logs/keep.log", "logs/notes.txt"]) == {"logs/app.log"}

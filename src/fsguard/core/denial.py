@@ -52,7 +52,6 @@ class DenyRules:
     patterns: tuple[str, ...] = ()
     _spec: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
     _any: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
-    _each: tuple[tuple[re.Pattern[str], bool, str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         try:
@@ -60,16 +59,7 @@ class DenyRules:
         except (ValueError, TypeError) as exc:
             raise InvalidParamsError(f"a deny rule is not a valid glob: {exc}. Fix the --deny pattern.") from exc
         object.__setattr__(self, "_spec", spec)
-        # pathspec compiles without DOTALL, so "*" and "**" stopped at a line break in a name: "a\nb/id_rsa" was
-        # not denied. Each pattern is compiled again with DOTALL, in order, with whether it denies or re-allows.
-        each = tuple(
-            (_dotall(pattern.regex), bool(pattern.include), str(pattern.pattern))
-            for pattern in spec.patterns
-            if pattern.include is not None and pattern.regex is not None
-        )
-        anywhere = _prefilter(spec)
-        object.__setattr__(self, "_each", each)
-        object.__setattr__(self, "_any", None if anywhere is None else re.compile(anywhere.pattern, re.DOTALL))
+        object.__setattr__(self, "_any", _prefilter(spec))
 
     @classmethod
     def create(cls, extra: Iterable[str], *, defaults: bool = True) -> DenyRules:
@@ -84,13 +74,15 @@ class DenyRules:
         """The pattern denying ``relative`` (a root-relative POSIX path), or None when it is allowed."""
         if not self.patterns or not relative or relative == ".":
             return None
-        candidate = relative + "/" if is_dir else relative
+        # pathspec's "*" and "**" stop at a line break, so "a\nb/id_rsa" was not denied; no pattern holds a NUL,
+        # and "*" and "?" take one as any other character.
+        candidate = (relative + "/" if is_dir else relative).replace("\n", "\0")
         if self._any is not None and self._any.match(candidate) is None:
             return None  # no pattern, denying or re-allowing, matches: most paths end here, in one regex
-        for regex, denies, rule in reversed(self._each):  # the last pattern matching decides
-            if regex.match(candidate) is not None:
-                return rule if denies else None
-        return None
+        result = self._spec.check_file(candidate)
+        if not result.include or result.index is None:
+            return None
+        return str(self._spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
 
     def denied_among(self, relatives: list[str]) -> set[str]:
         """Those of ``relatives`` (root-relative file paths) a rule denies, as :meth:`rule_for` decides.
@@ -166,11 +158,6 @@ def _line_prefilter(source: str) -> Any | None:
         return re2.compile(b"(?m)" + source.encode("ascii"), options)
     except (re2.error, UnicodeEncodeError):
         return None
-
-
-def _dotall(regex: object) -> re.Pattern[str]:
-    source = regex.pattern if isinstance(regex, re.Pattern) else str(regex)
-    return re.compile(source, re.DOTALL)
 
 
 _UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; joined, they must go
