@@ -31,6 +31,8 @@ _INVISIBLE = frozenset({0x00AD, 0x2028, 0x2029, 0xFEFF})
 
 def _refused_character(path: str) -> str | None:
     """The first character no path may contain (controls, bidi, zero-width), as ``U+XXXX``."""
+    if path.isascii() and path.isprintable():  # every call checks its paths: most are plain ASCII, judged in C
+        return None
     for char in path:
         point = ord(char)
         if point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf":
