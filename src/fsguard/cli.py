@@ -247,13 +247,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         else:
             _serve_http(server, settings)
     finally:
-        if server.services.audit is not None:
-            server.services.audit.flush()
+        if server.groundwork.audit is not None:
+            server.groundwork.audit.flush()
 
 
 def _serve_http(server: FsguardServer, settings: Settings) -> None:
     sys.stderr.write(
-        f"fsguard {__version__} serving {server.services.policy.describe_roots()}\n"
+        f"fsguard {__version__} serving {server.groundwork.policy.describe_roots()}\n"
         f"URL: http://{settings.host}:{settings.port}{MCP_PATH}\n"
         f"Client config:\n{client_config(settings)}\n"
     )
