@@ -69,6 +69,7 @@ class FsguardServer(MCPServer):
         self._input_schemas: dict[str, dict[str, Any]] | None = None
         self._published = published
         self._services: Services | None = None
+        self._built = False
 
     @property
     def services(self) -> Services:
@@ -79,18 +80,26 @@ class FsguardServer(MCPServer):
             self._services = Services.assemble(self.groundwork)
         return self._services
 
-    @property
-    def tools_built(self) -> bool:
-        return self._published is None
-
     def build_tools(self) -> None:
-        """Register the real tools (the stored list, if any, is what they publish: the key guarantees it)."""
-        if self._published is None and self._tool_manager.list_tools():
+        """Register the real tools, once, and store what they publish unless a stored list was used.
+
+        A stored list is checked against the real tools: the key makes a difference impossible unless
+        fsguard or the SDK changed on disk while this server ran (an upgrade under a running server); then
+        the error is logged (this client already holds the old list) and the fresh list stored for the next
+        start.
+        """
+        if self._built:
             return
         from fsguard.tools import register_all
 
         register_all(self, self.services)
-        self._published = None
+        self._built = True
+        fresh = [_published.of_tool(tool) for tool in self._tool_manager.list_tools()]
+        stored, self._published = self._published, None
+        if stored is not None and fresh != stored:
+            logger.error("the tools differ from the tool list this server published at start-up; restart it")
+        if stored != fresh:
+            _published.store(self.groundwork.settings, self.groundwork.atomic, fresh)
 
     async def list_tools(self) -> list[MCPTool]:
         if self._published is not None:
@@ -208,7 +217,4 @@ def build_server(settings: Settings) -> FsguardServer:
     )
     if stored is None:
         server.build_tools()
-        _published.store(
-            settings, groundwork.atomic, [_published.of_tool(t) for t in server._tool_manager.list_tools()]
-        )
     return server

@@ -45,6 +45,8 @@ BUILDERS = ("mcp", "mcp-types", "pydantic", "pydantic-core")
 LAYOUT = 1
 DIRECTORY = "cache"
 KEPT = 8
+# The lists this process has built or read, by key.
+_KNOWN: dict[str, list[PublishedTool]] = {}
 
 
 @dataclass(frozen=True)
@@ -62,17 +64,19 @@ class PublishedTool:
 
 
 def of_tool(tool: Tool) -> PublishedTool:
-    """What ``MCPServer.list_tools`` publishes for ``tool``."""
-    return PublishedTool(
-        name=tool.name,
-        title=tool.title,
-        description=tool.description,
-        input_schema=tool.parameters,
-        output_schema=tool.output_schema,
-        annotations=_json(tool.annotations),
-        icons=None if tool.icons is None else [_dumped(icon) for icon in tool.icons],
-        meta=tool.meta,
-    )
+    """What ``MCPServer.list_tools`` publishes for ``tool``, as the JSON values a stored list holds."""
+    fields = {
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "input_schema": tool.parameters,
+        "output_schema": tool.output_schema,
+        "annotations": _json(tool.annotations),
+        "icons": None if tool.icons is None else [_dumped(icon) for icon in tool.icons],
+        "meta": tool.meta,
+    }
+    # Through JSON, so a fresh list compares equal to a stored one exactly when they publish the same.
+    return PublishedTool(**json.loads(json.dumps(fields)))
 
 
 def listed(tool: PublishedTool) -> MCPTool:
@@ -133,13 +137,16 @@ def location(settings: Settings, digest: str) -> Path:
 def load(settings: Settings) -> list[PublishedTool] | None:
     """The stored list for these settings and this code, or None when there is none or it cannot be trusted."""
     digest = key(settings)
+    if digest in _KNOWN:  # a process building several servers (the tests) reads and builds each list once
+        return _KNOWN[digest]
     path = location(settings, digest)
     try:
         stored = json.loads(path.read_bytes())
         tools = stored["tools"]
         if stored["key"] != digest or stored["content"] != _content_digest(tools):
             raise ValueError("the stored key or content digest does not match")
-        return [PublishedTool(**tool) for tool in tools]
+        found = _KNOWN[digest] = [PublishedTool(**tool) for tool in tools]
+        return found
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -150,6 +157,7 @@ def load(settings: Settings) -> list[PublishedTool] | None:
 def store(settings: Settings, atomic: AtomicWriter, tools: list[PublishedTool]) -> None:
     """Keep ``tools`` for the next start: written whole by rename, so a concurrent server reads old or new."""
     digest = key(settings)
+    _KNOWN[digest] = tools
     path = location(settings, digest)
     listed = [tool.__dict__ for tool in tools]
     data = {"key": digest, "content": _content_digest(listed), "tools": listed}
