@@ -265,6 +265,8 @@ DEFERRED = (
     "fsguard.core.editing",
     "fsguard.core.search",
     "fsguard.core.mutation",
+    "pathspec",
+    "re2",
     "charset_normalizer",
     "tree_sitter",
     "rjsmin",
