@@ -111,9 +111,10 @@ def test_a_damaged_stored_list_is_refused_and_rebuilt(
 def test_a_stored_list_whose_content_was_altered_is_never_published(base_settings: Settings) -> None:
     build_server(base_settings)
     path = stored_file(base_settings)
-    stored = json.loads(path.read_bytes())
-    stored["tools"][0]["description"] = "An old description."
-    path.write_text(json.dumps(stored), encoding="utf-8")
+    header, listed = path.read_bytes().split(b"\n", 1)
+    tools = json.loads(listed)
+    tools[0]["description"] = "An old description."
+    path.write_bytes(header + b"\n" + json.dumps(tools).encode())
     forget()
 
     assert _published.load(base_settings) is None
@@ -126,9 +127,10 @@ def test_a_list_stored_under_another_key_is_never_published(base_settings: Setti
     """A list is found by its key's name and must carry that key: one stored for other code is refused."""
     build_server(base_settings)
     path = stored_file(base_settings)
-    stored = json.loads(path.read_bytes())
+    header, listed = path.read_bytes().split(b"\n", 1)
+    stored = json.loads(header)
     stored["key"] = "0" * 64  # e.g. copied from a server of another version
-    path.write_text(json.dumps(stored), encoding="utf-8")
+    path.write_bytes(json.dumps(stored).encode() + b"\n" + listed)
     forget()
 
     assert _published.load(base_settings) is None
