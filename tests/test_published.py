@@ -268,6 +268,8 @@ DEFERRED = (
     "fsguard.core.search",
     "fsguard.core.mutation",
     "pathspec",
+    "fsguard.core.hooks",
+    "fsguard.core.wsllayout",
     "re2",
     "charset_normalizer",
     "tree_sitter",

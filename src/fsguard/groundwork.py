@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fsguard.config import Settings
 from fsguard.core.audit import AuditLog
@@ -20,12 +21,13 @@ from fsguard.core.backups import BackupStore
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import DenyRules
 from fsguard.core.disk import AtomicWriter, remove_by_name
-from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.paths import PathPolicy
 from fsguard.core.stats import CallStats
 from fsguard.core.transfer import remove_beneath
-from fsguard.core.wsllayout import WslLayout, detect
+
+if TYPE_CHECKING:
+    from fsguard.core.hooks import HookRunner
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +38,7 @@ class Groundwork:
 
     settings: Settings
     policy: PathPolicy
-    hooks: HookRunner
+    hooks: HookRunner | None  # None: no hooks file (the engine gets a runner without hooks)
     locks: PathLocks
     beneath: Beneath
     atomic: AtomicWriter
@@ -62,7 +64,11 @@ class Groundwork:
         if not settings.unrestricted and policy.contains(state):
             # Not refused: serving one's home directory with the default state dir is common.
             logger.warning("state dir %s lies inside a root; agents can see fsguard's own files", state)
-        hooks = HookRunner.load(settings.hooks_config, policy.roots)
+        hooks = None
+        if settings.hooks_config is not None:  # the hooks module is imported only by a server that has hooks
+            from fsguard.core.hooks import HookRunner
+
+            hooks = HookRunner.load(settings.hooks_config, policy.roots)
         locks = PathLocks(settings.state_dir)
         beneath = Beneath(policy.roots)
         writer = AtomicWriter(settings.state_dir)
@@ -81,12 +87,16 @@ class Groundwork:
             backups.collect_garbage()
         stats = CallStats()
         audit = AuditLog(settings.log_dir, stats) if settings.log_dir else None
-        # The WSL integration itself is built with the engine; a bad --wsl-windows-home is refused now.
-        WslLayout.create(
-            detect(settings.wsl, os.environ),
-            policy.wsl_mount_root,
-            home=settings.wsl_home,
-            windows_home=settings.wsl_windows_home,
-            environ=os.environ,
-        )
+        # The WSL integration itself is built with the engine; a bad Windows home is refused now. Only one
+        # given (--wsl-windows-home or USERPROFILE) can be refused.
+        if settings.wsl_windows_home or os.environ.get("USERPROFILE"):
+            from fsguard.core.wsllayout import WslLayout, detect
+
+            WslLayout.create(
+                detect(settings.wsl, os.environ),
+                policy.wsl_mount_root,
+                home=settings.wsl_home,
+                windows_home=settings.wsl_windows_home,
+                environ=os.environ,
+            )
         return cls(settings, policy, hooks, locks, beneath, writer, backups, stats, audit)

@@ -20,6 +20,7 @@ from fsguard.core.editing import Editor
 from fsguard.core.git import GitRunner
 from fsguard.core.groups import GroupStore
 from fsguard.core.hashing import FingerprintCache
+from fsguard.core.hooks import HookRunner
 from fsguard.core.listing import DirectoryLister
 from fsguard.core.locks import PathLocks
 from fsguard.core.metadata import MetadataReader
@@ -89,7 +90,8 @@ class Services:
     @classmethod
     def assemble(cls, groundwork: Groundwork) -> Services:
         """The whole engine on top of the parts built (and the chores done) at start-up."""
-        settings, policy, hooks, locks = groundwork.settings, groundwork.policy, groundwork.hooks, groundwork.locks
+        settings, policy, locks = groundwork.settings, groundwork.policy, groundwork.locks
+        hooks = groundwork.hooks if groundwork.hooks is not None else HookRunner.load(None, policy.roots)
         beneath, writer, backups, stats = groundwork.beneath, groundwork.atomic, groundwork.backups, groundwork.stats
         session = Session()
         cache = FingerprintCache()
