@@ -356,3 +356,17 @@ async def test_a_warm_http_server_serves_its_first_call(base_settings: Settings,
             read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
     assert len(tools) == 20
     assert read["content_hash"] == "d58b3fa7"
+
+
+def test_tools_built_on_the_first_call_are_kept_out_of_the_cyclic_collector_like_start_up(
+    base_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_server(base_settings)
+    forget()
+    server = build_server(base_settings)
+    frozen: list[bool] = []
+    monkeypatch.setattr("fsguard.server.gc.freeze", lambda: frozen.append(True))
+    server.freeze_when_built = True  # what the CLI sets after its own gc.freeze()
+    server.build_tools()
+    server.build_tools()
+    assert frozen == [True]

@@ -241,6 +241,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Everything built so far (SDK, pydantic schemas, parsers) lives as long as the process: keep it out of the
     # cyclic collector, whose full passes over it cost tens of milliseconds during a large search.
     gc.freeze()
+    server.freeze_when_built = True
     try:
         if settings.transport == "stdio":
             anyio.run(serve_stdio, server)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -70,6 +71,9 @@ class FsguardServer(MCPServer):
         self._published = published
         self._services: Services | None = None
         self._built = False
+        # The CLI sets it: the tools and engine built on the first call join what start-up kept out of the
+        # cyclic collector (gc.freeze), as they did when they were built at start-up.
+        self.freeze_when_built = False
 
     @property
     def services(self) -> Services:
@@ -94,6 +98,8 @@ class FsguardServer(MCPServer):
 
         register_all(self, self.services)
         self._built = True
+        if self.freeze_when_built:
+            gc.freeze()
         fresh = [_published.of_tool(tool) for tool in self._tool_manager.list_tools()]
         stored, self._published = self._published, None
         if stored is not None and fresh != stored:
