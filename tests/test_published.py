@@ -269,6 +269,8 @@ DEFERRED = (
     "fsguard.core.mutation",
     "pathspec",
     "fsguard.core.hooks",
+    "fsguard.core.hashing",
+    "fsguard.core.charsets",
     "fsguard.core.wsllayout",
     "re2",
     "charset_normalizer",
