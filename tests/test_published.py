@@ -372,3 +372,26 @@ def test_tools_built_on_the_first_call_are_kept_out_of_the_cyclic_collector_like
     server.build_tools()
     server.build_tools()
     assert frozen == [True]
+
+
+def test_the_strict_client_accepts_a_warm_servers_schemas_and_passes_the_foundation_scenario(tmp_path: Path) -> None:
+    from tests.test_harness import (
+        SCENARIO,
+        assert_passed,
+        assert_scenario_effects,
+        run_harness,
+        run_strict,
+        server_command,
+    )
+
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    state = tmp_path / "state"
+    cold = run_harness(tmp_path, "strict", "--list-only", "--", *server_command(root, state))
+    assert_passed(cold)
+    assert list((state / _published.DIRECTORY).glob("tools-*.json"))  # the next servers start warm
+    warm = run_harness(tmp_path, "strict", "--list-only", "--", *server_command(root, state))
+    assert_passed(warm)
+    assert "0 failed" in warm.stdout
+    report = run_strict(tmp_path, SCENARIO, root, state, ())
+    assert_scenario_effects(tmp_path, root, state, report)
