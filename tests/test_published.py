@@ -395,3 +395,18 @@ def test_the_strict_client_accepts_a_warm_servers_schemas_and_passes_the_foundat
     assert "0 failed" in warm.stdout
     report = run_strict(tmp_path, SCENARIO, root, state, ())
     assert_scenario_effects(tmp_path, root, state, report)
+
+
+@pytest.mark.parametrize("reach", ["state dir inside the root", "unrestricted"])
+def test_a_state_dir_agents_can_reach_never_supplies_the_tool_list(root: Path, tmp_path: Path, reach: str) -> None:
+    """An agent could write a list there: its descriptions would reach the next client as the server's own."""
+    if reach == "unrestricted":
+        settings = Settings(roots=(root,), state_dir=tmp_path / "state", unrestricted=True)
+    else:
+        settings = Settings(roots=(root,), state_dir=root / ".fsguard-state")
+    first = build_server(settings)
+    forget()
+    second = build_server(settings)
+    assert first._built
+    assert second._built
+    assert not (settings.state_dir / _published.DIRECTORY).exists()

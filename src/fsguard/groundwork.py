@@ -45,6 +45,9 @@ class Groundwork:
     backups: BackupStore
     stats: CallStats
     audit: AuditLog | None
+    # The state dir is out of the agents' reach (not under a root, not --unrestricted): what fsguard keeps there
+    # for itself, such as the published tool list, cannot have been written through its tools.
+    private: bool = True
 
     @classmethod
     def lay(cls, settings: Settings) -> Groundwork:
@@ -61,7 +64,8 @@ class Groundwork:
             deny=DenyRules.create(settings.deny, defaults=settings.default_deny),
         )
         state = Path(os.path.realpath(settings.state_dir))
-        if not settings.unrestricted and policy.contains(state):
+        reachable = settings.unrestricted or policy.contains(state)
+        if not settings.unrestricted and reachable:
             # Not refused: serving one's home directory with the default state dir is common.
             logger.warning("state dir %s lies inside a root; agents can see fsguard's own files", state)
         hooks = None
@@ -99,4 +103,4 @@ class Groundwork:
                 windows_home=settings.wsl_windows_home,
                 environ=os.environ,
             )
-        return cls(settings, policy, hooks, locks, beneath, writer, backups, stats, audit)
+        return cls(settings, policy, hooks, locks, beneath, writer, backups, stats, audit, private=not reachable)

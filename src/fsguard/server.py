@@ -104,7 +104,7 @@ class FsguardServer(MCPServer):
         stored, self._published = self._published, None
         if stored is not None and fresh != stored:
             logger.error("the tools differ from the tool list this server published at start-up; restart it")
-        if stored != fresh:
+        if stored != fresh and self.groundwork.private:
             _published.store(self.groundwork.settings, self.groundwork.atomic, fresh)
 
     async def list_tools(self) -> list[MCPTool]:
@@ -217,7 +217,9 @@ def instructions(groundwork: Groundwork) -> str:
 def build_server(settings: Settings) -> FsguardServer:
     """A ready server for ``settings``; run it with any transport, or hand it to an in-memory Client."""
     groundwork = Groundwork.lay(settings)
-    stored = _published.load(settings)
+    # A list an agent could have written (a state dir it can reach) is never published: its descriptions would
+    # be text an agent chose, read by the next client as the server's own.
+    stored = _published.load(settings) if groundwork.private else None
     server = FsguardServer(
         groundwork, stored, name="fsguard", version=__version__, instructions=instructions(groundwork)
     )
