@@ -241,19 +241,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Everything built so far (SDK, pydantic schemas, parsers) lives as long as the process: keep it out of the
     # cyclic collector, whose full passes over it cost tens of milliseconds during a large search.
     gc.freeze()
+    server.freeze_when_built = True
     try:
         if settings.transport == "stdio":
             anyio.run(serve_stdio, server)
         else:
             _serve_http(server, settings)
     finally:
-        if server.services.audit is not None:
-            server.services.audit.flush()
+        if server.groundwork.audit is not None:
+            server.groundwork.audit.flush()
 
 
 def _serve_http(server: FsguardServer, settings: Settings) -> None:
     sys.stderr.write(
-        f"fsguard {__version__} serving {server.services.policy.describe_roots()}\n"
+        f"fsguard {__version__} serving {server.groundwork.policy.describe_roots()}\n"
         f"URL: http://{settings.host}:{settings.port}{MCP_PATH}\n"
         f"Client config:\n{client_config(settings)}\n"
     )

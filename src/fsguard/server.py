@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -17,12 +18,16 @@ from fsguard.config import Settings
 from fsguard.core.audit import AuditEntry
 from fsguard.core.clientroots import scoped
 from fsguard.core.errors import FsguardError
-from fsguard.services import Services
-from fsguard.tools import register_all
+from fsguard.groundwork import Groundwork
+from fsguard.tools import _published
 from fsguard.tools._arguments import closest, normalize
 from fsguard.tools._errors import ERROR_META_KEY, error_result, result_for
 from fsguard.tools._roots import ClientRootsAsker, roots_changes
-from fsguard.voice.paths import naming_under, shortened_error
+
+if TYPE_CHECKING:
+    from mcp.types import Tool as MCPTool
+
+    from fsguard.services import Services
 
 logger = logging.getLogger(__name__)
 
@@ -50,13 +55,67 @@ async def tools_only(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -
 
 
 class FsguardServer(MCPServer):
-    """MCPServer whose calls get strict argument names and coded errors, and are counted."""
+    """MCPServer whose calls get strict argument names and coded errors, and are counted.
 
-    def __init__(self, services: Services, **kwargs: Any) -> None:
+    Given the stored tool list (``published``), it answers tools/list from it and builds the engine and the
+    tools on the first tool call; without one it builds them at once (``build_tools``).
+    """
+
+    def __init__(
+        self, groundwork: Groundwork, published: list[_published.PublishedTool] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(middleware=[tools_only, roots_changes], **kwargs)
-        self.services = services
-        self.client_roots = ClientRootsAsker(services.policy, enabled=services.settings.client_roots)
+        self.groundwork = groundwork
+        self.client_roots = ClientRootsAsker(groundwork.policy, enabled=groundwork.settings.client_roots)
         self._input_schemas: dict[str, dict[str, Any]] | None = None
+        self._published = published
+        self._services: Services | None = None
+        self._built = False
+        # The CLI sets it: the tools and engine built on the first call join what start-up kept out of the
+        # cyclic collector (gc.freeze), as they did when they were built at start-up.
+        self.freeze_when_built = False
+
+    @property
+    def services(self) -> Services:
+        """The engine, built on first use (the first tool call, or a test reaching into it)."""
+        if self._services is None:
+            from fsguard.services import Services  # the engine's modules load here, not at start-up
+
+            self._services = Services.assemble(self.groundwork)
+        return self._services
+
+    def build_tools(self) -> None:
+        """Register the real tools, once, and store what they publish unless a stored list was used.
+
+        A stored list is checked against the real tools: the key makes a difference impossible unless
+        fsguard or the SDK changed on disk while this server ran (an upgrade under a running server); then
+        the error is logged (this client already holds the old list) and the fresh list stored for the next
+        start.
+        """
+        if self._built:
+            return
+        from fsguard.tools import register_all
+
+        register_all(self, self.services)
+        self._built = True
+        if self.freeze_when_built:
+            gc.freeze()
+        fresh = [_published.of_tool(tool) for tool in self._tool_manager.list_tools()]
+        stored, self._published = self._published, None
+        if stored is not None and fresh != stored:
+            logger.error("the tools differ from the tool list this server published at start-up; restart it")
+        if stored != fresh and self.groundwork.private:
+            _published.store(self.groundwork.settings, self.groundwork.atomic, fresh)
+
+    async def list_tools(self) -> list[MCPTool]:
+        if self._published is not None:
+            return [_published.listed(tool) for tool in self._published]
+        return await super().list_tools()
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        if self._published is not None:
+            return next((tool.input_schema for tool in self._published if tool.name == name), None)
+        return super()._tool_input_schema(name)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -71,7 +130,14 @@ class FsguardServer(MCPServer):
         asked = await self.client_roots.scope(context)
         if asked.ask is not None:  # 2026: the round asking for the client's roots; the call comes back with them
             return asked.ask
-        with scoped(asked.scope), naming_under(self.services.policy.active_roots()):  # texts: paths from the first root
+        self.build_tools()
+        # Imported with the tools, not at start-up: fsguard.voice loads every voice and result model.
+        from fsguard.voice.paths import naming_under, shortened_error
+
+        with (
+            scoped(asked.scope),
+            naming_under(self.groundwork.policy.active_roots()),
+        ):  # texts: paths from the first root
             try:
                 result: CallToolResult | InputRequiredResult = await super().call_tool(
                     name, normalize(name, arguments, schemas[name]), context
@@ -93,9 +159,9 @@ class FsguardServer(MCPServer):
         if isinstance(result, CallToolResult) and result.is_error:
             code = (result.meta or {}).get(ERROR_META_KEY, {}).get("code")
             logger.info("%s failed: %s", name, code)
-        self.services.stats.record(name, code)
-        if self.services.audit is not None and isinstance(result, CallToolResult):
-            self.services.audit.record(audit_entry(name, arguments, result, code, time.perf_counter() - started))
+        self.groundwork.stats.record(name, code)
+        if self.groundwork.audit is not None and isinstance(result, CallToolResult):
+            self.groundwork.audit.record(audit_entry(name, arguments, result, code, time.perf_counter() - started))
 
     async def serve_streams(self, read_stream: Any, write_stream: Any) -> None:
         """Serve one connection over already-framed streams (what ``stdio_server`` yields)."""
@@ -139,18 +205,24 @@ def audit_entry(
     )
 
 
-def instructions(services: Services) -> str:
+def instructions(groundwork: Groundwork) -> str:
     """Server instructions: scope and where to start, no rule block."""
-    scope = "read-only access" if services.settings.read_only else "access"
+    scope = "read-only access" if groundwork.settings.read_only else "access"
     return (
-        f"fsguard gives {scope} to the host filesystem under these roots: {services.policy.describe_roots()}. "
+        f"fsguard gives {scope} to the host filesystem under these roots: {groundwork.policy.describe_roots()}. "
         "Relative paths, in calls and in result texts, start at the first root. Call help() for the tool catalog."
     )
 
 
 def build_server(settings: Settings) -> FsguardServer:
     """A ready server for ``settings``; run it with any transport, or hand it to an in-memory Client."""
-    services = Services.create(settings)
-    server = FsguardServer(services, name="fsguard", version=__version__, instructions=instructions(services))
-    register_all(server, services)
+    groundwork = Groundwork.lay(settings)
+    # A list an agent could have written (a state dir it can reach) is never published: its descriptions would
+    # be text an agent chose, read by the next client as the server's own.
+    stored = _published.load(settings) if groundwork.private else None
+    server = FsguardServer(
+        groundwork, stored, name="fsguard", version=__version__, instructions=instructions(groundwork)
+    )
+    if stored is None:
+        server.build_tools()
     return server

@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from functools import partial
-from pathlib import Path
 
 from fsguard.config import Settings
 from fsguard.core.analysis import Analyzer
@@ -17,9 +15,7 @@ from fsguard.core.batch import BatchRunner
 from fsguard.core.batchops import Engines
 from fsguard.core.beneath import Beneath
 from fsguard.core.deletion import Deleter
-from fsguard.core.denial import DenyRules
 from fsguard.core.directories import DirectoryMaker
-from fsguard.core.disk import AtomicWriter, remove_by_name
 from fsguard.core.editing import Editor
 from fsguard.core.git import GitRunner
 from fsguard.core.groups import GroupStore
@@ -43,11 +39,11 @@ from fsguard.core.safeguards import Safeguards
 from fsguard.core.session import Session
 from fsguard.core.stats import CallStats
 from fsguard.core.structure import StructureChecker
-from fsguard.core.transfer import remove_beneath
 from fsguard.core.trash import Trash
 from fsguard.core.undo import Restorer
 from fsguard.core.writing import FileWriter
 from fsguard.core.wsl import WslIntegration, WslSettings
+from fsguard.groundwork import Groundwork
 
 logger = logging.getLogger(__name__)
 
@@ -89,36 +85,16 @@ class Services:
     @classmethod
     def create(cls, settings: Settings) -> Services:
         """Build the services, cleaning temp files a crashed run left behind."""
-        policy = PathPolicy.create(
-            settings.effective_roots(),
-            unrestricted=settings.unrestricted,
-            wsl_mount_root=settings.wsl_mount_root,
-            read_only_roots=settings.read_only_roots,
-            deny=DenyRules.create(settings.deny, defaults=settings.default_deny),
-        )
-        state = Path(os.path.realpath(settings.state_dir))
-        if not settings.unrestricted and policy.contains(state):
-            # Not refused: serving one's home directory with the default state dir is common.
-            logger.warning("state dir %s lies inside a root; agents can see fsguard's own files", state)
-        hooks = HookRunner.load(settings.hooks_config, policy.roots)
+        return cls.assemble(Groundwork.lay(settings))
+
+    @classmethod
+    def assemble(cls, groundwork: Groundwork) -> Services:
+        """The whole engine on top of the parts built (and the chores done) at start-up."""
+        settings, policy, locks = groundwork.settings, groundwork.policy, groundwork.locks
+        hooks = groundwork.hooks if groundwork.hooks is not None else HookRunner.load(None, policy.roots)
+        beneath, writer, backups, stats = groundwork.beneath, groundwork.atomic, groundwork.backups, groundwork.stats
         session = Session()
         cache = FingerprintCache()
-        locks = PathLocks(settings.state_dir)
-        beneath = Beneath(policy.roots)
-        writer = AtomicWriter(settings.state_dir)
-
-        def sweep(temp: Path) -> None:
-            # A stray inside a root is removed through the pinned walk, like any other user path.
-            (partial(remove_beneath, beneath) if policy.contains(temp) else remove_by_name)(temp)
-
-        writer.clean_strays(sweep)
-        backups = BackupStore(
-            settings.state_dir / "backups",
-            max_age_days=settings.backup_max_age_days,
-            max_count=settings.backup_max_count,
-        )
-        if backups.apply_retention():
-            backups.collect_garbage()
         guard = ConcurrencyGuard(session, settings.auto_occ)
         risk = RiskPolicy(
             medium_pct=settings.risk_threshold_medium,
@@ -138,7 +114,6 @@ class Services:
             hooks=hooks,
             max_file_size=settings.max_file_size,
         )
-        stats = CallStats()
         groups = GroupStore(settings.state_dir / "backups" / "groups", writer)
         restorer = Restorer(safe)
         deleter = Deleter(safe, trash)
@@ -177,7 +152,7 @@ class Services:
             deleter=deleter,
             mover=mover,
             analyzer=Analyzer(policy, beneath, risk, max_file_size=settings.max_file_size),
-            audit=AuditLog(settings.log_dir, stats) if settings.log_dir else None,
+            audit=groundwork.audit,
             replacer=ProjectReplacer(safe, groups),
             minifier=Minifier(safe, StructureChecker()),
             groups=groups,

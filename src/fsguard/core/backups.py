@@ -29,7 +29,6 @@ from typing import Any
 from fsguard.core.beneath import Pinned, fsync_directory
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import BackupCorruptError, NotFoundError
-from fsguard.core.hashing import content_hash
 from fsguard.core.journal import (
     Append,
     BackupRecord,
@@ -90,7 +89,7 @@ class BackupStore:
         The bytes go into the file's journal with the record: one append and one fsync make both durable.
         ``data_hash`` is ``content_hash(data)`` when the caller has it already.
         """
-        digest = data_hash or content_hash(data)
+        digest = data_hash or _content_hash(data)
         key = _key(path)
         with self._journal(key) as (replay, append):
             now = self._clock()
@@ -258,7 +257,7 @@ class BackupStore:
 
     @staticmethod
     def _intact(record: BackupRecord, data: bytes) -> bool:
-        return len(data) == record.size and content_hash(data) == record.content_hash
+        return len(data) == record.size and _content_hash(data) == record.content_hash
 
     def _keys(self) -> list[str]:
         return sorted(entry.stem for entry in self._journals.glob("*.jsonl"))
@@ -387,3 +386,11 @@ def _identity(stat: os.stat_result) -> tuple[int, int, int]:
 
 def _key(path: Path) -> str:
     return hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _content_hash(data: bytes) -> str:
+    # Imported on first use: the hashing module brings the text codecs and charset tables, which a server's
+    # start-up (retention only) does not need.
+    from fsguard.core.hashing import content_hash
+
+    return content_hash(data)

@@ -11,13 +11,15 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import pathspec
+from typing import TYPE_CHECKING, Any
 
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+
+if TYPE_CHECKING:
+    import pathspec
 
 # Secrets agents should never see. Templates of .env files are documentation, not secrets; public keys
 # (id_*.pub) are meant to be shared.
@@ -50,16 +52,22 @@ class DenyRules:
     """An ordered list of gitwildmatch patterns; the last pattern matching a path decides, as in .gitignore."""
 
     patterns: tuple[str, ...] = ()
-    _spec: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
-    _any: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if not frozenset(DEFAULT_DENY).issuperset(self.patterns):
+            self._compiled  # noqa: B018 - the operator's rules are checked at start-up; the defaults are known good
+
+    @cached_property
+    def _compiled(self) -> tuple[pathspec.GitIgnoreSpec, re.Pattern[str] | None]:
+        """The spec and its one-regex prefilter, compiled on first use: pathspec (and re2, which it loads) is
+        no start-up cost of a server with only the default rules."""
+        import pathspec
+
         try:
             spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
         except (ValueError, TypeError) as exc:
             raise InvalidParamsError(f"a deny rule is not a valid glob: {exc}. Fix the --deny pattern.") from exc
-        object.__setattr__(self, "_spec", spec)
-        object.__setattr__(self, "_any", _prefilter(spec))
+        return spec, _prefilter(spec)
 
     @classmethod
     def create(cls, extra: Iterable[str], *, defaults: bool = True) -> DenyRules:
@@ -77,12 +85,13 @@ class DenyRules:
         # pathspec's "*" and "**" stop at a line break, so "a\nb/id_rsa" was not denied; no pattern holds a NUL,
         # and "*" and "?" take one as any other character.
         candidate = (relative + "/" if is_dir else relative).replace("\n", "\0")
-        if self._any is not None and self._any.match(candidate) is None:
+        spec, prefilter = self._compiled
+        if prefilter is not None and prefilter.match(candidate) is None:
             return None  # no pattern, denying or re-allowing, matches: most paths end here, in one regex
-        result = self._spec.check_file(candidate)
+        result = spec.check_file(candidate)
         if not result.include or result.index is None:
             return None
-        return str(self._spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
+        return str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
 
     def denied_among(self, relatives: list[str]) -> set[str]:
         """Those of ``relatives`` (root-relative file paths) a rule denies, as :meth:`rule_for` decides.
@@ -94,7 +103,8 @@ class DenyRules:
         if not self.patterns or not relatives:
             return set()
         text = "\n".join(relatives)
-        lines = _line_prefilter(self._any.pattern) if self._any is not None else None
+        prefilter = self._compiled[1]
+        lines = _line_prefilter(prefilter.pattern) if prefilter is not None else None
         if lines is None or not text.isascii() or text.count("\n") != len(relatives) - 1:
             return {relative for relative in relatives if self.rule_for(relative) is not None}
         data = text.encode("ascii")

@@ -18,11 +18,8 @@ from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import read_at, read_snapshot
 from fsguard.core.errors import FsguardError
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.shapes import RACY_WINDOW_NS
 from fsguard.core.textio import DecodedText, LineEnding, decode
-
-# A file modified this recently may change again within one timestamp tick without its
-# (size, mtime) moving, so its fingerprint is not cached (the "racy git" rule).
-RACY_WINDOW_NS = 2_000_000_000
 
 Identity = tuple[int, int, int, int, int]
 

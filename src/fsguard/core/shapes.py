@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.hashing import RACY_WINDOW_NS
-
+# A file or directory changed this recently may change again within one timestamp tick without its times moving,
+# so what was read of it is not remembered (the "racy git" rule; file fingerprints follow it too).
+RACY_WINDOW_NS = 2_000_000_000
 _Identity = tuple[int, int, int, int]
 
 

@@ -17,7 +17,6 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from fsguard.core.errors import FsguardError
-from fsguard.voice.paths import shortened_error
 
 ERROR_META_KEY = "fsguard/error"
 
@@ -60,6 +59,10 @@ def result_for(exc: ToolError, tool: str) -> CallToolResult:
     """The error result for a ToolError raised while calling ``tool``."""
     cause = exc.__cause__
     if isinstance(cause, CodedToolError):
+        # Imported here: importing fsguard.voice loads every voice and result model, which a server answering
+        # only tools/list (a cold start) never needs.
+        from fsguard.voice.paths import shortened_error
+
         return error_result(cause.code, shortened_error(cause.args[0]), cause.fields)
     if isinstance(cause, ValidationError):
         return error_result("invalid_params", _describe_validation(tool, cause))

@@ -1,0 +1,106 @@
+"""What a server needs before its first tool call: the roots, the start-up chores, and the call accounting.
+
+A server answers initialize and tools/list with this alone; the rest of the engine (``Services``) is built on
+the first tool call. Everything that can refuse a configuration (roots, hooks file, state dir, log dir, WSL
+homes) or that must happen at start-up (crash-leftover temp files swept, backup retention) happens here, so a
+deferred engine changes neither what start-up refuses nor what it cleans.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fsguard.config import Settings
+from fsguard.core.audit import AuditLog
+from fsguard.core.backups import BackupStore
+from fsguard.core.beneath import Beneath
+from fsguard.core.denial import DenyRules
+from fsguard.core.disk import AtomicWriter, remove_by_name
+from fsguard.core.locks import PathLocks
+from fsguard.core.paths import PathPolicy
+from fsguard.core.stats import CallStats
+from fsguard.core.transfer import remove_beneath
+
+if TYPE_CHECKING:
+    from fsguard.core.hooks import HookRunner
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Groundwork:
+    """The engine parts built at start-up; ``Services.assemble`` builds the rest on top of them."""
+
+    settings: Settings
+    policy: PathPolicy
+    hooks: HookRunner | None  # None: no hooks file (the engine gets a runner without hooks)
+    locks: PathLocks
+    beneath: Beneath
+    atomic: AtomicWriter
+    backups: BackupStore
+    stats: CallStats
+    audit: AuditLog | None
+    # The state dir is out of the agents' reach (not under a root, not --unrestricted): what fsguard keeps there
+    # for itself, such as the published tool list, cannot have been written through its tools.
+    private: bool = True
+
+    @classmethod
+    def lay(cls, settings: Settings) -> Groundwork:
+        """Check the configuration and do the start-up chores: sweep crash leftovers, apply backup retention.
+
+        Raises:
+            FsguardError: a root, the hooks file, the state or log dir, or a WSL home is unusable.
+        """
+        policy = PathPolicy.create(
+            settings.effective_roots(),
+            unrestricted=settings.unrestricted,
+            wsl_mount_root=settings.wsl_mount_root,
+            read_only_roots=settings.read_only_roots,
+            deny=DenyRules.create(settings.deny, defaults=settings.default_deny),
+        )
+        state = Path(os.path.realpath(settings.state_dir))
+        reachable = settings.unrestricted or policy.contains(state)
+        if not settings.unrestricted and reachable:
+            # Not refused: serving one's home directory with the default state dir is common.
+            logger.warning("state dir %s lies inside a root; agents can see fsguard's own files", state)
+        hooks = None
+        if settings.hooks_config is not None:  # the hooks module is imported only by a server that has hooks
+            from fsguard.core.hooks import HookRunner
+
+            hooks = HookRunner.load(settings.hooks_config, policy.roots)
+        locks = PathLocks(settings.state_dir)
+        beneath = Beneath(policy.roots)
+        writer = AtomicWriter(settings.state_dir)
+
+        def sweep(temp: Path) -> None:
+            # A stray inside a root is removed through the pinned walk, like any other user path.
+            (partial(remove_beneath, beneath) if policy.contains(temp) else remove_by_name)(temp)
+
+        writer.clean_strays(sweep)
+        backups = BackupStore(
+            settings.state_dir / "backups",
+            max_age_days=settings.backup_max_age_days,
+            max_count=settings.backup_max_count,
+        )
+        if backups.apply_retention():
+            backups.collect_garbage()
+        stats = CallStats()
+        audit = AuditLog(settings.log_dir, stats) if settings.log_dir else None
+        # The WSL integration itself is built with the engine; a bad Windows home is refused now. Only one
+        # given (--wsl-windows-home or USERPROFILE) can be refused.
+        if settings.wsl_windows_home or os.environ.get("USERPROFILE"):
+            from fsguard.core.wsllayout import WslLayout, detect
+
+            WslLayout.create(
+                detect(settings.wsl, os.environ),
+                policy.wsl_mount_root,
+                home=settings.wsl_home,
+                windows_home=settings.wsl_windows_home,
+                environ=os.environ,
+            )
+        return cls(settings, policy, hooks, locks, beneath, writer, backups, stats, audit, private=not reachable)
