@@ -67,6 +67,14 @@ def test_stdio_writes_nothing_but_protocol_frames_to_stdout(
     assert b"DEBUG" in done.stderr
 
 
+def test_stdio_from_dev_null_ends_at_once_with_nothing_on_stdout(root: Path, state_dir: Path) -> None:
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+
+    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=False)
+
+    assert (done.returncode, done.stdout) == (0, b""), done.stderr.decode()[-2000:]
+
+
 @asynccontextmanager
 async def http_server(settings: Settings) -> AsyncIterator[str]:
     """Serve on a pre-bound loopback socket, so the URL works before uvicorn finishes starting."""

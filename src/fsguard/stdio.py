@@ -57,8 +57,10 @@ class _LineWriter:
 
 
 def _is_stream(fd: int) -> bool:
+    """A pipe, a socket or a terminal: what epoll can watch. Other character devices (/dev/null) cannot, and
+    watching one failed with EPERM and left the server waiting for ever."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
 @asynccontextmanager
