@@ -8,11 +8,10 @@ operator's ``--deny`` rules come after the defaults, so ``--deny '!.npmrc'`` re-
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -155,7 +154,7 @@ def _prefilter(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{branch})" for branch in branches + rest))
 
 
-@functools.lru_cache(maxsize=8)
+@lru_cache(maxsize=8)
 def _line_prefilter(source: str) -> Any | None:
     """``source`` (the joined prefilter) for RE2 over ASCII lines: ``^`` at each line, no match across a line
     break; None if RE2 reads it otherwise (each name is then decided alone)."""

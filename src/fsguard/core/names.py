@@ -31,7 +31,7 @@ from fsguard.core.globs import glob_matcher
 from fsguard.core.ignore import WalkOptions, check_directory, default_skips, gitignore_top, walk_files
 from fsguard.core.patterns import compile_re2
 from fsguard.core.rgprocess import RipgrepFailed, run_spooled
-from fsguard.core.ripgrep import only_below, pinned, ripgrep_path, simple_name_glob, walk_flags
+from fsguard.core.ripgrep import only_below, pinned, ripgrep_path, simple_name_glob, walk_flags, walk_key
 
 __all__ = ["NameSearch", "name_matcher", "search_names"]
 
@@ -208,7 +208,7 @@ def _walk_ordered(output: bytes, lead: bytes) -> bytes:
     if lead:
         records = [record[len(lead) :] for record in records if record.startswith(lead)]
     if b"\x01" in output:
-        records.sort(key=lambda record: record.replace(b"/", b"\0"))
+        records.sort(key=walk_key)
         return b"\0".join(records)
     ordered = b"\0".join(records).replace(b"/", b"\x01").split(b"\0")
     ordered.sort()

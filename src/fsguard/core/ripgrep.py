@@ -55,6 +55,7 @@ __all__ = [
     "ripgrep_path",
     "simple_name_glob",
     "walk_flags",
+    "walk_key",
 ]
 
 _BATCH_FILES = 500  # paths per --json run: ~50 KB of arguments for typical paths
@@ -178,9 +179,7 @@ def ripgrep_hits(
             counted = [record for record in counted if record[0] not in held]
             suspects = None if suspects is None else [name for name in suspects if name not in held]
             prefix = str(root).rstrip("/") + "/"
-            binaries += [
-                prefix + os.fsdecode(relative) for relative in sorted(held, key=lambda name: name.replace(b"/", b"\0"))
-            ]
+            binaries += [prefix + os.fsdecode(relative) for relative in sorted(held, key=walk_key)]
     if suspects is None:  # a bytewise pattern: only the files counted can match once decoded
         suspects = [relative for relative, _ in counted]
     return _hits(common, query, counted, suspects, root, limits, beneath)
@@ -369,9 +368,13 @@ def _glob_literal(name: str) -> str:
     return re.sub(r"([\\*?\[\]{}])", r"\\\1", name)
 
 
-def _walk_order(record: tuple[bytes, bytes]) -> bytes:
+def walk_key(relative: bytes) -> bytes:
     """Directories depth first, names byte-wise: the order of ``walk_files``, as NUL sorts before any name byte."""
-    return record[0].replace(b"/", b"\0")
+    return relative.replace(b"/", b"\0")
+
+
+def _walk_order(record: tuple[bytes, bytes]) -> bytes:
+    return walk_key(record[0])
 
 
 @contextmanager
