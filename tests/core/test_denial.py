@@ -197,12 +197,14 @@ def test_a_line_break_in_a_directory_name_does_not_let_a_secret_through() -> Non
 
 def test_hidden_files_keep_what_no_rule_hides_and_count_the_rest() -> None:
     hide = HiddenFiles(DenyRules.create([]), root_prefixes([Path("/r"), Path("/r/nested")]))
-    paths = ["/r/s/a.txt", "/r/s/.env", "/r/s/k/id_rsa", "/r/s/id_rsa.pub"]
+    names = ["a.txt", ".env", "k/id_rsa", "id_rsa.pub"]
 
-    assert hide.kept(paths, "/r/s") == ["/r/s/a.txt", "/r/s/id_rsa.pub"]
+    assert hide.kept(names, "/r/s") == ["a.txt", "id_rsa.pub"]
     assert hide.count == 2
-    assert hide.kept(["/r/nested/.env", "/r/nested/ok"], "/r") == ["/r/nested/ok"]
+    assert hide.kept(["nested/.env", "nested/ok"], "/r") == ["nested/ok"]
     assert hide.count == 3
+    assert hide.kept([".env", "b/.env", "c"], "/r/") == ["c"]
+    assert hide.count == 5
 
 
 def test_re_allowing_a_directory_does_not_re_allow_a_file_a_rule_names_inside_it() -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsguard.core.ignore import GitignoreFile, WalkOptions, walk_files
+from fsguard.core.ignore import GitignoreFile, WalkOptions, gitignore_top, walk_files
 from fsguard.core.ripgrep import ripgrep_path, walk_flags
 from fsguard.core.search import ContentRequest, search_content
 from tests.strategies import gitignore_trees
@@ -116,6 +116,18 @@ def test_a_walk_below_the_root_honours_the_roots_gitignore_and_an_excluded_direc
     assert walked(root / "src", WalkOptions()) == ["a.log", "b.py"]
     assert walked(root / "build", options) == []
     assert walked(root / "build", WalkOptions(respect_gitignore=False, rules_from=root)) == ["d.py"]
+
+
+def test_a_walk_starts_above_its_directory_only_when_a_gitignore_lies_on_the_way_down(root: Path) -> None:
+    build(root, ["src/pkg/a.log", "src/pkg/b.py"], {})
+    options = WalkOptions(rules_from=root)
+    assert gitignore_top(root / "src" / "pkg", options) == root / "src" / "pkg"  # nothing above can exclude
+    assert walked(root / "src" / "pkg", options) == ["a.log", "b.py"]
+    (root / "src" / ".gitignore").write_text("*.log\n", encoding="utf-8")  # in a directory between them
+    assert gitignore_top(root / "src" / "pkg", options) == root
+    assert walked(root / "src" / "pkg", options) == ["b.py"]
+    if RG is not None:
+        assert ripgrep_search_walk(root / "src" / "pkg", options) == ["b.py"]
 
 
 # Dependency directories and minified files met by the generated .gitignore patterns (a/, b, *.txt, ...).

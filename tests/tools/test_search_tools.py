@@ -440,6 +440,8 @@ async def test_files_skipped_for_size_or_as_binary_are_named_with_the_way_to_inc
             ["blob.bin"],
         )
         assert "Left alone as binary or undecodable: blob.bin." in text_of(replaced)
+        named = structured(await client.call_tool("search_files", {"pattern": "*.log"}))
+        assert [Path(file).name for file in named["files"]] == ["big.log"]  # a name search lists big files
     assert (root / "small.txt").read_bytes() == b"a pin\n"
     assert (root / "big.log").read_bytes().endswith(b"needle at the end\n")
     assert (root / "blob.bin").read_bytes() == b"\x00needle\x00"

@@ -207,16 +207,16 @@ class HiddenFiles:
         """The same answer without counting."""
         return self._rules.rule_for(relative_text(path, self._prefixes)) is not None
 
-    def kept(self, paths: list[str], under: str) -> list[str]:
-        """``paths`` (absolute, all inside the directory ``under``) less those a rule hides, which are counted."""
+    def kept(self, names: list[str], under: str) -> list[str]:
+        """``names`` (paths relative to the directory ``under``) less those a rule hides, which are counted."""
         lead = under.rstrip("/") + "/"
         if any(prefix != lead and prefix.startswith(lead) for prefix in self._prefixes):  # a root nested below
-            relatives = [relative_text(path, self._prefixes) for path in paths]
+            relatives = [relative_text(lead + name, self._prefixes) for name in names]
         else:
-            base, cut = relative_text(lead, self._prefixes), len(lead)
-            relatives = [base + path[cut:] for path in paths]
+            base = relative_text(lead, self._prefixes)
+            relatives = [base + name for name in names] if base else names
         denied = self._rules.denied_among(relatives)
         if not denied:
-            return paths
+            return names
         self.count += len(denied)
-        return [path for path, relative in zip(paths, relatives, strict=True) if relative not in denied]
+        return [name for name, relative in zip(names, relatives, strict=True) if relative not in denied]

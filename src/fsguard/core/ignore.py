@@ -226,7 +226,7 @@ class _Walk:
         if self.skipped is not None:
             self.skipped.append(relative)
 
-    def file(self, directory: Path, entry: os.DirEntry[str], relative: str, scopes: list[_Scope]) -> Path | None:
+    def file(self, entry: os.DirEntry[str], relative: str, scopes: list[_Scope]) -> Path | None:
         """The file ``entry`` if the walk yields it (a default skip is recorded instead)."""
         minified = self.options.skip_minified and _minified(entry.name)
         if not (self.files or minified or self.large is not None):
@@ -242,7 +242,7 @@ class _Walk:
             if self.large is not None:
                 self.large.append(relative)
             return None
-        return directory / entry.name if self.files else None
+        return Path(entry.path) if self.files else None
 
 
 _Scope = tuple[str, int, "GitignoreFile"]
@@ -253,7 +253,7 @@ def _start(root: Path, walk: _Walk) -> Iterator[Path]:
     options = walk.options
     walk.wanted = glob_matcher(options.globs) if options.globs else None
     if not options.respect_gitignore:
-        return _walk(root, "", [], walk)
+        return _walk(str(root), "", [], walk)
     top = gitignore_top(root, options)
     walk.rules = IgnoreRules(top)
     if walk.rules.ignored(root, is_dir=True):
@@ -263,15 +263,31 @@ def _start(root: Path, walk: _Walk) -> Iterator[Path]:
         found = walk.rules.rules(ancestor)
         if found is not None:
             scopes.append((root.relative_to(ancestor).as_posix() + "/", 0, found))
-    return _walk(root, "", scopes, walk)
+    return _walk(str(root), "", scopes, walk)
 
 
 def gitignore_top(root: Path, options: WalkOptions) -> Path:
     """The highest directory whose ``.gitignore`` applies to a walk of ``root``: ``rules_from`` when it holds
-    ``root`` and .gitignore files count, else ``root`` itself."""
-    if options.respect_gitignore and options.rules_from is not None and root.is_relative_to(options.rules_from):
-        return options.rules_from
+    ``root``, .gitignore files count and one lies on the way down (in ``rules_from`` or a directory between it and
+    ``root``), else ``root`` itself. With nothing on the way, a walk (rg's too) starts at ``root`` and need not be
+    narrowed to it from above: the same files, without matching every path against the narrowing."""
+    top = options.rules_from
+    if not options.respect_gitignore or top is None or not root.is_relative_to(top):
+        return root
+    if any(_holds_gitignore(ancestor) for ancestor in root.parents[: len(root.parts) - len(top.parts)]):
+        return top
     return root
+
+
+def _holds_gitignore(directory: Path) -> bool:
+    """Whether ``directory`` may hold a ``.gitignore``: anything by that name, or a look that failed (not absent)."""
+    try:
+        os.lstat(directory / GITIGNORE)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def excluded_by_gitignore(root: Path, options: WalkOptions) -> bool:
@@ -281,14 +297,16 @@ def excluded_by_gitignore(root: Path, options: WalkOptions) -> bool:
     return top != root and IgnoreRules(top).ignored(root, is_dir=True)
 
 
-def _walk(directory: Path, prefix: str, scopes: list[_Scope], walk: _Walk) -> Iterator[Path]:
+def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Iterator[Path]:
     """Walk ``directory`` (``prefix`` from the root); ``scopes`` are the ``.gitignore`` files above, nearest last:
-    a path relative to the root is seen by one as ``lead`` + the path from ``start``."""
+    a path relative to the root is seen by one as ``lead`` + the path from ``start``. Paths are strings on the way
+    (a Path per directory cost a scan for the default skips as much as its stats), Paths only for files yielded."""
     try:
         entries, rules_here = _entries(directory, dirs_only=walk.dirs_only)
     except OSError:
         return  # unreadable or vanished: skipped, as rg does
-    found = walk.rules.rules(directory) if walk.rules is not None and rules_here else None
+    found = walk.rules.rules(Path(directory)) if walk.rules is not None and rules_here else None
+    below = directory if directory.endswith("/") else directory + "/"
     scopes = [*scopes, ("", len(prefix), found)] if found is not None else scopes
     for entry in entries:
         name = entry.name
@@ -300,16 +318,16 @@ def _walk(directory: Path, prefix: str, scopes: list[_Scope], walk: _Walk) -> It
             if walk.options.skip_dependencies and name in DEPENDENCY_DIRS:
                 walk.skip(relative + "/")
             else:
-                yield from _walk(directory / name, relative + "/", scopes, walk)
+                yield from _walk(below + name, relative + "/", scopes, walk)
         elif (
             isinstance(entry, os.DirEntry)
             and kind == "file"
-            and (path := walk.file(directory, entry, relative, scopes)) is not None
+            and (path := walk.file(entry, relative, scopes)) is not None
         ):
             yield path
 
 
-def _entries(directory: Path, *, dirs_only: bool) -> tuple[list[os.DirEntry[str]] | list[_Subdirectory], bool]:
+def _entries(directory: str, *, dirs_only: bool) -> tuple[list[os.DirEntry[str]] | list[_Subdirectory], bool]:
     """The entries of ``directory`` in byte-wise order of their names (only its directories with ``dirs_only``: a
     scan for the default skips of a name search judges nothing else, and their shapes are remembered), and whether
     it holds a ``.gitignore``.

@@ -93,13 +93,15 @@ def search_names(
                 raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
             logger.warning("ripgrep failed (%s); listing names with the Python walk", exc)
     used: Literal["ripgrep", "python"] = "ripgrep"
+    prefix = str(root).rstrip("/") + "/"
     if found is None:
-        lead = len(str(root).rstrip("/")) + 1
-        found = [name for path in walk_files(root, options, skipped) if matches((name := str(path))[lead:])]
+        lead = len(prefix)
+        found = [name for path in walk_files(root, options, skipped) if matches(name := str(path)[lead:])]
         used = "python"
     if hide is not None:  # after the engines, so both hide (and count) the same names
-        found = hide.kept(found, str(root))
-    return NameSearch(tuple(found[:max_results]), len(found), len(found) > max_results, used, tuple(skipped))
+        found = hide.kept(found, prefix)
+    files = tuple(prefix + name for name in found[:max_results])  # tens of thousands found, a page returned
+    return NameSearch(files, len(found), len(found) > max_results, used, tuple(skipped))
 
 
 def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> Callable[[str], bool]:
@@ -160,8 +162,8 @@ def _ripgrep_names(
     prefilter: tuple[str, bool] | None,
     beneath: Beneath | None,
 ) -> tuple[list[str], list[str]]:
-    """The matching files (absolute, in walk order) as rg lists the walk, and the default skips, found in Python
-    while rg walks.
+    """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips, found
+    in Python while rg walks.
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
@@ -191,8 +193,7 @@ def _ripgrep_names(
         names = [name for name in names if matches(name)]
     if wanted is not None:
         names = [name for name in names if wanted(name)]
-    prefix = str(root).rstrip("/") + "/"
-    return [prefix + name for name in names], skipped
+    return names, skipped
 
 
 def _walk_ordered(output: bytes, lead: bytes) -> bytes:
@@ -204,7 +205,11 @@ def _walk_ordered(output: bytes, lead: bytes) -> bytes:
     """
     if not output:
         return b""
-    records = output[2:-1].split(b"\0./")  # each record is ./path NUL, and a path never holds a NUL
+    body = output[2:-1]  # each record is ./path NUL, and a path never holds a NUL
+    if lead and body.startswith(lead) and body.count(b"\0./" + lead) == body.count(b"\0./"):
+        body = body[len(lead) :].replace(b"\0./" + lead, b"\0./")  # every record is below lead: cut in one call
+        lead = b""
+    records = body.split(b"\0./")
     if lead:
         records = [record[len(lead) :] for record in records if record.startswith(lead)]
     if b"\x01" in output:

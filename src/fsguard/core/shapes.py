@@ -36,18 +36,21 @@ class DirectoryShapes:
     """Shapes of directories keyed by path, each valid while the directory keeps its identity."""
 
     def __init__(self, max_entries: int = 100_000, clock: Callable[[], int] = time.time_ns) -> None:
-        self._entries: dict[Path, tuple[_Identity, Shape]] = {}
+        self._entries: dict[str, tuple[_Identity, Shape]] = {}
         self._lock = threading.Lock()
         self._max_entries = max_entries
         self._clock = clock
 
-    def of(self, directory: Path) -> Shape:
+    def of(self, directory: str | Path) -> Shape:
         """The shape of ``directory`` now: remembered if it did not change since, else read.
 
         Raises:
             OSError: the directory cannot be read.
         """
-        info = directory.stat()  # before the read: a change during it gives a new identity, never a stale shape
+        directory = os.fspath(directory)  # one key per path, however it came
+        # Before the read: a change during it gives a new identity, never a stale shape. A str, not a Path: a scan
+        # stats every directory of a tree, and a Path per directory cost as much as the stat.
+        info = os.stat(directory)  # noqa: PTH116
         identity = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
         with self._lock:
             cached = self._entries.get(directory)

@@ -258,7 +258,7 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
         respect_gitignore=call.respect_gitignore,
         include_hidden=call.include_hidden,
         globs=normalise_globs(call.globs),
-        max_file_size=settings.max_file_size,
+        max_file_size=settings.max_file_size if content else None,  # a name search lists big files too, as the seed
         rules_from=services.policy.root_of(root),
         skip_dependencies=not call.include_dependencies,
         skip_minified=content and not call.include_dependencies,  # a name search lists bundles, as the seed
