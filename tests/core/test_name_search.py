@@ -129,6 +129,27 @@ def test_hidden_gitignored_and_dependency_names_are_listed_on_request(tree: Path
     assert ".git/x.py" not in relative(found, tree)  # VCS directories never
 
 
+def test_a_bare_ripgrep_walk_drops_what_the_walk_leaves_out_even_a_dependency_directory_made_meanwhile(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rg walks bare (no globs) when no dependency directory is there; hidden names a type or a negation lets
+    # through, _darcs (not hidden) and a dependency directory made once the skips were looked for are dropped.
+    build(root, ["a.py", ".h.py", "_darcs/d.py", "src/_darcs", "src/b.py", ".cfg/c.py"], {"": "!.h.py\n!.cfg/\n"})
+    looked = names_module.default_skips
+
+    def then_made(*args: Any, **kwargs: Any) -> list[str]:
+        found = looked(*args, **kwargs)
+        build(root, ["node_modules/late.py"], {})
+        return found
+
+    monkeypatch.setattr(names_module, "default_skips", then_made)
+    options = WalkOptions(skip_dependencies=True, rules_from=root)
+    found = search_names(root, "*", options, engine="ripgrep")
+    assert (relative(found, root), found.skipped) == (["a.py", "src/b.py"], ())
+    assert relative(search_names(root, "*.py", options, engine="ripgrep"), root) == ["a.py", "src/b.py"]
+    assert relative(search_names(root, "*.py", options, engine="python"), root) == ["a.py", "src/b.py"]
+
+
 def test_symlinks_are_not_followed_and_a_search_below_the_root_keeps_its_rules(tree: Path) -> None:
     (tree / "link.py").symlink_to(tree / "a.py")
     (tree / "linked").symlink_to(tree / "src")

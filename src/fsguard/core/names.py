@@ -3,8 +3,10 @@
 Both engines return the same :class:`NameSearch` (the ``engine`` field aside): the files of
 :func:`fsguard.core.ignore.walk_files` whose name matches, in its order (directories depth first, names byte-wise),
 the total past ``max_results``, and the default skips. rg walks with :func:`fsguard.core.ripgrep.walk_flags` from
-the directory whose ``.gitignore`` files apply (``rules_from``), narrowed to the searched one as content search
-does, so the two walks agree on .gitignore semantics, hidden names, VCS directories and symlinks (never followed).
+the highest directory whose ``.gitignore`` files apply (:func:`fsguard.core.ignore.gitignore_top`), narrowed to the
+searched one as content search does, so the two walks agree on .gitignore semantics, hidden names, VCS directories
+and symlinks (never followed). From the searched directory itself, without hidden names and with no dependency
+directory found there, rg walks bare (no globs) and what it lists that the walk leaves out is dropped here.
 
 The name is matched in Python on whatever rg lists, so both engines match with the same code. A simple glob on the
 name (``*.py``) also narrows rg's listing, as a file type that matches at least what Python will keep (``-g`` would
@@ -15,20 +17,30 @@ a class holding a character past ASCII would match its bytes one by one).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.globs import glob_matcher
-from fsguard.core.ignore import WalkOptions, check_directory, default_skips, gitignore_top, walk_files
+from fsguard.core.ignore import (
+    DEPENDENCY_DIRS,
+    VCS_DIRS,
+    WalkOptions,
+    check_directory,
+    default_skips,
+    gitignore_top,
+    walk_files,
+)
 from fsguard.core.patterns import compile_re2
 from fsguard.core.rgprocess import RipgrepFailed, run_spooled
 from fsguard.core.ripgrep import only_below, pinned, ripgrep_path, simple_name_glob, walk_flags, walk_key
@@ -162,8 +174,11 @@ def _ripgrep_names(
     prefilter: tuple[str, bool] | None,
     beneath: Beneath | None,
 ) -> tuple[list[str], list[str]]:
-    """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips, found
-    in Python while rg walks.
+    """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips.
+
+    The default skips are found first when rg walks from ``root`` without hidden names: if there are none, rg walks
+    bare (see :func:`fsguard.core.ripgrep.walk_flags`) and what it lists in a VCS or dependency directory is dropped
+    here. Otherwise they are found in Python while rg walks, on the other core.
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
@@ -171,29 +186,48 @@ def _ripgrep_names(
     top = gitignore_top(root, options)
     inside = root.relative_to(top).parts
     lead = b"".join(os.fsencode(part) + b"/" for part in inside)
-    flags = walk_flags(options, inside)
+    skipped: list[str] = []
+
+    def scan() -> None:  # directories' shapes are kept: a later scan of the same tree stats them, reads none
+        if options.skip_dependencies or options.skip_minified:
+            skipped.extend(default_skips(root, options))
+
+    first = not inside and not options.include_hidden
+    if first:
+        scan()
+    bare = first and not skipped
+    flags = walk_flags(options, inside, bare=bare)
     exact = False
     if prefilter is not None and "fsguard" not in flags:  # types add up: an include-glob type would widen it
         glob, exact = prefilter
         flags += ["--type-add", f"fsguardname:{glob}", "--type", "fsguardname"]
-    skipped: list[str] = []
-
-    def meanwhile() -> None:  # the default skips, on the other core while rg walks (directories' shapes are kept)
-        if options.skip_dependencies or options.skip_minified:
-            skipped.extend(default_skips(root, options))
-
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         command = [str(rg), "--no-config", *flags, *narrowing, "--files", "--null", "--", "./"]
-        output = run_spooled(command, cwd, None, meanwhile)
+        output = run_spooled(command, cwd, None, None if first else scan)
     listed = _walk_ordered(output, lead)
     wanted = glob_matcher(options.globs) if options.globs else None
     joined = listed.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
     names = joined.split("\0") if listed else []
+    if bare and _left_out(options.skip_dependencies).search(listed):
+        names = [name for name in names if not _left_out(options.skip_dependencies).search(os.fsencode(name))]
     if not (exact and joined.isascii()):  # a type matches ASCII names as fnmatch does, past ASCII only more
         names = [name for name in names if matches(name)]
     if wanted is not None:
         names = [name for name in names if wanted(name)]
     return names, skipped
+
+
+@functools.cache
+def _left_out(dependencies: bool) -> Any:  # an re2 pattern
+    """What a bare rg walk may list that the walk leaves out, among NUL-separated paths: a hidden name (rg's own
+    rule gives way to a file type or a .gitignore negation that names it), a VCS directory (``_darcs`` is not
+    hidden; a file of that name is left out too) and, with ``dependencies``, a dependency directory."""
+    shown = sorted(name for name in VCS_DIRS if not name.startswith("."))
+    folders = sorted(DEPENDENCY_DIRS) if dependencies else []
+    either = (
+        [r"\."] + [rf"{re.escape(name)}(?:[/\x00]|$)" for name in shown] + [rf"{re.escape(name)}/" for name in folders]
+    )
+    return compile_re2(rf"(?:^|[/\x00])(?:{'|'.join(either)})", as_bytes=True)
 
 
 def _walk_ordered(output: bytes, lead: bytes) -> bytes:

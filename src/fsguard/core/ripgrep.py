@@ -81,10 +81,17 @@ def simple_name_glob(glob: str) -> bool:
     return _SIMPLE_NAME_GLOB.fullmatch(glob) is not None
 
 
-def walk_flags(options: WalkOptions, below: tuple[str, ...] = ()) -> list[str]:
+def walk_flags(options: WalkOptions, below: tuple[str, ...] = (), *, bare: bool = False) -> list[str]:
     """The rg flags whose walk is :func:`fsguard.core.ignore.walk_files` (include globs aside), for a walk of the
-    directory ``below`` rg's working directory: hidden and VCS names are left out under it, not on the way."""
-    flags = ["--hidden", "--no-messages"]
+    directory ``below`` rg's working directory: hidden and VCS names are left out under it, not on the way.
+
+    ``bare`` drops the VCS and dependency globs (an override glob costs rg a match per path, a quarter of a name
+    search) and leaves hidden names to rg's own rule: for a walk of rg's working directory without hidden names,
+    where the caller found no such directory and drops what rg lists anyway (see ``fsguard.core.names``).
+    """
+    if bare and (below or options.include_hidden):
+        raise ValueError("a bare walk starts in rg's working directory and leaves hidden names out")
+    flags = ["--no-messages"] if bare else ["--hidden", "--no-messages"]
     if options.respect_gitignore:
         flags += ["--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--no-ignore-exclude"]
         flags += ["--no-ignore-dot"]
@@ -92,10 +99,11 @@ def walk_flags(options: WalkOptions, below: tuple[str, ...] = ()) -> list[str]:
         flags.append("--no-ignore")
     excluded = sorted(VCS_DIRS) + ([] if options.include_hidden else [".*"])
     under = "".join(_glob_literal(part) + "/" for part in below)
-    flags += ["--glob", f"!{under}{'**/' if under else ''}{{{','.join(excluded)}}}"]
+    if not bare:
+        flags += ["--glob", f"!{under}{'**/' if under else ''}{{{','.join(excluded)}}}"]
     if options.max_file_size is not None:
         flags += ["--max-filesize", str(options.max_file_size)]
-    if options.skip_dependencies:  # a trailing / names directories only
+    if options.skip_dependencies and not bare:  # a trailing / names directories only
         flags += ["--glob", f"!{under}**/{{{','.join(sorted(DEPENDENCY_DIRS))}}}/"]
     if options.globs and all(map(simple_name_glob, options.globs)):
         # A type's ? is one byte: spelled * it still matches at least what fnmatch's ? (one character) does.
