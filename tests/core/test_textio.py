@@ -587,7 +587,12 @@ def test_tail_lines_equal_the_last_lines_of_a_full_split_whatever_the_endings(pi
     assert tail_lines(text, count) == split_lines(text)[-count:]
 
 
-@given(chunk=st.binary(max_size=60).map(lambda raw: raw.translate(bytes.maketrans(b"\x00\x01", b"\r\n"))))
+@given(
+    chunk=st.one_of(
+        st.binary(max_size=60).map(lambda raw: raw.translate(bytes.maketrans(b"\x00\x01", b"\r\n"))),
+        st.lists(st.sampled_from([b"a", b"\n", "é".encode()]), max_size=60).map(b"".join),  # LFs alone
+    )
+)
 def test_the_last_line_ends_found_from_the_right_are_the_last_of_all_line_ends(chunk: bytes) -> None:
     breaks = Breaks.of("utf-8")
     every = breaks.ends(chunk, 100)

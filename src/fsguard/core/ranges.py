@@ -182,10 +182,20 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
     used = lines = column = 0
     mark = (0, 0)  # parts and bytes when the current line began
     for text in chunks:
-        pos = 0
+        pos, runs = 0, True
         while pos < len(text) and lines < max_lines:
             # Look no further than the budget allows: a 45 MB line is not scanned to its end.
             limit = min(len(text), pos + skip_columns + budget - used + 2)
+            if runs and not skip_columns:  # whole LF lines that fit, taken at once: a tail of 100 log lines
+                end, taken = _lf_run(text, pos, max_lines - lines, limit)
+                run = text[pos:end]
+                size = utf8_size(run)
+                if taken and used + size <= budget and "\r" not in run:
+                    parts.append(run)
+                    pos, used, lines, column = end, used + size, lines + taken, 0
+                    mark = (len(parts), used)
+                    continue
+                runs = False  # line by line from here: a run tried once per chunk keeps this linear
             found = LINE_BREAK.search(text, pos, limit)
             body = text[pos : found.start()] if found else text[pos:limit]
             brk = found.group() if found else ""
@@ -212,6 +222,16 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
             break
     begun = lines + (1 if len(parts) > mark[0] else 0)
     return Excerpt("".join(parts), begun, None, False)
+
+
+def _lf_run(text: str, pos: int, count: int, limit: int) -> tuple[int, int]:
+    """Where up to ``count`` lines of ``text`` from ``pos``, each ended by an LF before ``limit``, end, and how many
+    there are: one C-level search per line."""
+    end = taken = 0
+    end = pos
+    while taken < count and (found := text.find("\n", end, limit)) >= 0:
+        end, taken = found + 1, taken + 1
+    return end, taken
 
 
 def _fitting(body: str, room: int) -> str:

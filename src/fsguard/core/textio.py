@@ -172,6 +172,9 @@ class Breaks:
         # Each kind of break is looked for again only once the last one found is passed: a file without CRs is
         # not scanned to its start for one at every line.
         lf_at, cr_at = chunk.rfind(self.lf, 0, pos), chunk.rfind(self.cr, 0, pos)
+        while cr_at < 0 and lf_at >= 0 and len(found) < count:  # no CR at all: LFs alone, one search each
+            found.append(base + lf_at + 1)
+            lf_at = chunk.rfind(self.lf, 0, lf_at)
         while len(found) < count:
             at = max(lf_at, cr_at)
             if at < 0:

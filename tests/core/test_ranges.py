@@ -1,0 +1,49 @@
+"""Excerpts of streamed text: runs of whole LF lines are taken at once, with the very result of line by line."""
+
+from __future__ import annotations
+
+import itertools
+from unittest import mock
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fsguard.core import ranges
+from fsguard.core.ranges import Excerpt, excerpt
+from tests.strategies import lf_texts, texts_with_line_endings
+
+
+def _chunks(text: str, cuts: list[int]) -> list[str]:
+    """``text`` cut at ``cuts``, never inside a CRLF (streamed chunks never split one)."""
+    points = sorted({cut % (len(text) + 1) for cut in cuts})
+    points = [point for point in points if not (0 < point < len(text) and text[point - 1 : point + 1] == "\r\n")]
+    edges = [0, *points, len(text)]
+    return [text[start:end] for start, end in itertools.pairwise(edges)]
+
+
+def _line_by_line(chunks: list[str], max_lines: int, budget: int, skip_columns: int) -> Excerpt:
+    with mock.patch.object(ranges, "_lf_run", lambda _text, pos, _count, _limit: (pos, 0)):
+        return excerpt(chunks, max_lines=max_lines, budget=budget, skip_columns=skip_columns)
+
+
+@given(
+    text=st.one_of(lf_texts(), texts_with_line_endings(max_lines=20).map(lambda ended: ended.text)),
+    cuts=st.lists(st.integers(min_value=0, max_value=300), max_size=4),
+    max_lines=st.integers(min_value=1, max_value=25),
+    budget=st.integers(min_value=1, max_value=120),
+    skip_columns=st.integers(min_value=0, max_value=3),
+)
+def test_an_excerpt_taking_lf_lines_in_runs_equals_the_excerpt_taken_line_by_line(
+    text: str, cuts: list[int], max_lines: int, budget: int, skip_columns: int
+) -> None:
+    chunks = _chunks(text, cuts)
+    taken = excerpt(chunks, max_lines=max_lines, budget=budget, skip_columns=skip_columns)
+    assert taken == _line_by_line(chunks, max_lines, budget, skip_columns)
+
+
+def test_a_tail_of_log_lines_is_taken_whole_within_the_budget_and_cut_before_a_line_that_does_not_fit() -> None:
+    lines = [f"line {i:03d} é\n" for i in range(1, 201)]  # 11 characters, 12 UTF-8 bytes
+    log = "".join(lines)
+    assert excerpt([log], max_lines=100, budget=10_000) == Excerpt("".join(lines[:100]), 100, None, False)
+    # 5 lines fit in 65 bytes; the sixth is left out whole, across the chunks.
+    assert excerpt([log[:700], log[700:]], max_lines=100, budget=65) == Excerpt("".join(lines[:5]), 5, None, True)
