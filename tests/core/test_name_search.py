@@ -135,7 +135,7 @@ def test_a_bare_ripgrep_walk_drops_what_the_walk_leaves_out_even_a_dependency_di
     # rg walks bare (no globs) when no dependency directory is there; hidden names a type or a negation lets
     # through, _darcs (not hidden) and a dependency directory made once the skips were looked for are dropped.
     build(root, ["a.py", ".h.py", "_darcs/d.py", "src/_darcs", "src/b.py", ".cfg/c.py"], {"": "!.h.py\n!.cfg/\n"})
-    looked = names_module.default_skips
+    looked = default_skips
 
     def then_made(*args: Any, **kwargs: Any) -> list[str]:
         found = looked(*args, **kwargs)
