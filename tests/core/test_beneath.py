@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
-from fsguard.core.beneath import Beneath, rename_no_replace
-from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
+from fsguard.core.beneath import Beneath, Pins, rename_no_replace
+from fsguard.core.disk import read_at
+from fsguard.core.errors import AccessDeniedError, FsguardError, NotDirectoryError, NotFoundError
 from tests.strategies import MAZE_DIRS, MAZE_FILES, Maze, mazes
 
 
@@ -55,6 +56,33 @@ def test_an_absolute_link_into_another_root_is_followed(tree: tuple[Path, Path, 
     with beneath.entry(root / "shared" / "x.txt") as pinned:
         assert pinned.path == other / "d" / "x.txt"
         assert _real_dir(pinned.parent) == other / "d"
+
+
+def test_pins_walk_to_a_directory_once_and_a_swap_after_that_cannot_lead_outside(
+    tree: tuple[Path, Path, Path, Beneath],
+) -> None:
+    root, _other, outside, beneath = tree
+    (root / "a" / "f2").write_text("f2", encoding="utf-8")
+    with Pins(beneath) as pins:
+        first = pins.entry(root / "a" / "f")
+        assert read_at(first)[0] == b"f"
+        # The directory becomes a link to outside: the fd held for it still names the real one.
+        (root / "a").rename(root / "a_old")
+        (root / "a").symlink_to(outside / "e")
+        second = pins.entry(root / "a" / "f2")
+        assert second.parent == first.parent
+        assert _real_dir(second.parent) == root / "a_old"
+        assert read_at(second)[0] == b"f2"
+        with pytest.raises(AccessDeniedError):  # another directory: walked again, and the link is refused
+            pins.entry(root / "a" / "b" / "x")
+        assert read_at(pins.entry(root / "c" / "g"))[0] == b"g"
+
+
+def test_pins_never_follow_the_last_component(tree: tuple[Path, Path, Path, Beneath]) -> None:
+    root, _other, _outside, beneath = tree
+    (root / "c" / "to_f").symlink_to(root / "a" / "f")
+    with Pins(beneath) as pins, pytest.raises(FsguardError):
+        read_at(pins.entry(root / "c" / "to_f"))
 
 
 @pytest.mark.parametrize("target", ["../x/e", "../../x", "@outside", "a/../../x/e"])

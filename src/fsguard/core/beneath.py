@@ -21,7 +21,7 @@ import os
 import stat
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,6 +177,39 @@ class Beneath:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                 raise _NotADirectory from exc
             raise from_os_error(exc, label) from exc
+
+
+class Pins:
+    """Pinned entries of many paths asked for in turn (walk order), the walk to a parent directory made once while
+    the next path shares it: a project_replace reads hundreds of files in a few directories. The last component
+    is only ever named, never followed (the caller opens it without following); each entry holds until the next
+    is asked for, or the pins close.
+    """
+
+    def __init__(self, beneath: Beneath) -> None:
+        self._beneath = beneath
+        self._parent: Path | None = None
+        self._held = ExitStack()
+        self._fd = -1
+
+    def __enter__(self) -> Pins:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._held.close()
+
+    def entry(self, path: Path) -> Pinned:
+        """``path`` as its parent directory's fd and its name.
+
+        Raises:
+            AccessDeniedError, NotFoundError, NotDirectoryError: as :meth:`Beneath.directory` for the parent.
+        """
+        if path.parent != self._parent:
+            self._held.close()
+            self._parent = None  # a failed walk is walked again for the next path
+            self._fd = self._held.enter_context(self._beneath.directory(path.parent))
+            self._parent = path.parent
+        return Pinned(self._fd, path.name, path)
 
 
 def rename_no_replace(source: Pinned, target: Pinned) -> None:

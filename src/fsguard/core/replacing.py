@@ -22,6 +22,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import NamedTuple
 
+from fsguard.core.beneath import Pins
 from fsguard.core.disk import directory_syncs_batched, read_at
 from fsguard.core.errors import (
     AccessDeniedError,
@@ -137,15 +138,16 @@ class ProjectReplacer:
         binary: list[Path] = []
         files = [base] if base.is_file() else self._candidates(base, request, options, skipped, large)
         # A file a deny rule hides is never read, never changed.
-        for path in (path for path in files if self._safe.policy.denied_by(path) is None):
-            scanned += 1
-            if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
-                continue
-            plan = self._plan(path, substitute, binary)
-            if plan is not None:
-                planned.append(plan)
-                if len(planned) >= request.max_files:
-                    break
+        with Pins(self._safe.beneath) as pins:
+            for path in (path for path in files if self._safe.policy.denied_by(path) is None):
+                scanned += 1
+                if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
+                    continue
+                plan = self._plan(pins, path, substitute, binary)
+                if plan is not None:
+                    planned.append(plan)
+                    if len(planned) >= request.max_files:
+                        break
         total = sum(plan.count for plan in planned)
         risk = _risk(len(planned), total)
         seen = _Seen(tuple(skipped), tuple(large), tuple(_relative(path, base) for path in binary))
@@ -207,10 +209,9 @@ class ProjectReplacer:
             return walk_files(base, options, skipped, large)
         return [Path(hit[0]) for hit in hits]
 
-    def _plan(self, path: Path, substitute: _Substitute, binary: list[Path]) -> _Plan | None:
-        try:
-            with self._safe.beneath.entry(path) as entry:
-                data, _ = read_at(entry, self._safe.max_file_size)
+    def _plan(self, pins: Pins, path: Path, substitute: _Substitute, binary: list[Path]) -> _Plan | None:
+        try:  # a walk lists regular files: one a link took the place of is not followed, not read
+            data, _ = read_at(pins.entry(path), self._safe.max_file_size)
         except FsguardError:
             return None  # vanished, or grew past the limit since the walk: never touched
         try:

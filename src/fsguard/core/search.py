@@ -33,7 +33,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Literal
 
-from fsguard.core.beneath import Beneath, lstat_at
+from fsguard.core.beneath import Beneath, Pins, lstat_at
 from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, NotDirectoryError, NotFoundError, TooLargeError
 from fsguard.core.haystack import Hit, matching_lines, searched_text
@@ -241,23 +241,24 @@ def _confirmed(hits: Iterator[Hit], beneath: Beneath | None) -> Iterator[Hit]:
     directory for a link leaving the roots could make them read a file outside. No line reaches the
     agent unless the file at that path, read by fd, has it; a file with counts only must exist there.
     """
-    for hit in hits:
-        if beneath is None:
-            yield hit
-            continue
-        file, _count, found, lines = hit
-        try:
-            with beneath.entry(Path(file), follow=False) as entry:
+    if beneath is None:
+        yield from hits
+        return
+    with Pins(beneath) as pins:  # hits come in walk order: each directory is walked to once
+        for hit in hits:
+            file, _count, found, lines = hit
+            try:
+                entry = pins.entry(Path(file))
                 if not found:
                     if lstat_at(entry) is not None:
                         yield hit
                     continue
                 data, _ = read_at(entry)
-        except FsguardError:
-            continue
-        text = (searched_text(data) or b"").split(b"\n")
-        if all(0 < number <= len(text) and text[number - 1] == raw for number, raw in lines.items()):
-            yield hit
+            except FsguardError:
+                continue
+            text = (searched_text(data) or b"").split(b"\n")
+            if all(0 < number <= len(text) and text[number - 1] == raw for number, raw in lines.items()):
+                yield hit
 
 
 def _present(files: list[str], beneath: Beneath | None) -> tuple[str, ...]:
