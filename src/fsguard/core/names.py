@@ -177,8 +177,9 @@ def _ripgrep_names(
     """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips.
 
     The default skips are found first when rg walks from ``root`` without hidden names: if there are none, rg walks
-    bare (see :func:`fsguard.core.ripgrep.walk_flags`) and what it lists in a VCS or dependency directory is dropped
-    here. Otherwise they are found in Python while rg walks, on the other core.
+    bare (see :func:`fsguard.core.ripgrep.walk_flags`) and what it lists that the walk leaves out (a hidden name, a
+    VCS or dependency directory) is dropped here. Otherwise they are found in Python while rg walks, on the other
+    core.
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
