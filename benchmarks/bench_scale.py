@@ -3,8 +3,8 @@
 Generates its data in a temporary directory (removed afterwards; about 1.3 GB and 425,000 files at full size),
 then runs each row: the fsguard call and the reference TypeScript server's equivalent over stdio (raw
 newline-delimited JSON-RPC, 2025-11-25 handshake, a fresh server process per row), or raw ``rg`` run as a
-process with its output read through a pipe. A time is the median of ``--runs`` calls (at least 30 when the first
-call took under 50 ms) after a first call that is shown apart (it is the cold one: nothing cached). Peak RSS is the
+process with its output read through a pipe. A time is the median of ``--runs`` calls (30 when their median is
+under 50 ms) after a first call that is shown apart (it is the cold one: nothing cached). Peak RSS is the
 server process's VmHWM, reset after the handshake (``/proc/PID/clear_refs``), less its RSS at that moment; rg child
 processes are not counted.
 
@@ -37,7 +37,7 @@ from scale_data import FULL, QUICK, Args, Dataset, Row, rows
 
 RSS_LIMIT_MIB = 64
 SLOW_MS = 10_000  # a first call slower than this is not repeated: its time is the figure
-QUICK_MS, QUICK_RUNS = 50, 30  # a first call quicker than this is repeated at least QUICK_RUNS times
+QUICK_MS, QUICK_RUNS = 50, 30  # calls whose median is under QUICK_MS are timed QUICK_RUNS times
 PROTOCOL = "2025-11-25"
 
 
@@ -186,9 +186,9 @@ class Server:
             timing.first_ms, outcome = server.call(tool, args)
             samples = [timing.first_ms]
             if outcome.error is None and timing.first_ms < SLOW_MS:
-                # A call of a few milliseconds is timed 30 times or more: a median of 5 of them is noise.
-                count = max(runs, QUICK_RUNS) if timing.first_ms < QUICK_MS else runs
-                samples = [server.call(tool, args)[0] for _ in range(count)]
+                samples = [server.call(tool, args)[0] for _ in range(runs)]
+                if statistics.median(samples) < QUICK_MS:  # a median of 5 calls of a few ms is noise
+                    samples += [server.call(tool, args)[0] for _ in range(QUICK_RUNS - runs)]
             timing.median_ms = statistics.median(samples)
             timing.error, timing.detail, timing.outcome = outcome.error, outcome.summary(), outcome
             if outcome.error == "internal_error":  # a bug: its traceback is in the log, which goes with the data
@@ -233,13 +233,18 @@ class Measured:
 
 def time_rg(rg: Path, argv: list[str], runs: int) -> Timing:
     """Raw rg as a process, output read through a pipe (rg stops early when it sees stdout is /dev/null)."""
-    samples: list[float] = []
     lines = 0
-    while len(samples) <= (max(runs, QUICK_RUNS) if samples and samples[0] < QUICK_MS else runs):
+
+    def run() -> float:
+        nonlocal lines
         started = time.perf_counter()
         proc = subprocess.run([str(rg), *argv], capture_output=True, check=False)
-        samples.append((time.perf_counter() - started) * 1000)
         lines = proc.stdout.count(b"\n")
+        return (time.perf_counter() - started) * 1000
+
+    samples = [run() for _ in range(runs + 1)]
+    if statistics.median(samples[1:]) < QUICK_MS:  # as for the servers' calls
+        samples += [run() for _ in range(QUICK_RUNS - runs)]
     return Timing(samples[0], statistics.median(samples[1:]), detail=f"{lines:,} lines")
 
 
@@ -376,7 +381,7 @@ def main() -> int:
             results.append(measure(row, ctx))
             print(f"[{key}] fsguard: {timing_cell(results[-1].fsguard)}", flush=True)
         print(
-            f"\nmedian of {runs} calls ({QUICK_RUNS} when the first took under {QUICK_MS} ms) after a first call; "
+            f"\nmedian of {runs} calls ({QUICK_RUNS} when their median is under {QUICK_MS} ms) after a first call; "
             "a fresh server process per row; data removed after\n"
         )
         print(table(results))
