@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fsguard.core import parsetrees
 from fsguard.core.structure import StructureChecker, StructureProblem
 
 # suffix, name in the warning, valid text, the same text broken by an edit, line of the first problem
@@ -281,3 +284,32 @@ def test_a_file_changed_behind_the_kept_tree_is_parsed_in_full_again(checker: St
     warning = checker.check(Path("m.py"), clean, clean + "w = (\n")
     assert warning is not None
     assert "line 51" in warning
+
+
+def test_a_file_whose_parse_runs_past_the_budget_is_not_parsed_again_while_it_is_edited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Prose named .py sent tree-sitter's error recovery into 100 ms a parse, two parses an edit: the budget stops it.
+    real, parsed = parsetrees._parse, []
+
+    def parse(grammar: Any, data: bytes, old_tree: Any = None) -> Any:
+        parsed.append(data)
+        return None if data.startswith(b"prose") else real(grammar, data, old_tree)
+
+    monkeypatch.setattr(parsetrees, "_parse", parse)
+    checker = StructureChecker()
+    clean = "x = 1\n" * 20
+    assert checker.check(Path("m.py"), clean, "prose, not code (\n") is None  # no tree: no warning
+    assert checker.check(Path("m.py"), "prose, not code (\n", "prose, not code ((\n") is None
+    assert checker.check(Path("m.py"), "prose, not code ((\n", clean) is None
+    assert parsed == [clean.encode(), b"prose, not code (\n"]  # nothing parsed after the parse that ran out
+    warning = StructureChecker().check(Path("m.py"), clean, clean + "w = (\n")  # a budget that holds: warned
+    assert warning is not None
+
+
+def test_a_parse_past_its_budget_gives_no_tree() -> None:
+    grammar = StructureChecker()._language("python")
+    assert grammar is not None
+    assert parsetrees._parse(grammar, b"x = 1\n" * 100) is not None
+    with mock.patch.object(parsetrees, "_BUDGET_S", -1.0):  # the time is up before the first piece
+        assert parsetrees._parse(grammar, b"x = 1\n" * 100) is None
