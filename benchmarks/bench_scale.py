@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shlex
 import statistics
 import subprocess
@@ -377,6 +378,7 @@ def main() -> int:
                 continue
             started = time.perf_counter()
             row = build()
+            os.sync()  # the data's writeback would otherwise run during the timed calls, against one side or both
             print(f"[{key}] data ready in {time.perf_counter() - started:.1f} s; measuring", flush=True)
             results.append(measure(row, ctx))
             print(f"[{key}] fsguard: {timing_cell(results[-1].fsguard)}", flush=True)

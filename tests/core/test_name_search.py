@@ -150,6 +150,19 @@ def test_a_bare_ripgrep_walk_drops_what_the_walk_leaves_out_even_a_dependency_di
     assert relative(search_names(root, "*.py", options, engine="python"), root) == ["a.py", "src/b.py"]
 
 
+def test_a_tree_searched_before_is_walked_bare_at_once_and_a_dependency_directory_made_since_is_dropped(
+    root: Path,
+) -> None:
+    build(root, ["a.py", "src/b.py"], {})
+    options = WalkOptions(skip_dependencies=True, rules_from=root)
+    assert relative(search_names(root, "*.py", options, engine="ripgrep"), root) == ["a.py", "src/b.py"]
+    build(root, ["node_modules/m.py", "src/build/c.py"], {})  # rg walks bare, trusting the first search
+    again = search_names(root, "*.py", options, engine="ripgrep")
+    assert (relative(again, root), again.skipped) == (["a.py", "src/b.py"], ("node_modules/", "src/build/"))
+    third = both(root, "*.py", options)  # now known to hold some: the globs leave them out
+    assert (relative(third, root), third.skipped) == (["a.py", "src/b.py"], ("node_modules/", "src/build/"))
+
+
 def test_symlinks_are_not_followed_and_a_search_below_the_root_keeps_its_rules(tree: Path) -> None:
     (tree / "link.py").symlink_to(tree / "a.py")
     (tree / "linked").symlink_to(tree / "src")

@@ -176,10 +176,11 @@ def _ripgrep_names(
 ) -> tuple[list[str], list[str]]:
     """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips.
 
-    The default skips are found first when rg walks from ``root`` without hidden names: if there are none, rg walks
-    bare (see :func:`fsguard.core.ripgrep.walk_flags`) and what it lists that the walk leaves out (a hidden name, a
-    VCS or dependency directory) is dropped here. Otherwise they are found in Python while rg walks, on the other
-    core.
+    When rg walks from ``root`` without hidden names and the tree held no default skip the last time it was
+    searched (the first time, they are looked for before rg starts), rg walks bare (see
+    :func:`fsguard.core.ripgrep.walk_flags`) and what it lists that the walk leaves out (a hidden name, a VCS or
+    dependency directory, one made since) is dropped here. The default skips are found in Python while rg walks,
+    on the other core.
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
@@ -194,9 +195,10 @@ def _ripgrep_names(
             skipped.extend(default_skips(root, options))
 
     first = not inside and not options.include_hidden
-    if first:
+    known = _HAD_SKIPS.get((str(root), options)) if first else None
+    if first and known is None:  # a tree not searched yet: looked at before rg starts
         scan()
-    bare = first and not skipped
+    bare = first and not (skipped if known is None else known)
     flags = walk_flags(options, inside, bare=bare)
     exact = False
     if prefilter is not None and "fsguard" not in flags:  # types add up: an include-glob type would widen it
@@ -204,7 +206,9 @@ def _ripgrep_names(
         flags += ["--type-add", f"fsguardname:{glob}", "--type", "fsguardname"]
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         command = [str(rg), "--no-config", *flags, *narrowing, "--files", "--null", "--", "./"]
-        output = run_spooled(command, cwd, None, None if first else scan)
+        output = run_spooled(command, cwd, None, None if first and known is None else scan)
+    if first:
+        _remember(str(root), options, bool(skipped))
     listed = _walk_ordered(output, lead)
     wanted = glob_matcher(options.globs) if options.globs else None
     joined = listed.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
@@ -216,6 +220,17 @@ def _ripgrep_names(
     if wanted is not None:
         names = [name for name in names if wanted(name)]
     return names, skipped
+
+
+# Whether each tree searched held default skips, by (directory, walk options): a repeated search starts rg at once.
+_HAD_SKIPS: dict[tuple[str, WalkOptions], bool] = {}
+_MAX_TREES = 256
+
+
+def _remember(root: str, options: WalkOptions, had_skips: bool) -> None:
+    if len(_HAD_SKIPS) >= _MAX_TREES:
+        _HAD_SKIPS.clear()  # one step, safe beside other threads; the trees are looked at first again
+    _HAD_SKIPS[(root, options)] = had_skips
 
 
 @functools.cache
