@@ -128,17 +128,23 @@ def main() -> int:
     medians: dict[str, list[float]] = {key: [] for key in ("ref_edit", "txt_edit", "py_edit", "ref_read", "our_read")}
     with tempfile.TemporaryDirectory(prefix="fsguard-bench-latency-") as scratch:
         work = Path(scratch)
-        # The box drifts between runs by more than the differences measured: the runs alternate, round after
-        # round, and each figure is the median of its rounds' medians.
+        # The box drifts between runs by more than the differences measured, and within a round too (each run
+        # leaves dirty pages behind it): the runs alternate, round after round, each round starting one run later
+        # than the last, and each figure is the median of its rounds' medians. Every fsguard run has its own state.
         for round_number in range(args.rounds):
-            fsguard = [fsguard_executable(), "${TMP}", "--state-dir", str(work / f"state{round_number}")]
             out = work / f"round{round_number}"
             out.mkdir()
-            medians["ref_edit"].append(edit(script, reference, "reference", "f.txt", out / "1.json", args))
-            medians["txt_edit"].append(edit(script, fsguard, "seed", "f.txt", out / "2.json", args))
-            medians["py_edit"].append(edit(script, fsguard, "seed", "f.py", out / "3.json", args))
-            medians["ref_read"].append(read(script, reference, READ_REFERENCE, "read_text_file", out / "4.json", args))
-            medians["our_read"].append(read(script, fsguard, READ_FSGUARD, "read_file", out / "5.json", args))
+            states = {name: [fsguard_executable(), "${TMP}", "--state-dir", str(out / name)] for name in "tpr"}
+            runs = [
+                ("ref_edit", edit, (script, reference, "reference", "f.txt")),
+                ("txt_edit", edit, (script, states["t"], "seed", "f.txt")),
+                ("py_edit", edit, (script, states["p"], "seed", "f.py")),
+                ("ref_read", read, (script, reference, READ_REFERENCE, "read_text_file")),
+                ("our_read", read, (script, states["r"], READ_FSGUARD, "read_file")),
+            ]
+            shift = round_number % len(runs)
+            for key, measure, given in runs[shift:] + runs[:shift]:
+                medians[key].append(measure(*given, out / f"{key}.json", args))
         (work / "served").mkdir()
         idle = [fsguard_executable(), str(work / "served"), "--state-dir", str(work / "state-idle")]
         # One unmeasured start stores fsguard's tool list (as the first start after an install does); then the
