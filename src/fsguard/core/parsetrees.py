@@ -7,9 +7,9 @@ fsguard's back is parsed in full again.
 A file riddled with syntax errors (more than a few hundred, or so many that a parse runs past its time budget: not
 source in this language at all, though named so; error recovery took 130 ms over 70 KB of prose where clean code
 parses in 15) can never be warned about, since the warning is for edits that break a clean file: it is not
-re-parsed while fsguard edits it. Any other file is re-parsed on each
-edit, because one edit can clear errors far from it (deleting an unmatched bracket at the top, say). A tree
-with errors is confirmed by a fresh parse: error recovery may differ between an incremental parse and a fresh one.
+re-parsed while fsguard edits it. Any other file is re-parsed on each edit, because one edit can clear errors far
+from it (deleting an unmatched bracket at the top, say). A tree with errors is confirmed by a fresh parse: error
+recovery may differ between an incremental parse and a fresh one.
 """
 
 from __future__ import annotations

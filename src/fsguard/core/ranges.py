@@ -227,8 +227,7 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
 def _lf_run(text: str, pos: int, count: int, limit: int) -> tuple[int, int]:
     """Where up to ``count`` lines of ``text`` from ``pos``, each ended by an LF before ``limit``, end, and how many
     there are: one C-level search per line."""
-    end = taken = 0
-    end = pos
+    end, taken = pos, 0
     while taken < count and (found := text.find("\n", end, limit)) >= 0:
         end, taken = found + 1, taken + 1
     return end, taken
