@@ -76,4 +76,4 @@ def test_the_number_of_remembered_directories_is_bounded(tmp_path: Path) -> None
         (tmp_path / name).mkdir()
         shapes.of(tmp_path / name)
 
-    assert len(shapes._entries) == 2
+    assert len(shapes) == 2

@@ -6,7 +6,6 @@ Golden vectors: ``b""`` → ``811c9dc5``, ``b"hello world"`` → ``d58b3fa7``, `
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import read_at, read_snapshot
 from fsguard.core.errors import FsguardError
 from fsguard.core.oserrors import from_os_error
-from fsguard.core.shapes import RACY_WINDOW_NS
+from fsguard.core.remembered import Remembered
 from fsguard.core.textio import DecodedText, LineEnding, decode
 
 Identity = tuple[int, int, int, int, int]
@@ -136,10 +135,7 @@ class FingerprintCache:
     """Fingerprints keyed by (device, inode, size, mtime_ns, ctime_ns), so unchanged files are not re-read."""
 
     def __init__(self, max_entries: int = 4096, clock: Callable[[], int] = time.time_ns) -> None:
-        self._entries: dict[Path, tuple[Identity, Fingerprint]] = {}
-        self._lock = threading.Lock()
-        self._max_entries = max_entries
-        self._clock = clock
+        self._remembered: Remembered[Path, Fingerprint] = Remembered(max_entries, clock)
         self.hits = 0
         self.misses = 0
 
@@ -148,13 +144,8 @@ class FingerprintCache:
 
         ``stat`` is None when the file changed during the read: then nothing is trustworthy to keep.
         """
-        # ctime too: mtime can be set back by any program, ctime cannot.
-        if stat is None or self._clock() - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
-            return
-        with self._lock:
-            if len(self._entries) >= self._max_entries:
-                self._entries.pop(next(iter(self._entries)))
-            self._entries[path] = (_identity(stat), fingerprint)
+        if stat is not None:
+            self._remembered.keep(path, _identity(stat), fingerprint, stat)
 
     def remember_read(self, path: Path, fd: int, before: os.stat_result, fingerprint: Fingerprint) -> None:
         """Record the fingerprint of what was just read from the open ``fd``, unless the file changed meanwhile."""
@@ -168,13 +159,12 @@ class FingerprintCache:
 
     def lookup(self, path: Path, stat: os.stat_result) -> Fingerprint | None:
         """The fingerprint kept for ``path`` if the file still has the identity ``stat`` gives, else None."""
-        with self._lock:
-            cached = self._entries.get(path)
-        if cached is not None and cached[0] == _identity(stat):
+        found = self._remembered.get(path, _identity(stat))
+        if found is None:
+            self.misses += 1
+        else:
             self.hits += 1
-            return cached[1]
-        self.misses += 1
-        return None
+        return found
 
     def fingerprint(self, path: Path, max_size: int | None = None, *, entry: Pinned | None = None) -> Fingerprint:
         """The fingerprint of the file at ``path``, reading it only when its identity changed.
@@ -184,13 +174,9 @@ class FingerprintCache:
         found = lstat_at(entry) if entry is not None else path.stat()
         if found is None:
             raise from_os_error(FileNotFoundError(2, "no such file"), path)
-        key = _identity(found)
-        with self._lock:
-            cached = self._entries.get(path)
-        if cached is not None and cached[0] == key:
-            self.hits += 1
-            return cached[1]
-        self.misses += 1
+        kept = self.lookup(path, found)
+        if kept is not None:
+            return kept
         data, stat = read_at(entry, max_size) if entry is not None else read_snapshot(path, max_size)
         fingerprint = Fingerprint.of(data)
         self.remember(path, stat, fingerprint)

@@ -3,24 +3,19 @@
 A name search reports the dependency directories it left out (``node_modules``, …), which takes a walk of every
 directory of the tree beside rg's listing; reading each directory's entries, files included, cost about as much as
 rg's whole run. A directory's mtime and ctime change whenever an entry is added, removed or renamed in it, so its
-subdirectories are remembered under (device, inode, mtime_ns, ctime_ns), and a later walk stats the directory instead
-of reading it. As for file fingerprints (:class:`fsguard.core.hashing.FingerprintCache`), a directory changed in
-the last two seconds is not remembered: another change in the same clock tick would leave its times as they were.
+subdirectories are remembered under (device, inode, mtime_ns, ctime_ns) (:mod:`fsguard.core.remembered`), and a
+later walk stats the directory instead of reading it.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-# A file or directory changed this recently may change again within one timestamp tick without its times moving,
-# so what was read of it is not remembered (the "racy git" rule; file fingerprints follow it too).
-RACY_WINDOW_NS = 2_000_000_000
-_Identity = tuple[int, int, int, int]
+from fsguard.core.remembered import Remembered
 
 
 @dataclass(frozen=True)
@@ -36,10 +31,10 @@ class DirectoryShapes:
     """Shapes of directories keyed by path, each valid while the directory keeps its identity."""
 
     def __init__(self, max_entries: int = 100_000, clock: Callable[[], int] = time.time_ns) -> None:
-        self._entries: dict[str, tuple[_Identity, Shape]] = {}
-        self._lock = threading.Lock()
-        self._max_entries = max_entries
-        self._clock = clock
+        self._remembered: Remembered[str, Shape] = Remembered(max_entries, clock)
+
+    def __len__(self) -> int:
+        return len(self._remembered)
 
     def of(self, directory: str | Path) -> Shape:
         """The shape of ``directory`` now: remembered if it did not change since, else read.
@@ -52,10 +47,9 @@ class DirectoryShapes:
         # stats every directory of a tree, and a Path per directory cost as much as the stat.
         info = os.stat(directory)  # noqa: PTH116
         identity = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
-        with self._lock:
-            cached = self._entries.get(directory)
-        if cached is not None and cached[0] == identity:
-            return cached[1]
+        shape = self._remembered.get(directory, identity)
+        if shape is not None:
+            return shape
         with os.scandir(directory) as scan:
             entries = list(scan)
         names = [entry.name for entry in entries]
@@ -64,11 +58,7 @@ class DirectoryShapes:
         except OSError:  # one vanished while its type was looked up
             found = [entry.name for entry in entries if _is_directory(entry)]
         shape = Shape(tuple(sorted(found, key=os.fsencode)), ".gitignore" in names)
-        if self._clock() - max(info.st_mtime_ns, info.st_ctime_ns) >= RACY_WINDOW_NS:
-            with self._lock:
-                if len(self._entries) >= self._max_entries:
-                    self._entries.pop(next(iter(self._entries)))
-                self._entries[directory] = (identity, shape)
+        self._remembered.keep(directory, identity, shape, info)
         return shape
 
 

@@ -1,0 +1,52 @@
+"""Facts read from the disk, remembered while what they were read from keeps the identity it had then.
+
+A file's or directory's identity is what a stat gives (device, inode, times; size for a file): a write, a new
+entry or a rename moves its mtime and ctime. Not within one clock tick, though: a change made in the tick of the
+one remembered would leave the times as they were (the "racy git" rule). So nothing changed in the last
+:data:`RACY_WINDOW_NS` is remembered. File fingerprints (:class:`fsguard.core.hashing.FingerprintCache`) and
+directory shapes (:class:`fsguard.core.shapes.DirectoryShapes`) are both kept here.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+# Two seconds: covers the coarsest timestamps a file system still in use keeps (FAT's two seconds, one on
+# ext3 and HFS+), and a clock tick anywhere else.
+RACY_WINDOW_NS = 2_000_000_000
+
+Key = TypeVar("Key", bound=Hashable)
+Value = TypeVar("Value")
+
+
+class Remembered(Generic[Key, Value]):
+    """At most ``max_entries`` values (the oldest dropped first), each valid under the identity it was kept with."""
+
+    def __init__(self, max_entries: int, clock: Callable[[], int] = time.time_ns) -> None:
+        self._entries: dict[Key, tuple[Hashable, Value]] = {}
+        self._lock = threading.Lock()
+        self._max_entries = max_entries
+        self._clock = clock
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: Key, identity: Hashable) -> Value | None:
+        """The value kept for ``key`` if it was kept under ``identity``, else None."""
+        with self._lock:
+            kept = self._entries.get(key)
+        return kept[1] if kept is not None and kept[0] == identity else None
+
+    def keep(self, key: Key, identity: Hashable, value: Value, stat: os.stat_result) -> None:
+        """Keep ``value``, read under ``identity`` (from ``stat``), unless ``stat`` shows a change too recent to
+        tell apart from the next one (ctime too: mtime can be set back by any program, ctime cannot)."""
+        if self._clock() - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
+            return
+        with self._lock:
+            if len(self._entries) >= self._max_entries:
+                self._entries.pop(next(iter(self._entries)))
+            self._entries[key] = (identity, value)
