@@ -213,8 +213,9 @@ def _ripgrep_names(
     wanted = glob_matcher(options.globs) if options.globs else None
     joined = listed.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
     names = joined.split("\0") if listed else []
-    if bare and _left_out(options.skip_dependencies).search(listed):
-        names = [name for name in names if not _left_out(options.skip_dependencies).search(os.fsencode(name))]
+    left_out = _left_out(options.skip_dependencies) if bare else None
+    if left_out is not None and left_out.search(listed):
+        names = [name for name in names if not left_out.search(os.fsencode(name))]
     if not (exact and joined.isascii()):  # a type matches ASCII names as fnmatch does, past ASCII only more
         names = [name for name in names if matches(name)]
     if wanted is not None:
