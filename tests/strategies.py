@@ -433,3 +433,17 @@ def deny_cases(draw: st.DrawFn) -> tuple[tuple[str, ...], list[str]]:
     parts = st.lists(st.sampled_from((*PATH_PIECES, ".env", "x.pem")), min_size=1, max_size=4)
     paths = draw(st.lists(parts.map("/".join), max_size=40))
     return rules, paths
+
+
+def os_name_values() -> st.SearchStrategy[JsonValue]:
+    """JSON-shaped values whose strings may hold what ``os.fsdecode`` makes of bytes that are not UTF-8 (lone
+    surrogates), as a result built from the names on a disk does."""
+    strings = st.text(
+        st.one_of(st.characters(codec="utf-8"), st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF))
+    )
+    leaves = st.one_of(st.none(), st.booleans(), st.integers(), strings)
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(strings, inner, max_size=4)),
+        max_leaves=12,
+    )

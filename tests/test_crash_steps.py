@@ -2,7 +2,8 @@
 working undo.
 
 The edit sequence is: append the backup and its chain link to the file's journal (one write), fsync the journal,
-write the temp file, fsync it, rename it over the file, fsync the directory. The crash test runs the engine in a
+record the temp file's name (so a crash leaves no stray), write the temp file, fsync it, rename it over the file,
+fsync the directory. The crash test runs the engine in a
 child process that SIGKILLs itself just before step N (a patched ``os`` function counting the calls), then checks
 what the disk holds from the parent, and undoes with a fresh engine as the next server would.
 """
@@ -27,7 +28,7 @@ from tests.conftest import ClientFactory, structured
 
 OLD = b"alpha\nbeta\ngamma\n"
 NEW = b"alpha\nBETA\ngamma\n"
-STEPS = ["journal write", "journal fsync", "temp write", "temp fsync", "rename", "directory fsync"]
+STEPS = ["journal write", "journal fsync", "temp name record", "temp write", "temp fsync", "rename", "directory fsync"]
 
 # The child: run one write through the engine, dying by SIGKILL just before the call numbered ``kill_at``
 # among the calls of the sequence above (a number past the last lets it finish).

@@ -132,6 +132,7 @@ class FsguardServer(MCPServer):
             return asked.ask
         self.build_tools()
         # Imported with the tools, not at start-up: fsguard.voice loads every voice and result model.
+        from fsguard.tools._wire import wire_result
         from fsguard.voice.paths import naming_under, shortened_error
 
         with (
@@ -146,6 +147,8 @@ class FsguardServer(MCPServer):
                 result = error_result(exc.code, shortened_error(exc.message), exc.fields)
             except ToolError as exc:
                 result = result_for(exc, name)
+        if isinstance(result, CallToolResult):
+            result = wire_result(result)
         self._account(name, arguments, result, started)
         return result
 
@@ -199,7 +202,7 @@ def audit_entry(
         status="error" if code else "ok",
         error_code=code,
         path=str(data.get("path") or given) if (data.get("path") or given) else None,
-        bytes_out=len(text.encode()),
+        bytes_out=len(text.encode("utf-8", "surrogatepass")),  # a path from a non-UTF-8 name holds surrogates
         backup_id=data.get("backup_id"),
         risk=data.get("risk_level"),
     )

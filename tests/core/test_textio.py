@@ -430,6 +430,36 @@ def test_atomic_write_accepts_a_file_name_of_the_longest_length_the_filesystem_a
     assert _temps(tmp_path) == []
 
 
+def test_atomic_write_in_a_directory_whose_name_is_not_utf8_journals_its_temp_and_leaves_no_stray(
+    tmp_path: Path, state_dir: Path, writer: AtomicWriter
+) -> None:
+    directory = tmp_path / os.fsdecode(b"caf\xe9")  # Latin-1 bytes: a lone surrogate in the str
+    directory.mkdir()
+    path = directory / "notes.txt"
+    path.write_bytes(b"old")
+
+    writer.write(path, b"new")
+
+    assert path.read_bytes() == b"new"
+    assert _temps(directory) == []
+    assert _journal(state_dir) == []
+
+
+def test_clean_strays_removes_a_temp_under_a_directory_whose_name_is_not_utf8(
+    tmp_path: Path, state_dir: Path, writer: AtomicWriter
+) -> None:
+    work = tmp_path / os.fsdecode(b"caf\xe9")
+    work.mkdir()
+    stray = work / f"{TEMP_MARK}0123456789abcdef0123456789abcdef"
+    stray.write_bytes(b"half writ")
+    (state_dir / "inflight" / "0123456789abcdef0123456789abcdef").write_bytes(os.fsencode(stray))
+
+    assert writer.clean_strays() == [stray]
+
+    assert list(work.iterdir()) == []
+    assert _journal(state_dir) == []
+
+
 def test_clean_strays_removes_the_temp_file_of_an_interrupted_write(
     tmp_path: Path, state_dir: Path, writer: AtomicWriter
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -351,3 +352,16 @@ async def test_regex_rules_sent_as_json_text_with_limit_minus_one_apply_in_order
     rules = '[{"pattern": "foo", "replacement": "baz", "limit": -1}, {"pattern": "bar", "replacement": "qux"}]'
     structured(await client.call_tool("edit_file", {"path": "r.txt", "mode": "regex", "patterns_json": rules}))
     assert (root / "r.txt").read_bytes() == b"baz qux baz\r\nbaz\r\n"
+
+
+async def test_edit_in_a_directory_whose_name_is_not_utf8_writes_the_bytes(client: Client, root: Path) -> None:
+    directory = root / os.fsdecode(b"caf\xe9")  # a Latin-1 name: the path reaches the server with a lone surrogate
+    directory.mkdir()
+    (directory / "menu.txt").write_bytes(b"soup\nbread\n")
+
+    result = await client.call_tool(
+        "edit_file", {"path": f"{directory.name}/menu.txt", "old_text": "soup", "new_text": "stew"}
+    )
+
+    assert not result.is_error, text_of(result)
+    assert (directory / "menu.txt").read_bytes() == b"stew\nbread\n"

@@ -6,7 +6,9 @@ Golden vectors: ``b""`` → ``811c9dc5``, ``b"hello world"`` → ``d58b3fa7``, `
 from __future__ import annotations
 
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +33,47 @@ _MASK = 0xFFFFFFFF
 
 def content_hash(data: bytes) -> str:
     """FNV-1a 32 of ``data`` as 8 lowercase hex digits."""
+    if _RECENT.min_size <= len(data) <= _RECENT.max_size and type(data) is bytes:
+        return _RECENT.digest(data)
     return f"{fnv1a_32(data):08x}"
+
+
+class RecentDigests:
+    """The digests of the last byte strings hashed, found again by comparing bytes.
+
+    Comparing runs some twenty times faster than FNV-1a, and the same bytes are hashed again and again: an edit
+    hashes as the old bytes what the edit before it wrote, and a read what the last read or write saw (within
+    the racy window, where no stat can vouch for them). A digest is a function of the bytes alone, so a match
+    is always right, whatever the file or the time. At most ``max_held`` bytes are kept, oldest dropped first.
+    """
+
+    def __init__(self, *, min_size: int = 8 << 10, max_size: int = 1 << 20, max_held: int = 4 << 20) -> None:
+        self.min_size = min_size
+        self.max_size = max_size
+        self._max_held = max_held
+        self._held = 0
+        self._entries: OrderedDict[tuple[int, bytes, bytes], tuple[bytes, str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def digest(self, data: bytes) -> str:
+        """:func:`content_hash` of ``data``, from memory when these bytes were hashed lately."""
+        key = (len(data), data[:_EDGE], data[-_EDGE:])  # an edit in the middle keeps the ends: the bytes decide
+        with self._lock:
+            found = self._entries.get(key)
+        if found is not None and found[0] == data:
+            return found[1]
+        digest = f"{fnv1a_32(data):08x}"
+        with self._lock:
+            replaced = self._entries.pop(key, None)
+            self._held += len(data) - (len(replaced[0]) if replaced else 0)
+            self._entries[key] = (data, digest)
+            while self._held > self._max_held:
+                self._held -= len(self._entries.popitem(last=False)[1][0])
+        return digest
+
+
+_EDGE = 32
+_RECENT = RecentDigests()
 
 
 class StreamHash:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from fsguard.core.confirmation import Confirmation, ConfirmMode, declined
 from fsguard.core.errors import FsguardError
 from fsguard.services import Services
+from fsguard.tools._wire import wire_text
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ async def ask(ctx: Context, preflight: Preflight) -> Elicit[ConfirmForm] | NotAs
     if found is None or not found.asked_under(mode):
         return NOT_ASKED
     logger.info("%s asks the user to confirm it (%s)", found.operation, found.reason)
-    return Elicit(found.summary, ConfirmForm)
+    return Elicit(wire_text(found.summary), ConfirmForm)
 
 
 def consent(answer: Consent, operation: str, *, force: bool = False) -> bool:

@@ -1,0 +1,69 @@
+"""What leaves the server must encode as UTF-8: names the OS gives as bytes that are not UTF-8 do not.
+
+Python decodes such a name with ``surrogateescape`` (``b"caf\\xe9"`` is ``"caf\\udce9"``), so every path
+still reaches its file. JSON has no valid text for a lone surrogate and the SDK's serialiser refuses one:
+one file named so in a listed directory stopped the whole stdio server. Results are scrubbed here instead,
+each lone surrogate shown as U+FFFD, as a terminal or an editor shows the name.
+"""
+
+from __future__ import annotations
+
+import marshal
+import re
+from typing import TypeVar
+
+from mcp.types import CallToolResult, TextContent
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# marshal writes strings as UTF-8 and lets a lone surrogate through as ED A0..BF xx, which valid UTF-8 never
+# holds: one pass in C tells a clean value from one to scrub, four times faster than walking it in Python.
+_LONE_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
+Value = TypeVar("Value")
+
+
+def wire_text(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD; ``text`` itself when it has none."""
+    if text.isascii():  # constant time: CPython records it
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def wire_value(value: Value) -> Value:
+    """``value`` (JSON-shaped: dicts, lists, strings, numbers) with :func:`wire_text` applied to every string,
+    keys too; the same object when none needed it, so a clean result is never copied."""
+    try:
+        # A hit may also be the bytes of a binary number: then the scrub copies the value and changes nothing.
+        suspect = _LONE_SURROGATE_BYTES.search(marshal.dumps(value)) is not None  # type: ignore[arg-type]
+    except ValueError:  # a type marshal does not know: look at every string
+        suspect = True
+    return _scrubbed(value) if suspect else value
+
+
+def _scrubbed(value: Value) -> Value:
+    if isinstance(value, str):
+        return wire_text(value)  # type: ignore[return-value]
+    if isinstance(value, dict):
+        return {_scrubbed(key): _scrubbed(item) for key, item in value.items()}  # type: ignore[return-value]
+    if isinstance(value, list | tuple):
+        return [_scrubbed(item) for item in value]  # type: ignore[return-value]
+    return value
+
+
+def wire_result(result: CallToolResult) -> CallToolResult:
+    """``result`` with every text block and the structured content safe to serialise; itself when it was."""
+    content = [
+        block.model_copy(update={"text": text})
+        if isinstance(block, TextContent) and (text := wire_text(block.text)) is not block.text
+        else block
+        for block in result.content
+    ]
+    structured = wire_value(result.structured_content)
+    if structured is result.structured_content and all(
+        new is old for new, old in zip(content, result.content, strict=True)
+    ):
+        return result
+    return result.model_copy(update={"content": content, "structured_content": structured})

@@ -1,0 +1,95 @@
+"""Results built from names that are not UTF-8 still reach the client: lone surrogates become U+FFFD."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from mcp import Client
+from mcp.types import CallToolResult, TextContent
+
+from fsguard.tools._wire import wire_result, wire_value
+from tests.conftest import structured, text_of
+from tests.strategies import JsonValue, os_name_values
+from tests.test_protocol_edges import exchange, frame
+
+pytestmark = pytest.mark.anyio
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LATIN1_NAME = os.fsdecode(b"caf\xe9")  # "caf\udce9": how Python names a directory whose bytes are Latin-1
+
+
+def _encodes(value: JsonValue) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@given(os_name_values())
+def test_a_wired_value_always_encodes_as_utf8_and_a_clean_one_is_returned_as_is(value: JsonValue) -> None:
+    wired = wire_value(value)
+
+    assert _encodes(wired)
+    assert json.dumps(wired, ensure_ascii=False) == LONE_SURROGATE.sub("\ufffd", json.dumps(value, ensure_ascii=False))
+    if _encodes(value):
+        assert wired is value
+
+
+def test_wire_result_replaces_each_lone_surrogate_in_text_and_structured_content() -> None:
+    result = CallToolResult(
+        content=[TextContent(type="text", text=f"DIR {LATIN1_NAME}/")],
+        structured_content={"entries": [{"name": LATIN1_NAME, "size": 3}], LATIN1_NAME: [LATIN1_NAME]},
+    )
+
+    wired = wire_result(result)
+
+    assert wired.content[0].text == "DIR caf\ufffd/"  # type: ignore[union-attr]
+    assert wired.structured_content == {"entries": [{"name": "caf\ufffd", "size": 3}], "caf\ufffd": ["caf\ufffd"]}
+    wired.model_dump_json()  # what the transports do: it raised before
+
+
+def _latin1_tree(root: Path) -> Path:
+    directory = root / LATIN1_NAME
+    directory.mkdir()
+    (directory / "menu.txt").write_bytes(b"soup\n")
+    (root / "plain.txt").write_bytes(b"plain\n")
+    return directory
+
+
+async def test_listing_and_searching_a_tree_with_a_latin1_name_serialise(client: Client, root: Path) -> None:
+    _latin1_tree(root)
+
+    listed = await client.call_tool("list_directory", {"path": "."})
+    found = await client.call_tool("search_files", {"path": ".", "pattern": "*.txt"})
+
+    for result in (listed, found):
+        result.model_dump_json()
+    assert "caf\ufffd" in [entry["name"] for entry in structured(listed)["entries"]]
+    assert "caf\ufffd/menu.txt" in text_of(found)
+    assert (root / LATIN1_NAME / "menu.txt").read_bytes() == b"soup\n"
+
+
+async def test_stdio_lists_a_latin1_name_and_keeps_answering(root: Path, tmp_path: Path) -> None:
+    _latin1_tree(root)
+    start = [
+        frame(
+            1,
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        ),
+        frame(None, "notifications/initialized"),
+        frame(2, "tools/call", {"name": "list_directory", "arguments": {"path": "."}}),
+        frame(3, "tools/call", {"name": "read_file", "arguments": {"path": "plain.txt"}}),
+    ]
+
+    answers = await exchange(root, tmp_path / "state", start)
+
+    names = [entry["name"] for entry in answers[2]["result"]["structuredContent"]["entries"]]
+    assert names == ["caf\ufffd", "plain.txt"]
+    assert answers[3]["result"]["structuredContent"]["content"] == "plain\n"
