@@ -8,13 +8,15 @@ import time
 from pathlib import Path
 
 import pytest
+from fnv_hash_fast import fnv1a_32
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from fsguard.core import hashing as hashing_module
 from fsguard.core import metadata as metadata_module
 from fsguard.core import ranges as ranges_module
 from fsguard.core.beneath import Beneath
-from fsguard.core.hashing import Fingerprint, FingerprintCache, StreamHash, content_hash
+from fsguard.core.hashing import Fingerprint, FingerprintCache, RecentDigests, StreamHash, content_hash
 from fsguard.core.metadata import MetadataReader
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import Layout, Survey
@@ -223,3 +225,43 @@ def test_an_unchanged_file_over_the_size_limit_is_counted_once_and_never_hashed(
     with big.open("ab") as grown:
         grown.write(b"one more\n")
     assert reader.describe(str(big))[1].line_count == 1001
+
+
+def _fnv(data: bytes) -> str:
+    return f"{fnv1a_32(data):08x}"
+
+
+@given(st.lists(st.binary(min_size=0, max_size=300), min_size=1, max_size=12), st.integers(0, 600))
+def test_recent_digests_always_give_the_hash_of_the_bytes_asked_about(pieces: list[bytes], max_held: int) -> None:
+    recent = RecentDigests(min_size=0, max_size=400, max_held=max_held)
+    # Same length and ends, different middles: one key, and only the comparison of the bytes tells them apart.
+    variants = [b"A" * 40 + piece + b"Z" * 40 for piece in pieces] + [
+        b"A" * 40 + b"q" * len(p) + b"Z" * 40 for p in pieces
+    ]
+
+    for data in variants + variants[::-1]:
+        assert recent.digest(bytes(data)) == _fnv(data)  # a fresh object each time: equal bytes, not identity
+    assert recent.held <= max_held
+
+
+def test_recent_digests_answer_equal_bytes_without_hashing_them_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    recent = RecentDigests(min_size=0)
+    data = os.urandom(100_000)
+    expected = recent.digest(data)
+    calls: list[int] = []
+    monkeypatch.setattr(hashing_module, "fnv1a_32", lambda raw: calls.append(len(raw)) or 0)
+
+    assert recent.digest(bytes(bytearray(data))) == expected
+    assert calls == []
+    recent.digest(data[:-1] + b"!")  # a change at the end: a new key, hashed
+    assert calls == [100_000]
+
+
+def test_recent_digests_keep_at_most_their_byte_budget() -> None:
+    recent = RecentDigests(min_size=0, max_held=250_000)
+
+    for n in range(10):
+        recent.digest(bytes([n]) * 100_000)
+
+    assert recent.held == 200_000
+    assert len(recent) == 2

@@ -55,6 +55,14 @@ class RecentDigests:
         self._entries: OrderedDict[tuple[int, bytes, bytes], tuple[bytes, str]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def held(self) -> int:
+        """Bytes kept, all entries together."""
+        return self._held
+
     def digest(self, data: bytes) -> str:
         """:func:`content_hash` of ``data``, from memory when these bytes were hashed lately."""
         key = (len(data), data[:_EDGE], data[-_EDGE:])  # an edit in the middle keeps the ends: the bytes decide
