@@ -16,7 +16,7 @@ from mcp.types import CallToolResult, TextContent
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # marshal writes strings as UTF-8 and lets a lone surrogate through as ED A0..BF xx, which valid UTF-8 never
-# holds: one pass in C tells a clean value from one to scrub, four times faster than walking it in Python.
+# holds: a pass in C tells a clean value from one to scrub, four times faster than walking it in Python.
 _LONE_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
 Value = TypeVar("Value")
 
@@ -36,11 +36,14 @@ def wire_value(value: Value) -> Value:
     """``value`` (JSON-shaped: dicts, lists, strings, numbers) with :func:`wire_text` applied to every string,
     keys too; the same object when none needed it, so a clean result is never copied."""
     try:
-        # A hit may also be the bytes of a binary number: then the scrub copies the value and changes nothing.
-        suspect = _LONE_SURROGATE_BYTES.search(marshal.dumps(value)) is not None  # type: ignore[arg-type]
+        raw = marshal.dumps(value)  # type: ignore[arg-type]
     except ValueError:  # a type marshal does not know: look at every string
-        suspect = True
-    return _scrubbed(value) if suspect else value
+        return _scrubbed(value)
+    # memchr first: most results hold no 0xED byte at all. A hit may also be a binary number's bytes (or a
+    # Hangul syllable's first byte): then the pattern decides, and a false alarm only copies the value.
+    if b"\xed" in raw and _LONE_SURROGATE_BYTES.search(raw) is not None:
+        return _scrubbed(value)
+    return value
 
 
 def _scrubbed(value: Value) -> Value:
