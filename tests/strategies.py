@@ -447,3 +447,8 @@ def os_name_values() -> st.SearchStrategy[JsonValue]:
         lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(strings, inner, max_size=4)),
         max_leaves=12,
     )
+
+
+def break_mixed_texts() -> st.SearchStrategy[str]:
+    """Short texts made of letters and every kind of line break, lone CRs and CRLFs side by side."""
+    return st.lists(st.sampled_from(["a", "b", "é", "\n", "\r", "\r\n"]), max_size=30).map("".join)

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from fsguard.core.diff import MAX_MATCHED_LINES, NO_NEWLINE_MARK, DiffFormat, DiffResult, render_diff
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.textio import split_lines
-from tests.strategies import edited_texts, local_edits
+from fsguard.core.textio import count_lines, split_lines
+from tests.strategies import break_mixed_texts, edited_texts, local_edits
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -294,3 +294,23 @@ def test_diff_is_a_correct_patch_and_equals_full_difflib_whenever_their_alignmen
     a, b = split_lines(before), split_lines(after)
     if _trimmed_opcodes(a, b) == difflib.SequenceMatcher(None, a, b).get_opcodes():
         assert result.text == _full_difflib("f.txt", before, after, context)
+
+
+@given(before=break_mixed_texts(), after=break_mixed_texts())
+def test_the_lines_a_diff_adds_and_removes_carry_the_line_count_from_before_to_after(before: str, after: str) -> None:
+    # edit_file reports the new line count this way instead of counting the whole new text again.
+    result = render_diff("f.txt", before, after, "none")
+
+    assert count_lines(after) == count_lines(before) + result.added - result.removed
+
+
+@given(text=break_mixed_texts(), span=st.tuples(st.integers(0, 30), st.integers(0, 30)), new=break_mixed_texts())
+def test_a_local_edit_changes_the_line_count_by_what_its_diff_adds_and_removes(
+    text: str, span: tuple[int, int], new: str
+) -> None:
+    start, end = sorted(min(bound, len(text)) for bound in span)
+    after = text[:start] + new + text[end:]  # the edit may split or join a CRLF at either end
+
+    result = render_diff("f.txt", text, after, "none")
+
+    assert count_lines(after) == count_lines(text) + result.added - result.removed

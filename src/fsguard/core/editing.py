@@ -27,7 +27,7 @@ from fsguard.core.risk import (
 )
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.structure import StructureChecker
-from fsguard.core.textio import DecodedText, count_lines, decode
+from fsguard.core.textio import DecodedText, decode
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,7 +121,8 @@ class Editor:
                 dry_run=options.dry_run,
                 previous_hash=before_hash,
                 content_hash=before_hash,
-                total_lines=count_lines(plan.new_text),
+                # The diff counts the lines it adds and removes: no second count over the whole new text.
+                total_lines=decoded.line_count + diff.added - diff.removed,
                 diff=diff,
                 risk=risk,
                 backup=None,
