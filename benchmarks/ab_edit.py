@@ -1,0 +1,144 @@
+"""Two fsguard builds editing side by side over stdio, call for call: how much a change moved an edit.
+
+Each build is a source tree given to ``PYTHONPATH`` (a ``git worktree`` of the commit before the change, say);
+an empty one means the installed fsguard. Every build serves its own copy of a 2,000-line, 100,000-byte file
+(the harness's lines) with its own state dir, and gets the harness's ``--scenario edit --fresh`` edit (line
+1,000, new text every call) in turn, the order flipping every call, so a slow spell of this shared VM hits
+both alike. The bench against the reference server is ``bench_latency.py``; this one only compares builds.
+
+    git worktree add /tmp/before <commit>
+    .venv/bin/python benchmarks/ab_edit.py before=/tmp/before/src after= [-n 400] [--suffix .py]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+LINES = 2000
+LINE_BYTES = 50  # the harness's line: "line 01000 xxx…\n"
+SKIPPED = 30  # the first calls of each build, while its caches fill
+
+
+def harness_text() -> str:
+    """The harness's generated file (bench_stdio.make_text): fixed-width lines, so edits never shift others."""
+    lines = []
+    for number in range(1, LINES + 1):
+        head = f"line {number:05d} "
+        lines.append(head + "x" * (LINE_BYTES - 1 - len(head)) + "\n")
+    return "".join(lines)
+
+
+@dataclass
+class Build:
+    """One fsguard build, serving its own copy of the file."""
+
+    label: str
+    process: subprocess.Popen[bytes]
+    path: Path
+    original: str
+    current: str
+    times_ms: list[float] = field(default_factory=list)
+
+    def send(self, message: dict[str, Any]) -> None:
+        stdin: IO[bytes] | None = self.process.stdin
+        assert stdin is not None
+        stdin.write((json.dumps(message) + "\n").encode())
+        stdin.flush()
+
+    def receive(self) -> bytes:
+        stdout: IO[bytes] | None = self.process.stdout
+        assert stdout is not None
+        return stdout.readline()
+
+
+def start(label: str, source: str, work: Path, suffix: str) -> Build:
+    root = work / label / "root"
+    root.mkdir(parents=True)
+    path = root / f"f{suffix}"
+    text = harness_text()
+    path.write_text(text, encoding="utf-8")
+    env = dict(os.environ)
+    if source:
+        env["PYTHONPATH"] = source
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(work / label / "state")]
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    original = text.split("\n")[LINES // 2 - 1]
+    build = Build(label, process, path, original, original)
+    build.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "ab", "version": "1"},
+            },
+        }
+    )
+    build.receive()
+    build.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return build
+
+
+def edit(build: Build, call: int) -> None:
+    new = f"{build.original} v{call}"
+    arguments = {"path": str(build.path), "old_text": build.current, "new_text": new}
+    started = time.perf_counter()
+    build.send(
+        {"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": {"name": "edit_file", "arguments": arguments}}
+    )
+    answer = build.receive()
+    build.times_ms.append((time.perf_counter() - started) * 1000)
+    if b'"isError":false' not in answer:
+        raise SystemExit(f"{build.label}: the edit failed: {answer[:300]!r}")
+    build.current = new
+
+
+def _labelled(spec: str) -> tuple[str, str]:
+    label, _, source = spec.partition("=")
+    return label, source
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("builds", nargs="+", metavar="LABEL=PYTHONPATH", help="a build: its label and source tree")
+    parser.add_argument("-n", type=int, default=400, help="edits per build (default 400)")
+    parser.add_argument("--suffix", default=".txt", help="the edited file's suffix (.py runs the structure check)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="fsguard-ab-") as scratch:
+        builds = [start(*_labelled(spec), Path(scratch), args.suffix) for spec in args.builds]
+        try:
+            for call in range(1, args.n + 1):
+                for build in builds if call % 2 else builds[::-1]:
+                    edit(build, call)
+        finally:
+            for build in builds:
+                if build.process.stdin is not None:
+                    build.process.stdin.close()
+                build.process.wait()
+    print(
+        f"edit of line {LINES // 2} in {LINES} lines ({args.suffix}), new text every call, {args.n} calls each, "
+        f"alternating; the first {SKIPPED} left out\n"
+    )
+    print("| build | median ms | p25 ms | p75 ms |\n| --- | ---: | ---: | ---: |")
+    for build in builds:
+        kept = build.times_ms[SKIPPED:]
+        p25, _, p75 = statistics.quantiles(kept, n=4)
+        print(f"| {build.label} | {statistics.median(kept):.3f} | {p25:.3f} | {p75:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
