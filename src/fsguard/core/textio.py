@@ -206,8 +206,10 @@ class BreakTally:
             return
         b = self.breaks
         if b.unit == 1:
-            cr = chunk.count(b.cr)
-            crlf = chunk.count(b.cr + b.lf) if cr else 0  # a two-byte count is slow; most files have no CR
+            # Most files have no CR: a memchr finds that several times faster than a count, and the two-byte
+            # CRLF count is slower still.
+            cr = chunk.count(b.cr) if b.cr in chunk else 0
+            crlf = chunk.count(b.cr + b.lf) if cr else 0
             self.crlf += crlf
             self.lf += chunk.count(b.lf) - crlf
             self.cr += cr - crlf
