@@ -15,7 +15,7 @@ import os
 import stat
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 import anyio
 from mcp.shared.message import SessionMessage
@@ -28,7 +28,20 @@ if TYPE_CHECKING:
 _MAX_LINE = 1 << 30
 
 
-class _PipeMessages:
+class _PipeEnd:
+    """What both streams share: the pipes belong to serve_stdio, which closes them, so the loop's close does nothing."""
+
+    async def aclose(self) -> None:
+        return None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
+
+class _PipeMessages(_PipeEnd):
     """The SDK's ``ReadStream`` of JSON-RPC messages, parsed straight from stdin's lines.
 
     ``stdio_server`` reads in a task of its own and hands each message over through a memory stream: an event
@@ -59,17 +72,8 @@ class _PipeMessages:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        return None
 
-    async def __aenter__(self) -> _PipeMessages:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        return None
-
-
-class _PipeFrames:
+class _PipeFrames(_PipeEnd):
     """The SDK's ``WriteStream``: each message serialised by the SDK's model and written to stdout as one line,
     with the pipe's back-pressure, in the task that sends it (a frame is one write, so two never interleave)."""
 
@@ -80,15 +84,6 @@ class _PipeFrames:
         frame = item.message.model_dump_json(by_alias=True, exclude_unset=True)
         self._writer.write(frame.encode("utf-8") + b"\n")
         await self._writer.drain()
-
-    async def aclose(self) -> None:
-        return None
-
-    async def __aenter__(self) -> _PipeFrames:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        return None
 
 
 def _is_stream(fd: int) -> bool:
