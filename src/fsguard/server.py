@@ -167,7 +167,7 @@ class FsguardServer(MCPServer):
             self.groundwork.audit.record(audit_entry(name, arguments, result, code, time.perf_counter() - started))
 
     async def serve_streams(self, read_stream: Any, write_stream: Any) -> None:
-        """Serve one connection over message streams (the SDK's ``ReadStream`` and ``WriteStream``)."""
+        """Serve one connection over already-framed streams (what ``stdio_server`` yields)."""
         # MCPServer only exposes this pairing through run_stdio_async, which insists on its own stdio.
         await self._lowlevel_server.run(
             read_stream, write_stream, self._lowlevel_server.create_initialization_options()

@@ -1,10 +1,9 @@
-"""stdio without worker threads or relay tasks: the SDK's message streams, read from and written to the pipes.
+"""stdio without worker threads: the SDK's framing over asyncio pipe streams.
 
-The SDK's ``stdio_server()`` reads and writes through ``anyio.wrap_file`` (three worker-thread hops per request,
-which were most of a small call's latency over stdio) and passes each message through a memory stream to or from
-a task of its own. When stdin and stdout are pipes, sockets or terminals (what every client spawning a server
-gives it), asyncio watches them directly and the SDK's serving loop reads and writes them through the stream
-protocols it defines (``ReadStream``, ``WriteStream``); the SDK still does all JSON-RPC parsing and serialisation.
+The SDK's ``stdio_server()`` reads and writes through ``anyio.wrap_file``: three worker-thread hops
+per request, which is most of a small call's latency over stdio. When stdin and stdout are pipes,
+sockets or terminals (what every client spawning a server gives it), asyncio can watch them
+directly; the SDK still does all JSON-RPC parsing and serialisation, only the byte pipes change.
 Anything else (a regular file as stdin) falls back to the SDK's own transport.
 """
 
@@ -15,74 +14,45 @@ import os
 import stat
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, cast
 
-import anyio
-from mcp.shared.message import SessionMessage
-from mcp.types import jsonrpc_message_adapter
+from mcp.server.stdio import stdio_server
 
 if TYPE_CHECKING:
+    import anyio
+
     from fsguard.server import FsguardServer
 
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
 _MAX_LINE = 1 << 30
 
 
-class _PipeEnd:
-    """What both streams share: the pipes belong to serve_stdio, which closes them, so the loop's close does nothing."""
-
-    async def aclose(self) -> None:
-        return None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        return None
-
-
-class _PipeMessages(_PipeEnd):
-    """The SDK's ``ReadStream`` of JSON-RPC messages, parsed straight from stdin's lines.
-
-    ``stdio_server`` reads in a task of its own and hands each message over through a memory stream: an event
-    loop round per message, in front of the one the SDK's serving loop adds itself. Parsing is the SDK's own
-    (``jsonrpc_message_adapter``), and a line that does not parse is handed on as the exception, as it does.
-    """
+class _LineReader:
+    """Async iteration over stdin's lines, as ``stdio_server`` consumes them."""
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
         self._reader = reader
 
-    async def receive(self) -> SessionMessage | Exception:
-        line = await self._reader.readline()
-        if not line:
-            raise anyio.EndOfStream
-        try:
-            # Decoded as stdio_server does: a byte that is not UTF-8 becomes U+FFFD, never a refused frame.
-            text = line.decode("utf-8", errors="replace")
-            return SessionMessage(jsonrpc_message_adapter.validate_json(text, by_name=False))
-        except Exception as exc:  # what stdio_server does: the serving loop answers it
-            return exc
-
-    def __aiter__(self) -> _PipeMessages:
+    def __aiter__(self) -> _LineReader:
         return self
 
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
 
 
-class _PipeFrames(_PipeEnd):
-    """The SDK's ``WriteStream``: each message serialised by the SDK's model and written to stdout as one line,
-    with the pipe's back-pressure, in the task that sends it (a frame is one write, so two never interleave)."""
+class _LineWriter:
+    """write/flush over an asyncio pipe, with the pipe's back-pressure."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
 
-    async def send(self, item: SessionMessage, /) -> None:
-        frame = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-        self._writer.write(frame.encode("utf-8") + b"\n")
+    async def write(self, text: str) -> None:
+        self._writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
         await self._writer.drain()
 
 
@@ -127,6 +97,10 @@ async def serve_stdio(server: FsguardServer) -> None:
         )
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
         try:
-            await server.serve_streams(_PipeMessages(reader), _PipeFrames(writer))
+            # stdio_server types its streams as anyio.AsyncFile; it only iterates lines and calls write/flush.
+            stdin = cast("anyio.AsyncFile[str]", _LineReader(reader))
+            stdout = cast("anyio.AsyncFile[str]", _LineWriter(writer))
+            async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+                await server.serve_streams(read_stream, write_stream)
         finally:
             writer.close()
