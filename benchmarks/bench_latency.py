@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import statistics
 import subprocess
@@ -128,9 +129,12 @@ def main() -> int:
     medians: dict[str, list[float]] = {key: [] for key in ("ref_edit", "txt_edit", "py_edit", "ref_read", "our_read")}
     with tempfile.TemporaryDirectory(prefix="fsguard-bench-latency-") as scratch:
         work = Path(scratch)
-        # The box drifts between runs by more than the differences measured, and within a round too (each run
-        # leaves dirty pages behind it): the runs alternate, round after round, each round starting one run later
-        # than the last, and each figure is the median of its rounds' medians. Every fsguard run has its own state.
+        # The box drifts between runs by more than the differences measured: the runs alternate, round after
+        # round, each round starting one run later than the last, and each figure is the median of its rounds'
+        # medians. Every fsguard run has its own state. Each run starts with nothing dirty in the page cache: the
+        # reference never fsyncs, so its 300 edits left ~30 MB for the kernel to write back during the next run,
+        # and the rotation keeps the same run after it in every round (fsguard's .txt edit, which came out slower
+        # than its .py edit in most runs for that reason alone).
         for round_number in range(args.rounds):
             out = work / f"round{round_number}"
             out.mkdir()
@@ -144,6 +148,7 @@ def main() -> int:
             ]
             shift = round_number % len(runs)
             for key, measure, given in runs[shift:] + runs[:shift]:
+                os.sync()
                 medians[key].append(measure(*given, out / f"{key}.json", args))
         (work / "served").mkdir()
         idle = [fsguard_executable(), str(work / "served"), "--state-dir", str(work / "state-idle")]
