@@ -8,6 +8,7 @@ both alike. The bench against the reference server is ``bench_latency.py``; this
 
     git worktree add /tmp/before <commit>
     .venv/bin/python benchmarks/ab_edit.py before=/tmp/before/src after= [-n 400] [--suffix .py]
+    .venv/bin/python benchmarks/ab_edit.py txt@.txt= py@.py=      # one build, a .txt and a .py file
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class Build:
         return stdout.readline()
 
 
-def start(label: str, source: str, work: Path, suffix: str) -> Build:
+def start(label: str, source: str, suffix: str, work: Path) -> Build:
     root = work / label / "root"
     root.mkdir(parents=True)
     path = root / f"f{suffix}"
@@ -107,19 +108,25 @@ def edit(build: Build, call: int) -> None:
     build.current = new
 
 
-def _labelled(spec: str) -> tuple[str, str]:
+def _labelled(spec: str, suffix: str) -> tuple[str, str, str]:
+    """``LABEL[@SUFFIX]=PYTHONPATH`` as (label, source tree, suffix of the file it edits)."""
     label, _, source = spec.partition("=")
-    return label, source
+    name, _, own_suffix = label.partition("@")
+    return name, source, own_suffix or suffix
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("builds", nargs="+", metavar="LABEL=PYTHONPATH", help="a build: its label and source tree")
+    parser.add_argument(
+        "builds", nargs="+", metavar="LABEL[@SUFFIX]=PYTHONPATH", help="a build: its label and source tree"
+    )
     parser.add_argument("-n", type=int, default=400, help="edits per build (default 400)")
-    parser.add_argument("--suffix", default=".txt", help="the edited file's suffix (.py runs the structure check)")
+    parser.add_argument(
+        "--suffix", default=".txt", help="the edited file's suffix unless a build names its own (.py: structure check)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="fsguard-ab-") as scratch:
-        builds = [start(*_labelled(spec), Path(scratch), args.suffix) for spec in args.builds]
+        builds = [start(*_labelled(spec, args.suffix), Path(scratch)) for spec in args.builds]
         try:
             for call in range(1, args.n + 1):
                 for build in builds if call % 2 else builds[::-1]:
@@ -130,14 +137,14 @@ def main() -> None:
                     build.process.stdin.close()
                 build.process.wait()
     print(
-        f"edit of line {LINES // 2} in {LINES} lines ({args.suffix}), new text every call, {args.n} calls each, "
+        f"edit of line {LINES // 2} in {LINES} lines, new text every call, {args.n} calls each, "
         f"alternating; the first {SKIPPED} left out\n"
     )
-    print("| build | median ms | p25 ms | p75 ms |\n| --- | ---: | ---: | ---: |")
+    print("| build | file | median ms | p25 ms | p75 ms |\n| --- | --- | ---: | ---: | ---: |")
     for build in builds:
         kept = build.times_ms[SKIPPED:]
         p25, _, p75 = statistics.quantiles(kept, n=4)
-        print(f"| {build.label} | {statistics.median(kept):.3f} | {p25:.3f} | {p75:.3f} |")
+        print(f"| {build.label} | {build.path.name} | {statistics.median(kept):.3f} | {p25:.3f} | {p75:.3f} |")
 
 
 if __name__ == "__main__":
