@@ -4,6 +4,7 @@ cross-site and host checks, id formats, confinement to the roots, the token. Eac
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -364,3 +365,30 @@ def test_off_loopback_the_token_is_required_by_header_or_cookie(shared: Settings
         assert "HttpOnly" in cookie
         assert "SameSite=strict" in cookie or "samesite=strict" in cookie.lower()
         assert client.get("/activity").status_code == 200  # the cookie now
+
+
+def test_a_file_whose_name_is_not_utf8_is_listed_shown_and_undone_by_its_own_bytes(
+    web: TestClient, engine: Services
+) -> None:
+    directory = _root(engine.settings) / os.fsdecode(b"caf\xe9")  # Latin-1 bytes: "caf\udce9" in Python
+    directory.mkdir()
+    target = _edited(engine, f"{directory.name}/menu.txt", "soup\n", "stew\n")
+
+    index = web.get("/files")
+    link = re.search(r'href="(/files\?path=[^"]*)"', index.text)
+    assert index.status_code == 200
+    assert link is not None
+    assert "caf%E9" in link.group(1)  # the link carries the name's own byte
+    history = web.get(link.group(1).replace("&amp;", "&"))
+    assert history.status_code == 200
+    assert "caf\ufffd/menu.txt" in history.text  # shown as a terminal shows it
+    token = re.search(r'name="path_token" value="([^"]*)"', history.text)
+    assert token is not None
+    for page in ("/activity", "/stats", "/trash"):
+        assert web.get(page).status_code == 200
+
+    answer = web.post("/files/undo", data={"path": "ignored when the token is there", "path_token": token.group(1)})
+
+    assert answer.status_code == 303
+    assert "caf%E9" in answer.headers["location"]
+    assert target.read_bytes() == b"soup\n"

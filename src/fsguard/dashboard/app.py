@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from fsguard.config import Settings
 from fsguard.core.errors import FsguardError
 from fsguard.core.paths import PathPolicy
-from fsguard.dashboard import access, forms, pages
+from fsguard.dashboard import access, forms, names, pages
 from fsguard.dashboard.actions import Actions, dashboard_audit
 from fsguard.dashboard.charts import human_bytes
 from fsguard.dashboard.csrf import forgery_refusal, host_refusal
@@ -80,6 +80,9 @@ def templates() -> Jinja2Templates:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["bytes"] = human_bytes
+    env.filters["urlencode"] = names.urlencode
+    env.filters["path_token"] = names.token
+    env.finalize = names.shown  # a page is UTF-8: a name that is not prints with U+FFFD instead of failing it
     return Jinja2Templates(env=env)
 
 

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from fsguard.core.errors import InvalidParamsError
+from fsguard.dashboard import names
 
 if TYPE_CHECKING:
     from fsguard.dashboard.app import Dashboard
@@ -35,12 +36,19 @@ async def _field(request: Request, name: str, *, required: bool = True) -> str:
 
 
 def _to(target: str, **query: str) -> RedirectResponse:
-    return RedirectResponse(f"{target}?{urlencode(query)}", status_code=303)
+    # surrogateescape: a name that is not UTF-8 goes into the link as its own bytes (names.query_value reads them)
+    return RedirectResponse(f"{target}?{urlencode(query, encoding='utf-8', errors='surrogateescape')}", status_code=303)
+
+
+async def _path(request: Request) -> str:
+    """The form's file: its byte-exact token when the page gave one, else the path as typed."""
+    exact = await _field(request, "path_token", required=False)
+    return names.from_token(exact) if exact else await _field(request, "path")
 
 
 async def undo(request: Request) -> Response:
     """Undo the newest operation on ``path``; ``force`` also when the file changed since."""
-    user_path = await _field(request, "path")
+    user_path = await _path(request)
     force = await _field(request, "force", required=False) == "yes"
     actions = _dashboard(request).actions
     report = await run_in_threadpool(lambda: actions.undo(user_path, force=force))
@@ -50,7 +58,7 @@ async def undo(request: Request) -> Response:
 async def restore(request: Request) -> Response:
     """Put the version ``backup_id`` back into ``path``."""
     backup_id = await _field(request, "backup_id")
-    user_path = await _field(request, "path")
+    user_path = await _path(request)
     actions = _dashboard(request).actions
     report = await run_in_threadpool(actions.restore, backup_id, user_path)
     return _to("/files", path=str(report.path), done="restore")

@@ -14,7 +14,7 @@ from starlette.responses import Response, StreamingResponse
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.inventory import list_trash
 from fsguard.core.trash import check_sd_id
-from fsguard.dashboard import feed
+from fsguard.dashboard import feed, names
 from fsguard.dashboard.charts import backup_sizes, human_bytes, statistics
 from fsguard.dashboard.history import file_history, recent_files
 from fsguard.dashboard.trashbin import preview
@@ -92,7 +92,7 @@ async def activity_stream(request: Request) -> Response:
 async def files(request: Request) -> Response:
     """A file's undo chain with each step's diff (``?path=``), or the files that have backups."""
     dashboard = _dashboard(request)
-    user_path = request.query_params.get("path", "")
+    user_path = names.query_value(request, "path")
     if not user_path:
         recent = await run_in_threadpool(recent_files, dashboard.services)
         return _render(request, "files.html", "files", history=None, recent=recent, user_path="")

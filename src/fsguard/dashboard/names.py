@@ -1,0 +1,66 @@
+"""File names that are not UTF-8, on pages and in links and forms.
+
+Python reads such a name with ``surrogateescape`` (``b"caf\\xe9"`` is ``"caf\\udce9"``). A page is UTF-8, so it
+shows the name with U+FFFD, as the tools do; a link or a form carries the name's own bytes, percent-encoded, and the
+handler reads them back with ``surrogateescape``, so the page it leads to acts on that very file.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import parse_qs, quote_from_bytes, unquote_to_bytes
+
+import jinja2.filters
+from markupsafe import Markup
+from starlette.requests import Request
+
+from fsguard.tools._wire import LONE_SURROGATE, wire_text
+
+
+def shown(value: Any) -> Any:
+    """What a page prints for ``value``: a string or path with each lone surrogate as U+FFFD, anything else as it is.
+
+    Markup stays Markup (a diff rendered to HTML): the replacement character needs no escaping.
+    """
+    if isinstance(value, Markup):
+        for char in set(LONE_SURROGATE.findall(value)):
+            value = value.replace(char, "\ufffd")  # Markup.replace keeps it Markup
+        return value
+    if isinstance(value, os.PathLike):  # printed as str(path), which keeps the surrogates
+        return wire_text(os.fspath(value))
+    return wire_text(value) if isinstance(value, str) else value
+
+
+def raw(value: str) -> bytes:
+    """The bytes a name stands for (UTF-8, and the original bytes where it was not)."""
+    return value.encode("utf-8", "surrogateescape")
+
+
+def urlencode(value: Any) -> str:
+    """Jinja's ``urlencode``, with each string's own bytes encoded (jinja's would refuse a lone surrogate)."""
+    if isinstance(value, dict):
+        return jinja2.filters.do_urlencode(
+            {key: raw(item) if isinstance(item, str) else item for key, item in value.items()}
+        )
+    if isinstance(value, str):
+        return quote_from_bytes(raw(value), safe="/")  # what jinja does with a string: its UTF-8, "/" kept
+    return jinja2.filters.do_urlencode(value)
+
+
+def token(path: str | os.PathLike[str]) -> str:
+    """``path``'s bytes, percent-encoded: a form field that survives the browser whatever the name holds."""
+    return quote_from_bytes(raw(os.fspath(path)), safe="/")
+
+
+def from_token(value: str) -> str:
+    """The path a :func:`token` stands for."""
+    return os.fsdecode(unquote_to_bytes(value))
+
+
+def query_value(request: Request, name: str) -> str:
+    """A query parameter, with the bytes of a name that is not UTF-8 read back as they were (Starlette's own
+    parsing turns them into U+FFFD, which names no file)."""
+    query = request.scope.get("query_string", b"").decode("latin-1")
+    values = parse_qs(query, keep_blank_values=True, encoding="utf-8", errors="surrogateescape").get(name)
+    return values[0] if values else ""
