@@ -9,7 +9,7 @@ import codecs
 import io
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import AnyStr, Literal
 
 from fsguard.core.charsets import legacy_codec
 from fsguard.core.errors import BinaryFileError, EncodingError
@@ -99,7 +99,7 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
             f"{path} does not decode as {encoding}: {exc}. Read it with encoding='base64' to see the raw bytes.",
             path=str(path),
         ) from exc
-    crlf, lf, cr = _ending_counts(text)
+    crlf, lf, cr = _ending_counts(text, "\r", "\n")
     final_newline = text.endswith(("\n", "\r"))
     line_count = crlf + lf + cr + (0 if final_newline or not text else 1)
     return DecodedText(text, encoding, bom, _style(crlf, lf, cr), final_newline, line_count)
@@ -206,13 +206,10 @@ class BreakTally:
             return
         b = self.breaks
         if b.unit == 1:
-            # Most files have no CR: a memchr finds that several times faster than a count, and the two-byte
-            # CRLF count is slower still.
-            cr = chunk.count(b.cr) if b.cr in chunk else 0
-            crlf = chunk.count(b.cr + b.lf) if cr else 0
+            crlf, lf, cr = _ending_counts(chunk, b.cr, b.lf)
             self.crlf += crlf
-            self.lf += chunk.count(b.lf) - crlf
-            self.cr += cr - crlf
+            self.lf += lf
+            self.cr += cr
         else:
             for found in b.pattern.finditer(chunk):
                 if found.start() % b.unit == 0:
@@ -271,22 +268,22 @@ def tail_lines(text: str, count: int) -> list[str]:
 
 def count_lines(text: str) -> int:
     """Lines in ``text``; a final line break adds no line."""
-    crlf, lf, cr = _ending_counts(text)
+    crlf, lf, cr = _ending_counts(text, "\r", "\n")
     return crlf + lf + cr + (0 if not text or text.endswith(("\n", "\r")) else 1)
 
 
 def line_ending_of(text: str) -> LineEnding:
     """The file's line-ending style; ``mixed`` when lines disagree."""
-    return _style(*_ending_counts(text))
+    return _style(*_ending_counts(text, "\r", "\n"))
 
 
-def _ending_counts(text: str) -> tuple[int, int, int]:
-    """How many lines end in CRLF, LF and a lone CR."""
-    if "\r" not in text:  # the common case: a memchr, then one count instead of three
-        return 0, text.count("\n"), 0
-    cr = text.count("\r")
-    crlf = text.count("\r\n")
-    return crlf, text.count("\n") - crlf, cr - crlf
+def _ending_counts(text: AnyStr, cr: AnyStr, lf: AnyStr) -> tuple[int, int, int]:
+    """How many lines of ``text`` (decoded, or bytes of a one-byte-unit encoding) end in CRLF, LF and a lone CR."""
+    if cr not in text:  # the common case: a memchr, then one count instead of three (a CRLF count is slower still)
+        return 0, text.count(lf), 0
+    crs = text.count(cr)
+    crlf = text.count(cr + lf)
+    return crlf, text.count(lf) - crlf, crs - crlf
 
 
 def _style(crlf: int, lf: int, cr: int) -> LineEnding:
