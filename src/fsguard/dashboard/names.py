@@ -32,25 +32,21 @@ def shown(value: Any) -> Any:
     return wire_text(value) if isinstance(value, str) else value
 
 
-def raw(value: str) -> bytes:
-    """The bytes a name stands for (UTF-8, and the original bytes where it was not)."""
-    return value.encode("utf-8", "surrogateescape")
-
-
 def urlencode(value: Any) -> str:
     """Jinja's ``urlencode``, with each string's own bytes encoded (jinja's would refuse a lone surrogate)."""
     if isinstance(value, dict):
         return jinja2.filters.do_urlencode(
-            {key: raw(item) if isinstance(item, str) else item for key, item in value.items()}
+            {key: os.fsencode(item) if isinstance(item, str) else item for key, item in value.items()}
         )
     if isinstance(value, str):
-        return quote_from_bytes(raw(value), safe="/")  # what jinja does with a string: its UTF-8, "/" kept
+        return token(value)  # what jinja does with a string: its bytes, "/" kept
     return jinja2.filters.do_urlencode(value)
 
 
 def token(path: str | os.PathLike[str]) -> str:
-    """``path``'s bytes, percent-encoded: a form field that survives the browser whatever the name holds."""
-    return quote_from_bytes(raw(os.fspath(path)), safe="/")
+    """``path``'s bytes (``os.fsencode``: UTF-8, and a name's own bytes where it was not), percent-encoded: a form
+    field that survives the browser whatever the name holds."""
+    return quote_from_bytes(os.fsencode(path), safe="/")
 
 
 def from_token(value: str) -> str:
