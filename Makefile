@@ -65,7 +65,8 @@ bench: install
 	$(BIN)/python benchmarks/bench_edit.py -n 500
 
 # The latency targets (issue 14): edit --fresh, .py edit, whole read against the reference; cold start and idle
-# RSS against a one-tool MCPServer. Needs the external harness (../shared/harness or $$FSGUARD_HARNESS).
+# RSS against a one-tool MCPServer. Needs the external harness ($$FSGUARD_HARNESS, or its default beside the
+# checkout; see benchmarks/bench_read.py); make test never does.
 # compileall first: the SDK's bytecode was written by pip, and fsguard's must be too, or a machine with
 # PYTHONDONTWRITEBYTECODE set compiles every edited module again at each start and the start-up rows measure that.
 bench-latency: install

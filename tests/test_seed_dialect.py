@@ -1,6 +1,6 @@
 """Every tool called as agents and prompts written for the seed server call it, and the effect the seed documents.
 
-The shapes come from the seed catalog (``../shared/reference/seed-server-catalog.md`` §1 and the behaviours its
+The shapes come from the seed server's catalog (its tool-by-tool reference, §1, and the behaviours its
 tests pin, §4): the seed's parameter names and aliases (``old_str``, ``edits_json`` as JSON text, ``type`` for a
 pipeline step's action), booleans as strings, lists as JSON text or comma lists, and its optional flags. At least one
 case per tool; each checks the bytes on disk where a file changes. Both protocol eras, through the ``client`` fixture.
