@@ -144,7 +144,7 @@ def test_a_denied_path_is_never_listed_or_found_and_both_engines_agree(tree: dic
         listed_denied = 0
         for directory in [root, *(path for path in root.rglob("*") if path.is_dir())]:
             page = lister.page(str(directory), include_hidden=True, offset=0, limit=None)
-            assert not {directory / entry.name for entry in page.entries} & hidden
+            assert not {directory / entry["name"] for entry in page.entries} & hidden
             listed_denied += page.denied
         assert listed_denied == len(denied_files)
         options = WalkOptions(include_hidden=True)

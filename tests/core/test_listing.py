@@ -87,7 +87,7 @@ def test_pages_put_together_are_the_full_sorted_listing_with_exact_totals(
         with lister_for(root) as lister:
             full = lister.page(str(directory), offset=0, limit=None, **flags)
             pages = all_pages(lister, directory, page_size, **flags)
-    assert [entry.name for entry in full.entries] == names
+    assert [entry["name"] for entry in full.entries] == names
     assert (full.total, full.hidden, full.ignored, full.truncated) == (len(names), hidden, ignored, False)
     assert [entry for page in pages for entry in page.entries] == full.entries
     assert [page.offset for page in pages] == list(range(0, max(len(names), 1), page_size))
@@ -101,7 +101,7 @@ def test_links_are_sorted_and_typed_by_what_they_lead_to(tmp_path: Path) -> None
     directory = build(root, case)
     with lister_for(root) as lister:
         entries = lister.page(str(directory), include_hidden=True, offset=0, limit=None).entries
-    assert [(e.name, e.type, e.size, e.is_symlink) for e in entries] == [
+    assert [(e["name"], e["type"], e.get("size"), e["is_symlink"]) for e in entries] == [
         ("b", "directory", None, True),
         ("a", "file", 1, False),
         ("c", "file", 1, True),
@@ -125,7 +125,7 @@ def test_an_entry_removed_after_the_scan_is_left_out_and_the_offsets_hold(
     with lister_for(root) as lister:
         monkeypatch.setattr("fsguard.core.listing.os.stat", stat_after_removal)
         page = lister.page(str(root), include_hidden=True, offset=0, limit=3)
-    assert [entry.name for entry in page.entries] == ["a", "c"]
+    assert [entry["name"] for entry in page.entries] == ["a", "c"]
     assert (page.total, page.next_offset) == (5, 3)
 
 
@@ -148,5 +148,9 @@ def test_directory_entries_carry_size_only_for_files(tmp_path: Path) -> None:
     (root / "d").mkdir()
     with lister_for(root) as lister:
         entries = lister.page(str(root), include_hidden=True, offset=0, limit=None).entries
-    assert [(e.name, e.size) for e in entries] == [("d", None), ("f", 5)]
-    assert all(isinstance(entry, DirectoryEntry) and entry.modified.endswith("Z") for entry in entries)
+    assert entries == [
+        {"name": "d", "type": "directory", "modified": entries[0]["modified"], "is_symlink": False},
+        {"name": "f", "type": "file", "size": 5, "modified": entries[1]["modified"], "is_symlink": False},
+    ]
+    assert all(entry["modified"].endswith("Z") for entry in entries)
+    assert list(entries[1]) == list(DirectoryEntry.__annotations__)  # keys in the schema's order

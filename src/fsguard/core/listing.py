@@ -285,7 +285,7 @@ def _entries(
     directory: Path, fd: int, names: list[str], links: dict[str, tuple[EntryType, os.stat_result]]
 ) -> list[DirectoryEntry]:
     """The entries named, stat'ed now; one removed since the scan is left out. (One loop, no call per entry
-    but the stat and the model: this is the whole cost of a page.)"""
+    but the stat: this is the whole cost of a page.)"""
     entries: list[DirectoryEntry] = []
     for name in names:
         link = links.get(name)
@@ -299,15 +299,15 @@ def _entries(
             kind = entry_type(info.st_mode)
         else:
             kind, info = link
-        entries.append(
-            DirectoryEntry(  # validated in pydantic-core: quicker than model_construct's Python loop over fields
-                name=name,
-                type=kind,
-                size=info.st_size if kind == "file" else None,
-                modified=_iso_second(info.st_mtime_ns // _NS),
-                is_symlink=link is not None,
-            )
-        )
+        entry: DirectoryEntry = {
+            "name": name,
+            "type": kind,
+            "modified": _iso_second(info.st_mtime_ns // _NS),
+            "is_symlink": link is not None,
+        }
+        if kind == "file":
+            entry["size"] = info.st_size
+        entries.append(entry)
     return entries
 
 

@@ -86,22 +86,24 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
         more += f" | {result.denied} hidden by deny rules"
     if compact:
         names = " ".join(
-            e.name
-            + ("/" if e.type == "directory" else "")
-            + (f"({human_size(e.size)})" if e.size and e.size > 512 else "")
+            e["name"] + "/"
+            if e["type"] == "directory"
+            else (f"{e['name']}({human_size(size)})" if (size := e.get("size", 0)) > 512 else e["name"])
             for e in result.entries
         )
         return f"{shown(result.path)} | {names} | {len(result.entries)}/{result.total}{more}"
     lines = []
+    dirs = files = 0
     for entry in result.entries:
-        if entry.type == "directory":
-            lines.append(f"DIR  {entry.name}/")
-        elif entry.type == "file":
-            lines.append(f"FILE {entry.name} {human_size(entry.size or 0)}")
+        kind, name = entry["type"], entry["name"]
+        if kind == "directory":
+            dirs += 1
+            lines.append(f"DIR  {name}/")
+        elif kind == "file":
+            files += 1
+            lines.append(f"FILE {name} {human_size(entry.get('size', 0))}")
         else:
-            lines.append(f"{entry.type.upper()[:4]:<4} {entry.name}")
-    dirs = sum(e.type == "directory" for e in result.entries)
-    files = sum(e.type == "file" for e in result.entries)
+            lines.append(f"{kind.upper()[:4]:<4} {name}")
     first, last = result.offset + 1, result.offset + len(result.entries)
     span = (
         f" | entries {first}-{last} of {result.total}" if last >= first and (result.truncated or result.offset) else ""
