@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,15 @@ async def test_verbose_and_compact_voices_name_the_same_entries(connect: ClientF
     assert "FILE b.txt 2.0 KB" in long
     assert long.endswith(f"--- | 1 dir, 3 files | {tree}")
     assert short == f"{tree} | src/ .envrc a.txt b.txt(2.0 KB) | 4/4"
+
+
+async def test_a_dangling_link_and_a_pipe_are_named_link_and_other_in_the_text(client: Client, root: Path) -> None:
+    (root / "gone").symlink_to(root / "missing")
+    os.mkfifo(root / "pipe")
+    result = await client.call_tool("list_directory", {})
+    kinds = {e["name"]: e["type"] for e in structured(result)["entries"]}
+    assert kinds == {"gone": "symlink", "pipe": "other"}
+    assert text_of(result).splitlines()[:2] == ["LINK gone", "OTHER pipe"]
 
 
 async def test_a_file_is_not_a_directory(client: Client, tree: Path) -> None:

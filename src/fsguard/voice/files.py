@@ -103,7 +103,7 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
             files += 1
             lines.append(f"FILE {name} {human_size(entry.get('size', 0))}")
         else:
-            lines.append(f"{kind.upper()[:4]:<4} {name}")
+            lines.append(f"{'LINK' if kind == 'symlink' else 'OTHER'} {name}")  # a dangling or outside link; a device
     first, last = result.offset + 1, result.offset + len(result.entries)
     span = (
         f" | entries {first}-{last} of {result.total}" if last >= first and (result.truncated or result.offset) else ""
