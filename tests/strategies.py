@@ -375,7 +375,7 @@ def western_texts() -> st.SearchStrategy[str]:
 # -- directories to list -------------------------------------------------------------------------------------------
 
 # Names whose case-insensitive order differs from the byte order, hidden ones, and ones the patterns below name.
-LISTING_NAMES = ("a", "A", "b", "B.txt", "b.txt", "c.log", "e.py", ".h", ".H", "_x", "ü", "U", "z", "Z", "sp ace")
+LISTING_NAMES = ("a", "A", "b", "B.txt", "b.txt", "c.log", "e.py", ".h", ".H", "_x", "ü", "U", "z", "Z", "sp ace", "ß")
 LISTING_KINDS = ("file", "dir", "link_file", "link_dir", "dangling")
 # The listed directory is root/sub/dir: the root's patterns reach it through paths, its own through names.
 LISTING_ROOT_PATTERNS = ("sub/dir/b*", "/sub/dir/A", "sub/**/*.txt", "!sub/dir/B.txt", "dir/", "/sub", "!sub/dir/")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pathspec
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.clientroots import intersect, scoped
@@ -175,12 +176,16 @@ def test_rules_match_paths_relative_to_the_deepest_root_holding_them() -> None:
     assert anchored.rule_for(relative_text("/srv/app/sub/tls.key", prefixes)) is None
 
 
-@given(case=deny_cases())
-def test_a_batch_of_paths_is_denied_exactly_as_each_path_alone(case: tuple[tuple[str, ...], list[str]]) -> None:
+@given(case=deny_cases(), prefix=st.sampled_from(["", "app/", "a b/", ".aws/", "dép/", "x\ny/"]))
+def test_a_batch_of_paths_is_denied_exactly_as_each_path_alone(
+    case: tuple[tuple[str, ...], list[str]], prefix: str
+) -> None:
     rules = DenyRules.create(case[0])
     paths = case[1]
 
     assert rules.denied_among(paths) == {path for path in paths if rules.rule_for(path) is not None}
+    # Names below a directory: judged as prefix + name, answered as the names.
+    assert rules.denied_among(paths, prefix) == {path for path in paths if rules.rule_for(prefix + path) is not None}
     git = pathspec.GitIgnoreSpec.from_lines(rules.patterns)  # the oracle: git's rules as pathspec applies them
     assert [rules.rule_for(path) is not None for path in paths] == [
         bool(git.check_file(path).include) for path in paths

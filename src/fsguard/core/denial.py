@@ -92,28 +92,31 @@ class DenyRules:
             return None
         return str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
 
-    def denied_among(self, relatives: list[str]) -> set[str]:
-        """Those of ``relatives`` (root-relative file paths) a rule denies, as :meth:`rule_for` decides.
+    def denied_among(self, names: list[str], prefix: str = "") -> set[str]:
+        """Those of ``names`` whose root-relative path, ``prefix + name``, a rule denies (as :meth:`rule_for`
+        decides); the names, without the prefix.
 
-        A search hands over tens of thousands of names: joined one per line, the prefilter runs over them all at
-        once in RE2 (never across a line break), and only the lines where some pattern may match are decided one
-        by one. Names past ASCII, or holding a line break, are decided one by one.
+        A search hands over tens of thousands of names: joined one per line (each after the prefix, with no string
+        built per name), the prefilter runs over them all at once in RE2 (never across a line break), and only the
+        lines where some pattern may match are decided one by one. Paths past ASCII, or holding a line break, are
+        decided one by one.
         """
-        if not self.patterns or not relatives:
+        if not self.patterns or not names:
             return set()
-        text = "\n".join(relatives)
+        text = prefix + ("\n" + prefix).join(names)
         prefilter = self._compiled[1]
         lines = _line_prefilter(prefilter.pattern) if prefilter is not None else None
-        if lines is None or not text.isascii() or text.count("\n") != len(relatives) - 1:
-            return {relative for relative in relatives if self.rule_for(relative) is not None}
+        if lines is None or not text.isascii() or text.count("\n") != len(names) - 1:
+            return {name for name in names if self.rule_for(prefix + name) is not None}
         data = text.encode("ascii")
+        cut = len(prefix)
         denied: set[str] = set()
         for found in lines.finditer(data):
             start = data.rfind(b"\n", 0, found.start()) + 1
             end = data.find(b"\n", found.start())
             line = data[start : end if end >= 0 else len(data)].decode("ascii")
             if self.rule_for(line) is not None:
-                denied.add(line)
+                denied.add(line[cut:])
         return denied
 
     def check(self, relative: str, path: Path, *, user_path: str | None = None) -> None:
@@ -212,11 +215,13 @@ class HiddenFiles:
         lead = under.rstrip("/") + "/"
         if any(prefix != lead and prefix.startswith(lead) for prefix in self._prefixes):  # a root nested below
             relatives = [relative_text(lead + name, self._prefixes) for name in names]
-        else:
-            base = relative_text(lead, self._prefixes)
-            relatives = [base + name for name in names] if base else names
-        denied = self._rules.denied_among(relatives)
+            denied = self._rules.denied_among(relatives)
+            if not denied:
+                return names
+            self.count += len(denied)
+            return [name for name, relative in zip(names, relatives, strict=True) if relative not in denied]
+        denied = self._rules.denied_among(names, relative_text(lead, self._prefixes))
         if not denied:
             return names
         self.count += len(denied)
-        return [name for name, relative in zip(names, relatives, strict=True) if relative not in denied]
+        return [name for name in names if name not in denied]

@@ -79,6 +79,11 @@ class IgnoreMatcher:
                 self._scopes.append(("".join(part + "/" for part in parts[depth:]), found))
         self._scopes.reverse()  # the nearest file decides first
 
+    @property
+    def applies(self) -> bool:
+        """Whether any pattern (or an excluded ancestor) bears on the directory's entries."""
+        return self.everything or bool(self._scopes)
+
     def __call__(self, name: str, is_dir: bool) -> bool:
         """Whether the entry ``name`` (a directory when ``is_dir``) is excluded."""
         if self.everything:
@@ -168,42 +173,40 @@ class DirectoryLister:
 
     def _scan(self, directory: Path, fd: int, include_hidden: bool, ignore: IgnoreMatcher | None) -> Scan:
         scan = Scan()
-        seen: list[tuple[str, bool]] = []  # (name, is a directory) of the entries not hidden
+        directories, others = scan.directories, scan.others
         with os.scandir(fd) as items:
             for item in items:
                 name = item.name
                 if not include_hidden and name.startswith("."):
                     scan.hidden += 1
-                    continue
-                if item.is_symlink():
+                elif item.is_symlink():
                     kind, found = self._followed(directory / name, fd, name)
                     scan.links[name] = kind, found
-                    seen.append((name, kind == "directory"))
+                    (directories if kind == "directory" else others).append(name)
+                elif item.is_dir(follow_symlinks=False):
+                    directories.append(name)
                 else:
-                    seen.append((name, item.is_dir(follow_symlinks=False)))
-        denied = self._denied(directory, seen)
-        for name, is_dir in seen:
-            if denied and (name, is_dir) in denied:
-                scan.denied += 1
-                scan.links.pop(name, None)
-            elif ignore is not None and ignore(name, is_dir):
-                scan.ignored += 1
-                scan.links.pop(name, None)
-            else:
-                (scan.directories if is_dir else scan.others).append(name)
-        for names in (scan.directories, scan.others):
-            names.sort()  # ties of the case-insensitive order below keep this one (the sort is stable)
-            names.sort(key=str.casefold)
+                    others.append(name)
+        denied = self._denied(directory, directories, others)
+        if ignore is not None and not ignore.applies:
+            ignore = None  # no .gitignore above or in the directory: no call per name
+        if denied[0] or denied[1] or ignore is not None:
+            directories[:] = _kept(scan, directories, True, denied[0], ignore)
+            others[:] = _kept(scan, others, False, denied[1], ignore)
+        for names in (directories, others):
+            _sort_names(names)
         return scan
 
-    def _denied(self, directory: Path, seen: list[tuple[str, bool]]) -> set[tuple[str, bool]]:
-        """The entries of ``seen`` a deny rule hides, all judged at once (a directory's path ends in ``/``)."""
-        if not self._policy.deny.active or not seen:
-            return set()
+    def _denied(self, directory: Path, directories: list[str], others: list[str]) -> tuple[set[str], set[str]]:
+        """The directories and the other entries a deny rule hides, all judged at once (a directory's path ends
+        in ``/``)."""
+        if not self._policy.deny.active or not (directories or others):
+            return set(), set()
         prefix = _rule_prefix(self._policy.relative(directory))
-        paths = [prefix + name + "/" if is_dir else prefix + name for name, is_dir in seen]
-        hidden = self._policy.deny.denied_among(paths)
-        return {entry for entry, path in zip(seen, paths, strict=True) if path in hidden} if hidden else set()
+        hidden = self._policy.deny.denied_among([name + "/" for name in directories] + others, prefix)
+        if not hidden:
+            return set(), set()
+        return {name[:-1] for name in hidden if name.endswith("/")}, {name for name in hidden if not name.endswith("/")}
 
     def _followed(self, path: Path, fd: int, name: str) -> tuple[EntryType, os.stat_result]:
         """A symlink's type and stat: its target's when it exists inside the roots, else the link's own."""
@@ -309,6 +312,31 @@ def _entries(
             entry["size"] = info.st_size
         entries.append(entry)
     return entries
+
+
+def _kept(scan: Scan, names: list[str], is_dir: bool, denied: set[str], ignore: IgnoreMatcher | None) -> list[str]:
+    """``names`` without those a deny rule hides or .gitignore excludes, each counted in ``scan``."""
+    kept: list[str] = []
+    for name in names:
+        if name in denied:
+            scan.denied += 1
+        elif ignore is not None and ignore(name, is_dir):
+            scan.ignored += 1
+        else:
+            kept.append(name)
+            continue
+        scan.links.pop(name, None)
+    return kept
+
+
+def _sort_names(names: list[str]) -> None:
+    """Case-insensitive name order, names that differ only in case in code-point order."""
+    joined = "\0".join(names)
+    if joined.casefold() == joined:  # every name is its own casefold (the usual case): one sort gives that order
+        names.sort()
+        return
+    names.sort()  # ties of the case-insensitive order below keep this one (the sort is stable)
+    names.sort(key=str.casefold)
 
 
 def _rule_prefix(relative: str) -> str:
