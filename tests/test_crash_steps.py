@@ -1,11 +1,12 @@
-"""An edit's durable steps: exactly three fsyncs, and a kill -9 before any step leaves the file old or new with a
+"""An edit's durable steps: exactly three fsyncs, and a kill -9 at any step leaves the file old or new with a
 working undo.
 
-The edit sequence is: append the backup and its chain link to the file's journal (one write), fsync the journal,
-record the temp file's name (so a crash leaves no stray), write the temp file, fsync it, rename it over the file,
-fsync the directory. The crash test runs the engine in a
-child process that SIGKILLs itself just before step N (a patched ``os`` function counting the calls), then checks
-what the disk holds from the parent, and undoes with a fresh engine as the next server would.
+The edit sequence: record the temp file's name (so a crash leaves no stray); then, on two threads at once, append
+the backup and its chain link to the file's journal (one write) and fsync it, and write the temp file and fsync
+it; then rename the temp over the file and fsync the directory. The crash test runs the engine in a child process
+that SIGKILLs itself just before its Nth call of those (a patched ``os`` function counting the calls of both
+threads). As the threads interleave, call N is not always the same step: the child reports each step it finished,
+and the parent checks the disk against that report, then undoes with a fresh engine as the next server would.
 """
 
 from __future__ import annotations
@@ -28,41 +29,62 @@ from tests.conftest import ClientFactory, structured
 
 OLD = b"alpha\nbeta\ngamma\n"
 NEW = b"alpha\nBETA\ngamma\n"
-STEPS = ["journal write", "journal fsync", "temp name record", "temp write", "temp fsync", "rename", "directory fsync"]
+STEPS = ["temp name record", "journal write", "journal fsync", "temp write", "temp fsync", "rename", "directory fsync"]
 
-# The child: run one write through the engine, dying by SIGKILL just before the call numbered ``kill_at``
-# among the calls of the sequence above (a number past the last lets it finish).
+# The child: run one write through the engine, dying by SIGKILL just before the call numbered ``kill_at`` among
+# the calls of the steps above (a number past the last lets it finish). Each step it finishes is written to
+# stderr as "done <step>", the step named after the file its descriptor is open on. With "hold", the temp's
+# fsync starts only once the journal's has finished: the last step before the rename is then the other thread's.
 CHILD = textwrap.dedent(
     """
-    import os, signal, sys
+    import itertools, os, signal, sys, threading
     from pathlib import Path
     from fsguard.config import Settings
     from fsguard.services import Services
 
     root, state, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
     services = Services.create(Settings(roots=(root,), state_dir=state))
-    calls = [0]
+    calls = itertools.count(1)  # next() is atomic: the two threads never draw the same number
+    real_write = os.write
+    journal_synced = threading.Event()
+    hold = sys.argv[5] == "hold"
 
-    def counted(real):
+    def step(name, fd):
+        if name == "rename":
+            return "rename"
+        target = os.readlink(f"/proc/self/fd/{fd}")
+        kind = "journal" if "/journal/" in target else "temp" if ".fsguard-tmp-" in target else None
+        if name == "fsync":
+            return f"{kind or 'directory'} fsync"
+        return "temp name record" if "/inflight/" in target else f"{kind} write"
+
+    def counted(name, real):
         def call(*args, **kwargs):
-            calls[0] += 1
-            if calls[0] == kill_at:
+            done = step(name, args[0])
+            if hold and done == "temp fsync":
+                journal_synced.wait(timeout=30)
+            if next(calls) == kill_at:
                 os.kill(os.getpid(), signal.SIGKILL)
-            return real(*args, **kwargs)
+            result = real(*args, **kwargs)
+            real_write(2, f"done {done}\\n".encode())
+            if done == "journal fsync":
+                journal_synced.set()
+            return result
         return call
 
     for name in ("writev", "fsync", "rename"):
-        setattr(os, name, counted(getattr(os, name)))
-    real_write = os.write
-    os.write = lambda fd, data: (counted(real_write)(fd, data) if fd > 2 else real_write(fd, data))
+        setattr(os, name, counted(name, getattr(os, name)))
+    write = counted("write", real_write)
+    os.write = lambda fd, data: write(fd, data) if fd > 2 else real_write(fd, data)
     services.writer.write(str(root / "f.txt"), sys.argv[4])
     """
 )
 
 
-def run_child(root: Path, state: Path, kill_at: int) -> int:
+def run_child(root: Path, state: Path, kill_at: int, *, hold: bool = False) -> tuple[int, list[str]]:
+    """The child's exit code and the steps it finished, in order."""
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(root), str(state), str(kill_at), NEW.decode()],
+        [sys.executable, "-c", CHILD, str(root), str(state), str(kill_at), NEW.decode(), "hold" if hold else "-"],
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -70,27 +92,30 @@ def run_child(root: Path, state: Path, kill_at: int) -> int:
         check=False,
     )
     assert done.returncode in (0, -signal.SIGKILL), done.stderr
-    return done.returncode
+    return done.returncode, [line[5:] for line in done.stderr.splitlines() if line.startswith("done ")]
 
 
-@pytest.mark.parametrize("kill_at", range(1, len(STEPS) + 2), ids=[*STEPS, "none"])
-def test_a_kill_before_any_step_of_an_edit_leaves_the_file_old_or_new_and_undo_restores_the_old_bytes(
+@pytest.mark.parametrize("kill_at", range(1, len(STEPS) + 2), ids=[*(f"call {n}" for n in range(1, 8)), "none"])
+def test_a_kill_at_any_step_of_an_edit_leaves_the_file_old_or_new_and_undo_restores_the_old_bytes(
     tmp_path: Path, kill_at: int
 ) -> None:
     root, state = tmp_path / "root", tmp_path / "state"
     root.mkdir()
     (root / "f.txt").write_bytes(OLD)
-    code = run_child(root, state, kill_at)
+    code, done = run_child(root, state, kill_at)
     assert (code == 0) == (kill_at > len(STEPS))
+    assert len(done) == min(kill_at - 1, len(STEPS)) or 0 < kill_at - 1 - len(done) <= 1  # one may be mid-call
     on_disk = (root / "f.txt").read_bytes()
-    assert on_disk == (NEW if kill_at > STEPS.index("rename") + 1 else OLD)
+    assert on_disk == (NEW if "rename" in done else OLD)
+    if "rename" in done:  # the file is replaced only once its backup and the new bytes are durable
+        assert {"journal fsync", "temp fsync"} <= set(done[: done.index("rename")])
 
     services = Services.create(Settings(roots=(root,), state_dir=state))  # the next server, on what was left
     assert not [p.name for p in root.iterdir() if p.name != "f.txt"]  # no temp file survives its start-up
     try:
         report = services.restorer.undo_last(str(root / "f.txt"))
     except NothingToUndoError:
-        assert kill_at == 1  # killed before the backup was written: nothing happened at all
+        assert "journal write" not in done  # killed before the backup was written: the edit never happened
     else:
         assert report.already_there == (on_disk == OLD)  # the edit never reached the file: the chain steps back
     assert (root / "f.txt").read_bytes() == OLD
@@ -100,6 +125,20 @@ def test_a_kill_before_any_step_of_an_edit_leaves_the_file_old_or_new_and_undo_r
     assert (root / "f.txt").read_bytes() == OLD
     with pytest.raises(NothingToUndoError):
         services.restorer.undo_last(str(root / "f.txt"))
+
+
+def test_an_edit_s_steps_are_the_seven_counted_and_the_rename_waits_for_both_fsyncs(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "f.txt").write_bytes(OLD)
+    code, done = run_child(root, tmp_path / "state", len(STEPS) + 1, hold=True)
+    assert code == 0
+    assert sorted(done) == sorted(STEPS)
+    assert done.index("journal fsync") < done.index("temp fsync")  # held: the new bytes are the last made durable
+    assert done[0] == "temp name record"
+    assert done.index("journal write") < done.index("journal fsync") < done.index("rename")
+    assert done.index("temp write") < done.index("temp fsync") < done.index("rename")
+    assert done[-2:] == ["rename", "directory fsync"]
 
 
 @pytest.fixture

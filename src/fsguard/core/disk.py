@@ -9,12 +9,14 @@ is :mod:`fsguard.core.textio`'s business.
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import os
 import secrets
 import shutil
 import stat
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from pathlib import Path
@@ -173,12 +175,23 @@ class AtomicWriter:
         finally:
             os.close(parent)
 
-    def write_at(self, entry: Pinned, data: bytes, *, exclusive: bool = False, mode: int | None = None) -> None:
+    def write_at(
+        self,
+        entry: Pinned,
+        data: bytes,
+        *,
+        exclusive: bool = False,
+        mode: int | None = None,
+        alongside: Callable[[], None] | None = None,
+    ) -> None:
         """Replace ``entry`` with ``data``: temp in the same directory, fsync, rename, fsync the directory.
 
         The existing file's mode (and owner, when running as root) is kept; a new file gets ``mode``, else
         0666 less the umask. With ``exclusive`` the file must not exist: the temp is linked into place
         without replacing anything, so a file that appeared meanwhile is never clobbered unseen.
+
+        ``alongside`` (the backup of the old bytes) runs on this thread while another writes and fsyncs the
+        temp: the two fsyncs overlap, and the rename waits for both. If it raises, nothing is replaced.
 
         Raises:
             AlreadyExistsError: ``exclusive`` and the name is taken.
@@ -196,20 +209,14 @@ class AtomicWriter:
             )
         if mode is None:
             mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_UMASK
+        owner = (existing.st_uid, existing.st_gid) if existing is not None and os.geteuid() == 0 else None
         parent = entry.parent
         with self.temp_name(entry) as temp:
             try:
-                fd = os.open(
-                    temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent
-                )
-                try:
-                    _write_all(fd, data)
-                    os.fchmod(fd, mode)
-                    if existing is not None and os.geteuid() == 0:
-                        os.fchown(fd, existing.st_uid, existing.st_gid)
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+                if alongside is None:
+                    _fill(parent, temp, data, mode, owner)
+                else:
+                    _overlapped(alongside, _fill, parent, temp, data, mode, owner)
                 if exclusive:
                     rename_no_replace(Pinned(parent, temp, entry.path), entry)
                 else:
@@ -221,6 +228,42 @@ class AtomicWriter:
             except BaseException:
                 _unlink_quietly(parent, temp)
                 raise
+
+
+def _fill(parent: int, temp: str, data: bytes, mode: int, owner: tuple[int, int] | None) -> None:
+    """Create the temp ``temp`` in ``parent`` holding ``data`` durably, with ``mode`` (and ``owner``)."""
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent)
+    try:
+        _write_all(fd, data)
+        os.fchmod(fd, mode)
+        if owner is not None:
+            os.fchown(fd, *owner)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@functools.cache
+def _fillers() -> ThreadPoolExecutor:
+    """The threads that write temp files while their callers back up; made by the first overlapped write."""
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="fsguard-fill")
+
+
+os.register_at_fork(after_in_child=_fillers.cache_clear)  # a forked child has none of its parent's threads
+
+
+def _overlapped(first: Callable[[], None], second: Callable[..., None], *args: object) -> None:
+    """``first()`` on this thread while ``second(*args)`` runs on a filler thread; returns once both have finished,
+    raising ``first``'s exception if it raised, else ``second``'s. (A filler never waits for anything but the disk,
+    so a caller waiting for one cannot deadlock, however many callers there are.)"""
+    pending = _fillers().submit(second, *args)
+    try:
+        first()
+    except BaseException:
+        with suppress(Exception):
+            pending.result()  # the temp must be closed before the caller removes it
+        raise
+    pending.result()
 
 
 @contextmanager

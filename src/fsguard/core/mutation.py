@@ -1,8 +1,9 @@
 """The one write sequence every tool that changes a file's bytes goes through.
 
     lock (threads and processes) → pin the path by fd → read the bytes → [caller: hash check, plan,
-    pre-hook, guards] → size limit → backup → atomic write in the pinned directory → read back →
-    remember the hash → post-hook → commit listeners (WSL autosync), still under the lock
+    pre-hook, guards] → size limit → backup, while another thread writes the temp file → rename in the
+    pinned directory once both are durable → read back → remember the hash → post-hook → commit
+    listeners (WSL autosync), still under the lock
 
 edit_file, multi_edit, write_file, project_replace, undo_last and restore all open a :func:`mutation`
 and call :meth:`Mutation.commit`; they differ only in how they compute the new bytes. So a guarantee
@@ -13,7 +14,7 @@ for every tool built later.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -128,22 +129,29 @@ class Mutation:
                 limit=limit,
             )
         digest = content_hash(data)
-        backup = None
-        if self.current is not None:
-            backup = self.safe.backups.snapshot(
-                self.path,
-                self.current,
-                self.mode,
-                operation=backup_operation or hook.operation,
-                after_hash=after_hash if after_hash is not None else digest,
-                chained=chained,
-                data_hash=self.current_hash,
-            )
-        if self.entry is None:
+        backups: list[BackupRecord] = []
+        if self.entry is None:  # the parent directory is new: no file, nothing to back up
             with self.safe.beneath.entry(self.path, make_parents=make_parents) as entry:
-                written_hash, size, verified = self._replace(entry, data, mode, digest)
+                written_hash, size, verified = self._replace(entry, data, mode, digest, None)
         else:
-            written_hash, size, verified = self._replace(self.entry, data, mode, digest)
+            alongside: Callable[[], None] | None = None
+            if (current := self.current) is not None:
+
+                def back_up() -> None:  # runs while another thread writes the new bytes (AtomicWriter.write_at)
+                    record = self.safe.backups.snapshot(
+                        self.path,
+                        current,
+                        self.mode,
+                        operation=backup_operation or hook.operation,
+                        after_hash=after_hash if after_hash is not None else digest,
+                        chained=chained,
+                        data_hash=self.current_hash,
+                    )
+                    backups.append(record)
+
+                alongside = back_up
+            written_hash, size, verified = self._replace(self.entry, data, mode, digest, alongside)
+        backup = backups[0] if backups else None
         self.safe.session.record_hash(self.path, written_hash)
         metadata = {"backup_id": backup.backup_id if backup else None, "content_hash": written_hash}
         self.safe.hooks.fire(
@@ -158,10 +166,13 @@ class Mutation:
             listener(self.path, hook.family, hook.tool_name)
         return Commit(backup, written_hash, verified, size)
 
-    def _replace(self, entry: Pinned, data: bytes, mode: int | None, digest: str) -> tuple[str, int, bool]:
-        """Write, then read back: (hash, size) of what is on disk now, and whether it is ``data``."""
+    def _replace(
+        self, entry: Pinned, data: bytes, mode: int | None, digest: str, back_up: Callable[[], None] | None
+    ) -> tuple[str, int, bool]:
+        """Write (backing up first, or alongside), then read back: (hash, size) of what is on disk now, and
+        whether it is ``data``."""
         new = self.current is None
-        self.safe.atomic.write_at(entry, data, exclusive=new, mode=mode if new else None)
+        self.safe.atomic.write_at(entry, data, exclusive=new, mode=mode if new else None, alongside=back_up)
         try:
             if on_disk_equals(entry, data):  # compared in chunks: a large write never holds a second copy
                 return digest, len(data), True
