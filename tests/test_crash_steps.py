@@ -95,7 +95,9 @@ def run_child(root: Path, state: Path, kill_at: int, *, hold: bool = False) -> t
     return done.returncode, [line[5:] for line in done.stderr.splitlines() if line.startswith("done ")]
 
 
-@pytest.mark.parametrize("kill_at", range(1, len(STEPS) + 2), ids=[*(f"call {n}" for n in range(1, 8)), "none"])
+@pytest.mark.parametrize(
+    "kill_at", range(1, len(STEPS) + 2), ids=[*(f"call {n}" for n in range(1, len(STEPS) + 1)), "none"]
+)
 def test_a_kill_at_any_step_of_an_edit_leaves_the_file_old_or_new_and_undo_restores_the_old_bytes(
     tmp_path: Path, kill_at: int
 ) -> None:
