@@ -30,6 +30,13 @@ def pinned(path: Path) -> Iterator[Pinned]:
         os.close(parent)
 
 
+@pytest.fixture
+def old_file(tmp_path: Path) -> Path:
+    path = tmp_path / "f.txt"
+    path.write_bytes(OLD)
+    return path
+
+
 def leftovers(directory: Path, state_dir: Path) -> list[str]:
     """Temp files beside the file, and temp records in the state directory."""
     temps = [entry.name for entry in directory.iterdir() if TEMP_MARK in entry.name]
@@ -37,48 +44,41 @@ def leftovers(directory: Path, state_dir: Path) -> list[str]:
 
 
 def test_the_backup_alongside_sees_the_old_bytes_and_the_file_holds_the_new_ones_after(
-    tmp_path: Path, state_dir: Path
+    tmp_path: Path, state_dir: Path, old_file: Path
 ) -> None:
-    path = tmp_path / "f.txt"
-    path.write_bytes(OLD)
     seen: list[bytes] = []
 
-    with pinned(path) as entry:
-        AtomicWriter(state_dir).write_at(entry, b"new bytes\n", alongside=lambda: seen.append(path.read_bytes()))
+    with pinned(old_file) as entry:
+        AtomicWriter(state_dir).write_at(entry, b"new bytes\n", alongside=lambda: seen.append(old_file.read_bytes()))
 
     assert seen == [OLD]
-    assert path.read_bytes() == b"new bytes\n"
+    assert old_file.read_bytes() == b"new bytes\n"
     assert leftovers(tmp_path, state_dir) == []
 
 
 def test_a_backup_that_fails_alongside_the_write_replaces_nothing_and_its_error_is_the_one_raised(
-    tmp_path: Path, state_dir: Path
+    tmp_path: Path, state_dir: Path, old_file: Path
 ) -> None:
-    path = tmp_path / "f.txt"
-    path.write_bytes(OLD)
-
     def backup() -> None:
         raise DiskFullError("the state directory is full.")
 
-    with pinned(path) as entry, pytest.raises(DiskFullError, match="state directory"):
+    with pinned(old_file) as entry, pytest.raises(DiskFullError, match="state directory"):
         AtomicWriter(state_dir).write_at(entry, b"new bytes\n", alongside=backup)
 
-    assert path.read_bytes() == OLD
+    assert old_file.read_bytes() == OLD
     assert leftovers(tmp_path, state_dir) == []
 
 
 def test_a_failed_data_write_alongside_a_finished_backup_leaves_the_old_bytes_and_no_temp_file(
-    tmp_path: Path, state_dir: Path
+    tmp_path: Path, state_dir: Path, old_file: Path
 ) -> None:
-    path = tmp_path / "f.bin"
-    path.write_bytes(OLD)
     backed_up: list[bool] = []
     # A real write failure on the filler thread: above RLIMIT_FSIZE write() fails with EFBIG (SIGXFSZ ignored).
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, hard))
     try:
-        with pinned(path) as entry, pytest.raises(FsguardError) as info:
+        with pinned(old_file) as entry, pytest.raises(FsguardError) as info:
             AtomicWriter(state_dir).write_at(entry, b"x" * (1 << 20), alongside=lambda: backed_up.append(True))
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
@@ -86,18 +86,16 @@ def test_a_failed_data_write_alongside_a_finished_backup_leaves_the_old_bytes_an
 
     assert backed_up == [True]
     assert "too large" in info.value.message.lower()
-    assert path.read_bytes() == OLD
+    assert old_file.read_bytes() == OLD
     assert leftovers(tmp_path, state_dir) == []
 
 
 # Python 3.12+ warns that fork() in a threaded process may deadlock: that is the case this test is about.
 @pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
-def test_a_forked_child_writes_with_fillers_of_its_own(tmp_path: Path, state_dir: Path) -> None:
-    path = tmp_path / "f.txt"
-    path.write_bytes(OLD)
+def test_a_forked_child_writes_with_fillers_of_its_own(state_dir: Path, old_file: Path) -> None:
     writer = AtomicWriter(state_dir)
     done_r, done_w = os.pipe()
-    with pinned(path) as entry:
+    with pinned(old_file) as entry:
         writer.write_at(entry, b"parent\n", alongside=lambda: None)  # the parent's filler thread exists now
         child = os.fork()
         if child == 0:  # the child: its filler must be a thread of its own, or this write waits for ever
@@ -114,4 +112,4 @@ def test_a_forked_child_writes_with_fillers_of_its_own(tmp_path: Path, state_dir
     assert finished, "the child's write never finished"
     assert os.read(done_r, 1) == b"1"
     os.close(done_r)
-    assert path.read_bytes() == b"child\n"
+    assert old_file.read_bytes() == b"child\n"
