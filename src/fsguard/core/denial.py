@@ -216,12 +216,10 @@ class HiddenFiles:
         if any(prefix != lead and prefix.startswith(lead) for prefix in self._prefixes):  # a root nested below
             relatives = [relative_text(lead + name, self._prefixes) for name in names]
             denied = self._rules.denied_among(relatives)
-            if not denied:
-                return names
-            self.count += len(denied)
-            return [name for name, relative in zip(names, relatives, strict=True) if relative not in denied]
-        denied = self._rules.denied_among(names, relative_text(lead, self._prefixes))
+        else:  # every name below one root: judged after its prefix, no string built per name
+            relatives = names
+            denied = self._rules.denied_among(names, relative_text(lead, self._prefixes))
         if not denied:
             return names
         self.count += len(denied)
-        return [name for name in names if name not in denied]
+        return [name for name, relative in zip(names, relatives, strict=True) if relative not in denied]

@@ -187,12 +187,12 @@ class DirectoryLister:
                     directories.append(name)
                 else:
                     others.append(name)
-        denied = self._denied(directory, directories, others)
+        denied_directories, denied_others = self._denied(directory, directories, others)
         if ignore is not None and not ignore.applies:
             ignore = None  # no .gitignore above or in the directory: no call per name
-        if denied[0] or denied[1] or ignore is not None:
-            directories[:] = _kept(scan, directories, True, denied[0], ignore)
-            others[:] = _kept(scan, others, False, denied[1], ignore)
+        if denied_directories or denied_others or ignore is not None:
+            directories[:] = _kept(scan, directories, True, denied_directories, ignore)
+            others[:] = _kept(scan, others, False, denied_others, ignore)
         for names in (directories, others):
             _sort_names(names)
         return scan

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from stat import S_IMODE
 from typing import Any, Literal
@@ -130,27 +130,16 @@ class Mutation:
             )
         digest = content_hash(data)
         backups: list[BackupRecord] = []
+        back_up = None
+        if self.current is not None:  # backed up while another thread writes the new bytes (AtomicWriter.write_at)
+            operation = backup_operation or hook.operation
+            after = after_hash if after_hash is not None else digest
+            back_up = partial(self._back_up, backups, operation=operation, after_hash=after, chained=chained)
         if self.entry is None:  # the parent directory is new: no file, nothing to back up
             with self.safe.beneath.entry(self.path, make_parents=make_parents) as entry:
-                written_hash, size, verified = self._replace(entry, data, mode, digest, None)
+                written_hash, size, verified = self._replace(entry, data, mode, digest, back_up)
         else:
-            alongside: Callable[[], None] | None = None
-            if (current := self.current) is not None:
-
-                def back_up() -> None:  # runs while another thread writes the new bytes (AtomicWriter.write_at)
-                    record = self.safe.backups.snapshot(
-                        self.path,
-                        current,
-                        self.mode,
-                        operation=backup_operation or hook.operation,
-                        after_hash=after_hash if after_hash is not None else digest,
-                        chained=chained,
-                        data_hash=self.current_hash,
-                    )
-                    backups.append(record)
-
-                alongside = back_up
-            written_hash, size, verified = self._replace(self.entry, data, mode, digest, alongside)
+            written_hash, size, verified = self._replace(self.entry, data, mode, digest, back_up)
         backup = backups[0] if backups else None
         self.safe.session.record_hash(self.path, written_hash)
         metadata = {"backup_id": backup.backup_id if backup else None, "content_hash": written_hash}
@@ -166,10 +155,23 @@ class Mutation:
             listener(self.path, hook.family, hook.tool_name)
         return Commit(backup, written_hash, verified, size)
 
+    def _back_up(self, into: list[BackupRecord], *, operation: str, after_hash: str, chained: bool) -> None:
+        """Save the bytes the file holds now, durably, and add the record to ``into``."""
+        record = self.safe.backups.snapshot(
+            self.path,
+            self.require(),
+            self.mode,
+            operation=operation,
+            after_hash=after_hash,
+            chained=chained,
+            data_hash=self.current_hash,
+        )
+        into.append(record)
+
     def _replace(
         self, entry: Pinned, data: bytes, mode: int | None, digest: str, back_up: Callable[[], None] | None
     ) -> tuple[str, int, bool]:
-        """Write (backing up first, or alongside), then read back: (hash, size) of what is on disk now, and
+        """Write (with ``back_up`` run alongside), then read back: (hash, size) of what is on disk now, and
         whether it is ``data``."""
         new = self.current is None
         self.safe.atomic.write_at(entry, data, exclusive=new, mode=mode if new else None, alongside=back_up)
