@@ -23,12 +23,14 @@ from fsguard.core.errors import (
     InvalidParamsError,
     NotDirectoryError,
     NotFoundError,
+    ReadOnlyError,
     RiskBlockedError,
 )
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import GitProcess, failure
 from fsguard.core.gitrefs import current_branch
 from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire
+from fsguard.core.gitscreen import check_changeable
 from fsguard.core.hashing import content_hash
 from fsguard.core.safeguards import Safeguards
 from fsguard.models.git import GitBackup, GitCommit, GitResult
@@ -38,6 +40,9 @@ def add(call: GitCall) -> GitResult:
     """Stage exactly the paths given (never an implicit ``add .``)."""
     repo, safe = call.repo, call.safe
     specs = _required(call, 'git add requires explicit paths (no implicit "add ."): git(action="add", paths=["a.py"]).')
+    # What add would stage: changed and deleted tracked files, and untracked ones .gitignore does not exclude.
+    listed = repo.git("ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard", "--", *specs)
+    check_changeable(call, _names(listed.stdout), staging=True)
     targets = [repo.absolute(spec) for spec in specs]
     for target in targets:
         fire(safe, "pre", "write", target, "add")
@@ -67,6 +72,11 @@ def commit(call: GitCall) -> GitResult:
             )
         if staged.code != 1:
             raise failure("diff", staged.code, staged.stderr)
+    if call.scope:  # committing paths takes their working-tree bytes, staged or not
+        changed = repo.git("diff", "--name-only", "-z", "HEAD", "--", *call.scope, check=False)
+        if changed.code != 0:  # no commit yet: every tracked file the paths hold goes in
+            changed = repo.git("ls-files", "-z", "--", *call.scope)
+        check_changeable(call, _names(changed.stdout), staging=True)
     fire(call.safe, "pre", "write", repo.root, "commit", message=request.message)
     repo.git("commit", "-m", request.message, *(("--", *call.scope) if call.scope else ()))
     made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", "HEAD").stdout)[0]
@@ -170,6 +180,7 @@ def restore(call: GitCall) -> GitResult:
     # What git restore will overwrite: the tracked files whose working-tree bytes differ from the source.
     against = [request.rev] if request.rev else []
     names = _names(repo.git("diff", "--name-only", "-z", *against, "--", *specs).stdout)
+    check_changeable(call, names)
     return _discard(call, names, source)
 
 
@@ -259,7 +270,7 @@ def _check_remote(call: GitCall, remote: str) -> None:
     for local in filter(None, map(_local_path, urls)):
         location = local if Path(local).is_absolute() else str(call.repo.root / local)
         try:
-            call.safe.policy.resolve(location)
+            resolved = call.safe.policy.resolve(location)
         except AccessDeniedError as exc:
             raise AccessDeniedError(
                 f"push refused: remote {remote!r} is the local repository {location}, outside the allowed roots: "
@@ -267,6 +278,13 @@ def _check_remote(call: GitCall, remote: str) -> None:
                 "repository under a root.",
                 remote=remote,
             ) from exc
+        if call.safe.policy.is_read_only(resolved):
+            raise ReadOnlyError(
+                f"push refused: remote {remote!r} is the local repository {location}, in the read-only root "
+                f"{call.safe.policy.root_of(resolved)}, which a push would write to. Nothing was pushed. Push to a "
+                "repository under a writable root.",
+                remote=remote,
+            )
 
 
 def _local_path(url: str) -> str | None:

@@ -104,9 +104,17 @@ class GitProcess:
         self._config = _CONFIG if run_hooks else (*_CONFIG, *_NO_HOOKS)
 
     def run(
-        self, directory: Path, args: Sequence[str], *, keep_lines: int | None = None, check: bool = True
+        self,
+        directory: Path,
+        args: Sequence[str],
+        *,
+        keep_lines: int | None = None,
+        check: bool = True,
+        repository: Sequence[str] = (),
     ) -> GitOutput:
-        """Run ``git <args>`` in ``directory``; with ``check`` a non-zero exit raises.
+        """Run ``git <repository> <args>`` in ``directory``; with ``check`` a non-zero exit raises.
+
+        ``repository`` holds git's global options naming the repository (``--git-dir``, ``--work-tree``).
 
         Raises:
             GitUnavailableError: no git executable on PATH.
@@ -119,7 +127,7 @@ class GitProcess:
         executable = shutil.which(self._executable, path=env.get("PATH", os.defpath))
         if executable is None:
             raise _unavailable(self._executable)
-        argv = [executable, "--no-pager", *self._config, *args]
+        argv = [executable, "--no-pager", *self._config, *repository, *args]
         with self._safe.beneath.directory(directory) as fd, tempfile.TemporaryFile() as errors:
             cwd = f"/proc/self/fd/{fd}" if Path("/proc/self/fd").is_dir() else str(directory)
             try:

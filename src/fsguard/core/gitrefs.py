@@ -11,6 +11,7 @@ from __future__ import annotations
 from fsguard.core.gitparse import REF_FORMAT, parse_refs, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrepo import GitCall, Repository, fire
+from fsguard.core.gitscreen import check_changeable
 from fsguard.models.git import GitResult
 
 
@@ -22,6 +23,7 @@ def branch(call: GitCall) -> GitResult:
     if name is not None:
         exists = repo.git("show-ref", "--verify", "--quiet", f"refs/heads/{name}", check=False).code == 0
         if exists and request.checkout:
+            _check_switch(call, name)
             fire(call.safe, "pre", "write", repo.root, "branch", branch=name, switch=True)
             repo.git("switch", name)
             fire(call.safe, "post", "write", repo.root, "branch", branch=name, switch=True)
@@ -42,6 +44,8 @@ def current_branch(repo: Repository) -> str | None:
 def _create(call: GitCall, name: str, result: GitResult) -> None:
     repo, request = call.repo, call.request
     start = [request.rev] if request.rev else []
+    if request.checkout and request.rev:
+        _check_switch(call, request.rev)
     fire(call.safe, "pre", "create", repo.root, "branch", branch=name, switch=request.checkout)
     if request.checkout:
         repo.git("switch", "--create", name, *start)
@@ -50,6 +54,13 @@ def _create(call: GitCall, name: str, result: GitResult) -> None:
     fire(call.safe, "post", "create", repo.root, "branch", branch=name, switch=request.checkout)
     result.created = name
     result.switched = request.checkout or None
+
+
+def _check_switch(call: GitCall, target: str) -> None:
+    """Refuse a switch that would rewrite a file a deny rule hides or one in a read-only root."""
+    changed = call.repo.git("diff", "--name-only", "-z", "HEAD", target, "--", check=False)
+    if changed.code == 0:  # else (an unborn HEAD, an unknown rev) git's own switch says what is wrong
+        check_changeable(call, [text(name) for name in changed.stdout.split(b"\0") if name])
 
 
 def _delete(call: GitCall, name: str, result: GitResult) -> None:

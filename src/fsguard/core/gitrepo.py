@@ -42,6 +42,13 @@ class GitRequest:
     force: bool = False
 
 
+# Every command names the repository: the ``.git`` at the top, that top as the working tree. Left to discover it,
+# git takes a directory whose ``.git`` is broken (empty, or its HEAD gone) for a bare repository of its own, and
+# reads the ``config`` an agent could write there with write_file: a filter or a hook path in it runs a program.
+# ``--work-tree`` also overrides a ``core.worktree`` that would move the working tree elsewhere.
+_NAMED = ("--git-dir=.git", "--work-tree=.")
+
+
 @dataclass(frozen=True)
 class Repository:
     """A repository whose working tree, git dir and common dir are inside the roots."""
@@ -50,8 +57,8 @@ class Repository:
     process: GitProcess
 
     def git(self, *args: str, keep_lines: int | None = None, check: bool = True) -> GitOutput:
-        """Run ``git <args>`` at the top of the working tree."""
-        return self.process.run(self.root, args, keep_lines=keep_lines, check=check)
+        """Run ``git <args>`` at the top of the working tree, on its ``.git`` and nothing git discovers."""
+        return self.process.run(self.root, args, keep_lines=keep_lines, check=check, repository=_NAMED)
 
     def absolute(self, relative: str) -> str:
         """A repo-relative name from git as an absolute path (a trailing ``/`` of a directory is kept)."""
@@ -110,7 +117,15 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
     if not safe.policy.contains(top):
         raise _outside(safe, target, top, "working tree")
     repo = Repository(top, process)
-    said = repo.git("rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
+    said = repo.git(
+        "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", check=False
+    )
+    if said.code != 0:
+        raise NotARepositoryError(
+            f"{top / '.git'} is not a valid git repository (git: {said.stderr.strip()[:200] or 'no answer'}). "
+            "fsguard runs git only on a repository whose .git is intact; ask the user to repair it.",
+            path=str(target),
+        )
     kinds = ("working tree", "git directory", "common directory")
     for kind, location in zip(kinds, text(said.stdout).splitlines(), strict=False):
         if not safe.policy.contains(Path(os.path.realpath(location))):

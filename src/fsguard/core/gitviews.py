@@ -10,6 +10,7 @@ from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitparse import LOG_FORMAT, FileStat, parse_log, parse_numstat, parse_status, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrepo import GitCall, Repository
+from fsguard.core.gitscreen import check_shown_object, hidden, literal, object_kind, visible_tree
 from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
 
 DIFF_GUARD_FILES = 20
@@ -22,7 +23,12 @@ def status(call: GitCall) -> GitResult:
     """Branch, upstream distance and the paths in each state."""
     repo, cap = call.repo, call.request.max_lines
     report = parse_status(repo.git("status", "--porcelain=v2", "--branch", "-z", "--", *call.scope).stdout)
-    groups = (report.staged, report.unstaged, report.untracked, report.conflicted)
+    reported = (report.staged, report.unstaged, report.untracked, report.conflicted)
+    left_out = hidden(call, {name for group in reported for name in group})
+    groups = [[name for name in group if name not in left_out] for group in reported]
+    counts = GitStatusCounts(
+        staged=len(groups[0]), unstaged=len(groups[1]), untracked=len(groups[2]), conflicted=len(groups[3])
+    )
     cut = any(len(group) > cap for group in groups)
     staged, unstaged, untracked, conflicted = ([repo.absolute(name) for name in group[:cap]] for group in groups)
     return GitResult(
@@ -38,13 +44,9 @@ def status(call: GitCall) -> GitResult:
         unstaged=unstaged,
         untracked=untracked,
         conflicted=conflicted,
-        counts=GitStatusCounts(
-            staged=len(report.staged),
-            unstaged=len(report.unstaged),
-            untracked=len(report.untracked),
-            conflicted=len(report.conflicted),
-        ),
+        counts=counts,
         clean=report.clean,
+        denied=len(left_out) or None,
         truncated=cut or None,
         note=f"Lists cut at {cap} paths each: pass paths=[...] or raise max_lines to see more." if cut else None,
     )
@@ -113,6 +115,8 @@ def show(call: GitCall) -> GitResult:
 
 def _object(call: GitCall, rev: str) -> GitResult:
     """``git show`` of something that is not a commit (a file at a revision, a tree), cut at max_lines."""
+    kind = object_kind(call, rev)
+    check_shown_object(call, rev, kind)
     # The "--" makes git read rev as a revision, never as the name of a file in the working tree.
     out = call.repo.git(
         "show", "--no-color", "--no-textconv", rev, "--", keep_lines=call.request.max_lines, check=False
@@ -124,13 +128,20 @@ def _object(call: GitCall, rev: str) -> GitResult:
             out.stderr,
             advice='Check rev: a commit (rev="HEAD~2") or a file at one (rev="HEAD:a.py").',
         )
-    result = GitResult(action="show", repository=str(call.repo.root), message="", output="full", patch=text(out.stdout))
-    return _cut(result, out.lines, call.request.max_lines)
+    shown, denied = visible_tree(call, rev, text(out.stdout)) if kind == "tree" else (text(out.stdout), 0)
+    result = GitResult(
+        action="show", repository=str(call.repo.root), message="", output="full", patch=shown, denied=denied or None
+    )
+    return _cut(result, out.lines - denied, call.request.max_lines)
 
 
 def _changes(call: GitCall, result: GitResult, command: list[str], stats: list[FileStat]) -> GitResult:
     """Fill the files, and the patch for output=full (downgraded to the stat for a wide unscoped diff)."""
     request, repo = call.request, call.repo
+    left_out = hidden(call, {name for stat in stats for name in (stat.path, stat.from_path) if name})
+    if left_out:
+        stats = [stat for stat in stats if stat.path not in left_out and stat.from_path not in left_out]
+        result.denied = len(left_out)
     output = request.output or "stat"
     notes = [result.note] if result.note else []
     if output == "full" and not call.scope and len(stats) > DIFF_GUARD_FILES:
@@ -149,7 +160,12 @@ def _changes(call: GitCall, result: GitResult, command: list[str], stats: list[F
     result.note = " ".join(notes) or None
     if output != "full":
         return result
-    out = repo.git(*command, "--", *call.scope, keep_lines=cap)
+    # With a file hidden, the patch is asked for the others by name: git never writes the hidden one's lines.
+    scope = literal(name for stat in stats for name in (stat.from_path, stat.path) if name) if left_out else call.scope
+    if left_out and not scope:
+        result.patch = ""
+        return result
+    out = repo.git(*command, "--", *scope, keep_lines=cap)
     result.patch = text(out.stdout)
     return _cut(result, out.lines, cap)
 

@@ -79,6 +79,9 @@ class GitResult(Result):
     patch: str | None = Field(None, description="diff/show with output=full: the patch, cut at max_lines lines.")
     total_lines: int | None = Field(None, description="diff/show: lines of the whole patch, when it was cut.")
     truncated: bool | None = Field(None, description="True when a patch or a list was cut; see note.")
+    denied: int | None = Field(
+        None, description="status/diff/show: files a deny rule hides, left out of the lists and the patch."
+    )
     note: str | None = Field(None, description="What was cut or downgraded, and how to see it.")
     # commit
     hash: str | None = Field(None, description="commit: the new commit id.")

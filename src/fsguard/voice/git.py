@@ -16,6 +16,8 @@ _SHORT = 12
 def git_text(result: GitResult, compact: bool) -> str:
     """The text of a git result in the chosen voice."""
     text = _RENDERERS[result.action](result, compact)
+    if result.denied:
+        text += f"\n[{counted(result.denied, 'file')} hidden by deny rules left out]"
     return f"{text}\n[{result.note}]" if result.note else text
 
 

@@ -1,0 +1,134 @@
+"""What git may show and change under the deny rules and the read-only roots.
+
+git reads the repository itself, past fsguard's path checks: left alone, a patch or a file at a revision would
+print a file a deny rule hides (``.env``), a restore or a branch switch would overwrite one, or change a file in a
+read-only root nested in the working tree, and staging one would let a commit and a push carry it off. So lists
+and patches leave hidden files out (counted in ``denied``), and actions that would stage or change one are refused
+before git runs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from pathlib import Path
+
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
+from fsguard.core.gitparse import text
+from fsguard.core.gitrepo import GitCall
+
+
+def hidden(call: GitCall, names: Iterable[str]) -> set[str]:
+    """The repo-relative ``names`` a deny rule hides (a directory ends with ``/``, as git lists untracked ones)."""
+    policy = call.safe.policy
+    if not policy.deny.active:
+        return set()
+    return {
+        name
+        for name in names
+        if policy.denied_by(Path(call.repo.absolute(name)), is_dir=name.endswith("/")) is not None
+    }
+
+
+def visible(call: GitCall, names: list[str]) -> tuple[list[str], int]:
+    """``names`` without the hidden ones, and how many were left out."""
+    left_out = hidden(call, names)
+    return [name for name in names if name not in left_out], len(left_out)
+
+
+def check_changeable(call: GitCall, names: Iterable[str], *, staging: bool = False) -> None:
+    """Refuse when git would change (or, ``staging``, stage) a file a deny rule hides, or change one in a
+    read-only root.
+
+    Raises:
+        AccessDeniedError: a name is hidden by a deny rule.
+        ReadOnlyError: a name lies in a read-only root (not checked when only staging).
+    """
+    action, policy = call.request.action, call.safe.policy
+    verb = "stage" if staging else "change"
+    for name in names:
+        path = Path(call.repo.absolute(name))
+        rule = policy.denied_by(path, is_dir=name.endswith("/"))
+        if rule is not None:
+            raise AccessDeniedError(
+                f"git {action} would {verb} {name}, which the deny rule {rule!r} hides: fsguard never lets git "
+                f"{verb} such a file. Nothing was changed. Name the other paths explicitly, leaving it out.",
+                path=str(path),
+            )
+        if not staging and policy.is_read_only(path):
+            raise ReadOnlyError(
+                f"git {action} would change {name}, in the read-only root {policy.root_of(path)}. Nothing was "
+                "changed. Name only paths outside it.",
+                path=str(path),
+            )
+
+
+def literal(names: Iterable[str]) -> list[str]:
+    """Pathspecs matching exactly ``names`` (no glob, no magic read into them)."""
+    return [f":(literal){name}" for name in names]
+
+
+def object_kind(call: GitCall, rev: str) -> str | None:
+    """blob, tree or commit: what ``rev`` names once tags are peeled; None when git cannot resolve it."""
+    # After "rev:" everything is the path, a peeling suffix too; what a tree holds is never a tag anyway.
+    named = rev if _path_part(rev) is not None else f"{rev}^{{}}"
+    peeled = call.repo.git("cat-file", "-t", named, check=False)
+    return text(peeled.stdout).strip() or None if peeled.code == 0 else None
+
+
+def check_shown_object(call: GitCall, rev: str, kind: str | None) -> None:
+    """Refuse ``git show`` of a hidden file at a revision (``rev:path``, ``:path``, ``:2:path``), and of a file
+    named by its object id alone, whose path cannot be judged.
+
+    Raises:
+        AccessDeniedError: the path is hidden by a deny rule.
+        InvalidParamsError: ``rev`` names a file's bytes without a path.
+    """
+    name = object_path(rev)
+    if name is None:
+        if kind == "blob":
+            raise InvalidParamsError(
+                f"rev {rev!r} names a file's contents without its path, which fsguard cannot check against the "
+                'deny rules. Name the file at a revision instead: rev="HEAD:path/to/file".',
+                param="rev",
+            )
+        return
+    if name != "." and hidden(call, [name]):
+        raise AccessDeniedError(
+            f"{name} is hidden by a deny rule (secrets and files the operator hid are never read, written or listed), "
+            "at any revision. Nothing was shown. Work with another file; only the operator can change the rules.",
+            path=call.repo.absolute(name),
+        )
+
+
+def visible_tree(call: GitCall, rev: str, shown: str) -> tuple[str, int]:
+    """``git show`` of a tree (a header, a blank line, one name per line, a directory ending in ``/``) without
+    the names a deny rule hides, and how many were left out."""
+    header, blank, listing = shown.partition("\n\n")
+    if not blank:
+        return shown, 0
+    folder = object_path(rev)
+    prefix = "" if folder in (None, ".") else f"{folder}/"
+    names = listing.splitlines()
+    left_out = hidden(call, [prefix + name for name in names])
+    kept = [name for name in names if prefix + name not in left_out]
+    return header + blank + "".join(f"{name}\n" for name in kept), len(left_out)
+
+
+def object_path(rev: str) -> str | None:
+    """The normalised path of ``<rev>:<path>``, ``:<path>`` or ``:<stage>:<path>`` (``.`` for the top); None
+    for a plain revision or ``:/<text>`` (a commit found by its message)."""
+    path = _path_part(rev)
+    return None if path is None else posixpath.normpath(path.removeprefix("./") or ".")
+
+
+def _path_part(rev: str) -> str | None:
+    """The path of ``<rev>:<path>``, ``:<path>`` or ``:<stage>:<path>``; None for a plain revision or ``:/<text>``
+    (a commit found by its message). Ref names cannot hold a colon, so the first one ends the revision."""
+    if rev.startswith(":/"):
+        return None
+    if rev.startswith(":"):
+        stage, colon, rest = rev[1:].partition(":")
+        return rest if colon and stage in ("0", "1", "2", "3") else rev[1:]
+    _, colon, path = rev.partition(":")
+    return path if colon else None

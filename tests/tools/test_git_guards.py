@@ -1,0 +1,174 @@
+"""The git tool under the guards of the file tools: no program an agent wrote runs, hidden files are never shown,
+staged or rewritten, and read-only roots stay unchanged, whatever git itself would do. Both protocol eras."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import ClientFactory, error_code, text_of
+from tests.tools.test_git import call, git, make_repo, staged_names
+
+pytestmark = pytest.mark.anyio
+
+SECRET = "API_KEY=do-not-print\n"
+
+
+@pytest.fixture
+def repo(root: Path) -> Path:
+    return make_repo(root)
+
+
+def plant_bare_layout(directory: Path, marker: Path) -> None:
+    """What an agent can write with write_file: a repository layout whose config runs a program on git add."""
+    for name in ("objects", "refs"):
+        (directory / name).mkdir(parents=True, exist_ok=True)
+    (directory / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (directory / "config").write_text(
+        f"[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = {directory}\n"
+        f'[filter "x"]\n\tclean = "touch {marker} && cat"\n',
+        encoding="utf-8",
+    )
+    (directory / ".gitattributes").write_text("* filter=x\n", encoding="utf-8")
+    (directory / "a.txt").write_text("hi\n", encoding="utf-8")
+
+
+async def test_git_refuses_a_directory_whose_git_is_empty_instead_of_running_the_config_beside_it(
+    client: Client, root: Path, tmp_path: Path
+) -> None:
+    sub = root / "sub"
+    (sub / ".git").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    plant_bare_layout(sub, marker)
+    result = await client.call_tool("git", {"action": "add", "path": str(sub), "paths": ["a.txt"]})
+    assert error_code(result) == "not_a_repository"
+    assert not marker.exists()
+    assert sorted(path.name for path in (sub / ".git").iterdir()) == []
+
+
+async def test_git_refuses_a_repository_whose_head_is_gone_instead_of_taking_its_top_for_a_bare_one(
+    client: Client, repo: Path, tmp_path: Path
+) -> None:
+    (repo / ".git" / "HEAD").unlink()
+    marker = tmp_path / "ran"
+    plant_bare_layout(repo, marker)
+    for action in ({"action": "add", "paths": ["a.txt"]}, {"action": "status"}):
+        assert error_code(await client.call_tool("git", action)) == "not_a_repository"
+    assert not marker.exists()
+
+
+@pytest.fixture
+def secret_repo(repo: Path) -> Path:
+    """The repository with a committed .env (hidden by the default deny rules) changed since, beside a.txt."""
+    (repo / ".env").write_text(SECRET, encoding="utf-8")
+    git(repo, "add", "-f", ".env")
+    git(repo, "commit", "-q", "-m", "env")
+    (repo / ".env").write_text("API_KEY=changed-locally\n", encoding="utf-8")
+    (repo / "a.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+    return repo
+
+
+@pytest.mark.parametrize("rev", ["HEAD:.env", "HEAD:./.env", ":.env", ":0:.env", "HEAD~0:sub/../.env"])
+async def test_show_refuses_a_hidden_file_at_any_revision(client: Client, secret_repo: Path, rev: str) -> None:
+    result = await client.call_tool("git", {"action": "show", "rev": rev})
+    assert error_code(result) == "access_denied"
+    assert "do-not-print" not in text_of(result)
+
+
+async def test_show_refuses_a_file_named_by_its_object_id_alone(client: Client, secret_repo: Path) -> None:
+    blob = git(secret_repo, "rev-parse", "HEAD:.env").strip()
+    result = await client.call_tool("git", {"action": "show", "rev": blob[:10]})
+    assert error_code(result) == "invalid_params"
+    assert "do-not-print" not in text_of(result)
+
+
+async def test_diff_show_and_status_leave_hidden_files_out_and_count_them(client: Client, secret_repo: Path) -> None:
+    diffed = await call(client, action="diff", output="full")
+    assert [change["path"] for change in diffed["files"]] == [f"{secret_repo}/a.txt"]
+    assert "+beta" in diffed["patch"]
+    assert ".env" not in diffed["patch"]
+    assert diffed["denied"] == 1
+    shown = await call(client, action="show", rev="HEAD", output="full")
+    assert shown["files"] == []
+    assert shown["patch"] == ""
+    assert "do-not-print" not in str(shown)
+    assert shown["denied"] == 1
+    status = await call(client, action="status")
+    assert status["unstaged"] == [f"{secret_repo}/a.txt"]
+    assert status["counts"]["unstaged"] == 1
+    assert status["denied"] == 1
+    tree = await call(client, action="show", rev="HEAD:")
+    assert tree["patch"].splitlines()[2:] == ["a.txt"]
+
+
+async def test_add_refuses_to_stage_a_hidden_file_even_through_a_directory(client: Client, secret_repo: Path) -> None:
+    for paths in ([".env"], ["."]):
+        result = await client.call_tool("git", {"action": "add", "paths": paths})
+        assert error_code(result) == "access_denied"
+    assert staged_names(secret_repo) == []
+
+
+async def test_commit_of_paths_refuses_to_take_a_hidden_files_working_tree_bytes(
+    client: Client, secret_repo: Path
+) -> None:
+    head = git(secret_repo, "rev-parse", "HEAD")
+    result = await client.call_tool("git", {"action": "commit", "message": "all", "paths": ["."]})
+    assert error_code(result) == "access_denied"
+    assert git(secret_repo, "rev-parse", "HEAD") == head
+
+
+async def test_restore_refuses_to_overwrite_a_hidden_file(client: Client, secret_repo: Path) -> None:
+    result = await client.call_tool("git", {"action": "restore", "paths": ["."], "force": True})
+    assert error_code(result) == "access_denied"
+    assert (secret_repo / ".env").read_text(encoding="utf-8") == "API_KEY=changed-locally\n"
+    assert (secret_repo / "a.txt").read_text(encoding="utf-8") == "alpha\nbeta\n"
+
+
+async def test_switching_branch_refuses_to_rewrite_a_hidden_file(client: Client, repo: Path) -> None:
+    git(repo, "switch", "-q", "-c", "other")
+    (repo / ".env").write_text(SECRET, encoding="utf-8")
+    git(repo, "add", "-f", ".env")
+    git(repo, "commit", "-q", "-m", "env on other")
+    git(repo, "switch", "-q", "main")
+    result = await client.call_tool("git", {"action": "branch", "name": "other", "checkout": True})
+    assert error_code(result) == "access_denied"
+    assert git(repo, "branch", "--show-current").strip() == "main"
+    assert not (repo / ".env").exists()
+
+
+async def test_git_never_changes_a_read_only_root_nested_in_the_working_tree(
+    connect: ClientFactory, repo: Path
+) -> None:
+    vendor = repo / "vendor"
+    vendor.mkdir()
+    (vendor / "lib.txt").write_text("v1\n", encoding="utf-8")
+    git(repo, "add", "vendor/lib.txt")
+    git(repo, "commit", "-q", "-m", "vendor")
+    (vendor / "lib.txt").write_text("v2, the user's uncommitted work\n", encoding="utf-8")
+    async with connect(read_only_roots=(vendor,)) as client:
+        result = await client.call_tool("git", {"action": "restore", "paths": ["vendor/lib.txt"], "force": True})
+        assert error_code(result) == "read_only"
+    assert (vendor / "lib.txt").read_text(encoding="utf-8") == "v2, the user's uncommitted work\n"
+
+
+async def test_push_refuses_a_local_remote_in_a_read_only_root(connect: ClientFactory, repo: Path) -> None:
+    shared = repo.parent / "shared.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(shared)], check=True)
+    before = sorted(path.relative_to(shared) for path in shared.rglob("*"))
+    async with connect(read_only_roots=(shared,)) as client:
+        result = await client.call_tool("git", {"action": "push", "remote": str(shared), "name": "main"})
+        assert error_code(result) == "read_only"
+    assert sorted(path.relative_to(shared) for path in shared.rglob("*")) == before
+
+
+async def test_a_linked_worktree_still_works_with_the_repository_named_explicitly(client: Client, repo: Path) -> None:
+    linked = repo / "linked"
+    git(repo, "worktree", "add", "-q", str(linked), "-b", "side")
+    (linked / "a.txt").write_text("alpha\nside\n", encoding="utf-8")
+    status = await call(client, action="status", path=str(linked))
+    assert status["repository"] == str(linked)
+    assert status["branch"] == "side"
+    assert status["unstaged"] == [f"{linked}/a.txt"]
