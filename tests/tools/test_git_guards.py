@@ -85,6 +85,28 @@ async def test_show_refuses_a_file_named_by_its_object_id_alone(client: Client, 
     assert "do-not-print" not in text_of(result)
 
 
+@pytest.mark.parametrize("rev", ["HEAD~1..HEAD", "HEAD^!", "HEAD~1...HEAD", "HEAD^@"])
+async def test_show_refuses_a_range_which_git_would_print_whole(client: Client, secret_repo: Path, rev: str) -> None:
+    result = await client.call_tool("git", {"action": "show", "rev": rev, "output": "full"})
+    assert error_code(result) == "invalid_params"
+    assert "do-not-print" not in text_of(result)
+
+
+@pytest.mark.parametrize("rev", ["HEAD:.env..HEAD:a.txt", "BLOB..HEAD:a.txt", "HEAD..BLOB", "HEAD:..HEAD~1:"])
+async def test_diff_refuses_revisions_that_name_files_or_folders(client: Client, secret_repo: Path, rev: str) -> None:
+    blob = git(secret_repo, "rev-parse", "HEAD:.env").strip()
+    result = await client.call_tool("git", {"action": "diff", "rev": rev.replace("BLOB", blob), "output": "full"})
+    assert error_code(result) == "invalid_params"
+    assert "do-not-print" not in text_of(result)
+
+
+async def test_diff_of_a_commit_range_leaves_the_hidden_file_out(client: Client, secret_repo: Path) -> None:
+    diffed = await call(client, action="diff", rev="HEAD~1..HEAD", output="full")
+    assert diffed["files"] == []
+    assert diffed["denied"] == 1
+    assert "do-not-print" not in str(diffed)
+
+
 async def test_diff_show_and_status_leave_hidden_files_out_and_count_them(client: Client, secret_repo: Path) -> None:
     diffed = await call(client, action="diff", output="full")
     assert [change["path"] for change in diffed["files"]] == [f"{secret_repo}/a.txt"]

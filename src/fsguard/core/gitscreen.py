@@ -77,27 +77,54 @@ def object_kind(call: GitCall, rev: str) -> str | None:
 
 
 def check_shown_object(call: GitCall, rev: str, kind: str | None) -> None:
-    """Refuse ``git show`` of a hidden file at a revision (``rev:path``, ``:path``, ``:2:path``), and of a file
-    named by its object id alone, whose path cannot be judged.
+    """Refuse ``git show`` of a hidden file or folder at a revision (``rev:path``, ``:path``, ``:2:path``), of a
+    file named by its object id alone (its path cannot be judged), and of a range (git would print every commit's
+    whole patch). A revision git does not know is left to git, whose words say so.
 
     Raises:
         AccessDeniedError: the path is hidden by a deny rule.
-        InvalidParamsError: ``rev`` names a file's bytes without a path.
+        InvalidParamsError: ``rev`` names a file's bytes without a path, or several revisions.
     """
     name = object_path(rev)
-    if name is None:
-        if kind == "blob":
-            raise InvalidParamsError(
-                f"rev {rev!r} names a file's contents without its path, which fsguard cannot check against the "
-                'deny rules. Name the file at a revision instead: rev="HEAD:path/to/file".',
-                param="rev",
-            )
-        return
-    if name != "." and hidden(call, [name]):
+    if name not in (None, ".") and call.safe.policy.denied_by(Path(call.repo.absolute(name)), is_dir=kind == "tree"):
         raise AccessDeniedError(
             f"{name} is hidden by a deny rule (secrets and files the operator hid are never read, written or listed), "
             "at any revision. Nothing was shown. Work with another file; only the operator can change the rules.",
             path=call.repo.absolute(name),
+        )
+    if kind == "blob" and name is None:
+        raise InvalidParamsError(
+            f"rev {rev!r} names a file's contents without its path, which fsguard cannot check against the deny "
+            'rules. Name the file at a revision instead: rev="HEAD:path/to/file".',
+            param="rev",
+        )
+    if kind is None and call.repo.git("rev-parse", "--revs-only", rev, check=False).stdout.strip():
+        raise InvalidParamsError(
+            f"rev {rev!r} is not one commit, nor a file or folder at one. show takes one revision "
+            '(rev="HEAD~1", rev="HEAD:src/a.py"); for a range use diff (rev="A..B") or log.',
+            param="rev",
+        )
+
+
+def check_compared(call: GitCall, rev: str) -> None:
+    """Refuse a diff whose ``rev`` names anything but commits: git diffs two files (``HEAD:a..<blob id>``) or two
+    folders (``HEAD:secrets..HEAD~1:secrets``, its names relative to the folder) too, and neither has the paths
+    the deny rules judge.
+
+    Raises:
+        InvalidParamsError: a revision ``rev`` names is not a commit.
+    """
+    # A..B comes back as B and ^A, object ids. (rev never starts with "-": refuse_option saw to it, and this
+    # git's rev-parse would echo an --end-of-options back as if it were a revision.)
+    said = call.repo.git("rev-parse", "--revs-only", rev, check=False)
+    if said.code != 0:
+        return  # not a revision at all: git diff says so
+    ends = [f"{name.lstrip('^')}^{{commit}}" for name in text(said.stdout).split()]
+    if ends and call.repo.git("rev-parse", *ends, check=False).code:
+        raise InvalidParamsError(
+            f"rev {rev!r} names a file or folder, not a commit: diff compares commits "
+            '(rev="HEAD~1", rev="main..HEAD"). To see a file as it was, use show with rev="HEAD~1:path/to/file".',
+            param="rev",
         )
 
 

@@ -10,7 +10,7 @@ from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitparse import LOG_FORMAT, FileStat, parse_log, parse_numstat, parse_status, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrepo import GitCall, Repository
-from fsguard.core.gitscreen import check_shown_object, hidden, literal, object_kind, visible_tree
+from fsguard.core.gitscreen import check_compared, check_shown_object, hidden, literal, object_kind, visible_tree
 from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
 
 DIFF_GUARD_FILES = 20
@@ -54,6 +54,8 @@ def status(call: GitCall) -> GitResult:
 
 def diff(call: GitCall) -> GitResult:
     """Unstaged changes (staged with ``staged``, against ``rev`` or a range with ``rev``)."""
+    if call.request.rev:
+        check_compared(call, call.request.rev)
     command = ["diff", *_DIFF_FLAGS, *(["--cached"] if call.request.staged else []), *_rev(call)]
     stats = parse_numstat(call.repo.git(*command, "--numstat", "-z", "--", *call.scope).stdout)
     request = call.request
