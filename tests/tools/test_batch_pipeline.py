@@ -406,3 +406,21 @@ async def test_a_pipeline_search_skips_dependency_dirs_and_minified_files_like_s
     assert sorted(everything["steps"][0]["files"]) == sorted(
         str(root / p) for p in ("app.js", "app.min.js", "node_modules/lib/index.js")
     )
+
+
+@pytest.mark.parametrize(
+    ("params", "found"),
+    [
+        ({"pattern": "k|line1"}, ["a.txt", "b.txt"]),  # regex syntax that compiles: the seed's guess, a regex
+        ({"pattern": "k|line1", "regex": False}, []),
+        ({"pattern": "f(x"}, ["c.txt"]),  # does not compile as a regex: plain text
+        ({"pattern": "line"}, ["a.txt"]),
+    ],
+)
+async def test_a_search_step_without_regex_reads_its_pattern_as_the_seed_guessed(
+    client: Client, root: Path, params: dict[str, Any], found: list[str]
+) -> None:
+    for name, body in (("a.txt", "line1\n"), ("b.txt", "k\n"), ("c.txt", "f(x)\n")):
+        (root / name).write_text(body, encoding="utf-8")
+    data = structured(await pipeline(client, steps=[{"id": "s", "action": "search", "params": params}]))
+    assert data["steps"][0]["files"] == [str(root / name) for name in found]

@@ -17,8 +17,9 @@ Decisions that differ from the seed, on purpose:
 - Step indexes count from 1 everywhere (results, errors, default ids ``step-1``, ``step-2`` …).
 - ``edit`` replaces every occurrence in each file (``replace_all`` defaults to true), as the seed did: a
   pipeline edit across files means "all of them". ``replace_all: false`` asks for one unique match a file.
-- ``search`` is a literal search unless ``regex: true`` (the seed guessed from metacharacters), and case
-  sensitive unless ``case_sensitive: false``, so that it finds what a following ``edit`` will change.
+- ``search`` says how it reads its pattern with ``regex: true|false``; without it, the seed's guess (a pattern
+  with regex syntax that compiles is a regex). It is case sensitive unless ``case_sensitive: false``, so that it
+  finds what a following ``edit`` will change.
 """
 
 from __future__ import annotations

@@ -75,10 +75,11 @@ Action = Callable[[PipelineEngines, StepCall], ActionOutput]
 
 
 def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
-    """Files whose text has ``pattern`` (literal unless ``regex``), under ``path`` or among the input files."""
+    """Files whose text has ``pattern`` (see :func:`reads_as_regex`), under ``path`` or among the input files."""
     params = call.params
     pattern = text(params, "pattern")
-    literal, case_sensitive = not flag(params, "regex", False), flag(params, "case_sensitive", True)
+    literal = not flag(params, "regex", reads_as_regex(pattern))
+    case_sensitive = flag(params, "case_sensitive", True)
     if call.files:
         counts = _counted(engines, call.files, pattern, regex=not literal, case_sensitive=case_sensitive)
         found = {file: n for file, n in counts.items() if n}
@@ -104,6 +105,22 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     result = search_content(base, request, options, beneath=engines.beneath, hide=engines.policy.hidden_files())
     files = sorted(result.counts)  # a stable order, whichever engine walked
     return ActionOutput(tuple(files), result.total_matches, file_counts={f: result.counts[f] for f in files})
+
+
+_REGEX_SYNTAX = frozenset("\\.+*?()|[]{}^$")  # what Go's regexp.QuoteMeta escapes
+
+
+def reads_as_regex(pattern: str) -> bool:
+    """The seed's guess when a search step does not say (no ``regex``): a pattern with regex syntax that compiles
+    is a regex (``k|line1`` finds either), any other is plain text. At worst a guessed regex finds a little more
+    (``a.b`` also matches ``axb``); a literal guess would silently find nothing."""
+    if not _REGEX_SYNTAX.intersection(pattern):
+        return False
+    try:
+        compile_re2(pattern)
+    except InvalidParamsError:
+        return False
+    return True
 
 
 def count_occurrences(engines: PipelineEngines, call: StepCall) -> ActionOutput:
