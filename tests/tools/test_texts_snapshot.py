@@ -260,6 +260,61 @@ line 2
     )
 
 
+async def test_read_file_of_several_paths_shares_one_budget_and_gives_each_cut_file_its_hint(rig: Rig) -> None:
+    files = {"a.txt": TEN_LINES, "b.txt": "short\n", "c.txt": "w" * 100 + "\n", "d.txt": "x\n"}
+    texts = await rig.texts(
+        lambda c: c.call("read_file", paths=[c.rel(name) for name in files]),
+        files=files,
+        fresh=True,
+        max_response_bytes=60,
+        read_truncate_lines=3,
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+=== a.txt ===
+line 1
+line 2
+line 3
+
+[Lines 1-3 of 10 total lines in a.txt — use start_line/end_line to read more, e.g. start_line=4 end_line=6]
+
+=== b.txt ===
+short
+
+=== c.txt ===
+wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… [line 1 cut at 33 characters]
+
+[Line 1 of c.txt cut at 33 characters (--max-response-bytes 60): read on with start_line=1 start_column=34]
+
+=== d.txt ===
+[Left out: the files before it filled the response budget (--max-response-bytes 60). Read it on its own: read_file(path="d.txt")]
+""",
+            "compact": """\
+ok
+=== a.txt ===
+line 1
+line 2
+line 3
+
+[lines 1-3 of 10; next: start_line=4]
+
+=== b.txt ===
+short
+
+=== c.txt ===
+wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… [line 1 cut at 33 characters]
+
+[Line 1 of c.txt cut at 33 characters (--max-response-bytes 60): read on with start_line=1 start_column=34]
+
+=== d.txt ===
+[left out: response budget used; read_file(path="d.txt")]
+""",
+        }
+    )
+
+
 async def test_read_file_in_base64_heads_the_bytes_with_the_path_only_in_the_verbose_voice(rig: Rig) -> None:
     texts = await rig.texts(
         lambda c: c.call("read_file", path=c.rel("b.bin"), encoding="base64"), files={"b.bin": b"\x00\x01\x02"}
