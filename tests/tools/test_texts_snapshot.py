@@ -867,6 +867,21 @@ old_text is not in e.txt, but new_text is, at line 1: the edit looks already app
     )
 
 
+async def test_edit_file_with_occurrence_and_replace_all_is_invalid_params_naming_both(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("edit_file", path=c.rel("x.txt"), old_text="x", new_text="y", occurrence=2, replace_all=True),
+        files={"x.txt": "x x x\n"},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error invalid_params
+occurrence=2 changes one match and replace_all=true changes every match. Pass one of them, not both.\
+"""
+        }
+    )
+
+
 async def test_edit_file_with_text_found_twice_is_ambiguous_match_naming_the_lines(rig: Rig) -> None:
     texts = await rig.texts(
         lambda c: c.call("edit_file", path=c.rel("e.txt"), old_text="line 1", new_text="x"),
