@@ -1053,6 +1053,24 @@ Fix the failing old_text (copy it from read_file) and retry.\
     )
 
 
+async def test_multi_edit_whose_old_text_is_gone_but_new_text_is_there_is_ambiguous(rig: Rig) -> None:
+    edits = [{"old_text": "line one", "new_text": "line 1"}, {"old_text": "line 2", "new_text": "two"}]
+    texts = await rig.texts(
+        lambda c: c.call("multi_edit", path=c.rel("m.txt"), edits=edits), files={"m.txt": "line 1\nline 2\n"}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error no_match
+multi_edit: 1 of 2 edits could not be applied, so none were: m.txt is unchanged.
+  edit 1: ambiguous — old_text is not in the file but new_text is: made before this call, or old_text is wrong? Re-read the file; drop this edit if its change is there
+  edit 2: applied
+Fix the failing old_text (copy it from read_file) and retry.\
+"""
+        }
+    )
+
+
 async def test_multi_edit_without_edits_is_invalid_params_with_the_shape(rig: Rig) -> None:
     texts = await rig.texts(lambda c: c.call("multi_edit", path=c.rel("m.txt")), files={"m.txt": TEN_LINES})
     assert texts == snapshot(
