@@ -82,8 +82,12 @@ def test_occurrence_counts_from_either_end_and_refuses_out_of_range() -> None:
     assert edited("x x x\n", "x", "y", occurrence=-1)[1] == "x x y\n"
     with pytest.raises(NoMatchError, match="occurrence 4 is out of range"):
         find_matches("x x x\n", Replacement("x", "y", occurrence=4))
-    with pytest.raises(InvalidParamsError):
-        find_matches("x\n", Replacement("x", "y", occurrence=0))
+
+
+def test_occurrence_zero_names_no_occurrence_so_the_match_must_be_unique() -> None:
+    assert edited("x\n", "x", "y", occurrence=0)[1] == "y\n"
+    with pytest.raises(AmbiguousMatchError):
+        find_matches("x x\n", Replacement("x", "y", occurrence=0))
 
 
 def test_whole_word_skips_matches_inside_words() -> None:

@@ -167,3 +167,34 @@ async def test_help_lists_each_tool_with_its_first_sentence(client: Client) -> N
         "project_replace."
     )
     assert "mode replace (default)" not in text
+
+
+async def test_edit_file_and_multi_edit_take_an_empty_diff_format_as_auto(client: Client, notes: Path) -> None:
+    edited = structured(
+        await client.call_tool(
+            "edit_file", {"path": "notes.txt", "old_text": "alpha", "new_text": "ALPHA", "diff_format": ""}
+        )
+    )
+    assert "+ALPHA" in edited["diff"]
+    edits = [{"old_text": "gamma", "new_text": "GAMMA"}]
+    multi = structured(
+        await client.call_tool("multi_edit", {"path": "notes.txt", "edits_json": edits, "diff_format": ""})
+    )
+    assert "+GAMMA" in multi["diff"]
+    assert notes.read_bytes() == b"ALPHA\r\nbeta\r\nGAMMA\r\n"
+
+
+async def test_an_empty_mode_is_the_default_mode_of_edit_file_and_read_file(client: Client, notes: Path) -> None:
+    args = {"path": "notes.txt", "mode": "", "old_text": "beta", "new_text": "BETA", "position": ""}
+    assert structured(await client.call_tool("edit_file", args))["replacements"] == 1
+    assert notes.read_bytes() == b"alpha\r\nBETA\r\ngamma\r\n"
+    read = structured(await client.call_tool("read_file", {"path": "notes.txt", "mode": ""}))
+    assert read["content"] == "alpha\r\nBETA\r\ngamma\r\n"
+
+
+async def test_an_unknown_edit_mode_is_refused_not_taken_as_replace(client: Client, notes: Path) -> None:
+    args = {"path": "notes.txt", "mode": "regx", "old_text": "beta", "new_text": "BETA"}
+    result = await client.call_tool("edit_file", args)
+    assert error_code(result) == "invalid_params"
+    assert "'regex'" in text_of(result)
+    assert notes.read_bytes() == b"alpha\r\nbeta\r\ngamma\r\n"

@@ -109,6 +109,35 @@ def test_every_unknown_name_is_reported_and_the_first_is_the_param_field() -> No
     assert info.value.fields == {"param": "pth"}
 
 
+# --- the empty string for a choice ---------------------------------------------------------------------------------
+
+CHOICE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "mode": {"type": "string", "enum": ["replace", "regex"], "default": "replace"},
+        "output": {"anyOf": [{"type": "string", "enum": ["stat", "full"]}, {"type": "null"}], "default": None},
+        "action": {"type": "string", "enum": ["status", "log"]},
+        "blank": {"type": "string", "enum": ["", "x"], "default": "x"},
+        "text": {"type": "string", "default": "a"},
+    },
+    "required": ["action"],
+}
+
+
+def test_normalize_takes_an_empty_string_for_an_optional_choice_as_absent() -> None:
+    sent = {"mode": "", "output": "", "action": "log"}
+    assert normalize("t", sent, CHOICE_SCHEMA) == {"action": "log"}
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [{"mode": "regx"}, {"action": ""}, {"blank": ""}, {"text": ""}],
+    ids=["an unknown choice", "a required choice", "a choice that includes it", "free text"],
+)
+def test_normalize_keeps_an_empty_string_where_it_is_not_an_absent_choice(sent: dict[str, str]) -> None:
+    assert normalize("t", sent, CHOICE_SCHEMA) == sent
+
+
 # --- JSON text for arrays -----------------------------------------------------------------------------------------
 
 

@@ -365,3 +365,26 @@ async def test_edit_in_a_directory_whose_name_is_not_utf8_writes_the_bytes(clien
 
     assert not result.is_error, text_of(result)
     assert (directory / "menu.txt").read_bytes() == b"stew\nbread\n"
+
+
+async def test_occurrence_zero_is_taken_as_absent_like_the_seed(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"alpha beta\n")
+    args = {"path": "a.txt", "old_text": "alpha", "new_text": "ALPHA", "occurrence": 0}
+    assert structured(await client.call_tool("edit_file", args))["replacements"] == 1
+    assert (root / "a.txt").read_bytes() == b"ALPHA beta\n"
+    (root / "x.txt").write_bytes(b"x x x\n")
+    repeated = await client.call_tool("edit_file", {"path": "x.txt", "old_text": "x", "new_text": "y", "occurrence": 0})
+    assert error_code(repeated) == "ambiguous_match"
+    assert (root / "x.txt").read_bytes() == b"x x x\n"
+
+
+async def test_occurrence_with_replace_all_is_refused_naming_both(client: Client, root: Path) -> None:
+    (root / "x.txt").write_bytes(b"x x x\n")
+    args = {"path": "x.txt", "old_text": "x", "new_text": "y", "occurrence": 2, "replace_all": True}
+    for dry_run in (True, False):
+        result = await client.call_tool("edit_file", {**args, "dry_run": dry_run})
+        assert error_code(result) == "invalid_params"
+        assert "occurrence" in text_of(result)
+        assert "replace_all" in text_of(result)
+    assert (root / "x.txt").read_bytes() == b"x x x\n"
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0

@@ -231,3 +231,63 @@ async def test_paths_with_a_text_encoding_reads_every_file(client: Client, root:
     (root / "b.txt").write_bytes(b"B\n")
     data = structured(await client.call_tool("read_file", {"paths": '["a.txt", "b.txt"]', "encoding": "utf-8"}))
     assert [f["content"] for f in data["files"]] == ["A\n", "B\n"]
+
+
+async def test_several_paths_keep_each_content_pure_and_mark_the_file_that_was_cut(client: Client, root: Path) -> None:
+    (root / "f0.txt").write_bytes(b"".join(b"L%d\n" % i for i in range(1, 401)))
+    (root / "f1.txt").write_bytes(b"short\n")
+    result = await client.call_tool("read_file", {"paths": ["f0.txt", "f1.txt"]})
+    data = structured(result)
+    cut, whole = data["files"]
+    assert cut["content"] == "".join(f"L{i}\n" for i in range(1, 301))
+    assert (cut["truncated"], cut["start_line"], cut["end_line"], cut["total_lines"]) == (True, 1, 300, 400)
+    assert "start_line=301" in cut["hint"]
+    assert cut["content_hash"] == content_hash((root / "f0.txt").read_bytes())
+    assert (whole["content"], whole["truncated"]) == ("short\n", False)
+    assert "hint" not in whole
+    assert data["truncated"] is True
+    assert "L300\n\n[Lines 1-300 of 400 total lines in f0.txt" in text_of(result)
+
+
+async def test_several_whole_paths_are_not_truncated(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"A\n")
+    (root / "b.txt").write_bytes(b"B\n")
+    data = structured(await client.call_tool("read_file", {"paths": ["a.txt", "b.txt"]}))
+    assert data["truncated"] is False
+    assert [f["truncated"] for f in data["files"]] == [False, False]
+
+
+async def test_several_paths_share_one_response_budget_and_a_file_left_out_says_how_to_read_it(
+    connect: ClientFactory, root: Path
+) -> None:
+    for name in ("a", "b", "c", "d"):
+        (root / f"{name}.txt").write_text("".join(f"{name}{i:08}\n" for i in range(40)), encoding="utf-8")
+    async with connect(max_response_bytes=1000) as client:
+        result = await client.call_tool("read_file", {"paths": ["a.txt", "b.txt", "c.txt", "d.txt"]})
+    data = structured(result)
+    a, b, c, d = data["files"]
+    assert [a["content"], b["content"]] == [(root / name).read_text(encoding="utf-8") for name in ("a.txt", "b.txt")]
+    assert c["content"] == "".join(f"c{i:08}\n" for i in range(20))
+    assert (c["truncated"], c["end_line"]) == (True, 20)
+    assert "start_line=21" in c["hint"]
+    assert "content" not in d
+    assert d["truncated"] is True
+    assert f'read_file(path="{root / "d.txt"}")' in d["hint"]
+    assert d["path"] == str(root / "d.txt")
+    assert sum(len(f.get("content", "")) for f in data["files"]) <= 1000
+    assert data["truncated"] is True
+    assert "d.txt" in text_of(result)
+    assert "read_file(path=" in text_of(result)
+
+
+async def test_several_paths_of_one_long_line_each_stay_inside_one_budget(connect: ClientFactory, root: Path) -> None:
+    for i in range(3):
+        (root / f"long{i}.txt").write_bytes(b"z" * 4000 + b"\n")
+    async with connect(max_response_bytes=1000) as client:
+        result = await client.call_tool("read_file", {"paths": [f"long{i}.txt" for i in range(3)]})
+    data = structured(result)
+    first, *rest = data["files"]
+    assert first["content"].startswith("z" * 1000)
+    assert "start_column=1001" in first["hint"]
+    assert all("content" not in f and f["truncated"] for f in rest)
+    assert len(text_of(result).encode()) < 2000

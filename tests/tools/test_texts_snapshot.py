@@ -260,6 +260,61 @@ line 2
     )
 
 
+async def test_read_file_of_several_paths_shares_one_budget_and_gives_each_cut_file_its_hint(rig: Rig) -> None:
+    files = {"a.txt": TEN_LINES, "b.txt": "short\n", "c.txt": "w" * 100 + "\n", "d.txt": "x\n"}
+    texts = await rig.texts(
+        lambda c: c.call("read_file", paths=[c.rel(name) for name in files]),
+        files=files,
+        fresh=True,
+        max_response_bytes=60,
+        read_truncate_lines=3,
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+=== a.txt ===
+line 1
+line 2
+line 3
+
+[Lines 1-3 of 10 total lines in a.txt — use start_line/end_line to read more, e.g. start_line=4 end_line=6]
+
+=== b.txt ===
+short
+
+=== c.txt ===
+wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… [line 1 cut at 33 characters]
+
+[Line 1 of c.txt cut at 33 characters (--max-response-bytes 60): read on with start_line=1 start_column=34]
+
+=== d.txt ===
+[Left out: the files before it filled the response budget (--max-response-bytes 60). Read it on its own: read_file(path="d.txt")]
+""",
+            "compact": """\
+ok
+=== a.txt ===
+line 1
+line 2
+line 3
+
+[lines 1-3 of 10; next: start_line=4]
+
+=== b.txt ===
+short
+
+=== c.txt ===
+wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… [line 1 cut at 33 characters]
+
+[Line 1 of c.txt cut at 33 characters (--max-response-bytes 60): read on with start_line=1 start_column=34]
+
+=== d.txt ===
+[left out: response budget used; read_file(path="d.txt")]
+""",
+        }
+    )
+
+
 async def test_read_file_in_base64_heads_the_bytes_with_the_path_only_in_the_verbose_voice(rig: Rig) -> None:
     texts = await rig.texts(
         lambda c: c.call("read_file", path=c.rel("b.bin"), encoding="base64"), files={"b.bin": b"\x00\x01\x02"}
@@ -812,6 +867,21 @@ old_text is not in e.txt, but new_text is, at line 1: the edit looks already app
     )
 
 
+async def test_edit_file_with_occurrence_and_replace_all_is_invalid_params_naming_both(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("edit_file", path=c.rel("x.txt"), old_text="x", new_text="y", occurrence=2, replace_all=True),
+        files={"x.txt": "x x x\n"},
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error invalid_params
+occurrence=2 changes one match and replace_all=true changes every match. Pass one of them, not both.\
+"""
+        }
+    )
+
+
 async def test_edit_file_with_text_found_twice_is_ambiguous_match_naming_the_lines(rig: Rig) -> None:
     texts = await rig.texts(
         lambda c: c.call("edit_file", path=c.rel("e.txt"), old_text="line 1", new_text="x"),
@@ -977,6 +1047,24 @@ async def test_multi_edit_with_one_edit_found_twice_is_ambiguous_match(rig: Rig)
 error ambiguous_match
 multi_edit: 1 of 1 edits could not be applied, so none were: m.txt is unchanged.
   edit 1: ambiguous — old_text matches 2 times in m.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
+Fix the failing old_text (copy it from read_file) and retry.\
+"""
+        }
+    )
+
+
+async def test_multi_edit_whose_old_text_is_gone_but_new_text_is_there_is_ambiguous(rig: Rig) -> None:
+    edits = [{"old_text": "line one", "new_text": "line 1"}, {"old_text": "line 2", "new_text": "two"}]
+    texts = await rig.texts(
+        lambda c: c.call("multi_edit", path=c.rel("m.txt"), edits=edits), files={"m.txt": "line 1\nline 2\n"}
+    )
+    assert texts == snapshot(
+        {
+            "both": """\
+error no_match
+multi_edit: 1 of 2 edits could not be applied, so none were: m.txt is unchanged.
+  edit 1: ambiguous — old_text is not in the file but new_text is: made before this call, or old_text is wrong? Re-read the file; drop this edit if its change is there
+  edit 2: applied
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }

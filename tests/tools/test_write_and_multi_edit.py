@@ -202,3 +202,27 @@ async def test_multi_edit_accepts_the_seeds_force_and_create_backup_and_still_ba
     assert "create_backup=false is ignored" in text_of(answer)
     structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "m.txt"}))
     assert (root / "m.txt").read_bytes() == b"one\r\ntwo\r\n"
+
+
+async def test_multi_edit_marks_an_edit_whose_old_text_was_never_there_but_new_text_is_as_ambiguous(
+    client: Client, root: Path
+) -> None:
+    (root / "c.txt").write_bytes(b"NEW1 NEW2\n")
+    edits = [{"old_text": "OLD1", "new_text": "NEW1"}, {"old_text": "OLD2", "new_text": "NEW2"}]
+    result = await client.call_tool("multi_edit", {"path": "c.txt", "edits": edits})
+    assert error_code(result) == "no_match"
+    assert [e["status"] for e in (result.meta or {})["fsguard/error"]["edits"]] == ["ambiguous", "ambiguous"]
+    assert "edit 1: ambiguous" in text_of(result)
+    assert "new_text is" in text_of(result)
+    assert (root / "c.txt").read_bytes() == b"NEW1 NEW2\n"
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_multi_edit_keeps_failed_for_an_old_text_that_is_missing_while_new_text_is_too(
+    client: Client, root: Path
+) -> None:
+    (root / "c.txt").write_bytes(b"alpha\nbeta\n")
+    edits = [{"old_text": "alpha", "new_text": "ALPHA"}, {"old_text": "gamma", "new_text": "delta"}]
+    result = await client.call_tool("multi_edit", {"path": "c.txt", "edits": edits})
+    assert [e["status"] for e in (result.meta or {})["fsguard/error"]["edits"]] == ["applied", "failed"]
+    assert (root / "c.txt").read_bytes() == b"alpha\nbeta\n"

@@ -106,15 +106,13 @@ def find_matches(text: str, edit: Replacement, *, tolerant: bool = False, path: 
     """Climb the ladder until a tier finds ``edit.old_text`` and choose the places to change.
 
     Raises:
-        InvalidParamsError: empty old_text, or occurrence 0.
+        InvalidParamsError: empty old_text.
         NoMatchError: no tier found it (the message shows the closest lines, or says it is already applied).
         AmbiguousMatchError: it occurs more than once and nothing said which to change.
     """
     old, new, occurrence = edit.old_text, edit.new_text, edit.occurrence
     if not old:
         raise InvalidParamsError("old_text is empty. Quote the exact text to replace, copied from read_file.")
-    if occurrence == 0:
-        raise InvalidParamsError("occurrence counts from 1 (or from -1 at the end); 0 names no occurrence.")
     index = LineIndex(text)
     for name, tier in LADDER:
         if name == "tolerant_whitespace" and not tolerant:
@@ -131,7 +129,7 @@ def _choose(
 ) -> list[Span]:
     if replace_all:
         return spans
-    if occurrence is not None:
+    if occurrence:  # 0 names no occurrence, as the seed's callers send it
         position = occurrence - 1 if occurrence > 0 else len(spans) + occurrence
         if not 0 <= position < len(spans):
             raise NoMatchError(

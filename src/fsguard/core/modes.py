@@ -245,8 +245,20 @@ def multi(edits: list[Replacement], *, tolerant: bool, path: str) -> Planner:
 
 
 def _failed(number: int, edit: Replacement, exc: FsguardError, original: str, text: str) -> EditOutcome:
-    if isinstance(exc, NoMatchError) and edit.new_text and edit.old_text in original and edit.new_text in text:
-        return EditOutcome(number, "already_present", error="subsumed by an earlier edit of this batch")
+    """Why an edit did not place: subsumed by an earlier edit (a skip), ambiguous, or failed.
+
+    Ambiguous, as the seed says it: old_text matches several places, or it was never in the file while new_text
+    is there (made before this call, or old_text is wrong; only a re-read tells).
+    """
+    if isinstance(exc, NoMatchError) and edit.new_text and edit.new_text in text:
+        if edit.old_text in original:
+            return EditOutcome(number, "already_present", error="subsumed by an earlier edit of this batch")
+        if edit.new_text.strip():  # blank new_text is in nearly every file: it tells nothing
+            reason = (
+                "old_text is not in the file but new_text is: made before this call, or old_text is wrong? "
+                "Re-read the file; drop this edit if its change is there"
+            )
+            return EditOutcome(number, "ambiguous", error=reason, code=exc.code)
     status: Literal["failed", "ambiguous"] = "ambiguous" if exc.code == "ambiguous_match" else "failed"
     return EditOutcome(number, status, error=exc.message.split("\n")[0], code=exc.code)
 

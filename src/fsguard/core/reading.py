@@ -1,4 +1,4 @@
-"""read_file: whole files, line ranges, head/tail, base64, and several files at once."""
+"""read_file: whole files, line ranges, head/tail and base64 (several files at once: :mod:`fsguard.core.multiread`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.disk import read_at, read_open
-from fsguard.core.errors import FsguardError, InvalidParamsError, TooLargeError
+from fsguard.core.errors import InvalidParamsError, TooLargeError
 from fsguard.core.excerpts import DEFAULT_MAX_LINES, Window, above_limit_note, finish, take
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
@@ -29,7 +29,7 @@ from fsguard.core.ranges import (
 )
 from fsguard.core.session import Session
 from fsguard.core.textio import DecodedText, decode, head_lines, tail_lines
-from fsguard.models import ReadFileEntry, ReadFileResult
+from fsguard.models import ReadFileResult
 
 ReadMode = Literal["all", "head", "tail"]
 _ALL = 1 << 62
@@ -94,17 +94,29 @@ class FileReader:
         self._max_file_size = max_file_size
         self._truncate_lines = truncate_lines
 
-    def read(self, user_path: str, selection: LineSelection) -> ReadFileResult:
-        """Read one file as text, returning the lines ``selection`` names."""
-        found = self._read(user_path, selection, media=False)
+    @property
+    def budget(self) -> int:
+        """Most bytes of text one read_file answer holds (--max-response-bytes)."""
+        return self._budget
+
+    def resolve(self, user_path: str) -> Path:
+        """The canonical path ``user_path`` names, or the policy's refusal; nothing is opened."""
+        return self._policy.resolve(user_path)
+
+    def read(self, user_path: str, selection: LineSelection, *, budget: int | None = None) -> ReadFileResult:
+        """Read one file as text: the lines ``selection`` names, in at most ``budget`` bytes (default: all of
+        :attr:`budget`; a multi-file read passes what the files before it left)."""
+        found = self._read(user_path, selection, media=False, budget=self._budget if budget is None else budget)
         assert isinstance(found, ReadFileResult)
         return found
 
     def read_one(self, user_path: str, selection: LineSelection) -> ReadFileResult | MediaRead:
         """Read one file: an image or audio file as media (see :mod:`fsguard.core.media`), any other as text."""
-        return self._read(user_path, selection, media=True)
+        return self._read(user_path, selection, media=True, budget=self._budget)
 
-    def _read(self, user_path: str, selection: LineSelection, *, media: bool) -> ReadFileResult | MediaRead:
+    def _read(
+        self, user_path: str, selection: LineSelection, *, media: bool, budget: int
+    ) -> ReadFileResult | MediaRead:
         selection.check()
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file")
@@ -121,7 +133,7 @@ class FileReader:
                     path=str(path),
                 )
             if st.st_size > min(STREAM_ABOVE, self._max_file_size):
-                streamed = self._streamed(fd, st, path, selection)
+                streamed = self._streamed(fd, st, path, selection, budget)
                 self._fire("post", path, "read_file")
                 return streamed
             data, stat = read_open(fd, path, self._max_file_size)
@@ -149,7 +161,7 @@ class FileReader:
             result = self._window(base, decoded.text, decoded.line_count, selection)
         else:
             result = self._whole(base, decoded, path.name)
-        return self._bounded(result, (selection.start_column or 1) - 1, path.name)
+        return self._bounded(result, (selection.start_column or 1) - 1, path.name, budget)
 
     def _media(self, fd: int, st: os.stat_result, path: Path, selection: LineSelection) -> MediaRead | None:
         """The file as media when its first bytes say image or audio (a damaged image reads as binary)."""
@@ -168,11 +180,11 @@ class FileReader:
             self._session.record_hash(path, found.content_hash)
         return found
 
-    def _bounded(self, result: ReadFileResult, skip_columns: int, name: str) -> ReadFileResult:
-        """``result`` within the response budget, its first line started ``skip_columns`` characters in."""
-        if not skip_columns and utf8_size(result.content) <= self._budget:
+    def _bounded(self, result: ReadFileResult, skip_columns: int, name: str, budget: int) -> ReadFileResult:
+        """``result`` within ``budget`` bytes, its first line started ``skip_columns`` characters in."""
+        if not skip_columns and utf8_size(result.content) <= budget:
             return result
-        ex = excerpt([result.content], max_lines=_ALL, budget=self._budget, skip_columns=skip_columns)
+        ex = excerpt([result.content], max_lines=_ALL, budget=budget, skip_columns=skip_columns)
         if not ex.full:
             return result.model_copy(update={"content": ex.content})
         if result.start_line is None:  # head + tail around an omission marker
@@ -180,7 +192,9 @@ class FileReader:
             return result.model_copy(update={"content": ex.content, "truncated": True, "hint": hint})
         return finish(result, ex, result.start_line, _ALL, self._budget, name)
 
-    def _streamed(self, fd: int, st: os.stat_result, path: Path, selection: LineSelection) -> ReadFileResult:
+    def _streamed(
+        self, fd: int, st: os.stat_result, path: Path, selection: LineSelection, budget: int
+    ) -> ReadFileResult:
         lay = layout(fd, st.st_size, path)
         known: Fingerprint | None = None
         if st.st_size <= self._max_file_size:
@@ -199,7 +213,7 @@ class FileReader:
             encoding=lay.encoding,
             line_ending=known.line_ending if known else None,
         )
-        result = self._streamed_lines(lay, base, selection, known, path.name)
+        result = self._streamed_lines(lay, base, selection, known, path.name, budget)
         if known is None:
             note = above_limit_note(path.name, st.st_size, self._max_file_size)
             hint = f"{result.hint}. {note}" if result.hint else note
@@ -207,9 +221,14 @@ class FileReader:
         return result
 
     def _streamed_lines(
-        self, lay: Layout, base: ReadFileResult, selection: LineSelection, known: Fingerprint | None, name: str
+        self,
+        lay: Layout,
+        base: ReadFileResult,
+        selection: LineSelection,
+        known: Fingerprint | None,
+        name: str,
+        budget: int,
     ) -> ReadFileResult:
-        budget = self._budget
         if selection.is_range:
             start = selection.start_line or 1
             count = selection.end_line - start + 1 if selection.end_line is not None else _ALL
@@ -218,23 +237,23 @@ class FileReader:
             count = selection.max_lines or DEFAULT_MAX_LINES
             window = Window(1, count) if selection.mode == "head" else Window(tail=count)
         elif selection.max_lines:
-            return self._head_and_tail(lay, base, selection.max_lines, known, name)
+            return self._head_and_tail(lay, base, selection.max_lines, known, name, budget)
         else:
             count = self._truncate_lines
             window = Window(1, count)
         ex, first = take(lay, window, budget, name, known)
-        return finish(base, ex, first, count, budget, name)
+        return finish(base, ex, first, count, self._budget, name)
 
     def _head_and_tail(
-        self, lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, name: str
+        self, lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, name: str, budget: int
     ) -> ReadFileResult:
         head, tail = count // 2, count - count // 2
         head_end = line_offset(lay, head + 1)
         if head_end is None or tail_offset(lay, tail) <= head_end:
-            ex, first = take(lay, Window(1, count), self._budget, name, known)
+            ex, first = take(lay, Window(1, count), budget, name, known)
             return finish(base, ex, first, count, self._budget, name)
-        top, _ = take(lay, Window(1, head), self._budget // 2, name, known)
-        bottom, _ = take(lay, Window(tail=tail), self._budget // 2, name, known)
+        top, _ = take(lay, Window(1, head), budget // 2, name, known)
+        bottom, _ = take(lay, Window(tail=tail), budget // 2, name, known)
         omitted = f"{known.line_count - count} lines" if known is not None and known.line_count else "lines"
         marker = _ensure_newline(f"... [{omitted} omitted] ...\n", [top.content])
         hint = f"Showing {count} lines ({head} head + {tail} tail). Use mode=head/tail or start_line/end_line"
@@ -257,30 +276,6 @@ class FileReader:
             path=str(path),
             size=len(data),
             encoding="base64",
-        )
-
-    def read_many(self, user_paths: list[str]) -> ReadFileResult:
-        """Several whole files; one failing file is reported in place and does not fail the call."""
-        if not user_paths:
-            raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["a.txt", "b.txt"].')
-        entries: list[ReadFileEntry] = []
-        sections: list[str] = []
-        for user_path in user_paths:
-            entry = self._read_entry(user_path)
-            entries.append(entry)
-            body = entry.content or "" if entry.error is None else f"ERROR: {entry.error}"
-            sections.append(f"=== {entry.path} ===\n{body}" + ("" if body.endswith("\n") else "\n"))
-        return ReadFileResult(content="\n".join(sections), files=entries)
-
-    def _read_entry(self, user_path: str) -> ReadFileEntry:
-        try:
-            result = self.read(user_path, LineSelection())
-        except FsguardError as exc:
-            return ReadFileEntry(path=user_path, error=exc.message, error_code=exc.code)
-        assert result.path is not None
-        content = result.content if result.hint is None else f"{result.content}\n[{result.hint}]\n"
-        return ReadFileEntry(
-            path=result.path, content=content, content_hash=result.content_hash, total_lines=result.total_lines
         )
 
     def _fire(self, phase: Literal["pre", "post"], path: Path, operation: str) -> None:

@@ -57,11 +57,19 @@ def planner_for(request: EditRequest, path: str) -> modes.Planner:
 def _replace(request: EditRequest, path: str) -> modes.Planner:
     request.need(request.old_text, "old_text (the exact text to change)")
     request.need(request.new_text, 'new_text (use "" to delete old_text)')
+    # The seed's callers send occurrence 0 for "not given"; it names no occurrence, so it is absent.
+    occurrence = request.occurrence or None
+    if occurrence is not None and request.replace_all:
+        raise InvalidParamsError(
+            f"occurrence={occurrence} changes one match and replace_all=true changes every match. "
+            "Pass one of them, not both.",
+            occurrence=occurrence,
+        )
     edit = Replacement(
         request.old_text or "",
         request.new_text or "",
         request.replace_all,
-        request.occurrence,
+        occurrence,
         request.whole_word,
     )
     return modes.replace(edit, tolerant=request.tolerant, path=path)

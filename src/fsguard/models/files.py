@@ -16,9 +16,17 @@ class ReadFileEntry(Result):
     """One file of a multi-file read."""
 
     path: str = Field(description="Absolute canonical path.")
-    content: str | None = Field(None, description="The file's text (absent when the read failed).")
+    content: str | None = Field(
+        None,
+        description="The file's text, as a one-file read returns it: no hint inside (absent when the read failed "
+        "or the response budget was used up before this file).",
+    )
     content_hash: str | None = Field(None, description="FNV-1a 32 of the whole file's bytes, 8 hex digits.")
     total_lines: int | None = Field(None, description="Lines in the file.")
+    start_line: int | None = Field(None, description="First line in content, 1-based.")
+    end_line: int | None = Field(None, description="Last line in content, 1-based, inclusive.")
+    truncated: bool = Field(False, description="True when content holds less than the whole file, or nothing.")
+    hint: str | None = Field(None, description="How to read the rest of this file, when truncated.")
     error: str | None = Field(None, description="Why this file could not be read.")
     error_code: str | None = Field(None, description="Stable code of the error, e.g. not_found.")
 
@@ -37,13 +45,19 @@ class ReadFileResult(Result):
     total_lines: int | None = Field(None, description="Lines in the whole file (a final newline adds no line).")
     start_line: int | None = Field(None, description="First line returned, 1-based.")
     end_line: int | None = Field(None, description="Last line returned, 1-based, inclusive.")
-    truncated: bool = Field(False, description="True when lines of the file were left out of content.")
+    truncated: bool = Field(
+        False, description="True when lines of the file were left out of content (paths: of any file)."
+    )
     hint: str | None = Field(None, description="How to read the rest, when truncated.")
     encoding: str | None = Field(None, description="Text encoding detected (utf-8, utf-16-le, cp1252 …) or base64.")
     line_ending: Literal["lf", "crlf", "cr", "mixed", "none"] | None = Field(
         None, description="Line-ending style of the file."
     )
-    files: list[ReadFileEntry] | None = Field(None, description="Per-file results of a multi-file read (paths).")
+    files: list[ReadFileEntry] | None = Field(
+        None,
+        description="Per-file results of a multi-file read (paths); the files share one response budget, and "
+        "content then holds them all under === path === headings, each with its hint.",
+    )
     media: Literal["image", "audio"] | None = Field(
         None, description="Set for an image or audio file: its bytes are in an image/audio block (content is empty)."
     )

@@ -1,6 +1,11 @@
-"""Argument hygiene before the SDK validates: unknown names, aliases, JSON strings, ignored keys.
+"""Argument hygiene before the SDK validates: unknown names, aliases, JSON strings, ignored keys, blank choices.
 
 The tool's own input schema is the only list of valid names, so this cannot drift from it.
+
+An empty string sent for an optional choice (diff_format, mode, position, output_format, action …) is taken as
+absent, so the parameter's default applies: the seed read "" as "not given" everywhere (catalog §1.3, §2.16).
+Any other value outside the choices is still refused: the seed's "any other mode falls into replace" would turn
+a typo such as mode="regx" into a literal replace of the wrong text.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         InvalidParamsError: a JSON-string list or object that does not parse.
     """
     properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", ()))
     result: dict[str, Any] = {}
     unknown: list[str] = []
     aliases = {**ALIASES, **TOOL_ALIASES.get(tool, {})}
@@ -40,6 +46,8 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
             continue
         if target != name and target in arguments:
             continue  # the canonical name wins over its alias, whatever the order
+        if value == "" and target not in required and _blank_is_no_choice(properties[target]):
+            continue
         result[target] = _decode_json_string(name, value) if _takes_structure(properties[target]) else value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
@@ -72,6 +80,12 @@ def edit_distance(a: str, b: str) -> int:
             current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
         previous = current
     return previous[-1]
+
+
+def _blank_is_no_choice(prop: dict[str, Any]) -> bool:
+    """True when the parameter is a choice of strings, none of them empty (a schema enum, or null)."""
+    options = [option for option in prop.get("anyOf", [prop]) if option.get("type") != "null"]
+    return bool(options) and all("" not in option.get("enum", [""]) for option in options)
 
 
 def _takes_structure(prop: dict[str, Any]) -> bool:

@@ -85,7 +85,8 @@ def register(catalog: Catalog) -> None:
             bool, Field(description="replace: change every occurrence, not just a unique one.")
         ] = False,
         occurrence: Annotated[
-            int | None, Field(description="replace: change only this occurrence (1 = first, -1 = last).")
+            int | None,
+            Field(description="replace: change only this occurrence (1 = first, -1 = last); not with replace_all."),
         ] = None,
         whole_word: Annotated[bool, Field(description="replace: match old_text only as a whole word.")] = False,
         pattern: Annotated[str | None, Field(description="search_replace: literal text; regex: RE2 pattern.")] = None,

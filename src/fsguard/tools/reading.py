@@ -10,6 +10,7 @@ from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.media import MediaRead
+from fsguard.core.multiread import read_many
 from fsguard.core.reading import LineSelection
 from fsguard.models import ReadFileResult
 from fsguard.tools._errors import bridge
@@ -65,7 +66,7 @@ def register(catalog: Catalog) -> None:
         Files over 300 lines return the first 300 and a hint for the next range; pick lines with
         start_line/end_line, or max_lines with mode head/tail (any file size: ranges stream). A response holds at
         most --max-response-bytes of text: a longer line is cut with a marker; read on with start_column.
-        `paths` reads several files at once.
+        `paths` reads several whole files at once, sharing that budget.
         Binary files are refused unless encoding="base64". Encoding and line endings are detected and reported.
         """
         selection = LineSelection(start_line, end_line, max_lines, mode, start_column)
@@ -79,7 +80,7 @@ def register(catalog: Catalog) -> None:
                     "paths reads whole files; drop path, start_line/end_line, max_lines/mode and encoding, "
                     "or read one file with path."
                 )
-            result = services.reader.read_many(paths)
+            result = read_many(services.reader, paths)
         elif path is None:
             raise InvalidParamsError('read_file needs path (or paths). Example: read_file(path="src/app.py").')
         elif as_base64:

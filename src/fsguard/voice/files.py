@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsguard.core.multiread import after_text
 from fsguard.models import (
     AnalyzeResult,
     CopyResult,
@@ -28,24 +29,30 @@ def read_text(result: ReadFileResult, compact: bool) -> str:
             return result.content
         return f"# File: {shown(result.path)} ({result.size} bytes)\n# Base64 encoded:\n{result.content}"
     if result.files is not None:
-        return "\n".join(_section(entry) for entry in result.files)
+        return "\n".join(_section(entry, compact) for entry in result.files)
     if result.hint is None:
         return result.content
-    separator = "" if result.content.endswith("\n") or not result.content else "\n"
-    return f"{result.content}{separator}\n[{_compact_hint(result) if compact else shortened(result.hint)}]"
+    return after_text(result.content, f"[{_hint(result, compact)}]")
 
 
-def _section(entry: ReadFileEntry) -> str:
-    """One file of a multi-file read under its root-relative heading (the content field keeps absolute ones)."""
+def _section(entry: ReadFileEntry, compact: bool) -> str:
+    """One file of a multi-file read under its root-relative heading (the content field keeps absolute ones),
+    with its read-more hint after its lines."""
     body = entry.content or "" if entry.error is None else f"ERROR: {shortened_error(entry.error)}"
+    if entry.hint is not None and compact and entry.content is None:  # no room left in the response budget
+        body = f'[left out: response budget used; read_file(path="{shown(entry.path)}")]'
+    elif entry.hint is not None:
+        body = after_text(body, f"[{_hint(entry, compact)}]")
     return f"=== {shown(entry.path)} ===\n{body}" + ("" if body.endswith("\n") else "\n")
 
 
-def _compact_hint(result: ReadFileResult) -> str:
-    """``lines 20-30 of 147; next: start_line=31``: the span and where the rest starts, without the sentence."""
-    start, end, total = result.start_line, result.end_line, result.total_lines
-    if start is None or end is None or total is None:
-        return shortened(result.hint)
+def _hint(read: ReadFileResult | ReadFileEntry, compact: bool) -> str:
+    """The read-more hint; compact: ``lines 20-30 of 147; next: start_line=31``, the span and where the rest
+    starts, without the sentence (kept whole for a line cut by the budget: a line span cannot say the column)."""
+    start, end, total = read.start_line, read.end_line, read.total_lines
+    cut_line = "start_column=" in (read.hint or "")
+    if not compact or start is None or end is None or total is None or cut_line:
+        return shortened(read.hint)
     return f"lines {start}-{end} of {total}" + (f"; next: start_line={end + 1}" if end < total else "")
 
 

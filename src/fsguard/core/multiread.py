@@ -1,0 +1,77 @@
+"""read_file with ``paths``: several whole files in one answer, under one response budget.
+
+Each file gets what the files before it left of --max-response-bytes, so the answer is no bigger than a one-file
+read; a file that gets nothing is named with the call that reads it on its own. An entry's ``content`` is the
+file's text exactly as a one-file read returns it: the read-more hint sits in the entry's own fields (and in the
+text block), never inside ``content``, where an agent writing the content back would write the hint into the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.ranges import utf8_size
+from fsguard.core.reading import FileReader, LineSelection
+from fsguard.models import ReadFileEntry, ReadFileResult
+
+
+def read_many(reader: FileReader, user_paths: list[str]) -> ReadFileResult:
+    """Several whole files; one failing file is reported in place and does not fail the call."""
+    if not user_paths:
+        raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["a.txt", "b.txt"].')
+    entries: list[ReadFileEntry] = []
+    left = reader.budget
+    for user_path in user_paths:
+        entry = _entry(reader, user_path, left)
+        left -= utf8_size(entry.content or "")
+        entries.append(entry)
+    cut = sum(entry.truncated for entry in entries)
+    hint = f"{cut} of {len(entries)} files cut or left out; the hint of each says how to read the rest" if cut else None
+    return ReadFileResult(
+        content="\n".join(_section(entry) for entry in entries), files=entries, truncated=bool(cut), hint=hint
+    )
+
+
+def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
+    try:
+        if budget <= 0:
+            return _left_out(reader.resolve(user_path), reader.budget)
+        result = reader.read(user_path, LineSelection(), budget=budget)
+    except FsguardError as exc:
+        return ReadFileEntry(path=user_path, error=exc.message, error_code=exc.code)
+    assert result.path is not None
+    return ReadFileEntry(
+        path=result.path,
+        content=result.content,
+        content_hash=result.content_hash,
+        total_lines=result.total_lines,
+        start_line=result.start_line,
+        end_line=result.end_line,
+        truncated=result.truncated,
+        hint=result.hint,
+    )
+
+
+def _left_out(path: Path, budget: int) -> ReadFileEntry:
+    """A file the budget had no room for: not opened (so not counted as read), only named."""
+    hint = (
+        f"Left out: the files before it filled the response budget (--max-response-bytes {budget:,}). "
+        f'Read it on its own: read_file(path="{path}")'
+    )
+    return ReadFileEntry(path=str(path), truncated=True, hint=hint)
+
+
+def _section(entry: ReadFileEntry) -> str:
+    """One file under its absolute path, as the seed's combined ``content`` shows it, with its hint after it."""
+    body = entry.content or "" if entry.error is None else f"ERROR: {entry.error}"
+    if entry.hint is not None:
+        body = after_text(body, f"[{entry.hint}]")
+    return f"=== {entry.path} ===\n{body}" + ("" if body.endswith("\n") else "\n")
+
+
+def after_text(text: str, note: str) -> str:
+    """``note`` after ``text``, one blank line between them, as a one-file read puts its hint after the lines."""
+    if not text:
+        return note
+    return text + ("\n" if text.endswith("\n") else "\n\n") + note
