@@ -119,13 +119,13 @@ class DenyRules:
                 denied.add(line[cut:])
         return denied
 
-    def check(self, relative: str, path: Path, *, user_path: str | None = None) -> None:
+    def check(self, relative: str, path: Path, *, user_path: str | None = None, is_dir: bool = False) -> None:
         """Refuse a denied path, naming the rule that denies it.
 
         Raises:
             AccessDeniedError: ``relative`` matches a deny rule.
         """
-        rule = self.rule_for(relative)
+        rule = self.rule_for(relative, is_dir=is_dir)
         if rule is None:
             return
         shown = user_path or str(path)

@@ -79,9 +79,11 @@ class Mover:
     ) -> CopyReport:
         """Copy a file, or a directory recursively, keeping modes; symlinks inside are skipped and listed.
 
-        A link given as the source is followed (while it stays inside the roots): its target is copied.
+        A link given as the source is followed (while it stays inside the roots): its target is copied, and only
+        when no deny rule hides it.
 
         Raises:
+            AccessDeniedError: a deny rule hides the source or, for a link, what it points to.
             NotFoundError: no source.
             AlreadyExistsError: the destination exists; nothing is overwritten, not even one file inside.
         """
@@ -89,6 +91,9 @@ class Mover:
         safe = self._safe
         with safe.locks.hold(destination), safe.beneath.entry(source) as pinned:
             source = pinned.path
+            # A link's own name passed the rules, but a copy reads what it points to: judge that too.
+            found = lstat_at(pinned)
+            safe.policy.check_not_denied(source, source_path, is_dir=found is not None and stat.S_ISDIR(found.st_mode))
             if is_special(pinned):
                 raise InvalidParamsError(
                     f"{source} is a pipe, socket or device; only files and directories are copied."

@@ -219,10 +219,10 @@ class PathPolicy:
         """A fresh filter for one search's results, None when no deny rule is set."""
         return HiddenFiles(self.deny, self._prefixes) if self.deny.active else None
 
-    def check_not_denied(self, canonical: Path, user_path: str | None = None) -> None:
+    def check_not_denied(self, canonical: Path, user_path: str | None = None, *, is_dir: bool = False) -> None:
         """Refuse a path a deny rule hides (access_denied naming the rule)."""
         if self.deny.active:
-            self.deny.check(self.relative(canonical), canonical, user_path=user_path)
+            self.deny.check(self.relative(canonical), canonical, user_path=user_path, is_dir=is_dir)
 
     def is_read_only(self, canonical: Path) -> bool:
         """True when the deepest root holding ``canonical`` is a --read-only-root."""
