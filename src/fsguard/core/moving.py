@@ -15,7 +15,15 @@ from fsguard.core.disk import read_at
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.transfer import Progress, already_exists, copy_new, fingerprint, is_special, move_verified
+from fsguard.core.transfer import (
+    Progress,
+    already_exists,
+    copy_new,
+    files_below,
+    fingerprint,
+    is_special,
+    move_verified,
+)
 
 
 @dataclass
@@ -44,7 +52,8 @@ class Mover:
         ``tool`` is the name hooks see (batch_operations passes its own).
 
         Raises:
-            AccessDeniedError: the source is a root.
+            AccessDeniedError: the source is a root, or a directory holding a file a deny rule hides that no rule
+                would hide at the destination.
             NotFoundError: no source.
             AlreadyExistsError: the destination exists (also when it appears during the move).
             InvalidParamsError: a directory into itself.
@@ -66,6 +75,8 @@ class Mover:
                 safe.guard.check(source, content_hash(data), expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
+            if stat.S_ISDIR(found.st_mode) and safe.policy.deny.active:
+                safe.policy.check_move_keeps_hidden(source, destination, files_below(pinned))
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
             safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:

@@ -224,6 +224,17 @@ class PathPolicy:
         if self.deny.active:
             self.deny.check(self.relative(canonical), canonical, user_path=user_path, is_dir=is_dir)
 
+    def check_move_keeps_hidden(self, source: Path, destination: Path, files: list[str]) -> None:
+        """Refuse moving the directory ``source`` when one of its ``files`` (relative to it) that a deny rule hides
+        would be visible under ``destination``: rules that name a path through a directory would stop applying.
+
+        Raises:
+            AccessDeniedError: counting those files and naming the rules.
+        """
+        if self.deny.active:
+            before, after = self.relative(source) + "/", self.relative(destination) + "/"
+            self.deny.check_kept_hidden(files, before, after, source=source, destination=destination)
+
     def is_read_only(self, canonical: Path) -> bool:
         """True when the deepest root holding ``canonical`` is a --read-only-root."""
         return bool(self.read_only_roots) and self.root_of(canonical) in self.read_only_roots
