@@ -52,14 +52,14 @@ class Mover:
         ``tool`` is the name hooks see (batch_operations passes its own).
 
         Raises:
-            AccessDeniedError: the source is a root, or a directory holding a file a deny rule hides that no rule
-                would hide at the destination.
+            AccessDeniedError: the source is a root, either end is a ``.git`` or inside one, or the source is a
+                directory holding a file a deny rule hides that no rule would hide at the destination.
             NotFoundError: no source.
             AlreadyExistsError: the destination exists (also when it appears during the move).
             InvalidParamsError: a directory into itself.
         """
         source, destination = self._endpoints(source_path, dest_path)
-        self._safe.policy.check_not_read_only(source)  # moving out of a read-only root removes the source there
+        self._safe.policy.check_writable(source)  # moving it out removes it there: a read-only root, a .git
         if self._safe.policy.is_root(source):
             raise AccessDeniedError(f"{source} is a root of this server and can never be moved.", path=str(source))
         if destination == source or destination.is_relative_to(source):

@@ -49,6 +49,13 @@ def _reserved_component(parts: Iterable[str]) -> str | None:
     return None
 
 
+def _is_dot_git(name: str) -> bool:
+    """``.git`` as some filesystem may read the name: case-insensitive mounts (WSL's /mnt/c, macOS) fold case, and
+    NTFS drops trailing dots and spaces and answers to the 8.3 short name ``GIT~1`` (git refuses the same spellings
+    in the trees it checks out)."""
+    return name.lower().rstrip(". ") in (".git", "git~1")
+
+
 def _realpath(candidate: Path, user_path: str) -> Path:
     """os.path.realpath, which races: a link that turns into a directory between its lstat and readlink
     raises EINVAL. Resolution is only the check; every act is pinned by fd afterwards (core.beneath)."""
@@ -240,21 +247,25 @@ class PathPolicy:
         return bool(self.read_only_roots) and self.root_of(canonical) in self.read_only_roots
 
     def check_writable(self, canonical: Path) -> None:
-        """Refuse to put content inside a repository's ``.git``: its hooks and config make git run programs.
+        """Refuse to create, change, delete or move a repository's ``.git`` or anything in it.
 
-        Otherwise writing ``.git/hooks/pre-commit`` (or a filter in ``.git/config``) with a file tool and then
-        calling git(action="commit") would run anything the agent wrote. A root that is itself inside a
-        ``.git`` is the operator's choice and stays writable.
+        Its hooks and config make git run programs: writing ``.git/hooks/pre-commit`` (or a filter in
+        ``.git/config``) and then calling git(action="commit") would run anything the agent wrote. Making an
+        empty ``.git``, or taking the HEAD out of one, is as bad: git then takes the directory around it for the
+        repository, and its ``config`` is an ordinary file. A root that is itself inside a ``.git`` is the
+        operator's choice and stays writable.
 
         Raises:
             AccessDeniedError: ``canonical`` lies inside (or is) a ``.git`` below its root.
+            ReadOnlyError: it lies in a read-only root.
         """
         root = self.root_of(canonical)
         inside = canonical.parts[len(root.parts) :] if root is not None else canonical.parts
-        if ".git" in inside:
+        if any(_is_dot_git(part) for part in inside):
             raise AccessDeniedError(
-                f"{canonical} is inside a git repository's internals (.git), which fsguard never writes: hooks and "
-                "config there make git run programs. Change the repository with the git tool instead.",
+                f"{canonical} is inside a git repository's internals (.git), which fsguard never creates, writes, "
+                "deletes or moves: hooks and config there make git run programs. Change the repository with the "
+                "git tool instead.",
                 path=str(canonical),
             )
         self.check_not_read_only(canonical)
