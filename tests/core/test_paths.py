@@ -211,3 +211,17 @@ def test_a_root_inside_a_git_directory_stays_writable(tmp_path: Path) -> None:
     inner = tmp_path / "repo" / ".GIT" / "scratch"
     inner.mkdir(parents=True)
     PathPolicy.create([inner]).check_writable(inner.resolve() / "notes.txt")
+
+
+def test_a_root_and_every_directory_holding_one_are_never_removable(tmp_path: Path) -> None:
+    project, sdk = tmp_path / "project", tmp_path / "project" / "vendor" / "sdk"
+    sdk.mkdir(parents=True)
+    policy = PathPolicy.create([project.resolve()], read_only_roots=[sdk.resolve()])
+    project, sdk = project.resolve(), sdk.resolve()
+    assert policy.roots_within(project / "vendor") == [sdk]
+    assert policy.roots_within(project) == [project, sdk]
+    with pytest.raises(AccessDeniedError, match=r"holds .*sdk, a root of this server, which can never be moved"):
+        policy.check_removable(project / "vendor", "moved")
+    with pytest.raises(AccessDeniedError, match="is a root of this server and can never be deleted"):
+        policy.check_removable(project, "deleted")
+    policy.check_removable(project / "vendor" / "other", "deleted")

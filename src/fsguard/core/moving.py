@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fsguard.core.beneath import lstat_at
 from fsguard.core.disk import read_at
-from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotFoundError
+from fsguard.core.errors import InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import (
@@ -52,16 +52,14 @@ class Mover:
         ``tool`` is the name hooks see (batch_operations passes its own).
 
         Raises:
-            AccessDeniedError: the source is a root, either end is a ``.git`` or inside one, or the source is a
-                directory holding a file a deny rule hides that no rule would hide at the destination.
+            AccessDeniedError: the source is a root or holds one, either end is a ``.git`` or inside one, or the
+                source is a directory holding a file a deny rule hides that no rule would hide at the destination.
             NotFoundError: no source.
             AlreadyExistsError: the destination exists (also when it appears during the move).
             InvalidParamsError: a directory into itself.
         """
         source, destination = self._endpoints(source_path, dest_path)
-        self._safe.policy.check_writable(source)  # moving it out removes it there: a read-only root, a .git
-        if self._safe.policy.is_root(source):
-            raise AccessDeniedError(f"{source} is a root of this server and can never be moved.", path=str(source))
+        self._safe.policy.check_removable(source, "moved")  # moving it out removes it where it was
         if destination == source or destination.is_relative_to(source):
             raise InvalidParamsError(f"cannot move {source} into itself ({destination}).", path=str(source))
         safe = self._safe

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, root_prefixes
@@ -198,6 +199,32 @@ class PathPolicy:
     def is_root(self, canonical: Path) -> bool:
         """True for a root itself, which may never be deleted or moved."""
         return canonical in self.roots or canonical in self.active_roots()
+
+    def roots_within(self, canonical: Path) -> list[Path]:
+        """The roots at or below ``canonical`` (the client's too), sorted: what deleting or moving it takes along."""
+        return sorted({root for root in (*self.roots, *self.active_roots()) if root.is_relative_to(canonical)})
+
+    def check_removable(self, canonical: Path, done: Literal["deleted", "moved"]) -> None:
+        """Refuse to delete ``canonical`` or move it away: as :meth:`check_writable`, and when it is a root or holds
+        one (a read-only root nested in a writable one would go with its parent).
+
+        Raises:
+            AccessDeniedError: a root, a directory holding one, or a ``.git`` or inside one.
+            ReadOnlyError: it lies in a read-only root.
+        """
+        self.check_writable(canonical)
+        held = self.roots_within(canonical)
+        if not held:
+            return
+        act = "Delete" if done == "deleted" else "Move"
+        if held[0] == canonical:
+            message = f"{canonical} is a root of this server and can never be {done}. {act} what is inside it instead."
+        else:
+            message = (
+                f"{canonical} holds {held[0]}, a root of this server, which can never be {done}; nothing was {done}. "
+                f"{act} the other entries inside it one at a time instead."
+            )
+        raise AccessDeniedError(message, path=str(canonical))
 
     def root_of(self, canonical: Path) -> Path | None:
         """The deepest root holding ``canonical`` (roots may nest), None outside every root."""
