@@ -82,6 +82,23 @@ def test_the_policy_refuses_a_denied_path_even_through_a_symlink(tmp_path: Path)
     assert policy.resolve_entry("config.txt") == tmp_path / "config.txt"  # the link itself may be deleted or moved
 
 
+def test_a_directory_move_is_refused_only_when_a_hidden_file_would_be_visible_and_counts_it() -> None:
+    rules = DenyRules.create(["/vault/"])
+    home, aws, vault = Path("/r/home"), Path("/r/.aws"), Path("/r/vault")
+    rules.check_kept_hidden(
+        [".env", "notes.md", "keys/id_rsa", ".aws/credentials"], "home/", "old/home/", source=home, destination=home
+    )
+    rules.check_kept_hidden(["credentials"], ".aws/", "vault/", source=aws, destination=vault)  # another rule hides it
+    with pytest.raises(AccessDeniedError) as caught:
+        rules.check_kept_hidden(["credentials", "config"], ".aws/", "aws/", source=aws, destination=Path("/r/aws"))
+    assert caught.value.fields == {"path": "/r/.aws", "rule": "**/.aws/credentials", "hidden": 1}
+    with pytest.raises(AccessDeniedError) as unhidden:
+        rules.check_kept_hidden(["a.txt", "b/.env"], "vault/", "open/", source=vault, destination=Path("/r/open"))
+    assert unhidden.value.fields["hidden"] == 1  # b/.env stays hidden by '.env' at its new path
+    assert "'/vault/'" in unhidden.value.message
+    assert "a.txt" not in unhidden.value.message
+
+
 def test_read_only_roots_are_roots_whose_changes_are_refused_the_deepest_root_deciding(tmp_path: Path) -> None:
     docs, drafts, project = tmp_path / "docs", tmp_path / "docs" / "drafts", tmp_path / "project"
     for directory in (drafts, project):

@@ -193,3 +193,35 @@ def test_resolve_never_returns_a_path_outside_the_roots(tmp_path: Path, parts: l
         return
     assert resolved == root or resolved.is_relative_to(root)
     assert Path(os.path.realpath(resolved)) == resolved
+
+
+@pytest.mark.parametrize("name", [".git", ".GIT", ".Git", ".git.", ".git ", ".git. .", "GIT~1", "git~1"])
+def test_every_spelling_a_filesystem_may_read_as_dot_git_is_refused(policy: PathPolicy, root: Path, name: str) -> None:
+    for path in (root / name, root / "sub" / name, root / "sub" / name / "hooks" / "pre-commit"):
+        with pytest.raises(AccessDeniedError, match=r"internals \(\.git\)"):
+            policy.check_writable(path)
+
+
+@pytest.mark.parametrize("name", [".github", ".gitignore", "remote.git", "git", ".git~1", "my.git."])
+def test_names_that_only_look_like_dot_git_stay_writable(policy: PathPolicy, root: Path, name: str) -> None:
+    policy.check_writable(root / name / "file.txt")
+
+
+def test_a_root_inside_a_git_directory_stays_writable(tmp_path: Path) -> None:
+    inner = tmp_path / "repo" / ".GIT" / "scratch"
+    inner.mkdir(parents=True)
+    PathPolicy.create([inner]).check_writable(inner.resolve() / "notes.txt")
+
+
+def test_a_root_and_every_directory_holding_one_are_never_removable(tmp_path: Path) -> None:
+    project, sdk = tmp_path / "project", tmp_path / "project" / "vendor" / "sdk"
+    sdk.mkdir(parents=True)
+    policy = PathPolicy.create([project.resolve()], read_only_roots=[sdk.resolve()])
+    project, sdk = project.resolve(), sdk.resolve()
+    assert policy.roots_within(project / "vendor") == [sdk]
+    assert policy.roots_within(project) == [project, sdk]
+    with pytest.raises(AccessDeniedError, match=r"holds .*sdk, a root of this server, which can never be moved"):
+        policy.check_removable(project / "vendor", "moved")
+    with pytest.raises(AccessDeniedError, match="is a root of this server and can never be deleted"):
+        policy.check_removable(project, "deleted")
+    policy.check_removable(project / "vendor" / "other", "deleted")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
 
 from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.tools.test_batch_request import snapshot
+from tests.tools.test_least_privilege import tree
 
 pytestmark = pytest.mark.anyio
 
@@ -224,3 +227,61 @@ async def test_a_large_copy_reports_progress(client: Client, root: Path) -> None
     assert seen[-1] == (8 << 20, 8 << 20)
     assert [p for p, _ in seen] == sorted(p for p, _ in seen)
     assert all((root / "big2" / f"part{i}.bin").read_bytes() == bytes([i]) * (1 << 20) for i in range(8))
+
+
+def steps(action: str, **params: Any) -> dict[str, Any]:
+    """batch_operations arguments: a one-step pipeline."""
+    return {"pipeline_json": {"name": action, "steps": [{"action": action, "params": params}]}}
+
+
+@pytest.mark.parametrize("nested_as", ["read_only_roots", "roots"])
+async def test_a_directory_holding_a_root_is_never_deleted_or_moved_by_any_tool(
+    connect: ClientFactory, root: Path, nested_as: str
+) -> None:
+    tree(root, {"project/vendor/sdk/important.txt": "keep\n", "project/vendor/notes.txt": "n\n", "a.txt": "a\n"})
+    sdk, vendor = root / "project" / "vendor" / "sdk", root / "project" / "vendor"
+    before = snapshot(root)
+    attempts: list[tuple[str, dict[str, Any]]] = [
+        ("delete_file", {"path": str(vendor), "recursive": True}),
+        ("delete_file", {"path": str(vendor), "recursive": True, "permanent": True}),
+        ("delete_file", {"path": "project", "recursive": True}),
+        ("move_file", {"source_path": str(vendor), "dest_path": "vendor2"}),
+        ("move_file", {"source_path": "project", "dest_path": "elsewhere/project"}),
+        ("batch_operations", {"request_json": [{"type": "delete", "path": str(vendor), "recursive": True}]}),
+        ("batch_operations", {"request_json": [{"type": "move", "source": "project", "destination": "p2"}]}),
+        ("batch_operations", steps("delete", files=[str(vendor)], recursive=True)),
+        ("batch_operations", steps("rename", files=["project"], destination="moved")),
+    ]
+    async with connect(**{nested_as: (root, sdk) if nested_as == "roots" else (sdk,)}) as client:
+        for tool, arguments in attempts:
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error, (tool, arguments, text_of(result))
+            assert "vendor/sdk, a root of this server, which can never be" in text_of(result), (tool, arguments)
+        several = structured(
+            await client.call_tool("delete_file", {"paths": ["a.txt", str(vendor)], "recursive": True})
+        )
+        assert [entry["status"] for entry in several["results"]] == ["trashed", "failed"]
+    assert snapshot(root) == {name: entry for name, entry in before.items() if name != "a.txt"}
+
+
+async def test_nothing_is_moved_or_copied_onto_a_root_or_into_a_read_only_one(
+    connect: ClientFactory, root: Path
+) -> None:
+    tree(root, {"vendor/sdk/important.txt": "keep\n", "a.txt": "a\n"})
+    sdk = root / "vendor" / "sdk"
+    before = snapshot(root)
+    async with connect(read_only_roots=(sdk,)) as client:
+        for target, code in ((sdk, "read_only"), (root / "vendor", "already_exists")):
+            onto = await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": str(target)})
+            assert error_code(onto) == code
+        copies: list[dict[str, Any]] = [
+            {"source_path": "a.txt", "dest_path": str(sdk / "a.txt")},
+            {"source_path": "a.txt", "dest_path": str(sdk / "new" / "a.txt")},
+        ]
+        for arguments in copies:
+            assert error_code(await client.call_tool("copy_file", arguments)) == "read_only"
+        batched = {"request_json": [{"type": "copy", "source": "a.txt", "destination": str(sdk / "b.txt")}]}
+        assert error_code(await client.call_tool("batch_operations", batched)) == "read_only"
+        piped = await client.call_tool("batch_operations", steps("copy", files=["a.txt"], destination=str(sdk)))
+        assert error_code(piped) == "read_only"
+    assert snapshot(root) == before

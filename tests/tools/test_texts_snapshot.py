@@ -1463,7 +1463,7 @@ async def test_move_file_of_a_root_is_access_denied(rig: Rig) -> None:
         {
             "both": """\
 error access_denied
-<root> is a root of this server and can never be moved.\
+<root> is a root of this server and can never be moved. Move what is inside it instead.\
 """
         }
     )

@@ -161,9 +161,9 @@ _Check = Callable[[BatchOperation, Path, "Path | None", _Context], list[str]]
 
 def _fixed(op: BatchOperation, path: Path, destination: Path | None, policy: PathPolicy) -> list[str]:
     """The problems that do not depend on what earlier operations did."""
-    if op.type in ("move", "delete") and policy.is_root(path):
-        verb = "moved" if op.type == "move" else "deleted; delete what is inside it instead"
-        return [f"{path} is a root of this server and can never be {verb}"]
+    refused = _unremovable(op, path, policy)
+    if refused is not None:
+        return [refused]
     if destination is None:
         return []
     if op.type == "extract" and destination == path:
@@ -171,6 +171,17 @@ def _fixed(op: BatchOperation, path: Path, destination: Path | None, policy: Pat
     if op.type in ("copy", "move") and (destination == path or destination.is_relative_to(path)):
         return [f"cannot {op.type} {path} into itself ({destination})"]
     return []
+
+
+def _unremovable(op: BatchOperation, path: Path, policy: PathPolicy) -> str | None:
+    """Why a move or delete may not take ``path`` away (a root or what holds one, a .git), None when it may."""
+    if op.type not in ("move", "delete"):
+        return None
+    try:
+        policy.check_removable(path, "moved" if op.type == "move" else "deleted")
+    except FsguardError as exc:
+        return exc.message
+    return None
 
 
 def _write(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
@@ -192,7 +203,7 @@ def _edit(op: BatchOperation, path: Path, destination: Path | None, ctx: _Contex
 def _transfer(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
     assert destination is not None  # the parser requires it
     view = ctx.view
-    if destination == path or destination.is_relative_to(path) or (op.type == "move" and ctx.policy.is_root(path)):
+    if destination == path or destination.is_relative_to(path) or _unremovable(op, path, ctx.policy) is not None:
         return []  # refused by _fixed already
     problems = []
     exists = view.kind(path) is not None
@@ -210,7 +221,7 @@ def _transfer(op: BatchOperation, path: Path, destination: Path | None, ctx: _Co
 
 
 def _delete(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
-    if ctx.policy.is_root(path):
+    if _unremovable(op, path, ctx.policy) is not None:
         return []  # refused by _fixed already
     kind = ctx.view.kind(path)
     if kind is None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import read_at
-from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import remove
@@ -46,18 +46,13 @@ class Deleter:
         """Soft-delete (or, with ``permanent``, remove) one file, link or directory.
 
         Raises:
-            AccessDeniedError: the path is a root.
+            AccessDeniedError: the path is a root or holds one, or is a ``.git`` or inside one.
             NotFoundError: nothing is there.
             InvalidParamsError: a non-empty directory without ``recursive``, or expected_hash on a directory.
             StaleEditError: the file changed since ``expected_hash`` was read.
         """
         path = self._safe.policy.resolve_entry(user_path)
-        self._safe.policy.check_not_read_only(path)
-        if self._safe.policy.is_root(path):
-            raise AccessDeniedError(
-                f"{path} is a root of this server and can never be deleted. Delete what is inside it instead.",
-                path=str(path),
-            )
+        self._safe.policy.check_removable(path, "deleted")
         with self._safe.locks.hold(path), self._safe.beneath.entry(path, follow=False) as entry:
             found = lstat_at(entry)
             if found is None:
@@ -102,12 +97,13 @@ class Deleter:
         """Put a trash entry back at its original path, which must be inside the roots and free again.
 
         Raises:
+            AccessDeniedError: the original path is a ``.git`` or inside one (trashed before that was refused).
             NotFoundError: no such entry.
             AlreadyExistsError: something is at the original path now; nothing is overwritten.
         """
         entry = self._trash.get(sd_id)
         destination = self._safe.policy.resolve_entry(entry.original_path)
-        self._safe.policy.check_not_read_only(destination)
+        self._safe.policy.check_writable(destination)
         event = {"tool_name": "backup", "operation": "restore_trash", "file_path": str(destination)}
         moved = {"source_path": str(self._trash.root / sd_id / "item"), "dest_path": str(destination)}
         with self._safe.locks.hold(destination):

@@ -119,13 +119,13 @@ class DenyRules:
                 denied.add(line[cut:])
         return denied
 
-    def check(self, relative: str, path: Path, *, user_path: str | None = None) -> None:
+    def check(self, relative: str, path: Path, *, user_path: str | None = None, is_dir: bool = False) -> None:
         """Refuse a denied path, naming the rule that denies it.
 
         Raises:
             AccessDeniedError: ``relative`` matches a deny rule.
         """
-        rule = self.rule_for(relative)
+        rule = self.rule_for(relative, is_dir=is_dir)
         if rule is None:
             return
         shown = user_path or str(path)
@@ -134,6 +134,30 @@ class DenyRules:
             "read, written or listed). Work with another file; only the operator can change the rules.",
             path=shown,
             rule=rule,
+        )
+
+    def check_kept_hidden(self, files: list[str], before: str, after: str, *, source: Path, destination: Path) -> None:
+        """Refuse moving a directory when a file in it that a rule hides would be visible at its new path.
+
+        ``files`` are relative to the directory; ``before`` and ``after`` are its root-relative path now and after
+        the move, each ending in '/'. The files are counted, never named: a secret's name can say as much as its
+        contents.
+
+        Raises:
+            AccessDeniedError: some file hidden under ``before`` is hidden by no rule under ``after``.
+        """
+        exposed = [name for name in self.denied_among(files, before) if self.rule_for(after + name) is None]
+        if not exposed:
+            return
+        rules = sorted({str(self.rule_for(before + name)) for name in exposed})
+        named = ("the deny rule " if len(rules) == 1 else "the deny rules ") + ", ".join(map(repr, rules))
+        raise AccessDeniedError(
+            f"{source} holds {len(exposed)} file(s) hidden by {named} that would be readable at {destination}; "
+            "nothing was moved. Move the other entries out one at a time instead, or pick a destination where the "
+            "rules still hide them (keeping the directory's name usually does).",
+            path=str(source),
+            rule=rules[0],
+            hidden=len(exposed),
         )
 
 

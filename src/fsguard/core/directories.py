@@ -33,11 +33,12 @@ class DirectoryMaker:
         ``tool`` is the name hooks see (batch_operations passes its own).
 
         Raises:
+            AccessDeniedError: the path is a ``.git`` or inside one (see :meth:`PathPolicy.check_writable`).
             AlreadyExistsError: a file (not a directory) has that name.
             NotDirectoryError: a parent component is a file.
         """
         path = self._policy.resolve(user_path)
-        self._policy.check_not_read_only(path)
+        self._policy.check_writable(path)
         with self._locks.hold(path):
             found = self._existing(path)
             if found is not None:

@@ -12,10 +12,18 @@ from pathlib import Path
 
 from fsguard.core.beneath import lstat_at
 from fsguard.core.disk import read_at
-from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotFoundError
+from fsguard.core.errors import InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.transfer import Progress, already_exists, copy_new, fingerprint, is_special, move_verified
+from fsguard.core.transfer import (
+    Progress,
+    already_exists,
+    copy_new,
+    files_below,
+    fingerprint,
+    is_special,
+    move_verified,
+)
 
 
 @dataclass
@@ -44,15 +52,14 @@ class Mover:
         ``tool`` is the name hooks see (batch_operations passes its own).
 
         Raises:
-            AccessDeniedError: the source is a root.
+            AccessDeniedError: the source is a root or holds one, either end is a ``.git`` or inside one, or the
+                source is a directory holding a file a deny rule hides that no rule would hide at the destination.
             NotFoundError: no source.
             AlreadyExistsError: the destination exists (also when it appears during the move).
             InvalidParamsError: a directory into itself.
         """
         source, destination = self._endpoints(source_path, dest_path)
-        self._safe.policy.check_not_read_only(source)  # moving out of a read-only root removes the source there
-        if self._safe.policy.is_root(source):
-            raise AccessDeniedError(f"{source} is a root of this server and can never be moved.", path=str(source))
+        self._safe.policy.check_removable(source, "moved")  # moving it out removes it where it was
         if destination == source or destination.is_relative_to(source):
             raise InvalidParamsError(f"cannot move {source} into itself ({destination}).", path=str(source))
         safe = self._safe
@@ -66,6 +73,8 @@ class Mover:
                 safe.guard.check(source, content_hash(data), expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
+            if stat.S_ISDIR(found.st_mode) and safe.policy.deny.active:
+                safe.policy.check_move_keeps_hidden(source, destination, files_below(pinned))
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
             safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
@@ -79,9 +88,11 @@ class Mover:
     ) -> CopyReport:
         """Copy a file, or a directory recursively, keeping modes; symlinks inside are skipped and listed.
 
-        A link given as the source is followed (while it stays inside the roots): its target is copied.
+        A link given as the source is followed (while it stays inside the roots): its target is copied, and only
+        when no deny rule hides it.
 
         Raises:
+            AccessDeniedError: a deny rule hides the source or, for a link, what it points to.
             NotFoundError: no source.
             AlreadyExistsError: the destination exists; nothing is overwritten, not even one file inside.
         """
@@ -89,6 +100,9 @@ class Mover:
         safe = self._safe
         with safe.locks.hold(destination), safe.beneath.entry(source) as pinned:
             source = pinned.path
+            # A link's own name passed the rules, but a copy reads what it points to: judge that too.
+            found = lstat_at(pinned)
+            safe.policy.check_not_denied(source, source_path, is_dir=found is not None and stat.S_ISDIR(found.st_mode))
             if is_special(pinned):
                 raise InvalidParamsError(
                     f"{source} is a pipe, socket or device; only files and directories are copied."

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, root_prefixes
@@ -47,6 +48,13 @@ def _reserved_component(parts: Iterable[str]) -> str | None:
         if stem in _RESERVED_DEVICE_NAMES:
             return part
     return None
+
+
+def _is_dot_git(name: str) -> bool:
+    """``.git`` as some filesystem may read the name: case-insensitive mounts (WSL's /mnt/c, macOS) fold case, and
+    NTFS drops trailing dots and spaces and answers to the 8.3 short name ``GIT~1`` (git refuses the same spellings
+    in the trees it checks out)."""
+    return name.lower().rstrip(". ") in (".git", "git~1")
 
 
 def _realpath(candidate: Path, user_path: str) -> Path:
@@ -192,6 +200,32 @@ class PathPolicy:
         """True for a root itself, which may never be deleted or moved."""
         return canonical in self.roots or canonical in self.active_roots()
 
+    def roots_within(self, canonical: Path) -> list[Path]:
+        """The roots at or below ``canonical`` (the client's too), sorted: what deleting or moving it takes along."""
+        return sorted({root for root in (*self.roots, *self.active_roots()) if root.is_relative_to(canonical)})
+
+    def check_removable(self, canonical: Path, done: Literal["deleted", "moved"]) -> None:
+        """Refuse to delete ``canonical`` or move it away: as :meth:`check_writable`, and when it is a root or holds
+        one (a read-only root nested in a writable one would go with its parent).
+
+        Raises:
+            AccessDeniedError: a root, a directory holding one, or a ``.git`` or inside one.
+            ReadOnlyError: it lies in a read-only root.
+        """
+        self.check_writable(canonical)
+        held = self.roots_within(canonical)
+        if not held:
+            return
+        act = "Delete" if done == "deleted" else "Move"
+        if held[0] == canonical:
+            message = f"{canonical} is a root of this server and can never be {done}. {act} what is inside it instead."
+        else:
+            message = (
+                f"{canonical} holds {held[0]}, a root of this server, which can never be {done}; nothing was {done}. "
+                f"{act} the other entries inside it one at a time instead."
+            )
+        raise AccessDeniedError(message, path=str(canonical))
+
     def root_of(self, canonical: Path) -> Path | None:
         """The deepest root holding ``canonical`` (roots may nest), None outside every root."""
         holding = [root for root in self.roots if canonical == root or canonical.is_relative_to(root)]
@@ -219,31 +253,46 @@ class PathPolicy:
         """A fresh filter for one search's results, None when no deny rule is set."""
         return HiddenFiles(self.deny, self._prefixes) if self.deny.active else None
 
-    def check_not_denied(self, canonical: Path, user_path: str | None = None) -> None:
+    def check_not_denied(self, canonical: Path, user_path: str | None = None, *, is_dir: bool = False) -> None:
         """Refuse a path a deny rule hides (access_denied naming the rule)."""
         if self.deny.active:
-            self.deny.check(self.relative(canonical), canonical, user_path=user_path)
+            self.deny.check(self.relative(canonical), canonical, user_path=user_path, is_dir=is_dir)
+
+    def check_move_keeps_hidden(self, source: Path, destination: Path, files: list[str]) -> None:
+        """Refuse moving the directory ``source`` when one of its ``files`` (relative to it) that a deny rule hides
+        would be visible under ``destination``: rules that name a path through a directory would stop applying.
+
+        Raises:
+            AccessDeniedError: counting those files and naming the rules.
+        """
+        if self.deny.active:
+            before, after = self.relative(source) + "/", self.relative(destination) + "/"
+            self.deny.check_kept_hidden(files, before, after, source=source, destination=destination)
 
     def is_read_only(self, canonical: Path) -> bool:
         """True when the deepest root holding ``canonical`` is a --read-only-root."""
         return bool(self.read_only_roots) and self.root_of(canonical) in self.read_only_roots
 
     def check_writable(self, canonical: Path) -> None:
-        """Refuse to put content inside a repository's ``.git``: its hooks and config make git run programs.
+        """Refuse to create, change, delete or move a repository's ``.git`` or anything in it.
 
-        Otherwise writing ``.git/hooks/pre-commit`` (or a filter in ``.git/config``) with a file tool and then
-        calling git(action="commit") would run anything the agent wrote. A root that is itself inside a
-        ``.git`` is the operator's choice and stays writable.
+        Its hooks and config make git run programs: writing ``.git/hooks/pre-commit`` (or a filter in
+        ``.git/config``) and then calling git(action="commit") would run anything the agent wrote. Making an
+        empty ``.git``, or taking the HEAD out of one, is as bad: git then takes the directory around it for the
+        repository, and its ``config`` is an ordinary file. A root that is itself inside a ``.git`` is the
+        operator's choice and stays writable.
 
         Raises:
             AccessDeniedError: ``canonical`` lies inside (or is) a ``.git`` below its root.
+            ReadOnlyError: it lies in a read-only root.
         """
         root = self.root_of(canonical)
         inside = canonical.parts[len(root.parts) :] if root is not None else canonical.parts
-        if ".git" in inside:
+        if any(_is_dot_git(part) for part in inside):
             raise AccessDeniedError(
-                f"{canonical} is inside a git repository's internals (.git), which fsguard never writes: hooks and "
-                "config there make git run programs. Change the repository with the git tool instead.",
+                f"{canonical} is inside a git repository's internals (.git), which fsguard never creates, writes, "
+                "deletes or moves: hooks and config there make git run programs. Change the repository with the "
+                "git tool instead.",
                 path=str(canonical),
             )
         self.check_not_read_only(canonical)

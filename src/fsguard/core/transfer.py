@@ -85,6 +85,15 @@ def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
     return digest.hexdigest(), size, files
 
 
+def files_below(entry: Pinned) -> list[str]:
+    """Everything but directories below the directory ``entry``, relative to it; links are listed, never followed."""
+    try:
+        with _opened_dir(entry) as fd:
+            return [relative for relative, _parent, _name, mode in _tree(fd) if not stat.S_ISDIR(mode)]
+    except OSError as exc:
+        raise _os_error(exc, entry.path) from exc
+
+
 def copy_new(
     source: Pinned,
     target: Pinned,
