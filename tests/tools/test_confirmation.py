@@ -121,6 +121,20 @@ async def test_a_call_that_cannot_run_asks_nothing_and_fails_as_before(connect: 
     assert user.asked == []
 
 
+async def test_a_permanent_delete_of_several_paths_asks_about_the_rest_when_one_will_be_refused(
+    connect: ClientFactory, root: Path
+) -> None:
+    target = _file(root, "a.txt")
+    user = User(confirm=False)
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("delete_file", {"paths": ["/etc/hostname", str(target)], "permanent": True})
+    assert error_code(result) == "declined"
+    assert len(user.asked) == 1
+    assert "a.txt" in user.asked[0]
+    assert "hostname" not in user.asked[0]
+    assert target.read_text(encoding="utf-8") == "keep me\n"
+
+
 # delete_file, recursive ------------------------------------------------------------------------------------------
 
 

@@ -70,11 +70,13 @@ _ENVIRONMENT = {
     "LC_ALL": "C",
     "LANGUAGE": "C",
 }
-# Off: settings that would make git run a program on its own (fsmonitor, the ext:: transport) or colour its output.
-# The rest of the user's and the repository's configuration (identity, filters) applies as for the user.
+# Off: settings that would make git run a program on its own (fsmonitor, the ext:: transport) or colour its output,
+# and bare repositories git finds by itself (a directory holding HEAD, objects/, refs/ and a config an agent wrote
+# is one); repository commands name theirs anyway (gitrepo). The rest of the user's and the repository's
+# configuration (identity, filters) applies as for the user.
 _CONFIG = (
     *("-c", "core.quotepath=off", "-c", "color.ui=false", "-c", "core.pager=cat"),
-    *("-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never"),
+    *("-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never", "-c", "safe.bareRepository=explicit"),
 )
 # Hooks are off unless the operator allows them (--git-hooks): with core.hooksPath in the working tree (husky's
 # .husky/, .githooks/), an agent could write a hook with write_file and have git(action="commit") run it.

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
 from fsguard.core.confirmation import Confirmation, confirmation, plural
+from fsguard.core.errors import FsguardError
 from fsguard.core.git import GitRunner
 from fsguard.core.gitrepo import GitRequest
 from fsguard.core.inventory import purge_trash
@@ -36,12 +37,17 @@ def deleting(
     names: list[str] = []
     files = full = 0
     for user_path in user_paths:
-        path = policy.resolve_entry(user_path)
-        with beneath.entry(path, follow=False) as entry:
-            found = lstat_at(entry)
-            if found is None:
-                continue  # the call itself says it is not there
-            inside = _files_inside(entry) if stat.S_ISDIR(found.st_mode) else 1
+        # A path the call will refuse is left out of the question, not the question out of the call: the others
+        # are still deleted, so the user must still be asked about them.
+        try:
+            path = policy.resolve_entry(user_path)
+            with beneath.entry(path, follow=False) as entry:
+                found = lstat_at(entry)
+                if found is None:
+                    continue  # the call itself says it is not there
+                inside = _files_inside(entry) if stat.S_ISDIR(found.st_mode) else 1
+        except FsguardError:
+            continue
         names.append(str(path))
         files += inside
         full += stat.S_ISDIR(found.st_mode) and inside > 0
