@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,10 @@ def on_disk(root: Path) -> dict[str, bytes]:
     return {name: (root / name).read_bytes() for name in ORIGINALS}
 
 
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
 async def test_restoring_a_project_replace_group_id_restores_every_file_it_changed(
     client: Client, project: Path
 ) -> None:
@@ -54,6 +59,81 @@ async def test_a_group_restore_is_itself_undoable_file_by_file(client: Client, p
     structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "sub/b.txt"}))
     assert (project / "sub/b.txt").read_bytes() == b"beta DONE\r\ngamma DONE\r\n"
     assert (project / "a.txt").read_bytes() == ORIGINALS["a.txt"]
+
+
+async def test_a_group_restore_names_each_files_safety_backup_and_one_id_that_undoes_it(
+    client: Client, project: Path
+) -> None:
+    applied = structured(await client.call_tool("project_replace", {"find": "TODO", "replace": "DONE"}))
+    replaced = on_disk(project)
+    result = await client.call_tool("backup", {"action": "restore", "backup_id": applied["backup_id"]})
+    restored = structured(result)
+    assert on_disk(project) == ORIGINALS
+
+    reverted = restored["reverted"]
+    assert sorted(r["path"] for r in reverted) == sorted(str(project / n) for n in ORIGINALS)
+    assert all(r["safety_backup_id"] for r in reverted)
+    assert all(r["undo"] == f'backup(action="restore", backup_id="{r["safety_backup_id"]}")' for r in reverted)
+    undo_id = restored["safety_backup_id"]
+    assert undo_id not in {r["safety_backup_id"] for r in reverted}
+    assert f'Undo this restore: backup(action="restore", backup_id="{undo_id}")' in text_of(result)
+    for r in reverted:
+        assert r["safety_backup_id"] in text_of(result)
+
+    undone = structured(await client.call_tool("backup", {"action": "restore", "backup_id": undo_id}))
+    assert on_disk(project) == replaced
+    assert {r["status"] for r in undone["reverted"]} == {"reverted"}
+
+
+async def test_restoring_one_files_safety_backup_takes_the_group_restore_back_for_that_file_alone(
+    client: Client, project: Path
+) -> None:
+    applied = structured(await client.call_tool("project_replace", {"find": "TODO", "replace": "DONE"}))
+    replaced = on_disk(project)
+    restored = structured(await client.call_tool("backup", {"action": "restore", "backup_id": applied["backup_id"]}))
+    safety = {Path(r["path"]).relative_to(project).as_posix(): r["safety_backup_id"] for r in restored["reverted"]}
+
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": safety["sub/b.txt"]}))
+
+    assert on_disk(project) == {**ORIGINALS, "sub/b.txt": replaced["sub/b.txt"]}
+
+
+async def test_undoing_a_group_restore_of_a_batch_brings_back_its_copy_move_trash_edit_and_new_file(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    (root / "old.log").write_bytes(b"log\n")
+    before = tree(root)
+    operations = [
+        {"type": "copy", "path": "a.txt", "dest": "b.txt"},
+        {"type": "move", "path": "b.txt", "dest": "c.txt"},
+        {"type": "delete", "path": "old.log"},
+        {"type": "edit", "path": "c.txt", "old_text": "a\n", "new_text": "c\n"},
+        {"type": "write", "path": "new/n.txt", "content": "n\n"},
+    ]
+    batch = structured(await client.call_tool("batch_operations", {"request_json": json.dumps(operations)}))
+    after_batch = tree(root)
+    assert after_batch == {"a.txt": b"a\n", "c.txt": b"c\n", "new/n.txt": b"n\n"}
+
+    restored = structured(await client.call_tool("backup", {"action": "restore", "backup_id": batch["backup_id"]}))
+    assert tree(root) == before
+
+    undone = structured(
+        await client.call_tool("backup", {"action": "restore", "backup_id": restored["safety_backup_id"]})
+    )
+    assert tree(root) == after_batch
+    assert {r["status"] for r in undone["reverted"]} == {"reverted"}
+
+
+async def test_a_dry_run_group_restore_takes_no_safety_backup(client: Client, project: Path) -> None:
+    applied = structured(await client.call_tool("project_replace", {"find": "TODO", "replace": "DONE"}))
+    dry = structured(
+        await client.call_tool("backup", {"action": "restore", "backup_id": applied["backup_id"], "dry_run": True})
+    )
+    assert "safety_backup_id" not in dry
+    assert all("safety_backup_id" not in r for r in dry["reverted"])
+    listed = structured(await client.call_tool("backup", {"action": "list"}))
+    assert {b["operation"] for b in listed["backups"]} == {"project_replace"}
 
 
 async def test_group_info_and_compare_list_every_file(client: Client, project: Path) -> None:

@@ -275,12 +275,14 @@ async def test_a_group_restore_lists_each_reverted_change(rig: Rig) -> None:
             "verbose": """\
 ok
 Reverted 2 of 2 changes of group <backup_id:1>.
-  reverted: modified sub/b.txt
-  reverted: modified a.txt\
+  reverted: modified sub/b.txt (old bytes in backup <backup_id:2>)
+  reverted: modified a.txt (old bytes in backup <backup_id:3>)
+Undo this restore: backup(action="restore", backup_id="<backup_id:4>")\
 """,
             "compact": """\
 ok
-Reverted 2 of 2 changes of group <backup_id:1>\
+Reverted 2 of 2 changes of group <backup_id:1>
+Undo this restore: backup(action="restore", backup_id="<backup_id:2>")\
 """,
         }
     )

@@ -1802,6 +1802,43 @@ invalid regex '(x': missing ): (x (RE2 syntax).\
     )
 
 
+async def test_project_replace_names_the_files_changed_on_disk_since_they_were_read(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "a.txt")
+        c.write("a.txt", "TODO a, edited elsewhere\n")
+        return await c.call("project_replace", find="TODO", replace="DONE", path=str(c.dir))
+
+    assert await rig.texts(scenario, files={"a.txt": "TODO a\n", "b.txt": "TODO b\n"}) == snapshot(
+        {
+            "both": """\
+ok
+Replaced 2 occurrences in 2 files (risk LOW).
+    1 a.txt
+    1 b.txt
+Each file was backed up: undo one with backup(action="undo_last", file_path=...).
+Changed on disk since this session last saw them (another process): a.txt.\
+"""
+        }
+    )
+
+
+async def test_project_replace_after_an_external_change_in_block_mode_is_external_change(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "a.txt")
+        c.write("a.txt", "TODO a, edited elsewhere\n")
+        return await c.call("project_replace", find="TODO", replace="DONE", path=str(c.dir))
+
+    files = {"a.txt": "TODO a\n", "b.txt": "TODO b\n"}
+    assert await rig.texts(scenario, files=files, auto_occ="block") == snapshot(
+        {
+            "both": """\
+error external_change
+1 file(s) changed on disk since this session last saw them (another process modified them): a.txt (known hash 13ad6ee8, now f41dc487). Nothing was written. Re-read them with read_file, then run it again.\
+"""
+        }
+    )
+
+
 # -- backup ------------------------------------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ minutes) stands in: ``--auto-occ warn`` proceeds and reports the external change
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -18,6 +19,7 @@ from fsguard.core.session import Session
 
 AutoOccMode = Literal["off", "warn", "block"]
 FRESHNESS_S = 600.0
+_LISTED = 10  # files a multi-file refusal names; the error's paths field has them all
 
 
 @dataclass(frozen=True)
@@ -59,19 +61,53 @@ class ConcurrencyGuard:
                     current_hash=current_hash,
                 )
             return OccVerdict()
-        known = self._session.known_hash(path)
-        fresh = known is not None and time.monotonic() - known[1] < FRESHNESS_S
-        if known is not None and fresh and known[0] != current_hash and self._mode != "off":
+        known = self._fresh_hash(path)
+        if known is not None and known != current_hash and self._mode != "off":
             if self._mode == "block":
                 raise ExternalChangeError(
-                    f"{path} changed on disk since this session last saw it (known hash {known[0]}, now "
+                    f"{path} changed on disk since this session last saw it (known hash {known}, now "
                     f"{current_hash}): another process modified it. Nothing was written. Re-read the file, or "
                     f"pass expected_hash={current_hash!r} to edit the current content deliberately.",
                     path=str(path),
-                    known_hash=known[0],
+                    known_hash=known,
                     current_hash=current_hash,
                 )
-            return OccVerdict(path, known_hash=known[0], current_hash=current_hash)
-        if not fresh and self._session.first_hint(path):
+            return OccVerdict(path, known_hash=known, current_hash=current_hash)
+        if known is None and self._session.first_hint(path):
             return OccVerdict(path, stale_read=True)
         return OccVerdict()
+
+    def check_all(self, files: Iterable[tuple[Path, str]]) -> dict[Path, OccVerdict]:
+        """The auto-OCC check of a change to many files at once (path, current hash), before any is written.
+
+        Only files this session saw lately count, and no STALE_READ hint is spent: a tree-wide change would
+        use up the one hint of every file it looks at. Returns the files that changed on disk since (warn).
+
+        Raises:
+            ExternalChangeError: auto-OCC is ``block`` and some file changed since; it names every one.
+        """
+        if self._mode == "off":
+            return {}
+        changed = {}
+        for path, current_hash in files:
+            known = self._fresh_hash(path)
+            if known is not None and known != current_hash:
+                changed[path] = OccVerdict(path, known_hash=known, current_hash=current_hash)
+        if changed and self._mode == "block":
+            shown = list(changed.values())[:_LISTED]
+            listed = "; ".join(f"{v.path} (known hash {v.known_hash}, now {v.current_hash})" for v in shown)
+            if len(changed) > _LISTED:
+                listed += f"; and {len(changed) - _LISTED} more"
+            raise ExternalChangeError(
+                f"{len(changed)} file(s) changed on disk since this session last saw them (another process modified "
+                f"them): {listed}. Nothing was written. Re-read them with read_file, then run it again.",
+                paths=[str(path) for path in changed],
+            )
+        return changed
+
+    def _fresh_hash(self, path: Path) -> str | None:
+        """The hash this session last handed out for ``path``, if that was in the last ten minutes."""
+        known = self._session.known_hash(path)
+        if known is None or time.monotonic() - known[1] >= FRESHNESS_S:
+            return None
+        return known[0]

@@ -37,6 +37,7 @@ from fsguard.core.hashing import content_hash
 from fsguard.core.ignore import WalkOptions, default_skips, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
+from fsguard.core.occ import OccVerdict
 from fsguard.core.patterns import compile_re2
 from fsguard.core.query import prepare_query
 from fsguard.core.rgprocess import RipgrepFailed
@@ -61,6 +62,7 @@ class FileChange:
     backup_id: str | None = None
     skipped: str | None = None
     content_hash: str | None = None  # what the file holds after the replace
+    verdict: OccVerdict | None = None  # set when the file changed on disk since this session saw it (--auto-occ warn)
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ class ProjectReplacer:
 
         Raises:
             InvalidParamsError: empty find, or an invalid regex.
+            ExternalChangeError: --auto-occ block, and a file to change changed on disk since this session saw
+                it; nothing was written (a preview is refused too, as edit_file's dry run is).
             RiskBlockedError: a HIGH or CRITICAL change without ``force``; nothing was written.
         """
         if not request.find:
@@ -148,11 +152,12 @@ class ProjectReplacer:
                     planned.append(plan)
                     if len(planned) >= request.max_files:
                         break
+        external = self._safe.guard.check_all((plan.path, plan.planned_hash) for plan in planned)
         total = sum(plan.count for plan in planned)
         risk = _risk(len(planned), total)
         seen = _Seen(tuple(skipped), tuple(large), tuple(_relative(path, base) for path in binary))
         if request.preview:
-            changes = tuple(FileChange(plan.path, plan.count) for plan in planned)
+            changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
             return ReplaceReport("preview", changes, total, risk, scanned, None, *seen)
         if risk in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not request.force:
             raise RiskBlockedError(
@@ -169,7 +174,7 @@ class ProjectReplacer:
         try:
             with directory_syncs_batched():  # one fsync per directory, not per file
                 for number, plan in enumerate(planned, 1):
-                    done.append(self._apply(plan))
+                    done.append(self._apply(plan, external.get(plan.path)))
                     if progress is not None:
                         progress(number, len(planned))  # may raise to cancel: the files before are whole, backed up
         finally:  # a cancelled run still gets its group: the files it changed are restorable as one
@@ -225,7 +230,7 @@ class ProjectReplacer:
             return None
         return _Plan(path, new_text, content_hash(data), count)
 
-    def _apply(self, plan: _Plan) -> FileChange:
+    def _apply(self, plan: _Plan, verdict: OccVerdict | None) -> FileChange:
         path = plan.path
         hook = HookCall("edit", "project_replace", "project_replace", {"replacements": plan.count})
         try:
@@ -239,7 +244,7 @@ class ProjectReplacer:
         except (NotFoundError, AccessDeniedError, NotDirectoryError) as exc:
             return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
         backup_id = done.backup.backup_id if done.backup else None
-        return FileChange(path, plan.count, backup_id=backup_id, content_hash=done.content_hash)
+        return FileChange(path, plan.count, backup_id=backup_id, content_hash=done.content_hash, verdict=verdict)
 
 
 _Substitute = Callable[[str], tuple[str, int]]

@@ -6,6 +6,9 @@ moves by a no-clobber move back. What a group created is never simply unlinked: 
 are backed up first, a copied tree goes to the trash. A change that something else has touched since is
 a conflict: without ``force`` nothing at all is reverted; with it, the conflicting file's current bytes
 are backed up before they are replaced, and a path that a revert would clobber is still never clobbered.
+
+Each revert also names the change that would take it back (:attr:`Reverted.undo`); a restore saves those as a
+group of its own, so one id undoes the whole restore as one id did the original call.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from fsguard.core.beneath import lstat_at
 from fsguard.core.deletion import Deleter
 from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, UndoConflictError
-from fsguard.core.groups import Change
+from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
 from fsguard.core.safeguards import Safeguards
@@ -33,12 +36,25 @@ RevertStatus = Literal["reverted", "already", "kept", "failed"]
 
 @dataclass(frozen=True)
 class Reverted:
-    """What reverting one change did: ``kept`` means left in place on purpose (``detail`` says why)."""
+    """What reverting one change did: ``kept`` means left in place on purpose (``detail`` says why).
+
+    ``undo`` is the change this revert made, recorded so that reverting it puts back what the revert replaced;
+    its ``backup_id``, when set, holds the bytes the revert overwrote or removed (the safety backup).
+    """
 
     change: Change
     status: RevertStatus
     detail: str | None = None
     error_code: str | None = None
+    undo: Change | None = None
+
+
+@dataclass(frozen=True)
+class GroupRestore:
+    """A group reverted by a restore, and the group that takes the restore back (None when nothing changed)."""
+
+    outcomes: list[Reverted]
+    undo_group: Group | None
 
 
 class Reverter:
@@ -93,6 +109,16 @@ class Reverter:
                 outcomes.append(Reverted(change, "failed", exc.message, exc.code))
         return outcomes
 
+    def restore(self, group: Group, store: GroupStore, *, force: bool = False, dry_run: bool = False) -> GroupRestore:
+        """Revert ``group`` and record what the revert did as a group of its own: restoring that one undoes it.
+
+        Raises:
+            UndoConflictError: as :meth:`revert`.
+        """
+        outcomes = self.revert(group.changes, force=force, dry_run=dry_run)
+        undo_group = None if dry_run else store.save("restore", (o.undo for o in outcomes if o.undo is not None))
+        return GroupRestore(outcomes, undo_group)
+
     def _conflict(self, change: Change) -> str | None:
         now = _state(self._safe, Path(change.path))
         if change.kind in ("modified", "created"):
@@ -111,8 +137,7 @@ class Reverter:
         if kind == "modified" or (kind == "deleted" and change.backup_id):
             if change.backup_id is None:  # modified a file that had no bytes worth saving: nothing to restore
                 return Reverted(change, "kept", "no backup was needed")
-            report = self._restorer.restore(change.backup_id, force=force)
-            return Reverted(change, "already" if report.already_there else "reverted")
+            return self._put_back(change, change.backup_id, path, force=force)
         if kind == "created":
             return self._remove_created(change, path, force=force)
         if kind == "created_dir":
@@ -121,18 +146,32 @@ class Reverter:
             if not _exists(path):
                 return Reverted(change, "already" if _exists(Path(change.source)) else "failed", "nothing to move back")
             self._mover.move(change.path, change.source)
-            return Reverted(change, "reverted")
+            return Reverted(change, "reverted", undo=Change("moved", change.source, source=change.path))
         if kind == "copied":
             if not _exists(path):
                 return Reverted(change, "already")
             outcome = self._deleter.delete(change.path, recursive=True)
-            return Reverted(
-                change, "reverted", f"the copy is in the trash as {outcome.trash.sd_id}" if outcome.trash else None
-            )
+            if outcome.trash is None:
+                return Reverted(change, "reverted")
+            undo = Change("trashed", change.path, sd_id=outcome.trash.sd_id)
+            return Reverted(change, "reverted", f"the copy is in the trash as {outcome.trash.sd_id}", undo=undo)
         if kind == "trashed" and change.sd_id:
             self._deleter.restore_from_trash(change.sd_id)
-            return Reverted(change, "reverted")
+            # A file back from the trash is as good as created by this revert: undoing it removes it, bytes saved.
+            # A directory back from the trash has no such change; it stays.
+            restored = _state(self._safe, path)
+            return Reverted(change, "reverted", undo=Change.created(path, restored) if restored else None)
         return Reverted(change, "kept", "nothing recorded to revert it with")
+
+    def _put_back(self, change: Change, backup_id: str, path: Path, *, force: bool) -> Reverted:
+        """Restore the bytes a change replaced or removed; the bytes found there now become the safety backup."""
+        report = self._restorer.restore(backup_id, force=force)
+        if report.already_there:
+            return Reverted(change, "already")
+        if report.safety_backup is None:  # nothing was there: the restore created the file
+            return Reverted(change, "reverted", undo=Change.created(path, report.content_hash))
+        undo = Change.modified(path, report.safety_backup.backup_id, report.content_hash)
+        return Reverted(change, "reverted", undo=undo)
 
     def _remove_created(self, change: Change, path: Path, *, force: bool) -> Reverted:
         """Remove a file the group created, its bytes backed up first: a revert never loses bytes."""
@@ -150,7 +189,8 @@ class Reverter:
             )
             remove(entry)
         self._safe.session.forget(path)
-        return Reverted(change, "reverted", f"its bytes are in backup {backup.backup_id}")
+        undo = Change("deleted", change.path, backup_id=backup.backup_id)
+        return Reverted(change, "reverted", f"its bytes are in backup {backup.backup_id}", undo=undo)
 
 
 def _remove_empty_dir(safe: Safeguards, change: Change, path: Path) -> Reverted:

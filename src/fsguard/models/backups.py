@@ -101,6 +101,10 @@ class RevertedChange(Result):
     )
     detail: str | None = None
     error_code: str | None = None
+    safety_backup_id: str | None = Field(
+        None, description="Backup of the bytes this revert replaced or removed: restore it to take this file back."
+    )
+    undo: str | None = Field(None, description="The call that takes this file's revert back.")
 
 
 class BackupResult(Result):
@@ -120,3 +124,8 @@ class BackupResult(Result):
     trash: list[TrashInfo] | None = Field(None, description="list_trash, purge_trash and restore_trash entries.")
     group: GroupInfo | None = Field(None, description="info/compare/restore of a group id: its changes.")
     reverted: list[RevertedChange] | None = Field(None, description="restore of a group id, newest change first.")
+    safety_backup_id: str | None = Field(
+        None,
+        description="restore of a group id: a group id of its own for what the restore replaced; restoring it "
+        "(backup_id=...) undoes the whole restore.",
+    )

@@ -76,6 +76,7 @@ class ReplacedFile(Result):
     replacements: int
     backup_id: str | None = Field(None, description="Undo this file with backup(action='undo_last', file_path=...).")
     skipped: str | None = None
+    external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
 
 
 class ProjectReplaceResult(Result):

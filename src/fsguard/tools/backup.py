@@ -253,12 +253,13 @@ def _restore_group(services: Services, request: _Request, group: Group) -> Backu
             backup_id=group.group_id,
         )
     dry_run = bool(request.dry_run) or request.preview
-    outcomes = services.reverter.revert(group.changes, force=request.force, dry_run=dry_run)
+    done = services.reverter.restore(group, services.groups, force=request.force, dry_run=dry_run)
     return BackupResult(
         action=request.action,
         message="",
         group=_group_info(group),
-        reverted=[_reverted(o) for o in outcomes],
+        reverted=[_reverted(o) for o in done.outcomes],
+        safety_backup_id=done.undo_group.group_id if done.undo_group else None,
         dry_run=dry_run,
     )
 
@@ -355,6 +356,7 @@ def _group_info(group: Group) -> GroupInfo:
 
 def _reverted(outcome: Reverted) -> RevertedChange:
     change = outcome.change
+    safety = outcome.undo.backup_id if outcome.undo else None
     return RevertedChange(
         kind=change.kind,
         path=change.path,
@@ -362,6 +364,8 @@ def _reverted(outcome: Reverted) -> RevertedChange:
         status=outcome.status,
         detail=outcome.detail,
         error_code=outcome.error_code,
+        safety_backup_id=safety,
+        undo=f'backup(action="restore", backup_id="{safety}")' if safety else None,
     )
 
 

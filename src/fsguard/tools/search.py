@@ -27,6 +27,7 @@ from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, respond, voiced
 from fsguard.tools._replacement import ReplaceConsent, replace_request
 from fsguard.voice import replace_text, search_text
+from fsguard.voice.notes import external_change_note
 
 GlobsArg = Annotated[
     str | list[str] | None,
@@ -205,7 +206,13 @@ def register(catalog: Catalog) -> None:
         )  # fmt: skip
         report = services.replacer.run(request, progress)
         files = [
-            ReplacedFile(path=str(c.path), replacements=c.replacements, backup_id=c.backup_id, skipped=c.skipped)
+            ReplacedFile(
+                path=str(c.path),
+                replacements=c.replacements,
+                backup_id=c.backup_id,
+                skipped=c.skipped,
+                external_change=external_change_note(c.verdict) if c.verdict else None,
+            )
             for c in report.files
         ]
         result = ProjectReplaceResult(

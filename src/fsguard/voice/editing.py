@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from fsguard.models import BackupInfo, BackupResult, EditFileResult, MultiEditResult, RestoredFile, WriteFileResult
+from fsguard.models import (
+    BackupInfo,
+    BackupResult,
+    EditFileResult,
+    MultiEditResult,
+    RestoredFile,
+    RevertedChange,
+    WriteFileResult,
+)
 from fsguard.voice.paths import shortened, shown
 from fsguard.voice.sizes import counted, human_size
 
@@ -253,15 +261,21 @@ def group_text(result: BackupResult, compact: bool) -> str:
     troubles = [r for r in outcomes if r.status in ("kept", "failed")]
     verb = "DRY RUN, nothing written: would revert" if result.dry_run else "Reverted"
     summary = f"{verb} {undone} of {counted(len(outcomes), 'change')} of group {group.group_id}"
+    undo = f'\nUndo this restore: backup(action="restore", backup_id="{result.safety_backup_id}")'
+    undo = undo if result.safety_backup_id else ""
     if compact:
-        return f"{summary} | kept/failed: {len(troubles)}" if troubles else summary
-    rows = [
+        return (f"{summary} | kept/failed: {len(troubles)}" if troubles else summary) + undo
+    return summary + ".\n" + "\n".join(map(_reverted_row, outcomes)) + undo
+
+
+def _reverted_row(r: RevertedChange) -> str:
+    """One change of a group restore: what became of it, and where the bytes it replaced are."""
+    safety = f" (old bytes in backup {r.safety_backup_id})" if r.safety_backup_id else ""
+    return (
         f"  {r.status}: {r.kind} {shown(r.path)}"
         + (f" <- {shown(r.source)}" if r.source else "")
-        + (f" ({r.detail})" if r.detail else "")
-        for r in outcomes
-    ]
-    return summary + ".\n" + "\n".join(rows)
+        + (f" ({r.detail})" if r.detail else safety)
+    )
 
 
 def _trash_text(result: BackupResult) -> str:

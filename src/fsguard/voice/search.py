@@ -125,6 +125,10 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
     elif result.files_changed:
         hint = '\nEach file was backed up: undo one with backup(action="undo_last", file_path=...).'
     note = f"\n{result.note}" if result.note else ""
+    if changed := [shown(f.path) for f in result.files if f.external_change]:
+        more = f" and {len(changed) - SHOWN} more" if len(changed) > SHOWN else ""
+        listed = ", ".join(changed[:SHOWN])
+        note += f"\nChanged on disk since this session last saw them (another process): {listed}{more}."
     skipped = _skipped(result.default_skipped, result.default_skipped_paths, "includes")
     if large := _listed(result.skipped_too_large, result.skipped_too_large_paths):
         skipped += (
