@@ -38,6 +38,7 @@ from fsguard.core.ignore import WalkOptions, default_skips, normalise_globs, wal
 from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.patterns import compile_re2
+from fsguard.core.provenance import standing
 from fsguard.core.query import prepare_query
 from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
@@ -150,7 +151,10 @@ class ProjectReplacer:
                         break
         total = sum(plan.count for plan in planned)
         risk = _risk(len(planned), total)
-        seen = _Seen(tuple(skipped), tuple(large), tuple(_relative(path, base) for path in binary))
+        # The walk found the skips by name: only those the pinned walk finds too are reported.
+        beneath, limit = self._safe.beneath, self._safe.max_file_size
+        kept = standing(beneath, base, skipped), standing(beneath, base, large, above=limit)
+        seen = _Seen(tuple(kept[0]), tuple(kept[1]), tuple(_relative(path, base) for path in binary))
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count) for plan in planned)
             return ReplaceReport("preview", changes, total, risk, scanned, None, *seen)
@@ -198,7 +202,7 @@ class ProjectReplacer:
             skipped.extend(default_skips(base, options, large))
 
         try:
-            hits, _ = ripgrep_hits(
+            hits = ripgrep_hits(
                 rg, base, query, options, Limits(0, 0, None), progress=None, beneath=self._safe.beneath, binary=True,
                 meanwhile=scan,
             )  # fmt: skip
