@@ -1,9 +1,11 @@
-"""Every mutating tool fires its hooks, in both eras: project_replace, undo_last, restore and restore_trash too.
+"""Every mutating tool fires its hooks, in both eras: project_replace, undo_last, restore, restore_trash and
+server_info's artifact write too.
 
 One recording hook is configured for all sixteen events and appends each event's JSON to a log. Each mutating
 call must fire exactly its pre- and post- event, with its tool_name, operation and file_path (and the move's
-source and destination). A denying pre-hook (exit 2) for the four tools that went through other code paths
-before the write sequence was shared must leave the bytes on disk as they were and answer hook_denied.
+source and destination). A denying pre-hook (exit 2) for the five tools that went through other code paths
+before the write sequence was shared must leave the bytes on disk as they were and answer hook_denied. An
+artifact write fires what write_file fires for a new file, and its pre-write hook may deny it or rewrite it.
 """
 
 from __future__ import annotations
@@ -168,6 +170,13 @@ async def restore_trash(client: Client, root: Path, state_dir: Path) -> Call:
     return Call("backup", {"action": "restore_trash", "sd_id": sd_id}, fired, holds(root / "a.txt", b"one\n"))
 
 
+async def artifact_write(client: Client, root: Path, state_dir: Path) -> Call:
+    await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "kept\n"})
+    fired = Fired("write", "server_info", "artifact_write", root / "notes.md", post_metadata={"backup_id": None})
+    arguments = {"action": "artifact", "sub_action": "write", "path": "notes.md"}
+    return Call("server_info", arguments, fired, holds(root / "notes.md", b"kept\n"))
+
+
 SCENARIOS: dict[str, Scenario] = {
     "write_file": write_file,
     "edit_file": edit_file,
@@ -181,13 +190,27 @@ SCENARIOS: dict[str, Scenario] = {
     "backup-undo_last": undo_last,
     "backup-restore": restore,
     "backup-restore_trash": restore_trash,
+    "server_info-artifact_write": artifact_write,
 }
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())
-async def test_each_mutating_tool_fires_its_pre_and_post_hooks_with_its_tool_operation_and_path(
-    connect: ClientFactory, root: Path, state_dir: Path, tmp_path: Path, scenario: Scenario
-) -> None:
+@dataclass(frozen=True)
+class Recorder:
+    """A hooks config whose one hook, on all sixteen events, appends each event's JSON to ``log``."""
+
+    config: Path
+    log: Path
+
+    def events(self) -> list[dict[str, Any]]:
+        """What was fired since the log was last cleared, in order."""
+        return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines()]
+
+    def clear(self) -> None:
+        self.log.write_text("", encoding="utf-8")
+
+
+@pytest.fixture
+def recorder(tmp_path: Path) -> Recorder:
     log = tmp_path / "events.jsonl"
     record = python_hook(
         tmp_path, "record", f"open({str(log)!r}, 'a', encoding='utf-8').write(json.dumps(event) + '\\n')"
@@ -195,12 +218,19 @@ async def test_each_mutating_tool_fires_its_pre_and_post_hooks_with_its_tool_ope
     config = hook_config(
         tmp_path, {event: [{"hooks": [{"type": "command", "command": record}]}] for event in HOOK_EVENTS}
     )
-    async with connect(hooks_config=config) as client:
+    return Recorder(config, log)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())
+async def test_each_mutating_tool_fires_its_pre_and_post_hooks_with_its_tool_operation_and_path(
+    connect: ClientFactory, root: Path, state_dir: Path, recorder: Recorder, scenario: Scenario
+) -> None:
+    async with connect(hooks_config=recorder.config) as client:
         call = await scenario(client, root, state_dir)
-        log.write_text("", encoding="utf-8")  # what the set-up fired is not this call's
+        recorder.clear()  # what the set-up fired is not this call's
         structured(await client.call_tool(call.tool, call.arguments))
     call.after()
-    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    events = recorder.events()
     fired = call.fired
     assert [event["event"] for event in events] == [f"pre-{fired.family}", f"post-{fired.family}"]
     for event in events:
@@ -237,6 +267,11 @@ async def denied_restore_trash(client: Client, root: Path, state_dir: Path) -> d
     return {"action": "restore_trash", "sd_id": deleted["sd_id"]}
 
 
+async def denied_artifact_write(client: Client, root: Path, state_dir: Path) -> dict[str, Any]:
+    await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "x = 1\n"})
+    return {"action": "artifact", "sub_action": "write", "path": "new/made.py"}
+
+
 DenialSetup = Callable[[Client, Path, Path], Awaitable[dict[str, Any]]]
 # The denied event, the tool (also the hook's pattern), the set-up, and what a.txt holds before and after.
 DENIALS: dict[str, tuple[str, str, DenialSetup, bytes | None]] = {
@@ -244,6 +279,7 @@ DENIALS: dict[str, tuple[str, str, DenialSetup, bytes | None]] = {
     "backup-undo_last": ("pre-write", "backup", denied_undo_last, b"two\r\n"),
     "backup-restore": ("pre-write", "backup", denied_restore, b"two\r\n"),
     "backup-restore_trash": ("pre-move", "backup", denied_restore_trash, None),
+    "server_info-artifact_write": ("pre-write", "server_info", denied_artifact_write, b"one\r\n"),
 }
 
 
@@ -252,7 +288,7 @@ def files_under(*tops: Path) -> dict[Path, bytes]:
 
 
 @pytest.mark.parametrize(("event", "tool", "setup", "held"), DENIALS.values(), ids=DENIALS.keys())
-async def test_a_denying_pre_hook_stops_project_replace_undo_restore_and_restore_trash_leaving_the_bytes(
+async def test_a_denying_pre_hook_stops_project_replace_undo_restore_restore_trash_and_artifacts_leaving_the_bytes(
     connect: ClientFactory,
     root: Path,
     state_dir: Path,
@@ -274,6 +310,7 @@ async def test_a_denying_pre_hook_stops_project_replace_undo_restore_and_restore
         assert "frozen by policy" in text_of(result)
         assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == backups
     assert files_under(root, state_dir / "trash") == before
+    assert not (root / "new").exists()
     if held is None:
         assert not (root / "a.txt").exists()
     else:
@@ -281,3 +318,48 @@ async def test_a_denying_pre_hook_stops_project_replace_undo_restore_and_restore
     if event == "pre-move":  # the trash entry is still whole, holding the deleted bytes
         [item] = (state_dir / "trash").glob("sd-*/item")
         assert item.read_bytes() == b"two\r\n"
+
+
+async def test_an_artifact_write_fires_the_events_write_file_fires_for_a_new_file(
+    connect: ClientFactory, root: Path, recorder: Recorder
+) -> None:
+    arguments = {"action": "artifact", "sub_action": "write", "path": "by_artifact.md"}
+    async with connect(hooks_config=recorder.config) as client:
+        structured(await client.call_tool("write_file", {"path": "by_write.md", "content": "same\n"}))
+        await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "same\n"})
+        structured(await client.call_tool("server_info", arguments))
+    written, artifact = recorder.events()[:2], recorder.events()[2:]
+
+    def shape(event: dict[str, Any]) -> tuple[object, ...]:
+        metadata = event.get("metadata", {})
+        return event["event"], sorted(event), sorted(metadata), event.get("content"), metadata.get("content_hash")
+
+    assert [shape(event) for event in artifact] == [shape(event) for event in written]
+    assert [(event["tool_name"], event["operation"]) for event in artifact] == [("server_info", "artifact_write")] * 2
+    assert (root / "by_artifact.md").read_bytes() == (root / "by_write.md").read_bytes() == b"same\n"
+
+
+async def test_a_pre_write_hook_denying_a_path_glob_leaves_no_artifact_on_disk(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    deny = [{"path": "*.py", "hooks": [{"type": "command", "command": "echo no python writes >&2; exit 2"}]}]
+    async with connect(hooks_config=hook_config(tmp_path, {"pre-write": deny})) as client:
+        await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "x = 1\n"})
+        refused = await client.call_tool("server_info", {"action": "artifact", "sub_action": "write", "path": "c.py"})
+        allowed = await client.call_tool("server_info", {"action": "artifact", "sub_action": "write", "path": "c.md"})
+    assert error_code(refused) == "hook_denied", text_of(refused)
+    assert "no python writes" in text_of(refused)
+    assert structured(allowed)["artifact"]["path"] == str(root / "c.md")
+    assert sorted(path.name for path in root.iterdir()) == ["c.md"]
+    assert (root / "c.md").read_bytes() == b"x = 1\n"
+
+
+async def test_a_pre_write_hook_rewrites_what_an_artifact_write_puts_on_disk(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    rewrite = python_hook(tmp_path, "rewrite", 'print(json.dumps({"modified_content": event["content"].upper()}))')
+    config = hook_config(tmp_path, {"pre-write": [{"hooks": [{"type": "command", "command": rewrite}]}]})
+    async with connect(hooks_config=config) as client:
+        await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "quiet\n"})
+        structured(await client.call_tool("server_info", {"action": "artifact", "sub_action": "write", "path": "a.md"}))
+    assert (root / "a.md").read_bytes() == b"QUIET\n"

@@ -21,8 +21,10 @@ import functools
 import logging
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -42,6 +44,7 @@ from fsguard.core.ignore import (
     walk_files,
 )
 from fsguard.core.patterns import compile_re2
+from fsguard.core.provenance import Provenance, standing
 from fsguard.core.rgprocess import RipgrepFailed, run_spooled
 from fsguard.core.ripgrep import only_below, pinned, ripgrep_path, simple_name_glob, walk_flags, walk_key
 
@@ -81,8 +84,9 @@ def search_names(
     """The files under ``root`` whose name matches ``pattern`` (see :func:`name_matcher`), in walk order.
 
     ``engine="auto"`` lists with ripgrep when it is installed and falls back to the Python walk if it fails. With
-    ``beneath``, rg starts in the directory reached by the pinned walk (the names it lists are still to be confirmed,
-    as :func:`fsguard.core.search.present` does). ``hide`` (absolute path -> True) drops names a deny rule hides.
+    ``beneath``, rg starts in the directory reached by the pinned walk, and every name and default skip returned (and
+    counted) is one the pinned walk confirms (see :mod:`fsguard.core.provenance`). ``hide`` (absolute path -> True)
+    drops names a deny rule hides.
 
     Raises:
         InvalidParamsError: the pattern is empty, an invalid regex with ``regex``, or a glob is malformed.
@@ -96,24 +100,45 @@ def search_names(
         raise FsguardError("ripgrep is not installed. Retry with engine='python'.")
     found: list[str] | None = None
     skipped: list[str] = []
-    if engine != "python" and rg is not None:
-        prefilter = _prefilter(pattern, regex, case_sensitive)
-        try:
-            found, skipped = _ripgrep_names(rg, root, options, matches, prefilter, beneath)
-        except RipgrepFailed as exc:
-            if engine == "ripgrep":
-                raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
-            logger.warning("ripgrep failed (%s); listing names with the Python walk", exc)
     used: Literal["ripgrep", "python"] = "ripgrep"
     prefix = str(root).rstrip("/") + "/"
-    if found is None:
-        lead = len(prefix)
-        found = [name for path in walk_files(root, options, skipped) if matches(name := str(path)[lead:])]
-        used = "python"
+    with ExitStack() as held:  # the checks of what the engines list start before they do
+        provenance = None if beneath is None else held.enter_context(Provenance(beneath, gitignore_top(root, options)))
+        if engine != "python" and rg is not None:
+            prefilter = _prefilter(pattern, regex, case_sensitive)
+            try:
+                found, skipped = _ripgrep_names(rg, root, options, matches, prefilter, beneath)
+            except RipgrepFailed as exc:
+                if engine == "ripgrep":
+                    raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
+                logger.warning("ripgrep failed (%s); listing names with the Python walk", exc)
+        if found is None:
+            lead = len(prefix)
+            found = [name for path in walk_files(root, options, skipped) if matches(name := str(path)[lead:])]
+            used = "python"
+        if provenance is not None:
+            found = _standing(found, prefix, provenance, listed=used == "ripgrep")
+    if beneath is not None:
+        skipped = standing(beneath, root, skipped)
     if hide is not None:  # after the engines, so both hide (and count) the same names
         found = hide.kept(found, prefix)
     files = tuple(prefix + name for name in found[:max_results])  # tens of thousands found, a page returned
     return NameSearch(files, len(found), len(found) > max_results, used, tuple(skipped))
+
+
+def _standing(names: list[str], prefix: str, provenance: Provenance, *, listed: bool) -> list[str]:
+    """Those of ``names`` (below ``prefix``) that are files of the roots: from a listing of a directory settled
+    since the search began (``listed``: rg listed it from a directory it held), else regular files the pinned
+    walk finds there now."""
+    kept = []
+    for name in names:
+        path = prefix + name
+        if not (listed and provenance.listed(path)):
+            found = provenance.entry(path)
+            if found is None or not stat.S_ISREG(found.st_mode):
+                continue
+        kept.append(name)
+    return kept
 
 
 def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> Callable[[str], bool]:

@@ -39,6 +39,7 @@ from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.patterns import compile_re2
+from fsguard.core.provenance import standing
 from fsguard.core.query import prepare_query
 from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
@@ -155,7 +156,10 @@ class ProjectReplacer:
         external = self._safe.guard.check_all((plan.path, plan.planned_hash) for plan in planned)
         total = sum(plan.count for plan in planned)
         risk = _risk(len(planned), total)
-        seen = _Seen(tuple(skipped), tuple(large), tuple(_relative(path, base) for path in binary))
+        # The walk found the skips by name: only those the pinned walk finds too are reported.
+        beneath, limit = self._safe.beneath, self._safe.max_file_size
+        kept = standing(beneath, base, skipped), standing(beneath, base, large, above=limit)
+        seen = _Seen(tuple(kept[0]), tuple(kept[1]), tuple(_relative(path, base) for path in binary))
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
             return ReplaceReport("preview", changes, total, risk, scanned, None, *seen)
@@ -203,7 +207,7 @@ class ProjectReplacer:
             skipped.extend(default_skips(base, options, large))
 
         try:
-            hits, _ = ripgrep_hits(
+            hits = ripgrep_hits(
                 rg, base, query, options, Limits(0, 0, None), progress=None, beneath=self._safe.beneath, binary=True,
                 meanwhile=scan,
             )  # fmt: skip

@@ -34,7 +34,6 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
 
@@ -137,14 +136,14 @@ def ripgrep_hits(
     hide: Callable[[str], bool] | None = None,
     meanwhile: Callable[[], None] | None = None,
     binaries: list[str] | None = None,
-) -> tuple[list[Hit], tuple[int, int]]:
-    """Search the tree at ``root`` with ``rg``: the hits of the first files in walk order (all the files that
-    the first ``max_results`` matches need, and at least ``max_files`` files, or every file if it is None), and the
-    number of matches and of files with matches in the whole tree. With ``binary``, files holding a NUL are counted
-    too (their raw bytes searched), for a caller that reports them rather than searching them. ``hide`` (absolute
-    path -> True) drops the files a deny rule hides before anything is counted or read. ``meanwhile`` runs once
-    while rg counts (on the other core). ``binaries`` gets the binary files holding a match (absolute paths, walk
-    order), which are neither counted nor searched: rg counts binary files too, then names those holding a NUL.
+) -> list[Hit]:
+    """Search the tree at ``root`` with ``rg``: the hits of every file with a match, in walk order, with lines for
+    the files the first ``max_results`` matches need and counts alone for the others (rg opens them by name: the
+    caller confirms them, see :mod:`fsguard.core.provenance`). With ``binary``, files holding a NUL are counted too
+    (their raw bytes searched), for a caller that reports them rather than searching them. ``hide`` (absolute path
+    -> True) drops the files a deny rule hides before anything is counted or read. ``meanwhile`` runs once while rg
+    counts (on the other core). ``binaries`` gets the binary files holding a match (absolute paths, walk order),
+    which are neither counted nor searched: rg counts binary files too, then names those holding a NUL.
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
@@ -202,7 +201,7 @@ def ripgrep_file_hits(
     progress: Progress | None,
     beneath: Beneath | None = None,
     binaries: list[str] | None = None,
-) -> tuple[list[Hit], tuple[int, int]]:
+) -> list[Hit]:
     """:func:`ripgrep_hits` for the one file ``file``, searched whatever .gitignore files, hidden names or default
     skips say: rg walks its directory letting only that name through, so binary files and encodings are read as
     in a tree search (``binaries`` gets the file if it is binary and holds a match).
@@ -261,9 +260,9 @@ def _hits(
     root: Path,
     limits: Limits,
     beneath: Beneath | None,
-) -> tuple[list[Hit], tuple[int, int]]:
+) -> list[Hit]:
     """The hits of the files ``counted`` (paths relative to ``root`` with their counts, in walk order), with
-    lines for as many as the first ``max_results`` matches need, and the totals.
+    lines for as many as the first ``max_results`` matches need.
 
     Those of ``suspects`` in a legacy code page, which rg read as raw bytes, are searched as text in Python
     instead. For a ``bytewise`` pattern the suspects are the files counted: it matches a legacy file's raw bytes
@@ -283,20 +282,20 @@ def _hits(
         details = _details(common, cwd, [relative for relative in shown if relative not in decoded], limits.context)
     details.update(decoded)
     prefix = str(root).rstrip("/") + "/"
-    kept = counted if limits.max_files is None else counted[: max(limits.max_files, len(shown))]
+    # Every file, past max_files too: the totals are made of the hits once confirmed (fsguard.core.provenance).
     # One decode for all the names: os.fsdecode per name costs more than the rest of the loop.
-    names = b"\0".join(relative for relative, _ in kept).decode(
+    names = b"\0".join(relative for relative, _ in counted).decode(
         sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
     )
     hits: list[Hit] = []
-    for (relative, count), name in zip(kept, names.split("\0") if kept else [], strict=True):
+    for (relative, count), name in zip(counted, names.split("\0") if counted else [], strict=True):
         if relative in details:
             found, lines = details[relative]
             if found:  # a file that turned binary since the count is left out
                 hits.append((prefix + name, sum(len(spans) for _, spans in found), found, lines))
         else:
             hits.append((prefix + name, int(count), (), _NO_LINES))  # shared empties: no garbage per file
-    return hits, (sum(map(int, map(itemgetter(1), counted))), len(counted))
+    return hits
 
 
 def _denied(hide: Callable[[str], bool], prefix: str, name: bytes) -> bool:

@@ -25,21 +25,20 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
-from itertools import groupby
 from pathlib import Path
 from typing import Literal
 
-from fsguard.core.beneath import Beneath, Pins, lstat_at
-from fsguard.core.disk import read_at
+from fsguard.core.beneath import Beneath
 from fsguard.core.errors import FsguardError, NotDirectoryError, NotFoundError, TooLargeError
 from fsguard.core.haystack import Hit, matching_lines, searched_text
-from fsguard.core.ignore import WalkOptions, walk_files
+from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
 from fsguard.core.names import NameSearch, name_matcher, search_names
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.provenance import Provenance
 from fsguard.core.query import Query, prepare_query
 from fsguard.core.ripgrep import Limits, RipgrepFailed, ripgrep_file_hits, ripgrep_hits, ripgrep_path
 
@@ -122,9 +121,10 @@ def search_content(
 
     ``progress`` is called as the search goes, with a count that never decreases (files walked, every 100,
     with Python; files with matches, every 0.1 s, with ripgrep); an exception it raises stops the search.
-    With ``beneath``, every hit is confirmed through the pinned walk before it is returned. ``hide`` (absolute
-    path -> True) drops the files a deny rule hides, before the totals are made, in both engines. ``meanwhile``
-    runs once, while ripgrep counts (on the other core), else before the search.
+    With ``beneath``, every match, count, total and binary file returned comes from a file confirmed inside the
+    roots through the pinned walk (:mod:`fsguard.core.provenance`); the Python engine reads through it. ``hide``
+    (absolute path -> True) drops the files a deny rule hides, before the totals are made, in both engines.
+    ``meanwhile`` runs once, while ripgrep counts (on the other core), else before the search.
 
     Raises:
         InvalidParamsError: the pattern or a glob is invalid.
@@ -149,39 +149,51 @@ def search_content(
         while pending:
             pending.pop()()
 
-    if request.engine != "python" and rg is not None:
-        try:
-            if is_file:
-                found, totals = ripgrep_file_hits(
-                    rg, root, query, limits, progress=progress, beneath=beneath, binaries=binaries
-                )
-            else:
-                found, totals = ripgrep_hits(
-                    rg,
-                    root,
-                    query,
-                    options,
-                    limits,
-                    progress=progress,
-                    beneath=beneath,
-                    hide=hide,
-                    binaries=binaries,
-                    meanwhile=once,
-                )
-            return _collect(_confirmed(iter(found), beneath), limits, "ripgrep", totals, _present(binary, beneath))
-        except RipgrepFailed as exc:
-            if request.engine == "ripgrep":
-                raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
-            logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
-    binary.clear()  # what a failed rg run found is found again
-    once()
-    hits = _python_hits(query, iter([root]) if is_file else walk_files(root, options), progress, binaries)
-    if hide is not None and not is_file:
-        hits = (hit for hit in hits if not hide(hit[0]))
-    result = _collect(_confirmed(hits, beneath), limits, "python")
+    # rg and the Python walk open files by name: what they find is confirmed through the pinned walk (see
+    # fsguard.core.provenance), whose checks start before they do.
+    with ExitStack() as held:
+        start = root.parent if is_file else gitignore_top(root, options)  # where rg starts reading
+        provenance = None if beneath is None else held.enter_context(Provenance(beneath, start))
+        if request.engine != "python" and rg is not None:
+            try:
+                if is_file:
+                    found = ripgrep_file_hits(
+                        rg, root, query, limits, progress=progress, beneath=beneath, binaries=binaries
+                    )
+                else:
+                    aside = None if hide is None or provenance is None else _Aside(getattr(hide, "hides", hide))
+                    found = ripgrep_hits(
+                        rg,
+                        root,
+                        query,
+                        options,
+                        limits,
+                        progress=progress,
+                        beneath=beneath,
+                        hide=aside or hide,
+                        binaries=binaries,
+                        meanwhile=once,
+                    )
+                    if aside is not None and hide is not None:  # counted as hidden once confirmed, as a hit would be
+                        for confirmed in _confirmed(aside.hits(), provenance, query, 0):
+                            hide(confirmed[0])
+                binary = _binary(binary, provenance, query)
+                hits = _confirmed(iter(found), provenance, query, request.max_results)
+                return _collect(hits, limits, "ripgrep", tuple(binary))
+            except RipgrepFailed as exc:
+                if request.engine == "ripgrep":
+                    raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
+                logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
+        binary.clear()  # what a failed rg run found is found again
+        once()
+        read = _read if provenance is None else provenance.read  # read through the pinned walk: nothing to confirm
+        hits = _python_hits(query, iter([root]) if is_file else walk_files(root, options), progress, binaries, read)
+        if hide is not None and not is_file:
+            hits = (hit for hit in hits if not hide(hit[0]))
+        result = _collect(hits, limits, "python")
     if hide is not None and not is_file:
         binary = [file for file in binary if not hide(file)]
-    return dataclasses.replace(result, binary=_present(binary, beneath))
+    return dataclasses.replace(result, binary=tuple(binary))
 
 
 def searched_file(root: Path, max_file_size: int | None = None) -> bool:
@@ -213,56 +225,69 @@ def searched_file(root: Path, max_file_size: int | None = None) -> bool:
     return True
 
 
-def present(files: Iterable[str], beneath: Beneath) -> list[str]:
-    """The names that are in the roots now, checked through the pinned walk (see :func:`_confirmed`): each
-    directory is pinned once, its names looked up in it without following a link."""
-    kept = []
-    for parent, names in groupby(files, key=lambda file: file.rpartition("/")[0]):
-        try:
-            with beneath.directory(Path(parent or "/")) as fd:
-                kept += [file for file in names if _exists_in(fd, file.rpartition("/")[2])]
-        except FsguardError:
-            continue
-    return kept
-
-
-def _exists_in(directory: int, name: str) -> bool:
-    try:
-        os.stat(name, dir_fd=directory, follow_symlinks=False)
-    except OSError:
-        return False
-    return True
-
-
-def _confirmed(hits: Iterator[Hit], beneath: Beneath | None) -> Iterator[Hit]:
-    """The hits whose lines are really in their file, as read through the pinned walk.
-
-    ripgrep and the Python walk open files by name below the search directory, so a racing swap of a
-    directory for a link leaving the roots could make them read a file outside. No line reaches the
-    agent unless the file at that path, read by fd, has it; a file with counts only must exist there.
-    """
-    if beneath is None:
+def _confirmed(hits: Iterator[Hit], provenance: Provenance | None, query: Query, room: int) -> Iterator[Hit]:
+    """The hits of files settled since the search began as they are; the others made again from the file the
+    pinned walk reaches at that path now (left out if it has no match there). Lines come with a hit where rg read
+    them, and, once a hit with lines was dropped or cut, with the next ones while the first ``room`` matches still
+    want them: a race costs no inside line."""
+    if provenance is None:
         yield from hits
         return
-    with Pins(beneath) as pins:  # hits come in walk order: each directory is walked to once
-        for hit in hits:
-            file, _count, found, lines = hit
-            try:
-                entry = pins.entry(Path(file))
-                if not found:
-                    if lstat_at(entry) is not None:
-                        yield hit
-                    continue
-                data, _ = read_at(entry)
-            except FsguardError:
+    short = False
+    for hit in hits:
+        file, count, found, _lines = hit
+        wanted = bool(found) or (short and room > 0)
+        if provenance.settled(file) and (found or not wanted):
+            room -= count if found else 0
+            yield hit
+            continue
+        data = provenance.read(file)
+        text = None if data is None else searched_text(data)
+        again, lines = matching_lines(query, text) if text is not None else ([], {})
+        number = sum(len(spans) for _, spans in again)
+        short = short or (bool(found) and number < count)
+        if not again:
+            continue
+        if wanted:
+            room -= number
+            yield file, number, again, lines
+        else:
+            yield file, number, (), {}
+
+
+@dataclass
+class _Aside:
+    """A deny filter for rg that sets the files it hides aside, uncounted, to be confirmed like the hits."""
+
+    hides: Callable[[str], bool]
+    found: list[str] = dataclasses.field(default_factory=list)
+
+    def __call__(self, path: str) -> bool:
+        if not self.hides(path):
+            return False
+        self.found.append(path)
+        return True
+
+    def hits(self) -> Iterator[Hit]:
+        """What was set aside as count-only hits, in walk order (rg counted a match in each)."""
+        for path in sorted(self.found, key=lambda path: path.replace("/", "\0")):
+            yield path, 1, (), {}
+
+
+def _binary(files: list[str], provenance: Provenance | None, query: Query) -> list[str]:
+    """Those of the binary ``files`` rg named that are binary files holding a match as the pinned walk finds them."""
+    if provenance is None:
+        return files
+    kept = []
+    for file in files:
+        if not provenance.settled(file):
+            data = provenance.read(file)
+            if data is None or searched_text(data) is not None:
                 continue
-            text = (searched_text(data) or b"").split(b"\n")
-            if all(0 < number <= len(text) and text[number - 1] == raw for number, raw in lines.items()):
-                yield hit
-
-
-def _present(files: list[str], beneath: Beneath | None) -> tuple[str, ...]:
-    return tuple(files if beneath is None else present(files, beneath))
+            if not matching_lines(query, data.replace(b"\0", b"\n"))[0]:
+                continue
+        kept.append(file)
+    return kept
 
 
 def _cut(line: bytes) -> str:
@@ -273,13 +298,10 @@ def _collect(
     hits: Iterator[Hit],
     limits: Limits,
     engine: Literal["ripgrep", "python"],
-    totals: tuple[int, int] | None = None,
     binary: tuple[str, ...] = (),
 ) -> ContentSearch:
-    """Matches from per-file hits, with character offsets and context lines, up to ``max_results``.
-
-    ``totals`` (matches, files) stand for hits not passed, beyond ``max_files``.
-    """
+    """Matches from per-file hits (every file with a match), with character offsets and context lines, up to
+    ``max_results``; the totals count them all."""
     max_results, max_files, context = limits.max_results, limits.max_files, limits.context
     matches: list[ContentMatch] = []
     counts: dict[str, int] = {}
@@ -299,21 +321,24 @@ def _collect(
             for start, end in spans[:room]:
                 first, last = _chars(raw, start), _chars(raw, end)
                 matches.append(ContentMatch(file, number, first + 1, first, last, near[number], before, after))
-    total, files = totals or (total, files)
     return ContentSearch(tuple(matches), counts, total, files, total > max_results, engine, binary)
 
 
 def _python_hits(
-    query: Query, files: Iterator[Path], progress: Callable[[int], None] | None, binary: list[str] | None
+    query: Query,
+    files: Iterator[Path],
+    progress: Callable[[int], None] | None,
+    binary: list[str] | None,
+    read: Callable[[str], bytes | None],
 ) -> Iterator[Hit]:
-    """The hits of the text files among ``files``; ``binary`` gets the binary ones holding a match."""
+    """The hits of the text files among ``files``, as ``read`` gives their bytes; ``binary`` gets the binary ones
+    holding a match."""
     walked = 0
     for walked, path in enumerate(files, 1):
         if progress is not None and walked % PROGRESS_EVERY == 0:
             progress(walked)
-        try:
-            data = path.read_bytes()
-        except OSError:
+        data = read(str(path))
+        if data is None:
             continue  # vanished or unreadable since the walk: skipped, as ripgrep does
         text = searched_text(data)
         if text is None:
@@ -325,6 +350,13 @@ def _python_hits(
             yield str(path), sum(len(spans) for _, spans in found), found, lines
     if progress is not None:
         progress(walked)
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None
 
 
 def _chars(raw: bytes, offset: int) -> int:

@@ -19,7 +19,8 @@ from fsguard.core.errors import InvalidParamsError
 from fsguard.core.globs import normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore
 from fsguard.core.patterns import compile_re2
-from fsguard.core.search import ContentMatch, ContentRequest, present, search_content, search_names, searched_file
+from fsguard.core.provenance import standing
+from fsguard.core.search import ContentMatch, ContentRequest, search_content, search_names, searched_file
 from fsguard.models import ProjectReplaceResult, ReplacedFile, SearchMatch, SearchResult
 from fsguard.services import Services
 from fsguard.tools._confirm import consent
@@ -283,7 +284,7 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
             beneath=services.beneath,
             hide=hide,
         )
-        files = present(names.files, services.beneath)
+        files = list(names.files)
         skipped += names.skipped
         result = SearchResult(
             mode="filename",
@@ -297,11 +298,12 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
     else:
         large: list[str] = []
 
-        def scan() -> None:  # what the defaults left out, while rg counts
+        def scan() -> None:  # what the defaults left out, while rg counts; found by name, confirmed once rg is done
             skipped.extend(default_skips(root, options, large))
 
         result = _content(services, ctx, call, root, options, limit, hide, None if is_file else scan)
-        if large:
+        skipped[:] = standing(services.beneath, root, skipped)
+        if large := standing(services.beneath, root, large, above=options.max_file_size):
             update = {"skipped_too_large": len(large), "skipped_too_large_paths": large[:SAMPLE]}
             result = result.model_copy(update=update)
     if is_file:
