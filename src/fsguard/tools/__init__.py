@@ -26,6 +26,7 @@ def register_all(server: MCPServer, services: Services) -> Catalog:
         meta,
         minify,
         reading,
+        replacing,
         search,
         writing,
         wsl,
@@ -33,7 +34,22 @@ def register_all(server: MCPServer, services: Services) -> Catalog:
     from fsguard.tools._params import Catalog
 
     catalog = Catalog(server, services)
-    families = (reading, writing, editing, files, fileops, listing, search, backup, batch, git, minify, wsl, meta)
+    families = (
+        reading,
+        writing,
+        editing,
+        files,
+        fileops,
+        listing,
+        search,
+        replacing,
+        backup,
+        batch,
+        git,
+        minify,
+        wsl,
+        meta,
+    )
     for family in families:
         family.register(catalog)
     return catalog
