@@ -148,9 +148,31 @@ async def test_output_format_json_puts_the_result_itself_in_the_text_block(clien
     assert verbose.startswith(f"3 matches in 3 files under {project}:\nsrc/app.py\n4:27:")
 
 
-async def test_a_text_block_over_500_kb_is_cut_with_a_way_forward(client: Client, root: Path) -> None:
+async def test_an_answer_over_500_kb_is_cut_whole_structured_content_too_with_a_way_forward(
+    client: Client, root: Path
+) -> None:
     (root / "wide.txt").write_text(("needle " + "x" * 495 + "\n") * 1100, encoding="utf-8")
-    result = await client.call_tool("search_files", {"pattern": "needle", "include_content": True})
+    for extra in ({}, {"output_format": "json"}, {"include_context": True, "context_lines": 5}):
+        result = await client.call_tool("search_files", {"pattern": "needle", "include_content": True, **extra})
+        data = structured(result)
+        assert len(json.dumps(data)) < 600_000
+        assert len(text_of(result)) < 600_000
+        assert data["budget_cut"] is True
+        assert data["truncated"] is True
+        assert data["total_matches"] == 1100
+        assert 0 < data["returned_matches"] == len(data["matches"]) < 1000
+        if "output_format" not in extra:
+            assert "count_only=true" in text_of(result)
+    counted_all = structured(await client.call_tool("search_files", {"pattern": "needle", "count_only": True}))
+    assert counted_all["counts"] == {str(root / "wide.txt"): 1100}
+
+
+async def test_a_text_block_over_500_kb_is_cut_with_a_way_forward(client: Client, root: Path) -> None:
+    deep = root / ("d" * 250) / ("e" * 250)
+    deep.mkdir(parents=True)
+    for number in range(1000):
+        (deep / f"{number:04d}-{'n' * 200}.txt").write_text("x\n", encoding="utf-8")
+    result = await client.call_tool("search_files", {"pattern": "*.txt"})
     text = text_of(result)
     assert len(text) < 501_000
     assert text.endswith(
@@ -158,6 +180,12 @@ async def test_a_text_block_over_500_kb_is_cut_with_a_way_forward(client: Client
         "narrower path or pattern.]"
     )
     assert structured(result)["returned_matches"] == 1000
+
+
+async def test_count_mode_text_names_the_pattern(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("foo\nfoo\n", encoding="utf-8")
+    result = await client.call_tool("search_files", {"pattern": "foo", "count_only": True})
+    assert text_of(result).splitlines()[0] == "2 matches in 1 file for 'foo'"
 
 
 async def test_a_search_below_the_root_keeps_the_roots_gitignore_and_says_when_the_path_is_ignored(

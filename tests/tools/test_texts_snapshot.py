@@ -1622,7 +1622,7 @@ async def test_search_files_count_only_gives_counts_per_file_and_their_lines(rig
         {
             "both": """\
 ok
-3 matches in 3 files
+3 matches in 3 files for 'TODO'
      1 README.md at lines: 2
      1 src/app.py at lines: 4
      1 src/util.py at lines: 2\

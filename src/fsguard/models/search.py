@@ -30,7 +30,12 @@ class SearchResult(Result):
     path: str = Field(description="Absolute canonical path searched.")
     total_matches: int = Field(description="Matches found (files, for a filename search).")
     returned_matches: int
-    truncated: bool = Field(description="True when more were found than max_results.")
+    truncated: bool = Field(description="True when more were found than max_results, or than fit the answer.")
+    budget_cut: bool | None = Field(
+        None,
+        description="True when matches were left out to keep the answer within 500 KB; count_only=true counts "
+        "them all without their lines.",
+    )
     matches: list[SearchMatch] = Field(default_factory=list, description="content mode.")
     files: list[str] = Field(
         default_factory=list, description="Matching paths (content and count modes: those with matches, as counts)."

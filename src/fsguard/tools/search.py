@@ -14,6 +14,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from fsguard.core.budget import fitting
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.globs import normalise_globs, split_globs
@@ -263,7 +264,8 @@ def _content(
     found = search_content(
         root, request, options, progress=progress, beneath=services.beneath, hide=hide, meanwhile=meanwhile
     )
-    matches = [] if call.count_only else [_match(m) for m in found.matches]
+    kept = len(found.matches) if call.count_only else fitting(found.matches)
+    matches = [] if call.count_only else [_match(m) for m in found.matches[:kept]]
     lines: dict[str, list[int]] = {}
     for m in found.matches if call.count_only and call.return_lines else ():
         numbers = lines.setdefault(m.file, [])
@@ -275,7 +277,8 @@ def _content(
         path=str(root),
         total_matches=found.total_matches,
         returned_matches=len(matches),
-        truncated=found.files_with_matches > limit if call.count_only else found.truncated,
+        truncated=found.files_with_matches > limit if call.count_only else found.truncated or kept < len(found.matches),
+        budget_cut=kept < len(found.matches) or None,
         matches=matches,
         files=list(found.counts),
         counts=found.counts,

@@ -43,6 +43,11 @@ def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
 def _search_text(result: SearchResult, compact: bool) -> str:
     shown_count = result.returned_matches if result.mode != "count" else len(result.counts)
     more = f"\n[{result.total_matches - shown_count} more not shown: narrow the search or raise max_results]"
+    if result.budget_cut:
+        more = (
+            f"\n[{result.total_matches - shown_count} more not shown: this answer reached its 500 KB budget. Use "
+            "count_only=true, a lower max_results or context_lines, or a narrower path or pattern.]"
+        )
     tail = more if result.truncated and result.mode != "count" else ""
     where = shown(result.path)
     if result.mode == "filename":
@@ -56,6 +61,7 @@ def _search_text(result: SearchResult, compact: bool) -> str:
     in_files = f"{counted(result.total_matches, 'match', 'matches')} in {files}"
     if result.mode == "count":
         rows = [f"{count:>6} {shown(path)}{_lines(result, path)}" for path, count in result.counts.items()]
+        in_files += f" for {result.pattern!r}"
         hidden = (result.files_with_matches or 0) - len(rows)
         rest = (
             f"\n[{counted(hidden, 'more file')} not shown: narrow the search or raise max_results]"
