@@ -71,7 +71,9 @@ def secret_repo(repo: Path) -> Path:
     return repo
 
 
-@pytest.mark.parametrize("rev", ["HEAD:.env", "HEAD:./.env", ":.env", ":0:.env", "HEAD~0:sub/../.env"])
+@pytest.mark.parametrize(
+    "rev", ["HEAD:.env", "HEAD:./.env", ":.env", ":0:.env", "HEAD~0:sub/../.env", "HEAD^{/:*}:.env"]
+)
 async def test_show_refuses_a_hidden_file_at_any_revision(client: Client, secret_repo: Path, rev: str) -> None:
     result = await client.call_tool("git", {"action": "show", "rev": rev})
     assert error_code(result) == "access_denied"
@@ -194,3 +196,44 @@ async def test_a_linked_worktree_still_works_with_the_repository_named_explicitl
     assert status["repository"] == str(linked)
     assert status["branch"] == "side"
     assert status["unstaged"] == [f"{linked}/a.txt"]
+
+
+async def test_pathspec_magic_is_a_literal_name_so_it_never_reaches_a_hidden_file(
+    client: Client, secret_repo: Path
+) -> None:
+    for paths in ([":(glob).e*"], [":(icase).ENV"]):
+        assert (await call(client, action="log", paths=paths))["commits"] == []
+        result = await client.call_tool("git", {"action": "restore", "paths": paths, "staged": True, "rev": "HEAD~1"})
+        assert result.is_error
+    assert staged_names(secret_repo) == []
+
+
+async def test_commit_refuses_a_hidden_file_someone_staged(client: Client, secret_repo: Path) -> None:
+    git(secret_repo, "add", "-f", ".env")
+    head = git(secret_repo, "rev-parse", "HEAD")
+    result = await client.call_tool("git", {"action": "commit", "message": "all staged"})
+    assert error_code(result) == "access_denied"
+    assert git(secret_repo, "rev-parse", "HEAD") == head
+
+
+async def test_a_push_into_a_bare_repository_made_of_plain_files_runs_none_of_its_commands(
+    client: Client, repo: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    evil = repo / "evil"
+    (evil / "refs" / "heads").mkdir(parents=True)
+    (evil / "objects" / "info").mkdir(parents=True)
+    (evil / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (evil / "objects" / "info" / "alternates").write_text(f"{repo / '.git' / 'objects'}\n", encoding="utf-8")
+    (evil / "config").write_text(
+        f'[core]\n\trepositoryformatversion = 0\n\tbare = true\n\talternateRefsCommand = "touch {marker}; true"\n',
+        encoding="utf-8",
+    )
+    hooks = evil / "hooks"
+    hooks.mkdir()
+    (hooks / "pre-receive").write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
+    (hooks / "pre-receive").chmod(0o755)
+    pushed = await call(client, action="push", remote=str(evil), name="main")
+    assert pushed["updates"] == ["main -> main [new branch]"]
+    assert git(evil, "rev-parse", "main") == git(repo, "rev-parse", "main")
+    assert not marker.exists()

@@ -72,11 +72,12 @@ def commit(call: GitCall) -> GitResult:
             )
         if staged.code != 1:
             raise failure("diff", staged.code, staged.stderr)
-    if call.scope:  # committing paths takes their working-tree bytes, staged or not
-        changed = repo.git("diff", "--name-only", "-z", "HEAD", "--", *call.scope, check=False)
-        if changed.code != 0:  # no commit yet: every tracked file the paths hold goes in
-            changed = repo.git("ls-files", "-z", "--", *call.scope)
-        check_changeable(call, _names(changed.stdout), staging=True)
+    # What goes in: with paths, their working-tree bytes, staged or not; without, what is staged.
+    cached = () if call.scope else ("--cached",)
+    changed = repo.git("diff", *cached, "--name-only", "-z", "HEAD", "--", *call.scope, check=False)
+    if changed.code != 0:  # no commit yet: every file in the index (that the paths hold) goes in
+        changed = repo.git("ls-files", "-z", "--", *call.scope)
+    check_changeable(call, _names(changed.stdout), staging=True)
     fire(call.safe, "pre", "write", repo.root, "commit", message=request.message)
     repo.git("commit", "-m", request.message, *(("--", *call.scope) if call.scope else ()))
     made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", "HEAD").stdout)[0]
@@ -109,12 +110,12 @@ def push(call: GitCall) -> GitResult:
     ``--force-with-lease``, never ``--force``."""
     repo, request = call.repo, call.request
     remote = request.remote or "origin"
-    _check_remote(call, remote)
+    receiver = _check_remote(call, remote)
     pushed = request.name or current_branch(repo)
     fire(call.safe, "pre", "write", repo.root, "push", remote=remote, branch=pushed, force=request.force)
     lease = ["--force-with-lease"] if request.force else []
     upstream = ["--set-upstream", remote, request.name] if request.name else [remote]
-    out = repo.git("push", "--porcelain", *lease, *upstream, check=False)
+    out = repo.git("push", "--porcelain", *receiver, *lease, *upstream, check=False)
     refs = parse_push(out.stdout)
     if out.code != 0:
         rejected = "; ".join(f"{_refspec(r.refspec)} {r.summary}" for r in refs if r.rejected)
@@ -145,9 +146,9 @@ def rejected_push(call: GitCall) -> list[str]:
     """The refs a push without force would have rejected, from a dry run: nothing is sent and no hook runs."""
     request = call.request
     remote = request.remote or "origin"
-    _check_remote(call, remote)
+    receiver = _check_remote(call, remote)
     upstream = [remote, request.name] if request.name else [remote]
-    out = call.repo.git("push", "--dry-run", "--no-verify", "--porcelain", *upstream, check=False)
+    out = call.repo.git("push", "--dry-run", "--no-verify", "--porcelain", *receiver, *upstream, check=False)
     return [f"{_refspec(r.refspec)} {r.summary}" for r in parse_push(out.stdout) if r.rejected]
 
 
@@ -163,6 +164,9 @@ def restore(call: GitCall) -> GitResult:
     )
     source = [f"--source={request.rev}"] if request.rev else []
     if request.staged:
+        # The index entries it sets: those that differ from the source (a hidden file's would be staged anew).
+        changed = repo.git("diff", "--cached", "--name-only", "-z", request.rev or "HEAD", "--", *specs, check=False)
+        check_changeable(call, _names(changed.stdout), staging=True)
         targets = [repo.absolute(spec) for spec in specs]
         for target in targets:
             fire(safe, "pre", "write", target, "restore", staged=True)
@@ -263,8 +267,9 @@ def _required(call: GitCall, problem: str) -> tuple[str, ...]:
     return call.scope
 
 
-def _check_remote(call: GitCall, remote: str) -> None:
-    """Refuse a push into a local repository outside the roots (a path or file:// remote, named or given)."""
+def _check_remote(call: GitCall, remote: str) -> list[str]:
+    """Refuse a push into a local repository outside the roots or in a read-only one (a path or file:// remote,
+    named or given); the options a push there takes (:data:`_LOCAL_RECEIVE_PACK`)."""
     out = call.repo.git("remote", "get-url", "--push", "--all", remote, check=False)
     urls = text(out.stdout).splitlines() if out.code == 0 else [remote]  # not a remote's name: git reads a URL
     for local in filter(None, map(_local_path, urls)):
@@ -285,6 +290,17 @@ def _check_remote(call: GitCall, remote: str) -> None:
                 "repository under a writable root.",
                 remote=remote,
             )
+    return [_LOCAL_RECEIVE_PACK] if any(map(_local_path, urls)) else []
+
+
+# A push to a local repository runs receive-pack there, under that repository's config and hooks: the settings of
+# this run (gitprocess) do not reach it, and a bare repository in the roots is plain files a file tool could have
+# written (a core.alternateRefsCommand or a hook in it is a command git runs). Settings given to receive-pack on its
+# command line win over every config file; this string is fixed, never built from a request.
+_LOCAL_RECEIVE_PACK = (
+    "--receive-pack=git -c core.hooksPath=/dev/null -c core.alternateRefsCommand=true -c core.fsmonitor=false"
+    " -c receive.autogc=false -c receive.denyCurrentBranch=refuse -c receive.denyDeleteCurrent=refuse receive-pack"
+)
 
 
 def _local_path(url: str) -> str | None:

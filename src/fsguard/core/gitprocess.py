@@ -52,7 +52,6 @@ _SCRUBBED = frozenset(
         "PAGER",
         "GIT_EDITOR",
         "GIT_SEQUENCE_EDITOR",
-        "GIT_LITERAL_PATHSPECS",
         "GIT_GLOB_PATHSPECS",
         "GIT_NOGLOB_PATHSPECS",
         "GIT_ICASE_PATHSPECS",
@@ -69,6 +68,9 @@ _ENVIRONMENT = {
     "GIT_OPTIONAL_LOCKS": "0",
     "LC_ALL": "C",
     "LANGUAGE": "C",
+    # Every pathspec is a path, as fsguard resolved and checked it: no glob, and no magic such as ":(glob).e*"
+    # or ":(icase)" matching a file a deny rule hides under a name that passed the checks.
+    "GIT_LITERAL_PATHSPECS": "1",
 }
 # Off: settings that would make git run a program on its own (fsmonitor, the ext:: transport) or colour its output,
 # and bare repositories git finds by itself (a directory holding HEAD, objects/, refs/ and a config an agent wrote

@@ -63,11 +63,6 @@ def check_changeable(call: GitCall, names: Iterable[str], *, staging: bool = Fal
             )
 
 
-def literal(names: Iterable[str]) -> list[str]:
-    """Pathspecs matching exactly ``names`` (no glob, no magic read into them)."""
-    return [f":(literal){name}" for name in names]
-
-
 def object_kind(call: GitCall, rev: str) -> str | None:
     """blob, tree or commit: what ``rev`` names once tags are peeled; None when git cannot resolve it."""
     # After "rev:" everything is the path, a peeling suffix too; what a tree holds is never a tag anyway.
@@ -151,11 +146,19 @@ def object_path(rev: str) -> str | None:
 
 def _path_part(rev: str) -> str | None:
     """The path of ``<rev>:<path>``, ``:<path>`` or ``:<stage>:<path>``; None for a plain revision or ``:/<text>``
-    (a commit found by its message). Ref names cannot hold a colon, so the first one ends the revision."""
+    (a commit found by its message). The revision ends at the first colon outside braces, as git reads it
+    (get_oid_with_context): ``HEAD^{/fix: bug}:a.py`` is a.py in the commit whose message matches ``fix: bug``."""
     if rev.startswith(":/"):
         return None
     if rev.startswith(":"):
         stage, colon, rest = rev[1:].partition(":")
         return rest if colon and stage in ("0", "1", "2", "3") else rev[1:]
-    _, colon, path = rev.partition(":")
-    return path if colon else None
+    depth = 0
+    for index, char in enumerate(rev):
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char == ":" and not depth:
+            return rev[index + 1 :]
+    return None

@@ -10,7 +10,7 @@ from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitparse import LOG_FORMAT, FileStat, parse_log, parse_numstat, parse_status, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrepo import GitCall, Repository
-from fsguard.core.gitscreen import check_compared, check_shown_object, hidden, literal, object_kind, visible_tree
+from fsguard.core.gitscreen import check_compared, check_shown_object, hidden, object_kind, visible_tree
 from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
 
 DIFF_GUARD_FILES = 20
@@ -162,8 +162,9 @@ def _changes(call: GitCall, result: GitResult, command: list[str], stats: list[F
     result.note = " ".join(notes) or None
     if output != "full":
         return result
-    # With a file hidden, the patch is asked for the others by name: git never writes the hidden one's lines.
-    scope = literal(name for stat in stats for name in (stat.from_path, stat.path) if name) if left_out else call.scope
+    # With a file hidden, the patch is asked for the others by name (pathspecs are literal, see gitprocess): git
+    # never writes the hidden one's lines.
+    scope = [name for stat in stats for name in (stat.from_path, stat.path) if name] if left_out else call.scope
     if left_out and not scope:
         result.patch = ""
         return result
