@@ -27,6 +27,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from itertools import groupby
 from pathlib import Path
 from typing import Any, Literal
 
@@ -130,14 +131,15 @@ def _standing(names: list[str], prefix: str, provenance: Provenance, *, listed: 
     """Those of ``names`` (below ``prefix``) that are files of the roots: from a listing of a directory settled
     since the search began (``listed``: rg listed it from a directory it held), else regular files the pinned
     walk finds there now."""
-    kept = []
-    for name in names:
-        path = prefix + name
-        if not (listed and provenance.listed(path)):
-            found = provenance.entry(path)
-            if found is None or not stat.S_ISREG(found.st_mode):
-                continue
-        kept.append(name)
+    kept: list[str] = []
+    for directory, group in groupby(names, key=lambda name: name.rpartition("/")[0]):
+        if listed and provenance.listed(prefix + directory if directory else prefix[:-1] or "/"):
+            kept += group
+            continue
+        for name in group:
+            found = provenance.entry(prefix + name)
+            if found is not None and stat.S_ISREG(found.st_mode):
+                kept.append(name)
     return kept
 
 

@@ -66,6 +66,7 @@ class Provenance:
         self._held = ExitStack()
         self._old: dict[str, bool] = {}  # directory -> its entries and its own name unchanged since the start
         self._chains: dict[str, bool] = {self._start: True}  # directory -> every name down to it unchanged
+        self._wholly: dict[str, bool] = {}  # directory -> that, and its entries unchanged: its files settled
         self._device = -1  # the starting directory's device, once it is known to keep its times locally
         self._gone = False  # the starting directory is not there for the pinned walk
 
@@ -77,18 +78,20 @@ class Provenance:
             os.close(fd)
         self._held.close()
 
-    def listed(self, path: str) -> bool:
-        """Whether the directory holding ``path`` is the one the engine listed: a name it listed there is a name of
-        the roots."""
-        return self._chain(_parent(path))
+    def listed(self, directory: str) -> bool:
+        """Whether ``directory`` is the one the engine listed there: a name it listed in it is a name of the roots."""
+        return self._chain(directory)
 
     def settled(self, path: str) -> bool:
         """Whether the file the engine opened at ``path`` is the regular file the pinned walk reaches there now."""
-        directory = _parent(path)
+        directory = path.rpartition("/")[0] or "/"
+        whole = self._wholly.get(directory)
+        if whole is None:  # one look a directory: a search asks about every file with a match
+            whole = self._wholly[directory] = self._chain(directory) and self._unchanged(directory)
+        if whole:
+            return True
         if not self._chain(directory):
             return False
-        if self._unchanged(directory):
-            return True
         found = self.entry(path)
         return found is not None and stat.S_ISREG(found.st_mode) and self._before(found)
 
@@ -130,6 +133,8 @@ class Provenance:
             trail.append((self._start, fd))
             if _clocked(fd):
                 self._device = os.fstat(fd).st_dev
+        if trail[-1][0] == directory:  # the files of one directory come one after another
+            return trail[-1][1]
         while len(trail) > 1 and not _within(directory, trail[-1][0]):
             os.close(trail.pop()[1])
         here, fd = trail[-1]
