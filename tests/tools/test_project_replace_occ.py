@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from mcp import Client
+from mcp.types import CallToolResult
 
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
@@ -19,14 +21,19 @@ def seen_then_changed(root: Path) -> Path:
     return root
 
 
+async def replace_after_a_change_behind_its_back(client: Client, root: Path) -> CallToolResult:
+    """Read a.txt through the server, change it on disk behind its back, then replace "one" with "1" everywhere."""
+    structured(await client.call_tool("read_file", {"path": "a.txt"}))
+    (root / "a.txt").write_bytes(b"one two three\n")
+    return await client.call_tool("project_replace", {"find": "one", "replace": "1"})
+
+
 async def test_block_mode_refuses_the_whole_replace_naming_the_changed_file_and_writes_nothing(
     connect: ClientFactory, seen_then_changed: Path
 ) -> None:
     root = seen_then_changed
     async with connect(auto_occ="block") as client:
-        structured(await client.call_tool("read_file", {"path": "a.txt"}))
-        (root / "a.txt").write_bytes(b"one two three\n")
-        refused = await client.call_tool("project_replace", {"find": "one", "replace": "1"})
+        refused = await replace_after_a_change_behind_its_back(client, root)
         assert error_code(refused) == "external_change"
         assert "a.txt (known hash" in text_of(refused)
         assert "b.txt" not in text_of(refused)
@@ -69,9 +76,7 @@ async def test_warn_mode_replaces_and_reports_the_external_change_of_each_file(
 ) -> None:
     root = seen_then_changed
     async with connect() as client:
-        structured(await client.call_tool("read_file", {"path": "a.txt"}))
-        (root / "a.txt").write_bytes(b"one two three\n")
-        result = await client.call_tool("project_replace", {"find": "one", "replace": "1"})
+        result = await replace_after_a_change_behind_its_back(client, root)
     applied = structured(result)
     assert (root / "a.txt").read_bytes() == b"1 two three\n"
     assert (root / "b.txt").read_bytes() == b"1\n"
@@ -87,9 +92,7 @@ async def test_off_mode_replaces_without_a_word_about_the_external_change(
 ) -> None:
     root = seen_then_changed
     async with connect(auto_occ="off") as client:
-        structured(await client.call_tool("read_file", {"path": "a.txt"}))
-        (root / "a.txt").write_bytes(b"one two three\n")
-        result = await client.call_tool("project_replace", {"find": "one", "replace": "1"})
+        result = await replace_after_a_change_behind_its_back(client, root)
     applied = structured(result)
     assert (root / "a.txt").read_bytes() == b"1 two three\n"
     assert all("external_change" not in f for f in applied["files"])
@@ -101,11 +104,7 @@ async def test_a_refused_replace_leaves_the_stale_read_hint_of_the_files_it_did_
 ) -> None:
     root = seen_then_changed
     async with connect(auto_occ="block") as client:
-        structured(await client.call_tool("read_file", {"path": "a.txt"}))
-        (root / "a.txt").write_bytes(b"one two three\n")
-        assert error_code(await client.call_tool("project_replace", {"find": "one", "replace": "1"})) == (
-            "external_change"
-        )
+        assert error_code(await replace_after_a_change_behind_its_back(client, root)) == ("external_change")
         edited = structured(await client.call_tool("edit_file", {"path": "b.txt", "old_text": "one", "new_text": "2"}))
     assert "STALE_READ" in edited["feedback"]
     assert (root / "b.txt").read_bytes() == b"2\n"
