@@ -81,6 +81,7 @@ class Services:
     git: GitRunner
     batch: BatchRunner
     pipelines: PipelineRunner
+    hooks: HookRunner
 
     @classmethod
     def create(cls, settings: Settings) -> Services:
@@ -123,6 +124,7 @@ class Services:
         file_writer = FileWriter(safe)
         directories = DirectoryMaker(policy, beneath, locks, session, hooks)
         return cls(
+            hooks=hooks,
             settings=settings,
             policy=policy,
             beneath=beneath,

@@ -164,3 +164,38 @@ async def test_hooks_do_not_run_for_dry_runs(
         )
     assert preview["dry_run"] is True
     assert (root / "a.txt").read_text(encoding="utf-8") == "a\n"
+
+
+async def test_search_files_fires_the_search_events_and_a_denying_pre_search_hook_stops_it(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "events.jsonl"
+    record = python_hook(tmp_path, "record", f"open({str(log)!r}, 'a').write(json.dumps(event) + '\\n')")
+    deny = python_hook(tmp_path, "deny", 'print(json.dumps({"decision": "deny", "reason": "no searching secrets"}))')
+    (root / "a.txt").write_text("needle\n", encoding="utf-8")
+    (root / "secrets").mkdir()
+    (root / "secrets" / "b.txt").write_text("needle\n", encoding="utf-8")
+    config = hook_config(
+        tmp_path,
+        {
+            "pre-search": [
+                {"pattern": "search_files", "hooks": [{"type": "command", "command": record}]},
+                {"path": "**/secrets", "hooks": [{"type": "command", "command": deny}]},
+            ],
+            "post-search": [{"pattern": "*", "hooks": [{"type": "command", "command": record}]}],
+        },
+    )
+    async with connect(hooks_config=config) as client:
+        found = structured(await client.call_tool("search_files", {"pattern": "needle", "include_content": True}))
+        refused = await client.call_tool("search_files", {"pattern": "needle", "path": "secrets"})
+    assert found["total_matches"] == 2
+    assert error_code(refused) == "hook_denied"
+    assert "no searching secrets" in text_of(refused)
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [(e["event"], e["tool_name"], e["file_path"]) for e in events] == [
+        ("pre-search", "search_files", str(root)),
+        ("post-search", "search_files", str(root)),
+        ("pre-search", "search_files", str(root / "secrets")),
+    ]
+    assert events[0]["metadata"] == {"pattern": "needle", "mode": "content"}
+    assert events[1]["metadata"]["total_matches"] == 2

@@ -177,6 +177,18 @@ def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult
     limit = min(call.max_results or settings.max_search_results, settings.max_search_results)
     is_file = searched_file(root, settings.max_file_size)
     content = call.content(is_file)
+    event = {"tool_name": "search_files", "file_path": str(root), "operation": "search_files"}
+    asked = {"pattern": call.pattern, "mode": "count" if call.count_only else "content" if content else "filename"}
+    services.hooks.fire("pre", "search", **event, metadata=asked)  # a denying hook stops it: nothing is searched
+    result = _found(services, ctx, call, root, limit, is_file, content)
+    services.hooks.fire("post", "search", **event, metadata={**asked, "total_matches": result.total_matches})
+    return result
+
+
+def _found(
+    services: Services, ctx: Context, call: _SearchCall, root: Path, limit: int, is_file: bool, content: bool
+) -> SearchResult:
+    settings = services.settings
     options = WalkOptions(
         respect_gitignore=call.respect_gitignore,
         include_hidden=call.include_hidden,
