@@ -30,12 +30,6 @@ def hidden(call: GitCall, names: Iterable[str]) -> set[str]:
     }
 
 
-def visible(call: GitCall, names: list[str]) -> tuple[list[str], int]:
-    """``names`` without the hidden ones, and how many were left out."""
-    left_out = hidden(call, names)
-    return [name for name in names if name not in left_out], len(left_out)
-
-
 def check_changeable(call: GitCall, names: Iterable[str], *, staging: bool = False) -> None:
     """Refuse when git would change (or, ``staging``, stage) a file a deny rule hides, or change one in a
     read-only root.
