@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured, text_of
+from fsguard.core.hashing import content_hash
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -194,3 +195,28 @@ async def test_a_group_restore_refuses_file_path_and_names_the_whole_group(clien
 async def test_an_unknown_id_of_the_right_shape_is_not_found(client: Client, project: Path) -> None:
     result = await client.call_tool("backup", {"action": "restore", "backup_id": "20261201-000000-0123456789abcdef"})
     assert error_code(result) == "not_found"
+
+
+async def test_a_group_restored_under_later_rules_never_reads_removes_or_hashes_a_hidden_or_read_only_file(
+    connect: ClientFactory, root: Path
+) -> None:
+    ops = [
+        {"op": "write", "path": "cfg/app.ini", "content": "made\n"},
+        {"op": "write", "path": "docs/made.txt", "content": "made\n"},
+    ]
+    async with connect() as client:  # no rule covers either file yet
+        group = structured(await client.call_tool("batch_operations", {"request_json": {"operations": ops}}))
+    (root / "cfg" / "app.ini").write_text("password=user-secret\n", encoding="utf-8")  # the user's since
+    async with connect(deny=("*.ini",), read_only_roots=(root / "docs",)) as client:
+        refused = await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"]})
+        forced = structured(
+            await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"], "force": True})
+        )
+    assert error_code(refused) == "undo_conflict"
+    assert "a deny rule hides it now" in text_of(refused)
+    assert content_hash(b"password=user-secret\n") not in text_of(refused)
+    statuses = {Path(change["path"]).relative_to(root).as_posix(): change["status"] for change in forced["reverted"]}
+    assert statuses["cfg/app.ini"] == statuses["docs/made.txt"] == "failed"
+    assert (root / "cfg" / "app.ini").read_text(encoding="utf-8") == "password=user-secret\n"
+    assert (root / "docs" / "made.txt").read_text(encoding="utf-8") == "made\n"
+    assert "user-secret" not in json.dumps(forced)

@@ -120,6 +120,9 @@ class Reverter:
         return GroupRestore(outcomes, undo_group)
 
     def _conflict(self, change: Change) -> str | None:
+        if self._safe.policy.denied_by(Path(change.path)) is not None:
+            # Said without its hash or whether it exists: the rules hide both. With force its revert is refused.
+            return "a deny rule hides it now"
         now = _state(self._safe, Path(change.path))
         if change.kind in ("modified", "created"):
             if now is None:
@@ -133,6 +136,10 @@ class Reverter:
 
     def _revert(self, change: Change, *, force: bool) -> Reverted:
         path = Path(change.path)
+        # The policy of now, not of when the change was made (the state directory outlives a server's flags): no
+        # revert reads or removes a file a deny rule hides, or changes a read-only root or a .git.
+        self._safe.policy.check_not_denied(path)
+        self._safe.policy.check_writable(path)
         kind = change.kind
         if kind == "modified" or (kind == "deleted" and change.backup_id):
             if change.backup_id is None:  # modified a file that had no bytes worth saving: nothing to restore
