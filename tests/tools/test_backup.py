@@ -294,3 +294,29 @@ async def test_filter_operation_without_a_mode_matches_every_mode_of_that_tool(c
     assert await operations("multi_edit") == ["multi_edit"]
     assert await operations("insert") == ["edit_file:insert"]  # the seed's label of that mode
     assert len(await operations("all")) == 4
+
+
+async def test_listings_never_name_a_file_a_deny_rule_hides_now_nor_one_outside_the_roots(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    (root / "app.ini").write_text("v1\n", encoding="utf-8")
+    (root / "old.ini").write_text("gone\n", encoding="utf-8")
+    (root / "a.txt").write_text("a1\n", encoding="utf-8")
+    async with connect() as client:  # no rule hides *.ini yet
+        for name in ("app.ini", "a.txt"):
+            structured(await client.call_tool("write_file", {"path": name, "content": "v2\n"}))
+        structured(await client.call_tool("delete_file", {"path": "old.ini"}))
+        listed = structured(await client.call_tool("backup", {"action": "list"}))
+    hidden_id = next(b["backup_id"] for b in listed["backups"] if b["files"][0].endswith("app.ini"))
+    other = tmp_path / "other"
+    other.mkdir()
+    async with connect(deny=("*.ini",)) as client, connect(roots=(other,)) as elsewhere:
+        backups = structured(await client.call_tool("backup", {"action": "list"}))
+        trash = structured(await client.call_tool("backup", {"action": "list_trash"}))
+        info = await client.call_tool("backup", {"action": "info", "backup_id": hidden_id})
+        foreign = structured(await elsewhere.call_tool("backup", {"action": "list"}))
+    assert [Path(b["files"][0]).name for b in backups["backups"]] == ["a.txt"]
+    assert backups["total"] == 1
+    assert trash["trash"] == []
+    assert error_code(info) == "access_denied"
+    assert foreign["backups"] == []

@@ -8,6 +8,7 @@ Every listing is newest first, as the stores give it; ``shown`` is its first ``l
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -56,11 +57,14 @@ class BackupFilter:
     path_contains: str | None = None  # a substring of the path, in any case
     operation: str | None = None  # this operation (edit_file:replace), or every one of a tool (edit_file); "all"
     newer_than_hours: float | None = None  # taken at most this long ago
+    # Only paths this server may name (PathPolicy.shows): the state directory outlives a server's roots and rules.
+    shown: Callable[[str], bool] | None = None
 
     def admits(self, record: BackupRecord, now: float) -> bool:
         """Whether ``record`` meets every condition, at time ``now``."""
         return (
             (self.path is None or record.path == str(self.path))
+            and (self.shown is None or self.shown(record.path))
             and (not self.path_contains or self.path_contains.lower() in record.path.lower())
             and operation_matches(record.operation, self.operation)
             and (self.newer_than_hours is None or record.time >= now - self.newer_than_hours * _HOUR_S)
@@ -83,11 +87,18 @@ def clean_backups(store: BackupStore, older_than_days: float, *, dry_run: bool, 
 
 
 def list_trash(
-    trash: Trash, *, path_contains: str | None, older_than_days: float | None, limit: int
+    trash: Trash,
+    *,
+    path_contains: str | None,
+    older_than_days: float | None,
+    limit: int,
+    shown: Callable[[str], bool] | None = None,
 ) -> Page[TrashEntry]:
     """The trash entries deleted more than ``older_than_days`` ago (all of them if None) whose original path holds
-    ``path_contains``, in any case."""
+    ``path_contains``, in any case, and that ``shown`` lets a listing name."""
     entries = trash.entries() if older_than_days is None else trash.older_than(older_than_days)
+    if shown is not None:
+        entries = [entry for entry in entries if shown(entry.original_path)]
     if path_contains:
         entries = [entry for entry in entries if path_contains.lower() in entry.original_path.lower()]
     return Page(entries[:limit], len(entries))

@@ -249,6 +249,11 @@ class PathPolicy:
             return None
         return self.deny.rule_for(self.relative(canonical), is_dir=is_dir)
 
+    def shows(self, path: str) -> bool:
+        """Whether a listing may name ``path`` (a backup's or a trash entry's): inside a root, hidden by no rule."""
+        canonical = Path(path)
+        return self.contains(canonical) and self.denied_by(canonical) is None
+
     def hidden_files(self) -> HiddenFiles | None:
         """A fresh filter for one search's results, None when no deny rule is set."""
         return HiddenFiles(self.deny, self._prefixes) if self.deny.active else None

@@ -10,6 +10,7 @@ decided in the core (:mod:`fsguard.core.inventory`), and turned into the result 
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, get_args
 
 from mcp.server.mcpserver import Context, Elicit, Resolve
@@ -172,7 +173,8 @@ class _Request:
 
 def _list(services: Services, request: _Request) -> BackupResult:
     path = None if request.file_path is None else services.policy.resolve(request.file_path)
-    wanted = BackupFilter(path, request.filter_path, request.filter_operation, request.newer_than_hours)
+    shown = services.policy.shows
+    wanted = BackupFilter(path, request.filter_path, request.filter_operation, request.newer_than_hours, shown)
     page = list_backups(services.backups, wanted, request.limit)
     return BackupResult(action=request.action, message="", backups=[_info(r) for r in page.shown], total=page.total)
 
@@ -181,7 +183,9 @@ def _show(services: Services, request: _Request) -> BackupResult:
     backup_id = _need(request.backup_id, "backup_id")
     if group := services.groups.find(backup_id):
         return BackupResult(action=request.action, message="", group=_group_info(group))
-    return BackupResult(action=request.action, message="", backup=_info(services.backups.get(backup_id)))
+    record = services.backups.get(backup_id)
+    services.policy.check_not_denied(Path(record.path))  # its path, size and hash are the file's, hidden too
+    return BackupResult(action=request.action, message="", backup=_info(record))
 
 
 def _compare(services: Services, request: _Request) -> BackupResult:
@@ -266,7 +270,11 @@ def _restore_group(services: Services, request: _Request, group: Group) -> Backu
 
 def _list_trash(services: Services, request: _Request) -> BackupResult:
     page = list_trash(
-        services.trash, path_contains=request.filter_path, older_than_days=request.older_than_days, limit=request.limit
+        services.trash,
+        path_contains=request.filter_path,
+        older_than_days=request.older_than_days,
+        limit=request.limit,
+        shown=services.policy.shows,
     )
     return BackupResult(action=request.action, message="", trash=[_trash_info(e) for e in page.shown], total=page.total)
 
