@@ -92,3 +92,21 @@ async def test_a_file_that_does_not_decode_is_an_encoding_error(client: Client, 
     result = await client.call_tool("read_file", {"path": "broken.txt"})
     assert error_code(result) == "encoding_error"
     assert "encoding='base64'" in text_of(result)
+
+
+async def test_a_directory_rule_hides_the_directory_itself_from_every_tool(connect: ClientFactory, root: Path) -> None:
+    (root / "private").mkdir()
+    (root / "private" / "notes.txt").write_text("secret\n", encoding="utf-8")
+    (root / "public.txt").write_text("open\n", encoding="utf-8")
+    async with connect(deny=("private/",)) as client:
+        calls = [
+            ("list_directory", {"path": "private"}),
+            ("get_file_info", {"path": "private"}),
+            ("delete_file", {"path": "private", "recursive": True}),
+            ("read_file", {"path": "private/notes.txt"}),
+        ]
+        codes = [error_code(await client.call_tool(tool, args)) for tool, args in calls]
+        listed = structured(await client.call_tool("list_directory", {"path": "."}))
+    assert codes == ["access_denied"] * 4
+    assert [entry["name"] for entry in listed["entries"]] == ["public.txt"]
+    assert (root / "private" / "notes.txt").read_text(encoding="utf-8") == "secret\n"

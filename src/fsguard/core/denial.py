@@ -57,6 +57,11 @@ class DenyRules:
             self._compiled  # noqa: B018 - the operator's rules are checked at start-up; the defaults are known good
 
     @cached_property
+    def names_directories(self) -> bool:
+        """Whether a rule names directories only (``private/``): then whether a path is one decides."""
+        return any(rule.rstrip().endswith("/") for rule in self.patterns if not rule.startswith("!"))
+
+    @cached_property
     def _compiled(self) -> tuple[pathspec.GitIgnoreSpec, re.Pattern[str] | None]:
         """The spec and its one-regex prefilter, compiled on first use: pathspec (and re2, which it loads) is
         no start-up cost of a server with only the default rules."""

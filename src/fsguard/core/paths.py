@@ -259,8 +259,10 @@ class PathPolicy:
         return HiddenFiles(self.deny, self._prefixes) if self.deny.active else None
 
     def check_not_denied(self, canonical: Path, user_path: str | None = None, *, is_dir: bool = False) -> None:
-        """Refuse a path a deny rule hides (access_denied naming the rule)."""
+        """Refuse a path a deny rule hides (access_denied naming the rule); a rule for a directory (``private/``)
+        hides the directory itself as well as what is in it."""
         if self.deny.active:
+            is_dir = is_dir or (self.deny.names_directories and canonical.is_dir())
             self.deny.check(self.relative(canonical), canonical, user_path=user_path, is_dir=is_dir)
 
     def check_move_keeps_hidden(self, source: Path, destination: Path, files: list[str]) -> None:
