@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -99,7 +100,7 @@ async def test_a_directory_rule_hides_the_directory_itself_from_every_tool(conne
     (root / "private" / "notes.txt").write_text("secret\n", encoding="utf-8")
     (root / "public.txt").write_text("open\n", encoding="utf-8")
     async with connect(deny=("private/",)) as client:
-        calls = [
+        calls: list[tuple[str, dict[str, Any]]] = [
             ("list_directory", {"path": "private"}),
             ("get_file_info", {"path": "private"}),
             ("delete_file", {"path": "private", "recursive": True}),
