@@ -29,3 +29,12 @@ def compile_re2(
     except re2.error as exc:
         reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         raise InvalidParamsError(f"invalid {what} {pattern!r}: {reason}{advice}", pattern=pattern) from exc
+
+
+def compiles(pattern: str) -> bool:
+    """Whether ``pattern`` is a valid RE2 regex (where a pattern that is not one is read as plain text)."""
+    try:
+        compile_re2(pattern)
+    except InvalidParamsError:
+        return False
+    return True

@@ -24,7 +24,7 @@ from fsguard.core.groups import Change
 from fsguard.core.ignore import WalkOptions, normalise_globs
 from fsguard.core.moving import Mover
 from fsguard.core.paths import PathPolicy
-from fsguard.core.patterns import compile_re2
+from fsguard.core.patterns import compile_re2, compiles
 from fsguard.core.search import ContentRequest, search_content
 from fsguard.core.textio import DecodedText, decode, split_lines
 
@@ -114,13 +114,7 @@ def reads_as_regex(pattern: str) -> bool:
     """The seed's guess when a search step does not say (no ``regex``): a pattern with regex syntax that compiles
     is a regex (``k|line1`` finds either), any other is plain text. At worst a guessed regex finds a little more
     (``a.b`` also matches ``axb``); a literal guess would silently find nothing."""
-    if not _REGEX_SYNTAX.intersection(pattern):
-        return False
-    try:
-        compile_re2(pattern)
-    except InvalidParamsError:
-        return False
-    return True
+    return bool(_REGEX_SYNTAX.intersection(pattern)) and compiles(pattern)
 
 
 def count_occurrences(engines: PipelineEngines, call: StepCall) -> ActionOutput:

@@ -16,10 +16,9 @@ from pydantic import Field
 
 from fsguard.core.budget import fitting
 from fsguard.core.denial import HiddenFiles
-from fsguard.core.errors import InvalidParamsError
 from fsguard.core.globs import normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore
-from fsguard.core.patterns import compile_re2
+from fsguard.core.patterns import compiles
 from fsguard.core.provenance import standing
 from fsguard.core.search import ContentMatch, ContentRequest, search_content, search_names, searched_file
 from fsguard.models import SearchMatch, SearchResult
@@ -77,7 +76,7 @@ class _SearchCall:
         implied = self.whole_word or bool(self.include_context) or self.context_lines is not None
         if not (implied or self.output_format in ("text", "json")):
             return False
-        return not (_GLOB_CHARS & set(self.pattern)) or _is_regex(self.pattern)
+        return not (_GLOB_CHARS & set(self.pattern)) or compiles(self.pattern)
 
     @property
     def context(self) -> int:
@@ -306,14 +305,6 @@ def _below(root: Path, file: str) -> str:
     """``file`` relative to the searched ``root`` (its name when the search was of that file alone)."""
     relative = os.path.relpath(file, root)
     return Path(file).name if relative == "." else relative
-
-
-def _is_regex(pattern: str) -> bool:
-    try:
-        compile_re2(pattern)
-    except InvalidParamsError:
-        return False
-    return True
 
 
 def _match(match: ContentMatch) -> SearchMatch:
