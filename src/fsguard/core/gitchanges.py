@@ -63,21 +63,21 @@ def commit(call: GitCall) -> GitResult:
     repo, request = call.repo, call.request
     if not request.message or not request.message.strip():
         raise InvalidParamsError('commit needs message: git(action="commit", message="Fix the date parser").')
+    # What goes in, named once: without paths what is staged (on a branch with no commit yet too), with paths
+    # their working-tree bytes, staged or not.
     if not call.scope:
-        staged = repo.git("diff", "--cached", "--quiet", check=False)
-        if staged.code == 0:
+        going_in = _names(repo.git("diff", "--cached", "--name-only", "-z").stdout)
+        if not going_in:
             raise InvalidParamsError(
                 'nothing staged to commit. Stage files first with git(action="add", paths=[...]) (see '
                 'git(action="status")), then commit. Nothing was changed.'
             )
-        if staged.code != 1:
-            raise failure("diff", staged.code, staged.stderr)
-    # What goes in: with paths, their working-tree bytes, staged or not; without, what is staged.
-    cached = () if call.scope else ("--cached",)
-    changed = repo.git("diff", *cached, "--name-only", "-z", "HEAD", "--", *call.scope, check=False)
-    if changed.code != 0:  # no commit yet: every file in the index (that the paths hold) goes in
-        changed = repo.git("ls-files", "-z", "--", *call.scope)
-    check_changeable(call, _names(changed.stdout), staging=True)
+    else:
+        changed = repo.git("diff", "--name-only", "-z", "HEAD", "--", *call.scope, check=False)
+        if changed.code != 0:  # no commit yet: every tracked file the paths hold goes in
+            changed = repo.git("ls-files", "-z", "--", *call.scope)
+        going_in = _names(changed.stdout)
+    check_changeable(call, going_in, staging=True)
     fire(call.safe, "pre", "write", repo.root, "commit", message=request.message)
     repo.git("commit", "-m", request.message, *(("--", *call.scope) if call.scope else ()))
     made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", "HEAD").stdout)[0]
@@ -272,7 +272,8 @@ def _check_remote(call: GitCall, remote: str) -> list[str]:
     named or given); the options a push there takes (:data:`_LOCAL_RECEIVE_PACK`)."""
     out = call.repo.git("remote", "get-url", "--push", "--all", remote, check=False)
     urls = text(out.stdout).splitlines() if out.code == 0 else [remote]  # not a remote's name: git reads a URL
-    for local in filter(None, map(_local_path, urls)):
+    local_paths = [local for local in map(_local_path, urls) if local]
+    for local in local_paths:
         location = local if Path(local).is_absolute() else str(call.repo.root / local)
         try:
             resolved = call.safe.policy.resolve(location)
@@ -290,7 +291,7 @@ def _check_remote(call: GitCall, remote: str) -> list[str]:
                 "repository under a writable root.",
                 remote=remote,
             )
-    return [_LOCAL_RECEIVE_PACK] if any(map(_local_path, urls)) else []
+    return [_LOCAL_RECEIVE_PACK] if local_paths else []
 
 
 # A push to a local repository runs receive-pack there, under that repository's config and hooks: the settings of
