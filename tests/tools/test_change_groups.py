@@ -220,3 +220,29 @@ async def test_a_group_restored_under_later_rules_never_reads_removes_or_hashes_
     assert (root / "cfg" / "app.ini").read_text(encoding="utf-8") == "password=user-secret\n"
     assert (root / "docs" / "made.txt").read_text(encoding="utf-8") == "made\n"
     assert "user-secret" not in json.dumps(forced)
+
+
+async def test_group_info_and_compare_count_a_change_a_later_rule_hides_without_naming_or_diffing_it(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "keys.env").write_text("TOKEN=first-secret\n", encoding="utf-8")
+    (root / "notes.txt").write_text("first\n", encoding="utf-8")
+    ops = [
+        {"op": "write", "path": "keys.env", "content": "TOKEN=second-secret\n"},
+        {"op": "write", "path": "notes.txt", "content": "second\n"},
+    ]
+    async with connect() as client:
+        group = structured(await client.call_tool("batch_operations", {"request_json": {"operations": ops}}))
+    async with connect(deny=("*.env",)) as client:
+        info = await client.call_tool("backup", {"action": "info", "backup_id": group["backup_id"]})
+        compared = await client.call_tool("backup", {"action": "compare", "backup_id": group["backup_id"]})
+    for result in (info, compared):
+        shown = structured(result)["group"]
+        assert shown["hidden"] == 1
+        assert [Path(change["path"]).name for change in shown["changes"]] == ["notes.txt"]
+        assert [Path(path).name for path in shown["files"]] == ["notes.txt"]
+        wire = json.dumps(structured(result)) + text_of(result)
+        assert "keys.env" not in wire and "secret" not in wire
+        assert "1 not (outside the roots or hidden by a deny rule)" in text_of(result)
+    assert "-first\n+second" in structured(compared)["diff"]
+    assert (root / "keys.env").read_text(encoding="utf-8") == "TOKEN=second-secret\n"

@@ -86,8 +86,9 @@ class GroupInfo(Result):
     group_id: str = Field(description="Pass as backup_id to restore, info or compare: it covers every change.")
     operation: str
     time: str = Field(description="When it was recorded, ISO 8601 UTC.")
-    files: list[str] = Field(description="Every path it touched.")
+    files: list[str] = Field(description="Every path it touched that this server may name.")
     changes: list[ChangeInfo]
+    hidden: int = Field(0, description="Changes left out: outside this server's roots, or hidden by a deny rule.")
 
 
 class RevertedChange(Result):

@@ -17,25 +17,20 @@ from mcp.server.mcpserver import Context, Elicit, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from fsguard.core.backups import BackupRecord
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.groups import Group
 from fsguard.core.inventory import BackupFilter, clean_backups, list_backups, list_trash, purge_trash
 from fsguard.core.preflight import purging
-from fsguard.core.reverting import Reverted
-from fsguard.core.trash import TrashEntry
-from fsguard.core.undo import RestoreReport
-from fsguard.models import (
-    BackupAction,
-    BackupInfo,
-    BackupResult,
-    ChangeInfo,
-    GroupInfo,
-    RestoredFile,
-    RevertedChange,
-    TrashInfo,
-)
+from fsguard.models import BackupAction, BackupResult
 from fsguard.services import Services
+from fsguard.tools._backup_results import (
+    backup_info,
+    group_info,
+    restored,
+    reverted_info,
+    shown_change,
+    trash_info,
+)
 from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask, consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, voiced
@@ -176,16 +171,18 @@ def _list(services: Services, request: _Request) -> BackupResult:
     shown = services.policy.shows
     wanted = BackupFilter(path, request.filter_path, request.filter_operation, request.newer_than_hours, shown)
     page = list_backups(services.backups, wanted, request.limit)
-    return BackupResult(action=request.action, message="", backups=[_info(r) for r in page.shown], total=page.total)
+    return BackupResult(
+        action=request.action, message="", backups=[backup_info(r) for r in page.shown], total=page.total
+    )
 
 
 def _show(services: Services, request: _Request) -> BackupResult:
     backup_id = _need(request.backup_id, "backup_id")
     if group := services.groups.find(backup_id):
-        return BackupResult(action=request.action, message="", group=_group_info(group))
+        return BackupResult(action=request.action, message="", group=group_info(group, services.policy.shows))
     record = services.backups.get(backup_id)
     services.policy.check_not_denied(Path(record.path))  # its path, size and hash are the file's, hidden too
-    return BackupResult(action=request.action, message="", backup=_info(record))
+    return BackupResult(action=request.action, message="", backup=backup_info(record))
 
 
 def _compare(services: Services, request: _Request) -> BackupResult:
@@ -194,13 +191,15 @@ def _compare(services: Services, request: _Request) -> BackupResult:
         diffs = [
             services.restorer.diff(services.backups.get(change.backup_id), towards_backup=False)
             for change in group.changes
-            if change.backup_id
+            if change.backup_id and shown_change(change, services.policy.shows)
         ]
         diff = "\n".join(diffs) or "(no file of this group has saved bytes to compare with)"
-        return BackupResult(action=request.action, message="", group=_group_info(group), diff=diff)
+        return BackupResult(
+            action=request.action, message="", group=group_info(group, services.policy.shows), diff=diff
+        )
     record = services.backups.get(backup_id)
     diff = services.restorer.diff(record, towards_backup=False)
-    return BackupResult(action=request.action, message="", backup=_info(record), diff=diff)
+    return BackupResult(action=request.action, message="", backup=backup_info(record), diff=diff)
 
 
 def _cleanup(services: Services, request: _Request) -> BackupResult:
@@ -210,7 +209,7 @@ def _cleanup(services: Services, request: _Request) -> BackupResult:
     return BackupResult(
         action=request.action,
         message="",
-        backups=[_info(r) for r in sweep.shown],
+        backups=[backup_info(r) for r in sweep.shown],
         removed=sweep.removed,
         freed_bytes=sweep.freed_bytes,
         dry_run=sweep.dry_run,
@@ -222,7 +221,7 @@ def _undo_chain(services: Services, request: _Request) -> BackupResult:
     return BackupResult(
         action=request.action,
         message="",
-        backups=[_info(r) for r in chain],
+        backups=[backup_info(r) for r in chain],
         head_backup_id=chain[0].backup_id if chain else None,
     )
 
@@ -231,7 +230,7 @@ def _undo_last(services: Services, request: _Request) -> BackupResult:
     report = services.restorer.undo_last(
         _need(request.file_path, "file_path"), force=request.force, dry_run=bool(request.dry_run) or request.preview
     )
-    return _restored(request.action, report, services.restorer.diff(report.restored_from) if request.preview else None)
+    return restored(request.action, report, services.restorer.diff(report.restored_from) if request.preview else None)
 
 
 def _restore(services: Services, request: _Request) -> BackupResult:
@@ -245,7 +244,7 @@ def _restore(services: Services, request: _Request) -> BackupResult:
         dry_run=bool(request.dry_run) or request.preview,
         expected_hash=request.expected_hash,
     )
-    return _restored(request.action, report, services.restorer.diff(report.restored_from) if request.preview else None)
+    return restored(request.action, report, services.restorer.diff(report.restored_from) if request.preview else None)
 
 
 def _restore_group(services: Services, request: _Request, group: Group) -> BackupResult:
@@ -261,8 +260,8 @@ def _restore_group(services: Services, request: _Request, group: Group) -> Backu
     return BackupResult(
         action=request.action,
         message="",
-        group=_group_info(group),
-        reverted=[_reverted(o) for o in done.outcomes],
+        group=group_info(group, services.policy.shows),
+        reverted=[reverted_info(o) for o in done.outcomes],
         safety_backup_id=done.undo_group.group_id if done.undo_group else None,
         dry_run=dry_run,
     )
@@ -276,12 +275,12 @@ def _list_trash(services: Services, request: _Request) -> BackupResult:
         limit=request.limit,
         shown=services.policy.shows,
     )
-    return BackupResult(action=request.action, message="", trash=[_trash_info(e) for e in page.shown], total=page.total)
+    return BackupResult(action=request.action, message="", trash=[trash_info(e) for e in page.shown], total=page.total)
 
 
 def _restore_trash(services: Services, request: _Request) -> BackupResult:
     entry = services.deleter.restore_from_trash(_need(request.sd_id, "sd_id"))
-    return BackupResult(action=request.action, message="", trash=[_trash_info(entry)])
+    return BackupResult(action=request.action, message="", trash=[trash_info(entry)])
 
 
 def _purge_trash(services: Services, request: _Request) -> BackupResult:
@@ -295,7 +294,7 @@ def _purge_trash(services: Services, request: _Request) -> BackupResult:
     return BackupResult(
         action=request.action,
         message="",
-        trash=[_trash_info(e) for e in sweep.shown],
+        trash=[trash_info(e) for e in sweep.shown],
         removed=sweep.removed,
         freed_bytes=sweep.freed_bytes,
         dry_run=sweep.dry_run,
@@ -317,84 +316,7 @@ _HANDLERS: dict[BackupAction, Callable[[Services, _Request], BackupResult]] = {
 assert set(_HANDLERS) == set(get_args(BackupAction)), "every backup action needs its handler"
 
 
-def _trash_info(entry: TrashEntry) -> TrashInfo:
-    return TrashInfo(
-        sd_id=entry.sd_id,
-        original_path=entry.original_path,
-        kind="directory" if entry.kind == "directory" else "file",
-        size=entry.size,
-        files=entry.files,
-        sha256=entry.sha256,
-        time=entry.time_iso,
-    )
-
-
 def _need(value: str | None, name: str) -> str:
     if value is None:
         raise InvalidParamsError(f"this backup action needs {name}.")
     return value
-
-
-def _info(record: BackupRecord) -> BackupInfo:
-    return BackupInfo(
-        backup_id=record.backup_id,
-        time=record.time_iso,
-        operation=record.operation,
-        files=[record.path],
-        size=record.size,
-        content_hash=record.content_hash,
-        after_hash=record.after_hash,
-        parent_backup_id=record.parent_backup_id,
-        in_chain=record.chained,
-    )
-
-
-def _group_info(group: Group) -> GroupInfo:
-    return GroupInfo(
-        group_id=group.group_id,
-        operation=group.operation,
-        time=group.time_iso,
-        files=group.paths,
-        changes=[
-            ChangeInfo(kind=c.kind, path=c.path, source=c.source, backup_id=c.backup_id, sd_id=c.sd_id)
-            for c in group.changes
-        ],
-    )
-
-
-def _reverted(outcome: Reverted) -> RevertedChange:
-    change = outcome.change
-    safety = outcome.undo.backup_id if outcome.undo else None
-    return RevertedChange(
-        kind=change.kind,
-        path=change.path,
-        source=change.source,
-        status=outcome.status,
-        detail=outcome.detail,
-        error_code=outcome.error_code,
-        safety_backup_id=safety,
-        undo=f'backup(action="restore", backup_id="{safety}")' if safety else None,
-    )
-
-
-def _restored(action: BackupAction, report: RestoreReport, diff: str | None) -> BackupResult:
-    safety = report.safety_backup.backup_id if report.safety_backup else None
-    restored = RestoredFile(
-        path=str(report.path),
-        content_hash=report.content_hash,
-        previous_hash=report.previous_hash,
-        verified=report.verified,
-        safety_backup_id=safety,
-        changed_since=report.changed_since,
-        needs_force=report.needs_force,
-        undo=f'backup(action="restore", backup_id="{safety}")' if safety else None,
-    )
-    return BackupResult(
-        action=action,
-        message="",
-        backup=_info(report.restored_from),
-        restored=[restored],
-        head_backup_id=report.new_head.backup_id if report.new_head else None,
-        dry_run=report.dry_run,
-        diff=diff,
-    )

@@ -251,6 +251,8 @@ def group_text(result: BackupResult, compact: bool) -> str:
     group = result.group
     assert group is not None
     head = f"Group {group.group_id} ({group.operation}, {group.time}): {counted(len(group.changes), 'change')}"
+    if group.hidden:
+        head += f" shown, {group.hidden} not (outside the roots or hidden by a deny rule)"
     if result.action == "compare":
         return f"{head}; from its backups to the files now:\n{result.diff}"
     if result.reverted is None:
