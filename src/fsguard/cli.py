@@ -18,6 +18,7 @@ from fsguard import __version__
 from fsguard.config import MCP_PATH, Settings, default_state_dir
 from fsguard.core.errors import FsguardError
 from fsguard.server import FsguardServer, build_server
+from fsguard.startup import refuse_without_token, start_logging
 from fsguard.stdio import serve_stdio
 
 logger = logging.getLogger("fsguard")
@@ -203,20 +204,6 @@ def client_config(settings: Settings) -> str:
     else:
         entry = {"command": shutil.which("fsguard") or "fsguard", "args": [str(r) for r in settings.effective_roots()]}
     return json.dumps({"mcpServers": {"fsguard": entry}}, indent=2)
-
-
-def start_logging(level: str) -> None:
-    """Log to stderr: stdout carries nothing but protocol frames."""
-    logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-
-
-def refuse_without_token(settings: Settings, program: str, why: str) -> None:
-    """Exit 2 when ``settings`` bind beyond loopback without a token; ``why`` says what the token protects."""
-    if settings.needs_auth_token and not settings.auth_token:
-        sys.stderr.write(
-            f"{program}: refusing to bind {settings.host}: {why}. Pass --auth-token or set FSGUARD_AUTH_TOKEN.\n"
-        )
-        raise SystemExit(2)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -7,7 +7,6 @@ engine's locked write path, so the dashboard is safe to run beside servers shari
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from fsguard.dashboard import access, forms, names, pages
 from fsguard.dashboard.actions import Actions, dashboard_audit
 from fsguard.dashboard.charts import human_bytes
 from fsguard.dashboard.csrf import forgery_refusal, host_refusal
+from fsguard.dashboard.site import Dashboard, dashboard_of
 from fsguard.services import Services
 
 HERE = Path(__file__).parent
@@ -56,20 +56,6 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",  # no-referrer makes Chromium send Origin: null on form POSTs
     "Cache-Control": "no-store",
 }
-
-
-@dataclass(frozen=True)
-class Dashboard:
-    """What every request handler shares."""
-
-    settings: Settings
-    services: Services
-    actions: Actions
-    templates: Jinja2Templates
-
-    @property
-    def log_dir(self) -> Path | None:
-        return self.settings.log_dir
 
 
 def templates() -> Jinja2Templates:
@@ -142,7 +128,7 @@ def wrap(app: Starlette, settings: Settings) -> ASGIApp:
 
 def error_page(request: Request, status: int, title: str, message: str) -> Response:
     """An error as a page, with its status code."""
-    dashboard: Dashboard = request.app.state.dashboard
+    dashboard = dashboard_of(request)
     context = {"status": status, "title": title, "message": message, "page": ""}
     response = dashboard.templates.TemplateResponse(request, "error.html", context, status_code=status)
     response.headers.update(SECURITY_HEADERS)

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fsguard import __version__
-from fsguard.cli import refuse_without_token, start_logging
 from fsguard.config import Settings, default_state_dir
 from fsguard.core.errors import FsguardError
+from fsguard.startup import refuse_without_token, start_logging
 
 DEFAULT_PORT = 9100
 logger = logging.getLogger("fsguard.dashboard")

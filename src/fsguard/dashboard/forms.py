@@ -7,7 +7,6 @@ does not repeat the act).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from starlette.concurrency import run_in_threadpool
@@ -16,13 +15,7 @@ from starlette.responses import RedirectResponse, Response
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.dashboard import names
-
-if TYPE_CHECKING:
-    from fsguard.dashboard.app import Dashboard
-
-
-def _dashboard(request: Request) -> Dashboard:
-    return request.app.state.dashboard  # type: ignore[no-any-return]
+from fsguard.dashboard.site import dashboard_of
 
 
 async def _field(request: Request, name: str, *, required: bool = True) -> str:
@@ -50,7 +43,7 @@ async def undo(request: Request) -> Response:
     """Undo the newest operation on ``path``; ``force`` also when the file changed since."""
     user_path = await _path(request)
     force = await _field(request, "force", required=False) == "yes"
-    actions = _dashboard(request).actions
+    actions = dashboard_of(request).actions
     report = await run_in_threadpool(lambda: actions.undo(user_path, force=force))
     return _to("/files", path=str(report.path), done="undo")
 
@@ -59,14 +52,14 @@ async def restore(request: Request) -> Response:
     """Put the version ``backup_id`` back into ``path``."""
     backup_id = await _field(request, "backup_id")
     user_path = await _path(request)
-    actions = _dashboard(request).actions
+    actions = dashboard_of(request).actions
     report = await run_in_threadpool(actions.restore, backup_id, user_path)
     return _to("/files", path=str(report.path), done="restore")
 
 
 async def restore_trash(request: Request) -> Response:
     """Move the entry back to its original path (refused if anything is there now)."""
-    actions = _dashboard(request).actions
+    actions = dashboard_of(request).actions
     entry = await run_in_threadpool(actions.restore_trash, request.path_params["sd_id"])
     if entry.kind == "file":
         return _to("/files", path=entry.original_path, done="trash_restored")
@@ -76,7 +69,7 @@ async def restore_trash(request: Request) -> Response:
 async def purge(request: Request) -> Response:
     """Delete the entry for good; the form's confirmation box must be ticked."""
     confirmed = await _field(request, "confirm", required=False) == "yes"
-    actions = _dashboard(request).actions
+    actions = dashboard_of(request).actions
     sd_id = request.path_params["sd_id"]
     await run_in_threadpool(lambda: actions.purge(sd_id, confirmed=confirmed))
     return _to("/trash", done="purged")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 from starlette.concurrency import run_in_threadpool
@@ -17,10 +17,8 @@ from fsguard.core.trash import check_sd_id
 from fsguard.dashboard import feed, names
 from fsguard.dashboard.charts import backup_sizes, human_bytes, statistics
 from fsguard.dashboard.history import file_history, recent_files
+from fsguard.dashboard.site import dashboard_of
 from fsguard.dashboard.trashbin import preview
-
-if TYPE_CHECKING:
-    from fsguard.dashboard.app import Dashboard
 
 ACTIVITY_LIMIT = 200
 TRASH_LIMIT = 200
@@ -33,13 +31,9 @@ _NOTICES = {
 }
 
 
-def _dashboard(request: Request) -> Dashboard:
-    return request.app.state.dashboard  # type: ignore[no-any-return]
-
-
 def _render(request: Request, name: str, page: str, **context: Any) -> Response:
     notice = _NOTICES.get(request.query_params.get("done", ""), "")
-    return _dashboard(request).templates.TemplateResponse(request, name, {"page": page, "notice": notice, **context})
+    return dashboard_of(request).templates.TemplateResponse(request, name, {"page": page, "notice": notice, **context})
 
 
 def _filter(request: Request) -> feed.ActivityFilter:
@@ -52,7 +46,7 @@ def _filter(request: Request) -> feed.ActivityFilter:
 
 async def activity(request: Request) -> Response:
     """The audit log, newest first, filtered; new entries arrive through :func:`activity_stream`."""
-    dashboard = _dashboard(request)
+    dashboard = dashboard_of(request)
     wanted = _filter(request)
     page = await run_in_threadpool(feed.feed_page, dashboard.log_dir, wanted, ACTIVITY_LIMIT)
     return _render(
@@ -70,7 +64,7 @@ async def activity(request: Request) -> Response:
 
 async def activity_stream(request: Request) -> Response:
     """Server-sent events: one ``entry`` event (a table row) per new audit line that the filter admits."""
-    dashboard = _dashboard(request)
+    dashboard = dashboard_of(request)
     wanted = _filter(request)
     if dashboard.log_dir is None:
         raise InvalidParamsError("no audit log to follow: start the dashboard with --log-dir, as the servers run.")
@@ -91,7 +85,7 @@ async def activity_stream(request: Request) -> Response:
 
 async def files(request: Request) -> Response:
     """A file's undo chain with each step's diff (``?path=``), or the files that have backups."""
-    dashboard = _dashboard(request)
+    dashboard = dashboard_of(request)
     user_path = names.query_value(request, "path")
     if not user_path:
         recent = await run_in_threadpool(recent_files, dashboard.services)
@@ -103,7 +97,7 @@ async def files(request: Request) -> Response:
 
 async def trash(request: Request) -> Response:
     """Trash entries, newest first, whose original path holds ``?q=``."""
-    dashboard = _dashboard(request)
+    dashboard = dashboard_of(request)
     query = request.query_params.get("q", "")
     page = await run_in_threadpool(
         lambda: list_trash(dashboard.services.trash, path_contains=query, older_than_days=None, limit=TRASH_LIMIT)
@@ -113,7 +107,7 @@ async def trash(request: Request) -> Response:
 
 async def trash_entry(request: Request) -> Response:
     """One trash entry: what it was, a preview, and the Restore and Purge forms."""
-    dashboard = _dashboard(request)
+    dashboard = dashboard_of(request)
     sd_id = check_sd_id(request.path_params["sd_id"])
     entry = await run_in_threadpool(dashboard.services.trash.get, sd_id)
     shown = await run_in_threadpool(preview, dashboard.services.trash.root, entry)
@@ -123,7 +117,7 @@ async def trash_entry(request: Request) -> Response:
 
 async def stats(request: Request) -> Response:
     """Charts of the audit log and the backup store."""
-    dashboard = _dashboard(request)
+    dashboard = dashboard_of(request)
     services = dashboard.services
 
     def compute() -> dict[str, Any]:
