@@ -115,12 +115,13 @@ class BackupStore:
             self._retain(replay, append, keep=record.backup_id)
         return record
 
-    def step_back(self, record: BackupRecord) -> None:
-        """Move ``record``'s file chain head to its parent (after ``record`` was undone)."""
+    def step_back(self, record: BackupRecord, *, withdraw: bool = False) -> None:
+        """Move ``record``'s file chain head to its parent (after ``record`` was undone); ``withdraw`` drops it too:
+        it was taken for a write that then failed, an operation that never happened (and so has no backup)."""
         # Not fsynced: if a crash loses this line, the file holds the head backup's own bytes, and undo_last
         # then steps back over it without writing. The next fsync of this journal makes it durable anyway.
         with self._journal(_key(Path(record.path)), durable=False) as (_replay, append):
-            append({"e": "undo", "id": record.backup_id})
+            append({"e": "drop" if withdraw else "undo", "id": record.backup_id})
 
     def cleanup(self, older_than_days: float, *, dry_run: bool) -> list[BackupRecord]:
         """Backups older than ``older_than_days``, dropped unless ``dry_run``; unreferenced blobs go too."""
