@@ -6,6 +6,12 @@ acknowledged edit and forking the undo chain. So each canonical path also has a 
 ``<state_dir>/locks``, taken with ``flock``, held from reading the bytes through the rename and the
 journal append. The thread lock in front keeps threads of one process from queueing on the kernel.
 Lock files are never deleted: removing one while another process waits on it would split the lock.
+
+A path's lock also takes a shared lock on each directory above it, so a call on a directory (delete it to the
+trash, move it) waits for the calls changing a file inside it, and they for it: else an edit landing in a
+directory while it was copied to a trash on another filesystem was acknowledged, then deleted with the
+original. Shared locks are ``flock`` only (one open file description per holder, so threads of one process
+exclude each other too); a thread holding a directory's lock skips the shared lock it would take on it again.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from fsguard.core.oserrors import from_os_error
@@ -32,16 +38,43 @@ class PathLocks:
             raise from_os_error(exc, self._dir) from exc
         self._guard = threading.Lock()
         self._locks: dict[Path, tuple[threading.Lock, int]] = {}
+        self._held = threading.local()  # .paths: the exclusive locks this thread holds
 
     @contextmanager
     def hold(self, path: Path) -> Iterator[None]:
         """Hold the lock of ``path`` (canonical) for the duration of the block, against every process."""
+        with self.hold_all(path):
+            yield
+
+    @contextmanager
+    def hold_all(self, *paths: Path) -> Iterator[None]:
+        """Hold several paths' locks (and the shared locks of the directories above them), taken in one global
+        order, directories before what they hold, so two callers can never deadlock."""
+        exclusive = set(paths)
+        shared = {parent for path in exclusive for parent in path.parents} - exclusive - self._mine()
+        with ExitStack() as stack:
+            for path in sorted(exclusive | shared):
+                stack.enter_context(self._exclusive(path) if path in exclusive else self._file_lock(path, shared=True))
+            yield
+
+    def _mine(self) -> set[Path]:
+        """The paths whose exclusive lock this thread holds."""
+        mine: set[Path] = getattr(self._held, "paths", set())
+        return mine
+
+    @contextmanager
+    def _exclusive(self, path: Path) -> Iterator[None]:
         with self._guard:
             lock, users = self._locks.get(path, (threading.Lock(), 0))
             self._locks[path] = (lock, users + 1)
+        mine = self._mine()
         try:
             with lock, self._file_lock(path):
-                yield
+                self._held.paths = mine | {path}
+                try:
+                    yield
+                finally:
+                    self._held.paths = mine
         finally:
             with self._guard:
                 lock, users = self._locks[path]
@@ -51,22 +84,7 @@ class PathLocks:
                     self._locks[path] = (lock, users - 1)
 
     @contextmanager
-    def hold_all(self, *paths: Path) -> Iterator[None]:
-        """Hold several paths' locks, taken in one global order so two callers can never deadlock."""
-        ordered = sorted(set(paths))
-        with self._nested(ordered):
-            yield
-
-    @contextmanager
-    def _nested(self, paths: list[Path]) -> Iterator[None]:
-        if not paths:
-            yield
-            return
-        with self.hold(paths[0]), self._nested(paths[1:]):
-            yield
-
-    @contextmanager
-    def _file_lock(self, path: Path) -> Iterator[None]:
+    def _file_lock(self, path: Path, *, shared: bool = False) -> Iterator[None]:
         key = hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
         lock_path = self._dir / f"{key}.lock"
         try:
@@ -74,7 +92,7 @@ class PathLocks:
         except OSError as exc:
             raise from_os_error(exc, lock_path) from exc
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             yield
         finally:
             os.close(fd)  # closing the only fd of this open file description releases the flock
