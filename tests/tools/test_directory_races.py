@@ -96,8 +96,9 @@ async def test_a_directory_call_waits_for_an_edit_inside_it_and_the_edited_bytes
                 async with anyio.create_task_group() as group:
                     group.start_soon(call, peer)
                     # The same call on a directory nobody edits finishes meanwhile: the first one had its chance.
-                    unrelated = {**arguments, **{k: "other" for k in ("path", "source_path") if k in arguments}}
-                    unrelated.update({"dest_path": "other-moved"} if "dest_path" in arguments else {})
+                    unrelated: dict[str, Any] = {**arguments, "path": "other"}
+                    if tool == "move_file":
+                        unrelated = {"source_path": "other", "dest_path": "other-moved"}
                     structured(await peer.call_tool(tool, unrelated))
                     for _ in range(5):  # and a few calls more, each a turn for it to finish if it does not wait
                         structured(await peer.call_tool("list_directory", {"path": "."}))
