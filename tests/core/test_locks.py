@@ -174,3 +174,23 @@ def test_files_in_one_directory_do_not_wait_for_each_other_and_a_thread_may_lock
     assert nested.wait(WAIT), "a thread holding a directory's lock waited for itself to lock a file inside it"
     thread.join(WAIT)
     assert len(locks) == 0
+
+
+def test_path_locks_of_two_state_directories_take_turns_on_one_path(tmp_path: Path) -> None:
+    # Two fsguards started with different --state-dir values must still exclude each other.
+    path = tmp_path / "shared.txt"
+    first_holding, first_release = threading.Event(), threading.Event()
+    second_holding, second_release = threading.Event(), threading.Event()
+    first = _holder(PathLocks(tmp_path / "state-a"), path, first_holding, first_release)
+    try:
+        assert first_holding.wait(WAIT)
+        second = _holder(PathLocks(tmp_path / "state-b"), path, second_holding, second_release)
+        assert not second_holding.wait(BLOCKED), "another state directory's lock was taken while the first was held"
+    finally:
+        first_release.set()
+    second_release.set()
+    assert second_holding.wait(WAIT)
+    first.join(WAIT)
+    second.join(WAIT)
+    assert not first.is_alive()
+    assert not second.is_alive()
