@@ -4,8 +4,9 @@ The backup of the old bytes is made while the temp file of the new ones is writt
 written (ENOSPC), the backup was of an operation that never happened. Left in the chain, it became the step
 undo_last reverted next, and that "undo" changed nothing ("already holds ... nothing was written"), so an agent
 asking to undo its last edit got a success that undid nothing. A permanent delete that the mount refused did
-the same with its backup of the bytes it did not delete. These mount a small tmpfs inside the root (root
-only; they skip otherwise) and run in both protocol eras.
+the same with its backup of the bytes it did not delete. A project_replace that a full state directory stopped midway
+said only "disk full, retry", though the files before that one stayed changed: it now names them and the
+group that undoes them. These mount a small tmpfs (root only; they skip otherwise) and run in both protocol eras.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools import test_environment_failures as environment
 from tests.tools.test_environment_failures import Mount, fill
 
@@ -93,3 +94,28 @@ async def test_a_permanent_delete_refused_by_a_read_only_mount_leaves_no_step_fo
     assert (full / "a.txt").read_bytes() == EDITED
     chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "full/a.txt"}))
     assert [record["operation"] for record in chain["backups"]] == ["edit_file:replace"]
+
+
+async def test_project_replace_stopped_by_a_full_state_directory_names_the_files_it_changed_and_their_undo(
+    connect: ClientFactory, root: Path, state_dir: Path, mount_tmpfs: Mount
+) -> None:
+    mount_tmpfs(state_dir, "1m")
+    big = (b"alpha " + b"x" * 100 + b"\n") * 200  # ~21 KB each: the state directory has room for one backup
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_bytes(big)
+    async with connect() as client:  # the server lays out its state directory first; then the disk fills
+        fill(state_dir)
+        filler = state_dir / "filler"
+        with filler.open("r+b") as handle:
+            handle.truncate(filler.stat().st_size - 40 * 1024)
+        result = await client.call_tool("project_replace", {"find": "alpha", "replace": "omega", "force": True})
+        assert error_code(result) == "disk_full", text_of(result)
+        changed = [name for name in ("a.txt", "b.txt", "c.txt") if (root / name).read_bytes() != big]
+        assert changed == ["a.txt"]  # files change one at a time, in path order: each whole, old or new
+        fields = (result.meta or {})["fsguard/error"]
+        assert fields["changed_files"] == [str(root / "a.txt")]
+        assert "1 of 3 file(s) were changed" in text_of(result)
+        assert f"backup_id='{fields['backup_id']}'" in text_of(result)
+        filler.unlink()
+        structured(await client.call_tool("backup", {"action": "restore", "backup_id": fields["backup_id"]}))
+    assert [(root / name).read_bytes() for name in ("a.txt", "b.txt", "c.txt")] == [big] * 3
