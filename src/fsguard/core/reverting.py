@@ -23,7 +23,7 @@ from typing import Literal
 from fsguard.core.beneath import lstat_at
 from fsguard.core.deletion import Deleter
 from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, UndoConflictError
+from fsguard.core.errors import FsguardError, StaleEditError, UndoConflictError
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
@@ -172,7 +172,13 @@ class Reverter:
 
     def _put_back(self, change: Change, backup_id: str, path: Path, *, force: bool) -> Reverted:
         """Restore the bytes a change replaced or removed; the bytes found there now become the safety backup."""
-        report = self._restorer.restore(backup_id, force=force)
+        # Checked again under the file's lock: another process may have changed it since conflicts() looked, and
+        # without force its change must stay (the revert of this one fails), not be replaced.
+        expected = None if force or change.after_hash is None else change.after_hash
+        try:
+            report = self._restorer.restore(backup_id, force=force, expected_hash=expected)
+        except StaleEditError:
+            return Reverted(change, "kept", "another process changed it meanwhile; left as it is")
         if report.already_there:
             return Reverted(change, "already")
         if report.safety_backup is None:  # nothing was there: the restore created the file
