@@ -73,7 +73,7 @@ class Groundwork:
             from fsguard.core.hooks import HookRunner
 
             hooks = HookRunner.load(settings.hooks_config, policy.roots)
-        locks = PathLocks(settings.state_dir)
+        locks = PathLocks(settings.state_dir, policy.roots)
         beneath = Beneath(policy.roots)
         writer = AtomicWriter(settings.state_dir)
 

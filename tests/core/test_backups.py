@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from fsguard.core import backups, journal
 from fsguard.core.backups import BackupStore, check_backup_id
 from fsguard.core.errors import BackupCorruptError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
@@ -192,3 +196,30 @@ def test_cleanup_dry_run_keeps_everything_and_the_real_run_drops_the_backup(tmp_
     assert len(later.cleanup(7, dry_run=False)) == 1
     assert later.records() == []
     assert store_at(tmp_path).records() == []
+
+
+def test_a_compaction_the_disk_cannot_hold_leaves_the_backup_made_the_journal_whole_and_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Compaction copies the live records to a temp journal; on a nearly full state directory the append fits and
+    # the copy does not. The backup was durable by then: the snapshot must stand, and the copy must go.
+    store = store_at(tmp_path, max_count=3)
+    path = Path("/r/f.txt")
+
+    def copy_until_full(source: int, target: int, *args: Any) -> None:
+        os.write(target, b"part of a copy\n")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(journal, "copy_live", copy_until_full)
+    monkeypatch.setattr(backups, "copy_live", copy_until_full, raising=False)  # where older code called it
+    made = [store.snapshot(path, f"v{i}".encode(), 0o644, operation="edit", after_hash=None) for i in range(40)]
+    assert [entry.name for entry in (tmp_path / "backups" / "journal").iterdir()] == [journal_of(tmp_path).name]
+    assert list((tmp_path / "backups" / "inflight").iterdir()) == []
+    reader = store_at(tmp_path)
+    assert [reader.read_blob(r) for r in reader.chain(path)] == [b"v39", b"v38", b"v37"]
+    assert reader.head(path) == made[-1]
+
+    monkeypatch.undo()  # space again: the next append compacts
+    lines = journal_of(tmp_path).read_bytes().count(b'{"e":')
+    store.snapshot(path, b"v40", 0o644, operation="edit", after_hash=None)
+    assert journal_of(tmp_path).read_bytes().count(b'{"e":') < lines

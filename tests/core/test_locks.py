@@ -119,3 +119,78 @@ def test_path_locks_release_and_drop_the_entry_when_the_block_raises(tmp_path: P
     thread = _start(take)
     assert taken.wait(WAIT), "the lock stayed held after the block raised"
     thread.join(WAIT)
+
+
+@pytest.mark.parametrize("first", ["file", "directory"])
+def test_a_directory_lock_and_the_lock_of_a_file_inside_it_take_turns(tmp_path: Path, first: str) -> None:
+    # A delete or move of a directory must not run while an edit inside it is between its read and its rename.
+    locks = PathLocks(tmp_path / "state")
+    directory = tmp_path / "d"
+    paths = {"directory": directory, "file": directory / "sub" / "f.txt"}
+    second = paths["directory" if first == "file" else "file"]
+    first_holding, first_release = threading.Event(), threading.Event()
+    second_holding, second_release = threading.Event(), threading.Event()
+
+    holder = _holder(locks, paths[first], first_holding, first_release)
+    try:
+        assert first_holding.wait(WAIT)
+        waiter = _holder(locks, second, second_holding, second_release)
+        assert not second_holding.wait(BLOCKED), f"the {second} lock was taken while {paths[first]} was held"
+    finally:
+        first_release.set()
+    second_release.set()
+    assert second_holding.wait(WAIT)
+    holder.join(WAIT)
+    waiter.join(WAIT)
+    assert not holder.is_alive()
+    assert not waiter.is_alive()
+    assert len(locks) == 0
+
+
+def test_files_in_one_directory_do_not_wait_for_each_other_and_a_thread_may_lock_a_directory_then_a_file_in_it(
+    tmp_path: Path,
+) -> None:
+    locks = PathLocks(tmp_path / "state")
+    first_holding, first_release = threading.Event(), threading.Event()
+    second_holding, second_release = threading.Event(), threading.Event()
+    first = _holder(locks, tmp_path / "d" / "a.txt", first_holding, first_release)
+    second = _holder(locks, tmp_path / "d" / "b.txt", second_holding, second_release)
+    try:
+        assert first_holding.wait(WAIT)
+        assert second_holding.wait(WAIT), "a file's lock waited for another file's in the same directory"
+    finally:
+        first_release.set()
+        second_release.set()
+    first.join(WAIT)
+    second.join(WAIT)
+
+    nested = threading.Event()
+
+    def directory_then_file() -> None:  # as extraction locks a source and a destination in path order
+        with locks.hold(tmp_path / "d"), locks.hold(tmp_path / "d" / "a.txt"):
+            nested.set()
+
+    thread = _start(directory_then_file)
+    assert nested.wait(WAIT), "a thread holding a directory's lock waited for itself to lock a file inside it"
+    thread.join(WAIT)
+    assert len(locks) == 0
+
+
+def test_path_locks_of_two_state_directories_take_turns_on_one_path(tmp_path: Path) -> None:
+    # Two fsguards started with different --state-dir values must still exclude each other.
+    path = tmp_path / "shared.txt"
+    first_holding, first_release = threading.Event(), threading.Event()
+    second_holding, second_release = threading.Event(), threading.Event()
+    first = _holder(PathLocks(tmp_path / "state-a"), path, first_holding, first_release)
+    try:
+        assert first_holding.wait(WAIT)
+        second = _holder(PathLocks(tmp_path / "state-b"), path, second_holding, second_release)
+        assert not second_holding.wait(BLOCKED), "another state directory's lock was taken while the first was held"
+    finally:
+        first_release.set()
+    second_release.set()
+    assert second_holding.wait(WAIT)
+    first.join(WAIT)
+    second.join(WAIT)
+    assert not first.is_alive()
+    assert not second.is_alive()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import logging
 import os
 import threading
 import time
@@ -26,7 +27,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from fsguard.core.beneath import Pinned, fsync_directory
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import BackupCorruptError, NotFoundError
 from fsguard.core.journal import (
@@ -35,13 +35,15 @@ from fsguard.core.journal import (
     Replay,
     backup_event,
     check_backup_id,
-    copy_live,
+    compact,
     encode,
     new_backup_id,
     read_journal,
     write_all,
 )
 from fsguard.core.oserrors import from_os_error
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["BackupRecord", "BackupStore", "check_backup_id", "new_backup_id"]
 
@@ -115,12 +117,13 @@ class BackupStore:
             self._retain(replay, append, keep=record.backup_id)
         return record
 
-    def step_back(self, record: BackupRecord) -> None:
-        """Move ``record``'s file chain head to its parent (after ``record`` was undone)."""
+    def step_back(self, record: BackupRecord, *, withdraw: bool = False) -> None:
+        """Move ``record``'s file chain head to its parent (after ``record`` was undone); ``withdraw`` drops it too:
+        it was taken for a write that then failed, an operation that never happened (and so has no backup)."""
         # Not fsynced: if a crash loses this line, the file holds the head backup's own bytes, and undo_last
         # then steps back over it without writing. The next fsync of this journal makes it durable anyway.
         with self._journal(_key(Path(record.path)), durable=False) as (_replay, append):
-            append({"e": "undo", "id": record.backup_id})
+            append({"e": "drop" if withdraw else "undo", "id": record.backup_id})
 
     def cleanup(self, older_than_days: float, *, dry_run: bool) -> list[BackupRecord]:
         """Backups older than ``older_than_days``, dropped unless ``dry_run``; unreferenced blobs go too."""
@@ -334,7 +337,12 @@ class BackupStore:
                     raise from_os_error(exc, path) from exc
                 self._remember(key, fd, replay)
             if replay.lines > 4 * self._max_count + 16 or replay.packed > 2 * replay.live_packed() + _SLACK_BYTES:
-                self._compact(path, fd, replay)
+                try:
+                    compact(self._writer, path, fd, replay)
+                except OSError as exc:  # a full state directory, say: the records above are durable, the call stands
+                    logger.warning("journal %s stays uncompacted for now: %s", path, exc)
+                else:
+                    self._forget(path.stem)
         finally:
             os.close(fd)
 
@@ -358,26 +366,6 @@ class BackupStore:
         for rank, record in enumerate(newest_first):
             if record.backup_id != keep and (rank >= self._max_count or record.time < cutoff):
                 append({"e": "drop", "id": record.backup_id})
-
-    def _compact(self, path: Path, fd: int, replay: Replay) -> None:
-        """Rewrite a journal as its live records (each version's bytes once) plus the head; atomic, under the
-        caller's lock. The bytes are copied from the old file, never held in memory all at once."""
-        ordered = sorted(replay.records.values(), key=lambda r: r.time)
-        parent = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            with self._writer.temp_name(Pinned(parent, path.name, path)) as temp:
-                target = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=parent)
-                try:
-                    copy_live(fd, target, ordered, replay)
-                    write_all(target, [encode({"e": "head", "id": replay.head})])
-                    os.fsync(target)
-                finally:
-                    os.close(target)
-                os.rename(temp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
-                fsync_directory(parent)
-        finally:
-            os.close(parent)
-        self._forget(path.stem)
 
 
 def _identity(stat: os.stat_result) -> tuple[int, int, int]:

@@ -122,7 +122,7 @@ class BatchRunner:
             "error_code": error.code,
         }
         try:
-            reverted = self._reverter.revert(log.changes)
+            reverted = self._reverter.revert(log.changes, rollback=True)
         except UndoConflictError as exc:  # a file of the batch was changed by someone else meanwhile
             group = self._groups.save(TOOL, log.changes)
             return BatchFailedError(
@@ -150,7 +150,7 @@ class BatchRunner:
         if not changes:
             return []
         try:
-            reverted = self._reverter.revert(changes)
+            reverted = self._reverter.revert(changes, rollback=True)
         except FsguardError:
             return list(changes)
         return _stayed(changes, [r for r in reverted if r.status in ("kept", "failed")])

@@ -88,7 +88,12 @@ class Deleter:
             if data is not None:
                 mode = stat.S_IMODE(found.st_mode)
                 backup = self._safe.backups.snapshot(path, data, mode, operation="delete_file", after_hash=None)
-            remove(entry)
+            try:
+                remove(entry)
+            except FsguardError:
+                if backup is not None and lstat_at(entry) is not None:  # nothing was deleted: no step to undo
+                    self._safe.backups.step_back(backup, withdraw=True)
+                raise
             self._safe.session.forget(path)
             self._safe.hooks.fire("post", "delete", tool_name=tool, file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)

@@ -17,11 +17,17 @@ import json
 import os
 import secrets
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import IO, Any, Protocol
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
+from fsguard.core.beneath import Pinned, fsync_directory
 from fsguard.core.errors import InvalidParamsError
+
+if TYPE_CHECKING:
+    from fsguard.core.disk import AtomicWriter
 
 _COPY_CHUNK = 1 << 20
 _ID_SHAPE = "YYYYMMDD-HHMMSS-<16 hex>"
@@ -217,3 +223,32 @@ def copy_live(source: int, target: int, ordered: list[BackupRecord], replay: Rep
         copy_range(source, target, offset, record.size)
         write_all(target, [b"\n"])
         written[(record.content_hash, record.size)] = record.backup_id
+
+
+def compact(writer: AtomicWriter, path: Path, fd: int, replay: Replay) -> None:
+    """Rewrite the journal ``path`` (open as ``fd``) as its live records (each version's bytes once) plus the head;
+    atomic, under the caller's lock. The bytes are copied from the old file, never held in memory all at once.
+
+    A failure (a full disk) leaves the journal as it was and removes the partial copy: its temp name is journaled
+    only while this runs, so a copy left behind would never be swept.
+    """
+    ordered = sorted(replay.records.values(), key=lambda r: r.time)
+    parent = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        with writer.temp_name(Pinned(parent, path.name, path)) as temp:
+            try:
+                target = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=parent)
+                try:
+                    copy_live(fd, target, ordered, replay)
+                    write_all(target, [encode({"e": "head", "id": replay.head})])
+                    os.fsync(target)
+                finally:
+                    os.close(target)
+                os.rename(temp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
+            except BaseException:
+                with suppress(OSError):
+                    os.unlink(temp, dir_fd=parent)
+                raise
+            fsync_directory(parent)
+    finally:
+        os.close(parent)

@@ -6,42 +6,97 @@ acknowledged edit and forking the undo chain. So each canonical path also has a 
 ``<state_dir>/locks``, taken with ``flock``, held from reading the bytes through the rename and the
 journal append. The thread lock in front keeps threads of one process from queueing on the kernel.
 Lock files are never deleted: removing one while another process waits on it would split the lock.
+
+Two fsguards with *different* state directories (one started with ``--state-dir``, or with another
+``XDG_STATE_HOME``) would not see each other's lock files: both passed the same ``expected_hash`` and both
+wrote, one edit lost. So the same lock is also taken in a directory every fsguard of this user on this machine
+shares, ``/dev/shm/fsguard-locks-<uid>`` (``/tmp`` without ``/dev/shm``), when it is this user's alone; the
+state directory's lock stays, for processes that share the state directory but not that directory (a
+service with a private ``/tmp``, another container).
+
+A path's lock also takes a shared lock on each directory above it, so a call on a directory (delete it to the
+trash, move it) waits for the calls changing a file inside it, and they for it: else an edit landing in a
+directory while it was copied to a trash on another filesystem was acknowledged, then deleted with the
+original. Shared locks are ``flock`` only (one open file description per holder, so threads of one process
+exclude each other too); a thread holding a directory's lock skips the shared lock it would take on it again.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import logging
 import os
+import stat
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from fsguard.core.oserrors import from_os_error
+
+logger = logging.getLogger(__name__)
 
 
 class PathLocks:
     """One lock per canonical path, created on demand; the in-process part is dropped when unused."""
 
-    def __init__(self, state_dir: Path) -> None:
-        self._dir = state_dir / "locks"
+    def __init__(self, state_dir: Path, roots: Iterable[Path] | None = None) -> None:
+        state_locks = state_dir / "locks"
         try:
-            self._dir.mkdir(parents=True, exist_ok=True)
+            state_locks.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise from_os_error(exc, self._dir) from exc
+            raise from_os_error(exc, state_locks) from exc
+        shared = _user_lock_dir()
+        self._dirs = (state_locks,) if shared is None else (state_locks, shared)
         self._guard = threading.Lock()
         self._locks: dict[Path, tuple[threading.Lock, int]] = {}
+        # Only directories a call can act on need the shared lock: the roots and what is below them (all, if None).
+        self._roots = None if roots is None else tuple(roots)
+        self._held = threading.local()  # .paths: the exclusive locks this thread holds
 
     @contextmanager
     def hold(self, path: Path) -> Iterator[None]:
         """Hold the lock of ``path`` (canonical) for the duration of the block, against every process."""
+        with self.hold_all(path):
+            yield
+
+    @contextmanager
+    def hold_all(self, *paths: Path) -> Iterator[None]:
+        """Hold several paths' locks (and the shared locks of the directories above them), taken in one global
+        order, directories before what they hold, so two callers can never deadlock."""
+        exclusive = set(paths)
+        shared = {parent for path in exclusive for parent in self._above(path)} - exclusive - self._mine()
+        with ExitStack() as stack:
+            for path in sorted(exclusive | shared):
+                stack.enter_context(self._exclusive(path) if path in exclusive else self._file_lock(path, shared=True))
+            yield
+
+    def _above(self, path: Path) -> list[Path]:
+        """The directories above ``path`` that a call may delete or move: up to the roots holding it, included."""
+        if self._roots is None:
+            return list(path.parents)
+        holding = [root for root in self._roots if path.is_relative_to(root)]
+        return [parent for parent in path.parents if any(parent.is_relative_to(root) for root in holding)]
+
+    def _mine(self) -> set[Path]:
+        """The paths whose exclusive lock this thread holds."""
+        mine: set[Path] = getattr(self._held, "paths", set())
+        return mine
+
+    @contextmanager
+    def _exclusive(self, path: Path) -> Iterator[None]:
         with self._guard:
             lock, users = self._locks.get(path, (threading.Lock(), 0))
             self._locks[path] = (lock, users + 1)
+        mine = self._mine()
         try:
             with lock, self._file_lock(path):
-                yield
+                self._held.paths = mine | {path}
+                try:
+                    yield
+                finally:
+                    self._held.paths = mine
         finally:
             with self._guard:
                 lock, users = self._locks[path]
@@ -51,33 +106,39 @@ class PathLocks:
                     self._locks[path] = (lock, users - 1)
 
     @contextmanager
-    def hold_all(self, *paths: Path) -> Iterator[None]:
-        """Hold several paths' locks, taken in one global order so two callers can never deadlock."""
-        ordered = sorted(set(paths))
-        with self._nested(ordered):
-            yield
-
-    @contextmanager
-    def _nested(self, paths: list[Path]) -> Iterator[None]:
-        if not paths:
-            yield
-            return
-        with self.hold(paths[0]), self._nested(paths[1:]):
-            yield
-
-    @contextmanager
-    def _file_lock(self, path: Path) -> Iterator[None]:
+    def _file_lock(self, path: Path, *, shared: bool = False) -> Iterator[None]:
         key = hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        lock_path = self._dir / f"{key}.lock"
-        try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError as exc:
-            raise from_os_error(exc, lock_path) from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with ExitStack() as stack:
+            for directory in self._dirs:  # always in this order: two processes never wait on each other crosswise
+                lock_path = directory / f"{key}.lock"
+                try:
+                    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                except OSError as exc:
+                    raise from_os_error(exc, lock_path) from exc
+                stack.callback(os.close, fd)  # closing the only fd of this open file description releases the flock
+                fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             yield
-        finally:
-            os.close(fd)  # closing the only fd of this open file description releases the flock
 
     def __len__(self) -> int:
         return len(self._locks)
+
+
+def _user_lock_dir() -> Path | None:
+    """This user's lock directory shared by every fsguard on the machine; None when there is none to trust.
+
+    Trusted only when this user owns it and nobody else may write in it: in a sticky ``/dev/shm`` or ``/tmp``
+    no one else can then replace it. One another user made first is not used (they could unlock our locks).
+    """
+    uid = os.geteuid()
+    # Fixed names, not TMPDIR: every fsguard of the user must find the same one; trusted only as checked below.
+    for base in (Path("/dev/shm"), Path("/tmp")):  # noqa: S108
+        path = base / f"fsguard-locks-{uid}"
+        try:
+            path.mkdir(mode=0o700, exist_ok=True)
+            found = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(found.st_mode) and found.st_uid == uid and not found.st_mode & 0o022:
+            return path
+        logger.warning("not using %s for cross-state-directory locks: not a directory of this user alone", path)
+    return None

@@ -139,7 +139,11 @@ class Mutation:
             with self.safe.beneath.entry(self.path, make_parents=make_parents) as entry:
                 written_hash, size, verified = self._replace(entry, data, mode, digest, back_up)
         else:
-            written_hash, size, verified = self._replace(self.entry, data, mode, digest, back_up)
+            try:
+                written_hash, size, verified = self._replace(self.entry, data, mode, digest, back_up)
+            except BaseException:
+                self._withdraw(backups)
+                raise
         backup = backups[0] if backups else None
         self.safe.session.record_hash(self.path, written_hash)
         metadata = {"backup_id": backup.backup_id if backup else None, "content_hash": written_hash}
@@ -167,6 +171,17 @@ class Mutation:
             data_hash=self.current_hash,
         )
         into.append(record)
+
+    def _withdraw(self, backups: list[BackupRecord]) -> None:
+        """Take back the backup of a write that failed (a full disk, say) while the file still holds the old bytes:
+        left in the chain, it would be the step undo_last reverts next, and that step changed nothing."""
+        if not backups or self.entry is None or self.current is None:
+            return
+        try:
+            if on_disk_equals(self.entry, self.current):  # else the rename happened and a later step failed: keep
+                self.safe.backups.step_back(backups[0], withdraw=True)
+        except (OSError, FsguardError):
+            pass  # kept: undo_last steps over a record whose bytes the file holds, without writing
 
     def _replace(
         self, entry: Pinned, data: bytes, mode: int | None, digest: str, back_up: Callable[[], None] | None

@@ -171,7 +171,7 @@ class PipelineRunner:
 
     def _revert(self, made: Sequence[Change]) -> tuple[list[Reverted], str | None]:
         try:
-            return self._reverter.revert(made), None
+            return self._reverter.revert(made, rollback=True), None
         except UndoConflictError as exc:  # something else changed those files meanwhile: nothing was reverted
             return [], exc.message
 

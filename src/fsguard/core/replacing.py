@@ -32,7 +32,7 @@ from fsguard.core.errors import (
     NotFoundError,
     RiskBlockedError,
 )
-from fsguard.core.groups import Change, GroupStore
+from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.hashing import content_hash
 from fsguard.core.ignore import WalkOptions, default_skips, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
@@ -174,6 +174,15 @@ class ProjectReplacer:
             )
         # A read-only root nested below path refuses the whole run before any write.
         list(map(self._safe.policy.check_writable, (plan.path for plan in planned)))
+        done, group = self._apply_all(planned, external, progress)
+        total = sum(c.replacements for c in done)
+        group_id = group.group_id if group else None
+        return ReplaceReport("applied", tuple(done), total, risk, scanned, group_id, *seen)
+
+    def _apply_all(
+        self, planned: list[_Plan], external: dict[Path, OccVerdict], progress: Progress | None
+    ) -> tuple[list[FileChange], Group | None]:
+        """Change the planned files one at a time, in order; what changed, and its group."""
         done: list[FileChange] = []
         try:
             with directory_syncs_batched():  # one fsync per directory, not per file
@@ -181,14 +190,23 @@ class ProjectReplacer:
                     done.append(self._apply(plan, external.get(plan.path)))
                     if progress is not None:
                         progress(number, len(planned))  # may raise to cancel: the files before are whole, backed up
-        finally:  # a cancelled run still gets its group: the files it changed are restorable as one
-            group = self._groups.save(
-                "project_replace",
-                (Change.modified(c.path, c.backup_id, c.content_hash) for c in done if c.content_hash is not None),
-            )
-        total = sum(c.replacements for c in done)
-        group_id = group.group_id if group else None
-        return ReplaceReport("applied", tuple(done), total, risk, scanned, group_id, *seen)
+        except FsguardError as exc:  # a full disk mid-run, say: the files changed before it stay changed
+            _name_changed(exc, done, len(planned), self._save_group(done, quietly=True))
+            raise
+        except BaseException:  # a cancelled run still gets its group: the files it changed are restorable as one
+            self._save_group(done)
+            raise
+        return done, self._save_group(done)
+
+    def _save_group(self, done: list[FileChange], *, quietly: bool = False) -> Group | None:
+        """The group of the files changed so far; with ``quietly``, None when it cannot be saved (a full disk)."""
+        changes = (Change.modified(c.path, c.backup_id, c.content_hash) for c in done if c.content_hash is not None)
+        try:
+            return self._groups.save("project_replace", changes)
+        except FsguardError:
+            if not quietly:
+                raise
+            return None
 
     def _candidates(
         self, base: Path, request: ReplaceRequest, options: WalkOptions, skipped: list[str], large: list[str]
@@ -252,6 +270,27 @@ class ProjectReplacer:
 
 
 _Substitute = Callable[[str], tuple[str, int]]
+
+
+def _name_changed(error: FsguardError, done: list[FileChange], planned: int, group: Group | None) -> None:
+    """Add to ``error`` which files the run had changed before it, and how to take them back."""
+    changed = [c for c in done if c.content_hash is not None]
+    if not changed:
+        return
+    names = ", ".join(c.path.name for c in changed[:5]) + (" …" if len(changed) > 5 else "")
+    undo = (
+        f"backup(action='restore', backup_id='{group.group_id}') undoes them"
+        if group is not None
+        else "backup(action='undo_last', file_path=...) undoes each"
+    )
+    error.message += (
+        f" Before this, {len(changed)} of {planned} file(s) were changed and stay so ({names}); {undo}, or run "
+        "project_replace again to change the rest."
+    )
+    error.fields["changed_files"] = [str(c.path) for c in changed]
+    error.fields["changed_backup_ids"] = [c.backup_id for c in changed]
+    if group is not None:
+        error.fields["backup_id"] = group.group_id
 
 
 def _rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:

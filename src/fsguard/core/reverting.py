@@ -23,7 +23,7 @@ from typing import Literal
 from fsguard.core.beneath import lstat_at
 from fsguard.core.deletion import Deleter
 from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, UndoConflictError
+from fsguard.core.errors import FsguardError, StaleEditError, UndoConflictError
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
@@ -31,6 +31,7 @@ from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import remove
 from fsguard.core.undo import Restorer
 
+_CHANGED_MEANWHILE = "another process changed it meanwhile; left as it is"
 RevertStatus = Literal["reverted", "already", "kept", "failed"]
 
 
@@ -85,8 +86,13 @@ class Reverter:
         found.reverse()
         return found
 
-    def revert(self, changes: Sequence[Change], *, force: bool = False, dry_run: bool = False) -> list[Reverted]:
+    def revert(
+        self, changes: Sequence[Change], *, force: bool = False, dry_run: bool = False, rollback: bool = False
+    ) -> list[Reverted]:
         """Undo ``changes`` newest first; one failure does not stop the others (each is reported).
+
+        A ``rollback`` (of a call that failed) steps each file's undo chain back past the change, as undo_last does,
+        so the chain reads as if the call never ran; otherwise each restore is a new step (undoable in turn).
 
         Raises:
             UndoConflictError: some change was touched since and ``force`` is false; nothing was reverted.
@@ -104,7 +110,7 @@ class Reverter:
         outcomes = []
         for change in reversed(changes):
             try:
-                outcomes.append(self._revert(change, force=force))
+                outcomes.append(self._revert(change, force=force, rollback=rollback))
             except FsguardError as exc:
                 outcomes.append(Reverted(change, "failed", exc.message, exc.code))
         return outcomes
@@ -134,7 +140,7 @@ class Reverter:
             return "something exists at its path again"
         return None
 
-    def _revert(self, change: Change, *, force: bool) -> Reverted:
+    def _revert(self, change: Change, *, force: bool, rollback: bool = False) -> Reverted:
         path = Path(change.path)
         # The policy of now, not of when the change was made (the state directory outlives a server's flags): no
         # revert reads or removes a file a deny rule hides, or changes a read-only root or a .git.
@@ -144,7 +150,7 @@ class Reverter:
         if kind == "modified" or (kind == "deleted" and change.backup_id):
             if change.backup_id is None:  # modified a file that had no bytes worth saving: nothing to restore
                 return Reverted(change, "kept", "no backup was needed")
-            return self._put_back(change, change.backup_id, path, force=force)
+            return self._put_back(change, change.backup_id, path, force=force, rollback=rollback)
         if kind == "created":
             return self._remove_created(change, path, force=force)
         if kind == "created_dir":
@@ -170,9 +176,23 @@ class Reverter:
             return Reverted(change, "reverted", undo=Change.created(path, restored) if restored else None)
         return Reverted(change, "kept", "nothing recorded to revert it with")
 
-    def _put_back(self, change: Change, backup_id: str, path: Path, *, force: bool) -> Reverted:
+    def _put_back(self, change: Change, backup_id: str, path: Path, *, force: bool, rollback: bool) -> Reverted:
         """Restore the bytes a change replaced or removed; the bytes found there now become the safety backup."""
-        report = self._restorer.restore(backup_id, force=force)
+        if rollback:
+            # As a restore, it was a step on top of the failed call's, and the next undo_last of the file re-applied
+            # the change the call had reported rolled back. Only while that change is still the newest step.
+            try:
+                report = self._restorer.undo_last(str(path), force=force, only=backup_id)
+            except UndoConflictError:
+                return Reverted(change, "kept", _CHANGED_MEANWHILE)
+            return Reverted(change, "already" if report.already_there else "reverted")
+        # Checked again under the file's lock: another process may have changed it since conflicts() looked, and
+        # without force its change must stay (the revert of this one fails), not be replaced.
+        expected = None if force or change.after_hash is None else change.after_hash
+        try:
+            report = self._restorer.restore(backup_id, force=force, expected_hash=expected)
+        except StaleEditError:
+            return Reverted(change, "kept", _CHANGED_MEANWHILE)
         if report.already_there:
             return Reverted(change, "already")
         if report.safety_backup is None:  # nothing was there: the restore created the file

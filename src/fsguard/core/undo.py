@@ -45,13 +45,15 @@ class Restorer:
     def __init__(self, safeguards: Safeguards) -> None:
         self._safe = safeguards
 
-    def undo_last(self, user_path: str, *, force: bool = False, dry_run: bool = False) -> RestoreReport:
+    def undo_last(
+        self, user_path: str, *, force: bool = False, dry_run: bool = False, only: str | None = None
+    ) -> RestoreReport:
         """Revert the newest operation on ``user_path`` and step its undo chain back one.
 
         Raises:
             NothingToUndoError: no operation on this file is left in the chain.
             UndoConflictError: the file changed after that operation and ``force`` is false (a dry run reports
-                it instead, with ``needs_force``).
+                it instead, with ``needs_force``); or ``only`` is given and is not the newest operation.
         """
         path = self._safe.policy.resolve(user_path)
         with mutation(self._safe, path, may_be_missing=True) as change:
@@ -61,6 +63,13 @@ class Restorer:
                     f"nothing to undo for {path}: no operation through fsguard is left in its undo chain. "
                     "See older versions with backup(action='list', filter_path=...).",
                     path=str(path),
+                )
+            if only is not None and head.backup_id != only:  # another operation came after it: never revert that
+                raise UndoConflictError(
+                    f"{path} was changed again after backup {only} (newest now: {head.backup_id}); nothing was "
+                    "written. Compare with backup(action='compare', backup_id=...) before restoring it.",
+                    path=str(path),
+                    backup_id=only,
                 )
             current_hash = change.current_hash
             if current_hash == head.content_hash:

@@ -1,0 +1,119 @@
+"""A directory deleted to the trash or moved while another call (or another fsguard) is editing a file inside it.
+
+Each path's lock is taken with shared locks on the directories above it, so delete_file and move_file of a
+directory wait for an edit that is between reading the file and renaming its new bytes into place, and that
+edit's bytes go wherever the directory goes. Before, the directory call did not wait: with the trash on another
+filesystem the tree was copied, the edit landed in the original, and the original was then removed, so an
+acknowledged edit was lost. Here the edit in flight is a thread holding the file's lock (as the edit would) with
+the directory open, which writes the new bytes once told to; it runs in both protocol eras.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.types import CallToolResult
+
+from fsguard.config import Settings
+from fsguard.server import build_server
+from tests.conftest import structured
+
+pytestmark = pytest.mark.anyio
+
+WAIT_S = 30.0
+EDITED = b"edited while the directory call waited\n"
+
+
+@contextmanager
+def edit_in_flight(locks: Any, directory: Path, name: str) -> Iterator[threading.Event]:
+    """A thread holding the lock of ``directory/name`` with the directory open; setting the event it yields makes
+    it write EDITED there (through the open directory, as a rename in a pinned directory does) and let go."""
+    holding, finish = threading.Event(), threading.Event()
+    failures: list[BaseException] = []
+
+    def edit() -> None:
+        with locks.hold(directory / name):
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                holding.set()
+                finish.wait(WAIT_S)
+                written = os.open(name, os.O_WRONLY | os.O_TRUNC, dir_fd=fd)
+                try:
+                    os.write(written, EDITED)
+                finally:
+                    os.close(written)
+            except BaseException as exc:
+                failures.append(exc)
+            finally:
+                os.close(fd)
+
+    thread = threading.Thread(target=edit, name="edit-in-flight", daemon=True)
+    thread.start()
+    try:
+        assert holding.wait(WAIT_S)
+        yield finish
+    finally:
+        finish.set()
+        thread.join(WAIT_S)
+    assert not thread.is_alive()
+    assert not failures, f"the edit in flight failed: {failures[0]!r}"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("delete_file", {"path": "d", "recursive": True}),
+        ("move_file", {"source_path": "d", "dest_path": "moved"}),
+    ],
+    ids=["delete-to-trash", "move"],
+)
+async def test_a_directory_call_waits_for_an_edit_inside_it_and_the_edited_bytes_go_with_the_directory(
+    base_settings: Settings, root: Path, state_dir: Path, mode: str, tool: str, arguments: dict[str, Any]
+) -> None:
+    for name in ("d", "other"):
+        (root / name).mkdir()
+        (root / name / "f.txt").write_bytes(b"before\n")
+    server = build_server(base_settings)
+    results: dict[str, CallToolResult] = {}
+    directory_done = anyio.Event()
+
+    async def call(peer: Client) -> None:
+        results["directory"] = await peer.call_tool(tool, arguments)
+        directory_done.set()
+
+    with anyio.fail_after(WAIT_S):
+        async with Client(server, mode=mode) as peer:
+            with edit_in_flight(server.services.locks, root / "d", "f.txt") as finish:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(call, peer)
+                    # The same call on a directory nobody edits finishes meanwhile: the first one had its chance.
+                    unrelated: dict[str, Any] = {**arguments, "path": "other"}
+                    if tool == "move_file":
+                        unrelated = {"source_path": "other", "dest_path": "other-moved"}
+                    structured(await peer.call_tool(tool, unrelated))
+                    for _ in range(5):  # and a few calls more, each a turn for it to finish if it does not wait
+                        structured(await peer.call_tool("list_directory", {"path": "."}))
+                    finished_early = directory_done.is_set()
+                    finish.set()  # before asserting: the waiting call must not keep the task group open
+                    assert not finished_early, f"{tool} of the directory finished while an edit inside was in flight"
+            structured(results["directory"])
+
+    assert not (root / "d").exists()
+    if tool == "move_file":
+        assert (root / "moved" / "f.txt").read_bytes() == EDITED
+    else:
+        [home] = [
+            meta.parent
+            for meta in (state_dir / "trash").glob("*/meta.json")
+            if json.loads(meta.read_text(encoding="utf-8"))["original_path"] == str(root / "d")
+        ]
+        assert (home / "item" / "f.txt").read_bytes() == EDITED

@@ -1,0 +1,76 @@
+"""A revert (an atomic batch's rollback, a group restore) never replaces a change another process made after its
+conflict check.
+
+The revert looks for conflicts first, then restores file after file; another fsguard (or a thread of this one)
+may change a file in between. The restore of each file now checks, under that file's lock, that the file still
+holds what the reverted change left; if not, that file is left as it is and reported, as a conflict found
+earlier would have been. Before, the rollback replaced the other process's acknowledged edit (its bytes went to
+a safety backup nobody was told about). The race is made exact: the conflict check runs as usual, then a
+"foreign" edit lands, then the restores run. And a rollback steps each file's undo chain back, as undo_last
+does, instead of adding a restore on top: else the next undo_last "undid the rollback", re-applying the edit of
+a batch reported as rolled back. Both protocol eras.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from fsguard.core.reverting import Reverter
+from tests.conftest import error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+ORIGINAL = b"value = 1\n"
+FOREIGN = b"value = 1\nchanged by another process\n"
+
+
+async def test_an_atomic_batch_rollback_leaves_a_file_another_process_changed_after_the_conflict_check(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "a.txt").write_bytes(ORIGINAL)
+    (root / "b.txt").write_bytes(ORIGINAL)
+    check = Reverter.conflicts
+
+    def conflicts_then_a_foreign_edit(self: Reverter, changes: Any) -> Any:
+        found = check(self, changes)
+        (root / "a.txt").write_bytes(FOREIGN)  # another process's edit, acknowledged to its agent
+        return found
+
+    monkeypatch.setattr(Reverter, "conflicts", conflicts_then_a_foreign_edit)
+    operations = [
+        {"type": "edit", "path": "a.txt", "old_text": "value = 1", "new_text": "value = 2"},
+        {"type": "edit", "path": "b.txt", "old_text": "no such text", "new_text": "x"},
+    ]
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert (root / "a.txt").read_bytes() == FOREIGN
+    assert (root / "b.txt").read_bytes() == ORIGINAL
+    fields = (result.meta or {})["fsguard/error"]
+    assert [entry.split(":")[0] for entry in fields["not_rolled_back"]] == [str(root / "a.txt")]
+    assert "another process changed it meanwhile" in text_of(result)
+
+
+async def test_after_a_failed_atomic_batch_undo_last_reverts_the_edit_before_it_not_the_batch_edit(
+    client: Client, root: Path
+) -> None:
+    # The rollback used to be a restore: a new step on top of the batch's, so undo_last "undid the rollback" and
+    # wrote the edit the batch had reported rolled back. It now steps the chain back as if the batch never ran.
+    (root / "a.txt").write_bytes(b"v0\n")
+    earlier = structured(await client.call_tool("edit_file", {"path": "a.txt", "old_text": "v0", "new_text": "v1"}))
+    operations = [
+        {"type": "edit", "path": "a.txt", "old_text": "v1", "new_text": "from the failed batch"},
+        {"type": "edit", "path": "a.txt", "old_text": "no such text", "new_text": "x"},
+    ]
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert (root / "a.txt").read_bytes() == b"v1\n"
+    chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "a.txt"}))
+    assert [record["backup_id"] for record in chain["backups"]] == [earlier["backup_id"]]
+
+    undone = structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "a.txt"}))
+    assert undone["backup"]["backup_id"] == earlier["backup_id"]
+    assert (root / "a.txt").read_bytes() == b"v0\n"
