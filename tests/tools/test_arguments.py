@@ -138,6 +138,11 @@ def test_normalize_keeps_an_empty_string_where_it_is_not_an_absent_choice(sent: 
     assert normalize("t", sent, CHOICE_SCHEMA) == sent
 
 
+def test_normalize_takes_null_for_an_optional_parameter_without_null_as_absent() -> None:
+    sent = {"mode": None, "text": None, "action": None}
+    assert normalize("t", sent, CHOICE_SCHEMA) == {"action": None}
+
+
 # --- JSON text for arrays -----------------------------------------------------------------------------------------
 
 

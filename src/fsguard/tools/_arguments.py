@@ -6,6 +6,10 @@ An empty string sent for an optional choice (diff_format, mode, position, output
 absent, so the parameter's default applies: the seed read "" as "not given" everywhere (catalog §1.3, §2.16).
 Any other value outside the choices is still refused: the seed's "any other mode falls into replace" would turn
 a typo such as mode="regx" into a literal replace of the wrong text.
+
+null sent for an optional parameter whose schema has no null (``max_depth``, ``append``, ``mode`` …) is taken as
+absent too: clients that fill every field of a form send null for the ones left blank, and the seed read a JSON
+null as the parameter's zero value, its default. A required parameter sent as null is still refused.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
             continue  # the canonical name wins over its alias, whatever the order
         if value == "" and target not in required and _blank_is_no_choice(properties[target]):
             continue
+        if value is None and target not in required and not _admits_null(properties[target]):
+            continue
         result[target] = _decode_json_string(name, value) if _takes_structure(properties[target]) else value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
@@ -86,6 +92,11 @@ def _blank_is_no_choice(prop: dict[str, Any]) -> bool:
     """True when the parameter is a choice of strings, none of them empty (a schema enum, or null)."""
     options = [option for option in prop.get("anyOf", [prop]) if option.get("type") != "null"]
     return bool(options) and all("" not in option.get("enum", [""]) for option in options)
+
+
+def _admits_null(prop: dict[str, Any]) -> bool:
+    """True when the parameter's schema takes null itself (then null is passed on, not read as absent)."""
+    return any(option.get("type") == "null" for option in prop.get("anyOf", [prop]))
 
 
 def _takes_structure(prop: dict[str, Any]) -> bool:
