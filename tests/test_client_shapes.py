@@ -38,3 +38,46 @@ async def test_null_for_a_required_parameter_is_still_refused_and_writes_nothing
     result = await client.call_tool("write_file", {"path": None, "content": "x"})
     assert error_code(result) == "invalid_params"
     assert list(root.iterdir()) == []
+
+
+async def test_a_file_uri_names_the_local_path_it_encodes_for_reads_and_writes(client: Client, root: Path) -> None:
+    (root / "sub dir").mkdir()
+    (root / "sub dir" / "a.txt").write_text("A\n")
+    read = await client.call_tool("read_file", {"path": f"file://{root}/sub%20dir/a.txt"})
+    written = await client.call_tool("write_file", {"path": f"file://localhost{root}/b.txt", "content": "B\n"})
+    assert text_of(read) == "A\n"
+    assert structured(written)["path"] == str(root / "b.txt")
+    assert (root / "b.txt").read_bytes() == b"B\n"
+    assert sorted(entry.name for entry in root.iterdir()) == ["b.txt", "sub dir"]
+
+
+async def test_a_file_uri_of_another_host_is_refused_naming_the_fix(client: Client, root: Path) -> None:
+    result = await client.call_tool("write_file", {"path": "file://server/share/a.txt", "content": "x"})
+    assert error_code(result) == "invalid_params"
+    assert "file:///" in text_of(result)
+    assert list(root.iterdir()) == []
+
+
+async def test_a_tilde_path_starts_at_the_home_directory_not_at_a_directory_named_tilde(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(root / "home"))
+    (root / "home").mkdir()
+    written = await client.call_tool("write_file", {"path": "~/notes.txt", "content": "n\n", "create_dirs": True})
+    monkeypatch.setenv("HOME", str(root.parent))
+    outside = await client.call_tool("write_file", {"path": "~/escape.txt", "content": "x"})
+    assert structured(written)["path"] == str(root / "home" / "notes.txt")
+    assert (root / "home" / "notes.txt").read_bytes() == b"n\n"
+    assert not (root / "~").exists()
+    assert error_code(outside) == "access_denied"
+    assert not (root.parent / "escape.txt").exists()
+
+
+async def test_a_directory_named_tilde_under_the_root_is_named_so_that_it_types_back(
+    client: Client, root: Path
+) -> None:
+    written = await client.call_tool("write_file", {"path": "./~/x.txt", "content": "x", "create_dirs": True})
+    again = await client.call_tool("read_file", {"path": text_of(written).split()[1]})
+    assert (root / "~" / "x.txt").read_bytes() == b"x"
+    assert text_of(written).startswith("Created ./~/x.txt")
+    assert text_of(again) == "x"

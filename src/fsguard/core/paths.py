@@ -12,6 +12,7 @@ import errno
 import os
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,30 @@ def _refused_character(path: str) -> str | None:
         if point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf":
             return f"U+{point:04X}"
     return None
+
+
+def _local_form(user_path: str) -> str:
+    """The path a ``file://`` URI or a ``~`` names; any other path as given.
+
+    ``file:///x/a%20b`` (and ``file://localhost/x``) is ``/x/a b``, ``file:///C:/x`` is ``C:/x``: fsguard hands out
+    such URIs itself (resource links, MCP roots) and agents pass them back. ``~`` and ``~/x`` start at the home
+    directory, as in a shell, rather than naming a directory called ``~`` under the first root.
+
+    Raises:
+        InvalidParamsError: a URI naming another host.
+    """
+    if user_path[:7].lower() == "file://":
+        uri = urllib.parse.urlsplit(user_path)
+        if uri.netloc.lower() not in ("", "localhost"):
+            raise InvalidParamsError(
+                f"{user_path!r} names a file on the host {uri.netloc!r}; fsguard reaches this machine's files only. "
+                "Pass a local path, or a URI that starts with file:/// ."
+            )
+        path = urllib.parse.unquote(uri.path)
+        return path[1:] if _WINDOWS_DRIVE.match(path[1:]) else path
+    if user_path == "~" or user_path.startswith("~/"):
+        return str(Path.home()) + user_path[1:]
+    return user_path
 
 
 def _reserved_component(parts: Iterable[str]) -> str | None:
@@ -164,16 +189,17 @@ class PathPolicy:
 
     def _candidate(self, user_path: str) -> Path:
         """The absolute, unresolved path an agent named, after the character and name checks."""
-        if not user_path or not user_path.strip():
+        local = _local_form(user_path) if user_path else user_path
+        if not local or not local.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
-        refused = _refused_character(user_path)
+        refused = _refused_character(local)
         if refused is not None:
             raise AccessDeniedError(
                 f"path {user_path!r} contains the invisible or control character {refused}, which fsguard always "
                 "refuses. Retype the path without it.",
                 path=user_path,
             )
-        candidate = self._translate_windows_form(user_path)
+        candidate = self._translate_windows_form(local)
         reserved = _reserved_component(candidate.parts)
         if reserved is not None:
             raise AccessDeniedError(
