@@ -81,3 +81,36 @@ async def test_a_directory_named_tilde_under_the_root_is_named_so_that_it_types_
     assert (root / "~" / "x.txt").read_bytes() == b"x"
     assert text_of(written).startswith("Created ./~/x.txt")
     assert text_of(again) == "x"
+
+
+async def test_a_path_ending_in_a_slash_is_never_written_as_a_file(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("A\n")
+    (root / "j.js").write_text("var a = 1;\n")
+    await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "text"})
+    refused = [
+        await client.call_tool("write_file", {"path": "notes/", "content": "x"}),
+        await client.call_tool("write_file", {"path": "a.txt/", "content": "x"}),
+        await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "moved/"}),
+        await client.call_tool("copy_file", {"source_path": "a.txt", "dest_path": "copied/"}),
+        await client.call_tool("minify_js", {"path": "j.js", "output_path": "min/"}),
+        await client.call_tool("server_info", {"action": "artifact", "sub_action": "write", "path": "saved/"}),
+        await client.call_tool(
+            "batch_operations", {"request_json": {"operations": [{"type": "write", "path": "b/", "content": "x"}]}}
+        ),
+    ]
+    assert [error_code(result) for result in refused] == ["invalid_params"] * len(refused)
+    assert "notes/notes.txt" in text_of(refused[0])
+    assert sorted(entry.name for entry in root.iterdir()) == ["a.txt", "j.js"]
+    assert (root / "a.txt").read_bytes() == b"A\n"
+
+
+async def test_a_file_moved_onto_an_existing_directory_is_refused_naming_the_path_inside_it(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_text("A\n")
+    (root / "sub").mkdir()
+    result = await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "sub/"})
+    assert error_code(result) == "already_exists"
+    assert 'dest_path="sub/a.txt"' in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"A\n"
+    assert list((root / "sub").iterdir()) == []

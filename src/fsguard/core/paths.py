@@ -66,6 +66,29 @@ def _local_form(user_path: str) -> str:
     return user_path
 
 
+def check_file_spelling(user_path: str, canonical: Path) -> None:
+    """Refuse to create or replace a file at a path written as a directory (``notes/``), unless it is one.
+
+    ``write_file("notes/")`` or ``move_file("a.txt", "notes/")`` meant a directory: writing a file called
+    ``notes`` would succeed at something else (POSIX refuses such a path too). Reading, editing or deleting
+    ``a.txt/`` names the file unambiguously and goes on working; an existing directory is left to the caller.
+
+    Raises:
+        InvalidParamsError: ``user_path`` ends with a separator and ``canonical`` is not a directory.
+    """
+    spelled = user_path.rstrip()
+    if spelled.endswith(("/", "\\")) and not canonical.is_dir():
+        bare = spelled.rstrip("/\\")
+        if canonical.exists() or canonical.is_symlink():
+            found, fix = f"{bare} is a file", f"drop the '/' to name {bare} itself"
+        else:
+            found, fix = "there is none", f"name a file inside it ({bare}/notes.txt), or drop the '/' for a file {bare}"
+        raise InvalidParamsError(
+            f"{user_path!r} ends with '/', which names a directory, but {found}; nothing was written. To go on, {fix}.",
+            path=user_path,
+        )
+
+
 def _reserved_component(parts: Iterable[str]) -> str | None:
     """A Windows device name (CON, NUL.txt, com1.tar.gz …) among the path components."""
     for part in parts:
