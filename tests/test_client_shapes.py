@@ -114,3 +114,12 @@ async def test_a_file_moved_onto_an_existing_directory_is_refused_naming_the_pat
     assert 'dest_path="sub/a.txt"' in text_of(result)
     assert (root / "a.txt").read_bytes() == b"A\n"
     assert list((root / "sub").iterdir()) == []
+
+
+async def test_one_path_sent_as_a_plain_string_for_paths_acts_on_that_file_alone(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("A\n")
+    (root / "b.txt").write_text("B\n")
+    deleted = await client.call_tool("delete_file", {"paths": "a.txt"})
+    assert structured(deleted)["succeeded"] == 1
+    assert sorted(entry.name for entry in root.iterdir()) == ["b.txt"]
+    assert (root / "b.txt").read_bytes() == b"B\n"

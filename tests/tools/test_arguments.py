@@ -182,6 +182,16 @@ def test_normalize_refuses_unparsable_json_for_an_array_parameter() -> None:
     assert "'paths' is not valid JSON" in info.value.message
 
 
+@pytest.mark.parametrize("sent", ["src/a.py", '"src/a.py"'], ids=["plain", "a JSON string"])
+def test_normalize_takes_one_path_sent_for_a_list_of_paths_as_that_one_item(sent: str) -> None:
+    assert normalize("read_file", {"paths": sent}, READ_SCHEMA) == {"paths": ["src/a.py"]}
+
+
+def test_normalize_keeps_refusing_text_that_starts_like_json_for_a_list_of_paths() -> None:
+    with pytest.raises(InvalidParamsError):
+        normalize("read_file", {"paths": "[a.txt"}, READ_SCHEMA)
+
+
 def test_normalize_accepts_raw_newlines_and_trailing_commas_inside_json_strings() -> None:
     sent = '[\n  "first\nline",\n  "tab\there",\n]'
     assert normalize("read_file", {"paths": sent}, READ_SCHEMA) == {"paths": ["first\nline", "tab\there"]}

@@ -54,7 +54,8 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
             continue
         if value is None and target not in required and not _admits_null(properties[target]):
             continue
-        result[target] = _decode_json_string(name, value) if _takes_structure(properties[target]) else value
+        prop = properties[target]
+        result[target] = _decode_json_string(name, value, _lists_strings(prop)) if _takes_structure(prop) else value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
     return result
@@ -106,18 +107,33 @@ def _takes_structure(prop: dict[str, Any]) -> bool:
     return bool(types & {"array", "object"}) and "string" not in types
 
 
-def _decode_json_string(name: str, value: Any) -> Any:
-    """A list or object sent as JSON text, tolerating trailing commas and raw newlines in strings."""
+def _lists_strings(prop: dict[str, Any]) -> bool:
+    """True when the parameter takes an array of strings (``paths``)."""
+    return any(
+        option.get("type") == "array" and option.get("items", {}).get("type") == "string"
+        for option in prop.get("anyOf", [prop])
+    )
+
+
+def _decode_json_string(name: str, value: Any, lists_strings: bool = False) -> Any:
+    """A list or object sent as JSON text, tolerating trailing commas and raw newlines in strings.
+
+    For a list of strings, one plain string that is not JSON text (``paths="src/a.py"``, as models often send a
+    single path) is that one item: nothing else could be meant. Text that starts like JSON still has to parse.
+    """
     if not isinstance(value, str):
         return value
+    if lists_strings and value.strip()[:1] not in ("[", "{", '"'):
+        return [value]
     try:
-        return json.loads(strip_trailing_commas(value), strict=False)
+        decoded = json.loads(strip_trailing_commas(value), strict=False)
     except json.JSONDecodeError as exc:
         raise InvalidParamsError(
             f"parameter {name!r} is not valid JSON ({exc.msg} at position {exc.pos}). "
             f'Pass a native array/object, or JSON text such as ["a.txt", "b.txt"].',
             param=name,
         ) from exc
+    return [decoded] if lists_strings and isinstance(decoded, str) else decoded
 
 
 def strip_trailing_commas(text: str) -> str:
