@@ -123,3 +123,25 @@ async def test_one_path_sent_as_a_plain_string_for_paths_acts_on_that_file_alone
     assert structured(deleted)["succeeded"] == 1
     assert sorted(entry.name for entry in root.iterdir()) == ["b.txt"]
     assert (root / "b.txt").read_bytes() == b"B\n"
+
+
+async def test_a_relative_path_written_with_windows_backslashes_names_the_path_with_slashes(
+    client: Client, root: Path
+) -> None:
+    (root / "sub").mkdir()
+    (root / "sub" / "a.txt").write_text("A\n")
+    read = await client.call_tool("read_file", {"path": ".\\sub\\a.txt"})
+    written = await client.call_tool("write_file", {"path": "sub\\new\\b.txt", "content": "B\n", "create_dirs": True})
+    escaped = await client.call_tool("write_file", {"path": "..\\escape.txt", "content": "x"})
+    assert text_of(read) == "A\n"
+    assert structured(written)["path"] == str(root / "sub" / "new" / "b.txt")
+    assert (root / "sub" / "new" / "b.txt").read_bytes() == b"B\n"
+    assert [path.name for path in root.rglob("*") if "\\" in path.name] == []
+    assert error_code(escaped) == "access_denied"
+    assert not (root.parent / "escape.txt").exists()
+
+
+async def test_an_existing_name_holding_backslashes_keeps_its_name(client: Client, root: Path) -> None:
+    (root / "odd\\name.txt").write_text("odd\n")
+    read = await client.call_tool("read_file", {"path": "odd\\name.txt"})
+    assert text_of(read) == "odd\n"

@@ -19,7 +19,7 @@ from fsguard.core.errors import (
     TooLargeError,
 )
 from fsguard.core.mutation import HookCall, mutation
-from fsguard.core.paths import check_file_spelling
+from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
 from fsguard.models import Artifact
 

@@ -21,7 +21,8 @@ from typing import Literal
 
 from fsguard.core.batchplan import BatchOperation, BatchRequest, refuse
 from fsguard.core.errors import FsguardError, ReadOnlyError
-from fsguard.core.paths import PathPolicy, check_file_spelling
+from fsguard.core.pathforms import check_file_spelling
+from fsguard.core.paths import PathPolicy
 
 Kind = Literal["file", "dir", "other"]
 _NUMBERED = re.compile(r"operation (\d+)")

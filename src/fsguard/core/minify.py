@@ -33,7 +33,7 @@ from fsguard.core.errors import AlreadyExistsError, EncodingError, InvalidParams
 from fsguard.core.hashing import content_hash
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
-from fsguard.core.paths import check_file_spelling
+from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.structure import StructureChecker
 from fsguard.core.textio import DecodedText, decode

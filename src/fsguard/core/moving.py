@@ -14,7 +14,7 @@ from fsguard.core.beneath import lstat_at
 from fsguard.core.disk import read_at
 from fsguard.core.errors import InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
-from fsguard.core.paths import check_file_spelling
+from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import (
     Progress,

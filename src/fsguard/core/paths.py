@@ -12,7 +12,6 @@ import errno
 import os
 import re
 import unicodedata
-import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
+from fsguard.core.pathforms import local_form, with_separators
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 _RESERVED_DEVICE_NAMES = frozenset(
@@ -40,53 +40,6 @@ def _refused_character(path: str) -> str | None:
         if point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf":
             return f"U+{point:04X}"
     return None
-
-
-def _local_form(user_path: str) -> str:
-    """The path a ``file://`` URI or a ``~`` names; any other path as given.
-
-    ``file:///x/a%20b`` (and ``file://localhost/x``) is ``/x/a b``, ``file:///C:/x`` is ``C:/x``: fsguard hands out
-    such URIs itself (resource links, MCP roots) and agents pass them back. ``~`` and ``~/x`` start at the home
-    directory, as in a shell, rather than naming a directory called ``~`` under the first root.
-
-    Raises:
-        InvalidParamsError: a URI naming another host.
-    """
-    if user_path[:7].lower() == "file://":
-        uri = urllib.parse.urlsplit(user_path)
-        if uri.netloc.lower() not in ("", "localhost"):
-            raise InvalidParamsError(
-                f"{user_path!r} names a file on the host {uri.netloc!r}; fsguard reaches this machine's files only. "
-                "Pass a local path, or a URI that starts with file:/// ."
-            )
-        path = urllib.parse.unquote(uri.path)
-        return path[1:] if _WINDOWS_DRIVE.match(path[1:]) else path
-    if user_path == "~" or user_path.startswith("~/"):
-        return str(Path.home()) + user_path[1:]
-    return user_path
-
-
-def check_file_spelling(user_path: str, canonical: Path) -> None:
-    """Refuse to create or replace a file at a path written as a directory (``notes/``), unless it is one.
-
-    ``write_file("notes/")`` or ``move_file("a.txt", "notes/")`` meant a directory: writing a file called
-    ``notes`` would succeed at something else (POSIX refuses such a path too). Reading, editing or deleting
-    ``a.txt/`` names the file unambiguously and goes on working; an existing directory is left to the caller.
-
-    Raises:
-        InvalidParamsError: ``user_path`` ends with a separator and ``canonical`` is not a directory.
-    """
-    spelled = user_path.rstrip()
-    if spelled.endswith(("/", "\\")) and not canonical.is_dir():
-        bare = spelled.rstrip("/\\")
-        if canonical.exists() or canonical.is_symlink():
-            found, fix = f"{bare} is a file", f"drop the '/' to name {bare} itself"
-        else:
-            found, fix = "there is none", f"name a file inside it ({bare}/notes.txt), or drop the '/' for a file {bare}"
-        raise InvalidParamsError(
-            f"{user_path!r} ends with '/', which names a directory, but {found}; nothing was written. To go on, {fix}.",
-            path=user_path,
-        )
 
 
 def _reserved_component(parts: Iterable[str]) -> str | None:
@@ -212,7 +165,7 @@ class PathPolicy:
 
     def _candidate(self, user_path: str) -> Path:
         """The absolute, unresolved path an agent named, after the character and name checks."""
-        local = _local_form(user_path) if user_path else user_path
+        local = local_form(user_path) if user_path else user_path
         if not local or not local.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
         refused = _refused_character(local)
@@ -223,15 +176,18 @@ class PathPolicy:
                 path=user_path,
             )
         candidate = self._translate_windows_form(local)
+        base = None
+        if not candidate.is_absolute():
+            active = self.active_roots() or self.roots
+            base = active[0] if active else Path.cwd()
+            candidate = Path(with_separators(str(candidate), base))
         reserved = _reserved_component(candidate.parts)
         if reserved is not None:
             raise AccessDeniedError(
                 f"path {user_path!r} uses the Windows reserved device name {reserved!r}. Choose another name.",
                 path=user_path,
             )
-        if not candidate.is_absolute():
-            active = self.active_roots() or self.roots
-            base = active[0] if active else Path.cwd()
+        if base is not None:
             candidate = base / candidate
         too_long = name_length_error(str(candidate))
         if too_long is not None:  # checked here: the OS would refuse it deep in some call, as an unexpected OSError

@@ -20,7 +20,7 @@ from fsguard.core.groups import ChangeLog
 from fsguard.core.hashing import content_hash
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
-from fsguard.core.paths import check_file_spelling
+from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.risk import WriteGuard, write_guard
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import LINE_BREAK, DecodedText, decode
