@@ -330,3 +330,15 @@ async def test_an_sdk_client_sending_lowercase_bearer_works(base_settings: Setti
             async with authorised, Client(streamable_http_client(url, http_client=authorised), mode=mode) as client:
                 read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
     assert read["content"] == "hello world"
+
+
+async def test_stdio_reads_a_first_frame_behind_a_byte_order_mark_in_both_eras(root: Path, tmp_path: Path) -> None:
+    legacy_start = frame(
+        1,
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )
+    legacy = await exchange(root, tmp_path / "s1", ["\ufeff", legacy_start])
+    modern = await exchange(root, tmp_path / "s2", ["\ufeff", frame(11, "server/discover", MODERN_META)])
+    assert legacy[1]["result"]["protocolVersion"] == "2025-11-25"
+    assert sorted(modern[11]["result"]["capabilities"]) == ["tools"]

@@ -40,7 +40,9 @@ class _LineReader:
         line = await self._reader.readline()
         if not line:
             raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+        # A byte order mark is no JSON, but clients on .NET or PowerShell write one before their first frame; it
+        # would make that frame (the initialize) unreadable, and the SDK drops unreadable frames without a word.
+        return line.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
 class _LineWriter:
