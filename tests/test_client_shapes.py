@@ -145,3 +145,12 @@ async def test_an_existing_name_holding_backslashes_keeps_its_name(client: Clien
     (root / "odd\\name.txt").write_text("odd\n")
     read = await client.call_tool("read_file", {"path": "odd\\name.txt"})
     assert text_of(read) == "odd\n"
+
+
+async def test_json_text_nested_a_hundred_thousand_deep_is_a_typed_error_and_runs_nothing(
+    client: Client, root: Path
+) -> None:
+    result = await client.call_tool("batch_operations", {"request_json": "[" * 100_000 + "]" * 100_000})
+    assert error_code(result) == "invalid_params"
+    assert "too deeply" in text_of(result)
+    assert list(root.iterdir()) == []

@@ -192,6 +192,13 @@ def test_normalize_keeps_refusing_text_that_starts_like_json_for_a_list_of_paths
         normalize("read_file", {"paths": "[a.txt"}, READ_SCHEMA)
 
 
+def test_normalize_refuses_json_text_nested_past_the_stack_as_invalid_params() -> None:
+    with pytest.raises(InvalidParamsError) as info:
+        normalize("read_file", {"paths": "[" * 100_000 + "]" * 100_000}, READ_SCHEMA)
+    assert info.value.fields == {"param": "paths"}
+    assert "too deeply" in info.value.message
+
+
 def test_normalize_accepts_raw_newlines_and_trailing_commas_inside_json_strings() -> None:
     sent = '[\n  "first\nline",\n  "tab\there",\n]'
     assert normalize("read_file", {"paths": sent}, READ_SCHEMA) == {"paths": ["first\nline", "tab\there"]}

@@ -133,6 +133,12 @@ def _decode_json_string(name: str, value: Any, lists_strings: bool = False) -> A
             f'Pass a native array/object, or JSON text such as ["a.txt", "b.txt"].',
             param=name,
         ) from exc
+    except RecursionError as exc:  # json nests by recursion: thousands of open brackets exhaust the stack
+        raise InvalidParamsError(
+            f"parameter {name!r} nests arrays or objects too deeply to read (hundreds of levels). "
+            "Send a flat list or object, as help(tool=...) shows.",
+            param=name,
+        ) from exc
     return [decoded] if lists_strings and isinstance(decoded, str) else decoded
 
 
