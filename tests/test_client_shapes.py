@@ -154,3 +154,17 @@ async def test_json_text_nested_a_hundred_thousand_deep_is_a_typed_error_and_run
     assert error_code(result) == "invalid_params"
     assert "too deeply" in text_of(result)
     assert list(root.iterdir()) == []
+
+
+async def test_an_empty_string_for_an_optional_number_boolean_or_path_is_its_default(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_text("one\n")
+    blank = {"append": "", "create_dirs": "", "expected_hash": "", "encoding": ""}
+    written = await client.call_tool("write_file", {"path": "a.txt", "content": "two\n", **blank})
+    listed = await client.call_tool("list_directory", {"path": "", "limit": "", "max_depth": "", "include_hidden": ""})
+    read = await client.call_tool("read_file", {"path": "a.txt", "start_line": "", "max_lines": "", "paths": ""})
+    assert structured(written)["bytes_written"] == 4
+    assert (root / "a.txt").read_bytes() == b"two\n"
+    assert "a.txt" in text_of(listed)
+    assert text_of(read) == "two\n"

@@ -129,6 +129,21 @@ def test_normalize_takes_an_empty_string_for_an_optional_choice_as_absent() -> N
     assert normalize("t", sent, CHOICE_SCHEMA) == {"action": "log"}
 
 
+def test_normalize_takes_an_empty_string_for_an_optional_number_boolean_list_or_path_as_absent() -> None:
+    schema = {
+        "properties": {
+            "limit": {"type": "integer", "default": 50},
+            "start_line": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "dry_run": {"type": "boolean", "default": False},
+            "paths": OPTIONAL_STRINGS,
+            "file_path": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "content": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        }
+    }
+    sent = {"limit": "", "start_line": "", "dry_run": "", "paths": "", "file_path": "", "content": ""}
+    assert normalize("t", sent, schema) == {"content": ""}
+
+
 @pytest.mark.parametrize(
     "sent",
     [{"mode": "regx"}, {"action": ""}, {"blank": ""}, {"text": ""}],

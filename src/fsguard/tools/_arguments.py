@@ -2,8 +2,10 @@
 
 The tool's own input schema is the only list of valid names, so this cannot drift from it.
 
-An empty string sent for an optional choice (diff_format, mode, position, output_format, action …) is taken as
-absent, so the parameter's default applies: the seed read "" as "not given" everywhere (catalog §1.3, §2.16).
+An empty string sent for an optional choice (diff_format, mode, position, output_format, action …) or for an
+optional number, boolean or list (what forms send for a blank field), or for an optional path, encoding, hash or
+backup id (:data:`BLANK_MEANS_ABSENT`), is taken as absent, so the parameter's default
+applies: the seed read "" as "not given" everywhere (catalog §1.3, §2.16).
 Any other value outside the choices is still refused: the seed's "any other mode falls into replace" would turn
 a typo such as mode="regx" into a literal replace of the wrong text.
 
@@ -21,6 +23,12 @@ from fsguard.core.errors import InvalidParamsError, UnknownParamError
 
 # Accepted on every tool and dropped: many harnesses add it to every call.
 IGNORED = frozenset({"description"})
+# Optional text parameters for which "" can only mean "not given": a path, an encoding, a hash or an id is never
+# empty (content, new_text or a replacement may well be).
+BLANK_MEANS_ABSENT = frozenset(
+    {"path", "file_path", "filter_path", "output_path", "wsl_path", "windows_path"}
+    | {"encoding", "expected_hash", "backup_id", "sd_id"}
+)
 ALIASES = {"old_str": "old_text", "old_string": "old_text", "new_str": "new_text", "new_string": "new_text"}
 # Aliases of one tool only: git has a real ``output`` parameter of its own.
 TOOL_ALIASES = {
@@ -50,7 +58,11 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
             continue
         if target != name and target in arguments:
             continue  # the canonical name wins over its alias, whatever the order
-        if value == "" and target not in required and _blank_is_no_choice(properties[target]):
+        if (
+            value == ""
+            and target not in required
+            and (target in BLANK_MEANS_ABSENT or _blank_is_absent(properties[target]))
+        ):
             continue
         if value is None and target not in required and not _admits_null(properties[target]):
             continue
@@ -89,10 +101,13 @@ def edit_distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _blank_is_no_choice(prop: dict[str, Any]) -> bool:
-    """True when the parameter is a choice of strings, none of them empty (a schema enum, or null)."""
+def _blank_is_absent(prop: dict[str, Any]) -> bool:
+    """True when no value the parameter takes is the empty string: a choice of strings none of which is empty (a
+    schema enum), or a number, boolean, list or object (what a form sends for a field left blank)."""
     options = [option for option in prop.get("anyOf", [prop]) if option.get("type") != "null"]
-    return bool(options) and all("" not in option.get("enum", [""]) for option in options)
+    return bool(options) and all(
+        option.get("type") != "string" or "" not in option.get("enum", [""]) for option in options
+    )
 
 
 def _admits_null(prop: dict[str, Any]) -> bool:
