@@ -168,3 +168,14 @@ async def test_an_empty_string_for_an_optional_number_boolean_or_path_is_its_def
     assert (root / "a.txt").read_bytes() == b"two\n"
     assert "a.txt" in text_of(listed)
     assert text_of(read) == "two\n"
+
+
+async def test_null_and_blank_optional_fields_inside_edit_items_are_their_defaults(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("one two\none\n")
+    edits = [{"old_text": "two", "new_text": "2", "replace_all": None}]
+    patterns = '[{"pattern": "one", "replacement": "1", "limit": ""}]'
+    edited = await client.call_tool("multi_edit", {"path": "a.txt", "edits": edits})
+    replaced = await client.call_tool("edit_file", {"path": "a.txt", "mode": "regex", "patterns_json": patterns})
+    assert structured(edited)["successful_edits"] == 1
+    assert structured(replaced)["replacements"] == 2
+    assert (root / "a.txt").read_bytes() == b"1 2\n1\n"

@@ -11,7 +11,8 @@ a typo such as mode="regx" into a literal replace of the wrong text.
 
 null sent for an optional parameter whose schema has no null (``max_depth``, ``append``, ``mode`` …) is taken as
 absent too: clients that fill every field of a form send null for the ones left blank, and the seed read a JSON
-null as the parameter's zero value, its default. A required parameter sent as null is still refused.
+null as the parameter's zero value, its default. A required parameter sent as null is still refused. Both rules
+apply inside the items of a list of objects too (multi_edit's ``edits``, edit_file's ``patterns_json``).
 """
 
 from __future__ import annotations
@@ -58,16 +59,12 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
             continue
         if target != name and target in arguments:
             continue  # the canonical name wins over its alias, whatever the order
-        if (
-            value == ""
-            and target not in required
-            and (target in BLANK_MEANS_ABSENT or _blank_is_absent(properties[target]))
-        ):
-            continue
-        if value is None and target not in required and not _admits_null(properties[target]):
+        if _blank_field(target, value, properties, required):
             continue
         prop = properties[target]
-        result[target] = _decode_json_string(name, value, _lists_strings(prop)) if _takes_structure(prop) else value
+        if _takes_structure(prop):
+            value = _without_blank_fields(_decode_json_string(name, value, _lists_strings(prop)), prop, schema)
+        result[target] = value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
     return result
@@ -108,6 +105,32 @@ def _blank_is_absent(prop: dict[str, Any]) -> bool:
     return bool(options) and all(
         option.get("type") != "string" or "" not in option.get("enum", [""]) for option in options
     )
+
+
+def _blank_field(name: str, value: Any, properties: dict[str, Any], required: set[str]) -> bool:
+    """True for null or "" sent for an optional parameter that reads it as absent (see the module's docstring)."""
+    if name not in properties or name in required:
+        return False
+    if value is None:
+        return not _admits_null(properties[name])
+    return value == "" and (name in BLANK_MEANS_ABSENT or _blank_is_absent(properties[name]))
+
+
+def _without_blank_fields(value: Any, prop: dict[str, Any], schema: dict[str, Any]) -> Any:
+    """The items of a list of objects (multi_edit's edits, edit_file's patterns_json) without their blank optional
+    fields: clients that send null for every optional field do so inside the items too."""
+    items = next((option.get("items") for option in prop.get("anyOf", [prop]) if option.get("type") == "array"), None)
+    reference = items.get("$ref", "") if isinstance(items, dict) else ""
+    item = schema.get("$defs", {}).get(reference.rsplit("/", 1)[-1], {}) if reference else {}
+    if not isinstance(value, list) or not item:
+        return value
+    properties, required = item.get("properties", {}), set(item.get("required", ()))
+    return [
+        {key: field for key, field in entry.items() if not _blank_field(key, field, properties, required)}
+        if isinstance(entry, dict)
+        else entry
+        for entry in value
+    ]
 
 
 def _admits_null(prop: dict[str, Any]) -> bool:
