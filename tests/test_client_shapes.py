@@ -179,3 +179,12 @@ async def test_null_and_blank_optional_fields_inside_edit_items_are_their_defaul
     assert structured(edited)["successful_edits"] == 1
     assert structured(replaced)["replacements"] == 2
     assert (root / "a.txt").read_bytes() == b"1 2\n1\n"
+
+
+async def test_blank_fields_another_batch_operation_type_would_take_are_ignored(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    blank = {"content": None, "destination": None, "start_line": None, "append": "", "options": None}
+    operation = {"type": "edit", "path": "a.txt", "old_text": "one", "new_text": "1", **blank}
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}})
+    assert structured(result)["completed"] == 1
+    assert (root / "a.txt").read_bytes() == b"1\n"
