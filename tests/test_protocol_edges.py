@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -330,3 +331,54 @@ async def test_an_sdk_client_sending_lowercase_bearer_works(base_settings: Setti
             async with authorised, Client(streamable_http_client(url, http_client=authorised), mode=mode) as client:
                 read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
     assert read["content"] == "hello world"
+
+
+async def test_stdio_reads_a_first_frame_behind_a_byte_order_mark_in_both_eras(root: Path, tmp_path: Path) -> None:
+    legacy_start = frame(
+        1,
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )
+    legacy = await exchange(root, tmp_path / "s1", ["\ufeff", legacy_start])
+    modern = await exchange(root, tmp_path / "s2", ["\ufeff", frame(11, "server/discover", MODERN_META)])
+    assert legacy[1]["result"]["protocolVersion"] == "2025-11-25"
+    assert sorted(modern[11]["result"]["capabilities"]) == ["tools"]
+
+
+@pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_a_stdio_server_ended_by_a_signal_shuts_down_cleanly_and_writes_its_metrics(
+    root: Path, tmp_path: Path, ending: signal.Signals, era: str
+) -> None:
+    start = (
+        [frame(11, "server/discover", MODERN_META)]
+        if era == "modern"
+        else [
+            frame(
+                11,
+                "initialize",
+                {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+            ),
+            frame(None, "notifications/initialized"),
+        ]
+    )
+    call = frame(
+        12, "tools/call", {"name": "list_directory", "arguments": {}, **(MODERN_META if era == "modern" else {})}
+    )
+    logs = tmp_path / "logs"
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(tmp_path / "s"), "--log-dir", str(logs)]
+    with anyio.fail_after(30):
+        async with await anyio.open_process(command) as process:
+            assert process.stdin is not None
+            assert process.stdout is not None
+            assert process.stderr is not None
+            await process.stdin.send("".join([*start, call]).encode())
+            buffered = b""
+            while b'"id":12' not in buffered:
+                buffered += await process.stdout.receive()
+            process.send_signal(ending)
+            code = await process.wait()
+            stderr = b"".join([chunk async for chunk in process.stderr])
+    assert code == 0
+    assert b"Traceback" not in stderr
+    assert json.loads((logs / "metrics.json").read_text())["by_tool"] == {"list_directory": 1}

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import stat
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, cast
 
+import anyio
 from mcp.server.stdio import stdio_server
 
 if TYPE_CHECKING:
-    import anyio
-
     from fsguard.server import FsguardServer
 
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
@@ -40,7 +40,9 @@ class _LineReader:
         line = await self._reader.readline()
         if not line:
             raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+        # A byte order mark is no JSON, but clients on .NET or PowerShell write one before their first frame; it
+        # would make that frame (the initialize) unreadable, and the SDK drops unreadable frames without a word.
+        return line.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
 class _LineWriter:
@@ -84,7 +86,34 @@ async def _claimed_std_fds() -> AsyncIterator[tuple[int, int]]:
 
 
 async def serve_stdio(server: FsguardServer) -> None:
-    """Serve ``server`` on stdin/stdout until stdin closes."""
+    """Serve ``server`` on stdin/stdout until stdin closes, or until SIGTERM or SIGINT.
+
+    A signal ends the connection as a closed stdin does: calls in flight are cancelled at their next await
+    (a file is left old or new, as on any cancellation) and answered "Connection closed", and the process
+    exits through its shutdown path (the audit metrics are written) instead of dying mid-call or printing a
+    KeyboardInterrupt traceback.
+    """
+    with anyio.CancelScope() as scope, _ending_on_signals(scope):
+        await _serve(server)
+
+
+@contextmanager
+def _ending_on_signals(scope: anyio.CancelScope) -> Iterator[None]:
+    """SIGTERM and SIGINT cancel ``scope`` while the block runs; the previous handlers come back after it."""
+    loop = asyncio.get_running_loop()
+    previous = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT)}
+    for number in previous:
+        loop.add_signal_handler(number, scope.cancel)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            loop.remove_signal_handler(number)
+            if handler is not None:
+                signal.signal(number, handler)
+
+
+async def _serve(server: FsguardServer) -> None:
     if not (_is_stream(0) and _is_stream(1)):
         await server.run_stdio_async()
         return

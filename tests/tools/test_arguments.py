@@ -129,6 +129,21 @@ def test_normalize_takes_an_empty_string_for_an_optional_choice_as_absent() -> N
     assert normalize("t", sent, CHOICE_SCHEMA) == {"action": "log"}
 
 
+def test_normalize_takes_an_empty_string_for_an_optional_number_boolean_list_or_path_as_absent() -> None:
+    schema = {
+        "properties": {
+            "limit": {"type": "integer", "default": 50},
+            "start_line": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "dry_run": {"type": "boolean", "default": False},
+            "paths": OPTIONAL_STRINGS,
+            "file_path": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "content": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        }
+    }
+    sent = {"limit": "", "start_line": "", "dry_run": "", "paths": "", "file_path": "", "content": ""}
+    assert normalize("t", sent, schema) == {"content": ""}
+
+
 @pytest.mark.parametrize(
     "sent",
     [{"mode": "regx"}, {"action": ""}, {"blank": ""}, {"text": ""}],
@@ -136,6 +151,11 @@ def test_normalize_takes_an_empty_string_for_an_optional_choice_as_absent() -> N
 )
 def test_normalize_keeps_an_empty_string_where_it_is_not_an_absent_choice(sent: dict[str, str]) -> None:
     assert normalize("t", sent, CHOICE_SCHEMA) == sent
+
+
+def test_normalize_takes_null_for_an_optional_parameter_without_null_as_absent() -> None:
+    sent = {"mode": None, "text": None, "action": None}
+    assert normalize("t", sent, CHOICE_SCHEMA) == {"action": None}
 
 
 # --- JSON text for arrays -----------------------------------------------------------------------------------------
@@ -175,6 +195,23 @@ def test_normalize_refuses_unparsable_json_for_an_array_parameter() -> None:
     assert info.value.code == "invalid_params"
     assert info.value.fields == {"param": "paths"}
     assert "'paths' is not valid JSON" in info.value.message
+
+
+@pytest.mark.parametrize("sent", ["src/a.py", '"src/a.py"'], ids=["plain", "a JSON string"])
+def test_normalize_takes_one_path_sent_for_a_list_of_paths_as_that_one_item(sent: str) -> None:
+    assert normalize("read_file", {"paths": sent}, READ_SCHEMA) == {"paths": ["src/a.py"]}
+
+
+def test_normalize_keeps_refusing_text_that_starts_like_json_for_a_list_of_paths() -> None:
+    with pytest.raises(InvalidParamsError):
+        normalize("read_file", {"paths": "[a.txt"}, READ_SCHEMA)
+
+
+def test_normalize_refuses_json_text_nested_past_the_stack_as_invalid_params() -> None:
+    with pytest.raises(InvalidParamsError) as info:
+        normalize("read_file", {"paths": "[" * 100_000 + "]" * 100_000}, READ_SCHEMA)
+    assert info.value.fields == {"param": "paths"}
+    assert "too deeply" in info.value.message
 
 
 def test_normalize_accepts_raw_newlines_and_trailing_commas_inside_json_strings() -> None:

@@ -19,6 +19,7 @@ from fsguard.core.errors import (
     TooLargeError,
 )
 from fsguard.core.mutation import HookCall, mutation
+from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
 from fsguard.models import Artifact
 
@@ -77,6 +78,7 @@ class ArtifactHolder:
                 "first."
             )
         path = self._safe.policy.resolve(user_path)
+        check_file_spelling(user_path, path)
         try:
             if self._taken(path):  # whatever is there (a directory, a link): not read, not replaced
                 raise _exists(path)

@@ -21,6 +21,7 @@ from typing import Literal
 
 from fsguard.core.batchplan import BatchOperation, BatchRequest, refuse
 from fsguard.core.errors import FsguardError, ReadOnlyError
+from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.paths import PathPolicy
 
 Kind = Literal["file", "dir", "other"]
@@ -114,6 +115,7 @@ def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | 
         try:
             path = (policy.resolve_entry if entry else policy.resolve)(op.path)
             destination = policy.resolve_entry(op.destination) if op.destination is not None else None
+            _check_file_spellings(op, path, destination)
         except FsguardError as exc:
             problems.append(f"{op.label}: {exc.message}")
             continue
@@ -126,6 +128,14 @@ def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | 
         problems.sort(key=_operation_number)  # stable: within an operation, the order they were found
         raise refuse(problems, "batch_operations: the batch does not validate")
     return targets
+
+
+def _check_file_spellings(op: BatchOperation, path: Path, destination: Path | None) -> None:
+    """A write's path, and the destination of a file's copy, move or extract, may not be spelled as a directory."""
+    if op.type == "write":
+        check_file_spelling(op.path, path)
+    if op.destination is not None and destination is not None and not path.is_dir():
+        check_file_spelling(op.destination, destination)
 
 
 def _refuse_read_only(request: BatchRequest, policy: PathPolicy) -> None:

@@ -187,11 +187,12 @@ def _operation(index: int, item: Any, problems: list[str]) -> BatchOperation | N
 def _values(
     kind: str, fields: dict[str, Any], found: dict[str, str], where: str, problems: list[str]
 ) -> dict[str, Any]:
-    """The fields this type takes, typed; a field it does not take is a problem, not silently dropped."""
+    """The fields this type takes, typed; a field it does not take is a problem, not silently dropped, unless it
+    is blank (null or ""): clients that fill every field of every operation type send the others empty."""
     allowed = (*_REQUIRED[kind], *_OPTIONAL[kind])
     values: dict[str, Any] = {}
     for name, value in fields.items():
-        if name == "type":
+        if name == "type" or (name not in allowed and value in (None, "")):
             continue
         if name not in allowed:
             given = found.get(name, name)

@@ -33,6 +33,7 @@ from fsguard.core.errors import AlreadyExistsError, EncodingError, InvalidParams
 from fsguard.core.hashing import content_hash
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
+from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.structure import StructureChecker
 from fsguard.core.textio import DecodedText, decode
@@ -103,6 +104,8 @@ class Minifier:
         keep_bang = _keeps_bang_comments(request)
         source = self._safe.policy.resolve(request.path)
         target = self._safe.policy.resolve(request.output_path) if request.output_path else source
+        if request.output_path:
+            check_file_spelling(request.output_path, target)
         if target == source:
             return self._in_place(source, request, keep_bang)
         return self._into_new_file(source, target, request, keep_bang)

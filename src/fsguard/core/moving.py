@@ -14,6 +14,7 @@ from fsguard.core.beneath import lstat_at
 from fsguard.core.disk import read_at
 from fsguard.core.errors import InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
+from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import (
     Progress,
@@ -126,8 +127,10 @@ class Mover:
         if not (source.exists() or source.is_symlink()):
             with self._safe.session.watching(source):
                 raise _missing(source)
+        if not source.is_dir():
+            check_file_spelling(dest_path, destination)
         if destination.exists() or destination.is_symlink():
-            raise already_exists(destination)
+            raise already_exists(destination, source)
         return source, destination
 
 

@@ -21,6 +21,7 @@ from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
+from fsguard.core.pathforms import local_form, with_separators
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 _RESERVED_DEVICE_NAMES = frozenset(
@@ -164,25 +165,29 @@ class PathPolicy:
 
     def _candidate(self, user_path: str) -> Path:
         """The absolute, unresolved path an agent named, after the character and name checks."""
-        if not user_path or not user_path.strip():
+        local = local_form(user_path) if user_path else user_path
+        if not local or not local.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
-        refused = _refused_character(user_path)
+        refused = _refused_character(local)
         if refused is not None:
             raise AccessDeniedError(
                 f"path {user_path!r} contains the invisible or control character {refused}, which fsguard always "
                 "refuses. Retype the path without it.",
                 path=user_path,
             )
-        candidate = self._translate_windows_form(user_path)
+        candidate = self._translate_windows_form(local)
+        base = None
+        if not candidate.is_absolute():
+            active = self.active_roots() or self.roots
+            base = active[0] if active else Path.cwd()
+            candidate = Path(with_separators(str(candidate), base))
         reserved = _reserved_component(candidate.parts)
         if reserved is not None:
             raise AccessDeniedError(
                 f"path {user_path!r} uses the Windows reserved device name {reserved!r}. Choose another name.",
                 path=user_path,
             )
-        if not candidate.is_absolute():
-            active = self.active_roots() or self.roots
-            base = active[0] if active else Path.cwd()
+        if base is not None:
             candidate = base / candidate
         too_long = name_length_error(str(candidate))
         if too_long is not None:  # checked here: the OS would refuse it deep in some call, as an unexpected OSError

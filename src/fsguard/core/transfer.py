@@ -205,10 +205,15 @@ def remove_beneath(beneath: Beneath, path: Path) -> None:
         remove(entry, missing_ok=True)
 
 
-def already_exists(path: Path) -> AlreadyExistsError:
+def already_exists(path: Path, moved: Path | None = None) -> AlreadyExistsError:
+    """The destination is taken; given what would have gone there (``moved``), a directory there is offered as the
+    place to put it, as ``mv a.txt dir/`` would: fsguard never moves into a directory on its own."""
+    into = ""
+    if moved is not None and path.is_dir() and not path.is_symlink():
+        into = f' To put {moved.name} inside that directory, pass dest_path="{path / moved.name}".'
     return AlreadyExistsError(
         f"{path} already exists; move_file and copy_file never overwrite. Choose another destination, "
-        "or delete_file it first (it goes to the trash).",
+        f"or delete_file it first (it goes to the trash).{into}",
         path=str(path),
     )
 

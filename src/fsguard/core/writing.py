@@ -20,6 +20,7 @@ from fsguard.core.groups import ChangeLog
 from fsguard.core.hashing import content_hash
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
+from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.risk import WriteGuard, write_guard
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import LINE_BREAK, DecodedText, decode
@@ -68,6 +69,7 @@ class FileWriter:
             FsguardError: the path, the hash, the encoding or the filesystem refused; nothing was written.
         """
         path = self._safe.policy.resolve(user_path)
+        check_file_spelling(user_path, path)
         self._check_size(path, payload)
         hook = HookCall("write", tool, "write_file")
         with mutation(self._safe, path, may_be_missing=True) as change:
@@ -138,6 +140,7 @@ class FileWriter:
             FsguardError: the path, the hash, the encoding or the filesystem refused; nothing was written.
         """
         path = self._safe.policy.resolve(user_path)
+        check_file_spelling(user_path, path)
         self._check_size(path, text)
         done = append_text(
             self._safe,

@@ -2,10 +2,17 @@
 
 The tool's own input schema is the only list of valid names, so this cannot drift from it.
 
-An empty string sent for an optional choice (diff_format, mode, position, output_format, action …) is taken as
-absent, so the parameter's default applies: the seed read "" as "not given" everywhere (catalog §1.3, §2.16).
+An empty string sent for an optional choice (diff_format, mode, position, output_format, action …) or for an
+optional number, boolean or list (what forms send for a blank field), or for an optional path, encoding, hash or
+backup id (:data:`BLANK_MEANS_ABSENT`), is taken as absent, so the parameter's default
+applies: the seed read "" as "not given" everywhere (catalog §1.3, §2.16).
 Any other value outside the choices is still refused: the seed's "any other mode falls into replace" would turn
 a typo such as mode="regx" into a literal replace of the wrong text.
+
+null sent for an optional parameter whose schema has no null (``max_depth``, ``append``, ``mode`` …) is taken as
+absent too: clients that fill every field of a form send null for the ones left blank, and the seed read a JSON
+null as the parameter's zero value, its default. A required parameter sent as null is still refused. Both rules
+apply inside the items of a list of objects too (multi_edit's ``edits``, edit_file's ``patterns_json``).
 """
 
 from __future__ import annotations
@@ -17,6 +24,12 @@ from fsguard.core.errors import InvalidParamsError, UnknownParamError
 
 # Accepted on every tool and dropped: many harnesses add it to every call.
 IGNORED = frozenset({"description"})
+# Optional text parameters for which "" can only mean "not given": a path, an encoding, a hash or an id is never
+# empty (content, new_text or a replacement may well be).
+BLANK_MEANS_ABSENT = frozenset(
+    {"path", "file_path", "filter_path", "output_path", "wsl_path", "windows_path"}
+    | {"encoding", "expected_hash", "backup_id", "sd_id"}
+)
 ALIASES = {"old_str": "old_text", "old_string": "old_text", "new_str": "new_text", "new_string": "new_text"}
 # Aliases of one tool only: git has a real ``output`` parameter of its own.
 TOOL_ALIASES = {
@@ -46,9 +59,12 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
             continue
         if target != name and target in arguments:
             continue  # the canonical name wins over its alias, whatever the order
-        if value == "" and target not in required and _blank_is_no_choice(properties[target]):
+        if _blank_field(target, value, properties, required):
             continue
-        result[target] = _decode_json_string(name, value) if _takes_structure(properties[target]) else value
+        prop = properties[target]
+        if _takes_structure(prop):
+            value = _without_blank_fields(_decode_json_string(name, value, _lists_strings(prop)), prop, schema)
+        result[target] = value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
     return result
@@ -82,10 +98,44 @@ def edit_distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _blank_is_no_choice(prop: dict[str, Any]) -> bool:
-    """True when the parameter is a choice of strings, none of them empty (a schema enum, or null)."""
+def _blank_is_absent(prop: dict[str, Any]) -> bool:
+    """True when no value the parameter takes is the empty string: a choice of strings none of which is empty (a
+    schema enum), or a number, boolean, list or object (what a form sends for a field left blank)."""
     options = [option for option in prop.get("anyOf", [prop]) if option.get("type") != "null"]
-    return bool(options) and all("" not in option.get("enum", [""]) for option in options)
+    return bool(options) and all(
+        option.get("type") != "string" or "" not in option.get("enum", [""]) for option in options
+    )
+
+
+def _blank_field(name: str, value: Any, properties: dict[str, Any], required: set[str]) -> bool:
+    """True for null or "" sent for an optional parameter that reads it as absent (see the module's docstring)."""
+    if name not in properties or name in required:
+        return False
+    if value is None:
+        return not _admits_null(properties[name])
+    return value == "" and (name in BLANK_MEANS_ABSENT or _blank_is_absent(properties[name]))
+
+
+def _without_blank_fields(value: Any, prop: dict[str, Any], schema: dict[str, Any]) -> Any:
+    """The items of a list of objects (multi_edit's edits, edit_file's patterns_json) without their blank optional
+    fields: clients that send null for every optional field do so inside the items too."""
+    items = next((option.get("items") for option in prop.get("anyOf", [prop]) if option.get("type") == "array"), None)
+    reference = items.get("$ref", "") if isinstance(items, dict) else ""
+    item = schema.get("$defs", {}).get(reference.rsplit("/", 1)[-1], {}) if reference else {}
+    if not isinstance(value, list) or not item:
+        return value
+    properties, required = item.get("properties", {}), set(item.get("required", ()))
+    return [
+        {key: field for key, field in entry.items() if not _blank_field(key, field, properties, required)}
+        if isinstance(entry, dict)
+        else entry
+        for entry in value
+    ]
+
+
+def _admits_null(prop: dict[str, Any]) -> bool:
+    """True when the parameter's schema takes null itself (then null is passed on, not read as absent)."""
+    return any(option.get("type") == "null" for option in prop.get("anyOf", [prop]))
 
 
 def _takes_structure(prop: dict[str, Any]) -> bool:
@@ -95,18 +145,39 @@ def _takes_structure(prop: dict[str, Any]) -> bool:
     return bool(types & {"array", "object"}) and "string" not in types
 
 
-def _decode_json_string(name: str, value: Any) -> Any:
-    """A list or object sent as JSON text, tolerating trailing commas and raw newlines in strings."""
+def _lists_strings(prop: dict[str, Any]) -> bool:
+    """True when the parameter takes an array of strings (``paths``)."""
+    return any(
+        option.get("type") == "array" and option.get("items", {}).get("type") == "string"
+        for option in prop.get("anyOf", [prop])
+    )
+
+
+def _decode_json_string(name: str, value: Any, lists_strings: bool = False) -> Any:
+    """A list or object sent as JSON text, tolerating trailing commas and raw newlines in strings.
+
+    For a list of strings, one plain string that is not JSON text (``paths="src/a.py"``, as models often send a
+    single path) is that one item: nothing else could be meant. Text that starts like JSON still has to parse.
+    """
     if not isinstance(value, str):
         return value
+    if lists_strings and value.strip()[:1] not in ("[", "{", '"'):
+        return [value]
     try:
-        return json.loads(strip_trailing_commas(value), strict=False)
+        decoded = json.loads(strip_trailing_commas(value), strict=False)
     except json.JSONDecodeError as exc:
         raise InvalidParamsError(
             f"parameter {name!r} is not valid JSON ({exc.msg} at position {exc.pos}). "
             f'Pass a native array/object, or JSON text such as ["a.txt", "b.txt"].',
             param=name,
         ) from exc
+    except RecursionError as exc:  # json nests by recursion: thousands of open brackets exhaust the stack
+        raise InvalidParamsError(
+            f"parameter {name!r} nests arrays or objects too deeply to read (hundreds of levels). "
+            "Send a flat list or object, as help(tool=...) shows.",
+            param=name,
+        ) from exc
+    return [decoded] if lists_strings and isinstance(decoded, str) else decoded
 
 
 def strip_trailing_commas(text: str) -> str:

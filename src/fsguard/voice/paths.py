@@ -20,6 +20,8 @@ from contextvars import ContextVar
 from pathlib import Path
 
 _QUOTED_LINE = re.compile(r" *\d+: ")
+# A relative path a tool reads as the home directory (core.paths): "~" alone or followed by "/".
+_HOME_LIKE = re.compile(r"~(?:/|$|[\s'\"`),;:\]])")
 _BASE: ContextVar[str | None] = ContextVar("fsguard_voice_base", default=None)
 
 
@@ -43,7 +45,10 @@ def shown(path: str | Path | None) -> str:
     if base is None or not text:
         return text
     prefix = base.rstrip(os.sep) + os.sep
-    return text[len(prefix) :] if text.startswith(prefix) else text
+    if not text.startswith(prefix):
+        return text
+    relative = text[len(prefix) :]
+    return "./" + relative if _HOME_LIKE.match(relative) else relative
 
 
 def shortened(message: str | None) -> str:
@@ -57,7 +62,13 @@ def shortened(message: str | None) -> str:
         return text
     prefix = base.rstrip(os.sep) + os.sep
     # A path starts the message or follows a space, quote, bracket or "=": not in the middle of another path.
-    return re.sub(rf"(?<![\w./\\-]){re.escape(prefix)}(?=[^\s])", "", text)
+    return re.sub(rf"(?<![\w./\\-]){re.escape(prefix)}(?=[^\s])", _relative_start, text)
+
+
+def _relative_start(match: re.Match[str]) -> str:
+    """What replaces the first root in a shortened message: nothing, or ``./`` before a name a tool would take for
+    the home directory (a directory called ``~`` directly under the root)."""
+    return "./" if _HOME_LIKE.match(match.string, match.end()) else ""
 
 
 def shortened_error(message: str) -> str:

@@ -1,0 +1,75 @@
+"""How clients spell paths, read before any check: URIs, ``~``, Windows backslashes, and a trailing ``/``.
+
+Agents copy paths from everywhere: ``file://`` URIs from resource links and MCP roots, ``~/x`` from a shell,
+``src\\main.py`` from Windows. Each is read as what it names, so a call never acts on something else (a directory
+called ``~``, a file whose name holds backslashes); :mod:`fsguard.core.paths` then checks the result like any path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.parse
+from pathlib import Path
+
+from fsguard.core.errors import InvalidParamsError
+
+_DRIVE_PATH = re.compile(r"^[A-Za-z]:(?:[\\/]|$)")
+
+
+def local_form(user_path: str) -> str:
+    """The path a ``file://`` URI or a ``~`` names; any other path as given.
+
+    ``file:///x/a%20b`` (and ``file://localhost/x``) is ``/x/a b``, ``file:///C:/x`` is ``C:/x``: fsguard hands out
+    such URIs itself (resource links, MCP roots) and agents pass them back. ``~`` and ``~/x`` start at the home
+    directory, as in a shell, rather than naming a directory called ``~`` under the first root.
+
+    Raises:
+        InvalidParamsError: a URI naming another host.
+    """
+    if user_path[:7].lower() == "file://":
+        uri = urllib.parse.urlsplit(user_path)
+        if uri.netloc.lower() not in ("", "localhost"):
+            raise InvalidParamsError(
+                f"{user_path!r} names a file on the host {uri.netloc!r}; fsguard reaches this machine's files only. "
+                "Pass a local path, or a URI that starts with file:/// ."
+            )
+        path = urllib.parse.unquote(uri.path)
+        return path[1:] if _DRIVE_PATH.match(path[1:]) else path
+    if user_path == "~" or user_path.startswith("~/"):
+        return str(Path.home()) + user_path[1:]
+    return user_path
+
+
+def with_separators(relative: str, base: Path) -> str:
+    """A relative path written with Windows backslashes (``src\\main.py``) as the path it means (``src/main.py``).
+
+    Unless an entry spelled with the backslashes exists under ``base``: a backslash is a legal character in a
+    Linux name, and such a file keeps its name. A new file is never given a name with backslashes in it.
+    """
+    if "\\" not in relative or os.path.lexists(base / relative):
+        return relative
+    return relative.replace("\\", "/")
+
+
+def check_file_spelling(user_path: str, canonical: Path) -> None:
+    """Refuse to create or replace a file at a path written as a directory (``notes/``), unless it is one.
+
+    ``write_file("notes/")`` or ``move_file("a.txt", "notes/")`` meant a directory: writing a file called
+    ``notes`` would succeed at something else (POSIX refuses such a path too). Reading, editing or deleting
+    ``a.txt/`` names the file unambiguously and goes on working; an existing directory is left to the caller.
+
+    Raises:
+        InvalidParamsError: ``user_path`` ends with a separator and ``canonical`` is not a directory.
+    """
+    spelled = user_path.rstrip()
+    if spelled.endswith(("/", "\\")) and not canonical.is_dir():
+        bare = spelled.rstrip("/\\")
+        if canonical.exists() or canonical.is_symlink():
+            found, fix = f"{bare} is a file", f"drop the '/' to name {bare} itself"
+        else:
+            found, fix = "there is none", f"name a file inside it ({bare}/notes.txt), or drop the '/' for a file {bare}"
+        raise InvalidParamsError(
+            f"{user_path!r} ends with '/', which names a directory, but {found}; nothing was written. To go on, {fix}.",
+            path=user_path,
+        )

@@ -1,0 +1,190 @@
+"""What real clients send, end to end in both eras: nulls for blank fields, URIs and home paths, directory slashes.
+
+Form-filling clients (the Inspector, VS Code's tool form, scripts built from a schema) send every field, null
+for the blank ones; agents copy paths from other tools (file:// URIs from resource links and MCP roots, ``~``
+from a shell). Each either works as meant or is refused with the fix named, never done as something else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_null_for_an_optional_parameter_without_null_in_its_schema_is_its_default(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_text("old\n")
+    (root / "sub").mkdir()
+    blank = {"append": None, "create_dirs": None, "expected_hash": None, "encoding": None, "content_base64": None}
+    written = await client.call_tool("write_file", {"path": "a.txt", "content": "new\n", **blank})
+    listed = await client.call_tool(
+        "list_directory", {"path": None, "max_depth": None, "offset": None, "include_hidden": None, "limit": None}
+    )
+    read = await client.call_tool("read_file", {"path": "a.txt", "mode": None, "start_line": None})
+    assert structured(written)["bytes_written"] == 4
+    assert (root / "a.txt").read_bytes() == b"new\n"
+    assert "sub" in text_of(listed)
+    assert text_of(read).startswith("new")
+
+
+async def test_null_for_a_required_parameter_is_still_refused_and_writes_nothing(client: Client, root: Path) -> None:
+    result = await client.call_tool("write_file", {"path": None, "content": "x"})
+    assert error_code(result) == "invalid_params"
+    assert list(root.iterdir()) == []
+
+
+async def test_a_file_uri_names_the_local_path_it_encodes_for_reads_and_writes(client: Client, root: Path) -> None:
+    (root / "sub dir").mkdir()
+    (root / "sub dir" / "a.txt").write_text("A\n")
+    read = await client.call_tool("read_file", {"path": f"file://{root}/sub%20dir/a.txt"})
+    written = await client.call_tool("write_file", {"path": f"file://localhost{root}/b.txt", "content": "B\n"})
+    assert text_of(read) == "A\n"
+    assert structured(written)["path"] == str(root / "b.txt")
+    assert (root / "b.txt").read_bytes() == b"B\n"
+    assert sorted(entry.name for entry in root.iterdir()) == ["b.txt", "sub dir"]
+
+
+async def test_a_file_uri_of_another_host_is_refused_naming_the_fix(client: Client, root: Path) -> None:
+    result = await client.call_tool("write_file", {"path": "file://server/share/a.txt", "content": "x"})
+    assert error_code(result) == "invalid_params"
+    assert "file:///" in text_of(result)
+    assert list(root.iterdir()) == []
+
+
+async def test_a_tilde_path_starts_at_the_home_directory_not_at_a_directory_named_tilde(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(root / "home"))
+    (root / "home").mkdir()
+    written = await client.call_tool("write_file", {"path": "~/notes.txt", "content": "n\n", "create_dirs": True})
+    monkeypatch.setenv("HOME", str(root.parent))
+    outside = await client.call_tool("write_file", {"path": "~/escape.txt", "content": "x"})
+    assert structured(written)["path"] == str(root / "home" / "notes.txt")
+    assert (root / "home" / "notes.txt").read_bytes() == b"n\n"
+    assert not (root / "~").exists()
+    assert error_code(outside) == "access_denied"
+    assert not (root.parent / "escape.txt").exists()
+
+
+async def test_a_directory_named_tilde_under_the_root_is_named_so_that_it_types_back(
+    client: Client, root: Path
+) -> None:
+    written = await client.call_tool("write_file", {"path": "./~/x.txt", "content": "x", "create_dirs": True})
+    again = await client.call_tool("read_file", {"path": text_of(written).split()[1]})
+    assert (root / "~" / "x.txt").read_bytes() == b"x"
+    assert text_of(written).startswith("Created ./~/x.txt")
+    assert text_of(again) == "x"
+
+
+async def test_a_path_ending_in_a_slash_is_never_written_as_a_file(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("A\n")
+    (root / "j.js").write_text("var a = 1;\n")
+    await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "text"})
+    refused = [
+        await client.call_tool("write_file", {"path": "notes/", "content": "x"}),
+        await client.call_tool("write_file", {"path": "a.txt/", "content": "x"}),
+        await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "moved/"}),
+        await client.call_tool("copy_file", {"source_path": "a.txt", "dest_path": "copied/"}),
+        await client.call_tool("minify_js", {"path": "j.js", "output_path": "min/"}),
+        await client.call_tool("server_info", {"action": "artifact", "sub_action": "write", "path": "saved/"}),
+        await client.call_tool(
+            "batch_operations", {"request_json": {"operations": [{"type": "write", "path": "b/", "content": "x"}]}}
+        ),
+    ]
+    assert [error_code(result) for result in refused] == ["invalid_params"] * len(refused)
+    assert "notes/notes.txt" in text_of(refused[0])
+    assert sorted(entry.name for entry in root.iterdir()) == ["a.txt", "j.js"]
+    assert (root / "a.txt").read_bytes() == b"A\n"
+
+
+async def test_a_file_moved_onto_an_existing_directory_is_refused_naming_the_path_inside_it(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_text("A\n")
+    (root / "sub").mkdir()
+    result = await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "sub/"})
+    assert error_code(result) == "already_exists"
+    assert 'dest_path="sub/a.txt"' in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"A\n"
+    assert list((root / "sub").iterdir()) == []
+
+
+async def test_one_path_sent_as_a_plain_string_for_paths_acts_on_that_file_alone(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("A\n")
+    (root / "b.txt").write_text("B\n")
+    deleted = await client.call_tool("delete_file", {"paths": "a.txt"})
+    assert structured(deleted)["succeeded"] == 1
+    assert sorted(entry.name for entry in root.iterdir()) == ["b.txt"]
+    assert (root / "b.txt").read_bytes() == b"B\n"
+
+
+async def test_a_relative_path_written_with_windows_backslashes_names_the_path_with_slashes(
+    client: Client, root: Path
+) -> None:
+    (root / "sub").mkdir()
+    (root / "sub" / "a.txt").write_text("A\n")
+    read = await client.call_tool("read_file", {"path": ".\\sub\\a.txt"})
+    written = await client.call_tool("write_file", {"path": "sub\\new\\b.txt", "content": "B\n", "create_dirs": True})
+    escaped = await client.call_tool("write_file", {"path": "..\\escape.txt", "content": "x"})
+    assert text_of(read) == "A\n"
+    assert structured(written)["path"] == str(root / "sub" / "new" / "b.txt")
+    assert (root / "sub" / "new" / "b.txt").read_bytes() == b"B\n"
+    assert [path.name for path in root.rglob("*") if "\\" in path.name] == []
+    assert error_code(escaped) == "access_denied"
+    assert not (root.parent / "escape.txt").exists()
+
+
+async def test_an_existing_name_holding_backslashes_keeps_its_name(client: Client, root: Path) -> None:
+    (root / "odd\\name.txt").write_text("odd\n")
+    read = await client.call_tool("read_file", {"path": "odd\\name.txt"})
+    assert text_of(read) == "odd\n"
+
+
+async def test_json_text_nested_a_hundred_thousand_deep_is_a_typed_error_and_runs_nothing(
+    client: Client, root: Path
+) -> None:
+    result = await client.call_tool("batch_operations", {"request_json": "[" * 100_000 + "]" * 100_000})
+    assert error_code(result) == "invalid_params"
+    assert "too deeply" in text_of(result)
+    assert list(root.iterdir()) == []
+
+
+async def test_an_empty_string_for_an_optional_number_boolean_or_path_is_its_default(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_text("one\n")
+    blank = {"append": "", "create_dirs": "", "expected_hash": "", "encoding": ""}
+    written = await client.call_tool("write_file", {"path": "a.txt", "content": "two\n", **blank})
+    listed = await client.call_tool("list_directory", {"path": "", "limit": "", "max_depth": "", "include_hidden": ""})
+    read = await client.call_tool("read_file", {"path": "a.txt", "start_line": "", "max_lines": "", "paths": ""})
+    assert structured(written)["bytes_written"] == 4
+    assert (root / "a.txt").read_bytes() == b"two\n"
+    assert "a.txt" in text_of(listed)
+    assert text_of(read) == "two\n"
+
+
+async def test_null_and_blank_optional_fields_inside_edit_items_are_their_defaults(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("one two\none\n")
+    edits = [{"old_text": "two", "new_text": "2", "replace_all": None}]
+    patterns = '[{"pattern": "one", "replacement": "1", "limit": ""}]'
+    edited = await client.call_tool("multi_edit", {"path": "a.txt", "edits": edits})
+    replaced = await client.call_tool("edit_file", {"path": "a.txt", "mode": "regex", "patterns_json": patterns})
+    assert structured(edited)["successful_edits"] == 1
+    assert structured(replaced)["replacements"] == 2
+    assert (root / "a.txt").read_bytes() == b"1 2\n1\n"
+
+
+async def test_blank_fields_another_batch_operation_type_would_take_are_ignored(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    blank = {"content": None, "destination": None, "start_line": None, "append": "", "options": None}
+    operation = {"type": "edit", "path": "a.txt", "old_text": "one", "new_text": "1", **blank}
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}})
+    assert structured(result)["completed"] == 1
+    assert (root / "a.txt").read_bytes() == b"1\n"
