@@ -13,11 +13,10 @@ from tests.conftest import ClientFactory, structured
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def deep(root: Path) -> Path:
-    """root/deep/d/d/…/d/needle.txt, more levels than Python has frames (paths stay under PATH_MAX)."""
+def _nest(root: Path, top: str) -> Path:
+    """root/<top>/d/d/…/d/needle.txt, more levels than Python has frames (paths stay under PATH_MAX)."""
     parent = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    name = "deep"
+    name = top
     for _ in range(sys.getrecursionlimit() + 100):
         os.mkdir(name, dir_fd=parent)
         inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=parent)
@@ -27,7 +26,12 @@ def deep(root: Path) -> Path:
     os.write(fd, b"needle\n")
     os.close(fd)
     os.close(parent)
-    return root / "deep"
+    return root / top
+
+
+@pytest.fixture
+def deep(root: Path) -> Path:
+    return _nest(root, "deep")
 
 
 @pytest.mark.parametrize(
@@ -54,3 +58,17 @@ async def test_a_tree_deeper_than_the_recursion_limit_is_analyzed_and_trashed(
         assert "1 file(s), 7 bytes" in analysis["risk_factors"]
         structured(await client.call_tool("delete_file", {"path": "deep", "recursive": True}))
     assert not deep.exists()
+
+
+async def test_a_tree_deeper_than_the_recursion_limit_is_deleted_permanently_and_purged_from_the_trash(
+    connect: ClientFactory, root: Path, deep: Path
+) -> None:
+    _nest(root, "twin")
+    async with connect() as client:
+        structured(await client.call_tool("delete_file", {"path": "deep", "recursive": True, "permanent": True}))
+        trashed = structured(await client.call_tool("delete_file", {"path": "twin", "recursive": True}))
+        purge = {"action": "purge_trash", "sd_id": trashed["results"][0]["sd_id"], "dry_run": False, "force": True}
+        structured(await client.call_tool("backup", purge))
+        trash = structured(await client.call_tool("backup", {"action": "list_trash"}))
+    assert list(root.iterdir()) == []
+    assert trash.get("trash", []) == []

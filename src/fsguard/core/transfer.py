@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import shutil
 import stat
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, FsguardError, InvalidParamsError
 from fsguard.core.nesting import Below, flattened, run_through
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.rmtree import remove_tree
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
 Progress = Callable[[int, int], None]
@@ -190,7 +190,7 @@ def remove(entry: Pinned, *, missing_ok: bool = False) -> None:
     try:
         found = os.stat(entry.name, dir_fd=entry.parent, follow_symlinks=False)
         if stat.S_ISDIR(found.st_mode):
-            shutil.rmtree(entry.name, dir_fd=entry.parent)
+            remove_tree(entry.parent, entry.name)  # by fd, never through a link; any depth
         else:
             os.unlink(entry.name, dir_fd=entry.parent)
     except FileNotFoundError:
