@@ -67,8 +67,15 @@ def read_at(entry: Pinned, max_size: int | None = None) -> tuple[bytes, os.stat_
     try:
         fd = os.open(entry.name, flags, dir_fd=entry.parent)
     except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket cannot be opened at all: not an I/O error, one more special file
+            raise special_file(entry.path) from exc
         raise from_os_error(exc, entry.path) from exc
     return _read_fd(fd, entry.path, max_size)
+
+
+def special_file(path: Path) -> BinaryFileError:
+    """The refusal of a pipe, socket or device, whose bytes are never read (a FIFO's read could block forever)."""
+    return BinaryFileError(f"{path} is a pipe, socket or device, not a regular file; it is never read.", path=str(path))
 
 
 def _read_fd(fd: int, path: Path, max_size: int | None) -> tuple[bytes, os.stat_result | None]:
@@ -87,9 +94,7 @@ def read_open(fd: int, path: Path, max_size: int | None = None) -> tuple[bytes, 
         if stat.S_ISDIR(before.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a directory")
         if not stat.S_ISREG(before.st_mode):
-            raise BinaryFileError(
-                f"{path} is a pipe, socket or device, not a regular file; it is never read.", path=str(path)
-            )
+            raise special_file(path)
         if max_size is not None and before.st_size > max_size:
             raise TooLargeError(
                 f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size). "
