@@ -41,7 +41,7 @@ def remove_tree_named(path: Path) -> None:
 def _emptied(parent: int, name: str) -> Generator[Below[None], None, None]:
     fd = os.open(name, _OPEN_DIR, dir_fd=parent)
     try:
-        for child in os.listdir(fd):
+        for child in sorted(os.listdir(fd)):  # the names first: removing while reading a directory skips some
             if stat.S_ISDIR(os.stat(child, dir_fd=fd, follow_symlinks=False).st_mode):
                 yield Below(_emptied(fd, child))
                 os.rmdir(child, dir_fd=fd)
