@@ -7,7 +7,6 @@ deleted permanently nor purged from the trash: the call died with RecursionError
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Generator
 from pathlib import Path
 
@@ -41,8 +40,10 @@ def remove_tree_named(path: Path) -> None:
 def _emptied(parent: int, name: str) -> Generator[Below[None], None, None]:
     fd = os.open(name, _OPEN_DIR, dir_fd=parent)
     try:
-        for child in sorted(os.listdir(fd)):  # the names first: removing while reading a directory skips some
-            if stat.S_ISDIR(os.stat(child, dir_fd=fd, follow_symlinks=False).st_mode):
+        with os.scandir(fd) as found:  # read whole first: removing entries while reading a directory skips some
+            children = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in found]
+        for child, is_dir in children:
+            if is_dir:
                 yield Below(_emptied(fd, child))
                 os.rmdir(child, dir_fd=fd)
             else:
