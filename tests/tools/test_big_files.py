@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fsguard.core import ranges
+from fsguard.core import disk, ranges
 from fsguard.core.hashing import content_hash
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
@@ -133,3 +133,58 @@ async def test_info_of_a_file_over_the_limit_counts_lines_without_a_hash(connect
     assert data["line_count"] == 1001
     assert data.get("content_hash") is None
     assert data["size"] == 10_004
+
+
+@pytest.fixture
+def loaded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The stat sizes of the files read whole (every whole-file read ends in disk.read_all)."""
+    sizes: list[int] = []
+    real = disk.read_all
+
+    def spy(fd: int, size_hint: int, *rest: int | None) -> bytes:
+        sizes.append(size_hint)
+        return real(fd, size_hint, *rest)
+
+    monkeypatch.setattr(disk, "read_all", spy)
+    return sizes
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [("move_file", {"source_path": "big.log", "dest_path": "moved.log"}), ("delete_file", {"path": "big.log"})],
+)
+async def test_a_move_or_trashing_of_a_file_over_the_size_limit_never_loads_it(
+    connect: ClientFactory, root: Path, loaded: list[int], tool: str, args: dict[str, object]
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        structured(await client.call_tool(tool, args))
+    assert not (root / "big.log").exists()
+    assert all(size <= LIMIT for size in loaded)
+
+
+async def test_a_file_over_the_size_limit_is_not_deleted_permanently_since_it_cannot_be_backed_up(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        result = await client.call_tool("delete_file", {"path": "big.log", "permanent": True})
+    assert error_code(result) == "too_large"
+    assert "without permanent" in text_of(result)
+    assert (root / "big.log").read_text(encoding="utf-8") == "".join(LINES)
+
+
+async def test_the_expected_hash_of_a_file_over_the_size_limit_is_checked_on_a_move(
+    connect: ClientFactory, root: Path, loaded: list[int]
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    right = content_hash("".join(LINES).encode())
+    async with connect(max_file_size=LIMIT) as client:
+        stale = await client.call_tool(
+            "move_file", {"source_path": "big.log", "dest_path": "m.log", "expected_hash": "0"}
+        )
+        assert error_code(stale) == "stale_edit"
+        moved = {"source_path": "big.log", "dest_path": "m.log", "expected_hash": right}
+        structured(await client.call_tool("move_file", moved))
+    assert (root / "m.log").read_text(encoding="utf-8") == "".join(LINES)
+    assert all(size <= LIMIT for size in loaded)

@@ -93,3 +93,16 @@ async def test_stdio_lists_a_latin1_name_and_keeps_answering(root: Path, tmp_pat
     names = [entry["name"] for entry in answers[2]["result"]["structuredContent"]["entries"]]
     assert names == ["caf\ufffd", "plain.txt"]
     assert answers[3]["result"]["structuredContent"]["content"] == "plain\n"
+
+
+async def test_a_name_regex_search_and_a_regex_rename_pass_over_a_latin1_name(client: Client, root: Path) -> None:
+    (root / LATIN1_NAME).write_bytes(b"menu\n")
+    (root / "f.txt").write_bytes(b"hi\n")
+
+    found = structured(await client.call_tool("search_files", {"pattern": "^caf.$", "path": ".", "regex": True}))
+    assert [Path(name).name for name in found["files"]] == ["caf\ufffd"]
+    found = structured(await client.call_tool("search_files", {"pattern": "f.txt", "path": "."}))
+    assert [Path(name).name for name in found["files"]] == ["f.txt"]
+    rename = {"mode": "regex_rename", "pattern": "^f", "replacement": "g", "path": ".", "preview": True}
+    renamed = structured(await client.call_tool("batch_operations", {"rename_json": rename}))
+    assert [Path(item["destination"]).name for item in renamed["renames"]] == ["g.txt"]

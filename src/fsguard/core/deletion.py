@@ -9,12 +9,11 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
-from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError
-from fsguard.core.hashing import content_hash
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError, TooLargeError
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import remove
 from fsguard.core.trash import Trash, TrashEntry
+from fsguard.core.wholefiles import checked_bytes
 
 
 @dataclass(frozen=True)
@@ -66,8 +65,14 @@ class Deleter:
                 )
             data = None
             if stat.S_ISREG(found.st_mode):  # a regular file: FIFOs and devices are never read
-                data, _ = read_at(entry)
-                self._safe.guard.check(path, content_hash(data), expected_hash)
+                data = checked_bytes(self._safe, path, entry, found.st_size, expected_hash)
+                if data is None and permanent:
+                    raise TooLargeError(
+                        f"{path} is {found.st_size:,} bytes, above the {self._safe.max_file_size:,}-byte limit "
+                        "(--max-file-size): too large to back up, so it is not deleted permanently. Delete it "
+                        "without permanent (it goes to the trash whole), then purge_trash frees the space.",
+                        path=str(path),
+                    )
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to delete a directory or link.")
             operation = "delete_file:permanent" if permanent else "delete_file:trash"

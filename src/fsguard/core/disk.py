@@ -67,8 +67,15 @@ def read_at(entry: Pinned, max_size: int | None = None) -> tuple[bytes, os.stat_
     try:
         fd = os.open(entry.name, flags, dir_fd=entry.parent)
     except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket cannot be opened at all: not an I/O error, one more special file
+            raise special_file(entry.path) from exc
         raise from_os_error(exc, entry.path) from exc
     return _read_fd(fd, entry.path, max_size)
+
+
+def special_file(path: Path) -> BinaryFileError:
+    """The refusal of a pipe, socket or device, whose bytes are never read (a FIFO's read could block forever)."""
+    return BinaryFileError(f"{path} is a pipe, socket or device, not a regular file; it is never read.", path=str(path))
 
 
 def _read_fd(fd: int, path: Path, max_size: int | None) -> tuple[bytes, os.stat_result | None]:
@@ -87,9 +94,7 @@ def read_open(fd: int, path: Path, max_size: int | None = None) -> tuple[bytes, 
         if stat.S_ISDIR(before.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a directory")
         if not stat.S_ISREG(before.st_mode):
-            raise BinaryFileError(
-                f"{path} is a pipe, socket or device, not a regular file; it is never read.", path=str(path)
-            )
+            raise special_file(path)
         if max_size is not None and before.st_size > max_size:
             raise TooLargeError(
                 f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size). "
@@ -97,10 +102,16 @@ def read_open(fd: int, path: Path, max_size: int | None = None) -> tuple[bytes, 
                 "--max-file-size.",
                 path=str(path),
             )
-        data = read_all(fd, before.st_size)
+        data = read_all(fd, before.st_size, max_size)
         after = os.fstat(fd)
     except OSError as exc:
         raise from_os_error(exc, path) from exc
+    if max_size is not None and len(data) > max_size:
+        raise TooLargeError(
+            f"{path} grew past the {max_size:,}-byte limit (--max-file-size) while it was read; nothing was "
+            "changed. Read it in ranges (mode='tail' or start_line/end_line), or retry once it stops growing.",
+            path=str(path),
+        )
     unchanged = (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (
         after.st_size,
         after.st_mtime_ns,
@@ -302,13 +313,20 @@ def _sync_directory(parent: int, directory: Path) -> None:
         pending[key] = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent), directory
 
 
-def read_all(fd: int, size_hint: int) -> bytes:
-    """Everything from offset 0 to the end, in one read when the file is the size its stat said."""
-    chunks = [os.pread(fd, size_hint + 1, 0)]  # one byte more: a file that grew meanwhile is read on
-    offset = len(chunks[0])
-    while offset > size_hint and (chunk := os.pread(fd, 1 << 20, offset)):
+def read_all(fd: int, size_hint: int, limit: int | None = None) -> bytes:
+    """Everything from offset 0 to the end, in one read when the file is the size its stat said; with ``limit``,
+    reading stops once more than ``limit`` bytes are in (a file growing while it is read is not followed on)."""
+    chunks: list[bytes] = []
+    offset = 0
+    want = size_hint + 1  # one byte more: a file that grew meanwhile is read on
+    while chunk := os.pread(fd, want, offset):
         chunks.append(chunk)
         offset += len(chunk)
+        # A short read is the end of the file, or Linux's cap of one read at 2 GiB - 4 KiB: short of the stat's
+        # size, reading goes on (one read was taken for the whole of a 3 GB file, which came back as 2 GiB).
+        if (len(chunk) < want and offset >= size_hint) or (limit is not None and offset > limit):
+            break
+        want = max(size_hint + 1 - offset, 1 << 20)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 

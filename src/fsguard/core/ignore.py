@@ -18,13 +18,14 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.errors import NotDirectoryError, NotFoundError
 from fsguard.core.globs import glob_matcher
 from fsguard.core.globs import normalise_globs as normalise_globs  # where callers have imported it from
+from fsguard.core.nesting import Below, flattened
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.shapes import DIRECTORY_SHAPES
 
@@ -253,7 +254,7 @@ def _start(root: Path, walk: _Walk) -> Iterator[Path]:
     options = walk.options
     walk.wanted = glob_matcher(options.globs) if options.globs else None
     if not options.respect_gitignore:
-        return _walk(str(root), "", [], walk)
+        return flattened(_walk(str(root), "", [], walk))
     top = gitignore_top(root, options)
     walk.rules = IgnoreRules(top)
     if walk.rules.ignored(root, is_dir=True):
@@ -263,7 +264,7 @@ def _start(root: Path, walk: _Walk) -> Iterator[Path]:
         found = walk.rules.rules(ancestor)
         if found is not None:
             scopes.append((root.relative_to(ancestor).as_posix() + "/", 0, found))
-    return _walk(str(root), "", scopes, walk)
+    return flattened(_walk(str(root), "", scopes, walk))
 
 
 def gitignore_top(root: Path, options: WalkOptions) -> Path:
@@ -297,7 +298,7 @@ def excluded_by_gitignore(root: Path, options: WalkOptions) -> bool:
     return top != root and IgnoreRules(top).ignored(root, is_dir=True)
 
 
-def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Iterator[Path]:
+def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Generator[Path | Below[Path], None, None]:
     """Walk ``directory`` (``prefix`` from the root); ``scopes`` are the ``.gitignore`` files above, nearest last:
     a path relative to the root is seen by one as ``lead`` + the path from ``start``. Paths are strings on the way
     (a Path per directory cost a scan for the default skips as much as its stats), Paths only for files yielded."""
@@ -318,7 +319,7 @@ def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Ite
             if walk.options.skip_dependencies and name in DEPENDENCY_DIRS:
                 walk.skip(relative + "/")
             else:
-                yield from _walk(below + name, relative + "/", scopes, walk)
+                yield Below(_walk(below + name, relative + "/", scopes, walk))  # run by flattened: no recursion
         elif (
             isinstance(entry, os.DirEntry)
             and kind == "file"

@@ -26,6 +26,7 @@ from functools import cached_property
 
 from fsguard.core.applied import already_applied
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
+from fsguard.core.growth import check_result
 from fsguard.core.shortlist import shortlist
 from fsguard.core.textio import LINE_BREAK, first_break, split_lines
 
@@ -51,7 +52,12 @@ class MatchPlan:
     matches: tuple[Match, ...]
 
     def apply(self, text: str) -> str:
-        """``text`` with every match replaced."""
+        """``text`` with every match replaced.
+
+        Raises:
+            TooLargeError: the result would pass the limit in force (:mod:`fsguard.core.growth`); not built.
+        """
+        check_result(len(text) + sum(len(match.replacement) - (match.end - match.start) for match in self.matches))
         pieces: list[str] = []
         cursor = 0
         for match in self.matches:
@@ -120,7 +126,9 @@ def find_matches(text: str, edit: Replacement, *, tolerant: bool = False, path: 
         spans = tier(text, index, old, new, edit.whole_word)
         if spans:
             chosen = _choose(spans, index, name, old, replace_all=edit.replace_all, occurrence=occurrence, path=path)
-            return MatchPlan(name, tuple(_finish(text, index, span) for span in chosen))
+            # Each span's new text in a line ending, made once: a replace_all of a long new_text made it per match.
+            endings: dict[tuple[str, str], str] = {}
+            return MatchPlan(name, tuple(_finish(text, index, span, endings) for span in chosen))
     raise _no_match(text, index, old, new, path, tolerant)
 
 
@@ -153,12 +161,15 @@ def _choose(
     )
 
 
-def _finish(text: str, index: LineIndex, span: Span) -> Match:
-    """Give the replacement the matched lines' line ending, and keep the newline after the match."""
+def _finish(text: str, index: LineIndex, span: Span, endings: dict[tuple[str, str], str]) -> Match:
+    """Give the replacement the matched lines' line ending (kept in ``endings`` by replacement and ending), and
+    keep the newline after the match."""
     start, end, replacement = span
     eol = _eol_near(text, start, end)
-    if LINE_BREAK.search(replacement):
-        replacement = LINE_BREAK.sub(eol, replacement)
+    key = (replacement, eol)
+    if key not in endings:
+        endings[key] = LINE_BREAK.sub(eol, replacement) if LINE_BREAK.search(replacement) else replacement
+    replacement = endings[key]
     matched = text[start:end]
     if matched.endswith(("\n", "\r")) and not replacement.endswith(("\n", "\r")) and replacement and end < len(text):
         replacement += eol

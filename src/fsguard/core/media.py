@@ -114,7 +114,7 @@ def identify(data: bytes) -> Media | None:
 def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file_size: int) -> MediaRead | None:
     """Read the open file ``fd`` as media: whole when within ``budget``, else its header and a streamed hash."""
     if st.st_size <= budget:
-        data = read_all(fd, st.st_size)
+        data = read_all(fd, st.st_size, budget)  # not followed past the budget if it grows meanwhile
         media = identify(data)
         if media is None:
             return None

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
+from fsguard.core.growth import bounded, check_result
 from fsguard.core.matching import LineIndex, Replacement, find_matches
 from fsguard.core.patterns import compile_re2
 from fsguard.core.textio import LINE_BREAK, first_break, split_lines
@@ -78,7 +79,7 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
                 f"{pattern!r} does not occur in {path} (case_sensitive={case_sensitive}). Nothing was written.",
                 path=path,
             )
-        new_text = finder.sub(lambda _m: replacement, text)
+        new_text = finder.sub(bounded(lambda _m: replacement, len(text)), text)
         return EditPlan(
             new_text=new_text,
             replacements=len(found),
@@ -122,7 +123,12 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
                 continue
             if first is None:
                 first = LineIndex(text).line_of(found[0].start())
-            changed += sum(max(m.end() - m.start(), len(expand_go_template(rule.replacement, m))) for m in found)
+            size = len(text)
+            for m in found:  # the result's size is known before it is built: refused as soon as it passes the limit
+                expanded = len(expand_go_template(rule.replacement, m))
+                changed += max(m.end() - m.start(), expanded)
+                size += expanded - (m.end() - m.start())
+                check_result(size)
             text, count = pattern.subn(lambda m, r=rule.replacement: expand_go_template(r, m), text, count=rule.count)
             total += count
         if total == 0:

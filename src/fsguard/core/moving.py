@@ -11,9 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsguard.core.beneath import lstat_at
-from fsguard.core.disk import read_at
 from fsguard.core.errors import InvalidParamsError, NotFoundError
-from fsguard.core.hashing import content_hash
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import (
@@ -25,6 +23,7 @@ from fsguard.core.transfer import (
     is_special,
     move_verified,
 )
+from fsguard.core.wholefiles import checked_bytes
 
 
 @dataclass
@@ -70,8 +69,7 @@ class Mover:
                 with safe.session.watching(source):
                     raise _missing(source)
             if stat.S_ISREG(found.st_mode):
-                data, _ = read_at(pinned)
-                safe.guard.check(source, content_hash(data), expected_hash)
+                checked_bytes(safe, source, pinned, found.st_size, expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
             if stat.S_ISDIR(found.st_mode) and safe.policy.deny.active:

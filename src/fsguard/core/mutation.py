@@ -26,6 +26,7 @@ from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, NotFoundError, TooLargeError
+from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
@@ -219,6 +220,7 @@ def mutation(
     if not reading_only:
         safe.policy.check_writable(path)
     with safe.locks.hold(path), ExitStack() as stack:
+        stack.enter_context(results_up_to(safe.max_file_size, path))  # a planned result is bounded while built
         entry: Pinned | None = None
         try:
             entry = stack.enter_context(safe.beneath.entry(path))

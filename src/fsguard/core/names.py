@@ -44,7 +44,7 @@ from fsguard.core.ignore import (
     gitignore_top,
     walk_files,
 )
-from fsguard.core.patterns import compile_re2
+from fsguard.core.patterns import compile_re2, re2_text
 from fsguard.core.provenance import Provenance, standing
 from fsguard.core.rgprocess import RipgrepFailed, run_spooled
 from fsguard.core.ripgrep import only_below, pinned, ripgrep_path, simple_name_glob, walk_flags, walk_key
@@ -171,7 +171,15 @@ def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> C
             raise
         text = pattern if case_sensitive else pattern.lower()
         return lambda relative: text in (key(relative) if case_sensitive else key(relative).lower())
-    return lambda relative: compiled.search(key(relative)) is not None
+
+    def search(relative: str) -> bool:
+        text = key(relative)
+        try:
+            return compiled.search(text) is not None
+        except UnicodeEncodeError:  # a name that is not UTF-8 took the whole search down with internal_error
+            return compiled.search(re2_text(text)) is not None
+
+    return search
 
 
 def _prefilter(pattern: str, regex: bool | None, case_sensitive: bool) -> tuple[str, bool] | None:

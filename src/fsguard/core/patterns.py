@@ -38,3 +38,9 @@ def compiles(pattern: str) -> bool:
     except InvalidParamsError:
         return False
     return True
+
+
+def re2_text(text: str) -> str:
+    """``text`` as RE2 takes it: UTF-8 only, so the lone surrogates Python reads a name that is not UTF-8 with
+    (``caf\\udce9``) become U+FFFD, as the name is shown (``caf\ufffd``)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

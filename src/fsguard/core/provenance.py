@@ -152,17 +152,18 @@ class Provenance:
         return fd
 
     def _chain(self, directory: str) -> bool:
-        known = self._chains.get(directory)
-        if known is None:
-            parent = _parent(directory)
+        # Up to the nearest directory judged already (the start is), then down in a loop: recursing once a level
+        # passed Python's limit in a tree 2,000 directories deep.
+        pending: list[str] = []
+        while directory not in self._chains and _within(directory, self._start):
+            pending.append(directory)
+            directory = _parent(directory)
+        known = self._chains.get(directory, False)  # outside the start: never confirmed
+        for below in reversed(pending):
             # A directory's name in its parent held if either kept its ctime: the parent's entries did not change,
             # or the directory was not linked anew.
-            known = (
-                _within(directory, self._start)
-                and self._chain(parent)
-                and (self._unchanged(parent) or self._unchanged(directory))
-            )
-            self._chains[directory] = known
+            known = known and (self._unchanged(_parent(below)) or self._unchanged(below))
+            self._chains[below] = known
         return known
 
     def _unchanged(self, directory: str) -> bool:

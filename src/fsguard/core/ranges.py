@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from fsguard.core.beneath import Pinned
-from fsguard.core.errors import BinaryFileError
+from fsguard.core.disk import special_file
 from fsguard.core.hashing import Fingerprint, StreamHash
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, sniff
@@ -52,16 +52,15 @@ def opened(entry: Pinned) -> Iterator[tuple[int, os.stat_result]]:
     try:
         fd = os.open(entry.name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW, dir_fd=entry.parent)
     except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket cannot be opened at all
+            raise special_file(entry.path) from exc
         raise from_os_error(exc, entry.path) from exc
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
             raise from_os_error(IsADirectoryError(errno.EISDIR, "is a directory"), entry.path)
         if not stat.S_ISREG(st.st_mode):
-            raise BinaryFileError(
-                f"{entry.path} is a pipe, socket or device, not a regular file; it is never read.",
-                path=str(entry.path),
-            )
+            raise special_file(entry.path)
         yield fd, st
     finally:
         os.close(fd)

@@ -303,7 +303,14 @@ def rule_for(request: RenameRequest) -> Rule:
             template = _BACKSLASH_GROUP.sub(
                 lambda m: "${" + (m.group(1) or m.group(2)) + "}", request.replacement or ""
             )
-            return lambda name, _index: str(compiled.subn(lambda match: expand_go_template(template, match), name)[0])
+
+            def renamed(name: str, _index: int) -> str:
+                try:
+                    return str(compiled.subn(lambda match: expand_go_template(template, match), name)[0])
+                except UnicodeEncodeError:  # RE2 takes UTF-8 only: a name that is not UTF-8 keeps its bytes
+                    return name
+
+            return renamed
         case "add_prefix":
             return lambda name, _index: f"{request.prefix or ''}{name}"
         case "add_suffix":

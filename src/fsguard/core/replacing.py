@@ -33,6 +33,7 @@ from fsguard.core.errors import (
     RiskBlockedError,
 )
 from fsguard.core.groups import Change, Group, GroupStore
+from fsguard.core.growth import bounded, results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.ignore import WalkOptions, default_skips, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
@@ -247,7 +248,8 @@ class ProjectReplacer:
             if substitute(data.decode("utf-8", "replace"))[1]:
                 binary.append(path)
             return None
-        new_text, count = substitute(decoded.text)
+        with results_up_to(self._safe.max_file_size, path):
+            new_text, count = substitute(decoded.text)
         if count == 0 or new_text == decoded.text:
             return None
         return _Plan(path, new_text, content_hash(data), count)
@@ -326,9 +328,9 @@ class _Plan:
 def _substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool) -> _Substitute:
     if literal:
         pattern = re.compile(re.escape(find), 0 if case_sensitive else re.IGNORECASE)
-        return lambda text: pattern.subn(lambda _m: replace, text)
+        return lambda text: pattern.subn(bounded(lambda _m: replace, len(text)), text)
     compiled = compile_re2(find, case_sensitive=case_sensitive, advice=" (RE2 syntax).")
-    return lambda text: compiled.subn(lambda m: expand_go_template(replace, m), text)
+    return lambda text: compiled.subn(bounded(lambda m: expand_go_template(replace, m), len(text)), text)
 
 
 def _matches(path: Path, base: Path, globs: tuple[str, ...]) -> bool:

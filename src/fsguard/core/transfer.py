@@ -12,9 +12,8 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import shutil
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,9 @@ from typing import Literal
 from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, FsguardError, InvalidParamsError
+from fsguard.core.nesting import Below, flattened, run_through
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.rmtree import remove_tree
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
 Progress = Callable[[int, int], None]
@@ -189,7 +190,7 @@ def remove(entry: Pinned, *, missing_ok: bool = False) -> None:
     try:
         found = os.stat(entry.name, dir_fd=entry.parent, follow_symlinks=False)
         if stat.S_ISDIR(found.st_mode):
-            shutil.rmtree(entry.name, dir_fd=entry.parent)
+            remove_tree(entry.parent, entry.name)  # by fd, never through a link; any depth
         else:
             os.unlink(entry.name, dir_fd=entry.parent)
     except FileNotFoundError:
@@ -235,7 +236,7 @@ def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, pr
         if stat.S_ISDIR(found.st_mode):
             os.mkdir(target.name, 0o700, dir_fd=target.parent)
             with _opened_dir(source) as src, _opened_dir(target) as dst:
-                _copy_children(src, dst, source.path, copied, links, progress)
+                run_through(_copy_children(src, dst, source.path, copied, links, progress))
                 _keep_times_and_mode(dst, found)
                 os.fsync(dst)
         elif stat.S_ISLNK(found.st_mode):
@@ -265,7 +266,9 @@ def _os_error(exc: OSError, path: Path) -> FsguardError:
     return from_os_error(exc, path)
 
 
-def _copy_children(src: int, dst: int, label: Path, copied: Copied, links: Links, progress: Progress | None) -> None:
+def _copy_children(
+    src: int, dst: int, label: Path, copied: Copied, links: Links, progress: Progress | None
+) -> Generator[Below[None], None, None]:  # its subdirectories, copied as run_through reaches them
     for name in sorted(os.listdir(src)):
         if copied.hide is not None and copied.hide(label / name):
             copied.denied.append(str(label / name))
@@ -274,7 +277,7 @@ def _copy_children(src: int, dst: int, label: Path, copied: Copied, links: Links
         if stat.S_ISDIR(mode):
             os.mkdir(name, 0o700, dir_fd=dst)
             with _child_dir(src, name) as inner_src, _child_dir(dst, name) as inner_dst:
-                _copy_children(inner_src, inner_dst, label / name, copied, links, progress)
+                yield Below(_copy_children(inner_src, inner_dst, label / name, copied, links, progress))
                 _keep_times_and_mode(inner_dst, os.fstat(inner_src))
                 os.fsync(inner_dst)
         elif stat.S_ISREG(mode):
@@ -349,15 +352,19 @@ def _file_digest(parent: int, name: str) -> tuple[hashlib._Hash, int]:
     return digest, size
 
 
-def _tree(fd: int, prefix: str = "") -> Iterator[tuple[str, int, str, int]]:
+def _tree(fd: int) -> Iterator[tuple[str, int, str, int]]:
     """(relative path, parent fd, name, mode) of everything below ``fd``, parents first, names sorted."""
+    return flattened(_level(fd, ""))
+
+
+def _level(fd: int, prefix: str) -> Generator[tuple[str, int, str, int] | Below[tuple[str, int, str, int]], None, None]:
     for name in sorted(os.listdir(fd)):
         mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
         relative = f"{prefix}{name}"
         yield relative, fd, name, mode
         if stat.S_ISDIR(mode):
             with _child_dir(fd, name) as inner:
-                yield from _tree(inner, relative + "/")
+                yield Below(_level(inner, relative + "/"))
 
 
 def _total_size(entry: Pinned) -> int:

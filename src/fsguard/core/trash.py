@@ -16,7 +16,7 @@ import shutil
 import stat
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +25,7 @@ from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotFoundError
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.rmtree import remove_tree_named
 from fsguard.core.transfer import fingerprint, move_verified
 
 _DAY_S = 86_400.0
@@ -141,7 +142,7 @@ class Trash:
             )
         with self._home(entry) as (fd, label):
             move_verified(Pinned(fd, "item", label / "item"), destination, self._writer, entry.sha256)
-        shutil.rmtree(self.root / entry.sd_id)
+        remove_tree_named(self.root / entry.sd_id)
 
     @contextmanager
     def _home(self, entry: TrashEntry) -> Iterator[tuple[int, Path]]:
@@ -160,7 +161,8 @@ class Trash:
         """Delete these entries for good; returns the bytes freed."""
         freed = 0
         for entry in entries:
-            shutil.rmtree(self.root / entry.sd_id, ignore_errors=True)
+            with suppress(OSError):  # what could not be removed stays, as before
+                remove_tree_named(self.root / entry.sd_id)
             freed += entry.size
         return freed
 

@@ -1,0 +1,52 @@
+"""Removing a directory tree by fd on an explicit stack.
+
+``shutil.rmtree`` recurses once a level (Python 3.11), so a tree deeper than the recursion limit could be neither
+deleted permanently nor purged from the trash: the call died with RecursionError, part of the tree gone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from pathlib import Path
+
+from fsguard.core.nesting import Below, run_through
+
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def remove_tree(parent: int, name: str) -> None:
+    """Remove the directory ``name`` in the open directory ``parent``, with everything in it.
+
+    Each directory is opened without following a link (one swapped in meanwhile is refused, not entered);
+    links inside are removed, never followed.
+
+    Raises:
+        OSError: something could not be removed; what was removed before stays removed.
+    """
+    run_through(_emptied(parent, name))
+    os.rmdir(name, dir_fd=parent)
+
+
+def remove_tree_named(path: Path) -> None:
+    """:func:`remove_tree` of a directory named by a trusted path (the state directory's own)."""
+    parent = os.open(path.parent, _OPEN_DIR)
+    try:
+        remove_tree(parent, path.name)
+    finally:
+        os.close(parent)
+
+
+def _emptied(parent: int, name: str) -> Generator[Below[None], None, None]:
+    fd = os.open(name, _OPEN_DIR, dir_fd=parent)
+    try:
+        with os.scandir(fd) as found:  # read whole first: removing entries while reading a directory skips some
+            children = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in found]
+        for child, is_dir in children:
+            if is_dir:
+                yield Below(_emptied(fd, child))
+                os.rmdir(child, dir_fd=fd)
+            else:
+                os.unlink(child, dir_fd=fd)
+    finally:
+        os.close(fd)
