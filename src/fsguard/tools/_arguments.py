@@ -6,6 +6,11 @@ An empty string sent for an optional choice (diff_format, mode, position, output
 absent, so the parameter's default applies: the seed read "" as "not given" everywhere (catalog §1.3, §2.16).
 Any other value outside the choices is still refused: the seed's "any other mode falls into replace" would turn
 a typo such as mode="regx" into a literal replace of the wrong text.
+
+Likewise 0 sent for an optional number that must be at least 1 (start_line, end_line, max_depth, limit,
+max_results, max_lines …) is taken as absent: the seed read 0 as "not given" (a range read starts only at
+start_line > 0, limits of 0 fall back to their defaults), and harnesses fill unset numbers with 0. Negative
+numbers are still refused.
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
             continue  # the canonical name wins over its alias, whatever the order
         if value == "" and target not in required and _blank_is_no_choice(properties[target]):
             continue
+        if _is_zero(value) and target not in required and _zero_is_not_given(properties[target]):
+            continue
         result[target] = _decode_json_string(name, value) if _takes_structure(properties[target]) else value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
@@ -86,6 +93,24 @@ def _blank_is_no_choice(prop: dict[str, Any]) -> bool:
     """True when the parameter is a choice of strings, none of them empty (a schema enum, or null)."""
     options = [option for option in prop.get("anyOf", [prop]) if option.get("type") != "null"]
     return bool(options) and all("" not in option.get("enum", [""]) for option in options)
+
+
+def _is_zero(value: Any) -> bool:
+    # bool is an int in Python: false must stay a boolean, not become "absent".
+    return type(value) in (int, float) and value == 0
+
+
+def _zero_is_not_given(prop: dict[str, Any]) -> bool:
+    """True when the parameter is a number whose smallest valid value is above 0 (so 0 can only mean "unset")."""
+    options = [option for option in prop.get("anyOf", [prop]) if option.get("type") != "null"]
+
+    def above_zero(option: dict[str, Any]) -> bool:
+        minimum, exclusive = option.get("minimum"), option.get("exclusiveMinimum")
+        return (minimum is not None and minimum > 0) or (exclusive is not None and exclusive >= 0)
+
+    return bool(options) and all(
+        option.get("type") in ("integer", "number") and above_zero(option) for option in options
+    )
 
 
 def _takes_structure(prop: dict[str, Any]) -> bool:
