@@ -7,12 +7,13 @@ protocol eras, through ``client``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured
+from tests.conftest import error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -44,3 +45,32 @@ async def test_zero_for_an_optional_line_number_or_limit_is_taken_as_not_given(c
 async def test_a_negative_line_number_is_still_refused(client: Client, lines: Path) -> None:
     refused = await client.call_tool("read_file", {"path": "lines.txt", "start_line": -1})
     assert error_code(refused) == "invalid_params"
+
+
+async def test_a_multi_edit_edit_without_an_old_key_is_refused_as_the_seed_words_it(client: Client, root: Path) -> None:
+    """Catalog §1.4 / §4: oldString/newString ⇒ "no recognized old key", naming the keys sent; nothing written."""
+    (root / "m.txt").write_bytes(b"X\n")
+    edits = json.dumps([{"oldString": "X", "newString": "Y"}])
+    refused = await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": edits})
+    assert error_code(refused) == "invalid_params"
+    assert "no recognized old key" in text_of(refused)
+    assert "got keys: newString, oldString" in text_of(refused)
+    assert (root / "m.txt").read_bytes() == b"X\n"
+
+
+async def test_a_multi_edit_edit_may_pick_one_occurrence_as_its_ambiguity_error_suggests(
+    client: Client, root: Path
+) -> None:
+    (root / "m.txt").write_bytes(b"X X X\nend\n")
+    ambiguous = await client.call_tool(
+        "multi_edit", {"path": "m.txt", "edits_json": [{"old_text": "X", "new_text": "Y"}]}
+    )
+    assert error_code(ambiguous) == "ambiguous_match"
+    assert "occurrence=N" in text_of(ambiguous)
+    edits = [{"old_text": "X", "new_text": "Y", "occurrence": 2}, {"old_text": "end", "new_text": "END"}]
+    result = structured(await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": edits}))
+    assert result["successful_edits"] == 2
+    assert (root / "m.txt").read_bytes() == b"X Y X\nEND\n"
+    both = [{"old_text": "X", "new_text": "Y", "occurrence": 1, "replace_all": True}]
+    assert error_code(await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": both})) == "invalid_params"
+    assert (root / "m.txt").read_bytes() == b"X Y X\nEND\n"

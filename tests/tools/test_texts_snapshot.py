@@ -2546,7 +2546,7 @@ edit_file: unknown parameter 'old_txt' (did you mean 'old_text'?). Valid paramet
 
 
 async def test_an_argument_of_the_wrong_shape_is_invalid_params_per_parameter(rig: Rig) -> None:
-    assert await rig.texts(lambda c: c.call("read_file", path=c.rel("a.txt"), start_line=0)) == snapshot(
+    assert await rig.texts(lambda c: c.call("read_file", path=c.rel("a.txt"), start_line=-1)) == snapshot(
         {
             "both": """\
 error invalid_params

@@ -45,17 +45,36 @@ class EditArg(BaseModel):
     old_text: str = Field(description="Exact text to change.")
     new_text: str = Field(description="Its replacement.")
     replace_all: bool = Field(False, description="Change every occurrence.")
+    occurrence: int | None = Field(
+        None, description="Change only this occurrence (1 = first, -1 = last); not with replace_all."
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _accept_aliases(cls, data: Any) -> Any:
-        """old_str/old_string and new_str/new_string, as edit_file accepts them."""
+        """old_str/old_string and new_str/new_string, as edit_file accepts them.
+
+        An edit with none of the old_text spellings is refused by name, in the seed's words (catalog §1.4), so
+        oldString/newString sent by another tool's habits are not reported as two unrelated field errors.
+        """
         if isinstance(data, dict):
             data = dict(data)
             for alias, name in ALIASES.items():
                 if alias in data and name not in data:
                     data[name] = data.pop(alias)
+            if "old_text" not in data:
+                got = ", ".join(sorted(map(str, data))) or "none"
+                raise ValueError(
+                    f"edit has no recognized old key (expected old_text, old_str or old_string; got keys: {got}). "
+                    'Write each edit as {"old_text": "...", "new_text": "..."}'
+                )
         return data
+
+    @model_validator(mode="after")
+    def _one_way_to_choose(self) -> EditArg:
+        if self.occurrence and self.replace_all:
+            raise ValueError("occurrence changes one match and replace_all every match: pass one of them")
+        return self
 
 
 class PatternArg(BaseModel):
@@ -176,7 +195,10 @@ def register(catalog: Catalog) -> None:
         given = edits_json if edits_json is not None else edits
         if not given:
             raise InvalidParamsError('multi_edit needs edits_json: [{"old_text": "...", "new_text": "..."}, ...].')
-        replacements = [Replacement(e.old_text, e.new_text, replace_all=e.replace_all) for e in given]
+        replacements = [
+            Replacement(e.old_text, e.new_text, replace_all=e.replace_all, occurrence=e.occurrence or None)
+            for e in given
+        ]
         planner = modes.multi(replacements, tolerant=tolerant_whitespace, path=str(path))
         options = EditOptions(
             tool="multi_edit",
