@@ -74,3 +74,21 @@ async def test_a_multi_edit_edit_may_pick_one_occurrence_as_its_ambiguity_error_
     both = [{"old_text": "X", "new_text": "Y", "occurrence": 1, "replace_all": True}]
     assert error_code(await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": both})) == "invalid_params"
     assert (root / "m.txt").read_bytes() == b"X Y X\nEND\n"
+
+
+async def test_insert_names_the_anchor_when_it_is_missing_or_not_unique(client: Client, root: Path) -> None:
+    """Catalog §1.3 F: "anchor not found" / "anchor matches N times … Quote more surrounding context"; the advice
+    never names old_text, occurrence or replace_all, which insert does not take."""
+    (root / "i.txt").write_bytes(b"{\n}\n{\n}\n")
+    missing = await client.call_tool(
+        "edit_file", {"path": "i.txt", "mode": "insert", "anchor": "nope", "new_text": "x"}
+    )
+    assert error_code(missing) == "no_match"
+    assert text_of(missing).startswith("anchor was not found in i.txt")
+    twice = await client.call_tool("edit_file", {"path": "i.txt", "mode": "insert", "anchor": "}", "new_text": "x"})
+    assert error_code(twice) == "ambiguous_match"
+    assert text_of(twice).startswith("anchor matches 2 times in i.txt (at lines 2, 4")
+    for answer in (missing, twice):
+        assert "anchor" in text_of(answer).splitlines()[-1]
+        assert not any(word in text_of(answer) for word in ("old_text", "occurrence", "replace_all", "tolerant"))
+    assert (root / "i.txt").read_bytes() == b"{\n}\n{\n}\n"

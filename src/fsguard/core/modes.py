@@ -155,7 +155,7 @@ def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, 
         raise InvalidParamsError("mode 'insert' needs new_text: the line(s) to insert.")
 
     def plan(text: str) -> EditPlan:
-        matched = find_matches(text, Replacement(anchor, anchor), path=path)
+        matched = find_matches(text, Replacement(anchor, anchor), path=path, subject="anchor")
         place = matched.matches[0]
         index = LineIndex(text)
         eol = first_break(text)
