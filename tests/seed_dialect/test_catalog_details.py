@@ -92,3 +92,17 @@ async def test_insert_names_the_anchor_when_it_is_missing_or_not_unique(client: 
         assert "anchor" in text_of(answer).splitlines()[-1]
         assert not any(word in text_of(answer) for word in ("old_text", "occurrence", "replace_all", "tolerant"))
     assert (root / "i.txt").read_bytes() == b"{\n}\n{\n}\n"
+
+
+async def test_analyze_operation_rates_writing_a_new_file_low_risk_and_writes_nothing(
+    client: Client, root: Path
+) -> None:
+    """Catalog §1.7: the write score counts an existing file as a risk factor; a new file overwrites nothing, so it
+    is not the CRITICAL "100 % of the file changes" an empty before-state would measure."""
+    plan = {"operation": "write", "path": "new/notes.txt", "content": "hello\n"}
+    result = structured(await client.call_tool("analyze_operation", plan))
+    assert (result["exists"], result["risk_level"]) == (False, "LOW")
+    assert result["risk_factors"] == ["creates a new file: nothing existing is overwritten"]
+    assert not any("backup" in suggestion for suggestion in result["suggestions"])
+    assert result["lines_added"] == 1
+    assert not (root / "new").exists()

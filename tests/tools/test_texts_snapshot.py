@@ -2274,10 +2274,9 @@ async def test_analyze_operation_of_a_missing_file_says_it_does_not_exist(rig: R
         {
             "verbose": """\
 ok
-Plan only, nothing was changed. write new.txt: risk CRITICAL (does not exist).
-- creates a new file
-- 100% of the file changes
-Suggestion: A backup is taken before the change; undo it with backup(action='undo_last').
+Plan only, nothing was changed. write new.txt: risk LOW (does not exist).
+- creates a new file: nothing existing is overwritten
+Suggestion: write_file creates it, and any missing parent directories.
 --- a/new.txt
 +++ b/new.txt
 @@ -0,0 +1 @@
@@ -2285,7 +2284,7 @@ Suggestion: A backup is taken before the change; undo it with backup(action='und
 """,
             "compact": """\
 ok
-write new.txt: risk CRITICAL (does not exist) | creates a new file | 100% of the file changes
+write new.txt: risk LOW (does not exist) | creates a new file: nothing existing is overwritten
 --- a/new.txt
 +++ b/new.txt
 @@ -0,0 +1 @@
