@@ -106,3 +106,26 @@ async def test_analyze_operation_rates_writing_a_new_file_low_risk_and_writes_no
     assert not any("backup" in suggestion for suggestion in result["suggestions"])
     assert result["lines_added"] == 1
     assert not (root / "new").exists()
+
+
+async def test_restore_trash_takes_the_sd_id_in_backup_id_as_the_seeds_skill_documented_it(
+    client: Client, lines: Path
+) -> None:
+    """Catalog §1.15 / §7: the seed's skill file told agents to call restore_trash with backup_id."""
+    trashed = structured(await client.call_tool("delete_file", {"path": "lines.txt"}))
+    sd_id = trashed["results"][0]["sd_id"]
+    assert not lines.exists()
+    structured(await client.call_tool("backup", {"action": "restore_trash", "backup_id": sd_id}))
+    assert lines.read_bytes() == b"one\ntwo\nthree\n"
+
+
+@pytest.mark.parametrize(
+    ("action", "needed"),
+    [("undo_last", "file_path"), ("undo_chain", "file_path"), ("compare", "backup_id"), ("restore_trash", "sd_id")],
+)
+async def test_a_backup_action_missing_its_id_or_file_names_the_action_and_an_example(
+    client: Client, lines: Path, action: str, needed: str
+) -> None:
+    refused = await client.call_tool("backup", {"action": action})
+    assert error_code(refused) == "invalid_params"
+    assert text_of(refused).startswith(f"backup(action='{action}') needs {needed}, e.g. {needed}=")

@@ -2092,7 +2092,7 @@ async def test_backup_restore_without_a_backup_id_is_invalid_params(rig: Rig) ->
         {
             "both": """\
 error invalid_params
-this backup action needs backup_id.\
+backup(action='restore') needs backup_id, e.g. backup_id="<backup_id:1>" (ids: backup(action="list")).\
 """
         }
     )

@@ -177,7 +177,7 @@ def _list(services: Services, request: _Request) -> BackupResult:
 
 
 def _show(services: Services, request: _Request) -> BackupResult:
-    backup_id = _need(request.backup_id, "backup_id")
+    backup_id = _need(request.backup_id, "backup_id", request.action)
     if group := services.groups.find(backup_id):
         return BackupResult(action=request.action, message="", group=group_info(group, services.policy.shows))
     record = services.backups.get(backup_id)
@@ -186,7 +186,7 @@ def _show(services: Services, request: _Request) -> BackupResult:
 
 
 def _compare(services: Services, request: _Request) -> BackupResult:
-    backup_id = _need(request.backup_id, "backup_id")
+    backup_id = _need(request.backup_id, "backup_id", request.action)
     if group := services.groups.find(backup_id):
         diffs = [
             services.restorer.diff(services.backups.get(change.backup_id), towards_backup=False)
@@ -217,7 +217,9 @@ def _cleanup(services: Services, request: _Request) -> BackupResult:
 
 
 def _undo_chain(services: Services, request: _Request) -> BackupResult:
-    chain = services.backups.chain(services.policy.resolve(_need(request.file_path, "file_path")), request.limit)
+    chain = services.backups.chain(
+        services.policy.resolve(_need(request.file_path, "file_path", request.action)), request.limit
+    )
     return BackupResult(
         action=request.action,
         message="",
@@ -228,13 +230,15 @@ def _undo_chain(services: Services, request: _Request) -> BackupResult:
 
 def _undo_last(services: Services, request: _Request) -> BackupResult:
     report = services.restorer.undo_last(
-        _need(request.file_path, "file_path"), force=request.force, dry_run=bool(request.dry_run) or request.preview
+        _need(request.file_path, "file_path", request.action),
+        force=request.force,
+        dry_run=bool(request.dry_run) or request.preview,
     )
     return restored(request.action, report, services.restorer.diff(report.restored_from) if request.preview else None)
 
 
 def _restore(services: Services, request: _Request) -> BackupResult:
-    backup_id = _need(request.backup_id, "backup_id")
+    backup_id = _need(request.backup_id, "backup_id", request.action)
     if group := services.groups.find(backup_id):
         return _restore_group(services, request, group)
     report = services.restorer.restore(
@@ -279,7 +283,10 @@ def _list_trash(services: Services, request: _Request) -> BackupResult:
 
 
 def _restore_trash(services: Services, request: _Request) -> BackupResult:
-    entry = services.deleter.restore_from_trash(_need(request.sd_id, "sd_id"))
+    sd_id = request.sd_id
+    if sd_id is None and (request.backup_id or "").startswith("sd-"):
+        sd_id = request.backup_id  # the seed's skill file documented restore_trash with backup_id (catalog §7)
+    entry = services.deleter.restore_from_trash(_need(sd_id, "sd_id", request.action))
     return BackupResult(action=request.action, message="", trash=[trash_info(entry)])
 
 
@@ -316,7 +323,14 @@ _HANDLERS: dict[BackupAction, Callable[[Services, _Request], BackupResult]] = {
 assert set(_HANDLERS) == set(get_args(BackupAction)), "every backup action needs its handler"
 
 
-def _need(value: str | None, name: str) -> str:
+_EXAMPLES = {
+    "backup_id": 'backup_id="20261130-101010-0123456789abcdef" (ids: backup(action="list"))',
+    "file_path": 'file_path="src/app.py"',
+    "sd_id": 'sd_id="sd-20261130-101010-0123456789abcdef" (ids: backup(action="list_trash"))',
+}
+
+
+def _need(value: str | None, name: str, action: BackupAction) -> str:
     if value is None:
-        raise InvalidParamsError(f"this backup action needs {name}.")
+        raise InvalidParamsError(f"backup(action={action!r}) needs {name}, e.g. {_EXAMPLES[name]}.", param=name)
     return value
