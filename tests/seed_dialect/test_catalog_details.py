@@ -129,3 +129,27 @@ async def test_a_backup_action_missing_its_id_or_file_names_the_action_and_an_ex
     refused = await client.call_tool("backup", {"action": action})
     assert error_code(refused) == "invalid_params"
     assert text_of(refused).startswith(f"backup(action='{action}') needs {needed}, e.g. {needed}=")
+
+
+async def test_include_context_shows_three_lines_each_side_once_in_line_order(client: Client, root: Path) -> None:
+    """Catalog §1.6: context_lines defaults to 3. Context two matches share is shown once, a match line is never
+    repeated as context, and a gap between groups is marked ``--``, as rg prints it."""
+    body = [f"l{n}" for n in range(1, 21)]
+    for n in (3, 5, 15):
+        body[n - 1] = "foo"
+    (root / "a.txt").write_text("\n".join(body) + "\n", encoding="utf-8")
+    answer = await client.call_tool("search_files", {"path": ".", "pattern": "foo", "include_context": True})
+    result = structured(answer)
+    assert [m["context_before"] for m in result["matches"]] == [
+        ["l1", "l2"],
+        ["l2", "foo", "l4"],
+        ["l12", "l13", "l14"],
+    ]
+    assert result["matches"][2]["context_after"] == ["l16", "l17", "l18"]
+    shown = text_of(answer).splitlines()[1:]
+    assert shown == [
+        "a.txt",
+        *["1-l1", "2-l2", "3:1:foo", "4-l4", "5:1:foo", "6-l6", "7-l7", "8-l8"],
+        "--",
+        *["12-l12", "13-l13", "14-l14", "15:1:foo", "16-l16", "17-l17", "18-l18"],
+    ]
