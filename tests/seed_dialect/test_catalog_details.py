@@ -153,3 +153,14 @@ async def test_include_context_shows_three_lines_each_side_once_in_line_order(cl
         "--",
         *["12-l12", "13-l13", "14-l14", "15:1:foo", "16-l16", "17-l17", "18-l18"],
     ]
+
+
+@pytest.mark.parametrize("path", ["", "lines.txt"], ids=["an empty path", "a path among paths"])
+async def test_paths_with_a_path_that_adds_nothing_reads_the_paths(client: Client, lines: Path, path: str) -> None:
+    """Catalog §1.1: without a range the seed reads ``paths`` whatever ``path`` says; fsguard does so when path is
+    empty or one of them (harnesses send both), and still refuses a different path rather than ignore it."""
+    (lines.parent / "b.txt").write_bytes(b"bee\n")
+    many = structured(await client.call_tool("read_file", {"path": path, "paths": ["lines.txt", "b.txt"]}))
+    assert [f["content"] for f in many["files"]] == ["one\ntwo\nthree\n", "bee\n"]
+    other = await client.call_tool("read_file", {"path": "other.txt", "paths": ["lines.txt", "b.txt"]})
+    assert error_code(other) == "invalid_params"
