@@ -164,3 +164,17 @@ async def test_paths_with_a_path_that_adds_nothing_reads_the_paths(client: Clien
     assert [f["content"] for f in many["files"]] == ["one\ntwo\nthree\n", "bee\n"]
     other = await client.call_tool("read_file", {"path": "other.txt", "paths": ["lines.txt", "b.txt"]})
     assert error_code(other) == "invalid_params"
+
+
+async def test_search_replace_on_a_directory_points_to_project_replace_and_writes_nothing(
+    client: Client, root: Path
+) -> None:
+    """Catalog §1.3 B: the seed's search_replace walked a whole directory (unbounded, no backup: a BUG/GAP);
+    fsguard edits one file and names the tool that replaces across a tree."""
+    (root / "d").mkdir()
+    (root / "d" / "a.txt").write_bytes(b"foo\n")
+    arguments = {"path": "d", "mode": "search_replace", "pattern": "foo", "replacement": "bar"}
+    refused = await client.call_tool("edit_file", arguments)
+    assert error_code(refused) == "is_directory"
+    assert "project_replace(path='d', find=..., replace=...)" in text_of(refused)
+    assert (root / "d" / "a.txt").read_bytes() == b"foo\n"

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from fsguard.core import modes
 from fsguard.core.diff import DiffFormat
 from fsguard.core.editing import EditOptions, EditReport
-from fsguard.core.errors import InvalidParamsError, RewriteBlockedError
+from fsguard.core.errors import InvalidParamsError, IsDirectoryError, RewriteBlockedError
 from fsguard.core.matching import Replacement
 from fsguard.core.requests import EditMode, EditRequest, planner_for
 from fsguard.models import EditFileResult, MultiEditResult
@@ -243,9 +243,17 @@ def register(catalog: Catalog) -> None:
 
 
 def _run(services: Services, path: str, planner: modes.Planner, options: EditOptions, *, force: bool) -> EditReport:
-    """Run the edit; a rewrite refusal of a forced call says that force is not the flag that lifts it."""
+    """Run the edit; a directory is pointed to project_replace, and a rewrite refusal of a forced call says that
+    force is not the flag that lifts it."""
     try:
         return services.editor.run(path, planner, options)
+    except IsDirectoryError as exc:
+        # The seed's search_replace walked a directory (catalog §1.3 B); fsguard's edits stay on one file.
+        raise IsDirectoryError(
+            f"{path} is a directory; edit_file changes one file. To replace text in every file under it use "
+            f"project_replace(path={path!r}, find=..., replace=...) (preview=true shows the counts first).",
+            **exc.fields,
+        ) from exc
     except RewriteBlockedError as exc:
         if not force:
             raise
