@@ -8,6 +8,7 @@ protocol eras, through ``client``.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,17 @@ async def test_search_replace_on_a_directory_points_to_project_replace_and_write
     assert error_code(refused) == "is_directory"
     assert "project_replace(path='d', find=..., replace=...)" in text_of(refused)
     assert (root / "d" / "a.txt").read_bytes() == b"foo\n"
+
+
+async def test_git_log_takes_the_seeds_output_oneline(client: Client, root: Path) -> None:
+    """Catalog §1.18: log's output is oneline (default) or full; oneline means nothing for diff or show."""
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    (root / "f.txt").write_bytes(b"x\n")
+    subprocess.run(["git", "add", "f.txt"], cwd=root, check=True)
+    identity = ["-c", "user.name=a", "-c", "user.email=a@example.com"]
+    subprocess.run(["git", *identity, "commit", "-qm", "first commit"], cwd=root, check=True)
+    log = structured(await client.call_tool("git", {"action": "log", "path": str(root), "output": "oneline"}))
+    assert [c["subject"] for c in log["commits"]] == ["first commit"]
+    refused = await client.call_tool("git", {"action": "diff", "path": str(root), "output": "oneline"})
+    assert error_code(refused) == "invalid_params"
+    assert "output='oneline' is for log" in text_of(refused)
