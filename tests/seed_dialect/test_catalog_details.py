@@ -193,3 +193,14 @@ async def test_git_log_takes_the_seeds_output_oneline(client: Client, root: Path
     refused = await client.call_tool("git", {"action": "diff", "path": str(root), "output": "oneline"})
     assert error_code(refused) == "invalid_params"
     assert "output='oneline' is for log" in text_of(refused)
+
+
+async def test_list_trash_shows_up_to_fifty_entries_by_default_as_the_seed(client: Client, root: Path) -> None:
+    """Catalog §1.15: limit defaults to 20 for list and 50 for list_trash."""
+    names = [f"f{n:02}.txt" for n in range(25)]
+    for name in names:
+        (root / name).write_bytes(b"x\n")
+    structured(await client.call_tool("delete_file", {"paths": names}))
+    trash = structured(await client.call_tool("backup", {"action": "list_trash"}))
+    assert (trash["total"], len(trash["trash"])) == (25, 25)
+    assert not any(root.iterdir())

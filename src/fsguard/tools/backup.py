@@ -76,7 +76,10 @@ def register(catalog: Catalog) -> None:
         file_path: Annotated[
             str | None, Field(description="undo_last/undo_chain: the file; list: only this file's backups.")
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=1000, description="list/undo_chain: at most this many.")] = 20,
+        limit: Annotated[
+            int | None,
+            Field(ge=1, le=1000, description="At most this many: list/undo_chain 20, list_trash/purge_trash 50."),
+        ] = None,
         filter_path: Annotated[str | None, Field(description="list: substring of the path (case-insensitive).")] = None,
         filter_operation: Annotated[
             str | None, Field(description="list: operation: edit_file (every mode), edit_file:replace, multi_edit …")
@@ -120,7 +123,7 @@ def register(catalog: Catalog) -> None:
             action=action,
             backup_id=backup_id,
             file_path=file_path,
-            limit=limit,
+            limit=limit or (50 if action in ("list_trash", "purge_trash") else 20),  # the seed's defaults
             filter_path=filter_path,
             filter_operation=filter_operation,
             newer_than_hours=newer_than_hours,
