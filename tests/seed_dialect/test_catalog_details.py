@@ -204,3 +204,25 @@ async def test_list_trash_shows_up_to_fifty_entries_by_default_as_the_seed(clien
     trash = structured(await client.call_tool("backup", {"action": "list_trash"}))
     assert (trash["total"], len(trash["trash"])) == (25, 25)
     assert not any(root.iterdir())
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"mode": "search_replace", "pattern": "zzz", "replacement": "B"},
+        {"mode": "regex", "pattern": "z+", "replacement": "B"},
+        {"mode": "regex", "pattern": "z+", "replacement": "B", "dry_run": True},
+    ],
+    ids=["search_replace", "regex", "regex dry run"],
+)
+async def test_search_replace_and_regex_without_a_match_are_zero_replacements_not_an_error(
+    client: Client, lines: Path, arguments: dict[str, object]
+) -> None:
+    """Catalog §1.3 B/C: the seed answered "No matches found" (not an error) and its regex mode called zero matches a
+    success (then rewrote the file anyway, a BUG). fsguard: 0 replacements, nothing written, no backup."""
+    answer = await client.call_tool("edit_file", {"path": "lines.txt", **arguments})
+    result = structured(answer)
+    assert (result["replacements"], result.get("backup_id")) == (0, None)
+    assert "0 replacements" in text_of(answer)
+    assert lines.read_bytes() == b"one\ntwo\nthree\n"
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
