@@ -158,6 +158,35 @@ def test_normalize_takes_null_for_an_optional_parameter_without_null_as_absent()
     assert normalize("t", sent, CHOICE_SCHEMA) == {"action": None}
 
 
+NUMBER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "start_line": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+        "limit": {"type": "integer", "minimum": 1, "default": 20},
+        "hours": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}]},
+        "occurrence": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        "max_lines": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]},
+        "flag": {"type": "boolean", "default": True},
+        "count": {"type": "integer", "minimum": 1},
+    },
+    "required": ["count"],
+}
+
+
+def test_normalize_takes_zero_for_an_optional_number_that_must_be_positive_as_absent() -> None:
+    sent = {"start_line": 0, "limit": 0, "hours": 0.0, "count": 3}
+    assert normalize("t", sent, NUMBER_SCHEMA) == {"count": 3}
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [{"occurrence": 0}, {"max_lines": 0}, {"flag": False}, {"count": 0}, {"start_line": -1}],
+    ids=["no minimum", "0 is valid", "false is a boolean", "a required number", "a negative number"],
+)
+def test_normalize_keeps_a_zero_where_it_is_a_value(sent: dict[str, Any]) -> None:
+    assert normalize("t", sent, NUMBER_SCHEMA) == sent
+
+
 # --- JSON text for arrays -----------------------------------------------------------------------------------------
 
 

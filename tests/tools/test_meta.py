@@ -20,6 +20,15 @@ async def test_help_lists_exactly_the_registered_tools(client: Client) -> None:
     assert all(entry["summary"].endswith(".") for entry in catalog)
 
 
+async def test_tool_descriptions_carry_no_docstring_indentation(client: Client) -> None:
+    """Python 3.11 keeps a docstring's source indentation; the model would read 8 spaces before every line."""
+    for tool in (await client.list_tools()).tools:
+        description = tool.description or ""
+        assert not any(line.startswith(" ") for line in description.splitlines()), tool.name
+        shown = structured(await client.call_tool("help", {"tool": tool.name}))["description"]
+        assert shown == description, tool.name
+
+
 async def test_help_summaries_are_the_first_sentence_only_never_the_next_paragraph(client: Client) -> None:
     catalog = {entry["name"]: entry["summary"] for entry in structured(await client.call_tool("help", {}))["tools"]}
     assert catalog["server_info"] == (

@@ -190,7 +190,7 @@ async def test_reading_changes_nothing_on_disk(client: Client, root: Path) -> No
 @pytest.mark.parametrize(
     "args",
     [
-        {"path": "a.txt", "paths": ["a.txt"]},
+        {"path": "b.txt", "paths": ["a.txt"]},
         {"paths": ["a.txt"], "start_line": 2},
         {"paths": ["a.txt"], "max_lines": 1, "mode": "head"},
         {"paths": ["a.txt"], "encoding": "base64"},

@@ -2092,7 +2092,7 @@ async def test_backup_restore_without_a_backup_id_is_invalid_params(rig: Rig) ->
         {
             "both": """\
 error invalid_params
-this backup action needs backup_id.\
+backup(action='restore') needs backup_id, e.g. backup_id="<backup_id:1>" (ids: backup(action="list")).\
 """
         }
     )
@@ -2274,10 +2274,9 @@ async def test_analyze_operation_of_a_missing_file_says_it_does_not_exist(rig: R
         {
             "verbose": """\
 ok
-Plan only, nothing was changed. write new.txt: risk CRITICAL (does not exist).
-- creates a new file
-- 100% of the file changes
-Suggestion: A backup is taken before the change; undo it with backup(action='undo_last').
+Plan only, nothing was changed. write new.txt: risk LOW (does not exist).
+- creates a new file: nothing existing is overwritten
+Suggestion: write_file creates it, and any missing parent directories.
 --- a/new.txt
 +++ b/new.txt
 @@ -0,0 +1 @@
@@ -2285,7 +2284,7 @@ Suggestion: A backup is taken before the change; undo it with backup(action='und
 """,
             "compact": """\
 ok
-write new.txt: risk CRITICAL (does not exist) | creates a new file | 100% of the file changes
+write new.txt: risk LOW (does not exist) | creates a new file: nothing existing is overwritten
 --- a/new.txt
 +++ b/new.txt
 @@ -0,0 +1 @@
@@ -2546,7 +2545,7 @@ edit_file: unknown parameter 'old_txt' (did you mean 'old_text'?). Valid paramet
 
 
 async def test_an_argument_of_the_wrong_shape_is_invalid_params_per_parameter(rig: Rig) -> None:
-    assert await rig.texts(lambda c: c.call("read_file", path=c.rel("a.txt"), start_line=0)) == snapshot(
+    assert await rig.texts(lambda c: c.call("read_file", path=c.rel("a.txt"), start_line=-1)) == snapshot(
         {
             "both": """\
 error invalid_params

@@ -51,7 +51,8 @@ class Analyzer:
         if operation == "write":
             if content is None:
                 raise InvalidParamsError("analyze_operation(operation='write') needs content: the new file text.")
-            return self._change(base, path, text, content, occurrences=1, factors=self._write_factors(path, content))
+            planned = self._change(base, path, text, content, occurrences=1, factors=self._write_factors(path, content))
+            return planned if exists else self._creation(planned)
         if old_text is None or new_text is None:
             raise InvalidParamsError("analyze_operation(operation='edit') needs old_text and new_text.")
         try:
@@ -71,9 +72,20 @@ class Analyzer:
             data, _ = read_at(entry, self._max_file_size)
         return decode(data, path).text
 
+    @staticmethod
+    def _creation(planned: AnalyzeResult) -> AnalyzeResult:
+        """A new file overwrites nothing: LOW, not the 100 % change (CRITICAL) its empty "before" would measure."""
+        return planned.model_copy(
+            update={
+                "risk_level": "LOW",
+                "risk_factors": ["creates a new file: nothing existing is overwritten"],
+                "suggestions": ["write_file creates it, and any missing parent directories."],
+            }
+        )
+
     def _write_factors(self, path: Path, content: str) -> list[str]:
         if not path.is_file():
-            return ["creates a new file"]
+            return []
         guard = write_guard(existing_size=path.stat().st_size, new_size=len(content.encode()))
         return [guard.message] if guard else []
 

@@ -108,8 +108,12 @@ class Replacement:
     whole_word: bool = False
 
 
-def find_matches(text: str, edit: Replacement, *, tolerant: bool = False, path: str = "the file") -> MatchPlan:
+def find_matches(
+    text: str, edit: Replacement, *, tolerant: bool = False, path: str = "the file", subject: str = "old_text"
+) -> MatchPlan:
     """Climb the ladder until a tier finds ``edit.old_text`` and choose the places to change.
+
+    ``subject`` is the parameter errors name (insert's ``anchor``), so their advice is one the caller can take.
 
     Raises:
         InvalidParamsError: empty old_text.
@@ -118,22 +122,31 @@ def find_matches(text: str, edit: Replacement, *, tolerant: bool = False, path: 
     """
     old, new, occurrence = edit.old_text, edit.new_text, edit.occurrence
     if not old:
-        raise InvalidParamsError("old_text is empty. Quote the exact text to replace, copied from read_file.")
+        raise InvalidParamsError(f"{subject} is empty. Quote the exact text to find, copied from read_file.")
     index = LineIndex(text)
     for name, tier in LADDER:
         if name == "tolerant_whitespace" and not tolerant:
             continue
         spans = tier(text, index, old, new, edit.whole_word)
         if spans:
-            chosen = _choose(spans, index, name, old, replace_all=edit.replace_all, occurrence=occurrence, path=path)
+            chosen = _choose(
+                spans, index, name, subject, replace_all=edit.replace_all, occurrence=occurrence, path=path
+            )
             # Each span's new text in a line ending, made once: a replace_all of a long new_text made it per match.
             endings: dict[tuple[str, str], str] = {}
             return MatchPlan(name, tuple(_finish(text, index, span, endings) for span in chosen))
-    raise _no_match(text, index, old, new, path, tolerant)
+    raise _no_match(text, index, old, new, path, tolerant, subject)
 
 
 def _choose(
-    spans: list[Span], index: LineIndex, tier: str, old: str, *, replace_all: bool, occurrence: int | None, path: str
+    spans: list[Span],
+    index: LineIndex,
+    tier: str,
+    subject: str,
+    *,
+    replace_all: bool,
+    occurrence: int | None,
+    path: str,
 ) -> list[Span]:
     if replace_all:
         return spans
@@ -151,10 +164,13 @@ def _choose(
         return spans
     lines = [index.line_of(span[0]) for span in spans]
     shown = shortlist(dict.fromkeys(lines), rest="search_files shows every one")
+    advice = f"Quote more of the surrounding text in {subject} so it occurs once."
+    if subject == "old_text":
+        advice = "Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, "
+        advice += "or replace_all=true to change every one."
     raise AmbiguousMatchError(
-        f"old_text matches {len(spans)} times in {path} (at lines {shown}; tier {tier}). Nothing was written. "
-        "Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, "
-        "or replace_all=true to change every one.",
+        f"{subject} matches {len(spans)} times in {path} (at lines {shown}; tier {tier}). Nothing was written. "
+        + advice,
         path=path,
         lines=lines,
         tier=tier,
@@ -347,7 +363,10 @@ LADDER: tuple[tuple[str, Tier], ...] = (
 # -- the failure report ------------------------------------------------------------------------------
 
 
-def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolerant: bool) -> NoMatchError:
+_TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
+
+
+def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolerant: bool, subject: str) -> NoMatchError:
     tiers = ", ".join(name for name, _ in LADDER if tolerant or name != "tolerant_whitespace")
     applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
@@ -364,10 +383,12 @@ def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolera
         evidence = f"The whole file ({count} line{'' if count == 1 else 's'}):\n{shown}"
     else:
         evidence = _closest(index, old)
-    tolerant_hint = "" if tolerant else ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
+    hint = f" into {subject} and retry"  # insert's anchor: tolerant_whitespace does not apply there
+    if subject == "old_text":
+        hint = " and retry" + ("" if tolerant else _TOLERANT_HINT)
     return NoMatchError(
-        f"old_text was not found in {path} (tried: {tiers}). Nothing was written.\n{evidence}\n"
-        f"Copy the exact text from read_file and retry{tolerant_hint}.",
+        f"{subject} was not found in {path} (tried: {tiers}). Nothing was written.\n{evidence}\n"
+        f"Copy the exact text from read_file{hint}.",
         path=path,
     )
 

@@ -74,11 +74,8 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
 
     def plan(text: str) -> EditPlan:
         found = list(finder.finditer(text))
-        if not found:
-            raise NoMatchError(
-                f"{pattern!r} does not occur in {path} (case_sensitive={case_sensitive}). Nothing was written.",
-                path=path,
-            )
+        if not found:  # replace-every-occurrence of nothing: 0 replacements, as the seed answered (catalog §1.3 B)
+            return EditPlan(new_text=text, replacements=0, chars_changed=0)
         new_text = finder.sub(bounded(lambda _m: replacement, len(text)), text)
         return EditPlan(
             new_text=new_text,
@@ -131,9 +128,7 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
                 check_result(size)
             text, count = pattern.subn(lambda m, r=rule.replacement: expand_go_template(r, m), text, count=rule.count)
             total += count
-        if total == 0:
-            shown = ", ".join(repr(rule.pattern) for rule in rules)
-            raise NoMatchError(f"no match for {shown} in {path}. Nothing was written.", path=path)
+        # No match is 0 replacements and nothing written (the seed rewrote the file anyway, catalog §1.3 C).
         return EditPlan(new_text=text, replacements=total, chars_changed=changed, first_line=first)
 
     return plan
@@ -161,7 +156,7 @@ def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, 
         raise InvalidParamsError("mode 'insert' needs new_text: the line(s) to insert.")
 
     def plan(text: str) -> EditPlan:
-        matched = find_matches(text, Replacement(anchor, anchor), path=path)
+        matched = find_matches(text, Replacement(anchor, anchor), path=path, subject="anchor")
         place = matched.matches[0]
         index = LineIndex(text)
         eol = first_break(text)

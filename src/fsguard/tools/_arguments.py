@@ -13,6 +13,11 @@ null sent for an optional parameter whose schema has no null (``max_depth``, ``a
 absent too: clients that fill every field of a form send null for the ones left blank, and the seed read a JSON
 null as the parameter's zero value, its default. A required parameter sent as null is still refused. Both rules
 apply inside the items of a list of objects too (multi_edit's ``edits``, edit_file's ``patterns_json``).
+
+Likewise 0 sent for an optional number that must be at least 1 (start_line, end_line, max_depth, limit,
+max_results, max_lines …) is taken as absent: the seed read 0 as "not given" (a range read starts only at
+start_line > 0, limits of 0 fall back to their defaults), and harnesses fill unset numbers with 0. Negative
+numbers are still refused.
 """
 
 from __future__ import annotations
@@ -60,6 +65,8 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         if target != name and target in arguments:
             continue  # the canonical name wins over its alias, whatever the order
         if _blank_field(target, value, properties, required):
+            continue
+        if _is_zero(value) and target not in required and _zero_is_not_given(properties[target]):
             continue
         prop = properties[target]
         if _takes_structure(prop):
@@ -136,6 +143,24 @@ def _without_blank_fields(value: Any, prop: dict[str, Any], schema: dict[str, An
 def _admits_null(prop: dict[str, Any]) -> bool:
     """True when the parameter's schema takes null itself (then null is passed on, not read as absent)."""
     return any(option.get("type") == "null" for option in prop.get("anyOf", [prop]))
+
+
+def _is_zero(value: Any) -> bool:
+    # bool is an int in Python: false must stay a boolean, not become "absent".
+    return type(value) in (int, float) and value == 0
+
+
+def _zero_is_not_given(prop: dict[str, Any]) -> bool:
+    """True when the parameter is a number whose smallest valid value is above 0 (so 0 can only mean "unset")."""
+    options = [option for option in prop.get("anyOf", [prop]) if option.get("type") != "null"]
+
+    def above_zero(option: dict[str, Any]) -> bool:
+        minimum, exclusive = option.get("minimum"), option.get("exclusiveMinimum")
+        return (minimum is not None and minimum > 0) or (exclusive is not None and exclusive >= 0)
+
+    return bool(options) and all(
+        option.get("type") in ("integer", "number") and above_zero(option) for option in options
+    )
 
 
 def _takes_structure(prop: dict[str, Any]) -> bool:

@@ -99,7 +99,9 @@ class Catalog:
                 tool = tool.model_copy(update={"fn": _on_loop(fn, when), "is_async": True})
             tools[tool.name] = tool
         else:  # an SDK without the tool table this relies on: let it build the tool itself
-            self.server.add_tool(fn, title=hints.title, annotations=hints)
+            self.server.add_tool(
+                fn, title=hints.title, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints
+            )
         self.examples[fn.__name__] = [ToolExample(description=d, arguments=a) for d, a in examples]
 
 
@@ -130,5 +132,8 @@ def _built(fn: Callable[..., Any], hints: ToolAnnotations) -> Tool:
     key = (fn.__module__, fn.__qualname__, fn.__doc__ or "", str(inspect.signature(fn)), hints.model_dump_json())
     template = _BUILT.get(key)
     if template is None:
-        template = _BUILT[key] = Tool.from_function(fn, title=hints.title, annotations=hints)
+        # cleandoc: on Python < 3.13 a docstring keeps its source indentation, which every tools/list and
+        # help(tool) would otherwise send (8 spaces a line) to the model.
+        description = inspect.cleandoc(fn.__doc__ or "")
+        template = _BUILT[key] = Tool.from_function(fn, title=hints.title, description=description, annotations=hints)
     return template.model_copy(update={"fn": fn})

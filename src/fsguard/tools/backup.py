@@ -76,7 +76,10 @@ def register(catalog: Catalog) -> None:
         file_path: Annotated[
             str | None, Field(description="undo_last/undo_chain: the file; list: only this file's backups.")
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=1000, description="list/undo_chain: at most this many.")] = 20,
+        limit: Annotated[
+            int | None,
+            Field(ge=1, le=1000, description="At most this many: list/undo_chain 20, list_trash/purge_trash 50."),
+        ] = None,
         filter_path: Annotated[str | None, Field(description="list: substring of the path (case-insensitive).")] = None,
         filter_operation: Annotated[
             str | None, Field(description="list: operation: edit_file (every mode), edit_file:replace, multi_edit …")
@@ -120,7 +123,7 @@ def register(catalog: Catalog) -> None:
             action=action,
             backup_id=backup_id,
             file_path=file_path,
-            limit=limit,
+            limit=limit or (50 if action in ("list_trash", "purge_trash") else 20),  # the seed's defaults
             filter_path=filter_path,
             filter_operation=filter_operation,
             newer_than_hours=newer_than_hours,
@@ -177,7 +180,7 @@ def _list(services: Services, request: _Request) -> BackupResult:
 
 
 def _show(services: Services, request: _Request) -> BackupResult:
-    backup_id = _need(request.backup_id, "backup_id")
+    backup_id = _need(request.backup_id, "backup_id", request.action)
     if group := services.groups.find(backup_id):
         return BackupResult(action=request.action, message="", group=group_info(group, services.policy.shows))
     record = services.backups.get(backup_id)
@@ -186,7 +189,7 @@ def _show(services: Services, request: _Request) -> BackupResult:
 
 
 def _compare(services: Services, request: _Request) -> BackupResult:
-    backup_id = _need(request.backup_id, "backup_id")
+    backup_id = _need(request.backup_id, "backup_id", request.action)
     if group := services.groups.find(backup_id):
         diffs = [
             services.restorer.diff(services.backups.get(change.backup_id), towards_backup=False)
@@ -217,7 +220,9 @@ def _cleanup(services: Services, request: _Request) -> BackupResult:
 
 
 def _undo_chain(services: Services, request: _Request) -> BackupResult:
-    chain = services.backups.chain(services.policy.resolve(_need(request.file_path, "file_path")), request.limit)
+    chain = services.backups.chain(
+        services.policy.resolve(_need(request.file_path, "file_path", request.action)), request.limit
+    )
     return BackupResult(
         action=request.action,
         message="",
@@ -228,13 +233,15 @@ def _undo_chain(services: Services, request: _Request) -> BackupResult:
 
 def _undo_last(services: Services, request: _Request) -> BackupResult:
     report = services.restorer.undo_last(
-        _need(request.file_path, "file_path"), force=request.force, dry_run=bool(request.dry_run) or request.preview
+        _need(request.file_path, "file_path", request.action),
+        force=request.force,
+        dry_run=bool(request.dry_run) or request.preview,
     )
     return restored(request.action, report, services.restorer.diff(report.restored_from) if request.preview else None)
 
 
 def _restore(services: Services, request: _Request) -> BackupResult:
-    backup_id = _need(request.backup_id, "backup_id")
+    backup_id = _need(request.backup_id, "backup_id", request.action)
     if group := services.groups.find(backup_id):
         return _restore_group(services, request, group)
     report = services.restorer.restore(
@@ -279,7 +286,10 @@ def _list_trash(services: Services, request: _Request) -> BackupResult:
 
 
 def _restore_trash(services: Services, request: _Request) -> BackupResult:
-    entry = services.deleter.restore_from_trash(_need(request.sd_id, "sd_id"))
+    sd_id = request.sd_id
+    if sd_id is None and (request.backup_id or "").startswith("sd-"):
+        sd_id = request.backup_id  # the seed's skill file documented restore_trash with backup_id (catalog §7)
+    entry = services.deleter.restore_from_trash(_need(sd_id, "sd_id", request.action))
     return BackupResult(action=request.action, message="", trash=[trash_info(entry)])
 
 
@@ -316,7 +326,14 @@ _HANDLERS: dict[BackupAction, Callable[[Services, _Request], BackupResult]] = {
 assert set(_HANDLERS) == set(get_args(BackupAction)), "every backup action needs its handler"
 
 
-def _need(value: str | None, name: str) -> str:
+_EXAMPLES = {
+    "backup_id": 'backup_id="20261130-101010-0123456789abcdef" (ids: backup(action="list"))',
+    "file_path": 'file_path="src/app.py"',
+    "sd_id": 'sd_id="sd-20261130-101010-0123456789abcdef" (ids: backup(action="list_trash"))',
+}
+
+
+def _need(value: str | None, name: str, action: BackupAction) -> str:
     if value is None:
-        raise InvalidParamsError(f"this backup action needs {name}.")
+        raise InvalidParamsError(f"backup(action={action!r}) needs {name}, e.g. {_EXAMPLES[name]}.", param=name)
     return value

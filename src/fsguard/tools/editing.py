@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from fsguard.core import modes
 from fsguard.core.diff import DiffFormat
 from fsguard.core.editing import EditOptions, EditReport
-from fsguard.core.errors import InvalidParamsError, RewriteBlockedError
+from fsguard.core.errors import InvalidParamsError, IsDirectoryError, RewriteBlockedError
 from fsguard.core.matching import Replacement
 from fsguard.core.requests import EditMode, EditRequest, planner_for
 from fsguard.models import EditFileResult, MultiEditResult
@@ -45,17 +45,36 @@ class EditArg(BaseModel):
     old_text: str = Field(description="Exact text to change.")
     new_text: str = Field(description="Its replacement.")
     replace_all: bool = Field(False, description="Change every occurrence.")
+    occurrence: int | None = Field(
+        None, description="Change only this occurrence (1 = first, -1 = last); not with replace_all."
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _accept_aliases(cls, data: Any) -> Any:
-        """old_str/old_string and new_str/new_string, as edit_file accepts them."""
+        """old_str/old_string and new_str/new_string, as edit_file accepts them.
+
+        An edit with none of the old_text spellings is refused by name, in the seed's words (catalog §1.4), so
+        oldString/newString sent by another tool's habits are not reported as two unrelated field errors.
+        """
         if isinstance(data, dict):
             data = dict(data)
             for alias, name in ALIASES.items():
                 if alias in data and name not in data:
                     data[name] = data.pop(alias)
+            if "old_text" not in data:
+                got = ", ".join(sorted(map(str, data))) or "none"
+                raise ValueError(
+                    f"edit has no recognized old key (expected old_text, old_str or old_string; got keys: {got}). "
+                    'Write each edit as {"old_text": "...", "new_text": "..."}'
+                )
         return data
+
+    @model_validator(mode="after")
+    def _one_way_to_choose(self) -> EditArg:
+        if self.occurrence and self.replace_all:
+            raise ValueError("occurrence changes one match and replace_all every match: pass one of them")
+        return self
 
 
 class PatternArg(BaseModel):
@@ -176,7 +195,10 @@ def register(catalog: Catalog) -> None:
         given = edits_json if edits_json is not None else edits
         if not given:
             raise InvalidParamsError('multi_edit needs edits_json: [{"old_text": "...", "new_text": "..."}, ...].')
-        replacements = [Replacement(e.old_text, e.new_text, replace_all=e.replace_all) for e in given]
+        replacements = [
+            Replacement(e.old_text, e.new_text, replace_all=e.replace_all, occurrence=e.occurrence or None)
+            for e in given
+        ]
         planner = modes.multi(replacements, tolerant=tolerant_whitespace, path=str(path))
         options = EditOptions(
             tool="multi_edit",
@@ -221,9 +243,17 @@ def register(catalog: Catalog) -> None:
 
 
 def _run(services: Services, path: str, planner: modes.Planner, options: EditOptions, *, force: bool) -> EditReport:
-    """Run the edit; a rewrite refusal of a forced call says that force is not the flag that lifts it."""
+    """Run the edit; a directory is pointed to project_replace, and a rewrite refusal of a forced call says that
+    force is not the flag that lifts it."""
     try:
         return services.editor.run(path, planner, options)
+    except IsDirectoryError as exc:
+        # The seed's search_replace walked a directory (catalog §1.3 B); fsguard's edits stay on one file.
+        raise IsDirectoryError(
+            f"{path} is a directory; edit_file changes one file. To replace text in every file under it use "
+            f"project_replace(path={path!r}, find=..., replace=...) (preview=true shows the counts first).",
+            **exc.fields,
+        ) from exc
     except RewriteBlockedError as exc:
         if not force:
             raise

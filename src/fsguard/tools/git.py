@@ -8,6 +8,7 @@ from mcp.server.mcpserver import Context, Elicit, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitrepo import GitRequest
 from fsguard.core.preflight import pushing, restoring
 from fsguard.models import GitActionName, GitResult
@@ -68,8 +69,11 @@ def register(catalog: Catalog) -> None:
             ),
         ] = None,
         output: Annotated[
-            Literal["stat", "name-only", "full"] | None,
-            Field(description="diff/show: stat (default), name-only or full (the patch); status: list files."),
+            Literal["stat", "name-only", "full", "oneline"] | None,
+            Field(
+                description="diff/show: stat (default), name-only or full (the patch); status: list files; "
+                "log: oneline (default) or full."
+            ),
         ] = None,
         max_lines: Annotated[
             int, Field(ge=1, le=100_000, description="Patch lines (and list entries) returned at most.")
@@ -107,6 +111,10 @@ def register(catalog: Catalog) -> None:
         unstages. push force=true uses --force-with-lease. Patches are cut at max_lines with a note.
         """
         force = consent(confirmed, "git", force=force)
+        if output == "oneline":  # the seed's log listing (catalog §1.18): log's commits are one line each anyway
+            if action != "log":
+                raise InvalidParamsError(f"output='oneline' is for log; {action} takes stat, name-only or full.")
+            output = None
         request = GitRequest(
             action=action,
             path=path,

@@ -74,6 +74,8 @@ def register(catalog: Catalog) -> None:
         as_base64 = (encoding or "").strip().lower() == "base64"
         if paths is not None and path is not None and selection.is_range:
             paths = None  # the seed's rule: a range names one file, so path wins over paths
+        elif paths is not None and path is not None and (not path or path in paths):
+            path = None  # the seed read paths then (catalog §1.1); a path that adds nothing is not a conflict
         if paths is not None:
             if path is not None or selection.is_range or selection.is_window or as_base64:
                 raise InvalidParamsError(

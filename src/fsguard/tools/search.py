@@ -81,7 +81,7 @@ class _SearchCall:
     @property
     def context(self) -> int:
         shown = self.include_context if self.include_context is not None else self.context_lines is not None
-        return (2 if self.context_lines is None else self.context_lines) if shown else 0
+        return (3 if self.context_lines is None else self.context_lines) if shown else 0
 
 
 def register(catalog: Catalog) -> None:
@@ -111,7 +111,7 @@ def register(catalog: Catalog) -> None:
             bool | None, Field(description="Add lines around each match (searches content).")
         ] = None,
         context_lines: Annotated[
-            int | None, Field(ge=0, le=20, description="Lines of context, default 2 (searches content).")
+            int | None, Field(ge=0, le=20, description="Lines of context, default 3 (searches content).")
         ] = None,
         count_only: Annotated[bool, Field(description="Content: only the number of matches per file.")] = False,
         max_results: Annotated[

@@ -99,6 +99,14 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
         result.feedback,
         *result.notes or (),
     )
+    if result.replacements == 0:  # search_replace/regex found nothing: a count of 0, not a failure
+        dry = "DRY RUN, " if result.dry_run else ""
+        if compact:
+            return f"{dry or 'OK: '}0 replacements ({result.mode}) in {shown(result.path)} | nothing written" + notes
+        return (
+            f"{dry}No match in {shown(result.path)}: 0 replacements ({result.mode}), nothing was written. "
+            "If the text should be there, check the pattern and case_sensitive against read_file." + notes
+        )
     if compact:
         count = f"{result.replacements}@+{result.lines_added}-{result.lines_removed}"
         if result.dry_run:

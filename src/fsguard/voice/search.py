@@ -89,12 +89,28 @@ def _grouped(matches: list[SearchMatch], compact: bool) -> list[str]:
                 same.setdefault(m.line_content.strip(), {})[m.line_number] = None
             lines.extend(f"{','.join(map(str, numbers))}:{content}" for content, numbers in same.items())
             continue
-        for m in found:
-            first = m.line_number - len(m.context_before)
-            lines.extend(f"{first + i}-{c}" for i, c in enumerate(m.context_before))
-            where = f"{m.line_number}:" if compact else f"{m.line_number}:{m.column}:"
-            lines.append(f"{where}{m.line_content}")
-            lines.extend(f"{m.line_number + 1 + i}-{c}" for i, c in enumerate(m.context_after))
+        lines.extend(_with_context(found, compact))
+    return lines
+
+
+def _with_context(found: list[SearchMatch], compact: bool) -> list[str]:
+    """One file's matches and context lines in line order, each line once (as rg prints them): context shared
+    by two nearby matches is not repeated, a match line is never shown as context, and ``--`` marks a gap."""
+    rows: dict[int, list[str]] = {}
+    context: dict[int, str] = {}
+    for m in found:
+        first = m.line_number - len(m.context_before)
+        context.update({first + i: c for i, c in enumerate(m.context_before)})
+        context.update({m.line_number + 1 + i: c for i, c in enumerate(m.context_after)})
+        where = f"{m.line_number}:" if compact else f"{m.line_number}:{m.column}:"
+        rows.setdefault(m.line_number, []).append(f"{where}{m.line_content}")
+    lines: list[str] = []
+    previous = None
+    for number in sorted(rows.keys() | context.keys()):
+        if context and previous is not None and number > previous + 1:
+            lines.append("--")
+        lines.extend(rows.get(number) or [f"{number}-{context[number]}"])
+        previous = number
     return lines
 
 

@@ -1,0 +1,228 @@
+"""Details of the seed catalog's §1, tool by tool: defaults, parameter shapes and error wording a seed client relies on.
+
+Each case is a call shaped as the seed's callers send it and the effect catalog §1 documents (or fsguard's
+deliberate improvement of it, named in the test). Where a file changes, the bytes on disk are checked. Both
+protocol eras, through ``client``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def lines(root: Path) -> Path:
+    path = root / "lines.txt"
+    path.write_bytes(b"one\ntwo\nthree\n")
+    return path
+
+
+async def test_zero_for_an_optional_line_number_or_limit_is_taken_as_not_given(client: Client, lines: Path) -> None:
+    """The seed read 0 as "not given" (catalog §1.1: a range read starts only at start_line > 0)."""
+    whole = structured(await client.call_tool("read_file", {"path": "lines.txt", "start_line": 0, "end_line": 0}))
+    assert whole["content"] == "one\ntwo\nthree\n"
+    head = structured(await client.call_tool("read_file", {"path": "lines.txt", "start_line": 0, "end_line": 2}))
+    assert head["content"] == "one\ntwo\n"
+    edit = {"path": "lines.txt", "old_text": "two", "new_text": "TWO", "start_line": 0, "end_line": 0}
+    structured(await client.call_tool("edit_file", edit))
+    assert lines.read_bytes() == b"one\nTWO\nthree\n"
+    listed = structured(await client.call_tool("backup", {"action": "list", "limit": 0}))
+    assert listed["total"] == 1
+    tree = {"path": ".", "output_format": "tree", "max_depth": 0}
+    assert structured(await client.call_tool("list_directory", tree))["tree"]["children"]
+    search = {"path": ".", "pattern": "e", "include_content": True, "max_results": 0}
+    assert structured(await client.call_tool("search_files", search))["returned_matches"] == 3
+
+
+async def test_a_negative_line_number_is_still_refused(client: Client, lines: Path) -> None:
+    refused = await client.call_tool("read_file", {"path": "lines.txt", "start_line": -1})
+    assert error_code(refused) == "invalid_params"
+
+
+async def test_a_multi_edit_edit_without_an_old_key_is_refused_as_the_seed_words_it(client: Client, root: Path) -> None:
+    """Catalog §1.4 / §4: oldString/newString ⇒ "no recognized old key", naming the keys sent; nothing written."""
+    (root / "m.txt").write_bytes(b"X\n")
+    edits = json.dumps([{"oldString": "X", "newString": "Y"}])
+    refused = await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": edits})
+    assert error_code(refused) == "invalid_params"
+    assert "no recognized old key" in text_of(refused)
+    assert "got keys: newString, oldString" in text_of(refused)
+    assert (root / "m.txt").read_bytes() == b"X\n"
+
+
+async def test_a_multi_edit_edit_may_pick_one_occurrence_as_its_ambiguity_error_suggests(
+    client: Client, root: Path
+) -> None:
+    (root / "m.txt").write_bytes(b"X X X\nend\n")
+    ambiguous = await client.call_tool(
+        "multi_edit", {"path": "m.txt", "edits_json": [{"old_text": "X", "new_text": "Y"}]}
+    )
+    assert error_code(ambiguous) == "ambiguous_match"
+    assert "occurrence=N" in text_of(ambiguous)
+    edits = [{"old_text": "X", "new_text": "Y", "occurrence": 2}, {"old_text": "end", "new_text": "END"}]
+    result = structured(await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": edits}))
+    assert result["successful_edits"] == 2
+    assert (root / "m.txt").read_bytes() == b"X Y X\nEND\n"
+    both = [{"old_text": "X", "new_text": "Y", "occurrence": 1, "replace_all": True}]
+    assert error_code(await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": both})) == "invalid_params"
+    assert (root / "m.txt").read_bytes() == b"X Y X\nEND\n"
+
+
+async def test_insert_names_the_anchor_when_it_is_missing_or_not_unique(client: Client, root: Path) -> None:
+    """Catalog §1.3 F: "anchor not found" / "anchor matches N times … Quote more surrounding context"; the advice
+    never names old_text, occurrence or replace_all, which insert does not take."""
+    (root / "i.txt").write_bytes(b"{\n}\n{\n}\n")
+    missing = await client.call_tool(
+        "edit_file", {"path": "i.txt", "mode": "insert", "anchor": "nope", "new_text": "x"}
+    )
+    assert error_code(missing) == "no_match"
+    assert text_of(missing).startswith("anchor was not found in i.txt")
+    twice = await client.call_tool("edit_file", {"path": "i.txt", "mode": "insert", "anchor": "}", "new_text": "x"})
+    assert error_code(twice) == "ambiguous_match"
+    assert text_of(twice).startswith("anchor matches 2 times in i.txt (at lines 2, 4")
+    for answer in (missing, twice):
+        assert "anchor" in text_of(answer).splitlines()[-1]
+        assert not any(word in text_of(answer) for word in ("old_text", "occurrence", "replace_all", "tolerant"))
+    assert (root / "i.txt").read_bytes() == b"{\n}\n{\n}\n"
+
+
+async def test_analyze_operation_rates_writing_a_new_file_low_risk_and_writes_nothing(
+    client: Client, root: Path
+) -> None:
+    """Catalog §1.7: the write score counts an existing file as a risk factor; a new file overwrites nothing, so it
+    is not the CRITICAL "100 % of the file changes" an empty before-state would measure."""
+    plan = {"operation": "write", "path": "new/notes.txt", "content": "hello\n"}
+    result = structured(await client.call_tool("analyze_operation", plan))
+    assert (result["exists"], result["risk_level"]) == (False, "LOW")
+    assert result["risk_factors"] == ["creates a new file: nothing existing is overwritten"]
+    assert not any("backup" in suggestion for suggestion in result["suggestions"])
+    assert result["lines_added"] == 1
+    assert not (root / "new").exists()
+
+
+async def test_restore_trash_takes_the_sd_id_in_backup_id_as_the_seeds_skill_documented_it(
+    client: Client, lines: Path
+) -> None:
+    """Catalog §1.15 / §7: the seed's skill file told agents to call restore_trash with backup_id."""
+    trashed = structured(await client.call_tool("delete_file", {"path": "lines.txt"}))
+    sd_id = trashed["results"][0]["sd_id"]
+    assert not lines.exists()
+    structured(await client.call_tool("backup", {"action": "restore_trash", "backup_id": sd_id}))
+    assert lines.read_bytes() == b"one\ntwo\nthree\n"
+
+
+@pytest.mark.parametrize(
+    ("action", "needed"),
+    [("undo_last", "file_path"), ("undo_chain", "file_path"), ("compare", "backup_id"), ("restore_trash", "sd_id")],
+)
+async def test_a_backup_action_missing_its_id_or_file_names_the_action_and_an_example(
+    client: Client, lines: Path, action: str, needed: str
+) -> None:
+    refused = await client.call_tool("backup", {"action": action})
+    assert error_code(refused) == "invalid_params"
+    assert text_of(refused).startswith(f"backup(action='{action}') needs {needed}, e.g. {needed}=")
+
+
+async def test_include_context_shows_three_lines_each_side_once_in_line_order(client: Client, root: Path) -> None:
+    """Catalog §1.6: context_lines defaults to 3. Context two matches share is shown once, a match line is never
+    repeated as context, and a gap between groups is marked ``--``, as rg prints it."""
+    body = [f"l{n}" for n in range(1, 21)]
+    for n in (3, 5, 15):
+        body[n - 1] = "foo"
+    (root / "a.txt").write_text("\n".join(body) + "\n", encoding="utf-8")
+    answer = await client.call_tool("search_files", {"path": ".", "pattern": "foo", "include_context": True})
+    result = structured(answer)
+    assert [m["context_before"] for m in result["matches"]] == [
+        ["l1", "l2"],
+        ["l2", "foo", "l4"],
+        ["l12", "l13", "l14"],
+    ]
+    assert result["matches"][2]["context_after"] == ["l16", "l17", "l18"]
+    shown = text_of(answer).splitlines()[1:]
+    assert shown == [
+        "a.txt",
+        *["1-l1", "2-l2", "3:1:foo", "4-l4", "5:1:foo", "6-l6", "7-l7", "8-l8"],
+        "--",
+        *["12-l12", "13-l13", "14-l14", "15:1:foo", "16-l16", "17-l17", "18-l18"],
+    ]
+
+
+@pytest.mark.parametrize("path", ["", "lines.txt"], ids=["an empty path", "a path among paths"])
+async def test_paths_with_a_path_that_adds_nothing_reads_the_paths(client: Client, lines: Path, path: str) -> None:
+    """Catalog §1.1: without a range the seed reads ``paths`` whatever ``path`` says; fsguard does so when path is
+    empty or one of them (harnesses send both), and still refuses a different path rather than ignore it."""
+    (lines.parent / "b.txt").write_bytes(b"bee\n")
+    many = structured(await client.call_tool("read_file", {"path": path, "paths": ["lines.txt", "b.txt"]}))
+    assert [f["content"] for f in many["files"]] == ["one\ntwo\nthree\n", "bee\n"]
+    other = await client.call_tool("read_file", {"path": "other.txt", "paths": ["lines.txt", "b.txt"]})
+    assert error_code(other) == "invalid_params"
+
+
+async def test_search_replace_on_a_directory_points_to_project_replace_and_writes_nothing(
+    client: Client, root: Path
+) -> None:
+    """Catalog §1.3 B: the seed's search_replace walked a whole directory (unbounded, no backup: a BUG/GAP);
+    fsguard edits one file and names the tool that replaces across a tree."""
+    (root / "d").mkdir()
+    (root / "d" / "a.txt").write_bytes(b"foo\n")
+    arguments = {"path": "d", "mode": "search_replace", "pattern": "foo", "replacement": "bar"}
+    refused = await client.call_tool("edit_file", arguments)
+    assert error_code(refused) == "is_directory"
+    assert "project_replace(path='d', find=..., replace=...)" in text_of(refused)
+    assert (root / "d" / "a.txt").read_bytes() == b"foo\n"
+
+
+async def test_git_log_takes_the_seeds_output_oneline(client: Client, root: Path) -> None:
+    """Catalog §1.18: log's output is oneline (default) or full; oneline means nothing for diff or show."""
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    (root / "f.txt").write_bytes(b"x\n")
+    subprocess.run(["git", "add", "f.txt"], cwd=root, check=True)
+    identity = ["-c", "user.name=a", "-c", "user.email=a@example.com"]
+    subprocess.run(["git", *identity, "commit", "-qm", "first commit"], cwd=root, check=True)
+    log = structured(await client.call_tool("git", {"action": "log", "path": str(root), "output": "oneline"}))
+    assert [c["subject"] for c in log["commits"]] == ["first commit"]
+    refused = await client.call_tool("git", {"action": "diff", "path": str(root), "output": "oneline"})
+    assert error_code(refused) == "invalid_params"
+    assert "output='oneline' is for log" in text_of(refused)
+
+
+async def test_list_trash_shows_up_to_fifty_entries_by_default_as_the_seed(client: Client, root: Path) -> None:
+    """Catalog §1.15: limit defaults to 20 for list and 50 for list_trash."""
+    names = [f"f{n:02}.txt" for n in range(25)]
+    for name in names:
+        (root / name).write_bytes(b"x\n")
+    structured(await client.call_tool("delete_file", {"paths": names}))
+    trash = structured(await client.call_tool("backup", {"action": "list_trash"}))
+    assert (trash["total"], len(trash["trash"])) == (25, 25)
+    assert not any(root.iterdir())
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"mode": "search_replace", "pattern": "zzz", "replacement": "B"},
+        {"mode": "regex", "pattern": "z+", "replacement": "B"},
+        {"mode": "regex", "pattern": "z+", "replacement": "B", "dry_run": True},
+    ],
+    ids=["search_replace", "regex", "regex dry run"],
+)
+async def test_search_replace_and_regex_without_a_match_are_zero_replacements_not_an_error(
+    client: Client, lines: Path, arguments: dict[str, object]
+) -> None:
+    """Catalog §1.3 B/C: the seed answered "No matches found" (not an error) and its regex mode called zero matches a
+    success (then rewrote the file anyway, a BUG). fsguard: 0 replacements, nothing written, no backup."""
+    answer = await client.call_tool("edit_file", {"path": "lines.txt", **arguments})
+    result = structured(answer)
+    assert (result["replacements"], result.get("backup_id")) == (0, None)
+    assert "0 replacements" in text_of(answer)
+    assert lines.read_bytes() == b"one\ntwo\nthree\n"
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
