@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 async def test_null_for_an_optional_parameter_without_null_in_its_schema_is_its_default(
     client: Client, root: Path
 ) -> None:
-    (root / "a.txt").write_text("old\n")
+    (root / "a.txt").write_text("old\n", encoding="utf-8")
     (root / "sub").mkdir()
     blank = {"append": None, "create_dirs": None, "expected_hash": None, "encoding": None, "content_base64": None}
     written = await client.call_tool("write_file", {"path": "a.txt", "content": "new\n", **blank})
@@ -42,7 +42,7 @@ async def test_null_for_a_required_parameter_is_still_refused_and_writes_nothing
 
 async def test_a_file_uri_names_the_local_path_it_encodes_for_reads_and_writes(client: Client, root: Path) -> None:
     (root / "sub dir").mkdir()
-    (root / "sub dir" / "a.txt").write_text("A\n")
+    (root / "sub dir" / "a.txt").write_text("A\n", encoding="utf-8")
     read = await client.call_tool("read_file", {"path": f"file://{root}/sub%20dir/a.txt"})
     written = await client.call_tool("write_file", {"path": f"file://localhost{root}/b.txt", "content": "B\n"})
     assert text_of(read) == "A\n"
@@ -84,8 +84,8 @@ async def test_a_directory_named_tilde_under_the_root_is_named_so_that_it_types_
 
 
 async def test_a_path_ending_in_a_slash_is_never_written_as_a_file(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("A\n")
-    (root / "j.js").write_text("var a = 1;\n")
+    (root / "a.txt").write_text("A\n", encoding="utf-8")
+    (root / "j.js").write_text("var a = 1;\n", encoding="utf-8")
     await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "text"})
     refused = [
         await client.call_tool("write_file", {"path": "notes/", "content": "x"}),
@@ -107,7 +107,7 @@ async def test_a_path_ending_in_a_slash_is_never_written_as_a_file(client: Clien
 async def test_a_file_moved_onto_an_existing_directory_is_refused_naming_the_path_inside_it(
     client: Client, root: Path
 ) -> None:
-    (root / "a.txt").write_text("A\n")
+    (root / "a.txt").write_text("A\n", encoding="utf-8")
     (root / "sub").mkdir()
     result = await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "sub/"})
     assert error_code(result) == "already_exists"
@@ -117,8 +117,8 @@ async def test_a_file_moved_onto_an_existing_directory_is_refused_naming_the_pat
 
 
 async def test_one_path_sent_as_a_plain_string_for_paths_acts_on_that_file_alone(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("A\n")
-    (root / "b.txt").write_text("B\n")
+    (root / "a.txt").write_text("A\n", encoding="utf-8")
+    (root / "b.txt").write_text("B\n", encoding="utf-8")
     deleted = await client.call_tool("delete_file", {"paths": "a.txt"})
     assert structured(deleted)["succeeded"] == 1
     assert sorted(entry.name for entry in root.iterdir()) == ["b.txt"]
@@ -129,7 +129,7 @@ async def test_a_relative_path_written_with_windows_backslashes_names_the_path_w
     client: Client, root: Path
 ) -> None:
     (root / "sub").mkdir()
-    (root / "sub" / "a.txt").write_text("A\n")
+    (root / "sub" / "a.txt").write_text("A\n", encoding="utf-8")
     read = await client.call_tool("read_file", {"path": ".\\sub\\a.txt"})
     written = await client.call_tool("write_file", {"path": "sub\\new\\b.txt", "content": "B\n", "create_dirs": True})
     escaped = await client.call_tool("write_file", {"path": "..\\escape.txt", "content": "x"})
@@ -142,7 +142,7 @@ async def test_a_relative_path_written_with_windows_backslashes_names_the_path_w
 
 
 async def test_an_existing_name_holding_backslashes_keeps_its_name(client: Client, root: Path) -> None:
-    (root / "odd\\name.txt").write_text("odd\n")
+    (root / "odd\\name.txt").write_text("odd\n", encoding="utf-8")
     read = await client.call_tool("read_file", {"path": "odd\\name.txt"})
     assert text_of(read) == "odd\n"
 
@@ -159,7 +159,7 @@ async def test_json_text_nested_a_hundred_thousand_deep_is_a_typed_error_and_run
 async def test_an_empty_string_for_an_optional_number_boolean_or_path_is_its_default(
     client: Client, root: Path
 ) -> None:
-    (root / "a.txt").write_text("one\n")
+    (root / "a.txt").write_text("one\n", encoding="utf-8")
     blank = {"append": "", "create_dirs": "", "expected_hash": "", "encoding": ""}
     written = await client.call_tool("write_file", {"path": "a.txt", "content": "two\n", **blank})
     listed = await client.call_tool("list_directory", {"path": "", "limit": "", "max_depth": "", "include_hidden": ""})
@@ -171,7 +171,7 @@ async def test_an_empty_string_for_an_optional_number_boolean_or_path_is_its_def
 
 
 async def test_null_and_blank_optional_fields_inside_edit_items_are_their_defaults(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("one two\none\n")
+    (root / "a.txt").write_text("one two\none\n", encoding="utf-8")
     edits = [{"old_text": "two", "new_text": "2", "replace_all": None}]
     patterns = '[{"pattern": "one", "replacement": "1", "limit": ""}]'
     edited = await client.call_tool("multi_edit", {"path": "a.txt", "edits": edits})
@@ -182,7 +182,7 @@ async def test_null_and_blank_optional_fields_inside_edit_items_are_their_defaul
 
 
 async def test_blank_fields_another_batch_operation_type_would_take_are_ignored(client: Client, root: Path) -> None:
-    (root / "a.txt").write_text("one\n")
+    (root / "a.txt").write_text("one\n", encoding="utf-8")
     blank = {"content": None, "destination": None, "start_line": None, "append": "", "options": None}
     operation = {"type": "edit", "path": "a.txt", "old_text": "one", "new_text": "1", **blank}
     result = await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}})

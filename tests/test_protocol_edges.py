@@ -381,4 +381,4 @@ async def test_a_stdio_server_ended_by_a_signal_shuts_down_cleanly_and_writes_it
             stderr = b"".join([chunk async for chunk in process.stderr])
     assert code == 0
     assert b"Traceback" not in stderr
-    assert json.loads((logs / "metrics.json").read_text())["by_tool"] == {"list_directory": 1}
+    assert json.loads((logs / "metrics.json").read_text(encoding="utf-8"))["by_tool"] == {"list_directory": 1}

@@ -17,20 +17,20 @@ SEED = "x\n" * 100  # 200 bytes, 100 matches of "x"
 async def test_a_dry_run_replace_all_whose_result_passes_the_limit_is_too_large(
     connect: ClientFactory, root: Path
 ) -> None:
-    (root / "f.txt").write_text(SEED)
+    (root / "f.txt").write_text(SEED, encoding="utf-8")
     async with connect(max_file_size=LIMIT) as client:
         result = await client.call_tool(
             "edit_file",
             {"path": "f.txt", "old_text": "x", "new_text": "y" * 50, "replace_all": True, "dry_run": True},
         )
     assert error_code(result) == "too_large"
-    assert (root / "f.txt").read_text() == SEED
+    assert (root / "f.txt").read_text(encoding="utf-8") == SEED
 
 
 async def test_a_dry_run_regex_edit_whose_result_passes_the_limit_is_too_large(
     connect: ClientFactory, root: Path
 ) -> None:
-    (root / "f.txt").write_text(SEED)
+    (root / "f.txt").write_text(SEED, encoding="utf-8")
     async with connect(max_file_size=LIMIT) as client:
         result = await client.call_tool(
             "edit_file",
@@ -42,7 +42,7 @@ async def test_a_dry_run_regex_edit_whose_result_passes_the_limit_is_too_large(
 async def test_a_dry_run_search_replace_whose_result_passes_the_limit_is_too_large(
     connect: ClientFactory, root: Path
 ) -> None:
-    (root / "f.txt").write_text(SEED)
+    (root / "f.txt").write_text(SEED, encoding="utf-8")
     async with connect(max_file_size=LIMIT) as client:
         result = await client.call_tool(
             "edit_file",
@@ -55,7 +55,7 @@ async def test_a_dry_run_search_replace_whose_result_passes_the_limit_is_too_lar
 async def test_a_project_replace_preview_whose_result_passes_the_limit_is_too_large(
     connect: ClientFactory, root: Path, literal: bool
 ) -> None:
-    (root / "f.txt").write_text(SEED)
+    (root / "f.txt").write_text(SEED, encoding="utf-8")
     async with connect(max_file_size=LIMIT) as client:
         result = await client.call_tool(
             "project_replace",
