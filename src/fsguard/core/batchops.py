@@ -26,7 +26,6 @@ from fsguard.core.editing import EditOptions, Editor
 from fsguard.core.errors import FsguardError
 from fsguard.core.extraction import append_text, extract_lines
 from fsguard.core.groups import Change, ChangeLog
-from fsguard.core.modes import requiring_a_match
 from fsguard.core.moving import Mover
 from fsguard.core.requests import EditRequest, planner_for
 from fsguard.core.reverting import Reverter
@@ -116,10 +115,7 @@ class Operations:
         else:  # search_and_replace: literal, case-sensitive, every occurrence, no_match when there is none
             request = EditRequest(mode="search_replace", pattern=op.old_text, replacement=op.new_text or "")
         options = EditOptions(tool=TOOL, mode=op.type, expected_hash=op.expected_hash, allow_rewrite=op.allow_rewrite)
-        planner = planner_for(request, op.path)
-        if op.type == "search_and_replace":
-            planner = requiring_a_match(planner, op.old_text or "", op.path)
-        report = self._engines.editor.run(op.path, planner, options)
+        report = self._engines.editor.run(op.path, planner_for(request, op.path), options)
         backup = report.backup.backup_id if report.backup else None
         if report.content_hash != report.previous_hash:
             done.add(Change.modified(report.path, backup, report.content_hash))

@@ -87,19 +87,6 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
     return plan
 
 
-def requiring_a_match(planner: Planner, pattern: str, path: str) -> Planner:
-    """``planner``, refusing a plan that replaces nothing: a batch's search_and_replace of text the file lacks
-    fails, as the seed's did (its edit_file search_replace answered 0 replacements instead)."""
-
-    def plan(text: str) -> EditPlan:
-        planned = planner(text)
-        if planned.replacements == 0:
-            raise NoMatchError(f"{pattern!r} does not occur in {path}. Nothing was written.", path=path)
-        return planned
-
-    return plan
-
-
 @dataclass(frozen=True)
 class RegexRule:
     """An RE2 pattern, its Go-style replacement ($1, ${name}, $$) and how many matches to replace.
