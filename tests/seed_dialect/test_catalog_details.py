@@ -242,3 +242,14 @@ async def test_the_same_old_text_failing_twice_adds_the_repeated_old_text_advice
     structured(await client.call_tool("edit_file", {"path": "lines.txt", "old_text": "one", "new_text": "1"}))
     assert "REPEATED_OLD_TEXT" not in text_of(await client.call_tool("edit_file", wrong))
     assert lines.read_bytes() == b"1\ntwo\nthree\n"
+
+
+async def test_a_dry_run_of_a_large_edit_does_not_ask_to_verify_what_was_not_written(
+    client: Client, lines: Path
+) -> None:
+    """Catalog §2.5: the verify hint follows a written large edit (≥ 40 %); a dry run wrote nothing to read back."""
+    plan = {"path": "lines.txt", "old_text": "one\ntwo\n", "new_text": "ONE\nTWO\n", "dry_run": True}
+    answer = await client.call_tool("edit_file", plan)
+    assert structured(answer)["risk_warning"].startswith("note: large edit")
+    assert "verify with read_file" not in text_of(answer)
+    assert lines.read_bytes() == b"one\ntwo\nthree\n"
