@@ -116,7 +116,7 @@ async def test_invalid_arguments_stay_tool_errors(client: Client, root: Path) ->
     unknown = await client.call_tool("read_file", {"pth": "a.txt"})
     mistyped = await client.call_tool("read_file", {"path": "a.txt", "start_line": "first"})
     assert (error_code(unknown), error_code(mistyped)) == ("unknown_param", "invalid_params")
-    assert "did you mean 'path'?" in text_of(unknown)
+    assert 'did you mean "path"?' in text_of(unknown)
 
 
 # -- stdio: the wire itself --------------------------------------------------------------------------------------

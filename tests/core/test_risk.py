@@ -142,6 +142,12 @@ def test_the_note_suggests_reading_the_tail_back_from_40_percent(pct: float, hin
     assert note.endswith(' — verify with read_file("src/a.py", mode="tail") if needed') is hinted
 
 
+def test_the_note_of_a_dry_run_suggests_no_read_back() -> None:
+    note = risk_note(_assessed(RiskLevel.HIGH, 62.0), path="src/a.py", backup_id=None)
+
+    assert note == "note: large edit (~1,234 bytes affected, 3 replacements, 62% of file)."
+
+
 def test_the_note_clamps_the_percentage_to_100() -> None:
     note = risk_note(_assessed(RiskLevel.CRITICAL, 250.0), path="a.py", backup_id="b1")
 

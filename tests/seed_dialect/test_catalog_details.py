@@ -226,3 +226,30 @@ async def test_search_replace_and_regex_without_a_match_are_zero_replacements_no
     assert "0 replacements" in text_of(answer)
     assert lines.read_bytes() == b"one\ntwo\nthree\n"
     assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_the_same_old_text_failing_twice_adds_the_repeated_old_text_advice(client: Client, lines: Path) -> None:
+    """Catalog §2.2: the same old_text (first 60 characters) failing ≥2 times on a file gets REPEATED_OLD_TEXT;
+    a successful edit of the file starts the count over."""
+    wrong = {"path": "lines.txt", "old_text": "four", "new_text": "4"}
+    first = await client.call_tool("edit_file", wrong)
+    assert error_code(first) == "no_match"
+    assert "REPEATED_OLD_TEXT" not in text_of(first)
+    second = await client.call_tool("edit_file", wrong)
+    assert error_code(second) == "no_match"
+    assert "REPEATED_OLD_TEXT: this old_text has failed to match 2 times" in text_of(second)
+    assert lines.read_bytes() == b"one\ntwo\nthree\n"
+    structured(await client.call_tool("edit_file", {"path": "lines.txt", "old_text": "one", "new_text": "1"}))
+    assert "REPEATED_OLD_TEXT" not in text_of(await client.call_tool("edit_file", wrong))
+    assert lines.read_bytes() == b"1\ntwo\nthree\n"
+
+
+async def test_a_dry_run_of_a_large_edit_does_not_ask_to_verify_what_was_not_written(
+    client: Client, lines: Path
+) -> None:
+    """Catalog §2.5: the verify hint follows a written large edit (≥ 40 %); a dry run wrote nothing to read back."""
+    plan = {"path": "lines.txt", "old_text": "one\ntwo\n", "new_text": "ONE\nTWO\n", "dry_run": True}
+    answer = await client.call_tool("edit_file", plan)
+    assert structured(answer)["risk_warning"].startswith("note: large edit")
+    assert "verify with read_file" not in text_of(answer)
+    assert lines.read_bytes() == b"one\ntwo\nthree\n"

@@ -52,7 +52,7 @@ def test_normalize_maps_an_alias_to_the_canonical_name_the_tool_takes(alias: str
 def test_normalize_refuses_an_alias_when_the_tool_has_no_such_parameter() -> None:
     with pytest.raises(UnknownParamError) as info:
         normalize("read_file", {"path": "a.txt", "old_str": "x"}, READ_SCHEMA)
-    assert "'old_str'" in info.value.message
+    assert '"old_str"' in info.value.message
     assert info.value.fields == {"param": "old_str"}
 
 
@@ -81,13 +81,13 @@ def test_unknown_name_is_refused_with_a_suggestion_and_the_sorted_valid_names() 
     assert info.value.code == "unknown_param"
     assert info.value.fields == {"param": "paht"}
     assert info.value.message == (
-        "edit_file: unknown parameter 'paht' (did you mean 'path'?). Valid parameters: new_text, old_text, path."
+        'edit_file: unknown parameter "paht" (did you mean "path"?). Valid parameters: new_text, old_text, path.'
     )
 
 
 @pytest.mark.parametrize(("sent", "suggested"), [("Path", "path"), ("old_txt", "old_text"), ("newtext", "new_text")])
 def test_unknown_name_within_two_edits_suggests_the_closest_valid_name(sent: str, suggested: str) -> None:
-    with pytest.raises(UnknownParamError, match=f"did you mean '{suggested}'"):
+    with pytest.raises(UnknownParamError, match=f'did you mean "{suggested}"'):
         normalize("edit_file", {sent: "x"}, EDIT_SCHEMA)
 
 
@@ -104,8 +104,8 @@ def test_every_unknown_name_is_reported_and_the_first_is_the_param_field() -> No
     with pytest.raises(UnknownParamError) as info:
         normalize("read_file", {"pth": "a", "limit": 3, "path": "b"}, READ_SCHEMA)
 
-    assert "unknown parameter 'pth' (did you mean 'path'?)" in info.value.message
-    assert "unknown parameter 'limit'" in info.value.message
+    assert 'unknown parameter "pth" (did you mean "path"?)' in info.value.message
+    assert 'unknown parameter "limit"' in info.value.message
     assert info.value.fields == {"param": "pth"}
 
 

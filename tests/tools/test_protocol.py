@@ -16,7 +16,7 @@ pytestmark = pytest.mark.anyio
 async def test_unknown_parameter_is_refused_with_a_suggestion_and_the_valid_list(client: Client) -> None:
     result = await client.call_tool("list_directory", {"path": ".", "max_dept": 3})
     assert error_code(result) == "unknown_param"
-    assert "did you mean 'max_depth'?" in text_of(result)
+    assert 'did you mean "max_depth"?' in text_of(result)
     valid = "include_hidden, limit, max_depth, offset, output_format, path, respect_gitignore"
     assert f"Valid parameters: {valid}." in text_of(result)
     assert (result.meta or {})["fsguard/error"]["param"] == "max_dept"

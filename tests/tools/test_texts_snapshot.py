@@ -2538,7 +2538,7 @@ async def test_an_unknown_parameter_is_unknown_param_with_the_closest_name(rig: 
         {
             "both": """\
 error unknown_param
-edit_file: unknown parameter 'old_txt' (did you mean 'old_text'?). Valid parameters: allow_rewrite, anchor, case_sensitive, create_backup, diff_format, dry_run, end_line, expected_hash, force, mode, new_text, occurrence, old_text, path, pattern, patterns_json, position, replace_all, replacement, start_line, tolerant_whitespace, whole_word.\
+edit_file: unknown parameter "old_txt" (did you mean "old_text"?). Valid parameters: allow_rewrite, anchor, case_sensitive, create_backup, diff_format, dry_run, end_line, expected_hash, force, mode, new_text, occurrence, old_text, path, pattern, patterns_json, position, replace_all, replacement, start_line, tolerant_whitespace, whole_word.\
 """
         }
     )

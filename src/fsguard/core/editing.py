@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.diff import DiffFormat, DiffResult, render_diff
-from fsguard.core.errors import EncodingError, RewriteBlockedError
+from fsguard.core.errors import EncodingError, NoMatchError, RewriteBlockedError
 from fsguard.core.hashing import content_hash
 from fsguard.core.modes import EditPlan, Planner
 from fsguard.core.mutation import HookCall, mutation
@@ -41,6 +41,8 @@ class EditOptions:
     diff_format: DiffFormat = "auto"
     diff_context: int = 3
     allow_rewrite: bool = False
+    # old_text of a replace: a second failure to match the same text adds the REPEATED_OLD_TEXT advice.
+    match_text: str | None = None
 
     @property
     def operation(self) -> str:
@@ -89,7 +91,11 @@ class Editor:
             decoded = decode(data, path)
             before_hash = change.current_hash or content_hash(data)  # the mutation's own: hashed once
             verdict = change.check(options.expected_hash)
-            plan = planner(decoded.text)
+            try:
+                plan = planner(decoded.text)
+            except NoMatchError as exc:
+                raise self._repeated(path, options, exc) from None
+            self._safe.session.matched(path)
             if not options.dry_run:
                 substituted = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text)
                 if substituted is not None:
@@ -139,6 +145,22 @@ class Editor:
             integrity = check_integrity(new_bytes, lines=report.total_lines, change_pct=risk.change_pct)
         return replace(
             report, content_hash=done.content_hash, backup=done.backup, integrity=integrity, verified=done.verified
+        )
+
+    def _repeated(self, path: Path, options: EditOptions, exc: NoMatchError) -> NoMatchError:
+        """The no-match error, with the seed's REPEATED_OLD_TEXT advice (catalog §2.2) once the same old_text
+        has failed twice on this file: the agent is retyping it from memory."""
+        if options.match_text is None or exc.fields.get("already_applied"):
+            return exc
+        misses = self._safe.session.missed(path, options.match_text)
+        if misses < 2:
+            return exc
+        return NoMatchError(
+            f"{exc.message}\nREPEATED_OLD_TEXT: this old_text has failed to match {misses} times on this file. "
+            "Stop retyping it: read the lines where the change goes (read_file with start_line/end_line) and "
+            "copy them exactly.",
+            **exc.fields,
+            repeated=misses,
         )
 
 

@@ -87,6 +87,19 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
     return plan
 
 
+def must_match(planner: Planner, what: str, path: str) -> Planner:
+    """``planner``, failing with no_match where it replaces nothing: for a batch operation or pipeline step that
+    is almost always a wrong pattern (edit_file itself answers 0 replacements)."""
+
+    def plan(text: str) -> EditPlan:
+        planned = planner(text)
+        if not planned.replacements:
+            raise NoMatchError(f"{what} does not occur in {path}. Nothing was written.", path=path)
+        return planned
+
+    return plan
+
+
 @dataclass(frozen=True)
 class RegexRule:
     """An RE2 pattern, its Go-style replacement ($1, ${name}, $$) and how many matches to replace.

@@ -34,7 +34,7 @@ from fsguard.core.errors import (
 )
 from fsguard.core.groups import Change
 from fsguard.core.matching import Replacement
-from fsguard.core.modes import EditPlan, Planner, RegexRule, multi, regex
+from fsguard.core.modes import Planner, RegexRule, multi, must_match, regex
 from fsguard.core.pipeline import ALIASES
 from fsguard.core.pipeline_actions import Action, ActionOutput, PipelineEngines, StepCall, flag, number, text
 from fsguard.core.requests import EditRequest, planner_for
@@ -95,17 +95,8 @@ def regex_transform(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     regex(rules, case_sensitive=case_sensitive, path="")  # an invalid pattern fails here, before any file
     shown = ", ".join(repr(rule.pattern) for rule in rules)
 
-    def planner_of(label: str) -> Planner:
-        planner = regex(rules, case_sensitive=case_sensitive, path=label)
-
-        def plan(text: str) -> EditPlan:
-            # edit_file's regex answers 0 replacements; a step counts a file it leaves alone as missed.
-            planned = planner(text)
-            if not planned.replacements:
-                raise NoMatchError(f"no match for {shown} in {label}. Nothing was written.", path=label)
-            return planned
-
-        return plan
+    def planner_of(label: str) -> Planner:  # a file the step leaves alone counts as missed
+        return must_match(regex(rules, case_sensitive=case_sensitive, path=label), f"no match for {shown}:", label)
 
     return _edited(engines, call, "regex_transform", planner_of, FILES_SCALE)
 

@@ -28,6 +28,7 @@ class Session:
         self._seen: set[Path] = set()
         self._known_hashes: dict[Path, tuple[str, float]] = {}
         self._hinted: set[Path] = set()
+        self._misses: dict[tuple[Path, str], int] = {}
 
     def saw(self, path: Path) -> None:
         """Remember that this server answered for ``path``."""
@@ -57,6 +58,19 @@ class Session:
                 return False
             self._hinted.add(path)
             return True
+
+    def missed(self, path: Path, text: str) -> int:
+        """Count a failed match of ``text`` (its first 60 characters, as the seed keyed it) on ``path``."""
+        with self._lock:
+            key = (path, text[:60])
+            self._misses[key] = self._misses.get(key, 0) + 1
+            return self._misses[key]
+
+    def matched(self, path: Path) -> None:
+        """An edit of ``path`` placed its text: its failed-match counts start over."""
+        with self._lock:
+            for key in [key for key in self._misses if key[0] == path]:
+                del self._misses[key]
 
     @contextmanager
     def watching(self, path: Path) -> Iterator[None]:

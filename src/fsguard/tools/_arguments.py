@@ -78,11 +78,13 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
 
 
 def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
+    # Double quotes, as the seed words it ('unknown parameter "include>" (did you mean "include"?)', catalog §0.1/§4):
+    # prompts and tests written for the seed look for that text.
     parts = []
     for name in unknown:
         suggestion = closest(name, valid)
-        hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
-        parts.append(f"unknown parameter {name!r}{hint}")
+        hint = f" (did you mean {json.dumps(suggestion)}?)" if suggestion else ""
+        parts.append(f"unknown parameter {json.dumps(name)}{hint}")
     return f"{tool}: " + "; ".join(parts) + f". Valid parameters: {', '.join(valid)}."
 
 

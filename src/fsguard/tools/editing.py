@@ -166,6 +166,7 @@ def register(catalog: Catalog) -> None:
             diff_format=diff_format,
             diff_context=context,
             allow_rewrite=allow_rewrite,
+            match_text=old_text if mode == "replace" else None,
         )
         planner = planner_for(request, str(path))
         report = _run(services, path, planner, options, force=force)

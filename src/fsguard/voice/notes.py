@@ -18,7 +18,8 @@ def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None) -
     """One informational line about a larger edit, or None for a LOW one.
 
     ``note: large edit (~N bytes affected, K replacements, P% of file).``, then ``backup:<id>`` when a backup
-    exists, then from 40 % a hint to read the file's end back. Never alarming: no "RISK", no symbols.
+    exists, then from 40 % (of a change that was written) a hint to read the file's end back. Never alarming: no
+    "RISK", no symbols.
     """
     if assessment.level is RiskLevel.LOW:
         return None
@@ -31,7 +32,7 @@ def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None) -
     note = f"note: large edit ({', '.join(facts)})."
     if backup_id:
         note += f" backup:{backup_id}"
-    if pct >= NOTE_VERIFY_PCT:
+    if backup_id and pct >= NOTE_VERIFY_PCT:  # no backup: a dry run, nothing written to read back
         note += f' — verify with read_file({json.dumps(path, ensure_ascii=False)}, mode="tail") if needed'
     return note
 
