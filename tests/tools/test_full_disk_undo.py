@@ -145,6 +145,8 @@ async def test_an_atomic_batch_stopped_by_a_full_state_directory_is_rolled_back_
         fields = (result.meta or {})["fsguard/error"]
         assert fields["error_code"] == "disk_full"
         assert fields["not_rolled_back"] == []
+        assert "then send the same batch again" in text_of(result)  # nothing in the batch needs fixing
+        assert "Fix operation" not in text_of(result)
         assert [(root / name).read_bytes() for name in ("a.txt", "b.txt")] == [big, big]
         filler.unlink()
         nothing = await client.call_tool("backup", {"action": "undo_last", "file_path": "a.txt"})
