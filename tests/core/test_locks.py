@@ -194,3 +194,27 @@ def test_path_locks_of_two_state_directories_take_turns_on_one_path(tmp_path: Pa
     second.join(WAIT)
     assert not first.is_alive()
     assert not second.is_alive()
+
+
+def test_with_roots_a_file_waits_for_its_directory_below_a_root_and_for_any_directory_outside_every_root(
+    tmp_path: Path,
+) -> None:
+    # The shared locks reach up to the roots (the part a call can delete or move); a path no root holds, as
+    # --unrestricted allows, takes them all the way up.
+    inside, outside = tmp_path / "root" / "d", tmp_path / "elsewhere" / "d"
+    locks = PathLocks(tmp_path / "state", [tmp_path / "root"])
+    for directory in (inside, outside):
+        holding, release = threading.Event(), threading.Event()
+        waiting, waiting_release = threading.Event(), threading.Event()
+        holder = _holder(locks, directory, holding, release)
+        try:
+            assert holding.wait(WAIT)
+            waiter = _holder(locks, directory / "f.txt", waiting, waiting_release)
+            assert not waiting.wait(BLOCKED), f"{directory / 'f.txt'} was locked while {directory} was held"
+        finally:
+            release.set()
+        waiting_release.set()
+        assert waiting.wait(WAIT)
+        holder.join(WAIT)
+        waiter.join(WAIT)
+    assert len(locks) == 0

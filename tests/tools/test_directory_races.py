@@ -6,6 +6,9 @@ edit's bytes go wherever the directory goes. Before, the directory call did not 
 filesystem the tree was copied, the edit landed in the original, and the original was then removed, so an
 acknowledged edit was lost. Here the edit in flight is a thread holding the file's lock (as the edit would) with
 the directory open, which writes the new bytes once told to; it runs in both protocol eras.
+
+Last, a directory trashed across filesystems whose original cannot be removed whole (another program adds a
+file meanwhile) names the trash entry holding its copy.
 """
 
 from __future__ import annotations
@@ -24,8 +27,14 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from fsguard.config import Settings
+from fsguard.core import transfer
+from fsguard.core.errors import FsguardError
 from fsguard.server import build_server
-from tests.conftest import structured
+from tests.conftest import ClientFactory, structured, text_of
+from tests.tools import test_environment_failures as environment
+from tests.tools.test_environment_failures import Mount
+
+mount_tmpfs = environment.mount_tmpfs  # the fixture itself: mounts a tmpfs, always unmounts at teardown
 
 pytestmark = pytest.mark.anyio
 
@@ -117,3 +126,34 @@ async def test_a_directory_call_waits_for_an_edit_inside_it_and_the_edited_bytes
             if json.loads(meta.read_text(encoding="utf-8"))["original_path"] == str(root / "d")
         ]
         assert (home / "item" / "f.txt").read_bytes() == EDITED
+
+
+async def test_a_directory_trashed_across_filesystems_whose_original_cannot_all_be_removed_names_its_trash_entry(
+    connect: ClientFactory, root: Path, state_dir: Path, mount_tmpfs: Mount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another program put a file into the directory while it was being removed (rmtree: "Directory not empty").
+    # The copy is whole in the trash and stays; the error used to be a bare "I/O error on d", which reads as if
+    # nothing had happened, though most of the directory was gone from the project.
+    mount_tmpfs(state_dir, "4m")
+    (root / "d").mkdir()
+    for name in ("a.txt", "b.txt"):
+        (root / "d" / name).write_bytes(b"kept\n")
+    real_remove = transfer.remove
+
+    def remove_partly(entry: Any, *, missing_ok: bool = False) -> None:
+        if entry.path != root / "d":
+            real_remove(entry, missing_ok=missing_ok)
+            return
+        (root / "d" / "a.txt").unlink()
+        raise FsguardError(f"I/O error on {entry.path}: Directory not empty.")
+
+    monkeypatch.setattr(transfer, "remove", remove_partly)
+    async with connect() as client:
+        result = await client.call_tool("delete_file", {"path": "d", "recursive": True})
+        [entry] = structured(await client.call_tool("backup", {"action": "list_trash"}))["trash"]
+    assert result.is_error
+    assert entry["sd_id"] in text_of(result)
+    assert "still at" in text_of(result)
+    assert sorted(p.name for p in (root / "d").iterdir()) == ["b.txt"]
+    item = state_dir / "trash" / entry["sd_id"] / "item"
+    assert sorted(p.name for p in item.iterdir()) == ["a.txt", "b.txt"]

@@ -4,9 +4,10 @@ The backup of the old bytes is made while the temp file of the new ones is writt
 written (ENOSPC), the backup was of an operation that never happened. Left in the chain, it became the step
 undo_last reverted next, and that "undo" changed nothing ("already holds ... nothing was written"), so an agent
 asking to undo its last edit got a success that undid nothing. A permanent delete that the mount refused did
-the same with its backup of the bytes it did not delete. A project_replace that a full state directory stopped midway
-said only "disk full, retry", though the files before that one stayed changed: it now names them and the
-group that undoes them. These mount a small tmpfs (root only; they skip otherwise) and run in both protocol eras.
+the same with its backup of the bytes it did not delete. A project_replace that a full state directory stopped
+midway said only "disk full, retry", though the files before that one stayed changed: it now names them and
+the group that undoes them; an atomic batch it stopped is rolled back whole. These mount a small tmpfs (root
+only; they skip otherwise) and run in both protocol eras.
 """
 
 from __future__ import annotations
@@ -119,3 +120,34 @@ async def test_project_replace_stopped_by_a_full_state_directory_names_the_files
         filler.unlink()
         structured(await client.call_tool("backup", {"action": "restore", "backup_id": fields["backup_id"]}))
     assert [(root / name).read_bytes() for name in ("a.txt", "b.txt", "c.txt")] == [big] * 3
+
+
+async def test_an_atomic_batch_stopped_by_a_full_state_directory_is_rolled_back_whole(
+    connect: ClientFactory, root: Path, state_dir: Path, mount_tmpfs: Mount
+) -> None:
+    # The rollback's own backup (of the bytes the failed batch wrote, never acknowledged) does not fit either:
+    # it is skipped, so the rollback still happens; before, a.txt stayed changed ("could not be rolled back").
+    mount_tmpfs(state_dir, "1m")
+    big = (b"alpha " + b"x" * 100 + b"\n") * 200
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(big)
+    async with connect() as client:
+        fill(state_dir)
+        filler = state_dir / "filler"
+        with filler.open("r+b") as handle:
+            handle.truncate(filler.stat().st_size - 40 * 1024)  # room for one file's backup, not two
+        operations = [
+            {"type": "edit", "path": name, "old_text": "alpha", "new_text": "omega", "replace_all": True}
+            for name in ("a.txt", "b.txt")
+        ]
+        result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+        assert error_code(result) == "batch_failed", text_of(result)
+        fields = (result.meta or {})["fsguard/error"]
+        assert fields["error_code"] == "disk_full"
+        assert fields["not_rolled_back"] == []
+        assert "then send the same batch again" in text_of(result)  # nothing in the batch needs fixing
+        assert "Fix operation" not in text_of(result)
+        assert [(root / name).read_bytes() for name in ("a.txt", "b.txt")] == [big, big]
+        filler.unlink()
+        nothing = await client.call_tool("backup", {"action": "undo_last", "file_path": "a.txt"})
+        assert error_code(nothing) == "nothing_to_undo"  # the chain reads as if the batch never ran

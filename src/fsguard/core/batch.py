@@ -138,7 +138,7 @@ class BatchRunner:
         kept = [r for r in reverted if r.status in ("kept", "failed")]
         group = self._groups.save(TOOL, _stayed(log.changes, kept))
         return BatchFailedError(
-            f"{head}\n{_rollback_text(op, reverted, kept, _id(group))}",
+            f"{head}\n{_rollback_text(op, error.code, reverted, kept, _id(group))}",
             **fields,
             rolled_back=undone,
             not_rolled_back=[f"{r.change.path}: {r.detail or r.status}" for r in kept],
@@ -162,12 +162,17 @@ def _stayed(changes: Sequence[Change], kept: list[Reverted]) -> list[Change]:
     return [change for change in changes if id(change) in left]
 
 
-def _rollback_text(op: BatchOperation, reverted: list[Reverted], kept: list[Reverted], group_id: str | None) -> str:
+def _rollback_text(
+    op: BatchOperation, code: str, reverted: list[Reverted], kept: list[Reverted], group_id: str | None
+) -> str:
+    # A full or read-only disk is no fault of the operation: asking to fix it sends the agent to rewrite a good batch.
+    again = (
+        "Clear that (the error above says how), then send the same batch again."
+        if code in _ENVIRONMENT
+        else f"Fix operation {op.index} and send the batch again"
+    )
     if not reverted:
-        return (
-            "Nothing had been changed before it, so the files are as they were. "
-            f"Fix operation {op.index} and send the batch again."
-        )
+        return f"Nothing had been changed before it, so the files are as they were. {again.rstrip('.')}."
     lines = [f"The batch is atomic, so the {len(reverted)} change(s) it had made were rolled back, newest first:"]
     lines.extend(
         f"  {r.status}: {r.change.kind} {r.change.path}" + (f" ({r.detail})" if r.detail else "") for r in reverted
@@ -179,10 +184,11 @@ def _rollback_text(op: BatchOperation, reverted: list[Reverted], kept: list[Reve
         )
     else:
         lines.append("Every byte on disk is as it was before the batch.")
-    lines.append(
-        f"Fix operation {op.index} and send the batch again (validate_only: true checks it without running it)."
-    )
+    lines.append(again if code in _ENVIRONMENT else f"{again} (validate_only: true checks it without running it).")
     return "\n".join(lines)
+
+
+_ENVIRONMENT = frozenset({"disk_full", "read_only_filesystem"})
 
 
 def _id(group: Group | None) -> str | None:

@@ -51,8 +51,8 @@ class PathLocks:
         self._dirs = (state_locks,) if shared is None else (state_locks, shared)
         self._guard = threading.Lock()
         self._locks: dict[Path, tuple[threading.Lock, int]] = {}
-        # Only directories a call can act on need the shared lock: the roots and what is below them (all, if None).
-        self._roots = None if roots is None else tuple(roots)
+        # Only directories a call can act on need the shared lock: the roots and what is below them.
+        self._roots = tuple(roots or ())
         self._held = threading.local()  # .paths: the exclusive locks this thread holds
 
     @contextmanager
@@ -73,10 +73,11 @@ class PathLocks:
             yield
 
     def _above(self, path: Path) -> list[Path]:
-        """The directories above ``path`` that a call may delete or move: up to the roots holding it, included."""
-        if self._roots is None:
-            return list(path.parents)
+        """The directories above ``path`` that a call may delete or move: up to the roots holding it, included (all
+        of them for a path no root holds, as --unrestricted allows)."""
         holding = [root for root in self._roots if path.is_relative_to(root)]
+        if not holding:
+            return list(path.parents)
         return [parent for parent in path.parents if any(parent.is_relative_to(root) for root in holding)]
 
     def _mine(self) -> set[Path]:

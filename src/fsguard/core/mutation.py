@@ -25,7 +25,7 @@ from typing import Any, Literal
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, NotFoundError, TooLargeError
+from fsguard.core.errors import DiskFullError, FsguardError, NotFoundError, TooLargeError
 from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.occ import OccVerdict
@@ -109,6 +109,7 @@ class Mutation:
         chained: bool = True,
         mode: int | None = None,
         make_parents: bool = False,
+        backup_if_room: bool = False,
     ) -> Commit:
         """Back up what the file holds, replace it with ``data`` atomically, read it back, fire post-hooks.
 
@@ -135,7 +136,9 @@ class Mutation:
         if self.current is not None:  # backed up while another thread writes the new bytes (AtomicWriter.write_at)
             operation = backup_operation or hook.operation
             after = after_hash if after_hash is not None else digest
-            back_up = partial(self._back_up, backups, operation=operation, after_hash=after, chained=chained)
+            back_up = partial(
+                self._back_up, backups, operation=operation, after_hash=after, chained=chained, if_room=backup_if_room
+            )
         if self.entry is None:  # the parent directory is new: no file, nothing to back up
             with self.safe.beneath.entry(self.path, make_parents=make_parents) as entry:
                 written_hash, size, verified = self._replace(entry, data, mode, digest, back_up)
@@ -160,9 +163,21 @@ class Mutation:
             listener(self.path, hook.family, hook.tool_name)
         return Commit(backup, written_hash, verified, size)
 
-    def _back_up(self, into: list[BackupRecord], *, operation: str, after_hash: str, chained: bool) -> None:
-        """Save the bytes the file holds now, durably, and add the record to ``into``."""
-        record = self.safe.backups.snapshot(
+    def _back_up(
+        self, into: list[BackupRecord], *, operation: str, after_hash: str, chained: bool, if_room: bool
+    ) -> None:
+        """Save the bytes the file holds now, durably, and add the record to ``into``; with ``if_room``, a full state
+        directory skips the backup instead of failing the write."""
+        try:
+            record = self._snapshot(operation=operation, after_hash=after_hash, chained=chained)
+        except DiskFullError:
+            if not if_room:
+                raise
+            return
+        into.append(record)
+
+    def _snapshot(self, *, operation: str, after_hash: str, chained: bool) -> BackupRecord:
+        return self.safe.backups.snapshot(
             self.path,
             self.require(),
             self.mode,
@@ -171,7 +186,6 @@ class Mutation:
             chained=chained,
             data_hash=self.current_hash,
         )
-        into.append(record)
 
     def _withdraw(self, backups: list[BackupRecord]) -> None:
         """Take back the backup of a write that failed (a full disk, say) while the file still holds the old bytes:

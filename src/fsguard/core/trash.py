@@ -23,7 +23,7 @@ from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import AlreadyExistsError, InvalidParamsError, NotFoundError
+from fsguard.core.errors import AlreadyExistsError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.rmtree import remove_tree_named
 from fsguard.core.transfer import fingerprint, move_verified
@@ -98,9 +98,16 @@ class Trash:
             self._writer.write(home / "meta.json", json.dumps(asdict(entry), indent=1).encode())
             with self._home(entry) as (fd, label):
                 move_verified(item, Pinned(fd, "item", label / "item"), self._writer, digest)
-        except BaseException:
+        except BaseException as exc:
             if not os.path.lexists(home / "item"):  # a half-made entry; the original is still in place
                 shutil.rmtree(home, ignore_errors=True)
+            elif isinstance(exc, FsguardError):  # across filesystems: copied whole, then the original's removal failed
+                exc.message = (
+                    f"{item.path} was copied whole to the trash as {entry.sd_id}, but removing the original failed "
+                    f"partway ({exc.message.rstrip('.')}): what is left of it is still at {item.path}. Check it with "
+                    "list_directory; delete it again once whatever holds it is done."
+                )
+                exc.fields["sd_id"] = entry.sd_id
             raise
         return entry
 

@@ -83,7 +83,11 @@ class Restorer:
                     raise _conflict(path, head, current_hash, "undo_last")
                 report = self._report(path, head, current_hash, None, True, already_there=False)
                 return replace(report, changed_since=True, needs_force=True)
-            return replace(self._put_back(change, head, dry_run=dry_run, chained=False), changed_since=changed)
+            # A rollback (``only``) puts back what the failed call replaced; the bytes it removes are that call's own,
+            # never acknowledged: a state directory too full to keep them must not stop the rollback.
+            spare = only is not None and not changed
+            report = self._put_back(change, head, dry_run=dry_run, chained=False, backup_if_room=spare)
+            return replace(report, changed_since=changed)
 
     def restore(
         self,
@@ -128,7 +132,9 @@ class Restorer:
         before, after = (current, saved) if towards_backup else (saved, current)
         return render_diff(self._safe.policy.label(path), before, after, "full").text or "(no difference)"
 
-    def _put_back(self, change: Mutation, record: BackupRecord, *, dry_run: bool, chained: bool) -> RestoreReport:
+    def _put_back(
+        self, change: Mutation, record: BackupRecord, *, dry_run: bool, chained: bool, backup_if_room: bool = False
+    ) -> RestoreReport:
         """Write the saved bytes back; an undo steps the chain back, a restore is a new step on it."""
         data = self._safe.backups.read_blob(record)
         current_hash = change.current_hash
@@ -145,6 +151,7 @@ class Restorer:
             chained=chained,
             mode=record.mode,
             make_parents=True,
+            backup_if_room=backup_if_room,
         )
         if not chained:
             self._safe.backups.step_back(record)
