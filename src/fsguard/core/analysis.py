@@ -13,7 +13,7 @@ from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.paths import PathPolicy
 from fsguard.core.risk import RiskLevel, RiskPolicy, assess_risk, write_guard
 from fsguard.core.textio import decode
-from fsguard.core.transfer import fingerprint
+from fsguard.core.trees import fingerprint
 from fsguard.models import AnalyzeResult
 
 Operation = Literal["file", "optimize", "write", "edit", "delete"]

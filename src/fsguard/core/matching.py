@@ -17,21 +17,17 @@ they replace, and keep the newline that separated the match from the text after 
 
 from __future__ import annotations
 
-import bisect
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 
-from fsguard.core.applied import already_applied
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
 from fsguard.core.growth import check_result
+from fsguard.core.misses import no_match
 from fsguard.core.shortlist import shortlist
-from fsguard.core.textio import LINE_BREAK, first_break, split_lines
+from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
 
 _WORD = re.compile(r"\w")
-WHOLE_FILE_HINT_LINES = 20
 
 
 @dataclass(frozen=True)
@@ -66,31 +62,6 @@ class MatchPlan:
             cursor = match.end
         pieces.append(text[cursor:])
         return "".join(pieces)
-
-
-class LineIndex:
-    """Line numbers of offsets in a text (1-based); the split into lines is made only when needed."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._lf_only = "\r" not in text
-
-    @cached_property
-    def lines(self) -> list[str]:
-        return split_lines(self._text)
-
-    @cached_property
-    def starts(self) -> list[int]:
-        starts, offset = [], 0
-        for line in self.lines:
-            starts.append(offset)
-            offset += len(line)
-        return starts
-
-    def line_of(self, offset: int) -> int:
-        if self._lf_only:  # the common case, without splitting the file
-            return self._text.count("\n", 0, offset) + 1
-        return max(bisect.bisect_right(self.starts, offset), 1)
 
 
 Span = tuple[int, int, str]  # start, end, replacement before line-ending adaptation
@@ -135,7 +106,7 @@ def find_matches(
             # Each span's new text in a line ending, made once: a replace_all of a long new_text made it per match.
             endings: dict[tuple[str, str], str] = {}
             return MatchPlan(name, tuple(_finish(text, index, span, endings) for span in chosen))
-    raise _no_match(text, index, old, new, path, tolerant, subject)
+    raise no_match(text, index, old, new, path, tried=_tried(tolerant), subject=subject)
 
 
 def _choose(
@@ -360,52 +331,6 @@ LADDER: tuple[tuple[str, Tier], ...] = (
 )
 
 
-# -- the failure report ------------------------------------------------------------------------------
-
-
-_TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
-
-
-def _no_match(text: str, index: LineIndex, old: str, new: str, path: str, tolerant: bool, subject: str) -> NoMatchError:
-    tiers = ", ".join(name for name, _ in LADDER if tolerant or name != "tolerant_whitespace")
-    applied = _line_of(index, already_applied(text, old, new))
-    if applied is not None:
-        return NoMatchError(
-            f"old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied. "
-            "Re-read the file before changing it again.",
-            path=path,
-            already_applied=True,
-            line=applied,
-        )
-    if len(index.lines) <= WHOLE_FILE_HINT_LINES:
-        shown = _numbered(index, 0, len(index.lines))
-        count = len(index.lines)
-        evidence = f"The whole file ({count} line{'' if count == 1 else 's'}):\n{shown}"
-    else:
-        evidence = _closest(index, old)
-    hint = f" into {subject} and retry"  # insert's anchor: tolerant_whitespace does not apply there
-    if subject == "old_text":
-        hint = " and retry" + ("" if tolerant else _TOLERANT_HINT)
-    return NoMatchError(
-        f"{subject} was not found in {path} (tried: {tiers}). Nothing was written.\n{evidence}\n"
-        f"Copy the exact text from read_file{hint}.",
-        path=path,
-    )
-
-
-def _line_of(index: LineIndex, offset: int | None) -> int | None:
-    return None if offset is None else index.line_of(offset)
-
-
-def _closest(index: LineIndex, old: str) -> str:
-    first = next((line for line in LINE_BREAK.split(old) if line.strip()), old).strip()
-    stripped = [line.strip() for line in index.lines]
-    best = difflib.get_close_matches(first, stripped, n=1, cutoff=0.5)
-    if not best:
-        return "No line resembles the first line of old_text."
-    at = stripped.index(best[0])
-    return f"Closest lines:\n{_numbered(index, max(at - 2, 0), min(at + 3, len(index.lines)))}"
-
-
-def _numbered(index: LineIndex, start: int, stop: int) -> str:
-    return "\n".join(f"{n + 1:>5}: {index.lines[n].rstrip(chr(13) + chr(10))}" for n in range(start, stop))
+def _tried(tolerant: bool) -> str:
+    """The tiers a failed match went through, as its error names them."""
+    return ", ".join(name for name, _ in LADDER if tolerant or name != "tolerant_whitespace")

@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.growth import bounded, check_result
-from fsguard.core.matching import LineIndex, Replacement, find_matches
+from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.patterns import compile_re2
-from fsguard.core.textio import LINE_BREAK, first_break, split_lines
+from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
 
 _GO_TEMPLATE = re.compile(r"\$(?:\$|(\d+)|\{(\w+)\}|(\w+))")
 

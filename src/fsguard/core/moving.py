@@ -18,11 +18,10 @@ from fsguard.core.transfer import (
     Progress,
     already_exists,
     copy_new,
-    files_below,
-    fingerprint,
     is_special,
     move_verified,
 )
+from fsguard.core.trees import files_below, fingerprint
 from fsguard.core.wholefiles import checked_bytes
 
 

@@ -5,10 +5,12 @@ Pure functions on bytes and strings; reading and writing files is :mod:`fsguard.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import io
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import AnyStr, Literal
 
 from fsguard.core.charsets import legacy_codec
@@ -291,3 +293,28 @@ def _style(crlf: int, lf: int, cr: int) -> LineEnding:
     if not kinds:
         return "none"
     return kinds[0] if len(kinds) == 1 else "mixed"  # type: ignore[return-value]
+
+
+class LineIndex:
+    """Line numbers of offsets in a text (1-based); the split into lines is made only when needed."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._lf_only = "\r" not in text
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return split_lines(self._text)
+
+    @cached_property
+    def starts(self) -> list[int]:
+        starts, offset = [], 0
+        for line in self.lines:
+            starts.append(offset)
+            offset += len(line)
+        return starts
+
+    def line_of(self, offset: int) -> int:
+        if self._lf_only:  # the common case, without splitting the file
+            return self._text.count("\n", 0, offset) + 1
+        return max(bisect.bisect_right(self.starts, offset), 1)

@@ -10,7 +10,6 @@ skipped, never read through.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
 from collections.abc import Callable, Generator, Iterator
@@ -21,17 +20,24 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, FsguardError, InvalidParamsError
-from fsguard.core.nesting import Below, flattened, run_through
+from fsguard.core.errors import AlreadyExistsError, FsguardError, InvalidParamsError
+from fsguard.core.nesting import Below, run_through
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.rmtree import remove_tree
+from fsguard.core.trees import (
+    CHUNK,
+    READ_FILE,
+    changed_kind_error,
+    child_dir,
+    fingerprint,
+    lstat_entry,
+    opened_dir,
+    total_size,
+)
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
 Progress = Callable[[int, int], None]
 Links = Literal["skip", "keep"]  # a copy skips links inside a tree; a move keeps them as links
-_READ_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_CHUNK = 1 << 20
 
 
 @dataclass
@@ -44,55 +50,6 @@ class Copied:
     skipped: list[str] = field(default_factory=list)
     hide: Callable[[Path], bool] | None = None  # a deny rule hides it: left out (listed in denied), never read
     denied: list[str] = field(default_factory=list)
-
-
-def fingerprint(entry: Pinned) -> tuple[str, int, int]:
-    """(SHA-256, bytes, files) of a file or link, or of a directory's relative paths, link targets and contents.
-
-    Raises:
-        AccessDeniedError: the entry changed kind while it was read (a file swapped for a link, say).
-    """
-    try:
-        return _fingerprint(entry)
-    except OSError as exc:
-        raise _os_error(exc, entry.path) from exc
-
-
-def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
-    found = _lstat(entry)
-    if stat.S_ISLNK(found.st_mode):
-        data = os.fsencode(os.readlink(entry.name, dir_fd=entry.parent))
-        return hashlib.sha256(data).hexdigest(), len(data), 1
-    if stat.S_ISREG(found.st_mode):
-        digest, size = _file_digest(entry.parent, entry.name)
-        return digest.hexdigest(), size, 1
-    if not stat.S_ISDIR(found.st_mode):
-        return hashlib.sha256(b"").hexdigest(), 0, 1
-    digest = hashlib.sha256()
-    size = files = 0
-    with _opened_dir(entry) as fd:
-        for relative, parent, name, mode in _tree(fd):
-            label = relative.encode("utf-8", "surrogateescape")
-            if stat.S_ISLNK(mode):
-                target = os.fsencode(os.readlink(name, dir_fd=parent))
-                digest.update(b"L" + label + b"\0" + target + b"\0")
-            elif stat.S_ISREG(mode):
-                inner, length = _file_digest(parent, name)
-                digest.update(b"F" + label + b"\0" + inner.digest())
-                size += length
-                files += 1
-            else:
-                digest.update(b"D" + label + b"\0")
-    return digest.hexdigest(), size, files
-
-
-def files_below(entry: Pinned) -> list[str]:
-    """Everything but directories below the directory ``entry``, relative to it; links are listed, never followed."""
-    try:
-        with _opened_dir(entry) as fd:
-            return [relative for relative, _parent, _name, mode in _tree(fd) if not stat.S_ISDIR(mode)]
-    except OSError as exc:
-        raise _os_error(exc, entry.path) from exc
 
 
 def copy_new(
@@ -110,7 +67,7 @@ def copy_new(
         AlreadyExistsError: ``target`` exists (also when it appears during the copy); nothing was replaced.
         DiskFullError and the other typed OS errors: no destination and no temp remain.
     """
-    copied = Copied(total=_total_size(source), hide=hide)
+    copied = Copied(total=total_size(source), hide=hide)
     with _staging(writer, target, copied.total) as staged:
         _copy_entry(source, staged, copied, links, progress)
         put_in_place(staged, target)
@@ -130,7 +87,7 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
     except FsguardError as exc:
         if not isinstance(exc.__cause__, OSError) or exc.__cause__.errno != errno.EXDEV:
             raise
-    with _staging(writer, target, _total_size(source)) as staged:
+    with _staging(writer, target, total_size(source)) as staged:
         _copy_entry(source, staged, Copied(), "keep", None)
         if fingerprint(staged)[0] != expected_sha256:
             raise FsguardError(
@@ -228,14 +185,14 @@ def is_special(entry: Pinned) -> bool:
 
 
 def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, progress: Progress | None) -> None:
-    found = _lstat(source)
+    found = lstat_entry(source)
     if stat.S_ISLNK(found.st_mode) and links == "skip":
         # A copy's source was pinned with its links followed: a link here now was swapped in since.
-        raise _os_error(OSError(errno.ELOOP, "a symlink took its place"), source.path)
+        raise changed_kind_error(OSError(errno.ELOOP, "a symlink took its place"), source.path)
     try:
         if stat.S_ISDIR(found.st_mode):
             os.mkdir(target.name, 0o700, dir_fd=target.parent)
-            with _opened_dir(source) as src, _opened_dir(target) as dst:
+            with opened_dir(source) as src, opened_dir(target) as dst:
                 run_through(_copy_children(src, dst, source.path, copied, links, progress))
                 _keep_times_and_mode(dst, found)
                 os.fsync(dst)
@@ -252,18 +209,7 @@ def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, pr
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
             raise  # the destination's filesystem refused: reported by _staging, after the cleanup
-        raise _os_error(exc, source.path) from exc
-
-
-def _os_error(exc: OSError, path: Path) -> FsguardError:
-    """The typed error; EINVAL and ELOOP here mean an entry changed kind under us (a racing swap)."""
-    if exc.errno in (errno.EINVAL, errno.ELOOP):
-        return AccessDeniedError(
-            f"{path} changed while it was being read (an entry swapped for a symlink, or back); nothing was "
-            "changed. Retry once it is stable.",
-            path=str(path),
-        )
-    return from_os_error(exc, path)
+        raise changed_kind_error(exc, source.path) from exc
 
 
 def _copy_children(
@@ -276,7 +222,7 @@ def _copy_children(
         mode = os.stat(name, dir_fd=src, follow_symlinks=False).st_mode
         if stat.S_ISDIR(mode):
             os.mkdir(name, 0o700, dir_fd=dst)
-            with _child_dir(src, name) as inner_src, _child_dir(dst, name) as inner_dst:
+            with child_dir(src, name) as inner_src, child_dir(dst, name) as inner_dst:
                 yield Below(_copy_children(inner_src, inner_dst, label / name, copied, links, progress))
                 _keep_times_and_mode(inner_dst, os.fstat(inner_src))
                 os.fsync(inner_dst)
@@ -295,7 +241,7 @@ def _copy_children(
 
 def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:
     """Bytes, mode and times into a new file (O_EXCL), fsynced; returns the bytes copied."""
-    reader = os.open(src_name, _READ_FILE, dir_fd=src_dir)
+    reader = os.open(src_name, READ_FILE, dir_fd=src_dir)
     try:
         found = os.fstat(reader)
         if not stat.S_ISREG(found.st_mode):
@@ -318,7 +264,7 @@ def _pump(reader: int, writer: int) -> int:
     """Copy everything, in the kernel where it can (copy_file_range), else through a buffer."""
     total = 0
     try:
-        while sent := os.copy_file_range(reader, writer, _CHUNK):
+        while sent := os.copy_file_range(reader, writer, CHUNK):
             total += sent
         return total
     except AttributeError:
@@ -326,7 +272,7 @@ def _pump(reader: int, writer: int) -> int:
     except OSError as exc:
         if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP) or total:
             raise
-    while chunk := os.read(reader, _CHUNK):
+    while chunk := os.read(reader, CHUNK):
         view = memoryview(chunk)
         while view:
             view = view[os.write(writer, view) :]
@@ -337,67 +283,3 @@ def _pump(reader: int, writer: int) -> int:
 def _keep_times_and_mode(fd: int, like: os.stat_result) -> None:
     os.fchmod(fd, stat.S_IMODE(like.st_mode))
     os.utime(fd, ns=(like.st_atime_ns, like.st_mtime_ns))
-
-
-def _file_digest(parent: int, name: str) -> tuple[hashlib._Hash, int]:
-    fd = os.open(name, _READ_FILE, dir_fd=parent)
-    digest = hashlib.sha256()
-    size = 0
-    try:
-        while chunk := os.read(fd, _CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    return digest, size
-
-
-def _tree(fd: int) -> Iterator[tuple[str, int, str, int]]:
-    """(relative path, parent fd, name, mode) of everything below ``fd``, parents first, names sorted."""
-    return flattened(_level(fd, ""))
-
-
-def _level(fd: int, prefix: str) -> Generator[tuple[str, int, str, int] | Below[tuple[str, int, str, int]], None, None]:
-    for name in sorted(os.listdir(fd)):
-        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
-        relative = f"{prefix}{name}"
-        yield relative, fd, name, mode
-        if stat.S_ISDIR(mode):
-            with _child_dir(fd, name) as inner:
-                yield Below(_level(inner, relative + "/"))
-
-
-def _total_size(entry: Pinned) -> int:
-    found = _lstat(entry)
-    if stat.S_ISREG(found.st_mode):
-        return found.st_size
-    if not stat.S_ISDIR(found.st_mode):
-        return 0
-    with _opened_dir(entry) as fd:
-        return sum(
-            os.stat(name, dir_fd=parent, follow_symlinks=False).st_size
-            for _relative, parent, name, mode in _tree(fd)
-            if stat.S_ISREG(mode)
-        )
-
-
-def _lstat(entry: Pinned) -> os.stat_result:
-    found = lstat_at(entry)
-    if found is None:
-        raise from_os_error(FileNotFoundError(errno.ENOENT, "no such file"), entry.path)
-    return found
-
-
-@contextmanager
-def _opened_dir(entry: Pinned) -> Iterator[int]:
-    with _child_dir(entry.parent, entry.name) as fd:
-        yield fd
-
-
-@contextmanager
-def _child_dir(parent: int, name: str) -> Iterator[int]:
-    fd = os.open(name, _READ_DIR, dir_fd=parent)
-    try:
-        yield fd
-    finally:
-        os.close(fd)

@@ -26,7 +26,8 @@ from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AlreadyExistsError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.rmtree import remove_tree_named
-from fsguard.core.transfer import fingerprint, move_verified
+from fsguard.core.transfer import move_verified
+from fsguard.core.trees import fingerprint
 
 _DAY_S = 86_400.0
 

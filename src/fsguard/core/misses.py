@@ -1,0 +1,61 @@
+"""What a failed match tells the agent: that the edit looks applied already, or the lines to copy old_text from."""
+
+from __future__ import annotations
+
+import difflib
+
+from fsguard.core.applied import already_applied
+from fsguard.core.errors import NoMatchError
+from fsguard.core.textio import LINE_BREAK, LineIndex
+
+WHOLE_FILE_HINT_LINES = 20
+
+
+_TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
+
+
+def no_match(text: str, index: LineIndex, old: str, new: str, path: str, *, tried: str, subject: str) -> NoMatchError:
+    """The error of an old_text (or anchor) found by no tier (``tried`` names them): the edit already applied, or
+    the lines to copy from (the whole file when short, else the closest lines)."""
+    tolerant = "tolerant_whitespace" in tried
+    applied = _line_of(index, already_applied(text, old, new))
+    if applied is not None:
+        return NoMatchError(
+            f"old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied. "
+            "Re-read the file before changing it again.",
+            path=path,
+            already_applied=True,
+            line=applied,
+        )
+    if len(index.lines) <= WHOLE_FILE_HINT_LINES:
+        shown = _numbered(index, 0, len(index.lines))
+        count = len(index.lines)
+        evidence = f"The whole file ({count} line{'' if count == 1 else 's'}):\n{shown}"
+    else:
+        evidence = _closest(index, old)
+    hint = f" into {subject} and retry"  # insert's anchor: tolerant_whitespace does not apply there
+    if subject == "old_text":
+        hint = " and retry" + ("" if tolerant else _TOLERANT_HINT)
+    return NoMatchError(
+        f"{subject} was not found in {path} (tried: {tried}). Nothing was written.\n{evidence}\n"
+        f"Copy the exact text from read_file{hint}.",
+        path=path,
+    )
+
+
+def _line_of(index: LineIndex, offset: int | None) -> int | None:
+    return None if offset is None else index.line_of(offset)
+
+
+def _closest(index: LineIndex, old: str) -> str:
+    first = next((line for line in LINE_BREAK.split(old) if line.strip()), old).strip()
+    stripped = [line.strip() for line in index.lines]
+    best = difflib.get_close_matches(first, stripped, n=1, cutoff=0.5)
+    if not best:
+        return "No line resembles the first line of old_text."
+    at = stripped.index(best[0])
+    return f"Closest lines:\n{_numbered(index, max(at - 2, 0), min(at + 3, len(index.lines)))}"
+
+
+def _numbered(index: LineIndex, start: int, stop: int) -> str:
+    return "\n".join(f"{n + 1:>5}: {index.lines[n].rstrip(chr(13) + chr(10))}" for n in range(start, stop))

@@ -1,0 +1,145 @@
+"""What an entry holds, read through pinned directory fds: a fingerprint of a file, link or whole tree, and the
+paths below a directory. Nothing here follows a symlink: links are read as links, trees walked by ``dir_fd``."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.errors import AccessDeniedError, FsguardError
+from fsguard.core.nesting import Below, flattened
+from fsguard.core.oserrors import from_os_error
+
+READ_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+CHUNK = 1 << 20
+
+
+def fingerprint(entry: Pinned) -> tuple[str, int, int]:
+    """(SHA-256, bytes, files) of a file or link, or of a directory's relative paths, link targets and contents.
+
+    Raises:
+        AccessDeniedError: the entry changed kind while it was read (a file swapped for a link, say).
+    """
+    try:
+        return _fingerprint(entry)
+    except OSError as exc:
+        raise changed_kind_error(exc, entry.path) from exc
+
+
+def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
+    found = lstat_entry(entry)
+    if stat.S_ISLNK(found.st_mode):
+        data = os.fsencode(os.readlink(entry.name, dir_fd=entry.parent))
+        return hashlib.sha256(data).hexdigest(), len(data), 1
+    if stat.S_ISREG(found.st_mode):
+        digest, size = _file_digest(entry.parent, entry.name)
+        return digest.hexdigest(), size, 1
+    if not stat.S_ISDIR(found.st_mode):
+        return hashlib.sha256(b"").hexdigest(), 0, 1
+    digest = hashlib.sha256()
+    size = files = 0
+    with opened_dir(entry) as fd:
+        for relative, parent, name, mode in walk(fd):
+            label = relative.encode("utf-8", "surrogateescape")
+            if stat.S_ISLNK(mode):
+                target = os.fsencode(os.readlink(name, dir_fd=parent))
+                digest.update(b"L" + label + b"\0" + target + b"\0")
+            elif stat.S_ISREG(mode):
+                inner, length = _file_digest(parent, name)
+                digest.update(b"F" + label + b"\0" + inner.digest())
+                size += length
+                files += 1
+            else:
+                digest.update(b"D" + label + b"\0")
+    return digest.hexdigest(), size, files
+
+
+def files_below(entry: Pinned) -> list[str]:
+    """Everything but directories below the directory ``entry``, relative to it; links are listed, never followed."""
+    try:
+        with opened_dir(entry) as fd:
+            return [relative for relative, _parent, _name, mode in walk(fd) if not stat.S_ISDIR(mode)]
+    except OSError as exc:
+        raise changed_kind_error(exc, entry.path) from exc
+
+
+def changed_kind_error(exc: OSError, path: Path) -> FsguardError:
+    """The typed error; EINVAL and ELOOP here mean an entry changed kind under us (a racing swap)."""
+    if exc.errno in (errno.EINVAL, errno.ELOOP):
+        return AccessDeniedError(
+            f"{path} changed while it was being read (an entry swapped for a symlink, or back); nothing was "
+            "changed. Retry once it is stable.",
+            path=str(path),
+        )
+    return from_os_error(exc, path)
+
+
+def _file_digest(parent: int, name: str) -> tuple[hashlib._Hash, int]:
+    fd = os.open(name, READ_FILE, dir_fd=parent)
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        while chunk := os.read(fd, CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    return digest, size
+
+
+def walk(fd: int) -> Iterator[tuple[str, int, str, int]]:
+    """(relative path, parent fd, name, mode) of everything below ``fd``, parents first, names sorted."""
+    return flattened(_level(fd, ""))
+
+
+def _level(fd: int, prefix: str) -> Generator[tuple[str, int, str, int] | Below[tuple[str, int, str, int]], None, None]:
+    for name in sorted(os.listdir(fd)):
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+        relative = f"{prefix}{name}"
+        yield relative, fd, name, mode
+        if stat.S_ISDIR(mode):
+            with child_dir(fd, name) as inner:
+                yield Below(_level(inner, relative + "/"))
+
+
+def total_size(entry: Pinned) -> int:
+    found = lstat_entry(entry)
+    if stat.S_ISREG(found.st_mode):
+        return found.st_size
+    if not stat.S_ISDIR(found.st_mode):
+        return 0
+    with opened_dir(entry) as fd:
+        return sum(
+            os.stat(name, dir_fd=parent, follow_symlinks=False).st_size
+            for _relative, parent, name, mode in walk(fd)
+            if stat.S_ISREG(mode)
+        )
+
+
+def lstat_entry(entry: Pinned) -> os.stat_result:
+    found = lstat_at(entry)
+    if found is None:
+        raise from_os_error(FileNotFoundError(errno.ENOENT, "no such file"), entry.path)
+    return found
+
+
+@contextmanager
+def opened_dir(entry: Pinned) -> Iterator[int]:
+    with child_dir(entry.parent, entry.name) as fd:
+        yield fd
+
+
+@contextmanager
+def child_dir(parent: int, name: str) -> Iterator[int]:
+    fd = os.open(name, READ_DIR, dir_fd=parent)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
