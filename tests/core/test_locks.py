@@ -7,8 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from fsguard.core.locks import PathLocks
+from fsguard.core.locks import PathLocks, _parents, _path_order
+from tests.strategies import path_names
 
 WAIT = 5.0  # upper bound for anything that must happen
 BLOCKED = 0.2  # how long a thread that must be blocked gets to prove it is not
@@ -218,3 +221,15 @@ def test_with_roots_a_file_waits_for_its_directory_below_a_root_and_for_any_dire
         holder.join(WAIT)
         waiter.join(WAIT)
     assert len(locks) == 0
+
+
+# Canonical paths: absolute, no '.' or '..' components (what the locks are given).
+CANONICAL_NAMES = path_names().filter(lambda name: name not in (".", ".."))
+
+
+@given(st.lists(st.lists(CANONICAL_NAMES, max_size=4), min_size=1, max_size=6))
+def test_directories_above_a_path_and_the_lock_order_are_those_of_pathlib(paths: list[list[str]]) -> None:
+    texts = ["/" + "/".join(parts) for parts in paths]
+    for text in texts:
+        assert _parents(text) == [str(parent) for parent in Path(text).parents]
+    assert sorted(texts, key=_path_order) == [str(path) for path in sorted(map(Path, texts))]

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from fsguard.core.rmtree import remove_tree
 from tests.conftest import ClientFactory, structured
 
 pytestmark = pytest.mark.anyio
@@ -30,8 +32,18 @@ def _nest(root: Path, top: str) -> Path:
 
 
 @pytest.fixture
-def deep(root: Path) -> Path:
-    return _nest(root, "deep")
+def deep(root: Path, tmp_path: Path) -> Iterator[Path]:
+    yield _nest(root, "deep")
+    # pytest's removal of old temp dirs recurses once a level and would fail on this tree (in the root, or in the
+    # trash of the state dir) at a later session: it goes now, by fd, as the server removes trees.
+    with os.scandir(tmp_path) as entries:
+        names = [entry.name for entry in entries if entry.is_dir(follow_symlinks=False)]
+    parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in names:
+            remove_tree(parent, name)
+    finally:
+        os.close(parent)
 
 
 @pytest.mark.parametrize(
