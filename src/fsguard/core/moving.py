@@ -18,7 +18,6 @@ from fsguard.core.transfer import (
     already_exists,
     copy_new,
     files_below,
-    fingerprint,
     is_special,
     move_verified,
 )
@@ -76,7 +75,7 @@ class Mover:
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
             safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
-                move_verified(pinned, target, safe.atomic, fingerprint(pinned)[0])
+                move_verified(pinned, target, safe.atomic)
         safe.session.forget(source)
         safe.hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
         return source, destination

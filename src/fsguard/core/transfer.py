@@ -22,14 +22,14 @@ from typing import Literal
 from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, FsguardError, InvalidParamsError
-from fsguard.core.nesting import Below, flattened, run_through
+from fsguard.core.fdtree import child_dir, opened_dir, tree
+from fsguard.core.nesting import Below, run_through
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.rmtree import remove_tree
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
 Progress = Callable[[int, int], None]
 Links = Literal["skip", "keep"]  # a copy skips links inside a tree; a move keeps them as links
-_READ_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CHUNK = 1 << 20
 
@@ -70,8 +70,8 @@ def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
         return hashlib.sha256(b"").hexdigest(), 0, 1
     digest = hashlib.sha256()
     size = files = 0
-    with _opened_dir(entry) as fd:
-        for relative, parent, name, mode in _tree(fd):
+    with opened_dir(entry) as fd:
+        for relative, parent, name, mode in tree(fd):
             label = relative.encode("utf-8", "surrogateescape")
             if stat.S_ISLNK(mode):
                 target = os.fsencode(os.readlink(name, dir_fd=parent))
@@ -89,8 +89,8 @@ def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
 def files_below(entry: Pinned) -> list[str]:
     """Everything but directories below the directory ``entry``, relative to it; links are listed, never followed."""
     try:
-        with _opened_dir(entry) as fd:
-            return [relative for relative, _parent, _name, mode in _tree(fd) if not stat.S_ISDIR(mode)]
+        with opened_dir(entry) as fd:
+            return [relative for relative, _parent, _name, mode in tree(fd) if not stat.S_ISDIR(mode)]
     except OSError as exc:
         raise _os_error(exc, entry.path) from exc
 
@@ -117,8 +117,9 @@ def copy_new(
     return copied
 
 
-def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected_sha256: str) -> None:
-    """Rename ``source`` to ``target`` (which must not exist); across filesystems copy, verify, then remove.
+def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected_sha256: str | None = None) -> None:
+    """Rename ``source`` to ``target`` (which must not exist); across filesystems copy, verify (against
+    ``expected_sha256``, else the source's fingerprint, taken only then: a rename needs none), then remove.
 
     Raises:
         AlreadyExistsError: ``target`` exists.
@@ -130,6 +131,7 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
     except FsguardError as exc:
         if not isinstance(exc.__cause__, OSError) or exc.__cause__.errno != errno.EXDEV:
             raise
+    expected_sha256 = expected_sha256 or fingerprint(source)[0]
     with _staging(writer, target, _total_size(source)) as staged:
         _copy_entry(source, staged, Copied(), "keep", None)
         if fingerprint(staged)[0] != expected_sha256:
@@ -230,7 +232,7 @@ def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, pr
     try:
         if stat.S_ISDIR(found.st_mode):
             os.mkdir(target.name, 0o700, dir_fd=target.parent)
-            with _opened_dir(source) as src, _opened_dir(target) as dst:
+            with opened_dir(source) as src, opened_dir(target) as dst:
                 run_through(_copy_children(src, dst, source.path, copied, links, progress))
                 _keep_times_and_mode(dst, found)
                 os.fsync(dst)
@@ -271,7 +273,7 @@ def _copy_children(
         mode = os.stat(name, dir_fd=src, follow_symlinks=False).st_mode
         if stat.S_ISDIR(mode):
             os.mkdir(name, 0o700, dir_fd=dst)
-            with _child_dir(src, name) as inner_src, _child_dir(dst, name) as inner_dst:
+            with child_dir(src, name) as inner_src, child_dir(dst, name) as inner_dst:
                 yield Below(_copy_children(inner_src, inner_dst, label / name, copied, links, progress))
                 _keep_times_and_mode(inner_dst, os.fstat(inner_src))
                 os.fsync(inner_dst)
@@ -299,7 +301,7 @@ def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:
             dst_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dst_dir
         )
         try:
-            size = _pump(reader, writer)
+            size = _pump(reader, writer, found.st_size)
             _keep_times_and_mode(writer, found)
             os.fsync(writer)
         finally:
@@ -309,11 +311,12 @@ def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:
     return size
 
 
-def _pump(reader: int, writer: int) -> int:
-    """Copy everything, in the kernel where it can (copy_file_range), else through a buffer."""
+def _pump(reader: int, writer: int, size: int) -> int:
+    """Copy the ``size`` bytes the source had when it was opened, in the kernel where it can (copy_file_range),
+    else through a buffer. Not to its end: a log a process kept writing was chased for 6.5 GB (a minute)."""
     total = 0
     try:
-        while sent := os.copy_file_range(reader, writer, _CHUNK):
+        while total < size and (sent := os.copy_file_range(reader, writer, min(_CHUNK, size - total))):
             total += sent
         return total
     except AttributeError:
@@ -321,7 +324,7 @@ def _pump(reader: int, writer: int) -> int:
     except OSError as exc:
         if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP) or total:
             raise
-    while chunk := os.read(reader, _CHUNK):
+    while total < size and (chunk := os.read(reader, min(_CHUNK, size - total))):
         view = memoryview(chunk)
         while view:
             view = view[os.write(writer, view) :]
@@ -347,31 +350,16 @@ def _file_digest(parent: int, name: str) -> tuple[hashlib._Hash, int]:
     return digest, size
 
 
-def _tree(fd: int) -> Iterator[tuple[str, int, str, int]]:
-    """(relative path, parent fd, name, mode) of everything below ``fd``, parents first, names sorted."""
-    return flattened(_level(fd, ""))
-
-
-def _level(fd: int, prefix: str) -> Generator[tuple[str, int, str, int] | Below[tuple[str, int, str, int]], None, None]:
-    for name in sorted(os.listdir(fd)):
-        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
-        relative = f"{prefix}{name}"
-        yield relative, fd, name, mode
-        if stat.S_ISDIR(mode):
-            with _child_dir(fd, name) as inner:
-                yield Below(_level(inner, relative + "/"))
-
-
 def _total_size(entry: Pinned) -> int:
     found = _lstat(entry)
     if stat.S_ISREG(found.st_mode):
         return found.st_size
     if not stat.S_ISDIR(found.st_mode):
         return 0
-    with _opened_dir(entry) as fd:
+    with opened_dir(entry) as fd:
         return sum(
             os.stat(name, dir_fd=parent, follow_symlinks=False).st_size
-            for _relative, parent, name, mode in _tree(fd)
+            for _relative, parent, name, mode in tree(fd)
             if stat.S_ISREG(mode)
         )
 
@@ -381,18 +369,3 @@ def _lstat(entry: Pinned) -> os.stat_result:
     if found is None:
         raise from_os_error(FileNotFoundError(errno.ENOENT, "no such file"), entry.path)
     return found
-
-
-@contextmanager
-def _opened_dir(entry: Pinned) -> Iterator[int]:
-    with _child_dir(entry.parent, entry.name) as fd:
-        yield fd
-
-
-@contextmanager
-def _child_dir(parent: int, name: str) -> Iterator[int]:
-    fd = os.open(name, _READ_DIR, dir_fd=parent)
-    try:
-        yield fd
-    finally:
-        os.close(fd)
