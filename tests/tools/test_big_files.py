@@ -201,3 +201,17 @@ async def test_a_move_within_a_filesystem_hashes_nothing(
     async with connect(max_file_size=LIMIT) as client:
         structured(await client.call_tool("move_file", {"source_path": "big.log", "dest_path": "moved.log"}))
     assert (root / "moved.log").read_text(encoding="utf-8") == "".join(LINES)
+
+
+async def test_the_analysis_of_a_delete_counts_from_stats_and_reads_nothing(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_args: object) -> None:
+        raise AssertionError("sizes come from stats")
+
+    monkeypatch.setattr(transfer, "_file_digest", refuse)
+    (root / "logs").mkdir()
+    (root / "logs" / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        result = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "logs"}))
+    assert "1 file(s), 10,000 bytes" in result["risk_factors"]

@@ -351,17 +351,21 @@ def _file_digest(parent: int, name: str) -> tuple[hashlib._Hash, int]:
 
 
 def _total_size(entry: Pinned) -> int:
+    return size_and_files(entry)[0]
+
+
+def size_and_files(entry: Pinned) -> tuple[int, int]:
+    """(bytes, files) of a file, or of the regular files below a directory, from their stats: nothing is read."""
     found = _lstat(entry)
-    if stat.S_ISREG(found.st_mode):
-        return found.st_size
     if not stat.S_ISDIR(found.st_mode):
-        return 0
+        return (found.st_size, 1) if stat.S_ISREG(found.st_mode) else (0, 1)
     with opened_dir(entry) as fd:
-        return sum(
+        sizes = [
             os.stat(name, dir_fd=parent, follow_symlinks=False).st_size
             for _relative, parent, name, mode in tree(fd)
             if stat.S_ISREG(mode)
-        )
+        ]
+    return sum(sizes), len(sizes)
 
 
 def _lstat(entry: Pinned) -> os.stat_result:
