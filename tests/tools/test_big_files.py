@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fsguard.core import disk, ranges
+from fsguard.core import disk, ranges, transfer
 from fsguard.core.hashing import content_hash
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
@@ -188,3 +188,30 @@ async def test_the_expected_hash_of_a_file_over_the_size_limit_is_checked_on_a_m
         structured(await client.call_tool("move_file", moved))
     assert (root / "m.log").read_text(encoding="utf-8") == "".join(LINES)
     assert all(size <= LIMIT for size in loaded)
+
+
+async def test_a_move_within_a_filesystem_hashes_nothing(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_args: object) -> None:
+        raise AssertionError("a rename needs no fingerprint")
+
+    monkeypatch.setattr(transfer, "_file_digest", refuse)
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        structured(await client.call_tool("move_file", {"source_path": "big.log", "dest_path": "moved.log"}))
+    assert (root / "moved.log").read_text(encoding="utf-8") == "".join(LINES)
+
+
+async def test_the_analysis_of_a_delete_counts_from_stats_and_reads_nothing(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_args: object) -> None:
+        raise AssertionError("sizes come from stats")
+
+    monkeypatch.setattr(transfer, "_file_digest", refuse)
+    (root / "logs").mkdir()
+    (root / "logs" / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        result = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "logs"}))
+    assert "1 file(s), 10,000 bytes" in result["risk_factors"]

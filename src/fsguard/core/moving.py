@@ -21,7 +21,7 @@ from fsguard.core.transfer import (
     is_special,
     move_verified,
 )
-from fsguard.core.trees import files_below, fingerprint
+from fsguard.core.trees import files_below
 from fsguard.core.wholefiles import checked_bytes
 
 
@@ -76,7 +76,7 @@ class Mover:
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
             safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
-                move_verified(pinned, target, safe.atomic, fingerprint(pinned)[0])
+                move_verified(pinned, target, safe.atomic)
         safe.session.forget(source)
         safe.hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
         return source, destination

@@ -21,19 +21,11 @@ from typing import Literal
 from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AlreadyExistsError, FsguardError, InvalidParamsError
+from fsguard.core.fdtree import child_dir, opened_dir
 from fsguard.core.nesting import Below, run_through
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.rmtree import remove_tree
-from fsguard.core.trees import (
-    CHUNK,
-    READ_FILE,
-    changed_kind_error,
-    child_dir,
-    fingerprint,
-    lstat_entry,
-    opened_dir,
-    total_size,
-)
+from fsguard.core.trees import CHUNK, READ_FILE, changed_kind_error, fingerprint, lstat_entry, total_size
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
 Progress = Callable[[int, int], None]
@@ -74,8 +66,9 @@ def copy_new(
     return copied
 
 
-def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected_sha256: str) -> None:
-    """Rename ``source`` to ``target`` (which must not exist); across filesystems copy, verify, then remove.
+def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected_sha256: str | None = None) -> None:
+    """Rename ``source`` to ``target`` (which must not exist); across filesystems copy, verify (against
+    ``expected_sha256``, else the source's fingerprint, taken only then: a rename needs none), then remove.
 
     Raises:
         AlreadyExistsError: ``target`` exists.
@@ -87,6 +80,7 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
     except FsguardError as exc:
         if not isinstance(exc.__cause__, OSError) or exc.__cause__.errno != errno.EXDEV:
             raise
+    expected_sha256 = expected_sha256 or fingerprint(source)[0]
     with _staging(writer, target, total_size(source)) as staged:
         _copy_entry(source, staged, Copied(), "keep", None)
         if fingerprint(staged)[0] != expected_sha256:
@@ -250,7 +244,7 @@ def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:
             dst_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dst_dir
         )
         try:
-            size = _pump(reader, writer)
+            size = _pump(reader, writer, found.st_size)
             _keep_times_and_mode(writer, found)
             os.fsync(writer)
         finally:
@@ -260,11 +254,12 @@ def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:
     return size
 
 
-def _pump(reader: int, writer: int) -> int:
-    """Copy everything, in the kernel where it can (copy_file_range), else through a buffer."""
+def _pump(reader: int, writer: int, size: int) -> int:
+    """Copy the ``size`` bytes the source had when it was opened, in the kernel where it can (copy_file_range),
+    else through a buffer. Not to its end: a log a process kept writing was chased for 6.5 GB (a minute)."""
     total = 0
     try:
-        while sent := os.copy_file_range(reader, writer, CHUNK):
+        while total < size and (sent := os.copy_file_range(reader, writer, min(CHUNK, size - total))):
             total += sent
         return total
     except AttributeError:
@@ -272,7 +267,7 @@ def _pump(reader: int, writer: int) -> int:
     except OSError as exc:
         if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP) or total:
             raise
-    while chunk := os.read(reader, CHUNK):
+    while total < size and (chunk := os.read(reader, min(CHUNK, size - total))):
         view = memoryview(chunk)
         while view:
             view = view[os.write(writer, view) :]

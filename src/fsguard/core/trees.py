@@ -1,5 +1,6 @@
-"""What an entry holds, read through pinned directory fds: a fingerprint of a file, link or whole tree, and the
-paths below a directory. Nothing here follows a symlink: links are read as links, trees walked by ``dir_fd``."""
+"""What an entry holds, read through pinned directory fds: a fingerprint of a file, link or whole tree, the paths
+below a directory, and sizes from stats. Nothing here follows a symlink: links are read as links, trees walked by
+``dir_fd`` (:mod:`fsguard.core.fdtree`)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,13 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Generator, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import AccessDeniedError, FsguardError
-from fsguard.core.nesting import Below, flattened
+from fsguard.core.fdtree import opened_dir, tree
 from fsguard.core.oserrors import from_os_error
 
-READ_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 CHUNK = 1 << 20
 
@@ -46,7 +44,7 @@ def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
     digest = hashlib.sha256()
     size = files = 0
     with opened_dir(entry) as fd:
-        for relative, parent, name, mode in walk(fd):
+        for relative, parent, name, mode in tree(fd):
             label = relative.encode("utf-8", "surrogateescape")
             if stat.S_ISLNK(mode):
                 target = os.fsencode(os.readlink(name, dir_fd=parent))
@@ -65,7 +63,7 @@ def files_below(entry: Pinned) -> list[str]:
     """Everything but directories below the directory ``entry``, relative to it; links are listed, never followed."""
     try:
         with opened_dir(entry) as fd:
-            return [relative for relative, _parent, _name, mode in walk(fd) if not stat.S_ISDIR(mode)]
+            return [relative for relative, _parent, _name, mode in tree(fd) if not stat.S_ISDIR(mode)]
     except OSError as exc:
         raise changed_kind_error(exc, entry.path) from exc
 
@@ -94,35 +92,6 @@ def _file_digest(parent: int, name: str) -> tuple[hashlib._Hash, int]:
     return digest, size
 
 
-def walk(fd: int) -> Iterator[tuple[str, int, str, int]]:
-    """(relative path, parent fd, name, mode) of everything below ``fd``, parents first, names sorted."""
-    return flattened(_level(fd, ""))
-
-
-def _level(fd: int, prefix: str) -> Generator[tuple[str, int, str, int] | Below[tuple[str, int, str, int]], None, None]:
-    for name in sorted(os.listdir(fd)):
-        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
-        relative = f"{prefix}{name}"
-        yield relative, fd, name, mode
-        if stat.S_ISDIR(mode):
-            with child_dir(fd, name) as inner:
-                yield Below(_level(inner, relative + "/"))
-
-
-def total_size(entry: Pinned) -> int:
-    found = lstat_entry(entry)
-    if stat.S_ISREG(found.st_mode):
-        return found.st_size
-    if not stat.S_ISDIR(found.st_mode):
-        return 0
-    with opened_dir(entry) as fd:
-        return sum(
-            os.stat(name, dir_fd=parent, follow_symlinks=False).st_size
-            for _relative, parent, name, mode in walk(fd)
-            if stat.S_ISREG(mode)
-        )
-
-
 def lstat_entry(entry: Pinned) -> os.stat_result:
     found = lstat_at(entry)
     if found is None:
@@ -130,16 +99,20 @@ def lstat_entry(entry: Pinned) -> os.stat_result:
     return found
 
 
-@contextmanager
-def opened_dir(entry: Pinned) -> Iterator[int]:
-    with child_dir(entry.parent, entry.name) as fd:
-        yield fd
+def total_size(entry: Pinned) -> int:
+    """The bytes of a file, or of the regular files below a directory, from their stats."""
+    return size_and_files(entry)[0]
 
 
-@contextmanager
-def child_dir(parent: int, name: str) -> Iterator[int]:
-    fd = os.open(name, READ_DIR, dir_fd=parent)
-    try:
-        yield fd
-    finally:
-        os.close(fd)
+def size_and_files(entry: Pinned) -> tuple[int, int]:
+    """(bytes, files) of a file, or of the regular files below a directory, from their stats: nothing is read."""
+    found = lstat_entry(entry)
+    if not stat.S_ISDIR(found.st_mode):
+        return (found.st_size, 1) if stat.S_ISREG(found.st_mode) else (0, 1)
+    with opened_dir(entry) as fd:
+        sizes = [
+            os.stat(name, dir_fd=parent, follow_symlinks=False).st_size
+            for _relative, parent, name, mode in tree(fd)
+            if stat.S_ISREG(mode)
+        ]
+    return sum(sizes), len(sizes)
