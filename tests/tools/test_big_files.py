@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fsguard.core import disk, ranges, transfer
+from fsguard.core import disk, ranges, trees
 from fsguard.core.hashing import content_hash
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
@@ -196,7 +196,7 @@ async def test_a_move_within_a_filesystem_hashes_nothing(
     def refuse(*_args: object) -> None:
         raise AssertionError("a rename needs no fingerprint")
 
-    monkeypatch.setattr(transfer, "_file_digest", refuse)
+    monkeypatch.setattr(trees, "_file_digest", refuse)
     (root / "big.log").write_text("".join(LINES), encoding="utf-8")
     async with connect(max_file_size=LIMIT) as client:
         structured(await client.call_tool("move_file", {"source_path": "big.log", "dest_path": "moved.log"}))
@@ -209,7 +209,7 @@ async def test_the_analysis_of_a_delete_counts_from_stats_and_reads_nothing(
     def refuse(*_args: object) -> None:
         raise AssertionError("sizes come from stats")
 
-    monkeypatch.setattr(transfer, "_file_digest", refuse)
+    monkeypatch.setattr(trees, "_file_digest", refuse)
     (root / "logs").mkdir()
     (root / "logs" / "big.log").write_text("".join(LINES), encoding="utf-8")
     async with connect(max_file_size=LIMIT) as client:

@@ -89,7 +89,9 @@ def _exited(process: subprocess.Popen[bytes], timeout: float) -> bool:
     if hasattr(os, "pidfd_open"):
         pidfd = os.pidfd_open(process.pid)
         try:
-            select.select([pidfd], [], [], timeout)
+            waiting = select.poll()  # not select(): it refuses a descriptor numbered 1024 or more
+            waiting.register(pidfd, select.POLLIN)
+            waiting.poll(timeout * 1000)
         finally:
             os.close(pidfd)
         return process.poll() is not None
