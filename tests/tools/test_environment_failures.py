@@ -321,3 +321,20 @@ async def test_enospc_while_writing_the_temp_file_is_disk_full_and_leaves_the_ol
     assert (root / "keep.txt").read_bytes() == ORIGINAL
     assert not (root / "new.txt").exists()
     assert temps(root) == []
+
+
+async def test_an_unexpected_failure_is_internal_error_and_its_traceback_is_in_the_server_log(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    (root / "a.txt").write_bytes(ORIGINAL)
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("a bug deep in the engine")
+
+    monkeypatch.setattr("fsguard.core.reading.FileReader.read_one", broken)
+    result = await client.call_tool("read_file", {"path": "a.txt"})
+    assert error_code(result) == "internal_error"
+    assert "the details are in the server log" in text_of(result)
+    crashes = [record for record in caplog.records if record.exc_info and record.levelname == "ERROR"]
+    assert [str(record.exc_info[1]) for record in crashes if record.exc_info] == ["a bug deep in the engine"]
+    assert (root / "a.txt").read_bytes() == ORIGINAL

@@ -9,6 +9,7 @@ in ``_meta["fsguard/error"]``. Errors never carry structuredContent.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -17,6 +18,8 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from fsguard.core.errors import FsguardError
+
+logger = logging.getLogger("fsguard")
 
 ERROR_META_KEY = "fsguard/error"
 
@@ -67,6 +70,8 @@ def result_for(exc: ToolError, tool: str) -> CallToolResult:
     if isinstance(cause, ValidationError):
         return error_result("invalid_params", _describe_validation(tool, cause))
     if isinstance(exc, UnexpectedToolError):
+        # The text promises the details in the log: the SDK would log the crash, but the server answers it first.
+        logger.error("%s failed unexpectedly", tool, exc_info=cause or exc)
         return error_result(
             "internal_error", f"{tool} failed unexpectedly; the details are in the server log. Retry, or report it."
         )
