@@ -14,41 +14,23 @@ LIMIT = 1000
 SEED = "x\n" * 100  # 200 bytes, 100 matches of "x"
 
 
-async def test_a_dry_run_replace_all_whose_result_passes_the_limit_is_too_large(
-    connect: ClientFactory, root: Path
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"old_text": "x", "new_text": "y" * 50, "replace_all": True},
+        {"mode": "regex", "pattern": "x", "replacement": "y" * 50},
+        {"mode": "search_replace", "pattern": "x", "replacement": "y" * 50},
+    ],
+    ids=["replace_all", "regex", "search_replace"],
+)
+async def test_a_dry_run_edit_whose_result_passes_the_limit_is_too_large(
+    connect: ClientFactory, root: Path, edit: dict[str, object]
 ) -> None:
     (root / "f.txt").write_text(SEED, encoding="utf-8")
     async with connect(max_file_size=LIMIT) as client:
-        result = await client.call_tool(
-            "edit_file",
-            {"path": "f.txt", "old_text": "x", "new_text": "y" * 50, "replace_all": True, "dry_run": True},
-        )
+        result = await client.call_tool("edit_file", {"path": "f.txt", **edit, "dry_run": True})
     assert error_code(result) == "too_large"
     assert (root / "f.txt").read_text(encoding="utf-8") == SEED
-
-
-async def test_a_dry_run_regex_edit_whose_result_passes_the_limit_is_too_large(
-    connect: ClientFactory, root: Path
-) -> None:
-    (root / "f.txt").write_text(SEED, encoding="utf-8")
-    async with connect(max_file_size=LIMIT) as client:
-        result = await client.call_tool(
-            "edit_file",
-            {"path": "f.txt", "mode": "regex", "pattern": "x", "replacement": "y" * 50, "dry_run": True},
-        )
-    assert error_code(result) == "too_large"
-
-
-async def test_a_dry_run_search_replace_whose_result_passes_the_limit_is_too_large(
-    connect: ClientFactory, root: Path
-) -> None:
-    (root / "f.txt").write_text(SEED, encoding="utf-8")
-    async with connect(max_file_size=LIMIT) as client:
-        result = await client.call_tool(
-            "edit_file",
-            {"path": "f.txt", "mode": "search_replace", "pattern": "x", "replacement": "y" * 50, "dry_run": True},
-        )
-    assert error_code(result) == "too_large"
 
 
 @pytest.mark.parametrize("literal", [True, False])
