@@ -57,7 +57,7 @@ class PathLocks:
         self._guard = threading.Lock()
         self._locks: dict[str, tuple[threading.Lock, int]] = {}
         # Only directories a call can act on need the shared lock: the roots and what is below them.
-        self._roots = tuple(str(root) for root in roots or ())
+        self._roots = tuple(_below(str(root)) for root in roots or ())  # each root as the prefix of what it holds
         self._held = threading.local()  # .paths: the exclusive locks this thread holds
 
     @contextmanager
@@ -80,11 +80,11 @@ class PathLocks:
     def _above(self, path: str) -> list[str]:
         """The directories above ``path`` that a call may delete or move: up to the roots holding it, included (all
         of them for a path no root holds, as --unrestricted allows)."""
-        holding = [root for root in self._roots if _within(path, root)]
+        holding = [prefix for prefix in self._roots if _below(path).startswith(prefix)]
         parents = _parents(path)
         if not holding:
             return parents
-        return [parent for parent in parents if any(_within(parent, root) for root in holding)]
+        return [parent for parent in parents if any(_below(parent).startswith(prefix) for prefix in holding)]
 
     def _mine(self) -> set[str]:
         """The paths whose exclusive lock this thread holds."""
@@ -133,9 +133,9 @@ class PathLocks:
 _LOCK_FILE = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _within(path: str, root: str) -> bool:
-    """``path`` is ``root`` or below it (both canonical and absolute)."""
-    return path == root or path.startswith(root.rstrip("/") + "/")
+def _below(path: str) -> str:
+    """``path`` with one final ``/``: a path is at or below a root when this form of it starts with the root's."""
+    return path.rstrip("/") + "/"
 
 
 def _parents(path: str) -> list[str]:

@@ -331,6 +331,6 @@ LADDER: tuple[tuple[str, Tier], ...] = (
 )
 
 
-def _tried(tolerant: bool) -> str:
-    """The tiers a failed match went through, as its error names them."""
-    return ", ".join(name for name, _ in LADDER if tolerant or name != "tolerant_whitespace")
+def _tried(tolerant: bool) -> list[str]:
+    """The tiers a failed match went through."""
+    return [name for name, _ in LADDER if tolerant or name != "tolerant_whitespace"]

@@ -14,10 +14,11 @@ WHOLE_FILE_HINT_LINES = 20
 _TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
 
 
-def no_match(text: str, index: LineIndex, old: str, new: str, path: str, *, tried: str, subject: str) -> NoMatchError:
+def no_match(
+    text: str, index: LineIndex, old: str, new: str, path: str, *, tried: list[str], subject: str
+) -> NoMatchError:
     """The error of an old_text (or anchor) found by no tier (``tried`` names them): the edit already applied, or
     the lines to copy from (the whole file when short, else the closest lines)."""
-    tolerant = "tolerant_whitespace" in tried
     applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
         return NoMatchError(
@@ -35,9 +36,9 @@ def no_match(text: str, index: LineIndex, old: str, new: str, path: str, *, trie
         evidence = _closest(index, old)
     hint = f" into {subject} and retry"  # insert's anchor: tolerant_whitespace does not apply there
     if subject == "old_text":
-        hint = " and retry" + ("" if tolerant else _TOLERANT_HINT)
+        hint = " and retry" + ("" if "tolerant_whitespace" in tried else _TOLERANT_HINT)
     return NoMatchError(
-        f"{subject} was not found in {path} (tried: {tried}). Nothing was written.\n{evidence}\n"
+        f"{subject} was not found in {path} (tried: {', '.join(tried)}). Nothing was written.\n{evidence}\n"
         f"Copy the exact text from read_file{hint}.",
         path=path,
     )
