@@ -120,6 +120,14 @@ async def test_an_offset_past_the_end_is_refused_with_the_count(client: Client, 
     assert "(4 entries)" in text_of(result)
 
 
+async def test_an_offset_past_the_end_of_a_one_entry_directory_says_one_entry(client: Client, root: Path) -> None:
+    (root / "only").mkdir()
+    (root / "only" / "a.txt").write_bytes(b"a")
+    result = await client.call_tool("list_directory", {"path": "only", "offset": 5})
+    assert error_code(result) == "invalid_params"
+    assert "(1 entry). Use an offset <= 1." in text_of(result)
+
+
 async def test_hidden_entries_left_out_are_counted_and_the_flag_named(client: Client, tree: Path) -> None:
     result = await client.call_tool("list_directory", {"include_hidden": False, "output_format": "json"})
     data = structured(result)

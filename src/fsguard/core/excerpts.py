@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.hashing import Fingerprint
 from fsguard.core.ranges import Excerpt, Layout, excerpt, line_offset, tail_offset, texts
@@ -40,7 +41,7 @@ def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint
         first = window.start_line
         found = line_offset(lay, first)
         if found is None:
-            last = f"{total} lines" if total is not None else "fewer lines"
+            last = plural(total, "line") if total is not None else "fewer lines"
             raise InvalidParamsError(
                 f"start_line {first} is past the end of {name} ({last}). Use a smaller start_line, or mode=tail.",
                 start_line=first,

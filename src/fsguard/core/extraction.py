@@ -17,6 +17,7 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.charsets import text_codec
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import (
     AlreadyExistsError,
     EncodingError,
@@ -72,7 +73,7 @@ def extract_lines(
         numbered = split_lines(decoded.text)
         if start > len(numbered):
             raise InvalidParamsError(
-                f"start_line {start} is past the end of {source} ({len(numbered)} lines). Read it again.",
+                f"start_line {start} is past the end of {source} ({plural(len(numbered), 'line')}). Read it again.",
                 path=str(source),
                 start_line=start,
             )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath, lstat_at
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.ignore import GitignoreFile, IgnoreRules
 from fsguard.core.oserrors import from_os_error
@@ -116,7 +117,8 @@ class DirectoryLister:
             scan = self._scan(path, fd, include_hidden, self._matcher(rules, path))
             if offset > scan.total:
                 raise InvalidParamsError(
-                    f"offset {offset} is past the end of {path} ({scan.total} entries). Use an offset <= {scan.total}.",
+                    f"offset {offset} is past the end of {path} ({plural(scan.total, 'entry', 'entries')}). "
+                    f"Use an offset <= {scan.total}.",
                     path=str(path),
                 )
             names = scan.names(offset, offset + page_size)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.growth import bounded, check_result
 from fsguard.core.matching import Replacement, find_matches
@@ -204,7 +205,8 @@ def line_range(start_line: int, end_line: int, new_text: str | None, *, path: st
         lines = split_lines(text)
         if start_line > len(lines):
             raise InvalidParamsError(
-                f"start_line {start_line} is past the end of {path} ({len(lines)} lines). Read the file again.",
+                f"start_line {start_line} is past the end of {path} ({plural(len(lines), 'line')}). "
+                "Read the file again.",
                 start_line=start_line,
             )
         last = min(end_line, len(lines))

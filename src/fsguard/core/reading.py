@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath
+from fsguard.core.confirmation import plural
 from fsguard.core.disk import read_at, read_open
 from fsguard.core.errors import InvalidParamsError, TooLargeError
 from fsguard.core.excerpts import DEFAULT_MAX_LINES, Window, above_limit_note, finish, take
@@ -307,7 +308,8 @@ class FileReader:
         start = selection.start_line or 1
         if start > max(total, 1):
             raise InvalidParamsError(
-                f"start_line {start} is past the end of {name} ({total} lines). Use start_line <= {max(total, 1)}.",
+                f"start_line {start} is past the end of {name} ({plural(total, 'line')}). "
+                f"Use start_line <= {max(total, 1)}.",
                 start_line=start,
             )
         end = min(selection.end_line or total, total)
