@@ -1,4 +1,4 @@
-"""Two fsguard builds editing side by side over stdio, call for call: how much a change moved an edit.
+"""Two fsguard builds editing (or reading) side by side over stdio, call for call: how much a change moved an edit.
 
 Each build is a source tree given to ``PYTHONPATH`` (a ``git worktree`` of the commit before the change, say);
 an empty one means the installed fsguard. Every build serves its own copy of a 2,000-line, 100,000-byte file
@@ -9,6 +9,7 @@ both alike. The bench against the reference server is ``bench_latency.py``; this
     git worktree add /tmp/before <commit>
     .venv/bin/python benchmarks/ab_edit.py before=/tmp/before/src after= [-n 400] [--suffix .py]
     .venv/bin/python benchmarks/ab_edit.py txt@.txt= py@.py=      # one build, a .txt and a .py file
+    .venv/bin/python benchmarks/ab_edit.py before=/tmp/before/src after= --read   # whole reads instead
 """
 
 from __future__ import annotations
@@ -94,6 +95,19 @@ def start(label: str, source: str, suffix: str, work: Path) -> Build:
     return build
 
 
+def read(build: Build, call: int) -> None:
+    """A whole read of the file (as bench_latency's read row: every line, so the answer is the 100,000 bytes)."""
+    arguments = {"path": str(build.path), "start_line": 1, "end_line": LINES}
+    started = time.perf_counter()
+    build.send(
+        {"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": {"name": "read_file", "arguments": arguments}}
+    )
+    answer = build.receive()
+    build.times_ms.append((time.perf_counter() - started) * 1000)
+    if b'"isError":false' not in answer:
+        raise SystemExit(f"{build.label}: the read failed: {answer[:300]!r}")
+
+
 def edit(build: Build, call: int) -> None:
     new = f"{build.original} v{call}"
     arguments = {"path": str(build.path), "old_text": build.current, "new_text": new}
@@ -124,22 +138,22 @@ def main() -> None:
     parser.add_argument(
         "--suffix", default=".txt", help="the edited file's suffix unless a build names its own (.py: structure check)"
     )
+    parser.add_argument("--read", action="store_true", help="whole reads of the file instead of edits")
     args = parser.parse_args()
+    call_once = read if args.read else edit
     with tempfile.TemporaryDirectory(prefix="fsguard-ab-") as scratch:
         builds = [start(*_labelled(spec, args.suffix), Path(scratch)) for spec in args.builds]
         try:
             for call in range(1, args.n + 1):
                 for build in builds if call % 2 else builds[::-1]:
-                    edit(build, call)
+                    call_once(build, call)
         finally:
             for build in builds:
                 if build.process.stdin is not None:
                     build.process.stdin.close()
                 build.process.wait()
-    print(
-        f"edit of line {LINES // 2} in {LINES} lines, new text every call, {args.n} calls each, "
-        f"alternating; the first {SKIPPED} left out\n"
-    )
+    what = "whole read" if args.read else f"edit of line {LINES // 2} in {LINES} lines, new text every call"
+    print(f"{what}, {args.n} calls each, alternating; the first {SKIPPED} left out\n")
     print("| build | file | median ms | p25 ms | p75 ms |\n| --- | --- | ---: | ---: | ---: |")
     for build in builds:
         kept = build.times_ms[SKIPPED:]
