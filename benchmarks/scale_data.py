@@ -235,6 +235,13 @@ def rows(data: Dataset) -> dict[str, Callable[[], Row]]:
             ("list_directory", {"path": str(data.small_dir)}),
             flags=["--max-list-items", str(s.small_dir)],
         ),
+        "list-default": lambda: Row(
+            f"list_directory of the {s.small_dir:,}-entry directory, default call (first page, exact totals); "
+            "reference: all",
+            "list_directory",
+            {"path": str(data.small_dir)},
+            reference=("list_directory", {"path": str(data.small_dir)}),
+        ),
         "page": lambda: Row(
             f"list_directory, one page (offset {half:,}), of a {s.big_dir:,}-entry directory; reference: all",
             "list_directory",
