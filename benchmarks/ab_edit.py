@@ -62,6 +62,17 @@ class Build:
         assert stdout is not None
         return stdout.readline()
 
+    def call(self, call: int, tool: str, arguments: dict[str, Any]) -> None:
+        """One tools/call, timed from the request written to the answer read; a failed call stops the run."""
+        started = time.perf_counter()
+        self.send(
+            {"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+        )
+        answer = self.receive()
+        self.times_ms.append((time.perf_counter() - started) * 1000)
+        if b'"isError":false' not in answer:
+            raise SystemExit(f"{self.label}: {tool} failed: {answer[:300]!r}")
+
 
 def start(label: str, source: str, suffix: str, work: Path) -> Build:
     root = work / label / "root"
@@ -97,28 +108,12 @@ def start(label: str, source: str, suffix: str, work: Path) -> Build:
 
 def read(build: Build, call: int) -> None:
     """A whole read of the file (as bench_latency's read row: every line, so the answer is the 100,000 bytes)."""
-    arguments = {"path": str(build.path), "start_line": 1, "end_line": LINES}
-    started = time.perf_counter()
-    build.send(
-        {"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": {"name": "read_file", "arguments": arguments}}
-    )
-    answer = build.receive()
-    build.times_ms.append((time.perf_counter() - started) * 1000)
-    if b'"isError":false' not in answer:
-        raise SystemExit(f"{build.label}: the read failed: {answer[:300]!r}")
+    build.call(call, "read_file", {"path": str(build.path), "start_line": 1, "end_line": LINES})
 
 
 def edit(build: Build, call: int) -> None:
     new = f"{build.original} v{call}"
-    arguments = {"path": str(build.path), "old_text": build.current, "new_text": new}
-    started = time.perf_counter()
-    build.send(
-        {"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": {"name": "edit_file", "arguments": arguments}}
-    )
-    answer = build.receive()
-    build.times_ms.append((time.perf_counter() - started) * 1000)
-    if b'"isError":false' not in answer:
-        raise SystemExit(f"{build.label}: the edit failed: {answer[:300]!r}")
+    build.call(call, "edit_file", {"path": str(build.path), "old_text": build.current, "new_text": new})
     build.current = new
 
 
