@@ -52,18 +52,22 @@ async def test_range_past_the_end_reports_the_real_total_without_a_read_more_hin
     assert data["hint"] == "Lines 2-3 of 3 total lines in s.txt"
 
 
-@pytest.mark.parametrize("max_file_size", [None, 16])  # read whole, and streamed (the file is over the limit)
+@pytest.mark.parametrize(
+    ("max_file_size", "says"),
+    [
+        (None, "(1 line). Use start_line <= 1."),  # read whole: the total is known
+        (16, "(fewer lines). Use a smaller start_line, or mode=tail."),  # streamed: the file is over the limit
+    ],
+)
 async def test_a_start_line_past_the_end_of_a_one_line_file_names_one_line_and_the_way_on(
-    connect: ClientFactory, root: Path, max_file_size: int | None
+    connect: ClientFactory, root: Path, max_file_size: int | None, says: str
 ) -> None:
     (root / "one.txt").write_text("x" * 40, encoding="utf-8")
     limits = {} if max_file_size is None else {"max_file_size": max_file_size}
     async with connect(**limits) as client:
         result = await client.call_tool("read_file", {"path": "one.txt", "start_line": 3, "end_line": 4})
     assert error_code(result) == "invalid_params"
-    assert "past the end of one.txt" in text_of(result)
-    assert "1 lines" not in text_of(result)
-    assert "(1 line)" in text_of(result) or "Use a smaller start_line" in text_of(result)
+    assert f"start_line 3 is past the end of one.txt {says}" in text_of(result)
 
 
 async def test_files_over_300_lines_are_cut_with_a_hint(client: Client, root: Path) -> None:
