@@ -63,14 +63,24 @@ def read_at(entry: Pinned, max_size: int | None = None) -> tuple[bytes, os.stat_
         BinaryFileError: a pipe, socket or device, which is never read.
         TooLargeError: the file is above ``max_size``.
     """
+    return _read_fd(open_pinned(entry), entry.path, max_size)
+
+
+def open_pinned(entry: Pinned) -> int:
+    """The pinned entry open for reading its bytes, its last component never followed; the caller closes it.
+
+    Raises:
+        BinaryFileError: a socket, which cannot be opened at all (a FIFO opens, non-blocking, and is refused by
+            the caller's fstat).
+        NotFoundError, AccessDeniedError and the other typed OS errors: the OS refused.
+    """
     flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW
     try:
-        fd = os.open(entry.name, flags, dir_fd=entry.parent)
+        return os.open(entry.name, flags, dir_fd=entry.parent)
     except OSError as exc:
-        if exc.errno == errno.ENXIO:  # a socket cannot be opened at all: not an I/O error, one more special file
+        if exc.errno == errno.ENXIO:  # not an I/O error: one more special file
             raise special_file(entry.path) from exc
         raise from_os_error(exc, entry.path) from exc
-    return _read_fd(fd, entry.path, max_size)
 
 
 def special_file(path: Path) -> BinaryFileError:

@@ -14,17 +14,20 @@ from fsguard.core.nesting import Below, flattened
 READ_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def tree(fd: int) -> Iterator[tuple[str, int, str, int]]:
-    """(relative path, parent fd, name, mode) of everything below ``fd``, parents first, names sorted."""
+Entry = tuple[str, int, str, os.stat_result]  # relative path, parent fd, name, lstat
+
+
+def tree(fd: int) -> Iterator[Entry]:
+    """(relative path, parent fd, name, lstat) of everything below ``fd``, parents first, names sorted."""
     return flattened(_level(fd, ""))
 
 
-def _level(fd: int, prefix: str) -> Generator[tuple[str, int, str, int] | Below[tuple[str, int, str, int]], None, None]:
+def _level(fd: int, prefix: str) -> Generator[Entry | Below[Entry], None, None]:
     for name in sorted(os.listdir(fd)):
-        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+        found = os.stat(name, dir_fd=fd, follow_symlinks=False)
         relative = f"{prefix}{name}"
-        yield relative, fd, name, mode
-        if stat.S_ISDIR(mode):
+        yield relative, fd, name, found
+        if stat.S_ISDIR(found.st_mode):
             with child_dir(fd, name) as inner:
                 yield Below(_level(inner, relative + "/"))
 

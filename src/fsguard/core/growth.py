@@ -39,8 +39,10 @@ def check_result(size: int) -> None:
         TooLargeError: above the limit; nothing has been built or written.
     """
     held = _LIMIT.get()
-    if held is not None and size > held[0]:
-        limit, path = held
+    if held is None:
+        return
+    limit, path = held
+    if size > limit:
         raise TooLargeError(
             f"this change would make {path} at least {size:,} characters, above the {limit:,}-byte limit "
             "(--max-file-size); nothing was written. Replace fewer occurrences or use a shorter replacement.",

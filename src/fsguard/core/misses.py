@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 
 from fsguard.core.applied import already_applied
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import NoMatchError
 from fsguard.core.textio import LINE_BREAK, LineIndex
 
@@ -30,8 +31,7 @@ def no_match(
         )
     if len(index.lines) <= WHOLE_FILE_HINT_LINES:
         shown = _numbered(index, 0, len(index.lines))
-        count = len(index.lines)
-        evidence = f"The whole file ({count} line{'' if count == 1 else 's'}):\n{shown}"
+        evidence = f"The whole file ({plural(len(index.lines), 'line')}):\n{shown}"
     else:
         evidence = _closest(index, old)
     hint = f" into {subject} and retry"  # insert's anchor: tolerant_whitespace does not apply there

@@ -169,23 +169,20 @@ class Mutation:
         """Save the bytes the file holds now, durably, and add the record to ``into``; with ``if_room``, a full state
         directory skips the backup instead of failing the write."""
         try:
-            record = self._snapshot(operation=operation, after_hash=after_hash, chained=chained)
+            record = self.safe.backups.snapshot(
+                self.path,
+                self.require(),
+                self.mode,
+                operation=operation,
+                after_hash=after_hash,
+                chained=chained,
+                data_hash=self.current_hash,
+            )
         except DiskFullError:
             if not if_room:
                 raise
             return
         into.append(record)
-
-    def _snapshot(self, *, operation: str, after_hash: str, chained: bool) -> BackupRecord:
-        return self.safe.backups.snapshot(
-            self.path,
-            self.require(),
-            self.mode,
-            operation=operation,
-            after_hash=after_hash,
-            chained=chained,
-            data_hash=self.current_hash,
-        )
 
     def _withdraw(self, backups: list[BackupRecord]) -> None:
         """Take back the backup of a write that failed (a full disk, say) while the file still holds the old bytes:

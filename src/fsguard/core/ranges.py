@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from fsguard.core.beneath import Pinned
-from fsguard.core.disk import special_file
+from fsguard.core.disk import open_pinned, special_file
 from fsguard.core.hashing import Fingerprint, StreamHash
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, sniff
@@ -49,12 +49,7 @@ class Survey:
 @contextmanager
 def opened(entry: Pinned) -> Iterator[tuple[int, os.stat_result]]:
     """The pinned regular file open for reading, and its stat; the last component is never followed."""
-    try:
-        fd = os.open(entry.name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW, dir_fd=entry.parent)
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:  # a socket cannot be opened at all
-            raise special_file(entry.path) from exc
-        raise from_os_error(exc, entry.path) from exc
+    fd = open_pinned(entry)
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):

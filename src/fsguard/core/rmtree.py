@@ -10,9 +10,8 @@ import os
 from collections.abc import Generator
 from pathlib import Path
 
+from fsguard.core.fdtree import READ_DIR
 from fsguard.core.nesting import Below, run_through
-
-_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def remove_tree(parent: int, name: str) -> None:
@@ -30,7 +29,7 @@ def remove_tree(parent: int, name: str) -> None:
 
 def remove_tree_named(path: Path) -> None:
     """:func:`remove_tree` of a directory named by a trusted path (the state directory's own)."""
-    parent = os.open(path.parent, _OPEN_DIR)
+    parent = os.open(path.parent, READ_DIR)
     try:
         remove_tree(parent, path.name)
     finally:
@@ -38,7 +37,7 @@ def remove_tree_named(path: Path) -> None:
 
 
 def _emptied(parent: int, name: str) -> Generator[Below[None], None, None]:
-    fd = os.open(name, _OPEN_DIR, dir_fd=parent)
+    fd = os.open(name, READ_DIR, dir_fd=parent)
     try:
         with os.scandir(fd) as found:  # read whole first: removing entries while reading a directory skips some
             children = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in found]

@@ -44,7 +44,8 @@ def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
     digest = hashlib.sha256()
     size = files = 0
     with opened_dir(entry) as fd:
-        for relative, parent, name, mode in tree(fd):
+        for relative, parent, name, st in tree(fd):
+            mode = st.st_mode
             label = relative.encode("utf-8", "surrogateescape")
             if stat.S_ISLNK(mode):
                 target = os.fsencode(os.readlink(name, dir_fd=parent))
@@ -63,7 +64,7 @@ def files_below(entry: Pinned) -> list[str]:
     """Everything but directories below the directory ``entry``, relative to it; links are listed, never followed."""
     try:
         with opened_dir(entry) as fd:
-            return [relative for relative, _parent, _name, mode in tree(fd) if not stat.S_ISDIR(mode)]
+            return [relative for relative, _parent, _name, st in tree(fd) if not stat.S_ISDIR(st.st_mode)]
     except OSError as exc:
         raise changed_kind_error(exc, entry.path) from exc
 
@@ -110,9 +111,5 @@ def size_and_files(entry: Pinned) -> tuple[int, int]:
     if not stat.S_ISDIR(found.st_mode):
         return (found.st_size, 1) if stat.S_ISREG(found.st_mode) else (0, 1)
     with opened_dir(entry) as fd:
-        sizes = [
-            os.stat(name, dir_fd=parent, follow_symlinks=False).st_size
-            for _relative, parent, name, mode in tree(fd)
-            if stat.S_ISREG(mode)
-        ]
+        sizes = [st.st_size for _relative, _parent, _name, st in tree(fd) if stat.S_ISREG(st.st_mode)]
     return sum(sizes), len(sizes)

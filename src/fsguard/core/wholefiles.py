@@ -11,9 +11,8 @@ import os
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned
-from fsguard.core.disk import read_at
+from fsguard.core.disk import open_pinned, read_at
 from fsguard.core.hashing import content_hash, hash_open_file
-from fsguard.core.oserrors import from_os_error
 from fsguard.core.safeguards import Safeguards
 
 
@@ -38,10 +37,7 @@ def checked_bytes(safe: Safeguards, path: Path, entry: Pinned, size: int, expect
 
 
 def _streamed_hash(entry: Pinned) -> str:
-    try:
-        fd = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=entry.parent)
-    except OSError as exc:
-        raise from_os_error(exc, entry.path) from exc
+    fd = open_pinned(entry)
     try:
         return hash_open_file(fd)
     finally:

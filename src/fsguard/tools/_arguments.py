@@ -107,10 +107,21 @@ def edit_distance(a: str, b: str) -> int:
     return previous[-1]
 
 
+def _options(prop: dict[str, Any]) -> list[dict[str, Any]]:
+    """The schemas a parameter takes: each branch of an ``anyOf`` (``int | None``), or the one it has."""
+    options: list[dict[str, Any]] = prop.get("anyOf", [prop])
+    return options
+
+
+def _non_null(prop: dict[str, Any]) -> list[dict[str, Any]]:
+    """:func:`_options` without the null branch an optional parameter's schema has."""
+    return [option for option in _options(prop) if option.get("type") != "null"]
+
+
 def _blank_is_absent(prop: dict[str, Any]) -> bool:
     """True when no value the parameter takes is the empty string: a choice of strings none of which is empty (a
     schema enum), or a number, boolean, list or object (what a form sends for a field left blank)."""
-    options = [option for option in prop.get("anyOf", [prop]) if option.get("type") != "null"]
+    options = _non_null(prop)
     return bool(options) and all(
         option.get("type") != "string" or "" not in option.get("enum", [""]) for option in options
     )
@@ -128,7 +139,7 @@ def _blank_field(name: str, value: Any, properties: dict[str, Any], required: se
 def _without_blank_fields(value: Any, prop: dict[str, Any], schema: dict[str, Any]) -> Any:
     """The items of a list of objects (multi_edit's edits, edit_file's patterns_json) without their blank optional
     fields: clients that send null for every optional field do so inside the items too."""
-    items = next((option.get("items") for option in prop.get("anyOf", [prop]) if option.get("type") == "array"), None)
+    items = next((option.get("items") for option in _options(prop) if option.get("type") == "array"), None)
     reference = items.get("$ref", "") if isinstance(items, dict) else ""
     item = schema.get("$defs", {}).get(reference.rsplit("/", 1)[-1], {}) if reference else {}
     if not isinstance(value, list) or not item:
@@ -144,7 +155,7 @@ def _without_blank_fields(value: Any, prop: dict[str, Any], schema: dict[str, An
 
 def _admits_null(prop: dict[str, Any]) -> bool:
     """True when the parameter's schema takes null itself (then null is passed on, not read as absent)."""
-    return any(option.get("type") == "null" for option in prop.get("anyOf", [prop]))
+    return any(option.get("type") == "null" for option in _options(prop))
 
 
 def _is_zero(value: Any) -> bool:
@@ -154,7 +165,7 @@ def _is_zero(value: Any) -> bool:
 
 def _zero_is_not_given(prop: dict[str, Any]) -> bool:
     """True when the parameter is a number whose smallest valid value is above 0 (so 0 can only mean "unset")."""
-    options = [option for option in prop.get("anyOf", [prop]) if option.get("type") != "null"]
+    options = _non_null(prop)
 
     def above_zero(option: dict[str, Any]) -> bool:
         minimum, exclusive = option.get("minimum"), option.get("exclusiveMinimum")
@@ -167,16 +178,14 @@ def _zero_is_not_given(prop: dict[str, Any]) -> bool:
 
 def _takes_structure(prop: dict[str, Any]) -> bool:
     """True when the parameter's schema admits an array or object (and not a string)."""
-    options = prop.get("anyOf", [prop])
-    types = {option.get("type") for option in options}
+    types = {option.get("type") for option in _options(prop)}
     return bool(types & {"array", "object"}) and "string" not in types
 
 
 def _lists_strings(prop: dict[str, Any]) -> bool:
     """True when the parameter takes an array of strings (``paths``)."""
     return any(
-        option.get("type") == "array" and option.get("items", {}).get("type") == "string"
-        for option in prop.get("anyOf", [prop])
+        option.get("type") == "array" and option.get("items", {}).get("type") == "string" for option in _options(prop)
     )
 
 

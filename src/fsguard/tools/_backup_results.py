@@ -83,7 +83,7 @@ def reverted_info(outcome: Reverted) -> RevertedChange:
         detail=outcome.detail,
         error_code=outcome.error_code,
         safety_backup_id=safety,
-        undo=f'backup(action="restore", backup_id="{safety}")' if safety else None,
+        undo=_restore_call(safety),
     )
 
 
@@ -98,7 +98,7 @@ def restored(action: BackupAction, report: RestoreReport, diff: str | None) -> B
         safety_backup_id=safety,
         changed_since=report.changed_since,
         needs_force=report.needs_force,
-        undo=f'backup(action="restore", backup_id="{safety}")' if safety else None,
+        undo=_restore_call(safety),
     )
     return BackupResult(
         action=action,
@@ -109,3 +109,8 @@ def restored(action: BackupAction, report: RestoreReport, diff: str | None) -> B
         dry_run=report.dry_run,
         diff=diff,
     )
+
+
+def _restore_call(safety_backup_id: str | None) -> str | None:
+    """The call that undoes a restore: putting back the safety backup it made of the bytes it replaced."""
+    return f'backup(action="restore", backup_id="{safety_backup_id}")' if safety_backup_id else None
