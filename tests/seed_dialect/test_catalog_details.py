@@ -95,6 +95,23 @@ async def test_insert_names_the_anchor_when_it_is_missing_or_not_unique(client: 
     assert (root / "i.txt").read_bytes() == b"{\n}\n{\n}\n"
 
 
+async def test_a_missing_anchor_in_a_long_file_is_named_as_the_anchor_too(client: Client, root: Path) -> None:
+    """Past 20 lines the report shows the closest lines instead of the whole file; it names the anchor there too."""
+    body = b"".join(b"line %d\n" % n for n in range(1, 40))
+    (root / "long.txt").write_bytes(body)
+    texts = []
+    for anchor in ("zzzzzzzz", "line 7x"):  # nothing like it, then a near miss
+        missing = await client.call_tool(
+            "edit_file", {"path": "long.txt", "mode": "insert", "anchor": anchor, "new_text": "x"}
+        )
+        assert error_code(missing) == "no_match"
+        texts.append(text_of(missing))
+    assert "No line resembles the first line of anchor." in texts[0]
+    assert "Closest lines:" in texts[1]
+    assert not any("old_text" in text for text in texts)
+    assert (root / "long.txt").read_bytes() == body
+
+
 async def test_analyze_operation_rates_writing_a_new_file_low_risk_and_writes_nothing(
     client: Client, root: Path
 ) -> None:

@@ -33,7 +33,7 @@ def no_match(
         shown = _numbered(index, 0, len(index.lines))
         evidence = f"The whole file ({plural(len(index.lines), 'line')}):\n{shown}"
     else:
-        evidence = _closest(index, old)
+        evidence = _closest(index, old, subject)
     hint = f" into {subject} and retry"  # insert's anchor: tolerant_whitespace does not apply there
     if subject == "old_text":
         hint = " and retry" + ("" if "tolerant_whitespace" in tried else _TOLERANT_HINT)
@@ -48,12 +48,12 @@ def _line_of(index: LineIndex, offset: int | None) -> int | None:
     return None if offset is None else index.line_of(offset)
 
 
-def _closest(index: LineIndex, old: str) -> str:
+def _closest(index: LineIndex, old: str, subject: str) -> str:
     first = next((line for line in LINE_BREAK.split(old) if line.strip()), old).strip()
     stripped = [line.strip() for line in index.lines]
     best = difflib.get_close_matches(first, stripped, n=1, cutoff=0.5)
     if not best:
-        return "No line resembles the first line of old_text."
+        return f"No line resembles the first line of {subject}."
     at = stripped.index(best[0])
     return f"Closest lines:\n{_numbered(index, max(at - 2, 0), min(at + 3, len(index.lines)))}"
 
