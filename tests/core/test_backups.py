@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from fsguard.core import backups, journal
+from fsguard.core import journal
 from fsguard.core.backups import BackupStore, check_backup_id
 from fsguard.core.errors import BackupCorruptError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
@@ -211,7 +211,6 @@ def test_a_compaction_the_disk_cannot_hold_leaves_the_backup_made_the_journal_wh
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(journal, "copy_live", copy_until_full)
-    monkeypatch.setattr(backups, "copy_live", copy_until_full, raising=False)  # where older code called it
     made = [store.snapshot(path, f"v{i}".encode(), 0o644, operation="edit", after_hash=None) for i in range(40)]
     assert [entry.name for entry in (tmp_path / "backups" / "journal").iterdir()] == [journal_of(tmp_path).name]
     assert list((tmp_path / "backups" / "inflight").iterdir()) == []

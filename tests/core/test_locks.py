@@ -34,6 +34,26 @@ def _holder(locks: PathLocks, path: Path, holding: threading.Event, release: thr
     return _start(hold)
 
 
+def _second_waits_for_first(first: tuple[PathLocks, Path], second: tuple[PathLocks, Path]) -> None:
+    """Hold ``first``'s lock in one thread: ``second``'s, asked for by another, is not taken until it is released,
+    and then is."""
+    first_holding, first_release = threading.Event(), threading.Event()
+    second_holding, second_release = threading.Event(), threading.Event()
+    holder = _holder(*first, first_holding, first_release)
+    try:
+        assert first_holding.wait(WAIT)
+        waiter = _holder(*second, second_holding, second_release)
+        assert not second_holding.wait(BLOCKED), f"{second[1]} was locked while {first[1]} was held"
+    finally:
+        first_release.set()
+    second_release.set()
+    assert second_holding.wait(WAIT)
+    holder.join(WAIT)
+    waiter.join(WAIT)
+    assert not holder.is_alive()
+    assert not waiter.is_alive()
+
+
 def test_path_locks_make_a_second_thread_wait_until_the_first_releases_the_same_path(tmp_path: Path) -> None:
     locks = PathLocks(tmp_path / "state")
     path = tmp_path / "shared.txt"
@@ -131,22 +151,7 @@ def test_a_directory_lock_and_the_lock_of_a_file_inside_it_take_turns(tmp_path: 
     directory = tmp_path / "d"
     paths = {"directory": directory, "file": directory / "sub" / "f.txt"}
     second = paths["directory" if first == "file" else "file"]
-    first_holding, first_release = threading.Event(), threading.Event()
-    second_holding, second_release = threading.Event(), threading.Event()
-
-    holder = _holder(locks, paths[first], first_holding, first_release)
-    try:
-        assert first_holding.wait(WAIT)
-        waiter = _holder(locks, second, second_holding, second_release)
-        assert not second_holding.wait(BLOCKED), f"the {second} lock was taken while {paths[first]} was held"
-    finally:
-        first_release.set()
-    second_release.set()
-    assert second_holding.wait(WAIT)
-    holder.join(WAIT)
-    waiter.join(WAIT)
-    assert not holder.is_alive()
-    assert not waiter.is_alive()
+    _second_waits_for_first((locks, paths[first]), (locks, second))
     assert len(locks) == 0
 
 
@@ -182,21 +187,7 @@ def test_files_in_one_directory_do_not_wait_for_each_other_and_a_thread_may_lock
 def test_path_locks_of_two_state_directories_take_turns_on_one_path(tmp_path: Path) -> None:
     # Two fsguards started with different --state-dir values must still exclude each other.
     path = tmp_path / "shared.txt"
-    first_holding, first_release = threading.Event(), threading.Event()
-    second_holding, second_release = threading.Event(), threading.Event()
-    first = _holder(PathLocks(tmp_path / "state-a"), path, first_holding, first_release)
-    try:
-        assert first_holding.wait(WAIT)
-        second = _holder(PathLocks(tmp_path / "state-b"), path, second_holding, second_release)
-        assert not second_holding.wait(BLOCKED), "another state directory's lock was taken while the first was held"
-    finally:
-        first_release.set()
-    second_release.set()
-    assert second_holding.wait(WAIT)
-    first.join(WAIT)
-    second.join(WAIT)
-    assert not first.is_alive()
-    assert not second.is_alive()
+    _second_waits_for_first((PathLocks(tmp_path / "state-a"), path), (PathLocks(tmp_path / "state-b"), path))
 
 
 def test_with_roots_a_file_waits_for_its_directory_below_a_root_and_for_any_directory_outside_every_root(
@@ -207,19 +198,7 @@ def test_with_roots_a_file_waits_for_its_directory_below_a_root_and_for_any_dire
     inside, outside = tmp_path / "root" / "d", tmp_path / "elsewhere" / "d"
     locks = PathLocks(tmp_path / "state", [tmp_path / "root"])
     for directory in (inside, outside):
-        holding, release = threading.Event(), threading.Event()
-        waiting, waiting_release = threading.Event(), threading.Event()
-        holder = _holder(locks, directory, holding, release)
-        try:
-            assert holding.wait(WAIT)
-            waiter = _holder(locks, directory / "f.txt", waiting, waiting_release)
-            assert not waiting.wait(BLOCKED), f"{directory / 'f.txt'} was locked while {directory} was held"
-        finally:
-            release.set()
-        waiting_release.set()
-        assert waiting.wait(WAIT)
-        holder.join(WAIT)
-        waiter.join(WAIT)
+        _second_waits_for_first((locks, directory), (locks, directory / "f.txt"))
     assert len(locks) == 0
 
 

@@ -160,6 +160,8 @@ async def test_a_move_or_trashing_of_a_file_over_the_size_limit_never_loads_it(
     async with connect(max_file_size=LIMIT) as client:
         structured(await client.call_tool(tool, args))
     assert not (root / "big.log").exists()
+    if tool == "move_file":
+        assert (root / "moved.log").read_text(encoding="utf-8") == "".join(LINES)
     assert all(size <= LIMIT for size in loaded)
 
 

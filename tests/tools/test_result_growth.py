@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ClientFactory, error_code
+from tests.conftest import ClientFactory, error_code, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -44,4 +44,5 @@ async def test_a_project_replace_preview_whose_result_passes_the_limit_is_too_la
             {"find": "x", "replace": "y" * 50, "path": ".", "literal": literal, "preview": True},
         )
     assert error_code(result) == "too_large"
-    assert "--max-file-size" in result.content[0].text  # type: ignore[union-attr]
+    assert "--max-file-size" in text_of(result)
+    assert (root / "f.txt").read_text(encoding="utf-8") == SEED

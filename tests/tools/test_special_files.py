@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ClientFactory, error_code
+from tests.conftest import ClientFactory, error_code, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -35,4 +37,6 @@ async def test_a_socket_in_a_root_is_refused_as_a_special_file(
     async with connect() as client:
         result = await client.call_tool(tool, args)
     assert error_code(result) == "binary_file"
-    assert "pipe, socket or device" in result.content[0].text  # type: ignore[union-attr]
+    assert "pipe, socket or device" in text_of(result)
+    assert stat.S_ISSOCK(os.lstat(listening).st_mode)  # still the socket: nothing was written in its place
+    assert sorted(path.name for path in listening.parent.iterdir()) == ["s.sock"]
