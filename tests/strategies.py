@@ -452,3 +452,9 @@ def os_name_values() -> st.SearchStrategy[JsonValue]:
 def break_mixed_texts() -> st.SearchStrategy[str]:
     """Short texts made of letters and every kind of line break, lone CRs and CRLFs side by side."""
     return st.lists(st.sampled_from(["a", "b", "é", "\n", "\r", "\r\n"]), max_size=30).map("".join)
+
+
+def whitespace_texts() -> st.SearchStrategy[str]:
+    """Short texts whose lines repeat and differ in tabs, spaces and line endings: what whitespace-tolerant matching
+    must tell apart."""
+    return st.lists(st.sampled_from(["a", "b", " ", "  ", "\t", "\n", "\r", "\r\n"]), max_size=40).map("".join)

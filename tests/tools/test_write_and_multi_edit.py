@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from fsguard.core import misses
 from tests.conftest import error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -144,6 +145,32 @@ async def test_multi_edit_with_one_bad_edit_leaves_the_file_untouched_and_lists_
     assert [e["status"] for e in (result.meta or {})["fsguard/error"]["edits"]] == ["applied", "failed", "applied"]
     assert (root / "m.txt").read_bytes() == original
     assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_multi_edit_with_many_failing_edits_lists_the_first_failures_and_counts_the_rest(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = "".join(f"line {n} of the file\n" for n in range(300)).encode()
+    (root / "m.txt").write_bytes(original)
+
+    def searched(*_args: object) -> str:
+        raise AssertionError("the closest lines were searched for a failure whose text shows only its first line")
+
+    monkeypatch.setattr(misses, "_closest", searched)
+    edits = [{"old_text": f"line {n} of the file", "new_text": f"L{n}"} for n in range(5)]
+    edits += [{"old_text": f"absent {n}", "new_text": "x"} for n in range(40)]
+    result = await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits})
+    assert error_code(result) == "no_match"
+    text = text_of(result)
+    assert text.startswith("multi_edit: 40 of 45 edits could not be applied, so none were")
+    assert [line.split(":")[0].strip() for line in text.splitlines() if line.startswith("  edit ")] == [
+        f"edit {n}" for n in range(6, 16)
+    ]
+    assert "… and 30 more edits that could not be applied (16, 17," in text
+    assert "the other 5 edits are fine." in text
+    statuses = [e["status"] for e in (result.meta or {})["fsguard/error"]["edits"]]
+    assert statuses == ["applied"] * 5 + ["failed"] * 40
+    assert (root / "m.txt").read_bytes() == original
 
 
 async def test_multi_edit_marks_an_edit_subsumed_by_an_earlier_one_as_already_present(

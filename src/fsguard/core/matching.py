@@ -26,6 +26,7 @@ from fsguard.core.growth import check_result
 from fsguard.core.misses import no_match
 from fsguard.core.shortlist import shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
+from fsguard.core.textviews import TextViews, normal_text
 
 _WORD = re.compile(r"\w")
 
@@ -65,7 +66,7 @@ class MatchPlan:
 
 
 Span = tuple[int, int, str]  # start, end, replacement before line-ending adaptation
-Tier = Callable[[str, LineIndex, str, str, bool], list[Span]]
+Tier = Callable[[TextViews, str, str, bool], list[Span]]
 
 
 @dataclass(frozen=True)
@@ -80,11 +81,19 @@ class Replacement:
 
 
 def find_matches(
-    text: str, edit: Replacement, *, tolerant: bool = False, path: str = "the file", subject: str = "old_text"
+    text: str | TextViews,
+    edit: Replacement,
+    *,
+    tolerant: bool = False,
+    path: str = "the file",
+    subject: str = "old_text",
+    closest: bool = True,
 ) -> MatchPlan:
     """Climb the ladder until a tier finds ``edit.old_text`` and choose the places to change.
 
     ``subject`` is the parameter errors name (insert's ``anchor``), so their advice is one the caller can take.
+    Pass :class:`TextViews` to try several edits on one text (each view is built once); ``closest=False`` spares
+    a no-match error the search for the closest lines, for a caller that shows only its first line.
 
     Raises:
         InvalidParamsError: empty old_text.
@@ -94,11 +103,12 @@ def find_matches(
     old, new, occurrence = edit.old_text, edit.new_text, edit.occurrence
     if not old:
         raise InvalidParamsError(f"{subject} is empty. Quote the exact text to find, copied from read_file.")
-    index = LineIndex(text)
+    views = text if isinstance(text, TextViews) else TextViews(text)
+    text, index = views.text, views.index
     for name, tier in LADDER:
         if name == "tolerant_whitespace" and not tolerant:
             continue
-        spans = tier(text, index, old, new, edit.whole_word)
+        spans = tier(views, old, new, edit.whole_word)
         if spans:
             chosen = _choose(
                 spans, index, name, subject, replace_all=edit.replace_all, occurrence=occurrence, path=path
@@ -106,7 +116,7 @@ def find_matches(
             # Each span's new text in a line ending, made once: a replace_all of a long new_text made it per match.
             endings: dict[tuple[str, str], str] = {}
             return MatchPlan(name, tuple(_finish(text, index, span, endings) for span in chosen))
-    raise no_match(text, index, old, new, path, tried=_tried(tolerant), subject=subject)
+    raise no_match(text, index, old, new, path, tried=_tried(tolerant), subject=subject, closest=closest)
 
 
 def _choose(
@@ -171,7 +181,8 @@ def _eol_near(text: str, start: int, end: int) -> str:
 # -- the tiers ---------------------------------------------------------------------------------------
 
 
-def _exact(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
+def _exact(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
+    text = views.text
     spans: list[Span] = []
     position = text.find(old)
     while position != -1:
@@ -190,13 +201,13 @@ def _bounded(text: str, start: int, end: int) -> bool:
     return before and after
 
 
-def _escape_fixed(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
+def _escape_fixed(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
     if "\\n" not in old or "\n" in old:
         return []
     unescape = {"\\n": "\n", "\\t": "\t"}.get
     fixed_old = re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), old)
     fixed_new = new if "\n" in new else re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), new)
-    return _exact(text, index, fixed_old, fixed_new, whole_word)
+    return _exact(views, fixed_old, fixed_new, whole_word)
 
 
 def _old_lines(old: str) -> tuple[list[str], bool]:
@@ -212,36 +223,41 @@ def _window_span(index: LineIndex, first: int, count: int, with_break: bool) -> 
     return index.starts[first], end
 
 
-def _line_windows(index: LineIndex, old: str, same: Callable[[str, str], bool]) -> list[tuple[int, int, bool]]:
-    """(first line, line count, ends with break) of every non-overlapping window whose lines match."""
+def _line_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) -> list[tuple[int, int, bool]]:
+    """(first line, line count, ends with break) of every non-overlapping window whose lines match.
+
+    ``same`` may ignore whitespace, but never more than around a line: a window can only start at a line equal to
+    old_text's first line without it, so only those lines are tried.
+    """
     wanted, with_break = _old_lines(old)
     if not any(line.strip() for line in wanted):
         return []
-    count = len(wanted)
+    lines, count = views.index.lines, len(wanted)
     found: list[tuple[int, int, bool]] = []
-    first = 0
-    while first + count <= len(index.lines):
-        if all(same(index.lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count)):
+    free = 0  # the first line not inside a window found
+    for first in views.lines_by_content.get(wanted[0].strip(), ()):
+        if first < free or first + count > len(lines):
+            continue
+        if all(same(lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count)):
             found.append((first, count, with_break))
-            first += count
-        else:
-            first += 1
+            free = first + count
     return found
 
 
-def _trailing_whitespace(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
-    windows = _line_windows(index, old, lambda line, want: line.rstrip(" \t") == want.rstrip(" \t"))
-    return [(*_window_span(index, first, count, brk), new) for first, count, brk in windows]
+def _trailing_whitespace(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
+    windows = _line_windows(views, old, lambda line, want: line.rstrip(" \t") == want.rstrip(" \t"))
+    return [(*_window_span(views.index, first, count, brk), new) for first, count, brk in windows]
 
 
 def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _indentation(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
+def _indentation(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
     wanted, _ = _old_lines(old)
+    index = views.index
     spans: list[Span] = []
-    for first, count, brk in _line_windows(index, old, lambda a, b: a.strip() == b.strip()):
+    for first, count, brk in _line_windows(views, old, lambda a, b: a.strip() == b.strip()):
         pairs = [(index.lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count) if wanted[k].strip()]
         shift = _uniform_shift(pairs)
         if shift is not None:
@@ -274,15 +290,15 @@ def _reindent(new: str, remove: str, add: str) -> str:
     return "".join(out)
 
 
-def _tolerant(text: str, index: LineIndex, old: str, new: str, whole_word: bool) -> list[Span]:
-    norm, origin, boundary = _normalise(text)
-    wanted = _normalise(old)[0]
+def _tolerant(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
+    text, normal = views.text, views.normal
+    norm, wanted = normal.text, normal_text(old)
     spans: list[Span] = []
     position = norm.find(wanted)
     while position != -1:
         end = position + len(wanted)
-        if boundary[position] and (end == len(norm) or boundary[end]):
-            start, stop = origin[position], origin[end] if end < len(norm) else len(text)
+        if normal.starts_character(position) and (end == len(norm) or normal.starts_character(end)):
+            start, stop = normal.source(position), normal.source(end)
             spans.append((start, stop, _tabify(new) if _indents_with_tabs(text[start:stop]) else new))
             position = norm.find(wanted, end)
         else:
@@ -304,22 +320,6 @@ def _tabify(new: str) -> str:
             line = "\t" * (len(indent) // 4) + " " * (len(indent) % 4) + line[len(indent) :]
         out.append(line)
     return "".join(out)
-
-
-def _normalise(text: str) -> tuple[str, list[int], list[bool]]:
-    """Tabs as four spaces, CRLF/CR as LF; with each output character's source index and whether it starts one."""
-    out: list[str] = []
-    origin: list[int] = []
-    boundary: list[bool] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        produced = "    " if char == "\t" else "\n" if char == "\r" else char
-        out.append(produced)
-        origin.extend([i] * len(produced))
-        boundary.extend([True] + [False] * (len(produced) - 1))
-        i += 2 if text.startswith("\r\n", i) else 1
-    return "".join(out), origin, boundary
 
 
 LADDER: tuple[tuple[str, Tier], ...] = (

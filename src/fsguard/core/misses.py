@@ -16,10 +16,10 @@ _TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line
 
 
 def no_match(
-    text: str, index: LineIndex, old: str, new: str, path: str, *, tried: list[str], subject: str
+    text: str, index: LineIndex, old: str, new: str, path: str, *, tried: list[str], subject: str, closest: bool = True
 ) -> NoMatchError:
     """The error of an old_text (or anchor) found by no tier (``tried`` names them): the edit already applied, or
-    the lines to copy from (the whole file when short, else the closest lines)."""
+    the lines to copy from (the whole file when short, else the closest lines; neither without ``closest``)."""
     applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
         return NoMatchError(
@@ -29,7 +29,9 @@ def no_match(
             already_applied=True,
             line=applied,
         )
-    if len(index.lines) <= WHOLE_FILE_HINT_LINES:
+    if not closest:
+        evidence = ""
+    elif len(index.lines) <= WHOLE_FILE_HINT_LINES:
         shown = _numbered(index, 0, len(index.lines))
         evidence = f"The whole file ({plural(len(index.lines), 'line')}):\n{shown}"
     else:
@@ -38,8 +40,9 @@ def no_match(
     if subject == "old_text":
         hint = " and retry" + ("" if "tolerant_whitespace" in tried else _TOLERANT_HINT)
     return NoMatchError(
-        f"{subject} was not found in {path} (tried: {', '.join(tried)}). Nothing was written.\n{evidence}\n"
-        f"Copy the exact text from read_file{hint}.",
+        f"{subject} was not found in {path} (tried: {', '.join(tried)}). Nothing was written.\n"
+        + (evidence + "\n" if evidence else "")
+        + f"Copy the exact text from read_file{hint}.",
         path=path,
     )
 

@@ -16,7 +16,9 @@ from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, 
 from fsguard.core.growth import bounded, check_result
 from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.patterns import compile_re2
+from fsguard.core.shortlist import SHOWN, SLACK, shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
+from fsguard.core.textviews import TextViews
 
 _GO_TEMPLATE = re.compile(r"\$(?:\$|(\d+)|\{(\w+)\}|(\w+))")
 
@@ -53,18 +55,22 @@ def replace(edit: Replacement, *, tolerant: bool, path: str) -> Planner:
     """old_text → new_text through the matching ladder; unique unless replace_all/occurrence say otherwise."""
 
     def plan(text: str) -> EditPlan:
-        matched = find_matches(text, edit, tolerant=tolerant, path=path)
-        count = len(matched.matches)
-        return EditPlan(
-            new_text=matched.apply(text),
-            replacements=count,
-            chars_changed=max(len(edit.old_text), len(edit.new_text)) * count,
-            match_tier=matched.tier,
-            first_line=matched.matches[0].line,
-            rewrite=(len(edit.old_text.encode()), len(edit.new_text.encode())),
-        )
+        return _replaced(TextViews(text), edit, tolerant=tolerant, path=path)
 
     return plan
+
+
+def _replaced(views: TextViews, edit: Replacement, *, tolerant: bool, path: str, closest: bool = True) -> EditPlan:
+    matched = find_matches(views, edit, tolerant=tolerant, path=path, closest=closest)
+    count = len(matched.matches)
+    return EditPlan(
+        new_text=matched.apply(views.text),
+        replacements=count,
+        chars_changed=max(len(edit.old_text), len(edit.new_text)) * count,
+        match_tier=matched.tier,
+        first_line=matched.matches[0].line,
+        rewrite=(len(edit.old_text.encode()), len(edit.new_text.encode())),
+    )
 
 
 def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path: str) -> Planner:
@@ -233,22 +239,24 @@ def multi(edits: list[Replacement], *, tolerant: bool, path: str) -> Planner:
     """Every edit in order on the evolving text; all must place, or the plan fails listing each status."""
 
     def plan(original: str) -> EditPlan:
-        text = original
+        views = TextViews(original)  # shared by every edit tried on this text; a new one once an edit applies
         outcomes: list[EditOutcome] = []
         changed = applied = 0
         for number, edit in enumerate(edits, 1):
             try:
-                step = replace(edit, tolerant=tolerant, path=path)(text)
+                # Only the first line of a failure is shown (below): no search for the closest lines.
+                step = _replaced(views, edit, tolerant=tolerant, path=path, closest=False)
             except FsguardError as exc:
-                outcomes.append(_failed(number, edit, exc, original, text))
+                outcomes.append(_failed(number, edit, exc, original, views.text))
                 continue
-            text = step.new_text
+            views = TextViews(step.new_text)
             changed += step.chars_changed
             applied += 1
             outcomes.append(EditOutcome(number, "applied", step.match_tier, step.first_line))
         failures = [o for o in outcomes if o.status in ("failed", "ambiguous")]
         if failures:
             raise _multi_edit_error(outcomes, path)
+        text = views.text
         return EditPlan(
             new_text=text,
             replacements=applied,
@@ -283,7 +291,17 @@ def _multi_edit_error(outcomes: list[EditOutcome], path: str) -> FsguardError:
     """At least one edit could not be placed, so none was: the error of the first failure's class (no_match,
     ambiguous_match …), listing every edit's status."""
     bad = [o for o in outcomes if o.status in ("failed", "ambiguous")]
-    lines = [f"  edit {o.index}: {o.status}" + (f" — {o.error}" if o.error else "") for o in outcomes]
+    # A long batch lists its failures only, the first few of them; the error's edits field has every status.
+    listed = outcomes if len(outcomes) <= SHOWN + SLACK else bad[:SHOWN]
+    lines = [f"  edit {o.index}: {o.status}" + (f" — {o.error}" if o.error else "") for o in listed]
+    if len(listed) < len(outcomes):
+        rest, fine = [o.index for o in bad[SHOWN:]], len(outcomes) - len(bad)
+        lines.append(
+            f"  … and {plural(len(rest), 'more edit')} that could not be applied"
+            + (f" ({shortlist(rest)})" if rest else "")
+            + ("" if not fine else "; the other edit is fine" if fine == 1 else f"; the other {fine:,} edits are fine")
+            + "."
+        )
     return error_for_code(bad[0].code or NoMatchError.code)(
         f"multi_edit: {len(bad)} of {len(outcomes)} edits could not be applied, so none were: {path} is "
         "unchanged.\n" + "\n".join(lines) + "\nFix the failing old_text (copy it from read_file) and retry.",
