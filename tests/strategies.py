@@ -458,3 +458,10 @@ def whitespace_texts() -> st.SearchStrategy[str]:
     """Short texts whose lines repeat and differ in tabs, spaces and line endings: what whitespace-tolerant matching
     must tell apart."""
     return st.lists(st.sampled_from(["a", "b", " ", "  ", "\t", "\n", "\r", "\r\n"]), max_size=40).map("".join)
+
+
+def nested_paths() -> st.SearchStrategy[str]:
+    """Absolute paths one to three levels under /r, over few names, so that they nest inside each other often."""
+    return st.lists(st.sampled_from(["a", "b", "ab"]), min_size=1, max_size=3).map(
+        lambda parts: "/r/" + "/".join(parts)
+    )

@@ -6,14 +6,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fsguard.config import Settings
 from fsguard.core.batchcheck import check
 from fsguard.core.batchplan import BatchRequest, parse_request
+from fsguard.core.batchtree import PathTable
 from fsguard.core.errors import BatchFailedError, InvalidParamsError
 from fsguard.core.groups import Change
 from fsguard.core.paths import PathPolicy
 from fsguard.services import Services
+from tests.strategies import nested_paths
 
 
 def problems_of(raw: Any, root: Path) -> list[str]:
@@ -187,3 +191,23 @@ def test_a_group_s_earlier_change_to_a_path_a_later_change_replaced_is_no_confli
     (root / "e" / "f.txt").write_text("changed by someone else\n", encoding="utf-8")
     outside = [Change.modified(root / "e" / "f.txt", None, "0000")]
     assert [c.path for c, _ in services.reverter.conflicts(outside)] == [str(root / "e" / "f.txt")]
+
+
+@given(st.lists(st.tuples(st.booleans(), nested_paths()), max_size=30))
+def test_a_path_table_finds_the_paths_below_any_path_as_a_scan_of_every_recorded_path_would(
+    steps: list[tuple[bool, str]],
+) -> None:
+    table: PathTable[int] = PathTable()
+    recorded: dict[Path, int] = {}
+    for number, (add, spelled) in enumerate(steps):
+        path = Path(spelled)
+        if add:
+            table[path] = recorded[path] = number
+        elif path in recorded:
+            del table[path], recorded[path]
+    for spelled in ["/", "/r", *(spelled for _, spelled in steps)]:
+        path = Path(spelled)
+        inside = {key for key in recorded if path in key.parents}
+        assert set(table.below(path)) == inside
+        assert dict(table.items_below(path)) == {key: recorded[key] for key in inside}
+        assert (path in table) == (path in recorded)

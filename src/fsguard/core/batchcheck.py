@@ -11,90 +11,18 @@ The pass reads metadata only; every act happens later, fd-pinned, in the engines
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from fsguard.core.batchplan import BatchOperation, BatchRequest, refuse
+from fsguard.core.batchtree import Kind, TreeView
 from fsguard.core.errors import FsguardError, ReadOnlyError
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.paths import PathPolicy
 
-Kind = Literal["file", "dir", "other"]
 _NUMBERED = re.compile(r"operation (\d+)")
-
-
-class TreeView:
-    """The tree as earlier operations of the batch would leave it, over what is on disk now."""
-
-    def __init__(self) -> None:
-        self._kinds: dict[Path, Kind | None] = {}  # None: removed by an earlier operation
-        self._origins: dict[Path, Path] = {}  # a moved or copied directory → where on disk its contents are now
-
-    def kind(self, path: Path) -> Kind | None:
-        if path in self._kinds:
-            return self._kinds[path]
-        for parent in path.parents:
-            if parent in self._origins:
-                return _disk_kind(self._origins[parent] / path.relative_to(parent))
-            if parent in self._kinds:
-                return None  # inside something removed, a file, or a directory this batch made (empty so far)
-        return _disk_kind(path)
-
-    def make(self, path: Path, kind: Kind) -> None:
-        self._kinds[path] = kind
-
-    def make_parents(self, path: Path) -> None:
-        for parent in path.parents:
-            if self.kind(parent) is not None:
-                return
-            self._kinds[parent] = "dir"
-
-    def remove(self, path: Path) -> None:
-        for table in (self._kinds, self._origins):
-            for key in [key for key in table if key.is_relative_to(path)]:
-                del table[key]
-        self._kinds[path] = None
-
-    def transfer(self, source: Path, destination: Path, *, keep_source: bool) -> None:
-        """A move (or, keeping the source, a copy): the destination gets the source's kind and contents."""
-        kind = self.kind(source)
-        origin = self._origin(source)
-        inside = {destination / k.relative_to(source): v for k, v in self._kinds.items() if _below(k, source)}
-        origins = {destination / k.relative_to(source): v for k, v in self._origins.items() if _below(k, source)}
-        if not keep_source:
-            self.remove(source)
-        self.make_parents(destination)
-        self._kinds[destination] = kind
-        if kind == "dir" and origin is not None:
-            self._origins[destination] = origin
-        self._kinds.update(inside)
-        self._origins.update(origins)
-
-    def has_children(self, path: Path) -> bool:
-        if any(_below(key, path) and kind is not None for key, kind in self._kinds.items()):
-            return True
-        origin = self._origin(path)
-        if origin is None:
-            return False
-        try:
-            with os.scandir(origin) as children:
-                return next(children, None) is not None
-        except OSError:
-            return False
-
-    def _origin(self, path: Path) -> Path | None:
-        """Where on disk the contents of ``path`` are now; None for what this batch made."""
-        for candidate in (path, *path.parents):
-            if candidate in self._origins:
-                return self._origins[candidate] / path.relative_to(candidate)
-            if candidate in self._kinds:
-                return None
-        return path
 
 
 def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | None]]:
@@ -302,22 +230,8 @@ def _operation_number(problem: str) -> int:
     return int(found.group(1)) if found else -1
 
 
-def _disk_kind(path: Path) -> Kind | None:
-    try:
-        found = os.lstat(path)
-    except OSError:
-        return None
-    if stat.S_ISREG(found.st_mode):
-        return "file"
-    return "dir" if stat.S_ISDIR(found.st_mode) else "other"
-
-
 def _noun(kind: Kind | None) -> str:
     return {"file": "file", "dir": "directory"}.get(kind or "", "link or special file")
-
-
-def _below(path: Path, ancestor: Path) -> bool:
-    return path != ancestor and path.is_relative_to(ancestor)
 
 
 _CHECKS: dict[str, _Check] = {
