@@ -75,20 +75,22 @@ def _pread(fd: int, length: int, offset: int) -> bytes:
 
 
 def forward(lay: Layout, offset: int) -> Iterator[tuple[int, bytes]]:
-    """Chunks from ``offset`` to the end; a chunk ending in CR takes the next unit too, so no CRLF is split.
+    """Chunks from ``offset`` to the end; a chunk ending in the CR of a CRLF takes its LF too, so no CRLF is split.
 
     The first chunk is small and each next one four times bigger, up to :data:`CHUNK`: the first lines of a
     gigabyte file are a few KB, and decoding a whole CHUNK for them cost a millisecond.
     """
-    cr, unit = lay.breaks.cr, lay.breaks.unit
+    cr, lf, unit = lay.breaks.cr, lay.breaks.lf, lay.breaks.unit
     length = 64 << 10  # like CHUNK, a multiple of 4: whole UTF-16/32 units, so break matches stay aligned
     while offset < lay.size:
         data = _pread(lay.fd, length, offset)
-        data = data[: len(data) - len(data) % unit]
+        if offset + len(data) < lay.size:  # a part of a unit is cut off only before the end: every byte is hashed
+            data = data[: len(data) - len(data) % unit]
         if not data:
             return
-        if data.endswith(cr):
-            data += _pread(lay.fd, unit, offset + len(data))
+        # Only an LF is taken: a CR taken after a CR could be the first half of a CRLF in turn ("\r\r\n").
+        if data.endswith(cr) and _pread(lay.fd, unit, offset + len(data)) == lf:
+            data += lf
         yield offset, data
         offset += len(data)
         length = min(length * 4, CHUNK)
