@@ -217,3 +217,50 @@ async def test_the_analysis_of_a_delete_counts_from_stats_and_reads_nothing(
     async with connect(max_file_size=LIMIT) as client:
         result = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "logs"}))
     assert "1 file(s), 10,000 bytes" in result["risk_factors"]
+
+
+@pytest.mark.parametrize("limit", [LIMIT, 1 << 20], ids=["over the size limit", "within it"])
+async def test_a_head_and_tail_cut_by_the_budget_ends_at_the_last_line_and_says_how_many_lines_it_shows(
+    connect: ClientFactory, root: Path, limit: int
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=limit, max_response_bytes=300) as client:
+        result = await client.call_tool("read_file", {"path": "big.log", "max_lines": 500})
+    data = structured(result)
+    top, bottom = data["content"].split("... [", 1)
+    bottom = bottom.split("] ...\n", 1)[1]
+    head, tail = top.count("\n"), bottom.count("\n")
+    assert top == "".join(LINES[:head])
+    assert bottom == "".join(LINES[-tail:])
+    assert f"({head} head + {tail} tail) of the 500 asked" in data["hint"]
+    assert "--max-response-bytes 300" in text_of(result)
+    assert len(data["content"].encode()) <= 300
+
+
+async def test_a_tail_of_a_file_over_the_limit_cut_by_the_budget_names_its_lines_and_where_to_read_on(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=LIMIT, max_response_bytes=300) as client:
+        data = structured(await client.call_tool("read_file", {"path": "big.log", "mode": "tail", "max_lines": 500}))
+        after = structured(await client.call_tool("read_file", {"path": "big.log", "start_line": 531, "end_line": 531}))
+    assert data["content"] == "".join(LINES[500:530])
+    assert (data["start_line"], data["end_line"]) == (501, 530)
+    assert "read on with start_line=531" in data["hint"]
+    assert after["content"] == LINES[530]
+
+
+async def test_a_last_line_too_long_for_the_budget_in_a_file_over_the_limit_is_cut_with_a_marker_and_read_on(
+    connect: ClientFactory, root: Path
+) -> None:
+    long_line = "".join(chr(ord("a") + i % 26) for i in range(1200)) + "\n"
+    (root / "two.log").write_text("short\n" + long_line, encoding="utf-8")
+    async with connect(max_file_size=LIMIT, max_response_bytes=500) as client:
+        data = structured(await client.call_tool("read_file", {"path": "two.log", "mode": "tail", "max_lines": 1}))
+        pieces = [data["content"].split("… [line 2 cut at", 1)[0]]
+        while "start_column=" in data["hint"]:
+            column = int(data["hint"].split("start_column=", 1)[1].split(".", 1)[0])
+            args = {"path": "two.log", "start_line": 2, "end_line": 2, "start_column": column}
+            data = structured(await client.call_tool("read_file", args))
+            pieces.append(data["content"].split("… [line 2 cut at", 1)[0])
+    assert "".join(pieces) == long_line

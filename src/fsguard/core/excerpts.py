@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.hashing import Fingerprint
-from fsguard.core.ranges import Excerpt, Layout, excerpt, line_offset, tail_offset, texts
+from fsguard.core.ranges import Excerpt, Layout, excerpt, line_at, line_offset, tail_offset, texts
 from fsguard.models import ReadFileResult
 
 DEFAULT_MAX_LINES = 100
@@ -37,6 +37,12 @@ def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint
         first = max(total - window.tail + 1, 1) if total is not None else None
         if first is None and offset == lay.start:
             first = 1
+        if first is None:
+            ex = excerpt(texts(lay, offset), max_lines=window.tail, budget=budget)
+            if not ex.full:
+                return ex, None
+            # Cut by the budget, the tail is read on by line number (or column): its first line's is counted.
+            return ex, line_at(lay, offset)
     else:
         first = window.start_line
         found = line_offset(lay, first)
@@ -49,6 +55,21 @@ def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint
         offset = found
     chunks = texts(lay, offset)
     return excerpt(chunks, max_lines=window.count, budget=budget, skip_columns=window.skip_columns), first
+
+
+def take_last(lay: Layout, count: int, budget: int, name: str, known: Fingerprint | None) -> tuple[Excerpt, int | None]:
+    """Of the last ``count`` lines, the last ones that fit ``budget`` whole: the very end of the file, never lines
+    from before it followed by nothing. A window the budget cuts is taken again with as many lines as fitted of
+    it, then with at most half as many each time: a few reads of at most ``budget`` bytes, whatever ``count``."""
+    shrunk = False
+    while count > 0:
+        ex, first = take(lay, Window(tail=count), budget, name, known)
+        if not ex.full:
+            return ex, first
+        fitted = ex.lines if ex.cut_column is None else 0
+        count = min(fitted, count // 2) if shrunk else min(fitted, count - 1)
+        shrunk = True
+    return Excerpt("", 0, None, True), None
 
 
 def finish(base: ReadFileResult, ex: Excerpt, first: int | None, wanted: int, budget: int, name: str) -> ReadFileResult:

@@ -111,6 +111,16 @@ def line_offset(lay: Layout, line: int) -> int | None:
     return None
 
 
+def line_at(lay: Layout, offset: int) -> int:
+    """The 1-based number of the line starting at ``offset`` (just after a break): the breaks before it counted."""
+    breaks = 0
+    for start, data in forward(lay, lay.start):
+        if start >= offset:
+            break
+        breaks += lay.breaks.count(data[: offset - start])  # a line start never falls inside a CRLF
+    return breaks + 1
+
+
 def tail_offset(lay: Layout, count: int) -> int:
     """Where the last ``count`` lines start (the text's start when there are fewer); no line is decoded."""
     unit, end, need = lay.breaks.unit, lay.size, count

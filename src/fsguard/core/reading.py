@@ -12,7 +12,7 @@ from fsguard.core.beneath import Beneath
 from fsguard.core.confirmation import plural
 from fsguard.core.disk import read_at, read_open
 from fsguard.core.errors import InvalidParamsError, TooLargeError
-from fsguard.core.excerpts import DEFAULT_MAX_LINES, Window, above_limit_note, finish, take
+from fsguard.core.excerpts import DEFAULT_MAX_LINES, Window, above_limit_note, finish, take, take_last
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
 from fsguard.core.media import DEFAULT_MAX_MEDIA_BYTES, SNIFF_BYTES, MediaRead, read_media, sniff
@@ -34,6 +34,7 @@ from fsguard.models import ReadFileResult
 
 ReadMode = Literal["all", "head", "tail"]
 _ALL = 1 << 62
+_MARKER_ROOM = 64  # bytes kept for the "... [N lines omitted] ..." line between a head and a tail
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ class FileReader:
         if selection.is_range:
             result = self._range(base, decoded, path.name, selection)
         elif selection.is_window:
-            result = self._window(base, decoded.text, decoded.line_count, selection)
+            result = self._window(base, decoded.text, decoded.line_count, selection, budget)
         else:
             result = self._whole(base, decoded, path.name)
         return self._bounded(result, (selection.start_column or 1) - 1, path.name, budget)
@@ -254,13 +255,23 @@ class FileReader:
             ex, first = take(lay, Window(1, count), budget, name, known)
             return finish(base, ex, first, count, self._budget, name)
         top, _ = take(lay, Window(1, head), budget // 2, name, known)
-        bottom, _ = take(lay, Window(tail=tail), budget // 2, name, known)
-        omitted = f"{known.line_count - count} lines" if known is not None and known.line_count else "lines"
-        marker = _ensure_newline(f"... [{omitted} omitted] ...\n", [top.content])
-        hint = f"Showing {count} lines ({head} head + {tail} tail). Use mode=head/tail or start_line/end_line"
-        return base.model_copy(
-            update={"content": top.content + marker + bottom.content, "truncated": True, "hint": hint}
-        )
+        if top.cut_column is not None:  # the first line alone fills half the budget: it is read on by column
+            ex, first = take(lay, Window(1, count), budget, name, known)
+            return finish(base, ex, first, count, self._budget, name)
+        bottom, _ = take_last(lay, tail, budget - utf8_size(top.content) - _MARKER_ROOM, name, known)
+        total = known.line_count if known is not None else None
+        content, hint = self._spliced(top.content, top.lines, bottom.content, bottom.lines, count, total)
+        return base.model_copy(update={"content": content, "truncated": True, "hint": hint})
+
+    def _spliced(self, top: str, head: int, bottom: str, tail: int, count: int, total: int | None) -> tuple[str, str]:
+        """``head`` first and ``tail`` last lines around an omission marker, and the hint that says what is shown."""
+        omitted = f"{total - head - tail} lines" if total else "lines"
+        of = f" of {total}" if total else ""
+        hint = f"Truncated: showing {head + tail}{of} lines ({head} head + {tail} tail)"
+        if head + tail < count:
+            hint += f" of the {count} asked: the response budget (--max-response-bytes {self._budget:,}) is reached"
+        hint += ". Use mode=head/tail or start_line/end_line"
+        return top + _ensure_newline(f"... [{omitted} omitted] ...\n", [top]) + bottom, hint
 
     def read_base64(self, user_path: str) -> ReadFileResult:
         """The raw bytes of one file, base64-encoded."""
@@ -331,7 +342,9 @@ class FileReader:
             }
         )
 
-    def _window(self, base: ReadFileResult, text: str, total: int, selection: LineSelection) -> ReadFileResult:
+    def _window(
+        self, base: ReadFileResult, text: str, total: int, selection: LineSelection, budget: int
+    ) -> ReadFileResult:
         """The head, tail or both of ``text`` (``total`` lines), splitting only the lines shown: a tail of a
         multi-megabyte log costs its last lines, not every line."""
         count = selection.max_lines or DEFAULT_MAX_LINES
@@ -347,18 +360,28 @@ class FileReader:
             content = "".join(tail_lines(text, count))
             update = {"content": content, "start_line": total - count + 1, "end_line": total}
         else:
-            head = count // 2
-            tail = count - head
-            omitted = total - count
-            marker = f"... [{omitted} lines omitted] ...\n"
-            hint = (
-                f"Truncated: showing {count} of {total} lines ({head} head + {tail} tail). "
-                "Use mode=head/tail, start_line/end_line or a larger max_lines"
-            )
-            top = head_lines(text, head)
-            content = "".join(top) + _ensure_newline(marker, top) + "".join(tail_lines(text, tail))
+            top = head_lines(text, count // 2)
+            shown = _fitting_lines(top, budget // 2)
+            if top and not shown:  # the first line alone fills half the budget: it is read on by column
+                return base.model_copy(update={"content": text, "start_line": 1, "end_line": total})
+            bottom = tail_lines(text, count - count // 2)
+            room = budget - utf8_size("".join(top[:shown])) - _MARKER_ROOM
+            kept = _fitting_lines(bottom[::-1], room)
+            bottom = bottom[len(bottom) - kept :]
+            head_text, tail_text = "".join(top[:shown]), "".join(bottom)
+            content, hint = self._spliced(head_text, shown, tail_text, kept, count, total)
             update = {"content": content}
         return base.model_copy(update={**update, "truncated": True, "hint": hint})
+
+
+def _fitting_lines(lines: list[str], room: int) -> int:
+    """How many of ``lines``, from the first, fit ``room`` UTF-8 bytes together."""
+    used = 0
+    for index, line in enumerate(lines):
+        used += utf8_size(line)
+        if used > room:
+            return index
+    return len(lines)
 
 
 def _ensure_newline(marker: str, before: list[str]) -> str:
