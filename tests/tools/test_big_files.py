@@ -264,3 +264,20 @@ async def test_a_last_line_too_long_for_the_budget_in_a_file_over_the_limit_is_c
             data = structured(await client.call_tool("read_file", args))
             pieces.append(data["content"].split("… [line 2 cut at", 1)[0])
     assert "".join(pieces) == long_line
+
+
+async def test_a_streamed_file_that_is_not_utf8_past_its_first_64_kib_reads_in_the_encoding_an_edit_writes(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 100)
+    monkeypatch.setattr("fsguard.core.metadata.STREAM_ABOVE", 100)
+    raw = b"ascii line\n" * 7000 + "café au lait\n".encode("cp1252")  # past the 64 KiB the encoding is judged on
+    (root / "late.txt").write_bytes(raw)
+    async with connect() as client:
+        read = structured(await client.call_tool("read_file", {"path": "late.txt", "mode": "tail", "max_lines": 1}))
+        info = structured(await client.call_tool("get_file_info", {"path": "late.txt"}))
+        edit = {"path": "late.txt", "old_string": read["content"], "new_string": "thé\n"}
+        structured(await client.call_tool("edit_file", edit))
+    assert read["content"] == "café au lait\n"
+    assert read["encoding"] == info["encoding"] == "cp1252"
+    assert (root / "late.txt").read_bytes() == b"ascii line\n" * 7000 + "thé\n".encode("cp1252")

@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from fsguard.core.beneath import Pinned
-from fsguard.core.disk import open_pinned, special_file
+from fsguard.core.disk import open_pinned, read_all, special_file
 from fsguard.core.hashing import Fingerprint, StreamHash
 from fsguard.core.oserrors import from_os_error
-from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, sniff
+from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, decode, sniff
 
 CHUNK = 1 << 20
 SNIFF_BYTES = 64 << 10
@@ -149,19 +149,45 @@ def texts(lay: Layout, offset: int) -> Iterator[str]:
 
 
 def survey(lay: Layout, *, hashed: bool) -> Survey:
-    """Count every line break (and hash every byte when ``hashed``) in one pass of :data:`CHUNK` reads."""
+    """Count every line break (and hash every byte when ``hashed``) in one pass of :data:`CHUNK` reads.
+
+    A hashed file (one within --max-file-size) judged UTF-8 by its first bytes is checked to the end: one that is
+    not UTF-8 after all gets the encoding a whole-file read gives it (the one edits write it back in), so a ranged
+    read shows its text as an edit will match it, not with U+FFFD where its first non-UTF-8 byte is.
+    """
     tally = BreakTally(lay.breaks)
     digest = StreamHash() if hashed else None
     if digest is not None and lay.start:
         digest.update(_pread(lay.fd, lay.start, 0))
+    utf8 = codecs.getincrementaldecoder("utf-8")() if hashed and lay.encoding == "utf-8" and not lay.start else None
+    encoding = lay.encoding
     for _offset, data in forward(lay, lay.start):
         tally.add(data)
         if digest is not None:
             digest.update(data)
+        if utf8 is not None and not _decodes(utf8, data):
+            utf8, encoding = None, decode(read_all(lay.fd, lay.size)).encoding
+    if utf8 is not None and not _decodes(utf8, b"", final=True):
+        encoding = decode(read_all(lay.fd, lay.size)).encoding
     fingerprint = None
     if digest is not None:
-        fingerprint = Fingerprint(digest.hexdigest(), tally.line_count, lay.encoding, tally.line_ending)
+        fingerprint = Fingerprint(digest.hexdigest(), tally.line_count, encoding, tally.line_ending)
     return Survey(tally.line_count, tally.line_ending, fingerprint)
+
+
+def _decodes(decoder: codecs.IncrementalDecoder, data: bytes, *, final: bool = False) -> bool:
+    try:
+        decoder.decode(data, final)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def judged(lay: Layout, known: Fingerprint) -> Layout:
+    """``lay`` read in the encoding the whole file was judged to be in, when that is not the one its start gave."""
+    if known.encoding == lay.encoding:
+        return lay
+    return Layout(lay.fd, lay.size, lay.start, known.encoding, Breaks.of(known.encoding))
 
 
 @dataclass(frozen=True)

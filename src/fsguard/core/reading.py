@@ -21,6 +21,7 @@ from fsguard.core.ranges import (
     STREAM_ABOVE,
     Layout,
     excerpt,
+    judged,
     layout,
     line_offset,
     opened,
@@ -206,6 +207,7 @@ class FileReader:
                 assert known is not None
                 self._cache.remember_read(path, fd, st, known)
             self._session.record_hash(path, known.content_hash)
+            lay = judged(lay, known)
         base = ReadFileResult(
             content="",
             content_hash=known.content_hash if known else None,
