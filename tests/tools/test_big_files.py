@@ -281,3 +281,17 @@ async def test_a_streamed_file_that_is_not_utf8_past_its_first_64_kib_reads_in_t
     assert read["content"] == "café au lait\n"
     assert read["encoding"] == info["encoding"] == "cp1252"
     assert (root / "late.txt").read_bytes() == b"ascii line\n" * 7000 + "thé\n".encode("cp1252")
+
+
+async def test_a_file_over_the_limit_among_several_paths_is_named_by_its_absolute_path_and_says_to_read_ranges(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    (root / "small.txt").write_text("small\n", encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        data = structured(await client.call_tool("read_file", {"paths": ["big.log", "small.txt"]}))
+    big, small = data["files"]
+    assert (big["path"], big["error_code"]) == (str(root / "big.log"), "too_large")
+    assert "start_line/end_line" in big["error"]
+    assert f"=== {root / 'big.log'} ===\nERROR:" in data["content"]
+    assert (small["path"], small["content"]) == (str(root / "small.txt"), "small\n")
