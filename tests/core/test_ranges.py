@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from unittest import mock
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from fsguard.core import ranges
 from fsguard.core.hashing import content_hash
 from fsguard.core.ranges import Excerpt, excerpt
-from fsguard.core.textio import decode, split_lines
+from fsguard.core.textio import LINE_BREAK, decode, split_lines
 from tests.strategies import Encoding, break_mixed_texts, encodings, lf_texts, texts_with_line_endings
 
 
@@ -94,3 +95,21 @@ def test_the_streamed_hash_of_a_utf16_file_ending_in_half_a_character_is_the_who
 
 def _all_from(lay: ranges.Layout, offset: int) -> str:
     return "".join(ranges.texts(lay, offset))
+
+
+def test_reading_on_far_into_a_long_line_leaves_the_skipped_text_to_plain_searches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scanned: list[int] = []
+    pattern = LINE_BREAK
+
+    class Spy:
+        def search(self, text: str, pos: int, limit: int) -> re.Match[str] | None:
+            scanned.append(limit - pos)
+            return pattern.search(text, pos, limit)
+
+    monkeypatch.setattr(ranges, "LINE_BREAK", Spy())
+    line = "".join(chr(ord("a") + i % 26) for i in range(100_000))
+    taken = excerpt([line[:60_000], line[60_000:] + "\nnext\n"], max_lines=1, budget=100, skip_columns=99_990)
+    assert taken.content == line[99_990:] + "\n"
+    assert sum(scanned) <= 200

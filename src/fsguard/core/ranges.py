@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -228,7 +229,7 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
                     mark = (len(parts), used)
                     continue
                 runs = False  # line by line from here: a run tried once per chunk keeps this linear
-            found = LINE_BREAK.search(text, pos, limit)
+            found = _next_break(text, pos, limit)
             body = text[pos : found.start()] if found else text[pos:limit]
             brk = found.group() if found else ""
             pos = found.end() if found else limit
@@ -254,6 +255,14 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
             break
     begun = lines + (1 if len(parts) > mark[0] else 0)
     return Excerpt("".join(parts), begun, None, False)
+
+
+def _next_break(text: str, pos: int, limit: int) -> re.Match[str] | None:
+    """The first line break in ``text[pos:limit]``, found by two plain searches before the regex is run where it
+    is: the regex engine walks text a hundred times slower, and a line read on far into by start_column has
+    hundreds of megabytes before the column."""
+    first = min((at for at in (text.find("\n", pos, limit), text.find("\r", pos, limit)) if at >= 0), default=-1)
+    return LINE_BREAK.search(text, first, limit) if first >= 0 else None
 
 
 def _lf_run(text: str, pos: int, count: int, limit: int) -> tuple[int, int]:
