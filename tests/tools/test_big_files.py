@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
 
 from fsguard.core import disk, ranges, trees
 from fsguard.core.hashing import content_hash
+from tests import media_samples
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -295,3 +297,29 @@ async def test_a_file_over_the_limit_among_several_paths_is_named_by_its_absolut
     assert "start_line/end_line" in big["error"]
     assert f"=== {root / 'big.log'} ===\nERROR:" in data["content"]
     assert (small["path"], small["content"]) == (str(root / "small.txt"), "small\n")
+
+
+async def test_a_base64_read_longer_than_the_response_budget_is_refused_and_names_what_else_to_do(
+    connect: ClientFactory, root: Path
+) -> None:
+    raw = bytes(range(256)) * 3  # 768 bytes, 1,024 as base64
+    (root / "blob.bin").write_bytes(raw)
+    async with connect(max_response_bytes=1023) as client:
+        refused = await client.call_tool("read_file", {"path": "blob.bin", "encoding": "base64"})
+    async with connect(max_response_bytes=1024) as client:
+        data = structured(await client.call_tool("read_file", {"path": "blob.bin", "encoding": "base64"}))
+    assert error_code(refused) == "too_large"
+    assert "--max-response-bytes 1,023" in text_of(refused)
+    assert "get_file_info" in text_of(refused)
+    assert base64.b64decode(data["content"]) == raw == (root / "blob.bin").read_bytes()
+
+
+async def test_a_linked_image_too_big_for_a_base64_read_does_not_suggest_one(
+    connect: ClientFactory, root: Path
+) -> None:
+    raw = media_samples.png(64, 64)
+    (root / "big.png").write_bytes(raw)
+    async with connect(max_media_bytes=len(raw) - 1, max_response_bytes=len(raw)) as client:
+        data = structured(await client.call_tool("read_file", {"path": "big.png"}))
+    assert "linked, not inlined" in data["hint"]
+    assert "base64" not in data["hint"]

@@ -1,4 +1,5 @@
-"""read_file of a file above :data:`fsguard.core.ranges.STREAM_ABOVE`: the lines a selection names, streamed.
+"""read_file of a file above :data:`fsguard.core.ranges.STREAM_ABOVE`: the lines a selection names, streamed; and
+the head+tail answer of any file, its two parts fitted to the response budget.
 
 Files within --max-file-size get the whole-file facts (content_hash, total_lines, line_ending) from one
 streamed pass, cached by file identity; above it a ranged read touches only the bytes it returns, so those
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.hashing import Fingerprint
-from fsguard.core.ranges import Excerpt, Layout, excerpt, line_at, line_offset, tail_offset, texts
+from fsguard.core.ranges import Excerpt, Layout, excerpt, line_at, line_offset, tail_offset, texts, utf8_size
 from fsguard.models import ReadFileResult
 
 DEFAULT_MAX_LINES = 100
@@ -114,3 +115,32 @@ def above_limit_note(name: str, size: int, limit: int) -> str:
         "content_hash or total_lines (get_file_info counts its lines), and it cannot be edited, since an edit "
         "loads the whole file; restart with a larger --max-file-size to edit it"
     )
+
+
+def spliced(top: str, head: int, bottom: str, tail: int, count: int, total: int | None, budget: int) -> tuple[str, str]:
+    """``head`` first and ``tail`` last lines (of the ``count`` asked) around an omission marker, and the hint that
+    says what is shown."""
+    omitted = f"{total - head - tail} lines" if total else "lines"
+    of = f" of {total}" if total else ""
+    hint = f"Truncated: showing {head + tail}{of} lines ({head} head + {tail} tail)"
+    if head + tail < count:
+        hint += f" of the {count} asked: the response budget (--max-response-bytes {budget:,}) is reached"
+    hint += ". Use mode=head/tail or start_line/end_line"
+    return top + on_own_line(f"... [{omitted} omitted] ...\n", [top]) + bottom, hint
+
+
+def fitting_lines(lines: list[str], room: int) -> int:
+    """How many of ``lines``, from the first, fit ``room`` UTF-8 bytes together."""
+    used = 0
+    for index, line in enumerate(lines):
+        used += utf8_size(line)
+        if used > room:
+            return index
+    return len(lines)
+
+
+def on_own_line(marker: str, before: list[str]) -> str:
+    """The omission marker on a line of its own even when the head's last line has no newline."""
+    if before and not before[-1].endswith(("\n", "\r")):
+        return "\n" + marker
+    return marker

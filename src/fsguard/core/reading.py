@@ -10,9 +10,18 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.confirmation import plural
-from fsguard.core.disk import read_at, read_open
+from fsguard.core.disk import read_open
 from fsguard.core.errors import InvalidParamsError, TooLargeError
-from fsguard.core.excerpts import DEFAULT_MAX_LINES, Window, above_limit_note, finish, take, take_last
+from fsguard.core.excerpts import (
+    DEFAULT_MAX_LINES,
+    Window,
+    above_limit_note,
+    finish,
+    fitting_lines,
+    spliced,
+    take,
+    take_last,
+)
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
 from fsguard.core.media import DEFAULT_MAX_MEDIA_BYTES, SNIFF_BYTES, MediaRead, read_media, sniff
@@ -262,25 +271,22 @@ class FileReader:
             return finish(base, ex, first, count, self._budget, name)
         bottom, _ = take_last(lay, tail, budget - utf8_size(top.content) - _MARKER_ROOM, name, known)
         total = known.line_count if known is not None else None
-        content, hint = self._spliced(top.content, top.lines, bottom.content, bottom.lines, count, total)
+        content, hint = spliced(top.content, top.lines, bottom.content, bottom.lines, count, total, self._budget)
         return base.model_copy(update={"content": content, "truncated": True, "hint": hint})
-
-    def _spliced(self, top: str, head: int, bottom: str, tail: int, count: int, total: int | None) -> tuple[str, str]:
-        """``head`` first and ``tail`` last lines around an omission marker, and the hint that says what is shown."""
-        omitted = f"{total - head - tail} lines" if total else "lines"
-        of = f" of {total}" if total else ""
-        hint = f"Truncated: showing {head + tail}{of} lines ({head} head + {tail} tail)"
-        if head + tail < count:
-            hint += f" of the {count} asked: the response budget (--max-response-bytes {self._budget:,}) is reached"
-        hint += ". Use mode=head/tail or start_line/end_line"
-        return top + _ensure_newline(f"... [{omitted} omitted] ...\n", [top]) + bottom, hint
 
     def read_base64(self, user_path: str) -> ReadFileResult:
         """The raw bytes of one file, base64-encoded."""
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file:base64")
-        with self._session.watching(path), self._beneath.entry(path) as entry:
-            data, _ = read_at(entry, self._max_file_size)
+        with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
+            if st.st_size <= self._max_file_size and base64_size(st.st_size) > self._budget:
+                raise TooLargeError(
+                    f"{path.name} is {st.st_size:,} bytes, {base64_size(st.st_size):,} as base64: above the response "
+                    f"budget (--max-response-bytes {self._budget:,}). get_file_info gives its size and content_hash, "
+                    "copy_file and move_file take its bytes; restart with a larger --max-response-bytes to read it.",
+                    path=str(path),
+                )
+            data, _ = read_open(fd, path, self._max_file_size)
         # Only the hash is needed here: decoding the whole file for a line count would be wasted work.
         digest = content_hash(data)
         self._session.record_hash(path, digest)
@@ -363,31 +369,19 @@ class FileReader:
             update = {"content": content, "start_line": total - count + 1, "end_line": total}
         else:
             top = head_lines(text, count // 2)
-            shown = _fitting_lines(top, budget // 2)
+            shown = fitting_lines(top, budget // 2)
             if top and not shown:  # the first line alone fills half the budget: it is read on by column
                 return base.model_copy(update={"content": text, "start_line": 1, "end_line": total})
             bottom = tail_lines(text, count - count // 2)
             room = budget - utf8_size("".join(top[:shown])) - _MARKER_ROOM
-            kept = _fitting_lines(bottom[::-1], room)
+            kept = fitting_lines(bottom[::-1], room)
             bottom = bottom[len(bottom) - kept :]
             head_text, tail_text = "".join(top[:shown]), "".join(bottom)
-            content, hint = self._spliced(head_text, shown, tail_text, kept, count, total)
+            content, hint = spliced(head_text, shown, tail_text, kept, count, total, self._budget)
             update = {"content": content}
         return base.model_copy(update={**update, "truncated": True, "hint": hint})
 
 
-def _fitting_lines(lines: list[str], room: int) -> int:
-    """How many of ``lines``, from the first, fit ``room`` UTF-8 bytes together."""
-    used = 0
-    for index, line in enumerate(lines):
-        used += utf8_size(line)
-        if used > room:
-            return index
-    return len(lines)
-
-
-def _ensure_newline(marker: str, before: list[str]) -> str:
-    """The omission marker on a line of its own even when the head's last line has no newline."""
-    if before and not before[-1].endswith(("\n", "\r")):
-        return "\n" + marker
-    return marker
+def base64_size(size: int) -> int:
+    """The length of ``size`` bytes as base64 text."""
+    return 4 * ((size + 2) // 3)
