@@ -38,12 +38,6 @@ def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint
         first = max(total - window.tail + 1, 1) if total is not None else None
         if first is None and offset == lay.start:
             first = 1
-        if first is None:
-            ex = excerpt(texts(lay, offset), max_lines=window.tail, budget=budget)
-            if not ex.full:
-                return ex, None
-            # Cut by the budget, the tail is read on by line number (or column): its first line's is counted.
-            return ex, line_at(lay, offset)
     else:
         first = window.start_line
         found = line_offset(lay, first)
@@ -56,6 +50,17 @@ def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint
         offset = found
     chunks = texts(lay, offset)
     return excerpt(chunks, max_lines=window.count, budget=budget, skip_columns=window.skip_columns), first
+
+
+def take_unnumbered_tail(lay: Layout, count: int, budget: int, name: str) -> tuple[Excerpt, int | None]:
+    """The last ``count`` lines of a file whose lines were not counted: those of them that fit ``budget``, from the
+    end (numbering the window's first line would cost a count of every line before it). Only a last line longer
+    than the budget is numbered that way, since it can only be read on by start_line and start_column."""
+    ex, first = take_last(lay, count, budget, name, None)
+    if ex.lines or not ex.full:
+        return ex, first
+    offset = tail_offset(lay, 1)
+    return excerpt(texts(lay, offset), max_lines=1, budget=budget), line_at(lay, offset)
 
 
 def take_last(lay: Layout, count: int, budget: int, name: str, known: Fingerprint | None) -> tuple[Excerpt, int | None]:
@@ -92,6 +97,11 @@ def finish(base: ReadFileResult, ex: Excerpt, first: int | None, wanted: int, bu
         )
     elif first is None:
         hint = f"Last {ex.lines} lines of {name}"
+        if ex.lines < wanted:  # a window reaching the file's start is numbered: this one was cut by the budget
+            hint += (
+                f" ({wanted:,} asked: the response budget (--max-response-bytes {budget:,}) holds no more; "
+                "get_file_info counts the lines, to read the earlier ones by start_line)"
+            )
     else:
         of = f" of {total} total lines" if total is not None else ""
         hint = f"Lines {first}-{last}{of} in {name}"

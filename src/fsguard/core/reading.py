@@ -21,6 +21,7 @@ from fsguard.core.excerpts import (
     spliced,
     take,
     take_last,
+    take_unnumbered_tail,
 )
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
@@ -248,6 +249,9 @@ class FileReader:
             window = Window(start, count, skip_columns=(selection.start_column or 1) - 1)
         elif selection.mode in ("head", "tail"):
             count = selection.max_lines or DEFAULT_MAX_LINES
+            if selection.mode == "tail" and known is None:
+                ex, first = take_unnumbered_tail(lay, count, budget, name)
+                return finish(base, ex, first, count, self._budget, name)
             window = Window(1, count) if selection.mode == "head" else Window(tail=count)
         elif selection.max_lines:
             return self._head_and_tail(lay, base, selection.max_lines, known, name, budget)
