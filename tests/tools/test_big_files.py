@@ -320,3 +320,19 @@ async def test_a_linked_image_too_big_for_a_base64_read_does_not_suggest_one(
         data = structured(await client.call_tool("read_file", {"path": "big.png"}))
     assert "linked, not inlined" in data["hint"]
     assert "base64" not in data["hint"]
+
+
+async def test_a_streamed_cp1252_file_with_an_undefined_byte_past_its_first_64_kib_reads_as_an_edit_sees_it(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 100)
+    head = "prix 5 €, café\n".encode("cp1252") * 5000  # judged cp1252 on its first 64 KiB
+    raw = head + b"\x81 \x80 end\n"  # 0x81 is undefined in cp1252: the whole file reads as Latin-1
+    (root / "late.txt").write_bytes(raw)
+    async with connect() as client:
+        read = structured(await client.call_tool("read_file", {"path": "late.txt", "mode": "tail", "max_lines": 1}))
+        edit = {"path": "late.txt", "old_string": read["content"], "new_string": "fin\n"}
+        structured(await client.call_tool("edit_file", edit))
+    assert read["content"] == "\x81 \x80 end\n"
+    assert read["encoding"] == "iso8859-1"
+    assert (root / "late.txt").read_bytes() == head + b"fin\n"

@@ -152,23 +152,24 @@ def texts(lay: Layout, offset: int) -> Iterator[str]:
 def survey(lay: Layout, *, hashed: bool) -> Survey:
     """Count every line break (and hash every byte when ``hashed``) in one pass of :data:`CHUNK` reads.
 
-    A hashed file (one within --max-file-size) judged UTF-8 by its first bytes is checked to the end: one that is
-    not UTF-8 after all gets the encoding a whole-file read gives it (the one edits write it back in), so a ranged
-    read shows its text as an edit will match it, not with U+FFFD where its first non-UTF-8 byte is.
+    A hashed file (one within --max-file-size) without a BOM is decoded to the end in the encoding its first bytes
+    gave: one that does not decode in it after all (not UTF-8 past them, or a byte cp1252 leaves undefined) gets
+    the encoding a whole-file read gives it (the one edits write it back in), so a ranged read shows its text as
+    an edit will match it, not with U+FFFD where the first such byte is.
     """
     tally = BreakTally(lay.breaks)
     digest = StreamHash() if hashed else None
     if digest is not None and lay.start:
         digest.update(_pread(lay.fd, lay.start, 0))
-    utf8 = codecs.getincrementaldecoder("utf-8")() if hashed and lay.encoding == "utf-8" and not lay.start else None
+    checker = codecs.getincrementaldecoder(lay.encoding)() if hashed and not lay.start else None
     encoding = lay.encoding
     for _offset, data in forward(lay, lay.start):
         tally.add(data)
         if digest is not None:
             digest.update(data)
-        if utf8 is not None and not _decodes(utf8, data):
-            utf8, encoding = None, decode(read_all(lay.fd, lay.size)).encoding
-    if utf8 is not None and not _decodes(utf8, b"", final=True):
+        if checker is not None and not _decodes(checker, data):
+            checker, encoding = None, decode(read_all(lay.fd, lay.size)).encoding
+    if checker is not None and not _decodes(checker, b"", final=True):
         encoding = decode(read_all(lay.fd, lay.size)).encoding
     fingerprint = None
     if digest is not None:
