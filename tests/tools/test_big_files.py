@@ -336,3 +336,43 @@ async def test_a_streamed_cp1252_file_with_an_undefined_byte_past_its_first_64_k
     assert read["content"] == "\x81 \x80 end\n"
     assert read["encoding"] == "iso8859-1"
     assert (root / "late.txt").read_bytes() == head + b"fin\n"
+
+
+@pytest.fixture
+def bytes_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of every piece a streamed read takes from disk."""
+    sizes: list[int] = []
+    real = ranges._pread
+
+    def spy(fd: int, length: int, offset: int) -> bytes:
+        data = real(fd, length, offset)
+        sizes.append(len(data))
+        return data
+
+    monkeypatch.setattr(ranges, "_pread", spy)
+    return sizes
+
+
+HUGE = "x" * 100_000 + "\n"
+
+
+async def test_a_head_and_tail_of_a_file_of_a_few_huge_lines_reads_its_two_ends_only(
+    connect: ClientFactory, root: Path, bytes_read: list[int]
+) -> None:
+    (root / "dump.log").write_text("short\n" * 3 + HUGE * 3 + "end\n" * 2, encoding="utf-8")
+    async with connect(max_file_size=LIMIT, max_response_bytes=300) as client:
+        data = structured(await client.call_tool("read_file", {"path": "dump.log", "max_lines": 100}))
+    assert data["content"] == "short\n" * 3 + "... [lines omitted] ...\n" + "end\n" * 2
+    assert "(3 head + 2 tail) of the 100 asked" in data["hint"]
+    assert sum(bytes_read) < 150_000  # the file is 300,026 bytes
+
+
+async def test_a_tail_of_a_file_of_a_few_huge_lines_reads_its_end_only(
+    connect: ClientFactory, root: Path, bytes_read: list[int]
+) -> None:
+    (root / "dump.log").write_text(HUGE * 3 + "end 1\nend 2\n", encoding="utf-8")
+    async with connect(max_file_size=LIMIT, max_response_bytes=300) as client:
+        data = structured(await client.call_tool("read_file", {"path": "dump.log", "mode": "tail", "max_lines": 5}))
+    assert data["content"] == "end 1\nend 2\n"
+    assert data["hint"].startswith("Last 2 lines of dump.log (5 asked")
+    assert sum(bytes_read) < 150_000

@@ -56,26 +56,41 @@ def take_unnumbered_tail(lay: Layout, count: int, budget: int, name: str) -> tup
     """The last ``count`` lines of a file whose lines were not counted: those of them that fit ``budget``, from the
     end (numbering the window's first line would cost a count of every line before it). Only a last line longer
     than the budget is numbered that way, since it can only be read on by start_line and start_column."""
-    ex, first = take_last(lay, count, budget, name, None)
+    ex, first = take_last(lay, count, budget, None)
     if ex.lines or not ex.full:
         return ex, first
     offset = tail_offset(lay, 1)
     return excerpt(texts(lay, offset), max_lines=1, budget=budget), line_at(lay, offset)
 
 
-def take_last(lay: Layout, count: int, budget: int, name: str, known: Fingerprint | None) -> tuple[Excerpt, int | None]:
+def take_last(lay: Layout, count: int, budget: int, known: Fingerprint | None) -> tuple[Excerpt, int | None]:
     """Of the last ``count`` lines, the last ones that fit ``budget`` whole: the very end of the file, never lines
     from before it followed by nothing. A window the budget cuts is taken again with as many lines as fitted of
-    it, then with at most half as many each time: a few reads of at most ``budget`` bytes, whatever ``count``."""
+    it, then with at most half as many each time: a few reads of at most ``budget`` bytes, whatever ``count``.
+
+    No line starting more than four budgets of bytes from the end can fit (no character takes more than four
+    bytes in any encoding read here), so no further back is read: in a file of a few huge lines, a search for
+    the start of a hundred lines back was a read of all of it.
+    """
     shrunk = False
     while count > 0:
-        ex, first = take(lay, Window(tail=count), budget, name, known)
+        offset = tail_offset(lay, count, reach=4 * budget + 4)
+        if offset >= lay.size > lay.start:  # no line starts within reach: the last one alone is too long
+            break
+        ex = excerpt(texts(lay, offset), max_lines=count, budget=budget)
         if not ex.full:
-            return ex, first
+            return ex, _first_of_last(lay, offset, ex, known)
         fitted = ex.lines if ex.cut_column is None else 0
         count = min(fitted, count // 2) if shrunk else min(fitted, count - 1)
         shrunk = True
     return Excerpt("", 0, None, True), None
+
+
+def _first_of_last(lay: Layout, offset: int, ex: Excerpt, known: Fingerprint | None) -> int | None:
+    """The number of the first of the last lines ``ex`` holds, from ``offset`` to the end (None: not counted)."""
+    if offset == lay.start:
+        return 1
+    return known.line_count - ex.lines + 1 if known is not None and known.line_count is not None else None
 
 
 def finish(base: ReadFileResult, ex: Excerpt, first: int | None, wanted: int, budget: int, name: str) -> ReadFileResult:

@@ -122,12 +122,18 @@ def line_at(lay: Layout, offset: int) -> int:
     return breaks + 1
 
 
-def tail_offset(lay: Layout, count: int) -> int:
-    """Where the last ``count`` lines start (the text's start when there are fewer); no line is decoded."""
+def tail_offset(lay: Layout, count: int, reach: int | None = None) -> int:
+    """Where the last ``count`` lines start (the text's start when there are fewer); no line is decoded.
+
+    With ``reach``, nothing further back than ``reach`` bytes from the end is read: when fewer than ``count``
+    lines start there, the earliest of them is returned (the end of the file when none does).
+    """
     unit, end, need = lay.breaks.unit, lay.size, count
+    floor = lay.start if reach is None else max(lay.start, lay.size - reach)
+    earliest = lay.start if floor == lay.start else lay.size
     span = min(CHUNK, 64 << 10)  # small first: a tail of 100 log lines is a few KB
-    while end > lay.start:
-        begin = max(lay.start, end - span)
+    while end > floor:
+        begin = max(floor, end - span)
         begin -= (begin - lay.start) % unit
         span = min(span * 4, CHUNK)
         # One unit past the end: a CRLF across the boundary is matched whole, and left to the later chunk.
@@ -136,9 +142,11 @@ def tail_offset(lay: Layout, count: int) -> int:
         starts = [start for start in lay.breaks.last_ends(data, begin, need + 1) if start <= end and start < lay.size]
         if len(starts) >= need:
             return starts[-need]
+        if starts and floor > lay.start:
+            earliest = starts[0]
         need -= len(starts)
         end = begin
-    return lay.start
+    return earliest
 
 
 def texts(lay: Layout, offset: int) -> Iterator[str]:
