@@ -234,7 +234,7 @@ async def test_a_head_and_tail_cut_by_the_budget_ends_at_the_last_line_and_says_
     head, tail = top.count("\n"), bottom.count("\n")
     assert top == "".join(LINES[:head])
     assert bottom == "".join(LINES[-tail:])
-    assert f"({head} head + {tail} tail) of the 500 asked" in data["hint"]
+    assert f"({head} head + {tail} tail; 500 asked" in data["hint"]
     assert "--max-response-bytes 300" in text_of(result)
     assert len(data["content"].encode()) <= 300
 
@@ -363,7 +363,7 @@ async def test_a_head_and_tail_of_a_file_of_a_few_huge_lines_reads_its_two_ends_
     async with connect(max_file_size=LIMIT, max_response_bytes=300) as client:
         data = structured(await client.call_tool("read_file", {"path": "dump.log", "max_lines": 100}))
     assert data["content"] == "short\n" * 3 + "... [lines omitted] ...\n" + "end\n" * 2
-    assert "(3 head + 2 tail) of the 100 asked" in data["hint"]
+    assert "(3 head + 2 tail; 100 asked" in data["hint"]
     assert sum(bytes_read) < 150_000  # the file is 300,026 bytes
 
 

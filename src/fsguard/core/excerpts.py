@@ -147,10 +147,10 @@ def spliced(top: str, head: int, bottom: str, tail: int, count: int, total: int 
     says what is shown."""
     omitted = f"{total - head - tail} lines" if total else "lines"
     of = f" of {total}" if total else ""
-    hint = f"Truncated: showing {head + tail}{of} lines ({head} head + {tail} tail)"
+    hint = f"Truncated: showing {head + tail}{of} lines ({head} head + {tail} tail"
     if head + tail < count:
-        hint += f" of the {count} asked: the response budget (--max-response-bytes {budget:,}) is reached"
-    hint += ". Use mode=head/tail or start_line/end_line"
+        hint += f"; {count:,} asked: the response budget (--max-response-bytes {budget:,}) holds no more"
+    hint += "). Use mode=head/tail or start_line/end_line"
     return top + on_own_line(f"... [{omitted} omitted] ...\n", [top]) + bottom, hint
 
 
