@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
 
 from fsguard.core import disk, ranges, trees
 from fsguard.core.hashing import content_hash
+from tests import media_samples
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -217,3 +219,160 @@ async def test_the_analysis_of_a_delete_counts_from_stats_and_reads_nothing(
     async with connect(max_file_size=LIMIT) as client:
         result = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "logs"}))
     assert "1 file(s), 10,000 bytes" in result["risk_factors"]
+
+
+@pytest.mark.parametrize("limit", [LIMIT, 1 << 20], ids=["over the size limit", "within it"])
+async def test_a_head_and_tail_cut_by_the_budget_ends_at_the_last_line_and_says_how_many_lines_it_shows(
+    connect: ClientFactory, root: Path, limit: int
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=limit, max_response_bytes=300) as client:
+        result = await client.call_tool("read_file", {"path": "big.log", "max_lines": 500})
+    data = structured(result)
+    top, bottom = data["content"].split("... [", 1)
+    bottom = bottom.split("] ...\n", 1)[1]
+    head, tail = top.count("\n"), bottom.count("\n")
+    assert top == "".join(LINES[:head])
+    assert bottom == "".join(LINES[-tail:])
+    assert f"({head} head + {tail} tail; 500 asked" in data["hint"]
+    assert "--max-response-bytes 300" in text_of(result)
+    assert len(data["content"].encode()) <= 300
+
+
+async def test_a_tail_of_a_file_over_the_limit_cut_by_the_budget_is_the_end_of_the_file_and_says_so(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    async with connect(max_file_size=LIMIT, max_response_bytes=300) as client:
+        data = structured(await client.call_tool("read_file", {"path": "big.log", "mode": "tail", "max_lines": 500}))
+    assert data["content"] == "".join(LINES[-30:])
+    assert data["hint"].startswith("Last 30 lines of big.log (500 asked: the response budget (--max-response-bytes 300")
+
+
+async def test_a_last_line_too_long_for_the_budget_in_a_file_over_the_limit_is_cut_with_a_marker_and_read_on(
+    connect: ClientFactory, root: Path
+) -> None:
+    long_line = "".join(chr(ord("a") + i % 26) for i in range(1200)) + "\n"
+    (root / "two.log").write_text("short\n" + long_line, encoding="utf-8")
+    async with connect(max_file_size=LIMIT, max_response_bytes=500) as client:
+        data = structured(await client.call_tool("read_file", {"path": "two.log", "mode": "tail", "max_lines": 1}))
+        pieces = [data["content"].split("… [line 2 cut at", 1)[0]]
+        while "start_column=" in data["hint"]:
+            column = int(data["hint"].split("start_column=", 1)[1].split(".", 1)[0])
+            args = {"path": "two.log", "start_line": 2, "end_line": 2, "start_column": column}
+            data = structured(await client.call_tool("read_file", args))
+            pieces.append(data["content"].split("… [line 2 cut at", 1)[0])
+    assert "".join(pieces) == long_line
+
+
+async def test_a_streamed_file_that_is_not_utf8_past_its_first_64_kib_reads_in_the_encoding_an_edit_writes(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 100)
+    monkeypatch.setattr("fsguard.core.metadata.STREAM_ABOVE", 100)
+    raw = b"ascii line\n" * 7000 + "café au lait\n".encode("cp1252")  # past the 64 KiB the encoding is judged on
+    (root / "late.txt").write_bytes(raw)
+    async with connect() as client:
+        read = structured(await client.call_tool("read_file", {"path": "late.txt", "mode": "tail", "max_lines": 1}))
+        info = structured(await client.call_tool("get_file_info", {"path": "late.txt"}))
+        edit = {"path": "late.txt", "old_string": read["content"], "new_string": "thé\n"}
+        structured(await client.call_tool("edit_file", edit))
+    assert read["content"] == "café au lait\n"
+    assert read["encoding"] == info["encoding"] == "cp1252"
+    assert (root / "late.txt").read_bytes() == b"ascii line\n" * 7000 + "thé\n".encode("cp1252")
+
+
+async def test_a_file_over_the_limit_among_several_paths_is_named_by_its_absolute_path_and_says_to_read_ranges(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    (root / "small.txt").write_text("small\n", encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        data = structured(await client.call_tool("read_file", {"paths": ["big.log", "small.txt"]}))
+    big, small = data["files"]
+    assert (big["path"], big["error_code"]) == (str(root / "big.log"), "too_large")
+    assert "start_line/end_line" in big["error"]
+    assert f"=== {root / 'big.log'} ===\nERROR:" in data["content"]
+    assert (small["path"], small["content"]) == (str(root / "small.txt"), "small\n")
+
+
+async def test_a_base64_read_longer_than_the_response_budget_is_refused_and_names_what_else_to_do(
+    connect: ClientFactory, root: Path
+) -> None:
+    raw = bytes(range(256)) * 3  # 768 bytes, 1,024 as base64
+    (root / "blob.bin").write_bytes(raw)
+    async with connect(max_response_bytes=1023) as client:
+        refused = await client.call_tool("read_file", {"path": "blob.bin", "encoding": "base64"})
+    async with connect(max_response_bytes=1024) as client:
+        data = structured(await client.call_tool("read_file", {"path": "blob.bin", "encoding": "base64"}))
+    assert error_code(refused) == "too_large"
+    assert "--max-response-bytes 1,023" in text_of(refused)
+    assert "get_file_info" in text_of(refused)
+    assert base64.b64decode(data["content"]) == raw == (root / "blob.bin").read_bytes()
+
+
+async def test_a_linked_image_too_big_for_a_base64_read_does_not_suggest_one(
+    connect: ClientFactory, root: Path
+) -> None:
+    raw = media_samples.png(64, 64)
+    (root / "big.png").write_bytes(raw)
+    async with connect(max_media_bytes=len(raw) - 1, max_response_bytes=len(raw)) as client:
+        data = structured(await client.call_tool("read_file", {"path": "big.png"}))
+    assert "linked, not inlined" in data["hint"]
+    assert "base64" not in data["hint"]
+
+
+async def test_a_streamed_cp1252_file_with_an_undefined_byte_past_its_first_64_kib_reads_as_an_edit_sees_it(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 100)
+    head = "prix 5 €, café\n".encode("cp1252") * 5000  # judged cp1252 on its first 64 KiB
+    raw = head + b"\x81 \x80 end\n"  # 0x81 is undefined in cp1252: the whole file reads as Latin-1
+    (root / "late.txt").write_bytes(raw)
+    async with connect() as client:
+        read = structured(await client.call_tool("read_file", {"path": "late.txt", "mode": "tail", "max_lines": 1}))
+        edit = {"path": "late.txt", "old_string": read["content"], "new_string": "fin\n"}
+        structured(await client.call_tool("edit_file", edit))
+    assert read["content"] == "\x81 \x80 end\n"
+    assert read["encoding"] == "iso8859-1"
+    assert (root / "late.txt").read_bytes() == head + b"fin\n"
+
+
+@pytest.fixture
+def bytes_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of every piece a streamed read takes from disk."""
+    sizes: list[int] = []
+    real = ranges._pread
+
+    def spy(fd: int, length: int, offset: int) -> bytes:
+        data = real(fd, length, offset)
+        sizes.append(len(data))
+        return data
+
+    monkeypatch.setattr(ranges, "_pread", spy)
+    return sizes
+
+
+HUGE = "x" * 100_000 + "\n"
+
+
+async def test_a_head_and_tail_of_a_file_of_a_few_huge_lines_reads_its_two_ends_only(
+    connect: ClientFactory, root: Path, bytes_read: list[int]
+) -> None:
+    (root / "dump.log").write_text("short\n" * 3 + HUGE * 3 + "end\n" * 2, encoding="utf-8")
+    async with connect(max_file_size=LIMIT, max_response_bytes=300) as client:
+        data = structured(await client.call_tool("read_file", {"path": "dump.log", "max_lines": 100}))
+    assert data["content"] == "short\n" * 3 + "... [lines omitted] ...\n" + "end\n" * 2
+    assert "(3 head + 2 tail; 100 asked" in data["hint"]
+    assert sum(bytes_read) < 150_000  # the file is 300,026 bytes
+
+
+async def test_a_tail_of_a_file_of_a_few_huge_lines_reads_its_end_only(
+    connect: ClientFactory, root: Path, bytes_read: list[int]
+) -> None:
+    (root / "dump.log").write_text(HUGE * 3 + "end 1\nend 2\n", encoding="utf-8")
+    async with connect(max_file_size=LIMIT, max_response_bytes=300) as client:
+        data = structured(await client.call_tool("read_file", {"path": "dump.log", "mode": "tail", "max_lines": 5}))
+    assert data["content"] == "end 1\nend 2\n"
+    assert data["hint"].startswith("Last 2 lines of dump.log (5 asked")
+    assert sum(bytes_read) < 150_000

@@ -1,4 +1,5 @@
-"""read_file of a file above :data:`fsguard.core.ranges.STREAM_ABOVE`: the lines a selection names, streamed.
+"""read_file of a file above :data:`fsguard.core.ranges.STREAM_ABOVE`: the lines a selection names, streamed; and
+the head+tail answer of any file, its two parts fitted to the response budget.
 
 Files within --max-file-size get the whole-file facts (content_hash, total_lines, line_ending) from one
 streamed pass, cached by file identity; above it a ranged read touches only the bytes it returns, so those
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.hashing import Fingerprint
-from fsguard.core.ranges import Excerpt, Layout, excerpt, line_offset, tail_offset, texts
+from fsguard.core.ranges import Excerpt, Layout, excerpt, line_at, line_offset, tail_offset, texts, utf8_size
 from fsguard.models import ReadFileResult
 
 DEFAULT_MAX_LINES = 100
@@ -51,6 +52,47 @@ def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint
     return excerpt(chunks, max_lines=window.count, budget=budget, skip_columns=window.skip_columns), first
 
 
+def take_unnumbered_tail(lay: Layout, count: int, budget: int, name: str) -> tuple[Excerpt, int | None]:
+    """The last ``count`` lines of a file whose lines were not counted: those of them that fit ``budget``, from the
+    end (numbering the window's first line would cost a count of every line before it). Only a last line longer
+    than the budget is numbered that way, since it can only be read on by start_line and start_column."""
+    ex, first = take_last(lay, count, budget, None)
+    if ex.lines or not ex.full:
+        return ex, first
+    offset = tail_offset(lay, 1)
+    return excerpt(texts(lay, offset), max_lines=1, budget=budget), line_at(lay, offset)
+
+
+def take_last(lay: Layout, count: int, budget: int, known: Fingerprint | None) -> tuple[Excerpt, int | None]:
+    """Of the last ``count`` lines, the last ones that fit ``budget`` whole: the very end of the file, never lines
+    from before it followed by nothing. A window the budget cuts is taken again with as many lines as fitted of
+    it, then with at most half as many each time: a few reads of at most ``budget`` bytes, whatever ``count``.
+
+    No line starting more than four budgets of bytes from the end can fit (no character takes more than four
+    bytes in any encoding read here), so no further back is read: in a file of a few huge lines, a search for
+    the start of a hundred lines back was a read of all of it.
+    """
+    shrunk = False
+    while count > 0:
+        offset = tail_offset(lay, count, reach=4 * budget + 4)
+        if offset >= lay.size > lay.start:  # no line starts within reach: the last one alone is too long
+            break
+        ex = excerpt(texts(lay, offset), max_lines=count, budget=budget)
+        if not ex.full:
+            return ex, _first_of_last(lay, offset, ex, known)
+        fitted = ex.lines if ex.cut_column is None else 0
+        count = min(fitted, count // 2) if shrunk else min(fitted, count - 1)
+        shrunk = True
+    return Excerpt("", 0, None, True), None
+
+
+def _first_of_last(lay: Layout, offset: int, ex: Excerpt, known: Fingerprint | None) -> int | None:
+    """The number of the first of the last lines ``ex`` holds, from ``offset`` to the end (None: not counted)."""
+    if offset == lay.start:
+        return 1
+    return known.line_count - ex.lines + 1 if known is not None and known.line_count is not None else None
+
+
 def finish(base: ReadFileResult, ex: Excerpt, first: int | None, wanted: int, budget: int, name: str) -> ReadFileResult:
     """Content, line numbers and the read-more hint of an excerpt starting at line ``first``."""
     total = base.total_lines
@@ -70,6 +112,11 @@ def finish(base: ReadFileResult, ex: Excerpt, first: int | None, wanted: int, bu
         )
     elif first is None:
         hint = f"Last {ex.lines} lines of {name}"
+        if ex.lines < wanted:  # a window reaching the file's start is numbered: this one was cut by the budget
+            hint += (
+                f" ({wanted:,} asked: the response budget (--max-response-bytes {budget:,}) holds no more; "
+                "get_file_info counts the lines, to read the earlier ones by start_line)"
+            )
     else:
         of = f" of {total} total lines" if total is not None else ""
         hint = f"Lines {first}-{last}{of} in {name}"
@@ -93,3 +140,32 @@ def above_limit_note(name: str, size: int, limit: int) -> str:
         "content_hash or total_lines (get_file_info counts its lines), and it cannot be edited, since an edit "
         "loads the whole file; restart with a larger --max-file-size to edit it"
     )
+
+
+def spliced(top: str, head: int, bottom: str, tail: int, count: int, total: int | None, budget: int) -> tuple[str, str]:
+    """``head`` first and ``tail`` last lines (of the ``count`` asked) around an omission marker, and the hint that
+    says what is shown."""
+    omitted = f"{total - head - tail} lines" if total else "lines"
+    of = f" of {total}" if total else ""
+    hint = f"Truncated: showing {head + tail}{of} lines ({head} head + {tail} tail"
+    if head + tail < count:
+        hint += f"; {count:,} asked: the response budget (--max-response-bytes {budget:,}) holds no more"
+    hint += "). Use mode=head/tail or start_line/end_line"
+    return top + on_own_line(f"... [{omitted} omitted] ...\n", [top]) + bottom, hint
+
+
+def fitting_lines(lines: list[str], room: int) -> int:
+    """How many of ``lines``, from the first, fit ``room`` UTF-8 bytes together."""
+    used = 0
+    for index, line in enumerate(lines):
+        used += utf8_size(line)
+        if used > room:
+            return index
+    return len(lines)
+
+
+def on_own_line(marker: str, before: list[str]) -> str:
+    """The omission marker on a line of its own even when the head's last line has no newline."""
+    if before and not before[-1].endswith(("\n", "\r")):
+        return "\n" + marker
+    return marker

@@ -39,7 +39,7 @@ def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
             return _left_out(reader.resolve(user_path), reader.budget)
         result = reader.read(user_path, LineSelection(), budget=budget)
     except FsguardError as exc:
-        return ReadFileEntry(path=user_path, error=exc.message, error_code=exc.code)
+        return ReadFileEntry(path=_canonical(reader, user_path), error=exc.message, error_code=exc.code)
     assert result.path is not None
     return ReadFileEntry(
         path=result.path,
@@ -51,6 +51,15 @@ def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
         truncated=result.truncated,
         hint=result.hint,
     )
+
+
+def _canonical(reader: FileReader, user_path: str) -> str:
+    """The absolute path of a file that failed, as every other path in the answer is; what the caller wrote only
+    when it names no path the policy allows."""
+    try:
+        return str(reader.resolve(user_path))
+    except FsguardError:
+        return user_path
 
 
 def _left_out(path: Path, budget: int) -> ReadFileEntry:

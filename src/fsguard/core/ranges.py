@@ -9,16 +9,17 @@ from __future__ import annotations
 import codecs
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from fsguard.core.beneath import Pinned
-from fsguard.core.disk import open_pinned, special_file
+from fsguard.core.disk import open_pinned, read_all, special_file
 from fsguard.core.hashing import Fingerprint, StreamHash
 from fsguard.core.oserrors import from_os_error
-from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, sniff
+from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, decode, sniff
 
 CHUNK = 1 << 20
 SNIFF_BYTES = 64 << 10
@@ -75,20 +76,22 @@ def _pread(fd: int, length: int, offset: int) -> bytes:
 
 
 def forward(lay: Layout, offset: int) -> Iterator[tuple[int, bytes]]:
-    """Chunks from ``offset`` to the end; a chunk ending in CR takes the next unit too, so no CRLF is split.
+    """Chunks from ``offset`` to the end; a chunk ending in the CR of a CRLF takes its LF too, so no CRLF is split.
 
     The first chunk is small and each next one four times bigger, up to :data:`CHUNK`: the first lines of a
     gigabyte file are a few KB, and decoding a whole CHUNK for them cost a millisecond.
     """
-    cr, unit = lay.breaks.cr, lay.breaks.unit
+    cr, lf, unit = lay.breaks.cr, lay.breaks.lf, lay.breaks.unit
     length = 64 << 10  # like CHUNK, a multiple of 4: whole UTF-16/32 units, so break matches stay aligned
     while offset < lay.size:
         data = _pread(lay.fd, length, offset)
-        data = data[: len(data) - len(data) % unit]
+        if offset + len(data) < lay.size:  # a part of a unit is cut off only before the end: every byte is hashed
+            data = data[: len(data) - len(data) % unit]
         if not data:
             return
-        if data.endswith(cr):
-            data += _pread(lay.fd, unit, offset + len(data))
+        # Only an LF is taken: a CR taken after a CR could be the first half of a CRLF in turn ("\r\r\n").
+        if data.endswith(cr) and _pread(lay.fd, unit, offset + len(data)) == lf:
+            data += lf
         yield offset, data
         offset += len(data)
         length = min(length * 4, CHUNK)
@@ -109,12 +112,28 @@ def line_offset(lay: Layout, line: int) -> int | None:
     return None
 
 
-def tail_offset(lay: Layout, count: int) -> int:
-    """Where the last ``count`` lines start (the text's start when there are fewer); no line is decoded."""
+def line_at(lay: Layout, offset: int) -> int:
+    """The 1-based number of the line starting at ``offset`` (just after a break): the breaks before it counted."""
+    breaks = 0
+    for start, data in forward(lay, lay.start):
+        if start >= offset:
+            break
+        breaks += lay.breaks.count(data[: offset - start])  # a line start never falls inside a CRLF
+    return breaks + 1
+
+
+def tail_offset(lay: Layout, count: int, reach: int | None = None) -> int:
+    """Where the last ``count`` lines start (the text's start when there are fewer); no line is decoded.
+
+    With ``reach``, nothing further back than ``reach`` bytes from the end is read: when fewer than ``count``
+    lines start there, the earliest of them is returned (the end of the file when none does).
+    """
     unit, end, need = lay.breaks.unit, lay.size, count
+    floor = lay.start if reach is None else max(lay.start, lay.size - reach)
+    earliest = lay.start if floor == lay.start else lay.size
     span = min(CHUNK, 64 << 10)  # small first: a tail of 100 log lines is a few KB
-    while end > lay.start:
-        begin = max(lay.start, end - span)
+    while end > floor:
+        begin = max(floor, end - span)
         begin -= (begin - lay.start) % unit
         span = min(span * 4, CHUNK)
         # One unit past the end: a CRLF across the boundary is matched whole, and left to the later chunk.
@@ -123,9 +142,11 @@ def tail_offset(lay: Layout, count: int) -> int:
         starts = [start for start in lay.breaks.last_ends(data, begin, need + 1) if start <= end and start < lay.size]
         if len(starts) >= need:
             return starts[-need]
+        if starts and floor > lay.start:
+            earliest = starts[0]
         need -= len(starts)
         end = begin
-    return lay.start
+    return earliest
 
 
 def texts(lay: Layout, offset: int) -> Iterator[str]:
@@ -137,19 +158,46 @@ def texts(lay: Layout, offset: int) -> Iterator[str]:
 
 
 def survey(lay: Layout, *, hashed: bool) -> Survey:
-    """Count every line break (and hash every byte when ``hashed``) in one pass of :data:`CHUNK` reads."""
+    """Count every line break (and hash every byte when ``hashed``) in one pass of :data:`CHUNK` reads.
+
+    A hashed file (one within --max-file-size) without a BOM is decoded to the end in the encoding its first bytes
+    gave: one that does not decode in it after all (not UTF-8 past them, or a byte cp1252 leaves undefined) gets
+    the encoding a whole-file read gives it (the one edits write it back in), so a ranged read shows its text as
+    an edit will match it, not with U+FFFD where the first such byte is.
+    """
     tally = BreakTally(lay.breaks)
     digest = StreamHash() if hashed else None
     if digest is not None and lay.start:
         digest.update(_pread(lay.fd, lay.start, 0))
+    checker = codecs.getincrementaldecoder(lay.encoding)() if hashed and not lay.start else None
+    encoding = lay.encoding
     for _offset, data in forward(lay, lay.start):
         tally.add(data)
         if digest is not None:
             digest.update(data)
+        if checker is not None and not _decodes(checker, data):
+            checker, encoding = None, decode(read_all(lay.fd, lay.size)).encoding
+    if checker is not None and not _decodes(checker, b"", final=True):
+        encoding = decode(read_all(lay.fd, lay.size)).encoding
     fingerprint = None
     if digest is not None:
-        fingerprint = Fingerprint(digest.hexdigest(), tally.line_count, lay.encoding, tally.line_ending)
+        fingerprint = Fingerprint(digest.hexdigest(), tally.line_count, encoding, tally.line_ending)
     return Survey(tally.line_count, tally.line_ending, fingerprint)
+
+
+def _decodes(decoder: codecs.IncrementalDecoder, data: bytes, *, final: bool = False) -> bool:
+    try:
+        decoder.decode(data, final)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def judged(lay: Layout, known: Fingerprint) -> Layout:
+    """``lay`` read in the encoding the whole file was judged to be in, when that is not the one its start gave."""
+    if known.encoding == lay.encoding:
+        return lay
+    return Layout(lay.fd, lay.size, lay.start, known.encoding, Breaks.of(known.encoding))
 
 
 @dataclass(frozen=True)
@@ -190,7 +238,7 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
                     mark = (len(parts), used)
                     continue
                 runs = False  # line by line from here: a run tried once per chunk keeps this linear
-            found = LINE_BREAK.search(text, pos, limit)
+            found = _next_break(text, pos, limit)
             body = text[pos : found.start()] if found else text[pos:limit]
             brk = found.group() if found else ""
             pos = found.end() if found else limit
@@ -216,6 +264,14 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
             break
     begun = lines + (1 if len(parts) > mark[0] else 0)
     return Excerpt("".join(parts), begun, None, False)
+
+
+def _next_break(text: str, pos: int, limit: int) -> re.Match[str] | None:
+    """The first line break in ``text[pos:limit]``, found by two plain searches before the regex is run where it
+    is: the regex engine walks text a hundred times slower, and a line read on far into by start_column has
+    hundreds of megabytes before the column."""
+    first = min((at for at in (text.find("\n", pos, limit), text.find("\r", pos, limit)) if at >= 0), default=-1)
+    return LINE_BREAK.search(text, first, limit) if first >= 0 else None
 
 
 def _lf_run(text: str, pos: int, count: int, limit: int) -> tuple[int, int]:

@@ -10,9 +10,19 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.confirmation import plural
-from fsguard.core.disk import read_at, read_open
+from fsguard.core.disk import read_open
 from fsguard.core.errors import InvalidParamsError, TooLargeError
-from fsguard.core.excerpts import DEFAULT_MAX_LINES, Window, above_limit_note, finish, take
+from fsguard.core.excerpts import (
+    DEFAULT_MAX_LINES,
+    Window,
+    above_limit_note,
+    finish,
+    fitting_lines,
+    spliced,
+    take,
+    take_last,
+    take_unnumbered_tail,
+)
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
 from fsguard.core.media import DEFAULT_MAX_MEDIA_BYTES, SNIFF_BYTES, MediaRead, read_media, sniff
@@ -21,6 +31,7 @@ from fsguard.core.ranges import (
     STREAM_ABOVE,
     Layout,
     excerpt,
+    judged,
     layout,
     line_offset,
     opened,
@@ -34,6 +45,7 @@ from fsguard.models import ReadFileResult
 
 ReadMode = Literal["all", "head", "tail"]
 _ALL = 1 << 62
+_MARKER_ROOM = 64  # bytes kept for the "... [N lines omitted] ..." line between a head and a tail
 
 
 @dataclass(frozen=True)
@@ -159,7 +171,7 @@ class FileReader:
         if selection.is_range:
             result = self._range(base, decoded, path.name, selection)
         elif selection.is_window:
-            result = self._window(base, decoded.text, decoded.line_count, selection)
+            result = self._window(base, decoded.text, decoded.line_count, selection, budget)
         else:
             result = self._whole(base, decoded, path.name)
         return self._bounded(result, (selection.start_column or 1) - 1, path.name, budget)
@@ -205,6 +217,7 @@ class FileReader:
                 assert known is not None
                 self._cache.remember_read(path, fd, st, known)
             self._session.record_hash(path, known.content_hash)
+            lay = judged(lay, known)
         base = ReadFileResult(
             content="",
             content_hash=known.content_hash if known else None,
@@ -236,6 +249,9 @@ class FileReader:
             window = Window(start, count, skip_columns=(selection.start_column or 1) - 1)
         elif selection.mode in ("head", "tail"):
             count = selection.max_lines or DEFAULT_MAX_LINES
+            if selection.mode == "tail" and known is None:
+                ex, first = take_unnumbered_tail(lay, count, budget, name)
+                return finish(base, ex, first, count, self._budget, name)
             window = Window(1, count) if selection.mode == "head" else Window(tail=count)
         elif selection.max_lines:
             return self._head_and_tail(lay, base, selection.max_lines, known, name, budget)
@@ -249,25 +265,36 @@ class FileReader:
         self, lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, name: str, budget: int
     ) -> ReadFileResult:
         head, tail = count // 2, count - count // 2
-        head_end = line_offset(lay, head + 1)
-        if head_end is None or tail_offset(lay, tail) <= head_end:
+        # The head and the tail shown (at most a budget of text each, at most 4 bytes a character in the file)
+        # cannot meet in a file of more than 8 budgets: no line is searched for, which in a file of a few huge
+        # lines is a read of all of it.
+        if lay.size - lay.start <= 8 * budget:
+            head_end = line_offset(lay, head + 1)
+            if head_end is None or tail_offset(lay, tail) <= head_end:
+                ex, first = take(lay, Window(1, count), budget, name, known)
+                return finish(base, ex, first, count, self._budget, name)
+        top, _ = take(lay, Window(1, head), budget // 2, name, known)
+        if top.cut_column is not None:  # the first line alone fills half the budget: it is read on by column
             ex, first = take(lay, Window(1, count), budget, name, known)
             return finish(base, ex, first, count, self._budget, name)
-        top, _ = take(lay, Window(1, head), budget // 2, name, known)
-        bottom, _ = take(lay, Window(tail=tail), budget // 2, name, known)
-        omitted = f"{known.line_count - count} lines" if known is not None and known.line_count else "lines"
-        marker = _ensure_newline(f"... [{omitted} omitted] ...\n", [top.content])
-        hint = f"Showing {count} lines ({head} head + {tail} tail). Use mode=head/tail or start_line/end_line"
-        return base.model_copy(
-            update={"content": top.content + marker + bottom.content, "truncated": True, "hint": hint}
-        )
+        bottom, _ = take_last(lay, tail, budget - utf8_size(top.content) - _MARKER_ROOM, known)
+        total = known.line_count if known is not None else None
+        content, hint = spliced(top.content, top.lines, bottom.content, bottom.lines, count, total, self._budget)
+        return base.model_copy(update={"content": content, "truncated": True, "hint": hint})
 
     def read_base64(self, user_path: str) -> ReadFileResult:
         """The raw bytes of one file, base64-encoded."""
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file:base64")
-        with self._session.watching(path), self._beneath.entry(path) as entry:
-            data, _ = read_at(entry, self._max_file_size)
+        with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
+            if st.st_size <= self._max_file_size and base64_size(st.st_size) > self._budget:
+                raise TooLargeError(
+                    f"{path.name} is {st.st_size:,} bytes, {base64_size(st.st_size):,} as base64: above the response "
+                    f"budget (--max-response-bytes {self._budget:,}). get_file_info gives its size and content_hash, "
+                    "copy_file and move_file take its bytes; restart with a larger --max-response-bytes to read it.",
+                    path=str(path),
+                )
+            data, _ = read_open(fd, path, self._max_file_size)
         # Only the hash is needed here: decoding the whole file for a line count would be wasted work.
         digest = content_hash(data)
         self._session.record_hash(path, digest)
@@ -331,7 +358,9 @@ class FileReader:
             }
         )
 
-    def _window(self, base: ReadFileResult, text: str, total: int, selection: LineSelection) -> ReadFileResult:
+    def _window(
+        self, base: ReadFileResult, text: str, total: int, selection: LineSelection, budget: int
+    ) -> ReadFileResult:
         """The head, tail or both of ``text`` (``total`` lines), splitting only the lines shown: a tail of a
         multi-megabyte log costs its last lines, not every line."""
         count = selection.max_lines or DEFAULT_MAX_LINES
@@ -347,22 +376,20 @@ class FileReader:
             content = "".join(tail_lines(text, count))
             update = {"content": content, "start_line": total - count + 1, "end_line": total}
         else:
-            head = count // 2
-            tail = count - head
-            omitted = total - count
-            marker = f"... [{omitted} lines omitted] ...\n"
-            hint = (
-                f"Truncated: showing {count} of {total} lines ({head} head + {tail} tail). "
-                "Use mode=head/tail, start_line/end_line or a larger max_lines"
-            )
-            top = head_lines(text, head)
-            content = "".join(top) + _ensure_newline(marker, top) + "".join(tail_lines(text, tail))
+            top = head_lines(text, count // 2)
+            shown = fitting_lines(top, budget // 2)
+            if top and not shown:  # the first line alone fills half the budget: it is read on by column
+                return base.model_copy(update={"content": text, "start_line": 1, "end_line": total})
+            bottom = tail_lines(text, count - count // 2)
+            room = budget - utf8_size("".join(top[:shown])) - _MARKER_ROOM
+            kept = fitting_lines(bottom[::-1], room)
+            bottom = bottom[len(bottom) - kept :]
+            head_text, tail_text = "".join(top[:shown]), "".join(bottom)
+            content, hint = spliced(head_text, shown, tail_text, kept, count, total, self._budget)
             update = {"content": content}
         return base.model_copy(update={**update, "truncated": True, "hint": hint})
 
 
-def _ensure_newline(marker: str, before: list[str]) -> str:
-    """The omission marker on a line of its own even when the head's last line has no newline."""
-    if before and not before[-1].endswith(("\n", "\r")):
-        return "\n" + marker
-    return marker
+def base64_size(size: int) -> int:
+    """The length of ``size`` bytes as base64 text."""
+    return 4 * ((size + 2) // 3)

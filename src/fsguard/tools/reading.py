@@ -8,10 +8,11 @@ from typing import Annotated, Literal
 from mcp.types import AudioContent, CallToolResult, ContentBlock, ImageContent, ResourceLink, TextContent
 from pydantic import Field
 
+from fsguard.config import Settings
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.media import MediaRead
 from fsguard.core.multiread import read_many
-from fsguard.core.reading import LineSelection
+from fsguard.core.reading import LineSelection, base64_size
 from fsguard.models import ReadFileResult
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, PathsArg, hints, respond
@@ -94,7 +95,7 @@ def register(catalog: Catalog) -> None:
         else:
             found = services.reader.read_one(path, selection)
             if isinstance(found, MediaRead):
-                return _media_answer(found, services.settings.max_media_bytes, catalog.compact)
+                return _media_answer(found, services.settings, catalog.compact)
             result = found
         return respond(result, read_text(result, catalog.compact))
 
@@ -114,7 +115,7 @@ def register(catalog: Catalog) -> None:
     )
 
 
-def _media_answer(found: MediaRead, budget: int, compact: bool) -> CallToolResult:
+def _media_answer(found: MediaRead, settings: Settings, compact: bool) -> CallToolResult:
     """The text, then the image or audio block (or a resource_link above the budget), and the structured result."""
     media = found.media
     linked = found.data is None
@@ -122,8 +123,10 @@ def _media_answer(found: MediaRead, budget: int, compact: bool) -> CallToolResul
     if linked:
         hint = (
             f"{found.path.name} ({human_size(found.size)}) is above the media budget (--max-media-bytes "
-            f"{budget:,}), so it is linked, not inlined. encoding='base64' returns its bytes as text"
+            f"{settings.max_media_bytes:,}), so it is linked, not inlined"
         )
+        if base64_size(found.size) <= settings.max_response_bytes:  # else a base64 read is refused as too large
+            hint += ". encoding='base64' returns its bytes as text"
     result = ReadFileResult(
         content="",
         content_hash=found.content_hash,
