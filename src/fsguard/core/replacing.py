@@ -160,6 +160,8 @@ class ProjectReplacer:
         # The walk found the skips by name: only those the pinned walk finds too are reported.
         beneath, limit = self._safe.beneath, self._safe.max_file_size
         kept = standing(beneath, base, skipped), standing(beneath, base, large, above=limit)
+        if (hide := self._safe.policy.hidden_files()) is not None:  # what a deny rule hides is never named
+            kept = hide.shown(kept[0], str(base)), hide.shown(kept[1], str(base))
         seen = _Seen(tuple(kept[0]), tuple(kept[1]), tuple(_relative(path, base) for path in binary))
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)

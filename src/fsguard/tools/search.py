@@ -229,13 +229,18 @@ def _found(
 
         result = _content(services, ctx, call, root, options, limit, hide, None if is_file else scan)
         skipped[:] = standing(services.beneath, root, skipped)
-        if large := standing(services.beneath, root, large, above=options.max_file_size):
+        large = standing(services.beneath, root, large, above=options.max_file_size)
+        if hide is not None:  # a file a deny rule hides is never named, skipped or not
+            large = hide.shown(large, str(root))
+        if large:
             update = {"skipped_too_large": len(large), "skipped_too_large_paths": large[:SAMPLE]}
             result = result.model_copy(update=update)
     if is_file:
         return result
     if result.total_matches == 0 and excluded_by_gitignore(root, options):
         result = result.model_copy(update={"excluded_by_gitignore": True})
+    if skipped and hide is not None:  # a skipped directory or file a deny rule hides is never named
+        skipped = hide.shown(skipped, str(root))
     if skipped:
         result = result.model_copy(update={"default_skipped": len(skipped), "default_skipped_paths": skipped[:SAMPLE]})
     if hide is not None and hide.count:
