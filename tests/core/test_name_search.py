@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from fsguard.core import names as names_module
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.globs import normalise_globs
 from fsguard.core.ignore import WalkOptions, default_skips
 from fsguard.core.names import NameSearch, search_names
 from fsguard.core.ripgrep import ripgrep_path
@@ -122,6 +123,28 @@ def test_a_question_mark_is_one_character_and_case_folds_as_python_lowers(tree: 
     assert relative(both(tree, "*.k", WalkOptions()), tree) == ["x.\u212a", "\u212a.k"]  # Kelvin lowers to k
     assert relative(both(tree, "x.k", WalkOptions(), regex=False), tree) == ["x.\u212a"]
     assert relative(both(tree, "*.k", WalkOptions(), case_sensitive=True), tree) == ["\u212a.k"]
+
+
+def test_a_glob_reads_braces_and_paths_as_file_types_globs_do(root: Path) -> None:
+    build(root, ["x", "a/x", "a/b/x", "src/a.py", "src/sub/b.py", "c.py", "d.TXT", "e.md"], {})
+    assert relative(both(root, "**/x", WalkOptions()), root) == ["a/b/x", "a/x", "x"]  # ** spans zero directories
+    assert relative(both(root, "src/*.py", WalkOptions()), root) == ["src/a.py"]  # * stops at /
+    assert relative(both(root, "src/**/*.PY", WalkOptions()), root) == ["src/a.py", "src/sub/b.py"]
+    assert relative(both(root, "*.{py,txt}", WalkOptions()), root) == ["c.py", "d.TXT", "src/a.py", "src/sub/b.py"]
+    assert relative(both(root, "*.{py,txt}", WalkOptions(), case_sensitive=True), root) == [
+        "c.py",
+        "src/a.py",
+        "src/sub/b.py",
+    ]
+    for pattern in ("**/x", "src/*.py", "*.{py,txt}"):  # include globs read them alike
+        as_types = both(root, "*", WalkOptions(globs=normalise_globs(pattern)))
+        assert as_types.files == both(root, pattern, WalkOptions(), case_sensitive=True).files
+
+
+def test_a_path_glob_spans_a_directory_whose_name_holds_a_line_break(root: Path) -> None:
+    build(root, ["odd\ndir/c.py", "odd\ndir/x.txt"], {})
+    assert relative(both(root, "**/*.py", WalkOptions()), root) == ["odd\ndir/c.py"]
+    assert relative(both(root, "*", WalkOptions(globs=("**/*.py",))), root) == ["odd\ndir/c.py"]
 
 
 def test_hidden_gitignored_and_dependency_names_are_listed_on_request(tree: Path) -> None:

@@ -45,6 +45,16 @@ def expand_globs(value: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(globs)
 
 
+def spelled_out(glob: str) -> tuple[str, ...]:
+    """Every spelling of the one glob ``glob`` with its ``{a,b}`` groups chosen one way (a comma outside braces is
+    part of the glob).
+
+    Raises:
+        InvalidParamsError: the braces expand to more than 256 globs.
+    """
+    return tuple(dict.fromkeys(_braces(glob)))
+
+
 def normalise_globs(file_types: str | Sequence[str] | None) -> tuple[str, ...]:
     """Include globs from what a caller wrote (any form :func:`split_globs` reads): ``py``, ``.py`` and ``*.py``
     all become ``*.py``.
@@ -110,6 +120,7 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
 
     def matches(relative: str) -> bool:
         name = relative.rsplit("/", 1)[-1]
-        return any(fnmatchcase(name, glob) for glob in names) or paths.match_file(relative)
+        # pathspec's ".+" and "$" stop at a line break; no glob holds a NUL, and "*" and "?" take one as any other
+        return any(fnmatchcase(name, glob) for glob in names) or paths.match_file(relative.replace("\n", "\0"))
 
     return matches

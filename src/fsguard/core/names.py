@@ -26,7 +26,6 @@ import sys
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from itertools import groupby
 from pathlib import Path
 from typing import Any, Literal
@@ -34,7 +33,7 @@ from typing import Any, Literal
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.globs import glob_matcher
+from fsguard.core.globs import glob_matcher, spelled_out
 from fsguard.core.ignore import (
     DEPENDENCY_DIRS,
     VCS_DIRS,
@@ -145,9 +144,11 @@ def _standing(names: list[str], prefix: str, provenance: Provenance, *, listed: 
 
 def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> Callable[[str], bool]:
     """Whether a file matches ``pattern``, asked of its path relative to the searched directory: a glob if the
-    pattern holds ``* ? [`` (matched whole), else an RE2 regex searched in the name (an invalid one is plain text to
-    find in it); ``regex`` True or False forces one reading. The name is the last component, unless the pattern
-    holds ``/``: then it is the whole relative path.
+    pattern holds ``* ? [`` (matched whole, read as an include glob of ``file_types`` is: ``{a,b}`` alternatives,
+    and with a ``/`` a path glob where ``*`` stops at ``/`` and ``**/`` spans any number of directories, none too),
+    else an RE2 regex searched in the name (an invalid one is plain text to find in it); ``regex`` True or False
+    forces one reading. The name is the last component, unless the pattern holds ``/``: then it is the whole
+    relative path.
 
     Raises:
         InvalidParamsError: the pattern is empty, or an invalid regex with ``regex=True``.
@@ -160,10 +161,11 @@ def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> C
         return relative if whole else relative[relative.rfind("/") + 1 :]
 
     if regex is False or (regex is None and _GLOB_CHARS & set(pattern)):
+        globs = spelled_out(pattern)
         if case_sensitive:
-            return lambda relative: fnmatchcase(key(relative), pattern)
-        glob = pattern.lower()
-        return lambda relative: fnmatchcase(key(relative).lower(), glob)
+            return glob_matcher(globs)
+        lowered = glob_matcher(tuple(glob.lower() for glob in globs))
+        return lambda relative: lowered(relative.lower())
     try:
         compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="name regex")
     except InvalidParamsError:

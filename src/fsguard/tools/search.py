@@ -92,7 +92,10 @@ def register(catalog: Catalog) -> None:
     def search_files(
         pattern: Annotated[
             str,
-            Field(description="Content: a regex (RE2). Names: a glob if it has * ? [, else a regex on the name."),
+            Field(
+                description="Content: a regex (RE2). Names: a glob if it has * ? [ (as file_types reads one: "
+                "*.{ts,tsx}, src/**/*.py), else a regex on the name."
+            ),
         ],
         ctx: Context,
         path: Annotated[
