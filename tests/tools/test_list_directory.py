@@ -167,3 +167,28 @@ async def test_a_tree_is_capped_by_the_item_limit(connect: ClientFactory, root: 
     assert (data["total"], data["truncated"]) == (6, True)
     assert [child["name"] for child in data["tree"]["children"]] == ["d00", "d01", "d02"]
     assert "[tree cut at 6 entries (--max-list-items); list a subdirectory to see more]" in text_of(result)
+
+
+async def test_a_link_to_a_denied_file_or_directory_shows_no_size_or_type_of_it(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "private").mkdir()
+    (root / "private" / "keys.txt").write_bytes(b"k" * 600)
+    (root / "shown.txt").write_bytes(b"s" * 7)
+    for name, target in (("to_dir", "private"), ("to_file", "private/keys.txt"), ("to_shown", "shown.txt")):
+        (root / name).symlink_to(target)
+    async with connect(deny=("private/",)) as client:
+        flat = structured(await client.call_tool("list_directory", {"output_format": "json"}))
+        tree = await client.call_tool("list_directory", {"output_format": "tree"})
+        refused = await client.call_tool("get_file_info", {"path": "to_file"})
+    shown = [(e["name"], e["type"], e.get("size"), e["is_symlink"]) for e in flat["entries"]]
+    assert shown == [
+        ("shown.txt", "file", 7, False),
+        ("to_dir", "symlink", None, True),
+        ("to_file", "symlink", None, True),
+        ("to_shown", "file", 7, True),
+    ]
+    assert (flat["total"], flat["denied"]) == (4, 1)
+    assert "600" not in text_of(tree)
+    assert error_code(refused) == "access_denied"
+    assert (root / "private" / "keys.txt").read_bytes() == b"k" * 600

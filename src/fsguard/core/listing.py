@@ -211,12 +211,16 @@ class DirectoryLister:
         return {name[:-1] for name in hidden if name.endswith("/")}, {name for name in hidden if not name.endswith("/")}
 
     def _followed(self, path: Path, fd: int, name: str) -> tuple[EntryType, os.stat_result]:
-        """A symlink's type and stat: its target's when it exists inside the roots, else the link's own."""
+        """A symlink's type and stat: its target's when it exists inside the roots and no deny rule hides it
+        (get_file_info refuses such a target), else the link's own."""
         try:
             with self._beneath.entry(path) as target:
                 found = lstat_at(target)
         except FsguardError:  # dangling, or leading outside the roots
             found = None
+        if found is not None and self._policy.deny.active:
+            shown = Path(os.path.realpath(path))
+            found = None if self._policy.denied_by(shown, is_dir=stat.S_ISDIR(found.st_mode)) else found
         if found is not None:
             return entry_type(found.st_mode), found
         return "symlink", os.stat(name, dir_fd=fd, follow_symlinks=False)
