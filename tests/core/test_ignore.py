@@ -88,6 +88,14 @@ def test_everything_but_directories_and_c_files_keeps_c_files_at_any_depth(root:
     assert walked(root, WalkOptions()) == ["a.c", "src/b.c", "src/deep/c.c"]
 
 
+@pytest.mark.skipif(RG is None, reason="rg is not installed")
+def test_a_line_ripgrep_cannot_read_is_dropped_and_a_posix_class_is_read_as_ripgrep_reads_it(root: Path) -> None:
+    # rg's globs have no [:upper:] (a set of "[:uper" then "]"); "b\\" and "[c-a]" are errors rg drops, line by line
+    lines = "[[:upper:]]*\n[[:digit:]]\nb\\\n[c-a]\n*.log\n"
+    build(root, ["A", "1", "u]", "b\\", "b", "c", "x.log", "[]", "[[]"], {"": lines})
+    assert walked(root, WalkOptions()) == ripgrep_walk(root, WalkOptions()) == ["1", "A", "[[]", "b", "b\\", "c"]
+
+
 def test_a_negation_names_its_own_entry_not_the_entries_below_it() -> None:
     rules = GitignoreFile(["a/*.txt", "!/a"])
     assert rules.decide("a/") is False

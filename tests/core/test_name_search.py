@@ -147,6 +147,16 @@ def test_a_path_glob_spans_a_directory_whose_name_holds_a_line_break(root: Path)
     assert relative(both(root, "*", WalkOptions(globs=("**/*.py",))), root) == ["odd\ndir/c.py"]
 
 
+def test_a_path_glob_with_a_posix_class_or_an_inverted_range_is_read_or_refused_never_a_crash(root: Path) -> None:
+    build(root, ["src/Up", "src/u]", "src/:x"], {})
+    assert relative(both(root, "src/[[:upper:]]*", WalkOptions(), case_sensitive=True), root) == ["src/u]"]
+    for engine in ("ripgrep", "python"):
+        with pytest.raises(InvalidParamsError, match="src/"):
+            search_names(root, "src/[c-a]*", WalkOptions(), engine=engine)
+        with pytest.raises(InvalidParamsError, match="src/"):
+            search_names(root, "*", WalkOptions(globs=("src/[c-a]*",)), engine=engine)
+
+
 def test_hidden_gitignored_and_dependency_names_are_listed_on_request(tree: Path) -> None:
     options = WalkOptions(respect_gitignore=False, include_hidden=True)
     found = both(tree, "*.py", options)

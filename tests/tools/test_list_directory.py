@@ -192,3 +192,14 @@ async def test_a_link_to_a_denied_file_or_directory_shows_no_size_or_type_of_it(
     assert "600" not in text_of(tree)
     assert error_code(refused) == "access_denied"
     assert (root / "private" / "keys.txt").read_bytes() == b"k" * 600
+
+
+async def test_a_gitignore_line_that_is_no_valid_pattern_is_dropped_not_a_failure(client: Client, root: Path) -> None:
+    (root / ".gitignore").write_bytes(b"[[:upper:]]*\nb\\\n[c-a]\n*.log\n")
+    for name in ("A", "b", "c", "x.log", "u]"):
+        (root / name).write_text(name, encoding="utf-8")
+    listed = structured(await client.call_tool("list_directory", {"include_hidden": False}))
+    found = structured(await client.call_tool("search_files", {"pattern": "*"}))
+    assert [entry["name"] for entry in listed["entries"]] == ["A", "b", "c"]
+    assert (listed["ignored"], [Path(file).name for file in found["files"]]) == (2, ["A", "b", "c"])
+    assert (root / "x.log").read_bytes() == b"x.log"
