@@ -215,12 +215,11 @@ class DirectoryLister:
         (get_file_info refuses such a target), else the link's own."""
         try:
             with self._beneath.entry(path) as target:
-                found = lstat_at(target)
+                found, canonical = lstat_at(target), target.path
         except FsguardError:  # dangling, or leading outside the roots
             found = None
-        if found is not None and self._policy.deny.active:
-            shown = Path(os.path.realpath(path))
-            found = None if self._policy.denied_by(shown, is_dir=stat.S_ISDIR(found.st_mode)) else found
+        if found is not None and self._policy.denied_by(canonical, is_dir=stat.S_ISDIR(found.st_mode)):
+            found = None
         if found is not None:
             return entry_type(found.st_mode), found
         return "symlink", os.stat(name, dir_fd=fd, follow_symlinks=False)
