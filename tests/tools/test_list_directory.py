@@ -203,3 +203,19 @@ async def test_a_gitignore_line_that_is_no_valid_pattern_is_dropped_not_a_failur
     assert [entry["name"] for entry in listed["entries"]] == ["A", "b", "c"]
     assert (listed["ignored"], [Path(file).name for file in found["files"]]) == (2, ["A", "b", "c"])
     assert (root / "x.log").read_bytes() == b"x.log"
+
+
+async def test_a_tree_counts_the_hidden_and_gitignored_entries_it_leaves_out_at_every_level(
+    client: Client, root: Path
+) -> None:
+    (root / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    for name in ("a.txt", "a.log", ".env.example", "src/b.py", "src/b.log", "src/.cache.txt", "src/deep/c.log"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name, encoding="utf-8")
+    args = {"output_format": "tree", "max_depth": 3, "include_hidden": False}
+    result = await client.call_tool("list_directory", args)
+    data = structured(result)
+    assert (data["total"], data["hidden"], data["ignored"]) == (4, 3, 3)  # .gitignore is hidden too
+    assert "[3 gitignored not shown (respect_gitignore=false shows them)]" in text_of(result)
+    assert "[3 hidden not shown (include_hidden=true shows them)]" in text_of(result)
+    assert (root / "src" / "deep" / "c.log").read_bytes() == b"src/deep/c.log"
