@@ -475,6 +475,18 @@ async def test_files_skipped_for_size_or_as_binary_are_named_with_the_way_to_inc
     assert (root / "blob.bin").read_bytes() == b"\x00needle\x00"
 
 
+async def test_project_replace_on_one_file_above_the_size_limit_names_it_as_left_alone(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.txt").write_bytes(b"x" * 2000 + b"\nneedle\n")
+    async with connect(max_file_size=1000) as client:
+        replaced = await client.call_tool("project_replace", {"find": "needle", "replace": "pin", "path": "big.txt"})
+    data = structured(replaced)
+    assert (data["files_changed"], data["skipped_too_large"], data["skipped_too_large_paths"]) == (0, 1, ["big.txt"])
+    assert "Left alone, above the server's --max-file-size: big.txt." in text_of(replaced)
+    assert (root / "big.txt").read_bytes() == b"x" * 2000 + b"\nneedle\n"
+
+
 async def test_skipped_files_and_directories_a_deny_rule_hides_are_never_named(
     connect: ClientFactory, root: Path
 ) -> None:

@@ -31,6 +31,7 @@ from fsguard.core.errors import (
     NotDirectoryError,
     NotFoundError,
     RiskBlockedError,
+    TooLargeError,
 )
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.growth import bounded, results_up_to
@@ -142,6 +143,7 @@ class ProjectReplacer:
         skipped: list[str] = []
         large: list[str] = []
         binary: list[Path] = []
+        grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
         files = [base] if base.is_file() else self._candidates(base, request, options, skipped, large)
         # A file a deny rule hides is never read, never changed.
         with Pins(self._safe.beneath) as pins:
@@ -149,7 +151,7 @@ class ProjectReplacer:
                 scanned += 1
                 if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
                     continue
-                plan = self._plan(pins, path, substitute, binary)
+                plan = self._plan(pins, path, substitute, binary, grown)
                 if plan is not None:
                     planned.append(plan)
                     if len(planned) >= request.max_files:
@@ -162,7 +164,9 @@ class ProjectReplacer:
         kept = standing(beneath, base, skipped), standing(beneath, base, large, above=limit)
         if (hide := self._safe.policy.hidden_files()) is not None:  # what a deny rule hides is never named
             kept = hide.shown(kept[0], str(base)), hide.shown(kept[1], str(base))
-        seen = _Seen(tuple(kept[0]), tuple(kept[1]), tuple(_relative(path, base) for path in binary))
+        grown_names = [_relative(path, base) for path in grown]
+        too_large = [*kept[1], *(name for name in grown_names if name not in kept[1])]
+        seen = _Seen(tuple(kept[0]), tuple(too_large), tuple(_relative(path, base) for path in binary))
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
             return ReplaceReport("preview", changes, total, risk, scanned, None, *seen)
@@ -239,11 +243,16 @@ class ProjectReplacer:
             return walk_files(base, options, skipped, large)
         return [Path(hit[0]) for hit in hits]
 
-    def _plan(self, pins: Pins, path: Path, substitute: _Substitute, binary: list[Path]) -> _Plan | None:
+    def _plan(
+        self, pins: Pins, path: Path, substitute: _Substitute, binary: list[Path], large: list[Path]
+    ) -> _Plan | None:
         try:  # a walk lists regular files: one a link took the place of is not followed, not read
             data, _ = read_at(pins.entry(path), self._safe.max_file_size)
+        except TooLargeError:
+            large.append(path)  # never touched, but named
+            return None
         except FsguardError:
-            return None  # vanished, or grew past the limit since the walk: never touched
+            return None  # vanished since the walk: never touched
         try:
             decoded = decode(data, path)
         except FsguardError:  # binary or undecodable: never touched, named if it holds the find text
