@@ -120,6 +120,16 @@ async def test_an_offset_past_the_end_is_refused_with_the_count(client: Client, 
     assert "(4 entries)" in text_of(result)
 
 
+async def test_a_page_at_the_end_says_no_entries_follow_not_that_the_directory_is_empty(
+    client: Client, tree: Path
+) -> None:
+    result = await client.call_tool("list_directory", {"offset": 4})
+    data = structured(result)
+    assert (data["entries"], data["total"], data["truncated"], data.get("next_offset")) == ([], 4, False, None)
+    assert text_of(result) == f"--- | no entries past the first 4 (4 in all) | {tree}"
+    assert sorted(path.name for path in tree.iterdir()) == [".envrc", "a.txt", "b.txt", "src"]
+
+
 async def test_an_offset_past_the_end_of_a_one_entry_directory_says_one_entry(client: Client, root: Path) -> None:
     (root / "only").mkdir()
     (root / "only" / "a.txt").write_bytes(b"a")

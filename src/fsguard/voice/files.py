@@ -105,6 +105,8 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
             lines.append(f"FILE {name} {human_size(entry.get('size', 0))}")
         else:
             lines.append(f"{'LINK' if kind == 'symlink' else 'OTHER'} {name}")  # a dangling or outside link; a device
+    if not result.entries and result.offset:  # a page at the end: "0 dirs, 0 files" read as an empty directory
+        return f"--- | no entries past the first {result.offset} ({result.total} in all) | {shown(result.path)}{more}"
     first, last = result.offset + 1, result.offset + len(result.entries)
     span = (
         f" | entries {first}-{last} of {result.total}" if last >= first and (result.truncated or result.offset) else ""
