@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -94,6 +96,20 @@ def test_a_line_ripgrep_cannot_read_is_dropped_and_a_posix_class_is_read_as_ripg
     lines = "[[:upper:]]*\n[[:digit:]]\nb\\\n[c-a]\n*.log\n"
     build(root, ["A", "1", "u]", "b\\", "b", "c", "x.log", "[]", "[[]"], {"": lines})
     assert walked(root, WalkOptions()) == ripgrep_walk(root, WalkOptions()) == ["1", "A", "[[]", "b", "b\\", "c"]
+
+
+def test_a_gitignore_that_is_a_fifo_is_no_rules_and_never_waited_on(root: Path) -> None:
+    build(root, ["sub/a.txt", "sub/b.log"], {"": "*.log\n"})
+    os.mkfifo(root / "sub" / ".gitignore")
+    found: list[str] = []
+    worker = threading.Thread(target=lambda: found.extend(walked(root, WalkOptions())), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    waiting = worker.is_alive()
+    if waiting:  # let the reader the walk left waiting go: a writer opens the pipe and closes it
+        os.close(os.open(root / "sub" / ".gitignore", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join()
+    assert (waiting, found) == (False, ["sub/a.txt"])
 
 
 def test_a_negation_names_its_own_entry_not_the_entries_below_it() -> None:

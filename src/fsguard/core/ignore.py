@@ -151,12 +151,21 @@ class IgnoreRules:
     def rules(self, directory: Path) -> GitignoreFile | None:
         """The compiled ``.gitignore`` of ``directory``, None if it has none."""
         if directory not in self._files:
-            try:
-                lines = (directory / GITIGNORE).read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                lines = []
+            lines = _gitignore_lines(directory / GITIGNORE)
             self._files[directory] = GitignoreFile(lines) if lines else None
         return self._files[directory]
+
+
+def _gitignore_lines(path: Path) -> list[str]:
+    """The lines of the ``.gitignore`` at ``path``; none unless it is a regular file: a FIFO by that name would be
+    waited on forever, a link to a device read without end."""
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return []
+            return file.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
 
 
 def check_directory(root: Path) -> None:
