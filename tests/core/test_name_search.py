@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -236,6 +237,35 @@ def test_a_failing_ripgrep_falls_back_to_the_python_walk_only_in_auto_mode(
         search_names(tree, "*.py", WalkOptions(), engine="ripgrep")
     monkeypatch.setattr(names_module, "ripgrep_path", lambda: None)
     assert search_names(tree, "*.py", WalkOptions()).engine == "python"
+
+
+def test_a_ripgrep_listing_stops_when_progress_raises_even_one_rg_waits_on_forever(root: Path) -> None:
+    build(root, ["sub/a.txt"], {})
+    os.mkfifo(root / "sub" / ".gitignore")  # rg opens it and waits for a writer
+
+    class Cancelled(Exception):
+        pass
+
+    def cancelled(_files: int) -> None:
+        raise Cancelled
+
+    outcome: list[BaseException] = []
+
+    def search() -> None:
+        try:
+            search_names(root, "*", WalkOptions(), engine="ripgrep", progress=cancelled)
+        except BaseException as exc:  # handed to the test thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=search, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    waiting = worker.is_alive()
+    if waiting:  # let rg go: a writer opens the pipe and closes it
+        os.close(os.open(root / "sub" / ".gitignore", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join()
+    assert (waiting, [type(exc) for exc in outcome]) == (False, [Cancelled])
+    assert relative(search_names(root, "*", WalkOptions(), engine="python"), root) == ["sub/a.txt"]
 
 
 def test_undecodable_names_are_listed_exactly(root: Path) -> None:

@@ -212,6 +212,7 @@ def _found(
             max_results=limit,
             beneath=services.beneath,
             hide=hide,
+            progress=_progress(ctx),
         )
         files = list(names.files)
         skipped += names.skipped
@@ -261,15 +262,6 @@ def _content(
     hide: HiddenFiles | None = None,
     meanwhile: Callable[[], None] | None = None,
 ) -> SearchResult:
-    reported = 0
-
-    def progress(files: int) -> None:
-        nonlocal reported
-        anyio.from_thread.check_cancelled()
-        if files > reported:  # MCP progress must increase
-            reported = files
-            anyio.from_thread.run(ctx.report_progress, files, None)
-
     request = ContentRequest(
         pattern=call.pattern,
         literal=call.literal,
@@ -281,7 +273,7 @@ def _content(
         max_files=limit,
     )
     found = search_content(
-        root, request, options, progress=progress, beneath=services.beneath, hide=hide, meanwhile=meanwhile
+        root, request, options, progress=_progress(ctx), beneath=services.beneath, hide=hide, meanwhile=meanwhile
     )
     kept = len(found.matches) if call.count_only else fitting(found.matches)
     matches = [] if call.count_only else [_match(m) for m in found.matches[:kept]]
@@ -307,6 +299,20 @@ def _content(
         skipped_binary=len(found.binary) or None,
         skipped_binary_paths=[_below(root, file) for file in found.binary[:SAMPLE]] or None,
     )
+
+
+def _progress(ctx: Context) -> Callable[[int], None]:
+    """What a search calls with the files done so far: it reports them and stops the search once cancelled."""
+    reported = 0
+
+    def progress(files: int) -> None:
+        nonlocal reported
+        anyio.from_thread.check_cancelled()
+        if files > reported:  # MCP progress must increase
+            reported = files
+            anyio.from_thread.run(ctx.report_progress, files, None)
+
+    return progress
 
 
 def _below(root: Path, file: str) -> str:
