@@ -475,6 +475,22 @@ async def test_files_skipped_for_size_or_as_binary_are_named_with_the_way_to_inc
     assert (root / "blob.bin").read_bytes() == b"\x00needle\x00"
 
 
+async def test_project_replace_in_a_gitignored_directory_says_so_and_names_the_flag(client: Client, root: Path) -> None:
+    (root / ".gitignore").write_text("generated/\n", encoding="utf-8")
+    (root / "generated").mkdir()
+    (root / "generated" / "a.txt").write_text("needle\n", encoding="utf-8")
+    ignored = await client.call_tool("project_replace", {"find": "needle", "replace": "pin", "path": "generated"})
+    assert (structured(ignored)["files_changed"], structured(ignored)["excluded_by_gitignore"]) == (0, True)
+    assert "excluded by a .gitignore: run it again with respect_gitignore=false to change its files." in text_of(
+        ignored
+    )
+    assert (root / "generated" / "a.txt").read_bytes() == b"needle\n"
+    args = {"find": "needle", "replace": "pin", "path": "generated", "respect_gitignore": False}
+    replaced = structured(await client.call_tool("project_replace", args))
+    assert (replaced["files_changed"], replaced.get("excluded_by_gitignore")) == (1, None)
+    assert (root / "generated" / "a.txt").read_bytes() == b"pin\n"
+
+
 async def test_project_replace_on_one_file_above_the_size_limit_names_it_as_left_alone(
     connect: ClientFactory, root: Path
 ) -> None:

@@ -36,7 +36,7 @@ from fsguard.core.errors import (
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.growth import bounded, results_up_to
 from fsguard.core.hashing import content_hash
-from fsguard.core.ignore import WalkOptions, default_skips, normalise_globs, walk_files
+from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
@@ -81,6 +81,7 @@ class ReplaceReport:
     skipped: tuple[str, ...] = ()  # what the default skips left out, relative to the path (directories end in /)
     too_large: tuple[str, ...] = ()  # files above --max-file-size, relative to the path
     binary: tuple[str, ...] = ()  # binary or undecodable files holding the find text, relative to the path
+    excluded_by_gitignore: bool = False  # nothing planned, the path itself being excluded by a .gitignore
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -167,9 +168,10 @@ class ProjectReplacer:
         grown_names = [_relative(path, base) for path in grown]
         too_large = [*kept[1], *(name for name in grown_names if name not in kept[1])]
         seen = _Seen(tuple(kept[0]), tuple(too_large), tuple(_relative(path, base) for path in binary))
+        ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
-            return ReplaceReport("preview", changes, total, risk, scanned, None, *seen)
+            return ReplaceReport("preview", changes, total, risk, scanned, None, *seen, excluded_by_gitignore=ignored)
         if risk in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not request.force:
             raise RiskBlockedError(
                 f"project_replace would change {len(planned)} file(s), {total} occurrence(s): risk {risk.value}. "
@@ -184,7 +186,9 @@ class ProjectReplacer:
         done, group = self._apply_all(planned, external, progress)
         total = sum(c.replacements for c in done)
         group_id = group.group_id if group else None
-        return ReplaceReport("applied", tuple(done), total, risk, scanned, group_id, *seen)
+        return ReplaceReport(
+            "applied", tuple(done), total, risk, scanned, group_id, *seen, excluded_by_gitignore=ignored
+        )
 
     def _apply_all(
         self, planned: list[_Plan], external: dict[Path, OccVerdict], progress: Progress | None
