@@ -262,6 +262,7 @@ GITIGNORE_PATTERNS = (
     *("#c", "/a/*.log", "*/", "/*", "!/a", "a/*/", "**/b/", "!.h", ".h", "*.TXT", "sp ace", "sp\\ ace", "[!a]"),
     *("a/**/**/c.txt", "/**/e.py", "a/*.txt", " ", "\\#c", "c.txt/", "*.py/", "!*.txt/", "a/*/b", "**/a/**"),
     *("!a/", "/a/b/", "!**/e.py", "e*", "!b/", "a/**/*.log", "!/b/", "**/a/*", "c*/", "[a-c].*", "b/*/"),
+    *("[[:upper:]]*", "[[:alpha:]].txt", "b\\", "[c-a]", "[[]*"),  # ripgrep has no POSIX class; drops invalid lines
 )
 
 

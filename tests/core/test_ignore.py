@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -86,6 +88,28 @@ def test_a_pattern_ending_in_stars_excludes_the_contents_not_the_directory(root:
 def test_everything_but_directories_and_c_files_keeps_c_files_at_any_depth(root: Path) -> None:
     build(root, ["a.c", "a.h", "src/b.c", "src/b.h", "src/deep/c.c"], {"": "*\n!*/\n!*.c\n"})
     assert walked(root, WalkOptions()) == ["a.c", "src/b.c", "src/deep/c.c"]
+
+
+@pytest.mark.skipif(RG is None, reason="rg is not installed")
+def test_a_line_ripgrep_cannot_read_is_dropped_and_a_posix_class_is_read_as_ripgrep_reads_it(root: Path) -> None:
+    # rg's globs have no [:upper:] (a set of "[:uper" then "]"); "b\\" and "[c-a]" are errors rg drops, line by line
+    lines = "[[:upper:]]*\n[[:digit:]]\nb\\\n[c-a]\n*.log\n"
+    build(root, ["A", "1", "u]", "b\\", "b", "c", "x.log", "[]", "[[]"], {"": lines})
+    assert walked(root, WalkOptions()) == ripgrep_walk(root, WalkOptions()) == ["1", "A", "[[]", "b", "b\\", "c"]
+
+
+def test_a_gitignore_that_is_a_fifo_is_no_rules_and_never_waited_on(root: Path) -> None:
+    build(root, ["sub/a.txt", "sub/b.log"], {"": "*.log\n"})
+    os.mkfifo(root / "sub" / ".gitignore")
+    found: list[str] = []
+    worker = threading.Thread(target=lambda: found.extend(walked(root, WalkOptions())), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    waiting = worker.is_alive()
+    if waiting:  # let the reader the walk left waiting go: a writer opens the pipe and closes it
+        os.close(os.open(root / "sub" / ".gitignore", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join()
+    assert (waiting, found) == (False, ["sub/a.txt"])
 
 
 def test_a_negation_names_its_own_entry_not_the_entries_below_it() -> None:

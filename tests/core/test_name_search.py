@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from fsguard.core import names as names_module
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.globs import normalise_globs
 from fsguard.core.ignore import WalkOptions, default_skips
 from fsguard.core.names import NameSearch, search_names
 from fsguard.core.ripgrep import ripgrep_path
@@ -30,6 +32,7 @@ ODD_NAMES = ["é.py", "\u212a.k", "x.\u212a", "\u0130.py", "ab.PY", "c?d.txt", "
 NAME_PATTERNS = (
     *("*.py", "*.PY", "?.py", "??.py", "*.k", "*.txt", "*", "a*", "e.py", "c.txt", "*i*", "*.?", "b[1]", "{c,d}*"),
     *(r"\.py$", "^a", "ü", "a/*", "*/c.txt", "a/", "[ab]*", "(", "K", "i.py", "*.min.*"),
+    *("**/c.txt", "a/**/*.py", "*.{py,txt}", "/a/*", "{a,b}/**", "[[:upper:]]*", "a/[[:alpha:]]*"),
 )
 
 
@@ -124,6 +127,38 @@ def test_a_question_mark_is_one_character_and_case_folds_as_python_lowers(tree: 
     assert relative(both(tree, "*.k", WalkOptions(), case_sensitive=True), tree) == ["\u212a.k"]
 
 
+def test_a_glob_reads_braces_and_paths_as_file_types_globs_do(root: Path) -> None:
+    build(root, ["x", "a/x", "a/b/x", "src/a.py", "src/sub/b.py", "c.py", "d.TXT", "e.md"], {})
+    assert relative(both(root, "**/x", WalkOptions()), root) == ["a/b/x", "a/x", "x"]  # ** spans zero directories
+    assert relative(both(root, "src/*.py", WalkOptions()), root) == ["src/a.py"]  # * stops at /
+    assert relative(both(root, "src/**/*.PY", WalkOptions()), root) == ["src/a.py", "src/sub/b.py"]
+    assert relative(both(root, "*.{py,txt}", WalkOptions()), root) == ["c.py", "d.TXT", "src/a.py", "src/sub/b.py"]
+    assert relative(both(root, "*.{py,txt}", WalkOptions(), case_sensitive=True), root) == [
+        "c.py",
+        "src/a.py",
+        "src/sub/b.py",
+    ]
+    for pattern in ("**/x", "src/*.py", "*.{py,txt}"):  # include globs read them alike
+        as_types = both(root, "*", WalkOptions(globs=normalise_globs(pattern)))
+        assert as_types.files == both(root, pattern, WalkOptions(), case_sensitive=True).files
+
+
+def test_a_path_glob_spans_a_directory_whose_name_holds_a_line_break(root: Path) -> None:
+    build(root, ["odd\ndir/c.py", "odd\ndir/x.txt"], {})
+    assert relative(both(root, "**/*.py", WalkOptions()), root) == ["odd\ndir/c.py"]
+    assert relative(both(root, "*", WalkOptions(globs=("**/*.py",))), root) == ["odd\ndir/c.py"]
+
+
+def test_a_path_glob_with_a_posix_class_or_an_inverted_range_is_read_or_refused_never_a_crash(root: Path) -> None:
+    build(root, ["src/Up", "src/u]", "src/:x"], {})
+    assert relative(both(root, "src/[[:upper:]]*", WalkOptions(), case_sensitive=True), root) == ["src/u]"]
+    for engine in ("ripgrep", "python"):
+        with pytest.raises(InvalidParamsError, match="src/"):
+            search_names(root, "src/[c-a]*", WalkOptions(), engine=engine)
+        with pytest.raises(InvalidParamsError, match="src/"):
+            search_names(root, "*", WalkOptions(globs=("src/[c-a]*",)), engine=engine)
+
+
 def test_hidden_gitignored_and_dependency_names_are_listed_on_request(tree: Path) -> None:
     options = WalkOptions(respect_gitignore=False, include_hidden=True)
     found = both(tree, "*.py", options)
@@ -202,6 +237,35 @@ def test_a_failing_ripgrep_falls_back_to_the_python_walk_only_in_auto_mode(
         search_names(tree, "*.py", WalkOptions(), engine="ripgrep")
     monkeypatch.setattr(names_module, "ripgrep_path", lambda: None)
     assert search_names(tree, "*.py", WalkOptions()).engine == "python"
+
+
+def test_a_ripgrep_listing_stops_when_progress_raises_even_one_rg_waits_on_forever(root: Path) -> None:
+    build(root, ["sub/a.txt"], {})
+    os.mkfifo(root / "sub" / ".gitignore")  # rg opens it and waits for a writer
+
+    class Cancelled(Exception):
+        pass
+
+    def cancelled(_files: int) -> None:
+        raise Cancelled
+
+    outcome: list[BaseException] = []
+
+    def search() -> None:
+        try:
+            search_names(root, "*", WalkOptions(), engine="ripgrep", progress=cancelled)
+        except BaseException as exc:  # handed to the test thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=search, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    waiting = worker.is_alive()
+    if waiting:  # let rg go: a writer opens the pipe and closes it
+        os.close(os.open(root / "sub" / ".gitignore", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join()
+    assert (waiting, [type(exc) for exc in outcome]) == (False, [Cancelled])
+    assert relative(search_names(root, "*", WalkOptions(), engine="python"), root) == ["sub/a.txt"]
 
 
 def test_undecodable_names_are_listed_exactly(root: Path) -> None:

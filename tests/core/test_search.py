@@ -413,6 +413,13 @@ def test_a_nul_byte_anywhere_makes_a_file_binary_and_utf16_is_searched_as_text(r
     ]
 
 
+def test_a_utf16_file_holding_a_nul_character_is_named_binary_by_both_engines(root: Path, engine: str) -> None:
+    (root / "nul16.txt").write_bytes("\ufeffneedle\x00 in utf-16\n".encode("utf-16-le"))
+    (root / "plain16.txt").write_bytes("\ufeffnothing\x00 here\n".encode("utf-16-le"))
+    found = search(root, "needle", engine)
+    assert (found.total_matches, found.binary) == (0, (str(root / "nul16.txt"),))
+
+
 def test_names_with_line_feeds_and_undecodable_bytes_are_reported_exactly(root: Path, engine: str) -> None:
     odd = os.fsdecode(b"odd\nname\xff.txt")
     (root / odd).write_bytes(b"needle\n")

@@ -120,6 +120,16 @@ async def test_an_offset_past_the_end_is_refused_with_the_count(client: Client, 
     assert "(4 entries)" in text_of(result)
 
 
+async def test_a_page_at_the_end_says_no_entries_follow_not_that_the_directory_is_empty(
+    client: Client, tree: Path
+) -> None:
+    result = await client.call_tool("list_directory", {"offset": 4})
+    data = structured(result)
+    assert (data["entries"], data["total"], data["truncated"], data.get("next_offset")) == ([], 4, False, None)
+    assert text_of(result) == f"--- | no entries past the first 4 (4 in all) | {tree}"
+    assert sorted(path.name for path in tree.iterdir()) == [".envrc", "a.txt", "b.txt", "src"]
+
+
 async def test_an_offset_past_the_end_of_a_one_entry_directory_says_one_entry(client: Client, root: Path) -> None:
     (root / "only").mkdir()
     (root / "only" / "a.txt").write_bytes(b"a")
@@ -167,3 +177,55 @@ async def test_a_tree_is_capped_by_the_item_limit(connect: ClientFactory, root: 
     assert (data["total"], data["truncated"]) == (6, True)
     assert [child["name"] for child in data["tree"]["children"]] == ["d00", "d01", "d02"]
     assert "[tree cut at 6 entries (--max-list-items); list a subdirectory to see more]" in text_of(result)
+
+
+async def test_a_link_to_a_denied_file_or_directory_shows_no_size_or_type_of_it(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "private").mkdir()
+    (root / "private" / "keys.txt").write_bytes(b"k" * 600)
+    (root / "shown.txt").write_bytes(b"s" * 7)
+    for name, target in (("to_dir", "private"), ("to_file", "private/keys.txt"), ("to_shown", "shown.txt")):
+        (root / name).symlink_to(target)
+    async with connect(deny=("private/",)) as client:
+        flat = structured(await client.call_tool("list_directory", {"output_format": "json"}))
+        tree = await client.call_tool("list_directory", {"output_format": "tree"})
+        refused = await client.call_tool("get_file_info", {"path": "to_file"})
+    shown = [(e["name"], e["type"], e.get("size"), e["is_symlink"]) for e in flat["entries"]]
+    assert shown == [
+        ("shown.txt", "file", 7, False),
+        ("to_dir", "symlink", None, True),
+        ("to_file", "symlink", None, True),
+        ("to_shown", "file", 7, True),
+    ]
+    assert (flat["total"], flat["denied"]) == (4, 1)
+    assert "600" not in text_of(tree)
+    assert error_code(refused) == "access_denied"
+    assert (root / "private" / "keys.txt").read_bytes() == b"k" * 600
+
+
+async def test_a_gitignore_line_that_is_no_valid_pattern_is_dropped_not_a_failure(client: Client, root: Path) -> None:
+    (root / ".gitignore").write_bytes(b"[[:upper:]]*\nb\\\n[c-a]\n*.log\n")
+    for name in ("A", "b", "c", "x.log", "u]"):
+        (root / name).write_text(name, encoding="utf-8")
+    listed = structured(await client.call_tool("list_directory", {"include_hidden": False}))
+    found = structured(await client.call_tool("search_files", {"pattern": "*"}))
+    assert [entry["name"] for entry in listed["entries"]] == ["A", "b", "c"]
+    assert (listed["ignored"], [Path(file).name for file in found["files"]]) == (2, ["A", "b", "c"])
+    assert (root / "x.log").read_bytes() == b"x.log"
+
+
+async def test_a_tree_counts_the_hidden_and_gitignored_entries_it_leaves_out_at_every_level(
+    client: Client, root: Path
+) -> None:
+    (root / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    for name in ("a.txt", "a.log", ".env.example", "src/b.py", "src/b.log", "src/.cache.txt", "src/deep/c.log"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name, encoding="utf-8")
+    args = {"output_format": "tree", "max_depth": 3, "include_hidden": False}
+    result = await client.call_tool("list_directory", args)
+    data = structured(result)
+    assert (data["total"], data["hidden"], data["ignored"]) == (4, 3, 3)  # .gitignore is hidden too
+    assert "[3 gitignored not shown (respect_gitignore=false shows them)]" in text_of(result)
+    assert "[3 hidden not shown (include_hidden=true shows them)]" in text_of(result)
+    assert (root / "src" / "deep" / "c.log").read_bytes() == b"src/deep/c.log"

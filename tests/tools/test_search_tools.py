@@ -475,6 +475,61 @@ async def test_files_skipped_for_size_or_as_binary_are_named_with_the_way_to_inc
     assert (root / "blob.bin").read_bytes() == b"\x00needle\x00"
 
 
+async def test_project_replace_in_a_gitignored_directory_says_so_and_names_the_flag(client: Client, root: Path) -> None:
+    (root / ".gitignore").write_text("generated/\n", encoding="utf-8")
+    (root / "generated").mkdir()
+    (root / "generated" / "a.txt").write_text("needle\n", encoding="utf-8")
+    ignored = await client.call_tool("project_replace", {"find": "needle", "replace": "pin", "path": "generated"})
+    assert (structured(ignored)["files_changed"], structured(ignored)["excluded_by_gitignore"]) == (0, True)
+    assert "excluded by a .gitignore: run it again with respect_gitignore=false to change its files." in text_of(
+        ignored
+    )
+    assert (root / "generated" / "a.txt").read_bytes() == b"needle\n"
+    args = {"find": "needle", "replace": "pin", "path": "generated", "respect_gitignore": False}
+    replaced = structured(await client.call_tool("project_replace", args))
+    assert (replaced["files_changed"], replaced.get("excluded_by_gitignore")) == (1, None)
+    assert (root / "generated" / "a.txt").read_bytes() == b"pin\n"
+
+
+async def test_project_replace_on_one_file_above_the_size_limit_names_it_as_left_alone(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.txt").write_bytes(b"x" * 2000 + b"\nneedle\n")
+    async with connect(max_file_size=1000) as client:
+        replaced = await client.call_tool("project_replace", {"find": "needle", "replace": "pin", "path": "big.txt"})
+    data = structured(replaced)
+    assert (data["files_changed"], data["skipped_too_large"], data["skipped_too_large_paths"]) == (0, 1, ["big.txt"])
+    assert "Left alone, above the server's --max-file-size: big.txt." in text_of(replaced)
+    assert (root / "big.txt").read_bytes() == b"x" * 2000 + b"\nneedle\n"
+
+
+async def test_skipped_files_and_directories_a_deny_rule_hides_are_never_named(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "private" / "node_modules").mkdir(parents=True)
+    (root / "private" / "node_modules" / "dep.js").write_bytes(b"needle\n")
+    (root / "private" / "big.txt").write_bytes(b"x" * 2000 + b"\nneedle\n")
+    (root / "big.log").write_bytes(b"y" * 2000 + b"\nneedle\n")
+    (root / "small.txt").write_bytes(b"a needle\n")
+    async with connect(max_file_size=1000, deny=("private/",)) as client:
+        answers = [
+            await client.call_tool("search_files", {"pattern": "needle", "include_content": True}),
+            await client.call_tool("search_files", {"pattern": "needle", "count_only": True}),
+            await client.call_tool("search_files", {"pattern": "*"}),
+            await client.call_tool("project_replace", {"find": "needle", "replace": "pin"}),
+        ]
+    for answer in answers:
+        assert "private" not in text_of(answer)
+        assert "private" not in json.dumps(structured(answer))
+    assert [structured(answer).get("skipped_too_large_paths") for answer in answers] == [["big.log"]] * 2 + [
+        None,
+        ["big.log"],
+    ]
+    assert (root / "private" / "big.txt").read_bytes() == b"x" * 2000 + b"\nneedle\n"
+    assert (root / "private" / "node_modules" / "dep.js").read_bytes() == b"needle\n"
+    assert (root / "small.txt").read_bytes() == b"a pin\n"
+
+
 async def test_content_search_names_the_binary_files_whose_bytes_hold_the_pattern(client: Client, root: Path) -> None:
     (root / "notes.txt").write_bytes(b"a needle\n")
     (root / "blob.bin").write_bytes(b"\x00needle\x00")

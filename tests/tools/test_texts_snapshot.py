@@ -1143,13 +1143,15 @@ src/
   app.py (8 B)
 .gitignore (6 B)
 big.bin (2.0 KB)
-notes.md (4 B)\
+notes.md (4 B)
+[1 gitignored not shown (respect_gitignore=false shows them)]\
 """,
             "compact": """\
 ok
 
 ./: .gitignore big.bin(2.0 KB) notes.md
-src/: app.py\
+src/: app.py
+[1 gitignored not shown (respect_gitignore=false shows them)]\
 """,
         }
     )

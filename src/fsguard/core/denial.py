@@ -241,6 +241,13 @@ class HiddenFiles:
 
     def kept(self, names: list[str], under: str) -> list[str]:
         """``names`` (paths relative to the directory ``under``) less those a rule hides, which are counted."""
+        shown = self.shown(names, under)
+        self.count += len(names) - len(shown)
+        return shown
+
+    def shown(self, names: list[str], under: str) -> list[str]:
+        """``names`` (relative to ``under``; a directory ends in ``/``) less those a rule hides, not counted: what a
+        result may name beside its files, such as the skipped ones."""
         lead = under.rstrip("/") + "/"
         if any(prefix != lead and prefix.startswith(lead) for prefix in self._prefixes):  # a root nested below
             relatives = [relative_text(lead + name, self._prefixes) for name in names]
@@ -250,5 +257,4 @@ class HiddenFiles:
             denied = self._rules.denied_among(names, relative_text(lead, self._prefixes))
         if not denied:
             return names
-        self.count += len(denied)
         return [name for name, relative in zip(names, relatives, strict=True) if relative not in denied]

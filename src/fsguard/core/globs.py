@@ -7,6 +7,7 @@ neither :mod:`fnmatch` nor the ``.gitignore`` syntax reads them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
 
@@ -43,6 +44,16 @@ def expand_globs(value: str | Sequence[str] | None) -> tuple[str, ...]:
     for glob in split_globs(value):
         globs += [expanded for expanded in _braces(glob) if expanded not in globs]
     return tuple(globs)
+
+
+def spelled_out(glob: str) -> tuple[str, ...]:
+    """Every spelling of the one glob ``glob`` with its ``{a,b}`` groups chosen one way (a comma outside braces is
+    part of the glob).
+
+    Raises:
+        InvalidParamsError: the braces expand to more than 256 globs.
+    """
+    return tuple(dict.fromkeys(_braces(glob)))
 
 
 def normalise_globs(file_types: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -94,6 +105,31 @@ def _braces(glob: str) -> list[str]:
     return [glob]
 
 
+def gitignore_pattern(line: str) -> tuple[re.Pattern[str], bool] | None:
+    """One line of ``.gitignore`` syntax as pathspec reads it: the regex a path (a directory's ending in ``/``)
+    matches, and whether it excludes (False for a ``!`` negation); None for a blank line or a comment.
+
+    The regex is Python's, which reads ``[[:upper:]]`` as ripgrep does (a set of ``[:uper`` then ``]``); pathspec's
+    own matcher would compile it again in RE2, which reads a POSIX class there and refuses the rest.
+
+    Raises:
+        InvalidParamsError: the line is no valid pattern (a dangling ``\\``, a range such as ``[c-a]``).
+    """
+    import pathspec  # here, not at the top: start-up never pays for it
+
+    try:
+        # Python warns of "[[" (a nested set someday); "[\\[" is the same set without the warning.
+        pattern = pathspec.util.lookup_pattern("gitignore")(_NESTED_SET.sub(r"\1[\\[", line))
+    except (ValueError, re.error) as exc:
+        raise InvalidParamsError(f"invalid glob {line!r}: {exc}. Use globs such as '*.py' or 'src/**/*.ts'.") from exc
+    if not isinstance(pattern, pathspec.RegexPattern) or pattern.include is None or pattern.regex is None:
+        return None
+    return pattern.regex, pattern.include
+
+
+_NESTED_SET = re.compile(r"(?<!\\)((?:\\\\)*)\[\[")  # an unescaped "[[" (after an even run of backslashes)
+
+
 def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
     """A predicate on root-relative POSIX paths: does any of ``globs`` match?
 
@@ -101,15 +137,17 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
         InvalidParamsError: a glob is malformed.
     """
     names = [glob for glob in globs if "/" not in glob]
-    try:
-        import pathspec  # here, not at the top: start-up never pays for it
-
-        paths = pathspec.PathSpec.from_lines("gitignore", [glob for glob in globs if "/" in glob])
-    except (ValueError, TypeError) as exc:
-        raise InvalidParamsError(f"invalid file glob: {exc}. Use globs such as '*.py' or 'src/**/*.ts'.") from exc
+    paths = [found for glob in globs if "/" in glob if (found := gitignore_pattern(glob)) is not None]
 
     def matches(relative: str) -> bool:
         name = relative.rsplit("/", 1)[-1]
-        return any(fnmatchcase(name, glob) for glob in names) or paths.match_file(relative)
+        if any(fnmatchcase(name, glob) for glob in names):
+            return True
+        # pathspec's ".+" and "$" stop at a line break; no glob holds a NUL, and "*" and "?" take one as any other
+        path = relative.replace("\n", "\0")
+        for regex, include in reversed(paths):  # the last glob matching decides, as in a .gitignore
+            if regex.search(path) is not None:
+                return include
+        return False
 
     return matches

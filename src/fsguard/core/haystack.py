@@ -42,15 +42,20 @@ def searched_text(data: bytes) -> bytes | None:
     A UTF-8 BOM is dropped, a UTF-16 one transcodes the file, bytes that are not UTF-8 are read as read_file reads
     them; ``\\r\\n`` becomes ``\\n``.
     """
-    if data.startswith(_UTF8_BOM):
-        text = data[len(_UTF8_BOM) :]
-    elif encoding := _UTF16_BOMS.get(data[:2]):
-        text = data[2:].decode(encoding, "replace").encode()
-    elif is_legacy(data):
-        text = _legacy_text(data).encode()
-    else:
-        text = data
+    text = transcoded(data)
     return None if b"\0" in text else text.replace(b"\r\n", b"\n")
+
+
+def transcoded(data: bytes) -> bytes:
+    """``data`` as UTF-8, as a search reads it (see :func:`searched_text`), NUL and line breaks as they are: the
+    bytes where a binary file's match is looked for, a UTF-16 one's after its BOM transcodes it, as in rg."""
+    if data.startswith(_UTF8_BOM):
+        return data[len(_UTF8_BOM) :]
+    if encoding := _UTF16_BOMS.get(data[:2]):
+        return data[2:].decode(encoding, "replace").encode()
+    if is_legacy(data):
+        return _legacy_text(data).encode()
+    return data
 
 
 def is_legacy(data: bytes) -> bool:

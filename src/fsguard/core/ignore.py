@@ -22,8 +22,8 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.errors import NotDirectoryError, NotFoundError
-from fsguard.core.globs import glob_matcher
+from fsguard.core.errors import InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.globs import gitignore_pattern, glob_matcher
 from fsguard.core.globs import normalise_globs as normalise_globs  # where callers have imported it from
 from fsguard.core.nesting import Below, flattened
 from fsguard.core.oserrors import from_os_error
@@ -66,15 +66,16 @@ class GitignoreFile:
     """
 
     def __init__(self, lines: list[str]) -> None:
-        """Compile ``lines`` (the file's text, one pattern or comment per line)."""
-        import pathspec  # here, not at the top: start-up never pays for it
-
-        spec = pathspec.PathSpec.from_lines("gitignore", (_git_wildmatch(_bytewise(line)) for line in lines))
-        self._rules: list[tuple[Callable[[str], bool], bool]] = [
-            (_entry_matcher(pattern.regex), pattern.include)
-            for pattern in spec.patterns
-            if isinstance(pattern, pathspec.RegexPattern) and pattern.include is not None and pattern.regex
-        ]
+        """Compile ``lines`` (the file's text, one pattern or comment per line); a line that is no valid pattern
+        is dropped, the others stand, as in ripgrep."""
+        self._rules: list[tuple[Callable[[str], bool], bool]] = []
+        for line in lines:
+            try:
+                found = gitignore_pattern(_git_wildmatch(_bytewise(line)))
+            except InvalidParamsError:
+                continue
+            if found is not None:
+                self._rules.append((_entry_matcher(found[0]), found[1]))
 
     def decide(self, relative: str) -> bool | None:
         """True if the last pattern naming ``relative`` (a directory ends in ``/``) excludes it, False if it
@@ -150,12 +151,21 @@ class IgnoreRules:
     def rules(self, directory: Path) -> GitignoreFile | None:
         """The compiled ``.gitignore`` of ``directory``, None if it has none."""
         if directory not in self._files:
-            try:
-                lines = (directory / GITIGNORE).read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                lines = []
+            lines = _gitignore_lines(directory / GITIGNORE)
             self._files[directory] = GitignoreFile(lines) if lines else None
         return self._files[directory]
+
+
+def _gitignore_lines(path: Path) -> list[str]:
+    """The lines of the ``.gitignore`` at ``path``; none unless it is a regular file: a FIFO by that name would be
+    waited on forever, a link to a device read without end."""
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return []
+            return file.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
 
 
 def check_directory(root: Path) -> None:

@@ -142,9 +142,10 @@ class DirectoryLister:
     def tree(
         self, user_path: str, *, include_hidden: bool, max_depth: int, respect_gitignore: bool = False
     ) -> ListDirectoryResult:
-        """The directory as a tree down to ``max_depth`` levels; symlinked directories are not entered."""
+        """The directory as a tree down to ``max_depth`` levels; symlinked directories are not entered. The
+        denied, hidden and ignored counts add up what every directory the tree visited left out."""
         path = self._policy.resolve(user_path)
-        budget = [self._max_items, 0]  # entries still allowed, entries a deny rule hid
+        budget = [self._max_items, 0, 0, 0]  # entries still allowed; left out: denied, hidden, ignored
         rules = self._rules(path) if respect_gitignore else None
         with self._session.watching(path):
             children = self._subtree(path, include_hidden, max_depth, budget, rules)
@@ -156,6 +157,8 @@ class DirectoryLister:
             total=self._max_items - max(budget[0], 0),
             truncated=budget[0] < 0,
             denied=budget[1],
+            hidden=budget[2],
+            ignored=budget[3],
             tree=root,
         )
 
@@ -211,11 +214,14 @@ class DirectoryLister:
         return {name[:-1] for name in hidden if name.endswith("/")}, {name for name in hidden if not name.endswith("/")}
 
     def _followed(self, path: Path, fd: int, name: str) -> tuple[EntryType, os.stat_result]:
-        """A symlink's type and stat: its target's when it exists inside the roots, else the link's own."""
+        """A symlink's type and stat: its target's when it exists inside the roots and no deny rule hides it
+        (get_file_info refuses such a target), else the link's own."""
         try:
             with self._beneath.entry(path) as target:
-                found = lstat_at(target)
+                found, canonical = lstat_at(target), target.path
         except FsguardError:  # dangling, or leading outside the roots
+            found = None
+        if found is not None and self._policy.denied_by(canonical, is_dir=stat.S_ISDIR(found.st_mode)):
             found = None
         if found is not None:
             return entry_type(found.st_mode), found
@@ -256,6 +262,8 @@ class DirectoryLister:
         with self._opened(directory) as fd:
             scan = self._scan(directory, fd, include_hidden, self._matcher(rules, directory))
             budget[1] += scan.denied
+            budget[2] += scan.hidden
+            budget[3] += scan.ignored
             split = len(scan.directories)
             for index, name in enumerate(scan.names(0, max(budget[0], 0) + 1)):  # one past: it marks the cut
                 budget[0] -= 1

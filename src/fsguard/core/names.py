@@ -26,7 +26,6 @@ import sys
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from itertools import groupby
 from pathlib import Path
 from typing import Any, Literal
@@ -34,7 +33,7 @@ from typing import Any, Literal
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.globs import glob_matcher
+from fsguard.core.globs import glob_matcher, spelled_out
 from fsguard.core.ignore import (
     DEPENDENCY_DIRS,
     VCS_DIRS,
@@ -46,7 +45,7 @@ from fsguard.core.ignore import (
 )
 from fsguard.core.patterns import compile_re2, re2_text
 from fsguard.core.provenance import Provenance, standing
-from fsguard.core.rgprocess import RipgrepFailed, run_spooled
+from fsguard.core.rgprocess import Progress, RipgrepFailed, run_spooled
 from fsguard.core.ripgrep import only_below, pinned, ripgrep_path, simple_name_glob, walk_flags, walk_key
 
 __all__ = ["NameSearch", "name_matcher", "search_names"]
@@ -81,13 +80,15 @@ def search_names(
     engine: Engine = "auto",
     beneath: Beneath | None = None,
     hide: HiddenFiles | None = None,
+    progress: Progress | None = None,
 ) -> NameSearch:
     """The files under ``root`` whose name matches ``pattern`` (see :func:`name_matcher`), in walk order.
 
     ``engine="auto"`` lists with ripgrep when it is installed and falls back to the Python walk if it fails. With
     ``beneath``, rg starts in the directory reached by the pinned walk, and every name and default skip returned (and
     counted) is one the pinned walk confirms (see :mod:`fsguard.core.provenance`). ``hide`` (absolute path -> True)
-    drops names a deny rule hides.
+    drops names a deny rule hides. ``progress`` gets the number of files rg listed so far, every 0.1 s, and may
+    raise to stop rg: a cancelled search (rg waits forever on a FIFO named ``.gitignore``).
 
     Raises:
         InvalidParamsError: the pattern is empty, an invalid regex with ``regex``, or a glob is malformed.
@@ -108,7 +109,7 @@ def search_names(
         if engine != "python" and rg is not None:
             prefilter = _prefilter(pattern, regex, case_sensitive)
             try:
-                found, skipped = _ripgrep_names(rg, root, options, matches, prefilter, beneath)
+                found, skipped = _ripgrep_names(rg, root, options, matches, prefilter, beneath, progress)
             except RipgrepFailed as exc:
                 if engine == "ripgrep":
                     raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
@@ -145,9 +146,11 @@ def _standing(names: list[str], prefix: str, provenance: Provenance, *, listed: 
 
 def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> Callable[[str], bool]:
     """Whether a file matches ``pattern``, asked of its path relative to the searched directory: a glob if the
-    pattern holds ``* ? [`` (matched whole), else an RE2 regex searched in the name (an invalid one is plain text to
-    find in it); ``regex`` True or False forces one reading. The name is the last component, unless the pattern
-    holds ``/``: then it is the whole relative path.
+    pattern holds ``* ? [`` (matched whole, read as an include glob of ``file_types`` is: ``{a,b}`` alternatives,
+    and with a ``/`` a path glob where ``*`` stops at ``/`` and ``**/`` spans any number of directories, none too),
+    else an RE2 regex searched in the name (an invalid one is plain text to find in it); ``regex`` True or False
+    forces one reading. The name is the last component, unless the pattern holds ``/``: then it is the whole
+    relative path.
 
     Raises:
         InvalidParamsError: the pattern is empty, or an invalid regex with ``regex=True``.
@@ -160,10 +163,11 @@ def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> C
         return relative if whole else relative[relative.rfind("/") + 1 :]
 
     if regex is False or (regex is None and _GLOB_CHARS & set(pattern)):
+        globs = spelled_out(pattern)
         if case_sensitive:
-            return lambda relative: fnmatchcase(key(relative), pattern)
-        glob = pattern.lower()
-        return lambda relative: fnmatchcase(key(relative).lower(), glob)
+            return glob_matcher(globs)
+        lowered = glob_matcher(tuple(glob.lower() for glob in globs))
+        return lambda relative: lowered(relative.lower())
     try:
         compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="name regex")
     except InvalidParamsError:
@@ -208,6 +212,7 @@ def _ripgrep_names(
     matches: Callable[[str], bool],
     prefilter: tuple[str, bool] | None,
     beneath: Beneath | None,
+    progress: Progress | None = None,
 ) -> tuple[list[str], list[str]]:
     """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips.
 
@@ -241,7 +246,7 @@ def _ripgrep_names(
         flags += ["--type-add", f"fsguardname:{glob}", "--type", "fsguardname"]
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         command = [str(rg), "--no-config", *flags, *narrowing, "--files", "--null", "--", "./"]
-        output = run_spooled(command, cwd, None, None if first and known is None else scan)
+        output = run_spooled(command, cwd, progress, None if first and known is None else scan)
     if first:
         _remember(str(root), options, bool(skipped))
     listed = _walk_ordered(output, lead)

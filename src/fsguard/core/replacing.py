@@ -31,11 +31,12 @@ from fsguard.core.errors import (
     NotDirectoryError,
     NotFoundError,
     RiskBlockedError,
+    TooLargeError,
 )
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.growth import bounded, results_up_to
 from fsguard.core.hashing import content_hash
-from fsguard.core.ignore import WalkOptions, default_skips, normalise_globs, walk_files
+from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
@@ -80,6 +81,7 @@ class ReplaceReport:
     skipped: tuple[str, ...] = ()  # what the default skips left out, relative to the path (directories end in /)
     too_large: tuple[str, ...] = ()  # files above --max-file-size, relative to the path
     binary: tuple[str, ...] = ()  # binary or undecodable files holding the find text, relative to the path
+    excluded_by_gitignore: bool = False  # nothing planned, the path itself being excluded by a .gitignore
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,6 +144,7 @@ class ProjectReplacer:
         skipped: list[str] = []
         large: list[str] = []
         binary: list[Path] = []
+        grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
         files = [base] if base.is_file() else self._candidates(base, request, options, skipped, large)
         # A file a deny rule hides is never read, never changed.
         with Pins(self._safe.beneath) as pins:
@@ -149,7 +152,7 @@ class ProjectReplacer:
                 scanned += 1
                 if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
                     continue
-                plan = self._plan(pins, path, substitute, binary)
+                plan = self._plan(pins, path, substitute, binary, grown)
                 if plan is not None:
                     planned.append(plan)
                     if len(planned) >= request.max_files:
@@ -160,10 +163,15 @@ class ProjectReplacer:
         # The walk found the skips by name: only those the pinned walk finds too are reported.
         beneath, limit = self._safe.beneath, self._safe.max_file_size
         kept = standing(beneath, base, skipped), standing(beneath, base, large, above=limit)
-        seen = _Seen(tuple(kept[0]), tuple(kept[1]), tuple(_relative(path, base) for path in binary))
+        if (hide := self._safe.policy.hidden_files()) is not None:  # what a deny rule hides is never named
+            kept = hide.shown(kept[0], str(base)), hide.shown(kept[1], str(base))
+        grown_names = [_relative(path, base) for path in grown]
+        too_large = [*kept[1], *(name for name in grown_names if name not in kept[1])]
+        seen = _Seen(tuple(kept[0]), tuple(too_large), tuple(_relative(path, base) for path in binary))
+        ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
-            return ReplaceReport("preview", changes, total, risk, scanned, None, *seen)
+            return ReplaceReport("preview", changes, total, risk, scanned, None, *seen, excluded_by_gitignore=ignored)
         if risk in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not request.force:
             raise RiskBlockedError(
                 f"project_replace would change {len(planned)} file(s), {total} occurrence(s): risk {risk.value}. "
@@ -178,7 +186,9 @@ class ProjectReplacer:
         done, group = self._apply_all(planned, external, progress)
         total = sum(c.replacements for c in done)
         group_id = group.group_id if group else None
-        return ReplaceReport("applied", tuple(done), total, risk, scanned, group_id, *seen)
+        return ReplaceReport(
+            "applied", tuple(done), total, risk, scanned, group_id, *seen, excluded_by_gitignore=ignored
+        )
 
     def _apply_all(
         self, planned: list[_Plan], external: dict[Path, OccVerdict], progress: Progress | None
@@ -237,11 +247,16 @@ class ProjectReplacer:
             return walk_files(base, options, skipped, large)
         return [Path(hit[0]) for hit in hits]
 
-    def _plan(self, pins: Pins, path: Path, substitute: _Substitute, binary: list[Path]) -> _Plan | None:
+    def _plan(
+        self, pins: Pins, path: Path, substitute: _Substitute, binary: list[Path], large: list[Path]
+    ) -> _Plan | None:
         try:  # a walk lists regular files: one a link took the place of is not followed, not read
             data, _ = read_at(pins.entry(path), self._safe.max_file_size)
+        except TooLargeError:
+            large.append(path)  # never touched, but named
+            return None
         except FsguardError:
-            return None  # vanished, or grew past the limit since the walk: never touched
+            return None  # vanished since the walk: never touched
         try:
             decoded = decode(data, path)
         except FsguardError:  # binary or undecodable: never touched, named if it holds the find text

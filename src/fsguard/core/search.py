@@ -34,7 +34,7 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.errors import FsguardError, NotDirectoryError, NotFoundError, TooLargeError
-from fsguard.core.haystack import Hit, matching_lines, searched_text
+from fsguard.core.haystack import Hit, matching_lines, searched_text, transcoded
 from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
 from fsguard.core.names import NameSearch, name_matcher, search_names
 from fsguard.core.oserrors import from_os_error
@@ -342,7 +342,8 @@ def _python_hits(
             continue  # vanished or unreadable since the walk: skipped, as ripgrep does
         text = searched_text(data)
         if text is None:
-            if binary is not None and matching_lines(query, data.replace(b"\0", b"\n"))[0]:  # as rg --binary reads
+            # as rg --binary reads it: a NUL is a line break
+            if binary is not None and matching_lines(query, transcoded(data).replace(b"\0", b"\n"))[0]:
                 binary.append(str(path))
             continue
         found, lines = matching_lines(query, text)

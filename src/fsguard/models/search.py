@@ -110,5 +110,9 @@ class ProjectReplaceResult(Result):
     skipped_too_large_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     skipped_binary: int | None = Field(None, description="Files left alone as binary (a NUL byte) or undecodable.")
     skipped_binary_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
+    excluded_by_gitignore: bool | None = Field(
+        None,
+        description="True when path itself is gitignored: nothing under it changes unless respect_gitignore=false.",
+    )
     note: str | None = Field(None, description="How a seed flag was honoured (create_backup=false).")
     message: str = Field(description="Same text as the text block.")

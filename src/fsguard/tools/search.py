@@ -92,7 +92,10 @@ def register(catalog: Catalog) -> None:
     def search_files(
         pattern: Annotated[
             str,
-            Field(description="Content: a regex (RE2). Names: a glob if it has * ? [, else a regex on the name."),
+            Field(
+                description="Content: a regex (RE2). Names: a glob if it has * ? [ (as file_types reads one: "
+                "*.{ts,tsx}, src/**/*.py), else a regex on the name."
+            ),
         ],
         ctx: Context,
         path: Annotated[
@@ -209,6 +212,7 @@ def _found(
             max_results=limit,
             beneath=services.beneath,
             hide=hide,
+            progress=_progress(ctx),
         )
         files = list(names.files)
         skipped += names.skipped
@@ -229,13 +233,18 @@ def _found(
 
         result = _content(services, ctx, call, root, options, limit, hide, None if is_file else scan)
         skipped[:] = standing(services.beneath, root, skipped)
-        if large := standing(services.beneath, root, large, above=options.max_file_size):
+        large = standing(services.beneath, root, large, above=options.max_file_size)
+        if hide is not None:  # a file a deny rule hides is never named, skipped or not
+            large = hide.shown(large, str(root))
+        if large:
             update = {"skipped_too_large": len(large), "skipped_too_large_paths": large[:SAMPLE]}
             result = result.model_copy(update=update)
     if is_file:
         return result
     if result.total_matches == 0 and excluded_by_gitignore(root, options):
         result = result.model_copy(update={"excluded_by_gitignore": True})
+    if skipped and hide is not None:  # a skipped directory or file a deny rule hides is never named
+        skipped = hide.shown(skipped, str(root))
     if skipped:
         result = result.model_copy(update={"default_skipped": len(skipped), "default_skipped_paths": skipped[:SAMPLE]})
     if hide is not None and hide.count:
@@ -253,15 +262,6 @@ def _content(
     hide: HiddenFiles | None = None,
     meanwhile: Callable[[], None] | None = None,
 ) -> SearchResult:
-    reported = 0
-
-    def progress(files: int) -> None:
-        nonlocal reported
-        anyio.from_thread.check_cancelled()
-        if files > reported:  # MCP progress must increase
-            reported = files
-            anyio.from_thread.run(ctx.report_progress, files, None)
-
     request = ContentRequest(
         pattern=call.pattern,
         literal=call.literal,
@@ -273,7 +273,7 @@ def _content(
         max_files=limit,
     )
     found = search_content(
-        root, request, options, progress=progress, beneath=services.beneath, hide=hide, meanwhile=meanwhile
+        root, request, options, progress=_progress(ctx), beneath=services.beneath, hide=hide, meanwhile=meanwhile
     )
     kept = len(found.matches) if call.count_only else fitting(found.matches)
     matches = [] if call.count_only else [_match(m) for m in found.matches[:kept]]
@@ -299,6 +299,20 @@ def _content(
         skipped_binary=len(found.binary) or None,
         skipped_binary_paths=[_below(root, file) for file in found.binary[:SAMPLE]] or None,
     )
+
+
+def _progress(ctx: Context) -> Callable[[int], None]:
+    """What a search calls with the files done so far: it reports them and stops the search once cancelled."""
+    reported = 0
+
+    def progress(files: int) -> None:
+        nonlocal reported
+        anyio.from_thread.check_cancelled()
+        if files > reported:  # MCP progress must increase
+            reported = files
+            anyio.from_thread.run(ctx.report_progress, files, None)
+
+    return progress
 
 
 def _below(root: Path, file: str) -> str:

@@ -81,16 +81,10 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
             _tree_lines(result.tree.children or [], "", lines)
         if result.truncated:
             lines.append(f"[tree cut at {result.total} entries (--max-list-items); list a subdirectory to see more]")
-        if result.denied:
-            lines.append(f"[{result.denied} hidden by deny rules]")
+        lines += [f"[{note}]" for note in _left_out(result)]
         return "\n".join(lines)
     more = f" | more: offset={result.next_offset}" if result.next_offset is not None else ""
-    if result.ignored:
-        more += f" | {result.ignored} gitignored not shown (respect_gitignore=false shows them)"
-    if result.hidden:
-        more += f" | {result.hidden} hidden not shown (include_hidden=true shows them)"
-    if result.denied:
-        more += f" | {result.denied} hidden by deny rules"
+    more += "".join(f" | {note}" for note in _left_out(result))
     if compact:
         names = " ".join(
             e["name"] + "/"
@@ -111,12 +105,26 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
             lines.append(f"FILE {name} {human_size(entry.get('size', 0))}")
         else:
             lines.append(f"{'LINK' if kind == 'symlink' else 'OTHER'} {name}")  # a dangling or outside link; a device
+    if not result.entries and result.offset:  # a page at the end: "0 dirs, 0 files" read as an empty directory
+        return f"--- | no entries past the first {result.offset} ({result.total} in all) | {shown(result.path)}{more}"
     first, last = result.offset + 1, result.offset + len(result.entries)
     span = (
         f" | entries {first}-{last} of {result.total}" if last >= first and (result.truncated or result.offset) else ""
     )
     lines.append(f"--- | {counted(dirs, 'dir')}, {counted(files, 'file')} | {shown(result.path)}{span}{more}")
     return "\n".join(lines)
+
+
+def _left_out(result: ListDirectoryResult) -> list[str]:
+    """What the listing left out and how to see it, one note per reason."""
+    notes = []
+    if result.ignored:
+        notes.append(f"{result.ignored} gitignored not shown (respect_gitignore=false shows them)")
+    if result.hidden:
+        notes.append(f"{result.hidden} hidden not shown (include_hidden=true shows them)")
+    if result.denied:
+        notes.append(f"{result.denied} hidden by deny rules")
+    return notes
 
 
 def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str]) -> None:

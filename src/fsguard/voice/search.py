@@ -147,6 +147,8 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
     elif result.files_changed:
         hint = '\nEach file was backed up: undo one with backup(action="undo_last", file_path=...).'
     note = f"\n{result.note}" if result.note else ""
+    if result.excluded_by_gitignore:
+        note += "\nThe path is excluded by a .gitignore: run it again with respect_gitignore=false to change its files."
     if changed := [shown(f.path) for f in result.files if f.external_change]:
         more = f" and {len(changed) - SHOWN} more" if len(changed) > SHOWN else ""
         listed = ", ".join(changed[:SHOWN])
