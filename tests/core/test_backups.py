@@ -222,3 +222,32 @@ def test_a_compaction_the_disk_cannot_hold_leaves_the_backup_made_the_journal_wh
     lines = journal_of(tmp_path).read_bytes().count(b'{"e":')
     store.snapshot(path, b"v40", 0o644, operation="edit", after_hash=None)
     assert journal_of(tmp_path).read_bytes().count(b'{"e":') < lines
+
+
+def test_a_record_appended_while_another_instance_reads_the_journal_is_never_cut_off_by_its_next_backup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reader (backup list, undo_chain) reads a journal without its lock; another process appends a backup after
+    # the reader reached the end and before it takes the file's stat. The reader's replay ends before that record
+    # while the stat already counts it: remembered so, the next append takes the record for a torn tail to cut off.
+    path = Path("/r/f.txt")
+    reader, other = store_at(tmp_path), store_at(tmp_path)
+    reader.snapshot(path, b"v0\n", 0o644, operation="edit", after_hash=None)
+    appended: list[Any] = []
+    real_read = journal.read_journal
+
+    def append_after_the_end(handle: Any) -> journal.Replay:
+        replay = real_read(handle)
+        if not appended:
+            appended.append(None)  # the other instance's own reads go on as usual
+            appended[0] = other.snapshot(path, b"v1\n", 0o644, operation="edit", after_hash=None)
+        return replay
+
+    monkeypatch.setattr("fsguard.core.backups.read_journal", append_after_the_end)
+    reader._forget(journal_of(tmp_path).stem)  # as a reader that has not seen this journal lately
+    reader.chain(path)
+    monkeypatch.undo()
+    reader.snapshot(path, b"v2\n", 0o644, operation="edit", after_hash=None)
+    fresh = store_at(tmp_path)
+    assert [fresh.read_blob(r) for r in fresh.chain(path)] == [b"v2\n", b"v1\n", b"v0\n"]
+    assert fresh.get(appended[0].backup_id) == appended[0]
