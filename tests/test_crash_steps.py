@@ -7,6 +7,7 @@ it; then rename the temp over the file and fsync the directory. The crash test r
 that SIGKILLs itself just before its Nth call of those (a patched ``os`` function counting the calls of both
 threads). As the threads interleave, call N is not always the same step: the child reports each step it finished,
 and the parent checks the disk against that report, then undoes with a fresh engine as the next server would.
+A project_replace killed before any of its renames leaves the files before it new, the rest old, each undoable.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from mcp import Client
 
 from fsguard.config import Settings
 from fsguard.core.errors import NothingToUndoError
+from fsguard.core.replacing import ReplaceRequest
 from fsguard.services import Services
 from tests.conftest import ClientFactory, structured
 
@@ -205,3 +207,69 @@ async def test_project_replace_fsyncs_each_directory_once_not_once_per_file(
     assert len(fsyncs) == 14
     for name in names:
         assert (root / name).read_text(encoding="utf-8") == f"{name}: NewName here\n"
+
+
+FILES = ["a/1.txt", "a/2.txt", "b/3.txt", "b/4.txt"]
+
+# The child: one project_replace over FILES, dying by SIGKILL just before its rename numbered ``kill_at`` (one per
+# file, in path order, then the change group's record); each rename it finished is written to stderr.
+REPLACE_CHILD = textwrap.dedent(
+    """
+    import itertools, os, signal, sys
+    from pathlib import Path
+    from fsguard.config import Settings
+    from fsguard.core.replacing import ReplaceRequest
+    from fsguard.services import Services
+
+    root, state, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    services = Services.create(Settings(roots=(root,), state_dir=state))
+    calls, real = itertools.count(1), os.rename
+
+    def rename(*args, **kwargs):
+        if next(calls) == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        real(*args, **kwargs)
+        os.write(2, b"renamed\\n")
+
+    os.rename = rename
+    services.replacer.run(ReplaceRequest(path=str(root), find="beta", replace="BETA", force=True))
+    """
+)
+
+
+@pytest.mark.parametrize("kill_at", range(1, len(FILES) + 3), ids=[*(f"rename {n}" for n in range(1, 6)), "none"])
+def test_a_kill_during_a_project_replace_leaves_each_file_old_or_new_in_path_order_and_each_undoable(
+    tmp_path: Path, kill_at: int
+) -> None:
+    root, state = tmp_path / "root", tmp_path / "state"
+    for name in FILES:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(OLD)
+    done = subprocess.run(
+        [sys.executable, "-c", REPLACE_CHILD, str(root), str(state), str(kill_at)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == (0 if kill_at > len(FILES) + 1 else -signal.SIGKILL), done.stderr
+    renamed = min(done.stderr.count("renamed\n"), len(FILES))
+    assert [(root / name).read_bytes() for name in FILES] == [NEW] * renamed + [OLD] * (len(FILES) - renamed)
+
+    services = Services.create(Settings(roots=(root,), state_dir=state))  # the next server, on what was left
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == FILES  # no temp left
+    for name in FILES:
+        try:
+            report = services.restorer.undo_last(str(root / name))
+        except NothingToUndoError:
+            assert name not in FILES[:renamed]
+        else:
+            assert report.already_there == (name not in FILES[:renamed])
+    assert [(root / name).read_bytes() for name in FILES] == [OLD] * len(FILES)
+    # The stores are whole: a replace run again changes every file, and its group takes them all back.
+    again = services.replacer.run(ReplaceRequest(path=str(root), find="beta", replace="BETA", force=True))
+    assert [(root / name).read_bytes() for name in FILES] == [NEW] * len(FILES)
+    assert again.group_id is not None
+    services.reverter.restore(services.groups.get(again.group_id), services.groups)
+    assert [(root / name).read_bytes() for name in FILES] == [OLD] * len(FILES)
