@@ -388,3 +388,23 @@ async def test_occurrence_with_replace_all_is_refused_naming_both(client: Client
         assert "replace_all" in text_of(result)
     assert (root / "x.txt").read_bytes() == b"x x x\n"
     assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_an_expected_hash_a_stale_read_cache_handed_out_is_refused_and_the_unseen_bytes_stay(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A file system whose stat does not show a rewrite of the same size (two writes in one coarse tick): the read
+    # cache then hands out the old bytes' hash. An edit hashes the bytes it holds under the lock, never the cache.
+    monkeypatch.setattr("fsguard.core.hashing._identity", lambda stat: (stat.st_dev, stat.st_ino, stat.st_size))
+    monkeypatch.setattr("fsguard.core.remembered.RACY_WINDOW_NS", -(1 << 62))
+    target = root / "f.txt"
+    target.write_bytes(b"alpha\nbeta\n")
+    seen = structured(await client.call_tool("read_file", {"path": "f.txt"}))["content_hash"]
+    with target.open("r+b") as handle:  # in place: same inode, same size
+        handle.write(b"ALPHA")
+    stale = structured(await client.call_tool("read_file", {"path": "f.txt"}))
+    assert stale["content_hash"] == seen  # the cache was fooled, as such a file system would fool it
+    edit = {"path": "f.txt", "old_text": "beta", "new_text": "gamma", "expected_hash": seen}
+    result = await client.call_tool("edit_file", edit)
+    assert error_code(result) == "stale_edit", text_of(result)
+    assert target.read_bytes() == b"ALPHA\nbeta\n"
