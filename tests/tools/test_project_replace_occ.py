@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
+from fsguard.config import Settings
+from fsguard.core.replacing import ProjectReplacer
+from fsguard.services import Services
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -108,3 +112,43 @@ async def test_a_refused_replace_leaves_the_stale_read_hint_of_the_files_it_did_
         edited = structured(await client.call_tool("edit_file", {"path": "b.txt", "old_text": "one", "new_text": "2"}))
     assert "STALE_READ" in edited["feedback"]
     assert (root / "b.txt").read_bytes() == b"2\n"
+
+
+@pytest.mark.parametrize("by", ["another fsguard", "a plain write"])
+async def test_a_file_changed_between_the_plan_and_its_rewrite_is_left_as_the_other_writer_made_it(
+    client: Client, root: Path, state_dir: Path, monkeypatch: pytest.MonkeyPatch, by: str
+) -> None:
+    # ripgrep names the candidates and each is read for the plan before any is written; another process's edit of
+    # b.txt lands after b.txt was planned, while a.txt is being rewritten. Acknowledged, it must survive the replace.
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_bytes(b"one\n")
+    other = Services.create(Settings(roots=(root,), state_dir=state_dir))  # shares the state dir, as a second server
+    real_apply = ProjectReplacer._apply
+
+    def apply_after_an_edit_of_b(self: ProjectReplacer, plan: Any, verdict: Any) -> Any:
+        if plan.path.name == "b.txt":
+            if by == "another fsguard":
+                other.writer.write(str(root / "b.txt"), "one, edited elsewhere\n")
+            else:
+                (root / "b.txt").write_bytes(b"one, edited elsewhere\n")
+        return real_apply(self, plan, verdict)
+
+    monkeypatch.setattr(ProjectReplacer, "_apply", apply_after_an_edit_of_b)
+    result = structured(await client.call_tool("project_replace", {"find": "one", "replace": "1"}))
+    assert [(root / name).read_bytes() for name in ("a.txt", "b.txt", "c.txt")] == [
+        b"1\n",
+        b"one, edited elsewhere\n",
+        b"1\n",
+    ]
+    assert result["files_changed"] == 2
+    [b_file] = [f for f in result["files"] if f["path"].endswith("b.txt")]
+    assert "changed on disk" in b_file["skipped"]
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": result["backup_id"]}))
+    assert [(root / name).read_bytes() for name in ("a.txt", "b.txt", "c.txt")] == [
+        b"one\n",
+        b"one, edited elsewhere\n",
+        b"one\n",
+    ]
+    if by == "another fsguard":  # its own undo is whole: the replace left no step in b.txt's chain
+        structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "b.txt"}))
+        assert (root / "b.txt").read_bytes() == b"one\n"
