@@ -152,3 +152,34 @@ async def test_a_file_changed_between_the_plan_and_its_rewrite_is_left_as_the_ot
     if by == "another fsguard":  # its own undo is whole: the replace left no step in b.txt's chain
         structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "b.txt"}))
         assert (root / "b.txt").read_bytes() == b"one\n"
+
+
+async def test_a_planned_file_swapped_for_a_link_to_another_file_is_left_and_the_link_not_followed(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a.txt is swapped for a link to b.txt (same bytes) after the plan: followed, the rewrite of a.txt landed in
+    # b.txt under a.txt's lock (an edit of b.txt by another process holding b.txt's lock could be lost), and the
+    # backup went to a.txt's undo chain while the report named a.txt changed and b.txt "changed on disk".
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"one\n")
+    real_apply = ProjectReplacer._apply
+
+    def apply_after_a_swap(self: ProjectReplacer, plan: Any, verdict: Any) -> Any:
+        if plan.path.name == "a.txt":
+            (root / "a.txt").unlink()
+            (root / "a.txt").symlink_to("b.txt")
+        return real_apply(self, plan, verdict)
+
+    monkeypatch.setattr(ProjectReplacer, "_apply", apply_after_a_swap)
+    result = structured(await client.call_tool("project_replace", {"find": "one", "replace": "1"}))
+    assert (root / "a.txt").is_symlink()
+    assert (root / "b.txt").read_bytes() == b"1\n"  # by its own plan
+    by_name = {Path(f["path"]).name: f for f in result["files"]}
+    assert by_name["a.txt"]["skipped"] == "access_denied during the replace; left as it was"
+    assert "skipped" not in by_name["b.txt"]
+    assert result["files_changed"] == 1
+    chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "b.txt"}))
+    assert [record["operation"] for record in chain["backups"]] == ["project_replace"]
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": result["backup_id"]}))
+    assert (root / "b.txt").read_bytes() == b"one\n"
+    assert (root / "a.txt").is_symlink()

@@ -215,13 +215,14 @@ class Mutation:
 
 @contextmanager
 def mutation(
-    safe: Safeguards, path: Path, *, may_be_missing: bool = False, reading_only: bool = False
+    safe: Safeguards, path: Path, *, may_be_missing: bool = False, reading_only: bool = False, follow: bool = True
 ) -> Iterator[Mutation]:
     """Lock ``path`` (canonical), pin it and read what it holds, for one :class:`Mutation`.
 
     With ``may_be_missing`` the file (and its parent directories) need not exist: it will be created.
     With ``reading_only`` the caller only reads under the lock (never commits), so a read-only root or a
-    ``.git`` does not refuse it.
+    ``.git`` does not refuse it. Without ``follow`` a symlink found at ``path`` is refused rather than followed
+    to a file whose lock this does not hold (for paths a walk found as regular files).
 
     Raises:
         AccessDeniedError: the path now leads outside the roots, or into a repository's ``.git``.
@@ -234,7 +235,7 @@ def mutation(
         stack.enter_context(results_up_to(safe.max_file_size, path))  # a planned result is bounded while built
         entry: Pinned | None = None
         try:
-            entry = stack.enter_context(safe.beneath.entry(path))
+            entry = stack.enter_context(safe.beneath.entry(path, follow=follow))
         except NotFoundError:  # a directory on the way is missing
             if not may_be_missing:
                 raise
