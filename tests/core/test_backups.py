@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import os
 import time
@@ -251,3 +252,34 @@ def test_a_record_appended_while_another_instance_reads_the_journal_is_never_cut
     fresh = store_at(tmp_path)
     assert [fresh.read_blob(r) for r in fresh.chain(path)] == [b"v2\n", b"v1\n", b"v0\n"]
     assert fresh.get(appended[0].backup_id) == appended[0]
+
+
+def test_a_backup_appended_while_another_instance_compacts_the_journal_lands_in_the_compacted_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The appender opens the journal, and before it holds the lock the other instance compacts it (a new file renamed
+    # over the old): appended to the old file's descriptor, the backup would be lost with it.
+    path = Path("/r/f.txt")
+    compacting, appender = store_at(tmp_path, max_count=3), store_at(tmp_path, max_count=3)
+    versions = 0
+    while versions == 0 or journal_of(tmp_path).read_bytes().count(b'{"e":') < 27:  # 28 lines: the next compacts
+        compacting.snapshot(path, f"v{versions}".encode(), 0o644, operation="edit", after_hash=None)
+        versions += 1
+    before = journal_of(tmp_path).stat().st_ino
+    real_flock = fcntl.flock
+    raced: list[bool] = []
+
+    def compact_first(fd: int, operation: int) -> None:
+        if not raced:
+            raced.append(True)
+            compacting.snapshot(path, b"last", 0o644, operation="edit", after_hash=None)
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", compact_first)
+    made = appender.snapshot(path, b"from the appender", 0o644, operation="edit", after_hash=None)
+    monkeypatch.undo()
+    assert journal_of(tmp_path).stat().st_ino != before  # compacted meanwhile
+    fresh = store_at(tmp_path, max_count=3)
+    assert fresh.head(path) == made
+    last = f"v{versions - 1}".encode()
+    assert [fresh.read_blob(r) for r in fresh.chain(path)] == [b"from the appender", b"last", last]
