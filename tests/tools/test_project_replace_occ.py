@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +184,35 @@ async def test_a_planned_file_swapped_for_a_link_to_another_file_is_left_and_the
     structured(await client.call_tool("backup", {"action": "restore", "backup_id": result["backup_id"]}))
     assert (root / "b.txt").read_bytes() == b"one\n"
     assert (root / "a.txt").is_symlink()
+
+
+@pytest.mark.parametrize("swapped_in", ["a directory", "a named pipe", "a file too large"])
+async def test_a_planned_file_replaced_by_something_else_is_skipped_and_the_rest_still_replaced(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch, swapped_in: str
+) -> None:
+    # Between the plan and b.txt's rewrite, b.txt is removed and something else takes its name. A vanished file is
+    # skipped; this stopped the whole run midway with an error about a file the caller never named.
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_bytes(b"one\n")
+    real_apply = ProjectReplacer._apply
+
+    def apply_after_a_swap(self: ProjectReplacer, plan: Any, verdict: Any) -> Any:
+        if plan.path.name == "b.txt":
+            (root / "b.txt").unlink()
+            if swapped_in == "a directory":
+                (root / "b.txt").mkdir()
+            elif swapped_in == "a named pipe":
+                os.mkfifo(root / "b.txt")
+            else:
+                (root / "b.txt").write_bytes(b"one\n" * 100)
+        return real_apply(self, plan, verdict)
+
+    monkeypatch.setattr(ProjectReplacer, "_apply", apply_after_a_swap)
+    async with connect(max_file_size=200) as client:
+        result = structured(await client.call_tool("project_replace", {"find": "one", "replace": "1"}))
+    assert (root / "a.txt").read_bytes() == (root / "c.txt").read_bytes() == b"1\n"
+    assert result["files_changed"] == 2
+    [b_file] = [f for f in result["files"] if f["path"].endswith("b.txt")]
+    assert "left as it was" in b_file["skipped"]
+    if swapped_in == "a file too large":
+        assert (root / "b.txt").read_bytes() == b"one\n" * 100
