@@ -216,3 +216,30 @@ async def test_a_planned_file_replaced_by_something_else_is_skipped_and_the_rest
     assert "left as it was" in b_file["skipped"]
     if swapped_in == "a file too large":
         assert (root / "b.txt").read_bytes() == b"one\n" * 100
+
+
+async def test_a_directory_on_a_planned_file_s_way_swapped_for_a_link_is_not_followed(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # d/ becomes a link to e/ after the plan: walked through, d/a.txt's rewrite landed in e/a.txt under d/a.txt's lock
+    # and on its undo chain, and e/a.txt, planned too, was then skipped as changed on disk.
+    for name in ("d/a.txt", "e/a.txt"):
+        (root / name).parent.mkdir()
+        (root / name).write_bytes(b"one\n")
+    real_apply = ProjectReplacer._apply
+
+    def apply_after_a_swap(self: ProjectReplacer, plan: Any, verdict: Any) -> Any:
+        if plan.path == root / "d" / "a.txt":
+            (root / "d").rename(root / "d-before")
+            (root / "d").symlink_to("e")
+        return real_apply(self, plan, verdict)
+
+    monkeypatch.setattr(ProjectReplacer, "_apply", apply_after_a_swap)
+    result = structured(await client.call_tool("project_replace", {"find": "one", "replace": "1"}))
+    assert (root / "d-before" / "a.txt").read_bytes() == b"one\n"
+    assert (root / "e" / "a.txt").read_bytes() == b"1\n"
+    by_path = {Path(f["path"]).relative_to(root).as_posix(): f for f in result["files"]}
+    assert by_path["d/a.txt"]["skipped"] == "access_denied during the replace; left as it was"
+    assert "skipped" not in by_path["e/a.txt"]
+    chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "e/a.txt"}))
+    assert [record["operation"] for record in chain["backups"]] == ["project_replace"]
