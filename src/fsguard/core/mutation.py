@@ -215,14 +215,14 @@ class Mutation:
 
 @contextmanager
 def mutation(
-    safe: Safeguards, path: Path, *, may_be_missing: bool = False, reading_only: bool = False, walked: bool = False
+    safe: Safeguards, path: Path, *, may_be_missing: bool = False, reading_only: bool = False
 ) -> Iterator[Mutation]:
     """Lock ``path`` (canonical), pin it and read what it holds, for one :class:`Mutation`.
 
     With ``may_be_missing`` the file (and its parent directories) need not exist: it will be created.
     With ``reading_only`` the caller only reads under the lock (never commits), so a read-only root or a
-    ``.git`` does not refuse it. With ``walked`` (a path a walk found as a regular file) a symlink met on it, swapped
-    in since, is refused rather than followed to a file whose lock this does not hold.
+    ``.git`` does not refuse it. A canonical path holds no symlink: one met on it now was swapped in since the path
+    was resolved, and is refused rather than followed to a file whose lock this does not hold.
 
     Raises:
         AccessDeniedError: the path now leads outside the roots, or into a repository's ``.git``.
@@ -235,14 +235,14 @@ def mutation(
         stack.enter_context(results_up_to(safe.max_file_size, path))  # a planned result is bounded while built
         entry: Pinned | None = None
         try:
-            entry = stack.enter_context(safe.beneath.entry(path, follow=not walked))
+            entry = stack.enter_context(safe.beneath.entry(path))
         except NotFoundError:  # a directory on the way is missing
             if not may_be_missing:
                 raise
-        if walked and entry is not None and entry.path != path:  # the walk spliced in a link on the way
+        if entry is not None and entry.path != path:  # the walk followed a link: its target is another file
             raise AccessDeniedError(
-                f"{path} is now reached through a symbolic link that took the place of a directory on its way; "
-                "nothing was written. Check the path with list_directory.",
+                f"{path} (or a directory on its way) was replaced by a symbolic link while this call ran; nothing "
+                "was written. Check it with get_file_info, then retry.",
                 path=str(path),
             )
         yield _opened(safe, path, entry, may_be_missing) if entry else Mutation(safe, path, None, None, _NEW_FILE_MODE)

@@ -261,7 +261,7 @@ class ProjectReplacer:
         path = plan.path
         hook = HookCall("edit", "project_replace", "project_replace", {"replacements": plan.count})
         try:
-            with mutation(self._safe, path, walked=True) as change:  # a link swapped in since the walk: left
+            with mutation(self._safe, path) as change:
                 current = change.require()
                 if change.current_hash != plan.planned_hash:
                     return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
