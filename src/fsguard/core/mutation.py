@@ -225,7 +225,7 @@ def mutation(
     was resolved, and is refused rather than followed to a file whose lock this does not hold.
 
     Raises:
-        AccessDeniedError: the path now leads outside the roots, or into a repository's ``.git``.
+        AccessDeniedError: the path now leads outside the roots, into a repository's ``.git``, or through a link.
         IsDirectoryError: the path is a directory.
         NotFoundError: it is missing (and may not be).
     """
