@@ -7,6 +7,8 @@ it; then rename the temp over the file and fsync the directory. The crash test r
 that SIGKILLs itself just before its Nth call of those (a patched ``os`` function counting the calls of both
 threads). As the threads interleave, call N is not always the same step: the child reports each step it finished,
 and the parent checks the disk against that report, then undoes with a fresh engine as the next server would.
+A project_replace killed before any of its renames leaves the files before it new, the rest old, each undoable;
+an undo killed at any step leaves the file edited or restored, and the next undo_last finishes it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from mcp import Client
 
 from fsguard.config import Settings
 from fsguard.core.errors import NothingToUndoError
+from fsguard.core.replacing import ReplaceRequest
 from fsguard.services import Services
 from tests.conftest import ClientFactory, structured
 
@@ -76,15 +79,21 @@ CHILD = textwrap.dedent(
         setattr(os, name, counted(name, getattr(os, name)))
     write = counted("write", real_write)
     os.write = lambda fd, data: write(fd, data) if fd > 2 else real_write(fd, data)
-    services.writer.write(str(root / "f.txt"), sys.argv[4])
+    if sys.argv[6] == "undo":
+        services.restorer.undo_last(str(root / "f.txt"))
+    else:
+        services.writer.write(str(root / "f.txt"), sys.argv[4])
     """
 )
 
 
-def run_child(root: Path, state: Path, kill_at: int, *, hold: bool = False) -> tuple[int, list[str]]:
-    """The child's exit code and the steps it finished, in order."""
+def run_child(
+    root: Path, state: Path, kill_at: int, *, hold: bool = False, action: str = "write"
+) -> tuple[int, list[str]]:
+    """The child's exit code and the steps it finished, in order (``action``: write NEW, or undo_last)."""
+    hold_arg = "hold" if hold else "-"
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(root), str(state), str(kill_at), NEW.decode(), "hold" if hold else "-"],
+        [sys.executable, "-c", CHILD, str(root), str(state), str(kill_at), NEW.decode(), hold_arg, action],
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -127,6 +136,42 @@ def test_a_kill_at_any_step_of_an_edit_leaves_the_file_old_or_new_and_undo_resto
     assert (root / "f.txt").read_bytes() == OLD
     with pytest.raises(NothingToUndoError):
         services.restorer.undo_last(str(root / "f.txt"))
+
+
+# An undo: its safety backup of the bytes it replaces (journal write and fsync), the temp, the rename, the directory
+# fsync, then the step back of the chain (one more journal write, not fsynced).
+UNDO_STEPS = len(STEPS) + 1
+
+
+@pytest.mark.parametrize(
+    "kill_at", range(1, UNDO_STEPS + 2), ids=[*(f"call {n}" for n in range(1, UNDO_STEPS + 1)), "none"]
+)
+def test_a_kill_at_any_step_of_an_undo_leaves_the_file_edited_or_restored_and_the_chain_steps_back_once(
+    tmp_path: Path, kill_at: int
+) -> None:
+    root, state = tmp_path / "root", tmp_path / "state"
+    root.mkdir()
+    (root / "f.txt").write_bytes(OLD)
+    Services.create(Settings(roots=(root,), state_dir=state)).writer.write(str(root / "f.txt"), NEW.decode())
+    code, done = run_child(root, state, kill_at, action="undo")
+    assert (code == 0) == (kill_at > UNDO_STEPS)
+    on_disk = (root / "f.txt").read_bytes()
+    assert on_disk == (OLD if "rename" in done else NEW)
+
+    services = Services.create(Settings(roots=(root,), state_dir=state))  # the next server, on what was left
+    assert not [p.name for p in root.iterdir() if p.name != "f.txt"]
+    try:
+        report = services.restorer.undo_last(str(root / "f.txt"))
+    except NothingToUndoError:
+        assert code == 0  # only a finished undo has stepped the chain back
+    else:  # the undo did not finish: this one does it, writing only if the file was not restored yet
+        assert report.already_there == (on_disk == OLD)
+    assert (root / "f.txt").read_bytes() == OLD
+    with pytest.raises(NothingToUndoError):
+        services.restorer.undo_last(str(root / "f.txt"))
+    services.writer.write(str(root / "f.txt"), NEW.decode())  # and the chain goes on as if nothing happened
+    services.restorer.undo_last(str(root / "f.txt"))
+    assert (root / "f.txt").read_bytes() == OLD
 
 
 def test_an_edit_s_steps_are_the_seven_counted_and_the_rename_waits_for_both_fsyncs(tmp_path: Path) -> None:
@@ -205,3 +250,69 @@ async def test_project_replace_fsyncs_each_directory_once_not_once_per_file(
     assert len(fsyncs) == 14
     for name in names:
         assert (root / name).read_text(encoding="utf-8") == f"{name}: NewName here\n"
+
+
+FILES = ["a/1.txt", "a/2.txt", "b/3.txt", "b/4.txt"]
+
+# The child: one project_replace over FILES, dying by SIGKILL just before its rename numbered ``kill_at`` (one per
+# file, in path order, then the change group's record); each rename it finished is written to stderr.
+REPLACE_CHILD = textwrap.dedent(
+    """
+    import itertools, os, signal, sys
+    from pathlib import Path
+    from fsguard.config import Settings
+    from fsguard.core.replacing import ReplaceRequest
+    from fsguard.services import Services
+
+    root, state, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    services = Services.create(Settings(roots=(root,), state_dir=state))
+    calls, real = itertools.count(1), os.rename
+
+    def rename(*args, **kwargs):
+        if next(calls) == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        real(*args, **kwargs)
+        os.write(2, b"renamed\\n")
+
+    os.rename = rename
+    services.replacer.run(ReplaceRequest(path=str(root), find="beta", replace="BETA", force=True))
+    """
+)
+
+
+@pytest.mark.parametrize("kill_at", range(1, len(FILES) + 3), ids=[*(f"rename {n}" for n in range(1, 6)), "none"])
+def test_a_kill_during_a_project_replace_leaves_each_file_old_or_new_in_path_order_and_each_undoable(
+    tmp_path: Path, kill_at: int
+) -> None:
+    root, state = tmp_path / "root", tmp_path / "state"
+    for name in FILES:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(OLD)
+    done = subprocess.run(
+        [sys.executable, "-c", REPLACE_CHILD, str(root), str(state), str(kill_at)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == (0 if kill_at > len(FILES) + 1 else -signal.SIGKILL), done.stderr
+    renamed = min(done.stderr.count("renamed\n"), len(FILES))
+    assert [(root / name).read_bytes() for name in FILES] == [NEW] * renamed + [OLD] * (len(FILES) - renamed)
+
+    services = Services.create(Settings(roots=(root,), state_dir=state))  # the next server, on what was left
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == FILES  # no temp left
+    for name in FILES:
+        try:
+            report = services.restorer.undo_last(str(root / name))
+        except NothingToUndoError:
+            assert name not in FILES[:renamed]
+        else:
+            assert report.already_there == (name not in FILES[:renamed])
+    assert [(root / name).read_bytes() for name in FILES] == [OLD] * len(FILES)
+    # The stores are whole: a replace run again changes every file, and its group takes them all back.
+    again = services.replacer.run(ReplaceRequest(path=str(root), find="beta", replace="BETA", force=True))
+    assert [(root / name).read_bytes() for name in FILES] == [NEW] * len(FILES)
+    assert again.group_id is not None
+    services.reverter.restore(services.groups.get(again.group_id), services.groups)
+    assert [(root / name).read_bytes() for name in FILES] == [OLD] * len(FILES)

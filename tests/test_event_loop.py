@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -91,3 +93,81 @@ async def test_a_write_paused_on_the_disk_does_not_hold_up_another_clients_read_
                 go.set()
     assert not written[0].is_error
     assert (root / "slow.txt").read_text(encoding="utf-8") == "new\n"
+
+
+# The child: a stdio-configured server and a client in one process. copy_file of a directory runs on a worker thread
+# and reports progress through the event loop while it holds the destination's lock; write_file into that
+# destination runs on the loop when it finds no lock taken. The seams start the copy's locking right after that
+# look and give it a second to take its lock before the write goes on (threads hit this interleaving now and
+# then): taken, the write waited on the loop for the copy's lock, and the copy for the loop to send its progress.
+# Exit 0 when both calls answered.
+DEADLOCK_CHILD = """
+import sys, threading
+from pathlib import Path
+import anyio
+from mcp import Client
+from fsguard.config import Settings
+from fsguard.core import moving, writing
+from fsguard.server import build_server
+
+root, mode = Path(sys.argv[1]), sys.argv[2]
+started, looked, locked = threading.Event(), threading.Event(), threading.Event()
+real_copy, real_copy_new, real_write = moving.Mover.copy, moving.copy_new, writing.FileWriter.write
+
+def copy(self, *args, **kwargs):
+    started.set()
+    looked.wait(10)  # the write is running on the loop
+    return real_copy(self, *args, **kwargs)
+
+def copy_new(*args, **kwargs):
+    locked.set()  # the destination's lock is held
+    return real_copy_new(*args, **kwargs)
+
+def write(self, *args, **kwargs):
+    if threading.current_thread() is threading.main_thread():  # on the loop
+        looked.set()
+        locked.wait(1)
+    return real_write(self, *args, **kwargs)
+
+moving.Mover.copy, moving.copy_new, writing.FileWriter.write = copy, copy_new, write
+
+async def main():
+    copied = []
+    async with Client(build_server(Settings(roots=(root,), state_dir=root.parent / "state")), mode=mode) as client:
+        async def copy_call():
+            copied.append(await client.call_tool("copy_file", {"source_path": "src", "dest_path": "dst"}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(copy_call)
+            await anyio.to_thread.run_sync(started.wait, 10)
+            written = await client.call_tool("write_file", {"path": "dst/new.txt", "content": "n"})
+            assert not written.is_error, written
+    # Either order is right: the copy first, or the write first and then the copy refused (dst exists).
+    refused = copied[0].is_error and "already_exists" in str(copied[0].meta)
+    print("refused" if refused else "copied" if not copied[0].is_error else copied[0])
+
+anyio.run(main)
+"""
+
+
+def test_an_edit_on_the_loop_never_waits_for_a_lock_held_by_a_call_that_reports_progress_through_the_loop(
+    tmp_path: Path, mode: str
+) -> None:
+    root = tmp_path / "root"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.txt").write_text("a\n", encoding="utf-8")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", DEADLOCK_CHILD, str(root), mode],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=WAIT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("copy_file and write_file into its destination waited on each other for good (a deadlock)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() in ("copied", "refused"), done.stdout
+    assert (root / "dst" / "a.txt").exists() == (done.stdout.strip() == "copied")
+    assert (root / "dst" / "new.txt").read_text(encoding="utf-8") == "n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import os
 import time
@@ -222,3 +223,63 @@ def test_a_compaction_the_disk_cannot_hold_leaves_the_backup_made_the_journal_wh
     lines = journal_of(tmp_path).read_bytes().count(b'{"e":')
     store.snapshot(path, b"v40", 0o644, operation="edit", after_hash=None)
     assert journal_of(tmp_path).read_bytes().count(b'{"e":') < lines
+
+
+def test_a_record_appended_while_another_instance_reads_the_journal_is_never_cut_off_by_its_next_backup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reader (backup list, undo_chain) reads a journal without its lock; another process appends a backup after
+    # the reader reached the end and before it takes the file's stat. The reader's replay ends before that record
+    # while the stat already counts it: remembered so, the next append takes the record for a torn tail to cut off.
+    path = Path("/r/f.txt")
+    reader, other = store_at(tmp_path), store_at(tmp_path)
+    reader.snapshot(path, b"v0\n", 0o644, operation="edit", after_hash=None)
+    appended: list[Any] = []
+    real_read = journal.read_journal
+
+    def append_after_the_end(handle: Any) -> journal.Replay:
+        replay = real_read(handle)
+        if not appended:
+            appended.append(None)  # the other instance's own reads go on as usual
+            appended[0] = other.snapshot(path, b"v1\n", 0o644, operation="edit", after_hash=None)
+        return replay
+
+    monkeypatch.setattr("fsguard.core.backups.read_journal", append_after_the_end)
+    reader._forget(journal_of(tmp_path).stem)  # as a reader that has not seen this journal lately
+    reader.chain(path)
+    monkeypatch.undo()
+    reader.snapshot(path, b"v2\n", 0o644, operation="edit", after_hash=None)
+    fresh = store_at(tmp_path)
+    assert [fresh.read_blob(r) for r in fresh.chain(path)] == [b"v2\n", b"v1\n", b"v0\n"]
+    assert fresh.get(appended[0].backup_id) == appended[0]
+
+
+def test_a_backup_appended_while_another_instance_compacts_the_journal_lands_in_the_compacted_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The appender opens the journal, and before it holds the lock the other instance compacts it (a new file renamed
+    # over the old): appended to the old file's descriptor, the backup would be lost with it.
+    path = Path("/r/f.txt")
+    compacting, appender = store_at(tmp_path, max_count=3), store_at(tmp_path, max_count=3)
+    versions = 0
+    while versions == 0 or journal_of(tmp_path).read_bytes().count(b'{"e":') < 27:  # 28 lines: the next compacts
+        compacting.snapshot(path, f"v{versions}".encode(), 0o644, operation="edit", after_hash=None)
+        versions += 1
+    before = journal_of(tmp_path).stat().st_ino
+    real_flock = fcntl.flock
+    raced: list[bool] = []
+
+    def compact_first(fd: int, operation: int) -> None:
+        if not raced:
+            raced.append(True)
+            compacting.snapshot(path, b"last", 0o644, operation="edit", after_hash=None)
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", compact_first)
+    made = appender.snapshot(path, b"from the appender", 0o644, operation="edit", after_hash=None)
+    monkeypatch.undo()
+    assert journal_of(tmp_path).stat().st_ino != before  # compacted meanwhile
+    fresh = store_at(tmp_path, max_count=3)
+    assert fresh.head(path) == made
+    last = f"v{versions - 1}".encode()
+    assert [fresh.read_blob(r) for r in fresh.chain(path)] == [b"from the appender", b"last", last]

@@ -129,6 +129,31 @@ def test_an_entry_removed_after_the_scan_is_left_out_and_the_offsets_hold(
     assert (page.total, page.next_offset) == (5, 3)
 
 
+@pytest.mark.parametrize("as_tree", [False, True])
+def test_a_link_removed_while_the_scan_looks_at_it_is_left_out_and_the_directory_still_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, as_tree: bool
+) -> None:
+    root = tmp_path.resolve()
+    (root / "a").write_text("a", encoding="utf-8")
+    (root / "gone").symlink_to("missing")  # a dangling link: the scan stats the link itself
+    real_stat = os.stat
+
+    def stat_after_removal(name: str, **kwargs: object) -> os.stat_result:
+        if name == "gone":
+            (root / "gone").unlink(missing_ok=True)
+        return real_stat(name, **kwargs)  # type: ignore[arg-type]
+
+    with lister_for(root) as lister:
+        monkeypatch.setattr("fsguard.core.listing.os.stat", stat_after_removal)
+        if as_tree:
+            tree = lister.tree(str(root), include_hidden=True, max_depth=1).tree
+            assert tree is not None
+            assert [node.name for node in tree.children or []] == ["a"]
+        else:
+            page = lister.page(str(root), include_hidden=True, offset=0, limit=None)
+            assert ([entry["name"] for entry in page.entries], page.total) == (["a"], 1)
+
+
 def test_a_tree_stops_at_the_item_cap_without_visiting_the_rest(tmp_path: Path) -> None:
     root = tmp_path.resolve()
     for index in range(30):

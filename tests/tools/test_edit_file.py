@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from fsguard.core.paths import PathPolicy
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -388,3 +389,54 @@ async def test_occurrence_with_replace_all_is_refused_naming_both(client: Client
         assert "replace_all" in text_of(result)
     assert (root / "x.txt").read_bytes() == b"x x x\n"
     assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_an_expected_hash_a_stale_read_cache_handed_out_is_refused_and_the_unseen_bytes_stay(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A file system whose stat does not show a rewrite of the same size (two writes in one coarse tick): the read
+    # cache then hands out the old bytes' hash. An edit hashes the bytes it holds under the lock, never the cache.
+    monkeypatch.setattr("fsguard.core.hashing._identity", lambda stat: (stat.st_dev, stat.st_ino, stat.st_size))
+    monkeypatch.setattr("fsguard.core.remembered.RACY_WINDOW_NS", -(1 << 62))
+    target = root / "f.txt"
+    target.write_bytes(b"alpha\nbeta\n")
+    seen = structured(await client.call_tool("read_file", {"path": "f.txt"}))["content_hash"]
+    with target.open("r+b") as handle:  # in place: same inode, same size
+        handle.write(b"ALPHA")
+    stale = structured(await client.call_tool("read_file", {"path": "f.txt"}))
+    assert stale["content_hash"] == seen  # the cache was fooled, as such a file system would fool it
+    edit = {"path": "f.txt", "old_text": "beta", "new_text": "gamma", "expected_hash": seen}
+    result = await client.call_tool("edit_file", edit)
+    assert error_code(result) == "stale_edit", text_of(result)
+    assert target.read_bytes() == b"ALPHA\nbeta\n"
+
+
+@pytest.mark.parametrize("swapped", ["the file", "its directory"])
+async def test_an_edit_whose_path_is_swapped_for_a_link_after_it_was_resolved_writes_nowhere(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch, swapped: str
+) -> None:
+    # Between resolving the path and pinning it, d/a.txt (or d/) becomes a link to e/a.txt (or e/), inside the root.
+    # Followed, the edit changed e/a.txt under d/a.txt's lock, so an edit of e/a.txt by another process, holding
+    # e/a.txt's lock, could be lost; and the backup went on d/a.txt's undo chain.
+    for name in ("d/a.txt", "e/a.txt"):
+        (root / name).parent.mkdir()
+        (root / name).write_bytes(b"alpha\n")
+    real_resolve = PathPolicy.resolve
+
+    def resolve_then_swap(self: PathPolicy, user_path: str) -> Path:
+        resolved = real_resolve(self, user_path)
+        if swapped == "the file":
+            (root / "d" / "a.txt").rename(root / "d" / "before.txt")
+            (root / "d" / "a.txt").symlink_to(root / "e" / "a.txt")
+        else:
+            (root / "d").rename(root / "d-before")
+            (root / "d").symlink_to("e")
+        return resolved
+
+    monkeypatch.setattr(PathPolicy, "resolve", resolve_then_swap)
+    result = await client.call_tool("edit_file", {"path": "d/a.txt", "old_text": "alpha", "new_text": "omega"})
+    monkeypatch.undo()
+    assert error_code(result) == "access_denied", text_of(result)
+    assert (root / "e" / "a.txt").read_bytes() == b"alpha\n"
+    chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "e/a.txt"}))
+    assert chain["backups"] == []

@@ -6,8 +6,9 @@ undo_last reverted next, and that "undo" changed nothing ("already holds ... not
 asking to undo its last edit got a success that undid nothing. A permanent delete that the mount refused did
 the same with its backup of the bytes it did not delete. A project_replace that a full state directory stopped
 midway said only "disk full, retry", though the files before that one stayed changed: it now names them and
-the group that undoes them; an atomic batch it stopped is rolled back whole. These mount a small tmpfs (root
-only; they skip otherwise) and run in both protocol eras.
+the group that undoes them (and a full project disk leaves no undo step for the file it could not write); an
+atomic batch it stopped is rolled back whole. These mount a small tmpfs (root only; they skip otherwise) and run
+in both protocol eras.
 """
 
 from __future__ import annotations
@@ -151,3 +152,29 @@ async def test_an_atomic_batch_stopped_by_a_full_state_directory_is_rolled_back_
         filler.unlink()
         nothing = await client.call_tool("backup", {"action": "undo_last", "file_path": "a.txt"})
         assert error_code(nothing) == "nothing_to_undo"  # the chain reads as if the batch never ran
+
+
+async def test_project_replace_stopped_by_a_full_project_disk_leaves_no_undo_step_for_the_file_it_could_not_write(
+    client: Client, full: Path
+) -> None:
+    # The backups fit (the state directory is elsewhere); b.txt's new bytes do not. b.txt keeps its bytes and its
+    # undo chain (no record of the write that failed), a.txt stays replaced and its group takes it back.
+    small, big = b"alpha\n", (b"alpha " + b"x" * 100 + b"\n") * 200
+    (full / "a.txt").write_bytes(small)
+    (full / "b.txt").write_bytes(big)
+    (full / "c.txt").write_bytes(small)
+    fill(full)
+    filler = full / "filler"
+    with filler.open("r+b") as handle:
+        handle.truncate(filler.stat().st_size - 8 * 1024)  # room for a.txt's temp, not for b.txt's
+    result = await client.call_tool("project_replace", {"path": "full", "find": "alpha", "replace": "omega"})
+    assert error_code(result) == "disk_full", text_of(result)
+    assert [(full / name).read_bytes() for name in ("a.txt", "b.txt", "c.txt")] == [b"omega\n", big, small]
+    fields = (result.meta or {})["fsguard/error"]
+    assert fields["changed_files"] == [str(full / "a.txt")]
+    assert not [p.name for p in full.iterdir() if p.name not in ("a.txt", "b.txt", "c.txt", "filler")]  # no temp
+    chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "full/b.txt"}))
+    assert chain["backups"] == []
+    filler.unlink()
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": fields["backup_id"]}))
+    assert [(full / name).read_bytes() for name in ("a.txt", "b.txt", "c.txt")] == [small, big, small]

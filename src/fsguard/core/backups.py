@@ -288,9 +288,14 @@ class BackupStore:
         try:
             with path.open("rb") as handle:
                 replay = read_journal(handle)
-                identity = _identity(os.fstat(handle.fileno()))
+                found = os.fstat(handle.fileno())
         except FileNotFoundError:
             return Replay()
+        if replay.end != found.st_size:
+            # A torn tail, or a record another process appended after this read reached the end: remembered under
+            # this stat, the replay would pass for the whole file, and the next append would cut that record off.
+            return replay
+        identity = _identity(found)
         with self._lock:
             self._replays[key] = (identity, replay)
         return replay

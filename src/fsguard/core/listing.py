@@ -185,9 +185,11 @@ class DirectoryLister:
                 if not include_hidden and name.startswith("."):
                     scan.hidden += 1
                 elif item.is_symlink():
-                    kind, found = self._followed(directory / name, fd, name)
-                    scan.links[name] = kind, found
-                    (directories if kind == "directory" else others).append(name)
+                    followed = self._followed(directory / name, fd, name)
+                    if followed is None:  # removed since the directory was read: as if the read came after
+                        continue
+                    scan.links[name] = followed
+                    (directories if followed[0] == "directory" else others).append(name)
                 elif item.is_dir(follow_symlinks=False):
                     directories.append(name)
                 else:
@@ -213,9 +215,9 @@ class DirectoryLister:
             return set(), set()
         return {name[:-1] for name in hidden if name.endswith("/")}, {name for name in hidden if not name.endswith("/")}
 
-    def _followed(self, path: Path, fd: int, name: str) -> tuple[EntryType, os.stat_result]:
+    def _followed(self, path: Path, fd: int, name: str) -> tuple[EntryType, os.stat_result] | None:
         """A symlink's type and stat: its target's when it exists inside the roots and no deny rule hides it
-        (get_file_info refuses such a target), else the link's own."""
+        (get_file_info refuses such a target), else the link's own; None when the link is gone."""
         try:
             with self._beneath.entry(path) as target:
                 found, canonical = lstat_at(target), target.path
@@ -225,7 +227,10 @@ class DirectoryLister:
             found = None
         if found is not None:
             return entry_type(found.st_mode), found
-        return "symlink", os.stat(name, dir_fd=fd, follow_symlinks=False)
+        try:
+            return "symlink", os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
 
     @staticmethod
     def _stat(directory: Path, fd: int, name: str, scan: Scan) -> tuple[EntryType, os.stat_result] | None:

@@ -59,6 +59,9 @@ class PathLocks:
         # Only directories a call can act on need the shared lock: the roots and what is below them.
         self._roots = tuple(_below(str(root)) for root in roots or ())  # each root as the prefix of what it holds
         self._held = threading.local()  # .paths: the exclusive locks this thread holds
+        self._holders = 0  # hold_all blocks open in this process, on any thread
+        self._alone: int | None = None  # the thread a call runs on that no other thread's lock may hold up
+        self._vacated = threading.Condition(self._guard)
 
     @contextmanager
     def hold(self, path: Path) -> Iterator[None]:
@@ -72,10 +75,39 @@ class PathLocks:
         order, directories before what they hold, so two callers can never deadlock."""
         exclusive = {str(path) for path in paths}
         shared = {parent for path in exclusive for parent in self._above(path)} - exclusive - self._mine()
-        with ExitStack() as stack:
-            for path in sorted(exclusive | shared, key=_path_order):
-                stack.enter_context(self._exclusive(path) if path in exclusive else self._file_lock(path, shared=True))
-            yield
+        me = threading.get_ident()
+        with self._guard:
+            while self._alone not in (None, me):
+                self._vacated.wait()
+            self._holders += 1
+        try:
+            with ExitStack() as stack:
+                for path in sorted(exclusive | shared, key=_path_order):
+                    lock = self._exclusive(path) if path in exclusive else self._file_lock(path, shared=True)
+                    stack.enter_context(lock)
+                yield
+        finally:
+            with self._guard:
+                self._holders -= 1
+
+    def claim(self) -> bool:
+        """Whether this thread may run a call that never waits for another thread of this process: True when no
+        thread holds or awaits a lock, and then, until :meth:`release`, every other thread waits before taking one.
+
+        For calls run on the event loop: one waiting there for a lock held by a worker thread stops the loop, and
+        the worker may need the loop to go on (a copy's progress report) while it holds that lock.
+        """
+        with self._guard:
+            if self._holders or self._alone is not None:
+                return False
+            self._alone = threading.get_ident()
+            return True
+
+    def release(self) -> None:
+        """End what :meth:`claim` began: other threads take locks again."""
+        with self._guard:
+            self._alone = None
+            self._vacated.notify_all()
 
     def _above(self, path: str) -> list[str]:
         """The directories above ``path`` that a call may delete or move: up to the roots holding it, included (all

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import read_at
-from fsguard.core.errors import DiskFullError, FsguardError, NotFoundError, TooLargeError
+from fsguard.core.errors import AccessDeniedError, DiskFullError, FsguardError, NotFoundError, TooLargeError
 from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.occ import OccVerdict
@@ -221,10 +221,11 @@ def mutation(
 
     With ``may_be_missing`` the file (and its parent directories) need not exist: it will be created.
     With ``reading_only`` the caller only reads under the lock (never commits), so a read-only root or a
-    ``.git`` does not refuse it.
+    ``.git`` does not refuse it. A canonical path holds no symlink: one met on it now was swapped in since the path
+    was resolved, and is refused rather than followed to a file whose lock this does not hold.
 
     Raises:
-        AccessDeniedError: the path now leads outside the roots, or into a repository's ``.git``.
+        AccessDeniedError: the path now leads outside the roots, into a repository's ``.git``, or through a link.
         IsDirectoryError: the path is a directory.
         NotFoundError: it is missing (and may not be).
     """
@@ -238,6 +239,12 @@ def mutation(
         except NotFoundError:  # a directory on the way is missing
             if not may_be_missing:
                 raise
+        if entry is not None and entry.path != path:  # the walk followed a link: its target is another file
+            raise AccessDeniedError(
+                f"{path} (or a directory on its way) was replaced by a symbolic link while this call ran; nothing "
+                "was written. Check it with get_file_info, then retry.",
+                path=str(path),
+            )
         yield _opened(safe, path, entry, may_be_missing) if entry else Mutation(safe, path, None, None, _NEW_FILE_MODE)
 
 

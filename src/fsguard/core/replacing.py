@@ -26,8 +26,10 @@ from fsguard.core.beneath import Pins
 from fsguard.core.disk import directory_syncs_batched, read_at
 from fsguard.core.errors import (
     AccessDeniedError,
+    BinaryFileError,
     FsguardError,
     InvalidParamsError,
+    IsDirectoryError,
     NotDirectoryError,
     NotFoundError,
     RiskBlockedError,
@@ -280,13 +282,14 @@ class ProjectReplacer:
                 decoded = decode(current, path)
                 new_text = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text) or plan.new_text
                 done = change.commit(decoded.encode(new_text), hook)
-        except (NotFoundError, AccessDeniedError, NotDirectoryError) as exc:
+        except _TAKEN_AWAY as exc:  # since the plan: gone, a link, a directory, a pipe, or above the size limit
             return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
         backup_id = done.backup.backup_id if done.backup else None
         return FileChange(path, plan.count, backup_id=backup_id, content_hash=done.content_hash, verdict=verdict)
 
 
 _Substitute = Callable[[str], tuple[str, int]]
+_TAKEN_AWAY = (NotFoundError, AccessDeniedError, NotDirectoryError, IsDirectoryError, BinaryFileError, TooLargeError)
 
 
 def _name_changed(error: FsguardError, done: list[FileChange], planned: int, group: Group | None) -> None:

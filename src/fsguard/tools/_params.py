@@ -6,7 +6,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -16,6 +16,9 @@ from pydantic import BaseModel, Field
 
 from fsguard.models import ToolExample
 from fsguard.services import Services
+
+if TYPE_CHECKING:
+    from fsguard.core.locks import PathLocks
 
 M = TypeVar("M", bound=BaseModel)
 OnLoop = Literal["read", "edit"]
@@ -84,8 +87,9 @@ class Catalog:
         The SDK runs a sync tool on a worker thread: 0.3 ms a call when idle, over a millisecond on a busy
         machine, more than a small read costs. On a stdio server (one client, which waits for each answer
         anyway) ``on_loop`` tools run on the event loop instead: quick reads ("read") always, and edits
-        ("edit") while no lock they may wait for is taken in this process. An HTTP server keeps every tool on
-        worker threads, so its other clients never wait for a read or an fsync.
+        ("edit") while no lock they may wait for is taken in this process, and no other thread takes one until they
+        end (PathLocks.claim). An HTTP server keeps every tool on worker threads, so its other clients never wait
+        for a read or an fsync.
         """
         if self.services.settings.read_only and not hints.read_only_hint:
             return
@@ -94,9 +98,8 @@ class Catalog:
         if isinstance(tools, dict):
             tool = _built(fn, hints)
             if on_loop is not None and self.services.settings.transport == "stdio":
-                locks = self.services.locks
-                when = None if on_loop == "read" else (lambda: not len(locks))
-                tool = tool.model_copy(update={"fn": _on_loop(fn, when), "is_async": True})
+                gate = None if on_loop == "read" else self.services.locks
+                tool = tool.model_copy(update={"fn": _on_loop(fn, gate), "is_async": True})
             tools[tool.name] = tool
         else:  # an SDK without the tool table this relies on: let it build the tool itself
             self.server.add_tool(
@@ -108,14 +111,20 @@ class Catalog:
 _BUILT: dict[tuple[str, ...], Tool] = {}
 
 
-def _on_loop(fn: Callable[..., Any], when: Callable[[], bool] | None) -> Callable[..., Any]:
-    """``fn`` as a coroutine function, which the SDK awaits: run on the event loop (when ``when`` says so, or
-    always), else on a worker thread as the SDK would."""
+def _on_loop(fn: Callable[..., Any], gate: PathLocks | None) -> Callable[..., Any]:
+    """``fn`` as a coroutine function, which the SDK awaits: run on the event loop (always without a ``gate``, else
+    while it lets no other thread of this process hold a lock ``fn`` could wait for), else on a worker thread as the
+    SDK would."""
 
     @functools.wraps(fn)
     async def call(**kwargs: Any) -> Any:
-        if when is None or when():
+        if gate is None:
             return fn(**kwargs)
+        if gate.claim():
+            try:
+                return fn(**kwargs)
+            finally:
+                gate.release()
         return await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
 
     return call
