@@ -236,6 +236,28 @@ async def test_project_replace_regex_uses_groups(client: Client, project: Path) 
     assert "def renamed_helper(" in (project / "src" / "pkg" / "util.py").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("literal", [True, False])
+async def test_project_replace_past_max_files_changes_that_many_and_says_more_files_hold_the_text(
+    client: Client, root: Path, literal: bool
+) -> None:
+    for n in range(7):
+        (root / f"f{n}.txt").write_text(f"old {n}\n", encoding="utf-8")
+    arguments = {"find": "old" if literal else "o[l]d", "replace": "new", "literal": literal, "max_files": 5}
+    preview = await client.call_tool("project_replace", {**arguments, "preview": True})
+    assert structured(preview)["max_files_reached"] is True
+    assert "Stopped at max_files (5): more files hold the find text and were not counted." in text_of(preview)
+    result = await client.call_tool("project_replace", arguments)
+    data = structured(result)
+    assert (data["files_changed"], data["max_files_reached"]) == (5, True)
+    assert "more files hold the find text and were left alone. Raise max_files" in text_of(result)
+    after = [(root / f"f{n}.txt").read_text(encoding="utf-8") for n in range(7)]
+    assert sum(text.startswith("new") for text in after) == 5
+    assert sum(text.startswith("old") for text in after) == 2
+    last = structured(await client.call_tool("project_replace", {**arguments, "max_files": 2}))
+    assert (last["files_changed"], "max_files_reached" in last) == (2, False)  # exactly the two left: no more
+    assert all((root / f"f{n}.txt").read_text(encoding="utf-8").startswith("new") for n in range(7))
+
+
 async def test_a_large_project_replace_is_blocked_without_force(client: Client, root: Path) -> None:
     for i in range(60):
         (root / f"m{i:02}.txt").write_text("old\n", encoding="utf-8")

@@ -84,6 +84,7 @@ class ReplaceReport:
     too_large: tuple[str, ...] = ()  # files above --max-file-size, relative to the path
     binary: tuple[str, ...] = ()  # binary or undecodable files holding the find text, relative to the path
     excluded_by_gitignore: bool = False  # nothing planned, the path itself being excluded by a .gitignore
+    more_files: bool = False  # a file past max_files holds the find text too (left alone)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -147,6 +148,7 @@ class ProjectReplacer:
         large: list[str] = []
         binary: list[Path] = []
         grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
+        more = False
         files = [base] if base.is_file() else self._candidates(base, request, options, skipped, large)
         # A file a deny rule hides is never read, never changed.
         with Pins(self._safe.beneath) as pins:
@@ -156,9 +158,10 @@ class ProjectReplacer:
                     continue
                 plan = self._plan(pins, path, substitute, binary, grown)
                 if plan is not None:
-                    planned.append(plan)
                     if len(planned) >= request.max_files:
+                        more = True  # one file past the cap holds the find text: the answer must say so
                         break
+                    planned.append(plan)
         external = self._safe.guard.check_all((plan.path, plan.planned_hash) for plan in planned)
         total = sum(plan.count for plan in planned)
         risk = _risk(len(planned), total)
@@ -173,7 +176,9 @@ class ProjectReplacer:
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
-            return ReplaceReport("preview", changes, total, risk, scanned, None, *seen, excluded_by_gitignore=ignored)
+            return ReplaceReport(
+                "preview", changes, total, risk, scanned, None, *seen, excluded_by_gitignore=ignored, more_files=more
+            )
         if risk in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not request.force:
             raise RiskBlockedError(
                 f"project_replace would change {len(planned)} file(s), {total} occurrence(s): risk {risk.value}. "
@@ -189,7 +194,15 @@ class ProjectReplacer:
         total = sum(c.replacements for c in done)
         group_id = group.group_id if group else None
         return ReplaceReport(
-            "applied", tuple(done), total, risk, scanned, group_id, *seen, excluded_by_gitignore=ignored
+            "applied",
+            tuple(done),
+            total,
+            risk,
+            scanned,
+            group_id,
+            *seen,
+            excluded_by_gitignore=ignored,
+            more_files=more,
         )
 
     def _apply_all(

@@ -114,5 +114,10 @@ class ProjectReplaceResult(Result):
         None,
         description="True when path itself is gitignored: nothing under it changes unless respect_gitignore=false.",
     )
+    max_files_reached: bool | None = Field(
+        None,
+        description="True when more files than max_files hold the find text: those past it were left alone "
+        "(and not counted by a preview).",
+    )
     note: str | None = Field(None, description="How a seed flag was honoured (create_backup=false).")
     message: str = Field(description="Same text as the text block.")

@@ -95,6 +95,7 @@ def register(catalog: Catalog) -> None:
             skipped_binary=len(report.binary) or None,
             skipped_binary_paths=list(report.binary[:SAMPLE]) or None,
             excluded_by_gitignore=report.excluded_by_gitignore or None,
+            max_files_reached=report.more_files or None,
             note=None if create_backup else NO_BACKUP_NOTE,
             message="",
         )

@@ -147,6 +147,12 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
     elif result.files_changed:
         hint = '\nEach file was backed up: undo one with backup(action="undo_last", file_path=...).'
     note = f"\n{result.note}" if result.note else ""
+    if result.max_files_reached:
+        note += f"\nStopped at max_files ({len(result.files):,}): more files hold the find text and were " + (
+            "not counted. Raise max_files to see them all."
+            if result.status == "preview"
+            else "left alone. Raise max_files (or narrow path or file_types) and run it again."
+        )
     if result.excluded_by_gitignore:
         note += "\nThe path is excluded by a .gitignore: run it again with respect_gitignore=false to change its files."
     if changed := [shown(f.path) for f in result.files if f.external_change]:
