@@ -679,3 +679,28 @@ def test_both_engines_agree_on_generated_trees_in_legacy_code_pages(
             (root / name).write_bytes(data)
         kw: dict[str, Any] = {"literal": literal, "case_sensitive": case_sensitive, "whole_word": whole_word}
         search(root, pattern, "python", WalkOptions(include_hidden=True), context_lines=1, max_results=5, **kw)
+
+
+@pytest.mark.parametrize("context", [0, 2])
+def test_a_search_showing_a_few_matches_of_a_file_matching_every_line_decodes_only_the_lines_it_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, context: int
+) -> None:
+    if ripgrep_path() is None:
+        pytest.skip("ripgrep is not installed")
+    (tmp_path / "every.txt").write_bytes(b"".join(b"needle %d\n" % n for n in range(2_000)))
+    decoded: list[Any] = []
+    run_messages = ripgrep_module.run_messages
+
+    def counted(command: list[Any], cwd: Any) -> Any:
+        for message in run_messages(command, cwd):
+            decoded.append(message)
+            yield message
+
+    monkeypatch.setattr(ripgrep_module, "run_messages", counted)
+    request = ContentRequest(pattern="needle", max_results=5, context_lines=context, engine="ripgrep")
+    found = search_content(tmp_path, request, WalkOptions())
+    assert (found.total_matches, found.truncated) == (2_000, True)
+    assert [(m.line_number, m.context_after) for m in found.matches] == [
+        (n, tuple(f"needle {k - 1}" for k in range(n + 1, n + 1 + context))) for n in range(1, 6)
+    ]
+    assert len(decoded) <= 5 + context + 1  # the lines shown, their context and the file's end

@@ -279,7 +279,8 @@ def _hits(
                 break
             shown.append(relative)
             needed -= int(count)
-        details = _details(common, cwd, [relative for relative in shown if relative not in decoded], limits.context)
+        asked = [relative for relative in shown if relative not in decoded]
+        details = _details(common, cwd, asked, limits.context, limits.max_results)
     details.update(decoded)
     prefix = str(root).rstrip("/") + "/"
     # Every file, past max_files too: the totals are made of the hits once confirmed (fsguard.core.provenance).
@@ -292,7 +293,7 @@ def _hits(
         if relative in details:
             found, lines = details[relative]
             if found:  # a file that turned binary since the count is left out
-                hits.append((prefix + name, sum(len(spans) for _, spans in found), found, lines))
+                hits.append((prefix + name, int(count), found, lines))  # found stops at max_results lines
         else:
             hits.append((prefix + name, int(count), (), _NO_LINES))  # shared empties: no garbage per file
     return hits
@@ -312,12 +313,14 @@ def _recounted(counted: list[tuple[bytes, bytes]], decoded: dict[bytes, Found]) 
     return sorted(kept, key=_walk_order)
 
 
-def _details(common: list[str], root: Cwd, files: list[bytes], context: int) -> dict[bytes, Found]:
-    """Matches and the lines around them in ``files`` (explicit paths: no walk, no filter)."""
+def _details(common: list[str], root: Cwd, files: list[bytes], context: int, most: int) -> dict[bytes, Found]:
+    """Matches and the lines around them in ``files`` (explicit paths: no walk, no filter), from the first ``most``
+    lines with a match in each: no more can be shown, and a file matching on every one of a million lines would
+    otherwise come back whole, as JSON (seconds to decode for ten matches shown)."""
     details: dict[bytes, Found] = {}
     for start in range(0, len(files), _BATCH_FILES):
         batch = [b"./" + file for file in files[start : start + _BATCH_FILES]]
-        command: list[str | bytes] = [*common, "--json", "-C", str(context), "--", *batch]
+        command: list[str | bytes] = [*common, "--json", "-m", str(max(most, 1)), "-C", str(context), "--", *batch]
         for message in run_messages(command, root):
             data = message["data"]
             relative = _data(data["path"]).removeprefix(b"./")
