@@ -22,7 +22,7 @@ from fsguard.core import search as search_module
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError, TooLargeError
 from fsguard.core.ignore import IgnoreRules, WalkOptions, default_skips, normalise_globs, walk_files
 from fsguard.core.query import prepare_query
-from fsguard.core.rgprocess import run_spooled
+from fsguard.core.rgprocess import run_messages, run_spooled
 from fsguard.core.search import ContentMatch, ContentRequest, ContentSearch, ripgrep_path, search_content, search_names
 from tests.strategies import search_literals, search_trees
 
@@ -689,7 +689,6 @@ def test_a_search_showing_a_few_matches_of_a_file_matching_every_line_decodes_on
         pytest.skip("ripgrep is not installed")
     (tmp_path / "every.txt").write_bytes(b"".join(b"needle %d\n" % n for n in range(2_000)))
     decoded: list[Any] = []
-    run_messages = ripgrep_module.run_messages
 
     def counted(command: list[Any], cwd: Any) -> Any:
         for message in run_messages(command, cwd):
