@@ -113,11 +113,14 @@ class ProjectReplacer:
         self._safe = safeguards
         self._groups = groups
 
-    def run(self, request: ReplaceRequest, progress: Progress | None = None) -> ReplaceReport:
+    def run(
+        self, request: ReplaceRequest, progress: Progress | None = None, *, waiting: Callable[[], None] | None = None
+    ) -> ReplaceReport:
         """Replace ``request.find`` in every matching file (at most ``max_files`` changed files).
 
         ``progress`` gets (files done, files planned) between files and may raise to cancel: the files
-        before are whole and backed up.
+        before are whole and backed up. ``waiting`` is called every 0.1 s while ripgrep looks for the files
+        holding ``find``, and may raise to stop it (rg may wait for ever, on a FIFO named .gitignore).
 
         Raises:
             InvalidParamsError: empty find, or an invalid regex.
@@ -149,7 +152,7 @@ class ProjectReplacer:
         binary: list[Path] = []
         grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
         more = False
-        files = [base] if base.is_file() else self._candidates(base, request, options, skipped, large)
+        files = [base] if base.is_file() else self._candidates(base, request, options, (skipped, large), waiting)
         # A file a deny rule hides is never read, never changed.
         with Pins(self._safe.beneath) as pins:
             for path in (path for path in files if self._safe.policy.denied_by(path) is None):
@@ -235,11 +238,17 @@ class ProjectReplacer:
             return None
 
     def _candidates(
-        self, base: Path, request: ReplaceRequest, options: WalkOptions, skipped: list[str], large: list[str]
+        self,
+        base: Path,
+        request: ReplaceRequest,
+        options: WalkOptions,
+        skips: tuple[list[str], list[str]],
+        waiting: Callable[[], None] | None,
     ) -> Iterable[Path]:
         """The files that may hold ``find``, in walk order: those ripgrep finds it in (binary ones too, to be
         reported), or, without ripgrep or for a find it may read otherwise, every file of the walk.
-        ``skipped`` and ``large`` get the default skips and the files above the size limit."""
+        ``skips`` get the default skips and the files above the size limit."""
+        skipped, large = skips
         rg = ripgrep_path()
         find = request.find
         plain = request.literal and "\n" not in find and "\r" not in find
@@ -252,8 +261,8 @@ class ProjectReplacer:
 
         try:
             hits = ripgrep_hits(
-                rg, base, query, options, Limits(0, 0, None), progress=None, beneath=self._safe.beneath, binary=True,
-                meanwhile=scan,
+                rg, base, query, options, Limits(0, 0, None), progress=_ticks(waiting), beneath=self._safe.beneath,
+                binary=True, meanwhile=scan,
             )  # fmt: skip
         except RipgrepFailed as exc:
             logger.warning("ripgrep failed (%s); project_replace reads every file of the walk", exc)
@@ -342,6 +351,13 @@ class _Seen(NamedTuple):
     skipped: tuple[str, ...]
     too_large: tuple[str, ...]
     binary: tuple[str, ...]
+
+
+def _ticks(waiting: Callable[[], None] | None) -> Callable[[int], None] | None:
+    """rg's progress (files found so far), as calls of ``waiting``: a replace reports its files done, not rg's."""
+    if waiting is None:
+        return None
+    return lambda _files: waiting()
 
 
 def _relative(path: Path, base: Path) -> str:

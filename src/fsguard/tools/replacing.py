@@ -69,7 +69,7 @@ def register(catalog: Catalog) -> None:
             find, replace, path, literal, case_sensitive, file_types, include_paths, exclude_paths, preview, max_files,
             force, respect_gitignore, include_dependencies,
         )  # fmt: skip
-        report = services.replacer.run(request, progress)
+        report = services.replacer.run(request, progress, waiting=anyio.from_thread.check_cancelled)
         files = [
             ReplacedFile(
                 path=str(c.path),
