@@ -283,3 +283,48 @@ def test_a_backup_appended_while_another_instance_compacts_the_journal_lands_in_
     assert fresh.head(path) == made
     last = f"v{versions - 1}".encode()
     assert [fresh.read_blob(r) for r in fresh.chain(path)] == [b"from the appender", b"last", last]
+
+
+def reads_of(store: BackupStore, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The journals (keys) ``store`` reads from now on, one entry a read."""
+    read = store._read
+    keys: list[str] = []
+
+    def counted(key: str) -> journal.Replay:
+        keys.append(key)
+        return read(key)
+
+    monkeypatch.setattr(store, "_read", counted)
+    return keys
+
+
+def test_a_dropped_backup_is_looked_up_in_its_own_journal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = store_at(tmp_path, clock=1_000.0)
+    files = [Path(f"/r/f{i}.txt") for i in range(5)]
+    made = [store.snapshot(f, b"x", 0o644, operation="edit", after_hash=None) for f in files]
+    later = store_at(tmp_path, clock=1_000.0 + 30 * 86_400)
+    later.cleanup(7, dry_run=False)
+    keys = reads_of(store, monkeypatch)
+    for record in made:
+        with pytest.raises(NotFoundError):
+            store.get(record.backup_id)
+    assert len(keys) == len(made)  # not every journal once more per lookup
+    assert store.get(store.snapshot(files[0], b"y", 0o644, operation="edit", after_hash=None).backup_id)
+
+
+def test_a_backup_looked_up_with_its_file_reads_that_files_journal_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = store_at(tmp_path, clock=1_000.0)
+    files = [Path(f"/r/f{i}.txt") for i in range(5)]
+    made = [store.snapshot(f, b"x", 0o644, operation="edit", after_hash=None) for f in files]
+    later = store_at(tmp_path, clock=1_000.0 + 30 * 86_400)
+    later.cleanup(7, dry_run=False)
+    kept = later.snapshot(files[0], b"y", 0o644, operation="edit", after_hash=None)
+    restarted = store_at(tmp_path)  # knows no backup id yet
+    keys = reads_of(restarted, monkeypatch)
+    for record in made:
+        with pytest.raises(NotFoundError):
+            restarted.get(record.backup_id, Path(record.path))
+    assert len(keys) == len(made)
+    assert restarted.get(kept.backup_id, files[0]) == kept

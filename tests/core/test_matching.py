@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 import pytest
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
 from fsguard.core.matching import LADDER, Replacement, find_matches
+from fsguard.core.misses import CLOSEST_POOL
 
 
 def edited(text: str, old: str, new: str, *, tolerant: bool = False, **placement: Any) -> tuple[str, str]:
@@ -124,3 +126,49 @@ def test_already_applied_is_recognised() -> None:
 def test_empty_old_text_is_invalid() -> None:
     with pytest.raises(InvalidParamsError):
         find_matches("abc", Replacement("", "x"))
+
+
+class _Tallied(str):
+    """A text that adds up how many of its characters are sliced out or counted through."""
+
+    tally = 0
+
+    def __getitem__(self, key: Any) -> str:
+        part = str.__getitem__(self, key)
+        self.tally += len(part)
+        return part
+
+    def count(self, sub: str, start: Any = None, end: Any = None) -> int:
+        self.tally += len(range(*slice(start, end).indices(len(self))))
+        return str.count(self, sub, start, end)
+
+
+def test_replacing_every_one_of_many_matches_reads_the_text_about_once() -> None:
+    text = _Tallied("".join(f"call({i})\n" for i in range(2_000)))
+
+    plan = find_matches(text, Replacement("call", "run", replace_all=True))
+
+    assert plan.apply(str(text)) == "".join(f"run({i})\n" for i in range(2_000))
+    assert [match.line for match in plan.matches] == list(range(1, 2_001))
+    assert text.tally < 4 * len(text)  # not the rest of the file once more for each match
+    mixed = "a\r\nx a y\nb a\rc\na"  # each match's line ending is still its own line's (the last: the file's first)
+    assert edited(mixed, "a", "1\n2", replace_all=True)[1] == "1\r\n2\r\nx 1\n2 y\nb 1\r2\rc\n1\r\n2"
+
+
+def test_the_closest_lines_of_a_large_file_are_found_without_comparing_every_line_in_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = "".join(f"    value_{i} = compute({i}, 'x')  # note\n" for i in range(3 * CLOSEST_POOL))
+    ratio = difflib.SequenceMatcher.ratio
+    compared: list[float] = []
+
+    def counted(matcher: difflib.SequenceMatcher[str]) -> float:
+        compared.append(ratio(matcher))
+        return compared[-1]
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "ratio", counted)
+    with pytest.raises(NoMatchError) as raised:
+        find_matches(text, Replacement("value_700 = compute(700, 'y')\n", "z\n"))
+
+    assert "  701:     value_700 = compute(700, 'x')  # note" in raised.value.message
+    assert len(compared) <= 2 * CLOSEST_POOL  # difflib takes the ratio of a close line twice

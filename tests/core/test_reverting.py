@@ -10,6 +10,7 @@ from fsguard.config import Settings
 from fsguard.core.errors import BackupCorruptError, InvalidParamsError, UndoConflictError
 from fsguard.core.groups import Change
 from fsguard.core.hashing import content_hash
+from fsguard.core.journal import Replay
 from fsguard.services import Services
 
 
@@ -126,3 +127,33 @@ def test_groups_round_trip_and_reject_malformed_ids_and_files(services: Services
     (services.groups.root / f"{group.group_id}.json").write_text('{"changes": [{"kind": "exploded"}]}', "utf-8")
     with pytest.raises(BackupCorruptError):
         services.groups.find(group.group_id)
+
+
+def test_reverting_after_a_restart_looks_for_each_gone_backup_in_its_own_files_journal_only(
+    root: Path, state_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = Settings(roots=(root,), state_dir=state_dir)
+    first = Services.create(settings)
+    changes = []
+    for i in range(4):
+        (root / f"f{i}.txt").write_bytes(b"old\n")
+        edited = first.writer.write(f"f{i}.txt", "new\n")
+        changes.append(
+            Change.modified(edited.path, edited.backup.backup_id if edited.backup else None, edited.content_hash)
+        )
+    first.backups.cleanup(0, dry_run=False)
+    restarted = Services.create(settings)
+    read = restarted.backups._read
+    keys: list[str] = []
+
+    def counted(key: str) -> Replay:
+        keys.append(key)
+        return read(key)
+
+    monkeypatch.setattr(restarted.backups, "_read", counted)
+
+    outcomes = restarted.reverter.revert(changes)
+
+    assert [o.status for o in outcomes] == ["failed"] * 4
+    assert len(keys) == len(changes)  # not every journal once more per change
+    assert [(root / f"f{i}.txt").read_bytes() for i in range(4)] == [b"new\n"] * 4

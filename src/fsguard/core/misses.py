@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import heapq
 
 from fsguard.core.applied import already_applied
 from fsguard.core.confirmation import plural
@@ -10,6 +11,8 @@ from fsguard.core.errors import NoMatchError
 from fsguard.core.textio import LINE_BREAK, LineIndex
 
 WHOLE_FILE_HINT_LINES = 20
+CLOSEST_POOL = 500  # distinct lines compared in full with old_text's first line, at most
+_CUTOFF = 0.5
 
 
 _TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
@@ -54,11 +57,28 @@ def _line_of(index: LineIndex, offset: int | None) -> int | None:
 def _closest(index: LineIndex, old: str, subject: str) -> str:
     first = next((line for line in LINE_BREAK.split(old) if line.strip()), old).strip()
     stripped = [line.strip() for line in index.lines]
-    best = difflib.get_close_matches(first, stripped, n=1, cutoff=0.5)
+    best = difflib.get_close_matches(first, _likeliest(first, stripped), n=1, cutoff=_CUTOFF)
     if not best:
         return f"No line resembles the first line of {subject}."
     at = stripped.index(best[0])
     return f"Closest lines:\n{_numbered(index, max(at - 2, 0), min(at + 3, len(index.lines)))}"
+
+
+def _likeliest(first: str, lines: list[str]) -> list[str]:
+    """The distinct ``lines`` worth a full comparison with ``first``: all of them up to :data:`CLOSEST_POOL`, else
+    the ones whose quick upper bound of the ratio is highest. A full ratio for every line of a large file made a
+    failed edit of an 80,000-line file take 4 s (a minute at the 50 MiB size limit)."""
+    distinct = list(dict.fromkeys(lines))
+    if len(distinct) <= CLOSEST_POOL:
+        return distinct
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(first)
+    bounded = []
+    for line in distinct:
+        matcher.set_seq1(line)
+        if matcher.real_quick_ratio() >= _CUTOFF and (bound := matcher.quick_ratio()) >= _CUTOFF:
+            bounded.append((bound, line))
+    return [line for _, line in heapq.nlargest(CLOSEST_POOL, bounded)]
 
 
 def _numbered(index: LineIndex, start: int, stop: int) -> str:

@@ -190,7 +190,7 @@ class Reverter:
         # without force its change must stay (the revert of this one fails), not be replaced.
         expected = None if force or change.after_hash is None else change.after_hash
         try:
-            report = self._restorer.restore(backup_id, force=force, expected_hash=expected)
+            report = self._restorer.restore(backup_id, force=force, expected_hash=expected, taken_of=path)
         except StaleEditError:
             return Reverted(change, "kept", _CHANGED_MEANWHILE)
         if report.already_there:

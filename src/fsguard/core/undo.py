@@ -97,18 +97,20 @@ class Restorer:
         force: bool = False,
         dry_run: bool = False,
         expected_hash: str | None = None,
+        taken_of: Path | None = None,
     ) -> RestoreReport:
         """Put backup ``backup_id``'s bytes back into the file it was taken of (a new step in its undo chain).
 
         Whatever the file holds now is backed up first, also when it changed after the backed-up operation
         (``changed_since`` in the report): so ``force`` is never needed here, and is accepted for the callers
-        that revert several changes at once and check those conflicts themselves.
+        that revert several changes at once and check those conflicts themselves. ``taken_of`` is the file the
+        backup was taken of, when the caller knows it (a group's change): only that file's journal is looked in.
 
         Raises:
             InvalidParamsError: file_path names another file than the backup's.
             StaleEditError: ``expected_hash`` is not the file's current hash.
         """
-        record = self._safe.backups.get(backup_id)
+        record = self._safe.backups.get(backup_id, taken_of)
         path = self._safe.policy.resolve(record.path)
         if file_path is not None and self._safe.policy.resolve(file_path) != path:
             raise InvalidParamsError(

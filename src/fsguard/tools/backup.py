@@ -192,7 +192,7 @@ def _compare(services: Services, request: _Request) -> BackupResult:
     backup_id = _need(request.backup_id, "backup_id", request.action)
     if group := services.groups.find(backup_id):
         diffs = [
-            services.restorer.diff(services.backups.get(change.backup_id), towards_backup=False)
+            services.restorer.diff(services.backups.get(change.backup_id, Path(change.path)), towards_backup=False)
             for change in group.changes
             if change.backup_id and shown_change(change, services.policy.shows)
         ]
