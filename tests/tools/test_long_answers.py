@@ -1,0 +1,75 @@
+"""Answers about many operations or paths (issue 13): the text block shows ten of them, the failed ones
+first, and counts the rest; the structured result, or the error's fields, keep every one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+MANY = 200
+TEXT_BYTES = 3000  # ten rows and the count; one row per item would pass 20 KB
+
+
+async def test_a_batch_of_many_invalid_operations_lists_ten_problems_and_counts_the_rest(
+    client: Client, root: Path
+) -> None:
+    operations = [{"type": "edit", "path": f"missing{n}.txt", "old_text": "a", "new_text": "b"} for n in range(MANY)]
+    operations.append({"type": "write", "path": "made.txt", "content": "x"})
+    result = await client.call_tool("batch_operations", {"request_json": json.dumps({"operations": operations})})
+    assert error_code(result) == "invalid_params"
+    text = text_of(result)
+    assert text.count("\n- operation ") == 10
+    assert f"… and {MANY - 10} more, {MANY - 10} of them failed (every one in the error's errors field)" in text
+    assert len(text.encode()) < TEXT_BYTES
+    assert len((result.meta or {})["fsguard/error"]["errors"]) == MANY
+    assert not (root / "made.txt").exists()
+
+
+async def test_a_batch_of_many_writes_lists_ten_operations_and_the_result_keeps_every_one(
+    client: Client, root: Path
+) -> None:
+    operations = [{"type": "write", "path": f"out/w{n}.txt", "content": f"{n}\n"} for n in range(MANY)]
+    result = await client.call_tool("batch_operations", {"request_json": json.dumps({"operations": operations})})
+    text = text_of(result)
+    assert text.startswith(f"Batch applied: {MANY}/{MANY} operations ok.")
+    assert text.count("  [OK] [") == 10
+    assert text.endswith(f"… and {MANY - 10} more (every one in the result's operations list)")
+    assert len(text.encode()) < TEXT_BYTES
+    assert len(structured(result)["operations"]) == MANY
+    assert (root / "out" / f"w{MANY - 1}.txt").read_text(encoding="utf-8") == f"{MANY - 1}\n"
+
+
+async def test_deleting_many_paths_lists_ten_with_the_failure_and_the_result_keeps_every_one(
+    client: Client, root: Path
+) -> None:
+    for n in range(MANY):
+        (root / f"d{n:03}.txt").write_text("x", encoding="utf-8")
+    paths = [f"d{n:03}.txt" for n in range(MANY)]
+    paths[150] = "absent.txt"
+    result = await client.call_tool("delete_file", {"paths": paths})
+    text = text_of(result)
+    assert "FAILED absent.txt" in text
+    assert text.count("to the trash") + text.count("D d") == 9
+    assert f"… and {MANY - 10} more (every one in the result's results list)\n{MANY - 1}/{MANY} succeeded" in text
+    assert len(text.encode()) < TEXT_BYTES
+    assert len(structured(result)["results"]) == MANY
+    assert not (root / "d199.txt").exists()
+
+
+async def test_info_on_many_paths_shows_ten_and_the_result_keeps_every_one(client: Client, root: Path) -> None:
+    for n in range(MANY):
+        (root / f"i{n:03}.txt").write_text("x", encoding="utf-8")
+    paths = [f"i{n:03}.txt" for n in range(MANY)]
+    result = await client.call_tool("get_file_info", {"paths": paths})
+    text = text_of(result)
+    assert text.count("=== i") == 10
+    assert text.endswith(f"… and {MANY - 10} more (every one in the result's files list)")
+    assert len(text.encode()) < TEXT_BYTES
+    assert [entry["path"] for entry in structured(result)["files"]][-1] == str(root / "i199.txt")
