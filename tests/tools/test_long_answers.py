@@ -4,12 +4,14 @@ first, and counts the rest; the structured result, or the error's fields, keep e
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
 from tests.conftest import error_code, structured, text_of
+from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
 
@@ -73,3 +75,30 @@ async def test_info_on_many_paths_shows_ten_and_the_result_keeps_every_one(clien
     assert text.endswith(f"… and {MANY - 10} more (every one in the result's files list)")
     assert len(text.encode()) < TEXT_BYTES
     assert [entry["path"] for entry in structured(result)["files"]][-1] == str(root / "i199.txt")
+
+
+async def test_a_diff_whose_file_list_is_cut_sums_up_every_file_not_the_ones_listed(client: Client, root: Path) -> None:
+    repo = make_repo(root)
+    for n in range(30):
+        (repo / f"f{n:02}.txt").write_text("one\ntwo\n", encoding="utf-8")
+    git(repo, "add", ".")
+    result = await client.call_tool("git", {"action": "diff", "staged": True, "output": "name-only", "max_lines": 5})
+    text = text_of(result)
+    assert text.startswith("30 files changed, +60 -0:\nf00.txt\n")
+    assert "File list cut at 5 of 30" in text
+    assert len(structured(result)["files"]) == 5
+    assert git(repo, "diff", "--cached", "--name-only").count("\n") == 30
+
+
+async def test_a_repository_of_many_branches_lists_ten_with_the_current_one(client: Client, root: Path) -> None:
+    repo = make_repo(root)
+    refs = "".join(f"create refs/heads/b{n:03} HEAD\n" for n in range(MANY))
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, input=refs.encode(), check=True)
+    result = await client.call_tool("git", {"action": "branch", "name": "zz", "checkout": True})
+    text = text_of(result)
+    assert text.startswith("Created branch zz and switched to it.\n  b000\n")
+    assert "\n* zz\n" in text
+    assert text.endswith(f"… and {MANY + 2 - 10} more (every one in the result's branches list)")
+    assert len(text.encode()) < TEXT_BYTES
+    assert len(structured(result)["branches"]) == MANY + 2
+    assert git(repo, "branch", "--show-current") == "zz\n"
