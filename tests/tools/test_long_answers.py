@@ -102,3 +102,39 @@ async def test_a_repository_of_many_branches_lists_ten_with_the_current_one(clie
     assert len(text.encode()) < TEXT_BYTES
     assert len(structured(result)["branches"]) == MANY + 2
     assert git(repo, "branch", "--show-current") == "zz\n"
+
+
+async def test_many_files_given_one_name_are_named_ten_with_the_count(client: Client, root: Path) -> None:
+    for n in range(MANY):
+        (root / f"r{n:03}.txt").write_text("x", encoding="utf-8")
+    rule = {"path": ".", "mode": "regex_rename", "pattern": ".*", "replacement": "same.txt"}
+    refused = await client.call_tool("batch_operations", {"rename_json": json.dumps(rule)})
+    preview = await client.call_tool("batch_operations", {"rename_json": json.dumps({**rule, "preview": True})})
+    assert error_code(refused) == "conflict"
+    assert f"r009.txt and {MANY - 10} more (all in the error's conflicts field)" in text_of(refused)
+    assert len((refused.meta or {})["fsguard/error"]["conflicts"][0]["sources"]) == MANY
+    assert f"r009.txt and {MANY - 10} more (all in the result's conflicts list)" in text_of(preview)
+    assert len(structured(preview)["conflicts"][0]["sources"]) == MANY
+    for text in (text_of(refused), text_of(preview)):
+        assert len(text.encode()) < TEXT_BYTES
+    assert (root / "r199.txt").exists()
+    assert not (root / "same.txt").exists()
+
+
+async def test_the_info_and_restore_of_a_group_of_many_changes_show_ten_of_them(client: Client, root: Path) -> None:
+    for n in range(MANY):
+        (root / f"g{n:03}.txt").write_text("x", encoding="utf-8")
+    rule = {"path": ".", "mode": "add_prefix", "prefix": "p_"}
+    renamed = structured(await client.call_tool("batch_operations", {"rename_json": json.dumps(rule)}))
+    info = await client.call_tool("backup", {"action": "info", "backup_id": renamed["backup_id"]})
+    restored = await client.call_tool("backup", {"action": "restore", "backup_id": renamed["backup_id"]})
+    assert text_of(info).count("\nmoved ") == 10
+    assert text_of(info).endswith(f"… and {MANY - 10} more (every one in the result's group changes)")
+    assert len(structured(info)["group"]["changes"]) == MANY
+    assert text_of(restored).count("  reverted: moved") == 10
+    assert f"… and {MANY - 10} more (every one in the result's reverted list)" in text_of(restored)
+    assert len(structured(restored)["reverted"]) == MANY
+    for text in (text_of(info), text_of(restored)):
+        assert len(text.encode()) < TEXT_BYTES
+    assert (root / "g199.txt").exists()
+    assert not (root / "p_g199.txt").exists()
