@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
@@ -138,3 +138,21 @@ async def test_the_info_and_restore_of_a_group_of_many_changes_show_ten_of_them(
         assert len(text.encode()) < TEXT_BYTES
     assert (root / "g199.txt").exists()
     assert not (root / "p_g199.txt").exists()
+
+
+async def test_reading_many_missing_paths_keeps_the_answer_inside_the_response_budget(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "last.txt").write_text("kept\n", encoding="utf-8")
+    many = 3000  # their headings and errors pass the 64 KiB that such lines may take besides the files' text
+    paths = [f"gone/missing{n:04}.txt" for n in range(many)] + ["last.txt"]
+    async with connect(max_response_bytes=4000) as client:
+        result = await client.call_tool("read_file", {"paths": paths})
+    data, text = structured(result), text_of(result)
+    assert len(text.encode()) < 2**16 + 4000 + TEXT_BYTES
+    assert len(data["content"].encode()) < 2**16 + 4000 + TEXT_BYTES
+    assert text.endswith("every one is named in the result's files list]\n")
+    assert len(data["files"]) == many + 1
+    assert data["files"][-1] == data["files"][-1] | {"path": str(root / "last.txt"), "truncated": True}
+    assert "content" not in data["files"][-1]
+    assert (root / "last.txt").read_text(encoding="utf-8") == "kept\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsguard.core.multiread import after_text
+from fsguard.core.multiread import after_text, left_out_note, shown_files
 from fsguard.core.shortlist import shown_rows
 from fsguard.models import (
     AnalyzeResult,
@@ -30,7 +30,10 @@ def read_text(result: ReadFileResult, compact: bool) -> str:
             return result.content
         return f"# File: {shown(result.path)} ({result.size} bytes)\n# Base64 encoded:\n{result.content}"
     if result.files is not None:
-        return "\n".join(_section(entry, compact) for entry in result.files)
+        listed, hidden = shown_files(result.files)
+        return "\n".join(
+            [*(_section(entry, compact) for entry in listed), *([left_out_note(hidden)] if hidden else [])]
+        )
     if result.hint is None:
         return result.content
     return after_text(result.content, f"[{_hint(result, compact)}]")
