@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -124,3 +125,19 @@ def test_already_applied_is_recognised() -> None:
 def test_empty_old_text_is_invalid() -> None:
     with pytest.raises(InvalidParamsError):
         find_matches("abc", Replacement("", "x"))
+
+
+def test_an_old_text_on_every_line_of_a_large_file_is_placed_in_linear_time() -> None:
+    lines = 200_000  # counted from the file's start for each match, this took about two minutes
+    text = "".join(f"row {number}\n" for number in range(lines))
+
+    started = time.perf_counter()
+    with pytest.raises(AmbiguousMatchError) as ambiguous:
+        find_matches(text, Replacement("row", "col"))
+    plan = find_matches(text, Replacement("row", "col", replace_all=True))
+    elapsed = time.perf_counter() - started
+
+    assert ambiguous.value.fields["lines"] == list(range(1, lines + 1))
+    assert [match.line for match in plan.matches[-2:]] == [lines - 1, lines]
+    assert plan.apply(text) == text.replace("row", "col")
+    assert elapsed < 10
