@@ -156,3 +156,21 @@ async def test_reading_many_missing_paths_keeps_the_answer_inside_the_response_b
     assert data["files"][-1] == data["files"][-1] | {"path": str(root / "last.txt"), "truncated": True}
     assert "content" not in data["files"][-1]
     assert (root / "last.txt").read_text(encoding="utf-8") == "kept\n"
+
+
+async def test_staging_and_restoring_more_paths_than_max_lines_counts_every_one(client: Client, root: Path) -> None:
+    repo = make_repo(root)
+    paths = [f"s{n:02}.txt" for n in range(30)]
+    for name in paths:
+        (repo / name).write_text("one\n", encoding="utf-8")
+    staged = await client.call_tool("git", {"action": "add", "paths": paths, "max_lines": 5})
+    git(repo, "commit", "-q", "-m", "thirty")
+    for name in paths:
+        (repo / name).write_text("two\n", encoding="utf-8")
+    restored = await client.call_tool("git", {"action": "restore", "paths": paths, "force": True, "max_lines": 5})
+    assert text_of(staged).startswith("Staged 30 files:\n  s00.txt\n")
+    assert text_of(restored).startswith("Restored 30 files; 30 backed up first.")
+    for result in (staged, restored):
+        assert "Path list cut at 5 of 30: raise max_lines to see more." in text_of(result)
+        assert len(structured(result)["paths"]) == 5
+    assert (repo / "s29.txt").read_text(encoding="utf-8") == "one\n"

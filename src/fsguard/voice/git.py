@@ -127,10 +127,11 @@ def _log(result: GitResult, compact: bool) -> str:
 def _add(result: GitResult, compact: bool) -> str:
     paths = result.paths or []
     if compact:
-        return f"OK: staged {counted(len(paths), 'file')}"
+        return f"OK: staged {counted(_total(result, paths), 'file')}"
     if not paths:
         return "Nothing staged: the paths have no changes (or are ignored)."
-    return "\n".join([f"Staged {counted(len(paths), 'file')}:", *(f"  {_rel(result, p)}" for p in paths)])
+    count = counted(_total(result, paths), "file")
+    return "\n".join([f"Staged {count}:", *(f"  {_rel(result, p)}" for p in paths)])
 
 
 def _commit(result: GitResult, compact: bool) -> str:
@@ -155,9 +156,9 @@ def _restore(result: GitResult, compact: bool) -> str:
     paths = result.paths or []
     origin = f" from {result.source}" if result.source else ""
     if result.backups is None:
-        head = f"Unstaged {counted(len(paths), 'path')}{origin}; the working tree is untouched."
+        head = f"Unstaged {counted(_total(result, paths), 'path')}{origin}; the working tree is untouched."
     else:
-        head = f"Restored {counted(len(paths), 'file')}{origin}; {len(result.backups)} backed up first."
+        head = f"Restored {counted(_total(result, paths), 'file')}{origin}; {len(result.backups)} backed up first."
         if result.backups:
             head += ' Undo one with backup(action="undo_last", file_path=...).'
     if compact:
@@ -196,6 +197,11 @@ def _init(result: GitResult, compact: bool) -> str:
         if compact
         else f"{verb} git repository in {shown(result.repository)}."
     )
+
+
+def _total(result: GitResult, paths: list[str]) -> int:
+    """How many paths the action touched: files_changed when the list was cut at max_lines."""
+    return result.files_changed if result.files_changed is not None else len(paths)
 
 
 def _rel(result: GitResult, path: str) -> str:
