@@ -174,3 +174,17 @@ async def test_staging_and_restoring_more_paths_than_max_lines_counts_every_one(
         assert "Path list cut at 5 of 30: raise max_lines to see more." in text_of(result)
         assert len(structured(result)["paths"]) == 5
     assert (repo / "s29.txt").read_text(encoding="utf-8") == "one\n"
+
+
+async def test_a_multi_edit_of_many_edits_lists_ten_with_those_already_present(client: Client, root: Path) -> None:
+    (root / "m.txt").write_text("".join(f"w{n:03}\n" for n in range(MANY)), encoding="utf-8")
+    edits = [{"old_text": f"w{n:03}\n", "new_text": f"v{n:03}\n"} for n in range(MANY)]
+    edits.append({"old_text": "w150\n", "new_text": "v150\n"})
+    result = await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits})
+    text = text_of(result)
+    assert "  edit 201: already present" in text
+    assert text.count("  edit ") == 10
+    assert f"… and {MANY - 9} more (every one in the result's edits list)" in text
+    assert len(text.encode()) < TEXT_BYTES
+    assert len(structured(result)["edits"]) == MANY + 1
+    assert (root / "m.txt").read_text(encoding="utf-8") == "".join(f"v{n:03}\n" for n in range(MANY))

@@ -32,12 +32,13 @@ def shortlist(items: Iterable[object], *, total: int | None = None, rest: str = 
     return head + more + (f" ({rest})" if rest else "")
 
 
-def shown_rows(rows: Sequence[str], *, failed: Sequence[bool], rest: str) -> list[str]:
+def shown_rows(rows: Sequence[str], *, failed: Sequence[bool], rest: str, flagged: str = "failed") -> list[str]:
     """Every row of a short list; of a long one, :data:`SHOWN` rows, failed ones first, kept in their order,
     and a last row counting the others (and how many of them failed) and saying where they are.
 
     For answers with a row per item asked for (operations, paths): a batch of thousands is summed up, not
-    listed, and the rows that need the caller's attention are the ones shown.
+    listed, and the rows that need the caller's attention are the ones shown. ``flagged`` says what the rows
+    marked in ``failed`` are, when it is not a failure.
     """
     if len(rows) <= SHOWN + SLACK:
         return list(rows)
@@ -48,5 +49,5 @@ def shown_rows(rows: Sequence[str], *, failed: Sequence[bool], rest: str) -> lis
         picked.add(next(fine))
     hidden = len(rows) - len(picked)
     hidden_bad = len(bad) - len(picked.intersection(bad))
-    failures = f", {hidden_bad:,} of them failed" if hidden_bad else ""
+    failures = f", {hidden_bad:,} of them {flagged}" if hidden_bad else ""
     return [rows[index] for index in sorted(picked)] + [f"… and {hidden:,} more{failures} ({rest})"]

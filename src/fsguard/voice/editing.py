@@ -143,10 +143,13 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
         return head + notes + _diff_block(result.diff, True)
     head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{shown(result.path)} | {counts}{skipped}"
     head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
-    details = "\n".join(
+    rows = [
         f"  edit {e.index}: {e.status.replace('_', ' ')}" + (f" ({e.match_tier}, line {e.line})" if e.line else "")
         for e in result.edits
-    )
+    ]
+    present = [e.status == "already_present" for e in result.edits]
+    rest = "every one in the result's edits list"
+    details = "\n".join(shown_rows(rows, failed=present, rest=rest, flagged="already present"))
     notes = _notes(
         result.risk_warning, result.structure_warning, result.external_change, result.feedback, *result.notes or ()
     )
