@@ -188,3 +188,23 @@ async def test_a_multi_edit_of_many_edits_lists_ten_with_those_already_present(c
     assert len(text.encode()) < TEXT_BYTES
     assert len(structured(result)["edits"]) == MANY + 1
     assert (root / "m.txt").read_text(encoding="utf-8") == "".join(f"v{n:03}\n" for n in range(MANY))
+
+
+async def test_a_wsl_sync_of_a_large_tree_lists_ten_files_and_counts_the_rest(
+    connect: ClientFactory, root: Path
+) -> None:
+    home, win = root / "home" / "me", root / "mnt" / "c" / "Users" / "me"
+    win.mkdir(parents=True)
+    source = home / "projects" / "big"
+    source.mkdir(parents=True)
+    for n in range(MANY):
+        (source / f"p{n:03}.md").write_text(f"{n}", encoding="utf-8")
+    settings = {"wsl": True, "wsl_mount_root": root / "mnt", "wsl_home": home, "wsl_windows_home": "C:\\Users\\me"}
+    async with connect(**settings) as client:
+        result = await client.call_tool("wsl", {"action": "sync", "wsl_path": str(source)})
+    text = text_of(result)
+    assert text.count("  created ") == 10
+    assert text.endswith(f"… and {MANY - 10} more (every one in the result's files list)")
+    assert len(text.encode()) < TEXT_BYTES
+    assert len(structured(result)["files"]) == MANY
+    assert (win / "projects" / "big" / "p199.md").read_text(encoding="utf-8") == "199"
