@@ -208,3 +208,22 @@ async def test_a_wsl_sync_of_a_large_tree_lists_ten_files_and_counts_the_rest(
     assert len(text.encode()) < TEXT_BYTES
     assert len(structured(result)["files"]) == MANY
     assert (win / "projects" / "big" / "p199.md").read_text(encoding="utf-8") == "199"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"old_text": "absent", "new_text": "x"}, {"mode": "insert", "anchor": "absent", "new_text": "x"}],
+    ids=["old_text", "anchor"],
+)
+async def test_a_miss_in_a_short_file_of_huge_lines_shows_the_start_of_each_line(
+    client: Client, root: Path, arguments: dict[str, object]
+) -> None:
+    original = ("q" * 300_000 + "\n") * 3
+    (root / "wide.txt").write_text(original, encoding="utf-8")
+    result = await client.call_tool("edit_file", {"path": "wide.txt", **arguments})
+    text = text_of(result)
+    assert error_code(result) == "no_match"
+    assert "The whole file (3 lines):" in text
+    assert "    3: " + "q" * 300 + "… [300,000 characters: read_file(start_line=3) shows it]" in text
+    assert len(text.encode()) < TEXT_BYTES
+    assert (root / "wide.txt").read_text(encoding="utf-8") == original
