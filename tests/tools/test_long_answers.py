@@ -227,3 +227,18 @@ async def test_a_miss_in_a_short_file_of_huge_lines_shows_the_start_of_each_line
     assert "    3: " + "q" * 300 + "… [300,000 characters: read_file(start_line=3) shows it]" in text
     assert len(text.encode()) < TEXT_BYTES
     assert (root / "wide.txt").read_text(encoding="utf-8") == original
+
+
+async def test_a_word_changed_in_a_minified_line_of_megabytes_is_shown_around_the_change(
+    client: Client, root: Path
+) -> None:
+    original = "a" * 1_000_000 + "MARK" + "a" * 1_000_000 + "\n"
+    (root / "min.txt").write_text(original, encoding="utf-8")
+    result = await client.call_tool("edit_file", {"path": "min.txt", "old_text": "MARK", "new_text": "MORK"})
+    data, text = structured(result), text_of(result)
+    assert "-…" + "a" * 99 + "MARK" in data["diff"]
+    assert "+…" + "a" * 99 + "MORK" in data["diff"]
+    assert "… [line of 2,000,004 characters, from column 999,902]" in data["diff"]
+    assert len(text.encode()) < TEXT_BYTES
+    assert len(data["diff"].encode()) < TEXT_BYTES
+    assert (root / "min.txt").read_text(encoding="utf-8") == original.replace("MARK", "MORK")
