@@ -151,6 +151,11 @@ def test_replacing_every_one_of_many_matches_reads_the_text_about_once() -> None
     assert plan.apply(str(text)) == "".join(f"run({i})\n" for i in range(2_000))
     assert [match.line for match in plan.matches] == list(range(1, 2_001))
     assert text.tally < 4 * len(text)  # not the rest of the file once more for each match
+    text.tally = 0
+    with pytest.raises(AmbiguousMatchError) as ambiguous:  # every match's line is named: the same count
+        find_matches(text, Replacement("call", "run"))
+    assert ambiguous.value.fields["lines"] == list(range(1, 2_001))
+    assert text.tally < 4 * len(text)
     mixed = "a\r\nx a y\nb a\rc\na"  # each match's line ending is still its own line's (the last: the file's first)
     assert edited(mixed, "a", "1\n2", replace_all=True)[1] == "1\r\n2\r\nx 1\n2 y\nb 1\r2\rc\n1\r\n2"
 

@@ -253,3 +253,18 @@ async def test_multi_edit_keeps_failed_for_an_old_text_that_is_missing_while_new
     result = await client.call_tool("multi_edit", {"path": "c.txt", "edits": edits})
     assert [e["status"] for e in (result.meta or {})["fsguard/error"]["edits"]] == ["applied", "failed"]
     assert (root / "c.txt").read_bytes() == b"alpha\nbeta\n"
+
+
+async def test_a_long_multi_edit_with_one_failure_says_the_others_are_fine_and_no_more_failed(
+    client: Client, root: Path
+) -> None:
+    original = "".join(f"line {n}\n" for n in range(30)).encode()
+    (root / "m.txt").write_bytes(original)
+    edits = [{"old_text": f"line {n}\n", "new_text": f"L{n}\n"} for n in range(30)]
+    edits.append({"old_text": "absent", "new_text": "x"})
+    result = await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits})
+    text = text_of(result)
+    assert "  edit 31: failed" in text
+    assert "  The other 30 edits are fine.\n" in text
+    assert "and 0 more" not in text
+    assert (root / "m.txt").read_bytes() == original

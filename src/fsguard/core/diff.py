@@ -33,6 +33,7 @@ DiffFormat = Literal["auto", "full", "summary", "stat", "none"]
 
 MAX_MATCHED_LINES = 5000
 NO_NEWLINE_MARK = "\\ No newline at end of file"
+LINE_CHARS = 400  # of a diff line; a longer one is shown around its change
 SUMMARY_KEEP = 3  # lines the summary keeps at each end of a hunk longer than twice this
 
 # Big enough to leave the loop to C, small enough that slices stay off mmap (glibc: 128 KiB).
@@ -168,15 +169,34 @@ def _render(group: list[_Opcode], old: list[str], new: list[str], base: int) -> 
     added = removed = 0
     for tag, i1, i2, j1, j2 in group:
         if tag == "equal":
-            body += _shown(" ", old[i1 - base : i2 - base])
+            body += _shown(" ", _narrowed(old[i1 - base : i2 - base], []))
             continue
+        gone, came = old[i1 - base : i2 - base], new[j1 - base : j2 - base]
         if tag in ("replace", "delete"):
-            body += _shown("-", old[i1 - base : i2 - base])
+            body += _shown("-", _narrowed(gone, came))
             removed += i2 - i1
         if tag in ("replace", "insert"):
-            body += _shown("+", new[j1 - base : j2 - base])
+            body += _shown("+", _narrowed(came, gone))
             added += j2 - j1
     return _Hunk(header, tuple(body), added, removed)
+
+
+def _narrowed(lines: list[str], others: list[str]) -> list[str]:
+    """``lines`` with each one longer than :data:`LINE_CHARS` cut to that many characters from a little before
+    where it first differs from the line in ``others`` at its place (its start when there is none): a word
+    changed in a minified file's one line of megabytes is shown, not the megabytes."""
+    narrowed = []
+    for number, line in enumerate(lines):
+        text = line.rstrip("\r\n")
+        if len(text) <= LINE_CHARS:
+            narrowed.append(line)
+            continue
+        other = others[number] if number < len(others) else ""
+        start = max(common_prefix_len(text, other) - LINE_CHARS // 4, 0)
+        where = f", from column {start + 1:,}" if start else ""
+        cut = ("…" if start else "") + text[start : start + LINE_CHARS] + f"… [line of {len(text):,} characters{where}]"
+        narrowed.append(cut + line[len(text) :])
+    return narrowed
 
 
 def _replaced_block(prefix: int, old_middle: int, new_middle: int) -> _Hunk:

@@ -50,11 +50,8 @@ def add(call: GitCall) -> GitResult:
     staged = _names(repo.git("diff", "--cached", "--name-only", "-z", "--", *specs).stdout)
     for target in targets:
         fire(safe, "post", "write", target, "add")
-    return GitResult(
-        action="add",
-        repository=str(repo.root),
-        message="",
-        paths=[repo.absolute(name) for name in staged[: call.request.max_lines]],
+    return _cut_paths(
+        call, GitResult(action="add", repository=str(repo.root), message=""), [repo.absolute(n) for n in staged]
     )
 
 
@@ -218,14 +215,24 @@ def _discard(call: GitCall, names: list[str], source: list[str]) -> GitResult:
             else:
                 safe.session.forget(target)
             fire(safe, "post", "write", target, "restore", source=rev)
-    return GitResult(
+    result = GitResult(
         action="restore",
         repository=str(repo.root),
         message="",
-        paths=[str(t) for t in targets[: call.request.max_lines]],
         source=rev,
         backups=[GitBackup(path=str(t), backup_id=r.backup_id) for t, r in saved],
     )
+    return _cut_paths(call, result, [str(t) for t in targets])
+
+
+def _cut_paths(call: GitCall, result: GitResult, paths: list[str]) -> GitResult:
+    """``result`` with the first max_lines of ``paths``; past that, how many there are (files_changed) and a note."""
+    cap = call.request.max_lines
+    result.paths = paths[:cap]
+    if len(paths) > cap:
+        result.files_changed, result.truncated = len(paths), True
+        result.note = f"Path list cut at {cap} of {len(paths)}: raise max_lines to see more."
+    return result
 
 
 def _back_up(call: GitCall, target: Path, name: str) -> BackupRecord | None:

@@ -157,6 +157,10 @@ def _changes(call: GitCall, result: GitResult, command: list[str], stats: list[F
     result.output = output
     result.files = [_file(repo, stat) for stat in stats[:cap]]
     if len(stats) > cap:
+        # The totals of every file, not of the ones listed: the summary line reads them.
+        result.files_changed = len(stats)
+        result.insertions = sum(stat.added or 0 for stat in stats)
+        result.deletions = sum(stat.deleted or 0 for stat in stats)
         result.truncated = True
         notes.append(f"File list cut at {cap} of {len(stats)}: pass paths=[...] or raise max_lines.")
     result.note = " ".join(notes) or None

@@ -13,6 +13,7 @@ from fsguard.core.textio import LINE_BREAK, LineIndex
 WHOLE_FILE_HINT_LINES = 20
 CLOSEST_POOL = 500  # distinct lines compared in full with old_text's first line, at most
 _CUTOFF = 0.5
+LINE_CHARS = 300  # of each line an error shows
 
 
 _TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
@@ -82,4 +83,11 @@ def _likeliest(first: str, lines: list[str]) -> list[str]:
 
 
 def _numbered(index: LineIndex, start: int, stop: int) -> str:
-    return "\n".join(f"{n + 1:>5}: {index.lines[n].rstrip(chr(13) + chr(10))}" for n in range(start, stop))
+    return "\n".join(f"{n + 1:>5}: {_cut(index.lines[n].rstrip(chr(13) + chr(10)), n + 1)}" for n in range(start, stop))
+
+
+def _cut(line: str, number: int) -> str:
+    """A line of a minified or generated file is shown by its start: the whole of it would flood the answer."""
+    if len(line) <= LINE_CHARS:
+        return line
+    return f"{line[:LINE_CHARS]}… [{len(line):,} characters: read_file(start_line={number}) shows it]"

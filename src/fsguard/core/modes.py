@@ -294,14 +294,15 @@ def _multi_edit_error(outcomes: list[EditOutcome], path: str) -> FsguardError:
     # A long batch lists its failures only, the first few of them; the error's edits field has every status.
     listed = outcomes if len(outcomes) <= SHOWN + SLACK else bad[:SHOWN]
     lines = [f"  edit {o.index}: {o.status}" + (f" — {o.error}" if o.error else "") for o in listed]
-    if len(listed) < len(outcomes):
-        rest, fine = [o.index for o in bad[SHOWN:]], len(outcomes) - len(bad)
+    rest, fine = [o.index for o in bad[SHOWN:]], len(outcomes) - len(bad)
+    if len(listed) < len(outcomes) and rest:
         lines.append(
-            f"  … and {plural(len(rest), 'more edit')} that could not be applied"
-            + (f" ({shortlist(rest)})" if rest else "")
+            f"  … and {plural(len(rest), 'more edit')} that could not be applied ({shortlist(rest)})"
             + ("" if not fine else "; the other edit is fine" if fine == 1 else f"; the other {fine:,} edits are fine")
             + "."
         )
+    elif len(listed) < len(outcomes):  # every failure is listed above: say only that the others are fine
+        lines.append("  The other edit is fine." if fine == 1 else f"  The other {fine:,} edits are fine.")
     return error_for_code(bad[0].code or NoMatchError.code)(
         f"multi_edit: {len(bad)} of {len(outcomes)} edits could not be applied, so none were: {path} is "
         "unchanged.\n" + "\n".join(lines) + "\nFix the failing old_text (copy it from read_file) and retry.",

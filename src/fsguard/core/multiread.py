@@ -13,7 +13,10 @@ from pathlib import Path
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.ranges import utf8_size
 from fsguard.core.reading import FileReader, LineSelection
+from fsguard.core.shortlist import SHOWN, SLACK
 from fsguard.models import ReadFileEntry, ReadFileResult
+
+_SPARE_FLOOR = 64 * 1024  # headings and errors of a few hundred files, even under a small budget
 
 
 def read_many(reader: FileReader, user_paths: list[str]) -> ReadFileResult:
@@ -21,16 +24,42 @@ def read_many(reader: FileReader, user_paths: list[str]) -> ReadFileResult:
     if not user_paths:
         raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["a.txt", "b.txt"].')
     entries: list[ReadFileEntry] = []
-    left = reader.budget
+    # left: for the files' text, as in a one-file read; spare: for what the answer holds besides, headings,
+    # hints and errors, so that thousands of missing or empty files cannot flood it where their text would not.
+    left, spare = reader.budget, max(reader.budget, _SPARE_FLOOR)
     for user_path in user_paths:
-        entry = _entry(reader, user_path, left)
-        left -= utf8_size(entry.content or "")
+        entry = _entry(reader, user_path, left if spare > 0 else 0)
+        size = utf8_size(entry.content or "")
+        left -= size
+        spare -= utf8_size(_section(entry)) - size
         entries.append(entry)
     cut = sum(entry.truncated for entry in entries)
     hint = f"{cut} of {len(entries)} files cut or left out; the hint of each says how to read the rest" if cut else None
-    return ReadFileResult(
-        content="\n".join(_section(entry) for entry in entries), files=entries, truncated=bool(cut), hint=hint
+    listed, hidden = shown_files(entries)
+    content = "\n".join([*(_section(entry) for entry in listed), *([left_out_note(hidden)] if hidden else [])])
+    return ReadFileResult(content=content, files=entries, truncated=bool(cut), hint=hint)
+
+
+def shown_files(entries: list[ReadFileEntry]) -> tuple[list[ReadFileEntry], int]:
+    """The entries an answer shows, and how many it only counts: every file up to the first one the budget left
+    out, then a few of those left out (all of a short list)."""
+    first = next((number for number, entry in enumerate(entries) if _is_left_out(entry)), len(entries))
+    rest = entries[first:]
+    if len(rest) <= SHOWN + SLACK:
+        return entries, 0
+    return entries[: first + SHOWN], len(rest) - SHOWN
+
+
+def left_out_note(hidden: int) -> str:
+    """The line that stands for the files left out and not named in the text."""
+    return (
+        f"[… and {hidden:,} more files left out: the response budget is spent. Read them in smaller groups; "
+        "every one is named in the result's files list]\n"
     )
+
+
+def _is_left_out(entry: ReadFileEntry) -> bool:
+    return entry.content is None and entry.error is None and entry.truncated is True
 
 
 def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:

@@ -106,6 +106,12 @@ def shorten(path: object, limit: int = _SHOWN_CHARS, *, count: bool = True) -> s
     return f"{cut} ({len(text):,} characters)" if count else cut
 
 
+def quoted(text: str) -> str:
+    """``text`` quoted as ``repr`` does, a very long one by its ends with its length after the quotes."""
+    cut = shorten(text, count=False)
+    return repr(cut) + ("" if cut == text else f" ({len(text):,} characters)")
+
+
 def _byte_length(text: str) -> int:
     # surrogatepass: a lone surrogate from JSON still has a length (the OS would refuse it anyway)
     return len(text.encode("utf-8", "surrogatepass"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.oserrors import quoted, shorten
 
 
 def compile_re2(
@@ -28,7 +29,10 @@ def compile_re2(
         return re2.compile(pattern.encode("utf-8", "surrogateescape") if as_bytes else pattern, options)
     except re2.error as exc:
         reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-        raise InvalidParamsError(f"invalid {what} {pattern!r}: {reason}{advice}", pattern=pattern) from exc
+        # A pattern of thousands of characters is named by its ends: RE2's reason quotes it (or its tail) again.
+        raise InvalidParamsError(
+            f"invalid {what} {quoted(pattern)}: {shorten(reason)}{advice}", pattern=pattern
+        ) from exc
 
 
 def compiles(pattern: str) -> bool:

@@ -30,6 +30,7 @@ from fsguard.core.oserrors import from_os_error
 from fsguard.core.patterns import compile_re2
 from fsguard.core.reverting import Reverter
 from fsguard.core.safeguards import Safeguards
+from fsguard.core.shortlist import shortlist
 
 OPERATION = "batch_rename"
 MAX_RENAMES = 10_000
@@ -350,9 +351,12 @@ def _selected(name: str, file_pattern: str) -> bool:
     return name == file_pattern or fnmatchcase(name, file_pattern)
 
 
+_EVERY = "all in the error's conflicts field"
+
+
 def _refusal(conflicts: list[NameConflict], planned: int) -> ConflictError:
     shown = "; ".join(
-        f"{PurePath(c.destination).name} ← {', '.join(PurePath(s).name for s in c.sources)} ({c.reason})"
+        f"{PurePath(c.destination).name} ← {shortlist((PurePath(s).name for s in c.sources), rest=_EVERY)} ({c.reason})"
         for c in conflicts[:5]
     )
     more = f"; and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""

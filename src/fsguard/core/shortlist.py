@@ -8,7 +8,7 @@ the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 SHOWN = 10
 SLACK = 5  # lists of up to SHOWN + SLACK known items are shown whole
@@ -30,3 +30,24 @@ def shortlist(items: Iterable[object], *, total: int | None = None, rest: str = 
         return head
     more = f" and {hidden} more" if head else f"{hidden}"
     return head + more + (f" ({rest})" if rest else "")
+
+
+def shown_rows(rows: Sequence[str], *, failed: Sequence[bool], rest: str, flagged: str = "failed") -> list[str]:
+    """Every row of a short list; of a long one, :data:`SHOWN` rows, failed ones first, kept in their order,
+    and a last row counting the others (and how many of them failed) and saying where they are.
+
+    For answers with a row per item asked for (operations, paths): a batch of thousands is summed up, not
+    listed, and the rows that need the caller's attention are the ones shown. ``flagged`` says what the rows
+    marked in ``failed`` are, when it is not a failure.
+    """
+    if len(rows) <= SHOWN + SLACK:
+        return list(rows)
+    bad = [index for index, flag in enumerate(failed) if flag]
+    picked = set(bad[:SHOWN])
+    fine = (index for index in range(len(rows)) if index not in picked)
+    while len(picked) < SHOWN:
+        picked.add(next(fine))
+    hidden = len(rows) - len(picked)
+    hidden_bad = len(bad) - len(picked.intersection(bad))
+    failures = f", {hidden_bad:,} of them {flagged}" if hidden_bad else ""
+    return [rows[index] for index in sorted(picked)] + [f"… and {hidden:,} more{failures} ({rest})"]

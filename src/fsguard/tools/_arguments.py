@@ -26,6 +26,8 @@ import json
 from typing import Any
 
 from fsguard.core.errors import InvalidParamsError, UnknownParamError
+from fsguard.core.oserrors import shorten
+from fsguard.core.shortlist import SHOWN, SLACK
 
 # Accepted on every tool and dropped: many harnesses add it to every call.
 IGNORED = frozenset({"description"})
@@ -81,10 +83,13 @@ def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
     # Double quotes, as the seed words it ('unknown parameter "include>" (did you mean "include"?)', catalog §0.1/§4):
     # prompts and tests written for the seed look for that text.
     parts = []
-    for name in unknown:
+    listed = unknown if len(unknown) <= SHOWN + SLACK else unknown[:SHOWN]
+    for name in listed:
         suggestion = closest(name, valid)
         hint = f" (did you mean {json.dumps(suggestion)}?)" if suggestion else ""
-        parts.append(f"unknown parameter {json.dumps(name)}{hint}")
+        parts.append(f"unknown parameter {json.dumps(shorten(name))}{hint}")
+    if len(listed) < len(unknown):
+        parts.append(f"and {len(unknown) - len(listed):,} more unknown parameters")
     return f"{tool}: " + "; ".join(parts) + f". Valid parameters: {', '.join(valid)}."
 
 

@@ -12,7 +12,9 @@ from fsguard.core.diff import DiffFormat
 from fsguard.core.editing import EditOptions, EditReport
 from fsguard.core.errors import InvalidParamsError, IsDirectoryError, RewriteBlockedError
 from fsguard.core.matching import Replacement
+from fsguard.core.oserrors import shorten
 from fsguard.core.requests import EditMode, EditRequest, planner_for
+from fsguard.core.shortlist import shortlist
 from fsguard.models import EditFileResult, MultiEditResult
 from fsguard.services import Services
 from fsguard.tools._arguments import ALIASES
@@ -63,7 +65,7 @@ class EditArg(BaseModel):
                 if alias in data and name not in data:
                     data[name] = data.pop(alias)
             if "old_text" not in data:
-                got = ", ".join(sorted(map(str, data))) or "none"
+                got = shortlist(sorted(shorten(key) for key in map(str, data))) or "none"
                 raise ValueError(
                     f"edit has no recognized old key (expected old_text, old_str or old_string; got keys: {got}). "
                     'Write each edit as {"old_text": "...", "new_text": "..."}'

@@ -12,6 +12,7 @@ from pydantic import Field
 from fsguard import __version__
 from fsguard.core.clientroots import Origin, current_scope
 from fsguard.core.errors import InvalidParamsError, ReadOnlyError
+from fsguard.core.oserrors import quoted
 from fsguard.core.stats import resident_memory_mb
 from fsguard.models import BackupStoreStats, HelpResult, ServedRoot, ServerInfoResult, Stats, ToolSummary
 from fsguard.services import Services
@@ -46,7 +47,7 @@ def register(catalog: Catalog) -> None:
             hint = f" Did you mean {suggestion!r}?" if suggestion else ""
             raise CodedToolError(
                 InvalidParamsError(
-                    f"no tool named {tool!r} is registered.{hint} Call help() for the catalog.", tool=tool
+                    f"no tool named {quoted(tool)} is registered.{hint} Call help() for the catalog.", tool=tool
                 )
             )
         result = HelpResult(

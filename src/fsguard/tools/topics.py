@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.oserrors import quoted
 from fsguard.models import ToolExample, ToolSummary
 
 
@@ -146,7 +147,7 @@ def topic_text(topic: str, roots: str, read_only: bool, registry: Registry) -> s
     if name == "examples":
         return _examples_text(registry, [tool.name for tool in registry.tools])
     if name not in _GUIDES:
-        raise InvalidParamsError(f"no help topic {topic!r}. Topics: {', '.join(TOPICS)}.", topic=topic)
+        raise InvalidParamsError(f"no help topic {quoted(topic)}. Topics: {', '.join(TOPICS)}.", topic=topic)
     text, about = _GUIDES[name]
     text = text.format(roots=roots)
     if not about:

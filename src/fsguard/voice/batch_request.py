@@ -12,6 +12,7 @@ Compact: ``OK: 4/4 operations | backup:<id>``.
 
 from __future__ import annotations
 
+from fsguard.core.shortlist import SHOWN, SLACK, shown_rows
 from fsguard.models.batch import BatchResult, OperationResult
 from fsguard.voice.paths import shortened_error, shown
 from fsguard.voice.sizes import human_size
@@ -41,7 +42,9 @@ def operations_text(result: BatchResult, compact: bool) -> str:
         head += f' backup_id: {result.backup_id} (backup(action="restore", backup_id=...) reverts the whole batch)'
     elif result.status != "validated":
         head += " Nothing needed changing, so no backup group was recorded."
-    return "\n".join([head, *(f"  {_line(op)}" for op in operations)])
+    rows = [f"  {_line(op)}" for op in operations]
+    failed = [op.status == "failed" for op in operations]
+    return "\n".join([head, *shown_rows(rows, failed=failed, rest="every one in the result's operations list")])
 
 
 def _compact(result: BatchResult, operations: list[OperationResult], total: int) -> str:
@@ -51,7 +54,9 @@ def _compact(result: BatchResult, operations: list[OperationResult], total: int)
     text = f"{label}: {result.completed}/{total} operations"
     failed = [op for op in operations if op.status == "failed"]
     if failed:
-        text += " | failed: " + "; ".join(f"[{op.index}] {op.type} {op.error_code}" for op in failed)
+        listed = failed if len(failed) <= SHOWN + SLACK else failed[:SHOWN]
+        text += " | failed: " + "; ".join(f"[{op.index}] {op.type} {op.error_code}" for op in listed)
+        text += f"; +{len(failed) - len(listed):,} more in operations" if len(listed) < len(failed) else ""
     return text + (f" | backup:{result.backup_id}" if result.backup_id else "")
 
 

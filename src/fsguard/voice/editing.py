@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsguard.core.shortlist import shown_rows
 from fsguard.models import (
     BackupInfo,
     BackupResult,
@@ -142,10 +143,13 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
         return head + notes + _diff_block(result.diff, True)
     head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{shown(result.path)} | {counts}{skipped}"
     head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
-    details = "\n".join(
+    rows = [
         f"  edit {e.index}: {e.status.replace('_', ' ')}" + (f" ({e.match_tier}, line {e.line})" if e.line else "")
         for e in result.edits
-    )
+    ]
+    present = [e.status == "already_present" for e in result.edits]
+    rest = "every one in the result's edits list"
+    details = "\n".join(shown_rows(rows, failed=present, rest=rest, flagged="already present"))
     notes = _notes(
         result.risk_warning, result.structure_warning, result.external_change, result.feedback, *result.notes or ()
     )
@@ -265,6 +269,7 @@ def group_text(result: BackupResult, compact: bool) -> str:
         return f"{head}; from its backups to the files now:\n{result.diff}"
     if result.reverted is None:
         rows = [f"{c.kind} {shown(c.source) + ' -> ' if c.source else ''}{shown(c.path)}" for c in group.changes]
+        rows = shown_rows(rows, failed=[False] * len(rows), rest="every one in the result's group changes")
         return head + ("" if compact else "\n" + "\n".join(rows))
     outcomes = result.reverted
     undone = sum(r.status == "reverted" for r in outcomes)
@@ -275,7 +280,12 @@ def group_text(result: BackupResult, compact: bool) -> str:
     undo = undo if result.safety_backup_id else ""
     if compact:
         return (f"{summary} | kept/failed: {len(troubles)}" if troubles else summary) + undo
-    return summary + ".\n" + "\n".join(map(_reverted_row, outcomes)) + undo
+    rows = shown_rows(
+        [_reverted_row(r) for r in outcomes],
+        failed=[r in troubles for r in outcomes],
+        rest="every one in the result's reverted list",
+    )
+    return summary + ".\n" + "\n".join(rows) + undo
 
 
 def _reverted_row(r: RevertedChange) -> str:

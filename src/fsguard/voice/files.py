@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fsguard.core.multiread import after_text
+from fsguard.core.multiread import after_text, left_out_note, shown_files
+from fsguard.core.shortlist import shown_rows
 from fsguard.models import (
     AnalyzeResult,
     CopyResult,
@@ -29,7 +30,10 @@ def read_text(result: ReadFileResult, compact: bool) -> str:
             return result.content
         return f"# File: {shown(result.path)} ({result.size} bytes)\n# Base64 encoded:\n{result.content}"
     if result.files is not None:
-        return "\n".join(_section(entry, compact) for entry in result.files)
+        listed, hidden = shown_files(result.files)
+        return "\n".join(
+            [*(_section(entry, compact) for entry in listed), *([left_out_note(hidden)] if hidden else [])]
+        )
     if result.hint is None:
         return result.content
     return after_text(result.content, f"[{_hint(result, compact)}]")
@@ -180,12 +184,14 @@ def info_text(path: str, facts: FileFacts, compact: bool) -> str:
 def info_many_text(result: GetFileInfoResult, compact: bool) -> str:
     """Several entries, errors in place."""
     blocks = []
-    for item in result.files or []:
+    files = result.files or []
+    for item in files:
         if item.error is not None:
             blocks.append(f"=== {shown(item.path)} ===\nERROR: {shortened_error(item.error)}")
         else:
             blocks.append(f"=== {shown(item.path)} ===\n{info_text(item.path, item, compact)}")
-    return "\n\n".join(blocks)
+    failed = [item.error is not None for item in files]
+    return "\n\n".join(shown_rows(blocks, failed=failed, rest="every one in the result's files list"))
 
 
 def create_directory_text(result: CreateDirectoryResult, compact: bool) -> str:
@@ -213,6 +219,8 @@ def delete_text(result: DeleteResult, compact: bool) -> str:
             lines.append(f"Deleted {shown(item.path)} permanently{undo}")
         else:
             lines.append(f"FAILED {shown(item.path)}: {shortened_error(item.error or '')}")
+    failed = [item.status not in ("trashed", "deleted") for item in result.results]
+    lines = shown_rows(lines, failed=failed, rest="every one in the result's results list")
     if len(result.results) > 1:
         lines.append(f"{result.succeeded}/{len(result.results)} succeeded")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from fsguard.core.shortlist import shortlist, shown_rows
 from fsguard.models.git import GitFileChange, GitResult
 from fsguard.voice.paths import shown
 from fsguard.voice.sizes import counted
@@ -61,9 +62,11 @@ def _changes(result: GitResult, compact: bool) -> str:
         return _patch(result, compact)
     if not files:
         return "\n".join([*head, _nothing(result)])
-    added = sum(f.added or 0 for f in files)
-    deleted = sum(f.deleted or 0 for f in files)
-    summary = f"{counted(len(files), 'file')} changed, +{added} -{deleted}"
+    if result.files_changed is not None:  # the list was cut: the totals are of every file
+        count, added, deleted = result.files_changed, result.insertions or 0, result.deletions or 0
+    else:
+        count, added, deleted = len(files), sum(f.added or 0 for f in files), sum(f.deleted or 0 for f in files)
+    summary = f"{counted(count, 'file')} changed, +{added} -{deleted}"
     if result.output == "full":
         return "\n".join([*head, summary, _patch(result, compact)])
     rows = [_rel(result, f.path) for f in files] if result.output == "name-only" else _stats(result, files)
@@ -124,10 +127,11 @@ def _log(result: GitResult, compact: bool) -> str:
 def _add(result: GitResult, compact: bool) -> str:
     paths = result.paths or []
     if compact:
-        return f"OK: staged {counted(len(paths), 'file')}"
+        return f"OK: staged {counted(_total(result, paths), 'file')}"
     if not paths:
         return "Nothing staged: the paths have no changes (or are ignored)."
-    return "\n".join([f"Staged {counted(len(paths), 'file')}:", *(f"  {_rel(result, p)}" for p in paths)])
+    count = counted(_total(result, paths), "file")
+    return "\n".join([f"Staged {count}:", *(f"  {_rel(result, p)}" for p in paths)])
 
 
 def _commit(result: GitResult, compact: bool) -> str:
@@ -152,9 +156,9 @@ def _restore(result: GitResult, compact: bool) -> str:
     paths = result.paths or []
     origin = f" from {result.source}" if result.source else ""
     if result.backups is None:
-        head = f"Unstaged {counted(len(paths), 'path')}{origin}; the working tree is untouched."
+        head = f"Unstaged {counted(_total(result, paths), 'path')}{origin}; the working tree is untouched."
     else:
-        head = f"Restored {counted(len(paths), 'file')}{origin}; {len(result.backups)} backed up first."
+        head = f"Restored {counted(_total(result, paths), 'file')}{origin}; {len(result.backups)} backed up first."
         if result.backups:
             head += ' Undo one with backup(action="undo_last", file_path=...).'
     if compact:
@@ -176,8 +180,11 @@ def _branch(result: GitResult, compact: bool) -> str:
         did.append(f"Switched to branch {result.current}.")
     names = result.branches or []
     if compact:
-        return " ".join([*did, f"branches: {', '.join(names) or '(none yet)'} | current: {result.current}"])
+        listed = shortlist(names, rest="all in the result's branches list") or "(none yet)"
+        return " ".join([*did, f"branches: {listed} | current: {result.current}"])
     listing = [f"{'*' if name == result.current else ' '} {name}" for name in names]
+    current = [name == result.current for name in names]  # shown first in a long list, as a failure would be
+    listing = shown_rows(listing, failed=current, rest="every one in the result's branches list")
     if result.current and result.current not in names:
         listing.insert(0, f"* {result.current} (no commits yet)")
     return "\n".join([*did, *listing])
@@ -190,6 +197,11 @@ def _init(result: GitResult, compact: bool) -> str:
         if compact
         else f"{verb} git repository in {shown(result.repository)}."
     )
+
+
+def _total(result: GitResult, paths: list[str]) -> int:
+    """How many paths the action touched: files_changed when the list was cut at max_lines."""
+    return result.files_changed if result.files_changed is not None else len(paths)
 
 
 def _rel(result: GitResult, path: str) -> str:

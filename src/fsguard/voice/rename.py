@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import PurePath
 
+from fsguard.core.shortlist import shortlist
 from fsguard.models.batch import BatchResult, RenameConflict, RenameEntry
 from fsguard.voice.sizes import counted
 
@@ -40,6 +41,8 @@ def _verbose(
     if conflicts:
         lines.append(f"Conflicts ({len(conflicts)}): the set cannot run until each is resolved")
         lines += [f"  {_conflict(conflict, base)}" for conflict in conflicts[:SHOWN]]
+        if len(conflicts) > SHOWN:
+            lines.append(f"  … and {len(conflicts) - SHOWN} more (the structured result lists every conflict)")
         lines.append("Change the rule or narrow file_pattern, then preview again.")
     elif preview:
         lines.append("No conflicts. Run it again without preview to rename.")
@@ -61,7 +64,9 @@ def _compact(result: BatchResult, entries: list[RenameEntry], conflicts: list[Re
 
 
 def _conflict(conflict: RenameConflict, base: str) -> str:
-    sources = ", ".join(_relative(source, base) for source in conflict.sources)
+    sources = shortlist(
+        (_relative(source, base) for source in conflict.sources), rest="all in the result's conflicts list"
+    )
     return f"{_relative(conflict.destination, base)} ← {sources}: {conflict.reason}"
 
 

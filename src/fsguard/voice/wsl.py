@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsguard.core.shortlist import SHOWN, SLACK, shown_rows
 from fsguard.models import AutoSyncInfo, WslResult
 from fsguard.voice.paths import shown
 from fsguard.voice.sizes import human_size
@@ -62,8 +63,8 @@ def _sync(result: WslResult, compact: bool) -> str:
         )
         parts = [f"{head}, {_count(errors, 'error')}", f"{unchanged} unchanged", result.direction or ""]
         parts += [f"{skipped} skipped"] if skipped else []
-        parts += [f"backup {f.backup_id}" for f in result.files or [] if f.backup_id]
-        parts += [f"error {shown(e.path)} [{e.code}]" for e in result.errors or []]
+        parts += _few([f"backup {f.backup_id}" for f in result.files or [] if f.backup_id], "backups in files")
+        parts += _few([f"error {shown(e.path)} [{e.code}]" for e in result.errors or []], "errors in errors")
         parts += ["walk truncated"] if result.truncated else []
         return " | ".join(parts)
     files = _count(synced, "file")
@@ -73,19 +74,41 @@ def _sync(result: WslResult, compact: bool) -> str:
     else:
         head = f"Synced {files} ({result.direction}), {unchanged} already identical, {_count(errors, 'error')}."
     lines = [head]
+    rows = []
     for item in result.files or []:
         destination = shown(item.destination)
         line = f"  {item.status} {shown(item.source)} -> {destination} ({human_size(item.bytes)})"
         if item.backup_id:
             line += f'; backup {item.backup_id}, undo: backup(action="undo_last", file_path="{destination}")'
-        lines.append(line)
-    lines += ["Skipped:", *(f"  {shown(s.path)}: {s.reason}" for s in result.skipped or [])] if skipped else []
-    lines += ["Errors:", *(f"  {shown(e.path)}: {e.error} [{e.code}]" for e in result.errors or [])] if errors else []
+        rows.append(line)
+    lines += _cut(rows, "files")
+    lines += (
+        ["Skipped:", *_cut([f"  {shown(s.path)}: {s.reason}" for s in result.skipped or []], "skipped")]
+        if skipped
+        else []
+    )
+    lines += (
+        ["Errors:", *_cut([f"  {shown(e.path)}: {e.error} [{e.code}]" for e in result.errors or []], "errors")]
+        if errors
+        else []
+    )
     if errors:
         lines.append("Fix those and sync again: files already identical are left alone.")
     if result.truncated:
         lines.append("The walk stopped at its entry limit: sync subfolders one at a time to cover the rest.")
     return "\n".join(lines)
+
+
+def _few(parts: list[str], rest: str) -> list[str]:
+    """The compact voice's parts of one kind, ten of a long list and how many more (``rest`` says where)."""
+    if len(parts) <= SHOWN + SLACK:
+        return parts
+    return [*parts[:SHOWN], f"+{len(parts) - SHOWN:,} more {rest}"]
+
+
+def _cut(rows: list[str], field: str) -> list[str]:
+    """A sync of a whole tree lists ten rows of each kind, the rest in the result's ``field`` list."""
+    return shown_rows(rows, failed=[False] * len(rows), rest=f"every one in the result's {field} list")
 
 
 def _autosync(result: WslResult, compact: bool, *, saved: bool) -> str:
