@@ -289,7 +289,7 @@ def _failed(number: int, edit: Replacement, exc: FsguardError, original: str, te
 
 def _multi_edit_error(outcomes: list[EditOutcome], path: str) -> FsguardError:
     """At least one edit could not be placed, so none was: the error of the first failure's class (no_match,
-    ambiguous_match …), listing every edit's status."""
+    ambiguous_match …), listing each edit's status (of a long batch, its first failures)."""
     bad = [o for o in outcomes if o.status in ("failed", "ambiguous")]
     # A long batch lists its failures only, the first few of them; the error's edits field has every status.
     listed = outcomes if len(outcomes) <= SHOWN + SLACK else bad[:SHOWN]
