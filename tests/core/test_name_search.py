@@ -8,7 +8,6 @@ import dataclasses
 import logging
 import os
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from fsguard.core.ignore import WalkOptions, default_skips
 from fsguard.core.names import NameSearch, search_names
 from fsguard.core.ripgrep import ripgrep_path
 from tests.core.test_ignore import DEFAULT_SKIPPED, build
+from tests.fifo_stall import Cancelled, cancel, run_beside_a_fifo
 from tests.strategies import gitignore_trees
 
 pytestmark = pytest.mark.skipif(ripgrep_path() is None, reason="rg is not installed")
@@ -241,30 +241,11 @@ def test_a_failing_ripgrep_falls_back_to_the_python_walk_only_in_auto_mode(
 
 def test_a_ripgrep_listing_stops_when_progress_raises_even_one_rg_waits_on_forever(root: Path) -> None:
     build(root, ["sub/a.txt"], {})
-    os.mkfifo(root / "sub" / ".gitignore")  # rg opens it and waits for a writer
 
-    class Cancelled(Exception):
-        pass
+    def search() -> object:
+        return search_names(root, "*", WalkOptions(), engine="ripgrep", progress=cancel)
 
-    def cancelled(_files: int) -> None:
-        raise Cancelled
-
-    outcome: list[BaseException] = []
-
-    def search() -> None:
-        try:
-            search_names(root, "*", WalkOptions(), engine="ripgrep", progress=cancelled)
-        except BaseException as exc:  # handed to the test thread
-            outcome.append(exc)
-
-    worker = threading.Thread(target=search, daemon=True)
-    worker.start()
-    worker.join(timeout=10)
-    waiting = worker.is_alive()
-    if waiting:  # let rg go: a writer opens the pipe and closes it
-        os.close(os.open(root / "sub" / ".gitignore", os.O_WRONLY | os.O_NONBLOCK))
-        worker.join()
-    assert (waiting, [type(exc) for exc in outcome]) == (False, [Cancelled])
+    assert run_beside_a_fifo(root / "sub" / ".gitignore", search) == (False, [Cancelled])
     assert relative(search_names(root, "*", WalkOptions(), engine="python"), root) == ["sub/a.txt"]
 
 
