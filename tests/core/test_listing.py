@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -109,21 +109,26 @@ def test_links_are_sorted_and_typed_by_what_they_lead_to(tmp_path: Path) -> None
     ]
 
 
+def removed_when_stated(root: Path, name: str) -> Callable[..., os.stat_result]:
+    """``os.stat`` that removes ``root/name`` just before it stats that name: gone between the scan and the stat."""
+    real_stat = os.stat
+
+    def stat(entry: str, **kwargs: object) -> os.stat_result:
+        if entry == name:
+            (root / name).unlink(missing_ok=True)
+        return real_stat(entry, **kwargs)  # type: ignore[arg-type]
+
+    return stat
+
+
 def test_an_entry_removed_after_the_scan_is_left_out_and_the_offsets_hold(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path.resolve()
     for name in "abcde":
         (root / name).write_text(name, encoding="utf-8")
-    real_stat = os.stat
-
-    def stat_after_removal(name: str, **kwargs: object) -> os.stat_result:
-        if name == "b":
-            (root / "b").unlink(missing_ok=True)
-        return real_stat(name, **kwargs)  # type: ignore[arg-type]
-
     with lister_for(root) as lister:
-        monkeypatch.setattr("fsguard.core.listing.os.stat", stat_after_removal)
+        monkeypatch.setattr("fsguard.core.listing.os.stat", removed_when_stated(root, "b"))
         page = lister.page(str(root), include_hidden=True, offset=0, limit=3)
     assert [entry["name"] for entry in page.entries] == ["a", "c"]
     assert (page.total, page.next_offset) == (5, 3)
@@ -136,15 +141,8 @@ def test_a_link_removed_while_the_scan_looks_at_it_is_left_out_and_the_directory
     root = tmp_path.resolve()
     (root / "a").write_text("a", encoding="utf-8")
     (root / "gone").symlink_to("missing")  # a dangling link: the scan stats the link itself
-    real_stat = os.stat
-
-    def stat_after_removal(name: str, **kwargs: object) -> os.stat_result:
-        if name == "gone":
-            (root / "gone").unlink(missing_ok=True)
-        return real_stat(name, **kwargs)  # type: ignore[arg-type]
-
     with lister_for(root) as lister:
-        monkeypatch.setattr("fsguard.core.listing.os.stat", stat_after_removal)
+        monkeypatch.setattr("fsguard.core.listing.os.stat", removed_when_stated(root, "gone"))
         if as_tree:
             tree = lister.tree(str(root), include_hidden=True, max_depth=1).tree
             assert tree is not None
