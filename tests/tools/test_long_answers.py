@@ -242,3 +242,20 @@ async def test_a_word_changed_in_a_minified_line_of_megabytes_is_shown_around_th
     assert len(text.encode()) < TEXT_BYTES
     assert len(data["diff"].encode()) < TEXT_BYTES
     assert (root / "min.txt").read_text(encoding="utf-8") == original.replace("MARK", "MORK")
+
+
+async def test_a_path_refused_after_the_budget_is_spent_is_shown_as_failed_not_counted_as_left_out(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.txt").write_text("x" * 3999 + "\n", encoding="utf-8")
+    for n in range(30):
+        (root / f"after{n:02}.txt").write_text(f"{n}\n", encoding="utf-8")
+    paths = ["big.txt", *(f"after{n:02}.txt" for n in range(30)), "/etc/passwd"]
+    async with connect(max_response_bytes=4000) as client:
+        result = await client.call_tool("read_file", {"paths": paths})
+    data, text = structured(result), text_of(result)
+    assert data["files"][-1]["error_code"] == "access_denied"
+    for shown in (text, data["content"]):
+        assert "=== /etc/passwd ===\nERROR:" in shown
+        assert "… and 21 more files left out" in shown
+    assert (root / "after29.txt").read_text(encoding="utf-8") == "29\n"
