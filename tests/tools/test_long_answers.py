@@ -178,6 +178,22 @@ async def test_staging_and_restoring_more_paths_than_max_lines_counts_every_one(
     assert (repo / "s29.txt").read_text(encoding="utf-8") == "one\n"
 
 
+async def test_unstaging_more_paths_than_max_lines_counts_every_one_as_staging_them_does(
+    client: Client, root: Path
+) -> None:
+    repo = make_repo(root)
+    paths = [f"u{n:02}.txt" for n in range(30)]
+    for name in paths:
+        (repo / name).write_text("one\n", encoding="utf-8")
+    await client.call_tool("git", {"action": "add", "paths": paths})
+    result = await client.call_tool("git", {"action": "restore", "paths": paths, "staged": True, "max_lines": 5})
+    assert text_of(result).startswith("Unstaged 30 paths; the working tree is untouched.\n")
+    assert "Path list cut at 5 of 30: raise max_lines to see more." in text_of(result)
+    assert len(structured(result)["paths"]) == 5
+    assert git(repo, "diff", "--cached", "--name-only").strip() == ""
+    assert (repo / "u29.txt").read_text(encoding="utf-8") == "one\n"
+
+
 async def test_a_multi_edit_of_many_edits_lists_ten_with_those_already_present(client: Client, root: Path) -> None:
     (root / "m.txt").write_text("".join(f"w{n:03}\n" for n in range(MANY)), encoding="utf-8")
     edits = [{"old_text": f"w{n:03}\n", "new_text": f"v{n:03}\n"} for n in range(MANY)]
