@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsguard.core.shortlist import shortlist, shown_rows
+from fsguard.core.shortlist import first_few, shortlist, shown_rows
 from fsguard.models.batch import BatchResult, OperationResult
 from fsguard.voice.batch_request import operations_text
 
@@ -54,3 +54,8 @@ def test_a_compact_batch_of_thousands_of_failures_names_ten_and_counts_the_rest(
     text = operations_text(result, compact=True)
     assert text.startswith("PARTIAL: 0/2000 operations | failed: [0] move not_found; [1] move not_found;")
     assert text.endswith("[9] move not_found; +1,990 more in operations")
+
+
+def test_a_message_lists_a_short_list_whole_and_the_first_ten_of_a_long_one() -> None:
+    assert first_few(range(15)) == list(range(15))
+    assert first_few(range(16)) == list(range(10))

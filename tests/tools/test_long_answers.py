@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from fsguard.models import BackupResult, GroupInfo, RevertedChange
+from fsguard.voice.editing import group_text
 from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_git import git, make_repo
 
@@ -176,6 +178,22 @@ async def test_staging_and_restoring_more_paths_than_max_lines_counts_every_one(
     assert (repo / "s29.txt").read_text(encoding="utf-8") == "one\n"
 
 
+async def test_unstaging_more_paths_than_max_lines_counts_every_one_as_staging_them_does(
+    client: Client, root: Path
+) -> None:
+    repo = make_repo(root)
+    paths = [f"u{n:02}.txt" for n in range(30)]
+    for name in paths:
+        (repo / name).write_text("one\n", encoding="utf-8")
+    await client.call_tool("git", {"action": "add", "paths": paths})
+    result = await client.call_tool("git", {"action": "restore", "paths": paths, "staged": True, "max_lines": 5})
+    assert text_of(result).startswith("Unstaged 30 paths; the working tree is untouched.\n")
+    assert "Path list cut at 5 of 30: raise max_lines to see more." in text_of(result)
+    assert len(structured(result)["paths"]) == 5
+    assert git(repo, "diff", "--cached", "--name-only").strip() == ""
+    assert (repo / "u29.txt").read_text(encoding="utf-8") == "one\n"
+
+
 async def test_a_multi_edit_of_many_edits_lists_ten_with_those_already_present(client: Client, root: Path) -> None:
     (root / "m.txt").write_text("".join(f"w{n:03}\n" for n in range(MANY)), encoding="utf-8")
     edits = [{"old_text": f"w{n:03}\n", "new_text": f"v{n:03}\n"} for n in range(MANY)]
@@ -242,3 +260,41 @@ async def test_a_word_changed_in_a_minified_line_of_megabytes_is_shown_around_th
     assert len(text.encode()) < TEXT_BYTES
     assert len(data["diff"].encode()) < TEXT_BYTES
     assert (root / "min.txt").read_text(encoding="utf-8") == original.replace("MARK", "MORK")
+
+
+async def test_a_path_refused_after_the_budget_is_spent_is_shown_as_failed_not_counted_as_left_out(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.txt").write_text("x" * 3999 + "\n", encoding="utf-8")
+    for n in range(30):
+        (root / f"after{n:02}.txt").write_text(f"{n}\n", encoding="utf-8")
+    paths = ["big.txt", *(f"after{n:02}.txt" for n in range(30)), "/etc/passwd"]
+    async with connect(max_response_bytes=4000) as client:
+        result = await client.call_tool("read_file", {"paths": paths})
+    data, text = structured(result), text_of(result)
+    assert data["files"][-1]["error_code"] == "access_denied"
+    for shown in (text, data["content"]):
+        assert "=== /etc/passwd ===\nERROR:" in shown
+        assert "… and 21 more files left out" in shown
+    assert (root / "after29.txt").read_text(encoding="utf-8") == "29\n"
+
+
+def test_the_text_of_a_group_restore_that_kept_thousands_of_changes_tells_them_apart_by_status(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kept = [RevertedChange(kind="modified", path=f"/r/f{n}.txt", status="kept", detail="changed") for n in range(2000)]
+    group = GroupInfo(group_id="g1", operation="batch", time="2026-12-02T00:00:00Z", files=[], changes=[])
+    result = BackupResult(action="restore", group=group, reverted=kept, message="")
+    compared = 0
+
+    def counted(self: object, other: object) -> bool:
+        nonlocal compared
+        compared += 1
+        return self is other
+
+    # Whole rows compared with each other made the text of 4,000 kept changes take 12 s.
+    monkeypatch.setattr(RevertedChange, "__eq__", counted)
+    text = group_text(result, compact=False)
+    assert compared < len(kept)
+    assert text.count("\n  kept: modified ") == 10
+    assert "… and 1,990 more, 1,990 of them kept or failed" in text

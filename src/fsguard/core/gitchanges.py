@@ -170,7 +170,8 @@ def restore(call: GitCall) -> GitResult:
         repo.git("restore", "--staged", *source, "--", *specs)
         for target in targets:
             fire(safe, "post", "write", target, "restore", staged=True)
-        return GitResult(action="restore", repository=str(repo.root), message="", paths=targets, source=request.rev)
+        result = GitResult(action="restore", repository=str(repo.root), message="", source=request.rev)
+        return _cut_paths(call, result, targets)
     if not request.force:
         raise RiskBlockedError(
             "git restore would discard the working-tree changes of these paths; nothing was changed. Pass "

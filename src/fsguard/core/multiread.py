@@ -42,12 +42,16 @@ def read_many(reader: FileReader, user_paths: list[str]) -> ReadFileResult:
 
 def shown_files(entries: list[ReadFileEntry]) -> tuple[list[ReadFileEntry], int]:
     """The entries an answer shows, and how many it only counts: every file up to the first one the budget left
-    out, then a few of those left out (all of a short list)."""
+    out, then a few of the rest (all of a short list), those that failed first: a path refused after the budget
+    was spent is an error to show, not a file to read in a smaller group."""
     first = next((number for number, entry in enumerate(entries) if _is_left_out(entry)), len(entries))
     rest = entries[first:]
     if len(rest) <= SHOWN + SLACK:
         return entries, 0
-    return entries[: first + SHOWN], len(rest) - SHOWN
+    failed = [number for number, entry in enumerate(rest) if entry.error is not None][:SHOWN]
+    others = [number for number, entry in enumerate(rest) if entry.error is None][: SHOWN - len(failed)]
+    picked = sorted(failed + others)
+    return entries[:first] + [rest[number] for number in picked], len(rest) - len(picked)
 
 
 def left_out_note(hidden: int) -> str:

@@ -9,6 +9,9 @@ the same way.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 SHOWN = 10
 SLACK = 5  # lists of up to SHOWN + SLACK known items are shown whole
@@ -30,6 +33,12 @@ def shortlist(items: Iterable[object], *, total: int | None = None, rest: str = 
         return head
     more = f" and {hidden} more" if head else f"{hidden}"
     return head + more + (f" ({rest})" if rest else "")
+
+
+def first_few(items: Sequence[T]) -> list[T]:
+    """What a message lists of ``items``: all of a short list, the first :data:`SHOWN` of a long one (its caller
+    counts the others)."""
+    return list(items) if len(items) <= SHOWN + SLACK else list(items[:SHOWN])
 
 
 def shown_rows(rows: Sequence[str], *, failed: Sequence[bool], rest: str, flagged: str = "failed") -> list[str]:

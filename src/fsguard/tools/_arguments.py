@@ -27,7 +27,7 @@ from typing import Any
 
 from fsguard.core.errors import InvalidParamsError, UnknownParamError
 from fsguard.core.oserrors import shorten
-from fsguard.core.shortlist import SHOWN, SLACK
+from fsguard.core.shortlist import first_few
 
 # Accepted on every tool and dropped: many harnesses add it to every call.
 IGNORED = frozenset({"description"})
@@ -83,7 +83,7 @@ def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
     # Double quotes, as the seed words it ('unknown parameter "include>" (did you mean "include"?)', catalog §0.1/§4):
     # prompts and tests written for the seed look for that text.
     parts = []
-    listed = unknown if len(unknown) <= SHOWN + SLACK else unknown[:SHOWN]
+    listed = first_few(unknown)
     for name in listed:
         suggestion = closest(name, valid)
         hint = f" (did you mean {json.dumps(suggestion)}?)" if suggestion else ""

@@ -12,7 +12,7 @@ Compact: ``OK: 4/4 operations | backup:<id>``.
 
 from __future__ import annotations
 
-from fsguard.core.shortlist import SHOWN, SLACK, shown_rows
+from fsguard.core.shortlist import first_few, shown_rows
 from fsguard.models.batch import BatchResult, OperationResult
 from fsguard.voice.paths import shortened_error, shown
 from fsguard.voice.sizes import human_size
@@ -54,7 +54,7 @@ def _compact(result: BatchResult, operations: list[OperationResult], total: int)
     text = f"{label}: {result.completed}/{total} operations"
     failed = [op for op in operations if op.status == "failed"]
     if failed:
-        listed = failed if len(failed) <= SHOWN + SLACK else failed[:SHOWN]
+        listed = first_few(failed)
         text += " | failed: " + "; ".join(f"[{op.index}] {op.type} {op.error_code}" for op in listed)
         text += f"; +{len(failed) - len(listed):,} more in operations" if len(listed) < len(failed) else ""
     return text + (f" | backup:{result.backup_id}" if result.backup_id else "")

@@ -273,7 +273,7 @@ def group_text(result: BackupResult, compact: bool) -> str:
         return head + ("" if compact else "\n" + "\n".join(rows))
     outcomes = result.reverted
     undone = sum(r.status == "reverted" for r in outcomes)
-    troubles = [r for r in outcomes if r.status in ("kept", "failed")]
+    troubles = [r for r in outcomes if r.status in _TROUBLES]
     verb = "DRY RUN, nothing written: would revert" if result.dry_run else "Reverted"
     summary = f"{verb} {undone} of {counted(len(outcomes), 'change')} of group {group.group_id}"
     undo = f'\nUndo this restore: backup(action="restore", backup_id="{result.safety_backup_id}")'
@@ -282,10 +282,14 @@ def group_text(result: BackupResult, compact: bool) -> str:
         return (f"{summary} | kept/failed: {len(troubles)}" if troubles else summary) + undo
     rows = shown_rows(
         [_reverted_row(r) for r in outcomes],
-        failed=[r in troubles for r in outcomes],
+        failed=[r.status in _TROUBLES for r in outcomes],  # by status: rows compared whole made this quadratic
         rest="every one in the result's reverted list",
+        flagged="kept or failed",
     )
     return summary + ".\n" + "\n".join(rows) + undo
+
+
+_TROUBLES = ("kept", "failed")
 
 
 def _reverted_row(r: RevertedChange) -> str:

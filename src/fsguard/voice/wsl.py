@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsguard.core.shortlist import SHOWN, SLACK, shown_rows
+from fsguard.core.shortlist import first_few, shown_rows
 from fsguard.models import AutoSyncInfo, WslResult
 from fsguard.voice.paths import shown
 from fsguard.voice.sizes import human_size
@@ -101,9 +101,8 @@ def _sync(result: WslResult, compact: bool) -> str:
 
 def _few(parts: list[str], rest: str) -> list[str]:
     """The compact voice's parts of one kind, ten of a long list and how many more (``rest`` says where)."""
-    if len(parts) <= SHOWN + SLACK:
-        return parts
-    return [*parts[:SHOWN], f"+{len(parts) - SHOWN:,} more {rest}"]
+    listed = first_few(parts)
+    return listed if len(listed) == len(parts) else [*listed, f"+{len(parts) - len(listed):,} more {rest}"]
 
 
 def _cut(rows: list[str], field: str) -> list[str]:
