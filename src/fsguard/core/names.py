@@ -121,7 +121,7 @@ def search_names(
         if provenance is not None:
             found = _standing(found, prefix, provenance, listed=used == "ripgrep")
     if beneath is not None:
-        skipped = standing(beneath, root, skipped)
+        skipped = standing(beneath, root, skipped, hide=hide)
     if hide is not None:  # after the engines, so both hide (and count) the same names
         found = hide.kept(found, prefix)
     files = tuple(prefix + name for name in found[:max_results])  # tens of thousands found, a page returned

@@ -33,6 +33,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned
+from fsguard.core.denial import HiddenFiles
 from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError
 
@@ -182,9 +183,17 @@ class Provenance:
         return found.st_ctime_ns < self._since and found.st_dev == self._device
 
 
-def standing(beneath: Beneath, root: Path, relatives: Iterable[str], *, above: int | None = None) -> list[str]:
+def standing(
+    beneath: Beneath,
+    root: Path,
+    relatives: Iterable[str],
+    *,
+    above: int | None = None,
+    hide: HiddenFiles | None = None,
+) -> list[str]:
     """Those of ``relatives`` (below ``root``, in walk order; a directory ends in ``/``) that the pinned walk finds
-    now as a walk by name named them: a directory, else a regular file (larger than ``above`` bytes, when given)."""
+    now as a walk by name named them: a directory, else a regular file (larger than ``above`` bytes, when given);
+    none a deny rule hides (``hide``): a result names its skipped entries only when it may name them at all."""
     kept = []
     prefix = str(root).rstrip("/") + "/"
     with Provenance(beneath, root) as provenance:
@@ -197,7 +206,7 @@ def standing(beneath: Beneath, root: Path, relatives: Iterable[str], *, above: i
                     kept.append(relative)
             elif stat.S_ISREG(found.st_mode) and (above is None or found.st_size > above):
                 kept.append(relative)
-    return kept
+    return kept if hide is None else hide.shown(kept, str(root))
 
 
 def _parent(path: str) -> str:

@@ -170,9 +170,8 @@ class ProjectReplacer:
         risk = _risk(len(planned), total)
         # The walk found the skips by name: only those the pinned walk finds too are reported.
         beneath, limit = self._safe.beneath, self._safe.max_file_size
-        kept = standing(beneath, base, skipped), standing(beneath, base, large, above=limit)
-        if (hide := self._safe.policy.hidden_files()) is not None:  # what a deny rule hides is never named
-            kept = hide.shown(kept[0], str(base)), hide.shown(kept[1], str(base))
+        hide = self._safe.policy.hidden_files()
+        kept = standing(beneath, base, skipped, hide=hide), standing(beneath, base, large, above=limit, hide=hide)
         grown_names = [_relative(path, base) for path in grown]
         too_large = [*kept[1], *(name for name in grown_names if name not in kept[1])]
         seen = _Seen(tuple(kept[0]), tuple(too_large), tuple(_relative(path, base) for path in binary))

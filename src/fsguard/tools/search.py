@@ -232,10 +232,8 @@ def _found(
             skipped.extend(default_skips(root, options, large))
 
         result = _content(services, ctx, call, root, options, limit, hide, None if is_file else scan)
-        skipped[:] = standing(services.beneath, root, skipped)
-        large = standing(services.beneath, root, large, above=options.max_file_size)
-        if hide is not None:  # a file a deny rule hides is never named, skipped or not
-            large = hide.shown(large, str(root))
+        skipped[:] = standing(services.beneath, root, skipped, hide=hide)
+        large = standing(services.beneath, root, large, above=options.max_file_size, hide=hide)
         if large:
             update = {"skipped_too_large": len(large), "skipped_too_large_paths": large[:SAMPLE]}
             result = result.model_copy(update=update)
@@ -243,8 +241,6 @@ def _found(
         return result
     if result.total_matches == 0 and excluded_by_gitignore(root, options):
         result = result.model_copy(update={"excluded_by_gitignore": True})
-    if skipped and hide is not None:  # a skipped directory or file a deny rule hides is never named
-        skipped = hide.shown(skipped, str(root))
     if skipped:
         result = result.model_copy(update={"default_skipped": len(skipped), "default_skipped_paths": skipped[:SAMPLE]})
     if hide is not None and hide.count:
