@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.shortlist import shown_rows
+from fsguard.core.shortlist import problem_rows
 
 OperationType = Literal["write", "edit", "search_and_replace", "copy", "move", "delete", "create_dir", "extract"]
 TYPES: tuple[str, ...] = get_args(OperationType)
@@ -126,8 +126,7 @@ class BatchRequest:
 
 def refuse(problems: list[str], header: str) -> InvalidParamsError:
     """One error listing the problems, one per line (the first few of a long list), every one in its errors field."""
-    rows = [f"- {problem}" for problem in problems]
-    listed = "\n".join(shown_rows(rows, failed=[True] * len(rows), rest="every one in the error's errors field"))
+    listed = "\n".join(problem_rows(problems, field="errors"))
     return InvalidParamsError(
         f"{header} ({len(problems)} problem(s); operations are numbered from 0). Nothing was run.\n{listed}\n"
         "Fix them all, then send the batch again (validate_only: true checks it without running it).",

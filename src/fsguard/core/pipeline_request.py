@@ -29,7 +29,7 @@ from fsguard.core.pipeline import (
     PipelineRequest,
     Step,
 )
-from fsguard.core.shortlist import shown_rows
+from fsguard.core.shortlist import problem_rows
 
 _REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
     "search": (("pattern", "the text to find"),),
@@ -42,7 +42,6 @@ _REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
 _REQUEST_KEYS = ("name", "steps", "stop_on_error", "dry_run", "create_backup", "force", "verbose", "parallel")
 _STEP_KEYS = ("id", "action", "type", "input_from", "input_from_all", "params", "condition")
 _CONDITION_KEYS = ("type", "step_ref", "value", "path")
-_EVERY_PROBLEM = "every one in the error's problems field"
 _DEFAULTS = {
     "stop_on_error": True,
     "dry_run": False,
@@ -89,7 +88,7 @@ def parse_pipeline(raw: object) -> PipelineRequest:
     if problems:
         raise InvalidParamsError(
             f"pipeline_json has {len(problems)} problem(s); nothing ran:\n"
-            + "\n".join(shown_rows([f"• {p}" for p in problems], failed=[True] * len(problems), rest=_EVERY_PROBLEM))
+            + "\n".join(problem_rows(problems, field="problems", bullet="•"))
             + "\nFix them and send the pipeline again (dry_run=true shows what it would do).",
             problems=problems,
         )

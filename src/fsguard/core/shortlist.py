@@ -41,6 +41,12 @@ def first_few(items: Sequence[T]) -> list[T]:
     return list(items) if len(items) <= SHOWN + SLACK else list(items[:SHOWN])
 
 
+def problem_rows(problems: Sequence[str], *, field: str, bullet: str = "-") -> list[str]:
+    """An error's problems, a row each, as :func:`shown_rows` cuts them; the error's ``field`` holds every one."""
+    rows = [f"{bullet} {problem}" for problem in problems]
+    return shown_rows(rows, failed=[True] * len(rows), rest=f"every one in the error's {field} field")
+
+
 def shown_rows(rows: Sequence[str], *, failed: Sequence[bool], rest: str, flagged: str = "failed") -> list[str]:
     """Every row of a short list; of a long one, :data:`SHOWN` rows, failed ones first, kept in their order,
     and a last row counting the others (and how many of them failed) and saying where they are.

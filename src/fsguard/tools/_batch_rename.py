@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.renaming import MODES, NameConflict, RenameReport, RenameRequest
-from fsguard.core.shortlist import shown_rows
+from fsguard.core.shortlist import problem_rows
 from fsguard.models.batch import BatchResult, RenameConflict, RenameEntry
 from fsguard.services import Services
 from fsguard.tools._arguments import closest
@@ -20,7 +20,6 @@ _NUMBERS = ("start_number", "padding")
 _SWITCHES = ("recursive", "preview", "case_sensitive")
 _FIELDS = sorted((*_TEXTS, *_NUMBERS, *_SWITCHES))
 _EXAMPLE = 'Example: rename_json={"path": "photos", "mode": "add_prefix", "prefix": "2024_", "preview": true}.'
-_EVERY_PROBLEM = "every one in the error's problems field"
 
 
 def run_rename(services: Services, raw: Any) -> BatchResult:
@@ -58,7 +57,7 @@ def parse_rename(raw: Any) -> RenameRequest:
     if has_mode:
         problems += [f"rename_json.{field}: {text}" for field, text in request.problems() if field not in rejected]
     if problems:
-        rows = shown_rows([f"- {p}" for p in problems], failed=[True] * len(problems), rest=_EVERY_PROBLEM)
+        rows = problem_rows(problems, field="problems")
         raise InvalidParamsError("rename_json is invalid:\n" + "\n".join(rows) + f"\n{_EXAMPLE}", problems=problems)
     return request
 
