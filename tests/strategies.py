@@ -455,6 +455,20 @@ def break_mixed_texts() -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(["a", "b", "é", "\n", "\r", "\r\n"]), max_size=30).map("".join)
 
 
+def long_line_texts() -> st.SearchStrategy[str]:
+    """A few lines of 1- to 4-byte characters, some far longer than a small response budget, with every ending; the
+    last line may lack one."""
+    line = st.builds(
+        lambda piece, repeat, ending: piece * repeat + ending,
+        st.text(st.sampled_from("aé€𝄞"), min_size=1, max_size=3),
+        st.integers(min_value=1, max_value=150),
+        st.sampled_from(["\n", "\r\n", "\r"]),
+    )
+    return st.builds(
+        lambda lines, last: "".join(lines) + last, st.lists(line, max_size=6), st.sampled_from(["", "z", "x€" * 150])
+    )
+
+
 def whitespace_texts() -> st.SearchStrategy[str]:
     """Short texts whose lines repeat and differ in tabs, spaces and line endings: what whitespace-tolerant matching
     must tell apart."""

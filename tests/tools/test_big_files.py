@@ -249,22 +249,6 @@ async def test_a_tail_of_a_file_over_the_limit_cut_by_the_budget_is_the_end_of_t
     assert data["hint"].startswith("Last 30 lines of big.log (500 asked: the response budget (--max-response-bytes 300")
 
 
-async def test_a_last_line_too_long_for_the_budget_in_a_file_over_the_limit_is_cut_with_a_marker_and_read_on(
-    connect: ClientFactory, root: Path
-) -> None:
-    long_line = "".join(chr(ord("a") + i % 26) for i in range(1200)) + "\n"
-    (root / "two.log").write_text("short\n" + long_line, encoding="utf-8")
-    async with connect(max_file_size=LIMIT, max_response_bytes=500) as client:
-        data = structured(await client.call_tool("read_file", {"path": "two.log", "mode": "tail", "max_lines": 1}))
-        pieces = [data["content"].split("… [line 2 cut at", 1)[0]]
-        while "start_column=" in data["hint"]:
-            column = int(data["hint"].split("start_column=", 1)[1].split(".", 1)[0])
-            args = {"path": "two.log", "start_line": 2, "end_line": 2, "start_column": column}
-            data = structured(await client.call_tool("read_file", args))
-            pieces.append(data["content"].split("… [line 2 cut at", 1)[0])
-    assert "".join(pieces) == long_line
-
-
 async def test_a_streamed_file_that_is_not_utf8_past_its_first_64_kib_reads_in_the_encoding_an_edit_writes(
     connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.hashing import Fingerprint
-from fsguard.core.ranges import Excerpt, Layout, excerpt, line_at, line_offset, tail_offset, texts, utf8_size
+from fsguard.core.ranges import Excerpt, Layout, excerpt, line_offset, tail_offset, texts, utf8_size
 from fsguard.models import ReadFileResult
 
 DEFAULT_MAX_LINES = 100
@@ -22,68 +22,58 @@ _ALL = 1 << 62
 
 @dataclass(frozen=True)
 class Window:
-    """What to take: from ``start_line`` (or the last ``tail`` lines), ``count`` lines, ``skip_columns`` in."""
+    """What to take: from ``start_line``, ``count`` lines, ``skip_columns`` in."""
 
     start_line: int = 1
     count: int = _ALL
-    tail: int | None = None
     skip_columns: int = 0
 
 
-def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint | None) -> tuple[Excerpt, int | None]:
-    """The excerpt and the number of its first line (None: a tail of a file whose lines were not counted)."""
-    total = known.line_count if known is not None else None
-    if window.tail is not None:
-        offset = tail_offset(lay, window.tail)
-        first = max(total - window.tail + 1, 1) if total is not None else None
-        if first is None and offset == lay.start:
-            first = 1
-    else:
-        first = window.start_line
-        found = line_offset(lay, first)
-        if found is None:
-            last = plural(total, "line") if total is not None else "fewer lines"
-            raise InvalidParamsError(
-                f"start_line {first} is past the end of {name} ({last}). Use a smaller start_line, or mode=tail.",
-                start_line=first,
-            )
-        offset = found
+def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint | None) -> tuple[Excerpt, int]:
+    """The excerpt and the number of its first line."""
+    first = window.start_line
+    offset = line_offset(lay, first)
+    if offset is None:
+        total = known.line_count if known is not None else None
+        last = plural(total, "line") if total is not None else "fewer lines"
+        raise InvalidParamsError(
+            f"start_line {first} is past the end of {name} ({last}). Use a smaller start_line, or mode=tail.",
+            start_line=first,
+        )
     chunks = texts(lay, offset)
     return excerpt(chunks, max_lines=window.count, budget=budget, skip_columns=window.skip_columns), first
 
 
-def take_unnumbered_tail(lay: Layout, count: int, budget: int, name: str) -> tuple[Excerpt, int | None]:
-    """The last ``count`` lines of a file whose lines were not counted: those of them that fit ``budget``, from the
-    end (numbering the window's first line would cost a count of every line before it). Only a last line longer
-    than the budget is numbered that way, since it can only be read on by start_line and start_column."""
-    ex, first = take_last(lay, count, budget, None)
-    if ex.lines or not ex.full:
-        return ex, first
-    offset = tail_offset(lay, 1)
-    return excerpt(texts(lay, offset), max_lines=1, budget=budget), line_at(lay, offset)
-
-
 def take_last(lay: Layout, count: int, budget: int, known: Fingerprint | None) -> tuple[Excerpt, int | None]:
-    """Of the last ``count`` lines, the last ones that fit ``budget`` whole: the very end of the file, never lines
-    from before it followed by nothing. A window the budget cuts is taken again with as many lines as fitted of
-    it, then with at most half as many each time: a few reads of at most ``budget`` bytes, whatever ``count``.
+    """Of the last ``count`` lines, the most of the last ones that fit ``budget`` whole: the very end of the file,
+    never lines from before it followed by nothing. A window the budget cuts is halved, then grown or shrunk by
+    halves (the more lines, the more bytes): a read of at most four budgets per try, log2(count) tries at most,
+    and one when the window fits, as it mostly does.
 
     No line starting more than four budgets of bytes from the end can fit (no character takes more than four
     bytes in any encoding read here), so no further back is read: in a file of a few huge lines, a search for
     the start of a hundred lines back was a read of all of it.
     """
-    shrunk = False
-    while count > 0:
-        offset = tail_offset(lay, count, reach=4 * budget + 4)
+    fits, too_many = 0, count + 1  # the last ``fits`` lines fit the budget; the last ``too_many`` do not
+    best: tuple[Excerpt, int] | None = None
+    tried = count
+    while fits < tried < too_many:
+        offset = tail_offset(lay, tried, reach=4 * budget + 4)
         if offset >= lay.size > lay.start:  # no line starts within reach: the last one alone is too long
             break
-        ex = excerpt(texts(lay, offset), max_lines=count, budget=budget)
-        if not ex.full:
-            return ex, _first_of_last(lay, offset, ex, known)
-        fitted = ex.lines if ex.cut_column is None else 0
-        count = min(fitted, count // 2) if shrunk else min(fitted, count - 1)
-        shrunk = True
-    return Excerpt("", 0, None, True), None
+        ex = excerpt(texts(lay, offset), max_lines=tried, budget=budget)
+        if ex.full:
+            too_many = tried
+        else:
+            best = ex, offset
+            if ex.lines < tried:  # no more lines start within reach (or in the file): no more can fit
+                break
+            fits = tried
+        tried = (fits + too_many) // 2
+    if best is None:
+        return Excerpt("", 0, None, True), None
+    ex, offset = best
+    return ex, _first_of_last(lay, offset, ex, known)
 
 
 def _first_of_last(lay: Layout, offset: int, ex: Excerpt, known: Fingerprint | None) -> int | None:

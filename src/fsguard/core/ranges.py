@@ -75,6 +75,11 @@ def _pread(fd: int, length: int, offset: int) -> bytes:
         raise from_os_error(exc, f"fd {fd}") from exc
 
 
+def bytes_at(lay: Layout, offset: int, length: int) -> bytes:
+    """Up to ``length`` bytes of the file from ``offset``."""
+    return _pread(lay.fd, length, offset)
+
+
 def forward(lay: Layout, offset: int) -> Iterator[tuple[int, bytes]]:
     """Chunks from ``offset`` to the end; a chunk ending in the CR of a CRLF takes its LF too, so no CRLF is split.
 
@@ -114,6 +119,8 @@ def line_offset(lay: Layout, line: int) -> int | None:
 
 def line_at(lay: Layout, offset: int) -> int:
     """The 1-based number of the line starting at ``offset`` (just after a break): the breaks before it counted."""
+    if offset <= lay.start:
+        return 1
     breaks = 0
     for start, data in forward(lay, lay.start):
         if start >= offset:

@@ -21,7 +21,6 @@ from fsguard.core.excerpts import (
     spliced,
     take,
     take_last,
-    take_unnumbered_tail,
 )
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
@@ -40,6 +39,7 @@ from fsguard.core.ranges import (
     utf8_size,
 )
 from fsguard.core.session import Session
+from fsguard.core.tails import streamed_tail, text_tail
 from fsguard.core.textio import DecodedText, decode, head_lines, tail_lines
 from fsguard.models import ReadFileResult
 
@@ -249,10 +249,9 @@ class FileReader:
             window = Window(start, count, skip_columns=(selection.start_column or 1) - 1)
         elif selection.mode in ("head", "tail"):
             count = selection.max_lines or DEFAULT_MAX_LINES
-            if selection.mode == "tail" and known is None:
-                ex, first = take_unnumbered_tail(lay, count, budget, name)
-                return finish(base, ex, first, count, self._budget, name)
-            window = Window(1, count) if selection.mode == "head" else Window(tail=count)
+            if selection.mode == "tail":
+                return streamed_tail(lay, base, count, known, budget, self._budget, name)
+            window = Window(1, count)
         elif selection.max_lines:
             return self._head_and_tail(lay, base, selection.max_lines, known, name, budget)
         else:
@@ -364,6 +363,8 @@ class FileReader:
         """The head, tail or both of ``text`` (``total`` lines), splitting only the lines shown: a tail of a
         multi-megabyte log costs its last lines, not every line."""
         count = selection.max_lines or DEFAULT_MAX_LINES
+        if selection.mode == "tail":  # the end is kept within the budget, not the start of the window as for a head
+            return text_tail(base, text, total, count, budget, self._budget)
         if count >= total:
             return base.model_copy(
                 update={"content": text, "start_line": 1 if total else None, "end_line": total or None}
@@ -371,10 +372,6 @@ class FileReader:
         if selection.mode == "head":
             hint = f"Truncated: showing first {count} of {total} lines. Use mode=all or increase max_lines to see more"
             update = {"content": "".join(head_lines(text, count)), "start_line": 1, "end_line": count}
-        elif selection.mode == "tail":
-            hint = f"Truncated: showing last {count} of {total} lines. Use mode=all or increase max_lines to see more"
-            content = "".join(tail_lines(text, count))
-            update = {"content": content, "start_line": total - count + 1, "end_line": total}
         else:
             top = head_lines(text, count // 2)
             shown = fitting_lines(top, budget // 2)

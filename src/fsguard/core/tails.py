@@ -1,0 +1,163 @@
+"""read_file's ``mode=tail`` within the response budget: the end of the file, always.
+
+A tail is asked for the end: the latest entries of a log. When the lines asked for do not fit the budget, the last
+ones that fit whole are shown; when not even the last line fits (a one-line log, a minified bundle), the end of
+that line is shown behind a marker saying how much of it comes before, and how to read that part by column.
+Showing the start of the window instead, as a head would, left the newest lines of a log out of its tail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fsguard.core.excerpts import fitting_lines, take_last
+from fsguard.core.hashing import Fingerprint
+from fsguard.core.ranges import Excerpt, Layout, bytes_at, line_at, tail_offset, texts, utf8_size
+from fsguard.core.textio import tail_lines
+from fsguard.models import ReadFileResult
+
+FRONT_ROOM = 128
+"""Bytes of the budget kept for the marker in front of a line's end."""
+COUNTED_BELOW = 64 << 20
+"""The characters of a line before its shown end are counted (so a column can be given) up to this many bytes."""
+
+
+@dataclass(frozen=True)
+class LineEnd:
+    """The end of a line too long for the budget: the characters shown and what of the line comes before them."""
+
+    line: int | None  # the line's number (None: the lines before it were not counted)
+    shown: str
+    left_chars: int | None  # characters of the line before ``shown``; None when it was too long to count
+    left_bytes: int  # the same part of the line in the file's bytes
+
+
+def streamed_tail(
+    lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, budget: int, setting: int, name: str
+) -> ReadFileResult:
+    """The last ``count`` lines of a file read in pieces, within ``budget`` bytes (``setting`` is the flag's value,
+    named in hints). A file whose lines were not counted (above --max-file-size) gets unnumbered lines."""
+    ex, first = take_last(lay, count, budget, known)
+    if ex.lines or lay.size <= lay.start:
+        return finish_tail(base, ex, first, count, setting, name)
+    start = tail_offset(lay, 1)
+    line = known.line_count if known is not None else line_at(lay, start)
+    return finish_line_end(base, _line_end(lay, start, line, budget), setting, name)
+
+
+def text_tail(base: ReadFileResult, text: str, total: int, count: int, budget: int, setting: int) -> ReadFileResult:
+    """The last ``count`` lines of ``text`` (``total`` lines, held whole), within ``budget`` bytes."""
+    if count >= total and utf8_size(text) <= budget:
+        return base.model_copy(update={"content": text, "start_line": 1 if total else None, "end_line": total or None})
+    name = (base.path or "").rsplit("/", 1)[-1]
+    lines = tail_lines(text, count)
+    kept = fitting_lines(lines[::-1], budget)
+    if kept == len(lines):
+        hint = f"Truncated: showing last {count} of {total} lines. Use mode=all or increase max_lines to see more"
+        update = {"content": "".join(lines), "start_line": total - count + 1, "end_line": total, "hint": hint}
+        return base.model_copy(update={**update, "truncated": True})
+    if kept:
+        ex = Excerpt("".join(lines[len(lines) - kept :]), kept, None, True)
+        return finish_tail(base, ex, total - kept + 1, count, setting, name)
+    last = lines[-1]
+    shown = _last_fitting(last, max(budget - FRONT_ROOM, 1))
+    left = last[: len(last) - len(shown)]
+    return finish_line_end(base, LineEnd(total, shown, len(left), utf8_size(left)), setting, name)
+
+
+def finish_tail(
+    base: ReadFileResult, ex: Excerpt, first: int | None, wanted: int, setting: int, name: str
+) -> ReadFileResult:
+    """Content, line numbers and hint of the last ``ex.lines`` lines, the first of them line ``first`` (None: not
+    counted); fewer than ``wanted`` from a window not reaching line 1 means the budget held no more."""
+    total = base.total_lines
+    last = first + ex.lines - 1 if first is not None and ex.lines else None
+    if first is None:
+        hint = f"Last {ex.lines} lines of {name}"
+        earlier = "get_file_info counts the lines, to read the earlier ones by start_line"
+    else:
+        of = f" of {total} total lines" if total is not None else ""
+        hint = f"Lines {first}-{last}{of} in {name}"
+        earlier = f"read the earlier ones with start_line/end_line, e.g. end_line={first - 1}"
+    if ex.lines < wanted and first != 1:
+        hint += f" ({wanted:,} asked: the response budget (--max-response-bytes {setting:,}) holds no more; {earlier})"
+    truncated = first != 1 or total is None
+    return base.model_copy(
+        update={
+            "content": ex.content,
+            "start_line": first if ex.lines else None,
+            "end_line": last,
+            "truncated": truncated,
+            "hint": hint if truncated else None,
+        }
+    )
+
+
+def finish_line_end(base: ReadFileResult, end: LineEnd, setting: int, name: str) -> ReadFileResult:
+    """The end of the last line behind a marker, and a hint naming the columns to read the rest of it by."""
+    number = end.line if end.line is not None else "?"
+    shown = f"its last {len(end.shown):,} characters are shown"
+    if end.left_chars is not None:
+        left = f"{end.left_chars:,} characters"
+        before = max(end.left_chars + 1 - len(end.shown), 1)
+        shown += f", from column {end.left_chars + 1:,}. Read the part before them with start_line={number} "
+        shown += f"start_column={before}, or the line from its start with start_column=1"
+    else:
+        left = f"{end.left_bytes:,} bytes"
+        shown += f", after {left} of it. Read the line from its start with start_line={number} start_column=1"
+    hint = f"Line {number} of {name} is longer than the response budget (--max-response-bytes {setting:,}): {shown}"
+    return base.model_copy(
+        update={
+            "content": f"[line {number} cut: its first {left} left out] …" + end.shown,
+            "start_line": end.line,
+            "end_line": end.line,
+            "truncated": True,
+            "hint": hint,
+        }
+    )
+
+
+def _line_end(lay: Layout, start: int, line: int | None, budget: int) -> LineEnd:
+    """The end of the line from ``start`` to the end of the file that fits ``budget`` (less the marker's room):
+    about four budgets of bytes read from the end, and the line's characters before them counted when it has fewer
+    than :data:`COUNTED_BELOW` bytes, with the decoding a read by start_column counts them with."""
+    room = max(budget - FRONT_ROOM, 1)
+    unit = lay.breaks.unit
+    begin = max(start, lay.size - 4 * room - 4)
+    begin -= (begin - lay.start) % unit
+    data = bytes_at(lay, begin, lay.size - begin)
+    if begin > start:
+        data = data[_inside(data, lay.encoding) :]  # the end may begin inside a character: drop that one's rest
+    shown = _last_fitting(data.decode(lay.encoding, "replace"), room)
+    size = len(shown.encode(lay.encoding, "replace"))
+    left_bytes = max(lay.size - size - start, 0)
+    left_chars = None
+    if left_bytes <= COUNTED_BELOW:
+        left_chars = max(sum(len(text) for text in texts(lay, start)) - len(shown), 0)
+    return LineEnd(line, shown, left_chars, left_bytes)
+
+
+def _last_fitting(text: str, room: int) -> str:
+    """The longest end of ``text`` within ``room`` UTF-8 bytes, never splitting a character."""
+    if text.isascii():
+        return text[max(len(text) - room, 0) :]
+    data = text.encode("utf-8", "surrogatepass")[-room:]
+    return data[_continuations(data) :].decode("utf-8", "surrogatepass")
+
+
+def _inside(data: bytes, encoding: str) -> int:
+    """How many bytes at the start of ``data`` (cut at a code unit) belong to a character begun before it."""
+    if encoding == "utf-8":
+        return _continuations(data)
+    if encoding in ("utf-16-le", "utf-16-be") and len(data) >= 2:
+        unit = int.from_bytes(data[:2], "little" if encoding.endswith("le") else "big")
+        return 2 if 0xDC00 <= unit <= 0xDFFF else 0  # the second half of a surrogate pair
+    return 0  # UTF-32 and the one-byte code pages: every unit is a character
+
+
+def _continuations(data: bytes) -> int:
+    """How many bytes at the start of ``data`` continue a UTF-8 character begun before it (at most three)."""
+    count = 0
+    while count < min(3, len(data)) and 0x80 <= data[count] < 0xC0:
+        count += 1
+    return count

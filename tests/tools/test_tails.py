@@ -1,0 +1,107 @@
+"""read_file mode=tail within the response budget: always the end of the file, whichever way the file is read."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fsguard.core import ranges, tails
+from tests.conftest import ClientFactory, structured
+
+pytestmark = pytest.mark.anyio
+
+BUDGET = 500
+LIMIT = 1000
+# Multi-byte characters on both sides of every cut the budget makes, and a width that is no multiple of 3.
+LONG_LINE = "".join("aé€b"[i % 4] + str(i % 7) for i in range(700)) + "\n"
+MARKER = re.compile(r"^\[line (\d+) cut: its first ([\d,]+) (characters|bytes) left out\] …")
+
+
+@pytest.fixture(params=["over the size limit", "streamed within it", "read whole"])
+def how(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """The three ways a file is read: in ranges only (above --max-file-size), streamed with its lines counted
+    (above the whole-read size), and whole; each tail must end the same way."""
+    monkeypatch.setattr(ranges, "CHUNK", 7)  # every break and character meets a chunk boundary somewhere
+    if request.param == "streamed within it":
+        monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 100)
+    return {"max_file_size": LIMIT} if request.param == "over the size limit" else {}
+
+
+def _shown(content: str) -> tuple[int, int, str]:
+    """The line number, the characters left out and the text after the marker of a line's end."""
+    found = MARKER.match(content)
+    assert found is not None, content[:80]
+    return int(found[1]), int(found[2].replace(",", "")), content[found.end() :]
+
+
+async def test_a_tail_whose_last_line_is_too_long_for_the_budget_shows_its_end_and_the_start_is_read_by_column(
+    connect: ClientFactory, root: Path, how: dict[str, int]
+) -> None:
+    (root / "two.log").write_text("short\n" + LONG_LINE, encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        data = structured(await client.call_tool("read_file", {"path": "two.log", "mode": "tail", "max_lines": 1}))
+        line, left, shown = _shown(data["content"])
+        assert (line, data["start_line"], data["end_line"], data["truncated"]) == (2, 2, 2, True)
+        assert len(data["content"].encode()) <= BUDGET
+        assert LONG_LINE.endswith(shown)
+        assert left == len(LONG_LINE) - len(shown)
+        assert f"from column {left + 1:,}" in data["hint"]
+        assert f"start_line=2 start_column={left + 1 - len(shown)}," in data["hint"]
+        start = ""
+        column = 1
+        while len(start) < left:  # the line from its start, as the hint says, each piece naming the next column
+            args = {"path": "two.log", "start_line": 2, "end_line": 2, "start_column": column}
+            piece = structured(await client.call_tool("read_file", args))
+            start += piece["content"].split("… [line 2 cut at", 1)[0]
+            column = len(start) + 1
+    assert start[:left] + shown == LONG_LINE
+    assert (root / "two.log").read_text(encoding="utf-8") == "short\n" + LONG_LINE
+
+
+@pytest.mark.parametrize("count", [1, 3, 100])
+async def test_a_tail_of_lines_the_budget_cannot_hold_shows_the_last_that_fit_and_names_the_earlier_ones(
+    connect: ClientFactory, root: Path, how: dict[str, int], count: int
+) -> None:
+    lines = [f"row {i}\n" for i in range(1, 201)] + ["w" * 800 + "\n", "end 1\n", "end 2\n"]
+    (root / "log.txt").write_text("".join(lines), encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        data = structured(await client.call_tool("read_file", {"path": "log.txt", "mode": "tail", "max_lines": count}))
+    if count == 1:
+        assert (data["content"], data.get("start_line")) == ("end 2\n", None if "max_file_size" in how else 203)
+        return
+    assert data["content"] == "end 1\nend 2\n"  # never "row 200" before a line left out, nor the long line's start
+    assert f"({count:,} asked: the response budget (--max-response-bytes {BUDGET:,}) holds no more" in data["hint"]
+    if "max_file_size" in how:
+        assert data.get("start_line") is None
+        assert "get_file_info counts the lines" in data["hint"]
+    else:
+        assert (data["start_line"], data["end_line"]) == (202, 203)
+        assert "end_line=201)" in data["hint"]
+
+
+async def test_a_tail_of_a_file_of_fewer_lines_than_asked_is_still_its_end_when_the_budget_cuts_it(
+    connect: ClientFactory, root: Path, how: dict[str, int]
+) -> None:
+    (root / "few.txt").write_text("first\nsecond\n" + LONG_LINE, encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        data = structured(await client.call_tool("read_file", {"path": "few.txt", "mode": "tail", "max_lines": 100}))
+    line, left, shown = _shown(data["content"])
+    assert (line, left) == (3, len(LONG_LINE) - len(shown))
+    assert LONG_LINE.endswith(shown)
+
+
+async def test_a_last_line_too_long_to_count_says_its_left_out_part_in_bytes(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tails, "COUNTED_BELOW", 1000)
+    body = "x" * 100_000 + "the end\n"
+    (root / "one.log").write_text(body, encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, max_file_size=LIMIT) as client:
+        data = structured(await client.call_tool("read_file", {"path": "one.log", "mode": "tail", "max_lines": 5}))
+    line, left, shown = _shown(data["content"])
+    assert (line, left) == (1, len(body) - len(shown))
+    assert data["content"].startswith(f"[line 1 cut: its first {left:,} bytes left out] …")
+    assert shown.endswith("the end\n")
+    assert "start_line=1 start_column=1" in data["hint"]
