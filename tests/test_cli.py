@@ -140,3 +140,45 @@ def test_an_invalid_deny_glob_exits_2_with_a_message(tmp_path: Path, capsys: pyt
         main([str(tmp_path), "--state-dir", str(tmp_path / "state"), "--deny", "a\\"])
     assert exited.value.code == 2
     assert "deny rule" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "said"),
+    [
+        ("--max-list-items", "-5", "-5 is below the least it takes, 1"),
+        ("--max-list-items", "0", "0 is below the least it takes, 1"),
+        ("--max-search-results", "0", "0 is below the least it takes, 1"),
+        ("--max-file-size", "-1", "-1 is below the least it takes, 1"),
+        ("--max-response-bytes", "100", "100 is below the least it takes, 1024"),
+        ("--max-media-bytes", "-1", "-1 is below the least it takes, 0"),
+        ("--backup-max-count", "ten", "'ten' is not a whole number"),
+        ("--backup-max-age", "-3", "-3 is below the least it takes, 0"),
+        ("--risk-threshold-high", "nan", "'nan' is not a number"),
+        ("--risk-threshold-medium", "150", "150 is outside 0-100"),
+        ("--risk-occurrences-high", "0", "0 is below the least it takes, 1"),
+        ("--port", "70000", "70000 is not a port (1-65535)"),
+        ("--port", "0", "0 is below the least it takes, 1"),
+    ],
+)
+def test_a_numeric_flag_out_of_its_range_exits_2_naming_the_flag_and_what_it_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, value: str, said: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([str(tmp_path), f"{flag}={value}", "--state-dir", str(tmp_path / "state")])
+    assert exited.value.code == 2
+    assert f"argument {flag}: {said}" in capsys.readouterr().err
+    assert not (tmp_path / "state").exists()  # nothing was started
+
+
+def test_a_medium_risk_threshold_above_the_high_one_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([str(tmp_path), "--risk-threshold-medium=80"])
+    assert exited.value.code == 2
+    assert "--risk-threshold-medium (80%) is above --risk-threshold-high (75%)" in capsys.readouterr().err
+
+
+def test_the_numeric_flags_take_their_edge_values(tmp_path: Path) -> None:
+    edges = ["--max-list-items=1", "--max-response-bytes=1024", "--max-media-bytes=0", "--port=65535"]
+    settings = settings_from(parser().parse_args([str(tmp_path), *edges, "--backup-max-age=inf"]))
+    assert (settings.max_list_items, settings.max_response_bytes, settings.max_media_bytes) == (1, 1024, 0)
+    assert (settings.port, settings.backup_max_age_days) == (65535, float("inf"))

@@ -17,6 +17,7 @@ import anyio
 from fsguard import __version__
 from fsguard.config import MCP_PATH, Settings, default_state_dir
 from fsguard.core.errors import FsguardError
+from fsguard.flags import RESPONSE_FLOOR, amount, port, whole_number
 from fsguard.server import FsguardServer, build_server
 from fsguard.startup import refuse_without_token, start_logging
 from fsguard.stdio import serve_stdio
@@ -32,7 +33,7 @@ def parser() -> argparse.ArgumentParser:
     add("roots", nargs="*", type=Path, help="directories the agent may use (default: the current directory)")
     add("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or streamable HTTP at /mcp")
     add("--host", default="127.0.0.1", help="HTTP bind address; anything but loopback needs --auth-token")
-    add("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    add("--port", type=port, default=8765, help="HTTP port (default 8765)")
     add(
         "--auth-token",
         default=os.environ.get("FSGUARD_AUTH_TOKEN"),
@@ -41,46 +42,53 @@ def parser() -> argparse.ArgumentParser:
     add("--read-only", action="store_true", help="register only tools that never change the filesystem")
     add("--unrestricted", action="store_true", help="allow any path (the character and name checks stay on)")
     add("--state-dir", type=Path, default=None, help=f"server state outside the roots (default {default_state_dir()})")
-    add("--backup-max-age", type=float, default=7.0, metavar="DAYS", help="drop backups older than this (default 7)")
-    add("--backup-max-count", type=int, default=100, metavar="N", help="backups kept per file (default 100)")
+    add(
+        "--backup-max-age",
+        type=amount(0),
+        default=7.0,
+        metavar="DAYS",
+        help="drop backups older than this (default 7; inf: never; 0 keeps each file's newest only)",
+    )
+    add("--backup-max-count", type=whole_number(1), default=100, metavar="N", help="backups kept per file (100)")
     add(
         "--auto-occ",
         choices=["off", "warn", "block"],
         default="warn",
         help="edits without expected_hash of a file changed since this session saw it: warn (default), block, off",
     )
-    add("--risk-threshold-medium", type=float, default=20.0, metavar="PCT", help="change %% for MEDIUM risk")
-    add("--risk-threshold-high", type=float, default=75.0, metavar="PCT", help="change %% for HIGH risk")
-    add("--risk-occurrences-medium", type=int, default=50, metavar="N", help="occurrences for at least MEDIUM")
-    add("--risk-occurrences-high", type=int, default=100, metavar="N", help="occurrences for at least HIGH")
+    add("--risk-threshold-medium", type=amount(0, 100), default=20.0, metavar="PCT", help="change %% for MEDIUM risk")
+    add("--risk-threshold-high", type=amount(0, 100), default=75.0, metavar="PCT", help="change %% for HIGH risk")
+    occurrences = whole_number(1)
+    add("--risk-occurrences-medium", type=occurrences, default=50, metavar="N", help="occurrences for at least MEDIUM")
+    add("--risk-occurrences-high", type=occurrences, default=100, metavar="N", help="occurrences for at least HIGH")
     add("--log-dir", type=Path, default=None, help="write operations.jsonl (one line per call) and metrics.json here")
     add("--hooks-config", type=Path, default=None, help="hooks JSON file: commands run before/after operations")
     add("--compact-mode", action="store_true", help="terse text blocks (same facts)")
     add("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level")
     add(
         "--max-file-size",
-        type=int,
+        type=whole_number(1),
         default=50 * 1024 * 1024,
         metavar="BYTES",
         help="largest file loaded whole or edited (ranged reads of bigger files stream)",
     )
     add(
         "--max-response-bytes",
-        type=int,
+        type=whole_number(RESPONSE_FLOOR),
         default=256 * 1024,
         metavar="BYTES",
         help="most text one read_file returns; longer lines are cut with a marker and read on by start_column",
     )
     add(
         "--max-media-bytes",
-        type=int,
+        type=whole_number(0),
         default=3 * 1024 * 1024,
         metavar="BYTES",
         help="largest image/audio file read_file inlines as an image/audio block (default 3 MiB); a larger one "
         "is sent as a resource_link; 0 links every media file",
     )
-    add("--max-search-results", type=int, default=1000, metavar="N", help="matches per search_files answer")
-    add("--max-list-items", type=int, default=500, metavar="N", help="entries per list_directory answer")
+    add("--max-search-results", type=whole_number(1), default=1000, metavar="N", help="matches per search_files answer")
+    add("--max-list-items", type=whole_number(1), default=500, metavar="N", help="entries per list_directory answer")
     add("--wsl-mount-root", type=Path, default=Path("/mnt"), help="where C:\\ paths map to (default /mnt)")
     add(
         "--wsl",
@@ -214,7 +222,15 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         dashboard_main(given[1:])
         return
-    args = parser().parse_args(argv)
+    flags = parser()
+    args = flags.parse_args(argv)
+    for kind, unit in (("threshold", "%"), ("occurrences", "")):
+        medium, high = getattr(args, f"risk_{kind}_medium"), getattr(args, f"risk_{kind}_high")
+        if medium > high:
+            flags.error(
+                f"--risk-{kind}-medium ({medium:g}{unit}) is above --risk-{kind}-high ({high:g}{unit}): "
+                "MEDIUM must start at or below HIGH"
+            )
     start_logging(args.log_level)
     settings = settings_from(args)
     refuse_without_token(settings, "fsguard", "serving a filesystem beyond loopback needs a bearer token")

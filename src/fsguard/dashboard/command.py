@@ -12,6 +12,7 @@ from pathlib import Path
 from fsguard import __version__
 from fsguard.config import Settings, default_state_dir
 from fsguard.core.errors import FsguardError
+from fsguard.flags import port
 from fsguard.startup import refuse_without_token, start_logging
 
 DEFAULT_PORT = 9100
@@ -27,7 +28,7 @@ def parser() -> argparse.ArgumentParser:
     add = p.add_argument
     add("roots", nargs="*", type=Path, help="directories files may be restored into (default: the current directory)")
     add("--host", default="127.0.0.1", help="bind address; anything but loopback needs --auth-token")
-    add("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    add("--port", type=port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     add(
         "--auth-token",
         default=os.environ.get("FSGUARD_AUTH_TOKEN"),
