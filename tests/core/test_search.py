@@ -124,6 +124,33 @@ def test_columns_and_offsets_count_characters_not_bytes(tree: Path, engine: str)
     assert found.matches == (ContentMatch(str(tree / "unicode.txt"), 1, 24, 23, 29, "héllo wörld — NEEDLE ñ needle"),)
 
 
+def test_a_long_line_is_cut_at_500_characters_with_a_mark_and_a_match_far_into_it_is_shown_in_a_window(
+    tmp_path: Path, engine: str
+) -> None:
+    line = "".join(f"var é{i}=f({i});" for i in range(20_000))  # minified: one line of ~300,000 characters
+    (tmp_path / "bundle.js").write_text(line + "\nnext\n", encoding="utf-8")
+    near, far, context = (
+        search(tmp_path, pattern, engine, context_lines=1).matches[0] for pattern in ("é3=", "é12345=", "^next")
+    )
+    assert (near.line_content, near.line_content_offset) == (line[:500] + " …", None)
+    assert context.context_before == (line[:500] + " …",)
+    assert far.line_content_offset is not None
+    assert far.line_content == "… " + line[far.line_content_offset : far.line_content_offset + 500] + " …"
+    at = far.match_start - far.line_content_offset + 2
+    assert far.line_content[at : at + far.match_end - far.match_start] == "é12345="
+    assert line[far.match_start : far.match_end] == "é12345="
+
+
+def test_a_match_near_the_end_of_a_long_line_is_shown_with_the_lines_last_characters(
+    tmp_path: Path, engine: str
+) -> None:
+    line = "x" * 10_000 + "needle" + "y" * 10
+    (tmp_path / "end.txt").write_text(line, encoding="utf-8")
+    (found,) = search(tmp_path, "needle", engine).matches
+    assert found.line_content == "… " + line[-500:]
+    assert found.line_content_offset == len(line) - 500
+
+
 def test_crlf_lines_are_reported_without_the_carriage_return(tree: Path, engine: str) -> None:
     found = search(tree, "needle$", engine, WalkOptions(globs=("crlf.txt",)))
     assert [(m.line_number, m.line_content) for m in found.matches] == [(1, "first needle")]

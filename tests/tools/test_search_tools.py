@@ -580,3 +580,19 @@ async def test_project_replace_finds_its_files_as_python_reads_them_whatever_the
     assert (root / "dotted.txt").read_bytes() == b"gear\n"
     assert (root / "utf16.txt").read_bytes() == "\ufeffa gear\n".encode("utf-16-le")
     assert (root / "none.txt").read_bytes() == b"nothing here\n"
+
+
+async def test_a_match_deep_in_a_minified_line_comes_back_with_the_text_around_it(
+    client: Client, project: Path
+) -> None:
+    line = ";".join(f"function f{i}(){{return {i}}}" for i in range(10_000))
+    (project / "bundle.js").write_text(line + "\n", encoding="utf-8")
+    args = {"path": "bundle.js", "pattern": "f9876\\(", "include_content": True}
+    result = await client.call_tool("search_files", args)
+    (match,) = structured(result)["matches"]
+    offset = match["line_content_offset"]
+    assert match["line_content"] == "… " + line[offset : offset + 500] + " …"
+    assert "f9876(){return 9876}" in match["line_content"]
+    assert "f9876(){return 9876}" in text_of(result)
+    assert line[match["match_start"] : match["match_end"]] == "f9876("
+    assert (project / "bundle.js").read_text(encoding="utf-8") == line + "\n"

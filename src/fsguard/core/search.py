@@ -18,7 +18,8 @@ Both engines return identical results (the ``engine`` field aside); the rules th
   \\s \\b`` and their negations are ASCII as in RE2 (rewritten to explicit classes for ripgrep). ``whole_word``
   is ``rg -w``: the match must not follow or precede a Unicode word character. Several matches per line are
   found as ripgrep finds them (an empty match right after a match is skipped).
-- Columns and offsets count characters; line and context text is cut to 500 characters (offsets are not).
+- Columns and offsets count characters; line and context text is cut to 500 characters and `` …`` (offsets are
+  not); a match further into a long line is shown with the 500 characters around it, behind ``… ``.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 MAX_LINE_CHARS = 500
+CUT_MARK = " …"
 PROGRESS_EVERY = 100
 Engine = Literal["auto", "ripgrep", "python"]
 
@@ -72,6 +74,7 @@ class ContentMatch:
     line_content: str
     context_before: tuple[str, ...] = ()
     context_after: tuple[str, ...] = ()
+    line_content_offset: int | None = None  # where line_content's text (after "… ") starts in a long line
 
 
 @dataclass(frozen=True)
@@ -291,7 +294,20 @@ def _binary(files: list[str], provenance: Provenance | None, query: Query) -> li
 
 
 def _cut(line: bytes) -> str:
-    return line.decode("utf-8", "replace")[:MAX_LINE_CHARS]
+    """A line as shown: its first :data:`MAX_LINE_CHARS` characters, and `` …`` when there are more (as the seed)."""
+    text = line.decode("utf-8", "replace")
+    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + CUT_MARK
+
+
+def _around(line: str, first: int, last: int) -> tuple[str, int | None]:
+    """The matched line as shown, and where its shown text starts in the line when it is a window (None: from the
+    start). A match past the first :data:`MAX_LINE_CHARS` characters (an identifier deep in a minified bundle) is
+    shown with the characters around it, behind ``… ``; the start of the line would not show it at all."""
+    if last <= MAX_LINE_CHARS or len(line) <= MAX_LINE_CHARS:
+        return line, None
+    start = max(min(first - MAX_LINE_CHARS // 3, len(line) - MAX_LINE_CHARS), 0)
+    end = start + MAX_LINE_CHARS
+    return "… " + line[start:end] + (CUT_MARK if end < len(line) else ""), start
 
 
 def _collect(
@@ -318,9 +334,12 @@ def _collect(
             before = tuple(text for k, text in near.items() if k < number)
             after = tuple(text for k, text in near.items() if k > number)
             raw = lines[number]
+            whole = raw.decode("utf-8", "replace") if len(raw) > MAX_LINE_CHARS else ""
             for start, end in spans[:room]:
                 first, last = _chars(raw, start), _chars(raw, end)
-                matches.append(ContentMatch(file, number, first + 1, first, last, near[number], before, after))
+                window, offset = _around(whole, first, last) if whole else ("", None)
+                shown = near[number] if offset is None else window
+                matches.append(ContentMatch(file, number, first + 1, first, last, shown, before, after, offset))
     return ContentSearch(tuple(matches), counts, total, files, total > max_results, engine, binary)
 
 

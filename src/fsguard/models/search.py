@@ -15,11 +15,22 @@ class SearchMatch(Result):
     file: str = Field(description="Absolute path.")
     line_number: int = Field(description="1-based line.")
     column: int = Field(description="1-based column, in characters.")
-    match_start: int = Field(description="0-based character offset of the match in line_content.")
+    match_start: int = Field(
+        description="0-based character offset of the match in the line (and in line_content, unless "
+        "line_content_offset is set)."
+    )
     match_end: int
-    line_content: str = Field(description="The line, without its line ending (cut at 500 characters).")
+    line_content: str = Field(
+        description="The line, without its line ending; past 500 characters cut, with ' …' at the cut. A match "
+        "beyond the first 500 characters is shown in a window of the line around it, starting '… '."
+    )
     context_before: list[str] = Field(default_factory=list)
     context_after: list[str] = Field(default_factory=list)
+    line_content_offset: int | None = Field(
+        None,
+        description="Set when line_content is a window of a long line: the line's characters before the window's "
+        "text (which follows the leading '… '); the match is at match_start - line_content_offset + 2 in it.",
+    )
 
 
 class SearchResult(Result):

@@ -327,4 +327,5 @@ def _match(match: ContentMatch) -> SearchMatch:
         line_content=match.line_content,
         context_before=list(match.context_before),
         context_after=list(match.context_after),
+        line_content_offset=match.line_content_offset,
     )
