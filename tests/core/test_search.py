@@ -135,7 +135,7 @@ def test_a_long_line_is_cut_at_500_characters_with_a_mark_and_a_match_far_into_i
     assert (near.line_content, near.line_content_offset) == (line[:500] + " …", None)
     assert context.context_before == (line[:500] + " …",)
     assert far.line_content_offset is not None
-    assert far.line_content == "… " + line[far.line_content_offset : far.line_content_offset + 500] + " …"
+    assert far.line_content == "… " + line[far.line_content_offset : far.line_content_offset + 496] + " …"
     at = far.match_start - far.line_content_offset + 2
     assert far.line_content[at : at + far.match_end - far.match_start] == "é12345="
     assert line[far.match_start : far.match_end] == "é12345="
@@ -147,8 +147,8 @@ def test_a_match_near_the_end_of_a_long_line_is_shown_with_the_lines_last_charac
     line = "x" * 10_000 + "needle" + "y" * 10
     (tmp_path / "end.txt").write_text(line, encoding="utf-8")
     (found,) = search(tmp_path, "needle", engine).matches
-    assert found.line_content == "… " + line[-500:]
-    assert found.line_content_offset == len(line) - 500
+    assert found.line_content == "… " + line[-496:]
+    assert found.line_content_offset == len(line) - 496
 
 
 def test_crlf_lines_are_reported_without_the_carriage_return(tree: Path, engine: str) -> None:

@@ -591,7 +591,8 @@ async def test_a_match_deep_in_a_minified_line_comes_back_with_the_text_around_i
     result = await client.call_tool("search_files", args)
     (match,) = structured(result)["matches"]
     offset = match["line_content_offset"]
-    assert match["line_content"] == "… " + line[offset : offset + 500] + " …"
+    assert match["line_content"] == "… " + line[offset : offset + 496] + " …"
+    assert len(match["line_content"]) == 500
     assert "f9876(){return 9876}" in match["line_content"]
     assert "f9876(){return 9876}" in text_of(result)
     assert line[match["match_start"] : match["match_end"]] == "f9876("

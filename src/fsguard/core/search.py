@@ -19,7 +19,7 @@ Both engines return identical results (the ``engine`` field aside); the rules th
   is ``rg -w``: the match must not follow or precede a Unicode word character. Several matches per line are
   found as ripgrep finds them (an empty match right after a match is skipped).
 - Columns and offsets count characters; line and context text is cut to 500 characters and `` …`` (offsets are
-  not); a match further into a long line is shown with the 500 characters around it, behind ``… ``.
+  not); a match further into a long line is shown with the 496 characters around it, between ``… `` and `` …``.
 """
 
 from __future__ import annotations
@@ -305,8 +305,9 @@ def _around(line: str, first: int, last: int) -> tuple[str, int | None]:
     shown with the characters around it, behind ``… ``; the start of the line would not show it at all."""
     if last <= MAX_LINE_CHARS or len(line) <= MAX_LINE_CHARS:
         return line, None
-    start = max(min(first - MAX_LINE_CHARS // 3, len(line) - MAX_LINE_CHARS), 0)
-    end = start + MAX_LINE_CHARS
+    width = MAX_LINE_CHARS - 2 * len(CUT_MARK)  # marks included, a window is no longer than a cut line's text
+    start = max(min(first - width // 3, len(line) - width), 0)
+    end = start + width
     return "… " + line[start:end] + (CUT_MARK if end < len(line) else ""), start
 
 

@@ -22,7 +22,7 @@ class SearchMatch(Result):
     match_end: int
     line_content: str = Field(
         description="The line, without its line ending; past 500 characters cut, with ' …' at the cut. A match "
-        "beyond the first 500 characters is shown in a window of the line around it, starting '… '."
+        "beyond the first 500 characters is shown in a window of the line around it, between '… ' and ' …'."
     )
     context_before: list[str] = Field(default_factory=list)
     context_after: list[str] = Field(default_factory=list)
