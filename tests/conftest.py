@@ -15,6 +15,7 @@ from mcp.client.session import ElicitationFnT, ListRootsFnT
 from mcp.types import CallToolResult
 
 from fsguard.config import Settings
+from fsguard.core import locks
 from fsguard.server import build_server
 
 settings.register_profile(
@@ -30,6 +31,15 @@ ClientFactory = Callable[..., AbstractAsyncContextManager[Client]]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def user_lock_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The lock directory every fsguard of the user shares, one per test: what the servers built in a test lock
+    is not left in /dev/shm. (A ``python -m fsguard`` child uses the real one, and sweeps it at shutdown.)"""
+    path = tmp_path_factory.mktemp("user-locks")
+    monkeypatch.setattr(locks, "_user_lock_dir", lambda: path)
+    return path
 
 
 @pytest.fixture

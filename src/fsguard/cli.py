@@ -19,7 +19,7 @@ from fsguard.config import MCP_PATH, Settings, default_state_dir
 from fsguard.core.errors import FsguardError
 from fsguard.flags import RESPONSE_FLOOR, amount, port, whole_number
 from fsguard.server import FsguardServer, build_server
-from fsguard.startup import refuse_without_token, start_logging
+from fsguard.startup import refuse_without_token, sigterm_exits_cleanly, start_logging
 from fsguard.stdio import serve_stdio
 
 logger = logging.getLogger("fsguard")
@@ -251,6 +251,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         else:
             _serve_http(server, settings)
     finally:
+        server.groundwork.locks.sweep(leftovers=True)  # else each path it touched keeps a lock file for ever
         if server.groundwork.audit is not None:
             server.groundwork.audit.flush()
 
@@ -266,4 +267,5 @@ def _serve_http(server: FsguardServer, settings: Settings) -> None:
 
     from fsguard.http import uvicorn_config
 
-    uvicorn.Server(uvicorn_config(server, settings)).run()
+    with sigterm_exits_cleanly():
+        uvicorn.Server(uvicorn_config(server, settings)).run()

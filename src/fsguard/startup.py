@@ -1,4 +1,5 @@
-"""What every fsguard program does before it serves: log to stderr, and refuse to listen beyond loopback unguarded.
+"""What every fsguard program does before it serves: log to stderr, refuse to listen beyond loopback unguarded,
+and make SIGTERM end it through its shutdown path.
 
 Shared by ``fsguard`` (cli.py) and ``fsguard dashboard`` (dashboard/command.py), which the first hands over to.
 """
@@ -6,7 +7,11 @@ Shared by ``fsguard`` (cli.py) and ``fsguard dashboard`` (dashboard/command.py),
 from __future__ import annotations
 
 import logging
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 from fsguard.config import Settings
 
@@ -23,3 +28,21 @@ def refuse_without_token(settings: Settings, program: str, why: str) -> None:
             f"{program}: refusing to bind {settings.host}: {why}. Pass --auth-token or set FSGUARD_AUTH_TOKEN.\n"
         )
         raise SystemExit(2)
+
+
+@contextmanager
+def sigterm_exits_cleanly() -> Iterator[None]:
+    """While the block runs, SIGTERM raises ``SystemExit(0)``: the caller's ``finally`` (its shutdown) runs.
+
+    uvicorn stops on SIGTERM, then raises it again for the handler it found: the default one ended the process
+    before the shutdown path (metrics.json, the lock-file sweep).
+    """
+    previous = signal.signal(signal.SIGTERM, _exit_cleanly)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_cleanly(number: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)

@@ -13,7 +13,7 @@ from fsguard import __version__
 from fsguard.config import Settings, default_state_dir
 from fsguard.core.errors import FsguardError
 from fsguard.flags import port
-from fsguard.startup import refuse_without_token, start_logging
+from fsguard.startup import refuse_without_token, sigterm_exits_cleanly, start_logging
 
 DEFAULT_PORT = 9100
 logger = logging.getLogger("fsguard.dashboard")
@@ -95,4 +95,8 @@ def main(argv: Sequence[str]) -> None:
         log_config=None,
         timeout_graceful_shutdown=2,
     )
-    uvicorn.Server(config).run()
+    try:
+        with sigterm_exits_cleanly():
+            uvicorn.Server(config).run()
+    finally:
+        app.state.dashboard.services.locks.sweep(leftovers=True)  # else its restores' lock files stay for ever
