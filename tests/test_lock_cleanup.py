@@ -21,7 +21,7 @@ from mcp.client.stdio import get_default_environment
 
 import fsguard
 from tests.conftest import structured
-from tests.test_protocol_edges import MODERN_META, frame
+from tests.test_protocol_edges import MODERN_META, frame, handshake
 
 pytestmark = pytest.mark.anyio
 
@@ -50,18 +50,7 @@ async def test_a_stdio_server_deletes_the_lock_files_it_used_when_its_input_ends
     root: Path, state_dir: Path, user_lock_dir: Path, era: str
 ) -> None:
     meta = MODERN_META if era == "modern" else {}
-    start = (
-        [frame(11, "server/discover", MODERN_META)]
-        if era == "modern"
-        else [
-            frame(
-                11,
-                "initialize",
-                {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-            ),
-            frame(None, "notifications/initialized"),
-        ]
-    )
+    start = handshake(era)
     write = {"name": "write_file", "arguments": {"path": "d/f.txt", "content": "hello\n"}, **meta}
     command = server_command(user_lock_dir, root, state_dir)
     env = {**get_default_environment(), "PYTHONPATH": SOURCES}

@@ -139,6 +139,15 @@ MODERN_META = {
 }
 
 
+def handshake(era: str, request_id: int = 11) -> list[str]:
+    """The frames that open a stdio session: server/discover in the 2026-07-28 era ("modern"), else initialize and
+    the initialized notification (2025-11-25)."""
+    if era == "modern":
+        return [frame(request_id, "server/discover", MODERN_META)]
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    return [frame(request_id, "initialize", hello), frame(None, "notifications/initialized")]
+
+
 async def exchange(root: Path, state_dir: Path, frames: list[str]) -> dict[int, dict[str, Any]]:
     """Send ``frames`` to a real ``python -m fsguard`` over stdio; its answers by request id.
 
@@ -175,15 +184,7 @@ def _wire_checks(era_frames: list[str], first_id: int) -> list[str]:
 
 
 async def test_stdio_answers_standard_codes_on_the_wire_in_both_eras(root: Path, tmp_path: Path) -> None:
-    legacy_start = [
-        frame(
-            1,
-            "initialize",
-            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-        ),
-        frame(None, "notifications/initialized"),
-    ]
-    legacy = await exchange(root, tmp_path / "s1", _wire_checks(legacy_start, 2))
+    legacy = await exchange(root, tmp_path / "s1", _wire_checks(handshake("legacy", 1), 2))
     modern = await exchange(root, tmp_path / "s2", _wire_checks([frame(11, "server/discover", MODERN_META)], 12))
     assert sorted(legacy[1]["result"]["capabilities"]) == ["tools"]
     assert sorted(modern[11]["result"]["capabilities"]) == ["tools"]
@@ -350,18 +351,7 @@ async def test_stdio_reads_a_first_frame_behind_a_byte_order_mark_in_both_eras(r
 async def test_a_stdio_server_ended_by_a_signal_shuts_down_cleanly_and_writes_its_metrics(
     root: Path, tmp_path: Path, ending: signal.Signals, era: str
 ) -> None:
-    start = (
-        [frame(11, "server/discover", MODERN_META)]
-        if era == "modern"
-        else [
-            frame(
-                11,
-                "initialize",
-                {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-            ),
-            frame(None, "notifications/initialized"),
-        ]
-    )
+    start = handshake(era)
     call = frame(
         12, "tools/call", {"name": "list_directory", "arguments": {}, **(MODERN_META if era == "modern" else {})}
     )

@@ -15,7 +15,7 @@ from mcp.types import CallToolResult, TextContent
 from fsguard.tools._wire import wire_result, wire_value
 from tests.conftest import structured, text_of
 from tests.strategies import JsonValue, os_name_values
-from tests.test_protocol_edges import exchange, frame
+from tests.test_protocol_edges import exchange, frame, handshake
 
 pytestmark = pytest.mark.anyio
 
@@ -78,12 +78,7 @@ async def test_listing_and_searching_a_tree_with_a_latin1_name_serialise(client:
 async def test_stdio_lists_a_latin1_name_and_keeps_answering(root: Path, tmp_path: Path) -> None:
     _latin1_tree(root)
     start = [
-        frame(
-            1,
-            "initialize",
-            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-        ),
-        frame(None, "notifications/initialized"),
+        *handshake("legacy", 1),
         frame(2, "tools/call", {"name": "list_directory", "arguments": {"path": "."}}),
         frame(3, "tools/call", {"name": "read_file", "arguments": {"path": "plain.txt"}}),
     ]
