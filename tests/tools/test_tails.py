@@ -105,3 +105,18 @@ async def test_a_last_line_too_long_to_count_says_its_left_out_part_in_bytes(
     assert data["content"].startswith(f"[line 1 cut: its first {left:,} bytes left out] …")
     assert shown.endswith("the end\n")
     assert "start_line=1 start_column=1" in data["hint"]
+
+
+async def test_the_end_of_a_long_shift_jis_line_is_its_own_text_however_the_file_is_read(
+    connect: ClientFactory, root: Path, how: dict[str, int]
+) -> None:
+    # Every byte of "ぁ" (82 9F) is also a Shift-JIS lead byte: read from inside a character, the line showed as 氓.
+    line = "ぁ" * 3000 + "\n"
+    data = ("日本語のテキストです。\n" + line).encode("shift_jis")
+    (root / "kana.txt").write_bytes(data)
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        found = structured(await client.call_tool("read_file", {"path": "kana.txt", "mode": "tail", "max_lines": 1}))
+    number, left, shown = _shown(found["content"])
+    assert (found["encoding"], number) == ("cp932", 2)
+    assert shown == line[left:]
+    assert (root / "kana.txt").read_bytes() == data

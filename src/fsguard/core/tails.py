@@ -8,7 +8,9 @@ Showing the start of the window instead, as a head would, left the newest lines 
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
+from functools import cache
 
 from fsguard.core.excerpts import fitting_lines, take_last
 from fsguard.core.hashing import Fingerprint
@@ -120,8 +122,14 @@ def finish_line_end(base: ReadFileResult, end: LineEnd, setting: int, name: str)
 def _line_end(lay: Layout, start: int, line: int | None, budget: int) -> LineEnd:
     """The end of the line from ``start`` to the end of the file that fits ``budget`` (less the marker's room):
     about four budgets of bytes read from the end, and the line's characters before them counted when it has fewer
-    than :data:`COUNTED_BELOW` bytes, with the decoding a read by start_column counts them with."""
+    than :data:`COUNTED_BELOW` bytes, with the decoding a read by start_column counts them with. In a multi-byte
+    code page the whole line is decoded, from its start: no later byte is known to start a character."""
     room = max(budget - FRONT_ROOM, 1)
+    if not _resumable(lay.encoding):
+        end, count = _decoded_end(lay, start, room)
+        shown = _last_fitting(end, room)
+        left_bytes = max(lay.size - len(shown.encode(lay.encoding, "replace")) - start, 0)
+        return LineEnd(line, shown, count - len(shown), left_bytes)
     unit = lay.breaks.unit
     begin = max(start, lay.size - 4 * room - 4)
     begin -= (begin - lay.start) % unit
@@ -135,6 +143,31 @@ def _line_end(lay: Layout, start: int, line: int | None, budget: int) -> LineEnd
     if left_bytes <= COUNTED_BELOW:
         left_chars = max(sum(len(text) for text in texts(lay, start)) - len(shown), 0)
     return LineEnd(line, shown, left_chars, left_bytes)
+
+
+def _resumable(encoding: str) -> bool:
+    """Whether text in ``encoding`` decodes right from any code unit once :func:`_inside` drops a character's
+    rest: UTF-8, UTF-16, UTF-32 and the one-byte code pages. A multi-byte code page (Shift-JIS, GBK, Big5, EUC)
+    does not: its trail bytes are lead bytes too, so a read begun inside a character pairs every byte after it
+    with the wrong one (a line of Shift-JIS kana showed as other kanji)."""
+    return encoding.startswith(("utf-8", "utf-16", "utf-32")) or _one_byte(encoding)
+
+
+@cache
+def _one_byte(encoding: str) -> bool:
+    """Whether every byte is a character of its own in ``encoding``."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    return len(decoder.decode(bytes(range(256)), final=True)) == 256
+
+
+def _decoded_end(lay: Layout, start: int, room: int) -> tuple[str, int]:
+    """The last ``room`` characters of the text from ``start`` (no more can fit ``room`` bytes) and how many
+    characters it has: decoded from ``start``, the only place a multi-byte code page is known to start a character."""
+    end, count = "", 0
+    for text in texts(lay, start):
+        count += len(text)
+        end = (end + text)[-room:]
+    return end, count
 
 
 def _last_fitting(text: str, room: int) -> str:
