@@ -120,3 +120,13 @@ async def test_the_end_of_a_long_shift_jis_line_is_its_own_text_however_the_file
     assert (found["encoding"], number) == ("cp932", 2)
     assert shown == line[left:]
     assert (root / "kana.txt").read_bytes() == data
+
+
+async def test_a_tail_of_a_file_above_the_size_limit_holding_only_a_bom_names_no_lines(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "bom.txt").write_bytes(b"\xff\xfe")
+    async with connect(max_file_size=1) as client:
+        data = structured(await client.call_tool("read_file", {"path": "bom.txt", "mode": "tail"}))
+    assert (data["content"], data.get("start_line"), data.get("end_line")) == ("", None, None)
+    assert data["hint"].startswith("bom.txt is 2 bytes, above --max-file-size (1):")  # not "Lines 1-None in bom.txt"

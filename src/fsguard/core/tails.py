@@ -90,7 +90,7 @@ def finish_tail(
             "start_line": first if ex.lines else None,
             "end_line": last,
             "truncated": truncated,
-            "hint": hint if truncated else None,
+            "hint": hint if truncated and ex.lines else None,  # no lines: an empty file, a BOM at most
         }
     )
 
