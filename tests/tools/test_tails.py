@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fsguard.core import ranges, tails
-from tests.conftest import ClientFactory, structured
+from fsguard.core.excerpts import take_last
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -130,3 +132,24 @@ async def test_a_tail_of_a_file_above_the_size_limit_holding_only_a_bom_names_no
         data = structured(await client.call_tool("read_file", {"path": "bom.txt", "mode": "tail"}))
     assert (data["content"], data.get("start_line"), data.get("end_line")) == ("", None, None)
     assert data["hint"].startswith("bom.txt is 2 bytes, above --max-file-size (1):")  # not "Lines 1-None in bom.txt"
+
+
+async def test_a_streamed_tail_of_a_file_truncated_while_it_is_read_is_refused_not_shown_as_an_empty_line_end(
+    connect: ClientFactory, root: Path, how: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = root / "rotated.log"
+    path.write_text("".join(f"entry {i}\n" for i in range(400)), encoding="utf-8")
+
+    def rotated_first(*args: Any, **kwargs: Any) -> Any:
+        path.write_bytes(b"")  # copytruncate: the log is emptied after its size was taken
+        return take_last(*args, **kwargs)
+
+    monkeypatch.setattr(tails, "take_last", rotated_first)
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        result = await client.call_tool("read_file", {"path": "rotated.log", "mode": "tail", "max_lines": 3})
+    if path.read_bytes():  # read whole: no tail is streamed, so nothing truncated it
+        assert structured(result)["content"] == "entry 397\nentry 398\nentry 399\n"
+        return
+    assert error_code(result) == "external_change"
+    assert "rotated.log shrank while it was read" in text_of(result)
+    assert path.read_bytes() == b""
