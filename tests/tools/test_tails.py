@@ -153,3 +153,22 @@ async def test_a_streamed_tail_of_a_file_truncated_while_it_is_read_is_refused_n
     assert error_code(result) == "external_change"
     assert "rotated.log shrank while it was read" in text_of(result)
     assert path.read_bytes() == b""
+
+
+@pytest.mark.parametrize("count", [3, 100])
+async def test_the_call_a_cut_tail_names_for_the_earlier_lines_reads_the_ones_asked_for_just_before_it(
+    connect: ClientFactory, root: Path, how: dict[str, int], count: int
+) -> None:
+    if "max_file_size" in how:
+        pytest.skip("lines above --max-file-size are not counted: the hint names get_file_info instead")
+    lines = [f"row {i}\n" for i in range(1, 201)] + ["w" * 800 + "\n", "end 1\n", "end 2\n"]
+    (root / "log.txt").write_text("".join(lines), encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        data = structured(await client.call_tool("read_file", {"path": "log.txt", "mode": "tail", "max_lines": count}))
+        named = re.search(r"read the earlier ones with start_line=(\d+) end_line=(\d+)", data["hint"])
+        assert named is not None, data["hint"]
+        args = {"path": "log.txt", "start_line": int(named[1]), "end_line": int(named[2])}
+        earlier = structured(await client.call_tool("read_file", args))
+    assert (data["start_line"], int(named[2])) == (202, 201)
+    assert earlier["start_line"] == 204 - count  # the first line asked for, not line 1
+    assert "".join(lines[203 - count : 201]).startswith(earlier["content"].split("… [line", 1)[0])

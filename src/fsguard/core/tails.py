@@ -92,7 +92,8 @@ def finish_tail(
     else:
         of = f" of {total} total lines" if total is not None else ""
         hint = f"Lines {first}-{last}{of} in {name}"
-        earlier = f"read the earlier ones with start_line/end_line, e.g. end_line={first - 1}"
+        # The asked-for lines left out, not end_line alone: that read from line 1, the far end from the tail.
+        earlier = f"read the earlier ones with start_line={max(first - wanted + ex.lines, 1)} end_line={first - 1}"
     if ex.lines < wanted and first != 1:
         hint += f" ({wanted:,} asked: the response budget (--max-response-bytes {setting:,}) holds no more; {earlier})"
     truncated = first != 1 or total is None
