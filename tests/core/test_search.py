@@ -151,6 +151,17 @@ def test_a_match_near_the_end_of_a_long_line_is_shown_with_the_lines_last_charac
     assert found.line_content_offset == len(line) - 496
 
 
+def test_a_long_match_from_near_the_start_of_a_long_line_shows_the_cut_line_with_nothing_marked_left_out_before_it(
+    tmp_path: Path, engine: str
+) -> None:
+    line = "q" * 100 + "z" * 900
+    (tmp_path / "wide.txt").write_text(line + "\n", encoding="utf-8")
+    (found,) = search(tmp_path, "qz{500}", engine).matches
+    assert (found.match_start, found.match_end) == (99, 600)
+    # A window would start at the line's start, behind a '… ' that said characters were left out there.
+    assert (found.line_content, found.line_content_offset) == (line[:500] + " …", None)
+
+
 def test_crlf_lines_are_reported_without_the_carriage_return(tree: Path, engine: str) -> None:
     found = search(tree, "needle$", engine, WalkOptions(globs=("crlf.txt",)))
     assert [(m.line_number, m.line_content) for m in found.matches] == [(1, "first needle")]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fsguard.core import ranges, tails
-from tests.conftest import ClientFactory, structured
+from fsguard.core.excerpts import take_last
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -105,3 +107,68 @@ async def test_a_last_line_too_long_to_count_says_its_left_out_part_in_bytes(
     assert data["content"].startswith(f"[line 1 cut: its first {left:,} bytes left out] …")
     assert shown.endswith("the end\n")
     assert "start_line=1 start_column=1" in data["hint"]
+
+
+async def test_the_end_of_a_long_shift_jis_line_is_its_own_text_however_the_file_is_read(
+    connect: ClientFactory, root: Path, how: dict[str, int]
+) -> None:
+    # Every byte of "ぁ" (82 9F) is also a Shift-JIS lead byte: read from inside a character, the line showed as 氓.
+    line = "ぁ" * 3000 + "\n"
+    data = ("日本語のテキストです。\n" + line).encode("shift_jis")
+    (root / "kana.txt").write_bytes(data)
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        found = structured(await client.call_tool("read_file", {"path": "kana.txt", "mode": "tail", "max_lines": 1}))
+    number, left, shown = _shown(found["content"])
+    assert (found["encoding"], number) == ("cp932", 2)
+    assert shown == line[left:]
+    assert (root / "kana.txt").read_bytes() == data
+
+
+async def test_a_tail_of_a_file_above_the_size_limit_holding_only_a_bom_names_no_lines(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "bom.txt").write_bytes(b"\xff\xfe")
+    async with connect(max_file_size=1) as client:
+        data = structured(await client.call_tool("read_file", {"path": "bom.txt", "mode": "tail"}))
+    assert (data["content"], data.get("start_line"), data.get("end_line")) == ("", None, None)
+    assert data["hint"].startswith("bom.txt is 2 bytes, above --max-file-size (1):")  # not "Lines 1-None in bom.txt"
+
+
+async def test_a_streamed_tail_of_a_file_truncated_while_it_is_read_is_refused_not_shown_as_an_empty_line_end(
+    connect: ClientFactory, root: Path, how: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = root / "rotated.log"
+    path.write_text("".join(f"entry {i}\n" for i in range(400)), encoding="utf-8")
+
+    def rotated_first(*args: Any, **kwargs: Any) -> Any:
+        path.write_bytes(b"")  # copytruncate: the log is emptied after its size was taken
+        return take_last(*args, **kwargs)
+
+    monkeypatch.setattr(tails, "take_last", rotated_first)
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        result = await client.call_tool("read_file", {"path": "rotated.log", "mode": "tail", "max_lines": 3})
+    if path.read_bytes():  # read whole: no tail is streamed, so nothing truncated it
+        assert structured(result)["content"] == "entry 397\nentry 398\nentry 399\n"
+        return
+    assert error_code(result) == "external_change"
+    assert "rotated.log shrank while it was read" in text_of(result)
+    assert path.read_bytes() == b""
+
+
+@pytest.mark.parametrize("count", [3, 100])
+async def test_the_call_a_cut_tail_names_for_the_earlier_lines_reads_the_ones_asked_for_just_before_it(
+    connect: ClientFactory, root: Path, how: dict[str, int], count: int
+) -> None:
+    if "max_file_size" in how:
+        pytest.skip("lines above --max-file-size are not counted: the hint names get_file_info instead")
+    lines = [f"row {i}\n" for i in range(1, 201)] + ["w" * 800 + "\n", "end 1\n", "end 2\n"]
+    (root / "log.txt").write_text("".join(lines), encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        data = structured(await client.call_tool("read_file", {"path": "log.txt", "mode": "tail", "max_lines": count}))
+        named = re.search(r"read the earlier ones with start_line=(\d+) end_line=(\d+)", data["hint"])
+        assert named is not None, data["hint"]
+        args = {"path": "log.txt", "start_line": int(named[1]), "end_line": int(named[2])}
+        earlier = structured(await client.call_tool("read_file", args))
+    assert (data["start_line"], int(named[2])) == (202, 201)
+    assert earlier["start_line"] == 204 - count  # the first line asked for, not line 1
+    assert "".join(lines[203 - count : 201]).startswith(earlier["content"].split("… [line", 1)[0])

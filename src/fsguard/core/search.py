@@ -307,6 +307,8 @@ def _around(line: str, first: int, last: int) -> tuple[str, int | None]:
         return line, None
     width = MAX_LINE_CHARS - 2 * len(CUT_MARK)  # marks included, a window is no longer than a cut line's text
     start = max(min(first - width // 3, len(line) - width), 0)
+    if not start:  # nothing before it to leave out: the cut line shows the same text and a little more
+        return line, None
     end = start + width
     return "… " + line[start:end] + (CUT_MARK if end < len(line) else ""), start
 

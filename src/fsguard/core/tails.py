@@ -8,8 +8,12 @@ Showing the start of the window instead, as a head would, left the newest lines 
 
 from __future__ import annotations
 
+import codecs
+import os
 from dataclasses import dataclass
+from functools import cache
 
+from fsguard.core.errors import ExternalChangeError
 from fsguard.core.excerpts import fitting_lines, take_last
 from fsguard.core.hashing import Fingerprint
 from fsguard.core.ranges import Excerpt, Layout, bytes_at, line_at, tail_offset, texts, utf8_size
@@ -39,10 +43,20 @@ def streamed_tail(
     named in hints). A file whose lines were not counted (above --max-file-size) gets unnumbered lines."""
     ex, first = take_last(lay, count, budget, known)
     if ex.lines or lay.size <= lay.start:
-        return finish_tail(base, ex, first, count, setting, name)
-    start = tail_offset(lay, 1)
-    line = known.line_count if known is not None else line_at(lay, start)
-    return finish_line_end(base, _line_end(lay, start, line, budget), setting, name)
+        result = finish_tail(base, ex, first, count, setting, name)
+    else:
+        start = tail_offset(lay, 1)
+        line = known.line_count if known is not None else line_at(lay, start)
+        result = finish_line_end(base, _line_end(lay, start, line, budget), setting, name)
+    if os.fstat(lay.fd).st_size < lay.size:
+        # Cut under us (a log truncated by its rotation): what was read is not the file's end, and a short read
+        # looked like a last line longer than the budget with nothing of it shown.
+        raise ExternalChangeError(
+            f"{name} shrank while it was read (truncated, as a log rotation does): nothing of it is shown. "
+            "Read it again.",
+            path=base.path,
+        )
+    return result
 
 
 def text_tail(base: ReadFileResult, text: str, total: int, count: int, budget: int, setting: int) -> ReadFileResult:
@@ -78,7 +92,8 @@ def finish_tail(
     else:
         of = f" of {total} total lines" if total is not None else ""
         hint = f"Lines {first}-{last}{of} in {name}"
-        earlier = f"read the earlier ones with start_line/end_line, e.g. end_line={first - 1}"
+        # The asked-for lines left out, not end_line alone: that read from line 1, the far end from the tail.
+        earlier = f"read the earlier ones with start_line={max(first - wanted + ex.lines, 1)} end_line={first - 1}"
     if ex.lines < wanted and first != 1:
         hint += f" ({wanted:,} asked: the response budget (--max-response-bytes {setting:,}) holds no more; {earlier})"
     truncated = first != 1 or total is None
@@ -88,7 +103,7 @@ def finish_tail(
             "start_line": first if ex.lines else None,
             "end_line": last,
             "truncated": truncated,
-            "hint": hint if truncated else None,
+            "hint": hint if truncated and ex.lines else None,  # no lines: an empty file, a BOM at most
         }
     )
 
@@ -120,8 +135,14 @@ def finish_line_end(base: ReadFileResult, end: LineEnd, setting: int, name: str)
 def _line_end(lay: Layout, start: int, line: int | None, budget: int) -> LineEnd:
     """The end of the line from ``start`` to the end of the file that fits ``budget`` (less the marker's room):
     about four budgets of bytes read from the end, and the line's characters before them counted when it has fewer
-    than :data:`COUNTED_BELOW` bytes, with the decoding a read by start_column counts them with."""
+    than :data:`COUNTED_BELOW` bytes, with the decoding a read by start_column counts them with. In a multi-byte
+    code page the whole line is decoded, from its start: no later byte is known to start a character."""
     room = max(budget - FRONT_ROOM, 1)
+    if not _resumable(lay.encoding):
+        end, count = _decoded_end(lay, start, room)
+        shown = _last_fitting(end, room)
+        left_bytes = max(lay.size - len(shown.encode(lay.encoding, "replace")) - start, 0)
+        return LineEnd(line, shown, count - len(shown), left_bytes)
     unit = lay.breaks.unit
     begin = max(start, lay.size - 4 * room - 4)
     begin -= (begin - lay.start) % unit
@@ -135,6 +156,31 @@ def _line_end(lay: Layout, start: int, line: int | None, budget: int) -> LineEnd
     if left_bytes <= COUNTED_BELOW:
         left_chars = max(sum(len(text) for text in texts(lay, start)) - len(shown), 0)
     return LineEnd(line, shown, left_chars, left_bytes)
+
+
+def _resumable(encoding: str) -> bool:
+    """Whether text in ``encoding`` decodes right from any code unit once :func:`_inside` drops a character's
+    rest: UTF-8, UTF-16, UTF-32 and the one-byte code pages. A multi-byte code page (Shift-JIS, GBK, Big5, EUC)
+    does not: its trail bytes are lead bytes too, so a read begun inside a character pairs every byte after it
+    with the wrong one (a line of Shift-JIS kana showed as other kanji)."""
+    return encoding.startswith(("utf-8", "utf-16", "utf-32")) or _one_byte(encoding)
+
+
+@cache
+def _one_byte(encoding: str) -> bool:
+    """Whether every byte is a character of its own in ``encoding``."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    return len(decoder.decode(bytes(range(256)), final=True)) == 256
+
+
+def _decoded_end(lay: Layout, start: int, room: int) -> tuple[str, int]:
+    """The last ``room`` characters of the text from ``start`` (no more can fit ``room`` bytes) and how many
+    characters it has: decoded from ``start``, the only place a multi-byte code page is known to start a character."""
+    end, count = "", 0
+    for text in texts(lay, start):
+        count += len(text)
+        end = (end + text)[-room:]
+    return end, count
 
 
 def _last_fitting(text: str, room: int) -> str:
