@@ -83,13 +83,14 @@ def _first_of_last(lay: Layout, offset: int, ex: Excerpt, known: Fingerprint | N
     return known.line_count - ex.lines + 1 if known is not None and known.line_count is not None else None
 
 
-def finish(base: ReadFileResult, ex: Excerpt, first: int | None, wanted: int, budget: int, name: str) -> ReadFileResult:
-    """Content, line numbers and the read-more hint of an excerpt starting at line ``first``."""
+def finish(base: ReadFileResult, ex: Excerpt, first: int, wanted: int, budget: int, name: str) -> ReadFileResult:
+    """Content, line numbers and the read-more hint of an excerpt starting at line ``first`` (tails:
+    :mod:`fsguard.core.tails`)."""
     total = base.total_lines
     hint: str | None
-    last = first + ex.lines - 1 if first is not None and ex.lines else None
+    last = first + ex.lines - 1 if ex.lines else None
     content = ex.content
-    if ex.cut_column is not None and first is not None:
+    if ex.cut_column is not None:
         content += f"… [line {first} cut at {ex.cut_column:,} characters]"
         hint = (
             f"Line {first} of {name} cut at {ex.cut_column:,} characters (--max-response-bytes {budget:,}): "
@@ -100,13 +101,6 @@ def finish(base: ReadFileResult, ex: Excerpt, first: int | None, wanted: int, bu
             f"Lines {first}-{last}: the response budget (--max-response-bytes {budget:,}) is reached; "
             f"read on with start_line={last + 1}"
         )
-    elif first is None:
-        hint = f"Last {ex.lines} lines of {name}"
-        if ex.lines < wanted:  # a window reaching the file's start is numbered: this one was cut by the budget
-            hint += (
-                f" ({wanted:,} asked: the response budget (--max-response-bytes {budget:,}) holds no more; "
-                "get_file_info counts the lines, to read the earlier ones by start_line)"
-            )
     else:
         of = f" of {total} total lines" if total is not None else ""
         hint = f"Lines {first}-{last}{of} in {name}"
