@@ -14,6 +14,7 @@ from fsguard.core.search import ContentMatch
 
 SEARCH_BUDGET = 500_000  # characters of matches in one answer: the seed's 500 KB
 _FIELDS = 120  # a match's numbers and field names, as JSON
+_WINDOW = 60  # a window's "line_content_offset" and its two marks, each escaped as \u2026 in JSON
 
 
 def fitting(matches: Sequence[ContentMatch], budget: int = SEARCH_BUDGET) -> int:
@@ -21,6 +22,7 @@ def fitting(matches: Sequence[ContentMatch], budget: int = SEARCH_BUDGET) -> int
     used = 0
     for count, match in enumerate(matches):
         used += _FIELDS + len(match.file) + len(match.line_content)
+        used += _WINDOW if match.line_content_offset is not None else 0
         used += sum(map(len, match.context_before)) + sum(map(len, match.context_after))
         if used > budget and count:
             return count
