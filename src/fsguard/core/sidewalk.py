@@ -20,6 +20,7 @@ enter (rg's own rule for hidden names; this walk never enters them, see :func:`f
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from fsguard.core.ignore import WalkOptions, default_skips
@@ -56,6 +57,8 @@ def walk_beside(
     watch = screen and options.respect_gitignore
     if skipped is None and large is None and not watch:
         return
+    if skipped is None and large is None:  # the look alone: minified files are files, a walk of directories will do
+        options = dataclasses.replace(options, skip_minified=False)
     irregular: list[Path] = []
     found = default_skips(root, options, large, irregular)
     if skipped is not None:
