@@ -16,13 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsguard.core import names as names_module
+from fsguard.core import sidewalk as sidewalk_module
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.globs import normalise_globs
 from fsguard.core.ignore import WalkOptions, default_skips
 from fsguard.core.names import NameSearch, search_names
 from fsguard.core.ripgrep import ripgrep_path
 from tests.core.test_ignore import DEFAULT_SKIPPED, build
-from tests.fifo_stall import Cancelled, cancel, run_beside_a_fifo
+from tests.fifo_stall import Cancelled, cancel, made_after_the_walk_beside, run_beside_a_fifo
 from tests.strategies import gitignore_trees
 
 pytestmark = pytest.mark.skipif(ripgrep_path() is None, reason="rg is not installed")
@@ -179,7 +180,7 @@ def test_a_bare_ripgrep_walk_drops_what_the_walk_leaves_out_even_a_dependency_di
         build(root, ["node_modules/late.py"], {})
         return found
 
-    monkeypatch.setattr(names_module, "default_skips", then_made)
+    monkeypatch.setattr(sidewalk_module, "default_skips", then_made)
     options = WalkOptions(skip_dependencies=True, rules_from=root)
     found = search_names(root, "*", options, engine="ripgrep")
     assert (relative(found, root), found.skipped) == (["a.py", "src/b.py"], ())
@@ -239,8 +240,11 @@ def test_a_failing_ripgrep_falls_back_to_the_python_walk_only_in_auto_mode(
     assert search_names(tree, "*.py", WalkOptions()).engine == "python"
 
 
-def test_a_ripgrep_listing_stops_when_progress_raises_even_one_rg_waits_on_forever(root: Path) -> None:
+def test_a_ripgrep_listing_stops_when_progress_raises_even_one_rg_waits_on_forever(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     build(root, ["sub/a.txt"], {})
+    made_after_the_walk_beside(monkeypatch, names_module)
 
     def search() -> object:
         return search_names(root, "*", WalkOptions(), engine="ripgrep", progress=cancel)

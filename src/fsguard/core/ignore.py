@@ -8,7 +8,8 @@ is a git repository; a walk of an excluded directory yields nothing); files no i
 above ``max_file_size``. With ``skip_dependencies``, directories named in :data:`DEPENDENCY_DIRS` below the walked
 directory (dependencies, caches, build output: what users of the seed expect a search to leave out, with or without
 a ``.gitignore``); with ``skip_minified``, files matching :data:`MINIFIED_GLOBS`. Entries are visited in byte-wise
-order of their names, directories depth first, which is the order of ``rg --sort path``.
+order of their names, directories depth first, which is the order of ``rg --sort path``. A ``.gitignore`` that is
+not a regular file is read as no rules (:func:`fsguard.core.gitignorefile.gitignore_lines`).
 
 Searches over the walk (by name, by content) are :mod:`fsguard.core.search`'s.
 """
@@ -16,14 +17,15 @@ Searches over the walk (by name, by content) are :mod:`fsguard.core.search`'s.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.errors import InvalidParamsError, NotDirectoryError, NotFoundError
-from fsguard.core.globs import gitignore_pattern, glob_matcher
+from fsguard.core.errors import NotDirectoryError, NotFoundError
+from fsguard.core.gitignorefile import GitignoreFile as GitignoreFile  # where callers have imported it from
+from fsguard.core.gitignorefile import gitignore_lines
+from fsguard.core.globs import glob_matcher
 from fsguard.core.globs import normalise_globs as normalise_globs  # where callers have imported it from
 from fsguard.core.nesting import Below, flattened
 from fsguard.core.oserrors import from_os_error
@@ -56,61 +58,6 @@ class WalkOptions:
     skip_minified: bool = False  # files matching MINIFIED_GLOBS
 
 
-class GitignoreFile:
-    """One ``.gitignore``: pathspec parses each line; this class decides which entry a pattern names.
-
-    pathspec's regexes are written for ``search`` over whole file paths, so ``/a`` also matches ``a/b`` (the
-    file is under an excluded directory). A walk asks about one entry at a time, its ancestors already let
-    through, so a pattern counts only if it matches the entry itself: ``a/*.txt`` then ``!/a`` leaves ``a/c.txt``
-    excluded, and ``*`` then ``!*/`` lets every directory through, as in git and ripgrep.
-    """
-
-    def __init__(self, lines: list[str]) -> None:
-        """Compile ``lines`` (the file's text, one pattern or comment per line); a line that is no valid pattern
-        is dropped, the others stand, as in ripgrep."""
-        self._rules: list[tuple[Callable[[str], bool], bool]] = []
-        for line in lines:
-            try:
-                found = gitignore_pattern(_git_wildmatch(_bytewise(line)))
-            except InvalidParamsError:
-                continue
-            if found is not None:
-                self._rules.append((_entry_matcher(found[0]), found[1]))
-
-    def decide(self, relative: str) -> bool | None:
-        """True if the last pattern naming ``relative`` (a directory ends in ``/``) excludes it, False if it
-        re-includes it, None if no pattern names it."""
-        relative = _bytewise(relative)
-        for matches, include in reversed(self._rules):
-            if matches(relative):
-                return include
-        return None
-
-
-def _bytewise(text: str) -> str:
-    """``text`` with each UTF-8 byte as one character: git (and ripgrep) match ``?``, ``*`` and ``[...]`` on
-    bytes, so ``?.py`` does not name ``é.py``; pathspec matches characters."""
-    return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
-
-
-def _entry_matcher(regex: re.Pattern[str]) -> Callable[[str], bool]:
-    if regex.pattern == ".":  # ``*``, ``**``: every entry
-        return bool
-    if regex.pattern == "/":  # ``*/``, ``**/``: every directory
-        return lambda relative: relative.endswith("/")
-    return lambda relative: regex.fullmatch(relative) is not None
-
-
-_TRAILING_STARS = re.compile(r"(?<=.)/\*\*(/?) *$")
-
-
-def _git_wildmatch(line: str) -> str:
-    """``dir/**`` matches what is inside ``dir`` but not ``dir`` itself, in git and ripgrep; pathspec's version
-    also matches ``dir/``, so such a pattern is spelled ``dir/**/*`` (``dir/**/`` becomes ``dir/**/*/``)."""
-    found = _TRAILING_STARS.search(line)
-    return line[: found.start()] + "/**/*" + found.group(1) if found else line
-
-
 class IgnoreRules:
     """The ``.gitignore`` files of a tree (root and nested), with git's semantics.
 
@@ -123,6 +70,7 @@ class IgnoreRules:
         """Rules for the tree at ``root``; paths passed to :meth:`ignored` must be under it."""
         self._root = root
         self._files: dict[Path, GitignoreFile | None] = {}
+        self.irregular: list[Path] = []  # each .gitignore read so far that is not a regular file (no rules)
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         """Whether ``path`` (a directory when ``is_dir``) is excluded, by its own rules or an ignored ancestor."""
@@ -151,21 +99,11 @@ class IgnoreRules:
     def rules(self, directory: Path) -> GitignoreFile | None:
         """The compiled ``.gitignore`` of ``directory``, None if it has none."""
         if directory not in self._files:
-            lines = _gitignore_lines(directory / GITIGNORE)
+            lines = gitignore_lines(directory / GITIGNORE)
+            if lines is None:
+                self.irregular.append(directory / GITIGNORE)
             self._files[directory] = GitignoreFile(lines) if lines else None
         return self._files[directory]
-
-
-def _gitignore_lines(path: Path) -> list[str]:
-    """The lines of the ``.gitignore`` at ``path``; none unless it is a regular file: a FIFO by that name would be
-    waited on forever, a link to a device read without end."""
-    try:
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                return []
-            return file.read().decode("utf-8", "replace").splitlines()
-    except OSError:
-        return []
 
 
 def check_directory(root: Path) -> None:
@@ -200,19 +138,26 @@ def walk_files(
     return _start(root, _Walk(options, skipped, large=large))
 
 
-def default_skips(root: Path, options: WalkOptions, large: list[str] | None = None) -> list[str]:
+def default_skips(
+    root: Path, options: WalkOptions, large: list[str] | None = None, irregular: list[Path] | None = None
+) -> list[str]:
     """What ``skip_dependencies`` and ``skip_minified`` leave out of the walk of ``root``, in walk order, as paths
     relative to it: each dependency directory once (a directory ends in ``/``; nothing below it is read), and each
     minified file the walk would otherwise yield. Cheaper than the walk: only directories are judged one by one,
     unless ``large`` asks for the files above ``max_file_size`` too (each file is then looked at, not read).
+    ``irregular`` gets the ``.gitignore`` files the walk read as no rules for not being regular files: those on
+    the way from ``rules_from`` and in every directory walked.
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
         InvalidParamsError: a glob is malformed.
     """
     skipped: list[str] = []
-    for _ in _start(root, _Walk(options, skipped, files=False, large=large)):
+    walk = _Walk(options, skipped, files=False, large=large)
+    for _ in _start(root, walk):
         pass
+    if irregular is not None and walk.rules is not None:
+        irregular += walk.rules.irregular
     return skipped
 
 

@@ -39,7 +39,6 @@ from fsguard.core.ignore import (
     VCS_DIRS,
     WalkOptions,
     check_directory,
-    default_skips,
     gitignore_top,
     walk_files,
 )
@@ -47,6 +46,7 @@ from fsguard.core.patterns import compile_re2, re2_text
 from fsguard.core.provenance import Provenance, standing
 from fsguard.core.rgprocess import Progress, RipgrepFailed, run_spooled
 from fsguard.core.ripgrep import only_below, pinned, ripgrep_path, simple_name_glob, walk_flags, walk_key
+from fsguard.core.sidewalk import walk_beside
 
 __all__ = ["NameSearch", "name_matcher", "search_names"]
 
@@ -88,7 +88,8 @@ def search_names(
     ``beneath``, rg starts in the directory reached by the pinned walk, and every name and default skip returned (and
     counted) is one the pinned walk confirms (see :mod:`fsguard.core.provenance`). ``hide`` (absolute path -> True)
     drops names a deny rule hides. ``progress`` gets the number of files rg listed so far, every 0.1 s, and may
-    raise to stop rg: a cancelled search (rg waits forever on a FIFO named ``.gitignore``).
+    raise to stop rg: a cancelled search. A ``.gitignore`` that is not a regular file (a FIFO rg would wait on
+    for ever) makes the Python walk list the names (see :mod:`fsguard.core.sidewalk`).
 
     Raises:
         InvalidParamsError: the pattern is empty, an invalid regex with ``regex``, or a glob is malformed.
@@ -220,23 +221,25 @@ def _ripgrep_names(
     searched (the first time, they are looked for before rg starts), rg walks bare (see
     :func:`fsguard.core.ripgrep.walk_flags`) and what it lists that the walk leaves out (a hidden name, a VCS or
     dependency directory, one made since) is dropped here. The default skips are found in Python while rg walks,
-    on the other core.
+    on the other core, by a walk that also looks at each ``.gitignore`` rg reads (:mod:`fsguard.core.sidewalk`).
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
+        IrregularIgnoreFile: a ``.gitignore`` rg reads is not a regular file (rg was stopped, or never started).
     """
     top = gitignore_top(root, options)
     inside = root.relative_to(top).parts
     lead = b"".join(os.fsencode(part) + b"/" for part in inside)
     skipped: list[str] = []
+    skips = options.skip_dependencies or options.skip_minified
 
     def scan() -> None:  # directories' shapes are kept: a later scan of the same tree stats them, reads none
-        if options.skip_dependencies or options.skip_minified:
-            skipped.extend(default_skips(root, options))
+        walk_beside(root, options, skipped if skips else None)
 
     first = not inside and not options.include_hidden
     known = _HAD_SKIPS.get((str(root), options)) if first else None
-    if first and known is None:  # a tree not searched yet: looked at before rg starts
+    before = first and known is None and skips  # a tree not searched yet: its skips are looked for before rg starts
+    if before:
         scan()
     bare = first and not (skipped if known is None else known)
     flags = walk_flags(options, inside, bare=bare)
@@ -246,7 +249,7 @@ def _ripgrep_names(
         flags += ["--type-add", f"fsguardname:{glob}", "--type", "fsguardname"]
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         command = [str(rg), "--no-config", *flags, *narrowing, "--files", "--null", "--", "./"]
-        output = run_spooled(command, cwd, progress, None if first and known is None else scan)
+        output = run_spooled(command, cwd, progress, None if before else scan)
     if first:
         _remember(str(root), options, bool(skipped))
     listed = _walk_ordered(output, lead)

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatch
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,7 +39,7 @@ from fsguard.core.errors import (
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.growth import bounded, results_up_to
 from fsguard.core.hashing import content_hash
-from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore, normalise_globs, walk_files
+from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
@@ -49,6 +50,7 @@ from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
 from fsguard.core.risk import RiskLevel
 from fsguard.core.safeguards import Safeguards
+from fsguard.core.sidewalk import walk_beside
 from fsguard.core.textio import decode
 
 # The seed's scale for multi-file changes: (files, occurrences) from which a change is CRITICAL, HIGH, MEDIUM.
@@ -120,7 +122,7 @@ class ProjectReplacer:
 
         ``progress`` gets (files done, files planned) between files and may raise to cancel: the files
         before are whole and backed up. ``waiting`` is called every 0.1 s while ripgrep looks for the files
-        holding ``find``, and may raise to stop it (rg may wait for ever, on a FIFO named .gitignore).
+        holding ``find``, and may raise to stop it.
 
         Raises:
             InvalidParamsError: empty find, or an invalid regex.
@@ -245,8 +247,9 @@ class ProjectReplacer:
         waiting: Callable[[], None] | None,
     ) -> Iterable[Path]:
         """The files that may hold ``find``, in walk order: those ripgrep finds it in (binary ones too, to be
-        reported), or, without ripgrep or for a find it may read otherwise, every file of the walk.
-        ``skips`` get the default skips and the files above the size limit."""
+        reported), or, without ripgrep, for a find it may read otherwise or beside a ``.gitignore`` that is not a
+        regular file (see :mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get the default skips and
+        the files above the size limit."""
         skipped, large = skips
         rg = ripgrep_path()
         find = request.find
@@ -254,14 +257,10 @@ class ProjectReplacer:
         if rg is None or not plain or not (request.case_sensitive or find.isascii()):
             return walk_files(base, options, skipped, large)
         query = prepare_query(*_rg_literal(find, request.case_sensitive), request.case_sensitive, False)
-
-        def scan() -> None:  # the default skips and the files too large, while rg counts
-            skipped.extend(default_skips(base, options, large))
-
         try:
             hits = ripgrep_hits(
                 rg, base, query, options, Limits(0, 0, None), progress=_ticks(waiting), beneath=self._safe.beneath,
-                binary=True, meanwhile=scan,
+                binary=True, meanwhile=partial(walk_beside, base, options, skipped, large),  # while rg counts
             )  # fmt: skip
         except RipgrepFailed as exc:
             logger.warning("ripgrep failed (%s); project_replace reads every file of the walk", exc)

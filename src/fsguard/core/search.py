@@ -42,6 +42,7 @@ from fsguard.core.oserrors import from_os_error
 from fsguard.core.provenance import Provenance
 from fsguard.core.query import Query, prepare_query
 from fsguard.core.ripgrep import Limits, RipgrepFailed, ripgrep_file_hits, ripgrep_hits, ripgrep_path
+from fsguard.core.sidewalk import walk_beside
 
 __all__ = [
     "ContentMatch",
@@ -117,7 +118,7 @@ def search_content(
     progress: Callable[[int], None] | None = None,
     beneath: Beneath | None = None,
     hide: Callable[[str], bool] | None = None,
-    meanwhile: Callable[[], None] | None = None,
+    skips: tuple[list[str], list[str]] | None = None,
 ) -> ContentSearch:
     """Search the text of the files :func:`walk_files` selects (rules in the module docstring), or of the file
     ``root`` itself, whatever ``options`` say but its size.
@@ -127,7 +128,10 @@ def search_content(
     With ``beneath``, every match, count, total and binary file returned comes from a file confirmed inside the
     roots through the pinned walk (:mod:`fsguard.core.provenance`); the Python engine reads through it. ``hide``
     (absolute path -> True) drops the files a deny rule hides, before the totals are made, in both engines.
-    ``meanwhile`` runs once, while ripgrep counts (on the other core), else before the search.
+    ``skips`` get the default skips and the files above ``max_file_size`` of a directory's search (see
+    :func:`fsguard.core.ignore.default_skips`), from a walk run while ripgrep counts (on the other core), else
+    before the search. That walk also looks at each ``.gitignore`` rg reads: one that is not a regular file (a
+    FIFO rg would wait on for ever) makes the Python engine answer (:mod:`fsguard.core.sidewalk`).
 
     Raises:
         InvalidParamsError: the pattern or a glob is invalid.
@@ -146,11 +150,14 @@ def search_content(
     # undecodable bytes of a binary file differently in each.
     binary: list[str] = []
     binaries = binary if query.bytewise else None
-    pending = [meanwhile] if meanwhile is not None else []
+    skipped, large = skips if skips is not None else (None, None)
+    walked = is_file  # a file's search walks nothing, and rg reads no .gitignore for it
 
-    def once() -> None:
-        while pending:
-            pending.pop()()
+    def beside(*, screen: bool = True) -> None:  # once: while rg counts, else before the Python walk
+        nonlocal walked
+        if not walked:
+            walked = True
+            walk_beside(root, options, skipped, large, screen=screen)
 
     # rg and the Python walk open files by name: what they find is confirmed through the pinned walk (see
     # fsguard.core.provenance), whose checks start before they do.
@@ -175,7 +182,7 @@ def search_content(
                         beneath=beneath,
                         hide=aside or hide,
                         binaries=binaries,
-                        meanwhile=once,
+                        meanwhile=beside,
                     )
                     if aside is not None and hide is not None:  # counted as hidden once confirmed, as a hit would be
                         for confirmed in _confirmed(aside.hits(), provenance, query, 0):
@@ -188,7 +195,7 @@ def search_content(
                     raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
                 logger.warning("ripgrep failed (%s); searching with the Python engine", exc)
         binary.clear()  # what a failed rg run found is found again
-        once()
+        beside(screen=False)
         read = _read if provenance is None else provenance.read  # read through the pinned walk: nothing to confirm
         hits = _python_hits(query, iter([root]) if is_file else walk_files(root, options), progress, binaries, read)
         if hide is not None and not is_file:

@@ -17,7 +17,7 @@ from pydantic import Field
 from fsguard.core.budget import fitting
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.globs import normalise_globs, split_globs
-from fsguard.core.ignore import WalkOptions, default_skips, excluded_by_gitignore
+from fsguard.core.ignore import WalkOptions, excluded_by_gitignore
 from fsguard.core.patterns import compiles
 from fsguard.core.provenance import standing
 from fsguard.core.search import ContentMatch, ContentRequest, search_content, search_names, searched_file
@@ -226,12 +226,8 @@ def _found(
             files=files,
         )
     else:
-        large: list[str] = []
-
-        def scan() -> None:  # what the defaults left out, while rg counts; found by name, confirmed once rg is done
-            skipped.extend(default_skips(root, options, large))
-
-        result = _content(services, ctx, call, root, options, limit, hide, None if is_file else scan)
+        large: list[str] = []  # with skipped: found by name while rg counts, confirmed once it is done
+        result = _content(services, ctx, call, root, options, limit, hide, (skipped, large))
         skipped[:] = standing(services.beneath, root, skipped, hide=hide)
         large = standing(services.beneath, root, large, above=options.max_file_size, hide=hide)
         if large:
@@ -256,7 +252,7 @@ def _content(
     options: WalkOptions,
     limit: int,
     hide: HiddenFiles | None = None,
-    meanwhile: Callable[[], None] | None = None,
+    skips: tuple[list[str], list[str]] | None = None,
 ) -> SearchResult:
     request = ContentRequest(
         pattern=call.pattern,
@@ -269,7 +265,7 @@ def _content(
         max_files=limit,
     )
     found = search_content(
-        root, request, options, progress=_progress(ctx), beneath=services.beneath, hide=hide, meanwhile=meanwhile
+        root, request, options, progress=_progress(ctx), beneath=services.beneath, hide=hide, skips=skips
     )
     kept = len(found.matches) if call.count_only else fitting(found.matches)
     matches = [] if call.count_only else [_match(m) for m in found.matches[:kept]]

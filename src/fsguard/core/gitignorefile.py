@@ -1,0 +1,84 @@
+"""One ``.gitignore`` file: how it is read (:func:`gitignore_lines`) and which entries its patterns name
+(:class:`GitignoreFile`), with git's and ripgrep's semantics. The walk over a tree's files is
+:mod:`fsguard.core.ignore`'s.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+from fsguard.core.errors import InvalidParamsError
+from fsguard.core.globs import gitignore_pattern
+
+
+def gitignore_lines(path: Path) -> list[str] | None:
+    """The lines of the ``.gitignore`` at ``path`` (none if there is no such file or it cannot be read); None if
+    something by that name opened but is not a regular file (a FIFO, a device, a directory, or a link to one),
+    which is read as no rules: a FIFO would be waited on for ever, a device read without end. ripgrep has no
+    such rule: a walk that meets one reports it (see :mod:`fsguard.core.sidewalk`)."""
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return None
+            return file.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+
+
+class GitignoreFile:
+    """One ``.gitignore``: pathspec parses each line; this class decides which entry a pattern names.
+
+    pathspec's regexes are written for ``search`` over whole file paths, so ``/a`` also matches ``a/b`` (the
+    file is under an excluded directory). A walk asks about one entry at a time, its ancestors already let
+    through, so a pattern counts only if it matches the entry itself: ``a/*.txt`` then ``!/a`` leaves ``a/c.txt``
+    excluded, and ``*`` then ``!*/`` lets every directory through, as in git and ripgrep.
+    """
+
+    def __init__(self, lines: list[str]) -> None:
+        """Compile ``lines`` (the file's text, one pattern or comment per line); a line that is no valid pattern
+        is dropped, the others stand, as in ripgrep."""
+        self._rules: list[tuple[Callable[[str], bool], bool]] = []
+        for line in lines:
+            try:
+                found = gitignore_pattern(_git_wildmatch(_bytewise(line)))
+            except InvalidParamsError:
+                continue
+            if found is not None:
+                self._rules.append((_entry_matcher(found[0]), found[1]))
+
+    def decide(self, relative: str) -> bool | None:
+        """True if the last pattern naming ``relative`` (a directory ends in ``/``) excludes it, False if it
+        re-includes it, None if no pattern names it."""
+        relative = _bytewise(relative)
+        for matches, include in reversed(self._rules):
+            if matches(relative):
+                return include
+        return None
+
+
+def _bytewise(text: str) -> str:
+    """``text`` with each UTF-8 byte as one character: git (and ripgrep) match ``?``, ``*`` and ``[...]`` on
+    bytes, so ``?.py`` does not name ``é.py``; pathspec matches characters."""
+    return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def _entry_matcher(regex: re.Pattern[str]) -> Callable[[str], bool]:
+    if regex.pattern == ".":  # ``*``, ``**``: every entry
+        return bool
+    if regex.pattern == "/":  # ``*/``, ``**/``: every directory
+        return lambda relative: relative.endswith("/")
+    return lambda relative: regex.fullmatch(relative) is not None
+
+
+_TRAILING_STARS = re.compile(r"(?<=.)/\*\*(/?) *$")
+
+
+def _git_wildmatch(line: str) -> str:
+    """``dir/**`` matches what is inside ``dir`` but not ``dir`` itself, in git and ripgrep; pathspec's version
+    also matches ``dir/``, so such a pattern is spelled ``dir/**/*`` (``dir/**/`` becomes ``dir/**/*/``)."""
+    found = _TRAILING_STARS.search(line)
+    return line[: found.start()] + "/**/*" + found.group(1) if found else line
