@@ -151,3 +151,23 @@ async def test_a_search_below_a_root_whose_gitignore_is_a_fifo_finds_the_files_b
     pattern = "old" if include_content else "*"
     found = await _call(client, "search_files", {"pattern": pattern, "path": "sub", "include_content": include_content})
     assert _relative(tree, found["files"]) == ["sub/b.txt", "sub/c.log"]
+
+
+async def test_a_project_replace_below_the_root_beside_a_fifo_gitignore_a_negation_lets_rg_reach_changes_those_below(
+    client: Client, tree: Path
+) -> None:
+    (tree / ".gitignore").write_bytes(b"!beside/\n")  # rg's walk narrowed to sub gives way to it, and enters beside
+    (tree / "beside").mkdir()
+    os.mkfifo(tree / "beside" / ".gitignore")
+    planned = await _call(client, "project_replace", {"find": "old", "replace": "new", "path": "sub", "preview": True})
+    assert _relative(tree, [change["path"] for change in planned["files"]]) == ["sub/b.txt", "sub/c.log"]
+    done = await _call(client, "project_replace", {"find": "old", "replace": "new", "path": "sub"})
+    assert (done["status"], done["files_changed"]) == ("applied", 2)
+    assert {name: (tree / name).read_bytes() for name in ["a.txt", "sub/b.txt", "sub/c.log", "other/d.txt"]} == {
+        "a.txt": b"old\n",
+        "sub/b.txt": b"new\n",
+        "sub/c.log": b"new\n",
+        "other/d.txt": b"old\n",
+    }
+    found = await _call(client, "search_files", {"pattern": "new", "path": "sub", "count_only": True})
+    assert found["counts"] == {str(tree / "sub" / "b.txt"): 1, str(tree / "sub" / "c.log"): 1}

@@ -49,6 +49,7 @@ class GitignoreFile:
                 continue
             if found is not None:
                 self._rules.append((_entry_matcher(found[0]), found[1]))
+        self.negates = not all(include for _, include in self._rules)  # a ``!pattern`` re-includes
 
     def decide(self, relative: str) -> bool | None:
         """True if the last pattern naming ``relative`` (a directory ends in ``/``) excludes it, False if it

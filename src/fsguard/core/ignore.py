@@ -68,23 +68,27 @@ class IgnoreRules:
 
     def __init__(self, root: Path) -> None:
         """Rules for the tree at ``root``; paths passed to :meth:`ignored` must be under it."""
-        self._root = root
+        self.root = root
         self._files: dict[Path, GitignoreFile | None] = {}
         self.irregular: list[Path] = []  # each .gitignore read so far that is not a regular file (no rules)
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         """Whether ``path`` (a directory when ``is_dir``) is excluded, by its own rules or an ignored ancestor."""
-        relative = path.relative_to(self._root)
+        relative = path.relative_to(self.root)
         parts = relative.parts
         for depth in range(1, len(parts)):
-            if self.ignored_entry(self._root.joinpath(*parts[:depth]), is_dir=True):
+            if self.ignored_entry(self.root.joinpath(*parts[:depth]), is_dir=True):
                 return True
         return bool(parts) and self.ignored_entry(path, is_dir)
 
     def ignored_entry(self, path: Path, is_dir: bool) -> bool:
         """Whether the rules exclude ``path`` itself, assuming its ancestors are not excluded (a walk prunes them)."""
-        if path == self._root:
-            return False
+        return bool(self.decision(path, is_dir))
+
+    def decision(self, path: Path, is_dir: bool) -> bool | None:
+        """As :meth:`ignored_entry`, None when no pattern names ``path`` (False: a negation re-includes it)."""
+        if path == self.root:
+            return None
         directory = path.parent
         while True:
             rules = self.rules(directory)
@@ -92,8 +96,8 @@ class IgnoreRules:
                 decision = rules.decide(path.relative_to(directory).as_posix() + ("/" if is_dir else ""))
                 if decision is not None:
                     return decision
-            if directory == self._root:
-                return False
+            if directory == self.root:
+                return None
             directory = directory.parent
 
     def rules(self, directory: Path) -> GitignoreFile | None:
@@ -139,25 +143,30 @@ def walk_files(
 
 
 def default_skips(
-    root: Path, options: WalkOptions, large: list[str] | None = None, irregular: list[Path] | None = None
+    root: Path,
+    options: WalkOptions,
+    large: list[str] | None = None,
+    rules: IgnoreRules | None = None,
+    *,
+    bare: bool = False,
 ) -> list[str]:
     """What ``skip_dependencies`` and ``skip_minified`` leave out of the walk of ``root``, in walk order, as paths
     relative to it: each dependency directory once (a directory ends in ``/``; nothing below it is read), and each
     minified file the walk would otherwise yield. Cheaper than the walk: only directories are judged one by one,
     unless ``large`` asks for the files above ``max_file_size`` too (each file is then looked at, not read).
-    ``irregular`` gets the ``.gitignore`` files the walk read as no rules for not being regular files: those on
-    the way from ``rules_from`` and in every directory walked.
+    ``rules`` (rooted where :func:`gitignore_top` says) is the walk's, to look at after it: each ``.gitignore`` it
+    read, on the way from ``rules_from`` and in every directory walked. With ``bare``, it also reads those of the
+    hidden and VCS directories a bare rg walk enters (see :func:`fsguard.core.ripgrep.walk_flags`): ``_darcs``,
+    and a hidden one a ``.gitignore`` negation names.
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
         InvalidParamsError: a glob is malformed.
     """
     skipped: list[str] = []
-    walk = _Walk(options, skipped, files=False, large=large)
+    walk = _Walk(options, skipped, files=False, rules=rules, large=large, bare=bare)
     for _ in _start(root, walk):
         pass
-    if irregular is not None and walk.rules is not None:
-        irregular += walk.rules.irregular
     return skipped
 
 
@@ -171,6 +180,7 @@ class _Walk:
     rules: IgnoreRules | None = None
     wanted: Callable[[str], bool] | None = None
     large: list[str] | None = None  # gets the files above max_file_size, when given
+    bare: bool = False  # read the .gitignore files of the hidden and VCS directories a bare rg walk enters
 
     @property
     def dirs_only(self) -> bool:
@@ -187,7 +197,7 @@ class _Walk:
         minified = self.options.skip_minified and _minified(entry.name)
         if not (self.files or minified or self.large is not None):
             return None  # a scan for the default skips judges no other file
-        if scopes and _excluded(scopes, relative):
+        if scopes and _decision(scopes, relative):
             return None
         if self.wanted is not None and not self.wanted(relative):
             return None
@@ -211,15 +221,21 @@ def _start(root: Path, walk: _Walk) -> Iterator[Path]:
     if not options.respect_gitignore:
         return flattened(_walk(str(root), "", [], walk))
     top = gitignore_top(root, options)
-    walk.rules = IgnoreRules(top)
+    walk.rules = walk.rules or IgnoreRules(top)
     if walk.rules.ignored(root, is_dir=True):
         return iter(())
+    return flattened(_walk(str(root), "", _scopes_above(walk.rules, root), walk))
+
+
+def _scopes_above(rules: IgnoreRules, directory: Path) -> list[_Scope]:
+    """The ``.gitignore`` files of the directories from ``rules``' root down to ``directory``'s parent, as scopes of
+    a walk of ``directory``."""
     scopes: list[_Scope] = []
-    for ancestor in reversed(root.parents[: len(root.parts) - len(top.parts)]):
-        found = walk.rules.rules(ancestor)
+    for ancestor in reversed(directory.parents[: len(directory.parts) - len(rules.root.parts)]):
+        found = rules.rules(ancestor)
         if found is not None:
-            scopes.append((root.relative_to(ancestor).as_posix() + "/", 0, found))
-    return flattened(_walk(str(root), "", scopes, walk))
+            scopes.append((directory.relative_to(ancestor).as_posix() + "/", 0, found))
+    return scopes
 
 
 def gitignore_top(root: Path, options: WalkOptions) -> Path:
@@ -267,10 +283,12 @@ def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Gen
     for entry in entries:
         name = entry.name
         if name in VCS_DIRS or (name.startswith(".") and not walk.options.include_hidden):
+            if walk.bare and walk.rules is not None and _kind(entry) == "dir":
+                _reach(below + name, prefix + name + "/", scopes, walk.rules, hidden=False)
             continue
         kind = _kind(entry)  # symlinks, fifos, sockets and devices are None
         relative = prefix + name
-        if kind == "dir" and not (scopes and _excluded(scopes, relative + "/")):
+        if kind == "dir" and not (scopes and _decision(scopes, relative + "/")):
             if walk.options.skip_dependencies and name in DEPENDENCY_DIRS:
                 walk.skip(relative + "/")
             else:
@@ -335,9 +353,36 @@ def _minified(name: str) -> bool:
     return ".min." in name or name.endswith(".map")
 
 
-def _excluded(scopes: list[_Scope], relative: str) -> bool:
+def _decision(scopes: list[_Scope], relative: str) -> bool | None:
+    """True if the nearest ``.gitignore`` naming ``relative`` excludes it, False if it re-includes it, else None."""
     for lead, start, rules in reversed(scopes):
         decision = rules.decide(lead + relative[start:])
         if decision is not None:
             return decision
-    return False
+    return None
+
+
+def reach(directory: Path, rules: IgnoreRules, *, hidden: bool) -> None:
+    """Read, through ``rules``, the ``.gitignore`` of ``directory`` and of every directory below it that rg enters
+    (see :func:`_reach`), ``directory`` being one it enters."""
+    _reach(str(directory), "", _scopes_above(rules, directory), rules, hidden=hidden)
+
+
+def _reach(directory: str, prefix: str, scopes: list[_Scope], rules: IgnoreRules, *, hidden: bool) -> None:
+    """Read, through ``rules``, the ``.gitignore`` of ``directory`` (at ``prefix`` of a walk with ``scopes``) and of
+    every directory below it, if rg enters it: unless a ``.gitignore`` excludes it, or, without ``hidden``, it is
+    hidden and no negation names it (rg's own rule for hidden names)."""
+    stack = [(directory, prefix, scopes)]
+    while stack:
+        directory, prefix, scopes = stack.pop()
+        decision = _decision(scopes, prefix) if scopes and prefix else None
+        name = directory.rpartition("/")[2]
+        if decision or (decision is None and not hidden and name.startswith(".")):
+            continue
+        try:
+            shape = DIRECTORY_SHAPES.of(directory)
+        except OSError:
+            continue  # unreadable or vanished: rg skips it too
+        found = rules.rules(Path(directory)) if shape.has_gitignore else None
+        scopes = [*scopes, ("", len(prefix), found)] if found is not None else scopes
+        stack += [(directory + "/" + sub, prefix + sub + "/", scopes) for sub in reversed(shape.subdirectories)]

@@ -233,14 +233,15 @@ def _ripgrep_names(
     skipped: list[str] = []
     skips = options.skip_dependencies or options.skip_minified
 
-    def scan() -> None:  # directories' shapes are kept: a later scan of the same tree stats them, reads none
-        walk_beside(root, options, skipped if skips else None)
-
     first = not inside and not options.include_hidden
+
+    def scan(bare: bool) -> None:  # directories' shapes are kept: a later scan of the same tree stats them, reads none
+        walk_beside(root, options, skipped if skips else None, bare=bare)
+
     known = _HAD_SKIPS.get((str(root), options)) if first else None
     before = first and known is None and skips  # a tree not searched yet: its skips are looked for before rg starts
     if before:
-        scan()
+        scan(first)  # whether rg walks bare is decided by what this scan finds: looked at as if it did
     bare = first and not (skipped if known is None else known)
     flags = walk_flags(options, inside, bare=bare)
     exact = False
@@ -249,7 +250,7 @@ def _ripgrep_names(
         flags += ["--type-add", f"fsguardname:{glob}", "--type", "fsguardname"]
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         command = [str(rg), "--no-config", *flags, *narrowing, "--files", "--null", "--", "./"]
-        output = run_spooled(command, cwd, progress, None if before else scan)
+        output = run_spooled(command, cwd, progress, None if before else functools.partial(scan, bare))
     if first:
         _remember(str(root), options, bool(skipped))
     listed = _walk_ordered(output, lead)

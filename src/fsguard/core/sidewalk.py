@@ -10,12 +10,15 @@ ignore file without ``respect_gitignore`` (``--no-ignore``): ``.gitignore`` file
 So the walk content search, name search and project_replace run beside rg anyway, for the default skips, notes each
 ``.gitignore`` it read that is not a regular file (it walks what rg walks: the same rules from the same top, the same
 directories pruned), and when there is one rg is stopped and the Python engine answers instead: the same results, by
-design, as if rg had read that file as no rules. The look adds no system call: the walk opens each ``.gitignore`` it
-judges by anyway. A caller that wants no skips (a name search taking dependencies in, a pipeline's search step) gets the
-walk for the look alone: directories only, their shapes remembered. Two cases still hold rg until the call is cancelled,
-as any long search is: a file that becomes one after this walk passed its directory but before rg reads it (rg's later
-runs over the same walk included), and one in a hidden directory a ``.gitignore`` negation lets a bare name-search walk
-enter (rg's own rule for hidden names; this walk never enters them, see :func:`fsguard.core.ripgrep.walk_flags`).
+design, as if rg had read that file as no rules. Where rg walks further than fsguard's walk, the look follows it: the
+directories beside the way from ``rules_from`` that a ``.gitignore`` negation lets rg enter (its narrowing to the
+searched directory weighs less, see :func:`fsguard.core.ripgrep.only_below`), and the hidden and VCS directories a
+bare name-search walk enters (``_darcs``, and a hidden one a negation names; see
+:func:`fsguard.core.ripgrep.walk_flags`). The look adds no system call where neither is found: the walk opens each
+``.gitignore`` it judges by anyway. A caller that wants no skips (a name search taking dependencies in, a pipeline's
+search step) gets the walk for the look alone: directories only, their shapes remembered. A file that becomes one
+after this walk passed its directory but before rg reads it (rg's later runs over the same walk included) still holds
+rg until the call is cancelled, as any long search is.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from fsguard.core.ignore import WalkOptions, default_skips
+from fsguard.core.ignore import IgnoreRules, WalkOptions, default_skips, gitignore_top, reach
 from fsguard.core.rgprocess import RipgrepFailed
+from fsguard.core.shapes import DIRECTORY_SHAPES
 
 __all__ = ["IrregularIgnoreFile", "walk_beside"]
 
@@ -44,14 +48,17 @@ def walk_beside(
     large: list[str] | None = None,
     *,
     screen: bool = True,
+    bare: bool = False,
 ) -> None:
     """Walk ``root`` as rg walks it with ``options``: ``skipped`` gets the default skips and ``large`` the files
     above ``max_file_size`` (see :func:`fsguard.core.ignore.default_skips`), when given. With ``screen``, once the
-    walk is done (its lists whole), raise if a ``.gitignore`` rg reads is not a regular file. Nothing to walk
-    when no list is asked for and rg reads no ``.gitignore``.
+    walk is done (its lists whole), raise if a ``.gitignore`` rg reads is not a regular file: those the walk reads,
+    those of the directories beside the way from ``rules_from`` a negation lets rg enter, and with ``bare`` (rg may
+    walk bare, see :func:`fsguard.core.ripgrep.walk_flags`) those of the hidden and VCS directories it then enters.
+    Nothing to walk when no list is asked for and rg reads no ``.gitignore``.
 
     Raises:
-        IrregularIgnoreFile: with ``screen``, the walk read a ``.gitignore`` that is not a regular file.
+        IrregularIgnoreFile: with ``screen``, a ``.gitignore`` rg reads is not a regular file.
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
     """
     watch = screen and options.respect_gitignore
@@ -59,9 +66,33 @@ def walk_beside(
         return
     if skipped is None and large is None:  # the look alone: minified files are files, a walk of directories will do
         options = dataclasses.replace(options, skip_minified=False)
-    irregular: list[Path] = []
-    found = default_skips(root, options, large, irregular)
+    rules = IgnoreRules(gitignore_top(root, options)) if watch else None
+    found = default_skips(root, options, large, rules, bare=bare and watch)
     if skipped is not None:
         skipped += found
-    if watch and irregular:
-        raise IrregularIgnoreFile(irregular[0])
+    if rules is not None:
+        _beside_the_way(root, rules)
+        if rules.irregular:
+            raise IrregularIgnoreFile(rules.irregular[0])
+
+
+def _beside_the_way(root: Path, rules: IgnoreRules) -> None:
+    """Read, through ``rules``, the ``.gitignore`` files rg reads beside the way from their root down to ``root``:
+    rg walks from there narrowed by an ignore file that a ``.gitignore`` negation overrides
+    (:func:`fsguard.core.ripgrep.only_below`), so it enters each directory beside the way a negation names, and all
+    below it that no ``.gitignore`` excludes, hidden and VCS directories too (its globs apply below ``root`` alone).
+    Nothing is looked at until a ``.gitignore`` on the way negates: the common case costs nothing more."""
+    way = list(reversed(root.parents[: len(root.parts) - len(rules.root.parts)]))
+    negates = False
+    for directory, onward in zip(way, [*way[1:], root], strict=False):  # root the top: no way, nothing beside it
+        found = rules.rules(directory)  # read already, by the walk
+        negates = negates or (found is not None and found.negates)
+        if not negates:
+            continue
+        try:
+            names = DIRECTORY_SHAPES.of(directory).subdirectories
+        except OSError:
+            continue  # unreadable or vanished: rg skips it too
+        for beside in (directory / name for name in names if name != onward.name):
+            if rules.decision(beside, is_dir=True) is False:
+                reach(beside, rules, hidden=True)
