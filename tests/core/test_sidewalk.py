@@ -150,3 +150,21 @@ def test_a_search_below_rules_from_beside_a_fifo_gitignore_rg_reaches_by_a_negat
     [found] = answered(piped / fifo, lambda: search(piped))
     assert found == expected
     assert "sub/in/b.py" in str(expected)
+
+
+def test_a_name_search_beside_a_fifo_gitignore_in_dependencies_made_since_the_last_search_answers_as_beside_none(
+    root: Path,
+) -> None:
+    files = ["a.py", "node_modules/m/i.js"]
+    empty, piped = _twins(root, files, {}, "node_modules/m/.gitignore")
+    searched = []
+    for tree in (empty, piped):  # searched once without dependencies: the next search walks bare at once
+        (tree / "node_modules").rename(tree.parent / f"{tree.name}-later")
+        searched.append(search_names(tree, "*", SKIPS).files)
+        (tree.parent / f"{tree.name}-later").rename(tree / "node_modules")
+    expected = _relative(empty, search_names(empty, "*", SKIPS))
+    [found] = answered(
+        piped / "node_modules" / "m" / ".gitignore", lambda: _relative(piped, search_names(piped, "*", SKIPS))
+    )
+    assert found == expected
+    assert (expected[1], searched) == (["a.py"], [(str(empty / "a.py"),), (str(piped / "a.py"),)])

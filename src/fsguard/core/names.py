@@ -235,8 +235,8 @@ def _ripgrep_names(
 
     first = not inside and not options.include_hidden
 
-    def scan(bare: bool) -> None:  # directories' shapes are kept: a later scan of the same tree stats them, reads none
-        walk_beside(root, options, skipped if skips else None, bare=bare)
+    def scan(bare: bool, entered: bool = False) -> None:  # shapes are kept: a later scan stats directories, reads none
+        walk_beside(root, options, skipped if skips else None, bare=bare, entered=entered)
 
     known = _HAD_SKIPS.get((str(root), options)) if first else None
     before = first and known is None and skips  # a tree not searched yet: its skips are looked for before rg starts
@@ -250,7 +250,7 @@ def _ripgrep_names(
         flags += ["--type-add", f"fsguardname:{glob}", "--type", "fsguardname"]
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         command = [str(rg), "--no-config", *flags, *narrowing, "--files", "--null", "--", "./"]
-        output = run_spooled(command, cwd, progress, None if before else functools.partial(scan, bare))
+        output = run_spooled(command, cwd, progress, None if before else functools.partial(scan, bare, bare))
     if first:
         _remember(str(root), options, bool(skipped))
     listed = _walk_ordered(output, lead)

@@ -12,13 +12,13 @@ So the walk content search, name search and project_replace run beside rg anyway
 directories pruned), and when there is one rg is stopped and the Python engine answers instead: the same results, by
 design, as if rg had read that file as no rules. Where rg walks further than fsguard's walk, the look follows it: the
 directories beside the way from ``rules_from`` that a ``.gitignore`` negation lets rg enter (its narrowing to the
-searched directory weighs less, see :func:`fsguard.core.ripgrep.only_below`), and the hidden and VCS directories a
-bare name-search walk enters (``_darcs``, and a hidden one a negation names; see
-:func:`fsguard.core.ripgrep.walk_flags`). The look adds no system call where neither is found: the walk opens each
-``.gitignore`` it judges by anyway. A caller that wants no skips (a name search taking dependencies in, a pipeline's
-search step) gets the walk for the look alone: directories only, their shapes remembered. A file that becomes one
-after this walk passed its directory but before rg reads it (rg's later runs over the same walk included) still holds
-rg until the call is cancelled, as any long search is.
+searched directory weighs less, see :func:`fsguard.core.ripgrep.only_below`), and those a bare name-search walk
+enters (see :func:`fsguard.core.ripgrep.walk_flags`): ``_darcs``, a hidden one a negation names, and a dependency
+directory made since the last search found none. The look adds no system call where there are none: the walk opens
+each ``.gitignore`` it judges by anyway. A caller that wants no skips (a name search taking dependencies in, a
+pipeline's search step) gets the walk for the look alone: directories only, their shapes remembered. A file that
+becomes one after this walk passed its directory but before rg reads it (rg's later runs over the same walk included)
+still holds rg until the call is cancelled, as any long search is.
 """
 
 from __future__ import annotations
@@ -49,12 +49,15 @@ def walk_beside(
     *,
     screen: bool = True,
     bare: bool = False,
+    entered: bool = False,
 ) -> None:
     """Walk ``root`` as rg walks it with ``options``: ``skipped`` gets the default skips and ``large`` the files
     above ``max_file_size`` (see :func:`fsguard.core.ignore.default_skips`), when given. With ``screen``, once the
     walk is done (its lists whole), raise if a ``.gitignore`` rg reads is not a regular file: those the walk reads,
     those of the directories beside the way from ``rules_from`` a negation lets rg enter, and with ``bare`` (rg may
-    walk bare, see :func:`fsguard.core.ripgrep.walk_flags`) those of the hidden and VCS directories it then enters.
+    walk bare, see :func:`fsguard.core.ripgrep.walk_flags`) those of the hidden and VCS directories it then enters;
+    with ``entered`` (rg walks bare already, as no default skip was found the last time), those of the dependency
+    directories made since, which this walk leaves out and rg enters.
     Nothing to walk when no list is asked for and rg reads no ``.gitignore``.
 
     Raises:
@@ -72,6 +75,8 @@ def walk_beside(
         skipped += found
     if rules is not None:
         _beside_the_way(root, rules)
+        for directory in (skip for skip in found if entered and skip.endswith("/")):  # rg's bare walk has no globs
+            reach(root / directory, rules, hidden=False)
         if rules.irregular:
             raise IrregularIgnoreFile(rules.irregular[0])
 
