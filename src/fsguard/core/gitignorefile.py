@@ -16,13 +16,17 @@ from fsguard.core.globs import gitignore_pattern
 
 
 def gitignore_lines(path: Path) -> list[str] | None:
-    """The lines of the ``.gitignore`` at ``path`` (none if there is no such file or it cannot be read); None if
-    something by that name opened but is not a regular file (a FIFO, a device, a directory, or a link to one),
-    which is read as no rules: a FIFO would be waited on for ever, a device read without end. ripgrep has no
-    such rule: a walk that meets one reports it (see :mod:`fsguard.core.sidewalk`)."""
+    """The lines of the ``.gitignore`` at ``path`` (none if there is no such file, it cannot be read, or it is a
+    directory); None if it is a FIFO or a device (or a link to one), which is read as no rules too: a FIFO would be
+    waited on for ever, a device read without end. ripgrep reads a directory (or a socket, which does not open) as
+    no rules as well, but waits on a FIFO and reads a device: a walk that meets one reports it (see
+    :mod:`fsguard.core.sidewalk`)."""
     try:
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            mode = os.fstat(file.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                return []
+            if not stat.S_ISREG(mode):
                 return None
             return file.read().decode("utf-8", "replace").splitlines()
     except OSError:
