@@ -14,9 +14,11 @@ import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from fsguard.core.beneath import Pinned
 from fsguard.core.disk import open_pinned, read_all, special_file
+from fsguard.core.errors import ExternalChangeError
 from fsguard.core.hashing import Fingerprint, StreamHash
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, decode, sniff
@@ -73,6 +75,18 @@ def _pread(fd: int, length: int, offset: int) -> bytes:
         return os.pread(fd, length, offset)
     except OSError as exc:
         raise from_os_error(exc, f"fd {fd}") from exc
+
+
+def unshrunk(lay: Layout, path: Path) -> None:
+    """Raise if the file is now shorter than the size it was read by: cut under the read (a log truncated by its
+    rotation), what was taken is not what the file holds, and a tail's short read looked like a last line longer
+    than the budget with nothing of it shown."""
+    if os.fstat(lay.fd).st_size < lay.size:
+        raise ExternalChangeError(
+            f"{path.name} shrank while it was read (truncated, as a log rotation does): nothing of it is shown. "
+            "Read it again.",
+            path=str(path),
+        )
 
 
 def bytes_at(lay: Layout, offset: int, length: int) -> bytes:

@@ -36,6 +36,7 @@ from fsguard.core.ranges import (
     opened,
     survey,
     tail_offset,
+    unshrunk,
     utf8_size,
 )
 from fsguard.core.session import Session
@@ -228,6 +229,7 @@ class FileReader:
             line_ending=known.line_ending if known else None,
         )
         result = self._streamed_lines(lay, base, selection, known, path.name, budget)
+        unshrunk(lay, path)
         if known is None:
             note = above_limit_note(path.name, st.st_size, self._max_file_size)
             hint = f"{result.hint}. {note}" if result.hint else note

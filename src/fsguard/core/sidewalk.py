@@ -38,7 +38,6 @@ class IrregularIgnoreFile(RipgrepFailed):
 
     def __init__(self, path: Path) -> None:
         super().__init__(f"{path} is not a regular file, which rg would wait on or read for ever")
-        self.path = path
 
 
 def walk_beside(

@@ -9,11 +9,9 @@ Showing the start of the window instead, as a head would, left the newest lines 
 from __future__ import annotations
 
 import codecs
-import os
 from dataclasses import dataclass
 from functools import cache
 
-from fsguard.core.errors import ExternalChangeError
 from fsguard.core.excerpts import fitting_lines, take_last
 from fsguard.core.hashing import Fingerprint
 from fsguard.core.ranges import Excerpt, Layout, bytes_at, line_at, tail_offset, texts, utf8_size
@@ -43,20 +41,10 @@ def streamed_tail(
     named in hints). A file whose lines were not counted (above --max-file-size) gets unnumbered lines."""
     ex, first = take_last(lay, count, budget, known)
     if ex.lines or lay.size <= lay.start:
-        result = finish_tail(base, ex, first, count, setting, name)
-    else:
-        start = tail_offset(lay, 1)
-        line = known.line_count if known is not None else line_at(lay, start)
-        result = finish_line_end(base, _line_end(lay, start, line, budget), setting, name)
-    if os.fstat(lay.fd).st_size < lay.size:
-        # Cut under us (a log truncated by its rotation): what was read is not the file's end, and a short read
-        # looked like a last line longer than the budget with nothing of it shown.
-        raise ExternalChangeError(
-            f"{name} shrank while it was read (truncated, as a log rotation does): nothing of it is shown. "
-            "Read it again.",
-            path=base.path,
-        )
-    return result
+        return finish_tail(base, ex, first, count, setting, name)
+    start = tail_offset(lay, 1)
+    line = known.line_count if known is not None else line_at(lay, start)
+    return finish_line_end(base, _line_end(lay, start, line, budget), setting, name)
 
 
 def text_tail(base: ReadFileResult, text: str, total: int, count: int, budget: int, setting: int) -> ReadFileResult:
