@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from fsguard.core import ranges, tails
 from fsguard.core.excerpts import take_last
@@ -31,6 +32,11 @@ def how(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> dict
     return {"max_file_size": LIMIT} if request.param == "over the size limit" else {}
 
 
+async def _tail(client: Client, name: str, count: int) -> dict[str, Any]:
+    """The structured answer to read_file mode=tail of ``name``, ``count`` lines asked."""
+    return structured(await client.call_tool("read_file", {"path": name, "mode": "tail", "max_lines": count}))
+
+
 def _shown(content: str) -> tuple[int, int, str]:
     """The line number, the characters left out and the text after the marker of a line's end."""
     found = MARKER.match(content)
@@ -43,7 +49,7 @@ async def test_a_tail_whose_last_line_is_too_long_for_the_budget_shows_its_end_a
 ) -> None:
     (root / "two.log").write_text("short\n" + LONG_LINE, encoding="utf-8")
     async with connect(max_response_bytes=BUDGET, **how) as client:
-        data = structured(await client.call_tool("read_file", {"path": "two.log", "mode": "tail", "max_lines": 1}))
+        data = await _tail(client, "two.log", 1)
         line, left, shown = _shown(data["content"])
         assert (line, data["start_line"], data["end_line"], data["truncated"]) == (2, 2, 2, True)
         assert len(data["content"].encode()) <= BUDGET
@@ -69,7 +75,7 @@ async def test_a_tail_of_lines_the_budget_cannot_hold_shows_the_last_that_fit_an
     lines = [f"row {i}\n" for i in range(1, 201)] + ["w" * 800 + "\n", "end 1\n", "end 2\n"]
     (root / "log.txt").write_text("".join(lines), encoding="utf-8")
     async with connect(max_response_bytes=BUDGET, **how) as client:
-        data = structured(await client.call_tool("read_file", {"path": "log.txt", "mode": "tail", "max_lines": count}))
+        data = await _tail(client, "log.txt", count)
     if count == 1:
         assert (data["content"], data.get("start_line")) == ("end 2\n", None if "max_file_size" in how else 203)
         return
@@ -88,7 +94,7 @@ async def test_a_tail_of_a_file_of_fewer_lines_than_asked_is_still_its_end_when_
 ) -> None:
     (root / "few.txt").write_text("first\nsecond\n" + LONG_LINE, encoding="utf-8")
     async with connect(max_response_bytes=BUDGET, **how) as client:
-        data = structured(await client.call_tool("read_file", {"path": "few.txt", "mode": "tail", "max_lines": 100}))
+        data = await _tail(client, "few.txt", 100)
     line, left, shown = _shown(data["content"])
     assert (line, left) == (3, len(LONG_LINE) - len(shown))
     assert LONG_LINE.endswith(shown)
@@ -101,7 +107,7 @@ async def test_a_last_line_too_long_to_count_says_its_left_out_part_in_bytes(
     body = "x" * 100_000 + "the end\n"
     (root / "one.log").write_text(body, encoding="utf-8")
     async with connect(max_response_bytes=BUDGET, max_file_size=LIMIT) as client:
-        data = structured(await client.call_tool("read_file", {"path": "one.log", "mode": "tail", "max_lines": 5}))
+        data = await _tail(client, "one.log", 5)
     line, left, shown = _shown(data["content"])
     assert (line, left) == (1, len(body) - len(shown))
     assert data["content"].startswith(f"[line 1 cut: its first {left:,} bytes left out] …")
@@ -117,7 +123,7 @@ async def test_the_end_of_a_long_shift_jis_line_is_its_own_text_however_the_file
     data = ("日本語のテキストです。\n" + line).encode("shift_jis")
     (root / "kana.txt").write_bytes(data)
     async with connect(max_response_bytes=BUDGET, **how) as client:
-        found = structured(await client.call_tool("read_file", {"path": "kana.txt", "mode": "tail", "max_lines": 1}))
+        found = await _tail(client, "kana.txt", 1)
     number, left, shown = _shown(found["content"])
     assert (found["encoding"], number) == ("cp932", 2)
     assert shown == line[left:]
@@ -164,7 +170,7 @@ async def test_the_call_a_cut_tail_names_for_the_earlier_lines_reads_the_ones_as
     lines = [f"row {i}\n" for i in range(1, 201)] + ["w" * 800 + "\n", "end 1\n", "end 2\n"]
     (root / "log.txt").write_text("".join(lines), encoding="utf-8")
     async with connect(max_response_bytes=BUDGET, **how) as client:
-        data = structured(await client.call_tool("read_file", {"path": "log.txt", "mode": "tail", "max_lines": count}))
+        data = await _tail(client, "log.txt", count)
         named = re.search(r"read the earlier ones with start_line=(\d+) end_line=(\d+)", data["hint"])
         assert named is not None, data["hint"]
         args = {"path": "log.txt", "start_line": int(named[1]), "end_line": int(named[2])}
