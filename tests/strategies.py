@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 from hypothesis import strategies as st
 
@@ -405,6 +405,31 @@ def listed_directories(draw: st.DrawFn) -> ListedDirectory:
 
     root_patterns = (*LISTING_ROOT_PATTERNS, *LISTING_ROOT_PATTERNS, *GITIGNORE_PATTERNS)  # half name sub/dir
     return ListedDirectory(entries, draw(ignore_text(root_patterns)), draw(ignore_text(GITIGNORE_PATTERNS)))
+
+
+@dataclass(frozen=True)
+class ListingChange:
+    """One change to a listed directory (:class:`ListedDirectory`): ``add`` an entry (``name``, ``kind``),
+    ``remove`` one, or rewrite the directory's own or the root's ``.gitignore`` in place (``text``)."""
+
+    action: Literal["add", "remove", "own_ignore", "root_ignore"]
+    name: str = ""
+    kind: str = "file"
+    text: str = ""
+
+
+@st.composite
+def listing_changes(draw: st.DrawFn) -> list[ListingChange]:
+    """A few changes, in order, to a directory drawn by :func:`listed_directories`."""
+    patterns = st.lists(st.sampled_from(GITIGNORE_PATTERNS), max_size=3).map(
+        lambda found: "".join(f"{p}\n" for p in found)
+    )
+    change = st.one_of(
+        st.builds(ListingChange, st.just("add"), st.sampled_from(LISTING_NAMES), st.sampled_from(LISTING_KINDS)),
+        st.builds(ListingChange, st.just("remove"), st.sampled_from(LISTING_NAMES)),
+        st.builds(ListingChange, st.sampled_from(["own_ignore", "root_ignore"]), text=patterns),
+    )
+    return draw(st.lists(change, min_size=1, max_size=5))
 
 
 SECRET_NAMES = (".env", ".env.local", "id_rsa", "id_ed25519", "server.pem", "tls.key", "cert.p12", ".netrc", ".npmrc")

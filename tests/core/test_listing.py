@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,17 +19,22 @@ from fsguard.core.listing import DirectoryLister
 from fsguard.core.paths import PathPolicy
 from fsguard.core.session import Session
 from fsguard.models import DirectoryEntry, ListDirectoryResult
-from tests.strategies import ListedDirectory, listed_directories
+from tests.strategies import ListedDirectory, ListingChange, listed_directories, listing_changes
 
 MAX_ITEMS = 50
 
 
+LATER = 10**30  # a clock far past every timestamp: every directory is old enough for its scan to be remembered
+
+
 @contextmanager
-def lister_for(root: Path, max_items: int = MAX_ITEMS) -> Iterator[DirectoryLister]:
+def lister_for(
+    root: Path, max_items: int = MAX_ITEMS, clock: Callable[[], int] = time.time_ns
+) -> Iterator[DirectoryLister]:
     policy = PathPolicy.create([root])
     beneath = Beneath(policy.roots)
     try:
-        yield DirectoryLister(policy, beneath, Session(), max_items=max_items)
+        yield DirectoryLister(policy, beneath, Session(), max_items=max_items, clock=clock)
     finally:
         beneath.close()
 
@@ -177,3 +183,143 @@ def test_directory_entries_carry_size_only_for_files(tmp_path: Path) -> None:
     ]
     assert all(entry["modified"].endswith("Z") for entry in entries)
     assert list(entries[1]) == list(DirectoryEntry.__annotations__)  # keys in the schema's order
+
+
+def scandir_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    calls: list[object] = []
+    real = os.scandir
+
+    def counting(path: int) -> object:
+        calls.append(path)
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    return calls
+
+
+def test_a_big_unchanged_directory_is_read_once_however_many_pages_are_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path.resolve()
+    for index in range(1_000):
+        (root / f"f{index:04}").write_bytes(b"x" * (index % 7))
+    with lister_for(root, clock=lambda: LATER) as lister, lister_for(root) as fresh:
+        calls = scandir_calls(monkeypatch)
+        pages = all_pages(lister, root, 300, include_hidden=True)
+        assert len(calls) == 1
+        assert pages == all_pages(fresh, root, 300, include_hidden=True)
+    assert [entry["name"] for page in pages for entry in page.entries] == [f"f{index:04}" for index in range(1_000)]
+
+
+def test_a_small_directory_is_read_for_every_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path.resolve()
+    for name in "abc":
+        (root / name).write_text(name, encoding="utf-8")
+    with lister_for(root, clock=lambda: LATER) as lister:
+        calls = scandir_calls(monkeypatch)
+        all_pages(lister, root, 2, include_hidden=True)
+    assert len(calls) == 2
+
+
+@pytest.fixture
+def remembering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scan is remembered, however small the directory."""
+    monkeypatch.setattr("fsguard.core.listing._REMEMBERED_FROM", 0)
+
+
+@pytest.mark.usefixtures("remembering")
+def test_a_remembered_directory_shows_each_entry_as_it_is_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path.resolve()
+    (root / "log.txt").write_bytes(b"12")
+    with lister_for(root, clock=lambda: LATER) as lister:
+        calls = scandir_calls(monkeypatch)
+        lister.page(str(root), include_hidden=True, offset=0, limit=None)
+        with (root / "log.txt").open("ab") as log:  # in place: the directory does not change
+            log.write(b"345")
+        entries = lister.page(str(root), include_hidden=True, offset=0, limit=None).entries
+    assert len(calls) == 1
+    assert [(entry["name"], entry.get("size")) for entry in entries] == [("log.txt", 5)]
+
+
+@pytest.mark.usefixtures("remembering")
+@pytest.mark.parametrize("where", ["own", "root"])
+def test_a_gitignore_rewritten_in_place_applies_to_a_remembered_directory_at_once(tmp_path: Path, where: str) -> None:
+    root = tmp_path.resolve()
+    directory = root / "sub"
+    directory.mkdir()
+    for name in ("a.log", "b.txt"):
+        (directory / name).write_text(name, encoding="utf-8")
+    ignore = (directory if where == "own" else root) / ".gitignore"
+    ignore.write_text("*.txt\n", encoding="utf-8")
+    with lister_for(root, clock=lambda: LATER) as lister:
+        before = lister.page(str(directory), include_hidden=False, offset=0, limit=None, respect_gitignore=True)
+        with ignore.open("r+", encoding="utf-8") as rewritten:  # same inode, same directory times
+            rewritten.write("*.log\n")
+        after = lister.page(str(directory), include_hidden=False, offset=0, limit=None, respect_gitignore=True)
+    assert [entry["name"] for entry in before.entries] == ["a.log"]
+    assert [entry["name"] for entry in after.entries] == ["b.txt"]
+    assert (before.ignored, after.ignored) == (1, 1)
+
+
+@pytest.mark.usefixtures("remembering")
+def test_a_link_sorts_by_its_target_as_it_is_now_in_a_remembered_directory(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    directory = root / "listed"
+    directory.mkdir()
+    (directory / "a").write_text("a", encoding="utf-8")
+    (root / "target").mkdir()
+    (directory / "z").symlink_to("../target")
+    with lister_for(root, clock=lambda: LATER) as lister:
+        before = lister.page(str(directory), include_hidden=True, offset=0, limit=None).entries
+        (root / "target").rmdir()  # the link's target becomes a file; the listed directory is untouched
+        (root / "target").write_text("now a file", encoding="utf-8")
+        after = lister.page(str(directory), include_hidden=True, offset=0, limit=None).entries
+    assert [(entry["name"], entry["type"]) for entry in before] == [("z", "directory"), ("a", "file")]
+    assert [(entry["name"], entry["type"]) for entry in after] == [("a", "file"), ("z", "file")]
+
+
+def apply(root: Path, directory: Path, change: ListingChange, step: int) -> None:
+    """Make ``change``; one that adds or removes an entry also sets the directory's mtime to a value of its own, as
+    a change in a later clock tick would (one in the same tick is what the racy window is for)."""
+    targets = {"link_file": "../../target-file", "link_dir": "../../target-dir", "dangling": "missing"}
+    path = directory / change.name
+    if change.action in ("own_ignore", "root_ignore"):
+        ignore = (directory if change.action == "own_ignore" else root) / ".gitignore"
+        if ignore.exists():
+            with ignore.open("r+", encoding="utf-8") as rewritten:  # in place: no directory changes
+                rewritten.write(change.text)
+                rewritten.truncate()
+            return
+        ignore.write_text(change.text, encoding="utf-8")
+    elif change.action == "remove":
+        if path.is_dir() and not path.is_symlink():
+            path.rmdir()
+        else:
+            path.unlink(missing_ok=True)
+    elif os.path.lexists(path):
+        return
+    elif change.kind == "file":
+        path.write_text("x", encoding="utf-8")
+    elif change.kind == "dir":
+        path.mkdir()
+    else:
+        path.symlink_to(targets[change.kind])
+    os.utime(directory, ns=(step, step))
+
+
+@pytest.mark.usefixtures("remembering")
+@given(listed_directories(), listing_changes(), st.booleans(), st.booleans())
+def test_a_remembered_listing_is_the_fresh_listing_after_any_changes(
+    case: ListedDirectory, changes: list[ListingChange], include_hidden: bool, respect_gitignore: bool
+) -> None:
+    flags = {"include_hidden": include_hidden, "respect_gitignore": respect_gitignore}
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch).resolve()
+        directory = build(root, case)
+        with lister_for(root, clock=lambda: LATER) as lister:
+            lister.page(str(directory), offset=0, limit=None, **flags)
+            for step, change in enumerate(changes, start=1):
+                apply(root, directory, change, step)
+                remembered = lister.page(str(directory), offset=0, limit=None, **flags)
+                with lister_for(root) as fresh:
+                    assert remembered == fresh.page(str(directory), offset=0, limit=None, **flags)

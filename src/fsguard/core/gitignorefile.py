@@ -1,6 +1,6 @@
 """One ``.gitignore`` file: how it is read (:func:`gitignore_lines`) and which entries its patterns name
-(:class:`GitignoreFile`), with git's and ripgrep's semantics. The walk over a tree's files is
-:mod:`fsguard.core.ignore`'s.
+(:class:`GitignoreFile`), with git's and ripgrep's semantics; the files deciding one directory's entries
+(:class:`IgnoreMatcher`). The walk over a tree's files is :mod:`fsguard.core.ignore`'s.
 """
 
 from __future__ import annotations
@@ -10,9 +10,13 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.globs import gitignore_pattern
+
+if TYPE_CHECKING:
+    from fsguard.core.ignore import IgnoreRules
 
 
 def gitignore_lines(path: Path) -> list[str] | None:
@@ -45,6 +49,7 @@ class GitignoreFile:
     def __init__(self, lines: list[str]) -> None:
         """Compile ``lines`` (the file's text, one pattern or comment per line); a line that is no valid pattern
         is dropped, the others stand, as in ripgrep."""
+        self.lines = tuple(lines)  # what the file said: two files saying the same decide the same
         self._rules: list[tuple[Callable[[str], bool], bool]] = []
         for line in lines:
             try:
@@ -63,6 +68,43 @@ class GitignoreFile:
             if matches(relative):
                 return include
         return None
+
+
+class IgnoreMatcher:
+    """The ``.gitignore`` patterns deciding the entries of one directory, matched on their names (git's rules,
+    as :meth:`IgnoreRules.ignored_entry` applies them, with the directory's ancestors judged once)."""
+
+    def __init__(self, rules: IgnoreRules, top: Path, directory: Path) -> None:
+        """Patterns for entries of ``directory``, from the ``.gitignore`` files of ``top`` down to it."""
+        self.everything = directory != top and rules.ignored(directory, is_dir=True)
+        parts = directory.relative_to(top).parts
+        self._scopes: list[tuple[str, GitignoreFile]] = []  # (path of the directory from the file's, file)
+        for depth in range(len(parts) + 1):
+            found = rules.rules(top.joinpath(*parts[:depth]))
+            if found is not None:
+                self._scopes.append(("".join(part + "/" for part in parts[depth:]), found))
+        self._scopes.reverse()  # the nearest file decides first
+
+    @property
+    def applies(self) -> bool:
+        """Whether any pattern (or an excluded ancestor) bears on the directory's entries."""
+        return self.everything or bool(self._scopes)
+
+    @property
+    def source(self) -> tuple[object, ...]:
+        """What the decisions follow from: equal sources decide every name alike."""
+        return (self.everything, *((lead, rules.lines) for lead, rules in self._scopes))
+
+    def __call__(self, name: str, is_dir: bool) -> bool:
+        """Whether the entry ``name`` (a directory when ``is_dir``) is excluded."""
+        if self.everything:
+            return True
+        relative = name + "/" if is_dir else name
+        for lead, rules in self._scopes:
+            decision = rules.decide(lead + relative)
+            if decision is not None:
+                return decision
+        return False
 
 
 def _bytewise(text: str) -> str:

@@ -24,12 +24,14 @@ Value = TypeVar("Value")
 
 
 class Remembered(Generic[Key, Value]):
-    """At most ``max_entries`` values (the oldest dropped first), each valid under the identity it was kept with."""
+    """Values each valid under the identity it was kept with, weighing at most ``max_weight`` together (the oldest
+    dropped first); a value weighs 1 unless :meth:`keep` is told otherwise."""
 
-    def __init__(self, max_entries: int, clock: Callable[[], int] = time.time_ns) -> None:
-        self._entries: dict[Key, tuple[Hashable, Value]] = {}
+    def __init__(self, max_weight: int, clock: Callable[[], int] = time.time_ns) -> None:
+        self._entries: dict[Key, tuple[Hashable, Value, int]] = {}
         self._lock = threading.Lock()
-        self._max_entries = max_entries
+        self._max_weight = max_weight
+        self._weight = 0
         self._clock = clock
 
     def __len__(self) -> int:
@@ -41,12 +43,17 @@ class Remembered(Generic[Key, Value]):
             kept = self._entries.get(key)
         return kept[1] if kept is not None and kept[0] == identity else None
 
-    def keep(self, key: Key, identity: Hashable, value: Value, stat: os.stat_result) -> None:
+    def keep(self, key: Key, identity: Hashable, value: Value, stat: os.stat_result, weight: int = 1) -> None:
         """Keep ``value``, read under ``identity`` (from ``stat``), unless ``stat`` shows a change too recent to
-        tell apart from the next one (ctime too: mtime can be set back by any program, ctime cannot)."""
-        if self._clock() - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
+        tell apart from the next one (ctime too: mtime can be set back by any program, ctime cannot), or the
+        value alone outweighs the bound."""
+        if weight > self._max_weight or self._clock() - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
             return
         with self._lock:
-            if len(self._entries) >= self._max_entries:
-                self._entries.pop(next(iter(self._entries)))
-            self._entries[key] = (identity, value)
+            replaced = self._entries.pop(key, None)
+            if replaced is not None:
+                self._weight -= replaced[2]
+            while self._entries and self._weight + weight > self._max_weight:
+                self._weight -= self._entries.pop(next(iter(self._entries)))[2]
+            self._entries[key] = (identity, value, weight)
+            self._weight += weight
