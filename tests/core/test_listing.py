@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fsguard.core.beneath import Beneath
+from fsguard.core.denial import DenyRules
 from fsguard.core.ignore import IgnoreRules
 from fsguard.core.listing import DirectoryLister
 from fsguard.core.paths import PathPolicy
@@ -29,9 +30,9 @@ LATER = 10**30  # a clock far past every timestamp: every directory is old enoug
 
 @contextmanager
 def lister_for(
-    root: Path, max_items: int = MAX_ITEMS, clock: Callable[[], int] = time.time_ns
+    root: Path, max_items: int = MAX_ITEMS, clock: Callable[[], int] = time.time_ns, deny: tuple[str, ...] = ()
 ) -> Iterator[DirectoryLister]:
-    policy = PathPolicy.create([root])
+    policy = PathPolicy.create([root], deny=DenyRules.create(deny) if deny else None)
     beneath = Beneath(policy.roots)
     try:
         yield DirectoryLister(policy, beneath, Session(), max_items=max_items, clock=clock)
@@ -276,6 +277,30 @@ def test_a_link_sorts_by_its_target_as_it_is_now_in_a_remembered_directory(tmp_p
         after = lister.page(str(directory), include_hidden=True, offset=0, limit=None).entries
     assert [(entry["name"], entry["type"]) for entry in before] == [("z", "directory"), ("a", "file")]
     assert [(entry["name"], entry["type"]) for entry in after] == [("a", "file"), ("z", "file")]
+
+
+@pytest.mark.usefixtures("remembering")
+@pytest.mark.parametrize("left_out_by", ["gitignore", "deny"])
+def test_a_link_left_out_as_a_directory_shows_once_its_target_is_a_file(tmp_path: Path, left_out_by: str) -> None:
+    root = tmp_path.resolve()
+    directory = root / "listed"
+    directory.mkdir()
+    (directory / "a").write_text("a", encoding="utf-8")
+    (root / "target").mkdir()
+    (directory / "z").symlink_to("../target")
+    if left_out_by == "gitignore":
+        (directory / ".gitignore").write_text("z/\n", encoding="utf-8")
+    flags = {"include_hidden": False, "respect_gitignore": left_out_by == "gitignore"}
+    deny = ("listed/z/",) if left_out_by == "deny" else ()
+    with lister_for(root, clock=lambda: LATER, deny=deny) as lister:
+        before = lister.page(str(directory), offset=0, limit=None, **flags)
+        (root / "target").rmdir()  # the rules name directories only; the listed directory is untouched
+        (root / "target").write_text("now a file", encoding="utf-8")
+        after = lister.page(str(directory), offset=0, limit=None, **flags)
+    assert (root / "target").read_text(encoding="utf-8") == "now a file"
+    assert [entry["name"] for entry in before.entries] == ["a"]
+    assert [(entry["name"], entry["type"]) for entry in after.entries] == [("a", "file"), ("z", "file")]
+    assert (after.total, after.ignored + after.denied) == (2, 0)
 
 
 def apply(root: Path, directory: Path, change: ListingChange, step: int) -> None:

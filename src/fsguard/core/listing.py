@@ -63,6 +63,9 @@ class Scan:
     hidden: int = 0  # left out: the name starts with "."
     ignored: int = 0  # left out: .gitignore excludes it
     denied: int = 0  # left out: a deny rule hides it
+    # Some name was a symlink, shown or left out: whether a rule for directories (``build/``) leaves it out
+    # follows its target as much as where it sorts does.
+    followed: bool = False
 
     @property
     def total(self) -> int:
@@ -167,8 +170,8 @@ class DirectoryLister:
 
         Paging through a directory of 200,000 entries read all its names for every page (170 ms, where stat'ing
         the page takes 1); the stats of the page are always taken anew, so sizes and times are never stale. A
-        scan holding a symlink is not remembered: where a link sorts follows its target, which can change while
-        the directory does not.
+        scan that met a symlink is not remembered, even one a rule left out: where a link sorts, and whether a
+        rule for directories leaves it out, follow its target, which can change while the directory does not.
         """
         if ignore is not None and not ignore.applies:
             ignore = None  # no .gitignore above or in the directory: no call per name
@@ -178,7 +181,7 @@ class DirectoryLister:
         scan = self._scans.get(key, identity)
         if scan is None:
             scan = self._read(directory, fd, include_hidden, ignore)
-            if not scan.links and scan.total + scan.hidden + scan.ignored + scan.denied >= _REMEMBERED_FROM:
+            if not scan.followed and scan.total + scan.hidden + scan.ignored + scan.denied >= _REMEMBERED_FROM:
                 self._scans.keep(key, identity, scan, info, weight=scan.total)
         return scan
 
@@ -195,6 +198,7 @@ class DirectoryLister:
                     if followed is None:  # removed since the directory was read: as if the read came after
                         continue
                     scan.links[name] = followed
+                    scan.followed = True
                     (directories if followed[0] == "directory" else others).append(name)
                 elif item.is_dir(follow_symlinks=False):
                     directories.append(name)
