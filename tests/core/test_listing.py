@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -348,3 +350,29 @@ def test_a_remembered_listing_is_the_fresh_listing_after_any_changes(
                 remembered = lister.page(str(directory), offset=0, limit=None, **flags)
                 with lister_for(root) as fresh:
                     assert remembered == fresh.page(str(directory), offset=0, limit=None, **flags)
+
+
+@pytest.mark.usefixtures("remembering")
+def test_remembered_scans_do_not_hold_copies_of_a_big_gitignore(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    comment = "#" + "x" * 999 + "\n"
+    (root / ".gitignore").write_text("*.log\n" + comment * 1_000, encoding="utf-8")  # about 1 MB
+    directories = [root / f"d{index}" for index in range(10)]
+    for directory in directories:
+        directory.mkdir()
+        (directory / "a.txt").write_text("a", encoding="utf-8")
+    with lister_for(root, clock=lambda: LATER) as lister:
+        tracemalloc.start()
+        try:
+            for directory in directories:
+                lister.page(str(directory), include_hidden=False, offset=0, limit=None, respect_gitignore=True)
+            gc.collect()
+            held, _ = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        names = [
+            entry["name"]
+            for entry in lister.page(str(directories[0]), include_hidden=False, offset=0, limit=None).entries
+        ]
+    assert names == ["a.txt"]
+    assert held < 1_000_000  # ten remembered scans of one name each: not ten copies of the rules' text

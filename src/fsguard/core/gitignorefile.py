@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -49,7 +50,9 @@ class GitignoreFile:
     def __init__(self, lines: list[str]) -> None:
         """Compile ``lines`` (the file's text, one pattern or comment per line); a line that is no valid pattern
         is dropped, the others stand, as in ripgrep."""
-        self.lines = tuple(lines)  # what the file said: two files saying the same decide the same
+        # What the file said, in 32 bytes: two files saying the same decide the same. A digest, not the lines: each
+        # remembered listing keeps it, and a .gitignore can be megabytes long.
+        self.digest = hashlib.blake2b("\n".join(lines).encode("utf-8", "surrogatepass"), digest_size=32).digest()
         self._rules: list[tuple[Callable[[str], bool], bool]] = []
         for line in lines:
             try:
@@ -93,7 +96,7 @@ class IgnoreMatcher:
     @property
     def source(self) -> tuple[object, ...]:
         """What the decisions follow from: equal sources decide every name alike."""
-        return (self.everything, *((lead, rules.lines) for lead, rules in self._scopes))
+        return (self.everything, *((lead, rules.digest) for lead, rules in self._scopes))
 
     def __call__(self, name: str, is_dir: bool) -> bool:
         """Whether the entry ``name`` (a directory when ``is_dir``) is excluded."""
