@@ -36,3 +36,13 @@ def test_keeping_a_key_again_replaces_its_value_and_its_weight(tmp_path: Path) -
 
     assert (remembered.get("a", 1), remembered.get("a", 2), remembered.get("b", 1)) == (None, "second", "other")
     assert len(remembered) == 2
+
+
+def test_values_of_weight_zero_still_count_against_the_bound(tmp_path: Path) -> None:
+    stat = tmp_path.stat()
+    remembered: Remembered[int, str] = Remembered(3, clock=lambda: LATER)
+    for key in range(10):
+        remembered.keep(key, 1, "a scan that left every name out", stat, weight=0)
+
+    assert len(remembered) == 3
+    assert [remembered.get(key, 1) for key in (6, 7, 8, 9)] == [None, *["a scan that left every name out"] * 3]

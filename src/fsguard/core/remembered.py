@@ -25,7 +25,8 @@ Value = TypeVar("Value")
 
 class Remembered(Generic[Key, Value]):
     """Values each valid under the identity it was kept with, weighing at most ``max_weight`` together (the oldest
-    dropped first); a value weighs 1 unless :meth:`keep` is told otherwise."""
+    dropped first); a value weighs 1 unless :meth:`keep` is told otherwise, and never less (a value weighed as
+    nothing, a listing that left every name out, would let their number grow without end)."""
 
     def __init__(self, max_weight: int, clock: Callable[[], int] = time.time_ns) -> None:
         self._entries: dict[Key, tuple[Hashable, Value, int]] = {}
@@ -47,6 +48,7 @@ class Remembered(Generic[Key, Value]):
         """Keep ``value``, read under ``identity`` (from ``stat``), unless ``stat`` shows a change too recent to
         tell apart from the next one (ctime too: mtime can be set back by any program, ctime cannot), or the
         value alone outweighs the bound."""
+        weight = max(weight, 1)
         if weight > self._max_weight or self._clock() - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
             return
         with self._lock:
