@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from fsguard.core.denial import DenyRules
 from fsguard.core.ignore import IgnoreRules
 from fsguard.core.listing import DirectoryLister
 from fsguard.core.paths import PathPolicy
+from fsguard.core.remembered import Remembered
 from fsguard.core.session import Session
 from fsguard.models import DirectoryEntry, ListDirectoryResult
 from tests.strategies import ListedDirectory, ListingChange, listed_directories, listing_changes
@@ -376,3 +378,34 @@ def test_remembered_scans_do_not_hold_copies_of_a_big_gitignore(tmp_path: Path) 
         ]
     assert names == ["a.txt"]
     assert held < 1_000_000  # ten remembered scans of one name each: not ten copies of the rules' text
+
+
+@pytest.mark.usefixtures("remembering")
+def test_a_remembered_scan_is_weighed_by_the_bytes_its_names_take(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path.resolve()
+    names = [f"{index:03}" + "n" * 200 for index in range(20)] + ["\u00e9t\u00e9" * 50]
+    for name in names:
+        (root / name).write_text("x", encoding="utf-8")
+    weights: list[int] = []
+    real = Remembered.keep
+
+    def weighed(
+        self: Remembered[object, object],
+        key: object,
+        identity: Hashable,
+        value: object,
+        stat: os.stat_result,
+        weight: int = 1,
+    ) -> None:
+        weights.append(weight)
+        real(self, key, identity, value, stat, weight)
+
+    monkeypatch.setattr(Remembered, "keep", weighed)
+    with lister_for(root, clock=lambda: LATER) as lister:
+        entries = lister.page(str(root), include_hidden=True, offset=0, limit=None).entries
+    assert [entry["name"] for entry in entries] == names
+    held = sum(map(sys.getsizeof, names)) + 8 * len(names)  # the names and the list's pointers to them
+    assert len(weights) == 1
+    assert held <= weights[0] <= 2 * held

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -35,10 +36,11 @@ from fsguard.models import DirectoryEntry, EntryType, ListDirectoryResult, TreeN
 
 OutputFormat = Literal["compact", "json", "tree"]
 _NS = 1_000_000_000
-# Scans of directories this big are remembered (a smaller one reads in under a millisecond), up to this many names
-# in all (about 25 MB).
+# Scans of directories this big are remembered (a smaller one reads in under a millisecond), up to this many bytes
+# of names in all: about 350,000 short names, or 100,000 of 255 characters (a bound in names let those take 120 MB).
 _REMEMBERED_FROM = 1_000
-_REMEMBERED_NAMES = 400_000
+_REMEMBERED_BYTES = 32 * 2**20
+_PER_NAME = 80  # a name's str header (up to 76 bytes, past ASCII) and its list slot
 
 
 def iso_time(timestamp: float) -> str:
@@ -71,6 +73,12 @@ class Scan:
     def total(self) -> int:
         return len(self.directories) + len(self.others)
 
+    @property
+    def weight(self) -> int:
+        """About the bytes its names take, not less: their characters at the widest width any of them needs (one
+        join, a millisecond for 200,000 names, where a size per name takes 16), and a header each."""
+        return sum(sys.getsizeof("".join(names)) for names in (self.directories, self.others)) + _PER_NAME * self.total
+
     def names(self, start: int, stop: int) -> list[str]:
         """The names at positions ``start`` to ``stop`` of the listing."""
         split = len(self.directories)
@@ -93,7 +101,7 @@ class DirectoryLister:
         self._beneath = beneath
         self._session = session
         self._max_items = max_items
-        self._scans: Remembered[tuple[str, bool], Scan] = Remembered(_REMEMBERED_NAMES, clock)
+        self._scans: Remembered[tuple[str, bool], Scan] = Remembered(_REMEMBERED_BYTES, clock)
 
     def page(
         self, user_path: str, *, include_hidden: bool, offset: int, limit: int | None, respect_gitignore: bool = False
@@ -182,7 +190,7 @@ class DirectoryLister:
         if scan is None:
             scan = self._read(directory, fd, include_hidden, ignore)
             if not scan.followed and scan.total + scan.hidden + scan.ignored + scan.denied >= _REMEMBERED_FROM:
-                self._scans.keep(key, identity, scan, info, weight=scan.total)
+                self._scans.keep(key, identity, scan, info, weight=scan.weight)
         return scan
 
     def _read(self, directory: Path, fd: int, include_hidden: bool, ignore: IgnoreMatcher | None) -> Scan:
