@@ -398,9 +398,10 @@ def test_a_remembered_scan_is_weighed_by_the_bytes_its_names_take(
         value: object,
         stat: os.stat_result,
         weight: int = 1,
+        taken: int | None = None,
     ) -> None:
         weights.append(weight)
-        real(self, key, identity, value, stat, weight)
+        real(self, key, identity, value, stat, weight, taken)
 
     monkeypatch.setattr(Remembered, "keep", weighed)
     with lister_for(root, clock=lambda: LATER) as lister:
@@ -409,3 +410,43 @@ def test_a_remembered_scan_is_weighed_by_the_bytes_its_names_take(
     held = sum(map(sys.getsizeof, names)) + 8 * len(names)  # the names and the list's pointers to them
     assert len(weights) == 1
     assert held <= weights[0] <= 2 * held
+
+
+class CoarseTimes:
+    """A directory's stat on a file system whose times stay at ``tick`` (every change lands in the tick)."""
+
+    def __init__(self, real: os.stat_result, tick: int) -> None:
+        self._real = real
+        self.st_mtime_ns = self.st_ctime_ns = tick
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._real, name)
+
+
+@pytest.mark.usefixtures("remembering")
+def test_a_change_during_a_slow_read_in_the_racy_window_is_not_remembered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path.resolve()
+    (root / "a").write_text("a", encoding="utf-8")
+    tick = 10**18
+    now = [tick + 1_500_000_000]  # the read starts 1.5 s after the directory's last change: inside the window
+    real_fstat, real_scandir = os.fstat, os.scandir
+
+    @contextmanager
+    def read_slowly(fd: int) -> Iterator[Iterator[os.DirEntry[str]]]:
+        with real_scandir(fd) as items:
+            read = list(items)
+        if not (root / "b").exists():
+            (root / "b").write_text("b", encoding="utf-8")  # added after its name would have been read
+            now[0] += 1_000_000_000  # the read took a second: it ends outside the window
+        yield iter(read)
+
+    monkeypatch.setattr(os, "fstat", lambda fd: CoarseTimes(real_fstat(fd), tick))
+    monkeypatch.setattr(os, "scandir", read_slowly)
+    with lister_for(root, clock=lambda: now[0]) as lister:
+        first = lister.page(str(root), include_hidden=True, offset=0, limit=None)
+        second = lister.page(str(root), include_hidden=True, offset=0, limit=None)
+    assert (root / "b").read_text(encoding="utf-8") == "b"
+    assert [entry["name"] for entry in first.entries] == ["a"]
+    assert [entry["name"] for entry in second.entries] == ["a", "b"]

@@ -101,6 +101,7 @@ class DirectoryLister:
         self._beneath = beneath
         self._session = session
         self._max_items = max_items
+        self._clock = clock
         self._scans: Remembered[tuple[str, bool], Scan] = Remembered(_REMEMBERED_BYTES, clock)
 
     def page(
@@ -183,6 +184,7 @@ class DirectoryLister:
         """
         if ignore is not None and not ignore.applies:
             ignore = None  # no .gitignore above or in the directory: no call per name
+        taken = self._clock()  # the racy window is judged from here, not from the end of a read that can be slow
         info = os.fstat(fd)  # before the read: a change during it gives a new identity, never a stale scan
         key = (str(directory), include_hidden)
         identity = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns, ignore and ignore.source)
@@ -190,7 +192,7 @@ class DirectoryLister:
         if scan is None:
             scan = self._read(directory, fd, include_hidden, ignore)
             if not scan.followed and scan.total + scan.hidden + scan.ignored + scan.denied >= _REMEMBERED_FROM:
-                self._scans.keep(key, identity, scan, info, weight=scan.weight)
+                self._scans.keep(key, identity, scan, info, weight=scan.weight, taken=taken)
         return scan
 
     def _read(self, directory: Path, fd: int, include_hidden: bool, ignore: IgnoreMatcher | None) -> Scan:

@@ -44,12 +44,23 @@ class Remembered(Generic[Key, Value]):
             kept = self._entries.get(key)
         return kept[1] if kept is not None and kept[0] == identity else None
 
-    def keep(self, key: Key, identity: Hashable, value: Value, stat: os.stat_result, weight: int = 1) -> None:
-        """Keep ``value``, read under ``identity`` (from ``stat``), unless ``stat`` shows a change too recent to
-        tell apart from the next one (ctime too: mtime can be set back by any program, ctime cannot), or the
-        value alone outweighs the bound."""
+    def keep(
+        self,
+        key: Key,
+        identity: Hashable,
+        value: Value,
+        stat: os.stat_result,
+        weight: int = 1,
+        taken: int | None = None,
+    ) -> None:
+        """Keep ``value``, read under ``identity`` (from ``stat``, taken when the clock said ``taken``, by default
+        now), unless ``stat`` shows a change too recent to tell apart from the next one (ctime too: mtime can be set
+        back by any program, ctime cannot), or the value alone outweighs the bound. A value read slowly is judged
+        by when its stat was taken: a change in the window then, made while it was read, would leave the times as
+        they were."""
         weight = max(weight, 1)
-        if weight > self._max_weight or self._clock() - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
+        when = self._clock() if taken is None else taken
+        if weight > self._max_weight or when - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
             return
         with self._lock:
             replaced = self._entries.pop(key, None)
