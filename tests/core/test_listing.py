@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fsguard.core import listing, remembered
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import DenyRules
 from fsguard.core.ignore import IgnoreRules
@@ -450,3 +451,31 @@ def test_a_change_during_a_slow_read_in_the_racy_window_is_not_remembered(
     assert (root / "b").read_text(encoding="utf-8") == "b"
     assert [entry["name"] for entry in first.entries] == ["a"]
     assert [entry["name"] for entry in second.entries] == ["a", "b"]
+
+
+@pytest.mark.usefixtures("remembering")
+def test_remembered_scans_that_show_no_name_still_count_against_the_memory_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("fsguard.core.listing._REMEMBERED_BYTES", 100_000)
+    root = tmp_path.resolve()
+    directories = [root / f"d{index:04}" for index in range(1_000)]
+    for directory in directories:
+        directory.mkdir()
+        (directory / ".hidden").write_text("h", encoding="utf-8")
+    with lister_for(root, clock=lambda: LATER) as lister:
+        tracemalloc.start()
+        try:
+            for directory in directories:
+                lister.page(str(directory), include_hidden=False, offset=0, limit=None)
+            gc.collect()
+            kept = tracemalloc.take_snapshot().filter_traces(  # what the scans' cache holds, not the session's
+                [tracemalloc.Filter(True, listing.__file__), tracemalloc.Filter(True, remembered.__file__)]
+            )
+        finally:
+            tracemalloc.stop()
+        held = sum(statistic.size for statistic in kept.statistics("filename"))
+        hidden = lister.page(str(directories[0]), include_hidden=False, offset=0, limit=None).hidden
+    assert (directories[0] / ".hidden").read_text(encoding="utf-8") == "h"
+    assert hidden == 1
+    assert held < 150_000  # about the bound, 100 kB: not a thousand scans' worth

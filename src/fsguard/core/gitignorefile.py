@@ -95,8 +95,9 @@ class IgnoreMatcher:
 
     @property
     def source(self) -> tuple[object, ...]:
-        """What the decisions follow from: equal sources decide every name alike."""
-        return (self.everything, *((lead, rules.digest) for lead, rules in self._scopes))
+        """What the decisions follow from, for one directory: equal sources decide every name alike. (A file's lead
+        is told by its length: it is a tail of the directory's path.)"""
+        return (self.everything, *((len(lead), rules.digest) for lead, rules in self._scopes))
 
     def __call__(self, name: str, is_dir: bool) -> bool:
         """Whether the entry ``name`` (a directory when ``is_dir``) is excluded."""

@@ -41,6 +41,7 @@ _NS = 1_000_000_000
 _REMEMBERED_FROM = 1_000
 _REMEMBERED_BYTES = 32 * 2**20
 _PER_NAME = 80  # a name's str header (up to 76 bytes, past ASCII) and its list slot
+_PER_SCAN = 1_100  # the Scan and its lists, its key and identity, the slot keeping them (a scan showing no name)
 
 
 def iso_time(timestamp: float) -> str:
@@ -192,7 +193,7 @@ class DirectoryLister:
         if scan is None:
             scan = self._read(directory, fd, include_hidden, ignore)
             if not scan.followed and scan.total + scan.hidden + scan.ignored + scan.denied >= _REMEMBERED_FROM:
-                self._scans.keep(key, identity, scan, info, weight=scan.weight, taken=taken)
+                self._scans.keep(key, identity, scan, info, weight=scan.weight + _PER_SCAN + len(key[0]), taken=taken)
         return scan
 
     def _read(self, directory: Path, fd: int, include_hidden: bool, ignore: IgnoreMatcher | None) -> Scan:
