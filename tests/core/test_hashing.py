@@ -16,6 +16,7 @@ from fsguard.core import hashing as hashing_module
 from fsguard.core import metadata as metadata_module
 from fsguard.core import ranges as ranges_module
 from fsguard.core.beneath import Beneath
+from fsguard.core.disk import read_snapshot
 from fsguard.core.hashing import Fingerprint, FingerprintCache, RecentDigests, StreamHash, content_hash
 from fsguard.core.metadata import MetadataReader
 from fsguard.core.paths import PathPolicy
@@ -148,7 +149,7 @@ def test_remembered_fingerprint_answers_the_next_lookup(tmp_path: Path) -> None:
     _age(path)
     cache = FingerprintCache(clock=_an_hour_later)
 
-    cache.remember(path, path.stat(), Fingerprint.of(path.read_bytes()))
+    cache.remember(path, path.stat(), Fingerprint.of(path.read_bytes()), cache.now())
 
     assert cache.fingerprint(path) == Fingerprint(content_hash(b"x\ny\n"), 2, "utf-8")
     assert (cache.hits, cache.misses) == (1, 0)
@@ -160,10 +161,34 @@ def test_cache_keeps_nothing_for_a_read_that_saw_the_file_change(tmp_path: Path)
     _age(path)
     cache = FingerprintCache(clock=_an_hour_later)
 
-    cache.remember(path, None, Fingerprint.of(b"stale\n"))
+    cache.remember(path, None, Fingerprint.of(b"stale\n"), cache.now())
 
     assert cache.fingerprint(path).content_hash == content_hash(b"x\n")
     assert (cache.hits, cache.misses) == (0, 1)
+
+
+def test_a_fingerprint_read_slowly_is_judged_by_the_clock_before_its_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file changed just before the read began: a second change during a read that outlasts the racy window (a
+    # gigabyte hashed) can leave the times as they were, so what the read saw must not be kept, however late it ends.
+    path = tmp_path / "slow.txt"
+    path.write_bytes(b"x\n")
+    changed = max(path.stat().st_mtime_ns, path.stat().st_ctime_ns)
+    now = [changed + 1]
+
+    def slow_read(read: Path, max_size: int | None = None) -> tuple[bytes, os.stat_result | None]:
+        now[0] = changed + 10**12  # the read ends long after the window
+        return read_snapshot(read, max_size)
+
+    monkeypatch.setattr(hashing_module, "read_snapshot", slow_read)
+    cache = FingerprintCache(clock=lambda: now[0])
+
+    cache.fingerprint(path)
+    now[0] = changed + 1
+    cache.fingerprint(path)
+
+    assert (cache.hits, cache.misses) == (0, 2)
 
 
 def test_cache_evicts_the_oldest_entry_when_full(tmp_path: Path) -> None:

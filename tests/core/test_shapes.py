@@ -77,3 +77,25 @@ def test_the_number_of_remembered_directories_is_bounded(tmp_path: Path) -> None
         shapes.of(tmp_path / name)
 
     assert len(shapes) == 2
+
+
+def test_a_shape_read_slowly_is_judged_by_the_clock_before_its_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Changed just before the read began: a change during a read that outlasts the racy window can leave the times as
+    # they were, so the shape must not be kept, however late the read ends.
+    (tmp_path / "sub").mkdir()
+    changed = max(tmp_path.stat().st_mtime_ns, tmp_path.stat().st_ctime_ns)
+    now = [changed + 1]
+    real = os.scandir
+
+    def slow(path: str) -> object:
+        now[0] = changed + 10**12
+        return real(path)
+
+    shapes = DirectoryShapes(clock=lambda: now[0])
+    monkeypatch.setattr(os, "scandir", slow)
+
+    shapes.of(tmp_path)
+
+    assert len(shapes) == 0

@@ -186,18 +186,21 @@ class FingerprintCache:
 
     def __init__(self, max_entries: int = 4096, clock: Callable[[], int] = time.time_ns) -> None:
         self._remembered: Remembered[Path, Fingerprint] = Remembered(max_entries, clock)
+        self.now = clock  # read before the stat a read starts with, and given back as ``taken``
         self.hits = 0
         self.misses = 0
 
-    def remember(self, path: Path, stat: os.stat_result | None, fingerprint: Fingerprint) -> None:
+    def remember(self, path: Path, stat: os.stat_result | None, fingerprint: Fingerprint, taken: int) -> None:
         """Record the fingerprint of bytes just read from ``path`` under the stat they were read with.
 
-        ``stat`` is None when the file changed during the read: then nothing is trustworthy to keep.
+        ``stat`` is None when the file changed during the read: then nothing is trustworthy to keep. ``taken`` is
+        :attr:`now` before the read's first stat: a change in the racy window then, made during a slow read (a
+        gigabyte hashed), would leave the times as they were, so the window is judged from there.
         """
         if stat is not None:
-            self._remembered.keep(path, _identity(stat), fingerprint, stat)
+            self._remembered.keep(path, _identity(stat), fingerprint, stat, taken=taken)
 
-    def remember_read(self, path: Path, fd: int, before: os.stat_result, fingerprint: Fingerprint) -> None:
+    def remember_read(self, path: Path, fd: int, before: os.stat_result, fingerprint: Fingerprint, taken: int) -> None:
         """Record the fingerprint of what was just read from the open ``fd``, unless the file changed meanwhile."""
         after = os.fstat(fd)
         same = (after.st_size, after.st_mtime_ns, after.st_ctime_ns) == (
@@ -205,7 +208,7 @@ class FingerprintCache:
             before.st_mtime_ns,
             before.st_ctime_ns,
         )
-        self.remember(path, after if same else None, fingerprint)
+        self.remember(path, after if same else None, fingerprint, taken)
 
     def lookup(self, path: Path, stat: os.stat_result) -> Fingerprint | None:
         """The fingerprint kept for ``path`` if the file still has the identity ``stat`` gives, else None."""
@@ -221,6 +224,7 @@ class FingerprintCache:
 
         With ``entry`` (``path`` pinned by fd) the file is stat'ed and read through it, never by name.
         """
+        taken = self.now()
         found = lstat_at(entry) if entry is not None else path.stat()
         if found is None:
             raise from_os_error(FileNotFoundError(2, "no such file"), path)
@@ -229,7 +233,7 @@ class FingerprintCache:
             return kept
         data, stat = read_at(entry, max_size) if entry is not None else read_snapshot(path, max_size)
         fingerprint = Fingerprint.of(data)
-        self.remember(path, stat, fingerprint)
+        self.remember(path, stat, fingerprint, taken)
         return fingerprint
 
     @property

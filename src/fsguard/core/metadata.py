@@ -104,6 +104,7 @@ class MetadataReader:
         # 0.7 s. Its size is part of the identity, so no read of a file within the limit ever gets it.
         fingerprint = self._cache.lookup(path, st)
         if fingerprint is None:
+            taken = self._cache.now()
             with opened(entry) as (fd, opened_st):
                 lay: Layout | None
                 try:
@@ -117,7 +118,7 @@ class MetadataReader:
                 else:
                     found = survey(lay, hashed=hashed)
                     fingerprint = found.fingerprint or Fingerprint(_UNHASHED, found.line_count, lay.encoding)
-                self._cache.remember_read(path, fd, opened_st, fingerprint)
+                self._cache.remember_read(path, fd, opened_st, fingerprint, taken)
         if not hashed:
             return {"line_count": fingerprint.line_count, "encoding": fingerprint.encoding}
         self._session.record_hash(path, fingerprint.content_hash)

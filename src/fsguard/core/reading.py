@@ -134,6 +134,7 @@ class FileReader:
         selection.check()
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file")
+        taken = self._cache.now()  # before the stat the read goes by (FingerprintCache.remember)
         with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
             found = self._media(fd, st, path, selection) if media else None
             if found is not None:
@@ -147,7 +148,7 @@ class FileReader:
                     path=str(path),
                 )
             if st.st_size > min(STREAM_ABOVE, self._max_file_size):
-                streamed = self._streamed(fd, st, path, selection, budget)
+                streamed = self._streamed(fd, st, path, selection, budget, taken)
                 self._fire("post", path, "read_file")
                 return streamed
             data, stat = read_open(fd, path, self._max_file_size)
@@ -156,7 +157,7 @@ class FileReader:
         fingerprint = self._cache.lookup(path, stat) if stat is not None else None
         if fingerprint is None or fingerprint.encoding != decoded.encoding:
             fingerprint = Fingerprint.of_decoded(data, decoded)
-            self._cache.remember(path, stat, fingerprint)
+            self._cache.remember(path, stat, fingerprint, taken)
         self._session.record_hash(path, fingerprint.content_hash)
         self._fire("post", path, "read_file")
         digest = fingerprint.content_hash
@@ -207,7 +208,7 @@ class FileReader:
         return finish(result, ex, result.start_line, _ALL, self._budget, name)
 
     def _streamed(
-        self, fd: int, st: os.stat_result, path: Path, selection: LineSelection, budget: int
+        self, fd: int, st: os.stat_result, path: Path, selection: LineSelection, budget: int, taken: int
     ) -> ReadFileResult:
         lay = layout(fd, st.st_size, path)
         known: Fingerprint | None = None
@@ -216,7 +217,7 @@ class FileReader:
             if known is None:
                 known = survey(lay, hashed=True).fingerprint
                 assert known is not None
-                self._cache.remember_read(path, fd, st, known)
+                self._cache.remember_read(path, fd, st, known, taken)
             self._session.record_hash(path, known.content_hash)
             lay = judged(lay, known)
         base = ReadFileResult(

@@ -32,6 +32,7 @@ class DirectoryShapes:
 
     def __init__(self, max_entries: int = 100_000, clock: Callable[[], int] = time.time_ns) -> None:
         self._remembered: Remembered[str, Shape] = Remembered(max_entries, clock)
+        self._clock = clock
 
     def __len__(self) -> int:
         return len(self._remembered)
@@ -45,6 +46,7 @@ class DirectoryShapes:
         directory = os.fspath(directory)  # one key per path, however it came
         # Before the read: a change during it gives a new identity, never a stale shape. A str, not a Path: a scan
         # stats every directory of a tree, and a Path per directory cost as much as the stat.
+        taken = self._clock()  # the racy window is judged from before the stat, not from the end of the read
         info = os.stat(directory)  # noqa: PTH116
         identity = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
         shape = self._remembered.get(directory, identity)
@@ -58,7 +60,7 @@ class DirectoryShapes:
         except OSError:  # one vanished while its type was looked up
             found = [entry.name for entry in entries if _is_directory(entry)]
         shape = Shape(tuple(sorted(found, key=os.fsencode)), ".gitignore" in names)
-        self._remembered.keep(directory, identity, shape, info)
+        self._remembered.keep(directory, identity, shape, info, taken=taken)
         return shape
 
 
