@@ -11,8 +11,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from fsguard.core.errors import NotFoundError
+
+Key = TypeVar("Key")
+Value = TypeVar("Value")
+# Paths remembered per kind of memory, the least recently touched dropped first: a server that runs for weeks and
+# answers for millions of paths stays within tens of megabytes. A dropped path only loses its hint, or its known
+# hash (an edit of it is then treated as one of a file not read in this session).
+MAX_PATHS = 100_000
 
 MISMATCH_HINT = (
     "Filesystem mismatch? This server answered for this path earlier in the session. If another tool "
@@ -23,23 +31,31 @@ MISMATCH_HINT = (
 class Session:
     """Canonical paths seen and the content hash last returned for each (keyed by canonical path)."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_paths: int = MAX_PATHS) -> None:
         self._lock = threading.Lock()
-        self._seen: set[Path] = set()
+        self._max_paths = max_paths
+        self._seen: dict[Path, None] = {}
         self._known_hashes: dict[Path, tuple[str, float]] = {}
-        self._hinted: set[Path] = set()
-        self._misses: dict[tuple[Path, str], int] = {}
+        self._hinted: dict[Path, None] = {}
+        self._misses: dict[Path, dict[str, int]] = {}  # failed matches per path and text
+
+    def _put(self, memory: dict[Key, Value], key: Key, value: Value) -> None:
+        """Set ``key`` as the most recently touched entry of ``memory``, dropping the least recent past the bound."""
+        memory.pop(key, None)
+        memory[key] = value
+        if len(memory) > self._max_paths:
+            del memory[next(iter(memory))]
 
     def saw(self, path: Path) -> None:
         """Remember that this server answered for ``path``."""
         with self._lock:
-            self._seen.add(path)
+            self._put(self._seen, path, None)
 
     def record_hash(self, path: Path, digest: str) -> None:
         """Remember the hash handed out for ``path`` (the auto-OCC memory)."""
         with self._lock:
-            self._seen.add(path)
-            self._known_hashes[path] = (digest, time.monotonic())
+            self._put(self._seen, path, None)
+            self._put(self._known_hashes, path, (digest, time.monotonic()))
 
     def known_hash(self, path: Path) -> tuple[str, float] | None:
         """The last hash handed out for ``path`` and when (monotonic seconds)."""
@@ -56,21 +72,21 @@ class Session:
         with self._lock:
             if path in self._hinted:
                 return False
-            self._hinted.add(path)
+            self._put(self._hinted, path, None)
             return True
 
     def missed(self, path: Path, text: str) -> int:
         """Count a failed match of ``text`` (its first 60 characters, as the seed keyed it) on ``path``."""
         with self._lock:
-            key = (path, text[:60])
-            self._misses[key] = self._misses.get(key, 0) + 1
-            return self._misses[key]
+            counts = self._misses.get(path, {})
+            self._put(self._misses, path, counts)
+            counts[text[:60]] = counts.get(text[:60], 0) + 1
+            return counts[text[:60]]
 
     def matched(self, path: Path) -> None:
         """An edit of ``path`` placed its text: its failed-match counts start over."""
         with self._lock:
-            for key in [key for key in self._misses if key[0] == path]:
-                del self._misses[key]
+            self._misses.pop(path, None)
 
     @contextmanager
     def watching(self, path: Path) -> Iterator[None]:

@@ -1,0 +1,56 @@
+"""The session's memory of paths: what it answered for, the hashes it handed out, failed matches; bounded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fsguard.core.errors import NotFoundError
+from fsguard.core.session import MISMATCH_HINT, Session
+
+
+def hinted(session: Session, path: Path) -> bool:
+    """Whether a not-found error on ``path`` comes back with the mismatch hint."""
+    with pytest.raises(NotFoundError) as raised, session.watching(path):
+        raise NotFoundError(f"{path} does not exist.", path=str(path))
+    return MISMATCH_HINT in raised.value.message
+
+
+def test_the_least_recently_touched_path_is_forgotten_past_the_bound() -> None:
+    session = Session(max_paths=2)
+    a, b, c = Path("/r/a"), Path("/r/b"), Path("/r/c")
+    session.saw(a)
+    session.saw(b)
+    session.record_hash(a, "h-a")  # touched again: b is now the oldest
+    session.saw(c)
+
+    assert [hinted(session, path) for path in (a, b, c)] == [True, False, True]
+    assert session.known_hash(a) is not None
+
+
+def test_known_hashes_are_bounded_too() -> None:
+    session = Session(max_paths=2)
+    for name in "abc":
+        session.record_hash(Path(f"/r/{name}"), f"h-{name}")
+
+    assert [session.known_hash(Path(f"/r/{name}")) is not None for name in "abc"] == [False, True, True]
+
+
+def test_failed_matches_count_per_text_until_an_edit_of_the_file_succeeds() -> None:
+    session = Session()
+    path, other = Path("/r/a"), Path("/r/b")
+    counts = [session.missed(path, "old"), session.missed(path, "old"), session.missed(path, "other")]
+    session.missed(other, "old")
+    session.matched(path)
+
+    assert counts == [1, 2, 1]
+    assert (session.missed(path, "old"), session.missed(other, "old")) == (1, 2)
+
+
+def test_failed_matches_of_many_files_are_bounded() -> None:
+    session = Session(max_paths=2)
+    for name in "abc":
+        session.missed(Path(f"/r/{name}"), "old")
+
+    assert [session.missed(Path(f"/r/{name}"), "old") for name in "cba"] == [2, 2, 1]
