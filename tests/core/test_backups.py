@@ -8,11 +8,11 @@ import hashlib
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pytest
 
-from fsguard.core import journal
+from fsguard.core import backups, journal
 from fsguard.core.backups import BackupStore, check_backup_id
 from fsguard.core.errors import BackupCorruptError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
@@ -328,3 +328,25 @@ def test_a_backup_looked_up_with_its_file_reads_that_files_journal_alone(
             restarted.get(record.backup_id, Path(record.path))
     assert len(keys) == len(made)
     assert restarted.get(kept.backup_id, files[0]) == kept
+
+
+def test_the_journals_of_the_files_backed_up_last_stay_replayed_and_an_older_one_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(backups, "_REPLAYS_KEPT", 2)
+    store = store_at(tmp_path)
+    files = [Path(f"/r/f{i}.txt") for i in range(3)]
+    made = [store.snapshot(path, path.name.encode(), 0o644, operation="edit", after_hash=None) for path in files]
+    replayed: list[str] = []
+    real = journal.read_journal
+
+    def counted(handle: BinaryIO) -> journal.Replay:
+        replayed.append(handle.name)
+        return real(handle)
+
+    monkeypatch.setattr(backups, "read_journal", counted)
+    assert [store.chain(path)[0] for path in files[1:]] == made[1:]
+    assert replayed == []
+    assert store.chain(files[0])[0] == made[0]
+    assert store.read_blob(made[0]) == b"f0.txt"
+    assert len(replayed) == 1

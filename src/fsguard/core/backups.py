@@ -51,6 +51,7 @@ __all__ = ["BackupRecord", "BackupStore", "check_backup_id", "new_backup_id"]
 _DAY_S = 86_400.0
 _GC_GRACE_S = 3_600.0  # a blob this young may belong to a backup another process is still recording
 _SLACK_BYTES = 1 << 20  # dropped bytes a journal may carry before compaction rewrites it
+_REPLAYS_KEPT = 1_024  # replayed journals kept in memory
 
 
 class BackupStore:
@@ -299,15 +300,17 @@ class BackupStore:
             # A torn tail, or a record another process appended after this read reached the end: remembered under
             # this stat, the replay would pass for the whole file, and the next append would cut that record off.
             return replay
-        identity = _identity(found)
-        with self._lock:
-            self._replays[key] = (identity, replay)
+        self._remember(key, found, replay)
         return replay
 
-    def _remember(self, key: str, fd: int, replay: Replay) -> None:
-        identity = _identity(os.fstat(fd))
+    def _remember(self, key: str, stat: os.stat_result | int, replay: Replay) -> None:
+        """Keep ``replay`` under the journal's ``stat`` (or its open fd's), with those of the files edited last."""
+        identity = _identity(os.fstat(stat) if isinstance(stat, int) else stat)
         with self._lock:
+            self._replays.pop(key, None)
             self._replays[key] = (identity, replay)
+            if len(self._replays) > _REPLAYS_KEPT:  # a server editing thousands of files keeps the last ones only
+                del self._replays[next(iter(self._replays))]
 
     @contextmanager
     def _journal(self, key: str, *, durable: bool = True) -> Iterator[tuple[Replay, Append]]:
