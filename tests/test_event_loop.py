@@ -5,6 +5,8 @@ threads, so a write waiting on the disk never holds up another client's call."""
 from __future__ import annotations
 
 import dataclasses
+import fcntl
+import hashlib
 import os
 import subprocess
 import sys
@@ -171,3 +173,58 @@ def test_an_edit_on_the_loop_never_waits_for_a_lock_held_by_a_call_that_reports_
     assert done.stdout.strip() in ("copied", "refused"), done.stdout
     assert (root / "dst" / "a.txt").exists() == (done.stdout.strip() == "copied")
     assert (root / "dst" / "new.txt").read_text(encoding="utf-8") == "n"
+
+
+class ForeignLock:
+    """A lock file held as another fsguard (with another state dir) holds it while it edits; let go once, by
+    whichever comes first."""
+
+    def __init__(self, path: Path) -> None:
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        self._guard = threading.Lock()
+
+    def let_go(self) -> None:
+        with self._guard:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_file", {"path": "f.txt", "old_text": "old", "new_text": "new"}),
+        ("write_file", {"path": "f.txt", "content": "new\n"}),
+    ],
+)
+async def test_a_stdio_server_whose_edit_waits_for_another_processes_lock_answers_other_calls_meanwhile(
+    base_settings: Settings, root: Path, mode: str, user_lock_dir: Path, tool: str, arguments: dict[str, str]
+) -> None:
+    (root / "f.txt").write_text("old\n", encoding="utf-8")
+    (root / "other.txt").write_text("other\n", encoding="utf-8")
+    foreign = ForeignLock(user_lock_dir / (hashlib.sha256(str(root / "f.txt").encode()).hexdigest()[:32] + ".lock"))
+    # Had the edit waited on the event loop, nothing below would run until this lets go: the test then fails (the
+    # read answered after the edit) instead of hanging.
+    backstop = threading.Timer(WAIT_S / 3, foreign.let_go)
+    backstop.start()
+    server = build_server(dataclasses.replace(base_settings, transport="stdio"))
+    edited: list[Any] = []
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client, anyio.create_task_group() as group:
+
+                async def edit() -> None:
+                    edited.append(await client.call_tool(tool, arguments))
+
+                group.start_soon(edit)
+                read = await client.call_tool("read_file", {"path": "other.txt"})
+                assert structured(read)["content"] == "other\n"
+                assert not edited  # the edit still waits for the other process, off the loop
+                assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
+                foreign.let_go()  # the other process is done
+    finally:
+        backstop.cancel()
+        foreign.let_go()
+    assert not edited[0].is_error
+    assert (root / "f.txt").read_text(encoding="utf-8") == "new\n"

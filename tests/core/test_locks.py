@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -10,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fsguard.core.locks import PathLocks, _parents, _path_order
+from fsguard.core.locks import LockBusy, PathLocks, _parents, _path_order
 from tests.strategies import path_names
 
 WAIT = 5.0  # upper bound for anything that must happen
@@ -212,3 +215,51 @@ def test_directories_above_a_path_and_the_lock_order_are_those_of_pathlib(paths:
     for text in texts:
         assert _parents(text) == [str(parent) for parent in Path(text).parents]
     assert sorted(texts, key=_path_order) == [str(path) for path in sorted(map(Path, texts))]
+
+
+def _foreign_hold(locks_dir: Path, path: Path) -> int:
+    """An fd holding ``path``'s lock file in ``locks_dir`` the way another process's fsguard holds it."""
+    name = hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".lock"
+    fd = os.open(locks_dir / name, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_the_first_lock_of_a_claimed_call_held_by_another_process_is_busy_and_leaves_nothing_held(
+    tmp_path: Path,
+) -> None:
+    locks = PathLocks(tmp_path / "state")
+    path = tmp_path / "a.txt"
+    foreign = _foreign_hold(tmp_path / "state" / "locks", path)
+    assert locks.claim()
+    try:
+        with pytest.raises(LockBusy), locks.hold(path):
+            pytest.fail("the lock was taken while another process held it")
+    finally:
+        locks.release()
+        os.close(foreign)
+    assert len(locks) == 0
+    _second_waits_for_first((locks, path), (locks, path))  # and the path locks as before
+
+
+def test_a_claimed_call_waits_for_its_later_locks_as_any_call_does(tmp_path: Path) -> None:
+    # Its first lock taken, the call may have written: running it again elsewhere would write twice.
+    locks = PathLocks(tmp_path / "state")
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    foreign = _foreign_hold(tmp_path / "state" / "locks", second)
+    gone: list[bool] = []
+
+    def other_process_done() -> None:
+        gone.append(True)  # before the close: whoever then holds the lock sees it
+        os.close(foreign)
+
+    let_go = threading.Timer(BLOCKED, other_process_done)
+    assert locks.claim()
+    try:
+        with locks.hold(first):
+            let_go.start()
+            with locks.hold(second):
+                assert gone  # taken only once the other process let go
+    finally:
+        locks.release()
+        let_go.join(WAIT)

@@ -51,6 +51,11 @@ LEFTOVERS_EXAMINED = 4096  # entries of each lock directory a shutdown looks at 
 LEFTOVER_AGE_S = 86_400.0  # a lock file created this long ago is a leftover to try
 
 
+class LockBusy(Exception):
+    """The first lock of a call running on the event loop is held by another process: nothing was done yet, so the
+    call can run again on a worker thread and wait there, where the wait stops no other call."""
+
+
 class PathLocks:
     """One lock per canonical path, created on demand; the in-process part is dropped when unused, the lock files
     by :meth:`sweep`.
@@ -75,6 +80,7 @@ class PathLocks:
         self._held = threading.local()  # .paths: the exclusive locks this thread holds
         self._holders = 0  # hold_all blocks open in this process, on any thread
         self._alone: int | None = None  # the thread a call runs on that no other thread's lock may hold up
+        self._fresh = False  # that call has not yet asked for a lock: its first may not wait (LockBusy)
         self._vacated = threading.Condition(self._guard)
         self._used: set[str] = set()  # lock-file names released since the last sweep
         self._sweeping = threading.Lock()
@@ -97,11 +103,13 @@ class PathLocks:
         with self._guard:
             while self._alone not in (None, me):
                 self._vacated.wait()
+            wait = not (self._alone == me and self._fresh)
+            self._fresh = False
             self._holders += 1
         try:
             with ExitStack() as stack:
                 for path in sorted(exclusive | shared, key=_path_order):
-                    lock = self._exclusive(path) if path in exclusive else self._file_lock(path, shared=True)
+                    lock = self._exclusive(path, wait) if path in exclusive else self._file_lock(path, True, wait)
                     stack.enter_context(lock)
                 yield
         finally:
@@ -117,18 +125,21 @@ class PathLocks:
         thread holds or awaits a lock, and then, until :meth:`release`, every other thread waits before taking one.
 
         For calls run on the event loop: one waiting there for a lock held by a worker thread stops the loop, and
-        the worker may need the loop to go on (a copy's progress report) while it holds that lock.
+        the worker may need the loop to go on (a copy's progress report) while it holds that lock. Nor does the
+        call's first lock wait for another process: :class:`LockBusy` says to run it on a worker thread instead.
         """
         with self._guard:
             if self._holders or self._alone is not None:
                 return False
             self._alone = threading.get_ident()
+            self._fresh = True
             return True
 
     def release(self) -> None:
         """End what :meth:`claim` began: other threads take locks again."""
         with self._guard:
             self._alone = None
+            self._fresh = False
             self._vacated.notify_all()
 
     def sweep(self, *, leftovers: bool = False) -> int:
@@ -173,13 +184,13 @@ class PathLocks:
         return mine
 
     @contextmanager
-    def _exclusive(self, path: str) -> Iterator[None]:
+    def _exclusive(self, path: str, wait: bool) -> Iterator[None]:
         with self._guard:
             lock, users = self._locks.get(path, (threading.Lock(), 0))
             self._locks[path] = (lock, users + 1)
         mine = self._mine()
         try:
-            with lock, self._file_lock(path):
+            with lock, self._file_lock(path, False, wait):
                 self._held.paths = mine | {path}
                 try:
                     yield
@@ -194,15 +205,19 @@ class PathLocks:
                     self._locks[path] = (lock, users - 1)
 
     @contextmanager
-    def _file_lock(self, path: str, *, shared: bool = False) -> Iterator[None]:
+    def _file_lock(self, path: str, shared: bool, wait: bool) -> Iterator[None]:
         name = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".lock"
-        operation = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+        operation = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB)
         try:
             with ExitStack() as stack:
                 # Always in this order: two processes never wait on each other crosswise.
                 for directory, prefix in zip(self._dirs, self._prefixes, strict=True):
+                    try:
+                        fd = _locked(directory, prefix + name, operation)
+                    except BlockingIOError as exc:  # not waiting, and another process (or a sweep) holds it
+                        raise LockBusy(path) from exc
                     # Closing the only fd of this open file description releases the flock.
-                    stack.callback(os.close, _locked(directory, prefix + name, operation))
+                    stack.callback(os.close, fd)
                 yield
         finally:
             with self._guard:  # a sweep swaps the set under it

@@ -6,7 +6,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -14,11 +14,9 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from fsguard.core.locks import LockBusy, PathLocks
 from fsguard.models import ToolExample
 from fsguard.services import Services
-
-if TYPE_CHECKING:
-    from fsguard.core.locks import PathLocks
 
 M = TypeVar("M", bound=BaseModel)
 OnLoop = Literal["read", "edit"]
@@ -113,8 +111,9 @@ _BUILT: dict[tuple[str, ...], Tool] = {}
 
 def _on_loop(fn: Callable[..., Any], gate: PathLocks | None) -> Callable[..., Any]:
     """``fn`` as a coroutine function, which the SDK awaits: run on the event loop (always without a ``gate``, else
-    while it lets no other thread of this process hold a lock ``fn`` could wait for), else on a worker thread as the
-    SDK would."""
+    while it lets no other thread of this process hold a lock ``fn`` could wait for, and no other process holds the
+    first lock it takes), else on a worker thread as the SDK would: a stdio server waiting on its loop for another
+    fsguard's lock answered nothing else meanwhile, not even a ping or a read of another file."""
 
     @functools.wraps(fn)
     async def call(**kwargs: Any) -> Any:
@@ -123,6 +122,8 @@ def _on_loop(fn: Callable[..., Any], gate: PathLocks | None) -> Callable[..., An
         if gate.claim():
             try:
                 return fn(**kwargs)
+            except LockBusy:
+                pass  # nothing was done yet: wait for that lock on a worker thread
             finally:
                 gate.release()
         return await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
