@@ -603,6 +603,26 @@ def test_break_tally_counts_lines_and_style_as_decode_does(encoding: str, text: 
     assert Breaks.of(encoding).count(data) == count_lines(text) - (0 if not text or text.endswith(("\n", "\r")) else 1)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+@given(
+    units=st.lists(st.sampled_from(["\n", "\r", "a", "\u0a0d", "\u0d0a", "\U0010000a", "\ud83d", "\ude00", "\x00"])),
+    tail=st.binary(max_size=3),
+)
+def test_breaks_counted_in_wide_units_are_the_aligned_breaks_even_among_bytes_that_do_not_decode(
+    encoding: str, units: list[str], tail: bytes
+) -> None:
+    breaks = Breaks.of(encoding)
+    # Lone surrogates, a unit past U+10FFFF and a cut unit at the end: none decodes, none may hide a break.
+    data = b"".join(unit.encode(encoding, "surrogatepass") for unit in units) + tail
+    data += b"\xff\xff\x11\x00" if encoding == "utf-32-le" else b""
+    ends = breaks.ends(data, 0)
+    tally = BreakTally(breaks)
+    tally.add(data)
+    assert breaks.count(data) == len(ends)
+    assert tally.crlf + tally.lf + tally.cr == len(ends)
+    assert tally.crlf == sum(1 for end in ends if data[end - 2 * breaks.unit : end] == breaks.cr + breaks.lf)
+
+
 def test_sniff_judges_a_prefix_cut_inside_a_character_as_utf8() -> None:
     assert sniff("aé\n".encode() * 10 + "é".encode()[:1]) == ("utf-8", b"")
     assert sniff(b"\xff\xfea\x00") == ("utf-16-le", b"\xff\xfe")

@@ -100,6 +100,22 @@ async def test_a_tail_of_a_file_of_fewer_lines_than_asked_is_still_its_end_when_
     assert LONG_LINE.endswith(shown)
 
 
+async def test_a_head_and_tail_of_one_line_whose_last_line_is_too_long_for_the_budget_shows_that_lines_end(
+    connect: ClientFactory, root: Path, how: dict[str, int]
+) -> None:
+    # max_lines=1 is no head line and one tail line: the tail's line did not fit, and the answer held nothing but
+    # the omission marker, its hint saying "showing 0 lines": no call read on from it.
+    (root / "few.txt").write_text("first\nsecond\n" + LONG_LINE, encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        data = structured(await client.call_tool("read_file", {"path": "few.txt", "max_lines": 1}))
+    line, left, shown = _shown(data["content"])
+    assert (line, left, data["end_line"]) == (3, len(LONG_LINE) - len(shown), 3)
+    assert shown
+    assert LONG_LINE.endswith(shown)
+    assert len(data["content"].encode()) <= BUDGET
+    assert f"start_line=3 start_column={left + 1 - len(shown)}," in data["hint"]
+
+
 async def test_a_last_line_too_long_to_count_says_its_left_out_part_in_bytes(
     connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -279,6 +279,8 @@ class FileReader:
         if top.cut_column is not None:  # the first line alone fills half the budget: it is read on by column
             ex, first = take(lay, Window(1, count), budget, name, known)
             return finish(base, ex, first, count, self._budget, name)
+        if not top.lines:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long
+            return streamed_tail(lay, base, tail, known, budget, self._budget, name)
         bottom, _ = take_last(lay, tail, budget - utf8_size(top.content) - _MARKER_ROOM, known)
         total = known.line_count if known is not None else None
         content, hint = spliced(top.content, top.lines, bottom.content, bottom.lines, count, total, self._budget)
@@ -380,6 +382,8 @@ class FileReader:
             shown = fitting_lines(top, budget // 2)
             if top and not shown:  # the first line alone fills half the budget: it is read on by column
                 return base.model_copy(update={"content": text, "start_line": 1, "end_line": total})
+            if not top:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long
+                return text_tail(base, text, total, count, budget, self._budget)
             bottom = tail_lines(text, count - count // 2)
             room = budget - utf8_size("".join(top[:shown])) - _MARKER_ROOM
             kept = fitting_lines(bottom[::-1], room)
