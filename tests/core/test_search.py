@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fsguard.core import rgprocess as rgprocess_module
 from fsguard.core import ripgrep as ripgrep_module
 from fsguard.core import search as search_module
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError, TooLargeError
@@ -430,7 +431,7 @@ def test_search_names_matches_globs_on_names_or_paths_and_regexes_in_names(tree:
 def test_counts_past_the_cap_stay_exact_when_ripgrep_reads_details_file_by_file(
     tree: Path, engine: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ripgrep_module, "_BATCH_FILES", 1)  # one --json run per file shown
+    monkeypatch.setattr(rgprocess_module, "_ARGUMENT_BYTES", 1)  # one --json run per file shown
     full = search(tree, "needle", engine)
     capped = search(tree, "needle", engine, max_results=2, context_lines=1)
     assert capped.counts == full.counts
@@ -660,6 +661,26 @@ def test_ripgrep_lists_files_that_are_not_utf8_only_for_a_pattern_that_could_mat
         runs.clear()
         search_content(legacy, ContentRequest(pattern=pattern, engine="ripgrep"), WalkOptions())
         assert len(runs) == 1 + extra_runs, pattern
+
+
+def test_ripgrep_asks_which_of_thousands_of_matching_files_are_binary_in_one_run(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if ripgrep_path() is None:
+        pytest.skip("rg is not installed")
+    for index in range(1_200):
+        (root / f"f{index:04}.txt").write_text("needle\n", encoding="utf-8")
+    (root / "f0600.txt").write_bytes(b"needle\n\x00")
+    runs: list[list[Any]] = []
+
+    def counted(command: list[Any], *args: Any) -> bytes:
+        runs.append(command)
+        return run_spooled(command, *args)
+
+    monkeypatch.setattr(ripgrep_module, "run_spooled", counted)
+    found = search_content(root, ContentRequest(pattern="needle", engine="ripgrep", max_results=1), WalkOptions())
+    assert [run for run in runs if r"\x00" in run] == [runs[1]]  # 1,200 files named in one run, not one per 500
+    assert (found.total_matches, [Path(file).name for file in found.binary]) == (1_199, ["f0600.txt"])
 
 
 @pytest.mark.parametrize(

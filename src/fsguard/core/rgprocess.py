@@ -1,5 +1,6 @@
 """Running rg: started in a directory (a path, or an open directory fd the child enters), its ``--json`` messages
-streamed or its whole output spooled, stopped when the search is cancelled, and its failure raised.
+streamed or its whole output spooled, stopped when the search is cancelled, and its failure raised; files given by
+name passed in as few runs as the system's argument space allows.
 """
 
 from __future__ import annotations
@@ -17,11 +18,29 @@ from typing import Any
 Progress = Callable[[int], None]
 Cwd = Path | int  # where rg starts: a path, or an open directory fd
 
+# Bytes of paths per rg run given files by name: a quarter of what Linux takes for arguments and environment together
+# (2 MiB). A run per 500 files took 160 runs to find the NULs of 80,000 files holding a word: 1.6 s of spawning.
+_ARGUMENT_BYTES = 512 * 1024
 _POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
 
 
 class RipgrepFailed(Exception):
     """rg could not start, or stopped with an error before finishing."""
+
+
+def named_batches(files: list[bytes]) -> Iterator[list[bytes]]:
+    """``files`` as ``./``-led arguments, in runs of at most :data:`_ARGUMENT_BYTES` (each argument also costs its
+    NUL and a pointer)."""
+    batch: list[bytes] = []
+    size = 0
+    for file in files:
+        if batch and size + len(file) + 11 > _ARGUMENT_BYTES:
+            yield batch
+            batch, size = [], 0
+        batch.append(b"./" + file)
+        size += len(file) + 11
+    if batch:
+        yield batch
 
 
 def run_messages(command: list[Any], cwd: Cwd) -> Iterator[Any]:

@@ -42,7 +42,7 @@ from fsguard.core.globs import glob_matcher
 from fsguard.core.haystack import Found, Hit, decoded_matches
 from fsguard.core.ignore import DEPENDENCY_DIRS, MINIFIED_GLOBS, VCS_DIRS, WalkOptions, gitignore_top
 from fsguard.core.query import Query
-from fsguard.core.rgprocess import Cwd, Progress, RipgrepFailed, run_messages, run_spooled
+from fsguard.core.rgprocess import Cwd, Progress, RipgrepFailed, named_batches, run_messages, run_spooled
 
 __all__ = [
     "Limits",
@@ -57,7 +57,6 @@ __all__ = [
     "walk_key",
 ]
 
-_BATCH_FILES = 500  # paths per --json run: ~50 KB of arguments for typical paths
 # ``--count-matches --null --crlf`` output: ./path NUL count CR LF, where a path may hold anything but NUL
 _COUNT_RECORD = re.compile(rb"\./([^\0]*)\0(\d+)\r\n")
 _LISTED_NAME = re.compile(rb"\./([^\0]*)\0")  # ``--files-with-matches --null`` output: ./path NUL
@@ -235,8 +234,7 @@ def _holding_nul(rg: Path, cwd: Cwd, files: list[bytes]) -> set[bytes]:
     """Those of ``files`` (relative to ``cwd``) holding a NUL byte: binary, which rg searches only with ``--binary``
     and a search as text leaves out. Only files with a match are asked about, each read up to its first NUL."""
     held: set[bytes] = set()
-    for start in range(0, len(files), _BATCH_FILES):
-        batch = [b"./" + file for file in files[start : start + _BATCH_FILES]]
+    for batch in named_batches(files):
         command: list[str | bytes] = [str(rg), "--no-config", "--no-mmap", "--text", "--files-with-matches"]
         output = run_spooled([*command, "--null", "-e", r"\x00", "--", *batch], cwd, None)
         held.update(_LISTED_NAME.findall(output))
@@ -318,8 +316,7 @@ def _details(common: list[str], root: Cwd, files: list[bytes], context: int, mos
     lines with a match in each: no more can be shown, and a file matching on every one of a million lines would
     otherwise come back whole, as JSON (seconds to decode for ten matches shown)."""
     details: dict[bytes, Found] = {}
-    for start in range(0, len(files), _BATCH_FILES):
-        batch = [b"./" + file for file in files[start : start + _BATCH_FILES]]
+    for batch in named_batches(files):
         command: list[str | bytes] = [*common, "--json", "-m", str(max(most, 1)), "-C", str(context), "--", *batch]
         for message in run_messages(command, root):
             data = message["data"]
