@@ -355,6 +355,27 @@ def test_a_remembered_listing_is_the_fresh_listing_after_any_changes(
                     assert remembered == fresh.page(str(directory), offset=0, limit=None, **flags)
 
 
+def held_after_listing(
+    lister: DirectoryLister,
+    directories: list[Path],
+    allocated_in: tuple[str, ...] = (),
+    respect_gitignore: bool = False,
+) -> int:
+    """Bytes still allocated once each of ``directories`` is listed (hidden names left out), by the modules
+    ``allocated_in`` if given."""
+    tracemalloc.start()
+    try:
+        for directory in directories:
+            lister.page(str(directory), include_hidden=False, offset=0, limit=None, respect_gitignore=respect_gitignore)
+        gc.collect()
+        if not allocated_in:
+            return tracemalloc.get_traced_memory()[0]
+        kept = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(True, name) for name in allocated_in])
+        return sum(statistic.size for statistic in kept.statistics("filename"))
+    finally:
+        tracemalloc.stop()
+
+
 @pytest.mark.usefixtures("remembering")
 def test_remembered_scans_do_not_hold_copies_of_a_big_gitignore(tmp_path: Path) -> None:
     root = tmp_path.resolve()
@@ -365,14 +386,7 @@ def test_remembered_scans_do_not_hold_copies_of_a_big_gitignore(tmp_path: Path) 
         directory.mkdir()
         (directory / "a.txt").write_text("a", encoding="utf-8")
     with lister_for(root, clock=lambda: LATER) as lister:
-        tracemalloc.start()
-        try:
-            for directory in directories:
-                lister.page(str(directory), include_hidden=False, offset=0, limit=None, respect_gitignore=True)
-            gc.collect()
-            held, _ = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
+        held = held_after_listing(lister, directories, respect_gitignore=True)
         names = [
             entry["name"]
             for entry in lister.page(str(directories[0]), include_hidden=False, offset=0, limit=None).entries
@@ -464,17 +478,8 @@ def test_remembered_scans_that_show_no_name_still_count_against_the_memory_bound
         directory.mkdir()
         (directory / ".hidden").write_text("h", encoding="utf-8")
     with lister_for(root, clock=lambda: LATER) as lister:
-        tracemalloc.start()
-        try:
-            for directory in directories:
-                lister.page(str(directory), include_hidden=False, offset=0, limit=None)
-            gc.collect()
-            kept = tracemalloc.take_snapshot().filter_traces(  # what the scans' cache holds, not the session's
-                [tracemalloc.Filter(True, listing.__file__), tracemalloc.Filter(True, remembered.__file__)]
-            )
-        finally:
-            tracemalloc.stop()
-        held = sum(statistic.size for statistic in kept.statistics("filename"))
+        # What the scans' cache holds, not the session's.
+        held = held_after_listing(lister, directories, allocated_in=(listing.__file__, remembered.__file__))
         hidden = lister.page(str(directories[0]), include_hidden=False, offset=0, limit=None).hidden
     assert (directories[0] / ".hidden").read_text(encoding="utf-8") == "h"
     assert hidden == 1
