@@ -73,7 +73,9 @@ async def test_a_start_line_past_the_end_of_a_big_file_is_refused(connect: Clien
     assert error_code(result) == "invalid_params"
 
 
-async def test_a_long_line_is_cut_with_a_marker_and_the_rest_is_reachable(connect: ClientFactory, root: Path) -> None:
+async def test_a_long_line_is_cut_with_a_marker_within_the_budget_and_the_rest_is_reachable(
+    connect: ClientFactory, root: Path
+) -> None:
     line = "".join(chr(ord("a") + i % 26) for i in range(2500)) + "é" * 10
     (root / "min.js").write_text(line + "\nsecond\n", encoding="utf-8")
     pieces = []
@@ -87,6 +89,7 @@ async def test_a_long_line_is_cut_with_a_marker_and_the_rest_is_reachable(connec
                 break
             content = data["content"]
             assert "… [line 1 cut at" in content
+            assert len(content.encode()) <= 1000  # the marker within the budget, as a tail's is
             assert "start_column=" in text_of(result)
             pieces.append(content[: content.index("… [line 1 cut at")])
             args = {"path": "min.js", "start_line": 1, "start_column": int(data["hint"].rsplit("=", 1)[1])}

@@ -305,7 +305,9 @@ async def test_several_paths_of_one_long_line_each_stay_inside_one_budget(connec
         result = await client.call_tool("read_file", {"paths": [f"long{i}.txt" for i in range(3)]})
     data = structured(result)
     first, *rest = data["files"]
-    assert first["content"].startswith("z" * 1000)
-    assert "start_column=1001" in first["hint"]
+    shown = len(first["content"]) - len(first["content"].lstrip("z"))
+    assert first["content"] == "z" * shown + f"… [line 1 cut at {shown} characters]"
+    assert len(first["content"].encode()) <= 1000  # the cut marker within the budget too
+    assert f"start_column={shown + 1}" in first["hint"]
     assert all("content" not in f and f["truncated"] for f in rest)
     assert len(text_of(result).encode()) < 2000

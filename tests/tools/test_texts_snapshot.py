@@ -261,12 +261,12 @@ line 2
 
 
 async def test_read_file_of_several_paths_shares_one_budget_and_gives_each_cut_file_its_hint(rig: Rig) -> None:
-    files = {"a.txt": TEN_LINES, "b.txt": "short\n", "c.txt": "w" * 100 + "\n", "d.txt": "x\n"}
+    files = {"a.txt": TEN_LINES, "b.txt": "short\n", "c.txt": "w" * 300 + "\n", "d.txt": "x" * 100 + "\n"}
     texts = await rig.texts(
         lambda c: c.call("read_file", paths=[c.rel(name) for name in files]),
         files=files,
         fresh=True,
-        max_response_bytes=60,
+        max_response_bytes=200,
         read_truncate_lines=3,
     )
     assert texts == snapshot(
@@ -284,12 +284,12 @@ line 3
 short
 
 === c.txt ===
-wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… [line 1 cut at 33 characters]
+wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… [line 1 cut at 109 characters]
 
-[Line 1 of c.txt cut at 33 characters (--max-response-bytes 60): read on with start_line=1 start_column=34]
+[Line 1 of c.txt cut at 109 characters (--max-response-bytes 200): read on with start_line=1 start_column=110]
 
 === d.txt ===
-[Left out: the files before it filled the response budget (--max-response-bytes 60). Read it on its own: read_file(path="d.txt")]
+[Left out: the files before it filled the response budget (--max-response-bytes 200). Read it on its own: read_file(path="d.txt")]
 """,
             "compact": """\
 ok
@@ -304,9 +304,9 @@ line 3
 short
 
 === c.txt ===
-wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… [line 1 cut at 33 characters]
+wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… [line 1 cut at 109 characters]
 
-[Line 1 of c.txt cut at 33 characters (--max-response-bytes 60): read on with start_line=1 start_column=34]
+[Line 1 of c.txt cut at 109 characters (--max-response-bytes 200): read on with start_line=1 start_column=110]
 
 === d.txt ===
 [left out: response budget used; read_file(path="d.txt")]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.ranges import utf8_size
+from fsguard.core.ranges import CUT_ROOM, utf8_size
 from fsguard.core.reading import FileReader, LineSelection
 from fsguard.core.shortlist import SHOWN, SLACK
 from fsguard.models import ReadFileEntry, ReadFileResult
@@ -68,7 +68,9 @@ def _is_left_out(entry: ReadFileEntry) -> bool:
 
 def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
     try:
-        if budget <= 0:
+        # Room for no more than a cut line's marker: only a file no bigger than that room is read (as text it can
+        # come out a little longer, in a legacy code page; a cut line then passes the budget by its marker).
+        if budget <= 0 or (budget <= CUT_ROOM and _size(reader.resolve(user_path)) > budget):
             return _left_out(reader.resolve(user_path), reader.budget)
         result = reader.read(user_path, LineSelection(), budget=budget)
     except FsguardError as exc:
@@ -84,6 +86,13 @@ def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
         truncated=result.truncated,
         hint=result.hint,
     )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # read as usual: its error is reported in place
 
 
 def _canonical(reader: FileReader, user_path: str) -> str:

@@ -231,6 +231,9 @@ class Excerpt:
     full: bool  # the budget stopped it before the lines asked for
 
 
+CUT_ROOM = 64  # bytes a cut line leaves for the marker after it: "… [line N cut at C characters]"
+
+
 def utf8_size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))
 
@@ -271,9 +274,11 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
             if used + cost > budget:
                 if lines:
                     return Excerpt("".join(parts[: mark[0]]), lines, None, True)
-                fit = _fitting(body, budget - used)
-                parts.append(fit)
-                return Excerpt("".join(parts), 1, column + len(fit), True)
+                # The first line, cut: the marker a read adds after it ("… [line N cut at C characters]") must fit
+                # the budget too. ``column`` counts the characters skipped as well as those in ``parts``.
+                shown = "".join(parts) + body
+                fit = _fitting(shown, budget - CUT_ROOM if budget > 2 * CUT_ROOM else budget)
+                return Excerpt(fit, 1, column - len(shown) + len(body) + len(fit), True)
             parts.append(body + brk)
             used += cost
             column += len(body)
