@@ -311,3 +311,19 @@ async def test_several_paths_of_one_long_line_each_stay_inside_one_budget(connec
     assert f"start_column={shown + 1}" in first["hint"]
     assert all("content" not in f and f["truncated"] for f in rest)
     assert len(text_of(result).encode()) < 2000
+
+
+@pytest.mark.parametrize("left", [65, 100, 128])
+async def test_several_paths_keep_a_cut_line_and_its_marker_within_the_budget_the_files_before_it_left(
+    connect: ClientFactory, root: Path, left: int
+) -> None:
+    # A budget of 65-128 bytes left is no room to cut a line into: its marker came on top of the budget.
+    (root / "a.txt").write_bytes(b"a" * (999 - left) + b"\n")
+    (root / "long.txt").write_bytes(b"z" * 4000 + b"\n")
+    async with connect(max_response_bytes=1000) as client:
+        result = await client.call_tool("read_file", {"paths": ["a.txt", "long.txt"]})
+    a, long = structured(result)["files"]
+    assert a["content"] == (root / "a.txt").read_text(encoding="utf-8")
+    assert sum(len(f.get("content", "").encode()) for f in (a, long)) <= 1000
+    assert long["truncated"] is True
+    assert f'read_file(path="{root / "long.txt"}")' in long["hint"]

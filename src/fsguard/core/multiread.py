@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
-from fsguard.core.ranges import CUT_ROOM, utf8_size
+from fsguard.core.ranges import CUT_FLOOR, utf8_size
 from fsguard.core.reading import FileReader, LineSelection
 from fsguard.core.shortlist import SHOWN, SLACK
 from fsguard.models import ReadFileEntry, ReadFileResult
@@ -68,9 +68,10 @@ def _is_left_out(entry: ReadFileEntry) -> bool:
 
 def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
     try:
-        # Room for no more than a cut line's marker: only a file no bigger than that room is read (as text it can
-        # come out a little longer, in a legacy code page; a cut line then passes the budget by its marker).
-        if budget <= 0 or (budget <= CUT_ROOM and _size(reader.resolve(user_path)) > budget):
+        # Too little room to cut a line and keep its marker within the budget (a cut there fills all of it): only a
+        # file no bigger than that room is read (as text it can come out a little longer, in a legacy code page; a
+        # cut line then passes the budget by its marker).
+        if budget <= 0 or (budget <= CUT_FLOOR and _size(reader.resolve(user_path)) > budget):
             return _left_out(reader.resolve(user_path), reader.budget)
         result = reader.read(user_path, LineSelection(), budget=budget)
     except FsguardError as exc:

@@ -232,6 +232,7 @@ class Excerpt:
 
 
 CUT_ROOM = 64  # bytes a cut line leaves for the marker after it: "… [line N cut at C characters]"
+CUT_FLOOR = 2 * CUT_ROOM  # a budget no larger cuts a line where it ends, leaving its marker no room: progress first
 
 
 def utf8_size(text: str) -> int:
@@ -277,7 +278,7 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
                 # The first line, cut: the marker a read adds after it ("… [line N cut at C characters]") must fit
                 # the budget too. ``column`` counts the characters skipped as well as those in ``parts``.
                 shown = "".join(parts) + body
-                fit = _fitting(shown, budget - CUT_ROOM if budget > 2 * CUT_ROOM else budget)
+                fit = _fitting(shown, budget - CUT_ROOM if budget > CUT_FLOOR else budget)
                 return Excerpt(fit, 1, column - len(shown) + len(body) + len(fit), True)
             parts.append(body + brk)
             used += cost
