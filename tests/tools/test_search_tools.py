@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import resource
 from pathlib import Path
 
 import anyio
@@ -598,3 +599,22 @@ async def test_a_match_deep_in_a_minified_line_comes_back_with_the_text_around_i
     assert "f9876(){return 9876}" in text_of(result)
     assert line[match["match_start"] : match["match_end"]] == "f9876("
     assert (project / "bundle.js").read_text(encoding="utf-8") == line + "\n"
+
+
+async def test_a_content_search_of_many_files_stays_with_ripgrep_under_a_small_stack_limit(
+    client: Client, root: Path
+) -> None:
+    # The argument space of a run is a quarter of the stack limit (256 KiB at 1 MiB): rg runs given the files
+    # holding a match by name took 512 KiB, failed to start (E2BIG) and the search fell back to Python.
+    names = [f"{i:04}-" + "n" * 200 + ".txt" for i in range(1500)]
+    for name in names:
+        (root / name).write_bytes(b"a needle here\n")
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    resource.setrlimit(resource.RLIMIT_STACK, (1 << 20, hard))
+    try:
+        found = structured(await client.call_tool("search_files", {"pattern": "needle", "include_content": True}))
+    finally:
+        resource.setrlimit(resource.RLIMIT_STACK, (soft, hard))
+    assert found["engine"] == "ripgrep"
+    assert found["files_with_matches"] == len(names)
+    assert all((root / name).read_bytes() == b"a needle here\n" for name in names)

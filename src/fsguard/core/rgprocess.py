@@ -19,8 +19,10 @@ Progress = Callable[[int], None]
 Cwd = Path | int  # where rg starts: a path, or an open directory fd
 
 # Bytes of paths per rg run given files by name: a quarter of what Linux takes for arguments and environment together
-# (2 MiB). A run per 500 files took 160 runs to find the NULs of 80,000 files holding a word: 1.6 s of spawning.
+# (2 MiB at the usual 8 MiB stack limit). A run per 500 files took 160 runs to find the NULs of 80,000 files holding a
+# word: 1.6 s of spawning.
 _ARGUMENT_BYTES = 512 * 1024
+_LEAST_ARGUMENT_SPACE = 128 * 1024  # what Linux grants whatever the stack limit
 _POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
 
 
@@ -29,18 +31,29 @@ class RipgrepFailed(Exception):
 
 
 def named_batches(files: list[bytes]) -> Iterator[list[bytes]]:
-    """``files`` as ``./``-led arguments, in runs of at most :data:`_ARGUMENT_BYTES` (each argument also costs its
-    NUL and a pointer)."""
+    """``files`` as ``./``-led arguments, in runs of at most :data:`_ARGUMENT_BYTES`, or a quarter of the argument
+    space when the stack limit makes it smaller (each argument also costs its NUL and a pointer)."""
+    room = min(_ARGUMENT_BYTES, _argument_space() // 4)
     batch: list[bytes] = []
     size = 0
     for file in files:
-        if batch and size + len(file) + 11 > _ARGUMENT_BYTES:
+        if batch and size + len(file) + 11 > room:
             yield batch
             batch, size = [], 0
         batch.append(b"./" + file)
         size += len(file) + 11
     if batch:
         yield batch
+
+
+def _argument_space() -> int:
+    """Bytes of arguments and environment a program started now may get: a quarter of the stack limit (asked at
+    each call: a limit of 1 MiB leaves 256 KiB, and runs sized for 2 MiB failed to start with E2BIG)."""
+    try:
+        space = os.sysconf("SC_ARG_MAX")
+    except (ValueError, OSError):
+        return _LEAST_ARGUMENT_SPACE
+    return space if space > 0 else _LEAST_ARGUMENT_SPACE
 
 
 def run_messages(command: list[Any], cwd: Cwd) -> Iterator[Any]:
