@@ -267,18 +267,28 @@ def test_a_gitignore_rewritten_in_place_applies_to_a_remembered_directory_at_onc
     assert (before.ignored, after.ignored) == (1, 1)
 
 
-@pytest.mark.usefixtures("remembering")
-def test_a_link_sorts_by_its_target_as_it_is_now_in_a_remembered_directory(tmp_path: Path) -> None:
-    root = tmp_path.resolve()
+def listed_with_a_link(root: Path) -> Path:
+    """``root/listed``, holding the file ``a`` and the link ``z`` to the directory ``root/target``."""
     directory = root / "listed"
     directory.mkdir()
     (directory / "a").write_text("a", encoding="utf-8")
     (root / "target").mkdir()
     (directory / "z").symlink_to("../target")
+    return directory
+
+
+def target_becomes_a_file(root: Path) -> None:
+    (root / "target").rmdir()
+    (root / "target").write_text("now a file", encoding="utf-8")
+
+
+@pytest.mark.usefixtures("remembering")
+def test_a_link_sorts_by_its_target_as_it_is_now_in_a_remembered_directory(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    directory = listed_with_a_link(root)
     with lister_for(root, clock=lambda: LATER) as lister:
         before = lister.page(str(directory), include_hidden=True, offset=0, limit=None).entries
-        (root / "target").rmdir()  # the link's target becomes a file; the listed directory is untouched
-        (root / "target").write_text("now a file", encoding="utf-8")
+        target_becomes_a_file(root)  # the listed directory is untouched
         after = lister.page(str(directory), include_hidden=True, offset=0, limit=None).entries
     assert [(entry["name"], entry["type"]) for entry in before] == [("z", "directory"), ("a", "file")]
     assert [(entry["name"], entry["type"]) for entry in after] == [("a", "file"), ("z", "file")]
@@ -288,19 +298,14 @@ def test_a_link_sorts_by_its_target_as_it_is_now_in_a_remembered_directory(tmp_p
 @pytest.mark.parametrize("left_out_by", ["gitignore", "deny"])
 def test_a_link_left_out_as_a_directory_shows_once_its_target_is_a_file(tmp_path: Path, left_out_by: str) -> None:
     root = tmp_path.resolve()
-    directory = root / "listed"
-    directory.mkdir()
-    (directory / "a").write_text("a", encoding="utf-8")
-    (root / "target").mkdir()
-    (directory / "z").symlink_to("../target")
+    directory = listed_with_a_link(root)
     if left_out_by == "gitignore":
         (directory / ".gitignore").write_text("z/\n", encoding="utf-8")
     flags = {"include_hidden": False, "respect_gitignore": left_out_by == "gitignore"}
     deny = ("listed/z/",) if left_out_by == "deny" else ()
     with lister_for(root, clock=lambda: LATER, deny=deny) as lister:
         before = lister.page(str(directory), offset=0, limit=None, **flags)
-        (root / "target").rmdir()  # the rules name directories only; the listed directory is untouched
-        (root / "target").write_text("now a file", encoding="utf-8")
+        target_becomes_a_file(root)  # the rules name directories only; the listed directory is untouched
         after = lister.page(str(directory), offset=0, limit=None, **flags)
     assert (root / "target").read_text(encoding="utf-8") == "now a file"
     assert [entry["name"] for entry in before.entries] == ["a"]
