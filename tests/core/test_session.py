@@ -54,3 +54,12 @@ def test_failed_matches_of_many_files_are_bounded() -> None:
         session.missed(Path(f"/r/{name}"), "old")
 
     assert [session.missed(Path(f"/r/{name}"), "old") for name in "cba"] == [2, 2, 1]
+
+
+def test_the_failed_texts_counted_for_one_file_are_bounded_keeping_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fsguard.core.session.MAX_TEXTS", 2)
+    session, path = Session(), Path("/r/a")
+    for text in ("one", "two", "one", "three"):
+        session.missed(path, text)
+
+    assert [session.missed(path, text) for text in ("one", "three", "two")] == [3, 2, 1]

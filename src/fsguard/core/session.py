@@ -21,6 +21,7 @@ Value = TypeVar("Value")
 # answers for millions of paths stays within tens of megabytes. A dropped path only loses its hint, or its known
 # hash (an edit of it is then treated as one of a file not read in this session).
 MAX_PATHS = 100_000
+MAX_TEXTS = 100  # failed texts counted per path: the advice is for an agent repeating one of its last tries
 
 MISMATCH_HINT = (
     "Filesystem mismatch? This server answered for this path earlier in the session. If another tool "
@@ -80,8 +81,11 @@ class Session:
         with self._lock:
             counts = self._misses.get(path, {})
             self._put(self._misses, path, counts)
-            counts[text[:60]] = counts.get(text[:60], 0) + 1
-            return counts[text[:60]]
+            key = text[:60]
+            counts[key] = counts.pop(key, 0) + 1  # the last texts stay; the oldest go past the bound
+            if len(counts) > MAX_TEXTS:
+                del counts[next(iter(counts))]
+            return counts[key]
 
     def matched(self, path: Path) -> None:
         """An edit of ``path`` placed its text: its failed-match counts start over."""
