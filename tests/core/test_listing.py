@@ -417,11 +417,12 @@ def test_a_remembered_scan_is_weighed_by_the_bytes_its_names_take(
         identity: Hashable,
         value: object,
         stat: os.stat_result,
+        *,
+        taken: int,
         weight: int = 1,
-        taken: int | None = None,
     ) -> None:
         weights.append(weight)
-        real(self, key, identity, value, stat, weight, taken)
+        real(self, key, identity, value, stat, taken=taken, weight=weight)
 
     monkeypatch.setattr(Remembered, "keep", weighed)
     with lister_for(root, clock=lambda: LATER) as lister:

@@ -185,7 +185,7 @@ class FingerprintCache:
     """Fingerprints keyed by (device, inode, size, mtime_ns, ctime_ns), so unchanged files are not re-read."""
 
     def __init__(self, max_entries: int = 4096, clock: Callable[[], int] = time.time_ns) -> None:
-        self._remembered: Remembered[Path, Fingerprint] = Remembered(max_entries, clock)
+        self._remembered: Remembered[Path, Fingerprint] = Remembered(max_entries)
         self.now = clock  # read before the stat a read starts with, and given back as ``taken``
         self.hits = 0
         self.misses = 0

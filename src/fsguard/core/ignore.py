@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.errors import NotDirectoryError, NotFoundError
-from fsguard.core.gitignorefile import GitignoreFile as GitignoreFile  # where callers have imported it from
-from fsguard.core.gitignorefile import gitignore_lines
+from fsguard.core.gitignorefile import GitignoreFile, gitignore_lines
 from fsguard.core.globs import glob_matcher
 from fsguard.core.globs import normalise_globs as normalise_globs  # where callers have imported it from
 from fsguard.core.nesting import Below, flattened

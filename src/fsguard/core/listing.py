@@ -103,7 +103,7 @@ class DirectoryLister:
         self._session = session
         self._max_items = max_items
         self._clock = clock
-        self._scans: Remembered[tuple[str, bool], Scan] = Remembered(_REMEMBERED_BYTES, clock)
+        self._scans: Remembered[tuple[str, bool], Scan] = Remembered(_REMEMBERED_BYTES)
 
     def page(
         self, user_path: str, *, include_hidden: bool, offset: int, limit: int | None, respect_gitignore: bool = False

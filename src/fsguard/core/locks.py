@@ -109,7 +109,11 @@ class PathLocks:
         try:
             with ExitStack() as stack:
                 for path in sorted(exclusive | shared, key=_path_order):
-                    lock = self._exclusive(path, wait) if path in exclusive else self._file_lock(path, True, wait)
+                    lock = (
+                        self._exclusive(path, wait)
+                        if path in exclusive
+                        else self._file_lock(path, shared=True, wait=wait)
+                    )
                     stack.enter_context(lock)
                 yield
         finally:
@@ -190,7 +194,7 @@ class PathLocks:
             self._locks[path] = (lock, users + 1)
         mine = self._mine()
         try:
-            with lock, self._file_lock(path, False, wait):
+            with lock, self._file_lock(path, shared=False, wait=wait):
                 self._held.paths = mine | {path}
                 try:
                     yield
@@ -205,7 +209,7 @@ class PathLocks:
                     self._locks[path] = (lock, users - 1)
 
     @contextmanager
-    def _file_lock(self, path: str, shared: bool, wait: bool) -> Iterator[None]:
+    def _file_lock(self, path: str, *, shared: bool, wait: bool) -> Iterator[None]:
         name = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".lock"
         operation = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB)
         try:

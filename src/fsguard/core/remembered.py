@@ -3,16 +3,16 @@
 A file's or directory's identity is what a stat gives (device, inode, times; size for a file): a write, a new
 entry or a rename moves its mtime and ctime. Not within one clock tick, though: a change made in the tick of the
 one remembered would leave the times as they were (the "racy git" rule). So nothing changed in the last
-:data:`RACY_WINDOW_NS` is remembered. File fingerprints (:class:`fsguard.core.hashing.FingerprintCache`) and
-directory shapes (:class:`fsguard.core.shapes.DirectoryShapes`) are both kept here.
+:data:`RACY_WINDOW_NS` before its read began is remembered. File fingerprints
+(:class:`fsguard.core.hashing.FingerprintCache`), directory shapes (:class:`fsguard.core.shapes.DirectoryShapes`) and
+listing scans (:class:`fsguard.core.listing.DirectoryLister`) are kept here, each reading its own clock.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-import time
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Generic, TypeVar
 
 # Two seconds: covers the coarsest timestamps a file system still in use keeps (FAT's two seconds, one on
@@ -28,12 +28,11 @@ class Remembered(Generic[Key, Value]):
     dropped first); a value weighs 1 unless :meth:`keep` is told otherwise, and never less (a value weighed as
     nothing, a listing that left every name out, would let their number grow without end)."""
 
-    def __init__(self, max_weight: int, clock: Callable[[], int] = time.time_ns) -> None:
+    def __init__(self, max_weight: int) -> None:
         self._entries: dict[Key, tuple[Hashable, Value, int]] = {}
         self._lock = threading.Lock()
         self._max_weight = max_weight
         self._weight = 0
-        self._clock = clock
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -45,22 +44,14 @@ class Remembered(Generic[Key, Value]):
         return kept[1] if kept is not None and kept[0] == identity else None
 
     def keep(
-        self,
-        key: Key,
-        identity: Hashable,
-        value: Value,
-        stat: os.stat_result,
-        weight: int = 1,
-        taken: int | None = None,
+        self, key: Key, identity: Hashable, value: Value, stat: os.stat_result, *, taken: int, weight: int = 1
     ) -> None:
-        """Keep ``value``, read under ``identity`` (from ``stat``, taken when the clock said ``taken``, by default
-        now), unless ``stat`` shows a change too recent to tell apart from the next one (ctime too: mtime can be set
-        back by any program, ctime cannot), or the value alone outweighs the bound. A value read slowly is judged
-        by when its stat was taken: a change in the window then, made while it was read, would leave the times as
-        they were."""
+        """Keep ``value``, read under ``identity`` (from ``stat``, taken when the clock said ``taken``), unless ``stat``
+        shows a change too recent to tell apart from the next one (ctime too: mtime can be set back by any program,
+        ctime cannot), or the value alone outweighs the bound. ``taken`` is read before the stat, not after the read:
+        a change in the window then, made while a slow read ran, would leave the times as they were."""
         weight = max(weight, 1)
-        when = self._clock() if taken is None else taken
-        if weight > self._max_weight or when - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
+        if weight > self._max_weight or taken - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_WINDOW_NS:
             return
         with self._lock:
             replaced = self._entries.pop(key, None)

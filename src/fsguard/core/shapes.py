@@ -31,7 +31,7 @@ class DirectoryShapes:
     """Shapes of directories keyed by path, each valid while the directory keeps its identity."""
 
     def __init__(self, max_entries: int = 100_000, clock: Callable[[], int] = time.time_ns) -> None:
-        self._remembered: Remembered[str, Shape] = Remembered(max_entries, clock)
+        self._remembered: Remembered[str, Shape] = Remembered(max_entries)
         self._clock = clock
 
     def __len__(self) -> int:
