@@ -228,3 +228,77 @@ async def test_a_stdio_server_whose_edit_waits_for_another_processes_lock_answer
         foreign.let_go()
     assert not edited[0].is_error
     assert (root / "f.txt").read_text(encoding="utf-8") == "new\n"
+
+
+@pytest.fixture
+def lock_waits(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Set once fsguard blocks in flock for an exclusive lock (another process holds it)."""
+    waiting = threading.Event()
+    real = fcntl.flock
+
+    def flock(fd: int, operation: int) -> None:
+        if operation == fcntl.LOCK_EX:  # blocking: LOCK_NB not given
+            waiting.set()
+        real(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    return waiting
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_file", {"path": "f.txt", "old_text": "old", "new_text": "new"}),
+        ("write_file", {"path": "f.txt", "content": "new\n"}),
+    ],
+)
+async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_changes_nothing_once_the_lock_frees(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+    tool: str,
+    arguments: dict[str, str],
+) -> None:
+    (root / "f.txt").write_text("old\n", encoding="utf-8")
+    (root / "other.txt").write_text("other\n", encoding="utf-8")
+    foreign = ForeignLock(user_lock_dir / (hashlib.sha256(str(root / "f.txt").encode()).hexdigest()[:32] + ".lock"))
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client:
+                async with anyio.create_task_group() as group:
+                    call, gone = anyio.CancelScope(), anyio.Event()
+
+                    async def cancelled_call() -> None:
+                        try:
+                            with call:
+                                await client.call_tool(tool, arguments)
+                        finally:
+                            gone.set()
+
+                    group.start_soon(cancelled_call)
+                    await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits in flock
+                    call.cancel()  # the client gives up
+                    if mode == "legacy":
+                        # Over a stream the client sends notifications/cancelled as it gives up; the server applies it
+                        # in the order it receives messages, so before it answers this read.
+                        await gone.wait()
+                        read = await client.call_tool("read_file", {"path": "other.txt"})
+                        assert structured(read)["content"] == "other\n"
+                    # (In process, the modern client's call is the server's handler: cancelled as the client gives up,
+                    # and over only once the worker thread is.)
+                    foreign.let_go()
+                # Over only once the cancelled call's worker thread is, and whatever it did is on disk.
+                second = await client.call_tool("write_file", {"path": "f.txt", "content": "second\n"})
+                assert not second.is_error
+                assert (root / "f.txt").read_text(encoding="utf-8") == "second\n"
+                undone = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
+                assert not undone.is_error, undone
+    finally:
+        foreign.let_go()
+    # Had the cancelled call written once the lock freed, undo would have gone back to its text, not to the original.
+    assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"

@@ -263,3 +263,36 @@ def test_a_claimed_call_waits_for_its_later_locks_as_any_call_does(tmp_path: Pat
     finally:
         locks.release()
         let_go.join(WAIT)
+
+
+class Cancelled(BaseException):
+    """What a cancelled call's check raises (anyio's cancellation is a BaseException too)."""
+
+
+def test_a_cancellable_block_checks_once_its_first_locks_are_taken_and_a_raise_lets_them_go(tmp_path: Path) -> None:
+    locks = PathLocks(tmp_path / "state")
+    path = tmp_path / "f.txt"
+    checks: list[bool] = []
+
+    def check() -> None:
+        checks.append(True)
+        raise Cancelled
+
+    with pytest.raises(Cancelled), locks.cancellable(check), locks.hold(path):
+        pytest.fail("the block ran although the call was cancelled")
+    assert checks == [True]
+    assert len(locks) == 0  # let go: another thread takes the lock at once
+    _second_waits_for_first((locks, path), (locks, path))
+
+
+def test_a_cancellable_block_does_not_check_its_later_locks_so_a_rollback_is_never_cut_short(tmp_path: Path) -> None:
+    locks = PathLocks(tmp_path / "state")
+    checks: list[str] = []
+    with locks.cancellable(lambda: checks.append("checked")):
+        with locks.hold(tmp_path / "a.txt"):
+            assert checks == ["checked"]
+        with locks.hold(tmp_path / "b.txt"):
+            pass
+    with locks.hold(tmp_path / "c.txt"):  # outside the block: no check
+        pass
+    assert checks == ["checked"]

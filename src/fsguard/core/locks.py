@@ -38,7 +38,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -115,6 +115,10 @@ class PathLocks:
                         else self._file_lock(path, shared=True, wait=wait)
                     )
                     stack.enter_context(lock)
+                check = getattr(self._held, "check", None)
+                if check is not None:
+                    self._held.check = None
+                    check()
                 yield
         finally:
             with self._guard:
@@ -123,6 +127,18 @@ class PathLocks:
                 self._sweep_due |= due
             if due:
                 self._start_sweeper()
+
+    @contextmanager
+    def cancellable(self, check: Callable[[], None]) -> Iterator[None]:
+        """Run ``check`` (which raises if the call was cancelled) once this thread has taken its first locks in the
+        block: a call may wait long for a lock, and its client may give up meanwhile. Every change is made under a
+        lock, so nothing has changed yet at that point; later locks do not check, so a cancellation cannot cut
+        short what must finish (an atomic batch's rollback)."""
+        self._held.check = check
+        try:
+            yield
+        finally:
+            self._held.check = None
 
     def claim(self) -> bool:
         """Whether this thread may run a call that never waits for another thread of this process: True when no

@@ -94,10 +94,12 @@ class Catalog:
         manager = getattr(self.server, "_tool_manager", None)
         tools = getattr(manager, "_tools", None)
         if isinstance(tools, dict):
-            tool = _built(fn, hints)
+            off_loop = _cancellable(fn, self.services.locks)
             if on_loop is not None and self.services.settings.transport == "stdio":
                 gate = None if on_loop == "read" else self.services.locks
-                tool = tool.model_copy(update={"fn": _on_loop(fn, gate), "is_async": True})
+                tool = _built(fn, hints).model_copy(update={"fn": _on_loop(fn, off_loop, gate), "is_async": True})
+            else:
+                tool = _built(fn, hints).model_copy(update={"fn": off_loop})
             tools[tool.name] = tool
         else:  # an SDK without the tool table this relies on: let it build the tool itself
             self.server.add_tool(
@@ -109,11 +111,32 @@ class Catalog:
 _BUILT: dict[tuple[str, ...], Tool] = {}
 
 
-def _on_loop(fn: Callable[..., Any], gate: PathLocks | None) -> Callable[..., Any]:
+def _cancellable(fn: Callable[..., Any], locks: PathLocks) -> Callable[..., Any]:
+    """``fn`` for a worker thread: a call its client cancelled while it waited for a lock (another fsguard's edit of
+    the same file, say) stops once it has the lock, before it changes anything. The thread learns of the
+    cancellation only when it asks anyio."""
+
+    @functools.wraps(fn)
+    def call(**kwargs: Any) -> Any:
+        with locks.cancellable(_cancelled):
+            return fn(**kwargs)
+
+    return call
+
+
+def _cancelled() -> None:
+    """Raise the cancellation of the call this thread runs, if its client cancelled it."""
+    try:
+        anyio.from_thread.check_cancelled()
+    except anyio.NoEventLoopError:  # not an anyio worker thread (a direct call in a test): nothing to cancel
+        return
+
+
+def _on_loop(fn: Callable[..., Any], off_loop: Callable[..., Any], gate: PathLocks | None) -> Callable[..., Any]:
     """``fn`` as a coroutine function, which the SDK awaits: run on the event loop (always without a ``gate``, else
     while it lets no other thread of this process hold a lock ``fn`` could wait for, and no other process holds the
-    first lock it takes), else on a worker thread as the SDK would: a stdio server waiting on its loop for another
-    fsguard's lock answered nothing else meanwhile, not even a ping or a read of another file."""
+    first lock it takes), else ``off_loop`` on a worker thread as the SDK would: a stdio server waiting on its loop
+    for another fsguard's lock answered nothing else meanwhile, not even a ping or a read of another file."""
 
     @functools.wraps(fn)
     async def call(**kwargs: Any) -> Any:
@@ -126,13 +149,13 @@ def _on_loop(fn: Callable[..., Any], gate: PathLocks | None) -> Callable[..., An
                 pass  # nothing was done yet: wait for that lock on a worker thread
             finally:
                 gate.release()
-        return await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
+        return await anyio.to_thread.run_sync(functools.partial(off_loop, **kwargs))
 
     return call
 
 
 def _built(fn: Callable[..., Any], hints: ToolAnnotations) -> Tool:
-    """The SDK's Tool for ``fn``; its schemas are built once per process and signature.
+    """The SDK's Tool for ``fn`` (bound to ``fn``); its schemas are built once per process and signature.
 
     Every server builds its tool functions anew (they close over its services), and the SDK derives a pydantic
     argument model and two JSON schemas from each: about 4 ms a tool, 80 ms a server. Two functions with the
