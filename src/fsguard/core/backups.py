@@ -16,7 +16,6 @@ rewrites the journal with its live backups only, under the journal's lock, so wr
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import logging
 import os
@@ -24,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from fsguard.core.journal import (
     compact,
     encode,
     new_backup_id,
+    open_locked,
     read_journal,
     write_all,
 )
@@ -47,11 +48,11 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["BackupRecord", "BackupStore", "check_backup_id", "new_backup_id"]
 
-
 _DAY_S = 86_400.0
 _GC_GRACE_S = 3_600.0  # a blob this young may belong to a backup another process is still recording
 _SLACK_BYTES = 1 << 20  # dropped bytes a journal may carry before compaction rewrites it
 _REPLAYS_KEPT = 1_024  # replayed journals kept in memory
+_TIME = attrgetter("time")
 
 
 class BackupStore:
@@ -317,7 +318,7 @@ class BackupStore:
         """The journal of one file, locked (threads and processes) for a read-modify-append, fsynced after
         unless not ``durable``."""
         path = self._journals / f"{key}.jsonl"
-        fd = self._open_locked(path)
+        fd = open_locked(path)
         try:
             replay = self._read(key).copy()  # private: readers may be using the cached one while this appends
             if os.fstat(fd).st_size > replay.end:
@@ -348,7 +349,7 @@ class BackupStore:
                     self._forget(key)
                     raise from_os_error(exc, path) from exc
                 self._remember(key, fd, replay)
-            if replay.lines > 4 * self._max_count + 16 or replay.packed > 2 * replay.live_packed() + _SLACK_BYTES:
+            if replay.lines > 4 * self._max_count + 16 or replay.packed > 2 * replay.live + _SLACK_BYTES:
                 try:
                     compact(self._writer, path, fd, replay)
                 except OSError as exc:  # a full state directory, say: the records above are durable, the call stands
@@ -358,23 +359,13 @@ class BackupStore:
         finally:
             os.close(fd)
 
-    @staticmethod
-    def _open_locked(path: Path) -> int:
-        """Open and lock the journal; if compaction replaced the file while we waited, lock the new one."""
-        while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                if os.fstat(fd).st_ino == path.stat().st_ino:
-                    return fd
-            except FileNotFoundError:
-                pass
-            os.close(fd)
-
     def _retain(self, replay: Replay, append: Append, *, keep: str) -> None:
         """Drop what exceeds --backup-max-count or --backup-max-age for this file (never ``keep``)."""
         cutoff = self._clock() - self._max_age_s
-        newest_first = sorted(replay.records.values(), key=lambda r: r.time, reverse=True)
+        records = replay.records
+        if len(records) <= self._max_count and min(map(_TIME, records.values()), default=cutoff) >= cutoff:
+            return  # nothing past either limit: no sort of every record on each edit
+        newest_first = sorted(records.values(), key=_TIME, reverse=True)
         for rank, record in enumerate(newest_first):
             if record.backup_id != keep and (rank >= self._max_count or record.time < cutoff):
                 append({"e": "drop", "id": record.backup_id})

@@ -13,6 +13,7 @@ The next append under the lock cuts the tail off first, so it never swallows the
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -82,7 +83,12 @@ class BackupRecord:
 
 @dataclass
 class Replay:
-    """A journal read from its start: the live backups, the chain head, and where each one's bytes are."""
+    """A journal read from its start: the live backups, the chain head, and where each one's bytes are.
+
+    What an edit asks of it (a twin of these bytes, the live bytes, a copy to append to) costs the same whatever the
+    number of backups: with --backup-max-count 4000, copying and scanning every record made the 2,400th edit of
+    a file take 2.4 times the first.
+    """
 
     records: dict[str, BackupRecord] = field(default_factory=dict)
     head: str | None = None
@@ -90,56 +96,91 @@ class Replay:
     end: int = 0  # offset just past the last whole record: a torn tail starts here
     payloads: dict[str, int] = field(default_factory=dict)  # backup id -> offset of its bytes (dropped ones too)
     packed: int = 0  # bytes of backups in the file, live or not
-    # backup id -> the backups made with it as their parent: a drop unlinks those without looking at every record,
-    # which made replaying a journal of many backups and drops quadratic (seconds for --backup-max-count 4000)
-    children: dict[str, list[str]] = field(default_factory=dict)
+    # backup id -> the backups made with it as their parent (a tuple: a copy of the dict need not copy them): a drop
+    # unlinks those without looking at every record, which made replaying a journal of many backups and drops
+    # quadratic (seconds for --backup-max-count 4000)
+    children: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    live: int = 0  # bytes of the live backups kept in this journal (an upper bound: duplicates count each time)
+    by_content: dict[tuple[str, int], str] = field(default_factory=dict)  # (hash, size) -> the newest such backup
 
     def copy(self) -> Replay:
-        children = {parent: list(ids) for parent, ids in self.children.items()}
-        return Replay(dict(self.records), self.head, self.lines, self.end, dict(self.payloads), self.packed, children)
-
-    def live_packed(self) -> int:
-        """Bytes of the live backups kept in this journal (an upper bound: duplicates count each time)."""
-        return sum(record.size for record in self.records.values() if not record.blob)
+        return replace(
+            self,
+            records=dict(self.records),
+            payloads=dict(self.payloads),
+            children=dict(self.children),
+            by_content=dict(self.by_content),
+        )
 
     def twin(self, content_hash: str, size: int) -> BackupRecord | None:
         """A live backup in this journal whose bytes may equal bytes of this hash and size."""
-        for record in self.records.values():
-            if not record.blob and record.content_hash == content_hash and record.size == size:
-                return record
-        return None
+        found = self.by_content.get((content_hash, size))
+        return None if found is None else self.records.get(found)
 
     def apply(self, event: dict[str, Any], offset: int | None = None) -> None:
         """Take one event into account; ``offset`` is where an inline backup's bytes start."""
         kind = event.get("e")
         if kind == "backup":
-            fields = {k: v for k, v in event.items() if k not in ("e", "inline", "dup")}
-            fields.setdefault("blob", "")
-            record = BackupRecord(**fields)
-            self.records[record.backup_id] = record
-            if record.parent_backup_id is not None:
-                self.children.setdefault(record.parent_backup_id, []).append(record.backup_id)
-            if offset is not None:
-                self.payloads[record.backup_id] = offset
-                self.packed += record.size
-            elif "dup" in event and event["dup"] in self.payloads:
-                self.payloads[record.backup_id] = self.payloads[event["dup"]]
-            if record.chained:
-                self.head = record.backup_id
+            self._add(event, offset)
         elif kind in ("undo", "drop"):
             target = self.records.get(event["id"])
             if target is not None and self.head == target.backup_id:
                 parent = target.parent_backup_id
                 self.head = parent if parent in self.records else None
             if kind == "drop":
-                self.records.pop(event["id"], None)
-                for child in self.children.pop(event["id"], ()):
-                    found = self.records.get(child)
-                    if found is not None and found.parent_backup_id == event["id"]:
-                        self.records[child] = replace(found, parent_backup_id=None)  # the chain ends here
+                self._drop(event["id"])
         elif kind == "head":
             self.head = event["id"]
         self.lines += 1
+
+    def _add(self, event: dict[str, Any], offset: int | None) -> None:
+        fields = {k: v for k, v in event.items() if k not in ("e", "inline", "dup")}
+        fields.setdefault("blob", "")
+        record = BackupRecord(**fields)
+        self._forget(self.records.get(record.backup_id))
+        self.records[record.backup_id] = record
+        if not record.blob:
+            self.live += record.size
+            self.by_content[(record.content_hash, record.size)] = record.backup_id
+        parent = record.parent_backup_id
+        if parent is not None:
+            self.children[parent] = (*self.children.get(parent, ()), record.backup_id)
+        if offset is not None:
+            self.payloads[record.backup_id] = offset
+            self.packed += record.size
+        elif "dup" in event and event["dup"] in self.payloads:
+            self.payloads[record.backup_id] = self.payloads[event["dup"]]
+        if record.chained:
+            self.head = record.backup_id
+
+    def _drop(self, backup_id: str) -> None:
+        self._forget(self.records.pop(backup_id, None))
+        for child in self.children.pop(backup_id, ()):
+            found = self.records.get(child)
+            if found is not None and found.parent_backup_id == backup_id:
+                self.records[child] = replace(found, parent_backup_id=None)  # the chain ends here
+
+    def _forget(self, record: BackupRecord | None) -> None:
+        """Take a record that leaves the live ones out of the live bytes and the twins."""
+        if record is None or record.blob:
+            return
+        self.live -= record.size
+        key = (record.content_hash, record.size)
+        if self.by_content.get(key) == record.backup_id:  # an older twin, if any, is not found: its bytes are copied
+            del self.by_content[key]
+
+
+def open_locked(path: Path) -> int:
+    """Open and lock the journal; if compaction replaced the file while we waited, lock the new one."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.fstat(fd).st_ino == path.stat().st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)
 
 
 def read_journal(handle: IO[bytes]) -> Replay:
