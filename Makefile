@@ -14,7 +14,7 @@ WORKERS ?= 2
 CLIENT := tests/strict_client
 CLIENT_STAMP := $(CLIENT)/node_modules/.installed
 
-.PHONY: install strict-client run test check lint typecheck pytest bench bench-latency bench-scale clean dashboard screenshots
+.PHONY: install strict-client run test check lint typecheck pytest bench bench-latency profile-latency bench-scale clean dashboard screenshots
 
 install: $(STAMP)
 
@@ -76,6 +76,11 @@ bench: install
 bench-latency: install
 	$(BIN)/python -m compileall -q src/fsguard
 	$(BIN)/python benchmarks/bench_latency.py
+
+# Where an edit's and a read's time goes: the reference, fsguard and the SDK's floor side by side, then a profile.
+profile-latency: install
+	$(BIN)/python -m compileall -q src/fsguard
+	$(BIN)/python benchmarks/profile_latency.py
 
 # Gigabyte files, 200,000-entry directories and big trees against the reference server and raw rg (issue 13).
 # Needs about 1.3 GB free in the temp dir (TMPDIR) and a few minutes; QUICK=1 runs small sizes in about half a minute.

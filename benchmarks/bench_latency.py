@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench_read import fmt, fsguard_executable, harness_script, reference_command, run_bench
+from bench_read import fmt, fsguard_executable, reference_command, run_bench, start
 
 LINES = 2000
 READ_GEN = "${TMP}/f100k.txt=100000"
@@ -114,17 +114,14 @@ def cold_start(command: list[str], starts: int) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-n", type=int, default=300, help="measured calls per run (default 300)")
-    parser.add_argument("--warmup", type=int, default=20, help="unmeasured calls first (default 20)")
-    parser.add_argument("--starts", type=int, default=15, help="cold starts per server (default 15)")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the call benchmarks (default 3)")
-    args = parser.parse_args()
-    script = harness_script()
-    if not script.is_file():
-        print(f"harness not found: {script}. Set FSGUARD_HARNESS to its run.sh.", file=sys.stderr)
+    def more(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--starts", type=int, default=15, help="cold starts per server (default 15)")
+        parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the call benchmarks (3)")
+
+    started = start(__doc__, "calls", more)
+    if started is None:
         return 2
-    print(f"$ {shlex.join([sys.executable, *sys.argv])}")
+    args, script = started
     reference = [*reference_command(script), "${TMP}"]
     medians: dict[str, list[float]] = {key: [] for key in ("ref_edit", "txt_edit", "py_edit", "ref_read", "our_read")}
     with tempfile.TemporaryDirectory(prefix="fsguard-bench-latency-") as scratch:

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -145,11 +146,16 @@ def table(runs: list[Run], reference: Run) -> str:
     return "\n".join(rows)
 
 
-def start(doc: str | None, unit: str) -> tuple[argparse.Namespace, Path] | None:
-    """Parse -n/--warmup, find the harness and print the command line; None when the harness is missing."""
+def start(
+    doc: str | None, unit: str, more: Callable[[argparse.ArgumentParser], object] | None = None
+) -> tuple[argparse.Namespace, Path] | None:
+    """Parse -n/--warmup (and what ``more`` adds), find the harness and print the command line; None when the harness
+    is missing."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", type=int, default=300, help=f"measured {unit} per server (default 300)")
     parser.add_argument("--warmup", type=int, default=20, help=f"unmeasured {unit} first (default 20)")
+    if more is not None:
+        more(parser)
     args = parser.parse_args()
     script = harness_script()
     if not script.is_file():

@@ -17,7 +17,6 @@ import argparse
 import cProfile
 import os
 import pstats
-import shlex
 import statistics
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from typing import Any
 import anyio
 
 from bench_latency import LINES, READ_FSGUARD, READ_GEN, READ_REFERENCE
-from bench_read import fmt, fsguard_executable, harness_script, reference_command, run_bench
+from bench_read import fmt, fsguard_executable, reference_command, run_bench, start
 
 FLOOR = Path(__file__).resolve().parent / "floor_server.py"
 READ_ANSWER = 100_000  # characters of the floor's answer: the text fsguard's whole read sends (twice, as the floor)
@@ -157,17 +156,14 @@ def _kind(filename: str, name: str) -> str | None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-n", type=int, default=300, help="measured calls per run (default 300)")
-    parser.add_argument("--warmup", type=int, default=20, help="unmeasured calls first (default 20)")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the stdio runs (default 3)")
-    parser.add_argument("--top", type=int, default=12, help="functions listed per profile (default 12)")
-    args = parser.parse_args()
-    script = harness_script()
-    if not script.is_file():
-        print(f"harness not found: {script}. Set FSGUARD_HARNESS to its run.sh.", file=sys.stderr)
+    def more(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the stdio runs (default 3)")
+        parser.add_argument("--top", type=int, default=12, help="functions listed per profile (default 12)")
+
+    started = start(__doc__, "calls", more)
+    if started is None:
         return 2
-    print(f"$ {shlex.join([sys.executable, *sys.argv])}")
+    args, script = started
     with tempfile.TemporaryDirectory(prefix="fsguard-profile-latency-") as scratch:
         rows = stdio_rows(script, Path(scratch), args)
     measured = in_process(args.n)
