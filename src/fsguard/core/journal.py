@@ -102,6 +102,10 @@ class Replay:
     children: dict[str, tuple[str, ...]] = field(default_factory=dict)
     live: int = 0  # bytes of the live backups kept in this journal (an upper bound: duplicates count each time)
     by_content: dict[tuple[str, int], str] = field(default_factory=dict)  # (hash, size) -> the newest such backup
+    # The file's first line. Each journal's is its own (a backup or a compaction's mark, each with a unique id), and
+    # a journal only grows until it is compacted into a new file: a file that starts with it and is longer than
+    # ``end`` is this journal grown, and the replay goes on from ``end`` (read_on) instead of from the start.
+    first: bytes = b""
 
     def copy(self) -> Replay:
         return replace(
@@ -185,11 +189,27 @@ def open_locked(path: Path) -> int:
 
 def read_journal(handle: IO[bytes]) -> Replay:
     """Replay a journal from its start, stopping at a torn tail; saved bytes are skipped, not read."""
-    replay = Replay()
+    return read_on(handle, Replay())
+
+
+def grown_journal(handle: IO[bytes], replay: Replay | None) -> Replay | None:
+    """``replay`` if ``handle``'s file is its journal grown since (it starts with the same first line and is longer);
+    else None: the file is to be read from its start."""
+    if replay is None or not replay.first or os.fstat(handle.fileno()).st_size <= replay.end:
+        return None
+    return replay if handle.read(len(replay.first)) == replay.first else None
+
+
+def read_on(handle: IO[bytes], replay: Replay) -> Replay:
+    """Go on with ``replay``, a replay of this journal up to ``replay.end``, through what the file holds after that
+    (records another process appended since), stopping at a torn tail; ``replay`` itself, updated."""
+    handle.seek(replay.end)
     while True:
         line = handle.readline()
         if not line.endswith(b"\n"):
             return replay  # the end, or a line cut short by a crash
+        if not replay.first:
+            replay.first = line
         try:
             event = json.loads(line)
         except ValueError:
@@ -288,6 +308,8 @@ def compact(writer: AtomicWriter, path: Path, fd: int, replay: Replay) -> None:
             try:
                 target = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=parent)
                 try:
+                    # A line no other journal starts with, old or new (see Replay.first).
+                    write_all(target, [encode({"e": "compacted", "id": secrets.token_hex(16)})])
                     copy_live(fd, target, ordered, replay)
                     write_all(target, [encode({"e": "head", "id": replay.head})])
                     os.fsync(target)
