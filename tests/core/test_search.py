@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fsguard.core import rgprocess as rgprocess_module
 from fsguard.core import rgmatches as rgmatches_module
+from fsguard.core import rgprocess as rgprocess_module
 from fsguard.core import ripgrep as ripgrep_module
 from fsguard.core import search as search_module
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError, TooLargeError
