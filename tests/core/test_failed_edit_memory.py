@@ -1,5 +1,5 @@
-"""A failed edit of a long file looks for its old_text, its closest lines and the already-applied case without a
-table of every line or a list of every occurrence."""
+"""An edit of a long file looks for its old_text, its closest lines and the already-applied case, and numbers the
+line it changes, without a table or a list of every line, nor a list of every occurrence."""
 
 from __future__ import annotations
 
@@ -66,3 +66,13 @@ def test_a_one_letter_new_text_found_everywhere_is_looked_at_without_a_list_of_e
     assert already_applied("a-a-a", "zz", "a-a") is None  # two places, overlapping: no single reading
     assert already_applied("foo bar baz", "qux", "bar") == 4
     assert peak < 256 * 1024  # the list of the 250,000 places took 9 MB
+
+
+def test_an_edit_of_a_crlf_file_numbers_its_line_without_splitting_the_file() -> None:
+    text = LONG.replace("\n", "\r\n")
+    old = "0054321 some log text here ok\r\n0054322"
+    peak = peak_of(lambda: find_matches(text, Replacement(old, "EDITED\r\n0054322")))
+    plan = find_matches(text, Replacement(old, "EDITED\r\n0054322"))
+    assert [(match.line, text[match.start : match.end]) for match in plan.matches] == [(54322, old)]
+    assert find_matches("a\rb\r\nold\n", Replacement("old", "new")).matches[0].line == 3  # a lone CR ends a line
+    assert peak < len(text) // 2  # its lines and their offsets took 4 times it
