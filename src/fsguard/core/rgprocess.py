@@ -69,7 +69,7 @@ def run_messages(command: list[Any], cwd: Cwd, *, submatches: int | None = None)
     process = _start(command, cwd, subprocess.PIPE)
     try:
         assert process.stdout is not None
-        lines: Iterator[bytes] = process.stdout
+        lines: Iterator[bytes | bytearray] = process.stdout
         if submatches is not None:
             lines = first_submatches(iter(partial(os.read, process.stdout.fileno(), 1 << 16), b""), submatches)
         for raw in lines:
@@ -81,7 +81,7 @@ def run_messages(command: list[Any], cwd: Cwd, *, submatches: int | None = None)
         _finish(process)
 
 
-def first_submatches(chunks: Iterator[bytes], most: int) -> Iterator[bytes]:
+def first_submatches(chunks: Iterator[bytes], most: int) -> Iterator[bytes | bytearray]:
     """rg's JSON output, read in ``chunks``, as lines, a match's submatches cut to the first ``most``: the rest of
     the list is skipped as it is read, never held."""
     line = bytearray()
@@ -97,12 +97,12 @@ def first_submatches(chunks: Iterator[bytes], most: int) -> Iterator[bytes]:
                     del line[cut.end :]
                     line += b"]}}\n"
                 break
-            yield bytes(line)
-            line.clear()
+            yield line  # decoded before the next is read: handed on as it is, not copied (a line may be 50 MB)
+            line = bytearray()
             cut = _Cut(most)
             at = end + 1
     if line:
-        yield bytes(line)
+        yield line
 
 
 class _Cut:
