@@ -87,6 +87,8 @@ def raced(monkeypatch: pytest.MonkeyPatch, root: Path, tmp_path: Path) -> list[s
         def run(*args: Any, **kwargs: Any) -> Any:
             with swapped_in(root / "d", outside):
                 found = real(*args, **kwargs)
+                if isinstance(found, Iterator):  # rg reads the lines it shows as they are taken
+                    found = list(found)
             seen.append(repr(found))
             return found
 

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fsguard.core import rgmatches as rgmatches_module
 from fsguard.core import rgprocess as rgprocess_module
 from fsguard.core import ripgrep as ripgrep_module
 from fsguard.core import search as search_module
@@ -749,12 +750,12 @@ def test_a_search_showing_a_few_matches_of_a_file_matching_every_line_decodes_on
     (tmp_path / "every.txt").write_bytes(b"".join(b"needle %d\n" % n for n in range(2_000)))
     decoded: list[Any] = []
 
-    def counted(command: list[Any], cwd: Any) -> Any:
-        for message in run_messages(command, cwd):
+    def counted(command: list[Any], cwd: Any, **kwargs: Any) -> Any:
+        for message in run_messages(command, cwd, **kwargs):
             decoded.append(message)
             yield message
 
-    monkeypatch.setattr(ripgrep_module, "run_messages", counted)
+    monkeypatch.setattr(rgmatches_module, "run_messages", counted)
     request = ContentRequest(pattern="needle", max_results=5, context_lines=context, engine="ripgrep")
     found = search_content(tmp_path, request, WalkOptions())
     assert (found.total_matches, found.truncated) == (2_000, True)

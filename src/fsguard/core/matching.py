@@ -255,10 +255,13 @@ def _line_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) 
     wanted, with_break = _old_lines(old)
     if not any(line.strip() for line in wanted):
         return []
+    starts = views.lines_reading(wanted[0].strip())
+    if not starts:
+        return []
     lines, count = views.index.lines, len(wanted)
     found: list[tuple[int, int, bool]] = []
     free = 0  # the first line not inside a window found
-    for first in views.lines_by_content.get(wanted[0].strip(), ()):
+    for first in starts:
         if first < free or first + count > len(lines):
             continue
         if all(same(lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count)):

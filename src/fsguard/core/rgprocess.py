@@ -12,6 +12,7 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ Cwd = Path | int  # where rg starts: a path, or an open directory fd
 # word: 1.6 s of spawning.
 _ARGUMENT_BYTES = 512 * 1024
 _LEAST_ARGUMENT_SPACE = 128 * 1024  # what Linux grants whatever the stack limit
+_SUBMATCHES = b',"submatches":['  # the last field of a match's data; a quote inside a JSON string is escaped
+_SUBMATCH = b',{"match":'
+_SHORT_MESSAGE = 64 * 1024  # a message decoded whole: too few submatches to matter
 _POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
 
 
@@ -56,8 +60,8 @@ def _argument_space() -> int:
     return space if space > 0 else _LEAST_ARGUMENT_SPACE
 
 
-def run_messages(command: list[Any], cwd: Cwd) -> Iterator[Any]:
-    """rg's match, context and end messages.
+def run_messages(command: list[Any], cwd: Cwd, *, submatches: int | None = None) -> Iterator[Any]:
+    """rg's match, context and end messages, each match's submatches cut to the first ``submatches``.
 
     Raises:
         RipgrepFailed: rg could not start, or exited with status 2 and an error on stderr.
@@ -65,13 +69,67 @@ def run_messages(command: list[Any], cwd: Cwd) -> Iterator[Any]:
     process = _start(command, cwd, subprocess.PIPE)
     try:
         assert process.stdout is not None
-        for raw in process.stdout:
+        lines: Iterator[bytes | bytearray] = process.stdout
+        if submatches is not None:
+            lines = first_submatches(iter(partial(os.read, process.stdout.fileno(), 1 << 16), b""), submatches)
+        for raw in lines:
             if raw.startswith((b'{"type":"match"', b'{"type":"context"', b'{"type":"end"')):
                 yield json.loads(raw)
     except (OSError, ValueError) as exc:
         raise RipgrepFailed(str(exc)) from exc
     finally:
         _finish(process)
+
+
+def first_submatches(chunks: Iterator[bytes], most: int) -> Iterator[bytes | bytearray]:
+    """rg's JSON output, read in ``chunks``, as lines, a match's submatches cut to the first ``most``: the rest of
+    the list is skipped as it is read, never held."""
+    line = bytearray()
+    cut = _Cut(most)
+    for chunk in chunks:
+        at = 0
+        while at < len(chunk):
+            end = chunk.find(b"\n", at)
+            if not cut.done:
+                line += chunk[at : len(chunk) if end < 0 else end + 1]
+            if end < 0:
+                if not cut.done and cut.reached(line):
+                    del line[cut.end :]
+                    line += b"]}}\n"
+                break
+            yield line  # decoded before the next is read: handed on as it is, not copied (a line may be 50 MB)
+            line = bytearray()
+            cut = _Cut(most)
+            at = end + 1
+    if line:
+        yield line
+
+
+class _Cut:
+    """Where a long match message's submatch list is cut, found as the message grows."""
+
+    def __init__(self, most: int) -> None:
+        self.most, self.seen, self.end, self.done = most, 0, -1, False
+        self.searched = 0  # how far the message was looked through for the list, then for its elements
+
+    def reached(self, line: bytearray) -> bool:
+        """Whether ``line`` (a message so far) holds the first ``most`` submatches and the start of the next."""
+        if len(line) < _SHORT_MESSAGE or not line.startswith(b'{"type":"match"'):
+            return False
+        if self.end < 0:
+            start = line.find(_SUBMATCHES, max(self.searched - len(_SUBMATCHES), 0))
+            self.searched = len(line)
+            if start < 0:
+                return False
+            self.end = self.searched = start + len(_SUBMATCHES)
+        while self.seen < self.most:
+            found = line.find(_SUBMATCH, max(self.searched - len(_SUBMATCH), self.end + 1))
+            if found < 0:
+                self.searched = len(line)
+                return False
+            self.seen, self.end, self.searched = self.seen + 1, found, found + 1
+        self.done = True
+        return True
 
 
 def run_spooled(

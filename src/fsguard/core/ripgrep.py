@@ -25,7 +25,6 @@ after them.
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 import shutil
@@ -42,7 +41,8 @@ from fsguard.core.globs import glob_matcher
 from fsguard.core.haystack import Found, Hit, decoded_matches
 from fsguard.core.ignore import DEPENDENCY_DIRS, MINIFIED_GLOBS, VCS_DIRS, WalkOptions, gitignore_top
 from fsguard.core.query import Query
-from fsguard.core.rgprocess import Cwd, Progress, RipgrepFailed, named_batches, run_messages, run_spooled
+from fsguard.core.rgmatches import detailed
+from fsguard.core.rgprocess import Cwd, Progress, RipgrepFailed, named_batches, run_spooled
 
 __all__ = [
     "Limits",
@@ -135,7 +135,7 @@ def ripgrep_hits(
     hide: Callable[[str], bool] | None = None,
     meanwhile: Callable[[], None] | None = None,
     binaries: list[str] | None = None,
-) -> list[Hit]:
+) -> Iterator[Hit]:
     """Search the tree at ``root`` with ``rg``: the hits of every file with a match, in walk order, with lines for
     the files the first ``max_results`` matches need and counts alone for the others (rg opens them by name: the
     caller confirms them, see :mod:`fsguard.core.provenance`). With ``binary``, files holding a NUL are counted too
@@ -200,7 +200,7 @@ def ripgrep_file_hits(
     progress: Progress | None,
     beneath: Beneath | None = None,
     binaries: list[str] | None = None,
-) -> list[Hit]:
+) -> Iterator[Hit]:
     """:func:`ripgrep_hits` for the one file ``file``, searched whatever .gitignore files, hidden names or default
     skips say: rg walks its directory letting only that name through, so binary files and encodings are read as
     in a tree search (``binaries`` gets the file if it is binary and holds a match).
@@ -258,9 +258,10 @@ def _hits(
     root: Path,
     limits: Limits,
     beneath: Beneath | None,
-) -> list[Hit]:
+) -> Iterator[Hit]:
     """The hits of the files ``counted`` (paths relative to ``root`` with their counts, in walk order), with
-    lines for as many as the first ``max_results`` matches need.
+    lines for as many as the first ``max_results`` matches need: read by rg as the hits are taken, one file's
+    lines held at a time (:mod:`fsguard.core.rgmatches`).
 
     Those of ``suspects`` in a legacy code page, which rg read as raw bytes, are searched as text in Python
     instead. For a ``bytewise`` pattern the suspects are the files counted: it matches a legacy file's raw bytes
@@ -268,33 +269,55 @@ def _hits(
     """
     with pinned(beneath, root) as cwd:
         decoded = decoded_matches(query, cwd, suspects)
-        if decoded:
-            counted = _recounted(counted, decoded)
-        shown: list[bytes] = []
-        needed = limits.max_results
-        for relative, count in counted:
-            if needed <= 0:
-                break
-            shown.append(relative)
-            needed -= int(count)
-        asked = [relative for relative in shown if relative not in decoded]
-        details = _details(common, cwd, asked, limits.context, limits.max_results)
-    details.update(decoded)
-    prefix = str(root).rstrip("/") + "/"
-    # Every file, past max_files too: the totals are made of the hits once confirmed (fsguard.core.provenance).
+    if decoded:
+        counted = _recounted(counted, decoded)
+    shown: list[bytes] = []
+    needed = limits.max_results
+    for relative, count in counted:
+        if needed <= 0:
+            break
+        shown.append(relative)
+        needed -= int(count)
+    asked = [relative for relative in shown if relative not in decoded]
+    details = _details(common, beneath, root, asked, limits)
+    return _joined(counted, decoded, set(asked), details, str(root).rstrip("/") + "/")
+
+
+def _details(
+    common: list[str], beneath: Beneath | None, root: Path, files: list[bytes], limits: Limits
+) -> Iterator[tuple[bytes, Found]]:
+    if not files:
+        return
+    with pinned(beneath, root) as cwd:
+        yield from detailed(common, cwd, files, limits.context, limits.max_results)
+
+
+def _joined(
+    counted: list[tuple[bytes, bytes]],
+    decoded: dict[bytes, Found],
+    asked: set[bytes],
+    details: Iterator[tuple[bytes, Found]],
+    prefix: str,
+) -> Iterator[Hit]:
+    """Every file's hit, past max_files too: the totals are made of the hits once confirmed
+    (fsguard.core.provenance). The details of the files ``asked`` come in their order; one rg no longer names
+    (changed since the count) comes with its count alone."""
     # One decode for all the names: os.fsdecode per name costs more than the rest of the loop.
     names = b"\0".join(relative for relative, _ in counted).decode(
         sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
     )
-    hits: list[Hit] = []
+    upcoming = next(details, None)
     for (relative, count), name in zip(counted, names.split("\0") if counted else [], strict=True):
-        if relative in details:
-            found, lines = details[relative]
-            if found:  # a file that turned binary since the count is left out
-                hits.append((prefix + name, int(count), found, lines))  # found stops at max_results lines
+        if relative in asked and upcoming is not None and upcoming[0] == relative:
+            found, lines = upcoming[1]
+            upcoming = next(details, None)
+        elif relative in decoded:
+            found, lines = decoded[relative]
         else:
-            hits.append((prefix + name, int(count), (), _NO_LINES))  # shared empties: no garbage per file
-    return hits
+            yield prefix + name, int(count), (), _NO_LINES  # shared empties: no garbage per file
+            continue
+        if found:  # a file that turned binary since the count is left out
+            yield prefix + name, int(count), found, lines  # found stops at max_results lines
 
 
 def _denied(hide: Callable[[str], bool], prefix: str, name: bytes) -> bool:
@@ -309,34 +332,6 @@ def _recounted(counted: list[tuple[bytes, bytes]], decoded: dict[bytes, Found]) 
         if found:
             kept.append((relative, str(sum(len(spans) for _, spans in found)).encode()))
     return sorted(kept, key=_walk_order)
-
-
-def _details(common: list[str], root: Cwd, files: list[bytes], context: int, most: int) -> dict[bytes, Found]:
-    """Matches and the lines around them in ``files`` (explicit paths: no walk, no filter), from the first ``most``
-    lines with a match in each: no more can be shown, and a file matching on every one of a million lines would
-    otherwise come back whole, as JSON (seconds to decode for ten matches shown)."""
-    details: dict[bytes, Found] = {}
-    for batch in named_batches(files):
-        command: list[str | bytes] = [*common, "--json", "-m", str(max(most, 1)), "-C", str(context), "--", *batch]
-        for message in run_messages(command, root):
-            data = message["data"]
-            relative = _data(data["path"]).removeprefix(b"./")
-            found, lines = details.setdefault(relative, ([], {}))
-            if message["type"] == "end":
-                if data.get("binary_offset") is not None:
-                    found.clear()
-                continue
-            number, raw = data["line_number"], _data(data["lines"])
-            lines[number] = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
-            if spans := [(sub["start"], sub["end"]) for sub in data.get("submatches", [])]:
-                found.append((number, spans))
-    for found, _lines in details.values():
-        found.sort()
-    return details
-
-
-def _data(value: dict[str, str]) -> bytes:
-    return value["text"].encode() if "text" in value else base64.b64decode(value["bytes"])
 
 
 @contextmanager

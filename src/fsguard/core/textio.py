@@ -301,7 +301,9 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self._lf_only = "\r" not in text
+        # Line breaks are counted as LF when every CR is a CRLF's: a CRLF file is not split into lines (150 MB for
+        # a 40 MB file of 1.3 million lines) to number an edit's one line.
+        self._lf_only = "\r" not in text or text.count("\r") == text.count("\r\n")
         self._last = (0, 1)  # an offset asked about, and its line
 
     @cached_property

@@ -78,11 +78,31 @@ class TextViews:
         """Tabs as four spaces, line endings as LF, mapped back to the text."""
         return NormalForm(self.text)
 
-    @cached_property
-    def lines_by_content(self) -> dict[str, list[int]]:
-        """Line numbers (0-based, ascending) by their content without surrounding whitespace: where a window of
-        lines that match up to whitespace can start."""
-        found: dict[str, list[int]] = {}
-        for number, line in enumerate(self.index.lines):
-            found.setdefault(line.strip(), []).append(number)
+    def lines_reading(self, content: str) -> list[int]:
+        """Line numbers (0-based, ascending) of the lines that are ``content`` without surrounding whitespace: where a
+        window of lines that match up to whitespace can start.
+
+        Found by looking for ``content`` in the text, not by a table of every line: the table took 300 MB and 2 s
+        for a 45 MB file of 1.5 million lines, for an edit whose old_text was not there at all. A blank
+        ``content``, or a text with a lone CR (a line break ``\n`` does not show), reads every line instead.
+        """
+        text = self.text
+        if not content or self._lone_cr:
+            return [number for number, line in enumerate(self.index.lines) if line.strip() == content]
+        found: list[int] = []
+        line, counted = 0, 0  # line numbers counted up to there
+        position = text.find(content)
+        while position != -1:
+            start = text.rfind("\n", 0, position) + 1
+            end = text.find("\n", position)
+            end = len(text) if end < 0 else end
+            if text[start:end].strip() == content:
+                line += text.count("\n", counted, start)
+                counted = start
+                found.append(line)
+            position = text.find(content, end)
         return found
+
+    @cached_property
+    def _lone_cr(self) -> bool:
+        return self.text.count("\r") != self.text.count("\r\n")
