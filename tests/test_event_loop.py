@@ -238,7 +238,11 @@ def lock_waits(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 
     def flock(fd: int, operation: int) -> None:
         if operation == fcntl.LOCK_EX:  # blocking: LOCK_NB not given
-            waiting.set()
+            try:
+                real(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return  # free: taken at once
+            except BlockingIOError:
+                waiting.set()  # held elsewhere: this call blocks
         real(fd, operation)
 
     monkeypatch.setattr(fcntl, "flock", flock)
@@ -302,3 +306,48 @@ async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_change
         foreign.let_go()
     # Had the cancelled call written once the lock freed, undo would have gone back to its text, not to the original.
     assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_minify_cancelled_while_it_waits_for_its_outputs_lock_writes_nothing_once_the_lock_frees(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+) -> None:
+    # Its input is read under a lock of its own first, released before the output's is taken: that first lock used
+    # up the cancellation check, so a call cancelled while it waited for the output's lock wrote the output anyway.
+    (root / "app.js").write_text("function add(a, b) {\n  return a + b;\n}\n", encoding="utf-8")
+    output = root / "app.min.js"
+    foreign = ForeignLock(user_lock_dir / (hashlib.sha256(str(output).encode()).hexdigest()[:32] + ".lock"))
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client:
+                async with anyio.create_task_group() as group:
+                    call, gone = anyio.CancelScope(), anyio.Event()
+
+                    async def cancelled_call() -> None:
+                        try:
+                            with call:
+                                await client.call_tool("minify_js", {"path": "app.js", "output_path": "app.min.js"})
+                        finally:
+                            gone.set()
+
+                    group.start_soon(cancelled_call)
+                    await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits in flock
+                    call.cancel()
+                    if mode == "legacy":
+                        await gone.wait()  # the server applied notifications/cancelled before it answers a later call
+                        await client.call_tool("read_file", {"path": "app.js"})
+                    foreign.let_go()
+                # Over only once the cancelled call's worker thread is: a call taking the output's lock waits for it
+                # (the thread lock of that path), and changes nothing.
+                looked = await client.call_tool("edit_file", {"path": "app.min.js", "old_text": "-", "new_text": "+"})
+                assert looked.is_error
+    finally:
+        foreign.let_go()
+    assert not output.exists()
+    assert (root / "app.js").read_text(encoding="utf-8") == "function add(a, b) {\n  return a + b;\n}\n"
