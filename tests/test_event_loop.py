@@ -308,6 +308,43 @@ async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_change
     assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
 
 
+def foreign_lock(user_lock_dir: Path, path: Path) -> ForeignLock:
+    """The lock another fsguard holds on ``path`` while it changes it."""
+    return ForeignLock(user_lock_dir / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".lock"))
+
+
+async def cancel_while_it_waits(
+    client: Client,
+    mode: str,
+    lock_waits: threading.Event,
+    foreign: ForeignLock,
+    call: tuple[str, dict[str, Any]],
+    held: str,
+) -> None:
+    """Cancel ``call`` once a worker thread waits for ``foreign``, let go, and return once that thread is done."""
+    async with anyio.create_task_group() as group:
+        scope, gone = anyio.CancelScope(), anyio.Event()
+
+        async def cancelled_call() -> None:
+            try:
+                with scope:
+                    await client.call_tool(*call)
+            finally:
+                gone.set()
+
+        group.start_soon(cancelled_call)
+        await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits in flock
+        scope.cancel()
+        if mode == "legacy":
+            await gone.wait()  # the server applies notifications/cancelled before it answers a later call
+            await client.call_tool("list_directory", {"path": "."})
+        foreign.let_go()
+    # Over only once the cancelled call's worker thread is: a call taking the same lock waits for that thread (the
+    # path's thread lock), and this one changes nothing.
+    looked = await client.call_tool("edit_file", {"path": held, "old_text": "\0", "new_text": "-"})
+    assert looked.is_error
+
+
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_minify_cancelled_while_it_waits_for_its_outputs_lock_writes_nothing_once_the_lock_frees(
     base_settings: Settings,
@@ -319,35 +356,45 @@ async def test_a_minify_cancelled_while_it_waits_for_its_outputs_lock_writes_not
 ) -> None:
     # Its input is read under a lock of its own first, released before the output's is taken: that first lock used
     # up the cancellation check, so a call cancelled while it waited for the output's lock wrote the output anyway.
-    (root / "app.js").write_text("function add(a, b) {\n  return a + b;\n}\n", encoding="utf-8")
-    output = root / "app.min.js"
-    foreign = ForeignLock(user_lock_dir / (hashlib.sha256(str(output).encode()).hexdigest()[:32] + ".lock"))
+    source = "function add(a, b) {\n  return a + b;\n}\n"
+    (root / "app.js").write_text(source, encoding="utf-8")
+    foreign = foreign_lock(user_lock_dir, root / "app.min.js")
     server = build_server(dataclasses.replace(base_settings, transport=transport))
+    minify = ("minify_js", {"path": "app.js", "output_path": "app.min.js"})
     try:
         with anyio.fail_after(WAIT_S):
             async with Client(server, mode=mode) as client:
-                async with anyio.create_task_group() as group:
-                    call, gone = anyio.CancelScope(), anyio.Event()
-
-                    async def cancelled_call() -> None:
-                        try:
-                            with call:
-                                await client.call_tool("minify_js", {"path": "app.js", "output_path": "app.min.js"})
-                        finally:
-                            gone.set()
-
-                    group.start_soon(cancelled_call)
-                    await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits in flock
-                    call.cancel()
-                    if mode == "legacy":
-                        await gone.wait()  # the server applied notifications/cancelled before it answers a later call
-                        await client.call_tool("read_file", {"path": "app.js"})
-                    foreign.let_go()
-                # Over only once the cancelled call's worker thread is: a call taking the output's lock waits for it
-                # (the thread lock of that path), and changes nothing.
-                looked = await client.call_tool("edit_file", {"path": "app.min.js", "old_text": "-", "new_text": "+"})
-                assert looked.is_error
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, minify, "app.min.js")
     finally:
         foreign.let_go()
-    assert not output.exists()
-    assert (root / "app.js").read_text(encoding="utf-8") == "function add(a, b) {\n  return a + b;\n}\n"
+    assert not (root / "app.min.js").exists()
+    assert (root / "app.js").read_text(encoding="utf-8") == source
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_git_restore_cancelled_while_it_waits_for_a_files_lock_keeps_the_working_tree_once_the_lock_frees(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+) -> None:
+    # It holds the repository's lock first, then takes the lock of each file it overwrites: the first used up the
+    # cancellation check, so a restore cancelled while another process edited the file overwrote it anyway.
+    for command in (["init", "-q", "-b", "main"], ["add", "a.txt"], ["commit", "-q", "-m", "init"]):
+        if command[0] == "add":
+            (root / "a.txt").write_bytes(b"alpha\n")
+        identity = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com", "-c", "commit.gpgsign=false"]
+        subprocess.run(["git", *identity, *command], cwd=root, check=True, capture_output=True)
+    (root / "a.txt").write_bytes(b"my precious edit\n")
+    foreign = foreign_lock(user_lock_dir, root / "a.txt")
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    restore = ("git", {"action": "restore", "paths": ["a.txt"], "force": True})
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client:
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, restore, "a.txt")
+    finally:
+        foreign.let_go()
+    assert (root / "a.txt").read_bytes() == b"my precious edit\n"

@@ -298,11 +298,11 @@ def test_a_cancellable_block_does_not_check_its_later_locks_so_a_rollback_is_nev
     assert checks == ["checked"]
 
 
-def test_a_lock_held_only_to_read_checks_and_leaves_the_check_to_the_next_lock(tmp_path: Path) -> None:
+def test_a_lock_held_without_changing_checks_and_leaves_the_check_to_the_next_lock(tmp_path: Path) -> None:
     locks = PathLocks(tmp_path / "state")
     checks: list[str] = []
     with locks.cancellable(lambda: checks.append("checked")):
-        with locks.hold(tmp_path / "input.js", reading=True):
+        with locks.hold(tmp_path / "input.js", changing=False):
             assert checks == ["checked"]
         with locks.hold(tmp_path / "output.js"):  # the first lock before a change: checked again
             assert checks == ["checked", "checked"]

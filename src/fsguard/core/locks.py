@@ -88,14 +88,14 @@ class PathLocks:
         self.sweeper: threading.Thread | None = None  # the last sweeper thread started
 
     @contextmanager
-    def hold(self, path: Path, *, reading: bool = False) -> Iterator[None]:
-        """Hold the lock of ``path`` (canonical) for the duration of the block, against every process; ``reading``:
-        the block only reads (see :meth:`cancellable`)."""
-        with self.hold_all(path, reading=reading):
+    def hold(self, path: Path, *, changing: bool = True) -> Iterator[None]:
+        """Hold the lock of ``path`` (canonical) for the duration of the block, against every process. Without
+        ``changing``, nothing changes under it before the call's next lock (see :meth:`cancellable`)."""
+        with self.hold_all(path, changing=changing):
             yield
 
     @contextmanager
-    def hold_all(self, *paths: Path, reading: bool = False) -> Iterator[None]:
+    def hold_all(self, *paths: Path, changing: bool = True) -> Iterator[None]:
         """Hold several paths' locks (and the shared locks of the directories above them), taken in one global
         order, directories before what they hold, so two callers can never deadlock."""
         exclusive = {str(path) for path in paths}
@@ -118,7 +118,7 @@ class PathLocks:
                     stack.enter_context(lock)
                 check = getattr(self._held, "check", None)
                 if check is not None:
-                    if not reading:
+                    if changing:
                         self._held.check = None
                     check()
                 yield
@@ -135,8 +135,9 @@ class PathLocks:
         """Run ``check`` (which raises if the call was cancelled) once this thread has taken its first locks in the
         block: a call may wait long for a lock, and its client may give up meanwhile. Every change is made under a
         lock, so nothing has changed yet at that point; later locks do not check, so a cancellation cannot cut
-        short what must finish (an atomic batch's rollback). Locks held only to read check and leave the next lock
-        its check: a call that reads its input under a lock of its own, then waits for its output's, stops there."""
+        short what must finish (an atomic batch's rollback). A lock under which nothing changes before the call's next
+        one (``changing=False``: an input read under its own lock, a repository's lock taken before its files') checks
+        and leaves the next lock its check: a call that then waits for its output's lock stops there."""
         self._held.check = check
         try:
             yield
