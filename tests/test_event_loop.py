@@ -372,6 +372,7 @@ async def test_a_minify_cancelled_while_it_waits_for_its_outputs_lock_writes_not
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("held", ["a.txt", "b.txt"])
 async def test_a_git_restore_cancelled_while_it_waits_for_a_files_lock_keeps_the_working_tree_once_the_lock_frees(
     base_settings: Settings,
     root: Path,
@@ -379,22 +380,26 @@ async def test_a_git_restore_cancelled_while_it_waits_for_a_files_lock_keeps_the
     user_lock_dir: Path,
     lock_waits: threading.Event,
     transport: Transport,
+    held: str,
 ) -> None:
-    # It holds the repository's lock first, then takes the lock of each file it overwrites: the first used up the
-    # cancellation check, so a restore cancelled while another process edited the file overwrote it anyway.
-    for command in (["init", "-q", "-b", "main"], ["add", "a.txt"], ["commit", "-q", "-m", "init"]):
-        if command[0] == "add":
-            (root / "a.txt").write_bytes(b"alpha\n")
-        identity = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com", "-c", "commit.gpgsign=false"]
+    # It holds the repository's lock, then takes the lock of each file it overwrites, in order: the first of these
+    # used up the cancellation check, so a restore cancelled while another process edited a file overwrote it anyway.
+    identity = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True, capture_output=True)
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"alpha\n")
+    for command in (["add", "a.txt", "b.txt"], ["commit", "-q", "-m", "init"]):
         subprocess.run(["git", *identity, *command], cwd=root, check=True, capture_output=True)
-    (root / "a.txt").write_bytes(b"my precious edit\n")
-    foreign = foreign_lock(user_lock_dir, root / "a.txt")
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"my precious edit\n")
+    foreign = foreign_lock(user_lock_dir, root / held)
     server = build_server(dataclasses.replace(base_settings, transport=transport))
-    restore = ("git", {"action": "restore", "paths": ["a.txt"], "force": True})
+    restore = ("git", {"action": "restore", "paths": ["a.txt", "b.txt"], "force": True})
     try:
         with anyio.fail_after(WAIT_S):
             async with Client(server, mode=mode) as client:
-                await cancel_while_it_waits(client, mode, lock_waits, foreign, restore, "a.txt")
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, restore, held)
     finally:
         foreign.let_go()
     assert (root / "a.txt").read_bytes() == b"my precious edit\n"
+    assert (root / "b.txt").read_bytes() == b"my precious edit\n"
