@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import pytest
 from mcp import Client
 
 from fsguard.config import Settings, Transport
+from fsguard.core.batch import BatchRunner
 from fsguard.server import build_server
 from tests.conftest import structured
 
@@ -320,8 +323,10 @@ async def cancel_while_it_waits(
     foreign: ForeignLock,
     call: tuple[str, dict[str, Any]],
     held: str,
+    meanwhile: Callable[[], object] = lambda: None,
 ) -> None:
-    """Cancel ``call`` once a worker thread waits for ``foreign``, let go, and return once that thread is done."""
+    """Cancel ``call`` once a worker thread waits for ``foreign`` (after ``meanwhile``: what the other process does
+    while it holds the lock), let go, and return once that thread let go of ``held``'s lock."""
     async with anyio.create_task_group() as group:
         scope, gone = anyio.CancelScope(), anyio.Event()
 
@@ -334,6 +339,7 @@ async def cancel_while_it_waits(
 
         group.start_soon(cancelled_call)
         await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits in flock
+        meanwhile()
         scope.cancel()
         if mode == "legacy":
             await gone.wait()  # the server applies notifications/cancelled before it answers a later call
@@ -403,3 +409,43 @@ async def test_a_git_restore_cancelled_while_it_waits_for_a_files_lock_keeps_the
         foreign.let_go()
     assert (root / "a.txt").read_bytes() == b"my precious edit\n"
     assert (root / "b.txt").read_bytes() == b"my precious edit\n"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_batch_cancelled_while_it_waits_for_a_lock_leaves_the_directory_another_process_made_meanwhile(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The batch logged as its own every directory missing before its write and there after it: the one the other
+    # process made while the batch waited for its lock was removed by the cancelled batch's rollback.
+    over = threading.Event()
+    run = BatchRunner.run
+
+    def counted(self: BatchRunner, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            over.set()  # the rollback included
+
+    monkeypatch.setattr(BatchRunner, "run", counted)
+    foreign = foreign_lock(user_lock_dir, root / "shared" / "new.txt")
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    write = (
+        "batch_operations",
+        {"request_json": {"operations": [{"type": "write", "path": "shared/new.txt", "content": "mine\n"}]}},
+    )
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client:
+                made = functools.partial((root / "shared").mkdir)  # the other process's create_directory
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, write, "shared/new.txt", made)
+                assert await anyio.to_thread.run_sync(over.wait, WAIT_S)
+    finally:
+        foreign.let_go()
+    assert (root / "shared").is_dir()
+    assert list((root / "shared").iterdir()) == []
