@@ -62,7 +62,8 @@ class BatchRunner:
         """Validate the whole batch, then run it in order (unless ``validate_only``).
 
         ``progress`` gets (operations done, operations) after each one and may raise to cancel: an atomic
-        batch is then rolled back, a non-atomic one keeps what was done (both saved as the group).
+        batch is then rolled back (or, when that reverts nothing, run to the end: see :meth:`_report`), a non-atomic
+        one keeps what was done (both saved as the group).
 
         Raises:
             InvalidParamsError: the batch does not validate; nothing was run.
@@ -78,19 +79,41 @@ class BatchRunner:
             return BatchReport("validated", valid, None)
         log = ChangeLog()
         outcomes: list[OperationOutcome] = []
+        cancelled: BaseException | None = None  # a cancellation the batch runs to the end despite (see _report)
         try:
             for op, target in zip(operations, targets, strict=True):
                 outcomes.append(self._step(op, target, log, atomic=request.atomic))
-                if progress is not None:
-                    progress(op.index + 1, len(operations))
+                if progress is not None and cancelled is None:
+                    cancelled = self._report(progress, op.index + 1, len(operations), log, atomic=request.atomic)
         except _OperationFailed as failed:
             raise self._roll_back(failed, log) from failed.error
         except BaseException:  # cancelled, or a bug: keep the promise of each mode, and the group of what stayed
             self._groups.save(TOOL, self._revert_quietly(log.changes) if request.atomic else log.changes)
             raise
         group = self._groups.save(TOOL, log.changes)
+        if cancelled is not None:
+            raise cancelled
         status: Literal["applied", "partial"] = "partial" if any(o.status == "failed" for o in outcomes) else "applied"
         return BatchReport(status, tuple(outcomes), group.group_id if group else None)
+
+    def _report(
+        self, progress: Progress, done: int, total: int, log: ChangeLog, *, atomic: bool
+    ) -> BaseException | None:
+        """Report progress, which raises to cancel: the batch then stops, rolled back when atomic. Returns instead the
+        cancellation of an atomic batch whose rollback reverted nothing because another process changed its files
+        since (another line of them, say), an edit a rollback never replaces: stopped there, the batch would stay half
+        applied, so it runs to the end, all applied, and raises the cancellation then."""
+        try:
+            progress(done, total)
+        except BaseException as exc:
+            if not (atomic and log.changes):
+                raise
+            stayed = self._revert_quietly(log.changes)
+            if len(stayed) < len(log.changes):  # rolled back, or in part: what stays is the group (see run)
+                log.changes[:] = stayed
+                raise
+            return exc
+        return None
 
     def _step(
         self, op: BatchOperation, target: tuple[Path, Path | None], log: ChangeLog, *, atomic: bool
