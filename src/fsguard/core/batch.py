@@ -145,7 +145,7 @@ class BatchRunner:
             "error_code": error.code,
         }
         try:
-            reverted = self._reverter.revert(log.changes, rollback=True)
+            reverted = self._revert(log.changes)
         except UndoConflictError as exc:  # a file of the batch was changed by someone else meanwhile
             group = self._groups.save(TOOL, log.changes)
             return BatchFailedError(
@@ -168,12 +168,24 @@ class BatchRunner:
             backup_id=_id(group),
         )
 
+    def _revert(self, changes: Sequence[Change]) -> list[Reverted]:
+        """Roll ``changes`` back under the locks of every path they name, taken at once: another process's edit
+        landing between the conflict check and the revert of its file left the rollback half done (that file kept,
+        the others reverted).
+
+        Raises:
+            UndoConflictError: something else changed them since; nothing was reverted.
+        """
+        paths = {Path(path) for change in changes for path in (change.path, change.source) if path}
+        with self._safe.locks.hold_all(*paths):
+            return self._reverter.revert(changes, rollback=True)
+
     def _revert_quietly(self, changes: Sequence[Change]) -> list[Change]:
         """Revert ``changes``; the ones that stay (could not be reverted) are returned, in their order."""
         if not changes:
             return []
         try:
-            reverted = self._reverter.revert(changes, rollback=True)
+            reverted = self._revert(changes)
         except FsguardError:
             return list(changes)
         return _stayed(changes, [r for r in reverted if r.status in ("kept", "failed")])

@@ -26,7 +26,8 @@ A path's lock also takes a shared lock on each directory above it, so a call on 
 trash, move it) waits for the calls changing a file inside it, and they for it: else an edit landing in a
 directory while it was copied to a trash on another filesystem was acknowledged, then deleted with the
 original. Shared locks are ``flock`` only (one open file description per holder, so threads of one process
-exclude each other too); a thread holding a directory's lock skips the shared lock it would take on it again.
+exclude each other too); a thread holding a directory's lock skips the shared lock it would take on it again,
+and one holding a path's lock takes it again at once (a batch rollback holds all its files, then reverts each).
 """
 
 from __future__ import annotations
@@ -209,6 +210,9 @@ class PathLocks:
 
     @contextmanager
     def _exclusive(self, path: str, wait: bool) -> Iterator[None]:
+        if path in self._mine():  # this thread holds it already (a rollback holding all its files): nothing to take
+            yield
+            return
         with self._guard:
             lock, users = self._locks.get(path, (threading.Lock(), 0))
             self._locks[path] = (lock, users + 1)
