@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import pytest
 from mcp import Client
 
 from fsguard.config import Settings, Transport
+from fsguard.core.batch import BatchRunner
 from fsguard.server import build_server
 from tests.conftest import structured
 
@@ -238,7 +241,11 @@ def lock_waits(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 
     def flock(fd: int, operation: int) -> None:
         if operation == fcntl.LOCK_EX:  # blocking: LOCK_NB not given
-            waiting.set()
+            try:
+                real(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return  # free: taken at once
+            except BlockingIOError:
+                waiting.set()  # held elsewhere: this call blocks
         real(fd, operation)
 
     monkeypatch.setattr(fcntl, "flock", flock)
@@ -302,3 +309,143 @@ async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_change
         foreign.let_go()
     # Had the cancelled call written once the lock freed, undo would have gone back to its text, not to the original.
     assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
+
+
+def foreign_lock(user_lock_dir: Path, path: Path) -> ForeignLock:
+    """The lock another fsguard holds on ``path`` while it changes it."""
+    return ForeignLock(user_lock_dir / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".lock"))
+
+
+async def cancel_while_it_waits(
+    client: Client,
+    mode: str,
+    lock_waits: threading.Event,
+    foreign: ForeignLock,
+    call: tuple[str, dict[str, Any]],
+    held: str,
+    meanwhile: Callable[[], object] = lambda: None,
+) -> None:
+    """Cancel ``call`` once a worker thread waits for ``foreign`` (after ``meanwhile``: what the other process does
+    while it holds the lock), let go, and return once that thread let go of ``held``'s lock."""
+    async with anyio.create_task_group() as group:
+        scope, gone = anyio.CancelScope(), anyio.Event()
+
+        async def cancelled_call() -> None:
+            try:
+                with scope:
+                    await client.call_tool(*call)
+            finally:
+                gone.set()
+
+        group.start_soon(cancelled_call)
+        await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits in flock
+        meanwhile()
+        scope.cancel()
+        if mode == "legacy":
+            await gone.wait()  # the server applies notifications/cancelled before it answers a later call
+            await client.call_tool("list_directory", {"path": "."})
+        foreign.let_go()
+    # Over only once the cancelled call's worker thread is: a call taking the same lock waits for that thread (the
+    # path's thread lock), and this one changes nothing.
+    looked = await client.call_tool("edit_file", {"path": held, "old_text": "\0", "new_text": "-"})
+    assert looked.is_error
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_minify_cancelled_while_it_waits_for_its_outputs_lock_writes_nothing_once_the_lock_frees(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+) -> None:
+    # Its input is read under a lock of its own first, released before the output's is taken: that first lock used
+    # up the cancellation check, so a call cancelled while it waited for the output's lock wrote the output anyway.
+    source = "function add(a, b) {\n  return a + b;\n}\n"
+    (root / "app.js").write_text(source, encoding="utf-8")
+    foreign = foreign_lock(user_lock_dir, root / "app.min.js")
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    minify = ("minify_js", {"path": "app.js", "output_path": "app.min.js"})
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client:
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, minify, "app.min.js")
+    finally:
+        foreign.let_go()
+    assert not (root / "app.min.js").exists()
+    assert (root / "app.js").read_text(encoding="utf-8") == source
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("held", ["a.txt", "b.txt"])
+async def test_a_git_restore_cancelled_while_it_waits_for_a_files_lock_keeps_the_working_tree_once_the_lock_frees(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+    held: str,
+) -> None:
+    # It holds the repository's lock, then takes the lock of each file it overwrites, in order: the first of these
+    # used up the cancellation check, so a restore cancelled while another process edited a file overwrote it anyway.
+    identity = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True, capture_output=True)
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"alpha\n")
+    for command in (["add", "a.txt", "b.txt"], ["commit", "-q", "-m", "init"]):
+        subprocess.run(["git", *identity, *command], cwd=root, check=True, capture_output=True)
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"my precious edit\n")
+    foreign = foreign_lock(user_lock_dir, root / held)
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    restore = ("git", {"action": "restore", "paths": ["a.txt", "b.txt"], "force": True})
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client:
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, restore, held)
+    finally:
+        foreign.let_go()
+    assert (root / "a.txt").read_bytes() == b"my precious edit\n"
+    assert (root / "b.txt").read_bytes() == b"my precious edit\n"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_batch_cancelled_while_it_waits_for_a_lock_leaves_the_directory_another_process_made_meanwhile(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The batch logged as its own every directory missing before its write and there after it: the one the other
+    # process made while the batch waited for its lock was removed by the cancelled batch's rollback.
+    over = threading.Event()
+    run = BatchRunner.run
+
+    def counted(self: BatchRunner, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            over.set()  # the rollback included
+
+    monkeypatch.setattr(BatchRunner, "run", counted)
+    foreign = foreign_lock(user_lock_dir, root / "shared" / "new.txt")
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    write = (
+        "batch_operations",
+        {"request_json": {"operations": [{"type": "write", "path": "shared/new.txt", "content": "mine\n"}]}},
+    )
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client:
+                made = functools.partial((root / "shared").mkdir)  # the other process's create_directory
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, write, "shared/new.txt", made)
+                assert await anyio.to_thread.run_sync(over.wait, WAIT_S)
+    finally:
+        foreign.let_go()
+    assert (root / "shared").is_dir()
+    assert list((root / "shared").iterdir()) == []

@@ -150,6 +150,29 @@ def test_a_cancelled_atomic_batch_is_rolled_back_and_a_cancelled_non_atomic_one_
     assert sorted(p.name for p in (root / "n").iterdir()) == ["a.txt", "b.txt"]
 
 
+def test_a_cancelled_atomic_batch_whose_rollback_would_undo_another_processes_edit_runs_to_the_end(
+    services: Services, root: Path
+) -> None:
+    # Cancelled between operations, it was rolled back; but another process had edited a.txt since (another line),
+    # so the rollback reverted nothing (it never replaces such an edit) and the batch stayed half applied: a.txt
+    # changed, b.txt not, and no answer went out to say so.
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"mine: old\ntheirs: old\n")
+
+    def cancel_after_one(done: int, total: int) -> None:
+        if done == 1:
+            (root / "a.txt").write_bytes((root / "a.txt").read_bytes().replace(b"theirs: old", b"theirs: new"))
+            raise KeyboardInterrupt
+
+    ops = [
+        {"type": "edit", "path": name, "old_text": "mine: old", "new_text": "mine: new"} for name in ("a.txt", "b.txt")
+    ]
+    with pytest.raises(KeyboardInterrupt):
+        services.batch.run(parse_request(ops), cancel_after_one)
+    assert (root / "a.txt").read_bytes() == b"mine: new\ntheirs: new\n"
+    assert (root / "b.txt").read_bytes() == b"mine: new\ntheirs: old\n"
+
+
 def test_a_failed_atomic_batch_carries_what_failed_and_what_was_rolled_back(services: Services, root: Path) -> None:
     (root / "a.txt").write_text("a\n", encoding="utf-8")
     request = parse_request(

@@ -296,3 +296,41 @@ def test_a_cancellable_block_does_not_check_its_later_locks_so_a_rollback_is_nev
     with locks.hold(tmp_path / "c.txt"):  # outside the block: no check
         pass
     assert checks == ["checked"]
+
+
+def test_a_lock_held_without_changing_checks_and_leaves_the_check_to_the_next_lock(tmp_path: Path) -> None:
+    locks = PathLocks(tmp_path / "state")
+    checks: list[str] = []
+    with locks.cancellable(lambda: checks.append("checked")):
+        with locks.hold(tmp_path / "input.js", changing=False):
+            assert checks == ["checked"]
+        with locks.hold(tmp_path / "output.js"):  # the first lock before a change: checked again
+            assert checks == ["checked", "checked"]
+        with locks.hold(tmp_path / "output.js"):
+            pass
+    assert checks == ["checked", "checked"]
+
+
+def test_a_thread_holding_a_paths_lock_takes_it_again_at_once_and_keeps_it_to_the_end(tmp_path: Path) -> None:
+    # A batch rollback holds every file's lock, then reverts each through the engines, which lock that file again.
+    locks, other = PathLocks(tmp_path / "state"), PathLocks(tmp_path / "state")
+    held_inside: list[bool] = []
+
+    def nested() -> None:
+        with locks.hold_all(tmp_path / "a.txt", tmp_path / "b.txt"):
+            with locks.hold(tmp_path / "a.txt"):
+                pass
+            assert other.claim()  # another process's first lock does not wait: LockBusy while a.txt is held
+            try:
+                with other.hold(tmp_path / "a.txt"):
+                    held_inside.append(False)
+            except LockBusy:
+                held_inside.append(True)
+            finally:
+                other.release()
+
+    thread = threading.Thread(target=nested, daemon=True)
+    thread.start()
+    thread.join(WAIT)
+    assert not thread.is_alive(), "a thread waited for the lock it holds"
+    assert held_inside == [True]

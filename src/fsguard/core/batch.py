@@ -62,7 +62,8 @@ class BatchRunner:
         """Validate the whole batch, then run it in order (unless ``validate_only``).
 
         ``progress`` gets (operations done, operations) after each one and may raise to cancel: an atomic
-        batch is then rolled back, a non-atomic one keeps what was done (both saved as the group).
+        batch is then rolled back (or, when that reverts nothing, run to the end: see :meth:`_report`), a non-atomic
+        one keeps what was done (both saved as the group).
 
         Raises:
             InvalidParamsError: the batch does not validate; nothing was run.
@@ -78,19 +79,41 @@ class BatchRunner:
             return BatchReport("validated", valid, None)
         log = ChangeLog()
         outcomes: list[OperationOutcome] = []
+        cancelled: BaseException | None = None  # a cancellation the batch runs to the end despite (see _report)
         try:
             for op, target in zip(operations, targets, strict=True):
                 outcomes.append(self._step(op, target, log, atomic=request.atomic))
-                if progress is not None:
-                    progress(op.index + 1, len(operations))
+                if progress is not None and cancelled is None:
+                    cancelled = self._report(progress, op.index + 1, len(operations), log, atomic=request.atomic)
         except _OperationFailed as failed:
             raise self._roll_back(failed, log) from failed.error
         except BaseException:  # cancelled, or a bug: keep the promise of each mode, and the group of what stayed
             self._groups.save(TOOL, self._revert_quietly(log.changes) if request.atomic else log.changes)
             raise
         group = self._groups.save(TOOL, log.changes)
+        if cancelled is not None:
+            raise cancelled
         status: Literal["applied", "partial"] = "partial" if any(o.status == "failed" for o in outcomes) else "applied"
         return BatchReport(status, tuple(outcomes), group.group_id if group else None)
+
+    def _report(
+        self, progress: Progress, done: int, total: int, log: ChangeLog, *, atomic: bool
+    ) -> BaseException | None:
+        """Report progress, which raises to cancel: the batch then stops, rolled back when atomic. Returns instead the
+        cancellation of an atomic batch whose rollback reverted nothing because another process changed its files
+        since (another line of them, say), an edit a rollback never replaces: stopped there, the batch would stay half
+        applied, so it runs to the end, all applied, and raises the cancellation then."""
+        try:
+            progress(done, total)
+        except BaseException as exc:
+            if not (atomic and log.changes):
+                raise
+            stayed = self._revert_quietly(log.changes)
+            if len(stayed) < len(log.changes):  # rolled back, or in part: what stays is the group (see run)
+                log.changes[:] = stayed
+                raise
+            return exc
+        return None
 
     def _step(
         self, op: BatchOperation, target: tuple[Path, Path | None], log: ChangeLog, *, atomic: bool
@@ -122,7 +145,7 @@ class BatchRunner:
             "error_code": error.code,
         }
         try:
-            reverted = self._reverter.revert(log.changes, rollback=True)
+            reverted = self._revert(log.changes)
         except UndoConflictError as exc:  # a file of the batch was changed by someone else meanwhile
             group = self._groups.save(TOOL, log.changes)
             return BatchFailedError(
@@ -145,12 +168,24 @@ class BatchRunner:
             backup_id=_id(group),
         )
 
+    def _revert(self, changes: Sequence[Change]) -> list[Reverted]:
+        """Roll ``changes`` back under the locks of every path they name, taken at once: another process's edit
+        landing between the conflict check and the revert of its file left the rollback half done (that file kept,
+        the others reverted).
+
+        Raises:
+            UndoConflictError: something else changed them since; nothing was reverted.
+        """
+        paths = {Path(path) for change in changes for path in (change.path, change.source) if path}
+        with self._safe.locks.hold_all(*paths):
+            return self._reverter.revert(changes, rollback=True)
+
     def _revert_quietly(self, changes: Sequence[Change]) -> list[Change]:
         """Revert ``changes``; the ones that stay (could not be reverted) are returned, in their order."""
         if not changes:
             return []
         try:
-            reverted = self._reverter.revert(changes, rollback=True)
+            reverted = self._revert(changes)
         except FsguardError:
             return list(changes)
         return _stayed(changes, [r for r in reverted if r.status in ("kept", "failed")])

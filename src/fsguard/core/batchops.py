@@ -10,7 +10,6 @@ the :class:`ChangeLog` it is given, including the directories created on the way
 
 from __future__ import annotations
 
-import os
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -95,7 +94,7 @@ class Operations:
     def _write(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         path = self._safe.policy.resolve(op.path)
         content = op.content or ""
-        with self._new_dirs(path, done):
+        with self._new_dirs(done):
             if op.append:
                 added = append_text(self._safe, path, content, expected_hash=op.expected_hash, tool=TOOL, done=done)
                 backup = added.backup.backup_id if added.backup else None
@@ -135,7 +134,7 @@ class Operations:
 
     def _copy(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         assert op.destination is not None  # the parser requires it
-        with self._new_dirs(self._safe.policy.resolve_entry(op.destination), done):
+        with self._new_dirs(done):
             report = self._engines.mover.copy(op.path, op.destination, tool=TOOL)
             done.add(Change("copied", str(report.destination)))
         return outcome(op, "ok", path=report.source, destination=report.destination, size=report.bytes_copied)
@@ -143,7 +142,7 @@ class Operations:
     def _move(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         assert op.destination is not None  # the parser requires it
         size = self._file_size(self._safe.policy.resolve_entry(op.path))
-        with self._new_dirs(self._safe.policy.resolve_entry(op.destination), done):
+        with self._new_dirs(done):
             source, destination = self._engines.mover.move(
                 op.path, op.destination, expected_hash=op.expected_hash, tool=TOOL
             )
@@ -168,9 +167,8 @@ class Operations:
         )
 
     def _create_dir(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
-        path = self._safe.policy.resolve(op.path)
-        with self._new_dirs(path, done, itself=True):
-            self._engines.directories.create(op.path, tool=TOOL)
+        with self._new_dirs(done):
+            path, _ = self._engines.directories.create(op.path, tool=TOOL)
         return outcome(op, "ok", path=path)
 
     def _extract(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
@@ -179,7 +177,7 @@ class Operations:
         assert op.end_line is not None
         source = self._safe.policy.resolve(op.path)
         destination = self._safe.policy.resolve(op.destination)
-        with self._new_dirs(destination, done):
+        with self._new_dirs(done):
             extracted = extract_lines(
                 self._safe,
                 source,
@@ -202,22 +200,18 @@ class Operations:
         )
 
     @contextmanager
-    def _new_dirs(self, path: Path, done: ChangeLog, *, itself: bool = False) -> Iterator[None]:
-        """Log the directories on the way to ``path`` that the block creates, before the block's own changes.
+    def _new_dirs(self, done: ChangeLog) -> Iterator[None]:
+        """Log the directories the block makes, before the block's own changes; only those it made itself, never one
+        another process made meanwhile (a rollback removes what is logged, when still empty).
 
-        They are logged even when the block fails, so a rollback removes them (when still empty).
+        They are logged even when the block fails, so a rollback removes them.
         """
-        missing = []
-        for candidate in (path, *path.parents) if itself else path.parents:
-            if os.path.lexists(candidate):
-                break
-            missing.append(candidate)
         mark = len(done.changes)
-        try:
-            yield
-        finally:
-            made = [Change("created_dir", str(d)) for d in reversed(missing) if d.is_dir()]
-            done.changes[mark:mark] = made
+        with self._safe.beneath.made_here() as made:
+            try:
+                yield
+            finally:
+                done.changes[mark:mark] = [Change("created_dir", str(directory)) for directory in made]
 
     def _file_size(self, path: Path) -> int | None:
         """The size of the regular file at ``path`` (read through its pinned directory), else None."""

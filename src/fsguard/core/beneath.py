@@ -19,6 +19,7 @@ import errno
 import functools
 import os
 import stat
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -54,6 +55,7 @@ class Beneath:
         # Without roots (--unrestricted) the walk starts at "/": links are still never followed blindly.
         self._roots = tuple(sorted(roots or (Path("/"),), key=lambda root: len(root.parts), reverse=True))
         self._fds: dict[Path, int] = {}
+        self._made = threading.local()  # .paths: the directories this thread's walks made, while made_here runs
         # A server built in a test is dropped, not stopped: its root fds close when it is collected.
         self._release = weakref.finalize(self, _close_all, self._fds)
         for root in self._roots:
@@ -82,6 +84,29 @@ class Beneath:
             yield Pinned(parent, name, canonical)
         finally:
             os.close(parent)
+
+    @contextmanager
+    def made_here(self) -> Iterator[list[Path]]:
+        """The directories this thread's walks create (``make_parents``) during the block, outermost first.
+
+        Only those a mkdir of this thread made: one found missing before the block may be made meanwhile by another
+        process (while this call waits for its lock), and a rollback that removed it would undo that process's change.
+        """
+        outer = getattr(self._made, "paths", None)
+        made: list[Path] = []
+        self._made.paths = made
+        try:
+            yield made
+        finally:
+            self._made.paths = outer
+            if outer is not None:
+                outer.extend(made)
+
+    def note_made(self, path: Path) -> None:
+        """Count ``path``, a directory this thread has just made itself, as made in the current :meth:`made_here`."""
+        made: list[Path] | None = getattr(self._made, "paths", None)
+        if made is not None:
+            made.append(path)
 
     @contextmanager
     def directory(self, path: Path) -> Iterator[int]:
@@ -166,7 +191,8 @@ class Beneath:
         except NotFoundError:
             if not make_parents:
                 raise
-            _mkdir(current, name, label)
+            if _mkdir(current, name, label):
+                self.note_made(label)
             return None
 
     @staticmethod
@@ -321,13 +347,15 @@ def _link_target(parent: int, name: str) -> str | None:
         raise from_os_error(exc, name) from exc
 
 
-def _mkdir(parent: int, name: str, label: Path) -> None:
+def _mkdir(parent: int, name: str, label: Path) -> bool:
+    """Whether this call made the directory (False: someone else made it meanwhile)."""
     try:
         os.mkdir(name, 0o777, dir_fd=parent)
     except FileExistsError:
-        pass  # made meanwhile by someone else: the retry opens it (or finds a file and refuses)
+        return False  # made meanwhile by someone else: the retry opens it (or finds a file and refuses)
     except OSError as exc:
         raise from_os_error(exc, label) from exc
+    return True
 
 
 def _outside(path: Path, link: Path, target: str | None = None) -> AccessDeniedError:

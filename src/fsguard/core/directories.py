@@ -65,6 +65,7 @@ class DirectoryMaker:
                     return path, False
                 except OSError as exc:
                     raise from_os_error(exc, path) from exc
+                self._beneath.note_made(path)
         self._session.saw(path)
         self._hooks.fire("post", "create", **event)
         return path, True

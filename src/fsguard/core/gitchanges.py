@@ -191,8 +191,9 @@ def _discard(call: GitCall, names: list[str], source: list[str]) -> GitResult:
     repo, safe, rev = call.repo, call.safe, call.request.rev
     targets = [Path(repo.absolute(name)) for name in names]
     with ExitStack() as held:
-        for target in sorted(set(targets)):  # one global order, as PathLocks.hold_all, without its recursion
-            held.enter_context(safe.locks.hold(target))
+        in_order = sorted(set(targets))  # one global order, as PathLocks.hold_all, without its recursion
+        for target in in_order:  # nothing changes before the last: a cancelled call stops at any of them
+            held.enter_context(safe.locks.hold(target, changing=target == in_order[-1]))
         for target in targets:
             fire(safe, "pre", "write", target, "restore", source=rev)
         saved: list[tuple[Path, BackupRecord]] = []

@@ -26,7 +26,8 @@ A path's lock also takes a shared lock on each directory above it, so a call on 
 trash, move it) waits for the calls changing a file inside it, and they for it: else an edit landing in a
 directory while it was copied to a trash on another filesystem was acknowledged, then deleted with the
 original. Shared locks are ``flock`` only (one open file description per holder, so threads of one process
-exclude each other too); a thread holding a directory's lock skips the shared lock it would take on it again.
+exclude each other too); a thread holding a directory's lock skips the shared lock it would take on it again,
+and one holding a path's lock takes it again at once (a batch rollback holds all its files, then reverts each).
 """
 
 from __future__ import annotations
@@ -88,13 +89,14 @@ class PathLocks:
         self.sweeper: threading.Thread | None = None  # the last sweeper thread started
 
     @contextmanager
-    def hold(self, path: Path) -> Iterator[None]:
-        """Hold the lock of ``path`` (canonical) for the duration of the block, against every process."""
-        with self.hold_all(path):
+    def hold(self, path: Path, *, changing: bool = True) -> Iterator[None]:
+        """Hold the lock of ``path`` (canonical) for the duration of the block, against every process. Without
+        ``changing``, nothing changes under it before the call's next lock (see :meth:`cancellable`)."""
+        with self.hold_all(path, changing=changing):
             yield
 
     @contextmanager
-    def hold_all(self, *paths: Path) -> Iterator[None]:
+    def hold_all(self, *paths: Path, changing: bool = True) -> Iterator[None]:
         """Hold several paths' locks (and the shared locks of the directories above them), taken in one global
         order, directories before what they hold, so two callers can never deadlock."""
         exclusive = {str(path) for path in paths}
@@ -117,7 +119,8 @@ class PathLocks:
                     stack.enter_context(lock)
                 check = getattr(self._held, "check", None)
                 if check is not None:
-                    self._held.check = None
+                    if changing:
+                        self._held.check = None
                     check()
                 yield
         finally:
@@ -133,7 +136,9 @@ class PathLocks:
         """Run ``check`` (which raises if the call was cancelled) once this thread has taken its first locks in the
         block: a call may wait long for a lock, and its client may give up meanwhile. Every change is made under a
         lock, so nothing has changed yet at that point; later locks do not check, so a cancellation cannot cut
-        short what must finish (an atomic batch's rollback)."""
+        short what must finish (an atomic batch's rollback). A lock under which nothing changes before the call's next
+        one (``changing=False``: an input read under its own lock, a repository's lock taken before its files') checks
+        and leaves the next lock its check: a call that then waits for its output's lock stops there."""
         self._held.check = check
         try:
             yield
@@ -205,6 +210,9 @@ class PathLocks:
 
     @contextmanager
     def _exclusive(self, path: str, wait: bool) -> Iterator[None]:
+        if path in self._mine():  # this thread holds it already (a rollback holding all its files): nothing to take
+            yield
+            return
         with self._guard:
             lock, users = self._locks.get(path, (threading.Lock(), 0))
             self._locks[path] = (lock, users + 1)

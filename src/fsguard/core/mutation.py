@@ -231,7 +231,7 @@ def mutation(
     """
     if not reading_only:
         safe.policy.check_writable(path)
-    with safe.locks.hold(path), ExitStack() as stack:
+    with safe.locks.hold(path, changing=not reading_only), ExitStack() as stack:
         stack.enter_context(results_up_to(safe.max_file_size, path))  # a planned result is bounded while built
         entry: Pinned | None = None
         try:

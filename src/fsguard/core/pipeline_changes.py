@@ -20,7 +20,8 @@ A file in which nothing matches is left as it is (count 0); a step in which no f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,9 +106,10 @@ def copy(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     """Each input file copied into the ``destination`` directory, never over an existing file."""
     moves = _into(engines, call, "copy")
     if not call.dry_run:
-        for source, target in moves:
-            engines.mover.copy(source, target, tool="batch_operations")
-            call.changes.append(Change("copied", target))
+        with _new_dirs(engines, call):
+            for source, target in moves:
+                engines.mover.copy(source, target, tool="batch_operations")
+                call.changes.append(Change("copied", target))
     return ActionOutput(tuple(target for _, target in moves))
 
 
@@ -116,9 +118,10 @@ def rename(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     moves = _into(engines, call, "rename")
     risk = _gate(call, "rename", graded(FILES_SCALE, len(moves)), f"{len(moves)} file(s)")
     if not call.dry_run:
-        for source, target in moves:
-            engines.mover.move(source, target, tool="batch_operations")
-            call.changes.append(Change("moved", target, source=source))
+        with _new_dirs(engines, call):
+            for source, target in moves:
+                engines.mover.move(source, target, tool="batch_operations")
+                call.changes.append(Change("moved", target, source=source))
     return ActionOutput(tuple(target for _, target in moves), risk=risk)
 
 
@@ -247,18 +250,19 @@ def _into(engines: PipelineEngines, call: StepCall, action: str) -> list[tuple[s
                 path=target,
             )
         taken[target] = source
-    if not call.dry_run:
-        call.changes.extend(Change("created_dir", str(path)) for path in _missing_dirs(destination))
     return pairs
 
 
-def _missing_dirs(directory: Path) -> list[Path]:
-    """The directories that do not exist yet on the way to ``directory``, outermost first."""
-    missing = []
-    while not directory.exists() and directory != directory.parent:
-        missing.append(directory)
-        directory = directory.parent
-    return missing[::-1]
+@contextmanager
+def _new_dirs(engines: PipelineEngines, call: StepCall) -> Iterator[None]:
+    """Log the directories the block makes before its moves or copies, even when it fails (a rollback removes them
+    when empty): only those it made itself, never one another process made meanwhile."""
+    mark = len(call.changes)
+    with engines.beneath.made_here() as made:
+        try:
+            yield
+        finally:
+            call.changes[mark:mark] = [Change("created_dir", str(directory)) for directory in made]
 
 
 def _exists(path: Path) -> bool:
