@@ -235,18 +235,27 @@ async def test_a_stdio_server_whose_edit_waits_for_another_processes_lock_answer
 
 @pytest.fixture
 def lock_waits(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Set once fsguard blocks in flock for an exclusive lock (another process holds it)."""
+    """Set once a worker thread of fsguard waits for an exclusive lock another process holds: blocked in flock, or
+    told by a try that it is held (a call that may be cancelled waits by trying again)."""
     waiting = threading.Event()
     real = fcntl.flock
 
     def flock(fd: int, operation: int) -> None:
-        if operation == fcntl.LOCK_EX:  # blocking: LOCK_NB not given
+        exclusive = bool(operation & fcntl.LOCK_EX)
+        if exclusive and not operation & fcntl.LOCK_NB:  # blocking
             try:
                 real(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return  # free: taken at once
             except BlockingIOError:
                 waiting.set()  # held elsewhere: this call blocks
-        real(fd, operation)
+            real(fd, operation)
+            return
+        try:
+            real(fd, operation)
+        except BlockingIOError:
+            if exclusive and threading.current_thread() is not threading.main_thread():  # not the loop's first try
+                waiting.set()
+            raise
 
     monkeypatch.setattr(fcntl, "flock", flock)
     return waiting
@@ -449,3 +458,38 @@ async def test_a_batch_cancelled_while_it_waits_for_a_lock_leaves_the_directory_
         foreign.let_go()
     assert (root / "shared").is_dir()
     assert list((root / "shared").iterdir()) == []
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_server_whose_call_waits_for_another_processes_lock_stops_when_its_client_goes(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+) -> None:
+    (root / "f.txt").write_text("old\n", encoding="utf-8")
+    foreign = ForeignLock(user_lock_dir / (hashlib.sha256(str(root / "f.txt").encode()).hexdigest()[:32] + ".lock"))
+    # The other process holds the file for good. Had the call gone on waiting in flock, the client's leaving (the
+    # server's shutdown waits for its calls) would have waited until this let go: the test then fails.
+    backstop = threading.Timer(WAIT_S / 3, foreign.let_go)
+    backstop.start()
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client, anyio.create_task_group() as group:
+                call = anyio.CancelScope()
+
+                async def waiting_call() -> None:
+                    with call:
+                        await client.call_tool("edit_file", {"path": "f.txt", "old_text": "old", "new_text": "new"})
+
+                group.start_soon(waiting_call)
+                await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits for the lock
+                call.cancel()  # the client gives up, then goes
+        assert backstop.is_alive(), "the server ended only once the other process let go"
+    finally:
+        backstop.cancel()
+        foreign.let_go()
+    assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
