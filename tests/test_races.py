@@ -649,13 +649,16 @@ async def test_two_servers_moving_one_file_to_two_new_places_leave_it_in_exactly
     real_flock = fcntl.flock
 
     def flock_noting_a_wait(fd: int, operation: int) -> None:
-        """A lock taken while the first move is held that cannot be had at once: the second move waits."""
-        if operation == fcntl.LOCK_EX and window.entered.is_set():
+        """A lock taken while the first move is held that cannot be had at once: the second move waits (blocked in
+        flock, or trying again as a call that may be cancelled does)."""
+        if operation & fcntl.LOCK_EX and window.entered.is_set():
             try:
                 real_flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return
             except BlockingIOError:
                 second_waits.set()
+                if operation & fcntl.LOCK_NB:
+                    raise
         real_flock(fd, operation)
 
     monkeypatch.setattr(fcntl, "flock", flock_noting_a_wait)
