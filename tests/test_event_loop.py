@@ -194,6 +194,11 @@ class ForeignLock:
                 self._fd = -1
 
 
+def foreign_lock(user_lock_dir: Path, path: Path) -> ForeignLock:
+    """The lock another fsguard holds on ``path`` while it changes it."""
+    return ForeignLock(user_lock_dir / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".lock"))
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
@@ -206,7 +211,7 @@ async def test_a_stdio_server_whose_edit_waits_for_another_processes_lock_answer
 ) -> None:
     (root / "f.txt").write_text("old\n", encoding="utf-8")
     (root / "other.txt").write_text("other\n", encoding="utf-8")
-    foreign = ForeignLock(user_lock_dir / (hashlib.sha256(str(root / "f.txt").encode()).hexdigest()[:32] + ".lock"))
+    foreign = foreign_lock(user_lock_dir, root / "f.txt")
     # Had the edit waited on the event loop, nothing below would run until this lets go: the test then fails (the
     # read answered after the edit) instead of hanging.
     backstop = threading.Timer(WAIT_S / 3, foreign.let_go)
@@ -281,7 +286,7 @@ async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_change
 ) -> None:
     (root / "f.txt").write_text("old\n", encoding="utf-8")
     (root / "other.txt").write_text("other\n", encoding="utf-8")
-    foreign = ForeignLock(user_lock_dir / (hashlib.sha256(str(root / "f.txt").encode()).hexdigest()[:32] + ".lock"))
+    foreign = foreign_lock(user_lock_dir, root / "f.txt")
     server = build_server(dataclasses.replace(base_settings, transport=transport))
     try:
         with anyio.fail_after(WAIT_S):
@@ -318,11 +323,6 @@ async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_change
         foreign.let_go()
     # Had the cancelled call written once the lock freed, undo would have gone back to its text, not to the original.
     assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
-
-
-def foreign_lock(user_lock_dir: Path, path: Path) -> ForeignLock:
-    """The lock another fsguard holds on ``path`` while it changes it."""
-    return ForeignLock(user_lock_dir / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".lock"))
 
 
 async def cancel_while_it_waits(
@@ -470,7 +470,7 @@ async def test_a_server_whose_call_waits_for_another_processes_lock_stops_when_i
     transport: Transport,
 ) -> None:
     (root / "f.txt").write_text("old\n", encoding="utf-8")
-    foreign = ForeignLock(user_lock_dir / (hashlib.sha256(str(root / "f.txt").encode()).hexdigest()[:32] + ".lock"))
+    foreign = foreign_lock(user_lock_dir, root / "f.txt")
     # The other process holds the file for good. Had the call gone on waiting in flock, the client's leaving (the
     # server's shutdown waits for its calls) would have waited until this let go: the test then fails.
     backstop = threading.Timer(WAIT_S / 3, foreign.let_go)
