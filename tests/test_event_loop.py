@@ -285,35 +285,12 @@ async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_change
     arguments: dict[str, str],
 ) -> None:
     (root / "f.txt").write_text("old\n", encoding="utf-8")
-    (root / "other.txt").write_text("other\n", encoding="utf-8")
     foreign = foreign_lock(user_lock_dir, root / "f.txt")
     server = build_server(dataclasses.replace(base_settings, transport=transport))
     try:
         with anyio.fail_after(WAIT_S):
             async with Client(server, mode=mode) as client:
-                async with anyio.create_task_group() as group:
-                    call, gone = anyio.CancelScope(), anyio.Event()
-
-                    async def cancelled_call() -> None:
-                        try:
-                            with call:
-                                await client.call_tool(tool, arguments)
-                        finally:
-                            gone.set()
-
-                    group.start_soon(cancelled_call)
-                    await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits in flock
-                    call.cancel()  # the client gives up
-                    if mode == "legacy":
-                        # Over a stream the client sends notifications/cancelled as it gives up; the server applies it
-                        # in the order it receives messages, so before it answers this read.
-                        await gone.wait()
-                        read = await client.call_tool("read_file", {"path": "other.txt"})
-                        assert structured(read)["content"] == "other\n"
-                    # (In process, the modern client's call is the server's handler: cancelled as the client gives up,
-                    # and over only once the worker thread is.)
-                    foreign.let_go()
-                # Over only once the cancelled call's worker thread is, and whatever it did is on disk.
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, (tool, arguments), "f.txt")
                 second = await client.call_tool("write_file", {"path": "f.txt", "content": "second\n"})
                 assert not second.is_error
                 assert (root / "f.txt").read_text(encoding="utf-8") == "second\n"
@@ -347,7 +324,7 @@ async def cancel_while_it_waits(
                 gone.set()
 
         group.start_soon(cancelled_call)
-        await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits in flock
+        await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits for the lock
         meanwhile()
         scope.cancel()
         if mode == "legacy":

@@ -214,13 +214,13 @@ class PathLocks:
 
     @contextmanager
     def _exclusive(self, path: str, wait: bool) -> Iterator[None]:
-        if path in self._mine():  # this thread holds it already (a rollback holding all its files): nothing to take
+        mine = self._mine()
+        if path in mine:  # this thread holds it already (a rollback holding all its files): nothing to take
             yield
             return
         with self._guard:
             lock, users = self._locks.get(path, (threading.Lock(), 0))
             self._locks[path] = (lock, users + 1)
-        mine = self._mine()
         try:
             with lock, self._file_lock(path, shared=False, wait=wait):
                 self._held.paths = mine | {path}

@@ -71,8 +71,10 @@ def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
         # Too little room to cut a line and keep its marker within the budget (a cut there fills all of it): only a
         # file no bigger than that room is read (as text it can come out a little longer, in a legacy code page; a
         # cut line then passes the budget by its marker).
-        if budget <= 0 or (budget <= CUT_FLOOR and _size(reader.resolve(user_path)) > budget):
-            return _left_out(reader.resolve(user_path), reader.budget)
+        if budget <= CUT_FLOOR:
+            path = reader.resolve(user_path)
+            if budget <= 0 or _size(path) > budget:
+                return _left_out(path, reader.budget)
         result = reader.read(user_path, LineSelection(), budget=budget)
     except FsguardError as exc:
         return ReadFileEntry(path=_canonical(reader, user_path), error=exc.message, error_code=exc.code)

@@ -303,7 +303,7 @@ class LineIndex:
         self._text = text
         # Line breaks are counted as LF when every CR is a CRLF's: a CRLF file is not split into lines (150 MB for
         # a 40 MB file of 1.3 million lines) to number an edit's one line.
-        self._lf_only = "\r" not in text or text.count("\r") == text.count("\r\n")
+        self.lf_breaks = "\r" not in text or text.count("\r") == text.count("\r\n")
         self._last = (0, 1)  # an offset asked about, and its line
 
     @cached_property
@@ -319,7 +319,7 @@ class LineIndex:
         return starts
 
     def line_of(self, offset: int) -> int:
-        if self._lf_only:  # the common case, without splitting the file
+        if self.lf_breaks:  # the common case, without splitting the file
             # Counted from the offset asked about last: callers ask in text order, and counting from the start each
             # time made a replace_all of 40,000 matches quadratic.
             at, line = self._last

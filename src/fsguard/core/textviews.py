@@ -87,7 +87,7 @@ class TextViews:
         ``content``, or a text with a lone CR (a line break ``\n`` does not show), reads every line instead.
         """
         text = self.text
-        if not content or self._lone_cr:
+        if not content or not self.index.lf_breaks:
             return [number for number, line in enumerate(self.index.lines) if line.strip() == content]
         found: list[int] = []
         line, counted = 0, 0  # line numbers counted up to there
@@ -102,7 +102,3 @@ class TextViews:
                 found.append(line)
             position = text.find(content, end)
         return found
-
-    @cached_property
-    def _lone_cr(self) -> bool:
-        return self.text.count("\r") != self.text.count("\r\n")

@@ -97,9 +97,9 @@ class Catalog:
             off_loop = _cancellable(fn, self.services.locks)
             if on_loop is not None and self.services.settings.transport == "stdio":
                 gate = None if on_loop == "read" else self.services.locks
-                tool = _built(fn, hints).model_copy(update={"fn": _on_loop(fn, off_loop, gate), "is_async": True})
+                tool = _built(fn, hints, _on_loop(fn, off_loop, gate), is_async=True)
             else:
-                tool = _built(fn, hints).model_copy(update={"fn": off_loop})
+                tool = _built(fn, hints, off_loop)
             tools[tool.name] = tool
         else:  # an SDK without the tool table this relies on: let it build the tool itself
             self.server.add_tool(
@@ -112,9 +112,9 @@ _BUILT: dict[tuple[str, ...], Tool] = {}
 
 
 def _cancellable(fn: Callable[..., Any], locks: PathLocks) -> Callable[..., Any]:
-    """``fn`` for a worker thread: a call its client cancelled while it waited for a lock (another fsguard's edit of
-    the same file, say) stops once it has the lock, before it changes anything. The thread learns of the
-    cancellation only when it asks anyio."""
+    """``fn`` for a worker thread: a call its client cancelled while it waits for a lock (another fsguard's edit of
+    the same file, say) stops waiting, or stops once it has the lock, before it changes anything. The thread learns
+    of the cancellation only when it asks anyio (PathLocks.cancellable asks for it)."""
 
     @functools.wraps(fn)
     def call(**kwargs: Any) -> Any:
@@ -154,8 +154,9 @@ def _on_loop(fn: Callable[..., Any], off_loop: Callable[..., Any], gate: PathLoc
     return call
 
 
-def _built(fn: Callable[..., Any], hints: ToolAnnotations) -> Tool:
-    """The SDK's Tool for ``fn`` (bound to ``fn``); its schemas are built once per process and signature.
+def _built(fn: Callable[..., Any], hints: ToolAnnotations, runs: Callable[..., Any], *, is_async: bool = False) -> Tool:
+    """The SDK's Tool for ``fn``, calling ``runs`` (``fn`` wrapped); its schemas are built once per process and
+    signature.
 
     Every server builds its tool functions anew (they close over its services), and the SDK derives a pydantic
     argument model and two JSON schemas from each: about 4 ms a tool, 80 ms a server. Two functions with the
@@ -169,4 +170,4 @@ def _built(fn: Callable[..., Any], hints: ToolAnnotations) -> Tool:
         # help(tool) would otherwise send (8 spaces a line) to the model.
         description = inspect.cleandoc(fn.__doc__ or "")
         template = _BUILT[key] = Tool.from_function(fn, title=hints.title, description=description, annotations=hints)
-    return template.model_copy(update={"fn": fn})
+    return template.model_copy(update={"fn": runs, "is_async": is_async})
