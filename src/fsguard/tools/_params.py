@@ -94,7 +94,8 @@ class Catalog:
         manager = getattr(self.server, "_tool_manager", None)
         tools = getattr(manager, "_tools", None)
         if isinstance(tools, dict):
-            off_loop = _cancellable(fn, self.services.locks)
+            # A coroutine function (help) runs on the loop as it is; a sync one on a worker thread, cancellable.
+            off_loop = fn if inspect.iscoroutinefunction(fn) else _cancellable(fn, self.services.locks)
             if on_loop is not None and self.services.settings.transport == "stdio":
                 gate = None if on_loop == "read" else self.services.locks
                 tool = _built(fn, hints, _on_loop(fn, off_loop, gate), is_async=True)
@@ -154,7 +155,9 @@ def _on_loop(fn: Callable[..., Any], off_loop: Callable[..., Any], gate: PathLoc
     return call
 
 
-def _built(fn: Callable[..., Any], hints: ToolAnnotations, runs: Callable[..., Any], *, is_async: bool = False) -> Tool:
+def _built(
+    fn: Callable[..., Any], hints: ToolAnnotations, runs: Callable[..., Any], *, is_async: bool | None = None
+) -> Tool:
     """The SDK's Tool for ``fn``, calling ``runs`` (``fn`` wrapped); its schemas are built once per process and
     signature.
 
@@ -170,4 +173,4 @@ def _built(fn: Callable[..., Any], hints: ToolAnnotations, runs: Callable[..., A
         # help(tool) would otherwise send (8 spaces a line) to the model.
         description = inspect.cleandoc(fn.__doc__ or "")
         template = _BUILT[key] = Tool.from_function(fn, title=hints.title, description=description, annotations=hints)
-    return template.model_copy(update={"fn": runs, "is_async": is_async})
+    return template.model_copy(update={"fn": runs} if is_async is None else {"fn": runs, "is_async": is_async})
