@@ -22,6 +22,7 @@ from fsguard.config import Settings
 from fsguard.http import uvicorn_config
 from fsguard.server import build_server
 from tests.conftest import error_code, structured
+from tests.stdio_peer import RawStdioServer
 
 pytestmark = pytest.mark.anyio
 
@@ -73,6 +74,58 @@ def test_stdio_from_dev_null_ends_at_once_with_nothing_on_stdout(root: Path, sta
     done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=False)
 
     assert (done.returncode, done.stdout) == (0, b""), done.stderr.decode()[-2000:]
+
+
+def test_stdio_answers_pipelined_requests_whole_and_each_under_its_id(
+    root: Path, state_dir: Path, tmp_path: Path
+) -> None:
+    """Answers many times a pipe's buffer, written while other requests are in flight, arrive as whole frames."""
+    text = "".join(f"line {number:06d} " + "y" * 80 + "\n" for number in range(3_000))  # 276,000 bytes
+    (root / "big.txt").write_text(text, encoding="utf-8")
+    server = RawStdioServer(root, state_dir, tmp_path / "stderr.txt")
+    try:
+        server.initialize()
+        reads, pings = range(1, 13, 2), range(2, 13, 2)
+        for request_id in reads:
+            arguments = {"path": "big.txt", "max_lines": 10_000}
+            server.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "method": "tools/call",
+                    "params": {"name": "read_file", "arguments": arguments},
+                }
+            )
+            server.send({"jsonrpc": "2.0", "id": request_id + 1, "method": "ping"})
+        assert server.wait_until(lambda answers: all(i in answers for i in range(1, 13))), server.stderr_tail()
+        answers = server.answers_to(range(1, 13))
+    finally:
+        server.close()
+    assert server.garbage == []
+    assert all(answers[i]["result"] == {} for i in pings)
+    for request_id in reads:
+        content = answers[request_id]["result"]["structuredContent"]["content"]
+        assert len(content) > 128 << 10
+        assert text.startswith(content)
+
+
+def test_a_stdio_server_whose_client_stopped_reading_still_ends_cleanly_on_eof(root: Path, state_dir: Path) -> None:
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdin is not None
+    assert process.stdout is not None
+    assert process.stderr is not None
+    process.stdout.close()  # every answer now meets a broken pipe
+    ping = '{"jsonrpc":"2.0","id":2,"method":"ping"}\n'
+    process.stdin.write((INITIALIZE + ping).encode())
+    process.stdin.close()
+
+    returncode = process.wait(timeout=60)
+    stderr = process.stderr.read().decode()
+    process.stderr.close()
+
+    assert returncode == 0, stderr[-3000:]
+    assert "Traceback" not in stderr, stderr[-3000:]
 
 
 @asynccontextmanager
