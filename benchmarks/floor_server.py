@@ -1,13 +1,29 @@
 """A one-tool MCPServer on fsguard's SDK whose answer is as large as asked: the floor under an fsguard call of that
-size (the SDK's request handling, validation, dumps and the stdio transport), with no file work at all.
+size (the SDK's request handling, validation, dumps and a stdio transport), with no file work at all.
 
-    .venv/bin/python benchmarks/floor_server.py        # stdio; the tool is text(size)
+    .venv/bin/python benchmarks/floor_server.py                  # the SDK's own stdio; the tool is text(size)
+    .venv/bin/python benchmarks/floor_server.py --fsguard-stdio  # fsguard's stdio transport, as fsguard serves
 """
 
+import sys
+from typing import Any
+
+import anyio
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel
 
-server = MCPServer("floor")
+from fsguard.stdio import serve_stdio
+
+
+class FloorServer(MCPServer):
+    """An MCPServer that fsguard's stdio transport can serve."""
+
+    async def serve_streams(self, read_stream: Any, write_stream: Any) -> None:
+        lowlevel = self._lowlevel_server
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+server = FloorServer("floor")
 
 
 class Text(BaseModel):
@@ -24,4 +40,7 @@ def text(size: int) -> Text:
 
 
 if __name__ == "__main__":
-    server.run()
+    if "--fsguard-stdio" in sys.argv[1:]:
+        anyio.run(serve_stdio, server)
+    else:
+        server.run()

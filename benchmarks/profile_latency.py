@@ -1,8 +1,9 @@
 """Where an edit's and a whole read's time goes (issue 14), in one run: the SDK's floor, fsguard's own work, fsyncs.
 
 Over stdio, with the external harness's bench (``run.sh bench``, one call at a time, ``-n`` calls after a warm-up),
-in alternating rounds: the reference server's call, fsguard's, and the floor: a one-tool MCPServer on the same SDK
-(``benchmarks/floor_server.py``) answering about as many characters as fsguard's answer holds, with no file work.
+in alternating rounds: the reference server's call, fsguard's, and two floors: a one-tool MCPServer on the same SDK
+(``benchmarks/floor_server.py``) answering about as many characters as fsguard's answer holds, with no file work,
+over the SDK's own stdio transport and over fsguard's (the floor fsguard itself stands on).
 Then in-process (``server.call_tool``, no transport), fsguard's call timed, then profiled (cProfile), its time
 shared out by where the profile found it: the durable steps (``os.fsync``, the rename, the wait for the thread
 that writes and fsyncs the temp file), other system calls, fsguard's code, and the SDK with pydantic and the
@@ -47,20 +48,24 @@ KINDS = (
 Call = Callable[[int], Awaitable[object]]
 
 
-def stdio_rows(script: Path, work: Path, args: argparse.Namespace) -> list[tuple[str, float, float, float]]:
-    """(call, reference ms, floor ms, fsguard ms) over stdio: each the median of ``--rounds`` runs' medians, the runs
-    alternating round after round (each round starting one run later), since this VM drifts between runs."""
+def stdio_rows(script: Path, work: Path, args: argparse.Namespace) -> list[tuple[str, float, float, float, float]]:
+    """(call, reference ms, floor ms, transport floor ms, fsguard ms) over stdio: each the median of ``--rounds``
+    runs' medians, the runs alternating round after round (each round starting one run later), since this VM drifts
+    between runs."""
     reference = [*reference_command(script), "${TMP}"]
     floor = [sys.executable, str(FLOOR)]
+    ours = [*floor, "--fsguard-stdio"]
     edit = ["--scenario", "edit", "--fresh", "--lines", str(LINES), "--file", "${TMP}/f.txt"]
     read = ["--gen", READ_GEN, "--tool"]
     runs: list[tuple[str, list[str], list[str] | None]] = [  # None: fsguard, with a state dir of its own
         ("reference edit", [*edit, "--dialect", "reference"], reference),
         ("fsguard edit", [*edit, "--dialect", "seed"], None),
         ("floor edit", ["--tool", "text", "--args", f'{{"size":{EDIT_ANSWER}}}'], floor),
+        ("transport floor edit", ["--tool", "text", "--args", f'{{"size":{EDIT_ANSWER}}}'], ours),
         ("reference read", [*read, "read_text_file", "--args", READ_REFERENCE], reference),
         ("fsguard read", [*read, "read_file", "--args", READ_FSGUARD], None),
         ("floor read", ["--tool", "text", "--args", f'{{"size":{READ_ANSWER}}}'], floor),
+        ("transport floor read", ["--tool", "text", "--args", f'{{"size":{READ_ANSWER}}}'], ours),
     ]
     medians: dict[str, list[float]] = {label: [] for label, _options, _server in runs}
     for round_number in range(args.rounds):
@@ -73,7 +78,13 @@ def stdio_rows(script: Path, work: Path, args: argparse.Namespace) -> list[tuple
             medians[label].append(float(report["ops"][0]["median_ms"]))
     figure = {label: statistics.median(values) for label, values in medians.items()}
     return [
-        (task, figure[f"reference {kind}"], figure[f"floor {kind}"], figure[f"fsguard {kind}"])
+        (
+            task,
+            figure[f"reference {kind}"],
+            figure[f"floor {kind}"],
+            figure[f"transport floor {kind}"],
+            figure[f"fsguard {kind}"],
+        )
         for task, kind in (
             ("edit one line of 2,000, new text every call", "edit"),
             ("whole read of a 100,000-byte file", "read"),
@@ -167,11 +178,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="fsguard-profile-latency-") as scratch:
         rows = stdio_rows(script, Path(scratch), args)
     measured = in_process(args.n)
-    print("\nOver stdio (median ms; the floor answers as many characters as fsguard's answer, doing no file work):\n")
-    print("| call | reference | SDK floor | fsguard | fsguard / reference | fsguard over the floor |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for task, reference, floor, ours in rows:
-        cells = f"{fmt(reference)} | {fmt(floor)} | {fmt(ours)} | {fmt(ours / reference)}x | {fmt(ours - floor)}"
+    print(
+        "\nOver stdio (median ms; a floor answers as many characters as fsguard's answer, doing no file work, over "
+        "the SDK's own stdio or over fsguard's):\n"
+    )
+    print("| call | reference | SDK floor | floor, fsguard's stdio | fsguard | fsguard / reference | fsguard over it |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for task, reference, floor, transport, ours in rows:
+        cells = f"{fmt(reference)} | {fmt(floor)} | {fmt(transport)} | {fmt(ours)} | {fmt(ours / reference)}x"
+        cells += f" | {fmt(ours - transport)}"
         print(f"| {task} | {cells} |")
     print("\nIn-process (server.call_tool, no transport): each call's time shared out by its profile:\n")
     print("| call | median ms | " + " | ".join(KINDS) + " |")

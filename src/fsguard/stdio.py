@@ -16,15 +16,21 @@ import signal
 import stat
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.message import SessionMessage
 
-if TYPE_CHECKING:
-    from fsguard.server import FsguardServer
+
+class StdioServable(Protocol):
+    """What this transport serves: fsguard's server, or an MCPServer given ``serve_streams`` (the benchmarks' floor)."""
+
+    async def serve_streams(self, read_stream: Any, write_stream: Any) -> None: ...
+
+    async def run_stdio_async(self) -> None: ...
+
 
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
 _MAX_LINE = 1 << 30
@@ -113,7 +119,7 @@ async def _claimed_std_fds() -> AsyncIterator[tuple[int, int]]:
         os.close(saved_out)
 
 
-async def serve_stdio(server: FsguardServer) -> None:
+async def serve_stdio(server: StdioServable) -> None:
     """Serve ``server`` on stdin/stdout until stdin closes, or until SIGTERM or SIGINT.
 
     A signal ends the connection as a closed stdin does: calls in flight are cancelled at their next await
@@ -141,7 +147,7 @@ def _ending_on_signals(scope: anyio.CancelScope) -> Iterator[None]:
                 signal.signal(number, handler)
 
 
-async def _serve(server: FsguardServer) -> None:
+async def _serve(server: StdioServable) -> None:
     if not (_is_stream(0) and _is_stream(1)):
         await server.run_stdio_async()
         return
