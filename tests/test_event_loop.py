@@ -238,34 +238,6 @@ async def test_a_stdio_server_whose_edit_waits_for_another_processes_lock_answer
     assert (root / "f.txt").read_text(encoding="utf-8") == "new\n"
 
 
-@pytest.fixture
-def lock_waits(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Set once a worker thread of fsguard waits for an exclusive lock another process holds: blocked in flock, or
-    told by a try that it is held (a call that may be cancelled waits by trying again)."""
-    waiting = threading.Event()
-    real = fcntl.flock
-
-    def flock(fd: int, operation: int) -> None:
-        exclusive = bool(operation & fcntl.LOCK_EX)
-        if exclusive and not operation & fcntl.LOCK_NB:  # blocking
-            try:
-                real(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return  # free: taken at once
-            except BlockingIOError:
-                waiting.set()  # held elsewhere: this call blocks
-            real(fd, operation)
-            return
-        try:
-            real(fd, operation)
-        except BlockingIOError:
-            if exclusive and threading.current_thread() is not threading.main_thread():  # not the loop's first try
-                waiting.set()
-            raise
-
-    monkeypatch.setattr(fcntl, "flock", flock)
-    return waiting
-
-
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize(
     ("tool", "arguments"),
