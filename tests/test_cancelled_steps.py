@@ -29,15 +29,16 @@ async def cancelled_with(
     held: Path,
 ) -> None:
     """Run ``call`` on a new server until it waits for ``held``'s lock another process holds, cancel it, let go;
-    then check the server still answers a call on that file."""
+    then check the server still answers."""
     foreign = foreign_lock(user_lock_dir, held)
     server = build_server(settings)
+    name = held.relative_to(settings.roots[0]).as_posix()
     try:
         with anyio.fail_after(WAIT_S):
             async with Client(server, mode=mode) as client:
-                await cancel_while_it_waits(client, mode, lock_waits, foreign, call, held.name)
-                read = await client.call_tool("read_file", {"path": held.name})
-                assert not read.is_error, read
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, call, name)
+                listed = await client.call_tool("list_directory", {"path": "."})
+                assert not listed.is_error, listed
     finally:
         foreign.let_go()
 
@@ -131,6 +132,54 @@ async def test_a_pipeline_multi_edit_cancelled_while_it_waits_for_its_second_fil
     await cancelled_with(settings, mode, user_lock_dir, lock_waits, pipeline, root / "b.txt")
     assert (root / "a.txt").read_bytes() == b"alpha beta\n"
     assert (root / "b.txt").read_bytes() == b"alpha beta\n"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_pipeline_copy_cancelled_while_it_waits_for_a_later_targets_lock_copies_no_more(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+) -> None:
+    # Each file is copied under its target's lock: the first target's lock used up the cancellation check, so a step
+    # cancelled while another process held out/b.txt copied b.txt (and c.txt) once it let go.
+    (root / "out").mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_bytes(name.encode())
+    files = ["a.txt", "b.txt", "c.txt"]
+    step = {"id": "c", "action": "copy", "params": {"files": files, "destination": "out"}}
+    pipeline = ("batch_operations", {"pipeline_json": {"name": "cancelled", "steps": [step]}})
+    settings = dataclasses.replace(base_settings, transport=transport)
+    await cancelled_with(settings, mode, user_lock_dir, lock_waits, pipeline, root / "out" / "b.txt")
+    assert (root / "out" / "a.txt").read_bytes() == b"a.txt"  # copied before the cancellation: it stays, as a group
+    assert sorted(path.name for path in (root / "out").iterdir()) == ["a.txt"]
+    assert [(root / name).read_bytes() for name in files] == [name.encode() for name in files]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_batch_rename_cancelled_while_it_waits_for_a_later_files_lock_renames_no_more(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+) -> None:
+    # Each rename takes its own files' locks: the first used up the cancellation check, so a set cancelled while
+    # another process held b.txt renamed it (and c.txt) once it let go.
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_bytes(name.encode())
+    renames = ("batch_operations", {"rename_json": {"path": ".", "mode": "add_prefix", "prefix": "old_"}})
+    settings = dataclasses.replace(base_settings, transport=transport)
+    await cancelled_with(settings, mode, user_lock_dir, lock_waits, renames, root / "b.txt")
+    # Renamed before the cancellation: it stays, restorable as the set's group.
+    assert {path.name: path.read_bytes() for path in root.iterdir()} == {
+        "old_a.txt": b"a.txt",
+        "b.txt": b"b.txt",
+        "c.txt": b"c.txt",
+    }
 
 
 async def test_a_server_runs_a_project_replace_to_the_end_after_one_was_cancelled(
