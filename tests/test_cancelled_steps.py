@@ -13,6 +13,8 @@ import pytest
 from mcp import Client
 
 from fsguard.config import Settings, Transport
+from fsguard.core.editing import EditOptions, Editor, EditReport
+from fsguard.core.modes import Planner
 from fsguard.server import build_server
 from tests.conftest import structured
 from tests.test_event_loop import WAIT_S, cancel_while_it_waits, foreign_lock
@@ -132,6 +134,81 @@ async def test_a_pipeline_multi_edit_cancelled_while_it_waits_for_its_second_fil
     await cancelled_with(settings, mode, user_lock_dir, lock_waits, pipeline, root / "b.txt")
     assert (root / "a.txt").read_bytes() == b"alpha beta\n"
     assert (root / "b.txt").read_bytes() == b"alpha beta\n"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_pipeline_edit_step_cancelled_while_it_previews_a_held_file_stops_before_that_file_is_let_go(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+) -> None:
+    # The preview of a.txt used up the cancellation check: the preview of b.txt waited in flock, cancelled or not,
+    # until the other process let go, and the server's shutdown (which waits for its calls) with it.
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"alpha\n")
+    foreign = foreign_lock(user_lock_dir, root / "b.txt")
+    backstop = threading.Timer(WAIT_S / 3, foreign.let_go)  # the other process holds b.txt for good, or nearly
+    backstop.start()
+    step = {"id": "e", "action": "edit", "params": {"files": ["a.txt", "b.txt"], "old_text": "alpha", "new_text": "A"}}
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client, anyio.create_task_group() as group:
+                call = anyio.CancelScope()
+
+                async def waiting_call() -> None:
+                    with call:
+                        await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": [step]}})
+
+                group.start_soon(waiting_call)
+                await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits for b.txt's lock
+                call.cancel()  # the client gives up, then goes
+        assert backstop.is_alive(), "the server ended only once the other process let go"
+    finally:
+        backstop.cancel()
+        foreign.let_go()
+    assert (root / "a.txt").read_bytes() == b"alpha\n"
+    assert (root / "b.txt").read_bytes() == b"alpha\n"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_pipeline_edit_step_cancelled_while_it_waits_to_edit_a_later_file_edits_no_more(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Its files are edited one after another, each under its own lock: the first edit used up the cancellation check,
+    # so a step cancelled while another process held b.txt edited it (and c.txt) once it let go.
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_bytes(b"alpha\n")
+    later = foreign_lock(user_lock_dir, root / "b.txt", later=True)
+    run = Editor.run
+
+    def previewed(self: Editor, user_path: str, planner: Planner, options: EditOptions) -> EditReport:
+        report = run(self, user_path, planner, options)
+        if options.dry_run and report.path == root / "c.txt":  # every file previewed: the other process comes in
+            later.take()
+        return report
+
+    monkeypatch.setattr(Editor, "run", previewed)
+    files = ["a.txt", "b.txt", "c.txt"]
+    step = {"id": "e", "action": "edit", "params": {"files": files, "old_text": "alpha", "new_text": "A"}}
+    pipeline = ("batch_operations", {"pipeline_json": {"name": "p", "steps": [step]}})
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client:
+                await cancel_while_it_waits(client, mode, lock_waits, later, pipeline, "b.txt")
+    finally:
+        later.let_go()
+    assert [(root / name).read_bytes() for name in files] == [b"A\n", b"alpha\n", b"alpha\n"]
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
