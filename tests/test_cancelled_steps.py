@@ -137,6 +137,7 @@ async def test_a_pipeline_multi_edit_cancelled_while_it_waits_for_its_second_fil
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("first", [True, False])
 async def test_a_pipeline_edit_step_cancelled_while_it_previews_a_held_file_stops_before_that_file_is_let_go(
     base_settings: Settings,
     root: Path,
@@ -144,15 +145,18 @@ async def test_a_pipeline_edit_step_cancelled_while_it_previews_a_held_file_stop
     user_lock_dir: Path,
     lock_waits: threading.Event,
     transport: Transport,
+    first: bool,
 ) -> None:
-    # The preview of a.txt used up the cancellation check: the preview of b.txt waited in flock, cancelled or not,
-    # until the other process let go, and the server's shutdown (which waits for its calls) with it.
-    for name in ("a.txt", "b.txt"):
+    # The preview of a.txt (or the step before, which edited c.txt) used up the cancellation check: the preview of
+    # b.txt waited in flock, cancelled or not, until the other process let go, and the server's shutdown with it.
+    for name in ("a.txt", "b.txt", "c.txt"):
         (root / name).write_bytes(b"alpha\n")
     foreign = foreign_lock(user_lock_dir, root / "b.txt")
     backstop = threading.Timer(WAIT_S / 3, foreign.let_go)  # the other process holds b.txt for good, or nearly
     backstop.start()
-    step = {"id": "e", "action": "edit", "params": {"files": ["a.txt", "b.txt"], "old_text": "alpha", "new_text": "A"}}
+    before = {"id": "c", "action": "edit", "params": {"files": ["c.txt"], "old_text": "alpha", "new_text": "C"}}
+    edit = {"id": "e", "action": "edit", "params": {"files": ["a.txt", "b.txt"], "old_text": "alpha", "new_text": "A"}}
+    steps = [edit] if first else [before, edit]
     server = build_server(dataclasses.replace(base_settings, transport=transport))
     try:
         with anyio.fail_after(WAIT_S):
@@ -161,7 +165,7 @@ async def test_a_pipeline_edit_step_cancelled_while_it_previews_a_held_file_stop
 
                 async def waiting_call() -> None:
                     with call:
-                        await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": [step]}})
+                        await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
 
                 group.start_soon(waiting_call)
                 await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits for b.txt's lock
@@ -172,6 +176,7 @@ async def test_a_pipeline_edit_step_cancelled_while_it_previews_a_held_file_stop
         foreign.let_go()
     assert (root / "a.txt").read_bytes() == b"alpha\n"
     assert (root / "b.txt").read_bytes() == b"alpha\n"
+    assert (root / "c.txt").read_bytes() == (b"alpha\n" if first else b"C\n")  # an earlier step's edit stays
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -4,8 +4,9 @@ Each goes through the engine of the matching single-file tool (edit_file's :clas
 deleter), so path policy, fd pinning, locks, OCC, hooks and backups are theirs. Each appends every change
 it makes to ``call.changes`` as it makes it, so a failure part-way can be rolled back precisely.
 
-Each file an action changes is a step of its own (:meth:`PathLocks.step`): a run cancelled while it waits for a file's
-lock stops before that file, and keeps what it changed before, as its group (see :mod:`fsguard.core.pipeline_runner`).
+Each file an action previews or changes is a step of its own (:meth:`PathLocks.step`): a run cancelled while it waits
+for a file's lock stops before that file, and keeps what it changed before, as its group (see
+:mod:`fsguard.core.pipeline_runner`).
 
 An action first plans all its files (the edits as dry runs; for copy, rename and delete, sources present
 and targets free) and only then acts, so most failures happen before anything is written. The plan is
@@ -175,7 +176,8 @@ def _edited(
     for file in call.files:
         label = engines.policy.label(Path(file))
         try:
-            report = engines.editor.run(file, planner_of(label), options)
+            with engines.locks.step():  # cancelled while it waits to preview a file: stops there, not once it is free
+                report = engines.editor.run(file, planner_of(label), options)
         except NoMatchError as exc:
             if _partly_placed(exc):
                 raise
