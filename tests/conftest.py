@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -116,3 +118,31 @@ def structured(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, text_of(result)
     assert isinstance(result.structured_content, dict)
     return result.structured_content
+
+
+@pytest.fixture
+def lock_waits(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Set once a worker thread of fsguard waits for an exclusive lock another process holds: blocked in flock, or
+    told by a try that it is held (a call that may be cancelled waits by trying again)."""
+    waiting = threading.Event()
+    real = fcntl.flock
+
+    def flock(fd: int, operation: int) -> None:
+        exclusive = bool(operation & fcntl.LOCK_EX)
+        if exclusive and not operation & fcntl.LOCK_NB:  # blocking
+            try:
+                real(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return  # free: taken at once
+            except BlockingIOError:
+                waiting.set()  # held elsewhere: this call blocks
+            real(fd, operation)
+            return
+        try:
+            real(fd, operation)
+        except BlockingIOError:
+            if exclusive and threading.current_thread() is not threading.main_thread():  # not the loop's first try
+                waiting.set()
+            raise
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    return waiting

@@ -179,13 +179,22 @@ def test_an_edit_on_the_loop_never_waits_for_a_lock_held_by_a_call_that_reports_
 
 
 class ForeignLock:
-    """A lock file held as another fsguard (with another state dir) holds it while it edits; let go once, by
-    whichever comes first."""
+    """A lock file held as another fsguard (with another state dir) holds it while it edits (from :meth:`take`, at
+    once unless ``later``); let go once, by whichever comes first."""
 
-    def __init__(self, path: Path) -> None:
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
+    def __init__(self, path: Path, *, later: bool = False) -> None:
+        self._path = path
+        self._fd = -1
         self._guard = threading.Lock()
+        if not later:
+            self.take()
+
+    def take(self) -> None:
+        with self._guard:
+            if self._fd < 0:
+                fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                self._fd = fd
 
     def let_go(self) -> None:
         with self._guard:
@@ -194,9 +203,9 @@ class ForeignLock:
                 self._fd = -1
 
 
-def foreign_lock(user_lock_dir: Path, path: Path) -> ForeignLock:
-    """The lock another fsguard holds on ``path`` while it changes it."""
-    return ForeignLock(user_lock_dir / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".lock"))
+def foreign_lock(user_lock_dir: Path, path: Path, *, later: bool = False) -> ForeignLock:
+    """The lock another fsguard holds on ``path`` while it changes it (from its ``take``, with ``later``)."""
+    return ForeignLock(user_lock_dir / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".lock"), later=later)
 
 
 @pytest.mark.parametrize(
@@ -236,34 +245,6 @@ async def test_a_stdio_server_whose_edit_waits_for_another_processes_lock_answer
         foreign.let_go()
     assert not edited[0].is_error
     assert (root / "f.txt").read_text(encoding="utf-8") == "new\n"
-
-
-@pytest.fixture
-def lock_waits(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Set once a worker thread of fsguard waits for an exclusive lock another process holds: blocked in flock, or
-    told by a try that it is held (a call that may be cancelled waits by trying again)."""
-    waiting = threading.Event()
-    real = fcntl.flock
-
-    def flock(fd: int, operation: int) -> None:
-        exclusive = bool(operation & fcntl.LOCK_EX)
-        if exclusive and not operation & fcntl.LOCK_NB:  # blocking
-            try:
-                real(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return  # free: taken at once
-            except BlockingIOError:
-                waiting.set()  # held elsewhere: this call blocks
-            real(fd, operation)
-            return
-        try:
-            real(fd, operation)
-        except BlockingIOError:
-            if exclusive and threading.current_thread() is not threading.main_thread():  # not the loop's first try
-                waiting.set()
-            raise
-
-    monkeypatch.setattr(fcntl, "flock", flock)
-    return waiting
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

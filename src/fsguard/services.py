@@ -171,6 +171,7 @@ class Services:
                     mover=mover,
                     deleter=deleter,
                     max_file_size=settings.max_file_size,
+                    locks=locks,
                 ),
                 reverter,
                 groups,

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from fsguard.core import locks as locks_module
+from fsguard.core import locksweep
 from fsguard.core.locks import PathLocks
 from tests.core.test_locks import BLOCKED, WAIT, _holder, _second_waits_for_first
 
@@ -124,7 +125,7 @@ def unlinking_first(unlinked: list[Path]) -> Callable[[int, int], None]:
         path = Path(f"/proc/self/fd/{fd}").readlink()
         if not operation & fcntl.LOCK_NB and path not in unlinked:
             unlinked.append(path)
-            assert locks_module._remove_if_free(str(path))
+            assert locksweep.remove_if_free(str(path))
         REAL_FLOCK(fd, operation)
 
     return flock
@@ -218,7 +219,7 @@ def test_a_shutdown_sweep_looks_at_a_bounded_number_of_entries_for_leftovers(
     tmp_path: Path, lock_dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(locks_module, "LEFTOVER_AGE_S", 0.0)
-    monkeypatch.setattr(locks_module, "LEFTOVERS_EXAMINED", 2)
+    monkeypatch.setattr(locksweep, "LEFTOVERS_EXAMINED", 2)
     locks = PathLocks(tmp_path / "state")
     for directory in lock_dirs:
         for number in range(5):

@@ -311,6 +311,26 @@ def test_a_lock_held_without_changing_checks_and_leaves_the_check_to_the_next_lo
     assert checks == ["checked", "checked"]
 
 
+def test_a_step_asks_the_check_again_at_its_first_lock_and_ends_with_none_armed(tmp_path: Path) -> None:
+    # A project_replace changes file after file, each under its own lock; a non-atomic batch, operation after operation.
+    locks = PathLocks(tmp_path / "state")
+    checks: list[str] = []
+    with locks.cancellable(lambda: checks.append("checked")):
+        with locks.hold(tmp_path / "a.txt"):
+            assert checks == ["checked"]
+        with locks.step(), locks.hold(tmp_path / "b.txt"):
+            assert checks == ["checked", "checked"]
+            with locks.hold(tmp_path / "c.txt"):  # a later lock of the same step: no check
+                pass
+        with locks.step():  # a step refused before its first lock leaves no check armed behind it
+            pass
+        with locks.hold_all(tmp_path / "a.txt", tmp_path / "b.txt"):  # the rollback after the steps: never cut short
+            pass
+    with locks.step(), locks.hold(tmp_path / "d.txt"):  # outside a cancellable block: nothing to ask
+        pass
+    assert checks == ["checked", "checked"]
+
+
 def test_a_thread_holding_a_paths_lock_takes_it_again_at_once_and_keeps_it_to_the_end(tmp_path: Path) -> None:
     # A batch rollback holds every file's lock, then reverts each through the engines, which lock that file again.
     locks, other = PathLocks(tmp_path / "state"), PathLocks(tmp_path / "state")

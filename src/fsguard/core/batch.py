@@ -9,6 +9,10 @@ is saved as one group whose id is the batch's ``backup_id``.
 had done) are reverted newest first by the :class:`Reverter`, and :class:`BatchFailedError` says what was
 rolled back; the bytes on disk are then those from before the batch. Non-atomic: a failing operation's own
 partial changes are reverted, the others stay, and the run continues.
+
+Cancelled, an atomic batch is rolled back (see :meth:`BatchRunner.run`); a non-atomic one stops between operations,
+or before the operation whose lock it waits for (each asks whether the call was cancelled once it holds its first
+lock, see :meth:`PathLocks.step`), and keeps what the earlier ones did, saved as its group.
 """
 
 from __future__ import annotations
@@ -120,7 +124,11 @@ class BatchRunner:
     ) -> OperationOutcome:
         done = ChangeLog()
         try:
-            done_outcome = self._operations.apply(op, done)
+            if atomic:
+                done_outcome = self._operations.apply(op, done)
+            else:
+                with self._safe.locks.step():  # not around the revert below: a rollback is never cut short
+                    done_outcome = self._operations.apply(op, done)
         except FsguardError as exc:
             if atomic:
                 log.extend(done.changes)

@@ -86,7 +86,7 @@ class Editor:
         """
         path = self._safe.policy.resolve(user_path)
         hook = HookCall("edit", options.tool, options.operation)
-        with mutation(self._safe, path) as change:
+        with mutation(self._safe, path, changing=not options.dry_run) as change:  # a dry run leaves the next its check
             data = change.require()
             decoded = decode(data, path)
             before_hash = change.current_hash or content_hash(data)  # the mutation's own: hashed once

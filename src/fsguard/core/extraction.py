@@ -207,11 +207,13 @@ def _check_encoding(path: Path, existing: DecodedText | None, encoding: str | No
 
 @contextmanager
 def _both(safe: Safeguards, source: Path, destination: Path) -> Iterator[tuple[Mutation, Mutation]]:
-    """Both files' mutations, their locks taken in one global order so two callers never deadlock."""
+    """Both files' mutations, their locks taken in one global order so two callers never deadlock. Nothing is
+    committed before both are held: the second lock asks whether the call was cancelled while it waited."""
+    first, second = sorted((source, destination))
     with ExitStack() as stack:
         opened = {
-            path: stack.enter_context(mutation(safe, path, may_be_missing=path == destination))
-            for path in sorted((source, destination))
+            path: stack.enter_context(mutation(safe, path, may_be_missing=path == destination, changing=path == second))
+            for path in (first, second)
         }
         yield opened[source], opened[destination]
 

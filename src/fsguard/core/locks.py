@@ -43,12 +43,12 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from fsguard.core.locksweep import old_entries, remove_if_free
 from fsguard.core.oserrors import from_os_error
 
 logger = logging.getLogger(__name__)
 
 SWEEP_AT = 4096  # lock-file names used since the last sweep that make the next release sweep them
-LEFTOVERS_EXAMINED = 4096  # entries of each lock directory a shutdown looks at for crashed processes' files
 LEFTOVER_AGE_S = 86_400.0  # a lock file created this long ago is a leftover to try
 # A cancellable call waiting for another process's lock tries again after these pauses, doubling: the first tries
 # come a millisecond or two apart (an edit holds its lock a few), and a call cancelled during a long hold stops
@@ -142,8 +142,21 @@ class PathLocks:
         lock, so nothing has changed yet at that point; later locks do not check, so a cancellation cannot cut
         short what must finish (an atomic batch's rollback). A lock under which nothing changes before the call's next
         one (``changing=False``: an input read under its own lock, a repository's lock taken before its files') checks
-        and leaves the next lock its check: a call that then waits for its output's lock stops there."""
-        self._held.check = check
+        and leaves the next lock its check: a call that then waits for its output's lock stops there. A call that
+        changes files one after another gives each step its own check with :meth:`step`."""
+        self._held.check = self._held.armed = check
+        try:
+            yield
+        finally:
+            self._held.check = self._held.armed = None
+
+    @contextmanager
+    def step(self) -> Iterator[None]:
+        """Ask again, at the first lock taken in the block, the check :meth:`cancellable` armed: a call changing files
+        one at a time (each file of a project_replace, each operation of a batch) that is cancelled while it waits for
+        a later file's lock changes that file, and every later one, no more. The block ends with no check armed,
+        whatever it took: a rollback after it is never cut short, so keep it around the step alone."""
+        self._held.check = getattr(self._held, "armed", None)
         try:
             yield
         finally:
@@ -184,8 +197,8 @@ class PathLocks:
             paths = [prefix + name for name in names for prefix in self._prefixes]
             if leftovers:
                 born_before = time.time() - LEFTOVER_AGE_S
-                paths += [path for prefix in self._prefixes for path in _old_entries(prefix, born_before)]
-            return sum(map(_remove_if_free, paths))
+                paths += [path for prefix in self._prefixes for path in old_entries(prefix, born_before)]
+            return sum(map(remove_if_free, paths))
 
     def _start_sweeper(self) -> None:
         # On a thread of its own: thousands of unlinks would hold this call up for a tenth of a second.
@@ -262,8 +275,6 @@ class PathLocks:
 
 
 _LOCK_FILE = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-# No O_CREAT: a sweep creates nothing. O_NONBLOCK: a FIFO put in the directory cannot hold a shutdown up.
-_SWEPT_FILE = os.O_RDWR | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _locked(directory: Path, path: str, operation: int, check: Callable[[], None] | None = None) -> int:
@@ -311,45 +322,6 @@ def _flock_asking(fd: int, operation: int, check: Callable[[], None]) -> None:
             check()
             time.sleep(pause)
             pause = min(pause * 2, POLL_MOST_S)
-
-
-def _remove_if_free(path: str) -> bool:
-    """Unlink the lock file at ``path`` if nobody holds its lock (this process's other fds included)."""
-    try:
-        fd = os.open(path, _SWEPT_FILE)
-    except OSError:
-        return False  # gone already (another sweep), or not one to touch
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        found = os.fstat(fd)
-        # Unlinked between our open and our lock by another sweep: the name may now be someone's new lock file.
-        if not (found.st_nlink and stat.S_ISREG(found.st_mode)):
-            return False
-        os.ftruncate(fd, 1)  # the mark: whoever locks this inode next sees it is no longer the lock
-        Path(path).unlink()  # before the close: while we hold it, no one can have taken it
-    except OSError:
-        return False  # held (EWOULDBLOCK), or the directory refuses
-    finally:
-        os.close(fd)
-    return True
-
-
-def _old_entries(prefix: str, born_before: float) -> list[str]:
-    """Paths of lock files among the first ``LEFTOVERS_EXAMINED`` entries of the directory ``prefix`` names,
-    changed (created, for a lock file) before ``born_before``."""
-    found = []
-    try:
-        with os.scandir(prefix) as entries:
-            for _, entry in zip(range(LEFTOVERS_EXAMINED), entries, strict=False):
-                try:
-                    born = entry.stat(follow_symlinks=False).st_ctime
-                except OSError:
-                    continue  # gone while listed
-                if entry.name.endswith(".lock") and born < born_before:
-                    found.append(prefix + entry.name)
-    except OSError:
-        pass  # unreadable: the next shutdown tries again
-    return found
 
 
 def _below(path: str) -> str:

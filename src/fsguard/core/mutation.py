@@ -215,14 +215,16 @@ class Mutation:
 
 @contextmanager
 def mutation(
-    safe: Safeguards, path: Path, *, may_be_missing: bool = False, reading_only: bool = False
+    safe: Safeguards, path: Path, *, may_be_missing: bool = False, reading_only: bool = False, changing: bool = True
 ) -> Iterator[Mutation]:
     """Lock ``path`` (canonical), pin it and read what it holds, for one :class:`Mutation`.
 
     With ``may_be_missing`` the file (and its parent directories) need not exist: it will be created.
     With ``reading_only`` the caller only reads under the lock (never commits), so a read-only root or a
-    ``.git`` does not refuse it. A canonical path holds no symlink: one met on it now was swapped in since the path
-    was resolved, and is refused rather than followed to a file whose lock this does not hold.
+    ``.git`` does not refuse it. Without ``changing`` (a dry run; the first of two files, committed only once the
+    second is locked), nothing is committed before the call's next lock, which then asks whether the call was
+    cancelled (see :meth:`PathLocks.cancellable`). A canonical path holds no symlink: one met on it now was swapped
+    in since the path was resolved, and is refused rather than followed to a file whose lock this does not hold.
 
     Raises:
         AccessDeniedError: the path now leads outside the roots, into a repository's ``.git``, or through a link.
@@ -231,7 +233,7 @@ def mutation(
     """
     if not reading_only:
         safe.policy.check_writable(path)
-    with safe.locks.hold(path, changing=not reading_only), ExitStack() as stack:
+    with safe.locks.hold(path, changing=changing and not reading_only), ExitStack() as stack:
         stack.enter_context(results_up_to(safe.max_file_size, path))  # a planned result is bounded while built
         entry: Pinned | None = None
         try:

@@ -22,6 +22,7 @@ from fsguard.core.editing import Editor
 from fsguard.core.errors import InvalidParamsError, NotDirectoryError
 from fsguard.core.groups import Change
 from fsguard.core.ignore import WalkOptions, normalise_globs
+from fsguard.core.locks import PathLocks
 from fsguard.core.moving import Mover
 from fsguard.core.paths import PathPolicy
 from fsguard.core.patterns import compile_re2, compiles
@@ -44,6 +45,7 @@ class PipelineEngines:
     mover: Mover
     deleter: Deleter
     max_file_size: int
+    locks: PathLocks  # each file a writing step changes is a step of its own (see PathLocks.step)
 
 
 @dataclass(frozen=True)

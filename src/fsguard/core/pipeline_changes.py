@@ -4,6 +4,10 @@ Each goes through the engine of the matching single-file tool (edit_file's :clas
 deleter), so path policy, fd pinning, locks, OCC, hooks and backups are theirs. Each appends every change
 it makes to ``call.changes`` as it makes it, so a failure part-way can be rolled back precisely.
 
+Each file an action previews or changes is a step of its own (:meth:`PathLocks.step`): a run cancelled while it waits
+for a file's lock stops before that file, and keeps what it changed before, as its group (see
+:mod:`fsguard.core.pipeline_runner`).
+
 An action first plans all its files (the edits as dry runs; for copy, rename and delete, sources present
 and targets free) and only then acts, so most failures happen before anything is written. The plan is
 graded on the seed's multi-file scale; HIGH or CRITICAL without ``force`` is refused (``risk_blocked``)
@@ -108,7 +112,8 @@ def copy(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     if not call.dry_run:
         with _new_dirs(engines, call):
             for source, target in moves:
-                engines.mover.copy(source, target, tool="batch_operations")
+                with engines.locks.step():  # cancelled while it waits for this target's lock: stops before it
+                    engines.mover.copy(source, target, tool="batch_operations")
                 call.changes.append(Change("copied", target))
     return ActionOutput(tuple(target for _, target in moves))
 
@@ -120,7 +125,8 @@ def rename(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     if not call.dry_run:
         with _new_dirs(engines, call):
             for source, target in moves:
-                engines.mover.move(source, target, tool="batch_operations")
+                with engines.locks.step():
+                    engines.mover.move(source, target, tool="batch_operations")
                 call.changes.append(Change("moved", target, source=source))
     return ActionOutput(tuple(target for _, target in moves), risk=risk)
 
@@ -133,9 +139,10 @@ def delete(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     risk = _gate(call, "delete", graded(FILES_SCALE, len(call.files)), f"{len(call.files)} file(s)")
     if not call.dry_run:
         for file in call.files:
-            done = engines.deleter.delete(
-                file, recursive=flag(call.params, "recursive", False), tool="batch_operations"
-            )
+            with engines.locks.step():
+                done = engines.deleter.delete(
+                    file, recursive=flag(call.params, "recursive", False), tool="batch_operations"
+                )
             call.changes.append(Change("trashed", str(done.path), sd_id=done.trash.sd_id if done.trash else None))
     return ActionOutput(call.files, risk=risk)
 
@@ -169,7 +176,8 @@ def _edited(
     for file in call.files:
         label = engines.policy.label(Path(file))
         try:
-            report = engines.editor.run(file, planner_of(label), options)
+            with engines.locks.step():  # cancelled while it waits to preview a file: stops there, not once it is free
+                report = engines.editor.run(file, planner_of(label), options)
         except NoMatchError as exc:
             if _partly_placed(exc):
                 raise
@@ -194,7 +202,8 @@ def _edited(
         return ActionOutput(tuple(p.file for p in changing), total, total, risk, file_counts=counts)
     real = EditOptions(tool="batch_operations", mode=f"pipeline_{action}")
     for plan in changing:
-        report = engines.editor.run(plan.file, planner_of(engines.policy.label(Path(plan.file))), real)
+        with engines.locks.step():
+            report = engines.editor.run(plan.file, planner_of(engines.policy.label(Path(plan.file))), real)
         counts[plan.file] = report.plan.replacements
         if report.content_hash != report.previous_hash:
             backup = report.backup.backup_id if report.backup else None

@@ -7,7 +7,8 @@ path policy, no two files may get one name, and no new name may exist already, e
 away: a chain or swap would hang on the order of the moves, and a crash half-way would leave it tangled (do it
 in two passes). Any conflict refuses the whole set before anything moves; a preview lists all of them.
 Each rename is a no-clobber :meth:`Mover.move` (locks, pinning, move hooks); the renames done are one change
-group; if one fails, those done are moved back.
+group; if one fails, those done are moved back. A cancelled set stops before the rename whose locks it waits for,
+and those done stay, as the group.
 """
 
 from __future__ import annotations
@@ -248,7 +249,8 @@ class Renamer:
         done: list[Change] = []
         try:
             for plan in renames:
-                source, target = self._mover.move(str(plan.source), str(plan.target), tool="batch_operations")
+                with self._safe.locks.step():  # cancelled while it waits for this rename's locks: stops before it
+                    source, target = self._mover.move(str(plan.source), str(plan.target), tool="batch_operations")
                 done.append(Change("moved", str(target), source=str(source)))
         except FsguardError as exc:
             raise self._roll_back(renames, done, exc) from exc

@@ -9,7 +9,8 @@ VCS directories, gitignored paths, binaries and files above --max-file-size are 
 ``include_dependencies`` the search's default skips too: dependency, cache and build directories and minified
 files (:data:`fsguard.core.ignore.DEPENDENCY_DIRS`, ``*.min.*``, ``*.map``), which the report lists. Every
 changed file gets its own backup on its own undo chain, so undo_last works per file afterwards.
-A cancelled run stops between files: each file holds either its old or its new bytes.
+A cancelled run stops between files, or before the file whose lock it waits for: each file holds either its old or
+its new bytes, and the files changed before the cancellation stay changed (backed up, and saved as one group).
 """
 
 from __future__ import annotations
@@ -120,9 +121,9 @@ class ProjectReplacer:
     ) -> ReplaceReport:
         """Replace ``request.find`` in every matching file (at most ``max_files`` changed files).
 
-        ``progress`` gets (files done, files planned) between files and may raise to cancel: the files
-        before are whole and backed up. ``waiting`` is called every 0.1 s while ripgrep looks for the files
-        holding ``find``, and may raise to stop it.
+        ``progress`` gets (files done, files planned) between files and may raise to cancel: the files before are
+        whole and backed up, as when cancelled at a file's lock (it and the later files untouched). ``waiting`` is
+        called every 0.1 s while ripgrep looks for the files holding ``find``, and may raise to stop it.
 
         Raises:
             InvalidParamsError: empty find, or an invalid regex.
@@ -217,7 +218,8 @@ class ProjectReplacer:
         try:
             with directory_syncs_batched():  # one fsync per directory, not per file
                 for number, plan in enumerate(planned, 1):
-                    done.append(self._apply(plan, external.get(plan.path)))
+                    with self._safe.locks.step():  # cancelled while it waits for this file's lock: stops before it
+                        done.append(self._apply(plan, external.get(plan.path)))
                     if progress is not None:
                         progress(number, len(planned))  # may raise to cancel: the files before are whole, backed up
         except FsguardError as exc:  # a full disk mid-run, say: the files changed before it stay changed
