@@ -17,7 +17,7 @@ from fsguard.core.editing import EditOptions, Editor, EditReport
 from fsguard.core.modes import Planner
 from fsguard.server import build_server
 from tests.conftest import structured
-from tests.test_event_loop import WAIT_S, cancel_while_it_waits, foreign_lock
+from tests.test_event_loop import WAIT_S, cancel_while_it_waits, foreign_lock, leave_while_it_waits
 
 pytestmark = pytest.mark.anyio
 
@@ -152,27 +152,13 @@ async def test_a_pipeline_edit_step_cancelled_while_it_previews_a_held_file_stop
     for name in ("a.txt", "b.txt", "c.txt"):
         (root / name).write_bytes(b"alpha\n")
     foreign = foreign_lock(user_lock_dir, root / "b.txt")
-    backstop = threading.Timer(WAIT_S / 3, foreign.let_go)  # the other process holds b.txt for good, or nearly
-    backstop.start()
     before = {"id": "c", "action": "edit", "params": {"files": ["c.txt"], "old_text": "alpha", "new_text": "C"}}
     edit = {"id": "e", "action": "edit", "params": {"files": ["a.txt", "b.txt"], "old_text": "alpha", "new_text": "A"}}
-    steps = [edit] if first else [before, edit]
-    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    pipeline = ("batch_operations", {"pipeline_json": {"name": "p", "steps": [edit] if first else [before, edit]}})
+    settings = dataclasses.replace(base_settings, transport=transport)
     try:
-        with anyio.fail_after(WAIT_S):
-            async with Client(server, mode=mode) as client, anyio.create_task_group() as group:
-                call = anyio.CancelScope()
-
-                async def waiting_call() -> None:
-                    with call:
-                        await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
-
-                group.start_soon(waiting_call)
-                await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits for b.txt's lock
-                call.cancel()  # the client gives up, then goes
-        assert backstop.is_alive(), "the server ended only once the other process let go"
+        await leave_while_it_waits(settings, mode, lock_waits, foreign, pipeline)
     finally:
-        backstop.cancel()
         foreign.let_go()
     assert (root / "a.txt").read_bytes() == b"alpha\n"
     assert (root / "b.txt").read_bytes() == b"alpha\n"

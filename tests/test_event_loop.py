@@ -429,25 +429,41 @@ async def test_a_server_whose_call_waits_for_another_processes_lock_stops_when_i
 ) -> None:
     (root / "f.txt").write_text("old\n", encoding="utf-8")
     foreign = foreign_lock(user_lock_dir, root / "f.txt")
-    # The other process holds the file for good. Had the call gone on waiting in flock, the client's leaving (the
-    # server's shutdown waits for its calls) would have waited until this let go: the test then fails.
+    edit = ("edit_file", {"path": "f.txt", "old_text": "old", "new_text": "new"})
+    try:
+        await leave_while_it_waits(
+            dataclasses.replace(base_settings, transport=transport), mode, lock_waits, foreign, edit
+        )
+    finally:
+        foreign.let_go()
+    assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
+
+
+async def leave_while_it_waits(
+    settings: Settings, mode: str, lock_waits: threading.Event, foreign: ForeignLock, call: tuple[str, dict[str, Any]]
+) -> None:
+    """Start ``call`` on a new server, and once a worker thread waits for ``foreign`` cancel it and leave; fails unless
+    the server ended before the other process let go.
+
+    The other process holds the lock for good (a timer lets go after a third of the wait, so a failing run ends). Had
+    the call gone on waiting in flock, the client's leaving (the server's shutdown waits for its calls) would have
+    waited until the lock was let go.
+    """
     backstop = threading.Timer(WAIT_S / 3, foreign.let_go)
     backstop.start()
-    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    server = build_server(settings)
     try:
         with anyio.fail_after(WAIT_S):
             async with Client(server, mode=mode) as client, anyio.create_task_group() as group:
-                call = anyio.CancelScope()
+                scope = anyio.CancelScope()
 
                 async def waiting_call() -> None:
-                    with call:
-                        await client.call_tool("edit_file", {"path": "f.txt", "old_text": "old", "new_text": "new"})
+                    with scope:
+                        await client.call_tool(*call)
 
                 group.start_soon(waiting_call)
                 await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits for the lock
-                call.cancel()  # the client gives up, then goes
+                scope.cancel()  # the client gives up, then goes
         assert backstop.is_alive(), "the server ended only once the other process let go"
     finally:
         backstop.cancel()
-        foreign.let_go()
-    assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
