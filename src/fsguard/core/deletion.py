@@ -126,13 +126,16 @@ class Deleter:
     def delete_many(
         self, user_paths: list[str], *, permanent: bool, recursive: bool
     ) -> list[tuple[str, Deletion | FsguardError]]:
-        """Each path on its own: one failure does not stop the others."""
+        """Each path on its own: one failure does not stop the others. A call cancelled while it waits for a path's
+        lock stops before that path; those deleted before stay deleted (in the trash, or backed up)."""
         if not user_paths:
             raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["old.log"].')
         outcomes: list[tuple[str, Deletion | FsguardError]] = []
         for user_path in user_paths:
             try:
-                outcomes.append((user_path, self.delete(user_path, permanent=permanent, recursive=recursive)))
+                with self._safe.locks.step():  # cancelled while it waits for this path's lock: stops before it
+                    deleted = self.delete(user_path, permanent=permanent, recursive=recursive)
+                outcomes.append((user_path, deleted))
             except FsguardError as exc:
                 outcomes.append((user_path, exc))
         return outcomes

@@ -8,7 +8,9 @@ a conflict: without ``force`` nothing at all is reverted; with it, the conflicti
 are backed up before they are replaced, and a path that a revert would clobber is still never clobbered.
 
 Each revert also names the change that would take it back (:attr:`Reverted.undo`); a restore saves those as a
-group of its own, so one id undoes the whole restore as one id did the original call.
+group of its own, so one id undoes the whole restore as one id did the original call. A restore cancelled while it
+waits for a file's lock stops before that file (see :meth:`PathLocks.step`); what it reverted before stays, and is
+saved as that group all the same. A rollback is never cut short.
 """
 
 from __future__ import annotations
@@ -97,6 +99,34 @@ class Reverter:
         Raises:
             UndoConflictError: some change was touched since and ``force`` is false; nothing was reverted.
         """
+        self._refuse_conflicts(changes, force=force)
+        if dry_run:
+            return [Reverted(change, "reverted", "dry run: would revert") for change in reversed(changes)]
+        return [self._outcome(change, force=force, rollback=rollback) for change in reversed(changes)]
+
+    def restore(self, group: Group, store: GroupStore, *, force: bool = False, dry_run: bool = False) -> GroupRestore:
+        """Revert ``group`` and record what the revert did as a group of its own: restoring that one undoes it. A
+        cancelled restore records what it reverted before it stopped, then lets the cancellation go on.
+
+        Raises:
+            UndoConflictError: as :meth:`revert`.
+        """
+        if dry_run:
+            return GroupRestore(self.revert(group.changes, force=force, dry_run=True), None)
+        self._refuse_conflicts(group.changes, force=force)
+        outcomes: list[Reverted] = []
+        try:
+            for change in reversed(group.changes):
+                # Each change its own step (never a rollback's revert, which must finish): a restore cancelled while
+                # it waits for a file's lock stops before that file.
+                with self._safe.locks.step():
+                    outcomes.append(self._outcome(change, force=force))
+        except BaseException:  # cancelled part-way: what was reverted is still undoable as one group
+            store.save("restore", (o.undo for o in outcomes if o.undo is not None))
+            raise
+        return GroupRestore(outcomes, store.save("restore", (o.undo for o in outcomes if o.undo is not None)))
+
+    def _refuse_conflicts(self, changes: Sequence[Change], *, force: bool) -> None:
         conflicts = self.conflicts(changes)
         if conflicts and not force:
             listed = "; ".join(f"{change.path}: {problem}" for change, problem in conflicts[:5])
@@ -105,25 +135,13 @@ class Reverter:
                 "Check them with get_file_info, then retry with force=true (current bytes are backed up first).",
                 conflicts=[change.path for change, _ in conflicts],
             )
-        if dry_run:
-            return [Reverted(change, "reverted", "dry run: would revert") for change in reversed(changes)]
-        outcomes = []
-        for change in reversed(changes):
-            try:
-                outcomes.append(self._revert(change, force=force, rollback=rollback))
-            except FsguardError as exc:
-                outcomes.append(Reverted(change, "failed", exc.message, exc.code))
-        return outcomes
 
-    def restore(self, group: Group, store: GroupStore, *, force: bool = False, dry_run: bool = False) -> GroupRestore:
-        """Revert ``group`` and record what the revert did as a group of its own: restoring that one undoes it.
-
-        Raises:
-            UndoConflictError: as :meth:`revert`.
-        """
-        outcomes = self.revert(group.changes, force=force, dry_run=dry_run)
-        undo_group = None if dry_run else store.save("restore", (o.undo for o in outcomes if o.undo is not None))
-        return GroupRestore(outcomes, undo_group)
+    def _outcome(self, change: Change, *, force: bool, rollback: bool = False) -> Reverted:
+        """Revert ``change``; a failure is its outcome, so one does not stop the others."""
+        try:
+            return self._revert(change, force=force, rollback=rollback)
+        except FsguardError as exc:
+            return Reverted(change, "failed", exc.message, exc.code)
 
     def _conflict(self, change: Change) -> str | None:
         if self._safe.policy.denied_by(Path(change.path)) is not None:

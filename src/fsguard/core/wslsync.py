@@ -4,7 +4,8 @@ Each destination file goes through the one write sequence (:mod:`fsguard.core.mu
 created exclusively, an existing one whose bytes differ is backed up first and replaced atomically (so
 ``backup(action="undo_last")`` brings it back), an identical one is left alone. Sources are read through
 pinned fds without following links; symlinks, pipes and devices are skipped and listed. A tree walk is
-bounded by :data:`MAX_SYNC_ENTRIES`.
+bounded by :data:`MAX_SYNC_ENTRIES`. Each file of a tree is a step of its own (:meth:`PathLocks.step`): a sync cancelled
+while it waits for a target's lock stops before that file; the files synced before stay (backed up when replaced).
 """
 
 from __future__ import annotations
@@ -170,7 +171,9 @@ class WslSync:
                 continue  # a filter narrows the sync: files it leaves out are not worth listing
             else:
                 try:
-                    report.add(self.copy_file(path, destination / relative, options))
+                    with self._safe.locks.step():  # cancelled while it waits for this target's lock: stops before it
+                        synced = self.copy_file(path, destination / relative, options)
+                    report.add(synced)
                 except FsguardError as exc:
                     report.errors.append(SyncProblem(str(path), exc.message, exc.code))
 
