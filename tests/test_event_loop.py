@@ -283,6 +283,50 @@ async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_change
     assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_branch_switch_cancelled_while_another_process_edits_a_file_it_rewrites_switches_nothing(
+    base_settings: Settings,
+    root: Path,
+    mode: str,
+    user_lock_dir: Path,
+    lock_waits: threading.Event,
+    transport: Transport,
+) -> None:
+    # The switch rewrote the files that differ between the branches under the repository's lock alone: it never
+    # waited for another fsguard editing one of them (whose edit could land in the middle of git's rewrite), so a
+    # cancellation never stopped it either.
+    git(root, "init", "-q", "-b", "main")
+    (root / "a.txt").write_bytes(b"main\n")
+    git(root, "add", "a.txt")
+    git(root, "commit", "-q", "-m", "main")
+    git(root, "switch", "-q", "-c", "feature")
+    (root / "a.txt").write_bytes(b"feature\n")
+    git(root, "commit", "-q", "-am", "feature")
+    git(root, "switch", "-q", "main")
+    foreign = foreign_lock(user_lock_dir, root / "a.txt")
+    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    switch = ("git", {"action": "branch", "name": "feature", "checkout": True})
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=mode) as client:
+                await cancel_while_it_waits(client, mode, lock_waits, foreign, switch, "a.txt")
+                assert (root / "a.txt").read_bytes() == b"main\n"
+                assert git(root, "symbolic-ref", "--short", "HEAD") == "main"
+                switched = await client.call_tool(*switch)  # the same switch, not cancelled, goes through
+                assert not switched.is_error, switched
+    finally:
+        foreign.let_go()
+    assert (root / "a.txt").read_bytes() == b"feature\n"
+    assert git(root, "symbolic-ref", "--short", "HEAD") == "feature"
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in ``cwd`` as a test's committer; its output, stripped."""
+    identity = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com", "-c", "commit.gpgsign=false"]
+    done = subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
 async def cancel_while_it_waits(
     client: Client,
     mode: str,
@@ -357,12 +401,11 @@ async def test_a_git_restore_cancelled_while_it_waits_for_a_files_lock_keeps_the
 ) -> None:
     # It holds the repository's lock, then takes the lock of each file it overwrites, in order: the first of these
     # used up the cancellation check, so a restore cancelled while another process edited a file overwrote it anyway.
-    identity = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True, capture_output=True)
+    git(root, "init", "-q", "-b", "main")
     for name in ("a.txt", "b.txt"):
         (root / name).write_bytes(b"alpha\n")
-    for command in (["add", "a.txt", "b.txt"], ["commit", "-q", "-m", "init"]):
-        subprocess.run(["git", *identity, *command], cwd=root, check=True, capture_output=True)
+    git(root, "add", "a.txt", "b.txt")
+    git(root, "commit", "-q", "-m", "init")
     for name in ("a.txt", "b.txt"):
         (root / name).write_bytes(b"my precious edit\n")
     foreign = foreign_lock(user_lock_dir, root / held)

@@ -74,9 +74,9 @@ class GitRunner:
         if request.action in _READ_ONLY:
             return handler(call)
         self._safe.policy.check_not_read_only(repo.root)  # a repository in a read-only root is only looked at
-        # A restore overwrites files only under their own locks, taken after this one: a cancelled call still stops
-        # at those (another process may be editing the file), before it changes anything.
-        with self._safe.locks.hold(repo.root / ".git", changing=request.action != "restore"):
+        # A restore, and a branch switch, overwrite files only under their own locks, taken after this one: a
+        # cancelled call still stops at those (another process may be editing the file), before it changes anything.
+        with self._safe.locks.hold(repo.root / ".git", changing=request.action not in ("restore", "branch")):
             return handler(call)
 
     def rejected_push(self, request: GitRequest) -> list[str]:

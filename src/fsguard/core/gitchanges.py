@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-from contextlib import ExitStack
 from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
@@ -29,7 +28,7 @@ from fsguard.core.errors import (
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import GitProcess, failure
 from fsguard.core.gitrefs import current_branch
-from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire
+from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire, holding_files
 from fsguard.core.gitscreen import check_changeable
 from fsguard.core.hashing import content_hash
 from fsguard.core.safeguards import Safeguards
@@ -190,10 +189,7 @@ def _discard(call: GitCall, names: list[str], source: list[str]) -> GitResult:
     """Back up, then let git overwrite, the files in ``names``; a failed restore takes its backups back."""
     repo, safe, rev = call.repo, call.safe, call.request.rev
     targets = [Path(repo.absolute(name)) for name in names]
-    with ExitStack() as held:
-        in_order = sorted(set(targets))  # one global order, as PathLocks.hold_all, without its recursion
-        for target in in_order:  # nothing changes before the last: a cancelled call stops at any of them
-            held.enter_context(safe.locks.hold(target, changing=target == in_order[-1]))
+    with holding_files(safe, targets):
         for target in targets:
             fire(safe, "pre", "write", target, "restore", source=rev)
         saved: list[tuple[Path, BackupRecord]] = []

@@ -8,9 +8,13 @@ pointed at, so it can be recreated with ``rev``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+
 from fsguard.core.gitparse import REF_FORMAT, parse_refs, text
 from fsguard.core.gitprocess import failure
-from fsguard.core.gitrepo import GitCall, Repository, fire
+from fsguard.core.gitrepo import GitCall, Repository, fire, holding_files
 from fsguard.core.gitscreen import check_changeable
 from fsguard.models.git import GitResult
 
@@ -23,10 +27,10 @@ def branch(call: GitCall) -> GitResult:
     if name is not None:
         exists = repo.git("show-ref", "--verify", "--quiet", f"refs/heads/{name}", check=False).code == 0
         if exists and request.checkout:
-            _check_switch(call, name)
-            fire(call.safe, "pre", "write", repo.root, "branch", branch=name, switch=True)
-            repo.git("switch", name)
-            fire(call.safe, "post", "write", repo.root, "branch", branch=name, switch=True)
+            with _switching(call, name):
+                fire(call.safe, "pre", "write", repo.root, "branch", branch=name, switch=True)
+                repo.git("switch", name)
+                fire(call.safe, "post", "write", repo.root, "branch", branch=name, switch=True)
             result.switched = True
         elif exists:
             _delete(call, name, result)
@@ -44,23 +48,30 @@ def current_branch(repo: Repository) -> str | None:
 def _create(call: GitCall, name: str, result: GitResult) -> None:
     repo, request = call.repo, call.request
     start = [request.rev] if request.rev else []
-    if request.checkout and request.rev:
-        _check_switch(call, request.rev)
-    fire(call.safe, "pre", "create", repo.root, "branch", branch=name, switch=request.checkout)
-    if request.checkout:
-        repo.git("switch", "--create", name, *start)
-    else:
-        repo.git("branch", name, *start)
-    fire(call.safe, "post", "create", repo.root, "branch", branch=name, switch=request.checkout)
+    with _switching(call, request.rev) if request.checkout and request.rev else nullcontext():
+        fire(call.safe, "pre", "create", repo.root, "branch", branch=name, switch=request.checkout)
+        if request.checkout:
+            repo.git("switch", "--create", name, *start)
+        else:
+            repo.git("branch", name, *start)
+        fire(call.safe, "post", "create", repo.root, "branch", branch=name, switch=request.checkout)
     result.created = name
     result.switched = request.checkout or None
 
 
-def _check_switch(call: GitCall, target: str) -> None:
-    """Refuse a switch that would rewrite a file a deny rule hides or one in a read-only root."""
+@contextmanager
+def _switching(call: GitCall, target: str) -> Iterator[None]:
+    """Around a switch to ``target``: refuse one that would rewrite a file a deny rule hides or one in a read-only
+    root, and hold the locks of the files it rewrites (those that differ between HEAD and ``target``), so another
+    fsguard's edit of one is never lost under git's rewrite, and a cancelled switch stops before it starts."""
     changed = call.repo.git("diff", "--name-only", "-z", "HEAD", target, "--", check=False)
-    if changed.code == 0:  # else (an unborn HEAD, an unknown rev) git's own switch says what is wrong
-        check_changeable(call, [text(name) for name in changed.stdout.split(b"\0") if name])
+    if changed.code != 0:  # an unborn HEAD, an unknown rev: git's own switch says what is wrong
+        yield
+        return
+    names = [text(name) for name in changed.stdout.split(b"\0") if name]
+    check_changeable(call, names)
+    with holding_files(call.safe, (Path(call.repo.absolute(name)) for name in names)):
+        yield
 
 
 def _delete(call: GitCall, name: str, result: GitResult) -> None:

@@ -10,6 +10,8 @@ always go after ``--``; option-like values of rev, name and remote are refused b
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -171,3 +173,18 @@ def fire(
         operation=action,
         metadata={"git_operation": action, **metadata},
     )
+
+
+@contextmanager
+def holding_files(safe: Safeguards, targets: Iterable[Path]) -> Iterator[None]:
+    """The locks of the working-tree files git is about to rewrite, taken in one global order (as
+    :meth:`PathLocks.hold_all`, without its directories' recursion) under the repository's lock.
+
+    Another fsguard's edit of one of them then lands before git runs (git sees a local change) or after it, never
+    in between; nothing changes before the last is held, so a call cancelled while it waits for any of them stops.
+    """
+    in_order = sorted(set(targets))
+    with ExitStack() as held:
+        for target in in_order:
+            held.enter_context(safe.locks.hold(target, changing=target == in_order[-1]))
+        yield
