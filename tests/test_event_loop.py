@@ -323,7 +323,7 @@ async def test_a_branch_switch_cancelled_while_another_process_edits_a_file_it_r
 def git(cwd: Path, *args: str) -> str:
     """Run git in ``cwd`` as a test's committer; its output, stripped."""
     identity = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com", "-c", "commit.gpgsign=false"]
-    done = subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True, text=True)
+    done = subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True, encoding="utf-8")
     return done.stdout.strip()
 
 
