@@ -24,6 +24,7 @@ from fsguard.config import Settings, Transport
 from fsguard.core.batch import BatchRunner
 from fsguard.server import build_server
 from tests.conftest import structured
+from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
 WAIT_S = 30
@@ -295,7 +296,7 @@ async def test_a_branch_switch_cancelled_while_another_process_edits_a_file_it_r
     # The switch rewrote the files that differ between the branches under the repository's lock alone: it never
     # waited for another fsguard editing one of them (whose edit could land in the middle of git's rewrite), so a
     # cancellation never stopped it either.
-    git(root, "init", "-q", "-b", "main")
+    make_repo(root, commit=False)
     (root / "a.txt").write_bytes(b"main\n")
     git(root, "add", "a.txt")
     git(root, "commit", "-q", "-m", "main")
@@ -311,20 +312,13 @@ async def test_a_branch_switch_cancelled_while_another_process_edits_a_file_it_r
             async with Client(server, mode=mode) as client:
                 await cancel_while_it_waits(client, mode, lock_waits, foreign, switch, "a.txt")
                 assert (root / "a.txt").read_bytes() == b"main\n"
-                assert git(root, "symbolic-ref", "--short", "HEAD") == "main"
+                assert git(root, "symbolic-ref", "--short", "HEAD").strip() == "main"
                 switched = await client.call_tool(*switch)  # the same switch, not cancelled, goes through
                 assert not switched.is_error, switched
     finally:
         foreign.let_go()
     assert (root / "a.txt").read_bytes() == b"feature\n"
-    assert git(root, "symbolic-ref", "--short", "HEAD") == "feature"
-
-
-def git(cwd: Path, *args: str) -> str:
-    """Run git in ``cwd`` as a test's committer; its output, stripped."""
-    identity = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com", "-c", "commit.gpgsign=false"]
-    done = subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True, encoding="utf-8")
-    return done.stdout.strip()
+    assert git(root, "symbolic-ref", "--short", "HEAD").strip() == "feature"
 
 
 async def cancel_while_it_waits(
@@ -401,7 +395,7 @@ async def test_a_git_restore_cancelled_while_it_waits_for_a_files_lock_keeps_the
 ) -> None:
     # It holds the repository's lock, then takes the lock of each file it overwrites, in order: the first of these
     # used up the cancellation check, so a restore cancelled while another process edited a file overwrote it anyway.
-    git(root, "init", "-q", "-b", "main")
+    make_repo(root, commit=False)
     for name in ("a.txt", "b.txt"):
         (root / name).write_bytes(b"alpha\n")
     git(root, "add", "a.txt", "b.txt")

@@ -7,6 +7,7 @@ config so commits made through the tool work anywhere. Assertions read the repos
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from mcp import Client
 from fsguard.core.beneath import Beneath
 from fsguard.core.errors import GitFailedError
 from fsguard.core.gitprocess import GitProcess
+from fsguard.core.gitrefs import LOCKED_SWITCH_FILES
 from fsguard.core.hooks import HOOK_EVENTS
 from fsguard.core.safeguards import Safeguards
 from tests.conftest import ClientFactory, error_code, structured, text_of
@@ -382,6 +384,28 @@ async def test_branch_lists_creates_switches_and_deletes(client: Client, repo: P
     assert deleted["deleted"] == "feature/x"
     assert deleted["deleted_commit"] == git(repo, "rev-parse", "HEAD").strip()
     assert git(repo, "branch", "--format=%(refname:short)").split() == ["main"]
+
+
+async def test_a_branch_switch_past_the_files_it_locks_still_switches_under_a_small_open_file_limit(
+    client: Client, repo: Path
+) -> None:
+    # Each file a switch locks keeps two descriptors open until git is done: 300 files under a limit with room for
+    # 150 more ran out of them, and the switch failed.
+    names = [f"f{number:03d}.txt" for number in range(LOCKED_SWITCH_FILES + 100)]
+    git(repo, "switch", "-q", "-c", "wide")
+    for name in names:
+        (repo / name).write_text(name, encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "wide")
+    git(repo, "switch", "-q", "main")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (len(list(Path("/proc/self/fd").iterdir())) + 150, hard))
+    try:
+        switched = await client.call_tool("git", {"action": "branch", "name": "wide", "checkout": True})
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert structured(switched)["switched"] is True, text_of(switched)
+    assert all((repo / name).read_text(encoding="utf-8") == name for name in names)
 
 
 async def test_an_unmerged_branch_is_deleted_only_with_force(client: Client, repo: Path) -> None:

@@ -59,17 +59,26 @@ def _create(call: GitCall, name: str, result: GitResult) -> None:
     result.switched = request.checkout or None
 
 
+# A held file lock keeps two descriptors open (one in each lock place) for the whole switch: past this many files
+# they would near the usual limit of 1,024 open files, so a bigger switch runs under the repository's lock alone.
+LOCKED_SWITCH_FILES = 200
+
+
 @contextmanager
 def _switching(call: GitCall, target: str) -> Iterator[None]:
     """Around a switch to ``target``: refuse one that would rewrite a file a deny rule hides or one in a read-only
-    root, and hold the locks of the files it rewrites (those that differ between HEAD and ``target``), so another
-    fsguard's edit of one is never lost under git's rewrite, and a cancelled switch stops before it starts."""
+    root, and hold the locks of the files it rewrites (those that differ between HEAD and ``target``, up to
+    :data:`LOCKED_SWITCH_FILES`), so another fsguard's edit of one is never lost under git's rewrite, and a cancelled
+    switch stops before it starts."""
     changed = call.repo.git("diff", "--name-only", "-z", "HEAD", target, "--", check=False)
     if changed.code != 0:  # an unborn HEAD, an unknown rev: git's own switch says what is wrong
         yield
         return
     names = [text(name) for name in changed.stdout.split(b"\0") if name]
     check_changeable(call, names)
+    if len(names) > LOCKED_SWITCH_FILES:
+        yield
+        return
     with holding_files(call.safe, (Path(call.repo.absolute(name)) for name in names)):
         yield
 
