@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import sys
 from dataclasses import replace
@@ -182,3 +183,36 @@ def test_the_numeric_flags_take_their_edge_values(tmp_path: Path) -> None:
     settings = settings_from(parser().parse_args([str(tmp_path), *edges, "--backup-max-age=inf"]))
     assert (settings.max_list_items, settings.max_response_bytes, settings.max_media_bytes) == (1, 1024, 0)
     assert (settings.port, settings.backup_max_age_days) == (65535, float("inf"))
+
+
+def test_a_server_started_with_a_low_open_file_limit_lifts_it_to_the_hard_one(tmp_path: Path) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard <= 256:
+        pytest.skip("the hard open-file limit leaves nothing to lift")
+    (tmp_path / "root").mkdir()
+    command = [sys.executable, "-m", "fsguard", str(tmp_path / "root"), "--state-dir", str(tmp_path / "state")]
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))  # the child starts with it, as under a stingy shell
+    try:
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert process.stdin is not None
+    assert process.stdout is not None
+    try:
+        process.stdin.write(json.dumps(initialize).encode() + b"\n")
+        process.stdin.flush()
+        assert b'"id":1' in process.stdout.readline()  # started: the limit is lifted before serving
+        limits = Path(f"/proc/{process.pid}/limits").read_text(encoding="utf-8")
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+        process.stdout.close()
+    fields = next(line for line in limits.splitlines() if line.startswith("Max open files")).split()
+    assert fields[3] == fields[4]  # soft, hard
+    assert fields[3] != "256"

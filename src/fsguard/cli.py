@@ -19,7 +19,7 @@ from fsguard.config import MCP_PATH, Settings, default_state_dir
 from fsguard.core.errors import FsguardError
 from fsguard.flags import RESPONSE_FLOOR, amount, port, whole_number
 from fsguard.server import FsguardServer, build_server
-from fsguard.startup import refuse_without_token, sigterm_exits_cleanly, start_logging
+from fsguard.startup import lift_open_file_limit, refuse_without_token, sigterm_exits_cleanly, start_logging
 from fsguard.stdio import serve_stdio
 
 logger = logging.getLogger("fsguard")
@@ -232,6 +232,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "MEDIUM must start at or below HIGH"
             )
     start_logging(args.log_level)
+    lift_open_file_limit()
     settings = settings_from(args)
     refuse_without_token(settings, "fsguard", "serving a filesystem beyond loopback needs a bearer token")
     if settings.unrestricted:

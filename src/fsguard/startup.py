@@ -1,5 +1,5 @@
 """What every fsguard program does before it serves: log to stderr, refuse to listen beyond loopback unguarded,
-and make SIGTERM end it through its shutdown path.
+make SIGTERM end it through its shutdown path, and lift its open-file limit.
 
 Shared by ``fsguard`` (cli.py) and ``fsguard dashboard`` (dashboard/command.py), which the first hands over to.
 """
@@ -7,6 +7,7 @@ Shared by ``fsguard`` (cli.py) and ``fsguard dashboard`` (dashboard/command.py),
 from __future__ import annotations
 
 import logging
+import resource
 import signal
 import sys
 from collections.abc import Iterator
@@ -46,3 +47,15 @@ def sigterm_exits_cleanly() -> Iterator[None]:
 
 def _exit_cleanly(number: int, frame: FrameType | None) -> None:
     raise SystemExit(0)
+
+
+def lift_open_file_limit() -> None:
+    """Raise the soft limit on open files to the hard one, as Go's runtime does for every Go program (the seed
+    server among them): a call holding many files' locks (a git switch or restore, a batch) keeps two descriptors
+    open per file, and the soft limit many systems start a process with is 1,024."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            logging.getLogger(__name__).debug("the open-file limit stays at %s", soft)
