@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
@@ -32,6 +32,7 @@ def _encodes(value: JsonValue) -> bool:
 
 
 @given(os_name_values())
+@example([-22291])  # marshalled, its bytes hold 0xED: the byte search's false alarm copied the list
 def test_a_wired_value_always_encodes_as_utf8_and_a_clean_one_is_returned_as_is(value: JsonValue) -> None:
     wired = wire_value(value)
 

@@ -40,19 +40,28 @@ def wire_value(value: Value) -> Value:
     except ValueError:  # a type marshal does not know: look at every string
         return _scrubbed(value)
     # memchr first: most results hold no 0xED byte at all. A hit may also be a binary number's bytes (or a
-    # Hangul syllable's first byte): then the pattern decides, and a false alarm only copies the value.
+    # Hangul syllable's first byte): then the pattern decides, and a false alarm only walks the value.
     if b"\xed" in raw and _LONE_SURROGATE_BYTES.search(raw) is not None:
         return _scrubbed(value)
     return value
 
 
 def _scrubbed(value: Value) -> Value:
+    """``value`` with every string made safe; the same object where nothing changed (a false alarm of the byte
+    search, a number whose bytes look like a surrogate's, copies nothing)."""
     if isinstance(value, str):
         return wire_text(value)  # type: ignore[return-value]
     if isinstance(value, dict):
-        return {_scrubbed(key): _scrubbed(item) for key, item in value.items()}  # type: ignore[return-value]
+        pairs = [(_scrubbed(key), _scrubbed(item)) for key, item in value.items()]
+        kept = zip(pairs, value.items(), strict=True)
+        if all(key is old_key and item is old_item for (key, item), (old_key, old_item) in kept):
+            return value
+        return dict(pairs)  # type: ignore[return-value]
     if isinstance(value, list | tuple):
-        return [_scrubbed(item) for item in value]  # type: ignore[return-value]
+        items = [_scrubbed(item) for item in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        return items  # type: ignore[return-value]
     return value
 
 
