@@ -11,8 +11,7 @@ the :class:`ChangeLog` it is given, including the directories created on the way
 from __future__ import annotations
 
 import stat
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -24,7 +23,7 @@ from fsguard.core.directories import DirectoryMaker
 from fsguard.core.editing import EditOptions, Editor
 from fsguard.core.errors import FsguardError
 from fsguard.core.extraction import append_text, extract_lines
-from fsguard.core.groups import Change, ChangeLog
+from fsguard.core.groups import Change, ChangeLog, logging_made_dirs
 from fsguard.core.modes import must_match
 from fsguard.core.moving import Mover
 from fsguard.core.requests import EditRequest, planner_for
@@ -94,7 +93,7 @@ class Operations:
     def _write(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         path = self._safe.policy.resolve(op.path)
         content = op.content or ""
-        with self._new_dirs(done):
+        with logging_made_dirs(self._safe.beneath, done.changes):
             if op.append:
                 added = append_text(self._safe, path, content, expected_hash=op.expected_hash, tool=TOOL, done=done)
                 backup = added.backup.backup_id if added.backup else None
@@ -134,7 +133,7 @@ class Operations:
 
     def _copy(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         assert op.destination is not None  # the parser requires it
-        with self._new_dirs(done):
+        with logging_made_dirs(self._safe.beneath, done.changes):
             report = self._engines.mover.copy(op.path, op.destination, tool=TOOL)
             done.add(Change("copied", str(report.destination)))
         return outcome(op, "ok", path=report.source, destination=report.destination, size=report.bytes_copied)
@@ -142,7 +141,7 @@ class Operations:
     def _move(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         assert op.destination is not None  # the parser requires it
         size = self._file_size(self._safe.policy.resolve_entry(op.path))
-        with self._new_dirs(done):
+        with logging_made_dirs(self._safe.beneath, done.changes):
             source, destination = self._engines.mover.move(
                 op.path, op.destination, expected_hash=op.expected_hash, tool=TOOL
             )
@@ -167,7 +166,7 @@ class Operations:
         )
 
     def _create_dir(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
-        with self._new_dirs(done):
+        with logging_made_dirs(self._safe.beneath, done.changes):
             path, _ = self._engines.directories.create(op.path, tool=TOOL)
         return outcome(op, "ok", path=path)
 
@@ -177,7 +176,7 @@ class Operations:
         assert op.end_line is not None
         source = self._safe.policy.resolve(op.path)
         destination = self._safe.policy.resolve(op.destination)
-        with self._new_dirs(done):
+        with logging_made_dirs(self._safe.beneath, done.changes):
             extracted = extract_lines(
                 self._safe,
                 source,
@@ -198,20 +197,6 @@ class Operations:
             backup_id=backup.backup_id if backup else None,
             content_hash=extracted.source.content_hash,
         )
-
-    @contextmanager
-    def _new_dirs(self, done: ChangeLog) -> Iterator[None]:
-        """Log the directories the block makes, before the block's own changes; only those it made itself, never one
-        another process made meanwhile (a rollback removes what is logged, when still empty).
-
-        They are logged even when the block fails, so a rollback removes them.
-        """
-        mark = len(done.changes)
-        with self._safe.beneath.made_here() as made:
-            try:
-                yield
-            finally:
-                done.changes[mark:mark] = [Change("created_dir", str(directory)) for directory in made]
 
     def _file_size(self, path: Path) -> int | None:
         """The size of the regular file at ``path`` (read through its pinned directory), else None."""

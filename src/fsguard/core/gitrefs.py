@@ -8,7 +8,6 @@ pointed at, so it can be recreated with ``rev``.
 
 from __future__ import annotations
 
-import resource
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -60,36 +59,18 @@ def _create(call: GitCall, name: str, result: GitResult) -> None:
     result.switched = request.checkout or None
 
 
-MOST_LOCKED_FILES = 10_000
-
-
-def lockable_files() -> int:
-    """How many files a switch may hold the locks of. A held lock keeps two descriptors open (one in each lock place)
-    for the whole switch, and its directories' shared locks some more: a quarter of the open-file limit, less a
-    reserve for everything else the server has open (192 files at the common 1,024; fsguard lifts its limit to the
-    hard one at start-up). A bigger switch runs under the repository's lock alone."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY:
-        return MOST_LOCKED_FILES
-    return max(0, min(MOST_LOCKED_FILES, (soft - 256) // 4))
-
-
 @contextmanager
 def _switching(call: GitCall, target: str) -> Iterator[None]:
     """Around a switch to ``target``: refuse one that would rewrite a file a deny rule hides or one in a read-only
     root, and hold the locks of the files it rewrites (those that differ between HEAD and ``target``, up to
-    :func:`lockable_files`), so another fsguard's edit of one is never lost under git's rewrite, and a cancelled
+    :meth:`PathLocks.most_held`), so another fsguard's edit of one is never lost under git's rewrite, and a cancelled
     switch stops before it starts."""
     changed = call.repo.git("diff", "--name-only", "-z", "HEAD", target, "--", check=False)
-    if changed.code != 0:  # an unborn HEAD, an unknown rev: git's own switch says what is wrong
-        yield
-        return
-    names = [text(name) for name in changed.stdout.split(b"\0") if name]
+    # Else (an unborn HEAD, an unknown rev) git's own switch says what is wrong.
+    names = [text(name) for name in changed.stdout.split(b"\0") if name] if changed.code == 0 else []
     check_changeable(call, names)
-    if len(names) > lockable_files():
-        yield
-        return
-    with holding_files(call.safe, (Path(call.repo.absolute(name)) for name in names)):
+    locked = names if len(names) <= call.safe.locks.most_held() else []  # else under the repository's lock alone
+    with holding_files(call.safe, (Path(call.repo.absolute(name)) for name in locked)):
         yield
 
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, get_args
 
 from fsguard.core.backups import check_backup_id, new_backup_id
+from fsguard.core.beneath import Beneath
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import BackupCorruptError, NotFoundError
 
@@ -89,6 +91,19 @@ class ChangeLog:
 
     def __bool__(self) -> bool:
         return bool(self.changes)
+
+
+@contextmanager
+def logging_made_dirs(beneath: Beneath, changes: list[Change]) -> Iterator[None]:
+    """Log in ``changes``, before the block's own changes, the directories the block makes, even when it fails (a
+    rollback removes them when still empty); only those a mkdir of this call made (:meth:`Beneath.made_here`), never
+    one another process made meanwhile."""
+    mark = len(changes)
+    with beneath.made_here() as made:
+        try:
+            yield
+        finally:
+            changes[mark:mark] = [Change("created_dir", str(directory)) for directory in made]
 
 
 class GroupStore:

@@ -36,6 +36,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import resource
 import stat
 import threading
 import time
@@ -48,6 +49,7 @@ from fsguard.core.oserrors import from_os_error
 
 logger = logging.getLogger(__name__)
 
+MOST_HELD = 10_000  # paths one call may hold at once, whatever the open-file limit (see PathLocks.most_held)
 SWEEP_AT = 4096  # lock-file names used since the last sweep that make the next release sweep them
 LEFTOVER_AGE_S = 86_400.0  # a lock file created this long ago is a leftover to try
 # A cancellable call waiting for another process's lock tries again after these pauses, doubling: the first tries
@@ -134,6 +136,16 @@ class PathLocks:
                 self._sweep_due |= due
             if due:
                 self._start_sweeper()
+
+    def most_held(self) -> int:
+        """How many paths one call may hold at once within the open-file limit: a held lock keeps a descriptor open in
+        each lock place, and its directories' shared locks some more, so a quarter of the limit per place, less a
+        reserve for everything else the server has open (192 paths at the common 1,024 with two places; fsguard lifts
+        its limit to the hard one at start-up). Capped at ``MOST_HELD``."""
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft == resource.RLIM_INFINITY:
+            return MOST_HELD
+        return max(0, min(MOST_HELD, (soft - 256) // (2 * len(self._prefixes))))
 
     @contextmanager
     def cancellable(self, check: Callable[[], None]) -> Iterator[None]:

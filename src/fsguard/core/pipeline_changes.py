@@ -24,8 +24,7 @@ A file in which nothing matches is left as it is (count 0); a step in which no f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from fsguard.core.errors import (
     NotFoundError,
     RiskBlockedError,
 )
-from fsguard.core.groups import Change
+from fsguard.core.groups import Change, logging_made_dirs
 from fsguard.core.matching import Replacement
 from fsguard.core.modes import Planner, RegexRule, multi, must_match, regex
 from fsguard.core.pipeline import ALIASES
@@ -110,7 +109,7 @@ def copy(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     """Each input file copied into the ``destination`` directory, never over an existing file."""
     moves = _into(engines, call, "copy")
     if not call.dry_run:
-        with _new_dirs(engines, call):
+        with logging_made_dirs(engines.beneath, call.changes):
             for source, target in moves:
                 with engines.locks.step():  # cancelled while it waits for this target's lock: stops before it
                     engines.mover.copy(source, target, tool="batch_operations")
@@ -123,7 +122,7 @@ def rename(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     moves = _into(engines, call, "rename")
     risk = _gate(call, "rename", graded(FILES_SCALE, len(moves)), f"{len(moves)} file(s)")
     if not call.dry_run:
-        with _new_dirs(engines, call):
+        with logging_made_dirs(engines.beneath, call.changes):
             for source, target in moves:
                 with engines.locks.step():
                     engines.mover.move(source, target, tool="batch_operations")
@@ -260,18 +259,6 @@ def _into(engines: PipelineEngines, call: StepCall, action: str) -> list[tuple[s
             )
         taken[target] = source
     return pairs
-
-
-@contextmanager
-def _new_dirs(engines: PipelineEngines, call: StepCall) -> Iterator[None]:
-    """Log the directories the block makes before its moves or copies, even when it fails (a rollback removes them
-    when empty): only those it made itself, never one another process made meanwhile."""
-    mark = len(call.changes)
-    with engines.beneath.made_here() as made:
-        try:
-            yield
-        finally:
-            call.changes[mark:mark] = [Change("created_dir", str(directory)) for directory in made]
 
 
 def _exists(path: Path) -> bool:

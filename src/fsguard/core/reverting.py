@@ -121,10 +121,9 @@ class Reverter:
                 # it waits for a file's lock stops before that file.
                 with self._safe.locks.step():
                     outcomes.append(self._outcome(change, force=force))
-        except BaseException:  # cancelled part-way: what was reverted is still undoable as one group
-            store.save("restore", (o.undo for o in outcomes if o.undo is not None))
-            raise
-        return GroupRestore(outcomes, store.save("restore", (o.undo for o in outcomes if o.undo is not None)))
+        finally:  # cancelled part-way too: what was reverted is undoable as one group
+            undo_group = store.save("restore", (o.undo for o in outcomes if o.undo is not None))
+        return GroupRestore(outcomes, undo_group)
 
     def _refuse_conflicts(self, changes: Sequence[Change], *, force: bool) -> None:
         conflicts = self.conflicts(changes)
