@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -146,3 +148,22 @@ def lock_waits(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 
     monkeypatch.setattr(fcntl, "flock", flock)
     return waiting
+
+
+@dataclass(frozen=True)
+class Contention:
+    """What a test of a call that waits for another process's lock needs: the server's settings on one transport,
+    the client's era, the lock directory the other process uses, and the event set once a worker thread waits."""
+
+    settings: Settings
+    mode: str
+    user_lock_dir: Path
+    lock_waits: threading.Event
+
+
+@pytest.fixture(params=["stdio", "http"])
+def contention(
+    request: pytest.FixtureRequest, base_settings: Settings, mode: str, user_lock_dir: Path, lock_waits: threading.Event
+) -> Contention:
+    """A :class:`Contention` for each transport's threading of tool calls (stdio's and HTTP's differ) in each era."""
+    return Contention(dataclasses.replace(base_settings, transport=request.param), mode, user_lock_dir, lock_waits)

@@ -23,7 +23,7 @@ from mcp import Client
 from fsguard.config import Settings, Transport
 from fsguard.core.batch import BatchRunner
 from fsguard.server import build_server
-from tests.conftest import structured
+from tests.conftest import Contention, structured
 from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
@@ -248,7 +248,6 @@ async def test_a_stdio_server_whose_edit_waits_for_another_processes_lock_answer
     assert (root / "f.txt").read_text(encoding="utf-8") == "new\n"
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
@@ -257,22 +256,20 @@ async def test_a_stdio_server_whose_edit_waits_for_another_processes_lock_answer
     ],
 )
 async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_changes_nothing_once_the_lock_frees(
-    base_settings: Settings,
+    contention: Contention,
     root: Path,
-    mode: str,
-    user_lock_dir: Path,
-    lock_waits: threading.Event,
-    transport: Transport,
     tool: str,
     arguments: dict[str, str],
 ) -> None:
     (root / "f.txt").write_text("old\n", encoding="utf-8")
-    foreign = foreign_lock(user_lock_dir, root / "f.txt")
-    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    foreign = foreign_lock(contention.user_lock_dir, root / "f.txt")
+    server = build_server(contention.settings)
     try:
         with anyio.fail_after(WAIT_S):
-            async with Client(server, mode=mode) as client:
-                await cancel_while_it_waits(client, mode, lock_waits, foreign, (tool, arguments), "f.txt")
+            async with Client(server, mode=contention.mode) as client:
+                await cancel_while_it_waits(
+                    client, contention.mode, contention.lock_waits, foreign, (tool, arguments), "f.txt"
+                )
                 second = await client.call_tool("write_file", {"path": "f.txt", "content": "second\n"})
                 assert not second.is_error
                 assert (root / "f.txt").read_text(encoding="utf-8") == "second\n"
@@ -284,14 +281,9 @@ async def test_a_call_cancelled_while_it_waits_for_another_processes_lock_change
     assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_branch_switch_cancelled_while_another_process_edits_a_file_it_rewrites_switches_nothing(
-    base_settings: Settings,
+    contention: Contention,
     root: Path,
-    mode: str,
-    user_lock_dir: Path,
-    lock_waits: threading.Event,
-    transport: Transport,
 ) -> None:
     # The switch rewrote the files that differ between the branches under the repository's lock alone: it never
     # waited for another fsguard editing one of them (whose edit could land in the middle of git's rewrite), so a
@@ -304,13 +296,13 @@ async def test_a_branch_switch_cancelled_while_another_process_edits_a_file_it_r
     (root / "a.txt").write_bytes(b"feature\n")
     git(root, "commit", "-q", "-am", "feature")
     git(root, "switch", "-q", "main")
-    foreign = foreign_lock(user_lock_dir, root / "a.txt")
-    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    foreign = foreign_lock(contention.user_lock_dir, root / "a.txt")
+    server = build_server(contention.settings)
     switch = ("git", {"action": "branch", "name": "feature", "checkout": True})
     try:
         with anyio.fail_after(WAIT_S):
-            async with Client(server, mode=mode) as client:
-                await cancel_while_it_waits(client, mode, lock_waits, foreign, switch, "a.txt")
+            async with Client(server, mode=contention.mode) as client:
+                await cancel_while_it_waits(client, contention.mode, contention.lock_waits, foreign, switch, "a.txt")
                 assert (root / "a.txt").read_bytes() == b"main\n"
                 assert git(root, "symbolic-ref", "--short", "HEAD").strip() == "main"
                 switched = await client.call_tool(*switch)  # the same switch, not cancelled, goes through
@@ -356,41 +348,33 @@ async def cancel_while_it_waits(
     assert looked.is_error
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_minify_cancelled_while_it_waits_for_its_outputs_lock_writes_nothing_once_the_lock_frees(
-    base_settings: Settings,
+    contention: Contention,
     root: Path,
-    mode: str,
-    user_lock_dir: Path,
-    lock_waits: threading.Event,
-    transport: Transport,
 ) -> None:
     # Its input is read under a lock of its own first, released before the output's is taken: that first lock used
     # up the cancellation check, so a call cancelled while it waited for the output's lock wrote the output anyway.
     source = "function add(a, b) {\n  return a + b;\n}\n"
     (root / "app.js").write_text(source, encoding="utf-8")
-    foreign = foreign_lock(user_lock_dir, root / "app.min.js")
-    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    foreign = foreign_lock(contention.user_lock_dir, root / "app.min.js")
+    server = build_server(contention.settings)
     minify = ("minify_js", {"path": "app.js", "output_path": "app.min.js"})
     try:
         with anyio.fail_after(WAIT_S):
-            async with Client(server, mode=mode) as client:
-                await cancel_while_it_waits(client, mode, lock_waits, foreign, minify, "app.min.js")
+            async with Client(server, mode=contention.mode) as client:
+                await cancel_while_it_waits(
+                    client, contention.mode, contention.lock_waits, foreign, minify, "app.min.js"
+                )
     finally:
         foreign.let_go()
     assert not (root / "app.min.js").exists()
     assert (root / "app.js").read_text(encoding="utf-8") == source
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("held", ["a.txt", "b.txt"])
 async def test_a_git_restore_cancelled_while_it_waits_for_a_files_lock_keeps_the_working_tree_once_the_lock_frees(
-    base_settings: Settings,
+    contention: Contention,
     root: Path,
-    mode: str,
-    user_lock_dir: Path,
-    lock_waits: threading.Event,
-    transport: Transport,
     held: str,
 ) -> None:
     # It holds the repository's lock, then takes the lock of each file it overwrites, in order: the first of these
@@ -402,27 +386,22 @@ async def test_a_git_restore_cancelled_while_it_waits_for_a_files_lock_keeps_the
     git(root, "commit", "-q", "-m", "init")
     for name in ("a.txt", "b.txt"):
         (root / name).write_bytes(b"my precious edit\n")
-    foreign = foreign_lock(user_lock_dir, root / held)
-    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    foreign = foreign_lock(contention.user_lock_dir, root / held)
+    server = build_server(contention.settings)
     restore = ("git", {"action": "restore", "paths": ["a.txt", "b.txt"], "force": True})
     try:
         with anyio.fail_after(WAIT_S):
-            async with Client(server, mode=mode) as client:
-                await cancel_while_it_waits(client, mode, lock_waits, foreign, restore, held)
+            async with Client(server, mode=contention.mode) as client:
+                await cancel_while_it_waits(client, contention.mode, contention.lock_waits, foreign, restore, held)
     finally:
         foreign.let_go()
     assert (root / "a.txt").read_bytes() == b"my precious edit\n"
     assert (root / "b.txt").read_bytes() == b"my precious edit\n"
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_batch_cancelled_while_it_waits_for_a_lock_leaves_the_directory_another_process_made_meanwhile(
-    base_settings: Settings,
+    contention: Contention,
     root: Path,
-    mode: str,
-    user_lock_dir: Path,
-    lock_waits: threading.Event,
-    transport: Transport,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The batch logged as its own every directory missing before its write and there after it: the one the other
@@ -437,17 +416,19 @@ async def test_a_batch_cancelled_while_it_waits_for_a_lock_leaves_the_directory_
             over.set()  # the rollback included
 
     monkeypatch.setattr(BatchRunner, "run", counted)
-    foreign = foreign_lock(user_lock_dir, root / "shared" / "new.txt")
-    server = build_server(dataclasses.replace(base_settings, transport=transport))
+    foreign = foreign_lock(contention.user_lock_dir, root / "shared" / "new.txt")
+    server = build_server(contention.settings)
     write = (
         "batch_operations",
         {"request_json": {"operations": [{"type": "write", "path": "shared/new.txt", "content": "mine\n"}]}},
     )
     try:
         with anyio.fail_after(WAIT_S):
-            async with Client(server, mode=mode) as client:
+            async with Client(server, mode=contention.mode) as client:
                 made = functools.partial((root / "shared").mkdir)  # the other process's create_directory
-                await cancel_while_it_waits(client, mode, lock_waits, foreign, write, "shared/new.txt", made)
+                await cancel_while_it_waits(
+                    client, contention.mode, contention.lock_waits, foreign, write, "shared/new.txt", made
+                )
                 assert await anyio.to_thread.run_sync(over.wait, WAIT_S)
     finally:
         foreign.let_go()
@@ -455,30 +436,21 @@ async def test_a_batch_cancelled_while_it_waits_for_a_lock_leaves_the_directory_
     assert list((root / "shared").iterdir()) == []
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_server_whose_call_waits_for_another_processes_lock_stops_when_its_client_goes(
-    base_settings: Settings,
+    contention: Contention,
     root: Path,
-    mode: str,
-    user_lock_dir: Path,
-    lock_waits: threading.Event,
-    transport: Transport,
 ) -> None:
     (root / "f.txt").write_text("old\n", encoding="utf-8")
-    foreign = foreign_lock(user_lock_dir, root / "f.txt")
+    foreign = foreign_lock(contention.user_lock_dir, root / "f.txt")
     edit = ("edit_file", {"path": "f.txt", "old_text": "old", "new_text": "new"})
     try:
-        await leave_while_it_waits(
-            dataclasses.replace(base_settings, transport=transport), mode, lock_waits, foreign, edit
-        )
+        await leave_while_it_waits(contention, foreign, edit)
     finally:
         foreign.let_go()
     assert (root / "f.txt").read_text(encoding="utf-8") == "old\n"
 
 
-async def leave_while_it_waits(
-    settings: Settings, mode: str, lock_waits: threading.Event, foreign: ForeignLock, call: tuple[str, dict[str, Any]]
-) -> None:
+async def leave_while_it_waits(contention: Contention, foreign: ForeignLock, call: tuple[str, dict[str, Any]]) -> None:
     """Start ``call`` on a new server, and once a worker thread waits for ``foreign`` cancel it and leave; fails unless
     the server ended before the other process let go.
 
@@ -488,10 +460,10 @@ async def leave_while_it_waits(
     """
     backstop = threading.Timer(WAIT_S / 3, foreign.let_go)
     backstop.start()
-    server = build_server(settings)
+    server = build_server(contention.settings)
     try:
         with anyio.fail_after(WAIT_S):
-            async with Client(server, mode=mode) as client, anyio.create_task_group() as group:
+            async with Client(server, mode=contention.mode) as client, anyio.create_task_group() as group:
                 scope = anyio.CancelScope()
 
                 async def waiting_call() -> None:
@@ -499,7 +471,7 @@ async def leave_while_it_waits(
                         await client.call_tool(*call)
 
                 group.start_soon(waiting_call)
-                await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits for the lock
+                await anyio.to_thread.run_sync(contention.lock_waits.wait, WAIT_S)  # a worker thread waits for it
                 scope.cancel()  # the client gives up, then goes
         assert backstop.is_alive(), "the server ended only once the other process let go"
     finally:
