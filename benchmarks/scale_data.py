@@ -227,20 +227,30 @@ def rows(data: Dataset) -> dict[str, Callable[[], Row]]:
             {"path": str(data.one_line)},
             reference=("read_text_file", {"path": str(data.one_line)}),
         ),
-        "list": lambda: Row(
-            f"list_directory of a {s.small_dir:,}-entry directory (all entries)",
+        "list-default": lambda: Row(
+            f"list_directory of a {s.small_dir:,}-entry directory, default call (first page, exact totals); "
+            "reference: its default call (all names)",
+            "list_directory",
+            {"path": str(data.small_dir)},
+            Target("≤ reference", ratio=1.0),
+            ("list_directory", {"path": str(data.small_dir)}),
+        ),
+        "list-sizes": lambda: Row(
+            f"list_directory of a {s.small_dir:,}-entry directory, all entries with size and time; "
+            "reference: list_directory_with_sizes",
             "list_directory",
             {"path": str(data.small_dir), "limit": s.small_dir},
             Target("≤ reference", ratio=1.0),
-            ("list_directory", {"path": str(data.small_dir)}),
+            ("list_directory_with_sizes", {"path": str(data.small_dir)}),
             flags=["--max-list-items", str(s.small_dir)],
         ),
-        "list-default": lambda: Row(
-            f"list_directory of the {s.small_dir:,}-entry directory, default call (first page, exact totals); "
-            "reference: all",
+        "list": lambda: Row(
+            f"list_directory of a {s.small_dir:,}-entry directory, all entries with size and time; "
+            "reference: names and types only",
             "list_directory",
-            {"path": str(data.small_dir)},
+            {"path": str(data.small_dir), "limit": s.small_dir},
             reference=("list_directory", {"path": str(data.small_dir)}),
+            flags=["--max-list-items", str(s.small_dir)],
         ),
         "page": lambda: Row(
             f"list_directory, one page (offset {half:,}), of a {s.big_dir:,}-entry directory; reference: all",

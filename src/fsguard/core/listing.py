@@ -125,7 +125,9 @@ class DirectoryLister:
             entries = _entries(path, fd, names, scan.links)
         end = offset + len(names)
         more = end < scan.total
-        return ListDirectoryResult(
+        # Built, not validated: the entries are typed dicts mypy checks, and validating 20,000 of them again took
+        # a tenth of a whole listing's time in the server.
+        return ListDirectoryResult.model_construct(
             path=str(path),
             output_format="json",
             entries=entries,
@@ -336,14 +338,19 @@ def _entries(
             kind = entry_type(info.st_mode)
         else:
             kind, info = link
-        entry: DirectoryEntry = {
-            "name": name,
-            "type": kind,
-            "modified": _iso_second(info.st_mtime_ns // _NS),
-            "is_symlink": link is not None,
-        }
+        # Keys in the schema's order: the page is not validated again (see page).
+        modified = _iso_second(info.st_mtime_ns // _NS)
+        entry: DirectoryEntry
         if kind == "file":
-            entry["size"] = info.st_size
+            entry = {
+                "name": name,
+                "type": kind,
+                "size": info.st_size,
+                "modified": modified,
+                "is_symlink": link is not None,
+            }
+        else:
+            entry = {"name": name, "type": kind, "modified": modified, "is_symlink": link is not None}
         entries.append(entry)
     return entries
 
