@@ -61,9 +61,10 @@ async def test_a_batch_cancelled_while_it_waits_for_a_later_operations_lock_leav
     atomic: bool,
 ) -> None:
     # Each operation takes its own lock: a non-atomic batch cancelled while another process held b.txt wrote it (and
-    # c.txt) once it let go, and kept them.
+    # c.txt) once it let go, and kept them; an atomic one wrote them, then rolled everything back.
     for name in ("a.txt", "b.txt", "c.txt"):
         (root / name).write_bytes(b"old\n")
+    inodes = {name: (root / name).stat().st_ino for name in ("b.txt", "c.txt")}
     writes = [{"type": "write", "path": name, "content": "new\n"} for name in ("a.txt", "b.txt", "c.txt")]
     batch = ("batch_operations", {"request_json": {"operations": writes, "atomic": atomic}})
     await cancelled_with(contention, batch, root / "b.txt")
@@ -71,6 +72,8 @@ async def test_a_batch_cancelled_while_it_waits_for_a_later_operations_lock_leav
     assert (root / "a.txt").read_bytes() == (b"old\n" if atomic else b"new\n")
     assert (root / "b.txt").read_bytes() == b"old\n"
     assert (root / "c.txt").read_bytes() == b"old\n"
+    # Never written: a write (and its rollback) puts a new file in place, the old one is still there.
+    assert {name: (root / name).stat().st_ino for name in inodes} == inodes
 
 
 @pytest.mark.parametrize("atomic", [False, True])

@@ -173,6 +173,46 @@ def test_a_cancelled_atomic_batch_whose_rollback_would_undo_another_processes_ed
     assert (root / "b.txt").read_bytes() == b"mine: new\ntheirs: old\n"
 
 
+def test_an_atomic_batch_cancelled_at_a_later_lock_whose_rollback_would_undo_another_processes_edit_runs_to_the_end(
+    services: Services, root: Path
+) -> None:
+    # The same, cancelled while it waits for b.txt's lock (the check each operation's first lock makes): stopped
+    # there with a.txt kept, it would stay half applied.
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"mine: old\ntheirs: old\n")
+
+    def cancelled_once_a_is_edited() -> None:
+        if b"mine: new" in (root / "a.txt").read_bytes():
+            (root / "a.txt").write_bytes((root / "a.txt").read_bytes().replace(b"theirs: old", b"theirs: new"))
+            raise KeyboardInterrupt
+
+    ops = [
+        {"type": "edit", "path": name, "old_text": "mine: old", "new_text": "mine: new"} for name in ("a.txt", "b.txt")
+    ]
+    with services.locks.cancellable(cancelled_once_a_is_edited), pytest.raises(KeyboardInterrupt):
+        services.batch.run(parse_request(ops))
+    assert (root / "a.txt").read_bytes() == b"mine: new\ntheirs: new\n"
+    assert (root / "b.txt").read_bytes() == b"mine: new\ntheirs: old\n"
+
+
+def test_an_atomic_batch_cancelled_at_a_later_lock_is_rolled_back_before_it_touches_that_file(
+    services: Services, root: Path
+) -> None:
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"old\n")
+    inode = (root / "b.txt").stat().st_ino
+
+    def cancelled_once_a_is_written() -> None:
+        if (root / "a.txt").read_bytes() == b"new\n":
+            raise KeyboardInterrupt
+
+    ops = [{"type": "write", "path": name, "content": "new\n"} for name in ("a.txt", "b.txt")]
+    with services.locks.cancellable(cancelled_once_a_is_written), pytest.raises(KeyboardInterrupt):
+        services.batch.run(parse_request(ops))
+    assert [(root / name).read_bytes() for name in ("a.txt", "b.txt")] == [b"old\n", b"old\n"]
+    assert (root / "b.txt").stat().st_ino == inode  # never written, not even to be rolled back
+
+
 def test_a_failed_atomic_batch_carries_what_failed_and_what_was_rolled_back(services: Services, root: Path) -> None:
     (root / "a.txt").write_text("a\n", encoding="utf-8")
     request = parse_request(

@@ -18,6 +18,7 @@ lock, see :meth:`PathLocks.step`), and keeps what the earlier ones did, saved as
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -86,7 +87,16 @@ class BatchRunner:
         cancelled: BaseException | None = None  # a cancellation the batch runs to the end despite (see _report)
         try:
             for op, target in zip(operations, targets, strict=True):
-                outcomes.append(self._step(op, target, log, atomic=request.atomic))
+                made = len(log.changes)
+                try:
+                    outcomes.append(self._step(op, target, log, atomic=request.atomic, checked=cancelled is None))
+                except BaseException as exc:
+                    # Cancelled at this operation's first lock, before it changed anything: an atomic batch rolls
+                    # back there, or runs to the end when the rollback reverts nothing (see _stop).
+                    if not request.atomic or isinstance(exc, Exception) or len(log.changes) > made:
+                        raise
+                    cancelled = self._stop(exc, log)
+                    outcomes.append(self._step(op, target, log, atomic=True, checked=False))
                 if progress is not None and cancelled is None:
                     cancelled = self._report(progress, op.index + 1, len(operations), log, atomic=request.atomic)
         except _OperationFailed as failed:
@@ -103,32 +113,38 @@ class BatchRunner:
     def _report(
         self, progress: Progress, done: int, total: int, log: ChangeLog, *, atomic: bool
     ) -> BaseException | None:
-        """Report progress, which raises to cancel: the batch then stops, rolled back when atomic. Returns instead the
-        cancellation of an atomic batch whose rollback reverted nothing because another process changed its files
-        since (another line of them, say), an edit a rollback never replaces: stopped there, the batch would stay half
-        applied, so it runs to the end, all applied, and raises the cancellation then."""
+        """Report progress, which raises to cancel: the batch then stops, rolled back when atomic; or, an atomic one
+        whose rollback reverted nothing, runs on and gets the cancellation back to raise at its end (see _stop)."""
         try:
             progress(done, total)
         except BaseException as exc:
-            if not (atomic and log.changes):
+            if not atomic:
                 raise
-            stayed = self._revert_quietly(log.changes)
-            if len(stayed) < len(log.changes):  # rolled back, or in part: what stays is the group (see run)
-                log.changes[:] = stayed
-                raise
-            return exc
+            return self._stop(exc, log)
         return None
 
+    def _stop(self, cancellation: BaseException, log: ChangeLog) -> BaseException:
+        """Roll an atomic batch back at a cancellation, and raise it; or return it when the rollback reverted nothing
+        because another process changed the batch's files since (another line of them, say), an edit a rollback
+        never replaces: stopped there, the batch would stay half applied, so it runs to the end, all applied, and
+        raises the cancellation then."""
+        if not log.changes:
+            raise cancellation
+        stayed = self._revert_quietly(log.changes)
+        if len(stayed) < len(log.changes):  # rolled back, or in part: what stays is the group (see run)
+            log.changes[:] = stayed
+            raise cancellation
+        return cancellation
+
     def _step(
-        self, op: BatchOperation, target: tuple[Path, Path | None], log: ChangeLog, *, atomic: bool
+        self, op: BatchOperation, target: tuple[Path, Path | None], log: ChangeLog, *, atomic: bool, checked: bool
     ) -> OperationOutcome:
+        """Apply one operation; ``checked``: stop at its first lock if the call was cancelled meanwhile."""
         done = ChangeLog()
         try:
-            if atomic:
+            # Not around the revert below: a rollback is never cut short.
+            with self._safe.locks.step() if checked else nullcontext():
                 done_outcome = self._operations.apply(op, done)
-            else:
-                with self._safe.locks.step():  # not around the revert below: a rollback is never cut short
-                    done_outcome = self._operations.apply(op, done)
         except FsguardError as exc:
             if atomic:
                 log.extend(done.changes)
