@@ -7,7 +7,9 @@ process with its output read through a pipe. A time is the median of ``--runs`` 
 shown apart (it is the cold one: nothing cached); when their median is under 50 ms, those calls were the warm-up and
 the median of 30 more is the time (a server's; rg runs keep their first ``--runs`` among the 30). Peak RSS is the
 server process's VmHWM, reset after the handshake (``/proc/PID/clear_refs``), less its RSS at that moment; rg child
-processes are not counted.
+processes are not counted. The listing rows start once their directory is 2.5 s old: fsguard never remembers the scan
+of a directory changed in the last two seconds, and a directory an agent lists has usually stood longer than data
+made just before it is timed (the first call, shown apart, is the scan).
 
 fsguard runs with its default flags, plus ``--max-list-items`` for the whole 20,000-entry listing and any
 ``--fsguard-arg``. The reference server is ``run.sh reference-server`` of the external harness (``$FSGUARD_HARNESS``,
@@ -40,6 +42,7 @@ from scale_data import FULL, QUICK, Args, Dataset, Row, rows
 RSS_LIMIT_MIB = 64
 SLOW_MS = 10_000  # a first call slower than this is not repeated: its time is the figure
 QUICK_MS, QUICK_RUNS = 50, 30  # calls whose median is under QUICK_MS are timed QUICK_RUNS times
+SETTLED_S = 2.5  # how old a settled row's data is when its timing starts (past fsguard's 2 s racy window)
 PROTOCOL = "2025-11-25"
 
 
@@ -381,8 +384,11 @@ def main() -> int:
                 continue
             started = time.perf_counter()
             row = build()
+            built = time.perf_counter()
             os.sync()  # the data's writeback would otherwise run during the timed calls, against one side or both
             print(f"[{key}] data ready in {time.perf_counter() - started:.1f} s; measuring", flush=True)
+            if row.settled:
+                time.sleep(max(0.0, SETTLED_S - (time.perf_counter() - built)))
             results.append(measure(row, ctx))
             print(f"[{key}] fsguard: {timing_cell(results[-1].fsguard)}", flush=True)
         print(
