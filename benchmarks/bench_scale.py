@@ -5,7 +5,8 @@ then runs each row: the fsguard call and the reference TypeScript server's equiv
 newline-delimited JSON-RPC, 2025-11-25 handshake, a fresh server process per row), or raw ``rg`` run as a
 process with its output read through a pipe. A time is the median of ``--runs`` calls after a first call that is
 shown apart (it is the cold one: nothing cached); when their median is under 50 ms, those calls were the warm-up and
-the median of 30 more is the time (a server's; rg runs keep their first ``--runs`` among the 30). Peak RSS is the
+the median of 30 more is the time. The two sides' calls are taken in turn, one each, so that what else the machine
+does meanwhile falls on both (both servers run at once, idle while the other answers). Peak RSS is the
 server process's VmHWM, reset after the handshake (``/proc/PID/clear_refs``), less its RSS at that moment; rg child
 processes are not counted. The listing rows start once their directory is 2.5 s old: fsguard never remembers the scan
 of a directory changed in the last two seconds, and a directory an agent lists has usually stood longer than data
@@ -21,7 +22,6 @@ else ``<repo>/../shared/harness/run.sh``); without it the reference cells are em
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shlex
@@ -29,57 +29,21 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from bench_read import fsguard_executable, harness_script, reference_command
 from fsguard.core.search import ripgrep_path
 from scale_data import FULL, QUICK, Args, Dataset, Row, rows
+from stdio_client import Outcome, Server, proc_status
 
 RSS_LIMIT_MIB = 64
 SLOW_MS = 10_000  # a first call slower than this is not repeated: its time is the figure
 QUICK_MS, QUICK_RUNS = 50, 30  # calls whose median is under QUICK_MS are timed QUICK_RUNS times
 SETTLED_S = 2.5  # how old a settled row's data is when its timing starts (past fsguard's 2 s racy window)
 PROTOCOL = "2025-11-25"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One tools/call answer."""
-
-    structured: dict[str, Any]
-    text: str
-    error: str | None  # fsguard's error code, or the start of the error text
-    size: int  # bytes of the response line
-
-    @classmethod
-    def parse(cls, line: bytes, message: dict[str, Any]) -> Outcome:
-        if "error" in message:
-            return cls({}, "", f"JSON-RPC {message['error'].get('code')}", len(line))
-        result = message.get("result", {})
-        text = "".join(block.get("text", "") for block in result.get("content", []) if isinstance(block, dict))
-        error = None
-        if result.get("isError"):
-            code = (result.get("_meta") or {}).get("fsguard/error", {}).get("code")
-            error = str(code) if code else f"error: {text[:60]}"
-        return cls(result.get("structuredContent") or {}, text, error, len(line))
-
-    def contains(self, needle: str) -> bool:
-        return needle in self.text or needle in json.dumps(self.structured)
-
-    def summary(self) -> str:
-        """The answer's scalar fields (fsguard), else its size and first words (the reference: text only)."""
-        if self.error:
-            return f"{self.error}: {self.text[:160]!r}"
-        facts = {k: v for k, v in self.structured.items() if isinstance(v, int | bool) or k == "mode"}
-        skipped = {k: v[:3] for k, v in self.structured.items() if "skip" in k and isinstance(v, list)}
-        size = f"{self.size / 1024:,.1f} KiB"
-        if facts or skipped:
-            return f"{size}, {json.dumps(facts)}" + (f", {json.dumps(skipped)}" if skipped else "")
-        return f"{size}, text {self.text[:80]!r}"
 
 
 @dataclass
@@ -95,122 +59,127 @@ class Timing:
     server: str = "rg"
 
 
-def proc_status(pid: int, key: str) -> int | None:
-    """A kB figure of /proc/PID/status (VmRSS, VmHWM), or None off Linux."""
+class SideFailed(Exception):
+    """A side stopped answering (timed out, died): its timing holds why, the other sides go on."""
+
+
+class Side(Protocol):
+    """What one side of a row times: a cold first call, then calls again and again."""
+
+    timing: Timing
+
+    def first(self) -> bool:
+        """The first call; False when no more should follow (it failed, or it alone is the figure)."""
+
+    def again(self) -> float: ...
+
+    def finish(self) -> None: ...
+
+
+class ServerSide:
+    """A fresh server process calling one tool; its peak RSS is read at the end."""
+
+    def __init__(self, command: list[str], tool: str, args: Args, timeout: float, log: Path) -> None:
+        self.command, self.tool, self.args, self.timeout, self.log = command, tool, args, timeout, log
+        self.timing = Timing()
+        self.server: Server | None = None
+        self.idle: int | None = None
+        self.died = False
+
+    def first(self) -> bool:
+        self.server = Server(self.command, self.timeout, self.log)
+        try:
+            self.idle = self.server.ready()
+            self.timing.server = self.server.name
+            self.timing.first_ms, outcome = self.server.call(self.tool, self.args)
+        except (TimeoutError, ConnectionError, BrokenPipeError, json.JSONDecodeError) as failure:
+            self._failed(failure)
+            return False
+        timing = self.timing
+        timing.median_ms = timing.first_ms
+        timing.error, timing.detail, timing.outcome = outcome.error, outcome.summary(), outcome
+        if outcome.error == "internal_error":  # a bug: its traceback is in the log, which goes with the data
+            timing.detail += "\n" + self.log.read_text(encoding="utf-8", errors="replace")[-3000:]
+        return outcome.error is None and timing.first_ms < SLOW_MS
+
+    def again(self) -> float:
+        assert self.server is not None
+        try:
+            return self.server.call(self.tool, self.args)[0]
+        except (TimeoutError, ConnectionError, BrokenPipeError, json.JSONDecodeError) as failure:
+            self._failed(failure)
+            raise SideFailed from failure
+
+    def _failed(self, failure: Exception) -> None:
+        self.died = True
+        if isinstance(failure, TimeoutError):
+            self.timing.error = f"timeout > {self.timeout:g} s"
+            return
+        tail = self.log.read_text(encoding="utf-8", errors="replace")[-300:]
+        self.timing.error, self.timing.detail = "server died", f"{type(failure).__name__}; log: {tail!r}"
+
+    def finish(self) -> None:
+        if self.server is None:
+            return
+        peak = proc_status(self.server.proc.pid, "VmHWM")
+        if peak is not None and self.idle is not None and not self.died:
+            self.timing.peak_mib = (peak - self.idle) / 1024
+        self.server.close()
+
+
+class RgSide:
+    """Raw rg as a process, its output read through a pipe (rg stops early when it sees stdout is /dev/null)."""
+
+    def __init__(self, rg: Path, argv: list[str]) -> None:
+        self.argv = [str(rg), *argv]
+        self.timing = Timing()
+
+    def first(self) -> bool:
+        self.timing.first_ms = self.again()
+        return True
+
+    def again(self) -> float:
+        started = time.perf_counter()
+        proc = subprocess.run(self.argv, capture_output=True, check=False)
+        elapsed = (time.perf_counter() - started) * 1000
+        lines = proc.stdout.count(b"\n")
+        self.timing.detail = f"{lines:,} lines"
+        return elapsed
+
+    def finish(self) -> None:
+        pass
+
+
+def interleave(sides: list[Side], runs: int) -> None:
+    """Each side's first call, then ``runs`` rounds of one call per side in turn; the sides whose median is under
+    QUICK_MS then take QUICK_RUNS more rounds, and those are their figure (the first rounds were the warm-up).
+
+    In turn, so that what the machine does meanwhile (another process, writeback, a frequency change) falls on both
+    sides alike: timed one after the other, a 1 ms row's ratio moved between 0.65x and 1.39x from run to run.
+    """
     try:
-        for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
+        live = [side for side in sides if side.first()]
+        samples: dict[int, list[float]] = {id(side): [] for side in live}
 
+        def rounds(count: int, among: list[Side]) -> None:
+            for _ in range(count):
+                for side in list(among):
+                    try:
+                        samples[id(side)].append(side.again())
+                    except SideFailed:
+                        among.remove(side)
+                        live.remove(side)
 
-class Server:
-    """An MCP server over stdio, one request at a time; a call past the timeout kills it."""
-
-    def __init__(self, command: list[str], timeout: float, log: Path) -> None:
-        self.timeout = timeout
-        self.timed_out = False
-        self.next_id = 0
-        self.name = "?"
-        with log.open("ab") as sink:
-            # Buffered: an unbuffered pipe's readline() makes one syscall per byte.
-            self.proc = subprocess.Popen(
-                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sink, bufsize=1 << 20
-            )
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any]) -> tuple[float, bytes, dict[str, Any]]:
-        """Milliseconds from writing the request to reading its whole answer line, the line and its JSON."""
-        assert self.proc.stdout is not None
-        self.next_id += 1
-        watchdog = threading.Timer(self.timeout, self._expire)
-        watchdog.start()
-        try:
-            started = time.perf_counter()
-            self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-            while True:
-                line = self.proc.stdout.readline()
-                elapsed = (time.perf_counter() - started) * 1000
-                if not line:
-                    raise TimeoutError if self.timed_out else ConnectionError
-                message = json.loads(line)
-                if message.get("id") == self.next_id and "method" not in message:
-                    return elapsed, line, message
-                if "method" in message and "id" in message:  # ping or roots/list: answer, never block the server
-                    answer: dict[str, object] = {"roots": []} if message["method"] == "roots/list" else {}
-                    self.send({"jsonrpc": "2.0", "id": message["id"], "result": answer})
-        finally:
-            watchdog.cancel()
-
-    def _expire(self) -> None:
-        self.timed_out = True
-        self.proc.kill()
-
-    def ready(self) -> int | None:
-        """Handshake and tools/list, then reset the peak-RSS mark; the RSS at that moment (kB)."""
-        client = {"name": "bench_scale", "version": "1"}
-        _, _, answer = self.request(
-            "initialize", {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": client}
-        )
-        info = answer.get("result", {}).get("serverInfo", {})
-        self.name = f"{info.get('name', '?')} {info.get('version', '?')}"
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        self.request("tools/list", {})
-        idle = proc_status(self.proc.pid, "VmRSS")
-        with contextlib.suppress(OSError):  # without it the peak counts from start-up
-            Path(f"/proc/{self.proc.pid}/clear_refs").write_text("5", encoding="ascii")  # VmHWM := VmRSS
-        return idle
-
-    def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-    def call(self, tool: str, args: Args) -> tuple[float, Outcome]:
-        elapsed, line, message = self.request("tools/call", {"name": tool, "arguments": args})
-        return elapsed, Outcome.parse(line, message)
-
-    @classmethod
-    def time_call(cls, command: list[str], tool: str, args: Args, runs: int, timeout: float, log: Path) -> Timing:
-        """A fresh server: the first call, then ``runs`` more (unless it failed or was slow), and the peak RSS."""
-        server = cls(command, timeout, log)
-        timing = Timing()
-        try:
-            idle = server.ready()
-            timing.server = server.name
-            timing.first_ms, outcome = server.call(tool, args)
-            samples = [timing.first_ms]
-            if outcome.error is None and timing.first_ms < SLOW_MS:
-                samples = [server.call(tool, args)[0] for _ in range(runs)]
-                if statistics.median(samples) < QUICK_MS:
-                    # A median of 5 calls of a few ms is noise, and they still warm the server up (fsguard's first
-                    # ten tails took up to twice its later ones): they are the warm-up, as in the harness's bench.
-                    samples = [server.call(tool, args)[0] for _ in range(QUICK_RUNS)]
-            timing.median_ms = statistics.median(samples)
-            timing.error, timing.detail, timing.outcome = outcome.error, outcome.summary(), outcome
-            if outcome.error == "internal_error":  # a bug: its traceback is in the log, which goes with the data
-                timing.detail += "\n" + log.read_text(encoding="utf-8", errors="replace")[-3000:]
-            peak = proc_status(server.proc.pid, "VmHWM")
-            if peak is not None and idle is not None:
-                timing.peak_mib = (peak - idle) / 1024
-        except TimeoutError:
-            timing.error = f"timeout > {timeout:g} s"
-        except (ConnectionError, BrokenPipeError, json.JSONDecodeError) as failure:
-            tail = log.read_text(encoding="utf-8", errors="replace")[-300:]
-            timing.error, timing.detail = "server died", f"{type(failure).__name__}; log: {tail!r}"
-        finally:
-            server.close()
-        return timing
+        rounds(runs, live)
+        quick = [side for side in live if statistics.median(samples[id(side)]) < QUICK_MS]
+        for side in quick:
+            samples[id(side)].clear()
+        rounds(QUICK_RUNS, quick)
+        for side in live:
+            side.timing.median_ms = statistics.median(samples[id(side)])
+    finally:
+        for side in sides:
+            side.finish()
 
 
 @dataclass
@@ -238,35 +207,19 @@ class Measured:
         return target.verdict(timing.first_ms, timing.median_ms, self.ratio(), structured)
 
 
-def time_rg(rg: Path, argv: list[str], runs: int) -> Timing:
-    """Raw rg as a process, output read through a pipe (rg stops early when it sees stdout is /dev/null)."""
-    lines = 0
-
-    def run() -> float:
-        nonlocal lines
-        started = time.perf_counter()
-        proc = subprocess.run([str(rg), *argv], capture_output=True, check=False)
-        lines = proc.stdout.count(b"\n")
-        return (time.perf_counter() - started) * 1000
-
-    samples = [run() for _ in range(runs + 1)]
-    if statistics.median(samples[1:]) < QUICK_MS:  # as for the servers' calls
-        samples += [run() for _ in range(QUICK_RUNS - runs)]
-    return Timing(samples[0], statistics.median(samples[1:]), detail=f"{lines:,} lines")
-
-
 def measure(row: Row, ctx: Context) -> Measured:
-    """Run one row against fsguard and its baseline."""
+    """Run one row: fsguard and its baseline, their calls taken in turn."""
     fsguard = [*ctx.fsguard, *row.flags, *ctx.fsguard_args, str(ctx.data.root), *map(str, row.roots)]
-    timing = Server.time_call(fsguard, row.tool, row.args, ctx.runs, ctx.timeout, ctx.logs / "fsguard.log")
-    baseline: Timing | None = None
+    ours = ServerSide(fsguard, row.tool, row.args, ctx.timeout, ctx.logs / "fsguard.log")
+    baseline: Side | None = None
     if row.rg is not None:
-        baseline = time_rg(ctx.rg, row.rg, ctx.runs)
+        baseline = RgSide(ctx.rg, row.rg)
     elif row.reference is not None and ctx.reference is not None:
         reference = [*ctx.reference, str(ctx.data.root), *map(str, row.roots)]
         tool, args = row.reference
-        baseline = Server.time_call(reference, tool, args, ctx.runs, ctx.timeout, ctx.logs / "reference.log")
-    return Measured(row, timing, baseline)
+        baseline = ServerSide(reference, tool, args, ctx.timeout, ctx.logs / "reference.log")
+    interleave([ours] if baseline is None else [ours, baseline], ctx.runs)
+    return Measured(row, ours.timing, None if baseline is None else baseline.timing)
 
 
 @dataclass
@@ -393,7 +346,7 @@ def main() -> int:
             print(f"[{key}] fsguard: {timing_cell(results[-1].fsguard)}", flush=True)
         print(
             f"\nmedian of {runs} calls after a first call (when under {QUICK_MS} ms: of {QUICK_RUNS} more after them); "
-            "a fresh server process per row; data removed after\n"
+            "the two sides' calls in turn; a fresh server process per row; data removed after\n"
         )
         print(table(results))
         print()

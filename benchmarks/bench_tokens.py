@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_read import fsguard_executable
-from bench_scale import Server, find_reference
+from bench_scale import find_reference
+from stdio_client import Server
 
 TIMEOUT_S = 60.0
 Call = tuple[str, dict[str, Any]]

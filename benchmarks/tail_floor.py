@@ -1,0 +1,92 @@
+"""The tail row of bench_scale.py beside its floor, in one run: fsguard's tail of a log, the reference server's, and a
+one-tool MCPServer on fsguard's SDK answering about as many characters with no file work at all (floor_server.py over
+fsguard's stdio transport): what any fsguard call of that size costs before fsguard does anything.
+
+Three server processes, their calls taken in turn (bench_scale.py's ``interleave``), ``--rounds`` rounds after a
+warm-up, first back to back, then with ``--pause-ms`` between calls (an agent's calls come seconds apart, its server's
+caches cold by then). What fsguard's own work costs is its time less the floor's.
+
+    .venv/bin/python benchmarks/tail_floor.py [--rounds 200] [--log-mb 200] [--pause-ms 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import bench_scale
+from bench_read import fsguard_executable
+from bench_scale import ServerSide, Side, find_reference, interleave
+from scale_data import FULL, TAIL_LINES, Dataset, rows
+
+FLOOR = Path(__file__).resolve().parent / "floor_server.py"
+TIMEOUT_S = 60
+ANSWER = TAIL_LINES * len("tail line 001\n")  # the floor answers as many characters as the tail holds
+
+
+class PausedSide(ServerSide):
+    """A server whose every timed call comes after a pause."""
+
+    pause_s = 0.0
+
+    def again(self) -> float:
+        time.sleep(self.pause_s)
+        return super().again()
+
+
+def sides(data: Dataset, work: Path, reference: list[str] | None) -> dict[str, Side]:
+    row = rows(data)["tail"]()
+    made: dict[str, Side] = {
+        "fsguard": PausedSide(
+            [fsguard_executable(), "--state-dir", str(work / "state"), str(data.root)],
+            row.tool,
+            row.args,
+            TIMEOUT_S,
+            work / "fsguard.log",
+        ),
+        "floor": PausedSide(
+            [sys.executable, str(FLOOR), "--fsguard-stdio"], "text", {"size": ANSWER}, TIMEOUT_S, work / "floor.log"
+        ),
+    }
+    if reference is not None and row.reference is not None:
+        tool, args = row.reference
+        made["reference"] = PausedSide([*reference, str(data.root)], tool, args, TIMEOUT_S, work / "reference.log")
+    return made
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=200, help="timed rounds (default 200)")
+    parser.add_argument("--log-mb", type=int, default=200, help="size of the generated log (default 200 MB)")
+    parser.add_argument("--pause-ms", type=float, default=5, help="pause before each call, second run (default 5)")
+    args = parser.parse_args()
+    bench_scale.QUICK_RUNS = args.rounds  # every call here is quick: the warm-up rounds, then these
+    reference = find_reference(skip=False)
+    with tempfile.TemporaryDirectory(prefix="fsguard-tail-floor-") as scratch:
+        work = Path(scratch)
+        data = Dataset(work / "data", dataclasses.replace(FULL, log_bytes=args.log_mb * 1_000_000))
+        data.log  # noqa: B018 - made now, not inside the first timed call
+        os.sync()
+        time.sleep(2.5)  # past fsguard's racy window, as the bench's settled rows
+        names = list(sides(data, work, reference))  # not started: a side's process begins with its first call
+        print("| calls | " + " | ".join(names) + " ms | fsguard less the floor ms |")
+        print("| --- |" + " ---: |" * (len(names) + 1))
+        for pause_ms in (0.0, args.pause_ms):
+            PausedSide.pause_s = pause_ms / 1000
+            made = sides(data, work, reference)
+            interleave(list(made.values()), 5)
+            ms = {name: side.timing.median_ms for name, side in made.items()}
+            label = "back to back" if not pause_ms else f"{pause_ms:g} ms apart"
+            cells = " | ".join(f"{value:.3f}" for value in ms.values())
+            print(f"| {label} | {cells} | {ms['fsguard'] - ms['floor']:.3f} |", flush=True)
+    print(f"\nmedian of {args.rounds} calls each, taken in turn after 5 rounds of warm-up; a {args.log_mb} MB log")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
