@@ -7,6 +7,8 @@ warm-up, first back to back, then with ``--pause-ms`` between calls (an agent's 
 caches cold by then). What fsguard's own work costs is its time less the floor's.
 
     .venv/bin/python benchmarks/tail_floor.py [--rounds 200] [--log-mb 200] [--pause-ms 5]
+    git worktree add /tmp/before <commit>
+    .venv/bin/python benchmarks/tail_floor.py --build before=/tmp/before/src   # that build too, in the same turns
 """
 
 from __future__ import annotations
@@ -39,16 +41,22 @@ class PausedSide(ServerSide):
         return super().again()
 
 
-def sides(data: Dataset, work: Path, reference: list[str] | None) -> dict[str, Side]:
+def fsguard_side(command: list[str], name: str, data: Dataset, work: Path) -> Side:
+    """A build of fsguard reading the tail, with its own state dir."""
     row = rows(data)["tail"]()
-    made: dict[str, Side] = {
-        "fsguard": PausedSide(
-            [fsguard_executable(), "--state-dir", str(work / "state"), str(data.root)],
-            row.tool,
-            row.args,
-            TIMEOUT_S,
-            work / "fsguard.log",
-        ),
+    served = [*command, "--state-dir", str(work / name), str(data.root)]
+    return PausedSide(served, row.tool, row.args, TIMEOUT_S, work / f"{name}.log")
+
+
+def sides(data: Dataset, work: Path, reference: list[str] | None, builds: dict[str, str]) -> dict[str, Side]:
+    row = rows(data)["tail"]()
+    # Another build: a source tree on PYTHONPATH (a worktree of the commit before a change), in the same turns.
+    made = {
+        name: fsguard_side(["env", f"PYTHONPATH={source}", sys.executable, "-m", "fsguard"], name, data, work)
+        for name, source in builds.items()
+    }
+    made |= {
+        "fsguard": fsguard_side([fsguard_executable()], "fsguard", data, work),
         "floor": PausedSide(
             [sys.executable, str(FLOOR), "--fsguard-stdio"], "text", {"size": ANSWER}, TIMEOUT_S, work / "floor.log"
         ),
@@ -64,7 +72,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=200, help="timed rounds (default 200)")
     parser.add_argument("--log-mb", type=int, default=200, help="size of the generated log (default 200 MB)")
     parser.add_argument("--pause-ms", type=float, default=5, help="pause before each call, second run (default 5)")
+    parser.add_argument(
+        "--build", action="append", default=[], metavar="NAME=SRC", help="another fsguard build beside (repeatable)"
+    )
     args = parser.parse_args()
+    builds = dict(item.split("=", 1) for item in args.build)
+    if not all(name and name not in ("fsguard", "floor", "reference") for name in builds):
+        parser.error("--build takes NAME=SRC, NAME not fsguard, floor or reference")
     bench_scale.QUICK_RUNS = args.rounds  # every call here is quick: the warm-up rounds, then these
     reference = find_reference(skip=False)
     with tempfile.TemporaryDirectory(prefix="fsguard-tail-floor-") as scratch:
@@ -73,12 +87,12 @@ def main() -> int:
         data.log  # noqa: B018 - made now, not inside the first timed call
         os.sync()
         time.sleep(2.5)  # past fsguard's racy window, as the bench's settled rows
-        names = list(sides(data, work, reference))  # not started: a side's process begins with its first call
-        print("| calls | " + " | ".join(names) + " ms | fsguard less the floor ms |")
+        names = list(sides(data, work, reference, builds))  # not started: a side's process begins with its first call
+        print("| calls | " + " | ".join(f"{name} ms" for name in names) + " | fsguard less the floor ms |")
         print("| --- |" + " ---: |" * (len(names) + 1))
         for pause_ms in (0.0, args.pause_ms):
             PausedSide.pause_s = pause_ms / 1000
-            made = sides(data, work, reference)
+            made = sides(data, work, reference, builds)
             interleave(list(made.values()), 5)
             ms = {name: side.timing.median_ms for name, side in made.items()}
             label = "back to back" if not pause_ms else f"{pause_ms:g} ms apart"

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fsguard.core.charsets import text_codec
 from fsguard.core.errors import (
@@ -129,6 +131,28 @@ def test_name_length_error_allows_255_bytes_per_name_and_4096_per_path() -> None
     whole = name_length_error("/" + "d/" * 2048 + "f")
     assert isinstance(whole, NameTooLongError)
     assert whole.fields["limit_bytes"] == 4096
+
+
+@given(
+    names=st.lists(
+        st.one_of(
+            st.text(st.sampled_from("aé€😀"), min_size=1, max_size=70),
+            # a name of 1- to 4-byte characters a few bytes either side of the limit
+            st.tuples(st.sampled_from("aé€😀"), st.integers(min_value=-2, max_value=2)).map(
+                lambda pick: pick[0] * (NAME_MAX_BYTES // len(pick[0].encode()) + pick[1])
+            ),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_name_length_error_refuses_exactly_the_paths_with_a_name_or_a_whole_over_its_byte_limit(
+    names: list[str],
+) -> None:
+    path = "/" + "/".join(names)
+    too_long = max(len(name.encode()) for name in names) > NAME_MAX_BYTES or len(path.encode()) > 4096
+
+    assert (name_length_error(path) is not None) == too_long
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError
+from fsguard.core.pathforms import names_below, within
 from fsguard.core.paths import PathPolicy
 from tests.strategies import path_components
 
@@ -225,3 +227,22 @@ def test_a_root_and_every_directory_holding_one_are_never_removable(tmp_path: Pa
     with pytest.raises(AccessDeniedError, match="is a root of this server and can never be deleted"):
         policy.check_removable(project, "deleted")
     policy.check_removable(project / "vendor" / "other", "deleted")
+
+
+@given(path_parts=path_components(max_size=6), root_parts=path_components(max_size=3), shared=st.integers(0, 9))
+def test_containment_on_strings_agrees_with_pathlib_for_normalised_paths(
+    path_parts: list[str], root_parts: list[str], shared: int
+) -> None:
+    path = Path(os.path.normpath(Path("/", *path_parts)))
+    # Roots are canonical (realpath never starts one with "//"). A third of them are ancestors of the path, a third
+    # a start of its string ("/a" for "/ab/c"), which must not count as holding it.
+    root = Path(os.path.realpath(Path("/", *root_parts)))
+    if shared % 3 == 1:
+        root = Path(os.path.realpath(Path("/", *path.parts[1 : 1 + shared // 3])))
+    elif shared % 3 == 2:
+        root = Path(os.path.realpath(str(path)[: max(1, len(str(path)) - shared)]))
+
+    expected = path == root or path.is_relative_to(root)
+    assert within(path, root) == expected
+    if expected:
+        assert names_below(path, root) == list(path.relative_to(root).parts)

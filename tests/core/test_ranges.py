@@ -46,6 +46,25 @@ def test_an_excerpt_taking_lf_lines_in_runs_equals_the_excerpt_taken_line_by_lin
     assert taken == _line_by_line(chunks, max_lines, budget, skip_columns)
 
 
+@given(
+    text=st.text(st.sampled_from("ab\n\r"), max_size=80),
+    pos=st.integers(min_value=0, max_value=80),
+    span=st.integers(min_value=0, max_value=80),
+    beside=st.integers(min_value=-2, max_value=2),
+)
+def test_a_run_of_lf_lines_ends_where_a_search_for_each_line_would_end_it(
+    text: str, pos: int, span: int, beside: int
+) -> None:
+    pos = min(pos, len(text))
+    limit = min(len(text), pos + span)
+    count = max(0, text.count("\n", pos, limit) + beside)  # about as many lines as there are: the edge cases
+    end, taken = pos, 0
+    while taken < count and (found := text.find("\n", end, limit)) >= 0:
+        end, taken = found + 1, taken + 1
+
+    assert ranges._lf_run(text, pos, count, limit) == (end, taken)
+
+
 def test_a_tail_of_log_lines_is_taken_whole_within_the_budget_and_cut_before_a_line_that_does_not_fit() -> None:
     lines = [f"line {i:03d} é\n" for i in range(1, 201)]  # 11 characters, 12 UTF-8 bytes
     log = "".join(lines)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.pathforms import names_below, within
 
 _PATH = getattr(os, "O_PATH", os.O_RDONLY)
 _DIR_FLAGS = _PATH | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
@@ -128,7 +129,7 @@ class Beneath:
             os.close(fd)
 
     def _root_of(self, path: Path) -> Path | None:
-        return next((root for root in self._roots if path == root or path.is_relative_to(root)), None)
+        return next((root for root in self._roots if within(path, root)), None)
 
     def _walk(self, path: Path, *, follow: bool, make_parents: bool) -> tuple[int, str, Path]:
         # Canonical paths have no "..": should one arrive anyway, it is resolved here, never by the kernel
@@ -137,7 +138,7 @@ class Beneath:
         root = self._root_of(path)
         if root is None:
             raise _outside(path, path)
-        todo = list(reversed(path.relative_to(root).parts))
+        todo = names_below(path, root)[::-1]
         current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), root
         hops = 0
         try:
@@ -168,7 +169,7 @@ class Beneath:
                     raise _outside(path, here / name, target)
                 os.close(current)
                 current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), root
-                todo = list(reversed(spliced.relative_to(root).parts))
+                todo = names_below(spliced, root)[::-1]
             return current, ".", here
         except BaseException:
             os.close(current)

@@ -73,6 +73,9 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
 
 def name_length_error(path: str) -> NameTooLongError | None:
     """The error for a path with a name over ``NAME_MAX_BYTES`` or a length over ``PATH_MAX_BYTES``, else None."""
+    # A character is at most 4 UTF-8 bytes: a path of short names (every call's) needs no encoding at all.
+    if len(path) * 4 <= PATH_MAX_BYTES and max(map(len, path.split("/"))) * 4 <= NAME_MAX_BYTES:
+        return None
     shown = shorten(path)
     for name in Path(path).parts:
         size = _byte_length(name)

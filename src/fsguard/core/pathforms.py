@@ -3,6 +3,7 @@
 Agents copy paths from everywhere: ``file://`` URIs from resource links and MCP roots, ``~/x`` from a shell,
 ``src\\main.py`` from Windows. Each is read as what it names, so a call never acts on something else (a directory
 called ``~``, a file whose name holds backslashes); :mod:`fsguard.core.paths` then checks the result like any path.
+Last, containment of checked paths in a root, on strings (:func:`within`, :func:`names_below`).
 """
 
 from __future__ import annotations
@@ -73,3 +74,20 @@ def check_file_spelling(user_path: str, canonical: Path) -> None:
             f"{user_path!r} ends with '/', which names a directory, but {found}; nothing was written. To go on, {fix}.",
             path=user_path,
         )
+
+
+def within(path: Path, root: Path) -> bool:
+    """``path`` is ``root`` or lies under it: ``Path.is_relative_to`` for the normalised absolute paths fsguard
+    checks (no ``.``, ``..``, doubled or trailing ``/``), on their strings, since every call asks it several times
+    and ``is_relative_to`` builds two paths' parts each time. A path starting ``//`` (which POSIX lets mean
+    something else) is under no root, as for ``is_relative_to``."""
+    text, top = str(path), str(root)
+    if text.startswith("//"):
+        return False
+    return text == top or text.startswith(top if top.endswith("/") else top + "/")
+
+
+def names_below(path: Path, root: Path) -> list[str]:
+    """The names from ``root`` down to ``path`` (which :func:`within` holds): ``path.relative_to(root).parts``."""
+    rest = str(path)[len(str(root)) :].lstrip("/")
+    return rest.split("/") if rest else []

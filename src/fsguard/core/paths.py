@@ -21,7 +21,7 @@ from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
-from fsguard.core.pathforms import local_form, with_separators
+from fsguard.core.pathforms import local_form, with_separators, within
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 _RESERVED_DEVICE_NAMES = frozenset(
@@ -197,7 +197,7 @@ class PathPolicy:
     def label(self, canonical: Path) -> str:
         """A short name for diffs: relative to the root holding it, else the absolute path without its '/'."""
         for root in self.roots:
-            if canonical.is_relative_to(root) and canonical != root:
+            if within(canonical, root) and canonical != root:
                 return str(canonical.relative_to(root))
         return str(canonical).lstrip("/")
 
@@ -233,7 +233,7 @@ class PathPolicy:
 
     def root_of(self, canonical: Path) -> Path | None:
         """The deepest root holding ``canonical`` (roots may nest), None outside every root."""
-        holding = [root for root in self.roots if canonical == root or canonical.is_relative_to(root)]
+        holding = [root for root in self.roots if within(canonical, root)]
         return max(holding, key=lambda root: len(root.parts), default=None)
 
     def contains(self, canonical: Path) -> bool:
@@ -242,7 +242,7 @@ class PathPolicy:
         if scope is None and self.unrestricted:
             return True
         roots = self.roots if scope is None else scope.paths
-        return any(canonical == root or canonical.is_relative_to(root) for root in roots)
+        return any(within(canonical, root) for root in roots)
 
     def relative(self, canonical: Path) -> str:
         """``canonical`` relative to the deepest command-line root holding it (POSIX), what deny rules match."""
@@ -340,10 +340,9 @@ class PathPolicy:
 
     def _check_stream_syntax(self, user_path: str, canonical: Path) -> None:
         """Refuse ``name:stream`` on Windows drives, where it would address an NTFS alternate data stream."""
-        try:
-            relative = canonical.relative_to(self.wsl_mount_root)
-        except ValueError:
+        if not within(canonical, self.wsl_mount_root):
             return
+        relative = canonical.relative_to(self.wsl_mount_root)
         if len(relative.parts) > 1 and len(relative.parts[0]) == 1 and any(":" in part for part in relative.parts[1:]):
             raise AccessDeniedError(
                 f"path {user_path!r} names an NTFS alternate data stream (':' after the drive). "

@@ -6,6 +6,7 @@ Memory stays at a chunk or two whatever the file's size. What is returned is bou
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import errno
 import os
@@ -27,6 +28,7 @@ CHUNK = 1 << 20
 SNIFF_BYTES = 64 << 10
 STREAM_ABOVE = 4 << 20
 """Files up to this size are read whole (one decode, encoding judged on every byte); bigger ones in pieces."""
+_COUNTED_LINE = 256  # characters a line may average for a span's LFs to be counted first (a count reads it all)
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,8 @@ def tail_offset(lay: Layout, count: int, reach: int | None = None) -> int:
         # One unit past the end: a CRLF across the boundary is matched whole, and left to the later chunk.
         data = _pread(lay.fd, end - begin + unit, begin)
         # A break at the very end of the file closes the last line; it does not start another.
-        starts = [start for start in lay.breaks.last_ends(data, begin, need + 1) if start <= end and start < lay.size]
+        found = lay.breaks.last_ends(data, begin, need + 1)  # ascending
+        starts = found[: bisect.bisect_right(found, min(end, lay.size - 1))]
         if len(starts) >= need:
             return starts[-need]
         if starts and floor > lay.start:
@@ -303,7 +306,12 @@ def _next_break(text: str, pos: int, limit: int) -> re.Match[str] | None:
 
 def _lf_run(text: str, pos: int, count: int, limit: int) -> tuple[int, int]:
     """Where up to ``count`` lines of ``text`` from ``pos``, each ended by an LF before ``limit``, end, and how many
-    there are: one C-level search per line."""
+    there are: one C-level search per line, or two in all when the span holds no more LFs than asked for and is
+    short enough to count them (a tail: its text is the lines asked for)."""
+    if limit - pos <= count * _COUNTED_LINE:
+        found = text.count("\n", pos, limit)
+        if found <= count:
+            return (text.rfind("\n", pos, limit) + 1 if found else pos), found
     end, taken = pos, 0
     while taken < count and (found := text.find("\n", end, limit)) >= 0:
         end, taken = found + 1, taken + 1

@@ -8,9 +8,11 @@ from __future__ import annotations
 import bisect
 import codecs
 import io
+import itertools
+import operator
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import AnyStr, Literal
 
 from fsguard.core.charsets import legacy_codec
@@ -148,6 +150,7 @@ class Breaks:
     encoding: str
 
     @classmethod
+    @lru_cache(maxsize=64)  # per read: the same few encodings, each pattern built once
     def of(cls, encoding: str) -> Breaks:
         lf, cr = "\n".encode(encoding), "\r".encode(encoding)
         pattern = re.compile(re.escape(cr + lf) + b"|" + re.escape(cr) + b"|" + re.escape(lf))
@@ -180,6 +183,12 @@ class Breaks:
         """
         if self.unit != 1:
             return self.ends(chunk, base)[-count:]
+        if self.cr not in chunk:  # LFs alone (most files): the last lines split off in one C-level pass
+            after = chunk.rsplit(self.lf, count)[:0:-1]  # what follows each of the last LFs, the last LF's first
+            # The k-th LF from the end (from 0) has the k + 1 last pieces and the k LFs between them after it, so
+            # the line after it starts that many bytes before the chunk's end (the sums made in C, not per line).
+            behind = map(operator.add, itertools.accumulate(map(len, after)), itertools.count())
+            return list(map(operator.sub, itertools.repeat(base + len(chunk)), behind))[::-1]
         found: list[int] = []
         pos = len(chunk)
         # Each kind of break is looked for again only once the last one found is passed: a file without CRs is
