@@ -20,7 +20,7 @@ import httpx2
 import pytest
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
 from fsguard.config import Settings
 from fsguard.http import BODY_ENVELOPE, request_body_limit
@@ -344,6 +344,58 @@ async def test_stdio_reads_a_first_frame_behind_a_byte_order_mark_in_both_eras(r
     modern = await exchange(root, tmp_path / "s2", ["\ufeff", frame(11, "server/discover", MODERN_META)])
     assert legacy[1]["result"]["protocolVersion"] == "2025-11-25"
     assert sorted(modern[11]["result"]["capabilities"]) == ["tools"]
+
+
+async def _answer_lines(root: Path, state_dir: Path, frames: list[bytes], last_id: int) -> list[dict[str, Any]]:
+    """Every answer a real stdio server writes for ``frames`` (raw bytes, any of them broken), up to ``last_id``'s."""
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    answers: list[dict[str, Any]] = []
+    with anyio.fail_after(30):
+        async with await anyio.open_process(command, stderr=subprocess.DEVNULL) as process:
+            assert process.stdin is not None
+            assert process.stdout is not None
+            await process.stdin.send(b"".join(frames))
+            buffered = b""
+            async for chunk in process.stdout:
+                *lines, buffered = (buffered + chunk).split(b"\n")
+                answers += map(json.loads, lines)
+                if any(answer.get("id") == last_id for answer in answers):
+                    break
+            await process.stdin.aclose()
+    return answers
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_stdio_answers_frames_that_are_no_json_rpc_with_standard_codes_and_writes_nothing_for_them(
+    root: Path, tmp_path: Path, era: str
+) -> None:
+    meta = MODERN_META if era == "modern" else {}
+    write = frame(2, "tools/call", {"name": "write_file", "arguments": {"path": "cafe.txt", "content": "caf@"}, **meta})
+    frames = [
+        *(line.encode() for line in handshake(era, 1)),
+        write.encode().replace(b"caf@", b"caf\xe9"),  # Latin-1, not UTF-8: once written as U+FFFD
+        b"not json\n",
+        b"\n",  # a blank line between frames asks nothing
+        frame(3, "ping").encode().join([b"[", b"]"]).replace(b"\n]", b"]\n"),  # a batch array
+        b'{"id": "k", "foo": 1}\n',  # no method: no request, so its id is no client's
+        b'{"jsonrpc": "2.0", "id": "m", "method": 7}\n',
+        frame(4, "tools/list", {**meta}).encode(),
+    ]
+    answers = await _answer_lines(root, tmp_path / "state", frames, 4)
+
+    # Refusals are written as their lines are read, so they may come before the answer to the handshake.
+    refused = [(answer["id"], answer["error"]["code"]) for answer in answers if "error" in answer]
+    assert refused == [
+        (2, PARSE_ERROR),
+        (None, PARSE_ERROR),
+        (None, INVALID_REQUEST),
+        (None, INVALID_REQUEST),
+        ("m", INVALID_REQUEST),
+    ]
+    by_id = {answer["id"]: answer for answer in answers if answer["id"] in (2, 4)}
+    assert "not UTF-8 (byte 0xE9" in by_id[2]["error"]["message"]
+    assert len(by_id[4]["result"]["tools"]) == 20
+    assert not (root / "cafe.txt").exists()
 
 
 @pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

@@ -11,6 +11,8 @@ back to the SDK's own transport.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import signal
 import stat
@@ -20,8 +22,9 @@ from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectReceiveStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 
 class StdioServable(Protocol):
@@ -39,28 +42,58 @@ _MAX_LINE = 1 << 30
 class _Frames:
     """The read stream the SDK's loop iterates: stdin's lines, each parsed by the SDK's own message adapter.
 
-    An unreadable line becomes the exception the SDK's ``stdio_server`` would pass on for it.
+    A line that is no JSON-RPC message is answered here, as JSON-RPC 2.0 asks (-32700 for bytes that are not UTF-8
+    JSON, -32600 for JSON that is no message, under the frame's id when one can be read, else null), and skipped: the
+    SDK's loop drops such a frame without a word, which leaves a client waiting for its answer until it times out.
+    Bytes that are not UTF-8 are refused, never replaced: a write_file would put U+FFFD on disk for them.
     """
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    def __init__(self, reader: asyncio.StreamReader, answers: MemoryObjectSendStream[SessionMessage]) -> None:
         self._reader = reader
+        self._answers = answers
 
     def __aiter__(self) -> _Frames:
         return self
 
-    async def __anext__(self) -> SessionMessage | Exception:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        # A byte order mark is no JSON, but clients on .NET or PowerShell write one before their first frame; it
-        # would make that frame (the initialize) unreadable, and the SDK drops unreadable frames without a word.
-        text = line.decode("utf-8", errors="replace").removeprefix("\ufeff")
-        try:
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
-        except Exception as exc:  # the SDK's transports hand a bad frame on as an item, not a crash
-            return exc
+    async def __anext__(self) -> SessionMessage:
+        while True:
+            line = await self._reader.readline()
+            if not line:
+                raise StopAsyncIteration
+            # A byte order mark is no JSON, but clients on .NET or PowerShell write one before their first frame;
+            # it would make that frame (the initialize) unreadable.
+            line = line.removeprefix(b"\xef\xbb\xbf")
+            if not line.strip():
+                continue  # a blank line between frames: nothing was asked
+            try:
+                return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+            except Exception as exc:  # any frame the adapter refuses is answered, never a crash
+                await self._refuse(line, exc)
 
-    async def receive(self) -> SessionMessage | Exception:
+    async def _refuse(self, line: bytes, exc: Exception) -> None:
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            code = types.PARSE_ERROR
+            message = (
+                f"Parse error: the frame is not UTF-8 (byte 0x{line[bad.start]:02X} at offset {bad.start}); nothing "
+                "was done. Send each message as one line of UTF-8 JSON."
+            )
+            text = line.decode("utf-8", "replace")  # only to read its id
+        else:
+            unreadable = isinstance(exc, ValidationError) and exc.errors()[0]["type"] == "json_invalid"
+            code = types.PARSE_ERROR if unreadable else types.INVALID_REQUEST
+            message = (
+                "Parse error: the frame is not JSON; nothing was done. Send each message as one line of JSON."
+                if unreadable
+                else "Invalid Request: the frame is JSON but no JSON-RPC 2.0 request, notification or response "
+                "(a batch array is not taken either); nothing was done. Send one JSON-RPC message per line."
+            )
+        error = types.JSONRPCError(jsonrpc="2.0", id=_id_of(text), error=types.ErrorData(code=code, message=message))
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self._answers.send(SessionMessage(error))
+
+    async def receive(self) -> SessionMessage:
         try:
             return await self.__anext__()
         except StopAsyncIteration:
@@ -71,6 +104,17 @@ class _Frames:
 
     async def aclose(self) -> None:
         """As ``close``."""
+
+
+def _id_of(text: str) -> str | int | None:
+    """The id of a refused frame that asks something (an object with a ``method``) by a string or integer id, else
+    None: a broken response's id is one of the server's own requests, not the client's."""
+    try:
+        frame = json.loads(text)
+    except ValueError:
+        return None
+    found = frame.get("id") if isinstance(frame, dict) and "method" in frame else None
+    return found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
 
 
 async def _write_frames(answers: MemoryObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter) -> None:
@@ -163,6 +207,6 @@ async def _serve(server: StdioServable) -> None:
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(_write_frames, unsent, writer)
-                await server.serve_streams(_Frames(reader), answers)
+                await server.serve_streams(_Frames(reader, answers), answers)
         finally:
             writer.close()
