@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +19,7 @@ from fsguard.config import Settings
 from fsguard.core.audit import AuditLog
 from fsguard.core.backups import BackupStore
 from fsguard.core.beneath import Beneath
-from fsguard.core.denial import DenyRules
+from fsguard.core.denial import DenyRules, literal_rule
 from fsguard.core.disk import AtomicWriter, remove_by_name
 from fsguard.core.locks import PathLocks
 from fsguard.core.paths import PathPolicy
@@ -66,8 +66,12 @@ class Groundwork:
         state = Path(os.path.realpath(settings.state_dir))
         reachable = settings.unrestricted or policy.contains(state)
         if not settings.unrestricted and reachable:
-            # Not refused: serving one's home directory with the default state dir is common.
-            logger.warning("state dir %s lies inside a root; agents can see fsguard's own files", state)
+            # Not refused: serving one's home directory with the default state dir is common. But the backups, the
+            # trash and the records the start-up sweep acts on are no agent's to read, forge or delete: the state
+            # dir is denied as a secret is, by a rule after the operator's (so no "!" rule lets it back in).
+            logger.info("state dir %s lies inside a root: it is denied to the tools", state)
+            hidden = (*settings.deny, literal_rule(policy.relative(state)))
+            policy = replace(policy, deny=DenyRules.create(hidden, defaults=settings.default_deny))
         hooks = None
         if settings.hooks_config is not None:  # the hooks module is imported only by a server that has hooks
             from fsguard.core.hooks import HookRunner

@@ -205,6 +205,15 @@ _UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; jo
 _ANY_DEPTH = "^(?:.+/)?"
 
 
+def literal_rule(relative: str) -> str:
+    """A rule denying exactly the root-relative path ``relative`` and all below it: anchored at the root, every
+    character that means something to a gitignore pattern escaped."""
+    escaped = re.sub(r"([\\*?\[\]!#])", r"\\\1", relative)
+    if escaped.endswith(" "):
+        escaped = escaped[:-1] + "\\ "  # a trailing space is dropped unless escaped
+    return "/" + escaped
+
+
 def root_prefixes(roots: Iterable[Path]) -> tuple[str, ...]:
     """Each root as ``"/its/path/"``, deepest first: what :func:`relative_text` strips."""
     return tuple(sorted((str(root).rstrip("/") + "/" for root in roots), key=len, reverse=True))

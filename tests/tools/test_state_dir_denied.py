@@ -1,0 +1,67 @@
+"""A state dir inside a root (the default one when the root is the home directory) is out of the tools' reach.
+
+An agent that could write there could forge a record of an unfinished write under ``inflight/``, whose temp file
+the next start-up sweep deletes wherever it lies (outside every root too), and it could read the backups of files
+it may no longer see, or empty the trash and the undo journals it is meant to be able to fall back on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ClientFactory, error_code, structured
+
+pytestmark = pytest.mark.anyio
+
+STATE = ".local/state/fsguard"
+
+
+async def _with_backup_and_trash(connect: ClientFactory, root: Path, **overrides: object) -> Path:
+    """A server whose state dir lies inside the root, after an overwrite (a backup) and a delete (the trash)."""
+    state = root / STATE
+    async with connect(state_dir=state, **overrides) as client:
+        structured(await client.call_tool("write_file", {"path": "notes.txt", "content": "first\n"}))
+        structured(await client.call_tool("write_file", {"path": "notes.txt", "content": "second\n"}))
+        structured(await client.call_tool("write_file", {"path": "gone.txt", "content": "bye\n"}))
+        structured(await client.call_tool("delete_file", {"path": "gone.txt"}))
+    assert (state / "backups").is_dir()
+    return state
+
+
+async def test_a_state_dir_inside_a_root_can_be_neither_read_nor_written_nor_deleted(
+    connect: ClientFactory, root: Path
+) -> None:
+    state = await _with_backup_and_trash(connect, root)
+    before = sorted(path.relative_to(state) for path in state.rglob("*"))
+    forged = f"{STATE}/inflight/forged"
+    async with connect(state_dir=state) as client:
+        refusals = [
+            await client.call_tool("list_directory", {"path": STATE}),
+            await client.call_tool("read_file", {"path": f"{STATE}/backups/{before[0]}"}),
+            await client.call_tool("write_file", {"path": forged, "content": "/elsewhere/x.fsguard-tmp-1\n"}),
+            await client.call_tool("delete_file", {"path": f"{STATE}/backups", "permanent": True}),
+            await client.call_tool("move_file", {"source_path": STATE, "dest_path": "moved"}),
+            await client.call_tool("copy_file", {"source_path": "notes.txt", "dest_path": f"{STATE}/notes.txt"}),
+        ]
+        listed = structured(await client.call_tool("list_directory", {"path": ".local/state"}))
+        found = structured(await client.call_tool("search_files", {"pattern": "first", "include_content": True}))
+        structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "notes.txt"}))
+
+    assert [error_code(result) for result in refusals] == ["access_denied"] * len(refusals)
+    assert (listed["total"], listed["denied"]) == (0, 1)
+    assert found["total_matches"] == 0  # the backup holding "first" is not searched either
+    assert (root / "notes.txt").read_bytes() == b"first\n"  # the backups were there to undo with
+    assert not (root / forged).exists()
+    assert not (root / "moved").exists()
+    assert all((state / path).exists() for path in before)  # nothing of the state dir was deleted
+
+
+async def test_an_operators_rule_that_lets_names_back_in_does_not_open_the_state_dir(
+    connect: ClientFactory, root: Path
+) -> None:
+    state = await _with_backup_and_trash(connect, root, deny=("!.local/**",), default_deny=False)
+    async with connect(state_dir=state, deny=("!.local/**",), default_deny=False) as client:
+        refused = await client.call_tool("list_directory", {"path": f"{STATE}/backups"})
+    assert error_code(refused) == "access_denied"
