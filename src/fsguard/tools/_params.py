@@ -6,11 +6,13 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, TypeVar
+from types import UnionType
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools.base import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -172,5 +174,40 @@ def _built(
         # cleandoc: on Python < 3.13 a docstring keeps its source indentation, which every tools/list and
         # help(tool) would otherwise send (8 spaces a line) to the model.
         description = inspect.cleandoc(fn.__doc__ or "")
-        template = _BUILT[key] = Tool.from_function(fn, title=hints.title, description=description, annotations=hints)
+        built = Tool.from_function(fn, title=hints.title, description=description, annotations=hints)
+        texts_kept = _TextKept(**dict(built.fn_metadata))
+        template = _BUILT[key] = built.model_copy(update={"fn_metadata": texts_kept})
     return template.model_copy(update={"fn": runs} if is_async is None else {"fn": runs, "is_async": is_async})
+
+
+class _TextKept(FuncMetadata):
+    """The SDK's argument handling, except that a string sent for a parameter that takes text stays that text.
+
+    The SDK reads a string argument as JSON whenever the parameter's type is not exactly ``str`` (clients send
+    lists as JSON text), ``str | None`` too: a write_file of a package.json reached the tool as a dict and was
+    refused, and the content "null" became none. Parameters that take no text (lists, objects) are read so still.
+    """
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        texts = _text_keys(self.arg_model)
+        parsed = super().pre_parse_json({key: value for key, value in data.items() if key not in texts})
+        return {key: data[key] if key in texts else parsed[key] for key in data}
+
+
+@functools.cache
+def _text_keys(model: type[BaseModel]) -> frozenset[str]:
+    """The argument names (and aliases) of ``model``'s fields that take a string."""
+    keys = set()
+    for name, info in model.model_fields.items():
+        if _takes_text(info.annotation):
+            keys |= {name, info.alias} - {None}
+    return frozenset(key for key in keys if key is not None)
+
+
+def _takes_text(annotation: Any) -> bool:
+    """``str``, or a union with ``str`` among its members (not a list of strings, nor a Literal)."""
+    if annotation is str:
+        return True
+    if get_origin(annotation) is Annotated:
+        return _takes_text(get_args(annotation)[0])
+    return get_origin(annotation) in (Union, UnionType) and any(_takes_text(arg) for arg in get_args(annotation))
