@@ -69,9 +69,13 @@ class Groundwork:
             # Not refused: serving one's home directory with the default state dir is common. But the backups, the
             # trash and the records the start-up sweep acts on are no agent's to read, forge or delete: the state
             # dir is denied as a secret is, by a rule after the operator's (so no "!" rule lets it back in).
-            logger.info("state dir %s lies inside a root: it is denied to the tools", state)
-            hidden = (*settings.deny, literal_rule(policy.relative(state)))
-            policy = replace(policy, deny=DenyRules.create(hidden, defaults=settings.default_deny))
+            relative = policy.relative(state)
+            if relative:
+                logger.info("state dir %s lies inside a root: it is denied to the tools", state)
+                hidden = (*settings.deny, literal_rule(relative))
+                policy = replace(policy, deny=DenyRules.create(hidden, defaults=settings.default_deny))
+            else:  # the state dir is a root itself: denying it would deny the whole root
+                logger.warning("state dir %s is a root; agents can reach fsguard's own files", state)
         hooks = None
         if settings.hooks_config is not None:  # the hooks module is imported only by a server that has hooks
             from fsguard.core.hooks import HookRunner

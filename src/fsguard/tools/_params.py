@@ -197,11 +197,11 @@ class _TextKept(FuncMetadata):
 @functools.cache
 def _text_keys(model: type[BaseModel]) -> frozenset[str]:
     """The argument names (and aliases) of ``model``'s fields that take a string."""
-    keys = set()
+    keys: set[str] = set()
     for name, info in model.model_fields.items():
         if _takes_text(info.annotation):
-            keys |= {name, info.alias} - {None}
-    return frozenset(key for key in keys if key is not None)
+            keys.update((name, info.alias) if info.alias else (name,))
+    return frozenset(keys)
 
 
 def _takes_text(annotation: Any) -> bool:
