@@ -43,7 +43,6 @@ RSS_LIMIT_MIB = 64
 SLOW_MS = 10_000  # a first call slower than this is not repeated: its time is the figure
 QUICK_MS, QUICK_RUNS = 50, 30  # calls whose median is under QUICK_MS are timed QUICK_RUNS times
 SETTLED_S = 2.5  # how old a settled row's data is when its timing starts (past fsguard's 2 s racy window)
-PROTOCOL = "2025-11-25"
 
 
 @dataclass
@@ -150,9 +149,9 @@ class RgSide:
         pass
 
 
-def interleave(sides: list[Side], runs: int) -> None:
+def interleave(sides: list[Side], runs: int, quick_runs: int = QUICK_RUNS) -> None:
     """Each side's first call, then ``runs`` rounds of one call per side in turn; the sides whose median is under
-    QUICK_MS then take QUICK_RUNS more rounds, and those are their figure (the first rounds were the warm-up).
+    QUICK_MS then take ``quick_runs`` more rounds, and those are their figure (the first rounds were the warm-up).
 
     In turn, so that what the machine does meanwhile (another process, writeback, a frequency change) falls on both
     sides alike: timed one after the other, a 1 ms row's ratio moved between 0.65x and 1.39x from run to run.
@@ -174,7 +173,7 @@ def interleave(sides: list[Side], runs: int) -> None:
         quick = [side for side in live if statistics.median(samples[id(side)]) < QUICK_MS]
         for side in quick:
             samples[id(side)].clear()
-        rounds(QUICK_RUNS, quick)
+        rounds(quick_runs, quick)
         for side in live:
             side.timing.median_ms = statistics.median(samples[id(side)])
     finally:

@@ -21,10 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import bench_scale
 from bench_read import fsguard_executable
 from bench_scale import ServerSide, Side, find_reference, interleave
-from scale_data import FULL, TAIL_LINES, Dataset, rows
+from scale_data import FULL, TAIL_LINES, Args, Dataset, rows
 
 FLOOR = Path(__file__).resolve().parent / "floor_server.py"
 TIMEOUT_S = 60
@@ -34,36 +33,40 @@ ANSWER = TAIL_LINES * len("tail line 001\n")  # the floor answers as many charac
 class PausedSide(ServerSide):
     """A server whose every timed call comes after a pause."""
 
-    pause_s = 0.0
+    def __init__(self, pause_s: float, command: list[str], tool: str, args: Args, log: Path) -> None:
+        super().__init__(command, tool, args, TIMEOUT_S, log)
+        self.pause_s = pause_s
 
     def again(self) -> float:
         time.sleep(self.pause_s)
         return super().again()
 
 
-def fsguard_side(command: list[str], name: str, data: Dataset, work: Path) -> Side:
-    """A build of fsguard reading the tail, with its own state dir."""
+def sides(
+    data: Dataset, work: Path, reference: list[str] | None, builds: dict[str, str], pause_s: float
+) -> dict[str, Side]:
+    """This build, any other ``builds`` (a source tree on PYTHONPATH each: a worktree of the commit before a
+    change), the floor and the reference, each calling after ``pause_s``."""
     row = rows(data)["tail"]()
-    served = [*command, "--state-dir", str(work / name), str(data.root)]
-    return PausedSide(served, row.tool, row.args, TIMEOUT_S, work / f"{name}.log")
-
-
-def sides(data: Dataset, work: Path, reference: list[str] | None, builds: dict[str, str]) -> dict[str, Side]:
-    row = rows(data)["tail"]()
-    # Another build: a source tree on PYTHONPATH (a worktree of the commit before a change), in the same turns.
-    made = {
-        name: fsguard_side(["env", f"PYTHONPATH={source}", sys.executable, "-m", "fsguard"], name, data, work)
-        for name, source in builds.items()
+    commands = {
+        name: ["env", f"PYTHONPATH={source}", sys.executable, "-m", "fsguard"] for name, source in builds.items()
     }
-    made |= {
-        "fsguard": fsguard_side([fsguard_executable()], "fsguard", data, work),
-        "floor": PausedSide(
-            [sys.executable, str(FLOOR), "--fsguard-stdio"], "text", {"size": ANSWER}, TIMEOUT_S, work / "floor.log"
-        ),
+    commands["fsguard"] = [fsguard_executable()]
+    made: dict[str, Side] = {
+        name: PausedSide(
+            pause_s,
+            [*command, "--state-dir", str(work / name), str(data.root)],
+            row.tool,
+            row.args,
+            work / f"{name}.log",
+        )
+        for name, command in commands.items()
     }
+    floor = [sys.executable, str(FLOOR), "--fsguard-stdio"]
+    made["floor"] = PausedSide(pause_s, floor, "text", {"size": ANSWER}, work / "floor.log")
     if reference is not None and row.reference is not None:
         tool, args = row.reference
-        made["reference"] = PausedSide([*reference, str(data.root)], tool, args, TIMEOUT_S, work / "reference.log")
+        made["reference"] = PausedSide(pause_s, [*reference, str(data.root)], tool, args, work / "reference.log")
     return made
 
 
@@ -79,7 +82,6 @@ def main() -> int:
     builds = dict(item.split("=", 1) for item in args.build)
     if not all(name and name not in ("fsguard", "floor", "reference") for name in builds):
         parser.error("--build takes NAME=SRC, NAME not fsguard, floor or reference")
-    bench_scale.QUICK_RUNS = args.rounds  # every call here is quick: the warm-up rounds, then these
     reference = find_reference(skip=False)
     with tempfile.TemporaryDirectory(prefix="fsguard-tail-floor-") as scratch:
         work = Path(scratch)
@@ -87,13 +89,14 @@ def main() -> int:
         data.log  # noqa: B018 - made now, not inside the first timed call
         os.sync()
         time.sleep(2.5)  # past fsguard's racy window, as the bench's settled rows
-        names = list(sides(data, work, reference, builds))  # not started: a side's process begins with its first call
+        names = list(
+            sides(data, work, reference, builds, 0.0)
+        )  # not started: a side's process begins with its first call
         print("| calls | " + " | ".join(f"{name} ms" for name in names) + " | fsguard less the floor ms |")
         print("| --- |" + " ---: |" * (len(names) + 1))
         for pause_ms in (0.0, args.pause_ms):
-            PausedSide.pause_s = pause_ms / 1000
-            made = sides(data, work, reference, builds)
-            interleave(list(made.values()), 5)
+            made = sides(data, work, reference, builds, pause_ms / 1000)
+            interleave(list(made.values()), 5, quick_runs=args.rounds)  # every call is quick: 5 warm-up rounds
             ms = {name: side.timing.median_ms for name, side in made.items()}
             label = "back to back" if not pause_ms else f"{pause_ms:g} ms apart"
             cells = " | ".join(f"{value:.3f}" for value in ms.values())

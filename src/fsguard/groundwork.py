@@ -19,7 +19,7 @@ from fsguard.config import Settings
 from fsguard.core.audit import AuditLog
 from fsguard.core.backups import BackupStore
 from fsguard.core.beneath import Beneath
-from fsguard.core.denial import DenyRules, literal_rule
+from fsguard.core.denial import DenyRules
 from fsguard.core.disk import AtomicWriter, remove_by_name
 from fsguard.core.locks import PathLocks
 from fsguard.core.paths import PathPolicy
@@ -72,8 +72,8 @@ class Groundwork:
             relative = policy.relative(state)
             if relative:
                 logger.info("state dir %s lies inside a root: it is denied to the tools", state)
-                hidden = (*settings.deny, literal_rule(relative))
-                policy = replace(policy, deny=DenyRules.create(hidden, defaults=settings.default_deny))
+                rules = DenyRules.create(settings.deny, defaults=settings.default_deny, hidden=(relative,))
+                policy = replace(policy, deny=rules)
             else:  # the state dir is a root itself: denying it would deny the whole root
                 logger.warning("state dir %s is a root; agents can reach fsguard's own files", state)
         hooks = None

@@ -51,10 +51,11 @@ class DenyRules:
     """An ordered list of gitwildmatch patterns; the last pattern matching a path decides, as in .gitignore."""
 
     patterns: tuple[str, ...] = ()
+    own: frozenset[str] = frozenset()  # the rules fsguard wrote for its own files, known good as the defaults
 
     def __post_init__(self) -> None:
-        if not frozenset(DEFAULT_DENY).issuperset(self.patterns):
-            self._compiled  # noqa: B018 - the operator's rules are checked at start-up; the defaults are known good
+        if not (self.own | frozenset(DEFAULT_DENY)).issuperset(self.patterns):
+            self._compiled  # noqa: B018 - the operator's rules are checked at start-up; the others are known good
 
     @cached_property
     def names_directories(self) -> bool:
@@ -74,9 +75,13 @@ class DenyRules:
         return spec, _prefilter(spec)
 
     @classmethod
-    def create(cls, extra: Iterable[str], *, defaults: bool = True) -> DenyRules:
-        """The default secret rules (unless switched off) followed by the operator's."""
-        return cls((*(DEFAULT_DENY if defaults else ()), *(rule for rule in extra if rule.strip())))
+    def create(cls, extra: Iterable[str], *, defaults: bool = True, hidden: Iterable[str] = ()) -> DenyRules:
+        """The default secret rules (unless switched off), the operator's, then one rule for each root-relative path
+        of ``hidden`` (fsguard's own files: last, so that no operator's "!" rule lets them back in)."""
+        own = tuple(_literal_rule(path) for path in hidden)
+        return cls(
+            (*(DEFAULT_DENY if defaults else ()), *(rule for rule in extra if rule.strip()), *own), frozenset(own)
+        )
 
     @property
     def active(self) -> bool:
@@ -205,7 +210,7 @@ _UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; jo
 _ANY_DEPTH = "^(?:.+/)?"
 
 
-def literal_rule(relative: str) -> str:
+def _literal_rule(relative: str) -> str:
     """A rule denying exactly the root-relative path ``relative`` and all below it: anchored at the root, every
     character that means something to a gitignore pattern escaped."""
     escaped = re.sub(r"([\\*?\[\]!#])", r"\\\1", relative)
