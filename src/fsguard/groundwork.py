@@ -69,7 +69,9 @@ class Groundwork:
             # Not refused: serving one's home directory with the default state dir is common. But the backups, the
             # trash and the records the start-up sweep acts on are no agent's to read, forge or delete: the state
             # dir is denied as a secret is, by a rule after the operator's (so no "!" rule lets it back in).
-            relative = policy.relative(state)
+            # Relative to the outermost root holding it: deny rules judge a path in every root's view, and the
+            # longest view is the least likely to name another path below a nested root.
+            relative = policy.relatives(state)[-1]
             if relative:
                 logger.info("state dir %s lies inside a root: it is denied to the tools", state)
                 rules = DenyRules.create(settings.deny, defaults=settings.default_deny, hidden=(relative,))

@@ -44,7 +44,7 @@ def test_the_default_rules_leave_templates_public_keys_and_look_alikes_visible(r
 
 def test_a_refusal_names_the_rule_that_denied_the_path() -> None:
     with pytest.raises(AccessDeniedError) as caught:
-        DEFAULTS.check("app/.env.local", Path("/r/app/.env.local"))
+        DEFAULTS.check(("app/.env.local",), Path("/r/app/.env.local"))
     assert "'.env.*'" in caught.value.message
     assert caught.value.fields["rule"] == ".env.*"
 
@@ -86,14 +86,22 @@ def test_a_directory_move_is_refused_only_when_a_hidden_file_would_be_visible_an
     rules = DenyRules.create(["/vault/"])
     home, aws, vault = Path("/r/home"), Path("/r/.aws"), Path("/r/vault")
     rules.check_kept_hidden(
-        [".env", "notes.md", "keys/id_rsa", ".aws/credentials"], "home/", "old/home/", source=home, destination=home
+        [".env", "notes.md", "keys/id_rsa", ".aws/credentials"],
+        ("home/",),
+        ("old/home/",),
+        source=home,
+        destination=home,
     )
-    rules.check_kept_hidden(["credentials"], ".aws/", "vault/", source=aws, destination=vault)  # another rule hides it
+    rules.check_kept_hidden(
+        ["credentials"], (".aws/",), ("vault/",), source=aws, destination=vault
+    )  # another rule hides it
     with pytest.raises(AccessDeniedError) as caught:
-        rules.check_kept_hidden(["credentials", "config"], ".aws/", "aws/", source=aws, destination=Path("/r/aws"))
+        rules.check_kept_hidden(
+            ["credentials", "config"], (".aws/",), ("aws/",), source=aws, destination=Path("/r/aws")
+        )
     assert caught.value.fields == {"path": "/r/.aws", "rule": "**/.aws/credentials", "hidden": 1}
     with pytest.raises(AccessDeniedError) as unhidden:
-        rules.check_kept_hidden(["a.txt", "b/.env"], "vault/", "open/", source=vault, destination=Path("/r/open"))
+        rules.check_kept_hidden(["a.txt", "b/.env"], ("vault/",), ("open/",), source=vault, destination=Path("/r/open"))
     assert unhidden.value.fields["hidden"] == 1  # b/.env stays hidden by '.env' at its new path
     assert "'/vault/'" in unhidden.value.message
     assert "a.txt" not in unhidden.value.message
@@ -236,3 +244,25 @@ def test_re_allowing_a_directory_does_not_re_allow_a_file_a_rule_names_inside_it
     assert rules.rule_for("logs/keep.log") is None
     assert rules.rule_for("certs/server.pem") == "*.pem"
     assert rules.denied_among(["logs/app.log", "logs/keep.log", "logs/notes.txt"]) == {"logs/app.log"}
+
+
+@given(case=deny_cases(), nested=st.sampled_from(["a", "sub", "a/b", "sub/cache", "x/sub"]))
+def test_a_nested_root_never_uncovers_a_path_the_outer_root_s_rules_hide(
+    case: tuple[tuple[str, ...], list[str]], nested: str
+) -> None:
+    rules = DenyRules.create(case[0])
+    outer = PathPolicy(roots=(Path("/srv"),), deny=rules)
+    both = PathPolicy(roots=(Path("/srv"), Path("/srv") / nested), deny=rules)
+    hide = both.hidden_files()
+    assert hide is not None
+    under = f"/srv/{nested}"
+    below = [path for path in case[1] if path.startswith(f"{nested}/")]
+    for path in case[1]:
+        canonical = Path("/srv") / path
+        if outer.denied_by(canonical) is not None:
+            assert both.denied_by(canonical) is not None
+        assert hide.hides(str(canonical)) == (both.denied_by(canonical) is not None)
+    # A search's batch filter judges each name as the policy does, from the outer root and from the nested one.
+    for start, names in (("/srv", case[1]), (under, [path[len(nested) + 1 :] for path in below])):
+        kept = hide.shown(names, start)
+        assert kept == [name for name in names if both.denied_by(Path(start) / name) is None]

@@ -1,9 +1,11 @@
 """Deny rules: paths no tool reads, writes, lists or finds (secrets first), as gitignore-style globs.
 
-Patterns use pathspec's gitwildmatch (the .gitignore language), matched against a path relative to the
-root holding it: a pattern without a slash (``.env``, ``*.pem``) matches that name at any depth, one with a
-slash is anchored unless it starts with ``**/``, and ``!pattern`` re-allows what an earlier rule denied. The
-operator's ``--deny`` rules come after the defaults, so ``--deny '!.npmrc'`` re-allows a default.
+Patterns use pathspec's gitwildmatch (the .gitignore language), matched against a path relative to the root holding
+it, and to each root holding it when roots nest (a rule written for the project, ``sub/secret.txt``, still hides
+the file when ``sub`` is a root or a read-only root too): a pattern without a slash (``.env``, ``*.pem``) matches
+that name at any depth, one with a slash is anchored unless it starts with ``**/``, and ``!pattern`` re-allows what
+an earlier rule denied. The operator's ``--deny`` rules come after the defaults, so ``--deny '!.npmrc'`` re-allows a
+default.
 """
 
 from __future__ import annotations
@@ -102,6 +104,15 @@ class DenyRules:
             return None
         return str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
 
+    def rule_among(self, views: tuple[str, ...], *, is_dir: bool = False) -> str | None:
+        """The pattern denying the path in any of its ``views`` (relative to each root holding it, see
+        :func:`relative_views`), or None when every view allows it."""
+        for relative in views:
+            rule = self.rule_for(relative, is_dir=is_dir)
+            if rule is not None:
+                return rule
+        return None
+
     def denied_among(self, names: list[str], prefix: str = "") -> set[str]:
         """Those of ``names`` whose root-relative path, ``prefix + name``, a rule denies (as :meth:`rule_for`
         decides); the names, without the prefix.
@@ -129,13 +140,13 @@ class DenyRules:
                 denied.add(line[cut:])
         return denied
 
-    def check(self, relative: str, path: Path, *, user_path: str | None = None, is_dir: bool = False) -> None:
+    def check(self, views: tuple[str, ...], path: Path, *, user_path: str | None = None, is_dir: bool = False) -> None:
         """Refuse a denied path, naming the rule that denies it.
 
         Raises:
-            AccessDeniedError: ``relative`` matches a deny rule.
+            AccessDeniedError: one of ``views`` (the path relative to each root holding it) matches a deny rule.
         """
-        rule = self.rule_for(relative, is_dir=is_dir)
+        rule = self.rule_among(views, is_dir=is_dir)
         if rule is None:
             return
         shown = user_path or str(path)
@@ -146,20 +157,23 @@ class DenyRules:
             rule=rule,
         )
 
-    def check_kept_hidden(self, files: list[str], before: str, after: str, *, source: Path, destination: Path) -> None:
+    def check_kept_hidden(
+        self, files: list[str], before: tuple[str, ...], after: tuple[str, ...], *, source: Path, destination: Path
+    ) -> None:
         """Refuse moving a directory when a file in it that a rule hides would be visible at its new path.
 
-        ``files`` are relative to the directory; ``before`` and ``after`` are its root-relative path now and after
-        the move, each ending in '/'. The files are counted, never named: a secret's name can say as much as its
-        contents.
+        ``files`` are relative to the directory; ``before`` and ``after`` are its root-relative paths now and after
+        the move (one per root holding it), each ending in '/'. The files are counted, never named: a secret's name
+        can say as much as its contents.
 
         Raises:
             AccessDeniedError: some file hidden under ``before`` is hidden by no rule under ``after``.
         """
-        exposed = [name for name in self.denied_among(files, before) if self.rule_for(after + name) is None]
+        hidden = set().union(*(self.denied_among(files, prefix) for prefix in before))
+        exposed = [name for name in files if name in hidden and self.rule_among(tuple(a + name for a in after)) is None]
         if not exposed:
             return
-        rules = sorted({str(self.rule_for(before + name)) for name in exposed})
+        rules = sorted({str(self.rule_among(tuple(b + name for b in before))) for name in exposed})
         named = ("the deny rule " if len(rules) == 1 else "the deny rules ") + ", ".join(map(repr, rules))
         raise AccessDeniedError(
             f"{source} holds {len(exposed)} file(s) hidden by {named} that would be readable at {destination}; "
@@ -235,6 +249,17 @@ def relative_text(path: str, prefixes: tuple[str, ...]) -> str:
     return path.lstrip("/")
 
 
+def relative_views(path: str, prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    """``path`` relative to each root holding it, deepest first (one view, without its leading '/', outside every
+    root): deny rules judge every view, so a rule written for an outer root holds below a nested one as well."""
+    views = tuple(
+        path[len(prefix) :] if path.startswith(prefix) else ""
+        for prefix in prefixes
+        if path.startswith(prefix) or (len(path) + 1 == len(prefix) and prefix.startswith(path))
+    )
+    return views or (path.lstrip("/"),)
+
+
 class HiddenFiles:
     """A search's filter: True for a path a deny rule hides (absolute path in), counting what it hid."""
 
@@ -251,7 +276,7 @@ class HiddenFiles:
 
     def hides(self, path: str) -> bool:
         """The same answer without counting."""
-        return self._rules.rule_for(relative_text(path, self._prefixes)) is not None
+        return self._rules.rule_among(relative_views(path, self._prefixes)) is not None
 
     def kept(self, names: list[str], under: str) -> list[str]:
         """``names`` (paths relative to the directory ``under``) less those a rule hides, which are counted."""
@@ -264,11 +289,13 @@ class HiddenFiles:
         result may name beside its files, such as the skipped ones."""
         lead = under.rstrip("/") + "/"
         if any(prefix != lead and prefix.startswith(lead) for prefix in self._prefixes):  # a root nested below
-            relatives = [relative_text(lead + name, self._prefixes) for name in names]
-            denied = self._rules.denied_among(relatives)
-        else:  # every name below one root: judged after its prefix, no string built per name
-            relatives = names
-            denied = self._rules.denied_among(names, relative_text(lead, self._prefixes))
-        if not denied:
+            views = [relative_views(lead + name, self._prefixes) for name in names]
+            denied = self._rules.denied_among(list({view for each in views for view in each}))
+            if not denied:
+                return names
+            return [name for name, each in zip(names, views, strict=True) if denied.isdisjoint(each)]
+        # Every name below the same roots: judged after the prefix of each, no string built per name.
+        hidden = set().union(*(self._rules.denied_among(names, view) for view in relative_views(lead, self._prefixes)))
+        if not hidden:
             return names
-        return [name for name, relative in zip(names, relatives, strict=True) if relative not in denied]
+        return [name for name in names if name not in hidden]

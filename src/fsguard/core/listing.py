@@ -230,8 +230,11 @@ class DirectoryLister:
         in ``/``)."""
         if not self._policy.deny.active or not (directories or others):
             return set(), set()
-        prefix = _rule_prefix(self._policy.relative(directory))
-        hidden = self._policy.deny.denied_among([name + "/" for name in directories] + others, prefix)
+        names = [name + "/" for name in directories] + others
+        deny = self._policy.deny
+        hidden = set().union(
+            *(deny.denied_among(names, _rule_prefix(view)) for view in self._policy.relatives(directory))
+        )
         if not hidden:
             return set(), set()
         return {name[:-1] for name in hidden if name.endswith("/")}, {name for name in hidden if not name.endswith("/")}

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.clientroots import current_scope
-from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, root_prefixes
+from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, relative_views, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
 from fsguard.core.pathforms import local_form, with_separators, within
@@ -248,11 +248,15 @@ class PathPolicy:
         """``canonical`` relative to the deepest command-line root holding it (POSIX), what deny rules match."""
         return relative_text(str(canonical), self._prefixes)
 
+    def relatives(self, canonical: Path) -> tuple[str, ...]:
+        """``canonical`` relative to each command-line root holding it, deepest first: the paths deny rules judge."""
+        return relative_views(str(canonical), self._prefixes)
+
     def denied_by(self, canonical: Path, *, is_dir: bool = False) -> str | None:
         """The deny rule hiding ``canonical``, None when it is visible."""
         if not self.deny.active:
             return None
-        return self.deny.rule_for(self.relative(canonical), is_dir=is_dir)
+        return self.deny.rule_among(self.relatives(canonical), is_dir=is_dir)
 
     def shows(self, path: str) -> bool:
         """Whether a listing may name ``path`` (a backup's or a trash entry's): inside a root, hidden by no rule."""
@@ -268,7 +272,7 @@ class PathPolicy:
         hides the directory itself as well as what is in it."""
         if self.deny.active:
             is_dir = is_dir or (self.deny.names_directories and canonical.is_dir())
-            self.deny.check(self.relative(canonical), canonical, user_path=user_path, is_dir=is_dir)
+            self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir)
 
     def check_move_keeps_hidden(self, source: Path, destination: Path, files: list[str]) -> None:
         """Refuse moving the directory ``source`` when one of its ``files`` (relative to it) that a deny rule hides
@@ -278,7 +282,8 @@ class PathPolicy:
             AccessDeniedError: counting those files and naming the rules.
         """
         if self.deny.active:
-            before, after = self.relative(source) + "/", self.relative(destination) + "/"
+            before = tuple(view + "/" for view in self.relatives(source))
+            after = tuple(view + "/" for view in self.relatives(destination))
             self.deny.check_kept_hidden(files, before, after, source=source, destination=destination)
 
     def is_read_only(self, canonical: Path) -> bool:
