@@ -70,8 +70,9 @@ def files_below(entry: Pinned) -> list[str]:
 
 
 def changed_kind_error(exc: OSError, path: Path) -> FsguardError:
-    """The typed error; EINVAL and ELOOP here mean an entry changed kind under us (a racing swap)."""
-    if exc.errno in (errno.EINVAL, errno.ELOOP):
+    """The typed error; EINVAL, ELOOP and ENOTDIR here mean an entry changed kind under us (a racing swap): every
+    caller opens as a directory only what its lstat has just shown to be one."""
+    if exc.errno in (errno.EINVAL, errno.ELOOP, errno.ENOTDIR):
         return AccessDeniedError(
             f"{path} changed while it was being read (an entry swapped for a symlink, or back); nothing was "
             "changed. Retry once it is stable.",
@@ -106,10 +107,17 @@ def total_size(entry: Pinned) -> int:
 
 
 def size_and_files(entry: Pinned) -> tuple[int, int]:
-    """(bytes, files) of a file, or of the regular files below a directory, from their stats: nothing is read."""
+    """(bytes, files) of a file, or of the regular files below a directory, from their stats: nothing is read.
+
+    Raises:
+        AccessDeniedError: a directory changed kind while it was walked (swapped for a link, say).
+    """
     found = lstat_entry(entry)
     if not stat.S_ISDIR(found.st_mode):
         return (found.st_size, 1) if stat.S_ISREG(found.st_mode) else (0, 1)
-    with opened_dir(entry) as fd:
-        sizes = [st.st_size for _relative, _parent, _name, st in tree(fd) if stat.S_ISREG(st.st_mode)]
+    try:
+        with opened_dir(entry) as fd:
+            sizes = [st.st_size for _relative, _parent, _name, st in tree(fd) if stat.S_ISREG(st.st_mode)]
+    except OSError as exc:
+        raise changed_kind_error(exc, entry.path) from exc
     return sum(sizes), len(sizes)
