@@ -147,6 +147,23 @@ async def test_retention_keeps_at_most_backup_max_count_per_file(connect: Client
     assert len(chain["backups"]) == 3
 
 
+async def test_undo_last_steps_back_backup_max_count_edits_as_its_own_snapshots_are_counted_apart(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "f.txt").write_text("0\n", encoding="utf-8")
+    async with connect(backup_max_count=3) as client:
+        for n in range(5):
+            await edit(client, f"{n}\n", f"{n + 1}\n")
+        undone = [await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}) for _ in range(4)]
+        listed = structured(await client.call_tool("backup", {"action": "list", "file_path": "f.txt"}))
+    # Each undo snapshots the bytes it replaces (pre_undo); counted with the edits' backups, they pushed the oldest
+    # edits out as the undo went, and the chain stopped after half of them.
+    assert [result.is_error for result in undone] == [False, False, False, True]
+    assert (root / "f.txt").read_bytes() == b"2\n"
+    kinds = sorted(entry["operation"].partition(":")[0] for entry in listed["backups"])
+    assert kinds == ["edit_file"] * 3 + ["pre_undo"] * 3
+
+
 async def test_backups_live_outside_the_roots(client: Client, root: Path, state_dir: Path) -> None:
     (root / "f.txt").write_text("x\n", encoding="utf-8")
     await edit(client, "x", "y")

@@ -366,15 +366,19 @@ class BackupStore:
             os.close(fd)
 
     def _retain(self, replay: Replay, append: Append, *, keep: str) -> None:
-        """Drop what exceeds --backup-max-count or --backup-max-age for this file (never ``keep``)."""
+        """Drop what exceeds --backup-max-count or --backup-max-age for this file (never ``keep``). The snapshots
+        undo_last takes are counted apart from the operations' backups: counted together, each undo pushed an older
+        operation's backup out, and the chain reached back half as far as the count says."""
         cutoff = self._clock() - self._max_age_s
         records = replay.records
         if len(records) <= self._max_count and min(map(_TIME, records.values()), default=cutoff) >= cutoff:
             return  # nothing past either limit: no sort of every record on each edit
-        newest_first = sorted(records.values(), key=_TIME, reverse=True)
-        for rank, record in enumerate(newest_first):
-            if record.backup_id != keep and (rank >= self._max_count or record.time < cutoff):
+        ranks = {True: 0, False: 0}  # newer ones of each kind so far
+        for record in sorted(records.values(), key=_TIME, reverse=True):
+            undo = record.operation == "pre_undo"
+            if record.backup_id != keep and (ranks[undo] >= self._max_count or record.time < cutoff):
                 append({"e": "drop", "id": record.backup_id})
+            ranks[undo] += 1
 
 
 def _identity(stat: os.stat_result) -> tuple[int, int, int]:
