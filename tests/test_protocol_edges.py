@@ -283,6 +283,32 @@ async def test_http_body_over_the_limit_gets_413_naming_the_flag(base_settings: 
     assert list(root.iterdir()) == []
 
 
+async def test_http_answers_a_body_that_is_no_message_with_32600_and_keeps_serving(
+    base_settings: Settings, root: Path, mode: str
+) -> None:
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    bodies = {
+        "batch": b'[{"jsonrpc":"2.0","id":5,"method":"tools/list"},{"jsonrpc":"2.0","id":6,"method":"ping"}]',
+        "empty batch": b" []",
+        "no method": b'{"jsonrpc":"2.0","id":7}',
+        "not JSON-RPC": b'{"foo":1}',
+    }
+    with anyio.fail_after(30):
+        async with http_server(_http(base_settings)) as url:
+            async with httpx.AsyncClient() as raw:
+                answers = {name: await raw.post(url, content=body, headers=headers) for name, body in bodies.items()}
+            async with Client(url, mode=mode) as client:
+                written = await client.call_tool("write_file", {"path": "after.txt", "content": "still served\n"})
+    for name, answer in answers.items():
+        assert answer.status_code == 400, name
+        error = answer.json()["error"]
+        assert error["code"] == INVALID_REQUEST, name
+        assert "Validation error" not in error["message"]
+        assert ("batch" in error["message"]) == name.endswith("batch"), name
+    assert not written.is_error
+    assert (root / "after.txt").read_bytes() == b"still served\n"
+
+
 async def test_an_sdk_client_sees_the_413_text_and_keeps_working(
     base_settings: Settings, root: Path, mode: str
 ) -> None:

@@ -1,18 +1,21 @@
 """Streamable HTTP: one endpoint at /mcp for both protocol eras, with a bearer token off loopback.
 
 Request bodies may be as large as a write of ``--max-file-size`` needs (see :func:`request_body_limit`);
-a larger one gets 413 with a JSON-RPC error that names the flag, instead of the SDK's bare 4 MiB refusal.
+a larger one gets 413 with a JSON-RPC error that names the flag, instead of the SDK's bare 4 MiB refusal. A body
+that is JSON but no JSON-RPC message (a batch array, an object without ``method``) gets -32600, as JSON-RPC 2.0
+asks and as stdio answers it, instead of the SDK's -32602 holding a pydantic dump.
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 from typing import Any
 
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import INVALID_REQUEST
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -71,6 +74,65 @@ class BodyLimitNotice:
         await self._app(scope, receive, relay)
 
 
+class InvalidRequestNotice:
+    """Answers a body the SDK's message validation refused with -32600 Invalid Request and a readable message.
+
+    The transport validates each POST body as one JSON-RPC message and refuses the rest with 400 and -32602
+    (invalid params) whose message is pydantic's dump of every union member it tried. The status stays; the
+    error becomes the one JSON-RPC 2.0 gives a JSON value that is no request object.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self._app(scope, receive, send)
+            return
+        first = b""  # the body's first bytes: enough to tell a batch array
+        held: list[Message] = []
+
+        async def peeking() -> Message:
+            nonlocal first
+            message = await receive()
+            if message["type"] == "http.request" and len(first) < 64:
+                first += message.get("body", b"")[:64]
+            return message
+
+        async def relay(message: Message) -> None:
+            if held or (message["type"] == "http.response.start" and message["status"] == 400):
+                held.append(message)
+                if message["type"] == "http.response.body" and not message.get("more_body", False):
+                    await self._answer(held, first, scope, receive, send)
+                return
+            await send(message)
+
+        await self._app(scope, peeking, relay)
+
+    @staticmethod
+    async def _answer(held: list[Message], first: bytes, scope: Scope, receive: Receive, send: Send) -> None:
+        body = b"".join(message.get("body", b"") for message in held[1:])
+        try:
+            error = json.loads(body)["error"]
+            # pydantic's dump of the envelope union: the body is no message at all (params are judged later, and
+            # a refusal of those is an answer to a request, not this transport error)
+            refused = error["code"] == INVALID_PARAMS and "union[JSONRPCRequest" in str(error["message"])
+        except (ValueError, KeyError, TypeError):
+            refused = False
+        if not refused:
+            for message in held:
+                await send(message)
+            return
+        what = (
+            "a batch (a JSON array) is not taken"
+            if first.lstrip().startswith(b"[")
+            else "the body is JSON but no JSON-RPC 2.0 request, notification or response"
+        )
+        text = f"Invalid Request: {what}; nothing was done. Send one JSON-RPC message per request."
+        answer = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": text}}
+        await JSONResponse(answer, status_code=400)(scope, receive, send)
+
+
 class BearerTokenGate:
     """Refuses every HTTP request that does not carry ``Authorization: Bearer <token>`` (401).
 
@@ -116,7 +178,7 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         host=settings.host,
         max_request_body_size=request_body_limit(settings),
     )
-    app = BodyLimitNotice(app, settings)
+    app = BodyLimitNotice(InvalidRequestNotice(app), settings)
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
     return app
