@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+import unicodedata
 from pathlib import Path
 
 import pathspec
@@ -266,3 +267,17 @@ def test_a_nested_root_never_uncovers_a_path_the_outer_root_s_rules_hide(
     for start, names in (("/srv", case[1]), (under, [path[len(nested) + 1 :] for path in below])):
         kept = hide.shown(names, start)
         assert kept == [name for name in names if both.denied_by(Path(start) / name) is None]
+
+
+@pytest.mark.parametrize("rule_form", ["NFC", "NFD"])
+@pytest.mark.parametrize("name_form", ["NFC", "NFD"])
+def test_a_rule_hides_a_name_whichever_unicode_form_each_is_written_in(rule_form: str, name_form: str) -> None:
+    # A file copied from macOS keeps its decomposed name; the operator types the composed one (or the reverse).
+    rules = DenyRules.create([unicodedata.normalize(rule_form, "café.txt"), unicodedata.normalize(rule_form, "/dé/")])
+    name = unicodedata.normalize(name_form, "notes/café.txt")
+    folder = unicodedata.normalize(name_form, "dé/x.md")
+
+    assert rules.rule_for(name) is not None
+    assert rules.rule_for(folder) is not None
+    assert rules.denied_among([name, folder, "notes/cafe.txt"]) == {name, folder}
+    assert rules.rule_for("notes/cafe.txt") is None

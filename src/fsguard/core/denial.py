@@ -11,6 +11,7 @@ default.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -71,7 +72,9 @@ class DenyRules:
         import pathspec
 
         try:
-            spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+            # Composed (NFC), as every path is before it is matched: a name written decomposed (macOS writes NFD)
+            # looks the same as the rule naming it, and must be hidden by it.
+            spec = pathspec.GitIgnoreSpec.from_lines(unicodedata.normalize("NFC", rule) for rule in self.patterns)
         except (ValueError, TypeError) as exc:
             raise InvalidParamsError(f"a deny rule is not a valid glob: {exc}. Fix the --deny pattern.") from exc
         return spec, _prefilter(spec)
@@ -96,6 +99,8 @@ class DenyRules:
         # pathspec's "*" and "**" stop at a line break, so "a\nb/id_rsa" was not denied; no pattern holds a NUL,
         # and "*" and "?" take one as any other character.
         candidate = (relative + "/" if is_dir else relative).replace("\n", "\0")
+        if not candidate.isascii():
+            candidate = unicodedata.normalize("NFC", candidate)
         spec, prefilter = self._compiled
         if prefilter is not None and prefilter.match(candidate) is None:
             return None  # no pattern, denying or re-allowing, matches: most paths end here, in one regex
