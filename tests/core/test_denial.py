@@ -6,6 +6,7 @@ import dataclasses
 import tempfile
 import unicodedata
 from pathlib import Path
+from typing import Literal
 
 import pathspec
 import pytest
@@ -271,7 +272,9 @@ def test_a_nested_root_never_uncovers_a_path_the_outer_root_s_rules_hide(
 
 @pytest.mark.parametrize("rule_form", ["NFC", "NFD"])
 @pytest.mark.parametrize("name_form", ["NFC", "NFD"])
-def test_a_rule_hides_a_name_whichever_unicode_form_each_is_written_in(rule_form: str, name_form: str) -> None:
+def test_a_rule_hides_a_name_whichever_unicode_form_each_is_written_in(
+    rule_form: Literal["NFC", "NFD"], name_form: Literal["NFC", "NFD"]
+) -> None:
     # A file copied from macOS keeps its decomposed name; the operator types the composed one (or the reverse).
     rules = DenyRules.create([unicodedata.normalize(rule_form, "café.txt"), unicodedata.normalize(rule_form, "/dé/")])
     name = unicodedata.normalize(name_form, "notes/café.txt")
