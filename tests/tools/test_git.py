@@ -263,6 +263,21 @@ async def test_commit_reports_the_real_insertions_deletions_and_risk(client: Cli
     assert git(repo, "status", "--porcelain") == ""
 
 
+async def test_commit_and_show_work_when_a_work_tree_file_is_named_like_a_revision(client: Client, repo: Path) -> None:
+    # "HEAD" alone is ambiguous to git when a file has that name: the commit was made, then reported as git_error.
+    (repo / "HEAD").write_text("notes about HEAD\n", encoding="utf-8")
+    (repo / "a.txt").write_text("one\n", encoding="utf-8")
+    git(repo, "add", "HEAD", "a.txt")
+    data = await call(client, action="commit", message="A file named HEAD")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / head).write_text("named like the commit\n", encoding="utf-8")
+    shown = await call(client, action="show", rev=head)
+    assert data["hash"] == head
+    assert (data["files_changed"], data["insertions"]) == (2, 2)
+    assert shown["commit"]["subject"] == "A file named HEAD"
+    assert git(repo, "log", "--format=%s", "HEAD", "--").strip().splitlines()[0] == "A file named HEAD"
+
+
 async def test_a_commit_message_with_shell_metacharacters_reaches_git_byte_identical(
     client: Client, repo: Path
 ) -> None:

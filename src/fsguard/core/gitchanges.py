@@ -76,11 +76,12 @@ def commit(call: GitCall) -> GitResult:
     check_changeable(call, going_in, staging=True)
     fire(call.safe, "pre", "write", repo.root, "commit", message=request.message)
     repo.git("commit", "-m", request.message, *(("--", *call.scope) if call.scope else ()))
-    made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", "HEAD").stdout)[0]
+    # "--": a work-tree file named HEAD made the bare revision ambiguous, and the call failed after the commit.
+    made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", "HEAD", "--").stdout)[0]
     commit_id = made.hash
     # Against the first parent, so a merge commit (concluding a merge) counts what it brings to the branch.
     numstat = repo.git(
-        "show", "--format=", "--numstat", "-z", "-M", "--no-textconv", "--diff-merges=first-parent", commit_id
+        "show", "--format=", "--numstat", "-z", "-M", "--no-textconv", "--diff-merges=first-parent", commit_id, "--"
     )
     stats = parse_numstat(numstat.stdout)
     insertions = sum(s.added or 0 for s in stats)

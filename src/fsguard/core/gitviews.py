@@ -93,7 +93,7 @@ def show(call: GitCall) -> GitResult:
     if peeled.code != 0:
         return _object(call, rev)
     commit_id = text(peeled.stdout).strip()
-    header = text(repo.git("show", "--no-patch", "--no-color", f"--format={LOG_FORMAT}%x00%b", commit_id).stdout)
+    header = text(repo.git("show", "--no-patch", "--no-color", f"--format={LOG_FORMAT}%x00%b", commit_id, "--").stdout)
     hash_, author, date, subject, body = (header.split("\0", 4) + [""] * 5)[:5]
     body_lines = body.strip("\n").splitlines()
     result = GitResult(
