@@ -131,6 +131,52 @@ async def test_a_last_line_too_long_to_count_says_its_left_out_part_in_bytes(
     assert "start_line=1 start_column=1" in data["hint"]
 
 
+async def test_a_last_line_starting_further_back_than_a_tail_looks_is_shown_by_its_end_without_reading_the_rest(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An 8 GB file of one line took 24 s: its start was looked for back to the file's start, then its lines counted.
+    monkeypatch.setattr(tails, "LOOKED_BACK", 4000)
+    body = "x" * 400_000 + "the end\n"
+    (root / "one.log").write_text(body, encoding="utf-8")
+    read: list[int] = []
+    pread = ranges._pread
+
+    def counted(fd: int, size: int, offset: int) -> bytes:
+        data = pread(fd, size, offset)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(ranges, "_pread", counted)
+    async with connect(max_response_bytes=BUDGET, max_file_size=LIMIT) as client:
+        data = await _tail(client, "one.log", 5)
+    assert data["content"].startswith("[line ? cut: over 4,000 bytes of it left out] …")
+    assert data["content"].endswith("the end\n")
+    assert body.endswith(data["content"].split(" …", 1)[1])
+    assert data.get("start_line") is None
+    assert "get_file_info counts the lines" in data["hint"]
+    # Its first 64 KiB (its encoding), a few budgets of its end and the 4,000 bytes looked back: not the 400 KB.
+    assert sum(read) <= (64 << 10) + 4000 + 8 * BUDGET
+    assert (root / "one.log").read_text(encoding="utf-8") == body
+
+
+async def test_a_long_last_line_far_into_a_file_above_the_limit_is_not_numbered_and_its_start_is_still_counted(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Numbering it counts every line before it: a read of the whole file, which a tail never is.
+    monkeypatch.setattr(tails, "NUMBERED_BELOW", 1000)
+    lines = [f"row {i}\n" for i in range(300)]
+    (root / "log.txt").write_text("".join(lines) + LONG_LINE, encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, max_file_size=LIMIT) as client:
+        data = await _tail(client, "log.txt", 1)
+    found = re.match(r"^\[line \? cut: its first ([\d,]+) characters left out\] …", data["content"])
+    assert found is not None, data["content"][:80]
+    shown = data["content"][found.end() :]
+    assert int(found[1].replace(",", "")) == len(LONG_LINE) - len(shown)
+    assert LONG_LINE.endswith(shown)
+    assert data.get("start_line") is None
+    assert "start_line (get_file_info counts the lines) start_column=" in data["hint"]
+
+
 async def test_the_end_of_a_long_shift_jis_line_is_its_own_text_however_the_file_is_read(
     connect: ClientFactory, root: Path, how: dict[str, int]
 ) -> None:

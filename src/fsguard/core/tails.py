@@ -22,6 +22,12 @@ FRONT_ROOM = 128
 """Bytes of the budget kept for the marker in front of a line's end."""
 COUNTED_BELOW = 64 << 20
 """The characters of a line before its shown end are counted (so a column can be given) up to this many bytes."""
+LOOKED_BACK = 1 << 30
+"""How far back from the end a tail looks for the start of a last line too long for the budget; one that starts
+further back is shown without it (a one-line file of 8 GB took 24 s to find its line's start)."""
+NUMBERED_BELOW = 256 << 20
+"""Above --max-file-size (lines not counted), a long last line starting within this many bytes of the file's start
+gets its number, from the breaks before it; one further in is not numbered: counting would read the whole file."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +37,7 @@ class LineEnd:
     line: int | None  # the line's number (None: the lines before it were not counted)
     shown: str
     left_chars: int | None  # characters of the line before ``shown``; None when it was too long to count
-    left_bytes: int  # the same part of the line in the file's bytes
+    left_bytes: int | None  # the same part of the line in the file's bytes; None: more than LOOKED_BACK
 
 
 def streamed_tail(
@@ -42,8 +48,14 @@ def streamed_tail(
     ex, first = take_last(lay, count, budget, known)
     if ex.lines or lay.size <= lay.start:
         return finish_tail(base, ex, first, count, setting, name)
-    start = tail_offset(lay, 1)
-    line = known.line_count if known is not None else line_at(lay, start)
+    # A multi-byte code page is decoded from the line's start, wherever it is.
+    reach = LOOKED_BACK if _resumable(lay.encoding) else None
+    start: int | None = tail_offset(lay, 1, reach)
+    if start == lay.size:
+        start = None  # no line starts within reach: the last line is longer than that
+    line = known.line_count if known is not None else None
+    if line is None and start is not None and start <= NUMBERED_BELOW:
+        line = line_at(lay, start)
     return finish_line_end(base, _line_end(lay, start, line, budget), setting, name)
 
 
@@ -99,19 +111,27 @@ def finish_tail(
 def finish_line_end(base: ReadFileResult, end: LineEnd, setting: int, name: str) -> ReadFileResult:
     """The end of the last line behind a marker, and a hint naming the columns to read the rest of it by."""
     number = end.line if end.line is not None else "?"
+    by_number = f"start_line={number}" if end.line is not None else "start_line (get_file_info counts the lines)"
     shown = f"its last {len(end.shown):,} characters are shown"
     if end.left_chars is not None:
-        left = f"{end.left_chars:,} characters"
+        left = f"its first {end.left_chars:,} characters"
         before = max(end.left_chars + 1 - len(end.shown), 1)
-        shown += f", from column {end.left_chars + 1:,}. Read the part before them with start_line={number} "
+        shown += f", from column {end.left_chars + 1:,}. Read the part before them with {by_number} "
         shown += f"start_column={before}, or the line from its start with start_column=1"
+    elif end.left_bytes is not None:
+        left = f"its first {end.left_bytes:,} bytes"
+        shown += f", after {end.left_bytes:,} bytes of it. Read the line from its start with {by_number} start_column=1"
     else:
-        left = f"{end.left_bytes:,} bytes"
-        shown += f", after {left} of it. Read the line from its start with start_line={number} start_column=1"
-    hint = f"Line {number} of {name} is longer than the response budget (--max-response-bytes {setting:,}): {shown}"
+        left = f"over {LOOKED_BACK:,} bytes of it"
+        shown += (
+            f"; it starts more than {LOOKED_BACK:,} bytes before them, further back than a tail looks. Read it "
+            f"from its start with {by_number} start_column=1, or the file's start with mode='head'"
+        )
+    what = f"Line {number}" if end.line is not None else "The last line"
+    hint = f"{what} of {name} is longer than the response budget (--max-response-bytes {setting:,}): {shown}"
     return base.model_copy(
         update={
-            "content": f"[line {number} cut: its first {left} left out] …" + end.shown,
+            "content": f"[line {number} cut: {left} left out] …" + end.shown,
             "start_line": end.line,
             "end_line": end.line,
             "truncated": True,
@@ -120,24 +140,28 @@ def finish_line_end(base: ReadFileResult, end: LineEnd, setting: int, name: str)
     )
 
 
-def _line_end(lay: Layout, start: int, line: int | None, budget: int) -> LineEnd:
-    """The end of the line from ``start`` to the end of the file that fits ``budget`` (less the marker's room):
-    about four budgets of bytes read from the end, and the line's characters before them counted when it has fewer
-    than :data:`COUNTED_BELOW` bytes, with the decoding a read by start_column counts them with. In a multi-byte
-    code page the whole line is decoded, from its start: no later byte is known to start a character."""
+def _line_end(lay: Layout, start: int | None, line: int | None, budget: int) -> LineEnd:
+    """The end of the line from ``start`` (None: further back than it was looked for) to the end of the file that
+    fits ``budget`` (less the marker's room): about four budgets of bytes read from the end, and the line's
+    characters before them counted when it has fewer than :data:`COUNTED_BELOW` bytes, with the decoding a read by
+    start_column counts them with. In a multi-byte code page the whole line is decoded, from its start (always
+    looked for): no later byte is known to start a character."""
     room = max(budget - FRONT_ROOM, 1)
     if not _resumable(lay.encoding):
+        assert start is not None  # looked for without a reach
         end, count = _decoded_end(lay, start, room)
         shown = _last_fitting(end, room)
         left_bytes = max(lay.size - len(shown.encode(lay.encoding, "replace")) - start, 0)
         return LineEnd(line, shown, count - len(shown), left_bytes)
     unit = lay.breaks.unit
-    begin = max(start, lay.size - 4 * room - 4)
+    begin = max(lay.start if start is None else start, lay.size - 4 * room - 4)
     begin -= (begin - lay.start) % unit
     data = bytes_at(lay, begin, lay.size - begin)
-    if begin > start:
+    if start is None or begin > start:
         data = data[_inside(data, lay.encoding) :]  # the end may begin inside a character: drop that one's rest
     shown = _last_fitting(data.decode(lay.encoding, "replace"), room)
+    if start is None:
+        return LineEnd(line, shown, None, None)
     size = len(shown.encode(lay.encoding, "replace"))
     left_bytes = max(lay.size - size - start, 0)
     left_chars = None
