@@ -35,9 +35,13 @@ def shop(root: Path) -> Path:
 
 
 async def test_search_text_groups_matches_under_root_relative_headings(client: Client, shop: Path) -> None:
+    (shop / "shop" / "cart.py").write_text("total = discount(2)\nrest = discount(3)\n", encoding="utf-8")
     result = await client.call_tool("search_files", {"pattern": "discount", "include_content": True})
     assert text_of(result) == (
-        f"4 matches in 2 files under {shop}:\n"
+        f"6 matches in 3 files under {shop}:\n"
+        "shop/cart.py\n"
+        "1:9:total = discount(2)\n"
+        "2:8:rest = discount(3)\n"
         "shop/orders.py\n"
         "1:26:from shop.pricing import discount\n"
         "4:12:    return discount(1)\n"
@@ -46,20 +50,37 @@ async def test_search_text_groups_matches_under_root_relative_headings(client: C
         "1:5:def discount(x):"
     )
     files = {match["file"] for match in structured(result)["matches"]}
-    assert files == {str(shop / "shop" / "orders.py"), str(shop / "shop" / "pricing.py")}
+    assert files == {str(shop / "shop" / name) for name in ("cart.py", "orders.py", "pricing.py")}
+
+
+async def test_five_matches_or_fewer_are_listed_one_path_line_text_each(client: Client, shop: Path) -> None:
+    # As rg prints into a pipe, and as the seed printed them: a few matches need no headings.
+    result = await client.call_tool("search_files", {"pattern": "discount", "include_content": True})
+    assert text_of(result) == (
+        f"4 matches in 2 files under {shop}:\n"
+        "shop/orders.py:1:from shop.pricing import discount\n"
+        "shop/orders.py:4:    return discount(1)\n"
+        "shop/orders.py:7:    return discount(1)\n"
+        "shop/pricing.py:1:def discount(x):"
+    )
 
 
 async def test_compact_search_text_puts_lines_that_read_the_same_on_one_row(connect: ClientFactory, shop: Path) -> None:
+    (shop / "shop" / "orders.py").write_text(
+        (shop / "shop" / "orders.py").read_text(encoding="utf-8") + "\ndef c():\n    return discount(1)\n"
+        "\ndef d():\n    return discount(1)\n",
+        encoding="utf-8",
+    )
     async with connect(compact_mode=True) as client:
         result = await client.call_tool("search_files", {"pattern": "discount", "include_content": True})
     assert text_of(result) == (
         "shop/orders.py\n"
         "1:from shop.pricing import discount\n"
-        "4,7:return discount(1)\n"
+        "4,7,10,13:return discount(1)\n"
         "shop/pricing.py\n"
         "1:def discount(x):"
     )
-    assert [m["line_number"] for m in structured(result)["matches"]] == [1, 4, 7, 1]
+    assert [m["line_number"] for m in structured(result)["matches"]] == [1, 4, 7, 10, 13, 1]
 
 
 async def test_a_path_under_another_root_stays_absolute_so_it_can_be_typed_back(
@@ -71,7 +92,7 @@ async def test_a_path_under_another_root_stays_absolute_so_it_can_be_typed_back(
     async with connect(roots=(root, other)) as client:
         arguments = {"pattern": "discount", "path": str(other), "include_content": True}
         text = text_of(await client.call_tool("search_files", arguments))
-    assert f"\n{other / 'notes.txt'}\n1:1:discount" in text
+    assert f"\n{other / 'notes.txt'}:1:discount" in text
 
 
 async def test_error_texts_name_the_path_from_the_root_and_the_error_fields_keep_it_whole(
@@ -187,7 +208,7 @@ async def test_compact_search_lists_a_line_with_two_matches_once(connect: Client
     (root / "b.txt").write_text("old old\nold\n", encoding="utf-8")
     async with connect(compact_mode=True) as client:
         result = await client.call_tool("search_files", {"pattern": "old", "include_content": True})
-    assert text_of(result) == "b.txt\n1:old old\n2:old"
+    assert text_of(result) == "b.txt:1:old old\nb.txt:2:old"
     assert len(structured(result)["matches"]) == 3
 
 

@@ -147,6 +147,7 @@ async def test_copy_and_move_refuse_paths_outside_the_roots(client: Client, root
 async def test_analyze_operation_plans_without_changing_anything(client: Client, root: Path) -> None:
     (root / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
     (root / "credentials.txt").write_text("TOKEN=1\n", encoding="utf-8")
+    (root / "config.yaml").write_text("port: 80\n", encoding="utf-8")
     before = {p: p.read_bytes() for p in root.iterdir()}
     edit = structured(
         await client.call_tool(
@@ -157,6 +158,8 @@ async def test_analyze_operation_plans_without_changing_anything(client: Client,
     assert "+x = 2" in edit["preview_diff"]
     secret = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "credentials.txt"}))
     assert secret["risk_level"] == "CRITICAL"
+    config = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "config.yaml"}))
+    assert config["risk_level"] == "CRITICAL"  # as the seed judges it: what reads it breaks
     missing = await client.call_tool("analyze_operation", {"operation": "write", "path": "a.py"})
     assert error_code(missing) == "invalid_params"
     outside = await client.call_tool("analyze_operation", {"operation": "file", "path": "/etc/passwd"})

@@ -147,7 +147,7 @@ async def test_output_format_json_puts_the_result_itself_in_the_text_block(clien
     verbose = text_of(
         await client.call_tool("search_files", {"pattern": "todo", "include_content": True, "output_format": "text"})
     )
-    assert verbose.startswith(f"3 matches in 3 files under {project}:\nsrc/app.py\n4:27:")
+    assert verbose.startswith(f"3 matches in 3 files under {project}:\nsrc/app.py:4:")
 
 
 @pytest.mark.parametrize("line", ["needle " + "x" * 495, "x" * 1000 + " needle " + "x" * 100], ids=["cut", "window"])

@@ -1027,7 +1027,7 @@ async def test_multi_edit_with_one_edit_not_found_is_no_match_listing_every_edit
         {
             "both": """\
 error no_match
-multi_edit: 1 of 2 edits could not be applied, so none were: m.txt is unchanged.
+multi_edit: 1 of 2 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
   edit 1: applied
   edit 2: failed — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 Fix the failing old_text (copy it from read_file) and retry.\
@@ -1045,7 +1045,7 @@ async def test_multi_edit_with_one_edit_found_twice_is_ambiguous_match(rig: Rig)
         {
             "both": """\
 error ambiguous_match
-multi_edit: 1 of 1 edits could not be applied, so none were: m.txt is unchanged.
+multi_edit: 1 of 1 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
   edit 1: ambiguous — old_text matches 2 times in m.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
@@ -1062,7 +1062,7 @@ async def test_multi_edit_whose_old_text_is_gone_but_new_text_is_there_is_ambigu
         {
             "both": """\
 error no_match
-multi_edit: 1 of 2 edits could not be applied, so none were: m.txt is unchanged.
+multi_edit: 1 of 2 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
   edit 1: ambiguous — old_text is not in the file but new_text is: made before this call, or old_text is wrong? Re-read the file; drop this edit if its change is there
   edit 2: applied
 Fix the failing old_text (copy it from read_file) and retry.\
@@ -1643,14 +1643,12 @@ async def test_search_files_cut_at_max_results_says_how_many_more(rig: Rig) -> N
             "verbose": """\
 ok
 3 matches in 3 files under <root>:
-README.md
-2:1:TODO: docs
+README.md:2:TODO: docs
 [2 more not shown: narrow the search or raise max_results]\
 """,
             "compact": """\
 ok
-README.md
-2:TODO: docs
+README.md:2:TODO: docs
 [2 more not shown: narrow the search or raise max_results]\
 """,
         }

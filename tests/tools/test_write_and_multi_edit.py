@@ -37,6 +37,15 @@ async def test_overwrite_keeps_crlf_and_the_bom_and_is_backed_up(client: Client,
     assert (root / "w.txt").read_bytes() == b"\xef\xbb\xbfone\r\ntwo\r\n"
 
 
+async def test_overwrite_of_a_file_with_classic_mac_line_breaks_keeps_them(client: Client, root: Path) -> None:
+    (root / "mac.txt").write_bytes(b"one\rtwo\r")
+    structured(await client.call_tool("write_file", {"path": "mac.txt", "content": "uno\ndos\r\ntres\n"}))
+    assert (root / "mac.txt").read_bytes() == b"uno\rdos\rtres\r"
+    (root / "mixed.txt").write_bytes(b"one\rtwo\n")  # no single style: the agent's text is written as sent
+    structured(await client.call_tool("write_file", {"path": "mixed.txt", "content": "uno\ndos\n"}))
+    assert (root / "mixed.txt").read_bytes() == b"uno\ndos\n"
+
+
 async def test_empty_content_over_a_file_is_written_only_with_a_backup_and_says_how_to_undo(
     client: Client, root: Path
 ) -> None:

@@ -17,7 +17,9 @@ from fsguard.core.trees import size_and_files
 from fsguard.models import AnalyzeResult
 
 Operation = Literal["file", "optimize", "write", "edit", "delete"]
-_SENSITIVE = (".env", "credential", "password", "secret", ".pem", ".key", ".crt", "id_rsa", "token")
+# As the seed judges a delete (its "config" included: removing one breaks what reads it); ".key", not "key", which
+# "keyboard.py" holds too.
+_SENSITIVE = (".env", "config", "credential", "password", "secret", ".pem", ".key", ".crt", "id_rsa", "token")
 _LARGE = 1024 * 1024
 
 
@@ -127,7 +129,7 @@ class Analyzer:
         if size > _LARGE:
             level = "HIGH"
         if any(marker in path.name.lower() for marker in _SENSITIVE):
-            level, factors = "CRITICAL", [*factors, "the name suggests secrets or credentials"]
+            level, factors = "CRITICAL", [*factors, "the name suggests configuration, secrets or credentials"]
         suggestions = ["delete_file moves it to the trash by default; restore with backup(action='restore_trash')."]
         return base.model_copy(update={"risk_level": level, "risk_factors": factors, "suggestions": suggestions})
 

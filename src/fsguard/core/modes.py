@@ -304,8 +304,8 @@ def _multi_edit_error(outcomes: list[EditOutcome], path: str) -> FsguardError:
     elif len(listed) < len(outcomes):  # every failure is listed above: say only that the others are fine
         lines.append("  The other edit is fine." if fine == 1 else f"  The other {fine:,} edits are fine.")
     return error_for_code(bad[0].code or NoMatchError.code)(
-        f"multi_edit: {len(bad)} of {len(outcomes)} edits could not be applied, so none were: {path} is "
-        "unchanged.\n" + "\n".join(lines) + "\nFix the failing old_text (copy it from read_file) and retry.",
+        f"multi_edit: {len(bad)} of {len(outcomes)} edits could not be applied, so none were (atomic rollback): "
+        f"{path} is unchanged.\n" + "\n".join(lines) + "\nFix the failing old_text (copy it from read_file) and retry.",
         path=path,
         edits=[{"index": o.index, "status": o.status, "error": o.error} for o in outcomes],
     )

@@ -183,6 +183,9 @@ class FileWriter:
             )
 
 
+_KEPT_ENDINGS = {"crlf": "\r\n", "cr": "\r"}
+
+
 def _decoded_or_none(existing: bytes | None, path: Path) -> DecodedText | None:
     if existing is None:
         return None
@@ -197,8 +200,9 @@ def _to_bytes(payload: str | bytes, encoding: str | None, current: DecodedText |
     if isinstance(payload, bytes):
         return payload, "binary"
     text = payload
-    if current is not None and current.line_ending == "crlf":
-        text = LINE_BREAK.sub("\r\n", text)  # a uniformly CRLF file stays CRLF whatever the agent typed
+    if current is not None and current.line_ending in _KEPT_ENDINGS:
+        # A uniformly CRLF (or classic Mac CR) file keeps its line breaks whatever the agent typed.
+        text = LINE_BREAK.sub(_KEPT_ENDINGS[current.line_ending], text)
     if encoding is not None:
         name = text_codec(encoding)
         bom = current.bom if current is not None and codecs.lookup(current.encoding).name == name else b""

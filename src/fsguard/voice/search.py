@@ -13,7 +13,8 @@ TEXT_CAP = 500_000  # characters of a text block, as the seed caps its responses
 
 
 def search_text(result: SearchResult, compact: bool) -> str:
-    """Matches under one heading per file (root-relative), or names, or counts; cut at :data:`TEXT_CAP` characters."""
+    """Matches (a few as ``path:line:text``, more under one heading per file, root-relative), or names, or counts;
+    cut at :data:`TEXT_CAP` characters."""
     text = _capped(_search_text(result, compact))
     if result.excluded_by_gitignore:
         text += f"\n{shown(result.path)} is excluded by a .gitignore: search it with respect_gitignore=false."
@@ -72,7 +73,21 @@ def _search_text(result: SearchResult, compact: bool) -> str:
     if not result.matches:
         return f"No match for {result.pattern!r} under {where}."
     head = "" if compact else f"{in_files} under {where}:\n"
+    if len(result.matches) <= FLAT_MOST and not any(_has_context(m) for m in result.matches):
+        # A few matches read best as rg prints them into a pipe, one ``path:line:text`` a line (as the seed did);
+        # headings save nothing for so few. Compact drops the indentation, as its grouped rows do.
+        rows = {(m.file, m.line_number): m.line_content.strip() if compact else m.line_content for m in result.matches}
+        flat = [f"{shown(file)}:{number}:{content}" for (file, number), content in rows.items()]
+        return head + "\n".join(flat) + tail
     return head + "\n".join(_grouped(result.matches, compact)) + tail
+
+
+FLAT_MOST = 5
+"""Up to this many matches without context are listed one ``path:line:text`` each, not under per-file headings."""
+
+
+def _has_context(match: SearchMatch) -> bool:
+    return bool(match.context_before or match.context_after)
 
 
 def _grouped(matches: list[SearchMatch], compact: bool) -> list[str]:
@@ -83,7 +98,7 @@ def _grouped(matches: list[SearchMatch], compact: bool) -> list[str]:
     for file, group in itertools.groupby(matches, key=lambda m: m.file):
         lines.append(shown(file))
         found = list(group)
-        if compact and not any(m.context_before or m.context_after for m in found):
+        if compact and not any(_has_context(m) for m in found):
             same: dict[str, dict[int, None]] = {}  # a line with two matches is listed once
             for m in found:
                 same.setdefault(m.line_content.strip(), {})[m.line_number] = None
