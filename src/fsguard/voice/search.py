@@ -76,8 +76,8 @@ def _search_text(result: SearchResult, compact: bool) -> str:
     if len(result.matches) <= FLAT_MOST and not any(_has_context(m) for m in result.matches):
         # A few matches read best as rg prints them into a pipe, one ``path:line:text`` a line (as the seed did);
         # headings save nothing for so few. Compact drops the indentation, as its grouped rows do.
-        rows = {(m.file, m.line_number): m.line_content.strip() if compact else m.line_content for m in result.matches}
-        flat = [f"{shown(file)}:{number}:{content}" for (file, number), content in rows.items()]
+        lines = {(m.file, m.line_number): m.line_content.strip() if compact else m.line_content for m in result.matches}
+        flat = [f"{shown(file)}:{number}:{content}" for (file, number), content in lines.items()]
         return head + "\n".join(flat) + tail
     return head + "\n".join(_grouped(result.matches, compact)) + tail
 
