@@ -472,12 +472,12 @@ async def test_write_file_of_much_less_than_the_file_held_explains_the_guard_and
 ok
 Wrote t.txt (6 bytes, utf-8), verified, hash e32fd00d.
 Undo: backup(action="undo_last", file_path="t.txt") · backup <backup_id:1>
-new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first: undo with backup(action="undo_last", file_path="t.txt").\
+new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
 """,
             "compact": """\
 ok
 WRITTEN t.txt | 6B | hash e32fd00d | undo:<backup_id:1>
-new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first: undo with backup(action="undo_last", file_path="t.txt").\
+new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
 """,
         }
     )
@@ -2552,6 +2552,19 @@ error invalid_params
 read_file: invalid arguments:
 • parameter 'start_line': Input should be greater than or equal to 1
 Call help(tool='read_file') for the parameters.\
+"""
+        }
+    )
+
+
+async def test_a_missing_required_argument_is_named_as_the_seed_names_it(rig: Rig) -> None:
+    assert await rig.texts(lambda c: c.call("edit_file", old_text="a", new_text="b")) == snapshot(
+        {
+            "both": """\
+error invalid_params
+edit_file: invalid arguments:
+• missing required parameter "path"
+Call help(tool='edit_file') for the parameters.\
 """
         }
     )

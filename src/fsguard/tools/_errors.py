@@ -83,5 +83,8 @@ def _describe_validation(tool: str, error: ValidationError) -> str:
     lines = []
     for item in error.errors(include_url=False):
         name = ".".join(str(part) for part in item["loc"]) or "arguments"
-        lines.append(f"• parameter {name!r}: {item['msg']}")
+        if item["type"] == "missing":  # worded as the seed words it: prompts and tests look for it
+            lines.append(f'• missing required parameter "{name}"')
+        else:
+            lines.append(f"• parameter {name!r}: {item['msg']}")
     return f"{tool}: invalid arguments:\n" + "\n".join(lines) + f"\nCall help(tool={tool!r}) for the parameters."

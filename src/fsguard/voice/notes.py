@@ -56,11 +56,12 @@ def integrity_detail(check: Integrity | None) -> str | None:
     return f"{facts}; {problem}" if problem else facts
 
 
-def write_guard_feedback(guard: WriteGuard, path: Path) -> str:
-    """The guard's note, and why the write went through anyway: how to undo it."""
+def write_guard_feedback(guard: WriteGuard, path: Path, backup_id: str) -> str:
+    """The guard's note, and why the write went through anyway: the backup (named as the seed named it) and how to
+    undo the write."""
     return (
-        f"{guard.message} Written anyway because the previous version was backed up first: "
-        f'undo with backup(action="undo_last", file_path="{path}").'
+        f"{guard.message} Written anyway because the previous version was backed up first. Backup created: "
+        f'{backup_id}. To undo: backup(action="undo_last", file_path="{path}").'
     )
 
 
