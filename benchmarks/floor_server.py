@@ -3,6 +3,10 @@ size (the SDK's request handling, validation, dumps and a stdio transport), with
 
     .venv/bin/python benchmarks/floor_server.py                  # the SDK's own stdio; the tool is text(size)
     .venv/bin/python benchmarks/floor_server.py --fsguard-stdio  # fsguard's stdio transport, as fsguard serves
+    .venv/bin/python benchmarks/floor_server.py --fsguard-stdio --on-loop  # the tool a coroutine, as fsguard's are
+
+The SDK runs a plain function's call on a worker thread, a coroutine's on the event loop; fsguard's tools run on
+the loop (tools/_params.py), so ``--on-loop`` is the floor under its calls, without the thread hop.
 """
 
 import sys
@@ -32,11 +36,25 @@ class Text(BaseModel):
     content: str
 
 
-@server.tool()
-def text(size: int) -> Text:
-    """Return ``size`` characters in lines of 50, as the harness's generated files are."""
+def made(size: int) -> Text:
+    """``size`` characters in lines of 50, as the harness's generated files are."""
     line = "x" * 49 + "\n"
     return Text(content=(line * (size // 50 + 1))[:size])
+
+
+if "--on-loop" in sys.argv[1:]:
+
+    @server.tool(name="text")
+    async def text_on_loop(size: int) -> Text:
+        """Return ``size`` characters in lines of 50, on the event loop."""
+        return made(size)
+
+else:
+
+    @server.tool()
+    def text(size: int) -> Text:
+        """Return ``size`` characters in lines of 50, on a worker thread."""
+        return made(size)
 
 
 if __name__ == "__main__":
