@@ -12,8 +12,10 @@ from mcp import Client
 from fsguard.core import ranges, tails
 from fsguard.core.excerpts import take_last
 from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.tools import test_big_files as big_files
 
 pytestmark = pytest.mark.anyio
+bytes_read = big_files.bytes_read  # the fixture itself: the length of every piece a streamed read takes from disk
 
 BUDGET = 500
 LIMIT = 1000
@@ -132,21 +134,12 @@ async def test_a_last_line_too_long_to_count_says_its_left_out_part_in_bytes(
 
 
 async def test_a_last_line_starting_further_back_than_a_tail_looks_is_shown_by_its_end_without_reading_the_rest(
-    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch, bytes_read: list[int]
 ) -> None:
     # An 8 GB file of one line took 24 s: its start was looked for back to the file's start, then its lines counted.
     monkeypatch.setattr(tails, "LOOKED_BACK", 4000)
     body = "x" * 400_000 + "the end\n"
     (root / "one.log").write_text(body, encoding="utf-8")
-    read: list[int] = []
-    pread = ranges._pread
-
-    def counted(fd: int, size: int, offset: int) -> bytes:
-        data = pread(fd, size, offset)
-        read.append(len(data))
-        return data
-
-    monkeypatch.setattr(ranges, "_pread", counted)
     async with connect(max_response_bytes=BUDGET, max_file_size=LIMIT) as client:
         data = await _tail(client, "one.log", 5)
     assert data["content"].startswith("[line ? cut: over 4,000 bytes of it left out] …")
@@ -155,7 +148,7 @@ async def test_a_last_line_starting_further_back_than_a_tail_looks_is_shown_by_i
     assert data.get("start_line") is None
     assert "get_file_info counts the lines" in data["hint"]
     # Its first 64 KiB (its encoding), a few budgets of its end and the 4,000 bytes looked back: not the 400 KB.
-    assert sum(read) <= (64 << 10) + 4000 + 8 * BUDGET
+    assert sum(bytes_read) <= (64 << 10) + 4000 + 8 * BUDGET
     assert (root / "one.log").read_text(encoding="utf-8") == body
 
 
