@@ -99,6 +99,27 @@ async def test_a_path_glob_hook_fires_only_for_matching_files(
     assert log.read_text(encoding="utf-8").splitlines() == [str(root / "pkg" / "m.py")]
 
 
+async def test_a_file_glob_given_as_pattern_matches_files_as_the_seeds_examples_meant(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    # The seed's shipped examples ("pattern": "*.go") matched tool names only, so they never fired (its BUG 20).
+    deny = python_hook(tmp_path, "deny", "sys.exit(2)")
+    config = hook_config(tmp_path, {"pre-edit": [{"pattern": "*.go", "hooks": [{"type": "command", "command": deny}]}]})
+    (root / "a.go").write_text("package a\n", encoding="utf-8")
+    (root / "a.txt").write_text("package a\n", encoding="utf-8")
+    async with connect(hooks_config=config) as client:
+        refused = await client.call_tool(
+            "edit_file", {"path": "a.go", "old_text": "package a", "new_text": "package b"}
+        )
+        edited = await client.call_tool(
+            "edit_file", {"path": "a.txt", "old_text": "package a", "new_text": "package b"}
+        )
+    assert error_code(refused) == "hook_denied"
+    assert not edited.is_error
+    assert (root / "a.go").read_text(encoding="utf-8") == "package a\n"
+    assert (root / "a.txt").read_text(encoding="utf-8") == "package b\n"
+
+
 async def test_delete_move_copy_create_and_read_fire_their_hooks(
     connect: ClientFactory, root: Path, tmp_path: Path
 ) -> None:

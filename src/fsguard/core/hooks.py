@@ -5,7 +5,9 @@ The file maps the :data:`HOOK_EVENTS` (``pre_write`` spellings accepted) to list
 applies when its ``pattern`` matches the tool name (``*``, exact, ``fnmatch`` wildcard, or ``re:<regex>`` found by
 :func:`re.search`) OR its ``path`` glob matches ``file_path``, ``source_path`` or ``dest_path``: a glob without ``/``
 matches the basename, one with ``/`` the root-relative path (``*`` within a directory, ``**`` across any number, so
-``**/*.py`` matches ``a.py`` and ``src/a.py``; a leading ``/`` changes nothing). Neither matches every call.
+``**/*.py`` matches ``a.py`` and ``src/a.py``; a leading ``/`` changes nothing). Neither matches every call. A
+``pattern`` holding ``.`` or ``/``, which no tool name does, is a path glob: the seed's shipped examples put file
+globs there (``"pattern": "*.go"``), and its server matched them against tool names only, so they never fired.
 
 Hooks run as ``sh -c <command>`` in the first root, the event as JSON on stdin. Stdout may be JSON
 ``{decision, reason, modified_content, additional_context}``; without a decision, exit 0 allows, 2 denies (stderr is
@@ -268,11 +270,20 @@ def _parse_entry(raw: object, roots: tuple[Path, ...], bad: Callable[[str], Hook
         if hook.get("enabled", True):
             hooks.append(_Hook(command, float(timeout), hook.get("failOnError", False), label))
     pattern = entry.get("pattern") or (None if entry.get("path") else "*")  # an entry with neither matches all
-    return _Entry(
-        _tool_matcher(pattern, bad) if pattern else None,
-        _path_matcher(entry["path"], roots) if entry.get("path") else None,
-        tuple(hooks),
-    )
+    globs = [glob for glob in (entry.get("path"), pattern if pattern and _names_files(pattern) else None) if glob]
+    if len(globs) == 2:
+        first, second = (_path_matcher(glob, roots) for glob in globs)
+        path: Predicate | None = lambda raw: first(raw) or second(raw)  # noqa: E731 - one of two globs
+    else:
+        path = _path_matcher(globs[0], roots) if globs else None
+    tool = _tool_matcher(pattern, bad) if pattern and not _names_files(pattern) else None
+    return _Entry(tool, path, tuple(hooks))
+
+
+def _names_files(pattern: str) -> bool:
+    """Whether ``pattern`` can only be a file glob: it holds ``.`` or ``/``, which no tool name does (a regex is a
+    tool-name pattern whatever it holds)."""
+    return not pattern.startswith("re:") and ("." in pattern or "/" in pattern)
 
 
 def _object(raw: object, schema: _Schema, bad: Callable[[str], HookConfigError]) -> dict[str, Any]:
