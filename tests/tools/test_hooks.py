@@ -120,6 +120,28 @@ async def test_a_file_glob_given_as_pattern_matches_files_as_the_seeds_examples_
     assert (root / "a.txt").read_text(encoding="utf-8") == "package b\n"
 
 
+async def test_a_batch_step_answers_to_the_seeds_batch_family_name_and_to_batch_operations(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    deny = python_hook(tmp_path, "deny", "sys.exit(2)")
+    entry = [{"pattern": "batch_write", "hooks": [{"type": "command", "command": deny}]}]
+    config = hook_config(tmp_path, {"pre-write": entry, "pre-edit": entry})
+    (root / "e.txt").write_text("old\n", encoding="utf-8")
+    write = {"operations": [{"type": "write", "path": "n.txt", "content": "x\n"}]}
+    edit = {"operations": [{"type": "edit", "path": "e.txt", "old_text": "old", "new_text": "new"}]}
+    async with connect(hooks_config=config) as client:
+        refused = await client.call_tool("batch_operations", {"request_json": json.dumps(write)})
+        edited = await client.call_tool("batch_operations", {"request_json": json.dumps(edit)})
+        written = await client.call_tool("write_file", {"path": "w.txt", "content": "y\n"})
+    assert error_code(refused) == "batch_failed"
+    assert "hook" in text_of(refused)
+    assert not (root / "n.txt").exists()
+    assert not edited.is_error  # batch_write names the batch's writes, not its edits
+    assert (root / "e.txt").read_text(encoding="utf-8") == "new\n"
+    assert not written.is_error  # nor write_file's
+    assert (root / "w.txt").read_text(encoding="utf-8") == "y\n"
+
+
 async def test_delete_move_copy_create_and_read_fire_their_hooks(
     connect: ClientFactory, root: Path, tmp_path: Path
 ) -> None:

@@ -7,7 +7,8 @@ applies when its ``pattern`` matches the tool name (``*``, exact, ``fnmatch`` wi
 matches the basename, one with ``/`` the root-relative path (``*`` within a directory, ``**`` across any number, so
 ``**/*.py`` matches ``a.py`` and ``src/a.py``; a leading ``/`` changes nothing). Neither matches every call. A
 ``pattern`` holding ``.`` or ``/``, which no tool name does, is a path glob: the seed's shipped examples put file
-globs there (``"pattern": "*.go"``), and its server matched them against tool names only, so they never fired.
+globs there (``"pattern": "*.go"``), and its server matched them against tool names only, so they never fired. A
+step of ``batch_operations`` also answers to ``batch_<family>`` (``batch_write``), as the seed named it.
 
 Hooks run as ``sh -c <command>`` in the first root, the event as JSON on stdin. Stdout may be JSON
 ``{decision, reason, modified_content, additional_context}``; without a decision, exit 0 allows, 2 denies (stderr is
@@ -95,7 +96,15 @@ class _Entry:
     def matches(self, event: HookEvent) -> bool:
         paths = (event.file_path, event.source_path, event.dest_path)
         by_path = self.path is not None and any(self.path(path) for path in paths if path)
-        return by_path or (self.tool is not None and self.tool(event.tool_name))
+        return by_path or (self.tool is not None and any(self.tool(name) for name in _tool_names(event)))
+
+
+def _tool_names(event: HookEvent) -> tuple[str, ...]:
+    """The names a tool pattern may match: the tool's, and for a batch_operations step also ``batch_<family>``
+    (``batch_write``, ``batch_edit``, ``batch_move``, …), the name the seed's hooks saw for it."""
+    if event.tool_name != "batch_operations":
+        return (event.tool_name,)
+    return event.tool_name, "batch_" + event.event.partition("-")[2]
 
 
 @dataclass(frozen=True)
