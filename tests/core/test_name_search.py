@@ -21,7 +21,7 @@ from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryEr
 from fsguard.core.globs import normalise_globs
 from fsguard.core.ignore import WalkOptions, default_skips
 from fsguard.core.names import NameSearch, search_names
-from fsguard.core.ripgrep import ripgrep_path
+from fsguard.core.ripgrep import ripgrep_path, walk_key
 from tests.core.test_ignore import DEFAULT_SKIPPED, build
 from tests.fifo_stall import Cancelled, cancel, made_after_the_walk_beside, run_beside_a_fifo
 from tests.strategies import gitignore_trees
@@ -258,3 +258,18 @@ def test_undecodable_names_are_listed_exactly(root: Path) -> None:
     (root / odd).touch()
     (root / "z.py").touch()
     assert both(root, "*.py", WalkOptions()).files == (str(root / odd), str(root / "z.py"))
+
+
+_RECORD_PIECES = st.sampled_from([b"a", b"a.b", b"a-b", b"a b", b"ab", b"\xc3\xa9", b".x", b"a\x01", b"!"])
+
+
+@given(
+    records=st.lists(st.lists(_RECORD_PIECES, min_size=1, max_size=4).map(b"/".join), max_size=30, unique=True),
+    lead=st.sampled_from([b"", b"a/", b"a.b/"]),
+)
+def test_rg_s_listing_is_put_in_walk_order_as_the_per_name_key_orders_it(records: list[bytes], lead: bytes) -> None:
+    # The C-level passes (one replace joins the records; "/" sorts lowest as \x01) against a key per name.
+    output = b"".join(b"./" + record + b"\0" for record in records)
+    below = [record[len(lead) :] for record in records if record.startswith(lead)]
+    ordered = sorted(below, key=walk_key)
+    assert names_module._walk_ordered(output, lead) == b"\0".join(ordered)

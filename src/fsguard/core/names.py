@@ -304,12 +304,16 @@ def _walk_ordered(output: bytes, lead: bytes) -> bytes:
     if lead and body.startswith(lead) and body.count(b"\0./" + lead) == body.count(b"\0./"):
         body = body[len(lead) :].replace(b"\0./" + lead, b"\0./")  # every record is below lead: cut in one call
         lead = b""
-    records = body.split(b"\0./")
-    if lead:
-        records = [record[len(lead) :] for record in records if record.startswith(lead)]
-    if b"\x01" in output:
-        records.sort(key=walk_key)
-        return b"\0".join(records)
-    ordered = b"\0".join(records).replace(b"/", b"\x01").split(b"\0")
+    if b"\x01" in output or lead:
+        records = body.split(b"\0./")
+        if lead:
+            records = [record[len(lead) :] for record in records if record.startswith(lead)]
+        if b"\x01" in output:
+            records.sort(key=walk_key)
+            return b"\0".join(records)
+        body = b"\0".join(records)
+    else:
+        body = body.replace(b"\0./", b"\0")  # the records joined without their "./": no list of them made
+    ordered = body.replace(b"/", b"\x01").split(b"\0")
     ordered.sort()
     return b"\0".join(ordered).replace(b"\x01", b"/")
