@@ -309,6 +309,27 @@ async def test_http_answers_a_body_that_is_no_message_with_32600_and_keeps_servi
     assert (root / "after.txt").read_bytes() == b"still served\n"
 
 
+async def test_http_refuses_an_unknown_protocol_version_header_naming_the_ones_it_speaks(
+    base_settings: Settings, root: Path
+) -> None:
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+    with anyio.fail_after(30):
+        async with http_server(_http(base_settings)) as url, httpx.AsyncClient() as raw:
+            unknown = await raw.post(url, content=body, headers={**headers, "mcp-protocol-version": "1999-01-01"})
+            known = await raw.post(url, content=body, headers={**headers, "mcp-protocol-version": "2025-11-25"})
+    assert unknown.status_code == 400
+    error = unknown.json()["error"]
+    assert error["code"] == INVALID_REQUEST
+    assert "'1999-01-01'" in error["message"]
+    assert "2025-11-25" in error["message"]
+    assert "2026-07-28" in error["message"]
+    assert "_meta" not in error["message"]
+    assert known.status_code == 200
+    assert list(root.iterdir()) == []
+
+
 async def test_an_sdk_client_sees_the_413_text_and_keeps_working(
     base_settings: Settings, root: Path, mode: str
 ) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -75,7 +76,8 @@ class BodyLimitNotice:
 
 
 class InvalidRequestNotice:
-    """Answers a body the SDK's message validation refused with -32600 Invalid Request and a readable message.
+    """Answers a body the SDK's message validation refused, or an MCP-Protocol-Version header naming no known
+    revision, with -32600 Invalid Request and a readable message.
 
     The transport validates each POST body as one JSON-RPC message and refuses the rest with 400 and -32602
     (invalid params) whose message is pydantic's dump of every union member it tried. The status stays; the
@@ -86,7 +88,21 @@ class InvalidRequestNotice:
         self._app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        version = dict(scope["headers"]).get(b"mcp-protocol-version")
+        if version is not None and version.decode("latin-1") not in KNOWN_PROTOCOL_VERSIONS:
+            # The SDK takes an unknown version for the stateless era and asks for its _meta envelope instead.
+            text = (
+                f"Unsupported MCP-Protocol-Version {version.decode('latin-1')!r}: this server speaks "
+                f"{', '.join(KNOWN_PROTOCOL_VERSIONS)}. Nothing was done; send one of them, or leave the header out "
+                "of the initialize request."
+            )
+            answer = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": text}}
+            await JSONResponse(answer, status_code=400)(scope, receive, send)
+            return
+        if scope["method"] != "POST":
             await self._app(scope, receive, send)
             return
         first = b""  # the body's first bytes: enough to tell a batch array
