@@ -280,13 +280,12 @@ def _parse_entry(raw: object, roots: tuple[Path, ...], bad: Callable[[str], Hook
             hooks.append(_Hook(command, float(timeout), hook.get("failOnError", False), label))
     pattern = entry.get("pattern") or (None if entry.get("path") else "*")  # an entry with neither matches all
     globs = [glob for glob in (entry.get("path"), pattern if pattern and _names_files(pattern) else None) if glob]
-    if len(globs) == 2:
-        first, second = (_path_matcher(glob, roots) for glob in globs)
-        path: Predicate | None = lambda raw: first(raw) or second(raw)  # noqa: E731 - one of two globs
-    else:
-        path = _path_matcher(globs[0], roots) if globs else None
     tool = _tool_matcher(pattern, bad) if pattern and not _names_files(pattern) else None
-    return _Entry(tool, path, tuple(hooks))
+    return _Entry(tool, _any_path([_path_matcher(glob, roots) for glob in globs]) if globs else None, tuple(hooks))
+
+
+def _any_path(matchers: list[Predicate]) -> Predicate:
+    return lambda raw: any(match(raw) for match in matchers)
 
 
 def _names_files(pattern: str) -> bool:
