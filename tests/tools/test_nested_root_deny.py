@@ -68,7 +68,7 @@ async def test_a_rule_for_the_outer_root_refuses_writes_and_moves_under_a_nested
             await client.call_tool("write_file", {"path": str(sub / "secret.txt"), "content": "gone\n"}),
             await client.call_tool("delete_file", {"path": str(sub / "secret.txt"), "permanent": True}),
             await client.call_tool("write_file", {"path": str(sub / "deeper" / "new.txt"), "content": "x\n"}),
-            # Out of the folder the rule names, the key would be visible: the move is refused.
+            # A copy would make the secret readable under a name no rule hides.
             await client.call_tool("copy_file", {"source_path": str(sub / "secret.txt"), "dest_path": "copy.txt"}),
         ]
 
