@@ -69,12 +69,12 @@ class Groundwork:
             # Not refused: serving one's home directory with the default state dir is common. But the backups, the
             # trash and the records the start-up sweep acts on are no agent's to read, forge or delete: the state
             # dir is denied as a secret is, by a rule after the operator's (so no "!" rule lets it back in).
-            # Relative to the outermost root holding it: deny rules judge a path in every root's view, and the
-            # longest view is the least likely to name another path below a nested root.
-            relative = policy.relatives(state)[-1]
-            if relative:
+            views = policy.relatives(state)  # deepest root first: "" when the state dir is a root itself
+            if views[0]:
                 logger.info("state dir %s lies inside a root: it is denied to the tools", state)
-                rules = DenyRules.create(settings.deny, defaults=settings.default_deny, hidden=(relative,))
+                # Relative to the outermost root holding it: deny rules judge a path in every root's view, and the
+                # longest view is the least likely to name another path below a nested root.
+                rules = DenyRules.create(settings.deny, defaults=settings.default_deny, hidden=(views[-1],))
                 policy = replace(policy, deny=rules)
             else:  # the state dir is a root itself: denying it would deny the whole root
                 logger.warning("state dir %s is a root; agents can reach fsguard's own files", state)

@@ -65,3 +65,17 @@ async def test_an_operators_rule_that_lets_names_back_in_does_not_open_the_state
     async with connect(state_dir=state, deny=("!.local/**",), default_deny=False) as client:
         refused = await client.call_tool("list_directory", {"path": f"{STATE}/backups"})
     assert error_code(refused) == "access_denied"
+
+
+async def test_a_state_dir_that_is_a_root_itself_stays_usable_when_an_outer_root_holds_it(
+    connect: ClientFactory, root: Path
+) -> None:
+    # Denying it would deny that whole root (the operator named it): the warning is all, nested or not.
+    state = root / "state"
+    state.mkdir()
+    async with connect(state_dir=state, roots=(root, state)) as client:
+        written = await client.call_tool("write_file", {"path": str(state / "notes.txt"), "content": "mine\n"})
+        listed = structured(await client.call_tool("list_directory", {"path": str(state)}))
+    assert not written.is_error
+    assert (state / "notes.txt").read_bytes() == b"mine\n"
+    assert "notes.txt" in [entry["name"] for entry in listed["entries"]]
