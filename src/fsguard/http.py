@@ -41,6 +41,13 @@ def request_body_limit(settings: Settings) -> int:
     return 2 * settings.max_file_size + BODY_ENVELOPE
 
 
+def invalid_request(message: str, status: int) -> JSONResponse:
+    """A JSON-RPC -32600 answer to a request the transport refused (no id can be trusted: null)."""
+    return JSONResponse(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}, status_code=status
+    )
+
+
 class BodyLimitNotice:
     """Replaces the transport's bare ``413 Request body too large`` with a JSON-RPC error naming the flag.
 
@@ -67,8 +74,7 @@ class BodyLimitNotice:
             nonlocal replaced
             if message["type"] == "http.response.start" and message["status"] == 413:
                 replaced = True
-                body = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": self._message}}
-                await JSONResponse(body, status_code=413)(scope, receive, send)
+                await invalid_request(self._message, 413)(scope, receive, send)
             elif not replaced:
                 await send(message)
 
@@ -99,8 +105,7 @@ class InvalidRequestNotice:
                 f"{', '.join(KNOWN_PROTOCOL_VERSIONS)}. Nothing was done; send one of them, or leave the header out "
                 "of the initialize request."
             )
-            answer = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": text}}
-            await JSONResponse(answer, status_code=400)(scope, receive, send)
+            await invalid_request(text, 400)(scope, receive, send)
             return
         if scope["method"] != "POST":
             await self._app(scope, receive, send)
@@ -145,8 +150,7 @@ class InvalidRequestNotice:
             else "the body is JSON but no JSON-RPC 2.0 request, notification or response"
         )
         text = f"Invalid Request: {what}; nothing was done. Send one JSON-RPC message per request."
-        answer = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": text}}
-        await JSONResponse(answer, status_code=400)(scope, receive, send)
+        await invalid_request(text, 400)(scope, receive, send)
 
 
 class BearerTokenGate:

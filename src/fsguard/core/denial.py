@@ -239,24 +239,20 @@ def _literal_rule(relative: str) -> str:
 
 
 def root_prefixes(roots: Iterable[Path]) -> tuple[str, ...]:
-    """Each root as ``"/its/path/"``, deepest first: what :func:`relative_text` strips."""
+    """Each root as ``"/its/path/"``, deepest first: what :func:`relative_views` strips."""
     return tuple(sorted((str(root).rstrip("/") + "/" for root in roots), key=len, reverse=True))
 
 
 def relative_text(path: str, prefixes: tuple[str, ...]) -> str:
-    """``path`` relative to the deepest root holding it (what deny rules match), on strings: callers ask about
-    every name a walk meets, and Path arithmetic per name would cost more than the rules themselves."""
-    for prefix in prefixes:
-        if path.startswith(prefix):
-            return path[len(prefix) :]
-        if len(path) + 1 == len(prefix) and prefix.startswith(path):
-            return ""  # the root itself
-    return path.lstrip("/")
+    """``path`` relative to the deepest root holding it, its first view (see :func:`relative_views`)."""
+    return relative_views(path, prefixes)[0]
 
 
 def relative_views(path: str, prefixes: tuple[str, ...]) -> tuple[str, ...]:
     """``path`` relative to each root holding it, deepest first (one view, without its leading '/', outside every
-    root): deny rules judge every view, so a rule written for an outer root holds below a nested one as well."""
+    root): deny rules judge every view, so a rule written for an outer root holds below a nested one as well. On
+    strings: callers ask about every name a walk meets, and Path arithmetic per name would cost more than the rules
+    themselves."""
     views = tuple(
         path[len(prefix) :] if path.startswith(prefix) else ""
         for prefix in prefixes
