@@ -279,8 +279,9 @@ def _parse_entry(raw: object, roots: tuple[Path, ...], bad: Callable[[str], Hook
         if hook.get("enabled", True):
             hooks.append(_Hook(command, float(timeout), hook.get("failOnError", False), label))
     pattern = entry.get("pattern") or (None if entry.get("path") else "*")  # an entry with neither matches all
-    globs = [glob for glob in (entry.get("path"), pattern if pattern and _names_files(pattern) else None) if glob]
-    tool = _tool_matcher(pattern, bad) if pattern and not _names_files(pattern) else None
+    file_glob = pattern is not None and _names_files(pattern)
+    globs = [glob for glob in (entry.get("path"), pattern if file_glob else None) if glob]
+    tool = _tool_matcher(pattern, bad) if pattern and not file_glob else None
     return _Entry(tool, _any_path([_path_matcher(glob, roots) for glob in globs]) if globs else None, tuple(hooks))
 
 

@@ -304,16 +304,13 @@ def _walk_ordered(output: bytes, lead: bytes) -> bytes:
     if lead and body.startswith(lead) and body.count(b"\0./" + lead) == body.count(b"\0./"):
         body = body[len(lead) :].replace(b"\0./" + lead, b"\0./")  # every record is below lead: cut in one call
         lead = b""
-    if b"\x01" in output or lead:
+    if lead:  # some records are not below lead: kept one by one
+        body = b"\0./".join(record[len(lead) :] for record in body.split(b"\0./") if record.startswith(lead))
+    if b"\x01" in output:
         records = body.split(b"\0./")
-        if lead:
-            records = [record[len(lead) :] for record in records if record.startswith(lead)]
-        if b"\x01" in output:
-            records.sort(key=walk_key)
-            return b"\0".join(records)
-        body = b"\0".join(records)
-    else:
-        body = body.replace(b"\0./", b"\0")  # the records joined without their "./": no list of them made
-    ordered = body.replace(b"/", b"\x01").split(b"\0")
+        records.sort(key=walk_key)
+        return b"\0".join(records)
+    # The records joined without their "./" in one replace, "/" sorting lowest as \x01: no list made but to sort.
+    ordered = body.replace(b"\0./", b"\0").replace(b"/", b"\x01").split(b"\0")
     ordered.sort()
     return b"\0".join(ordered).replace(b"\x01", b"/")
