@@ -36,25 +36,18 @@ class Text(BaseModel):
     content: str
 
 
-def made(size: int) -> Text:
-    """``size`` characters in lines of 50, as the harness's generated files are."""
+def text(size: int) -> Text:
+    """Return ``size`` characters in lines of 50, as the harness's generated files are."""
     line = "x" * 49 + "\n"
     return Text(content=(line * (size // 50 + 1))[:size])
 
 
-if "--on-loop" in sys.argv[1:]:
+async def text_on_loop(size: int) -> Text:
+    """Return ``size`` characters in lines of 50, as the harness's generated files are."""
+    return text(size)
 
-    @server.tool(name="text")
-    async def text_on_loop(size: int) -> Text:
-        """Return ``size`` characters in lines of 50, on the event loop."""
-        return made(size)
 
-else:
-
-    @server.tool()
-    def text(size: int) -> Text:
-        """Return ``size`` characters in lines of 50, on a worker thread."""
-        return made(size)
+server.tool(name="text")(text_on_loop if "--on-loop" in sys.argv[1:] else text)
 
 
 if __name__ == "__main__":
