@@ -118,14 +118,19 @@ async def test_a_head_and_tail_of_one_line_whose_last_line_is_too_long_for_the_b
     assert f"start_line=3 start_column={left + 1 - len(shown)}," in data["hint"]
 
 
+async def _tail_of_one_line(connect: ClientFactory, root: Path, length: int) -> tuple[str, dict[str, Any]]:
+    """A file above the size limit that is one line of ``length`` x's and "the end", and its 5-line tail."""
+    body = "x" * length + "the end\n"
+    (root / "one.log").write_text(body, encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, max_file_size=LIMIT) as client:
+        return body, await _tail(client, "one.log", 5)
+
+
 async def test_a_last_line_too_long_to_count_says_its_left_out_part_in_bytes(
     connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tails, "COUNTED_BELOW", 1000)
-    body = "x" * 100_000 + "the end\n"
-    (root / "one.log").write_text(body, encoding="utf-8")
-    async with connect(max_response_bytes=BUDGET, max_file_size=LIMIT) as client:
-        data = await _tail(client, "one.log", 5)
+    body, data = await _tail_of_one_line(connect, root, 100_000)
     line, left, shown = _shown(data["content"])
     assert (line, left) == (1, len(body) - len(shown))
     assert data["content"].startswith(f"[line 1 cut: its first {left:,} bytes left out] …")
@@ -138,10 +143,7 @@ async def test_a_last_line_starting_further_back_than_a_tail_looks_is_shown_by_i
 ) -> None:
     # An 8 GB file of one line took 24 s: its start was looked for back to the file's start, then its lines counted.
     monkeypatch.setattr(tails, "LOOKED_BACK", 4000)
-    body = "x" * 400_000 + "the end\n"
-    (root / "one.log").write_text(body, encoding="utf-8")
-    async with connect(max_response_bytes=BUDGET, max_file_size=LIMIT) as client:
-        data = await _tail(client, "one.log", 5)
+    body, data = await _tail_of_one_line(connect, root, 400_000)
     assert data["content"].startswith("[line ? cut: over 4,000 bytes of it left out] …")
     assert data["content"].endswith("the end\n")
     assert body.endswith(data["content"].split(" …", 1)[1])
