@@ -65,13 +65,18 @@ class RawStdioServer:
                 self._arrived.notify_all()
 
     def send(self, message: dict[str, Any]) -> None:
-        """Write one frame; raises BrokenPipeError once the child is dead."""
+        """Write one frame; raises BrokenPipeError once the child is dead or its pipe closed."""
         stdin = self.process.stdin
         assert stdin is not None
         data = json.dumps(message, separators=(",", ":")).encode() + b"\n"
         with self._write_lock:
-            stdin.write(data)
-            stdin.flush()
+            try:
+                stdin.write(data)
+                stdin.flush()
+            except ValueError:  # close() shut the pipe of the killed child between two frames
+                if stdin.closed:
+                    raise BrokenPipeError("the child's stdin is closed") from None
+                raise
 
     def wait_until(self, predicate: Callable[[dict[int, dict[str, Any]]], bool], timeout: float = WAIT_S) -> bool:
         """Whether ``predicate(responses)`` came true within ``timeout`` (False also when stdout closed first)."""
