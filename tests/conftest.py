@@ -20,6 +20,7 @@ from mcp.types import CallToolResult
 
 from fsguard.config import Settings
 from fsguard.core import locks
+from fsguard.core.ripgrep import ripgrep_path
 from fsguard.server import build_server
 
 settings.register_profile(
@@ -62,6 +63,17 @@ def state_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def base_settings(root: Path, state_dir: Path) -> Settings:
     return Settings(roots=(root,), state_dir=state_dir)
+
+
+@pytest.fixture(params=["ripgrep", "python"])
+def tool_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The engine the search tools use: ripgrep (skipped when missing), or Python when rg seems missing."""
+    if request.param == "python":
+        for module in ("search", "names", "replacing"):
+            monkeypatch.setattr(f"fsguard.core.{module}.ripgrep_path", lambda: None)
+    elif ripgrep_path() is None:
+        pytest.skip("rg is not installed")
+    return str(request.param)
 
 
 @pytest.fixture(params=MODES)

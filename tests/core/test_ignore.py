@@ -99,6 +99,18 @@ def test_a_line_ripgrep_cannot_read_is_dropped_and_a_posix_class_is_read_as_ripg
     assert walked(root, WalkOptions()) == ripgrep_walk(root, WalkOptions()) == ["1", "A", "[[]", "b", "b\\", "c"]
 
 
+@pytest.mark.skipif(RG is None, reason="rg is not installed")
+def test_gitignore_lines_end_at_newline_alone_so_a_form_feed_or_line_separator_belongs_to_the_pattern(
+    root: Path,
+) -> None:
+    # CRLF files lose the "\r"; "\x0c", "\x85" and "\u2028" are characters of a name, as in git and ripgrep
+    lines = "*.log\r\nform\x0cfeed\r\nnext\x85line\nsep\u2028arate\n"
+    names = ["x.log", "form\x0cfeed", "form", "feed", "next\x85line", "next", "sep\u2028arate", "sep", "arate"]
+    build(root, names, {"": lines})
+    expected = ["arate", "feed", "form", "next", "sep"]
+    assert walked(root, WalkOptions()) == ripgrep_walk(root, WalkOptions()) == expected
+
+
 def test_a_gitignore_that_is_a_fifo_is_no_rules_and_never_waited_on(root: Path) -> None:
     build(root, ["sub/a.txt", "sub/b.log"], {"": "*.log\n"})
     os.mkfifo(root / "sub" / ".gitignore")

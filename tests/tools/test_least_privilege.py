@@ -314,13 +314,9 @@ async def test_secrets_are_absent_from_listings_with_the_count(client: Client, r
     assert ".env" not in text_of(await client.call_tool("list_directory", {"output_format": "tree"})).split()
 
 
-@pytest.mark.parametrize("engine", ["ripgrep", "python"])
 async def test_secrets_are_absent_from_search_results_with_the_count(
-    client: Client, root: Path, engine: str, monkeypatch: pytest.MonkeyPatch
+    client: Client, root: Path, tool_engine: str
 ) -> None:
-    if engine == "python":
-        monkeypatch.setattr("fsguard.core.search.ripgrep_path", lambda: None)
-        monkeypatch.setattr("fsguard.core.names.ripgrep_path", lambda: None)
     tree(root, {**SECRETS, **PUBLIC})
     content = structured(
         await client.call_tool("search_files", {"pattern": "needle", "include_content": True, "include_hidden": True})

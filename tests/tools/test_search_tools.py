@@ -568,6 +568,20 @@ async def test_content_search_names_the_binary_files_whose_bytes_hold_the_patter
     assert (root / "blob.bin").read_bytes() == b"\x00needle\x00"
 
 
+async def test_a_binary_file_just_written_is_named_alike_by_both_engines_after_its_bom(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # Written a moment ago, the file is looked at again after rg's run (it may have changed meanwhile): that look
+    # must read it as rg and the Python engine do, past its BOM, or "^needle" is lost.
+    (root / "blob.bin").write_bytes(b"\xef\xbb\xbfneedle\x00tail\n")
+    (root / "late.bin").write_bytes(b"\x00\xef\xbb\xbfneedle\n")  # a BOM only counts first
+
+    data = structured(await client.call_tool("search_files", {"pattern": "^needle", "include_content": True}))
+
+    assert (data["total_matches"], data["skipped_binary_paths"]) == (0, ["blob.bin"])
+    assert (root / "blob.bin").read_bytes() == b"\xef\xbb\xbfneedle\x00tail\n"
+
+
 async def test_project_replace_finds_its_files_as_python_reads_them_whatever_the_encoding_or_case(
     client: Client, root: Path
 ) -> None:

@@ -100,7 +100,9 @@ class DenyRules:
         # and "*" and "?" take one as any other character.
         candidate = (relative + "/" if is_dir else relative).replace("\n", "\0")
         if not candidate.isascii():
-            candidate = unicodedata.normalize("NFC", candidate)
+            # A name that is not UTF-8 (``caf\xe9.pem`` on disk) arrives holding lone surrogates, which pathspec's
+            # RE2 cannot encode: each stands as U+FFFD, one character any "*" or "?" takes, as a byte is in git.
+            candidate = _UNPAIRED.sub("\ufffd", unicodedata.normalize("NFC", candidate))
         spec, prefilter = self._compiled
         if prefilter is not None and prefilter.match(candidate) is None:
             return None  # no pattern, denying or re-allowing, matches: most paths end here, in one regex
@@ -225,6 +227,7 @@ def _line_prefilter(source: str) -> Any | None:
         return None
 
 
+_UNPAIRED = re.compile("[\ud800-\udfff]")
 _UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; joined, they must go
 _ANY_DEPTH = "^(?:.+/)?"
 

@@ -33,7 +33,10 @@ def gitignore_lines(path: Path) -> list[str] | None:
                 return []
             if not stat.S_ISREG(mode):
                 return None
-            return file.read().decode("utf-8", "replace").splitlines()
+            # Lines end at "\n" alone, and a "\r" before it goes (git and ripgrep both): a form feed, "\x85" or
+            # "\u2028" is part of a pattern, not a line break as str.splitlines() would have it.
+            text = file.read().decode("utf-8", "replace")
+            return [line.removesuffix("\r") for line in text.split("\n")]
     except OSError:
         return []
 

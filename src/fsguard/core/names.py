@@ -190,7 +190,8 @@ def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> C
 def _prefilter(pattern: str, regex: bool | None, case_sensitive: bool) -> tuple[str, bool] | None:
     """A file-type glob for rg that matches every name the glob ``pattern`` matches, and whether it matches exactly
     those among ASCII names (an ASCII pattern without ``?``); None if there is no such glob cheaply (a regex, a path
-    glob, classes or braces): then rg lists the whole walk."""
+    glob, classes or braces, or one that may match a name ending in ``.``, which no type does): then rg lists the
+    whole walk."""
     if regex or "/" in pattern or not (regex is False or _GLOB_CHARS & set(pattern)):
         return None
     if not simple_name_glob(pattern):

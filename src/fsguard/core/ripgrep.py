@@ -61,7 +61,8 @@ __all__ = [
 _COUNT_RECORD = re.compile(rb"\./([^\0]*)\0(\d+)\r\n")
 _LISTED_NAME = re.compile(rb"\./([^\0]*)\0")  # ``--files-with-matches --null`` output: ./path NUL
 _NO_LINES: Mapping[int, bytes] = MappingProxyType({})
-_SIMPLE_NAME_GLOB = re.compile(r"[^/{}\[\]\\,:!]+")  # read the same by fnmatch and ripgrep's globset
+# Read the same by fnmatch and ripgrep's globset, and ending in a character a name ending in "." cannot end in
+_SIMPLE_NAME_GLOB = re.compile(r"[^/{}\[\]\\,:!]*[^/{}\[\]\\,:!*?.]")
 
 
 def ripgrep_path() -> Path | None:
@@ -75,7 +76,9 @@ def ripgrep_path() -> Path | None:
 
 def simple_name_glob(glob: str) -> bool:
     """Whether ``glob`` is a glob on a name alone that fnmatch and ripgrep's globset read alike (``*`` and ``?``
-    aside, which globset reads on bytes), so that it can name a file type."""
+    aside, which globset reads on bytes), so that it can name a file type. Not one that may match a name ending
+    in ``.`` (``*``, ``README*``): rg's file types never match such a name (``README.``), and a type asked for
+    leaves it out of the walk."""
     return _SIMPLE_NAME_GLOB.fullmatch(glob) is not None
 
 
@@ -341,13 +344,16 @@ def only_below(parts: tuple[str, ...]) -> Iterator[list[str]]:
     directory stays excluded). No flags for no parts.
 
     Raises:
-        RipgrepFailed: a name holds a line break, which no ignore file can spell.
+        RipgrepFailed: a name holds a line break, or is not UTF-8 (rg stops reading an ignore file at the first line
+            that is not), which no ignore file can spell.
     """
     if not parts:
         yield []
         return
     if any("\n" in part or "\r" in part for part in parts):
         raise RipgrepFailed("a directory name on the way holds a line break")
+    if not all(map(_utf8, parts)):
+        raise RipgrepFailed("a directory name on the way is not UTF-8")
     lines, above = [], ""
     for part in parts:
         lines += [f"{above}/*", f"!{above}/{_gitignore_literal(part)}/"]
@@ -358,16 +364,29 @@ def only_below(parts: tuple[str, ...]) -> Iterator[list[str]]:
         yield ["--ignore-file", rules.name]
 
 
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _gitignore_literal(name: str) -> str:
-    """``name`` as a path component of an rg ignore pattern (never its first character): glob syntax escaped."""
-    escaped = _glob_literal(name)
+    """``name`` as a path component of an rg ignore pattern (never its first character): glob syntax escaped, a
+    backslash as a class (rg's .gitignore reader refuses ``x\\/``, "dangling '\\'", and the line would be dropped
+    without a word)."""
+    escaped = _GLOB_SYNTAX.sub(lambda found: "[\\\\]" if found[0] == "\\" else "\\" + found[0], name)
     trimmed = escaped.rstrip(" ")
     return trimmed + "\\ " * (len(escaped) - len(trimmed))  # trailing spaces would be dropped
 
 
 def _glob_literal(name: str) -> str:
     """``name`` with the characters of ripgrep's glob syntax (globset) escaped."""
-    return re.sub(r"([\\*?\[\]{}])", r"\\\1", name)
+    return _GLOB_SYNTAX.sub(r"\\\g<0>", name)
+
+
+_GLOB_SYNTAX = re.compile(r"[\\*?\[\]{}]")
 
 
 def walk_key(relative: bytes) -> bytes:

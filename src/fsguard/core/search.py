@@ -294,7 +294,7 @@ def _binary(files: list[str], provenance: Provenance | None, query: Query) -> li
             data = provenance.read(file)
             if data is None or searched_text(data) is not None:
                 continue
-            if not matching_lines(query, data.replace(b"\0", b"\n"))[0]:
+            if not _binary_match(query, data):
                 continue
         kept.append(file)
     return kept
@@ -371,8 +371,7 @@ def _python_hits(
             continue  # vanished or unreadable since the walk: skipped, as ripgrep does
         text = searched_text(data)
         if text is None:
-            # as rg --binary reads it: a NUL is a line break
-            if binary is not None and matching_lines(query, transcoded(data).replace(b"\0", b"\n"))[0]:
+            if binary is not None and _binary_match(query, data):
                 binary.append(str(path))
             continue
         found, lines = matching_lines(query, text)
@@ -380,6 +379,11 @@ def _python_hits(
             yield str(path), sum(len(spans) for _, spans in found), found, lines
     if progress is not None:
         progress(walked)
+
+
+def _binary_match(query: Query, data: bytes) -> bool:
+    """Whether the binary file of bytes ``data`` holds a match, as rg --binary reads it: a NUL is a line break."""
+    return bool(matching_lines(query, transcoded(data).replace(b"\0", b"\n"))[0])
 
 
 def _read(path: str) -> bytes | None:

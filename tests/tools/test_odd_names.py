@@ -1,0 +1,108 @@
+"""Names that once tripped the deny rules or the ripgrep engine, through the tools in both eras and with both
+engines: a name that is not UTF-8, one ending in "." and one ending in a backslash. Each engine finds, hides and
+rewrites the same files, and the bytes on disk say so."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import structured
+
+pytestmark = pytest.mark.anyio
+
+CAFE = os.fsdecode(b"caf\xe9")  # Latin-1 bytes: not UTF-8, so the name arrives holding a lone surrogate
+SHOWN = "caf\ufffd"  # as the wire spells it
+
+
+def files_of(found: dict[str, object], root: Path) -> list[str]:
+    listed = found["files"]
+    assert isinstance(listed, list)
+    paths = [entry["path"] if isinstance(entry, dict) else entry for entry in listed]
+    return sorted(Path(str(path)).relative_to(root).as_posix() for path in paths)
+
+
+async def test_a_secret_whose_name_is_not_utf8_stays_hidden_and_counted_by_every_tool(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    secret, public = root / f"{CAFE}.pem", root / f"{CAFE}.txt"
+    secret.write_bytes(b"needle in a key\n")
+    public.write_bytes(b"needle in a note\n")
+
+    listed = structured(await client.call_tool("list_directory", {"path": "."}))
+    assert ([entry["name"] for entry in listed["entries"]], listed["denied"]) == ([f"{SHOWN}.txt"], 1)
+    names = structured(await client.call_tool("search_files", {"pattern": "*"}))
+    assert (files_of(names, root), names["denied"]) == ([f"{SHOWN}.txt"], 1)
+    content = structured(await client.call_tool("search_files", {"pattern": "needle", "include_content": True}))
+    assert (files_of(content, root), content["denied"]) == ([f"{SHOWN}.txt"], 1)
+    replaced = structured(await client.call_tool("project_replace", {"find": "needle", "replace": "thread"}))
+    assert files_of(replaced, root) == [f"{SHOWN}.txt"]
+    assert (secret.read_bytes(), public.read_bytes()) == (b"needle in a key\n", b"thread in a note\n")
+
+
+async def test_a_search_below_a_directory_whose_name_is_not_utf8_finds_its_files(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # A .gitignore above makes the ripgrep engine walk from the root, narrowed to the directory by an ignore file,
+    # which cannot spell the name: that search is left to the Python walk rather than failing.
+    (root / ".gitignore").write_bytes(b"*.log\n")
+    directory = root / f"d{CAFE}"
+    directory.mkdir()
+    (directory / "a.txt").write_bytes(b"needle\n")
+    (directory / "b.log").write_bytes(b"needle\n")
+    (root / "devlink").symlink_to(directory.name)
+    for path in (directory.name, "devlink"):
+        names = structured(await client.call_tool("search_files", {"path": path, "pattern": "*.txt"}))
+        content = structured(
+            await client.call_tool("search_files", {"path": path, "pattern": "needle", "include_content": True})
+        )
+        assert files_of(names, root) == files_of(content, root) == [f"d{SHOWN}/a.txt"]
+    replaced = structured(
+        await client.call_tool("project_replace", {"path": "devlink", "find": "needle", "replace": "thread"})
+    )
+    assert files_of(replaced, root) == [f"d{SHOWN}/a.txt"]
+    assert ((directory / "a.txt").read_bytes(), (directory / "b.log").read_bytes()) == (b"thread\n", b"needle\n")
+
+
+async def test_files_whose_names_end_in_a_dot_are_found_by_name_and_content_and_rewritten(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # rg's file types never match such a name: asked for one, rg leaves the file out of its walk.
+    for name in ("README.", "ends..", "notes.md"):
+        (root / name).write_bytes(b"needle\n")
+    for pattern in ("*", "README*", "*.", "ends?.", "*.md"):
+        expected = sorted(name for name in ("README.", "ends..", "notes.md") if Path(name).match(pattern))
+        names = structured(await client.call_tool("search_files", {"pattern": pattern}))
+        assert files_of(names, root) == expected, pattern
+        content = structured(
+            await client.call_tool("search_files", {"pattern": "needle", "include_content": True, "include": pattern})
+        )
+        assert files_of(content, root) == expected, pattern
+    replaced = structured(
+        await client.call_tool("project_replace", {"find": "needle", "replace": "thread", "file_types": "README*"})
+    )
+    assert files_of(replaced, root) == ["README."]
+    assert [(root / name).read_bytes() for name in ("README.", "ends..", "notes.md")] == [
+        b"thread\n",
+        b"needle\n",
+        b"needle\n",
+    ]
+
+
+async def test_a_search_below_a_directory_whose_name_ends_in_a_backslash_finds_its_files(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    (root / ".gitignore").write_bytes(b"*.log\n")
+    for name in ("x\\", "x", "a\\b"):
+        (root / name).mkdir()
+        (root / name / "a.txt").write_bytes(b"needle\n")
+        (root / name / "b.log").write_bytes(b"needle\n")
+    for name in ("x\\", "a\\b"):
+        names = structured(await client.call_tool("search_files", {"path": name, "pattern": "*.txt"}))
+        content = structured(
+            await client.call_tool("search_files", {"path": name, "pattern": "needle", "include_content": True})
+        )
+        assert files_of(names, root) == files_of(content, root) == [f"{name}/a.txt"]
