@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from fsguard.core.gitignorefile import GitignoreFile
 from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
-from fsguard.core.ripgrep import ripgrep_path, walk_flags
+from fsguard.core.rgwalk import walk_flags
+from fsguard.core.ripgrep import ripgrep_path
 from fsguard.core.search import ContentRequest, search_content
 from tests.strategies import gitignore_trees
 

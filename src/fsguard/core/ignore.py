@@ -155,7 +155,7 @@ def default_skips(
     unless ``large`` asks for the files above ``max_file_size`` too (each file is then looked at, not read).
     ``rules`` (rooted where :func:`gitignore_top` says) is the walk's, to look at after it: each ``.gitignore`` it
     read, on the way from ``rules_from`` and in every directory walked. With ``bare``, it also reads those of the
-    hidden and VCS directories a bare rg walk enters (see :func:`fsguard.core.ripgrep.walk_flags`): ``_darcs``,
+    hidden and VCS directories a bare rg walk enters (see :func:`fsguard.core.rgwalk.walk_flags`): ``_darcs``,
     and a hidden one a ``.gitignore`` negation names.
 
     Raises:

@@ -2,7 +2,7 @@
 
 Both engines return the same :class:`NameSearch` (the ``engine`` field aside): the files of
 :func:`fsguard.core.ignore.walk_files` whose name matches, in its order (directories depth first, names byte-wise),
-the total past ``max_results``, and the default skips. rg walks with :func:`fsguard.core.ripgrep.walk_flags` from
+the total past ``max_results``, and the default skips. rg walks with :func:`fsguard.core.rgwalk.walk_flags` from
 the highest directory whose ``.gitignore`` files apply (:func:`fsguard.core.ignore.gitignore_top`), narrowed to the
 searched one as content search does, so the two walks agree on .gitignore semantics, hidden names, VCS directories
 and symlinks (never followed). From the searched directory itself, without hidden names and with no dependency
@@ -45,7 +45,8 @@ from fsguard.core.ignore import (
 from fsguard.core.patterns import compile_re2, re2_text
 from fsguard.core.provenance import Provenance, standing
 from fsguard.core.rgprocess import Progress, RipgrepFailed, run_spooled
-from fsguard.core.ripgrep import only_below, pinned, ripgrep_path, simple_name_glob, walk_flags, walk_key
+from fsguard.core.rgwalk import only_below, simple_name_glob, walk_flags
+from fsguard.core.ripgrep import pinned, ripgrep_path, walk_key
 from fsguard.core.sidewalk import walk_beside
 
 __all__ = ["NameSearch", "name_matcher", "search_names"]
@@ -220,7 +221,7 @@ def _ripgrep_names(
 
     When rg walks from ``root`` without hidden names and the tree held no default skip the last time it was
     searched (the first time, they are looked for before rg starts), rg walks bare (see
-    :func:`fsguard.core.ripgrep.walk_flags`) and what it lists that the walk leaves out (a hidden name, a VCS or
+    :func:`fsguard.core.rgwalk.walk_flags`) and what it lists that the walk leaves out (a hidden name, a VCS or
     dependency directory, one made since) is dropped here. The default skips are found in Python while rg walks,
     on the other core, by a walk that also looks at each ``.gitignore`` rg reads (:mod:`fsguard.core.sidewalk`).
 

@@ -1,5 +1,5 @@
 """The ripgrep engine of content search: rg walks the tree itself, with flags that give the walk of
-:func:`fsguard.core.ignore.walk_files`.
+:func:`fsguard.core.ignore.walk_files` (:mod:`fsguard.core.rgwalk`).
 
 Two runs. The first, ``--count-matches``, walks and counts: it names every text file with a match (binary
 files, with a NUL byte anywhere, are left out) and its output stays small however many matches there are. The
@@ -10,17 +10,6 @@ Files in a legacy code page (not UTF-8, no BOM), which rg reads as raw bytes, ar
 decodes them (:func:`fsguard.core.haystack.decoded_matches`), their counts and lines replacing rg's. To find them
 (see :func:`_hits`), a third run lists the files that are not UTF-8, unless the pattern is ``bytewise``
 (:mod:`fsguard.core.query`): then only the files counted can match, and Python checks those.
-
-The walk flags: only ``.gitignore`` files (``--no-require-git``; none from above rg's working directory,
-globally, ``.git/info/exclude``, ``.ignore`` or ``.rgignore``); hidden names and VCS directories excluded by
-override globs rather than by ``--hidden`` being off, because a ``.gitignore`` whitelist (``!.github``) would
-otherwise bring a hidden entry back; ``--max-filesize``; the default skips as a directory-only override glob
-(``!**/{node_modules,…}/``) and a file type left out (``--type-not``: a type names files, never directories).
-A search of one file walks its directory letting only that name through. A search below ``rules_from`` (the
-server root) runs from there, narrowed to the searched directory by an ``--ignore-file``, so the ``.gitignore``
-files on the way apply as they do in the tree. Include globs are checked in Python on the output: ``-g`` globs
-would override the ``.gitignore`` rules. Name-only globs also narrow the walk, as a file type, which filters
-after them.
 """
 
 from __future__ import annotations
@@ -29,7 +18,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,21 +27,19 @@ from types import MappingProxyType
 from fsguard.core.beneath import Beneath
 from fsguard.core.globs import glob_matcher
 from fsguard.core.haystack import Found, Hit, decoded_matches
-from fsguard.core.ignore import DEPENDENCY_DIRS, MINIFIED_GLOBS, VCS_DIRS, WalkOptions, gitignore_top
+from fsguard.core.ignore import WalkOptions, gitignore_top
 from fsguard.core.query import Query
 from fsguard.core.rgmatches import detailed
 from fsguard.core.rgprocess import Cwd, Progress, RipgrepFailed, named_batches, run_spooled
+from fsguard.core.rgwalk import glob_literal, only_below, walk_flags
 
 __all__ = [
     "Limits",
     "RipgrepFailed",
-    "only_below",
     "pinned",
     "ripgrep_file_hits",
     "ripgrep_hits",
     "ripgrep_path",
-    "simple_name_glob",
-    "walk_flags",
     "walk_key",
 ]
 
@@ -61,8 +47,6 @@ __all__ = [
 _COUNT_RECORD = re.compile(rb"\./([^\0]*)\0(\d+)\r\n")
 _LISTED_NAME = re.compile(rb"\./([^\0]*)\0")  # ``--files-with-matches --null`` output: ./path NUL
 _NO_LINES: Mapping[int, bytes] = MappingProxyType({})
-# Read the same by fnmatch and ripgrep's globset, and ending in a character a name ending in "." cannot end in
-_SIMPLE_NAME_GLOB = re.compile(r"[^/{}\[\]\\,:!]*[^/{}\[\]\\,:!*?.]")
 
 
 def ripgrep_path() -> Path | None:
@@ -72,48 +56,6 @@ def ripgrep_path() -> Path | None:
         return bundled
     found = shutil.which("rg")
     return Path(found) if found else None
-
-
-def simple_name_glob(glob: str) -> bool:
-    """Whether ``glob`` is a glob on a name alone that fnmatch and ripgrep's globset read alike (``*`` and ``?``
-    aside, which globset reads on bytes), so that it can name a file type. Not one that may match a name ending
-    in ``.`` (``*``, ``README*``): rg's file types never match such a name (``README.``), and a type asked for
-    leaves it out of the walk."""
-    return _SIMPLE_NAME_GLOB.fullmatch(glob) is not None
-
-
-def walk_flags(options: WalkOptions, below: tuple[str, ...] = (), *, bare: bool = False) -> list[str]:
-    """The rg flags whose walk is :func:`fsguard.core.ignore.walk_files` (include globs aside), for a walk of the
-    directory ``below`` rg's working directory: hidden and VCS names are left out under it, not on the way.
-
-    ``bare`` drops the VCS and dependency globs (an override glob costs rg a match per path, a quarter of a name
-    search) and leaves hidden names to rg's own rule: for a walk of rg's working directory without hidden names,
-    where the caller found no such directory and drops what rg lists anyway (see ``fsguard.core.names``).
-    """
-    if bare and (below or options.include_hidden):
-        raise ValueError("a bare walk starts in rg's working directory and leaves hidden names out")
-    flags = ["--no-messages"] if bare else ["--hidden", "--no-messages"]
-    if options.respect_gitignore:
-        flags += ["--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--no-ignore-exclude"]
-        flags += ["--no-ignore-dot"]
-    else:
-        flags.append("--no-ignore")
-    excluded = sorted(VCS_DIRS) + ([] if options.include_hidden else [".*"])
-    under = "".join(_glob_literal(part) + "/" for part in below)
-    if not bare:
-        flags += ["--glob", f"!{under}{'**/' if under else ''}{{{','.join(excluded)}}}"]
-    if options.max_file_size is not None:
-        flags += ["--max-filesize", str(options.max_file_size)]
-    if options.skip_dependencies and not bare:  # a trailing / names directories only
-        flags += ["--glob", f"!{under}**/{{{','.join(sorted(DEPENDENCY_DIRS))}}}/"]
-    if options.globs and all(map(simple_name_glob, options.globs)):
-        # A type's ? is one byte: spelled * it still matches at least what fnmatch's ? (one character) does.
-        flags += [arg for glob in options.globs for arg in ("--type-add", f"fsguard:{glob.replace('?', '*')}")]
-        flags += ["--type", "fsguard"]
-    if options.skip_minified:  # a file type names files only; given last, it wins over --type fsguard
-        flags += [arg for glob in MINIFIED_GLOBS for arg in ("--type-add", f"fsguardmin:{glob}")]
-        flags += ["--type-not", "fsguardmin"]
-    return flags
 
 
 @dataclass(frozen=True)
@@ -212,7 +154,7 @@ def ripgrep_file_hits(
         RipgrepFailed: rg could not run or reported an error.
     """
     common = [str(rg), "--no-config", "--crlf", "--no-mmap", "-e", query.rust]
-    only = ["--no-ignore", "--hidden", "--no-messages", "--max-depth", "1", "--glob", "/" + _glob_literal(file.name)]
+    only = ["--no-ignore", "--hidden", "--no-messages", "--max-depth", "1", "--glob", "/" + glob_literal(file.name)]
     binary = ["--binary"] if binaries is not None else []
     with pinned(beneath, file.parent) as cwd:
         output = run_spooled([*common, *only, *binary, "--count-matches", "--null", "--", "./"], cwd, progress)
@@ -335,58 +277,6 @@ def _recounted(counted: list[tuple[bytes, bytes]], decoded: dict[bytes, Found]) 
         if found:
             kept.append((relative, str(sum(len(spans) for _, spans in found)).encode()))
     return sorted(kept, key=_walk_order)
-
-
-@contextmanager
-def only_below(parts: tuple[str, ...]) -> Iterator[list[str]]:
-    """rg flags that leave out everything but the directory ``parts`` below the walk's start: an ``--ignore-file``
-    (its patterns are anchored at rg's working directory and weigh less than any ``.gitignore``, so an excluded
-    directory stays excluded). No flags for no parts.
-
-    Raises:
-        RipgrepFailed: a name holds a line break, or is not UTF-8 (rg stops reading an ignore file at the first line
-            that is not), which no ignore file can spell.
-    """
-    if not parts:
-        yield []
-        return
-    if any("\n" in part or "\r" in part for part in parts):
-        raise RipgrepFailed("a directory name on the way holds a line break")
-    if not all(map(_utf8, parts)):
-        raise RipgrepFailed("a directory name on the way is not UTF-8")
-    lines, above = [], ""
-    for part in parts:
-        lines += [f"{above}/*", f"!{above}/{_gitignore_literal(part)}/"]
-        above += "/" + _gitignore_literal(part)
-    with tempfile.NamedTemporaryFile("w", prefix="fsguard-rg-", suffix=".ignore", encoding="utf-8") as rules:
-        rules.write("\n".join(lines) + "\n")
-        rules.flush()
-        yield ["--ignore-file", rules.name]
-
-
-def _utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _gitignore_literal(name: str) -> str:
-    """``name`` as a path component of an rg ignore pattern (never its first character): glob syntax escaped, a
-    backslash as a class (rg's .gitignore reader refuses ``x\\/``, "dangling '\\'", and the line would be dropped
-    without a word)."""
-    escaped = _GLOB_SYNTAX.sub(lambda found: "[\\\\]" if found[0] == "\\" else "\\" + found[0], name)
-    trimmed = escaped.rstrip(" ")
-    return trimmed + "\\ " * (len(escaped) - len(trimmed))  # trailing spaces would be dropped
-
-
-def _glob_literal(name: str) -> str:
-    """``name`` with the characters of ripgrep's glob syntax (globset) escaped."""
-    return _GLOB_SYNTAX.sub(r"\\\g<0>", name)
-
-
-_GLOB_SYNTAX = re.compile(r"[\\*?\[\]{}]")
 
 
 def walk_key(relative: bytes) -> bytes:

@@ -12,8 +12,8 @@ So the walk content search, name search and project_replace run beside rg anyway
 directories pruned), and when there is one rg is stopped and the Python engine answers instead: the same results, by
 design, as if rg had read that file as no rules. Where rg walks further than fsguard's walk, the look follows it: the
 directories beside the way from ``rules_from`` that a ``.gitignore`` negation lets rg enter (its narrowing to the
-searched directory weighs less, see :func:`fsguard.core.ripgrep.only_below`), and those a bare name-search walk
-enters (see :func:`fsguard.core.ripgrep.walk_flags`): ``_darcs``, a hidden one a negation names, and a dependency
+searched directory weighs less, see :func:`fsguard.core.rgwalk.only_below`), and those a bare name-search walk
+enters (see :func:`fsguard.core.rgwalk.walk_flags`): ``_darcs``, a hidden one a negation names, and a dependency
 directory made since the last search found none. The look adds no system call where there are none: the walk opens
 each ``.gitignore`` it judges by anyway. A caller that wants no skips (a name search taking dependencies in, a
 pipeline's search step) gets the walk for the look alone: directories only, their shapes remembered. A file that
@@ -54,7 +54,7 @@ def walk_beside(
     above ``max_file_size`` (see :func:`fsguard.core.ignore.default_skips`), when given. With ``screen``, once the
     walk is done (its lists whole), raise if a ``.gitignore`` rg reads is not a regular file: those the walk reads,
     those of the directories beside the way from ``rules_from`` a negation lets rg enter, and with ``bare`` (rg may
-    walk bare, see :func:`fsguard.core.ripgrep.walk_flags`) those of the hidden and VCS directories it then enters;
+    walk bare, see :func:`fsguard.core.rgwalk.walk_flags`) those of the hidden and VCS directories it then enters;
     with ``entered`` (rg walks bare already, as no default skip was found the last time), those of the dependency
     directories made since, which this walk leaves out and rg enters.
     Nothing to walk when no list is asked for and rg reads no ``.gitignore``.
@@ -83,7 +83,7 @@ def walk_beside(
 def _beside_the_way(root: Path, rules: IgnoreRules) -> None:
     """Read, through ``rules``, the ``.gitignore`` files rg reads beside the way from their root down to ``root``:
     rg walks from there narrowed by an ignore file that a ``.gitignore`` negation overrides
-    (:func:`fsguard.core.ripgrep.only_below`), so it enters each directory beside the way a negation names, and all
+    (:func:`fsguard.core.rgwalk.only_below`), so it enters each directory beside the way a negation names, and all
     below it that no ``.gitignore`` excludes, hidden and VCS directories too (its globs apply below ``root`` alone).
     Nothing is looked at until a ``.gitignore`` on the way negates: the common case costs nothing more."""
     way = list(reversed(root.parents[: len(root.parts) - len(rules.root.parts)]))
