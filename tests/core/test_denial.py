@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import tempfile
 import unicodedata
 from pathlib import Path
@@ -284,3 +285,19 @@ def test_a_rule_hides_a_name_whichever_unicode_form_each_is_written_in(
     assert rules.rule_for(folder) is not None
     assert rules.denied_among([name, folder, "notes/cafe.txt"]) == {name, folder}
     assert rules.rule_for("notes/cafe.txt") is None
+
+
+@given(
+    stem=st.text(st.characters(exclude_characters="/\x00\n"), max_size=8),
+    raw=st.binary(min_size=1, max_size=4),
+    rule=st.sampled_from(["*.txt", "?x?.txt", "dir/", "**/keys/*"]),
+)
+def test_a_name_that_is_not_utf8_is_judged_like_any_other_and_never_raises(stem: str, raw: bytes, rule: str) -> None:
+    # A name read from disk that is not UTF-8 holds lone surrogates (os.fsdecode); a secret's extension still
+    # hides it, whatever bytes come before, and no rule makes the judging fail.
+    odd = os.fsdecode(os.fsencode(stem) + raw)
+    rules = DenyRules.create([rule])
+    assert rules.rule_for(f"{odd}.pem") == "*.pem"
+    assert rules.rule_for(f"keys/{odd}/id_rsa") is not None
+    assert rules.denied_among([f"{odd}.pem", f"{odd}.txt"]) >= {f"{odd}.pem"}
+    assert {rules.rule_for(odd), rules.rule_for(odd, is_dir=True)} <= {None, rule, *DEFAULT_DENY}
