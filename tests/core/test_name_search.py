@@ -30,10 +30,12 @@ pytestmark = pytest.mark.skipif(ripgrep_path() is None, reason="rg is not instal
 
 # Names whose case folds, bytes and characters differ: a type glob's ? is one byte, Python's one character.
 ODD_NAMES = ["é.py", "\u212a.k", "x.\u212a", "\u0130.py", "ab.PY", "c?d.txt", "odd\nname.py", "pkg.min.js"]
+ENDINGS = ["README.", "e.py.", "dots./f.py", "back\\"]  # rg's file types never match a name ending in "."
 NAME_PATTERNS = (
     *("*.py", "*.PY", "?.py", "??.py", "*.k", "*.txt", "*", "a*", "e.py", "c.txt", "*i*", "*.?", "b[1]", "{c,d}*"),
     *(r"\.py$", "^a", "ü", "a/*", "*/c.txt", "a/", "[ab]*", "(", "K", "i.py", "*.min.*"),
     *("**/c.txt", "a/**/*.py", "*.{py,txt}", "/a/*", "{a,b}/**", "[[:upper:]]*", "a/[[:alpha:]]*"),
+    *("README*", "*.", "e.py?", "back*"),
 )
 
 
@@ -57,7 +59,7 @@ def relative(found: NameSearch, root: Path) -> list[str]:
     pattern=st.sampled_from(NAME_PATTERNS),
     flags=st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([None, True, False])),
     pick=st.integers(min_value=0),
-    globs=st.sampled_from([(), ("*.txt",), ("*.py", "?.k"), ("a/**",), ("*.{py,txt}",)]),
+    globs=st.sampled_from([(), ("*.txt",), ("*.py", "?.k"), ("a/**",), ("*.{py,txt}",), ("*.py", "README*")]),
     cap=st.sampled_from([1, 3, 1000]),
 )
 def test_both_engines_agree_on_generated_trees_patterns_and_flags(
@@ -75,6 +77,7 @@ def test_both_engines_agree_on_generated_trees_patterns_and_flags(
         build(top, [*paths, *DEFAULT_SKIPPED, *ODD_NAMES], gitignores)
         directories = sorted(p for p in top.rglob("*") if p.is_dir())
         root = [top, *directories][pick % (len(directories) + 1)]
+        build(root, ENDINGS, {})
         options = WalkOptions(
             respect_gitignore=gitignore,
             include_hidden=hidden,
@@ -90,6 +93,25 @@ def test_both_engines_agree_on_generated_trees_patterns_and_flags(
                 search_names(root, pattern, options, engine="python", **kw)
             return
         assert list(found.skipped) == (default_skips(root, options) if skips else [])
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("*", {"README.", "e.py.", "dots./f.py", "back\\", "a.py"}),
+        ("README*", {"README."}),
+        ("*.", {"README.", "e.py."}),
+        ("e.py?", {"e.py."}),
+        ("back*", {"back\\"}),
+        ("*.py", {"dots./f.py", "a.py"}),
+    ],
+)
+def test_names_ending_in_a_dot_or_a_backslash_are_found_by_both_engines(
+    root: Path, pattern: str, expected: set[str]
+) -> None:
+    build(root, [*ENDINGS, "a.py", "b.log"], {"": "*.log\n"})
+    for globs in [(), (pattern,)]:
+        assert set(relative(both(root, pattern, WalkOptions(rules_from=root, globs=globs)), root)) == expected
 
 
 @pytest.fixture
