@@ -325,6 +325,41 @@ async def test_a_streamed_cp1252_file_with_an_undefined_byte_past_its_first_64_k
     assert (root / "late.txt").read_bytes() == head + b"fin\n"
 
 
+@pytest.mark.parametrize(
+    "args",
+    [{"mode": "tail", "max_lines": 2}, {"start_line": 7001, "end_line": 7002}, {"start_line": 7001}],
+)
+async def test_a_file_over_the_limit_not_utf8_past_its_first_64_kib_reads_as_a_whole_read_does(
+    connect: ClientFactory, root: Path, args: dict[str, object]
+) -> None:
+    # Its start gives UTF-8 (ASCII); the lines read are cp1252, and a whole read judges the file by them: so does
+    # a ranged read, in place of U+FFFD for each accented letter.
+    raw = b"ascii line\n" * 7000 + "café au lait\n".encode("cp1252") + b"end\n"
+    (root / "late.log").write_bytes(raw)
+    async with connect(max_file_size=LIMIT) as client:
+        ranged = structured(await client.call_tool("read_file", {"path": "late.log", **args}))
+    async with connect() as client:
+        whole = structured(await client.call_tool("read_file", {"path": "late.log", **args}))
+    assert ranged["content"] == whole["content"] == "café au lait\nend\n"
+    assert ranged["encoding"] == whole["encoding"] == "cp1252"
+    assert (root / "late.log").read_bytes() == raw
+
+
+async def test_a_small_file_over_the_limit_is_judged_on_all_its_bytes_its_last_line_too(
+    connect: ClientFactory, root: Path
+) -> None:
+    # CR-ended lines, the accents that tell cp1252 from cp1251 in the last one: judging the bytes up to the last
+    # "\n" alone read it as Cyrillic.
+    raw = b"\r" + b"x" * 50 + b"\r\r\n\r\r\n\r\na\xe9\r\xfc\xfc\r" + b"x" * 50 + b"\na" + b"x" * 50 + b"\xe9 \t"
+    (root / "short.txt").write_bytes(raw)
+    async with connect(max_file_size=64) as client:
+        ranged = structured(await client.call_tool("read_file", {"path": "short.txt", "mode": "head", "max_lines": 99}))
+    async with connect() as client:
+        whole = structured(await client.call_tool("read_file", {"path": "short.txt"}))
+    assert ranged["content"] == whole["content"] == raw.decode("cp1252")
+    assert ranged["encoding"] == whole["encoding"]
+
+
 @pytest.fixture
 def bytes_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The length of every piece a streamed read takes from disk."""

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.ranges import CUT_FLOOR, utf8_size
-from fsguard.core.reading import FileReader, LineSelection
+from fsguard.core.reading import FileReader
+from fsguard.core.selection import LineSelection
 from fsguard.core.shortlist import SHOWN, SLACK
 from fsguard.models import ReadFileEntry, ReadFileResult
 

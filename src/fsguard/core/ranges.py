@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned
+from fsguard.core.charsets import legacy_codec
 from fsguard.core.disk import open_pinned, read_all, special_file
 from fsguard.core.errors import ExternalChangeError
 from fsguard.core.hashing import Fingerprint, StreamHash
@@ -40,6 +41,16 @@ class Layout:
     start: int
     encoding: str
     breaks: Breaks
+    sniffed: bool = False  # the encoding was judged from the first bytes alone, no BOM: the bytes read may differ
+
+
+class Misread(Exception):
+    """Bytes read from ``offset`` on are not in the encoding a sniffed layout judged from the file's first bytes
+    (an ASCII start, then Latin-1): the read starts again in the encoding those bytes give (:func:`rejudged`)."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(f"bytes at {offset} are not in the sniffed encoding")
+        self.offset = offset
 
 
 @dataclass(frozen=True)
@@ -68,8 +79,32 @@ def opened(entry: Pinned) -> Iterator[tuple[int, os.stat_result]]:
 
 def layout(fd: int, size: int, path: object) -> Layout:
     """Judge the encoding from the first :data:`SNIFF_BYTES` (binary files are refused here)."""
-    encoding, bom = sniff(_pread(fd, SNIFF_BYTES, 0), path)
-    return Layout(fd, size, len(bom), encoding, Breaks.of(encoding))
+    prefix = _pread(fd, SNIFF_BYTES, 0)
+    encoding, bom = sniff(prefix, path, whole=len(prefix) >= size)
+    return Layout(fd, size, len(bom), encoding, Breaks.of(encoding), sniffed=not bom and len(prefix) < size)
+
+
+def rejudged(lay: Layout, offset: int) -> Layout:
+    """``lay`` in the encoding of the lines around ``offset`` (see :class:`Misread`), as a whole-file read would
+    judge them; undecodable bytes met later in the read become U+FFFD."""
+    begin = max(offset - SNIFF_BYTES // 2, lay.start)
+    data = _pread(lay.fd, SNIFF_BYTES, begin)
+    first = data.find(b"\n", 0, offset - begin) + 1 if begin > lay.start else 0  # from a line's start: whole chars
+    last = data.rfind(b"\n")
+    sample = data[first : last + 1] if last >= offset - begin else data[first:]
+    encoding = legacy_codec(sample)
+    return Layout(lay.fd, lay.size, lay.start, encoding, Breaks.of(encoding))
+
+
+def decoded(lay: Layout, data: bytes, offset: int) -> str:
+    """``data`` (read at ``offset``) as text; undecodable bytes become U+FFFD, or raise :class:`Misread` when the
+    layout was sniffed."""
+    if not lay.sniffed:
+        return data.decode(lay.encoding, "replace")
+    try:
+        return data.decode(lay.encoding)
+    except UnicodeDecodeError as exc:
+        raise Misread(offset + exc.start) from exc
 
 
 def _pread(fd: int, length: int, offset: int) -> bytes:
@@ -174,11 +209,16 @@ def tail_offset(lay: Layout, count: int, reach: int | None = None) -> int:
 
 
 def texts(lay: Layout, offset: int) -> Iterator[str]:
-    """The text from ``offset`` decoded chunk by chunk; undecodable bytes become U+FFFD."""
-    decoder = codecs.getincrementaldecoder(lay.encoding)(errors="replace")
-    for _offset, data in forward(lay, offset):
-        yield decoder.decode(data)
-    yield decoder.decode(b"", final=True)
+    """The text from ``offset`` decoded chunk by chunk; undecodable bytes become U+FFFD, or raise :class:`Misread`
+    when the layout was sniffed."""
+    decoder = codecs.getincrementaldecoder(lay.encoding)(errors="strict" if lay.sniffed else "replace")
+    at = offset
+    try:
+        for at, data in forward(lay, offset):  # noqa: B007 - where the failing chunk starts
+            yield decoder.decode(data)
+        yield decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise Misread(at + max(exc.start - len(decoder.getstate()[0]), 0)) from exc
 
 
 def survey(lay: Layout, *, hashed: bool) -> Survey:
@@ -219,8 +259,6 @@ def _decodes(decoder: codecs.IncrementalDecoder, data: bytes, *, final: bool = F
 
 def judged(lay: Layout, known: Fingerprint) -> Layout:
     """``lay`` read in the encoding the whole file was judged to be in, when that is not the one its start gave."""
-    if known.encoding == lay.encoding:
-        return lay
     return Layout(lay.fd, lay.size, lay.start, known.encoding, Breaks.of(known.encoding))
 
 

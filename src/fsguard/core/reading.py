@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -29,57 +28,26 @@ from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import (
     STREAM_ABOVE,
     Layout,
+    Misread,
     excerpt,
     judged,
     layout,
     line_offset,
     opened,
+    rejudged,
     survey,
     tail_offset,
     unshrunk,
     utf8_size,
 )
+from fsguard.core.selection import LineSelection
 from fsguard.core.session import Session
 from fsguard.core.tails import streamed_tail, text_tail
 from fsguard.core.textio import DecodedText, decode, head_lines, tail_lines
 from fsguard.models import ReadFileResult
 
-ReadMode = Literal["all", "head", "tail"]
 _ALL = 1 << 62
 _MARKER_ROOM = 64  # bytes kept for the "... [N lines omitted] ..." line between a head and a tail
-
-
-@dataclass(frozen=True)
-class LineSelection:
-    """Which lines of a file to return; all fields optional, validated by :meth:`check`."""
-
-    start_line: int | None = None
-    end_line: int | None = None
-    max_lines: int | None = None
-    mode: ReadMode = "all"
-    start_column: int | None = None
-
-    @property
-    def is_range(self) -> bool:
-        return self.start_line is not None or self.end_line is not None or self.start_column is not None
-
-    @property
-    def is_window(self) -> bool:
-        return bool(self.max_lines) or self.mode != "all"
-
-    def check(self) -> None:
-        """Refuse contradictory selections instead of guessing which one was meant."""
-        if self.is_range and self.is_window:
-            raise InvalidParamsError(
-                "start_line/end_line and max_lines/mode both select lines. "
-                "Pass a range, or max_lines with mode, not both."
-            )
-        if self.start_line is not None and self.end_line is not None and self.end_line < self.start_line:
-            raise InvalidParamsError(
-                f"end_line ({self.end_line}) must be >= start_line ({self.start_line}).",
-                start_line=self.start_line,
-                end_line=self.end_line,
-            )
 
 
 class FileReader:
@@ -229,7 +197,12 @@ class FileReader:
             encoding=lay.encoding,
             line_ending=known.line_ending if known else None,
         )
-        result = self._streamed_lines(lay, base, selection, known, path.name, budget)
+        try:
+            result = self._streamed_lines(lay, base, selection, known, path.name, budget)
+        except Misread as exc:  # an ASCII start, then Latin-1 (say): read as the bytes met say, as a whole read would
+            lay = rejudged(lay, exc.offset)
+            base = base.model_copy(update={"encoding": lay.encoding})
+            result = self._streamed_lines(lay, base, selection, known, path.name, budget)
         unshrunk(lay, path)
         if known is None:
             note = above_limit_note(path.name, st.st_size, self._max_file_size)

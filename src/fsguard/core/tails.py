@@ -14,7 +14,7 @@ from functools import cache
 
 from fsguard.core.excerpts import fitting_lines, take_last
 from fsguard.core.hashing import Fingerprint
-from fsguard.core.ranges import Excerpt, Layout, bytes_at, line_at, tail_offset, texts, utf8_size
+from fsguard.core.ranges import Excerpt, Layout, bytes_at, decoded, line_at, tail_offset, texts, utf8_size
 from fsguard.core.textio import tail_lines
 from fsguard.models import ReadFileResult
 
@@ -158,8 +158,9 @@ def _line_end(lay: Layout, start: int | None, line: int | None, budget: int) -> 
     begin -= (begin - lay.start) % unit
     data = bytes_at(lay, begin, lay.size - begin)
     if start is None or begin > start:
-        data = data[_inside(data, lay.encoding) :]  # the end may begin inside a character: drop that one's rest
-    shown = _last_fitting(data.decode(lay.encoding, "replace"), room)
+        inside = _inside(data, lay.encoding)  # the end may begin inside a character: drop that one's rest
+        data, begin = data[inside:], begin + inside
+    shown = _last_fitting(decoded(lay, data, begin), room)
     if start is None:
         return LineEnd(line, shown, None, None)
     size = len(shown.encode(lay.encoding, "replace"))

@@ -115,9 +115,10 @@ def _binary(path: object) -> BinaryFileError:
     )
 
 
-def sniff(prefix: bytes, path: object = "file") -> tuple[str, bytes]:
+def sniff(prefix: bytes, path: object = "file", *, whole: bool = False) -> tuple[str, bytes]:
     """The encoding and BOM of a file read in pieces, judged from its first bytes as :func:`decode` judges a
-    whole file; a prefix ending inside a character (cut mid-line) is judged up to its last line break.
+    whole file; a prefix ending inside a character (cut mid-line) is judged up to its last line break, unless it is
+    the ``whole`` file.
 
     Raises:
         BinaryFileError: the prefix is binary.
@@ -128,7 +129,7 @@ def sniff(prefix: bytes, path: object = "file") -> tuple[str, bytes]:
     if encoding is None:
         body = prefix[len(bom) :]
         end = body.rfind(b"\n")
-        whole_lines = body[: end + 1] if end >= 0 else body
+        whole_lines = body[: end + 1] if end >= 0 and not whole else body
         try:
             codecs.getincrementaldecoder("utf-8")().decode(body)
         except UnicodeDecodeError:

@@ -12,7 +12,8 @@ from fsguard.config import Settings
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.media import MediaRead
 from fsguard.core.multiread import read_many
-from fsguard.core.reading import LineSelection, base64_size
+from fsguard.core.reading import base64_size
+from fsguard.core.selection import LineSelection
 from fsguard.models import ReadFileResult
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, PathsArg, hints, respond
