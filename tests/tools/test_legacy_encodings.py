@@ -68,6 +68,28 @@ async def test_a_legacy_file_reads_as_its_text_in_the_encoding_it_is_in(
     assert (root / "legacy.txt").read_bytes() == raw
 
 
+HEADER = "# an ASCII licence header, as source files carry, longer than the sample judged (8 KiB)\n" * 150
+
+
+@pytest.mark.parametrize(("text", "codec", "reported"), SAMPLES)
+async def test_a_legacy_file_under_a_long_ascii_header_reads_and_is_found_in_its_encoding(
+    client: Client, root: Path, text: str, codec: str, reported: str
+) -> None:
+    # The encoding was judged on the first 8 KiB, all ASCII here: every such file read as cp1252.
+    raw = (HEADER + text).encode(codec)
+    (root / "legacy.txt").write_bytes(raw)
+
+    data = structured(await client.call_tool("read_file", {"path": "legacy.txt"}))
+    word = text.split()[1].strip(",.:!?、。，")
+    found = structured(
+        await client.call_tool("search_files", {"pattern": word, "include_content": True, "literal": True})
+    )
+
+    assert (data["content"], data["encoding"]) == (HEADER + text, reported)
+    assert found["total_matches"] >= 1
+    assert (root / "legacy.txt").read_bytes() == raw
+
+
 async def test_the_latin1_edit_leaves_a_latin1_file_whose_only_changed_bytes_are_the_edit(
     client: Client, root: Path
 ) -> None:

@@ -76,6 +76,8 @@ _REGIONAL = (
 )
 _TOLERANCE = 0.1
 _SAMPLE_BYTES = 8 * 1024
+_LEAD_BYTES = 256  # of the ASCII before the first byte past it, kept in the sample: the words around it
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
 _CANDIDATES_ASKED = 6
 _COHERENCE_MARGIN = 0.2
 _ASCII = bytes(range(128))
@@ -141,11 +143,16 @@ def _ranked(readings: Iterable[_Reading]) -> list[_Reading]:
 
 
 def _sample(body: bytes) -> tuple[bytes, bool]:
-    """The bytes judged: the first ``_SAMPLE_BYTES``, ending after a line break when there is one (no multi-byte
-    code page here uses the byte 0A inside a character); whether that is less than the whole."""
-    if len(body) <= _SAMPLE_BYTES:
-        return body, False
-    sample = body[:_SAMPLE_BYTES]
+    """The bytes judged: up to ``_SAMPLE_BYTES`` from a little before the first byte past ASCII, ending after a line
+    break when cut short (no multi-byte code page here uses the byte 0A inside a character); whether it is cut short.
+    ASCII reads alike in every code page judged, so the bytes before tell nothing: a Shift-JIS file under an 8 KiB
+    ASCII header was judged on the header alone, and read as cp1252. The sample starts at an ASCII byte, which in
+    every code page judged begins a character, as no byte past ASCII comes before it."""
+    found = _NON_ASCII.search(body)
+    start = 0 if found is None else max(body.rfind(b"\n", 0, found.start()) + 1, found.start() - _LEAD_BYTES)
+    sample = body[start : start + _SAMPLE_BYTES]
+    if start + len(sample) >= len(body):
+        return sample, False
     end = sample.rfind(b"\n")
     return (sample[: end + 1] if end > 0 else sample), True
 
