@@ -29,7 +29,8 @@ _BASE: ContextVar[str | None] = ContextVar("fsguard_voice_base", default=None)
 def naming_under(roots: Sequence[Path]) -> Iterator[None]:
     """Within the block, :func:`shown` and :func:`shortened` name paths relative to ``roots[0]``."""
     # A first root of "/" names nothing shorter, and "/" alone would match inside URLs and prose.
-    base = str(roots[0]) if roots and roots[0] != Path(roots[0].anchor) else None
+    first = str(roots[0]) if roots else None
+    base = first if first is not None and first != roots[0].anchor else None  # every call: no Path built
     token = _BASE.set(base)
     try:
         yield
