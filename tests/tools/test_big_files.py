@@ -338,10 +338,11 @@ async def test_a_file_over_the_limit_not_utf8_past_its_first_64_kib_reads_as_a_w
     (root / "late.log").write_bytes(raw)
     async with connect(max_file_size=LIMIT) as client:
         ranged = structured(await client.call_tool("read_file", {"path": "late.log", **args}))
+        info = structured(await client.call_tool("get_file_info", {"path": "late.log"}))
     async with connect() as client:
         whole = structured(await client.call_tool("read_file", {"path": "late.log", **args}))
     assert ranged["content"] == whole["content"] == "café au lait\nend\n"
-    assert ranged["encoding"] == whole["encoding"] == "cp1252"
+    assert ranged["encoding"] == whole["encoding"] == info["encoding"] == "cp1252"
     assert (root / "late.log").read_bytes() == raw
 
 

@@ -117,7 +117,7 @@ class MetadataReader:
                     fingerprint = Fingerprint(hash_open_file(fd, CHUNK), None, "binary")
                 else:
                     found = survey(lay, hashed=hashed)
-                    fingerprint = found.fingerprint or Fingerprint(_UNHASHED, found.line_count, lay.encoding)
+                    fingerprint = found.fingerprint or Fingerprint(_UNHASHED, found.line_count, found.encoding)
                 self._cache.remember_read(path, fd, opened_st, fingerprint, taken)
         if not hashed:
             return {"line_count": fingerprint.line_count, "encoding": fingerprint.encoding}

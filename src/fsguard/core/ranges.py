@@ -60,6 +60,7 @@ class Survey:
     line_count: int
     line_ending: LineEnding
     fingerprint: Fingerprint | None  # None when the pass took no hash
+    encoding: str  # the fingerprint's, or above the limit the one the first bytes past ASCII give
 
 
 @contextmanager
@@ -227,7 +228,8 @@ def survey(lay: Layout, *, hashed: bool) -> Survey:
     A hashed file (one within --max-file-size) without a BOM is decoded to the end in the encoding its first bytes
     gave: one that does not decode in it after all (not UTF-8 past them, or a byte cp1252 leaves undefined) gets
     the encoding a whole-file read gives it (the one edits write it back in), so a ranged read shows its text as
-    an edit will match it, not with U+FFFD where the first such byte is.
+    an edit will match it, not with U+FFFD where the first such byte is. Above the limit only the first chunk past
+    ASCII is decoded (all of a gigabyte would double the pass): the encoding a ranged read there would be judged in.
     """
     tally = BreakTally(lay.breaks)
     digest = StreamHash() if hashed else None
@@ -235,18 +237,25 @@ def survey(lay: Layout, *, hashed: bool) -> Survey:
         digest.update(_pread(lay.fd, lay.start, 0))
     checker = codecs.getincrementaldecoder(lay.encoding)() if hashed and not lay.start else None
     encoding = lay.encoding
-    for _offset, data in forward(lay, lay.start):
+    looking = not hashed and lay.sniffed  # for the first bytes past ASCII: a read would be judged again there
+    for offset, data in forward(lay, lay.start):
         tally.add(data)
         if digest is not None:
             digest.update(data)
         if checker is not None and not _decodes(checker, data):
             checker, encoding = None, decode(read_all(lay.fd, lay.size)).encoding
+        if looking and not data.isascii():  # the chunks before were ASCII: this one starts a character
+            looking = False
+            try:
+                codecs.getincrementaldecoder(lay.encoding)().decode(data)
+            except UnicodeDecodeError as exc:
+                encoding = rejudged(lay, offset + exc.start).encoding
     if checker is not None and not _decodes(checker, b"", final=True):
         encoding = decode(read_all(lay.fd, lay.size)).encoding
     fingerprint = None
     if digest is not None:
         fingerprint = Fingerprint(digest.hexdigest(), tally.line_count, encoding, tally.line_ending)
-    return Survey(tally.line_count, tally.line_ending, fingerprint)
+    return Survey(tally.line_count, tally.line_ending, fingerprint, encoding)
 
 
 def _decodes(decoder: codecs.IncrementalDecoder, data: bytes, *, final: bool = False) -> bool:
