@@ -97,6 +97,19 @@ def test_binary_files_holding_the_pattern_are_named_not_counted_by_both_engines(
     assert search(tmp_path / "lib" / "empty.bin", "needle", engine).binary == ()
 
 
+def test_a_binary_file_whose_crlf_line_ends_in_the_pattern_is_named_by_both_engines(
+    tmp_path: Path, engine: str
+) -> None:
+    # rg reads it with --crlf: "$" holds before "\r\n", in a binary file's lines as in a text file's.
+    (tmp_path / "crlf.bin").write_bytes(b"\0header\r\nthe needle\r\nmore\0")
+    (tmp_path / "cr.bin").write_bytes(b"\0the needle after\r\n")
+
+    found = search(tmp_path, "needle$", engine)
+
+    assert found.binary == (str(tmp_path / "crlf.bin"),)
+    assert (tmp_path / "crlf.bin").read_bytes() == b"\0header\r\nthe needle\r\nmore\0"
+
+
 def test_default_search_skips_ignored_hidden_vcs_and_binary_files(tree: Path, engine: str) -> None:
     found = search(tree, "needle", engine)
     assert located(found, tree) == [
