@@ -59,7 +59,7 @@ class GitignoreFile:
         self._rules: list[tuple[Callable[[str], bool], bool]] = []
         for line in lines:
             try:
-                found = gitignore_pattern(_git_wildmatch(_bytewise(line)))
+                found = None if _names_nothing(line) else gitignore_pattern(_git_wildmatch(_bytewise(line)))
             except InvalidParamsError:
                 continue
             if found is not None:
@@ -118,6 +118,24 @@ def _bytewise(text: str) -> str:
     """``text`` with each UTF-8 byte as one character: git (and ripgrep) match ``?``, ``*`` and ``[...]`` on
     bytes, so ``?.py`` does not name ``é.py``; pathspec matches characters."""
     return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def _names_nothing(line: str) -> bool:
+    """Whether git lets ``line`` name nothing where pathspec's pattern names entries: a lone ``/`` (or ``!/``),
+    which pathspec reads as ``**``, and a ``[`` that never closes, which pathspec reads as a literal ``[`` but git's
+    wildmatch fails the whole pattern on (ripgrep drops the line as an invalid glob: no match either way)."""
+    body = line if line.endswith("\\ ") else line.rstrip()  # pathspec's stripping: trailing spaces, unless escaped
+    if body.removeprefix("!") == "/":
+        return True
+    if "[" not in body:
+        return False
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern  # here: start-up never pays for pathspec
+
+    try:
+        # pathspec's git-faithful reading, which drops the lines whose "[" never closes (and blank ones, comments).
+        return GitIgnoreSpecPattern.pattern_to_regex(body)[1] is None
+    except ValueError:
+        return False  # no pattern in either reading: gitignore_pattern says so
 
 
 def _entry_matcher(regex: re.Pattern[str]) -> Callable[[str], bool]:
