@@ -1,6 +1,6 @@
 """.gitignore lines the Python engine once read otherwise than git, through the tools in both eras and with both
-engines: a lone "/" and a "[" that never closes. What each test expects is what ``git status --ignored`` says of
-the same tree; the bytes on disk say what was rewritten."""
+engines: a lone "/", a "[" that never closes, and patterns meeting a name that holds a line break. What each test
+expects is what ``git status --ignored`` says of the same tree; the bytes on disk say what was rewritten."""
 
 from __future__ import annotations
 
@@ -74,3 +74,17 @@ async def test_a_negated_line_whose_bracket_never_closes_lets_no_ignored_file_ba
     plant(root, b"*.log\n![*\n", ["a.txt", "[a.log"])
     assert await found_by_every_tool(client, root) == (["a.txt"], ["a.txt"], ["a.txt"], 0)
     assert (root / "[a.log").read_bytes() == b"needle\n"
+
+
+async def test_every_pattern_shape_applies_below_a_directory_whose_name_holds_a_line_break(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # pathspec spells "**" (and the directories before an unanchored pattern) ".+", which stopped at a line break.
+    gitignore = b"*.TXT\n?.md\n[xy].py\n**/deep/\ntop/**/log.c\n/*line/anchored.c\nbuild/\n**/out/**\n"
+    ignored = ["a\nb.TXT", "new\nline/d.TXT", "new\nline/e.md", "new\nline/x.py", "new\nline/deep/z.c"]
+    ignored += ["top/a\nb/log.c", "new\nline/anchored.c", "new\nline/build/o.c", "new\nline/out/p.c"]
+    kept = ["in/new\nline/anchored.c", "new\nline/keep.rs", "top/a\nb/keep.c"]
+    plant(root, gitignore, ignored + kept)
+    assert await found_by_every_tool(client, root) == (sorted(kept), sorted(kept), sorted(kept), 0)
+    assert [(root / name).read_bytes() for name in ignored] == [b"needle\n"] * len(ignored)
+    assert [(root / name).read_bytes() for name in kept] == [b"thread\n"] * len(kept)

@@ -110,24 +110,27 @@ def gitignore_pattern(line: str) -> tuple[re.Pattern[str], bool] | None:
     matches, and whether it excludes (False for a ``!`` negation); None for a blank line or a comment.
 
     The regex is Python's, which reads ``[[:upper:]]`` as ripgrep does (a set of ``[:uper`` then ``]``); pathspec's
-    own matcher would compile it again in RE2, which reads a POSIX class there and refuses the rest.
+    own matcher would compile it again in RE2, which reads a POSIX class there and refuses the rest. It is compiled
+    with ``re.DOTALL``: git's ``**`` spans a name holding a line break as any other, and pathspec spells it ``.+``.
 
     Raises:
         InvalidParamsError: the line is no valid pattern (a dangling ``\\``, a range such as ``[c-a]``).
     """
-    import pathspec  # here, not at the top: start-up never pays for it
+    from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern  # here: start-up never pays for pathspec
 
     try:
-        # Python warns of "[[" (a nested set someday); "[\\[" is the same set without the warning.
-        pattern = pathspec.util.lookup_pattern("gitignore")(_NESTED_SET.sub(r"\1[\\[", line))
+        regex, include = GitIgnoreBasicPattern.pattern_to_regex(line)
+        if regex is None or include is None:
+            return None
+        # Python warns of "[[" (a nested set someday); "[\[" is the same set without the warning. Done on the regex:
+        # spelled so in the glob, pathspec would keep the backslash as a member of the set.
+        return re.compile(_NESTED_SET.sub(r"\1\\[", regex), re.DOTALL), include
     except (ValueError, re.error) as exc:
         raise InvalidParamsError(f"invalid glob {line!r}: {exc}. Use globs such as '*.py' or 'src/**/*.ts'.") from exc
-    if not isinstance(pattern, pathspec.RegexPattern) or pattern.include is None or pattern.regex is None:
-        return None
-    return pattern.regex, pattern.include
 
 
-_NESTED_SET = re.compile(r"(?<!\\)((?:\\\\)*)\[\[")  # an unescaped "[[" (after an even run of backslashes)
+# A set opening on "[" in pathspec's regex: an unescaped "[" (after an even run of backslashes), a "^" maybe, then "["
+_NESTED_SET = re.compile(r"(?<!\\)((?:\\\\)*\[\^?)\[")
 
 
 def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
