@@ -1,19 +1,23 @@
 """Edges where the ripgrep and Python engines once answered differently, through the tools in both eras and with
-both engines: a search of one file whose name ends in whitespace, and the ``denied`` count of a binary secret and
-of a secret in a legacy code page."""
+both engines: a search of one file whose name ends in whitespace, the ``denied`` count of a binary secret and of
+a secret in a legacy code page, and a path through a loop of symbolic links, refused alike by every tool."""
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
 from fsguard.core.denial import DenyRules, HiddenFiles, root_prefixes
+from fsguard.core.errors import AccessDeniedError, SymlinkLoopError
 from fsguard.core.ignore import WalkOptions
+from fsguard.core.oserrors import followed_os_error, from_os_error
 from fsguard.core.ripgrep import ripgrep_path
 from fsguard.core.search import ContentRequest, search_content
-from tests.conftest import structured
+from tests.conftest import error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -89,3 +93,45 @@ def test_without_the_pinned_walk_both_engines_count_the_same_hidden_secrets(tmp_
         request = ContentRequest(pattern=pattern, engine=engine)  # type: ignore[arg-type]
         found = search_content(root, request, WalkOptions(include_hidden=True), hide=hide)
         assert (found.files_with_matches, hide.count) == (0, 2 if pattern == "needle" else 1), pattern
+
+
+LOOP_CALLS: list[tuple[str, dict[str, object]]] = [
+    ("read_file", {}),
+    ("list_directory", {}),
+    ("get_file_info", {}),
+    ("search_files", {"pattern": "*"}),
+    ("search_files", {"pattern": "needle", "include_content": True}),
+    ("project_replace", {"find": "needle", "replace": "thread"}),
+    ("project_replace", {"find": "need.e", "replace": "thread", "literal": False}),
+    ("write_file", {"content": "x"}),
+    ("edit_file", {"old_text": "a", "new_text": "b"}),
+]
+
+
+@pytest.mark.parametrize("path", ["loop", "ping", "loop/x"])
+async def test_a_path_through_a_loop_of_symbolic_links_is_refused_as_a_loop_by_every_tool(
+    client: Client, root: Path, tool_engine: str, path: str
+) -> None:
+    (root / "loop").symlink_to("loop")
+    (root / "ping").symlink_to("pong")
+    (root / "pong").symlink_to("ping")
+    for tool, arguments in LOOP_CALLS:
+        result = await client.call_tool(tool, {"path": path, **arguments})
+        assert error_code(result) == "access_denied", tool
+        assert text_of(result).startswith(f"{path} leads through a loop of symbolic links"), (tool, text_of(result))
+        assert "permission" not in text_of(result), tool
+
+
+def test_eloop_from_a_lookup_that_follows_links_is_a_loop_and_from_other_calls_still_a_refusal(
+    tmp_path: Path,
+) -> None:
+    looped = OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+    loop = followed_os_error(looped, tmp_path / "loop")
+    assert type(loop) is SymlinkLoopError
+    assert loop.code == "access_denied"
+    # An open with O_NOFOLLOW meets ELOOP at a link swapped in for the file: no loop there.
+    refused = from_os_error(looped, tmp_path / "f.txt")
+    assert type(refused) is AccessDeniedError
+    assert type(followed_os_error(FileNotFoundError(errno.ENOENT, "gone"), tmp_path)) is type(
+        from_os_error(FileNotFoundError(errno.ENOENT, "gone"), tmp_path)
+    )

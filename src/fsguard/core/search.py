@@ -39,7 +39,7 @@ from fsguard.core.haystack import Hit, binary_match, matching_lines, searched_te
 from fsguard.core.hiddenhits import Aside
 from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
 from fsguard.core.names import NameSearch, name_matcher, search_names
-from fsguard.core.oserrors import from_os_error
+from fsguard.core.oserrors import followed_os_error
 from fsguard.core.provenance import Provenance
 from fsguard.core.query import Query, prepare_query
 from fsguard.core.ripgrep import Limits, RipgrepFailed, ripgrep_file_hits, ripgrep_hits, ripgrep_path
@@ -220,7 +220,7 @@ def searched_file(root: Path, max_file_size: int | None = None) -> bool:
     except FileNotFoundError as exc:
         raise NotFoundError(f"{root} does not exist. Check the path with list_directory.", path=str(root)) from exc
     except OSError as exc:
-        raise from_os_error(exc, root) from exc
+        raise followed_os_error(exc, root) from exc
     if stat.S_ISDIR(found.st_mode):
         return False
     if not stat.S_ISREG(found.st_mode):
