@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
-from fsguard.core.oserrors import from_os_error
+from fsguard.core.oserrors import from_os_error, link_loop_error
 from fsguard.core.pathforms import names_below, within
 
 _PATH = getattr(os, "O_PATH", os.O_RDONLY)
@@ -160,7 +160,7 @@ class Beneath:
                     target = step
                 hops += 1
                 if hops > _MAX_HOPS:
-                    raise AccessDeniedError(f"{path}: too many levels of symbolic links.", path=str(path))
+                    raise link_loop_error(path)
                 # A link is spliced lexically against the real directory it sits in, then walked again
                 # from the root holding the result, so ".." never climbs out through the kernel.
                 spliced = Path(os.path.normpath(here / target)).joinpath(*reversed(todo))

@@ -5,6 +5,7 @@
     │   ├── UnknownParamError     unknown_param
     │   └── HookConfigError       invalid_params (the same code: a bad --hooks-config file)
     ├── AccessDeniedError         access_denied
+    │   └── SymlinkLoopError      access_denied (the same code: a path through a loop of symbolic links)
     ├── NotFoundError             not_found
     ├── IsDirectoryError          is_directory
     ├── NotDirectoryError         not_a_directory
@@ -75,6 +76,10 @@ class AccessDeniedError(FsguardError):
     """A path outside the roots, or one the path policy refuses."""
 
     code = "access_denied"
+
+
+class SymlinkLoopError(AccessDeniedError):
+    """A path that leads through a loop of symbolic links (ELOOP): it names nothing, whatever the permissions."""
 
 
 class NotFoundError(FsguardError):

@@ -153,3 +153,9 @@ def _read_below(cwd: Path | int, relative: bytes) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+def binary_match(query: Query, data: bytes) -> bool:
+    """Whether the binary file of bytes ``data`` holds a match, as rg --binary --crlf reads it: a NUL is a line
+    break, and a ``\r`` before one is no part of the line (``needle$`` holds in ``needle\r\n``)."""
+    return bool(matching_lines(query, transcoded(data).replace(b"\0", b"\n").replace(b"\r\n", b"\n"))[0])

@@ -27,7 +27,7 @@ from fsguard.core.gitignorefile import GitignoreFile, gitignore_lines
 from fsguard.core.globs import glob_matcher
 from fsguard.core.globs import normalise_globs as normalise_globs  # where callers have imported it from
 from fsguard.core.nesting import Below, flattened
-from fsguard.core.oserrors import from_os_error
+from fsguard.core.oserrors import followed_os_error
 from fsguard.core.shapes import DIRECTORY_SHAPES
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
@@ -121,7 +121,7 @@ def check_directory(root: Path) -> None:
     except FileNotFoundError as exc:
         raise NotFoundError(f"{root} does not exist. Check the path with list_directory.", path=str(root)) from exc
     except OSError as exc:
-        raise from_os_error(exc, root) from exc
+        raise followed_os_error(exc, root) from exc
     if not stat.S_ISDIR(mode):
         raise NotDirectoryError(f"{root} is not a directory; search a directory that contains it.", path=str(root))
 

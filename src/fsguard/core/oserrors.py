@@ -20,6 +20,7 @@ from fsguard.core.errors import (
     NotDirectoryError,
     NotFoundError,
     ReadOnlyFilesystemError,
+    SymlinkLoopError,
 )
 
 NAME_MAX_BYTES = 255
@@ -69,6 +70,24 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
             reason=reason,
         )
     return FsguardError(f"I/O error on {shown}: {reason}.", path=shown)
+
+
+def followed_os_error(exc: OSError, path: object) -> FsguardError:
+    """:func:`from_os_error` for a call that followed ``path``'s symbolic links (``stat``, an open without
+    ``O_NOFOLLOW``): ELOOP there is a loop of links, not a link refused in the place of a file."""
+    return link_loop_error(path) if exc.errno == errno.ELOOP else from_os_error(exc, path)
+
+
+def link_loop_error(path: object) -> SymlinkLoopError:
+    """The error for a path whose lookup meets a loop of symbolic links (ELOOP when followed, or more links than
+    the kernel follows): no permission is at fault, so it names the links, not get_file_info."""
+    shown = shorten(path)
+    return SymlinkLoopError(
+        f"{shown} leads through a loop of symbolic links (a link that leads back to itself, directly or through "
+        "others), so it names no file or directory. Use the path the link was meant to reach, or remove the link "
+        "with delete_file.",
+        path=shown,
+    )
 
 
 def name_length_error(path: str) -> NameTooLongError | None:

@@ -114,5 +114,9 @@ def _gitignore_literal(name: str) -> str:
 
 
 def glob_literal(name: str) -> str:
-    """``name`` with the characters of ripgrep's glob syntax (globset) escaped."""
-    return _GLOB_SYNTAX.sub(r"\\\g<0>", name)
+    """``name`` with the characters of ripgrep's glob syntax (globset) escaped, and a last character that is
+    whitespace as a one-name alternation (``y{ }``): rg reads a ``--glob`` as a .gitignore line and drops its
+    trailing whitespace (Rust's, NBSP and the like too), and a one-character class would not do for a character
+    past ASCII (globset matches classes on bytes)."""
+    escaped = _GLOB_SYNTAX.sub(r"\\\g<0>", name)
+    return escaped[:-1] + "{" + escaped[-1] + "}" if escaped[-1:].isspace() else escaped

@@ -35,10 +35,11 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.errors import FsguardError, NotDirectoryError, NotFoundError, TooLargeError
-from fsguard.core.haystack import Hit, matching_lines, searched_text, transcoded
+from fsguard.core.haystack import Hit, binary_match, matching_lines, searched_text
+from fsguard.core.hiddenhits import Aside
 from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
 from fsguard.core.names import NameSearch, name_matcher, search_names
-from fsguard.core.oserrors import from_os_error
+from fsguard.core.oserrors import followed_os_error
 from fsguard.core.provenance import Provenance
 from fsguard.core.query import Query, prepare_query
 from fsguard.core.ripgrep import Limits, RipgrepFailed, ripgrep_file_hits, ripgrep_hits, ripgrep_path
@@ -171,7 +172,7 @@ def search_content(
                         rg, root, query, limits, progress=progress, beneath=beneath, binaries=binaries
                     )
                 else:
-                    aside = None if hide is None or provenance is None else _Aside(getattr(hide, "hides", hide))
+                    aside = None if hide is None or provenance is None else Aside(getattr(hide, "hides", hide))
                     found = ripgrep_hits(
                         rg,
                         root,
@@ -184,9 +185,9 @@ def search_content(
                         binaries=binaries,
                         meanwhile=beside,
                     )
-                    if aside is not None and hide is not None:  # counted as hidden once confirmed, as a hit would be
-                        for confirmed in _confirmed(aside.hits(), provenance, query, 0):
-                            hide(confirmed[0])
+                    if aside is not None and hide is not None and provenance is not None:
+                        for confirmed in aside.confirmed(provenance, query, binary=binaries is not None):
+                            hide(confirmed)  # counted as hidden once confirmed, as a hit would be
                 binary = _binary(binary, provenance, query)
                 hits = _confirmed(iter(found), provenance, query, request.max_results)
                 return _collect(hits, limits, "ripgrep", tuple(binary))
@@ -219,7 +220,7 @@ def searched_file(root: Path, max_file_size: int | None = None) -> bool:
     except FileNotFoundError as exc:
         raise NotFoundError(f"{root} does not exist. Check the path with list_directory.", path=str(root)) from exc
     except OSError as exc:
-        raise from_os_error(exc, root) from exc
+        raise followed_os_error(exc, root) from exc
     if stat.S_ISDIR(found.st_mode):
         return False
     if not stat.S_ISREG(found.st_mode):
@@ -265,25 +266,6 @@ def _confirmed(hits: Iterator[Hit], provenance: Provenance | None, query: Query,
             yield file, number, (), {}
 
 
-@dataclass
-class _Aside:
-    """A deny filter for rg that sets the files it hides aside, uncounted, to be confirmed like the hits."""
-
-    hides: Callable[[str], bool]
-    found: list[str] = dataclasses.field(default_factory=list)
-
-    def __call__(self, path: str) -> bool:
-        if not self.hides(path):
-            return False
-        self.found.append(path)
-        return True
-
-    def hits(self) -> Iterator[Hit]:
-        """What was set aside as count-only hits, in walk order (rg counted a match in each)."""
-        for path in sorted(self.found, key=lambda path: path.replace("/", "\0")):
-            yield path, 1, (), {}
-
-
 def _binary(files: list[str], provenance: Provenance | None, query: Query) -> list[str]:
     """Those of the binary ``files`` rg named that are binary files holding a match as the pinned walk finds them."""
     if provenance is None:
@@ -294,7 +276,7 @@ def _binary(files: list[str], provenance: Provenance | None, query: Query) -> li
             data = provenance.read(file)
             if data is None or searched_text(data) is not None:
                 continue
-            if not _binary_match(query, data):
+            if not binary_match(query, data):
                 continue
         kept.append(file)
     return kept
@@ -371,7 +353,7 @@ def _python_hits(
             continue  # vanished or unreadable since the walk: skipped, as ripgrep does
         text = searched_text(data)
         if text is None:
-            if binary is not None and _binary_match(query, data):
+            if binary is not None and binary_match(query, data):
                 binary.append(str(path))
             continue
         found, lines = matching_lines(query, text)
@@ -379,12 +361,6 @@ def _python_hits(
             yield str(path), sum(len(spans) for _, spans in found), found, lines
     if progress is not None:
         progress(walked)
-
-
-def _binary_match(query: Query, data: bytes) -> bool:
-    """Whether the binary file of bytes ``data`` holds a match, as rg --binary --crlf reads it: a NUL is a line
-    break, and a ``\r`` before one is no part of the line (``needle$`` holds in ``needle\r\n``)."""
-    return bool(matching_lines(query, transcoded(data).replace(b"\0", b"\n").replace(b"\r\n", b"\n"))[0])
 
 
 def _read(path: str) -> bytes | None:

@@ -1,0 +1,137 @@
+"""Edges where the ripgrep and Python engines once answered differently, through the tools in both eras and with
+both engines: a search of one file whose name ends in whitespace, the ``denied`` count of a binary secret and of
+a secret in a legacy code page, and a path through a loop of symbolic links, refused alike by every tool."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from fsguard.core.denial import DenyRules, HiddenFiles, root_prefixes
+from fsguard.core.errors import AccessDeniedError, SymlinkLoopError
+from fsguard.core.ignore import WalkOptions
+from fsguard.core.oserrors import followed_os_error, from_os_error
+from fsguard.core.ripgrep import ripgrep_path
+from fsguard.core.search import ContentRequest, search_content
+from tests.conftest import error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+# rg reads a --glob as a .gitignore line, whose trailing whitespace it drops: Rust's whitespace, NBSP included.
+ENDINGS = ["y ", "nb\u00a0", "em\u2003", "t\t", "c\r", "n\n"]
+
+
+def files_of(found: dict[str, object], root: Path) -> list[str]:
+    listed = found["files"]
+    assert isinstance(listed, list)
+    paths = [entry["path"] if isinstance(entry, dict) else entry for entry in listed]
+    return sorted(Path(str(path)).relative_to(root).as_posix() for path in paths)
+
+
+@pytest.mark.parametrize("name", ENDINGS, ids=repr)
+async def test_a_search_of_one_file_whose_name_ends_in_whitespace_finds_its_matches(
+    client: Client, root: Path, tool_engine: str, name: str
+) -> None:
+    (root / name).write_bytes(b"needle\n")
+    (root / name.rstrip()).write_bytes(b"other\n")  # the name rg searched instead
+    (root / "link").symlink_to(name)
+    # A path argument may not hold a control character: such a name is reached through the link.
+    paths = ["link"] if name[-1] < " " else [name, "link"]
+    for path in paths:
+        found = structured(
+            await client.call_tool("search_files", {"path": path, "pattern": "needle", "include_content": True})
+        )
+        assert (files_of(found, root), found["total_matches"]) == ([name], 1), path
+    replaced = structured(
+        await client.call_tool("project_replace", {"path": "link", "find": "needle", "replace": "thread"})
+    )
+    assert files_of(replaced, root) == [name]
+    assert (root / name).read_bytes() == b"thread\n"
+
+
+async def test_a_binary_secret_holding_the_pattern_is_counted_in_denied(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # A binary file holding a match is named in skipped_binary: a secret one is left out of it, and counted.
+    (root / ".env").mkdir()
+    (root / ".env" / "x.txt").write_bytes(b"x\x00needle\n")
+    (root / "public.bin").write_bytes(b"y\x00needle\n")
+    (root / ".env" / "y.txt").write_bytes(b"x\x00thread\n")  # a secret without a match: not counted
+    found = structured(
+        await client.call_tool("search_files", {"pattern": "needle", "include_content": True, "include_hidden": True})
+    )
+    assert (found["files"], found["skipped_binary_paths"], found["denied"]) == ([], ["public.bin"], 1)
+
+
+async def test_a_secret_in_a_legacy_code_page_matching_once_decoded_is_counted_in_denied(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # rg reads Latin-1 as raw bytes, where "très" is not found: the file is searched decoded, as read_file shows it.
+    (root / "key.pem").write_bytes(b"tr\xe8s needle\n")
+    (root / "other.pem").write_bytes(b"caf\xe9 without it\n")
+    (root / "notes.txt").write_bytes(b"tr\xe8s bien\n")
+    found = structured(await client.call_tool("search_files", {"pattern": "très", "include_content": True}))
+    assert (files_of(found, root), found["denied"]) == (["notes.txt"], 1)
+
+
+@pytest.mark.parametrize("engine", ["ripgrep", "python"])
+def test_without_the_pinned_walk_both_engines_count_the_same_hidden_secrets(tmp_path: Path, engine: str) -> None:
+    if engine == "ripgrep" and ripgrep_path() is None:
+        pytest.skip("rg is not installed")
+    root = tmp_path.resolve()
+    (root / ".env").mkdir()
+    (root / ".env" / "x.txt").write_bytes(b"x\x00needle\n")
+    (root / "key.pem").write_bytes(b"tr\xe8s needle\n")
+    (root / "other.pem").write_bytes(b"caf\xe9 without it\n")
+    hide = HiddenFiles(DenyRules.create([]), root_prefixes([root]))
+    for pattern in ("needle", "très"):
+        hide.count = 0
+        request = ContentRequest(pattern=pattern, engine=engine)  # type: ignore[arg-type]
+        found = search_content(root, request, WalkOptions(include_hidden=True), hide=hide)
+        assert (found.files_with_matches, hide.count) == (0, 2 if pattern == "needle" else 1), pattern
+
+
+LOOP_CALLS: list[tuple[str, dict[str, object]]] = [
+    ("read_file", {}),
+    ("list_directory", {}),
+    ("get_file_info", {}),
+    ("search_files", {"pattern": "*"}),
+    ("search_files", {"pattern": "needle", "include_content": True}),
+    ("project_replace", {"find": "needle", "replace": "thread"}),
+    ("project_replace", {"find": "need.e", "replace": "thread", "literal": False}),
+    ("write_file", {"content": "x"}),
+    ("edit_file", {"old_text": "a", "new_text": "b"}),
+]
+
+
+@pytest.mark.parametrize("path", ["loop", "ping", "loop/x"])
+async def test_a_path_through_a_loop_of_symbolic_links_is_refused_as_a_loop_by_every_tool(
+    client: Client, root: Path, tool_engine: str, path: str
+) -> None:
+    (root / "loop").symlink_to("loop")
+    (root / "ping").symlink_to("pong")
+    (root / "pong").symlink_to("ping")
+    for tool, arguments in LOOP_CALLS:
+        result = await client.call_tool(tool, {"path": path, **arguments})
+        assert error_code(result) == "access_denied", tool
+        assert text_of(result).startswith(f"{path} leads through a loop of symbolic links"), (tool, text_of(result))
+        assert "permission" not in text_of(result), tool
+
+
+def test_eloop_from_a_lookup_that_follows_links_is_a_loop_and_from_other_calls_still_a_refusal(
+    tmp_path: Path,
+) -> None:
+    looped = OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+    loop = followed_os_error(looped, tmp_path / "loop")
+    assert type(loop) is SymlinkLoopError
+    assert loop.code == "access_denied"
+    # An open with O_NOFOLLOW meets ELOOP at a link swapped in for the file: no loop there.
+    refused = from_os_error(looped, tmp_path / "f.txt")
+    assert type(refused) is AccessDeniedError
+    assert type(followed_os_error(FileNotFoundError(errno.ENOENT, "gone"), tmp_path)) is type(
+        from_os_error(FileNotFoundError(errno.ENOENT, "gone"), tmp_path)
+    )
