@@ -135,3 +135,37 @@ def test_eloop_from_a_lookup_that_follows_links_is_a_loop_and_from_other_calls_s
     assert type(followed_os_error(FileNotFoundError(errno.ENOENT, "gone"), tmp_path)) is type(
         from_os_error(FileNotFoundError(errno.ENOENT, "gone"), tmp_path)
     )
+
+
+@pytest.mark.parametrize("path", ["loop/x", "ping/x"])
+async def test_a_source_or_plan_through_a_loop_of_symbolic_links_is_refused_as_a_loop(
+    client: Client, root: Path, path: str
+) -> None:
+    (root / "loop").symlink_to("loop")
+    (root / "ping").symlink_to("pong")
+    (root / "pong").symlink_to("ping")
+    (root / "a.txt").write_bytes(b"kept\n")
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("copy_file", {"source_path": path, "dest_path": "b.txt"}),
+        ("move_file", {"source_path": path, "dest_path": "b.txt"}),
+        ("analyze_operation", {"operation": "delete", "path": path}),
+        ("analyze_operation", {"operation": "file", "path": path}),
+        ("analyze_operation", {"operation": "write", "path": path, "content": "x"}),
+    ]
+    for tool, arguments in calls:
+        result = await client.call_tool(tool, arguments)
+        assert error_code(result) == "access_denied", tool
+        assert text_of(result).startswith(f"{path} leads through a loop of symbolic links"), (tool, text_of(result))
+    assert sorted(entry.name for entry in root.iterdir()) == ["a.txt", "loop", "ping", "pong"]
+
+
+@pytest.mark.parametrize("target", ["loop", "nowhere"])
+async def test_a_plan_to_delete_a_link_that_leads_nowhere_finds_the_link_delete_file_removes(
+    client: Client, root: Path, target: str
+) -> None:
+    (root / "loop").symlink_to(target)
+    planned = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "loop"}))
+    assert planned["exists"] is True
+    deleted = await client.call_tool("delete_file", {"path": "loop"})
+    assert not deleted.is_error, text_of(deleted)
+    assert not (root / "loop").is_symlink()

@@ -167,6 +167,26 @@ async def test_analyze_operation_plans_without_changing_anything(client: Client,
     assert {p: p.read_bytes() for p in root.iterdir()} == before
 
 
+async def test_a_plan_to_delete_a_link_describes_the_link_that_delete_file_removes(
+    client: Client, root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    (root / "tree").mkdir()
+    (root / "tree" / "big.bin").write_bytes(b"x" * 2_000_000)
+    (root / "tree-link").symlink_to("tree")
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "kept.txt").write_bytes(b"kept\n")
+    (root / "out-link").symlink_to(outside)
+    inside = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "tree-link"}))
+    assert (inside["exists"], inside["risk_level"]) == (True, "MEDIUM"), inside
+    assert "a whole directory" not in inside["risk_factors"]
+    away = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "out-link"}))
+    assert (away["exists"], away["path"]) == (True, str(root / "out-link"))
+    for link in ("tree-link", "out-link"):
+        assert not (await client.call_tool("delete_file", {"path": link})).is_error
+    assert [link.is_symlink() for link in (root / "tree-link", root / "out-link")] == [False, False]
+    assert ((root / "tree" / "big.bin").stat().st_size, (outside / "kept.txt").read_bytes()) == (2_000_000, b"kept\n")
+
+
 async def test_purge_is_a_dry_run_by_default_and_then_removes_for_good(client: Client, root: Path) -> None:
     (root / "a.txt").write_text("a", encoding="utf-8")
     sd_id = structured(await client.call_tool("delete_file", {"path": "a.txt"}))["results"][0]["sd_id"]

@@ -10,6 +10,7 @@ from fsguard.core.diff import render_diff
 from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.matching import Replacement, find_matches
+from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.risk import RiskLevel, RiskPolicy, assess_risk, write_guard
 from fsguard.core.textio import decode
@@ -42,8 +43,11 @@ class Analyzer:
         new_text: str | None = None,
     ) -> AnalyzeResult:
         """The risk report of ``operation`` on ``user_path``."""
-        path = self._policy.resolve(user_path)
-        exists = path.exists()
+        # A delete removes a link itself, as delete_file does: one that leads nowhere, or back to itself, is there.
+        path = self._policy.resolve_entry(user_path) if operation == "delete" else self._policy.resolve(user_path)
+        exists = path.exists() or (operation == "delete" and path.is_symlink())
+        if not exists and leads_through_loop(path, follow=operation != "delete"):
+            raise link_loop_error(path)
         base = AnalyzeResult(operation=operation, path=str(path), exists=exists, risk_level="LOW", message="")
         if operation == "delete":
             return self._delete(base, path)
@@ -124,7 +128,7 @@ class Analyzer:
             size, files = size_and_files(entry)  # from stats: a SHA-256 of it all took 40 s for a 10 GB file
         factors = [f"{files} file(s), {size:,} bytes"]
         level = "MEDIUM"
-        if path.is_dir():
+        if path.is_dir() and not path.is_symlink():
             level, factors = "HIGH", [*factors, "a whole directory"]
         if size > _LARGE:
             level = "HIGH"

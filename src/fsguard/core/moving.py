@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsguard.core.beneath import lstat_at
-from fsguard.core.errors import InvalidParamsError, NotFoundError
+from fsguard.core.errors import InvalidParamsError, NotFoundError, SymlinkLoopError
+from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import (
@@ -131,5 +132,7 @@ class Mover:
         return source, destination
 
 
-def _missing(source: Path) -> NotFoundError:
+def _missing(source: Path) -> NotFoundError | SymlinkLoopError:
+    if leads_through_loop(source):
+        return link_loop_error(source)
     return NotFoundError(f"{source} does not exist. Check the path with list_directory.", path=str(source))

@@ -78,6 +78,16 @@ def followed_os_error(exc: OSError, path: object) -> FsguardError:
     return link_loop_error(path) if exc.errno == errno.ELOOP else from_os_error(exc, path)
 
 
+def leads_through_loop(path: Path, *, follow: bool = False) -> bool:
+    """Whether ``path`` is out of reach because a directory on its way is a loop of symbolic links; with ``follow``,
+    or the path itself (without, a link that loops exists: delete_file removes it)."""
+    try:
+        path.stat(follow_symlinks=follow)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def link_loop_error(path: object) -> SymlinkLoopError:
     """The error for a path whose lookup meets a loop of symbolic links (ELOOP when followed, or more links than
     the kernel follows): no permission is at fault, so it names the links, not get_file_info."""
