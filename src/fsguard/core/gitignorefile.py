@@ -34,8 +34,9 @@ def gitignore_lines(path: Path) -> list[str] | None:
             if not stat.S_ISREG(mode):
                 return None
             # Lines end at "\n" alone, and a "\r" before it goes (git and ripgrep both): a form feed, "\x85" or
-            # "\u2028" is part of a pattern, not a line break as str.splitlines() would have it.
-            text = file.read().decode("utf-8", "replace")
+            # "\u2028" is part of a pattern, not a line break as str.splitlines() would have it. Bytes that are not
+            # UTF-8 stand for themselves, as in git, and for the bytes of a name that holds them.
+            text = file.read().decode("utf-8", "surrogateescape")
             return [line.removesuffix("\r") for line in text.split("\n")]
     except OSError:
         return []

@@ -28,6 +28,7 @@ from fsguard.core.globs import glob_matcher
 from fsguard.core.globs import normalise_globs as normalise_globs  # where callers have imported it from
 from fsguard.core.nesting import Below, flattened
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.rgreading import rg_reads_otherwise
 from fsguard.core.shapes import DIRECTORY_SHAPES
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
@@ -69,7 +70,8 @@ class IgnoreRules:
         """Rules for the tree at ``root``; paths passed to :meth:`ignored` must be under it."""
         self.root = root
         self._files: dict[Path, GitignoreFile | None] = {}
-        self.irregular: list[Path] = []  # each .gitignore read so far that is not a regular file (no rules)
+        # Each .gitignore read so far that rg would read otherwise than git, and how (see fsguard.core.rgreading)
+        self.read_otherwise: list[tuple[Path, str]] = []
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         """Whether ``path`` (a directory when ``is_dir``) is excluded, by its own rules or an ignored ancestor."""
@@ -103,8 +105,8 @@ class IgnoreRules:
         """The compiled ``.gitignore`` of ``directory``, None if it has none."""
         if directory not in self._files:
             lines = gitignore_lines(directory / GITIGNORE)
-            if lines is None:
-                self.irregular.append(directory / GITIGNORE)
+            if (why := rg_reads_otherwise(lines)) is not None:
+                self.read_otherwise.append((directory / GITIGNORE, why))
             self._files[directory] = GitignoreFile(lines) if lines else None
         return self._files[directory]
 
