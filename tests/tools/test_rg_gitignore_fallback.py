@@ -1,7 +1,7 @@
 """A ``.gitignore`` rg reads otherwise than git (a pattern of a name ending in ".", braces, a lone "!", a line that
-is not UTF-8) is read as git reads it by both engines: rg gives way to the Python engine. Through search_files (by
-name and content) and project_replace (preview and apply), in both eras; git's own verdicts are checked in a
-throwaway repository where git is installed."""
+is not UTF-8) is read as git reads it by both engines: rg gives way to the Python engine. Minified names ending in
+"." are searched by both. Through search_files (by name and content) and project_replace (preview and apply), in
+both eras; git's own verdicts are checked in a throwaway repository where git is installed."""
 
 from __future__ import annotations
 
@@ -111,6 +111,23 @@ async def test_an_ordinary_gitignore_is_left_to_rg(client: Client, root: Path, t
     assert await found_everywhere(root=root, client=client) == ["keep.log", "y.txt."]
     found = structured(await client.call_tool("search_files", {"pattern": "needle", "include_content": True}))
     assert found["engine"] == tool_engine
+
+
+async def test_minified_names_ending_in_a_dot_are_searched_by_both_engines_and_not_reported_skipped(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    make(root, {"c.min.": b"needle\n", "a.min.js.": b"needle\n", "a.min.js": b"needle\n", "b.map": b"needle\n"})
+    content = structured(await client.call_tool("search_files", {"pattern": "needle", "include_content": True}))
+    preview = structured(await client.call_tool("project_replace", {"find": "needle", "replace": "x", "preview": True}))
+    applied = structured(await client.call_tool("project_replace", {"find": "needle", "replace": "thread"}))
+    for found in (content, preview, applied):
+        assert files_of(found, root) == ["a.min.js.", "c.min."]
+        assert found["default_skipped_paths"] == ["a.min.js", "b.map"]
+    assert [(root / name).read_bytes() for name in ("c.min.", "a.min.js.", "a.min.js")] == [
+        b"thread\n",
+        b"thread\n",
+        b"needle\n",
+    ]
 
 
 @pytest.mark.parametrize(

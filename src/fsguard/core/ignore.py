@@ -7,9 +7,10 @@ its ancestors down from ``rules_from``, the server root holding it; never a glob
 is a git repository; a walk of an excluded directory yields nothing); files no include glob matches; files
 above ``max_file_size``. With ``skip_dependencies``, directories named in :data:`DEPENDENCY_DIRS` below the walked
 directory (dependencies, caches, build output: what users of the seed expect a search to leave out, with or without
-a ``.gitignore``); with ``skip_minified``, files matching :data:`MINIFIED_GLOBS`. Entries are visited in byte-wise
-order of their names, directories depth first, which is the order of ``rg --sort path``. A ``.gitignore`` that is
-not a regular file is read as no rules (:func:`fsguard.core.gitignorefile.gitignore_lines`).
+a ``.gitignore``); with ``skip_minified``, files matching :data:`MINIFIED_GLOBS` (not ending in ``.``, as in rg).
+Entries are visited in byte-wise order of their names, directories depth first, which is the order of
+``rg --sort path``. A ``.gitignore`` that is not a regular file is read as no rules
+(:func:`fsguard.core.gitignorefile.gitignore_lines`).
 
 Searches over the walk (by name, by content) are :mod:`fsguard.core.search`'s.
 """
@@ -350,8 +351,9 @@ def _size(entry: os.DirEntry[str]) -> int:
 
 
 def _minified(name: str) -> bool:
-    """Whether ``name`` matches one of :data:`MINIFIED_GLOBS` (``*.min.*``, ``*.map``), spelled as string tests."""
-    return ".min." in name or name.endswith(".map")
+    """Whether ``name`` matches one of :data:`MINIFIED_GLOBS` (``*.min.*``, ``*.map``), spelled as string tests, and
+    does not end in ``.``: rg's file types never match such a name (``c.min.``), so rg would search it."""
+    return (".min." in name or name.endswith(".map")) and not name.endswith(".")
 
 
 def _decision(scopes: list[_Scope], relative: str) -> bool | None:
