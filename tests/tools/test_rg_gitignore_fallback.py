@@ -1,7 +1,7 @@
 """A ``.gitignore`` rg reads otherwise than git (a pattern of a name ending in ".", braces, a lone "!", a line that
-is not UTF-8) is read as git reads it by both engines: rg gives way to the Python engine. Minified names ending in
-"." are searched by both. Through search_files (by name and content) and project_replace (preview and apply), in
-both eras; git's own verdicts are checked in a throwaway repository where git is installed."""
+is not UTF-8, a byte order mark) is read as git reads it by both engines: rg gives way to the Python engine. Minified
+names ending in "." are searched by both. Through search_files (by name and content) and project_replace (preview and
+apply), in both eras; git's own verdicts are checked in a throwaway repository where git is installed."""
 
 from __future__ import annotations
 
@@ -105,6 +105,14 @@ async def test_a_gitignore_line_that_is_not_utf8_leaves_the_other_lines_standing
     assert git_ignores(root, [CAFE, "b.log", "c.txt"]) == ["b.log", CAFE]
 
 
+async def test_a_gitignore_starting_with_a_byte_order_mark_hides_what_its_first_pattern_names_in_both_engines(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    make(root, {".gitignore": b"\xef\xbb\xbf*.log\n", "b.log": b"needle\n", "c.txt": b"needle\n"})
+    assert await found_everywhere(root=root, client=client) == ["c.txt"]
+    assert git_ignores(root, ["b.log", "c.txt"]) == ["b.log"]
+
+
 async def test_an_ordinary_gitignore_is_left_to_rg(client: Client, root: Path, tool_engine: str) -> None:
     make(root, {".gitignore": b"# logs\n*.log\nbuild/\n!keep.log\n/x.txt.\n", "a.log": b"needle\n"})
     make(root, {"keep.log": b"needle\n", "build/o.txt": b"needle\n", "x.txt.": b"needle\n", "y.txt.": b"needle\n"})
@@ -141,11 +149,16 @@ def test_a_gitignore_line_rg_reads_its_own_way_is_told(line: str) -> None:
     assert rg_reads_otherwise(["*.log", line, "build/"]) is not None
 
 
+@pytest.mark.parametrize(("first", "told"), [("\ufeff*.log", True), ("\ufeff# logs", False), ("\ufeff", False)])
+def test_a_byte_order_mark_is_told_unless_a_comment_or_blank_line_follows_it(first: str, told: bool) -> None:
+    assert (rg_reads_otherwise([first, "*.tmp"]) is not None) is told
+
+
 @pytest.mark.parametrize(
     "line",
     [
         *("*.log", "build/", "!keep.log", "# a.", "", "*.min.*", "a.*", "a[.]", "/x.txt.", "d/x.txt.", "**/d/a."),
-        *("/g./", ".", "..", "\\{x,y\\}", "a,b", "!/", "a.\\ ", "é.txt"),
+        *("/g./", ".", "..", "\\{x,y\\}", "a,b", "!/", "a.\\ ", "é.txt", "x\ufeff"),
     ],
 )
 def test_a_gitignore_line_rg_reads_as_git_does_is_left_to_rg(line: str) -> None:

@@ -19,6 +19,8 @@ from fsguard.core.globs import gitignore_pattern
 if TYPE_CHECKING:
     from fsguard.core.ignore import IgnoreRules
 
+BOM = "\ufeff"
+
 
 def gitignore_lines(path: Path) -> list[str] | None:
     """The lines of the ``.gitignore`` at ``path`` (none if there is no such file, it cannot be read, or it is a
@@ -58,6 +60,8 @@ class GitignoreFile:
         # remembered listing keeps it, and a .gitignore can be megabytes long.
         self.digest = hashlib.blake2b("\n".join(lines).encode("utf-8", "surrogatepass"), digest_size=32).digest()
         self._rules: list[tuple[Callable[[str], bool], bool]] = []
+        if lines and lines[0].startswith(BOM):  # git skips a byte order mark at the start of the file
+            lines = [lines[0].removeprefix(BOM), *lines[1:]]
         for line in lines:
             try:
                 found = gitignore_pattern(_git_wildmatch(_bytewise(line)))

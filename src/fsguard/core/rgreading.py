@@ -5,6 +5,8 @@ which reads it as git does (see :mod:`fsguard.core.sidewalk`); every other file,
 
 The lines rg reads its own way:
 
+* a first line after a byte order mark: rg reads the mark as part of the line, git skips it (so its first pattern
+  names no file in rg, but a first line that is a comment or blank without the mark only a name starting with it);
 * one that is not UTF-8: rg stops reading the file there, dropping that line and all below it; git reads bytes;
 * one with a brace: rg reads ``{x,y}`` as alternatives (``x`` or ``y``), a lone ``{`` as an error that drops the
   line, a lone ``}`` as an empty alternative; git reads braces as the characters they are;
@@ -18,6 +20,8 @@ The lines rg reads its own way:
 from __future__ import annotations
 
 import re
+
+from fsguard.core.gitignorefile import BOM
 
 __all__ = ["NOT_REGULAR", "rg_reads_otherwise"]
 
@@ -38,6 +42,8 @@ def rg_reads_otherwise(lines: list[str] | None) -> str | None:
     it reads it as git does."""
     if lines is None:
         return NOT_REGULAR
+    if lines and lines[0].startswith(BOM) and lines[0][1:].strip(" ") and not lines[0].startswith("#", 1):
+        return "starts with a byte order mark, which rg reads as part of the first pattern and git skips"
     for line in lines:
         if _SUSPECT.search(line) is not None and (why := _line(line)) is not None:
             return why
