@@ -142,7 +142,7 @@ async def test_minified_names_ending_in_a_dot_are_searched_by_both_engines_and_n
     "line",
     [
         *("x.txt.", "*.", "a?.", "[a].", "d/*.", "**/a.", "/**/a.", "d/**/a.", "a./", "!a.", "\\!a.", "a.\t", "a\\."),
-        *("{x,y}", "{x", "x}", "!", "! ", "caf\udce9", "#caf\udce9"),
+        *("{x,y}", "{x", "x}", "!", "! ", "caf\udce9", "#caf\udce9", "x\u00a0", "y\t", "z \t "),
     ],
 )
 def test_a_gitignore_line_rg_reads_its_own_way_is_told(line: str) -> None:
@@ -158,7 +158,7 @@ def test_a_byte_order_mark_is_told_unless_a_comment_or_blank_line_follows_it(fir
     "line",
     [
         *("*.log", "build/", "!keep.log", "# a.", "", "*.min.*", "a.*", "a[.]", "/x.txt.", "d/x.txt.", "**/d/a."),
-        *("/g./", ".", "..", "\\{x,y\\}", "a,b", "!/", "a.\\ ", "é.txt", "x\ufeff"),
+        *("/g./", ".", "..", "\\{x,y\\}", "a,b", "!/", "a.\\ ", "é.txt", "x\ufeff", "\t", "x  "),
     ],
 )
 def test_a_gitignore_line_rg_reads_as_git_does_is_left_to_rg(line: str) -> None:

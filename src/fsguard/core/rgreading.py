@@ -10,6 +10,7 @@ The lines rg reads its own way:
 * one that is not UTF-8: rg stops reading the file there, dropping that line and all below it; git reads bytes;
 * one with a brace: rg reads ``{x,y}`` as alternatives (``x`` or ``y``), a lone ``{`` as an error that drops the
   line, a lone ``}`` as an empty alternative; git reads braces as the characters they are;
+* a pattern ending in whitespace other than spaces (a tab, a no-break space): rg trims it, git trims spaces alone;
 * a lone ``!``: rg reads it as re-including every path below the file; git as no pattern;
 * a pattern whose last character is a literal ``.``, unless it is a plain path (no wildcard, and a ``/`` in it
   or before it): rg's glob set matches such a pattern by a path's base name or extension, and takes a path ending
@@ -32,7 +33,7 @@ _RG_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2
 _RG_WHITESPACE += "\u2028\u2029\u202f\u205f\u3000"
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")  # gitignore_lines decodes with surrogateescape
 # A line that may be one rg reads its own way (the precise test is _line's): most lines are not, at one search each
-_SUSPECT = re.compile(r"[{}\udc80-\udcff]|\A!|\.[\s/\\]*\Z")
+_SUSPECT = re.compile(r"[{}\udc80-\udcff]|\A!|\.[\s/\\]*\Z|[^\S ] *\Z")
 _WILDCARDS = frozenset("*?[{}")
 
 
@@ -58,7 +59,11 @@ def _line(line: str) -> str | None:
     if line.startswith("#"):
         return None
     if not line.endswith("\\ "):
-        line = line.rstrip(_RG_WHITESPACE)
+        trimmed = line.rstrip(_RG_WHITESPACE)
+        # A line of whitespace alone names a file of that whitespace in git, which no one makes: left to rg
+        if trimmed and line[len(trimmed) :].strip(" "):
+            return f"ends in {line[len(trimmed) :]!r}, which rg trims and git keeps"
+        line = trimmed
     if _unescaped(line, "{}"):
         return f"holds {line!r}, whose braces rg reads as alternatives and git as the characters they are"
     glob, absolute = line, False

@@ -6,9 +6,9 @@ whatever it is: a FIFO by that name (anyone who can write in the tree can make o
 link to a device is read without end. fsguard's walk reads such a file as no rules
 (:func:`fsguard.core.gitignorefile.gitignore_lines`), and rg has no flag that does so (none skips an ignore file by
 type, nor bounds its read). And it reads a few lines its own way: one that is not UTF-8 (rg drops the rest of the
-file), braces, a lone ``!``, a pattern of a name ending in ``.``. rg never reads ``.ignore`` or ``.rgignore`` here
-(``--no-ignore-dot``), nor any ignore file without ``respect_gitignore`` (``--no-ignore``): ``.gitignore`` files are
-the only ones to look at.
+file), braces, a lone ``!``, a pattern of a name ending in ``.``, a trailing tab, a byte order mark. rg never reads
+``.ignore`` or ``.rgignore`` here (``--no-ignore-dot``), nor any ignore file without ``respect_gitignore``
+(``--no-ignore``): ``.gitignore`` files are the only ones to look at.
 
 So the walk content search, name search and project_replace run beside rg anyway, for the default skips, notes each
 ``.gitignore`` it read that rg would read otherwise (it walks what rg walks: the same rules from the same top, the
