@@ -19,6 +19,8 @@ from fsguard.core.globs import gitignore_pattern
 if TYPE_CHECKING:
     from fsguard.core.ignore import IgnoreRules
 
+BOM = "\ufeff"
+
 
 def gitignore_lines(path: Path) -> list[str] | None:
     """The lines of the ``.gitignore`` at ``path`` (none if there is no such file, it cannot be read, or it is a
@@ -34,8 +36,9 @@ def gitignore_lines(path: Path) -> list[str] | None:
             if not stat.S_ISREG(mode):
                 return None
             # Lines end at "\n" alone, and a "\r" before it goes (git and ripgrep both): a form feed, "\x85" or
-            # "\u2028" is part of a pattern, not a line break as str.splitlines() would have it.
-            text = file.read().decode("utf-8", "replace")
+            # "\u2028" is part of a pattern, not a line break as str.splitlines() would have it. Bytes that are not
+            # UTF-8 stand for themselves, as in git, and for the bytes of a name that holds them.
+            text = file.read().decode("utf-8", "surrogateescape")
             return [line.removesuffix("\r") for line in text.split("\n")]
     except OSError:
         return []
@@ -57,6 +60,8 @@ class GitignoreFile:
         # remembered listing keeps it, and a .gitignore can be megabytes long.
         self.digest = hashlib.blake2b("\n".join(lines).encode("utf-8", "surrogatepass"), digest_size=32).digest()
         self._rules: list[tuple[Callable[[str], bool], bool]] = []
+        if lines and lines[0].startswith(BOM):  # git skips a byte order mark at the start of the file
+            lines = [lines[0].removeprefix(BOM), *lines[1:]]
         for line in lines:
             try:
                 found = None if _names_nothing(line) else gitignore_pattern(_git_wildmatch(_bytewise(line)))

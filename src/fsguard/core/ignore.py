@@ -7,9 +7,10 @@ its ancestors down from ``rules_from``, the server root holding it; never a glob
 is a git repository; a walk of an excluded directory yields nothing); files no include glob matches; files
 above ``max_file_size``. With ``skip_dependencies``, directories named in :data:`DEPENDENCY_DIRS` below the walked
 directory (dependencies, caches, build output: what users of the seed expect a search to leave out, with or without
-a ``.gitignore``); with ``skip_minified``, files matching :data:`MINIFIED_GLOBS`. Entries are visited in byte-wise
-order of their names, directories depth first, which is the order of ``rg --sort path``. A ``.gitignore`` that is
-not a regular file is read as no rules (:func:`fsguard.core.gitignorefile.gitignore_lines`).
+a ``.gitignore``); with ``skip_minified``, files matching :data:`MINIFIED_GLOBS` (not ending in ``.``, as in rg).
+Entries are visited in byte-wise order of their names, directories depth first, which is the order of
+``rg --sort path``. A ``.gitignore`` that is not a regular file is read as no rules
+(:func:`fsguard.core.gitignorefile.gitignore_lines`).
 
 Searches over the walk (by name, by content) are :mod:`fsguard.core.search`'s.
 """
@@ -28,6 +29,7 @@ from fsguard.core.globs import glob_matcher
 from fsguard.core.globs import normalise_globs as normalise_globs  # where callers have imported it from
 from fsguard.core.nesting import Below, flattened
 from fsguard.core.oserrors import followed_os_error
+from fsguard.core.rgreading import rg_reads_otherwise
 from fsguard.core.shapes import DIRECTORY_SHAPES
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
@@ -69,7 +71,8 @@ class IgnoreRules:
         """Rules for the tree at ``root``; paths passed to :meth:`ignored` must be under it."""
         self.root = root
         self._files: dict[Path, GitignoreFile | None] = {}
-        self.irregular: list[Path] = []  # each .gitignore read so far that is not a regular file (no rules)
+        # Each .gitignore read so far that rg would read otherwise than git, and how (see fsguard.core.rgreading)
+        self.read_otherwise: list[tuple[Path, str]] = []
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         """Whether ``path`` (a directory when ``is_dir``) is excluded, by its own rules or an ignored ancestor."""
@@ -103,8 +106,8 @@ class IgnoreRules:
         """The compiled ``.gitignore`` of ``directory``, None if it has none."""
         if directory not in self._files:
             lines = gitignore_lines(directory / GITIGNORE)
-            if lines is None:
-                self.irregular.append(directory / GITIGNORE)
+            if (why := rg_reads_otherwise(lines)) is not None:
+                self.read_otherwise.append((directory / GITIGNORE, why))
             self._files[directory] = GitignoreFile(lines) if lines else None
         return self._files[directory]
 
@@ -348,8 +351,9 @@ def _size(entry: os.DirEntry[str]) -> int:
 
 
 def _minified(name: str) -> bool:
-    """Whether ``name`` matches one of :data:`MINIFIED_GLOBS` (``*.min.*``, ``*.map``), spelled as string tests."""
-    return ".min." in name or name.endswith(".map")
+    """Whether ``name`` matches one of :data:`MINIFIED_GLOBS` (``*.min.*``, ``*.map``), spelled as string tests, and
+    does not end in ``.``: rg's file types never match such a name (``c.min.``), so rg would search it."""
+    return (".min." in name or name.endswith(".map")) and not name.endswith(".")
 
 
 def _decision(scopes: list[_Scope], relative: str) -> bool | None:

@@ -89,8 +89,8 @@ def search_names(
     ``beneath``, rg starts in the directory reached by the pinned walk, and every name and default skip returned (and
     counted) is one the pinned walk confirms (see :mod:`fsguard.core.provenance`). ``hide`` (absolute path -> True)
     drops names a deny rule hides. ``progress`` gets the number of files rg listed so far, every 0.1 s, and may
-    raise to stop rg: a cancelled search. A ``.gitignore`` that is not a regular file (a FIFO rg would wait on
-    for ever) makes the Python walk list the names (see :mod:`fsguard.core.sidewalk`).
+    raise to stop rg: a cancelled search. A ``.gitignore`` rg would read otherwise than git (a FIFO it would wait
+    on for ever, braces) makes the Python walk list the names (see :mod:`fsguard.core.sidewalk`).
 
     Raises:
         InvalidParamsError: the pattern is empty, an invalid regex with ``regex``, or a glob is malformed.
@@ -227,7 +227,8 @@ def _ripgrep_names(
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.
-        IrregularIgnoreFile: a ``.gitignore`` rg reads is not a regular file (rg was stopped, or never started).
+        GitignoreReadOtherwise: rg would read a ``.gitignore`` otherwise than git (rg was stopped, or never
+            started).
     """
     top = gitignore_top(root, options)
     inside = root.relative_to(top).parts

@@ -249,9 +249,9 @@ class ProjectReplacer:
         waiting: Callable[[], None] | None,
     ) -> Iterable[Path]:
         """The files that may hold ``find``, in walk order: those ripgrep finds it in (binary ones too, to be
-        reported), or, without ripgrep, for a find it may read otherwise or beside a ``.gitignore`` that is not a
-        regular file (see :mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get the default skips and
-        the files above the size limit."""
+        reported), or, without ripgrep, for a find it may read otherwise or beside a ``.gitignore`` it reads
+        otherwise than git (see :mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get the default
+        skips and the files above the size limit."""
         skipped, large = skips
         rg = ripgrep_path()
         find = request.find

@@ -131,8 +131,8 @@ def search_content(
     (absolute path -> True) drops the files a deny rule hides, before the totals are made, in both engines.
     ``skips`` get the default skips and the files above ``max_file_size`` of a directory's search (see
     :func:`fsguard.core.ignore.default_skips`), from a walk run while ripgrep counts (on the other core), else
-    before the search. That walk also looks at each ``.gitignore`` rg reads: one that is not a regular file (a
-    FIFO rg would wait on for ever) makes the Python engine answer (:mod:`fsguard.core.sidewalk`).
+    before the search. That walk also looks at each ``.gitignore`` rg reads: one rg would read otherwise than git
+    (a FIFO it would wait on for ever, braces) makes the Python engine answer (:mod:`fsguard.core.sidewalk`).
 
     Raises:
         InvalidParamsError: the pattern or a glob is invalid.
