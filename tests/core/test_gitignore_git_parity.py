@@ -3,9 +3,9 @@ in one call), for odd patterns and names: brackets that never close, lone slashe
 
 Where git and ripgrep read a line differently, both engines follow ripgrep, and such lines are left out here:
 POSIX classes (``[[:alpha:]]``; ``[[:alpha:]`` is a class then a set never closed to git), a backslash inside a set
-(``[\\]]``, ``[a\\-z]``), a reversed range (``[z-a]``, which git lets match its first character), and trailing tabs,
-vertical tabs and form feeds (git strips spaces alone). A set spanning a slash (``[a/b]``) is left out too: pathspec
-splits the pattern at the slash first, so the Python engine names nothing by it, where git and ripgrep name ``a``.
+(``[\\]]``, ``[a\\-z]``) and a reversed range (``[z-a]``, which git lets match its first character). A set
+spanning a slash (``[a/b]``) is left out too: pathspec splits the pattern at the slash first, so the Python engine
+names nothing by it, where git and ripgrep name ``a``.
 """
 
 from __future__ import annotations
@@ -31,11 +31,14 @@ PATTERNS = (
     *("[]a]", "[!]a]", "[a-]", "[]-a]", "[[]", "[[]]", "[^a]", "[!a]*", "\\[", "\\[a", "a]", "[]]", "[!]]"),
     *("*.TXT", "?", "a?", "*", "*/", "**", "/**", "**/", "a/**", "**/a", "a/**/b", "***", "a**", "**a", "c/**/a"),
     *("/c/b", "c/b/**", "/*/", "*/a", "a\\", "\\!x", "\\#x", "\\*", " a", "a ", "a\\ ", "[a-c-e]", "[--a]"),
+    # Trailing whitespace: git strips unescaped spaces alone; a name may end in "à", whose last UTF-8 byte is "\xa0"
+    *("a\t", "a\t ", "\t", "a\\\t", "a \t", "x\\  ", "voil\u00e0", "nb\u00a0", "\u0160", "*\u00e0", "a\x0b", "a\x0c"),
 )
 NAMES = (
     *("a/", "a/b", "a/x/", "a/x/b", "b", "[", "d[/", "d[/key", "]", "a]", "x[", "[a", "a[b", "TXT.TXT", "x.TXT"),
     *("new\nline/", "new\nline/d.TXT", "new\nline/a", "a\nb", "\n", "a\n", "\na", "x\ny/", "x\ny/a", "ab", "A"),
     *("-", "d", "a\\", "\\", "c/", "c/a", "c/ab", "c/b/", "c/b/a", "c/x\n/", "c/x\n/a", " a", "a ", "!x", "#x", "*"),
+    *("a\t", "\t", "a \t", "x ", "x", "voil\u00e0", "voil", "voil\u00c3", "nb\u00a0", "nb", "\u0160", "a\x0b", "a\x0c"),
 )
 
 

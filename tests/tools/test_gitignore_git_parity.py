@@ -88,3 +88,14 @@ async def test_every_pattern_shape_applies_below_a_directory_whose_name_holds_a_
     assert await found_by_every_tool(client, root) == (sorted(kept), sorted(kept), sorted(kept), 0)
     assert [(root / name).read_bytes() for name in ignored] == [b"needle\n"] * len(ignored)
     assert [(root / name).read_bytes() for name in kept] == [b"thread\n"] * len(kept)
+
+
+async def test_a_gitignore_pattern_ending_in_a_letter_whose_last_byte_is_a_space_to_pathspec_hides_that_name(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # Matched byte-wise, "voilà" ends in "\xa0", which pathspec stripped as trailing whitespace: "voil\xc3" named
+    # nothing. A tab ends a pattern too (git strips spaces alone), which rg trims: that file is the Python engine's.
+    plant(root, "voil\u00e0\n\u0160\ntab\t\n".encode(), ["voil\u00e0", "\u0160", "tab\t", "voil", "tab", "keep.txt"])
+    kept = ["keep.txt", "tab", "voil"]
+    assert await found_by_every_tool(client, root) == (kept, kept, kept, 0)
+    assert [(root / name).read_bytes() for name in ("voil\u00e0", "\u0160", "tab\t")] == [b"needle\n"] * 3

@@ -62,9 +62,11 @@ class GitignoreFile:
         self._rules: list[tuple[Callable[[str], bool], bool]] = []
         if lines and lines[0].startswith(BOM):  # git skips a byte order mark at the start of the file
             lines = [lines[0].removeprefix(BOM), *lines[1:]]
-        for line in lines:
+        for line in map(_bytewise, lines):
+            if line[-1:].isspace():  # "\xa0" too: the last byte of "à" in UTF-8, which pathspec would strip
+                line = _git_trimmed(line)
             try:
-                found = None if _names_nothing(line) else gitignore_pattern(_git_wildmatch(_bytewise(line)))
+                found = None if _names_nothing(line) else gitignore_pattern(_git_wildmatch(line))
             except InvalidParamsError:
                 continue
             if found is not None:
@@ -123,6 +125,32 @@ def _bytewise(text: str) -> str:
     """``text`` with each UTF-8 byte as one character: git (and ripgrep) match ``?``, ``*`` and ``[...]`` on
     bytes, so ``?.py`` does not name ``é.py``; pathspec matches characters."""
     return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def _git_trimmed(line: str) -> str:
+    """``line`` (a character a byte, see :func:`_bytewise`) without the trailing spaces git strips (those no
+    backslash escapes), and any other whitespace it then ends in kept as a one-character set: pathspec, as rg,
+    strips every trailing whitespace character, and git spaces alone, so a tab ends a name as any character does
+    (rg reads such a line otherwise, see :mod:`fsguard.core.rgreading`, and leaves it to this engine). Byte-wise,
+    the last byte of a no-break space, and of ``à`` or ``Š`` in UTF-8, is such a character too."""
+    trailing: int | None = None  # where the last run of unescaped spaces began (git's trim_trailing_spaces)
+    index = 0
+    while index < len(line):
+        if line[index] == " ":
+            trailing = index if trailing is None else trailing
+        elif line[index] == "\\":
+            index += 1
+            if index == len(line):
+                return line  # a dangling backslash: no valid pattern, trimmed or not
+            trailing = None
+        else:
+            trailing = None
+        index += 1
+    trimmed = line if trailing is None else line[:trailing]
+    if not trimmed[-1:].isspace() or trimmed[-1] == " ":
+        return trimmed
+    run = len(trimmed) - 1 - len(trimmed[:-1].rstrip("\\"))  # backslashes before it: an odd run escapes it
+    return trimmed[: len(trimmed) - 1 - run % 2] + "[" + trimmed[-1] + "]"
 
 
 def _names_nothing(line: str) -> bool:
