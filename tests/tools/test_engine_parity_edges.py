@@ -138,7 +138,7 @@ def test_eloop_from_a_lookup_that_follows_links_is_a_loop_and_from_other_calls_s
 
 
 @pytest.mark.parametrize("path", ["loop/x", "ping/x"])
-async def test_a_source_or_plan_through_a_loop_of_symbolic_links_is_refused_as_a_loop(
+async def test_a_source_plan_or_repository_through_a_loop_of_symbolic_links_is_refused_as_a_loop(
     client: Client, root: Path, path: str
 ) -> None:
     (root / "loop").symlink_to("loop")
@@ -151,6 +151,7 @@ async def test_a_source_or_plan_through_a_loop_of_symbolic_links_is_refused_as_a
         ("analyze_operation", {"operation": "delete", "path": path}),
         ("analyze_operation", {"operation": "file", "path": path}),
         ("analyze_operation", {"operation": "write", "path": path, "content": "x"}),
+        ("git", {"action": "status", "path": path}),  # not "no repository here; init one in loop"
     ]
     for tool, arguments in calls:
         result = await client.call_tool(tool, arguments)

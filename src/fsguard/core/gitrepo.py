@@ -19,6 +19,7 @@ from typing import Any, Literal
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotARepositoryError
 from fsguard.core.gitparse import text
 from fsguard.core.gitprocess import GitOutput, GitProcess
+from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.safeguards import Safeguards
 from fsguard.models.git import GitActionName
 
@@ -105,9 +106,12 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
 
     Raises:
         AccessDeniedError: the path, or the repository it belongs to, is outside the roots.
+        SymlinkLoopError: the path leads through a loop of symbolic links.
         NotARepositoryError: no repository holds it.
     """
     target = safe.policy.resolve(user_path) if user_path else default_directory(safe)
+    if leads_through_loop(target, follow=True):  # not "no repository here": a path that names nothing
+        raise link_loop_error(target)
     start = target if target.is_dir() else target.parent
     top = next((d for d in (start, *start.parents) if (d / ".git").exists()), None)
     if top is None:
