@@ -59,7 +59,7 @@ def git_ignores(root: Path, names: list[str]) -> list[str]:
     if git is None:
         pytest.skip("git is not installed")
     repo = root.parent / "repo"
-    shutil.copytree(root, repo)
+    shutil.copytree(root, repo, symlinks=True)
     subprocess.run([git, "init", "-q", str(repo)], check=True)
     checked = subprocess.run(
         [git, "-C", str(repo), "check-ignore", "--no-index", "--stdin", "-z"],
@@ -142,7 +142,8 @@ async def test_minified_names_ending_in_a_dot_are_searched_by_both_engines_and_n
     "line",
     [
         *("x.txt.", "*.", "a?.", "[a].", "d/*.", "**/a.", "/**/a.", "d/**/a.", "a./", "!a.", "\\!a.", "a.\t", "a\\."),
-        *("{x,y}", "{x", "x}", "!", "! ", "caf\udce9", "#caf\udce9", "x\u00a0", "y\t", "z \t "),
+        *("{x,y}", "{x", "x}", "!", "! ", "caf\udce9", "#caf\udce9", "x\u00a0", "y\t", "z \t ", "\t"),
+        *("x\\  ", "x\\\\ ", "*\\   "),  # an escaped space then spaces; an escaped backslash then a space
     ],
 )
 def test_a_gitignore_line_rg_reads_its_own_way_is_told(line: str) -> None:
@@ -158,7 +159,7 @@ def test_a_byte_order_mark_is_told_unless_a_comment_or_blank_line_follows_it(fir
     "line",
     [
         *("*.log", "build/", "!keep.log", "# a.", "", "*.min.*", "a.*", "a[.]", "/x.txt.", "d/x.txt.", "**/d/a."),
-        *("/g./", ".", "..", "\\{x,y\\}", "a,b", "!/", "a.\\ ", "é.txt", "x\ufeff", "\t", "x  "),
+        *("/g./", ".", "..", "\\{x,y\\}", "a,b", "!/", "a.\\ ", "é.txt", "x\ufeff", "x  ", "x\\ "),
     ],
 )
 def test_a_gitignore_line_rg_reads_as_git_does_is_left_to_rg(line: str) -> None:
@@ -173,3 +174,27 @@ def test_a_gitignore_rg_reads_beside_the_way_is_looked_at_too(tmp_path: Path) ->
         walk_beside(tmp_path / "sub", options)
     (tmp_path / "other" / ".gitignore").write_bytes(b"x\n")
     walk_beside(tmp_path / "sub", options)
+
+
+async def test_trailing_spaces_after_a_backslash_are_trimmed_as_git_trims_them_in_both_engines(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # "x\  " is "x " to git (an escaped space; the unescaped one goes), "x\" to rg; "y\\ " is "y\" to git (an
+    # escaped backslash; the space goes), "y\ " to rg.
+    make(root, {".gitignore": b"x\\  \ny\\\\ \n", "x ": b"needle\n", "y\\": b"needle\n", "y\\ ": b"needle\n"})
+    make(root, {"x": b"needle\n"})
+    assert await found_everywhere(root=root, client=client) == ["x", "y\\ "]
+    assert git_ignores(root, ["x ", "x", "y\\", "y\\ "]) == ["x ", "y\\"]
+
+
+async def test_a_gitignore_that_is_a_symbolic_link_is_read_as_no_rules_as_git_reads_it(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # git (since 2.32) never follows a .gitignore that is a link; rg does.
+    make(root, {".cfg/rules": b"*.log\n", "keep/.gitignore": b"*.tmp\n"})
+    make(root, {"a.log": b"needle\n", "sub/b.log": b"needle\n"})
+    (root / ".gitignore").symlink_to(".cfg/rules")
+    (root / "sub" / ".gitignore").symlink_to("../keep/.gitignore")
+    make(root, {"sub/c.tmp": b"needle\n"})
+    assert await found_everywhere(root=root, client=client) == ["a.log", "sub/b.log", "sub/c.tmp"]
+    assert git_ignores(root, ["a.log", "sub/b.log", "sub/c.tmp"]) == []

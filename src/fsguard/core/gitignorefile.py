@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -24,12 +25,12 @@ BOM = "\ufeff"
 
 def gitignore_lines(path: Path) -> list[str] | None:
     """The lines of the ``.gitignore`` at ``path`` (none if there is no such file, it cannot be read, or it is a
-    directory); None if it is a FIFO or a device (or a link to one), which is read as no rules too: a FIFO would be
-    waited on for ever, a device read without end. ripgrep reads a directory (or a socket, which does not open) as
-    no rules as well, but waits on a FIFO and reads a device: a walk that meets one reports it (see
-    :mod:`fsguard.core.sidewalk`)."""
+    directory); None if it is a symbolic link, a FIFO or a device, which is read as no rules too: git never follows
+    a link by that name (since 2.32), a FIFO would be waited on for ever, a device read without end. ripgrep reads a
+    directory (or a socket, which does not open) as no rules as well, but follows a link, waits on a FIFO and reads
+    a device: a walk that meets one reports it (see :mod:`fsguard.core.sidewalk`)."""
     try:
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW), "rb") as file:
             mode = os.fstat(file.fileno()).st_mode
             if stat.S_ISDIR(mode):
                 return []
@@ -40,8 +41,8 @@ def gitignore_lines(path: Path) -> list[str] | None:
             # UTF-8 stand for themselves, as in git, and for the bytes of a name that holds them.
             text = file.read().decode("utf-8", "surrogateescape")
             return [line.removesuffix("\r") for line in text.split("\n")]
-    except OSError:
-        return []
+    except OSError as exc:
+        return None if exc.errno == errno.ELOOP else []
 
 
 class GitignoreFile:
@@ -127,13 +128,10 @@ def _bytewise(text: str) -> str:
     return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
 
 
-def _git_trimmed(line: str) -> str:
-    """``line`` (a character a byte, see :func:`_bytewise`) without the trailing spaces git strips (those no
-    backslash escapes), and any other whitespace it then ends in kept as a one-character set: pathspec, as rg,
-    strips every trailing whitespace character, and git spaces alone, so a tab ends a name as any character does
-    (rg reads such a line otherwise, see :mod:`fsguard.core.rgreading`, and leaves it to this engine). Byte-wise,
-    the last byte of a no-break space, and of ``à`` or ``Š`` in UTF-8, is such a character too."""
-    trailing: int | None = None  # where the last run of unescaped spaces began (git's trim_trailing_spaces)
+def git_trimmed(line: str) -> str:
+    """``line`` without the trailing spaces git strips: those no backslash escapes (git's trim_trailing_spaces),
+    not tabs or any other whitespace."""
+    trailing: int | None = None  # where the last run of unescaped spaces began
     index = 0
     while index < len(line):
         if line[index] == " ":
@@ -146,7 +144,16 @@ def _git_trimmed(line: str) -> str:
         else:
             trailing = None
         index += 1
-    trimmed = line if trailing is None else line[:trailing]
+    return line if trailing is None else line[:trailing]
+
+
+def _git_trimmed(line: str) -> str:
+    """``line`` (a character a byte, see :func:`_bytewise`) trimmed as git trims it (:func:`git_trimmed`), and any
+    whitespace it then ends in but a space kept as a one-character set: pathspec, as rg, strips every trailing
+    whitespace character, so a tab would no longer end the name it ends in git (rg reads such a line otherwise, see
+    :mod:`fsguard.core.rgreading`, and leaves it to this engine). Byte-wise, the last byte of a no-break space, and
+    of ``à`` or ``Š`` in UTF-8, is such a character too."""
+    trimmed = git_trimmed(line)
     if not trimmed[-1:].isspace() or trimmed[-1] == " ":
         return trimmed
     run = len(trimmed) - 1 - len(trimmed[:-1].rstrip("\\"))  # backslashes before it: an odd run escapes it

@@ -11,6 +11,8 @@ The lines rg reads its own way:
 * one with a brace: rg reads ``{x,y}`` as alternatives (``x`` or ``y``), a lone ``{`` as an error that drops the
   line, a lone ``}`` as an empty alternative; git reads braces as the characters they are;
 * a pattern ending in whitespace other than spaces (a tab, a no-break space): rg trims it, git trims spaces alone;
+  and one ending in an escaped space then spaces, or an escaped backslash then a space, whose spaces rg trims (or
+  keeps) otherwise than git, which trims those no backslash escapes;
 * a lone ``!``: rg reads it as re-including every path below the file; git as no pattern;
 * a pattern whose last character is a literal ``.``, unless it is a plain path (no wildcard, and a ``/`` in it
   or before it): rg's glob set matches such a pattern by a path's base name or extension, and takes a path ending
@@ -22,18 +24,18 @@ from __future__ import annotations
 
 import re
 
-from fsguard.core.gitignorefile import BOM
+from fsguard.core.gitignorefile import BOM, git_trimmed
 
 __all__ = ["NOT_REGULAR", "rg_reads_otherwise"]
 
-NOT_REGULAR = "is not a regular file, which rg would wait on or read for ever"
+NOT_REGULAR = "is a link, which git does not follow and rg does, or a FIFO or device, which rg would wait on or read"
 
 # What rg trims from a line's end (Rust's char::is_whitespace); git trims spaces alone
 _RG_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
 _RG_WHITESPACE += "\u2028\u2029\u202f\u205f\u3000"
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")  # gitignore_lines decodes with surrogateescape
 # A line that may be one rg reads its own way (the precise test is _line's): most lines are not, at one search each
-_SUSPECT = re.compile(r"[{}\udc80-\udcff]|\A!|\.[\s/\\]*\Z|[^\S ] *\Z")
+_SUSPECT = re.compile(r"[{}\udc80-\udcff]|\A!|\.[\s/\\]*\Z|[^\S ] *\Z|\\ +\Z")
 _WILDCARDS = frozenset("*?[{}")
 
 
@@ -58,12 +60,13 @@ def _line(line: str) -> str | None:
         return "is not UTF-8, and rg drops every line from the first that is not"
     if line.startswith("#"):
         return None
-    if not line.endswith("\\ "):
-        trimmed = line.rstrip(_RG_WHITESPACE)
-        # A line of whitespace alone names a file of that whitespace in git, which no one makes: left to rg
-        if trimmed and line[len(trimmed) :].strip(" "):
-            return f"ends in {line[len(trimmed) :]!r}, which rg trims and git keeps"
-        line = trimmed
+    # rg trims all whitespace unless the line ends in a backslash and a space, git the spaces no backslash escapes:
+    # a tab ends a name in git, "x\  " (an escaped space, then one) is "x " to git and "x\" to rg, "x\\ " (an
+    # escaped backslash, then a space) "x\" to git and "x\ " to rg.
+    trimmed = line if line.endswith("\\ ") else line.rstrip(_RG_WHITESPACE)
+    if trimmed != git_trimmed(line):
+        return f"ends in {line[len(line.rstrip()) :]!r}, which rg trims otherwise than git"
+    line = trimmed
     if _unescaped(line, "{}"):
         return f"holds {line!r}, whose braces rg reads as alternatives and git as the characters they are"
     glob, absolute = line, False
