@@ -198,3 +198,10 @@ async def test_a_gitignore_that_is_a_symbolic_link_is_read_as_no_rules_as_git_re
     make(root, {"sub/c.tmp": b"needle\n"})
     assert await found_everywhere(root=root, client=client) == ["a.log", "sub/b.log", "sub/c.tmp"]
     assert git_ignores(root, ["a.log", "sub/b.log", "sub/c.tmp"]) == []
+
+
+def test_the_walk_beside_rg_names_a_gitignore_that_is_a_link_as_a_link(tmp_path: Path) -> None:
+    make(tmp_path, {"rules": b"*.log\n", "a.txt": b""})
+    (tmp_path / ".gitignore").symlink_to("rules")
+    with pytest.raises(GitignoreReadOtherwise, match=re.escape(".gitignore is a symbolic link, which rg follows")):
+        walk_beside(tmp_path, WalkOptions())

@@ -106,7 +106,7 @@ class IgnoreRules:
         """The compiled ``.gitignore`` of ``directory``, None if it has none."""
         if directory not in self._files:
             lines = gitignore_lines(directory / GITIGNORE)
-            if (why := rg_reads_otherwise(lines)) is not None:
+            if (why := rg_reads_otherwise(lines, directory / GITIGNORE)) is not None:
                 self.read_otherwise.append((directory / GITIGNORE, why))
             self._files[directory] = GitignoreFile(lines) if lines else None
         return self._files[directory]

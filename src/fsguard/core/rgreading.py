@@ -1,7 +1,7 @@
-"""Whether rg would read a ``.gitignore`` otherwise than git: the file is not a regular one, or one of its lines is
-read by rg's ``ignore`` crate (ripgrep 14) in a way of its own. Such a file sends a search to the Python engine,
-which reads it as git does (see :mod:`fsguard.core.sidewalk`); every other file, ``*.log``, ``build/``,
-``!keep.log`` and the like, is left to rg.
+"""Whether rg would read a ``.gitignore`` otherwise than git: the file is a symbolic link (rg follows it, git never
+does), it is not a regular one (a FIFO rg would wait on), or one of its lines is read by rg's ``ignore`` crate
+(ripgrep 14) in a way of its own. Such a file sends a search to the Python engine, which reads it as git does (see
+:mod:`fsguard.core.sidewalk`); every other file, ``*.log``, ``build/``, ``!keep.log`` and the like, is left to rg.
 
 The lines rg reads its own way:
 
@@ -23,12 +23,14 @@ The lines rg reads its own way:
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from fsguard.core.gitignorefile import BOM, git_trimmed
 
-__all__ = ["NOT_REGULAR", "rg_reads_otherwise"]
+__all__ = ["LINK", "NOT_REGULAR", "rg_reads_otherwise"]
 
-NOT_REGULAR = "is a link, which git does not follow and rg does, or a FIFO or device, which rg would wait on or read"
+NOT_REGULAR = "is not a regular file, which rg would wait on or read for ever"
+LINK = "is a symbolic link, which rg follows and git never does (it reads no rules there)"
 
 # What rg trims from a line's end (Rust's char::is_whitespace); git trims spaces alone
 _RG_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -39,12 +41,12 @@ _SUSPECT = re.compile(r"[{}\udc80-\udcff]|\A!|\.[\s/\\]*\Z|[^\S ] *\Z|\\ +\Z")
 _WILDCARDS = frozenset("*?[{}")
 
 
-def rg_reads_otherwise(lines: list[str] | None) -> str | None:
-    """How rg would read the ``.gitignore`` of ``lines`` (None: not a regular file, see
+def rg_reads_otherwise(lines: list[str] | None, path: Path | None = None) -> str | None:
+    """How rg would read the ``.gitignore`` at ``path`` of ``lines`` (None: a link, or not a regular file, see
     :func:`fsguard.core.gitignorefile.gitignore_lines`) otherwise than git, as words that follow its path; None if
     it reads it as git does."""
     if lines is None:
-        return NOT_REGULAR
+        return LINK if path is not None and path.is_symlink() else NOT_REGULAR
     if lines and lines[0].startswith(BOM) and lines[0][1:].strip(" ") and not lines[0].startswith("#", 1):
         return "starts with a byte order mark, which rg reads as part of the first pattern and git skips"
     for line in lines:
