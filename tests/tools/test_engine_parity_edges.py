@@ -170,3 +170,23 @@ async def test_a_plan_to_delete_a_link_that_leads_nowhere_finds_the_link_delete_
     deleted = await client.call_tool("delete_file", {"path": "loop"})
     assert not deleted.is_error, text_of(deleted)
     assert not (root / "loop").is_symlink()
+
+
+@pytest.mark.parametrize("path", [".", "odd.txt"])
+async def test_a_file_whose_utf16_bom_is_followed_by_no_utf16_is_read_by_project_replace_as_search_reads_it(
+    client: Client, root: Path, tool_engine: str, path: str
+) -> None:
+    # rg transcodes after the BOM (an odd byte count: U+FFFD at the end) and finds nothing; the Python engine once
+    # looked at the raw bytes and named the file in skipped_binary over a directory (rg did not), then both did
+    # over the file alone. A file holding the text between NULs is still named.
+    (root / "odd.txt").write_bytes(b"\xff\xfeneedle\n")
+    (root / "bin.dat").write_bytes(b"\0needle\n")
+    found = structured(
+        await client.call_tool("search_files", {"path": path, "pattern": "needle", "include_content": True})
+    )
+    preview = structured(
+        await client.call_tool("project_replace", {"path": path, "find": "needle", "replace": "x", "preview": True})
+    )
+    assert (found["total_matches"], preview["total_replacements"]) == (0, 0)
+    assert preview.get("skipped_binary_paths", []) == ([] if path == "odd.txt" else ["bin.dat"])
+    assert (root / "odd.txt").read_bytes() == b"\xff\xfeneedle\n"

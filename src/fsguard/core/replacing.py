@@ -40,6 +40,7 @@ from fsguard.core.errors import (
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.growth import bounded, results_up_to
 from fsguard.core.hashing import content_hash
+from fsguard.core.haystack import transcoded
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs, walk_files
 from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
@@ -249,9 +250,8 @@ class ProjectReplacer:
         waiting: Callable[[], None] | None,
     ) -> Iterable[Path]:
         """The files that may hold ``find``, in walk order: those ripgrep finds it in (binary ones too, to be
-        reported), or, without ripgrep, for a find it may read otherwise or beside a ``.gitignore`` it reads
-        otherwise than git (see :mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get the default
-        skips and the files above the size limit."""
+        reported), or, without it, for a find it may read otherwise or by a ``.gitignore`` it reads otherwise than
+        git (:mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get default skips and files too large."""
         skipped, large = skips
         rg = ripgrep_path()
         find = request.find
@@ -283,8 +283,8 @@ class ProjectReplacer:
             return None  # vanished since the walk: never touched
         try:
             decoded = decode(data, path)
-        except FsguardError:  # binary or undecodable: never touched, named if it holds the find text
-            if substitute(data.decode("utf-8", "replace"))[1]:
+        except FsguardError:  # binary or undecodable: never touched, named if it holds the find text as search reads it
+            if substitute(transcoded(data).decode("utf-8", "replace"))[1]:
                 binary.append(path)
             return None
         with results_up_to(self._safe.max_file_size, path):
