@@ -1,6 +1,7 @@
 """Edges where the ripgrep and Python engines once answered differently, through the tools in both eras and with
 both engines: a search of one file whose name ends in whitespace, the ``denied`` count of a binary secret and of
-a secret in a legacy code page, and a path through a loop of symbolic links, refused alike by every tool."""
+a secret in a legacy code page, a path through a loop of symbolic links, refused alike by every tool, and a file
+project_replace cannot decode, read as search reads it."""
 
 from __future__ import annotations
 
