@@ -185,9 +185,7 @@ async def test_a_file_whose_utf16_bom_is_followed_by_no_utf16_is_read_by_project
     found = structured(
         await client.call_tool("search_files", {"path": path, "pattern": "needle", "include_content": True})
     )
-    preview = structured(
-        await client.call_tool("project_replace", {"path": path, "find": "needle", "replace": "x", "preview": True})
-    )
-    assert (found["total_matches"], preview["total_replacements"]) == (0, 0)
-    assert preview.get("skipped_binary_paths", []) == ([] if path == "odd.txt" else ["bin.dat"])
-    assert (root / "odd.txt").read_bytes() == b"\xff\xfeneedle\n"
+    replaced = structured(await client.call_tool("project_replace", {"path": path, "find": "needle", "replace": "x"}))
+    assert (found["total_matches"], replaced["total_replacements"]) == (0, 0)
+    assert replaced.get("skipped_binary_paths", []) == ([] if path == "odd.txt" else ["bin.dat"])
+    assert ((root / "odd.txt").read_bytes(), (root / "bin.dat").read_bytes()) == (b"\xff\xfeneedle\n", b"\0needle\n")

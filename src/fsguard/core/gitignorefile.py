@@ -65,7 +65,7 @@ class GitignoreFile:
             lines = [lines[0].removeprefix(BOM), *lines[1:]]
         for line in map(_bytewise, lines):
             if line[-1:].isspace():  # "\xa0" too: the last byte of "à" in UTF-8, which pathspec would strip
-                line = _git_trimmed(line)
+                line = _kept_by_pathspec(git_trimmed(line))
             try:
                 found = None if _names_nothing(line) else gitignore_pattern(_git_wildmatch(line))
             except InvalidParamsError:
@@ -147,13 +147,12 @@ def git_trimmed(line: str) -> str:
     return line if trailing is None else line[:trailing]
 
 
-def _git_trimmed(line: str) -> str:
-    """``line`` (a character a byte, see :func:`_bytewise`) trimmed as git trims it (:func:`git_trimmed`), and any
-    whitespace it then ends in but a space kept as a one-character set: pathspec, as rg, strips every trailing
-    whitespace character, so a tab would no longer end the name it ends in git (rg reads such a line otherwise, see
+def _kept_by_pathspec(trimmed: str) -> str:
+    """``trimmed`` (trimmed as git trims it, a character a byte, see :func:`_bytewise`) with a last whitespace
+    character but a space spelled as a one-character set: pathspec, as rg, strips every trailing whitespace
+    character, so a tab would no longer end the name it ends in git (rg reads such a line otherwise, see
     :mod:`fsguard.core.rgreading`, and leaves it to this engine). Byte-wise, the last byte of a no-break space, and
     of ``à`` or ``Š`` in UTF-8, is such a character too."""
-    trimmed = git_trimmed(line)
     if not trimmed[-1:].isspace() or trimmed[-1] == " ":
         return trimmed
     run = len(trimmed) - 1 - len(trimmed[:-1].rstrip("\\"))  # backslashes before it: an odd run escapes it
@@ -163,17 +162,17 @@ def _git_trimmed(line: str) -> str:
 def _names_nothing(line: str) -> bool:
     """Whether git lets ``line`` name nothing where pathspec's pattern names entries: a lone ``/`` (or ``!/``),
     which pathspec reads as ``**``, and a ``[`` that never closes, which pathspec reads as a literal ``[`` but git's
-    wildmatch fails the whole pattern on (ripgrep drops the line as an invalid glob: no match either way)."""
-    body = line if line.endswith("\\ ") else line.rstrip()  # pathspec's stripping: trailing spaces, unless escaped
-    if body.removeprefix("!") == "/":
+    wildmatch fails the whole pattern on (ripgrep drops the line as an invalid glob: no match either way).
+    ``line`` is trimmed already: any whitespace it ends in is kept by pathspec too."""
+    if line.removeprefix("!") == "/":
         return True
-    if "[" not in body:
+    if "[" not in line:
         return False
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern  # here: start-up never pays for pathspec
 
     try:
         # pathspec's git-faithful reading, which drops the lines whose "[" never closes (and blank ones, comments).
-        return GitIgnoreSpecPattern.pattern_to_regex(body)[1] is None
+        return GitIgnoreSpecPattern.pattern_to_regex(line)[1] is None
     except ValueError:
         return False  # no pattern in either reading: gitignore_pattern says so
 

@@ -9,7 +9,7 @@ above ``max_file_size``. With ``skip_dependencies``, directories named in :data:
 directory (dependencies, caches, build output: what users of the seed expect a search to leave out, with or without
 a ``.gitignore``); with ``skip_minified``, files matching :data:`MINIFIED_GLOBS` (not ending in ``.``, as in rg).
 Entries are visited in byte-wise order of their names, directories depth first, which is the order of
-``rg --sort path``. A ``.gitignore`` that is not a regular file is read as no rules
+``rg --sort path``. A ``.gitignore`` that is a symbolic link or not a regular file is read as no rules
 (:func:`fsguard.core.gitignorefile.gitignore_lines`).
 
 Searches over the walk (by name, by content) are :mod:`fsguard.core.search`'s.
@@ -67,11 +67,13 @@ class IgnoreRules:
     directories only; nothing under an ignored directory can be re-included, as in git.
     """
 
-    def __init__(self, root: Path) -> None:
-        """Rules for the tree at ``root``; paths passed to :meth:`ignored` must be under it."""
+    def __init__(self, root: Path, *, screen: bool = False) -> None:
+        """Rules for the tree at ``root``; paths passed to :meth:`ignored` must be under it. With ``screen`` (the
+        walk beside rg's, no other), each ``.gitignore`` read is judged too: :attr:`read_otherwise` gets those rg
+        would read otherwise than git, and how (see :mod:`fsguard.core.rgreading`)."""
         self.root = root
         self._files: dict[Path, GitignoreFile | None] = {}
-        # Each .gitignore read so far that rg would read otherwise than git, and how (see fsguard.core.rgreading)
+        self._screen = screen
         self.read_otherwise: list[tuple[Path, str]] = []
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
@@ -106,7 +108,7 @@ class IgnoreRules:
         """The compiled ``.gitignore`` of ``directory``, None if it has none."""
         if directory not in self._files:
             lines = gitignore_lines(directory / GITIGNORE)
-            if (why := rg_reads_otherwise(lines, directory / GITIGNORE)) is not None:
+            if self._screen and (why := rg_reads_otherwise(lines, directory / GITIGNORE)) is not None:
                 self.read_otherwise.append((directory / GITIGNORE, why))
             self._files[directory] = GitignoreFile(lines) if lines else None
         return self._files[directory]

@@ -74,7 +74,7 @@ def walk_beside(
         return
     if skipped is None and large is None:  # the look alone: minified files are files, a walk of directories will do
         options = dataclasses.replace(options, skip_minified=False)
-    rules = IgnoreRules(gitignore_top(root, options)) if watch else None
+    rules = IgnoreRules(gitignore_top(root, options), screen=True) if watch else None
     found = default_skips(root, options, large, rules, bare=bare and watch)
     if skipped is not None:
         skipped += found
