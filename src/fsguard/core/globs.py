@@ -122,15 +122,54 @@ def gitignore_pattern(line: str) -> tuple[re.Pattern[str], bool] | None:
         regex, include = GitIgnoreBasicPattern.pattern_to_regex(line)
         if regex is None or include is None:
             return None
-        # Python warns of "[[" (a nested set someday); "[\[" is the same set without the warning. Done on the regex:
-        # spelled so in the glob, pathspec would keep the backslash as a member of the set.
-        return re.compile(_NESTED_SET.sub(r"\1\\[", regex), re.DOTALL), include
+        # Done on the regex: spelled so in the glob, pathspec would keep the backslash as a member of the set.
+        return re.compile(unwarned_sets(regex), re.DOTALL), include
     except (ValueError, re.error) as exc:
         raise InvalidParamsError(f"invalid glob {line!r}: {exc}. Use globs such as '*.py' or 'src/**/*.ts'.") from exc
 
 
-# A set opening on "[" in pathspec's regex: an unescaped "[" (after an even run of backslashes), a "^" maybe, then "["
-_NESTED_SET = re.compile(r"(?<!\\)((?:\\\\)*\[\^?)\[")
+_WARNED_IN_SETS = frozenset("-&~|[")  # doubled (or "[" first) in a set, Python warns of a set operation to come
+
+
+def unwarned_sets(regex: str) -> str:
+    """``regex`` with each literal ``-``, ``&``, ``~``, ``|`` and ``[`` of its sets escaped, a range's ``-`` kept.
+
+    Python warns of ``[[`` (a nested set) and of ``--``, ``&&``, ``~~`` and ``||`` in a set (set operations, one
+    day), which globs such as ``[?--]`` and ``[a||b]`` become; escaped, each is the same literal, now and then.
+    The set is walked as Python's parser walks it: a ``]`` first in it is a member, an item then ``-`` and not
+    ``]`` is a range.
+    """
+    out: list[str] = []
+    at, end = 0, len(regex)
+
+    def item() -> None:  # one member, an escape or a character, at ``at``
+        nonlocal at
+        width = 2 if regex[at] == "\\" else 1
+        piece = regex[at : at + width]
+        out.append("\\" + piece if piece in _WARNED_IN_SETS else piece)
+        at += width
+
+    while at < end:
+        char = regex[at]
+        if char != "[":
+            width = 2 if char == "\\" else 1
+            out.append(regex[at : at + width])
+            at += width
+            continue
+        out.append("[^" if regex.startswith("[^", at) else "[")
+        at += len(out[-1])
+        first = True
+        while at < end and (first or regex[at] != "]"):
+            item()
+            first = False
+            if regex.startswith("-", at) and at + 1 < end and regex[at + 1] != "]":
+                out.append("-")
+                at += 1
+                item()
+        if at < end:
+            out.append("]")
+            at += 1
+    return "".join(out)
 
 
 def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
