@@ -16,7 +16,6 @@ its new bytes, and the files changed before the cancellation stay changed (backe
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatch
@@ -38,16 +37,15 @@ from fsguard.core.errors import (
     TooLargeError,
 )
 from fsguard.core.groups import Change, Group, GroupStore
-from fsguard.core.growth import bounded, results_up_to
+from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.haystack import transcoded
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs, walk_files
-from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
-from fsguard.core.patterns import compile_re2
 from fsguard.core.provenance import standing
 from fsguard.core.query import prepare_query
+from fsguard.core.replacetext import Substitute, check_encodable, rg_literal, substitution
 from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
 from fsguard.core.risk import RiskLevel
@@ -131,10 +129,12 @@ class ProjectReplacer:
             ExternalChangeError: --auto-occ block, and a file to change changed on disk since this session saw
                 it; nothing was written (a preview is refused too, as edit_file's dry run is).
             RiskBlockedError: a HIGH or CRITICAL change without ``force``; nothing was written.
+            EncodingError: a file to change is in an encoding that cannot store its new text; nothing was written
+                (a preview is refused too).
         """
         if not request.find:
             raise InvalidParamsError("find is empty: pass the text (or regex=true pattern) to replace.")
-        substitute = _substitution(
+        substitute = substitution(
             request.find, request.replace, literal=request.literal, case_sensitive=request.case_sensitive
         )
         base = self._safe.policy.resolve(request.path)
@@ -258,7 +258,7 @@ class ProjectReplacer:
         plain = request.literal and "\n" not in find and "\r" not in find
         if rg is None or not plain or not (request.case_sensitive or find.isascii()):
             return walk_files(base, options, skipped, large)
-        query = prepare_query(*_rg_literal(find, request.case_sensitive), request.case_sensitive, False)
+        query = prepare_query(*rg_literal(find, request.case_sensitive), request.case_sensitive, False)
         try:
             hits = ripgrep_hits(
                 rg, base, query, options, Limits(0, 0, None), progress=_ticks(waiting), beneath=self._safe.beneath,
@@ -272,7 +272,7 @@ class ProjectReplacer:
         return [Path(hit[0]) for hit in hits]
 
     def _plan(
-        self, pins: Pins, path: Path, substitute: _Substitute, binary: list[Path], large: list[Path]
+        self, pins: Pins, path: Path, substitute: Substitute, binary: list[Path], large: list[Path]
     ) -> _Plan | None:
         try:  # a walk lists regular files: one a link took the place of is not followed, not read
             data, _ = read_at(pins.entry(path), self._safe.max_file_size)
@@ -291,6 +291,7 @@ class ProjectReplacer:
             new_text, count = substitute(decoded.text)
         if count == 0 or new_text == decoded.text:
             return None
+        check_encodable(decoded, new_text, path)
         return _Plan(path, new_text, content_hash(data), count)
 
     def _apply(self, plan: _Plan, verdict: OccVerdict | None) -> FileChange:
@@ -310,7 +311,6 @@ class ProjectReplacer:
         return FileChange(path, plan.count, backup_id=backup_id, content_hash=done.content_hash, verdict=verdict)
 
 
-_Substitute = Callable[[str], tuple[str, int]]
 _TAKEN_AWAY = (NotFoundError, AccessDeniedError, NotDirectoryError, IsDirectoryError, BinaryFileError, TooLargeError)
 
 
@@ -333,16 +333,6 @@ def _name_changed(error: FsguardError, done: list[FileChange], planned: int, gro
     error.fields["changed_backup_ids"] = [c.backup_id for c in changed]
     if group is not None:
         error.fields["backup_id"] = group.group_id
-
-
-def _rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:
-    """``find`` as a search pattern and whether it is literal. Python's IGNORECASE also matches U+0130 and U+0131
-    (the dotted capital and dotless small I) for ``i`` and ``I``, which ripgrep's case folding does not: a
-    case-insensitive find holding them is spelled as a regex with both."""
-    if case_sensitive or not set(find) & {"i", "I"}:
-        return find, True
-    escaped = (f"\\x{{{ord(ch):x}}}" if not ch.isalnum() else ch for ch in find)
-    return "".join("[iI\u0130\u0131]" if ch in "iI" else ch for ch in escaped), False
 
 
 class _Seen(NamedTuple):
@@ -370,14 +360,6 @@ class _Plan:
     new_text: str
     planned_hash: str
     count: int
-
-
-def _substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool) -> _Substitute:
-    if literal:
-        pattern = re.compile(re.escape(find), 0 if case_sensitive else re.IGNORECASE)
-        return lambda text: pattern.subn(bounded(lambda _m: replace, len(text)), text)
-    compiled = compile_re2(find, case_sensitive=case_sensitive, advice=" (RE2 syntax).")
-    return lambda text: compiled.subn(bounded(lambda m: expand_go_template(replace, m), len(text)), text)
 
 
 def _matches(path: Path, base: Path, globs: tuple[str, ...]) -> bool:

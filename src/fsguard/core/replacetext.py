@@ -1,0 +1,55 @@
+"""The text side of project_replace: the substitution it makes in each file, the ripgrep spelling of a literal find,
+and the check that a file's encoding can hold the text the substitution leaves in it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from fsguard.core.errors import EncodingError
+from fsguard.core.growth import bounded
+from fsguard.core.modes import expand_go_template
+from fsguard.core.patterns import compile_re2
+from fsguard.core.textio import DecodedText
+
+Substitute = Callable[[str], tuple[str, int]]
+
+
+def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool) -> Substitute:
+    """A text -> (new text, replacements) function: ``find`` literally (``$`` and ``\\`` in ``replace`` too), or
+    as an RE2 regex with Go-style ``$1``/``${name}`` in ``replace``."""
+    if literal:
+        pattern = re.compile(re.escape(find), 0 if case_sensitive else re.IGNORECASE)
+        return lambda text: pattern.subn(bounded(lambda _m: replace, len(text)), text)
+    compiled = compile_re2(find, case_sensitive=case_sensitive, advice=" (RE2 syntax).")
+    return lambda text: compiled.subn(bounded(lambda m: expand_go_template(replace, m), len(text)), text)
+
+
+def rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:
+    """``find`` as a search pattern and whether it is literal. Python's IGNORECASE also matches U+0130 and U+0131
+    (the dotted capital and dotless small I) for ``i`` and ``I``, which ripgrep's case folding does not: a
+    case-insensitive find holding them is spelled as a regex with both."""
+    if case_sensitive or not set(find) & {"i", "I"}:
+        return find, True
+    escaped = (f"\\x{{{ord(ch):x}}}" if not ch.isalnum() else ch for ch in find)
+    return "".join("[iI\u0130\u0131]" if ch in "iI" else ch for ch in escaped), False
+
+
+def check_encodable(decoded: DecodedText, new_text: str, path: Path) -> None:
+    """Refuse a run that would leave in a file text its encoding cannot store, before any file is written: found
+    only when that file's turn came, it stopped the run with the files before it changed and the rest not.
+
+    Raises:
+        EncodingError: ``new_text`` has a character ``decoded``'s encoding cannot store.
+    """
+    try:
+        decoded.encode(new_text)
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise EncodingError(
+            f"{path} is {decoded.encoding} and cannot store {bad!r} from the replacement. Nothing was written. "
+            "Leave it out with exclude_paths, use a replacement that encoding has, or rewrite the file as UTF-8 "
+            "first with write_file(encoding='utf-8').",
+            path=str(path),
+        ) from exc
