@@ -635,3 +635,24 @@ async def test_a_content_search_of_many_files_stays_with_ripgrep_under_a_small_s
     assert found["engine"] == "ripgrep"
     assert found["files_with_matches"] == len(names)
     assert all((root / name).read_bytes() == b"a needle here\n" for name in names)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("search_files", {"pattern": "\ud800", "include_content": True, "literal": True}),
+        ("search_files", {"pattern": "a\ud800", "include_content": True}),
+        ("project_replace", {"find": "\ud800", "replace": "x"}),
+        ("project_replace", {"find": "a\ud800", "replace": "x", "literal": False}),
+    ],
+)
+async def test_a_pattern_holding_a_lone_surrogate_is_invalid_params_in_both_engines_and_changes_nothing(
+    client: Client, root: Path, tool_engine: str, tool: str, arguments: dict[str, object]
+) -> None:
+    (root / "a.txt").write_bytes(b"a one\n")
+
+    result = await client.call_tool(tool, arguments)
+
+    assert error_code(result) == "invalid_params"
+    assert "U+D800" in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"a one\n"

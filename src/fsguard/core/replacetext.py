@@ -7,10 +7,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from fsguard.core.errors import EncodingError
+from fsguard.core.errors import EncodingError, InvalidParamsError
 from fsguard.core.growth import bounded
 from fsguard.core.modes import expand_go_template
-from fsguard.core.patterns import compile_re2
+from fsguard.core.oserrors import quoted
+from fsguard.core.patterns import compile_re2, lone_surrogate
 from fsguard.core.textio import DecodedText
 
 Substitute = Callable[[str], tuple[str, int]]
@@ -18,7 +19,16 @@ Substitute = Callable[[str], tuple[str, int]]
 
 def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool) -> Substitute:
     """A text -> (new text, replacements) function: ``find`` literally (``$`` and ``\\`` in ``replace`` too), or
-    as an RE2 regex with Go-style ``$1``/``${name}`` in ``replace``."""
+    as an RE2 regex with Go-style ``$1``/``${name}`` in ``replace``.
+
+    Raises:
+        InvalidParamsError: ``find`` holds a lone surrogate (no decoded text does: with ripgrep it failed as
+            internal_error, without it matched nothing), or is not valid RE2.
+    """
+    try:
+        find.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidParamsError(f"find {quoted(find)}: {lone_surrogate(exc.object[exc.start])}") from exc
     if literal:
         pattern = re.compile(re.escape(find), 0 if case_sensitive else re.IGNORECASE)
         return lambda text: pattern.subn(bounded(lambda _m: replace, len(text)), text)
