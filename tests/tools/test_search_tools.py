@@ -656,3 +656,32 @@ async def test_a_pattern_holding_a_lone_surrogate_is_invalid_params_in_both_engi
     assert error_code(result) == "invalid_params"
     assert "U+D800" in text_of(result)
     assert (root / "a.txt").read_bytes() == b"a one\n"
+
+
+async def test_project_replace_names_no_skipped_file_that_its_include_or_exclude_paths_leave_out(
+    connect: ClientFactory, root: Path, tool_engine: str
+) -> None:
+    tree = {
+        "a.txt": b"needle\n",
+        "gen/big.txt": b"needle " * 200,
+        "gen/node_modules/dep.js": b"needle\n",
+        "gen/app.min.js": b"needle",
+        "keep/big.txt": b"needle " * 200,
+    }
+    for name, data in tree.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    async with connect(max_file_size=1000) as client:
+        excluded = structured(
+            await client.call_tool("project_replace", {"find": "needle", "replace": "pin", "exclude_paths": ["gen"]})
+        )
+        included = structured(
+            await client.call_tool(
+                "project_replace", {"find": "needle", "replace": "pin", "include_paths": ["keep/**"], "preview": True}
+            )
+        )
+
+    for answer in (excluded, included):
+        assert (answer["skipped_too_large"], answer["skipped_too_large_paths"]) == (1, ["keep/big.txt"])
+    assert excluded.get("default_skipped") is None
+    assert {name: (root / name).read_bytes() for name in tree} == {**tree, "a.txt": b"pin\n"}

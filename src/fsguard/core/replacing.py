@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatch
 from functools import partial
 from pathlib import Path
 from typing import NamedTuple
@@ -36,6 +35,7 @@ from fsguard.core.errors import (
     RiskBlockedError,
     TooLargeError,
 )
+from fsguard.core.globs import under_globs
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
@@ -161,7 +161,7 @@ class ProjectReplacer:
         with Pins(self._safe.beneath) as pins:
             for path in (path for path in files if self._safe.policy.denied_by(path) is None):
                 scanned += 1
-                if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
+                if not _left_in(path, base, included, excluded):
                     continue
                 plan = self._plan(pins, path, substitute, binary, grown)
                 if plan is not None:
@@ -175,6 +175,7 @@ class ProjectReplacer:
         # The walk found the skips by name: only those the pinned walk finds too are reported.
         beneath, limit = self._safe.beneath, self._safe.max_file_size
         hide = self._safe.policy.hidden_files()
+        skipped, large = (_asked_for(names, base, included, excluded) for names in (skipped, large))
         kept = standing(beneath, base, skipped, hide=hide), standing(beneath, base, large, above=limit, hide=hide)
         grown_names = [_relative(path, base) for path in grown]
         too_large = [*kept[1], *(name for name in grown_names if name not in kept[1])]
@@ -362,17 +363,27 @@ class _Plan:
     count: int
 
 
-def _matches(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
-    """A glob without "/" matches the name (or any directory name on the way); with "/" the relative path, or,
-    as the seed reads ``dir/sub``, a directory on the way (``dir/**`` is the whole subtree either way)."""
-    relative = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.name
-    names = relative.split("/")
-    return any(
-        (fnmatch(relative, g) or fnmatch(relative, g.rstrip("/") + "/*"))
-        if "/" in g
-        else any(fnmatch(name, g) for name in names)
-        for g in globs
-    )
+def _asked_for(names: list[str], base: Path, included: tuple[str, ...], excluded: tuple[str, ...]) -> list[str]:
+    """Those of the walk's skips ``names`` (relative to ``base``; directories end in /) that include_paths and
+    exclude_paths leave in: a file they leave out would not be changed under a larger --max-file-size or with
+    include_dependencies, so naming it would send the agent after a limit that is not what keeps it out."""
+    if not (included or excluded):
+        return names
+    return [
+        name
+        for name in names
+        if _left_in(base / name.rstrip("/"), base, included, excluded, directory=name.endswith("/"))
+    ]
+
+
+def _left_in(
+    path: Path, base: Path, included: tuple[str, ...], excluded: tuple[str, ...], *, directory: bool = False
+) -> bool:
+    """Whether include_paths and exclude_paths leave ``path`` in. An include glob is not applied to a directory,
+    which may hold files it includes."""
+    if excluded and under_globs(path, base, excluded):
+        return False
+    return directory or not included or under_globs(path, base, included)
 
 
 def _risk(files: int, occurrences: int) -> RiskLevel:
