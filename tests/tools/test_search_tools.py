@@ -685,3 +685,22 @@ async def test_project_replace_names_no_skipped_file_that_its_include_or_exclude
         assert (answer["skipped_too_large"], answer["skipped_too_large_paths"]) == (1, ["keep/big.txt"])
     assert excluded.get("default_skipped") is None
     assert {name: (root / name).read_bytes() for name in tree} == {**tree, "a.txt": b"pin\n"}
+
+
+async def test_project_replace_refuses_before_any_write_a_change_taking_a_utf16_file_above_the_size_limit(
+    connect: ClientFactory, root: Path, tool_engine: str
+) -> None:
+    tree = {
+        "a.txt": b"needle\n",
+        "wide.txt": b"\xff\xfe" + ("needle " * 6).encode("utf-16-le"),  # 86 bytes, 42 characters
+    }
+    for name, data in tree.items():
+        (root / name).write_bytes(data)
+    async with connect(max_file_size=100) as client:
+        for preview in (True, False):
+            args = {"find": "needle", "replace": "needle!!", "preview": preview}  # 54 characters, 110 bytes
+            refused = await client.call_tool("project_replace", args)
+
+            assert error_code(refused) == "too_large"
+            assert "wide.txt 110 bytes" in text_of(refused)
+            assert {name: (root / name).read_bytes() for name in tree} == tree

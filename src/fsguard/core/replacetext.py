@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from fsguard.core.errors import EncodingError, InvalidParamsError
+from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
 from fsguard.core.growth import bounded
 from fsguard.core.modes import expand_go_template
 from fsguard.core.oserrors import quoted
@@ -46,15 +46,18 @@ def rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:
     return "".join("[iI\u0130\u0131]" if ch in "iI" else ch for ch in escaped), False
 
 
-def check_encodable(decoded: DecodedText, new_text: str, path: Path) -> None:
-    """Refuse a run that would leave in a file text its encoding cannot store, before any file is written: found
-    only when that file's turn came, it stopped the run with the files before it changed and the rest not.
+def check_new_text(decoded: DecodedText, new_text: str, path: Path, limit: int | None) -> None:
+    """Refuse, before any file is written, a run that would leave in a file text its encoding cannot store or more
+    bytes than ``limit``. Found when the file's turn came, the first stopped the run half done with internal_error
+    and the second made the apply skip a file the preview said it would change. (The substitution bounds the text
+    in characters, and UTF-16 or accented UTF-8 takes more bytes than that.)
 
     Raises:
         EncodingError: ``new_text`` has a character ``decoded``'s encoding cannot store.
+        TooLargeError: ``new_text`` encoded is above ``limit`` bytes (--max-file-size).
     """
     try:
-        decoded.encode(new_text)
+        size = len(decoded.encode(new_text))
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise EncodingError(
@@ -63,3 +66,10 @@ def check_encodable(decoded: DecodedText, new_text: str, path: Path) -> None:
             "first with write_file(encoding='utf-8').",
             path=str(path),
         ) from exc
+    if limit is not None and size > limit:
+        raise TooLargeError(
+            f"this change would make {path} {size:,} bytes, above the {limit:,}-byte limit (--max-file-size); "
+            "nothing was written. Replace fewer occurrences, use a shorter replacement, or leave it out with "
+            "exclude_paths.",
+            path=str(path),
+        )

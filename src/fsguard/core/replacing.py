@@ -45,7 +45,7 @@ from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.provenance import standing
 from fsguard.core.query import prepare_query
-from fsguard.core.replacetext import Substitute, check_encodable, rg_literal, substitution
+from fsguard.core.replacetext import Substitute, check_new_text, rg_literal, substitution
 from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
 from fsguard.core.risk import RiskLevel
@@ -129,8 +129,8 @@ class ProjectReplacer:
             ExternalChangeError: --auto-occ block, and a file to change changed on disk since this session saw
                 it; nothing was written (a preview is refused too, as edit_file's dry run is).
             RiskBlockedError: a HIGH or CRITICAL change without ``force``; nothing was written.
-            EncodingError: a file to change is in an encoding that cannot store its new text; nothing was written
-                (a preview is refused too).
+            EncodingError, TooLargeError: a file to change is in an encoding that cannot store its new text, or
+                would be above --max-file-size; nothing was written (a preview is refused too).
         """
         if not request.find:
             raise InvalidParamsError("find is empty: pass the text (or regex=true pattern) to replace.")
@@ -292,7 +292,7 @@ class ProjectReplacer:
             new_text, count = substitute(decoded.text)
         if count == 0 or new_text == decoded.text:
             return None
-        check_encodable(decoded, new_text, path)
+        check_new_text(decoded, new_text, path, self._safe.max_file_size)
         return _Plan(path, new_text, content_hash(data), count)
 
     def _apply(self, plan: _Plan, verdict: OccVerdict | None) -> FileChange:
