@@ -46,11 +46,21 @@ def rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:
     return "".join("[iI\u0130\u0131]" if ch in "iI" else ch for ch in escaped), False
 
 
-def check_new_text(decoded: DecodedText, new_text: str, path: Path, limit: int | None) -> None:
-    """Refuse, before any file is written, a run that would leave in a file text its encoding cannot store or more
-    bytes than ``limit``. Found when the file's turn came, the first stopped the run half done with internal_error
-    and the second made the apply skip a file the preview said it would change. (The substitution bounds the text
-    in characters, and UTF-16 or accented UTF-8 takes more bytes than that.)
+def check_new_text(
+    decoded: DecodedText,
+    new_text: str,
+    path: Path,
+    limit: int | None,
+    *,
+    source: str = "the replacement",
+    kept: str = "Nothing was written.",
+) -> None:
+    """Refuse ``new_text`` for ``path`` when its encoding cannot store it or it takes more bytes than ``limit``.
+
+    The plan checks every file's new text so, before any file is written: found at the file's turn, the first
+    stopped the run half done with internal_error and the second made the apply skip a file the preview said it
+    would change (the substitution bounds the text in characters; UTF-16 or accented UTF-8 takes more bytes). The
+    apply checks a pre-edit hook's text, which ``source`` and ``kept`` then word.
 
     Raises:
         EncodingError: ``new_text`` has a character ``decoded``'s encoding cannot store.
@@ -61,15 +71,24 @@ def check_new_text(decoded: DecodedText, new_text: str, path: Path, limit: int |
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise EncodingError(
-            f"{path} is {decoded.encoding} and cannot store {bad!r} from the replacement. Nothing was written. "
+            f"{path} is {decoded.encoding} and cannot store {bad!r} from {source}. {kept} "
             "Leave it out with exclude_paths, use a replacement that encoding has, or rewrite the file as UTF-8 "
             "first with write_file(encoding='utf-8').",
             path=str(path),
         ) from exc
     if limit is not None and size > limit:
         raise TooLargeError(
-            f"this change would make {path} {size:,} bytes, above the {limit:,}-byte limit (--max-file-size); "
-            "nothing was written. Replace fewer occurrences, use a shorter replacement, or leave it out with "
+            f"this change would make {path} {size:,} bytes, above the {limit:,}-byte limit (--max-file-size). "
+            f"{kept} Replace fewer occurrences, use a shorter replacement, or leave it out with "
             "exclude_paths.",
             path=str(path),
         )
+
+
+def check_hook_text(decoded: DecodedText, new_text: str, path: Path, limit: int | None) -> None:
+    """:func:`check_new_text` for the text a pre-edit hook gave in place of the replaced one, at the file's turn.
+
+    Raises:
+        EncodingError, TooLargeError: as :func:`check_new_text`; the files changed before stay changed.
+    """
+    check_new_text(decoded, new_text, path, limit, source="a pre-edit hook's text", kept="It was left as it was.")

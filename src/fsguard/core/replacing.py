@@ -45,7 +45,7 @@ from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.provenance import standing
 from fsguard.core.query import prepare_query
-from fsguard.core.replacetext import Substitute, check_new_text, rg_literal, substitution
+from fsguard.core.replacetext import Substitute, check_hook_text, check_new_text, rg_literal, substitution
 from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
 from fsguard.core.risk import RiskLevel
@@ -305,6 +305,8 @@ class ProjectReplacer:
                     return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
                 decoded = decode(current, path)
                 new_text = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text) or plan.new_text
+                if new_text is not plan.new_text:  # a pre-edit hook's text, which the plan never saw
+                    check_hook_text(decoded, new_text, path, self._safe.max_file_size)
                 done = change.commit(decoded.encode(new_text), hook)
         except _TAKEN_AWAY as exc:  # since the plan: gone, a link, a directory, a pipe, or above the size limit
             return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
