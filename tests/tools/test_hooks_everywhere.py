@@ -363,3 +363,25 @@ async def test_a_pre_write_hook_rewrites_what_an_artifact_write_puts_on_disk(
         await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "quiet\n"})
         structured(await client.call_tool("server_info", {"action": "artifact", "sub_action": "write", "path": "a.md"}))
     assert (root / "a.md").read_bytes() == b"QUIET\n"
+
+
+async def test_a_pre_edit_hook_text_a_file_cannot_store_stops_project_replace_naming_the_files_it_changed(
+    connect: ClientFactory, root: Path, tmp_path: Path, tool_engine: str
+) -> None:
+    tree = {"a.txt": b"foo\n", "b.txt": "café foo\n".encode("latin-1"), "c.txt": b"foo\n"}
+    for name, data in tree.items():
+        (root / name).write_bytes(data)
+    appends = python_hook(tmp_path, "appends", 'print(json.dumps({"modified_content": event["new_content"] + "İ"}))')
+    config = hook_config(tmp_path, {"pre-edit": [{"hooks": [{"type": "command", "command": appends}]}]})
+    async with connect(hooks_config=config) as client:
+        stopped = await client.call_tool("project_replace", {"find": "foo", "replace": "bar"})
+
+        assert error_code(stopped) == "encoding_error"
+        assert "pre-edit hook" in text_of(stopped)
+        assert stopped.meta is not None
+        fields = stopped.meta["fsguard/error"]
+        assert fields["changed_files"] == [str(root / "a.txt")]
+        assert {name: (root / name).read_bytes() for name in tree} == {**tree, "a.txt": "bar\nİ".encode()}
+        restored = await client.call_tool("backup", {"action": "restore", "backup_id": fields["backup_id"]})
+    structured(restored)
+    assert {name: (root / name).read_bytes() for name in tree} == tree

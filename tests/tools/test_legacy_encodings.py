@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from fsguard.core.hashing import content_hash
-from tests.conftest import error_code, structured
+from tests.conftest import error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -202,3 +202,26 @@ async def test_search_files_finds_an_accented_word_in_a_latin1_file(client: Clie
         (str(root / "fr.txt"), 1, "Le café est très bon.")
     ]
     assert (root / "fr.txt").read_bytes() == raw
+
+
+async def test_project_replace_refuses_before_any_write_when_one_file_cannot_store_the_replacement(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    files = {
+        "a.txt": b"foo one\n",
+        "b.txt": "café foo\n".encode("latin-1"),
+        "c.txt": b"foo three\n",
+    }
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+
+    for preview in (True, False):
+        args = {"find": "foo", "replace": "İ", "preview": preview}
+        result = await client.call_tool("project_replace", args)
+
+        assert error_code(result) == "encoding_error"
+        assert "b.txt" in text_of(result)
+        assert "exclude_paths" in text_of(result)
+        assert {name: (root / name).read_bytes() for name in files} == files
+    listed = structured(await client.call_tool("backup", {"action": "list"}))
+    assert listed["total"] == 0

@@ -635,3 +635,72 @@ async def test_a_content_search_of_many_files_stays_with_ripgrep_under_a_small_s
     assert found["engine"] == "ripgrep"
     assert found["files_with_matches"] == len(names)
     assert all((root / name).read_bytes() == b"a needle here\n" for name in names)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("search_files", {"pattern": "\ud800", "include_content": True, "literal": True}),
+        ("search_files", {"pattern": "a\ud800", "include_content": True}),
+        ("project_replace", {"find": "\ud800", "replace": "x"}),
+        ("project_replace", {"find": "a\ud800", "replace": "x", "literal": False}),
+    ],
+)
+async def test_a_pattern_holding_a_lone_surrogate_is_invalid_params_in_both_engines_and_changes_nothing(
+    client: Client, root: Path, tool_engine: str, tool: str, arguments: dict[str, object]
+) -> None:
+    (root / "a.txt").write_bytes(b"a one\n")
+
+    result = await client.call_tool(tool, arguments)
+
+    assert error_code(result) == "invalid_params"
+    assert "U+D800" in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"a one\n"
+
+
+async def test_project_replace_names_no_skipped_file_that_its_include_or_exclude_paths_leave_out(
+    connect: ClientFactory, root: Path, tool_engine: str
+) -> None:
+    tree = {
+        "a.txt": b"needle\n",
+        "gen/big.txt": b"needle " * 200,
+        "gen/node_modules/dep.js": b"needle\n",
+        "gen/app.min.js": b"needle",
+        "keep/big.txt": b"needle " * 200,
+    }
+    for name, data in tree.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    async with connect(max_file_size=1000) as client:
+        excluded = structured(
+            await client.call_tool("project_replace", {"find": "needle", "replace": "pin", "exclude_paths": ["gen"]})
+        )
+        included = structured(
+            await client.call_tool(
+                "project_replace", {"find": "needle", "replace": "pin", "include_paths": ["keep/**"], "preview": True}
+            )
+        )
+
+    for answer in (excluded, included):
+        assert (answer["skipped_too_large"], answer["skipped_too_large_paths"]) == (1, ["keep/big.txt"])
+    assert excluded.get("default_skipped") is None
+    assert {name: (root / name).read_bytes() for name in tree} == {**tree, "a.txt": b"pin\n"}
+
+
+async def test_project_replace_refuses_before_any_write_a_change_taking_a_utf16_file_above_the_size_limit(
+    connect: ClientFactory, root: Path, tool_engine: str
+) -> None:
+    tree = {
+        "a.txt": b"needle\n",
+        "wide.txt": b"\xff\xfe" + ("needle " * 6).encode("utf-16-le"),  # 86 bytes, 42 characters
+    }
+    for name, data in tree.items():
+        (root / name).write_bytes(data)
+    async with connect(max_file_size=100) as client:
+        for preview in (True, False):
+            args = {"find": "needle", "replace": "needle!!", "preview": preview}  # 54 characters, 110 bytes
+            refused = await client.call_tool("project_replace", args)
+
+            assert error_code(refused) == "too_large"
+            assert "wide.txt 110 bytes" in text_of(refused)
+            assert {name: (root / name).read_bytes() for name in tree} == tree

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from fnmatch import fnmatchcase
+from fnmatch import fnmatch, fnmatchcase
+from pathlib import Path
 
 from fsguard.core.errors import InvalidParamsError
 
@@ -193,3 +194,16 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
         return False
 
     return matches
+
+
+def under_globs(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
+    """A glob without "/" matches the name (or any directory name on the way); with "/" the relative path, or,
+    as the seed reads ``dir/sub``, a directory on the way (``dir/**`` is the whole subtree either way)."""
+    relative = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.name
+    names = relative.split("/")
+    return any(
+        (fnmatch(relative, g) or fnmatch(relative, g.rstrip("/") + "/*"))
+        if "/" in g
+        else any(fnmatch(name, g) for name in names)
+        for g in globs
+    )

@@ -16,10 +16,8 @@ its new bytes, and the files changed before the cancellation stay changed (backe
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatch
 from functools import partial
 from pathlib import Path
 from typing import NamedTuple
@@ -37,17 +35,17 @@ from fsguard.core.errors import (
     RiskBlockedError,
     TooLargeError,
 )
+from fsguard.core.globs import under_globs
 from fsguard.core.groups import Change, Group, GroupStore
-from fsguard.core.growth import bounded, results_up_to
+from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.haystack import transcoded
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs, walk_files
-from fsguard.core.modes import expand_go_template
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
-from fsguard.core.patterns import compile_re2
 from fsguard.core.provenance import standing
 from fsguard.core.query import prepare_query
+from fsguard.core.replacetext import Substitute, check_hook_text, check_new_text, rg_literal, substitution
 from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
 from fsguard.core.risk import RiskLevel
@@ -131,10 +129,12 @@ class ProjectReplacer:
             ExternalChangeError: --auto-occ block, and a file to change changed on disk since this session saw
                 it; nothing was written (a preview is refused too, as edit_file's dry run is).
             RiskBlockedError: a HIGH or CRITICAL change without ``force``; nothing was written.
+            EncodingError, TooLargeError: a file to change is in an encoding that cannot store its new text, or
+                would be above --max-file-size; nothing was written (a preview is refused too).
         """
         if not request.find:
             raise InvalidParamsError("find is empty: pass the text (or regex=true pattern) to replace.")
-        substitute = _substitution(
+        substitute = substitution(
             request.find, request.replace, literal=request.literal, case_sensitive=request.case_sensitive
         )
         base = self._safe.policy.resolve(request.path)
@@ -161,7 +161,7 @@ class ProjectReplacer:
         with Pins(self._safe.beneath) as pins:
             for path in (path for path in files if self._safe.policy.denied_by(path) is None):
                 scanned += 1
-                if (excluded and _matches(path, base, excluded)) or (included and not _matches(path, base, included)):
+                if not _left_in(path, base, included, excluded):
                     continue
                 plan = self._plan(pins, path, substitute, binary, grown)
                 if plan is not None:
@@ -175,6 +175,7 @@ class ProjectReplacer:
         # The walk found the skips by name: only those the pinned walk finds too are reported.
         beneath, limit = self._safe.beneath, self._safe.max_file_size
         hide = self._safe.policy.hidden_files()
+        skipped, large = (_asked_for(names, base, included, excluded) for names in (skipped, large))
         kept = standing(beneath, base, skipped, hide=hide), standing(beneath, base, large, above=limit, hide=hide)
         grown_names = [_relative(path, base) for path in grown]
         too_large = [*kept[1], *(name for name in grown_names if name not in kept[1])]
@@ -258,7 +259,7 @@ class ProjectReplacer:
         plain = request.literal and "\n" not in find and "\r" not in find
         if rg is None or not plain or not (request.case_sensitive or find.isascii()):
             return walk_files(base, options, skipped, large)
-        query = prepare_query(*_rg_literal(find, request.case_sensitive), request.case_sensitive, False)
+        query = prepare_query(*rg_literal(find, request.case_sensitive), request.case_sensitive, False)
         try:
             hits = ripgrep_hits(
                 rg, base, query, options, Limits(0, 0, None), progress=_ticks(waiting), beneath=self._safe.beneath,
@@ -272,7 +273,7 @@ class ProjectReplacer:
         return [Path(hit[0]) for hit in hits]
 
     def _plan(
-        self, pins: Pins, path: Path, substitute: _Substitute, binary: list[Path], large: list[Path]
+        self, pins: Pins, path: Path, substitute: Substitute, binary: list[Path], large: list[Path]
     ) -> _Plan | None:
         try:  # a walk lists regular files: one a link took the place of is not followed, not read
             data, _ = read_at(pins.entry(path), self._safe.max_file_size)
@@ -291,6 +292,7 @@ class ProjectReplacer:
             new_text, count = substitute(decoded.text)
         if count == 0 or new_text == decoded.text:
             return None
+        check_new_text(decoded, new_text, path, self._safe.max_file_size)
         return _Plan(path, new_text, content_hash(data), count)
 
     def _apply(self, plan: _Plan, verdict: OccVerdict | None) -> FileChange:
@@ -303,6 +305,8 @@ class ProjectReplacer:
                     return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
                 decoded = decode(current, path)
                 new_text = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text) or plan.new_text
+                if new_text is not plan.new_text:  # a pre-edit hook's text, which the plan never saw
+                    check_hook_text(decoded, new_text, path, self._safe.max_file_size)
                 done = change.commit(decoded.encode(new_text), hook)
         except _TAKEN_AWAY as exc:  # since the plan: gone, a link, a directory, a pipe, or above the size limit
             return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
@@ -310,7 +314,6 @@ class ProjectReplacer:
         return FileChange(path, plan.count, backup_id=backup_id, content_hash=done.content_hash, verdict=verdict)
 
 
-_Substitute = Callable[[str], tuple[str, int]]
 _TAKEN_AWAY = (NotFoundError, AccessDeniedError, NotDirectoryError, IsDirectoryError, BinaryFileError, TooLargeError)
 
 
@@ -333,16 +336,6 @@ def _name_changed(error: FsguardError, done: list[FileChange], planned: int, gro
     error.fields["changed_backup_ids"] = [c.backup_id for c in changed]
     if group is not None:
         error.fields["backup_id"] = group.group_id
-
-
-def _rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:
-    """``find`` as a search pattern and whether it is literal. Python's IGNORECASE also matches U+0130 and U+0131
-    (the dotted capital and dotless small I) for ``i`` and ``I``, which ripgrep's case folding does not: a
-    case-insensitive find holding them is spelled as a regex with both."""
-    if case_sensitive or not set(find) & {"i", "I"}:
-        return find, True
-    escaped = (f"\\x{{{ord(ch):x}}}" if not ch.isalnum() else ch for ch in find)
-    return "".join("[iI\u0130\u0131]" if ch in "iI" else ch for ch in escaped), False
 
 
 class _Seen(NamedTuple):
@@ -372,25 +365,27 @@ class _Plan:
     count: int
 
 
-def _substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool) -> _Substitute:
-    if literal:
-        pattern = re.compile(re.escape(find), 0 if case_sensitive else re.IGNORECASE)
-        return lambda text: pattern.subn(bounded(lambda _m: replace, len(text)), text)
-    compiled = compile_re2(find, case_sensitive=case_sensitive, advice=" (RE2 syntax).")
-    return lambda text: compiled.subn(bounded(lambda m: expand_go_template(replace, m), len(text)), text)
+def _asked_for(names: list[str], base: Path, included: tuple[str, ...], excluded: tuple[str, ...]) -> list[str]:
+    """Those of the walk's skips ``names`` (relative to ``base``; directories end in /) that include_paths and
+    exclude_paths leave in: a file they leave out would not be changed under a larger --max-file-size or with
+    include_dependencies, so naming it would send the agent after a limit that is not what keeps it out."""
+    if not (included or excluded):
+        return names
+    return [
+        name
+        for name in names
+        if _left_in(base / name.rstrip("/"), base, included, excluded, directory=name.endswith("/"))
+    ]
 
 
-def _matches(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
-    """A glob without "/" matches the name (or any directory name on the way); with "/" the relative path, or,
-    as the seed reads ``dir/sub``, a directory on the way (``dir/**`` is the whole subtree either way)."""
-    relative = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.name
-    names = relative.split("/")
-    return any(
-        (fnmatch(relative, g) or fnmatch(relative, g.rstrip("/") + "/*"))
-        if "/" in g
-        else any(fnmatch(name, g) for name in names)
-        for g in globs
-    )
+def _left_in(
+    path: Path, base: Path, included: tuple[str, ...], excluded: tuple[str, ...], *, directory: bool = False
+) -> bool:
+    """Whether include_paths and exclude_paths leave ``path`` in. An include glob is not applied to a directory,
+    which may hold files it includes."""
+    if excluded and under_globs(path, base, excluded):
+        return False
+    return directory or not included or under_globs(path, base, included)
 
 
 def _risk(files: int, occurrences: int) -> RiskLevel:
