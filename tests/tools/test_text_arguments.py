@@ -7,12 +7,13 @@ and ``"null"`` became no content at all.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from tests.conftest import structured
+from tests.conftest import error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -34,3 +35,40 @@ async def test_edits_take_old_and_new_text_that_read_as_json(client: Client, roo
     edits = '[{"old_text": "[1, 2]", "new_text": "null"}]'
     structured(await client.call_tool("multi_edit", {"path": "p.json", "edits": edits}))
     assert (root / "p.json").read_bytes() == b'{"a": null}\n'
+
+
+LONE_SURROGATE_CALLS = [
+    ("write_file", {"path": "w.txt", "content": "x\ud800"}, "content"),
+    ("write_file", {"path": "w\udfff.txt", "content": "x"}, "path"),
+    ("edit_file", {"path": "a.txt", "old_text": "hello", "new_text": "h\udbff"}, "new_text"),
+    ("multi_edit", {"path": "a.txt", "edits": [{"old_text": "hello", "new_text": "h\ud800"}]}, "edits"),
+    ("create_directory", {"path": "d\udc00"}, "path"),
+    ("read_file", {"path": "a\ud800"}, "path"),
+    ("move_file", {"source_path": "a.txt", "dest_path": "b\ud800"}, "dest_path"),
+    ("search_files", {"pattern": "*\ud800"}, "pattern"),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "named"), LONE_SURROGATE_CALLS)
+async def test_half_a_surrogate_pair_in_any_argument_is_invalid_params_and_changes_nothing(
+    client: Client, root: Path, tool: str, arguments: dict[str, object], named: str
+) -> None:
+    (root / "a.txt").write_bytes(b"hello world\n")
+
+    result = await client.call_tool(tool, arguments)
+
+    assert error_code(result) == "invalid_params"
+    assert f"{named} holds U+" in text_of(result)
+    assert [entry.name for entry in root.iterdir()] == ["a.txt"]
+    assert (root / "a.txt").read_bytes() == b"hello world\n"
+
+
+async def test_a_name_that_is_not_utf8_is_still_reached_through_its_surrogateescape_spelling(
+    client: Client, root: Path
+) -> None:
+    name = os.fsdecode(b"caf\xe9.txt")  # "caf\udce9.txt": how Python spells the name's byte 0xE9
+
+    structured(await client.call_tool("write_file", {"path": name, "content": "ok\n"}))
+
+    assert (root / name).read_bytes() == b"ok\n"
+    assert [os.fsencode(entry.name) for entry in root.iterdir()] == [b"caf\xe9.txt"]

@@ -23,6 +23,7 @@ numbers are still refused.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from fsguard.core.errors import InvalidParamsError, UnknownParamError
@@ -73,10 +74,40 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         prop = properties[target]
         if _takes_structure(prop):
             value = _without_blank_fields(_decode_json_string(name, value, _lists_strings(prop)), prop, schema)
+        _check_characters(name, value)
         result[target] = value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
     return result
+
+
+# Half a UTF-16 surrogate pair, which JSON can spell ("\\ud800") and no text or file name holds. U+DC80-U+DCFF are
+# kept: they stand for the bytes of a name that is not UTF-8, as Python reads one (surrogateescape).
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def _check_characters(name: str, value: Any) -> None:
+    """Refuse a value holding a lone surrogate, in any string of it: no encoding stores one, and deep in a tool
+    (a path turned to bytes, a text encoded) it failed as internal_error.
+
+    Raises:
+        InvalidParamsError: naming the parameter and the surrogate.
+    """
+    if isinstance(value, str):
+        found = None if value.isascii() else _LONE_SURROGATE.search(value)
+        if found is not None:
+            raise InvalidParamsError(
+                f"{name} holds U+{ord(found.group()):04X}, half of a UTF-16 surrogate pair, which is no character. "
+                "Send valid Unicode: both halves of the pair, or the character itself.",
+                param=name,
+            )
+    elif isinstance(value, list):
+        for item in value:
+            _check_characters(name, item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_characters(name, key)
+            _check_characters(name, item)
 
 
 def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
