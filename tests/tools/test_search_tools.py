@@ -635,3 +635,33 @@ async def test_a_content_search_of_many_files_stays_with_ripgrep_under_a_small_s
     assert found["engine"] == "ripgrep"
     assert found["files_with_matches"] == len(names)
     assert all((root / name).read_bytes() == b"a needle here\n" for name in names)
+
+
+@pytest.mark.parametrize(
+    ("glob", "expected"),
+    [
+        ("*/x", []),
+        ("src/?", []),
+        ("s*/[x]", []),
+        ("src/*", ["src/b.py"]),
+        ("*/x/c.py", ["src/x/c.py"]),
+        ("src/**", ["src/b.py", "src/x/c.py"]),
+        ("**/*", ["src/b.py", "src/x/c.py"]),
+        ("src/**/", []),
+    ],
+)
+async def test_a_path_glob_names_whole_paths_not_the_files_below_a_directory_it_names(
+    client: Client, root: Path, tool_engine: str, glob: str, expected: list[str]
+) -> None:
+    (root / "src" / "x").mkdir(parents=True)
+    (root / "src" / "b.py").write_bytes(b"needle\n")
+    (root / "src" / "x" / "c.py").write_bytes(b"needle\n")
+
+    by_name = structured(await client.call_tool("search_files", {"pattern": glob}))
+    by_type = structured(
+        await client.call_tool("search_files", {"pattern": "needle", "include_content": True, "file_types": glob})
+    )
+
+    assert [Path(file).relative_to(root).as_posix() for file in by_name["files"]] == expected
+    assert [Path(file).relative_to(root).as_posix() for file in by_type["files"]] == expected
+    assert (root / "src" / "x" / "c.py").read_bytes() == b"needle\n"

@@ -140,7 +140,16 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
         InvalidParamsError: a glob is malformed.
     """
     names = [glob for glob in globs if "/" not in glob]
-    paths = [found for glob in globs if "/" in glob if (found := gitignore_pattern(glob)) is not None]
+    # (regex, include, whether it spans all below): pathspec's regex also matches a path below a directory the
+    # glob names (a .gitignore's reading), so ``*/x`` took every file under ``src/x``; a glob names the file's whole
+    # path, as rg's ``-g`` does, unless it ends in ``/**`` or is all ``**`` and ``*`` (which pathspec spells ".").
+    paths = [
+        (regex, include, glob.endswith("/**") or regex.pattern == ".")
+        for glob in globs
+        if "/" in glob
+        if (found := gitignore_pattern(glob)) is not None
+        for regex, include in (found,)
+    ]
 
     def matches(relative: str) -> bool:
         name = relative.rsplit("/", 1)[-1]
@@ -148,8 +157,8 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
             return True
         # pathspec's ".+" and "$" stop at a line break; no glob holds a NUL, and "*" and "?" take one as any other
         path = relative.replace("\n", "\0")
-        for regex, include in reversed(paths):  # the last glob matching decides, as in a .gitignore
-            if regex.search(path) is not None:
+        for regex, include, spans in reversed(paths):  # the last glob matching decides, as in a .gitignore
+            if (regex.search(path) if spans else regex.fullmatch(path)) is not None:
                 return include
         return False
 
