@@ -665,3 +665,24 @@ async def test_a_path_glob_names_whole_paths_not_the_files_below_a_directory_it_
     assert [Path(file).relative_to(root).as_posix() for file in by_name["files"]] == expected
     assert [Path(file).relative_to(root).as_posix() for file in by_type["files"]] == expected
     assert (root / "src" / "x" / "c.py").read_bytes() == b"needle\n"
+
+
+@pytest.mark.parametrize(
+    ("glob", "expected"),
+    [("./*.py", ["a.py"]), ("./src/*.py", ["src/b.py"]), ("././src/**", ["src/b.py", "src/x/c.py"])],
+)
+async def test_a_path_glob_starting_with_dot_slash_is_read_from_the_searched_directory(
+    client: Client, root: Path, tool_engine: str, glob: str, expected: list[str]
+) -> None:
+    (root / "src" / "x").mkdir(parents=True)
+    for name in ("a.py", "src/b.py", "src/x/c.py"):
+        (root / name).write_bytes(b"needle\n")
+
+    by_name = structured(await client.call_tool("search_files", {"pattern": glob}))
+    by_type = structured(
+        await client.call_tool("search_files", {"pattern": "needle", "include_content": True, "file_types": glob})
+    )
+
+    assert [Path(file).relative_to(root).as_posix() for file in by_name["files"]] == expected
+    assert [Path(file).relative_to(root).as_posix() for file in by_type["files"]] == expected
+    assert (root / "a.py").read_bytes() == b"needle\n"

@@ -133,6 +133,18 @@ def gitignore_pattern(line: str) -> tuple[re.Pattern[str], bool] | None:
 _NESTED_SET = re.compile(r"(?<!\\)((?:\\\\)*\[\^?)\[")
 
 
+def _from_here(glob: str) -> str:
+    """``glob`` with a leading ``./`` (the searched directory, as agents often write it: ``./src/*.py``) spelled
+    ``/``, which anchors it there too: in .gitignore syntax ``./`` names no path, so such a glob found nothing."""
+    negation = "!" if glob.startswith("!") else ""
+    body = glob.removeprefix(negation)
+    if not body.startswith("./"):
+        return glob
+    while body.startswith("./"):
+        body = body[2:]
+    return negation + "/" + body
+
+
 def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
     """A predicate on root-relative POSIX paths: does any of ``globs`` match?
 
@@ -147,7 +159,7 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
         (regex, include, glob.endswith("/**") or regex.pattern == ".")
         for glob in globs
         if "/" in glob
-        if (found := gitignore_pattern(glob)) is not None
+        if (found := gitignore_pattern(_from_here(glob))) is not None
         for regex, include in (found,)
     ]
 
