@@ -667,6 +667,19 @@ async def test_a_path_glob_names_whole_paths_not_the_files_below_a_directory_it_
     assert (root / "src" / "x" / "c.py").read_bytes() == b"needle\n"
 
 
+async def test_a_negated_path_glob_naming_a_directory_leaves_out_every_file_below_it(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    (root / "src" / "x").mkdir(parents=True)
+    (root / "src" / "b.py").write_bytes(b"needle\n")
+    (root / "src" / "x" / "c.py").write_bytes(b"needle\n")
+
+    found = structured(await client.call_tool("search_files", {"pattern": "*", "file_types": ["**/*.py", "!src/?"]}))
+
+    assert [Path(file).relative_to(root).as_posix() for file in found["files"]] == ["src/b.py"]  # as rg's -g
+    assert (root / "src" / "x" / "c.py").read_bytes() == b"needle\n"
+
+
 @pytest.mark.parametrize(
     ("glob", "expected"),
     [("./*.py", ["a.py"]), ("./src/*.py", ["src/b.py"]), ("././src/**", ["src/b.py", "src/x/c.py"])],

@@ -153,10 +153,11 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
     """
     names = [glob for glob in globs if "/" not in glob]
     # (regex, include, whether it spans all below): pathspec's regex also matches a path below a directory the
-    # glob names (a .gitignore's reading), so ``*/x`` took every file under ``src/x``; a glob names the file's whole
-    # path, as rg's ``-g`` does, unless it ends in ``/**`` or is all ``**`` and ``*`` (which pathspec spells ".").
+    # glob names (a .gitignore's reading), so ``*/x`` took every file under ``src/x``. As rg reads ``-g``, a glob
+    # takes in the file of its whole path, unless it ends in ``/**`` or is all ``**`` and ``*`` (which pathspec
+    # spells "."); a ``!`` glob naming a directory still leaves out all below it.
     paths = [
-        (regex, include, glob.endswith("/**") or regex.pattern == ".")
+        (regex, include, not include or glob.endswith("/**") or regex.pattern == ".")
         for glob in globs
         if "/" in glob
         if (found := gitignore_pattern(_from_here(glob))) is not None
