@@ -699,3 +699,25 @@ async def test_a_path_glob_starting_with_dot_slash_is_read_from_the_searched_dir
     assert [Path(file).relative_to(root).as_posix() for file in by_name["files"]] == expected
     assert [Path(file).relative_to(root).as_posix() for file in by_type["files"]] == expected
     assert (root / "a.py").read_bytes() == b"needle\n"
+
+
+async def test_a_glob_starting_with_the_searched_directory_as_an_absolute_path_is_read_from_there(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    (root / "src" / "x").mkdir(parents=True)
+    for name in ("a.py", "src/b.py", "src/x/c.py"):
+        (root / name).write_bytes(b"needle\n")
+
+    top = structured(await client.call_tool("search_files", {"pattern": f"{root}/*.py"}))
+    below = structured(await client.call_tool("search_files", {"pattern": f"{root}/src/*.py", "path": "src"}))
+    typed = structured(
+        await client.call_tool(
+            "search_files", {"pattern": "needle", "include_content": True, "file_types": f"{root}/src/**"}
+        )
+    )
+
+    assert [Path(file).relative_to(root).as_posix() for file in top["files"]] == ["a.py"]
+    assert [Path(file).relative_to(root).as_posix() for file in below["files"]] == ["src/b.py"]
+    assert [Path(file).relative_to(root).as_posix() for file in typed["files"]] == ["src/b.py", "src/x/c.py"]
+    assert top["pattern"] == f"{root}/*.py"  # echoed as written
+    assert (root / "a.py").read_bytes() == b"needle\n"

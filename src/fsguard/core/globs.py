@@ -145,6 +145,16 @@ def _from_here(glob: str) -> str:
     return negation + "/" + body
 
 
+def below_directory(glob: str, directory: str) -> str:
+    """``glob`` with ``directory``'s absolute path at its start (``/repo/src/*.py`` in a search of ``/repo``) spelled
+    ``/``, which anchors the rest there: globs are read relative to the searched directory, where an absolute path
+    names no file."""
+    negation = "!" if glob.startswith("!") else ""
+    body = glob.removeprefix(negation)
+    lead = directory.rstrip("/") + "/"
+    return negation + "/" + body[len(lead) :] if body.startswith(lead) and lead != "/" else glob
+
+
 def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
     """A predicate on root-relative POSIX paths: does any of ``globs`` match?
 
