@@ -721,3 +721,17 @@ async def test_a_glob_starting_with_the_searched_directory_as_an_absolute_path_i
     assert [Path(file).relative_to(root).as_posix() for file in typed["files"]] == ["src/b.py", "src/x/c.py"]
     assert top["pattern"] == f"{root}/*.py"  # echoed as written
     assert (root / "a.py").read_bytes() == b"needle\n"
+
+
+async def test_an_empty_name_pattern_or_an_invalid_name_regex_is_refused_with_the_way_on(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    (root / "a.py").write_bytes(b"x")
+
+    empty = await client.call_tool("search_files", {"pattern": ""})
+    invalid = await client.call_tool("search_files", {"pattern": "*.py", "regex": True})
+
+    assert (error_code(empty), error_code(invalid)) == ("invalid_params", "invalid_params")
+    assert "Pass a glob such as '*.py', or a regex on the name." in text_of(empty)
+    assert "Escape its special characters, or pass regex=false to read it as a glob." in text_of(invalid)
+    assert (root / "a.py").read_bytes() == b"x"
