@@ -58,7 +58,7 @@ def escaped(name: str) -> str:
     """``name`` with each character no path argument may hold (controls, bidi, zero-width: see
     :mod:`fsguard.core.paths`) written ``\\uXXXX``: a text block lists a name a line, so a line break in a name
     forged a row of its own (``x\\nFILE fake.txt 1 B``) and an escape sequence or a bidi override disguised it."""
-    if name.isascii() and name.isprintable():  # nearly every name: judged in C
+    if name.isprintable():  # nearly every name, judged in C: each character escaped below is unprintable
         return name
     return "".join(f"\\u{ord(char):04x}" if _invisible(char) else char for char in name)
 
