@@ -229,3 +229,33 @@ async def test_a_tree_counts_the_hidden_and_gitignored_entries_it_leaves_out_at_
     assert "[3 gitignored not shown (respect_gitignore=false shows them)]" in text_of(result)
     assert "[3 hidden not shown (include_hidden=true shows them)]" in text_of(result)
     assert (root / "src" / "deep" / "c.log").read_bytes() == b"src/deep/c.log"
+
+
+async def test_a_name_holding_a_line_break_or_an_invisible_character_is_one_escaped_row_of_the_text(
+    client: Client, root: Path
+) -> None:
+    (root / "d\nDIR  evil").mkdir()
+    (root / "n\nFILE fake.txt 1 B").write_bytes(b"x")
+    (root / "\u202etxt.exe").write_bytes(b"x")
+
+    listed = await client.call_tool("list_directory", {"path": "."})
+    tree = await client.call_tool("list_directory", {"path": ".", "output_format": "tree"})
+    found = await client.call_tool("search_files", {"pattern": "*"})
+
+    assert text_of(listed).splitlines()[:3] == [
+        "DIR  d\\u000aDIR  evil/",
+        "FILE n\\u000aFILE fake.txt 1 B 1 B",
+        "FILE \\u202etxt.exe 1 B",
+    ]
+    assert text_of(tree).splitlines()[1:] == [
+        "d\\u000aDIR  evil/",
+        "n\\u000aFILE fake.txt 1 B (1 B)",
+        "\\u202etxt.exe (1 B)",
+    ]
+    assert text_of(found).splitlines()[:2] == ["n\\u000aFILE fake.txt 1 B", "\\u202etxt.exe"]
+    assert [entry["name"] for entry in structured(listed)["entries"]] == [
+        "d\nDIR  evil",
+        "n\nFILE fake.txt 1 B",
+        "\u202etxt.exe",
+    ]
+    assert (root / "n\nFILE fake.txt 1 B").read_bytes() == b"x"

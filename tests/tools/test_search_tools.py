@@ -704,3 +704,103 @@ async def test_project_replace_refuses_before_any_write_a_change_taking_a_utf16_
             assert error_code(refused) == "too_large"
             assert "wide.txt 110 bytes" in text_of(refused)
             assert {name: (root / name).read_bytes() for name in tree} == tree
+
+
+@pytest.mark.parametrize(
+    ("glob", "expected"),
+    [
+        ("*/x", []),
+        ("src/?", []),
+        ("s*/[x]", []),
+        ("src/*", ["src/b.py"]),
+        ("*/x/c.py", ["src/x/c.py"]),
+        ("src/**", ["src/b.py", "src/x/c.py"]),
+        ("**/*", ["src/b.py", "src/x/c.py"]),
+        ("src/**/", []),
+    ],
+)
+async def test_a_path_glob_names_whole_paths_not_the_files_below_a_directory_it_names(
+    client: Client, root: Path, tool_engine: str, glob: str, expected: list[str]
+) -> None:
+    (root / "src" / "x").mkdir(parents=True)
+    (root / "src" / "b.py").write_bytes(b"needle\n")
+    (root / "src" / "x" / "c.py").write_bytes(b"needle\n")
+
+    by_name = structured(await client.call_tool("search_files", {"pattern": glob}))
+    by_type = structured(
+        await client.call_tool("search_files", {"pattern": "needle", "include_content": True, "file_types": glob})
+    )
+
+    assert [Path(file).relative_to(root).as_posix() for file in by_name["files"]] == expected
+    assert [Path(file).relative_to(root).as_posix() for file in by_type["files"]] == expected
+    assert (root / "src" / "x" / "c.py").read_bytes() == b"needle\n"
+
+
+async def test_a_negated_path_glob_naming_a_directory_leaves_out_every_file_below_it(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    (root / "src" / "x").mkdir(parents=True)
+    (root / "src" / "b.py").write_bytes(b"needle\n")
+    (root / "src" / "x" / "c.py").write_bytes(b"needle\n")
+
+    found = structured(await client.call_tool("search_files", {"pattern": "*", "file_types": ["**/*.py", "!src/?"]}))
+
+    assert [Path(file).relative_to(root).as_posix() for file in found["files"]] == ["src/b.py"]  # as rg's -g
+    assert (root / "src" / "x" / "c.py").read_bytes() == b"needle\n"
+
+
+@pytest.mark.parametrize(
+    ("glob", "expected"),
+    [("./*.py", ["a.py"]), ("./src/*.py", ["src/b.py"]), ("././src/**", ["src/b.py", "src/x/c.py"])],
+)
+async def test_a_path_glob_starting_with_dot_slash_is_read_from_the_searched_directory(
+    client: Client, root: Path, tool_engine: str, glob: str, expected: list[str]
+) -> None:
+    (root / "src" / "x").mkdir(parents=True)
+    for name in ("a.py", "src/b.py", "src/x/c.py"):
+        (root / name).write_bytes(b"needle\n")
+
+    by_name = structured(await client.call_tool("search_files", {"pattern": glob}))
+    by_type = structured(
+        await client.call_tool("search_files", {"pattern": "needle", "include_content": True, "file_types": glob})
+    )
+
+    assert [Path(file).relative_to(root).as_posix() for file in by_name["files"]] == expected
+    assert [Path(file).relative_to(root).as_posix() for file in by_type["files"]] == expected
+    assert (root / "a.py").read_bytes() == b"needle\n"
+
+
+async def test_a_glob_starting_with_the_searched_directory_as_an_absolute_path_is_read_from_there(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    (root / "src" / "x").mkdir(parents=True)
+    for name in ("a.py", "src/b.py", "src/x/c.py"):
+        (root / name).write_bytes(b"needle\n")
+
+    top = structured(await client.call_tool("search_files", {"pattern": f"{root}/*.py"}))
+    below = structured(await client.call_tool("search_files", {"pattern": f"{root}/src/*.py", "path": "src"}))
+    typed = structured(
+        await client.call_tool(
+            "search_files", {"pattern": "needle", "include_content": True, "file_types": f"{root}/src/**"}
+        )
+    )
+
+    assert [Path(file).relative_to(root).as_posix() for file in top["files"]] == ["a.py"]
+    assert [Path(file).relative_to(root).as_posix() for file in below["files"]] == ["src/b.py"]
+    assert [Path(file).relative_to(root).as_posix() for file in typed["files"]] == ["src/b.py", "src/x/c.py"]
+    assert top["pattern"] == f"{root}/*.py"  # echoed as written
+    assert (root / "a.py").read_bytes() == b"needle\n"
+
+
+async def test_an_empty_name_pattern_or_an_invalid_name_regex_is_refused_with_the_way_on(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    (root / "a.py").write_bytes(b"x")
+
+    empty = await client.call_tool("search_files", {"pattern": ""})
+    invalid = await client.call_tool("search_files", {"pattern": "*.py", "regex": True})
+
+    assert (error_code(empty), error_code(invalid)) == ("invalid_params", "invalid_params")
+    assert "Pass a glob such as '*.py', or a regex on the name." in text_of(empty)
+    assert "Escape its special characters, or pass regex=false to read it as a glob." in text_of(invalid)
+    assert (root / "a.py").read_bytes() == b"x"

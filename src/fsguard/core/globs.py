@@ -173,6 +173,28 @@ def unwarned_sets(regex: str) -> str:
     return "".join(out)
 
 
+def _from_here(glob: str) -> str:
+    """``glob`` with a leading ``./`` (the searched directory, as agents often write it: ``./src/*.py``) spelled
+    ``/``, which anchors it there too: in .gitignore syntax ``./`` names no path, so such a glob found nothing."""
+    negation = "!" if glob.startswith("!") else ""
+    body = glob.removeprefix(negation)
+    if not body.startswith("./"):
+        return glob
+    while body.startswith("./"):
+        body = body[2:]
+    return negation + "/" + body
+
+
+def below_directory(glob: str, directory: str) -> str:
+    """``glob`` with ``directory``'s absolute path at its start (``/repo/src/*.py`` in a search of ``/repo``) spelled
+    ``/``, which anchors the rest there: globs are read relative to the searched directory, where an absolute path
+    names no file."""
+    negation = "!" if glob.startswith("!") else ""
+    body = glob.removeprefix(negation)
+    lead = directory.rstrip("/") + "/"
+    return negation + "/" + body[len(lead) :] if body.startswith(lead) and lead != "/" else glob
+
+
 def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
     """A predicate on root-relative POSIX paths: does any of ``globs`` match?
 
@@ -180,7 +202,17 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
         InvalidParamsError: a glob is malformed.
     """
     names = [glob for glob in globs if "/" not in glob]
-    paths = [found for glob in globs if "/" in glob if (found := gitignore_pattern(glob)) is not None]
+    # (regex, include, whether it spans all below): pathspec's regex also matches a path below a directory the
+    # glob names (a .gitignore's reading), so ``*/x`` took every file under ``src/x``. As rg reads ``-g``, a glob
+    # takes in the file of its whole path, unless it ends in ``/**`` or is all ``**`` and ``*`` (which pathspec
+    # spells "."); a ``!`` glob naming a directory still leaves out all below it.
+    paths = [
+        (regex, include, not include or glob.endswith("/**") or regex.pattern == ".")
+        for glob in globs
+        if "/" in glob
+        if (found := gitignore_pattern(_from_here(glob))) is not None
+        for regex, include in (found,)
+    ]
 
     def matches(relative: str) -> bool:
         name = relative.rsplit("/", 1)[-1]
@@ -188,8 +220,8 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
             return True
         # pathspec's ".+" and "$" stop at a line break; no glob holds a NUL, and "*" and "?" take one as any other
         path = relative.replace("\n", "\0")
-        for regex, include in reversed(paths):  # the last glob matching decides, as in a .gitignore
-            if regex.search(path) is not None:
+        for regex, include, spans in reversed(paths):  # the last glob matching decides, as in a .gitignore
+            if (regex.search(path) if spans else regex.fullmatch(path)) is not None:
                 return include
         return False
 

@@ -158,7 +158,7 @@ def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> C
         InvalidParamsError: the pattern is empty, or an invalid regex with ``regex=True``.
     """
     if not pattern:
-        raise InvalidParamsError("the name pattern is empty.")
+        raise InvalidParamsError("the name pattern is empty. Pass a glob such as '*.py', or a regex on the name.")
     whole = "/" in pattern
 
     def key(relative: str) -> str:
@@ -171,7 +171,12 @@ def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> C
         lowered = glob_matcher(tuple(glob.lower() for glob in globs))
         return lambda relative: lowered(relative.lower())
     try:
-        compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="name regex")
+        compiled = compile_re2(
+            pattern,
+            case_sensitive=case_sensitive,
+            what="name regex",
+            advice=". Escape its special characters, or pass regex=false to read it as a glob.",
+        )
     except InvalidParamsError:
         if regex:
             raise

@@ -17,7 +17,7 @@ from fsguard.models import (
     ReadFileResult,
     TreeNode,
 )
-from fsguard.voice.paths import shortened, shortened_error, shown
+from fsguard.voice.paths import escaped, shortened, shortened_error, shown
 from fsguard.voice.sizes import counted, human_size
 
 
@@ -91,16 +91,16 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     more += "".join(f" | {note}" for note in _left_out(result))
     if compact:
         names = " ".join(
-            e["name"] + "/"
+            escaped(e["name"]) + "/"
             if e["type"] == "directory"
-            else (f"{e['name']}({human_size(size)})" if (size := e.get("size", 0)) > 512 else e["name"])
+            else escaped(e["name"]) + (f"({human_size(size)})" if (size := e.get("size", 0)) > 512 else "")
             for e in result.entries
         )
         return f"{shown(result.path)} | {names} | {len(result.entries)}/{result.total}{more}"
     lines = []
     dirs = files = 0
     for entry in result.entries:
-        kind, name = entry["type"], entry["name"]
+        kind, name = entry["type"], escaped(entry["name"])
         if kind == "directory":
             dirs += 1
             lines.append(f"DIR  {name}/")
@@ -134,7 +134,7 @@ def _left_out(result: ListDirectoryResult) -> list[str]:
 def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str]) -> None:
     """Compact tree: one row per directory, ``shop/: a.py b.py(4.8 KB)``, sizes above 512 bytes only."""
     files = [
-        node.name + (f"({human_size(node.size)})" if node.size and node.size > 512 else "")
+        escaped(node.name) + (f"({human_size(node.size)})" if node.size and node.size > 512 else "")
         for node in nodes
         if node.type != "directory"
     ]
@@ -142,13 +142,13 @@ def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str]) -> None:
     if files or not directories:
         lines.append(f"{prefix or './'}: {' '.join(files)}".rstrip())
     for node in directories:
-        _tree_rows(node.children or [], f"{prefix}{node.name}/", lines)
+        _tree_rows(node.children or [], f"{prefix}{escaped(node.name)}/", lines)
 
 
 def _tree_lines(nodes: list[TreeNode], indent: str, lines: list[str]) -> None:
     for node in nodes:
         suffix = "/" if node.type == "directory" else (f" ({human_size(node.size)})" if node.size is not None else "")
-        lines.append(f"{indent}{node.name}{suffix}")
+        lines.append(f"{indent}{escaped(node.name)}{suffix}")
         if node.children:
             _tree_lines(node.children, indent + "  ", lines)
 

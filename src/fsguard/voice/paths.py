@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -23,6 +24,7 @@ _QUOTED_LINE = re.compile(r" *\d+: ")
 # A relative path a tool reads as the home directory (core.paths): "~" alone or followed by "/".
 _HOME_LIKE = re.compile(r"~(?:/|$|[\s'\"`),;:\]])")
 _BASE: ContextVar[str | None] = ContextVar("fsguard_voice_base", default=None)
+_INVISIBLE = frozenset({0x00AD, 0x2028, 0x2029, 0xFEFF})  # as core.paths refuses them, beside controls and Cf
 
 
 @contextmanager
@@ -40,16 +42,30 @@ def naming_under(roots: Sequence[Path]) -> Iterator[None]:
 
 def shown(path: str | Path | None) -> str:
     """``path`` relative to the first root when it lies under it, else as given (the root itself too: it is
-    named once, and says where the relative paths start)."""
+    named once, and says where the relative paths start), its invisible characters :func:`escaped`."""
     text = "" if path is None else str(path)
     base = _BASE.get()
     if base is None or not text:
-        return text
+        return escaped(text)
     prefix = base.rstrip(os.sep) + os.sep
     if not text.startswith(prefix):
-        return text
+        return escaped(text)
     relative = text[len(prefix) :]
-    return "./" + relative if _HOME_LIKE.match(relative) else relative
+    return escaped("./" + relative if _HOME_LIKE.match(relative) else relative)
+
+
+def escaped(name: str) -> str:
+    """``name`` with each character no path argument may hold (controls, bidi, zero-width: see
+    :mod:`fsguard.core.paths`) written ``\\uXXXX``: a text block lists a name a line, so a line break in a name
+    forged a row of its own (``x\\nFILE fake.txt 1 B``) and an escape sequence or a bidi override disguised it."""
+    if name.isprintable():  # nearly every name, judged in C: each character escaped below is unprintable
+        return name
+    return "".join(f"\\u{ord(char):04x}" if _invisible(char) else char for char in name)
+
+
+def _invisible(char: str) -> bool:
+    point = ord(char)
+    return point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf"
 
 
 def shortened(message: str | None) -> str:
