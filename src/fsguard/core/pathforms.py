@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 import urllib.parse
 from pathlib import Path
 
 from fsguard.core.errors import InvalidParamsError
 
 _DRIVE_PATH = re.compile(r"^[A-Za-z]:(?:[\\/]|$)")
+# Beside controls and category Cf (bidi, zero-width, soft hyphen): the line and paragraph separators (Zl/Zp), and
+# the byte order mark's character.
+_INVISIBLE = frozenset({0x00AD, 0x2028, 0x2029, 0xFEFF})
+
+
+def is_invisible(char: str) -> bool:
+    """Whether ``char`` is one no path may hold (a control, bidi or zero-width character, a line separator): it
+    hides or disguises a name, and in a text block's rows a line break forges a row of its own."""
+    point = ord(char)
+    return point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf"
 
 
 def local_form(user_path: str) -> str:

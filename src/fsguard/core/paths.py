@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,25 +20,19 @@ from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, relative_views, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
-from fsguard.core.pathforms import local_form, with_separators, within
+from fsguard.core.pathforms import is_invisible, local_form, with_separators, within
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 _RESERVED_DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL"} | {f"COM{i}" for i in range(10)} | {f"LPT{i}" for i in range(10)}
 )
-# Explicit list on top of category Cf: line/paragraph separators are Zl/Zp, soft hyphen is Cf.
-_INVISIBLE = frozenset({0x00AD, 0x2028, 0x2029, 0xFEFF})
 
 
 def _refused_character(path: str) -> str | None:
     """The first character no path may contain (controls, bidi, zero-width), as ``U+XXXX``."""
     if path.isascii() and path.isprintable():  # every call checks its paths: most are plain ASCII, judged in C
         return None
-    for char in path:
-        point = ord(char)
-        if point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf":
-            return f"U+{point:04X}"
-    return None
+    return next((f"U+{ord(char):04X}" for char in path if is_invisible(char)), None)
 
 
 def _reserved_component(parts: Iterable[str]) -> str | None:

@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
+from fsguard.core.pathforms import is_invisible
+
 _QUOTED_LINE = re.compile(r" *\d+: ")
 # A relative path a tool reads as the home directory (core.paths): "~" alone or followed by "/".
 _HOME_LIKE = re.compile(r"~(?:/|$|[\s'\"`),;:\]])")
 _BASE: ContextVar[str | None] = ContextVar("fsguard_voice_base", default=None)
-_INVISIBLE = frozenset({0x00AD, 0x2028, 0x2029, 0xFEFF})  # as core.paths refuses them, beside controls and Cf
 
 
 @contextmanager
@@ -60,12 +60,7 @@ def escaped(name: str) -> str:
     forged a row of its own (``x\\nFILE fake.txt 1 B``) and an escape sequence or a bidi override disguised it."""
     if name.isprintable():  # nearly every name, judged in C: each character escaped below is unprintable
         return name
-    return "".join(f"\\u{ord(char):04x}" if _invisible(char) else char for char in name)
-
-
-def _invisible(char: str) -> bool:
-    point = ord(char)
-    return point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf"
+    return "".join(f"\\u{ord(char):04x}" if is_invisible(char) else char for char in name)
 
 
 def shortened(message: str | None) -> str:
