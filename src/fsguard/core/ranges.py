@@ -141,13 +141,15 @@ def forward(lay: Layout, offset: int) -> Iterator[tuple[int, bytes]]:
     cr, lf, unit = lay.breaks.cr, lay.breaks.lf, lay.breaks.unit
     length = 64 << 10  # like CHUNK, a multiple of 4: whole UTF-16/32 units, so break matches stay aligned
     while offset < lay.size:
-        data = _pread(lay.fd, length, offset)
+        # Never past the size the read goes by: bytes appended meanwhile were hashed and counted as lines while a
+        # tail, found back from that size, numbered its lines by that count (lines 1-3 shown as 4-6).
+        data = _pread(lay.fd, min(length, lay.size - offset), offset)
         if offset + len(data) < lay.size:  # a part of a unit is cut off only before the end: every byte is hashed
             data = data[: len(data) - len(data) % unit]
         if not data:
             return
         # Only an LF is taken: a CR taken after a CR could be the first half of a CRLF in turn ("\r\r\n").
-        if data.endswith(cr) and _pread(lay.fd, unit, offset + len(data)) == lf:
+        if data.endswith(cr) and offset + len(data) < lay.size and _pread(lay.fd, unit, offset + len(data)) == lf:
             data += lf
         yield offset, data
         offset += len(data)
