@@ -347,14 +347,19 @@ class FileReader:
             return base.model_copy(
                 update={"content": text, "start_line": 1 if total else None, "end_line": total or None}
             )
-        if selection.mode == "head":
-            hint = f"Truncated: showing first {count} of {total} lines. Use mode=all or increase max_lines to see more"
+        top = head_lines(text, count // 2) if selection.mode == "all" else []
+        shown = fitting_lines(top, budget // 2)
+        # A head; or, when the first line alone fills half the budget, the first max_lines lines, that line read on
+        # by column (the whole text was returned: every line that fitted the budget, max_lines or not).
+        if selection.mode == "head" or (top and not shown):
+            more = (
+                "Use mode=all or increase max_lines"
+                if selection.mode == "head"
+                else f"Read on with start_line={count + 1}"
+            )
+            hint = f"Truncated: showing first {count} of {total} lines. {more} to see more"
             update = {"content": "".join(head_lines(text, count)), "start_line": 1, "end_line": count}
         else:
-            top = head_lines(text, count // 2)
-            shown = fitting_lines(top, budget // 2)
-            if top and not shown:  # the first line alone fills half the budget: it is read on by column
-                return base.model_copy(update={"content": text, "start_line": 1, "end_line": total})
             if not top:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long
                 return text_tail(base, text, total, count, budget, self._budget)
             bottom = tail_lines(text, count - count // 2)
