@@ -390,6 +390,20 @@ async def test_a_head_and_tail_of_a_file_of_a_few_huge_lines_reads_its_two_ends_
     assert sum(bytes_read) < 150_000  # the file is 300,026 bytes
 
 
+async def test_a_head_and_tail_asking_for_every_line_of_a_streamed_file_answers_as_the_whole_read(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "dump.log").write_text("short\n" * 3 + HUGE * 3 + "end\n" * 2, encoding="utf-8")
+    args = {"path": "dump.log", "max_lines": 100}
+    async with connect(max_response_bytes=300) as client:
+        whole = structured(await client.call_tool("read_file", args))
+        monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 100)
+        streamed = structured(await client.call_tool("read_file", args))
+    assert whole["content"] == "short\n" * 3
+    assert "start_line=4" in whole["hint"]
+    assert streamed == whole
+
+
 async def test_a_tail_of_a_file_of_a_few_huge_lines_reads_its_end_only(
     connect: ClientFactory, root: Path, bytes_read: list[int]
 ) -> None:

@@ -240,14 +240,18 @@ class FileReader:
         self, lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, name: str, budget: int
     ) -> ReadFileResult:
         head, tail = count // 2, count - count // 2
+        # All the lines asked for when they are counted, as a whole read answers: from line 1, read on by
+        # start_line where the budget ends (a head and tail around "[N lines omitted]" told apart the two reads).
+        whole = known is not None and known.line_count is not None and count >= known.line_count
         # The head and the tail shown (at most a budget of text each, at most 4 bytes a character in the file)
         # cannot meet in a file of more than 8 budgets: no line is searched for, which in a file of a few huge
         # lines is a read of all of it.
-        if lay.size - lay.start <= 8 * budget:
+        if not whole and lay.size - lay.start <= 8 * budget:
             head_end = line_offset(lay, head + 1)
-            if head_end is None or tail_offset(lay, tail) <= head_end:
-                ex, first = take(lay, Window(1, count), budget, name, known)
-                return finish(base, ex, first, count, self._budget, name)
+            whole = head_end is None or tail_offset(lay, tail) <= head_end
+        if whole:
+            ex, first = take(lay, Window(1, count), budget, name, known)
+            return finish(base, ex, first, count, self._budget, name)
         top, _ = take(lay, Window(1, head), budget // 2, name, known)
         if top.cut_column is not None:  # the first line alone fills half the budget: it is read on by column
             ex, first = take(lay, Window(1, count), budget, name, known)
