@@ -10,7 +10,7 @@ from typing import Literal
 from fsguard.core.beneath import Beneath
 from fsguard.core.confirmation import plural
 from fsguard.core.disk import read_open
-from fsguard.core.errors import InvalidParamsError, TooLargeError
+from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
 from fsguard.core.excerpts import (
     DEFAULT_MAX_LINES,
     Window,
@@ -186,6 +186,12 @@ class FileReader:
                 known = survey(lay, hashed=True).fingerprint
                 assert known is not None
                 self._cache.remember_read(path, fd, st, known, taken)
+            if known.line_count is None:  # its BOM names an encoding the bytes after it are not in
+                raise EncodingError(
+                    f"{path} does not decode as {lay.encoding}, the encoding its byte order mark names. "
+                    "Read it with encoding='base64' to see the raw bytes.",
+                    path=str(path),
+                )
             self._session.record_hash(path, known.content_hash)
             lay = judged(lay, known)
         base = ReadFileResult(
