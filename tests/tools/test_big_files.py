@@ -390,6 +390,47 @@ async def test_a_head_and_tail_of_a_file_of_a_few_huge_lines_reads_its_two_ends_
     assert sum(bytes_read) < 150_000  # the file is 300,026 bytes
 
 
+async def test_a_head_and_tail_asking_for_every_line_of_a_streamed_file_answers_as_the_whole_read(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "dump.log").write_text("short\n" * 3 + HUGE * 3 + "end\n" * 2, encoding="utf-8")
+    args = {"path": "dump.log", "max_lines": 100}
+    async with connect(max_response_bytes=300) as client:
+        whole = structured(await client.call_tool("read_file", args))
+        monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 100)
+        streamed = structured(await client.call_tool("read_file", args))
+    assert whole["content"] == "short\n" * 3
+    assert "start_line=4" in whole["hint"]
+    assert streamed == whole
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"\xef\xbb\xbf" + "".join(LINES).encode("utf-8") + b"bad \xff byte\n",
+        b"\xff\xfe" + "".join(LINES).encode("utf-16-le") + b"\x00\xd8" + "lone surrogate\n".encode("utf-16-le"),
+    ],
+    ids=["utf-8", "utf-16"],
+)
+async def test_a_streamed_read_of_a_file_not_in_the_encoding_its_bom_names_is_refused_as_the_whole_read_is(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch, raw: bytes
+) -> None:
+    (root / "whole.log").write_bytes(raw)
+    (root / "streamed.log").write_bytes(raw)  # a file of its own: no fingerprint the whole read left
+    tail = {"mode": "tail", "max_lines": 2}
+    async with connect() as client:
+        whole = await client.call_tool("read_file", {"path": "whole.log", **tail})
+        whole_info = structured(await client.call_tool("get_file_info", {"path": "whole.log"}))
+        monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 100)
+        monkeypatch.setattr("fsguard.core.metadata.STREAM_ABOVE", 100)
+        streamed = await client.call_tool("read_file", {"path": "streamed.log", **tail})
+        streamed_info = structured(await client.call_tool("get_file_info", {"path": "streamed.log"}))
+    assert error_code(whole) == error_code(streamed) == "encoding_error"
+    assert "encoding='base64'" in text_of(streamed)
+    assert streamed_info.get("line_count") == whole_info.get("line_count")
+    assert streamed_info.get("encoding") == whole_info.get("encoding")
+
+
 async def test_a_tail_of_a_file_of_a_few_huge_lines_reads_its_end_only(
     connect: ClientFactory, root: Path, bytes_read: list[int]
 ) -> None:

@@ -92,6 +92,17 @@ async def test_head_and_tail_return_the_requested_ends(client: Client, root: Pat
     assert all(d["truncated"] for d in (head, tail, middle))
 
 
+async def test_a_head_and_tail_whose_first_line_fills_half_the_budget_returns_max_lines_lines_not_the_file(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "wide.txt").write_text("x" * 200 + "\n" + "".join(f"{i}\n" for i in range(20)), encoding="utf-8")
+    async with connect(max_response_bytes=300) as client:
+        data = structured(await client.call_tool("read_file", {"path": "wide.txt", "max_lines": 2}))
+    assert data["content"] == "x" * 200 + "\n0\n"
+    assert (data["start_line"], data["end_line"], data["truncated"]) == (1, 2, True)
+    assert "start_line=3" in data["hint"]
+
+
 async def test_range_and_max_lines_together_are_refused(client: Client, root: Path) -> None:
     (root / "a.txt").write_text("a\n", encoding="utf-8")
     result = await client.call_tool("read_file", {"path": "a.txt", "start_line": 1, "max_lines": 3})

@@ -11,6 +11,7 @@ from mcp import Client
 
 from fsguard.core import ranges, tails
 from fsguard.core.excerpts import take_last
+from fsguard.core.hashing import content_hash
 from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools import test_big_files as big_files
 
@@ -216,6 +217,28 @@ async def test_a_streamed_tail_of_a_file_truncated_while_it_is_read_is_refused_n
     assert error_code(result) == "external_change"
     assert "rotated.log shrank while it was read" in text_of(result)
     assert path.read_bytes() == b""
+
+
+async def test_a_tail_of_a_file_appended_to_after_its_stat_numbers_its_lines_by_the_size_it_was_read_at(
+    connect: ClientFactory, root: Path, how: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = root / "app.log"
+    body = "".join(f"entry {i}\n" for i in range(1, 401))
+    path.write_text(body, encoding="utf-8")
+    real = ranges.layout
+
+    def appended_first(fd: int, size: int, where: object) -> ranges.Layout:
+        with path.open("a", encoding="utf-8") as log:  # a writer appends between the stat and the first read
+            log.write("entry 401\nentry 402\n")
+        return real(fd, size, where)
+
+    monkeypatch.setattr("fsguard.core.reading.layout", appended_first)
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        data = await _tail(client, "app.log", 3)
+    assert data["content"] == "entry 398\nentry 399\nentry 400\n"
+    if "total_lines" in data:  # counted: the lines and the hash of the 400 lines read, not of the ones appended
+        assert (data["start_line"], data["end_line"], data["total_lines"]) == (398, 400, 400)
+        assert data["content_hash"] == content_hash(body.encode())
 
 
 @pytest.mark.parametrize("count", [3, 100])

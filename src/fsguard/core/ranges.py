@@ -141,13 +141,15 @@ def forward(lay: Layout, offset: int) -> Iterator[tuple[int, bytes]]:
     cr, lf, unit = lay.breaks.cr, lay.breaks.lf, lay.breaks.unit
     length = 64 << 10  # like CHUNK, a multiple of 4: whole UTF-16/32 units, so break matches stay aligned
     while offset < lay.size:
-        data = _pread(lay.fd, length, offset)
+        # Never past the size the read goes by: bytes appended meanwhile were hashed and counted as lines while a
+        # tail, found back from that size, numbered its lines by that count (lines 1-3 shown as 4-6).
+        data = _pread(lay.fd, min(length, lay.size - offset), offset)
         if offset + len(data) < lay.size:  # a part of a unit is cut off only before the end: every byte is hashed
             data = data[: len(data) - len(data) % unit]
         if not data:
             return
         # Only an LF is taken: a CR taken after a CR could be the first half of a CRLF in turn ("\r\r\n").
-        if data.endswith(cr) and _pread(lay.fd, unit, offset + len(data)) == lf:
+        if data.endswith(cr) and offset + len(data) < lay.size and _pread(lay.fd, unit, offset + len(data)) == lf:
             data += lf
         yield offset, data
         offset += len(data)
@@ -228,14 +230,16 @@ def survey(lay: Layout, *, hashed: bool) -> Survey:
     A hashed file (one within --max-file-size) without a BOM is decoded to the end in the encoding its first bytes
     gave: one that does not decode in it after all (not UTF-8 past them, or a byte cp1252 leaves undefined) gets
     the encoding a whole-file read gives it (the one edits write it back in), so a ranged read shows its text as
-    an edit will match it, not with U+FFFD where the first such byte is. Above the limit only the first chunk past
-    ASCII is decoded (all of a gigabyte would double the pass): the encoding a ranged read there would be judged in.
+    an edit will match it, not with U+FFFD where the first such byte is. One with a BOM whose bytes do not decode
+    in the encoding it names gets no line count and the encoding "binary", as :meth:`Fingerprint.of` gives it (a
+    whole read refuses it). Above the limit only the first chunk past ASCII is decoded (all of a gigabyte would
+    double the pass): the encoding a ranged read there would be judged in.
     """
     tally = BreakTally(lay.breaks)
     digest = StreamHash() if hashed else None
     if digest is not None and lay.start:
         digest.update(_pread(lay.fd, lay.start, 0))
-    checker = codecs.getincrementaldecoder(lay.encoding)() if hashed and not lay.start else None
+    checker = codecs.getincrementaldecoder(lay.encoding)() if hashed else None
     encoding = lay.encoding
     looking = not hashed and lay.sniffed  # for the first bytes past ASCII: a read would be judged again there
     for offset, data in forward(lay, lay.start):
@@ -243,7 +247,7 @@ def survey(lay: Layout, *, hashed: bool) -> Survey:
         if digest is not None:
             digest.update(data)
         if checker is not None and not _decodes(checker, data):
-            checker, encoding = None, decode(read_all(lay.fd, lay.size)).encoding
+            checker, encoding = None, _whole_encoding(lay)
         if looking and not data.isascii():  # the chunks before were ASCII: this one starts a character
             looking = False
             try:
@@ -251,11 +255,18 @@ def survey(lay: Layout, *, hashed: bool) -> Survey:
             except UnicodeDecodeError as exc:
                 encoding = rejudged(lay, offset + exc.start).encoding
     if checker is not None and not _decodes(checker, b"", final=True):
-        encoding = decode(read_all(lay.fd, lay.size)).encoding
+        encoding = _whole_encoding(lay)
     fingerprint = None
-    if digest is not None:
+    if digest is not None and encoding == "binary":
+        fingerprint = Fingerprint(digest.hexdigest(), None, encoding)
+    elif digest is not None:
         fingerprint = Fingerprint(digest.hexdigest(), tally.line_count, encoding, tally.line_ending)
     return Survey(tally.line_count, tally.line_ending, fingerprint, encoding)
+
+
+def _whole_encoding(lay: Layout) -> str:
+    """The encoding a whole read judges the file in, or "binary" when its BOM names one it does not decode in."""
+    return "binary" if lay.start else decode(read_all(lay.fd, lay.size)).encoding
 
 
 def _decodes(decoder: codecs.IncrementalDecoder, data: bytes, *, final: bool = False) -> bool:

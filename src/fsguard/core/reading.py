@@ -10,7 +10,7 @@ from typing import Literal
 from fsguard.core.beneath import Beneath
 from fsguard.core.confirmation import plural
 from fsguard.core.disk import read_open
-from fsguard.core.errors import InvalidParamsError, TooLargeError
+from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
 from fsguard.core.excerpts import (
     DEFAULT_MAX_LINES,
     Window,
@@ -186,6 +186,12 @@ class FileReader:
                 known = survey(lay, hashed=True).fingerprint
                 assert known is not None
                 self._cache.remember_read(path, fd, st, known, taken)
+            if known.line_count is None:  # its BOM names an encoding the bytes after it are not in
+                raise EncodingError(
+                    f"{path} does not decode as {lay.encoding}, the encoding its byte order mark names. "
+                    "Read it with encoding='base64' to see the raw bytes.",
+                    path=str(path),
+                )
             self._session.record_hash(path, known.content_hash)
             lay = judged(lay, known)
         base = ReadFileResult(
@@ -240,14 +246,18 @@ class FileReader:
         self, lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, name: str, budget: int
     ) -> ReadFileResult:
         head, tail = count // 2, count - count // 2
+        # All the lines asked for when they are counted, as a whole read answers: from line 1, read on by
+        # start_line where the budget ends (a head and tail around "[N lines omitted]" told apart the two reads).
+        whole = known is not None and known.line_count is not None and count >= known.line_count
         # The head and the tail shown (at most a budget of text each, at most 4 bytes a character in the file)
         # cannot meet in a file of more than 8 budgets: no line is searched for, which in a file of a few huge
         # lines is a read of all of it.
-        if lay.size - lay.start <= 8 * budget:
+        if not whole and lay.size - lay.start <= 8 * budget:
             head_end = line_offset(lay, head + 1)
-            if head_end is None or tail_offset(lay, tail) <= head_end:
-                ex, first = take(lay, Window(1, count), budget, name, known)
-                return finish(base, ex, first, count, self._budget, name)
+            whole = head_end is None or tail_offset(lay, tail) <= head_end
+        if whole:
+            ex, first = take(lay, Window(1, count), budget, name, known)
+            return finish(base, ex, first, count, self._budget, name)
         top, _ = take(lay, Window(1, head), budget // 2, name, known)
         if top.cut_column is not None:  # the first line alone fills half the budget: it is read on by column
             ex, first = take(lay, Window(1, count), budget, name, known)
@@ -347,14 +357,19 @@ class FileReader:
             return base.model_copy(
                 update={"content": text, "start_line": 1 if total else None, "end_line": total or None}
             )
-        if selection.mode == "head":
-            hint = f"Truncated: showing first {count} of {total} lines. Use mode=all or increase max_lines to see more"
+        top = head_lines(text, count // 2) if selection.mode == "all" else []
+        shown = fitting_lines(top, budget // 2)
+        # A head; or, when the first line alone fills half the budget, the first max_lines lines, that line read on
+        # by column (the whole text was returned: every line that fitted the budget, max_lines or not).
+        if selection.mode == "head" or (top and not shown):
+            more = (
+                "Use mode=all or increase max_lines"
+                if selection.mode == "head"
+                else f"Read on with start_line={count + 1}"
+            )
+            hint = f"Truncated: showing first {count} of {total} lines. {more} to see more"
             update = {"content": "".join(head_lines(text, count)), "start_line": 1, "end_line": count}
         else:
-            top = head_lines(text, count // 2)
-            shown = fitting_lines(top, budget // 2)
-            if top and not shown:  # the first line alone fills half the budget: it is read on by column
-                return base.model_copy(update={"content": text, "start_line": 1, "end_line": total})
             if not top:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long
                 return text_tail(base, text, total, count, budget, self._budget)
             bottom = tail_lines(text, count - count // 2)
