@@ -197,6 +197,20 @@ async def test_search_replace_is_truly_literal(client: Client, root: Path) -> No
     assert (root / "l.txt").read_text(encoding="utf-8") == "cost \\1 $0\n"
 
 
+async def test_whole_word_with_tolerant_whitespace_never_edits_inside_a_word(client: Client, root: Path) -> None:
+    # The tolerant tier ignored whole_word: "foo    bar" matched the tab-spaced "foo\tbar" inside "xfoo\tbary" and
+    # the edit landed in the middle of a word. Now the only whole-word place is the one changed.
+    (root / "w.txt").write_bytes(b"xfoo\tbary\r\nfoo\tbar\r\n")
+    args = {"path": "w.txt", "old_text": "foo    bar", "new_text": "Z", "whole_word": True, "tolerant_whitespace": True}
+    structured(await client.call_tool("edit_file", args))
+    assert (root / "w.txt").read_bytes() == b"xfoo\tbary\r\nZ\r\n"
+
+    (root / "v.txt").write_bytes(b"xfoo\tbary\n")
+    args = {**args, "path": "v.txt"}
+    assert error_code(await client.call_tool("edit_file", args)) == "no_match"
+    assert (root / "v.txt").read_bytes() == b"xfoo\tbary\n"
+
+
 async def test_a_rewrite_looking_edit_is_blocked_unless_allowed(client: Client, root: Path) -> None:
     body = "".join(f"line {i} of a long file\n" for i in range(150))
     (root / "big.txt").write_text(body, encoding="utf-8")

@@ -323,8 +323,10 @@ def _tolerant(views: TextViews, old: str, new: str, whole_word: bool) -> list[Sp
     position = norm.find(wanted)
     while position != -1:
         end = position + len(wanted)
-        if normal.starts_character(position) and (end == len(norm) or normal.starts_character(end)):
-            start, stop = normal.source(position), normal.source(end)
+        whole = normal.starts_character(position) and (end == len(norm) or normal.starts_character(end))
+        start, stop = (normal.source(position), normal.source(end)) if whole else (0, 0)
+        # whole_word holds on every tier: tolerance about whitespace must not let old_text match inside a word.
+        if whole and (not whole_word or _bounded(text, start, stop)):
             spans.append((start, stop, _tabify(new) if _indents_with_tabs(text[start:stop]) else new))
             position = norm.find(wanted, end)
         else:
