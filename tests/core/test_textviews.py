@@ -39,20 +39,28 @@ def test_normal_form_maps_every_character_back_to_where_the_table_says(text: str
     assert normal.source(len(expected)) == len(text)
 
 
-def brute_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) -> list[tuple[int, int, bool]]:
-    """Every non-overlapping window of lines matching old_text's, tried at every line."""
+def brute_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) -> list[tuple[int, int, int, int]]:
+    """Every non-overlapping window of lines matching old_text's, tried at every line, with the span it replaces: a
+    line break old_text starts with is the one ending the line before the window."""
     parts = old.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lead = len(parts) > 1 and parts[0] == ""
+    parts = parts[1:] if lead else parts
     with_break = len(parts) > 1 and parts[-1] == ""
     wanted = parts[:-1] if with_break else parts
     if not any(line.strip() for line in wanted):
         return []
-    lines, found, first = views.index.lines, [], 0
+    lines, starts = views.index.lines, views.index.starts
+    found: list[tuple[int, int, int, int]] = []
+    free, first = 0, 1 if lead else 0
     while first + len(wanted) <= len(lines):
         if all(same(lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(len(wanted))):
-            found.append((first, len(wanted), with_break))
-            first += len(wanted)
-        else:
-            first += 1
+            start = starts[first - 1] + len(lines[first - 1].rstrip("\r\n")) if lead else starts[first]
+            last = lines[first + len(wanted) - 1]
+            end = starts[first + len(wanted) - 1] + len(last if with_break else last.rstrip("\r\n"))
+            if start >= free:
+                found.append((first, len(wanted), start, end))
+                free = end
+        first += 1
     return found
 
 

@@ -58,6 +58,17 @@ async def test_a_crlf_file_gets_crlf_for_text_written_with_lf(client: Client, ro
     assert (root / "win.txt").read_bytes() == b"one\r\ntwo\r\nthree\r\nfour\r\n"
 
 
+async def test_a_classic_mac_cr_file_gets_cr_for_text_written_with_lf_and_undo_restores_it(
+    client: Client, root: Path
+) -> None:
+    # Only CRLF was kept: a CR file got LF line breaks appended, mixed endings write_file (which keeps CR) never makes.
+    (root / "mac.txt").write_bytes(b"one\rtwo\r")
+    structured(await client.call_tool("write_file", {"path": "mac.txt", "content": "three\nfour\r\n", "append": True}))
+    assert (root / "mac.txt").read_bytes() == b"one\rtwo\rthree\rfour\r"
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "mac.txt"}))
+    assert (root / "mac.txt").read_bytes() == b"one\rtwo\r"
+
+
 async def test_a_file_without_a_final_newline_gets_one_before_the_text_and_says_so(client: Client, root: Path) -> None:
     (root / "a.txt").write_bytes(b"alpha\r\nbeta")
     data = await _append(client, "a.txt", "gamma\n")

@@ -197,6 +197,41 @@ async def test_search_replace_is_truly_literal(client: Client, root: Path) -> No
     assert (root / "l.txt").read_text(encoding="utf-8") == "cost \\1 $0\n"
 
 
+async def test_whole_word_with_tolerant_whitespace_never_edits_inside_a_word(client: Client, root: Path) -> None:
+    # The tolerant tier ignored whole_word: "foo    bar" matched the tab-spaced "foo\tbar" inside "xfoo\tbary" and
+    # the edit landed in the middle of a word. Now the only whole-word place is the one changed.
+    (root / "w.txt").write_bytes(b"xfoo\tbary\r\nfoo\tbar\r\n")
+    args = {"path": "w.txt", "old_text": "foo    bar", "new_text": "Z", "whole_word": True, "tolerant_whitespace": True}
+    structured(await client.call_tool("edit_file", args))
+    assert (root / "w.txt").read_bytes() == b"xfoo\tbary\r\nZ\r\n"
+
+    (root / "v.txt").write_bytes(b"xfoo\tbary\n")
+    args = {**args, "path": "v.txt"}
+    assert error_code(await client.call_tool("edit_file", args)) == "no_match"
+    assert (root / "v.txt").read_bytes() == b"xfoo\tbary\n"
+
+
+async def test_lf_old_text_starting_with_a_line_break_is_as_ambiguous_in_a_crlf_file_as_in_an_lf_one(
+    client: Client, root: Path
+) -> None:
+    # The line tiers read old_text's leading line break as a blank first line, so in the CRLF file only the
+    # "return x" after the blank line matched and was changed, silently, where the LF file says ambiguous. That
+    # break ends whatever line comes before: both places match, and a unique one is changed without a blank line.
+    body = "def f():\n    return x\n}\n\n    return x\n}\n"
+    edit = {"old_text": "\n    return x\n}", "new_text": "\n    return y\n}"}
+    for name, data in (("lf.txt", body.encode()), ("crlf.txt", body.replace("\n", "\r\n").encode())):
+        (root / name).write_bytes(data)
+        assert error_code(await client.call_tool("edit_file", {"path": name, **edit})) == "ambiguous_match", name
+        assert (root / name).read_bytes() == data
+        second = structured(await client.call_tool("edit_file", {"path": name, **edit, "occurrence": 2}))
+        assert second["replacements"] == 1
+        assert (root / name).read_bytes() == data.replace(b"x", b"y").replace(b"y", b"x", 1)
+
+    (root / "one.txt").write_bytes(b"a  \r\n    return x\r\n}\r\n")
+    structured(await client.call_tool("edit_file", {"path": "one.txt", **edit}))
+    assert (root / "one.txt").read_bytes() == b"a  \r\n    return y\r\n}\r\n"
+
+
 async def test_a_rewrite_looking_edit_is_blocked_unless_allowed(client: Client, root: Path) -> None:
     body = "".join(f"line {i} of a long file\n" for i in range(150))
     (root / "big.txt").write_text(body, encoding="utf-8")

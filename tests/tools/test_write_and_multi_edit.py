@@ -197,6 +197,21 @@ async def test_multi_edit_marks_an_edit_subsumed_by_an_earlier_one_as_already_pr
     assert (data["successful_edits"], data["skipped_edits"]) == (2, 1)
 
 
+async def test_multi_edit_never_calls_an_edit_already_present_for_new_text_the_file_held_before(
+    client: Client, root: Path
+) -> None:
+    # Edit 1 takes the text edit 2 wanted to change. Edit 2's new_text "y = 1" is in the file, but it was there
+    # before (line 2): no edit of this call made it, so edit 2 failed. It was reported "already present" and the
+    # call succeeded with x = 1 -> y = 1 never made.
+    (root / "m.txt").write_bytes(b"x = 1\r\ny = 1\r\n")
+    edits = [{"old_text": "x = 1\ny = 1", "new_text": "x = 2\ny = 1"}, {"old_text": "x = 1", "new_text": "y = 1"}]
+    result = await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits})
+    assert error_code(result) == "no_match"
+    statuses = [e["status"] for e in (result.meta or {})["fsguard/error"]["edits"]]
+    assert statuses == ["applied", "failed"]
+    assert (root / "m.txt").read_bytes() == b"x = 1\r\ny = 1\r\n"
+
+
 async def test_multi_edit_refuses_ambiguity_and_unknown_keys(client: Client, root: Path) -> None:
     (root / "m.txt").write_text("X X X\n", encoding="utf-8")
     ambiguous = await client.call_tool(

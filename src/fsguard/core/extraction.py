@@ -29,7 +29,7 @@ from fsguard.core.groups import Change, ChangeLog
 from fsguard.core.mutation import Commit, HookCall, Mutation, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import LINE_BREAK, DecodedText, decode, first_break, split_lines
+from fsguard.core.textio import KEPT_ENDINGS, LINE_BREAK, DecodedText, decode, first_break, split_lines
 
 
 @dataclass(frozen=True)
@@ -130,8 +130,8 @@ def append_text(
 ) -> Appended:
     """Add ``text`` at the end of ``path``, creating the file (in ``encoding``, else UTF-8) if needed.
 
-    The file keeps its encoding and BOM; in a uniformly CRLF file the text's line breaks become CRLF. With
-    ``own_line``, text added to a file whose last line has no line break starts on a new line (the file's own
+    The file keeps its encoding and BOM; in a uniformly CRLF (or CR) file the text's line breaks become the file's.
+    With ``own_line``, text added to a file whose last line has no line break starts on a new line (the file's own
     break); without it the text is added exactly as given.
 
     Raises:
@@ -231,8 +231,9 @@ def _appended(
     if change.current is None:
         return _Target(text, new_file)
     existing = decode(change.current, change.path)
-    if not as_lines and existing.line_ending == "crlf":
-        text = LINE_BREAK.sub("\r\n", text)  # as write_file does: a CRLF file stays CRLF whatever was typed
+    if not as_lines and existing.line_ending in KEPT_ENDINGS:
+        # As write_file does: a CRLF (or classic Mac CR) file keeps its line break whatever was typed.
+        text = LINE_BREAK.sub(KEPT_ENDINGS[existing.line_ending], text)
     separator = ""
     if (as_lines or own_line) and text and existing.text and not existing.text.endswith(("\n", "\r")):
         separator = first_break(existing.text, text)  # the lines start on a line of their own

@@ -233,46 +233,55 @@ def _escape_fixed(views: TextViews, old: str, new: str, whole_word: bool) -> lis
     return _exact(views, fixed_old, fixed_new, whole_word)
 
 
-def _old_lines(old: str) -> tuple[list[str], bool]:
-    """old_text as lines without endings, and whether it ended with a line break."""
-    parts = LINE_BREAK.split(old)
+def _old_lines(old: str) -> tuple[list[str], bool, bool]:
+    """old_text as lines without endings, whether it ended with a line break, and whether it began with one.
+
+    A leading break ends whatever line comes before the match. Read as a blank first line, it made "\\nx" match only
+    after a blank line: in a CRLF file, one of two places LF text matches, changed where LF text says ambiguous.
+    """
+    lead = LINE_BREAK.match(old)
+    parts = LINE_BREAK.split(old[lead.end() :] if lead else old)
     ends_with_break = len(parts) > 1 and parts[-1] == ""
-    return (parts[:-1] if ends_with_break else parts), ends_with_break
+    return (parts[:-1] if ends_with_break else parts), ends_with_break, lead is not None
 
 
-def _window_span(index: LineIndex, first: int, count: int, with_break: bool) -> tuple[int, int]:
-    last = index.lines[first + count - 1]
-    end = index.starts[first + count - 1] + (len(last) if with_break else len(last.rstrip("\r\n")))
-    return index.starts[first], end
+Window = tuple[int, int, int, int]  # first line, line count, span start, span end
 
 
-def _line_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) -> list[tuple[int, int, bool]]:
-    """(first line, line count, ends with break) of every non-overlapping window whose lines match.
+def _line_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) -> list[Window]:
+    """Every non-overlapping window of lines that match, and the span it replaces.
 
     ``same`` may ignore whitespace, but never more than around a line: a window can only start at a line equal to
-    old_text's first line without it, so only those lines are tried.
+    old_text's first line without it, so only those lines are tried. A leading line break in old_text is the
+    break ending the line before the window (whatever it holds), so the span starts there.
     """
-    wanted, with_break = _old_lines(old)
+    wanted, with_break, lead = _old_lines(old)
     if not any(line.strip() for line in wanted):
         return []
     starts = views.lines_reading(wanted[0].strip())
     if not starts:
         return []
-    lines, count = views.index.lines, len(wanted)
-    found: list[tuple[int, int, bool]] = []
-    free = 0  # the first line not inside a window found
+    index = views.index
+    lines, count = index.lines, len(wanted)
+    found: list[Window] = []
+    free = 0  # the first offset not inside a window found
     for first in starts:
-        if first < free or first + count > len(lines):
+        if first + count > len(lines) or (lead and first == 0):
             continue
         if all(same(lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count)):
-            found.append((first, count, with_break))
-            free = first + count
+            before = lines[first - 1]
+            start = index.starts[first - 1] + len(before.rstrip("\r\n")) if lead else index.starts[first]
+            last = lines[first + count - 1]
+            end = index.starts[first + count - 1] + (len(last) if with_break else len(last.rstrip("\r\n")))
+            if start >= free:
+                found.append((first, count, start, end))
+                free = end
     return found
 
 
 def _trailing_whitespace(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
     windows = _line_windows(views, old, lambda line, want: line.rstrip(" \t") == want.rstrip(" \t"))
-    return [(*_window_span(views.index, first, count, brk), new) for first, count, brk in windows]
+    return [(start, end, new) for _, _, start, end in windows]
 
 
 def _indent(line: str) -> str:
@@ -280,14 +289,14 @@ def _indent(line: str) -> str:
 
 
 def _indentation(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
-    wanted, _ = _old_lines(old)
+    wanted = _old_lines(old)[0]
     index = views.index
     spans: list[Span] = []
-    for first, count, brk in _line_windows(views, old, lambda a, b: a.strip() == b.strip()):
+    for first, count, start, end in _line_windows(views, old, lambda a, b: a.strip() == b.strip()):
         pairs = [(index.lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count) if wanted[k].strip()]
         shift = _uniform_shift(pairs)
         if shift is not None:
-            spans.append((*_window_span(index, first, count, brk), _reindent(new, *shift)))
+            spans.append((start, end, _reindent(new, *shift)))
     return spans
 
 
@@ -323,8 +332,10 @@ def _tolerant(views: TextViews, old: str, new: str, whole_word: bool) -> list[Sp
     position = norm.find(wanted)
     while position != -1:
         end = position + len(wanted)
-        if normal.starts_character(position) and (end == len(norm) or normal.starts_character(end)):
-            start, stop = normal.source(position), normal.source(end)
+        whole = normal.starts_character(position) and (end == len(norm) or normal.starts_character(end))
+        start, stop = (normal.source(position), normal.source(end)) if whole else (0, 0)
+        # whole_word holds on every tier: tolerance about whitespace must not let old_text match inside a word.
+        if whole and (not whole_word or _bounded(text, start, stop)):
             spans.append((start, stop, _tabify(new) if _indents_with_tabs(text[start:stop]) else new))
             position = norm.find(wanted, end)
         else:

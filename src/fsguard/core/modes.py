@@ -276,8 +276,11 @@ def _failed(number: int, edit: Replacement, exc: FsguardError, original: str, te
     """
     if isinstance(exc, NoMatchError) and edit.new_text and edit.new_text in text:
         if edit.old_text in original:
-            return EditOutcome(number, "already_present", error="subsumed by an earlier edit of this batch")
-        if edit.new_text.strip():  # blank new_text is in nearly every file: it tells nothing
+            # Subsumed only if an earlier edit of this call put new_text there: text the file already held
+            # elsewhere says nothing of this edit, which then failed (an earlier edit took its old_text).
+            if text.count(edit.new_text) > original.count(edit.new_text):
+                return EditOutcome(number, "already_present", error="subsumed by an earlier edit of this batch")
+        elif edit.new_text.strip():  # blank new_text is in nearly every file: it tells nothing
             reason = (
                 "old_text is not in the file but new_text is: made before this call, or old_text is wrong? "
                 "Re-read the file; drop this edit if its change is there"

@@ -51,6 +51,10 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 """A line break as fsguard counts them: CRLF, a lone CR or LF (never the other Unicode separators)."""
 
 
+KEPT_ENDINGS: dict[LineEnding, str] = {"crlf": "\r\n", "cr": "\r"}
+"""The styles whose line break text written into the file takes, whatever was typed (an LF file takes text as given)."""
+
+
 def first_break(*texts: str) -> str:
     """The first line break of the first of ``texts`` that has one, else ``\\n``."""
     for text in texts:

@@ -23,7 +23,7 @@ from fsguard.core.occ import OccVerdict
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.risk import WriteGuard, write_guard
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import LINE_BREAK, DecodedText, decode
+from fsguard.core.textio import KEPT_ENDINGS, LINE_BREAK, DecodedText, decode
 
 
 @dataclass(frozen=True)
@@ -183,9 +183,6 @@ class FileWriter:
             )
 
 
-_KEPT_ENDINGS = {"crlf": "\r\n", "cr": "\r"}
-
-
 def _decoded_or_none(existing: bytes | None, path: Path) -> DecodedText | None:
     if existing is None:
         return None
@@ -200,9 +197,9 @@ def _to_bytes(payload: str | bytes, encoding: str | None, current: DecodedText |
     if isinstance(payload, bytes):
         return payload, "binary"
     text = payload
-    if current is not None and current.line_ending in _KEPT_ENDINGS:
+    if current is not None and current.line_ending in KEPT_ENDINGS:
         # A uniformly CRLF (or classic Mac CR) file keeps its line breaks whatever the agent typed.
-        text = LINE_BREAK.sub(_KEPT_ENDINGS[current.line_ending], text)
+        text = LINE_BREAK.sub(KEPT_ENDINGS[current.line_ending], text)
     if encoding is not None:
         name = text_codec(encoding)
         bom = current.bom if current is not None and codecs.lookup(current.encoding).name == name else b""
