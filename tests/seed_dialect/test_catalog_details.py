@@ -270,3 +270,24 @@ async def test_a_dry_run_of_a_large_edit_does_not_ask_to_verify_what_was_not_wri
     assert structured(answer)["risk_warning"].startswith("note: large edit")
     assert "verify with read_file" not in text_of(answer)
     assert lines.read_bytes() == b"one\ntwo\nthree\n"
+
+
+async def test_pipeline_steps_without_an_id_are_named_from_step_0_as_the_seed_names_them(
+    client: Client, root: Path
+) -> None:
+    """Catalog §0.1 / §4: a step without an id is ``step-<index>``, counting from 0; a seed pipeline's
+    ``input_from: "step-1"`` means its second step, so the edit works on that step's files alone."""
+    (root / "a.txt").write_bytes(b"alpha\n")
+    (root / "b.txt").write_bytes(b"beta alpha\n")
+    pipeline = {
+        "name": "seed-ids",
+        "steps": [
+            {"type": "search", "params": {"pattern": "alpha", "path": "."}},
+            {"type": "search", "params": {"pattern": "beta", "path": "."}},
+            {"type": "edit", "input_from": "step-1", "params": {"old_text": "alpha", "new_text": "ALPHA"}},
+        ],
+    }
+    result = structured(await client.call_tool("batch_operations", {"pipeline_json": json.dumps(pipeline)}))
+    assert [step["id"] for step in result["steps"]] == ["step-0", "step-1", "step-2"]
+    assert (root / "a.txt").read_bytes() == b"alpha\n"
+    assert (root / "b.txt").read_bytes() == b"beta ALPHA\n"
