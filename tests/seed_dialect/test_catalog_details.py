@@ -291,3 +291,22 @@ async def test_pipeline_steps_without_an_id_are_named_from_step_0_as_the_seed_na
     assert [step["id"] for step in result["steps"]] == ["step-0", "step-1", "step-2"]
     assert (root / "a.txt").read_bytes() == b"alpha\n"
     assert (root / "b.txt").read_bytes() == b"beta ALPHA\n"
+
+
+async def test_a_forced_critical_project_replace_says_force_applied_it_and_a_repeat_changes_nothing(
+    client: Client, root: Path
+) -> None:
+    """Catalog §4 / §5: 1000 occurrences are blocked without force (nothing written); with force they are applied
+    and the answer says force=true applied them, so the caller does not force it again; a repeat is a no-op."""
+    (root / "many.txt").write_bytes(b"zq " * 1000)
+    blocked = await client.call_tool("project_replace", {"path": ".", "find": "zq", "replace": "ZQ"})
+    assert error_code(blocked) == "risk_blocked"
+    assert (root / "many.txt").read_bytes() == b"zq " * 1000
+    arguments = {"path": ".", "find": "zq", "replace": "ZQ", "force": "true"}
+    forced = await client.call_tool("project_replace", arguments)
+    assert structured(forced)["total_replacements"] == 1000
+    assert "risk CRITICAL; applied because force=true" in text_of(forced)
+    assert (root / "many.txt").read_bytes() == b"ZQ " * 1000
+    again = structured(await client.call_tool("project_replace", arguments))
+    assert again["total_replacements"] == 0
+    assert "force=true" not in again["message"]
