@@ -310,3 +310,23 @@ async def test_a_forced_critical_project_replace_says_force_applied_it_and_a_rep
     again = structured(await client.call_tool("project_replace", arguments))
     assert again["total_replacements"] == 0
     assert "force=true" not in again["message"]
+
+
+async def test_old_text_typed_with_spaces_finds_a_tab_indented_block_and_keeps_the_tabs(
+    client: Client, root: Path
+) -> None:
+    """Catalog §2.8 tier 6 / §4: an HTML block indented with tabs, quoted with four spaces and no
+    tolerant_whitespace, is edited in place; new_text lands in the file's tabs; a space-indented file quoted with
+    tabs likewise keeps its spaces."""
+    (root / "page.html").write_bytes(b'<div class="a">\n\t<span>hi</span>\n\t<br/>\n</div>\n')
+    edit = {
+        "path": "page.html",
+        "old_text": '<div class="a">\n    <span>hi</span>',
+        "new_text": '<div class="b">\n    <span>yo</span>\n    <hr/>',
+    }
+    assert structured(await client.call_tool("edit_file", edit))["match_tier"] == "indentation"
+    assert (root / "page.html").read_bytes() == b'<div class="b">\n\t<span>yo</span>\n\t<hr/>\n\t<br/>\n</div>\n'
+    (root / "spaces.py").write_bytes(b"def f():\n    if x:\n        return 1\n")
+    edits = json.dumps([{"old_text": "\tif x:\n\t\treturn 1", "new_text": "\tif y:\n\t\treturn 2"}])
+    structured(await client.call_tool("multi_edit", {"path": "spaces.py", "edits_json": edits}))
+    assert (root / "spaces.py").read_bytes() == b"def f():\n    if y:\n        return 2\n"
