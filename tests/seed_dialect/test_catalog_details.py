@@ -330,3 +330,12 @@ async def test_old_text_typed_with_spaces_finds_a_tab_indented_block_and_keeps_t
     edits = json.dumps([{"old_text": "\tif x:\n\t\treturn 1", "new_text": "\tif y:\n\t\treturn 2"}])
     structured(await client.call_tool("multi_edit", {"path": "spaces.py", "edits_json": edits}))
     assert (root / "spaces.py").read_bytes() == b"def f():\n    if y:\n        return 2\n"
+
+
+@pytest.mark.parametrize("tool", ["read_file", "get_file_info", "delete_file"])
+async def test_neither_path_nor_paths_is_a_missing_path_worded_as_the_seed_words_it(client: Client, tool: str) -> None:
+    """Catalog §0.1 / Appendix A: path is required unless paths is given, and its absence reads
+    `• missing required parameter "path"`, as for every other tool."""
+    refused = await client.call_tool(tool, {})
+    assert error_code(refused) == "invalid_params"
+    assert '• missing required parameter "path"' in text_of(refused)

@@ -399,7 +399,9 @@ async def test_read_file_without_a_path_is_invalid_params_with_an_example(rig: R
         {
             "both": """\
 error invalid_params
-read_file needs path (or paths). Example: read_file(path="src/app.py").\
+read_file: invalid arguments:
+• missing required parameter "path" (or pass paths)
+Example: read_file(path="src/app.py").\
 """
         }
     )
