@@ -339,3 +339,23 @@ async def test_neither_path_nor_paths_is_a_missing_path_worded_as_the_seed_words
     refused = await client.call_tool(tool, {})
     assert error_code(refused) == "invalid_params"
     assert '• missing required parameter "path"' in text_of(refused)
+
+
+async def test_an_edit_of_an_unread_file_that_fails_to_match_carries_the_stale_read_hint_once(
+    client: Client, root: Path
+) -> None:
+    """Catalog §1.3 A.7 / §2.2: STALE_READ appears in edit_file's error text and in multi_edit's failures, at most
+    once per file; the file is untouched."""
+    (root / "e.txt").write_bytes(b"x\n")
+    first = await client.call_tool("edit_file", {"path": "e.txt", "old_text": "nomatch", "new_text": "y"})
+    assert error_code(first) == "no_match"
+    assert "STALE_READ" in text_of(first)
+    again = await client.call_tool("edit_file", {"path": "e.txt", "old_text": "other", "new_text": "y"})
+    assert "STALE_READ" not in text_of(again)
+    (root / "m.txt").write_bytes(b"a\na\n")
+    edits = json.dumps([{"old_text": "a", "new_text": "b"}])
+    failed = await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": edits})
+    assert error_code(failed) == "ambiguous_match"
+    assert "STALE_READ" in text_of(failed)
+    assert (root / "e.txt").read_bytes() == b"x\n"
+    assert (root / "m.txt").read_bytes() == b"a\na\n"
