@@ -145,11 +145,11 @@ async def test_a_pipeline_step_may_say_type_and_leave_out_its_id(client: Client,
         "name": "rename",
         "steps": [
             {"type": "search", "params": {"pattern": "old_name", "path": "src"}},
-            {"type": "edit", "input_from": "step-1", "params": {"old_text": "old_name", "new_text": "new_name"}},
+            {"type": "edit", "input_from": "step-0", "params": {"old_text": "old_name", "new_text": "new_name"}},
         ],
     }
     result = structured(await client.call_tool("batch_operations", {"pipeline_json": json.dumps(pipeline)}))
-    assert [step["id"] for step in result["steps"]] == ["step-1", "step-2"]
+    assert [step["id"] for step in result["steps"]] == ["step-0", "step-1"]
     assert (tree / "src" / "app.py").read_bytes() == b"def new_name():\r\n    return 1\r\n"
     assert (tree / "src" / "util.py").read_bytes() == b"from app import new_name\n"
 

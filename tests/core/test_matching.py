@@ -60,12 +60,16 @@ def test_each_tier_places_the_edit_and_keeps_the_surrounding_bytes(
     assert edited(text, old, new) == (tier, result)
 
 
-def test_tolerant_whitespace_matches_tabs_as_spaces_and_keeps_the_file_on_tabs() -> None:
+def test_tabs_count_as_four_spaces_for_whole_shifted_lines_and_with_tolerant_whitespace_keeping_the_tabs() -> None:
+    """The indentation tier reads a tab as four columns, as the seed's did (catalog §2.8 tier 6); a tab inside a
+    line still takes tolerant_whitespace."""
     text = "\tif x:\n\t\treturn\n"
     old, new = "    if x:\n        return\n", "    if y:\n        return 1\n"
+    assert edited(text, old, new) == ("indentation", "\tif y:\n\t\treturn 1\n")
+    assert edited(text, old, new, tolerant=True) == ("indentation", "\tif y:\n\t\treturn 1\n")
     with pytest.raises(NoMatchError):
-        find_matches(text, Replacement(old, new))
-    assert edited(text, old, new, tolerant=True) == ("tolerant_whitespace", "\tif y:\n\t\treturn 1\n")
+        find_matches("a\tb\n", Replacement("a    b", "c"))
+    assert edited("a\tb\n", "a    b", "c", tolerant=True) == ("tolerant_whitespace", "c\n")
 
 
 def test_tolerant_whitespace_maps_crlf_back_to_the_original_bytes() -> None:

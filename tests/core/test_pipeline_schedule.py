@@ -180,8 +180,8 @@ def test_parsing_collects_every_problem_and_names_each_step() -> None:
         "step 3 'bad id!': edit has no files; pass input_from (an earlier step) or params.files.",
         "step 4 'later': input_from refers to the step itself; a step can only use earlier steps.",
         "step 4 'later': count_occurrences has no files; pass input_from (an earlier step) or params.files.",
-        "step 5 'step-5': input_from 'nope' is not an earlier step; a step can only use the steps before it.",
-        "step 5 'step-5': edit has no files; pass input_from (an earlier step) or params.files.",
+        "step 5 'step-4': input_from 'nope' is not an earlier step; a step can only use the steps before it.",
+        "step 5 'step-4': edit has no files; pass input_from (an earlier step) or params.files.",
         "step 6 'c': condition count_gt needs value, an integer to compare the count with.",
         "step 7 'd': condition type 'sometimes' is unknown; one of has_matches, no_matches, count_gt, count_lt, "
         "count_eq, file_exists, file_not_exists, step_succeeded, step_failed.",
@@ -196,12 +196,12 @@ def test_parsing_takes_the_type_alias_default_ids_flat_params_and_edit_aliases()
             "stop_on_error": "false",
             "steps": [
                 {"type": "search", "pattern": "x"},
-                {"id": "fix", "action": "edit", "input_from": "step-1", "params": {"old_str": "a", "new_string": ""}},
+                {"id": "fix", "action": "edit", "input_from": "step-0", "params": {"old_str": "a", "new_string": ""}},
             ],
         }
     )
     first, second = request.steps
-    assert (first.id, first.action, dict(first.params)) == ("step-1", "search", {"pattern": "x"})
+    assert (first.id, first.action, dict(first.params)) == ("step-0", "search", {"pattern": "x"})
     assert dict(second.params) == {"old_text": "a", "new_text": ""}
     assert (request.stop_on_error, request.dry_run, request.parallel, request.create_backup) == (
         False,

@@ -270,3 +270,92 @@ async def test_a_dry_run_of_a_large_edit_does_not_ask_to_verify_what_was_not_wri
     assert structured(answer)["risk_warning"].startswith("note: large edit")
     assert "verify with read_file" not in text_of(answer)
     assert lines.read_bytes() == b"one\ntwo\nthree\n"
+
+
+async def test_pipeline_steps_without_an_id_are_named_from_step_0_as_the_seed_names_them(
+    client: Client, root: Path
+) -> None:
+    """Catalog §0.1 / §4: a step without an id is ``step-<index>``, counting from 0; a seed pipeline's
+    ``input_from: "step-1"`` means its second step, so the edit works on that step's files alone."""
+    (root / "a.txt").write_bytes(b"alpha\n")
+    (root / "b.txt").write_bytes(b"beta alpha\n")
+    pipeline = {
+        "name": "seed-ids",
+        "steps": [
+            {"type": "search", "params": {"pattern": "alpha", "path": "."}},
+            {"type": "search", "params": {"pattern": "beta", "path": "."}},
+            {"type": "edit", "input_from": "step-1", "params": {"old_text": "alpha", "new_text": "ALPHA"}},
+        ],
+    }
+    result = structured(await client.call_tool("batch_operations", {"pipeline_json": json.dumps(pipeline)}))
+    assert [step["id"] for step in result["steps"]] == ["step-0", "step-1", "step-2"]
+    assert (root / "a.txt").read_bytes() == b"alpha\n"
+    assert (root / "b.txt").read_bytes() == b"beta ALPHA\n"
+
+
+async def test_a_forced_critical_project_replace_says_force_applied_it_and_a_repeat_changes_nothing(
+    client: Client, root: Path
+) -> None:
+    """Catalog §4 / §5: 1000 occurrences are blocked without force (nothing written); with force they are applied
+    and the answer says force=true applied them, so the caller does not force it again; a repeat is a no-op."""
+    (root / "many.txt").write_bytes(b"zq " * 1000)
+    blocked = await client.call_tool("project_replace", {"path": ".", "find": "zq", "replace": "ZQ"})
+    assert error_code(blocked) == "risk_blocked"
+    assert (root / "many.txt").read_bytes() == b"zq " * 1000
+    arguments = {"path": ".", "find": "zq", "replace": "ZQ", "force": "true"}
+    forced = await client.call_tool("project_replace", arguments)
+    assert structured(forced)["total_replacements"] == 1000
+    assert "risk CRITICAL; applied because force=true" in text_of(forced)
+    assert (root / "many.txt").read_bytes() == b"ZQ " * 1000
+    again = structured(await client.call_tool("project_replace", arguments))
+    assert again["total_replacements"] == 0
+    assert "force=true" not in again["message"]
+
+
+async def test_old_text_typed_with_spaces_finds_a_tab_indented_block_and_keeps_the_tabs(
+    client: Client, root: Path
+) -> None:
+    """Catalog §2.8 tier 6 / §4: an HTML block indented with tabs, quoted with four spaces and no
+    tolerant_whitespace, is edited in place; new_text lands in the file's tabs; a space-indented file quoted with
+    tabs likewise keeps its spaces."""
+    (root / "page.html").write_bytes(b'<div class="a">\n\t<span>hi</span>\n\t<br/>\n</div>\n')
+    edit = {
+        "path": "page.html",
+        "old_text": '<div class="a">\n    <span>hi</span>',
+        "new_text": '<div class="b">\n    <span>yo</span>\n    <hr/>',
+    }
+    assert structured(await client.call_tool("edit_file", edit))["match_tier"] == "indentation"
+    assert (root / "page.html").read_bytes() == b'<div class="b">\n\t<span>yo</span>\n\t<hr/>\n\t<br/>\n</div>\n'
+    (root / "spaces.py").write_bytes(b"def f():\n    if x:\n        return 1\n")
+    edits = json.dumps([{"old_text": "\tif x:\n\t\treturn 1", "new_text": "\tif y:\n\t\treturn 2"}])
+    structured(await client.call_tool("multi_edit", {"path": "spaces.py", "edits_json": edits}))
+    assert (root / "spaces.py").read_bytes() == b"def f():\n    if y:\n        return 2\n"
+
+
+@pytest.mark.parametrize("tool", ["read_file", "get_file_info", "delete_file"])
+async def test_neither_path_nor_paths_is_a_missing_path_worded_as_the_seed_words_it(client: Client, tool: str) -> None:
+    """Catalog §0.1 / Appendix A: path is required unless paths is given, and its absence reads
+    `• missing required parameter "path"`, as for every other tool."""
+    refused = await client.call_tool(tool, {})
+    assert error_code(refused) == "invalid_params"
+    assert '• missing required parameter "path"' in text_of(refused)
+
+
+async def test_an_edit_of_an_unread_file_that_fails_to_match_carries_the_stale_read_hint_once(
+    client: Client, root: Path
+) -> None:
+    """Catalog §1.3 A.7 / §2.2: STALE_READ appears in edit_file's error text and in multi_edit's failures, at most
+    once per file; the file is untouched."""
+    (root / "e.txt").write_bytes(b"x\n")
+    first = await client.call_tool("edit_file", {"path": "e.txt", "old_text": "nomatch", "new_text": "y"})
+    assert error_code(first) == "no_match"
+    assert "STALE_READ" in text_of(first)
+    again = await client.call_tool("edit_file", {"path": "e.txt", "old_text": "other", "new_text": "y"})
+    assert "STALE_READ" not in text_of(again)
+    (root / "m.txt").write_bytes(b"a\na\n")
+    edits = json.dumps([{"old_text": "a", "new_text": "b"}])
+    failed = await client.call_tool("multi_edit", {"path": "m.txt", "edits_json": edits})
+    assert error_code(failed) == "ambiguous_match"
+    assert "STALE_READ" in text_of(failed)
+    assert (root / "e.txt").read_bytes() == b"x\n"
+    assert (root / "m.txt").read_bytes() == b"a\na\n"

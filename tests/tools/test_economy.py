@@ -105,6 +105,7 @@ async def test_error_texts_name_the_path_from_the_root_and_the_error_fields_keep
 
 async def test_an_ambiguous_edit_lists_ten_lines_and_how_many_more(client: Client, root: Path) -> None:
     (root / "hits.txt").write_text("hit\n" * 111, encoding="utf-8")
+    await client.call_tool("read_file", {"path": "hits.txt"})  # read first: no one-time STALE_READ hint in the size
     result = await client.call_tool("edit_file", {"path": "hits.txt", "old_text": "hit", "new_text": "miss"})
     assert error_code(result) == "ambiguous_match"
     text = text_of(result)

@@ -399,7 +399,9 @@ async def test_read_file_without_a_path_is_invalid_params_with_an_example(rig: R
         {
             "both": """\
 error invalid_params
-read_file needs path (or paths). Example: read_file(path="src/app.py").\
+read_file: invalid arguments:
+• missing required parameter "path" (or pass paths)
+Example: read_file(path="src/app.py").\
 """
         }
     )
@@ -846,6 +848,7 @@ The whole file (10 lines):
     8: line 8
     9: line 9
    10: line 10
+STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
 Copy the exact text from read_file and retry, or pass tolerant_whitespace=true if only tabs/spaces or line endings differ.\
 """
         }
@@ -861,7 +864,8 @@ async def test_edit_file_already_applied_is_no_match_saying_so(rig: Rig) -> None
         {
             "both": """\
 error no_match
-old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied. Re-read the file before changing it again.\
+old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied. Re-read the file before changing it again.
+STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.\
 """
         }
     )
@@ -891,7 +895,8 @@ async def test_edit_file_with_text_found_twice_is_ambiguous_match_naming_the_lin
         {
             "both": """\
 error ambiguous_match
-old_text matches 2 times in e.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.\
+old_text matches 2 times in e.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
+STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.\
 """
         }
     )
@@ -1030,6 +1035,7 @@ error no_match
 multi_edit: 1 of 2 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
   edit 1: applied
   edit 2: failed — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }
@@ -1047,6 +1053,7 @@ async def test_multi_edit_with_one_edit_found_twice_is_ambiguous_match(rig: Rig)
 error ambiguous_match
 multi_edit: 1 of 1 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
   edit 1: ambiguous — old_text matches 2 times in m.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
+STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }
@@ -1065,6 +1072,7 @@ error no_match
 multi_edit: 1 of 2 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
   edit 1: ambiguous — old_text is not in the file but new_text is: made before this call, or old_text is wrong? Re-read the file; drop this edit if its change is there
   edit 2: applied
+STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.diff import DiffFormat, DiffResult, render_diff
-from fsguard.core.errors import EncodingError, NoMatchError, RewriteBlockedError
+from fsguard.core.errors import AmbiguousMatchError, EncodingError, NoMatchError, RewriteBlockedError
 from fsguard.core.hashing import content_hash
 from fsguard.core.modes import EditPlan, Planner
 from fsguard.core.mutation import HookCall, mutation
@@ -94,7 +94,9 @@ class Editor:
             try:
                 plan = planner(decoded.text)
             except NoMatchError as exc:
-                raise self._repeated(path, options, exc) from None
+                raise _stale_read(self._repeated(path, options, exc), verdict, options) from None
+            except AmbiguousMatchError as exc:
+                raise _stale_read(exc, verdict, options) from None
             self._safe.session.matched(path)
             if not options.dry_run:
                 substituted = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text)
@@ -162,6 +164,24 @@ class Editor:
             **exc.fields,
             repeated=misses,
         )
+
+
+def _stale_read(
+    exc: NoMatchError | AmbiguousMatchError, verdict: OccVerdict, options: EditOptions
+) -> NoMatchError | AmbiguousMatchError:
+    """The match error, with the one-time STALE_READ hint when the file was not read lately: the seed put it on
+    edit_file's and multi_edit's failures too (catalog §2.2), where it matters most, as an old_text typed without
+    reading the file is the likeliest not to fit it. The hint is spent either way. A batch or pipeline step's
+    error names the step instead, as its successes carry no such hint."""
+    if not verdict.stale_read or options.tool not in ("edit_file", "multi_edit"):
+        return exc
+    hint = (
+        f"STALE_READ: {verdict.path} was not read through this server in the last 10 minutes; read it (or pass "
+        "expected_hash) before editing, and quote what it holds."
+    )
+    first, *report = exc.message.split("\n")
+    lines = [first, *report[:-1], hint, *report[-1:]]  # the advice after the report, the next action, stays last
+    return type(exc)("\n".join(lines), **exc.fields, stale_read=True)
 
 
 def _encode(decoded: DecodedText, text: str, path: Path) -> bytes:

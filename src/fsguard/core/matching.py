@@ -7,7 +7,8 @@ Tiers, tried in order until one finds something (the ladder is data: :data:`LADD
    no real newline (some clients send it that way); both texts are unescaped.
 3. ``trailing_whitespace``: whole lines, ignoring trailing spaces, tabs and CR; this is also how
    LF-typed old_text finds lines in a CRLF file.
-4. ``indentation``: whole lines shifted by one uniform indentation; new_text is shifted the same way.
+4. ``indentation``: whole lines shifted by one uniform indentation (or, as the seed, by one uniform width with
+   a tab counting four columns); new_text is shifted the same way, in the file's tabs or spaces.
 5. ``tolerant_whitespace`` (only when asked): tabs count as four spaces, CRLF and CR as LF.
 
 Never edit-distance: a fuzzy match could change the wrong place. A tier's matches must be unique unless
@@ -297,7 +298,36 @@ def _indentation(views: TextViews, old: str, new: str, whole_word: bool) -> list
         shift = _uniform_shift(pairs)
         if shift is not None:
             spans.append((start, end, _reindent(new, *shift)))
+        elif (columns := _uniform_columns(pairs)) is not None:
+            spans.append((start, end, _recolumn(new, columns, _indents_with_tabs(views.text[start:end]))))
     return spans
+
+
+def _width(indent: str) -> int:
+    return len(indent.replace("\t", "    "))
+
+
+def _uniform_columns(pairs: list[tuple[str, str]]) -> int | None:
+    """The one change of indentation width (a tab counting four columns) turning every old line into its file line.
+
+    The seed's indentation tier read a tab as four spaces: old_text typed with spaces finds a tab-indented block
+    (and the other way round) without tolerant_whitespace, still only as whole lines shifted alike.
+    """
+    shifts = {_width(_indent(line)) - _width(_indent(want)) for line, want in pairs}
+    return shifts.pop() if len(shifts) == 1 else None
+
+
+def _recolumn(new: str, columns: int, tabs: bool) -> str:
+    """new_text shifted by ``columns``, its indentation written in the file's style (tabs or spaces)."""
+    out = []
+    for line in split_lines(new):
+        if line.strip():
+            indent = _indent(line)
+            width = max(_width(indent) + columns, 0)
+            spaces = "\t" * (width // 4) + " " * (width % 4) if tabs else " " * width
+            line = spaces + line[len(indent) :]
+        out.append(line)
+    return "".join(out)
 
 
 def _uniform_shift(pairs: list[tuple[str, str]]) -> tuple[str, str] | None:

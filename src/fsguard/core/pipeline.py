@@ -14,7 +14,9 @@ Decisions that differ from the seed, on purpose:
 - ``stop_on_error`` defaults to true (the seed's comments meant it; its JSON decoding made it false), and a
   stop rolls back everything the pipeline changed. ``create_backup`` is accepted and has no effect: every
   change is always backed up and recorded in the pipeline's change group.
-- Step indexes count from 1 everywhere (results, errors, default ids ``step-1``, ``step-2`` …).
+- Step indexes count from 1 in results and errors; a step without an id is named as the seed named it, by its
+  0-based index (``step-0``, ``step-1`` …), since seed pipelines refer to those names: counting them from 1 would
+  point a seed's ``input_from: "step-1"`` at the wrong step.
 - ``edit`` replaces every occurrence in each file (``replace_all`` defaults to true), as the seed did: a
   pipeline edit across files means "all of them". ``replace_all: false`` asks for one unique match a file.
 - ``search`` says how it reads its pattern with ``regex: true|false``; without it, the seed's guess (a pattern

@@ -109,7 +109,9 @@ def _step(number: int, item: object, ids: _Ids, problems: list[str]) -> Step | N
         problems.append(f'step {number}: must be an object with an action, e.g. {{"action": "search", ...}}.')
         return None
     raw_id = item.get("id")
-    step_id = f"step-{number}" if raw_id in (None, "") else raw_id
+    # The seed's normalizer names a step without an id by its 0-based index ("step-0" is the first), and seed
+    # pipelines refer to those names in input_from and templates.
+    step_id = f"step-{number - 1}" if raw_id in (None, "") else raw_id
     where = f"step {number} '{step_id}'"
     if not isinstance(step_id, str) or not _ID.fullmatch(step_id):
         problems.append(f"{where}: id must be 1-64 letters, digits, '_' or '-'.")

@@ -17,7 +17,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
-from fsguard.core.errors import FsguardError
+from fsguard.core.errors import FsguardError, InvalidParamsError
 
 logger = logging.getLogger("fsguard")
 
@@ -88,3 +88,11 @@ def _describe_validation(tool: str, error: ValidationError) -> str:
         else:
             lines.append(f"• parameter {name!r}: {item['msg']}")
     return f"{tool}: invalid arguments:\n" + "\n".join(lines) + f"\nCall help(tool={tool!r}) for the parameters."
+
+
+def missing_path(tool: str, example: str) -> InvalidParamsError:
+    """The error of a call with neither path nor paths, worded as a missing ``path`` is (as the seed's validator
+    words it: path is required unless paths is given), with a call to copy."""
+    return InvalidParamsError(
+        f'{tool}: invalid arguments:\n• missing required parameter "path" (or pass paths)\nExample: {example}.'
+    )

@@ -14,7 +14,7 @@ from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.preflight import deleting
 from fsguard.models import AnalyzeResult, CopyResult, DeletedPath, DeleteResult, MoveResult
 from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask, consent
-from fsguard.tools._errors import bridge
+from fsguard.tools._errors import bridge, missing_path
 from fsguard.tools._params import Catalog, ExpectedHash, PathArg, PathsArg, hints, voiced
 from fsguard.voice import analyze_text, copy_text, delete_text, move_text
 
@@ -60,7 +60,7 @@ def register(catalog: Catalog) -> None:
                 raise InvalidParamsError("pass path (with expected_hash) or paths, not both.")
             outcomes = services.deleter.delete_many(paths, permanent=permanent, recursive=recursive)
         elif path is None:
-            raise InvalidParamsError('delete_file needs path (or paths). Example: delete_file(path="old.log").')
+            raise missing_path("delete_file", 'delete_file(path="old.log")')
         else:
             outcomes = [
                 (

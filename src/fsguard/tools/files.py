@@ -9,7 +9,7 @@ from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.models import CreateDirectoryResult, GetFileInfoResult
-from fsguard.tools._errors import bridge
+from fsguard.tools._errors import bridge, missing_path
 from fsguard.tools._params import Catalog, PathArg, PathsArg, hints, respond, voiced
 from fsguard.voice import create_directory_text, info_many_text, info_text
 
@@ -34,7 +34,7 @@ def register(catalog: Catalog) -> None:
             result = GetFileInfoResult(files=files)
             return respond(result, info_many_text(result, catalog.compact))
         if path is None:
-            raise InvalidParamsError('get_file_info needs path (or paths). Example: get_file_info(path="README.md").')
+            raise missing_path("get_file_info", 'get_file_info(path="README.md")')
         canonical, facts = services.metadata.describe(path)
         result = GetFileInfoResult(path=str(canonical), **facts.model_dump(exclude_none=True))
         return respond(result, info_text(str(canonical), facts, catalog.compact))

@@ -15,7 +15,7 @@ from fsguard.core.multiread import read_many
 from fsguard.core.reading import base64_size
 from fsguard.core.selection import LineSelection
 from fsguard.models import ReadFileResult
-from fsguard.tools._errors import bridge
+from fsguard.tools._errors import bridge, missing_path
 from fsguard.tools._params import Catalog, PathsArg, hints, respond
 from fsguard.voice import read_text
 from fsguard.voice.sizes import human_size
@@ -86,7 +86,7 @@ def register(catalog: Catalog) -> None:
                 )
             result = read_many(services.reader, paths)
         elif path is None:
-            raise InvalidParamsError('read_file needs path (or paths). Example: read_file(path="src/app.py").')
+            raise missing_path("read_file", 'read_file(path="src/app.py")')
         elif as_base64:
             if selection.is_range or selection.is_window:
                 raise InvalidParamsError(

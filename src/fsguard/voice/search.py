@@ -149,7 +149,12 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
     """Per-file counts, and how to undo."""
     verb = "Would replace" if result.status == "preview" else "Replaced"
     changes = f"{counted(result.total_replacements, 'occurrence')} in {counted(result.files_changed, 'file')}"
-    head = f"{verb} {changes} (risk {result.risk_level})."
+    forced = ""
+    if result.status == "applied" and result.files_changed and result.risk_level in ("HIGH", "CRITICAL"):
+        # Only a forced run writes a HIGH/CRITICAL change; saying so (as the seed's "applied (force=true)" did)
+        # keeps a caller from re-running it with force and applying it twice.
+        forced = "; applied because force=true or the user confirmed it"
+    head = f"{verb} {changes} (risk {result.risk_level}{forced})."
     rows = [
         f"{f.replacements:>5} {shown(f.path)}" + (f" (skipped: {f.skipped})" if f.skipped else "")
         for f in result.files[:SHOWN]
