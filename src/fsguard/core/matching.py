@@ -24,9 +24,17 @@ from dataclasses import dataclass
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
 from fsguard.core.growth import check_result
+from fsguard.core.indentation import (
+    indents_with_tabs,
+    recolumn,
+    reindent,
+    tabify,
+    uniform_columns,
+    uniform_shift,
+)
 from fsguard.core.misses import no_match
 from fsguard.core.shortlist import shortlist
-from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
+from fsguard.core.textio import LINE_BREAK, LineIndex, first_break
 from fsguard.core.textviews import TextViews, normal_text
 
 _WORD = re.compile(r"\w")
@@ -285,74 +293,18 @@ def _trailing_whitespace(views: TextViews, old: str, new: str, whole_word: bool)
     return [(start, end, new) for _, _, start, end in windows]
 
 
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(" \t"))]
-
-
 def _indentation(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
     wanted = _old_lines(old)[0]
     index = views.index
     spans: list[Span] = []
     for first, count, start, end in _line_windows(views, old, lambda a, b: a.strip() == b.strip()):
         pairs = [(index.lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count) if wanted[k].strip()]
-        shift = _uniform_shift(pairs)
+        shift = uniform_shift(pairs)
         if shift is not None:
-            spans.append((start, end, _reindent(new, *shift)))
-        elif (columns := _uniform_columns(pairs)) is not None:
-            spans.append((start, end, _recolumn(new, columns, _indents_with_tabs(views.text[start:end]))))
+            spans.append((start, end, reindent(new, *shift)))
+        elif (columns := uniform_columns(pairs)) is not None:
+            spans.append((start, end, recolumn(new, columns, indents_with_tabs(views.text[start:end]))))
     return spans
-
-
-def _width(indent: str) -> int:
-    return len(indent.replace("\t", "    "))
-
-
-def _uniform_columns(pairs: list[tuple[str, str]]) -> int | None:
-    """The one change of indentation width (a tab counting four columns) turning every old line into its file line.
-
-    The seed's indentation tier read a tab as four spaces: old_text typed with spaces finds a tab-indented block
-    (and the other way round) without tolerant_whitespace, still only as whole lines shifted alike.
-    """
-    shifts = {_width(_indent(line)) - _width(_indent(want)) for line, want in pairs}
-    return shifts.pop() if len(shifts) == 1 else None
-
-
-def _recolumn(new: str, columns: int, tabs: bool) -> str:
-    """new_text shifted by ``columns``, its indentation written in the file's style (tabs or spaces)."""
-    out = []
-    for line in split_lines(new):
-        if line.strip():
-            indent = _indent(line)
-            width = max(_width(indent) + columns, 0)
-            spaces = "\t" * (width // 4) + " " * (width % 4) if tabs else " " * width
-            line = spaces + line[len(indent) :]
-        out.append(line)
-    return "".join(out)
-
-
-def _uniform_shift(pairs: list[tuple[str, str]]) -> tuple[str, str] | None:
-    """(remove, add): the one indentation change turning every old line into its file line."""
-    shifts = set()
-    for line, want in pairs:
-        have, had = _indent(line), _indent(want)
-        if have.endswith(had):
-            shifts.add(("", have[: len(have) - len(had)]))
-        elif had.endswith(have):
-            shifts.add((had[: len(had) - len(have)], ""))
-        else:
-            return None
-    return shifts.pop() if len(shifts) == 1 else None
-
-
-def _reindent(new: str, remove: str, add: str) -> str:
-    out = []
-    for line in split_lines(new):
-        if line.strip():
-            if remove and line.startswith(remove):
-                line = line[len(remove) :]
-            line = add + line
-        out.append(line)
-    return "".join(out)
 
 
 def _tolerant(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
@@ -366,27 +318,11 @@ def _tolerant(views: TextViews, old: str, new: str, whole_word: bool) -> list[Sp
         start, stop = (normal.source(position), normal.source(end)) if whole else (0, 0)
         # whole_word holds on every tier: tolerance about whitespace must not let old_text match inside a word.
         if whole and (not whole_word or _bounded(text, start, stop)):
-            spans.append((start, stop, _tabify(new) if _indents_with_tabs(text[start:stop]) else new))
+            spans.append((start, stop, tabify(new) if indents_with_tabs(text[start:stop]) else new))
             position = norm.find(wanted, end)
         else:
             position = norm.find(wanted, position + 1)
     return spans
-
-
-def _indents_with_tabs(region: str) -> bool:
-    indents = [_indent(line) for line in split_lines(region) if line.strip()]
-    return bool(indents) and all(indent.startswith("\t") or not indent for indent in indents) and any(indents)
-
-
-def _tabify(new: str) -> str:
-    """new_text's four-space indentation as tabs, to match a tab-indented file."""
-    out = []
-    for line in split_lines(new):
-        indent = _indent(line)
-        if indent and set(indent) == {" "}:
-            line = "\t" * (len(indent) // 4) + " " * (len(indent) % 4) + line[len(indent) :]
-        out.append(line)
-    return "".join(out)
 
 
 LADDER: tuple[tuple[str, Tier], ...] = (
