@@ -247,3 +247,31 @@ async def test_group_info_and_compare_count_a_change_a_later_rule_hides_without_
         assert "1 not (outside the roots or hidden by a deny rule)" in text_of(result)
     assert "-first\n+second" in structured(compared)["diff"]
     assert (root / "keys.env").read_text(encoding="utf-8") == "TOKEN=second-secret\n"
+
+
+async def test_backup_list_names_each_change_group_and_filters_them_as_it_filters_backups(
+    client: Client, project: Path
+) -> None:
+    replaced = structured(await client.call_tool("project_replace", {"find": "TODO", "replace": "DONE"}))
+    operations = [{"type": "write", "path": "notes/n.txt", "content": "n\n"}]
+    batch = structured(await client.call_tool("batch_operations", {"request_json": json.dumps(operations)}))
+
+    listed = await client.call_tool("backup", {"action": "list"})
+    by_operation = structured(
+        await client.call_tool("backup", {"action": "list", "filter_operation": "project_replace"})
+    )
+    by_file = structured(await client.call_tool("backup", {"action": "list", "file_path": "notes/n.txt"}))
+    newest = structured(await client.call_tool("backup", {"action": "list", "limit": 1}))
+
+    groups = structured(listed)["groups"]
+    assert [g["group_id"] for g in groups] == [batch["backup_id"], replaced["backup_id"]]
+    assert (groups[1]["operation"], groups[1]["file_count"]) == ("project_replace", 3)
+    assert sorted(Path(path).relative_to(project).as_posix() for path in groups[1]["files"]) == sorted(ORIGINALS)
+    assert replaced["backup_id"] in text_of(listed)
+    assert "2 change groups" in text_of(listed)
+    assert [g["group_id"] for g in by_operation["groups"]] == [replaced["backup_id"]]
+    assert [g["group_id"] for g in by_file["groups"]] == [batch["backup_id"]]
+    assert ([g["group_id"] for g in newest["groups"]], newest["groups_total"]) == ([batch["backup_id"]], 2)
+
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": groups[1]["group_id"]}))
+    assert on_disk(project) == ORIGINALS

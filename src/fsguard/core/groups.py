@@ -23,7 +23,7 @@ from typing import Literal, get_args
 from fsguard.core.backups import check_backup_id, new_backup_id
 from fsguard.core.beneath import Beneath
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import BackupCorruptError, NotFoundError
+from fsguard.core.errors import BackupCorruptError, InvalidParamsError, NotFoundError
 
 ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
 _KINDS = frozenset(get_args(ChangeKind))
@@ -150,6 +150,19 @@ class GroupStore:
             return Group(raw["group_id"], raw["operation"], float(raw["time"]), changes)
         except (KeyError, TypeError, ValueError) as exc:
             raise BackupCorruptError(f"group {group_id} is malformed ({exc}).", backup_id=group_id) from exc
+
+    def groups(self) -> list[Group]:
+        """Every readable group, newest first (by the time recorded: ids name the second alone). One that cannot be
+        read is left out of the listing, as a restore of it would refuse it."""
+        found = []
+        for path in self.root.glob("*.json"):
+            try:
+                group = self.find(path.stem)
+            except (BackupCorruptError, InvalidParamsError):
+                continue
+            if group is not None:
+                found.append(group)
+        return sorted(found, key=lambda group: (group.time, group.group_id), reverse=True)
 
     def get(self, group_id: str) -> Group:
         """The group with this id.

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.groups import Group, GroupStore
 from fsguard.core.trash import Trash, TrashEntry
 
 _HOUR_S = 3_600.0
@@ -28,7 +29,7 @@ _SEED_OPERATIONS = {
     "batch_operation": "batch_operations",
 }
 
-Item = TypeVar("Item", BackupRecord, TrashEntry)
+Item = TypeVar("Item", BackupRecord, TrashEntry, Group)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,18 @@ class BackupFilter:
             and (self.newer_than_hours is None or record.time >= now - self.newer_than_hours * _HOUR_S)
         )
 
+    def admits_group(self, group: Group, now: float) -> bool:
+        """Whether ``group`` meets every condition at time ``now``: one of its paths for the path conditions (and one
+        a listing may name), its operation, its time."""
+        paths = [path for path in group.paths if self.shown is None or self.shown(path)]
+        return (
+            bool(paths)
+            and (self.path is None or str(self.path) in paths)
+            and (not self.path_contains or any(self.path_contains.lower() in path.lower() for path in paths))
+            and operation_matches(group.operation, self.operation)
+            and (self.newer_than_hours is None or group.time >= now - self.newer_than_hours * _HOUR_S)
+        )
+
 
 def list_backups(
     store: BackupStore, wanted: BackupFilter, limit: int, *, now: float | None = None
@@ -78,6 +91,13 @@ def list_backups(
     moment = time.time() if now is None else now
     records = [record for record in store.records() if wanted.admits(record, moment)]
     return Page(records[:limit], len(records))
+
+
+def list_groups(store: GroupStore, wanted: BackupFilter, limit: int, *, now: float | None = None) -> Page[Group]:
+    """The change groups ``wanted`` admits (``now`` defaults to the current time), newest first."""
+    moment = time.time() if now is None else now
+    groups = [group for group in store.groups() if wanted.admits_group(group, moment)]
+    return Page(groups[:limit], len(groups))
 
 
 def clean_backups(store: BackupStore, older_than_days: float, *, dry_run: bool, limit: int) -> Sweep[BackupRecord]:

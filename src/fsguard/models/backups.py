@@ -91,6 +91,16 @@ class GroupInfo(Result):
     hidden: int = Field(0, description="Changes left out: outside this server's roots, or hidden by a deny rule.")
 
 
+class GroupEntry(Result):
+    """A change group as a listing shows it: its id, and the files it touched."""
+
+    group_id: str = Field(description="Pass as backup_id to restore, info or compare: it covers every change.")
+    operation: str
+    time: str = Field(description="When it was recorded, ISO 8601 UTC.")
+    file_count: int = Field(description="Paths it touched that this server may name.")
+    files: list[str] = Field(description="The first of those paths (info lists every change).")
+
+
 class RevertedChange(Result):
     """What reverting one change did (a group restore, or a failed batch's rollback)."""
 
@@ -123,6 +133,12 @@ class BackupResult(Result):
     freed_bytes: int | None = Field(None, description="cleanup: bytes of those backups.")
     total: int | None = Field(None, description="list/list_trash: entries matching the filters.")
     trash: list[TrashInfo] | None = Field(None, description="list_trash, purge_trash and restore_trash entries.")
+    groups: list[GroupEntry] | None = Field(
+        None,
+        description="list: the change groups (batch_operations, pipelines, rename sets, project_replace) the filters "
+        "admit, newest first, at most limit of them.",
+    )
+    groups_total: int | None = Field(None, description="list: change groups matching the filters.")
     group: GroupInfo | None = Field(None, description="info/compare/restore of a group id: its changes.")
     reverted: list[RevertedChange] | None = Field(None, description="restore of a group id, newest change first.")
     safety_backup_id: str | None = Field(

@@ -16,6 +16,7 @@ from fsguard.models import (
     BackupInfo,
     BackupResult,
     ChangeInfo,
+    GroupEntry,
     GroupInfo,
     RestoredFile,
     RevertedChange,
@@ -63,6 +64,18 @@ def group_info(group: Group, shows: Callable[[str], bool]) -> GroupInfo:
             ChangeInfo(kind=c.kind, path=c.path, source=c.source, backup_id=c.backup_id, sd_id=c.sd_id) for c in changes
         ],
         hidden=len(group.changes) - len(changes),
+    )
+
+
+def group_entry(group: Group, shows: Callable[[str], bool], first: int = 5) -> GroupEntry:
+    """``group`` as a listing shows it: the count of paths ``shows`` lets it name, and the first ``first``."""
+    paths = [path for path in group.paths if shows(path)]
+    return GroupEntry(
+        group_id=group.group_id,
+        operation=group.operation,
+        time=group.time_iso,
+        file_count=len(paths),
+        files=paths[:first],
     )
 
 

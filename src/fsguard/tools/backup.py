@@ -19,12 +19,13 @@ from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.groups import Group
-from fsguard.core.inventory import BackupFilter, clean_backups, list_backups, list_trash, purge_trash
+from fsguard.core.inventory import BackupFilter, clean_backups, list_backups, list_groups, list_trash, purge_trash
 from fsguard.core.preflight import purging
 from fsguard.models import BackupAction, BackupResult
 from fsguard.services import Services
 from fsguard.tools._backup_results import (
     backup_info,
+    group_entry,
     group_info,
     restored,
     reverted_info,
@@ -174,8 +175,14 @@ def _list(services: Services, request: _Request) -> BackupResult:
     shown = services.policy.shows
     wanted = BackupFilter(path, request.filter_path, request.filter_operation, request.newer_than_hours, shown)
     page = list_backups(services.backups, wanted, request.limit)
+    groups = list_groups(services.groups, wanted, request.limit)
     return BackupResult(
-        action=request.action, message="", backups=[backup_info(r) for r in page.shown], total=page.total
+        action=request.action,
+        message="",
+        backups=[backup_info(r) for r in page.shown],
+        total=page.total,
+        groups=[group_entry(group, shown) for group in groups.shown],
+        groups_total=groups.total,
     )
 
 

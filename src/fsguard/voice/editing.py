@@ -163,7 +163,9 @@ def backup_text(result: BackupResult, compact: bool) -> str:
         for b in result.backups or []
     ]
     if result.action == "list":
-        return f"{counted(result.total or 0, 'backup')}" + ("\n" + "\n".join(rows) if rows else "")
+        return (
+            f"{counted(result.total or 0, 'backup')}" + ("\n" + "\n".join(rows) if rows else "") + _groups_text(result)
+        )
     if result.action == "undo_chain":
         if not rows:
             return "No undo chain: no operation through fsguard is left to undo for this file."
@@ -192,6 +194,22 @@ def backup_text(result: BackupResult, compact: bool) -> str:
         return f"From backup {backup.backup_id} to the file now:\n{result.diff}"
     assert result.restored
     return _restored_text(result, backup, result.restored[0], compact)
+
+
+def _groups_text(result: BackupResult) -> str:
+    """The change groups of a listing, after its backups: each restores every change of one call at once."""
+    if not result.groups_total:
+        return ""
+    rows = [
+        f"{g.group_id} | {g.time} | {g.operation} | {counted(g.file_count, 'file')}: "
+        + ", ".join(shown(path) for path in g.files)
+        + (" …" if g.file_count > len(g.files) else "")
+        for g in result.groups or []
+    ]
+    return (
+        f"\n{counted(result.groups_total, 'change group')} (restore one with backup(action='restore', backup_id=...); "
+        "info lists its changes)\n" + "\n".join(rows)
+    )
 
 
 def _restored_text(result: BackupResult, backup: BackupInfo, done: RestoredFile, compact: bool) -> str:
