@@ -475,3 +475,15 @@ async def test_an_edit_whose_path_is_swapped_for_a_link_after_it_was_resolved_wr
     assert (root / "e" / "a.txt").read_bytes() == b"alpha\n"
     chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "e/a.txt"}))
     assert chain["backups"] == []
+
+
+async def test_new_text_holding_a_byte_surrogate_the_file_cannot_store_is_encoding_error_and_writes_nothing(
+    client: Client, root: Path
+) -> None:
+    # U+DC80-U+DCFF pass the argument check (they spell a non-UTF-8 name's bytes): the edit sizing them failed.
+    (root / "a.txt").write_bytes(b"hello\n")
+
+    result = await client.call_tool("edit_file", {"path": "a.txt", "old_text": "hello", "new_text": "h\udcffi"})
+
+    assert error_code(result) == "encoding_error"
+    assert (root / "a.txt").read_bytes() == b"hello\n"

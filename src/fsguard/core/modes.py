@@ -69,8 +69,14 @@ def _replaced(views: TextViews, edit: Replacement, *, tolerant: bool, path: str,
         chars_changed=max(len(edit.old_text), len(edit.new_text)) * count,
         match_tier=matched.tier,
         first_line=matched.matches[0].line,
-        rewrite=(len(edit.old_text.encode()), len(edit.new_text.encode())),
+        rewrite=(_bytes(edit.old_text), _bytes(edit.new_text)),
     )
+
+
+def _bytes(text: str) -> int:
+    """The UTF-8 size of ``text``; a surrogate standing for a byte (U+DC80-U+DCFF, as a name that is not UTF-8 is read)
+    counts one, the file's encoding refusing it later with encoding_error, not here as internal_error."""
+    return len(text.encode(errors="surrogateescape"))
 
 
 def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path: str) -> Planner:
