@@ -804,3 +804,15 @@ async def test_an_empty_name_pattern_or_an_invalid_name_regex_is_refused_with_th
     assert "Pass a glob such as '*.py', or a regex on the name." in text_of(empty)
     assert "Escape its special characters, or pass regex=false to read it as a glob." in text_of(invalid)
     assert (root / "a.py").read_bytes() == b"x"
+
+
+@pytest.mark.parametrize("spelled", ["./src/pkg", "{project}/src/pkg"])
+async def test_project_replace_exclude_paths_spelled_from_here_or_absolute_leave_those_files_unchanged(
+    client: Client, project: Path, spelled: str
+) -> None:
+    exclude = spelled.format(project=project.as_posix())
+    result = structured(
+        await client.call_tool("project_replace", {"find": "TODO", "replace": "DONE", "exclude_paths": exclude})
+    )
+    assert [Path(f["path"]).name for f in result["files"]] == ["app.py", "win.txt"]
+    assert (project / "src" / "pkg" / "util.py").read_bytes() == b"def helper():\n    return 'TODO later'\n"

@@ -233,9 +233,21 @@ def under_globs(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
     as the seed reads ``dir/sub``, a directory on the way (``dir/**`` is the whole subtree either way)."""
     relative = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.name
     names = relative.split("/")
+    globs = tuple(_relative_form(glob, base) for glob in globs)
     return any(
         (fnmatch(relative, g) or fnmatch(relative, g.rstrip("/") + "/*"))
         if "/" in g
         else any(fnmatch(name, g) for name in names)
         for g in globs
     )
+
+
+def _relative_form(glob: str, base: Path) -> str:
+    """``glob`` as a path relative to ``base``: ``./src`` and ``/abs/base/src`` are ``src`` (spelled so, an
+    exclude_paths glob matched nothing, and project_replace changed the files it was told to leave alone)."""
+    lead = base.as_posix().rstrip("/") + "/"
+    if lead != "/" and glob.startswith(lead):
+        glob = glob[len(lead) :]
+    while glob.startswith("./"):
+        glob = glob[2:]
+    return glob
