@@ -816,3 +816,17 @@ async def test_project_replace_exclude_paths_spelled_from_here_or_absolute_leave
     )
     assert [Path(f["path"]).name for f in result["files"]] == ["app.py", "win.txt"]
     assert (project / "src" / "pkg" / "util.py").read_bytes() == b"def helper():\n    return 'TODO later'\n"
+
+
+async def test_project_replace_exclude_paths_spelled_from_here_name_the_top_directory_not_any_of_that_name(
+    client: Client, project: Path
+) -> None:
+    (project / "lib" / "pkg").mkdir(parents=True)
+    (project / "lib" / "pkg" / "deep.py").write_bytes(b"# TODO deep\n")
+
+    result = structured(
+        await client.call_tool("project_replace", {"find": "TODO", "replace": "DONE", "exclude_paths": "./pkg"})
+    )
+
+    assert "lib/pkg/deep.py" in [Path(f["path"]).relative_to(project).as_posix() for f in result["files"]]
+    assert (project / "lib" / "pkg" / "deep.py").read_bytes() == b"# DONE deep\n"

@@ -230,24 +230,25 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
 
 def under_globs(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
     """A glob without "/" matches the name (or any directory name on the way); with "/" the relative path, or,
-    as the seed reads ``dir/sub``, a directory on the way (``dir/**`` is the whole subtree either way)."""
+    as the seed reads ``dir/sub``, a directory on the way (``dir/**`` is the whole subtree either way). A glob
+    spelled from ``base`` (``./src``, or ``base``'s absolute path then ``src``) is that path relative to it."""
     relative = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.name
     names = relative.split("/")
-    globs = tuple(_relative_form(glob, base) for glob in globs)
-    return any(
-        (fnmatch(relative, g) or fnmatch(relative, g.rstrip("/") + "/*"))
-        if "/" in g
-        else any(fnmatch(name, g) for name in names)
-        for g in globs
-    )
+    return any(_under(relative, names, *_relative_form(glob, base)) for glob in globs)
 
 
-def _relative_form(glob: str, base: Path) -> str:
-    """``glob`` as a path relative to ``base``: ``./src`` and ``/abs/base/src`` are ``src`` (spelled so, an
-    exclude_paths glob matched nothing, and project_replace changed the files it was told to leave alone)."""
+def _under(relative: str, names: list[str], glob: str, anchored: bool) -> bool:
+    if anchored or "/" in glob:
+        return fnmatch(relative, glob) or fnmatch(relative, glob.rstrip("/") + "/*")
+    return any(fnmatch(name, glob) for name in names)
+
+
+def _relative_form(glob: str, base: Path) -> tuple[str, bool]:
+    """``glob`` relative to ``base``, and whether it was spelled from there: ``./src`` and ``/abs/base/src`` are
+    ``src`` at the top of ``base`` (so spelled, an exclude_paths glob matched nothing, and project_replace changed
+    the files it was told to leave alone), where a bare ``src`` is any directory of that name."""
     lead = base.as_posix().rstrip("/") + "/"
-    if lead != "/" and glob.startswith(lead):
-        glob = glob[len(lead) :]
-    while glob.startswith("./"):
-        glob = glob[2:]
-    return glob
+    body = glob[len(lead) :] if lead != "/" and glob.startswith(lead) else glob
+    while body.startswith("./"):
+        body = body[2:]
+    return body, body != glob
