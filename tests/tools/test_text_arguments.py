@@ -72,3 +72,13 @@ async def test_a_name_that_is_not_utf8_is_still_reached_through_its_surrogateesc
 
     assert (root / name).read_bytes() == b"ok\n"
     assert [os.fsencode(entry.name) for entry in root.iterdir()] == [b"caf\xe9.txt"]
+
+
+async def test_content_holding_a_byte_surrogate_is_encoding_error_that_points_to_content_base64(
+    client: Client, root: Path
+) -> None:
+    result = await client.call_tool("write_file", {"path": "w.txt", "content": "caf\udce9\n"})
+
+    assert error_code(result) == "encoding_error"
+    assert "send the bytes with content_base64" in text_of(result)
+    assert not (root / "w.txt").exists()

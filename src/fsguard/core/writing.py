@@ -211,8 +211,13 @@ def _to_bytes(payload: str | bytes, encoding: str | None, current: DecodedText |
         return bom + text.encode(name), name
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
+        # A surrogate (U+DC80-U+DCFF passes the argument check: it spells a byte of a name) is no text at all.
+        fix = (
+            "It stands for a raw byte, not a character: send the bytes with content_base64."
+            if "\ud800" <= bad[0] <= "\udfff"
+            else "Pass encoding='utf-8' to convert the file."
+        )
         raise EncodingError(
-            f"{path} is written as {name}, which cannot store {bad!r}. Nothing was written. "
-            "Pass encoding='utf-8' to convert the file.",
+            f"{path} is written as {name}, which cannot store {bad!r}. Nothing was written. {fix}",
             path=str(path),
         ) from exc
