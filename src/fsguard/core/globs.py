@@ -173,26 +173,23 @@ def unwarned_sets(regex: str) -> str:
     return "".join(out)
 
 
-def _from_here(glob: str) -> str:
-    """``glob`` with a leading ``./`` (the searched directory, as agents often write it: ``./src/*.py``) spelled
-    ``/``, which anchors it there too: in .gitignore syntax ``./`` names no path, so such a glob found nothing."""
-    negation = "!" if glob.startswith("!") else ""
-    body = glob.removeprefix(negation)
-    if not body.startswith("./"):
-        return glob
+def spelled_from(glob: str, directory: str = "") -> tuple[str, bool]:
+    """``glob`` without what spells the searched ``directory`` at its start, a ``./`` (as agents often write
+    ``./src/*.py``) or ``directory``'s absolute path, and whether it had one. Globs are read from that directory,
+    where neither names a path, so such a glob found nothing: it names a path at the directory's top."""
+    lead = directory.rstrip("/") + "/" if directory else ""
+    body = glob[len(lead) :] if lead not in ("", "/") and glob.startswith(lead) else glob
     while body.startswith("./"):
         body = body[2:]
-    return negation + "/" + body
+    return body, body != glob
 
 
-def below_directory(glob: str, directory: str) -> str:
-    """``glob`` with ``directory``'s absolute path at its start (``/repo/src/*.py`` in a search of ``/repo``) spelled
-    ``/``, which anchors the rest there: globs are read relative to the searched directory, where an absolute path
-    names no file."""
+def anchored(glob: str, directory: str = "") -> str:
+    """``glob`` (a ``!`` kept) with the start :func:`spelled_from` takes off written ``/``, which anchors the rest
+    at the top of the searched directory in .gitignore syntax."""
     negation = "!" if glob.startswith("!") else ""
-    body = glob.removeprefix(negation)
-    lead = directory.rstrip("/") + "/"
-    return negation + "/" + body[len(lead) :] if body.startswith(lead) and lead != "/" else glob
+    body, spelled = spelled_from(glob.removeprefix(negation), directory)
+    return negation + "/" + body if spelled else glob
 
 
 def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
@@ -210,7 +207,7 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
         (regex, include, not include or glob.endswith("/**") or regex.pattern == ".")
         for glob in globs
         if "/" in glob
-        if (found := gitignore_pattern(_from_here(glob))) is not None
+        if (found := gitignore_pattern(anchored(glob))) is not None
         for regex, include in (found,)
     ]
 
@@ -231,24 +228,14 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
 def under_globs(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
     """A glob without "/" matches the name (or any directory name on the way); with "/" the relative path, or,
     as the seed reads ``dir/sub``, a directory on the way (``dir/**`` is the whole subtree either way). A glob
-    spelled from ``base`` (``./src``, or ``base``'s absolute path then ``src``) is that path relative to it."""
+    spelled from ``base`` (:func:`spelled_from`: ``./src``, ``/abs/base/src``) names ``src`` at its top only, where a
+    bare ``src`` is any directory of that name."""
     relative = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.name
     names = relative.split("/")
-    return any(_under(relative, names, *_relative_form(glob, base)) for glob in globs)
+    return any(_under(relative, names, *spelled_from(glob, base.as_posix())) for glob in globs)
 
 
-def _under(relative: str, names: list[str], glob: str, anchored: bool) -> bool:
-    if anchored or "/" in glob:
+def _under(relative: str, names: list[str], glob: str, spelled: bool) -> bool:
+    if spelled or "/" in glob:
         return fnmatch(relative, glob) or fnmatch(relative, glob.rstrip("/") + "/*")
     return any(fnmatch(name, glob) for name in names)
-
-
-def _relative_form(glob: str, base: Path) -> tuple[str, bool]:
-    """``glob`` relative to ``base``, and whether it was spelled from there: ``./src`` and ``/abs/base/src`` are
-    ``src`` at the top of ``base`` (so spelled, an exclude_paths glob matched nothing, and project_replace changed
-    the files it was told to leave alone), where a bare ``src`` is any directory of that name."""
-    lead = base.as_posix().rstrip("/") + "/"
-    body = glob[len(lead) :] if lead != "/" and glob.startswith(lead) else glob
-    while body.startswith("./"):
-        body = body[2:]
-    return body, body != glob

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from fsguard.core.budget import fitting
 from fsguard.core.denial import HiddenFiles
-from fsguard.core.globs import below_directory, normalise_globs, split_globs
+from fsguard.core.globs import anchored, normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore
 from fsguard.core.patterns import compiles
 from fsguard.core.provenance import standing
@@ -194,7 +194,7 @@ def _found(
     options = WalkOptions(
         respect_gitignore=call.respect_gitignore,
         include_hidden=call.include_hidden,
-        globs=tuple(below_directory(glob, str(root)) for glob in normalise_globs(call.globs)),
+        globs=tuple(anchored(glob, str(root)) for glob in normalise_globs(call.globs)),
         max_file_size=settings.max_file_size if content else None,  # a name search lists big files too, as the seed
         rules_from=services.policy.root_of(root),
         skip_dependencies=not call.include_dependencies,
@@ -206,7 +206,7 @@ def _found(
         glob = call.regex is False or (call.regex is None and bool(_GLOB_CHARS & set(call.pattern)))
         names = search_names(
             root,
-            below_directory(call.pattern, str(root)) if glob else call.pattern,
+            anchored(call.pattern, str(root)) if glob else call.pattern,
             options,
             regex=call.regex,
             case_sensitive=call.case_sensitive,
