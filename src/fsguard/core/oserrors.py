@@ -138,6 +138,17 @@ def shorten(path: object, limit: int = _SHOWN_CHARS, *, count: bool = True) -> s
     return f"{cut} ({len(text):,} characters)" if count else cut
 
 
+def lone_surrogate(char: str) -> str:
+    """Why text holding ``char``, a lone UTF-16 surrogate, is refused, and what to send instead: JSON can spell half
+    a pair (``"\\ud800"``), and U+DC80-U+DCFF is how Python spells a byte that is not UTF-8 (a file name's)."""
+    if "\udc80" <= char <= "\udcff":
+        return f"holds U+{ord(char):04X}, a raw byte (how a name that is not UTF-8 is spelled), which no text holds."
+    return (
+        f"holds U+{ord(char):04X}, half of a UTF-16 surrogate pair, which is no character. "
+        "Send valid Unicode: both halves of the pair, or the character itself."
+    )
+
+
 def quoted(text: str) -> str:
     """``text`` quoted as ``repr`` does, a very long one by its ends with its length after the quotes."""
     cut = shorten(text, count=False)

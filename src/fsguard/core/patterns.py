@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.oserrors import quoted, shorten
+from fsguard.core.oserrors import lone_surrogate, quoted, shorten
 
 
 def compile_re2(
@@ -29,22 +29,15 @@ def compile_re2(
         return re2.compile(pattern.encode("utf-8", "surrogateescape") if as_bytes else pattern, options)
     except UnicodeEncodeError as exc:  # a lone surrogate from JSON's \ud800 escape: no character, not internal_error
         bad = exc.object[exc.start]
-        raise InvalidParamsError(f"invalid {what} {quoted(pattern)}: {lone_surrogate(bad)}", pattern=pattern) from exc
+        raise InvalidParamsError(
+            f"invalid {what} {quoted(pattern)}: it {lone_surrogate(bad)}", pattern=pattern
+        ) from exc
     except re2.error as exc:
         reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         # A pattern of thousands of characters is named by its ends: RE2's reason quotes it (or its tail) again.
         raise InvalidParamsError(
             f"invalid {what} {quoted(pattern)}: {shorten(reason)}{advice}", pattern=pattern
         ) from exc
-
-
-def lone_surrogate(bad: str) -> str:
-    """Why a text holding ``bad``, a lone UTF-16 surrogate (JSON can spell one, ``"\\ud800"``), is refused, and
-    what to send instead."""
-    return (
-        f"it holds U+{ord(bad):04X}, half of a UTF-16 surrogate pair, which is no character and matches nothing. "
-        "Send the text as valid Unicode (both halves of a pair, or the character itself)."
-    )
 
 
 def compiles(pattern: str) -> bool:

@@ -10,8 +10,8 @@ from pathlib import Path
 from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
 from fsguard.core.growth import bounded
 from fsguard.core.modes import expand_go_template
-from fsguard.core.oserrors import quoted
-from fsguard.core.patterns import compile_re2, lone_surrogate
+from fsguard.core.oserrors import lone_surrogate, quoted
+from fsguard.core.patterns import compile_re2
 from fsguard.core.textio import DecodedText
 
 Substitute = Callable[[str], tuple[str, int]]
@@ -28,7 +28,7 @@ def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool
     try:
         find.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InvalidParamsError(f"find {quoted(find)}: {lone_surrogate(exc.object[exc.start])}") from exc
+        raise InvalidParamsError(f"find {quoted(find)}: it {lone_surrogate(exc.object[exc.start])}") from exc
     if literal:
         pattern = re.compile(re.escape(find), 0 if case_sensitive else re.IGNORECASE)
         return lambda text: pattern.subn(bounded(lambda _m: replace, len(text)), text)

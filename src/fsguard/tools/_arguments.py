@@ -27,7 +27,7 @@ import re
 from typing import Any
 
 from fsguard.core.errors import InvalidParamsError, UnknownParamError
-from fsguard.core.oserrors import shorten
+from fsguard.core.oserrors import lone_surrogate, shorten
 from fsguard.core.shortlist import first_few
 
 # Accepted on every tool and dropped: many harnesses add it to every call.
@@ -96,11 +96,7 @@ def _check_characters(name: str, value: Any) -> None:
     if isinstance(value, str):
         found = None if value.isascii() else _LONE_SURROGATE.search(value)
         if found is not None:
-            raise InvalidParamsError(
-                f"{name} holds U+{ord(found.group()):04X}, half of a UTF-16 surrogate pair, which is no character. "
-                "Send valid Unicode: both halves of the pair, or the character itself.",
-                param=name,
-            )
+            raise InvalidParamsError(f"{name} {lone_surrogate(found.group())}", param=name)
     elif isinstance(value, list):
         for item in value:
             _check_characters(name, item)
