@@ -181,7 +181,7 @@ def _stale_read(
     )
     first, *report = exc.message.split("\n")
     lines = [first, *report[:-1], hint, *report[-1:]]  # the advice after the report, the next action, stays last
-    return type(exc)("\n".join(lines), **exc.fields, stale_read=True)
+    return type(exc)("\n".join(lines), **{**exc.fields, "stale_read": True})
 
 
 def _encode(decoded: DecodedText, text: str, path: Path) -> bytes:
