@@ -32,9 +32,10 @@ from fsguard.core.indentation import (
     uniform_columns,
     uniform_shift,
 )
+from fsguard.core.lineends import LineEnds
 from fsguard.core.misses import no_match
 from fsguard.core.shortlist import shortlist
-from fsguard.core.textio import LINE_BREAK, LineIndex, first_break
+from fsguard.core.textio import LINE_BREAK, LineIndex
 from fsguard.core.textviews import TextViews, normal_text
 
 _WORD = re.compile(r"\w")
@@ -122,7 +123,7 @@ def find_matches(
             chosen = _choose(
                 spans, index, name, subject, replace_all=edit.replace_all, occurrence=occurrence, path=path
             )
-            ends = _LineEnds(text)
+            ends = LineEnds(text)
             return MatchPlan(name, tuple(_finish(text, index, span, ends) for span in chosen))
     raise no_match(text, index, old, new, path, tried=_tried(tolerant), subject=subject, closest=closest)
 
@@ -166,7 +167,7 @@ def _choose(
     )
 
 
-def _finish(text: str, index: LineIndex, span: Span, ends: _LineEnds) -> Match:
+def _finish(text: str, index: LineIndex, span: Span, ends: LineEnds) -> Match:
     """Give the replacement the matched lines' line ending, and keep the newline after the match."""
     start, end, replacement = span
     eol = ends.near(start, end)
@@ -175,39 +176,6 @@ def _finish(text: str, index: LineIndex, span: Span, ends: _LineEnds) -> Match:
     if matched.endswith(("\n", "\r")) and not replacement.endswith(("\n", "\r")) and replacement and end < len(text):
         replacement += eol
     return Match(start, end, replacement, index.line_of(start))
-
-
-class _LineEnds:
-    """The line ending of each match, asked in text order: the line break inside the match, else the one ending its
-    line, else the file's first. The break after a match is looked for once per line, not per match: a replace_all
-    of 40,000 matches sliced the rest of the file for each one (quadratic). Each new text is spelled in a line
-    ending once, not per match."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._file = first_break(text)
-        self._after = (-1, -1, "")  # searched from, where the break found starts (end of text: none), the break
-        self._spelled: dict[tuple[str, str], str] = {}
-
-    def near(self, start: int, end: int) -> str:
-        inside = LINE_BREAK.search(self._text, start, end)
-        if inside:
-            return inside.group()
-        origin, at, _ = self._after
-        if not origin <= end <= at:  # no break lies between origin and at, so the one found there ends this line too
-            after = LINE_BREAK.search(self._text, end)
-            if after:
-                self._after = (end, after.start(), after.group())
-            else:
-                self._after = (end, len(self._text), self._file)
-        return self._after[2]
-
-    def spelled(self, replacement: str, eol: str) -> str:
-        key = (replacement, eol)
-        if key not in self._spelled:
-            found = LINE_BREAK.search(replacement)
-            self._spelled[key] = LINE_BREAK.sub(eol, replacement) if found else replacement
-        return self._spelled[key]
 
 
 # -- the tiers ---------------------------------------------------------------------------------------

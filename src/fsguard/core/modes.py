@@ -14,6 +14,7 @@ from typing import Any, Literal
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.growth import bounded, check_result
+from fsguard.core.lineends import in_line_endings
 from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.patterns import compile_re2
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
@@ -89,7 +90,7 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
         found = list(finder.finditer(text))
         if not found:  # replace-every-occurrence of nothing: 0 replacements, as the seed answered (catalog §1.3 B)
             return EditPlan(new_text=text, replacements=0, chars_changed=0)
-        new_text = finder.sub(bounded(lambda _m: replacement, len(text)), text)
+        new_text = finder.sub(bounded(in_line_endings(text, replacement), len(text)), text)
         return EditPlan(
             new_text=new_text,
             replacements=len(found),
@@ -147,12 +148,13 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
             if first is None:
                 first = LineIndex(text).line_of(found[0].start())
             size = len(text)
+            spelled = in_line_endings(text, rule.replacement)
             for m in found:  # the result's size is known before it is built: refused as soon as it passes the limit
-                expanded = len(expand_go_template(rule.replacement, m))
+                expanded = len(expand_go_template(spelled(m), m))
                 changed += max(m.end() - m.start(), expanded)
                 size += expanded - (m.end() - m.start())
                 check_result(size)
-            text, count = pattern.subn(lambda m, r=rule.replacement: expand_go_template(r, m), text, count=rule.count)
+            text, count = pattern.subn(lambda m, s=spelled: expand_go_template(s(m), m), text, count=rule.count)
             total += count
         # No match is 0 replacements and nothing written (the seed rewrote the file anyway, catalog §1.3 C).
         return EditPlan(new_text=text, replacements=total, chars_changed=changed, first_line=first)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
 from fsguard.core.growth import bounded
+from fsguard.core.lineends import in_line_endings
 from fsguard.core.modes import expand_go_template
 from fsguard.core.oserrors import lone_surrogate, quoted
 from fsguard.core.patterns import compile_re2
@@ -31,9 +32,17 @@ def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool
         raise InvalidParamsError(f"find {quoted(find)}: it {lone_surrogate(exc.object[exc.start])}") from exc
     if literal:
         pattern = re.compile(re.escape(find), 0 if case_sensitive else re.IGNORECASE)
-        return lambda text: pattern.subn(bounded(lambda _m: replace, len(text)), text)
+        return lambda text: pattern.subn(bounded(in_line_endings(text, replace), len(text)), text)
     compiled = compile_re2(find, case_sensitive=case_sensitive, advice=" (RE2 syntax).")
-    return lambda text: compiled.subn(bounded(lambda m: expand_go_template(replace, m), len(text)), text)
+
+    def substitute(text: str) -> tuple[str, int]:
+        spelled = in_line_endings(text, replace)
+        substituted: tuple[str, int] = compiled.subn(
+            bounded(lambda m: expand_go_template(spelled(m), m), len(text)), text
+        )
+        return substituted
+
+    return substitute
 
 
 def rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:

@@ -1,0 +1,55 @@
+"""Which line ending a replacement takes where it lands: the SPEC's "replacement text takes the line ending of the
+lines it replaces", for every mode that puts typed text into a file (the matching ladder, search_replace, regex,
+project_replace)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fsguard.core.textio import LINE_BREAK, first_break
+
+
+class LineEnds:
+    """The line ending of each match, asked in text order: the line break inside the match, else the one ending its
+    line, else the file's first. The break after a match is looked for once per line, not per match: a replace_all
+    of 40,000 matches sliced the rest of the file for each one (quadratic). Each new text is spelled in a line
+    ending once, not per match."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._file = first_break(text)
+        self._after = (-1, -1, "")  # searched from, where the break found starts (end of text: none), the break
+        self._spelled: dict[tuple[str, str], str] = {}
+
+    def near(self, start: int, end: int) -> str:
+        inside = LINE_BREAK.search(self._text, start, end)
+        if inside:
+            return inside.group()
+        origin, at, _ = self._after
+        if not origin <= end <= at:  # no break lies between origin and at, so the one found there ends this line too
+            after = LINE_BREAK.search(self._text, end)
+            if after:
+                self._after = (end, after.start(), after.group())
+            else:
+                self._after = (end, len(self._text), self._file)
+        return self._after[2]
+
+    def spelled(self, replacement: str, eol: str) -> str:
+        key = (replacement, eol)
+        if key not in self._spelled:
+            found = LINE_BREAK.search(replacement)
+            self._spelled[key] = LINE_BREAK.sub(eol, replacement) if found else replacement
+        return self._spelled[key]
+
+
+def in_line_endings(text: str, template: str) -> Callable[[Any], str]:
+    """A ``sub`` callback for matches in ``text``, in order: ``template`` with each line break typed in it spelled
+    as the matched line's ending (a CRLF file gets CRLF for a typed LF, mixed files the ending of the line at hand).
+
+    Only the breaks typed in ``template`` are spelled: text a regex group carries over from the file keeps its own.
+    """
+    if not LINE_BREAK.search(template):
+        return lambda _match: template
+    ends = LineEnds(text)
+    return lambda match: ends.spelled(template, ends.near(match.start(), match.end()))

@@ -1,0 +1,45 @@
+"""A typed line break takes the ending of the line its match is on: search_replace and regex against an oracle built
+from the lines of the text."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fsguard.core.modes import RegexRule, regex, search_replace
+from tests.strategies import EndedText, texts_with_line_endings
+
+MARK = "\u2603"  # the snowman is not in texts_with_line_endings' alphabet
+TYPED = st.sampled_from(("\n", "\r\n", "\r"))
+
+
+@st.composite
+def marked_texts(draw: st.DrawFn) -> EndedText:
+    """Lines with the mark put into some of them, each line keeping its ending."""
+    text = draw(texts_with_line_endings())
+    lines = tuple(
+        (content[:cut] + MARK + content[cut:] if draw(st.booleans()) else content, ending)
+        for content, ending in text.lines
+        for cut in [draw(st.integers(0, len(content)))]
+    )
+    return EndedText(lines)
+
+
+def expected(text: EndedText, typed_at: str) -> str:
+    """Each mark becomes ``<``, the ending of its line (the text's first one on a last line without one; LF in a text
+    without any), ``>``; ``typed_at`` is only which break was typed, which must not matter."""
+    assert typed_at in ("\n", "\r\n", "\r")
+    first = next((ending for _content, ending in text.lines if ending), "\n")
+    return "".join(content.replace(MARK, f"<{ending or first}>") + ending for content, ending in text.lines)
+
+
+@given(text=marked_texts(), typed=TYPED)
+def test_search_replace_spells_each_typed_break_as_its_line_s_ending(text: EndedText, typed: str) -> None:
+    planned = search_replace(MARK, f"<{typed}>", case_sensitive=True, path="f")(text.text)
+    assert planned.new_text == expected(text, typed)
+
+
+@given(text=marked_texts(), typed=TYPED)
+def test_regex_spells_each_typed_break_as_its_line_s_ending(text: EndedText, typed: str) -> None:
+    planned = regex([RegexRule(f"({MARK})", f"<{typed}>")], case_sensitive=True, path="f")(text.text)
+    assert planned.new_text == expected(text, typed)

@@ -1,0 +1,107 @@
+"""A line break typed in a replacement lands in the ending of the line it replaces (SPEC, byte preservation: "EOL
+preservation ... apply to every mode"), in every mode that substitutes typed text: edit_file search_replace and
+regex, batch search_and_replace, pipeline regex_transform and project_replace. Both eras; the bytes on disk decide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import structured
+
+pytestmark = pytest.mark.anyio
+
+
+async def edit(client: Client, path: str, **args: Any) -> dict[str, Any]:
+    return structured(await client.call_tool("edit_file", {"path": path, **args}))
+
+
+async def test_search_replace_spells_a_typed_line_break_as_crlf_in_a_crlf_file(client: Client, root: Path) -> None:
+    (root / "c.txt").write_bytes(b"a;b\r\nc;d\r\n")
+    data = await edit(client, "c.txt", mode="search_replace", pattern=";", replacement="\n")
+    assert data["replacements"] == 2
+    assert (root / "c.txt").read_bytes() == b"a\r\nb\r\nc\r\nd\r\n"
+
+
+async def test_search_replace_gives_each_match_the_ending_of_its_own_line_in_a_mixed_file(
+    client: Client, root: Path
+) -> None:
+    (root / "m.txt").write_bytes(b"x;1\r\ny;2\nz;3\rw;4")
+    await edit(client, "m.txt", mode="search_replace", pattern=";", replacement="\r\n")
+    # The last line has no break of its own: the file's first break spells it.
+    assert (root / "m.txt").read_bytes() == b"x\r\n1\r\ny\n2\nz\r3\rw\r\n4"
+
+
+async def test_a_typed_crlf_becomes_lf_in_an_lf_file(client: Client, root: Path) -> None:
+    (root / "l.txt").write_bytes(b"one two\n")
+    await edit(client, "l.txt", mode="search_replace", pattern=" ", replacement="\r\n")
+    assert (root / "l.txt").read_bytes() == b"one\ntwo\n"
+
+
+async def test_regex_spells_typed_breaks_in_the_file_ending_and_keeps_a_group_s_own_bytes(
+    client: Client, root: Path
+) -> None:
+    (root / "r.txt").write_bytes(b"key=1\r\nother\r\n")
+    await edit(client, "r.txt", mode="regex", pattern=r"key=(\d)", replacement="key=$1\nnew=$1")
+    assert (root / "r.txt").read_bytes() == b"key=1\r\nnew=1\r\nother\r\n"
+    (root / "g.txt").write_bytes(b"a\r\nb\nc\n")
+    # The group carries the file's CRLF as it is; the break typed after it takes the match's ending.
+    await edit(client, "g.txt", mode="regex", pattern=r"(a\r\nb)", replacement="[$1]\n")
+    assert (root / "g.txt").read_bytes() == b"[a\r\nb]\r\n\nc\n"
+
+
+async def test_regex_rules_in_a_classic_mac_file_insert_cr_breaks(client: Client, root: Path) -> None:
+    (root / "mac.txt").write_bytes(b"head\rbody\r")
+    rules = [{"pattern": "head", "replacement": "head\nsub"}, {"pattern": "body", "replacement": "body\n\nend"}]
+    await edit(client, "mac.txt", mode="regex", patterns_json=rules)
+    assert (root / "mac.txt").read_bytes() == b"head\rsub\rbody\r\rend\r"
+
+
+async def test_undo_of_a_search_replace_in_a_crlf_file_restores_the_exact_bytes(client: Client, root: Path) -> None:
+    original = b"a;b\r\nc\r\n"
+    (root / "u.txt").write_bytes(original)
+    await edit(client, "u.txt", mode="search_replace", pattern=";", replacement="\n")
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "u.txt"}))
+    assert (root / "u.txt").read_bytes() == original
+
+
+async def test_batch_search_and_replace_spells_typed_breaks_in_the_file_ending(client: Client, root: Path) -> None:
+    (root / "b.txt").write_bytes(b"x = 1; y = 2\r\n")
+    operation = {"type": "search_and_replace", "path": "b.txt", "old_text": "; ", "new_text": "\n"}
+    structured(await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}}))
+    assert (root / "b.txt").read_bytes() == b"x = 1\r\ny = 2\r\n"
+
+
+async def test_pipeline_regex_transform_spells_typed_breaks_in_the_file_ending(client: Client, root: Path) -> None:
+    (root / "p.txt").write_bytes(b"import a, b\r\n")
+    step = {
+        "action": "regex_transform",
+        "params": {
+            "files": "p.txt",
+            "patterns": [{"pattern": r"import (\w), (\w)", "replacement": "import $1\nimport $2"}],
+        },
+    }
+    structured(await client.call_tool("batch_operations", {"pipeline_json": {"name": "split", "steps": [step]}}))
+    assert (root / "p.txt").read_bytes() == b"import a\r\nimport b\r\n"
+
+
+@pytest.mark.parametrize("regex", [False, True])
+async def test_project_replace_spells_typed_breaks_in_each_file_s_ending_and_undoes_exactly(
+    client: Client, root: Path, regex: bool
+) -> None:
+    files = {"crlf.txt": b"a TODO b\r\nend\r\n", "lf.txt": b"a TODO b\nend\n", "cr.txt": b"a TODO b\rend\r"}
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    find, replace = (r"TO(DO)", "$1\nNE") if regex else ("TODO", "DO\nNE")
+    applied = structured(
+        await client.call_tool("project_replace", {"find": find, "replace": replace, "literal": not regex})
+    )
+    assert applied["files_changed"] == 3
+    assert (root / "crlf.txt").read_bytes() == b"a DO\r\nNE b\r\nend\r\n"
+    assert (root / "lf.txt").read_bytes() == b"a DO\nNE b\nend\n"
+    assert (root / "cr.txt").read_bytes() == b"a DO\rNE b\rend\r"
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": applied["backup_id"]}))
+    assert {name: (root / name).read_bytes() for name in files} == files
