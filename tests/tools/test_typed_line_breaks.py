@@ -105,3 +105,29 @@ async def test_project_replace_spells_typed_breaks_in_each_file_s_ending_and_und
     assert (root / "cr.txt").read_bytes() == b"a DO\rNE b\rend\r"
     structured(await client.call_tool("backup", {"action": "restore", "backup_id": applied["backup_id"]}))
     assert {name: (root / name).read_bytes() for name in files} == files
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"mode": "search_replace", "pattern": "\r\n", "replacement": "\n"},
+        {"old_text": "a\r\nb", "new_text": "a\nb"},
+        {"mode": "regex", "pattern": r"\r\n", "replacement": "\n"},
+    ],
+    ids=["search_replace", "replace", "regex"],
+)
+async def test_an_edit_that_only_retypes_line_breaks_writes_nothing_and_says_how_to_convert_endings(
+    client: Client, root: Path, args: dict[str, Any]
+) -> None:
+    (root / "w.txt").write_bytes(b"a\r\nb\r\n")
+    data = await edit(client, "w.txt", **args)
+    assert (root / "w.txt").read_bytes() == b"a\r\nb\r\n"
+    assert data.get("backup_id") is None
+    assert any("write_file content_base64" in note for note in data["notes"])
+
+
+async def test_an_edit_that_changes_nothing_else_gets_no_line_ending_note(client: Client, root: Path) -> None:
+    (root / "same.txt").write_bytes(b"a\r\nb\r\n")
+    data = await edit(client, "same.txt", old_text="a\r\nb", new_text="a\r\nb")
+    assert (root / "same.txt").read_bytes() == b"a\r\nb\r\n"
+    assert not data.get("notes")

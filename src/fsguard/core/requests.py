@@ -14,6 +14,7 @@ from typing import Literal
 from fsguard.core import modes
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.matching import Replacement
+from fsguard.core.textio import LINE_BREAK
 
 EditMode = Literal["replace", "search_replace", "regex", "insert", "replace_range", "delete_range"]
 Position = Literal["before", "after"]
@@ -38,6 +39,19 @@ class EditRequest:
     start_line: int | None = None
     end_line: int | None = None
     tolerant: bool = False
+
+    def retypes_line_breaks(self) -> bool:
+        """Whether the text typed differs from the text found in line breaks alone (for a regex: its replacement
+        types a break), which every mode spells in the file's own endings: such an edit changes nothing."""
+        if self.mode == "regex":
+            replacements = [rule.replacement for rule in self.rules]
+            if self.pattern is not None:
+                replacements.append(_replacement(self))
+            return any(LINE_BREAK.search(text) for text in replacements)
+        found, typed = (self.old_text, self.new_text) if self.mode == "replace" else (self.pattern, _replacement(self))
+        if self.mode not in ("replace", "search_replace") or not found or typed is None or found == typed:
+            return False
+        return LINE_BREAK.sub("\n", found) == LINE_BREAK.sub("\n", typed)
 
     def need(self, value: object, what: str) -> None:
         """Refuse the request when ``value``, which this mode needs, is missing."""

@@ -172,7 +172,8 @@ def register(catalog: Catalog) -> None:
         )
         planner = planner_for(request, str(path))
         report = _run(services, path, planner, options, force=force)
-        result = edit_result(report).model_copy(update={"notes": _flag_notes(report, force, create_backup)})
+        notes = _flag_notes(report, force, create_backup) + _ending_notes(request, report)
+        result = edit_result(report).model_copy(update={"notes": notes or None})
         return voiced(result, edit_text, compact)
 
     @bridge
@@ -211,7 +212,7 @@ def register(catalog: Catalog) -> None:
             diff_context=context,
         )
         report = services.editor.run(path, planner, options)
-        result = multi_result(report).model_copy(update={"notes": _flag_notes(report, force, create_backup)})
+        result = multi_result(report).model_copy(update={"notes": _flag_notes(report, force, create_backup) or None})
         return voiced(result, multi_edit_text, compact)
 
     catalog.add(
@@ -266,7 +267,7 @@ def _run(services: Services, path: str, planner: modes.Planner, options: EditOpt
         ) from exc
 
 
-def _flag_notes(report: EditReport, force: bool, create_backup: bool) -> list[str] | None:
+def _flag_notes(report: EditReport, force: bool, create_backup: bool) -> list[str]:
     """What the seed's force and create_backup did: fsguard never blocks an edit on risk and always backs up."""
     notes = []
     if force:
@@ -284,4 +285,16 @@ def _flag_notes(report: EditReport, force: bool, create_backup: bool) -> list[st
             else "this call wrote nothing"
         )
         notes.append(f"create_backup=false is ignored: fsguard backs up every change it writes ({taken}).")
-    return notes or None
+    return notes
+
+
+def _ending_notes(request: EditRequest, report: EditReport) -> list[str]:
+    """Why an edit that only retypes line breaks changed nothing, and what does change a file's endings."""
+    if not report.plan.replacements or report.content_hash != report.previous_hash:
+        return []
+    if not request.retypes_line_breaks():
+        return []
+    return [
+        "Edits keep the line ending of each line they touch, so a replacement that changes only line breaks "
+        "changes nothing. To convert a file's line endings, send the whole file with write_file content_base64."
+    ]
