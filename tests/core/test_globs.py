@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import warnings
+from fnmatch import fnmatchcase
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -11,7 +13,7 @@ from hypothesis import strategies as st
 from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.globs import gitignore_pattern, unwarned_sets
+from fsguard.core.globs import fnmatch_spelling, gitignore_pattern, under_globs, unwarned_sets
 
 # Set members Python warns of when doubled ("--", "&&", "~~", "||") or nested ("[["), the set's own syntax, others.
 SET_CHARS = "ab-&~|^[]?*!:=."
@@ -66,3 +68,52 @@ def test_escaped_sets_match_exactly_what_the_regex_matched_before(glob: str) -> 
     if before is not None and after is not None:
         for probe in PROBES:
             assert bool(before.search(probe)) == bool(after.search(probe)), probe
+
+
+# Glob pieces without a backslash inside a set, where pathspec and git part ways (the README lists it)
+NAME_GLOB_PIECES = (
+    "a",
+    "b",
+    "*",
+    "?",
+    "\\*",
+    "\\?",
+    "\\[",
+    "\\\\",
+    "\\a",
+    "]",
+    "[",
+    "[]a]",
+    "[ab]",
+    "[^a]",
+    "[!b]",
+    "[*?]",
+)
+
+
+@given(
+    glob=st.lists(st.sampled_from(NAME_GLOB_PIECES), min_size=1, max_size=4).map("".join),
+    name=st.text("ab*?[]\\^!", min_size=1, max_size=5),
+)
+def test_a_name_glob_reads_escapes_and_caret_sets_as_gitignore_syntax_does(glob: str, name: str) -> None:
+    found = gitignore_pattern(glob)
+    assert found is not None
+    regex = found[0]
+    everything = regex.pattern == "."  # how pathspec spells a glob of stars alone
+    assert fnmatchcase(name, fnmatch_spelling(glob)) == (everything or regex.fullmatch(name) is not None)
+
+
+@pytest.mark.parametrize(
+    ("glob", "names"),
+    [
+        ("a\\*b.txt", {"a*b.txt"}),
+        ("q\\?.md", {"q?.md"}),
+        ("\\[x\\].c", {"[x].c"}),
+        ("[^a]*.txt", {"b\\c.txt"}),
+        ("b\\\\c.txt", {"b\\c.txt"}),
+    ],
+)
+def test_project_replace_paths_read_escapes_and_caret_sets(glob: str, names: set[str]) -> None:
+    base = Path("/r")
+    every = ["a*b.txt", "axb.txt", "q?.md", "qz.md", "[x].c", "x.c", "b\\c.txt"]
+    assert {name for name in every if under_globs(base / name, base, (glob,))} == names

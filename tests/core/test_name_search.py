@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -295,3 +296,15 @@ def test_rg_s_listing_is_put_in_walk_order_as_the_per_name_key_orders_it(records
     below = [record[len(lead) :] for record in records if record.startswith(lead)]
     ordered = sorted(below, key=walk_key)
     assert names_module._walk_ordered(output, lead) == b"\0".join(ordered)
+
+
+@pytest.mark.parametrize("glob", ["a\\*b.txt", "q\\?.md", "\\[x\\].c", "[^a]*", "[!a]*", "b\\\\c.txt", "*\\.txt"])
+def test_a_glob_with_escapes_or_a_caret_set_finds_what_rg_files_finds(root: Path, glob: str) -> None:
+    build(root, ["a*b.txt", "axb.txt", "q?.md", "qz.md", "[x].c", "x.c", "b\\c.txt", "d/[x].c"], {})
+    rg = ripgrep_path()
+    assert rg is not None
+    listed = subprocess.run([str(rg), "--files", "-g", glob], cwd=root, capture_output=True, check=True).stdout
+    expected = sorted(os.fsdecode(line) for line in listed.splitlines())
+    found = both(root, "*", WalkOptions(rules_from=root, globs=(glob,)))
+    assert sorted(relative(found, root)) == expected
+    assert expected  # each glob names a file

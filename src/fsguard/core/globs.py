@@ -192,13 +192,50 @@ def anchored(glob: str, directory: str = "") -> str:
     return negation + "/" + body if spelled else glob
 
 
+def fnmatch_spelling(glob: str) -> str:
+    """``glob`` as :mod:`fnmatch` must be given it to read it as ripgrep, git and the seed's Go read it: a backslash
+    escapes the character after it (``a\\*b`` is the name ``a*b``) and ``[^...]`` is a negated set, where fnmatch
+    takes a backslash as itself and ``^`` as a member. Inside a set nothing else changes (the README lists
+    ``[\\]]`` among the edges left); a backslash ending the glob stays itself."""
+    if "\\" not in glob and "[^" not in glob:
+        return glob
+    out: list[str] = []
+    at = 0
+    while at < len(glob):
+        char = glob[at]
+        if char == "\\" and at + 1 < len(glob):
+            escaped = glob[at + 1]
+            out.append(f"[{escaped}]" if escaped in "*?[" else escaped)
+            at += 2
+            continue
+        if char == "[":
+            # fnmatch's own reading of a set: "!" (here also "^") negates, a "]" first is a member
+            end = at + 1
+            if end < len(glob) and glob[end] in "!^":
+                end += 1
+            if end < len(glob) and glob[end] == "]":
+                end += 1
+            end = glob.find("]", end)
+            if end != -1:
+                body = glob[at + 1 : end]
+                out.append("[" + ("!" + body[1:] if body.startswith("^") else body) + "]")
+                at = end + 1
+                continue
+            out.append("[[]")  # a "[" that opens no set is itself; fnmatch must not see it open one later
+            at += 1
+            continue
+        out.append(char)
+        at += 1
+    return "".join(out)
+
+
 def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
     """A predicate on root-relative POSIX paths: does any of ``globs`` match?
 
     Raises:
         InvalidParamsError: a glob is malformed.
     """
-    names = [glob for glob in globs if "/" not in glob]
+    names = [fnmatch_spelling(glob) for glob in globs if "/" not in glob]
     # (regex, include, whether it spans all below): pathspec's regex also matches a path below a directory the
     # glob names (a .gitignore's reading), so ``*/x`` took every file under ``src/x``. As rg reads ``-g``, a glob
     # takes in the file of its whole path, unless it ends in ``/**`` or is all ``**`` and ``*`` (which pathspec
@@ -236,6 +273,7 @@ def under_globs(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
 
 
 def _under(relative: str, names: list[str], glob: str, spelled: bool) -> bool:
+    glob = fnmatch_spelling(glob)
     if spelled or "/" in glob:
         return fnmatch(relative, glob) or fnmatch(relative, glob.rstrip("/") + "/*")
     return any(fnmatch(name, glob) for name in names)
