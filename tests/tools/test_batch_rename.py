@@ -389,3 +389,14 @@ async def test_the_compact_voice_is_one_line(connect: ClientFactory, root: Path)
     text = text_of(result)
     assert "\n" not in text
     assert text.startswith(f"RENAMED 2 files in {root} | a.txt→n_a.txt, b.txt→n_b.txt | backup_id ")
+
+
+async def test_a_file_pattern_reads_escapes_and_caret_sets_as_the_seed_s_globs_do(client: Client, root: Path) -> None:
+    make(root, "a*b.txt", "axb.txt", "c.txt")
+    structured(await rename(client, mode="add_prefix", prefix="old_", file_pattern="a\\*b.txt"))
+    structured(await rename(client, mode="add_prefix", prefix="x_", file_pattern="[^o]*.txt"))
+    assert tree(root) == {
+        "old_a*b.txt": b"bytes of a*b.txt\n",
+        "x_axb.txt": b"bytes of axb.txt\n",
+        "x_c.txt": b"bytes of c.txt\n",
+    }

@@ -23,6 +23,7 @@ from pathlib import Path, PurePath
 from typing import Literal
 
 from fsguard.core.errors import BatchFailedError, ConflictError, FsguardError, InvalidParamsError, NotDirectoryError
+from fsguard.core.globs import fnmatch_spelling
 from fsguard.core.groups import Change, GroupStore
 from fsguard.core.ignore import VCS_DIRS, check_directory
 from fsguard.core.modes import expand_go_template
@@ -350,7 +351,7 @@ def _selected(name: str, file_pattern: str) -> bool:
     """A glob on the name (``*``, ``?``, ``[ab]``) or the literal name; hidden files only by a pattern starting '.'."""
     if name.startswith(".") and not file_pattern.startswith("."):
         return False
-    return name == file_pattern or fnmatchcase(name, file_pattern)
+    return name == file_pattern or fnmatchcase(name, fnmatch_spelling(file_pattern))
 
 
 _EVERY = "all in the error's conflicts field"
