@@ -308,3 +308,25 @@ def test_a_glob_with_escapes_or_a_caret_set_finds_what_rg_files_finds(root: Path
     found = both(root, "*", WalkOptions(rules_from=root, globs=(glob,)))
     assert sorted(relative(found, root)) == expected
     assert expected  # each glob names a file
+
+
+NEGATION_TREE = ["a.js", "a.min.js", "b.py", "d/c.min.js", "d/e.js", "d/f/g.py", "d/f/x.js", "x.min.js/h.js"]
+NEGATION_TREE += ["e.txt", "src/x/k.py", "q/src/x/m.js"]
+NEGATION_GLOBS = ("*.js", "!*.min.js", "d/**", "!d/**", "*.py", "!*.py", "d/*.js", "!d/*.js", "!x.min.js", "*")
+NEGATION_GLOBS += ("!e.*", "!d", "d", "!f", "f/", "!f/", "*/x", "!*/x", "src/x/**", "!src/x", "**/x/*", "!**/f/**")
+NEGATION_GLOBS += ("d/f/*", "!d/f", "e.txt", "!*.txt", "**")
+
+
+@given(globs=st.lists(st.sampled_from(NEGATION_GLOBS), min_size=1, max_size=5, unique=True))
+def test_negated_globs_in_any_order_find_what_rg_files_finds(globs: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        build(root, NEGATION_TREE, {})
+        rg = ripgrep_path()
+        assert rg is not None
+        flags = [arg for glob in globs for arg in ("-g", glob)]
+        run = subprocess.run([str(rg), "--files", *flags], cwd=root, capture_output=True, check=False)
+        assert run.returncode in (0, 1), run.stderr  # 1: rg listed nothing
+        listed = run.stdout
+        found = both(root, "*", WalkOptions(rules_from=root, globs=tuple(globs)))
+        assert sorted(relative(found, root)) == sorted(os.fsdecode(line) for line in listed.splitlines())

@@ -69,6 +69,20 @@ async def test_file_types_accept_extensions_and_globs_for_both_searches(client: 
     assert [Path(f).name for f in names["files"]] == ["app.py", "util.py"]
 
 
+async def test_a_negated_file_type_leaves_files_out_of_both_searches_and_alone_keeps_the_rest(
+    client: Client, project: Path
+) -> None:
+    (project / "src" / "app.min.py").write_text("# TODO minified\n", encoding="utf-8")
+    cases = [(["*.py", "!*.min.py"], {"app.py", "util.py"}, set()), (["!*.py"], {"win.txt"}, {"blob.bin"})]
+    for types, matched, binary in cases:
+        content = structured(
+            await client.call_tool("search_files", {"pattern": "TODO", "include_content": True, "file_types": types})
+        )
+        assert {Path(m["file"]).name for m in content["matches"]} == matched
+        names = structured(await client.call_tool("search_files", {"pattern": "*", "file_types": types}))
+        assert {Path(f).name for f in names["files"]} == matched | binary
+
+
 async def test_context_count_only_whole_word_and_truncation(client: Client, project: Path) -> None:
     context = structured(
         await client.call_tool(

@@ -230,36 +230,58 @@ def fnmatch_spelling(glob: str) -> str:
 
 
 def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
-    """A predicate on root-relative POSIX paths: does any of ``globs`` match?
+    """A predicate on root-relative POSIX paths, as rg reads its ``-g`` globs: the last glob matching a path decides
+    (a ``!`` glob leaves it out) and a path none matches is taken only when every glob is a ``!`` one; a directory
+    on the way that a ``!`` glob so leaves out takes all below it out, whatever matches them.
 
     Raises:
         InvalidParamsError: a glob is malformed.
     """
-    names = [fnmatch_spelling(glob) for glob in globs if "/" not in glob]
-    # (regex, include, whether it spans all below): pathspec's regex also matches a path below a directory the
-    # glob names (a .gitignore's reading), so ``*/x`` took every file under ``src/x``. As rg reads ``-g``, a glob
-    # takes in the file of its whole path, unless it ends in ``/**`` or is all ``**`` and ``*`` (which pathspec
-    # spells "."); a ``!`` glob naming a directory still leaves out all below it.
-    paths = [
-        (regex, include, not include or glob.endswith("/**") or regex.pattern == ".")
-        for glob in globs
-        if "/" in glob
-        if (found := gitignore_pattern(anchored(glob))) is not None
-        for regex, include in (found,)
-    ]
+    tests = [_glob_test(glob) for glob in globs]
+    unmatched = not any(include for _test, include in tests)
+    prunes = not all(include for _test, include in tests)
+
+    def decided(relative: str, path: str, is_dir: bool) -> bool | None:
+        for test, include in reversed(tests):
+            if test(relative, path, is_dir):
+                return include
+        return None
 
     def matches(relative: str) -> bool:
-        name = relative.rsplit("/", 1)[-1]
-        if any(fnmatchcase(name, glob) for glob in names):
-            return True
         # pathspec's ".+" and "$" stop at a line break; no glob holds a NUL, and "*" and "?" take one as any other
         path = relative.replace("\n", "\0")
-        for regex, include, spans in reversed(paths):  # the last glob matching decides, as in a .gitignore
-            if (regex.search(path) if spans else regex.fullmatch(path)) is not None:
-                return include
-        return False
+        slash = relative.find("/") if prunes else -1
+        while slash != -1:
+            if decided(relative[:slash], path[:slash], True) is False:
+                return False
+            slash = relative.find("/", slash + 1)
+        found = decided(relative, path, False)
+        return unmatched if found is None else found
 
     return matches
+
+
+_Test = Callable[[str, str, bool], bool]  # (relative path, the same with line breaks as NULs, a directory?) -> matched
+
+
+def _glob_test(glob: str) -> tuple[_Test, bool]:
+    """What one glob matches and whether it takes in (False for a ``!`` glob) what it matches."""
+    include = not glob.startswith("!")
+    body = glob if include else glob[1:]
+    if "/" not in body:
+        spelled = fnmatch_spelling(body)
+        return (lambda relative, _path, _dir: fnmatchcase(relative[relative.rfind("/") + 1 :], spelled)), include
+    found = gitignore_pattern(anchored(glob))
+    if found is None:
+        return (lambda _relative, _path, _dir: False), include
+    regex, include = found
+    # pathspec's regex is a prefix: it also matches a path below a directory the glob names (a .gitignore's
+    # reading), so ``*/x`` took every file under ``src/x``. As rg reads ``-g``, a glob matches a whole path (a
+    # directory's ending in "/"), unless it ends in ``/**`` or is all ``**`` and ``*`` (which pathspec spells "."):
+    # then whatever is below (``d/**`` takes in everything in ``d``, not ``d`` itself).
+    if glob.endswith("/**") or regex.pattern == ".":
+        return (lambda _relative, path, _dir: regex.search(path) is not None), include
+    return (lambda _relative, path, is_dir: regex.fullmatch(path + "/" if is_dir else path) is not None), include
 
 
 def under_globs(path: Path, base: Path, globs: tuple[str, ...]) -> bool:
