@@ -247,12 +247,18 @@ def glob_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
                 return include
         return None
 
+    left_out: dict[str, bool] = {}  # by directory: a walk asks of each directory's files in turn
+
     def matches(relative: str) -> bool:
         # pathspec's ".+" and "$" stop at a line break; no glob holds a NUL, and "*" and "?" take one as any other
         path = relative.replace("\n", "\0")
         slash = relative.find("/") if prunes else -1
         while slash != -1:
-            if decided(relative[:slash], path[:slash], True) is False:
+            directory = relative[:slash]
+            out = left_out.get(directory)
+            if out is None:
+                out = left_out[directory] = decided(directory, path[:slash], True) is False
+            if out:
                 return False
             slash = relative.find("/", slash + 1)
         found = decided(relative, path, False)
