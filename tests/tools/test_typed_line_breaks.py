@@ -131,3 +131,29 @@ async def test_an_edit_that_changes_nothing_else_gets_no_line_ending_note(client
     data = await edit(client, "same.txt", old_text="a\r\nb", new_text="a\r\nb")
     assert (root / "same.txt").read_bytes() == b"a\r\nb\r\n"
     assert not data.get("notes")
+
+
+async def test_search_replace_with_an_lf_pattern_finds_the_lines_of_a_crlf_file_and_keeps_their_ending(
+    client: Client, root: Path
+) -> None:
+    (root / "c.txt").write_bytes(b"keep\r\nold one\r\nold two\r\nkeep\rold one\rold two\r")
+    data = await edit(client, "c.txt", mode="search_replace", pattern="old one\nold two", replacement="new\nlines")
+    assert data["replacements"] == 2
+    assert data["match_tier"] == "line_endings"
+    assert (root / "c.txt").read_bytes() == b"keep\r\nnew\r\nlines\r\nkeep\rnew\rlines\r"
+
+
+async def test_a_search_replace_pattern_spelling_the_file_s_own_breaks_matches_only_those(
+    client: Client, root: Path
+) -> None:
+    (root / "m.txt").write_bytes(b"a\r\nb\na\nb\n")
+    data = await edit(client, "m.txt", mode="search_replace", pattern="a\r\nb", replacement="X")
+    assert data["replacements"] == 1
+    assert (root / "m.txt").read_bytes() == b"X\na\nb\n"
+
+
+async def test_batch_search_and_replace_with_an_lf_pattern_edits_a_crlf_file(client: Client, root: Path) -> None:
+    (root / "b.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    operation = {"type": "search_and_replace", "path": "b.txt", "old_text": "one\ntwo", "new_text": "1\n2"}
+    structured(await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}}))
+    assert (root / "b.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"

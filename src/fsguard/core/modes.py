@@ -84,10 +84,19 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
     """Every occurrence of ``pattern`` taken literally (``$`` and ``\\`` too) becomes ``replacement``."""
     if not pattern:
         raise InvalidParamsError("mode 'search_replace' needs pattern: the literal text to replace.")
-    finder = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
+    flags = 0 if case_sensitive else re.IGNORECASE
+    literal = re.compile(re.escape(pattern), flags)
+    # A pattern typed with LF breaks finds a CRLF or CR file's lines too, as replace mode's ladder does; only
+    # where it finds nothing as typed, so a pattern spelling the file's own breaks never changes meaning.
+    pieces = LINE_BREAK.split(pattern)
+    any_break = re.compile("(?:\r\n|\r|\n)".join(map(re.escape, pieces)), flags) if len(pieces) > 1 else None
 
     def plan(text: str) -> EditPlan:
+        finder, tier = literal, None
         found = list(finder.finditer(text))
+        if not found and any_break is not None:
+            finder, tier = any_break, "line_endings"
+            found = list(finder.finditer(text))
         if not found:  # replace-every-occurrence of nothing: 0 replacements, as the seed answered (catalog §1.3 B)
             return EditPlan(new_text=text, replacements=0, chars_changed=0)
         new_text = finder.sub(bounded(in_line_endings(text, replacement), len(text)), text)
@@ -95,6 +104,7 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
             new_text=new_text,
             replacements=len(found),
             chars_changed=max(len(pattern), len(replacement)) * len(found),
+            match_tier=tier,
             first_line=LineIndex(text).line_of(found[0].start()),
         )
 
