@@ -232,6 +232,30 @@ async def test_lf_old_text_starting_with_a_line_break_is_as_ambiguous_in_a_crlf_
     assert (root / "one.txt").read_bytes() == b"a  \r\n    return y\r\n}\r\n"
 
 
+async def test_old_text_starting_with_lf_or_ending_with_cr_takes_a_whole_crlf_never_half(
+    client: Client, root: Path
+) -> None:
+    # The exact tier matched the LF of a CRLF: deleting "\ntwo" left "one\r\r\n", a lone CR that reads as an extra
+    # line break in a file that was uniformly CRLF.
+    data = b"one\r\ntwo\r\nthree\r\n"
+    cases: list[tuple[dict[str, Any], bytes]] = [
+        ({"old_text": "\ntwo", "new_text": ""}, b"one\r\nthree\r\n"),
+        ({"old_text": "\ntw", "new_text": "\nTW"}, b"one\r\nTWo\r\nthree\r\n"),
+        ({"old_text": "one\r", "new_text": "ONE"}, b"ONE\r\ntwo\r\nthree\r\n"),
+        ({"old_text": "wo\r", "new_text": ""}, b"one\r\ntthree\r\n"),
+        ({"old_text": "\n", "new_text": "\n\n", "occurrence": 2}, b"one\r\ntwo\r\n\r\nthree\r\n"),
+    ]
+    for number, (edit, expected) in enumerate(cases):
+        name = f"crlf{number}.txt"
+        (root / name).write_bytes(data)
+        assert structured(await client.call_tool("edit_file", {"path": name, **edit}))["match_tier"] == "exact"
+        assert (root / name).read_bytes() == expected, edit
+    (root / "multi.txt").write_bytes(data)
+    edits = [{"old_text": "\ntwo", "new_text": ""}, {"old_text": "one\r", "new_text": "1"}]
+    structured(await client.call_tool("multi_edit", {"path": "multi.txt", "edits": edits}))
+    assert (root / "multi.txt").read_bytes() == b"1\r\nthree\r\n"
+
+
 async def test_a_rewrite_looking_edit_is_blocked_unless_allowed(client: Client, root: Path) -> None:
     body = "".join(f"line {i} of a long file\n" for i in range(150))
     (root / "big.txt").write_text(body, encoding="utf-8")
