@@ -105,6 +105,25 @@ async def test_write_keeps_the_file_mode(client: Client, root: Path) -> None:
     assert (root / "run.sh").stat().st_mode & 0o777 == 0o750
 
 
+async def test_write_with_a_utf16_or_utf32_without_byte_order_keeps_the_files_byte_order_and_bom(
+    client: Client, root: Path
+) -> None:
+    # encoding='utf-16' turned a big-endian file little-endian (Python's codec writes its native order), where an
+    # append with the same encoding keeps it big-endian.
+    files = {
+        "be16.txt": ("utf-16", "utf-16-be", b"\xfe\xff"),
+        "le16.txt": ("utf-16", "utf-16-le", b"\xff\xfe"),
+        "be32.txt": ("utf-32", "utf-32-be", b"\x00\x00\xfe\xff"),
+    }
+    for name, (asked, codec, bom) in files.items():
+        (root / name).write_bytes(bom + "old\r\n".encode(codec))
+        data = structured(await client.call_tool("write_file", {"path": name, "content": "né\n", "encoding": asked}))
+        assert (root / name).read_bytes() == bom + "né\r\n".encode(codec), name
+        assert data["encoding"] == codec
+        await client.call_tool("write_file", {"path": name, "content": "là\n", "append": True, "encoding": asked})
+        assert (root / name).read_bytes() == bom + "né\r\nlà\r\n".encode(codec), name
+
+
 async def test_write_without_create_dirs_needs_the_parent(client: Client, root: Path) -> None:
     result = await client.call_tool("write_file", {"path": "no/such/f.txt", "content": "x", "create_dirs": False})
     assert error_code(result) == "not_a_directory"
