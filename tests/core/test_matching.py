@@ -41,6 +41,8 @@ def test_the_ladder_is_data_in_the_documented_order() -> None:
         ("a  \nb\n", "a\nb\n", "A\nB\n", "trailing_whitespace", "A\nB\n"),
         # literal \n escapes when old_text has no real newline
         ("first\nsecond\n", "first\\nsecond", "1\\n2", "escape_fixed", "1\n2\n"),
+        ("first\r\nsecond\r\n", "first\\nsecond", "1\\n2", "escape_fixed", "1\r\n2\r\n"),
+        ("x\rfirst\rsecond", "first\\nsec", "1\\n2", "escape_fixed", "x\r1\r2ond"),
         # code that contains a literal backslash-n is matched exactly, not unescaped
         ('print("a\\nb")\n', 'print("a\\nb")', 'print("c")', "exact", 'print("c")\n'),
         # uniform indentation offset, replacement re-indented the same way

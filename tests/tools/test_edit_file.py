@@ -256,6 +256,18 @@ async def test_old_text_starting_with_lf_or_ending_with_cr_takes_a_whole_crlf_ne
     assert (root / "multi.txt").read_bytes() == b"1\r\nthree\r\n"
 
 
+async def test_escaped_newlines_in_old_text_match_a_crlf_or_cr_file_as_they_match_an_lf_one(
+    client: Client, root: Path
+) -> None:
+    # The escape fix turned "a\\nfoo" into LF text, which only an LF file holds: the CRLF file said no_match.
+    edit = {"old_text": "a\\nfoo", "new_text": "A\\nF"}
+    for name, eol in (("lf.txt", b"\n"), ("crlf.txt", b"\r\n"), ("cr.txt", b"\r")):
+        (root / name).write_bytes(eol.join([b"x", b"a", b"foo", b"z"]))
+        data = structured(await client.call_tool("edit_file", {"path": name, **edit}))
+        assert data["match_tier"] == "escape_fixed", name
+        assert (root / name).read_bytes() == eol.join([b"x", b"A", b"F", b"z"]), name
+
+
 async def test_a_rewrite_looking_edit_is_blocked_unless_allowed(client: Client, root: Path) -> None:
     body = "".join(f"line {i} of a long file\n" for i in range(150))
     (root / "big.txt").write_text(body, encoding="utf-8")

@@ -244,7 +244,13 @@ def _escape_fixed(views: TextViews, old: str, new: str, whole_word: bool) -> lis
     unescape = {"\\n": "\n", "\\t": "\t"}.get
     fixed_old = re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), old)
     fixed_new = new if "\n" in new else re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), new)
-    return _exact(views, fixed_old, fixed_new, whole_word)
+    spans = _exact(views, fixed_old, fixed_new, whole_word)
+    eol = first_break(views.text)
+    if spans or eol == "\n":
+        return spans
+    # The escaped \n stands for the file's line break: unescaped to LF, it matched an LF file and said no_match
+    # in a CRLF (or CR) one.
+    return _exact(views, fixed_old.replace("\n", eol), fixed_new, whole_word)
 
 
 def _old_lines(old: str) -> tuple[list[str], bool, bool]:
