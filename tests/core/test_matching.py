@@ -104,6 +104,19 @@ def test_whole_word_skips_matches_inside_words() -> None:
     )
 
 
+def test_whole_word_needs_a_boundary_only_where_old_text_starts_or_ends_with_a_word_character() -> None:
+    # An edge that is a line break, tab or bracket is a boundary by itself: "foo\n" before "bar", "\tb" after "a"
+    # and "(a)" beside other punctuation never matched with whole_word.
+    assert edited("foo\nbar\n", "foo\n", "X\n", whole_word=True) == ("exact", "X\nbar\n")
+    assert edited("a\tb\n", "\tb", " c", whole_word=True) == ("exact", "a c\n")
+    assert edited("f((a));\n", "(a)", "(b)", whole_word=True) == ("exact", "f((b));\n")
+    assert edited("x\r\nfoo\r\nz", "foo\n", "Q\n", whole_word=True) == ("trailing_whitespace", "x\r\nQ\r\nz")
+    with pytest.raises(NoMatchError):
+        find_matches("xfoo\nbar\n", Replacement("foo\n", "X\n", whole_word=True))
+    with pytest.raises(NoMatchError):
+        find_matches("a\tbc\n", Replacement("\tb", "X", whole_word=True))
+
+
 def test_a_multiline_lf_edit_in_a_crlf_file_cannot_fan_out_to_several_places() -> None:
     text = "a\r\nb\r\nc\r\na\r\nb\r\n"
     with pytest.raises(AmbiguousMatchError):

@@ -211,6 +211,16 @@ async def test_whole_word_with_tolerant_whitespace_never_edits_inside_a_word(cli
     assert (root / "v.txt").read_bytes() == b"xfoo\tbary\n"
 
 
+async def test_whole_word_old_text_ending_in_a_line_break_matches_before_a_line_starting_with_a_letter(
+    client: Client, root: Path
+) -> None:
+    # The letter after the line break counted as the word going on: "done\n" never matched with whole_word.
+    (root / "w.txt").write_bytes(b"undone\ndone\nnext\n")
+    args = {"path": "w.txt", "old_text": "done\n", "new_text": "finished\n", "whole_word": True}
+    assert structured(await client.call_tool("edit_file", args))["match_tier"] == "exact"
+    assert (root / "w.txt").read_bytes() == b"undone\nfinished\nnext\n"
+
+
 async def test_lf_old_text_starting_with_a_line_break_is_as_ambiguous_in_a_crlf_file_as_in_an_lf_one(
     client: Client, root: Path
 ) -> None:

@@ -233,8 +233,11 @@ def _exact(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]
 
 
 def _bounded(text: str, start: int, end: int) -> bool:
-    before = start == 0 or not _WORD.match(text[start - 1])
-    after = end == len(text) or not _WORD.match(text[end])
+    """No word goes on across either edge of ``text[start:end]``. Where the match itself holds a non-word character
+    at an edge (a line break, a tab, a bracket) that edge is a boundary already: asking for one outside as well kept
+    "b\\n" from matching before a line that starts with a letter."""
+    before = start == 0 or not _WORD.match(text[start - 1]) or not _WORD.match(text[start])
+    after = end == len(text) or not _WORD.match(text[end]) or not _WORD.match(text[end - 1])
     return before and after
 
 
