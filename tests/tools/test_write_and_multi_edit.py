@@ -105,6 +105,22 @@ async def test_write_keeps_the_file_mode(client: Client, root: Path) -> None:
     assert (root / "run.sh").stat().st_mode & 0o777 == 0o750
 
 
+async def test_write_edit_and_undo_keep_setuid_setgid_and_sticky_bits(client: Client, root: Path) -> None:
+    # Run as root, fsguard gave the new file the old one's owner after its mode: the chown cleared setuid and
+    # setgid, so a 4755 script came back 0755 from every write, and from its undo.
+    for number, mode in enumerate((0o4755, 0o2750, 0o1644, 0o6711)):
+        path = root / f"m{number}.sh"
+        path.write_bytes(b"#!/bin/sh\r\n")
+        path.chmod(mode)
+        structured(await client.call_tool("write_file", {"path": path.name, "content": "#!/bin/sh\necho\n"}))
+        assert path.stat().st_mode & 0o7777 == mode, oct(mode)
+        structured(await client.call_tool("edit_file", {"path": path.name, "old_text": "echo", "new_text": "true"}))
+        assert path.stat().st_mode & 0o7777 == mode, oct(mode)
+        structured(await client.call_tool("backup", {"action": "undo_last", "file_path": path.name}))
+        assert path.read_bytes() == b"#!/bin/sh\r\necho\r\n"
+        assert path.stat().st_mode & 0o7777 == mode, oct(mode)
+
+
 async def test_write_with_a_utf16_or_utf32_without_byte_order_keeps_the_files_byte_order_and_bom(
     client: Client, root: Path
 ) -> None:
