@@ -66,7 +66,7 @@ def test_an_exact_edit_of_text_copied_from_the_file_changes_its_span_and_never_h
     old = text[start:end]
     assume(sum(text.startswith(old, at) for at in range(len(text))) == 1)
     start -= old[0] == "\n" and text[start - 1 : start] == "\r"
-    end += old[-1] == "\r" and text[end : end + 1] == "\n"
+    end += old[-1] == "\r" and text[end : end + 1] == "\n" and bool(old.strip("\r"))
     span = text[start:end]
     ending = LINE_BREAK.search(span)
     replacement = new + ending.group() if new and span.endswith(("\n", "\r")) and end < len(text) and ending else new

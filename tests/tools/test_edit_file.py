@@ -260,6 +260,11 @@ async def test_old_text_starting_with_lf_or_ending_with_cr_takes_a_whole_crlf_ne
         (root / name).write_bytes(data)
         assert structured(await client.call_tool("edit_file", {"path": name, **edit}))["match_tier"] == "exact"
         assert (root / name).read_bytes() == expected, edit
+    (root / "cr.txt").write_bytes(data)  # CRs alone are what old_text is after: deleting them makes the file LF
+    structured(
+        await client.call_tool("edit_file", {"path": "cr.txt", "old_text": "\r", "new_text": "", "replace_all": True})
+    )
+    assert (root / "cr.txt").read_bytes() == b"one\ntwo\nthree\n"
     (root / "multi.txt").write_bytes(data)
     edits = [{"old_text": "\ntwo", "new_text": ""}, {"old_text": "one\r", "new_text": "1"}]
     structured(await client.call_tool("multi_edit", {"path": "multi.txt", "edits": edits}))

@@ -221,9 +221,10 @@ def _exact(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]
         end = position + len(old)
         if not whole_word or _bounded(text, position, end):
             # A CRLF is one line break: old_text's leading LF (or trailing CR) matched half of one, and deleting
-            # "\nx" from a CRLF file left a lone CR, an extra line break. The span takes the whole CRLF.
+            # "\nx" from a CRLF file left a lone CR, an extra line break. The span takes the whole CRLF, unless
+            # old_text is nothing but CRs: those are what it is after (deleting them turns a CRLF file LF).
             start = position - 1 if old[0] == "\n" and text[position - 1 : position] == "\r" else position
-            if old[-1] == "\r" and text[end : end + 1] == "\n":
+            if old[-1] == "\r" and text[end : end + 1] == "\n" and old.strip("\r"):
                 end += 1
             spans.append((start, end, new))
             position = text.find(old, end)
