@@ -283,6 +283,29 @@ async def test_escaped_newlines_in_old_text_match_a_crlf_or_cr_file_as_they_matc
         assert (root / name).read_bytes() == eol.join([b"x", b"A", b"F", b"z"]), name
 
 
+async def test_insert_gives_the_new_lines_the_anchor_lines_break_as_a_replacement_would(
+    client: Client, root: Path
+) -> None:
+    # insert spelled its lines with the file's first break: under an LF first line, lines inserted into a CRLF body
+    # came out LF, where the same lines added by a replace came out CRLF.
+    data = b"#!/bin/sh\nrem a\r\nrem b\r\nrem c\n"
+    cases = [
+        ({"anchor": "rem a", "position": "after"}, b"#!/bin/sh\nrem a\r\nX\r\nY\r\nrem b\r\nrem c\n"),
+        ({"anchor": "rem b", "position": "before"}, b"#!/bin/sh\nrem a\r\nX\r\nY\r\nrem b\r\nrem c\n"),
+        ({"anchor": "rem c", "position": "before"}, b"#!/bin/sh\nrem a\r\nrem b\r\nX\nY\nrem c\n"),
+    ]
+    for number, (where, expected) in enumerate(cases):
+        name = f"mixed{number}.bat"
+        (root / name).write_bytes(data)
+        structured(await client.call_tool("edit_file", {"path": name, "mode": "insert", "new_text": "X\nY", **where}))
+        assert (root / name).read_bytes() == expected, where
+    (root / "tail.txt").write_bytes(b"a\nb\r\nc")  # a last line without a break: the file's first break
+    structured(
+        await client.call_tool("edit_file", {"path": "tail.txt", "mode": "insert", "anchor": "c", "new_text": "d"})
+    )
+    assert (root / "tail.txt").read_bytes() == b"a\nb\r\nc\nd"
+
+
 async def test_a_rewrite_looking_edit_is_blocked_unless_allowed(client: Client, root: Path) -> None:
     body = "".join(f"line {i} of a long file\n" for i in range(150))
     (root / "big.txt").write_text(body, encoding="utf-8")
