@@ -6,7 +6,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, note
+from hypothesis import assume, given, note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -15,6 +15,7 @@ from fsguard.core.editing import EditOptions
 from fsguard.core.errors import FsguardError, NothingToUndoError, UndoConflictError
 from fsguard.core.matching import Replacement
 from fsguard.core.modes import replace
+from fsguard.core.textio import LINE_BREAK
 from fsguard.services import Services
 from tests.strategies import Encoding, EndedText, encodings, lf_texts, plain_lines, texts_with_line_endings
 
@@ -48,6 +49,36 @@ def test_an_edit_never_changes_bytes_outside_its_span(
         assert data.startswith(head)
         assert data.endswith(tail)
         assert data == head + encode(new)[len(encoding.bom) :] + tail
+    finally:
+        shutil.rmtree(base)
+
+
+@given(ended=texts_with_line_endings(), encoding=encodings(), data=st.data(), new=plain_lines())
+def test_an_exact_edit_of_text_copied_from_the_file_changes_its_span_and_never_half_a_crlf(
+    ended: EndedText, encoding: Encoding, data: st.DataObject, new: str
+) -> None:
+    # old_text is any stretch of the file, line breaks included: one starting at the LF of a CRLF (or ending at its
+    # CR) takes the whole CRLF; the replacement gets the span's line break back where the span ended with one.
+    text = ended.text
+    assume(text)
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    old = text[start:end]
+    assume(sum(text.startswith(old, at) for at in range(len(text))) == 1)
+    start -= old[0] == "\n" and text[start - 1 : start] == "\r"
+    end += old[-1] == "\r" and text[end : end + 1] == "\n" and bool(old.strip("\r"))
+    span = text[start:end]
+    ending = LINE_BREAK.search(span)
+    replacement = new + ending.group() if new and span.endswith(("\n", "\r")) and end < len(text) and ending else new
+    base = Path(tempfile.mkdtemp())
+    try:
+        services = services_for(base)
+        target = base / "root" / "f.txt"
+        target.write_bytes(encoding.encode(text))
+        planner = replace(Replacement(old, new), tolerant=False, path=str(target))
+        report = services.editor.run(str(target), planner, EditOptions(tool="test"))
+        assert report.plan.match_tier == "exact"
+        assert target.read_bytes() == encoding.encode(text[:start] + replacement + text[end:])
     finally:
         shutil.rmtree(base)
 

@@ -41,6 +41,8 @@ def test_the_ladder_is_data_in_the_documented_order() -> None:
         ("a  \nb\n", "a\nb\n", "A\nB\n", "trailing_whitespace", "A\nB\n"),
         # literal \n escapes when old_text has no real newline
         ("first\nsecond\n", "first\\nsecond", "1\\n2", "escape_fixed", "1\n2\n"),
+        ("first\r\nsecond\r\n", "first\\nsecond", "1\\n2", "escape_fixed", "1\r\n2\r\n"),
+        ("x\rfirst\rsecond", "first\\nsec", "1\\n2", "escape_fixed", "x\r1\r2ond"),
         # code that contains a literal backslash-n is matched exactly, not unescaped
         ('print("a\\nb")\n', 'print("a\\nb")', 'print("c")', "exact", 'print("c")\n'),
         # uniform indentation offset, replacement re-indented the same way
@@ -100,6 +102,19 @@ def test_whole_word_skips_matches_inside_words() -> None:
     assert (
         edited("foo foobar barfoo foo.\n", "foo", "X", whole_word=True, replace_all=True)[1] == "X foobar barfoo X.\n"
     )
+
+
+def test_whole_word_needs_a_boundary_only_where_old_text_starts_or_ends_with_a_word_character() -> None:
+    # An edge that is a line break, tab or bracket is a boundary by itself: "foo\n" before "bar", "\tb" after "a"
+    # and "(a)" beside other punctuation never matched with whole_word.
+    assert edited("foo\nbar\n", "foo\n", "X\n", whole_word=True) == ("exact", "X\nbar\n")
+    assert edited("a\tb\n", "\tb", " c", whole_word=True) == ("exact", "a c\n")
+    assert edited("f((a));\n", "(a)", "(b)", whole_word=True) == ("exact", "f((b));\n")
+    assert edited("x\r\nfoo\r\nz", "foo\n", "Q\n", whole_word=True) == ("trailing_whitespace", "x\r\nQ\r\nz")
+    with pytest.raises(NoMatchError):
+        find_matches("xfoo\nbar\n", Replacement("foo\n", "X\n", whole_word=True))
+    with pytest.raises(NoMatchError):
+        find_matches("a\tbc\n", Replacement("\tb", "X", whole_word=True))
 
 
 def test_a_multiline_lf_edit_in_a_crlf_file_cannot_fan_out_to_several_places() -> None:

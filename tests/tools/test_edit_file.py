@@ -211,6 +211,16 @@ async def test_whole_word_with_tolerant_whitespace_never_edits_inside_a_word(cli
     assert (root / "v.txt").read_bytes() == b"xfoo\tbary\n"
 
 
+async def test_whole_word_old_text_ending_in_a_line_break_matches_before_a_line_starting_with_a_letter(
+    client: Client, root: Path
+) -> None:
+    # The letter after the line break counted as the word going on: "done\n" never matched with whole_word.
+    (root / "w.txt").write_bytes(b"undone\ndone\nnext\n")
+    args = {"path": "w.txt", "old_text": "done\n", "new_text": "finished\n", "whole_word": True}
+    assert structured(await client.call_tool("edit_file", args))["match_tier"] == "exact"
+    assert (root / "w.txt").read_bytes() == b"undone\nfinished\nnext\n"
+
+
 async def test_lf_old_text_starting_with_a_line_break_is_as_ambiguous_in_a_crlf_file_as_in_an_lf_one(
     client: Client, root: Path
 ) -> None:
@@ -230,6 +240,70 @@ async def test_lf_old_text_starting_with_a_line_break_is_as_ambiguous_in_a_crlf_
     (root / "one.txt").write_bytes(b"a  \r\n    return x\r\n}\r\n")
     structured(await client.call_tool("edit_file", {"path": "one.txt", **edit}))
     assert (root / "one.txt").read_bytes() == b"a  \r\n    return y\r\n}\r\n"
+
+
+async def test_old_text_starting_with_lf_or_ending_with_cr_takes_a_whole_crlf_never_half(
+    client: Client, root: Path
+) -> None:
+    # The exact tier matched the LF of a CRLF: deleting "\ntwo" left "one\r\r\n", a lone CR that reads as an extra
+    # line break in a file that was uniformly CRLF.
+    data = b"one\r\ntwo\r\nthree\r\n"
+    cases: list[tuple[dict[str, Any], bytes]] = [
+        ({"old_text": "\ntwo", "new_text": ""}, b"one\r\nthree\r\n"),
+        ({"old_text": "\ntw", "new_text": "\nTW"}, b"one\r\nTWo\r\nthree\r\n"),
+        ({"old_text": "one\r", "new_text": "ONE"}, b"ONE\r\ntwo\r\nthree\r\n"),
+        ({"old_text": "wo\r", "new_text": ""}, b"one\r\ntthree\r\n"),
+        ({"old_text": "\n", "new_text": "\n\n", "occurrence": 2}, b"one\r\ntwo\r\n\r\nthree\r\n"),
+    ]
+    for number, (edit, expected) in enumerate(cases):
+        name = f"crlf{number}.txt"
+        (root / name).write_bytes(data)
+        assert structured(await client.call_tool("edit_file", {"path": name, **edit}))["match_tier"] == "exact"
+        assert (root / name).read_bytes() == expected, edit
+    (root / "cr.txt").write_bytes(data)  # CRs alone are what old_text is after: deleting them makes the file LF
+    structured(
+        await client.call_tool("edit_file", {"path": "cr.txt", "old_text": "\r", "new_text": "", "replace_all": True})
+    )
+    assert (root / "cr.txt").read_bytes() == b"one\ntwo\nthree\n"
+    (root / "multi.txt").write_bytes(data)
+    edits = [{"old_text": "\ntwo", "new_text": ""}, {"old_text": "one\r", "new_text": "1"}]
+    structured(await client.call_tool("multi_edit", {"path": "multi.txt", "edits": edits}))
+    assert (root / "multi.txt").read_bytes() == b"1\r\nthree\r\n"
+
+
+async def test_escaped_newlines_in_old_text_match_a_crlf_or_cr_file_as_they_match_an_lf_one(
+    client: Client, root: Path
+) -> None:
+    # The escape fix turned "a\\nfoo" into LF text, which only an LF file holds: the CRLF file said no_match.
+    edit = {"old_text": "a\\nfoo", "new_text": "A\\nF"}
+    for name, eol in (("lf.txt", b"\n"), ("crlf.txt", b"\r\n"), ("cr.txt", b"\r")):
+        (root / name).write_bytes(eol.join([b"x", b"a", b"foo", b"z"]))
+        data = structured(await client.call_tool("edit_file", {"path": name, **edit}))
+        assert data["match_tier"] == "escape_fixed", name
+        assert (root / name).read_bytes() == eol.join([b"x", b"A", b"F", b"z"]), name
+
+
+async def test_insert_gives_the_new_lines_the_anchor_lines_break_as_a_replacement_would(
+    client: Client, root: Path
+) -> None:
+    # insert spelled its lines with the file's first break: under an LF first line, lines inserted into a CRLF body
+    # came out LF, where the same lines added by a replace came out CRLF.
+    data = b"#!/bin/sh\nrem a\r\nrem b\r\nrem c\n"
+    cases = [
+        ({"anchor": "rem a", "position": "after"}, b"#!/bin/sh\nrem a\r\nX\r\nY\r\nrem b\r\nrem c\n"),
+        ({"anchor": "rem b", "position": "before"}, b"#!/bin/sh\nrem a\r\nX\r\nY\r\nrem b\r\nrem c\n"),
+        ({"anchor": "rem c", "position": "before"}, b"#!/bin/sh\nrem a\r\nrem b\r\nX\nY\nrem c\n"),
+    ]
+    for number, (where, expected) in enumerate(cases):
+        name = f"mixed{number}.bat"
+        (root / name).write_bytes(data)
+        structured(await client.call_tool("edit_file", {"path": name, "mode": "insert", "new_text": "X\nY", **where}))
+        assert (root / name).read_bytes() == expected, where
+    (root / "tail.txt").write_bytes(b"a\nb\r\nc")  # a last line without a break: the file's first break
+    structured(
+        await client.call_tool("edit_file", {"path": "tail.txt", "mode": "insert", "anchor": "c", "new_text": "d"})
+    )
+    assert (root / "tail.txt").read_bytes() == b"a\nb\r\nc\nd"
 
 
 async def test_a_rewrite_looking_edit_is_blocked_unless_allowed(client: Client, root: Path) -> None:

@@ -105,6 +105,41 @@ async def test_write_keeps_the_file_mode(client: Client, root: Path) -> None:
     assert (root / "run.sh").stat().st_mode & 0o777 == 0o750
 
 
+async def test_write_edit_and_undo_keep_setuid_setgid_and_sticky_bits(client: Client, root: Path) -> None:
+    # Run as root, fsguard gave the new file the old one's owner after its mode: the chown cleared setuid and
+    # setgid, so a 4755 script came back 0755 from every write, and from its undo.
+    for number, mode in enumerate((0o4755, 0o2750, 0o1644, 0o6711)):
+        path = root / f"m{number}.sh"
+        path.write_bytes(b"#!/bin/sh\r\n")
+        path.chmod(mode)
+        structured(await client.call_tool("write_file", {"path": path.name, "content": "#!/bin/sh\necho\n"}))
+        assert path.stat().st_mode & 0o7777 == mode, oct(mode)
+        structured(await client.call_tool("edit_file", {"path": path.name, "old_text": "echo", "new_text": "true"}))
+        assert path.stat().st_mode & 0o7777 == mode, oct(mode)
+        structured(await client.call_tool("backup", {"action": "undo_last", "file_path": path.name}))
+        assert path.read_bytes() == b"#!/bin/sh\r\necho\r\n"
+        assert path.stat().st_mode & 0o7777 == mode, oct(mode)
+
+
+async def test_write_with_a_utf16_or_utf32_without_byte_order_keeps_the_files_byte_order_and_bom(
+    client: Client, root: Path
+) -> None:
+    # encoding='utf-16' turned a big-endian file little-endian (Python's codec writes its native order), where an
+    # append with the same encoding keeps it big-endian.
+    files = {
+        "be16.txt": ("utf-16", "utf-16-be", b"\xfe\xff"),
+        "le16.txt": ("utf-16", "utf-16-le", b"\xff\xfe"),
+        "be32.txt": ("utf-32", "utf-32-be", b"\x00\x00\xfe\xff"),
+    }
+    for name, (asked, codec, bom) in files.items():
+        (root / name).write_bytes(bom + "old\r\n".encode(codec))
+        data = structured(await client.call_tool("write_file", {"path": name, "content": "né\n", "encoding": asked}))
+        assert (root / name).read_bytes() == bom + "né\r\n".encode(codec), name
+        assert data["encoding"] == codec
+        await client.call_tool("write_file", {"path": name, "content": "là\n", "append": True, "encoding": asked})
+        assert (root / name).read_bytes() == bom + "né\r\nlà\r\n".encode(codec), name
+
+
 async def test_write_without_create_dirs_needs_the_parent(client: Client, root: Path) -> None:
     result = await client.call_tool("write_file", {"path": "no/such/f.txt", "content": "x", "create_dirs": False})
     assert error_code(result) == "not_a_directory"

@@ -256,9 +256,9 @@ def _fill(parent: int, temp: str, data: bytes, mode: int, owner: tuple[int, int]
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent)
     try:
         _write_all(fd, data)
-        os.fchmod(fd, mode)
-        if owner is not None:
+        if owner is not None:  # first: a change of owner clears the setuid and setgid bits, even done by root
             os.fchown(fd, *owner)
+        os.fchmod(fd, mode)
         os.fsync(fd)
     finally:
         os.close(fd)

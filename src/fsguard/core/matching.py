@@ -188,7 +188,13 @@ def _exact(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]
     while position != -1:
         end = position + len(old)
         if not whole_word or _bounded(text, position, end):
-            spans.append((position, end, new))
+            # A CRLF is one line break: old_text's leading LF (or trailing CR) matched half of one, and deleting
+            # "\nx" from a CRLF file left a lone CR, an extra line break. The span takes the whole CRLF, unless
+            # old_text is nothing but CRs: those are what it is after (deleting them turns a CRLF file LF).
+            start = position - 1 if old[0] == "\n" and text[position - 1 : position] == "\r" else position
+            if old[-1] == "\r" and text[end : end + 1] == "\n" and old.strip("\r"):
+                end += 1
+            spans.append((start, end, new))
             position = text.find(old, end)
         else:
             position = text.find(old, position + 1)
@@ -196,8 +202,11 @@ def _exact(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]
 
 
 def _bounded(text: str, start: int, end: int) -> bool:
-    before = start == 0 or not _WORD.match(text[start - 1])
-    after = end == len(text) or not _WORD.match(text[end])
+    """No word goes on across either edge of ``text[start:end]``. Where the match itself holds a non-word character
+    at an edge (a line break, a tab, a bracket) that edge is a boundary already: asking for one outside as well kept
+    "b\\n" from matching before a line that starts with a letter."""
+    before = start == 0 or not _WORD.match(text[start - 1]) or not _WORD.match(text[start])
+    after = end == len(text) or not _WORD.match(text[end]) or not _WORD.match(text[end - 1])
     return before and after
 
 
@@ -207,7 +216,13 @@ def _escape_fixed(views: TextViews, old: str, new: str, whole_word: bool) -> lis
     unescape = {"\\n": "\n", "\\t": "\t"}.get
     fixed_old = re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), old)
     fixed_new = new if "\n" in new else re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), new)
-    return _exact(views, fixed_old, fixed_new, whole_word)
+    spans = _exact(views, fixed_old, fixed_new, whole_word)
+    eol = first_break(views.text)
+    if spans or eol == "\n":
+        return spans
+    # The escaped \n stands for the file's line break: unescaped to LF, it matched an LF file and said no_match
+    # in a CRLF (or CR) one.
+    return _exact(views, fixed_old.replace("\n", eol), fixed_new, whole_word)
 
 
 def _old_lines(old: str) -> tuple[list[str], bool, bool]:

@@ -197,13 +197,15 @@ def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, 
         matched = find_matches(text, Replacement(anchor, anchor), path=path, subject="anchor")
         place = matched.matches[0]
         index = LineIndex(text)
-        eol = first_break(text)
+        line = index.line_of(place.start if position == "before" else max(place.end - 1, place.start))
+        # The anchor line's break, as a replacement takes its lines' break: the file's first break put LF lines
+        # into the CRLF body of a file whose first line alone ends in LF.
+        eol = first_break(index.lines[line - 1], text)
         block = LINE_BREAK.sub(eol, new_text)
         block = block if block.endswith(eol) else block + eol
         if position == "before":
-            at = index.starts[index.line_of(place.start) - 1]
+            at = index.starts[line - 1]
         else:
-            line = index.line_of(max(place.end - 1, place.start))
             at = index.starts[line - 1] + len(index.lines[line - 1])
             if not text[:at].endswith(("\n", "\r")):
                 block = eol + block.removesuffix(eol)

@@ -202,7 +202,12 @@ def _to_bytes(payload: str | bytes, encoding: str | None, current: DecodedText |
         text = LINE_BREAK.sub(KEPT_ENDINGS[current.line_ending], text)
     if encoding is not None:
         name = text_codec(encoding)
-        bom = current.bom if current is not None and codecs.lookup(current.encoding).name == name else b""
+        have = codecs.lookup(current.encoding).name if current is not None else None
+        if have is not None and have.startswith(f"{name}-"):
+            # utf-16/utf-32 without a byte order names the file's own: Python's codec wrote a big-endian file
+            # back little-endian, where an append with the same name keeps it as it is.
+            name = have
+        bom = current.bom if current is not None and have == name else b""
     elif current is not None:
         name, bom = current.encoding, current.bom
     else:
