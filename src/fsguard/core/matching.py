@@ -35,7 +35,7 @@ from fsguard.core.indentation import (
 from fsguard.core.lineends import LineEnds
 from fsguard.core.misses import no_match
 from fsguard.core.shortlist import shortlist
-from fsguard.core.textio import LINE_BREAK, LineIndex
+from fsguard.core.textio import LINE_BREAK, LineIndex, first_break
 from fsguard.core.textviews import TextViews, normal_text
 
 _WORD = re.compile(r"\w")
