@@ -43,3 +43,25 @@ def test_search_replace_spells_each_typed_break_as_its_line_s_ending(text: Ended
 def test_regex_spells_each_typed_break_as_its_line_s_ending(text: EndedText, typed: str) -> None:
     planned = regex([RegexRule(f"({MARK})", f"<{typed}>")], case_sensitive=True, path="f")(text.text)
     assert planned.new_text == expected(text, typed)
+
+
+def lone_breaks(text: str) -> tuple[int, int]:
+    """CRs not followed by an LF and LFs not after a CR: a split CRLF leaves one of each kind."""
+    crlf = text.count("\r\n")
+    return text.count("\r") - crlf, text.count("\n") - crlf
+
+
+@given(text=texts_with_line_endings(), data=st.data())
+def test_deleting_any_stretch_of_the_text_with_search_replace_never_splits_a_crlf(
+    text: EndedText, data: st.DataObject
+) -> None:
+    whole = text.text
+    if not whole:
+        return
+    start = data.draw(st.integers(0, len(whole) - 1))
+    stretch = whole[start : data.draw(st.integers(start + 1, len(whole)))]
+    planned = search_replace(stretch, "", case_sensitive=True, path="f")(whole)
+    before, after = lone_breaks(whole), lone_breaks(planned.new_text)
+    if stretch.strip("\r"):  # stripping CRs alone is meant to leave LFs
+        assert after[0] <= before[0]
+        assert after[1] <= before[1]

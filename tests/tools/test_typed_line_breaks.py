@@ -157,3 +157,25 @@ async def test_batch_search_and_replace_with_an_lf_pattern_edits_a_crlf_file(cli
     operation = {"type": "search_and_replace", "path": "b.txt", "old_text": "one\ntwo", "new_text": "1\n2"}
     structured(await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}}))
     assert (root / "b.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
+
+
+async def test_literal_finds_never_take_half_a_crlf(client: Client, root: Path) -> None:
+    original = b"one\r\ntwo\r\nthree\r\n"
+    (root / "s.txt").write_bytes(original)
+    await edit(client, "s.txt", mode="search_replace", pattern="\ntwo", replacement="")
+    assert (root / "s.txt").read_bytes() == b"one\r\nthree\r\n"
+    (root / "b.txt").write_bytes(original)
+    operation = {"type": "search_and_replace", "path": "b.txt", "old_text": "two\r", "new_text": "2\r"}
+    structured(await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}}))
+    assert (root / "b.txt").read_bytes() == b"one\r\n2\r\nthree\r\n"
+    (root / "s.txt").write_bytes(original)
+    structured(await client.call_tool("project_replace", {"find": "\nthree", "replace": "\n3"}))
+    assert (root / "s.txt").read_bytes() == b"one\r\ntwo\r\n3\r\n"
+    assert (root / "b.txt").read_bytes() == b"one\r\n2\r\n3\r\n"
+
+
+async def test_stripping_every_cr_with_search_replace_turns_a_crlf_file_lf(client: Client, root: Path) -> None:
+    (root / "c.txt").write_bytes(b"a\r\nb\r\n")
+    data = await edit(client, "c.txt", mode="search_replace", pattern="\r", replacement="")
+    assert data["replacements"] == 2
+    assert (root / "c.txt").read_bytes() == b"a\nb\n"

@@ -4,6 +4,7 @@ project_replace)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -53,3 +54,15 @@ def in_line_endings(text: str, template: str) -> Callable[[Any], str]:
         return lambda _match: template
     ends = LineEnds(text)
     return lambda match: ends.spelled(template, ends.near(match.start(), match.end()))
+
+
+def literal_finder(text: str, flags: int = 0) -> re.Pattern[str]:
+    """``text`` found literally, but never half a CRLF: a leading LF takes the CR before it and a trailing CR the LF
+    after it, so deleting ``"\\nx"`` from a CRLF file leaves no lone CR (an extra line break), as the exact tier
+    matches. Text made only of CRs is after the CRs themselves (deleting them turns a CRLF file LF)."""
+    pattern = re.escape(text)
+    if text.startswith("\n"):
+        pattern = "\r?" + pattern
+    if text.endswith("\r") and text.strip("\r"):
+        pattern += "\n?"
+    return re.compile(pattern, flags)
