@@ -296,5 +296,6 @@ def _ending_notes(request: EditRequest, report: EditReport) -> list[str]:
         return []
     return [
         "Edits keep the line ending of each line they touch, so a replacement that changes only line breaks "
-        "changes nothing. To convert a file's line endings, send the whole file with write_file content_base64."
+        "changes nothing. To convert a file's line endings, send the whole file with write_file content_base64 "
+        "(CRLF to LF: mode search_replace, pattern '\\r', replacement '')."
     ]
