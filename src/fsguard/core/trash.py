@@ -113,12 +113,15 @@ class Trash:
         return entry
 
     def entries(self) -> list[TrashEntry]:
-        """Every entry whose item is present, newest first."""
+        """Every entry whose item is present, newest first. One whose description cannot be read is left out, as a
+        change group that cannot be read is: it would fail the whole listing, and the purge by age with it."""
         found = []
         for home in self.root.glob("sd-*"):
             meta, item = home / "meta.json", home / "item"
             if meta.is_file() and (item.exists() or item.is_symlink()):
-                found.append(TrashEntry(**json.loads(meta.read_text(encoding="utf-8"))))
+                entry = _read_meta(meta)
+                if entry is not None:
+                    found.append(entry)
         return sorted(found, key=lambda e: (e.time, e.sd_id), reverse=True)
 
     def get(self, sd_id: str) -> TrashEntry:
@@ -178,3 +181,11 @@ class Trash:
         """Entries deleted more than ``days`` ago."""
         cutoff = self._clock() - days * _DAY_S
         return [entry for entry in self.entries() if entry.time < cutoff]
+
+
+def _read_meta(meta: Path) -> TrashEntry | None:
+    """The entry ``meta`` describes; None when it cannot be read or is not a description."""
+    try:
+        return TrashEntry(**json.loads(meta.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
