@@ -4,13 +4,23 @@ cannot be read."""
 
 from __future__ import annotations
 
+import json
 import os
+import tempfile
 from pathlib import Path
 
+import pytest
+from hypothesis import given
+
+from fsguard.core import parsedfiles
+from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.inventory import list_trash, purge_trash
+from fsguard.core.errors import BackupCorruptError, InvalidParamsError
+from fsguard.core.groups import Change, Group, GroupStore
+from fsguard.core.inventory import BackupFilter, list_groups, list_trash, operation_matches, purge_trash
 from fsguard.core.trash import Trash, TrashEntry
+from tests.strategies import StoreAct, store_events
 
 NOW = 1_700_000_000.0
 DAY_S = 86_400.0
@@ -42,3 +52,128 @@ def test_a_trash_entry_whose_description_is_corrupt_is_left_out_of_the_listing_a
     assert ([entry.sd_id for entry in listed.shown], listed.total) == ([kept.sd_id], 1)
     assert ([entry.sd_id for entry in swept.shown], swept.removed) == ([kept.sd_id], 1)
     assert (tmp_path / "trash" / broken.sd_id / "item").read_bytes() == b"broken.txt"
+
+
+PATHS = ("/r/a", "/r/b/a", "/r/hidden/a", "/r/B")
+OPERATIONS = ("batch_operations", "project_replace", "edit_file:replace")
+HOUR_S = 3_600.0
+
+
+def hides_hidden(path: str) -> bool:
+    return "/hidden/" not in path
+
+
+FILTERS = (
+    BackupFilter(),
+    BackupFilter(shown=hides_hidden),
+    BackupFilter(path=Path("/r/b/a"), shown=hides_hidden),
+    BackupFilter(path_contains="b", shown=hides_hidden),
+    BackupFilter(path_contains="HIDDEN"),
+    BackupFilter(operation="edit_file", shown=hides_hidden),
+    BackupFilter(newer_than_hours=1.5, shown=hides_hidden),
+)
+
+
+@pytest.fixture
+def settled_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files count as settled as soon as written: the listings trust a stat at once, so these tests exercise what
+    they remember rather than files read again for being young (each rewrite below changes a file's size: a
+    reused inode within one clock tick would otherwise keep its stat)."""
+    monkeypatch.setattr(parsedfiles, "_SETTLED_NS", 0)
+
+
+def admitted_before(wanted: BackupFilter, item: BackupRecord | Group, now: float) -> bool:
+    """The filter as it was written before the listings remembered anything: every condition, in its order."""
+    paths = [item.path] if isinstance(item, BackupRecord) else item.paths
+    shown = [path for path in paths if wanted.shown is None or wanted.shown(path)]
+    return (
+        bool(shown)
+        and (wanted.path is None or str(wanted.path) in shown)
+        and (not wanted.path_contains or any(wanted.path_contains.lower() in path.lower() for path in shown))
+        and operation_matches(item.operation, wanted.operation)
+        and (wanted.newer_than_hours is None or item.time >= now - wanted.newer_than_hours * HOUR_S)
+    )
+
+
+def groups_read_afresh(store: GroupStore) -> list[Group]:
+    found = []
+    for path in store.root.glob("*.json"):
+        try:
+            group = store.find(path.stem)
+        except (BackupCorruptError, InvalidParamsError):
+            continue
+        if group is not None:
+            found.append(group)
+    return sorted(found, key=lambda group: (group.time, group.group_id), reverse=True)
+
+
+def group_payload(group_id: str, step: int, number: int) -> bytes:
+    change = {"kind": "created", "path": PATHS[number % 4], "after_hash": "811c9dc5"}
+    payload = {"group_id": group_id, "operation": "x" * (step + 1), "time": NOW + number % 4, "changes": [change]}
+    return json.dumps(payload).encode()
+
+
+def saved(store: GroupStore, path: str) -> Group:
+    group = store.save("batch_operations", [Change.created(Path(path), "0")])
+    assert group is not None
+    return group
+
+
+@given(events=store_events())
+def test_group_listings_equal_the_groups_read_afresh_whatever_another_process_does_between_them(
+    tmp_path: Path, settled_at_once: None, events: list[tuple[StoreAct, int]]
+) -> None:
+    home = Path(tempfile.mkdtemp(dir=tmp_path))
+    writer, moment = AtomicWriter(home), [NOW]
+    other = GroupStore(home / "groups", writer, clock=lambda: moment[0])
+    lister = GroupStore(home / "groups", writer)
+    for step, (act, number) in enumerate([*events, ("list", 0)]):
+        files = sorted(other.root.glob("*.json"))
+        if act == "add":
+            moment[0] = NOW + number % 4 - HOUR_S * (number % 3)
+            changes = [Change.created(Path(PATHS[(number + k) % 4]), "811c9dc5") for k in range(number % 2 + 1)]
+            other.save(OPERATIONS[number % 3], changes)
+        elif act == "list":
+            expected = groups_read_afresh(other)
+            assert lister.groups() == expected
+            for wanted in FILTERS:
+                page = list_groups(lister, wanted, 2, now=NOW + 4)
+                admitted = [group for group in expected if admitted_before(wanted, group, NOW + 4)]
+                assert (page.shown, page.total) == (admitted[:2], len(admitted))
+        elif files:
+            target = files[number % len(files)]
+            if act == "rewrite":
+                writer.write(target, group_payload(target.stem, step, number))
+            elif act == "remove":
+                target.unlink()
+            else:
+                target.write_bytes(b"{" * (step + 1))
+
+
+def test_a_second_group_listing_reads_no_file_again_and_a_changed_or_removed_one_is_seen(
+    tmp_path: Path, settled_at_once: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = AtomicWriter(tmp_path)
+    other = GroupStore(tmp_path / "groups", writer)
+    kept, changed, gone = (saved(other, path) for path in PATHS[:3])
+    lister = GroupStore(tmp_path / "groups", writer)
+    assert len(lister.groups()) == 3
+    reads: list[str] = []
+    find = GroupStore.find
+
+    def counted(store: GroupStore, group_id: str) -> Group | None:
+        reads.append(group_id)
+        return find(store, group_id)
+
+    monkeypatch.setattr(GroupStore, "find", counted)
+
+    assert len(lister.groups()) == 3
+    assert reads == []
+    writer.write(other.root / f"{changed.group_id}.json", group_payload(changed.group_id, 5, 1))
+    (other.root / f"{gone.group_id}.json").unlink()
+    listed = lister.groups()
+
+    assert reads == [changed.group_id]
+    assert sorted((group.group_id, group.operation) for group in listed) == sorted(
+        [(kept.group_id, "batch_operations"), (changed.group_id, "xxxxxx")]
+    )
