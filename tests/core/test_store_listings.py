@@ -13,12 +13,14 @@ import pytest
 from hypothesis import given
 
 from fsguard.core import parsedfiles
+from fsguard.core import trash as trash_module
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import BackupCorruptError, InvalidParamsError
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.inventory import BackupFilter, list_groups, list_trash, operation_matches, purge_trash
+from fsguard.core.rmtree import remove_tree_named
 from fsguard.core.trash import Trash, TrashEntry
 from tests.strategies import StoreAct, store_events
 
@@ -177,3 +179,86 @@ def test_a_second_group_listing_reads_no_file_again_and_a_changed_or_removed_one
     assert sorted((group.group_id, group.operation) for group in listed) == sorted(
         [(kept.group_id, "batch_operations"), (changed.group_id, "xxxxxx")]
     )
+
+
+def entries_read_afresh(root: Path) -> list[TrashEntry]:
+    found = []
+    for home in root.glob("sd-*"):
+        meta, item = home / "meta.json", home / "item"
+        if meta.is_file() and (item.exists() or item.is_symlink()):
+            try:
+                found.append(TrashEntry(**json.loads(meta.read_text(encoding="utf-8"))))
+            except (ValueError, TypeError):
+                continue
+    return sorted(found, key=lambda entry: (entry.time, entry.sd_id), reverse=True)
+
+
+TRASH_QUERIES = ((None, None, None), ("b", None, hides_hidden), (None, 1.5, hides_hidden), ("A", 0.5, None))
+
+
+@given(events=store_events())
+def test_trash_listings_equal_the_entries_read_afresh_whatever_another_process_does_between_them(
+    tmp_path: Path, settled_at_once: None, events: list[tuple[StoreAct, int]]
+) -> None:
+    home = Path(tempfile.mkdtemp(dir=tmp_path))
+    writer, moment = AtomicWriter(home), [NOW]
+    other = Trash(home / "trash", writer, clock=lambda: moment[0])
+    lister = Trash(home / "trash", writer, clock=lambda: NOW + 4 * DAY_S)
+    files = home / "files"
+    for step, (act, number) in enumerate([*events, ("list", 0)]):
+        entries = sorted(other.root.glob("sd-*"))
+        if act == "add":
+            moment[0] = NOW + (number % 4) * DAY_S
+            name = PATHS[number % 4].removeprefix("/r/").replace("/", "_")
+            trash_files(other, files, [name + "." * (number % 3)])
+        elif act == "list":
+            expected = entries_read_afresh(other.root)
+            assert lister.entries() == expected
+            for contains, days, shown in TRASH_QUERIES:
+                page = list_trash(lister, path_contains=contains, older_than_days=days, limit=2, shown=shown)
+                cutoff = NOW + 4 * DAY_S - (days or 0) * DAY_S
+                admitted = [
+                    entry
+                    for entry in expected
+                    if (days is None or entry.time < cutoff)
+                    and (shown is None or shown(entry.original_path))
+                    and (not contains or contains.lower() in entry.original_path.lower())
+                ]
+                assert (page.shown, page.total) == (admitted[:2], len(admitted))
+        elif entries:
+            target = entries[number % len(entries)]
+            if act == "rewrite" and number % 2:
+                (target / "item").unlink(missing_ok=True)
+            elif act == "rewrite":
+                moved = TrashEntry(target.name, "/r/hidden/" + "x" * step, "file", step, 1, "0", NOW + number % 4)
+                writer.write(target / "meta.json", json.dumps(vars(moved)).encode())
+            elif act == "remove":
+                remove_tree_named(target)
+            else:
+                (target / "meta.json").write_bytes(b"{" * (step + 1))
+
+
+def test_a_second_trash_listing_reads_no_description_again_and_a_changed_or_emptied_entry_is_seen(
+    tmp_path: Path, settled_at_once: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = AtomicWriter(tmp_path)
+    other = Trash(tmp_path / "trash", writer, clock=lambda: NOW)
+    kept, changed, emptied, gone = trash_files(other, tmp_path / "files", ["kept", "changed", "emptied", "gone"])
+    lister = Trash(tmp_path / "trash", writer)
+    assert len(lister.entries()) == 4
+    reads: list[str] = []
+
+    def counted(**fields: object) -> TrashEntry:
+        reads.append(str(fields["sd_id"]))
+        return TrashEntry(**fields)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trash_module, "TrashEntry", counted)
+    assert len(lister.entries()) == 4
+    assert reads == []
+    writer.write(other.root / changed.sd_id / "meta.json", json.dumps({**vars(changed), "size": 12345}).encode())
+    (other.root / emptied.sd_id / "item").unlink()
+    remove_tree_named(other.root / gone.sd_id)
+    listed = lister.entries()
+
+    assert reads == [changed.sd_id]
+    assert sorted((entry.sd_id, entry.size) for entry in listed) == sorted([(kept.sd_id, 4), (changed.sd_id, 12345)])

@@ -25,6 +25,7 @@ from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AlreadyExistsError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.rmtree import remove_tree_named
 from fsguard.core.transfer import move_verified
 from fsguard.core.trees import fingerprint
@@ -75,6 +76,9 @@ class Trash:
         self.root.mkdir(parents=True, exist_ok=True)
         self._writer = writer
         self._clock = clock
+        self._metas = ParsedFiles(
+            root, _read_meta, lambda found: (found[1].time, found[1].sd_id), named=_is_home, inner="meta.json"
+        )
 
     def put(self, item: Pinned) -> TrashEntry:
         """Move ``item`` (file, link or directory, pinned by the caller) into the trash whole."""
@@ -114,15 +118,11 @@ class Trash:
 
     def entries(self) -> list[TrashEntry]:
         """Every entry whose item is present, newest first. One whose description cannot be read is left out, as a
-        change group that cannot be read is: it would fail the whole listing, and the purge by age with it."""
-        found = []
-        for home in self.root.glob("sd-*"):
-            meta, item = home / "meta.json", home / "item"
-            if meta.is_file() and (item.exists() or item.is_symlink()):
-                entry = _read_meta(meta)
-                if entry is not None:
-                    found.append(entry)
-        return sorted(found, key=lambda e: (e.time, e.sd_id), reverse=True)
+        change group that cannot be read is: it would fail the whole listing, and the purge by age with it.
+        A description is read again only when its stat changed (:class:`ParsedFiles`); the items are looked for
+        on each call."""
+        top = str(self.root)
+        return [entry for home, entry in self._metas.listing() if os.path.lexists(f"{top}/{home}/item")]
 
     def get(self, sd_id: str) -> TrashEntry:
         """The entry with this id.
@@ -183,9 +183,14 @@ class Trash:
         return [entry for entry in self.entries() if entry.time < cutoff]
 
 
-def _read_meta(meta: Path) -> TrashEntry | None:
-    """The entry ``meta`` describes; None when it cannot be read or is not a description."""
+def _is_home(name: str) -> bool:
+    return name.startswith("sd-")
+
+
+def _read_meta(meta: Path) -> list[tuple[str, TrashEntry]]:
+    """The name of the entry's directory with the entry ``meta`` describes; none when it cannot be read or is not a
+    description."""
     try:
-        return TrashEntry(**json.loads(meta.read_text(encoding="utf-8")))
+        return [(meta.parent.name, TrashEntry(**json.loads(meta.read_text(encoding="utf-8"))))]
     except (OSError, ValueError, TypeError):
-        return None
+        return []
