@@ -7,19 +7,22 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 
-from fsguard.core import parsedfiles
+from fsguard.core import backups, parsedfiles
 from fsguard.core import trash as trash_module
-from fsguard.core.backups import BackupRecord
+from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.beneath import Pinned
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import BackupCorruptError, InvalidParamsError
+from fsguard.core.errors import BackupCorruptError, InvalidParamsError, NotFoundError
 from fsguard.core.groups import Change, Group, GroupStore
-from fsguard.core.inventory import BackupFilter, list_groups, list_trash, operation_matches, purge_trash
+from fsguard.core.inventory import BackupFilter, list_backups, list_groups, list_trash, operation_matches, purge_trash
+from fsguard.core.journal import Replay, read_journal
 from fsguard.core.rmtree import remove_tree_named
 from fsguard.core.trash import Trash, TrashEntry
 from tests.strategies import StoreAct, store_events
@@ -262,3 +265,76 @@ def test_a_second_trash_listing_reads_no_description_again_and_a_changed_or_empt
 
     assert reads == [changed.sd_id]
     assert sorted((entry.sd_id, entry.size) for entry in listed) == sorted([(kept.sd_id, 4), (changed.sd_id, 12345)])
+
+
+def records_read_afresh(root: Path) -> list[BackupRecord]:
+    found: list[BackupRecord] = []
+    for journal in (root / "journal").glob("*.jsonl"):
+        with journal.open("rb") as handle:
+            found.extend(read_journal(handle).records.values())
+    return sorted(found, key=lambda record: (record.time, record.backup_id), reverse=True)
+
+
+@given(events=store_events())
+def test_backup_listings_equal_the_journals_read_afresh_whatever_another_process_does_between_them(
+    tmp_path: Path, settled_at_once: None, events: list[tuple[StoreAct, int]]
+) -> None:
+    root, moment = Path(tempfile.mkdtemp(dir=tmp_path)) / "backups", [NOW]
+    other = BackupStore(root, max_age_days=365, max_count=2, clock=lambda: moment[0])
+    lister = BackupStore(root, max_age_days=365, max_count=2)
+    for act, number in [*events, ("list", 0)]:
+        path, journals = Path(PATHS[number % 4]), sorted((root / "journal").glob("*.jsonl"))
+        if act == "add":
+            moment[0] = NOW + number % 4 - HOUR_S * (number % 3)
+            operation = OPERATIONS[number % 3]
+            other.snapshot(path, bytes([number % 3]) * (number % 5), 0o644, operation=operation, after_hash=None)
+        elif act == "rewrite" and (head := other.head(path)) is not None:
+            other.step_back(head, withdraw=bool(number % 2))
+        elif act == "remove" and journals:
+            journals[number % len(journals)].unlink()
+        elif act == "corrupt" and journals:
+            with journals[number % len(journals)].open("ab") as torn:
+                torn.write(b'{"e":"backup","backup_id":')
+        elif act == "list":
+            expected = records_read_afresh(root)
+            assert lister.records() == expected
+            for wanted in FILTERS:
+                page = list_backups(lister, wanted, 2, now=NOW + 4)
+                admitted = [record for record in expected if admitted_before(wanted, record, NOW + 4)]
+                assert (page.shown, page.total) == (admitted[:2], len(admitted))
+            assert [lister.get(record.backup_id) for record in expected] == expected
+
+
+def test_a_second_backup_listing_replays_no_journal_again_past_the_replays_kept_and_sees_an_append(
+    tmp_path: Path, settled_at_once: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(backups, "_REPLAYS_KEPT", 1)
+    moment = [NOW]
+    other = BackupStore(tmp_path / "backups", max_age_days=365, max_count=5, clock=lambda: moment[0])
+    for path in PATHS[:3]:
+        other.snapshot(Path(path), b"one", 0o644, operation="edit_file:replace", after_hash=None)
+    lister = BackupStore(tmp_path / "backups", max_age_days=365, max_count=5)
+    assert len(lister.records()) == 3
+    replays: list[str] = []
+    for name in ("read_journal", "read_on"):
+        monkeypatch.setattr(backups, name, counting(getattr(backups, name), replays))
+
+    assert len(lister.records()) == 3
+    for _ in range(2):
+        with pytest.raises(NotFoundError):
+            lister.get("20200101-000000-0123456789abcdef")
+    assert replays == []
+    moment[0] = NOW + 1
+    added = other.snapshot(Path(PATHS[0]), b"two", 0o644, operation="write_file", after_hash=None)
+    replays.clear()  # the other process's own
+
+    assert lister.records()[0] == added
+    assert len(replays) == 1  # that journal only
+
+
+def counting(replay: Callable[..., Replay], calls: list[str]) -> Callable[..., Replay]:
+    def counted(*args: Any) -> Replay:
+        calls.append(replay.__name__)
+        return replay(*args)
+
+    return counted
