@@ -23,7 +23,13 @@ from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import AlreadyExistsError, FsguardError, InvalidParamsError, NotFoundError
+from fsguard.core.errors import (
+    AlreadyExistsError,
+    BackupCorruptError,
+    FsguardError,
+    InvalidParamsError,
+    NotFoundError,
+)
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.rmtree import remove_tree_named
@@ -137,6 +143,12 @@ class Trash:
         except FileNotFoundError as exc:
             raise NotFoundError(
                 f"no trash entry {sd_id} (restored or purged). List them with backup(action='list_trash').",
+                sd_id=sd_id,
+            ) from exc
+        except (OSError, ValueError, TypeError) as exc:
+            raise BackupCorruptError(
+                f"trash entry {sd_id} is damaged: its meta.json cannot be read ({exc}), so where it came from is "
+                f"unknown; nothing was changed. What was deleted is still at {home / 'item'}: move it back by hand.",
                 sd_id=sd_id,
             ) from exc
 
