@@ -46,10 +46,12 @@ def trash_files(trash: Trash, files: Path, names: list[str]) -> list[TrashEntry]
 
 def test_a_trash_entry_whose_description_is_corrupt_is_left_out_of_the_listing_and_the_purge(tmp_path: Path) -> None:
     then = Trash(tmp_path / "trash", AtomicWriter(tmp_path), clock=lambda: NOW - 10 * DAY_S)
-    kept, broken, odd = trash_files(then, tmp_path / "files", ["kept.txt", "broken.txt", "odd.txt"])
+    kept, broken, odd, typed = trash_files(then, tmp_path / "files", ["kept.txt", "broken.txt", "odd.txt", "typed"])
     trash = Trash(tmp_path / "trash", AtomicWriter(tmp_path), clock=lambda: NOW)
     (tmp_path / "trash" / broken.sd_id / "meta.json").write_bytes(b"{not json")
     (tmp_path / "trash" / odd.sd_id / "meta.json").write_bytes(b'{"sd_id": "sd-1"}')
+    # Parses, but a time that is a string failed the sort of the whole listing.
+    (tmp_path / "trash" / typed.sd_id / "meta.json").write_text(json.dumps({**vars(typed), "time": "yesterday"}))
 
     listed = list_trash(trash, path_contains=None, older_than_days=None, limit=10)
     swept = purge_trash(trash, sd_id=None, older_than_days=7, dry_run=True, limit=10)
@@ -57,6 +59,9 @@ def test_a_trash_entry_whose_description_is_corrupt_is_left_out_of_the_listing_a
     assert ([entry.sd_id for entry in listed.shown], listed.total) == ([kept.sd_id], 1)
     assert ([entry.sd_id for entry in swept.shown], swept.removed) == ([kept.sd_id], 1)
     assert (tmp_path / "trash" / broken.sd_id / "item").read_bytes() == b"broken.txt"
+    for damaged in (broken, odd, typed):
+        with pytest.raises(BackupCorruptError, match="move it back by hand"):
+            trash.get(damaged.sd_id)
 
 
 PATHS = ("/r/a", "/r/b/a", "/r/hidden/a", "/r/B")

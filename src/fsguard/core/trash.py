@@ -139,7 +139,7 @@ class Trash:
         """
         home = self.root / check_sd_id(sd_id)
         try:
-            return TrashEntry(**json.loads((home / "meta.json").read_text(encoding="utf-8")))
+            return _described((home / "meta.json").read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise NotFoundError(
                 f"no trash entry {sd_id} (restored or purged). List them with backup(action='list_trash').",
@@ -203,6 +203,25 @@ def _read_meta(meta: Path) -> list[tuple[str, TrashEntry]]:
     """The name of the entry's directory with the entry ``meta`` describes; none when it cannot be read or is not a
     description."""
     try:
-        return [(meta.parent.name, TrashEntry(**json.loads(meta.read_text(encoding="utf-8"))))]
+        return [(meta.parent.name, _described(meta.read_text(encoding="utf-8")))]
     except (OSError, ValueError, TypeError):
         return []
+
+
+_FIELDS = {"sd_id": str, "original_path": str, "kind": str, "size": int, "files": int, "sha256": str, "time": float}
+
+
+def _described(text: str) -> TrashEntry:
+    """The entry a meta.json's ``text`` describes.
+
+    Raises:
+        ValueError, TypeError: not JSON, or not a description: a field missing, unknown, or of another type (a time
+            that is a string would fail the listing's sort, and a size the purge's sum).
+    """
+    fields = json.loads(text)
+    entry = TrashEntry(**fields)
+    for name, kind in _FIELDS.items():
+        value = fields[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
+            raise TypeError(f"{name} is {value!r}, not {kind.__name__}")
+    return entry
