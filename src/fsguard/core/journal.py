@@ -17,15 +17,17 @@ import fcntl
 import json
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from fsguard.core.beneath import Pinned, fsync_directory
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.parsedfiles import ParsedFiles
 
 if TYPE_CHECKING:
     from fsguard.core.disk import AtomicWriter
@@ -79,6 +81,9 @@ class BackupRecord:
     @property
     def time_iso(self) -> str:
         return datetime.fromtimestamp(self.time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+Listed = tuple[float, str, str, BackupRecord]  # a backup as a listing sorts it: time, id, journal key, record
 
 
 @dataclass
@@ -226,6 +231,17 @@ def read_on(handle: IO[bytes], replay: Replay) -> Replay:
             return replay  # the bytes were cut short by a crash
         replay.apply(event, offset)
         replay.end = offset + size + 1
+
+
+def listed_journals(directory: Path, replay: Callable[[str], Replay]) -> ParsedFiles[Listed]:
+    """Every journal's live backups in ``directory``, newest first, as (time, id, journal key, record); ``replay``
+    replays one journal (by key), and is asked again only for a journal whose stat changed."""
+
+    def live(journal: Path) -> list[Listed]:
+        key = journal.name.removesuffix(".jsonl")
+        return [(record.time, record.backup_id, key, record) for record in replay(key).records.values()]
+
+    return ParsedFiles(directory, live, itemgetter(0, 1), named=methodcaller("endswith", ".jsonl"))
 
 
 def backup_event(record: BackupRecord, *, dup: str | None = None, inline: int | None = None) -> dict[str, Any]:

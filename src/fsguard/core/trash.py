@@ -23,8 +23,15 @@ from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import AlreadyExistsError, FsguardError, InvalidParamsError, NotFoundError
+from fsguard.core.errors import (
+    AlreadyExistsError,
+    BackupCorruptError,
+    FsguardError,
+    InvalidParamsError,
+    NotFoundError,
+)
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.rmtree import remove_tree_named
 from fsguard.core.transfer import move_verified
 from fsguard.core.trees import fingerprint
@@ -75,6 +82,9 @@ class Trash:
         self.root.mkdir(parents=True, exist_ok=True)
         self._writer = writer
         self._clock = clock
+        self._metas = ParsedFiles(
+            root, _read_meta, lambda found: (found[1].time, found[1].sd_id), named=_is_home, inner="meta.json"
+        )
 
     def put(self, item: Pinned) -> TrashEntry:
         """Move ``item`` (file, link or directory, pinned by the caller) into the trash whole."""
@@ -113,13 +123,12 @@ class Trash:
         return entry
 
     def entries(self) -> list[TrashEntry]:
-        """Every entry whose item is present, newest first."""
-        found = []
-        for home in self.root.glob("sd-*"):
-            meta, item = home / "meta.json", home / "item"
-            if meta.is_file() and (item.exists() or item.is_symlink()):
-                found.append(TrashEntry(**json.loads(meta.read_text(encoding="utf-8"))))
-        return sorted(found, key=lambda e: (e.time, e.sd_id), reverse=True)
+        """Every entry whose item is present, newest first. One whose description cannot be read is left out, as a
+        change group that cannot be read is: it would fail the whole listing, and the purge by age with it.
+        A description is read again only when its stat changed (:class:`ParsedFiles`); the items are looked for
+        on each call."""
+        top = str(self.root)
+        return [entry for home, entry in self._metas.listing() if os.path.lexists(f"{top}/{home}/item")]
 
     def get(self, sd_id: str) -> TrashEntry:
         """The entry with this id.
@@ -130,10 +139,16 @@ class Trash:
         """
         home = self.root / check_sd_id(sd_id)
         try:
-            return TrashEntry(**json.loads((home / "meta.json").read_text(encoding="utf-8")))
+            return _described((home / "meta.json").read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise NotFoundError(
                 f"no trash entry {sd_id} (restored or purged). List them with backup(action='list_trash').",
+                sd_id=sd_id,
+            ) from exc
+        except (OSError, ValueError, TypeError) as exc:
+            raise BackupCorruptError(
+                f"trash entry {sd_id} is damaged: its meta.json cannot be read ({exc}), so where it came from is "
+                f"unknown; nothing was changed. What was deleted is still at {home / 'item'}: move it back by hand.",
                 sd_id=sd_id,
             ) from exc
 
@@ -178,3 +193,35 @@ class Trash:
         """Entries deleted more than ``days`` ago."""
         cutoff = self._clock() - days * _DAY_S
         return [entry for entry in self.entries() if entry.time < cutoff]
+
+
+def _is_home(name: str) -> bool:
+    return name.startswith("sd-")
+
+
+def _read_meta(meta: Path) -> list[tuple[str, TrashEntry]]:
+    """The name of the entry's directory with the entry ``meta`` describes; none when it cannot be read or is not a
+    description."""
+    try:
+        return [(meta.parent.name, _described(meta.read_text(encoding="utf-8")))]
+    except (OSError, ValueError, TypeError):
+        return []
+
+
+_FIELDS = {"sd_id": str, "original_path": str, "kind": str, "size": int, "files": int, "sha256": str, "time": float}
+
+
+def _described(text: str) -> TrashEntry:
+    """The entry a meta.json's ``text`` describes.
+
+    Raises:
+        ValueError, TypeError: not JSON, or not a description: a field missing, unknown, or of another type (a time
+            that is a string would fail the listing's sort, and a size the purge's sum).
+    """
+    fields = json.loads(text)
+    entry = TrashEntry(**fields)
+    for name, kind in _FIELDS.items():
+        value = fields[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
+            raise TypeError(f"{name} is {value!r}, not {kind.__name__}")
+    return entry
