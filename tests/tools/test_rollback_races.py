@@ -160,3 +160,60 @@ async def test_an_atomic_batch_rollback_holds_its_files_so_another_process_edits
     assert (root / "a.txt").read_bytes() == ORIGINAL
     assert (root / "b.txt").read_bytes() == ORIGINAL
     assert (result.meta or {})["fsguard/error"]["not_rolled_back"] == []
+
+
+async def test_an_atomic_batch_rollback_keeps_a_copy_another_process_edited_since_the_batch_made_it(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A copy was reverted by trashing whatever was at its destination, unchecked: another fsguard's acknowledged edit
+    # of the new copy, made while the batch went on, went to the trash with it (two servers, ~1 round in 300).
+    (root / "a.txt").write_bytes(ORIGINAL)
+    check = Reverter.conflicts
+
+    def a_foreign_edit_then_conflicts(self: Reverter, changes: Any) -> Any:
+        (root / "copy.txt").write_bytes(FOREIGN)  # another process's edit of the copy, acknowledged to its agent
+        return check(self, changes)
+
+    monkeypatch.setattr(Reverter, "conflicts", a_foreign_edit_then_conflicts)
+    operations = [
+        {"type": "copy", "source": "a.txt", "destination": "copy.txt"},
+        {"type": "edit", "path": "a.txt", "old_text": "no such text", "new_text": "x"},
+    ]
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert (root / "copy.txt").read_bytes() == FOREIGN
+    assert (root / "a.txt").read_bytes() == ORIGINAL
+    assert "copy.txt: it changed since it was copied" in text_of(result)
+    assert (result.meta or {})["fsguard/error"]["not_rolled_back"] == [f"{root / 'copy.txt'}: copied"]
+
+
+@pytest.mark.parametrize("copied", ["file", "tree"])
+async def test_a_group_restore_refuses_to_trash_a_copy_edited_since_and_with_force_trashes_it(
+    client: Client, root: Path, copied: str
+) -> None:
+    (root / "d").mkdir()
+    (root / "d" / "a.txt").write_bytes(ORIGINAL)
+    source, copy, edited = ("d/a.txt", "copy.txt", "copy.txt") if copied == "file" else ("d", "e", "e/a.txt")
+    operations = [{"type": "copy", "source": source, "destination": copy}]
+    group = structured(await client.call_tool("batch_operations", {"request_json": {"operations": operations}}))
+    edit = {"path": edited, "old_text": "value = 1", "new_text": "value = 1\nchanged by another process"}
+    structured(await client.call_tool("edit_file", edit))
+
+    refused = await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"]})
+    assert error_code(refused) == "undo_conflict", text_of(refused)
+    assert (root / edited).read_bytes() == FOREIGN
+    forced = {"action": "restore", "backup_id": group["backup_id"], "force": True}
+    structured(await client.call_tool("backup", forced))
+    assert not (root / copy).exists()  # in the trash, as force asked
+    assert (root / "d" / "a.txt").read_bytes() == ORIGINAL
+
+
+async def test_a_group_restore_of_a_pipeline_refuses_to_trash_a_copy_edited_since(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(ORIGINAL)
+    steps = [{"id": "cp", "action": "copy", "params": {"files": ["a.txt"], "destination": "out"}}]
+    group = structured(await client.call_tool("batch_operations", {"pipeline_json": {"name": "cp", "steps": steps}}))
+    edit = {"path": "out/a.txt", "old_text": "value = 1", "new_text": "value = 1\nchanged by another process"}
+    structured(await client.call_tool("edit_file", edit))
+    refused = await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"]})
+    assert error_code(refused) == "undo_conflict", text_of(refused)
+    assert (root / "out" / "a.txt").read_bytes() == FOREIGN

@@ -134,8 +134,8 @@ class Operations:
     def _copy(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         assert op.destination is not None  # the parser requires it
         with logging_made_dirs(self._safe.beneath, done.changes):
-            report = self._engines.mover.copy(op.path, op.destination, tool=TOOL)
-            done.add(Change("copied", str(report.destination)))
+            report = self._engines.mover.copy(op.path, op.destination, tool=TOOL, fingerprinted=True)
+            done.add(Change("copied", str(report.destination), after_hash=report.fingerprint))
         return outcome(op, "ok", path=report.source, destination=report.destination, size=report.bytes_copied)
 
     def _move(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:

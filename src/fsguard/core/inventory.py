@@ -147,8 +147,8 @@ def purge_trash(
         InvalidParamsError, NotFoundError: ``sd_id`` is not a trash id, or names no entry.
     """
     doomed = [trash.get(sd_id)] if sd_id else trash.older_than(older_than_days)
-    freed = sum(entry.size for entry in doomed) if dry_run else trash.purge(doomed)
-    return Sweep(doomed[:limit], len(doomed), freed, dry_run)
+    removed = doomed if dry_run else trash.purge(doomed)
+    return Sweep(removed[:limit], len(removed), sum(entry.size for entry in removed), dry_run)
 
 
 def operation_matches(recorded: str, wanted: str | None) -> bool:

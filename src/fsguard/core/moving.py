@@ -22,7 +22,7 @@ from fsguard.core.transfer import (
     is_special,
     move_verified,
 )
-from fsguard.core.trees import files_below
+from fsguard.core.trees import files_below, fingerprint
 from fsguard.core.wholefiles import checked_bytes
 
 
@@ -36,6 +36,7 @@ class CopyReport:
     bytes_copied: int = 0
     skipped_symlinks: list[str] = field(default_factory=list)
     skipped_denied: list[str] = field(default_factory=list)
+    fingerprint: str | None = None  # the copy's, taken under its lock when asked for (a group's revert checks it)
 
 
 class Mover:
@@ -83,9 +84,18 @@ class Mover:
         return source, destination
 
     def copy(
-        self, source_path: str, dest_path: str, *, progress: Progress | None = None, tool: str = "copy_file"
+        self,
+        source_path: str,
+        dest_path: str,
+        *,
+        progress: Progress | None = None,
+        tool: str = "copy_file",
+        fingerprinted: bool = False,
     ) -> CopyReport:
         """Copy a file, or a directory recursively, keeping modes; symlinks inside are skipped and listed.
+
+        With ``fingerprinted``, the report holds the copy's fingerprint (:func:`fingerprint`), taken before its lock
+        is let go: what a group's revert compares with, so that it never trashes a copy another call changed since.
 
         A link given as the source is followed (while it stays inside the roots): its target is copied, and only
         when no deny rule hides it.
@@ -97,7 +107,9 @@ class Mover:
         """
         source, destination = self._endpoints(source_path, dest_path)
         safe = self._safe
-        with safe.locks.hold(destination), safe.beneath.entry(source) as pinned:
+        # The source's lock too, though a copy leaves it as it is: a tree copied while an edit inside is in flight
+        # would also copy that edit's temp file, so the copy waits for the edits inside, as a move does.
+        with safe.locks.hold_all(source, destination), safe.beneath.entry(source) as pinned:
             source = pinned.path
             # A link's own name passed the rules, but a copy reads what it points to: judge that too.
             found = lstat_at(pinned)
@@ -112,8 +124,9 @@ class Mover:
             safe.hooks.fire("pre", "copy", **copy, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
                 copied = copy_new(pinned, target, safe.atomic, progress=progress, hide=self._hidden)
+                made = fingerprint(target)[0] if fingerprinted else None
         safe.hooks.fire("post", "copy", **copy, source_path=str(source), dest_path=str(destination))
-        return CopyReport(source, destination, copied.files, copied.bytes, copied.skipped, copied.denied)
+        return CopyReport(source, destination, copied.files, copied.bytes, copied.skipped, copied.denied, made)
 
     def _hidden(self, path: Path) -> bool:
         return self._safe.policy.denied_by(path) is not None

@@ -112,8 +112,8 @@ def copy(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         with logging_made_dirs(engines.beneath, call.changes):
             for source, target in moves:
                 with engines.locks.step():  # cancelled while it waits for this target's lock: stops before it
-                    engines.mover.copy(source, target, tool="batch_operations")
-                call.changes.append(Change("copied", target))
+                    report = engines.mover.copy(source, target, tool="batch_operations", fingerprinted=True)
+                call.changes.append(Change("copied", target, after_hash=report.fingerprint))
     return ActionOutput(tuple(target for _, target in moves))
 
 

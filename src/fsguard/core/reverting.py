@@ -31,6 +31,7 @@ from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import remove
+from fsguard.core.trees import fingerprint
 from fsguard.core.undo import Restorer
 
 _CHANGED_MEANWHILE = "another process changed it meanwhile; left as it is"
@@ -146,6 +147,11 @@ class Reverter:
         if self._safe.policy.denied_by(Path(change.path)) is not None:
             # Said without its hash or whether it exists: the rules hide both. With force its revert is refused.
             return "a deny rule hides it now"
+        if change.kind == "copied":
+            copied = _copied_state(self._safe, Path(change.path))
+            if change.after_hash is None or copied is None or copied == change.after_hash:
+                return None
+            return "it changed since it was copied"
         now = _state(self._safe, Path(change.path))
         if change.kind in ("modified", "created"):
             if now is None:
@@ -178,9 +184,14 @@ class Reverter:
             self._mover.move(change.path, change.source)
             return Reverted(change, "reverted", undo=Change("moved", change.source, source=change.path))
         if kind == "copied":
-            if not _exists(path):
-                return Reverted(change, "already")
-            outcome = self._deleter.delete(change.path, recursive=True)
+            # Checked again under its lock, as a restore of bytes is: a copy another process changed since conflicts()
+            # looked is kept, not trashed with its change.
+            with self._safe.locks.hold(path):
+                if not _exists(path):
+                    return Reverted(change, "already")
+                if not force and change.after_hash not in (None, _copied_state(self._safe, path)):
+                    return Reverted(change, "kept", _CHANGED_MEANWHILE)
+                outcome = self._deleter.delete(change.path, recursive=True)
             if outcome.trash is None:
                 return Reverted(change, "reverted")
             undo = Change("trashed", change.path, sd_id=outcome.trash.sd_id)
@@ -259,6 +270,15 @@ def _state(safe: Safeguards, path: Path) -> str | None:
             if found is None or not stat.S_ISREG(found.st_mode):
                 return None
             return content_hash(read_at(entry)[0])
+    except FsguardError:
+        return None
+
+
+def _copied_state(safe: Safeguards, path: Path) -> str | None:
+    """The fingerprint of what is at ``path`` (a file, link or tree); None when nothing is there."""
+    try:
+        with safe.beneath.entry(path, follow=False) as entry:
+            return None if lstat_at(entry) is None else fingerprint(entry)[0]
     except FsguardError:
         return None
 

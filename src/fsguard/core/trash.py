@@ -5,10 +5,15 @@ metadata (original path, kind, size, SHA-256 of the content) is written before t
 so an entry is never without its description; an entry whose item is missing (a crash mid-move) is
 ignored. Moves are renames; across filesystems the content is copied, fsynced and verified before the
 original is removed.
+
+Each entry's directory is locked (``flock``, so across fsguard processes sharing the state directory) while an item
+is moved in or out of it and while it is purged: a purge never removes an entry a restore is moving out (it leaves
+an entry another call holds), and a restore that waited for a purge finds the entry gone.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -72,6 +77,10 @@ def check_sd_id(sd_id: str) -> str:
             sd_id=sd_id,
         )
     return sd_id
+
+
+class EntryBusy(Exception):
+    """Another call (a restore, in this process or another) holds the trash entry."""
 
 
 class Trash:
@@ -141,10 +150,7 @@ class Trash:
         try:
             return _described((home / "meta.json").read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
-            raise NotFoundError(
-                f"no trash entry {sd_id} (restored or purged). List them with backup(action='list_trash').",
-                sd_id=sd_id,
-            ) from exc
+            raise _no_entry(sd_id) from exc
         except (OSError, ValueError, TypeError) as exc:
             raise BackupCorruptError(
                 f"trash entry {sd_id} is damaged: its meta.json cannot be read ({exc}), so where it came from is "
@@ -164,30 +170,50 @@ class Trash:
                 path=str(destination.path),
             )
         with self._home(entry) as (fd, label):
+            if not _holds_item(fd):  # purged (or restored by another server) while this call waited for it
+                raise _no_entry(entry.sd_id)
             move_verified(Pinned(fd, "item", label / "item"), destination, self._writer, entry.sha256)
-        remove_tree_named(self.root / entry.sd_id)
+            remove_tree_named(self.root / entry.sd_id)
 
     @contextmanager
-    def _home(self, entry: TrashEntry) -> Iterator[tuple[int, Path]]:
-        """The entry's directory, open (the state directory is the server's own: opened by name)."""
+    def _home(self, entry: TrashEntry, *, wait: bool = True) -> Iterator[tuple[int, Path]]:
+        """The entry's directory, open (the state directory is the server's own: opened by name) and locked.
+
+        Raises:
+            NotFoundError: the entry is gone (restored or purged).
+            EntryBusy: ``wait`` is false and another call holds the entry.
+        """
         home = self.root / entry.sd_id
         try:
             fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except FileNotFoundError as exc:
+            raise _no_entry(entry.sd_id) from exc
         except OSError as exc:
             raise from_os_error(exc, home) from exc
         try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError as exc:
+                raise EntryBusy(entry.sd_id) from exc
             yield fd, home
         finally:
             os.close(fd)
 
-    def purge(self, entries: list[TrashEntry]) -> int:
-        """Delete these entries for good; returns the bytes freed."""
-        freed = 0
+    def purge(self, entries: list[TrashEntry]) -> list[TrashEntry]:
+        """Delete these entries for good; returns those purged. An entry another call holds (a restore moving it
+        out) or that is gone already is left to it, and not counted."""
+        purged = []
         for entry in entries:
-            with suppress(OSError):  # what could not be removed stays, as before
-                remove_tree_named(self.root / entry.sd_id)
-            freed += entry.size
-        return freed
+            try:
+                with self._home(entry, wait=False) as (fd, _):
+                    if not _holds_item(fd):
+                        continue
+                    with suppress(OSError):  # what could not be removed stays, as before
+                        remove_tree_named(self.root / entry.sd_id)
+                    purged.append(entry)
+            except (EntryBusy, FsguardError):
+                continue
+        return purged
 
     def older_than(self, days: float) -> list[TrashEntry]:
         """Entries deleted more than ``days`` ago."""
@@ -225,3 +251,17 @@ def _described(text: str) -> TrashEntry:
         if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
             raise TypeError(f"{name} is {value!r}, not {kind.__name__}")
     return entry
+
+
+def _holds_item(fd: int) -> bool:
+    try:
+        os.lstat("item", dir_fd=fd)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _no_entry(sd_id: str) -> NotFoundError:
+    return NotFoundError(
+        f"no trash entry {sd_id} (restored or purged). List them with backup(action='list_trash').", sd_id=sd_id
+    )
