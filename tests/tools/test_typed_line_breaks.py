@@ -19,6 +19,12 @@ async def edit(client: Client, path: str, **args: Any) -> dict[str, Any]:
     return structured(await client.call_tool("edit_file", {"path": path, **args}))
 
 
+async def search_and_replace(client: Client, path: str, old_text: str, new_text: str) -> None:
+    """One batch_operations search_and_replace operation, which must succeed."""
+    operation = {"type": "search_and_replace", "path": path, "old_text": old_text, "new_text": new_text}
+    structured(await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}}))
+
+
 async def test_search_replace_spells_a_typed_line_break_as_crlf_in_a_crlf_file(client: Client, root: Path) -> None:
     (root / "c.txt").write_bytes(b"a;b\r\nc;d\r\n")
     data = await edit(client, "c.txt", mode="search_replace", pattern=";", replacement="\n")
@@ -70,8 +76,7 @@ async def test_undo_of_a_search_replace_in_a_crlf_file_restores_the_exact_bytes(
 
 async def test_batch_search_and_replace_spells_typed_breaks_in_the_file_ending(client: Client, root: Path) -> None:
     (root / "b.txt").write_bytes(b"x = 1; y = 2\r\n")
-    operation = {"type": "search_and_replace", "path": "b.txt", "old_text": "; ", "new_text": "\n"}
-    structured(await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}}))
+    await search_and_replace(client, "b.txt", "; ", "\n")
     assert (root / "b.txt").read_bytes() == b"x = 1\r\ny = 2\r\n"
 
 
@@ -154,8 +159,7 @@ async def test_a_search_replace_pattern_spelling_the_file_s_own_breaks_matches_o
 
 async def test_batch_search_and_replace_with_an_lf_pattern_edits_a_crlf_file(client: Client, root: Path) -> None:
     (root / "b.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
-    operation = {"type": "search_and_replace", "path": "b.txt", "old_text": "one\ntwo", "new_text": "1\n2"}
-    structured(await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}}))
+    await search_and_replace(client, "b.txt", "one\ntwo", "1\n2")
     assert (root / "b.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
 
 
@@ -165,8 +169,7 @@ async def test_literal_finds_never_take_half_a_crlf(client: Client, root: Path) 
     await edit(client, "s.txt", mode="search_replace", pattern="\ntwo", replacement="")
     assert (root / "s.txt").read_bytes() == b"one\r\nthree\r\n"
     (root / "b.txt").write_bytes(original)
-    operation = {"type": "search_and_replace", "path": "b.txt", "old_text": "two\r", "new_text": "2\r"}
-    structured(await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}}))
+    await search_and_replace(client, "b.txt", "two\r", "2\r")
     assert (root / "b.txt").read_bytes() == b"one\r\n2\r\nthree\r\n"
     (root / "s.txt").write_bytes(original)
     structured(await client.call_tool("project_replace", {"find": "\nthree", "replace": "\n3"}))
