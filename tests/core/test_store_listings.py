@@ -51,7 +51,9 @@ def test_a_trash_entry_whose_description_is_corrupt_is_left_out_of_the_listing_a
     (tmp_path / "trash" / broken.sd_id / "meta.json").write_bytes(b"{not json")
     (tmp_path / "trash" / odd.sd_id / "meta.json").write_bytes(b'{"sd_id": "sd-1"}')
     # Parses, but a time that is a string failed the sort of the whole listing.
-    (tmp_path / "trash" / typed.sd_id / "meta.json").write_text(json.dumps({**vars(typed), "time": "yesterday"}))
+    (tmp_path / "trash" / typed.sd_id / "meta.json").write_text(
+        json.dumps({**vars(typed), "time": "yesterday"}), encoding="utf-8"
+    )
 
     listed = list_trash(trash, path_contains=None, older_than_days=None, limit=10)
     swept = purge_trash(trash, sd_id=None, older_than_days=7, dry_run=True, limit=10)
