@@ -182,3 +182,18 @@ async def test_stripping_every_cr_with_search_replace_turns_a_crlf_file_lf(clien
     data = await edit(client, "c.txt", mode="search_replace", pattern="\r", replacement="")
     assert data["replacements"] == 2
     assert (root / "c.txt").read_bytes() == b"a\nb\n"
+
+
+async def test_project_replace_with_a_find_typed_in_lf_lines_edits_crlf_files_too(client: Client, root: Path) -> None:
+    files = {"crlf.txt": b"keep\r\nold a\r\nold b\r\n", "lf.txt": b"keep\nold a\nold b\n", "no.txt": b"old a\n"}
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    preview = structured(
+        await client.call_tool("project_replace", {"find": "old a\nold b", "replace": "new", "preview": True})
+    )
+    assert preview["total_replacements"] == 2
+    applied = structured(await client.call_tool("project_replace", {"find": "old a\nold b", "replace": "new\nlines"}))
+    assert applied["files_changed"] == 2
+    assert (root / "crlf.txt").read_bytes() == b"keep\r\nnew\r\nlines\r\n"
+    assert (root / "lf.txt").read_bytes() == b"keep\nnew\nlines\n"
+    assert (root / "no.txt").read_bytes() == b"old a\n"

@@ -66,3 +66,10 @@ def literal_finder(text: str, flags: int = 0) -> re.Pattern[str]:
     if text.endswith("\r") and text.strip("\r"):
         pattern += "\n?"
     return re.compile(pattern, flags)
+
+
+def any_break_finder(text: str, flags: int = 0) -> re.Pattern[str] | None:
+    """``text`` found literally but for its line breaks, each of which finds any one (CRLF, LF or CR): a find typed
+    in LF lines, for a file whose lines end otherwise. None when ``text`` has no line break."""
+    pieces = LINE_BREAK.split(text)
+    return re.compile("(?:\r\n|\r|\n)".join(map(re.escape, pieces)), flags) if len(pieces) > 1 else None

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.growth import bounded, check_result
-from fsguard.core.lineends import in_line_endings, literal_finder
+from fsguard.core.lineends import any_break_finder, in_line_endings, literal_finder
 from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.patterns import compile_re2
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
@@ -88,8 +88,7 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
     literal = literal_finder(pattern, flags)
     # A pattern typed with LF breaks finds a CRLF or CR file's lines too, as replace mode's ladder does; only
     # where it finds nothing as typed, so a pattern spelling the file's own breaks never changes meaning.
-    pieces = LINE_BREAK.split(pattern)
-    any_break = re.compile("(?:\r\n|\r|\n)".join(map(re.escape, pieces)), flags) if len(pieces) > 1 else None
+    any_break = any_break_finder(pattern, flags)
 
     def plan(text: str) -> EditPlan:
         finder, tier = literal, None
