@@ -106,3 +106,17 @@ async def test_a_search_below_a_directory_whose_name_ends_in_a_backslash_finds_i
             await client.call_tool("search_files", {"path": name, "pattern": "needle", "include_content": True})
         )
         assert files_of(names, root) == files_of(content, root) == [f"{name}/a.txt"]
+
+
+async def test_a_multi_file_read_reads_a_file_whose_name_is_not_utf8_beside_another(client: Client, root: Path) -> None:
+    (root / CAFE).write_bytes(b"latte\n")
+    (root / "plain.txt").write_bytes(b"espresso\n")
+
+    read = structured(await client.call_tool("read_file", {"paths": [CAFE, "plain.txt", f"{CAFE}.missing"]}))
+    assert [(entry.get("content"), "error" not in entry) for entry in read["files"]] == [
+        ("latte\n", True),
+        ("espresso\n", True),
+        (None, False),
+    ]
+    assert SHOWN in read["content"]
+    assert ((root / CAFE).read_bytes(), (root / "plain.txt").read_bytes()) == (b"latte\n", b"espresso\n")
