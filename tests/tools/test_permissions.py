@@ -1,15 +1,17 @@
 """Entries the operating system refuses to the server's user, reached through every tool family: a directory
 without search permission, one without read or search permission. Each call answers access_denied, never
-internal_error, and changes nothing.
+internal_error, and changes nothing. A directory the user may write and search but not list (a drop box) takes
+every change, and each is reported done.
 
 Root passes every permission bit, so as root each call runs with the effective uid and gid of nobody, restored
 after it (seteuid reaches every thread of the process: the worker thread running the tool too). The root, the
 state directory and the lock directory are then made where nobody can reach them: pytest's own temp directory
-is root's alone.
+is root's alone, and so may be the Python install: what the client loads on first use is loaded first, as root.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import tempfile
@@ -27,6 +29,7 @@ from tests.conftest import ClientFactory, error_code, text_of
 pytestmark = pytest.mark.anyio
 
 NOBODY = 65534
+importlib.import_module("jsonschema")  # the client loads it for the first result it validates: not as nobody
 
 
 @pytest.fixture
@@ -124,3 +127,42 @@ async def test_a_path_below_a_directory_the_os_refuses_is_access_denied_and_noth
     assert error_code(result) == "access_denied", text_of(result)
     assert "permission" in text_of(result).lower()
     assert tree(root) == before
+
+
+TOP = {"top.txt": b"top\n"}
+OLD = {"box/f.txt": b"old\n"}
+BOTH = (
+    {"type": "write", "path": "box/b.txt", "content": "b\n"},
+    {"type": "edit", "path": "box/f.txt", "old_text": "old", "new_text": "e"},
+)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("write_file", {"path": "box/f.txt", "content": "new\n"}, {**TOP, "box/f.txt": b"new\n"}),
+        ("write_file", {"path": "box/n.txt", "content": "new\n"}, {**TOP, **OLD, "box/n.txt": b"new\n"}),
+        ("edit_file", {"path": "box/f.txt", "old_text": "old", "new_text": "new"}, {**TOP, "box/f.txt": b"new\n"}),
+        ("move_file", {"source_path": "top.txt", "dest_path": "box/m.txt"}, {**OLD, "box/m.txt": b"top\n"}),
+        ("move_file", {"source_path": "box/f.txt", "dest_path": "m.txt"}, {**TOP, "m.txt": b"old\n"}),
+        ("copy_file", {"source_path": "top.txt", "dest_path": "box/c.txt"}, {**TOP, **OLD, "box/c.txt": b"top\n"}),
+        ("delete_file", {"path": "box/f.txt"}, TOP),
+        ("batch_operations", {"request_json": {"operations": BOTH}}, {**TOP, "box/b.txt": b"b\n", "box/f.txt": b"e\n"}),
+    ],
+)
+async def test_a_change_in_a_directory_the_user_may_write_but_not_list_is_made_and_reported_done(
+    connect: ClientFactory, reachable: Path, tool: str, arguments: dict[str, Any], expected: dict[str, bytes]
+) -> None:
+    # A drop box (mode -wx): a file in it can be made, replaced and removed, but the directory cannot be opened to
+    # fsync it. fsguard made the change, then answered access_denied: a batch so "failed" was not rolled back.
+    root = reachable / "root"
+    (root / "box").mkdir()
+    (root / "box" / "f.txt").write_bytes(b"old\n")
+    (root / "top.txt").write_bytes(b"top\n")
+    (root / "box").chmod(0o333)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, arguments)
+    assert not result.is_error, text_of(result)
+    (root / "box").chmod(0o755)
+    assert {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()} == expected

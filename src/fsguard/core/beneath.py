@@ -321,7 +321,13 @@ def lstat_at(entry: Pinned) -> os.stat_result | None:
 
 def fsync_directory(directory: int) -> None:
     """Make a directory's entries durable; ``directory`` may be an O_PATH fd, which cannot be fsynced itself."""
-    fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=directory)
+    try:
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=directory)
+    except PermissionError:
+        # A directory its user may write and search but not list (mode -wx) cannot be opened to be fsynced, and
+        # the change in it is already made: refusing now would report a done change as not done
+        os.sync()
+        return
     try:
         os.fsync(fd)
     finally:
