@@ -24,7 +24,7 @@ import pytest
 from mcp import Client
 
 from fsguard.core import locks
-from tests.conftest import ClientFactory, error_code, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -166,3 +166,24 @@ async def test_a_change_in_a_directory_the_user_may_write_but_not_list_is_made_a
     assert not result.is_error, text_of(result)
     (root / "box").chmod(0o755)
     assert {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()} == expected
+
+
+async def test_a_search_and_a_replace_of_a_file_in_a_directory_the_user_may_not_list_read_the_file(
+    connect: ClientFactory, reachable: Path, tool_engine: str
+) -> None:
+    # The file's directory was pinned open for listing, which EACCES refuses for mode -wx: the search answered
+    # access_denied with rg and "No match" with the Python engine, and project_replace "0 occurrences in 0 files".
+    root = reachable / "root"
+    (root / "box").mkdir()
+    (root / "box" / "f.txt").write_bytes(b"old\n")
+    (root / "box").chmod(0o333)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            found = await client.call_tool(
+                "search_files", {"pattern": "old", "path": "box/f.txt", "include_content": True}
+            )
+            replaced = await client.call_tool("project_replace", {"find": "old", "replace": "new", "path": "box/f.txt"})
+    assert structured(found)["total_matches"] == 1
+    assert structured(replaced)["total_replacements"] == 1
+    (root / "box").chmod(0o755)
+    assert (root / "box" / "f.txt").read_bytes() == b"new\n"
