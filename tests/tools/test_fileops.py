@@ -71,6 +71,22 @@ async def test_delete_with_a_stale_hash_deletes_nothing(client: Client, root: Pa
     assert (root / "a.txt").read_text(encoding="utf-8") == "a\n"
 
 
+async def test_a_hash_of_a_file_that_became_a_directory_is_refused_before_any_advice_to_delete_it_all(
+    client: Client, root: Path
+) -> None:
+    # The hash pins a file: advice to pass recursive=true would lead to deleting the directory that replaced it
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
+    hashed = structured(await client.call_tool("get_file_info", {"path": "a.txt"}))["content_hash"]
+    (root / "a.txt").unlink()
+    (root / "a.txt").mkdir()
+    (root / "a.txt" / "kept").write_text("k\n", encoding="utf-8")
+    result = await client.call_tool("delete_file", {"path": "a.txt", "expected_hash": hashed})
+    assert error_code(result) == "invalid_params"
+    assert "expected_hash" in text_of(result)
+    assert "recursive" not in text_of(result)
+    assert (root / "a.txt" / "kept").read_text(encoding="utf-8") == "k\n"
+
+
 async def test_several_paths_are_deleted_and_reported_one_by_one(client: Client, root: Path) -> None:
     (root / "a.tmp").write_text("a", encoding="utf-8")
     (root / "b.tmp").write_text("b", encoding="utf-8")

@@ -86,6 +86,21 @@ async def test_status_sorts_paths_with_spaces_and_unicode_into_staged_unstaged_a
     assert "new file \u00e9.txt" in data["message"]
 
 
+async def test_a_name_holding_a_line_break_is_one_escaped_row_in_status_add_and_diff_texts(
+    client: Client, repo: Path
+) -> None:
+    # git's -z output keeps the name whole; the text printed it raw, so "x\nFAKE" made a row of its own
+    (repo / "x\nFAKE").write_bytes(b"one\n")
+    status = await client.call_tool("git", {"action": "status"})
+    added = await client.call_tool("git", {"action": "add", "paths": ["."]})
+    diff = await client.call_tool("git", {"action": "diff", "staged": True})
+    for text in map(text_of, (status, added, diff)):
+        assert "x\\u000aFAKE" in text
+        assert "FAKE" not in text.replace("x\\u000aFAKE", "")
+    assert structured(status)["untracked"] == [f"{repo}/x\nFAKE"]
+    assert staged_names(repo) == ['"x\\nFAKE"']
+
+
 async def test_a_clean_repository_says_so(client: Client, repo: Path) -> None:
     data = await call(client, action="status")
     assert data["clean"] is True

@@ -106,3 +106,36 @@ async def test_a_search_below_a_directory_whose_name_ends_in_a_backslash_finds_i
             await client.call_tool("search_files", {"path": name, "pattern": "needle", "include_content": True})
         )
         assert files_of(names, root) == files_of(content, root) == [f"{name}/a.txt"]
+
+
+async def test_a_multi_file_read_reads_a_file_whose_name_is_not_utf8_beside_another(client: Client, root: Path) -> None:
+    (root / CAFE).write_bytes(b"latte\n")
+    (root / "plain.txt").write_bytes(b"espresso\n")
+
+    read = structured(await client.call_tool("read_file", {"paths": [CAFE, "plain.txt", f"{CAFE}.missing"]}))
+    assert [(entry.get("content"), "error" not in entry) for entry in read["files"]] == [
+        ("latte\n", True),
+        ("espresso\n", True),
+        (None, False),
+    ]
+    assert SHOWN in read["content"]
+    assert ((root / CAFE).read_bytes(), (root / "plain.txt").read_bytes()) == (b"latte\n", b"espresso\n")
+
+
+async def test_a_name_holding_a_line_break_is_one_escaped_row_in_rename_and_batch_texts(
+    client: Client, root: Path
+) -> None:
+    # Such a name cannot be typed back (every path argument refuses U+000A), but it is listed: raw, it forged rows
+    (root / "x\nFAKE").write_bytes(b"old\n")
+    rule = {"path": ".", "mode": "add_prefix", "prefix": "p_"}
+    preview = await client.call_tool("batch_operations", {"rename_json": {**rule, "preview": True}})
+    refused = await client.call_tool("batch_operations", {"rename_json": rule})
+    batch = await client.call_tool(
+        "batch_operations", {"request_json": {"operations": [{"type": "write", "path": "x\nFAKE", "content": "w"}]}}
+    )
+    for result in (preview, refused, batch):
+        text = "\n".join(block.text for block in result.content if block.type == "text")
+        assert "x\\u000aFAKE" in text
+        assert "\nFAKE" not in text  # no row of its own (a quoted repr, 'x\\nFAKE', is one row too)
+    assert sorted(path.name for path in root.iterdir()) == ["x\nFAKE"]
+    assert (root / "x\nFAKE").read_bytes() == b"old\n"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.pathforms import escaped
 from fsguard.core.shortlist import problem_rows
 
 OperationType = Literal["write", "edit", "search_and_replace", "copy", "move", "delete", "create_dir", "extract"]
@@ -100,7 +101,7 @@ class BatchOperation:
     @property
     def label(self) -> str:
         """How messages name it: ``operation 2 (move a.txt → b.txt)``."""
-        target = f"{self.path} → {self.destination}" if self.destination is not None else self.path
+        target = escaped(self.path) + (f" → {escaped(self.destination)}" if self.destination is not None else "")
         return f"operation {self.index} ({self.type} {target})"
 
 

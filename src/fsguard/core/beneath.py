@@ -110,15 +110,17 @@ class Beneath:
             made.append(path)
 
     @contextmanager
-    def directory(self, path: Path) -> Iterator[int]:
-        """The directory ``path`` itself, open for reading (listing, fsync), reached by the pinned walk.
+    def directory(self, path: Path, *, listed: bool = True) -> Iterator[int]:
+        """The directory ``path`` itself, open for reading (listing, fsync), reached by the pinned walk; with
+        ``listed=False`` open only as the directory of ``*at`` calls, which a directory its user may search but
+        not list (mode -wx) allows too.
 
         Raises:
             NotDirectoryError: ``path`` is something else.
         """
         with self.entry(path) as pinned:
             try:
-                fd = os.open(pinned.name, _READ_DIR, dir_fd=pinned.parent)
+                fd = os.open(pinned.name, _READ_DIR if listed else _DIR_FLAGS, dir_fd=pinned.parent)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                     raise NotDirectoryError(f"{path} is not a directory.", path=str(path)) from exc
@@ -234,7 +236,7 @@ class Pins:
         if path.parent != self._parent:
             self._held.close()
             self._parent = None  # a failed walk is walked again for the next path
-            self._fd = self._held.enter_context(self._beneath.directory(path.parent))
+            self._fd = self._held.enter_context(self._beneath.directory(path.parent, listed=False))
             self._parent = path.parent
         return Pinned(self._fd, path.name, path)
 
@@ -321,7 +323,13 @@ def lstat_at(entry: Pinned) -> os.stat_result | None:
 
 def fsync_directory(directory: int) -> None:
     """Make a directory's entries durable; ``directory`` may be an O_PATH fd, which cannot be fsynced itself."""
-    fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=directory)
+    try:
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=directory)
+    except PermissionError:
+        # A directory its user may write and search but not list (mode -wx) cannot be opened to be fsynced, and
+        # the change in it is already made: refusing now would report a done change as not done
+        os.sync()
+        return
     try:
         os.fsync(fd)
     finally:

@@ -57,6 +57,13 @@ class Deleter:
             if found is None:
                 with self._safe.session.watching(path):
                     raise NotFoundError(f"{path} does not exist; nothing was deleted.", path=str(path))
+            if expected_hash is not None and not stat.S_ISREG(found.st_mode):
+                # before the advice to pass recursive=true: the hash pins a file, and a directory took its place
+                raise InvalidParamsError(
+                    f"{path} is not a file now; expected_hash applies to files. Check it with get_file_info; drop "
+                    "expected_hash to delete a directory, link or special file.",
+                    path=str(path),
+                )
             if stat.S_ISDIR(found.st_mode) and not recursive and _has_children(entry):
                 raise InvalidParamsError(
                     f"{path} is a non-empty directory. Pass recursive=true to delete it with everything inside "
@@ -73,8 +80,6 @@ class Deleter:
                         "without permanent (it goes to the trash whole), then purge_trash frees the space.",
                         path=str(path),
                     )
-            elif expected_hash is not None:
-                raise InvalidParamsError("expected_hash applies to files; drop it to delete a directory or link.")
             operation = "delete_file:permanent" if permanent else "delete_file:trash"
             self._safe.hooks.fire("pre", "delete", tool_name=tool, file_path=str(path), operation=operation)
             if not permanent:

@@ -320,7 +320,10 @@ def _sync_directory(parent: int, directory: Path) -> None:
     found = os.fstat(parent)
     key = (found.st_dev, found.st_ino)
     if key not in pending:
-        pending[key] = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent), directory
+        try:
+            pending[key] = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent), directory
+        except PermissionError:  # mode -wx: no fd to fsync later; the change is made, fsync_directory syncs it now
+            fsync_directory(parent)
 
 
 def read_all(fd: int, size_hint: int, limit: int | None = None) -> bytes:

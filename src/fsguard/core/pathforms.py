@@ -29,6 +29,15 @@ def is_invisible(char: str) -> bool:
     return point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf"
 
 
+def escaped(name: str) -> str:
+    """``name`` with each :func:`is_invisible` character written ``\\uXXXX``: a message or a text block lists a name
+    a line, so a line break in a name forged a row of its own (``x\\nFILE fake.txt 1 B``) and an escape sequence or
+    a bidi override disguised it."""
+    if name.isprintable():  # nearly every name, judged in C: each character escaped below is unprintable
+        return name
+    return "".join(f"\\u{ord(char):04x}" if is_invisible(char) else char for char in name)
+
+
 def local_form(user_path: str) -> str:
     """The path a ``file://`` URI or a ``~`` names; any other path as given.
 

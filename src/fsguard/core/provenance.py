@@ -127,7 +127,7 @@ class Provenance:
             if self._gone:
                 return None
             try:
-                fd = self._held.enter_context(self._beneath.directory(Path(self._start)))
+                fd = self._held.enter_context(self._beneath.directory(Path(self._start), listed=False))
             except FsguardError:
                 self._gone = True  # nothing below it can be confirmed: each finding is left out
                 return None

@@ -297,7 +297,8 @@ CUT_FLOOR = 2 * CUT_ROOM  # a budget no larger cuts a line where it ends, leavin
 
 
 def utf8_size(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
+    # surrogatepass: a path from a name that is not UTF-8 holds lone surrogates, each 3 bytes as the wire's U+FFFD
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns: int = 0) -> Excerpt:

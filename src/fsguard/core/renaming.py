@@ -29,6 +29,7 @@ from fsguard.core.ignore import VCS_DIRS, check_directory
 from fsguard.core.modes import expand_go_template
 from fsguard.core.moving import Mover
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.pathforms import escaped
 from fsguard.core.patterns import compile_re2
 from fsguard.core.reverting import Reverter
 from fsguard.core.safeguards import Safeguards
@@ -359,7 +360,8 @@ _EVERY = "all in the error's conflicts field"
 
 def _refusal(conflicts: list[NameConflict], planned: int) -> ConflictError:
     shown = "; ".join(
-        f"{PurePath(c.destination).name} ← {shortlist((PurePath(s).name for s in c.sources), rest=_EVERY)} ({c.reason})"
+        f"{escaped(PurePath(c.destination).name)} ← "
+        f"{shortlist((escaped(PurePath(s).name) for s in c.sources), rest=_EVERY)} ({c.reason})"
         for c in conflicts[:5]
     )
     more = f"; and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""

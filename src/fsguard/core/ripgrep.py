@@ -312,5 +312,5 @@ def pinned(beneath: Beneath | None, directory: Path) -> Iterator[Cwd]:
     if beneath is None or not Path("/proc/self/fd").is_dir():
         yield directory
         return
-    with beneath.directory(directory) as fd:
+    with beneath.directory(directory, listed=False) as fd:  # rg lists what it walks itself: a cwd to search
         yield fd

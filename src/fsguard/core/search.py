@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -165,7 +166,10 @@ def search_content(
     with ExitStack() as held:
         start = root.parent if is_file else gitignore_top(root, options)  # where rg starts reading
         provenance = None if beneath is None else held.enter_context(Provenance(beneath, start))
-        if request.engine != "python" and rg is not None:
+        # rg reaches a one-file search's file by walking its directory: one its user may not list (mode -wx) hides
+        # the file from it, so the Python engine, which opens the file by name, reads it
+        hidden = is_file and request.engine == "auto" and not os.access(root.parent, os.R_OK, effective_ids=True)
+        if request.engine != "python" and rg is not None and not hidden:
             try:
                 if is_file:
                     found = ripgrep_file_hits(

@@ -18,6 +18,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.oserrors import from_os_error
 
 logger = logging.getLogger("fsguard")
 
@@ -45,6 +46,10 @@ def bridge(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
         except FsguardError as exc:
             raise CodedToolError(exc) from exc
+        except PermissionError as exc:
+            # pathlib's exists(), is_file() and is_dir() raise EACCES where a directory on the way may not be
+            # searched: a path below one is refused by the OS, whichever check met it first, not a crash
+            raise CodedToolError(from_os_error(exc, exc.filename or "a path")) from exc
 
     return wrapper
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from fsguard.core.shortlist import shortlist, shown_rows
 from fsguard.models.git import GitFileChange, GitResult
-from fsguard.voice.paths import shown
+from fsguard.voice.paths import escaped, shown
 from fsguard.voice.sizes import counted
 
 COMPACT_PATCH_CHARS = 10_000  # the seed's hard cap on a compact diff
@@ -205,8 +205,9 @@ def _total(result: GitResult, paths: list[str]) -> int:
 
 
 def _rel(result: GitResult, path: str) -> str:
+    """``path`` relative to the repository, escaped as every listed name is: a line break in it forged a row."""
     prefix = result.repository.rstrip("/") + "/"
-    return path.removeprefix(prefix)
+    return escaped(path.removeprefix(prefix))
 
 
 _RENDERERS: dict[str, Callable[[GitResult, bool], str]] = {

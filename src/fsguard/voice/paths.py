@@ -19,7 +19,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
-from fsguard.core.pathforms import is_invisible
+from fsguard.core.pathforms import escaped
+
+__all__ = ["escaped", "naming_under", "shortened", "shown"]
 
 _QUOTED_LINE = re.compile(r" *\d+: ")
 # A relative path a tool reads as the home directory (core.paths): "~" alone or followed by "/".
@@ -52,15 +54,6 @@ def shown(path: str | Path | None) -> str:
         return escaped(text)
     relative = text[len(prefix) :]
     return escaped("./" + relative if _HOME_LIKE.match(relative) else relative)
-
-
-def escaped(name: str) -> str:
-    """``name`` with each character no path argument may hold (controls, bidi, zero-width: see
-    :mod:`fsguard.core.paths`) written ``\\uXXXX``: a text block lists a name a line, so a line break in a name
-    forged a row of its own (``x\\nFILE fake.txt 1 B``) and an escape sequence or a bidi override disguised it."""
-    if name.isprintable():  # nearly every name, judged in C: each character escaped below is unprintable
-        return name
-    return "".join(f"\\u{ord(char):04x}" if is_invisible(char) else char for char in name)
 
 
 def shortened(message: str | None) -> str:

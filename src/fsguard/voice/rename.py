@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import PurePath
 
+from fsguard.core.pathforms import escaped
 from fsguard.core.shortlist import shortlist
 from fsguard.models.batch import BatchResult, RenameConflict, RenameEntry
 from fsguard.voice.sizes import counted
@@ -71,4 +72,4 @@ def _conflict(conflict: RenameConflict, base: str) -> str:
 
 
 def _relative(path: str, base: str) -> str:
-    return path[len(base) + 1 :] if path.startswith(base + "/") else path
+    return escaped(path[len(base) + 1 :] if path.startswith(base + "/") else path)

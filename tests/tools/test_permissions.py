@@ -1,0 +1,189 @@
+"""Entries the operating system refuses to the server's user, reached through every tool family: a directory
+without search permission, one without read or search permission. Each call answers access_denied, never
+internal_error, and changes nothing. A directory the user may write and search but not list (a drop box) takes
+every change, and each is reported done.
+
+Root passes every permission bit, so as root each call runs with the effective uid and gid of nobody, restored
+after it (seteuid reaches every thread of the process: the worker thread running the tool too). The root, the
+state directory and the lock directory are then made where nobody can reach them: pytest's own temp directory
+is root's alone, and so may be the Python install: what the client loads on first use is loaded first, as root.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from fsguard.core import locks
+from tests.conftest import ClientFactory, error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+NOBODY = 65534
+importlib.import_module("jsonschema")  # the client loads it for the first result it validates: not as nobody
+
+
+@pytest.fixture
+def reachable(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A directory holding root/, state/ and locks/, owned by nobody when the tests run as root."""
+    base = Path(tempfile.mkdtemp(prefix="fsguard-permissions-")).resolve()
+    for name in ("root", "state", "locks"):
+        (base / name).mkdir()
+    monkeypatch.setattr(locks, "_user_lock_dir", lambda: base / "locks")
+    if os.geteuid() == 0:
+        for path in (base, *base.iterdir()):
+            os.chown(path, NOBODY, NOBODY)
+    yield base
+    for directory, _dirs, _files in os.walk(base):
+        Path(directory).chmod(0o755)
+    shutil.rmtree(base)
+
+
+@contextmanager
+def as_a_user() -> Iterator[None]:
+    """Run the block as a user permission bits stop: nobody when this process is root, else as it is."""
+    if os.geteuid() != 0:
+        yield
+        return
+    os.setegid(NOBODY)
+    os.seteuid(NOBODY)
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+
+
+def tree(directory: Path) -> dict[str, tuple[int, bytes | None]]:
+    """Every entry under ``directory``: its mode, and its bytes (None for a directory)."""
+    return {
+        str(path.relative_to(directory)): (path.lstat().st_mode, None if path.is_dir() else path.read_bytes())
+        for path in sorted(directory.rglob("*"))
+    }
+
+
+@asynccontextmanager
+async def client_on(connect: ClientFactory, base: Path) -> AsyncIterator[Client]:
+    async with connect(roots=(base / "root",), state_dir=base / "state") as client:
+        if os.geteuid() == 0:  # what the server made in its state directory at start, made as root
+            for directory, dirs, files in os.walk(base / "state"):
+                for name in [Path(directory), *(Path(directory) / entry for entry in dirs + files)]:
+                    os.chown(name, NOBODY, NOBODY)
+        yield client
+
+
+@pytest.mark.parametrize("locked_mode", [0o000, 0o644], ids=["no-permissions", "no-search"])
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("copy_file", {"source_path": "locked/f.txt", "dest_path": "copy.txt"}),
+        ("copy_file", {"source_path": "plain.txt", "dest_path": "locked/f.txt"}),
+        ("move_file", {"source_path": "locked/f.txt", "dest_path": "moved.txt"}),
+        ("move_file", {"source_path": "plain.txt", "dest_path": "locked/f.txt"}),
+        ("analyze_operation", {"operation": "file", "path": "locked/f.txt"}),
+        ("analyze_operation", {"operation": "write", "path": "locked/f.txt", "content": "x"}),
+        (
+            "batch_operations",
+            {"request_json": {"operations": [{"type": "copy", "source": "locked/f.txt", "destination": "c"}]}},
+        ),
+        (
+            "batch_operations",
+            {"request_json": {"operations": [{"type": "move", "source": "plain.txt", "destination": "locked/f.txt"}]}},
+        ),
+        (
+            "batch_operations",
+            {
+                "pipeline_json": {
+                    "name": "p",
+                    "steps": [{"action": "search", "params": {"pattern": "a", "path": "locked/f.txt"}}],
+                }
+            },
+        ),
+        ("batch_operations", {"rename_json": {"path": "locked", "mode": "add_prefix", "prefix": "p_"}}),
+        ("project_replace", {"find": "a", "replace": "b", "path": "locked/f.txt"}),
+    ],
+)
+async def test_a_path_below_a_directory_the_os_refuses_is_access_denied_and_nothing_changes(
+    connect: ClientFactory, reachable: Path, tool: str, arguments: dict[str, Any], locked_mode: int
+) -> None:
+    root = reachable / "root"
+    (root / "plain.txt").write_bytes(b"plain\n")
+    (root / "locked").mkdir()
+    (root / "locked" / "f.txt").write_bytes(b"a locked file\n")
+    (root / "locked").chmod(locked_mode)
+    before = tree(root)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "permission" in text_of(result).lower()
+    assert tree(root) == before
+
+
+TOP = {"top.txt": b"top\n"}
+OLD = {"box/f.txt": b"old\n"}
+BOTH = (
+    {"type": "write", "path": "box/b.txt", "content": "b\n"},
+    {"type": "edit", "path": "box/f.txt", "old_text": "old", "new_text": "e"},
+)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("write_file", {"path": "box/f.txt", "content": "new\n"}, {**TOP, "box/f.txt": b"new\n"}),
+        ("write_file", {"path": "box/n.txt", "content": "new\n"}, {**TOP, **OLD, "box/n.txt": b"new\n"}),
+        ("edit_file", {"path": "box/f.txt", "old_text": "old", "new_text": "new"}, {**TOP, "box/f.txt": b"new\n"}),
+        ("move_file", {"source_path": "top.txt", "dest_path": "box/m.txt"}, {**OLD, "box/m.txt": b"top\n"}),
+        ("move_file", {"source_path": "box/f.txt", "dest_path": "m.txt"}, {**TOP, "m.txt": b"old\n"}),
+        ("copy_file", {"source_path": "top.txt", "dest_path": "box/c.txt"}, {**TOP, **OLD, "box/c.txt": b"top\n"}),
+        ("delete_file", {"path": "box/f.txt"}, TOP),
+        ("batch_operations", {"request_json": {"operations": BOTH}}, {**TOP, "box/b.txt": b"b\n", "box/f.txt": b"e\n"}),
+    ],
+)
+async def test_a_change_in_a_directory_the_user_may_write_but_not_list_is_made_and_reported_done(
+    connect: ClientFactory, reachable: Path, tool: str, arguments: dict[str, Any], expected: dict[str, bytes]
+) -> None:
+    # A drop box (mode -wx): a file in it can be made, replaced and removed, but the directory cannot be opened to
+    # fsync it. fsguard made the change, then answered access_denied: a batch so "failed" was not rolled back.
+    root = reachable / "root"
+    (root / "box").mkdir()
+    (root / "box" / "f.txt").write_bytes(b"old\n")
+    (root / "top.txt").write_bytes(b"top\n")
+    (root / "box").chmod(0o333)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, arguments)
+    assert not result.is_error, text_of(result)
+    (root / "box").chmod(0o755)
+    assert {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()} == expected
+
+
+async def test_a_search_and_a_replace_of_a_file_in_a_directory_the_user_may_not_list_read_the_file(
+    connect: ClientFactory, reachable: Path, tool_engine: str
+) -> None:
+    # The file's directory was pinned open for listing, which EACCES refuses for mode -wx: the search answered
+    # access_denied with rg and "No match" with the Python engine, and project_replace "0 occurrences in 0 files".
+    root = reachable / "root"
+    (root / "box").mkdir()
+    (root / "box" / "f.txt").write_bytes(b"old\n")
+    (root / "box").chmod(0o333)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            found = await client.call_tool(
+                "search_files", {"pattern": "old", "path": "box/f.txt", "include_content": True}
+            )
+            replaced = await client.call_tool("project_replace", {"find": "old", "replace": "new", "path": "box/f.txt"})
+    assert structured(found)["total_matches"] == 1
+    assert structured(replaced)["total_replacements"] == 1
+    (root / "box").chmod(0o755)
+    assert (root / "box" / "f.txt").read_bytes() == b"new\n"
