@@ -363,6 +363,21 @@ async def test_a_staged_restore_unstages_without_touching_the_working_tree(clien
     assert "backups" not in data
 
 
+async def test_a_staged_restore_unstages_in_a_repository_with_no_commits_yet(client: Client, root: Path) -> None:
+    repo = make_repo(root, commit=False)
+    (repo / "a.txt").write_text("first\n", encoding="utf-8")
+    (repo / "d").mkdir()
+    (repo / "d" / "c.txt").write_text("c\n", encoding="utf-8")
+    git(repo, "add", "a.txt", "d")
+    (repo / "a.txt").write_text("edited since\n", encoding="utf-8")  # git rm --cached alone keeps such an entry
+    data = await call(client, action="restore", paths=["a.txt", "d"], staged=True)
+    assert data["paths"] == [f"{repo}/a.txt", f"{repo}/d"]
+    assert staged_names(repo) == []
+    assert git(repo, "status", "--porcelain", "--untracked-files=all").splitlines() == ["?? a.txt", "?? d/c.txt"]
+    assert (repo / "a.txt").read_text(encoding="utf-8") == "edited since\n"
+    assert (repo / "d" / "c.txt").read_text(encoding="utf-8") == "c\n"
+
+
 async def test_a_restore_from_an_older_revision_puts_that_version_back(client: Client, repo: Path) -> None:
     (repo / "a.txt").write_text("version 2\n", encoding="utf-8")
     git(repo, "commit", "-qam", "v2")

@@ -27,7 +27,7 @@ from fsguard.core.errors import (
 )
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import GitProcess, failure
-from fsguard.core.gitrefs import current_branch
+from fsguard.core.gitrefs import current_branch, current_commit
 from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire, holding_files
 from fsguard.core.gitscreen import check_changeable
 from fsguard.core.hashing import content_hash
@@ -161,13 +161,23 @@ def restore(call: GitCall) -> GitResult:
     )
     source = [f"--source={request.rev}"] if request.rev else []
     if request.staged:
+        # With no commit yet there is no HEAD to restore the index from (git restore says "could not resolve
+        # HEAD"): unstaging is taking the paths out of the index, as git status advises (rm --cached).
+        unborn = not request.rev and current_commit(repo) is None
         # The index entries it sets: those that differ from the source (a hidden file's would be staged anew).
-        changed = repo.git("diff", "--cached", "--name-only", "-z", request.rev or "HEAD", "--", *specs, check=False)
+        changed = (
+            repo.git("ls-files", "-z", "--", *specs)
+            if unborn
+            else repo.git("diff", "--cached", "--name-only", "-z", request.rev or "HEAD", "--", *specs, check=False)
+        )
         check_changeable(call, _names(changed.stdout), staging=True)
         targets = [repo.absolute(spec) for spec in specs]
         for target in targets:
             fire(safe, "pre", "write", target, "restore", staged=True)
-        repo.git("restore", "--staged", *source, "--", *specs)
+        if unborn:  # --cached leaves the working tree alone; -f, or git keeps an entry the file has changed since
+            repo.git("rm", "--cached", "-r", "-f", "--quiet", "--", *specs)
+        else:
+            repo.git("restore", "--staged", *source, "--", *specs)
         for target in targets:
             fire(safe, "post", "write", target, "restore", staged=True)
         result = GitResult(action="restore", repository=str(repo.root), message="", source=request.rev)

@@ -45,6 +45,12 @@ def current_branch(repo: Repository) -> str | None:
     return (text(out.stdout).strip() or None) if out.code == 0 else None
 
 
+def current_commit(repo: Repository) -> str | None:
+    """The commit HEAD points at; None on a branch with no commits yet."""
+    out = repo.git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False)
+    return (text(out.stdout).strip() or None) if out.code == 0 else None
+
+
 def _create(call: GitCall, name: str, result: GitResult) -> None:
     repo, request = call.repo, call.request
     start = [request.rev] if request.rev else []
