@@ -129,6 +129,40 @@ async def test_a_clean_diff_says_there_are_no_unstaged_changes(client: Client, r
     assert "No unstaged changes" in data["message"]
 
 
+def conflict(repo: Path) -> None:
+    """A merge stopped on two conflicts: a.txt changed on both sides, "b c.txt" changed here and deleted there."""
+    (repo / "b c.txt").write_text("x\n", encoding="utf-8")
+    git(repo, "add", "b c.txt")
+    git(repo, "commit", "-qm", "b")
+    git(repo, "switch", "-qc", "other")
+    (repo / "a.txt").write_text("theirs\n", encoding="utf-8")
+    git(repo, "rm", "-q", "b c.txt")
+    git(repo, "commit", "-qam", "theirs")
+    git(repo, "switch", "-q", "main")
+    (repo / "a.txt").write_text("ours\n", encoding="utf-8")
+    (repo / "b c.txt").write_text("y\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "ours")
+    subprocess.run(["git", "merge", "-q", "other"], cwd=repo, capture_output=True, check=False)
+
+
+async def test_a_diff_in_a_merge_conflict_lists_each_conflicted_path_once_and_marks_it(
+    client: Client, repo: Path
+) -> None:
+    conflict(repo)
+    unstaged = await call(client, action="diff")
+    staged = await call(client, action="diff", staged=True)
+    # git's numstat has a stub for each unmerged path, then a.txt again with its combined diff's counts.
+    assert [(f["path"], f.get("added"), f.get("conflicted")) for f in unstaged["files"]] == [
+        (f"{repo}/a.txt", 4, True),
+        (f"{repo}/b c.txt", 0, True),
+    ]
+    assert unstaged["message"].startswith("2 files changed, +4 -0:")
+    assert "  +4 -0 a.txt (conflicted)" in unstaged["message"]
+    assert [f["path"] for f in staged["files"]] == [f"{repo}/a.txt", f"{repo}/b c.txt"]
+    assert all(f["conflicted"] for f in staged["files"])
+    assert git(repo, "diff", "--name-only", "--diff-filter=U").splitlines() == ["a.txt", "b c.txt"]
+
+
 async def test_a_full_diff_of_more_than_20_files_without_paths_shows_the_stat_and_says_so(
     client: Client, repo: Path
 ) -> None:

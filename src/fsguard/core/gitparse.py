@@ -12,7 +12,7 @@ Names are decoded as UTF-8 with replacement characters for bytes that are not (a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 # Commit risk, the seed's informational scale: HIGH from any of these, MEDIUM from any of the next.
@@ -100,6 +100,7 @@ class FileStat:
     added: int | None
     deleted: int | None
     from_path: str | None = None
+    conflicted: bool = False
 
 
 def parse_numstat(data: bytes) -> list[FileStat]:
@@ -120,6 +121,24 @@ def parse_numstat(data: bytes) -> list[FileStat]:
             index += 2
             stats.append(FileStat(new, added, deleted, old))
     return stats
+
+
+def with_conflicts(stats: list[FileStat], conflicted: set[str]) -> list[FileStat]:
+    """``stats`` with each path in ``conflicted`` (unmerged in the index) marked, once.
+
+    git lists an unmerged path as a ``0 0`` stub, then, when the working tree has a combined diff against the
+    stages, again with its counts: kept as one file with those counts, where the first entry stood.
+    """
+    if not conflicted:
+        return stats
+    merged: dict[str, FileStat] = {}
+    for stat in stats:
+        if stat.path in conflicted:
+            stat = replace(stat, conflicted=True)
+            if stat.path in merged and stat.added == stat.deleted == 0:
+                continue
+        merged[stat.path] = stat
+    return list(merged.values())
 
 
 def _is_count(part: str) -> bool:

@@ -7,7 +7,15 @@ more than :data:`DIFF_GUARD_FILES` files with no paths given is downgraded to th
 from __future__ import annotations
 
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.gitparse import LOG_FORMAT, FileStat, parse_log, parse_numstat, parse_status, text
+from fsguard.core.gitparse import (
+    LOG_FORMAT,
+    FileStat,
+    parse_log,
+    parse_numstat,
+    parse_status,
+    text,
+    with_conflicts,
+)
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrepo import GitCall, Repository
 from fsguard.core.gitscreen import check_compared, check_shown_object, hidden, object_kind, visible_tree
@@ -58,6 +66,9 @@ def diff(call: GitCall) -> GitResult:
         check_compared(call, call.request.rev)
     command = ["diff", *_DIFF_FLAGS, *(["--cached"] if call.request.staged else []), *_rev(call)]
     stats = parse_numstat(call.repo.git(*command, "--numstat", "-z", "--", *call.scope).stdout)
+    # An unmerged path comes as a stub (and once more with the working tree's counts): one entry, marked.
+    unmerged = call.repo.git(*command, "--name-only", "--diff-filter=U", "-z", "--", *call.scope).stdout
+    stats = with_conflicts(stats, {text(name) for name in unmerged.split(b"\0") if name})
     request = call.request
     compared = request.rev or ("staged" if request.staged else "unstaged")
     if request.rev and request.staged:
@@ -195,6 +206,7 @@ def _file(repo: Repository, stat: FileStat) -> GitFileChange:
         deleted=stat.deleted,
         binary=stat.added is None,
         from_path=repo.absolute(stat.from_path) if stat.from_path else None,
+        conflicted=stat.conflicted or None,
     )
 
 

@@ -19,6 +19,9 @@ class GitFileChange(Result):
     deleted: int | None = Field(None, description="Lines deleted; absent for a binary file.")
     binary: bool = Field(False, description="True for a binary file (git counts no lines in it).")
     from_path: str | None = Field(None, description="Absolute path of the old name, for a rename or copy.")
+    conflicted: bool | None = Field(
+        None, description="diff: true for a path with a merge conflict (listed once; see status conflicted)."
+    )
 
 
 class GitCommit(Result):

@@ -111,6 +111,8 @@ def _stats(result: GitResult, files: list[GitFileChange]) -> list[str]:
         name = _rel(result, change.path)
         if change.from_path:
             name = f"{_rel(result, change.from_path)} -> {name}"
+        if change.conflicted:
+            name += " (conflicted)"
         rows.append(f"  {count:>{width}} {name}")
     return rows
 
