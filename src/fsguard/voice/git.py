@@ -45,7 +45,7 @@ def _status(result: GitResult, compact: bool) -> str:
             f"{label.lower()}: {', '.join(_rel(result, p) for p in paths or [])}" for label, paths, _ in groups if paths
         ]
         return " | ".join([where, *parts]) if parts else f"{where} | clean"
-    lines = [f"On branch {where} in {shown(result.repository)}"]
+    lines = [f"On {'branch ' if result.branch else ''}{where} in {shown(result.repository)}"]
     for label, paths, total in groups:
         if total:
             lines.append(f"{label} ({total}):")
