@@ -345,6 +345,21 @@ async def test_a_commit_with_paths_commits_those_files_as_they_are_and_nothing_e
     assert staged_names(repo) == ["b.txt"]
 
 
+async def test_a_commit_concludes_a_merge_whose_conflicts_were_resolved_to_this_side(
+    client: Client, repo: Path
+) -> None:
+    conflict(repo)
+    ours = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "a.txt").write_text("ours\n", encoding="utf-8")
+    git(repo, "add", "a.txt", "b c.txt")  # the index now matches HEAD: nothing is staged, the merge is not done
+    data = await call(client, action="commit", message="Merge other, keeping ours")
+    parents = git(repo, "log", "-1", "--format=%P").split()
+    assert data["hash"] == git(repo, "rev-parse", "HEAD").strip()
+    assert parents == [ours, git(repo, "rev-parse", "other").strip()]
+    assert (data["files_changed"], data["insertions"], data["deletions"]) == (0, 0, 0)
+    assert (repo / "a.txt").read_text(encoding="utf-8") == "ours\n"
+
+
 # -- option-like values ----------------------------------------------------------------------------------------
 
 

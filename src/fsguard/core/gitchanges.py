@@ -63,7 +63,9 @@ def commit(call: GitCall) -> GitResult:
     # their working-tree bytes, staged or not.
     if not call.scope:
         going_in = _names(repo.git("diff", "--cached", "--name-only", "-z").stdout)
-        if not going_in:
+        # A merge whose conflicts were all resolved to this branch's side stages nothing, yet its commit is what
+        # concludes it (git commits it with no --allow-empty).
+        if not going_in and not _merging(call):
             raise InvalidParamsError(
                 'nothing staged to commit. Stage files first with git(action="add", paths=[...]) (see '
                 'git(action="status")), then commit. Nothing was changed.'
@@ -332,6 +334,11 @@ def _local_path(url: str) -> str | None:
 def _refspec(refspec: str) -> str:
     source, _, target = refspec.partition(":")
     return f"{source.removeprefix('refs/heads/')} -> {target.removeprefix('refs/heads/')}"
+
+
+def _merging(call: GitCall) -> bool:
+    """A merge is in progress: its commit is due even when the index matches HEAD."""
+    return call.repo.git("rev-parse", "--quiet", "--verify", "MERGE_HEAD", check=False).code == 0
 
 
 def _names(data: bytes) -> list[str]:
