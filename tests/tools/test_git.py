@@ -335,6 +335,20 @@ async def test_commit_with_nothing_staged_or_no_message_is_refused(client: Clien
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "1"
 
 
+async def test_a_commit_with_paths_that_hold_nothing_new_is_refused_in_plain_words(client: Client, repo: Path) -> None:
+    (repo / "a.txt").write_text("staged\n", encoding="utf-8")
+    git(repo, "add", "a.txt")
+    (repo / "a.txt").write_text("alpha\n", encoding="utf-8")  # the working tree is HEAD's again
+    (repo / "new.txt").write_text("untracked\n", encoding="utf-8")
+    same = await client.call_tool("git", {"action": "commit", "message": "m", "paths": ["a.txt"]})
+    untracked = await client.call_tool("git", {"action": "commit", "message": "m", "paths": ["new.txt"]})
+    for refused in (same, untracked):
+        assert error_code(refused) == "invalid_params"
+        assert text_of(refused).startswith("nothing to commit in these paths")
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "1"
+    assert git(repo, "status", "--porcelain").splitlines() == ["MM a.txt", "?? new.txt"]
+
+
 async def test_a_commit_with_paths_commits_those_files_as_they_are_and_nothing_else(client: Client, repo: Path) -> None:
     (repo / "a.txt").write_text("edited, not staged\n", encoding="utf-8")
     (repo / "b.txt").write_text("staged\n", encoding="utf-8")

@@ -75,6 +75,12 @@ def commit(call: GitCall) -> GitResult:
         if changed.code != 0:  # no commit yet: every tracked file the paths hold goes in
             changed = repo.git("ls-files", "-z", "--", *call.scope)
         going_in = _names(changed.stdout)
+        if not going_in:  # else git fails with its whole status printed, and the agent is left to read why
+            raise InvalidParamsError(
+                "nothing to commit in these paths: their working-tree bytes are those of HEAD, or they are not "
+                'tracked (stage a new file first with git(action="add", paths=[...])). A commit with paths takes '
+                "the files as they are in the working tree, not what is staged. Nothing was changed."
+            )
     check_changeable(call, going_in, staging=True)
     fire(call.safe, "pre", "write", repo.root, "commit", message=request.message)
     repo.git("commit", "-m", request.message, *(("--", *call.scope) if call.scope else ()))
