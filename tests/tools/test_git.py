@@ -359,6 +359,18 @@ async def test_a_commit_with_paths_commits_those_files_as_they_are_and_nothing_e
     assert staged_names(repo) == ["b.txt"]
 
 
+async def test_add_names_a_conflict_it_resolved_even_when_the_file_is_back_to_this_side(
+    client: Client, repo: Path
+) -> None:
+    conflict(repo)
+    (repo / "a.txt").write_text("ours\n", encoding="utf-8")
+    data = await call(client, action="add", paths=["a.txt", "b c.txt"])
+    assert data["paths"] == [f"{repo}/a.txt", f"{repo}/b c.txt"]
+    assert data["message"].startswith("Staged 2 files:")
+    assert git(repo, "diff", "--name-only", "--diff-filter=U") == ""
+    assert git(repo, "diff", "--cached", "--name-only") == ""  # resolved to HEAD's bytes: no staged diff
+
+
 async def test_a_commit_concludes_a_merge_whose_conflicts_were_resolved_to_this_side(
     client: Client, repo: Path
 ) -> None:

@@ -42,11 +42,14 @@ def add(call: GitCall) -> GitResult:
     # What add would stage: changed and deleted tracked files, and untracked ones .gitignore does not exclude.
     listed = repo.git("ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard", "--", *specs)
     check_changeable(call, _names(listed.stdout), staging=True)
+    unmerged = _names(repo.git("diff", "--name-only", "--diff-filter=U", "-z", "--", *specs).stdout)
     targets = [repo.absolute(spec) for spec in specs]
     for target in targets:
         fire(safe, "pre", "write", target, "add")
     repo.git("add", "--", *specs)
     staged = _names(repo.git("diff", "--cached", "--name-only", "-z", "--", *specs).stdout)
+    # A conflict resolved to this branch's side matches HEAD, so no diff names it, yet this add staged it.
+    staged += [name for name in unmerged if name not in staged]
     for target in targets:
         fire(safe, "post", "write", target, "add")
     return _cut_paths(
