@@ -371,6 +371,24 @@ async def test_add_names_a_conflict_it_resolved_even_when_the_file_is_back_to_th
     assert git(repo, "diff", "--cached", "--name-only") == ""  # resolved to HEAD's bytes: no staged diff
 
 
+async def test_status_says_a_merge_is_in_progress_until_a_commit_concludes_it(client: Client, repo: Path) -> None:
+    conflict(repo)
+    conflicted = await call(client, action="status")
+    (repo / "a.txt").write_text("ours\n", encoding="utf-8")
+    git(repo, "add", "a.txt", "b c.txt")
+    resolved = await call(client, action="status")
+    git(repo, "commit", "-q", "--no-edit")
+    done = await call(client, action="status")
+    assert (conflicted["merging"], conflicted["counts"]["conflicted"]) == (True, 2)
+    assert "Merging: resolve the conflicted paths" in conflicted["message"]
+    # Nothing staged or changed, so clean as git counts it, but the merge still waits for its commit.
+    assert (resolved["merging"], resolved["clean"]) == (True, True)
+    assert "concludes the merge" in resolved["message"]
+    assert "nothing to commit" not in resolved["message"]
+    assert "merging" not in done
+    assert "Clean: nothing to commit" in done["message"]
+
+
 async def test_a_commit_concludes_a_merge_whose_conflicts_were_resolved_to_this_side(
     client: Client, repo: Path
 ) -> None:

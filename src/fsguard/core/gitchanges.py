@@ -27,7 +27,7 @@ from fsguard.core.errors import (
 )
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import GitProcess, failure
-from fsguard.core.gitrefs import current_branch, current_commit
+from fsguard.core.gitrefs import current_branch, current_commit, merging
 from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire, holding_files
 from fsguard.core.gitscreen import check_changeable
 from fsguard.core.hashing import content_hash
@@ -68,7 +68,7 @@ def commit(call: GitCall) -> GitResult:
         going_in = _names(repo.git("diff", "--cached", "--name-only", "-z").stdout)
         # A merge whose conflicts were all resolved to this branch's side stages nothing, yet its commit is what
         # concludes it (git commits it with no --allow-empty).
-        if not going_in and not _merging(call):
+        if not going_in and not merging(repo):
             raise InvalidParamsError(
                 'nothing staged to commit. Stage files first with git(action="add", paths=[...]) (see '
                 'git(action="status")), then commit. Nothing was changed.'
@@ -343,11 +343,6 @@ def _local_path(url: str) -> str | None:
 def _refspec(refspec: str) -> str:
     source, _, target = refspec.partition(":")
     return f"{source.removeprefix('refs/heads/')} -> {target.removeprefix('refs/heads/')}"
-
-
-def _merging(call: GitCall) -> bool:
-    """A merge is in progress: its commit is due even when the index matches HEAD."""
-    return call.repo.git("rev-parse", "--quiet", "--verify", "MERGE_HEAD", check=False).code == 0
 
 
 def _names(data: bytes) -> list[str]:

@@ -51,6 +51,11 @@ def current_commit(repo: Repository) -> str | None:
     return (text(out.stdout).strip() or None) if out.code == 0 else None
 
 
+def merging(repo: Repository) -> bool:
+    """A merge is in progress (MERGE_HEAD): its commit is due, even when the index matches HEAD."""
+    return repo.git("rev-parse", "--quiet", "--verify", "MERGE_HEAD", check=False).code == 0
+
+
 def _create(call: GitCall, name: str, result: GitResult) -> None:
     repo, request = call.repo, call.request
     start = [request.rev] if request.rev else []

@@ -17,6 +17,7 @@ from fsguard.core.gitparse import (
     with_conflicts,
 )
 from fsguard.core.gitprocess import failure
+from fsguard.core.gitrefs import merging
 from fsguard.core.gitrepo import GitCall, Repository
 from fsguard.core.gitscreen import check_compared, check_shown_object, hidden, object_kind, visible_tree
 from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
@@ -54,6 +55,7 @@ def status(call: GitCall) -> GitResult:
         conflicted=conflicted,
         counts=counts,
         clean=report.clean,
+        merging=merging(repo) or None,
         denied=len(left_out) or None,
         truncated=cut or None,
         note=f"Lists cut at {cap} paths each: pass paths=[...] or raise max_lines to see more." if cut else None,

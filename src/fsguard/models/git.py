@@ -67,6 +67,9 @@ class GitResult(Result):
     conflicted: list[str] | None = Field(None, description="status: paths with merge conflicts.")
     counts: GitStatusCounts | None = Field(None, description="status: totals, even when the lists are cut.")
     clean: bool | None = Field(None, description="status: true when nothing is staged, changed or untracked.")
+    merging: bool | None = Field(
+        None, description="status: true while a merge is in progress; a commit concludes it (after the conflicts)."
+    )
     # log, show
     commits: list[GitCommit] | None = Field(None, description="log: newest first.")
     commit: GitCommit | None = Field(None, description="show: the commit shown; commit: the commit made.")

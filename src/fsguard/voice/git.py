@@ -33,7 +33,8 @@ def _status(result: GitResult, compact: bool) -> str:
     if compact and result.output is None:
         tally = f"+{counts.staged} ~{counts.unstaged} ?{counts.untracked}"
         tally += f" !{counts.conflicted}" if counts.conflicted else ""
-        return f"{shown(result.repository)} ({where}) | {tally} | {'clean' if result.clean else 'dirty'}"
+        state = "merging" if result.merging else "clean" if result.clean else "dirty"
+        return f"{shown(result.repository)} ({where}) | {tally} | {state}"
     groups = (
         ("Staged", result.staged, counts.staged),
         ("Not staged", result.unstaged, counts.unstaged),
@@ -44,13 +45,20 @@ def _status(result: GitResult, compact: bool) -> str:
         parts = [
             f"{label.lower()}: {', '.join(_rel(result, p) for p in paths or [])}" for label, paths, _ in groups if paths
         ]
+        parts += ["merging"] if result.merging else []
         return " | ".join([where, *parts]) if parts else f"{where} | clean"
     lines = [f"On {'branch ' if result.branch else ''}{where} in {shown(result.repository)}"]
     for label, paths, total in groups:
         if total:
             lines.append(f"{label} ({total}):")
             lines.extend(f"  {_rel(result, path)}" for path in paths or [])
-    if result.clean:
+    if result.merging:
+        lines.append(
+            "Merging: resolve the conflicted paths, add them, then commit to conclude the merge."
+            if counts.conflicted
+            else 'Merging: all conflicts resolved; git(action="commit", message=...) concludes the merge.'
+        )
+    elif result.clean:
         lines.append("Clean: nothing to commit, no untracked files.")
     return "\n".join(lines)
 
