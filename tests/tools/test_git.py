@@ -545,6 +545,14 @@ async def test_an_unmerged_branch_is_deleted_only_with_force(client: Client, rep
     assert "topic" not in git(repo, "branch")
 
 
+async def test_deleting_the_checked_out_branch_is_refused_with_the_way_out(client: Client, repo: Path) -> None:
+    refused = await client.call_tool("git", {"action": "branch", "name": "main", "force": True})
+    assert error_code(refused) == "git_error"
+    assert "Switch that one to another branch first" in text_of(refused)
+    assert "pass checkout=true" not in text_of(refused)  # it is checked out already: switching to it changes nothing
+    assert git(repo, "branch", "--format=%(refname:short)").split() == ["main"]
+
+
 # -- push ------------------------------------------------------------------------------------------------------
 
 

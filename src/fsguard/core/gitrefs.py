@@ -92,12 +92,22 @@ def _delete(call: GitCall, name: str, result: GitResult) -> None:
     out = repo.git("branch", "--delete", *(["--force"] if force else []), name, check=False)
     if out.code != 0:
         unmerged = "not fully merged" in out.stderr
-        advice = (
-            f"Nothing was deleted. To delete it anyway, retry with force=true (it points at {tip[:12]}; "
-            f'git(action="branch", name="{name}", rev="{tip[:12]}") recreates it).'
-            if unmerged
-            else "Nothing was deleted. To switch to it instead, pass checkout=true."
+        # git 2.39 says "checked out at", later ones "used by worktree at"; switching to it is no way out there.
+        checked_out = name == current_branch(repo) or any(
+            words in out.stderr for words in ("checked out at", "used by worktree at")
         )
+        if unmerged:
+            advice = (
+                f"Nothing was deleted. To delete it anyway, retry with force=true (it points at {tip[:12]}; "
+                f'git(action="branch", name="{name}", rev="{tip[:12]}") recreates it).'
+            )
+        elif checked_out:
+            advice = (
+                "Nothing was deleted: a working tree has it checked out. Switch that one to another branch first "
+                '(git(action="branch", name="<other>", checkout=true) there), then delete it.'
+            )
+        else:
+            advice = "Nothing was deleted. To switch to it instead, pass checkout=true."
         raise failure("branch", out.code, out.stderr, advice=advice)
     fire(call.safe, "post", "delete", repo.root, "branch", branch=name, commit=tip, force=force)
     result.deleted, result.deleted_commit = name, tip
