@@ -123,6 +123,19 @@ async def test_diff_counts_lines_per_file_marks_binaries_and_shows_the_patch_on_
     assert "-alpha" in full["patch"]
 
 
+async def test_a_name_with_a_line_break_is_one_escaped_row_of_the_status_and_diff_texts(
+    client: Client, repo: Path
+) -> None:
+    forged = "evil\n  forged.txt"
+    (repo / forged).write_text("x\n", encoding="utf-8")
+    status = await call(client, action="status")
+    git(repo, "add", "--", forged)
+    staged = await call(client, action="diff", staged=True, output="name-only")
+    assert status["untracked"] == [f"{repo}/{forged}"]
+    assert status["message"].splitlines()[1:] == ["Untracked (1):", "  evil\\u000a  forged.txt"]
+    assert staged["message"].splitlines()[1:] == ["evil\\u000a  forged.txt"]
+
+
 async def test_a_clean_diff_says_there_are_no_unstaged_changes(client: Client, repo: Path) -> None:
     data = await call(client, action="diff")
     assert data["files"] == []

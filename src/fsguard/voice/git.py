@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from fsguard.core.shortlist import shortlist, shown_rows
 from fsguard.models.git import GitFileChange, GitResult
-from fsguard.voice.paths import shown
+from fsguard.voice.paths import escaped, shown
 from fsguard.voice.sizes import counted
 
 COMPACT_PATCH_CHARS = 10_000  # the seed's hard cap on a compact diff
@@ -215,8 +215,10 @@ def _total(result: GitResult, paths: list[str]) -> int:
 
 
 def _rel(result: GitResult, path: str) -> str:
+    """A path relative to the repository, a line break or other control in its name escaped, as every voice
+    shows names: raw, a file named ``a\n  b.txt`` read as two rows of a list."""
     prefix = result.repository.rstrip("/") + "/"
-    return path.removeprefix(prefix)
+    return escaped(path.removeprefix(prefix))
 
 
 _RENDERERS: dict[str, Callable[[GitResult, bool], str]] = {
