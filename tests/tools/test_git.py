@@ -566,6 +566,17 @@ async def test_deleting_the_checked_out_branch_is_refused_with_the_way_out(clien
     assert git(repo, "branch", "--format=%(refname:short)").split() == ["main"]
 
 
+async def test_a_branch_before_the_first_commit_is_refused_with_the_way_forward(client: Client, root: Path) -> None:
+    repo = make_repo(root, commit=False)
+    refused = await client.call_tool("git", {"action": "branch", "name": "feature"})
+    switched = await call(client, action="branch", name="feature", checkout=True)
+    assert error_code(refused) == "invalid_params"
+    assert "has no commits" in text_of(refused)
+    assert "checkout=true" in text_of(refused)
+    assert (switched["created"], switched["current"]) == ("feature", "feature")
+    assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "feature"
+
+
 # -- push ------------------------------------------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitparse import REF_FORMAT, parse_refs, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrepo import GitCall, Repository, fire, holding_files
@@ -57,7 +58,20 @@ def merging(repo: Repository) -> bool:
 
 
 def _create(call: GitCall, name: str, result: GitResult) -> None:
+    """Create ``name``, switching to it with ``checkout``.
+
+    Raises:
+        InvalidParamsError: no commit yet for it to point at, and no checkout (git's words: "not a valid object
+            name: 'main'").
+    """
     repo, request = call.repo, call.request
+    if not request.checkout and not request.rev and current_commit(repo) is None:
+        here = current_branch(repo) or "HEAD"
+        raise InvalidParamsError(
+            f"branch {name!r} cannot be created yet: {here} has no commits, so there is nothing for it to point "
+            f"at. Commit first, or pass checkout=true to start work on {name!r} instead of {here}. Nothing was "
+            "changed."
+        )
     start = [request.rev] if request.rev else []
     with _switching(call, request.rev) if request.checkout and request.rev else nullcontext():
         fire(call.safe, "pre", "create", repo.root, "branch", branch=name, switch=request.checkout)
