@@ -136,6 +136,15 @@ async def test_a_name_with_a_line_break_is_one_escaped_row_of_the_status_and_dif
     assert staged["message"].splitlines()[1:] == ["evil\\u000a  forged.txt"]
 
 
+async def test_status_names_the_old_path_of_a_staged_rename(client: Client, repo: Path) -> None:
+    git(repo, "mv", "a.txt", "b \u00e9.txt")
+    data = await call(client, action="status")
+    assert data["staged"] == [f"{repo}/b \u00e9.txt"]
+    assert data["renamed"] == {f"{repo}/b \u00e9.txt": f"{repo}/a.txt"}
+    assert data["message"].splitlines()[1:] == ["Staged (1):", "  a.txt -> b \u00e9.txt"]
+    assert git(repo, "-c", "core.quotepath=off", "status", "--porcelain").splitlines() == ['R  a.txt -> "b \u00e9.txt"']
+
+
 async def test_a_clean_diff_says_there_are_no_unstaged_changes(client: Client, repo: Path) -> None:
     data = await call(client, action="diff")
     assert data["files"] == []

@@ -42,6 +42,7 @@ class StatusReport:
     unstaged: list[str] = field(default_factory=list)
     untracked: list[str] = field(default_factory=list)
     conflicted: list[str] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)  # a staged rename or copy: new name -> old name
 
     @property
     def clean(self) -> bool:
@@ -62,8 +63,9 @@ def parse_status(data: bytes) -> StatusReport:
             _status_header(report, record[2:])
         elif kind in ("1 ", "2 "):
             fields = record.split(" ", 8 if kind == "1 " else 9)
-            if kind == "2 ":
-                index += 1  # the original path of a rename or copy follows as its own record
+            if kind == "2 " and index < len(records):  # the original path follows as its own record
+                report.renamed[fields[-1]] = text(records[index])
+                index += 1
             _sort_change(report, fields[1], fields[-1])
         elif kind == "u ":
             report.conflicted.append(record.split(" ", 10)[-1])

@@ -33,13 +33,18 @@ def status(call: GitCall) -> GitResult:
     repo, cap = call.repo, call.request.max_lines
     report = parse_status(repo.git("status", "--porcelain=v2", "--branch", "-z", "--", *call.scope).stdout)
     reported = (report.staged, report.unstaged, report.untracked, report.conflicted)
-    left_out = hidden(call, {name for group in reported for name in group})
+    left_out = hidden(call, {name for group in reported for name in group} | set(report.renamed.values()))
     groups = [[name for name in group if name not in left_out] for group in reported]
     counts = GitStatusCounts(
         staged=len(groups[0]), unstaged=len(groups[1]), untracked=len(groups[2]), conflicted=len(groups[3])
     )
     cut = any(len(group) > cap for group in groups)
     staged, unstaged, untracked, conflicted = ([repo.absolute(name) for name in group[:cap]] for group in groups)
+    renamed = {
+        repo.absolute(new): repo.absolute(old)
+        for new, old in report.renamed.items()
+        if repo.absolute(new) in staged and old not in left_out
+    }
     return GitResult(
         action="status",
         repository=str(repo.root),
@@ -53,6 +58,7 @@ def status(call: GitCall) -> GitResult:
         unstaged=unstaged,
         untracked=untracked,
         conflicted=conflicted,
+        renamed=renamed or None,
         counts=counts,
         clean=report.clean,
         merging=merging(repo) or None,

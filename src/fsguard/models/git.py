@@ -65,6 +65,9 @@ class GitResult(Result):
     unstaged: list[str] | None = Field(None, description="status: tracked paths changed in the working tree.")
     untracked: list[str] | None = Field(None, description="status: untracked paths (a directory ends with /).")
     conflicted: list[str] | None = Field(None, description="status: paths with merge conflicts.")
+    renamed: dict[str, str] | None = Field(
+        None, description="status: staged renames (and copies) among the staged paths listed: new path -> old path."
+    )
     counts: GitStatusCounts | None = Field(None, description="status: totals, even when the lists are cut.")
     clean: bool | None = Field(None, description="status: true when nothing is staged, changed or untracked.")
     merging: bool | None = Field(

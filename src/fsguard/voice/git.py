@@ -51,7 +51,10 @@ def _status(result: GitResult, compact: bool) -> str:
     for label, paths, total in groups:
         if total:
             lines.append(f"{label} ({total}):")
-            lines.extend(f"  {_rel(result, path)}" for path in paths or [])
+            lines.extend(
+                f"  {_staged_name(result, path) if paths is result.staged else _rel(result, path)}"
+                for path in paths or []
+            )
     if result.merging:
         lines.append(
             "Merging: resolve the conflicted paths, add them, then commit to conclude the merge."
@@ -61,6 +64,12 @@ def _status(result: GitResult, compact: bool) -> str:
     elif result.clean:
         lines.append("Clean: nothing to commit, no untracked files.")
     return "\n".join(lines)
+
+
+def _staged_name(result: GitResult, path: str) -> str:
+    """A staged path, ``old -> new`` for a rename, as git status shows it."""
+    old = (result.renamed or {}).get(path)
+    return f"{_rel(result, old)} -> {_rel(result, path)}" if old else _rel(result, path)
 
 
 def _changes(result: GitResult, compact: bool) -> str:
