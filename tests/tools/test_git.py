@@ -283,6 +283,25 @@ async def test_add_stages_only_the_paths_given_as_an_array_or_json_text(client: 
     assert staged_names(repo) == ["b.txt", "c d.txt"]
 
 
+async def test_add_of_an_ignored_path_is_refused_and_stages_none_of_the_paths(client: Client, repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.log\nbuild/\n", encoding="utf-8")
+    (repo / "a.txt").write_text("edited\n", encoding="utf-8")
+    (repo / "x.log").write_text("log\n", encoding="utf-8")
+    (repo / "build").mkdir()
+    (repo / "build" / "out.txt").write_text("out\n", encoding="utf-8")
+    (repo / "src").mkdir()
+    (repo / "src" / "ok.py").write_text("x = 1\n", encoding="utf-8")
+    (repo / "src" / "debug.log").write_text("log\n", encoding="utf-8")
+    for ignored in ("x.log", "build", "build/out.txt"):
+        refused = await client.call_tool("git", {"action": "add", "paths": ["a.txt", ignored]})
+        assert error_code(refused) == "invalid_params"
+        assert f"'{ignored}': ignored by .gitignore" in text_of(refused)
+        assert staged_names(repo) == []  # git add would have staged a.txt, then failed on the ignored path
+    data = await call(client, action="add", paths=["src"])  # a directory holding an ignored file: git skips it
+    assert data["paths"] == [f"{repo}/src/ok.py"]
+    assert staged_names(repo) == ["src/ok.py"]
+
+
 async def test_add_without_paths_is_refused_and_stages_nothing(client: Client, repo: Path) -> None:
     (repo / "b.txt").write_text("b\n", encoding="utf-8")
     refused = await client.call_tool("git", {"action": "add"})

@@ -42,6 +42,7 @@ def add(call: GitCall) -> GitResult:
     # What add would stage: changed and deleted tracked files, and untracked ones .gitignore does not exclude.
     listed = repo.git("ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard", "--", *specs)
     check_changeable(call, _names(listed.stdout), staging=True)
+    _refuse_ignored(call)
     unmerged = _names(repo.git("diff", "--name-only", "--diff-filter=U", "-z", "--", *specs).stdout)
     targets = [repo.absolute(spec) for spec in specs]
     for target in targets:
@@ -55,6 +56,27 @@ def add(call: GitCall) -> GitResult:
     return _cut_paths(
         call, GitResult(action="add", repository=str(repo.root), message=""), [repo.absolute(n) for n in staged]
     )
+
+
+def _refuse_ignored(call: GitCall) -> None:
+    """Refuse paths .gitignore excludes, before git runs: git add stages the other paths, then fails on those
+    (exit 1), so the call would read as failed with some paths staged.
+
+    Raises:
+        InvalidParamsError: a path given is ignored, or lies in an ignored directory.
+    """
+    specs = call.scope
+    # Untracked ignored files and wholly ignored directories ("sub/deeper/"): git refuses a path that is one,
+    # or lies in one; a directory given that merely holds one is staged without it.
+    listed = call.repo.git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", *specs)
+    ignored = _names(listed.stdout)
+    refused = [s for s in specs if any(i.rstrip("/") == s or (i.endswith("/") and s.startswith(i)) for i in ignored)]
+    if refused:
+        raise InvalidParamsError(
+            f"{', '.join(map(repr, refused))}: ignored by .gitignore, and git stages an ignored path only by force, "
+            "which fsguard does not use. Nothing was staged. Leave them out of paths, or take them out of "
+            ".gitignore first."
+        )
 
 
 def commit(call: GitCall) -> GitResult:
