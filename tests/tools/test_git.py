@@ -292,10 +292,17 @@ async def test_add_of_an_ignored_path_is_refused_and_stages_none_of_the_paths(cl
     (repo / "src").mkdir()
     (repo / "src" / "ok.py").write_text("x = 1\n", encoding="utf-8")
     (repo / "src" / "debug.log").write_text("log\n", encoding="utf-8")
-    for ignored in ("x.log", "build", "build/out.txt"):
-        refused = await client.call_tool("git", {"action": "add", "paths": ["a.txt", ignored]})
+    (repo / "gen").mkdir()
+    (repo / "gen" / "kept.txt").write_text("tracked\n", encoding="utf-8")
+    git(repo, "add", "gen/kept.txt")
+    git(repo, "commit", "-qm", "gen")
+    (repo / ".gitignore").write_text("*.log\nbuild/\ngen/\n", encoding="utf-8")
+    (repo / "gen" / "kept.txt").write_text("changed\n", encoding="utf-8")
+    cases = (("x.log", "x.log"), ("build", "build"), ("build/out.txt", "build"), ("gen", "gen"))
+    for given, named in cases:  # gen/ is ignored though it holds a tracked file: git refuses it too
+        refused = await client.call_tool("git", {"action": "add", "paths": ["a.txt", given]})
         assert error_code(refused) == "invalid_params"
-        assert f"'{ignored}': ignored by .gitignore" in text_of(refused)
+        assert text_of(refused).startswith(f"'{named}': ignored by .gitignore")
         assert staged_names(repo) == []  # git add would have staged a.txt, then failed on the ignored path
     data = await call(client, action="add", paths=["src"])  # a directory holding an ignored file: git skips it
     assert data["paths"] == [f"{repo}/src/ok.py"]

@@ -62,21 +62,25 @@ def _refuse_ignored(call: GitCall) -> None:
     """Refuse paths .gitignore excludes, before git runs: git add stages the other paths, then fails on those
     (exit 1), so the call would read as failed with some paths staged.
 
+    git's own dry run decides: a path is refused when it is ignored, lies in an ignored directory, or is an
+    ignored directory (even one holding a tracked file); a directory that merely holds ignored files is not.
+
     Raises:
-        InvalidParamsError: a path given is ignored, or lies in an ignored directory.
+        InvalidParamsError: git would refuse a path given as ignored.
     """
-    specs = call.scope
-    # Untracked ignored files and wholly ignored directories ("sub/deeper/"): git refuses a path that is one,
-    # or lies in one; a directory given that merely holds one is staged without it.
-    listed = call.repo.git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", *specs)
-    ignored = _names(listed.stdout)
-    refused = [s for s in specs if any(i.rstrip("/") == s or (i.endswith("/") and s.startswith(i)) for i in ignored)]
-    if refused:
-        raise InvalidParamsError(
-            f"{', '.join(map(repr, refused))}: ignored by .gitignore, and git stages an ignored path only by force, "
-            "which fsguard does not use. Nothing was staged. Leave them out of paths, or take them out of "
-            ".gitignore first."
-        )
+    out = call.repo.git("add", "--dry-run", "--", *call.scope, check=False)
+    if out.code == 0 or _IGNORED_HEADER not in out.stderr:
+        return  # a path that matches nothing fails the real add before it changes anything: git says so
+    listed = out.stderr.split(_IGNORED_HEADER, 1)[1].splitlines()
+    refused = [line for line in listed if line and not line.startswith(("hint:", "fatal:", "error:"))]
+    raise InvalidParamsError(
+        f"{', '.join(map(repr, refused))}: ignored by .gitignore, and git stages an ignored path only by force, "
+        "which fsguard does not use. Nothing was staged. Leave them out of paths, or take them out of "
+        ".gitignore first."
+    )
+
+
+_IGNORED_HEADER = "The following paths are ignored by one of your .gitignore files:\n"
 
 
 def commit(call: GitCall) -> GitResult:
