@@ -138,10 +138,66 @@ async def test_diff_counts_lines_per_file_marks_binaries_and_shows_the_patch_on_
     assert "-alpha" in full["patch"]
 
 
+async def test_a_name_with_a_line_break_is_one_escaped_row_of_the_status_and_diff_texts(
+    client: Client, repo: Path
+) -> None:
+    forged = "evil\n  forged.txt"
+    (repo / forged).write_text("x\n", encoding="utf-8")
+    status = await call(client, action="status")
+    git(repo, "add", "--", forged)
+    staged = await call(client, action="diff", staged=True, output="name-only")
+    assert status["untracked"] == [f"{repo}/{forged}"]
+    assert status["message"].splitlines()[1:] == ["Untracked (1):", "  evil\\u000a  forged.txt"]
+    assert staged["message"].splitlines()[1:] == ["evil\\u000a  forged.txt"]
+
+
+async def test_status_names_the_old_path_of_a_staged_rename(client: Client, repo: Path) -> None:
+    git(repo, "mv", "a.txt", "b \u00e9.txt")
+    data = await call(client, action="status")
+    assert data["staged"] == [f"{repo}/b \u00e9.txt"]
+    assert data["renamed"] == {f"{repo}/b \u00e9.txt": f"{repo}/a.txt"}
+    assert data["message"].splitlines()[1:] == ["Staged (1):", "  a.txt -> b \u00e9.txt"]
+    assert git(repo, "-c", "core.quotepath=off", "status", "--porcelain").splitlines() == ['R  a.txt -> "b \u00e9.txt"']
+
+
 async def test_a_clean_diff_says_there_are_no_unstaged_changes(client: Client, repo: Path) -> None:
     data = await call(client, action="diff")
     assert data["files"] == []
     assert "No unstaged changes" in data["message"]
+
+
+def conflict(repo: Path) -> None:
+    """A merge stopped on two conflicts: a.txt changed on both sides, "b c.txt" changed here and deleted there."""
+    (repo / "b c.txt").write_text("x\n", encoding="utf-8")
+    git(repo, "add", "b c.txt")
+    git(repo, "commit", "-qm", "b")
+    git(repo, "switch", "-qc", "other")
+    (repo / "a.txt").write_text("theirs\n", encoding="utf-8")
+    git(repo, "rm", "-q", "b c.txt")
+    git(repo, "commit", "-qam", "theirs")
+    git(repo, "switch", "-q", "main")
+    (repo / "a.txt").write_text("ours\n", encoding="utf-8")
+    (repo / "b c.txt").write_text("y\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "ours")
+    subprocess.run(["git", "merge", "-q", "other"], cwd=repo, capture_output=True, check=False)
+
+
+async def test_a_diff_in_a_merge_conflict_lists_each_conflicted_path_once_and_marks_it(
+    client: Client, repo: Path
+) -> None:
+    conflict(repo)
+    unstaged = await call(client, action="diff")
+    staged = await call(client, action="diff", staged=True)
+    # git's numstat has a stub for each unmerged path, then a.txt again with its combined diff's counts.
+    assert [(f["path"], f.get("added"), f.get("conflicted")) for f in unstaged["files"]] == [
+        (f"{repo}/a.txt", 4, True),
+        (f"{repo}/b c.txt", 0, True),
+    ]
+    assert unstaged["message"].startswith("2 files changed, +4 -0:")
+    assert "  +4 -0 a.txt (conflicted)" in unstaged["message"]
+    assert [f["path"] for f in staged["files"]] == [f"{repo}/a.txt", f"{repo}/b c.txt"]
+    assert all(f["conflicted"] for f in staged["files"])
+    assert git(repo, "diff", "--name-only", "--diff-filter=U").splitlines() == ["a.txt", "b c.txt"]
 
 
 async def test_a_full_diff_of_more_than_20_files_without_paths_shows_the_stat_and_says_so(
@@ -242,6 +298,32 @@ async def test_add_stages_only_the_paths_given_as_an_array_or_json_text(client: 
     assert staged_names(repo) == ["b.txt", "c d.txt"]
 
 
+async def test_add_of_an_ignored_path_is_refused_and_stages_none_of_the_paths(client: Client, repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.log\nbuild/\n", encoding="utf-8")
+    (repo / "a.txt").write_text("edited\n", encoding="utf-8")
+    (repo / "x.log").write_text("log\n", encoding="utf-8")
+    (repo / "build").mkdir()
+    (repo / "build" / "out.txt").write_text("out\n", encoding="utf-8")
+    (repo / "src").mkdir()
+    (repo / "src" / "ok.py").write_text("x = 1\n", encoding="utf-8")
+    (repo / "src" / "debug.log").write_text("log\n", encoding="utf-8")
+    (repo / "gen").mkdir()
+    (repo / "gen" / "kept.txt").write_text("tracked\n", encoding="utf-8")
+    git(repo, "add", "gen/kept.txt")
+    git(repo, "commit", "-qm", "gen")
+    (repo / ".gitignore").write_text("*.log\nbuild/\ngen/\n", encoding="utf-8")
+    (repo / "gen" / "kept.txt").write_text("changed\n", encoding="utf-8")
+    cases = (("x.log", "x.log"), ("build", "build"), ("build/out.txt", "build"), ("gen", "gen"))
+    for given, named in cases:  # gen/ is ignored though it holds a tracked file: git refuses it too
+        refused = await client.call_tool("git", {"action": "add", "paths": ["a.txt", given]})
+        assert error_code(refused) == "invalid_params"
+        assert text_of(refused).startswith(f"'{named}': ignored by .gitignore")
+        assert staged_names(repo) == []  # git add would have staged a.txt, then failed on the ignored path
+    data = await call(client, action="add", paths=["src"])  # a directory holding an ignored file: git skips it
+    assert data["paths"] == [f"{repo}/src/ok.py"]
+    assert staged_names(repo) == ["src/ok.py"]
+
+
 async def test_add_without_paths_is_refused_and_stages_nothing(client: Client, repo: Path) -> None:
     (repo / "b.txt").write_text("b\n", encoding="utf-8")
     refused = await client.call_tool("git", {"action": "add"})
@@ -316,6 +398,20 @@ async def test_commit_with_nothing_staged_or_no_message_is_refused(client: Clien
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "1"
 
 
+async def test_a_commit_with_paths_that_hold_nothing_new_is_refused_in_plain_words(client: Client, repo: Path) -> None:
+    (repo / "a.txt").write_text("staged\n", encoding="utf-8")
+    git(repo, "add", "a.txt")
+    (repo / "a.txt").write_text("alpha\n", encoding="utf-8")  # the working tree is HEAD's again
+    (repo / "new.txt").write_text("untracked\n", encoding="utf-8")
+    same = await client.call_tool("git", {"action": "commit", "message": "m", "paths": ["a.txt"]})
+    untracked = await client.call_tool("git", {"action": "commit", "message": "m", "paths": ["new.txt"]})
+    for refused in (same, untracked):
+        assert error_code(refused) == "invalid_params"
+        assert text_of(refused).startswith("nothing to commit in these paths")
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "1"
+    assert git(repo, "status", "--porcelain").splitlines() == ["MM a.txt", "?? new.txt"]
+
+
 async def test_a_commit_with_paths_commits_those_files_as_they_are_and_nothing_else(client: Client, repo: Path) -> None:
     (repo / "a.txt").write_text("edited, not staged\n", encoding="utf-8")
     (repo / "b.txt").write_text("staged\n", encoding="utf-8")
@@ -324,6 +420,51 @@ async def test_a_commit_with_paths_commits_those_files_as_they_are_and_nothing_e
     assert data["files_changed"] == 1
     assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["a.txt"]
     assert staged_names(repo) == ["b.txt"]
+
+
+async def test_add_names_a_conflict_it_resolved_even_when_the_file_is_back_to_this_side(
+    client: Client, repo: Path
+) -> None:
+    conflict(repo)
+    (repo / "a.txt").write_text("ours\n", encoding="utf-8")
+    data = await call(client, action="add", paths=["a.txt", "b c.txt"])
+    assert data["paths"] == [f"{repo}/a.txt", f"{repo}/b c.txt"]
+    assert data["message"].startswith("Staged 2 files:")
+    assert git(repo, "diff", "--name-only", "--diff-filter=U") == ""
+    assert git(repo, "diff", "--cached", "--name-only") == ""  # resolved to HEAD's bytes: no staged diff
+
+
+async def test_status_says_a_merge_is_in_progress_until_a_commit_concludes_it(client: Client, repo: Path) -> None:
+    conflict(repo)
+    conflicted = await call(client, action="status")
+    (repo / "a.txt").write_text("ours\n", encoding="utf-8")
+    git(repo, "add", "a.txt", "b c.txt")
+    resolved = await call(client, action="status")
+    git(repo, "commit", "-q", "--no-edit")
+    done = await call(client, action="status")
+    assert (conflicted["merging"], conflicted["counts"]["conflicted"]) == (True, 2)
+    assert "Merging: resolve the conflicted paths" in conflicted["message"]
+    # Nothing staged or changed, so clean as git counts it, but the merge still waits for its commit.
+    assert (resolved["merging"], resolved["clean"]) == (True, True)
+    assert "concludes the merge" in resolved["message"]
+    assert "nothing to commit" not in resolved["message"]
+    assert "merging" not in done
+    assert "Clean: nothing to commit" in done["message"]
+
+
+async def test_a_commit_concludes_a_merge_whose_conflicts_were_resolved_to_this_side(
+    client: Client, repo: Path
+) -> None:
+    conflict(repo)
+    ours = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "a.txt").write_text("ours\n", encoding="utf-8")
+    git(repo, "add", "a.txt", "b c.txt")  # the index now matches HEAD: nothing is staged, the merge is not done
+    data = await call(client, action="commit", message="Merge other, keeping ours")
+    parents = git(repo, "log", "-1", "--format=%P").split()
+    assert data["hash"] == git(repo, "rev-parse", "HEAD").strip()
+    assert parents == [ours, git(repo, "rev-parse", "other").strip()]
+    assert (data["files_changed"], data["insertions"], data["deletions"]) == (0, 0, 0)
+    assert (repo / "a.txt").read_text(encoding="utf-8") == "ours\n"
 
 
 # -- option-like values ----------------------------------------------------------------------------------------
@@ -376,6 +517,21 @@ async def test_a_staged_restore_unstages_without_touching_the_working_tree(clien
     assert staged_names(repo) == []
     assert (repo / "a.txt").read_text(encoding="utf-8") == "staged edit\n"
     assert "backups" not in data
+
+
+async def test_a_staged_restore_unstages_in_a_repository_with_no_commits_yet(client: Client, root: Path) -> None:
+    repo = make_repo(root, commit=False)
+    (repo / "a.txt").write_text("first\n", encoding="utf-8")
+    (repo / "d").mkdir()
+    (repo / "d" / "c.txt").write_text("c\n", encoding="utf-8")
+    git(repo, "add", "a.txt", "d")
+    (repo / "a.txt").write_text("edited since\n", encoding="utf-8")  # git rm --cached alone keeps such an entry
+    data = await call(client, action="restore", paths=["a.txt", "d"], staged=True)
+    assert data["paths"] == [f"{repo}/a.txt", f"{repo}/d"]
+    assert staged_names(repo) == []
+    assert git(repo, "status", "--porcelain", "--untracked-files=all").splitlines() == ["?? a.txt", "?? d/c.txt"]
+    assert (repo / "a.txt").read_text(encoding="utf-8") == "edited since\n"
+    assert (repo / "d" / "c.txt").read_text(encoding="utf-8") == "c\n"
 
 
 async def test_a_restore_from_an_older_revision_puts_that_version_back(client: Client, repo: Path) -> None:
@@ -450,6 +606,25 @@ async def test_an_unmerged_branch_is_deleted_only_with_force(client: Client, rep
     forced = await call(client, action="branch", name="topic", force=True)
     assert forced["deleted_commit"] == tip
     assert "topic" not in git(repo, "branch")
+
+
+async def test_deleting_the_checked_out_branch_is_refused_with_the_way_out(client: Client, repo: Path) -> None:
+    refused = await client.call_tool("git", {"action": "branch", "name": "main", "force": True})
+    assert error_code(refused) == "git_error"
+    assert "Switch that one to another branch first" in text_of(refused)
+    assert "pass checkout=true" not in text_of(refused)  # it is checked out already: switching to it changes nothing
+    assert git(repo, "branch", "--format=%(refname:short)").split() == ["main"]
+
+
+async def test_a_branch_before_the_first_commit_is_refused_with_the_way_forward(client: Client, root: Path) -> None:
+    repo = make_repo(root, commit=False)
+    refused = await client.call_tool("git", {"action": "branch", "name": "feature"})
+    switched = await call(client, action="branch", name="feature", checkout=True)
+    assert error_code(refused) == "invalid_params"
+    assert "has no commits" in text_of(refused)
+    assert "checkout=true" in text_of(refused)
+    assert (switched["created"], switched["current"]) == ("feature", "feature")
+    assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "feature"
 
 
 # -- push ------------------------------------------------------------------------------------------------------

@@ -316,6 +316,27 @@ ok
     )
 
 
+async def test_git_status_on_a_detached_head_says_so_without_calling_it_a_branch(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        make_repo(c.dir)
+        subprocess.run(["git", "switch", "-q", "--detach"], cwd=c.dir, check=True)
+        return await c.call("git", action="status", path=c.rel())
+
+    assert await rig.texts(scenario) == snapshot(
+        {
+            "verbose": """\
+ok
+On detached HEAD in <root>
+Clean: nothing to commit, no untracked files.\
+""",
+            "compact": """\
+ok
+<root> (detached HEAD) | +0 ~0 ?0 | clean\
+""",
+        }
+    )
+
+
 async def test_git_diff_counts_lines_per_file(rig: Rig) -> None:
     async def scenario(c: Case) -> CallToolResult:
         make_repo(c.dir)

@@ -27,7 +27,7 @@ from fsguard.core.errors import (
 )
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import GitProcess, failure
-from fsguard.core.gitrefs import current_branch
+from fsguard.core.gitrefs import current_branch, current_commit, merging
 from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire, holding_files
 from fsguard.core.gitscreen import check_changeable
 from fsguard.core.hashing import content_hash
@@ -42,16 +42,45 @@ def add(call: GitCall) -> GitResult:
     # What add would stage: changed and deleted tracked files, and untracked ones .gitignore does not exclude.
     listed = repo.git("ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard", "--", *specs)
     check_changeable(call, _names(listed.stdout), staging=True)
+    _refuse_ignored(call)
+    unmerged = _names(repo.git("diff", "--name-only", "--diff-filter=U", "-z", "--", *specs).stdout)
     targets = [repo.absolute(spec) for spec in specs]
     for target in targets:
         fire(safe, "pre", "write", target, "add")
     repo.git("add", "--", *specs)
     staged = _names(repo.git("diff", "--cached", "--name-only", "-z", "--", *specs).stdout)
+    # A conflict resolved to this branch's side matches HEAD, so no diff names it, yet this add staged it.
+    staged += [name for name in unmerged if name not in staged]
     for target in targets:
         fire(safe, "post", "write", target, "add")
     return _cut_paths(
         call, GitResult(action="add", repository=str(repo.root), message=""), [repo.absolute(n) for n in staged]
     )
+
+
+def _refuse_ignored(call: GitCall) -> None:
+    """Refuse paths .gitignore excludes, before git runs: git add stages the other paths, then fails on those
+    (exit 1), so the call would read as failed with some paths staged.
+
+    git's own dry run decides: a path is refused when it is ignored, lies in an ignored directory, or is an
+    ignored directory (even one holding a tracked file); a directory that merely holds ignored files is not.
+
+    Raises:
+        InvalidParamsError: git would refuse a path given as ignored.
+    """
+    out = call.repo.git("add", "--dry-run", "--", *call.scope, check=False)
+    if out.code == 0 or _IGNORED_HEADER not in out.stderr:
+        return  # a path that matches nothing fails the real add before it changes anything: git says so
+    listed = out.stderr.split(_IGNORED_HEADER, 1)[1].splitlines()
+    refused = [line for line in listed if line and not line.startswith(("hint:", "fatal:", "error:"))]
+    raise InvalidParamsError(
+        f"{', '.join(map(repr, refused))}: ignored by .gitignore, and git stages an ignored path only by force, "
+        "which fsguard does not use. Nothing was staged. Leave them out of paths, or take them out of "
+        ".gitignore first."
+    )
+
+
+_IGNORED_HEADER = "The following paths are ignored by one of your .gitignore files:\n"
 
 
 def commit(call: GitCall) -> GitResult:
@@ -63,7 +92,9 @@ def commit(call: GitCall) -> GitResult:
     # their working-tree bytes, staged or not.
     if not call.scope:
         going_in = _names(repo.git("diff", "--cached", "--name-only", "-z").stdout)
-        if not going_in:
+        # A merge whose conflicts were all resolved to this branch's side stages nothing, yet its commit is what
+        # concludes it (git commits it with no --allow-empty).
+        if not going_in and not merging(repo):
             raise InvalidParamsError(
                 'nothing staged to commit. Stage files first with git(action="add", paths=[...]) (see '
                 'git(action="status")), then commit. Nothing was changed.'
@@ -73,6 +104,12 @@ def commit(call: GitCall) -> GitResult:
         if changed.code != 0:  # no commit yet: every tracked file the paths hold goes in
             changed = repo.git("ls-files", "-z", "--", *call.scope)
         going_in = _names(changed.stdout)
+        if not going_in:  # else git fails with its whole status printed, and the agent is left to read why
+            raise InvalidParamsError(
+                "nothing to commit in these paths: their working-tree bytes are those of HEAD, or they are not "
+                'tracked (stage a new file first with git(action="add", paths=[...])). A commit with paths takes '
+                "the files as they are in the working tree, not what is staged. Nothing was changed."
+            )
     check_changeable(call, going_in, staging=True)
     fire(call.safe, "pre", "write", repo.root, "commit", message=request.message)
     repo.git("commit", "-m", request.message, *(("--", *call.scope) if call.scope else ()))
@@ -161,13 +198,23 @@ def restore(call: GitCall) -> GitResult:
     )
     source = [f"--source={request.rev}"] if request.rev else []
     if request.staged:
+        # With no commit yet there is no HEAD to restore the index from (git restore says "could not resolve
+        # HEAD"): unstaging is taking the paths out of the index, as git status advises (rm --cached).
+        unborn = not request.rev and current_commit(repo) is None
         # The index entries it sets: those that differ from the source (a hidden file's would be staged anew).
-        changed = repo.git("diff", "--cached", "--name-only", "-z", request.rev or "HEAD", "--", *specs, check=False)
+        changed = (
+            repo.git("ls-files", "-z", "--", *specs)
+            if unborn
+            else repo.git("diff", "--cached", "--name-only", "-z", request.rev or "HEAD", "--", *specs, check=False)
+        )
         check_changeable(call, _names(changed.stdout), staging=True)
         targets = [repo.absolute(spec) for spec in specs]
         for target in targets:
             fire(safe, "pre", "write", target, "restore", staged=True)
-        repo.git("restore", "--staged", *source, "--", *specs)
+        if unborn:  # --cached leaves the working tree alone; -f, or git keeps an entry the file has changed since
+            repo.git("rm", "--cached", "-r", "-f", "--quiet", "--", *specs)
+        else:
+            repo.git("restore", "--staged", *source, "--", *specs)
         for target in targets:
             fire(safe, "post", "write", target, "restore", staged=True)
         result = GitResult(action="restore", repository=str(repo.root), message="", source=request.rev)

@@ -12,7 +12,7 @@ Names are decoded as UTF-8 with replacement characters for bytes that are not (a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 # Commit risk, the seed's informational scale: HIGH from any of these, MEDIUM from any of the next.
@@ -42,6 +42,7 @@ class StatusReport:
     unstaged: list[str] = field(default_factory=list)
     untracked: list[str] = field(default_factory=list)
     conflicted: list[str] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)  # a staged rename or copy: new name -> old name
 
     @property
     def clean(self) -> bool:
@@ -62,8 +63,9 @@ def parse_status(data: bytes) -> StatusReport:
             _status_header(report, record[2:])
         elif kind in ("1 ", "2 "):
             fields = record.split(" ", 8 if kind == "1 " else 9)
-            if kind == "2 ":
-                index += 1  # the original path of a rename or copy follows as its own record
+            if kind == "2 " and index < len(records):  # the original path follows as its own record
+                report.renamed[fields[-1]] = text(records[index])
+                index += 1
             _sort_change(report, fields[1], fields[-1])
         elif kind == "u ":
             report.conflicted.append(record.split(" ", 10)[-1])
@@ -100,6 +102,7 @@ class FileStat:
     added: int | None
     deleted: int | None
     from_path: str | None = None
+    conflicted: bool = False
 
 
 def parse_numstat(data: bytes) -> list[FileStat]:
@@ -120,6 +123,24 @@ def parse_numstat(data: bytes) -> list[FileStat]:
             index += 2
             stats.append(FileStat(new, added, deleted, old))
     return stats
+
+
+def with_conflicts(stats: list[FileStat], conflicted: set[str]) -> list[FileStat]:
+    """``stats`` with each path in ``conflicted`` (unmerged in the index) marked, once.
+
+    git lists an unmerged path as a ``0 0`` stub, then, when the working tree has a combined diff against the
+    stages, again with its counts: kept as one file with those counts, where the first entry stood.
+    """
+    if not conflicted:
+        return stats
+    merged: dict[str, FileStat] = {}
+    for stat in stats:
+        if stat.path in conflicted:
+            stat = replace(stat, conflicted=True)
+            if stat.path in merged and stat.added == stat.deleted == 0:
+                continue
+        merged[stat.path] = stat
+    return list(merged.values())
 
 
 def _is_count(part: str) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitparse import REF_FORMAT, parse_refs, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrepo import GitCall, Repository, fire, holding_files
@@ -45,8 +46,32 @@ def current_branch(repo: Repository) -> str | None:
     return (text(out.stdout).strip() or None) if out.code == 0 else None
 
 
+def current_commit(repo: Repository) -> str | None:
+    """The commit HEAD points at; None on a branch with no commits yet."""
+    out = repo.git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False)
+    return (text(out.stdout).strip() or None) if out.code == 0 else None
+
+
+def merging(repo: Repository) -> bool:
+    """A merge is in progress (MERGE_HEAD): its commit is due, even when the index matches HEAD."""
+    return repo.git("rev-parse", "--quiet", "--verify", "MERGE_HEAD", check=False).code == 0
+
+
 def _create(call: GitCall, name: str, result: GitResult) -> None:
+    """Create ``name``, switching to it with ``checkout``.
+
+    Raises:
+        InvalidParamsError: no commit yet for it to point at, and no checkout (git's words: "not a valid object
+            name: 'main'").
+    """
     repo, request = call.repo, call.request
+    if not request.checkout and not request.rev and current_commit(repo) is None:
+        here = current_branch(repo) or "HEAD"
+        raise InvalidParamsError(
+            f"branch {name!r} cannot be created yet: {here} has no commits, so there is nothing for it to point "
+            f"at. Commit first, or pass checkout=true to start work on {name!r} instead of {here}. Nothing was "
+            "changed."
+        )
     start = [request.rev] if request.rev else []
     with _switching(call, request.rev) if request.checkout and request.rev else nullcontext():
         fire(call.safe, "pre", "create", repo.root, "branch", branch=name, switch=request.checkout)
@@ -81,12 +106,22 @@ def _delete(call: GitCall, name: str, result: GitResult) -> None:
     out = repo.git("branch", "--delete", *(["--force"] if force else []), name, check=False)
     if out.code != 0:
         unmerged = "not fully merged" in out.stderr
-        advice = (
-            f"Nothing was deleted. To delete it anyway, retry with force=true (it points at {tip[:12]}; "
-            f'git(action="branch", name="{name}", rev="{tip[:12]}") recreates it).'
-            if unmerged
-            else "Nothing was deleted. To switch to it instead, pass checkout=true."
+        # git 2.39 says "checked out at", later ones "used by worktree at"; switching to it is no way out there.
+        checked_out = name == current_branch(repo) or any(
+            words in out.stderr for words in ("checked out at", "used by worktree at")
         )
+        if unmerged:
+            advice = (
+                f"Nothing was deleted. To delete it anyway, retry with force=true (it points at {tip[:12]}; "
+                f'git(action="branch", name="{name}", rev="{tip[:12]}") recreates it).'
+            )
+        elif checked_out:
+            advice = (
+                "Nothing was deleted: a working tree has it checked out. Switch that one to another branch first "
+                '(git(action="branch", name="<other>", checkout=true) there), then delete it.'
+            )
+        else:
+            advice = "Nothing was deleted. To switch to it instead, pass checkout=true."
         raise failure("branch", out.code, out.stderr, advice=advice)
     fire(call.safe, "post", "delete", repo.root, "branch", branch=name, commit=tip, force=force)
     result.deleted, result.deleted_commit = name, tip

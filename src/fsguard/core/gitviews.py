@@ -7,8 +7,17 @@ more than :data:`DIFF_GUARD_FILES` files with no paths given is downgraded to th
 from __future__ import annotations
 
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.gitparse import LOG_FORMAT, FileStat, parse_log, parse_numstat, parse_status, text
+from fsguard.core.gitparse import (
+    LOG_FORMAT,
+    FileStat,
+    parse_log,
+    parse_numstat,
+    parse_status,
+    text,
+    with_conflicts,
+)
 from fsguard.core.gitprocess import failure
+from fsguard.core.gitrefs import merging
 from fsguard.core.gitrepo import GitCall, Repository
 from fsguard.core.gitscreen import check_compared, check_shown_object, hidden, object_kind, visible_tree
 from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
@@ -24,13 +33,18 @@ def status(call: GitCall) -> GitResult:
     repo, cap = call.repo, call.request.max_lines
     report = parse_status(repo.git("status", "--porcelain=v2", "--branch", "-z", "--", *call.scope).stdout)
     reported = (report.staged, report.unstaged, report.untracked, report.conflicted)
-    left_out = hidden(call, {name for group in reported for name in group})
+    left_out = hidden(call, {name for group in reported for name in group} | set(report.renamed.values()))
     groups = [[name for name in group if name not in left_out] for group in reported]
     counts = GitStatusCounts(
         staged=len(groups[0]), unstaged=len(groups[1]), untracked=len(groups[2]), conflicted=len(groups[3])
     )
     cut = any(len(group) > cap for group in groups)
     staged, unstaged, untracked, conflicted = ([repo.absolute(name) for name in group[:cap]] for group in groups)
+    renamed = {
+        repo.absolute(new): repo.absolute(old)
+        for new, old in report.renamed.items()
+        if repo.absolute(new) in staged and old not in left_out
+    }
     return GitResult(
         action="status",
         repository=str(repo.root),
@@ -44,8 +58,10 @@ def status(call: GitCall) -> GitResult:
         unstaged=unstaged,
         untracked=untracked,
         conflicted=conflicted,
+        renamed=renamed or None,
         counts=counts,
         clean=report.clean,
+        merging=merging(repo) or None,
         denied=len(left_out) or None,
         truncated=cut or None,
         note=f"Lists cut at {cap} paths each: pass paths=[...] or raise max_lines to see more." if cut else None,
@@ -58,6 +74,9 @@ def diff(call: GitCall) -> GitResult:
         check_compared(call, call.request.rev)
     command = ["diff", *_DIFF_FLAGS, *(["--cached"] if call.request.staged else []), *_rev(call)]
     stats = parse_numstat(call.repo.git(*command, "--numstat", "-z", "--", *call.scope).stdout)
+    # An unmerged path comes as a stub (and once more with the working tree's counts): one entry, marked.
+    unmerged = call.repo.git(*command, "--name-only", "--diff-filter=U", "-z", "--", *call.scope).stdout
+    stats = with_conflicts(stats, {text(name) for name in unmerged.split(b"\0") if name})
     request = call.request
     compared = request.rev or ("staged" if request.staged else "unstaged")
     if request.rev and request.staged:
@@ -195,6 +214,7 @@ def _file(repo: Repository, stat: FileStat) -> GitFileChange:
         deleted=stat.deleted,
         binary=stat.added is None,
         from_path=repo.absolute(stat.from_path) if stat.from_path else None,
+        conflicted=stat.conflicted or None,
     )
 
 

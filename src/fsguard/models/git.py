@@ -19,6 +19,9 @@ class GitFileChange(Result):
     deleted: int | None = Field(None, description="Lines deleted; absent for a binary file.")
     binary: bool = Field(False, description="True for a binary file (git counts no lines in it).")
     from_path: str | None = Field(None, description="Absolute path of the old name, for a rename or copy.")
+    conflicted: bool | None = Field(
+        None, description="diff: true for a path with a merge conflict (listed once; see status conflicted)."
+    )
 
 
 class GitCommit(Result):
@@ -62,8 +65,14 @@ class GitResult(Result):
     unstaged: list[str] | None = Field(None, description="status: tracked paths changed in the working tree.")
     untracked: list[str] | None = Field(None, description="status: untracked paths (a directory ends with /).")
     conflicted: list[str] | None = Field(None, description="status: paths with merge conflicts.")
+    renamed: dict[str, str] | None = Field(
+        None, description="status: staged renames (and copies) among the staged paths listed: new path -> old path."
+    )
     counts: GitStatusCounts | None = Field(None, description="status: totals, even when the lists are cut.")
     clean: bool | None = Field(None, description="status: true when nothing is staged, changed or untracked.")
+    merging: bool | None = Field(
+        None, description="status: true while a merge is in progress; a commit concludes it (after the conflicts)."
+    )
     # log, show
     commits: list[GitCommit] | None = Field(None, description="log: newest first.")
     commit: GitCommit | None = Field(None, description="show: the commit shown; commit: the commit made.")

@@ -33,7 +33,8 @@ def _status(result: GitResult, compact: bool) -> str:
     if compact and result.output is None:
         tally = f"+{counts.staged} ~{counts.unstaged} ?{counts.untracked}"
         tally += f" !{counts.conflicted}" if counts.conflicted else ""
-        return f"{shown(result.repository)} ({where}) | {tally} | {'clean' if result.clean else 'dirty'}"
+        state = "merging" if result.merging else "clean" if result.clean else "dirty"
+        return f"{shown(result.repository)} ({where}) | {tally} | {state}"
     groups = (
         ("Staged", result.staged, counts.staged),
         ("Not staged", result.unstaged, counts.unstaged),
@@ -44,15 +45,31 @@ def _status(result: GitResult, compact: bool) -> str:
         parts = [
             f"{label.lower()}: {', '.join(_rel(result, p) for p in paths or [])}" for label, paths, _ in groups if paths
         ]
+        parts += ["merging"] if result.merging else []
         return " | ".join([where, *parts]) if parts else f"{where} | clean"
-    lines = [f"On branch {where} in {shown(result.repository)}"]
+    lines = [f"On {'branch ' if result.branch else ''}{where} in {shown(result.repository)}"]
     for label, paths, total in groups:
         if total:
             lines.append(f"{label} ({total}):")
-            lines.extend(f"  {_rel(result, path)}" for path in paths or [])
-    if result.clean:
+            lines.extend(
+                f"  {_staged_name(result, path) if paths is result.staged else _rel(result, path)}"
+                for path in paths or []
+            )
+    if result.merging:
+        lines.append(
+            "Merging: resolve the conflicted paths, add them, then commit to conclude the merge."
+            if counts.conflicted
+            else 'Merging: all conflicts resolved; git(action="commit", message=...) concludes the merge.'
+        )
+    elif result.clean:
         lines.append("Clean: nothing to commit, no untracked files.")
     return "\n".join(lines)
+
+
+def _staged_name(result: GitResult, path: str) -> str:
+    """A staged path, ``old -> new`` for a rename, as git status shows it."""
+    old = (result.renamed or {}).get(path)
+    return f"{_rel(result, old)} -> {_rel(result, path)}" if old else _rel(result, path)
 
 
 def _changes(result: GitResult, compact: bool) -> str:
@@ -111,6 +128,8 @@ def _stats(result: GitResult, files: list[GitFileChange]) -> list[str]:
         name = _rel(result, change.path)
         if change.from_path:
             name = f"{_rel(result, change.from_path)} -> {name}"
+        if change.conflicted:
+            name += " (conflicted)"
         rows.append(f"  {count:>{width}} {name}")
     return rows
 
