@@ -10,6 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fsguard.core.beneath import Beneath
+from fsguard.core.clientroots import ClientScope, EffectiveRoot, scoped
+from fsguard.core.denial import DenyRules
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError
 from fsguard.core.pathforms import names_below, within
 from fsguard.core.paths import PathPolicy
@@ -246,3 +248,18 @@ def test_containment_on_strings_agrees_with_pathlib_for_normalised_paths(
     assert within(path, root) == expected
     if expected:
         assert names_below(path, root) == list(path.relative_to(root).parts)
+
+
+def test_shows_answers_for_the_roots_of_each_call_and_again_after_a_scope_changes(tmp_path: Path) -> None:
+    first, second = (tmp_path / "first").resolve(), (tmp_path / "second").resolve()
+    first.mkdir()
+    second.mkdir()
+    policy = PathPolicy.create([first, second], deny=DenyRules.create(["private/"]))
+    only_second = ClientScope((EffectiveRoot(second, "both"),), (), ())
+    answers = []
+    for scope in (None, only_second, None, only_second):
+        with scoped(scope):
+            answers.append([policy.shows(f"{first}/a.txt"), policy.shows(f"{second}/b.txt")])
+            assert not policy.shows(f"{second}/private/key.txt")
+            assert not policy.shows(f"{tmp_path}/outside.txt")
+    assert answers == [[True, True], [False, True], [True, True], [False, True]]
