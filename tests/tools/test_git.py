@@ -851,3 +851,16 @@ async def test_repository_hooks_run_only_when_the_operator_allows_them(
             (tmp_path / "hook-ran").read_text(encoding="utf-8").count("ran") if (tmp_path / "hook-ran").exists() else 0
         )
         assert ran == (1 if allowed else 0)
+
+
+async def test_a_forced_restore_of_a_tracked_link_names_what_the_link_pointed_to(client: Client, repo: Path) -> None:
+    (repo / "lnk").symlink_to("a.txt")
+    git(repo, "add", "lnk")
+    git(repo, "commit", "-q", "-m", "link")
+    (repo / "lnk").unlink()
+    (repo / "lnk").symlink_to("my precious target")
+    data = await call(client, action="restore", paths=["lnk"], force=True)
+    assert (repo / "lnk").readlink() == Path("a.txt")
+    assert data["backups"] == []
+    assert "lnk -> my precious target" in data["note"]
+    assert "lnk -> my precious target" in data["message"]

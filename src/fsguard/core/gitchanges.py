@@ -31,6 +31,7 @@ from fsguard.core.gitrefs import current_branch, current_commit, merging
 from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire, holding_files
 from fsguard.core.gitscreen import check_changeable
 from fsguard.core.hashing import content_hash
+from fsguard.core.pathforms import escaped
 from fsguard.core.safeguards import Safeguards
 from fsguard.models.git import GitBackup, GitCommit, GitResult
 
@@ -241,6 +242,11 @@ def _discard(call: GitCall, names: list[str], source: list[str]) -> GitResult:
         for target in targets:
             fire(safe, "pre", "write", target, "restore", source=rev)
         saved: list[tuple[Path, BackupRecord]] = []
+        links = {
+            name: found
+            for target, name in zip(targets, names, strict=True)
+            if (found := _link_target(call, target)) is not None
+        }
         try:
             for target, name in zip(targets, names, strict=True):
                 record = _back_up(call, target, name)
@@ -268,7 +274,21 @@ def _discard(call: GitCall, names: list[str], source: list[str]) -> GitResult:
         source=rev,
         backups=[GitBackup(path=str(t), backup_id=r.backup_id) for t, r in saved],
     )
-    return _cut_paths(call, result, [str(t) for t in targets])
+    result = _cut_paths(call, result, [str(t) for t in targets])
+    if links:  # a link holds no bytes to back up; what it pointed to is all it held, so the answer keeps that
+        told = "; ".join(f"{escaped(name)} -> {escaped(old)}" for name, old in links.items())
+        replaced = f"Replaced symbolic links, not backed up (a link's target is all it holds): {told}."
+        result.note = f"{result.note} {replaced}" if result.note else replaced
+    return result
+
+
+def _link_target(call: GitCall, target: Path) -> str | None:
+    """What ``target`` points to when it is a symbolic link git will replace, else None."""
+    try:
+        with call.safe.beneath.entry(target, follow=False) as entry:
+            return os.readlink(entry.name, dir_fd=entry.parent)
+    except (FsguardError, OSError):
+        return None  # gone, or no link (EINVAL): a file is backed up instead
 
 
 def _cut_paths(call: GitCall, result: GitResult, paths: list[str]) -> GitResult:
