@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from functools import cache
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -90,25 +89,20 @@ class BackupFilter:
             and (not self.path_contains or any(self.path_contains.lower() in path.lower() for path in paths))
         )
 
-    def asking_once(self) -> BackupFilter:
-        """This filter asking ``shown`` once per path: a listing meets each file's path again in each of its backups
-        and groups. For one listing only: what a server may name depends on the client's roots of the call."""
-        return self if self.shown is None else replace(self, shown=cache(self.shown))
-
 
 def list_backups(
     store: BackupStore, wanted: BackupFilter, limit: int, *, now: float | None = None
 ) -> Page[BackupRecord]:
     """The live backups ``wanted`` admits (``now`` defaults to the current time)."""
-    moment, once = time.time() if now is None else now, wanted.asking_once()
-    records = [record for record in store.records() if once.admits(record, moment)]
+    moment = time.time() if now is None else now
+    records = [record for record in store.records() if wanted.admits(record, moment)]
     return Page(records[:limit], len(records))
 
 
 def list_groups(store: GroupStore, wanted: BackupFilter, limit: int, *, now: float | None = None) -> Page[Group]:
     """The change groups ``wanted`` admits (``now`` defaults to the current time), newest first."""
-    moment, once = time.time() if now is None else now, wanted.asking_once()
-    groups = [group for group in store.groups() if once.admits_group(group, moment)]
+    moment = time.time() if now is None else now
+    groups = [group for group in store.groups() if wanted.admits_group(group, moment)]
     return Page(groups[:limit], len(groups))
 
 
@@ -132,8 +126,7 @@ def list_trash(
     if path_contains:  # before shown, which costs more
         entries = [entry for entry in entries if path_contains.lower() in entry.original_path.lower()]
     if shown is not None:
-        once = cache(shown)  # an entry's path comes back when a file is deleted again
-        entries = [entry for entry in entries if once(entry.original_path)]
+        entries = [entry for entry in entries if shown(entry.original_path)]
     return Page(entries[:limit], len(entries))
 
 
