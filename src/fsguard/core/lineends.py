@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from fsguard.core.textio import LINE_BREAK, first_break
@@ -56,20 +57,39 @@ def in_line_endings(text: str, template: str) -> Callable[[Any], str]:
     return lambda match: ends.spelled(template, ends.near(match.start(), match.end()))
 
 
-def literal_finder(text: str, flags: int = 0) -> re.Pattern[str]:
-    """``text`` found literally, but never half a CRLF: a leading LF takes the CR before it and a trailing CR the LF
-    after it, so deleting ``"\\nx"`` from a CRLF file leaves no lone CR (an extra line break), as the exact tier
-    matches. Text made only of CRs is after the CRs themselves (deleting them turns a CRLF file LF)."""
+@dataclass(frozen=True)
+class LiteralFind:
+    """A text found literally, as search_replace, batch search_and_replace and project_replace find theirs.
+
+    Never half a CRLF: a leading LF takes the CR before it and a trailing CR the LF after it, so deleting ``"\\nx"``
+    from a CRLF file leaves no lone CR (an extra line break); text made only of CRs is after the CRs themselves
+    (deleting them turns a CRLF file LF). The exact tier of the matching ladder finds old_text so too. Where the
+    text finds nothing as typed, its line breaks each find any one (CRLF, LF or CR): a text typed in LF lines finds
+    a CRLF or CR file's lines, as the ladder's later tiers do, and one spelling the file's own breaks never changes
+    meaning.
+    """
+
+    as_typed: re.Pattern[str]
+    any_break: re.Pattern[str] | None  # None: the text holds no line break
+
+    @classmethod
+    def of(cls, text: str, flags: int = 0) -> LiteralFind:
+        pieces = LINE_BREAK.split(text)
+        any_break = "(?:\r\n|\r|\n)".join(map(re.escape, pieces)) if len(pieces) > 1 else None
+        return cls(literal_pattern(text, flags), None if any_break is None else re.compile(any_break, flags))
+
+    def finder(self, text: str) -> tuple[re.Pattern[str], bool]:
+        """The pattern to find in ``text`` with, and whether it is the one whose breaks find any."""
+        if self.any_break is None or self.as_typed.search(text):
+            return self.as_typed, False
+        return self.any_break, True
+
+
+def literal_pattern(text: str, flags: int = 0) -> re.Pattern[str]:
+    """``text`` found as typed, widened to whole CRLFs at its ends (:class:`LiteralFind`)."""
     pattern = re.escape(text)
     if text.startswith("\n"):
         pattern = "\r?" + pattern
     if text.endswith("\r") and text.strip("\r"):
         pattern += "\n?"
     return re.compile(pattern, flags)
-
-
-def any_break_finder(text: str, flags: int = 0) -> re.Pattern[str] | None:
-    """``text`` found literally but for its line breaks, each of which finds any one (CRLF, LF or CR): a find typed
-    in LF lines, for a file whose lines end otherwise. None when ``text`` has no line break."""
-    pieces = LINE_BREAK.split(text)
-    return re.compile("(?:\r\n|\r|\n)".join(map(re.escape, pieces)), flags) if len(pieces) > 1 else None

@@ -32,7 +32,7 @@ from fsguard.core.indentation import (
     uniform_columns,
     uniform_shift,
 )
-from fsguard.core.lineends import LineEnds
+from fsguard.core.lineends import LineEnds, literal_pattern
 from fsguard.core.misses import no_match
 from fsguard.core.shortlist import shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break
@@ -183,21 +183,16 @@ def _finish(text: str, index: LineIndex, span: Span, ends: LineEnds) -> Match:
 
 def _exact(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
     text = views.text
+    finder = literal_pattern(old)  # never half a CRLF: deleting "\nx" from a CRLF file left a lone CR, a line break
     spans: list[Span] = []
-    position = text.find(old)
-    while position != -1:
-        end = position + len(old)
-        if not whole_word or _bounded(text, position, end):
-            # A CRLF is one line break: old_text's leading LF (or trailing CR) matched half of one, and deleting
-            # "\nx" from a CRLF file left a lone CR, an extra line break. The span takes the whole CRLF, unless
-            # old_text is nothing but CRs: those are what it is after (deleting them turns a CRLF file LF).
-            start = position - 1 if old[0] == "\n" and text[position - 1 : position] == "\r" else position
-            if old[-1] == "\r" and text[end : end + 1] == "\n" and old.strip("\r"):
-                end += 1
+    found = finder.search(text)
+    while found is not None:
+        start, end = found.span()
+        if not whole_word or _bounded(text, start, end):
             spans.append((start, end, new))
-            position = text.find(old, end)
+            found = finder.search(text, end)
         else:
-            position = text.find(old, position + 1)
+            found = finder.search(text, start + 1)
     return spans
 
 

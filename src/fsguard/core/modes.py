@@ -14,7 +14,7 @@ from typing import Any, Literal
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.growth import bounded, check_result
-from fsguard.core.lineends import any_break_finder, in_line_endings, literal_finder
+from fsguard.core.lineends import LiteralFind, in_line_endings
 from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.patterns import compile_re2
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
@@ -84,18 +84,11 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
     """Every occurrence of ``pattern`` taken literally (``$`` and ``\\`` too) becomes ``replacement``."""
     if not pattern:
         raise InvalidParamsError("mode 'search_replace' needs pattern: the literal text to replace.")
-    flags = 0 if case_sensitive else re.IGNORECASE
-    literal = literal_finder(pattern, flags)
-    # A pattern typed with LF breaks finds a CRLF or CR file's lines too, as replace mode's ladder does; only
-    # where it finds nothing as typed, so a pattern spelling the file's own breaks never changes meaning.
-    any_break = any_break_finder(pattern, flags)
+    find = LiteralFind.of(pattern, 0 if case_sensitive else re.IGNORECASE)
 
     def plan(text: str) -> EditPlan:
-        finder, tier = literal, None
+        finder, loosened = find.finder(text)
         found = list(finder.finditer(text))
-        if not found and any_break is not None:
-            finder, tier = any_break, "line_endings"
-            found = list(finder.finditer(text))
         if not found:  # replace-every-occurrence of nothing: 0 replacements, as the seed answered (catalog §1.3 B)
             return EditPlan(new_text=text, replacements=0, chars_changed=0)
         new_text = finder.sub(bounded(in_line_endings(text, replacement), len(text)), text)
@@ -103,7 +96,7 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
             new_text=new_text,
             replacements=len(found),
             chars_changed=max(len(pattern), len(replacement)) * len(found),
-            match_tier=tier,
+            match_tier="line_endings" if loosened else None,
             first_line=LineIndex(text).line_of(found[0].start()),
         )
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
 from fsguard.core.growth import bounded
-from fsguard.core.lineends import any_break_finder, in_line_endings, literal_finder
+from fsguard.core.lineends import LiteralFind, in_line_endings
 from fsguard.core.modes import expand_go_template
 from fsguard.core.oserrors import lone_surrogate, quoted
 from fsguard.core.patterns import compile_re2
@@ -31,13 +31,10 @@ def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool
     except UnicodeEncodeError as exc:
         raise InvalidParamsError(f"find {quoted(find)}: it {lone_surrogate(exc.object[exc.start])}") from exc
     if literal:
-        flags = 0 if case_sensitive else re.IGNORECASE
-        pattern, any_break = literal_finder(find, flags), any_break_finder(find, flags)
+        found = LiteralFind.of(find, 0 if case_sensitive else re.IGNORECASE)
 
         def replaced(text: str) -> tuple[str, int]:
-            # A find typed in LF lines finds a CRLF or CR file's lines where it finds nothing as typed (search_replace)
-            finder = pattern if any_break is None or pattern.search(text) else any_break
-            return finder.subn(bounded(in_line_endings(text, replace), len(text)), text)
+            return found.finder(text)[0].subn(bounded(in_line_endings(text, replace), len(text)), text)
 
         return replaced
     compiled = compile_re2(find, case_sensitive=case_sensitive, advice=" (RE2 syntax).")
