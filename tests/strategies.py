@@ -228,8 +228,12 @@ def edited_texts(draw: st.DrawFn, max_lines: int = 14, max_edits: int = 4) -> tu
 
 
 def plain_lines() -> st.SearchStrategy[str]:
-    """One line of ordinary text (no line breaks, some non-ASCII), for edit and state-machine tests."""
-    return st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\r\n\x00"), max_size=12)
+    """One line of ordinary text (no line breaks, some non-ASCII), for edit and state-machine tests.
+
+    Without U+FEFF: at the start of a UTF-8 file its bytes are a byte order mark, which every read takes off and every
+    later write keeps, so a model of the file's text as its plain UTF-8 bytes would part from the file by design.
+    """
+    return st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\r\n\x00\ufeff"), max_size=12)
 
 
 def lf_texts() -> st.SearchStrategy[str]:
