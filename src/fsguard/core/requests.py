@@ -44,14 +44,18 @@ class EditRequest:
         """Whether the text typed differs from the text found in line breaks alone (for a regex: its replacement
         types a break), which every mode spells in the file's own endings: such an edit changes nothing."""
         if self.mode == "regex":
-            replacements = [rule.replacement for rule in self.rules]
-            if self.pattern is not None:
-                replacements.append(_replacement(self))
-            return any(LINE_BREAK.search(text) for text in replacements)
-        found, typed = (self.old_text, self.new_text) if self.mode == "replace" else (self.pattern, _replacement(self))
-        if self.mode not in ("replace", "search_replace") or not found or typed is None or found == typed:
+            typed = [rule.replacement for rule in self.rules]
+            typed += [_replacement(self)] if self.pattern is not None else []
+            return any(LINE_BREAK.search(text) for text in typed)
+        if self.mode == "replace":
+            found, retyped = self.old_text, self.new_text
+        elif self.mode == "search_replace":
+            found, retyped = self.pattern, _replacement(self)
+        else:
             return False
-        return LINE_BREAK.sub("\n", found) == LINE_BREAK.sub("\n", typed)
+        if not found or retyped is None or found == retyped:
+            return False
+        return LINE_BREAK.sub("\n", found) == LINE_BREAK.sub("\n", retyped)
 
     def need(self, value: object, what: str) -> None:
         """Refuse the request when ``value``, which this mode needs, is missing."""
