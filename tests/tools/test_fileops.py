@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +145,24 @@ async def test_copy_is_recursive_keeps_modes_and_skips_symlinks(client: Client, 
     assert not (root / "copy" / "link").exists()
     again = await client.call_tool("copy_file", {"source_path": "src", "dest_path": "copy"})
     assert error_code(again) == "already_exists"
+
+
+async def test_copy_lists_pipes_and_sockets_inside_a_tree_as_special_files_not_as_symlinks(
+    client: Client, root: Path
+) -> None:
+    (root / "src").mkdir()
+    (root / "src" / "notes.txt").write_text("n", encoding="utf-8")
+    os.mkfifo(root / "src" / "queue")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(root / "src" / "s.sock"))
+        result = await client.call_tool("copy_file", {"source_path": "src", "dest_path": "copy"})
+    data = structured(result)
+    assert data["skipped_special"] == [str(root / "src" / "queue"), str(root / "src" / "s.sock")]
+    assert data["skipped_symlinks"] == []
+    assert "2 pipes, sockets or devices skipped" in text_of(result)
+    assert "symlink" not in text_of(result)
+    assert sorted(path.name for path in (root / "copy").iterdir()) == ["notes.txt"]
+    assert (root / "copy" / "notes.txt").read_bytes() == b"n"
 
 
 async def test_copy_and_move_refuse_paths_outside_the_roots(client: Client, root: Path, tmp_path: Path) -> None:

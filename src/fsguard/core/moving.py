@@ -35,6 +35,7 @@ class CopyReport:
     files_copied: int = 0
     bytes_copied: int = 0
     skipped_symlinks: list[str] = field(default_factory=list)
+    skipped_special: list[str] = field(default_factory=list)
     skipped_denied: list[str] = field(default_factory=list)
     fingerprint: str | None = None  # the copy's, taken under its lock when asked for (a group's revert checks it)
 
@@ -92,7 +93,8 @@ class Mover:
         tool: str = "copy_file",
         fingerprinted: bool = False,
     ) -> CopyReport:
-        """Copy a file, or a directory recursively, keeping modes; symlinks inside are skipped and listed.
+        """Copy a file, or a directory recursively, keeping modes; symlinks, pipes, sockets and devices inside are
+        skipped and listed.
 
         With ``fingerprinted``, the report holds the copy's fingerprint (:func:`fingerprint`), taken before its lock
         is let go: what a group's revert compares with, so that it never trashes a copy another call changed since.
@@ -126,7 +128,9 @@ class Mover:
                 copied = copy_new(pinned, target, safe.atomic, progress=progress, hide=self._hidden)
                 made = fingerprint(target)[0] if fingerprinted else None
         safe.hooks.fire("post", "copy", **copy, source_path=str(source), dest_path=str(destination))
-        return CopyReport(source, destination, copied.files, copied.bytes, copied.skipped, copied.denied, made)
+        return CopyReport(
+            source, destination, copied.files, copied.bytes, copied.skipped, copied.special, copied.denied, made
+        )
 
     def _hidden(self, path: Path) -> bool:
         return self._safe.policy.denied_by(path) is not None

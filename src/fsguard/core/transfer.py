@@ -39,7 +39,8 @@ class Copied:
     files: int = 0
     bytes: int = 0
     total: int = 0
-    skipped: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # links a copy leaves out
+    special: list[str] = field(default_factory=list)  # pipes, sockets and devices, never read
     hide: Callable[[Path], bool] | None = None  # a deny rule hides it: left out (listed in denied), never read
     denied: list[str] = field(default_factory=list)
 
@@ -229,8 +230,10 @@ def _copy_children(
             os.symlink(os.readlink(name, dir_fd=src), name, dir_fd=dst)
         elif stat.S_ISFIFO(mode) and links == "keep":
             os.mkfifo(name, stat.S_IMODE(mode), dir_fd=dst)
-        else:
+        elif stat.S_ISLNK(mode):
             copied.skipped.append(str(label / name))
+        else:
+            copied.special.append(str(label / name))
 
 
 def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:

@@ -203,6 +203,9 @@ class CopyResult(Result):
     files_copied: int
     bytes_copied: int
     skipped_symlinks: list[str] = Field(default_factory=list, description="Links inside a directory, not copied.")
+    skipped_special: list[str] = Field(
+        default_factory=list, description="Pipes, sockets and devices inside a directory: never read, not copied."
+    )
     skipped_denied: list[str] = Field(
         default_factory=list, description="Files inside a directory a deny rule hides (secrets, --deny): not copied."
     )

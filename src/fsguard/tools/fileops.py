@@ -92,7 +92,7 @@ def register(catalog: Catalog) -> None:
     def copy_file(source_path: SourceArg, dest_path: DestArg, ctx: Context) -> Annotated[CallToolResult, CopyResult]:
         """Copy a file or directory tree, never overwriting; to relocate instead use move_file.
 
-        Symlinks inside a directory are skipped and listed. Large copies report progress.
+        Symlinks, pipes, sockets and devices inside a directory are skipped and listed. Large copies report progress.
         """
 
         reported = [0]
@@ -110,6 +110,7 @@ def register(catalog: Catalog) -> None:
             files_copied=report.files_copied,
             bytes_copied=report.bytes_copied,
             skipped_symlinks=report.skipped_symlinks,
+            skipped_special=report.skipped_special,
             skipped_denied=report.skipped_denied,
             message="",
         )

@@ -236,8 +236,12 @@ def move_text(result: MoveResult, compact: bool) -> str:
 
 
 def copy_text(result: CopyResult, compact: bool) -> str:
-    """What was copied, and the links left out."""
+    """What was copied, and the links, special files and hidden files left out."""
     skipped = f"; {counted(len(result.skipped_symlinks), 'symlink')} skipped" if result.skipped_symlinks else ""
+    if result.skipped_special:
+        skipped += (
+            f"; {counted(len(result.skipped_special), 'pipe, socket or device', 'pipes, sockets or devices')} skipped"
+        )
     if result.skipped_denied:
         skipped += f"; {len(result.skipped_denied)} hidden by deny rules, not copied"
     size = human_size(result.bytes_copied)
