@@ -6,10 +6,12 @@ import difflib
 from typing import Any
 
 import pytest
+from hypothesis import assume, given
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
 from fsguard.core.matching import LADDER, Replacement, find_matches
 from fsguard.core.misses import CLOSEST_POOL
+from tests.strategies import break_mixed_texts
 
 
 def edited(text: str, old: str, new: str, *, tolerant: bool = False, **placement: Any) -> tuple[str, str]:
@@ -83,6 +85,40 @@ def test_uniqueness_is_required_and_every_line_is_named() -> None:
         find_matches("x\ny\nx\n", Replacement("x", "z"))
     assert caught.value.fields["lines"] == [1, 3]
     assert "replace_all=true" in caught.value.message
+
+
+def test_overlapping_places_are_no_unique_match_and_occurrence_picks_either() -> None:
+    braces = "}\n}\n}\n"
+    with pytest.raises(AmbiguousMatchError) as caught:
+        find_matches(braces, Replacement("}\n}", "]"))
+    assert caught.value.fields["lines"] == [1, 2]
+    assert "some of them overlap" in caught.value.message
+    assert edited(braces, "}\n}", "]", occurrence=1)[1] == "]\n}\n"
+    assert edited(braces, "}\n}", "]", occurrence=2)[1] == "}\n]\n"
+    with pytest.raises(AmbiguousMatchError):
+        find_matches("a === b\n", Replacement("==", "!="))
+    assert edited("aaaa\n", "aa", "b", replace_all=True)[1] == "bb\n"  # those that do not overlap, first to last
+
+
+@given(break_mixed_texts(), break_mixed_texts())
+def test_an_edit_placed_without_occurrence_is_the_only_place_old_text_starts(text: str, old: str) -> None:
+    text, old = text.replace("\r", ""), old.replace("\r", "")  # LF only: no CR for a find to widen over
+    assume(old)
+    starts = [i for i in range(len(text)) if text.startswith(old, i)]
+    try:
+        plan = find_matches(text, Replacement(old, "Z"))
+    except AmbiguousMatchError:
+        assert len(starts) > 1 or not starts  # a later tier may find several where the text itself has none
+        return
+    except NoMatchError:
+        assert not starts
+        return
+    if plan.tier == "exact":
+        assert [match.start for match in plan.matches] == starts
+
+
+def test_a_crlf_widened_find_is_one_place_not_two() -> None:
+    assert edited("a\r\nx\r\n", "\nx", "")[1] == "a\r\n"
 
 
 def test_occurrence_counts_from_either_end_and_refuses_out_of_range() -> None:

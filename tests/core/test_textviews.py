@@ -39,9 +39,12 @@ def test_normal_form_maps_every_character_back_to_where_the_table_says(text: str
     assert normal.source(len(expected)) == len(text)
 
 
-def brute_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) -> list[tuple[int, int, int, int]]:
-    """Every non-overlapping window of lines matching old_text's, tried at every line, with the span it replaces: a
-    line break old_text starts with is the one ending the line before the window."""
+def brute_windows(
+    views: TextViews, old: str, same: Callable[[str, str], bool], overlapping: bool
+) -> list[tuple[int, int, int, int]]:
+    """Every window of lines matching old_text's (without ``overlapping``, none overlapping one before it), tried at
+    every line, with the span it replaces: a line break old_text starts with is the one ending the line before the
+    window."""
     parts = old.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     lead = len(parts) > 1 and parts[0] == ""
     parts = parts[1:] if lead else parts
@@ -57,19 +60,19 @@ def brute_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) 
             start = starts[first - 1] + len(lines[first - 1].rstrip("\r\n")) if lead else starts[first]
             last = lines[first + len(wanted) - 1]
             end = starts[first + len(wanted) - 1] + len(last if with_break else last.rstrip("\r\n"))
-            if start >= free:
+            if overlapping or start >= free:
                 found.append((first, len(wanted), start, end))
                 free = end
         first += 1
     return found
 
 
-@given(whitespace_texts(), whitespace_texts(), st.booleans())
+@given(whitespace_texts(), whitespace_texts(), st.booleans(), st.booleans())
 def test_line_windows_tried_at_candidate_lines_are_those_of_a_scan_of_every_line(
-    text: str, old: str, trailing_only: bool
+    text: str, old: str, trailing_only: bool, overlapping: bool
 ) -> None:
     def same(line: str, want: str) -> bool:
         return line.rstrip(" \t") == want.rstrip(" \t") if trailing_only else line.strip() == want.strip()
 
     views = TextViews(text)
-    assert _line_windows(views, old, same) == brute_windows(views, old, same)
+    assert _line_windows(views, old, same, overlapping) == brute_windows(views, old, same, overlapping)

@@ -242,6 +242,22 @@ async def test_lf_old_text_starting_with_a_line_break_is_as_ambiguous_in_a_crlf_
     assert (root / "one.txt").read_bytes() == b"a  \r\n    return y\r\n}\r\n"
 
 
+async def test_old_text_found_at_two_overlapping_places_is_ambiguous_and_leaves_the_file_untouched(
+    client: Client, root: Path
+) -> None:
+    # "}\n}" in three closing lines was taken as unique (counted without overlaps) and lines 1-2 changed, where the
+    # agent may have meant lines 2-3.
+    data = b"    }\n}\n}\n"
+    (root / "braces.txt").write_bytes(data)
+    edit = {"path": "braces.txt", "old_text": "}\n}", "new_text": "X"}
+    refused = await client.call_tool("edit_file", edit)
+    assert error_code(refused) == "ambiguous_match"
+    assert "some of them overlap" in text_of(refused)
+    assert (root / "braces.txt").read_bytes() == data
+    structured(await client.call_tool("edit_file", {**edit, "occurrence": 2}))
+    assert (root / "braces.txt").read_bytes() == b"    }\nX\n"
+
+
 async def test_old_text_starting_with_lf_or_ending_with_cr_takes_a_whole_crlf_never_half(
     client: Client, root: Path
 ) -> None:

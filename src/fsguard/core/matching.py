@@ -12,8 +12,10 @@ Tiers, tried in order until one finds something (the ladder is data: :data:`LADD
 5. ``tolerant_whitespace`` (only when asked): tabs count as four spaces, CRLF and CR as LF.
 
 Never edit-distance: a fuzzy match could change the wrong place. A tier's matches must be unique unless
-``replace_all`` or ``occurrence`` says which to take. Replacements take the line ending of the lines
-they replace, and keep the newline that separated the match from the text after it.
+``replace_all`` or ``occurrence`` says which to take. Places that overlap count apart (``"}\\n}"`` in three lines
+of ``}`` is at lines 1-2 and 2-3: which one was meant is unknown); ``replace_all`` changes those that do not overlap,
+first to last. Replacements take the line ending of the lines they replace, and keep the newline that separated the
+match from the text after it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
 from fsguard.core.growth import check_result
@@ -76,7 +79,8 @@ class MatchPlan:
 
 
 Span = tuple[int, int, str]  # start, end, replacement before line-ending adaptation
-Tier = Callable[[TextViews, str, str, bool], list[Span]]
+# A tier's arguments: the text, old_text, new_text, whole_word, and whether places overlapping one found count too.
+Tier = Callable[[TextViews, str, str, bool, bool], list[Span]]
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,8 @@ def find_matches(
     for name, tier in LADDER:
         if name == "tolerant_whitespace" and not tolerant:
             continue
-        spans = tier(views, old, new, edit.whole_word)
+        # Overlapping places too unless every place is changed: one found where two overlap is no unique match.
+        spans = tier(views, old, new, edit.whole_word, not edit.replace_all)
         if spans:
             chosen = _choose(
                 spans, index, name, subject, replace_all=edit.replace_all, occurrence=occurrence, path=path
@@ -158,9 +163,10 @@ def _choose(
     if subject == "old_text":
         advice = "Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, "
         advice += "or replace_all=true to change every one."
+    overlap = "; some of them overlap" if any(b[0] < a[1] for a, b in pairwise(spans)) else ""
     raise AmbiguousMatchError(
-        f"{subject} matches {len(spans)} times in {path} (at lines {shown}; tier {tier}). Nothing was written. "
-        + advice,
+        f"{subject} matches {len(spans)} times in {path} (at lines {shown}; tier {tier}{overlap}). Nothing was "
+        "written. " + advice,
         path=path,
         lines=lines,
         tier=tier,
@@ -181,16 +187,17 @@ def _finish(text: str, index: LineIndex, span: Span, ends: LineEnds) -> Match:
 # -- the tiers ---------------------------------------------------------------------------------------
 
 
-def _exact(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
+def _exact(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> list[Span]:
     text = views.text
     finder = literal_pattern(old)  # never half a CRLF: deleting "\nx" from a CRLF file left a lone CR, a line break
     spans: list[Span] = []
     found = finder.search(text)
     while found is not None:
         start, end = found.span()
-        if not whole_word or _bounded(text, start, end):
+        # A later start with the same end is the same place found without the CR its widening took, not another.
+        if (not whole_word or _bounded(text, start, end)) and not (spans and spans[-1][1] == end):
             spans.append((start, end, new))
-            found = finder.search(text, end)
+            found = finder.search(text, start + 1 if overlapping else end)
         else:
             found = finder.search(text, start + 1)
     return spans
@@ -205,19 +212,19 @@ def _bounded(text: str, start: int, end: int) -> bool:
     return before and after
 
 
-def _escape_fixed(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
+def _escape_fixed(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> list[Span]:
     if "\\n" not in old or "\n" in old:
         return []
     unescape = {"\\n": "\n", "\\t": "\t"}.get
     fixed_old = re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), old)
     fixed_new = new if "\n" in new else re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), new)
-    spans = _exact(views, fixed_old, fixed_new, whole_word)
+    spans = _exact(views, fixed_old, fixed_new, whole_word, overlapping)
     eol = first_break(views.text)
     if spans or eol == "\n":
         return spans
     # The escaped \n stands for the file's line break: unescaped to LF, it matched an LF file and said no_match
     # in a CRLF (or CR) one.
-    return _exact(views, fixed_old.replace("\n", eol), fixed_new, whole_word)
+    return _exact(views, fixed_old.replace("\n", eol), fixed_new, whole_word, overlapping)
 
 
 def _old_lines(old: str) -> tuple[list[str], bool, bool]:
@@ -235,8 +242,9 @@ def _old_lines(old: str) -> tuple[list[str], bool, bool]:
 Window = tuple[int, int, int, int]  # first line, line count, span start, span end
 
 
-def _line_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) -> list[Window]:
-    """Every non-overlapping window of lines that match, and the span it replaces.
+def _line_windows(views: TextViews, old: str, same: Callable[[str, str], bool], overlapping: bool) -> list[Window]:
+    """Every window of lines that match (with ``overlapping``, also those overlapping one before), and the span it
+    replaces.
 
     ``same`` may ignore whitespace, but never more than around a line: a window can only start at a line equal to
     old_text's first line without it, so only those lines are tried. A leading line break in old_text is the
@@ -260,22 +268,22 @@ def _line_windows(views: TextViews, old: str, same: Callable[[str, str], bool]) 
             start = index.starts[first - 1] + len(before.rstrip("\r\n")) if lead else index.starts[first]
             last = lines[first + count - 1]
             end = index.starts[first + count - 1] + (len(last) if with_break else len(last.rstrip("\r\n")))
-            if start >= free:
+            if overlapping or start >= free:
                 found.append((first, count, start, end))
                 free = end
     return found
 
 
-def _trailing_whitespace(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
-    windows = _line_windows(views, old, lambda line, want: line.rstrip(" \t") == want.rstrip(" \t"))
+def _trailing_whitespace(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> list[Span]:
+    windows = _line_windows(views, old, lambda line, want: line.rstrip(" \t") == want.rstrip(" \t"), overlapping)
     return [(start, end, new) for _, _, start, end in windows]
 
 
-def _indentation(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
+def _indentation(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> list[Span]:
     wanted = _old_lines(old)[0]
     index = views.index
     spans: list[Span] = []
-    for first, count, start, end in _line_windows(views, old, lambda a, b: a.strip() == b.strip()):
+    for first, count, start, end in _line_windows(views, old, lambda a, b: a.strip() == b.strip(), overlapping):
         pairs = [(index.lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count) if wanted[k].strip()]
         shift = uniform_shift(pairs)
         if shift is not None:
@@ -285,7 +293,7 @@ def _indentation(views: TextViews, old: str, new: str, whole_word: bool) -> list
     return spans
 
 
-def _tolerant(views: TextViews, old: str, new: str, whole_word: bool) -> list[Span]:
+def _tolerant(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> list[Span]:
     text, normal = views.text, views.normal
     norm, wanted = normal.text, normal_text(old)
     spans: list[Span] = []
@@ -297,7 +305,7 @@ def _tolerant(views: TextViews, old: str, new: str, whole_word: bool) -> list[Sp
         # whole_word holds on every tier: tolerance about whitespace must not let old_text match inside a word.
         if whole and (not whole_word or _bounded(text, start, stop)):
             spans.append((start, stop, tabify(new) if indents_with_tabs(text[start:stop]) else new))
-            position = norm.find(wanted, end)
+            position = norm.find(wanted, position + 1 if overlapping else end)
         else:
             position = norm.find(wanted, position + 1)
     return spans
