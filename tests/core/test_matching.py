@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
-from fsguard.core.matching import LADDER, Replacement, find_matches
+from fsguard.core.matching import LADDER, LINES_NAMED, Replacement, find_matches
 from fsguard.core.misses import CLOSEST_POOL
 from tests.strategies import break_mixed_texts
 
@@ -117,6 +117,13 @@ def test_an_edit_placed_without_occurrence_is_the_only_place_old_text_starts(tex
         assert [match.start for match in plan.matches] == starts
 
 
+def test_an_ambiguous_match_names_each_line_once_and_at_most_lines_named() -> None:
+    with pytest.raises(AmbiguousMatchError) as caught:
+        find_matches("        x\n" * 5_000, Replacement("  ", "\t"))
+    assert caught.value.fields["lines"] == list(range(1, LINES_NAMED + 1))
+    assert "matches 35,000 times in the file (at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and more (" in caught.value.message
+
+
 def test_a_crlf_widened_find_is_one_place_not_two() -> None:
     assert edited("a\r\nx\r\n", "\nx", "")[1] == "a\r\n"
 
@@ -207,9 +214,10 @@ def test_replacing_every_one_of_many_matches_reads_the_text_about_once() -> None
     assert [match.line for match in plan.matches] == list(range(1, 2_001))
     assert text.tally < 4 * len(text)  # not the rest of the file once more for each match
     text.tally = 0
-    with pytest.raises(AmbiguousMatchError) as ambiguous:  # every match's line is named: the same count
+    with pytest.raises(AmbiguousMatchError) as ambiguous:  # the first lines are named, the matches counted
         find_matches(text, Replacement("call", "run"))
-    assert ambiguous.value.fields["lines"] == list(range(1, 2_001))
+    assert ambiguous.value.fields["lines"] == list(range(1, LINES_NAMED + 1))
+    assert "matches 2,000 times" in ambiguous.value.message
     assert text.tally < 4 * len(text)
     mixed = "a\r\nx a y\nb a\rc\na"  # each match's line ending is still its own line's (the last: the file's first)
     assert edited(mixed, "a", "1\n2", replace_all=True)[1] == "1\r\n2\r\nx 1\n2 y\nb 1\r2\rc\n1\r\n2"

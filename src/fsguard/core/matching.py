@@ -37,7 +37,7 @@ from fsguard.core.indentation import (
 )
 from fsguard.core.lineends import LineEnds, literal_pattern
 from fsguard.core.misses import no_match
-from fsguard.core.shortlist import shortlist
+from fsguard.core.shortlist import SHOWN, shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break
 from fsguard.core.textviews import TextViews, normal_text
 
@@ -78,6 +78,7 @@ class MatchPlan:
         return "".join(pieces)
 
 
+LINES_NAMED = 1_000  # lines an ambiguous match names in its error's fields
 Span = tuple[int, int, str]  # start, end, replacement before line-ending adaptation
 # A tier's arguments: the text, old_text, new_text, whole_word, and whether places overlapping one found count too.
 Tier = Callable[[TextViews, str, str, bool, bool], list[Span]]
@@ -157,20 +158,34 @@ def _choose(
         return [spans[position]]
     if len(spans) == 1:
         return spans
-    lines = [index.line_of(span[0]) for span in spans]
-    shown = shortlist(dict.fromkeys(lines), rest="search_files shows every one")
+    lines = _first_lines(spans, index)
+    if len(lines) < LINES_NAMED:
+        shown = shortlist(lines, rest="search_files shows every one")
+    else:  # how many lines the rest are on is not counted
+        shown = ", ".join(map(str, lines[:SHOWN])) + " and more (search_files shows every one)"
     advice = f"Quote more of the surrounding text in {subject} so it occurs once."
     if subject == "old_text":
         advice = "Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, "
         advice += "or replace_all=true to change every one."
     overlap = "; some of them overlap" if any(b[0] < a[1] for a, b in pairwise(spans)) else ""
     raise AmbiguousMatchError(
-        f"{subject} matches {len(spans)} times in {path} (at lines {shown}; tier {tier}{overlap}). Nothing was "
+        f"{subject} matches {len(spans):,} times in {path} (at lines {shown}; tier {tier}{overlap}). Nothing was "
         "written. " + advice,
         path=path,
         lines=lines,
         tier=tier,
     )
+
+
+def _first_lines(spans: list[Span], index: LineIndex) -> list[int]:
+    """The first :data:`LINES_NAMED` lines the places are on, each once. Two spaces of indentation can match millions
+    of times: naming every line cost seconds and put megabytes of numbers in the error's ``_meta``."""
+    lines: dict[int, None] = {}
+    for start, _, _ in spans:
+        lines[index.line_of(start)] = None
+        if len(lines) == LINES_NAMED:
+            break
+    return list(lines)
 
 
 def _finish(text: str, index: LineIndex, span: Span, ends: LineEnds) -> Match:
