@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
+from mcp.client import ClientRequestContext
+from mcp.types import ListRootsResult
 
-from tests.conftest import error_code, structured, text_of
+from fsguard.tools import _roots
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -188,3 +192,25 @@ async def test_blank_fields_another_batch_operation_type_would_take_are_ignored(
     result = await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}})
     assert structured(result)["completed"] == 1
     assert (root / "a.txt").read_bytes() == b"1\n"
+
+
+@pytest.mark.parametrize("mode", ["legacy"])  # 2026 asks within the call's own answer: nothing to wait on
+async def test_a_client_declaring_roots_that_never_answers_roots_list_gets_its_calls_answered_after_one_wait(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_roots, "ROOTS_ANSWER_SECONDS", 0.5)
+    asked: list[int] = []
+
+    async def silent(context: ClientRequestContext) -> ListRootsResult:
+        asked.append(1)
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    with anyio.fail_after(10):
+        async with connect(list_roots_callback=silent) as client:
+            written = await client.call_tool("write_file", {"path": "a.txt", "content": "kept\n"})
+            read = await client.call_tool("read_file", {"path": "a.txt"})
+    assert structured(written)["bytes_written"] == 5
+    assert text_of(read) == "kept\n"
+    assert (root / "a.txt").read_bytes() == b"kept\n"
+    assert asked == [1]

@@ -15,9 +15,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
-from mcp.types import InputRequiredResult, ListRootsRequest, ListRootsResult
+from mcp.types import REQUEST_TIMEOUT, InputRequiredResult, ListRootsRequest, ListRootsResult
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from fsguard.core.clientroots import ClientScope, intersect
@@ -29,6 +30,9 @@ ROOTS_REQUEST_KEY = "fsguard:roots"
 _STATE_KEY = "fsguard/client_scope"
 _GENERATION_KEY = "fsguard/client_roots_changes"
 LIST_CHANGED = "notifications/roots/list_changed"
+# Clients answer roots/list at once; some declare the capability yet drop every request from the server, and an
+# unbounded wait would hang each tool call of theirs until the client gives up on it.
+ROOTS_ANSWER_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -63,9 +67,16 @@ class ClientRootsAsker:
                 return Asked(ask=InputRequiredResult(input_requests={ROOTS_REQUEST_KEY: ListRootsRequest()}))
         else:
             try:
-                answer = await context.session.send_request(ListRootsRequest(), ListRootsResult)
+                answer = await context.session.send_request(
+                    ListRootsRequest(), ListRootsResult, request_read_timeout_seconds=ROOTS_ANSWER_SECONDS
+                )
             except Exception as exc:  # a client failing roots/list keeps the command-line roots
                 logger.warning("the client declared roots but roots/list failed (%s); serving the server's roots", exc)
+                unanswered = isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT
+                if unanswered and state.get(_GENERATION_KEY, 0) == generation:
+                    # Kept, so a client that never answers waits once per connection, not on every call;
+                    # roots/list_changed asks again.
+                    state[_STATE_KEY] = None
                 return Asked()
         scope = intersect(
             self._policy.roots, [str(root.uri) for root in answer.roots], unrestricted=self._policy.unrestricted
