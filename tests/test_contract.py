@@ -66,6 +66,23 @@ async def test_every_tool_has_an_object_root_output_schema(client: Client) -> No
         assert tool.input_schema["type"] == "object", name
 
 
+def _nodes(schema: Any) -> list[dict[str, Any]]:
+    """Every subschema object of ``schema``, itself included."""
+    if isinstance(schema, list):
+        return [node for value in schema for node in _nodes(value)]
+    if not isinstance(schema, dict):
+        return []
+    return [schema, *(node for value in schema.values() for node in _nodes(value))]
+
+
+async def test_input_schemas_are_self_contained_with_no_ref_for_clients_that_drop_defs(client: Client) -> None:
+    for name, tool in (await listed(client)).items():
+        nodes = _nodes(tool.input_schema)
+        assert [node for node in nodes if "$ref" in node or "$defs" in node] == [], name
+    edits = (await listed(client))["multi_edit"].input_schema["properties"]["edits"]["anyOf"][0]["items"]
+    assert (edits["required"], edits["additionalProperties"]) == (["old_text", "new_text"], False)
+
+
 async def test_every_tool_has_a_title_a_description_and_every_annotation(client: Client) -> None:
     for name, tool in (await listed(client)).items():
         assert tool.title, name

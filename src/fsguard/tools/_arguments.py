@@ -73,7 +73,7 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
             continue
         prop = properties[target]
         if _takes_structure(prop):
-            value = _without_blank_fields(_decode_json_string(name, value, _lists_strings(prop)), prop, schema)
+            value = _without_blank_fields(_decode_json_string(name, value, _lists_strings(prop)), prop)
         _check_characters(name, value)
         result[target] = value
     if unknown:
@@ -168,12 +168,11 @@ def _blank_field(name: str, value: Any, properties: dict[str, Any], required: se
     return value == "" and (name in BLANK_MEANS_ABSENT or _blank_is_absent(properties[name]))
 
 
-def _without_blank_fields(value: Any, prop: dict[str, Any], schema: dict[str, Any]) -> Any:
+def _without_blank_fields(value: Any, prop: dict[str, Any]) -> Any:
     """The items of a list of objects (multi_edit's edits, edit_file's patterns_json) without their blank optional
     fields: clients that send null for every optional field do so inside the items too."""
     items = next((option.get("items") for option in _options(prop) if option.get("type") == "array"), None)
-    reference = items.get("$ref", "") if isinstance(items, dict) else ""
-    item = schema.get("$defs", {}).get(reference.rsplit("/", 1)[-1], {}) if reference else {}
+    item = items if isinstance(items, dict) and "properties" in items else {}
     if not isinstance(value, list) or not item:
         return value
     properties, required = item.get("properties", {}), set(item.get("required", ()))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 
 from fsguard.core import modes
 from fsguard.core.diff import DiffFormat
@@ -88,6 +88,12 @@ class PatternArg(BaseModel):
     limit: int = Field(0, description="Replace at most this many matches (0 or -1 = all).")
 
 
+# The items' schemas are inlined, never a $ref into $defs: VS Code Copilot drops $defs before the model sees the
+# tool, and Gemini CLI and Copilot CLI cannot resolve them, so edits would be sent without their shape.
+EditItem = Annotated[EditArg, WithJsonSchema(EditArg.model_json_schema())]
+PatternItem = Annotated[PatternArg, WithJsonSchema(PatternArg.model_json_schema())]
+
+
 def register(catalog: Catalog) -> None:
     """Add edit_file and multi_edit to the catalog."""
     services = catalog.services
@@ -112,7 +118,7 @@ def register(catalog: Catalog) -> None:
         whole_word: Annotated[bool, Field(description="replace: match old_text only as a whole word.")] = False,
         pattern: Annotated[str | None, Field(description="search_replace: literal text; regex: RE2 pattern.")] = None,
         replacement: Annotated[str | None, Field(description="search_replace/regex replacement ($1, ${name}).")] = None,
-        patterns_json: Annotated[list[PatternArg] | None, Field(description="regex: several rules in order.")] = None,
+        patterns_json: Annotated[list[PatternItem] | None, Field(description="regex: several rules in order.")] = None,
         case_sensitive: Annotated[bool, Field(description="search_replace/regex: match case.")] = True,
         anchor: Annotated[
             str | None, Field(description="insert: text that occurs once, next to the insertion.")
@@ -180,10 +186,10 @@ def register(catalog: Catalog) -> None:
     def multi_edit(
         path: PathArg,
         edits_json: Annotated[
-            list[EditArg] | None,
+            list[EditItem] | None,
             Field(description='Edits in order: [{"old_text": …, "new_text": …}], as an array or JSON text.'),
         ] = None,
-        edits: Annotated[list[EditArg] | None, Field(description="Same as edits_json.")] = None,
+        edits: Annotated[list[EditItem] | None, Field(description="Same as edits_json.")] = None,
         expected_hash: ExpectedHash = None,
         dry_run: DryRun = False,
         diff_format: DiffFormatArg = "auto",
