@@ -7,6 +7,7 @@ from a shell). Each either works as meant or is refused with the fix named, neve
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import anyio
@@ -214,3 +215,36 @@ async def test_a_client_declaring_roots_that_never_answers_roots_list_gets_its_c
     assert text_of(read) == "kept\n"
     assert (root / "a.txt").read_bytes() == b"kept\n"
     assert asked == [1]
+
+
+DECOMPOSED = unicodedata.normalize("NFD", "café")  # as macOS writes names
+COMPOSED = unicodedata.normalize("NFC", "café")  # as agents type them
+
+
+async def test_a_composed_name_reaches_the_file_stored_decomposed_and_a_write_makes_no_lookalike(
+    client: Client, root: Path
+) -> None:
+    (root / DECOMPOSED).mkdir()
+    (root / DECOMPOSED / f"{DECOMPOSED}.txt").write_bytes(b"old\n")
+    read = await client.call_tool("read_file", {"path": f"{COMPOSED}/{COMPOSED}.txt"})
+    written = await client.call_tool("write_file", {"path": f"{COMPOSED}/{COMPOSED}.txt", "content": "new\n"})
+    added = await client.call_tool("write_file", {"path": f"{COMPOSED}/n.txt", "content": "n\n"})
+    assert text_of(read) == "old\n"
+    assert structured(written)["path"] == str(root / DECOMPOSED / f"{DECOMPOSED}.txt")
+    assert not added.is_error
+    assert [path.name for path in root.iterdir()] == [DECOMPOSED]
+    assert sorted(path.name for path in (root / DECOMPOSED).iterdir()) == sorted([f"{DECOMPOSED}.txt", "n.txt"])
+    assert (root / DECOMPOSED / f"{DECOMPOSED}.txt").read_bytes() == b"new\n"
+
+
+async def test_names_differing_only_in_unicode_form_are_each_reached_by_their_own_spelling(
+    client: Client, root: Path
+) -> None:
+    (root / f"{DECOMPOSED}.txt").write_bytes(b"decomposed\n")
+    (root / f"{COMPOSED}.txt").write_bytes(b"composed\n")
+    decomposed = await client.call_tool("read_file", {"path": f"{DECOMPOSED}.txt"})
+    composed = await client.call_tool("read_file", {"path": f"{COMPOSED}.txt"})
+    await client.call_tool("write_file", {"path": f"{COMPOSED}.txt", "content": "changed\n"})
+    assert (text_of(decomposed), text_of(composed)) == ("decomposed\n", "composed\n")
+    assert (root / f"{DECOMPOSED}.txt").read_bytes() == b"decomposed\n"
+    assert (root / f"{COMPOSED}.txt").read_bytes() == b"changed\n"

@@ -1,4 +1,4 @@
-"""How clients spell paths, read before any check: URIs, ``~``, Windows backslashes, and a trailing ``/``.
+"""How clients spell paths, read before any check: URIs, ``~``, Windows backslashes, Unicode forms, a trailing ``/``.
 
 Agents copy paths from everywhere: ``file://`` URIs from resource links and MCP roots, ``~/x`` from a shell,
 ``src\\main.py`` from Windows. Each is read as what it names, so a call never acts on something else (a directory
@@ -71,6 +71,43 @@ def with_separators(relative: str, base: Path) -> str:
     if "\\" not in relative or os.path.lexists(base / relative):
         return relative
     return relative.replace("\\", "/")
+
+
+def in_stored_form(path: Path) -> Path:
+    """``path`` with each name that does not exist replaced by the one entry beside it that is the same name in
+    another Unicode form, if there is one: a name typed composed (NFC) reaches the entry stored decomposed (NFD, as
+    macOS writes names), and the other way round.
+
+    Agents send names composed, whatever form the listing they copied showed: without this a read of a decomposed
+    name answers not_found, and a write creates a second file that looks the same. A name that exists as given is
+    kept, and two entries that differ only in form are each reached by their own spelling.
+    """
+    if str(path).isascii() or os.path.lexists(path):  # nearly every path: no name to look up
+        return path
+    current, *names = path.parts
+    found = Path(current)
+    for index, name in enumerate(names):
+        step = found / name
+        if not os.path.lexists(step):
+            stored = _same_name_in(found, name)
+            if stored is None:
+                return Path(found, *names[index:])
+            step = found / stored
+        found = step
+    return found
+
+
+def _same_name_in(directory: Path, name: str) -> str | None:
+    """The single entry of ``directory`` whose name is ``name`` in another Unicode form, else None."""
+    if name.isascii():
+        return None
+    composed = unicodedata.normalize("NFC", name)
+    try:
+        entries = [entry.name for entry in directory.iterdir()]
+    except OSError:
+        return None
+    found = [entry for entry in entries if not entry.isascii() and unicodedata.normalize("NFC", entry) == composed]
+    return found[0] if len(found) == 1 else None
 
 
 def check_file_spelling(user_path: str, canonical: Path) -> None:

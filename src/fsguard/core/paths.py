@@ -20,7 +20,7 @@ from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, relative_views, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
-from fsguard.core.pathforms import is_invisible, local_form, with_separators, within
+from fsguard.core.pathforms import in_stored_form, is_invisible, local_form, with_separators, within
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 _RESERVED_DEVICE_NAMES = frozenset(
@@ -189,6 +189,7 @@ class PathPolicy:
             )
         if base is not None:
             candidate = base / candidate
+        candidate = in_stored_form(candidate)
         too_long = name_length_error(str(candidate))
         if too_long is not None:  # checked here: the OS would refuse it deep in some call, as an unexpected OSError
             raise too_long
