@@ -445,6 +445,27 @@ async def test_stdio_answers_frames_that_are_no_json_rpc_with_standard_codes_and
     assert not (root / "cafe.txt").exists()
 
 
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_stdio_answers_a_request_whose_id_is_no_string_or_integer_with_32600_and_runs_nothing(
+    root: Path, tmp_path: Path, era: str
+) -> None:
+    meta = MODERN_META if era == "modern" else {}
+    call = json.loads(frame(0, "tools/call", {"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}))
+    odd = [None, 1.5, 2.0, True, [3], {"id": 4}]
+    frames = [
+        *(line.encode() for line in handshake(era, 1)),
+        *(json.dumps({**call, "id": bad, "params": {**call["params"], **meta}}).encode() + b"\n" for bad in odd),
+        b'{"jsonrpc": "2.0", "id": null, "method": "notifications/initialized"}\n',  # a notice, id or not
+        frame(5, "tools/list", {**meta}).encode(),
+    ]
+    answers = await _answer_lines(root, tmp_path / "state", frames, 5)
+    refused = [(answer["id"], answer["error"]["code"]) for answer in answers if "error" in answer]
+    assert refused == [(None, INVALID_REQUEST)] * len(odd)
+    assert all("string or an integer" in answer["error"]["message"] for answer in answers if "error" in answer)
+    assert len(next(answer for answer in answers if answer.get("id") == 5)["result"]["tools"]) == 20
+    assert list(root.iterdir()) == []
+
+
 @pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_a_stdio_server_ended_by_a_signal_shuts_down_cleanly_and_writes_its_metrics(

@@ -66,9 +66,19 @@ class _Frames:
             if not line.strip():
                 continue  # a blank line between frames: nothing was asked
             try:
-                return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception as exc:  # any frame the adapter refuses is answered, never a crash
                 await self._refuse(line, exc)
+                continue
+            if (
+                isinstance(message, types.JSONRPCNotification)
+                and not message.method.startswith("notifications/")  # a notice with "id": null stays a notice
+                and b'"id"' in line
+                and _asks_with_a_bad_id(line)
+            ):
+                await self._refuse_id()
+                continue
+            return SessionMessage(message)
 
     async def _refuse(self, line: bytes, exc: Exception) -> None:
         try:
@@ -90,6 +100,19 @@ class _Frames:
                 "(a batch array is not taken either); nothing was done. Send one JSON-RPC message per line."
             )
         error = types.JSONRPCError(jsonrpc="2.0", id=_id_of(text), error=types.ErrorData(code=code, message=message))
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self._answers.send(SessionMessage(error))
+
+    async def _refuse_id(self) -> None:
+        """A request whose id is neither a string nor an integer (null, 1.5, true): the adapter reads it as a
+        notification, which is never answered, so its client would wait for the answer until it timed out."""
+        message = (
+            "Invalid Request: a request's id must be a string or an integer (not null, a fraction, a boolean, an "
+            "array or an object); nothing was done. Send it again with such an id."
+        )
+        error = types.JSONRPCError(
+            jsonrpc="2.0", id=None, error=types.ErrorData(code=types.INVALID_REQUEST, message=message)
+        )
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self._answers.send(SessionMessage(error))
 
@@ -115,6 +138,15 @@ def _id_of(text: str) -> str | int | None:
         return None
     found = frame.get("id") if isinstance(frame, dict) and "method" in frame else None
     return found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
+
+
+def _asks_with_a_bad_id(line: bytes) -> bool:
+    """Whether a frame the adapter took for a notification holds an ``id`` member: then it was a request."""
+    try:
+        frame = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(frame, dict) and "id" in frame
 
 
 async def _write_frames(answers: MemoryObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter) -> None:
