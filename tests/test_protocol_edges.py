@@ -466,6 +466,26 @@ async def test_stdio_answers_a_request_whose_id_is_no_string_or_integer_with_326
     assert list(root.iterdir()) == []
 
 
+async def test_stdio_names_what_is_missing_from_an_initialize_and_a_request_sent_before_it(
+    root: Path, tmp_path: Path
+) -> None:
+    """The 2025-11-25 handshake only: a 2026-07-28 request carries its own envelope and has no initialize."""
+    write = {"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}
+    frames = [
+        frame(1, "tools/call", write),
+        frame(2, "initialize", {"protocolVersion": "2025-06-18", "clientInfo": {"name": "t"}}),
+        frame(3, "ping"),
+    ]
+    answers = await exchange(root, tmp_path / "state", frames)
+    early, hello = answers[1]["error"], answers[2]["error"]
+    assert (early["code"], hello["code"]) == (INVALID_PARAMS, INVALID_PARAMS)
+    assert early["message"].startswith("Server not initialized: tools/call came before initialize.")
+    assert "params.capabilities: Field required" in hello["message"]
+    assert "params.clientInfo.version: Field required" in hello["message"]
+    assert answers[3]["result"] == {}
+    assert list(root.iterdir()) == []
+
+
 @pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_a_stdio_server_ended_by_a_signal_shuts_down_cleanly_and_writes_its_metrics(

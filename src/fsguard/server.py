@@ -12,6 +12,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND, CallToolResult, InputRequiredResult
+from pydantic import ValidationError
 
 from fsguard import __version__
 from fsguard.config import Settings
@@ -35,6 +36,8 @@ logger = logging.getLogger(__name__)
 # MCPServer always registers prompt and resource handlers, and the capabilities follow the handlers.
 UNOFFERED_FAMILIES = ("prompts", "resources")
 _ADVERTISING_METHODS = frozenset({"initialize", "server/discover"})
+# What the SDK answers, with empty data, both for a request before initialize and for params that fail its models.
+_BLANK_REFUSAL = "Invalid request parameters"
 
 
 async def tools_only(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -54,6 +57,36 @@ async def tools_only(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -
     return result
 
 
+async def worded_refusals(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """Middleware: say what is wrong where the SDK answers -32602 "Invalid request parameters" with no data.
+
+    It does so for an initialize missing clientInfo or capabilities and for any request sent before initialize,
+    which left a client's developer searching their params. The code stays -32602; only the message names the
+    fields (never pydantic's dump of the models) or the missing handshake.
+    """
+    try:
+        return await call_next(ctx)
+    except ValidationError as exc:
+        fields = "; ".join(
+            f"{'.'.join(map(str, error['loc'])) or 'params'}: {error['msg']}" for error in exc.errors()[:5]
+        )
+        raise MCPError(
+            code=INVALID_PARAMS, message=f"Invalid params for {ctx.method}: {fields}. Nothing was done."
+        ) from exc
+    except MCPError as exc:
+        if (exc.code, exc.message, exc.error.data) != (
+            INVALID_PARAMS,
+            _BLANK_REFUSAL,
+            "",
+        ) or ctx.method == "initialize":
+            raise
+        raise MCPError(
+            code=INVALID_PARAMS,
+            message=f"Server not initialized: {ctx.method} came before initialize. Send initialize, then "
+            "notifications/initialized, then your requests.",
+        ) from exc
+
+
 class FsguardServer(MCPServer):
     """MCPServer whose calls get strict argument names and coded errors, and are counted.
 
@@ -64,7 +97,7 @@ class FsguardServer(MCPServer):
     def __init__(
         self, groundwork: Groundwork, published: list[_published.PublishedTool] | None = None, **kwargs: Any
     ) -> None:
-        super().__init__(middleware=[tools_only, roots_changes], **kwargs)
+        super().__init__(middleware=[worded_refusals, tools_only, roots_changes], **kwargs)
         self.groundwork = groundwork
         self.client_roots = ClientRootsAsker(groundwork.policy, enabled=groundwork.settings.client_roots)
         self._input_schemas: dict[str, dict[str, Any]] | None = None
