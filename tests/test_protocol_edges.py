@@ -354,6 +354,35 @@ INITIALIZE = {
 }
 
 
+async def test_http_answers_a_request_whose_id_is_no_string_or_integer_with_32600_and_runs_nothing(
+    base_settings: Settings, root: Path, mode: str
+) -> None:
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    write = {"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}
+    odd = [None, 1.5, True, [3]]
+    with anyio.fail_after(30):
+        async with http_server(_http(base_settings)) as url, httpx.AsyncClient() as raw:
+            if mode == "legacy":
+                opened = await raw.post(url, json=INITIALIZE, headers=headers)
+                headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+                meta: dict[str, Any] = {}
+            else:
+                modern = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "write_file"}
+                headers.update(modern)
+                meta = MODERN_META
+            call = {"jsonrpc": "2.0", "method": "tools/call", "params": {**write, **meta}}
+            refused = [await raw.post(url, json={**call, "id": bad}, headers=headers) for bad in odd]
+            kept = list(root.iterdir())
+            called = await raw.post(url, json={**call, "id": 5}, headers=headers)
+    assert [answer.status_code for answer in refused] == [400] * len(odd)
+    assert {answer.json()["error"]["code"] for answer in refused} == {INVALID_REQUEST}
+    if mode == "legacy":  # 2026 requests are refused by the SDK's own envelope check, in its words
+        assert all("string or an integer" in answer.json()["error"]["message"] for answer in refused)
+    assert kept == []
+    assert called.status_code == 200, called.text
+    assert (root / "a.txt").read_bytes() == b"x"
+
+
 async def test_bearer_scheme_is_case_insensitive_and_only_the_token_counts(base_settings: Settings) -> None:
     accepted = ["Bearer s3cret", "bearer s3cret", "BEARER s3cret", "bEaReR s3cret", "Bearer   s3cret"]
     refused = ["", "Bearer", "Bearers3cret", "Basic s3cret", "Bearer S3CRET", "bearer s3cre", "s3cret"]

@@ -22,12 +22,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
 from fsguard.server import FsguardServer
+from fsguard.stdio import BAD_ID_MESSAGE, asks_with_a_bad_id
 
 logger = logging.getLogger(__name__)
 
 
 # Room for everything in a request besides the file content: the other arguments, JSON-RPC framing, _meta.
 BODY_ENVELOPE = 64 * 1024
+_SMALL_BODY = 8 * 1024
 
 
 def request_body_limit(settings: Settings) -> int:
@@ -111,16 +113,28 @@ class InvalidRequestNotice:
             await self._app(scope, receive, send)
             return
         first = b""  # the body's first bytes: enough to tell a batch array
+        small = b""  # the whole body while it is small: a request with a bad id is a few hundred bytes
         held: list[Message] = []
+        bad_id = False
 
         async def peeking() -> Message:
-            nonlocal first
+            nonlocal first, small
             message = await receive()
-            if message["type"] == "http.request" and len(first) < 64:
-                first += message.get("body", b"")[:64]
+            if message["type"] == "http.request":
+                chunk = message.get("body", b"")
+                first += chunk[: max(0, 64 - len(first))]
+                small = small + chunk if len(small) + len(chunk) <= _SMALL_BODY else b""
             return message
 
         async def relay(message: Message) -> None:
+            nonlocal bad_id
+            if message["type"] == "http.response.start" and message["status"] == 202:
+                # 202 answers a notification; the SDK reads a request whose id is no string or integer as one.
+                bad_id = b'"id"' in small and asks_with_a_bad_id(small)
+            if bad_id:
+                if message["type"] == "http.response.body" and not message.get("more_body", False):
+                    await invalid_request(BAD_ID_MESSAGE, 400)(scope, receive, send)
+                return
             if held or (message["type"] == "http.response.start" and message["status"] == 400):
                 held.append(message)
                 if message["type"] == "http.response.body" and not message.get("more_body", False):

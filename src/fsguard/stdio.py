@@ -35,6 +35,10 @@ class StdioServable(Protocol):
     async def run_stdio_async(self) -> None: ...
 
 
+BAD_ID_MESSAGE = (
+    "Invalid Request: a request's id must be a string or an integer (not null, a fraction, a boolean, an array or "
+    "an object); nothing was done. Send it again with such an id."
+)
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
 _MAX_LINE = 1 << 30
 
@@ -70,12 +74,7 @@ class _Frames:
             except Exception as exc:  # any frame the adapter refuses is answered, never a crash
                 await self._refuse(line, exc)
                 continue
-            if (
-                isinstance(message, types.JSONRPCNotification)
-                and not message.method.startswith("notifications/")  # a notice with "id": null stays a notice
-                and b'"id"' in line
-                and _asks_with_a_bad_id(line)
-            ):
+            if isinstance(message, types.JSONRPCNotification) and b'"id"' in line and asks_with_a_bad_id(line):
                 await self._refuse_id()
                 continue
             return SessionMessage(message)
@@ -104,14 +103,8 @@ class _Frames:
             await self._answers.send(SessionMessage(error))
 
     async def _refuse_id(self) -> None:
-        """A request whose id is neither a string nor an integer (null, 1.5, true): the adapter reads it as a
-        notification, which is never answered, so its client would wait for the answer until it timed out."""
-        message = (
-            "Invalid Request: a request's id must be a string or an integer (not null, a fraction, a boolean, an "
-            "array or an object); nothing was done. Send it again with such an id."
-        )
         error = types.JSONRPCError(
-            jsonrpc="2.0", id=None, error=types.ErrorData(code=types.INVALID_REQUEST, message=message)
+            jsonrpc="2.0", id=None, error=types.ErrorData(code=types.INVALID_REQUEST, message=BAD_ID_MESSAGE)
         )
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self._answers.send(SessionMessage(error))
@@ -140,13 +133,18 @@ def _id_of(text: str) -> str | int | None:
     return found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
 
 
-def _asks_with_a_bad_id(line: bytes) -> bool:
-    """Whether a frame the adapter took for a notification holds an ``id`` member: then it was a request."""
+def asks_with_a_bad_id(frame: bytes) -> bool:
+    """Whether ``frame``, which the SDK's adapter took for a notification, was a request: it has an ``id`` that is
+    no string or integer (null, 1.5, true). Left so, it is never answered and its client waits until it times out.
+    A notifications/* frame carrying ``"id": null`` stays a notification."""
     try:
-        frame = json.loads(line)
+        message = json.loads(frame)
     except ValueError:
         return False
-    return isinstance(frame, dict) and "id" in frame
+    if not isinstance(message, dict) or "id" not in message:
+        return False
+    method = message.get("method")
+    return isinstance(method, str) and not method.startswith("notifications/")
 
 
 async def _write_frames(answers: MemoryObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter) -> None:
