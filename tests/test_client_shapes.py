@@ -39,6 +39,21 @@ async def test_null_for_an_optional_parameter_without_null_in_its_schema_is_its_
     assert text_of(read).startswith("new")
 
 
+async def test_the_text_null_for_an_optional_parameter_that_takes_no_text_is_its_default_and_stays_text_elsewhere(
+    client: Client, root: Path
+) -> None:
+    (root / ".hidden").write_text("h\n", encoding="utf-8")
+    (root / "a.txt").write_text("old\n", encoding="utf-8")
+    blank = {"append": "null", "create_dirs": "null"}
+    written = await client.call_tool("write_file", {"path": "a.txt", "content": "null", **blank})
+    listed = await client.call_tool("list_directory", {"include_hidden": "null", "limit": "null", "max_depth": "null"})
+    edited = await client.call_tool("edit_file", {"path": "a.txt", "old_text": "null", "new_text": "x", "mode": "null"})
+    assert structured(written)["bytes_written"] == 4
+    assert structured(listed)["total"] == 2  # include_hidden's default shows .hidden
+    assert structured(edited)["replacements"] == 1
+    assert (root / "a.txt").read_bytes() == b"x"
+
+
 async def test_null_for_a_required_parameter_is_still_refused_and_writes_nothing(client: Client, root: Path) -> None:
     result = await client.call_tool("write_file", {"path": None, "content": "x"})
     assert error_code(result) == "invalid_params"

@@ -10,8 +10,9 @@ Any other value outside the choices is still refused: the seed's "any other mode
 a typo such as mode="regx" into a literal replace of the wrong text.
 
 null sent for an optional parameter whose schema has no null (``max_depth``, ``append``, ``mode`` …) is taken as
-absent too: clients that fill every field of a form send null for the ones left blank, and the seed read a JSON
-null as the parameter's zero value, its default. A required parameter sent as null is still refused. Both rules
+absent too, and so is the text "null" where the parameter takes no text (the SDK reads it as JSON there): clients
+that fill every field of a form send null for the ones left blank, and the seed read a JSON null as the
+parameter's zero value, its default. A required parameter sent as null is still refused. Both rules
 apply inside the items of a list of objects too (multi_edit's ``edits``, edit_file's ``patterns_json``).
 
 Likewise 0 sent for an optional number that must be at least 1 (start_line, end_line, max_depth, limit,
@@ -153,9 +154,14 @@ def _non_null(prop: dict[str, Any]) -> list[dict[str, Any]]:
 def _blank_is_absent(prop: dict[str, Any]) -> bool:
     """True when no value the parameter takes is the empty string: a choice of strings none of which is empty (a
     schema enum), or a number, boolean, list or object (what a form sends for a field left blank)."""
+    return _never_takes(prop, "")
+
+
+def _never_takes(prop: dict[str, Any], text: str) -> bool:
+    """True when ``text`` is no value of the parameter: it takes numbers, booleans, lists, objects or choices."""
     options = _non_null(prop)
     return bool(options) and all(
-        option.get("type") != "string" or "" not in option.get("enum", [""]) for option in options
+        option.get("type") != "string" or text not in option.get("enum", [text]) for option in options
     )
 
 
@@ -163,7 +169,8 @@ def _blank_field(name: str, value: Any, properties: dict[str, Any], required: se
     """True for null or "" sent for an optional parameter that reads it as absent (see the module's docstring)."""
     if name not in properties or name in required:
         return False
-    if value is None:
+    # The text "null" too where the parameter takes no text: the SDK reads it as JSON, so it is null there.
+    if value is None or (value == "null" and _never_takes(properties[name], "null")):
         return not _admits_null(properties[name])
     return value == "" and (name in BLANK_MEANS_ABSENT or _blank_is_absent(properties[name]))
 
