@@ -29,6 +29,17 @@ def test_the_least_recently_touched_path_is_forgotten_past_the_bound() -> None:
     assert session.known_hash(a) is not None
 
 
+def test_forgetting_a_path_forgets_what_is_below_it_and_nothing_beside_it() -> None:
+    session = Session()
+    gone, inner, beside = Path("/r/d"), Path("/r/d/inner"), Path("/r/d2")
+    for path in (gone, inner, beside):
+        session.record_hash(path, "h")
+    session.forget(gone)
+
+    assert [hinted(session, path) for path in (gone, inner, beside)] == [False, False, True]
+    assert [session.known_hash(path) is not None for path in (gone, inner, beside)] == [False, False, True]
+
+
 def test_known_hashes_are_bounded_too() -> None:
     session = Session(max_paths=2)
     for name in "abc":

@@ -190,6 +190,23 @@ async def test_missing_file_is_not_found_and_a_seen_path_gets_the_mismatch_hint(
     assert "Filesystem mismatch?" in text_of(again)
 
 
+async def test_a_path_this_server_deleted_or_moved_away_gets_no_mismatch_hint(client: Client, root: Path) -> None:
+    # The hint says another tool may have touched the path; it came after this server's own delete_file too.
+    (root / "d").mkdir()
+    (root / "d" / "inner.txt").write_text("in\n", encoding="utf-8")
+    (root / "moved.txt").write_text("m\n", encoding="utf-8")
+    for path in ("d", "d/inner.txt", "moved.txt"):
+        assert not (await client.call_tool("get_file_info", {"path": path})).is_error
+    structured(await client.call_tool("delete_file", {"path": "d", "recursive": True}))
+    structured(await client.call_tool("move_file", {"source_path": "moved.txt", "dest_path": "there.txt"}))
+    for path in ("d", "d/inner.txt", "moved.txt"):
+        missing = await client.call_tool("get_file_info", {"path": path})
+        assert error_code(missing) == "not_found"
+        assert "mismatch" not in text_of(missing).lower(), path
+    assert not (root / "d").exists()
+    assert (root / "there.txt").read_bytes() == b"m\n"
+
+
 async def test_directory_is_refused_as_a_file(client: Client, root: Path) -> None:
     (root / "d").mkdir()
     assert error_code(await client.call_tool("read_file", {"path": "d"})) == "is_directory"

@@ -64,9 +64,14 @@ class Session:
             return self._known_hashes.get(path)
 
     def forget(self, path: Path) -> None:
-        """Drop the hash memory of ``path`` (it was deleted or moved away)."""
+        """Drop what is remembered of ``path`` and of the paths below it: this server deleted or moved it away, so
+        its absence is no sign of another filesystem (the mismatch hint said "another tool touched it")."""
+        below = f"{path}/"
         with self._lock:
-            self._known_hashes.pop(path, None)
+            for memory in (self._seen, self._known_hashes):
+                memory.pop(path, None)
+                for gone in [known for known in memory if str(known).startswith(below)]:
+                    del memory[gone]
 
     def first_hint(self, path: Path) -> bool:
         """True the first time this is asked for ``path``: hints are shown once per file."""
