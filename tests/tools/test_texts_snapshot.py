@@ -541,7 +541,7 @@ async def test_write_file_under_a_file_is_not_a_directory(rig: Rig) -> None:
         {
             "both": """\
 error not_a_directory
-a component of f is not a directory.\
+f is a file, not a directory: nothing can be below it. Check the path with list_directory.\
 """
         }
     )
@@ -1312,7 +1312,7 @@ async def test_create_directory_under_a_file_is_not_a_directory(rig: Rig) -> Non
         {
             "both": """\
 error not_a_directory
-a component of f is not a directory.\
+f is a file, not a directory: nothing can be below it. Check the path with list_directory.\
 """
         }
     )
@@ -1487,7 +1487,7 @@ async def test_move_file_into_itself_is_invalid_params(rig: Rig) -> None:
         {
             "both": """\
 error invalid_params
-cannot move d into itself (d/inner).\
+cannot move d into itself (d/inner). Choose a destination outside it.\
 """
         }
     )

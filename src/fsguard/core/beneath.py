@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
-from fsguard.core.oserrors import from_os_error, link_loop_error
+from fsguard.core.oserrors import from_os_error, link_loop_error, shorten
 from fsguard.core.pathforms import names_below, within
 
 _PATH = getattr(os, "O_PATH", os.O_RDONLY)
@@ -189,7 +189,11 @@ class Beneath:
         except _NotADirectory:
             target = _link_target(current, name)
             if target is None:  # a file used as a directory
-                raise from_os_error(NotADirectoryError(errno.ENOTDIR, "not a directory"), label) from None
+                shown = shorten(label)
+                raise NotDirectoryError(
+                    f"{shown} is a file, not a directory: nothing can be below it. Check the path with list_directory.",
+                    path=shown,
+                ) from None
             return target
         except NotFoundError:
             if not make_parents:

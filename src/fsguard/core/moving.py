@@ -63,7 +63,9 @@ class Mover:
         source, destination = self._endpoints(source_path, dest_path)
         self._safe.policy.check_removable(source, "moved")  # moving it out removes it where it was
         if destination == source or destination.is_relative_to(source):
-            raise InvalidParamsError(f"cannot move {source} into itself ({destination}).", path=str(source))
+            raise InvalidParamsError(
+                f"cannot move {source} into itself ({destination}). Choose a destination outside it.", path=str(source)
+            )
         safe = self._safe
         with safe.locks.hold_all(source, destination), safe.beneath.entry(source, follow=False) as pinned:
             found = lstat_at(pinned)
@@ -121,7 +123,10 @@ class Mover:
                     f"{source} is a pipe, socket or device; only files and directories are copied."
                 )
             if destination == source or destination.is_relative_to(source):
-                raise InvalidParamsError(f"cannot copy {source} into itself ({destination}).", path=str(source))
+                raise InvalidParamsError(
+                    f"cannot copy {source} into itself ({destination}). Choose a destination outside it.",
+                    path=str(source),
+                )
             copy = {"tool_name": tool, "operation": "copy_file", "file_path": str(source)}
             safe.hooks.fire("pre", "copy", **copy, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
