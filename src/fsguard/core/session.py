@@ -39,6 +39,9 @@ class Session:
         self._known_hashes: dict[Path, tuple[str, float]] = {}
         self._hinted: dict[Path, None] = {}
         self._misses: dict[Path, dict[str, int]] = {}  # failed matches per path and text
+        # Paths this server deleted or moved away, until it answers for them (or a path below them) again: their
+        # absence, and that of anything below them, is no sign of another filesystem.
+        self._gone: dict[Path, None] = {}
 
     def _put(self, memory: dict[Key, Value], key: Key, value: Value) -> None:
         """Set ``key`` as the most recently touched entry of ``memory``, dropping the least recent past the bound."""
@@ -47,15 +50,21 @@ class Session:
         if len(memory) > self._max_paths:
             del memory[next(iter(memory))]
 
+    def _see(self, path: Path) -> None:
+        self._put(self._seen, path, None)
+        if self._gone:  # it is there again, and so is every directory above it
+            for here in (path, *path.parents):
+                self._gone.pop(here, None)
+
     def saw(self, path: Path) -> None:
         """Remember that this server answered for ``path``."""
         with self._lock:
-            self._put(self._seen, path, None)
+            self._see(path)
 
     def record_hash(self, path: Path, digest: str) -> None:
         """Remember the hash handed out for ``path`` (the auto-OCC memory)."""
         with self._lock:
-            self._put(self._seen, path, None)
+            self._see(path)
             self._put(self._known_hashes, path, (digest, time.monotonic()))
 
     def known_hash(self, path: Path) -> tuple[str, float] | None:
@@ -64,14 +73,15 @@ class Session:
             return self._known_hashes.get(path)
 
     def forget(self, path: Path) -> None:
-        """Drop what is remembered of ``path`` and of the paths below it: this server deleted or moved it away, so
-        its absence is no sign of another filesystem (the mismatch hint said "another tool touched it")."""
-        below = f"{path}/"
+        """Drop the hash memory of ``path``: this server deleted or moved it away. Until it answers for it again,
+        a not-found on it or below it gets no mismatch hint (which said "another tool touched it")."""
         with self._lock:
-            for memory in (self._seen, self._known_hashes):
-                memory.pop(path, None)
-                for gone in [known for known in memory if str(known).startswith(below)]:
-                    del memory[gone]
+            self._known_hashes.pop(path, None)
+            self._put(self._gone, path, None)
+
+    def _went_away(self, path: Path) -> bool:
+        """Whether this server deleted or moved away ``path`` or a directory above it, and has not seen it since."""
+        return bool(self._gone) and any(here in self._gone for here in (path, *path.parents))
 
     def first_hint(self, path: Path) -> bool:
         """True the first time this is asked for ``path``: hints are shown once per file."""
@@ -104,7 +114,7 @@ class Session:
             yield
         except NotFoundError as exc:
             with self._lock:
-                seen = path in self._seen
+                seen = path in self._seen and not self._went_away(path)
             if seen:
                 raise NotFoundError(
                     f"{exc.message}\n{MISMATCH_HINT}", path=str(path), hint="filesystem_mismatch"
