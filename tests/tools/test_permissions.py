@@ -72,8 +72,8 @@ def tree(directory: Path) -> dict[str, tuple[int, bytes | None]]:
 
 
 @asynccontextmanager
-async def client_on(connect: ClientFactory, base: Path) -> AsyncIterator[Client]:
-    async with connect(roots=(base / "root",), state_dir=base / "state") as client:
+async def client_on(connect: ClientFactory, base: Path, **overrides: Any) -> AsyncIterator[Client]:
+    async with connect(roots=(base / "root",), state_dir=base / "state", **overrides) as client:
         if os.geteuid() == 0:  # what the server made in its state directory at start, made as root
             for directory, dirs, files in os.walk(base / "state"):
                 for name in [Path(directory), *(Path(directory) / entry for entry in dirs + files)]:
@@ -187,3 +187,67 @@ async def test_a_search_and_a_replace_of_a_file_in_a_directory_the_user_may_not_
     assert structured(replaced)["total_replacements"] == 1
     (root / "box").chmod(0o755)
     assert (root / "box" / "f.txt").read_bytes() == b"new\n"
+
+
+UNLISTABLE = {"locked": 0o000, "box": 0o333, "sub/deeper": 0o000, "vault": 0o000, "node_modules/pkg": 0o000}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("search_files", {"pattern": "*.py"}),
+        ("search_files", {"pattern": "hello", "include_content": True}),
+        ("search_files", {"pattern": "hello", "include_content": True, "count_only": True}),
+        ("project_replace", {"find": "hello", "replace": "bye", "preview": True}),
+        ("project_replace", {"find": "hel+o", "replace": "bye", "literal": False}),
+        ("project_replace", {"find": "hello", "replace": "bye"}),
+    ],
+)
+async def test_a_search_or_replace_names_the_subdirectories_the_user_may_not_list_and_changes_nothing_in_them(
+    connect: ClientFactory, reachable: Path, tool_engine: str, tool: str, arguments: dict[str, Any]
+) -> None:
+    # Both engines skipped such a directory without a word (rg runs with --no-messages): an agent took "1 match"
+    # for all there was. A denied one stays unnamed, and one the default skips leave out is not looked into.
+    root = reachable / "root"
+    (root / "a.py").write_bytes(b"hello\n")
+    for name, mode in UNLISTABLE.items():
+        (root / name).mkdir(parents=True)
+        (root / name / "c.py").write_bytes(b"hello\n")
+        (root / name).chmod(mode)
+    async with client_on(connect, reachable, deny=("vault/",)) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, arguments)
+    found = structured(result)
+    assert found["skipped_unreadable"] == 3
+    assert found["skipped_unreadable_paths"] == ["box/", "locked/", "sub/deeper/"]
+    assert "may not list them: box/, locked/, sub/deeper/" in text_of(result)
+    for name in UNLISTABLE:
+        (root / name).chmod(0o755)
+        assert (root / name / "c.py").read_bytes() == b"hello\n"
+    changed = tool == "project_replace" and not arguments.get("preview")
+    assert (root / "a.py").read_bytes() == (b"bye\n" if changed else b"hello\n")
+
+
+@pytest.mark.parametrize("locked_mode", [0o000, 0o333], ids=["no-permissions", "drop-box"])
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("search_files", {"pattern": "*.py", "path": "locked"}),
+        ("search_files", {"pattern": "hello", "path": "locked", "include_content": True}),
+        ("project_replace", {"find": "hello", "replace": "bye", "path": "locked"}),
+    ],
+)
+async def test_a_search_of_a_directory_the_user_may_not_list_is_access_denied_not_an_empty_answer(
+    connect: ClientFactory, reachable: Path, tool_engine: str, tool: str, arguments: dict[str, Any], locked_mode: int
+) -> None:
+    root = reachable / "root"
+    (root / "locked").mkdir()
+    (root / "locked" / "c.py").write_bytes(b"hello\n")
+    (root / "locked").chmod(locked_mode)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "locked" in text_of(result)
+    (root / "locked").chmod(0o755)
+    assert (root / "locked" / "c.py").read_bytes() == b"hello\n"

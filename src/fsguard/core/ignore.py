@@ -17,6 +17,7 @@ Searches over the walk (by name, by content) are :mod:`fsguard.core.search`'s.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Generator, Iterator
@@ -132,18 +133,24 @@ def check_directory(root: Path) -> None:
 
 
 def walk_files(
-    root: Path, options: WalkOptions, skipped: list[str] | None = None, large: list[str] | None = None
+    root: Path,
+    options: WalkOptions,
+    skipped: list[str] | None = None,
+    large: list[str] | None = None,
+    *,
+    unreadable: list[str] | None = None,
 ) -> Iterator[Path]:
     """The files under ``root`` that ``options`` select, in ``rg --sort path`` order (see the module docstring).
 
     ``skipped`` gets what ``skip_dependencies`` and ``skip_minified`` leave out, as :func:`default_skips` lists it;
-    ``large``, the files left out for being above ``max_file_size`` (relative to ``root``).
+    ``large``, the files left out for being above ``max_file_size``; ``unreadable``, the directories the walk may
+    not list (each ending in ``/``, all relative to ``root``).
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
         InvalidParamsError: a glob is malformed.
     """
-    return _start(root, _Walk(options, skipped, large=large))
+    return _start(root, _Walk(options, skipped, large=large, unreadable=unreadable))
 
 
 def default_skips(
@@ -153,6 +160,7 @@ def default_skips(
     rules: IgnoreRules | None = None,
     *,
     bare: bool = False,
+    unreadable: list[str] | None = None,
 ) -> list[str]:
     """What ``skip_dependencies`` and ``skip_minified`` leave out of the walk of ``root``, in walk order, as paths
     relative to it: each dependency directory once (a directory ends in ``/``; nothing below it is read), and each
@@ -161,14 +169,14 @@ def default_skips(
     ``rules`` (rooted where :func:`gitignore_top` says) is the walk's, to look at after it: each ``.gitignore`` it
     read, on the way from ``rules_from`` and in every directory walked. With ``bare``, it also reads those of the
     hidden and VCS directories a bare rg walk enters (see :func:`fsguard.core.rgwalk.walk_flags`): ``_darcs``,
-    and a hidden one a ``.gitignore`` negation names.
+    and a hidden one a ``.gitignore`` negation names. ``unreadable`` gets the directories it may not list.
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
         InvalidParamsError: a glob is malformed.
     """
     skipped: list[str] = []
-    walk = _Walk(options, skipped, files=False, rules=rules, large=large, bare=bare)
+    walk = _Walk(options, skipped, files=False, rules=rules, large=large, bare=bare, unreadable=unreadable)
     for _ in _start(root, walk):
         pass
     return skipped
@@ -185,6 +193,7 @@ class _Walk:
     wanted: Callable[[str], bool] | None = None
     large: list[str] | None = None  # gets the files above max_file_size, when given
     bare: bool = False  # read the .gitignore files of the hidden and VCS directories a bare rg walk enters
+    unreadable: list[str] | None = None  # gets the directories the walk may not list, as rg's walk skips them
 
     @property
     def dirs_only(self) -> bool:
@@ -279,8 +288,14 @@ def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Gen
     (a Path per directory cost a scan for the default skips as much as its stats), Paths only for files yielded."""
     try:
         entries, rules_here = _entries(directory, dirs_only=walk.dirs_only)
-    except OSError:
-        return  # unreadable or vanished: skipped, as rg does
+    except OSError as exc:  # skipped, as rg does; one the user may not list is named, one that vanished is not
+        if exc.errno not in (errno.EACCES, errno.EPERM):
+            return
+        if not prefix:  # the directory searched: refused, not an empty answer
+            raise followed_os_error(exc, directory) from exc
+        if walk.unreadable is not None:
+            walk.unreadable.append(prefix)
+        return
     found = walk.rules.rules(Path(directory)) if walk.rules is not None and rules_here else None
     below = directory if directory.endswith("/") else directory + "/"
     scopes = [*scopes, ("", len(prefix), found)] if found is not None else scopes

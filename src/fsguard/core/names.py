@@ -61,13 +61,14 @@ _FOLDED_TO = {"i": "\u0130", "k": "\u212a"}
 @dataclass(frozen=True)
 class NameSearch:
     """Files whose name matches, in walk order; ``skipped`` is what the default skips left out (see
-    :func:`fsguard.core.ignore.default_skips`)."""
+    :func:`fsguard.core.ignore.default_skips`), ``unreadable`` the directories the user may not list."""
 
     files: tuple[str, ...]
     total: int
     truncated: bool
     engine: Literal["ripgrep", "python"] = "python"
     skipped: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()
 
 
 def search_names(
@@ -104,6 +105,7 @@ def search_names(
         raise FsguardError("ripgrep is not installed. Retry with engine='python'.")
     found: list[str] | None = None
     skipped: list[str] = []
+    unreadable: list[str] = []  # found by the walk beside rg, or the Python walk
     used: Literal["ripgrep", "python"] = "ripgrep"
     prefix = str(root).rstrip("/") + "/"
     with ExitStack() as held:  # the checks of what the engines list start before they do
@@ -111,23 +113,26 @@ def search_names(
         if engine != "python" and rg is not None:
             prefilter = _prefilter(pattern, regex, case_sensitive)
             try:
-                found, skipped = _ripgrep_names(rg, root, options, matches, prefilter, beneath, progress)
+                found, skipped = _ripgrep_names(rg, root, options, matches, prefilter, beneath, progress, unreadable)
             except RipgrepFailed as exc:
                 if engine == "ripgrep":
                     raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
                 logger.warning("ripgrep failed (%s); listing names with the Python walk", exc)
         if found is None:
             lead = len(prefix)
-            found = [name for path in walk_files(root, options, skipped) if matches(name := str(path)[lead:])]
+            unreadable.clear()  # the walk finds them again
+            walked = walk_files(root, options, skipped, unreadable=unreadable)
+            found = [name for path in walked if matches(name := str(path)[lead:])]
             used = "python"
         if provenance is not None:
             found = _standing(found, prefix, provenance, listed=used == "ripgrep")
     if beneath is not None:
         skipped = standing(beneath, root, skipped, hide=hide)
+        unreadable = standing(beneath, root, unreadable, hide=hide)
     if hide is not None:  # after the engines, so both hide (and count) the same names
         found = hide.kept(found, prefix)
     files = tuple(prefix + name for name in found[:max_results])  # tens of thousands found, a page returned
-    return NameSearch(files, len(found), len(found) > max_results, used, tuple(skipped))
+    return NameSearch(files, len(found), len(found) > max_results, used, tuple(skipped), tuple(unreadable))
 
 
 def _standing(names: list[str], prefix: str, provenance: Provenance, *, listed: bool) -> list[str]:
@@ -221,8 +226,10 @@ def _ripgrep_names(
     prefilter: tuple[str, bool] | None,
     beneath: Beneath | None,
     progress: Progress | None = None,
+    unreadable: list[str] | None = None,
 ) -> tuple[list[str], list[str]]:
-    """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips.
+    """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips;
+    ``unreadable`` gets the directories rg skips as the user may not list them.
 
     When rg walks from ``root`` without hidden names and the tree held no default skip the last time it was
     searched (the first time, they are looked for before rg starts), rg walks bare (see
@@ -244,7 +251,7 @@ def _ripgrep_names(
     first = not inside and not options.include_hidden
 
     def scan(bare: bool, entered: bool = False) -> None:  # shapes are kept: a later scan stats directories, reads none
-        walk_beside(root, options, skipped if skips else None, bare=bare, entered=entered)
+        walk_beside(root, options, skipped if skips else None, bare=bare, entered=entered, unreadable=unreadable)
 
     known = _HAD_SKIPS.get((str(root), options)) if first else None
     before = first and known is None and skips  # a tree not searched yet: its skips are looked for before rg starts

@@ -85,6 +85,7 @@ class ReplaceReport:
     skipped: tuple[str, ...] = ()  # what the default skips left out, relative to the path (directories end in /)
     too_large: tuple[str, ...] = ()  # files above --max-file-size, relative to the path
     binary: tuple[str, ...] = ()  # binary or undecodable files holding the find text, relative to the path
+    unreadable: tuple[str, ...] = ()  # directories the user may not list, never walked (each ends in /)
     excluded_by_gitignore: bool = False  # nothing planned, the path itself being excluded by a .gitignore
     more_files: bool = False  # a file past max_files holds the find text too (left alone)
 
@@ -153,10 +154,12 @@ class ProjectReplacer:
         scanned = 0
         skipped: list[str] = []
         large: list[str] = []
+        unreadable: list[str] = []
         binary: list[Path] = []
         grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
         more = False
-        files = [base] if base.is_file() else self._candidates(base, request, options, (skipped, large), waiting)
+        skips = (skipped, large, unreadable)
+        files = [base] if base.is_file() else self._candidates(base, request, options, skips, waiting)
         # A file a deny rule hides is never read, never changed.
         with Pins(self._safe.beneath) as pins:
             for path in (path for path in files if self._safe.policy.denied_by(path) is None):
@@ -179,7 +182,9 @@ class ProjectReplacer:
         kept = standing(beneath, base, skipped, hide=hide), standing(beneath, base, large, above=limit, hide=hide)
         grown_names = [_relative(path, base) for path in grown]
         too_large = [*kept[1], *(name for name in grown_names if name not in kept[1])]
-        seen = _Seen(tuple(kept[0]), tuple(too_large), tuple(_relative(path, base) for path in binary))
+        binaries = tuple(_relative(path, base) for path in binary)
+        closed = standing(beneath, base, _asked_for(unreadable, base, included, excluded), hide=hide)
+        seen = _Seen(tuple(kept[0]), tuple(too_large), binaries, tuple(closed))
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
@@ -199,18 +204,8 @@ class ProjectReplacer:
         list(map(self._safe.policy.check_writable, (plan.path for plan in planned)))
         done, group = self._apply_all(planned, external, progress)
         total = sum(c.replacements for c in done)
-        group_id = group.group_id if group else None
-        return ReplaceReport(
-            "applied",
-            tuple(done),
-            total,
-            risk,
-            scanned,
-            group_id,
-            *seen,
-            excluded_by_gitignore=ignored,
-            more_files=more,
-        )
+        applied = (tuple(done), total, risk, scanned, group.group_id if group else None)
+        return ReplaceReport("applied", *applied, *seen, excluded_by_gitignore=ignored, more_files=more)
 
     def _apply_all(
         self, planned: list[_Plan], external: dict[Path, OccVerdict], progress: Progress | None
@@ -247,29 +242,30 @@ class ProjectReplacer:
         base: Path,
         request: ReplaceRequest,
         options: WalkOptions,
-        skips: tuple[list[str], list[str]],
+        skips: tuple[list[str], list[str], list[str]],
         waiting: Callable[[], None] | None,
     ) -> Iterable[Path]:
         """The files that may hold ``find``, in walk order: those ripgrep finds it in (binary ones too, to be
         reported), or, without it, for a find it may read otherwise or by a ``.gitignore`` it reads otherwise than
-        git (:mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get default skips and files too large."""
-        skipped, large = skips
+        git (:mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get default skips, files too large
+        and directories the user may not list."""
+        skipped, large, unreadable = skips
         rg = ripgrep_path()
         find = request.find
         plain = request.literal and "\n" not in find and "\r" not in find
         if rg is None or not plain or not (request.case_sensitive or find.isascii()):
-            return walk_files(base, options, skipped, large)
+            return walk_files(base, options, skipped, large, unreadable=unreadable)
         query = prepare_query(*rg_literal(find, request.case_sensitive), request.case_sensitive, False)
-        try:
+        try:  # the walk beside runs while rg counts
             hits = ripgrep_hits(
                 rg, base, query, options, Limits(0, 0, None), progress=_ticks(waiting), beneath=self._safe.beneath,
-                binary=True, meanwhile=partial(walk_beside, base, options, skipped, large),  # while rg counts
+                binary=True, meanwhile=partial(walk_beside, base, options, skipped, large, unreadable=unreadable),
             )  # fmt: skip
         except RipgrepFailed as exc:
             logger.warning("ripgrep failed (%s); project_replace reads every file of the walk", exc)
-            skipped.clear()  # the walk finds them again
-            large.clear()
-            return walk_files(base, options, skipped, large)
+            for found in skips:
+                found.clear()  # the walk finds them again
+            return walk_files(base, options, skipped, large, unreadable=unreadable)
         return [Path(hit[0]) for hit in hits]
 
     def _plan(
@@ -339,11 +335,13 @@ def _name_changed(error: FsguardError, done: list[FileChange], planned: int, gro
 
 
 class _Seen(NamedTuple):
-    """What a run left out: default skips, files above the size limit, binary files holding the find text."""
+    """What a run left out: default skips, files above the size limit, binary files holding the find text,
+    directories the user may not list."""
 
     skipped: tuple[str, ...]
     too_large: tuple[str, ...]
     binary: tuple[str, ...]
+    unreadable: tuple[str, ...]
 
 
 def _ticks(waiting: Callable[[], None] | None) -> Callable[[int], None] | None:

@@ -121,6 +121,7 @@ def search_content(
     beneath: Beneath | None = None,
     hide: Callable[[str], bool] | None = None,
     skips: tuple[list[str], list[str]] | None = None,
+    unreadable: list[str] | None = None,
 ) -> ContentSearch:
     """Search the text of the files :func:`walk_files` selects (rules in the module docstring), or of the file
     ``root`` itself, whatever ``options`` say but its size.
@@ -132,7 +133,8 @@ def search_content(
     (absolute path -> True) drops the files a deny rule hides, before the totals are made, in both engines.
     ``skips`` get the default skips and the files above ``max_file_size`` of a directory's search (see
     :func:`fsguard.core.ignore.default_skips`), from a walk run while ripgrep counts (on the other core), else
-    before the search. That walk also looks at each ``.gitignore`` rg reads: one rg would read otherwise than git
+    before the search; ``unreadable``, from that walk, the directories the user may not list, which both engines
+    skip. That walk also looks at each ``.gitignore`` rg reads: one rg would read otherwise than git
     (a FIFO it would wait on for ever, braces) makes the Python engine answer (:mod:`fsguard.core.sidewalk`).
 
     Raises:
@@ -159,7 +161,7 @@ def search_content(
         nonlocal walked
         if not walked:
             walked = True
-            walk_beside(root, options, skipped, large, screen=screen)
+            walk_beside(root, options, skipped, large, screen=screen, unreadable=unreadable)
 
     # rg and the Python walk open files by name: what they find is confirmed through the pinned walk (see
     # fsguard.core.provenance), whose checks start before they do.

@@ -55,9 +55,11 @@ def walk_beside(
     screen: bool = True,
     bare: bool = False,
     entered: bool = False,
+    unreadable: list[str] | None = None,
 ) -> None:
-    """Walk ``root`` as rg walks it with ``options``: ``skipped`` gets the default skips and ``large`` the files
-    above ``max_file_size`` (see :func:`fsguard.core.ignore.default_skips`), when given. With ``screen``, once the
+    """Walk ``root`` as rg walks it with ``options``: ``skipped`` gets the default skips, ``large`` the files
+    above ``max_file_size`` (see :func:`fsguard.core.ignore.default_skips`) and ``unreadable`` the directories
+    rg skips without a word (``--no-messages``) as the user may not list them, when given. With ``screen``, once the
     walk is done (its lists whole), raise if rg would read a ``.gitignore`` otherwise than git: those the walk reads,
     those of the directories beside the way from ``rules_from`` a negation lets rg enter, and with ``bare`` (rg may
     walk bare, see :func:`fsguard.core.rgwalk.walk_flags`) those of the hidden and VCS directories it then enters;
@@ -70,12 +72,12 @@ def walk_beside(
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
     """
     watch = screen and options.respect_gitignore
-    if skipped is None and large is None and not watch:
+    if skipped is None and large is None and unreadable is None and not watch:
         return
-    if skipped is None and large is None:  # the look alone: minified files are files, a walk of directories will do
+    if skipped is None and large is None:  # directories alone: minified files are files, a walk of directories will do
         options = dataclasses.replace(options, skip_minified=False)
     rules = IgnoreRules(gitignore_top(root, options), screen=True) if watch else None
-    found = default_skips(root, options, large, rules, bare=bare and watch)
+    found = default_skips(root, options, large, rules, bare=bare and watch, unreadable=unreadable)
     if skipped is not None:
         skipped += found
     if rules is not None:

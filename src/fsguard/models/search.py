@@ -80,6 +80,12 @@ class SearchResult(Result):
         None, description="content: binary files (a NUL byte) whose bytes hold the pattern; not searched as text."
     )
     skipped_binary_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
+    skipped_unreadable: int | None = Field(
+        None, description="Directories the server's user may not list (permission denied): nothing in them searched."
+    )
+    skipped_unreadable_paths: list[str] | None = Field(
+        None, description="The first 10 of them, relative to path; each ends in /."
+    )
     denied: int | None = Field(
         None, description="Files with a match left out because a deny rule hides them (secrets, --deny)."
     )
@@ -121,6 +127,12 @@ class ProjectReplaceResult(Result):
     skipped_too_large_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     skipped_binary: int | None = Field(None, description="Files left alone as binary (a NUL byte) or undecodable.")
     skipped_binary_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
+    skipped_unreadable: int | None = Field(
+        None, description="Directories the server's user may not list (permission denied): nothing in them changed."
+    )
+    skipped_unreadable_paths: list[str] | None = Field(
+        None, description="The first 10 of them, relative to path; each ends in /."
+    )
     excluded_by_gitignore: bool | None = Field(
         None,
         description="True when path itself is gitignored: nothing under it changes unless respect_gitignore=false.",

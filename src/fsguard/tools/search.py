@@ -202,6 +202,7 @@ def _found(
     )
     hide = services.policy.hidden_files()
     skipped: list[str] = []
+    unreadable: list[str] = []
     if not content:
         glob = call.regex is False or (call.regex is None and bool(_GLOB_CHARS & set(call.pattern)))
         names = search_names(
@@ -217,6 +218,7 @@ def _found(
         )
         files = list(names.files)
         skipped += names.skipped
+        unreadable += names.unreadable
         result = SearchResult(
             mode="filename",
             pattern=call.pattern,
@@ -228,8 +230,9 @@ def _found(
         )
     else:
         large: list[str] = []  # with skipped: found by name while rg counts, confirmed once it is done
-        result = _content(services, ctx, call, root, options, limit, hide, (skipped, large))
+        result = _content(services, ctx, call, root, options, limit, hide, (skipped, large), unreadable)
         skipped[:] = standing(services.beneath, root, skipped, hide=hide)
+        unreadable[:] = standing(services.beneath, root, unreadable, hide=hide)
         large = standing(services.beneath, root, large, above=options.max_file_size, hide=hide)
         if large:
             update = {"skipped_too_large": len(large), "skipped_too_large_paths": large[:SAMPLE]}
@@ -240,6 +243,9 @@ def _found(
         result = result.model_copy(update={"excluded_by_gitignore": True})
     if skipped:
         result = result.model_copy(update={"default_skipped": len(skipped), "default_skipped_paths": skipped[:SAMPLE]})
+    if unreadable:
+        update = {"skipped_unreadable": len(unreadable), "skipped_unreadable_paths": unreadable[:SAMPLE]}
+        result = result.model_copy(update=update)
     if hide is not None and hide.count:
         result = result.model_copy(update={"denied": hide.count})
     return result
@@ -254,6 +260,7 @@ def _content(
     limit: int,
     hide: HiddenFiles | None = None,
     skips: tuple[list[str], list[str]] | None = None,
+    unreadable: list[str] | None = None,
 ) -> SearchResult:
     request = ContentRequest(
         pattern=call.pattern,
@@ -266,7 +273,14 @@ def _content(
         max_files=limit,
     )
     found = search_content(
-        root, request, options, progress=_progress(ctx), beneath=services.beneath, hide=hide, skips=skips
+        root,
+        request,
+        options,
+        progress=_progress(ctx),
+        beneath=services.beneath,
+        hide=hide,
+        skips=skips,
+        unreadable=unreadable,
     )
     kept = len(found.matches) if call.count_only else fitting(found.matches)
     matches = [] if call.count_only else [_match(m) for m in found.matches[:kept]]

@@ -28,12 +28,20 @@ def search_text(result: SearchResult, compact: bool) -> str:
         text += f"\nBinary, not searched as text, yet their bytes hold the pattern: {binary}."
     if result.denied:
         text += f"\n{result.denied} file(s) hidden by deny rules (secrets, --deny): never shown."
+    text += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "searched")
     return text + _skipped(result.default_skipped, result.default_skipped_paths, "searches")
 
 
 def _listed(count: int | None, paths: list[str] | None) -> str:
     """The first paths and how many more, or nothing for no count."""
     return shortlist(paths or [], total=count) if count else ""
+
+
+def _unreadable(count: int | None, paths: list[str] | None, done: str) -> str:
+    listed = _listed(count, paths)
+    if not listed:
+        return ""
+    return f"\nNot {done}, as the server's user may not list them: {listed}. Ask the user for read access to them."
 
 
 def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
@@ -186,4 +194,5 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
         )
     if binary := _listed(result.skipped_binary, result.skipped_binary_paths):
         skipped += f"\nLeft alone as binary or undecodable: {binary}."
+    skipped += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "walked")
     return head + ("\n" + "\n".join(rows) if rows else "") + hint + note + skipped
