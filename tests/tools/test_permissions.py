@@ -251,3 +251,51 @@ async def test_a_search_of_a_directory_the_user_may_not_list_is_access_denied_no
     assert "locked" in text_of(result)
     (root / "locked").chmod(0o755)
     assert (root / "locked" / "c.py").read_bytes() == b"hello\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "bits", "verb"),
+    [("locked", 0o000, "list"), ("box", 0o333, "list"), ("secret.txt", 0o000, "read")],
+    ids=["no-permissions", "drop-box", "unreadable-file"],
+)
+async def test_get_file_info_describes_what_the_user_may_not_read_and_says_so(
+    connect: ClientFactory, reachable: Path, name: str, bits: int, verb: str
+) -> None:
+    # Every access_denied message advises get_file_info to check permissions, and get_file_info itself answered
+    # access_denied for a directory it could not list or a file it could not read.
+    root = reachable / "root"
+    if name.endswith(".txt"):
+        (root / name).write_bytes(b"secret\n")
+    else:
+        (root / name).mkdir()
+    (root / name).chmod(bits)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool("get_file_info", {"path": name})
+    facts = structured(result)
+    assert facts["readable"] is False
+    assert facts["mode"] == f"{bits:04o}"
+    assert "entries" not in facts
+    assert "content_hash" not in facts
+    assert f"the server's user may not {verb} it" in text_of(result)
+
+
+async def test_a_tree_shows_a_subdirectory_the_user_may_not_list_as_such_and_the_rest_whole(
+    connect: ClientFactory, reachable: Path
+) -> None:
+    # One unlistable subdirectory made the whole tree access_denied.
+    root = reachable / "root"
+    (root / "t" / "open").mkdir(parents=True)
+    (root / "t" / "open" / "a.txt").write_bytes(b"a\n")
+    (root / "t" / "locked").mkdir()
+    (root / "t" / "locked").chmod(0o000)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool("list_directory", {"path": "t", "max_depth": 3, "output_format": "tree"})
+    children = structured(result)["tree"]["children"]
+    assert [(node["name"], node.get("readable"), node.get("children")) for node in children] == [
+        ("locked", False, None),
+        ("open", None, [{"name": "a.txt", "type": "file", "size": 2}]),
+    ]
+    assert "locked/ [the server's user may not list it]" in text_of(result)
+    assert "a.txt" in text_of(result)

@@ -25,7 +25,7 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.confirmation import plural
-from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.gitignorefile import IgnoreMatcher
 from fsguard.core.ignore import IgnoreRules
 from fsguard.core.oserrors import from_os_error
@@ -299,28 +299,31 @@ class DirectoryLister:
                 if budget[0] < 0:
                     break
                 if index < split and name not in scan.links:  # a directory's node needs no stat
-                    children = self._children(directory / name, include_hidden, depth, budget, rules)
-                    nodes.append(TreeNode(name=name, type="directory", children=children))
+                    nodes.append(self._directory_node(directory / name, include_hidden, depth, budget, rules))
                 elif (found := self._stat(directory, fd, name, scan)) is not None:
                     kind, info = found
                     nodes.append(TreeNode(name=name, type=kind, size=info.st_size if kind == "file" else None))
         return nodes
 
-    def _children(
+    def _directory_node(
         self,
         directory: Path,
         include_hidden: bool,
         depth: int,
         budget: list[int],
         rules: tuple[IgnoreRules, Path] | None,
-    ) -> list[TreeNode] | None:
-        """The nodes of a subdirectory one level down, None below ``max_depth`` or when it went away meanwhile."""
-        if depth <= 1:
-            return None
-        try:
-            return self._subtree(directory, include_hidden, depth - 1, budget, rules)
-        except (NotFoundError, NotDirectoryError):
-            return None
+    ) -> TreeNode:
+        """A subdirectory's node with its nodes one level down: none below ``max_depth`` or when it went away
+        meanwhile, and marked when the user may not list it (the rest of the tree is still shown, as tree shows it)."""
+        children = None
+        if depth > 1:
+            try:
+                children = self._subtree(directory, include_hidden, depth - 1, budget, rules)
+            except (NotFoundError, NotDirectoryError):
+                pass
+            except AccessDeniedError:
+                return TreeNode(name=directory.name, type="directory", readable=False)
+        return TreeNode(name=directory.name, type="directory", children=children)
 
 
 def _entries(

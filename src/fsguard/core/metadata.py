@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
-from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError
 from fsguard.core.hashing import Fingerprint, FingerprintCache, hash_open_file
 from fsguard.core.listing import entry_type, iso_time
 from fsguard.core.oserrors import from_os_error
@@ -71,6 +71,15 @@ class MetadataReader:
             is_symlink=is_link,
             symlink_target=str(path) if is_link else None,
         )
+        # What the user may not open is still described, as ls -l describes it: only what reading it tells is left out.
+        try:
+            return self._read_facts(entry, st, facts)
+        except AccessDeniedError:
+            return facts.model_copy(update={"readable": False})
+
+    def _read_facts(self, entry: Pinned, st: os.stat_result, facts: FileFacts) -> FileFacts:
+        """``facts`` with what only reading the entry tells: a directory's entries, a file's hash and lines."""
+        path, kind = entry.path, facts.type
         if kind == "directory":
             try:
                 with self._beneath.directory(path) as fd, os.scandir(fd) as children:

@@ -86,6 +86,11 @@ class FileFacts(Result):
     line_count: int | None = Field(None, description="Lines, for text files.")
     encoding: str | None = Field(None, description="Text encoding, or binary.")
     entries: int | None = Field(None, description="Number of entries, for directories.")
+    readable: bool | None = Field(
+        None,
+        description="False when the server's user may not read this file or list this directory (its permissions): "
+        "no hash, lines or entries are given, and reading it fails.",
+    )
 
 
 class FileInfo(FileFacts):
@@ -124,6 +129,9 @@ class TreeNode(Result):
     type: EntryType = Field(description="file, directory, symlink or other.")
     size: int | None = Field(None, description="Size in bytes, for files.")
     children: list[TreeNode] | None = Field(None, description="Entries of a directory within max_depth.")
+    readable: bool | None = Field(
+        None, description="False for a directory within max_depth the server's user may not list: no children."
+    )
 
 
 class ListDirectoryResult(Result):

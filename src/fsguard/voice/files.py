@@ -131,6 +131,9 @@ def _left_out(result: ListDirectoryResult) -> list[str]:
     return notes
 
 
+_UNLISTED = "[the server's user may not list it]"
+
+
 def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str]) -> None:
     """Compact tree: one row per directory, ``shop/: a.py b.py(4.8 KB)``, sizes above 512 bytes only."""
     files = [
@@ -142,12 +145,16 @@ def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str]) -> None:
     if files or not directories:
         lines.append(f"{prefix or './'}: {' '.join(files)}".rstrip())
     for node in directories:
-        _tree_rows(node.children or [], f"{prefix}{escaped(node.name)}/", lines)
+        if node.readable is False:
+            lines.append(f"{prefix}{escaped(node.name)}/: {_UNLISTED}")
+        else:
+            _tree_rows(node.children or [], f"{prefix}{escaped(node.name)}/", lines)
 
 
 def _tree_lines(nodes: list[TreeNode], indent: str, lines: list[str]) -> None:
     for node in nodes:
         suffix = "/" if node.type == "directory" else (f" ({human_size(node.size)})" if node.size is not None else "")
+        suffix += f" {_UNLISTED}" if node.readable is False else ""
         lines.append(f"{indent}{escaped(node.name)}{suffix}")
         if node.children:
             _tree_lines(node.children, indent + "  ", lines)
@@ -163,6 +170,8 @@ def info_text(path: str, facts: FileFacts, compact: bool) -> str:
             parts.append(f"{facts.line_count} line{'' if facts.line_count == 1 else 's'}")
         if facts.is_symlink:
             parts.append(f"link -> {facts.symlink_target}")
+        if facts.readable is False:
+            parts.append(f"the server's user may not {_read_verb(facts)} it")
         return " | ".join(parts)
     rows = [
         ("Path", shown(path)),
@@ -177,8 +186,13 @@ def info_text(path: str, facts: FileFacts, compact: bool) -> str:
         ("Content hash", facts.content_hash),
         ("Lines", facts.line_count),
         ("Encoding", facts.encoding),
+        ("Readable", None if facts.readable is not False else f"no: the server's user may not {_read_verb(facts)} it"),
     ]
     return "\n".join(f"{label}: {value}" for label, value in rows if value is not None)
+
+
+def _read_verb(facts: FileFacts) -> str:
+    return "list" if facts.type == "directory" else "read"
 
 
 def info_many_text(result: GetFileInfoResult, compact: bool) -> str:
