@@ -299,3 +299,28 @@ async def test_a_tree_shows_a_subdirectory_the_user_may_not_list_as_such_and_the
     ]
     assert "locked/ [the server's user may not list it]" in text_of(result)
     assert "a.txt" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("copy_file", {"source_path": "t", "dest_path": "t2"}),
+        ("move_file", {"source_path": "t", "dest_path": "t2"}),
+        ("delete_file", {"path": "t", "recursive": True}),
+    ],
+)
+async def test_a_tree_holding_a_subdirectory_the_user_may_not_list_is_refused_naming_that_subdirectory(
+    connect: ClientFactory, reachable: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    # The refusal named the top ("refused access to t"), whose permissions get_file_info then showed as fine.
+    root = reachable / "root"
+    (root / "t" / "deep" / "locked").mkdir(parents=True)
+    (root / "t" / "a.txt").write_bytes(b"a\n")
+    (root / "t" / "deep" / "locked").chmod(0o000)
+    before = tree(root)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "t/deep/locked: Permission denied" in text_of(result)
+    assert tree(root) == before

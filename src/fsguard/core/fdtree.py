@@ -18,18 +18,54 @@ Entry = tuple[str, int, str, os.stat_result]  # relative path, parent fd, name, 
 
 
 def tree(fd: int) -> Iterator[Entry]:
-    """(relative path, parent fd, name, lstat) of everything below ``fd``, parents first, names sorted."""
+    """(relative path, parent fd, name, lstat) of everything below ``fd``, parents first, names sorted. An OSError
+    met below ``fd`` says where (:func:`failed_at`)."""
     return flattened(_level(fd, ""))
 
 
+def failed_at(exc: OSError) -> str | None:
+    """Where below the directory :func:`tree` walked it met ``exc``, relative to that directory; None for the
+    directory itself, or an error met elsewhere. A subdirectory the user may not list is then named, not the top."""
+    where = getattr(exc, _WHERE, None)
+    return where if isinstance(where, str) else None
+
+
+_WHERE = "fsguard_failed_at"
+
+
 def _level(fd: int, prefix: str) -> Generator[Entry | Below[Entry], None, None]:
-    for name in sorted(os.listdir(fd)):
-        found = os.stat(name, dir_fd=fd, follow_symlinks=False)
+    try:
+        names = sorted(os.listdir(fd))
+    except OSError as exc:
+        _mark(exc, prefix.rstrip("/"))
+        raise
+    for name in names:
         relative = f"{prefix}{name}"
+        try:
+            found = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except OSError as exc:
+            _mark(exc, relative)
+            raise
         yield relative, fd, name, found
         if stat.S_ISDIR(found.st_mode):
-            with child_dir(fd, name) as inner:
+            with _child_at(fd, name, relative) as inner:
                 yield Below(_level(inner, relative + "/"))
+
+
+@contextmanager
+def _child_at(parent: int, name: str, relative: str) -> Iterator[int]:
+    """:func:`child_dir`, a failure to open it marked with where (``relative``)."""
+    try:
+        with child_dir(parent, name) as fd:
+            yield fd
+    except OSError as exc:
+        _mark(exc, relative)
+        raise
+
+
+def _mark(exc: OSError, relative: str) -> None:
+    if relative and not hasattr(exc, _WHERE):  # the walked directory itself is the caller's to name
+        setattr(exc, _WHERE, relative)
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import AccessDeniedError, FsguardError
-from fsguard.core.fdtree import opened_dir, tree
+from fsguard.core.fdtree import failed_at, opened_dir, tree
 from fsguard.core.oserrors import from_os_error
 
 READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -72,6 +72,8 @@ def files_below(entry: Pinned) -> list[str]:
 def changed_kind_error(exc: OSError, path: Path) -> FsguardError:
     """The typed error; EINVAL, ELOOP and ENOTDIR here mean an entry changed kind under us (a racing swap): every
     caller opens as a directory only what its lstat has just shown to be one."""
+    below = failed_at(exc)
+    path = path if below is None else path / below
     if exc.errno in (errno.EINVAL, errno.ELOOP, errno.ENOTDIR):
         return AccessDeniedError(
             f"{path} changed while it was being read (an entry swapped for a symlink, or back); nothing was "
