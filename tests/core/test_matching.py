@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -240,3 +241,18 @@ def test_the_closest_lines_of_a_large_file_are_found_without_comparing_every_lin
 
     assert "  701:     value_700 = compute(700, 'x')  # note" in raised.value.message
     assert len(compared) <= 2 * CLOSEST_POOL  # difflib takes the ratio of a close line twice
+
+
+def test_an_ambiguous_tiny_old_text_holds_its_places_compactly() -> None:
+    # Two spaces of indentation in a big file are hundreds of thousands of places: a tuple each held about 120
+    # bytes (+279 MiB for 5.6 MB) before the edit could say it was ambiguous.
+    text = "        x = 1\n" * 50_000  # 700 KB, "    " at 5 overlapping places a line
+    tracemalloc.start()
+    try:
+        with pytest.raises(AmbiguousMatchError, match="matches 250,000 times") as raised:
+            find_matches(text, Replacement("    ", "\t"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert raised.value.fields["lines"] == list(range(1, LINES_NAMED + 1))
+    assert peak < 12 * len(text)  # a tuple a place took over 40 times the text

@@ -21,7 +21,8 @@ match from the text after it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -37,6 +38,7 @@ from fsguard.core.indentation import (
 )
 from fsguard.core.lineends import LineEnds, literal_pattern
 from fsguard.core.misses import no_match
+from fsguard.core.places import Places, Span
 from fsguard.core.shortlist import SHOWN, shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break
 from fsguard.core.textviews import TextViews, normal_text
@@ -79,9 +81,8 @@ class MatchPlan:
 
 
 LINES_NAMED = 1_000  # lines an ambiguous match names in its error's fields
-Span = tuple[int, int, str]  # start, end, replacement before line-ending adaptation
 # A tier's arguments: the text, old_text, new_text, whole_word, and whether places overlapping one found count too.
-Tier = Callable[[TextViews, str, str, bool, bool], list[Span]]
+Tier = Callable[[TextViews, str, str, bool, bool], Sequence[Span]]
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def find_matches(
 
 
 def _choose(
-    spans: list[Span],
+    spans: Sequence[Span],
     index: LineIndex,
     tier: str,
     subject: str,
@@ -143,7 +144,7 @@ def _choose(
     replace_all: bool,
     occurrence: int | None,
     path: str,
-) -> list[Span]:
+) -> Sequence[Span]:
     if replace_all:
         return spans
     if occurrence:  # 0 names no occurrence, as the seed's callers send it
@@ -177,7 +178,7 @@ def _choose(
     )
 
 
-def _first_lines(spans: list[Span], index: LineIndex) -> list[int]:
+def _first_lines(spans: Sequence[Span], index: LineIndex) -> list[int]:
     """The first :data:`LINES_NAMED` lines the places are on, each once. Two spaces of indentation can match millions
     of times: naming every line cost seconds and put megabytes of numbers in the error's ``_meta``."""
     lines: dict[int, None] = {}
@@ -202,20 +203,24 @@ def _finish(text: str, index: LineIndex, span: Span, ends: LineEnds) -> Match:
 # -- the tiers ---------------------------------------------------------------------------------------
 
 
-def _exact(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> list[Span]:
+def _exact(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> Places:
     text = views.text
     finder = literal_pattern(old)  # never half a CRLF: deleting "\nx" from a CRLF file left a lone CR, a line break
-    spans: list[Span] = []
-    found = finder.search(text)
+    starts, ends = array("q"), array("q")
+    search, keep_start, keep_end = finder.search, starts.append, ends.append  # bound once: places may be millions
+    last = -1
+    found = search(text)
     while found is not None:
         start, end = found.span()
         # A later start with the same end is the same place found without the CR its widening took, not another.
-        if (not whole_word or _bounded(text, start, end)) and not (spans and spans[-1][1] == end):
-            spans.append((start, end, new))
-            found = finder.search(text, start + 1 if overlapping else end)
+        if end != last and (not whole_word or _bounded(text, start, end)):
+            keep_start(start)
+            keep_end(end)
+            last = end
+            found = search(text, start + 1 if overlapping else end)
         else:
-            found = finder.search(text, start + 1)
-    return spans
+            found = search(text, start + 1)
+    return Places(new, starts, ends)
 
 
 def _bounded(text: str, start: int, end: int) -> bool:
@@ -227,9 +232,9 @@ def _bounded(text: str, start: int, end: int) -> bool:
     return before and after
 
 
-def _escape_fixed(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> list[Span]:
+def _escape_fixed(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> Sequence[Span]:
     if "\\n" not in old or "\n" in old:
-        return []
+        return ()
     unescape = {"\\n": "\n", "\\t": "\t"}.get
     fixed_old = re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), old)
     fixed_new = new if "\n" in new else re.sub(r"\\[nt]", lambda m: unescape(m.group()) or m.group(), new)
