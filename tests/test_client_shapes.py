@@ -252,6 +252,23 @@ async def test_a_composed_name_reaches_the_file_stored_decomposed_and_a_write_ma
     assert (root / DECOMPOSED / f"{DECOMPOSED}.txt").read_bytes() == b"new\n"
 
 
+@pytest.mark.parametrize(("stored", "asked"), [(DECOMPOSED, COMPOSED), (COMPOSED, DECOMPOSED)], ids=["nfd", "nfc"])
+async def test_a_move_to_the_same_name_in_another_unicode_form_renames_it_and_a_copy_there_is_refused(
+    client: Client, root: Path, stored: str, asked: str
+) -> None:
+    # Both spellings reached the one entry, so the rename said "already exists ... or delete_file it first":
+    # advice to trash the very file being renamed.
+    (root / f"{stored}.txt").write_bytes(b"kept\n")
+    copied = await client.call_tool("copy_file", {"source_path": f"{stored}.txt", "dest_path": f"{asked}.txt"})
+    assert error_code(copied) == "already_exists"
+    assert "is the source itself" in text_of(copied)
+    assert "delete_file" not in text_of(copied)
+    moved = await client.call_tool("move_file", {"source_path": f"{stored}.txt", "dest_path": f"{asked}.txt"})
+    assert structured(moved)["destination"] == str(root / f"{asked}.txt")
+    assert [path.name for path in root.iterdir()] == [f"{asked}.txt"]
+    assert (root / f"{asked}.txt").read_bytes() == b"kept\n"
+
+
 async def test_names_differing_only_in_unicode_form_are_each_reached_by_their_own_spelling(
     client: Client, root: Path
 ) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from fsguard.core.beneath import lstat_at
 from fsguard.core.errors import InvalidParamsError, NotFoundError, SymlinkLoopError
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
-from fsguard.core.pathforms import check_file_spelling
+from fsguard.core.pathforms import check_file_spelling, respelled
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import (
     Progress,
@@ -60,7 +60,7 @@ class Mover:
             AlreadyExistsError: the destination exists (also when it appears during the move).
             InvalidParamsError: a directory into itself.
         """
-        source, destination = self._endpoints(source_path, dest_path)
+        source, destination = self._endpoints(source_path, dest_path, rename=True)
         self._safe.policy.check_removable(source, "moved")  # moving it out removes it where it was
         if destination == source or destination.is_relative_to(source):
             raise InvalidParamsError(
@@ -140,9 +140,11 @@ class Mover:
     def _hidden(self, path: Path) -> bool:
         return self._safe.policy.denied_by(path) is not None
 
-    def _endpoints(self, source_path: str, dest_path: str) -> tuple[Path, Path]:
+    def _endpoints(self, source_path: str, dest_path: str, *, rename: bool = False) -> tuple[Path, Path]:
         source = self._safe.policy.resolve_entry(source_path)
         destination = self._safe.policy.resolve_entry(dest_path)
+        if rename and destination == source:  # the destination typed is the source's name in another Unicode form
+            destination = respelled(destination, dest_path)
         self._safe.policy.check_writable(destination)
         if not (source.exists() or source.is_symlink()):
             with self._safe.session.watching(source):

@@ -97,6 +97,17 @@ def in_stored_form(path: Path) -> Path:
     return found
 
 
+def respelled(entry: Path, user_path: str) -> Path:
+    """``entry`` (``user_path`` resolved, :func:`in_stored_form` applied) under the last name ``user_path`` spells,
+    when that is the entry's own name in another Unicode form: the name a rename is asked to give it. Else ``entry``.
+    """
+    typed = Path(local_form(user_path)).name
+    if typed == entry.name or typed.isascii():
+        return entry
+    same = unicodedata.normalize("NFC", typed) == unicodedata.normalize("NFC", entry.name)
+    return entry.with_name(typed) if same else entry
+
+
 def _same_name_in(directory: Path, name: str) -> str | None:
     """The single entry of ``directory`` whose name is ``name`` in another Unicode form, else None."""
     if name.isascii():

@@ -161,6 +161,11 @@ def remove_beneath(beneath: Beneath, path: Path) -> None:
 def already_exists(path: Path, moved: Path | None = None) -> AlreadyExistsError:
     """The destination is taken; given what would have gone there (``moved``), a directory there is offered as the
     place to put it, as ``mv a.txt dir/`` would: fsguard never moves into a directory on its own."""
+    if path == moved:  # the name typed is the source's own, in another Unicode form or the same
+        return AlreadyExistsError(
+            f"{path} is the source itself: the destination names the same entry. Choose another destination.",
+            path=str(path),
+        )
     into = ""
     if moved is not None and path.is_dir() and not path.is_symlink():
         into = f' To put {moved.name} inside that directory, pass dest_path="{path / moved.name}".'
