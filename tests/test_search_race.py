@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+import fsguard.core.entries
 import fsguard.core.ignore
 import fsguard.core.names
 import fsguard.core.provenance
@@ -176,7 +177,7 @@ def test_the_python_engine_reads_nothing_through_a_directory_swapped_for_a_link_
 ) -> None:
     outside = tmp_path / "outside"
     twin_trees(root, outside)
-    listing = fsguard.core.ignore._entries
+    listing = fsguard.core.entries.entries_of
 
     def swapped_when_listed(directory: str, *, dirs_only: bool) -> Any:
         if directory == str(root / "d"):  # the walk took d for a directory; it is a way out by now
@@ -184,7 +185,7 @@ def test_the_python_engine_reads_nothing_through_a_directory_swapped_for_a_link_
             (root / "d").symlink_to(outside, target_is_directory=True)
         return listing(directory, dirs_only=dirs_only)
 
-    monkeypatch.setattr(fsguard.core.ignore, "_entries", swapped_when_listed)
+    monkeypatch.setattr(fsguard.core.ignore, "entries_of", swapped_when_listed)
     beneath = Beneath((root,))
     request = ContentRequest(pattern=SECRET, engine="python")
     found = search_content(root, request, WalkOptions(max_file_size=MAX_FILE_SIZE), beneath=beneath)

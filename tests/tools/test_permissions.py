@@ -206,10 +206,13 @@ UNLISTABLE = {"locked": 0o000, "box": 0o333, "sub/deeper": 0o000, "vault": 0o000
 async def test_a_search_or_replace_names_the_subdirectories_the_user_may_not_list_and_changes_nothing_in_them(
     connect: ClientFactory, reachable: Path, tool_engine: str, tool: str, arguments: dict[str, Any]
 ) -> None:
-    # Both engines skipped such a directory without a word (rg runs with --no-messages): an agent took "1 match"
-    # for all there was. A denied one stays unnamed, and one the default skips leave out is not looked into.
+    # Both engines skipped such a directory, or a file the user may not read, without a word (rg runs with
+    # --no-messages): an agent took "1 match" for all there was. A denied one stays unnamed, and one the default
+    # skips leave out is not looked into. A name search lists an unreadable file as any other.
     root = reachable / "root"
     (root / "a.py").write_bytes(b"hello\n")
+    (root / "b.py").write_bytes(b"hello\n")
+    (root / "b.py").chmod(0o000)
     for name, mode in UNLISTABLE.items():
         (root / name).mkdir(parents=True)
         (root / name / "c.py").write_bytes(b"hello\n")
@@ -218,9 +221,13 @@ async def test_a_search_or_replace_names_the_subdirectories_the_user_may_not_lis
         with as_a_user():
             result = await client.call_tool(tool, arguments)
     found = structured(result)
-    assert found["skipped_unreadable"] == 3
-    assert found["skipped_unreadable_paths"] == ["box/", "locked/", "sub/deeper/"]
-    assert "may not list them: box/, locked/, sub/deeper/" in text_of(result)
+    by_name = tool == "search_files" and not arguments.get("include_content")  # lists b.py as any file
+    unreadable = ["box/", "locked/", "sub/deeper/"] if by_name else ["b.py", "box/", "locked/", "sub/deeper/"]
+    assert found["skipped_unreadable_paths"] == unreadable
+    assert found["skipped_unreadable"] == len(unreadable)
+    assert f"may not read them: {', '.join(unreadable)}" in text_of(result)
+    (root / "b.py").chmod(0o644)
+    assert (root / "b.py").read_bytes() == b"hello\n"
     for name in UNLISTABLE:
         (root / name).chmod(0o755)
         assert (root / name / "c.py").read_bytes() == b"hello\n"

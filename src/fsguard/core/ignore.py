@@ -24,6 +24,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsguard.core.entries import GITIGNORE, entries_of, kind_of, minified, readable, size_of
 from fsguard.core.errors import NotDirectoryError, NotFoundError
 from fsguard.core.gitignorefile import GitignoreFile, gitignore_lines
 from fsguard.core.globs import glob_matcher
@@ -44,7 +45,6 @@ DEPENDENCY_DIRS = frozenset(
     }
 )
 MINIFIED_GLOBS = ("*.min.*", "*.map")  # bundles and source maps: one huge line, found in every search
-GITIGNORE = ".gitignore"
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,8 @@ def walk_files(
 
     ``skipped`` gets what ``skip_dependencies`` and ``skip_minified`` leave out, as :func:`default_skips` lists it;
     ``large``, the files left out for being above ``max_file_size``; ``unreadable``, the directories the walk may
-    not list (each ending in ``/``, all relative to ``root``).
+    not list (each ending in ``/``) and, with ``max_file_size`` (a walk of files to read), the files it may not read
+    (all relative to ``root``).
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
@@ -193,7 +194,7 @@ class _Walk:
     wanted: Callable[[str], bool] | None = None
     large: list[str] | None = None  # gets the files above max_file_size, when given
     bare: bool = False  # read the .gitignore files of the hidden and VCS directories a bare rg walk enters
-    unreadable: list[str] | None = None  # gets the directories the walk may not list, as rg's walk skips them
+    unreadable: list[str] | None = None  # gets the directories it may not list and files it may not read
 
     @property
     def dirs_only(self) -> bool:
@@ -207,20 +208,24 @@ class _Walk:
 
     def file(self, entry: os.DirEntry[str], relative: str, scopes: list[_Scope]) -> Path | None:
         """The file ``entry`` if the walk yields it (a default skip is recorded instead)."""
-        minified = self.options.skip_minified and _minified(entry.name)
-        if not (self.files or minified or self.large is not None):
+        bundle = self.options.skip_minified and minified(entry.name)
+        if not (self.files or bundle or self.large is not None):
             return None  # a scan for the default skips judges no other file
         if scopes and _decision(scopes, relative):
             return None
         if self.wanted is not None and not self.wanted(relative):
             return None
-        if minified:  # a default skip whatever its size
+        if bundle:  # a default skip whatever its size
             self.skip(relative)
             return None
-        if self.options.max_file_size is not None and _size(entry) > self.options.max_file_size:
-            if self.large is not None:
-                self.large.append(relative)
-            return None
+        if self.options.max_file_size is not None:  # a walk for reading (a name search has no limit)
+            if size_of(entry) > self.options.max_file_size:
+                if self.large is not None:
+                    self.large.append(relative)
+                return None
+            if self.unreadable is not None and not readable(entry):
+                self.unreadable.append(relative)  # rg skips it without a word, the Python engine's read fails
+                return None
         return Path(entry.path) if self.files else None
 
 
@@ -287,7 +292,7 @@ def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Gen
     a path relative to the root is seen by one as ``lead`` + the path from ``start``. Paths are strings on the way
     (a Path per directory cost a scan for the default skips as much as its stats), Paths only for files yielded."""
     try:
-        entries, rules_here = _entries(directory, dirs_only=walk.dirs_only)
+        entries, rules_here = entries_of(directory, dirs_only=walk.dirs_only)
     except OSError as exc:  # skipped, as rg does; one the user may not list is named, one that vanished is not
         if exc.errno not in (errno.EACCES, errno.EPERM):
             return
@@ -302,10 +307,10 @@ def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Gen
     for entry in entries:
         name = entry.name
         if name in VCS_DIRS or (name.startswith(".") and not walk.options.include_hidden):
-            if walk.bare and walk.rules is not None and _kind(entry) == "dir":
+            if walk.bare and walk.rules is not None and kind_of(entry) == "dir":
                 _reach(below + name, prefix + name + "/", scopes, walk.rules, hidden=False)
             continue
-        kind = _kind(entry)  # symlinks, fifos, sockets and devices are None
+        kind = kind_of(entry)  # symlinks, fifos, sockets and devices are None
         relative = prefix + name
         if kind == "dir" and not (scopes and _decision(scopes, relative + "/")):
             if walk.options.skip_dependencies and name in DEPENDENCY_DIRS:
@@ -318,59 +323,6 @@ def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Gen
             and (path := walk.file(entry, relative, scopes)) is not None
         ):
             yield path
-
-
-def _entries(directory: str, *, dirs_only: bool) -> tuple[list[os.DirEntry[str]] | list[_Subdirectory], bool]:
-    """The entries of ``directory`` in byte-wise order of their names (only its directories with ``dirs_only``: a
-    scan for the default skips of a name search judges nothing else, and their shapes are remembered), and whether
-    it holds a ``.gitignore``.
-
-    Raises:
-        OSError: the directory cannot be read.
-    """
-    if dirs_only:
-        shape = DIRECTORY_SHAPES.of(directory)
-        return [_Subdirectory(name) for name in shape.subdirectories], shape.has_gitignore
-    with os.scandir(directory) as scan:
-        entries = list(scan)
-    rules_here = GITIGNORE in [entry.name for entry in entries]  # a list's ``in`` runs in C: cheaper than any()
-    entries.sort(key=lambda entry: os.fsencode(entry.name))
-    return entries, rules_here
-
-
-@dataclass(frozen=True, slots=True)
-class _Subdirectory:
-    """An entry known to be a directory (from its directory's remembered shape)."""
-
-    name: str
-
-    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
-        return True
-
-    def is_file(self, *, follow_symlinks: bool = True) -> bool:
-        return False
-
-
-def _kind(entry: os.DirEntry[str] | _Subdirectory) -> str | None:
-    try:
-        if entry.is_dir(follow_symlinks=False):
-            return "dir"
-        return "file" if entry.is_file(follow_symlinks=False) else None
-    except OSError:
-        return None
-
-
-def _size(entry: os.DirEntry[str]) -> int:
-    try:
-        return entry.stat(follow_symlinks=False).st_size
-    except OSError:
-        return -1  # vanished: the search that opens it skips it
-
-
-def _minified(name: str) -> bool:
-    """Whether ``name`` matches one of :data:`MINIFIED_GLOBS` (``*.min.*``, ``*.map``), spelled as string tests, and
-    does not end in ``.``: rg's file types never match such a name (``c.min.``), so rg would search it."""
-    return (".min." in name or name.endswith(".map")) and not name.endswith(".")
 
 
 def _decision(scopes: list[_Scope], relative: str) -> bool | None:

@@ -81,10 +81,12 @@ class SearchResult(Result):
     )
     skipped_binary_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     skipped_unreadable: int | None = Field(
-        None, description="Directories the server's user may not list (permission denied): nothing in them searched."
+        None,
+        description="Directories the server's user may not list and, for content, files it may not read "
+        "(permission denied): not searched.",
     )
     skipped_unreadable_paths: list[str] | None = Field(
-        None, description="The first 10 of them, relative to path; each ends in /."
+        None, description="The first 10 of them, relative to path; a directory ends in /."
     )
     denied: int | None = Field(
         None, description="Files with a match left out because a deny rule hides them (secrets, --deny)."
@@ -128,10 +130,12 @@ class ProjectReplaceResult(Result):
     skipped_binary: int | None = Field(None, description="Files left alone as binary (a NUL byte) or undecodable.")
     skipped_binary_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     skipped_unreadable: int | None = Field(
-        None, description="Directories the server's user may not list (permission denied): nothing in them changed."
+        None,
+        description="Directories the server's user may not list and files it may not read (permission denied): "
+        "left alone.",
     )
     skipped_unreadable_paths: list[str] | None = Field(
-        None, description="The first 10 of them, relative to path; each ends in /."
+        None, description="The first 10 of them, relative to path; a directory ends in /."
     )
     excluded_by_gitignore: bool | None = Field(
         None,

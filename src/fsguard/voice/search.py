@@ -41,7 +41,7 @@ def _unreadable(count: int | None, paths: list[str] | None, done: str) -> str:
     listed = _listed(count, paths)
     if not listed:
         return ""
-    return f"\nNot {done}, as the server's user may not list them: {listed}. Ask the user for read access to them."
+    return f"\nNot {done}, as the server's user may not read them: {listed}. Ask the user for read access to them."
 
 
 def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
@@ -194,5 +194,5 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
         )
     if binary := _listed(result.skipped_binary, result.skipped_binary_paths):
         skipped += f"\nLeft alone as binary or undecodable: {binary}."
-    skipped += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "walked")
+    skipped += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "read")
     return head + ("\n" + "\n".join(rows) if rows else "") + hint + note + skipped

@@ -1,0 +1,83 @@
+"""What a tree walk learns of each entry of a directory, from what reading the directory gave: its kind, its size,
+whether the server's user may read it, whether it is a minified bundle. :mod:`fsguard.core.ignore` decides from
+these what a walk yields."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+from fsguard.core.shapes import DIRECTORY_SHAPES
+
+GITIGNORE = ".gitignore"
+
+
+def entries_of(directory: str, *, dirs_only: bool) -> tuple[list[os.DirEntry[str]] | list[Subdirectory], bool]:
+    """The entries of ``directory`` in byte-wise order of their names (only its directories with ``dirs_only``: a
+    scan for the default skips of a name search judges nothing else, and their shapes are remembered), and whether
+    it holds a ``.gitignore``.
+
+    Raises:
+        OSError: the directory cannot be read.
+    """
+    if dirs_only:
+        shape = DIRECTORY_SHAPES.of(directory)
+        return [Subdirectory(name) for name in shape.subdirectories], shape.has_gitignore
+    with os.scandir(directory) as scan:
+        entries = list(scan)
+    rules_here = GITIGNORE in [entry.name for entry in entries]  # a list's ``in`` runs in C: cheaper than any()
+    entries.sort(key=lambda entry: os.fsencode(entry.name))
+    return entries, rules_here
+
+
+@dataclass(frozen=True, slots=True)
+class Subdirectory:
+    """An entry known to be a directory (from its directory's remembered shape)."""
+
+    name: str
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        return True
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        return False
+
+
+def kind_of(entry: os.DirEntry[str] | Subdirectory) -> str | None:
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        return "file" if entry.is_file(follow_symlinks=False) else None
+    except OSError:
+        return None
+
+
+def size_of(entry: os.DirEntry[str]) -> int:
+    try:
+        return entry.stat(follow_symlinks=False).st_size
+    except OSError:
+        return -1  # vanished: the search that opens it skips it
+
+
+def readable(entry: os.DirEntry[str]) -> bool:
+    """Whether the server's user may read the file ``entry``: told by its permission bits from the stat the walk
+    made anyway, with a system call only where they say no (an ACL, or root's override, may still allow it)."""
+    try:
+        found = entry.stat(follow_symlinks=False)
+    except OSError:
+        return True  # vanished: the search that opens it skips it
+    if found.st_uid == os.geteuid():
+        bit = stat.S_IRUSR
+    elif found.st_gid == os.getegid() or found.st_gid in os.getgroups():
+        bit = stat.S_IRGRP
+    else:
+        bit = stat.S_IROTH
+    return bool(found.st_mode & bit) or os.access(entry.path, os.R_OK, effective_ids=True)
+
+
+def minified(name: str) -> bool:
+    """Whether ``name`` matches one of :data:`~fsguard.core.ignore.MINIFIED_GLOBS` (``*.min.*``, ``*.map``),
+    spelled as string tests, and does not end in ``.``: rg's file types never match such a name (``c.min.``), so rg
+    would search it."""
+    return (".min." in name or name.endswith(".map")) and not name.endswith(".")
