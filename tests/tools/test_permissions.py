@@ -331,3 +331,26 @@ async def test_a_tree_holding_a_subdirectory_the_user_may_not_list_is_refused_na
     assert error_code(result) == "access_denied", text_of(result)
     assert "t/deep/locked: Permission denied" in text_of(result)
     assert tree(root) == before
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("search_files", {"pattern": "hello", "path": "secret.txt"}),
+        ("project_replace", {"find": "hello", "replace": "bye", "path": "secret.txt"}),
+    ],
+)
+async def test_a_search_or_replace_of_one_file_the_user_may_not_read_is_access_denied_not_no_match(
+    connect: ClientFactory, reachable: Path, tool_engine: str, tool: str, arguments: dict[str, Any]
+) -> None:
+    # "No match for 'hello' under secret.txt" and "Replaced 0 occurrences in 0 files", for a file never read.
+    root = reachable / "root"
+    (root / "secret.txt").write_bytes(b"hello\n")
+    (root / "secret.txt").chmod(0o000)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "secret.txt: Permission denied" in text_of(result)
+    (root / "secret.txt").chmod(0o644)
+    assert (root / "secret.txt").read_bytes() == b"hello\n"

@@ -217,3 +217,14 @@ def _mount_point(path: object) -> Path | None:
     if directory is None:
         return None
     return next((candidate for candidate in (directory, *directory.parents) if candidate.is_mount()), None)
+
+
+def check_readable(path: Path) -> None:
+    """Refuse a file the server's user may not read, asked for by name: a walk skips such a file (and names it), but
+    a search or replace of that one file would otherwise answer "no match" for a file it never read.
+
+    Raises:
+        AccessDeniedError: ``path`` may not be read (``access(2)`` with the effective ids, ACLs included).
+    """
+    if not os.access(path, os.R_OK, effective_ids=True):
+        raise from_os_error(PermissionError(errno.EACCES, os.strerror(errno.EACCES)), path)

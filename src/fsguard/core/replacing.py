@@ -43,6 +43,7 @@ from fsguard.core.haystack import transcoded
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs, walk_files
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
+from fsguard.core.oserrors import check_readable
 from fsguard.core.provenance import standing
 from fsguard.core.query import prepare_query
 from fsguard.core.replacetext import Substitute, check_hook_text, check_new_text, rg_literal, substitution
@@ -159,7 +160,10 @@ class ProjectReplacer:
         grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
         more = False
         skips = (skipped, large, unreadable)
-        files = [base] if base.is_file() else self._candidates(base, request, options, skips, waiting)
+        one = base.is_file()
+        if one:
+            check_readable(base)
+        files = [base] if one else self._candidates(base, request, options, skips, waiting)
         # A file a deny rule hides is never read, never changed.
         with Pins(self._safe.beneath) as pins:
             for path in (path for path in files if self._safe.policy.denied_by(path) is None):

@@ -40,7 +40,7 @@ from fsguard.core.haystack import Hit, binary_match, matching_lines, searched_te
 from fsguard.core.hiddenhits import Aside
 from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
 from fsguard.core.names import NameSearch, name_matcher, search_names
-from fsguard.core.oserrors import followed_os_error
+from fsguard.core.oserrors import check_readable, followed_os_error
 from fsguard.core.provenance import Provenance
 from fsguard.core.query import Query, prepare_query
 from fsguard.core.ripgrep import Limits, RipgrepFailed, ripgrep_file_hits, ripgrep_hits, ripgrep_path
@@ -219,6 +219,7 @@ def searched_file(root: Path, max_file_size: int | None = None) -> bool:
     Raises:
         NotFoundError: ``root`` does not exist.
         NotDirectoryError: ``root`` is something else (a device, a pipe).
+        AccessDeniedError: a file the server's user may not read.
         TooLargeError: a file above ``max_file_size``.
     """
     try:
@@ -233,6 +234,7 @@ def searched_file(root: Path, max_file_size: int | None = None) -> bool:
         raise NotDirectoryError(
             f"{root} is neither a file nor a directory; search a directory holding it.", path=str(root)
         )
+    check_readable(root)
     if max_file_size is not None and found.st_size > max_file_size:
         raise TooLargeError(
             f"{root} is {found.st_size:,} bytes, above the {max_file_size:,}-byte limit (--max-file-size), so it "
