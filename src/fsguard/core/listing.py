@@ -11,7 +11,6 @@ own stats.
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 import sys
@@ -19,7 +18,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -32,6 +30,7 @@ from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.remembered import Remembered
 from fsguard.core.session import Session
+from fsguard.core.statfacts import entry_type, iso_second
 from fsguard.models import DirectoryEntry, EntryType, ListDirectoryResult, TreeNode
 
 OutputFormat = Literal["compact", "json", "tree"]
@@ -42,17 +41,6 @@ _REMEMBERED_FROM = 1_000
 _REMEMBERED_BYTES = 32 * 2**20
 _PER_NAME = 80  # a name's str header (up to 76 bytes, past ASCII) and its list slot
 _PER_SCAN = 1_100  # the Scan and its lists, its key and identity, the slot keeping them (a scan showing no name)
-
-
-def iso_time(timestamp: float) -> str:
-    """A POSIX timestamp as ISO 8601 UTC with second precision, e.g. 2026-11-30T10:00:00Z."""
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@functools.lru_cache(maxsize=4096)
-def _iso_second(second: int) -> str:
-    # Entries of one directory often share their modification second; formatting dominates a page without this.
-    return iso_time(second)
 
 
 @dataclass
@@ -321,7 +309,9 @@ class DirectoryLister:
                 children = self._subtree(directory, include_hidden, depth - 1, budget, rules)
             except (NotFoundError, NotDirectoryError):
                 pass
-            except AccessDeniedError:
+            except AccessDeniedError as exc:
+                if not isinstance(exc.__cause__, PermissionError):
+                    raise  # a refusal of fsguard's own (a link swapped in meanwhile), not the OS's
                 return TreeNode(name=directory.name, type="directory", readable=False)
         return TreeNode(name=directory.name, type="directory", children=children)
 
@@ -345,7 +335,7 @@ def _entries(
         else:
             kind, info = link
         # Keys in the schema's order: the page is not validated again (see page).
-        modified = _iso_second(info.st_mtime_ns // _NS)
+        modified = iso_second(info.st_mtime_ns // _NS)
         entry: DirectoryEntry
         if kind == "file":
             entry = {
@@ -389,12 +379,3 @@ def _sort_names(names: list[str]) -> None:
 def _rule_prefix(relative: str) -> str:
     """What goes before an entry's name to form the root-relative path deny rules match."""
     return "" if relative in ("", ".") else relative + "/"
-
-
-def entry_type(mode: int) -> EntryType:
-    """file, directory or other, from ``st_mode``."""
-    if stat.S_ISREG(mode):
-        return "file"
-    if stat.S_ISDIR(mode):
-        return "directory"
-    return "other"

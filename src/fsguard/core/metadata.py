@@ -10,11 +10,11 @@ from pathlib import Path
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError
 from fsguard.core.hashing import Fingerprint, FingerprintCache, hash_open_file
-from fsguard.core.listing import entry_type, iso_time
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import CHUNK, STREAM_ABOVE, Layout, layout, opened, survey
 from fsguard.core.session import Session
+from fsguard.core.statfacts import entry_type, iso_time
 from fsguard.models import FileFacts, FileInfo
 
 
@@ -74,7 +74,9 @@ class MetadataReader:
         # What the user may not open is still described, as ls -l describes it: only what reading it tells is left out.
         try:
             return self._read_facts(entry, st, facts)
-        except AccessDeniedError:
+        except AccessDeniedError as exc:
+            if not isinstance(exc.__cause__, PermissionError):
+                raise  # a refusal of fsguard's own (an entry swapped for a link meanwhile), not the OS's
             return facts.model_copy(update={"readable": False})
 
     def _read_facts(self, entry: Pinned, st: os.stat_result, facts: FileFacts) -> FileFacts:
