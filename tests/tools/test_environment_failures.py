@@ -202,8 +202,18 @@ def read_only_dir(root: Path, mount_tmpfs: Mount) -> Path:
         ("delete_file", {"path": "ro/keep.txt", "permanent": True}),
         ("create_directory", {"path": "ro/made"}),
         ("create_directory", {"path": "ro/empty/made/deeper"}),
+        ("git", {"action": "init", "path": "ro/repo"}),
     ],
-    ids=["write-new", "write-replace", "edit", "delete-to-trash", "delete-permanent", "mkdir", "mkdir-parents"],
+    ids=[
+        "write-new",
+        "write-replace",
+        "edit",
+        "delete-to-trash",
+        "delete-permanent",
+        "mkdir",
+        "mkdir-parents",
+        "git-init",
+    ],
 )
 async def test_a_change_on_a_read_only_mount_is_read_only_filesystem_and_nothing_changes(
     client: Client, root: Path, state_dir: Path, read_only_dir: Path, tool: str, arguments: dict[str, Any]

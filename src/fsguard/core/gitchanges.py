@@ -31,6 +31,7 @@ from fsguard.core.gitrefs import current_branch, current_commit, merging
 from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire, holding_files
 from fsguard.core.gitscreen import check_changeable
 from fsguard.core.hashing import content_hash
+from fsguard.core.oserrors import from_os_error
 from fsguard.core.pathforms import escaped
 from fsguard.core.safeguards import Safeguards
 from fsguard.models.git import GitBackup, GitCommit, GitResult
@@ -326,7 +327,10 @@ def init(safe: Safeguards, process: GitProcess, request: GitRequest) -> GitResul
     fire(safe, "pre", "create", target, "init")
     if not target.exists():
         with safe.beneath.entry(target, make_parents=True) as entry:
-            os.mkdir(entry.name, dir_fd=entry.parent)
+            try:
+                os.mkdir(entry.name, dir_fd=entry.parent)
+            except OSError as exc:  # a read-only mount, a full disk, a denied parent: the user's to clear, not a crash
+                raise from_os_error(exc, target) from exc
     elif not target.is_dir():
         raise NotDirectoryError(f"{target} is a file; init needs a directory. Pass its parent or a new path.")
     process.run(target, ["init", "--quiet"])
