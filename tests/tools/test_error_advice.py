@@ -1,0 +1,66 @@
+"""Error copy names what exists: the examples and parameters an error advises are the failing tool's own."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def _schema(client: Client, tool: str) -> dict[str, Any]:
+    listed = await client.list_tools()
+    return next(t.input_schema for t in listed.tools if t.name == tool)
+
+
+def _item_fields(prop: dict[str, Any]) -> set[str]:
+    """The field names the items of an array parameter take."""
+    for option in prop.get("anyOf", [prop]):
+        if option.get("type") == "array":
+            return set(option.get("items", {}).get("properties", {}))
+    return set()
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "param"),
+    [
+        ("multi_edit", {"path": "a.txt", "edits_json": '[{"old_text": "a"'}, "edits_json"),
+        ("multi_edit", {"path": "a.txt", "edits": "[{old_text: a}]"}, "edits"),
+        ("edit_file", {"path": "a.txt", "mode": "regex", "patterns_json": "[{"}, "patterns_json"),
+    ],
+)
+async def test_a_list_of_edits_that_is_not_json_gets_an_example_of_edits_not_of_paths_and_leaves_the_file(
+    client: Client, root: Path, tool: str, arguments: dict[str, Any], param: str
+) -> None:
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
+    result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "invalid_params"
+    text = text_of(result)
+    assert f"parameter '{param}' is not valid JSON" in text
+    assert '"a.txt", "b.txt"' not in text
+    found = re.search(r"JSON text such as (\[.*\])\.", text)
+    assert found is not None
+    example = json.loads(found.group(1))
+    fields = _item_fields((await _schema(client, tool))["properties"][param])
+    assert set(example[0]) <= fields  # every field the example names is one an item takes
+    assert (root / "a.txt").read_bytes() == b"a\n"
+
+
+async def test_a_request_that_is_not_json_points_to_help_for_its_shape_not_to_a_list_of_paths(client: Client) -> None:
+    result = await client.call_tool("batch_operations", {"request_json": '{"operations": ['})
+    assert error_code(result) == "invalid_params"
+    assert "help(tool='batch_operations')" in text_of(result)
+    assert '"a.txt", "b.txt"' not in text_of(result)
+
+
+async def test_a_list_of_paths_that_is_not_json_still_gets_a_list_of_paths(client: Client) -> None:
+    result = await client.call_tool("read_file", {"paths": '["a.txt"'})
+    assert error_code(result) == "invalid_params"
+    assert 'JSON text such as ["a.txt", "b.txt"]' in text_of(result)
