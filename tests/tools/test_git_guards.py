@@ -237,3 +237,28 @@ async def test_a_push_into_a_bare_repository_made_of_plain_files_runs_none_of_it
     assert pushed["updates"] == ["main -> main [new branch]"]
     assert git(evil, "rev-parse", "main") == git(repo, "rev-parse", "main")
     assert not marker.exists()
+
+
+async def test_a_missing_path_outside_any_repository_is_not_found_and_advises_no_init(
+    client: Client, root: Path
+) -> None:
+    result = await client.call_tool("git", {"action": "status", "path": "nope"})
+    assert error_code(result) == "not_found"
+    assert "nope does not exist" in text_of(result)
+    assert "init" not in text_of(result)
+    assert not (root / ".git").exists()
+
+
+async def test_a_read_only_root_outside_any_repository_advises_no_init_that_would_be_refused(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    async with connect(read_only_roots=(shelf,)) as client:
+        result = await client.call_tool("git", {"action": "status", "path": str(shelf)})
+        init = await client.call_tool("git", {"action": "init", "path": str(shelf)})
+    assert error_code(result) == "not_a_repository"
+    assert "read-only root" in text_of(result)
+    assert 'action="init"' not in text_of(result)
+    assert error_code(init) == "read_only"  # what following the old advice led to
+    assert list(shelf.iterdir()) == []
