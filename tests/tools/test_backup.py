@@ -356,3 +356,21 @@ async def test_a_trash_entry_whose_meta_json_is_damaged_is_refused_as_backup_cor
     assert listed["total"] == 0
     assert (home / "item").read_bytes() == b"keep me\n"
     assert not (root / "notes.txt").exists()
+
+
+async def test_a_damaged_backup_is_refused_without_the_state_directory_and_its_advice_works(
+    client: Client, root: Path, state_dir: Path
+) -> None:
+    (root / "f.txt").write_bytes(b"good bytes\n")
+    backup_id = (await edit(client, "good", "new"))["backup_id"]
+    for journal in (state_dir / "backups" / "journal").glob("*.jsonl"):
+        journal.write_bytes(journal.read_bytes().replace(b"good bytes", b"evil bytes"))
+
+    restore = await client.call_tool("backup", {"action": "restore", "backup_id": backup_id})
+    chain = await client.call_tool("backup", {"action": "undo_chain", "file_path": "f.txt"})
+
+    assert error_code(restore) == "backup_corrupt"
+    assert str(state_dir) not in text_of(restore)
+    assert "backup(action='undo_chain', file_path='f.txt')" in text_of(restore)
+    assert not chain.is_error  # the advice, followed, answers
+    assert (root / "f.txt").read_bytes() == b"new bytes\n"
