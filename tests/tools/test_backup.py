@@ -374,3 +374,22 @@ async def test_a_damaged_backup_is_refused_without_the_state_directory_and_its_a
     assert "backup(action='undo_chain', file_path='f.txt')" in text_of(restore)
     assert not chain.is_error  # the advice, followed, answers
     assert (root / "f.txt").read_bytes() == b"new bytes\n"
+
+
+async def test_a_damaged_group_is_refused_in_words_that_lead_to_each_files_own_backup(
+    client: Client, root: Path, state_dir: Path
+) -> None:
+    (root / "b.txt").write_bytes(b"old b\n")
+    request = {"operations": [{"type": "write", "path": "b.txt", "content": "new b\n"}]}
+    group_id = structured(await client.call_tool("batch_operations", {"request_json": request}))["backup_id"]
+    (state_dir / "backups" / "groups" / f"{group_id}.json").write_bytes(b"{not json")
+
+    restore = await client.call_tool("backup", {"action": "restore", "backup_id": group_id})
+    assert error_code(restore) == "backup_corrupt"
+    assert "Expecting" not in text_of(restore)  # no JSON parser internals
+    assert "backup(action='list')" in text_of(restore)
+    assert (root / "b.txt").read_bytes() == b"new b\n"
+    listed = structured(await client.call_tool("backup", {"action": "list", "filter_path": "b.txt"}))
+    own = listed["backups"][0]["backup_id"]
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": own}))
+    assert (root / "b.txt").read_bytes() == b"old b\n"  # the advice, followed, brings the file back
