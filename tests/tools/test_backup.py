@@ -352,7 +352,10 @@ async def test_a_trash_entry_whose_meta_json_is_damaged_is_refused_as_backup_cor
     listed = structured(await client.call_tool("backup", {"action": "list_trash"}))
 
     assert (error_code(restore), error_code(purge)) == ("backup_corrupt", "backup_corrupt")
-    assert "move it back by hand" in text_of(restore)
+    assert "ask the user to move it back by hand" in text_of(restore)
+    assert f"trash/{sd_id}/item" in text_of(restore)
+    assert str(state_dir) not in text_of(restore)  # no host path outside the roots
+    assert "Expecting" not in text_of(restore)  # no JSON parser internals
     assert listed["total"] == 0
     assert (home / "item").read_bytes() == b"keep me\n"
     assert not (root / "notes.txt").exists()
