@@ -187,3 +187,28 @@ async def test_a_search_and_a_replace_of_a_file_in_a_directory_the_user_may_not_
     assert structured(replaced)["total_replacements"] == 1
     (root / "box").chmod(0o755)
     assert (root / "box" / "f.txt").read_bytes() == b"new\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("read_file", {"path": "locked/f.txt"}),
+        ("get_file_info", {"path": "locked/f.txt"}),
+        ("write_file", {"path": "locked/new.txt", "content": "x"}),
+        ("edit_file", {"path": "locked/f.txt", "old_text": "a", "new_text": "b"}),
+    ],
+)
+async def test_a_file_in_a_directory_without_search_permission_is_named_by_its_path_not_its_last_name(
+    connect: ClientFactory, reachable: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    root = reachable / "root"
+    (root / "locked").mkdir()
+    (root / "locked" / "f.txt").write_bytes(b"a locked file\n")
+    (root / "locked").chmod(0o644)
+    before = tree(root)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "access_denied", text_of(result)
+    assert f"refused access to {arguments['path']}:" in text_of(result)  # not just "f.txt", which could be anywhere
+    assert tree(root) == before

@@ -147,7 +147,7 @@ class Beneath:
             while todo:
                 name = todo.pop()
                 if not todo:  # the last component is never opened here, only read if it is a link
-                    target = _link_target(current, name) if follow else None
+                    target = _link_target(current, name, here / name) if follow else None
                     if target is None:
                         return current, name, here / name
                 else:
@@ -187,7 +187,7 @@ class Beneath:
         try:
             return self._open_dir(current, name, label)
         except _NotADirectory:
-            target = _link_target(current, name)
+            target = _link_target(current, name, label)
             if target is None:  # a file used as a directory
                 shown = shorten(label)
                 raise NotDirectoryError(
@@ -350,14 +350,15 @@ def _close_all(fds: dict[Path, int]) -> None:
     fds.clear()
 
 
-def _link_target(parent: int, name: str) -> str | None:
-    """The target of the symlink ``name``, None when it is something else or nothing."""
+def _link_target(parent: int, name: str, label: Path) -> str | None:
+    """The target of the symlink ``name``, None when it is something else or nothing; ``label`` is its path, which
+    an error names (``name`` alone could be any file of that name)."""
     try:
         return os.readlink(name, dir_fd=parent)
     except OSError as exc:
         if exc.errno in (errno.EINVAL, errno.ENOENT, errno.ENOTDIR):
             return None
-        raise from_os_error(exc, name) from exc
+        raise from_os_error(exc, label) from exc
 
 
 def _mkdir(parent: int, name: str, label: Path) -> bool:
