@@ -212,3 +212,21 @@ async def test_a_file_in_a_directory_without_search_permission_is_named_by_its_p
     assert error_code(result) == "access_denied", text_of(result)
     assert f"refused access to {arguments['path']}:" in text_of(result)  # not just "f.txt", which could be anywhere
     assert tree(root) == before
+
+
+@pytest.mark.parametrize("tool", ["move_file", "copy_file"])
+async def test_a_move_or_copy_into_a_directory_the_user_may_not_write_names_that_directory_not_the_source(
+    connect: ClientFactory, reachable: Path, tool: str
+) -> None:
+    root = reachable / "root"
+    (root / "plain.txt").write_bytes(b"plain\n")
+    (root / "shut").mkdir()
+    (root / "shut").chmod(0o555)
+    before = tree(root)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, {"source_path": "plain.txt", "dest_path": "shut/plain.txt"})
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "refused access to shut:" in text_of(result)
+    assert "plain.txt" not in text_of(result)
+    assert tree(root) == before
