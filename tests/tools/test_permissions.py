@@ -230,3 +230,25 @@ async def test_a_move_or_copy_into_a_directory_the_user_may_not_write_names_that
     assert "refused access to shut:" in text_of(result)
     assert "plain.txt" not in text_of(result)
     assert tree(root) == before
+
+
+@pytest.mark.parametrize(("bits", "where"), [(0o000, "secret.txt"), (0o000, "locked")], ids=["file", "directory"])
+async def test_get_file_info_shows_the_permissions_of_an_entry_whose_contents_the_os_refuses(
+    connect: ClientFactory, reachable: Path, bits: int, where: str
+) -> None:
+    root = reachable / "root"
+    (root / "secret.txt").write_bytes(b"s\n")
+    (root / "locked").mkdir()
+    (root / where).chmod(bits)
+    before = tree(root)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            refused = await client.call_tool("read_file", {"path": f"{where}/f.txt" if where == "locked" else where})
+            info = await client.call_tool("get_file_info", {"path": where})
+    assert error_code(refused) == "access_denied"
+    assert "get_file_info" in text_of(refused)
+    facts = structured(info)  # the advice, followed, answers with the permissions
+    assert facts["mode"] == f"{bits:04o}"
+    assert "content_hash" not in facts
+    assert "entries" not in facts
+    assert tree(root) == before

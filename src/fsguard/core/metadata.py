@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
-from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError
 from fsguard.core.hashing import Fingerprint, FingerprintCache, hash_open_file
 from fsguard.core.listing import entry_type, iso_time
 from fsguard.core.oserrors import from_os_error
@@ -71,6 +71,18 @@ class MetadataReader:
             is_symlink=is_link,
             symlink_target=str(path) if is_link else None,
         )
+        try:
+            return self._contents(entry, st, facts)
+        except AccessDeniedError as exc:
+            if not isinstance(exc.__cause__, PermissionError):
+                raise
+            # Every refusal of a file's bytes advises get_file_info to see its permissions: they are in the facts
+            # taken from the stat, which needs no permission on the file itself.
+            return facts
+
+    def _contents(self, entry: Pinned, st: os.stat_result, facts: FileFacts) -> FileFacts:
+        """``facts`` with what reading the entry adds: a directory's entry count, a file's hash, lines, encoding."""
+        path, kind = entry.path, facts.type
         if kind == "directory":
             try:
                 with self._beneath.directory(path) as fd, os.scandir(fd) as children:
