@@ -209,8 +209,11 @@ async def test_a_file_in_a_directory_without_search_permission_is_named_by_its_p
     async with client_on(connect, reachable) as client:
         with as_a_user():
             result = await client.call_tool(tool, arguments)
+            advised = await client.call_tool("get_file_info", {"path": "locked"})
     assert error_code(result) == "access_denied", text_of(result)
     assert f"refused access to {arguments['path']}:" in text_of(result)  # not just "f.txt", which could be anywhere
+    assert "Check the permissions of locked with get_file_info" in text_of(result)
+    assert structured(advised)["mode"] == "0644"  # the advice, followed, shows why
     assert tree(root) == before
 
 

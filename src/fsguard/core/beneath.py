@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
-from fsguard.core.oserrors import from_os_error, link_loop_error, shorten
+from fsguard.core.oserrors import from_os_error, link_loop_error, shorten, unsearchable_error
 from fsguard.core.pathforms import names_below, within
 
 _PATH = getattr(os, "O_PATH", os.O_RDONLY)
@@ -358,6 +358,8 @@ def _link_target(parent: int, name: str, label: Path) -> str | None:
     except OSError as exc:
         if exc.errno in (errno.EINVAL, errno.ENOENT, errno.ENOTDIR):
             return None
+        if exc.errno == errno.EACCES:  # readlink needs no permission on the entry: its directory is not searchable
+            raise unsearchable_error(label) from exc
         raise from_os_error(exc, label) from exc
 
 

@@ -72,6 +72,18 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
     return FsguardError(f"I/O error on {shown}: {reason}.", path=shown)
 
 
+def unsearchable_error(path: Path) -> AccessDeniedError:
+    """The refusal of ``path`` when the directory holding it may not be searched: get_file_info on the path would be
+    refused too, so the advice names the directory, whose permissions it can show."""
+    shown, parent = shorten(path), shorten(path.parent)
+    return AccessDeniedError(
+        f"the operating system refused access to {shown}: Permission denied, as its directory {parent} may not be "
+        f"searched. Check the permissions of {parent} with get_file_info, or use another path.",
+        path=shown,
+        reason="Permission denied",
+    )
+
+
 def followed_os_error(exc: OSError, path: object) -> FsguardError:
     """:func:`from_os_error` for a call that followed ``path``'s symbolic links (``stat``, an open without
     ``O_NOFOLLOW``): ELOOP there is a loop of links, not a link refused in the place of a file."""
