@@ -64,3 +64,53 @@ async def test_a_list_of_paths_that_is_not_json_still_gets_a_list_of_paths(clien
     result = await client.call_tool("read_file", {"paths": '["a.txt"'})
     assert error_code(result) == "invalid_params"
     assert 'JSON text such as ["a.txt", "b.txt"]' in text_of(result)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"request_json": {"operations": [{"type": "edit", "path": "a.txt", "old_text": "zebra", "new_text": "y"}]}},
+        {
+            "pipeline_json": {
+                "name": "p",
+                "steps": [
+                    {"id": "s", "action": "search", "params": {"pattern": "hello", "path": "."}},
+                    {"id": "e", "action": "edit", "input_from": "s", "params": {"old_text": "zebra", "new_text": "y"}},
+                ],
+            }
+        },
+        {
+            "pipeline_json": {
+                "name": "p",
+                "steps": [
+                    {"id": "s", "action": "search", "params": {"pattern": "hello", "path": "."}},
+                    {
+                        "id": "m",
+                        "action": "multi_edit",
+                        "input_from": "s",
+                        "params": {"edits": [{"old_text": "zebra", "new_text": "y"}]},
+                    },
+                ],
+            }
+        },
+    ],
+    ids=["batch-edit", "pipeline-edit", "pipeline-multi_edit"],
+)
+async def test_a_batch_or_pipeline_edit_that_finds_nothing_advises_no_tolerant_whitespace_it_cannot_take(
+    client: Client, root: Path, arguments: dict[str, Any]
+) -> None:
+    (root / "a.txt").write_bytes(b"hello\nworld\n")
+    result = await client.call_tool("batch_operations", arguments)
+    assert error_code(result) == "batch_failed"
+    assert "was not found in a.txt" in text_of(result)
+    assert "from read_file" in text_of(result)  # the advice that applies is kept
+    assert "tolerant_whitespace" not in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"hello\nworld\n"
+
+
+async def test_edit_file_that_finds_nothing_still_advises_tolerant_whitespace(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"hello\nworld\n")
+    result = await client.call_tool("edit_file", {"path": "a.txt", "old_text": "zebra", "new_text": "y"})
+    assert error_code(result) == "no_match"
+    assert "pass tolerant_whitespace=true" in text_of(result)
+    assert "tolerant_whitespace" in (await _schema(client, "edit_file"))["properties"]
