@@ -114,3 +114,15 @@ async def test_edit_file_that_finds_nothing_still_advises_tolerant_whitespace(cl
     assert error_code(result) == "no_match"
     assert "pass tolerant_whitespace=true" in text_of(result)
     assert "tolerant_whitespace" in (await _schema(client, "edit_file"))["properties"]
+
+
+async def test_project_replace_with_an_empty_find_advises_its_own_literal_flag_and_changes_nothing(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"hello\n")
+    result = await client.call_tool("project_replace", {"find": "", "replace": "x", "preview": False})
+    assert error_code(result) == "invalid_params"
+    advised = set(re.findall(r"\b([a-z_]+)=", text_of(result)))
+    assert advised == {"literal"}
+    assert advised <= set((await _schema(client, "project_replace"))["properties"])
+    assert (root / "a.txt").read_bytes() == b"hello\n"
