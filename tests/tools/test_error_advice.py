@@ -20,6 +20,19 @@ async def _schema(client: Client, tool: str) -> dict[str, Any]:
     return next(t.input_schema for t in listed.tools if t.name == tool)
 
 
+async def _unreal_advice(client: Client, tool: str, text: str) -> list[str]:
+    """Every ``param=`` the text advises that the tool it names does not take: inside ``other(...)`` the params of
+    that tool (which must exist), elsewhere the failing tool's own."""
+    schemas = {t.name: set(t.input_schema.get("properties", {})) for t in (await client.list_tools()).tools}
+    wrong = []
+    for name, inner in re.findall(r"\b([a-z_]+)\(([^()]*)\)", text):
+        if name not in schemas:
+            wrong.append(f"{name}()")
+        wrong += [f"{name}({param}=)" for param in re.findall(r"\b([a-z_]+)=", inner) if param not in schemas[name]]
+    bare = re.sub(r"\b[a-z_]+\([^()]*\)", "", text)
+    return wrong + [f"{param}=" for param in re.findall(r"\b([a-z_]+)=", bare) if param not in schemas[tool]]
+
+
 def _item_fields(prop: dict[str, Any]) -> set[str]:
     """The field names the items of an array parameter take."""
     for option in prop.get("anyOf", [prop]):
@@ -126,3 +139,23 @@ async def test_project_replace_with_an_empty_find_advises_its_own_literal_flag_a
     assert advised == {"literal"}
     assert advised <= set((await _schema(client, "project_replace"))["properties"])
     assert (root / "a.txt").read_bytes() == b"hello\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_file", {"path": "b.bin", "old_text": "abc", "new_text": "x"}),
+        ("minify_js", {"path": "b.bin"}),
+        ("analyze_operation", {"operation": "edit", "path": "b.bin", "old_text": "abc", "new_text": "x"}),
+        ("read_file", {"path": "b.bin"}),
+    ],
+)
+async def test_a_binary_file_is_refused_with_advice_every_named_tool_takes(
+    client: Client, root: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    (root / "b.bin").write_bytes(b"\0\1abc")
+    result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "binary_file"
+    assert "read_file(encoding='base64')" in text_of(result)
+    assert await _unreal_advice(client, tool, text_of(result)) == []
+    assert (root / "b.bin").read_bytes() == b"\0\1abc"
