@@ -85,7 +85,11 @@ def open_pinned(entry: Pinned) -> int:
 
 def special_file(path: Path) -> BinaryFileError:
     """The refusal of a pipe, socket or device, whose bytes are never read (a FIFO's read could block forever)."""
-    return BinaryFileError(f"{path} is a pipe, socket or device, not a regular file; it is never read.", path=str(path))
+    return BinaryFileError(
+        f"{path} is a pipe, socket or device, not a regular file: fsguard never reads or writes its bytes. "
+        "Use a regular file instead.",
+        path=str(path),
+    )
 
 
 def _read_fd(fd: int, path: Path, max_size: int | None) -> tuple[bytes, os.stat_result | None]:
