@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, text_of
+from tests.conftest import ClientFactory, error_code, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -159,3 +159,22 @@ async def test_a_binary_file_is_refused_with_advice_every_named_tool_takes(
     assert "read_file(encoding='base64')" in text_of(result)
     assert await _unreal_advice(client, tool, text_of(result)) == []
     assert (root / "b.bin").read_bytes() == b"\0\1abc"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_file", {"path": "big.txt", "old_text": "line", "new_text": "row"}),
+        ("minify_js", {"path": "big.txt"}),
+        ("read_file", {"path": "big.txt"}),
+    ],
+)
+async def test_a_file_over_the_size_limit_is_refused_with_advice_every_named_tool_takes(
+    connect: ClientFactory, root: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    (root / "big.txt").write_bytes(b"line\n" * 400)
+    async with connect(max_file_size=1000) as client:
+        result = await client.call_tool(tool, arguments)
+        assert error_code(result) == "too_large"
+        assert await _unreal_advice(client, tool, text_of(result)) == []
+    assert (root / "big.txt").read_bytes() == b"line\n" * 400

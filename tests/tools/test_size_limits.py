@@ -93,7 +93,7 @@ async def test_a_change_to_a_file_over_the_limit_says_read_file_still_reads_it_i
         result = await client.call_tool(tool, arguments)
         followed = await client.call_tool("read_file", {"path": "big.js", "start_line": 1, "end_line": 2})
     assert error_code(result) == "too_large"
-    assert "read_file still reads it in ranges (start_line/end_line" in text_of(result)
+    assert "read in ranges: read_file(start_line=..., end_line=...)" in text_of(result)
     assert "--max-file-size" in text_of(result)
     assert "to read it" not in text_of(result)
     assert structured(followed)["content"] == "var line = 1;\nvar line = 1;\n"  # the advice works
