@@ -178,3 +178,16 @@ async def test_a_file_over_the_size_limit_is_refused_with_advice_every_named_too
         assert error_code(result) == "too_large"
         assert await _unreal_advice(client, tool, text_of(result)) == []
     assert (root / "big.txt").read_bytes() == b"line\n" * 400
+
+
+async def test_project_replace_with_a_bad_regex_says_how_to_replace_the_text_as_typed_and_that_works(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"call (x here\n")
+    refused = await client.call_tool("project_replace", {"find": "(x", "replace": "y", "literal": False})
+    assert error_code(refused) == "invalid_params"
+    assert "drop literal=false" in text_of(refused)
+    assert await _unreal_advice(client, "project_replace", text_of(refused)) == []
+    assert (root / "a.txt").read_bytes() == b"call (x here\n"
+    followed = await client.call_tool("project_replace", {"find": "(x", "replace": "y", "preview": True})
+    assert not followed.is_error, text_of(followed)
