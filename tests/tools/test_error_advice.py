@@ -191,3 +191,24 @@ async def test_project_replace_with_a_bad_regex_says_how_to_replace_the_text_as_
     assert (root / "a.txt").read_bytes() == b"call (x here\n"
     followed = await client.call_tool("project_replace", {"find": "(x", "replace": "y", "preview": True})
     assert not followed.is_error, text_of(followed)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "meant"),
+    [
+        ("read_file", {"file_path": "a.txt"}, "path"),
+        ("move_file", {"source": "a.txt", "dest_path": "b.txt"}, "source_path"),
+        ("copy_file", {"source_path": "a.txt", "destination": "b.txt"}, "dest_path"),
+        ("search_files", {"query": "a"}, "pattern"),
+        ("list_directory", {"dir": "."}, "path"),
+    ],
+)
+async def test_a_parameter_named_as_other_file_tools_name_it_is_refused_with_the_name_to_use(
+    client: Client, root: Path, tool: str, arguments: dict[str, Any], meant: str
+) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "unknown_param"
+    assert f'(did you mean "{meant}"?)' in text_of(result)
+    assert meant in (await _schema(client, tool))["properties"]
+    assert sorted(p.name for p in root.iterdir()) == ["a.txt"]

@@ -107,13 +107,33 @@ def _check_characters(name: str, value: Any) -> None:
             _check_characters(name, item)
 
 
+# Names other file tools give a parameter, too far from fsguard's for an edit distance to find: suggested only (an
+# alias would silently take a name the model may have meant otherwise), and only where the tool has the parameter.
+_MEANT: dict[str, tuple[str, ...]] = {
+    "file_path": ("path", "source_path"),
+    "filepath": ("path", "source_path"),
+    "filename": ("path",),
+    "file": ("path",),
+    "dir": ("path",),
+    "directory": ("path",),
+    "source": ("source_path",),
+    "src": ("source_path",),
+    "destination": ("dest_path",),
+    "dest": ("dest_path",),
+    "dst": ("dest_path",),
+    "target": ("dest_path",),
+    "query": ("pattern", "find"),
+    "search": ("pattern", "find"),
+}
+
+
 def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
     # Double quotes, as the seed words it ('unknown parameter "include>" (did you mean "include"?)', catalog §0.1/§4):
     # prompts and tests written for the seed look for that text.
     parts = []
     listed = first_few(unknown)
     for name in listed:
-        suggestion = closest(name, valid)
+        suggestion = closest(name, valid) or next((m for m in _MEANT.get(name.lower(), ()) if m in valid), None)
         hint = f" (did you mean {json.dumps(suggestion)}?)" if suggestion else ""
         parts.append(f"unknown parameter {json.dumps(shorten(name))}{hint}")
     if len(listed) < len(unknown):
