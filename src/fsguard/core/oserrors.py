@@ -62,6 +62,13 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
             f"{NAME_MAX_BYTES} bytes per name. Use a shorter name, then retry.",
             path=shown,
         )
+    if exc.errno == errno.EBUSY:
+        return AccessDeniedError(
+            f"the operating system refused to change {shown}: {reason} (a mount point, or in use by the system). "
+            "Work with what is inside it, or another path.",
+            path=shown,
+            reason=reason,
+        )
     if isinstance(exc, PermissionError) or exc.errno in (errno.ELOOP, errno.EACCES, errno.EPERM):
         return AccessDeniedError(
             f"the operating system refused access to {shown}: {reason}. Check its permissions with "
