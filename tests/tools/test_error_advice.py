@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.types import ElicitResult
 
+from fsguard.core.confirmation import declined
 from tests.conftest import ClientFactory, error_code, text_of
 
 pytestmark = pytest.mark.anyio
@@ -212,3 +214,26 @@ async def test_a_parameter_named_as_other_file_tools_name_it_is_refused_with_the
     assert f'(did you mean "{meant}"?)' in text_of(result)
     assert meant in (await _schema(client, tool))["properties"]
     assert sorted(p.name for p in root.iterdir()) == ["a.txt"]
+
+
+async def _decline(context: Any, params: Any) -> ElicitResult:
+    return ElicitResult(action="decline")
+
+
+async def test_a_declined_delete_advises_looking_first_with_tools_that_exist_and_deletes_nothing(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"keep\n")
+    async with connect(elicitation_callback=_decline) as client:
+        result = await client.call_tool("delete_file", {"path": "a.txt", "permanent": True})
+        assert error_code(result) == "declined"
+        assert "list_directory or get_file_info" in text_of(result)
+        assert "dry_run" not in text_of(result)  # delete_file has none
+        assert await _unreal_advice(client, "delete_file", text_of(result)) == []
+    assert (root / "a.txt").read_bytes() == b"keep\n"
+
+
+@pytest.mark.parametrize("operation", ["delete_file", "git", "project_replace", "backup", "batch_operations"])
+async def test_every_operation_that_asks_is_declined_with_advice_its_tool_takes(client: Client, operation: str) -> None:
+    text = declined(operation, "declined").message
+    assert await _unreal_advice(client, operation, text) == []
