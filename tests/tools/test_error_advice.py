@@ -25,7 +25,7 @@ async def _schema(client: Client, tool: str) -> dict[str, Any]:
 async def _unreal_advice(client: Client, tool: str, text: str) -> list[str]:
     """Every ``param=`` the text advises that the tool it names does not take: inside ``other(...)`` the params of
     that tool (which must exist), elsewhere the failing tool's own."""
-    schemas = {t.name: set(t.input_schema.get("properties", {})) for t in (await client.list_tools()).tools}
+    schemas = {t.name: _takes(t.input_schema) for t in (await client.list_tools()).tools}
     wrong = []
     for name, inner in re.findall(r"\b([a-z_]+)\(([^()]*)\)", text):
         if name not in schemas:
@@ -33,6 +33,16 @@ async def _unreal_advice(client: Client, tool: str, text: str) -> list[str]:
         wrong += [f"{name}({param}=)" for param in re.findall(r"\b([a-z_]+)=", inner) if param not in schemas[name]]
     bare = re.sub(r"\b[a-z_]+\([^()]*\)", "", text)
     return wrong + [f"{param}=" for param in re.findall(r"\b([a-z_]+)=", bare) if param not in schemas[tool]]
+
+
+def _takes(schema: dict[str, Any]) -> set[str]:
+    """The names a call of the tool can carry: its parameters, the fields of their array items (an edit's
+    occurrence), and the keys their descriptions quote (a rename_json's "preview")."""
+    names = set(schema.get("properties", {}))
+    for prop in schema.get("properties", {}).values():
+        names |= _item_fields(prop)
+        names |= set(re.findall(r'"([a-z_]+)"', str(prop.get("description", ""))))
+    return names
 
 
 def _item_fields(prop: dict[str, Any]) -> set[str]:
@@ -237,3 +247,56 @@ async def test_a_declined_delete_advises_looking_first_with_tools_that_exist_and
 async def test_every_operation_that_asks_is_declined_with_advice_its_tool_takes(client: Client, operation: str) -> None:
     text = declined(operation, "declined").message
     assert await _unreal_advice(client, operation, text) == []
+
+
+BROKEN_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("read_file", {"path": "nope.txt"}),
+    ("read_file", {"path": "dir"}),
+    ("read_file", {"path": "a.txt/x"}),
+    ("read_file", {"path": "a.txt", "start_line": 99}),
+    ("write_file", {"path": "a.txt", "content": "x", "expected_hash": "deadbeef"}),
+    ("write_file", {"path": "new.txt", "content": "é", "encoding": "ascii"}),
+    ("write_file", {"path": "a.txt", "content_base64": "YQ==", "append": True}),
+    ("edit_file", {"path": "a.txt", "old_text": "zebra", "new_text": "y"}),
+    ("edit_file", {"path": "a.txt", "old_text": "hello", "new_text": "y"}),
+    ("edit_file", {"path": "dir", "old_text": "a", "new_text": "y"}),
+    ("edit_file", {"path": "a.txt", "mode": "insert", "anchor": "zebra", "new_text": "x"}),
+    ("multi_edit", {"path": "a.txt", "edits": [{"old_text": "hello", "new_text": "x"}]}),
+    ("multi_edit", {"path": "a.txt"}),
+    ("delete_file", {"path": "dir"}),
+    ("delete_file", {"path": "a.txt", "expected_hash": "abc"}),
+    ("move_file", {"source_path": "dir", "dest_path": "dir/sub"}),
+    ("copy_file", {"source_path": "a.txt", "dest_path": "dir/b.txt"}),
+    ("create_directory", {"path": "a.txt"}),
+    ("list_directory", {"path": "a.txt"}),
+    ("list_directory", {"path": ".", "offset": 99}),
+    ("search_files", {"pattern": "(", "regex": True}),
+    ("search_files", {"pattern": "([", "include_content": True}),
+    ("project_replace", {"find": "", "replace": "x"}),
+    ("backup", {"action": "restore"}),
+    ("backup", {"action": "undo_last", "file_path": "a.txt"}),
+    ("backup", {"action": "restore_trash", "sd_id": "zzz"}),
+    ("batch_operations", {}),
+    ("batch_operations", {"rename_json": {"path": "dir", "mode": "find_replace"}}),
+    ("git", {"action": "status"}),
+    ("minify_js", {"path": "app.js", "output_path": "a.txt"}),
+    ("server_info", {"action": "artifact", "sub_action": "write", "path": "x.txt"}),
+    ("help", {"tool": "explode"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments"), BROKEN_CALLS)
+async def test_every_error_names_only_tools_and_parameters_that_exist(
+    client: Client, root: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    (root / "a.txt").write_bytes(b"hello\nworld\nhello\n")
+    (root / "app.js").write_bytes(b"var  a = 1 ;\n")
+    (root / "dir").mkdir()
+    (root / "dir" / "b.txt").write_bytes(b"bee\n")
+    before = sorted((p.relative_to(root), p.read_bytes() if p.is_file() else None) for p in root.rglob("*"))
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error
+    assert error_code(result) not in ("internal_error", "error")
+    assert await _unreal_advice(client, tool, text_of(result)) == []
+    assert len(text_of(result)) < 600
+    assert sorted((p.relative_to(root), p.read_bytes() if p.is_file() else None) for p in root.rglob("*")) == before
