@@ -352,7 +352,47 @@ async def test_a_trash_entry_whose_meta_json_is_damaged_is_refused_as_backup_cor
     listed = structured(await client.call_tool("backup", {"action": "list_trash"}))
 
     assert (error_code(restore), error_code(purge)) == ("backup_corrupt", "backup_corrupt")
-    assert "move it back by hand" in text_of(restore)
+    assert "ask the user to move it back by hand" in text_of(restore)
+    assert f"trash/{sd_id}/item" in text_of(restore)
+    assert str(state_dir) not in text_of(restore)  # no host path outside the roots
+    assert "Expecting" not in text_of(restore)  # no JSON parser internals
     assert listed["total"] == 0
     assert (home / "item").read_bytes() == b"keep me\n"
     assert not (root / "notes.txt").exists()
+
+
+async def test_a_damaged_backup_is_refused_without_the_state_directory_and_its_advice_works(
+    client: Client, root: Path, state_dir: Path
+) -> None:
+    (root / "f.txt").write_bytes(b"good bytes\n")
+    backup_id = (await edit(client, "good", "new"))["backup_id"]
+    for journal in (state_dir / "backups" / "journal").glob("*.jsonl"):
+        journal.write_bytes(journal.read_bytes().replace(b"good bytes", b"evil bytes"))
+
+    restore = await client.call_tool("backup", {"action": "restore", "backup_id": backup_id})
+    chain = await client.call_tool("backup", {"action": "undo_chain", "file_path": "f.txt"})
+
+    assert error_code(restore) == "backup_corrupt"
+    assert str(state_dir) not in text_of(restore)
+    assert "backup(action='undo_chain', file_path='f.txt')" in text_of(restore)
+    assert not chain.is_error  # the advice, followed, answers
+    assert (root / "f.txt").read_bytes() == b"new bytes\n"
+
+
+async def test_a_damaged_group_is_refused_in_words_that_lead_to_each_files_own_backup(
+    client: Client, root: Path, state_dir: Path
+) -> None:
+    (root / "b.txt").write_bytes(b"old b\n")
+    request = {"operations": [{"type": "write", "path": "b.txt", "content": "new b\n"}]}
+    group_id = structured(await client.call_tool("batch_operations", {"request_json": request}))["backup_id"]
+    (state_dir / "backups" / "groups" / f"{group_id}.json").write_bytes(b"{not json")
+
+    restore = await client.call_tool("backup", {"action": "restore", "backup_id": group_id})
+    assert error_code(restore) == "backup_corrupt"
+    assert "Expecting" not in text_of(restore)  # no JSON parser internals
+    assert "backup(action='list')" in text_of(restore)
+    assert (root / "b.txt").read_bytes() == b"new b\n"
+    listed = structured(await client.call_tool("backup", {"action": "list", "filter_path": "b.txt"}))
+    own = listed["backups"][0]["backup_id"]
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": own}))
+    assert (root / "b.txt").read_bytes() == b"old b\n"  # the advice, followed, brings the file back

@@ -202,8 +202,18 @@ def read_only_dir(root: Path, mount_tmpfs: Mount) -> Path:
         ("delete_file", {"path": "ro/keep.txt", "permanent": True}),
         ("create_directory", {"path": "ro/made"}),
         ("create_directory", {"path": "ro/empty/made/deeper"}),
+        ("git", {"action": "init", "path": "ro/repo"}),
     ],
-    ids=["write-new", "write-replace", "edit", "delete-to-trash", "delete-permanent", "mkdir", "mkdir-parents"],
+    ids=[
+        "write-new",
+        "write-replace",
+        "edit",
+        "delete-to-trash",
+        "delete-permanent",
+        "mkdir",
+        "mkdir-parents",
+        "git-init",
+    ],
 )
 async def test_a_change_on_a_read_only_mount_is_read_only_filesystem_and_nothing_changes(
     client: Client, root: Path, state_dir: Path, read_only_dir: Path, tool: str, arguments: dict[str, Any]
@@ -338,3 +348,26 @@ async def test_an_unexpected_failure_is_internal_error_and_its_traceback_is_in_t
     crashes = [record for record in caplog.records if record.exc_info and record.levelname == "ERROR"]
     assert [str(record.exc_info[1]) for record in crashes if record.exc_info] == ["a bug deep in the engine"]
     assert (root / "a.txt").read_bytes() == ORIGINAL
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("delete_file", {"path": "mnt", "recursive": True, "permanent": True}),
+        ("delete_file", {"path": "mnt", "recursive": True}),
+        ("move_file", {"source_path": "mnt", "dest_path": "moved"}),
+    ],
+    ids=["delete-permanent", "delete-to-trash", "move"],
+)
+async def test_a_mount_point_is_refused_as_access_denied_before_anything_inside_it_is_deleted(
+    client: Client, root: Path, state_dir: Path, mount_tmpfs: Mount, tool: str, arguments: dict[str, Any]
+) -> None:
+    mounted = mount_tmpfs(root / "mnt")
+    (mounted / "keep.txt").write_bytes(ORIGINAL)
+    before = tree(mounted)
+    result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "access_denied", text_of(result)  # not the fallback "error" with no next action
+    assert "mount point" in text_of(result)
+    assert "inside it" in text_of(result)
+    assert tree(mounted) == before  # a permanent delete emptied it before the OS refused the mount point itself
+    assert not (root / "moved").exists()

@@ -237,3 +237,54 @@ async def test_a_push_into_a_bare_repository_made_of_plain_files_runs_none_of_it
     assert pushed["updates"] == ["main -> main [new branch]"]
     assert git(evil, "rev-parse", "main") == git(repo, "rev-parse", "main")
     assert not marker.exists()
+
+
+async def test_a_missing_path_outside_any_repository_is_not_found_and_advises_no_init(
+    client: Client, root: Path
+) -> None:
+    result = await client.call_tool("git", {"action": "status", "path": "nope"})
+    assert error_code(result) == "not_found"
+    assert "nope does not exist" in text_of(result)
+    assert "init" not in text_of(result)
+    assert not (root / ".git").exists()
+
+
+async def test_a_read_only_root_outside_any_repository_advises_no_init_that_would_be_refused(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    async with connect(read_only_roots=(shelf,)) as client:
+        result = await client.call_tool("git", {"action": "status", "path": str(shelf)})
+        init = await client.call_tool("git", {"action": "init", "path": str(shelf)})
+    assert error_code(result) == "not_a_repository"
+    assert "read-only root" in text_of(result)
+    assert 'action="init"' not in text_of(result)
+    assert error_code(init) == "read_only"  # what following the old advice led to
+    assert list(shelf.iterdir()) == []
+
+
+async def test_a_push_to_a_remote_the_repository_lacks_says_so_instead_of_advising_a_push_that_fails_alike(
+    client: Client, repo: Path
+) -> None:
+    plain = await client.call_tool("git", {"action": "push"})
+    named = await client.call_tool("git", {"action": "push", "name": "main"})
+    for result in (plain, named):
+        assert error_code(result) == "git_error"
+        assert "has no remote 'origin'" in text_of(result)
+        assert 'git(action="push"' not in text_of(result)  # what the old advice said, and it failed the same way
+        assert "--set-upstream" not in text_of(result)  # git's advice for its own command line
+    assert git(repo, "remote").strip() == ""
+
+
+async def test_a_push_of_a_branch_without_upstream_advises_a_push_that_works(client: Client, repo: Path) -> None:
+    git(repo.parent, "init", "-q", "--bare", str(repo / "remote.git"))
+    git(repo, "remote", "add", "origin", "remote.git")
+    (repo / ".git" / "info" / "exclude").write_text("remote.git/\n", encoding="utf-8")
+    refused = await client.call_tool("git", {"action": "push"})
+    assert error_code(refused) == "git_error"
+    assert 'git(action="push", name="main")' in text_of(refused)
+    assert "--set-upstream" not in text_of(refused)
+    followed = await client.call_tool("git", {"action": "push", "name": "main"})
+    assert not followed.is_error, text_of(followed)
+    assert git(repo / "remote.git", "rev-parse", "main") == git(repo, "rev-parse", "HEAD")

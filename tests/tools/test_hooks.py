@@ -242,3 +242,28 @@ async def test_search_files_fires_the_search_events_and_a_denying_pre_search_hoo
     ]
     assert events[0]["metadata"] == {"pattern": "needle", "mode": "content"}
     assert events[1]["metadata"]["total_matches"] == 2
+
+
+@pytest.mark.parametrize(
+    ("event", "tool", "arguments", "undone"),
+    [
+        ("pre-delete", "delete_file", {"path": "a.txt"}, "deleted"),
+        ("pre-move", "move_file", {"source_path": "a.txt", "dest_path": "b.txt"}, "moved"),
+        ("pre-copy", "copy_file", {"source_path": "a.txt", "dest_path": "b.txt"}, "copied"),
+        ("pre-create", "create_directory", {"path": "d"}, "created"),
+        ("pre-write", "write_file", {"path": "a.txt", "content": "x\n"}, "written"),
+    ],
+)
+async def test_a_denying_pre_hook_says_what_did_not_happen_in_the_words_of_the_operation(
+    connect: ClientFactory, root: Path, tmp_path: Path, event: str, tool: str, arguments: dict[str, Any], undone: str
+) -> None:
+    config = hook_config(
+        tmp_path, {event: [{"pattern": "*", "hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}
+    )
+    (root / "a.txt").write_text("original\n", encoding="utf-8")
+    async with connect(hooks_config=config) as client:
+        result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "hook_denied"
+    assert f"Nothing was {undone}." in text_of(result)
+    assert sorted(p.name for p in root.iterdir()) == ["a.txt"]
+    assert (root / "a.txt").read_text(encoding="utf-8") == "original\n"

@@ -354,3 +354,71 @@ async def test_a_search_or_replace_of_one_file_the_user_may_not_read_is_access_d
     assert "secret.txt: Permission denied" in text_of(result)
     (root / "secret.txt").chmod(0o644)
     assert (root / "secret.txt").read_bytes() == b"hello\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("read_file", {"path": "locked/f.txt"}),
+        ("get_file_info", {"path": "locked/f.txt"}),
+        ("write_file", {"path": "locked/new.txt", "content": "x"}),
+        ("edit_file", {"path": "locked/f.txt", "old_text": "a", "new_text": "b"}),
+    ],
+)
+async def test_a_file_in_a_directory_without_search_permission_is_named_by_its_path_not_its_last_name(
+    connect: ClientFactory, reachable: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    root = reachable / "root"
+    (root / "locked").mkdir()
+    (root / "locked" / "f.txt").write_bytes(b"a locked file\n")
+    (root / "locked").chmod(0o644)
+    before = tree(root)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, arguments)
+            advised = await client.call_tool("get_file_info", {"path": "locked"})
+    assert error_code(result) == "access_denied", text_of(result)
+    assert f"refused access to {arguments['path']}:" in text_of(result)  # not just "f.txt", which could be anywhere
+    assert "Check the permissions of locked with get_file_info" in text_of(result)
+    assert structured(advised)["mode"] == "0644"  # the advice, followed, shows why
+    assert tree(root) == before
+
+
+@pytest.mark.parametrize("tool", ["move_file", "copy_file"])
+async def test_a_move_or_copy_into_a_directory_the_user_may_not_write_names_that_directory_not_the_source(
+    connect: ClientFactory, reachable: Path, tool: str
+) -> None:
+    root = reachable / "root"
+    (root / "plain.txt").write_bytes(b"plain\n")
+    (root / "shut").mkdir()
+    (root / "shut").chmod(0o555)
+    before = tree(root)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            result = await client.call_tool(tool, {"source_path": "plain.txt", "dest_path": "shut/plain.txt"})
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "refused access to shut:" in text_of(result)
+    assert "plain.txt" not in text_of(result)
+    assert tree(root) == before
+
+
+@pytest.mark.parametrize(("bits", "where"), [(0o000, "secret.txt"), (0o000, "locked")], ids=["file", "directory"])
+async def test_get_file_info_shows_the_permissions_of_an_entry_whose_contents_the_os_refuses(
+    connect: ClientFactory, reachable: Path, bits: int, where: str
+) -> None:
+    root = reachable / "root"
+    (root / "secret.txt").write_bytes(b"s\n")
+    (root / "locked").mkdir()
+    (root / where).chmod(bits)
+    before = tree(root)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            refused = await client.call_tool("read_file", {"path": f"{where}/f.txt" if where == "locked" else where})
+            info = await client.call_tool("get_file_info", {"path": where})
+    assert error_code(refused) == "access_denied"
+    assert "get_file_info" in text_of(refused)
+    facts = structured(info)  # the advice, followed, answers with the permissions
+    assert facts["mode"] == f"{bits:04o}"
+    assert "content_hash" not in facts
+    assert "entries" not in facts
+    assert tree(root) == before

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ClientFactory, error_code, structured
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -74,3 +74,27 @@ async def test_an_artifact_over_the_limit_is_not_captured(connect: ClientFactory
     assert error_code(result) == "too_large"
     assert _files(root) == []
     assert info["artifact"]["captured"] is False
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_file", {"path": "big.js", "old_text": "line", "new_text": "row", "replace_all": True}),
+        ("minify_js", {"path": "big.js"}),
+    ],
+    ids=["edit_file", "minify_js"],
+)
+async def test_a_change_to_a_file_over_the_limit_says_read_file_still_reads_it_in_ranges_and_leaves_it(
+    connect: ClientFactory, root: Path, tool: str, arguments: dict[str, object]
+) -> None:
+    original = b"var line = 1;\n" * 100
+    (root / "big.js").write_bytes(original)
+    async with connect(max_file_size=LIMIT) as client:
+        result = await client.call_tool(tool, arguments)
+        followed = await client.call_tool("read_file", {"path": "big.js", "start_line": 1, "end_line": 2})
+    assert error_code(result) == "too_large"
+    assert "read in ranges: read_file(start_line=..., end_line=...)" in text_of(result)
+    assert "--max-file-size" in text_of(result)
+    assert "to read it" not in text_of(result)
+    assert structured(followed)["content"] == "var line = 1;\nvar line = 1;\n"  # the advice works
+    assert (root / "big.js").read_bytes() == original

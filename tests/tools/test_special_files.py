@@ -29,6 +29,7 @@ def listening(root: Path) -> Iterator[Path]:
         ("read_file", {"path": "s.sock"}),
         ("edit_file", {"path": "s.sock", "old_text": "a", "new_text": "b"}),
         ("minify_js", {"path": "s.sock", "dry_run": True}),
+        ("write_file", {"path": "s.sock", "content": "x"}),
     ],
 )
 async def test_a_socket_in_a_root_is_refused_as_a_special_file(
@@ -38,5 +39,6 @@ async def test_a_socket_in_a_root_is_refused_as_a_special_file(
         result = await client.call_tool(tool, args)
     assert error_code(result) == "binary_file"
     assert "pipe, socket or device" in text_of(result)
+    assert "never reads or writes" in text_of(result)  # true of a write as of a read
     assert stat.S_ISSOCK(os.lstat(listening).st_mode)  # still the socket: nothing was written in its place
     assert sorted(path.name for path in listening.parent.iterdir()) == ["s.sock"]

@@ -89,7 +89,7 @@ error batch_failed
 batch_operations: operation 2 (edit a.txt) failed (no_match): old_text was not found in a.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 The whole file (1 line):
     1: ONE
-Copy the exact text from read_file and retry, or pass tolerant_whitespace=true if only tabs/spaces or line endings differ.
+Copy the exact text from read_file and retry.
 The batch is atomic, so the 2 change(s) it had made were rolled back, newest first:
   reverted: modified a.txt
   reverted: created x.txt (its bytes are in backup <backup_id:1>)
@@ -221,7 +221,7 @@ error batch_failed
 pipeline step 2 'fix' (edit): old_text was not found in a.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 The whole file (1 line):
     1: x
-Copy the exact text from read_file and retry, or pass tolerant_whitespace=true if only tabs/spaces or line endings differ.
+Copy the exact text from read_file and retry.
 Nothing had been changed yet, so nothing needed rolling back.
 Fix the step and run the pipeline again; dry_run=true shows what each step would do.\
 """

@@ -363,7 +363,7 @@ async def test_read_file_of_binary_bytes_is_binary_file_with_the_base64_hint(rig
         {
             "both": """\
 error binary_file
-b.bin is a binary file. Read it with encoding='base64', or inspect it with get_file_info.\
+b.bin is a binary file. Read it with read_file(encoding='base64'), or inspect it with get_file_info.\
 """
         }
     )
@@ -957,7 +957,7 @@ async def test_edit_file_of_binary_bytes_is_binary_file(rig: Rig) -> None:
         {
             "both": """\
 error binary_file
-b.bin is a binary file. Read it with encoding='base64', or inspect it with get_file_info.\
+b.bin is a binary file. Read it with read_file(encoding='base64'), or inspect it with get_file_info.\
 """
         }
     )
@@ -1804,7 +1804,7 @@ async def test_project_replace_with_a_bad_regex_is_invalid_params(rig: Rig) -> N
         {
             "both": """\
 error invalid_params
-invalid regex '(x': missing ): (x (RE2 syntax).\
+invalid regex '(x': missing ): (x (RE2 syntax: no backreferences or lookaround). Fix it, or drop literal=false to replace the text as typed.\
 """
         }
     )

@@ -231,8 +231,9 @@ class BackupStore:
                 data = self._payload(key, record)
         if data is None or not self._intact(record, data):
             raise BackupCorruptError(
-                f"backup {record.backup_id} is damaged or missing from {self.root}; nothing was restored. "
-                "Pick another backup from backup(action='undo_chain').",
+                f"backup {record.backup_id} of {record.path} is damaged or missing in fsguard's backup store; "
+                "nothing was changed. Pick another backup of it from "
+                f"backup(action='undo_chain', file_path='{record.path}').",
                 backup_id=record.backup_id,
             )
         return data

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
-from fsguard.core.oserrors import from_os_error, link_loop_error, shorten
+from fsguard.core.oserrors import from_os_error, link_loop_error, shorten, unsearchable_error
 from fsguard.core.pathforms import names_below, within
 
 _PATH = getattr(os, "O_PATH", os.O_RDONLY)
@@ -147,7 +147,7 @@ class Beneath:
             while todo:
                 name = todo.pop()
                 if not todo:  # the last component is never opened here, only read if it is a link
-                    target = _link_target(current, name) if follow else None
+                    target = _link_target(current, name, here / name) if follow else None
                     if target is None:
                         return current, name, here / name
                 else:
@@ -187,7 +187,7 @@ class Beneath:
         try:
             return self._open_dir(current, name, label)
         except _NotADirectory:
-            target = _link_target(current, name)
+            target = _link_target(current, name, label)
             if target is None:  # a file used as a directory
                 shown = shorten(label)
                 raise NotDirectoryError(
@@ -350,14 +350,17 @@ def _close_all(fds: dict[Path, int]) -> None:
     fds.clear()
 
 
-def _link_target(parent: int, name: str) -> str | None:
-    """The target of the symlink ``name``, None when it is something else or nothing."""
+def _link_target(parent: int, name: str, label: Path) -> str | None:
+    """The target of the symlink ``name``, None when it is something else or nothing; ``label`` is its path, which
+    an error names (``name`` alone could be any file of that name)."""
     try:
         return os.readlink(name, dir_fd=parent)
     except OSError as exc:
         if exc.errno in (errno.EINVAL, errno.ENOENT, errno.ENOTDIR):
             return None
-        raise from_os_error(exc, name) from exc
+        if exc.errno == errno.EACCES:  # readlink needs no permission on the entry: its directory is not searchable
+            raise unsearchable_error(label) from exc
+        raise from_os_error(exc, label) from exc
 
 
 def _mkdir(parent: int, name: str, label: Path) -> bool:

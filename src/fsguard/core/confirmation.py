@@ -68,11 +68,23 @@ def confirmation(
     return Confirmation(operation, " ".join(parts), reversible, reason)
 
 
+# How each asking operation shows what it would do without doing it: delete_file and git have no preview or
+# dry_run parameter, and batch_operations has them inside its JSON.
+_LOOK_FIRST = {
+    "delete_file": "list_directory or get_file_info shows what it would remove",
+    "git": 'git(action="status") or git(action="diff") shows what it would change',
+    "project_replace": "preview=true shows what it would do",
+    "backup": "dry_run=true or preview=true shows what it would do",
+    "batch_operations": "validate_only, dry_run or preview inside the JSON shows what it would do",
+}
+
+
 def declined(operation: str, how: str) -> DeclinedError:
     """The error of a call the person did not confirm: nothing ran, and the model should not just retry."""
+    look = _LOOK_FIRST.get(operation, "preview or dry_run shows what it would do")
     return DeclinedError(
         f"{operation}: the user did not confirm it ({how}), so nothing was changed. Do not retry it as is: ask the "
-        "user what they want instead, or propose a smaller change (preview or dry_run shows what it would do).",
+        f"user what they want instead, or propose a smaller change ({look}).",
         operation=operation,
         answer=how,
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
-from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError, TooLargeError
+from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError, TooLargeError
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.transfer import remove
 from fsguard.core.trash import Trash, TrashEntry
@@ -68,6 +68,13 @@ class Deleter:
                 raise InvalidParamsError(
                     f"{path} is a non-empty directory. Pass recursive=true to delete it with everything inside "
                     "(soft delete keeps it whole in the trash).",
+                    path=str(path),
+                )
+            if stat.S_ISDIR(found.st_mode) and found.st_dev != os.fstat(entry.parent).st_dev:
+                # The OS refuses to remove or move a mount point only after a permanent delete has emptied it.
+                raise AccessDeniedError(
+                    f"{path} is a mount point (another filesystem is mounted there), which the operating system "
+                    "never lets be deleted; nothing was deleted. Delete what is inside it instead.",
                     path=str(path),
                 )
             data = None

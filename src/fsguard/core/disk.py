@@ -85,7 +85,11 @@ def open_pinned(entry: Pinned) -> int:
 
 def special_file(path: Path) -> BinaryFileError:
     """The refusal of a pipe, socket or device, whose bytes are never read (a FIFO's read could block forever)."""
-    return BinaryFileError(f"{path} is a pipe, socket or device, not a regular file; it is never read.", path=str(path))
+    return BinaryFileError(
+        f"{path} is a pipe, socket or device, not a regular file: fsguard never reads or writes its bytes. "
+        "Use a regular file instead.",
+        path=str(path),
+    )
 
 
 def _read_fd(fd: int, path: Path, max_size: int | None) -> tuple[bytes, os.stat_result | None]:
@@ -107,9 +111,9 @@ def read_open(fd: int, path: Path, max_size: int | None = None) -> tuple[bytes, 
             raise special_file(path)
         if max_size is not None and before.st_size > max_size:
             raise TooLargeError(
-                f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size). "
-                "get_file_info still reports its size and times; to read it, restart fsguard with a larger "
-                "--max-file-size.",
+                f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size) for "
+                "loading a whole file. It can still be read in ranges: read_file(start_line=..., end_line=...) or "
+                "read_file(mode='tail'); to change it, ask the user to restart fsguard with a larger --max-file-size.",
                 path=str(path),
             )
         data = read_all(fd, before.st_size, max_size)

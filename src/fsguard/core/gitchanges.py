@@ -27,10 +27,11 @@ from fsguard.core.errors import (
 )
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import GitProcess, failure
-from fsguard.core.gitrefs import current_branch, current_commit, merging
+from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent_push_advice
 from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire, holding_files
 from fsguard.core.gitscreen import check_changeable
 from fsguard.core.hashing import content_hash
+from fsguard.core.oserrors import from_os_error
 from fsguard.core.pathforms import escaped
 from fsguard.core.safeguards import Safeguards
 from fsguard.models.git import GitBackup, GitCommit, GitResult
@@ -154,7 +155,7 @@ def push(call: GitCall) -> GitResult:
     refs = parse_push(out.stdout)
     if out.code != 0:
         rejected = "; ".join(f"{_refspec(r.refspec)} {r.summary}" for r in refs if r.rejected)
-        advice = "Nothing was pushed."
+        advice, said = "Nothing was pushed.", out.stderr
         if rejected and not request.force:
             advice = (
                 f"Rejected: {rejected}. The remote has commits this branch does not: integrate them first, or "
@@ -162,9 +163,9 @@ def push(call: GitCall) -> GitResult:
             )
         elif rejected:
             advice = f"Rejected: {rejected}. The remote moved since your last fetch; fetch, check, then retry."
-        elif "has no upstream branch" in out.stderr:
-            advice = f'Nothing was pushed. Push it and set its upstream with git(action="push", name="{pushed}").'
-        raise failure("push", out.code, out.stderr, out.stdout, advice)
+        elif told := unsent_push_advice(repo, remote, pushed, out.stderr):  # git's advice is for its CLI: cut
+            advice, said = told, out.stderr.strip().split("\n", 1)[0]
+        raise failure("push", out.code, said, out.stdout, advice)
     fire(call.safe, "post", "write", repo.root, "push", remote=remote, branch=pushed, force=request.force)
     return GitResult(
         action="push",
@@ -326,7 +327,10 @@ def init(safe: Safeguards, process: GitProcess, request: GitRequest) -> GitResul
     fire(safe, "pre", "create", target, "init")
     if not target.exists():
         with safe.beneath.entry(target, make_parents=True) as entry:
-            os.mkdir(entry.name, dir_fd=entry.parent)
+            try:
+                os.mkdir(entry.name, dir_fd=entry.parent)
+            except OSError as exc:  # a read-only mount, a full disk, a denied parent: the user's to clear, not a crash
+                raise from_os_error(exc, target) from exc
     elif not target.is_dir():
         raise NotDirectoryError(f"{target} is a file; init needs a directory. Pass its parent or a new path.")
     process.run(target, ["init", "--quiet"])

@@ -52,6 +52,20 @@ def current_commit(repo: Repository) -> str | None:
     return (text(out.stdout).strip() or None) if out.code == 0 else None
 
 
+def unsent_push_advice(repo: Repository, remote: str, branch: str | None, stderr: str) -> str | None:
+    """What to do about a push git refused before sending anything: to a remote the repository does not have (where
+    setting an upstream, git's own advice, fails the same way), or of a branch with no upstream; else None."""
+    named = not any(mark in remote for mark in "/:\\")  # a URL or path is given, not looked up
+    if named and repo.git("remote", "get-url", "--", remote, check=False).code != 0:
+        return (
+            f"This repository has no remote {remote!r}, so nothing was pushed. fsguard does not add remotes: ask the "
+            f"user to add one (git remote add {remote} URL), or pass remote= the name of one it has."
+        )
+    if "has no upstream branch" in stderr:
+        return f'Nothing was pushed. Push it and set its upstream with git(action="push", name="{branch}").'
+    return None
+
+
 def merging(repo: Repository) -> bool:
     """A merge is in progress (MERGE_HEAD): its commit is due, even when the index matches HEAD."""
     return repo.git("rev-parse", "--quiet", "--verify", "MERGE_HEAD", check=False).code == 0

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotARepositoryError
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotARepositoryError, NotFoundError
 from fsguard.core.gitparse import text
 from fsguard.core.gitprocess import GitOutput, GitProcess
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
@@ -115,9 +115,15 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
     start = target if target.is_dir() else target.parent
     top = next((d for d in (start, *start.parents) if (d / ".git").exists()), None)
     if top is None:
+        if not os.path.lexists(target):  # a missing path in a repository is fine (git log of a deleted file)
+            raise NotFoundError(f"{target} does not exist. Check the path with list_directory.", path=str(target))
+        next_step = (  # init in a read-only root is refused: advising it would only lead to a second error
+            "It lies in a read-only root, where none can be created: pass a path inside an existing repository."
+            if safe.policy.is_read_only(start)
+            else f'Create one with git(action="init", path="{start}"), or pass a path inside an existing repository.'
+        )
         raise NotARepositoryError(
-            f"{target} is not inside a git repository. Create one with "
-            f'git(action="init", path="{start}"), or pass a path inside an existing repository.',
+            f"{target} is not inside a git repository. {next_step}",
             path=str(target),
         )
     if not safe.policy.contains(top):

@@ -150,12 +150,12 @@ class GroupStore:
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
-            raise BackupCorruptError(f"group {group_id} cannot be read ({exc}).", backup_id=group_id) from exc
+            raise _damaged(group_id) from exc
         try:
             changes = tuple(_change(item) for item in raw["changes"])
             return Group(raw["group_id"], raw["operation"], float(raw["time"]), changes)
         except (KeyError, TypeError, ValueError) as exc:
-            raise BackupCorruptError(f"group {group_id} is malformed ({exc}).", backup_id=group_id) from exc
+            raise _damaged(group_id) from exc
 
     def groups(self) -> list[Group]:
         """Every readable group, newest first (by the time recorded: ids name the second alone). One that cannot be
@@ -192,3 +192,13 @@ def _change(item: dict[str, object]) -> Change:
         raise ValueError(f"unknown change kind {kind!r}")
     fields = {k: (str(v) if v is not None else None) for k, v in item.items() if k != "kind"}
     return Change(kind, **fields)  # type: ignore[arg-type]
+
+
+def _damaged(group_id: str) -> BackupCorruptError:
+    """The refusal of a group whose record cannot be read: the parser's words name nothing the model can act on."""
+    return BackupCorruptError(
+        f"backup group {group_id} is damaged: its record cannot be read, so what the call changed is unknown; "
+        "nothing was changed. Each file it overwrote keeps a backup of its own: find them with "
+        "backup(action='list') and restore them one at a time.",
+        backup_id=group_id,
+    )

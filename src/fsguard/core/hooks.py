@@ -38,6 +38,15 @@ from fsguard.core.errors import HookConfigError, HookDeniedError
 logger = logging.getLogger(__name__)
 
 _FAMILIES = ("write", "edit", "delete", "create", "move", "copy", "read", "search")
+# What a denied pre-hook kept from happening, in its message: "Nothing was deleted", not "written", for a delete.
+_UNDONE = {
+    "read": "read",
+    "search": "read",
+    "delete": "deleted",
+    "create": "created",
+    "move": "moved",
+    "copy": "copied",
+}
 HOOK_EVENTS: tuple[str, ...] = tuple(f"{phase}-{family}" for phase in ("pre", "post") for family in _FAMILIES)
 Decision = Literal["allow", "deny", "continue"]
 _DECISIONS: dict[str, Decision] = {"allow": "allow", "deny": "deny", "continue": "continue"}
@@ -192,7 +201,7 @@ class HookRunner:
         notes += [f"{event.event} hook {r.hook.label} {r.failure}; went on without it." for r in failed if pre]
         denied = next((r for r in results if r.decision == "deny"), None)
         if denied is not None and pre:
-            undone = "read" if event.event in ("pre-read", "pre-search") else "written"
+            undone = _UNDONE.get(event.event.removeprefix("pre-"), "written")
             message = f"{event.event} hook denied {event.tool_name}: {denied.reason}. Nothing was {undone}."
             advice = f"The hook {denied.hook.label} refused it; satisfy it or ask the user to change the hooks config."
             raise HookDeniedError(f"{message} {advice}", path=event.file_path, hook=denied.hook.command)

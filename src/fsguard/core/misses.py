@@ -20,7 +20,7 @@ _CUTOFF = 0.5
 LINE_CHARS = 300  # of each line an error shows
 
 
-_TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
+TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
 
 
 def no_match(
@@ -46,7 +46,7 @@ def no_match(
         evidence = _closest(text, index, old, subject)
     hint = f" into {subject} and retry"  # insert's anchor: tolerant_whitespace does not apply there
     if subject == "old_text":
-        hint = " and retry" + ("" if "tolerant_whitespace" in tried else _TOLERANT_HINT)
+        hint = " and retry" + ("" if "tolerant_whitespace" in tried else TOLERANT_HINT)
     return NoMatchError(
         f"{subject} was not found in {path} (tried: {', '.join(tried)}). Nothing was written.\n"
         + (evidence + "\n" if evidence else "")

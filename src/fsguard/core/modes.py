@@ -16,6 +16,7 @@ from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, 
 from fsguard.core.growth import bounded, check_result
 from fsguard.core.lineends import LiteralFind, in_line_endings
 from fsguard.core.matching import Replacement, find_matches
+from fsguard.core.misses import TOLERANT_HINT
 from fsguard.core.patterns import compile_re2
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
@@ -112,6 +113,19 @@ def must_match(planner: Planner, what: str, path: str) -> Planner:
         if not planned.replacements:
             raise NoMatchError(f"{what} does not occur in {path}. Nothing was written.", path=path)
         return planned
+
+    return plan
+
+
+def without_tolerance(planner: Planner) -> Planner:
+    """``planner`` for a caller that has no tolerant_whitespace to pass (a batch operation, a pipeline step): its
+    misses do not advise a parameter the call cannot take."""
+
+    def plan(text: str) -> EditPlan:
+        try:
+            return planner(text)
+        except NoMatchError as exc:
+            raise NoMatchError(exc.message.replace(TOLERANT_HINT, ""), **exc.fields) from None
 
     return plan
 

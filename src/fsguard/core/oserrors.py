@@ -62,6 +62,13 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
             f"{NAME_MAX_BYTES} bytes per name. Use a shorter name, then retry.",
             path=shown,
         )
+    if exc.errno == errno.EBUSY:
+        return AccessDeniedError(
+            f"the operating system refused to change {shown}: {reason} (a mount point, or in use by the system). "
+            "Work with what is inside it, or another path.",
+            path=shown,
+            reason=reason,
+        )
     if isinstance(exc, PermissionError) or exc.errno in (errno.ELOOP, errno.EACCES, errno.EPERM):
         return AccessDeniedError(
             f"the operating system refused access to {shown}: {reason}. Check its permissions with "
@@ -70,6 +77,18 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
             reason=reason,
         )
     return FsguardError(f"I/O error on {shown}: {reason}.", path=shown)
+
+
+def unsearchable_error(path: Path) -> AccessDeniedError:
+    """The refusal of ``path`` when the directory holding it may not be searched: get_file_info on the path would be
+    refused too, so the advice names the directory, whose permissions it can show."""
+    shown, parent = shorten(path), shorten(path.parent)
+    return AccessDeniedError(
+        f"the operating system refused access to {shown}: Permission denied, as its directory {parent} may not be "
+        f"searched. Check the permissions of {parent} with get_file_info, or use another path.",
+        path=shown,
+        reason="Permission denied",
+    )
 
 
 def followed_os_error(exc: OSError, path: object) -> FsguardError:

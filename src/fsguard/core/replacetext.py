@@ -37,7 +37,12 @@ def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool
             return found.finder(text)[0].subn(bounded(in_line_endings(text, replace), len(text)), text)
 
         return replaced
-    compiled = compile_re2(find, case_sensitive=case_sensitive, advice=" (RE2 syntax).")
+    compiled = compile_re2(
+        find,
+        case_sensitive=case_sensitive,
+        advice=" (RE2 syntax: no backreferences or lookaround). Fix it, or drop literal=false to replace the text as "
+        "typed.",
+    )
 
     def substitute(text: str) -> tuple[str, int]:
         spelled = in_line_endings(text, replace)

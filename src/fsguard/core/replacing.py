@@ -135,7 +135,7 @@ class ProjectReplacer:
                 would be above --max-file-size; nothing was written (a preview is refused too).
         """
         if not request.find:
-            raise InvalidParamsError("find is empty: pass the text (or regex=true pattern) to replace.")
+            raise InvalidParamsError("find is empty: pass the text to replace (or, with literal=false, an RE2 regex).")
         substitute = substitution(
             request.find, request.replace, literal=request.literal, case_sensitive=request.case_sensitive
         )

@@ -104,7 +104,8 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
             text = body.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
         raise EncodingError(
-            f"{path} does not decode as {encoding}: {exc}. Read it with encoding='base64' to see the raw bytes.",
+            f"{path} does not decode as {encoding}: {exc}. Read it with read_file(encoding='base64') to see the raw "
+            "bytes.",
             path=str(path),
         ) from exc
     crlf, lf, cr = _ending_counts(text, "\r", "\n")
@@ -115,7 +116,8 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
 
 def _binary(path: object) -> BinaryFileError:
     return BinaryFileError(
-        f"{path} is a binary file. Read it with encoding='base64', or inspect it with get_file_info.", path=str(path)
+        f"{path} is a binary file. Read it with read_file(encoding='base64'), or inspect it with get_file_info.",
+        path=str(path),
     )
 
 

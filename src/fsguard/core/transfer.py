@@ -131,10 +131,23 @@ def put_in_place(source: Pinned, target: Pinned) -> None:
     except OSError as exc:
         if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
             raise already_exists(target.path) from exc
-        raise from_os_error(exc, source.path) from exc
+        raise from_os_error(exc, _refused_side(exc, source, target)) from exc
     fsync_directory(target.parent)
     if source.parent != target.parent:
         fsync_directory(source.parent)
+
+
+def _refused_side(exc: OSError, source: Pinned, target: Pinned) -> Path:
+    """The path a refused move or copy names: the destination's directory when the user may not write there (the
+    source is then not at fault, and its name would send the model to the wrong file), else the source."""
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        try:
+            writable = os.access(".", os.W_OK | os.X_OK, dir_fd=target.parent, effective_ids=True)
+        except OSError:
+            writable = True  # cannot tell: the source, as before
+        if not writable:
+            return target.path.parent
+    return source.path
 
 
 def remove(entry: Pinned, *, missing_ok: bool = False) -> None:
@@ -209,7 +222,7 @@ def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, pr
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
             raise  # the destination's filesystem refused: reported by _staging, after the cleanup
-        raise changed_kind_error(exc, source.path) from exc
+        raise changed_kind_error(exc, _refused_side(exc, source, target)) from exc
 
 
 def _copy_children(

@@ -153,8 +153,9 @@ class Trash:
             raise _no_entry(sd_id) from exc
         except (OSError, ValueError, TypeError) as exc:
             raise BackupCorruptError(
-                f"trash entry {sd_id} is damaged: its meta.json cannot be read ({exc}), so where it came from is "
-                f"unknown; nothing was changed. What was deleted is still at {home / 'item'}: move it back by hand.",
+                f"trash entry {sd_id} is damaged: its record cannot be read, so where it came from is unknown; "
+                f"nothing was changed. What was deleted is still in the trash of fsguard's state directory "
+                f"(trash/{sd_id}/item), outside the roots: ask the user to move it back by hand.",
                 sd_id=sd_id,
             ) from exc
 

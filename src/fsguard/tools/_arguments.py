@@ -74,7 +74,7 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
             continue
         prop = properties[target]
         if _takes_structure(prop):
-            value = _without_blank_fields(_decode_json_string(name, value, _lists_strings(prop)), prop)
+            value = _without_blank_fields(_decode_json_string(name, value, _lists_strings(prop), tool, prop), prop)
         _check_characters(name, value)
         result[target] = value
     if unknown:
@@ -107,13 +107,33 @@ def _check_characters(name: str, value: Any) -> None:
             _check_characters(name, item)
 
 
+# Names other file tools give a parameter, too far from fsguard's for an edit distance to find: suggested only (an
+# alias would silently take a name the model may have meant otherwise), and only where the tool has the parameter.
+_MEANT: dict[str, tuple[str, ...]] = {
+    "file_path": ("path", "source_path"),
+    "filepath": ("path", "source_path"),
+    "filename": ("path",),
+    "file": ("path",),
+    "dir": ("path",),
+    "directory": ("path",),
+    "source": ("source_path",),
+    "src": ("source_path",),
+    "destination": ("dest_path",),
+    "dest": ("dest_path",),
+    "dst": ("dest_path",),
+    "target": ("dest_path",),
+    "query": ("pattern", "find"),
+    "search": ("pattern", "find"),
+}
+
+
 def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
     # Double quotes, as the seed words it ('unknown parameter "include>" (did you mean "include"?)', catalog §0.1/§4):
     # prompts and tests written for the seed look for that text.
     parts = []
     listed = first_few(unknown)
     for name in listed:
-        suggestion = closest(name, valid)
+        suggestion = closest(name, valid) or next((m for m in _MEANT.get(name.lower(), ()) if m in valid), None)
         hint = f" (did you mean {json.dumps(suggestion)}?)" if suggestion else ""
         parts.append(f"unknown parameter {json.dumps(shorten(name))}{hint}")
     if len(listed) < len(unknown):
@@ -227,7 +247,7 @@ def _lists_strings(prop: dict[str, Any]) -> bool:
     )
 
 
-def _decode_json_string(name: str, value: Any, lists_strings: bool = False) -> Any:
+def _decode_json_string(name: str, value: Any, lists_strings: bool, tool: str, prop: dict[str, Any]) -> Any:
     """A list or object sent as JSON text, tolerating trailing commas and raw newlines in strings.
 
     For a list of strings, one plain string that is not JSON text (``paths="src/a.py"``, as models often send a
@@ -241,8 +261,7 @@ def _decode_json_string(name: str, value: Any, lists_strings: bool = False) -> A
         decoded = json.loads(strip_trailing_commas(value), strict=False)
     except json.JSONDecodeError as exc:
         raise InvalidParamsError(
-            f"parameter {name!r} is not valid JSON ({exc.msg} at position {exc.pos}). "
-            f'Pass a native array/object, or JSON text such as ["a.txt", "b.txt"].',
+            f"parameter {name!r} is not valid JSON ({exc.msg} at position {exc.pos}). " + _json_advice(tool, prop),
             param=name,
         ) from exc
     except RecursionError as exc:  # json nests by recursion: thousands of open brackets exhaust the stack
@@ -252,6 +271,20 @@ def _decode_json_string(name: str, value: Any, lists_strings: bool = False) -> A
             param=name,
         ) from exc
     return [decoded] if lists_strings and isinstance(decoded, str) else decoded
+
+
+def _json_advice(tool: str, prop: dict[str, Any]) -> str:
+    """How to send the parameter, with an example of its own shape: a list of paths is not what an edit list or a
+    batch request looks like."""
+    for option in _options(prop):
+        items = option.get("items", {}) if option.get("type") == "array" else {}
+        if items.get("type") == "string":
+            return 'Pass a native array, or JSON text such as ["a.txt", "b.txt"].'
+        fields = items.get("properties", {})
+        keys = [*items.get("required", ()), *(key for key in fields if key not in items.get("required", ()))][:2]
+        if keys:
+            return "Pass a native array, or JSON text such as [{" + ", ".join(f'"{key}": "..."' for key in keys) + "}]."
+    return f"Pass a native object, or JSON text of the shape help(tool={tool!r}) shows."
 
 
 def strip_trailing_commas(text: str) -> str:

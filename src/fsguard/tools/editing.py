@@ -260,8 +260,9 @@ def _run(services: Services, path: str, planner: modes.Planner, options: EditOpt
     except IsDirectoryError as exc:
         # The seed's search_replace walked a directory (catalog §1.3 B); fsguard's edits stay on one file.
         raise IsDirectoryError(
-            f"{path} is a directory; edit_file changes one file. To replace text in every file under it use "
-            f"project_replace(path={path!r}, find=..., replace=...) (preview=true shows the counts first).",
+            f"{path} is a directory; edit_file changes one file. To replace text in every file under it, see the "
+            f"counts with project_replace(path={path!r}, find=..., replace=..., preview=true), then run it without "
+            "preview.",
             **exc.fields,
         ) from exc
     except RewriteBlockedError as exc:
