@@ -371,3 +371,22 @@ async def test_a_mount_point_is_refused_as_access_denied_before_anything_inside_
     assert "inside it" in text_of(result)
     assert tree(mounted) == before  # a permanent delete emptied it before the OS refused the mount point itself
     assert not (root / "moved").exists()
+
+
+@pytest.mark.parametrize("permanent", [True, False], ids=["permanent", "to-trash"])
+async def test_a_tree_holding_a_mount_point_is_not_deleted_and_the_mounted_files_stay(
+    client: Client, root: Path, mount_tmpfs: Mount, permanent: bool
+) -> None:
+    # A permanent delete of the tree emptied the filesystem mounted inside it, then failed at the mount point with
+    # "I/O error … Device or resource busy": files of another disk erased, and nothing said so.
+    (root / "proj").mkdir()
+    (root / "proj" / "a.txt").write_bytes(ORIGINAL)
+    mounted = mount_tmpfs(root / "proj" / "deep" / "data")
+    (mounted / "keep.txt").write_bytes(ORIGINAL)
+    before = tree(root / "proj")
+    arguments = {"path": "proj", "recursive": True, "permanent": permanent}
+    result = await client.call_tool("delete_file", arguments)
+    assert tree(root / "proj") == before
+    assert (mounted / "keep.txt").read_bytes() == ORIGINAL
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "holds a mount point, proj/deep/data" in text_of(result)

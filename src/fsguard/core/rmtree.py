@@ -6,6 +6,7 @@ deleted permanently nor purged from the trash: the call died with RecursionError
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Generator
 from pathlib import Path
@@ -18,12 +19,13 @@ def remove_tree(parent: int, name: str) -> None:
     """Remove the directory ``name`` in the open directory ``parent``, with everything in it.
 
     Each directory is opened without following a link (one swapped in meanwhile is refused, not entered);
-    links inside are removed, never followed.
+    links inside are removed, never followed; a directory on another device (a mount point) is never entered.
 
     Raises:
         OSError: something could not be removed; what was removed before stays removed.
     """
-    run_through(_emptied(parent, name))
+    device = os.stat(name, dir_fd=parent, follow_symlinks=False).st_dev
+    run_through(_emptied(parent, name, device))
     os.rmdir(name, dir_fd=parent)
 
 
@@ -36,14 +38,16 @@ def remove_tree_named(path: Path) -> None:
         os.close(parent)
 
 
-def _emptied(parent: int, name: str) -> Generator[Below[None], None, None]:
+def _emptied(parent: int, name: str, device: int) -> Generator[Below[None], None, None]:
     fd = os.open(name, READ_DIR, dir_fd=parent)
     try:
+        if os.fstat(fd).st_dev != device:  # another filesystem mounted here: never emptied (fsguard.core.mounts)
+            raise OSError(errno.EBUSY, "another filesystem is mounted there", name)
         with os.scandir(fd) as found:  # read whole first: removing entries while reading a directory skips some
             children = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in found]
         for child, is_dir in children:
             if is_dir:
-                yield Below(_emptied(fd, child))
+                yield Below(_emptied(fd, child, device))
                 os.rmdir(child, dir_fd=fd)
             else:
                 os.unlink(child, dir_fd=fd)

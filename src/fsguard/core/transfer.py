@@ -20,8 +20,9 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import AlreadyExistsError, FsguardError, InvalidParamsError
+from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, FsguardError, InvalidParamsError
 from fsguard.core.fdtree import child_dir, opened_dir
+from fsguard.core.mounts import mounts_below
 from fsguard.core.nesting import Below, run_through
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.rmtree import remove_tree
@@ -81,6 +82,8 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
     except FsguardError as exc:
         if not isinstance(exc.__cause__, OSError) or exc.__cause__.errno != errno.EXDEV:
             raise
+    if stat.S_ISDIR(lstat_entry(source).st_mode):
+        check_no_mounts_below(source.path)  # before the copy: its source would be removed after it
     expected_sha256 = expected_sha256 or fingerprint(source)[0]
     with _staging(writer, target, total_size(source)) as staged:
         _copy_entry(source, staged, Copied(), "keep", None)
@@ -151,10 +154,12 @@ def _refused_side(exc: OSError, source: Pinned, target: Pinned) -> Path:
 
 
 def remove(entry: Pinned, *, missing_ok: bool = False) -> None:
-    """Delete a file, link or whole directory; a tree is removed by fd, never through a link."""
+    """Delete a file, link or whole directory; a tree is removed by fd, never through a link, and never one holding
+    a mount point (:func:`check_no_mounts_below`)."""
     try:
         found = os.stat(entry.name, dir_fd=entry.parent, follow_symlinks=False)
         if stat.S_ISDIR(found.st_mode):
+            check_no_mounts_below(entry.path)
             remove_tree(entry.parent, entry.name)  # by fd, never through a link; any depth
         else:
             os.unlink(entry.name, dir_fd=entry.parent)
@@ -163,6 +168,23 @@ def remove(entry: Pinned, *, missing_ok: bool = False) -> None:
             raise
     except OSError as exc:
         raise from_os_error(exc, entry.path) from exc
+
+
+def check_no_mounts_below(directory: Path) -> None:
+    """Refuse to remove a tree another filesystem is mounted in: deleted, its files would be erased before the OS
+    refused the mount point itself; trashed, that filesystem would be moved into fsguard's state directory.
+
+    Raises:
+        AccessDeniedError: a mount point lies below ``directory``; nothing was removed.
+    """
+    mounts = mounts_below(directory)
+    if mounts:
+        raise AccessDeniedError(
+            f"{directory} holds a mount point, {mounts[0]} (another filesystem is mounted there): a tree is removed "
+            "only within one filesystem, so nothing was removed. Ask the user to unmount it first, or delete what "
+            "is beside it.",
+            path=str(directory),
+        )
 
 
 def remove_beneath(beneath: Beneath, path: Path) -> None:

@@ -38,7 +38,7 @@ from fsguard.core.errors import (
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.rmtree import remove_tree_named
-from fsguard.core.transfer import move_verified
+from fsguard.core.transfer import check_no_mounts_below, move_verified
 from fsguard.core.trees import fingerprint
 
 _DAY_S = 86_400.0
@@ -96,9 +96,12 @@ class Trash:
         )
 
     def put(self, item: Pinned) -> TrashEntry:
-        """Move ``item`` (file, link or directory, pinned by the caller) into the trash whole."""
-        digest, size, files = fingerprint(item)
+        """Move ``item`` (file, link or directory, pinned by the caller) into the trash whole; never a tree holding
+        a mount point (:func:`fsguard.core.transfer.check_no_mounts_below`)."""
         found = lstat_at(item)
+        if found is not None and stat.S_ISDIR(found.st_mode):
+            check_no_mounts_below(item.path)
+        digest, size, files = fingerprint(item)
         now = self._clock()
         entry = TrashEntry(
             sd_id=new_sd_id(now),
