@@ -104,3 +104,24 @@ def test_binary_long_and_linked_trash_entries_are_described_not_dumped(web: Test
     assert "binary content, 20 bytes" in pages["blob.bin"]
     assert f"the first {PREVIEW_BYTES // 1024} KiB of {PREVIEW_BYTES + 10:,} bytes" in pages["long.txt"]
     assert "a symbolic link to long-gone-target" in pages["link"]
+
+
+def test_another_servers_trash_entry_is_not_listed_previewed_or_purged_and_stays_whole(
+    web: TestClient, shared: Settings, tmp_path: Path
+) -> None:
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    neighbour = Services.create(Settings(roots=(other.resolve(),), state_dir=shared.state_dir))
+    neighbour.writer.write("theirs.txt", "their private notes\n")
+    neighbour.deleter.delete("theirs.txt")
+    sd_id = neighbour.trash.entries()[0].sd_id
+
+    listed = web.get("/trash")
+    opened = web.get(f"/trash/{sd_id}")
+    purged = web.post(f"/trash/{sd_id}/purge", data={"confirm": "yes"})
+
+    assert "theirs.txt" not in listed.text
+    assert opened.status_code == 403
+    assert "their private notes" not in opened.text
+    assert purged.status_code == 403
+    assert (neighbour.trash.root / sd_id / "item").read_bytes() == b"their private notes\n"

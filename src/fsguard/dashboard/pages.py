@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -11,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from fsguard.core.errors import InvalidParamsError
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError
 from fsguard.core.inventory import list_trash
 from fsguard.core.trash import check_sd_id
 from fsguard.dashboard import feed, names
@@ -99,8 +98,11 @@ async def trash(request: Request) -> Response:
     """Trash entries, newest first, whose original path holds ``?q=``."""
     dashboard = dashboard_of(request)
     query = request.query_params.get("q", "")
+    services = dashboard.services
     page = await run_in_threadpool(
-        lambda: list_trash(dashboard.services.trash, path_contains=query, older_than_days=None, limit=TRASH_LIMIT)
+        lambda: list_trash(
+            services.trash, path_contains=query, older_than_days=None, limit=TRASH_LIMIT, shown=services.policy.shows
+        )
     )
     return _render(request, "trash.html", "trash", entries=page.shown, total=page.total, query=query)
 
@@ -110,9 +112,14 @@ async def trash_entry(request: Request) -> Response:
     dashboard = dashboard_of(request)
     sd_id = check_sd_id(request.path_params["sd_id"])
     entry = await run_in_threadpool(dashboard.services.trash.get, sd_id)
+    if not dashboard.services.policy.shows(entry.original_path):
+        # The trash is shared by every server on the state directory: another one's entries are not this page's.
+        raise AccessDeniedError(
+            f"trash entry {sd_id} was deleted outside this dashboard's roots, or a deny rule hides its path: open it "
+            "from a dashboard started with the roots that hold it."
+        )
     shown = await run_in_threadpool(preview, dashboard.services.trash.root, entry)
-    inside = dashboard.services.policy.contains(Path(entry.original_path))
-    return _render(request, "trash_entry.html", "trash", entry=entry, preview=shown, inside=inside)
+    return _render(request, "trash_entry.html", "trash", entry=entry, preview=shown)
 
 
 async def stats(request: Request) -> Response:
