@@ -125,3 +125,9 @@ def test_another_servers_trash_entry_is_not_listed_previewed_or_purged_and_stays
     assert "their private notes" not in opened.text
     assert purged.status_code == 403
     assert (neighbour.trash.root / sd_id / "item").read_bytes() == b"their private notes\n"
+
+
+def test_a_path_with_a_name_too_long_is_a_400_page_naming_it_not_a_server_fault(web: TestClient) -> None:
+    answer = web.get("/files", params={"path": "a" * 300})
+    assert answer.status_code == 400
+    assert "name too long" in answer.text

@@ -38,6 +38,7 @@ STATUS_OF_CODE = {
     "is_directory": 400,
     "not_a_directory": 400,
     "binary_file": 400,
+    "name_too_long": 400,
     "access_denied": 403,
     "hook_denied": 403,
     "read_only": 403,
