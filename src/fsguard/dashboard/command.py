@@ -75,6 +75,7 @@ def main(argv: Sequence[str]) -> None:
     import uvicorn
 
     from fsguard.dashboard.app import build_app, wrap
+    from fsguard.http import RequestDeadline
 
     try:
         app = build_app(settings)
@@ -95,6 +96,7 @@ def main(argv: Sequence[str]) -> None:
         log_level=settings.log_level.lower(),
         log_config=None,
         timeout_graceful_shutdown=2,
+        http=RequestDeadline,
     )
     try:
         with sigterm_exits_cleanly():
