@@ -3,9 +3,13 @@ a damaged backup, binary content; trashed directories, links, binary and long fi
 
 from __future__ import annotations
 
+import os
+import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx2
 import pytest
 from starlette.testclient import TestClient
 
@@ -131,3 +135,22 @@ def test_a_path_with_a_name_too_long_is_a_400_page_naming_it_not_a_server_fault(
     answer = web.get("/files", params={"path": "a" * 300})
     assert answer.status_code == 400
     assert "name too long" in answer.text
+
+
+def test_a_trashed_pipe_is_described_and_its_page_answers_without_waiting_for_a_writer(
+    web: TestClient, engine: Services
+) -> None:
+    os.mkfifo(_root(engine) / "pipe")
+    engine.deleter.delete("pipe")
+    sd_id = engine.trash.entries()[0].sd_id
+    item = engine.trash.root / sd_id / "item"
+    answers: list[httpx2.Response] = []
+    asking = threading.Thread(target=lambda: answers.append(web.get(f"/trash/{sd_id}")))
+    asking.start()
+    asking.join(timeout=10)
+    if asking.is_alive():  # stuck opening the pipe: a writer lets the thread, and the test, end
+        os.close(os.open(item, os.O_WRONLY | os.O_NONBLOCK))
+        asking.join()
+    assert [answer.status_code for answer in answers] == [200]
+    assert "a pipe, socket or device" in answers[0].text
+    assert stat.S_ISFIFO(item.lstat().st_mode)
