@@ -154,3 +154,17 @@ def test_a_trashed_pipe_is_described_and_its_page_answers_without_waiting_for_a_
     assert [answer.status_code for answer in answers] == [200]
     assert "a pipe, socket or device" in answers[0].text
     assert stat.S_ISFIFO(item.lstat().st_mode)
+
+
+def test_the_files_index_never_names_a_file_a_deny_rule_hides(web: TestClient, shared: Settings) -> None:
+    unguarded = Services.create(Settings(**{**shared.__dict__, "default_deny": False}))
+    unguarded.writer.write(".env", "TOKEN=1\n")
+    unguarded.writer.write(".env", "TOKEN=2\n")
+    unguarded.writer.write("notes.txt", "a\n")
+    unguarded.writer.write("notes.txt", "b\n")
+
+    index = web.get("/files").text
+
+    assert "notes.txt" in index
+    assert ".env" not in index
+    assert web.get("/files", params={"path": ".env"}).status_code == 403
