@@ -168,3 +168,10 @@ def test_the_files_index_never_names_a_file_a_deny_rule_hides(web: TestClient, s
     assert "notes.txt" in index
     assert ".env" not in index
     assert web.get("/files", params={"path": ".env"}).status_code == 403
+
+
+def test_a_form_field_over_starlettes_limit_is_a_400_page_with_one_full_stop(web: TestClient) -> None:
+    answer = web.post("/files/undo", data={"path": "a" * (2 * 1024 * 1024)})
+    assert answer.status_code == 400
+    assert "400</span> bad request" in answer.text
+    assert "Field exceeded maximum size of 1024KB.</p>" in answer.text

@@ -144,9 +144,10 @@ async def _fsguard_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    titles = {404: "not found", 405: "method not allowed"}
+    titles = {400: "bad request", 404: "not found", 405: "method not allowed"}
     hint = " Changes are made with the page's buttons (POST)." if exc.status_code == 405 else ""
-    return error_page(request, exc.status_code, titles.get(exc.status_code, "error"), f"{exc.detail}.{hint}")
+    detail = str(exc.detail).rstrip(".")  # Starlette's own end in one ("Field exceeded maximum size of 1024KB.")
+    return error_page(request, exc.status_code, titles.get(exc.status_code, "error"), f"{detail}.{hint}")
 
 
 class Gate:
