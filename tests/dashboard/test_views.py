@@ -14,8 +14,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from fsguard.config import Settings
+from fsguard.core.audit import AuditEntry, AuditLog
 from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.errors import BackupCorruptError
+from fsguard.core.stats import CallStats
 from fsguard.dashboard.app import build_app, wrap
 from fsguard.dashboard.trashbin import PREVIEW_BYTES
 from fsguard.services import Services
@@ -175,3 +177,24 @@ def test_a_form_field_over_starlettes_limit_is_a_400_page_with_one_full_stop(web
     assert answer.status_code == 400
     assert "400</span> bad request" in answer.text
     assert "Field exceeded maximum size of 1024KB.</p>" in answer.text
+
+
+def test_a_name_with_a_bidi_override_is_shown_escaped_as_the_tools_show_it(
+    web: TestClient, engine: Services, shared: Settings
+) -> None:
+    disguised = "invoice\u202efdp.exe"  # reads as "invoiceexe.pdf"
+    assert shared.log_dir is not None
+    AuditLog(shared.log_dir, CallStats()).record(
+        AuditEntry("read_file", {"path": disguised}, 1.0, "error", error_code="invalid_params", path=disguised)
+    )
+    folder = _root(engine) / "mail"
+    folder.mkdir()
+    (folder / disguised).write_bytes(b"x")
+    engine.deleter.delete("mail", recursive=True)
+    sd_id = engine.trash.entries()[0].sd_id
+
+    pages = [web.get("/activity").text, web.get(f"/trash/{sd_id}").text]
+
+    assert all("invoice\\u202efdp.exe" in page for page in pages)
+    assert not any("\u202e" in page for page in pages)
+    assert (engine.trash.root / sd_id / "item" / disguised).read_bytes() == b"x"

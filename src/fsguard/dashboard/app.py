@@ -69,6 +69,7 @@ def templates() -> Jinja2Templates:
     env.filters["bytes"] = human_bytes
     env.filters["urlencode"] = names.urlencode
     env.filters["path_token"] = names.token
+    env.filters["visible"] = names.visible
     env.finalize = names.shown  # a page is UTF-8: a name that is not prints with U+FFFD instead of failing it
     return Jinja2Templates(env=env)
 
