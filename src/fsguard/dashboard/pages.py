@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -22,6 +23,7 @@ from fsguard.dashboard.trashbin import preview
 ACTIVITY_LIMIT = 200
 TRASH_LIMIT = 200
 POLL_S = 0.4
+_CURSOR = re.compile(r"([0-9]{1,20}):([0-9]{1,20})")
 _NOTICES = {
     "undo": "Undone. The bytes it replaced are in a safety backup: the newest step below.",
     "restore": "Restored. The bytes it replaced are in a safety backup: the newest step below.",
@@ -158,7 +160,9 @@ async def stats(request: Request) -> Response:
 def _cursor(text: str | None) -> feed.Cursor | None:
     if not text:
         return None
-    inode, _, offset = text.partition(":")
-    if not (inode.isdigit() and offset.isdigit()):
-        raise InvalidParamsError(f"cursor must be <inode>:<offset>, not {text!r}.")
-    return int(inode), int(offset)
+    # ASCII digits, at most 20 (a 64-bit number): str.isdigit also takes "²", which int() refuses,
+    # and int() refuses more than 4,300 digits; either was a 500.
+    found = _CURSOR.fullmatch(text)
+    if found is None:
+        raise InvalidParamsError(f"cursor must be <inode>:<offset>, two whole numbers, not {text[:60]!r}.")
+    return int(found[1]), int(found[2])
