@@ -22,6 +22,7 @@ from fsguard.server import FsguardServer, build_server
 from fsguard.startup import (
     keep_token_out_of_logs,
     lift_open_file_limit,
+    refuse_unusable_token,
     refuse_without_token,
     sigterm_exits_cleanly,
     start_logging,
@@ -241,6 +242,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     lift_open_file_limit()
     settings = settings_from(args)
     refuse_without_token(settings, "fsguard", "serving a filesystem beyond loopback needs a bearer token")
+    refuse_unusable_token(settings, "fsguard")
     keep_token_out_of_logs(settings.auth_token)
     if settings.unrestricted:
         logger.warning("--unrestricted: any path on this machine is reachable (character and name checks stay on)")

@@ -32,6 +32,20 @@ def refuse_without_token(settings: Settings, program: str, why: str) -> None:
         raise SystemExit(2)
 
 
+def refuse_unusable_token(settings: Settings, program: str) -> None:
+    """Exit 2 when the token holds anything but printable ASCII, or starts or ends with a space: the dashboard could
+    never be opened with it (the cookie carrying it cannot be set, and a header arrives decoded as Latin-1), many HTTP
+    clients refuse to send it, and a header's token is read without the spaces around it."""
+    token = settings.auth_token
+    if token and not (token.isascii() and token.isprintable() and token == token.strip()):
+        sys.stderr.write(
+            f"{program}: --auth-token must be printable ASCII, with no space at either end: HTTP headers and "
+            "cookies carry it. Pick another, e.g. the output of: "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'\n"
+        )
+        raise SystemExit(2)
+
+
 def keep_token_out_of_logs(token: str | None) -> None:
     """Show ``token`` as ``<token>`` wherever uvicorn's access log would print it.
 
