@@ -216,3 +216,22 @@ def test_a_server_started_with_a_low_open_file_limit_lifts_it_to_the_hard_one(tm
     fields = next(line for line in limits.splitlines() if line.startswith("Max open files")).split()
     assert fields[3] == fields[4]  # soft, hard
     assert fields[3] != "256"
+
+
+@pytest.mark.parametrize("token", ["ключ-123", "caf\u00e9", "tab\there", " padded"])
+@pytest.mark.parametrize("program", [[], ["dashboard"]])
+def test_a_token_no_http_header_or_cookie_can_carry_exits_2_before_serving(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    token: str,
+    program: list[str],
+) -> None:
+    served: list[object] = []
+    monkeypatch.setattr("uvicorn.Server.run", lambda self, *args, **kwargs: served.append(self))
+    flags = [str(tmp_path), "--state-dir", str(tmp_path / "state"), "--auth-token", token]
+    with pytest.raises(SystemExit) as exited:
+        main([*program, *flags, *([] if program else ["--transport", "http"])])
+    assert exited.value.code == 2
+    assert "--auth-token must be printable ASCII" in capsys.readouterr().err
+    assert served == []

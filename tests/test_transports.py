@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from fsguard.cli import main
 from fsguard.config import Settings
-from fsguard.http import uvicorn_config
+from fsguard.http import RequestDeadline, uvicorn_config
 from fsguard.server import build_server
 from tests.conftest import error_code, structured
 from tests.stdio_peer import RawStdioServer
@@ -179,3 +179,49 @@ def test_binding_beyond_loopback_without_a_token_refuses_to_start(
         main([str(root), "--transport", "http", "--host", "0.0.0.0", "--state-dir", str(state_dir)])
     assert stopped.value.code == 2
     assert "--auth-token" in capsys.readouterr().err
+
+
+async def test_a_connection_that_never_sends_a_whole_request_is_closed_and_others_are_still_served(
+    base_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(RequestDeadline, "seconds", 0.3)
+    settings = Settings(**{**base_settings.__dict__, "transport": "http", "auth_token": "s3cret"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url:
+            port = httpx.URL(url).port
+            assert port is not None
+            silent = await anyio.connect_tcp("127.0.0.1", port)
+            headers_cut = await anyio.connect_tcp("127.0.0.1", port)
+            await headers_cut.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
+            body_cut = await anyio.connect_tcp("127.0.0.1", port)  # no token: answered 401 before its body came
+            await body_cut.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
+            heard = [await _until_closed(stream) for stream in (silent, headers_cut, body_cut)]
+            async with httpx.AsyncClient() as raw:
+                served = await raw.post(
+                    url,
+                    json={
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "initialize",
+                        "params": {
+                            "protocolVersion": "2025-11-25",
+                            "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"},
+                        },
+                    },
+                    headers={"Authorization": "Bearer s3cret", "Accept": "application/json, text/event-stream"},
+                )
+    assert heard[:2] == [b"", b""]
+    assert heard[2].startswith(b"HTTP/1.1 401")
+    assert served.status_code == 200
+
+
+async def _until_closed(stream: anyio.abc.SocketStream) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    received = b""
+    async with stream:
+        while True:
+            try:
+                received += await stream.receive()
+            except (anyio.EndOfStream, anyio.BrokenResourceError):
+                return received

@@ -19,7 +19,14 @@ from fsguard.config import MCP_PATH, Settings, default_state_dir
 from fsguard.core.errors import FsguardError
 from fsguard.flags import RESPONSE_FLOOR, amount, port, whole_number
 from fsguard.server import FsguardServer, build_server
-from fsguard.startup import lift_open_file_limit, refuse_without_token, sigterm_exits_cleanly, start_logging
+from fsguard.startup import (
+    keep_token_out_of_logs,
+    lift_open_file_limit,
+    refuse_unusable_token,
+    refuse_without_token,
+    sigterm_exits_cleanly,
+    start_logging,
+)
 from fsguard.stdio import serve_stdio
 
 logger = logging.getLogger("fsguard")
@@ -235,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     lift_open_file_limit()
     settings = settings_from(args)
     refuse_without_token(settings, "fsguard", "serving a filesystem beyond loopback needs a bearer token")
+    refuse_unusable_token(settings, "fsguard")
+    keep_token_out_of_logs(settings.auth_token)
     if settings.unrestricted:
         logger.warning("--unrestricted: any path on this machine is reachable (character and name checks stay on)")
     try:

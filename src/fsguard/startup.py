@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from urllib.parse import quote, quote_plus
 
 from fsguard.config import Settings
 
@@ -29,6 +30,49 @@ def refuse_without_token(settings: Settings, program: str, why: str) -> None:
             f"{program}: refusing to bind {settings.host}: {why}. Pass --auth-token or set FSGUARD_AUTH_TOKEN.\n"
         )
         raise SystemExit(2)
+
+
+def refuse_unusable_token(settings: Settings, program: str) -> None:
+    """Exit 2 when the token holds anything but printable ASCII, or starts or ends with a space: the dashboard could
+    never be opened with it (the cookie carrying it cannot be set, and a header arrives decoded as Latin-1), many HTTP
+    clients refuse to send it, and a header's token is read without the spaces around it."""
+    token = settings.auth_token
+    if token and not (token.isascii() and token.isprintable() and token == token.strip()):
+        sys.stderr.write(
+            f"{program}: --auth-token must be printable ASCII, with no space at either end: HTTP headers and "
+            "cookies carry it. Pick another, e.g. the output of: "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'\n"
+        )
+        raise SystemExit(2)
+
+
+def keep_token_out_of_logs(token: str | None) -> None:
+    """Show ``token`` as ``<token>`` wherever uvicorn's access log would print it.
+
+    The access log prints each request's path with its query, and a browser opens the dashboard as /?token=<token>
+    (a client may put it there for /mcp too): the secret would land in every log that keeps stderr.
+    """
+    if token:
+        logging.getLogger("uvicorn.access").addFilter(TokenRedaction(token))
+
+
+class TokenRedaction(logging.Filter):
+    """Replaces a token, as typed or percent-encoded, in a log record's arguments."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self._forms = sorted({token, quote(token, safe=""), quote_plus(token, safe="")}, key=len, reverse=True)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(self._hidden(arg) if isinstance(arg, str) else arg for arg in record.args)
+        record.msg = self._hidden(record.msg) if isinstance(record.msg, str) else record.msg
+        return True
+
+    def _hidden(self, text: str) -> str:
+        for form in self._forms:
+            text = text.replace(form, "<token>")
+        return text
 
 
 @contextmanager

@@ -93,8 +93,11 @@ def test_activity_without_a_log_dir_says_how_to_get_one(shared: Settings) -> Non
         assert client.get("/activity/stream").status_code == 400
 
 
-def test_the_activity_stream_refuses_a_malformed_cursor(web: TestClient) -> None:
-    assert web.get("/activity/stream", params={"cursor": "1:x"}).status_code == 400
+@pytest.mark.parametrize("cursor", ["1:x", "1:\u00b2", "1:" + "9" * 5000])
+def test_the_activity_stream_refuses_a_malformed_cursor_with_a_400_page(web: TestClient, cursor: str) -> None:
+    answer = web.get("/activity/stream", params={"cursor": cursor})
+    assert answer.status_code == 400
+    assert "cursor must be" in answer.text
 
 
 def test_the_root_redirects_to_activity_and_an_unknown_page_is_a_404_page(web: TestClient) -> None:

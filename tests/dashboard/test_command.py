@@ -7,7 +7,10 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -56,7 +59,9 @@ def test_the_server_command_line_is_unchanged(tmp_path: Path) -> None:
     assert "fsguard dashboard" in parser().format_help()
 
 
-def test_fsguard_dashboard_serves_its_pages(tmp_path: Path) -> None:
+@contextmanager
+def _dashboard(tmp_path: Path, token: str = "") -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """A real ``fsguard dashboard`` process on a free port, answering pages; stopped (SIGTERM) on exit."""
     root = tmp_path / "root"
     root.mkdir()
     with socket.socket() as probe:
@@ -64,7 +69,7 @@ def test_fsguard_dashboard_serves_its_pages(tmp_path: Path) -> None:
         port = probe.getsockname()[1]
     argv = [sys.executable, "-m", "fsguard", "dashboard", str(root), "--port", str(port)]
     argv += ["--state-dir", str(tmp_path / "state"), "--log-dir", str(tmp_path / "logs")]
-    env = {**os.environ, "FSGUARD_AUTH_TOKEN": ""}
+    env = {**os.environ, "FSGUARD_AUTH_TOKEN": token}
     process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
     try:
         assert process.stderr is not None
@@ -73,15 +78,36 @@ def test_fsguard_dashboard_serves_its_pages(tmp_path: Path) -> None:
         deadline = time.monotonic() + 20
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/activity", timeout=5) as answer:
-                    assert answer.status == 200
-                    assert "Activity" in answer.read().decode("utf-8")
+                with socket.create_connection(("127.0.0.1", port), timeout=5):
                     break
             except OSError:
-                assert time.monotonic() < deadline, "the dashboard did not answer within 20 s"
+                assert time.monotonic() < deadline, "the dashboard did not listen within 20 s"
                 time.sleep(0.05)
+        yield process, port
     finally:
         process.terminate()
         process.wait(timeout=10)
         if process.stderr is not None:
             process.stderr.close()
+
+
+def test_fsguard_dashboard_serves_its_pages(tmp_path: Path) -> None:
+    with (
+        _dashboard(tmp_path) as (_, port),
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/activity", timeout=5) as answer,
+    ):
+        assert answer.status == 200
+        assert "Activity" in answer.read().decode("utf-8")
+
+
+def test_the_token_a_browser_opens_the_dashboard_with_is_not_written_to_its_log(tmp_path: Path) -> None:
+    with _dashboard(tmp_path, token="s3cret+tok/en") as (process, port):
+        for query in ("token=s3cret%2Btok%2Fen", "token=s3cret+tok/en&tool=x"):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/activity?{query}")
+            with pytest.raises(urllib.error.HTTPError):  # the redirect drops the token; urllib keeps no cookie
+                urllib.request.urlopen(request, timeout=5)
+        process.terminate()
+        assert process.stderr is not None
+        log = process.stderr.read()
+    assert log.count('"GET /activity?token=<token>') == 2
+    assert "s3cret" not in log

@@ -3,15 +3,21 @@ a damaged backup, binary content; trashed directories, links, binary and long fi
 
 from __future__ import annotations
 
+import os
+import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx2
 import pytest
 from starlette.testclient import TestClient
 
 from fsguard.config import Settings
+from fsguard.core.audit import AuditEntry, AuditLog
 from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.errors import BackupCorruptError
+from fsguard.core.stats import CallStats
 from fsguard.dashboard.app import build_app, wrap
 from fsguard.dashboard.trashbin import PREVIEW_BYTES
 from fsguard.services import Services
@@ -104,3 +110,91 @@ def test_binary_long_and_linked_trash_entries_are_described_not_dumped(web: Test
     assert "binary content, 20 bytes" in pages["blob.bin"]
     assert f"the first {PREVIEW_BYTES // 1024} KiB of {PREVIEW_BYTES + 10:,} bytes" in pages["long.txt"]
     assert "a symbolic link to long-gone-target" in pages["link"]
+
+
+def test_another_servers_trash_entry_is_not_listed_previewed_or_purged_and_stays_whole(
+    web: TestClient, shared: Settings, tmp_path: Path
+) -> None:
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    neighbour = Services.create(Settings(roots=(other.resolve(),), state_dir=shared.state_dir))
+    neighbour.writer.write("theirs.txt", "their private notes\n")
+    neighbour.deleter.delete("theirs.txt")
+    sd_id = neighbour.trash.entries()[0].sd_id
+
+    listed = web.get("/trash")
+    opened = web.get(f"/trash/{sd_id}")
+    purged = web.post(f"/trash/{sd_id}/purge", data={"confirm": "yes"})
+
+    assert "theirs.txt" not in listed.text
+    assert opened.status_code == 403
+    assert "their private notes" not in opened.text
+    assert purged.status_code == 403
+    assert (neighbour.trash.root / sd_id / "item").read_bytes() == b"their private notes\n"
+
+
+def test_a_path_with_a_name_too_long_is_a_400_page_naming_it_not_a_server_fault(web: TestClient) -> None:
+    answer = web.get("/files", params={"path": "a" * 300})
+    assert answer.status_code == 400
+    assert "name too long" in answer.text
+
+
+def test_a_trashed_pipe_is_described_and_its_page_answers_without_waiting_for_a_writer(
+    web: TestClient, engine: Services
+) -> None:
+    os.mkfifo(_root(engine) / "pipe")
+    engine.deleter.delete("pipe")
+    sd_id = engine.trash.entries()[0].sd_id
+    item = engine.trash.root / sd_id / "item"
+    answers: list[httpx2.Response] = []
+    asking = threading.Thread(target=lambda: answers.append(web.get(f"/trash/{sd_id}")))
+    asking.start()
+    asking.join(timeout=10)
+    if asking.is_alive():  # stuck opening the pipe: a writer lets the thread, and the test, end
+        os.close(os.open(item, os.O_WRONLY | os.O_NONBLOCK))
+        asking.join()
+    assert [answer.status_code for answer in answers] == [200]
+    assert "a pipe, socket or device" in answers[0].text
+    assert stat.S_ISFIFO(item.lstat().st_mode)
+
+
+def test_the_files_index_never_names_a_file_a_deny_rule_hides(web: TestClient, shared: Settings) -> None:
+    unguarded = Services.create(Settings(**{**shared.__dict__, "default_deny": False}))
+    unguarded.writer.write(".env", "TOKEN=1\n")
+    unguarded.writer.write(".env", "TOKEN=2\n")
+    unguarded.writer.write("notes.txt", "a\n")
+    unguarded.writer.write("notes.txt", "b\n")
+
+    index = web.get("/files").text
+
+    assert "notes.txt" in index
+    assert ".env" not in index
+    assert web.get("/files", params={"path": ".env"}).status_code == 403
+
+
+def test_a_form_field_over_starlettes_limit_is_a_400_page_with_one_full_stop(web: TestClient) -> None:
+    answer = web.post("/files/undo", data={"path": "a" * (2 * 1024 * 1024)})
+    assert answer.status_code == 400
+    assert "400</span> bad request" in answer.text
+    assert "Field exceeded maximum size of 1024KB.</p>" in answer.text
+
+
+def test_a_name_with_a_bidi_override_is_shown_escaped_as_the_tools_show_it(
+    web: TestClient, engine: Services, shared: Settings
+) -> None:
+    disguised = "invoice\u202efdp.exe"  # reads as "invoiceexe.pdf"
+    assert shared.log_dir is not None
+    AuditLog(shared.log_dir, CallStats()).record(
+        AuditEntry("read_file", {"path": disguised}, 1.0, "error", error_code="invalid_params", path=disguised)
+    )
+    folder = _root(engine) / "mail"
+    folder.mkdir()
+    (folder / disguised).write_bytes(b"x")
+    engine.deleter.delete("mail", recursive=True)
+    sd_id = engine.trash.entries()[0].sd_id
+
+    pages = [web.get("/activity").text, web.get(f"/trash/{sd_id}").text]
+
+    assert all("invoice\\u202efdp.exe" in page for page in pages)
+    assert not any("\u202e" in page for page in pages)
+    assert (engine.trash.root / sd_id / "item" / disguised).read_bytes() == b"x"

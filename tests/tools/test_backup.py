@@ -396,3 +396,29 @@ async def test_a_damaged_group_is_refused_in_words_that_lead_to_each_files_own_b
     own = listed["backups"][0]["backup_id"]
     structured(await client.call_tool("backup", {"action": "restore", "backup_id": own}))
     assert (root / "b.txt").read_bytes() == b"old b\n"  # the advice, followed, brings the file back
+
+
+async def test_purging_another_servers_trash_entry_is_refused_and_leaves_it_in_the_trash(
+    connect: ClientFactory, root: Path, state_dir: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "theirs.txt").write_bytes(b"their only copy\n")
+    (root / "mine.txt").write_bytes(b"mine\n")
+    async with connect(roots=(other,)) as elsewhere:
+        theirs = structured(await elsewhere.call_tool("delete_file", {"path": "theirs.txt"}))["results"][0]["sd_id"]
+    async with connect() as client:
+        mine = structured(await client.call_tool("delete_file", {"path": "mine.txt"}))["results"][0]["sd_id"]
+        by_id = await client.call_tool(
+            "backup", {"action": "purge_trash", "sd_id": theirs, "dry_run": False, "force": True}
+        )
+        by_age = structured(
+            await client.call_tool(
+                "backup", {"action": "purge_trash", "older_than_days": 0, "dry_run": False, "force": True}
+            )
+        )
+    assert error_code(by_id) == "access_denied"
+    assert "theirs.txt" not in text_of(by_id)
+    assert (by_age["removed"], [entry["sd_id"] for entry in by_age["trash"]]) == (1, [mine])
+    assert (state_dir / "trash" / theirs / "item").read_bytes() == b"their only copy\n"
+    assert not (state_dir / "trash" / mine).exists()

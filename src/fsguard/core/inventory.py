@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from fsguard.core.backups import BackupRecord, BackupStore
+from fsguard.core.errors import AccessDeniedError
 from fsguard.core.groups import Group, GroupStore
 from fsguard.core.trash import Trash, TrashEntry
 
@@ -131,15 +132,32 @@ def list_trash(
 
 
 def purge_trash(
-    trash: Trash, *, sd_id: str | None, older_than_days: float, dry_run: bool, limit: int
+    trash: Trash,
+    *,
+    sd_id: str | None,
+    older_than_days: float,
+    dry_run: bool,
+    limit: int,
+    shown: Callable[[str], bool] | None = None,
 ) -> Sweep[TrashEntry]:
     """Delete for good the entry ``sd_id``, or without one every entry older than ``older_than_days``; a dry run
-    only reports them.
+    only reports them. Only entries ``shown`` lets a listing name are purged: every server on a state directory
+    shares its trash, and one whose roots never held a path has no business deleting its last copy.
 
     Raises:
         InvalidParamsError, NotFoundError: ``sd_id`` is not a trash id, or names no entry.
+        AccessDeniedError: ``sd_id`` names an entry ``shown`` hides.
     """
-    doomed = [trash.get(sd_id)] if sd_id else trash.older_than(older_than_days)
+    if sd_id:
+        entry = trash.get(sd_id)
+        if shown is not None and not shown(entry.original_path):
+            raise AccessDeniedError(
+                f"trash entry {sd_id} is not this server's to purge: its path is outside these roots or hidden by "
+                "a deny rule. Nothing was purged; purge it from a server whose roots hold that path."
+            )
+        doomed = [entry]
+    else:
+        doomed = [entry for entry in trash.older_than(older_than_days) if shown is None or shown(entry.original_path)]
     removed = doomed if dry_run else trash.purge(doomed)
     return Sweep(removed[:limit], len(removed), sum(entry.size for entry in removed), dry_run)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import replace
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
@@ -78,9 +79,11 @@ def deleting(
     )
 
 
-def purging(trash: Trash, *, sd_id: str | None, older_than_days: float) -> Confirmation | None:
-    """backup(action="purge_trash", dry_run=false): trash entries removed for good."""
-    sweep = purge_trash(trash, sd_id=sd_id, older_than_days=older_than_days, dry_run=True, limit=1_000_000)
+def purging(
+    trash: Trash, *, sd_id: str | None, older_than_days: float, shown: Callable[[str], bool] | None = None
+) -> Confirmation | None:
+    """backup(action="purge_trash", dry_run=false): trash entries removed for good (those ``shown`` lets it name)."""
+    sweep = purge_trash(trash, sd_id=sd_id, older_than_days=older_than_days, dry_run=True, limit=1_000_000, shown=shown)
     if not sweep.removed:
         return None
     files = sum(entry.files for entry in sweep.shown)

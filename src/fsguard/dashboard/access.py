@@ -46,7 +46,8 @@ def check(request: Request, token: str | None) -> Verdict:
 def cookie_redirect(request: Request, token: str) -> RedirectResponse:
     """A redirect to the same page without ``?token=``, setting the cookie that replaces it."""
     rest = [(key, value) for key, value in request.query_params.multi_items() if key != "token"]
-    target = request.url.path + (f"?{urlencode(rest)}" if rest else "")
+    # One leading slash: "//evil.example" (the request line "GET //evil.example/?token=…") is another site to a browser.
+    target = "/" + request.url.path.lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/")
     return response

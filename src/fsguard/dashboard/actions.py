@@ -73,7 +73,8 @@ class Actions:
         arguments: dict[str, object] = {"action": "purge_trash", "sd_id": sd_id, "dry_run": False}
 
         def run() -> Sweep[TrashEntry]:
-            return purge_trash(self._services.trash, sd_id=sd_id, older_than_days=0.0, dry_run=False, limit=1)
+            trash, shown = self._services.trash, self._services.policy.shows
+            return purge_trash(trash, sd_id=sd_id, older_than_days=0.0, dry_run=False, limit=1, shown=shown)
 
         return self._logged(arguments, run, lambda sweep: sweep.shown[0].original_path if sweep.shown else None)
 

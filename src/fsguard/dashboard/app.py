@@ -38,6 +38,7 @@ STATUS_OF_CODE = {
     "is_directory": 400,
     "not_a_directory": 400,
     "binary_file": 400,
+    "name_too_long": 400,
     "access_denied": 403,
     "hook_denied": 403,
     "read_only": 403,
@@ -68,6 +69,7 @@ def templates() -> Jinja2Templates:
     env.filters["bytes"] = human_bytes
     env.filters["urlencode"] = names.urlencode
     env.filters["path_token"] = names.token
+    env.filters["visible"] = names.visible
     env.finalize = names.shown  # a page is UTF-8: a name that is not prints with U+FFFD instead of failing it
     return Jinja2Templates(env=env)
 
@@ -143,9 +145,10 @@ async def _fsguard_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    titles = {404: "not found", 405: "method not allowed"}
+    titles = {400: "bad request", 404: "not found", 405: "method not allowed"}
     hint = " Changes are made with the page's buttons (POST)." if exc.status_code == 405 else ""
-    return error_page(request, exc.status_code, titles.get(exc.status_code, "error"), f"{exc.detail}.{hint}")
+    detail = str(exc.detail).rstrip(".")  # Starlette's own end in one ("Field exceeded maximum size of 1024KB.")
+    return error_page(request, exc.status_code, titles.get(exc.status_code, "error"), f"{detail}.{hint}")
 
 
 class Gate:

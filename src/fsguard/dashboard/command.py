@@ -13,7 +13,13 @@ from fsguard import __version__
 from fsguard.config import Settings, default_state_dir
 from fsguard.core.errors import FsguardError
 from fsguard.flags import port
-from fsguard.startup import refuse_without_token, sigterm_exits_cleanly, start_logging
+from fsguard.startup import (
+    keep_token_out_of_logs,
+    refuse_unusable_token,
+    refuse_without_token,
+    sigterm_exits_cleanly,
+    start_logging,
+)
 
 DEFAULT_PORT = 9100
 logger = logging.getLogger("fsguard.dashboard")
@@ -70,10 +76,13 @@ def main(argv: Sequence[str]) -> None:
     refuse_without_token(
         settings, "fsguard dashboard", "it can restore and purge files, so beyond loopback it needs a token"
     )
+    refuse_unusable_token(settings, "fsguard dashboard")
+    keep_token_out_of_logs(settings.auth_token)
     # Imported here: Starlette, Jinja2 and uvicorn are not needed to parse the flags.
     import uvicorn
 
     from fsguard.dashboard.app import build_app, wrap
+    from fsguard.http import RequestDeadline
 
     try:
         app = build_app(settings)
@@ -94,6 +103,7 @@ def main(argv: Sequence[str]) -> None:
         log_level=settings.log_level.lower(),
         log_config=None,
         timeout_graceful_shutdown=2,
+        http=RequestDeadline,
     )
     try:
         with sigterm_exits_cleanly():

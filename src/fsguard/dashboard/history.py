@@ -73,8 +73,8 @@ def recent_files(services: Services) -> list[RecentFile]:
     seen: dict[str, RecentFile] = {}
     counts: dict[str, int] = {}
     for record in services.backups.records():
-        if not services.policy.contains(Path(record.path)):
-            continue  # another server's roots: not this dashboard's to show
+        if not services.policy.shows(record.path):
+            continue  # another server's roots, or a path a deny rule hides now: not this dashboard's to show
         counts[record.path] = counts.get(record.path, 0) + 1
         seen.setdefault(record.path, RecentFile(record.path, record.time_iso, record.operation, 0))
     ordered = list(seen.values())[:RECENT_FILES]

@@ -15,6 +15,7 @@ import jinja2.filters
 from markupsafe import Markup
 from starlette.requests import Request
 
+from fsguard.core.pathforms import escaped
 from fsguard.tools._wire import LONE_SURROGATE, wire_text
 
 
@@ -30,6 +31,13 @@ def shown(value: Any) -> Any:
     if isinstance(value, os.PathLike):  # printed as str(path), which keeps the surrogates
         return wire_text(os.fspath(value))
     return wire_text(value) if isinstance(value, str) else value
+
+
+def visible(value: Any) -> Any:
+    """A name as a page prints it: each invisible character (a bidi override, a zero-width space, a control) written
+    ``\\uXXXX``, as the tools' text blocks write it, so that no name disguises itself (``x\\u202etxt.exe`` shows as
+    ``xexe.txt``). File content is not passed through this: its tabs and line breaks are content."""
+    return escaped(os.fspath(value)) if isinstance(value, (str, os.PathLike)) else value
 
 
 def urlencode(value: Any) -> str:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from fsguard.core.errors import InvalidParamsError
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError
 from fsguard.core.inventory import list_trash
 from fsguard.core.trash import check_sd_id
 from fsguard.dashboard import feed, names
@@ -23,6 +23,7 @@ from fsguard.dashboard.trashbin import preview
 ACTIVITY_LIMIT = 200
 TRASH_LIMIT = 200
 POLL_S = 0.4
+_CURSOR = re.compile(r"([0-9]{1,20}):([0-9]{1,20})")
 _NOTICES = {
     "undo": "Undone. The bytes it replaced are in a safety backup: the newest step below.",
     "restore": "Restored. The bytes it replaced are in a safety backup: the newest step below.",
@@ -99,8 +100,11 @@ async def trash(request: Request) -> Response:
     """Trash entries, newest first, whose original path holds ``?q=``."""
     dashboard = dashboard_of(request)
     query = request.query_params.get("q", "")
+    services = dashboard.services
     page = await run_in_threadpool(
-        lambda: list_trash(dashboard.services.trash, path_contains=query, older_than_days=None, limit=TRASH_LIMIT)
+        lambda: list_trash(
+            services.trash, path_contains=query, older_than_days=None, limit=TRASH_LIMIT, shown=services.policy.shows
+        )
     )
     return _render(request, "trash.html", "trash", entries=page.shown, total=page.total, query=query)
 
@@ -110,9 +114,14 @@ async def trash_entry(request: Request) -> Response:
     dashboard = dashboard_of(request)
     sd_id = check_sd_id(request.path_params["sd_id"])
     entry = await run_in_threadpool(dashboard.services.trash.get, sd_id)
+    if not dashboard.services.policy.shows(entry.original_path):
+        # The trash is shared by every server on the state directory: another one's entries are not this page's.
+        raise AccessDeniedError(
+            f"trash entry {sd_id} was deleted outside this dashboard's roots, or a deny rule hides its path: open it "
+            "from a dashboard started with the roots that hold it."
+        )
     shown = await run_in_threadpool(preview, dashboard.services.trash.root, entry)
-    inside = dashboard.services.policy.contains(Path(entry.original_path))
-    return _render(request, "trash_entry.html", "trash", entry=entry, preview=shown, inside=inside)
+    return _render(request, "trash_entry.html", "trash", entry=entry, preview=shown)
 
 
 async def stats(request: Request) -> Response:
@@ -151,7 +160,9 @@ async def stats(request: Request) -> Response:
 def _cursor(text: str | None) -> feed.Cursor | None:
     if not text:
         return None
-    inode, _, offset = text.partition(":")
-    if not (inode.isdigit() and offset.isdigit()):
-        raise InvalidParamsError(f"cursor must be <inode>:<offset>, not {text!r}.")
-    return int(inode), int(offset)
+    # ASCII digits, at most 20 (a 64-bit number): str.isdigit also takes "²", which int() refuses,
+    # and int() refuses more than 4,300 digits; either was a 500.
+    found = _CURSOR.fullmatch(text)
+    if found is None:
+        raise InvalidParamsError(f"cursor must be <inode>:<offset>, two whole numbers, not {text[:60]!r}.")
+    return int(found[1]), int(found[2])

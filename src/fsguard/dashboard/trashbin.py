@@ -7,6 +7,7 @@ a symlink in there is shown as a link, never followed.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +35,11 @@ def preview(trash_root: Path, entry: TrashEntry) -> Preview:
         return Preview(None, [], f"a symbolic link to {item.readlink()}")
     if entry.kind == "directory":
         return _directory(item)
-    with item.open("rb") as handle:
+    # Non-blocking: a trashed pipe would hold the page (and a worker thread) until something wrote to it.
+    fd = os.open(item, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return Preview(None, [], "a pipe, socket or device: it has no content to show")
         head = handle.read(PREVIEW_BYTES)
     cut = f"the first {PREVIEW_BYTES // 1024} KiB of {entry.size:,} bytes" if entry.size > PREVIEW_BYTES else ""
     try:

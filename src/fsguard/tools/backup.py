@@ -55,6 +55,7 @@ async def ask_purge(
             s.trash,
             sd_id=sd_id,
             older_than_days=s.settings.sweep_age_days if older_than_days is None else older_than_days,
+            shown=s.policy.shows,
         ),
     )
 
@@ -307,6 +308,7 @@ def _purge_trash(services: Services, request: _Request) -> BackupResult:
         older_than_days=request.sweep_age,
         dry_run=request.dry_run is not False,
         limit=request.limit,
+        shown=services.policy.shows,
     )
     return BackupResult(
         action=request.action,
