@@ -194,7 +194,7 @@ async def test_search_replace_on_a_directory_points_to_project_replace_and_write
     arguments = {"path": "d", "mode": "search_replace", "pattern": "foo", "replacement": "bar"}
     refused = await client.call_tool("edit_file", arguments)
     assert error_code(refused) == "is_directory"
-    assert "project_replace(path='d', find=..., replace=...)" in text_of(refused)
+    assert "project_replace(path='d', find=..., replace=..., preview=true)" in text_of(refused)
     assert (root / "d" / "a.txt").read_bytes() == b"foo\n"
 
 

@@ -90,6 +90,21 @@ async def test_base64_content_is_written_as_exact_bytes(client: Client, root: Pa
     assert not (root / "c.bin").exists()
 
 
+async def test_both_content_and_content_base64_are_refused_and_an_empty_one_is_a_filled_in_default(
+    client: Client, root: Path
+) -> None:
+    # Both were taken and only the base64 written, silently dropping the text the agent also sent.
+    (root / "a.txt").write_bytes(b"old\n")
+    both = {"path": "a.txt", "content": "text\n", "content_base64": base64.b64encode(b"bytes\n").decode()}
+    refused = await client.call_tool("write_file", both)
+    assert error_code(refused) == "invalid_params"
+    assert "not both" in text_of(refused)
+    assert (root / "a.txt").read_bytes() == b"old\n"
+    filled = {"path": "a.txt", "content": "", "content_base64": base64.b64encode(b"bytes\n").decode()}
+    assert not (await client.call_tool("write_file", filled)).is_error
+    assert (root / "a.txt").read_bytes() == b"bytes\n"
+
+
 async def test_the_same_content_again_writes_nothing(client: Client, root: Path) -> None:
     (root / "same.txt").write_text("same\n", encoding="utf-8")
     mtime = (root / "same.txt").stat().st_mtime_ns

@@ -104,6 +104,11 @@ def register(catalog: Catalog) -> None:
 
 def _payload(content: str | None, content_base64: str | None, encoding: str | None) -> str | bytes:
     """The text or bytes to write; a bad encoding name or bad base64 is refused before anything is touched."""
+    if content and content_base64:  # an empty one is a client filling in every parameter, not a second content
+        raise InvalidParamsError(
+            "write_file got both content and content_base64, and would write only one. Nothing was written. Send "
+            "text in content or bytes in content_base64, not both."
+        )
     if content_base64 is not None or encoding == "base64":
         field = "content_base64" if content_base64 is not None else "content"
         raw = content_base64 if content_base64 is not None else content
