@@ -24,7 +24,7 @@ from fsguard.core.editing import EditOptions, Editor
 from fsguard.core.errors import FsguardError
 from fsguard.core.extraction import append_text, extract_lines
 from fsguard.core.groups import Change, ChangeLog, logging_made_dirs
-from fsguard.core.modes import must_match, without_tolerance
+from fsguard.core.modes import must_match
 from fsguard.core.moving import Mover
 from fsguard.core.requests import EditRequest, planner_for
 from fsguard.core.reverting import Reverter
@@ -110,11 +110,11 @@ class Operations:
 
     def _edit(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         if op.type == "edit":
-            request = EditRequest(old_text=op.old_text, new_text=op.new_text, replace_all=op.replace_all)
+            request = EditRequest(old_text=op.old_text, new_text=op.new_text, replace_all=op.replace_all, tolerant=None)
         else:  # search_and_replace: literal, case-sensitive, every occurrence, no_match when there is none
             request = EditRequest(mode="search_replace", pattern=op.old_text, replacement=op.new_text or "")
         options = EditOptions(tool=TOOL, mode=op.type, expected_hash=op.expected_hash, allow_rewrite=op.allow_rewrite)
-        planner = without_tolerance(planner_for(request, op.path))
+        planner = planner_for(request, op.path)
         if op.type == "search_and_replace":
             planner = must_match(planner, f"{op.old_text!r}", op.path)
         report = self._engines.editor.run(op.path, planner, options)

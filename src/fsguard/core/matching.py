@@ -100,7 +100,7 @@ def find_matches(
     text: str | TextViews,
     edit: Replacement,
     *,
-    tolerant: bool = False,
+    tolerant: bool | None = False,
     path: str = "the file",
     subject: str = "old_text",
     closest: bool = True,
@@ -108,8 +108,10 @@ def find_matches(
     """Climb the ladder until a tier finds ``edit.old_text`` and choose the places to change.
 
     ``subject`` is the parameter errors name (insert's ``anchor``), so their advice is one the caller can take.
-    Pass :class:`TextViews` to try several edits on one text (each view is built once); ``closest=False`` spares
-    a no-match error the search for the closest lines, for a caller that shows only its first line.
+    ``tolerant=None`` is a caller with no tolerant_whitespace to pass (a batch operation, a pipeline step): the tier
+    is not tried, and a miss does not advise it. Pass :class:`TextViews` to try several edits on one text (each
+    view is built once); ``closest=False`` spares a no-match error the search for the closest lines, for a caller
+    that shows only its first line.
 
     Raises:
         InvalidParamsError: empty old_text.
@@ -132,7 +134,10 @@ def find_matches(
             )
             ends = LineEnds(text)
             return MatchPlan(name, tuple(_finish(text, index, span, ends) for span in chosen))
-    raise no_match(text, index, old, new, path, tried=_tried(tolerant), subject=subject, closest=closest)
+    tried = _tried(bool(tolerant))
+    raise no_match(
+        text, index, old, new, path, tried=tried, subject=subject, closest=closest, offer_tolerance=tolerant is not None
+    )
 
 
 def _choose(

@@ -20,14 +20,24 @@ _CUTOFF = 0.5
 LINE_CHARS = 300  # of each line an error shows
 
 
-TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
+_TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
 
 
 def no_match(
-    text: str, index: LineIndex, old: str, new: str, path: str, *, tried: list[str], subject: str, closest: bool = True
+    text: str,
+    index: LineIndex,
+    old: str,
+    new: str,
+    path: str,
+    *,
+    tried: list[str],
+    subject: str,
+    closest: bool = True,
+    offer_tolerance: bool = True,
 ) -> NoMatchError:
     """The error of an old_text (or anchor) found by no tier (``tried`` names them): the edit already applied, or
-    the lines to copy from (the whole file when short, else the closest lines; neither without ``closest``)."""
+    the lines to copy from (the whole file when short, else the closest lines; neither without ``closest``). Without
+    ``offer_tolerance`` (a batch operation, a pipeline step: no tolerant_whitespace to pass) it is not advised."""
     applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
         return NoMatchError(
@@ -46,7 +56,8 @@ def no_match(
         evidence = _closest(text, index, old, subject)
     hint = f" into {subject} and retry"  # insert's anchor: tolerant_whitespace does not apply there
     if subject == "old_text":
-        hint = " and retry" + ("" if "tolerant_whitespace" in tried else TOLERANT_HINT)
+        offered = offer_tolerance and "tolerant_whitespace" not in tried
+        hint = " and retry" + (_TOLERANT_HINT if offered else "")
     return NoMatchError(
         f"{subject} was not found in {path} (tried: {', '.join(tried)}). Nothing was written.\n"
         + (evidence + "\n" if evidence else "")

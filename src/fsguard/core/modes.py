@@ -16,7 +16,6 @@ from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, 
 from fsguard.core.growth import bounded, check_result
 from fsguard.core.lineends import LiteralFind, in_line_endings
 from fsguard.core.matching import Replacement, find_matches
-from fsguard.core.misses import TOLERANT_HINT
 from fsguard.core.patterns import compile_re2
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
@@ -53,7 +52,7 @@ class EditPlan:
 Planner = Callable[[str], EditPlan]
 
 
-def replace(edit: Replacement, *, tolerant: bool, path: str) -> Planner:
+def replace(edit: Replacement, *, tolerant: bool | None, path: str) -> Planner:
     """old_text → new_text through the matching ladder; unique unless replace_all/occurrence say otherwise."""
 
     def plan(text: str) -> EditPlan:
@@ -62,7 +61,9 @@ def replace(edit: Replacement, *, tolerant: bool, path: str) -> Planner:
     return plan
 
 
-def _replaced(views: TextViews, edit: Replacement, *, tolerant: bool, path: str, closest: bool = True) -> EditPlan:
+def _replaced(
+    views: TextViews, edit: Replacement, *, tolerant: bool | None, path: str, closest: bool = True
+) -> EditPlan:
     matched = find_matches(views, edit, tolerant=tolerant, path=path, closest=closest)
     count = len(matched.matches)
     return EditPlan(
@@ -113,19 +114,6 @@ def must_match(planner: Planner, what: str, path: str) -> Planner:
         if not planned.replacements:
             raise NoMatchError(f"{what} does not occur in {path}. Nothing was written.", path=path)
         return planned
-
-    return plan
-
-
-def without_tolerance(planner: Planner) -> Planner:
-    """``planner`` for a caller that has no tolerant_whitespace to pass (a batch operation, a pipeline step): its
-    misses do not advise a parameter the call cannot take."""
-
-    def plan(text: str) -> EditPlan:
-        try:
-            return planner(text)
-        except NoMatchError as exc:
-            raise NoMatchError(exc.message.replace(TOLERANT_HINT, ""), **exc.fields) from None
 
     return plan
 
@@ -261,7 +249,7 @@ def line_range(start_line: int, end_line: int, new_text: str | None, *, path: st
     return plan
 
 
-def multi(edits: list[Replacement], *, tolerant: bool, path: str) -> Planner:
+def multi(edits: list[Replacement], *, tolerant: bool | None, path: str) -> Planner:
     """Every edit in order on the evolving text; all must place, or the plan fails listing each status."""
 
     def plan(original: str) -> EditPlan:

@@ -38,7 +38,7 @@ from fsguard.core.errors import (
 )
 from fsguard.core.groups import Change, logging_made_dirs
 from fsguard.core.matching import Replacement
-from fsguard.core.modes import Planner, RegexRule, multi, must_match, regex, without_tolerance
+from fsguard.core.modes import Planner, RegexRule, multi, must_match, regex
 from fsguard.core.pipeline import ALIASES
 from fsguard.core.pipeline_actions import Action, ActionOutput, PipelineEngines, StepCall, flag, number, text
 from fsguard.core.requests import EditRequest, planner_for
@@ -66,8 +66,9 @@ def edit(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         old_text=text(call.params, "old_text"),
         new_text=text(call.params, "new_text", empty_ok=True),
         replace_all=flag(call.params, "replace_all", True),
+        tolerant=None,
     )
-    return _edited(engines, call, "edit", lambda label: without_tolerance(planner_for(request, label)), EDIT_SCALE)
+    return _edited(engines, call, "edit", lambda label: planner_for(request, label), EDIT_SCALE)
 
 
 def multi_edit(engines: PipelineEngines, call: StepCall) -> ActionOutput:
@@ -78,13 +79,7 @@ def multi_edit(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     every = flag(call.params, "replace_all", True)
     items = [{ALIASES.get(key, key): value for key, value in item.items()} for item in raw]
     edits = [Replacement(text(item, "old_text"), text(item, "new_text", empty_ok=True), every) for item in items]
-    return _edited(
-        engines,
-        call,
-        "multi_edit",
-        lambda label: without_tolerance(multi(edits, tolerant=False, path=label)),
-        MULTI_EDIT_SCALE,
-    )
+    return _edited(engines, call, "multi_edit", lambda label: multi(edits, tolerant=None, path=label), MULTI_EDIT_SCALE)
 
 
 def regex_transform(engines: PipelineEngines, call: StepCall) -> ActionOutput:

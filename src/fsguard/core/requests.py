@@ -38,7 +38,7 @@ class EditRequest:
     position: Position = "after"
     start_line: int | None = None
     end_line: int | None = None
-    tolerant: bool = False
+    tolerant: bool | None = False  # None: the caller has no tolerant_whitespace to pass, so no miss advises it
 
     def retypes_line_breaks(self) -> bool:
         """Whether the text typed differs from the text found in line breaks alone (for a regex: its replacement
