@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.types import CallToolResult
 
 from fsguard.core import locks
 from tests.conftest import ClientFactory, error_code, structured, text_of
@@ -81,6 +82,15 @@ async def client_on(connect: ClientFactory, base: Path, **overrides: Any) -> Asy
         yield client
 
 
+async def call_as_a_user(
+    connect: ClientFactory, base: Path, tool: str, arguments: dict[str, Any], **overrides: Any
+) -> CallToolResult:
+    """One call of ``tool`` on a server over ``base``, made as a user permission bits stop."""
+    async with client_on(connect, base, **overrides) as client:
+        with as_a_user():
+            return await client.call_tool(tool, arguments)
+
+
 @pytest.mark.parametrize("locked_mode", [0o000, 0o644], ids=["no-permissions", "no-search"])
 @pytest.mark.parametrize(
     ("tool", "arguments"),
@@ -121,9 +131,7 @@ async def test_a_path_below_a_directory_the_os_refuses_is_access_denied_and_noth
     (root / "locked" / "f.txt").write_bytes(b"a locked file\n")
     (root / "locked").chmod(locked_mode)
     before = tree(root)
-    async with client_on(connect, reachable) as client:
-        with as_a_user():
-            result = await client.call_tool(tool, arguments)
+    result = await call_as_a_user(connect, reachable, tool, arguments)
     assert error_code(result) == "access_denied", text_of(result)
     assert "permission" in text_of(result).lower()
     assert tree(root) == before
@@ -160,9 +168,7 @@ async def test_a_change_in_a_directory_the_user_may_write_but_not_list_is_made_a
     (root / "box" / "f.txt").write_bytes(b"old\n")
     (root / "top.txt").write_bytes(b"top\n")
     (root / "box").chmod(0o333)
-    async with client_on(connect, reachable) as client:
-        with as_a_user():
-            result = await client.call_tool(tool, arguments)
+    result = await call_as_a_user(connect, reachable, tool, arguments)
     assert not result.is_error, text_of(result)
     (root / "box").chmod(0o755)
     assert {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()} == expected
@@ -217,9 +223,7 @@ async def test_a_search_or_replace_names_the_subdirectories_the_user_may_not_lis
         (root / name).mkdir(parents=True)
         (root / name / "c.py").write_bytes(b"hello\n")
         (root / name).chmod(mode)
-    async with client_on(connect, reachable, deny=("vault/",)) as client:
-        with as_a_user():
-            result = await client.call_tool(tool, arguments)
+    result = await call_as_a_user(connect, reachable, tool, arguments, deny=("vault/",))
     found = structured(result)
     by_name = tool == "search_files" and not arguments.get("include_content")  # lists b.py as any file
     unreadable = ["box/", "locked/", "sub/deeper/"] if by_name else ["b.py", "box/", "locked/", "sub/deeper/"]
@@ -251,9 +255,7 @@ async def test_a_search_of_a_directory_the_user_may_not_list_is_access_denied_no
     (root / "locked").mkdir()
     (root / "locked" / "c.py").write_bytes(b"hello\n")
     (root / "locked").chmod(locked_mode)
-    async with client_on(connect, reachable) as client:
-        with as_a_user():
-            result = await client.call_tool(tool, arguments)
+    result = await call_as_a_user(connect, reachable, tool, arguments)
     assert error_code(result) == "access_denied", text_of(result)
     assert "locked" in text_of(result)
     (root / "locked").chmod(0o755)
@@ -276,9 +278,7 @@ async def test_get_file_info_describes_what_the_user_may_not_read_and_says_so(
     else:
         (root / name).mkdir()
     (root / name).chmod(bits)
-    async with client_on(connect, reachable) as client:
-        with as_a_user():
-            result = await client.call_tool("get_file_info", {"path": name})
+    result = await call_as_a_user(connect, reachable, "get_file_info", {"path": name})
     facts = structured(result)
     assert facts["readable"] is False
     assert facts["mode"] == f"{bits:04o}"
@@ -296,9 +296,9 @@ async def test_a_tree_shows_a_subdirectory_the_user_may_not_list_as_such_and_the
     (root / "t" / "open" / "a.txt").write_bytes(b"a\n")
     (root / "t" / "locked").mkdir()
     (root / "t" / "locked").chmod(0o000)
-    async with client_on(connect, reachable) as client:
-        with as_a_user():
-            result = await client.call_tool("list_directory", {"path": "t", "max_depth": 3, "output_format": "tree"})
+    result = await call_as_a_user(
+        connect, reachable, "list_directory", {"path": "t", "max_depth": 3, "output_format": "tree"}
+    )
     children = structured(result)["tree"]["children"]
     assert [(node["name"], node.get("readable"), node.get("children")) for node in children] == [
         ("locked", False, None),
@@ -325,9 +325,7 @@ async def test_a_tree_holding_a_subdirectory_the_user_may_not_list_is_refused_na
     (root / "t" / "a.txt").write_bytes(b"a\n")
     (root / "t" / "deep" / "locked").chmod(0o000)
     before = tree(root)
-    async with client_on(connect, reachable) as client:
-        with as_a_user():
-            result = await client.call_tool(tool, arguments)
+    result = await call_as_a_user(connect, reachable, tool, arguments)
     assert error_code(result) == "access_denied", text_of(result)
     assert "t/deep/locked: Permission denied" in text_of(result)
     assert tree(root) == before
@@ -347,9 +345,7 @@ async def test_a_search_or_replace_of_one_file_the_user_may_not_read_is_access_d
     root = reachable / "root"
     (root / "secret.txt").write_bytes(b"hello\n")
     (root / "secret.txt").chmod(0o000)
-    async with client_on(connect, reachable) as client:
-        with as_a_user():
-            result = await client.call_tool(tool, arguments)
+    result = await call_as_a_user(connect, reachable, tool, arguments)
     assert error_code(result) == "access_denied", text_of(result)
     assert "secret.txt: Permission denied" in text_of(result)
     (root / "secret.txt").chmod(0o644)
@@ -393,9 +389,7 @@ async def test_a_move_or_copy_into_a_directory_the_user_may_not_write_names_that
     (root / "shut").mkdir()
     (root / "shut").chmod(0o555)
     before = tree(root)
-    async with client_on(connect, reachable) as client:
-        with as_a_user():
-            result = await client.call_tool(tool, {"source_path": "plain.txt", "dest_path": "shut/plain.txt"})
+    result = await call_as_a_user(connect, reachable, tool, {"source_path": "plain.txt", "dest_path": "shut/plain.txt"})
     assert error_code(result) == "access_denied", text_of(result)
     assert "refused access to shut:" in text_of(result)
     assert "plain.txt" not in text_of(result)
