@@ -60,6 +60,9 @@ def size_of(entry: os.DirEntry[str]) -> int:
         return -1  # vanished: the search that opens it skips it
 
 
+_GROUP_AND_OTHERS = stat.S_IRGRP | stat.S_IROTH
+
+
 def readable(entry: os.DirEntry[str]) -> bool:
     """Whether the server's user may read the file ``entry``: told by its permission bits from the stat the walk
     made anyway, with a system call only where they say no (an ACL, or root's override, may still allow it)."""
@@ -69,6 +72,8 @@ def readable(entry: os.DirEntry[str]) -> bool:
         return True  # vanished: the search that opens it skips it
     if found.st_uid == os.geteuid():
         bit = stat.S_IRUSR
+    elif found.st_mode & _GROUP_AND_OTHERS == _GROUP_AND_OTHERS:
+        return True  # both classes a non-owner falls in may read: no need to ask which (getgroups, per file)
     elif found.st_gid == os.getegid() or found.st_gid in os.getgroups():
         bit = stat.S_IRGRP
     else:
