@@ -424,3 +424,39 @@ async def test_a_search_step_without_regex_reads_its_pattern_as_the_seed_guessed
         (root / name).write_text(body, encoding="utf-8")
     data = structured(await pipeline(client, steps=[{"id": "s", "action": "search", "params": params}]))
     assert data["steps"][0]["files"] == [str(root / name) for name in found]
+
+
+async def test_a_search_step_names_what_it_did_not_search_and_why_as_search_files_does(
+    connect: ClientFactory, root: Path, tool_engine: str
+) -> None:
+    (root / "node_modules" / "lib").mkdir(parents=True)
+    (root / "node_modules" / "lib" / "index.js").write_bytes(b"old_api()\n")
+    (root / "big.log").write_bytes(b"old_api()\n" + b"x" * 200 + b"\n")
+    (root / "blob.bin").write_bytes(b"\x00\x01old_api\x00")
+    (root / "app.js").write_bytes(b"old_api()\n")
+    steps = [{"id": "find", "action": "search", "params": {"pattern": "old_api", "path": str(root)}}]
+    async with connect(max_file_size=100) as client:
+        result = await pipeline(client, steps=steps)
+    step = structured(result)["steps"][0]
+    assert step["files"] == [str(root / "app.js")]
+    assert step["not_searched"] == {
+        "default_skipped": 1,
+        "default_skipped_paths": ["node_modules/"],
+        "skipped_too_large": 1,
+        "skipped_too_large_paths": ["big.log"],
+        "skipped_binary": 1,
+        "skipped_binary_paths": ["blob.bin"],
+    }
+    assert (
+        "Not searched: above --max-file-size (read them in ranges with read_file): big.log; binary, yet their "
+        "bytes hold the pattern: blob.bin; skipped by default (params.include_dependencies=true searches them): "
+        "node_modules/" in text_of(result)
+    )
+
+
+async def test_a_search_step_that_searched_everything_says_nothing_of_skips(client: Client, root: Path) -> None:
+    (root / "app.js").write_bytes(b"old_api()\n")
+    steps = [{"id": "find", "action": "search", "params": {"pattern": "old_api", "path": str(root)}}]
+    result = await pipeline(client, steps=steps)
+    assert "not_searched" not in structured(result)["steps"][0]
+    assert "Not searched" not in text_of(result)

@@ -239,6 +239,27 @@ async def test_a_search_or_replace_names_the_subdirectories_the_user_may_not_lis
     assert (root / "a.py").read_bytes() == (b"bye\n" if changed else b"hello\n")
 
 
+async def test_a_pipeline_search_step_names_what_the_user_may_not_read(
+    connect: ClientFactory, reachable: Path, tool_engine: str
+) -> None:
+    root = reachable / "root"
+    (root / "a.py").write_bytes(b"hello\n")
+    (root / "b.py").write_bytes(b"hello\n")
+    (root / "b.py").chmod(0o000)
+    (root / "locked").mkdir()
+    (root / "locked" / "c.py").write_bytes(b"hello\n")
+    (root / "locked").chmod(0o000)
+    steps = [{"id": "find", "action": "search", "params": {"pattern": "hello"}}]
+    result = await call_as_a_user(
+        connect, reachable, "batch_operations", {"pipeline_json": {"name": "t", "steps": steps}}
+    )
+    (root / "locked").chmod(0o755)
+    step = structured(result)["steps"][0]
+    assert step["files"] == [str(root / "a.py")]
+    assert step["not_searched"] == {"skipped_unreadable": 2, "skipped_unreadable_paths": ["b.py", "locked/"]}
+    assert "the server's user may not read them: b.py, locked/" in text_of(result)
+
+
 @pytest.mark.parametrize("locked_mode", [0o000, 0o333], ids=["no-permissions", "drop-box"])
 @pytest.mark.parametrize(
     ("tool", "arguments"),

@@ -130,6 +130,20 @@ class PipelineRequest:
 
 
 @dataclass(frozen=True)
+class NotSearched:
+    """What a search step's walk left out, relative to its path (a directory ends in ``/``), as search_files names
+    it: a later step acting on the search's files would otherwise take "no match there" for "nothing there"."""
+
+    by_default: tuple[str, ...] = ()  # dependency, cache and build directories, minified files
+    too_large: tuple[str, ...] = ()  # above --max-file-size
+    binary: tuple[str, ...] = ()  # binary files whose bytes hold the pattern
+    unreadable: tuple[str, ...] = ()  # directories the user may not list, files it may not read
+
+    def __bool__(self) -> bool:
+        return bool(self.by_default or self.too_large or self.binary or self.unreadable)
+
+
+@dataclass(frozen=True)
 class StepOutcome:
     """What one step did (or, in a dry run, would do)."""
 
@@ -143,6 +157,7 @@ class StepOutcome:
     risk: str | None = None
     content: str | None = None
     file_counts: Mapping[str, int] | None = None
+    not_searched: NotSearched | None = None
     skip_reason: str | None = None
     error: str | None = None
     error_code: str | None = None

@@ -8,6 +8,7 @@ actions that write are in :mod:`fsguard.core.pipeline_changes`.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ from fsguard.core.locks import PathLocks
 from fsguard.core.moving import Mover
 from fsguard.core.paths import PathPolicy
 from fsguard.core.patterns import compile_re2, compiles
+from fsguard.core.pipeline import NotSearched
+from fsguard.core.provenance import standing
 from fsguard.core.search import ContentRequest, search_content
 from fsguard.core.textio import DecodedText, decode, split_lines
 
@@ -71,6 +74,7 @@ class ActionOutput:
     risk: str | None = None
     content: str | None = None
     file_counts: Mapping[str, int] | None = None
+    not_searched: NotSearched | None = None
 
 
 Action = Callable[[PipelineEngines, StepCall], ActionOutput]
@@ -104,9 +108,23 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         skip_minified=not everything,
     )
     request = ContentRequest(pattern=pattern, literal=literal, case_sensitive=case_sensitive, max_results=0)
-    result = search_content(base, request, options, beneath=engines.beneath, hide=engines.policy.hidden_files())
+    hide = engines.policy.hidden_files()
+    skipped: list[str] = []
+    large: list[str] = []
+    unreadable: list[str] = []
+    result = search_content(
+        base, request, options, beneath=engines.beneath, hide=hide, skips=(skipped, large), unreadable=unreadable
+    )
     files = sorted(result.counts)  # a stable order, whichever engine walked
-    return ActionOutput(tuple(files), result.total_matches, file_counts={f: result.counts[f] for f in files})
+    # As search_files: what the walk named by name is kept only if the pinned walk finds it so now.
+    left_out = NotSearched(
+        by_default=tuple(standing(engines.beneath, base, skipped, hide=hide)),
+        too_large=tuple(standing(engines.beneath, base, large, above=options.max_file_size, hide=hide)),
+        binary=tuple(os.path.relpath(file, base) for file in result.binary),
+        unreadable=tuple(standing(engines.beneath, base, unreadable, hide=hide)),
+    )
+    found = {f: result.counts[f] for f in files}
+    return ActionOutput(tuple(files), result.total_matches, file_counts=found, not_searched=left_out or None)
 
 
 _REGEX_SYNTAX = frozenset("\\.+*?()|[]{}^$")  # what Go's regexp.QuoteMeta escapes

@@ -228,6 +228,7 @@ def _finished(outcome: StepOutcome, output: ActionOutput) -> StepOutcome:
         risk=output.risk,
         content=output.content,
         file_counts=output.file_counts,
+        not_searched=output.not_searched,
     )
 
 

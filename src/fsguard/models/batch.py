@@ -41,6 +41,26 @@ class OperationResult(Result):
     error_code: str | None = None
 
 
+class NotSearched(Result):
+    """search: what the step's walk left out under its path, named as search_files names it (relative to that
+    path; a directory ends in /; each list holds the first 10)."""
+
+    default_skipped: int | None = Field(
+        None,
+        description="Dependency, cache and build directories and minified files; params.include_dependencies=true "
+        "searches them.",
+    )
+    default_skipped_paths: list[str] | None = None
+    skipped_too_large: int | None = Field(None, description="Files above --max-file-size (the server's setting).")
+    skipped_too_large_paths: list[str] | None = None
+    skipped_binary: int | None = Field(None, description="Binary files (a NUL byte) whose bytes hold the pattern.")
+    skipped_binary_paths: list[str] | None = None
+    skipped_unreadable: int | None = Field(
+        None, description="Directories the server's user may not list and files it may not read."
+    )
+    skipped_unreadable_paths: list[str] | None = None
+
+
 class StepResult(Result):
     """One step of a pipeline."""
 
@@ -60,6 +80,9 @@ class StepResult(Result):
     edits: int | None = Field(None, description="Replacements the step made (or would make).")
     risk_level: str | None = Field(None, description="Writing steps: LOW, MEDIUM, HIGH or CRITICAL.")
     content: str | None = Field(None, description="read_ranges, aggregate, diff: the text produced.")
+    not_searched: NotSearched | None = Field(
+        None, description="search: files under its path it did not search, and why; absent when it searched all."
+    )
     error: str | None = None
     error_code: str | None = None
     duration_ms: float | None = None

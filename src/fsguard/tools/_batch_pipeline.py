@@ -10,13 +10,15 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, Elicit, Resolve
 
-from fsguard.core.pipeline import PipelineReport, StepOutcome
+from fsguard.core.pipeline import NotSearched, PipelineReport, StepOutcome
 from fsguard.core.pipeline_request import parse_pipeline
 from fsguard.core.pipeline_runner import Progress
 from fsguard.core.preflight import pipelining
 from fsguard.models.batch import BatchResult, StepResult
+from fsguard.models.batch import NotSearched as NotSearchedResult
 from fsguard.services import Services
 from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask
+from fsguard.tools.search import SAMPLE
 
 
 async def ask_pipeline(pipeline_json: dict[str, Any] | None, ctx: Context) -> Elicit[ConfirmForm] | NotAsked:
@@ -70,8 +72,24 @@ def _step(outcome: StepOutcome) -> StepResult:
         edits=outcome.edits,
         risk_level=outcome.risk,
         content=outcome.content,
+        not_searched=_not_searched(outcome.not_searched),
         error=outcome.error,
         error_code=outcome.error_code,
         duration_ms=outcome.duration_ms,
         level=outcome.level,
     )
+
+
+def _not_searched(left_out: NotSearched | None) -> NotSearchedResult | None:
+    if left_out is None:
+        return None
+    fields: dict[str, Any] = {}
+    for name, paths in (
+        ("default_skipped", left_out.by_default),
+        ("skipped_too_large", left_out.too_large),
+        ("skipped_binary", left_out.binary),
+        ("skipped_unreadable", left_out.unreadable),
+    ):
+        if paths:
+            fields[name], fields[f"{name}_paths"] = len(paths), list(paths[:SAMPLE])
+    return NotSearchedResult(**fields)

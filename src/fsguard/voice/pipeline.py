@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fsguard.models.batch import BatchResult, StepResult
+from fsguard.core.shortlist import shortlist
+from fsguard.models.batch import BatchResult, NotSearched, StepResult
 from fsguard.voice.paths import shortened_error, shown
 from fsguard.voice.sizes import counted
 
@@ -80,6 +81,27 @@ def _step_lines(step: StepResult) -> list[str]:
     lines += [f"     - {shown(file)}" + (f" ({counts[file]})" if file in counts else "") for file in first]
     if len(step.files) > MAX_FILES_SHOWN:
         lines.append(f"     … and {len(step.files) - MAX_FILES_SHOWN} more (all in the structured result)")
+    if step.not_searched:
+        lines.append(f"   Not searched: {_not_searched(step.not_searched)}")
     if step.content:
         lines += ["   Content:", *(("     " + line).rstrip() for line in step.content.split("\n"))]
     return lines
+
+
+def _not_searched(left_out: NotSearched) -> str:
+    """Why a search step left files out, each reason with its first paths and what would search them."""
+    reasons = (
+        (
+            "above --max-file-size (read them in ranges with read_file)",
+            left_out.skipped_too_large,
+            left_out.skipped_too_large_paths,
+        ),
+        ("binary, yet their bytes hold the pattern", left_out.skipped_binary, left_out.skipped_binary_paths),
+        ("the server's user may not read them", left_out.skipped_unreadable, left_out.skipped_unreadable_paths),
+        (
+            "skipped by default (params.include_dependencies=true searches them)",
+            left_out.default_skipped,
+            left_out.default_skipped_paths,
+        ),
+    )
+    return "; ".join(f"{why}: {shortlist(paths or [], total=count)}" for why, count, paths in reasons if count)
