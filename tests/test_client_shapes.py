@@ -265,6 +265,11 @@ async def test_a_move_to_the_same_name_in_another_unicode_form_renames_it_and_a_
     assert "delete_file" not in text_of(copied)
     moved = await client.call_tool("move_file", {"source_path": f"{stored}.txt", "dest_path": f"{asked}.txt"})
     assert structured(moved)["destination"] == str(root / f"{asked}.txt")
+    forms = ("NFD (decomposed)", "NFC (composed)") if stored == DECOMPOSED else ("NFC (composed)", "NFD (decomposed)")
+    # "Moved café.txt to café.txt." read as a move that did nothing
+    assert text_of(moved) == (
+        f"Renamed {asked}.txt from {forms[0]} to {forms[1]}: the name reads the same, its stored characters changed."
+    )
     assert [path.name for path in root.iterdir()] == [f"{asked}.txt"]
     assert (root / f"{asked}.txt").read_bytes() == b"kept\n"
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import unicodedata
+from pathlib import Path
+
 from fsguard.core.multiread import after_text, left_out_note, shown_files
 from fsguard.core.shortlist import shown_rows
 from fsguard.models import (
@@ -241,12 +244,24 @@ def delete_text(result: DeleteResult, compact: bool) -> str:
 
 
 def move_text(result: MoveResult, compact: bool) -> str:
-    """Where it went."""
-    return (
-        f"MOVED {shown(result.source)} -> {shown(result.destination)}"
-        if compact
-        else f"Moved {shown(result.source)} to {shown(result.destination)}."
-    )
+    """Where it went; a rename to the name's other Unicode form, which reads the same, says which forms."""
+    source, destination = shown(result.source), shown(result.destination)
+    if source != destination and unicodedata.normalize("NFC", source) == unicodedata.normalize("NFC", destination):
+        before, after = _form(Path(result.source).name), _form(Path(result.destination).name)
+        if compact:
+            return f"RENAMED {destination} ({before[0]} -> {after[0]})"
+        return (
+            f"Renamed {destination} from {before[0]} ({before[1]}) to {after[0]} ({after[1]}): the name reads the "
+            "same, its stored characters changed."
+        )
+    return f"MOVED {source} -> {destination}" if compact else f"Moved {source} to {destination}."
+
+
+def _form(name: str) -> tuple[str, str]:
+    """The Unicode normal form ``name`` is in, and what it means."""
+    if unicodedata.is_normalized("NFC", name):
+        return "NFC", "composed"
+    return ("NFD", "decomposed") if unicodedata.is_normalized("NFD", name) else ("mixed", "partly composed")
 
 
 def copy_text(result: CopyResult, compact: bool) -> str:
