@@ -17,7 +17,7 @@ import anyio
 from fsguard import __version__
 from fsguard.config import MCP_PATH, Settings, default_state_dir
 from fsguard.core.errors import FsguardError
-from fsguard.flags import RESPONSE_FLOOR, amount, port, whole_number
+from fsguard.flags import RESPONSE_FLOOR, add_path_rules, amount, port, whole_number
 from fsguard.server import FsguardServer, build_server
 from fsguard.startup import (
     keep_token_out_of_logs,
@@ -132,28 +132,7 @@ def parser() -> argparse.ArgumentParser:
         "purges, git restore of uncommitted work, forced pushes; risky (default) = those and HIGH/CRITICAL changes; "
         "off = never",
     )
-    add(
-        "--read-only-root",
-        dest="read_only_roots",
-        action="append",
-        type=Path,
-        default=[],
-        metavar="DIR",
-        help="a root where tools may read, list and search but every change is refused (repeatable)",
-    )
-    add(
-        "--deny",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="hide paths matching this gitignore-style glob from every tool (repeatable; '!GLOB' re-allows)",
-    )
-    add(
-        "--no-default-deny",
-        dest="default_deny",
-        action="store_false",
-        help="switch off the default deny rules for secrets (.env, *.pem, *.key, id_rsa*, ...)",
-    )
+    add_path_rules(p, "tools")
     add(
         "--no-client-roots",
         dest="client_roots",

@@ -1,12 +1,15 @@
-"""Argument types for the numeric flags: a value that makes no sense stops the server at start-up with the flag's
-name and what it takes, instead of serving with it (``--max-list-items -5`` gave every listing an empty page whose
-next_offset was its own offset, so a client paging through it never finished)."""
+"""Argument types for the numeric flags, and the path-rule flags the server and the dashboard share.
+
+A numeric value that makes no sense stops the server at start-up with the flag's name and what it takes, instead
+of serving with it (``--max-list-items -5`` gave every listing an empty page whose next_offset was its own offset,
+so a client paging through it never finished)."""
 
 from __future__ import annotations
 
 import argparse
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 PORT_MAX = 65535
 RESPONSE_FLOOR = 1024
@@ -55,3 +58,29 @@ def amount(minimum: float, maximum: float = math.inf) -> Callable[[str], float]:
 
     parse.__name__ = "number"
     return parse
+
+
+def add_path_rules(p: argparse.ArgumentParser, whom: str) -> None:
+    """--read-only-root, --deny and --no-default-deny: the rules of what ``whom`` may change and show."""
+    p.add_argument(
+        "--read-only-root",
+        dest="read_only_roots",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help=f"a root where {whom} may read, list and search but every change is refused (repeatable)",
+    )
+    p.add_argument(
+        "--deny",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help=f"hide paths matching this gitignore-style glob from {whom} (repeatable; '!GLOB' re-allows)",
+    )
+    p.add_argument(
+        "--no-default-deny",
+        dest="default_deny",
+        action="store_false",
+        help="switch off the default deny rules for secrets (.env, *.pem, *.key, id_rsa*, ...)",
+    )

@@ -228,6 +228,29 @@ def test_a_backup_of_a_file_outside_the_roots_is_not_restored(
     assert target.read_bytes() == b"new\n"
 
 
+def test_the_servers_path_rules_keep_the_dashboard_from_restoring_into_a_read_only_root_or_showing_a_denied_file(
+    shared: Settings, engine: Services
+) -> None:
+    # The dashboard's command line had no --read-only-root or --deny: it restored into a root its servers may only
+    # read, and showed the history of a file their rule hides once its backups predated the rule.
+    target = _edited(engine, "r.txt", "one\n", "two\n")
+    hidden = _edited(engine, "notes.secret", "a\n", "b\n")
+    oldest = engine.backups.chain(target)[0]
+    engine.writer.write("gone.txt", "trashed\n")
+    engine.deleter.delete("gone.txt")
+    sd_id = engine.trash.entries()[0].sd_id
+    ruled = Settings(**{**shared.__dict__, "read_only_roots": shared.roots, "deny": ("*.secret",)})
+    with TestClient(wrap(build_app(ruled), ruled), base_url=ORIGIN, follow_redirects=False) as web:
+        assert web.post("/files/restore", data={"path": "r.txt", "backup_id": oldest.backup_id}).status_code == 403
+        assert web.post(f"/trash/{sd_id}/restore").status_code == 403
+        assert web.post("/files/undo", data={"path": "r.txt"}).status_code == 403
+        assert "notes.secret" not in web.get("/files").text
+        assert web.get("/files", params={"path": "notes.secret"}).status_code == 403
+    assert target.read_bytes() == b"two\n"
+    assert hidden.read_bytes() == b"b\n"
+    assert not (_root(shared) / "gone.txt").exists()
+
+
 # -- Trash ----------------------------------------------------------------------------------------------------------
 
 

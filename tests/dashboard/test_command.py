@@ -29,8 +29,13 @@ def test_the_dashboard_flags_reach_its_settings(tmp_path: Path) -> None:
     assert settings.roots == (tmp_path,)
     assert (settings.host, settings.port, settings.auth_token) == ("::1", 9200, "t")
     assert (settings.state_dir, settings.log_dir) == (Path("s"), Path("l"))
+    ruled = command.settings_from(
+        command.parser().parse_args(["--read-only-root", str(tmp_path), "--deny", "*.secret", "--no-default-deny"])
+    )
+    assert (ruled.read_only_roots, ruled.deny, ruled.default_deny) == ((tmp_path,), ("*.secret",), False)
     defaults = command.settings_from(command.parser().parse_args([]))
     assert (defaults.host, defaults.port, defaults.log_dir) == ("127.0.0.1", 9100, None)
+    assert (defaults.read_only_roots, defaults.deny, defaults.default_deny) == ((), (), True)
     assert not defaults.needs_auth_token
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from fsguard import __version__
 from fsguard.config import Settings, default_state_dir
 from fsguard.core.errors import FsguardError
-from fsguard.flags import port
+from fsguard.flags import add_path_rules, port
 from fsguard.startup import (
     keep_token_out_of_logs,
     refuse_unusable_token,
@@ -49,6 +49,9 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help="the servers' hooks file: Undo, Restore and trash restores fire the same hooks as the backup tool",
     )
+    # The servers' own rules: without them the dashboard showed the history of a file a server's --deny hides,
+    # and restored into a root the servers may only read.
+    add_path_rules(p, "the dashboard")
     add("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level")
     return p
 
@@ -65,6 +68,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
         log_dir=args.log_dir.expanduser() if args.log_dir else None,
         hooks_config=args.hooks_config.expanduser() if args.hooks_config else None,
         log_level=args.log_level,
+        read_only_roots=tuple(root.expanduser() for root in args.read_only_roots),
+        deny=tuple(args.deny),
+        default_deny=args.default_deny,
     )
 
 
