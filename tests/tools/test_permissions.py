@@ -26,10 +26,13 @@ from mcp.types import CallToolResult
 
 from fsguard.core import locks
 from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.tools import test_environment_failures as environment
+from tests.tools.test_environment_failures import Mount
 
 pytestmark = pytest.mark.anyio
 
 NOBODY = 65534
+mount_tmpfs = environment.mount_tmpfs  # the fixture itself: mounts a tmpfs, always unmounts at teardown
 importlib.import_module("jsonschema")  # the client loads it for the first result it validates: not as nobody
 
 
@@ -350,6 +353,51 @@ async def test_a_tree_holding_a_subdirectory_the_user_may_not_list_is_refused_na
     assert error_code(result) == "access_denied", text_of(result)
     assert "t/deep/locked: Permission denied" in text_of(result)
     assert tree(root) == before
+
+
+@pytest.mark.parametrize("blocked_mode", [0o555, 0o000, 0o444], ids=["read-only", "no-permissions", "no-search"])
+async def test_a_permanent_delete_of_a_tree_holding_a_directory_the_user_may_not_empty_removes_nothing(
+    connect: ClientFactory, reachable: Path, blocked_mode: int
+) -> None:
+    # The tree was removed file by file until the first the user might not remove: part of it was gone for good,
+    # and the call failed (a Go module cache's directories are read-only, for one).
+    root = reachable / "root"
+    (root / "t" / "deep" / "blocked").mkdir(parents=True)
+    for name in ("t/a.txt", "t/deep/b.txt", "t/deep/blocked/c.txt", "t/z.txt"):
+        (root / name).write_bytes(name.encode())
+    if os.geteuid() == 0:  # the user's own tree: all it lacks is the permission bits of one directory
+        for path in (root / "t", *(root / "t").rglob("*")):
+            os.chown(path, NOBODY, NOBODY)
+    (root / "t" / "deep" / "blocked").chmod(blocked_mode)
+    before = tree(root)
+    arguments = {"path": "t", "recursive": True, "permanent": True}
+    result = await call_as_a_user(connect, reachable, "delete_file", arguments)
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "t/deep/blocked" in text_of(result)
+    assert "nothing was removed" in text_of(result)
+    assert tree(root) == before
+    (root / "t" / "deep" / "blocked").chmod(0o755)
+    assert (root / "t" / "deep" / "blocked" / "c.txt").read_bytes() == b"t/deep/blocked/c.txt"
+
+
+async def test_a_move_across_filesystems_of_a_tree_the_user_may_not_empty_is_refused_before_the_copy(
+    connect: ClientFactory, reachable: Path, mount_tmpfs: Mount
+) -> None:
+    # The tree was copied, then its removal failed partway: half of the source stayed beside the whole copy.
+    root = reachable / "root"
+    other = mount_tmpfs(root / "other", "4m")
+    (root / "t" / "blocked").mkdir(parents=True)
+    (root / "t" / "a.txt").write_bytes(b"a\n")
+    (root / "t" / "blocked" / "c.txt").write_bytes(b"c\n")
+    for path in (other, root / "t", *(root / "t").rglob("*")):
+        os.chown(path, NOBODY, NOBODY)
+    (root / "t" / "blocked").chmod(0o555)
+    before = tree(root / "t")
+    result = await call_as_a_user(connect, reachable, "move_file", {"source_path": "t", "dest_path": "other/t"})
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "t/blocked may not be emptied" in text_of(result)
+    assert tree(root / "t") == before
+    assert list(other.iterdir()) == []
 
 
 @pytest.mark.parametrize(

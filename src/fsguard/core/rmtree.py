@@ -12,7 +12,7 @@ from collections.abc import Generator
 from pathlib import Path
 
 from fsguard.core.fdtree import READ_DIR
-from fsguard.core.nesting import Below, run_through
+from fsguard.core.nesting import Below, flattened, run_through
 
 
 def remove_tree(parent: int, name: str) -> None:
@@ -27,6 +27,36 @@ def remove_tree(parent: int, name: str) -> None:
     device = os.stat(name, dir_fd=parent, follow_symlinks=False).st_dev
     run_through(_emptied(parent, name, device))
     os.rmdir(name, dir_fd=parent)
+
+
+def first_unremovable(parent: int, name: str) -> str | None:
+    """The first directory of the tree ``name`` (``name`` itself, or a path below it) whose entries the server's
+    user may not remove: one it may not list, or may not write or search (``go mod download`` leaves its modules'
+    directories read-only); None when each may be emptied. A permanent delete looks first, instead of removing
+    files one by one until the first it may not and leaving part of the tree."""
+    return next(flattened(_closed(parent, name, name)), None)
+
+
+def _closed(parent: int, name: str, shown: str) -> Generator[str | Below[str], None, None]:
+    try:
+        fd = os.open(name, READ_DIR, dir_fd=parent)
+    except PermissionError:
+        yield shown
+        return
+    try:
+        if not os.access(".", os.W_OK | os.X_OK, dir_fd=fd, effective_ids=True):
+            yield shown
+            return
+        try:
+            with os.scandir(fd) as found:
+                children = [entry.name for entry in found if entry.is_dir(follow_symlinks=False)]
+        except PermissionError:
+            yield shown
+            return
+        for child in children:
+            yield Below(_closed(fd, child, f"{shown}/{child}"))
+    finally:
+        os.close(fd)
 
 
 def remove_tree_named(path: Path) -> None:

@@ -25,7 +25,7 @@ from fsguard.core.fdtree import child_dir, opened_dir
 from fsguard.core.mounts import mounts_below
 from fsguard.core.nesting import Below, run_through
 from fsguard.core.oserrors import from_os_error
-from fsguard.core.rmtree import remove_tree
+from fsguard.core.rmtree import first_unremovable, remove_tree
 from fsguard.core.trees import CHUNK, READ_FILE, changed_kind_error, fingerprint, lstat_entry, total_size
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
@@ -82,8 +82,9 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
     except FsguardError as exc:
         if not isinstance(exc.__cause__, OSError) or exc.__cause__.errno != errno.EXDEV:
             raise
-    if stat.S_ISDIR(lstat_entry(source).st_mode):
-        check_no_mounts_below(source.path)  # before the copy: its source would be removed after it
+    if stat.S_ISDIR(lstat_entry(source).st_mode):  # before the copy: its source would be removed after it
+        check_no_mounts_below(source.path)
+        check_removable_below(source)
     expected_sha256 = expected_sha256 or fingerprint(source)[0]
     with _staging(writer, target, total_size(source)) as staged:
         _copy_entry(source, staged, Copied(), "keep", None)
@@ -160,6 +161,7 @@ def remove(entry: Pinned, *, missing_ok: bool = False) -> None:
         found = os.stat(entry.name, dir_fd=entry.parent, follow_symlinks=False)
         if stat.S_ISDIR(found.st_mode):
             check_no_mounts_below(entry.path)
+            check_removable_below(entry)
             remove_tree(entry.parent, entry.name)  # by fd, never through a link; any depth
         else:
             os.unlink(entry.name, dir_fd=entry.parent)
@@ -185,6 +187,25 @@ def check_no_mounts_below(directory: Path) -> None:
             "is beside it.",
             path=str(directory),
         )
+
+
+def check_removable_below(entry: Pinned) -> None:
+    """Refuse to remove a tree holding a directory the server's user may not empty: removed file by file, the tree
+    would lose everything up to that directory and then fail.
+
+    Raises:
+        AccessDeniedError: such a directory lies in the tree; nothing was removed.
+    """
+    blocked = first_unremovable(entry.parent, entry.name)
+    if blocked is None:
+        return
+    where = entry.path.parent / blocked
+    whole = "" if where == entry.path else f", so {entry.path} cannot be removed whole"
+    raise AccessDeniedError(
+        f"{where} may not be emptied by the server's user (permission denied){whole}: nothing was removed. Ask the "
+        "user for write access to it, or delete what is beside it.",
+        path=str(where),
+    )
 
 
 def remove_beneath(beneath: Beneath, path: Path) -> None:
