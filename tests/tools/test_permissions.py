@@ -380,6 +380,30 @@ async def test_a_permanent_delete_of_a_tree_holding_a_directory_the_user_may_not
     assert (root / "t" / "deep" / "blocked" / "c.txt").read_bytes() == b"t/deep/blocked/c.txt"
 
 
+async def test_a_trashed_tree_holding_a_read_only_directory_is_purged_whole(
+    connect: ClientFactory, reachable: Path
+) -> None:
+    # The purge removed what it could, then failed silently at the read-only directory and counted the entry
+    # purged: its remains held the disk space for good, listed nowhere.
+    root = reachable / "root"
+    (root / "t" / "ro").mkdir(parents=True)
+    (root / "t" / "a.txt").write_bytes(b"a\n")
+    (root / "t" / "ro" / "c.txt").write_bytes(b"c\n")
+    if os.geteuid() == 0:
+        for path in (root / "t", *(root / "t").rglob("*")):
+            os.chown(path, NOBODY, NOBODY)
+    (root / "t" / "ro").chmod(0o555)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            trashed = await client.call_tool("delete_file", {"path": "t", "recursive": True})
+            sd_id = structured(trashed)["results"][0]["sd_id"]
+            purge = {"action": "purge_trash", "sd_id": sd_id, "dry_run": False, "force": True}
+            purged = await client.call_tool("backup", purge)
+    assert not purged.is_error, text_of(purged)
+    assert not (root / "t").exists()
+    assert not [path for path in (reachable / "state").rglob("*") if sd_id in str(path)]
+
+
 async def test_a_move_across_filesystems_of_a_tree_the_user_may_not_empty_is_refused_before_the_copy(
     connect: ClientFactory, reachable: Path, mount_tmpfs: Mount
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Generator
 from pathlib import Path
 
@@ -15,17 +16,19 @@ from fsguard.core.fdtree import READ_DIR
 from fsguard.core.nesting import Below, flattened, run_through
 
 
-def remove_tree(parent: int, name: str) -> None:
+def remove_tree(parent: int, name: str, *, own: bool = False) -> None:
     """Remove the directory ``name`` in the open directory ``parent``, with everything in it.
 
     Each directory is opened without following a link (one swapped in meanwhile is refused, not entered);
     links inside are removed, never followed; a directory on another device (a mount point) is never entered.
+    With ``own`` (a tree of fsguard's state directory), a directory its user may not list or empty is given the
+    owner's permissions first: a trashed tree holding a read-only directory was otherwise purged only in part.
 
     Raises:
         OSError: something could not be removed; what was removed before stays removed.
     """
     device = os.stat(name, dir_fd=parent, follow_symlinks=False).st_dev
-    run_through(_emptied(parent, name, device))
+    run_through(_emptied(parent, name, device, own))
     os.rmdir(name, dir_fd=parent)
 
 
@@ -60,15 +63,17 @@ def _closed(parent: int, name: str, shown: str) -> Generator[str | Below[str], N
 
 
 def remove_tree_named(path: Path) -> None:
-    """:func:`remove_tree` of a directory named by a trusted path (the state directory's own)."""
+    """:func:`remove_tree` of a directory named by a trusted path (the state directory's own), opened up as it goes."""
     parent = os.open(path.parent, READ_DIR)
     try:
-        remove_tree(parent, path.name)
+        remove_tree(parent, path.name, own=True)
     finally:
         os.close(parent)
 
 
-def _emptied(parent: int, name: str, device: int) -> Generator[Below[None], None, None]:
+def _emptied(parent: int, name: str, device: int, own: bool) -> Generator[Below[None], None, None]:
+    if own:
+        _opened_up(parent, name)
     fd = os.open(name, READ_DIR, dir_fd=parent)
     try:
         if os.fstat(fd).st_dev != device:  # another filesystem mounted here: never emptied (fsguard.core.mounts)
@@ -77,9 +82,16 @@ def _emptied(parent: int, name: str, device: int) -> Generator[Below[None], None
             children = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in found]
         for child, is_dir in children:
             if is_dir:
-                yield Below(_emptied(fd, child, device))
+                yield Below(_emptied(fd, child, device, own))
                 os.rmdir(child, dir_fd=fd)
             else:
                 os.unlink(child, dir_fd=fd)
     finally:
         os.close(fd)
+
+
+def _opened_up(parent: int, name: str) -> None:
+    """Give the directory ``name`` its owner's read, write and search permission, if it lacks any."""
+    found = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    if stat.S_ISDIR(found.st_mode) and found.st_mode & 0o700 != 0o700:
+        os.chmod(name, stat.S_IMODE(found.st_mode) | 0o700, dir_fd=parent)
