@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,6 +130,25 @@ async def test_a_streamed_read_within_the_limit_gives_the_whole_file_hash_and_li
     assert read["line_ending"] == "lf"
     assert not edit.is_error
     assert (root / "mid.log").read_bytes() == raw.replace(b"line 0001", b"LINE 1", 1)
+
+
+@pytest.mark.parametrize("bom", [b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"], ids=["utf-8", "utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize(
+    "selection",
+    [{"mode": "head", "max_lines": 5}, {"mode": "tail", "max_lines": 5}, {"max_lines": 4}, {}, {"start_line": 1}],
+)
+async def test_a_streamed_read_of_a_byte_order_mark_alone_answers_no_line_as_the_whole_read(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch, bom: bytes, selection: dict[str, Any]
+) -> None:
+    # Streamed, it answered "start_line 1 is past the end (0 lines)" where the whole read answers an empty text.
+    (root / "bom.txt").write_bytes(bom)
+    async with connect() as client:
+        whole = structured(await client.call_tool("read_file", {"path": "bom.txt", **selection}))
+        monkeypatch.setattr("fsguard.core.reading.STREAM_ABOVE", 0)
+        streamed = structured(await client.call_tool("read_file", {"path": "bom.txt", **selection}))
+    assert streamed == whole
+    assert streamed["content"] == ""
+    assert (root / "bom.txt").read_bytes() == bom
 
 
 async def test_info_of_a_file_over_the_limit_counts_lines_without_a_hash(connect: ClientFactory, root: Path) -> None:

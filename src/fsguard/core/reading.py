@@ -225,6 +225,8 @@ class FileReader:
         name: str,
         budget: int,
     ) -> ReadFileResult:
+        if lay.start >= lay.size and (selection.start_line or 1) == 1:
+            return base  # a byte order mark and nothing after it: no line, as a whole read answers
         if selection.is_range:
             start = selection.start_line or 1
             count = selection.end_line - start + 1 if selection.end_line is not None else _ALL
@@ -326,6 +328,8 @@ class FileReader:
                 f"Use start_line <= {max(total, 1)}.",
                 start_line=start,
             )
+        if not total:
+            return base  # no line to name: "Lines 1-0 of 0" said less than an empty answer
         end = min(selection.end_line or total, total)
         hint = f"Lines {start}-{end} of {total} total lines in {name}"
         if end < total:
