@@ -48,7 +48,9 @@ def _closed(parent: int, name: str, shown: str) -> Generator[str | Below[str], N
         return
     try:
         if not os.access(".", os.W_OK | os.X_OK, dir_fd=fd, effective_ids=True):
-            yield shown
+            # a read-only filesystem is no permission to ask for: the removal fails at its first file, and says so
+            if not os.fstatvfs(fd).f_flag & os.ST_RDONLY:
+                yield shown
             return
         try:
             with os.scandir(fd) as found:
