@@ -123,7 +123,7 @@ def test_the_note_states_the_facts_and_the_backup_without_alarm() -> None:
     note = risk_note(_assessed(RiskLevel.MEDIUM, 30.4), path="a.py", backup_id="b-42")
 
     assert note is not None
-    assert note == "note: large edit (~1,234 bytes affected, 3 replacements, 30% of file). backup:b-42"
+    assert note == "note: edit (~1,234 bytes affected, 3 replacements, 30% of file). backup:b-42"
     assert "RISK" not in note.upper()
     assert "⚠" not in note
 
@@ -131,7 +131,7 @@ def test_the_note_states_the_facts_and_the_backup_without_alarm() -> None:
 def test_the_note_leaves_out_the_backup_when_there_is_none() -> None:
     note = risk_note(_assessed(RiskLevel.MEDIUM, 25.0, occurrences=1), path="a.py", backup_id=None)
 
-    assert note == "note: large edit (~1,234 bytes affected, 1 replacement, 25% of file)."
+    assert note == "note: edit (~1,234 bytes affected, 1 replacement, 25% of file)."
 
 
 @pytest.mark.parametrize(("pct", "hinted"), [(39.4, False), (40.0, True), (62.0, True)])

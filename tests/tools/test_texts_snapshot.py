@@ -739,7 +739,7 @@ async def test_edit_file_that_breaks_python_syntax_adds_the_structure_warning(ri
 ok
 M m.py | 1 replacement (exact) | +1 -1 | 2 lines
 Undo: backup(action="undo_last", file_path="m.py") · backup <backup_id:1>
-note: large edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
+note: edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
 structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
 
 --- a/m.py
@@ -752,7 +752,7 @@ structure: Python syntax error introduced at line 2, column 5 (unexpected 'retur
             "compact": """\
 ok
 M m.py | 1@+1-1 | 2L | undo:<backup_id:1>
-note: large edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
+note: edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
 structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
 @@ -2 +2 @@
 -    return (x + 1)

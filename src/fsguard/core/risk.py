@@ -19,7 +19,9 @@ from typing import Literal
 
 CRITICAL_PCT = 90.0
 NOTE_VERIFY_PCT = 40.0
-"""From this share of the file on, the note suggests reading the file's end back."""
+"""From this share of the file on, the note calls the edit large and suggests reading the file's end back."""
+NOTE_VERY_LARGE_PCT = 80.0
+"""From this share of the file on, the note calls the edit very large."""
 
 INTEGRITY_EMPTY_PCT = 30.0
 INTEGRITY_SMALL_PCT = 50.0

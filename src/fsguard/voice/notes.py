@@ -10,15 +10,16 @@ import json
 from pathlib import Path
 
 from fsguard.core.occ import OccVerdict
-from fsguard.core.risk import NOTE_VERIFY_PCT, Integrity, RiskAssessment, RiskLevel, WriteGuard
+from fsguard.core.risk import NOTE_VERIFY_PCT, NOTE_VERY_LARGE_PCT, Integrity, RiskAssessment, RiskLevel, WriteGuard
 from fsguard.voice.sizes import counted
 
 
 def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None) -> str | None:
     """One informational line about a larger edit, or None for a LOW one.
 
-    ``note: large edit (~N bytes affected, K replacements, P% of file).``, then ``backup:<id>`` when a backup
-    exists, then from 40 % (of a change that was written) a hint to read the file's end back. Never alarming: no
+    ``note: edit (~N bytes affected, K replacements, P% of file).``, then ``backup:<id>`` when a backup exists,
+    then from 40 % (of a change that was written) a hint to read the file's end back. The first words scale with
+    the share, as the seed's did: "edit", from 40 % "large edit", from 80 % "very large edit". Never alarming: no
     "RISK", no symbols.
     """
     if assessment.level is RiskLevel.LOW:
@@ -29,12 +30,20 @@ def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None) -
         noun = "replacement" if assessment.occurrences == 1 else "replacements"
         facts.append(f"{assessment.occurrences:,} {noun}")
     facts.append(f"{pct:.0f}% of file")
-    note = f"note: large edit ({', '.join(facts)})."
+    note = f"note: {_magnitude(pct)} ({', '.join(facts)})."
     if backup_id:
         note += f" backup:{backup_id}"
     if backup_id and pct >= NOTE_VERIFY_PCT:  # no backup: a dry run, nothing written to read back
         note += f' — verify with read_file({json.dumps(path, ensure_ascii=False)}, mode="tail") if needed'
     return note
+
+
+def _magnitude(pct: float) -> str:
+    if pct >= NOTE_VERY_LARGE_PCT:
+        return "very large edit"
+    if pct >= NOTE_VERIFY_PCT:
+        return "large edit"
+    return "edit"
 
 
 def integrity_problem(check: Integrity) -> str:
