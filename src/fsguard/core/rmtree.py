@@ -21,8 +21,9 @@ def remove_tree(parent: int, name: str, *, own: bool = False) -> None:
 
     Each directory is opened without following a link (one swapped in meanwhile is refused, not entered);
     links inside are removed, never followed; a directory on another device (a mount point) is never entered.
-    With ``own`` (a tree of fsguard's state directory), a directory its user may not list or empty is given the
-    owner's permissions first: a trashed tree holding a read-only directory was otherwise purged only in part.
+    With ``own`` (a tree of fsguard's state directory), a directory its user may not empty is given the owner's
+    permissions first: a trashed tree holding a read-only directory was otherwise purged only in part (the trash
+    takes no tree holding a directory its user may not list, so each can be opened).
 
     Raises:
         OSError: something could not be removed; what was removed before stays removed.
@@ -74,14 +75,15 @@ def remove_tree_named(path: Path) -> None:
 
 
 def _emptied(parent: int, name: str, device: int, own: bool) -> Generator[Below[None], None, None]:
-    if own:
-        _opened_up(parent, name)
     fd = os.open(name, READ_DIR, dir_fd=parent)
     try:
-        if os.fstat(fd).st_dev != device:  # another filesystem mounted here: never emptied (fsguard.core.mounts)
+        found = os.fstat(fd)
+        if found.st_dev != device:  # another filesystem mounted here: never emptied (fsguard.core.mounts)
             raise OSError(errno.EBUSY, "another filesystem is mounted there", name)
-        with os.scandir(fd) as found:  # read whole first: removing entries while reading a directory skips some
-            children = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in found]
+        if own and found.st_mode & 0o700 != 0o700:  # a read-only directory of fsguard's own: opened up to empty it
+            os.fchmod(fd, stat.S_IMODE(found.st_mode) | 0o700)
+        with os.scandir(fd) as entries:  # read whole first: removing entries while reading a directory skips some
+            children = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
         for child, is_dir in children:
             if is_dir:
                 yield Below(_emptied(fd, child, device, own))
@@ -90,10 +92,3 @@ def _emptied(parent: int, name: str, device: int, own: bool) -> Generator[Below[
                 os.unlink(child, dir_fd=fd)
     finally:
         os.close(fd)
-
-
-def _opened_up(parent: int, name: str) -> None:
-    """Give the directory ``name`` its owner's read, write and search permission, if it lacks any."""
-    found = os.stat(name, dir_fd=parent, follow_symlinks=False)
-    if stat.S_ISDIR(found.st_mode) and found.st_mode & 0o700 != 0o700:
-        os.chmod(name, stat.S_IMODE(found.st_mode) | 0o700, dir_fd=parent)
