@@ -17,7 +17,7 @@ from fsguard.config import Settings
 from fsguard.core.audit import AuditEntry, AuditLog
 from fsguard.core.backups import BackupStore
 from fsguard.core.stats import CallStats
-from fsguard.dashboard import feed
+from fsguard.dashboard import command, feed
 from fsguard.dashboard.app import build_app, wrap
 from fsguard.services import Services
 
@@ -239,7 +239,9 @@ def test_the_servers_path_rules_keep_the_dashboard_from_restoring_into_a_read_on
     engine.writer.write("gone.txt", "trashed\n")
     engine.deleter.delete("gone.txt")
     sd_id = engine.trash.entries()[0].sd_id
-    ruled = Settings(**{**shared.__dict__, "read_only_roots": shared.roots, "deny": ("*.secret",)})
+    root, state = str(_root(shared)), str(shared.state_dir)
+    flags = [root, "--state-dir", state, "--read-only-root", root, "--deny", "*.secret"]
+    ruled = command.settings_from(command.parser().parse_args(flags))  # as `fsguard dashboard` starts it
     with TestClient(wrap(build_app(ruled), ruled), base_url=ORIGIN, follow_redirects=False) as web:
         assert web.post("/files/restore", data={"path": "r.txt", "backup_id": oldest.backup_id}).status_code == 403
         assert web.post(f"/trash/{sd_id}/restore").status_code == 403
