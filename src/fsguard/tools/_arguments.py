@@ -18,7 +18,8 @@ apply inside the items of a list of objects too (multi_edit's ``edits``, edit_fi
 Likewise 0 sent for an optional number that must be at least 1 (start_line, end_line, max_depth, limit,
 max_results, max_lines …) is taken as absent: the seed read 0 as "not given" (a range read starts only at
 start_line > 0, limits of 0 fall back to their defaults), and harnesses fill unset numbers with 0. Negative
-numbers are still refused.
+numbers are still refused, and so are true and false sent for a number (Python would read them as 1 and 0), as the
+seed refused them (catalog §0.1).
 """
 
 from __future__ import annotations
@@ -75,11 +76,44 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         prop = properties[target]
         if _takes_structure(prop):
             value = _without_blank_fields(_decode_json_string(name, value, _lists_strings(prop), tool, prop), prop)
+            _check_item_numbers(value, prop)
+        _check_number(name, value, prop)
         _check_characters(name, value)
         result[target] = value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
     return result
+
+
+def _check_number(name: str, value: Any, prop: dict[str, Any]) -> None:
+    """Refuse true or false where the parameter takes only numbers: Python reads them as 1 and 0, so
+    ``occurrence: true`` became "the first one" without a word. The seed refused them (catalog §0.1).
+
+    Raises:
+        InvalidParamsError: naming the parameter.
+    """
+    if isinstance(value, bool) and _takes_only_numbers(prop):
+        raise InvalidParamsError(
+            f"parameter {name!r}: expected a number, got the boolean {json.dumps(value)}. Send a number such as 1, "
+            "or leave the parameter out for its default.",
+            param=name,
+        )
+
+
+def _check_item_numbers(value: Any, prop: dict[str, Any]) -> None:
+    """:func:`_check_number` for the fields of each item of a list of objects (edit_file's ``patterns_json``)."""
+    fields = _item_schema(prop).get("properties", {})
+    if not isinstance(value, list) or not fields:
+        return
+    for entry in value:
+        for key, field in entry.items() if isinstance(entry, dict) else ():
+            if key in fields:
+                _check_number(key, field, fields[key])
+
+
+def _takes_only_numbers(prop: dict[str, Any]) -> bool:
+    options = _non_null(prop)
+    return bool(options) and all(option.get("type") in ("integer", "number") for option in options)
 
 
 # Half a UTF-16 surrogate pair, which JSON can spell ("\\ud800") and no text or file name holds. U+DC80-U+DCFF are
@@ -198,8 +232,7 @@ def _blank_field(name: str, value: Any, properties: dict[str, Any], required: se
 def _without_blank_fields(value: Any, prop: dict[str, Any]) -> Any:
     """The items of a list of objects (multi_edit's edits, edit_file's patterns_json) without their blank optional
     fields: clients that send null for every optional field do so inside the items too."""
-    items = next((option.get("items") for option in _options(prop) if option.get("type") == "array"), None)
-    item = items if isinstance(items, dict) and "properties" in items else {}
+    item = _item_schema(prop)
     if not isinstance(value, list) or not item:
         return value
     properties, required = item.get("properties", {}), set(item.get("required", ()))
@@ -209,6 +242,12 @@ def _without_blank_fields(value: Any, prop: dict[str, Any]) -> Any:
         else entry
         for entry in value
     ]
+
+
+def _item_schema(prop: dict[str, Any]) -> dict[str, Any]:
+    """The schema of the items of a list of objects the parameter takes, or {} if it takes none."""
+    items = next((option.get("items") for option in _options(prop) if option.get("type") == "array"), None)
+    return items if isinstance(items, dict) and "properties" in items else {}
 
 
 def _admits_null(prop: dict[str, Any]) -> bool:
