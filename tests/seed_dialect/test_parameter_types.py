@@ -1,4 +1,5 @@
-"""The seed's parameter types (catalog §0.1): a number is a JSON number, never a boolean.
+"""The seed's parameter types and names (catalog §0.1): a number is a JSON number, never a boolean; a name the
+seed took as an alias, or did not take at all, is answered in the words the caller used.
 
 Python reads ``true`` as 1 and ``false`` as 0, so without a check of its own the server took ``occurrence: true``
 as "the first one", ``start_line: true`` as line 1 and ``max_lines: false`` as "not given", each without a word.
@@ -71,4 +72,52 @@ async def test_a_number_sent_as_a_number_still_works_where_a_boolean_was_refused
 async def test_a_boolean_for_a_boolean_parameter_is_still_taken(client: Client, lines: Path) -> None:
     edit = {"path": "lines.txt", "old_text": "two", "new_text": "TWO", "dry_run": True}
     assert structured(await client.call_tool("edit_file", edit))["dry_run"] is True
+    assert lines.read_bytes() == ORIGINAL
+
+
+@pytest.mark.parametrize(
+    ("sent", "advice"),
+    [
+        ("content", "include_content=true"),
+        ("files_with_matches", "count_only=true"),
+        ("count", "count_only=true"),
+        ("xml", "is not one of auto, text, json. Pass one of them, or leave output out"),
+    ],
+)
+async def test_search_output_outside_its_choices_is_refused_by_the_name_sent_with_what_to_pass_instead(
+    client: Client, lines: Path, sent: str, advice: str
+) -> None:
+    """The seed took ``output`` as an alias of output_format but not ripgrep's modes (catalog §1.7); the refusal
+    named output_format, a parameter the caller never sent."""
+    refused = await client.call_tool("search_files", {"path": ".", "pattern": "one", "output": sent})
+    assert error_code(refused) == "invalid_params"
+    text = text_of(refused)
+    assert f"parameter 'output' (output_format): {sent!r}" in text
+    assert advice in text
+
+
+async def test_list_output_outside_its_choices_is_refused_by_the_name_sent(client: Client, lines: Path) -> None:
+    refused = await client.call_tool("list_directory", {"path": ".", "output": "long"})
+    assert error_code(refused) == "invalid_params"
+    assert "parameter 'output' (output_format): 'long' is not one of compact, json, tree, text" in text_of(refused)
+
+
+async def test_output_within_its_choices_is_still_taken_as_output_format(client: Client, lines: Path) -> None:
+    listed = structured(await client.call_tool("list_directory", {"path": ".", "output": "json"}))
+    assert [entry["name"] for entry in listed["entries"]] == ["lines.txt"]
+
+
+async def test_dry_run_sent_to_project_replace_is_refused_with_preview_suggested(client: Client, lines: Path) -> None:
+    arguments = {"path": ".", "find": "one", "replace": "1", "dry_run": True}
+    refused = await client.call_tool("project_replace", arguments)
+    assert error_code(refused) == "unknown_param"
+    assert 'unknown parameter "dry_run" (did you mean "preview"?)' in text_of(refused)
+    assert lines.read_bytes() == ORIGINAL
+
+
+async def test_preview_sent_to_edit_file_is_refused_with_dry_run_suggested(client: Client, lines: Path) -> None:
+    refused = await client.call_tool(
+        "edit_file", {"path": "lines.txt", "old_text": "one", "new_text": "1", "preview": True}
+    )
+    assert 'unknown parameter "preview" (did you mean "dry_run"?)' in text_of(refused)
     assert lines.read_bytes() == ORIGINAL

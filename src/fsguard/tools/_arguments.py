@@ -74,6 +74,8 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         if _is_zero(value) and target not in required and _zero_is_not_given(properties[target]):
             continue
         prop = properties[target]
+        if target != name:
+            _check_alias_choice(tool, name, target, value, prop)
         if _takes_structure(prop):
             value = _without_blank_fields(_decode_json_string(name, value, _lists_strings(prop), tool, prop), prop)
             _check_item_numbers(value, prop)
@@ -83,6 +85,34 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
     return result
+
+
+# Values other tools give the name an alias stands for, and what fsguard takes for them instead: ripgrep's and
+# Claude Code's output modes sent as search_files' ``output`` (the seed took the alias but not these, catalog §1.7).
+_OTHER_CHOICES = {
+    ("search_files", "output"): {
+        "content": "For the matching lines pass include_content=true (context_lines for lines around them).",
+        "files_with_matches": "For the files that match pass include_content=true with count_only=true.",
+        "count": "For the number of matches per file pass include_content=true with count_only=true.",
+    }
+}
+
+
+def _check_alias_choice(tool: str, name: str, target: str, value: Any, prop: dict[str, Any]) -> None:
+    """Refuse a value outside the choices of the parameter an alias stands for, by the name the caller sent: the
+    SDK's refusal would name a parameter the caller never wrote.
+
+    Raises:
+        InvalidParamsError: naming both names, the choices and, for another tool's value, what to pass instead.
+    """
+    choices = [choice for option in _non_null(prop) for choice in option.get("enum", ())]
+    if not choices or not isinstance(value, str) or value in choices:
+        return
+    advice = _OTHER_CHOICES.get((tool, name), {}).get(value, f"Pass one of them, or leave {name} out for the default.")
+    raise InvalidParamsError(
+        f"parameter {name!r} ({target}): {shorten(value)!r} is not one of {', '.join(choices)}. {advice}",
+        param=name,
+    )
 
 
 def _check_number(name: str, value: Any, prop: dict[str, Any]) -> None:
@@ -158,6 +188,8 @@ _MEANT: dict[str, tuple[str, ...]] = {
     "target": ("dest_path",),
     "query": ("pattern", "find"),
     "search": ("pattern", "find"),
+    "dry_run": ("preview",),
+    "preview": ("dry_run",),
 }
 
 
