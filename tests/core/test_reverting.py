@@ -41,7 +41,7 @@ def test_reverting_undoes_creates_moves_copies_and_trashing_newest_first(service
     changes.append(
         Change.modified(edited.path, edited.backup.backup_id if edited.backup else None, edited.content_hash)
     )
-    source, destination = services.mover.move("moved.txt", "new/moved.txt")
+    source, destination, _ = services.mover.move("moved.txt", "new/moved.txt")
     changes.append(Change("moved", str(destination), source=str(source)))
     copied = services.mover.copy("tree", "tree-copy")
     changes.append(Change("copied", str(copied.destination)))
@@ -95,7 +95,7 @@ def test_a_created_directory_that_gained_files_is_kept(services: Services, root:
 
 def test_a_move_back_never_clobbers_what_took_the_old_place(services: Services, root: Path) -> None:
     (root / "a.txt").write_bytes(b"a\n")
-    source, destination = services.mover.move("a.txt", "b.txt")
+    source, destination, _ = services.mover.move("a.txt", "b.txt")
     (root / "a.txt").write_bytes(b"new a\n")
     change = Change("moved", str(destination), source=str(source))
     with pytest.raises(UndoConflictError):

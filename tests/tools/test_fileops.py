@@ -121,6 +121,55 @@ async def test_move_renames_and_refuses_to_clobber_leaving_both_files_intact(cli
     assert not (root / "a.txt").exists()
 
 
+async def test_moving_a_symlink_moves_the_link_itself_and_says_where_it_points(
+    client: Client, root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"not ours")
+    (root / "out-link").symlink_to(outside)
+    moved = await client.call_tool("move_file", {"source_path": "out-link", "dest_path": "links/out-link"})
+    data = structured(moved)
+    assert data["symlink_target"] == str(outside)
+    assert data.get("link_now_points_to") is None  # an absolute target means what it meant
+    assert (root / "links" / "out-link").readlink() == outside
+    assert not (root / "out-link").is_symlink()
+    assert outside.read_bytes() == b"not ours"
+    assert f"a symlink to {outside}, moved itself" in text_of(moved)
+
+
+async def test_moving_a_relative_symlink_to_another_directory_says_it_now_points_elsewhere(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"A")
+    (root / "sub").mkdir()
+    (root / "alias").symlink_to("a.txt")
+    moved = await client.call_tool("move_file", {"source_path": "alias", "dest_path": "sub/alias"})
+    data = structured(moved)
+    assert (data["symlink_target"], data["link_now_points_to"]) == ("a.txt", str(root / "sub" / "a.txt"))
+    assert data["link_dangles"] is True
+    assert (root / "sub" / "alias").readlink() == Path("a.txt")  # moved as it was, as mv does: never rewritten
+    assert (root / "a.txt").read_bytes() == b"A"
+    text = text_of(moved)
+    assert "Its relative target a.txt now points at sub/a.txt, which does not exist" in text
+    assert "(it pointed at a.txt)" in text
+
+
+async def test_renaming_a_relative_symlink_in_its_directory_keeps_what_it_points_at(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"A")
+    (root / "alias").symlink_to("a.txt")
+    data = structured(await client.call_tool("move_file", {"source_path": "alias", "dest_path": "renamed"}))
+    assert (data["symlink_target"], data.get("link_now_points_to"), data["link_dangles"]) == ("a.txt", None, False)
+    assert (root / "renamed").read_bytes() == b"A"
+
+
+async def test_moving_a_file_says_nothing_of_links(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"A")
+    moved = await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "b.txt"})
+    data = structured(moved)
+    assert (data.get("symlink_target"), data.get("link_now_points_to"), data.get("link_dangles")) == (None, None, False)
+    assert "symlink" not in text_of(moved)
+
+
 async def test_move_keeps_the_mode_and_refuses_a_directory_into_itself(client: Client, root: Path) -> None:
     (root / "d").mkdir()
     (root / "d" / "run.sh").write_text("#!/bin/sh\n", encoding="utf-8")

@@ -142,7 +142,7 @@ class Operations:
         assert op.destination is not None  # the parser requires it
         size = self._file_size(self._safe.policy.resolve_entry(op.path))
         with logging_made_dirs(self._safe.beneath, done.changes):
-            source, destination = self._engines.mover.move(
+            source, destination, _ = self._engines.mover.move(
                 op.path, op.destination, expected_hash=op.expected_hash, tool=TOOL
             )
             done.add(Change("moved", str(destination), source=str(source)))

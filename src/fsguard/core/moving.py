@@ -6,9 +6,11 @@ temp name beside its destination and renamed into place only when whole (see :mo
 
 from __future__ import annotations
 
+import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from fsguard.core.beneath import lstat_at
 from fsguard.core.errors import InvalidParamsError, NotFoundError, SymlinkLoopError
@@ -40,6 +42,23 @@ class CopyReport:
     fingerprint: str | None = None  # the copy's, taken under its lock when asked for (a group's revert checks it)
 
 
+@dataclass(frozen=True)
+class MovedLink:
+    """A symlink moved as itself (never its target, never rewritten, as ``mv`` moves one)."""
+
+    target: str  # as stored in the link
+    now_points_to: Path | None  # a relative target read from the link's new directory; None where that is unchanged
+    dangles: bool  # now_points_to is inside a root and nothing is there
+
+
+class Moved(NamedTuple):
+    """What a move did: canonical source and destination, and the link it moved, if the source was one."""
+
+    source: Path
+    destination: Path
+    link: MovedLink | None = None
+
+
 class Mover:
     """Moves and copies entries under the path policy."""
 
@@ -48,8 +67,9 @@ class Mover:
 
     def move(
         self, source_path: str, dest_path: str, *, expected_hash: str | None = None, tool: str = "move_file"
-    ) -> tuple[Path, Path]:
-        """Move or rename; the destination must not exist, and that is enforced atomically.
+    ) -> Moved:
+        """Move or rename; the destination must not exist, and that is enforced atomically. A symlink moves as
+        itself, whatever it points at (a path is checked only where it is read or written through).
 
         ``tool`` is the name hooks see (batch_operations passes its own).
 
@@ -76,6 +96,7 @@ class Mover:
                 checked_bytes(safe, source, pinned, found.st_size, expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
+            link = os.readlink(pinned.name, dir_fd=pinned.parent) if stat.S_ISLNK(found.st_mode) else None
             if stat.S_ISDIR(found.st_mode) and safe.policy.deny.active:
                 safe.policy.check_move_keeps_hidden(source, destination, files_below(pinned))
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
@@ -84,7 +105,15 @@ class Mover:
                 move_verified(pinned, target, safe.atomic)
         safe.session.forget(source)
         safe.hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
-        return source, destination
+        return Moved(source, destination, None if link is None else self._moved_link(link, source, destination))
+
+    def _moved_link(self, target: str, source: Path, destination: Path) -> MovedLink:
+        """What a link moved from ``source`` to ``destination`` points at now: a relative target is read from the
+        link's directory, so one moved to another directory points elsewhere (judged missing only inside a root)."""
+        if Path(target).is_absolute() or source.parent == destination.parent:
+            return MovedLink(target, None, dangles=False)
+        now = Path(os.path.normpath(destination.parent / target))
+        return MovedLink(target, now, dangles=self._safe.policy.contains(now) and not destination.exists())
 
     def copy(
         self,

@@ -252,7 +252,7 @@ class Renamer:
         try:
             for plan in renames:
                 with self._safe.locks.step():  # cancelled while it waits for this rename's locks: stops before it
-                    source, target = self._mover.move(str(plan.source), str(plan.target), tool="batch_operations")
+                    source, target, _ = self._mover.move(str(plan.source), str(plan.target), tool="batch_operations")
                 done.append(Change("moved", str(target), source=str(source)))
         except FsguardError as exc:
             raise self._roll_back(renames, done, exc) from exc

@@ -200,6 +200,16 @@ class MoveResult(Result):
 
     source: str
     destination: str
+    symlink_target: str | None = Field(
+        None,
+        description="The source was a symlink: the link itself moved, not what it points at; its target as stored.",
+    )
+    link_now_points_to: str | None = Field(
+        None,
+        description="A link with a relative target moved to another directory: the path it now points at (the link "
+        "is never rewritten, as mv never does).",
+    )
+    link_dangles: bool = Field(False, description="True when link_now_points_to is inside a root and does not exist.")
     message: str = Field(description="Same text as the text block.")
 
 

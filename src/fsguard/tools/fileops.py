@@ -82,10 +82,13 @@ def register(catalog: Catalog) -> None:
         """Move or rename a file or directory, never overwriting; to keep the source use copy_file.
 
         The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
-        never be moved.
+        never be moved. A symlink moves as itself, not what it points at.
         """
-        source, destination = services.mover.move(source_path, dest_path, expected_hash=expected_hash)
+        source, destination, link = services.mover.move(source_path, dest_path, expected_hash=expected_hash)
         result = MoveResult(source=str(source), destination=str(destination), message="")
+        if link is not None:
+            result.symlink_target, result.link_dangles = link.target, link.dangles
+            result.link_now_points_to = None if link.now_points_to is None else str(link.now_points_to)
         return voiced(result, move_text, compact)
 
     @bridge

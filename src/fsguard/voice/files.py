@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from pathlib import Path
 
@@ -254,7 +255,23 @@ def move_text(result: MoveResult, compact: bool) -> str:
             f"Renamed {destination} from {before[0]} ({before[1]}) to {after[0]} ({after[1]}): the name reads the "
             "same, its stored characters changed."
         )
-    return f"MOVED {source} -> {destination}" if compact else f"Moved {source} to {destination}."
+    if result.symlink_target is None:
+        return f"MOVED {source} -> {destination}" if compact else f"Moved {source} to {destination}."
+    return _link_moved(result, source, destination, compact)
+
+
+def _link_moved(result: MoveResult, source: str, destination: str, compact: bool) -> str:
+    """A symlink moved as itself; one with a relative target moved to another directory points elsewhere now."""
+    target, now = result.symlink_target, result.link_now_points_to
+    missing = ", which does not exist" if result.link_dangles else ""
+    if compact:
+        where = "" if now is None else f", now {shown(now)}{': missing' if result.link_dangles else ''}"
+        return f"MOVED {source} -> {destination} (symlink -> {target}{where})"
+    text = f"Moved {source} to {destination}: a symlink to {target}, moved itself."
+    if now is not None:
+        before = shown(os.path.normpath(Path(result.source).parent / str(target)))
+        text += f" Its relative target {target} now points at {shown(now)}{missing} (it pointed at {before})."
+    return text
 
 
 def _form(name: str) -> tuple[str, str]:
