@@ -55,9 +55,7 @@ async def test_a_boolean_sent_for_a_number_is_refused_naming_the_parameter_and_n
     refused = await client.call_tool(tool, arguments)
     assert error_code(refused) == "invalid_params"
     text = text_of(refused)
-    assert f"'{name}'" in text
-    assert "expected a number" in text
-    assert "boolean" in text
+    assert f'parameter "{name}": expected number, got boolean' in text
     assert lines.read_bytes() == ORIGINAL
 
 
@@ -92,14 +90,14 @@ async def test_search_output_outside_its_choices_is_refused_by_the_name_sent_wit
     refused = await client.call_tool("search_files", {"path": ".", "pattern": "one", "output": sent})
     assert error_code(refused) == "invalid_params"
     text = text_of(refused)
-    assert f"parameter 'output' (output_format): {sent!r}" in text
+    assert f'parameter "output" (output_format): "{sent}"' in text
     assert advice in text
 
 
 async def test_list_output_outside_its_choices_is_refused_by_the_name_sent(client: Client, lines: Path) -> None:
     refused = await client.call_tool("list_directory", {"path": ".", "output": "long"})
     assert error_code(refused) == "invalid_params"
-    assert "parameter 'output' (output_format): 'long' is not one of compact, json, tree, text" in text_of(refused)
+    assert 'parameter "output" (output_format): "long" is not one of compact, json, tree, text' in text_of(refused)
 
 
 async def test_output_within_its_choices_is_still_taken_as_output_format(client: Client, lines: Path) -> None:
@@ -121,3 +119,25 @@ async def test_preview_sent_to_edit_file_is_refused_with_dry_run_suggested(clien
     )
     assert 'unknown parameter "preview" (did you mean "dry_run"?)' in text_of(refused)
     assert lines.read_bytes() == ORIGINAL
+
+
+@pytest.mark.parametrize(
+    ("arguments", "line"),
+    [
+        ({"path": "lines.txt", "start_line": "two"}, 'parameter "start_line": expected number, got string "two"'),
+        ({"path": "lines.txt", "start_line": [2]}, 'parameter "start_line": expected number, got array'),
+        ({"path": ["lines.txt"]}, 'parameter "path": expected string, got array'),
+    ],
+)
+async def test_a_value_of_the_wrong_type_is_refused_in_the_seed_s_words(
+    client: Client, lines: Path, arguments: dict[str, Any], line: str
+) -> None:
+    refused = await client.call_tool("read_file", arguments)
+    assert error_code(refused) == "invalid_params"
+    assert f"• {line}" in text_of(refused)
+
+
+async def test_a_number_sent_as_its_digits_is_still_taken(client: Client, lines: Path) -> None:
+    """A deliberate step past the seed, which refused "2": the value is plain, and models send it."""
+    read = structured(await client.call_tool("read_file", {"path": "lines.txt", "start_line": "2", "end_line": "2"}))
+    assert read["content"] == "two\n"

@@ -223,7 +223,7 @@ def test_normalize_refuses_unparsable_json_for_an_array_parameter() -> None:
     assert not isinstance(info.value, UnknownParamError)
     assert info.value.code == "invalid_params"
     assert info.value.fields == {"param": "paths"}
-    assert "'paths' is not valid JSON" in info.value.message
+    assert 'parameter "paths" is not valid JSON' in info.value.message
 
 
 @pytest.mark.parametrize("sent", ["src/a.py", '"src/a.py"'], ids=["plain", "a JSON string"])

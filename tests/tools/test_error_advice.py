@@ -68,7 +68,7 @@ async def test_a_list_of_edits_that_is_not_json_gets_an_example_of_edits_not_of_
     result = await client.call_tool(tool, arguments)
     assert error_code(result) == "invalid_params"
     text = text_of(result)
-    assert f"parameter '{param}' is not valid JSON" in text
+    assert f'parameter "{param}" is not valid JSON' in text
     assert '"a.txt", "b.txt"' not in text
     found = re.search(r"JSON text such as (\[.*\])\.", text)
     assert found is not None

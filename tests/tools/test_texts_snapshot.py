@@ -2558,7 +2558,7 @@ async def test_an_argument_of_the_wrong_shape_is_invalid_params_per_parameter(ri
             "both": """\
 error invalid_params
 read_file: invalid arguments:
-• parameter 'start_line': Input should be greater than or equal to 1
+• parameter "start_line": Input should be greater than or equal to 1
 Call help(tool='read_file') for the parameters.\
 """
         }

@@ -110,7 +110,8 @@ def _check_alias_choice(tool: str, name: str, target: str, value: Any, prop: dic
         return
     advice = _OTHER_CHOICES.get((tool, name), {}).get(value, f"Pass one of them, or leave {name} out for the default.")
     raise InvalidParamsError(
-        f"parameter {name!r} ({target}): {shorten(value)!r} is not one of {', '.join(choices)}. {advice}",
+        f"parameter {json.dumps(name)} ({target}): {json.dumps(shorten(value))} is not one of {', '.join(choices)}. "
+        + advice,
         param=name,
     )
 
@@ -124,7 +125,7 @@ def _check_number(name: str, value: Any, prop: dict[str, Any]) -> None:
     """
     if isinstance(value, bool) and _takes_only_numbers(prop):
         raise InvalidParamsError(
-            f"parameter {name!r}: expected a number, got the boolean {json.dumps(value)}. Send a number such as 1, "
+            f"parameter {json.dumps(name)}: expected number, got boolean {json.dumps(value)}. Send a number such as 1, "
             "or leave the parameter out for its default.",
             param=name,
         )
@@ -332,12 +333,13 @@ def _decode_json_string(name: str, value: Any, lists_strings: bool, tool: str, p
         decoded = json.loads(strip_trailing_commas(value), strict=False)
     except json.JSONDecodeError as exc:
         raise InvalidParamsError(
-            f"parameter {name!r} is not valid JSON ({exc.msg} at position {exc.pos}). " + _json_advice(tool, prop),
+            f"parameter {json.dumps(name)} is not valid JSON ({exc.msg} at position {exc.pos}). "
+            + _json_advice(tool, prop),
             param=name,
         ) from exc
     except RecursionError as exc:  # json nests by recursion: thousands of open brackets exhaust the stack
         raise InvalidParamsError(
-            f"parameter {name!r} nests arrays or objects too deeply to read (hundreds of levels). "
+            f"parameter {json.dumps(name)} nests arrays or objects too deeply to read (hundreds of levels). "
             "Send a flat list or object, as help(tool=...) shows.",
             param=name,
         ) from exc

@@ -9,6 +9,7 @@ in ``_meta["fsguard/error"]``. Errors never carry structuredContent.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
@@ -83,16 +84,42 @@ def result_for(exc: ToolError, tool: str) -> CallToolResult:
     return error_result("invalid_params", str(exc))
 
 
+# Pydantic's error types for a value of the wrong JSON type, and the type the parameter takes.
+_EXPECTED = {
+    "int_parsing": "number",
+    "int_type": "number",
+    "float_parsing": "number",
+    "float_type": "number",
+    "bool_parsing": "boolean",
+    "bool_type": "boolean",
+    "string_type": "string",
+    "list_type": "array",
+    "dict_type": "object",
+    "model_type": "object",
+}
+
+
 def _describe_validation(tool: str, error: ValidationError) -> str:
-    """Pydantic's errors as one short line per parameter, without its documentation links."""
+    """Pydantic's errors as one short line per parameter, without its documentation links; a value of the wrong
+    type and a missing parameter are worded as the seed words them (catalog §0.1): prompts and tests look for it."""
     lines = []
     for item in error.errors(include_url=False):
-        name = ".".join(str(part) for part in item["loc"]) or "arguments"
-        if item["type"] == "missing":  # worded as the seed words it: prompts and tests look for it
-            lines.append(f'• missing required parameter "{name}"')
+        name = json.dumps(".".join(str(part) for part in item["loc"]) or "arguments")
+        if item["type"] == "missing":
+            lines.append(f"• missing required parameter {name}")
+        elif item["type"] in _EXPECTED:
+            lines.append(f"• parameter {name}: expected {_EXPECTED[item['type']]}, got {_json_type(item['input'])}")
         else:
-            lines.append(f"• parameter {name!r}: {item['msg']}")
+            lines.append(f"• parameter {name}: {item['msg']}")
     return f"{tool}: invalid arguments:\n" + "\n".join(lines) + f"\nCall help(tool={tool!r}) for the parameters."
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a value as sent, and the value itself where it is short."""
+    kind = {bool: "boolean", int: "number", float: "number", str: "string", list: "array", dict: "object"}
+    name = kind.get(type(value), "null" if value is None else type(value).__name__)
+    shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (bool, int, float, str)) else ""
+    return f"{name} {shown}" if shown and len(shown) <= 40 else name
 
 
 def missing_path(tool: str, example: str) -> InvalidParamsError:
