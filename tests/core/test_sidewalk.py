@@ -15,6 +15,7 @@ from fsguard.core.ignore import WalkOptions
 from fsguard.core.names import NameSearch, search_names
 from fsguard.core.ripgrep import ripgrep_path
 from fsguard.core.search import ContentRequest, ContentSearch, search_content
+from fsguard.core.skips import Skips
 from tests.core.test_ignore import build
 from tests.fifo_stall import run_beside_a_fifo
 
@@ -69,15 +70,15 @@ def test_a_content_search_beside_a_fifo_gitignore_is_the_python_engines_with_who
         (root / name).write_bytes(b"old\n")
     request = ContentRequest(pattern="old")
     expected = search_content(root, dataclasses.replace(request, engine="python"), SKIPS)
-    skips: tuple[list[str], list[str]] = ([], [])
+    skips = Skips()
 
-    def search() -> object:  # without skips, as a pipeline's search step calls it
+    def search() -> object:  # with skips to fill, as search_files calls it, and without
         return search_content(root, request, SKIPS, skips=skips) if asked else search_content(root, request, SKIPS)
 
     [found] = answered(root / "sub" / ".gitignore", search)
     assert found == expected
     assert list(found.counts) == [str(root / "a.py"), str(root / "sub" / "b.py")]
-    assert skips == ((["app.min.js", "node_modules/"], []) if asked else ([], []))
+    assert skips == (Skips(["app.min.js", "node_modules/"]) if asked else Skips())
 
 
 def _twins(root: Path, files: list[str], gitignores: dict[str, str], fifo: str) -> tuple[Path, Path]:

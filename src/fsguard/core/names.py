@@ -43,11 +43,12 @@ from fsguard.core.ignore import (
     walk_files,
 )
 from fsguard.core.patterns import compile_re2, re2_text
-from fsguard.core.provenance import Provenance, standing
+from fsguard.core.provenance import Provenance
 from fsguard.core.rgprocess import Progress, RipgrepFailed, run_spooled
 from fsguard.core.rgwalk import only_below, simple_name_glob, walk_flags
 from fsguard.core.ripgrep import pinned, ripgrep_path, walk_key
 from fsguard.core.sidewalk import walk_beside
+from fsguard.core.skips import Skips
 
 __all__ = ["NameSearch", "name_matcher", "search_names"]
 
@@ -127,8 +128,8 @@ def search_names(
         if provenance is not None:
             found = _standing(found, prefix, provenance, listed=used == "ripgrep")
     if beneath is not None:
-        skipped = standing(beneath, root, skipped, hide=hide)
-        unreadable = standing(beneath, root, unreadable, hide=hide)
+        kept = Skips(skipped, unreadable=unreadable).standing(beneath, root, above=None, hide=hide)
+        skipped, unreadable = kept.by_default, kept.unreadable
     if hide is not None:  # after the engines, so both hide (and count) the same names
         found = hide.kept(found, prefix)
     files = tuple(prefix + name for name in found[:max_results])  # tens of thousands found, a page returned

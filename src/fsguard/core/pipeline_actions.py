@@ -28,8 +28,8 @@ from fsguard.core.moving import Mover
 from fsguard.core.paths import PathPolicy
 from fsguard.core.patterns import compile_re2, compiles
 from fsguard.core.pipeline import NotSearched
-from fsguard.core.provenance import standing
 from fsguard.core.search import ContentRequest, search_content
+from fsguard.core.skips import Skips
 from fsguard.core.textio import DecodedText, decode, split_lines
 
 MAX_CONTENT_CHARS = 100_000
@@ -109,19 +109,16 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     )
     request = ContentRequest(pattern=pattern, literal=literal, case_sensitive=case_sensitive, max_results=0)
     hide = engines.policy.hidden_files()
-    skipped: list[str] = []
-    large: list[str] = []
-    unreadable: list[str] = []
-    result = search_content(
-        base, request, options, beneath=engines.beneath, hide=hide, skips=(skipped, large), unreadable=unreadable
-    )
+    skips = Skips()
+    result = search_content(base, request, options, beneath=engines.beneath, hide=hide, skips=skips)
     files = sorted(result.counts)  # a stable order, whichever engine walked
     # As search_files: what the walk named by name is kept only if the pinned walk finds it so now.
+    kept = skips.standing(engines.beneath, base, above=options.max_file_size, hide=hide)
     left_out = NotSearched(
-        by_default=tuple(standing(engines.beneath, base, skipped, hide=hide)),
-        too_large=tuple(standing(engines.beneath, base, large, above=options.max_file_size, hide=hide)),
+        by_default=tuple(kept.by_default),
+        too_large=tuple(kept.too_large),
         binary=tuple(os.path.relpath(file, base) for file in result.binary),
-        unreadable=tuple(standing(engines.beneath, base, unreadable, hide=hide)),
+        unreadable=tuple(kept.unreadable),
     )
     found = {f: result.counts[f] for f in files}
     return ActionOutput(tuple(files), result.total_matches, file_counts=found, not_searched=left_out or None)

@@ -184,28 +184,28 @@ class Provenance:
 
 
 def standing(
-    beneath: Beneath,
+    provenance: Provenance,
     root: Path,
     relatives: Iterable[str],
     *,
     above: int | None = None,
     hide: HiddenFiles | None = None,
 ) -> list[str]:
-    """Those of ``relatives`` (below ``root``, in walk order; a directory ends in ``/``) that the pinned walk finds
-    now as a walk by name named them: a directory, else a regular file (larger than ``above`` bytes, when given);
-    none a deny rule hides (``hide``): a result names its skipped entries only when it may name them at all."""
+    """Those of ``relatives`` (below ``root``, in walk order; a directory ends in ``/``) that the pinned walk open
+    at ``root`` finds now as a walk by name named them: a directory, else a regular file (larger than ``above``
+    bytes, when given); none a deny rule hides (``hide``): a result names its skipped entries only when it may name
+    them at all."""
     kept = []
     prefix = str(root).rstrip("/") + "/"
-    with Provenance(beneath, root) as provenance:
-        for relative in relatives:
-            found = provenance.entry(prefix + relative.rstrip("/"))
-            if found is None:
-                continue
-            if relative.endswith("/"):
-                if stat.S_ISDIR(found.st_mode):
-                    kept.append(relative)
-            elif stat.S_ISREG(found.st_mode) and (above is None or found.st_size > above):
+    for relative in relatives:
+        found = provenance.entry(prefix + relative.rstrip("/"))
+        if found is None:
+            continue
+        if relative.endswith("/"):
+            if stat.S_ISDIR(found.st_mode):
                 kept.append(relative)
+        elif stat.S_ISREG(found.st_mode) and (above is None or found.st_size > above):
+            kept.append(relative)
     return kept if hide is None else hide.shown(kept, str(root))
 
 

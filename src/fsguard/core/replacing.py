@@ -44,7 +44,6 @@ from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_gl
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.oserrors import check_readable
-from fsguard.core.provenance import standing
 from fsguard.core.query import prepare_query
 from fsguard.core.replacetext import Substitute, check_hook_text, check_new_text, rg_literal, substitution
 from fsguard.core.rgprocess import RipgrepFailed
@@ -52,6 +51,7 @@ from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
 from fsguard.core.risk import RiskLevel
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.sidewalk import walk_beside
+from fsguard.core.skips import Skips
 from fsguard.core.textio import decode
 
 # The seed's scale for multi-file changes: (files, occurrences) from which a change is CRITICAL, HIGH, MEDIUM.
@@ -153,13 +153,10 @@ class ProjectReplacer:
         included, excluded = request.include_paths, request.exclude_paths
         planned: list[_Plan] = []
         scanned = 0
-        skipped: list[str] = []
-        large: list[str] = []
-        unreadable: list[str] = []
+        skips = Skips()
         binary: list[Path] = []
         grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
         more = False
-        skips = (skipped, large, unreadable)
         one = base.is_file()
         if one:
             check_readable(base)
@@ -180,15 +177,14 @@ class ProjectReplacer:
         total = sum(plan.count for plan in planned)
         risk = _risk(len(planned), total)
         # The walk found the skips by name: only those the pinned walk finds too are reported.
-        beneath, limit = self._safe.beneath, self._safe.max_file_size
+        found = (skips.by_default, skips.too_large, skips.unreadable)
+        asked = Skips(*(_asked_for(names, base, included, excluded) for names in found))
         hide = self._safe.policy.hidden_files()
-        skipped, large = (_asked_for(names, base, included, excluded) for names in (skipped, large))
-        kept = standing(beneath, base, skipped, hide=hide), standing(beneath, base, large, above=limit, hide=hide)
+        kept = asked.standing(self._safe.beneath, base, above=self._safe.max_file_size, hide=hide)
         grown_names = [_relative(path, base) for path in grown]
-        too_large = [*kept[1], *(name for name in grown_names if name not in kept[1])]
+        too_large = [*kept.too_large, *(name for name in grown_names if name not in kept.too_large)]
         binaries = tuple(_relative(path, base) for path in binary)
-        closed = standing(beneath, base, _asked_for(unreadable, base, included, excluded), hide=hide)
-        seen = _Seen(tuple(kept[0]), tuple(too_large), binaries, tuple(closed))
+        seen = _Seen(tuple(kept.by_default), tuple(too_large), binaries, tuple(kept.unreadable))
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
@@ -246,14 +242,14 @@ class ProjectReplacer:
         base: Path,
         request: ReplaceRequest,
         options: WalkOptions,
-        skips: tuple[list[str], list[str], list[str]],
+        skips: Skips,
         waiting: Callable[[], None] | None,
     ) -> Iterable[Path]:
         """The files that may hold ``find``, in walk order: those ripgrep finds it in (binary ones too, to be
         reported), or, without it, for a find it may read otherwise or by a ``.gitignore`` it reads otherwise than
         git (:mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get default skips, files too large
         and directories the user may not list."""
-        skipped, large, unreadable = skips
+        skipped, large, unreadable = skips.by_default, skips.too_large, skips.unreadable
         rg = ripgrep_path()
         find = request.find
         plain = request.literal and "\n" not in find and "\r" not in find
@@ -267,8 +263,7 @@ class ProjectReplacer:
             )  # fmt: skip
         except RipgrepFailed as exc:
             logger.warning("ripgrep failed (%s); project_replace reads every file of the walk", exc)
-            for found in skips:
-                found.clear()  # the walk finds them again
+            skips.clear()  # the walk finds them again
             return walk_files(base, options, skipped, large, unreadable=unreadable)
         return [Path(hit[0]) for hit in hits]
 

@@ -45,6 +45,7 @@ from fsguard.core.provenance import Provenance
 from fsguard.core.query import Query, prepare_query
 from fsguard.core.ripgrep import Limits, RipgrepFailed, ripgrep_file_hits, ripgrep_hits, ripgrep_path
 from fsguard.core.sidewalk import walk_beside
+from fsguard.core.skips import Skips
 
 __all__ = [
     "ContentMatch",
@@ -120,8 +121,7 @@ def search_content(
     progress: Callable[[int], None] | None = None,
     beneath: Beneath | None = None,
     hide: Callable[[str], bool] | None = None,
-    skips: tuple[list[str], list[str]] | None = None,
-    unreadable: list[str] | None = None,
+    skips: Skips | None = None,
 ) -> ContentSearch:
     """Search the text of the files :func:`walk_files` selects (rules in the module docstring), or of the file
     ``root`` itself, whatever ``options`` say but its size.
@@ -131,11 +131,11 @@ def search_content(
     With ``beneath``, every match, count, total and binary file returned comes from a file confirmed inside the
     roots through the pinned walk (:mod:`fsguard.core.provenance`); the Python engine reads through it. ``hide``
     (absolute path -> True) drops the files a deny rule hides, before the totals are made, in both engines.
-    ``skips`` get the default skips and the files above ``max_file_size`` of a directory's search (see
-    :func:`fsguard.core.ignore.default_skips`), from a walk run while ripgrep counts (on the other core), else
-    before the search; ``unreadable``, from that walk, the directories the user may not list, which both engines
-    skip. That walk also looks at each ``.gitignore`` rg reads: one rg would read otherwise than git
-    (a FIFO it would wait on for ever, braces) makes the Python engine answer (:mod:`fsguard.core.sidewalk`).
+    ``skips`` gets the default skips, the files above ``max_file_size`` and the directories the user may not list
+    (which both engines skip) of a directory's search (see :func:`fsguard.core.ignore.default_skips`), from a walk
+    run while ripgrep counts (on the other core), else before the search. That walk also looks at each
+    ``.gitignore`` rg reads: one rg would read otherwise than git (a FIFO it would wait on for ever, braces) makes
+    the Python engine answer (:mod:`fsguard.core.sidewalk`).
 
     Raises:
         InvalidParamsError: the pattern or a glob is invalid.
@@ -154,7 +154,8 @@ def search_content(
     # undecodable bytes of a binary file differently in each.
     binary: list[str] = []
     binaries = binary if query.bytewise else None
-    skipped, large = skips if skips is not None else (None, None)
+    found_by_name = (None, None, None) if skips is None else (skips.by_default, skips.too_large, skips.unreadable)
+    skipped, large, unreadable = found_by_name
     walked = is_file  # a file's search walks nothing, and rg reads no .gitignore for it
 
     def beside(*, screen: bool = True) -> None:  # once: while rg counts, else before the Python walk

@@ -19,8 +19,8 @@ from fsguard.core.denial import HiddenFiles
 from fsguard.core.globs import anchored, normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore
 from fsguard.core.patterns import compiles
-from fsguard.core.provenance import standing
 from fsguard.core.search import ContentMatch, ContentRequest, search_content, search_names, searched_file
+from fsguard.core.skips import Skips
 from fsguard.models import SearchMatch, SearchResult
 from fsguard.services import Services
 from fsguard.tools._errors import bridge
@@ -201,8 +201,7 @@ def _found(
         skip_minified=content and not call.include_dependencies,  # a name search lists bundles, as the seed
     )
     hide = services.policy.hidden_files()
-    skipped: list[str] = []
-    unreadable: list[str] = []
+    skips = Skips()
     if not content:
         glob = call.regex is False or (call.regex is None and bool(_GLOB_CHARS & set(call.pattern)))
         names = search_names(
@@ -217,8 +216,7 @@ def _found(
             progress=_progress(ctx),
         )
         files = list(names.files)
-        skipped += names.skipped
-        unreadable += names.unreadable
+        skips = Skips(list(names.skipped), unreadable=list(names.unreadable))  # confirmed by search_names
         result = SearchResult(
             mode="filename",
             pattern=call.pattern,
@@ -229,21 +227,18 @@ def _found(
             files=files,
         )
     else:
-        large: list[str] = []  # with skipped: found by name while rg counts, confirmed once it is done
-        result = _content(services, ctx, call, root, options, limit, hide, (skipped, large), unreadable)
-        skipped[:] = standing(services.beneath, root, skipped, hide=hide)
-        unreadable[:] = standing(services.beneath, root, unreadable, hide=hide)
-        large = standing(services.beneath, root, large, above=options.max_file_size, hide=hide)
-        if large:
-            update = {"skipped_too_large": len(large), "skipped_too_large_paths": large[:SAMPLE]}
+        result = _content(services, ctx, call, root, options, limit, hide, skips)  # found by name while rg counts
+        skips = skips.standing(services.beneath, root, above=options.max_file_size, hide=hide)
+        if skips.too_large:
+            update = {"skipped_too_large": len(skips.too_large), "skipped_too_large_paths": skips.too_large[:SAMPLE]}
             result = result.model_copy(update=update)
     if is_file:
         return result
     if result.total_matches == 0 and excluded_by_gitignore(root, options):
         result = result.model_copy(update={"excluded_by_gitignore": True})
-    if skipped:
+    if skipped := skips.by_default:
         result = result.model_copy(update={"default_skipped": len(skipped), "default_skipped_paths": skipped[:SAMPLE]})
-    if unreadable:
+    if unreadable := skips.unreadable:
         update = {"skipped_unreadable": len(unreadable), "skipped_unreadable_paths": unreadable[:SAMPLE]}
         result = result.model_copy(update=update)
     if hide is not None and hide.count:
@@ -259,8 +254,7 @@ def _content(
     options: WalkOptions,
     limit: int,
     hide: HiddenFiles | None = None,
-    skips: tuple[list[str], list[str]] | None = None,
-    unreadable: list[str] | None = None,
+    skips: Skips | None = None,
 ) -> SearchResult:
     request = ContentRequest(
         pattern=call.pattern,
@@ -280,7 +274,6 @@ def _content(
         beneath=services.beneath,
         hide=hide,
         skips=skips,
-        unreadable=unreadable,
     )
     kept = len(found.matches) if call.count_only else fitting(found.matches)
     matches = [] if call.count_only else [_match(m) for m in found.matches[:kept]]
