@@ -392,3 +392,45 @@ async def test_a_tree_holding_a_mount_point_is_not_deleted_and_the_mounted_files
     assert (mounted / "keep.txt").read_bytes() == ORIGINAL
     assert error_code(result) == "access_denied", text_of(result)
     assert "holds a mount point, proj/deep/data" in text_of(result)
+
+
+async def _trashed(client: Client, root: Path, name: str) -> str:
+    (root / name / "sub").mkdir(parents=True)
+    (root / name / "a.txt").write_bytes(ORIGINAL)
+    (root / name / "sub" / "b.txt").write_bytes(ORIGINAL)
+    trashed = structured(await client.call_tool("delete_file", {"path": name, "recursive": True}))
+    return str(trashed["results"][0]["sd_id"])
+
+
+async def test_a_trash_purge_that_cannot_remove_an_entry_says_so_and_keeps_it_listed(
+    client: Client, root: Path, state_dir: Path, mount_tmpfs: Mount
+) -> None:
+    # The purge removed what it could of the entry, swallowed the failure and counted it purged: "Purged 1 trash
+    # entry", while its remains held their space, listed nowhere.
+    sd_id = await _trashed(client, root, "t")
+    mount_tmpfs(state_dir / "trash" / sd_id / "item" / "sub")  # EBUSY: a mount point is never removed
+    purge = {"action": "purge_trash", "sd_id": sd_id, "dry_run": False, "force": True}
+    refused = await client.call_tool("backup", purge)
+    assert error_code(refused) == "access_denied", text_of(refused)
+    assert f"trash entry {sd_id} could not be purged" in text_of(refused)
+    assert "stays in the trash" in text_of(refused)
+    listed = structured(await client.call_tool("backup", {"action": "list_trash"}))
+    assert [entry["sd_id"] for entry in listed["trash"]] == [sd_id]
+    assert (state_dir / "trash" / sd_id / "meta.json").is_file()
+
+
+async def test_a_trash_purge_by_age_purges_the_rest_and_names_the_entry_it_could_not_remove(
+    client: Client, root: Path, state_dir: Path, mount_tmpfs: Mount
+) -> None:
+    blocked, free = await _trashed(client, root, "t"), await _trashed(client, root, "u")
+    mount_tmpfs(state_dir / "trash" / blocked / "item" / "sub")
+    purge = {"action": "purge_trash", "older_than_days": 0, "dry_run": False, "force": True}
+    result = await client.call_tool("backup", purge)
+    data = structured(result)
+    assert data["removed"] == 1
+    assert [entry["sd_id"] for entry in data["trash"]] == [free]
+    assert [failure.split(":")[0] for failure in data["not_purged"]] == [blocked]
+    assert f"Could not purge {blocked}" in text_of(result)
+    assert not (state_dir / "trash" / free).exists()
+    listed = structured(await client.call_tool("backup", {"action": "list_trash"}))
+    assert [entry["sd_id"] for entry in listed["trash"]] == [blocked]

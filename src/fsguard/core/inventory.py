@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from fsguard.core.backups import BackupRecord, BackupStore
-from fsguard.core.errors import AccessDeniedError
+from fsguard.core.errors import AccessDeniedError, FsguardError
 from fsguard.core.groups import Group, GroupStore
+from fsguard.core.oserrors import from_os_error, shorten
 from fsguard.core.trash import Trash, TrashEntry
 
 _HOUR_S = 3_600.0
@@ -49,6 +50,7 @@ class Sweep(Generic[Item]):
     removed: int
     freed_bytes: int
     dry_run: bool
+    failed: tuple[str, ...] = ()  # "<id>: why" for each one that could not be removed, and stays
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,8 @@ def purge_trash(
     Raises:
         InvalidParamsError, NotFoundError: ``sd_id`` is not a trash id, or names no entry.
         AccessDeniedError: ``sd_id`` names an entry ``shown`` hides.
+        FsguardError: the entry ``sd_id`` names could not be removed (coded by the OS's reason: a mount point inside
+            is access_denied); what is left of it stays listed. Without ``sd_id``, such entries are in ``failed``.
     """
     if sd_id:
         entry = trash.get(sd_id)
@@ -158,8 +162,25 @@ def purge_trash(
         doomed = [entry]
     else:
         doomed = [entry for entry in trash.older_than(older_than_days) if shown is None or shown(entry.original_path)]
-    removed = doomed if dry_run else trash.purge(doomed)
-    return Sweep(removed[:limit], len(removed), sum(entry.size for entry in removed), dry_run)
+    removed, failed = (doomed, []) if dry_run else trash.purge(doomed)
+    if sd_id and failed:
+        raise _not_purged(*failed[0])
+    reasons = tuple(f"{entry.sd_id}: {_reason(exc)}" for entry, exc in failed)
+    return Sweep(removed[:limit], len(removed), sum(entry.size for entry in removed), dry_run, reasons)
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def _not_purged(entry: TrashEntry, exc: OSError) -> FsguardError:
+    """The error of a purge of one entry whose item could not be removed, with the OS's reason and its code."""
+    where = f"{shorten(exc.filename)}: " if exc.filename else ""
+    return type(from_os_error(exc, entry.sd_id))(
+        f"trash entry {entry.sd_id} could not be purged ({where}{_reason(exc)}). What is left "
+        "of it stays in the trash, listed by list_trash; purge it again once that is resolved.",
+        sd_id=entry.sd_id,
+    )
 
 
 def operation_matches(recorded: str, wanted: str | None) -> bool:

@@ -37,7 +37,7 @@ from fsguard.core.errors import (
 )
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.parsedfiles import ParsedFiles
-from fsguard.core.rmtree import remove_tree_named
+from fsguard.core.rmtree import remove_tree, remove_tree_named
 from fsguard.core.transfer import check_no_mounts_below, move_verified
 from fsguard.core.trees import fingerprint
 
@@ -203,21 +203,28 @@ class Trash:
         finally:
             os.close(fd)
 
-    def purge(self, entries: list[TrashEntry]) -> list[TrashEntry]:
-        """Delete these entries for good; returns those purged. An entry another call holds (a restore moving it
-        out) or that is gone already is left to it, and not counted."""
-        purged = []
+    def purge(self, entries: list[TrashEntry]) -> tuple[list[TrashEntry], list[tuple[TrashEntry, OSError]]]:
+        """Delete these entries for good; returns those purged, and those whose item could not be removed (with
+        why), which stay listed with what is left of them. An entry another call holds (a restore moving it out) or
+        that is gone already is left to it, and not counted."""
+        purged: list[TrashEntry] = []
+        failed: list[tuple[TrashEntry, OSError]] = []
         for entry in entries:
             try:
                 with self._home(entry, wait=False) as (fd, _):
                     if not _holds_item(fd):
                         continue
-                    with suppress(OSError):  # what could not be removed stays, as before
+                    try:  # the item first: an entry is listed while its item is there, whatever else is left
+                        _remove_item(fd)
+                    except OSError as exc:
+                        failed.append((entry, exc))
+                        continue
+                    with suppress(OSError):  # its description: an entry without its item is listed nowhere
                         remove_tree_named(self.root / entry.sd_id)
                     purged.append(entry)
             except (EntryBusy, FsguardError):
                 continue
-        return purged
+        return purged, failed
 
     def older_than(self, days: float) -> list[TrashEntry]:
         """Entries deleted more than ``days`` ago."""
@@ -255,6 +262,18 @@ def _described(text: str) -> TrashEntry:
         if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
             raise TypeError(f"{name} is {value!r}, not {kind.__name__}")
     return entry
+
+
+def _remove_item(fd: int) -> None:
+    """Remove the item of the entry whose directory is open as ``fd``, a file or a whole tree.
+
+    Raises:
+        OSError: something could not be removed (a mount point inside, an immutable file, an I/O error).
+    """
+    if stat.S_ISDIR(os.lstat("item", dir_fd=fd).st_mode):
+        remove_tree(fd, "item", own=True)
+    else:
+        os.unlink("item", dir_fd=fd)
 
 
 def _holds_item(fd: int) -> bool:

@@ -133,6 +133,11 @@ class BackupResult(Result):
     freed_bytes: int | None = Field(None, description="cleanup: bytes of those backups.")
     total: int | None = Field(None, description="list/list_trash: entries matching the filters.")
     trash: list[TrashInfo] | None = Field(None, description="list_trash, purge_trash and restore_trash entries.")
+    not_purged: list[str] | None = Field(
+        None,
+        description="purge_trash: entries that could not be removed, as 'sd-id: why'; what is left of each stays "
+        "in the trash.",
+    )
     groups: list[GroupEntry] | None = Field(
         None,
         description="list: the change groups (batch_operations, pipelines, rename sets, project_replace) the filters "

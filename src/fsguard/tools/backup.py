@@ -317,6 +317,7 @@ def _purge_trash(services: Services, request: _Request) -> BackupResult:
         removed=sweep.removed,
         freed_bytes=sweep.freed_bytes,
         dry_run=sweep.dry_run,
+        not_purged=list(sweep.failed) or None,
     )
 
 

@@ -328,9 +328,14 @@ def _trash_text(result: BackupResult) -> str:
     if result.action == "purge_trash":
         verb = "Would purge" if result.dry_run else "Purged"
         hint = " Run with dry_run=false to purge them for good." if result.dry_run and entries else ""
+        failed = "".join(
+            f"\nCould not purge {failure}; what is left of it stays in the trash."
+            for failure in result.not_purged or ()
+        )
         return (
             f"{verb} {result.removed} trash entr{'y' if result.removed == 1 else 'ies'}, "
             + f"{human_size(result.freed_bytes or 0)}.{hint}"
             + ("\n" + "\n".join(rows) if rows else "")
+            + failed
         )
     return f"{result.total} trash entr{'y' if result.total == 1 else 'ies'}" + ("\n" + "\n".join(rows) if rows else "")
