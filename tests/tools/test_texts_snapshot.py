@@ -1286,7 +1286,7 @@ async def test_create_directory_that_exists_is_success_with_nothing_to_do(rig: R
         {
             "verbose": """\
 ok
-Directory d already exists; nothing to do.\
+directory already exists: d; nothing to do.\
 """,
             "compact": """\
 ok
@@ -1301,7 +1301,7 @@ async def test_create_directory_where_a_file_is_is_already_exists(rig: Rig) -> N
         {
             "both": """\
 error already_exists
-f exists and is a file, not a directory. Choose another name, or inspect it with get_file_info.\
+a file with that name already exists: f (not a directory). Choose another name, or inspect it with get_file_info.\
 """
         }
     )
@@ -1359,13 +1359,13 @@ async def test_delete_file_of_several_paths_reports_each_and_the_tally(rig: Rig)
             "verbose": """\
 ok
 Moved a.txt to the trash. Restore: backup(action="restore_trash", sd_id="<sd_id:1>")
-FAILED missing.txt: missing.txt does not exist; nothing was deleted.
+FAILED missing.txt: file does not exist: missing.txt; nothing was deleted.
 1/2 succeeded\
 """,
             "compact": """\
 ok
 D a.txt | trash <sd_id:1>
-FAILED missing.txt: missing.txt does not exist; nothing was deleted.
+FAILED missing.txt: file does not exist: missing.txt; nothing was deleted.
 1/2 succeeded\
 """,
         }
@@ -1377,7 +1377,7 @@ async def test_delete_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-missing.txt does not exist; nothing was deleted.\
+file does not exist: missing.txt; nothing was deleted.\
 """
         }
     )
@@ -1399,7 +1399,7 @@ async def test_delete_file_of_a_root_is_access_denied(rig: Rig) -> None:
         {
             "both": """\
 error access_denied
-<root> is a root of this server and can never be deleted. Delete what is inside it instead.\
+access denied: cannot delete allowed-path root '<root>': it is a root of this server and can never be deleted. Delete what is inside it instead.\
 """
         }
     )
@@ -1449,7 +1449,7 @@ async def test_move_file_onto_an_existing_file_is_already_exists(rig: Rig) -> No
         {
             "both": """\
 error already_exists
-b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
+destination already exists: b.txt; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
 """
         }
     )
@@ -1461,7 +1461,7 @@ async def test_move_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-missing does not exist. Check the path with list_directory.\
+source does not exist: missing. Check the path with list_directory.\
 """
         }
     )
@@ -1473,7 +1473,7 @@ async def test_move_file_of_a_root_is_access_denied(rig: Rig) -> None:
         {
             "both": """\
 error access_denied
-<root> is a root of this server and can never be moved. Move what is inside it instead.\
+access denied: cannot move allowed-path root '<root>': it is a root of this server and can never be moved. Move what is inside it instead.\
 """
         }
     )
@@ -1540,7 +1540,7 @@ async def test_copy_file_onto_an_existing_file_is_already_exists(rig: Rig) -> No
         {
             "both": """\
 error already_exists
-b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
+destination already exists: b.txt; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
 """
         }
     )
@@ -1552,7 +1552,7 @@ async def test_copy_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-missing does not exist. Check the path with list_directory.\
+source does not exist: missing. Check the path with list_directory.\
 """
         }
     )

@@ -1,0 +1,105 @@
+"""The seed's own words in fsguard's refusals of the other tools (catalog Appendix A, "Other tools").
+
+A caller written against the seed matches on its phrase ("destination already exists: ", "nothing staged to
+commit"); fsguard refuses for the same reason, so each message starts with that phrase and goes on with
+fsguard's details and next action. Each case: the phrase, the stable code, and the files untouched. Both eras.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+@dataclass(frozen=True)
+class Refusal:
+    tool: str
+    arguments: dict[str, Any]
+    phrase: str
+    code: str
+    extra: dict[str, bytes] = field(default_factory=dict)  # files made before the call
+
+
+REFUSALS = {
+    "delete_the_root": Refusal(
+        "delete_file", {"path": "."}, "access denied: cannot delete allowed-path root '", "access_denied"
+    ),
+    "delete_a_missing_file": Refusal("delete_file", {"path": "nope.txt"}, "file does not exist: nope.txt", "not_found"),
+    "move_onto_an_existing_file": Refusal(
+        "move_file",
+        {"source_path": "a.txt", "dest_path": "b.txt"},
+        "destination already exists: b.txt",
+        "already_exists",
+    ),
+    "copy_onto_an_existing_file": Refusal(
+        "copy_file",
+        {"source_path": "a.txt", "dest_path": "b.txt"},
+        "destination already exists: b.txt",
+        "already_exists",
+    ),
+    "move_a_missing_source": Refusal(
+        "move_file", {"source_path": "nope", "dest_path": "c.txt"}, "source does not exist: nope", "not_found"
+    ),
+    "copy_a_missing_source": Refusal(
+        "copy_file", {"source_path": "nope", "dest_path": "c.txt"}, "source does not exist: nope", "not_found"
+    ),
+    "move_the_root": Refusal(
+        "move_file",
+        {"source_path": ".", "dest_path": "sub/moved"},
+        "access denied: cannot move allowed-path root '",
+        "access_denied",
+    ),
+    "create_a_directory_over_a_file": Refusal(
+        "create_directory", {"path": "a.txt"}, "a file with that name already exists: a.txt", "already_exists"
+    ),
+}
+
+
+@pytest.fixture
+def files(root: Path) -> Path:
+    (root / "a.txt").write_bytes(b"A\n")
+    (root / "b.txt").write_bytes(b"B\n")
+    (root / "sub").mkdir()
+    (root / "sub" / "x.txt").write_bytes(b"x\n")
+    return root
+
+
+def contents(root: Path) -> dict[str, bytes | None]:
+    """Every entry below ``root`` but git's own directory: a file by its bytes, a directory as None."""
+    return {
+        str(path.relative_to(root)): (path.read_bytes() if path.is_file() else None)
+        for path in sorted(root.rglob("*"))
+        if ".git" not in path.relative_to(root).parts
+    }
+
+
+@pytest.mark.parametrize("case", REFUSALS.values(), ids=REFUSALS.keys())
+async def test_a_refusal_starts_with_the_seeds_words_and_leaves_the_files_untouched(
+    client: Client, files: Path, case: Refusal
+) -> None:
+    for name, data in case.extra.items():
+        (files / name).write_bytes(data)
+    before = contents(files)
+    refused = await client.call_tool(case.tool, case.arguments)
+    assert error_code(refused) == case.code
+    assert case.phrase in text_of(refused)
+    assert contents(files) == before
+
+
+async def test_creating_an_existing_directory_says_so_in_the_seeds_words_and_changes_nothing(
+    client: Client, files: Path
+) -> None:
+    """The seed refused it; fsguard is ``mkdir -p`` (README), so this is a success that uses the same phrase."""
+    before = contents(files)
+    result = await client.call_tool("create_directory", {"path": "sub"})
+    assert structured(result)["created"] is False
+    assert "directory already exists: sub" in text_of(result)
+    assert contents(files) == before
