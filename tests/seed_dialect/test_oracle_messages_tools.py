@@ -60,6 +60,28 @@ REFUSALS = {
     "create_a_directory_over_a_file": Refusal(
         "create_directory", {"path": "a.txt"}, "a file with that name already exists: a.txt", "already_exists"
     ),
+    "restore_without_a_backup_id": Refusal(
+        "backup", {"action": "restore"}, "backup_id is required: ", "invalid_params"
+    ),
+    "info_without_a_backup_id": Refusal("backup", {"action": "info"}, "backup_id is required: ", "invalid_params"),
+    "undo_chain_without_a_file": Refusal(
+        "backup", {"action": "undo_chain"}, "file_path is required for undo_chain action", "invalid_params"
+    ),
+    "undo_last_with_nothing_to_undo": Refusal(
+        "backup", {"action": "undo_last", "file_path": "a.txt"}, "No backups found. Nothing to undo.", "nothing_to_undo"
+    ),
+    "restore_a_backup_id_with_a_slash": Refusal(
+        "backup",
+        {"action": "restore", "backup_id": "../a.txt"},
+        "invalid backup ID: contains illegal character '.'",
+        "invalid_params",
+    ),
+    "restore_an_unknown_trash_entry": Refusal(
+        "backup",
+        {"action": "restore_trash", "sd_id": "sd-20260101-000000-0123456789abcdef"},
+        "trash entry not found: sd-20260101-000000-0123456789abcdef",
+        "not_found",
+    ),
 }
 
 
@@ -102,4 +124,17 @@ async def test_creating_an_existing_directory_says_so_in_the_seeds_words_and_cha
     result = await client.call_tool("create_directory", {"path": "sub"})
     assert structured(result)["created"] is False
     assert "directory already exists: sub" in text_of(result)
+    assert contents(files) == before
+
+
+async def test_restoring_from_the_trash_onto_a_path_taken_again_is_refused_in_the_seeds_words(
+    client: Client, files: Path
+) -> None:
+    trashed = structured(await client.call_tool("delete_file", {"path": "b.txt"}))
+    sd_id = trashed["results"][0]["sd_id"]
+    (files / "b.txt").write_bytes(b"new\n")
+    before = contents(files)
+    refused = await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id})
+    assert error_code(refused) == "already_exists"
+    assert "original path already exists; cannot overwrite: b.txt" in text_of(refused)
     assert contents(files) == before

@@ -2073,7 +2073,7 @@ async def test_backup_undo_last_with_nothing_left_is_nothing_to_undo(rig: Rig) -
         {
             "both": """\
 error nothing_to_undo
-nothing to undo for f.txt: no operation through fsguard is left in its undo chain. See older versions with backup(action='list', filter_path=...).\
+No backups found. Nothing to undo. No operation through fsguard on f.txt is left in its undo chain; see older versions with backup(action='list', filter_path=...).\
 """
         }
     )
@@ -2100,7 +2100,7 @@ async def test_backup_restore_without_a_backup_id_is_invalid_params(rig: Rig) ->
         {
             "both": """\
 error invalid_params
-backup(action='restore') needs backup_id, e.g. backup_id="<backup_id:1>" (ids: backup(action="list")).\
+backup_id is required: backup(action='restore') needs it, e.g. backup_id="<backup_id:1>" (ids: backup(action="list")).\
 """
         }
     )
@@ -2123,7 +2123,7 @@ async def test_backup_info_of_a_malformed_id_is_invalid_params(rig: Rig) -> None
         {
             "both": """\
 error invalid_params
-invalid backup_id 'nonsense': expected YYYYMMDD-HHMMSS-<16 hex>. List backups with backup(action='list').\
+invalid backup ID 'nonsense': expected YYYYMMDD-HHMMSS-<16 hex>. List backups with backup(action='list').\
 """
         }
     )

@@ -344,5 +344,9 @@ _EXAMPLES = {
 
 def _need(value: str | None, name: str, action: BackupAction) -> str:
     if value is None:
-        raise InvalidParamsError(f"backup(action={action!r}) needs {name}, e.g. {_EXAMPLES[name]}.", param=name)
+        # the seed's words: "backup_id is required: …", "file_path is required for undo_chain action"
+        head = f"{name} is required for {action} action"
+        if name == "backup_id":
+            head = f"{name} is required: backup(action={action!r}) needs it"
+        raise InvalidParamsError(f"{head}, e.g. {_EXAMPLES[name]}.", param=name)
     return value
