@@ -15,6 +15,7 @@ import pytest
 from mcp import Client
 
 from tests.conftest import error_code, structured, text_of
+from tests.tools.test_git import make_repo
 
 pytestmark = pytest.mark.anyio
 
@@ -82,6 +83,39 @@ REFUSALS = {
         "trash entry not found: sd-20260101-000000-0123456789abcdef",
         "not_found",
     ),
+    "git_outside_a_repository": Refusal(
+        "git", {"action": "status", "path": "sub"}, "path is not inside a git repository: sub", "not_a_repository"
+    ),
+    "git_restore_without_force": Refusal(
+        "git",
+        {"action": "restore", "path": "repo", "paths": ["a.txt"]},
+        "destructive git operation 'restore' requires force:true",
+        "risk_blocked",
+    ),
+    "git_rev_that_reads_as_an_option": Refusal(
+        "git",
+        {"action": "show", "path": "repo", "rev": "--output=x"},
+        "invalid rev \"--output=x\": value must not start with '-'",
+        "invalid_params",
+    ),
+    "git_show_without_a_rev": Refusal(
+        "git", {"action": "show", "path": "repo"}, "missing 'rev' parameter (required for show)", "invalid_params"
+    ),
+    "git_add_without_paths": Refusal(
+        "git", {"action": "add", "path": "repo"}, "git add requires explicit 'paths'", "invalid_params"
+    ),
+    "git_commit_without_a_message": Refusal(
+        "git",
+        {"action": "commit", "path": "repo"},
+        "missing 'message' parameter (required for commit)",
+        "invalid_params",
+    ),
+    "git_restore_without_paths": Refusal(
+        "git",
+        {"action": "restore", "path": "repo", "force": True},
+        "git restore requires explicit 'paths'",
+        "invalid_params",
+    ),
 }
 
 
@@ -91,6 +125,8 @@ def files(root: Path) -> Path:
     (root / "b.txt").write_bytes(b"B\n")
     (root / "sub").mkdir()
     (root / "sub" / "x.txt").write_bytes(b"x\n")
+    make_repo(root / "repo")
+    (root / "repo" / "a.txt").write_bytes(b"changed\n")  # a working-tree change restore would discard
     return root
 
 

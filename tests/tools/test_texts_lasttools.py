@@ -392,7 +392,7 @@ async def test_git_restore_of_the_working_tree_needs_force(rig: Rig) -> None:
         {
             "both": """\
 error risk_blocked
-git restore would discard the working-tree changes of these paths; nothing was changed. Pass force=true to do it (every file it overwrites is backed up first: backup(action="undo_last", file_path=...) brings it back), or staged=true to only unstage.\
+destructive git operation 'restore' requires force:true for safety; nothing was changed. Pass force=true to discard the working-tree changes of these paths (every file it overwrites is backed up first: backup(action="undo_last", file_path=...) brings it back), or staged=true to only unstage.\
 """
         }
     )
@@ -407,7 +407,7 @@ async def test_git_refuses_an_option_like_value(rig: Rig) -> None:
         {
             "both": """\
 error invalid_params
-invalid rev '--output=/tmp/x': a rev must not start with "-" (git would read it as an option). Nothing was run. Pass a plain rev, e.g. rev="HEAD~1".\
+invalid rev "--output=/tmp/x": value must not start with '-' (git would read it as an option). Nothing was run. Pass a plain rev, e.g. rev="HEAD~1".\
 """
         }
     )
