@@ -92,7 +92,7 @@ def test_a_directory_moved_earlier_is_found_at_its_new_place_and_no_longer_at_th
         {"type": "write", "path": "e/sub/f.txt", "content": "x"},
     ]
     assert problems_of(ops, root) == [
-        f"operation 2 (edit d/sub/f.txt): {root / 'd' / 'sub' / 'f.txt'} does not exist "
+        f"operation 2 (edit d/sub/f.txt): file does not exist: {root / 'd' / 'sub' / 'f.txt'} "
         "(and no earlier operation creates it)"
     ]
 

@@ -7,6 +7,7 @@ fsguard's details and next action. Each case: the phrase, the stable code, and t
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,78 @@ REFUSALS = {
         "git",
         {"action": "restore", "path": "repo", "force": True},
         "git restore requires explicit 'paths'",
+        "invalid_params",
+    ),
+    "batch_without_a_form": Refusal(
+        "batch_operations", {}, "One of request_json, pipeline_json, or rename_json is required", "invalid_params"
+    ),
+    "batch_request_that_is_not_json": Refusal(
+        "batch_operations", {"request_json": "{bad"}, "Invalid request JSON: ", "invalid_params"
+    ),
+    "batch_without_operations": Refusal(
+        "batch_operations",
+        {"request_json": json.dumps({"operations": []})},
+        "operations array is required and cannot be empty",
+        "invalid_params",
+    ),
+    "batch_edit_of_a_missing_file": Refusal(
+        "batch_operations",
+        {
+            "request_json": json.dumps(
+                {"operations": [{"type": "edit", "path": "nope.txt", "old_text": "a", "new_text": "b"}]}
+            )
+        },
+        "file does not exist: nope.txt",
+        "invalid_params",
+    ),
+    "pipeline_that_is_not_json": Refusal(
+        "batch_operations", {"pipeline_json": "{bad"}, "Invalid pipeline JSON: ", "invalid_params"
+    ),
+    "pipeline_without_a_name": Refusal(
+        "batch_operations",
+        {"pipeline_json": {"name": "", "steps": [{"id": "a", "action": "search", "params": {"pattern": "A"}}]}},
+        "pipeline name is required",
+        "invalid_params",
+    ),
+    "pipeline_of_21_steps": Refusal(
+        "batch_operations",
+        {"pipeline_json": {"name": "p", "steps": [{"action": "search", "params": {"pattern": "A"}}] * 21}},
+        "too many steps (max 20, got 21)",
+        "invalid_params",
+    ),
+    "pipeline_with_an_unknown_action": Refusal(
+        "batch_operations",
+        {"pipeline_json": {"name": "p", "steps": [{"id": "a", "action": "x", "params": {}}]}},
+        "unsupported action 'x'",
+        "invalid_params",
+    ),
+    "pipeline_with_a_forward_reference": Refusal(
+        "batch_operations",
+        {
+            "pipeline_json": {
+                "name": "p",
+                "steps": [
+                    {"id": "b", "action": "count_occurrences", "input_from": "c", "params": {"pattern": "A"}},
+                    {"id": "c", "action": "search", "params": {"pattern": "A"}},
+                ],
+            }
+        },
+        "forward reference to step 'c'",
+        "invalid_params",
+    ),
+    "rename_that_is_not_json": Refusal(
+        "batch_operations", {"rename_json": "{bad"}, "Invalid rename JSON: ", "invalid_params"
+    ),
+    "rename_with_an_unknown_mode": Refusal(
+        "batch_operations",
+        {"rename_json": {"path": ".", "mode": "x"}},
+        "invalid mode 'x'. Valid modes: ",
+        "invalid_params",
+    ),
+    "project_replace_with_an_invalid_regex": Refusal(
+        "project_replace",
+        {"path": ".", "find": "(", "replace": "x", "literal": False},
+        "invalid regex pattern",
         "invalid_params",
     ),
 }

@@ -115,7 +115,7 @@ async def test_batch_validation_lists_every_problem(rig: Rig) -> None:
             "both": """\
 error invalid_params
 batch_operations: the batch does not validate (3 problem(s); operations are numbered from 0). Nothing was run.
-- operation 0 (edit missing.txt): missing.txt does not exist (and no earlier operation creates it)
+- operation 0 (edit missing.txt): file does not exist: missing.txt (and no earlier operation creates it)
 - operation 1: unknown type 'teleport'; types: write, edit, search_and_replace, copy, move, delete, create_dir, extract
 - operation 2 (write w.txt): missing content (the text to write ("" for an empty file))
 Fix them all, then send the batch again (validate_only: true checks it without running it).\

@@ -1804,7 +1804,7 @@ async def test_project_replace_with_a_bad_regex_is_invalid_params(rig: Rig) -> N
         {
             "both": """\
 error invalid_params
-invalid regex '(x': missing ): (x (RE2 syntax: no backreferences or lookaround). Fix it, or drop literal=false to replace the text as typed.\
+invalid regex pattern '(x': missing ): (x (RE2 syntax: no backreferences or lookaround). Fix it, or drop literal=false to replace the text as typed.\
 """
         }
     )
