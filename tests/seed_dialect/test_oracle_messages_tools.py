@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_git import make_repo
 
 pytestmark = pytest.mark.anyio
@@ -189,6 +189,16 @@ REFUSALS = {
         "invalid regex pattern",
         "invalid_params",
     ),
+    "minify_with_every_step_off": Refusal(
+        "minify_js",
+        {"path": "a.js", "remove_comments": False, "collapse_whitespace": False, "single_line": False},
+        "all of remove_comments, collapse_whitespace, and single_line are false — nothing to do.",
+        "invalid_params",
+        extra={"a.js": b"var a = 1; // one\n"},
+    ),
+    "help_for_an_unknown_tool": Refusal(
+        "help", {"tool": "x"}, 'no tool named "x" registered on this server', "invalid_params"
+    ),
 }
 
 
@@ -246,4 +256,23 @@ async def test_restoring_from_the_trash_onto_a_path_taken_again_is_refused_in_th
     refused = await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id})
     assert error_code(refused) == "already_exists"
     assert "original path already exists; cannot overwrite: b.txt" in text_of(refused)
+    assert contents(files) == before
+
+
+@pytest.mark.parametrize(
+    ("arguments", "phrase"),
+    [
+        ({"action": "autosync_config"}, "enabled parameter is required for autosync_config"),
+        ({"action": "sync"}, "For sync: provide wsl_path, windows_path, or direction"),
+    ],
+    ids=["autosync_config_without_enabled", "sync_without_a_side"],
+)
+async def test_a_wsl_call_missing_its_argument_is_refused_in_the_seeds_words(
+    connect: ClientFactory, files: Path, arguments: dict[str, Any], phrase: str
+) -> None:
+    before = contents(files)
+    async with connect(wsl=True) as client:
+        refused = await client.call_tool("wsl", arguments)
+    assert error_code(refused) == "invalid_params"
+    assert phrase in text_of(refused)
     assert contents(files) == before

@@ -2528,7 +2528,7 @@ async def test_help_of_an_unknown_tool_suggests_the_closest_name(rig: Rig) -> No
         {
             "both": """\
 error invalid_params
-no tool named 'read_fil' is registered. Did you mean 'read_file'? Call help() for the catalog.\
+no tool named "read_fil" registered on this server. Did you mean 'read_file'? Call help() for the catalog.\
 """
         }
     )
