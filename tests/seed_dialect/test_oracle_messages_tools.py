@@ -199,6 +199,22 @@ REFUSALS = {
     "help_for_an_unknown_tool": Refusal(
         "help", {"tool": "x"}, 'no tool named "x" registered on this server', "invalid_params"
     ),
+    "backup_with_an_unknown_action": Refusal(
+        "backup",
+        {"action": "X"},
+        "Unknown action: X. Valid: list, info, compare, cleanup, restore, undo_last, undo_chain, list_trash, "
+        "restore_trash, purge_trash",
+        "invalid_params",
+    ),
+    "server_info_with_an_unknown_sub_action": Refusal(
+        "server_info",
+        {"action": "artifact", "sub_action": "X"},
+        "Unknown sub_action: X. Valid: capture, write, info",
+        "invalid_params",
+    ),
+    "git_diff_with_an_unknown_output": Refusal(
+        "git", {"action": "diff", "path": "repo", "output": "x"}, "Valid: stat, name-only, full", "invalid_params"
+    ),
 }
 
 
