@@ -139,6 +139,25 @@ REFUSALS = {
         "file does not exist: nope.txt",
         "invalid_params",
     ),
+    "batch_operation_of_an_unknown_type": Refusal(
+        "batch_operations",
+        {"request_json": {"operations": [{"type": "mkdirs", "path": "d"}]}},
+        "unknown operation type 'mkdirs'",
+        "invalid_params",
+    ),
+    "batch_that_fails_midway_and_rolls_back": Refusal(
+        "batch_operations",
+        {
+            "request_json": {
+                "operations": [
+                    {"type": "write", "path": "n.txt", "content": "x"},
+                    {"type": "edit", "path": "b.txt", "old_text": "ZZZ", "new_text": "y"},
+                ]
+            }
+        },
+        "rollback completed",
+        "batch_failed",
+    ),
     "pipeline_that_is_not_json": Refusal(
         "batch_operations", {"pipeline_json": "{bad"}, "Invalid pipeline JSON: ", "invalid_params"
     ),

@@ -117,7 +117,7 @@ async def test_validation_collects_every_problem_at_once_and_writes_nothing(clie
     text = text_of(result)
     assert "file does not exist: missing.txt (and no earlier operation creates it)" in text
     assert "unknown field 'contnt' (did you mean 'content'?)" in text
-    assert "unknown type 'wrte' (did you mean 'write'?)" in text
+    assert "unknown operation type 'wrte' (did you mean 'write'?)" in text
     assert "ok.txt already exists" in text  # operation 0 would have created it
     assert "can never be deleted" in text
     assert "start_line (3) and end_line (1)" in text

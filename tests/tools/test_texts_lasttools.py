@@ -90,7 +90,7 @@ batch_operations: operation 2 (edit a.txt) failed (no_match): old_text was not f
 The whole file (1 line):
     1: ONE
 Copy the exact text from read_file and retry.
-The batch is atomic, so the 2 change(s) it had made were rolled back, newest first:
+The batch is atomic; rollback completed for the 2 change(s) it had made, newest first:
   reverted: modified a.txt
   reverted: created x.txt (its bytes are in backup <backup_id:1>)
 Every byte on disk is as it was before the batch.
@@ -116,7 +116,7 @@ async def test_batch_validation_lists_every_problem(rig: Rig) -> None:
 error invalid_params
 batch_operations: the batch does not validate (3 problem(s); operations are numbered from 0). Nothing was run.
 - operation 0 (edit missing.txt): file does not exist: missing.txt (and no earlier operation creates it)
-- operation 1: unknown type 'teleport'; types: write, edit, search_and_replace, copy, move, delete, create_dir, extract
+- operation 1: unknown operation type 'teleport'; types: write, edit, search_and_replace, copy, move, delete, create_dir, extract
 - operation 2 (write w.txt): missing content (the text to write ("" for an empty file))
 Fix them all, then send the batch again (validate_only: true checks it without running it).\
 """

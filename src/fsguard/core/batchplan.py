@@ -240,7 +240,7 @@ def _type(value: Any, where: str, problems: list[str]) -> OperationType | None:
     name = value.strip().lower().replace("-", "_")
     name = _TYPE_ALIASES.get(name, name)
     if name not in TYPES:
-        problems.append(f"{where}: unknown type {value!r}{_suggest(name, TYPES)}; types: {', '.join(TYPES)}")
+        problems.append(f"{where}: unknown operation type {value!r}{_suggest(name, TYPES)}; types: {', '.join(TYPES)}")
         return None
     return cast(OperationType, name)
 
