@@ -311,3 +311,21 @@ async def test_a_wsl_call_missing_its_argument_is_refused_in_the_seeds_words(
     assert error_code(refused) == "invalid_params"
     assert phrase in text_of(refused)
     assert contents(files) == before
+
+
+async def test_undo_last_without_a_file_on_a_server_with_no_backup_says_there_is_none(
+    client: Client, files: Path
+) -> None:
+    """The seed's undo_last without file_path undid the newest backup of any file; fsguard asks for the file
+    (README), and with no backup at all says first what the seed said."""
+    before = contents(files)
+    refused = await client.call_tool("backup", {"action": "undo_last"})
+    assert error_code(refused) == "invalid_params"
+    assert "No backups found. Nothing to undo." in text_of(refused)
+    assert 'file_path="' in text_of(refused)
+    assert contents(files) == before
+    structured(await client.call_tool("edit_file", {"path": "a.txt", "old_text": "A", "new_text": "Z"}))
+    refused = await client.call_tool("backup", {"action": "undo_last"})
+    assert error_code(refused) == "invalid_params"
+    assert "file_path is required for undo_last action" in text_of(refused)
+    assert (files / "a.txt").read_bytes() == b"Z\n"
