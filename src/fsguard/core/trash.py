@@ -170,7 +170,8 @@ class Trash:
         """
         if lstat_at(destination) is not None:
             raise AlreadyExistsError(
-                f"original path already exists; cannot overwrite: {destination.path}. Move it away first, then retry.",
+                f"original path already exists; cannot overwrite: {destination.path} (it exists again). "
+                "Move it away first, then retry.",
                 path=str(destination.path),
             )
         with self._home(entry) as (fd, label):
