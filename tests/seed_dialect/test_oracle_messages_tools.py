@@ -1,8 +1,9 @@
 """The seed's own words in fsguard's refusals of the other tools (catalog Appendix A, "Other tools").
 
-A caller written against the seed matches on its phrase ("destination already exists: ", "nothing staged to
-commit"); fsguard refuses for the same reason, so each message starts with that phrase and goes on with
-fsguard's details and next action. Each case: the phrase, the stable code, and the files untouched. Both eras.
+A caller written against the seed matches on its phrase ("destination already exists: ", "Unknown action: X.
+Valid: …"); fsguard refuses for the same reason, so its message holds that phrase (first, where the phrase names
+the refusal) and goes on with fsguard's details and next action. Each case: the phrase, the stable code, and the
+files untouched. Both eras. Each phrase was missing before its rewording.
 """
 
 from __future__ import annotations
