@@ -92,7 +92,7 @@ def test_a_directory_moved_earlier_is_found_at_its_new_place_and_no_longer_at_th
         {"type": "write", "path": "e/sub/f.txt", "content": "x"},
     ]
     assert problems_of(ops, root) == [
-        f"operation 2 (edit d/sub/f.txt): {root / 'd' / 'sub' / 'f.txt'} does not exist "
+        f"operation 2 (edit d/sub/f.txt): file does not exist: {root / 'd' / 'sub' / 'f.txt'} "
         "(and no earlier operation creates it)"
     ]
 
@@ -125,7 +125,7 @@ def test_an_operation_after_one_that_did_not_parse_still_gets_its_path_checked(r
     ops = [{"type": "nope"}, {"type": "edit", "path": "missing.txt", "old_text": "a", "new_text": "b"}]
     ops.append({"type": "write", "path": "/etc/x", "content": "x"})
     problems = problems_of(ops, root)
-    assert problems[0].startswith("operation 0: unknown type 'nope'")
+    assert problems[0].startswith("operation 0: unknown operation type 'nope'")
     assert len(problems) == 2  # the edit's missing file is not judged: operation 0 might have created it
     assert problems[1].startswith("operation 2 (write /etc/x): access denied")
 

@@ -352,8 +352,8 @@ async def test_every_problem_in_the_request_is_reported_at_once_by_field(client:
 @pytest.mark.parametrize(
     ("rename_json", "expected"),
     [
-        ({"path": ".", "mode": "add_prefx"}, "unknown mode 'add_prefx' (did you mean 'add_prefix'?). Valid modes:"),
-        ({"path": ".", "mode": "lower"}, "unknown mode 'lower' (did you mean 'to_lowercase'?)"),
+        ({"path": ".", "mode": "add_prefx"}, "invalid mode 'add_prefx' (did you mean 'add_prefix'?). Valid modes:"),
+        ({"path": ".", "mode": "lower"}, "invalid mode 'lower' (did you mean 'to_lowercase'?)"),
         ({"mode": "to_lowercase"}, "rename_json.path: required"),
         ({"path": "."}, "rename_json.mode: required: one of find_replace, add_prefix"),
         ({"path": ".", "mode": "add_prefix", "prefix": "a/"}, "'prefix' contains '/'"),

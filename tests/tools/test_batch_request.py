@@ -115,20 +115,20 @@ async def test_validation_collects_every_problem_at_once_and_writes_nothing(clie
     errors = meta(result)["errors"]
     assert list(dict.fromkeys(line.split(" ")[1].rstrip(":") for line in errors)) == ["1", "2", "3", "4", "5", "6"]
     text = text_of(result)
-    assert "missing.txt does not exist (and no earlier operation creates it)" in text
+    assert "file does not exist: missing.txt (and no earlier operation creates it)" in text
     assert "unknown field 'contnt' (did you mean 'content'?)" in text
-    assert "unknown type 'wrte' (did you mean 'write'?)" in text
+    assert "unknown operation type 'wrte' (did you mean 'write'?)" in text
     assert "ok.txt already exists" in text  # operation 0 would have created it
     assert "can never be deleted" in text
     assert "start_line (3) and end_line (1)" in text
-    assert "operation 4 (extract exists.txt → other.txt): exists.txt does not exist" in text
+    assert "operation 4 (extract exists.txt → other.txt): file does not exist: exists.txt" in text
     assert snapshot(root) == before
 
 
 async def test_an_empty_batch_and_a_non_object_are_invalid_params(client: Client) -> None:
     assert error_code(await batch(client)) == "invalid_params"
     empty = await client.call_tool("batch_operations", {"request_json": {"operations": []}})
-    assert "non-empty array" in text_of(empty)
+    assert "operations array is required and cannot be empty" in text_of(empty)
     assert error_code(await client.call_tool("batch_operations", {"request_json": {"operation": []}})) == (
         "invalid_params"
     )

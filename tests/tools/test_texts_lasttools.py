@@ -90,7 +90,7 @@ batch_operations: operation 2 (edit a.txt) failed (no_match): old_text was not f
 The whole file (1 line):
     1: ONE
 Copy the exact text from read_file and retry.
-The batch is atomic, so the 2 change(s) it had made were rolled back, newest first:
+The batch is atomic; rollback completed for the 2 change(s) it had made, newest first:
   reverted: modified a.txt
   reverted: created x.txt (its bytes are in backup <backup_id:1>)
 Every byte on disk is as it was before the batch.
@@ -115,8 +115,8 @@ async def test_batch_validation_lists_every_problem(rig: Rig) -> None:
             "both": """\
 error invalid_params
 batch_operations: the batch does not validate (3 problem(s); operations are numbered from 0). Nothing was run.
-- operation 0 (edit missing.txt): missing.txt does not exist (and no earlier operation creates it)
-- operation 1: unknown type 'teleport'; types: write, edit, search_and_replace, copy, move, delete, create_dir, extract
+- operation 0 (edit missing.txt): file does not exist: missing.txt (and no earlier operation creates it)
+- operation 1: unknown operation type 'teleport'; types: write, edit, search_and_replace, copy, move, delete, create_dir, extract
 - operation 2 (write w.txt): missing content (the text to write ("" for an empty file))
 Fix them all, then send the batch again (validate_only: true checks it without running it).\
 """
@@ -392,7 +392,7 @@ async def test_git_restore_of_the_working_tree_needs_force(rig: Rig) -> None:
         {
             "both": """\
 error risk_blocked
-git restore would discard the working-tree changes of these paths; nothing was changed. Pass force=true to do it (every file it overwrites is backed up first: backup(action="undo_last", file_path=...) brings it back), or staged=true to only unstage.\
+destructive git operation 'restore' requires force:true for safety; nothing was changed. Pass force=true to discard the working-tree changes of these paths (every file it overwrites is backed up first: backup(action="undo_last", file_path=...) brings it back), or staged=true to only unstage.\
 """
         }
     )
@@ -407,7 +407,7 @@ async def test_git_refuses_an_option_like_value(rig: Rig) -> None:
         {
             "both": """\
 error invalid_params
-invalid rev '--output=/tmp/x': a rev must not start with "-" (git would read it as an option). Nothing was run. Pass a plain rev, e.g. rev="HEAD~1".\
+invalid rev "--output=/tmp/x": value must not start with '-' (git would read it as an option). Nothing was run. Pass a plain rev, e.g. rev="HEAD~1".\
 """
         }
     )

@@ -1286,7 +1286,7 @@ async def test_create_directory_that_exists_is_success_with_nothing_to_do(rig: R
         {
             "verbose": """\
 ok
-Directory d already exists; nothing to do.\
+directory already exists: d; nothing to do.\
 """,
             "compact": """\
 ok
@@ -1301,7 +1301,7 @@ async def test_create_directory_where_a_file_is_is_already_exists(rig: Rig) -> N
         {
             "both": """\
 error already_exists
-f exists and is a file, not a directory. Choose another name, or inspect it with get_file_info.\
+a file with that name already exists: f (not a directory). Choose another name, or inspect it with get_file_info.\
 """
         }
     )
@@ -1359,13 +1359,13 @@ async def test_delete_file_of_several_paths_reports_each_and_the_tally(rig: Rig)
             "verbose": """\
 ok
 Moved a.txt to the trash. Restore: backup(action="restore_trash", sd_id="<sd_id:1>")
-FAILED missing.txt: missing.txt does not exist; nothing was deleted.
+FAILED missing.txt: file does not exist: missing.txt; nothing was deleted.
 1/2 succeeded\
 """,
             "compact": """\
 ok
 D a.txt | trash <sd_id:1>
-FAILED missing.txt: missing.txt does not exist; nothing was deleted.
+FAILED missing.txt: file does not exist: missing.txt; nothing was deleted.
 1/2 succeeded\
 """,
         }
@@ -1377,7 +1377,7 @@ async def test_delete_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-missing.txt does not exist; nothing was deleted.\
+file does not exist: missing.txt; nothing was deleted.\
 """
         }
     )
@@ -1399,7 +1399,7 @@ async def test_delete_file_of_a_root_is_access_denied(rig: Rig) -> None:
         {
             "both": """\
 error access_denied
-<root> is a root of this server and can never be deleted. Delete what is inside it instead.\
+access denied: cannot delete allowed-path root '<root>': it is a root of this server and can never be deleted. Delete what is inside it instead.\
 """
         }
     )
@@ -1449,7 +1449,7 @@ async def test_move_file_onto_an_existing_file_is_already_exists(rig: Rig) -> No
         {
             "both": """\
 error already_exists
-b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
+destination already exists: b.txt; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
 """
         }
     )
@@ -1461,7 +1461,7 @@ async def test_move_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-missing does not exist. Check the path with list_directory.\
+source does not exist: missing. Check the path with list_directory.\
 """
         }
     )
@@ -1473,7 +1473,7 @@ async def test_move_file_of_a_root_is_access_denied(rig: Rig) -> None:
         {
             "both": """\
 error access_denied
-<root> is a root of this server and can never be moved. Move what is inside it instead.\
+access denied: cannot move allowed-path root '<root>': it is a root of this server and can never be moved. Move what is inside it instead.\
 """
         }
     )
@@ -1540,7 +1540,7 @@ async def test_copy_file_onto_an_existing_file_is_already_exists(rig: Rig) -> No
         {
             "both": """\
 error already_exists
-b.txt already exists; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
+destination already exists: b.txt; move_file and copy_file never overwrite. Choose another destination, or delete_file it first (it goes to the trash).\
 """
         }
     )
@@ -1552,7 +1552,7 @@ async def test_copy_file_of_a_missing_file_is_not_found(rig: Rig) -> None:
         {
             "both": """\
 error not_found
-missing does not exist. Check the path with list_directory.\
+source does not exist: missing. Check the path with list_directory.\
 """
         }
     )
@@ -1804,7 +1804,7 @@ async def test_project_replace_with_a_bad_regex_is_invalid_params(rig: Rig) -> N
         {
             "both": """\
 error invalid_params
-invalid regex '(x': missing ): (x (RE2 syntax: no backreferences or lookaround). Fix it, or drop literal=false to replace the text as typed.\
+invalid regex pattern '(x': missing ): (x (RE2 syntax: no backreferences or lookaround). Fix it, or drop literal=false to replace the text as typed.\
 """
         }
     )
@@ -2073,7 +2073,7 @@ async def test_backup_undo_last_with_nothing_left_is_nothing_to_undo(rig: Rig) -
         {
             "both": """\
 error nothing_to_undo
-nothing to undo for f.txt: no operation through fsguard is left in its undo chain. See older versions with backup(action='list', filter_path=...).\
+No backups found. Nothing to undo. No operation through fsguard on f.txt is left in its undo chain; see older versions with backup(action='list', filter_path=...).\
 """
         }
     )
@@ -2100,7 +2100,7 @@ async def test_backup_restore_without_a_backup_id_is_invalid_params(rig: Rig) ->
         {
             "both": """\
 error invalid_params
-backup(action='restore') needs backup_id, e.g. backup_id="<backup_id:1>" (ids: backup(action="list")).\
+backup_id is required: backup(action='restore') needs it, e.g. backup_id="<backup_id:1>" (ids: backup(action="list")).\
 """
         }
     )
@@ -2123,7 +2123,7 @@ async def test_backup_info_of_a_malformed_id_is_invalid_params(rig: Rig) -> None
         {
             "both": """\
 error invalid_params
-invalid backup_id 'nonsense': expected YYYYMMDD-HHMMSS-<16 hex>. List backups with backup(action='list').\
+invalid backup ID 'nonsense': expected YYYYMMDD-HHMMSS-<16 hex>. List backups with backup(action='list').\
 """
         }
     )
@@ -2528,7 +2528,7 @@ async def test_help_of_an_unknown_tool_suggests_the_closest_name(rig: Rig) -> No
         {
             "both": """\
 error invalid_params
-no tool named 'read_fil' is registered. Did you mean 'read_file'? Call help() for the catalog.\
+no tool named "read_fil" registered on this server. Did you mean 'read_file'? Call help() for the catalog.\
 """
         }
     )

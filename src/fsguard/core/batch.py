@@ -232,7 +232,8 @@ def _rollback_text(
     )
     if not reverted:
         return f"Nothing had been changed before it, so the files are as they were. {again.rstrip('.')}."
-    lines = [f"The batch is atomic, so the {len(reverted)} change(s) it had made were rolled back, newest first:"]
+    done = "rolled back" if kept else "rollback completed for"  # the seed's words, for callers that look for them
+    lines = [f"The batch is atomic; {done} the {len(reverted)} change(s) it had made, newest first:"]
     lines.extend(
         f"  {r.status}: {r.change.kind} {r.change.path}" + (f" ({r.detail})" if r.detail else "") for r in reverted
     )

@@ -128,7 +128,9 @@ def _write(op: BatchOperation, path: Path, destination: Path | None, ctx: _Conte
     if kind not in (None, "file"):
         problems.append(f"{path} is a {_noun(kind)}; write needs a file path")
     elif kind is None and op.expected_hash is not None:
-        problems.append(f"expected_hash was given but {path} does not exist (and no earlier operation creates it)")
+        problems.append(
+            f"expected_hash was given but file does not exist: {path} (and no earlier operation creates it)"
+        )
     ctx.view.make_parents(path)
     ctx.view.make(path, "file")
     return problems
@@ -146,7 +148,7 @@ def _transfer(op: BatchOperation, path: Path, destination: Path | None, ctx: _Co
     problems = []
     exists = view.kind(path) is not None
     if not exists:
-        problems.append(f"{path} does not exist (and no earlier operation creates it)")
+        problems.append(f"file does not exist: {path} (and no earlier operation creates it)")
     if view.kind(destination) is not None:
         problems.append(
             f"{destination} already exists; nothing is ever overwritten. Choose another destination, "
@@ -163,7 +165,7 @@ def _delete(op: BatchOperation, path: Path, destination: Path | None, ctx: _Cont
         return []  # refused by _fixed already
     kind = ctx.view.kind(path)
     if kind is None:
-        return [f"{path} does not exist (and no earlier operation creates it)"]
+        return [f"file does not exist: {path} (and no earlier operation creates it)"]
     problems = []
     if kind == "dir" and not op.recursive and ctx.view.has_children(path):
         problems.append(f"{path} is a non-empty directory; pass recursive: true to delete it with its contents")
@@ -208,7 +210,7 @@ def _extract(op: BatchOperation, path: Path, destination: Path | None, ctx: _Con
 def _existing_file(path: Path, view: TreeView) -> list[str]:
     kind = view.kind(path)
     if kind is None:
-        return [f"{path} does not exist (and no earlier operation creates it)"]
+        return [f"file does not exist: {path} (and no earlier operation creates it)"]
     if kind != "file":
         return [f"{path} is a {_noun(kind)}, not a file"]
     return []

@@ -154,7 +154,7 @@ def parse_request(raw: Any) -> BatchRequest:
     }
     listed = raw.get("operations")
     if not isinstance(listed, list) or not listed:
-        problems.append(f"operations must be a non-empty array of operations, e.g. {_EXAMPLE}")
+        problems.append(f"operations array is required and cannot be empty, e.g. {_EXAMPLE}")
         raise refuse(problems, "request_json is invalid")
     operations = [_operation(index, item, problems) for index, item in enumerate(listed)]
     parsed = tuple(op for op in operations if op is not None)
@@ -240,7 +240,7 @@ def _type(value: Any, where: str, problems: list[str]) -> OperationType | None:
     name = value.strip().lower().replace("-", "_")
     name = _TYPE_ALIASES.get(name, name)
     if name not in TYPES:
-        problems.append(f"{where}: unknown type {value!r}{_suggest(name, TYPES)}; types: {', '.join(TYPES)}")
+        problems.append(f"{where}: unknown operation type {value!r}{_suggest(name, TYPES)}; types: {', '.join(TYPES)}")
         return None
     return cast(OperationType, name)
 

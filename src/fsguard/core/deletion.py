@@ -56,7 +56,7 @@ class Deleter:
             found = lstat_at(entry)
             if found is None:
                 with self._safe.session.watching(path):
-                    raise NotFoundError(f"{path} does not exist; nothing was deleted.", path=str(path))
+                    raise NotFoundError(f"file does not exist: {path}; nothing was deleted.", path=str(path))
             if expected_hash is not None and not stat.S_ISREG(found.st_mode):
                 # before the advice to pass recursive=true: the hash pins a file, and a directory took its place
                 raise InvalidParamsError(

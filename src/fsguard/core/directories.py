@@ -44,7 +44,7 @@ class DirectoryMaker:
             if found is not None:
                 if not stat.S_ISDIR(found.st_mode):
                     raise AlreadyExistsError(
-                        f"{path} exists and is a file, not a directory. "
+                        f"a file with that name already exists: {path} (not a directory). "
                         "Choose another name, or inspect it with get_file_info.",
                         path=str(path),
                     )

@@ -40,7 +40,7 @@ from fsguard.models.git import GitBackup, GitCommit, GitResult
 def add(call: GitCall) -> GitResult:
     """Stage exactly the paths given (never an implicit ``add .``)."""
     repo, safe = call.repo, call.safe
-    specs = _required(call, 'git add requires explicit paths (no implicit "add ."): git(action="add", paths=["a.py"]).')
+    specs = _required(call, "git add requires explicit 'paths' (no implicit 'add .'): pass paths=[\"a.py\"].")
     # What add would stage: changed and deleted tracked files, and untracked ones .gitignore does not exclude.
     listed = repo.git("ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard", "--", *specs)
     check_changeable(call, _names(listed.stdout), staging=True)
@@ -89,7 +89,7 @@ def commit(call: GitCall) -> GitResult:
     """Commit what is staged (or, with paths, those paths as they are in the working tree), with real stats."""
     repo, request = call.repo, call.request
     if not request.message or not request.message.strip():
-        raise InvalidParamsError('commit needs message: git(action="commit", message="Fix the date parser").')
+        raise InvalidParamsError("missing 'message' parameter (required for commit): pass message=\"Fix the parser\".")
     # What goes in, named once: without paths what is staged (on a branch with no commit yet too), with paths
     # their working-tree bytes, staged or not.
     if not call.scope:
@@ -196,7 +196,7 @@ def restore(call: GitCall) -> GitResult:
     """
     repo, request, safe = call.repo, call.request, call.safe
     specs = _required(
-        call, 'git restore requires explicit paths (no whole-tree restore): git(action="restore", paths=["a.py"]).'
+        call, "git restore requires explicit 'paths' (no implicit whole-tree restore): pass paths=[\"a.py\"]."
     )
     source = [f"--source={request.rev}"] if request.rev else []
     if request.staged:
@@ -223,9 +223,9 @@ def restore(call: GitCall) -> GitResult:
         return _cut_paths(call, result, targets)
     if not request.force:
         raise RiskBlockedError(
-            "git restore would discard the working-tree changes of these paths; nothing was changed. Pass "
-            'force=true to do it (every file it overwrites is backed up first: backup(action="undo_last", '
-            "file_path=...) brings it back), or staged=true to only unstage.",
+            "destructive git operation 'restore' requires force:true for safety; nothing was changed. Pass force=true "
+            "to discard the working-tree changes of these paths (every file it overwrites is backed up first: "
+            'backup(action="undo_last", file_path=...) brings it back), or staged=true to only unstage.',
             action="restore",
         )
     # What git restore will overwrite: the tracked files whose working-tree bytes differ from the source.

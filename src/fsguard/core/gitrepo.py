@@ -9,6 +9,7 @@ always go after ``--``; option-like values of rev, name and remote are refused b
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -92,7 +93,7 @@ def refuse_option(field: str, value: str | None) -> None:
     """
     if value is not None and value.startswith("-"):
         raise InvalidParamsError(
-            f'invalid {field} {value!r}: a {field} must not start with "-" (git would read it as an option). '
+            f"invalid {field} {json.dumps(value)}: value must not start with '-' (git would read it as an option). "
             f"Nothing was run. Pass a plain {field}, e.g. {_EXAMPLES[field]}.",
             param=field,
         )
@@ -123,7 +124,7 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
             else f'Create one with git(action="init", path="{start}"), or pass a path inside an existing repository.'
         )
         raise NotARepositoryError(
-            f"{target} is not inside a git repository. {next_step}",
+            f"path is not inside a git repository: {target}. {next_step}",
             path=str(target),
         )
     if not safe.policy.contains(top):

@@ -105,7 +105,8 @@ def show(call: GitCall) -> GitResult:
     repo, rev = call.repo, call.request.rev
     if rev is None:
         raise InvalidParamsError(
-            'show needs rev: the commit to show, e.g. git(action="show", rev="HEAD"), or rev="HEAD~1:path/file" '
+            "missing 'rev' parameter (required for show): the commit to show, e.g. "
+            'git(action="show", rev="HEAD"), or rev="HEAD~1:path/file" '
             "for a file as it was."
         )
     peeled = repo.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)

@@ -46,8 +46,10 @@ def check_backup_id(backup_id: str) -> str:
     parts = backup_id.split("-")
     ok = len(parts) == 3 and parts[0].isdigit() and len(parts[0]) == 8 and parts[1].isdigit() and len(parts[1]) == 6
     if not ok or len(parts[2]) != 16 or any(c not in "0123456789abcdef" for c in parts[2]):
+        illegal = next((c for c in backup_id if not (c.isascii() and (c.isalnum() or c == "-"))), None)
+        why = f": contains illegal character {illegal!r} ({backup_id!r});" if illegal else f" {backup_id!r}:"
         raise InvalidParamsError(
-            f"invalid backup_id {backup_id!r}: expected {_ID_SHAPE}. List backups with backup(action='list').",
+            f"invalid backup ID{why} expected {_ID_SHAPE}. List backups with backup(action='list').",
             backup_id=backup_id,
         )
     return backup_id

@@ -213,7 +213,7 @@ def _keeps_bang_comments(request: MinifyRequest) -> bool:
     }
     if not any(flags.values()):
         raise InvalidParamsError(
-            "nothing to do: remove_comments, collapse_whitespace and single_line are all false. "
+            "all of remove_comments, collapse_whitespace, and single_line are false — nothing to do. "
             "Set at least one to true, or leave all three out (they default to true)."
         )
     off = [name for name in ("collapse_whitespace", "single_line") if not flags[name]]

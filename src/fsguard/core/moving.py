@@ -188,4 +188,4 @@ class Mover:
 def _missing(source: Path) -> NotFoundError | SymlinkLoopError:
     if leads_through_loop(source):
         return link_loop_error(source)
-    return NotFoundError(f"{source} does not exist. Check the path with list_directory.", path=str(source))
+    return NotFoundError(f"source does not exist: {source}. Check the path with list_directory.", path=str(source))

@@ -224,7 +224,11 @@ class PathPolicy:
             return
         act = "Delete" if done == "deleted" else "Move"
         if held[0] == canonical:
-            message = f"{canonical} is a root of this server and can never be {done}. {act} what is inside it instead."
+            # the seed's words first: its callers match on "cannot delete allowed-path root"
+            message = (
+                f"access denied: cannot {act.lower()} allowed-path root '{canonical}': it is a root of this server "
+                f"and can never be {done}. {act} what is inside it instead."
+            )
         else:
             message = (
                 f"{canonical} holds {held[0]}, a root of this server, which can never be {done}; nothing was {done}. "

@@ -68,14 +68,14 @@ def parse_pipeline(raw: object) -> PipelineRequest:
     _unknown_keys(raw, _REQUEST_KEYS, "pipeline_json", problems)
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
-        problems.append('name: missing or empty; give the pipeline a short name, e.g. "rename-api".')
+        problems.append('name: pipeline name is required; give the pipeline a short name, e.g. "rename-api".')
     flags = {key: _flag(raw.get(key), default, key, problems) for key, default in _DEFAULTS.items()}
     steps: list[Step] = []
     listed = raw.get("steps")
     if not isinstance(listed, list) or not listed:
         problems.append("steps: missing or empty; pass 1 to 20 steps.")
     elif len(listed) > MAX_STEPS:
-        problems.append(f"steps: too many ({len(listed)}); a pipeline has at most {MAX_STEPS} steps.")
+        problems.append(f"steps: too many steps (max {MAX_STEPS}, got {len(listed)}); split it into smaller pipelines.")
     else:
         ids = _Ids()
         for number, item in enumerate(listed, 1):
@@ -143,7 +143,9 @@ def _action(item: dict[str, Any], where: str, problems: list[str]) -> str | None
         problems.append(f"{where}: action is missing; one of {', '.join(ACTIONS)}.")
         return None
     if action not in ACTIONS:
-        problems.append(f"{where}: unknown action {action!r}{_suggest(action, ACTIONS)}; one of {', '.join(ACTIONS)}.")
+        problems.append(
+            f"{where}: unsupported action {action!r}{_suggest(action, ACTIONS)}; one of {', '.join(ACTIONS)}."
+        )
         return None
     return action
 
@@ -174,7 +176,7 @@ def _reference(ref: object, what: str, where: str, step_id: object, ids: _Ids, p
         problems.append(f"{where}: {what} refers to the step itself; a step can only use earlier steps.")
     elif ref in ids.declared and ref not in ids.seen:
         problems.append(
-            f"{where}: {what} {ref!r} is step {ids.declared[ref]}, which comes later (forward reference); "
+            f"{where}: {what} has forward reference to step {ref!r} (step {ids.declared[ref]}, which comes later); "
             "a step can only use the steps before it."
         )
     elif ref not in ids.seen:

@@ -80,7 +80,7 @@ class RenameRequest:
         if self.mode not in MODES:
             close = _closest_mode(self.mode)
             hint = f" (did you mean {close!r}?)" if close else ""
-            return [("mode", f"unknown mode {self.mode!r}{hint}. Valid modes: {', '.join(MODES)}.")]
+            return [("mode", f"invalid mode {self.mode!r}{hint}. Valid modes: {', '.join(MODES)}.")]
         found = [
             (name, f"{name!r} is required for {self.mode}: {meaning}.")
             for name, meaning in MODES[self.mode].items()
@@ -329,7 +329,7 @@ def rule_for(request: RenameRequest) -> Rule:
             return lambda name, _index: name.lower()
         case "to_uppercase":
             return lambda name, _index: name.upper()
-    raise InvalidParamsError(f"unknown mode {request.mode!r}. Valid modes: {', '.join(MODES)}.")
+    raise InvalidParamsError(f"invalid mode {request.mode!r}. Valid modes: {', '.join(MODES)}.")
 
 
 def split_extension(name: str) -> tuple[str, str]:

@@ -40,6 +40,7 @@ def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool
     compiled = compile_re2(
         find,
         case_sensitive=case_sensitive,
+        what="regex pattern",  # the seed's words: "invalid regex pattern"
         advice=" (RE2 syntax: no backreferences or lookaround). Fix it, or drop literal=false to replace the text as "
         "typed.",
     )

@@ -226,7 +226,7 @@ def already_exists(path: Path, moved: Path | None = None) -> AlreadyExistsError:
     if moved is not None and path.is_dir() and not path.is_symlink():
         into = f' To put {moved.name} inside that directory, pass dest_path="{path / moved.name}".'
     return AlreadyExistsError(
-        f"{path} already exists; move_file and copy_file never overwrite. Choose another destination, "
+        f"destination already exists: {path}; move_file and copy_file never overwrite. Choose another destination, "
         f"or delete_file it first (it goes to the trash).{into}",
         path=str(path),
     )

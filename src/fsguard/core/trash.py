@@ -170,7 +170,8 @@ class Trash:
         """
         if lstat_at(destination) is not None:
             raise AlreadyExistsError(
-                f"{destination.path} exists again; restoring would overwrite it. Move it away first, then retry.",
+                f"original path already exists; cannot overwrite: {destination.path} (it exists again). "
+                "Move it away first, then retry.",
                 path=str(destination.path),
             )
         with self._home(entry) as (fd, label):
@@ -286,5 +287,6 @@ def _holds_item(fd: int) -> bool:
 
 def _no_entry(sd_id: str) -> NotFoundError:
     return NotFoundError(
-        f"no trash entry {sd_id} (restored or purged). List them with backup(action='list_trash').", sd_id=sd_id
+        f"trash entry not found: {sd_id} (restored or purged). List them with backup(action='list_trash').",
+        sd_id=sd_id,
     )

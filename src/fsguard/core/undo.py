@@ -60,8 +60,8 @@ class Restorer:
             head = self._safe.backups.head(path)
             if head is None:
                 raise NothingToUndoError(
-                    f"nothing to undo for {path}: no operation through fsguard is left in its undo chain. "
-                    "See older versions with backup(action='list', filter_path=...).",
+                    f"No backups found. Nothing to undo. No operation through fsguard on {path} is left in its "
+                    "undo chain; see older versions with backup(action='list', filter_path=...).",
                     path=str(path),
                 )
             if only is not None and head.backup_id != only:  # another operation came after it: never revert that

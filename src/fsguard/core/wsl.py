@@ -166,7 +166,7 @@ class WslIntegration:
             if request.wsl_path is None and request.windows_path is None:
                 if request.direction is None:
                     raise InvalidParamsError(
-                        'wsl(action="sync") needs wsl_path, windows_path, or direction (wsl_to_windows / '
+                        "For sync: provide wsl_path, windows_path, or direction (wsl_to_windows / "
                         'windows_to_wsl syncs the standard folders ~/claude and ~/projects). wsl(action="status") '
                         "shows the mapping."
                     )

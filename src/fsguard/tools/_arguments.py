@@ -332,9 +332,9 @@ def _decode_json_string(name: str, value: Any, lists_strings: bool, tool: str, p
     try:
         decoded = json.loads(strip_trailing_commas(value), strict=False)
     except json.JSONDecodeError as exc:
-        raise InvalidParamsError(
-            f"parameter {json.dumps(name)} is not valid JSON ({exc.msg} at position {exc.pos}). "
-            + _json_advice(tool, prop),
+        raise InvalidParamsError(  # the seed's words first: "Invalid request JSON: …", "Invalid paths JSON: …"
+            f"Invalid {name.removesuffix('_json')} JSON: parameter {json.dumps(name)} is not valid JSON "
+            f"({exc.msg} at position {exc.pos}). " + _json_advice(tool, prop),
             param=name,
         ) from exc
     except RecursionError as exc:  # json nests by recursion: thousands of open brackets exhaust the stack

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -109,9 +110,19 @@ def _describe_validation(tool: str, error: ValidationError) -> str:
             lines.append(f"• missing required parameter {name}")
         elif item["type"] in _EXPECTED:
             lines.append(f"• parameter {name}: expected {_EXPECTED[item['type']]}, got {_json_type(item['input'])}")
+        elif item["type"] == "literal_error" and len(item["loc"]) == 1:
+            # the seed's words for a value outside the choices: "Unknown action: X. Valid: list, info, …"
+            choices = ", ".join(re.findall(r"'([^']*)'", str(item.get("ctx", {}).get("expected", ""))))
+            lines.append(f"• Unknown {item['loc'][0]}: {_shown(item['input'])}. Valid: {choices}")
         else:
             lines.append(f"• parameter {name}: {item['msg']}")
     return f"{tool}: invalid arguments:\n" + "\n".join(lines) + f"\nCall help(tool={tool!r}) for the parameters."
+
+
+def _shown(value: Any) -> str:
+    """A value as sent: a string as it is, anything else as JSON; a long one cut."""
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return shown if len(shown) <= 60 else f"{shown[:57]}..."
 
 
 def _json_type(value: Any) -> str:

@@ -240,6 +240,13 @@ def _undo_chain(services: Services, request: _Request) -> BackupResult:
 
 
 def _undo_last(services: Services, request: _Request) -> BackupResult:
+    if request.file_path is None and not services.backups.records():
+        # the seed's undo_last without a file, on a server with no backup at all: say that first
+        raise InvalidParamsError(
+            "No backups found. Nothing to undo. (Once there are, file_path is required for undo_last action, e.g. "
+            'file_path="src/app.py".)',
+            param="file_path",
+        )
     report = services.restorer.undo_last(
         _need(request.file_path, "file_path", request.action),
         force=request.force,
@@ -345,5 +352,9 @@ _EXAMPLES = {
 
 def _need(value: str | None, name: str, action: BackupAction) -> str:
     if value is None:
-        raise InvalidParamsError(f"backup(action={action!r}) needs {name}, e.g. {_EXAMPLES[name]}.", param=name)
+        # the seed's words: "backup_id is required: …", "file_path is required for undo_chain action"
+        head = f"{name} is required for {action} action"
+        if name == "backup_id":
+            head = f"{name} is required: backup(action={action!r}) needs it"
+        raise InvalidParamsError(f"{head}, e.g. {_EXAMPLES[name]}.", param=name)
     return value

@@ -68,8 +68,8 @@ def register(catalog: Catalog) -> None:
         given = [name for name, value in _forms(request_json, pipeline_json, rename_json) if value is not None]
         if len(given) != 1:
             raise InvalidParamsError(
-                "batch_operations needs exactly one of request_json, pipeline_json or rename_json"
-                + (f" (got {', '.join(given)})." if given else ".")
+                "One of request_json, pipeline_json, or rename_json is required"
+                + (f", exactly one (got {', '.join(given)})." if given else ".")
                 + ' Example: request_json={"operations": [{"type": "write", "path": "a.txt", "content": "hi"}]}.'
             )
 

@@ -67,7 +67,8 @@ def register(catalog: Catalog) -> None:
         if action == "autosync_config":
             if enabled is None:
                 raise InvalidParamsError(
-                    'enabled is required for autosync_config. Example: wsl(action="autosync_config", enabled=true).'
+                    "enabled parameter is required for autosync_config. "
+                    'Example: wsl(action="autosync_config", enabled=true).'
                 )
             engine.autosync.configure(AutoSyncConfig(enabled, sync_on_write, sync_on_edit, silent))
         fields = _autosync_info(engine.autosync).model_dump()

@@ -218,7 +218,8 @@ def create_directory_text(result: CreateDirectoryResult, compact: bool) -> str:
         return f"OK: {shown(result.path)} {'created' if result.created else 'exists'}"
     if result.created:
         return f"Created directory {shown(result.path)}"
-    return f"Directory {shown(result.path)} already exists; nothing to do."
+    # the seed's phrase, though here it is a success: mkdir -p leaves an existing directory as it is
+    return f"directory already exists: {shown(result.path)}; nothing to do."
 
 
 def delete_text(result: DeleteResult, compact: bool) -> str:
