@@ -319,6 +319,13 @@ def _lists_strings(prop: dict[str, Any]) -> bool:
     )
 
 
+_SEED_JSON_REFUSALS = {
+    "paths": "Invalid paths JSON",
+    "edits_json": "Invalid edits JSON",
+    "patterns_json": "Failed to parse patterns JSON",
+}
+
+
 def _decode_json_string(name: str, value: Any, lists_strings: bool, tool: str, prop: dict[str, Any]) -> Any:
     """A list or object sent as JSON text, tolerating trailing commas and raw newlines in strings.
 
@@ -332,8 +339,10 @@ def _decode_json_string(name: str, value: Any, lists_strings: bool, tool: str, p
     try:
         decoded = json.loads(strip_trailing_commas(value), strict=False)
     except json.JSONDecodeError as exc:
+        seed = _SEED_JSON_REFUSALS.get(name)  # the seed's words, which its callers match on
         raise InvalidParamsError(
-            f"parameter {json.dumps(name)} is not valid JSON ({exc.msg} at position {exc.pos}). "
+            (f"{seed}: " if seed else "")
+            + f"parameter {json.dumps(name)} is not valid JSON ({exc.msg} at position {exc.pos}). "
             + _json_advice(tool, prop),
             param=name,
         ) from exc
