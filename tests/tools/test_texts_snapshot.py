@@ -474,12 +474,12 @@ async def test_write_file_of_much_less_than_the_file_held_explains_the_guard_and
 ok
 Wrote t.txt (6 bytes, utf-8), verified, hash e32fd00d.
 Undo: backup(action="undo_last", file_path="t.txt") · backup <backup_id:1>
-new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
+new content (6 B) is less than 50% of existing file (213 B). Looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
 """,
             "compact": """\
 ok
 WRITTEN t.txt | 6B | hash e32fd00d | undo:<backup_id:1>
-new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
+new content (6 B) is less than 50% of existing file (213 B). Looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
 """,
         }
     )
@@ -563,7 +563,7 @@ async def test_write_file_with_bad_base64_is_invalid_params(rig: Rig) -> None:
         {
             "both": """\
 error invalid_params
-content_base64 is not valid base64 (Only base64 data is allowed). Nothing was written. Send the bytes as standard base64 (A-Z a-z 0-9 + / with = padding), or send text in content.\
+Invalid base64: content_base64 is not valid base64 (Only base64 data is allowed). Nothing was written. Send the bytes as standard base64 (A-Z a-z 0-9 + / with = padding), or send text in content.\
 """
         }
     )
@@ -2212,7 +2212,7 @@ async def test_analyze_operation_of_a_write_gives_risk_factors_and_advice(rig: R
             "verbose": """\
 ok
 Plan only, nothing was changed. write e.txt: risk CRITICAL.
-- new content (6 B) is less than 50% of the existing file (71 B): looks like accidental truncation.
+- new content (6 B) is less than 50% of existing file (71 B). Looks like accidental truncation.
 - 100% of the file changes
 - deletes text
 Suggestion: Most of the file changes: prefer edit_file for the parts that really change.
@@ -2234,7 +2234,7 @@ Suggestion: A backup is taken before the change; undo it with backup(action='und
 """,
             "compact": """\
 ok
-write e.txt: risk CRITICAL | new content (6 B) is less than 50% of the existing file (71 B): looks like accidental truncation. | 100% of the file changes | deletes text
+write e.txt: risk CRITICAL | new content (6 B) is less than 50% of existing file (71 B). Looks like accidental truncation. | 100% of the file changes | deletes text
 --- a/e.txt
 +++ b/e.txt
 @@ -1,10 +1 @@

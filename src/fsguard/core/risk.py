@@ -187,16 +187,17 @@ class WriteGuard:
 
     @property
     def message(self) -> str:
-        """The guard as one sentence with both sizes (analyze_operation lists it as a risk factor)."""
+        """The guard with both sizes, in the seed's words, which its callers match on (analyze_operation lists it
+        as a risk factor)."""
         new, existing = self.new_size, self.existing_size
         if self.kind == "truncation":
             return (
-                f"new content ({new:,} B) is less than 50% of the existing file ({existing:,} B): "
-                "looks like accidental truncation."
+                f"new content ({new} B) is less than 50% of existing file ({existing} B). "
+                "Looks like accidental truncation."
             )
         return (
-            f"new content ({new:,} B) is {new / existing:.1f} times the existing file ({existing:,} B): "
-            "looks like accidental inflation, e.g. content pasted twice."
+            f"new content ({new} B) is {new / existing:.1f}x the existing file ({existing} B). Looks like an inflation "
+            "loop (content = read + append repeated), e.g. content pasted twice."
         )
 
 
