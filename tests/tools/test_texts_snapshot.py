@@ -517,7 +517,7 @@ async def test_write_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) -> 
         {
             "both": """\
 error stale_edit
-stale edit: s.txt changed since it was read (expected hash deadbeef, current a7a65b54). Nothing was written. Re-read the file, or retry with expected_hash='a7a65b54' if your change still applies to the current content.\
+stale edit: file content changed since read (expected hash: deadbeef, actual: a7a65b54). Re-read the file with read_file to get the current content_hash, then retry. Nothing was written to s.txt; retry with expected_hash='a7a65b54' if your change still applies to the current content.\
 """
         }
     )
@@ -836,7 +836,7 @@ async def test_edit_file_with_text_not_in_the_file_is_no_match_showing_the_file(
         {
             "both": """\
 error no_match
-old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+edit failed: no matches found for text: "line 55\\n" — old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 The whole file (10 lines):
     1: line 1
     2: line 2
@@ -864,7 +864,7 @@ async def test_edit_file_already_applied_is_no_match_saying_so(rig: Rig) -> None
         {
             "both": """\
 error no_match
-old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied. Re-read the file before changing it again.
+edit failed: no matches found for text: "line 0" — old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied. Re-read the file before changing it again.
 STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.\
 """
         }
@@ -895,7 +895,7 @@ async def test_edit_file_with_text_found_twice_is_ambiguous_match_naming_the_lin
         {
             "both": """\
 error ambiguous_match
-old_text matches 2 times in e.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
+old_text matches 2 times (expected 1) in e.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
 STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.\
 """
         }
@@ -911,7 +911,7 @@ async def test_edit_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) -> N
         {
             "both": """\
 error stale_edit
-stale edit: e.txt changed since it was read (expected hash 0, current e9711641). Nothing was written. Re-read the file, or retry with expected_hash='e9711641' if your change still applies to the current content.\
+stale edit: file content changed since read (expected hash: 0, actual: e9711641). Re-read the file with read_file to get the current content_hash, then retry. Nothing was written to e.txt; retry with expected_hash='e9711641' if your change still applies to the current content.\
 """
         }
     )
@@ -927,7 +927,7 @@ async def test_edit_file_pasting_a_whole_file_over_one_line_is_rewrite_blocked(r
         {
             "both": """\
 error rewrite_blocked
-edit_file refused: this looks like an accidental full-file rewrite. old_text is 22 characters (1% of the 3,490-character file) but new_text is 3,490 characters (100% of the file). edit_file only swaps the matched block, so the rest of the file (~3,468 characters) would remain around new_text, usually below it, duplicating much of it. To replace the whole file, use write_file; if you really mean to swap just this block, call edit_file again with allow_rewrite=true.\
+edit_file blocked: looks like an accidental full-file rewrite. old_text is 22 characters (1% of the 3,490-character file) but new_text is 3,490 characters (100% of the file). edit_file only swaps the matched block, so the rest of the file (~3,468 characters) would remain around new_text, usually below it, duplicating much of it. To replace the whole file, use write_file; if you really mean to swap just this block, call edit_file again with allow_rewrite=true.\
 """
         }
     )
@@ -1032,9 +1032,9 @@ async def test_multi_edit_with_one_edit_not_found_is_no_match_listing_every_edit
         {
             "both": """\
 error no_match
-multi_edit: 1 of 2 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
+Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 2 edits failed — file NOT modified (m.txt).
   edit 1: applied
-  edit 2: failed — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+  edit 2: failed — edit failed: no matches found for text: "line 99\\n" — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
@@ -1051,8 +1051,8 @@ async def test_multi_edit_with_one_edit_found_twice_is_ambiguous_match(rig: Rig)
         {
             "both": """\
 error ambiguous_match
-multi_edit: 1 of 1 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
-  edit 1: ambiguous — old_text matches 2 times in m.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
+Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 1 edits failed — file NOT modified (m.txt).
+  edit 1: ambiguous match: old_text for edit 1 matches 2 times (expected 1) in m.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
 STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
@@ -1069,7 +1069,7 @@ async def test_multi_edit_whose_old_text_is_gone_but_new_text_is_there_is_ambigu
         {
             "both": """\
 error no_match
-multi_edit: 1 of 2 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
+Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 2 edits failed — file NOT modified (m.txt).
   edit 1: ambiguous — old_text is not in the file but new_text is: made before this call, or old_text is wrong? Re-read the file; drop this edit if its change is there
   edit 2: applied
 STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
@@ -1413,7 +1413,7 @@ async def test_delete_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) ->
         {
             "both": """\
 error stale_edit
-stale edit: a.txt changed since it was read (expected hash deadbeef, current 2524c6d2). Nothing was written. Re-read the file, or retry with expected_hash='2524c6d2' if your change still applies to the current content.\
+stale edit: file content changed since read (expected hash: deadbeef, actual: 2524c6d2). Re-read the file with read_file to get the current content_hash, then retry. Nothing was written to a.txt; retry with expected_hash='2524c6d2' if your change still applies to the current content.\
 """
         }
     )
@@ -2312,12 +2312,12 @@ async def test_analyze_operation_of_an_edit_that_cannot_be_placed_says_so_as_a_h
             "verbose": """\
 ok
 Plan only, nothing was changed. edit e.txt: risk HIGH.
-- the edit cannot be placed: old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+- the edit cannot be placed: edit failed: no matches found for text: "nope" — old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 Suggestion: Copy old_text exactly from read_file, adding lines until it matches once.\
 """,
             "compact": """\
 ok
-edit e.txt: risk HIGH | the edit cannot be placed: old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.\
+edit e.txt: risk HIGH | the edit cannot be placed: edit failed: no matches found for text: "nope" — old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.\
 """,
         }
     )

@@ -168,7 +168,7 @@ def rewrite_guard(*, file_size: int, old_len: int, new_len: int) -> str | None:
     old_pct, new_pct = old_len / file_size * 100, new_len / file_size * 100
     rest = file_size - old_len
     return (
-        "edit_file refused: this looks like an accidental full-file rewrite. "
+        "edit_file blocked: looks like an accidental full-file rewrite. "
         f"old_text is {old_len:,} characters ({old_pct:.0f}% of the {file_size:,}-character file) but new_text is "
         f"{new_len:,} characters ({new_pct:.0f}% of the file). edit_file only swaps the matched block, so the rest "
         f"of the file (~{rest:,} characters) would remain around new_text, usually below it, duplicating much of it. "
