@@ -139,7 +139,16 @@ def find_matches(
             return MatchPlan(name, tuple(_finish(text, index, span, ends) for span in chosen))
     tried = _tried(bool(tolerant))
     raise no_match(
-        text, index, old, new, path, tried=tried, subject=subject, closest=closest, offer_tolerance=tolerant is not None
+        text,
+        index,
+        old,
+        new,
+        path,
+        tried=tried,
+        subject=subject,
+        closest=closest,
+        offer_tolerance=tolerant is not None,
+        one_occurrence=bool(occurrence),
     )
 
 

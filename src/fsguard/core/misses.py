@@ -36,6 +36,7 @@ def no_match(
     subject: str,
     closest: bool = True,
     offer_tolerance: bool = True,
+    one_occurrence: bool = False,
 ) -> NoMatchError:
     """The error of an old_text (or anchor) found by no tier (``tried`` names them): the edit already applied, or
     the lines to copy from (the whole file when short, else the closest lines; neither without ``closest``). Without
@@ -44,6 +45,8 @@ def no_match(
     cut = old if len(old) <= QUOTED_CHARS else old[: QUOTED_CHARS - 1] + "…"
     quoted = json.dumps(cut, ensure_ascii=False)
     seed = f"anchor not found: {quoted}" if subject == "anchor" else f"edit failed: no matches found for text: {quoted}"
+    if one_occurrence:  # the seed's occurrence mode said it its own way
+        seed = f"pattern not found: '{quoted[1:-1]}'"
     applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
         return NoMatchError(

@@ -140,7 +140,13 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
     if not rules:
         raise InvalidParamsError('mode:"regex" requires either patterns_json, or pattern (with replacement/new_text).')
     advice = ". fsguard uses RE2 syntax (no backreferences or lookaround)."
-    compiled = [(compile_re2(rule.pattern, case_sensitive=case_sensitive, advice=advice), rule) for rule in rules]
+    try:
+        compiled = [
+            (compile_re2(rule.pattern, case_sensitive=case_sensitive, what="pattern", advice=advice), rule)
+            for rule in rules
+        ]
+    except InvalidParamsError as exc:  # the seed's words, which its callers match on
+        raise InvalidParamsError(f"Transformation failed: {exc.message}", **exc.fields) from exc
 
     def plan(text: str) -> EditPlan:
         total = changed = 0
