@@ -254,7 +254,7 @@ async def test_the_same_old_text_failing_twice_adds_the_repeated_old_text_advice
     assert "REPEATED_OLD_TEXT" not in text_of(first)
     second = await client.call_tool("edit_file", wrong)
     assert error_code(second) == "no_match"
-    assert "REPEATED_OLD_TEXT: this old_text has failed to match 2 times" in text_of(second)
+    assert "[REPEATED_OLD_TEXT] old_text has failed to match 2 times on this file" in text_of(second)
     assert lines.read_bytes() == b"one\ntwo\nthree\n"
     structured(await client.call_tool("edit_file", {"path": "lines.txt", "old_text": "one", "new_text": "1"}))
     assert "REPEATED_OLD_TEXT" not in text_of(await client.call_tool("edit_file", wrong))

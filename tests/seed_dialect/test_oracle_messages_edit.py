@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -122,6 +122,27 @@ REFUSALS: dict[str, tuple[str, dict[str, str], dict[str, Any], str, str]] = {
         A,
         {"path": "a.txt", "old_text": "zzz", "new_text": "b"},
         'edit failed: no matches found for text: "zzz"',
+        "no_match",
+    ),
+    "stale_read": (
+        "edit_file",
+        A,
+        {"path": "a.txt", "old_text": "zzz", "new_text": "b"},
+        "[STALE_READ] File was not read in the current session before editing",
+        "no_match",
+    ),
+    "regex_invalid": (
+        "edit_file",
+        A,
+        {"path": "a.txt", "mode": "regex", "pattern": "(", "replacement": "x"},
+        "Transformation failed: invalid pattern '('",
+        "invalid_params",
+    ),
+    "occurrence_missing": (
+        "edit_file",
+        X3,
+        {"path": "a.txt", "old_text": "q", "new_text": "y", "occurrence": 2},
+        "pattern not found: 'q'",
         "no_match",
     ),
     "directory": (
@@ -269,3 +290,36 @@ async def test_a_write_that_looks_accidental_says_so_in_the_seeds_words_and_back
     assert (root / "big.txt").read_text(encoding="utf-8") == content
     listed = structured(await client.call_tool("backup", {"action": "list", "file_path": "big.txt"}))
     assert listed["total"] == 1
+
+
+async def test_the_same_old_text_failing_twice_says_so_in_the_seeds_words(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"a\nb\n")
+    wrong = {"path": "a.txt", "old_text": "zzz", "new_text": "Z"}
+    await client.call_tool("edit_file", wrong)
+    again = await client.call_tool("edit_file", wrong)
+    assert error_code(again) == "no_match"
+    assert "[REPEATED_OLD_TEXT] old_text has failed to match 2 times on this file" in text_of(again)
+    assert (root / "a.txt").read_bytes() == b"a\nb\n"
+
+
+async def test_an_edit_of_a_file_changed_behind_the_sessions_back_says_so_in_the_seeds_words(
+    connect: ClientFactory, root: Path
+) -> None:
+    """--auto-occ warn edits and says so; block refuses and leaves the other process's bytes."""
+    (root / "a.txt").write_bytes(b"a\nb\n")
+    async with connect(auto_occ="warn") as client:
+        await client.call_tool("read_file", {"path": "a.txt"})
+        (root / "a.txt").write_bytes(b"a\nb\nc\n")
+        warned = await client.call_tool("edit_file", {"path": "a.txt", "old_text": "b", "new_text": "B"})
+        note = structured(warned)["external_change"]
+    assert note.startswith("file changed on disk since this session last saw it (known hash ")
+    assert ", on-disk " in note
+    assert "another process may have modified it" in text_of(warned)
+    assert (root / "a.txt").read_bytes() == b"a\nB\nc\n"
+    async with connect(auto_occ="block") as client:
+        await client.call_tool("read_file", {"path": "a.txt"})
+        (root / "a.txt").write_bytes(b"other\n")
+        blocked = await client.call_tool("edit_file", {"path": "a.txt", "old_text": "other", "new_text": "mine"})
+    assert error_code(blocked) == "external_change"
+    assert "edit_file blocked: file changed on disk since this session last read it" in text_of(blocked)
+    assert (root / "a.txt").read_bytes() == b"other\n"

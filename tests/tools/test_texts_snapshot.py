@@ -497,12 +497,12 @@ async def test_write_file_after_an_external_change_notes_it(rig: Rig) -> None:
 ok
 Wrote x.txt (16 bytes, utf-8), verified, hash e68f28c6.
 Undo: backup(action="undo_last", file_path="x.txt") · backup <backup_id:1>
-x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
+file changed on disk since this session last saw it (known hash 6f677e11, on-disk 583e213f) — another process may have modified it: x.txt.\
 """,
             "compact": """\
 ok
 WRITTEN x.txt | 16B | hash e68f28c6 | undo:<backup_id:1>
-x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
+file changed on disk since this session last saw it (known hash 6f677e11, on-disk 583e213f) — another process may have modified it: x.txt.\
 """,
         }
     )
@@ -630,7 +630,7 @@ async def test_edit_file_of_an_unread_file_adds_the_stale_read_hint(rig: Rig) ->
 ok
 M e.txt | 1 replacement (exact) | +1 -1 | 10 lines
 Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) so edits are checked against what you saw.
 
 --- a/e.txt
 +++ b/e.txt
@@ -647,7 +647,7 @@ STALE_READ: e.txt was not read through this server in the last 10 minutes; read 
             "compact": """\
 ok
 M e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) so edits are checked against what you saw.
 @@ -5 +5 @@
 -line 5
 +line five\
@@ -668,7 +668,7 @@ async def test_edit_file_after_an_external_change_notes_it(rig: Rig) -> None:
 ok
 M e.txt | 1 replacement (exact) | +1 -1 | 11 lines
 Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
-e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
+file changed on disk since this session last saw it (known hash e9711641, on-disk 2680ecbb) — another process may have modified it: e.txt.
 
 --- a/e.txt
 +++ b/e.txt
@@ -685,7 +685,7 @@ e.txt changed on disk since this session last saw it (known hash e9711641, now 2
             "compact": """\
 ok
 M e.txt | 1@+1-1 | 11L | undo:<backup_id:1>
-e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
+file changed on disk since this session last saw it (known hash e9711641, on-disk 2680ecbb) — another process may have modified it: e.txt.
 @@ -5 +5 @@
 -line 5
 +line five\
@@ -848,7 +848,7 @@ The whole file (10 lines):
     8: line 8
     9: line 9
    10: line 10
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.
 Copy the exact text from read_file and retry, or pass tolerant_whitespace=true if only tabs/spaces or line endings differ.\
 """
         }
@@ -865,7 +865,7 @@ async def test_edit_file_already_applied_is_no_match_saying_so(rig: Rig) -> None
             "both": """\
 error no_match
 edit failed: no matches found for text: "line 0" — old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied. Re-read the file before changing it again.
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.\
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.\
 """
         }
     )
@@ -896,7 +896,7 @@ async def test_edit_file_with_text_found_twice_is_ambiguous_match_naming_the_lin
             "both": """\
 error ambiguous_match
 old_text matches 2 times (expected 1) in e.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.\
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.\
 """
         }
     )
@@ -943,7 +943,7 @@ async def test_edit_file_after_an_external_change_in_block_mode_is_external_chan
         {
             "both": """\
 error external_change
-e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it. Nothing was written. Re-read the file, or pass expected_hash='2680ecbb' to edit the current content deliberately.\
+edit_file blocked: file changed on disk since this session last read it: e.txt (known hash e9711641, on-disk 2680ecbb) — another process may have modified it. Nothing was written. Re-read the file, or pass expected_hash='2680ecbb' to edit the current content deliberately.\
 """
         }
     )
@@ -1035,7 +1035,7 @@ error no_match
 Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 2 edits failed — file NOT modified (m.txt).
   edit 1: applied
   edit 2: failed — edit failed: no matches found for text: "line 99\\n" — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
-STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
+[STALE_READ] File was not read in the current session before editing (m.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }
@@ -1053,7 +1053,7 @@ async def test_multi_edit_with_one_edit_found_twice_is_ambiguous_match(rig: Rig)
 error ambiguous_match
 Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 1 edits failed — file NOT modified (m.txt).
   edit 1: ambiguous match: old_text for edit 1 matches 2 times (expected 1) in m.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
-STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
+[STALE_READ] File was not read in the current session before editing (m.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }
@@ -1072,7 +1072,7 @@ error no_match
 Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 2 edits failed — file NOT modified (m.txt).
   edit 1: ambiguous — old_text is not in the file but new_text is: made before this call, or old_text is wrong? Re-read the file; drop this edit if its change is there
   edit 2: applied
-STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
+[STALE_READ] File was not read in the current session before editing (m.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }

@@ -158,7 +158,7 @@ class Editor:
         if misses < 2:
             return exc
         return NoMatchError(
-            f"{exc.message}\nREPEATED_OLD_TEXT: this old_text has failed to match {misses} times on this file. "
+            f"{exc.message}\n[REPEATED_OLD_TEXT] old_text has failed to match {misses} times on this file. "
             "Stop retyping it: read the lines where the change goes (read_file with start_line/end_line) and "
             "copy them exactly.",
             **exc.fields,
@@ -176,8 +176,8 @@ def _stale_read(
     if not verdict.stale_read or options.tool not in ("edit_file", "multi_edit"):
         return exc
     hint = (
-        f"STALE_READ: {verdict.path} was not read through this server in the last 10 minutes; read it (or pass "
-        "expected_hash) before editing, and quote what it holds."
+        f"[STALE_READ] File was not read in the current session before editing ({verdict.path}, in the last 10 "
+        "minutes): read it (or pass expected_hash) first, and quote what it holds."
     )
     first, *report = exc.message.split("\n")
     lines = [first, *report[:-1], hint, *report[-1:]]  # the advice after the report, the next action, stays last

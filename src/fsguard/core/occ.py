@@ -67,9 +67,10 @@ class ConcurrencyGuard:
         if known is not None and known != current_hash and self._mode != "off":
             if self._mode == "block":
                 raise ExternalChangeError(
-                    f"{path} changed on disk since this session last saw it (known hash {known}, now "
-                    f"{current_hash}): another process modified it. Nothing was written. Re-read the file, or "
-                    f"pass expected_hash={current_hash!r} to edit the current content deliberately.",
+                    # The seed's words, which its callers match on, then what fsguard adds.
+                    f"blocked: file changed on disk since this session last read it: {path} (known hash {known}, "
+                    f"on-disk {current_hash}) — another process may have modified it. Nothing was written. Re-read "
+                    f"the file, or pass expected_hash={current_hash!r} to edit the current content deliberately.",
                     path=str(path),
                     known_hash=known,
                     current_hash=current_hash,

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validat
 from fsguard.core import modes
 from fsguard.core.diff import DiffFormat
 from fsguard.core.editing import EditOptions, EditReport
-from fsguard.core.errors import InvalidParamsError, IsDirectoryError, RewriteBlockedError
+from fsguard.core.errors import ExternalChangeError, InvalidParamsError, IsDirectoryError, RewriteBlockedError
 from fsguard.core.matching import Replacement
 from fsguard.core.oserrors import shorten
 from fsguard.core.requests import EditMode, EditRequest, planner_for
@@ -268,6 +268,8 @@ def _run(services: Services, path: str, planner: modes.Planner, options: EditOpt
             "preview.",
             **exc.fields,
         ) from exc
+    except ExternalChangeError as exc:  # the seed named the tool: "edit_file blocked: file changed on disk …"
+        raise ExternalChangeError(f"edit_file {exc.message}", **exc.fields) from exc
     except RewriteBlockedError as exc:
         if not force:
             raise
