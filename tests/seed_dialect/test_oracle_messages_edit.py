@@ -323,3 +323,23 @@ async def test_an_edit_of_a_file_changed_behind_the_sessions_back_says_so_in_the
     assert error_code(blocked) == "external_change"
     assert "edit_file blocked: file changed on disk since this session last read it" in text_of(blocked)
     assert (root / "a.txt").read_bytes() == b"other\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_file", {"path": "big.txt", "old_text": "line 1 ", "new_text": "LINE 1 "}),
+        ("multi_edit", {"path": "big.txt", "edits_json": [{"old_text": "line 1 ", "new_text": "LINE 1 "}]}),
+    ],
+    ids=["edit_file", "multi_edit"],
+)
+async def test_an_edit_of_a_file_above_the_size_limit_is_refused_in_the_seeds_words(
+    connect: ClientFactory, root: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    (root / "big.txt").write_text(LONG, encoding="utf-8")
+    async with connect(max_file_size=1000) as client:
+        refused = await client.call_tool(tool, arguments)
+    assert error_code(refused) == "too_large"
+    assert "file validation failed: file too large for editing" in text_of(refused)
+    assert "--max-file-size" in text_of(refused)
+    assert (root / "big.txt").read_text(encoding="utf-8") == LONG

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.diff import DiffFormat, DiffResult, render_diff
-from fsguard.core.errors import AmbiguousMatchError, EncodingError, NoMatchError, RewriteBlockedError
+from fsguard.core.errors import AmbiguousMatchError, EncodingError, NoMatchError, RewriteBlockedError, TooLargeError
 from fsguard.core.hashing import content_hash
 from fsguard.core.modes import EditPlan, Planner
 from fsguard.core.mutation import HookCall, mutation
@@ -84,6 +84,14 @@ class Editor:
         Raises:
             FsguardError: the path, the hash, the plan or a guard refused; nothing was written.
         """
+        try:
+            return self._apply(user_path, planner, options)
+        except TooLargeError as exc:  # the seed's words, which its callers match on
+            raise TooLargeError(
+                f"file validation failed: file too large for editing: {exc.message}", **exc.fields
+            ) from exc
+
+    def _apply(self, user_path: str, planner: Planner, options: EditOptions) -> EditReport:
         path = self._safe.policy.resolve(user_path)
         hook = HookCall("edit", options.tool, options.operation)
         with mutation(self._safe, path, changing=not options.dry_run) as change:  # a dry run leaves the next its check
