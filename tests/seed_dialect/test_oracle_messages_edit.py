@@ -343,3 +343,19 @@ async def test_an_edit_of_a_file_above_the_size_limit_is_refused_in_the_seeds_wo
     assert "file validation failed: file too large for editing" in text_of(refused)
     assert "--max-file-size" in text_of(refused)
     assert (root / "big.txt").read_text(encoding="utf-8") == LONG
+
+
+async def test_a_write_that_cannot_be_read_back_says_post_write_verification_failed(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seed's warning when the file cannot be reopened after the rename; the write itself happened."""
+
+    def unreadable(*_: object) -> bool:
+        raise OSError("replaced since the rename")
+
+    monkeypatch.setattr("fsguard.core.mutation.on_disk_equals", unreadable)
+    written = await client.call_tool("write_file", {"path": "w.txt", "content": "new\n"})
+    assert structured(written)["verified"] is False
+    assert "POST-WRITE VERIFICATION FAILED" in text_of(written)
+    assert "do not repeat the write blindly" in text_of(written)
+    assert (root / "w.txt").read_bytes() == b"new\n"
