@@ -88,7 +88,10 @@ async def test_insert_names_the_anchor_when_it_is_missing_or_not_unique(client: 
     assert text_of(missing).startswith('anchor not found: "nope" — anchor was not found in i.txt')
     twice = await client.call_tool("edit_file", {"path": "i.txt", "mode": "insert", "anchor": "}", "new_text": "x"})
     assert error_code(twice) == "ambiguous_match"
-    assert text_of(twice).startswith("anchor matches 2 times (expected 1) in i.txt (at lines 2, 4")
+    assert text_of(twice).startswith(
+        "anchor matches 2 times (expected 1). Quote more surrounding context to make it unique: anchor is found "
+        "in i.txt (at lines 2, 4"
+    )
     for answer in (missing, twice):
         assert "anchor" in text_of(answer).splitlines()[-1]
         assert not any(word in text_of(answer) for word in ("old_text", "occurrence", "replace_all", "tolerant"))

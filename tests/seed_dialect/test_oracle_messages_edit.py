@@ -170,7 +170,7 @@ REFUSALS: dict[str, tuple[str, dict[str, str], dict[str, Any], str, str]] = {
         "edit_file",
         BRACES,
         {"path": "a.txt", "mode": "insert", "anchor": "}", "new_text": "y"},
-        "anchor matches 2 times (expected 1)",
+        "anchor matches 2 times (expected 1). Quote more surrounding context to make it unique",
         "ambiguous_match",
     ),
     "beyond_end": (

@@ -181,15 +181,16 @@ def _choose(
         shown = shortlist(lines, rest="search_files shows every one")
     else:  # how many lines the rest are on is not counted
         shown = ", ".join(map(str, lines[:SHOWN])) + " and more (search_files shows every one)"
-    advice = f"Quote more surrounding context to make it unique: more of the text around {subject}."
-    if subject == "old_text":
-        advice = "Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, "
-        advice += "or replace_all=true to change every one."
     overlap = "; some of them overlap" if any(b[0] < a[1] for a, b in pairwise(spans)) else ""
+    where = f"in {path} (at lines {shown}; tier {tier}{overlap}). Nothing was written."
+    count = f"{subject} matches {len(spans):,} times (expected 1)"
+    if subject == "old_text":
+        message = f"{count} {where} Add surrounding lines to old_text so it matches once, pass occurrence=N to "
+        message += "pick one, or replace_all=true to change every one."
+    else:  # the seed's sentence whole, as its callers match on it (insert's anchor)
+        message = f"{count}. Quote more surrounding context to make it unique: {subject} is found {where}"
     raise AmbiguousMatchError(
-        f"{subject} matches {len(spans):,} times (expected 1) in {path} (at lines {shown}; tier {tier}{overlap}). "
-        "Nothing was "
-        "written. " + advice,
+        message,
         path=path,
         lines=lines,
         tier=tier,
