@@ -196,5 +196,5 @@ async def test_an_unknown_edit_mode_is_refused_not_taken_as_replace(client: Clie
     args = {"path": "notes.txt", "mode": "regx", "old_text": "beta", "new_text": "BETA"}
     result = await client.call_tool("edit_file", args)
     assert error_code(result) == "invalid_params"
-    assert "'regex'" in text_of(result)
+    assert '"regex"' in text_of(result)
     assert notes.read_bytes() == b"alpha\r\nbeta\r\ngamma\r\n"

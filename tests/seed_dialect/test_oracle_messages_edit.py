@@ -173,6 +173,13 @@ REFUSALS: dict[str, tuple[str, dict[str, str], dict[str, Any], str, str]] = {
         "anchor matches 2 times (expected 1). Quote more surrounding context to make it unique",
         "ambiguous_match",
     ),
+    "position": (
+        "edit_file",
+        A,
+        {"path": "a.txt", "mode": "insert", "anchor": "a", "new_text": "y", "position": "sideways"},
+        'position must be "after" or "before"',
+        "invalid_params",
+    ),
     "beyond_end": (
         "edit_file",
         A,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -99,6 +100,9 @@ _EXPECTED = {
 }
 
 
+_CHOICE = re.compile(r"'([^']*)'")  # one choice in pydantic's "'before' or 'after'"
+
+
 def _describe_validation(tool: str, error: ValidationError) -> str:
     """Pydantic's errors as one short line per parameter, without its documentation links; a value of the wrong
     type and a missing parameter are worded as the seed words them (catalog §0.1): prompts and tests look for it."""
@@ -109,6 +113,11 @@ def _describe_validation(tool: str, error: ValidationError) -> str:
             lines.append(f"• missing required parameter {name}")
         elif item["type"] in _EXPECTED:
             lines.append(f"• parameter {name}: expected {_EXPECTED[item['type']]}, got {_json_type(item['input'])}")
+        elif item["type"] == "literal_error":  # the seed's 'position must be "after" or "before"'
+            *rest, last = [json.dumps(c) for c in sorted(_CHOICE.findall(item["ctx"]["expected"]))] or ['""']
+            choices = ", ".join(rest) + (" or " if rest else "") + last
+            bare = str(item["loc"][-1]) if item["loc"] else "value"
+            lines.append(f"• parameter {name}: {bare} must be {choices} (got {_json_type(item['input'])})")
         else:
             lines.append(f"• parameter {name}: {item['msg']}")
     return f"{tool}: invalid arguments:\n" + "\n".join(lines) + f"\nCall help(tool={tool!r}) for the parameters."
