@@ -85,10 +85,13 @@ async def test_insert_names_the_anchor_when_it_is_missing_or_not_unique(client: 
         "edit_file", {"path": "i.txt", "mode": "insert", "anchor": "nope", "new_text": "x"}
     )
     assert error_code(missing) == "no_match"
-    assert text_of(missing).startswith("anchor was not found in i.txt")
+    assert text_of(missing).startswith('anchor not found: "nope" — anchor was not found in i.txt')
     twice = await client.call_tool("edit_file", {"path": "i.txt", "mode": "insert", "anchor": "}", "new_text": "x"})
     assert error_code(twice) == "ambiguous_match"
-    assert text_of(twice).startswith("anchor matches 2 times in i.txt (at lines 2, 4")
+    assert text_of(twice).startswith(
+        "anchor matches 2 times (expected 1). Quote more surrounding context to make it unique: anchor is found "
+        "in i.txt (at lines 2, 4"
+    )
     for answer in (missing, twice):
         assert "anchor" in text_of(answer).splitlines()[-1]
         assert not any(word in text_of(answer) for word in ("old_text", "occurrence", "replace_all", "tolerant"))
@@ -256,7 +259,7 @@ async def test_the_same_old_text_failing_twice_adds_the_repeated_old_text_advice
     assert "REPEATED_OLD_TEXT" not in text_of(first)
     second = await client.call_tool("edit_file", wrong)
     assert error_code(second) == "no_match"
-    assert "REPEATED_OLD_TEXT: this old_text has failed to match 2 times" in text_of(second)
+    assert "[REPEATED_OLD_TEXT] old_text has failed to match 2 times on this file" in text_of(second)
     assert lines.read_bytes() == b"one\ntwo\nthree\n"
     structured(await client.call_tool("edit_file", {"path": "lines.txt", "old_text": "one", "new_text": "1"}))
     assert "REPEATED_OLD_TEXT" not in text_of(await client.call_tool("edit_file", wrong))

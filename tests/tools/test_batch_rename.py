@@ -360,7 +360,7 @@ async def test_every_problem_in_the_request_is_reported_at_once_by_field(client:
         ({"path": ".", "mode": "regex_rename", "pattern": "(", "replacement": "x"}, "invalid pattern '('"),
         ({"path": ".", "mode": "number_files", "padding": 99}, "'padding' is 99"),
         ({"path": "a.txt", "mode": "to_lowercase"}, "is a file: path is the directory holding the files"),
-        ({"path": "../..", "mode": "to_lowercase"}, "outside the allowed roots"),
+        ({"path": "../..", "mode": "to_lowercase"}, "outside allowed directories"),
     ],
 )
 async def test_a_bad_request_is_refused_with_what_to_fix(

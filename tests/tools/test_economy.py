@@ -109,7 +109,10 @@ async def test_an_ambiguous_edit_lists_ten_lines_and_how_many_more(client: Clien
     result = await client.call_tool("edit_file", {"path": "hits.txt", "old_text": "hit", "new_text": "miss"})
     assert error_code(result) == "ambiguous_match"
     text = text_of(result)
-    assert "old_text matches 111 times in hits.txt (at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 101 more" in text
+    assert (
+        "old_text matches 111 times (expected 1) in hits.txt (at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 101 more"
+        in text
+    )
     assert len(text.encode()) < 400
     assert (result.meta or {})["fsguard/error"]["lines"] == list(range(1, 112))
     assert (root / "hits.txt").read_text(encoding="utf-8") == "hit\n" * 111

@@ -80,7 +80,7 @@ async def test_content_base64_that_is_not_base64_is_invalid_params_and_writes_no
 ) -> None:
     result = await client.call_tool("write_file", {"path": "b.bin", "content_base64": raw})
     assert error_code(result) == "invalid_params"
-    assert text_of(result).startswith("content_base64 is not valid base64 (")
+    assert text_of(result).startswith("Invalid base64: content_base64 is not valid base64 (")
     assert "Nothing was written" in text_of(result)
     assert not (root / "b.bin").exists()
 
@@ -90,7 +90,7 @@ async def test_content_that_is_not_base64_with_encoding_base64_names_the_content
 ) -> None:
     result = await client.call_tool("write_file", {"path": "b.bin", "content": "héllo", "encoding": "base64"})
     assert error_code(result) == "invalid_params"
-    assert text_of(result).startswith("content is not valid base64 (")
+    assert text_of(result).startswith("Invalid base64: content is not valid base64 (")
     assert not (root / "b.bin").exists()
 
 

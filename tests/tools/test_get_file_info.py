@@ -89,4 +89,4 @@ async def test_info_leaves_the_file_untouched(client: Client, root: Path) -> Non
 async def test_an_empty_paths_list_says_it_is_empty(client: Client) -> None:
     result = await client.call_tool("get_file_info", {"paths": []})
     assert error_code(result) == "invalid_params"
-    assert "paths is empty" in text_of(result)
+    assert "paths array is empty" in text_of(result)

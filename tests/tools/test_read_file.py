@@ -254,7 +254,7 @@ async def test_paths_with_single_file_options_is_refused_not_silently_ignored(
 async def test_an_empty_paths_list_says_it_is_empty(client: Client) -> None:
     result = await client.call_tool("read_file", {"paths": []})
     assert error_code(result) == "invalid_params"
-    assert "paths is empty" in text_of(result)
+    assert "paths array is empty" in text_of(result)
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "UTF-8", "utf8", "text", "", "latin-1", "auto"])

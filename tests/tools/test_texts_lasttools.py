@@ -86,7 +86,7 @@ async def test_a_failed_atomic_batch_says_which_operation_failed_and_what_was_ro
         {
             "both": """\
 error batch_failed
-batch_operations: operation 2 (edit a.txt) failed (no_match): old_text was not found in a.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+batch_operations: operation 2 (edit a.txt) failed (no_match): edit failed: no matches found for text: "absent" — old_text was not found in a.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 The whole file (1 line):
     1: ONE
 Copy the exact text from read_file and retry.
@@ -218,7 +218,7 @@ async def test_a_pipeline_error_names_the_step(rig: Rig) -> None:
         {
             "both": """\
 error batch_failed
-pipeline step 2 'fix' (edit): old_text was not found in a.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+pipeline step 2 'fix' (edit): edit failed: no matches found for text: "nowhere" — old_text was not found in a.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 The whole file (1 line):
     1: x
 Copy the exact text from read_file and retry.

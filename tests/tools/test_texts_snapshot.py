@@ -388,7 +388,7 @@ async def test_read_file_outside_the_roots_is_access_denied(rig: Rig) -> None:
         {
             "both": """\
 error access_denied
-access denied: /etc/passwd resolves to /etc/passwd, outside the allowed roots: <root>. Use a path under one of these roots.\
+access denied: /etc/passwd resolves to /etc/passwd, outside allowed directories: <root>. Use a path under one of these roots.\
 """
         }
     )
@@ -474,12 +474,12 @@ async def test_write_file_of_much_less_than_the_file_held_explains_the_guard_and
 ok
 Wrote t.txt (6 bytes, utf-8), verified, hash e32fd00d.
 Undo: backup(action="undo_last", file_path="t.txt") · backup <backup_id:1>
-new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
+new content (6 B) is less than 50% of existing file (213 B). Looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
 """,
             "compact": """\
 ok
 WRITTEN t.txt | 6B | hash e32fd00d | undo:<backup_id:1>
-new content (6 B) is less than 50% of the existing file (213 B): looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
+new content (6 B) is less than 50% of existing file (213 B). Looks like accidental truncation. Written anyway because the previous version was backed up first. Backup created: <backup_id:1>. To undo: backup(action="undo_last", file_path="t.txt").\
 """,
         }
     )
@@ -497,12 +497,12 @@ async def test_write_file_after_an_external_change_notes_it(rig: Rig) -> None:
 ok
 Wrote x.txt (16 bytes, utf-8), verified, hash e68f28c6.
 Undo: backup(action="undo_last", file_path="x.txt") · backup <backup_id:1>
-x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
+file changed on disk since this session last saw it (known hash 6f677e11, on-disk 583e213f) — another process may have modified it: x.txt.\
 """,
             "compact": """\
 ok
 WRITTEN x.txt | 16B | hash e68f28c6 | undo:<backup_id:1>
-x.txt changed on disk since this session last saw it (known hash 6f677e11, now 583e213f): another process modified it.\
+file changed on disk since this session last saw it (known hash 6f677e11, on-disk 583e213f) — another process may have modified it: x.txt.\
 """,
         }
     )
@@ -517,7 +517,7 @@ async def test_write_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) -> 
         {
             "both": """\
 error stale_edit
-stale edit: s.txt changed since it was read (expected hash deadbeef, current a7a65b54). Nothing was written. Re-read the file, or retry with expected_hash='a7a65b54' if your change still applies to the current content.\
+stale edit: file content changed since read (expected hash: deadbeef, actual: a7a65b54). Re-read the file with read_file to get the current content_hash, then retry. Nothing was written to s.txt; retry with expected_hash='a7a65b54' if your change still applies to the current content.\
 """
         }
     )
@@ -552,7 +552,7 @@ async def test_write_file_outside_the_roots_is_access_denied(rig: Rig) -> None:
         {
             "both": """\
 error access_denied
-access denied: /etc/fsguard-test.txt resolves to /etc/fsguard-test.txt, outside the allowed roots: <root>. Use a path under one of these roots.\
+access denied: /etc/fsguard-test.txt resolves to /etc/fsguard-test.txt, outside allowed directories: <root>. Use a path under one of these roots.\
 """
         }
     )
@@ -563,7 +563,7 @@ async def test_write_file_with_bad_base64_is_invalid_params(rig: Rig) -> None:
         {
             "both": """\
 error invalid_params
-content_base64 is not valid base64 (Only base64 data is allowed). Nothing was written. Send the bytes as standard base64 (A-Z a-z 0-9 + / with = padding), or send text in content.\
+Invalid base64: content_base64 is not valid base64 (Only base64 data is allowed). Nothing was written. Send the bytes as standard base64 (A-Z a-z 0-9 + / with = padding), or send text in content.\
 """
         }
     )
@@ -630,7 +630,7 @@ async def test_edit_file_of_an_unread_file_adds_the_stale_read_hint(rig: Rig) ->
 ok
 M e.txt | 1 replacement (exact) | +1 -1 | 10 lines
 Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) so edits are checked against what you saw.
 
 --- a/e.txt
 +++ b/e.txt
@@ -647,7 +647,7 @@ STALE_READ: e.txt was not read through this server in the last 10 minutes; read 
             "compact": """\
 ok
 M e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) so edits are checked against what you saw.
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) so edits are checked against what you saw.
 @@ -5 +5 @@
 -line 5
 +line five\
@@ -668,7 +668,7 @@ async def test_edit_file_after_an_external_change_notes_it(rig: Rig) -> None:
 ok
 M e.txt | 1 replacement (exact) | +1 -1 | 11 lines
 Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
-e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
+file changed on disk since this session last saw it (known hash e9711641, on-disk 2680ecbb) — another process may have modified it: e.txt.
 
 --- a/e.txt
 +++ b/e.txt
@@ -685,7 +685,7 @@ e.txt changed on disk since this session last saw it (known hash e9711641, now 2
             "compact": """\
 ok
 M e.txt | 1@+1-1 | 11L | undo:<backup_id:1>
-e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it.
+file changed on disk since this session last saw it (known hash e9711641, on-disk 2680ecbb) — another process may have modified it: e.txt.
 @@ -5 +5 @@
 -line 5
 +line five\
@@ -836,7 +836,7 @@ async def test_edit_file_with_text_not_in_the_file_is_no_match_showing_the_file(
         {
             "both": """\
 error no_match
-old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+edit failed: no matches found for text: "line 55\\n" — old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 The whole file (10 lines):
     1: line 1
     2: line 2
@@ -848,7 +848,7 @@ The whole file (10 lines):
     8: line 8
     9: line 9
    10: line 10
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.
 Copy the exact text from read_file and retry, or pass tolerant_whitespace=true if only tabs/spaces or line endings differ.\
 """
         }
@@ -864,8 +864,8 @@ async def test_edit_file_already_applied_is_no_match_saying_so(rig: Rig) -> None
         {
             "both": """\
 error no_match
-old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied. Re-read the file before changing it again.
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.\
+edit failed: no matches found for text: "line 0" — old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied. Re-read the file before changing it again.
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.\
 """
         }
     )
@@ -895,8 +895,8 @@ async def test_edit_file_with_text_found_twice_is_ambiguous_match_naming_the_lin
         {
             "both": """\
 error ambiguous_match
-old_text matches 2 times in e.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
-STALE_READ: e.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.\
+old_text matches 2 times (expected 1) in e.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
+[STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.\
 """
         }
     )
@@ -911,7 +911,7 @@ async def test_edit_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) -> N
         {
             "both": """\
 error stale_edit
-stale edit: e.txt changed since it was read (expected hash 0, current e9711641). Nothing was written. Re-read the file, or retry with expected_hash='e9711641' if your change still applies to the current content.\
+stale edit: file content changed since read (expected hash: 0, actual: e9711641). Re-read the file with read_file to get the current content_hash, then retry. Nothing was written to e.txt; retry with expected_hash='e9711641' if your change still applies to the current content.\
 """
         }
     )
@@ -927,7 +927,7 @@ async def test_edit_file_pasting_a_whole_file_over_one_line_is_rewrite_blocked(r
         {
             "both": """\
 error rewrite_blocked
-edit_file refused: this looks like an accidental full-file rewrite. old_text is 22 characters (1% of the 3,490-character file) but new_text is 3,490 characters (100% of the file). edit_file only swaps the matched block, so the rest of the file (~3,468 characters) would remain around new_text, usually below it, duplicating much of it. To replace the whole file, use write_file; if you really mean to swap just this block, call edit_file again with allow_rewrite=true.\
+edit_file blocked: looks like an accidental full-file rewrite. old_text is 22 characters (1% of the 3,490-character file) but new_text is 3,490 characters (100% of the file). edit_file only swaps the matched block, so the rest of the file (~3,468 characters) would remain around new_text, usually below it, duplicating much of it. To replace the whole file, use write_file; if you really mean to swap just this block, call edit_file again with allow_rewrite=true.\
 """
         }
     )
@@ -943,7 +943,7 @@ async def test_edit_file_after_an_external_change_in_block_mode_is_external_chan
         {
             "both": """\
 error external_change
-e.txt changed on disk since this session last saw it (known hash e9711641, now 2680ecbb): another process modified it. Nothing was written. Re-read the file, or pass expected_hash='2680ecbb' to edit the current content deliberately.\
+edit_file blocked: file changed on disk since this session last read it: e.txt (known hash e9711641, on-disk 2680ecbb) — another process may have modified it. Nothing was written. Re-read the file, or pass expected_hash='2680ecbb' to edit the current content deliberately.\
 """
         }
     )
@@ -1032,10 +1032,10 @@ async def test_multi_edit_with_one_edit_not_found_is_no_match_listing_every_edit
         {
             "both": """\
 error no_match
-multi_edit: 1 of 2 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
+Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 2 edits failed — file NOT modified (m.txt).
   edit 1: applied
-  edit 2: failed — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
-STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
+  edit 2: failed — edit failed: no matches found for text: "line 99\\n" — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+[STALE_READ] File was not read in the current session before editing (m.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }
@@ -1051,9 +1051,9 @@ async def test_multi_edit_with_one_edit_found_twice_is_ambiguous_match(rig: Rig)
         {
             "both": """\
 error ambiguous_match
-multi_edit: 1 of 1 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
-  edit 1: ambiguous — old_text matches 2 times in m.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
-STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
+Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 1 edits failed — file NOT modified (m.txt).
+  edit 1: ambiguous match: old_text for edit 1 matches 2 times (expected 1) in m.txt (at lines 1, 10; tier exact). Nothing was written. Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, or replace_all=true to change every one.
+[STALE_READ] File was not read in the current session before editing (m.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }
@@ -1069,10 +1069,10 @@ async def test_multi_edit_whose_old_text_is_gone_but_new_text_is_there_is_ambigu
         {
             "both": """\
 error no_match
-multi_edit: 1 of 2 edits could not be applied, so none were (atomic rollback): m.txt is unchanged.
+Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 2 edits failed — file NOT modified (m.txt).
   edit 1: ambiguous — old_text is not in the file but new_text is: made before this call, or old_text is wrong? Re-read the file; drop this edit if its change is there
   edit 2: applied
-STALE_READ: m.txt was not read through this server in the last 10 minutes; read it (or pass expected_hash) before editing, and quote what it holds.
+[STALE_READ] File was not read in the current session before editing (m.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """
         }
@@ -1413,7 +1413,7 @@ async def test_delete_file_with_a_stale_expected_hash_is_stale_edit(rig: Rig) ->
         {
             "both": """\
 error stale_edit
-stale edit: a.txt changed since it was read (expected hash deadbeef, current 2524c6d2). Nothing was written. Re-read the file, or retry with expected_hash='2524c6d2' if your change still applies to the current content.\
+stale edit: file content changed since read (expected hash: deadbeef, actual: 2524c6d2). Re-read the file with read_file to get the current content_hash, then retry. Nothing was written to a.txt; retry with expected_hash='2524c6d2' if your change still applies to the current content.\
 """
         }
     )
@@ -2212,7 +2212,7 @@ async def test_analyze_operation_of_a_write_gives_risk_factors_and_advice(rig: R
             "verbose": """\
 ok
 Plan only, nothing was changed. write e.txt: risk CRITICAL.
-- new content (6 B) is less than 50% of the existing file (71 B): looks like accidental truncation.
+- new content (6 B) is less than 50% of existing file (71 B). Looks like accidental truncation.
 - 100% of the file changes
 - deletes text
 Suggestion: Most of the file changes: prefer edit_file for the parts that really change.
@@ -2234,7 +2234,7 @@ Suggestion: A backup is taken before the change; undo it with backup(action='und
 """,
             "compact": """\
 ok
-write e.txt: risk CRITICAL | new content (6 B) is less than 50% of the existing file (71 B): looks like accidental truncation. | 100% of the file changes | deletes text
+write e.txt: risk CRITICAL | new content (6 B) is less than 50% of existing file (71 B). Looks like accidental truncation. | 100% of the file changes | deletes text
 --- a/e.txt
 +++ b/e.txt
 @@ -1,10 +1 @@
@@ -2312,12 +2312,12 @@ async def test_analyze_operation_of_an_edit_that_cannot_be_placed_says_so_as_a_h
             "verbose": """\
 ok
 Plan only, nothing was changed. edit e.txt: risk HIGH.
-- the edit cannot be placed: old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+- the edit cannot be placed: edit failed: no matches found for text: "nope" — old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
 Suggestion: Copy old_text exactly from read_file, adding lines until it matches once.\
 """,
             "compact": """\
 ok
-edit e.txt: risk HIGH | the edit cannot be placed: old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.\
+edit e.txt: risk HIGH | the edit cannot be placed: edit failed: no matches found for text: "nope" — old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.\
 """,
         }
     )
@@ -2328,7 +2328,7 @@ async def test_analyze_operation_outside_the_roots_is_access_denied(rig: Rig) ->
         {
             "both": """\
 error access_denied
-access denied: /etc/passwd resolves to /etc/passwd, outside the allowed roots: <root>. Use a path under one of these roots.\
+access denied: /etc/passwd resolves to /etc/passwd, outside allowed directories: <root>. Use a path under one of these roots.\
 """
         }
     )

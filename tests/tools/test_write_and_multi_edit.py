@@ -221,7 +221,7 @@ async def test_multi_edit_with_many_failing_edits_lists_the_first_failures_and_c
     result = await client.call_tool("multi_edit", {"path": "m.txt", "edits": edits})
     assert error_code(result) == "no_match"
     text = text_of(result)
-    assert text.startswith("multi_edit: 40 of 45 edits could not be applied, so none were")
+    assert text.startswith("Multi-edit ROLLED BACK (file unchanged): atomic rollback: 40 of 45 edits failed")
     assert [line.split(":")[0].strip() for line in text.splitlines() if line.startswith("  edit ")] == [
         f"edit {n}" for n in range(6, 16)
     ]

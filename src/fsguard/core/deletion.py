@@ -141,7 +141,7 @@ class Deleter:
         """Each path on its own: one failure does not stop the others. A call cancelled while it waits for a path's
         lock stops before that path; those deleted before stay deleted (in the trash, or backed up)."""
         if not user_paths:
-            raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["old.log"].')
+            raise InvalidParamsError('paths array is empty. Pass at least one path, e.g. paths=["old.log"].')
         outcomes: list[tuple[str, Deletion | FsguardError]] = []
         for user_path in user_paths:
             try:

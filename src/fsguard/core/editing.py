@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.diff import DiffFormat, DiffResult, render_diff
-from fsguard.core.errors import AmbiguousMatchError, EncodingError, NoMatchError, RewriteBlockedError
+from fsguard.core.errors import AmbiguousMatchError, EncodingError, NoMatchError, RewriteBlockedError, TooLargeError
 from fsguard.core.hashing import content_hash
 from fsguard.core.modes import EditPlan, Planner
 from fsguard.core.mutation import HookCall, mutation
@@ -84,6 +84,14 @@ class Editor:
         Raises:
             FsguardError: the path, the hash, the plan or a guard refused; nothing was written.
         """
+        try:
+            return self._apply(user_path, planner, options)
+        except TooLargeError as exc:  # the seed's words, which its callers match on
+            raise TooLargeError(
+                f"file validation failed: file too large for editing: {exc.message}", **exc.fields
+            ) from exc
+
+    def _apply(self, user_path: str, planner: Planner, options: EditOptions) -> EditReport:
         path = self._safe.policy.resolve(user_path)
         hook = HookCall("edit", options.tool, options.operation)
         with mutation(self._safe, path, changing=not options.dry_run) as change:  # a dry run leaves the next its check
@@ -158,7 +166,7 @@ class Editor:
         if misses < 2:
             return exc
         return NoMatchError(
-            f"{exc.message}\nREPEATED_OLD_TEXT: this old_text has failed to match {misses} times on this file. "
+            f"{exc.message}\n[REPEATED_OLD_TEXT] old_text has failed to match {misses} times on this file. "
             "Stop retyping it: read the lines where the change goes (read_file with start_line/end_line) and "
             "copy them exactly.",
             **exc.fields,
@@ -176,8 +184,8 @@ def _stale_read(
     if not verdict.stale_read or options.tool not in ("edit_file", "multi_edit"):
         return exc
     hint = (
-        f"STALE_READ: {verdict.path} was not read through this server in the last 10 minutes; read it (or pass "
-        "expected_hash) before editing, and quote what it holds."
+        f"[STALE_READ] File was not read in the current session before editing ({verdict.path}, in the last 10 "
+        "minutes): read it (or pass expected_hash) first, and quote what it holds."
     )
     first, *report = exc.message.split("\n")
     lines = [first, *report[:-1], hint, *report[-1:]]  # the advice after the report, the next action, stays last

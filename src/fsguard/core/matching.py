@@ -120,7 +120,10 @@ def find_matches(
     """
     old, new, occurrence = edit.old_text, edit.new_text, edit.occurrence
     if not old:
-        raise InvalidParamsError(f"{subject} is empty. Quote the exact text to find, copied from read_file.")
+        # The seed's words for it, which its callers match on: "old_text (or old_str) is required".
+        seed = {"old_text": "old_text (or old_str)", "anchor": "anchor"}.get(subject, subject)
+        seed += ' is required for mode:"insert"' if subject == "anchor" else " is required"
+        raise InvalidParamsError(f"{seed}: {subject} is empty. Quote the exact text to find, copied from read_file.")
     views = text if isinstance(text, TextViews) else TextViews(text)
     text, index = views.text, views.index
     for name, tier in LADDER:
@@ -136,7 +139,16 @@ def find_matches(
             return MatchPlan(name, tuple(_finish(text, index, span, ends) for span in chosen))
     tried = _tried(bool(tolerant))
     raise no_match(
-        text, index, old, new, path, tried=tried, subject=subject, closest=closest, offer_tolerance=tolerant is not None
+        text,
+        index,
+        old,
+        new,
+        path,
+        tried=tried,
+        subject=subject,
+        closest=closest,
+        offer_tolerance=tolerant is not None,
+        one_occurrence=bool(occurrence),
     )
 
 
@@ -156,7 +168,7 @@ def _choose(
         position = occurrence - 1 if occurrence > 0 else len(spans) + occurrence
         if not 0 <= position < len(spans):
             raise NoMatchError(
-                f"occurrence {occurrence} is out of range: old_text occurs {len(spans)} time(s) in {path}. "
+                f"occurrence {occurrence} out of range (only {len(spans)} matches found) of {subject} in {path}. "
                 f"Use an occurrence from 1 to {len(spans)} (or -1 for the last).",
                 path=path,
                 occurrences=len(spans),
@@ -169,14 +181,16 @@ def _choose(
         shown = shortlist(lines, rest="search_files shows every one")
     else:  # how many lines the rest are on is not counted
         shown = ", ".join(map(str, lines[:SHOWN])) + " and more (search_files shows every one)"
-    advice = f"Quote more of the surrounding text in {subject} so it occurs once."
-    if subject == "old_text":
-        advice = "Add surrounding lines to old_text so it matches once, pass occurrence=N to pick one, "
-        advice += "or replace_all=true to change every one."
     overlap = "; some of them overlap" if any(b[0] < a[1] for a, b in pairwise(spans)) else ""
+    where = f"in {path} (at lines {shown}; tier {tier}{overlap}). Nothing was written."
+    count = f"{subject} matches {len(spans):,} times (expected 1)"
+    if subject == "old_text":
+        message = f"{count} {where} Add surrounding lines to old_text so it matches once, pass occurrence=N to "
+        message += "pick one, or replace_all=true to change every one."
+    else:  # the seed's sentence whole, as its callers match on it (insert's anchor)
+        message = f"{count}. Quote more surrounding context to make it unique: {subject} is found {where}"
     raise AmbiguousMatchError(
-        f"{subject} matches {len(spans):,} times in {path} (at lines {shown}; tier {tier}{overlap}). Nothing was "
-        "written. " + advice,
+        message,
         path=path,
         lines=lines,
         tier=tier,

@@ -44,7 +44,7 @@ class MetadataReader:
     def describe_many(self, user_paths: list[str]) -> list[FileInfo]:
         """One entry per path; a path that fails carries its error instead of failing the call."""
         if not user_paths:
-            raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["a.txt"].')
+            raise InvalidParamsError('paths array is empty. Pass at least one path, e.g. paths=["a.txt"].')
         infos: list[FileInfo] = []
         for user_path in user_paths:
             try:

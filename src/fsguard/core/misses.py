@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import heapq
+import json
 import re
 
 from fsguard.core.applied import already_applied
@@ -18,6 +19,7 @@ _WORD = re.compile(r"\w+")
 _SHORTEST_WORD = 3
 _CUTOFF = 0.5
 LINE_CHARS = 300  # of each line an error shows
+QUOTED_CHARS = 80  # of old_text (or anchor) the error's first line quotes
 
 
 _TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
@@ -34,14 +36,21 @@ def no_match(
     subject: str,
     closest: bool = True,
     offer_tolerance: bool = True,
+    one_occurrence: bool = False,
 ) -> NoMatchError:
     """The error of an old_text (or anchor) found by no tier (``tried`` names them): the edit already applied, or
     the lines to copy from (the whole file when short, else the closest lines; neither without ``closest``). Without
     ``offer_tolerance`` (a batch operation, a pipeline step: no tolerant_whitespace to pass) it is not advised."""
+    # The seed's words open it, which its callers match on.
+    cut = old if len(old) <= QUOTED_CHARS else old[: QUOTED_CHARS - 1] + "…"
+    quoted = json.dumps(cut, ensure_ascii=False)
+    seed = f"anchor not found: {quoted}" if subject == "anchor" else f"edit failed: no matches found for text: {quoted}"
+    if one_occurrence:  # the seed's occurrence mode said it its own way
+        seed = f"pattern not found: '{quoted[1:-1]}'"
     applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
         return NoMatchError(
-            f"old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied. "
+            f"{seed} — old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied. "
             "Re-read the file before changing it again.",
             path=path,
             already_applied=True,
@@ -59,7 +68,7 @@ def no_match(
         offered = offer_tolerance and "tolerant_whitespace" not in tried
         hint = " and retry" + (_TOLERANT_HINT if offered else "")
     return NoMatchError(
-        f"{subject} was not found in {path} (tried: {', '.join(tried)}). Nothing was written.\n"
+        f"{seed} — {subject} was not found in {path} (tried: {', '.join(tried)}). Nothing was written.\n"
         + (evidence + "\n" if evidence else "")
         + f"Copy the exact text from read_file{hint}.",
         path=path,

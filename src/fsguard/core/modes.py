@@ -85,7 +85,7 @@ def _bytes(text: str) -> int:
 def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path: str) -> Planner:
     """Every occurrence of ``pattern`` taken literally (``$`` and ``\\`` too) becomes ``replacement``."""
     if not pattern:
-        raise InvalidParamsError("mode 'search_replace' needs pattern: the literal text to replace.")
+        raise InvalidParamsError('pattern is required for mode:"search_replace": the literal text to replace.')
     find = LiteralFind.of(pattern, 0 if case_sensitive else re.IGNORECASE)
 
     def plan(text: str) -> EditPlan:
@@ -138,9 +138,15 @@ class RegexRule:
 def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner:
     """Apply RE2 rules in order (linear time, no catastrophic backtracking)."""
     if not rules:
-        raise InvalidParamsError("mode 'regex' needs pattern (with replacement) or patterns_json.")
+        raise InvalidParamsError('mode:"regex" requires either patterns_json, or pattern (with replacement/new_text).')
     advice = ". fsguard uses RE2 syntax (no backreferences or lookaround)."
-    compiled = [(compile_re2(rule.pattern, case_sensitive=case_sensitive, advice=advice), rule) for rule in rules]
+    try:
+        compiled = [
+            (compile_re2(rule.pattern, case_sensitive=case_sensitive, what="pattern", advice=advice), rule)
+            for rule in rules
+        ]
+    except InvalidParamsError as exc:  # the seed's words, which its callers match on
+        raise InvalidParamsError(f"Transformation failed: {exc.message}", **exc.fields) from exc
 
     def plan(text: str) -> EditPlan:
         total = changed = 0
@@ -185,7 +191,7 @@ def expand_go_template(template: str, match: Any) -> str:  # an re2 match: the w
 def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, path: str) -> Planner:
     """new_text on its own line(s) before the first or after the last line of the one place ``anchor`` is."""
     if not new_text:
-        raise InvalidParamsError("mode 'insert' needs new_text: the line(s) to insert.")
+        raise InvalidParamsError('new_text (the text to insert) is required for mode:"insert": the line(s) to insert.')
 
     def plan(text: str) -> EditPlan:
         matched = find_matches(text, Replacement(anchor, anchor), path=path, subject="anchor")
@@ -224,9 +230,12 @@ def line_range(start_line: int, end_line: int, new_text: str | None, *, path: st
     def plan(text: str) -> EditPlan:
         lines = split_lines(text)
         if start_line > len(lines):
+            # The seed's words, which its callers match on.
+            seed = f"start_line {start_line} is beyond end of file ({plural(len(lines), 'line')})"
+            if not lines:
+                seed = f"file is empty: nothing to {'replace' if new_text is not None else 'delete'} ({seed})"
             raise InvalidParamsError(
-                f"start_line {start_line} is past the end of {path} ({plural(len(lines), 'line')}). "
-                "Read the file again.",
+                f"{seed}: {path}. Read the file again.",
                 start_line=start_line,
             )
         last = min(end_line, len(lines))
@@ -301,7 +310,10 @@ def _failed(number: int, edit: Replacement, exc: FsguardError, original: str, te
             )
             return EditOutcome(number, "ambiguous", error=reason, code=exc.code)
     status: Literal["failed", "ambiguous"] = "ambiguous" if exc.code == "ambiguous_match" else "failed"
-    return EditOutcome(number, status, error=exc.message.split("\n")[0], code=exc.code)
+    error = exc.message.split("\n")[0]
+    if status == "ambiguous" and error.startswith("old_text matches "):  # the seed's words, which callers match on
+        error = f"ambiguous match: old_text for edit {number}{error.removeprefix('old_text')}"
+    return EditOutcome(number, status, error=error, code=exc.code)
 
 
 def _multi_edit_error(outcomes: list[EditOutcome], path: str) -> FsguardError:
@@ -310,7 +322,7 @@ def _multi_edit_error(outcomes: list[EditOutcome], path: str) -> FsguardError:
     bad = [o for o in outcomes if o.status in ("failed", "ambiguous")]
     # A long batch lists its failures only, the first few of them; the error's edits field has every status.
     listed = outcomes if len(outcomes) <= SHOWN + SLACK else bad[:SHOWN]
-    lines = [f"  edit {o.index}: {o.status}" + (f" — {o.error}" if o.error else "") for o in listed]
+    lines = [f"  edit {o.index}: " + _status_line(o) for o in listed]
     rest, fine = [o.index for o in bad[SHOWN:]], len(outcomes) - len(bad)
     if len(listed) < len(outcomes) and rest:
         lines.append(
@@ -320,9 +332,21 @@ def _multi_edit_error(outcomes: list[EditOutcome], path: str) -> FsguardError:
         )
     elif len(listed) < len(outcomes):  # every failure is listed above: say only that the others are fine
         lines.append("  The other edit is fine." if fine == 1 else f"  The other {fine:,} edits are fine.")
+    # The seed's words open it, which its callers match on; the first when no edit matched at all.
+    if all(o.status == "failed" and o.code == NoMatchError.code for o in outcomes):
+        head = f"Multi-edit error: context validation failed: none of the {len(outcomes):,} edits match the current "
+        head += f"file content — file NOT modified ({path}).\n"
+    else:
+        head = f"Multi-edit ROLLED BACK (file unchanged): atomic rollback: {len(bad):,} of {len(outcomes):,} edits "
+        head += f"failed — file NOT modified ({path}).\n"
     return error_for_code(bad[0].code or NoMatchError.code)(
-        f"multi_edit: {len(bad)} of {len(outcomes)} edits could not be applied, so none were (atomic rollback): "
-        f"{path} is unchanged.\n" + "\n".join(lines) + "\nFix the failing old_text (copy it from read_file) and retry.",
+        head + "\n".join(lines) + "\nFix the failing old_text (copy it from read_file) and retry.",
         path=path,
         edits=[{"index": o.index, "status": o.status, "error": o.error} for o in outcomes],
     )
+
+
+def _status_line(outcome: EditOutcome) -> str:
+    if outcome.error and outcome.error.startswith("ambiguous match:"):
+        return outcome.error
+    return outcome.status + (f" — {outcome.error}" if outcome.error else "")

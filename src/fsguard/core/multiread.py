@@ -23,7 +23,7 @@ _SPARE_FLOOR = 64 * 1024  # headings and errors of a few hundred files, even und
 def read_many(reader: FileReader, user_paths: list[str]) -> ReadFileResult:
     """Several whole files; one failing file is reported in place and does not fail the call."""
     if not user_paths:
-        raise InvalidParamsError('paths is empty. Pass at least one path, e.g. paths=["a.txt", "b.txt"].')
+        raise InvalidParamsError('paths array is empty. Pass at least one path, e.g. paths=["a.txt", "b.txt"].')
     entries: list[ReadFileEntry] = []
     # left: for the files' text, as in a one-file read; spare: for what the answer holds besides, headings,
     # hints and errors, so that thousands of missing or empty files cannot flood it where their text would not.

@@ -53,9 +53,11 @@ class ConcurrencyGuard:
         if expected_hash is not None:
             if expected_hash.strip().lower() != current_hash:
                 raise StaleEditError(
-                    f"stale edit: {path} changed since it was read (expected hash {expected_hash}, current "
-                    f"{current_hash}). Nothing was written. Re-read the file, or retry with "
-                    f"expected_hash={current_hash!r} if your change still applies to the current content.",
+                    # The seed's words, which its callers match on, then what fsguard adds.
+                    f"stale edit: file content changed since read (expected hash: {expected_hash}, actual: "
+                    f"{current_hash}). Re-read the file with read_file to get the current content_hash, then retry. "
+                    f"Nothing was written to {path}; retry with expected_hash={current_hash!r} if your change still "
+                    "applies to the current content.",
                     path=str(path),
                     expected_hash=expected_hash,
                     current_hash=current_hash,
@@ -65,9 +67,10 @@ class ConcurrencyGuard:
         if known is not None and known != current_hash and self._mode != "off":
             if self._mode == "block":
                 raise ExternalChangeError(
-                    f"{path} changed on disk since this session last saw it (known hash {known}, now "
-                    f"{current_hash}): another process modified it. Nothing was written. Re-read the file, or "
-                    f"pass expected_hash={current_hash!r} to edit the current content deliberately.",
+                    # The seed's words, which its callers match on, then what fsguard adds.
+                    f"blocked: file changed on disk since this session last read it: {path} (known hash {known}, "
+                    f"on-disk {current_hash}) — another process may have modified it. Nothing was written. Re-read "
+                    f"the file, or pass expected_hash={current_hash!r} to edit the current content deliberately.",
                     path=str(path),
                     known_hash=known,
                     current_hash=current_hash,

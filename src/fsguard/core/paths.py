@@ -171,8 +171,8 @@ class PathPolicy:
         refused = _refused_character(local)
         if refused is not None:
             raise AccessDeniedError(
-                f"path {user_path!r} contains the invisible or control character {refused}, which fsguard always "
-                "refuses. Retype the path without it.",
+                f"path contains dangerous Unicode character {refused}: {user_path!r} holds this invisible or control "
+                "character, which fsguard always refuses. Retype the path without it.",
                 path=user_path,
             )
         candidate = self._translate_windows_form(local)
@@ -344,7 +344,7 @@ class PathPolicy:
     def _check_contained(self, user_path: str, canonical: Path) -> None:
         if not self.contains(canonical):
             raise AccessDeniedError(
-                f"access denied: {user_path} resolves to {canonical}, outside the allowed roots: "
+                f"access denied: {user_path} resolves to {canonical}, outside allowed directories: "
                 f"{self.describe_roots()}. Use a path under one of these roots.",
                 path=user_path,
             )

@@ -57,10 +57,11 @@ class EditRequest:
             return False
         return LINE_BREAK.sub("\n", found) == LINE_BREAK.sub("\n", retyped)
 
-    def need(self, value: object, what: str) -> None:
-        """Refuse the request when ``value``, which this mode needs, is missing."""
+    def need(self, value: object, refusal: str) -> None:
+        """Refuse the request when ``value``, which this mode needs, is missing; ``refusal`` opens with the
+        seed's words for it, which its callers match on."""
         if value is None:
-            raise InvalidParamsError(f"mode {self.mode!r} needs {what}.")
+            raise InvalidParamsError(refusal)
 
 
 def planner_for(request: EditRequest, path: str) -> modes.Planner:
@@ -73,8 +74,10 @@ def planner_for(request: EditRequest, path: str) -> modes.Planner:
 
 
 def _replace(request: EditRequest, path: str) -> modes.Planner:
-    request.need(request.old_text, "old_text (the exact text to change)")
-    request.need(request.new_text, 'new_text (use "" to delete old_text)')
+    request.need(
+        request.old_text, "old_text (or old_str) is required: the exact text to change, copied from read_file."
+    )
+    request.need(request.new_text, "mode 'replace' needs new_text (use \"\" to delete old_text).")
     # The seed's callers send occurrence 0 for "not given"; it names no occurrence, so it is absent.
     occurrence = request.occurrence or None
     if occurrence is not None and request.replace_all:
@@ -94,7 +97,7 @@ def _replace(request: EditRequest, path: str) -> modes.Planner:
 
 
 def _search_replace(request: EditRequest, path: str) -> modes.Planner:
-    request.need(request.pattern, "pattern (the literal text to find)")
+    request.need(request.pattern, 'pattern is required for mode:"search_replace": the literal text to find.')
     return modes.search_replace(
         request.pattern or "", _replacement(request), case_sensitive=request.case_sensitive, path=path
     )
@@ -108,17 +111,21 @@ def _regex(request: EditRequest, path: str) -> modes.Planner:
 
 
 def _insert(request: EditRequest, path: str) -> modes.Planner:
-    request.need(request.anchor, "anchor (text that occurs once, next to where new_text goes)")
-    request.need(request.new_text, "new_text (the lines to insert)")
+    request.need(
+        request.anchor, 'anchor is required for mode:"insert": text that occurs once, next to where new_text goes.'
+    )
+    request.need(request.new_text, 'new_text (the text to insert) is required for mode:"insert".')
     return modes.insert(request.anchor or "", request.new_text or "", request.position, path=path)
 
 
 def _line_range(request: EditRequest, path: str) -> modes.Planner:
-    request.need(request.start_line, "start_line and end_line (1-based, inclusive)")
-    request.need(request.end_line, "start_line and end_line (1-based, inclusive)")
     replacing = request.mode == "replace_range"
+    refusal = f'mode:"{request.mode}" requires start_line and end_line (1-based, inclusive)'
+    refusal += " and new_text (the lines that replace the range)." if replacing else "."
+    request.need(request.start_line, refusal)
+    request.need(request.end_line, refusal)
     if replacing:
-        request.need(request.new_text, "new_text (the lines that replace the range)")
+        request.need(request.new_text, refusal)
     new_text = request.new_text if replacing else None
     return modes.line_range(request.start_line or 1, request.end_line or 1, new_text, path=path)
 

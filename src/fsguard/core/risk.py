@@ -168,7 +168,7 @@ def rewrite_guard(*, file_size: int, old_len: int, new_len: int) -> str | None:
     old_pct, new_pct = old_len / file_size * 100, new_len / file_size * 100
     rest = file_size - old_len
     return (
-        "edit_file refused: this looks like an accidental full-file rewrite. "
+        "edit_file blocked: looks like an accidental full-file rewrite. "
         f"old_text is {old_len:,} characters ({old_pct:.0f}% of the {file_size:,}-character file) but new_text is "
         f"{new_len:,} characters ({new_pct:.0f}% of the file). edit_file only swaps the matched block, so the rest "
         f"of the file (~{rest:,} characters) would remain around new_text, usually below it, duplicating much of it. "
@@ -187,16 +187,17 @@ class WriteGuard:
 
     @property
     def message(self) -> str:
-        """The guard as one sentence with both sizes (analyze_operation lists it as a risk factor)."""
+        """The guard with both sizes, in the seed's words, which its callers match on (analyze_operation lists it
+        as a risk factor)."""
         new, existing = self.new_size, self.existing_size
         if self.kind == "truncation":
             return (
-                f"new content ({new:,} B) is less than 50% of the existing file ({existing:,} B): "
-                "looks like accidental truncation."
+                f"new content ({new} B) is less than 50% of existing file ({existing} B). "
+                "Looks like accidental truncation."
             )
         return (
-            f"new content ({new:,} B) is {new / existing:.1f} times the existing file ({existing:,} B): "
-            "looks like accidental inflation, e.g. content pasted twice."
+            f"new content ({new} B) is {new / existing:.1f}x the existing file ({existing} B). Looks like an inflation "
+            "loop (content = read + append repeated), e.g. content pasted twice."
         )
 
 

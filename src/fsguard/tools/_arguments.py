@@ -319,6 +319,9 @@ def _lists_strings(prop: dict[str, Any]) -> bool:
     )
 
 
+_SEED_JSON_REFUSALS = {"patterns_json": "Failed to parse patterns JSON"}  # the others: "Invalid <name> JSON"
+
+
 def _decode_json_string(name: str, value: Any, lists_strings: bool, tool: str, prop: dict[str, Any]) -> Any:
     """A list or object sent as JSON text, tolerating trailing commas and raw newlines in strings.
 
@@ -332,9 +335,11 @@ def _decode_json_string(name: str, value: Any, lists_strings: bool, tool: str, p
     try:
         decoded = json.loads(strip_trailing_commas(value), strict=False)
     except json.JSONDecodeError as exc:
-        raise InvalidParamsError(  # the seed's words first: "Invalid request JSON: …", "Invalid paths JSON: …"
-            f"Invalid {name.removesuffix('_json')} JSON: parameter {json.dumps(name)} is not valid JSON "
-            f"({exc.msg} at position {exc.pos}). " + _json_advice(tool, prop),
+        # the seed's words first, which its callers match on: "Invalid request JSON: …", "Invalid paths JSON: …"
+        seed = _SEED_JSON_REFUSALS.get(name, f"Invalid {name.removesuffix('_json')} JSON")
+        raise InvalidParamsError(
+            f"{seed}: parameter {json.dumps(name)} is not valid JSON ({exc.msg} at position {exc.pos}). "
+            + _json_advice(tool, prop),
             param=name,
         ) from exc
     except RecursionError as exc:  # json nests by recursion: thousands of open brackets exhaust the stack

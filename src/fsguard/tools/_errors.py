@@ -100,6 +100,9 @@ _EXPECTED = {
 }
 
 
+_CHOICE = re.compile(r"'([^']*)'")  # one choice in pydantic's "'before' or 'after'"
+
+
 def _describe_validation(tool: str, error: ValidationError) -> str:
     """Pydantic's errors as one short line per parameter, without its documentation links; a value of the wrong
     type and a missing parameter are worded as the seed words them (catalog §0.1): prompts and tests look for it."""
@@ -110,13 +113,22 @@ def _describe_validation(tool: str, error: ValidationError) -> str:
             lines.append(f"• missing required parameter {name}")
         elif item["type"] in _EXPECTED:
             lines.append(f"• parameter {name}: expected {_EXPECTED[item['type']]}, got {_json_type(item['input'])}")
-        elif item["type"] == "literal_error" and len(item["loc"]) == 1:
-            # the seed's words for a value outside the choices: "Unknown action: X. Valid: list, info, …"
-            choices = ", ".join(re.findall(r"'([^']*)'", str(item.get("ctx", {}).get("expected", ""))))
-            lines.append(f"• Unknown {item['loc'][0]}: {_shown(item['input'])}. Valid: {choices}")
+        elif item["type"] == "literal_error":
+            lines.append(_outside_choices(name, item["loc"], item["input"], item["ctx"]["expected"]))
         else:
             lines.append(f"• parameter {name}: {item['msg']}")
     return f"{tool}: invalid arguments:\n" + "\n".join(lines) + f"\nCall help(tool={tool!r}) for the parameters."
+
+
+def _outside_choices(name: str, loc: tuple[int | str, ...], value: Any, expected: str) -> str:
+    """A value outside a parameter's choices, in the seed's words: 'position must be "after" or "before"' for a
+    pair, 'Unknown action: X. Valid: list, info, …' for more (catalog §1.3 F, Appendix A)."""
+    choices = _CHOICE.findall(expected)
+    bare = str(loc[-1]) if loc else "value"
+    if len(choices) == 2:
+        pair = " or ".join(json.dumps(choice) for choice in sorted(choices))
+        return f"• parameter {name}: {bare} must be {pair} (got {_json_type(value)})"
+    return f"• Unknown {bare}: {_shown(value)}. Valid: {', '.join(choices)}"
 
 
 def _shown(value: Any) -> str:

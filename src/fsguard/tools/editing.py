@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validat
 from fsguard.core import modes
 from fsguard.core.diff import DiffFormat
 from fsguard.core.editing import EditOptions, EditReport
-from fsguard.core.errors import InvalidParamsError, IsDirectoryError, RewriteBlockedError
+from fsguard.core.errors import ExternalChangeError, InvalidParamsError, IsDirectoryError, RewriteBlockedError
 from fsguard.core.matching import Replacement
 from fsguard.core.oserrors import shorten
 from fsguard.core.requests import EditMode, EditRequest, planner_for
@@ -204,7 +204,9 @@ def register(catalog: Catalog) -> None:
         """
         given = edits_json if edits_json is not None else edits
         if not given:
-            raise InvalidParamsError('multi_edit needs edits_json: [{"old_text": "...", "new_text": "..."}, ...].')
+            example = 'multi_edit needs edits_json: [{"old_text": "...", "new_text": "..."}, ...].'
+            # The seed's words for an empty array, which its callers match on.
+            raise InvalidParamsError(example if given is None else f"edits array cannot be empty: {example}")
         replacements = [
             Replacement(e.old_text, e.new_text, replace_all=e.replace_all, occurrence=e.occurrence or None)
             for e in given
@@ -260,11 +262,14 @@ def _run(services: Services, path: str, planner: modes.Planner, options: EditOpt
     except IsDirectoryError as exc:
         # The seed's search_replace walked a directory (catalog §1.3 B); fsguard's edits stay on one file.
         raise IsDirectoryError(
-            f"{path} is a directory; edit_file changes one file. To replace text in every file under it, see the "
+            f"cannot edit directory: {path} is a directory; edit_file changes one file. To replace text in every "
+            "file under it, see the "
             f"counts with project_replace(path={path!r}, find=..., replace=..., preview=true), then run it without "
             "preview.",
             **exc.fields,
         ) from exc
+    except ExternalChangeError as exc:  # the seed named the tool: "edit_file blocked: file changed on disk …"
+        raise ExternalChangeError(f"edit_file {exc.message}", **exc.fields) from exc
     except RewriteBlockedError as exc:
         if not force:
             raise

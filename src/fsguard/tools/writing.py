@@ -113,17 +113,23 @@ def _payload(content: str | None, content_base64: str | None, encoding: str | No
         field = "content_base64" if content_base64 is not None else "content"
         raw = content_base64 if content_base64 is not None else content
         if raw is None:
-            raise InvalidParamsError("encoding='base64' needs the bytes in content_base64 (or content).")
+            raise InvalidParamsError(
+                'content_base64 or content with encoding:"base64" is required: the bytes to write, as base64.'
+            )
         try:
             return base64.b64decode(raw, validate=True)
         except ValueError as exc:  # binascii.Error, and plain ValueError for non-ASCII text
             raise InvalidParamsError(
-                f"{field} is not valid base64 ({exc}). Nothing was written. Send the bytes as standard base64 "
+                f"Invalid base64: {field} is not valid base64 ({exc}). Nothing was written. Send the bytes as "
+                "standard base64 "
                 "(A-Z a-z 0-9 + / with = padding), or send text in content.",
                 parameter=field,
             ) from exc
     if encoding is not None:
         text_codec(encoding)
     if content is None:
-        raise InvalidParamsError('write_file needs content (text) or content_base64. Example: content="hello\\n".')
+        raise InvalidParamsError(
+            'Invalid content: required argument "content" not found. write_file needs content (text) or '
+            'content_base64. Example: content="hello\\n".'
+        )
     return content

@@ -53,13 +53,23 @@ def write_text(result: WriteFileResult, compact: bool) -> str:
         )
     else:
         what = "Created" if result.created else "Wrote"
-        check = "verified" if result.verified else "NOT verified: read the file back before relying on it"
         size = f"{result.bytes_written} bytes, {result.encoding}"
-        head = f"{what} {shown(result.path)} ({size}), {check}, hash {result.content_hash}."
+        head = f"{what} {shown(result.path)} ({size}), {_check(result.verified)}, hash {result.content_hash}."
     return (
         head
         + _undo_line(result.path, result.backup_id, result.parent_backup_id)
         + _notes(result.feedback, result.external_change)
+    )
+
+
+def _check(verified: bool) -> str:
+    """Whether the bytes read back are the bytes written; a failure opens with the seed's words, which its callers
+    match on."""
+    if verified:
+        return "verified"
+    return (
+        "POST-WRITE VERIFICATION FAILED: the atomic write returned success, but the file could not be read back as "
+        "written. Confirm with get_file_info/read_file before continuing; do not repeat the write blindly"
     )
 
 
@@ -76,10 +86,9 @@ def _append_text(result: WriteFileResult, compact: bool) -> str:
         head = f"Nothing to append: content is empty; {shown(result.path)} is unchanged (hash {result.content_hash})."
     else:
         what = "Created" if result.created else "Appended to"
-        check = "verified" if result.verified else "NOT verified: read the file back before relying on it"
         grown = "" if result.created else f"+{added} bytes, now "
         size = f"{grown}{result.bytes_written} bytes, {result.encoding}"
-        head = f"{what} {shown(result.path)} ({size}), {check}, hash {result.content_hash}."
+        head = f"{what} {shown(result.path)} ({size}), {_check(result.verified)}, hash {result.content_hash}."
         if result.line_break_added:
             head += " Its last line had no line break, so one was added before the text."
     return (

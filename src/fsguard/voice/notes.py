@@ -79,8 +79,8 @@ def external_change_note(verdict: OccVerdict) -> str | None:
     if verdict.known_hash is None:
         return None
     return (
-        f"{verdict.path} changed on disk since this session last saw it (known hash {verdict.known_hash}, now "
-        f"{verdict.current_hash}): another process modified it."
+        f"file changed on disk since this session last saw it (known hash {verdict.known_hash}, on-disk "
+        f"{verdict.current_hash}) — another process may have modified it: {verdict.path}."
     )
 
 
@@ -89,6 +89,7 @@ def stale_read_note(verdict: OccVerdict) -> str | None:
     if not verdict.stale_read:
         return None
     return (
-        f"STALE_READ: {verdict.path} was not read through this server in the last 10 minutes; "
+        f"[STALE_READ] File was not read in the current session before editing ({verdict.path}, in the last 10 "
+        "minutes): "
         "read it (or pass expected_hash) so edits are checked against what you saw."
     )
