@@ -191,7 +191,7 @@ def expand_go_template(template: str, match: Any) -> str:  # an re2 match: the w
 def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, path: str) -> Planner:
     """new_text on its own line(s) before the first or after the last line of the one place ``anchor`` is."""
     if not new_text:
-        raise InvalidParamsError('new_text (the text to insert) is required for mode:"insert": the line(s) to insert.')
+        raise InvalidParamsError('new_text (the text to insert) is required for mode:"insert".')
 
     def plan(text: str) -> EditPlan:
         matched = find_matches(text, Replacement(anchor, anchor), path=path, subject="anchor")

@@ -7,6 +7,7 @@ much to free (from ``statvfs``), a read-only mount names its mount point, a name
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -168,10 +169,13 @@ def lone_surrogate(char: str) -> str:
     )
 
 
-def quoted(text: str) -> str:
-    """``text`` quoted as ``repr`` does, a very long one by its ends with its length after the quotes."""
+def quoted(text: str, *, double: bool = False) -> str:
+    """``text`` quoted as ``repr`` does (or, ``double``, in JSON's double quotes, as the seed quoted), a very long
+    one by its ends with its length after the quotes."""
     cut = shorten(text, count=False)
-    return repr(cut) + ("" if cut == text else f" ({len(text):,} characters)")
+    return (json.dumps(cut, ensure_ascii=False) if double else repr(cut)) + (
+        "" if cut == text else f" ({len(text):,} characters)"
+    )
 
 
 def _byte_length(text: str) -> int:

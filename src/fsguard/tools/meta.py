@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -13,7 +12,7 @@ from pydantic import Field
 from fsguard import __version__
 from fsguard.core.clientroots import Origin, current_scope
 from fsguard.core.errors import InvalidParamsError, ReadOnlyError
-from fsguard.core.oserrors import shorten
+from fsguard.core.oserrors import quoted
 from fsguard.core.stats import resident_memory_mb
 from fsguard.models import BackupStoreStats, HelpResult, ServedRoot, ServerInfoResult, Stats, ToolSummary
 from fsguard.services import Services
@@ -49,7 +48,7 @@ def register(catalog: Catalog) -> None:
             raise CodedToolError(
                 InvalidParamsError(
                     # double-quoted as the seed wrote it: 'no tool named "x" registered on this server'
-                    f"no tool named {json.dumps(shorten(tool, count=False))} registered on this server.{hint} "
+                    f"no tool named {quoted(tool, double=True)} registered on this server.{hint} "
                     "Call help() for the catalog.",
                     tool=tool,
                 )
