@@ -263,9 +263,8 @@ def _run(services: Services, path: str, planner: modes.Planner, options: EditOpt
         # The seed's search_replace walked a directory (catalog §1.3 B); fsguard's edits stay on one file.
         raise IsDirectoryError(
             f"cannot edit directory: {path} is a directory; edit_file changes one file. To replace text in every "
-            "file under it, see the "
-            f"counts with project_replace(path={path!r}, find=..., replace=..., preview=true), then run it without "
-            "preview.",
+            f"file under it, see the counts with project_replace(path={path!r}, find=..., replace=..., "
+            "preview=true), then run it without preview.",
             **exc.fields,
         ) from exc
     except ExternalChangeError as exc:  # the seed named the tool: "edit_file blocked: file changed on disk …"
