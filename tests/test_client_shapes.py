@@ -167,6 +167,45 @@ async def test_an_existing_name_holding_backslashes_keeps_its_name(client: Clien
     assert text_of(read) == "odd\n"
 
 
+@pytest.mark.parametrize(
+    "sent",
+    ['"sub/a.txt"', "'sub/a.txt'", "`sub/a.txt`", "sub/a.txt\n", "  sub/a.txt ", '"sub/a.txt"\n', "' sub/a.txt '"],
+)
+async def test_a_path_wrapped_in_quotes_or_spaces_names_the_path_inside_them(
+    client: Client, root: Path, sent: str
+) -> None:
+    # Models copy paths out of shells and messages with their quotes, or end them with a line break: the quoted
+    # one was "\" does not exist", the one with a line break "path contains dangerous Unicode character U+000A".
+    (root / "sub").mkdir()
+    (root / "sub" / "a.txt").write_text("A\n", encoding="utf-8")
+    assert text_of(await client.call_tool("read_file", {"path": sent})) == "A\n"
+    absolute = sent.replace("sub/", f"{root}/sub/")
+    assert text_of(await client.call_tool("read_file", {"path": absolute})) == "A\n"
+    edited = await client.call_tool("edit_file", {"path": sent, "old_text": "A", "new_text": "B"})
+    assert structured(edited)["path"] == str(root / "sub" / "a.txt")
+    assert (root / "sub" / "a.txt").read_bytes() == b"B\n"
+
+
+async def test_a_new_file_is_never_named_with_the_quotes_or_spaces_around_its_path(client: Client, root: Path) -> None:
+    written = await client.call_tool("write_file", {"path": '"notes/new.txt"\n', "content": "N\n", "create_dirs": True})
+    assert structured(written)["path"] == str(root / "notes" / "new.txt")
+    assert (root / "notes" / "new.txt").read_bytes() == b"N\n"
+    assert sorted(path.name for path in root.rglob("*")) == ["new.txt", "notes"]
+
+
+@pytest.mark.parametrize("name", ['"quoted.txt"', " padded.txt ", "'single'"])
+async def test_an_existing_name_with_quotes_or_spaces_at_its_ends_keeps_its_name(
+    client: Client, root: Path, name: str
+) -> None:
+    (root / name).write_text("odd\n", encoding="utf-8")
+    (root / name.strip(" \"'")).write_text("plain\n", encoding="utf-8")
+    assert text_of(await client.call_tool("read_file", {"path": name})) == "odd\n"
+    moved = await client.call_tool("move_file", {"source_path": name, "dest_path": "moved.txt"})
+    assert structured(moved)["source"] == str(root / name)
+    assert (root / "moved.txt").read_bytes() == b"odd\n"
+    assert (root / name.strip(" \"'")).read_bytes() == b"plain\n"
+
+
 async def test_json_text_nested_a_hundred_thousand_deep_is_a_typed_error_and_runs_nothing(
     client: Client, root: Path
 ) -> None:

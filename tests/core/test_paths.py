@@ -231,6 +231,25 @@ def test_a_root_and_every_directory_holding_one_are_never_removable(tmp_path: Pa
     policy.check_removable(project / "vendor" / "other", "deleted")
 
 
+@given(parts=path_components(max_size=5), around=st.sampled_from(['"', "'", "`", " ", "\n", ' "', '"\n']))
+def test_a_path_wrapped_in_quotes_or_spaces_never_resolves_outside_the_roots(
+    tmp_path: Path, parts: list[str], around: str
+) -> None:
+    root = (tmp_path / "wrap-root").resolve()
+    root.mkdir(exist_ok=True)
+    policy = PathPolicy.create([root])
+    inner = (str(Path(*parts)) if parts else "").strip(" \n\"'`") or "x"  # what the model meant, unwrapped
+    try:
+        resolved = policy.resolve(around + inner + around[::-1])
+    except FsguardError:
+        return
+    assert resolved == root or resolved.is_relative_to(root)
+    try:
+        assert resolved == policy.resolve(inner)  # what is inside them, as if sent bare
+    except FsguardError:
+        pytest.fail(f"{inner!r} is refused where {around + inner + around[::-1]!r} was not")
+
+
 @given(path_parts=path_components(max_size=6), root_parts=path_components(max_size=3), shared=st.integers(0, 9))
 def test_containment_on_strings_agrees_with_pathlib_for_normalised_paths(
     path_parts: list[str], root_parts: list[str], shared: int

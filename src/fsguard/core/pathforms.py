@@ -1,4 +1,5 @@
-"""How clients spell paths, read before any check: URIs, ``~``, Windows backslashes, Unicode forms, a trailing ``/``.
+"""How clients spell paths, read before any check: quotes and spaces around them, URIs, ``~``, Windows
+backslashes, Unicode forms, a trailing ``/``.
 
 Agents copy paths from everywhere: ``file://`` URIs from resource links and MCP roots, ``~/x`` from a shell,
 ``src\\main.py`` from Windows. Each is read as what it names, so a call never acts on something else (a directory
@@ -60,6 +61,24 @@ def local_form(user_path: str) -> str:
     if user_path == "~" or user_path.startswith("~/"):
         return str(Path.home()) + user_path[1:]
     return user_path
+
+
+_QUOTES = frozenset("\"'`")
+
+
+def unwrapped(user_path: str, base: Path) -> str:
+    """A path as sent without what a model wraps it in: spaces or a line break at its ends (``"a.txt\\n"``), quotes
+    around it (``"\\"src/a.py\\""``, as copied from a shell or a message), or both.
+
+    Unless an entry spelled as sent exists (a relative path under ``base``): spaces and quotes are legal in a Linux
+    name, and such a file keeps its name. A new file is never given quotes around its name, or spaces at its ends.
+    """
+    bare = user_path.strip()
+    if len(bare) >= 2 and bare[0] == bare[-1] and bare[0] in _QUOTES:
+        bare = bare[1:-1].strip()
+    if bare == user_path or os.path.lexists(base / user_path):  # an absolute user_path replaces base
+        return user_path
+    return bare
 
 
 def with_separators(relative: str, base: Path) -> str:

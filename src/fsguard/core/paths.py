@@ -20,7 +20,7 @@ from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, relative_views, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
-from fsguard.core.pathforms import in_stored_form, is_invisible, local_form, with_separators, within
+from fsguard.core.pathforms import in_stored_form, is_invisible, local_form, unwrapped, with_separators, within
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 _RESERVED_DEVICE_NAMES = frozenset(
@@ -165,7 +165,9 @@ class PathPolicy:
 
     def _candidate(self, user_path: str) -> Path:
         """The absolute, unresolved path an agent named, after the character and name checks."""
-        local = local_form(user_path) if user_path else user_path
+        active = self.active_roots() or self.roots
+        first = active[0] if active else Path.cwd()
+        local = local_form(unwrapped(user_path, first)) if user_path else user_path
         if not local or not local.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
         refused = _refused_character(local)
@@ -178,8 +180,7 @@ class PathPolicy:
         candidate = self._translate_windows_form(local)
         base = None
         if not candidate.is_absolute():
-            active = self.active_roots() or self.roots
-            base = active[0] if active else Path.cwd()
+            base = first
             candidate = Path(with_separators(str(candidate), base))
         reserved = _reserved_component(candidate.parts)
         if reserved is not None:
