@@ -15,7 +15,7 @@ from fsguard.core.errors import AmbiguousMatchError, EncodingError, NoMatchError
 from fsguard.core.hashing import content_hash
 from fsguard.core.modes import EditPlan, Planner
 from fsguard.core.mutation import HookCall, mutation
-from fsguard.core.occ import OccVerdict
+from fsguard.core.occ import OccVerdict, stale_read_head
 from fsguard.core.risk import (
     Integrity,
     RiskAssessment,
@@ -183,10 +183,7 @@ def _stale_read(
     error names the step instead, as its successes carry no such hint."""
     if not verdict.stale_read or options.tool not in ("edit_file", "multi_edit"):
         return exc
-    hint = (
-        f"[STALE_READ] File was not read in the current session before editing ({verdict.path}, in the last 10 "
-        "minutes): read it (or pass expected_hash) first, and quote what it holds."
-    )
+    hint = f"{stale_read_head(verdict.path)}: read it (or pass expected_hash) first, and quote what it holds."
     first, *report = exc.message.split("\n")
     lines = [first, *report[:-1], hint, *report[-1:]]  # the advice after the report, the next action, stays last
     return type(exc)("\n".join(lines), **{**exc.fields, "stale_read": True})

@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.errors import AccessDeniedError, FsguardError
 from fsguard.core.groups import Group, GroupStore
-from fsguard.core.oserrors import from_os_error, shorten
+from fsguard.core.oserrors import from_os_error, os_reason, shorten
 from fsguard.core.trash import Trash, TrashEntry
 
 _HOUR_S = 3_600.0
@@ -165,19 +165,15 @@ def purge_trash(
     removed, failed = (doomed, []) if dry_run else trash.purge(doomed)
     if sd_id and failed:
         raise _not_purged(*failed[0])
-    reasons = tuple(f"{entry.sd_id}: {_reason(exc)}" for entry, exc in failed)
+    reasons = tuple(f"{entry.sd_id}: {os_reason(exc)}" for entry, exc in failed)
     return Sweep(removed[:limit], len(removed), sum(entry.size for entry in removed), dry_run, reasons)
-
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or type(exc).__name__
 
 
 def _not_purged(entry: TrashEntry, exc: OSError) -> FsguardError:
     """The error of a purge of one entry whose item could not be removed, with the OS's reason and its code."""
     where = f"{shorten(exc.filename)}: " if exc.filename else ""
     return type(from_os_error(exc, entry.sd_id))(
-        f"trash entry {entry.sd_id} could not be purged ({where}{_reason(exc)}). What is left "
+        f"trash entry {entry.sd_id} could not be purged ({where}{os_reason(exc)}). What is left "
         "of it stays in the trash, listed by list_trash; purge it again once that is resolved.",
         sd_id=entry.sd_id,
     )

@@ -22,6 +22,13 @@ FRESHNESS_S = 600.0
 _LISTED = 10  # files a multi-file refusal names; the error's paths field has them all
 
 
+def stale_read_head(path: object) -> str:
+    """The opening of the one-time STALE_READ hint, in the seed's words, which its callers match on; an edit's
+    success note and its failure each add their own advice."""
+    minutes = f"{FRESHNESS_S / 60:.0f} minutes"
+    return f"[STALE_READ] File was not read in the current session before editing ({path}, in the last {minutes})"
+
+
 @dataclass(frozen=True)
 class OccVerdict:
     """What a mutation may proceed with, as facts for the result's notes (``voice.notes`` words them).

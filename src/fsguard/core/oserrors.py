@@ -31,6 +31,11 @@ PATH_MAX_BYTES = 4096
 _SHOWN_CHARS = 160
 
 
+def os_reason(exc: OSError) -> str:
+    """Why the OS refused, as it words it (``Device or resource busy``), else the error's kind."""
+    return exc.strerror or type(exc).__name__
+
+
 def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> FsguardError:
     """The typed error for an expected OS failure at ``path``; callers raise it ``from exc``.
 
@@ -38,7 +43,7 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
     message then names how much space to free.
     """
     shown = shorten(path)
-    reason = exc.strerror or type(exc).__name__
+    reason = os_reason(exc)
     if isinstance(exc, FileNotFoundError):
         return NotFoundError(f"{shown} does not exist. Check the path with list_directory.", path=shown)
     if isinstance(exc, IsADirectoryError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fsguard.core.occ import OccVerdict
+from fsguard.core.occ import OccVerdict, stale_read_head
 from fsguard.core.risk import NOTE_VERIFY_PCT, NOTE_VERY_LARGE_PCT, Integrity, RiskAssessment, RiskLevel, WriteGuard
 from fsguard.voice.sizes import counted
 
@@ -89,7 +89,5 @@ def stale_read_note(verdict: OccVerdict) -> str | None:
     if not verdict.stale_read:
         return None
     return (
-        f"[STALE_READ] File was not read in the current session before editing ({verdict.path}, in the last 10 "
-        "minutes): "
-        "read it (or pass expected_hash) so edits are checked against what you saw."
+        f"{stale_read_head(verdict.path)}: read it (or pass expected_hash) so edits are checked against what you saw."
     )
