@@ -13,6 +13,8 @@
   ``.gitignore`` texts for the root and the directory.
 - :func:`secret_trees`: trees mixing secrets the default deny rules hide (.env, keys, credentials) with look-alikes
   they must leave visible (.env.example, id_rsa.pub, notes.key.txt), every file holding one shared word.
+- :func:`lookalike_trees`: trees of files, directories and links leading outside, named alike (``module``,
+  ``Module``, ``modules``, ``moduel``), with a path to ask for that may exist, or almost.
 - :func:`store_events`: what another process does to a state directory's store between listings (add, rewrite,
   remove, corrupt a file) and when this one lists it.
 """
@@ -522,3 +524,26 @@ def store_events(max_size: int = 30) -> st.SearchStrategy[list[tuple[StoreAct, i
     paths come back."""
     acts: tuple[StoreAct, ...] = ("add", "add", "rewrite", "remove", "corrupt", "list", "list")
     return st.lists(st.tuples(st.sampled_from(acts), st.integers(0, 63)), max_size=max_size)
+
+
+# -- Names alike, for the paths a missing one likely meant -----------------------------------------------------------
+
+TYPO_NAMES = ("module", "Module", "modules", "moduel", "models.py", "Models.py", "modles.py", "models.pyi")
+
+
+@dataclass(frozen=True)
+class LookalikeTree:
+    """Entries (``"file"``, ``"dir"``, or ``"link"`` to a directory outside the root) at paths below the root, made
+    in order (one whose place is taken is skipped), and the path below the root to ask for."""
+
+    entries: tuple[tuple[str, str], ...]
+    asked: str
+
+
+@st.composite
+def lookalike_trees(draw: st.DrawFn) -> LookalikeTree:
+    """Trees whose names are one typo apart, links to the outside among them."""
+    paths = st.lists(st.sampled_from(TYPO_NAMES), min_size=1, max_size=3).map("/".join)
+    kinds = st.sampled_from(("file", "dir", "link"))
+    entries = tuple(draw(st.lists(st.tuples(kinds, paths), max_size=8)))
+    return LookalikeTree(entries, draw(paths))

@@ -7,6 +7,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+import anyio.to_thread
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
@@ -19,10 +20,12 @@ from fsguard.config import Settings
 from fsguard.core.audit import AuditEntry
 from fsguard.core.clientroots import scoped
 from fsguard.core.errors import FsguardError
+from fsguard.core.nearby import NearPaths
+from fsguard.core.spelling import closest
 from fsguard.groundwork import Groundwork
 from fsguard.tools import _published
-from fsguard.tools._arguments import closest, normalize
-from fsguard.tools._errors import ERROR_META_KEY, error_result, result_for
+from fsguard.tools._arguments import normalize
+from fsguard.tools._errors import error_code, error_result, result_for, with_near_paths
 from fsguard.tools._roots import ClientRootsAsker, roots_changes
 
 if TYPE_CHECKING:
@@ -99,6 +102,7 @@ class FsguardServer(MCPServer):
     ) -> None:
         super().__init__(middleware=[worded_refusals, tools_only, roots_changes], **kwargs)
         self.groundwork = groundwork
+        self._near_paths = NearPaths(groundwork.policy, groundwork.beneath)
         self.client_roots = ClientRootsAsker(groundwork.policy, enabled=groundwork.settings.client_roots)
         self._input_schemas: dict[str, dict[str, Any]] | None = None
         self._published = published
@@ -180,6 +184,8 @@ class FsguardServer(MCPServer):
                 result = error_result(exc.code, shortened_error(exc.message), exc.fields)
             except ToolError as exc:
                 result = result_for(exc, name)
+            if isinstance(result, CallToolResult) and error_code(result) == "not_found":  # a listing or two
+                result = await anyio.to_thread.run_sync(with_near_paths, result, self._near_paths)
         if isinstance(result, CallToolResult):
             result = wire_result(result)
         self._account(name, arguments, result, started)
@@ -191,9 +197,8 @@ class FsguardServer(MCPServer):
         """Count the call in the stats and write its audit line."""
         if isinstance(result, InputRequiredResult):
             return  # a round that asks the user (2026-07-28): the call is counted once, by the round that ends it
-        code = None
-        if isinstance(result, CallToolResult) and result.is_error:
-            code = (result.meta or {}).get(ERROR_META_KEY, {}).get("code")
+        code = error_code(result) if isinstance(result, CallToolResult) else None
+        if code:
             logger.info("%s failed: %s", name, code)
         self.groundwork.stats.record(name, code)
         if self.groundwork.audit is not None and isinstance(result, CallToolResult):

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 
 from fsguard.core.errors import InvalidParamsError, UnknownParamError
-from fsguard.tools._arguments import edit_distance, normalize, strip_trailing_commas
+from fsguard.core.spelling import edit_distance
+from fsguard.tools._arguments import normalize, strip_trailing_commas
 from tests.strategies import JsonValue, json_values, json_with_trailing_commas
 
 OPTIONAL_STRINGS = {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]}
@@ -289,26 +290,3 @@ def test_strip_trailing_commas_makes_json_with_trailing_commas_parse_to_its_valu
 ) -> None:
     value, text = sample
     assert json.loads(strip_trailing_commas(text)) == value
-
-
-# --- edit_distance ------------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("a", "b", "distance"),
-    [
-        ("", "", 0),
-        ("path", "path", 0),
-        ("", "abc", 3),
-        ("abc", "", 3),
-        ("path", "paths", 1),
-        ("path", "pth", 1),
-        ("path", "bath", 1),
-        ("path", "paht", 2),
-        ("kitten", "sitting", 3),
-        ("Path", "path", 1),
-    ],
-)
-def test_edit_distance_counts_insertions_deletions_and_substitutions(a: str, b: str, distance: int) -> None:
-    assert edit_distance(a, b) == distance
-    assert edit_distance(b, a) == distance

@@ -151,7 +151,11 @@ class Beneath:
                     if target is None:
                         return current, name, here / name
                 else:
-                    step = self._descend(current, name, here / name, make_parents=make_parents)
+                    try:
+                        step = self._descend(current, name, here / name, make_parents=make_parents)
+                    except NotFoundError as exc:  # a directory on the way: the refusal also names the whole path
+                        exc.fields.setdefault("full_path", shorten(here.joinpath(name, *reversed(todo))))
+                        raise
                     if step is None:  # just made: open it (or what another process made meanwhile)
                         todo.append(name)
                         continue

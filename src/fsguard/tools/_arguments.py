@@ -31,6 +31,7 @@ from typing import Any
 from fsguard.core.errors import InvalidParamsError, UnknownParamError
 from fsguard.core.oserrors import lone_surrogate, shorten
 from fsguard.core.shortlist import first_few
+from fsguard.core.spelling import closest
 
 # Accepted on every tool and dropped: many harnesses add it to every call.
 IGNORED = frozenset({"description"})
@@ -206,25 +207,6 @@ def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
     if len(listed) < len(unknown):
         parts.append(f"and {len(unknown) - len(listed):,} more unknown parameters")
     return f"{tool}: " + "; ".join(parts) + f". Valid parameters: {', '.join(valid)}."
-
-
-def closest(name: str, candidates: list[str], max_distance: int = 2) -> str | None:
-    """The candidate within ``max_distance`` edits of ``name`` (case-insensitive), nearest first."""
-    scored = sorted((edit_distance(name.lower(), c.lower()), c) for c in candidates)
-    if scored and scored[0][0] <= max_distance:
-        return scored[0][1]
-    return None
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance between ``a`` and ``b``."""
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, 1):
-        current = [i]
-        for j, char_b in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
-        previous = current
-    return previous[-1]
 
 
 def _options(prop: dict[str, Any]) -> list[dict[str, Any]]:

@@ -11,9 +11,9 @@ from typing import Any, Literal
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.renaming import MODES, NameConflict, RenameReport, RenameRequest
 from fsguard.core.shortlist import problem_rows
+from fsguard.core.spelling import closest
 from fsguard.models.batch import BatchResult, RenameConflict, RenameEntry
 from fsguard.services import Services
-from fsguard.tools._arguments import closest
 
 _TEXTS = ("path", "mode", "find", "replace", "prefix", "suffix", "pattern", "replacement", "extension", "file_pattern")
 _NUMBERS = ("start_number", "padding")

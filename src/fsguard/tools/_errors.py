@@ -13,6 +13,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -20,6 +21,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.nearby import NearPaths
 from fsguard.core.oserrors import from_os_error
 
 logger = logging.getLogger("fsguard")
@@ -65,6 +67,11 @@ def error_result(code: str, message: str, fields: dict[str, Any] | None = None) 
     )
 
 
+def error_code(result: CallToolResult) -> str | None:
+    """The code of an error result, None for a success."""
+    return (result.meta or {}).get(ERROR_META_KEY, {}).get("code") if result.is_error else None
+
+
 def result_for(exc: ToolError, tool: str) -> CallToolResult:
     """The error result for a ToolError raised while calling ``tool``."""
     cause = exc.__cause__
@@ -83,6 +90,31 @@ def result_for(exc: ToolError, tool: str) -> CallToolResult:
             "internal_error", f"{tool} failed unexpectedly; the details are in the server log. Retry, or report it."
         )
     return error_result("invalid_params", str(exc))
+
+
+_LOOK = " Check the path with list_directory."
+
+
+def with_near_paths(result: CallToolResult, near: NearPaths) -> CallToolResult:
+    """A not_found refusal naming the existing paths its path is likely a misspelling of (``did_you_mean``), when
+    there are any; any other result as it is."""
+    fields = dict((result.meta or {}).get(ERROR_META_KEY, {}))
+    missing = fields.get("full_path") or fields.get("path")
+    if fields.pop("code", None) != "not_found" or not isinstance(missing, str):
+        return result
+    found = near.near(Path(missing))
+    if not found:
+        return result
+    from fsguard.voice.paths import shown
+
+    hint = f"Did you mean {' or '.join(shown(path) for path in found)}?"
+    text = "".join(block.text for block in result.content if isinstance(block, TextContent))
+    text = (
+        text.replace(_LOOK, f" {hint} Otherwise check the path with list_directory.", 1)
+        if _LOOK in text
+        else f"{text} {hint}"
+    )
+    return error_result("not_found", text, {**fields, "did_you_mean": [str(path) for path in found]})
 
 
 # Pydantic's error types for a value of the wrong JSON type, and the type the parameter takes.

@@ -13,10 +13,10 @@ from fsguard import __version__
 from fsguard.core.clientroots import Origin, current_scope
 from fsguard.core.errors import InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import quoted
+from fsguard.core.spelling import closest
 from fsguard.core.stats import resident_memory_mb
 from fsguard.models import BackupStoreStats, HelpResult, ServedRoot, ServerInfoResult, Stats, ToolSummary
 from fsguard.services import Services
-from fsguard.tools._arguments import closest
 from fsguard.tools._errors import CodedToolError, bridge
 from fsguard.tools._params import Catalog, hints, respond
 from fsguard.tools.topics import TOPICS, Registry, topic_text

@@ -1,0 +1,64 @@
+"""Names close to a misspelt one: a parameter or tool name (:func:`closest`), a file name (:func:`near_names`).
+
+Agents mistype names the way people do: a letter dropped, doubled or swapped, the wrong case, the wrong extension
+(``config.yml`` for ``config.yaml``, ``main.js`` for ``main.ts``). Naming the likely one in the refusal saves the
+call that would look for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+_SHORTEST_FUZZY = 4  # a stem shorter than this is matched only by case: "a.py" is no typo of "b.py", "app" of "api"
+_SHORTEST_STEM = 3  # for a match on everything but the extension
+
+
+def closest(name: str, candidates: list[str], max_distance: int = 2) -> str | None:
+    """The candidate within ``max_distance`` edits of ``name`` (case-insensitive), nearest first."""
+    scored = sorted((edit_distance(name.lower(), c.lower()), c) for c in candidates)
+    if scored and scored[0][0] <= max_distance:
+        return scored[0][1]
+    return None
+
+
+def edit_distance(a: str, b: str, *, swaps: bool = False) -> int:
+    """Levenshtein distance between ``a`` and ``b``; with ``swaps`` two neighbours swapped count as one edit
+    (the optimal string alignment distance), the typo a fast typist makes most."""
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i]
+        for j, char_b in enumerate(b, 1):
+            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            if swaps and i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                best = min(best, before[j - 2] + 1)
+            current.append(best)
+        before, previous = previous, current
+    return previous[-1]
+
+
+def near_names(name: str, names: Iterable[str], limit: int = 3) -> list[str]:
+    """Up to ``limit`` of ``names`` that ``name`` is likely a misspelling of, likeliest first: the same name in
+    another case, then one within an edit or two (by the length of its stem, the part before its extensions), then
+    one differing only in its extension."""
+    folded = name.casefold()
+    stem = _stem(folded)
+    allowed = 0 if len(stem) < _SHORTEST_FUZZY else 1 if len(stem) < 8 else 2
+    scored: list[tuple[int, int, str]] = []
+    for candidate in names:
+        other = candidate.casefold()
+        if other == folded:
+            scored.append((0, 0, candidate))
+        elif allowed and abs(len(other) - len(folded)) <= allowed:
+            distance = edit_distance(folded, other, swaps=True)
+            if distance <= allowed:
+                scored.append((1, distance, candidate))
+                continue
+        if len(stem) >= _SHORTEST_STEM and other != folded and _stem(other) == stem:
+            scored.append((2, 0, candidate))
+    return [candidate for *_, candidate in sorted(scored)[:limit]]
+
+
+def _stem(name: str) -> str:
+    """A name without its extensions; a dotfile's leading dot starts no extension (``.gitignore``)."""
+    return name[0] + name[1:].split(".", 1)[0] if name else name

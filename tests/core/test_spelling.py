@@ -1,0 +1,73 @@
+"""Names close to a misspelt one (core/spelling.py): the distance, and which file names a misspelling may mean."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fsguard.core.spelling import edit_distance, near_names
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "distance"),
+    [
+        ("", "", 0),
+        ("path", "path", 0),
+        ("", "abc", 3),
+        ("abc", "", 3),
+        ("path", "paths", 1),
+        ("path", "pth", 1),
+        ("path", "bath", 1),
+        ("path", "paht", 2),
+        ("kitten", "sitting", 3),
+        ("Path", "path", 1),
+    ],
+)
+def test_edit_distance_counts_insertions_deletions_and_substitutions(a: str, b: str, distance: int) -> None:
+    assert edit_distance(a, b) == distance
+    assert edit_distance(b, a) == distance
+
+
+@pytest.mark.parametrize(("a", "b"), [("mian.py", "main.py"), ("ab", "ba"), ("recieve", "receive")])
+def test_two_neighbours_swapped_are_one_edit_when_swaps_count(a: str, b: str) -> None:
+    assert (edit_distance(a, b), edit_distance(a, b, swaps=True)) == (2, 1)
+
+
+@given(st.text(max_size=8), st.text(max_size=8))
+def test_counting_swaps_never_makes_two_names_further_apart(a: str, b: str) -> None:
+    swapped = edit_distance(a, b, swaps=True)
+    assert swapped == edit_distance(b, a, swaps=True)
+    assert (swapped == 0) == (a == b)
+    assert abs(len(a) - len(b)) <= swapped <= edit_distance(a, b)
+
+
+@pytest.mark.parametrize(
+    ("asked", "names", "meant"),
+    [
+        ("readme.md", ["README.md", "setup.py"], ["README.md"]),
+        ("mian.py", ["main.py", "maintain.py"], ["main.py"]),
+        ("config.yml", ["config.yaml", "config.json", "other.yml"], ["config.yaml", "config.json"]),
+        ("main.js", ["main.ts", "index.js"], ["main.ts"]),
+        ("utils", ["utils.py", "tests"], ["utils.py"]),
+        ("Src", ["src", "docs"], ["src"]),
+        ("a.py", ["b.py", "A.py"], ["A.py"]),  # a name this short is matched by its case only
+        (
+            "component.tsx",
+            ["Component.tsx", "components.tsx", "component.ts"],
+            ["Component.tsx", "component.ts", "components.tsx"],
+        ),
+        ("report.txt", ["notes.md", "index.html"], []),
+        (".gitignre", [".gitignore", ".github"], [".gitignore"]),
+        (".env", ["env", ".envrc"], ["env"]),
+    ],
+)
+def test_near_names_offers_the_likely_misspellings_likeliest_first(
+    asked: str, names: list[str], meant: list[str]
+) -> None:
+    assert near_names(asked, names) == meant
+
+
+def test_near_names_offers_at_most_the_limit() -> None:
+    names = [f"file{digit}.txt" for digit in range(10)]
+    assert near_names("file.txt", names, limit=2) == ["file0.txt", "file1.txt"]

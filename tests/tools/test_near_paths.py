@@ -1,0 +1,82 @@
+"""A path that does not exist is answered with the existing paths it likely meant, in the text and in
+``did_you_mean``: an agent that mistyped a name retries at once instead of listing directories to find it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.types import CallToolResult
+
+from tests.conftest import error_code, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    (root / "src").mkdir()
+    (root / "src" / "main.py").write_bytes(b"print('main')\n")
+    (root / "README.md").write_bytes(b"# readme\n")
+    (root / ".env").write_bytes(b"TOKEN=secret\n")
+    return root
+
+
+def refusal(result: CallToolResult) -> dict[str, Any]:
+    assert error_code(result) == "not_found"
+    fields: dict[str, Any] = (result.meta or {})["fsguard/error"]
+    return fields
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "first", "meant"),
+    [
+        ("read_file", {"path": "src/mian.py"}, "src/mian.py does not exist.", "src/main.py"),
+        ("read_file", {"path": "readme.md"}, "readme.md does not exist.", "README.md"),
+        ("get_file_info", {"path": "Src/main.py"}, "Src does not exist.", "src/main.py"),
+        ("list_directory", {"path": "srcc"}, "srcc does not exist.", "src"),
+        (
+            "edit_file",
+            {"path": "src/main.pyy", "old_text": "main", "new_text": "x"},
+            "src/main.pyy does not exist.",
+            "src/main.py",
+        ),
+        ("copy_file", {"source_path": "src/mian.py", "dest_path": "copy.py"}, "", "src/main.py"),
+        ("search_files", {"path": "srcs", "pattern": "*.py"}, "", "src"),
+    ],
+)
+async def test_a_mistyped_path_is_refused_naming_the_existing_path_it_likely_meant(
+    client: Client, project: Path, tool: str, arguments: dict[str, Any], first: str, meant: str
+) -> None:
+    before = sorted(path.relative_to(project) for path in project.rglob("*"))
+
+    result = await client.call_tool(tool, arguments)
+
+    assert refusal(result)["did_you_mean"] == [str(project / meant)]
+    text = text_of(result)
+    assert text.startswith(first)
+    assert f"Did you mean {meant}? Otherwise check the path with list_directory." in text
+    assert sorted(path.relative_to(project) for path in project.rglob("*")) == before
+    assert (project / "src" / "main.py").read_bytes() == b"print('main')\n"
+
+
+async def test_a_directory_missing_on_the_way_names_the_whole_path_asked_for(client: Client, project: Path) -> None:
+    fields = refusal(await client.call_tool("read_file", {"path": "Src/main.py"}))
+    assert fields["path"] == str(project / "Src")
+    assert fields["full_path"] == str(project / "Src" / "main.py")
+
+
+async def test_a_path_nothing_resembles_is_refused_as_before(client: Client, project: Path) -> None:
+    result = await client.call_tool("read_file", {"path": "src/unrelated.py"})
+
+    assert "did_you_mean" not in refusal(result)
+    assert text_of(result) == "src/unrelated.py does not exist. Check the path with list_directory."
+
+
+async def test_a_name_a_deny_rule_hides_is_never_offered(client: Client, project: Path) -> None:
+    result = await client.call_tool("read_file", {"path": ".evn"})
+
+    assert "did_you_mean" not in refusal(result)
+    assert ".env" not in text_of(result).replace(".evn", "")
