@@ -112,6 +112,7 @@ _meta["fsguard/error"].code: access_denied, not_found, is_directory, not_a_direc
 invalid_params, unknown_param, too_large, binary_file, encoding_error, read_only, stale_edit, disk_full,
 name_too_long, read_only_filesystem (the full list is in the README). internal_error means a bug in fsguard.
 Unknown parameters are refused with the closest valid name; "description" is accepted and ignored.
+A missing path is refused naming the existing paths it likely meant (_meta did_you_mean).
 declined: the user was asked to confirm the call (a permanent delete, a trash purge, a large change) and did not;
 nothing changed. Ask the user before trying it again.""",
         (),
