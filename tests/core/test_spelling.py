@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fsguard.core.spelling import edit_distance, near_names
+from fsguard.core.spelling import edit_distance, near_names, undecorated
 
 
 @pytest.mark.parametrize(
@@ -59,6 +59,8 @@ def test_counting_swaps_never_makes_two_names_further_apart(a: str, b: str) -> N
         ),
         ("report.txt", ["notes.md", "index.html"], []),
         (".gitignre", [".gitignore", ".github"], [".gitignore"]),
+        ("a.py:12", ["a.py", "b.py"], ["a.py"]),  # copied with its line, as search and compilers print it
+        ("@src", ["src", "docs"], ["src"]),
         (".env", ["env", ".envrc"], ["env"]),
     ],
 )
@@ -71,3 +73,23 @@ def test_near_names_offers_the_likely_misspellings_likeliest_first(
 def test_near_names_offers_at_most_the_limit() -> None:
     names = [f"file{digit}.txt" for digit in range(10)]
     assert near_names("file.txt", names, limit=2) == ["file0.txt", "file1.txt"]
+
+
+@pytest.mark.parametrize(
+    ("copied", "bare"),
+    [
+        ("@src", "src"),
+        ("main.py:12", "main.py"),
+        ("main.py:12:5", "main.py"),
+        ("main.py:12:", "main.py"),
+        ("main.py#L12", "main.py"),
+        ("main.py#L12-L20", "main.py"),
+        ("<main.py>", "main.py"),
+        ("@main.py:3", "main.py"),
+        ("main.py", None),
+        ("@", None),
+        ("notes:draft", None),
+    ],
+)
+def test_a_name_copied_with_a_mention_a_line_or_brackets_is_read_without_them(copied: str, bare: str | None) -> None:
+    assert undecorated(copied) == bare

@@ -45,6 +45,8 @@ def refusal(result: CallToolResult) -> dict[str, Any]:
         ),
         ("copy_file", {"source_path": "src/mian.py", "dest_path": "copy.py"}, "", "src/main.py"),
         ("search_files", {"path": "srcs", "pattern": "*.py"}, "", "src"),
+        ("read_file", {"path": "src/main.py:1"}, "src/main.py:1 does not exist.", "src/main.py"),
+        ("read_file", {"path": "@src/main.py"}, "@src does not exist.", "src/main.py"),
     ],
 )
 async def test_a_mistyped_path_is_refused_naming_the_existing_path_it_likely_meant(

@@ -7,10 +7,15 @@ call that would look for it.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable
 
 _SHORTEST_FUZZY = 4  # a stem shorter than this is matched only by case: "a.py" is no typo of "b.py", "app" of "api"
 _SHORTEST_STEM = 3  # for a match on everything but the extension
+# What a name copied from elsewhere carries around it: an @-mention (Claude Code, Cursor), angle brackets (Markdown
+# autolinks), a line and column (compilers, grep, fsguard's own search lines: "a.py:12:5"), a GitHub anchor ("#L12").
+_DECORATED = re.compile(r"@?<?(?P<name>.+?)>?(?::\d+(?::\d+)?:?|#L\d+(?:-L?\d+)?)?")
 
 
 def closest(name: str, candidates: list[str], max_distance: int = 2) -> str | None:
@@ -38,25 +43,38 @@ def edit_distance(a: str, b: str, *, swaps: bool = False) -> int:
 
 
 def near_names(name: str, names: Iterable[str], limit: int = 3) -> list[str]:
-    """Up to ``limit`` of ``names`` that ``name`` is likely a misspelling of, likeliest first: the same name in
-    another case, then one within an edit or two (by the length of its stem, the part before its extensions), then
-    one differing only in its extension."""
-    folded = name.casefold()
+    """Up to ``limit`` of ``names`` that ``name`` is likely a misspelling of, likeliest first: the name without what
+    was copied around it (``@a.py``, ``a.py:12``, ``a.py#L12``), the same name in another case, one within an edit
+    or two (by the length of its stem, the part before its extensions), then one differing only in its extension."""
+    likeness = functools.partial(_likeness, name.casefold(), undecorated(name))
+    scored = sorted((rank, candidate) for candidate in names if (rank := likeness(candidate)) is not None)
+    return [candidate for _, candidate in scored[:limit]]
+
+
+def _likeness(folded: str, bare: str | None, candidate: str) -> tuple[int, int] | None:
+    """How likely ``candidate`` is what a name (``folded`` in case, ``bare`` of decorations) meant, lowest first;
+    None when it is not likely at all."""
+    other = candidate.casefold()
+    if candidate == bare:
+        return (0, 0)
+    if other == folded:
+        return (1, 0)
     stem = _stem(folded)
     allowed = 0 if len(stem) < _SHORTEST_FUZZY else 1 if len(stem) < 8 else 2
-    scored: list[tuple[int, int, str]] = []
-    for candidate in names:
-        other = candidate.casefold()
-        if other == folded:
-            scored.append((0, 0, candidate))
-        elif allowed and abs(len(other) - len(folded)) <= allowed:
-            distance = edit_distance(folded, other, swaps=True)
-            if distance <= allowed:
-                scored.append((1, distance, candidate))
-                continue
-        if len(stem) >= _SHORTEST_STEM and other != folded and _stem(other) == stem:
-            scored.append((2, 0, candidate))
-    return [candidate for *_, candidate in sorted(scored)[:limit]]
+    if allowed and abs(len(other) - len(folded)) <= allowed:
+        distance = edit_distance(folded, other, swaps=True)
+        if distance <= allowed:
+            return (2, distance)
+    if len(stem) >= _SHORTEST_STEM and _stem(other) == stem:
+        return (3, 0)
+    return None
+
+
+def undecorated(name: str) -> str | None:
+    """``name`` without an @-mention, angle brackets, a line and column or a line anchor; None when it has none."""
+    match = _DECORATED.fullmatch(name)
+    bare = match.group("name") if match else name
+    return bare if bare != name else None
 
 
 def _stem(name: str) -> str:
