@@ -184,8 +184,9 @@ class FsguardServer(MCPServer):
                 result = error_result(exc.code, shortened_error(exc.message), exc.fields)
             except ToolError as exc:
                 result = result_for(exc, name)
-            if isinstance(result, CallToolResult) and error_code(result) == "not_found":  # a listing or two
-                result = await anyio.to_thread.run_sync(with_near_paths, result, self._near_paths)
+            # A guess offered to a delete would invite deleting another file: delete_file's miss stays plain.
+            if isinstance(result, CallToolResult) and error_code(result) == "not_found" and name != "delete_file":
+                result = await anyio.to_thread.run_sync(with_near_paths, result, self._near_paths)  # a listing or two
         if isinstance(result, CallToolResult):
             result = wire_result(result)
         self._account(name, arguments, result, started)

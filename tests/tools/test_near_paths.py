@@ -82,3 +82,11 @@ async def test_a_name_a_deny_rule_hides_is_never_offered(client: Client, project
 
     assert "did_you_mean" not in refusal(result)
     assert ".env" not in text_of(result).replace(".evn", "")
+
+
+async def test_a_delete_of_a_missing_file_offers_no_other_file_to_delete(client: Client, project: Path) -> None:
+    result = await client.call_tool("delete_file", {"path": "src/mian.py"})
+
+    assert "did_you_mean" not in refusal(result)
+    assert "main.py" not in text_of(result).replace("mian.py", "")
+    assert (project / "src" / "main.py").read_bytes() == b"print('main')\n"
