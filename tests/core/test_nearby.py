@@ -136,3 +136,20 @@ def make(path: Path, kind: str, outside: Path) -> None:
             file.write(b"x\n")
     else:
         path.symlink_to(outside)
+
+
+def test_a_path_missing_under_its_root_is_offered_where_another_root_holds_it(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    (first / "lib").mkdir(parents=True)
+    (second / "lib").mkdir(parents=True)
+    (second / "lib" / "x.py").write_text("x\n")
+    (second / "lib" / "key.pem").write_text("secret\n")
+    beneath = Beneath((first, second))
+    try:
+        near = NearPaths(PathPolicy.create([first, second], deny=DenyRules.create(())), beneath)
+        assert near.near(first / "lib" / "x.py") == [second / "lib" / "x.py"]
+        assert near.near(first / "second" / "lib" / "x.py") == [second / "lib" / "x.py"]
+        assert near.near(first / "lib" / "y.py") == []
+        assert near.near(first / "lib" / "key.pem") == []  # hidden by the default deny rules
+    finally:
+        beneath.close()

@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
-from tests.conftest import error_code, text_of
+from tests.conftest import ClientFactory, error_code, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -90,3 +90,19 @@ async def test_a_delete_of_a_missing_file_offers_no_other_file_to_delete(client:
     assert "did_you_mean" not in refusal(result)
     assert "main.py" not in text_of(result).replace("mian.py", "")
     assert (project / "src" / "main.py").read_bytes() == b"print('main')\n"
+
+
+async def test_a_relative_path_that_only_another_root_holds_is_offered_there(
+    connect: ClientFactory, project: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    (other / "lib").mkdir(parents=True)
+    (other / "lib" / "util.py").write_bytes(b"pass\n")
+
+    async with connect(roots=(project, other)) as client:
+        plain = await client.call_tool("read_file", {"path": "lib/util.py"})
+        named = await client.call_tool("read_file", {"path": "other/lib/util.py"})
+
+    for result in (plain, named):
+        assert refusal(result)["did_you_mean"] == [str(other / "lib" / "util.py")]
+        assert f"Did you mean {other / 'lib' / 'util.py'}?" in text_of(result)

@@ -1,20 +1,23 @@
 """The existing paths a missing one is likely a misspelling of, for a not_found refusal to name.
 
-A path is respelt one component at a time from the deepest directory on its way that exists: a component that
-exists is kept, one that does not is replaced by the names :func:`~fsguard.core.spelling.near_names` finds beside
-it (``Src/mian.py`` → ``src/main.py``). Directories are listed through the pinned walk, only inside the roots, and
-a name a deny rule hides is never offered. It runs only after a call has failed, within fixed bounds: a few
-listings of at most ``_SCANNED`` names each.
+With several roots a relative path resolves under the first: the same path under another root is offered first, as
+is one whose first component names another root (``other/lib/a.py``). Then the path is respelt one component at a
+time from the deepest directory on its way that exists: a component that exists is kept, one that does not is
+replaced by the names :func:`~fsguard.core.spelling.near_names` finds beside it (``Src/mian.py`` → ``src/main.py``).
+Directories are listed through the pinned walk, only inside the roots, and a name a deny rule hides is never offered.
+It runs only after a call has failed, within fixed bounds: a few listings of at most ``_SCANNED`` names each.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from itertools import islice
 from pathlib import Path
 
-from fsguard.core.beneath import Beneath
+from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.errors import FsguardError
+from fsguard.core.pathforms import within
 from fsguard.core.paths import PathPolicy
 from fsguard.core.spelling import near_names
 
@@ -37,15 +40,37 @@ class NearPaths:
         missing = Path(os.path.normpath(missing))
         if not missing.is_absolute() or not self._policy.contains(missing):
             return []
+        found = self._elsewhere(missing)
         listings = [_LISTINGS]
         for base in missing.parents:
             if not self._policy.contains(base) or self._policy.denied_by(base, is_dir=True) is not None:
-                return []
+                break
             entries = self._entries(base, listings)
             if entries is not None:
-                found = self._respell(base, entries, missing.relative_to(base).parts, 0, listings)
-                return [path for path in found if path != missing]
-        return []
+                found += self._respell(base, entries, missing.relative_to(base).parts, 0, listings)
+                break
+        return list(dict.fromkeys(path for path in found if path != missing))[:LIMIT]
+
+    def _elsewhere(self, missing: Path) -> list[Path]:
+        """``missing`` below its root, found below another root: as it is, or with that root's name first."""
+        roots = self._policy.active_roots()
+        home = max((root for root in roots if within(missing, root)), key=lambda root: len(root.parts), default=None)
+        if home is None:
+            return []
+        below = missing.relative_to(home).parts
+        spelled = [root.joinpath(*below) for root in roots if root != home]
+        if below:
+            spelled += [root.joinpath(*below[1:]) for root in roots if root != home and root.name == below[0]]
+        return [path for path in spelled if self._visible(path)]
+
+    def _visible(self, path: Path) -> bool:
+        """Whether ``path`` exists inside the roots, reached by the pinned walk, and no deny rule hides it."""
+        try:
+            with self._beneath.entry(path, follow=False) as pinned:
+                found = lstat_at(pinned)
+        except FsguardError:
+            return False
+        return found is not None and self._policy.denied_by(path, is_dir=stat.S_ISDIR(found.st_mode)) is None
 
     def _respell(
         self, directory: Path, entries: dict[str, bool], parts: tuple[str, ...], respelt: int, listings: list[int]
