@@ -24,7 +24,7 @@ def project(tmp_path: Path) -> Path:
     for name in ("src/app", "docs", "Tests"):
         (root / name).mkdir(parents=True)
     for name in ("src/app/main.py", "src/app/models.py", "docs/README.md", "secret.pem", "notes.txt"):
-        (root / name).write_text("x\n")
+        (root / name).write_bytes(b"x\n")
     return root
 
 
@@ -66,7 +66,7 @@ def test_a_missing_path_is_respelt_into_the_existing_ones_it_likely_meant(
 def test_an_existing_path_or_one_outside_the_roots_gets_no_suggestion(project: Path, near: NearPaths) -> None:
     outside = project.parent / "elsewhere"
     (outside / "main.py").parent.mkdir()
-    (outside / "main.py").write_text("x\n")
+    (outside / "main.py").write_bytes(b"x\n")
     assert near.near(project / "src/app/main.py") == []
     assert near.near(outside / "mian.py") == []
     assert near.near(Path("src/app/mian.py")) == []  # relative: the error's path was not a canonical one
@@ -74,7 +74,7 @@ def test_an_existing_path_or_one_outside_the_roots_gets_no_suggestion(project: P
 
 def test_a_name_a_deny_rule_hides_is_never_offered(project: Path) -> None:
     (project / "private").mkdir()
-    (project / "private" / "plan.md").write_text("x\n")
+    (project / "private" / "plan.md").write_bytes(b"x\n")
     for near in near_of(project, deny=("notes.txt", "private/")):
         assert near.near(project / "secret.pen") == []  # *.pem: hidden by the default rules
         assert near.near(project / "notes.tx") == []
@@ -85,7 +85,7 @@ def test_a_name_a_deny_rule_hides_is_never_offered(project: Path) -> None:
 def test_a_link_is_offered_by_name_but_never_walked_through(project: Path, near: NearPaths) -> None:
     outside = project.parent / "outside"
     outside.mkdir()
-    (outside / "main.py").write_text("x\n")
+    (outside / "main.py").write_bytes(b"x\n")
     (project / "linked").symlink_to(outside)
     (project / "link.txt").symlink_to(outside / "main.py")
     assert near.near(project / "linkd/main.py") == []
@@ -112,7 +112,7 @@ def test_every_path_offered_exists_inside_the_root_and_differs_from_the_one_aske
     root, outside = base / "root", base / "outside"
     for directory in (root, outside / "module", outside / "modules"):
         directory.mkdir(parents=True)
-    (outside / "module" / "models.py").write_text("x\n")
+    (outside / "module" / "models.py").write_bytes(b"x\n")
     for kind, below in tree.entries:
         with contextlib.suppress(OSError):  # its place, or a directory on its way, is taken by what came before
             make(root / below, kind, outside / "module")
@@ -142,8 +142,8 @@ def test_a_path_missing_under_its_root_is_offered_where_another_root_holds_it(tm
     first, second = tmp_path / "first", tmp_path / "second"
     (first / "lib").mkdir(parents=True)
     (second / "lib").mkdir(parents=True)
-    (second / "lib" / "x.py").write_text("x\n")
-    (second / "lib" / "key.pem").write_text("secret\n")
+    (second / "lib" / "x.py").write_bytes(b"x\n")
+    (second / "lib" / "key.pem").write_bytes(b"secret\n")
     beneath = Beneath((first, second))
     try:
         near = NearPaths(PathPolicy.create([first, second], deny=DenyRules.create(())), beneath)
