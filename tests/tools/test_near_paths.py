@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
-from tests.conftest import ClientFactory, error_code, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -106,3 +106,16 @@ async def test_a_relative_path_that_only_another_root_holds_is_offered_there(
     for result in (plain, named):
         assert refusal(result)["did_you_mean"] == [str(other / "lib" / "util.py")]
         assert f"Did you mean {other / 'lib' / 'util.py'}?" in text_of(result)
+
+
+@pytest.mark.parametrize("tool", ["read_file", "get_file_info"])
+async def test_each_missing_path_of_a_several_path_call_names_the_path_it_likely_meant(
+    client: Client, project: Path, tool: str
+) -> None:
+    result = await client.call_tool(tool, {"paths": ["src/mian.py", "README.md"]})
+
+    missing, present = structured(result)["files"]
+    assert (missing["error_code"], missing["did_you_mean"]) == ("not_found", [str(project / "src" / "main.py")])
+    assert "Did you mean src/main.py? Otherwise check the path with list_directory." in text_of(result)
+    assert "did_you_mean" not in present
+    assert present["path"] == str(project / "README.md")

@@ -10,6 +10,7 @@ from pathlib import Path
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError
 from fsguard.core.hashing import Fingerprint, FingerprintCache, hash_open_file
+from fsguard.core.nearby import NearPaths
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import CHUNK, STREAM_ABOVE, Layout, layout, opened, survey
@@ -29,6 +30,7 @@ class MetadataReader:
         self._cache = cache
         self._session = session
         self._max_file_size = max_file_size
+        self._near = NearPaths(policy, beneath)  # for the paths of a multi-path call that do not exist
 
     def describe(self, user_path: str) -> tuple[Path, FileFacts]:
         """The canonical path and the facts of what ``user_path`` names."""
@@ -50,7 +52,8 @@ class MetadataReader:
             try:
                 path, facts = self.describe(user_path)
             except FsguardError as exc:
-                infos.append(FileInfo(path=user_path, error=exc.message, error_code=exc.code))
+                message, meant = self._near.refusal(exc)
+                infos.append(FileInfo(path=user_path, error=message, error_code=exc.code, did_you_mean=meant))
                 continue
             infos.append(FileInfo(path=str(path), **facts.model_dump(exclude_none=True)))
         return infos

@@ -78,7 +78,8 @@ def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
                 return _left_out(path, reader.budget)
         result = reader.read(user_path, LineSelection(), budget=budget)
     except FsguardError as exc:
-        return ReadFileEntry(path=_canonical(reader, user_path), error=exc.message, error_code=exc.code)
+        message, meant = reader.near.refusal(exc)
+        return ReadFileEntry(path=_canonical(reader, user_path), error=message, error_code=exc.code, did_you_mean=meant)
     assert result.path is not None
     return ReadFileEntry(
         path=result.path,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from itertools import islice
 from pathlib import Path
 
@@ -25,6 +26,7 @@ LIMIT = 3  # paths offered
 _SCANNED = 10_000  # names of one directory compared, at most
 _RESPELT = 2  # components replaced in one path, at most
 _LISTINGS = 12  # directories listed for one missing path, at most
+_LOOK = " Check the path with list_directory."
 
 
 class NearPaths:
@@ -33,6 +35,26 @@ class NearPaths:
     def __init__(self, policy: PathPolicy, beneath: Beneath) -> None:
         self._policy = policy
         self._beneath = beneath
+
+    def refusal(self, error: FsguardError) -> tuple[str, list[str] | None]:
+        """An error's message for an entry of a list (one of several paths), naming the paths a not_found one likely
+        meant, and those paths (None when there are none)."""
+        if error.code != "not_found":
+            return error.message, None
+        message, found = self.hint(error.message, error.fields)
+        return message, [str(path) for path in found] or None
+
+    def hint(self, message: str, fields: Mapping[str, object]) -> tuple[str, list[Path]]:
+        """The ``message`` of a not_found refusal (its ``fields`` naming the path) with the paths it likely meant
+        named in it, and those paths; the message as it is and no paths when none is close."""
+        missing = fields.get("full_path") or fields.get("path")
+        found = self.near(Path(missing)) if isinstance(missing, str) else []
+        if not found:
+            return message, []
+        named = f"Did you mean {' or '.join(str(path) for path in found)}?"
+        if _LOOK not in message:
+            return f"{message} {named}", found
+        return message.replace(_LOOK, f" {named} Otherwise check the path with list_directory.", 1), found
 
     def near(self, missing: Path) -> list[Path]:
         """Up to :data:`LIMIT` existing paths ``missing`` (absolute, canonical) is likely a misspelling of, likeliest

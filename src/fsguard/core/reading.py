@@ -24,6 +24,7 @@ from fsguard.core.excerpts import (
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
 from fsguard.core.media import DEFAULT_MAX_MEDIA_BYTES, SNIFF_BYTES, MediaRead, read_media, sniff
+from fsguard.core.nearby import NearPaths
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import (
     STREAM_ABOVE,
@@ -75,6 +76,7 @@ class FileReader:
         self._session = session
         self._max_file_size = max_file_size
         self._truncate_lines = truncate_lines
+        self.near = NearPaths(policy, beneath)  # for the files of a multi-file read that do not exist
 
     @property
     def budget(self) -> int:

@@ -29,6 +29,7 @@ class ReadFileEntry(Result):
     hint: str | None = Field(None, description="How to read the rest of this file, when truncated.")
     error: str | None = Field(None, description="Why this file could not be read.")
     error_code: str | None = Field(None, description="Stable code of the error, e.g. not_found.")
+    did_you_mean: list[str] | None = Field(None, description="Existing paths a path that does not exist likely meant.")
 
 
 class ReadFileResult(Result):
@@ -99,6 +100,7 @@ class FileInfo(FileFacts):
     path: str = Field(description="Absolute canonical path, or the path as given when it was refused.")
     error: str | None = Field(None, description="Why this path could not be inspected.")
     error_code: str | None = Field(None, description="Stable code of the error.")
+    did_you_mean: list[str] | None = Field(None, description="Existing paths a path that does not exist likely meant.")
 
 
 class GetFileInfoResult(FileFacts):

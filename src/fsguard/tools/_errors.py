@@ -13,7 +13,6 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -92,29 +91,19 @@ def result_for(exc: ToolError, tool: str) -> CallToolResult:
     return error_result("invalid_params", str(exc))
 
 
-_LOOK = " Check the path with list_directory."
-
-
 def with_near_paths(result: CallToolResult, near: NearPaths) -> CallToolResult:
     """A not_found refusal naming the existing paths its path is likely a misspelling of (``did_you_mean``), when
     there are any; any other result as it is."""
     fields = dict((result.meta or {}).get(ERROR_META_KEY, {}))
-    missing = fields.get("full_path") or fields.get("path")
-    if fields.pop("code", None) != "not_found" or not isinstance(missing, str):
+    if fields.pop("code", None) != "not_found":
         return result
-    found = near.near(Path(missing))
+    text = "".join(block.text for block in result.content if isinstance(block, TextContent))
+    text, found = near.hint(text, fields)
     if not found:
         return result
-    from fsguard.voice.paths import shown
+    from fsguard.voice.paths import shortened_error
 
-    hint = f"Did you mean {' or '.join(shown(path) for path in found)}?"
-    text = "".join(block.text for block in result.content if isinstance(block, TextContent))
-    text = (
-        text.replace(_LOOK, f" {hint} Otherwise check the path with list_directory.", 1)
-        if _LOOK in text
-        else f"{text} {hint}"
-    )
-    return error_result("not_found", text, {**fields, "did_you_mean": [str(path) for path in found]})
+    return error_result("not_found", shortened_error(text), {**fields, "did_you_mean": [str(path) for path in found]})
 
 
 # Pydantic's error types for a value of the wrong JSON type, and the type the parameter takes.
