@@ -119,3 +119,24 @@ async def test_each_missing_path_of_a_several_path_call_names_the_path_it_likely
     assert "Did you mean src/main.py? Otherwise check the path with list_directory." in text_of(result)
     assert "did_you_mean" not in present
     assert present["path"] == str(project / "README.md")
+
+
+@pytest.mark.parametrize(("pattern", "meant"), [("mian.py", "src/main.py"), ("readme.mdd", "README.md")])
+async def test_a_name_search_that_finds_nothing_names_the_files_it_likely_misspells(
+    client: Client, project: Path, tool_engine: str, pattern: str, meant: str
+) -> None:
+    result = await client.call_tool("search_files", {"pattern": pattern})
+
+    found = structured(result)
+    assert (found["total_matches"], found["did_you_mean"]) == (0, [str(project / meant)])
+    assert f"Did you mean {meant}?" in text_of(result)
+
+
+@pytest.mark.parametrize("pattern", ["*.pyy", "mian\\.py", ".evn", "main.py"])
+async def test_a_name_search_offers_nothing_for_a_glob_a_regex_a_hidden_name_or_a_match(
+    client: Client, project: Path, tool_engine: str, pattern: str
+) -> None:
+    result = await client.call_tool("search_files", {"pattern": pattern})
+
+    assert "did_you_mean" not in structured(result)
+    assert "Did you mean" not in text_of(result)

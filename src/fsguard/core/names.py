@@ -49,6 +49,7 @@ from fsguard.core.rgwalk import only_below, simple_name_glob, walk_flags
 from fsguard.core.ripgrep import pinned, ripgrep_path, walk_key
 from fsguard.core.sidewalk import walk_beside
 from fsguard.core.skips import Skips
+from fsguard.core.spelling import NEAR_LIMIT, near_names
 
 __all__ = ["NameSearch", "name_matcher", "search_names"]
 
@@ -57,6 +58,8 @@ Engine = Literal["auto", "ripgrep", "python"]
 _GLOB_CHARS = frozenset("*?[")
 # Characters past ASCII whose lower case holds an ASCII letter: a case-insensitive glob's letter may stand for them.
 _FOLDED_TO = {"i": "\u0130", "k": "\u212a"}
+_PLAIN_NAME = re.compile(r"[\w .@+-]+")  # a file name as typed, no glob or regex syntax in it
+_NEAR_SCANNED = 50_000  # names compared with one that matched nothing, at most
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,21 @@ def search_names(
         found = hide.kept(found, prefix)
     files = tuple(prefix + name for name in found[:max_results])  # tens of thousands found, a page returned
     return NameSearch(files, len(found), len(found) > max_results, used, tuple(skipped), tuple(unreadable))
+
+
+def names_near(
+    root: Path, name: str, options: WalkOptions, *, beneath: Beneath | None, hide: HiddenFiles | None
+) -> list[str]:
+    """The files under ``root`` a name search for ``name``, a plain file name that matched nothing, likely meant
+    (:func:`~fsguard.core.spelling.near_names`: a typo, another case or extension), walked as that search walked;
+    of the first :data:`_NEAR_SCANNED` names of the walk."""
+    if not _PLAIN_NAME.fullmatch(name):
+        return []
+    every = search_names(root, "*", options, max_results=_NEAR_SCANNED, beneath=beneath, hide=hide)
+    paths: dict[str, list[str]] = {}
+    for path in every.files:
+        paths.setdefault(path[path.rfind("/") + 1 :], []).append(path)
+    return [path for meant in near_names(name, paths, NEAR_LIMIT) for path in paths[meant]][:NEAR_LIMIT]
 
 
 def _standing(names: list[str], prefix: str, provenance: Provenance, *, listed: bool) -> list[str]:

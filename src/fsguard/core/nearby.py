@@ -20,9 +20,8 @@ from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.errors import FsguardError
 from fsguard.core.pathforms import within
 from fsguard.core.paths import PathPolicy
-from fsguard.core.spelling import near_names
+from fsguard.core.spelling import NEAR_LIMIT, near_names
 
-LIMIT = 3  # paths offered
 _SCANNED = 10_000  # names of one directory compared, at most
 _RESPELT = 2  # components replaced in one path, at most
 _LISTINGS = 12  # directories listed for one missing path, at most
@@ -57,8 +56,8 @@ class NearPaths:
         return message.replace(_LOOK, f" {named} Otherwise check the path with list_directory.", 1), found
 
     def near(self, missing: Path) -> list[Path]:
-        """Up to :data:`LIMIT` existing paths ``missing`` (absolute, canonical) is likely a misspelling of, likeliest
-        first; none when it lies outside the roots or nothing is close."""
+        """Up to :data:`~fsguard.core.spelling.NEAR_LIMIT` existing paths ``missing`` (absolute, canonical) is likely
+        a misspelling of, likeliest first; none when it lies outside the roots or nothing is close."""
         missing = Path(os.path.normpath(missing))
         if not missing.is_absolute() or not self._policy.contains(missing):
             return []
@@ -71,7 +70,7 @@ class NearPaths:
             if entries is not None:
                 found += self._respell(base, entries, missing.relative_to(base).parts, 0, listings)
                 break
-        return list(dict.fromkeys(path for path in found if path != missing))[:LIMIT]
+        return list(dict.fromkeys(path for path in found if path != missing))[:NEAR_LIMIT]
 
     def _elsewhere(self, missing: Path) -> list[Path]:
         """``missing`` below its root, found below another root: as it is, or with that root's name first."""
@@ -103,7 +102,7 @@ class NearPaths:
         if head in entries:
             choices = [head]
         elif respelt < _RESPELT:
-            choices, respelt = near_names(head, entries, LIMIT), respelt + 1
+            choices, respelt = near_names(head, entries, NEAR_LIMIT), respelt + 1
         else:
             return []
         found: list[Path] = []
@@ -117,9 +116,9 @@ class NearPaths:
             below = self._entries(path, listings)
             if below is not None:
                 found += self._respell(path, below, rest, respelt, listings)
-            if len(found) >= LIMIT:
+            if len(found) >= NEAR_LIMIT:
                 break
-        return found[:LIMIT]
+        return found[:NEAR_LIMIT]
 
     def _entries(self, directory: Path, listings: list[int]) -> dict[str, bool] | None:
         """The first names in ``directory`` and whether each is a directory (a link is not), None when it cannot

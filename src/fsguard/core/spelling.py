@@ -11,6 +11,7 @@ import functools
 import re
 from collections.abc import Iterable
 
+NEAR_LIMIT = 3  # names offered for one that does not exist
 _SHORTEST_FUZZY = 4  # a stem shorter than this is matched only by case: "a.py" is no typo of "b.py", "app" of "api"
 _SHORTEST_STEM = 3  # for a match on everything but the extension
 # What a name copied from elsewhere carries around it: an @-mention (Claude Code, Cursor), angle brackets (Markdown
@@ -42,7 +43,7 @@ def edit_distance(a: str, b: str, *, swaps: bool = False) -> int:
     return previous[-1]
 
 
-def near_names(name: str, names: Iterable[str], limit: int = 3) -> list[str]:
+def near_names(name: str, names: Iterable[str], limit: int = NEAR_LIMIT) -> list[str]:
     """Up to ``limit`` of ``names`` that ``name`` is likely a misspelling of, likeliest first: the name without what
     was copied around it (``@a.py``, ``a.py:12``, ``a.py#L12``), the same name in another case, one within an edit
     or two (by the length of its stem, the part before its extensions), then one differing only in its extension."""

@@ -91,6 +91,9 @@ class SearchResult(Result):
     denied: int | None = Field(
         None, description="Files with a match left out because a deny rule hides them (secrets, --deny)."
     )
+    did_you_mean: list[str] | None = Field(
+        None, description="filename mode, nothing found for a plain name: files whose name it likely misspells."
+    )
 
 
 class ReplacedFile(Result):

@@ -18,6 +18,7 @@ from fsguard.core.budget import fitting
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.globs import anchored, normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore
+from fsguard.core.names import names_near
 from fsguard.core.patterns import compiles
 from fsguard.core.search import ContentMatch, ContentRequest, search_content, search_names, searched_file
 from fsguard.core.skips import Skips
@@ -217,6 +218,9 @@ def _found(
         )
         files = list(names.files)
         skips = Skips(list(names.skipped), unreadable=list(names.unreadable))  # confirmed by search_names
+        # nothing found for a plain name: the names it may misspell, walked as the search walked
+        plain = not (names.total or glob or call.regex)
+        near = names_near(root, call.pattern, options, beneath=services.beneath, hide=hide) if plain else []
         result = SearchResult(
             mode="filename",
             pattern=call.pattern,
@@ -225,6 +229,7 @@ def _found(
             returned_matches=len(files),
             truncated=names.truncated,
             files=files,
+            did_you_mean=near or None,
         )
     else:
         result = _content(services, ctx, call, root, options, limit, hide, skips)  # found by name while rg counts

@@ -61,8 +61,9 @@ def _search_text(result: SearchResult, compact: bool) -> str:
     where = shown(result.path)
     if result.mode == "filename":
         if not result.files:
+            meant = f" Did you mean {' or '.join(map(shown, result.did_you_mean))}?" if result.did_you_mean else ""
             return (
-                f"No file name matches {result.pattern!r} under {where}. File contents were not searched: "
+                f"No file name matches {result.pattern!r} under {where}.{meant} File contents were not searched: "
                 "pass include_content=true to search inside files."
             )
         return "\n".join(shown(f) for f in result.files) + tail
