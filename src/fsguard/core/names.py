@@ -140,14 +140,20 @@ def search_names(
 
 
 def names_near(
-    root: Path, name: str, options: WalkOptions, *, beneath: Beneath | None, hide: HiddenFiles | None
+    root: Path,
+    name: str,
+    options: WalkOptions,
+    *,
+    beneath: Beneath | None,
+    hide: HiddenFiles | None,
+    progress: Progress | None = None,
 ) -> list[str]:
     """The files under ``root`` a name search for ``name``, a plain file name that matched nothing, likely meant
     (:func:`~fsguard.core.spelling.near_names`: a typo, another case or extension), walked as that search walked;
     of the first :data:`_NEAR_SCANNED` names of the walk."""
     if not _PLAIN_NAME.fullmatch(name):
         return []
-    every = search_names(root, "*", options, max_results=_NEAR_SCANNED, beneath=beneath, hide=hide)
+    every = search_names(root, "*", options, max_results=_NEAR_SCANNED, beneath=beneath, hide=hide, progress=progress)
     paths: dict[str, list[str]] = {}
     for path in every.files:
         paths.setdefault(path[path.rfind("/") + 1 :], []).append(path)

@@ -220,7 +220,11 @@ def _found(
         skips = Skips(list(names.skipped), unreadable=list(names.unreadable))  # confirmed by search_names
         # nothing found for a plain name: the names it may misspell, walked as the search walked
         plain = not (names.total or glob or call.regex)
-        near = names_near(root, call.pattern, options, beneath=services.beneath, hide=hide) if plain else []
+        near = (
+            names_near(root, call.pattern, options, beneath=services.beneath, hide=hide, progress=_progress(ctx))
+            if plain
+            else []
+        )
         result = SearchResult(
             mode="filename",
             pattern=call.pattern,
