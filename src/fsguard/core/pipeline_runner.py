@@ -170,8 +170,12 @@ class PipelineRunner:
         return stayed, f"{len(stayed)} of its {len(made)} change(s) could not be rolled back: {_why(stayed, reverted)}"
 
     def _revert(self, made: Sequence[Change]) -> tuple[list[Reverted], str | None]:
+        """Revert ``made`` under the locks of every path it names, taken at once: another process's edit landing
+        between the conflict check and the revert of its file left the rollback half done (as in a batch's)."""
+        paths = {Path(path) for change in made for path in (change.path, change.source) if path}
         try:
-            return self._reverter.revert(made, rollback=True), None
+            with self._engines.locks.hold_all(*paths):
+                return self._reverter.revert(made, rollback=True), None
         except UndoConflictError as exc:  # something else changed those files meanwhile: nothing was reverted
             return [], exc.message
 
