@@ -23,6 +23,7 @@ from fsguard.core.errors import (
     ReadOnlyFilesystemError,
     SymlinkLoopError,
 )
+from fsguard.core.mounts import mount_point
 
 NAME_MAX_BYTES = 255
 """The longest file or directory name, in bytes, that Linux, macOS and Windows filesystems all accept."""
@@ -244,6 +245,13 @@ def _mount_point(path: object) -> Path | None:
     directory = _existing_directory(path)
     if directory is None:
         return None
+    try:
+        found = mount_point(Path(os.path.realpath(directory)))
+    except (OSError, ValueError):
+        found = None
+    if found is not None:
+        return found
+    # No mount table (not Linux): the device test, blind to bind mounts but right for every other mount.
     return next((candidate for candidate in (directory, *directory.parents) if candidate.is_mount()), None)
 
 
