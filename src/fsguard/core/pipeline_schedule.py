@@ -108,6 +108,10 @@ def condition_holds(
     if kind in ("step_succeeded", "step_failed"):
         holds = (outcome.status == "failed") == (kind == "step_failed")
         return holds, f"{kind} on {ref!r}: it {'failed' if outcome.status == 'failed' else 'succeeded'}"
+    if outcome.status == "failed":
+        # A failed step has no count: read as 0, no_matches held after a search that never ran and a delete it
+        # guarded went ahead.
+        return False, f"{kind} on {ref!r}: it failed, so it has no count to compare (step_failed tests for that)"
     measure = outcome.measure
     value = condition.value or 0
     holds = {

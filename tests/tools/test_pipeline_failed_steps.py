@@ -1,0 +1,57 @@
+"""A pipeline run on past a failed step (stop_on_error false), in both protocol eras: what refers to the failed step
+never reads its missing result as "nothing found". The bytes on disk are the oracle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import structured
+
+pytestmark = pytest.mark.anyio
+
+FAILING_SEARCH: dict[str, Any] = {"id": "find", "action": "search", "params": {"pattern": "old()", "path": "absent"}}
+
+
+async def run(client: Client, *steps: dict[str, Any]) -> dict[str, Any]:
+    request = {"name": "failed-step", "stop_on_error": False, "steps": list(steps)}
+    return structured(await client.call_tool("batch_operations", {"pipeline_json": request}))
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        {"type": "no_matches", "step_ref": "find"},
+        {"type": "count_eq", "step_ref": "find", "value": 0},
+        {"type": "count_lt", "step_ref": "find", "value": 1},
+    ],
+    ids=["no_matches", "count_eq", "count_lt"],
+)
+async def test_a_count_condition_on_a_failed_search_skips_the_delete_it_guards_and_leaves_the_file(
+    client: Client, root: Path, condition: dict[str, Any]
+) -> None:
+    # The failed search counted as 0 matches, so "delete old.py if nothing uses it" deleted a file still in use.
+    (root / "old.py").write_bytes(b"def old(): pass\n")
+    (root / "use.py").write_bytes(b"old()\n")
+    guarded = {"id": "rm", "action": "delete", "params": {"files": ["old.py"]}, "condition": condition}
+    result = await run(client, FAILING_SEARCH, guarded)
+    assert [(step["id"], step["status"]) for step in result["steps"]] == [("find", "failed"), ("rm", "skipped")]
+    assert "'find': it failed" in result["steps"][1]["skip_reason"]
+    assert (root / "old.py").read_bytes() == b"def old(): pass\n"
+    assert (root / "use.py").read_bytes() == b"old()\n"
+
+
+async def test_step_failed_on_a_failed_step_still_runs_the_step_it_guards(client: Client, root: Path) -> None:
+    (root / "log.txt").write_bytes(b"status: pending\n")
+    fallback = {
+        "id": "note",
+        "action": "edit",
+        "params": {"files": ["log.txt"], "old_text": "pending", "new_text": "search failed"},
+        "condition": {"type": "step_failed", "step_ref": "find"},
+    }
+    result = await run(client, FAILING_SEARCH, fallback)
+    assert [(step["id"], step["status"]) for step in result["steps"]] == [("find", "failed"), ("note", "ok")]
+    assert (root / "log.txt").read_bytes() == b"status: search failed\n"
