@@ -55,3 +55,20 @@ async def test_step_failed_on_a_failed_step_still_runs_the_step_it_guards(client
     result = await run(client, FAILING_SEARCH, fallback)
     assert [(step["id"], step["status"]) for step in result["steps"]] == [("find", "failed"), ("note", "ok")]
     assert (root / "log.txt").read_bytes() == b"status: search failed\n"
+
+
+async def test_a_step_reading_the_files_of_a_failed_step_is_skipped_naming_it_and_changes_nothing(
+    client: Client, root: Path
+) -> None:
+    # It ran on the empty set the failed search left and answered "ok", 0 edits, for an edit it never had files for.
+    (root / "use.py").write_bytes(b"old()\n")
+    fix = {
+        "id": "fix",
+        "action": "edit",
+        "input_from": "find",
+        "params": {"files": ["use.py"], "old_text": "old()", "new_text": "new()"},
+    }
+    result = await run(client, FAILING_SEARCH, fix)
+    assert [(step["id"], step["status"]) for step in result["steps"]] == [("find", "failed"), ("fix", "skipped")]
+    assert result["steps"][1]["skip_reason"] == "its input step 'find' failed, so it has no files to act on"
+    assert (root / "use.py").read_bytes() == b"old()\n"

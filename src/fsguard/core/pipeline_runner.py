@@ -136,6 +136,13 @@ class PipelineRunner:
             if not holds:
                 skipped = replace(base, status="skipped", skip_reason=f"condition false: {why}")
                 return replace(skipped, duration_ms=_ms(started)), []
+            failed_input = next(
+                (ref for ref in step.sources if ref in earlier and earlier[ref].status == "failed"), None
+            )
+            if failed_input is not None:
+                # Run on the empty set a failed step leaves, it reported "ok, 0 files" for work it never had.
+                reason = f"its input step {failed_input!r} failed, so it has no files to act on"
+                return replace(base, status="skipped", skip_reason=reason, duration_ms=_ms(started)), []
             params = render(dict(step.params), earlier)
             sets = tuple(earlier[source].files if source in earlier else () for source in step.sources)
             files = tuple(dict.fromkeys(chain(*sets, own_files(self._engines, step.action, params))))
