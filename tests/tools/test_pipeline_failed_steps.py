@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import structured
+from tests.conftest import error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -72,3 +72,25 @@ async def test_a_step_reading_the_files_of_a_failed_step_is_skipped_naming_it_an
     assert [(step["id"], step["status"]) for step in result["steps"]] == [("find", "failed"), ("fix", "skipped")]
     assert result["steps"][1]["skip_reason"] == "its input step 'find' failed, so it has no files to act on"
     assert (root / "use.py").read_bytes() == b"old()\n"
+
+
+async def test_a_rolled_back_pipeline_names_each_file_it_restored_once_and_leaves_the_bytes(
+    client: Client, root: Path
+) -> None:
+    # A file changed by two steps (copied, then transformed) was listed twice in rolled_back; a batch lists it once.
+    (root / "b.py").write_bytes(b"x = 1\n")
+    (root / "dest").mkdir()
+    steps = [
+        {"id": "cp", "action": "copy", "params": {"files": ["b.py"], "destination": "dest"}},
+        {
+            "id": "rx",
+            "action": "regex_transform",
+            "params": {"files": ["dest/b.py"], "patterns": [{"pattern": "1", "replacement": "2"}]},
+        },
+        {"id": "boom", "action": "edit", "params": {"files": ["b.py"], "old_text": "absent", "new_text": "x"}},
+    ]
+    result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "twice", "steps": steps}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert (result.meta or {})["fsguard/error"]["rolled_back"] == [str(root / "dest" / "b.py")]
+    assert (root / "b.py").read_bytes() == b"x = 1\n"
+    assert list((root / "dest").iterdir()) == []

@@ -191,7 +191,7 @@ class PipelineRunner:
         reverted, conflict = self._revert(made)
         stayed = _stayed(made, reverted, conflict)
         group = self._groups.save(_operation(request), stayed)
-        rolled = [change.path for change in made if change not in stayed]
+        rolled = list(dict.fromkeys(change.path for change in made if change not in stayed))
         lines = [f"pipeline step {failed.index} '{failed.id}' ({failed.action}): {failed.error}"]
         if not made:
             lines.append("Nothing had been changed yet, so nothing needed rolling back.")
