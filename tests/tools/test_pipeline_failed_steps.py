@@ -94,3 +94,19 @@ async def test_a_rolled_back_pipeline_names_each_file_it_restored_once_and_leave
     assert (result.meta or {})["fsguard/error"]["rolled_back"] == [str(root / "dest" / "b.py")]
     assert (root / "b.py").read_bytes() == b"x = 1\n"
     assert list((root / "dest").iterdir()) == []
+
+
+async def test_a_step_quoting_a_failed_step_in_a_template_is_skipped_and_writes_no_made_up_count(
+    client: Client, root: Path
+) -> None:
+    # The failed search's count was filled in as 0: "uses: 0" was written though nothing had been counted.
+    (root / "report.txt").write_bytes(b"uses: unknown\n")
+    report = {
+        "id": "report",
+        "action": "edit",
+        "params": {"files": ["report.txt"], "old_text": "unknown", "new_text": "{{find.count}}"},
+    }
+    result = await run(client, FAILING_SEARCH, report)
+    assert [(step["id"], step["status"]) for step in result["steps"]] == [("find", "failed"), ("report", "skipped")]
+    assert "quotes step 'find' in a template, and that step failed" in result["steps"][1]["skip_reason"]
+    assert (root / "report.txt").read_bytes() == b"uses: unknown\n"

@@ -29,7 +29,7 @@ from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
 from fsguard.core.pipeline_actions import READERS, ActionOutput, PipelineEngines, StepCall, own_files
 from fsguard.core.pipeline_changes import PIPELINE_SCALE, WRITERS, graded
-from fsguard.core.pipeline_schedule import condition_holds, plan_levels, render
+from fsguard.core.pipeline_schedule import condition_holds, failed_reference, plan_levels, render
 from fsguard.core.reverting import Reverted, Reverter
 from fsguard.core.risk import RiskLevel
 
@@ -136,12 +136,8 @@ class PipelineRunner:
             if not holds:
                 skipped = replace(base, status="skipped", skip_reason=f"condition false: {why}")
                 return replace(skipped, duration_ms=_ms(started)), []
-            failed_input = next(
-                (ref for ref in step.sources if ref in earlier and earlier[ref].status == "failed"), None
-            )
-            if failed_input is not None:
-                # Run on the empty set a failed step leaves, it reported "ok, 0 files" for work it never had.
-                reason = f"its input step {failed_input!r} failed, so it has no files to act on"
+            reason = failed_reference(step, earlier)
+            if reason is not None:
                 return replace(base, status="skipped", skip_reason=reason, duration_ms=_ms(started)), []
             params = render(dict(step.params), earlier)
             sets = tuple(earlier[source].files if source in earlier else () for source in step.sources)

@@ -125,6 +125,19 @@ def condition_holds(
     return holds, f"{kind} on {ref!r}{compared}: its count is {measure}"
 
 
+def failed_reference(step: Step, earlier: Mapping[str, StepOutcome]) -> str | None:
+    """Why ``step`` cannot run after a failure it depends on (its input files or a template come from a step that
+    failed), else None. A failed step leaves no files and no count: run anyway, the step acted on an empty set, or
+    wrote a 0 the failed step never counted, and answered "ok"."""
+    for ref in step.sources:
+        if ref in earlier and earlier[ref].status == "failed":
+            return f"its input step {ref!r} failed, so it has no files to act on"
+    for ref in sorted(template_references(step.params)):
+        if ref in earlier and earlier[ref].status == "failed":
+            return f"it quotes step {ref!r} in a template, and that step failed, so there is no value to fill in"
+    return None
+
+
 def render(value: Any, earlier: Mapping[str, StepOutcome]) -> Any:
     """``value`` with every ``{{step_id.field}}`` in its strings filled from ``earlier`` (outcomes by id)."""
     if isinstance(value, str):
