@@ -145,8 +145,17 @@ def render(value: Any, earlier: Mapping[str, StepOutcome]) -> Any:
     if isinstance(value, dict):
         return {key: render(item, earlier) for key, item in value.items()}
     if isinstance(value, list):
-        return [render(item, earlier) for item in value]
+        return [filled for item in value for filled in _listed(item, earlier)]
     return value
+
+
+def _listed(item: Any, earlier: Mapping[str, StepOutcome]) -> list[Any]:
+    """A list item rendered: one that is a whole ``{{step.files}}`` stands for that step's files, one item each.
+    Joined at commas into one item, two files made one path that does not exist (``files: ["{{find.files}}"]``)."""
+    whole = TEMPLATE.fullmatch(item.strip()) if isinstance(item, str) else None
+    if whole is not None and whole.group(2) == "files" and whole.group(1) in earlier:
+        return list(earlier[whole.group(1)].files)
+    return [render(item, earlier)]
 
 
 def _field(match: re.Match[str], earlier: Mapping[str, StepOutcome]) -> str:
