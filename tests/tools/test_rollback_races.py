@@ -217,3 +217,40 @@ async def test_a_group_restore_of_a_pipeline_refuses_to_trash_a_copy_edited_sinc
     refused = await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"]})
     assert error_code(refused) == "undo_conflict", text_of(refused)
     assert (root / "out" / "a.txt").read_bytes() == FOREIGN
+
+
+async def test_a_pipeline_rollback_holds_its_files_so_another_process_edits_after_it_not_half_way(
+    client: Client, root: Path, state_dir: Path, user_lock_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The batch's rollback held every file's lock from its conflict check to its last revert; the pipeline's took
+    # each file's lock only as it reverted it, so another process's edit of a.txt landing after the check was kept
+    # while b.txt was reverted: the pipeline reported as rolled back stayed half applied.
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(ORIGINAL)
+    other = PathLocks(state_dir)  # another fsguard sharing the state directory
+    refused: list[str] = []
+    check = Reverter.conflicts
+
+    def conflicts_then_a_foreign_edit(self: Reverter, changes: Any) -> Any:
+        found = check(self, changes)
+        assert other.claim()  # its first lock does not wait: LockBusy while someone holds it
+        try:
+            with other.hold(root / "a.txt"):
+                (root / "a.txt").write_bytes(FOREIGN)
+        except LockBusy:
+            refused.append("a.txt")
+        finally:
+            other.release()
+        return found
+
+    monkeypatch.setattr(Reverter, "conflicts", conflicts_then_a_foreign_edit)
+    steps: list[dict[str, Any]] = [
+        {"id": "both", "action": "edit", "params": {"files": ["a.txt", "b.txt"], "old_text": "1", "new_text": "2"}},
+        {"id": "boom", "action": "edit", "params": {"files": ["b.txt"], "old_text": "absent", "new_text": "x"}},
+    ]
+    result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "edit-then-fail", "steps": steps}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert refused == ["a.txt"]
+    assert (root / "a.txt").read_bytes() == ORIGINAL
+    assert (root / "b.txt").read_bytes() == ORIGINAL
+    assert (result.meta or {})["fsguard/error"]["not_rolled_back"] == []

@@ -111,7 +111,9 @@ class TreeView:
             return False
         try:
             with os.scandir(origin) as children:
-                return next(children, None) is not None
+                # Only the entries still there once the earlier operations ran: a directory whose files an earlier
+                # move or delete took away is empty, and deleting it needs no recursive.
+                return any(self.kind(path / child.name) is not None for child in children)
         except OSError:
             return False
 

@@ -3,7 +3,8 @@
 Removing a tree that holds a mount point empties the filesystem mounted there before the OS refuses the mount
 point itself: a permanent delete of ``project`` with a disk mounted at ``project/data`` would erase that disk.
 On Linux the mount table says where they are in one read (``/proc/self/mountinfo``), before anything is removed;
-elsewhere the removal stops at the first directory on another device (:mod:`fsguard.core.rmtree`).
+elsewhere the removal stops at the first directory on another device (:mod:`fsguard.core.rmtree`). The same
+table names the mount a read-only error happened on (:func:`mount_point`).
 """
 
 from __future__ import annotations
@@ -19,16 +20,32 @@ _ESCAPE = re.compile(rb"\\([0-7]{3})")  # the kernel writes a space, tab, newlin
 def mounts_below(directory: Path) -> list[Path]:
     """The mount points strictly below ``directory`` (an absolute, resolved path), in the mount table's order;
     none where there is no table to read."""
+    below = os.fsencode(directory).rstrip(b"/") + b"/"
+    return [Path(os.fsdecode(point)) for point in _points() if point.startswith(below)]
+
+
+def mount_point(path: Path) -> Path | None:
+    """The mount point of the mount holding ``path`` (an absolute, resolved path): the deepest one at or above it in
+    the mount table; None where there is no table to read.
+
+    A bind mount (a directory mounted on itself, then remounted read-only, say) is on the same device as its
+    parent, so the device test of :meth:`Path.is_mount` never sees it and named ``/`` instead: only the table knows.
+    """
+    here = os.fsencode(path)
+    holding = [point for point in _points() if here == point or here.startswith(point.rstrip(b"/") + b"/")]
+    # The longest wins; of equals (mounts stacked on one point) the last listed, the one on top.
+    return Path(os.fsdecode(max(reversed(holding), key=len))) if holding else None
+
+
+def _points() -> list[bytes]:
+    """Every mount point in the mount table, in its order; none where there is no table to read."""
     try:
         table = _MOUNTINFO.read_bytes()
     except OSError:
         return []
-    below = os.fsencode(directory).rstrip(b"/") + b"/"
-    found = []
+    points = []
     for line in table.splitlines():
         fields = line.split(b" ")
         if len(fields) > 4:  # id, parent, major:minor, root, mount point, …
-            point = _ESCAPE.sub(lambda match: bytes([int(match.group(1), 8)]), fields[4])
-            if point.startswith(below):
-                found.append(Path(os.fsdecode(point)))
-    return found
+            points.append(_ESCAPE.sub(lambda match: bytes([int(match.group(1), 8)]), fields[4]))
+    return points

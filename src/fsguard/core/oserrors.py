@@ -23,6 +23,7 @@ from fsguard.core.errors import (
     ReadOnlyFilesystemError,
     SymlinkLoopError,
 )
+from fsguard.core.mounts import mount_point
 
 NAME_MAX_BYTES = 255
 """The longest file or directory name, in bytes, that Linux, macOS and Windows filesystems all accept."""
@@ -212,6 +213,15 @@ def _disk_full(code: int | None, path: object, needed: int | None) -> DiskFullEr
         )
     elif no_inodes:
         problem, action = f"{where} has no free inodes (too many files)", "Delete files there"
+    elif needed is not None and free is not None and free >= needed:
+        # Measured once the partial copy is gone: the bytes are back, so "free N bytes" asked for what was there.
+        # What ran out is what a cleanup gives back too, inodes (a tmpfs or quota with few), or another process's
+        # bytes meanwhile.
+        problem = (
+            f"no space left on {where} for {needed:,} bytes, though {free:,} are free now: "
+            "it ran out of inodes (one per file and directory) or another process filled it meanwhile"
+        )
+        action = "Delete files there (or fewer files in one copy)"
     else:
         problem = f"no space left on {where}"
         if needed is not None and free is not None:
@@ -244,6 +254,13 @@ def _mount_point(path: object) -> Path | None:
     directory = _existing_directory(path)
     if directory is None:
         return None
+    try:
+        found = mount_point(Path(os.path.realpath(directory)))
+    except (OSError, ValueError):
+        found = None
+    if found is not None:
+        return found
+    # No mount table (not Linux): the device test, blind to bind mounts but right for every other mount.
     return next((candidate for candidate in (directory, *directory.parents) if candidate.is_mount()), None)
 
 

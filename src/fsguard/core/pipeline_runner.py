@@ -29,7 +29,7 @@ from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
 from fsguard.core.pipeline_actions import READERS, ActionOutput, PipelineEngines, StepCall, own_files
 from fsguard.core.pipeline_changes import PIPELINE_SCALE, WRITERS, graded
-from fsguard.core.pipeline_schedule import condition_holds, plan_levels, render
+from fsguard.core.pipeline_schedule import condition_holds, failed_reference, plan_levels, render
 from fsguard.core.reverting import Reverted, Reverter
 from fsguard.core.risk import RiskLevel
 
@@ -136,6 +136,9 @@ class PipelineRunner:
             if not holds:
                 skipped = replace(base, status="skipped", skip_reason=f"condition false: {why}")
                 return replace(skipped, duration_ms=_ms(started)), []
+            reason = failed_reference(step, earlier)
+            if reason is not None:
+                return replace(base, status="skipped", skip_reason=reason, duration_ms=_ms(started)), []
             params = render(dict(step.params), earlier)
             sets = tuple(earlier[source].files if source in earlier else () for source in step.sources)
             files = tuple(dict.fromkeys(chain(*sets, own_files(self._engines, step.action, params))))
@@ -170,8 +173,12 @@ class PipelineRunner:
         return stayed, f"{len(stayed)} of its {len(made)} change(s) could not be rolled back: {_why(stayed, reverted)}"
 
     def _revert(self, made: Sequence[Change]) -> tuple[list[Reverted], str | None]:
+        """Revert ``made`` under the locks of every path it names, taken at once: another process's edit landing
+        between the conflict check and the revert of its file left the rollback half done (as in a batch's)."""
+        paths = {Path(path) for change in made for path in (change.path, change.source) if path}
         try:
-            return self._reverter.revert(made, rollback=True), None
+            with self._engines.locks.hold_all(*paths):
+                return self._reverter.revert(made, rollback=True), None
         except UndoConflictError as exc:  # something else changed those files meanwhile: nothing was reverted
             return [], exc.message
 
@@ -180,7 +187,7 @@ class PipelineRunner:
         reverted, conflict = self._revert(made)
         stayed = _stayed(made, reverted, conflict)
         group = self._groups.save(_operation(request), stayed)
-        rolled = [change.path for change in made if change not in stayed]
+        rolled = list(dict.fromkeys(change.path for change in made if change not in stayed))
         lines = [f"pipeline step {failed.index} '{failed.id}' ({failed.action}): {failed.error}"]
         if not made:
             lines.append("Nothing had been changed yet, so nothing needed rolling back.")

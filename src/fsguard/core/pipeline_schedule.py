@@ -108,6 +108,10 @@ def condition_holds(
     if kind in ("step_succeeded", "step_failed"):
         holds = (outcome.status == "failed") == (kind == "step_failed")
         return holds, f"{kind} on {ref!r}: it {'failed' if outcome.status == 'failed' else 'succeeded'}"
+    if outcome.status == "failed":
+        # A failed step has no count: read as 0, no_matches held after a search that never ran and a delete it
+        # guarded went ahead.
+        return False, f"{kind} on {ref!r}: it failed, so it has no count to compare (step_failed tests for that)"
     measure = outcome.measure
     value = condition.value or 0
     holds = {
@@ -121,6 +125,19 @@ def condition_holds(
     return holds, f"{kind} on {ref!r}{compared}: its count is {measure}"
 
 
+def failed_reference(step: Step, earlier: Mapping[str, StepOutcome]) -> str | None:
+    """Why ``step`` cannot run after a failure it depends on (its input files or a template come from a step that
+    failed), else None. A failed step leaves no files and no count: run anyway, the step acted on an empty set, or
+    wrote a 0 the failed step never counted, and answered "ok"."""
+    for ref in step.sources:
+        if ref in earlier and earlier[ref].status == "failed":
+            return f"its input step {ref!r} failed, so it has no files to act on"
+    for ref in sorted(template_references(step.params)):
+        if ref in earlier and earlier[ref].status == "failed":
+            return f"it quotes step {ref!r} in a template, and that step failed, so there is no value to fill in"
+    return None
+
+
 def render(value: Any, earlier: Mapping[str, StepOutcome]) -> Any:
     """``value`` with every ``{{step_id.field}}`` in its strings filled from ``earlier`` (outcomes by id)."""
     if isinstance(value, str):
@@ -128,8 +145,17 @@ def render(value: Any, earlier: Mapping[str, StepOutcome]) -> Any:
     if isinstance(value, dict):
         return {key: render(item, earlier) for key, item in value.items()}
     if isinstance(value, list):
-        return [render(item, earlier) for item in value]
+        return [filled for item in value for filled in _listed(item, earlier)]
     return value
+
+
+def _listed(item: Any, earlier: Mapping[str, StepOutcome]) -> list[Any]:
+    """A list item rendered: one that is a whole ``{{step.files}}`` stands for that step's files, one item each.
+    Joined at commas into one item, two files made one path that does not exist (``files: ["{{find.files}}"]``)."""
+    whole = TEMPLATE.fullmatch(item.strip()) if isinstance(item, str) else None
+    if whole is not None and whole.group(2) == "files" and whole.group(1) in earlier:
+        return list(earlier[whole.group(1)].files)
+    return [render(item, earlier)]
 
 
 def _field(match: re.Match[str], earlier: Mapping[str, StepOutcome]) -> str:

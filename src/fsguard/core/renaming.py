@@ -360,8 +360,7 @@ _EVERY = "all in the error's conflicts field"
 
 def _refusal(conflicts: list[NameConflict], planned: int) -> ConflictError:
     shown = "; ".join(
-        f"{escaped(PurePath(c.destination).name)} ← "
-        f"{shortlist((escaped(PurePath(s).name) for s in c.sources), rest=_EVERY)} ({c.reason})"
+        f"{_new_name(c)} ← {shortlist((escaped(PurePath(s).name) for s in c.sources), rest=_EVERY)} ({c.reason})"
         for c in conflicts[:5]
     )
     more = f"; and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""
@@ -370,3 +369,12 @@ def _refusal(conflicts: list[NameConflict], planned: int) -> ConflictError:
         f"{shown}{more}. Run with preview=true to see the whole set, then change the rule or narrow file_pattern.",
         conflicts=[c.as_field() for c in conflicts],
     )
+
+
+def _new_name(conflict: NameConflict) -> str:
+    """The name the rule made, as it made it: the last part of the destination named the directory for an empty
+    name ("root ← a.txt") and hid the path of a name holding '/' ("x.txt" for "../../etc/x.txt")."""
+    directory = str(PurePath(conflict.sources[0]).parent) if conflict.sources else ""
+    prefix = directory.rstrip("/") + "/"
+    name = conflict.destination[len(prefix) :] if conflict.destination.startswith(prefix) else conflict.destination
+    return escaped(name) if name else "''"

@@ -1,0 +1,66 @@
+"""A read-only bind mount (a directory of the root's own filesystem mounted on itself, then remounted read-only), in
+both protocol eras: a change there is read_only_filesystem naming that mount, and an atomic batch leaves every byte.
+
+A bind mount shares its parent's device, so telling it apart needs the mount table; the tests need root to mount
+and skip otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, text_of
+
+pytestmark = pytest.mark.anyio
+
+ORIGINAL = b"original line\n"
+
+
+def tree(directory: Path) -> dict[str, bytes | None]:
+    """Every entry under ``directory`` with its bytes (None for directories)."""
+    return {str(p.relative_to(directory)): None if p.is_dir() else p.read_bytes() for p in sorted(directory.rglob("*"))}
+
+
+@pytest.fixture
+def read_only_bind(root: Path) -> Iterator[Path]:
+    """root/ro holding keep.txt, bind-mounted on itself read-only; unmounted at teardown, lazily if still busy."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a bind mount needs root and the mount command")
+    directory = root / "ro"
+    directory.mkdir()
+    (directory / "keep.txt").write_bytes(ORIGINAL)
+    done = subprocess.run(["mount", "--bind", str(directory), str(directory)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot bind-mount here (a container without CAP_SYS_ADMIN?): {done.stderr!r}")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(directory)], capture_output=True, check=True)
+        yield directory
+    finally:
+        if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode != 0:
+            subprocess.run(["umount", "-l", str(directory)], capture_output=True, check=True)
+
+
+async def test_an_atomic_batch_failing_on_a_read_only_bind_mount_names_that_mount_and_leaves_every_byte(
+    client: Client, root: Path, read_only_bind: Path
+) -> None:
+    # The error named the mount of the root's filesystem ("mounted at /"), which is writable: remounting it
+    # read-write, as the message advised, changed nothing. It names the bind mount now.
+    (root / "a.txt").write_bytes(ORIGINAL)
+    before = tree(root)
+    operations = [
+        {"type": "write", "path": "made/new.txt", "content": "new\n"},
+        {"type": "edit", "path": "a.txt", "old_text": "original", "new_text": "edited"},
+        {"type": "write", "path": "ro/keep.txt", "content": "replaced\n"},
+    ]
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert (result.meta or {})["fsguard/error"]["error_code"] == "read_only_filesystem"
+    assert "is on the read-only filesystem mounted at ro:" in text_of(result)
+    assert tree(root) == before

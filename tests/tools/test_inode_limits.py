@@ -1,0 +1,63 @@
+"""A filesystem out of inodes, not bytes (a tmpfs with few), in both protocol eras: a copy that runs out says so, and
+an atomic batch leaves every byte. Mounting needs root; the test skips otherwise."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+def tree(directory: Path) -> dict[str, bytes | None]:
+    """Every entry under ``directory`` with its bytes (None for directories)."""
+    return {str(p.relative_to(directory)): None if p.is_dir() else p.read_bytes() for p in sorted(directory.rglob("*"))}
+
+
+@pytest.fixture
+def few_inodes(root: Path) -> Iterator[Path]:
+    """root/small: a 1 MiB tmpfs with 3 inodes left after its root directory; unmounted at teardown."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root and the mount command")
+    directory = root / "small"
+    directory.mkdir()
+    options = "size=1m,nr_inodes=4,mode=0755"
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(directory)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (a container without CAP_SYS_ADMIN?): {done.stderr!r}")
+    try:
+        yield directory
+    finally:
+        if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode != 0:
+            subprocess.run(["umount", "-l", str(directory)], capture_output=True, check=True)
+
+
+async def test_a_copy_that_runs_out_of_inodes_says_so_not_to_free_bytes_that_are_free_and_leaves_every_byte(
+    client: Client, root: Path, few_inodes: Path
+) -> None:
+    # Measured after the partial copy was removed, the free bytes exceeded the need, and the message still said
+    # "120,000 bytes needed, 1,044,480 free. Free at least 120,000 bytes there": freeing bytes could never help.
+    (root / "src").mkdir()
+    for number in range(3):
+        (root / "src" / f"f{number}.bin").write_bytes(bytes([65 + number]) * 40_000)
+    (root / "a.txt").write_bytes(b"a\n")
+    before = tree(root)
+    operations = [
+        {"type": "edit", "path": "a.txt", "old_text": "a", "new_text": "b"},
+        {"type": "copy", "source": "src", "destination": "small/dst"},
+    ]
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert (result.meta or {})["fsguard/error"]["error_code"] == "disk_full"
+    assert "though 1,0" in text_of(result)
+    assert "it ran out of inodes" in text_of(result)
+    assert "Free at least" not in text_of(result)
+    assert tree(root) == before
