@@ -175,7 +175,9 @@ class BearerTokenGate:
     """Refuses every HTTP request that does not carry ``Authorization: Bearer <token>`` (401).
 
     The scheme is case-insensitive and may be followed by more than one space (RFC 9110 §11.1, §11.4);
-    only the token is compared, in constant time.
+    only the token is compared, in constant time. The refusal is a JSON-RPC error, because MCP clients show
+    that error's message and reduce any other 401 body to a generic "error response": the message is the only
+    way to tell a user that the token is missing or wrong.
     """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
@@ -186,14 +188,28 @@ class BearerTokenGate:
         if scope["type"] == "http":
             given = presented_token(dict(scope["headers"]).get(b"authorization", b""))
             if given is None or not hmac.compare_digest(given, self._expected):
-                response = JSONResponse(
-                    {"error": "unauthorized", "message": "send Authorization: Bearer <token> (--auth-token)"},
-                    status_code=401,
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-                await response(scope, receive, send)
+                await unauthorized(given is not None)(scope, receive, send)
                 return
         await self._app(scope, receive, send)
+
+
+def unauthorized(presented: bool) -> JSONResponse:
+    """The 401 answer to a request without the token (``presented``: it carried a bearer token, not this one)."""
+    if presented:
+        text = (
+            "Unauthorized: the bearer token sent is not this server's; nothing was done. Send the token fsguard was"
+            " started with (--auth-token or FSGUARD_AUTH_TOKEN)."
+        )
+        challenge = 'Bearer error="invalid_token"'  # RFC 6750 §3: a token came and was refused
+    else:
+        text = (
+            "Unauthorized: this server needs an Authorization: Bearer <token> header; nothing was done. Send the"
+            " token fsguard was started with (--auth-token or FSGUARD_AUTH_TOKEN)."
+        )
+        challenge = "Bearer"
+    response = invalid_request(text, 401)
+    response.headers["WWW-Authenticate"] = challenge
+    return response
 
 
 def presented_token(header: bytes) -> bytes | None:

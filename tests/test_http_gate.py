@@ -1,0 +1,86 @@
+"""The bearer-token gate of the HTTP transport, in both eras: what a client without the token is told, and what
+runs for it (nothing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import INVALID_REQUEST
+
+from fsguard.config import Settings
+from tests.test_transports import http_server
+
+pytestmark = pytest.mark.anyio
+
+WRITE_2026 = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {
+        "name": "write_file",
+        "arguments": {"path": "w.txt", "content": "x"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    },
+}
+HEADERS_2026 = {
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": "write_file",
+}
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside ``error``'s (nested) groups."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _gated(base_settings: Settings) -> Settings:
+    return Settings(**{**base_settings.__dict__, "transport": "http", "auth_token": "s3cret"})
+
+
+@pytest.mark.parametrize(
+    ("authorization", "told"),
+    [(None, "needs an Authorization: Bearer <token> header"), ("Bearer wrong", "bearer token sent is not this")],
+)
+async def test_an_sdk_client_without_the_right_token_is_told_which_and_how_to_fix_it(
+    base_settings: Settings, mode: str, authorization: str | None, told: str
+) -> None:
+    headers = {} if authorization is None else {"Authorization": authorization}
+    with anyio.fail_after(30):
+        async with http_server(_gated(base_settings)) as url:
+            anonymous = httpx2.AsyncClient(headers=headers)
+            with pytest.RaisesGroup(MCPError, flatten_subgroups=True) as raised:
+                async with anonymous, Client(streamable_http_client(url, http_client=anonymous), mode=mode):
+                    pass
+    [error] = _leaves(raised.value)
+    assert isinstance(error, MCPError)
+    assert error.code == INVALID_REQUEST
+    assert told in error.message
+    assert "--auth-token or FSGUARD_AUTH_TOKEN" in error.message
+    assert "wrong" not in error.message
+
+
+async def test_a_write_without_the_token_gets_401_with_a_json_rpc_error_and_leaves_no_file(
+    base_settings: Settings, root: Path
+) -> None:
+    with anyio.fail_after(30):
+        async with http_server(_gated(base_settings)) as url, httpx.AsyncClient() as raw:
+            missing = await raw.post(url, json=WRITE_2026, headers=HEADERS_2026)
+            wrong = await raw.post(url, json=WRITE_2026, headers={**HEADERS_2026, "Authorization": "Bearer nope"})
+    assert (missing.status_code, wrong.status_code) == (401, 401)
+    assert missing.headers["www-authenticate"] == "Bearer"
+    assert wrong.headers["www-authenticate"] == 'Bearer error="invalid_token"'
+    assert [answer.json()["error"]["code"] for answer in (missing, wrong)] == [INVALID_REQUEST, INVALID_REQUEST]
+    assert not (root / "w.txt").exists()
