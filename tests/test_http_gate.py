@@ -84,3 +84,18 @@ async def test_a_write_without_the_token_gets_401_with_a_json_rpc_error_and_leav
     assert wrong.headers["www-authenticate"] == 'Bearer error="invalid_token"'
     assert [answer.json()["error"]["code"] for answer in (missing, wrong)] == [INVALID_REQUEST, INVALID_REQUEST]
     assert not (root / "w.txt").exists()
+
+
+@pytest.mark.parametrize("order", ["wrong first", "right first"])
+async def test_a_request_with_two_authorization_headers_is_refused_whichever_holds_the_token_and_writes_nothing(
+    base_settings: Settings, root: Path, order: str
+) -> None:
+    tokens = ["Bearer nope", "Bearer s3cret"] if order == "wrong first" else ["Bearer s3cret", "Bearer nope"]
+    headers = httpx.Headers([*HEADERS_2026.items(), *(("Authorization", token) for token in tokens)])
+    with anyio.fail_after(30):
+        async with http_server(_gated(base_settings)) as url, httpx.AsyncClient() as raw:
+            refused = await raw.post(url, json=WRITE_2026, headers=headers)
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == 'Bearer error="invalid_request"'
+    assert "Send exactly one" in refused.json()["error"]["message"]
+    assert not (root / "w.txt").exists()

@@ -186,16 +186,26 @@ class BearerTokenGate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            given = presented_token(dict(scope["headers"]).get(b"authorization", b""))
+            values = [value for name, value in scope["headers"] if name == b"authorization"]
+            # Authorization is a singleton field (RFC 9110 §5.3): with two, a proxy in front and this gate could
+            # each judge a different one, so neither is taken.
+            given = presented_token(values[0]) if len(values) == 1 else None
             if given is None or not hmac.compare_digest(given, self._expected):
-                await unauthorized(given is not None)(scope, receive, send)
+                await unauthorized(given is not None, len(values))(scope, receive, send)
                 return
         await self._app(scope, receive, send)
 
 
-def unauthorized(presented: bool) -> JSONResponse:
-    """The 401 answer to a request without the token (``presented``: it carried a bearer token, not this one)."""
-    if presented:
+def unauthorized(presented: bool, headers: int) -> JSONResponse:
+    """The 401 answer to a request without the token (``presented``: it carried a bearer token, not this one;
+    ``headers``: how many Authorization headers it carried)."""
+    if headers > 1:
+        text = (
+            f"Unauthorized: the request carried {headers} Authorization headers and none is taken; nothing was done."
+            " Send exactly one: Authorization: Bearer <token>."
+        )
+        challenge = 'Bearer error="invalid_request"'  # RFC 6750 §3.1: a malformed request
+    elif presented:
         text = (
             "Unauthorized: the bearer token sent is not this server's; nothing was done. Send the token fsguard was"
             " started with (--auth-token or FSGUARD_AUTH_TOKEN)."
