@@ -1,5 +1,5 @@
-"""The bearer-token gate of the HTTP transport, in both eras: what a client without the token is told, and what
-runs for it (nothing)."""
+"""What the HTTP transport tells a request it refuses before any tool runs (no token, a Host, Origin or Content-Type
+it does not take), in both eras, and that nothing ran for it."""
 
 from __future__ import annotations
 
@@ -99,3 +99,44 @@ async def test_a_request_with_two_authorization_headers_is_refused_whichever_hol
     assert refused.headers["www-authenticate"] == 'Bearer error="invalid_request"'
     assert "Send exactly one" in refused.json()["error"]["message"]
     assert not (root / "w.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("header", "value", "status", "told"),
+    [
+        ("host", "host.docker.internal:8765", 421, "Host 'host.docker.internal:8765' is not this loopback server's"),
+        ("origin", "http://evil.example.com", 403, "a web page at Origin 'http://evil.example.com' may not call"),
+        ("content-type", "text/plain", 400, "Unsupported Content-Type 'text/plain'"),
+    ],
+)
+async def test_a_request_refused_for_its_host_origin_or_content_type_gets_a_json_rpc_error_and_writes_nothing(
+    base_settings: Settings, root: Path, header: str, value: str, status: int, told: str
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            content = httpx.Request("POST", url, json=WRITE_2026).content
+            headers = {**HEADERS_2026, "content-type": "application/json", header: value}
+            refused = await raw.post(url, content=content, headers=headers)
+    assert refused.status_code == status
+    error = refused.json()["error"]
+    assert error["code"] == INVALID_REQUEST
+    assert told in error["message"]
+    assert "nothing was done" in error["message"]
+    assert not (root / "w.txt").exists()
+
+
+async def test_an_sdk_client_reaching_a_loopback_server_by_another_name_is_told_where_to_connect(
+    base_settings: Settings, mode: str
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url:
+            renamed = httpx2.AsyncClient(headers={"Host": "host.docker.internal:8765"})
+            with pytest.RaisesGroup(MCPError, flatten_subgroups=True) as raised:
+                async with renamed, Client(streamable_http_client(url, http_client=renamed), mode=mode):
+                    pass
+    [error] = _leaves(raised.value)
+    assert isinstance(error, MCPError)
+    assert "Misdirected request" in error.message
+    assert "Connect to http://127.0.0.1:" in error.message

@@ -13,7 +13,7 @@ import contextlib
 import hmac
 import json
 import logging
-from typing import Any
+from typing import Any, Final
 
 import h11
 import uvicorn
@@ -171,6 +171,72 @@ class InvalidRequestNotice:
         await invalid_request(text, 400)(scope, receive, send)
 
 
+# The SDK's plain-text refusals (status, body) and the request header each one judged.
+_SDK_REFUSALS: Final = {
+    (421, b"Invalid Host header"): "host",
+    (403, b"Invalid Origin header"): "origin",
+    (400, b"Invalid Content-Type header"): "content-type",
+}
+
+
+class TransportRefusalNotice:
+    """Replaces the SDK's plain-text refusals of a request's Host, Origin or Content-Type with JSON-RPC errors
+    that say what was refused and what to do.
+
+    MCP clients show a JSON-RPC error's message and reduce a plain-text 4xx to a generic "error response", so a
+    client that reaches a loopback server by another name (a container's ``host.docker.internal``, the machine's
+    name) or a script posting a form learnt nothing. Only the SDK's own three bodies are rewritten; the status stays.
+    """
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self._app = app
+        host = f"[{settings.host}]" if ":" in settings.host else settings.host
+        self._url = f"http://{host}:{settings.port}{MCP_PATH}"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        held: list[Message] = []
+
+        async def relay(message: Message) -> None:
+            if message["type"] == "http.response.start" and any(key[0] == message["status"] for key in _SDK_REFUSALS):
+                held.append(message)
+                return
+            if not held:
+                await send(message)
+                return
+            held.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                body = b"".join(part.get("body", b"") for part in held[1:])
+                what = _SDK_REFUSALS.get((held[0]["status"], body))
+                if what is None:
+                    for part in held:
+                        await send(part)
+                else:
+                    text = self._message(what, dict(scope["headers"]).get(what.encode(), b"").decode("latin-1"))
+                    await invalid_request(text, held[0]["status"])(scope, receive, send)
+                held.clear()
+
+        await self._app(scope, receive, relay)
+
+    def _message(self, what: str, value: str) -> str:
+        value = value if len(value) <= 80 else value[:80] + "…"
+        if what == "host":
+            return (
+                f"Misdirected request: Host {value!r} is not this loopback server's address (refused against DNS"
+                f" rebinding); nothing was done. Connect to {self._url}, or serve another address with --host and"
+                " --auth-token."
+            )
+        if what == "origin":
+            return (
+                f"Forbidden: a web page at Origin {value!r} may not call this server (only pages served from"
+                " localhost may, against DNS rebinding); nothing was done. Call it from a program, not a browser page."
+            )
+        given = f"Unsupported Content-Type {value!r}" if value else "No Content-Type"
+        return f"{given}: nothing was done. Send the JSON-RPC message as Content-Type: application/json."
+
+
 class BearerTokenGate:
     """Refuses every HTTP request that does not carry ``Authorization: Bearer <token>`` (401).
 
@@ -242,7 +308,7 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         host=settings.host,
         max_request_body_size=request_body_limit(settings),
     )
-    app = BodyLimitNotice(InvalidRequestNotice(app), settings)
+    app = TransportRefusalNotice(BodyLimitNotice(InvalidRequestNotice(app), settings), settings)
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
     return app
