@@ -1,5 +1,5 @@
-"""What the HTTP transport tells a request it refuses before any tool runs (no token, a Host, Origin or Content-Type
-it does not take), in both eras, and that nothing ran for it."""
+"""What the HTTP transport tells a request it refuses before any tool runs (no token; a Host, Origin, Content-Type or
+Accept it does not take), in both eras, and that nothing ran for it."""
 
 from __future__ import annotations
 
@@ -107,9 +107,10 @@ async def test_a_request_with_two_authorization_headers_is_refused_whichever_hol
         ("host", "host.docker.internal:8765", 421, "Host 'host.docker.internal:8765' is not this loopback server's"),
         ("origin", "http://evil.example.com", 403, "a web page at Origin 'http://evil.example.com' may not call"),
         ("content-type", "text/plain", 400, "Unsupported Content-Type 'text/plain'"),
+        ("accept", "application/json", 406, "Send Accept: application/json, text/event-stream."),
     ],
 )
-async def test_a_request_refused_for_its_host_origin_or_content_type_gets_a_json_rpc_error_and_writes_nothing(
+async def test_a_request_refused_for_its_host_origin_content_type_or_accept_gets_a_json_rpc_error_and_writes_nothing(
     base_settings: Settings, root: Path, header: str, value: str, status: int, told: str
 ) -> None:
     settings = Settings(**{**base_settings.__dict__, "transport": "http"})

@@ -176,16 +176,17 @@ _SDK_REFUSALS: Final = {
     (421, b"Invalid Host header"): "host",
     (403, b"Invalid Origin header"): "origin",
     (400, b"Invalid Content-Type header"): "content-type",
+    (406, b""): "accept",  # the 2026-07-28 path's bare 406; the legacy path's names what to accept
 }
 
 
 class TransportRefusalNotice:
-    """Replaces the SDK's plain-text refusals of a request's Host, Origin or Content-Type with JSON-RPC errors
+    """Replaces the SDK's plain-text refusals of a request's Host, Origin, Content-Type or Accept with JSON-RPC errors
     that say what was refused and what to do.
 
     MCP clients show a JSON-RPC error's message and reduce a plain-text 4xx to a generic "error response", so a
     client that reaches a loopback server by another name (a container's ``host.docker.internal``, the machine's
-    name) or a script posting a form learnt nothing. Only the SDK's own three bodies are rewritten; the status stays.
+    name) or a script posting a form learnt nothing. Only the SDK's own bodies are rewritten; the status stays.
     """
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
@@ -232,6 +233,11 @@ class TransportRefusalNotice:
             return (
                 f"Forbidden: a web page at Origin {value!r} may not call this server (only pages served from"
                 " localhost may, against DNS rebinding); nothing was done. Call it from a program, not a browser page."
+            )
+        if what == "accept":
+            return (
+                f"Not Acceptable: Accept {value!r} does not list both application/json and text/event-stream;"
+                " nothing was done. Send Accept: application/json, text/event-stream."
             )
         given = f"Unsupported Content-Type {value!r}" if value else "No Content-Type"
         return f"{given}: nothing was done. Send the JSON-RPC message as Content-Type: application/json."
