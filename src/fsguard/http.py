@@ -13,7 +13,7 @@ import contextlib
 import hmac
 import json
 import logging
-from typing import Any
+from typing import Any, Final
 
 import h11
 import uvicorn
@@ -171,11 +171,85 @@ class InvalidRequestNotice:
         await invalid_request(text, 400)(scope, receive, send)
 
 
+# The SDK's plain-text refusals (status, body) and the request header each one judged.
+_SDK_REFUSALS: Final = {
+    (421, b"Invalid Host header"): "host",
+    (403, b"Invalid Origin header"): "origin",
+    (400, b"Invalid Content-Type header"): "content-type",
+    (406, b""): "accept",  # the 2026-07-28 path's bare 406; the legacy path's names what to accept
+}
+
+
+class TransportRefusalNotice:
+    """Replaces the SDK's plain-text refusals of a request's Host, Origin, Content-Type or Accept with JSON-RPC errors
+    that say what was refused and what to do.
+
+    MCP clients show a JSON-RPC error's message and reduce a plain-text 4xx to a generic "error response", so a
+    client that reaches a loopback server by another name (a container's ``host.docker.internal``, the machine's
+    name) or a script posting a form learnt nothing. Only the SDK's own bodies are rewritten; the status stays.
+    """
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self._app = app
+        host = f"[{settings.host}]" if ":" in settings.host else settings.host
+        self._url = f"http://{host}:{settings.port}{MCP_PATH}"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        held: list[Message] = []
+
+        async def relay(message: Message) -> None:
+            if message["type"] == "http.response.start" and any(key[0] == message["status"] for key in _SDK_REFUSALS):
+                held.append(message)
+                return
+            if not held:
+                await send(message)
+                return
+            held.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                body = b"".join(part.get("body", b"") for part in held[1:])
+                what = _SDK_REFUSALS.get((held[0]["status"], body))
+                if what is None:
+                    for part in held:
+                        await send(part)
+                else:
+                    text = self._message(what, dict(scope["headers"]).get(what.encode(), b"").decode("latin-1"))
+                    await invalid_request(text, held[0]["status"])(scope, receive, send)
+                held.clear()
+
+        await self._app(scope, receive, relay)
+
+    def _message(self, what: str, value: str) -> str:
+        value = value if len(value) <= 80 else value[:80] + "…"
+        if what == "host":
+            return (
+                f"Misdirected request: Host {value!r} is not this loopback server's address (refused against DNS"
+                f" rebinding); nothing was done. Connect to {self._url}, or serve another address with --host and"
+                " --auth-token."
+            )
+        if what == "origin":
+            return (
+                f"Forbidden: a web page at Origin {value!r} may not call this server (only pages served from"
+                " localhost may, against DNS rebinding); nothing was done. Call it from a program, not a browser page."
+            )
+        if what == "accept":
+            return (
+                f"Not Acceptable: Accept {value!r} does not list both application/json and text/event-stream;"
+                " nothing was done. Send Accept: application/json, text/event-stream."
+            )
+        given = f"Unsupported Content-Type {value!r}" if value else "No Content-Type"
+        return f"{given}: nothing was done. Send the JSON-RPC message as Content-Type: application/json."
+
+
 class BearerTokenGate:
     """Refuses every HTTP request that does not carry ``Authorization: Bearer <token>`` (401).
 
     The scheme is case-insensitive and may be followed by more than one space (RFC 9110 §11.1, §11.4);
-    only the token is compared, in constant time.
+    only the token is compared, in constant time. The refusal is a JSON-RPC error, because MCP clients show
+    that error's message and reduce any other 401 body to a generic "error response": the message is the only
+    way to tell a user that the token is missing or wrong.
     """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
@@ -184,16 +258,40 @@ class BearerTokenGate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            given = presented_token(dict(scope["headers"]).get(b"authorization", b""))
+            values = [value for name, value in scope["headers"] if name == b"authorization"]
+            # Authorization is a singleton field (RFC 9110 §5.3): with two, a proxy in front and this gate could
+            # each judge a different one, so neither is taken.
+            given = presented_token(values[0]) if len(values) == 1 else None
             if given is None or not hmac.compare_digest(given, self._expected):
-                response = JSONResponse(
-                    {"error": "unauthorized", "message": "send Authorization: Bearer <token> (--auth-token)"},
-                    status_code=401,
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-                await response(scope, receive, send)
+                await unauthorized(given is not None, len(values))(scope, receive, send)
                 return
         await self._app(scope, receive, send)
+
+
+def unauthorized(presented: bool, headers: int) -> JSONResponse:
+    """The 401 answer to a request without the token (``presented``: it carried a bearer token, not this one;
+    ``headers``: how many Authorization headers it carried)."""
+    if headers > 1:
+        text = (
+            f"Unauthorized: the request carried {headers} Authorization headers and none is taken; nothing was done."
+            " Send exactly one: Authorization: Bearer <token>."
+        )
+        challenge = 'Bearer error="invalid_request"'  # RFC 6750 §3.1: a malformed request
+    elif presented:
+        text = (
+            "Unauthorized: the bearer token sent is not this server's; nothing was done. Send the token fsguard was"
+            " started with (--auth-token or FSGUARD_AUTH_TOKEN)."
+        )
+        challenge = 'Bearer error="invalid_token"'  # RFC 6750 §3: a token came and was refused
+    else:
+        text = (
+            "Unauthorized: this server needs an Authorization: Bearer <token> header; nothing was done. Send the"
+            " token fsguard was started with (--auth-token or FSGUARD_AUTH_TOKEN)."
+        )
+        challenge = "Bearer"
+    response = invalid_request(text, 401)
+    response.headers["WWW-Authenticate"] = challenge
+    return response
 
 
 def presented_token(header: bytes) -> bytes | None:
@@ -216,7 +314,7 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         host=settings.host,
         max_request_body_size=request_body_limit(settings),
     )
-    app = BodyLimitNotice(InvalidRequestNotice(app), settings)
+    app = TransportRefusalNotice(BodyLimitNotice(InvalidRequestNotice(app), settings), settings)
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
     return app

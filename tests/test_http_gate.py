@@ -1,0 +1,143 @@
+"""What the HTTP transport tells a request it refuses before any tool runs (no token; a Host, Origin, Content-Type or
+Accept it does not take), in both eras, and that nothing ran for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import INVALID_REQUEST
+
+from fsguard.config import Settings
+from tests.test_transports import http_server
+
+pytestmark = pytest.mark.anyio
+
+WRITE_2026 = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {
+        "name": "write_file",
+        "arguments": {"path": "w.txt", "content": "x"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    },
+}
+HEADERS_2026 = {
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": "write_file",
+}
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside ``error``'s (nested) groups."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _gated(base_settings: Settings) -> Settings:
+    return Settings(**{**base_settings.__dict__, "transport": "http", "auth_token": "s3cret"})
+
+
+@pytest.mark.parametrize(
+    ("authorization", "told"),
+    [(None, "needs an Authorization: Bearer <token> header"), ("Bearer wrong", "bearer token sent is not this")],
+)
+async def test_an_sdk_client_without_the_right_token_is_told_which_and_how_to_fix_it(
+    base_settings: Settings, mode: str, authorization: str | None, told: str
+) -> None:
+    headers = {} if authorization is None else {"Authorization": authorization}
+    with anyio.fail_after(30):
+        async with http_server(_gated(base_settings)) as url:
+            anonymous = httpx2.AsyncClient(headers=headers)
+            with pytest.RaisesGroup(MCPError, flatten_subgroups=True) as raised:
+                async with anonymous, Client(streamable_http_client(url, http_client=anonymous), mode=mode):
+                    pass
+    [error] = _leaves(raised.value)
+    assert isinstance(error, MCPError)
+    assert error.code == INVALID_REQUEST
+    assert told in error.message
+    assert "--auth-token or FSGUARD_AUTH_TOKEN" in error.message
+    assert "wrong" not in error.message
+
+
+async def test_a_write_without_the_token_gets_401_with_a_json_rpc_error_and_leaves_no_file(
+    base_settings: Settings, root: Path
+) -> None:
+    with anyio.fail_after(30):
+        async with http_server(_gated(base_settings)) as url, httpx.AsyncClient() as raw:
+            missing = await raw.post(url, json=WRITE_2026, headers=HEADERS_2026)
+            wrong = await raw.post(url, json=WRITE_2026, headers={**HEADERS_2026, "Authorization": "Bearer nope"})
+    assert (missing.status_code, wrong.status_code) == (401, 401)
+    assert missing.headers["www-authenticate"] == "Bearer"
+    assert wrong.headers["www-authenticate"] == 'Bearer error="invalid_token"'
+    assert [answer.json()["error"]["code"] for answer in (missing, wrong)] == [INVALID_REQUEST, INVALID_REQUEST]
+    assert not (root / "w.txt").exists()
+
+
+@pytest.mark.parametrize("order", ["wrong first", "right first"])
+async def test_a_request_with_two_authorization_headers_is_refused_whichever_holds_the_token_and_writes_nothing(
+    base_settings: Settings, root: Path, order: str
+) -> None:
+    tokens = ["Bearer nope", "Bearer s3cret"] if order == "wrong first" else ["Bearer s3cret", "Bearer nope"]
+    headers = httpx.Headers([*HEADERS_2026.items(), *(("Authorization", token) for token in tokens)])
+    with anyio.fail_after(30):
+        async with http_server(_gated(base_settings)) as url, httpx.AsyncClient() as raw:
+            refused = await raw.post(url, json=WRITE_2026, headers=headers)
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == 'Bearer error="invalid_request"'
+    assert "Send exactly one" in refused.json()["error"]["message"]
+    assert not (root / "w.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("header", "value", "status", "told"),
+    [
+        ("host", "host.docker.internal:8765", 421, "Host 'host.docker.internal:8765' is not this loopback server's"),
+        ("origin", "http://evil.example.com", 403, "a web page at Origin 'http://evil.example.com' may not call"),
+        ("content-type", "text/plain", 400, "Unsupported Content-Type 'text/plain'"),
+        ("accept", "application/json", 406, "Send Accept: application/json, text/event-stream."),
+    ],
+)
+async def test_a_request_refused_for_its_host_origin_content_type_or_accept_gets_a_json_rpc_error_and_writes_nothing(
+    base_settings: Settings, root: Path, header: str, value: str, status: int, told: str
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            content = httpx.Request("POST", url, json=WRITE_2026).content
+            headers = {**HEADERS_2026, "content-type": "application/json", header: value}
+            refused = await raw.post(url, content=content, headers=headers)
+    assert refused.status_code == status
+    error = refused.json()["error"]
+    assert error["code"] == INVALID_REQUEST
+    assert told in error["message"]
+    assert "nothing was done" in error["message"]
+    assert not (root / "w.txt").exists()
+
+
+async def test_an_sdk_client_reaching_a_loopback_server_by_another_name_is_told_where_to_connect(
+    base_settings: Settings, mode: str
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url:
+            renamed = httpx2.AsyncClient(headers={"Host": "host.docker.internal:8765"})
+            with pytest.RaisesGroup(MCPError, flatten_subgroups=True) as raised:
+                async with renamed, Client(streamable_http_client(url, http_client=renamed), mode=mode):
+                    pass
+    [error] = _leaves(raised.value)
+    assert isinstance(error, MCPError)
+    assert "Misdirected request" in error.message
+    assert "Connect to http://127.0.0.1:" in error.message
