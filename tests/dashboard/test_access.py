@@ -28,3 +28,12 @@ def test_the_token_redirect_stays_on_the_dashboard_whatever_the_path(guarded: Te
     assert location.startswith("/")
     assert not location.startswith(("//", "/\\"))
     assert location.lstrip("/").startswith("evil.example")  # a page of the dashboard's own (its 404), not the site
+
+
+@pytest.mark.parametrize("order", [("s3cret", "nope"), ("nope", "s3cret")])
+def test_a_request_with_two_authorization_headers_is_refused_whichever_holds_the_token(
+    guarded: TestClient, order: tuple[str, str]
+) -> None:
+    headers = [("Authorization", f"Bearer {value}") for value in order]
+    assert guarded.get("/activity", headers=headers).status_code == 401
+    assert guarded.get("/activity", headers=headers[:1] if order[0] == "s3cret" else headers[1:]).status_code == 200

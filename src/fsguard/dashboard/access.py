@@ -31,7 +31,10 @@ def check(request: Request, token: str | None) -> Verdict:
     if token is None:
         return Verdict.ALLOWED
     expected = token.encode()
-    given = presented_token(request.headers.get("authorization", "").encode())
+    headers = request.headers.getlist("authorization")
+    if len(headers) > 1:  # a singleton field (RFC 9110 §5.3): a proxy in front may have judged the other one
+        return Verdict.REFUSED
+    given = presented_token(headers[0].encode()) if headers else None
     if given is not None and hmac.compare_digest(given, expected):
         return Verdict.ALLOWED
     cookie = request.cookies.get(COOKIE, "").encode()
