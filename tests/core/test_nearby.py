@@ -153,3 +153,10 @@ def test_a_path_missing_under_its_root_is_offered_where_another_root_holds_it(tm
         assert near.near(first / "lib" / "key.pem") == []  # hidden by the default deny rules
     finally:
         beneath.close()
+
+
+def test_a_name_no_path_may_hold_is_never_offered(project: Path, near: NearPaths) -> None:
+    (project / "memo\ntxt").write_bytes(b"x\n")
+    (project / "rep\u202eort.md").write_bytes(b"x\n")
+    assert near.near(project / "memo_txt") == []
+    assert near.near(project / "report.md") == []

@@ -140,3 +140,14 @@ async def test_a_name_search_offers_nothing_for_a_glob_a_regex_a_hidden_name_or_
 
     assert "did_you_mean" not in structured(result)
     assert "Did you mean" not in text_of(result)
+
+
+async def test_a_name_search_never_offers_a_name_no_path_may_hold(
+    client: Client, project: Path, tool_engine: str
+) -> None:
+    (project / "src" / "mi\u202ean.py").write_bytes(b"x\n")
+    (project / "src" / "main.py").unlink()
+
+    result = await client.call_tool("search_files", {"pattern": "mian.py"})
+
+    assert "did_you_mean" not in structured(result)

@@ -42,6 +42,7 @@ from fsguard.core.ignore import (
     gitignore_top,
     walk_files,
 )
+from fsguard.core.pathforms import typeable
 from fsguard.core.patterns import compile_re2, re2_text
 from fsguard.core.provenance import Provenance
 from fsguard.core.rgprocess import Progress, RipgrepFailed, run_spooled
@@ -157,7 +158,8 @@ def names_near(
     paths: dict[str, list[str]] = {}
     for path in every.files:
         paths.setdefault(path[path.rfind("/") + 1 :], []).append(path)
-    return [path for meant in near_names(name, paths, NEAR_LIMIT) for path in paths[meant]][:NEAR_LIMIT]
+    meant = near_names(name, [known for known in paths if typeable(known)], NEAR_LIMIT)
+    return [path for known in meant for path in paths[known]][:NEAR_LIMIT]
 
 
 def _standing(names: list[str], prefix: str, provenance: Provenance, *, listed: bool) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.errors import FsguardError
-from fsguard.core.pathforms import within
+from fsguard.core.pathforms import typeable, within
 from fsguard.core.paths import PathPolicy
 from fsguard.core.spelling import NEAR_LIMIT, near_names
 
@@ -108,7 +108,7 @@ class NearPaths:
         found: list[Path] = []
         for choice in choices:
             path, is_dir = directory / choice, entries[choice]
-            if (rest and not is_dir) or self._policy.denied_by(path, is_dir=is_dir) is not None:
+            if (rest and not is_dir) or not typeable(choice) or self._policy.denied_by(path, is_dir=is_dir):
                 continue
             if not rest:
                 found.append(path)

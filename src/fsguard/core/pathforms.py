@@ -30,6 +30,12 @@ def is_invisible(char: str) -> bool:
     return point < 0x20 or point == 0x7F or point in _INVISIBLE or unicodedata.category(char) == "Cf"
 
 
+def typeable(name: str) -> bool:
+    """Whether a path may hold ``name``: one with a control, bidi or zero-width character is refused as typed (so a
+    listing may show it, but a suggestion of it would only lead to that refusal)."""
+    return (name.isascii() and name.isprintable()) or not any(is_invisible(char) for char in name)
+
+
 def escaped(name: str) -> str:
     """``name`` with each :func:`is_invisible` character written ``\\uXXXX``: a message or a text block lists a name
     a line, so a line break in a name forged a row of its own (``x\\nFILE fake.txt 1 B``) and an escape sequence or
