@@ -21,10 +21,12 @@ from fsguard.core.audit import AuditEntry
 from fsguard.core.clientroots import scoped
 from fsguard.core.errors import FsguardError
 from fsguard.core.nearby import NearPaths
+from fsguard.core.session import serving
 from fsguard.core.spelling import closest
 from fsguard.groundwork import Groundwork
 from fsguard.tools import _published
 from fsguard.tools._arguments import normalize
+from fsguard.tools._connections import client_key
 from fsguard.tools._errors import error_code, error_result, result_for, with_near_paths
 from fsguard.tools._roots import ClientRootsAsker, roots_changes
 
@@ -174,6 +176,7 @@ class FsguardServer(MCPServer):
 
         with (
             scoped(asked.scope),
+            serving(client_key(context)),  # the auto-OCC memory of this connection
             naming_under(self.groundwork.policy.active_roots()),
         ):  # texts: paths from the first root
             try:

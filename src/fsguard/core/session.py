@@ -2,6 +2,10 @@
 
 The seen set powers the "filesystem mismatch?" hint: when a path the session read or listed before
 is suddenly missing, the agent may be looking at another sandbox than this server's.
+
+The hashes handed out (the auto-OCC memory) are kept per client connection (:func:`serving`): two agents on one
+HTTP server are two readers, and one's read of a file the other changed since is stale, whoever changed it. A call
+that comes with no connection (the 2026 era is stateless) uses the server's own memory, as every call did before.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,11 +27,24 @@ Value = TypeVar("Value")
 # hash (an edit of it is then treated as one of a file not read in this session).
 MAX_PATHS = 100_000
 MAX_TEXTS = 100  # failed texts counted per path: the advice is for an agent repeating one of its last tries
+MAX_CLIENTS = 64  # connections whose hashes are kept, the least recently served dropped first
+_CLIENT: ContextVar[str | None] = ContextVar("fsguard_client", default=None)
 
 MISMATCH_HINT = (
     "Filesystem mismatch? This server answered for this path earlier in the session. If another tool "
     "touched it, verify with get_file_info or list_directory here before retrying or switching tools."
 )
+
+
+@contextmanager
+def serving(client: str | None) -> Iterator[None]:
+    """Within the block, the hashes handed out and asked for are those of ``client``, a connection's key (None: the
+    server's own memory, for a call without a connection)."""
+    token = _CLIENT.set(client)
+    try:
+        yield
+    finally:
+        _CLIENT.reset(token)
 
 
 class Session:
@@ -36,7 +54,7 @@ class Session:
         self._lock = threading.Lock()
         self._max_paths = max_paths
         self._seen: dict[Path, None] = {}
-        self._known_hashes: dict[Path, tuple[str, float]] = {}
+        self._known_hashes: dict[str | None, dict[Path, tuple[str, float]]] = {}  # per client, then path
         self._hinted: dict[Path, None] = {}
         self._misses: dict[Path, dict[str, int]] = {}  # failed matches per path and text
         # Paths this server deleted or moved away, until it answers for them (or a path below them) again: their
@@ -61,22 +79,32 @@ class Session:
         with self._lock:
             self._see(path)
 
+    def _hashes(self) -> dict[Path, tuple[str, float]]:
+        """The hash memory of the client being served, now its most recently served."""
+        client = _CLIENT.get()
+        memory = self._known_hashes.pop(client, None)
+        self._known_hashes[client] = memory = {} if memory is None else memory
+        if len(self._known_hashes) > MAX_CLIENTS:
+            del self._known_hashes[next(iter(self._known_hashes))]
+        return memory
+
     def record_hash(self, path: Path, digest: str) -> None:
-        """Remember the hash handed out for ``path`` (the auto-OCC memory)."""
+        """Remember the hash handed out for ``path`` to the client being served (the auto-OCC memory)."""
         with self._lock:
             self._see(path)
-            self._put(self._known_hashes, path, (digest, time.monotonic()))
+            self._put(self._hashes(), path, (digest, time.monotonic()))
 
     def known_hash(self, path: Path) -> tuple[str, float] | None:
-        """The last hash handed out for ``path`` and when (monotonic seconds)."""
+        """The last hash handed out for ``path`` to the client being served, and when (monotonic seconds)."""
         with self._lock:
-            return self._known_hashes.get(path)
+            return self._hashes().get(path)
 
     def forget(self, path: Path) -> None:
         """Drop the hash memory of ``path``: this server deleted or moved it away. Until it answers for it again,
         a not-found on it or below it gets no mismatch hint (which said "another tool touched it")."""
         with self._lock:
-            self._known_hashes.pop(path, None)
+            for memory in self._known_hashes.values():  # every client's: the file they read is gone
+                memory.pop(path, None)
             self._put(self._gone, path, None)
 
     def _went_away(self, path: Path) -> bool:

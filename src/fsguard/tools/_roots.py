@@ -23,6 +23,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from fsguard.core.clientroots import ClientScope, intersect
 from fsguard.core.paths import PathPolicy
+from fsguard.tools._connections import connection_state
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class ClientRootsAsker:
             return Asked()
         modern = context.protocol_version in MODERN_PROTOCOL_VERSIONS
         # 2026 has no change notice, so nothing is kept there: even a stdio connection asks on every call.
-        state = {} if modern else _connection_state(context)
+        state = {} if modern else _state_of(context.session)
         if _STATE_KEY in state:
             cached: ClientScope | None = state[_STATE_KEY]
             return Asked(cached)
@@ -100,16 +101,10 @@ def _declares_roots(context: Context[Any, Any]) -> bool:
     return capabilities is not None and capabilities.roots is not None
 
 
-def _connection_state(context: Context[Any, Any]) -> dict[str, Any]:
-    return _state_of(context.session)
-
-
 def _state_of(session: Any) -> dict[str, Any]:
-    # ServerSession is built per request; Connection.state is the SDK's per-connection scratch space, reached
-    # through the session because no public accessor exists. Without it nothing is cached (asked every call).
-    connection = getattr(session, "_connection", None)
-    state = getattr(connection, "state", None)
-    return state if isinstance(state, dict) else {}
+    """The connection's state; without one, a dict of this call alone: nothing is cached (asked every call)."""
+    state = connection_state(session)
+    return {} if state is None else state
 
 
 async def roots_changes(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
