@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fsguard.core.errors import NotFoundError
-from fsguard.core.session import MISMATCH_HINT, Session
+from fsguard.core.session import MISMATCH_HINT, Session, serving
 
 
 def hinted(session: Session, path: Path) -> bool:
@@ -42,8 +42,8 @@ def test_a_path_gone_by_this_server_and_those_below_it_get_no_hint_until_seen_ag
     assert [hinted(session, path) for path in (gone, inner)] == [True, True]
 
 
-def test_known_hashes_are_bounded_too() -> None:
-    session = Session(max_paths=2)
+def test_known_hashes_are_bounded_too_to_a_quarter_of_the_paths_per_connection() -> None:
+    session = Session(max_paths=8)
     for name in "abc":
         session.record_hash(Path(f"/r/{name}"), f"h-{name}")
 
@@ -76,3 +76,37 @@ def test_the_failed_texts_counted_for_one_file_are_bounded_keeping_the_last(monk
         session.missed(path, text)
 
     assert [session.missed(path, text) for text in ("one", "three", "two")] == [3, 2, 1]
+
+
+def test_each_connection_knows_only_the_hashes_handed_out_to_it_and_a_forgotten_path_is_gone_for_all() -> None:
+    session, path, other = Session(), Path("/r/a"), Path("/r/b")
+    with serving("first"):
+        session.record_hash(path, "h-first")
+        session.record_hash(other, "h-other")
+    with serving("second"):
+        assert session.known_hash(path) is None
+        session.record_hash(path, "h-second")
+    session.forget(path)
+
+    with serving("first"):
+        kept = session.known_hash(other)
+        assert session.known_hash(path) is None
+        assert kept is not None
+        assert kept[0] == "h-other"
+    with serving("second"):
+        assert session.known_hash(path) is None
+    assert session.known_hash(other) is None  # no connection: the server's own memory, which was never given it
+
+
+def test_the_least_recently_served_connection_is_forgotten_past_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fsguard.core.session.MAX_CLIENTS", 2)
+    session, path = Session(), Path("/r/a")
+    for client in ("one", "two", "one", "three"):
+        with serving(client):
+            session.record_hash(path, f"h-{client}")
+
+    known = {}
+    for client in ("one", "two", "three"):
+        with serving(client):
+            known[client] = session.known_hash(path)
+    assert [known[client] is not None for client in ("one", "two", "three")] == [True, False, True]

@@ -27,7 +27,10 @@ Value = TypeVar("Value")
 # hash (an edit of it is then treated as one of a file not read in this session).
 MAX_PATHS = 100_000
 MAX_TEXTS = 100  # failed texts counted per path: the advice is for an agent repeating one of its last tries
-MAX_CLIENTS = 64  # connections whose hashes are kept, the least recently served dropped first
+MAX_CLIENTS = 16  # connections whose hashes are kept, the least recently served dropped first
+# Of each connection's hashes, a quarter of MAX_PATHS: all of them stay within four times one memory's bound, and an
+# agent hardly touches 25,000 files within auto-OCC's ten minutes (an older hash is never compared).
+_CLIENT_SHARE = 4
 _CLIENT: ContextVar[str | None] = ContextVar("fsguard_client", default=None)
 
 MISMATCH_HINT = (
@@ -61,11 +64,12 @@ class Session:
         # absence, and that of anything below them, is no sign of another filesystem.
         self._gone: dict[Path, None] = {}
 
-    def _put(self, memory: dict[Key, Value], key: Key, value: Value) -> None:
-        """Set ``key`` as the most recently touched entry of ``memory``, dropping the least recent past the bound."""
+    def _put(self, memory: dict[Key, Value], key: Key, value: Value, share: int = 1) -> None:
+        """Set ``key`` as the most recently touched entry of ``memory``, dropping the least recent past the bound
+        (``1 / share`` of it)."""
         memory.pop(key, None)
         memory[key] = value
-        if len(memory) > self._max_paths:
+        if len(memory) > max(1, self._max_paths // share):
             del memory[next(iter(memory))]
 
     def _see(self, path: Path) -> None:
@@ -80,7 +84,7 @@ class Session:
             self._see(path)
 
     def _hashes(self) -> dict[Path, tuple[str, float]]:
-        """The hash memory of the client being served, now its most recently served."""
+        """The hash memory of the client being served, now its most recently served (made if it has none)."""
         client = _CLIENT.get()
         memory = self._known_hashes.pop(client, None)
         self._known_hashes[client] = memory = {} if memory is None else memory
@@ -92,12 +96,12 @@ class Session:
         """Remember the hash handed out for ``path`` to the client being served (the auto-OCC memory)."""
         with self._lock:
             self._see(path)
-            self._put(self._hashes(), path, (digest, time.monotonic()))
+            self._put(self._hashes(), path, (digest, time.monotonic()), _CLIENT_SHARE)
 
     def known_hash(self, path: Path) -> tuple[str, float] | None:
         """The last hash handed out for ``path`` to the client being served, and when (monotonic seconds)."""
-        with self._lock:
-            return self._hashes().get(path)
+        with self._lock:  # asking makes no memory: a client that never read anything pushes no other out
+            return self._known_hashes.get(_CLIENT.get(), {}).get(path)
 
     def forget(self, path: Path) -> None:
         """Drop the hash memory of ``path``: this server deleted or moved it away. Until it answers for it again,
