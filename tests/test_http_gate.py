@@ -178,3 +178,20 @@ async def test_a_content_type_in_capitals_is_taken_in_both_eras_and_the_write_re
             assert current.status_code == 200, current.text
     assert (root / "legacy.txt").read_bytes() == b"1"
     assert (root / "w.txt").read_bytes() == b"x"
+
+
+@pytest.mark.parametrize(("host", "origin"), [("127.0.0.1", None), ("localhost", "http://localhost"), ("[::1]", None)])
+async def test_a_loopback_host_without_a_port_as_clients_send_it_for_port_80_is_served_and_writes(
+    base_settings: Settings, root: Path, host: str, origin: str | None
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    headers = {**HEADERS_2026, "content-type": "application/json", "host": host}
+    if origin is not None:
+        headers["origin"] = origin
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            served = await raw.post(url, json=WRITE_2026, headers=headers)
+            rebound = await raw.post(url, json=WRITE_2026, headers={**headers, "host": "evil.example.com"})
+    assert served.status_code == 200, served.text
+    assert rebound.status_code == 421
+    assert (root / "w.txt").read_bytes() == b"x"

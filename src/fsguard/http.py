@@ -303,12 +303,27 @@ def presented_token(header: bytes) -> bytes | None:
     return parts[1].strip()
 
 
+def loopback_security() -> TransportSecuritySettings:
+    """The SDK's loopback allow-lists, plus each name without a port.
+
+    Clients leave the port out of Host and Origin when it is the scheme's default (80), so on ``--port 80`` the SDK's
+    ``127.0.0.1:*`` patterns refused every request. DNS rebinding forges the name, never the port: a bare loopback
+    name is as safe as one with a port.
+    """
+    names = ("127.0.0.1", "localhost", "[::1]")
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[form for name in names for form in (name, f"{name}:*")],
+        allowed_origins=[form for name in names for form in (f"http://{name}", f"http://{name}:*")],
+    )
+
+
 def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
     """The ASGI app serving ``server`` at /mcp; gated by the token when one is configured."""
-    security = None
-    if settings.host not in LOOPBACK_HOSTS:
-        # Off loopback the bearer token is the protection; Host allow-lists would only break real clients.
-        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    # Off loopback the bearer token is the protection; Host allow-lists would only break real clients.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    if settings.host in LOOPBACK_HOSTS:
+        security = loopback_security()
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=security,
