@@ -3,6 +3,7 @@ Accept it does not take), in both eras, and that nothing ran for it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
@@ -195,3 +196,25 @@ async def test_a_loopback_host_without_a_port_as_clients_send_it_for_port_80_is_
     assert served.status_code == 200, served.text
     assert rebound.status_code == 421
     assert (root / "w.txt").read_bytes() == b"x"
+
+
+@pytest.mark.parametrize(
+    ("header", "values", "told"),
+    [
+        ("content-type", ["text/plain", "application/json"], "Unsupported Content-Type 'text/plain'"),
+        ("origin", ["http://evil.example.com", "http://localhost:1"], "Origin 'http://evil.example.com'"),
+    ],
+)
+async def test_a_refusal_of_a_repeated_header_names_the_value_that_was_judged(
+    base_settings: Settings, root: Path, header: str, values: list[str], told: str
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    plain = {**HEADERS_2026, "content-type": "application/json"}
+    headers = [(name, value) for name, value in plain.items() if name != header]
+    headers += [(header, value) for value in values]
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            refused = await raw.post(url, content=json.dumps(WRITE_2026), headers=headers)
+    assert refused.status_code in (400, 403)
+    assert told in refused.json()["error"]["message"]
+    assert not (root / "w.txt").exists()

@@ -181,6 +181,12 @@ _SDK_REFUSALS: Final = {
 }
 
 
+def first_header(scope: Scope, name: bytes) -> bytes:
+    """The first value of header ``name`` (empty if absent): the one Starlette's ``headers.get``, so the SDK, judged.
+    A dict of the headers would keep the last, and a refusal could name a value that was never judged."""
+    return next((value for key, value in scope["headers"] if key == name), b"")
+
+
 class TransportRefusalNotice:
     """Replaces the SDK's plain-text refusals of a request's Host, Origin, Content-Type or Accept with JSON-RPC errors
     that say what was refused and what to do.
@@ -216,7 +222,7 @@ class TransportRefusalNotice:
                     for part in held:
                         await send(part)
                 else:
-                    text = self._message(what, dict(scope["headers"]).get(what.encode(), b"").decode("latin-1"))
+                    text = self._message(what, first_header(scope, what.encode()).decode("latin-1"))
                     await invalid_request(text, held[0]["status"])(scope, receive, send)
                 held.clear()
 
