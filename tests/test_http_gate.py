@@ -3,6 +3,7 @@ Accept it does not take), in both eras, and that nothing ran for it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
@@ -141,3 +142,79 @@ async def test_an_sdk_client_reaching_a_loopback_server_by_another_name_is_told_
     assert isinstance(error, MCPError)
     assert "Misdirected request" in error.message
     assert "Connect to http://127.0.0.1:" in error.message
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
+
+
+@pytest.mark.parametrize("content_type", ["Application/JSON", "APPLICATION/JSON; charset=UTF-8"])
+async def test_a_content_type_in_capitals_is_taken_in_both_eras_and_the_write_reaches_disk(
+    base_settings: Settings, root: Path, content_type: str
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    legacy = {"accept": "application/json, text/event-stream", "content-type": content_type}
+    write = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            opened = await raw.post(url, json=INITIALIZE, headers=legacy)
+            assert opened.status_code == 200, opened.text
+            session = {
+                **legacy,
+                "mcp-session-id": opened.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-11-25",
+            }
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            assert (await raw.post(url, json=initialized, headers=session)).status_code == 202
+            arguments = {"path": "legacy.txt", "content": "1"}
+            written = await raw.post(
+                url, json={**write, "params": {"name": "write_file", "arguments": arguments}}, headers=session
+            )
+            assert written.status_code == 200, written.text
+            current = await raw.post(url, json=WRITE_2026, headers={**HEADERS_2026, "content-type": content_type})
+            assert current.status_code == 200, current.text
+    assert (root / "legacy.txt").read_bytes() == b"1"
+    assert (root / "w.txt").read_bytes() == b"x"
+
+
+@pytest.mark.parametrize(("host", "origin"), [("127.0.0.1", None), ("localhost", "http://localhost"), ("[::1]", None)])
+async def test_a_loopback_host_without_a_port_as_clients_send_it_for_port_80_is_served_and_writes(
+    base_settings: Settings, root: Path, host: str, origin: str | None
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    headers = {**HEADERS_2026, "content-type": "application/json", "host": host}
+    if origin is not None:
+        headers["origin"] = origin
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            served = await raw.post(url, json=WRITE_2026, headers=headers)
+            rebound = await raw.post(url, json=WRITE_2026, headers={**headers, "host": "evil.example.com"})
+    assert served.status_code == 200, served.text
+    assert rebound.status_code == 421
+    assert (root / "w.txt").read_bytes() == b"x"
+
+
+@pytest.mark.parametrize(
+    ("header", "values", "told"),
+    [
+        ("content-type", ["text/plain", "application/json"], "Unsupported Content-Type 'text/plain'"),
+        ("origin", ["http://evil.example.com", "http://localhost:1"], "Origin 'http://evil.example.com'"),
+    ],
+)
+async def test_a_refusal_of_a_repeated_header_names_the_value_that_was_judged(
+    base_settings: Settings, root: Path, header: str, values: list[str], told: str
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    plain = {**HEADERS_2026, "content-type": "application/json"}
+    headers = [(name, value) for name, value in plain.items() if name != header]
+    headers += [(header, value) for value in values]
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            refused = await raw.post(url, content=json.dumps(WRITE_2026), headers=headers)
+    assert refused.status_code in (400, 403)
+    assert told in refused.json()["error"]["message"]
+    assert not (root / "w.txt").exists()

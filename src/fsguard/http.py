@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
+from fsguard.mediatype import MediaTypeCase
 from fsguard.server import FsguardServer
 from fsguard.stdio import BAD_ID_MESSAGE, asks_with_a_bad_id
 
@@ -180,6 +181,12 @@ _SDK_REFUSALS: Final = {
 }
 
 
+def first_header(scope: Scope, name: bytes) -> bytes:
+    """The first value of header ``name`` (empty if absent): the one Starlette's ``headers.get``, so the SDK, judged.
+    A dict of the headers would keep the last, and a refusal could name a value that was never judged."""
+    return next((value for key, value in scope["headers"] if key == name), b"")
+
+
 class TransportRefusalNotice:
     """Replaces the SDK's plain-text refusals of a request's Host, Origin, Content-Type or Accept with JSON-RPC errors
     that say what was refused and what to do.
@@ -215,7 +222,7 @@ class TransportRefusalNotice:
                     for part in held:
                         await send(part)
                 else:
-                    text = self._message(what, dict(scope["headers"]).get(what.encode(), b"").decode("latin-1"))
+                    text = self._message(what, first_header(scope, what.encode()).decode("latin-1"))
                     await invalid_request(text, held[0]["status"])(scope, receive, send)
                 held.clear()
 
@@ -302,19 +309,34 @@ def presented_token(header: bytes) -> bytes | None:
     return parts[1].strip()
 
 
+def loopback_security() -> TransportSecuritySettings:
+    """The SDK's loopback allow-lists, plus each name without a port.
+
+    Clients leave the port out of Host and Origin when it is the scheme's default (80), so on ``--port 80`` the SDK's
+    ``127.0.0.1:*`` patterns refused every request. DNS rebinding forges the name, never the port: a bare loopback
+    name is as safe as one with a port.
+    """
+    names = ("127.0.0.1", "localhost", "[::1]")
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[form for name in names for form in (name, f"{name}:*")],
+        allowed_origins=[form for name in names for form in (f"http://{name}", f"http://{name}:*")],
+    )
+
+
 def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
     """The ASGI app serving ``server`` at /mcp; gated by the token when one is configured."""
-    security = None
-    if settings.host not in LOOPBACK_HOSTS:
-        # Off loopback the bearer token is the protection; Host allow-lists would only break real clients.
-        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    # Off loopback the bearer token is the protection; Host allow-lists would only break real clients.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    if settings.host in LOOPBACK_HOSTS:
+        security = loopback_security()
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=security,
         host=settings.host,
         max_request_body_size=request_body_limit(settings),
     )
-    app = TransportRefusalNotice(BodyLimitNotice(InvalidRequestNotice(app), settings), settings)
+    app = TransportRefusalNotice(BodyLimitNotice(InvalidRequestNotice(MediaTypeCase(app)), settings), settings)
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
     return app
