@@ -139,3 +139,33 @@ async def test_a_name_holding_a_line_break_is_one_escaped_row_in_rename_and_batc
         assert "\nFAKE" not in text  # no row of its own (a quoted repr, 'x\\nFAKE', is one row too)
     assert sorted(path.name for path in root.iterdir()) == ["x\nFAKE"]
     assert (root / "x\nFAKE").read_bytes() == b"old\n"
+
+
+async def test_restore_trash_puts_a_name_ending_in_a_space_back_under_that_name_and_leaves_no_other(
+    client: Client, root: Path
+) -> None:
+    trashed = root / "notes. "
+    trashed.mkdir()
+    (trashed / "a.txt").write_bytes(b"kept\x00\xff")
+    deleted = structured(await client.call_tool("delete_file", {"path": "notes. ", "recursive": True}))
+    assert not trashed.exists()
+    sd_id = deleted["results"][0]["sd_id"]
+
+    structured(await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id}))
+
+    assert (trashed / "a.txt").read_bytes() == b"kept\x00\xff"
+    assert sorted(p.name for p in root.iterdir()) == ["notes. "]
+
+
+async def test_restoring_the_backup_of_a_deleted_file_ending_in_a_space_recreates_that_file_only(
+    client: Client, root: Path
+) -> None:
+    target = root / "draft "
+    target.write_bytes(b"draft\r\n")
+    deleted = structured(await client.call_tool("delete_file", {"path": "draft ", "permanent": True}))
+    assert not target.exists()
+
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": deleted["results"][0]["backup_id"]}))
+
+    assert target.read_bytes() == b"draft\r\n"
+    assert sorted(p.name for p in root.iterdir()) == ["draft "]

@@ -111,7 +111,7 @@ class Restorer:
             StaleEditError: ``expected_hash`` is not the file's current hash.
         """
         record = self._safe.backups.get(backup_id, taken_of)
-        path = self._safe.policy.resolve(record.path)
+        path = self._safe.policy.resolve(record.path, stored=True)
         if file_path is not None and self._safe.policy.resolve(file_path) != path:
             raise InvalidParamsError(
                 f"backup {backup_id} holds {path}, not {file_path}; a restore never writes another file.",
@@ -128,7 +128,7 @@ class Restorer:
 
     def diff(self, record: BackupRecord, *, towards_backup: bool = True) -> str:
         """Unified diff between the file now and the backup: what restoring does, or (reversed) what changed since."""
-        path = self._safe.policy.resolve(record.path)
+        path = self._safe.policy.resolve(record.path, stored=True)
         saved = _as_text(self._safe.backups.read_blob(record), path)
         current = _as_text(current_bytes(self._safe, path) or b"", path)
         before, after = (current, saved) if towards_backup else (saved, current)
