@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import structured
+from tests.conftest import error_code, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -169,3 +169,35 @@ async def test_restoring_the_backup_of_a_deleted_file_ending_in_a_space_recreate
 
     assert target.read_bytes() == b"draft\r\n"
     assert sorted(p.name for p in root.iterdir()) == ["draft "]
+
+
+async def test_restoring_a_batch_move_puts_a_name_ending_in_a_space_back_under_that_name(
+    client: Client, root: Path
+) -> None:
+    (root / "a ").write_bytes(b"moved\n")
+    request = {"operations": [{"type": "move", "path": "a ", "dest": "b"}]}
+    batch = structured(await client.call_tool("batch_operations", {"request_json": request}))
+    assert sorted(p.name for p in root.iterdir()) == ["b"]
+
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": batch["backup_id"]}))
+
+    assert sorted(p.name for p in root.iterdir()) == ["a "]
+    assert (root / "a ").read_bytes() == b"moved\n"
+
+
+async def test_a_failed_atomic_batch_brings_back_a_deleted_name_ending_in_a_space(client: Client, root: Path) -> None:
+    (root / "x ").write_bytes(b"kept\n")
+    (root / "y.txt").write_bytes(b"y\n")
+    request = {
+        "atomic": True,
+        "operations": [
+            {"type": "delete", "path": "x ", "permanent": True},
+            {"type": "edit", "path": "y.txt", "old_text": "absent", "new_text": "z"},
+        ],
+    }
+
+    failed = await client.call_tool("batch_operations", {"request_json": request})
+
+    assert error_code(failed) == "batch_failed"
+    assert sorted(p.name for p in root.iterdir()) == ["x ", "y.txt"]
+    assert (root / "x ").read_bytes() == b"kept\n"

@@ -46,16 +46,23 @@ class Restorer:
         self._safe = safeguards
 
     def undo_last(
-        self, user_path: str, *, force: bool = False, dry_run: bool = False, only: str | None = None
+        self,
+        user_path: str,
+        *,
+        force: bool = False,
+        dry_run: bool = False,
+        only: str | None = None,
+        stored: bool = False,
     ) -> RestoreReport:
-        """Revert the newest operation on ``user_path`` and step its undo chain back one.
+        """Revert the newest operation on ``user_path`` and step its undo chain back one (``stored``: a path fsguard
+        recorded, taken as spelled, as :meth:`PathPolicy.resolve` says).
 
         Raises:
             NothingToUndoError: no operation on this file is left in the chain.
             UndoConflictError: the file changed after that operation and ``force`` is false (a dry run reports
                 it instead, with ``needs_force``); or ``only`` is given and is not the newest operation.
         """
-        path = self._safe.policy.resolve(user_path)
+        path = self._safe.policy.resolve(user_path, stored=stored)
         with mutation(self._safe, path, may_be_missing=True) as change:
             head = self._safe.backups.head(path)
             if head is None:
