@@ -201,3 +201,15 @@ async def test_a_failed_atomic_batch_brings_back_a_deleted_name_ending_in_a_spac
     assert error_code(failed) == "batch_failed"
     assert sorted(p.name for p in root.iterdir()) == ["x ", "y.txt"]
     assert (root / "x ").read_bytes() == b"kept\n"
+
+
+async def test_undo_last_of_a_permanently_deleted_name_ending_in_a_space_brings_that_file_back(
+    client: Client, root: Path
+) -> None:
+    (root / "draft ").write_bytes(b"draft\n")
+    structured(await client.call_tool("delete_file", {"path": "draft ", "permanent": True}))
+
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "draft "}))
+
+    assert sorted(p.name for p in root.iterdir()) == ["draft "]
+    assert (root / "draft ").read_bytes() == b"draft\n"

@@ -62,7 +62,7 @@ class Restorer:
             UndoConflictError: the file changed after that operation and ``force`` is false (a dry run reports
                 it instead, with ``needs_force``); or ``only`` is given and is not the newest operation.
         """
-        path = self._safe.policy.resolve(user_path, stored=stored)
+        path = self._chained(user_path, stored=stored)
         with mutation(self._safe, path, may_be_missing=True) as change:
             head = self._safe.backups.head(path)
             if head is None:
@@ -132,6 +132,21 @@ class Restorer:
                 return self._report(path, record, current_hash, None, dry_run, already_there=True)
             report = self._put_back(change, record, dry_run=dry_run, chained=True)
             return replace(report, changed_since=current_hash != record.after_hash)
+
+    def _chained(self, user_path: str, *, stored: bool) -> Path:
+        """The file ``user_path`` names, for its undo chain.
+
+        A typed path loses the spaces at its ends unless an entry so spelled exists; after a delete none does, so
+        ``'notes '`` would name ``notes``. Its spelling as sent wins when only that one has an undo chain.
+        """
+        path = self._safe.policy.resolve(user_path, stored=stored)
+        if stored or self._safe.backups.head(path) is not None:
+            return path
+        try:
+            spelled = self._safe.policy.resolve(user_path, stored=True)
+        except FsguardError:  # a line break at the end, say: refused as spelled, forgiven as typed
+            return path
+        return spelled if self._safe.backups.head(spelled) is not None else path
 
     def diff(self, record: BackupRecord, *, towards_backup: bool = True) -> str:
         """Unified diff between the file now and the backup: what restoring does, or (reversed) what changed since."""
