@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import structured
+from tests.conftest import error_code, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -139,3 +139,77 @@ async def test_a_name_holding_a_line_break_is_one_escaped_row_in_rename_and_batc
         assert "\nFAKE" not in text  # no row of its own (a quoted repr, 'x\\nFAKE', is one row too)
     assert sorted(path.name for path in root.iterdir()) == ["x\nFAKE"]
     assert (root / "x\nFAKE").read_bytes() == b"old\n"
+
+
+async def test_restore_trash_puts_a_name_ending_in_a_space_back_under_that_name_and_leaves_no_other(
+    client: Client, root: Path
+) -> None:
+    trashed = root / "notes. "
+    trashed.mkdir()
+    (trashed / "a.txt").write_bytes(b"kept\x00\xff")
+    deleted = structured(await client.call_tool("delete_file", {"path": "notes. ", "recursive": True}))
+    assert not trashed.exists()
+    sd_id = deleted["results"][0]["sd_id"]
+
+    structured(await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id}))
+
+    assert (trashed / "a.txt").read_bytes() == b"kept\x00\xff"
+    assert sorted(p.name for p in root.iterdir()) == ["notes. "]
+
+
+async def test_restoring_the_backup_of_a_deleted_file_ending_in_a_space_recreates_that_file_only(
+    client: Client, root: Path
+) -> None:
+    target = root / "draft "
+    target.write_bytes(b"draft\r\n")
+    deleted = structured(await client.call_tool("delete_file", {"path": "draft ", "permanent": True}))
+    assert not target.exists()
+
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": deleted["results"][0]["backup_id"]}))
+
+    assert target.read_bytes() == b"draft\r\n"
+    assert sorted(p.name for p in root.iterdir()) == ["draft "]
+
+
+async def test_restoring_a_batch_move_puts_a_name_ending_in_a_space_back_under_that_name(
+    client: Client, root: Path
+) -> None:
+    (root / "a ").write_bytes(b"moved\n")
+    request = {"operations": [{"type": "move", "path": "a ", "dest": "b"}]}
+    batch = structured(await client.call_tool("batch_operations", {"request_json": request}))
+    assert sorted(p.name for p in root.iterdir()) == ["b"]
+
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": batch["backup_id"]}))
+
+    assert sorted(p.name for p in root.iterdir()) == ["a "]
+    assert (root / "a ").read_bytes() == b"moved\n"
+
+
+async def test_a_failed_atomic_batch_brings_back_a_deleted_name_ending_in_a_space(client: Client, root: Path) -> None:
+    (root / "x ").write_bytes(b"kept\n")
+    (root / "y.txt").write_bytes(b"y\n")
+    request = {
+        "atomic": True,
+        "operations": [
+            {"type": "delete", "path": "x ", "permanent": True},
+            {"type": "edit", "path": "y.txt", "old_text": "absent", "new_text": "z"},
+        ],
+    }
+
+    failed = await client.call_tool("batch_operations", {"request_json": request})
+
+    assert error_code(failed) == "batch_failed"
+    assert sorted(p.name for p in root.iterdir()) == ["x ", "y.txt"]
+    assert (root / "x ").read_bytes() == b"kept\n"
+
+
+async def test_undo_last_of_a_permanently_deleted_name_ending_in_a_space_brings_that_file_back(
+    client: Client, root: Path
+) -> None:
+    (root / "draft ").write_bytes(b"draft\n")
+    structured(await client.call_tool("delete_file", {"path": "draft ", "permanent": True}))
+
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "draft "}))
+
+    assert sorted(p.name for p in root.iterdir()) == ["draft "]
+    assert (root / "draft ").read_bytes() == b"draft\n"

@@ -124,7 +124,7 @@ class Deleter:
             AlreadyExistsError: something is at the original path now; nothing is overwritten.
         """
         entry = self._trash.get(sd_id)
-        destination = self._safe.policy.resolve_entry(entry.original_path)
+        destination = self._safe.policy.resolve_entry(entry.original_path, stored=True)
         self._safe.policy.check_writable(destination)
         event = {"tool_name": "backup", "operation": "restore_trash", "file_path": str(destination)}
         moved = {"source_path": str(self._trash.root / sd_id / "item"), "dest_path": str(destination)}

@@ -66,12 +66,19 @@ class Mover:
         self._safe = safeguards
 
     def move(
-        self, source_path: str, dest_path: str, *, expected_hash: str | None = None, tool: str = "move_file"
+        self,
+        source_path: str,
+        dest_path: str,
+        *,
+        expected_hash: str | None = None,
+        tool: str = "move_file",
+        stored: bool = False,
     ) -> Moved:
         """Move or rename; the destination must not exist, and that is enforced atomically. A symlink moves as
         itself, whatever it points at (a path is checked only where it is read or written through).
 
-        ``tool`` is the name hooks see (batch_operations passes its own).
+        ``tool`` is the name hooks see (batch_operations passes its own); ``stored``: both paths are ones fsguard
+        recorded (a group's move, moved back), taken as spelled (:meth:`PathPolicy.resolve`).
 
         Raises:
             AccessDeniedError: the source is a root or holds one, either end is a ``.git`` or inside one, or the
@@ -80,7 +87,7 @@ class Mover:
             AlreadyExistsError: the destination exists (also when it appears during the move).
             InvalidParamsError: a directory into itself.
         """
-        source, destination = self._endpoints(source_path, dest_path, rename=True)
+        source, destination = self._endpoints(source_path, dest_path, rename=True, stored=stored)
         self._safe.policy.check_removable(source, "moved")  # moving it out removes it where it was
         if destination == source or destination.is_relative_to(source):
             raise InvalidParamsError(
@@ -169,9 +176,11 @@ class Mover:
     def _hidden(self, path: Path) -> bool:
         return self._safe.policy.denied_by(path) is not None
 
-    def _endpoints(self, source_path: str, dest_path: str, *, rename: bool = False) -> tuple[Path, Path]:
-        source = self._safe.policy.resolve_entry(source_path)
-        destination = self._safe.policy.resolve_entry(dest_path)
+    def _endpoints(
+        self, source_path: str, dest_path: str, *, rename: bool = False, stored: bool = False
+    ) -> tuple[Path, Path]:
+        source = self._safe.policy.resolve_entry(source_path, stored=stored)
+        destination = self._safe.policy.resolve_entry(dest_path, stored=stored)
         if rename and destination == source:  # the destination typed is the source's name in another Unicode form
             destination = respelled(destination, dest_path)
         self._safe.policy.check_writable(destination)

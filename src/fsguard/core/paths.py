@@ -133,14 +133,17 @@ class PathPolicy:
             return "(no roots: --unrestricted)"
         return "; ".join(str(root) + (" (read-only)" if self.is_read_only(root) else "") for root in roots)
 
-    def resolve(self, user_path: str) -> Path:
+    def resolve(self, user_path: str, *, stored: bool = False) -> Path:
         """Turn an agent's path into the canonical absolute path it names, or refuse it.
+
+        ``stored``: a path fsguard recorded (a backup's, a trash entry's) is taken as spelled, never forgiven as typed
+        text: with its file gone, a name ending in a space would otherwise come back without it.
 
         Raises:
             InvalidParamsError: the path is empty.
             AccessDeniedError: a refused character or name, or a location outside every root.
         """
-        candidate = self._candidate(user_path)
+        candidate = self._candidate(user_path, stored=stored)
         # realpath resolves the deepest existing ancestor (following symlinks) and appends the rest,
         # so a not-yet-existing path under a symlink that leaves the roots is caught too.
         canonical = _realpath(candidate, user_path)
@@ -149,25 +152,27 @@ class PathPolicy:
         self.check_not_denied(canonical, user_path)
         return canonical
 
-    def resolve_entry(self, user_path: str) -> Path:
+    def resolve_entry(self, user_path: str, *, stored: bool = False) -> Path:
         """The directory entry itself, for delete, move and copy: its parent is resolved, a final symlink is not.
 
-        So deleting or moving a link acts on the link, even one that points outside the roots.
+        So deleting or moving a link acts on the link, even one that points outside the roots. ``stored`` as in
+        :meth:`resolve`.
         """
-        candidate = self._candidate(user_path)
+        candidate = self._candidate(user_path, stored=stored)
         if candidate.name in ("", ".", ".."):
-            return self.resolve(user_path)
+            return self.resolve(user_path, stored=stored)
         entry = _realpath(candidate.parent, user_path) / candidate.name
         self._check_stream_syntax(user_path, entry)
         self._check_contained(user_path, entry)
         self.check_not_denied(entry, user_path)
         return entry
 
-    def _candidate(self, user_path: str) -> Path:
+    def _candidate(self, user_path: str, *, stored: bool = False) -> Path:
         """The absolute, unresolved path an agent named, after the character and name checks."""
         active = self.active_roots() or self.roots
         first = active[0] if active else Path.cwd()
-        local = local_form(unwrapped(user_path, first)) if user_path else user_path
+        spelled = user_path if stored else unwrapped(user_path, first)
+        local = local_form(spelled) if user_path else user_path
         if not local or not local.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
         refused = _refused_character(local)

@@ -181,7 +181,7 @@ class Reverter:
         if kind == "moved" and change.source:
             if not _exists(path):
                 return Reverted(change, "already" if _exists(Path(change.source)) else "failed", "nothing to move back")
-            self._mover.move(change.path, change.source)
+            self._mover.move(change.path, change.source, stored=True)
             return Reverted(change, "reverted", undo=Change("moved", change.source, source=change.path))
         if kind == "copied":
             # Checked again under its lock, as a restore of bytes is: a copy another process changed since conflicts()
@@ -210,7 +210,7 @@ class Reverter:
             # As a restore, it was a step on top of the failed call's, and the next undo_last of the file re-applied
             # the change the call had reported rolled back. Only while that change is still the newest step.
             try:
-                report = self._restorer.undo_last(str(path), force=force, only=backup_id)
+                report = self._restorer.undo_last(str(path), force=force, only=backup_id, stored=True)
             except UndoConflictError:
                 return Reverted(change, "kept", _CHANGED_MEANWHILE)
             return Reverted(change, "already" if report.already_there else "reverted")

@@ -46,16 +46,23 @@ class Restorer:
         self._safe = safeguards
 
     def undo_last(
-        self, user_path: str, *, force: bool = False, dry_run: bool = False, only: str | None = None
+        self,
+        user_path: str,
+        *,
+        force: bool = False,
+        dry_run: bool = False,
+        only: str | None = None,
+        stored: bool = False,
     ) -> RestoreReport:
-        """Revert the newest operation on ``user_path`` and step its undo chain back one.
+        """Revert the newest operation on ``user_path`` and step its undo chain back one (``stored``: a path fsguard
+        recorded, taken as spelled, as :meth:`PathPolicy.resolve` says).
 
         Raises:
             NothingToUndoError: no operation on this file is left in the chain.
             UndoConflictError: the file changed after that operation and ``force`` is false (a dry run reports
                 it instead, with ``needs_force``); or ``only`` is given and is not the newest operation.
         """
-        path = self._safe.policy.resolve(user_path)
+        path = self._chained(user_path, stored=stored)
         with mutation(self._safe, path, may_be_missing=True) as change:
             head = self._safe.backups.head(path)
             if head is None:
@@ -111,7 +118,7 @@ class Restorer:
             StaleEditError: ``expected_hash`` is not the file's current hash.
         """
         record = self._safe.backups.get(backup_id, taken_of)
-        path = self._safe.policy.resolve(record.path)
+        path = self._safe.policy.resolve(record.path, stored=True)
         if file_path is not None and self._safe.policy.resolve(file_path) != path:
             raise InvalidParamsError(
                 f"backup {backup_id} holds {path}, not {file_path}; a restore never writes another file.",
@@ -126,9 +133,24 @@ class Restorer:
             report = self._put_back(change, record, dry_run=dry_run, chained=True)
             return replace(report, changed_since=current_hash != record.after_hash)
 
+    def _chained(self, user_path: str, *, stored: bool) -> Path:
+        """The file ``user_path`` names, for its undo chain.
+
+        A typed path loses the spaces at its ends unless an entry so spelled exists; after a delete none does, so
+        ``'notes '`` would name ``notes``. Its spelling as sent wins when only that one has an undo chain.
+        """
+        path = self._safe.policy.resolve(user_path, stored=stored)
+        if stored or self._safe.backups.head(path) is not None:
+            return path
+        try:
+            spelled = self._safe.policy.resolve(user_path, stored=True)
+        except FsguardError:  # a line break at the end, say: refused as spelled, forgiven as typed
+            return path
+        return spelled if self._safe.backups.head(spelled) is not None else path
+
     def diff(self, record: BackupRecord, *, towards_backup: bool = True) -> str:
         """Unified diff between the file now and the backup: what restoring does, or (reversed) what changed since."""
-        path = self._safe.policy.resolve(record.path)
+        path = self._safe.policy.resolve(record.path, stored=True)
         saved = _as_text(self._safe.backups.read_blob(record), path)
         current = _as_text(current_bytes(self._safe, path) or b"", path)
         before, after = (current, saved) if towards_backup else (saved, current)
