@@ -422,3 +422,18 @@ async def test_purging_another_servers_trash_entry_is_refused_and_leaves_it_in_t
     assert (by_age["removed"], [entry["sd_id"] for entry in by_age["trash"]]) == (1, [mine])
     assert (state_dir / "trash" / theirs / "item").read_bytes() == b"their only copy\n"
     assert not (state_dir / "trash" / mine).exists()
+
+
+async def test_undo_of_an_edit_to_a_file_deleted_since_points_to_the_trash_and_writes_nothing(
+    client: Client, root: Path
+) -> None:
+    (root / "f.txt").write_bytes(b"v1\n")
+    structured(await client.call_tool("edit_file", {"path": "f.txt", "old_text": "v1", "new_text": "v2"}))
+    structured(await client.call_tool("delete_file", {"path": "f.txt"}))
+
+    refused = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
+
+    assert error_code(refused) == "undo_conflict"
+    assert "backup(action='list_trash')" in text_of(refused)
+    assert "restore_trash" in text_of(refused)
+    assert not (root / "f.txt").exists()

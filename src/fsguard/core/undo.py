@@ -214,11 +214,18 @@ def _as_text(data: bytes, path: Path) -> str:
 
 def _conflict(path: Path, record: BackupRecord, current_hash: str | None, action: str) -> UndoConflictError:
     now = "is missing" if current_hash is None else f"has hash {current_hash}"
+    # A file deleted since is most likely in the trash, with all the bytes the undo would not bring back.
+    trashed = (
+        " If it was deleted, backup(action='list_trash') shows whether the trash holds it: restore_trash brings "
+        "back its last bytes."
+        if current_hash is None
+        else ""
+    )
     return UndoConflictError(
         f"{path} changed after the {record.operation} being reverted: that operation left hash "
         f"{record.after_hash}, the file now {now}. Nothing was written. Compare first with "
         f"backup(action='compare', backup_id='{record.backup_id}'), then retry {action} with force=true "
-        "(the current bytes are backed up before they are replaced).",
+        f"(the current bytes are backed up before they are replaced).{trashed}",
         path=str(path),
         backup_id=record.backup_id,
         after_hash=record.after_hash,
