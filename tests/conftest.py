@@ -127,6 +127,11 @@ def error_code(result: CallToolResult) -> str:
     return str(meta["fsguard/error"]["code"])
 
 
+def tree(directory: Path) -> dict[str, bytes | None]:
+    """Every entry under ``directory`` with its bytes (None for directories)."""
+    return {str(p.relative_to(directory)): None if p.is_dir() else p.read_bytes() for p in sorted(directory.rglob("*"))}
+
+
 def structured(result: CallToolResult) -> dict[str, Any]:
     """structuredContent of a success."""
     assert not result.is_error, text_of(result)

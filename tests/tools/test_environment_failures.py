@@ -19,7 +19,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
-from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of, tree
 
 pytestmark = pytest.mark.anyio
 
@@ -27,11 +27,6 @@ TEMP_MARK = ".fsguard-tmp-"
 ORIGINAL = b"original line\n" * 3
 
 Mount = Callable[..., Path]
-
-
-def tree(directory: Path) -> dict[str, bytes | None]:
-    """Every entry under ``directory`` with its bytes (None for directories)."""
-    return {str(p.relative_to(directory)): None if p.is_dir() else p.read_bytes() for p in sorted(directory.rglob("*"))}
 
 
 def temps(directory: Path) -> list[str]:

@@ -12,14 +12,9 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, text_of
+from tests.conftest import error_code, text_of, tree
 
 pytestmark = pytest.mark.anyio
-
-
-def tree(directory: Path) -> dict[str, bytes | None]:
-    """Every entry under ``directory`` with its bytes (None for directories)."""
-    return {str(p.relative_to(directory)): None if p.is_dir() else p.read_bytes() for p in sorted(directory.rglob("*"))}
 
 
 @pytest.fixture

@@ -133,23 +133,7 @@ async def test_an_atomic_batch_rollback_holds_its_files_so_another_process_edits
     # servers with cancellations hit it in 15 of ~330 cancelled batches). It now holds every file's lock throughout.
     for name in ("a.txt", "b.txt"):
         (root / name).write_bytes(ORIGINAL)
-    other = PathLocks(state_dir)  # another fsguard sharing the state directory
-    refused: list[str] = []
-    check = Reverter.conflicts
-
-    def conflicts_then_a_foreign_edit(self: Reverter, changes: Any) -> Any:
-        found = check(self, changes)
-        assert other.claim()  # its first lock does not wait: LockBusy while someone holds it
-        try:
-            with other.hold(root / "a.txt"):
-                (root / "a.txt").write_bytes(FOREIGN)
-        except LockBusy:
-            refused.append("a.txt")
-        finally:
-            other.release()
-        return found
-
-    monkeypatch.setattr(Reverter, "conflicts", conflicts_then_a_foreign_edit)
+    refused = foreign_edit_after_each_conflict_check(monkeypatch, state_dir, root / "a.txt")
     operations = [
         {"type": "edit", "path": name, "old_text": "value = 1", "new_text": "value = 2"} for name in ("a.txt", "b.txt")
     ]
@@ -227,23 +211,7 @@ async def test_a_pipeline_rollback_holds_its_files_so_another_process_edits_afte
     # while b.txt was reverted: the pipeline reported as rolled back stayed half applied.
     for name in ("a.txt", "b.txt"):
         (root / name).write_bytes(ORIGINAL)
-    other = PathLocks(state_dir)  # another fsguard sharing the state directory
-    refused: list[str] = []
-    check = Reverter.conflicts
-
-    def conflicts_then_a_foreign_edit(self: Reverter, changes: Any) -> Any:
-        found = check(self, changes)
-        assert other.claim()  # its first lock does not wait: LockBusy while someone holds it
-        try:
-            with other.hold(root / "a.txt"):
-                (root / "a.txt").write_bytes(FOREIGN)
-        except LockBusy:
-            refused.append("a.txt")
-        finally:
-            other.release()
-        return found
-
-    monkeypatch.setattr(Reverter, "conflicts", conflicts_then_a_foreign_edit)
+    refused = foreign_edit_after_each_conflict_check(monkeypatch, state_dir, root / "a.txt")
     steps: list[dict[str, Any]] = [
         {"id": "both", "action": "edit", "params": {"files": ["a.txt", "b.txt"], "old_text": "1", "new_text": "2"}},
         {"id": "boom", "action": "edit", "params": {"files": ["b.txt"], "old_text": "absent", "new_text": "x"}},
@@ -254,3 +222,26 @@ async def test_a_pipeline_rollback_holds_its_files_so_another_process_edits_afte
     assert (root / "a.txt").read_bytes() == ORIGINAL
     assert (root / "b.txt").read_bytes() == ORIGINAL
     assert (result.meta or {})["fsguard/error"]["not_rolled_back"] == []
+
+
+def foreign_edit_after_each_conflict_check(monkeypatch: pytest.MonkeyPatch, state_dir: Path, path: Path) -> list[str]:
+    """Right after each rollback's conflict check, another fsguard sharing the state directory tries to edit
+    ``path``; the list returned gets its name each time the rollback's lock refused that edit."""
+    other = PathLocks(state_dir)
+    refused: list[str] = []
+    check = Reverter.conflicts
+
+    def conflicts_then_a_foreign_edit(self: Reverter, changes: Any) -> Any:
+        found = check(self, changes)
+        assert other.claim()  # its first lock does not wait: LockBusy while someone holds it
+        try:
+            with other.hold(path):
+                path.write_bytes(FOREIGN)
+        except LockBusy:
+            refused.append(path.name)
+        finally:
+            other.release()
+        return found
+
+    monkeypatch.setattr(Reverter, "conflicts", conflicts_then_a_foreign_edit)
+    return refused
