@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import os
+import shutil
+import subprocess
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +112,43 @@ def connect(base_settings: Settings, mode: str) -> ClientFactory:
 async def client(connect: ClientFactory) -> AsyncIterator[Client]:
     async with connect() as opened:
         yield opened
+
+
+Mount = Callable[..., Path]
+
+
+@pytest.fixture
+def mount_tmpfs() -> Iterator[Mount]:
+    """Mount a tmpfs of ``size`` (with further tmpfs ``options``, such as ``nr_inodes=4``) on a directory; every
+    mount is undone at teardown. Root only: the test skips otherwise (fault injection covers ENOSPC without it)."""
+    mounted: list[Path] = []
+
+    def mount(directory: Path, size: str = "256k", options: str = "") -> Path:
+        if os.geteuid() != 0 or shutil.which("mount") is None:
+            pytest.skip("mounting a tmpfs needs root and the mount command")
+        directory.mkdir(parents=True, exist_ok=True)
+        spelled = ",".join(part for part in (f"size={size}", "mode=0755", options) if part)
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", spelled, "tmpfs", str(directory)],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here (a container without CAP_SYS_ADMIN?): {done.stderr.strip()}")
+        mounted.append(directory)
+        return directory
+
+    yield mount
+    for directory in reversed(mounted):
+        unmount(directory)
+
+
+def unmount(directory: Path) -> None:
+    """Undo the mount on ``directory``, lazily if it is still busy."""
+    if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode != 0:
+        subprocess.run(["umount", "-l", str(directory)], capture_output=True, check=True)
 
 
 def text_of(result: CallToolResult) -> str:

@@ -31,12 +31,8 @@ from typing import Any
 import pytest
 from mcp.types import CallToolResult
 
-from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
 from tests.stdio_peer import WAIT_S, RawStdioServer
-from tests.tools import test_environment_failures as environment
-from tests.tools.test_environment_failures import Mount
-
-mount_tmpfs = environment.mount_tmpfs  # the fixture itself: mounts a tmpfs, always unmounts at teardown
 
 TEMP_MARK = ".fsguard-tmp-"
 KIB = 1024

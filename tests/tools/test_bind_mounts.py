@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, text_of, tree
+from tests.conftest import error_code, text_of, tree, unmount
 
 pytestmark = pytest.mark.anyio
 
@@ -38,8 +38,7 @@ def read_only_bind(root: Path) -> Iterator[Path]:
         subprocess.run(["mount", "-o", "remount,ro,bind", str(directory)], capture_output=True, check=True)
         yield directory
     finally:
-        if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode != 0:
-            subprocess.run(["umount", "-l", str(directory)], capture_output=True, check=True)
+        unmount(directory)
 
 
 async def test_an_atomic_batch_failing_on_a_read_only_bind_mount_names_that_mount_and_leaves_every_byte(

@@ -30,11 +30,7 @@ from fsguard.config import Settings
 from fsguard.core import transfer
 from fsguard.core.errors import FsguardError
 from fsguard.server import build_server
-from tests.conftest import ClientFactory, structured, text_of
-from tests.tools import test_environment_failures as environment
-from tests.tools.test_environment_failures import Mount
-
-mount_tmpfs = environment.mount_tmpfs  # the fixture itself: mounts a tmpfs, always unmounts at teardown
+from tests.conftest import ClientFactory, Mount, structured, text_of
 
 pytestmark = pytest.mark.anyio
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import subprocess
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -19,14 +17,12 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
-from tests.conftest import ClientFactory, error_code, structured, text_of, tree
+from tests.conftest import ClientFactory, Mount, error_code, structured, text_of, tree
 
 pytestmark = pytest.mark.anyio
 
 TEMP_MARK = ".fsguard-tmp-"
 ORIGINAL = b"original line\n" * 3
-
-Mount = Callable[..., Path]
 
 
 def temps(directory: Path) -> list[str]:
@@ -128,35 +124,6 @@ async def test_a_name_too_long_for_any_filesystem_is_name_too_long_on_every_path
 
 
 # --- mounts (root only) -------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def mount_tmpfs() -> Iterator[Mount]:
-    """Mount a tmpfs of ``size`` on a directory; every mount is undone at teardown, lazily if still busy."""
-    mounted: list[Path] = []
-
-    def mount(directory: Path, size: str = "256k") -> Path:
-        if os.geteuid() != 0:
-            pytest.skip("mounting a tmpfs needs root; the fault-injection tests below cover ENOSPC without it")
-        if shutil.which("mount") is None:
-            pytest.skip("no mount command on this system")
-        directory.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(directory)],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            check=False,
-        )
-        if done.returncode != 0:
-            pytest.skip(f"cannot mount a tmpfs here (a container without CAP_SYS_ADMIN?): {done.stderr.strip()}")
-        mounted.append(directory)
-        return directory
-
-    yield mount
-    for directory in reversed(mounted):
-        if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode != 0:
-            subprocess.run(["umount", "-l", str(directory)], capture_output=True, check=True)
 
 
 def _write_forever(handle: BinaryIO) -> None:

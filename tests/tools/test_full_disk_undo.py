@@ -19,11 +19,9 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
 from tests.tools import test_environment_failures as environment
-from tests.tools.test_environment_failures import Mount, fill
-
-mount_tmpfs = environment.mount_tmpfs  # the fixture itself: mounts a tmpfs, always unmounts at teardown
+from tests.tools.test_environment_failures import fill
 
 pytestmark = pytest.mark.anyio
 

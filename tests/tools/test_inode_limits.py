@@ -3,36 +3,20 @@ an atomic batch leaves every byte. Mounting needs root; the test skips otherwise
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, text_of, tree
+from tests.conftest import Mount, error_code, text_of, tree
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def few_inodes(root: Path) -> Iterator[Path]:
-    """root/small: a 1 MiB tmpfs with 3 inodes left after its root directory; unmounted at teardown."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root and the mount command")
-    directory = root / "small"
-    directory.mkdir()
-    options = "size=1m,nr_inodes=4,mode=0755"
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(directory)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (a container without CAP_SYS_ADMIN?): {done.stderr!r}")
-    try:
-        yield directory
-    finally:
-        if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode != 0:
-            subprocess.run(["umount", "-l", str(directory)], capture_output=True, check=True)
+def few_inodes(root: Path, mount_tmpfs: Mount) -> Path:
+    """root/small: a 1 MiB tmpfs with 3 inodes left after its root directory."""
+    return mount_tmpfs(root / "small", "1m", "nr_inodes=4")
 
 
 async def test_a_copy_that_runs_out_of_inodes_says_so_not_to_free_bytes_that_are_free_and_leaves_every_byte(

@@ -25,14 +25,11 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from fsguard.core import locks
-from tests.conftest import ClientFactory, error_code, structured, text_of
-from tests.tools import test_environment_failures as environment
-from tests.tools.test_environment_failures import Mount
+from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
 NOBODY = 65534
-mount_tmpfs = environment.mount_tmpfs  # the fixture itself: mounts a tmpfs, always unmounts at teardown
 importlib.import_module("jsonschema")  # the client loads it for the first result it validates: not as nobody
 
 
