@@ -47,21 +47,22 @@ def near_names(name: str, names: Iterable[str], limit: int = NEAR_LIMIT) -> list
     """Up to ``limit`` of ``names`` that ``name`` is likely a misspelling of, likeliest first: the name without what
     was copied around it (``@a.py``, ``a.py:12``, ``a.py#L12``), the same name in another case, one within an edit
     or two (by the length of its stem, the part before its extensions), then one differing only in its extension."""
-    likeness = functools.partial(_likeness, name.casefold(), undecorated(name))
+    folded = name.casefold()
+    stem = _stem(folded)
+    allowed = 0 if len(stem) < _SHORTEST_FUZZY else 1 if len(stem) < 8 else 2  # typos, by the stem's length
+    likeness = functools.partial(_likeness, folded, undecorated(name), stem, allowed)
     scored = sorted((rank, candidate) for candidate in names if (rank := likeness(candidate)) is not None)
     return [candidate for _, candidate in scored[:limit]]
 
 
-def _likeness(folded: str, bare: str | None, candidate: str) -> tuple[int, int] | None:
-    """How likely ``candidate`` is what a name (``folded`` in case, ``bare`` of decorations) meant, lowest first;
-    None when it is not likely at all."""
+def _likeness(folded: str, bare: str | None, stem: str, allowed: int, candidate: str) -> tuple[int, int] | None:
+    """How likely ``candidate`` is what a name meant (``folded`` in case, ``bare`` of decorations, ``stem`` its name
+    without extensions, ``allowed`` the typos it may hold), lowest first; None when it is not likely at all."""
     other = candidate.casefold()
     if candidate == bare:
         return (0, 0)
     if other == folded:
         return (1, 0)
-    stem = _stem(folded)
-    allowed = 0 if len(stem) < _SHORTEST_FUZZY else 1 if len(stem) < 8 else 2
     if allowed and abs(len(other) - len(folded)) <= allowed:
         distance = edit_distance(folded, other, swaps=True)
         if distance <= allowed:
