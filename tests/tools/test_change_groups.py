@@ -209,17 +209,54 @@ async def test_a_group_restored_under_later_rules_never_reads_removes_or_hashes_
     (root / "cfg" / "app.ini").write_text("password=user-secret\n", encoding="utf-8")  # the user's since
     async with connect(deny=("*.ini",), read_only_roots=(root / "docs",)) as client:
         refused = await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"]})
-        forced = structured(
-            await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"], "force": True})
-        )
+        forced = await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"], "force": True})
     assert error_code(refused) == "undo_conflict"
     assert "a deny rule hides it now" in text_of(refused)
     assert content_hash(b"password=user-secret\n") not in text_of(refused)
-    statuses = {Path(change["path"]).relative_to(root).as_posix(): change["status"] for change in forced["reverted"]}
-    assert statuses["cfg/app.ini"] == statuses["docs/made.txt"] == "failed"
+    # every change failed, so nothing was reverted: an error, never "Reverted 0 of 4" as a success
+    assert error_code(forced) == "read_only"  # the first change reverted (the newest) is in the read-only root
+    failed = {Path(path).relative_to(root).as_posix() for path in (forced.meta or {})["fsguard/error"]["failed"]}
+    assert {"cfg/app.ini", "docs/made.txt"} <= failed
     assert (root / "cfg" / "app.ini").read_text(encoding="utf-8") == "password=user-secret\n"
     assert (root / "docs" / "made.txt").read_text(encoding="utf-8") == "made\n"
-    assert "user-secret" not in json.dumps(forced)
+    assert "user-secret" not in json.dumps(forced.model_dump(mode="json"))
+
+
+async def _moved_group(client: Client, root: Path, *names: str) -> str:
+    """The group id of one batch moving each of ``names`` to ``<name>.moved``; then another process writes a new
+    file where each first name was, which no move back may clobber."""
+    for name in names:
+        (root / name).write_bytes(f"{name} by the batch\n".encode())
+    ops = [{"op": "move", "source": name, "destination": f"{name}.moved"} for name in names]
+    done = structured(await client.call_tool("batch_operations", {"request_json": {"operations": ops}}))
+    (root / names[0]).write_bytes(b"another process's new file\n")
+    return str(done["backup_id"])
+
+
+async def test_a_group_restore_whose_every_change_fails_is_an_error_and_changes_nothing(
+    client: Client, root: Path
+) -> None:
+    group = await _moved_group(client, root, "a.txt")
+    before = tree(root)
+    result = await client.call_tool("backup", {"action": "restore", "backup_id": group, "force": True})
+    assert error_code(result) == "already_exists"
+    assert f"Nothing of group {group} was reverted: 1 of 1 change(s) failed" in text_of(result)
+    assert (result.meta or {})["fsguard/error"]["failed"] == [str(root / "a.txt.moved")]
+    assert tree(root) == before
+
+
+async def test_a_group_restore_that_reverts_some_changes_answers_what_it_did_and_names_the_failures(
+    client: Client, root: Path
+) -> None:
+    group = await _moved_group(client, root, "a.txt", "b.txt")
+    done = structured(await client.call_tool("backup", {"action": "restore", "backup_id": group, "force": True}))
+    statuses = {Path(change["path"]).name: change["status"] for change in done["reverted"]}
+    assert statuses == {"a.txt.moved": "failed", "b.txt.moved": "reverted"}
+    assert done["safety_backup_id"] is not None
+    assert (root / "a.txt").read_bytes() == b"another process's new file\n"
+    assert (root / "a.txt.moved").read_bytes() == b"a.txt by the batch\n"
+    assert (root / "b.txt").read_bytes() == b"b.txt by the batch\n"
+    assert not (root / "b.txt.moved").exists()
 
 
 async def test_group_info_and_compare_count_a_change_a_later_rule_hides_without_naming_or_diffing_it(

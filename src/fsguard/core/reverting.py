@@ -25,7 +25,7 @@ from typing import Literal
 from fsguard.core.beneath import lstat_at
 from fsguard.core.deletion import Deleter
 from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, StaleEditError, UndoConflictError
+from fsguard.core.errors import FsguardError, StaleEditError, UndoConflictError, error_for_code
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
@@ -35,6 +35,7 @@ from fsguard.core.trees import fingerprint
 from fsguard.core.undo import Restorer
 
 _CHANGED_MEANWHILE = "another process changed it meanwhile; left as it is"
+_LISTED = 5  # changes a refusal names; its count says how many there are
 RevertStatus = Literal["reverted", "already", "kept", "failed"]
 
 
@@ -124,12 +125,14 @@ class Reverter:
                     outcomes.append(self._outcome(change, force=force))
         finally:  # cancelled part-way too: what was reverted is undoable as one group
             undo_group = store.save("restore", (o.undo for o in outcomes if o.undo is not None))
+        if undo_group is None and any(o.status == "failed" for o in outcomes):
+            raise _nothing_reverted(group, outcomes)
         return GroupRestore(outcomes, undo_group)
 
     def _refuse_conflicts(self, changes: Sequence[Change], *, force: bool) -> None:
         conflicts = self.conflicts(changes)
         if conflicts and not force:
-            listed = "; ".join(f"{change.path}: {problem}" for change, problem in conflicts[:5])
+            listed = "; ".join(f"{change.path}: {problem}" for change, problem in conflicts[:_LISTED])
             raise UndoConflictError(
                 f"{len(conflicts)} of {len(changes)} change(s) were modified since (nothing was reverted): {listed}. "
                 "Check them with get_file_info, then retry with force=true (current bytes are backed up first).",
@@ -272,6 +275,27 @@ def _state(safe: Safeguards, path: Path) -> str | None:
             return content_hash(read_at(entry)[0])
     except FsguardError:
         return None
+
+
+def _nothing_reverted(group: Group, outcomes: list[Reverted]) -> FsguardError:
+    """The error of a restore that changed nothing because its changes failed: an answer of success there ("Reverted
+    0 of 2") read as done to an agent that checked only isError. It carries the first failure's code."""
+    failed = [o for o in outcomes if o.status == "failed"]
+    listed = "; ".join(_named(o) for o in failed[:_LISTED])
+    more = f"; and {len(failed) - _LISTED} more" if len(failed) > _LISTED else ""
+    return error_for_code(failed[0].error_code)(
+        f"Nothing of group {group.group_id} was reverted: {len(failed)} of {len(outcomes)} change(s) failed "
+        f"({listed}{more}). Clear what each names, then restore the group again.",
+        path=failed[0].change.path,
+        failed=[o.change.path for o in failed],
+        backup_id=group.group_id,
+    )
+
+
+def _named(outcome: Reverted) -> str:
+    """A failed change's message, after its path unless the message names the file already."""
+    detail = outcome.detail or "failed"
+    return detail if Path(outcome.change.path).name in detail else f"{outcome.change.path}: {detail}"
 
 
 def _copied_state(safe: Safeguards, path: Path) -> str | None:
