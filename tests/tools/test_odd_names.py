@@ -213,3 +213,19 @@ async def test_undo_last_of_a_permanently_deleted_name_ending_in_a_space_brings_
 
     assert sorted(p.name for p in root.iterdir()) == ["draft "]
     assert (root / "draft ").read_bytes() == b"draft\n"
+
+
+async def test_undo_chain_of_a_deleted_name_ending_in_a_space_lists_that_files_chain_not_the_trimmed_names(
+    client: Client, root: Path
+) -> None:
+    (root / "notes ").write_bytes(b"one\n")
+    (root / "notes").write_bytes(b"plain\n")  # its own file, never edited: no chain
+    edited = structured(await client.call_tool("edit_file", {"path": "notes ", "old_text": "one", "new_text": "two"}))
+    structured(await client.call_tool("delete_file", {"path": "notes "}))
+
+    chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "notes "}))
+
+    assert chain["head_backup_id"] == edited["backup_id"]
+    assert [Path(f).name for b in chain["backups"] for f in b["files"]] == ["notes "]
+    assert sorted(p.name for p in root.iterdir()) == ["notes"]
+    assert (root / "notes").read_bytes() == b"plain\n"

@@ -62,7 +62,7 @@ class Restorer:
             UndoConflictError: the file changed after that operation and ``force`` is false (a dry run reports
                 it instead, with ``needs_force``); or ``only`` is given and is not the newest operation.
         """
-        path = self._chained(user_path, stored=stored)
+        path = self.chained(user_path, stored=stored)
         with mutation(self._safe, path, may_be_missing=True) as change:
             head = self._safe.backups.head(path)
             if head is None:
@@ -133,8 +133,8 @@ class Restorer:
             report = self._put_back(change, record, dry_run=dry_run, chained=True)
             return replace(report, changed_since=current_hash != record.after_hash)
 
-    def _chained(self, user_path: str, *, stored: bool) -> Path:
-        """The file ``user_path`` names, for its undo chain.
+    def chained(self, user_path: str, *, stored: bool = False) -> Path:
+        """The file ``user_path`` names, for its undo chain (undo_last's and undo_chain's).
 
         A typed path loses the spaces at its ends unless an entry so spelled exists; after a delete none does, so
         ``'notes '`` would name ``notes``. Its spelling as sent wins when only that one has an undo chain.

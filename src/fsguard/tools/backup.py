@@ -229,7 +229,7 @@ def _cleanup(services: Services, request: _Request) -> BackupResult:
 
 def _undo_chain(services: Services, request: _Request) -> BackupResult:
     chain = services.backups.chain(
-        services.policy.resolve(_need(request.file_path, "file_path", request.action)), request.limit
+        services.restorer.chained(_need(request.file_path, "file_path", request.action)), request.limit
     )
     return BackupResult(
         action=request.action,
