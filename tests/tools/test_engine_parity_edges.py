@@ -189,3 +189,25 @@ async def test_a_file_whose_utf16_bom_is_followed_by_no_utf16_is_read_by_project
     assert (found["total_matches"], replaced["total_replacements"]) == (0, 0)
     assert replaced.get("skipped_binary_paths", []) == ([] if path == "odd.txt" else ["bin.dat"])
     assert ((root / "odd.txt").read_bytes(), (root / "bin.dat").read_bytes()) == (b"\xff\xfeneedle\n", b"\0needle\n")
+
+
+async def test_a_file_removed_while_rg_runs_leaves_the_other_matches_to_ripgrep(
+    client: Client, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = ripgrep_path()
+    if real is None:
+        pytest.skip("rg is not installed")
+    # rg as it answers when a file it listed is deleted before it opens it: its other results, that file named on
+    # stderr, exit status 2.
+    wrapper = tmp_path / "rg"
+    wrapper.write_bytes(
+        b'#!/bin/sh\n"%s" "$@"\necho "rg: ./gone.txt: No such file or directory (os error 2)" >&2\nexit 2\n'
+        % os.fsencode(real)
+    )
+    wrapper.chmod(0o755)
+    monkeypatch.setattr("fsguard.core.search.ripgrep_path", lambda: wrapper)
+    for name in ("a.txt", "b/c.txt"):
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_bytes(b"x\nneedle\n")
+    found = structured(await client.call_tool("search_files", {"pattern": "needle", "include_content": True}))
+    assert (found["engine"], files_of(found, root), found["total_matches"]) == ("ripgrep", ["a.txt", "b/c.txt"], 2)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from fsguard.core.listing import DirectoryLister
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -259,3 +260,34 @@ async def test_a_name_holding_a_line_break_or_an_invisible_character_is_one_esca
         "\u202etxt.exe",
     ]
     assert (root / "n\nFILE fake.txt 1 B").read_bytes() == b"x"
+
+
+@pytest.mark.parametrize("target", ["outside", "loop"])
+async def test_a_tree_whose_subdirectory_becomes_a_symlink_meanwhile_shows_it_unentered(
+    client: Client, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    (root / "sub").mkdir()
+    (root / "sub" / "inner.txt").write_bytes(b"x")
+    (root / "z.txt").write_bytes(b"z")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.txt").write_bytes(b"s")
+    real = DirectoryLister._scan
+
+    def scan_then_swap(self: DirectoryLister, directory: Path, *args: Any) -> Any:
+        found = real(self, directory, *args)
+        if directory == root and (root / "sub").is_dir() and not (root / "sub").is_symlink():
+            # Another process replaces the directory by a link after the root's names were read.
+            (root / "sub" / "inner.txt").unlink()
+            (root / "sub").rmdir()
+            (root / "sub").symlink_to(tmp_path / "outside" if target == "outside" else "sub")
+        return found
+
+    monkeypatch.setattr(DirectoryLister, "_scan", scan_then_swap)
+    data = structured(await client.call_tool("list_directory", {"output_format": "tree", "max_depth": 3}))
+    children = data["tree"]["children"]
+    assert [(node["name"], node["type"], node.get("children")) for node in children] == [
+        ("sub", "directory", None),
+        ("z.txt", "file", None),
+    ]
+    assert "secret.txt" not in json.dumps(data)
+    assert (root / "sub").is_symlink()  # the swap happened: the answer came from the tree as it then was

@@ -310,9 +310,12 @@ class DirectoryLister:
             except (NotFoundError, NotDirectoryError):
                 pass
             except AccessDeniedError as exc:
-                if not isinstance(exc.__cause__, PermissionError):
-                    raise  # a refusal of fsguard's own (a link swapped in meanwhile), not the OS's
-                return TreeNode(name=directory.name, type="directory", readable=False)
+                if isinstance(exc.__cause__, PermissionError):
+                    return TreeNode(name=directory.name, type="directory", readable=False)
+                if not _now_a_link(directory):
+                    raise  # a refusal of fsguard's own about the directory itself, not about a swap
+                # Swapped for a symlink since the scan (one leading outside the roots, or into a loop): shown
+                # unentered, as a symlinked directory is, where refusing the whole tree over one child lost it all.
         return TreeNode(name=directory.name, type="directory", children=children)
 
 
@@ -349,6 +352,14 @@ def _entries(
             entry = {"name": name, "type": kind, "modified": modified, "is_symlink": link is not None}
         entries.append(entry)
     return entries
+
+
+def _now_a_link(path: Path) -> bool:
+    """Whether ``path`` is a symlink now (an entry scanned as a directory and replaced meanwhile)."""
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _kept(scan: Scan, names: list[str], is_dir: bool, denied: set[str], ignore: IgnoreMatcher | None) -> list[str]:

@@ -30,6 +30,9 @@ _SHORT_MESSAGE = 64 * 1024  # a message decoded whole: too few submatches to mat
 _POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
 
 
+_VANISHED = b": No such file or directory (os error 2)"
+
+
 class RipgrepFailed(Exception):
     """rg could not start, or stopped with an error before finishing."""
 
@@ -196,5 +199,12 @@ def _finish(process: subprocess.Popen[bytes]) -> None:
     """Stop ``process`` if it still runs (the search was cancelled) and raise if it failed."""
     process.kill()
     _, stderr = process.communicate()
-    if process.returncode not in (0, 1, -signal.SIGKILL) and stderr.strip():
+    if process.returncode not in (0, 1, -signal.SIGKILL) and _failures(stderr):
         raise RipgrepFailed(stderr.decode("utf-8", "replace").strip())
+
+
+def _failures(stderr: bytes) -> list[bytes]:
+    """rg's error lines but those of a file or directory removed while it ran: rg names it and exits 2, though
+    what it found elsewhere is whole, as if the entry had gone before the walk (the Python engine's view of
+    it), where taking it for a failure searched everything again in Python, or refused an engine='ripgrep' call."""
+    return [line for line in stderr.splitlines() if line.strip() and not line.endswith(_VANISHED)]
