@@ -15,6 +15,7 @@ import httpx2
 import pytest
 import uvicorn
 from mcp import Client, StdioServerParameters
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from fsguard.cli import main
@@ -169,6 +170,27 @@ async def test_http_with_a_token_refuses_requests_without_it(base_settings: Sett
                 read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
     assert (anonymous.status_code, wrong.status_code) == (401, 401)
     assert read["content_hash"] == "d58b3fa7"
+
+
+async def test_a_client_of_the_2024_11_05_sse_transport_connects_at_sse_and_calls_tools(
+    base_settings: Settings, root: Path, mode: str
+) -> None:
+    """The TypeScript SDK before 1.10 and the Inspector's --transport sse open GET /sse; it answered 404."""
+    (root / "a.txt").write_bytes(b"hello world")
+    settings = Settings(**{**base_settings.__dict__, "transport": "http", "auth_token": "s3cret"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url:
+            sse_url = url.removesuffix("/mcp") + "/sse"
+            async with httpx.AsyncClient() as raw:
+                anonymous = await raw.get(sse_url)
+                rebinding = await raw.get(sse_url, headers={"Authorization": "Bearer s3cret", "Host": "evil.example"})
+            transport = sse_client(sse_url, headers={"Authorization": "Bearer s3cret"})
+            async with Client(transport, mode=mode) as client:
+                read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
+                missing = await client.call_tool("read_file", {"path": "nope.txt"})
+    assert (anonymous.status_code, rebinding.status_code) == (401, 421)
+    assert read["content_hash"] == "d58b3fa7"
+    assert error_code(missing) == "not_found"
 
 
 def test_binding_beyond_loopback_without_a_token_refuses_to_start(
