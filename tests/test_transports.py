@@ -193,6 +193,34 @@ async def test_a_client_of_the_2024_11_05_sse_transport_connects_at_sse_and_call
     assert error_code(missing) == "not_found"
 
 
+async def test_the_sse_transport_answers_a_bad_id_a_batch_and_no_json_with_json_rpc_errors(
+    base_settings: Settings,
+) -> None:
+    """The SDK's message endpoint accepted (202) a request with id null, never to answer it, and refused the rest
+    with the text "Could not parse message"; /mcp and stdio answer all three as JSON-RPC errors."""
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    bodies = ['{"jsonrpc":"2.0","id":null,"method":"ping"}', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', "not json"]
+    bodies.append('{"jsonrpc":"2.0","id":7,"method":"ping"}')
+    with anyio.fail_after(30):
+        async with (
+            http_server(settings) as url,
+            httpx.AsyncClient() as raw,
+            raw.stream("GET", url.removesuffix("/mcp") + "/sse") as stream,
+        ):
+            lines = stream.aiter_lines()  # stepped with anext: leaving an `async for` would close the stream
+            endpoint = ""
+            while not endpoint.startswith("data: "):
+                endpoint = await anext(lines)
+            headers = {"Content-Type": "application/json"}
+            target = url.removesuffix("/mcp") + endpoint.removeprefix("data: ")
+            answers = [await raw.post(target, content=body, headers=headers) for body in bodies]
+    assert [answer.status_code for answer in answers] == [400, 400, 400, 202]
+    errors = [answer.json()["error"] for answer in answers[:3]]
+    assert [error["code"] for error in errors] == [-32600, -32600, -32700]
+    assert "string or an integer" in errors[0]["message"]
+    assert "batch" in errors[1]["message"]
+
+
 def test_binding_beyond_loopback_without_a_token_refuses_to_start(
     root: Path, state_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

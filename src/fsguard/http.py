@@ -337,8 +337,7 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         host=settings.host,
         max_request_body_size=request_body_limit(settings),
     )
-    # The legacy routes sit outside InvalidRequestNotice: that transport answers every message with 202, which
-    # InvalidRequestNotice takes for the SDK reading a request as a notification.
+    # Outside InvalidRequestNotice, whose rewrites are of the /mcp transport's answers.
     app = LegacySseRoutes(InvalidRequestNotice(MediaTypeCase(app)), server, security, request_body_limit(settings))
     app = TransportRefusalNotice(BodyLimitNotice(app, settings), settings)
     if settings.auth_token:

@@ -8,17 +8,22 @@ The SDK's transport serves them, under the same Host/Origin checks, body limit a
 
 from __future__ import annotations
 
+import json
 from typing import Final
 
 from mcp.server.sse import SseServerTransport
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from mcp.types import INVALID_REQUEST, PARSE_ERROR
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fsguard.server import FsguardServer
+from fsguard.stdio import BAD_ID_MESSAGE, asks_with_a_bad_id
 
 SSE_PATH: Final = "/sse"
 MESSAGES_PATH: Final = "/messages/"
+_SMALL_BODY = 8 * 1024  # a request with a bad id or a malformed body worth naming is a few hundred bytes
+_SDK_PARSE_REFUSAL = b"Could not parse message"
 
 
 class LegacySseRoutes:
@@ -37,7 +42,7 @@ class LegacySseRoutes:
         if scope["type"] != "http":
             await self._app(scope, receive, send)
         elif scope["path"].startswith(MESSAGES_PATH):
-            await self._transport.handle_post_message(scope, receive, send)
+            await self._post(scope, receive, send)
         elif scope["path"] == SSE_PATH and scope["method"] == "GET":
             await self._stream(scope, receive, send)
         elif scope["path"] == SSE_PATH:
@@ -56,3 +61,58 @@ class LegacySseRoutes:
             # The SDK answers a refused Host or Origin (421/403) and then raises, which uvicorn would log as a crash.
             if opened:
                 raise
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The SDK's message endpoint, with two of its answers replaced by JSON-RPC errors, as /mcp and stdio give.
+
+        It accepts (202) a request whose id is no string or integer as a notification, which is never answered, and
+        refuses a body that is no JSON-RPC message with the plain text "Could not parse message".
+        """
+        small = b""  # the whole body while it is small
+        held: list[Message] = []
+
+        async def peeking() -> Message:
+            nonlocal small
+            message = await receive()
+            if message["type"] == "http.request":
+                chunk = message.get("body", b"")
+                small = small + chunk if len(small) + len(chunk) <= _SMALL_BODY else b""
+            return message
+
+        async def relay(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] in (202, 400):
+                held.append(message)
+                return
+            if not held:
+                await send(message)
+                return
+            held.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                await _answer(held, small, scope, receive, send)
+
+        await self._transport.handle_post_message(scope, peeking, relay)
+
+
+async def _answer(held: list[Message], small: bytes, scope: Scope, receive: Receive, send: Send) -> None:
+    body = b"".join(part.get("body", b"") for part in held[1:])
+    if held[0]["status"] == 202 and asks_with_a_bad_id(small):
+        await _error(INVALID_REQUEST, BAD_ID_MESSAGE)(scope, receive, send)
+    elif held[0]["status"] == 400 and body == _SDK_PARSE_REFUSAL:
+        try:
+            json.loads(small)
+        except ValueError:
+            if small:
+                text = "Parse error: the body is not JSON; nothing was done. Send one JSON-RPC message per request."
+                await _error(PARSE_ERROR, text)(scope, receive, send)
+                return
+        what = "a batch (a JSON array) is not taken" if small.lstrip().startswith(b"[") else "no JSON-RPC message"
+        text = f"Invalid Request: {what}; nothing was done. Send one JSON-RPC 2.0 message per request."
+        await _error(INVALID_REQUEST, text)(scope, receive, send)
+    else:
+        for part in held:
+            await send(part)
+
+
+def _error(code: int, message: str) -> JSONResponse:
+    """A 400 with a JSON-RPC error (no id can be trusted: null), which the SDK's SSE client shows in full."""
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}, status_code=400)

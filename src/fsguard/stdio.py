@@ -143,6 +143,9 @@ def asks_with_a_bad_id(frame: bytes) -> bool:
         return False
     if not isinstance(message, dict) or "id" not in message:
         return False
+    ident = message["id"]
+    if isinstance(ident, str) or (isinstance(ident, int) and not isinstance(ident, bool)):
+        return False  # a good id: the legacy SSE transport asks this of every message it accepted
     method = message.get("method")
     return isinstance(method, str) and not method.startswith("notifications/")
 
