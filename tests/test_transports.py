@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -67,6 +68,29 @@ def test_stdio_writes_nothing_but_protocol_frames_to_stdout(
     assert len(lines) == 1, done.stderr.decode()[-2000:]
     assert lines[0].startswith('{"jsonrpc":"2.0","id":1,"result":')
     assert b"DEBUG" in done.stderr
+
+
+def test_stdio_answers_the_requests_a_client_wrote_just_before_closing_stdin(root: Path, state_dir: Path) -> None:
+    """``printf … | fsguard``, or a client that closes stdin to shut down: the SDK's loop ended at end of input and
+    cancelled the calls still in flight, so only the initialize was answered; the reference server answers all."""
+    (root / "a.txt").write_bytes(b"hello world")
+    requests = [
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+        '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}',
+        '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"b.txt",'
+        '"content":"bee"}}}',
+    ]
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    stdin = (INITIALIZE + "\n".join(requests) + "\n").encode()
+
+    done = subprocess.run(command, input=stdin, capture_output=True, timeout=30, check=False)
+
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    assert sorted(answers) == [1, 2, 3, 4], done.stderr.decode()[-2000:]
+    assert answers[3]["result"]["structuredContent"]["content"] == "hello world"
+    assert (root / "b.txt").read_bytes() == b"bee"
+    assert done.returncode == 0
 
 
 def test_stdio_from_dev_null_ends_at_once_with_nothing_on_stdout(root: Path, state_dir: Path) -> None:

@@ -41,6 +41,44 @@ BAD_ID_MESSAGE = (
 )
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
 _MAX_LINE = 1 << 30
+# How long requests in flight when stdin closes have to finish and be answered before they are cancelled.
+EOF_GRACE_SECONDS = 30.0
+
+
+class _InFlight:
+    """The ids of the requests read from stdin and not yet answered.
+
+    A client may write its requests and close stdin at once (``printf … | fsguard``, a harness, the spec's shutdown:
+    close stdin, then wait for the server to exit). The SDK's loop ends at end of input and cancels what is still in
+    flight, so those requests went unanswered; the reference server and the SDK's own transport answered them.
+    """
+
+    def __init__(self) -> None:
+        self._ids: set[types.RequestId] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def asked(self, ident: types.RequestId) -> None:
+        if not self._ids:
+            self._idle = anyio.Event()
+        self._ids.add(ident)
+
+    def settled(self, ident: types.RequestId) -> None:
+        """``ident`` was answered, or cancelled by the client (a cancelled request gets no answer)."""
+        self._ids.discard(ident)
+        if not self._ids:
+            self._idle.set()
+
+    def unanswerable(self) -> None:
+        """stdout is gone: nothing in flight can be answered any more."""
+        self._ids.clear()
+        self._idle.set()
+
+    async def drained(self) -> None:
+        """Until every request read has been answered, for at most :data:`EOF_GRACE_SECONDS` (a call may wait on a
+        FIFO, or on an answer from the client that left)."""
+        with anyio.move_on_after(EOF_GRACE_SECONDS):
+            await self._idle.wait()
 
 
 class _Frames:
@@ -52,9 +90,12 @@ class _Frames:
     Bytes that are not UTF-8 are refused, never replaced: a write_file would put U+FFFD on disk for them.
     """
 
-    def __init__(self, reader: asyncio.StreamReader, answers: MemoryObjectSendStream[SessionMessage]) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, answers: MemoryObjectSendStream[SessionMessage], in_flight: _InFlight
+    ) -> None:
         self._reader = reader
         self._answers = answers
+        self._in_flight = in_flight
 
     def __aiter__(self) -> _Frames:
         return self
@@ -63,6 +104,7 @@ class _Frames:
         while True:
             line = await self._reader.readline()
             if not line:
+                await self._in_flight.drained()
                 raise StopAsyncIteration
             # A byte order mark is no JSON, but clients on .NET or PowerShell write one before their first frame;
             # it would make that frame (the initialize) unreadable.
@@ -77,6 +119,10 @@ class _Frames:
             if isinstance(message, types.JSONRPCNotification) and b'"id"' in line and asks_with_a_bad_id(line):
                 await self._refuse_id()
                 continue
+            if isinstance(message, types.JSONRPCRequest):
+                self._in_flight.asked(message.id)
+            elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+                self._in_flight.settled((message.params or {}).get("requestId", ""))
             return SessionMessage(message)
 
     async def _refuse(self, line: bytes, exc: Exception) -> None:
@@ -150,7 +196,9 @@ def asks_with_a_bad_id(frame: bytes) -> bool:
     return isinstance(method, str) and not method.startswith("notifications/")
 
 
-async def _write_frames(answers: MemoryObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter) -> None:
+async def _write_frames(
+    answers: MemoryObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter, in_flight: _InFlight
+) -> None:
     """Write each message the SDK's loop sends as one line on stdout, serialised as ``stdio_server`` does.
 
     A task of its own, as in the SDK: a handler hands its answer over and finishes its own work while this task
@@ -166,7 +214,10 @@ async def _write_frames(answers: MemoryObjectReceiveStream[SessionMessage], writ
                 writer.write(frame + b"\n")
                 await writer.drain()
             except ConnectionError:
+                in_flight.unanswerable()
                 return
+            if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
+                in_flight.settled(message.id)
 
 
 def _is_stream(fd: int) -> bool:
@@ -199,10 +250,10 @@ async def _claimed_std_fds() -> AsyncIterator[tuple[int, int]]:
 async def serve_stdio(server: StdioServable) -> None:
     """Serve ``server`` on stdin/stdout until stdin closes, or until SIGTERM or SIGINT.
 
-    A signal ends the connection as a closed stdin does: calls in flight are cancelled at their next await
-    (a file is left old or new, as on any cancellation) and answered "Connection closed", and the process
-    exits through its shutdown path (the audit metrics are written) instead of dying mid-call or printing a
-    KeyboardInterrupt traceback.
+    A closed stdin first lets the requests read before it be answered (for up to :data:`EOF_GRACE_SECONDS`). A
+    signal ends the connection at once: calls in flight are cancelled at their next await (a file is left old or
+    new, as on any cancellation) and answered "Connection closed", and the process exits through its shutdown path
+    (the audit metrics are written) instead of dying mid-call or printing a KeyboardInterrupt traceback.
     """
     with anyio.CancelScope() as scope, _ending_on_signals(scope):
         await _serve(server)
@@ -237,9 +288,10 @@ async def _serve(server: StdioServable) -> None:
         )
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
         answers, unsent = anyio.create_memory_object_stream[SessionMessage]()
+        in_flight = _InFlight()
         try:
             async with anyio.create_task_group() as tasks:
-                tasks.start_soon(_write_frames, unsent, writer)
-                await server.serve_streams(_Frames(reader, answers), answers)
+                tasks.start_soon(_write_frames, unsent, writer, in_flight)
+                await server.serve_streams(_Frames(reader, answers, in_flight), answers)
         finally:
             writer.close()
