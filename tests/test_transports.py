@@ -23,6 +23,7 @@ from fsguard.cli import main
 from fsguard.config import Settings
 from fsguard.http import RequestDeadline, uvicorn_config
 from fsguard.server import build_server
+from fsguard.tools._roots import ROOTS_ANSWER_SECONDS
 from tests.conftest import error_code, structured
 from tests.stdio_peer import RawStdioServer
 
@@ -91,6 +92,34 @@ def test_stdio_answers_the_requests_a_client_wrote_just_before_closing_stdin(roo
     assert answers[3]["result"]["structuredContent"]["content"] == "hello world"
     assert (root / "b.txt").read_bytes() == b"bee"
     assert done.returncode == 0
+
+
+def test_a_stdio_client_that_exits_mid_call_does_not_keep_the_server_waiting_for_that_call(
+    root: Path, state_dir: Path
+) -> None:
+    """A client that exits closes both pipes: no answer can reach it, so the server ends at once instead of waiting,
+    as it does when stdin alone closes, for its calls to finish. This call waits 5 s (ROOTS_ANSWER_SECONDS) on the
+    client's answer to roots/list, which never comes; the server that waited for it exited only then."""
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert process.stdin is not None
+    assert process.stdout is not None
+    initialize = INITIALIZE.replace('"capabilities":{}', '"capabilities":{"roots":{}}')
+    read = {"name": "read_file", "arguments": {"path": "."}}
+    call = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": read})
+    process.stdin.write(f'{initialize}{{"jsonrpc":"2.0","method":"notifications/initialized"}}\n{call}\n'.encode())
+    process.stdin.flush()
+    heard = [process.stdout.readline() for _ in range(2)]  # the initialize answer, then the server's roots/list
+    process.stdout.close()
+    process.stdin.close()
+    try:
+        returncode = process.wait(timeout=ROOTS_ANSWER_SECONDS - 1)
+    finally:
+        process.kill()
+        process.wait()
+
+    assert b'"roots/list"' in heard[1]
+    assert returncode == 0
 
 
 def test_stdio_from_dev_null_ends_at_once_with_nothing_on_stdout(root: Path, state_dir: Path) -> None:

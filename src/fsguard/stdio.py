@@ -81,6 +81,19 @@ class _InFlight:
             await self._idle.wait()
 
 
+class _Stdout(asyncio.streams.FlowControlMixin):
+    """stdout's protocol. When the client closes its end (it exited, or crashed), nothing in flight can be answered:
+    a closed stdin then ends the server at once, cancelling its calls, instead of waiting for them to finish."""
+
+    def __init__(self, in_flight: _InFlight) -> None:
+        super().__init__()
+        self._in_flight = in_flight
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._in_flight.unanswerable()
+
+
 class _Frames:
     """The read stream the SDK's loop iterates: stdin's lines, each parsed by the SDK's own message adapter.
 
@@ -283,12 +296,10 @@ async def _serve(server: StdioServable) -> None:
     async with _claimed_std_fds() as (in_fd, out_fd):
         reader = asyncio.StreamReader(limit=_MAX_LINE)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(in_fd, "rb", 0))
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(out_fd, "wb", 0)
-        )
+        in_flight = _InFlight()
+        transport, protocol = await loop.connect_write_pipe(lambda: _Stdout(in_flight), os.fdopen(out_fd, "wb", 0))
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
         answers, unsent = anyio.create_memory_object_stream[SessionMessage]()
-        in_flight = _InFlight()
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(_write_frames, unsent, writer, in_flight)
