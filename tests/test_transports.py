@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -15,12 +16,14 @@ import httpx2
 import pytest
 import uvicorn
 from mcp import Client, StdioServerParameters
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from fsguard.cli import main
 from fsguard.config import Settings
 from fsguard.http import RequestDeadline, uvicorn_config
 from fsguard.server import build_server
+from fsguard.tools._roots import ROOTS_ANSWER_SECONDS
 from tests.conftest import error_code, structured
 from tests.stdio_peer import RawStdioServer
 
@@ -66,6 +69,57 @@ def test_stdio_writes_nothing_but_protocol_frames_to_stdout(
     assert len(lines) == 1, done.stderr.decode()[-2000:]
     assert lines[0].startswith('{"jsonrpc":"2.0","id":1,"result":')
     assert b"DEBUG" in done.stderr
+
+
+def test_stdio_answers_the_requests_a_client_wrote_just_before_closing_stdin(root: Path, state_dir: Path) -> None:
+    """``printf … | fsguard``, or a client that closes stdin to shut down: the SDK's loop ended at end of input and
+    cancelled the calls still in flight, so only the initialize was answered; the reference server answers all."""
+    (root / "a.txt").write_bytes(b"hello world")
+    requests = [
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+        '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}',
+        '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"b.txt",'
+        '"content":"bee"}}}',
+    ]
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    stdin = (INITIALIZE + "\n".join(requests) + "\n").encode()
+
+    done = subprocess.run(command, input=stdin, capture_output=True, timeout=30, check=False)
+
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    assert sorted(answers) == [1, 2, 3, 4], done.stderr.decode()[-2000:]
+    assert answers[3]["result"]["structuredContent"]["content"] == "hello world"
+    assert (root / "b.txt").read_bytes() == b"bee"
+    assert done.returncode == 0
+
+
+def test_a_stdio_client_that_exits_mid_call_does_not_keep_the_server_waiting_for_that_call(
+    root: Path, state_dir: Path
+) -> None:
+    """A client that exits closes both pipes: no answer can reach it, so the server ends at once instead of waiting,
+    as it does when stdin alone closes, for its calls to finish. This call waits 5 s (ROOTS_ANSWER_SECONDS) on the
+    client's answer to roots/list, which never comes; the server that waited for it exited only then."""
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert process.stdin is not None
+    assert process.stdout is not None
+    initialize = INITIALIZE.replace('"capabilities":{}', '"capabilities":{"roots":{}}')
+    read = {"name": "read_file", "arguments": {"path": "."}}
+    call = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": read})
+    process.stdin.write(f'{initialize}{{"jsonrpc":"2.0","method":"notifications/initialized"}}\n{call}\n'.encode())
+    process.stdin.flush()
+    heard = [process.stdout.readline() for _ in range(2)]  # the initialize answer, then the server's roots/list
+    process.stdout.close()
+    process.stdin.close()
+    try:
+        returncode = process.wait(timeout=ROOTS_ANSWER_SECONDS - 1)
+    finally:
+        process.kill()
+        process.wait()
+
+    assert b'"roots/list"' in heard[1]
+    assert returncode == 0
 
 
 def test_stdio_from_dev_null_ends_at_once_with_nothing_on_stdout(root: Path, state_dir: Path) -> None:
@@ -169,6 +223,55 @@ async def test_http_with_a_token_refuses_requests_without_it(base_settings: Sett
                 read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
     assert (anonymous.status_code, wrong.status_code) == (401, 401)
     assert read["content_hash"] == "d58b3fa7"
+
+
+async def test_a_client_of_the_2024_11_05_sse_transport_connects_at_sse_and_calls_tools(
+    base_settings: Settings, root: Path, mode: str
+) -> None:
+    """The TypeScript SDK before 1.10 and the Inspector's --transport sse open GET /sse; it answered 404."""
+    (root / "a.txt").write_bytes(b"hello world")
+    settings = Settings(**{**base_settings.__dict__, "transport": "http", "auth_token": "s3cret"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url:
+            sse_url = url.removesuffix("/mcp") + "/sse"
+            async with httpx.AsyncClient() as raw:
+                anonymous = await raw.get(sse_url)
+                rebinding = await raw.get(sse_url, headers={"Authorization": "Bearer s3cret", "Host": "evil.example"})
+            transport = sse_client(sse_url, headers={"Authorization": "Bearer s3cret"})
+            async with Client(transport, mode=mode) as client:
+                read = structured(await client.call_tool("read_file", {"path": "a.txt"}))
+                missing = await client.call_tool("read_file", {"path": "nope.txt"})
+    assert (anonymous.status_code, rebinding.status_code) == (401, 421)
+    assert read["content_hash"] == "d58b3fa7"
+    assert error_code(missing) == "not_found"
+
+
+async def test_the_sse_transport_answers_a_bad_id_a_batch_and_no_json_with_json_rpc_errors(
+    base_settings: Settings,
+) -> None:
+    """The SDK's message endpoint accepted (202) a request with id null, never to answer it, and refused the rest
+    with the text "Could not parse message"; /mcp and stdio answer all three as JSON-RPC errors."""
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    bodies = ['{"jsonrpc":"2.0","id":null,"method":"ping"}', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', "not json"]
+    bodies.append('{"jsonrpc":"2.0","id":7,"method":"ping"}')
+    with anyio.fail_after(30):
+        async with (
+            http_server(settings) as url,
+            httpx.AsyncClient() as raw,
+            raw.stream("GET", url.removesuffix("/mcp") + "/sse") as stream,
+        ):
+            lines = stream.aiter_lines()  # stepped with anext: leaving an `async for` would close the stream
+            endpoint = ""
+            while not endpoint.startswith("data: "):
+                endpoint = await anext(lines)
+            headers = {"Content-Type": "application/json"}
+            target = url.removesuffix("/mcp") + endpoint.removeprefix("data: ")
+            answers = [await raw.post(target, content=body, headers=headers) for body in bodies]
+    assert [answer.status_code for answer in answers] == [400, 400, 400, 202]
+    errors = [answer.json()["error"] for answer in answers[:3]]
+    assert [error["code"] for error in errors] == [-32600, -32600, -32700]
+    assert "string or an integer" in errors[0]["message"]
+    assert "batch" in errors[1]["message"]
 
 
 def test_binding_beyond_loopback_without_a_token_refuses_to_start(

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
+from fsguard.legacysse import LegacySseRoutes
 from fsguard.mediatype import MediaTypeCase
 from fsguard.server import FsguardServer
 from fsguard.stdio import BAD_ID_MESSAGE, asks_with_a_bad_id
@@ -336,7 +337,9 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         host=settings.host,
         max_request_body_size=request_body_limit(settings),
     )
-    app = TransportRefusalNotice(BodyLimitNotice(InvalidRequestNotice(MediaTypeCase(app)), settings), settings)
+    # Outside InvalidRequestNotice, whose rewrites are of the /mcp transport's answers.
+    app = LegacySseRoutes(InvalidRequestNotice(MediaTypeCase(app)), server, security, request_body_limit(settings))
+    app = TransportRefusalNotice(BodyLimitNotice(app, settings), settings)
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
     return app

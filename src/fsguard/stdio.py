@@ -41,6 +41,57 @@ BAD_ID_MESSAGE = (
 )
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
 _MAX_LINE = 1 << 30
+# How long requests in flight when stdin closes have to finish and be answered before they are cancelled.
+EOF_GRACE_SECONDS = 30.0
+
+
+class _InFlight:
+    """The ids of the requests read from stdin and not yet answered.
+
+    A client may write its requests and close stdin at once (``printf … | fsguard``, a harness, the spec's shutdown:
+    close stdin, then wait for the server to exit). The SDK's loop ends at end of input and cancels what is still in
+    flight, so those requests went unanswered; the reference server and the SDK's own transport answered them.
+    """
+
+    def __init__(self) -> None:
+        self._ids: set[types.RequestId] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def asked(self, ident: types.RequestId) -> None:
+        if not self._ids:
+            self._idle = anyio.Event()
+        self._ids.add(ident)
+
+    def settled(self, ident: types.RequestId) -> None:
+        """``ident`` was answered, or cancelled by the client (a cancelled request gets no answer)."""
+        self._ids.discard(ident)
+        if not self._ids:
+            self._idle.set()
+
+    def unanswerable(self) -> None:
+        """stdout is gone: nothing in flight can be answered any more."""
+        self._ids.clear()
+        self._idle.set()
+
+    async def drained(self) -> None:
+        """Until every request read has been answered, for at most :data:`EOF_GRACE_SECONDS` (a call may wait on a
+        FIFO, or on an answer from the client that left)."""
+        with anyio.move_on_after(EOF_GRACE_SECONDS):
+            await self._idle.wait()
+
+
+class _Stdout(asyncio.streams.FlowControlMixin):
+    """stdout's protocol. When the client closes its end (it exited, or crashed), nothing in flight can be answered:
+    a closed stdin then ends the server at once, cancelling its calls, instead of waiting for them to finish."""
+
+    def __init__(self, in_flight: _InFlight) -> None:
+        super().__init__()
+        self._in_flight = in_flight
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._in_flight.unanswerable()
 
 
 class _Frames:
@@ -52,9 +103,12 @@ class _Frames:
     Bytes that are not UTF-8 are refused, never replaced: a write_file would put U+FFFD on disk for them.
     """
 
-    def __init__(self, reader: asyncio.StreamReader, answers: MemoryObjectSendStream[SessionMessage]) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, answers: MemoryObjectSendStream[SessionMessage], in_flight: _InFlight
+    ) -> None:
         self._reader = reader
         self._answers = answers
+        self._in_flight = in_flight
 
     def __aiter__(self) -> _Frames:
         return self
@@ -63,6 +117,7 @@ class _Frames:
         while True:
             line = await self._reader.readline()
             if not line:
+                await self._in_flight.drained()
                 raise StopAsyncIteration
             # A byte order mark is no JSON, but clients on .NET or PowerShell write one before their first frame;
             # it would make that frame (the initialize) unreadable.
@@ -77,6 +132,10 @@ class _Frames:
             if isinstance(message, types.JSONRPCNotification) and b'"id"' in line and asks_with_a_bad_id(line):
                 await self._refuse_id()
                 continue
+            if isinstance(message, types.JSONRPCRequest):
+                self._in_flight.asked(message.id)
+            elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+                self._in_flight.settled((message.params or {}).get("requestId", ""))
             return SessionMessage(message)
 
     async def _refuse(self, line: bytes, exc: Exception) -> None:
@@ -143,11 +202,16 @@ def asks_with_a_bad_id(frame: bytes) -> bool:
         return False
     if not isinstance(message, dict) or "id" not in message:
         return False
+    ident = message["id"]
+    if isinstance(ident, str) or (isinstance(ident, int) and not isinstance(ident, bool)):
+        return False  # a good id: the legacy SSE transport asks this of every message it accepted
     method = message.get("method")
     return isinstance(method, str) and not method.startswith("notifications/")
 
 
-async def _write_frames(answers: MemoryObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter) -> None:
+async def _write_frames(
+    answers: MemoryObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter, in_flight: _InFlight
+) -> None:
     """Write each message the SDK's loop sends as one line on stdout, serialised as ``stdio_server`` does.
 
     A task of its own, as in the SDK: a handler hands its answer over and finishes its own work while this task
@@ -163,7 +227,10 @@ async def _write_frames(answers: MemoryObjectReceiveStream[SessionMessage], writ
                 writer.write(frame + b"\n")
                 await writer.drain()
             except ConnectionError:
+                in_flight.unanswerable()
                 return
+            if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
+                in_flight.settled(message.id)
 
 
 def _is_stream(fd: int) -> bool:
@@ -196,10 +263,10 @@ async def _claimed_std_fds() -> AsyncIterator[tuple[int, int]]:
 async def serve_stdio(server: StdioServable) -> None:
     """Serve ``server`` on stdin/stdout until stdin closes, or until SIGTERM or SIGINT.
 
-    A signal ends the connection as a closed stdin does: calls in flight are cancelled at their next await
-    (a file is left old or new, as on any cancellation) and answered "Connection closed", and the process
-    exits through its shutdown path (the audit metrics are written) instead of dying mid-call or printing a
-    KeyboardInterrupt traceback.
+    A closed stdin first lets the requests read before it be answered (for up to :data:`EOF_GRACE_SECONDS`). A
+    signal ends the connection at once: calls in flight are cancelled at their next await (a file is left old or
+    new, as on any cancellation) and answered "Connection closed", and the process exits through its shutdown path
+    (the audit metrics are written) instead of dying mid-call or printing a KeyboardInterrupt traceback.
     """
     with anyio.CancelScope() as scope, _ending_on_signals(scope):
         await _serve(server)
@@ -229,14 +296,13 @@ async def _serve(server: StdioServable) -> None:
     async with _claimed_std_fds() as (in_fd, out_fd):
         reader = asyncio.StreamReader(limit=_MAX_LINE)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(in_fd, "rb", 0))
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(out_fd, "wb", 0)
-        )
+        in_flight = _InFlight()
+        transport, protocol = await loop.connect_write_pipe(lambda: _Stdout(in_flight), os.fdopen(out_fd, "wb", 0))
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
         answers, unsent = anyio.create_memory_object_stream[SessionMessage]()
         try:
             async with anyio.create_task_group() as tasks:
-                tasks.start_soon(_write_frames, unsent, writer)
-                await server.serve_streams(_Frames(reader, answers), answers)
+                tasks.start_soon(_write_frames, unsent, writer, in_flight)
+                await server.serve_streams(_Frames(reader, answers, in_flight), answers)
         finally:
             writer.close()

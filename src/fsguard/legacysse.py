@@ -1,0 +1,118 @@
+"""The 2024-11-05 HTTP+SSE transport (GET /sse, POST /messages/) beside streamable HTTP at /mcp.
+
+Clients of that era (the TypeScript SDK before 1.10, the Inspector's ``--transport sse``, hosts configured with an
+``sse`` URL) open GET /sse and post to the endpoint it announces; without these routes they got a bare 404 and no
+way to connect. The MCP spec's backwards-compatibility section asks a server that keeps old clients to serve both.
+The SDK's transport serves them, under the same Host/Origin checks, body limit and bearer token as /mcp.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+from mcp.server.sse import SseServerTransport
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import INVALID_REQUEST, PARSE_ERROR
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from fsguard.server import FsguardServer
+from fsguard.stdio import BAD_ID_MESSAGE, asks_with_a_bad_id
+
+SSE_PATH: Final = "/sse"
+MESSAGES_PATH: Final = "/messages/"
+_SMALL_BODY = 8 * 1024  # a request with a bad id or a malformed body worth naming is a few hundred bytes
+_SDK_PARSE_REFUSAL = b"Could not parse message"
+
+
+class LegacySseRoutes:
+    """Sends GET /sse and POST /messages/ to the SDK's SSE transport, every other request (and lifespan) to ``app``."""
+
+    def __init__(
+        self, app: ASGIApp, server: FsguardServer, security: TransportSecuritySettings, body_limit: int
+    ) -> None:
+        self._app = app
+        self._server = server
+        self._transport = SseServerTransport(
+            MESSAGES_PATH, security_settings=security, max_request_body_size=body_limit
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+        elif scope["path"].startswith(MESSAGES_PATH):
+            await self._post(scope, receive, send)
+        elif scope["path"] == SSE_PATH and scope["method"] == "GET":
+            await self._stream(scope, receive, send)
+        elif scope["path"] == SSE_PATH:
+            await Response(status_code=405, headers={"Allow": "GET"})(scope, receive, send)
+        else:
+            await self._app(scope, receive, send)
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """One session for as long as the client holds its GET /sse stream open."""
+        opened = False
+        try:
+            async with self._transport.connect_sse(scope, receive, send) as (read_stream, write_stream):
+                opened = True
+                await self._server.serve_streams(read_stream, write_stream)
+        except ValueError:
+            # The SDK answers a refused Host or Origin (421/403) and then raises, which uvicorn would log as a crash.
+            if opened:
+                raise
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The SDK's message endpoint, with two of its answers replaced by JSON-RPC errors, as /mcp and stdio give.
+
+        It accepts (202) a request whose id is no string or integer as a notification, which is never answered, and
+        refuses a body that is no JSON-RPC message with the plain text "Could not parse message".
+        """
+        small = b""  # the whole body while it is small
+        held: list[Message] = []
+
+        async def peeking() -> Message:
+            nonlocal small
+            message = await receive()
+            if message["type"] == "http.request":
+                chunk = message.get("body", b"")
+                small = small + chunk if len(small) + len(chunk) <= _SMALL_BODY else b""
+            return message
+
+        async def relay(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] in (202, 400):
+                held.append(message)
+                return
+            if not held:
+                await send(message)
+                return
+            held.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                await _answer(held, small, scope, receive, send)
+
+        await self._transport.handle_post_message(scope, peeking, relay)
+
+
+async def _answer(held: list[Message], small: bytes, scope: Scope, receive: Receive, send: Send) -> None:
+    body = b"".join(part.get("body", b"") for part in held[1:])
+    if held[0]["status"] == 202 and asks_with_a_bad_id(small):
+        await _error(INVALID_REQUEST, BAD_ID_MESSAGE)(scope, receive, send)
+    elif held[0]["status"] == 400 and body == _SDK_PARSE_REFUSAL:
+        try:
+            json.loads(small)
+        except ValueError:
+            if small:
+                text = "Parse error: the body is not JSON; nothing was done. Send one JSON-RPC message per request."
+                await _error(PARSE_ERROR, text)(scope, receive, send)
+                return
+        what = "a batch (a JSON array) is not taken" if small.lstrip().startswith(b"[") else "no JSON-RPC message"
+        text = f"Invalid Request: {what}; nothing was done. Send one JSON-RPC 2.0 message per request."
+        await _error(INVALID_REQUEST, text)(scope, receive, send)
+    else:
+        for part in held:
+            await send(part)
+
+
+def _error(code: int, message: str) -> JSONResponse:
+    """A 400 with a JSON-RPC error (no id can be trusted: null), which the SDK's SSE client shows in full."""
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}, status_code=400)
