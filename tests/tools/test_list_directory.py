@@ -88,6 +88,16 @@ async def test_symlink_leaving_the_root_is_listed_but_not_followed(client: Clien
     assert "children" not in tree["children"][0]
 
 
+async def test_the_listing_footer_counts_links_and_special_files_too(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    (root / "gone").symlink_to(root / "missing")  # dangling: listed as a link
+    os.mkfifo(root / "pipe")
+    text = text_of(await client.call_tool("list_directory", {}))
+    rows = text.splitlines()
+    assert rows[-1] == f"--- | 0 dirs, 1 file, 1 link, 1 other | {root}"
+    assert len(rows) - 1 == 3
+
+
 async def test_verbose_and_compact_voices_name_the_same_entries(connect: ClientFactory, tree: Path) -> None:
     async with connect() as verbose, connect(compact_mode=True) as compact:
         long = text_of(await verbose.call_tool("list_directory", {}))

@@ -102,7 +102,7 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
         )
         return f"{shown(result.path)} | {names} | {len(result.entries)}/{result.total}{more}"
     lines = []
-    dirs = files = 0
+    dirs = files = links = others = 0
     for entry in result.entries:
         kind, name = entry["type"], escaped(entry["name"])
         if kind == "directory":
@@ -112,6 +112,7 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
             files += 1
             lines.append(f"FILE {name} {human_size(entry.get('size', 0))}")
         else:
+            links, others = (links + 1, others) if kind == "symlink" else (links, others + 1)
             lines.append(f"{'LINK' if kind == 'symlink' else 'OTHER'} {name}")  # a dangling or outside link; a device
     if not result.entries and result.offset:  # a page at the end: "0 dirs, 0 files" read as an empty directory
         return f"--- | no entries past the first {result.offset} ({result.total} in all) | {shown(result.path)}{more}"
@@ -119,7 +120,10 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     span = (
         f" | entries {first}-{last} of {result.total}" if last >= first and (result.truncated or result.offset) else ""
     )
-    lines.append(f"--- | {counted(dirs, 'dir')}, {counted(files, 'file')} | {shown(result.path)}{span}{more}")
+    # every entry of the page counted: "2 dirs, 10 files" over 16 rows read as 4 rows too many
+    counts = f"{counted(dirs, 'dir')}, {counted(files, 'file')}" + (f", {counted(links, 'link')}" if links else "")
+    counts += f", {others} other" if others else ""
+    lines.append(f"--- | {counts} | {shown(result.path)}{span}{more}")
     return "\n".join(lines)
 
 
