@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
+from fsguard.heldanswers import body_of, holding, send_all
 from fsguard.legacysse import LegacySseRoutes
 from fsguard.mediatype import MediaTypeCase
 from fsguard.server import FsguardServer
@@ -206,28 +207,16 @@ class TransportRefusalNotice:
         if scope["type"] != "http":
             await self._app(scope, receive, send)
             return
-        held: list[Message] = []
 
-        async def relay(message: Message) -> None:
-            if message["type"] == "http.response.start" and any(key[0] == message["status"] for key in _SDK_REFUSALS):
-                held.append(message)
-                return
-            if not held:
-                await send(message)
-                return
-            held.append(message)
-            if message["type"] == "http.response.body" and not message.get("more_body", False):
-                body = b"".join(part.get("body", b"") for part in held[1:])
-                what = _SDK_REFUSALS.get((held[0]["status"], body))
-                if what is None:
-                    for part in held:
-                        await send(part)
-                else:
-                    text = self._message(what, first_header(scope, what.encode()).decode("latin-1"))
-                    await invalid_request(text, held[0]["status"])(scope, receive, send)
-                held.clear()
+        async def finish(held: list[Message]) -> None:
+            what = _SDK_REFUSALS.get((held[0]["status"], body_of(held)))
+            if what is None:
+                await send_all(send, held)
+            else:
+                text = self._message(what, first_header(scope, what.encode()).decode("latin-1"))
+                await invalid_request(text, held[0]["status"])(scope, receive, send)
 
-        await self._app(scope, receive, relay)
+        await self._app(scope, receive, holding(send, {status for status, _ in _SDK_REFUSALS}, finish))
 
     def _message(self, what: str, value: str) -> str:
         value = value if len(value) <= 80 else value[:80] + "…"

@@ -17,6 +17,7 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from fsguard.heldanswers import body_of, holding, send_all
 from fsguard.server import FsguardServer
 from fsguard.stdio import BAD_ID_MESSAGE, asks_with_a_bad_id
 
@@ -69,7 +70,6 @@ class LegacySseRoutes:
         refuses a body that is no JSON-RPC message with the plain text "Could not parse message".
         """
         small = b""  # the whole body while it is small
-        held: list[Message] = []
 
         async def peeking() -> Message:
             nonlocal small
@@ -79,22 +79,14 @@ class LegacySseRoutes:
                 small = small + chunk if len(small) + len(chunk) <= _SMALL_BODY else b""
             return message
 
-        async def relay(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] in (202, 400):
-                held.append(message)
-                return
-            if not held:
-                await send(message)
-                return
-            held.append(message)
-            if message["type"] == "http.response.body" and not message.get("more_body", False):
-                await _answer(held, small, scope, receive, send)
+        async def finish(held: list[Message]) -> None:
+            await _answer(held, small, scope, receive, send)
 
-        await self._transport.handle_post_message(scope, peeking, relay)
+        await self._transport.handle_post_message(scope, peeking, holding(send, (202, 400), finish))
 
 
 async def _answer(held: list[Message], small: bytes, scope: Scope, receive: Receive, send: Send) -> None:
-    body = b"".join(part.get("body", b"") for part in held[1:])
+    body = body_of(held)
     if held[0]["status"] == 202 and asks_with_a_bad_id(small):
         await _error(INVALID_REQUEST, BAD_ID_MESSAGE)(scope, receive, send)
     elif held[0]["status"] == 400 and body == _SDK_PARSE_REFUSAL:
@@ -109,8 +101,7 @@ async def _answer(held: list[Message], small: bytes, scope: Scope, receive: Rece
         text = f"Invalid Request: {what}; nothing was done. Send one JSON-RPC 2.0 message per request."
         await _error(INVALID_REQUEST, text)(scope, receive, send)
     else:
-        for part in held:
-            await send(part)
+        await send_all(send, held)
 
 
 def _error(code: int, message: str) -> JSONResponse:
