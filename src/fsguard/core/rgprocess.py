@@ -28,9 +28,7 @@ _SUBMATCHES = b',"submatches":['  # the last field of a match's data; a quote in
 _SUBMATCH = b',{"match":'
 _SHORT_MESSAGE = 64 * 1024  # a message decoded whole: too few submatches to matter
 _POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
-
-
-_VANISHED = b": No such file or directory (os error 2)"
+_VANISHED = b": No such file or directory (os error 2)"  # rg's line for a file deleted while it ran
 
 
 class RipgrepFailed(Exception):
