@@ -12,13 +12,10 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.globs import gitignore_pattern
-
-if TYPE_CHECKING:
-    from fsguard.core.ignore import IgnoreRules
 
 BOM = "\ufeff"
 
@@ -84,11 +81,19 @@ class GitignoreFile:
         return None
 
 
+class GitignoreTree(Protocol):
+    """What a matcher asks of the rules of a whole tree (:class:`fsguard.core.ignore.IgnoreRules`)."""
+
+    def ignored(self, path: Path, is_dir: bool) -> bool: ...
+
+    def rules(self, directory: Path) -> GitignoreFile | None: ...
+
+
 class IgnoreMatcher:
     """The ``.gitignore`` patterns deciding the entries of one directory, matched on their names (git's rules,
     as :meth:`IgnoreRules.ignored_entry` applies them, with the directory's ancestors judged once)."""
 
-    def __init__(self, rules: IgnoreRules, top: Path, directory: Path) -> None:
+    def __init__(self, rules: GitignoreTree, top: Path, directory: Path) -> None:
         """Patterns for entries of ``directory``, from the ``.gitignore`` files of ``top`` down to it."""
         self.everything = directory != top and rules.ignored(directory, is_dir=True)
         parts = directory.relative_to(top).parts
