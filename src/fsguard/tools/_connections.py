@@ -31,5 +31,7 @@ def client_key(context: Context[Any, Any] | None) -> str | None:
     state = connection_state(context.session)
     if state is None:
         return None
-    key: str = state.setdefault(_CLIENT_KEY, uuid.uuid4().hex)
+    key: str | None = state.get(_CLIENT_KEY)
+    if key is None:  # not setdefault: it would draw a fresh uuid on every call only to drop it
+        key = state[_CLIENT_KEY] = uuid.uuid4().hex
     return key
