@@ -47,6 +47,11 @@ def _shown(content: str) -> tuple[int, int, str]:
     return int(found[1]), int(found[2].replace(",", "")), content[found.end() :]
 
 
+def _before(left: int) -> int:
+    """The column a cut tail's hint names for the part before its shown end: a read's worth back from it."""
+    return max(left + 1 - ranges.cut_line_room(BUDGET), 1)
+
+
 async def test_a_tail_whose_last_line_is_too_long_for_the_budget_shows_its_end_and_the_start_is_read_by_column(
     connect: ClientFactory, root: Path, how: dict[str, int]
 ) -> None:
@@ -59,7 +64,7 @@ async def test_a_tail_whose_last_line_is_too_long_for_the_budget_shows_its_end_a
         assert LONG_LINE.endswith(shown)
         assert left == len(LONG_LINE) - len(shown)
         assert f"from column {left + 1:,}" in data["hint"]
-        assert f"start_line=2 start_column={left + 1 - len(shown)}," in data["hint"]
+        assert f"start_line=2 start_column={_before(left)}," in data["hint"]
         start = ""
         column = 1
         while len(start) < left:  # the line from its start, as the hint says, each piece naming the next column
@@ -69,6 +74,26 @@ async def test_a_tail_whose_last_line_is_too_long_for_the_budget_shows_its_end_a
             column = len(start) + 1
     assert start[:left] + shown == LONG_LINE
     assert (root / "two.log").read_text(encoding="utf-8") == "short\n" + LONG_LINE
+
+
+@pytest.mark.parametrize("line", [LONG_LINE, "0123456789" * 140 + "\n"], ids=["multi-byte", "ascii"])
+async def test_the_read_a_cut_tail_names_for_the_part_before_it_ends_where_the_tail_begins_never_repeating_it(
+    connect: ClientFactory, root: Path, how: dict[str, int], line: str
+) -> None:
+    (root / "two.log").write_text("short\n" + line, encoding="utf-8")
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        data = await _tail(client, "two.log", 1)
+        _, left, shown = _shown(data["content"])
+        named = re.search(r"start_line=2 start_column=(\d+),", data["hint"])
+        assert named is not None, data["hint"]
+        before = int(named[1])
+        args = {"path": "two.log", "start_line": 2, "end_line": 2, "start_column": before}
+        piece = structured(await client.call_tool("read_file", args))["content"].split("… [line 2 cut at", 1)[0]
+    assert line[before - 1 :].startswith(piece)
+    assert before - 1 + len(piece) <= left  # nothing of the shown end again
+    if line.isascii():
+        assert piece + shown == line[before - 1 :]  # exactly the characters before it: no gap either
+    assert (root / "two.log").read_text(encoding="utf-8") == "short\n" + line
 
 
 @pytest.mark.parametrize("count", [1, 3, 100])
@@ -116,7 +141,7 @@ async def test_a_head_and_tail_of_one_line_whose_last_line_is_too_long_for_the_b
     assert shown
     assert LONG_LINE.endswith(shown)
     assert len(data["content"].encode()) <= BUDGET
-    assert f"start_line=3 start_column={left + 1 - len(shown)}," in data["hint"]
+    assert f"start_line=3 start_column={_before(left)}," in data["hint"]
 
 
 async def _tail_of_one_line(connect: ClientFactory, root: Path, length: int) -> tuple[str, dict[str, Any]]:

@@ -296,6 +296,12 @@ CUT_ROOM = 64  # bytes a cut line leaves for the marker after it: "… [line N c
 CUT_FLOOR = 2 * CUT_ROOM  # a budget no larger cuts a line where it ends, leaving its marker no room: progress first
 
 
+def cut_line_room(budget: int) -> int:
+    """UTF-8 bytes of a line a read cut by ``budget`` shows: the budget less its marker's room, but all of a budget
+    too small to spare it."""
+    return budget - CUT_ROOM if budget > CUT_FLOOR else budget
+
+
 def utf8_size(text: str) -> int:
     # surrogatepass: a path from a name that is not UTF-8 holds lone surrogates, each 3 bytes as the wire's U+FFFD
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
@@ -340,7 +346,7 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
                 # The first line, cut: the marker a read adds after it ("… [line N cut at C characters]") must fit
                 # the budget too. ``column`` counts the characters skipped as well as those in ``parts``.
                 shown = "".join(parts) + body
-                fit = _fitting(shown, budget - CUT_ROOM if budget > CUT_FLOOR else budget)
+                fit = _fitting(shown, cut_line_room(budget))
                 return Excerpt(fit, 1, column - len(shown) + len(body) + len(fit), True)
             parts.append(body + brk)
             used += cost

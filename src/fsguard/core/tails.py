@@ -14,7 +14,17 @@ from functools import cache
 
 from fsguard.core.excerpts import fitting_lines, take_last
 from fsguard.core.hashing import Fingerprint
-from fsguard.core.ranges import Excerpt, Layout, bytes_at, decoded, line_at, tail_offset, texts, utf8_size
+from fsguard.core.ranges import (
+    Excerpt,
+    Layout,
+    bytes_at,
+    cut_line_room,
+    decoded,
+    line_at,
+    tail_offset,
+    texts,
+    utf8_size,
+)
 from fsguard.core.textio import tail_lines
 from fsguard.models import ReadFileResult
 
@@ -115,7 +125,9 @@ def finish_line_end(base: ReadFileResult, end: LineEnd, setting: int, name: str)
     shown = f"its last {len(end.shown):,} characters are shown"
     if end.left_chars is not None:
         left = f"its first {end.left_chars:,} characters"
-        before = max(end.left_chars + 1 - len(end.shown), 1)
+        # A read by column shows at most this many bytes, so at most as many characters: it ends where the shown
+        # part begins (ASCII) or before it, never repeating it, as a start len(shown) back did by the markers' rooms.
+        before = max(end.left_chars + 1 - cut_line_room(setting), 1)
         shown += f", from column {end.left_chars + 1:,}. Read the part before them with {by_number} "
         shown += f"start_column={before}, or the line from its start with start_column=1"
     elif end.left_bytes is not None:
