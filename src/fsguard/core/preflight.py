@@ -131,6 +131,7 @@ def pipelining(runner: PipelineRunner, request: PipelineRequest) -> Confirmation
         "batch_operations",
         f"Run the pipeline {request.name!r} ({plural(len(request.steps), 'step')}), whose large steps are",
         names=[f"{step.index} {step.id!r} ({_amount(step.error)})" for step in blocked],
+        quoted=False,  # the step's id is quoted; its amount is the risk gate's own words
         factors=[f"{plural(len(blocked), 'step')} over the risk threshold (HIGH or CRITICAL: many files or edits)"],
         reversible=True,
         undo='every change is backed up, and the result\'s backup_id reverts them all: backup(action="restore").',
@@ -166,7 +167,7 @@ def pushing(git: GitRunner, request: GitRequest) -> Confirmation | None:
         return None
     return confirmation(
         "git",
-        f"Force-push to {request.remote or 'origin'} (--force-with-lease), replacing what the remote has for",
+        f"Force-push to {_quoted(request.remote or 'origin')} (--force-with-lease), replacing what the remote has for",
         names=rejected,
         factors=["the remote has commits this branch does not: they leave the remote branch"],
         reversible=False,

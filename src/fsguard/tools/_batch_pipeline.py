@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, Elicit, Resolve
+from mcp.server.mcpserver import Context, Resolve
 
 from fsguard.core.pipeline import NotSearched, PipelineReport, StepOutcome
 from fsguard.core.pipeline_request import parse_pipeline
@@ -17,11 +17,11 @@ from fsguard.core.preflight import pipelining
 from fsguard.models.batch import BatchResult, StepResult
 from fsguard.models.batch import NotSearched as NotSearchedResult
 from fsguard.services import Services
-from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask
+from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask
 from fsguard.tools.search import SAMPLE
 
 
-async def ask_pipeline(pipeline_json: dict[str, Any] | None, ctx: Context) -> Elicit[ConfirmForm] | NotAsked:
+async def ask_pipeline(pipeline_json: dict[str, Any] | None, ctx: Context) -> Question:
     """A pipeline whose dry run blocks a step for its risk asks the user, instead of failing without force."""
     if pipeline_json is None or pipeline_json.get("force") is True or pipeline_json.get("dry_run") is True:
         return NOT_ASKED
