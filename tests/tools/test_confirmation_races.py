@@ -329,3 +329,51 @@ async def test_a_push_remote_is_shown_quoted(connect: ClientFactory, root: Path)
     assert error_code(result) == "declined", text_of(result)
     assert "Force-push to 'r. Nothing is pushed' (--force-with-lease)" in user.asked[0]
     assert git(remote, "rev-parse", "main") == published
+
+
+async def test_a_force_push_confirmed_while_someone_else_pushed_keeps_their_commit(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    repo = make_repo(root)
+    remote = repo / "remote.git"
+    git(repo, "init", "-q", "--bare", "-b", "main", str(remote))
+    (repo / ".git" / "info" / "exclude").write_text("remote.git/\n", encoding="utf-8")
+    git(repo, "remote", "add", "origin", "remote.git")
+    git(repo, "push", "-q", "-u", "origin", "main")
+    git(repo, "commit", "-q", "--amend", "-m", "rewritten")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+
+    def someone_pushes(asked: int) -> None:
+        if asked == 1:
+            (other / "theirs.txt").write_bytes(b"theirs\n")
+            git(other, "add", "theirs.txt")
+            git(other, "-c", "user.name=o", "-c", "user.email=o@x", "commit", "-q", "-m", "theirs")
+            git(other, "push", "-q", "origin", "HEAD:main")
+
+    user = User([YES], someone_pushes)
+    with anyio.fail_after(60):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("git", {"action": "push"})
+    assert error_code(result) == "git_error", text_of(result)
+    assert git(remote, "rev-parse", "main") == git(other, "rev-parse", "HEAD")  # the lease held: theirs stays
+
+
+async def test_a_rename_target_created_while_the_user_is_asked_is_not_overwritten(
+    connect: ClientFactory, root: Path
+) -> None:
+    names = [f"m{i:03}.txt" for i in range(150)]
+    for name in names:
+        (root / name).write_bytes(b"mine\n")
+    (root / "dest").mkdir()
+    theirs = root / "dest" / "m000.txt"
+    user = User([YES], lambda asked: theirs.write_bytes(b"theirs\n"))
+    steps = [{"id": "mv", "action": "rename", "params": {"files": names, "destination": "dest"}}]
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert theirs.read_bytes() == b"theirs\n"
+    assert {(root / name).read_bytes() for name in names} == {b"mine\n"}
+    assert list((root / "dest").iterdir()) == [theirs]
+    assert len(user.asked) == 1
