@@ -89,6 +89,7 @@ async def ask(ctx: Context, preflight: Preflight) -> Question:
     found = await _look(preflight, services, mode)
     if found is None:
         return NOT_ASKED
+    logger.info("%s asks the user to confirm it (%s)", found.operation, found.reason)
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
         return Elicit(wire_text(found.summary), ConfirmForm)  # the SDK asks; the retry runs this resolver again
     for _ in range(ROUNDS):
@@ -105,7 +106,7 @@ async def ask(ctx: Context, preflight: Preflight) -> Question:
             return NOT_ASKED  # nothing left to ask about: the call runs with its own arguments, as on a 2026 retry
         if now == found:
             return Answered(answer)
-        logger.info("%s changed while the user was asked: asking again", found.operation)
+        logger.info("%s changed while the user was asked: asking again (%s)", now.operation, now.reason)
         found = now
     raise CodedToolError(declined(found.operation, "the files kept changing while the user was asked"))
 
@@ -118,7 +119,6 @@ async def _look(preflight: Preflight, services: Services, mode: ConfirmMode) -> 
         return None  # a call that cannot run asks nothing: the body raises the same error
     if found is None or not found.asked_under(mode):
         return None
-    logger.info("%s asks the user to confirm it (%s)", found.operation, found.reason)
     return found
 
 
