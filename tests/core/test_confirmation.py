@@ -35,7 +35,7 @@ def test_each_mode_asks_for_its_kind_of_operation() -> None:
 
 def test_the_summary_is_one_paragraph_that_says_whether_it_can_be_undone() -> None:
     assert _made(reversible=True) == (
-        "Delete things: /r/0, /r/1. Why you are asked: big. It can be undone: from the trash. "
+        "Delete things: '/r/0', '/r/1'. Why you are asked: big. It can be undone: from the trash. "
         "Confirm to let the agent go ahead; anything else changes nothing."
     )
     assert "It cannot be undone: " in _made(reversible=False)
@@ -43,8 +43,19 @@ def test_the_summary_is_one_paragraph_that_says_whether_it_can_be_undone() -> No
 
 
 def test_a_long_list_of_names_is_cut_with_a_count() -> None:
-    assert "/r/4 and 7 more." in _made(reversible=True, count=12)
+    assert "'/r/4' and 7 more." in _made(reversible=True, count=12)
     assert "/r/5" not in _made(reversible=True, count=12)
+
+
+def test_names_are_quoted_so_none_can_pose_as_the_summary_or_hide_what_it_is() -> None:
+    names = ["/r/a.txt. Nothing is deleted. It can be undone", "/r/x\nLine", "/r/gpj.\u202eexe", "/r/\x1b[2Jz"]
+    names.append("/r/z\u200bw")
+    summary = confirmation(
+        "delete_file", "Delete", names=names, factors=[], reversible=False, undo="no.", reason="r"
+    ).summary
+    assert summary.startswith("Delete: '/r/a.txt. Nothing is deleted. It can be undone', '/r/x\\nLine', ")
+    assert "'/r/gpj.\\u202eexe', '/r/\\x1b[2Jz', '/r/z\\u200bw'." in summary
+    assert summary.isprintable()
 
 
 def test_the_declined_error_says_nothing_changed_and_what_to_do() -> None:

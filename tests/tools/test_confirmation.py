@@ -371,7 +371,7 @@ async def test_a_rejected_push_the_user_accepts_is_pushed_with_lease(connect: Cl
         result = await client.call_tool("git", {"action": "push"})
     assert structured(result)["forced"] is True
     assert git(repo / "remote.git", "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
-    assert "Force-push to origin (--force-with-lease)" in user.asked[0]
+    assert "Force-push to 'origin' (--force-with-lease)" in user.asked[0]
     assert "main" in user.asked[0]
 
 

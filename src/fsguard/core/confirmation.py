@@ -57,9 +57,16 @@ def confirmation(
     reversible: bool,
     undo: str,
     reason: str,
+    quoted: bool = True,
 ) -> Confirmation:
-    """The one shape of every summary: what, on which files, why it asks, and whether (and how) it can be undone."""
-    shown = ", ".join(names[:NAMED]) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
+    """The one shape of every summary: what, on which files, why it asks, and whether (and how) it can be undone.
+
+    Each name is shown quoted, its control, bidi and zero-width characters escaped (``quoted=False``: names the
+    caller built from quoted parts): a file or branch is named by whoever made it, and a name such as
+    ``a.txt. It can be undone`` or one holding a line break or U+202E must not read as the paragraph's own words.
+    """
+    listed = [repr(name) for name in names[:NAMED]] if quoted else list(names[:NAMED])
+    shown = ", ".join(listed) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
     parts = [f"{what}: {shown}." if shown else f"{what}."]
     if factors:
         parts.append("Why you are asked: " + "; ".join(factors) + ".")

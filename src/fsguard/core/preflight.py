@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
+from fsguard.core.batchplan import BatchRequest
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
 from fsguard.core.confirmation import Confirmation, confirmation, plural
 from fsguard.core.errors import FsguardError
@@ -20,7 +22,8 @@ from fsguard.core.git import GitRunner
 from fsguard.core.gitrepo import GitRequest
 from fsguard.core.inventory import purge_trash
 from fsguard.core.paths import PathPolicy
-from fsguard.core.pipeline import PipelineRequest
+from fsguard.core.pipeline import PipelineRequest, StepOutcome
+from fsguard.core.pipeline_actions import flag
 from fsguard.core.pipeline_runner import PipelineRunner
 from fsguard.core.replacing import ProjectReplacer, ReplaceRequest
 from fsguard.core.risk import RiskLevel
@@ -79,6 +82,23 @@ def deleting(
     )
 
 
+def batching(policy: PathPolicy, beneath: Beneath, request: BatchRequest) -> Confirmation | None:
+    """batch_operations(request_json): its delete operations, asked as delete_file asks them, the permanent ones
+    first (they cannot be undone); a batch must not be the way round a delete the user would be asked about.
+
+    Only what is on disk now is counted: a directory an earlier operation of the batch fills is not.
+    """
+    if request.validate_only:
+        return None
+    deletes = [op for op in request.operations if op.type == "delete"]
+    permanent = [op.path for op in deletes if op.permanent]
+    found = deleting(policy, beneath, permanent, permanent=True, recursive=True) if permanent else None
+    if found is None:
+        soft = [op.path for op in deletes if op.recursive and not op.permanent]
+        found = deleting(policy, beneath, soft, permanent=False, recursive=True) if soft else None
+    return None if found is None else replace(found, operation="batch_operations")
+
+
 def purging(
     trash: Trash, *, sd_id: str | None, older_than_days: float, shown: Callable[[str], bool] | None = None
 ) -> Confirmation | None:
@@ -119,23 +139,55 @@ def replacing(replacer: ProjectReplacer, request: ReplaceRequest) -> Confirmatio
     )
 
 
-def pipelining(runner: PipelineRunner, request: PipelineRequest) -> Confirmation | None:
-    """batch_operations(pipeline_json) without force: a dry run whose steps are blocked for their risk asks."""
+def pipelining(
+    runner: PipelineRunner,
+    request: PipelineRequest,
+    *,
+    policy: PathPolicy | None = None,
+    beneath: Beneath | None = None,
+) -> Confirmation | None:
+    """batch_operations(pipeline_json) without force: a dry run whose steps are blocked for their risk asks; so
+    does (given the policy) a recursive delete step of a non-empty directory, as delete_file asks it."""
     if request.dry_run or request.force:
         return None
     report = runner.run(replace(request, dry_run=True))
     blocked = [step for step in report.steps if step.error_code == "risk_blocked"]
     if not blocked:
-        return None
+        return _trashing(policy, beneath, request, report.steps) if policy and beneath else None
     return confirmation(
         "batch_operations",
         f"Run the pipeline {request.name!r} ({plural(len(request.steps), 'step')}), whose large steps are",
         names=[f"{step.index} {step.id!r} ({_amount(step.error)})" for step in blocked],
+        quoted=False,  # the step's id is quoted; its amount is the risk gate's own words
         factors=[f"{plural(len(blocked), 'step')} over the risk threshold (HIGH or CRITICAL: many files or edits)"],
         reversible=True,
         undo='every change is backed up, and the result\'s backup_id reverts them all: backup(action="restore").',
         reason="pipeline step over the risk threshold",
     )
+
+
+def _trashing(
+    policy: PathPolicy, beneath: Beneath, request: PipelineRequest, outcomes: Sequence[StepOutcome]
+) -> Confirmation | None:
+    """The paths a pipeline's recursive delete steps would trash (their dry run names them), asked about as
+    delete_file asks: when one is a non-empty directory."""
+    steps = {step.index: step for step in request.steps}
+    paths = [
+        file
+        for outcome in outcomes
+        if outcome.action == "delete" and outcome.reached and _recursive(steps[outcome.index].params)
+        for file in outcome.files
+    ]
+    found = deleting(policy, beneath, paths, permanent=False, recursive=True) if paths else None
+    return None if found is None else replace(found, operation="batch_operations")
+
+
+def _recursive(params: Mapping[str, Any]) -> bool:
+    """A delete step's ``recursive``; one a template writes (unknown before the run) counts as true."""
+    try:
+        return flag(params, "recursive", False)
+    except FsguardError:
+        return True
 
 
 def restoring(git: GitRunner, request: GitRequest) -> Confirmation | None:
@@ -166,7 +218,7 @@ def pushing(git: GitRunner, request: GitRequest) -> Confirmation | None:
         return None
     return confirmation(
         "git",
-        f"Force-push to {request.remote or 'origin'} (--force-with-lease), replacing what the remote has for",
+        f"Force-push to {_quoted(request.remote or 'origin')} (--force-with-lease), replacing what the remote has for",
         names=rejected,
         factors=["the remote has commits this branch does not: they leave the remote branch"],
         reversible=False,

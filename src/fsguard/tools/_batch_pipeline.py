@@ -8,27 +8,35 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, Elicit, Resolve
+from mcp.server.mcpserver import Context, Resolve
 
+from fsguard.core.batchplan import parse_request
 from fsguard.core.pipeline import NotSearched, PipelineReport, StepOutcome
 from fsguard.core.pipeline_request import parse_pipeline
 from fsguard.core.pipeline_runner import Progress
-from fsguard.core.preflight import pipelining
+from fsguard.core.preflight import batching, pipelining
 from fsguard.models.batch import BatchResult, StepResult
 from fsguard.models.batch import NotSearched as NotSearchedResult
 from fsguard.services import Services
-from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask
+from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask
 from fsguard.tools.search import SAMPLE
 
 
-async def ask_pipeline(pipeline_json: dict[str, Any] | None, ctx: Context) -> Elicit[ConfirmForm] | NotAsked:
-    """A pipeline whose dry run blocks a step for its risk asks the user, instead of failing without force."""
+async def ask_batch(
+    request_json: dict[str, Any] | list[Any] | None, pipeline_json: dict[str, Any] | None, ctx: Context
+) -> Question:
+    """A pipeline whose dry run blocks a step for its risk asks the user, instead of failing without force; a
+    request's permanent deletes, and its recursive ones of a non-empty directory, ask as delete_file's do."""
+    if request_json is not None and pipeline_json is None:
+        return await ask(ctx, lambda s: batching(s.policy, s.beneath, parse_request(request_json)))
     if pipeline_json is None or pipeline_json.get("force") is True or pipeline_json.get("dry_run") is True:
         return NOT_ASKED
-    return await ask(ctx, lambda s: pipelining(s.pipelines, parse_pipeline(pipeline_json)))
+    return await ask(
+        ctx, lambda s: pipelining(s.pipelines, parse_pipeline(pipeline_json), policy=s.policy, beneath=s.beneath)
+    )
 
 
-PipelineConsent = Annotated[Consent, Resolve(ask_pipeline)]
+BatchConsent = Annotated[Consent, Resolve(ask_batch)]
 
 
 def run_pipeline(services: Services, raw: Any, progress: Progress | None = None) -> BatchResult:

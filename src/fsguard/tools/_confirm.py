@@ -4,8 +4,11 @@ A tool that may ask takes one more parameter, ``Annotated[Consent, Resolve(resol
 schema). The resolver runs before the body: it calls :func:`ask`, which puts the question only when the client
 declared form elicitation, ``--confirm`` covers the operation and the core's preflight
 (:mod:`fsguard.core.preflight`) returns a :class:`Confirmation`. The SDK then asks in the era's own way: an
-``input_required`` result on 2026-07-28 (the client answers and calls again), ``elicitation/create`` in the
-middle of the call on 2025-11-25. The body calls :func:`consent`: an accepted, ticked form runs the call as if
+``input_required`` result on 2026-07-28 (the client answers and calls again, and the resolver looks again: an
+answer counts only when the question is still the same), ``elicitation/create`` in the middle of the call on
+2025-11-25, put by :func:`ask` itself so that it can look again once the person has answered (they may take
+minutes, and another client may change the files meanwhile): a ticked answer about what is no longer there is
+asked again, as the 2026 era asks it. The body calls :func:`consent`: an accepted, ticked form runs the call as if
 ``force`` were given; anything else raises ``declined`` before anything changed. When nobody was asked, the body
 gets :data:`NOT_ASKED` and the call runs with its own arguments, exactly as before.
 
@@ -20,11 +23,13 @@ from collections.abc import Callable
 
 import anyio.to_thread
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
 from fsguard.core.confirmation import Confirmation, ConfirmMode, declined
-from fsguard.core.errors import FsguardError
+from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.services import Services
+from fsguard.tools._errors import CodedToolError
 from fsguard.tools._wire import wire_text
 
 logger = logging.getLogger(__name__)
@@ -42,7 +47,19 @@ class NotAsked:
 
 NOT_ASKED = NotAsked()
 
+# How many times a 2025-11-25 call asks while each ticked answer finds the files changed since its question.
+ROUNDS = 3
+
+
+class Answered:
+    """The answer to a question put in the middle of the call (2025-11-25), given about what is on disk now."""
+
+    def __init__(self, answer: ElicitationResult[ConfirmForm]) -> None:
+        self.answer = answer
+
+
 Consent = ElicitationResult[ConfirmForm]
+Question = Elicit[ConfirmForm] | NotAsked | Answered  # what a confirming tool's resolver returns
 Preflight = Callable[[Services], Confirmation | None]
 
 
@@ -60,20 +77,49 @@ def services_of(ctx: Context) -> Services:
     return services
 
 
-async def ask(ctx: Context, preflight: Preflight) -> Elicit[ConfirmForm] | NotAsked:
-    """The question for this call, or NOT_ASKED; the preflight runs only for a client that can answer."""
+async def ask(ctx: Context, preflight: Preflight) -> Question:
+    """The question for this call, or NOT_ASKED; the preflight runs only for a client that can answer.
+
+    On 2025-11-25 the question is put here and the answer returned (:class:`Answered`).
+    """
     services = services_of(ctx)
     mode = ConfirmMode(services.settings.confirm)
     if mode is ConfirmMode.OFF or not can_elicit(ctx):
         return NOT_ASKED
+    found = await _look(preflight, services, mode)
+    if found is None:
+        return NOT_ASKED
+    logger.info("%s asks the user to confirm it (%s)", found.operation, found.reason)
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return Elicit(wire_text(found.summary), ConfirmForm)  # the SDK asks; the retry runs this resolver again
+    for _ in range(ROUNDS):
+        try:
+            answer = await ctx.elicit(wire_text(found.summary), ConfirmForm)
+        except ValueError as exc:  # accepted with no content, or content that is not the form (as the SDK says it)
+            raise CodedToolError(
+                InvalidParamsError(f"{found.operation}: the client's answer was not the form asked ({exc}).")
+            ) from exc
+        if not isinstance(answer, AcceptedElicitation) or not answer.data.confirm:
+            return Answered(answer)
+        now = await _look(preflight, services, mode)
+        if now is None:
+            return NOT_ASKED  # nothing left to ask about: the call runs with its own arguments, as on a 2026 retry
+        if now == found:
+            return Answered(answer)
+        logger.info("%s changed while the user was asked: asking again (%s)", now.operation, now.reason)
+        found = now
+    raise CodedToolError(declined(found.operation, "the files kept changing while the user was asked"))
+
+
+async def _look(preflight: Preflight, services: Services, mode: ConfirmMode) -> Confirmation | None:
+    """The question the call asks under ``mode`` now, or None."""
     try:
         found = await anyio.to_thread.run_sync(preflight, services)
     except FsguardError:
-        return NOT_ASKED  # a call that cannot run asks nothing: the body raises the same error
+        return None  # a call that cannot run asks nothing: the body raises the same error
     if found is None or not found.asked_under(mode):
-        return NOT_ASKED
-    logger.info("%s asks the user to confirm it (%s)", found.operation, found.reason)
-    return Elicit(wire_text(found.summary), ConfirmForm)
+        return None
+    return found
 
 
 def consent(answer: Consent, operation: str, *, force: bool = False) -> bool:
@@ -82,6 +128,8 @@ def consent(answer: Consent, operation: str, *, force: bool = False) -> bool:
     Raises:
         DeclinedError: the user declined, cancelled, or left the box unticked; nothing ran.
     """
+    if isinstance(answer, AcceptedElicitation) and isinstance(answer.data, Answered):
+        answer = answer.data.answer  # asked in the middle of the call (2025-11-25)
     if isinstance(answer, AcceptedElicitation):
         if isinstance(answer.data, NotAsked):
             return force

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.server.mcpserver import Context, Elicit, Resolve
+from mcp.server.mcpserver import Context, Resolve
 
 from fsguard.core.globs import expand_globs, split_globs
 from fsguard.core.preflight import replacing
 from fsguard.core.replacing import ReplaceRequest
-from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask
+from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask
 
 
 def replace_request(
@@ -60,7 +60,7 @@ async def ask_replace(
     respect_gitignore: bool,
     include_dependencies: bool,
     ctx: Context,
-) -> Elicit[ConfirmForm] | NotAsked:
+) -> Question:
     """A HIGH or CRITICAL project_replace without force asks the user instead of being refused."""
     if preview or force:
         return NOT_ASKED

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, get_args
 
-from mcp.server.mcpserver import Context, Elicit, Resolve
+from mcp.server.mcpserver import Context, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
@@ -32,7 +32,7 @@ from fsguard.tools._backup_results import (
     shown_change,
     trash_info,
 )
-from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask, consent
+from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask, consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, voiced
 from fsguard.voice import backup_text
@@ -45,7 +45,7 @@ async def ask_purge(
     older_than_days: float | None,
     force: bool,
     ctx: Context,
-) -> Elicit[ConfirmForm] | NotAsked:
+) -> Question:
     """purge_trash that really purges (dry_run=false) asks the user first, unless force."""
     if action != "purge_trash" or dry_run is not False or force:
         return NOT_ASKED

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.models.batch import BatchResult
-from fsguard.tools._batch_pipeline import PipelineConsent, run_pipeline
+from fsguard.tools._batch_pipeline import BatchConsent, run_pipeline
 from fsguard.tools._batch_rename import run_rename
 from fsguard.tools._batch_request import run_request
 from fsguard.tools._confirm import consent
@@ -53,7 +53,7 @@ def register(catalog: Catalog) -> None:
     @bridge
     def batch_operations(
         ctx: Context,
-        confirmed: PipelineConsent,
+        confirmed: BatchConsent,
         request_json: RequestArg = None,
         pipeline_json: PipelineArg = None,
         rename_json: RenameArg = None,
@@ -78,6 +78,7 @@ def register(catalog: Catalog) -> None:
             anyio.from_thread.run(ctx.report_progress, done, total)
 
         if request_json is not None:
+            consent(confirmed, "batch_operations")  # a request has no force: its deletes run once confirmed
             result = run_request(services, request_json, progress)
         elif pipeline_json is not None:
             if consent(confirmed, "batch_operations"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import anyio.from_thread
-from mcp.server.mcpserver import Context, Elicit, Resolve
+from mcp.server.mcpserver import Context, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
@@ -13,7 +13,7 @@ from fsguard.core.deletion import Deletion
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.preflight import deleting
 from fsguard.models import AnalyzeResult, CopyResult, DeletedPath, DeleteResult, MoveResult
-from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask, consent
+from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask, consent
 from fsguard.tools._errors import bridge, missing_path
 from fsguard.tools._params import Catalog, ExpectedHash, PathArg, PathsArg, hints, voiced
 from fsguard.voice import analyze_text, copy_text, delete_text, move_text
@@ -24,7 +24,7 @@ DestArg = Annotated[str, Field(description="Where it goes; must not exist yet (n
 
 async def ask_delete(
     path: str | None, paths: list[str] | None, permanent: bool, recursive: bool, ctx: Context
-) -> Elicit[ConfirmForm] | NotAsked:
+) -> Question:
     """A permanent delete, or a recursive one of a non-empty directory, asks the user first."""
     if not (permanent or recursive):
         return NOT_ASKED

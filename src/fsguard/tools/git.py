@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, Elicit, Resolve
+from mcp.server.mcpserver import Context, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
@@ -12,7 +12,7 @@ from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitrepo import GitRequest
 from fsguard.core.preflight import pushing, restoring
 from fsguard.models import GitActionName, GitResult
-from fsguard.tools._confirm import NOT_ASKED, ConfirmForm, Consent, NotAsked, ask, consent
+from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask, consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, voiced
 from fsguard.voice import git_text
@@ -30,7 +30,7 @@ async def ask_git(
     remote: Text,
     force: bool,
     ctx: Context,
-) -> Elicit[ConfirmForm] | NotAsked:
+) -> Question:
     """A working-tree restore, or a push the remote would reject, asks the user instead of needing force."""
     if force:
         return NOT_ASKED

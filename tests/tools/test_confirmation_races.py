@@ -1,0 +1,379 @@
+"""Confirmation under pressure: files that change while the user is asked, answers that are not the form, a
+question that is never answered, names that try to pass for the summary's own words. Every test runs in both
+eras (conftest's ``connect``) and checks the bytes on disk.
+
+On 2025-11-25 the question is put in the middle of the call and a person may take minutes to answer; on
+2026-07-28 the client answers between two rounds. Either way the call must do what the person confirmed and
+nothing more: a question whose answer finds a different operation on disk is asked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client import ClientRequestContext, InputRequiredRoundsExceededError
+from mcp.types import ElicitRequestParams, ElicitResult
+
+from fsguard.config import Settings
+from fsguard.server import build_server
+from tests.conftest import ClientFactory, error_code, text_of
+from tests.tools.test_git import git, make_repo
+
+pytestmark = pytest.mark.anyio
+
+Meanwhile = Callable[[int], object]
+
+
+@dataclass
+class User:
+    """Answers each question with the next of ``answers`` (the last one repeats), after ``meanwhile`` changed the
+    disk as another client would while the question was shown; remembers every question."""
+
+    answers: list[dict[str, Any]]
+    meanwhile: Meanwhile = lambda asked: None
+    asked: list[str] = field(default_factory=list)
+
+    async def __call__(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        self.asked.append(getattr(params, "message", ""))
+        self.meanwhile(len(self.asked))
+        answer = self.answers[min(len(self.asked), len(self.answers)) - 1]
+        return ElicitResult.model_construct(**answer)
+
+
+YES = {"action": "accept", "content": {"confirm": True}}
+NO = {"action": "decline", "content": None}
+
+
+def _tree(root: Path, count: int, name: str = "dir") -> Path:
+    folder = root / name
+    folder.mkdir(exist_ok=True)
+    for i in range(count):
+        (folder / f"f{i:03}.txt").write_bytes(b"keep\n")
+    return folder
+
+
+def _bytes(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+# Files that change while the user is asked -------------------------------------------------------------------
+
+
+async def test_a_directory_that_grows_while_the_user_is_asked_is_asked_about_again(
+    connect: ClientFactory, root: Path
+) -> None:
+    folder = _tree(root, 1)
+
+    def grow(asked: int) -> None:
+        if asked == 1:
+            _tree(root, 40)
+
+    user = User([YES, NO], grow)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": "dir", "recursive": True, "permanent": True})
+    assert error_code(result) == "declined", text_of(result)
+    assert _bytes(folder) == {f"f{i:03}.txt": b"keep\n" for i in range(40)}
+    assert len(user.asked) == 2
+    assert "1 file or folder in all" in user.asked[0]
+    assert "40 files and folders in all" in user.asked[1]
+
+
+async def test_a_replace_that_reaches_more_files_while_the_user_is_asked_is_asked_about_again(
+    connect: ClientFactory, root: Path
+) -> None:
+    for i in range(60):
+        (root / f"m{i:02}.txt").write_bytes(b"old\n")
+
+    def more(asked: int) -> None:
+        for i in range(100 if asked == 1 else 0):
+            (root / f"x{i:03}.txt").write_bytes(b"old\n")
+
+    user = User([YES, NO], more)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("project_replace", {"find": "old", "replace": "new"})
+    assert error_code(result) == "declined", text_of(result)
+    assert {p.read_bytes() for p in root.iterdir()} == {b"old\n"}
+    assert [" in 60 files" in user.asked[0], " in 160 files" in user.asked[1]] == [True, True]
+
+
+async def test_a_second_yes_to_the_changed_question_runs_the_changed_call(connect: ClientFactory, root: Path) -> None:
+    folder = _tree(root, 1)
+    user = User([YES], lambda asked: _tree(root, 5) if asked == 1 else None)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": "dir", "recursive": True, "permanent": True})
+    assert not result.is_error, text_of(result)
+    assert not folder.exists()
+    assert len(user.asked) == 2
+
+
+async def test_a_git_restore_of_a_file_edited_while_the_user_is_asked_is_asked_about_again(
+    connect: ClientFactory, root: Path
+) -> None:
+    make_repo(root)
+    (root / "a.txt").write_bytes(b"edited\n")
+    (root / "b.txt").write_bytes(b"beta\n")
+    git(root, "add", "b.txt")
+    git(root, "commit", "-q", "-m", "b")
+
+    def edit_b(asked: int) -> None:
+        if asked == 1:
+            (root / "b.txt").write_bytes(b"precious work\n")
+
+    user = User([YES, NO], edit_b)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("git", {"action": "restore", "paths": ["a.txt", "b.txt"]})
+    assert error_code(result) == "declined", text_of(result)
+    assert [(root / n).read_bytes() for n in ("a.txt", "b.txt")] == [b"edited\n", b"precious work\n"]
+    assert "of 1 file" in user.asked[0]
+    assert "of 2 files" in user.asked[1]
+
+
+async def test_files_that_keep_changing_while_the_user_is_asked_are_never_deleted(
+    connect: ClientFactory, root: Path
+) -> None:
+    folder = _tree(root, 1)
+    user = User([YES], lambda asked: _tree(root, asked + 1))
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            try:
+                result = await client.call_tool("delete_file", {"path": "dir", "recursive": True, "permanent": True})
+            except InputRequiredRoundsExceededError:  # 2026: the client gives up after its rounds
+                outcome = "gave up"
+            else:
+                outcome = error_code(result) or "ran"
+    assert outcome != "ran"
+    assert len(_bytes(folder)) == len(user.asked) + 1
+    assert set(_bytes(folder).values()) == {b"keep\n"}
+
+
+async def test_a_parent_swapped_for_a_link_outside_the_root_while_the_user_is_asked_deletes_nothing_outside(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    inside = root / "dir"
+    inside.mkdir()
+    (inside / "a.txt").write_bytes(b"inside\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a.txt").write_bytes(b"outside\n")
+
+    def swap(asked: int) -> None:
+        if asked == 1:
+            inside.rename(root / "moved")
+            inside.symlink_to(outside)
+
+    user = User([YES], swap)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": "dir/a.txt", "permanent": True})
+    assert result.is_error
+    assert (outside / "a.txt").read_bytes() == b"outside\n"
+    assert (root / "moved" / "a.txt").read_bytes() == b"inside\n"
+
+
+async def test_a_file_deleted_while_the_user_is_asked_ends_as_not_found(connect: ClientFactory, root: Path) -> None:
+    target = root / "a.txt"
+    target.write_bytes(b"keep\n")
+    user = User([YES], lambda asked: target.unlink())
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": "a.txt", "permanent": True})
+    assert error_code(result) == "not_found", text_of(result)
+    assert len(user.asked) == 1
+
+
+# Answers that are not a ticked form ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"action": "accept", "content": None},
+        {"action": "accept", "content": {}},
+        {"action": "accept", "content": {"confirm": "maybe"}},
+        {"action": "accept", "content": {"confirm": False, "force": True}},
+        {"action": "decline", "content": {"confirm": True}},
+        {"action": "cancel", "content": {"confirm": True}},
+    ],
+    ids=["no-content", "empty", "not-a-bool", "no-with-extra", "decline-with-yes", "cancel-with-yes"],
+)
+async def test_an_answer_that_is_not_a_ticked_form_deletes_nothing(
+    connect: ClientFactory, root: Path, answer: dict[str, Any]
+) -> None:
+    target = root / "a.txt"
+    target.write_bytes(b"keep\n")
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=User([answer])) as client:
+            result = await client.call_tool("delete_file", {"path": "a.txt", "permanent": True})
+    assert error_code(result) in ("declined", "invalid_params"), text_of(result)
+    assert "Resolver" not in text_of(result) or error_code(result) == "invalid_params"
+    assert target.read_bytes() == b"keep\n"
+
+
+# A question nobody answers -----------------------------------------------------------------------------------
+
+
+async def test_a_question_waiting_for_its_answer_blocks_no_other_client(
+    base_settings: Settings, root: Path, mode: str
+) -> None:
+    (root / "a.txt").write_bytes(b"keep\n")
+    (root / "b.txt").write_bytes(b"bee\n")
+    server = build_server(base_settings)
+    shown, answer = anyio.Event(), anyio.Event()
+
+    async def waiting(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        shown.set()
+        await answer.wait()
+        return ElicitResult(action="decline")
+
+    outcome: dict[str, Any] = {}
+    with anyio.fail_after(30):
+        async with (
+            Client(server, mode=mode, elicitation_callback=waiting) as asking,
+            Client(server, mode=mode) as other,
+        ):
+
+            async def delete() -> None:
+                outcome["delete"] = await asking.call_tool("delete_file", {"path": "a.txt", "permanent": True})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(delete)
+                await shown.wait()
+                for name in ("b.txt", "a.txt"):
+                    edit = {"path": name, "old_text": "e", "new_text": "E", "replace_all": True}
+                    edited = await other.call_tool("edit_file", edit)
+                    assert not edited.is_error, text_of(edited)
+                answer.set()
+    assert error_code(outcome["delete"]) == "declined"
+    assert [(root / n).read_bytes() for n in ("a.txt", "b.txt")] == [b"kEEp\n", b"bEE\n"]
+
+
+async def test_a_call_cancelled_while_the_user_is_asked_changes_nothing(connect: ClientFactory, root: Path) -> None:
+    folder = _tree(root, 3)
+    scope = anyio.CancelScope()
+
+    async def walks_away(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        scope.cancel()
+        await anyio.sleep_forever()
+        raise AssertionError("never answered")
+
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=walks_away) as client:
+            with scope:
+                await client.call_tool("delete_file", {"path": "dir", "recursive": True, "permanent": True})
+            assert scope.cancelled_caught
+            listed = await client.call_tool("list_directory", {"path": "dir"})
+            assert not listed.is_error, text_of(listed)
+    assert _bytes(folder) == {f"f{i:03}.txt": b"keep\n" for i in range(3)}
+
+
+# Names that try to pass for the summary's own words -----------------------------------------------------------
+
+_NAMES = ["evil\u202etxt.exe", "nl\nIt can be undone", "esc\x1b[2Jx", "zw\u200bx", "a.txt. Nothing is deleted"]
+
+
+async def test_file_names_in_a_git_restore_question_are_quoted_and_escaped(connect: ClientFactory, root: Path) -> None:
+    make_repo(root)
+    for name in _NAMES:
+        (root / name).write_bytes(b"committed\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "names")
+    for name in _NAMES:
+        (root / name).write_bytes(b"edited\n")
+    user = User([NO])
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("git", {"action": "restore", "paths": ["."]})
+    assert error_code(result) == "declined"
+    question = user.asked[0]
+    assert question.isprintable(), question
+    for shown in ("evil\\u202etxt.exe'", "nl\\nIt can be undone'", "esc\\x1b[2Jx'", "zw\\u200bx'"):
+        assert shown in question
+    assert "a.txt. Nothing is deleted'" in question
+    assert {(root / name).read_bytes() for name in _NAMES} == {b"edited\n"}
+
+
+async def test_a_name_that_reads_like_the_summary_is_shown_quoted(connect: ClientFactory, root: Path) -> None:
+    target = root / "a.txt. It can be undone: it moves to the trash"
+    target.write_bytes(b"keep\n")
+    user = User([NO])
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": target.name, "permanent": True})
+    assert error_code(result) == "declined"
+    assert f"Permanently delete 1 path: '{target}'." in user.asked[0]
+    assert target.read_bytes() == b"keep\n"
+
+
+async def test_a_push_remote_is_shown_quoted(connect: ClientFactory, root: Path) -> None:
+    repo = make_repo(root)
+    remote = repo / "r. Nothing is pushed"
+    git(repo, "init", "-q", "--bare", str(remote))
+    (repo / ".git" / "info" / "exclude").write_text("r. Nothing is pushed/\n", encoding="utf-8")
+    git(repo, "push", "-q", str(remote), "main")
+    published = git(remote, "rev-parse", "main")
+    git(repo, "commit", "-q", "--amend", "-m", "rewritten")
+    user = User([NO])
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("git", {"action": "push", "remote": remote.name, "name": "main"})
+    assert error_code(result) == "declined", text_of(result)
+    assert "Force-push to 'r. Nothing is pushed' (--force-with-lease)" in user.asked[0]
+    assert git(remote, "rev-parse", "main") == published
+
+
+async def test_a_force_push_confirmed_while_someone_else_pushed_keeps_their_commit(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    repo = make_repo(root)
+    remote = repo / "remote.git"
+    git(repo, "init", "-q", "--bare", "-b", "main", str(remote))
+    (repo / ".git" / "info" / "exclude").write_text("remote.git/\n", encoding="utf-8")
+    git(repo, "remote", "add", "origin", "remote.git")
+    git(repo, "push", "-q", "-u", "origin", "main")
+    git(repo, "commit", "-q", "--amend", "-m", "rewritten")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+
+    def someone_pushes(asked: int) -> None:
+        if asked == 1:
+            (other / "theirs.txt").write_bytes(b"theirs\n")
+            git(other, "add", "theirs.txt")
+            git(other, "-c", "user.name=o", "-c", "user.email=o@x", "commit", "-q", "-m", "theirs")
+            git(other, "push", "-q", "origin", "HEAD:main")
+
+    user = User([YES], someone_pushes)
+    with anyio.fail_after(60):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("git", {"action": "push"})
+    assert error_code(result) == "git_error", text_of(result)
+    assert git(remote, "rev-parse", "main") == git(other, "rev-parse", "HEAD")  # the lease held: theirs stays
+
+
+async def test_a_rename_target_created_while_the_user_is_asked_is_not_overwritten(
+    connect: ClientFactory, root: Path
+) -> None:
+    names = [f"m{i:03}.txt" for i in range(150)]
+    for name in names:
+        (root / name).write_bytes(b"mine\n")
+    (root / "dest").mkdir()
+    theirs = root / "dest" / "m000.txt"
+    user = User([YES], lambda asked: theirs.write_bytes(b"theirs\n"))
+    steps = [{"id": "mv", "action": "rename", "params": {"files": names, "destination": "dest"}}]
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert theirs.read_bytes() == b"theirs\n"
+    assert {(root / name).read_bytes() for name in names} == {b"mine\n"}
+    assert list((root / "dest").iterdir()) == [theirs]
+    assert len(user.asked) == 1
