@@ -56,6 +56,46 @@ async def test_pages_with_offset_and_limit_cover_everything_once(client: Client,
     assert (second["truncated"], second.get("next_offset")) == (False, None)
     names = [e["name"] for e in first["entries"] + second["entries"]]
     assert names == ["src", ".envrc", "a.txt", "b.txt"]
+    assert "note" not in second  # nothing changed between the pages
+
+
+async def test_a_later_page_of_a_directory_that_gained_an_entry_says_entries_may_have_moved(
+    client: Client, tree: Path
+) -> None:
+    first = structured(await client.call_tool("list_directory", {"limit": 2}))
+    (tree / "0new.txt").write_bytes(b"")  # sorts before the next page's names: they move one down
+    later = await client.call_tool("list_directory", {"limit": 2, "offset": first["next_offset"]})
+    data = structured(later)
+    assert data["note"] == (
+        f"{tree} changed since your previous page of it (4 entries then, 5 now): entries may have moved between "
+        "pages. List it again from offset 0 to see each entry once."
+    )
+    assert "changed since your previous page" in text_of(later)
+    again = [structured(await client.call_tool("list_directory", {"limit": 2, "offset": n})) for n in (0, 2, 4)]
+    assert all("note" not in page for page in again)  # listed anew from offset 0: its pages agree again
+    assert [e["name"] for page in again for e in page["entries"]] == ["src", ".envrc", "0new.txt", "a.txt", "b.txt"]
+
+
+async def test_a_later_page_of_a_directory_whose_entry_was_renamed_says_entries_may_have_moved(
+    connect: ClientFactory, tree: Path
+) -> None:
+    async with connect(compact_mode=True) as client:
+        first = structured(await client.call_tool("list_directory", {"limit": 2}))
+        (tree / "b.txt").rename(tree / "0b.txt")  # as many entries as before, in another order
+        stamp = tree.stat()
+        os.utime(tree, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000_000))  # a clock tick apart, always
+        later = await client.call_tool("list_directory", {"limit": 2, "offset": first["next_offset"]})
+    assert "(4 entries then, 4 now)" in structured(later)["note"]
+    assert text_of(later).endswith("List it again from offset 0 to see each entry once.]")
+
+
+async def test_a_first_page_or_other_listing_options_never_note_a_change(client: Client, tree: Path) -> None:
+    await client.call_tool("list_directory", {"limit": 2})
+    (tree / "0new.txt").write_bytes(b"")
+    first = structured(await client.call_tool("list_directory", {"limit": 2}))
+    hidden = structured(await client.call_tool("list_directory", {"limit": 2, "offset": 2, "include_hidden": False}))
+    assert "note" not in first  # a listing of its own, not a page after the other
+    assert "note" not in hidden
 
 
 async def test_the_item_cap_truncates_and_points_at_the_next_page(connect: ClientFactory, root: Path) -> None:

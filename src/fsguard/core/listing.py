@@ -15,7 +15,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,11 +30,10 @@ from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.remembered import Remembered
 from fsguard.core.session import Session
-from fsguard.core.statfacts import entry_type, iso_second
-from fsguard.models import DirectoryEntry, EntryType, ListDirectoryResult, TreeNode
+from fsguard.core.statfacts import entry_type, page_entries
+from fsguard.models import EntryType, ListDirectoryResult, TreeNode
 
 OutputFormat = Literal["compact", "json", "tree"]
-_NS = 1_000_000_000
 # Scans of directories this big are remembered (a smaller one reads in under a millisecond), up to this many bytes
 # of names in all: about 350,000 short names, or 100,000 of 255 characters (a bound in names let those take 120 MB).
 _REMEMBERED_FROM = 1_000
@@ -57,6 +56,9 @@ class Scan:
     # Some name was a symlink, shown or left out: whether a rule for directories (``build/``) leaves it out
     # follows its target as much as where it sorts does.
     followed: bool = False
+    # The directory's identity when its names were read (device, inode, times, .gitignore rules): another stamp on
+    # a later page means the names may have moved between pages. The cache's own tuple: a scan holds no copy.
+    stamp: Hashable = ()
 
     @property
     def total(self) -> int:
@@ -110,7 +112,8 @@ class DirectoryLister:
                 )
             names = scan.names(offset, offset + page_size)
             # An entry removed since the scan is left out; the positions (next_offset) stay those of the scan.
-            entries = _entries(path, fd, names, scan.links)
+            entries = page_entries(path, fd, names, scan.links)
+        before = self._session.paged(path, (include_hidden, respect_gitignore), scan.stamp, scan.total)
         end = offset + len(names)
         more = end < scan.total
         # Built, not validated: the entries are typed dicts mypy checks, and validating 20,000 of them again took
@@ -126,6 +129,7 @@ class DirectoryLister:
             denied=scan.denied,
             truncated=more,
             next_offset=end if more else None,
+            note=_moved(path, before, scan.total) if offset and before is not None else None,
         )
 
     def tree(
@@ -182,6 +186,7 @@ class DirectoryLister:
         scan = self._scans.get(key, identity)
         if scan is None:
             scan = self._read(directory, fd, include_hidden, ignore)
+            scan.stamp = identity
             if not scan.followed and scan.total + scan.hidden + scan.ignored + scan.denied >= _REMEMBERED_FROM:
                 self._scans.keep(key, identity, scan, info, weight=scan.weight + _PER_SCAN + len(key[0]), taken=taken)
         return scan
@@ -319,41 +324,6 @@ class DirectoryLister:
         return TreeNode(name=directory.name, type="directory", children=children)
 
 
-def _entries(
-    directory: Path, fd: int, names: list[str], links: dict[str, tuple[EntryType, os.stat_result]]
-) -> list[DirectoryEntry]:
-    """The entries named, stat'ed now; one removed since the scan is left out. (One loop, no call per entry
-    but the stat: this is the whole cost of a page.)"""
-    entries: list[DirectoryEntry] = []
-    for name in names:
-        link = links.get(name)
-        if link is None:
-            try:
-                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                raise from_os_error(exc, directory / name) from exc
-            kind = entry_type(info.st_mode)
-        else:
-            kind, info = link
-        # Keys in the schema's order: the page is not validated again (see page).
-        modified = iso_second(info.st_mtime_ns // _NS)
-        entry: DirectoryEntry
-        if kind == "file":
-            entry = {
-                "name": name,
-                "type": kind,
-                "size": info.st_size,
-                "modified": modified,
-                "is_symlink": link is not None,
-            }
-        else:
-            entry = {"name": name, "type": kind, "modified": modified, "is_symlink": link is not None}
-        entries.append(entry)
-    return entries
-
-
 def _now_a_link(path: Path) -> bool:
     """Whether ``path`` is a symlink now (an entry scanned as a directory and replaced meanwhile)."""
     try:
@@ -390,3 +360,11 @@ def _sort_names(names: list[str]) -> None:
 def _rule_prefix(relative: str) -> str:
     """What goes before an entry's name to form the root-relative path deny rules match."""
     return "" if relative in ("", ".") else relative + "/"
+
+
+def _moved(path: Path, before: int, total: int) -> str:
+    """The note of a later page of a directory that changed since this client's previous page of it."""
+    return (
+        f"{path} changed since your previous page of it ({plural(before, 'entry', 'entries')} then, {total:,} "
+        "now): entries may have moved between pages. List it again from offset 0 to see each entry once."
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -63,6 +63,9 @@ class Session:
         # Paths this server deleted or moved away, until it answers for them (or a path below them) again: their
         # absence, and that of anything below them, is no sign of another filesystem.
         self._gone: dict[Path, None] = {}
+        # Per client, directory and listing options (by hash), the hash of the directory's stamp and its entry count
+        # at its last page: held as numbers, not as the listing's own objects, which would outlive its caches.
+        self._pages: dict[int, tuple[int, int]] = {}
 
     def _put(self, memory: dict[Key, Value], key: Key, value: Value, share: int = 1) -> None:
         """Set ``key`` as the most recently touched entry of ``memory``, dropping the least recent past the bound
@@ -138,6 +141,17 @@ class Session:
         """An edit of ``path`` placed its text: its failed-match counts start over."""
         with self._lock:
             self._misses.pop(path, None)
+
+    def paged(self, path: Path, options: Hashable, stamp: Hashable, total: int) -> int | None:
+        """Remember the ``stamp`` (its identity when read) and entry count of the directory ``path`` the client being
+        served was given a page of, listed with ``options``; return the count at its previous page when either
+        differs (None: the same, or none known). A later page of a changed directory may repeat or skip entries."""
+        state = (hash(stamp), total)
+        with self._lock:
+            key = hash((_CLIENT.get(), path, options))
+            before = self._pages.get(key)
+            self._put(self._pages, key, state, _CLIENT_SHARE)
+        return None if before is None or before == state else before[1]
 
     @contextmanager
     def watching(self, path: Path) -> Iterator[None]:

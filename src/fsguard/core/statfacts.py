@@ -1,12 +1,17 @@
-"""What a stat says, as results show it: an entry's type, and its times in ISO 8601 UTC."""
+"""What a stat says, as results show it: an entry's type, its times in ISO 8601 UTC, a listing's entries."""
 
 from __future__ import annotations
 
 import functools
+import os
 import stat
 from datetime import UTC, datetime
+from pathlib import Path
 
-from fsguard.models import EntryType
+from fsguard.core.oserrors import from_os_error
+from fsguard.models import DirectoryEntry, EntryType
+
+_NS = 1_000_000_000
 
 
 def iso_time(timestamp: float) -> str:
@@ -28,3 +33,38 @@ def entry_type(mode: int) -> EntryType:
     if stat.S_ISDIR(mode):
         return "directory"
     return "other"
+
+
+def page_entries(
+    directory: Path, fd: int, names: list[str], links: dict[str, tuple[EntryType, os.stat_result]]
+) -> list[DirectoryEntry]:
+    """The entries named, stat'ed now; one removed since the scan is left out. (One loop, no call per entry
+    but the stat: this is the whole cost of a page.)"""
+    entries: list[DirectoryEntry] = []
+    for name in names:
+        link = links.get(name)
+        if link is None:
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise from_os_error(exc, directory / name) from exc
+            kind = entry_type(info.st_mode)
+        else:
+            kind, info = link
+        # Keys in the schema's order: the page is not validated again (see DirectoryLister.page).
+        modified = iso_second(info.st_mtime_ns // _NS)
+        entry: DirectoryEntry
+        if kind == "file":
+            entry = {
+                "name": name,
+                "type": kind,
+                "size": info.st_size,
+                "modified": modified,
+                "is_symlink": link is not None,
+            }
+        else:
+            entry = {"name": name, "type": kind, "modified": modified, "is_symlink": link is not None}
+        entries.append(entry)
+    return entries

@@ -152,6 +152,11 @@ class ListDirectoryResult(Result):
     truncated: bool = Field(description="True when entries were left out by limit or the item cap.")
     next_offset: int | None = Field(None, description="Pass as offset to list the next page.")
     tree: TreeNode | None = Field(None, description="The tree, for output_format=tree.")
+    note: str | None = Field(
+        None,
+        description="A page past the first whose directory changed since your previous page of it: entries may "
+        "have moved between pages.",
+    )
 
 
 class CreateDirectoryResult(Result):

@@ -93,6 +93,7 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
         return "\n".join(lines)
     more = f" | more: offset={result.next_offset}" if result.next_offset is not None else ""
     more += "".join(f" | {note}" for note in _left_out(result))
+    more += f"\n[{result.note}]" if result.note else ""
     if compact:
         names = " ".join(
             escaped(e["name"]) + "/"
