@@ -265,32 +265,21 @@ def relative_views(path: str, prefixes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class HiddenFiles:
-    """A search's filter: True for a path a deny rule hides (absolute path in), counting what it hid."""
+    """A search's filter: True for a path a deny rule hides (absolute path in). It counts nothing: how many hidden
+    files a pattern matched would answer, one search at a time, what a secret holds or is called."""
 
     def __init__(self, rules: DenyRules, prefixes: tuple[str, ...]) -> None:
         self._rules = rules
         self._prefixes = prefixes
-        self.count = 0
 
     def __call__(self, path: str) -> bool:
-        if not self.hides(path):
-            return False
-        self.count += 1
-        return True
+        return self.hides(path)
 
     def hides(self, path: str) -> bool:
-        """The same answer without counting."""
         return self._rules.rule_among(relative_views(path, self._prefixes)) is not None
 
-    def kept(self, names: list[str], under: str) -> list[str]:
-        """``names`` (paths relative to the directory ``under``) less those a rule hides, which are counted."""
-        shown = self.shown(names, under)
-        self.count += len(names) - len(shown)
-        return shown
-
     def shown(self, names: list[str], under: str) -> list[str]:
-        """``names`` (relative to ``under``; a directory ends in ``/``) less those a rule hides, not counted: what a
-        result may name beside its files, such as the skipped ones."""
+        """``names`` (relative to ``under``; a directory ends in ``/``) less those a rule hides."""
         lead = under.rstrip("/") + "/"
         if any(prefix != lead and prefix.startswith(lead) for prefix in self._prefixes):  # a root nested below
             views = [relative_views(lead + name, self._prefixes) for name in names]
