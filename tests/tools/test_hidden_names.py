@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import ClientFactory, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_least_privilege import tree
 
 pytestmark = pytest.mark.anyio
@@ -41,3 +41,20 @@ async def test_a_wsl_tree_sync_counts_the_files_a_rule_hides_and_names_none(conn
     for name in HIDDEN:
         assert name not in said
     assert sorted(path.relative_to(win).as_posix() for path in win.rglob("*") if path.is_file()) == ["site/index.md"]
+
+
+async def test_a_deny_rule_hides_a_name_in_any_case(connect: ClientFactory, root: Path) -> None:
+    # A case-insensitive mount (macOS's default volume, WSL's /mnt/c) opens .env when asked for .ENV, as it opens
+    # .git for .GIT: a rule must hide every spelling the file system may answer to.
+    tree(root, {".ENV": "TOKEN=SEKRIT\n", "certs/Prod.PEM": "SEKRIT\n", "Private/db.yaml": "SEKRIT\n", "ok.txt": "o\n"})
+    hidden = [".ENV", "certs/Prod.PEM", "Private/db.yaml", "private/db.yaml"]
+    async with connect(deny=("private/",)) as client:
+        refused = [await client.call_tool("read_file", {"path": name}) for name in hidden]
+        written = await client.call_tool("write_file", {"path": ".Env", "content": "TOKEN=forged\n"})
+        listed = structured(await client.call_tool("list_directory", {"path": "."}))
+        found = structured(await client.call_tool("search_files", {"pattern": "SEKRIT", "include_content": True}))
+    assert [error_code(result) for result in refused] == ["access_denied"] * len(hidden)
+    assert error_code(written) == "access_denied"
+    assert ([entry["name"] for entry in listed["entries"]], listed["denied"]) == (["certs", "ok.txt"], 2)
+    assert found["files"] == []
+    assert not (root / ".Env").exists()

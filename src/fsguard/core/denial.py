@@ -73,11 +73,17 @@ class DenyRules:
 
         try:
             # Composed (NFC), as every path is before it is matched: a name written decomposed (macOS writes NFD)
-            # looks the same as the rule naming it, and must be hidden by it.
-            spec = pathspec.GitIgnoreSpec.from_lines(unicodedata.normalize("NFC", rule) for rule in self.patterns)
+            # looks the same as the rule naming it, and must be hidden by it. Lower case, as every path is: a
+            # case-insensitive mount (macOS's default, WSL's /mnt/c) opens .env when asked for .ENV.
+            spec = pathspec.GitIgnoreSpec.from_lines(_folded(rule) for rule in self.patterns)
         except (ValueError, TypeError) as exc:
             raise InvalidParamsError(f"a deny rule is not a valid glob: {exc}. Fix the --deny pattern.") from exc
         return spec, _prefilter(spec)
+
+    @cached_property
+    def _spelled(self) -> dict[str, str]:
+        """Each rule as the operator wrote it, by its folded form: what a refusal names."""
+        return {_folded(rule): rule for rule in reversed(self.patterns)}
 
     @classmethod
     def create(cls, extra: Iterable[str], *, defaults: bool = True, hidden: Iterable[str] = ()) -> DenyRules:
@@ -98,18 +104,19 @@ class DenyRules:
             return None
         # pathspec's "*" and "**" stop at a line break, so "a\nb/id_rsa" was not denied; no pattern holds a NUL,
         # and "*" and "?" take one as any other character.
-        candidate = (relative + "/" if is_dir else relative).replace("\n", "\0")
+        candidate = (relative + "/" if is_dir else relative).replace("\n", "\0").lower()
         if not candidate.isascii():
             # A name that is not UTF-8 (``caf\xe9.pem`` on disk) arrives holding lone surrogates, which pathspec's
             # RE2 cannot encode: each stands as U+FFFD, one character any "*" or "?" takes, as a byte is in git.
-            candidate = _UNPAIRED.sub("\ufffd", unicodedata.normalize("NFC", candidate))
+            candidate = _UNPAIRED.sub("\ufffd", unicodedata.normalize("NFC", candidate).lower())
         spec, prefilter = self._compiled
         if prefilter is not None and prefilter.match(candidate) is None:
             return None  # no pattern, denying or re-allowing, matches: most paths end here, in one regex
         result = spec.check_file(candidate)
         if not result.include or result.index is None:
             return None
-        return str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
+        folded = str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
+        return self._spelled.get(folded, folded)
 
     def rule_among(self, views: tuple[str, ...], *, is_dir: bool = False) -> str | None:
         """The pattern denying the path in any of its ``views`` (relative to each root holding it, see
@@ -139,7 +146,7 @@ class DenyRules:
         data = text.encode("ascii")
         cut = len(prefix)
         denied: set[str] = set()
-        for found in lines.finditer(data):
+        for found in lines.finditer(data.lower()):  # ASCII lower case keeps every offset
             start = data.rfind(b"\n", 0, found.start()) + 1
             end = data.find(b"\n", found.start())
             line = data[start : end if end >= 0 else len(data)].decode("ascii")
@@ -230,6 +237,10 @@ def _line_prefilter(source: str) -> Any | None:
 _UNPAIRED = re.compile("[\ud800-\udfff]")
 _UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; joined, they must go
 _ANY_DEPTH = "^(?:.+/)?"
+
+
+def _folded(rule: str) -> str:
+    return unicodedata.normalize("NFC", rule).lower()
 
 
 def _literal_rule(relative: str) -> str:
