@@ -34,6 +34,8 @@ async def answers(client: Client, pattern: str, **arguments: Any) -> tuple[dict[
         ({"include_content": True, "regex": True}, r"TOKEN=S3", r"TOKEN=S4"),
         ({"include_content": True, "count_only": True}, "S3CR3T", "S3CR4T"),
         ({"include_content": True, "regex": True}, r"BEGIN KEY-+ S", r"BEGIN KEY-+ X"),
+        ({"include_content": True, "regex": True, "max_results": 1}, r"TOKEN=(S|$)", r"TOKEN=(X|$)"),
+        ({"include_content": True, "regex": True, "count_only": True}, r"TOKEN=(S|$)", r"TOKEN=(X|$)"),
         ({}, "prod-2*.pem", "prod-3*.pem"),
         ({}, "*.pem", "*.pen"),
     ],
