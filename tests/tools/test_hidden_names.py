@@ -58,3 +58,12 @@ async def test_a_deny_rule_hides_a_name_in_any_case(connect: ClientFactory, root
     assert ([entry["name"] for entry in listed["entries"]], listed["denied"]) == (["certs", "ok.txt"], 2)
     assert found["files"] == []
     assert not (root / ".Env").exists()
+
+
+async def test_a_rule_letting_one_spelling_back_in_leaves_the_others_hidden(client: Client, root: Path) -> None:
+    # "!.env.example" re-allows the template: .env.EXAMPLE, another file on a case-sensitive disk, stays a secret
+    tree(root, {".env.example": "TOKEN=\n", ".env.EXAMPLE": "TOKEN=SEKRIT\n", "id_rsa.PUB": "SEKRIT\n"})
+    shown = structured(await client.call_tool("read_file", {"path": ".env.example"}))
+    refused = [await client.call_tool("read_file", {"path": name}) for name in (".env.EXAMPLE", "id_rsa.PUB")]
+    assert shown["content"] == "TOKEN=\n"
+    assert [error_code(result) for result in refused] == ["access_denied", "access_denied"]

@@ -81,6 +81,17 @@ class DenyRules:
         return spec, _prefilter(spec)
 
     @cached_property
+    def _exact(self) -> pathspec.GitIgnoreSpec:
+        """The rules in their own case (composed), for :meth:`rule_for`'s second look."""
+        import pathspec
+
+        return pathspec.GitIgnoreSpec.from_lines(unicodedata.normalize("NFC", rule) for rule in self.patterns)
+
+    @cached_property
+    def _negated(self) -> bool:
+        return any(rule.lstrip().startswith("!") for rule in self.patterns)
+
+    @cached_property
     def _spelled(self) -> dict[str, str]:
         """Each rule as the operator wrote it, by its folded form: what a refusal names."""
         return {_folded(rule): rule for rule in reversed(self.patterns)}
@@ -104,19 +115,21 @@ class DenyRules:
             return None
         # pathspec's "*" and "**" stop at a line break, so "a\nb/id_rsa" was not denied; no pattern holds a NUL,
         # and "*" and "?" take one as any other character.
-        candidate = (relative + "/" if is_dir else relative).replace("\n", "\0").lower()
-        if not candidate.isascii():
+        exact = (relative + "/" if is_dir else relative).replace("\n", "\0")
+        if not exact.isascii():
             # A name that is not UTF-8 (``caf\xe9.pem`` on disk) arrives holding lone surrogates, which pathspec's
             # RE2 cannot encode: each stands as U+FFFD, one character any "*" or "?" takes, as a byte is in git.
-            candidate = _UNPAIRED.sub("\ufffd", unicodedata.normalize("NFC", candidate).lower())
+            exact = _UNPAIRED.sub("\ufffd", unicodedata.normalize("NFC", exact))
+        candidate = exact.lower()
         spec, prefilter = self._compiled
         if prefilter is not None and prefilter.match(candidate) is None:
             return None  # no pattern, denying or re-allowing, matches: most paths end here, in one regex
-        result = spec.check_file(candidate)
-        if not result.include or result.index is None:
-            return None
-        folded = str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
-        return self._spelled.get(folded, folded)
+        rule = _denying(spec, candidate)
+        if rule is None and self._negated:
+            # A "!" rule lets one spelling back in, not every other: .env.EXAMPLE is no template on a case-sensitive
+            # disk. Any spelling a rule denies stays denied.
+            rule = _denying(self._exact, exact)
+        return None if rule is None else self._spelled.get(rule, rule)
 
     def rule_among(self, views: tuple[str, ...], *, is_dir: bool = False) -> str | None:
         """The pattern denying the path in any of its ``views`` (relative to each root holding it, see
@@ -237,6 +250,14 @@ def _line_prefilter(source: str) -> Any | None:
 _UNPAIRED = re.compile("[\ud800-\udfff]")
 _UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; joined, they must go
 _ANY_DEPTH = "^(?:.+/)?"
+
+
+def _denying(spec: pathspec.GitIgnoreSpec, path: str) -> str | None:
+    """The pattern of ``spec`` denying ``path``, None when none does or the last match re-allows it."""
+    result = spec.check_file(path)
+    if not result.include or result.index is None:
+        return None
+    return str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
 
 
 def _folded(rule: str) -> str:
