@@ -192,9 +192,9 @@ def test_cleanup_dry_run_keeps_everything_and_the_real_run_drops_the_backup(tmp_
     store = store_at(tmp_path, clock=1_000.0)
     store.snapshot(Path("/r/f.txt"), b"x" * 100, 0o644, operation="edit", after_hash=None)
     later = store_at(tmp_path, clock=1_000.0 + 30 * 86_400)
-    assert len(later.cleanup(7, dry_run=True)) == 1
+    assert len(later.cleanup(7, dry_run=True, shown=lambda _: True)) == 1
     assert len(later.records()) == 1
-    assert len(later.cleanup(7, dry_run=False)) == 1
+    assert len(later.cleanup(7, dry_run=False, shown=lambda _: True)) == 1
     assert later.records() == []
     assert store_at(tmp_path).records() == []
 
@@ -303,7 +303,7 @@ def test_a_dropped_backup_is_looked_up_in_its_own_journal_only(tmp_path: Path, m
     files = [Path(f"/r/f{i}.txt") for i in range(5)]
     made = [store.snapshot(f, b"x", 0o644, operation="edit", after_hash=None) for f in files]
     later = store_at(tmp_path, clock=1_000.0 + 30 * 86_400)
-    later.cleanup(7, dry_run=False)
+    later.cleanup(7, dry_run=False, shown=lambda _: True)
     keys = reads_of(store, monkeypatch)
     for record in made:
         with pytest.raises(NotFoundError):
@@ -319,7 +319,7 @@ def test_a_backup_looked_up_with_its_file_reads_that_files_journal_alone(
     files = [Path(f"/r/f{i}.txt") for i in range(5)]
     made = [store.snapshot(f, b"x", 0o644, operation="edit", after_hash=None) for f in files]
     later = store_at(tmp_path, clock=1_000.0 + 30 * 86_400)
-    later.cleanup(7, dry_run=False)
+    later.cleanup(7, dry_run=False, shown=lambda _: True)
     kept = later.snapshot(files[0], b"y", 0o644, operation="edit", after_hash=None)
     restarted = store_at(tmp_path)  # knows no backup id yet
     keys = reads_of(restarted, monkeypatch)

@@ -47,10 +47,10 @@ def test_cleanup_reports_every_removed_backup_and_its_bytes_beyond_the_limit(tmp
         old.snapshot(Path(f"/r/{name}"), name.encode() * 10, 0o644, operation="edit", after_hash=None)
     store = store_at(tmp_path, NOW)
     store.snapshot(Path("/r/d"), b"fresh", 0o644, operation="edit", after_hash=None)
-    dry = clean_backups(store, 7, dry_run=True, limit=2)
+    dry = clean_backups(store, 7, dry_run=True, limit=2, shown=lambda _: True)
     assert (len(dry.shown), dry.removed, dry.freed_bytes, dry.dry_run) == (2, 3, 30, True)
     assert len(store.records()) == 4
-    done = clean_backups(store, 7, dry_run=False, limit=2)
+    done = clean_backups(store, 7, dry_run=False, limit=2, shown=lambda _: True)
     assert (done.removed, done.freed_bytes, done.dry_run) == (3, 30, False)
     assert [record.path for record in store.records()] == ["/r/d"]
 

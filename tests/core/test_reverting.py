@@ -141,7 +141,7 @@ def test_reverting_after_a_restart_looks_for_each_gone_backup_in_its_own_files_j
         changes.append(
             Change.modified(edited.path, edited.backup.backup_id if edited.backup else None, edited.content_hash)
         )
-    first.backups.cleanup(0, dry_run=False)
+    first.backups.cleanup(0, dry_run=False, shown=lambda _: True)
     restarted = Services.create(settings)
     read = restarted.backups._read
     keys: list[str] = []

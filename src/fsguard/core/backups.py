@@ -131,13 +131,13 @@ class BackupStore:
         with self._journal(_key(Path(record.path)), durable=False) as (_replay, append):
             append({"e": "drop" if withdraw else "undo", "id": record.backup_id})
 
-    def cleanup(self, older_than_days: float, *, dry_run: bool) -> list[BackupRecord]:
-        """Backups older than ``older_than_days``, dropped unless ``dry_run``; unreferenced blobs go too."""
+    def cleanup(self, older_than_days: float, *, dry_run: bool, shown: Callable[[str], bool]) -> list[BackupRecord]:
+        """Backups past ``older_than_days`` of paths ``shown`` names, dropped unless ``dry_run``; unused blobs go."""
         cutoff = self._clock() - older_than_days * _DAY_S
         doomed: list[BackupRecord] = []
         for key in self._keys():
             with self._journal(key) as (replay, append):
-                old = [r for r in replay.records.values() if r.time < cutoff]
+                old = [r for r in replay.records.values() if r.time < cutoff and shown(r.path)]
                 doomed.extend(old)
                 if not dry_run:
                     for record in old:

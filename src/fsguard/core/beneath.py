@@ -26,6 +26,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsguard.core.clientroots import current_scope
 from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
 from fsguard.core.oserrors import from_os_error, link_loop_error, shorten, unsearchable_error
 from fsguard.core.pathforms import names_below, within
@@ -171,7 +172,7 @@ class Beneath:
                 # from the root holding the result, so ".." never climbs out through the kernel.
                 spliced = Path(os.path.normpath(here / target)).joinpath(*reversed(todo))
                 root = self._root_of(spliced)
-                if root is None:
+                if root is None or not _in_scope(spliced):
                     raise _outside(path, here / name, target)
                 os.close(current)
                 current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), root
@@ -214,6 +215,13 @@ class Beneath:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                 raise _NotADirectory from exc
             raise from_os_error(exc, label) from exc
+
+
+def _in_scope(path: Path) -> bool:
+    """Whether ``path`` lies in the roots the client of the call named (all of the server's when it named none):
+    a link is followed only inside them, as a path is resolved only inside them."""
+    scope = current_scope()
+    return scope is None or any(within(path, root) for root in scope.paths)
 
 
 class Pins:

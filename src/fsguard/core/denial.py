@@ -73,11 +73,28 @@ class DenyRules:
 
         try:
             # Composed (NFC), as every path is before it is matched: a name written decomposed (macOS writes NFD)
-            # looks the same as the rule naming it, and must be hidden by it.
-            spec = pathspec.GitIgnoreSpec.from_lines(unicodedata.normalize("NFC", rule) for rule in self.patterns)
+            # looks the same as the rule naming it, and must be hidden by it. Lower case, as every path is: a
+            # case-insensitive mount (macOS's default, WSL's /mnt/c) opens .env when asked for .ENV.
+            spec = pathspec.GitIgnoreSpec.from_lines(_folded(rule) for rule in self.patterns)
         except (ValueError, TypeError) as exc:
             raise InvalidParamsError(f"a deny rule is not a valid glob: {exc}. Fix the --deny pattern.") from exc
         return spec, _prefilter(spec)
+
+    @cached_property
+    def _exact(self) -> pathspec.GitIgnoreSpec:
+        """The rules in their own case (composed), for :meth:`rule_for`'s second look."""
+        import pathspec
+
+        return pathspec.GitIgnoreSpec.from_lines(unicodedata.normalize("NFC", rule) for rule in self.patterns)
+
+    @cached_property
+    def _negated(self) -> bool:
+        return any(rule.lstrip().startswith("!") for rule in self.patterns)
+
+    @cached_property
+    def _spelled(self) -> dict[str, str]:
+        """Each rule as the operator wrote it, by its folded form: what a refusal names."""
+        return {_folded(rule): rule for rule in reversed(self.patterns)}
 
     @classmethod
     def create(cls, extra: Iterable[str], *, defaults: bool = True, hidden: Iterable[str] = ()) -> DenyRules:
@@ -98,18 +115,21 @@ class DenyRules:
             return None
         # pathspec's "*" and "**" stop at a line break, so "a\nb/id_rsa" was not denied; no pattern holds a NUL,
         # and "*" and "?" take one as any other character.
-        candidate = (relative + "/" if is_dir else relative).replace("\n", "\0")
-        if not candidate.isascii():
+        exact = (relative + "/" if is_dir else relative).replace("\n", "\0")
+        if not exact.isascii():
             # A name that is not UTF-8 (``caf\xe9.pem`` on disk) arrives holding lone surrogates, which pathspec's
             # RE2 cannot encode: each stands as U+FFFD, one character any "*" or "?" takes, as a byte is in git.
-            candidate = _UNPAIRED.sub("\ufffd", unicodedata.normalize("NFC", candidate))
+            exact = _UNPAIRED.sub("\ufffd", unicodedata.normalize("NFC", exact))
+        candidate = exact.lower()
         spec, prefilter = self._compiled
         if prefilter is not None and prefilter.match(candidate) is None:
             return None  # no pattern, denying or re-allowing, matches: most paths end here, in one regex
-        result = spec.check_file(candidate)
-        if not result.include or result.index is None:
-            return None
-        return str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
+        rule = _denying(spec, candidate)
+        if rule is None and self._negated:
+            # A "!" rule lets one spelling back in, not every other: .env.EXAMPLE is no template on a case-sensitive
+            # disk. Any spelling a rule denies stays denied.
+            rule = _denying(self._exact, exact)
+        return None if rule is None else self._spelled.get(rule, rule)
 
     def rule_among(self, views: tuple[str, ...], *, is_dir: bool = False) -> str | None:
         """The pattern denying the path in any of its ``views`` (relative to each root holding it, see
@@ -139,7 +159,7 @@ class DenyRules:
         data = text.encode("ascii")
         cut = len(prefix)
         denied: set[str] = set()
-        for found in lines.finditer(data):
+        for found in lines.finditer(data.lower()):  # ASCII lower case keeps every offset
             start = data.rfind(b"\n", 0, found.start()) + 1
             end = data.find(b"\n", found.start())
             line = data[start : end if end >= 0 else len(data)].decode("ascii")
@@ -232,6 +252,18 @@ _UNNAMED = re.compile(r"\(\?P<[^>]+>")  # group names repeat across patterns; jo
 _ANY_DEPTH = "^(?:.+/)?"
 
 
+def _denying(spec: pathspec.GitIgnoreSpec, path: str) -> str | None:
+    """The pattern of ``spec`` denying ``path``, None when none does or the last match re-allows it."""
+    result = spec.check_file(path)
+    if not result.include or result.index is None:
+        return None
+    return str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
+
+
+def _folded(rule: str) -> str:
+    return unicodedata.normalize("NFC", rule).lower()
+
+
 def _literal_rule(relative: str) -> str:
     """A rule denying exactly the root-relative path ``relative`` and all below it: anchored at the root, every
     character that means something to a gitignore pattern escaped."""
@@ -265,32 +297,21 @@ def relative_views(path: str, prefixes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class HiddenFiles:
-    """A search's filter: True for a path a deny rule hides (absolute path in), counting what it hid."""
+    """A search's filter: True for a path a deny rule hides (absolute path in). It counts nothing: how many hidden
+    files a pattern matched would answer, one search at a time, what a secret holds or is called."""
 
     def __init__(self, rules: DenyRules, prefixes: tuple[str, ...]) -> None:
         self._rules = rules
         self._prefixes = prefixes
-        self.count = 0
 
     def __call__(self, path: str) -> bool:
-        if not self.hides(path):
-            return False
-        self.count += 1
-        return True
+        return self.hides(path)
 
     def hides(self, path: str) -> bool:
-        """The same answer without counting."""
         return self._rules.rule_among(relative_views(path, self._prefixes)) is not None
 
-    def kept(self, names: list[str], under: str) -> list[str]:
-        """``names`` (paths relative to the directory ``under``) less those a rule hides, which are counted."""
-        shown = self.shown(names, under)
-        self.count += len(names) - len(shown)
-        return shown
-
     def shown(self, names: list[str], under: str) -> list[str]:
-        """``names`` (relative to ``under``; a directory ends in ``/``) less those a rule hides, not counted: what a
-        result may name beside its files, such as the skipped ones."""
+        """``names`` (relative to ``under``; a directory ends in ``/``) less those a rule hides."""
         lead = under.rstrip("/") + "/"
         if any(prefix != lead and prefix.startswith(lead) for prefix in self._prefixes):  # a root nested below
             views = [relative_views(lead + name, self._prefixes) for name in names]

@@ -109,9 +109,12 @@ def list_groups(store: GroupStore, wanted: BackupFilter, limit: int, *, now: flo
     return Page(groups[:limit], len(groups))
 
 
-def clean_backups(store: BackupStore, older_than_days: float, *, dry_run: bool, limit: int) -> Sweep[BackupRecord]:
-    """Drop the backups older than ``older_than_days`` (unless ``dry_run``); see :meth:`BackupStore.cleanup`."""
-    doomed = store.cleanup(older_than_days, dry_run=dry_run)
+def clean_backups(
+    store: BackupStore, older_than_days: float, *, dry_run: bool, limit: int, shown: Callable[[str], bool]
+) -> Sweep[BackupRecord]:
+    """Drop the backups older than ``older_than_days`` that ``shown`` lets a listing name (unless ``dry_run``); see
+    :meth:`BackupStore.cleanup`."""
+    doomed = store.cleanup(older_than_days, dry_run=dry_run, shown=shown)
     return Sweep(doomed[:limit], len(doomed), sum(record.size for record in doomed), dry_run)
 
 

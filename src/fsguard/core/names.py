@@ -134,8 +134,8 @@ def search_names(
     if beneath is not None:
         kept = Skips(skipped, unreadable=unreadable).standing(beneath, root, above=None, hide=hide)
         skipped, unreadable = kept.by_default, kept.unreadable
-    if hide is not None:  # after the engines, so both hide (and count) the same names
-        found = hide.kept(found, prefix)
+    if hide is not None:  # after the engines, so both hide the same names
+        found = hide.shown(found, prefix)
     files = tuple(prefix + name for name in found[:max_results])  # tens of thousands found, a page returned
     return NameSearch(files, len(found), len(found) > max_results, used, tuple(skipped), tuple(unreadable))
 

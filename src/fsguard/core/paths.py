@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.aliases import aliased_root, held_roots, identities
 from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, relative_views, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
@@ -98,10 +99,12 @@ class PathPolicy:
     # shows() by (the call's client roots, path): a pure function of both, asked of every stored path on each
     # listing of the backups and the trash (10 us each, 0.1 s a call at 10,000 trash entries)
     _shown: dict[tuple[tuple[Path, ...] | None, str], bool] = field(init=False, repr=False, compare=False)
+    _read_only_ids: dict[tuple[int, int], Path] = field(init=False, repr=False, compare=False)  # (dev, ino) -> root
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_prefixes", root_prefixes(self.roots))
         object.__setattr__(self, "_shown", {})
+        object.__setattr__(self, "_read_only_ids", identities(self.read_only_roots))
 
     @classmethod
     def create(
@@ -213,8 +216,10 @@ class PathPolicy:
         return canonical in self.roots or canonical in self.active_roots()
 
     def roots_within(self, canonical: Path) -> list[Path]:
-        """The roots at or below ``canonical`` (the client's too), sorted: what deleting or moving it takes along."""
-        return sorted({root for root in (*self.roots, *self.active_roots()) if root.is_relative_to(canonical)})
+        """The roots at or below ``canonical`` (the client's too), sorted: what deleting or moving it takes along;
+        under another name too (:mod:`fsguard.core.aliases`), looked for only when no spelling matches."""
+        every = {*self.roots, *self.active_roots()}
+        return sorted({root for root in every if root.is_relative_to(canonical)} or held_roots(canonical, every))
 
     def check_removable(self, canonical: Path, done: Literal["deleted", "moved"]) -> None:
         """Refuse to delete ``canonical`` or move it away: as :meth:`check_writable`, and when it is a root or holds
@@ -307,8 +312,16 @@ class PathPolicy:
             self.deny.check_kept_hidden(files, before, after, source=source, destination=destination)
 
     def is_read_only(self, canonical: Path) -> bool:
-        """True when the deepest root holding ``canonical`` is a --read-only-root."""
-        return bool(self.read_only_roots) and self.root_of(canonical) in self.read_only_roots
+        """True when ``canonical`` lies in a --read-only-root (see :meth:`read_only_root_of`)."""
+        return bool(self.read_only_roots) and self.read_only_root_of(canonical) is not None
+
+    def read_only_root_of(self, canonical: Path) -> Path | None:
+        """The read-only root ``canonical`` lies in: the deepest root holding it, or one a directory on its way
+        below that root is under another name (:mod:`fsguard.core.aliases`)."""
+        root = self.root_of(canonical)
+        if root in self.read_only_roots or root is None or root == canonical:
+            return root if root in self.read_only_roots else None
+        return aliased_root(canonical, root, self._read_only_ids)
 
     def check_writable(self, canonical: Path) -> None:
         """Refuse to create, change, delete or move a repository's ``.git`` or anything in it.
@@ -340,9 +353,9 @@ class PathPolicy:
         Raises:
             ReadOnlyError: the deepest root holding ``canonical`` is read-only.
         """
-        if self.is_read_only(canonical):
+        if self.read_only_roots and (held := self.read_only_root_of(canonical)) is not None:
             raise ReadOnlyError(
-                f"{canonical} lies in the read-only root {self.root_of(canonical)}: fsguard may read, list and search "
+                f"{canonical} lies in the read-only root {held}: fsguard may read, list and search "
                 "there but never change anything. Write under a writable root instead.",
                 path=str(canonical),
             )

@@ -85,8 +85,8 @@ def ripgrep_hits(
     the files the first ``max_results`` matches need and counts alone for the others (rg opens them by name: the
     caller confirms them, see :mod:`fsguard.core.provenance`). With ``binary``, files holding a NUL are counted too
     (their raw bytes searched), for a caller that reports them rather than searching them. ``hide`` (absolute path
-    -> True, counting) drops the files a deny rule hides before anything is counted or shown; a hidden one in a
-    legacy code page, which rg could not read, is passed to it only if it matches once decoded. ``meanwhile`` runs
+    -> True) drops the files a deny rule hides before anything is counted or shown, and none is read again.
+    ``meanwhile`` runs
     once while rg counts (on the other core). ``binaries`` gets the binary files holding a match (absolute paths,
     walk order), which are neither counted nor searched: rg counts binary files too, then names those holding a
     NUL.
@@ -116,18 +116,10 @@ def ripgrep_hits(
         suspects = None if suspects is None else [relative[len(lead) :] for relative in suspects if kept(relative)]
     if hide is not None:
         prefix = str(root).rstrip("/") + "/"
-        seen = {record[0] for record in counted}
         counted = [record for record in counted if not hide(prefix + os.fsdecode(record[0]))]
         if suspects is not None:
             shown = {record[0] for record in counted}
-            hidden = [name for name in suspects if name not in shown and _denied(hide, prefix, name)]
-            if hidden:
-                dropped = set(hidden)
-                suspects = [name for name in suspects if name not in dropped]
-                # One rg did not count may match once decoded, as the Python engine reads it: counted then.
-                uncounted = [name for name in hidden if name not in seen]
-                with pinned(beneath, root) as cwd:
-                    _count_decoded(hide, prefix, query, cwd, uncounted)
+            suspects = [name for name in suspects if name in shown or not hide(prefix + os.fsdecode(name))]
     counted.sort(key=_walk_order)
     if binaries is not None and counted:
         with pinned(beneath, root) as cwd:
@@ -269,20 +261,6 @@ def _joined(
             continue
         if found:  # a file that turned binary since the count is left out
             yield prefix + name, int(count), found, lines  # found stops at max_results lines
-
-
-def _count_decoded(hide: Callable[[str], bool], prefix: str, query: Query, cwd: Cwd, hidden: list[bytes]) -> None:
-    """Pass to ``hide``, which counts them, those of the ``hidden`` files (relative to ``cwd``) in a legacy code
-    page with a match of ``query`` once decoded."""
-    decoded = decoded_matches(query, cwd, hidden)
-    for name in hidden:
-        if decoded.get(name, ([], {}))[0]:
-            hide(prefix + os.fsdecode(name))
-
-
-def _denied(hide: Callable[[str], bool], prefix: str, name: bytes) -> bool:
-    quiet = getattr(hide, "hides", hide)  # a counting filter offers a check that does not count
-    return bool(quiet(prefix + os.fsdecode(name)))
 
 
 def _recounted(counted: list[tuple[bytes, bytes]], decoded: dict[bytes, Found]) -> list[tuple[bytes, bytes]]:

@@ -37,7 +37,6 @@ from typing import Literal
 from fsguard.core.beneath import Beneath
 from fsguard.core.errors import FsguardError, NotDirectoryError, NotFoundError, TooLargeError
 from fsguard.core.haystack import Hit, binary_match, matching_lines, searched_text
-from fsguard.core.hiddenhits import Aside
 from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
 from fsguard.core.names import NameSearch, name_matcher, search_names
 from fsguard.core.oserrors import check_readable, followed_os_error
@@ -130,7 +129,9 @@ def search_content(
     with Python; files with matches, every 0.1 s, with ripgrep); an exception it raises stops the search.
     With ``beneath``, every match, count, total and binary file returned comes from a file confirmed inside the
     roots through the pinned walk (:mod:`fsguard.core.provenance`); the Python engine reads through it. ``hide``
-    (absolute path -> True) drops the files a deny rule hides, before the totals are made, in both engines.
+    (absolute path -> True) drops the files a deny rule hides, before the totals are made, in both engines, and
+    the Python engine never reads them; nothing says how many there were, as a count of the hidden files holding
+    a match would answer, one pattern at a time, what a secret holds.
     ``skips`` gets the default skips, the files above ``max_file_size`` and the directories the user may not list
     (which both engines skip) of a directory's search (see :func:`fsguard.core.ignore.default_skips`), from a walk
     run while ripgrep counts (on the other core), else before the search. That walk also looks at each
@@ -179,7 +180,6 @@ def search_content(
                         rg, root, query, limits, progress=progress, beneath=beneath, binaries=binaries
                     )
                 else:
-                    aside = None if hide is None or provenance is None else Aside(getattr(hide, "hides", hide))
                     found = ripgrep_hits(
                         rg,
                         root,
@@ -188,13 +188,10 @@ def search_content(
                         limits,
                         progress=progress,
                         beneath=beneath,
-                        hide=aside or hide,
+                        hide=hide,
                         binaries=binaries,
                         meanwhile=beside,
                     )
-                    if aside is not None and hide is not None and provenance is not None:
-                        for confirmed in aside.confirmed(provenance, query, binary=binaries is not None):
-                            hide(confirmed)  # counted as hidden once confirmed, as a hit would be
                 binary = _binary(binary, provenance, query)
                 hits = _confirmed(iter(found), provenance, query, request.max_results)
                 return _collect(hits, limits, "ripgrep", tuple(binary))
@@ -205,9 +202,10 @@ def search_content(
         binary.clear()  # what a failed rg run found is found again
         beside(screen=False)
         read = _read if provenance is None else provenance.read  # read through the pinned walk: nothing to confirm
-        hits = _python_hits(query, iter([root]) if is_file else walk_files(root, options), progress, binaries, read)
-        if hide is not None and not is_file:
-            hits = (hit for hit in hits if not hide(hit[0]))
+        files = iter([root]) if is_file else walk_files(root, options)
+        if hide is not None and not is_file:  # never read: what a hidden file holds must not shape the answer
+            files = (path for path in files if not hide(str(path)))
+        hits = _python_hits(query, files, progress, binaries, read)
         result = _collect(hits, limits, "python")
     if hide is not None and not is_file:
         binary = [file for file in binary if not hide(file)]

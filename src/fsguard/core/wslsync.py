@@ -69,6 +69,7 @@ class SyncReport:
     files: list[SyncedFile] = field(default_factory=list)
     unchanged: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    denied: int = 0  # files a deny rule hides: counted, never named (a secret's name can tell as much as its contents)
     errors: list[SyncProblem] = field(default_factory=list)
     truncated: bool = False
 
@@ -164,7 +165,7 @@ class WslSync:
         for relative, mode in self._walk(source, report):
             path = source / relative
             if self._safe.policy.denied_by(path) is not None:
-                report.skipped.append((str(path), "hidden by a deny rule"))  # never read, never copied
+                report.denied += 1  # never read, never copied
             elif not stat.S_ISREG(mode):
                 report.skipped.append((str(path), _kind(mode)))
             elif options.filter_pattern and not fnmatchcase(path.name, options.filter_pattern):

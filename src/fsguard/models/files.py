@@ -231,7 +231,7 @@ class CopyResult(Result):
     skipped_special: list[str] = Field(
         default_factory=list, description="Pipes, sockets and devices inside a directory: never read, not copied."
     )
-    skipped_denied: list[str] = Field(
-        default_factory=list, description="Files inside a directory a deny rule hides (secrets, --deny): not copied."
+    denied: int = Field(
+        0, description="Files inside the directory a deny rule hides (secrets, --deny): not copied, and never named."
     )
     message: str = Field(description="Same text as the text block.")

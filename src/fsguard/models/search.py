@@ -88,9 +88,6 @@ class SearchResult(Result):
     skipped_unreadable_paths: list[str] | None = Field(
         None, description="The first 10 of them, relative to path; a directory ends in /."
     )
-    denied: int | None = Field(
-        None, description="Files with a match left out because a deny rule hides them (secrets, --deny)."
-    )
     did_you_mean: list[str] | None = Field(
         None, description="filename mode, nothing found for a plain name: files whose name it likely misspells."
     )

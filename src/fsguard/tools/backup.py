@@ -192,7 +192,8 @@ def _show(services: Services, request: _Request) -> BackupResult:
     if group := services.groups.find(backup_id):
         return BackupResult(action=request.action, message="", group=group_info(group, services.policy.shows))
     record = services.backups.get(backup_id)
-    services.policy.check_not_denied(Path(record.path))  # its path, size and hash are the file's, hidden too
+    # its path, size and hash are the file's: hidden too, outside this call's roots as behind a rule
+    services.policy.check_not_denied(services.policy.resolve(record.path, stored=True))
     return BackupResult(action=request.action, message="", backup=backup_info(record))
 
 
@@ -215,7 +216,11 @@ def _compare(services: Services, request: _Request) -> BackupResult:
 
 def _cleanup(services: Services, request: _Request) -> BackupResult:
     sweep = clean_backups(
-        services.backups, request.sweep_age, dry_run=request.dry_run is not False, limit=request.limit
+        services.backups,
+        request.sweep_age,
+        dry_run=request.dry_run is not False,
+        limit=request.limit,
+        shown=services.policy.shows,
     )
     return BackupResult(
         action=request.action,

@@ -250,8 +250,6 @@ def _found(
     if unreadable := skips.unreadable:
         update = {"skipped_unreadable": len(unreadable), "skipped_unreadable_paths": unreadable[:SAMPLE]}
         result = result.model_copy(update=update)
-    if hide is not None and hide.count:
-        result = result.model_copy(update={"denied": hide.count})
     return result
 
 

@@ -49,7 +49,7 @@ even for files that do not exist yet. Control, bidi and zero-width characters, W
 (CON, NUL.txt, COM1 …) and NTFS stream syntax are always refused. Results always show the canonical path.
 A root marked (read-only) is read, listed and searched; any change there is refused with read_only. Secrets
 (.env, private keys, credentials) and paths the operator hid are refused with access_denied naming the rule,
-and listings and searches leave them out (their "denied" count says how many).""",
+and listings and searches leave them out (a listing's "denied" count says how many).""",
         (),
     ),
     "read": (

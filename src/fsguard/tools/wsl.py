@@ -137,6 +137,7 @@ def _synced(direction: WslDirection, report: SyncReport) -> WslResult:
         files_unchanged=report.unchanged,
         files=[_file(f) for f in report.files],
         skipped=[SkippedInfo(path=path, reason=reason) for path, reason in report.skipped],
+        denied=report.denied or None,
         errors=[SyncErrorInfo(path=e.path, error=e.error, code=e.code) for e in report.errors],
         truncated=report.truncated,
     )

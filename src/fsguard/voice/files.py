@@ -294,8 +294,8 @@ def copy_text(result: CopyResult, compact: bool) -> str:
         skipped += (
             f"; {counted(len(result.skipped_special), 'pipe, socket or device', 'pipes, sockets or devices')} skipped"
         )
-    if result.skipped_denied:
-        skipped += f"; {len(result.skipped_denied)} hidden by deny rules, not copied"
+    if result.denied:
+        skipped += f"; {result.denied} hidden by deny rules, not copied"
     size = human_size(result.bytes_copied)
     source, destination = shown(result.source), shown(result.destination)
     if compact:

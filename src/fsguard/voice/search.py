@@ -26,8 +26,6 @@ def search_text(result: SearchResult, compact: bool) -> str:
         )
     if binary := _listed(result.skipped_binary, result.skipped_binary_paths):
         text += f"\nBinary, not searched as text, yet their bytes hold the pattern: {binary}."
-    if result.denied:
-        text += f"\n{result.denied} file(s) hidden by deny rules (secrets, --deny): never shown."
     text += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "searched")
     return text + _skipped(result.default_skipped, result.default_skipped_paths, "searches")
 

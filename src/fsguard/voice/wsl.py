@@ -63,6 +63,7 @@ def _sync(result: WslResult, compact: bool) -> str:
         )
         parts = [f"{head}, {_count(errors, 'error')}", f"{unchanged} unchanged", result.direction or ""]
         parts += [f"{skipped} skipped"] if skipped else []
+        parts += [f"{result.denied} hidden by deny rules"] if result.denied else []
         parts += _few([f"backup {f.backup_id}" for f in result.files or [] if f.backup_id], "backups in files")
         parts += _few([f"error {shown(e.path)} [{e.code}]" for e in result.errors or []], "errors in errors")
         parts += ["walk truncated"] if result.truncated else []
@@ -94,6 +95,8 @@ def _sync(result: WslResult, compact: bool) -> str:
     )
     if errors:
         lines.append("Fix those and sync again: files already identical are left alone.")
+    if result.denied:
+        lines.append(f"{result.denied} hidden by deny rules: left behind.")
     if result.truncated:
         lines.append("The walk stopped at its entry limit: sync subfolders one at a time to cover the rest.")
     return "\n".join(lines)
