@@ -48,3 +48,27 @@ async def test_a_search_answers_the_same_whatever_a_hidden_file_holds_or_is_call
     assert matching == not_matching
     assert "S3CR3T" not in str(matching)
     assert tree(root, {}) == before
+
+
+@pytest.mark.parametrize(
+    ("arguments", "hit", "miss"),
+    [({"include_content": True}, "TOKEN=S", "TOKEN=X"), ({}, "prod-2*.pem", "prod-3*.pem")],
+)
+async def test_a_search_reports_progress_alike_whatever_a_hidden_file_holds_or_is_called(
+    client: Client, root: Path, tool_engine: str, arguments: dict[str, Any], hit: str, miss: str
+) -> None:
+    tree(root, SECRET)
+    reports: dict[str, list[float]] = {hit: [], miss: []}
+    for pattern, seen in reports.items():
+
+        async def on_progress(
+            progress: float, total: float | None, message: str | None, seen: list[float] = seen
+        ) -> None:
+            seen.append(progress)
+
+        await client.call_tool(
+            "search_files", {"pattern": pattern, "include_hidden": True, **arguments}, progress_callback=on_progress
+        )
+    # rg's reports counted the files it named, the hidden one holding the pattern too: one report against none
+    assert bool(reports[hit]) == bool(reports[miss])
+    assert all(seen == sorted(seen) for seen in reports.values())

@@ -94,9 +94,10 @@ def search_names(
     ``engine="auto"`` lists with ripgrep when it is installed and falls back to the Python walk if it fails. With
     ``beneath``, rg starts in the directory reached by the pinned walk, and every name and default skip returned (and
     counted) is one the pinned walk confirms (see :mod:`fsguard.core.provenance`). ``hide`` (absolute path -> True)
-    drops names a deny rule hides. ``progress`` gets the number of files rg listed so far, every 0.1 s, and may
-    raise to stop rg: a cancelled search. A ``.gitignore`` rg would read otherwise than git (a FIFO it would wait
-    on for ever, braces) makes the Python walk list the names (see :mod:`fsguard.core.sidewalk`).
+    drops names a deny rule hides. ``progress`` gets the rounds rg has run (see
+    :func:`~fsguard.core.rgprocess.run_spooled`), every 0.1 s, and may raise to stop rg: a cancelled search. A
+    ``.gitignore`` rg would read otherwise than git (a FIFO it would wait on for ever, braces) makes the Python walk
+    list the names (see :mod:`fsguard.core.sidewalk`).
 
     Raises:
         InvalidParamsError: the pattern is empty, an invalid regex with ``regex``, or a glob is malformed.

@@ -5,6 +5,7 @@ name passed in as few runs as the system's argument space allows.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import select
@@ -29,6 +30,15 @@ _SUBMATCH = b',{"match":'
 _SHORT_MESSAGE = 64 * 1024  # a message decoded whole: too few submatches to matter
 _POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
 _VANISHED = b": No such file or directory (os error 2)"  # rg's line for a file deleted while it ran
+
+
+def ticking(progress: Progress | None) -> Progress | None:
+    """``progress`` told the rounds of every rg run it is given to, counted together, so that a second run's
+    reports go on from the first's (MCP progress must increase) and a cancelled search still stops there."""
+    if progress is None:
+        return None
+    rounds = itertools.count(1)
+    return lambda _round: progress(next(rounds))
 
 
 class RipgrepFailed(Exception):
@@ -136,8 +146,9 @@ class _Cut:
 def run_spooled(
     command: list[Any], cwd: Cwd, progress: Progress | None, meanwhile: Callable[[], None] | None = None
 ) -> bytes:
-    """rg's whole output, spooled to a temporary file; every 0.1 s ``progress`` gets the number of files reported
-    so far (it may raise to stop rg). ``meanwhile`` runs once rg has started, while it works (on another core).
+    """rg's whole output, spooled to a temporary file; every 0.1 s ``progress`` gets the number of rounds so far
+    (it may raise to stop rg). Not what rg reported: the files it names would count those a deny rule hides, each
+    round shaped by the agent's pattern. ``meanwhile`` runs once rg has started, while it works (on another core).
 
     rg writes each file's result as it finishes, in parallel; through a pipe every write wakes the reader, which
     made a 30,000-file count 40% slower than into a file.
@@ -146,7 +157,7 @@ def run_spooled(
         RipgrepFailed: rg could not start, or exited with status 2 and an error on stderr.
     """
     chunks: list[bytes] = []
-    files = 0
+    rounds = 0
     with tempfile.TemporaryFile(prefix="fsguard-rg-") as spool:
         process = _start(command, cwd, spool)
         try:
@@ -157,10 +168,10 @@ def run_spooled(
                 finished = _exited(process, _POLL_SECONDS)
                 while chunk := os.pread(spool.fileno(), 1 << 20, offset):
                     offset += len(chunk)
-                    files += chunk.count(b"\0")  # one NUL per record
                     chunks.append(chunk)
+                rounds += 1
                 if progress is not None:
-                    progress(files)
+                    progress(rounds)
         finally:
             _finish(process)
     return b"".join(chunks)

@@ -30,7 +30,7 @@ from fsguard.core.haystack import Found, Hit, decoded_matches
 from fsguard.core.ignore import WalkOptions, gitignore_top
 from fsguard.core.query import Query
 from fsguard.core.rgmatches import detailed
-from fsguard.core.rgprocess import Cwd, Progress, RipgrepFailed, named_batches, run_spooled
+from fsguard.core.rgprocess import Cwd, Progress, RipgrepFailed, named_batches, run_spooled, ticking
 from fsguard.core.rgwalk import glob_literal, only_below, walk_flags
 
 __all__ = [
@@ -102,8 +102,9 @@ def ripgrep_hits(
     with only_below(inside) as narrowing, pinned(beneath, top) as cwd:
         walk = [*walk_flags(options, inside), *narrowing, "--null", "--", "./"]
         count = [*common, *(["--binary"] if binary or binaries is not None else []), "--count-matches", *walk]
-        output = run_spooled(count, cwd, progress, meanwhile)
-        listed = None if query.bytewise else run_spooled([*_suspects(rg), *walk], cwd, _still(progress, output))
+        rounds = ticking(progress)
+        output = run_spooled(count, cwd, rounds, meanwhile)
+        listed = None if query.bytewise else run_spooled([*_suspects(rg), *walk], cwd, rounds)
     # Tens of thousands of records: no per-record work in Python beyond the sort key unless a filter needs it.
     counted: list[tuple[bytes, bytes]] = _COUNT_RECORD.findall(output)
     suspects: list[bytes] | None = None if listed is None else _LISTED_NAME.findall(listed)
@@ -182,15 +183,6 @@ def _holding_nul(rg: Path, cwd: Cwd, files: list[bytes]) -> set[bytes]:
         output = run_spooled([*command, "--null", "-e", r"\x00", "--", *batch], cwd, None)
         held.update(_LISTED_NAME.findall(output))
     return held
-
-
-def _still(progress: Progress | None, output: bytes) -> Progress | None:
-    """``progress`` for a run after the count: the count's number again, so that it never decreases (and a
-    cancelled search still stops there)."""
-    if progress is None:
-        return None
-    done = output.count(b"\0")
-    return lambda _files: progress(done)
 
 
 def _hits(

@@ -126,7 +126,8 @@ def search_content(
     ``root`` itself, whatever ``options`` say but its size.
 
     ``progress`` is called as the search goes, with a count that never decreases (files walked, every 100,
-    with Python; files with matches, every 0.1 s, with ripgrep); an exception it raises stops the search.
+    with Python; rounds of 0.1 s with ripgrep, never what it found: see :func:`~fsguard.core.rgprocess.run_spooled`);
+    an exception it raises stops the search.
     With ``beneath``, every match, count, total and binary file returned comes from a file confirmed inside the
     roots through the pinned walk (:mod:`fsguard.core.provenance`); the Python engine reads through it. ``hide``
     (absolute path -> True) drops the files a deny rule hides, before the totals are made, in both engines, and

@@ -214,14 +214,14 @@ def _found(
             max_results=limit,
             beneath=services.beneath,
             hide=hide,
-            progress=_progress(ctx),
+            progress=(progress := _progress(ctx)),
         )
         files = list(names.files)
         skips = Skips(list(names.skipped), unreadable=list(names.unreadable))  # confirmed by search_names
         # nothing found for a plain name: the names it may misspell, walked as the search walked
         plain = not (names.total or glob or call.regex)
         near = (
-            names_near(root, call.pattern, options, beneath=services.beneath, hide=hide, progress=_progress(ctx))
+            names_near(root, call.pattern, options, beneath=services.beneath, hide=hide, progress=progress)
             if plain
             else []
         )
