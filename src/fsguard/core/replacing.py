@@ -344,10 +344,10 @@ class _Seen(NamedTuple):
 
 
 def _ticks(waiting: Callable[[], None] | None) -> Callable[[int], None] | None:
-    """rg's progress (files found so far), as calls of ``waiting``: a replace reports its files done, not rg's."""
+    """rg's progress (its rounds), as calls of ``waiting``: a replace reports its files done, not rg's."""
     if waiting is None:
         return None
-    return lambda _files: waiting()
+    return lambda _rounds: waiting()
 
 
 def _relative(path: Path, base: Path) -> str:
