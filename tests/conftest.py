@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,20 @@ def mount_tmpfs() -> Iterator[Mount]:
     yield mount
     for directory in reversed(mounted):
         unmount(directory)
+
+
+@contextmanager
+def bind_mounted(source: Path, target: Path) -> Iterator[Path]:
+    """``source`` bind-mounted on ``target`` for the block (skips the test where it cannot be), then unmounted."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a bind mount needs root and the mount command")
+    done = subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot bind-mount here (a container without CAP_SYS_ADMIN?): {done.stderr!r}")
+    try:
+        yield target
+    finally:
+        unmount(target)
 
 
 def unmount(directory: Path) -> None:

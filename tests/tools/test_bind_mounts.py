@@ -7,8 +7,6 @@ and skip otherwise.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +14,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, text_of, tree, unmount
+from tests.conftest import bind_mounted, error_code, text_of, tree
 
 pytestmark = pytest.mark.anyio
 
@@ -26,19 +24,12 @@ ORIGINAL = b"original line\n"
 @pytest.fixture
 def read_only_bind(root: Path) -> Iterator[Path]:
     """root/ro holding keep.txt, bind-mounted on itself read-only; unmounted at teardown, lazily if still busy."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("a bind mount needs root and the mount command")
     directory = root / "ro"
     directory.mkdir()
     (directory / "keep.txt").write_bytes(ORIGINAL)
-    done = subprocess.run(["mount", "--bind", str(directory), str(directory)], capture_output=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"cannot bind-mount here (a container without CAP_SYS_ADMIN?): {done.stderr!r}")
-    try:
+    with bind_mounted(directory, directory):
         subprocess.run(["mount", "-o", "remount,ro,bind", str(directory)], capture_output=True, check=True)
         yield directory
-    finally:
-        unmount(directory)
 
 
 async def test_an_atomic_batch_failing_on_a_read_only_bind_mount_names_that_mount_and_leaves_every_byte(

@@ -8,16 +8,13 @@ root, and skip otherwise.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from fsguard.core import aliases
-from tests.conftest import ClientFactory, error_code, tree, unmount
+from tests.conftest import ClientFactory, bind_mounted, error_code, tree
 
 pytestmark = pytest.mark.anyio
 
@@ -27,18 +24,11 @@ ORIGINAL = b"export const lib = 1;\n"
 @pytest.fixture
 def alias(root: Path) -> Iterator[Path]:
     """root/vendor holding lib.js, also reachable as root/alias (a bind mount); unmounted at teardown."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("a bind mount needs root and the mount command")
     (root / "vendor" / "deep").mkdir(parents=True)
     (root / "vendor" / "lib.js").write_bytes(ORIGINAL)
     (root / "alias").mkdir()
-    done = subprocess.run(["mount", "--bind", str(root / "vendor"), str(root / "alias")], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot bind-mount here (a container without CAP_SYS_ADMIN?): {done.stderr!r}")
-    try:
-        yield root / "alias"
-    finally:
-        unmount(root / "alias")
+    with bind_mounted(root / "vendor", root / "alias") as mounted:
+        yield mounted
 
 
 async def test_a_read_only_root_reached_under_another_name_refuses_every_change(
