@@ -262,7 +262,7 @@ def test_a_nested_root_never_uncovers_a_path_the_outer_root_s_rules_hide(
         canonical = Path("/srv") / path
         if outer.denied_by(canonical) is not None:
             assert both.denied_by(canonical) is not None
-        assert hide.hides(str(canonical)) == (both.denied_by(canonical) is not None)
+        assert hide(str(canonical)) == (both.denied_by(canonical) is not None)
     # A search's batch filter judges each name as the policy does, from the outer root and from the nested one.
     for start, names in (("/srv", case[1]), (under, [path[len(nested) + 1 :] for path in below])):
         kept = hide.shown(names, start)

@@ -305,9 +305,6 @@ class HiddenFiles:
         self._prefixes = prefixes
 
     def __call__(self, path: str) -> bool:
-        return self.hides(path)
-
-    def hides(self, path: str) -> bool:
         return self._rules.rule_among(relative_views(path, self._prefixes)) is not None
 
     def shown(self, names: list[str], under: str) -> list[str]:

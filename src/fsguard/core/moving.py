@@ -38,7 +38,7 @@ class CopyReport:
     bytes_copied: int = 0
     skipped_symlinks: list[str] = field(default_factory=list)
     skipped_special: list[str] = field(default_factory=list)
-    skipped_denied: list[str] = field(default_factory=list)
+    denied: int = 0  # files a deny rule hides, left behind: counted, never named
     fingerprint: str | None = None  # the copy's, taken under its lock when asked for (a group's revert checks it)
 
 

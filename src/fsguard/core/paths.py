@@ -319,8 +319,10 @@ class PathPolicy:
         """The read-only root ``canonical`` lies in: the deepest root holding it, or one a directory on its way
         below that root is under another name (:mod:`fsguard.core.aliases`)."""
         root = self.root_of(canonical)
-        if root in self.read_only_roots or root is None or root == canonical:
-            return root if root in self.read_only_roots else None
+        if root in self.read_only_roots:
+            return root
+        if root is None or root == canonical:
+            return None
         return aliased_root(canonical, root, self._read_only_ids)
 
     def check_writable(self, canonical: Path) -> None:

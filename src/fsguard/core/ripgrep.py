@@ -86,10 +86,9 @@ def ripgrep_hits(
     caller confirms them, see :mod:`fsguard.core.provenance`). With ``binary``, files holding a NUL are counted too
     (their raw bytes searched), for a caller that reports them rather than searching them. ``hide`` (absolute path
     -> True) drops the files a deny rule hides before anything is counted or shown, and none is read again.
-    ``meanwhile`` runs
-    once while rg counts (on the other core). ``binaries`` gets the binary files holding a match (absolute paths,
-    walk order), which are neither counted nor searched: rg counts binary files too, then names those holding a
-    NUL.
+    ``meanwhile`` runs once while rg counts (on the other core). ``binaries`` gets the binary files holding a match
+    (absolute paths, walk order), which are neither counted nor searched: rg counts binary files too, then names
+    those holding a NUL.
 
     Raises:
         RipgrepFailed: rg could not run or reported an error.

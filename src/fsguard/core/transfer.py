@@ -42,8 +42,8 @@ class Copied:
     total: int = 0
     skipped: list[str] = field(default_factory=list)  # links a copy leaves out
     special: list[str] = field(default_factory=list)  # pipes, sockets and devices, never read
-    hide: Callable[[Path], bool] | None = None  # a deny rule hides it: left out (listed in denied), never read
-    denied: list[str] = field(default_factory=list)
+    hide: Callable[[Path], bool] | None = None  # a deny rule hides it: left out (counted in denied), never read
+    denied: int = 0  # never named: a secret's name can tell as much as its contents
 
 
 def copy_new(
@@ -273,7 +273,7 @@ def _copy_children(
 ) -> Generator[Below[None], None, None]:  # its subdirectories, copied as run_through reaches them
     for name in sorted(os.listdir(src)):
         if copied.hide is not None and copied.hide(label / name):
-            copied.denied.append(str(label / name))
+            copied.denied += 1
             continue
         mode = os.stat(name, dir_fd=src, follow_symlinks=False).st_mode
         if stat.S_ISDIR(mode):

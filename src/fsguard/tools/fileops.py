@@ -114,7 +114,7 @@ def register(catalog: Catalog) -> None:
             bytes_copied=report.bytes_copied,
             skipped_symlinks=report.skipped_symlinks,
             skipped_special=report.skipped_special,
-            denied=len(report.skipped_denied),  # a secret's name can tell as much as its contents
+            denied=report.denied,
             message="",
         )
         return voiced(result, copy_text, compact)

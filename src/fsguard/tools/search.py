@@ -205,6 +205,7 @@ def _found(
     skips = Skips()
     if not content:
         glob = call.regex is False or (call.regex is None and bool(_GLOB_CHARS & set(call.pattern)))
+        progress = _progress(ctx)  # one for both walks: MCP progress must increase across the call
         names = search_names(
             root,
             anchored(call.pattern, str(root)) if glob else call.pattern,
@@ -214,7 +215,7 @@ def _found(
             max_results=limit,
             beneath=services.beneath,
             hide=hide,
-            progress=(progress := _progress(ctx)),
+            progress=progress,
         )
         files = list(names.files)
         skips = Skips(list(names.skipped), unreadable=list(names.unreadable))  # confirmed by search_names
