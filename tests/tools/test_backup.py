@@ -437,3 +437,21 @@ async def test_undo_of_an_edit_to_a_file_deleted_since_points_to_the_trash_and_w
     assert "backup(action='list_trash')" in text_of(refused)
     assert "restore_trash" in text_of(refused)
     assert not (root / "f.txt").exists()
+
+
+async def test_edits_of_a_large_text_file_are_undone_byte_for_byte_from_compressed_backups(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    target = root / "big.log"
+    states = [b"".join(b"%07d GET /api/items 200 %d ms\r\n" % (i, i % 89) for i in range(80_000))]  # 2.6 MB
+    target.write_bytes(states[0])
+    async with connect() as client:
+        for number in (1, 2, 3):
+            await edit(client, f"{number * 1000:07d} GET", f"{number * 1000:07d} PUT", "big.log")
+            states.append(target.read_bytes())
+        stored = sum(journal.stat().st_size for journal in state_dir.rglob("*.jsonl"))
+        assert stored < len(states[0])  # three whole versions, compressed
+        for state in reversed(states[:-1]):
+            structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "big.log"}))
+            assert target.read_bytes() == state
+    assert target.read_bytes() == states[0]

@@ -46,6 +46,7 @@ from fsguard.core.journal import (
     write_all,
 )
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.payloads import packed, read_payload
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +95,8 @@ class BackupStore:
     ) -> BackupRecord:
         """Save ``data`` (the bytes ``path`` holds now) durably; a chained snapshot becomes the chain head.
 
-        The bytes go into the file's journal with the record: one append and one fsync make both durable.
+        The bytes go into the file's journal with the record (compressed when that pays:
+        :mod:`fsguard.core.payloads`): one append and one fsync make both durable.
         ``data_hash`` is ``content_hash(data)`` when the caller has it already.
         """
         digest = data_hash or _content_hash(data)
@@ -118,7 +120,8 @@ class BackupStore:
             if twin is not None and self._payload(key, twin) == data:
                 append(backup_event(record, dup=twin.backup_id))
             else:
-                append(backup_event(record, inline=len(data)), data)
+                stored, codec = packed(data)
+                append(backup_event(record, inline=len(stored), codec=codec), stored)
             self._index[record.backup_id] = key
             self._retain(replay, append, keep=record.backup_id)
         return record
@@ -256,17 +259,8 @@ class BackupStore:
 
     def _payload(self, key: str, record: BackupRecord) -> bytes | None:
         """The bytes packed in the journal for ``record``, as the journal last read places them."""
-        offset = self._read(key).payloads.get(record.backup_id)
-        if offset is None:
-            return None
-        try:
-            fd = os.open(self._journals / f"{key}.jsonl", os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return None
-        try:
-            return os.pread(fd, record.size, offset)
-        finally:
-            os.close(fd)
+        payload = self._read(key).payloads.get(record.backup_id)
+        return None if payload is None else read_payload(self._journals / f"{key}.jsonl", payload, record.size)
 
     @staticmethod
     def _intact(record: BackupRecord, data: bytes) -> bool:

@@ -2,9 +2,11 @@
 
 A journal is a sequence of records, each one JSON line; a ``backup`` record with ``"inline": N`` is followed
 by the N saved bytes and a newline, so that one append and one fsync make a backup and its place in the
-chain durable together. A ``backup`` record may instead name an earlier one whose bytes are identical
-(``"dup": id``): a file's versions are stored once however often they come back. Older stores kept the
-bytes as content-addressed blobs (``"blob": sha256``); their journals are plain JSON lines and read the same.
+chain durable together. With ``"codec": "zlib"`` those N bytes are the version compressed (its ``size`` is the
+file's); without, they are the version itself (:mod:`fsguard.core.payloads`). A ``backup`` record may instead
+name an earlier one whose bytes are identical (``"dup": id``): a file's versions are stored once however often
+they come back. Older stores kept the bytes as content-addressed blobs (``"blob": sha256``); their journals are
+plain JSON lines and read the same.
 
 A crash mid-append leaves a torn tail (a line without its newline, or bytes cut short). Reading stops there:
 the operation it began never replaced its file, since the file is written only after the journal's fsync.
@@ -28,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 from fsguard.core.beneath import Pinned, fsync_directory
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.parsedfiles import ParsedFiles
+from fsguard.core.payloads import Payload
 
 if TYPE_CHECKING:
     from fsguard.core.disk import AtomicWriter
@@ -101,13 +104,14 @@ class Replay:
     head: str | None = None
     lines: int = 0
     end: int = 0  # offset just past the last whole record: a torn tail starts here
-    payloads: dict[str, int] = field(default_factory=dict)  # backup id -> offset of its bytes (dropped ones too)
-    packed: int = 0  # bytes of backups in the file, live or not
+    payloads: dict[str, Payload] = field(default_factory=dict)  # backup id -> where its bytes are (dropped ones too)
+    packed: int = 0  # bytes of backups in the file as stored, live or not
     # backup id -> the backups made with it as their parent (a tuple: a copy of the dict need not copy them): a drop
     # unlinks those without looking at every record, which made replaying a journal of many backups and drops
     # quadratic (seconds for --backup-max-count 4000)
     children: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    live: int = 0  # bytes of the live backups kept in this journal (an upper bound: duplicates count each time)
+    # bytes of the live backups kept in this journal, as stored (an upper bound: duplicates count each time)
+    live: int = 0
     by_content: dict[tuple[str, int], str] = field(default_factory=dict)  # (hash, size) -> the newest such backup
     # The file's first line. Each journal's is its own (a backup or a compaction's mark, each with a unique id), and
     # a journal only grows until it is compacted into a new file: a file that starts with it and is longer than
@@ -145,22 +149,23 @@ class Replay:
         self.lines += 1
 
     def _add(self, event: dict[str, Any], offset: int | None) -> None:
-        fields = {k: v for k, v in event.items() if k not in ("e", "inline", "dup")}
+        fields = {k: v for k, v in event.items() if k not in ("e", "inline", "dup", "codec")}
         fields.setdefault("blob", "")
         record = BackupRecord(**fields)
         self._forget(self.records.get(record.backup_id))
         self.records[record.backup_id] = record
+        if offset is not None:
+            payload = Payload(offset, event["inline"], event.get("codec", ""))
+            self.payloads[record.backup_id] = payload
+            self.packed += payload.stored
+        elif "dup" in event and event["dup"] in self.payloads:
+            self.payloads[record.backup_id] = self.payloads[event["dup"]]
         if not record.blob:
-            self.live += record.size
+            self.live += self._stored(record)
             self.by_content[(record.content_hash, record.size)] = record.backup_id
         parent = record.parent_backup_id
         if parent is not None:
             self.children[parent] = (*self.children.get(parent, ()), record.backup_id)
-        if offset is not None:
-            self.payloads[record.backup_id] = offset
-            self.packed += record.size
-        elif "dup" in event and event["dup"] in self.payloads:
-            self.payloads[record.backup_id] = self.payloads[event["dup"]]
         if record.chained:
             self.head = record.backup_id
 
@@ -171,11 +176,16 @@ class Replay:
             if found is not None and found.parent_backup_id == backup_id:
                 self.records[child] = replace(found, parent_backup_id=None)  # the chain ends here
 
+    def _stored(self, record: BackupRecord) -> int:
+        """The bytes ``record``'s version takes in the journal (its size, when they are not placed)."""
+        payload = self.payloads.get(record.backup_id)
+        return record.size if payload is None else payload.stored
+
     def _forget(self, record: BackupRecord | None) -> None:
         """Take a record that leaves the live ones out of the live bytes and the twins."""
         if record is None or record.blob:
             return
-        self.live -= record.size
+        self.live -= self._stored(record)
         key = (record.content_hash, record.size)
         if self.by_content.get(key) == record.backup_id:  # an older twin, if any, is not found: its bytes are copied
             del self.by_content[key]
@@ -246,8 +256,10 @@ def listed_journals(directory: Path, replay: Callable[[str], Replay]) -> ParsedF
     return ParsedFiles(directory, live, itemgetter(0, 1), named=methodcaller("endswith", ".jsonl"))
 
 
-def backup_event(record: BackupRecord, *, dup: str | None = None, inline: int | None = None) -> dict[str, Any]:
-    """The event of a backup record (its line is followed by ``inline`` bytes and a newline)."""
+def backup_event(
+    record: BackupRecord, *, dup: str | None = None, inline: int | None = None, codec: str = ""
+) -> dict[str, Any]:
+    """The event of a backup record (its line is followed by ``inline`` bytes, stored in ``codec``, and a newline)."""
     event: dict[str, Any] = {"e": "backup", **vars(record)}  # flat fields: vars, not asdict's deep copy
     if not record.blob:
         del event["blob"]
@@ -255,6 +267,8 @@ def backup_event(record: BackupRecord, *, dup: str | None = None, inline: int | 
         event["dup"] = dup
     if inline is not None:
         event["inline"] = inline
+    if codec:
+        event["codec"] = codec
     return event
 
 
@@ -293,23 +307,30 @@ def copy_range(source: int, target: int, offset: int, size: int) -> None:
 
 
 def copy_live(source: int, target: int, ordered: list[BackupRecord], replay: Replay) -> None:
-    """Write ``ordered`` records to ``target`` with their bytes copied from ``source``, each version once."""
-    written: dict[tuple[str, int], str] = {}  # (hash, size) -> the backup whose bytes were copied
+    """Write ``ordered`` records to ``target`` with their bytes copied (as stored) from ``source``, each version
+    once."""
+    written: dict[tuple[str, int], tuple[str, Payload]] = {}  # (hash, size) -> the backup whose bytes were copied
     for record in ordered:
-        offset = replay.payloads.get(record.backup_id)
-        if record.blob or offset is None:
+        payload = replay.payloads.get(record.backup_id)
+        if record.blob or payload is None:
             write_all(target, [encode(backup_event(record))])
             continue
-        twin = written.get((record.content_hash, record.size))
-        if twin is not None and os.pread(source, record.size, offset) == os.pread(
-            source, record.size, replay.payloads[twin]
-        ):
-            write_all(target, [encode(backup_event(record, dup=twin))])
+        version = (record.content_hash, record.size)
+        twin = written.get(version)
+        if twin is not None and _same_bytes(source, twin[1], payload):
+            write_all(target, [encode(backup_event(record, dup=twin[0]))])
             continue
-        write_all(target, [encode(backup_event(record, inline=record.size))])
-        copy_range(source, target, offset, record.size)
+        write_all(target, [encode(backup_event(record, inline=payload.stored, codec=payload.codec))])
+        copy_range(source, target, payload.offset, payload.stored)
         write_all(target, [b"\n"])
-        written[(record.content_hash, record.size)] = record.backup_id
+        written[version] = (record.backup_id, payload)
+
+
+def _same_bytes(source: int, one: Payload, other: Payload) -> bool:
+    """True when two stored payloads of ``source`` hold the same bytes the same way."""
+    if (one.stored, one.codec) != (other.stored, other.codec):
+        return False  # stored otherwise (one as it is, one compressed): copied twice, never wrongly merged
+    return os.pread(source, one.stored, one.offset) == os.pread(source, other.stored, other.offset)
 
 
 def compact(writer: AtomicWriter, path: Path, fd: int, replay: Replay) -> None:
