@@ -381,6 +381,27 @@ async def test_a_small_file_over_the_limit_is_judged_on_all_its_bytes_its_last_l
     assert ranged["encoding"] == whole["encoding"]
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [b"ascii\ncaf\xe9", b"ascii line\n" * 7000 + b"caf\xe9", b"x\ncaf\xc3"],
+    ids=["small", "past the first 64 KiB", "utf8 cut short"],
+)
+async def test_a_file_over_the_limit_whose_last_byte_is_latin1_reads_and_is_described_as_a_whole_read_does(
+    connect: ClientFactory, root: Path, raw: bytes
+) -> None:
+    # Its last byte alone is not UTF-8 ("caf\xe9" in Latin-1, or a UTF-8 character cut short by the end of the file):
+    # judged as the start of a character the end of the file had not reached yet, it read as UTF-8 with U+FFFD.
+    (root / "end.txt").write_bytes(raw)
+    async with connect(max_file_size=3) as client:
+        ranged = structured(await client.call_tool("read_file", {"path": "end.txt", "mode": "tail", "max_lines": 1}))
+        info = structured(await client.call_tool("get_file_info", {"path": "end.txt"}))
+    async with connect() as client:
+        whole = structured(await client.call_tool("read_file", {"path": "end.txt", "mode": "tail", "max_lines": 1}))
+    assert ranged["content"] == whole["content"] == raw.rsplit(b"\n", 1)[1].decode("cp1252")
+    assert ranged["encoding"] == whole["encoding"] == info["encoding"] == "cp1252"
+    assert (root / "end.txt").read_bytes() == raw
+
+
 @pytest.fixture
 def bytes_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The length of every piece a streamed read takes from disk."""

@@ -250,8 +250,12 @@ def survey(lay: Layout, *, hashed: bool) -> Survey:
             checker, encoding = None, _whole_encoding(lay)
         if looking and not data.isascii():  # the chunks before were ASCII: this one starts a character
             looking = False
+            # With the bytes ending the chunk's last character, final at the end of the file: a Latin-1 byte
+            # left last ("caf\xe9") is not UTF-8 cut short, as a read there finds it.
+            end = offset + len(data)
+            whole = data + _pread(lay.fd, min(3, lay.size - end), end)
             try:
-                codecs.getincrementaldecoder(lay.encoding)().decode(data)
+                codecs.getincrementaldecoder(lay.encoding)().decode(whole, final=offset + len(whole) >= lay.size)
             except UnicodeDecodeError as exc:
                 encoding = rejudged(lay, offset + exc.start).encoding
     if checker is not None and not _decodes(checker, b"", final=True):

@@ -137,7 +137,8 @@ def sniff(prefix: bytes, path: object = "file", *, whole: bool = False) -> tuple
         end = body.rfind(b"\n")
         whole_lines = body[: end + 1] if end >= 0 and not whole else body
         try:
-            codecs.getincrementaldecoder("utf-8")().decode(body)
+            # Final when the prefix is the whole file: a character its end cuts (Latin-1 "caf\xe9") is no UTF-8.
+            codecs.getincrementaldecoder("utf-8")().decode(body, final=whole)
         except UnicodeDecodeError:
             encoding = legacy_codec(whole_lines)
         else:
