@@ -63,7 +63,7 @@ def unpacked(stored: bytes, codec: str, size: int) -> bytes | None:
         if not inflater.eof or inflater.unconsumed_tail:
             return None  # cut short, or more than ``size`` bytes
         rest = inflater.unused_data
-    return bytes(data) if len(data) == size and stored else None
+    return bytes(data) if len(data) == size else None
 
 
 def _deflated(piece: memoryview) -> bytes:
