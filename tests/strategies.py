@@ -15,6 +15,8 @@
   they must leave visible (.env.example, id_rsa.pub, notes.key.txt), every file holding one shared word.
 - :func:`lookalike_trees`: trees of files, directories and links leading outside, named alike (``module``,
   ``Module``, ``modules``, ``moduel``), with a path to ask for that may exist, or almost.
+- :func:`line_selections`: every selection read_file takes: head, tail or head+tail windows, line ranges (open,
+  or read on by column) and the whole file.
 - :func:`store_events`: what another process does to a state directory's store between listings (add, rewrite,
   remove, corrupt a file) and when this one lists it.
 """
@@ -26,6 +28,8 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from hypothesis import strategies as st
+
+from fsguard.core.selection import LineSelection, ReadMode
 
 LINE_ENDINGS = ("\n", "\r\n", "\r")
 ENDING_NAMES = {"\n": "lf", "\r\n": "crlf", "\r": "cr"}
@@ -547,3 +551,22 @@ def lookalike_trees(draw: st.DrawFn) -> LookalikeTree:
     kinds = st.sampled_from(("file", "dir", "link"))
     entries = tuple(draw(st.lists(st.tuples(kinds, paths), max_size=8)))
     return LookalikeTree(entries, draw(paths))
+
+
+SELECTION_MODES: tuple[ReadMode, ...] = ("head", "tail", "all")
+
+
+@st.composite
+def line_selections(draw: st.DrawFn) -> LineSelection:
+    """A window of up to 9 lines, a range starting within the first 9 (open, or read on by column), or none."""
+    count = draw(st.integers(min_value=1, max_value=9))
+    kind = draw(st.sampled_from(("window", "range", "column", "open", "whole")))
+    if kind == "whole":
+        return LineSelection()
+    if kind == "window":
+        return LineSelection(max_lines=count, mode=draw(st.sampled_from(SELECTION_MODES)))
+    start = draw(st.integers(min_value=1, max_value=9))
+    if kind == "open":
+        return LineSelection(start_line=start)
+    column = draw(st.integers(min_value=2, max_value=200)) if kind == "column" else None
+    return LineSelection(start_line=start, end_line=start + count - 1, start_column=column)

@@ -9,6 +9,7 @@ facts are not given (hashing a gigabyte takes a second; the file cannot be edite
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import InvalidParamsError
@@ -18,6 +19,8 @@ from fsguard.models import ReadFileResult
 
 DEFAULT_MAX_LINES = 100
 _ALL = 1 << 62
+KEEP_READING = "Use mode=all or increase max_lines"
+"""How a head or tail window of a file with more lines reads on."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +86,21 @@ def _first_of_last(lay: Layout, offset: int, ex: Excerpt, known: Fingerprint | N
     return known.line_count - ex.lines + 1 if known is not None and known.line_count is not None else None
 
 
-def finish(base: ReadFileResult, ex: Excerpt, first: int, wanted: int, budget: int, name: str) -> ReadFileResult:
+def finish(
+    base: ReadFileResult,
+    ex: Excerpt,
+    first: int,
+    wanted: int,
+    budget: int,
+    name: str,
+    *,
+    ranged: bool = False,
+    then: str | None = None,
+) -> ReadFileResult:
     """Content, line numbers and the read-more hint of an excerpt starting at line ``first`` (tails:
-    :mod:`fsguard.core.tails`)."""
+    :mod:`fsguard.core.tails`), in the words a read of the whole text uses: ``ranged``, a line range, whose hint names
+    its lines even when they are the whole file; ``then``, a head window's way on (its lines all taken, more after
+    them: "Truncated: showing first N of T lines")."""
     total = base.total_lines
     hint: str | None
     last = first + ex.lines - 1 if ex.lines else None
@@ -101,20 +116,33 @@ def finish(base: ReadFileResult, ex: Excerpt, first: int, wanted: int, budget: i
             f"Lines {first}-{last}: the response budget (--max-response-bytes {budget:,}) is reached; "
             f"read on with start_line={last + 1}"
         )
+    elif then is not None and total is not None and last is not None and ex.lines == wanted and last < total:
+        hint = window_hint("first", wanted, total, then)
     else:
-        of = f" of {total} total lines" if total is not None else ""
-        hint = f"Lines {first}-{last}{of} in {name}"
-        more = total is None or (last or 0) < total
-        if more and ex.lines >= wanted:
-            following = (last or 0) + 1
-            span = min(wanted, 300) - 1
-            hint += f" — use start_line/end_line to read more, e.g. start_line={following} end_line={following + span}"
+        hint = lines_hint(first, last, total, name, wanted - 1 if ex.lines >= wanted else None)
     truncated = ex.full or first != 1 or total is None or (last or 0) < total
-    if not truncated:
+    if not truncated and not ranged:
         hint = None
     return base.model_copy(
         update={"content": content, "start_line": first, "end_line": last, "truncated": truncated, "hint": hint}
     )
+
+
+def window_hint(end: Literal["first", "last"], count: int, total: int, then: str = KEEP_READING) -> str:
+    """What a head or tail of ``count`` of a file's ``total`` lines says, in the seed's words."""
+    return f"Truncated: showing {end} {count} of {total} lines. {then} to see more"
+
+
+def lines_hint(first: int, last: int | None, total: int | None, name: str, span: int | None) -> str:
+    """ "Lines a-b of T total lines in NAME"; when lines follow and ``span`` is given, where to read the next
+    ``span + 1`` of them (up to the last line, when the lines are counted)."""
+    of = f" of {total} total lines" if total is not None else ""
+    hint = f"Lines {first}-{last}{of} in {name}"
+    if span is not None and (total is None or (last or 0) < total):
+        following = (last or 0) + 1
+        end = following + span if total is None else min(following + span, total)
+        hint += f" — use start_line/end_line to read more, e.g. start_line={following} end_line={end}"
+    return hint
 
 
 def above_limit_note(name: str, size: int, limit: int) -> str:

@@ -13,13 +13,16 @@ from fsguard.core.disk import read_open
 from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
 from fsguard.core.excerpts import (
     DEFAULT_MAX_LINES,
+    KEEP_READING,
     Window,
     above_limit_note,
     finish,
     fitting_lines,
+    lines_hint,
     spliced,
     take,
     take_last,
+    window_hint,
 )
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
@@ -229,6 +232,7 @@ class FileReader:
     ) -> ReadFileResult:
         if lay.start >= lay.size and (selection.start_line or 1) == 1:
             return base  # a byte order mark and nothing after it: no line, as a whole read answers
+        then: str | None = None
         if selection.is_range:
             start = selection.start_line or 1
             count = selection.end_line - start + 1 if selection.end_line is not None else _ALL
@@ -237,14 +241,14 @@ class FileReader:
             count = selection.max_lines or DEFAULT_MAX_LINES
             if selection.mode == "tail":
                 return streamed_tail(lay, base, count, known, budget, self._budget, name)
-            window = Window(1, count)
+            window, then = Window(1, count), KEEP_READING
         elif selection.max_lines:
             return self._head_and_tail(lay, base, selection.max_lines, known, name, budget)
         else:
             count = self._truncate_lines
             window = Window(1, count)
         ex, first = take(lay, window, budget, name, known)
-        return finish(base, ex, first, count, self._budget, name)
+        return finish(base, ex, first, count, self._budget, name, ranged=selection.is_range, then=then)
 
     def _head_and_tail(
         self, lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, name: str, budget: int
@@ -265,7 +269,7 @@ class FileReader:
         top, _ = take(lay, Window(1, head), budget // 2, name, known)
         if top.cut_column is not None:  # the first line alone fills half the budget: it is read on by column
             ex, first = take(lay, Window(1, count), budget, name, known)
-            return finish(base, ex, first, count, self._budget, name)
+            return finish(base, ex, first, count, self._budget, name, then=f"Read on with start_line={count + 1}")
         if not top.lines:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long
             return streamed_tail(lay, base, tail, known, budget, self._budget, name)
         bottom, _ = take_last(lay, tail, budget - utf8_size(top.content) - _MARKER_ROOM, known)
@@ -307,10 +311,7 @@ class FileReader:
                 update={"content": decoded.text, "start_line": 1 if total else None, "end_line": total or None}
             )
         shown = self._truncate_lines
-        hint = (
-            f"Lines 1-{shown} of {total} total lines in {name} — use start_line/end_line to read more, "
-            f"e.g. start_line={shown + 1} end_line={min(2 * shown, total)}"
-        )
+        hint = lines_hint(1, shown, total, name, shown - 1)
         return base.model_copy(
             update={
                 "content": "".join(head_lines(decoded.text, shown)),
@@ -333,11 +334,7 @@ class FileReader:
         if not total:
             return base  # no line to name: "Lines 1-0 of 0" said less than an empty answer
         end = min(selection.end_line or total, total)
-        hint = f"Lines {start}-{end} of {total} total lines in {name}"
-        if end < total:
-            span = (selection.end_line or end) - start
-            following = f"start_line={end + 1} end_line={min(end + 1 + span, total)}"
-            hint += f" — use start_line/end_line to read more, e.g. {following}"
+        hint = lines_hint(start, end, total, name, (selection.end_line or end) - start)
         return base.model_copy(
             update={
                 # Only the lines up to end are split; the whole file is returned as it is.
@@ -368,12 +365,8 @@ class FileReader:
         # A head; or, when the first line alone fills half the budget, the first max_lines lines, that line read on
         # by column (the whole text was returned: every line that fitted the budget, max_lines or not).
         if selection.mode == "head" or (top and not shown):
-            more = (
-                "Use mode=all or increase max_lines"
-                if selection.mode == "head"
-                else f"Read on with start_line={count + 1}"
-            )
-            hint = f"Truncated: showing first {count} of {total} lines. {more} to see more"
+            then = KEEP_READING if selection.mode == "head" else f"Read on with start_line={count + 1}"
+            hint = window_hint("first", count, total, then)
             update = {"content": "".join(head_lines(text, count)), "start_line": 1, "end_line": count}
         else:
             if not top:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long

@@ -12,7 +12,7 @@ import codecs
 from dataclasses import dataclass
 from functools import cache
 
-from fsguard.core.excerpts import fitting_lines, take_last
+from fsguard.core.excerpts import fitting_lines, take_last, window_hint
 from fsguard.core.hashing import Fingerprint
 from fsguard.core.ranges import (
     Excerpt,
@@ -76,12 +76,8 @@ def text_tail(base: ReadFileResult, text: str, total: int, count: int, budget: i
     name = (base.path or "").rsplit("/", 1)[-1]
     lines = tail_lines(text, count)
     kept = fitting_lines(lines[::-1], budget)
-    if kept == len(lines):
-        hint = f"Truncated: showing last {count} of {total} lines. Use mode=all or increase max_lines to see more"
-        update = {"content": "".join(lines), "start_line": total - count + 1, "end_line": total, "hint": hint}
-        return base.model_copy(update={**update, "truncated": True})
     if kept:
-        ex = Excerpt("".join(lines[len(lines) - kept :]), kept, None, True)
+        ex = Excerpt("".join(lines[len(lines) - kept :]), kept, None, kept < len(lines))
         return finish_tail(base, ex, total - kept + 1, count, setting, name)
     last = lines[-1]
     shown = _last_fitting(last, max(budget - FRONT_ROOM, 1))
@@ -106,6 +102,8 @@ def finish_tail(
         earlier = f"read the earlier ones with start_line={max(first - wanted + ex.lines, 1)} end_line={first - 1}"
     if ex.lines < wanted and first != 1:
         hint += f" ({wanted:,} asked: the response budget (--max-response-bytes {setting:,}) holds no more; {earlier})"
+    elif total is not None and first is not None and ex.lines == wanted:
+        hint = window_hint("last", wanted, total)  # the lines asked for, all: a read of the whole text's words
     truncated = first != 1 or total is None
     return base.model_copy(
         update={
