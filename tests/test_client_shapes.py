@@ -124,6 +124,28 @@ async def test_a_path_ending_in_a_slash_is_never_written_as_a_file(client: Clien
     assert (root / "a.txt").read_bytes() == b"A\n"
 
 
+async def test_a_path_ending_in_a_dot_after_a_slash_names_a_directory_and_is_never_written_as_a_file(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_text("A\n", encoding="utf-8")
+    refused = [
+        await client.call_tool("write_file", {"path": "notes/.", "content": "x"}),
+        await client.call_tool("write_file", {"path": "notes/./", "content": "x"}),
+        await client.call_tool("write_file", {"path": "a.txt/.", "content": "x"}),
+        await client.call_tool("copy_file", {"source_path": "a.txt", "dest_path": "copied/."}),
+    ]
+    assert [error_code(result) for result in refused] == ["invalid_params"] * len(refused)
+    assert "'notes/.' ends with '/.', which names a directory, but there is none" in text_of(refused[0])
+    assert "notes/notes.txt" in text_of(refused[1])
+    assert "a.txt is a file; nothing was written. To go on, drop the '/.' to name a.txt itself" in text_of(refused[2])
+    assert sorted(entry.name for entry in root.iterdir()) == ["a.txt"]
+    assert (root / "a.txt").read_bytes() == b"A\n"
+    (root / "sub").mkdir()
+    written = await client.call_tool("write_file", {"path": "sub/./b.txt", "content": "b"})
+    assert not written.is_error
+    assert (root / "sub" / "b.txt").read_bytes() == b"b"
+
+
 async def test_a_file_moved_onto_an_existing_directory_is_refused_naming_the_path_inside_it(
     client: Client, root: Path
 ) -> None:

@@ -70,6 +70,7 @@ def local_form(user_path: str) -> str:
 
 
 _QUOTES = frozenset("\"'`")
+_DIRECTORY_ENDS = ("/", "\\", "/.", "\\.")
 
 
 def unwrapped(user_path: str, base: Path) -> str:
@@ -154,17 +155,27 @@ def check_file_spelling(user_path: str, canonical: Path) -> None:
     ``a.txt/`` names the file unambiguously and goes on working; an existing directory is left to the caller.
 
     Raises:
-        InvalidParamsError: ``user_path`` ends with a separator and ``canonical`` is not a directory.
+        InvalidParamsError: ``user_path`` ends with a separator (a ``.`` after it or not) and ``canonical`` is not a
+            directory.
     """
     spelled = user_path.rstrip()
-    if spelled.endswith(("/", "\\")) and not canonical.is_dir():
-        bare = spelled.rstrip("/\\")
+    # Separators and "." components after them name a directory too ("notes/.", "a/./"), as POSIX reads them: the
+    # spelling is judged here, since Path("notes/.") is Path("notes").
+    bare = spelled
+    while bare.endswith(_DIRECTORY_ENDS):
+        bare = bare[:-2] if bare.endswith(".") else bare[:-1]
+    ending = spelled[len(bare) :]
+    if ending and not canonical.is_dir():
         if canonical.exists() or canonical.is_symlink():
-            found, fix = f"{bare} is a file", f"drop the '/' to name {bare} itself"
+            found, fix = f"{bare} is a file", f"drop the '{ending}' to name {bare} itself"
         else:
-            found, fix = "there is none", f"name a file inside it ({bare}/notes.txt), or drop the '/' for a file {bare}"
+            found, fix = (
+                "there is none",
+                f"name a file inside it ({bare}/notes.txt), or drop the '{ending}' for a file {bare}",
+            )
         raise InvalidParamsError(
-            f"{user_path!r} ends with '/', which names a directory, but {found}; nothing was written. To go on, {fix}.",
+            f"{user_path!r} ends with '{ending}', which names a directory, but {found}; nothing was written. To go on, "
+            f"{fix}.",
             path=user_path,
         )
 
