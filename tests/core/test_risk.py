@@ -116,11 +116,11 @@ def test_the_level_never_drops_when_more_of_the_file_changes(
 
 
 def test_a_low_risk_edit_gets_no_note() -> None:
-    assert risk_note(_assessed(RiskLevel.LOW, 5.0), path="a.py", backup_id="b1") is None
+    assert risk_note(_assessed(RiskLevel.LOW, 5.0), path="a.py", backup_id="b1", lines=50) is None
 
 
 def test_the_note_states_the_facts_and_the_backup_without_alarm() -> None:
-    note = risk_note(_assessed(RiskLevel.MEDIUM, 30.4), path="a.py", backup_id="b-42")
+    note = risk_note(_assessed(RiskLevel.MEDIUM, 30.4), path="a.py", backup_id="b-42", lines=50)
 
     assert note is not None
     assert note == "note: edit (~1,234 bytes affected, 3 replacements, 30% of file). backup:b-42"
@@ -129,31 +129,48 @@ def test_the_note_states_the_facts_and_the_backup_without_alarm() -> None:
 
 
 def test_the_note_leaves_out_the_backup_when_there_is_none() -> None:
-    note = risk_note(_assessed(RiskLevel.MEDIUM, 25.0, occurrences=1), path="a.py", backup_id=None)
+    note = risk_note(_assessed(RiskLevel.MEDIUM, 25.0, occurrences=1), path="a.py", backup_id=None, lines=50)
 
     assert note == "note: edit (~1,234 bytes affected, 1 replacement, 25% of file)."
 
 
 @pytest.mark.parametrize(("pct", "hinted"), [(39.4, False), (40.0, True), (62.0, True)])
 def test_the_note_suggests_reading_the_tail_back_from_40_percent(pct: float, hinted: bool) -> None:
-    note = risk_note(_assessed(RiskLevel.HIGH, pct), path="src/a.py", backup_id="b1")
+    note = risk_note(_assessed(RiskLevel.HIGH, pct), path="src/a.py", backup_id="b1", lines=50)
 
     assert note is not None
     assert note.endswith(' — verify with read_file("src/a.py", mode="tail") if needed') is hinted
 
 
 def test_the_note_of_a_dry_run_suggests_no_read_back() -> None:
-    note = risk_note(_assessed(RiskLevel.HIGH, 62.0), path="src/a.py", backup_id=None)
+    note = risk_note(_assessed(RiskLevel.HIGH, 62.0), path="src/a.py", backup_id=None, lines=50)
 
     assert note == "note: large edit (~1,234 bytes affected, 3 replacements, 62% of file)."
 
 
 def test_the_note_clamps_the_percentage_to_100() -> None:
-    note = risk_note(_assessed(RiskLevel.CRITICAL, 250.0), path="a.py", backup_id="b1")
+    note = risk_note(_assessed(RiskLevel.CRITICAL, 250.0), path="a.py", backup_id="b1", lines=50)
 
     assert note is not None
     assert "100% of file" in note
     assert "250" not in note
+
+
+@pytest.mark.parametrize(("lines", "chars", "small"), [(2, 5, True), (9, 199, True), (10, 5, False), (2, 200, False)])
+def test_a_few_characters_of_a_file_of_few_lines_are_noted_as_an_edit_on_a_small_file(
+    lines: int, chars: int, small: bool
+) -> None:
+    """Catalog §2.5: below 10 lines and 200 characters the note says so, not how large a share the edit was."""
+    note = risk_note(
+        _assessed(RiskLevel.HIGH, 62.0, chars=chars, occurrences=1), path="a.py", backup_id="b1", lines=lines
+    )
+
+    assert note is not None
+    if small:
+        assert note == f"note: edit on small file ({lines} lines, ~{chars} bytes affected, 1 replacement). backup:b1"
+    else:
+        assert note.startswith("note: large edit (")
+        assert note.endswith(' — verify with read_file("a.py", mode="tail") if needed')
 
 
 # --- check_integrity ------------------------------------------------------------------------------------------------

@@ -270,11 +270,27 @@ async def test_a_dry_run_of_a_large_edit_does_not_ask_to_verify_what_was_not_wri
     client: Client, lines: Path
 ) -> None:
     """Catalog §2.5: the verify hint follows a written large edit (≥ 40 %); a dry run wrote nothing to read back."""
-    plan = {"path": "lines.txt", "old_text": "one\ntwo\n", "new_text": "ONE\nTWO\n", "dry_run": True}
+    numbers = "".join(f"line {n}\n" for n in range(12)).encode()
+    lines.write_bytes(numbers)
+    head = numbers[:49].decode()  # 7 lines of 12: 59 % of the file
+    plan = {"path": "lines.txt", "old_text": head, "new_text": head.upper(), "dry_run": True}
     answer = await client.call_tool("edit_file", plan)
     assert structured(answer)["risk_warning"].startswith("note: large edit")
     assert "verify with read_file" not in text_of(answer)
-    assert lines.read_bytes() == b"one\ntwo\nthree\n"
+    assert lines.read_bytes() == numbers
+
+
+async def test_an_edit_of_a_few_characters_in_a_small_file_is_noted_as_one_and_not_as_a_large_edit(
+    client: Client, lines: Path
+) -> None:
+    """Catalog §2.5: in a file of fewer than 10 lines, an edit of fewer than 200 characters is "note: edit on small
+    file (L lines, ~C bytes affected, N replacements)", with no share of the file and no hint to read it back."""
+    answer = await client.call_tool("edit_file", {"path": "lines.txt", "old_text": "one\ntwo", "new_text": "1\n2"})
+    note = structured(answer)["risk_warning"]
+    assert note.startswith("note: edit on small file (3 lines, ~7 bytes affected, 1 replacement). backup:")
+    assert "% of file" not in text_of(answer)
+    assert "verify with read_file" not in text_of(answer)
+    assert lines.read_bytes() == b"1\n2\nthree\n"
 
 
 async def test_pipeline_steps_without_an_id_are_named_from_step_0_as_the_seed_names_them(

@@ -697,31 +697,33 @@ file changed on disk since this session last saw it (known hash e9711641, on-dis
 async def test_edit_file_of_most_of_a_file_adds_the_risk_note_and_the_integrity_detail(rig: Rig) -> None:
     async def scenario(c: Case) -> CallToolResult:
         await read_then(c, "h.txt")
-        return await c.call("edit_file", path=c.rel("h.txt"), old_text="x" * 60, new_text="y")
+        return await c.call("edit_file", path=c.rel("h.txt"), old_text="x" * 70, new_text="y")
 
-    assert await rig.texts(scenario, files={"h.txt": "keep this line\n" + "x" * 60 + "\n"}) == snapshot(
+    assert await rig.texts(scenario, files={"h.txt": "k\n" * 10 + "x" * 70 + "\n"}) == snapshot(
         {
             "verbose": """\
 ok
-M h.txt | 1 replacement (exact) | +1 -1 | 2 lines
+M h.txt | 1 replacement (exact) | +1 -1 | 11 lines
 Undo: backup(action="undo_last", file_path="h.txt") · backup <backup_id:1>
-note: large edit (~60 bytes affected, 1 replacement, 79% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
-integrity WARNING: crc32 ee698683, 2 lines, 17 bytes; file is only 17 bytes after a 79% change — verify its content
+note: large edit (~70 bytes affected, 1 replacement, 77% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
+integrity WARNING: crc32 e725a162, 11 lines, 22 bytes; file is only 22 bytes after a 77% change — verify its content
 
 --- a/h.txt
 +++ b/h.txt
-@@ -1,2 +1,2 @@
- keep this line
--xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+@@ -8,4 +8,4 @@
+ k
+ k
+ k
+-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
 +y\
 """,
             "compact": """\
 ok
-M h.txt | 1@+1-1 | 2L | undo:<backup_id:1>
-note: large edit (~60 bytes affected, 1 replacement, 79% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
-integrity WARNING: crc32 ee698683, 2 lines, 17 bytes; file is only 17 bytes after a 79% change — verify its content
-@@ -2 +2 @@
--xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+M h.txt | 1@+1-1 | 11L | undo:<backup_id:1>
+note: large edit (~70 bytes affected, 1 replacement, 77% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
+integrity WARNING: crc32 e725a162, 11 lines, 22 bytes; file is only 22 bytes after a 77% change — verify its content
+@@ -11 +11 @@
+-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
 +y\
 """,
         }
@@ -739,7 +741,7 @@ async def test_edit_file_that_breaks_python_syntax_adds_the_structure_warning(ri
 ok
 M m.py | 1 replacement (exact) | +1 -1 | 2 lines
 Undo: backup(action="undo_last", file_path="m.py") · backup <backup_id:1>
-note: edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
+note: edit on small file (2 lines, ~7 bytes affected, 1 replacement). backup:<backup_id:1>
 structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
 
 --- a/m.py
@@ -752,7 +754,7 @@ structure: Python syntax error introduced at line 2, column 5 (unexpected 'retur
             "compact": """\
 ok
 M m.py | 1@+1-1 | 2L | undo:<backup_id:1>
-note: edit (~7 bytes affected, 1 replacement, 24% of file). backup:<backup_id:1>
+note: edit on small file (2 lines, ~7 bytes affected, 1 replacement). backup:<backup_id:1>
 structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
 @@ -2 +2 @@
 -    return (x + 1)

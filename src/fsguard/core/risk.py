@@ -22,6 +22,10 @@ NOTE_VERIFY_PCT = 40.0
 """From this share of the file on, the note calls the edit large and suggests reading the file's end back."""
 NOTE_VERY_LARGE_PCT = 80.0
 """From this share of the file on, the note calls the edit very large."""
+SMALL_FILE_LINES = 10
+SMALL_FILE_CHARS = 200
+"""An edit of fewer characters than this in a file of fewer lines than that is noted as an edit on a small file, not
+by its share: five bytes of a two-line file are 40 % of it, and no large edit."""
 
 INTEGRITY_EMPTY_PCT = 30.0
 INTEGRITY_SMALL_PCT = 50.0

@@ -18,7 +18,12 @@ def edit_result(report: EditReport) -> EditFileResult:
         content_hash=report.content_hash,
         backup_id=backup.backup_id if backup else None,
         parent_backup_id=backup.parent_backup_id if backup else None,
-        risk_warning=risk_note(report.risk, path=str(report.path), backup_id=backup.backup_id if backup else None),
+        risk_warning=risk_note(
+            report.risk,
+            path=str(report.path),
+            backup_id=backup.backup_id if backup else None,
+            lines=report.total_lines,
+        ),
         structure_warning=report.structure_warning,
         integrity=report.integrity.status if report.integrity else None,
         integrity_detail=integrity_detail(report.integrity),

@@ -10,30 +10,43 @@ import json
 from pathlib import Path
 
 from fsguard.core.occ import OccVerdict, stale_read_head
-from fsguard.core.risk import NOTE_VERIFY_PCT, NOTE_VERY_LARGE_PCT, Integrity, RiskAssessment, RiskLevel, WriteGuard
+from fsguard.core.risk import (
+    NOTE_VERIFY_PCT,
+    NOTE_VERY_LARGE_PCT,
+    SMALL_FILE_CHARS,
+    SMALL_FILE_LINES,
+    Integrity,
+    RiskAssessment,
+    RiskLevel,
+    WriteGuard,
+)
 from fsguard.voice.sizes import counted
 
 
-def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None) -> str | None:
+def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None, lines: int) -> str | None:
     """One informational line about a larger edit, or None for a LOW one.
 
     ``note: edit (~N bytes affected, K replacements, P% of file).``, then ``backup:<id>`` when a backup exists,
     then from 40 % (of a change that was written) a hint to read the file's end back. The first words scale with
-    the share, as the seed's did: "edit", from 40 % "large edit", from 80 % "very large edit". Never alarming: no
-    "RISK", no symbols.
+    the share, as the seed's did: "edit", from 40 % "large edit", from 80 % "very large edit". A few characters of a
+    file of ``lines`` < 10 lines are ``note: edit on small file (L lines, ~N bytes affected, K replacements).``, with
+    no hint (catalog §2.5). Never alarming: no "RISK", no symbols.
     """
     if assessment.level is RiskLevel.LOW:
         return None
     pct = min(max(assessment.change_pct, 0.0), 100.0)
-    facts = [f"~{assessment.chars_changed:,} bytes affected"]
+    small = lines < SMALL_FILE_LINES and assessment.chars_changed < SMALL_FILE_CHARS
+    facts = [counted(lines, "line")] if small else []
+    facts.append(f"~{assessment.chars_changed:,} bytes affected")
     if assessment.occurrences > 0:
         noun = "replacement" if assessment.occurrences == 1 else "replacements"
         facts.append(f"{assessment.occurrences:,} {noun}")
-    facts.append(f"{pct:.0f}% of file")
-    note = f"note: {_magnitude(pct)} ({', '.join(facts)})."
+    if not small:
+        facts.append(f"{pct:.0f}% of file")
+    note = f"note: {'edit on small file' if small else _magnitude(pct)} ({', '.join(facts)})."
     if backup_id:
         note += f" backup:{backup_id}"
-    if backup_id and pct >= NOTE_VERIFY_PCT:  # no backup: a dry run, nothing written to read back
+    if backup_id and pct >= NOTE_VERIFY_PCT and not small:  # no backup: a dry run, nothing written to read back
         note += f' — verify with read_file({json.dumps(path, ensure_ascii=False)}, mode="tail") if needed'
     return note
 
