@@ -116,7 +116,7 @@ class Services:
             max_file_size=settings.max_file_size,
         )
         groups = GroupStore(settings.state_dir / "backups" / "groups", writer)
-        restorer = Restorer(safe)
+        restorer = Restorer(safe, trash)
         deleter = Deleter(safe, trash)
         mover = Mover(safe)
         reverter = Reverter(safe, restorer, deleter, mover)

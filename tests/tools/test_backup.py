@@ -424,21 +424,6 @@ async def test_purging_another_servers_trash_entry_is_refused_and_leaves_it_in_t
     assert not (state_dir / "trash" / mine).exists()
 
 
-async def test_undo_of_an_edit_to_a_file_deleted_since_points_to_the_trash_and_writes_nothing(
-    client: Client, root: Path
-) -> None:
-    (root / "f.txt").write_bytes(b"v1\n")
-    structured(await client.call_tool("edit_file", {"path": "f.txt", "old_text": "v1", "new_text": "v2"}))
-    structured(await client.call_tool("delete_file", {"path": "f.txt"}))
-
-    refused = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
-
-    assert error_code(refused) == "undo_conflict"
-    assert "backup(action='list_trash')" in text_of(refused)
-    assert "restore_trash" in text_of(refused)
-    assert not (root / "f.txt").exists()
-
-
 async def test_edits_of_a_large_text_file_are_undone_byte_for_byte_from_compressed_backups(
     connect: ClientFactory, root: Path, state_dir: Path
 ) -> None:
@@ -455,3 +440,32 @@ async def test_edits_of_a_large_text_file_are_undone_byte_for_byte_from_compress
             structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "big.log"}))
             assert target.read_bytes() == state
     assert target.read_bytes() == states[0]
+
+
+async def test_an_undo_of_a_file_deleted_since_names_its_trash_entry_and_the_two_calls_restore_it_and_undo(
+    client: Client, root: Path
+) -> None:
+    target = root / "f.txt"
+    target.write_bytes(b"one\ntwo\n")
+    await edit(client, "one", "ONE")
+    assert structured(await client.call_tool("delete_file", {"path": "f.txt"}))
+    refused = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
+    assert error_code(refused) == "undo_conflict"
+    assert not target.exists()
+    sd_id = (refused.meta or {})["fsguard/error"]["sd_id"]
+    assert f"backup(action='restore_trash', sd_id='{sd_id}') brings it back as it was" in text_of(refused)
+    structured(await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id}))
+    assert target.read_bytes() == b"ONE\ntwo\n"
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
+    assert target.read_bytes() == b"one\ntwo\n"
+
+
+async def test_an_undo_of_a_file_moved_away_names_no_trash_entry(client: Client, root: Path) -> None:
+    (root / "f.txt").write_bytes(b"one\n")
+    await edit(client, "one", "ONE")
+    structured(await client.call_tool("move_file", {"source_path": "f.txt", "dest_path": "g.txt"}))
+    refused = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
+    assert error_code(refused) == "undo_conflict"
+    assert "sd_id" not in (refused.meta or {})["fsguard/error"]
+    assert "backup(action='list_trash') shows whether the trash holds it" in text_of(refused)
+    assert (root / "g.txt").read_bytes() == b"ONE\n"

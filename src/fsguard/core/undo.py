@@ -20,6 +20,7 @@ from fsguard.core.hashing import content_hash
 from fsguard.core.mutation import HookCall, Mutation, current_bytes, mutation
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import decode
+from fsguard.core.trash import Trash, TrashEntry
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,9 @@ class RestoreReport:
 class Restorer:
     """Reverts files to saved versions."""
 
-    def __init__(self, safeguards: Safeguards) -> None:
+    def __init__(self, safeguards: Safeguards, trash: Trash) -> None:
         self._safe = safeguards
+        self._trash = trash
 
     def undo_last(
         self,
@@ -87,7 +89,7 @@ class Restorer:
             changed = current_hash != head.after_hash
             if changed and not force:
                 if not dry_run:
-                    raise _conflict(path, head, current_hash, "undo_last")
+                    raise _conflict(path, head, current_hash, "undo_last", self._trashed(path, current_hash))
                 report = self._report(path, head, current_hash, None, True, already_there=False)
                 return replace(report, changed_since=True, needs_force=True)
             # A rollback (``only``) puts back what the failed call replaced; the bytes it removes are that call's own,
@@ -182,6 +184,12 @@ class Restorer:
         report = self._report(change.path, record, current_hash, done.backup, False, already_there=False)
         return replace(report, content_hash=done.content_hash, verified=done.content_hash == record.content_hash)
 
+    def _trashed(self, path: Path, current_hash: str | None) -> TrashEntry | None:
+        """The newest trash entry of the file at ``path`` when it is missing: deleted through fsguard since."""
+        if current_hash is not None:
+            return None
+        return next((entry for entry in self._trash.entries() if entry.original_path == str(path)), None)
+
     def _report(
         self,
         path: Path,
@@ -212,22 +220,33 @@ def _as_text(data: bytes, path: Path) -> str:
         return f"(binary content: {len(data)} bytes, hash {content_hash(data)})\n"
 
 
-def _conflict(path: Path, record: BackupRecord, current_hash: str | None, action: str) -> UndoConflictError:
+def _conflict(
+    path: Path, record: BackupRecord, current_hash: str | None, action: str, trashed: TrashEntry | None
+) -> UndoConflictError:
     now = "is missing" if current_hash is None else f"has hash {current_hash}"
-    # A file deleted since is most likely in the trash, with all the bytes the undo would not bring back.
-    trashed = (
-        " If it was deleted, backup(action='list_trash') shows whether the trash holds it: restore_trash brings "
-        "back its last bytes."
-        if current_hash is None
-        else ""
-    )
+    fields: dict[str, object] = {}
+    if trashed is not None:  # deleted through fsguard since: the trash holds the bytes the undo would not bring back
+        fields["sd_id"] = trashed.sd_id
+        then = f"then undo_last reverts the {record.operation}"
+        found = (
+            f" It was deleted at {trashed.time_iso}: backup(action='restore_trash', sd_id='{trashed.sd_id}') brings "
+            f"it back as it was, {then}."
+        )
+    elif current_hash is None:
+        found = (
+            " If it was deleted, backup(action='list_trash') shows whether the trash holds it: restore_trash brings "
+            "back its last bytes."
+        )
+    else:
+        found = ""
     return UndoConflictError(
         f"{path} changed after the {record.operation} being reverted: that operation left hash "
         f"{record.after_hash}, the file now {now}. Nothing was written. Compare first with "
         f"backup(action='compare', backup_id='{record.backup_id}'), then retry {action} with force=true "
-        f"(the current bytes are backed up before they are replaced).{trashed}",
+        f"(the current bytes are backed up before they are replaced).{found}",
         path=str(path),
         backup_id=record.backup_id,
         after_hash=record.after_hash,
         current_hash=current_hash,
+        **fields,
     )
