@@ -128,6 +128,11 @@ def finish(
     )
 
 
+def read_on_from(line: int) -> str:
+    """The way on of a head+tail read as its first ``line - 1`` lines: its first line filled half the budget."""
+    return f"Read on with start_line={line}"
+
+
 def window_hint(end: Literal["first", "last"], count: int, total: int, then: str = KEEP_READING) -> str:
     """What a head or tail of ``count`` of a file's ``total`` lines says, in the seed's words."""
     return f"Truncated: showing {end} {count} of {total} lines. {then} to see more"

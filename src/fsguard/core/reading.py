@@ -19,6 +19,7 @@ from fsguard.core.excerpts import (
     finish,
     fitting_lines,
     lines_hint,
+    read_on_from,
     spliced,
     take,
     take_last,
@@ -269,7 +270,7 @@ class FileReader:
         top, _ = take(lay, Window(1, head), budget // 2, name, known)
         if top.cut_column is not None:  # the first line alone fills half the budget: it is read on by column
             ex, first = take(lay, Window(1, count), budget, name, known)
-            return finish(base, ex, first, count, self._budget, name, then=f"Read on with start_line={count + 1}")
+            return finish(base, ex, first, count, self._budget, name, then=read_on_from(count + 1))
         if not top.lines:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long
             return streamed_tail(lay, base, tail, known, budget, self._budget, name)
         bottom, _ = take_last(lay, tail, budget - utf8_size(top.content) - _MARKER_ROOM, known)
@@ -365,7 +366,7 @@ class FileReader:
         # A head; or, when the first line alone fills half the budget, the first max_lines lines, that line read on
         # by column (the whole text was returned: every line that fitted the budget, max_lines or not).
         if selection.mode == "head" or (top and not shown):
-            then = KEEP_READING if selection.mode == "head" else f"Read on with start_line={count + 1}"
+            then = KEEP_READING if selection.mode == "head" else read_on_from(count + 1)
             hint = window_hint("first", count, total, then)
             update = {"content": "".join(head_lines(text, count)), "start_line": 1, "end_line": count}
         else:

@@ -227,10 +227,9 @@ def _conflict(
     fields: dict[str, object] = {}
     if trashed is not None:  # deleted through fsguard since: the trash holds the bytes the undo would not bring back
         fields["sd_id"] = trashed.sd_id
-        then = f"then undo_last reverts the {record.operation}"
         found = (
             f" It was deleted at {trashed.time_iso}: backup(action='restore_trash', sd_id='{trashed.sd_id}') brings "
-            f"it back as it was, {then}."
+            f"it back as it was, then undo_last reverts the {record.operation}."
         )
     elif current_hash is None:
         found = (
