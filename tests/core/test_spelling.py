@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fsguard.core.spelling import edit_distance, near_names, undecorated
+from fsguard.core import spelling
+from fsguard.core.spelling import closest, edit_distance, near_names, undecorated
 
 
 @pytest.mark.parametrize(
@@ -93,3 +94,24 @@ def test_near_names_offers_at_most_the_limit() -> None:
 )
 def test_a_name_copied_with_a_mention_a_line_or_brackets_is_read_without_them(copied: str, bare: str | None) -> None:
     assert undecorated(copied) == bare
+
+
+@given(st.text(max_size=8), st.lists(st.text(max_size=8), max_size=6))
+def test_closest_is_the_nearest_candidate_within_two_edits_ignoring_case(name: str, candidates: list[str]) -> None:
+    scored = sorted((edit_distance(name.lower(), c.lower()), c) for c in candidates)
+    assert closest(name, candidates) == (scored[0][1] if scored and scored[0][0] <= 2 else None)
+
+
+def test_closest_scores_no_candidate_too_long_or_too_short_to_be_two_edits_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scored: list[tuple[int, int]] = []
+
+    def counted(a: str, b: str, *, swaps: bool = False) -> int:
+        scored.append((len(a), len(b)))
+        return edit_distance(a, b, swaps=swaps)
+
+    monkeypatch.setattr(spelling, "edit_distance", counted)
+    assert closest("(" * 50_000, ["read_file", "edit_file", "help"]) is None
+    assert closest("reed_fil", ["read_file", "edit_file", "help"]) == "read_file"
+    assert scored == [(8, 9), (8, 9)]
