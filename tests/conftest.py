@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 from mcp import Client
-from mcp.client.session import ElicitationFnT, ListRootsFnT
+from mcp.client.session import ClientSession, ElicitationFnT, ListRootsFnT
 from mcp.types import CallToolResult
 
 from fsguard.config import Settings
@@ -38,6 +39,26 @@ ClientFactory = Callable[..., AbstractAsyncContextManager[Client]]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def shared_output_validators() -> Iterator[None]:
+    """Every client of the test process validates structured content with one compiled validator per distinct
+    output schema. The SDK compiles one per client session, and checks the schema against its metaschema first
+    (~0.1 s a tool on CI's machine): with a new client in nearly every test, that check was a third of the suite's
+    time. Each result is still validated against the schema its server published."""
+    built: dict[str, Any] = {}
+    compile_validator = ClientSession._output_schema_validator
+
+    def validator(session: ClientSession, name: str, output_schema: dict[str, Any]) -> Any:
+        key = json.dumps(output_schema, sort_keys=True)
+        if key not in built:
+            built[key] = compile_validator(session, name, output_schema)
+        return built[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ClientSession, "_output_schema_validator", validator)
+        yield
 
 
 @pytest.fixture(autouse=True)
