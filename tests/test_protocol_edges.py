@@ -475,6 +475,30 @@ async def test_stdio_answers_frames_that_are_no_json_rpc_with_standard_codes_and
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_stdio_refuses_frames_nested_too_deep_to_read_and_goes_on_serving(
+    root: Path, tmp_path: Path, era: str
+) -> None:
+    """json reads by recursion: a frame of 100,000 open brackets raised RecursionError while its refusal looked for
+    its id, and the server ended."""
+    meta = MODERN_META if era == "modern" else {}
+    deep = "[" * 100_000 + "]" * 100_000
+    write = frame(2, "tools/call", {"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}, **meta})
+    frames = [
+        *(line.encode() for line in handshake(era, 1)),
+        deep.encode() + b"\n",
+        write.replace('"x"', "[" * 300 + '"x"' + "]" * 300).encode(),  # deeper than the SDK reads, not than json
+        write.replace('"x"', deep).encode(),
+        frame(4, "tools/list", {**meta}).encode(),
+    ]
+    answers = await _answer_lines(root, tmp_path / "state", frames, 4)
+    refused = [(answer["id"], answer["error"]["code"]) for answer in answers if "error" in answer]
+    assert refused == [(None, PARSE_ERROR), (2, PARSE_ERROR), (None, PARSE_ERROR)]
+    assert all("deeper than the 200 levels" in answer["error"]["message"] for answer in answers if "error" in answer)
+    assert len(next(answer for answer in answers if answer.get("id") == 4)["result"]["tools"]) == 20
+    assert list(root.iterdir()) == []
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_stdio_answers_a_request_whose_id_is_no_string_or_integer_with_32600_and_runs_nothing(
     root: Path, tmp_path: Path, era: str
 ) -> None:

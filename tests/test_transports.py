@@ -253,6 +253,7 @@ async def test_the_sse_transport_answers_a_bad_id_a_batch_and_no_json_with_json_
     with the text "Could not parse message"; /mcp and stdio answer all three as JSON-RPC errors."""
     settings = Settings(**{**base_settings.__dict__, "transport": "http"})
     bodies = ['{"jsonrpc":"2.0","id":null,"method":"ping"}', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', "not json"]
+    bodies.append("[" * 3000 + "]" * 3000)  # json reads by recursion: once a 500 with a RecursionError
     bodies.append('{"jsonrpc":"2.0","id":7,"method":"ping"}')
     with anyio.fail_after(30):
         async with (
@@ -267,11 +268,12 @@ async def test_the_sse_transport_answers_a_bad_id_a_batch_and_no_json_with_json_
             headers = {"Content-Type": "application/json"}
             target = url.removesuffix("/mcp") + endpoint.removeprefix("data: ")
             answers = [await raw.post(target, content=body, headers=headers) for body in bodies]
-    assert [answer.status_code for answer in answers] == [400, 400, 400, 202]
-    errors = [answer.json()["error"] for answer in answers[:3]]
-    assert [error["code"] for error in errors] == [-32600, -32600, -32700]
+    assert [answer.status_code for answer in answers] == [400, 400, 400, 400, 202]
+    errors = [answer.json()["error"] for answer in answers[:4]]
+    assert [error["code"] for error in errors] == [-32600, -32600, -32700, -32700]
     assert "string or an integer" in errors[0]["message"]
     assert "batch" in errors[1]["message"]
+    assert "deeper than the 200 levels" in errors[3]["message"]
 
 
 def test_binding_beyond_loopback_without_a_token_refuses_to_start(

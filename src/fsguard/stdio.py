@@ -39,6 +39,8 @@ BAD_ID_MESSAGE = (
     "Invalid Request: a request's id must be a string or an integer (not null, a fraction, a boolean, an array or "
     "an object); nothing was done. Send it again with such an id."
 )
+# How deep pydantic's JSON parser, which reads every frame, nests arrays and objects (the envelope's included).
+FRAME_DEPTH = 200
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
 _MAX_LINE = 1 << 30
 # How long requests in flight when stdin closes have to finish and be answered before they are cancelled.
@@ -149,14 +151,21 @@ class _Frames:
             )
             text = line.decode("utf-8", "replace")  # only to read its id
         else:
-            unreadable = isinstance(exc, ValidationError) and exc.errors()[0]["type"] == "json_invalid"
+            first = exc.errors()[0] if isinstance(exc, ValidationError) else None
+            unreadable = first is not None and first["type"] == "json_invalid"
             code = types.PARSE_ERROR if unreadable else types.INVALID_REQUEST
-            message = (
-                "Parse error: the frame is not JSON; nothing was done. Send each message as one line of JSON."
-                if unreadable
-                else "Invalid Request: the frame is JSON but no JSON-RPC 2.0 request, notification or response "
-                "(a batch array is not taken either); nothing was done. Send one JSON-RPC message per line."
-            )
+            if first is not None and unreadable and "recursion limit" in first["msg"]:
+                message = (
+                    f"Parse error: the frame nests arrays or objects deeper than the {FRAME_DEPTH} levels this "
+                    "server reads; nothing was done. Send the value with fewer levels."
+                )
+            elif unreadable:
+                message = "Parse error: the frame is not JSON; nothing was done. Send each message as one line of JSON."
+            else:
+                message = (
+                    "Invalid Request: the frame is JSON but no JSON-RPC 2.0 request, notification or response "
+                    "(a batch array is not taken either); nothing was done. Send one JSON-RPC message per line."
+                )
         error = types.JSONRPCError(jsonrpc="2.0", id=_id_of(text), error=types.ErrorData(code=code, message=message))
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self._answers.send(SessionMessage(error))
@@ -181,13 +190,19 @@ class _Frames:
         """As ``close``."""
 
 
+def _json_value(text: str | bytes) -> Any:
+    """The JSON value ``text`` holds, or None when it holds none: not JSON, or nested deeper than the stack allows
+    (json reads by recursion; one frame of 100,000 open brackets raised RecursionError and ended the server)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _id_of(text: str) -> str | int | None:
     """The id of a refused frame that asks something (an object with a ``method``) by a string or integer id, else
     None: a broken response's id is one of the server's own requests, not the client's."""
-    try:
-        frame = json.loads(text)
-    except ValueError:
-        return None
+    frame = _json_value(text)
     found = frame.get("id") if isinstance(frame, dict) and "method" in frame else None
     return found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
 
@@ -196,10 +211,7 @@ def asks_with_a_bad_id(frame: bytes) -> bool:
     """Whether ``frame``, which the SDK's adapter took for a notification, was a request: it has an ``id`` that is
     no string or integer (null, 1.5, true). Left so, it is never answered and its client waits until it times out.
     A notifications/* frame carrying ``"id": null`` stays a notification."""
-    try:
-        message = json.loads(frame)
-    except ValueError:
-        return False
+    message = _json_value(frame)
     if not isinstance(message, dict) or "id" not in message:
         return False
     ident = message["id"]
