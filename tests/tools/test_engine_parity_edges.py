@@ -211,3 +211,40 @@ async def test_a_file_removed_while_rg_runs_leaves_the_other_matches_to_ripgrep(
         (root / name).write_bytes(b"x\nneedle\n")
     found = structured(await client.call_tool("search_files", {"pattern": "needle", "include_content": True}))
     assert (found["engine"], files_of(found, root), found["total_matches"]) == ("ripgrep", ["a.txt", "b/c.txt"], 2)
+
+
+@pytest.mark.parametrize("literal", [True, False])
+async def test_a_pattern_holding_a_nul_is_searched_and_replaced_by_both_engines_without_a_failure(
+    client: Client, root: Path, tool_engine: str, literal: bool
+) -> None:
+    # No process argument can hold a NUL: ripgrep's command line raised ValueError, an internal_error.
+    (root / "a.txt").write_bytes(b"hello\n")
+    found = structured(
+        await client.call_tool("search_files", {"pattern": "l\x00", "include_content": True, "literal": literal})
+    )
+    preview = structured(
+        await client.call_tool("project_replace", {"find": "\x00", "replace": "", "literal": literal, "preview": True})
+    )
+    assert (found["total_matches"], preview["total_replacements"]) == (0, 0)
+    assert (root / "a.txt").read_bytes() == b"hello\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("search_files", {"pattern": "hello", "include_content": True, "file_types": ".t\x00xt"}),
+        ("search_files", {"pattern": "hello", "include_content": True, "include": "*\x00"}),
+        ("search_files", {"pattern": "*.txt", "file_types": ["py", "\x00"]}),
+        ("project_replace", {"find": "hello", "replace": "bye", "file_types": "\x00"}),
+        ("project_replace", {"find": "hello", "replace": "bye", "exclude_paths": ["a\x00"]}),
+    ],
+    ids=["search-file_types", "search-include", "name-search", "replace-file_types", "replace-exclude_paths"],
+)
+async def test_a_glob_holding_a_nul_is_refused_by_both_engines_and_nothing_is_replaced(
+    client: Client, root: Path, tool_engine: str, tool: str, arguments: dict[str, object]
+) -> None:
+    (root / "a.txt").write_bytes(b"hello\n")
+    result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "invalid_params"
+    assert "a glob holds a NUL character" in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"hello\n"

@@ -21,10 +21,16 @@ _MAX_EXPANSIONS = 256  # alternatives a {a,b} glob may expand to
 def split_globs(value: str | Sequence[str] | None) -> tuple[str, ...]:
     """The globs a caller wrote, one by one: a list, JSON array text (``'["py", "md"]'``, a trailing comma
     tolerated), or a comma-separated string as the seed takes it (``".go, .txt"``). Commas inside ``{}``
-    separate alternatives of one glob, which :func:`expand_globs` spells out. Blank entries are dropped."""
+    separate alternatives of one glob, which :func:`expand_globs` spells out. Blank entries are dropped.
+
+    Raises:
+        InvalidParamsError: a glob holds a NUL character (no name holds one, and no process argument can).
+    """
     if value is None:
         return ()
     items = [value] if isinstance(value, str) else list(value)
+    if any("\0" in item for item in items):
+        raise InvalidParamsError("a glob holds a NUL character, which no file name or path holds. Remove it.")
     found: list[str] = []
     for item in items:
         text = item.strip()

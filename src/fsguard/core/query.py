@@ -151,7 +151,7 @@ def _to_rust(pattern: str) -> str:
             continue
         else:
             in_class = in_class and ch != "]"
-            out.append(ch)
+            out.append(r"\x{0}" if ch == "\0" else ch)  # no process argument can hold a NUL
             i += 1
             continue
         i += 2

@@ -6,9 +6,11 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Context, Resolve
 
+from fsguard.core.confirmation import Confirmation
 from fsguard.core.globs import expand_globs, split_globs
 from fsguard.core.preflight import replacing
 from fsguard.core.replacing import ReplaceRequest
+from fsguard.services import Services
 from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask
 
 
@@ -61,14 +63,21 @@ async def ask_replace(
     include_dependencies: bool,
     ctx: Context,
 ) -> Question:
-    """A HIGH or CRITICAL project_replace without force asks the user instead of being refused."""
+    """A HIGH or CRITICAL project_replace without force asks the user instead of being refused.
+
+    The request is built inside the look: arguments it refuses (a glob holding a NUL) ask nothing, and the call
+    itself answers the same error; raised here, before the tool runs, it was an internal_error."""
     if preview or force:
         return NOT_ASKED
-    request = replace_request(
-        find, replace, path, literal, case_sensitive, file_types, include_paths, exclude_paths, preview, max_files,
-        force, respect_gitignore, include_dependencies,
-    )  # fmt: skip
-    return await ask(ctx, lambda s: replacing(s.replacer, request))
+
+    def look(services: Services) -> Confirmation | None:
+        request = replace_request(
+            find, replace, path, literal, case_sensitive, file_types, include_paths, exclude_paths, preview,
+            max_files, force, respect_gitignore, include_dependencies,
+        )  # fmt: skip
+        return replacing(services.replacer, request)
+
+    return await ask(ctx, look)
 
 
 ReplaceConsent = Annotated[Consent, Resolve(ask_replace)]
