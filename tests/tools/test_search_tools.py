@@ -844,3 +844,17 @@ async def test_project_replace_exclude_paths_spelled_from_here_name_the_top_dire
 
     assert "lib/pkg/deep.py" in [Path(f["path"]).relative_to(project).as_posix() for f in result["files"]]
     assert (project / "lib" / "pkg" / "deep.py").read_bytes() == b"# DONE deep\n"
+
+
+@pytest.mark.parametrize("preview", [True, False])
+async def test_a_project_replace_whose_globs_expand_past_the_limit_is_invalid_params_with_or_without_preview(
+    client: Client, root: Path, preview: bool
+) -> None:
+    # Without preview the confirmation's look built the request before the tool ran: its refusal was internal_error.
+    (root / "a.txt").write_bytes(b"hello\n")
+    twenty = "{" + ",".join(map(str, range(20))) + "}"
+    arguments = {"find": "hello", "replace": "bye", "include_paths": twenty * 2, "preview": preview}
+    result = await client.call_tool("project_replace", arguments)
+    assert error_code(result) == "invalid_params"
+    assert "expands to more than 256 globs" in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"hello\n"
