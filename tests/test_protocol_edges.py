@@ -499,6 +499,30 @@ async def test_stdio_refuses_frames_nested_too_deep_to_read_and_goes_on_serving(
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_stdio_refuses_a_lone_surrogate_escape_under_the_id_it_was_sent_with_and_goes_on(
+    root: Path, tmp_path: Path, era: str
+) -> None:
+    """JSON may escape half a surrogate pair ("\\ud800"), which stands for no character and has no UTF-8: the SDK
+    refuses such a frame, and its refusal, echoing an id spelled so, could not be written; the server ended."""
+    (root / "a.txt").write_bytes(b"hello\n")
+    meta = MODERN_META if era == "modern" else {}
+    read = frame(2, "tools/call", {"name": "read_file", "arguments": {"path": "a.txt"}, **meta})
+    write = frame(3, "tools/call", {"name": "write_file", "arguments": {"path": "b-@.txt", "content": "x"}, **meta})
+    frames = [
+        *(line.encode() for line in handshake(era, 1)),
+        read.replace('"id": 2', '"id": "\\ud800"').encode(),
+        write.replace("@", "\\udfff").encode(),
+        frame(4, "tools/list", {**meta}).encode(),
+    ]
+    answers = {answer["id"]: answer for answer in await _answer_lines(root, tmp_path / "state", frames, 4)}
+    refused = [answers["\ud800"]["error"], answers[3]["error"]]
+    assert [error["code"] for error in refused] == [PARSE_ERROR, PARSE_ERROR]
+    assert all("half a UTF-16 surrogate pair" in error["message"] for error in refused)
+    assert len(answers[4]["result"]["tools"]) == 20
+    assert sorted(path.name for path in root.iterdir()) == ["a.txt"]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_stdio_answers_a_request_whose_id_is_no_string_or_integer_with_32600_and_runs_nothing(
     root: Path, tmp_path: Path, era: str
 ) -> None:

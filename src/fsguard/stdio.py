@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import stat
 from collections.abc import AsyncIterator, Iterator
@@ -25,6 +26,7 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
 
 class StdioServable(Protocol):
@@ -41,6 +43,8 @@ BAD_ID_MESSAGE = (
 )
 # How deep pydantic's JSON parser, which reads every frame, nests arrays and objects (the envelope's included).
 FRAME_DEPTH = 200
+# A \\u escape of a UTF-16 surrogate: alone, it stands for no character, and pydantic refuses the frame.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
 _MAX_LINE = 1 << 30
 # How long requests in flight when stdin closes have to finish and be answered before they are cancelled.
@@ -152,14 +156,19 @@ class _Frames:
             text = line.decode("utf-8", "replace")  # only to read its id
         else:
             first = exc.errors()[0] if isinstance(exc, ValidationError) else None
-            unreadable = first is not None and first["type"] == "json_invalid"
-            code = types.PARSE_ERROR if unreadable else types.INVALID_REQUEST
-            if first is not None and unreadable and "recursion limit" in first["msg"]:
+            said = str(first["msg"]) if first is not None and first["type"] == "json_invalid" else None
+            code = types.INVALID_REQUEST if said is None else types.PARSE_ERROR
+            if said is not None and "recursion limit" in said:
                 message = (
                     f"Parse error: the frame nests arrays or objects deeper than the {FRAME_DEPTH} levels this "
                     "server reads; nothing was done. Send the value with fewer levels."
                 )
-            elif unreadable:
+            elif said is not None and "escape" in said and _SURROGATE_ESCAPE.search(text):
+                message = (
+                    "Parse error: the frame holds a \\u escape of half a UTF-16 surrogate pair, which stands for no "
+                    "character; nothing was done. Escape both halves of the pair, or send the character as UTF-8."
+                )
+            elif said is not None:
                 message = "Parse error: the frame is not JSON; nothing was done. Send each message as one line of JSON."
             else:
                 message = (
@@ -234,7 +243,7 @@ async def _write_frames(
     with answers:
         async for item in answers:
             message = item.message
-            frame = message.__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
+            frame = _serialised(message)
             try:
                 writer.write(frame + b"\n")
                 await writer.drain()
@@ -243,6 +252,20 @@ async def _write_frames(
                 return
             if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
                 in_flight.settled(message.id)
+
+
+def _serialised(message: types.JSONRPCMessage) -> bytes:
+    """``message`` as one line of JSON, as ``stdio_server`` writes it.
+
+    A string holding a lone surrogate has no UTF-8, and pydantic refuses it: a request id the client sent as
+    ``"\ud800"`` (valid JSON), echoed in its answer, ended the server. JSON's escapes carry it back as it was sent.
+    """
+    serializer = message.__pydantic_serializer__
+    try:
+        return serializer.to_json(message, by_alias=True, exclude_unset=True)
+    except PydanticSerializationError:
+        fields = serializer.to_python(message, by_alias=True, exclude_unset=True, mode="json")
+        return json.dumps(fields, separators=(",", ":")).encode("ascii")
 
 
 def _is_stream(fd: int) -> bool:
