@@ -523,6 +523,21 @@ async def test_stdio_refuses_a_lone_surrogate_escape_under_the_id_it_was_sent_wi
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_stdio_goes_on_after_a_cancellation_naming_no_request_id(root: Path, tmp_path: Path, era: str) -> None:
+    """A notifications/cancelled whose requestId was an object ended the server: it was looked up among the
+    requests in flight, which hold only strings and integers (found by a frame fuzz)."""
+    (root / "a.txt").write_bytes(b"hello\n")
+    meta = MODERN_META if era == "modern" else {}
+    frames = [
+        *(line.encode() for line in handshake(era, 1)),
+        *(frame(None, "notifications/cancelled", {"requestId": odd, **meta}).encode() for odd in ({}, [1], None, 1.5)),
+        frame(2, "tools/call", {"name": "read_file", "arguments": {"path": "a.txt"}, **meta}).encode(),
+    ]
+    answers = {answer["id"]: answer for answer in await _answer_lines(root, tmp_path / "state", frames, 2)}
+    assert answers[2]["result"]["structuredContent"]["content"] == "hello\n"
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_stdio_answers_a_request_whose_id_is_no_string_or_integer_with_32600_and_runs_nothing(
     root: Path, tmp_path: Path, era: str
 ) -> None:

@@ -141,7 +141,9 @@ class _Frames:
             if isinstance(message, types.JSONRPCRequest):
                 self._in_flight.asked(message.id)
             elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
-                self._in_flight.settled((message.params or {}).get("requestId", ""))
+                cancelled = (message.params or {}).get("requestId")
+                if isinstance(cancelled, str | int):  # a notice naming no request ({}, a list) settles nothing
+                    self._in_flight.settled(cancelled)
             return SessionMessage(message)
 
     async def _refuse(self, line: bytes, exc: Exception) -> None:
