@@ -528,9 +528,10 @@ async def test_stdio_goes_on_after_a_cancellation_naming_no_request_id(root: Pat
     requests in flight, which hold only strings and integers (found by a frame fuzz)."""
     (root / "a.txt").write_bytes(b"hello\n")
     meta = MODERN_META if era == "modern" else {}
+    odd_ids: list[object] = [{}, [1], None, 1.5]
     frames = [
         *(line.encode() for line in handshake(era, 1)),
-        *(frame(None, "notifications/cancelled", {"requestId": odd, **meta}).encode() for odd in ({}, [1], None, 1.5)),
+        *(frame(None, "notifications/cancelled", {"requestId": odd, **meta}).encode() for odd in odd_ids),
         frame(2, "tools/call", {"name": "read_file", "arguments": {"path": "a.txt"}, **meta}).encode(),
     ]
     answers = {answer["id"]: answer for answer in await _answer_lines(root, tmp_path / "state", frames, 2)}
