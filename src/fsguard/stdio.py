@@ -260,7 +260,7 @@ def _serialised(message: types.JSONRPCMessage) -> bytes:
     """``message`` as one line of JSON, as ``stdio_server`` writes it.
 
     A string holding a lone surrogate has no UTF-8, and pydantic refuses it: a request id the client sent as
-    ``"\ud800"`` (valid JSON), echoed in its answer, ended the server. JSON's escapes carry it back as it was sent.
+    ``"\\ud800"`` (valid JSON), echoed in its answer, ended the server. JSON's escapes carry it back as it was sent.
     """
     serializer = message.__pydantic_serializer__
     try:
