@@ -90,6 +90,25 @@ async def test_a_client_root_outside_the_command_line_roots_grants_nothing(
     assert "Client roots granting nothing: " + elsewhere.as_uri() in said
 
 
+@pytest.mark.parametrize("spelled", ["{root}/proj%00x", "/" + "a/" * 3000], ids=["nul", "too-long"])
+async def test_a_client_root_no_directory_can_have_grants_nothing_and_the_other_roots_still_serve(
+    connect: ClientFactory, root: Path, spelled: str
+) -> None:
+    # Its path raised (ValueError: embedded null byte; ENAMETOOLONG), and every call of the session failed with it.
+    tree(root, {"proj/a.txt": "inside\n", "b.txt": "outside\n"})
+    odd = "file://" + spelled.format(root=root)
+
+    async def callback(context: ClientRequestContext) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=FileUrl(odd)), Root(uri=FileUrl((root / "proj").as_uri()))])
+
+    async with connect(list_roots_callback=callback) as client:
+        assert structured(await read(client, "a.txt"))["content"] == "inside\n"
+        assert error_code(await read(client, root / "b.txt")) == "access_denied"
+        served = await stats(client)
+    assert served["roots"] == [{"path": str(root / "proj"), "origin": "client", "read_only": False}]
+    assert len(served["client_roots_ignored"]) == 1
+
+
 async def test_a_client_root_holding_the_command_line_root_keeps_it_whole(
     connect: ClientFactory, root: Path, tmp_path: Path
 ) -> None:

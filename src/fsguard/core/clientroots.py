@@ -61,12 +61,17 @@ def scoped(scope: ClientScope | None) -> Iterator[None]:
 
 
 def uri_path(uri: str) -> Path | None:
-    """The canonical directory a ``file://`` URI names, None for any other scheme or a missing directory."""
+    """The canonical directory a ``file://`` URI names; None for any other scheme, or a path naming no directory
+    that can be reached: missing, holding a NUL (``%00``), too long, or behind a directory fsguard may not search
+    (each raised, and failed every call of the session, not just this root)."""
     parsed = urlparse(uri)
     if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
         return None
-    real = Path(os.path.realpath(unquote(parsed.path)))
-    return real if real.is_dir() else None
+    try:
+        real = Path(os.path.realpath(unquote(parsed.path)))
+        return real if real.is_dir() else None
+    except (ValueError, OSError):
+        return None
 
 
 def intersect(configured: Iterable[Path], uris: Iterable[str], *, unrestricted: bool = False) -> ClientScope | None:
