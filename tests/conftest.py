@@ -45,8 +45,8 @@ def anyio_backend() -> str:
 def shared_output_validators() -> Iterator[None]:
     """Every client of the test process validates structured content with one compiled validator per distinct
     output schema. The SDK compiles one per client session, and checks the schema against its metaschema first
-    (~0.1 s a tool on CI's machine): with a new client in nearly every test, that check was a third of the suite's
-    time. Each result is still validated against the schema its server published."""
+    (~0.1 s a tool on a slow machine): with a new client in nearly every test, that check was a third of a tool
+    test's time. Each result is still validated against the schema its server published."""
     built: dict[str, Any] = {}
     compile_validator = ClientSession._output_schema_validator
 
