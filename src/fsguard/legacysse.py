@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fsguard.heldanswers import body_of, holding, send_all
 from fsguard.server import FsguardServer
-from fsguard.stdio import BAD_ID_MESSAGE, FRAME_DEPTH, asks_with_a_bad_id
+from fsguard.stdio import BAD_ID_MESSAGE, asks_with_a_bad_id, too_deep
 
 SSE_PATH: Final = "/sse"
 MESSAGES_PATH: Final = "/messages/"
@@ -95,8 +95,7 @@ async def _answer(held: list[Message], small: bytes, scope: Scope, receive: Rece
         except (ValueError, RecursionError) as exc:  # json reads by recursion: 2,000 open brackets exhaust it
             if small:
                 text = (
-                    f"Parse error: the body nests arrays or objects deeper than the {FRAME_DEPTH} levels this server "
-                    "reads; nothing was done. Send the value with fewer levels."
+                    too_deep("body")
                     if isinstance(exc, RecursionError)
                     else "Parse error: the body is not JSON; nothing was done. Send one JSON-RPC message per request."
                 )

@@ -42,7 +42,7 @@ BAD_ID_MESSAGE = (
     "an object); nothing was done. Send it again with such an id."
 )
 # How deep pydantic's JSON parser, which reads every frame, nests arrays and objects (the envelope's included).
-FRAME_DEPTH = 200
+_FRAME_DEPTH = 200
 # A \\u escape of a UTF-16 surrogate: alone, it stands for no character, and pydantic refuses the frame.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
@@ -160,23 +160,20 @@ class _Frames:
             first = exc.errors()[0] if isinstance(exc, ValidationError) else None
             said = str(first["msg"]) if first is not None and first["type"] == "json_invalid" else None
             code = types.INVALID_REQUEST if said is None else types.PARSE_ERROR
-            if said is not None and "recursion limit" in said:
-                message = (
-                    f"Parse error: the frame nests arrays or objects deeper than the {FRAME_DEPTH} levels this "
-                    "server reads; nothing was done. Send the value with fewer levels."
-                )
-            elif said is not None and "escape" in said and _SURROGATE_ESCAPE.search(text):
-                message = (
-                    "Parse error: the frame holds a \\u escape of half a UTF-16 surrogate pair, which stands for no "
-                    "character; nothing was done. Escape both halves of the pair, or send the character as UTF-8."
-                )
-            elif said is not None:
-                message = "Parse error: the frame is not JSON; nothing was done. Send each message as one line of JSON."
-            else:
+            if said is None:
                 message = (
                     "Invalid Request: the frame is JSON but no JSON-RPC 2.0 request, notification or response "
                     "(a batch array is not taken either); nothing was done. Send one JSON-RPC message per line."
                 )
+            elif "recursion limit" in said:
+                message = too_deep("frame")
+            elif "escape" in said and _SURROGATE_ESCAPE.search(text):
+                message = (
+                    "Parse error: the frame holds a \\u escape of half a UTF-16 surrogate pair, which stands for no "
+                    "character; nothing was done. Escape both halves of the pair, or send the character as UTF-8."
+                )
+            else:
+                message = "Parse error: the frame is not JSON; nothing was done. Send each message as one line of JSON."
         error = types.JSONRPCError(jsonrpc="2.0", id=_id_of(text), error=types.ErrorData(code=code, message=message))
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self._answers.send(SessionMessage(error))
@@ -199,6 +196,14 @@ class _Frames:
 
     async def aclose(self) -> None:
         """As ``close``."""
+
+
+def too_deep(what: str) -> str:
+    """The refusal of a ``what`` (frame, body) nested deeper than the SDK's parser reads."""
+    return (
+        f"Parse error: the {what} nests arrays or objects deeper than the {_FRAME_DEPTH} levels this server reads; "
+        "nothing was done. Send the value with fewer levels."
+    )
 
 
 def _json_value(text: str | bytes) -> Any:
