@@ -164,21 +164,31 @@ async def test_output_format_json_puts_the_result_itself_in_the_text_block(clien
     assert verbose.startswith(f"3 matches in 3 files under {project}:\nsrc/app.py:4:")
 
 
-@pytest.mark.parametrize("line", ["needle " + "x" * 495, "x" * 1000 + " needle " + "x" * 100], ids=["cut", "window"])
+@pytest.mark.parametrize(
+    "line",
+    ["needle " + "x" * 495, "x" * 1000 + " needle " + "x" * 100, "needle " + "漢" * 495, 'needle "' + "é" * 494],
+    ids=["cut", "window", "cjk", "escaped"],
+)
 async def test_an_answer_over_500_kb_is_cut_whole_structured_content_too_with_a_way_forward(
     client: Client, root: Path, line: str
 ) -> None:
+    # Bytes of UTF-8, as sent: 500,000 characters of Chinese text are 1.5 MB, and as \uXXXX escapes in a JSON
+    # text block 3 MB.
     (root / "wide.txt").write_text((line + "\n") * 1100, encoding="utf-8")
     for extra in ({}, {"output_format": "json"}, {"include_context": True, "context_lines": 5}):
         result = await client.call_tool("search_files", {"pattern": "needle", "include_content": True, **extra})
         data = structured(result)
-        assert len(json.dumps(data)) < 550_000
-        assert len(text_of(result)) < 550_000
+        assert len(json.dumps(data, ensure_ascii=False).encode()) <= 500_000
+        assert len(text_of(result).encode()) <= 500_000
         assert data["budget_cut"] is True
         assert data["truncated"] is True
         assert data["total_matches"] == 1100
         assert 0 < data["returned_matches"] == len(data["matches"]) < 1000
-        if "output_format" not in extra:
+        assert [match["line_number"] for match in data["matches"]] == list(range(1, data["returned_matches"] + 1))
+        if "output_format" in extra:
+            assert json.loads(text_of(result)) == data
+            assert "\\u" not in text_of(result)  # each character as itself, never six
+        else:
             assert "count_only=true" in text_of(result)
     counted_all = structured(await client.call_tool("search_files", {"pattern": "needle", "count_only": True}))
     assert counted_all["counts"] == {str(root / "wide.txt"): 1100}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Literal
 
 from mcp.types import CallToolResult
@@ -11,7 +10,7 @@ from pydantic import Field
 from fsguard.models import ListDirectoryResult
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, respond
-from fsguard.voice import listing_text
+from fsguard.voice import json_text, listing_text
 
 
 def register(catalog: Catalog) -> None:
@@ -51,10 +50,7 @@ def register(catalog: Catalog) -> None:
                 path, include_hidden=include_hidden, offset=offset, limit=limit, respect_gitignore=respect_gitignore
             )
             result = result.model_copy(update={"output_format": "json" if output_format == "json" else "compact"})
-        if output_format == "json":
-            text = json.dumps(result.model_dump(mode="json", exclude_none=True), indent=1)
-        else:
-            text = listing_text(result, catalog.compact)
+        text = json_text(result) if output_format == "json" else listing_text(result, catalog.compact)
         return respond(result, text)
 
     catalog.add(

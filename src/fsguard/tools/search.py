@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -14,7 +14,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from fsguard.core.budget import fitting
+from fsguard.core.budget import fitting, held, json_size
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.globs import anchored, normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore
@@ -26,7 +26,7 @@ from fsguard.models import SearchMatch, SearchResult
 from fsguard.services import Services
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, respond
-from fsguard.voice import search_text
+from fsguard.voice import json_text, search_text
 
 GlobsArg = Annotated[
     str | list[str] | None,
@@ -157,9 +157,9 @@ def register(catalog: Catalog) -> None:
             include_dependencies=include_dependencies,
         )
         result = _search(services, ctx, call)
-        if output_format == "json":
-            return respond(result, json.dumps(result.model_dump(mode="json", exclude_none=True), indent=1))
-        return respond(result, search_text(result, catalog.compact and output_format != "text"))
+        compact = catalog.compact and output_format != "text"
+        render = json_text if output_format == "json" else partial(search_text, compact=compact)
+        return respond(*_held(result, render))
 
     catalog.add(
         search_files,
@@ -307,6 +307,30 @@ def _content(
         skipped_binary=len(found.binary) or None,
         skipped_binary_paths=[_below(root, file) for file in found.binary[:SAMPLE]] or None,
     )
+
+
+def _held(result: SearchResult, render: Callable[[SearchResult], str]) -> tuple[SearchResult, str]:
+    """``result`` and its text block, with as many of its matches as keep each of the two within the budget.
+
+    The matches' first cut (:func:`fitting`) counts their own bytes; the rest of the answer (the files and their
+    counts, the text block's layout) is only known once built.
+    """
+
+    def answer(kept: int) -> tuple[SearchResult, str]:
+        shown = result if kept == len(result.matches) else _first_matches(result, kept)
+        return shown, render(shown)
+
+    def size(built: tuple[SearchResult, str]) -> int:
+        shown, text = built
+        return max(json_size(shown.model_dump(mode="json", exclude_none=True)), len(text.encode("utf-8", "replace")))
+
+    return held(len(result.matches), answer, size)
+
+
+def _first_matches(result: SearchResult, kept: int) -> SearchResult:
+    """``result`` with its first ``kept`` matches, cut for the budget."""
+    update = {"matches": result.matches[:kept], "returned_matches": kept, "truncated": True, "budget_cut": True}
+    return result.model_copy(update=update)
 
 
 def _progress(ctx: Context) -> Callable[[int], None]:

@@ -16,6 +16,7 @@ from fsguard.voice.files import (
     read_text,
 )
 from fsguard.voice.git import git_text
+from fsguard.voice.jsonform import json_text
 from fsguard.voice.meta import artifact_text, help_text, stats_text
 from fsguard.voice.minify import minify_text
 from fsguard.voice.search import replace_text, search_text
@@ -35,6 +36,7 @@ __all__ = [
     "human_size",
     "info_many_text",
     "info_text",
+    "json_text",
     "listing_text",
     "minify_text",
     "move_text",

@@ -9,25 +9,30 @@ from fsguard.models import ProjectReplaceResult, SearchMatch, SearchResult
 from fsguard.voice.paths import shown
 from fsguard.voice.sizes import counted
 
-TEXT_CAP = 500_000  # characters of a text block, as the seed caps its responses
+TEXT_CAP = 500_000  # bytes of a text block in UTF-8, as the seed caps its responses
+_CUT = (
+    "\n[truncated: the response exceeded 500 KB. Use count_only=true, a lower max_results, or a narrower path or"
+    " pattern.]"
+)
 
 
 def search_text(result: SearchResult, compact: bool) -> str:
-    """Matches (a few as ``path:line:text``, more under one heading per file, root-relative), or names, or counts;
-    cut at :data:`TEXT_CAP` characters."""
-    text = _capped(_search_text(result, compact))
+    """Matches (a few as ``path:line:text``, more under one heading per file, root-relative), or names, or counts,
+    then what was not searched; cut to hold the whole within :data:`TEXT_CAP` bytes."""
+    notes = ""
     if result.excluded_by_gitignore:
-        text += f"\n{shown(result.path)} is excluded by a .gitignore: search it with respect_gitignore=false."
+        notes += f"\n{shown(result.path)} is excluded by a .gitignore: search it with respect_gitignore=false."
     large = _listed(result.skipped_too_large, result.skipped_too_large_paths)
     if large:
-        text += (
+        notes += (
             f"\nNot searched, above the server's --max-file-size: {large}. Ask the user to raise it to search them, or "
             'read one in parts with read_file(path, start_line=..., end_line=...) or mode="tail".'
         )
     if binary := _listed(result.skipped_binary, result.skipped_binary_paths):
-        text += f"\nBinary, not searched as text, yet their bytes hold the pattern: {binary}."
-    text += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "searched")
-    return text + _skipped(result.default_skipped, result.default_skipped_paths, "searches")
+        notes += f"\nBinary, not searched as text, yet their bytes hold the pattern: {binary}."
+    notes += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "searched")
+    notes += _skipped(result.default_skipped, result.default_skipped_paths, "searches")
+    return _capped(_search_text(result, compact), TEXT_CAP - len(notes.encode("utf-8", "replace"))) + notes
 
 
 def _listed(count: int | None, paths: list[str] | None) -> str:
@@ -141,15 +146,16 @@ def _lines(result: SearchResult, path: str) -> str:
     return f" at lines: {shortlist(numbers, rest='all in the result')}" if numbers else ""
 
 
-def _capped(text: str) -> str:
-    if len(text) <= TEXT_CAP:
+def _capped(text: str, room: int) -> str:
+    """``text`` if it fits in ``room`` bytes, else its lines that fit with the marker saying how to see the rest."""
+    if len(text) <= room // 4:  # four bytes at most a character: it fits
         return text
-    cut = text.rfind("\n", 0, TEXT_CAP)
-    return (
-        text[: cut if cut > 0 else TEXT_CAP]
-        + "\n[truncated: the response exceeded 500 KB. Use count_only=true, a lower max_results, or a narrower"
-        " path or pattern.]"
-    )
+    data = text.encode("utf-8", "replace")
+    if len(data) <= room:
+        return text
+    end = room - len(_CUT.encode())
+    cut = data.rfind(b"\n", 0, end)
+    return data[: cut if cut > 0 else end].decode("utf-8", "ignore") + _CUT  # a cut inside a character drops it
 
 
 def replace_text(result: ProjectReplaceResult, compact: bool) -> str:

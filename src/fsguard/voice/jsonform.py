@@ -1,0 +1,13 @@
+"""The text block of a result asked for as JSON (``output_format="json"``): the structured content itself."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel
+
+
+def json_text(result: BaseModel) -> str:
+    """``result`` as indented JSON, each character as itself: a ``\\uXXXX`` escape costs a model six characters
+    (and more tokens) for one, and made a search's answer of Chinese text six times its size."""
+    return json.dumps(result.model_dump(mode="json", exclude_none=True), indent=1, ensure_ascii=False)
