@@ -173,9 +173,8 @@ class BatchRunner:
         except UndoConflictError as exc:  # a file of the batch was changed by someone else meanwhile
             group = self._groups.save(TOOL, log.changes)
             return BatchFailedError(
-                f"{head}\nThe batch is atomic, but nothing could be rolled back: {exc.message} The changes it had "
-                f"made are group {_id(group)}: backup(action='restore', backup_id=...) reverts them once you have "
-                "checked those files.",
+                f"{head}\nThe batch is atomic, but nothing could be rolled back: {exc.message} Once you have "
+                f"checked those files, {_reverts(group)} the changes it had made.",
                 **fields,
                 rolled_back=[],
                 not_rolled_back=[f"{c.path}: {c.kind}" for c in log.changes],
@@ -232,16 +231,15 @@ def _rollback_text(
     )
     if not reverted:
         return f"Nothing had been changed before it, so the files are as they were. {again.rstrip('.')}."
-    done = "rolled back" if kept else "rollback completed for"  # the seed's words, for callers that look for them
+    # The seed's words, for callers that look for them.
+    done = f"rolled back {len(reverted) - len(kept)} of" if kept else "rollback completed for"
     lines = [f"The batch is atomic; {done} the {len(reverted)} change(s) it had made, newest first:"]
     lines.extend(
         f"  {r.status}: {r.change.kind} {r.change.path}" + (f" ({r.detail})" if r.detail else "") for r in reverted
     )
     if kept:
-        lines.append(
-            f"{len(kept)} change(s) could not be rolled back and stay (group {group_id}: "
-            "backup(action='restore', backup_id=...) retries them)."
-        )
+        retry = f"group {group_id}: backup(action='restore', backup_id=...) retries them" if group_id else _BY_FILE
+        lines.append(f"{len(kept)} change(s) could not be rolled back and stay ({retry}).")
     else:
         lines.append("Every byte on disk is as it was before the batch.")
     lines.append(again if code in _ENVIRONMENT else f"{again} (validate_only: true checks it without running it).")
@@ -249,6 +247,14 @@ def _rollback_text(
 
 
 _ENVIRONMENT = frozenset({"disk_full", "read_only_filesystem"})
+# When the state directory had no room for a group's record: each change still has its file's own backup.
+_BY_FILE = "backup(action='undo_last', file_path=...) reverts each"
+
+
+def _reverts(group: Group | None) -> str:
+    if group is None:
+        return "backup(action='undo_last', file_path=...) on each file reverts"
+    return f"backup(action='restore', backup_id='{group.group_id}') reverts"
 
 
 def _id(group: Group | None) -> str | None:

@@ -148,8 +148,9 @@ class DiskFullError(FsguardError):
         path: str | None = None,
         needed_bytes: int | None = None,
         free_bytes: int | None = None,
+        **fields: object,
     ) -> None:
-        super().__init__(message, path=path, needed_bytes=needed_bytes, free_bytes=free_bytes)
+        super().__init__(message, path=path, needed_bytes=needed_bytes, free_bytes=free_bytes, **fields)
         self.needed_bytes = needed_bytes
         self.free_bytes = free_bytes
 

@@ -12,6 +12,7 @@ paths, so it is small, and retention of the backups it names applies as usual.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -23,9 +24,10 @@ from typing import Literal, get_args
 from fsguard.core.backups import check_backup_id, new_backup_id
 from fsguard.core.beneath import Beneath
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import BackupCorruptError, InvalidParamsError, NotFoundError
+from fsguard.core.errors import BackupCorruptError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.parsedfiles import ParsedFiles
 
+logger = logging.getLogger(__name__)
 ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
 _KINDS = frozenset(get_args(ChangeKind))
 
@@ -122,7 +124,13 @@ class GroupStore:
         )
 
     def save(self, operation: str, changes: Iterable[Change]) -> Group | None:
-        """Record ``changes`` as one group; None when there is nothing to record."""
+        """Record ``changes`` as one group; None when there is nothing to record, or when the record cannot be
+        written (a full or read-only state directory).
+
+        A group is saved after its changes are made, each with its own backup: failing the call then would report
+        changes that stand as not made, and an agent that retried (an append, say) made them twice. They stay
+        undoable file by file (``undo_last``); only the one id for all of them is lost, which the log says.
+        """
         listed = tuple(changes)
         if not listed:
             return None
@@ -134,7 +142,11 @@ class GroupStore:
             "time": now,
             "changes": [{k: v for k, v in asdict(c).items() if v is not None} for c in listed],
         }
-        self._writer.write(self.root / f"{group.group_id}.json", json.dumps(payload, indent=1).encode())
+        try:
+            self._writer.write(self.root / f"{group.group_id}.json", json.dumps(payload, indent=1).encode())
+        except FsguardError as exc:
+            logger.warning("%s changed %d path(s) but its group could not be saved: %s", operation, len(listed), exc)
+            return None
         return group
 
     def find(self, group_id: str) -> Group | None:

@@ -199,8 +199,13 @@ class PipelineRunner:
         else:
             lines.append(
                 f"Rolled back {len(made) - len(stayed)} of {len(made)} change(s); not rolled back: "
-                f"{_why(stayed, reverted, conflict)}. They are kept in group {group.group_id if group else '-'}: "
-                f'backup(action="restore", backup_id="{group.group_id if group else ""}") reverts them.'
+                f"{_why(stayed, reverted, conflict)}. "
+                + (
+                    f'They are kept in group {group.group_id}: backup(action="restore", backup_id="{group.group_id}")'
+                    " reverts them."
+                    if group
+                    else 'backup(action="undo_last", file_path=...) reverts each.'
+                )
             )
         lines.append("Fix the step and run the pipeline again; dry_run=true shows what each step would do.")
         return BatchFailedError(

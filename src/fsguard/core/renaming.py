@@ -277,11 +277,16 @@ class Renamer:
             f"The {len(back)} rename(s) done before it were moved back: every name is as before. "
             "Fix the cause (or narrow file_pattern), then rerun the set."
         )
-        if group is not None:
+        if stayed:
             listed = "; ".join(f"{o.change.path} ({o.error_code or o.status})" for o in stayed)
+            back_how = (
+                f"backup(action='restore', backup_id='{group.group_id}') moves those back"
+                if group is not None
+                else "move_file moves those back (their group could not be saved)"
+            )
             undone = (
                 f"Moved back {len(back)} of {len(done)} rename(s) done; NOT moved back: {listed}. Once the cause "
-                f"is fixed, backup(action='restore', backup_id='{group.group_id}') moves those back."
+                f"is fixed, {back_how}."
             )
         return BatchFailedError(
             f"{attempt} failed: {exc.message} {undone}",

@@ -220,22 +220,17 @@ class ProjectReplacer:
                     if progress is not None:
                         progress(number, len(planned))  # may raise to cancel: the files before are whole, backed up
         except FsguardError as exc:  # a full disk mid-run, say: the files changed before it stay changed
-            _name_changed(exc, done, len(planned), self._save_group(done, quietly=True))
+            _name_changed(exc, done, len(planned), self._save_group(done))
             raise
         except BaseException:  # a cancelled run still gets its group: the files it changed are restorable as one
             self._save_group(done)
             raise
         return done, self._save_group(done)
 
-    def _save_group(self, done: list[FileChange], *, quietly: bool = False) -> Group | None:
-        """The group of the files changed so far; with ``quietly``, None when it cannot be saved (a full disk)."""
+    def _save_group(self, done: list[FileChange]) -> Group | None:
+        """The group of the files changed so far; None when it cannot be saved (a full disk)."""
         changes = (Change.modified(c.path, c.backup_id, c.content_hash) for c in done if c.content_hash is not None)
-        try:
-            return self._groups.save("project_replace", changes)
-        except FsguardError:
-            if not quietly:
-                raise
-            return None
+        return self._groups.save("project_replace", changes)
 
     def _candidates(
         self,

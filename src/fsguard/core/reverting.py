@@ -125,7 +125,7 @@ class Reverter:
                     outcomes.append(self._outcome(change, force=force))
         finally:  # cancelled part-way too: what was reverted is undoable as one group
             undo_group = store.save("restore", (o.undo for o in outcomes if o.undo is not None))
-        if undo_group is None and any(o.status == "failed" for o in outcomes):
+        if all(o.undo is None for o in outcomes) and any(o.status == "failed" for o in outcomes):
             raise _nothing_reverted(group, outcomes)
         return GroupRestore(outcomes, undo_group)
 
