@@ -140,8 +140,13 @@ class Mutation:
                 self._back_up, backups, operation=operation, after_hash=after, chained=chained, if_room=backup_if_room
             )
         if self.entry is None:  # the parent directory is new: no file, nothing to back up
-            with self.safe.beneath.entry(self.path, make_parents=make_parents) as entry:
-                written_hash, size, verified = self._replace(entry, data, mode, digest, back_up)
+            with self.safe.beneath.made_here() as made:
+                try:
+                    with self.safe.beneath.entry(self.path, make_parents=make_parents) as entry:
+                        written_hash, size, verified = self._replace(entry, data, mode, digest, back_up)
+                except BaseException:
+                    self._remove_made(made)
+                    raise
         else:
             try:
                 written_hash, size, verified = self._replace(self.entry, data, mode, digest, back_up)
@@ -194,6 +199,18 @@ class Mutation:
                 self.safe.backups.step_back(backups[0], withdraw=True)
         except (OSError, FsguardError):
             pass  # kept: undo_last steps over a record whose bytes the file holds, without writing
+
+    def _remove_made(self, made: list[Path]) -> None:
+        """Remove the directories made for a new file whose write then failed (a full disk, say), innermost first,
+        while still empty: a failed call leaves the tree as it found it. One another process has put something in
+        since is kept, and so are those around it."""
+        for directory in reversed(made):
+            try:
+                with self.safe.beneath.entry(directory, follow=False) as entry:
+                    os.rmdir(entry.name, dir_fd=entry.parent)
+            except (OSError, FsguardError):
+                return
+            made.remove(directory)  # gone: a batch's rollback has nothing to remove there
 
     def _replace(
         self, entry: Pinned, data: bytes, mode: int | None, digest: str, back_up: Callable[[], None] | None

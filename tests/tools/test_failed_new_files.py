@@ -1,0 +1,53 @@
+"""A new file whose write fails (a full disk) leaves the tree as it was, in both protocol eras: the directories
+``create_dirs`` made for it are removed again, those that were there before are kept."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from fsguard.core.disk import AtomicWriter
+from fsguard.core.errors import DiskFullError
+from tests.conftest import error_code, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def writes_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    def write_at(self: AtomicWriter, entry: Any, data: bytes, **options: Any) -> None:
+        raise DiskFullError(f"{entry.path}: {os.strerror(errno.ENOSPC)}. Free some space there, then retry.")
+
+    monkeypatch.setattr(AtomicWriter, "write_at", write_at)
+
+
+@pytest.mark.usefixtures("writes_fail")
+async def test_a_new_file_that_cannot_be_written_leaves_no_directory_made_for_it(client: Client, root: Path) -> None:
+    (root / "kept").mkdir()
+    (root / "kept" / "other.txt").write_bytes(b"x\n")
+    for path in ("d1/d2/new.txt", "kept/d3/d4/new.txt"):
+        result = await client.call_tool("write_file", {"path": path, "content": "new\n", "create_dirs": True})
+        assert error_code(result) == "disk_full", text_of(result)
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == ["kept", "kept/other.txt"]
+
+
+@pytest.mark.usefixtures("writes_fail")
+async def test_a_failed_new_file_keeps_a_made_directory_something_else_was_put_in(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_rmdir = os.rmdir
+
+    def rmdir(path: Any, *, dir_fd: int | None = None) -> None:
+        if path == "d2":  # another process puts a file there between the failed write and the cleanup
+            os.mkdir("d2/late", dir_fd=dir_fd)
+        real_rmdir(path, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "rmdir", rmdir)
+    result = await client.call_tool("write_file", {"path": "d1/d2/new.txt", "content": "new\n", "create_dirs": True})
+    assert error_code(result) == "disk_full"
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == ["d1", "d1/d2", "d1/d2/late"]
