@@ -19,6 +19,7 @@
   or read on by column) and the whole file.
 - :func:`store_events`: what another process does to a state directory's store between listings (add, rewrite,
   remove, corrupt a file) and when this one lists it.
+- :func:`ripgrep_outputs`: one file's rg ``--json`` messages, match lines with a few submatches among context.
 """
 
 from __future__ import annotations
@@ -570,3 +571,23 @@ def line_selections(draw: st.DrawFn) -> LineSelection:
         return LineSelection(start_line=start)
     column = draw(st.integers(min_value=2, max_value=200)) if kind == "column" else None
     return LineSelection(start_line=start, end_line=start + count - 1, start_column=column)
+
+
+@st.composite
+def ripgrep_outputs(draw: st.DrawFn) -> list[dict[str, object]]:
+    """rg ``--json`` messages of one file: begin, match and context messages (a match's line text holding quotes,
+    backslashes and what looks like its own submatch list), end."""
+    pieces = st.sampled_from(["a", '"', "\\", ",", "{", "}", ',{"match":', ',"submatches":[', "é", "\t"])
+    text = st.lists(pieces, max_size=12).map("".join)
+    messages: list[dict[str, object]] = [{"type": "begin", "data": {"path": {"text": "f.txt"}}}]
+    for number in range(1, draw(st.integers(min_value=0, max_value=8)) + 1):
+        line = {"text": draw(text) + "\n"}
+        spans = draw(st.integers(min_value=0, max_value=6))
+        if draw(st.booleans()) or not spans:
+            messages.append({"type": "context", "data": {"lines": line, "line_number": number, "submatches": []}})
+            continue
+        submatches = [{"match": {"text": draw(text)}, "start": k, "end": k + 1} for k in range(spans)]
+        data = {"path": {"text": "f.txt"}, "lines": line, "line_number": number, "absolute_offset": 0}
+        messages.append({"type": "match", "data": {**data, "submatches": submatches}})
+    messages.append({"type": "end", "data": {"path": {"text": "f.txt"}, "binary_offset": None}})
+    return messages

@@ -1,15 +1,24 @@
-"""Content search with ripgrep holds about one file's lines at a time, however many files and matches it shows."""
+"""Content search with ripgrep holds about one file's lines at a time, however many files and matches it shows,
+and decodes no more of a line's matches than it can show."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import json
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fsguard.core.ignore import WalkOptions
+from fsguard.core.rgprocess import first_submatches
 from fsguard.core.search import ContentRequest, ContentSearch, ripgrep_path, search_content
+from tests.strategies import ripgrep_outputs
 
 LINE_BYTES = 256 * 1024
 
@@ -48,3 +57,47 @@ def test_a_line_matching_everywhere_decodes_only_the_matches_a_search_can_show(t
     assert (found.total_matches, found.truncated) == (LINE_BYTES // 3 + 1, True)
     assert [(match.line_number, match.match_start) for match in found.matches] == [(1, 3 * k) for k in range(5)]
     assert peak < 16 * LINE_BYTES  # every submatch decoded took about 100 of them
+
+
+def test_lines_matching_everywhere_past_what_can_be_shown_are_read_without_their_submatches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 480 submatches a line: a thousand such lines, read for 1,000 matches and their context, took seconds to decode.
+    (tmp_path / "dense.txt").write_bytes((b"m" * 480 + b"\n") * 1000)
+    decoded: list[int] = []
+    real_loads = json.loads
+
+    def loads(raw: str | bytes | bytearray) -> Any:
+        message = real_loads(raw)
+        decoded.append(len(message["data"].get("submatches", ())))
+        return message
+
+    monkeypatch.setattr(json, "loads", loads)  # as rgprocess calls it
+    request = ContentRequest(pattern="m", context_lines=2, max_results=1000, engine="ripgrep")
+    found = search_content(tmp_path, request, WalkOptions())
+    monkeypatch.undo()
+    assert sum(decoded) == 1000
+    assert (found.total_matches, len(found.matches)) == (480_000, 1000)
+    python = search_content(tmp_path, dataclasses.replace(request, engine="python"), WalkOptions())
+    assert found.matches == python.matches
+
+
+@given(messages=ripgrep_outputs(), quotas=st.lists(st.integers(min_value=0, max_value=7), min_size=1), data=st.data())
+def test_rg_messages_read_in_any_chunks_keep_the_first_submatches_asked_for_each(
+    messages: list[dict[str, Any]], quotas: list[int], data: st.DataObject
+) -> None:
+    output = b"".join(json.dumps(m, separators=(",", ":"), ensure_ascii=False).encode() + b"\n" for m in messages)
+    cuts = sorted(data.draw(st.sets(st.integers(min_value=1, max_value=max(len(output) - 1, 1)), max_size=12)))
+    chunks = [output[start:end] for start, end in itertools.pairwise([0, *cuts, len(output)])]
+    asked: list[int] = []
+
+    def most() -> int:
+        asked.append(quotas[len(asked) % len(quotas)])
+        return asked[-1]
+
+    lines = [json.loads(line) for line in first_submatches(iter(chunks), most)]
+    expected = [
+        {**m, "data": {**m["data"], "submatches": m["data"]["submatches"][:quota]}} if m["type"] == "match" else m
+        for m, quota in zip(messages, asked, strict=False)
+    ]
+    assert lines == expected

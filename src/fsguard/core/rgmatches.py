@@ -24,24 +24,30 @@ def detailed(common: list[str], cwd: Cwd, files: list[bytes], context: int, most
     order given, from the first ``most`` lines with a match in each: no more can be shown, and a file matching on
     every one of a million lines would otherwise come back whole, as JSON (seconds to decode for ten matches
     shown). A file rg no longer finds a match in is not named; one that turned binary comes with no matches."""
-    limit = str(max(most, 1))
+    most = max(most, 1)
+    left = most  # the submatches of the file rg is on that can still be shown: one file shows at most ``most``
+
+    def room() -> int:
+        return max(left, 0)
+
     for batch in named_batches(files):
-        command: list[str | bytes] = [*common, "--json", "-j", "1", "-m", limit, "-C", str(context), "--", *batch]
+        command: list[str | bytes] = [*common, "--json", "-j", "1", "-m", str(most), "-C", str(context), "--", *batch]
         found: list[tuple[int, list[tuple[int, int]]]] = []
         lines: dict[int, bytes] = {}
-        for message in run_messages(command, cwd, submatches=max(most, 1)):
+        for message in run_messages(command, cwd, submatches=room):
             data = message["data"]
             if message["type"] == "end":
                 if data.get("binary_offset") is not None:
                     found.clear()
                 found.sort()
                 yield _data(data["path"]).removeprefix(b"./"), (found, lines)
-                found, lines = [], {}
+                found, lines, left = [], {}, most
                 continue
             number, raw = data["line_number"], _data(data["lines"])
             lines[number] = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
             if spans := [(sub["start"], sub["end"]) for sub in data.get("submatches", [])]:
                 found.append((number, spans))
+                left -= len(spans)
 
 
 def _data(value: dict[str, str]) -> bytes:

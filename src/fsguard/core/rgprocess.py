@@ -27,7 +27,6 @@ _ARGUMENT_BYTES = 512 * 1024
 _LEAST_ARGUMENT_SPACE = 128 * 1024  # what Linux grants whatever the stack limit
 _SUBMATCHES = b',"submatches":['  # the last field of a match's data; a quote inside a JSON string is escaped
 _SUBMATCH = b',{"match":'
-_SHORT_MESSAGE = 64 * 1024  # a message decoded whole: too few submatches to matter
 _POLL_SECONDS = 0.1  # how often a long count run reads what rg wrote, reports progress and can be cancelled
 _VANISHED = b": No such file or directory (os error 2)"  # rg's line for a file deleted while it ran
 
@@ -71,8 +70,9 @@ def _argument_space() -> int:
     return space if space > 0 else _LEAST_ARGUMENT_SPACE
 
 
-def run_messages(command: list[Any], cwd: Cwd, *, submatches: int | None = None) -> Iterator[Any]:
-    """rg's match, context and end messages, each match's submatches cut to the first ``submatches``.
+def run_messages(command: list[Any], cwd: Cwd, *, submatches: Callable[[], int] | None = None) -> Iterator[Any]:
+    """rg's match, context and end messages, each match's submatches cut to the first ``submatches()``, asked
+    again for each message.
 
     Raises:
         RipgrepFailed: rg could not start, or exited with status 2 and an error on stderr.
@@ -92,32 +92,33 @@ def run_messages(command: list[Any], cwd: Cwd, *, submatches: int | None = None)
         _finish(process)
 
 
-def first_submatches(chunks: Iterator[bytes], most: int) -> Iterator[bytes | bytearray]:
-    """rg's JSON output, read in ``chunks``, as lines, a match's submatches cut to the first ``most``: the rest of
-    the list is skipped as it is read, never held."""
+def first_submatches(chunks: Iterator[bytes], most: Callable[[], int]) -> Iterator[bytes | bytearray]:
+    """rg's JSON output, read in ``chunks``, as lines, a match's submatches cut to the first ``most()`` (asked as
+    each line starts, once the one before was handled): the rest of the list is skipped as it is read, never
+    held."""
     line = bytearray()
-    cut = _Cut(most)
+    cut = _Cut(most())
     for chunk in chunks:
         at = 0
         while at < len(chunk):
             end = chunk.find(b"\n", at)
             if not cut.done:
                 line += chunk[at : len(chunk) if end < 0 else end + 1]
-            if end < 0:
-                if not cut.done and cut.reached(line):
+                if cut.reached(line):
                     del line[cut.end :]
                     line += b"]}}\n"
+            if end < 0:
                 break
             yield line  # decoded before the next is read: handed on as it is, not copied (a line may be 50 MB)
             line = bytearray()
-            cut = _Cut(most)
+            cut = _Cut(most())
             at = end + 1
     if line:
         yield line
 
 
 class _Cut:
-    """Where a long match message's submatch list is cut, found as the message grows."""
+    """Where a match message's submatch list is cut, found as the message grows."""
 
     def __init__(self, most: int) -> None:
         self.most, self.seen, self.end, self.done = most, 0, -1, False
@@ -125,7 +126,7 @@ class _Cut:
 
     def reached(self, line: bytearray) -> bool:
         """Whether ``line`` (a message so far) holds the first ``most`` submatches and the start of the next."""
-        if len(line) < _SHORT_MESSAGE or not line.startswith(b'{"type":"match"'):
+        if not line.startswith(b'{"type":"match"'):
             return False
         if self.end < 0:
             start = line.find(_SUBMATCHES, max(self.searched - len(_SUBMATCHES), 0))
