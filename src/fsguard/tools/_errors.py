@@ -13,6 +13,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -104,6 +105,29 @@ def with_near_paths(result: CallToolResult, near: NearPaths) -> CallToolResult:
     from fsguard.voice.paths import shortened_error
 
     return error_result("not_found", shortened_error(text), {**fields, "did_you_mean": [str(path) for path in found]})
+
+
+def in_state_dir(result: CallToolResult, state_dir: Path) -> CallToolResult:
+    """A full or read-only filesystem met in fsguard's own state directory, told as such: its general advice (write
+    under another root, free space there) sent agents to the roots, which were fine."""
+    fields = dict((result.meta or {}).get(ERROR_META_KEY, {}))
+    code, path = fields.get("code"), fields.get("path")
+    if code not in _STATE_ADVICE or not isinstance(path, str):
+        return result
+    if not any(Path(path).is_relative_to(spelling) for spelling in (state_dir.absolute(), state_dir.resolve())):
+        return result
+    text = "".join(block.text for block in result.content if isinstance(block, TextContent))
+    text = text.removesuffix(_GENERAL_READ_ONLY_ADVICE).rstrip() + " " + _STATE_ADVICE[code]
+    return error_result(str(code), text, {key: value for key, value in fields.items() if key != "code"})
+
+
+_GENERAL_READ_ONLY_ADVICE = "Write under a root on a writable filesystem instead, or have it remounted read-write."
+_STATE_ADVICE = {
+    "read_only_filesystem": "That is fsguard's state directory (its backups, trash and journal): ask the user to "
+    "restart fsguard with --state-dir on a writable filesystem, or to have this one remounted read-write.",
+    "disk_full": "That is fsguard's state directory: backup(action='purge_trash') and backup(action='cleanup') "
+    "free what it keeps there.",
+}
 
 
 # Pydantic's error types for a value of the wrong JSON type, and the type the parameter takes.

@@ -1,5 +1,6 @@
-"""A new file whose write fails (a full disk) leaves the tree as it was, in both protocol eras: the directories
-``create_dirs`` made for it are removed again, those that were there before are kept."""
+"""Writes that fail on a full or read-only filesystem, in both protocol eras: a new file's leaves the tree as it
+was (the directories ``create_dirs`` made for it are removed again, those that were there before are kept), and
+one that fails in fsguard's own state directory says so, instead of sending the agent to the roots."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from fsguard.core import disk
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import DiskFullError
+from fsguard.core.oserrors import from_os_error
 from tests.conftest import error_code, text_of
 
 pytestmark = pytest.mark.anyio
@@ -51,3 +54,37 @@ async def test_a_failed_new_file_keeps_a_made_directory_something_else_was_put_i
     result = await client.call_tool("write_file", {"path": "d1/d2/new.txt", "content": "new\n", "create_dirs": True})
     assert error_code(result) == "disk_full"
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == ["d1", "d1/d2", "d1/d2/late"]
+
+
+@pytest.mark.parametrize(
+    ("number", "code", "advice"),
+    [
+        (errno.ENOSPC, "disk_full", "backup(action='purge_trash')"),
+        (errno.EROFS, "read_only_filesystem", "restart fsguard with --state-dir on a writable filesystem"),
+    ],
+    ids=["full", "read-only"],
+)
+async def test_a_write_failing_in_the_state_directory_says_so_and_a_root_failure_does_not(
+    client: Client, root: Path, state_dir: Path, monkeypatch: pytest.MonkeyPatch, number: int, code: str, advice: str
+) -> None:
+    (root / "a.txt").write_bytes(b"old\n")
+
+    def record(path: Path, data: bytes) -> None:  # the journal entry each write makes first, under the state dir
+        raise OSError(number, os.strerror(number))
+
+    monkeypatch.setattr(disk, "_write_record", record)
+    result = await client.call_tool("write_file", {"path": "a.txt", "content": "new\n"})
+    assert error_code(result) == code
+    assert str(state_dir) in text_of(result)
+    assert advice in text_of(result)
+    assert "Write under a root" not in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"old\n"
+    monkeypatch.undo()
+
+    def write_at(self: AtomicWriter, entry: Any, data: bytes, **options: Any) -> None:
+        raise from_os_error(OSError(number, os.strerror(number)), entry.path)
+
+    monkeypatch.setattr(AtomicWriter, "write_at", write_at)
+    result = await client.call_tool("write_file", {"path": "a.txt", "content": "new\n"})
+    assert error_code(result) == code
+    assert "state directory" not in text_of(result)
