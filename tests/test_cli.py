@@ -14,6 +14,7 @@ import pytest
 from fsguard import __version__
 from fsguard.cli import client_config, main, parser, settings_from
 from fsguard.services import Services
+from tests.conftest import Mount
 
 
 def test_every_flag_reaches_settings(tmp_path: Path) -> None:
@@ -67,6 +68,19 @@ def test_a_missing_root_exits_2_with_a_message(tmp_path: Path, capsys: pytest.Ca
         main([str(tmp_path / "missing"), "--state-dir", str(tmp_path / "s")])
     assert stopped.value.code == 2
     assert "is not an existing directory" in capsys.readouterr().err
+
+
+def test_a_read_only_state_dir_exits_2_naming_it_as_the_state_dir(
+    tmp_path: Path, mount_tmpfs: Mount, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = mount_tmpfs(tmp_path / "ro")
+    subprocess.run(["mount", "-o", "remount,ro", str(state)], capture_output=True, check=True)
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path), "--state-dir", str(state / "s")])
+    assert stopped.value.code == 2
+    said = capsys.readouterr().err
+    assert "It is the state directory: pass --state-dir a directory on a writable filesystem." in said
+    assert "Write under a root" not in said
 
 
 def test_client_config_is_valid_json_for_both_transports(tmp_path: Path) -> None:

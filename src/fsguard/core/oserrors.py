@@ -37,6 +37,16 @@ def os_reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+READ_ONLY_ADVICE = "Write under a root on a writable filesystem instead, or have it remounted read-write."
+
+
+def under_state_dir(path: object, state_dir: Path) -> bool:
+    """Whether ``path`` (an error's) lies in fsguard's own state directory, as given or resolved."""
+    return isinstance(path, str) and any(
+        Path(path).is_relative_to(spelling) for spelling in (state_dir.absolute(), state_dir.resolve())
+    )
+
+
 def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> FsguardError:
     """The typed error for an expected OS failure at ``path``; callers raise it ``from exc``.
 
@@ -59,8 +69,7 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
         mount = _mount_point(path)
         where = f"the read-only filesystem mounted at {shorten(mount)}" if mount else "a read-only filesystem"
         return ReadOnlyFilesystemError(
-            f"{shown} is on {where}: nothing can be written there. "
-            "Write under a root on a writable filesystem instead, or have it remounted read-write.",
+            f"{shown} is on {where}: nothing can be written there. {READ_ONLY_ADVICE}",
             path=shown,
         )
     if exc.errno == errno.ENAMETOOLONG:

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.nearby import NearPaths
-from fsguard.core.oserrors import from_os_error
+from fsguard.core.oserrors import READ_ONLY_ADVICE, from_os_error, under_state_dir
 
 logger = logging.getLogger("fsguard")
 
@@ -111,17 +111,14 @@ def in_state_dir(result: CallToolResult, state_dir: Path) -> CallToolResult:
     """A full or read-only filesystem met in fsguard's own state directory, told as such: its general advice (write
     under another root, free space there) sent agents to the roots, which were fine."""
     fields = dict((result.meta or {}).get(ERROR_META_KEY, {}))
-    code, path = fields.get("code"), fields.get("path")
-    if code not in _STATE_ADVICE or not isinstance(path, str):
-        return result
-    if not any(Path(path).is_relative_to(spelling) for spelling in (state_dir.absolute(), state_dir.resolve())):
+    code = fields.get("code")
+    if code not in _STATE_ADVICE or not under_state_dir(fields.get("path"), state_dir):
         return result
     text = "".join(block.text for block in result.content if isinstance(block, TextContent))
-    text = text.removesuffix(_GENERAL_READ_ONLY_ADVICE).rstrip() + " " + _STATE_ADVICE[code]
+    text = text.removesuffix(READ_ONLY_ADVICE).rstrip() + " " + _STATE_ADVICE[code]
     return error_result(str(code), text, {key: value for key, value in fields.items() if key != "code"})
 
 
-_GENERAL_READ_ONLY_ADVICE = "Write under a root on a writable filesystem instead, or have it remounted read-write."
 _STATE_ADVICE = {
     "read_only_filesystem": "That is fsguard's state directory (its backups, trash and journal): ask the user to "
     "restart fsguard with --state-dir on a writable filesystem, or to have this one remounted read-write.",
