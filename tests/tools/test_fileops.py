@@ -101,6 +101,22 @@ async def test_several_paths_are_deleted_and_reported_one_by_one(client: Client,
     assert (result["succeeded"], result["failed"]) == (2, 1)
 
 
+async def test_a_delete_of_several_paths_none_of_which_is_deleted_is_an_error_naming_each(
+    client: Client, root: Path
+) -> None:
+    # "0/2 succeeded" as a success read as done to an agent that looks at isError alone.
+    (root / "dir").mkdir()
+    (root / "dir" / "kept.txt").write_bytes(b"kept\n")
+    result = await client.call_tool("delete_file", {"paths": ["missing.tmp", "dir"]})
+    assert error_code(result) == "not_found"
+    fields = (result.meta or {})["fsguard/error"]
+    assert (fields["failed"], fields["failed_codes"]) == (["missing.tmp", "dir"], ["not_found", "invalid_params"])
+    assert text_of(result).startswith("None of the 2 paths was deleted: missing.tmp: ")
+    assert (root / "dir" / "kept.txt").read_bytes() == b"kept\n"
+    alone = await client.call_tool("delete_file", {"paths": ["missing.tmp"]})
+    assert error_code(alone) == "not_found"
+
+
 async def test_deleting_a_symlink_removes_the_link_not_its_target(client: Client, root: Path, tmp_path: Path) -> None:
     (tmp_path / "outside.txt").write_text("keep me", encoding="utf-8")
     (root / "link").symlink_to(tmp_path / "outside.txt")

@@ -10,7 +10,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from fsguard.core.deletion import Deletion
-from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.errors import FsguardError, InvalidParamsError, error_for_code
 from fsguard.core.preflight import deleting
 from fsguard.models import AnalyzeResult, CopyResult, DeletedPath, DeleteResult, MoveResult
 from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask, consent
@@ -70,6 +70,8 @@ def register(catalog: Catalog) -> None:
                     ),
                 )
             ]
+        if all(isinstance(outcome, FsguardError) for _, outcome in outcomes):
+            raise _nothing_deleted(outcomes)
         results = [_deleted(given, outcome) for given, outcome in outcomes]
         failed = sum(r.status == "failed" for r in results)
         result = DeleteResult(results=results, succeeded=len(results) - failed, failed=failed, message="")
@@ -166,6 +168,25 @@ def register(catalog: Catalog) -> None:
             ("plan a delete", {"operation": "delete", "path": ".env"}),
         ],
     )
+
+
+def _nothing_deleted(outcomes: list[tuple[str, Deletion | FsguardError]]) -> FsguardError:
+    """The error of a delete of ``paths`` none of which was deleted, with the first failure's code: an answer of
+    success there ("0/2 succeeded") read as done to an agent that checked only isError."""
+    failures = [(given, outcome) for given, outcome in outcomes if isinstance(outcome, FsguardError)]
+    if len(failures) == 1:
+        return failures[0][1]
+    listed = "; ".join(f"{given}: {error.message}" for given, error in failures[:_LISTED])
+    more = f"; and {len(failures) - _LISTED} more" if len(failures) > _LISTED else ""
+    return error_for_code(failures[0][1].code)(
+        f"None of the {len(failures)} paths was deleted: {listed}{more}",
+        path=failures[0][0],
+        failed=[given for given, _ in failures],
+        failed_codes=[error.code for _, error in failures],
+    )
+
+
+_LISTED = 5
 
 
 def _deleted(given: str, outcome: Deletion | FsguardError) -> DeletedPath:
