@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Literal
 
-from fsguard.core.beneath import Beneath
+from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.diff import render_diff
 from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.paths import PathPolicy
@@ -45,19 +47,21 @@ class Analyzer:
         """The risk report of ``operation`` on ``user_path``."""
         # A delete removes a link itself, as delete_file does: one that leads nowhere, or back to itself, is there.
         path = self._policy.resolve_entry(user_path) if operation == "delete" else self._policy.resolve(user_path)
-        exists = path.exists() or (operation == "delete" and path.is_symlink())
-        if not exists and leads_through_loop(path, follow=operation != "delete"):
+        found = self._status(path, follow=operation != "delete")
+        if found is None and leads_through_loop(path, follow=operation != "delete"):
             raise link_loop_error(path)
+        exists = found is not None
         base = AnalyzeResult(operation=operation, path=str(path), exists=exists, risk_level="LOW", message="")
         if operation == "delete":
-            return self._delete(base, path)
+            return self._delete(base, path, found)
         if operation in ("file", "optimize"):
-            return self._file(base, path)
+            return self._file(base, path, found)
         text = self._text(path) if exists else ""
         if operation == "write":
             if content is None:
                 raise InvalidParamsError("analyze_operation(operation='write') needs content: the new file text.")
-            planned = self._change(base, path, text, content, occurrences=1, factors=self._write_factors(path, content))
+            factors = _write_factors(found, content)
+            planned = self._change(base, path, text, content, occurrences=1, factors=factors)
             return planned if exists else self._creation(planned)
         if old_text is None or new_text is None:
             raise InvalidParamsError("analyze_operation(operation='edit') needs old_text and new_text.")
@@ -72,6 +76,16 @@ class Analyzer:
                 }
             )
         return self._change(base, path, text, plan.apply(text), occurrences=len(plan.matches), factors=[])
+
+    def _status(self, path: Path, *, follow: bool) -> os.stat_result | None:
+        """``path``'s status through the pinned walk, None when nothing is there: a directory another process swaps
+        for a link to outside the roots is refused on the way, never followed (a plain stat reported the size of a
+        file outside)."""
+        try:
+            with self._beneath.entry(path, follow=follow) as entry:
+                return lstat_at(entry)
+        except (NotFoundError, NotDirectoryError):
+            return None
 
     def _text(self, path: Path) -> str:
         with self._beneath.entry(path) as entry:
@@ -88,12 +102,6 @@ class Analyzer:
                 "suggestions": ["write_file creates it, and any missing parent directories."],
             }
         )
-
-    def _write_factors(self, path: Path, content: str) -> list[str]:
-        if not path.is_file():
-            return []
-        guard = write_guard(existing_size=path.stat().st_size, new_size=len(content.encode()))
-        return [guard.message] if guard else []
 
     def _change(
         self, base: AnalyzeResult, path: Path, before: str, after: str, *, occurrences: int, factors: list[str]
@@ -121,14 +129,14 @@ class Analyzer:
             }
         )
 
-    def _delete(self, base: AnalyzeResult, path: Path) -> AnalyzeResult:
-        if not base.exists:
+    def _delete(self, base: AnalyzeResult, path: Path, found: os.stat_result | None) -> AnalyzeResult:
+        if found is None:
             return base.model_copy(update={"risk_factors": ["nothing to delete: the path does not exist"]})
         with self._beneath.entry(path, follow=False) as entry:
             size, files = size_and_files(entry)  # from stats: a SHA-256 of it all took 40 s for a 10 GB file
         factors = [f"{files} file(s), {size:,} bytes"]
         level = "MEDIUM"
-        if path.is_dir() and not path.is_symlink():
+        if stat.S_ISDIR(found.st_mode):
             level, factors = "HIGH", [*factors, "a whole directory"]
         if size > _LARGE:
             level = "HIGH"
@@ -137,14 +145,14 @@ class Analyzer:
         suggestions = ["delete_file moves it to the trash by default; restore with backup(action='restore_trash')."]
         return base.model_copy(update={"risk_level": level, "risk_factors": factors, "suggestions": suggestions})
 
-    def _file(self, base: AnalyzeResult, path: Path) -> AnalyzeResult:
-        if not base.exists:
+    def _file(self, base: AnalyzeResult, path: Path, found: os.stat_result | None) -> AnalyzeResult:
+        if found is None:
             return base.model_copy(update={"risk_factors": ["the path does not exist"]})
-        if path.is_dir():
+        if stat.S_ISDIR(found.st_mode):
             return base.model_copy(update={"risk_factors": ["a directory"], "suggestions": ["Use list_directory."]})
-        if not path.is_file():
+        if not stat.S_ISREG(found.st_mode):
             return base.model_copy(update={"risk_factors": ["not a regular file (a pipe, socket or device)"]})
-        size = path.stat().st_size
+        size = found.st_size
         try:
             text = self._text(path)
         except FsguardError as exc:
@@ -168,3 +176,10 @@ def _span(before: str, after: str) -> int:
     while end < limit - start and before[-1 - end] == after[-1 - end]:
         end += 1
     return max(len(before), len(after)) - start - end
+
+
+def _write_factors(found: os.stat_result | None, content: str) -> list[str]:
+    if found is None or not stat.S_ISREG(found.st_mode):
+        return []
+    guard = write_guard(existing_size=found.st_size, new_size=len(content.encode()))
+    return [guard.message] if guard else []
