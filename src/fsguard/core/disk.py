@@ -134,6 +134,11 @@ def read_open(fd: int, path: Path, max_size: int | None = None) -> tuple[bytes, 
     return data, after if unchanged else None
 
 
+def new_file_mode(*, executable: bool) -> int:
+    """The mode git gives a file it writes: 0666, or 0777 for an executable one, less the umask."""
+    return (0o777 if executable else 0o666) & ~_UMASK
+
+
 class AtomicWriter:
     """Durable replace-by-rename writes whose temp files are journaled, so a crash leaves no strays.
 

@@ -10,18 +10,14 @@ discarded edit back. Pushing never uses ``--force``, only ``--force-with-lease``
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
-from fsguard.core.beneath import lstat_at
-from fsguard.core.disk import read_at
 from fsguard.core.errors import (
     AccessDeniedError,
     FsguardError,
     InvalidParamsError,
     NotDirectoryError,
-    NotFoundError,
     ReadOnlyError,
     RiskBlockedError,
 )
@@ -29,8 +25,8 @@ from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_nums
 from fsguard.core.gitprocess import GitProcess, failure
 from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent_push_advice
 from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire, holding_files
+from fsguard.core.gitrestore import back_up, check_known, link_target, put_back, source_entries
 from fsguard.core.gitscreen import check_changeable
-from fsguard.core.hashing import content_hash
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.pathforms import escaped
 from fsguard.core.safeguards import Safeguards
@@ -232,13 +228,15 @@ def restore(call: GitCall) -> GitResult:
     against = [request.rev] if request.rev else []
     names = _names(repo.git("diff", "--name-only", "-z", *against, "--", *specs).stdout)
     check_changeable(call, names)
-    return _discard(call, names, source)
+    return _discard(call, names)
 
 
-def _discard(call: GitCall, names: list[str], source: list[str]) -> GitResult:
-    """Back up, then let git overwrite, the files in ``names``; a failed restore takes its backups back."""
+def _discard(call: GitCall, names: list[str]) -> GitResult:
+    """Back up, then put back as the source holds them (:mod:`fsguard.core.gitrestore`), the files in ``names``; a
+    failed restore takes back the backups of the files it had not overwritten yet."""
     repo, safe, rev = call.repo, call.safe, call.request.rev
     targets = [Path(repo.absolute(name)) for name in names]
+    check_known(call)
     with holding_files(safe, targets):
         for target in targets:
             fire(safe, "pre", "write", target, "restore", source=rev)
@@ -246,17 +244,23 @@ def _discard(call: GitCall, names: list[str], source: list[str]) -> GitResult:
         links = {
             name: found
             for target, name in zip(targets, names, strict=True)
-            if (found := _link_target(call, target)) is not None
+            if (found := link_target(call, target)) is not None
         }
+        written: set[Path] = set()
         try:
             for target, name in zip(targets, names, strict=True):
-                record = _back_up(call, target, name)
+                record = back_up(call, target, name)
                 if record is not None:
                     saved.append((target, record))
-            repo.git("restore", *source, "--", *call.scope)
+            entries = source_entries(call, names)
+            for target, name in zip(targets, names, strict=True):
+                with safe.beneath.entry(target, follow=False, make_parents=name in entries) as entry:
+                    put_back(call, name, entry, entries.get(name))
+                written.add(target)
         except FsguardError:
-            for _target, record in saved:
-                safe.backups.step_back(record)  # nothing was overwritten: each chain goes back to where it was
+            for target, record in saved:
+                if target not in written:  # not overwritten: its chain goes back to where it was
+                    safe.backups.step_back(record)
             raise
         after = {target: record.after_hash for target, record in saved}
         for target in targets:
@@ -283,15 +287,6 @@ def _discard(call: GitCall, names: list[str], source: list[str]) -> GitResult:
     return result
 
 
-def _link_target(call: GitCall, target: Path) -> str | None:
-    """What ``target`` points to when it is a symbolic link git will replace, else None."""
-    try:
-        with call.safe.beneath.entry(target, follow=False) as entry:
-            return os.readlink(entry.name, dir_fd=entry.parent)
-    except (FsguardError, OSError):
-        return None  # gone, or no link (EINVAL): a file is backed up instead
-
-
 def _cut_paths(call: GitCall, result: GitResult, paths: list[str]) -> GitResult:
     """``result`` with the first max_lines of ``paths``; past that, how many there are (files_changed) and a note."""
     cap = call.request.max_lines
@@ -300,23 +295,6 @@ def _cut_paths(call: GitCall, result: GitResult, paths: list[str]) -> GitResult:
         result.files_changed, result.truncated = len(paths), True
         result.note = f"Path list cut at {cap} of {len(paths)}: raise max_lines to see more."
     return result
-
-
-def _back_up(call: GitCall, target: Path, name: str) -> BackupRecord | None:
-    """Snapshot the regular file ``target`` before git overwrites it; its after-hash is what git will write."""
-    safe = call.safe
-    try:
-        with safe.beneath.entry(target, follow=False) as entry:
-            found = lstat_at(entry)
-            if found is None or not stat.S_ISREG(found.st_mode):
-                return None  # gone (git recreates it) or a link: no bytes of a file to lose
-            data, _ = read_at(entry, safe.max_file_size)
-    except NotFoundError:
-        return None
-    blob = f"{call.request.rev}:{name}" if call.request.rev else f":0:{name}"
-    checkout = call.repo.git("cat-file", "--filters", blob, check=False)
-    after = content_hash(checkout.stdout) if checkout.code == 0 else None  # None: git removes the file
-    return safe.backups.snapshot(target, data, stat.S_IMODE(found.st_mode), operation="git:restore", after_hash=after)
 
 
 def init(safe: Safeguards, process: GitProcess, request: GitRequest) -> GitResult:

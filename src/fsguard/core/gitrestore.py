@@ -1,0 +1,128 @@
+"""git restore of the working tree, written by fsguard rather than by git.
+
+git writes a file by its path, after checking that no directory on the way is a symbolic link: another process that
+swaps one for a link to outside the roots between that check and the write made ``git restore`` overwrite a file
+outside (the race probe's swapper did on its first call). So git only says what the source holds (the index or a
+revision: each file's mode and object, its bytes through the repository's filters), and fsguard writes them
+through its pinned walk, which never follows such a link, as it writes any file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from fsguard.core.backups import BackupRecord
+from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.disk import new_file_mode, read_at
+from fsguard.core.errors import FsguardError, InvalidParamsError, IsDirectoryError, NotFoundError
+from fsguard.core.gitparse import text
+from fsguard.core.gitrepo import GitCall
+from fsguard.core.hashing import content_hash
+from fsguard.core.oserrors import from_os_error
+
+_LINK, _SUBMODULE, _EXECUTABLE = "120000", "160000", "100755"
+
+
+def check_known(call: GitCall) -> None:
+    """Refuse, as git restore does, a path the index (or the revision) knows nothing of: nothing is restored then.
+
+    Raises:
+        GitFailedError: a pathspec matches no file git knows, with git's own message.
+    """
+    rev = call.request.rev
+    call.repo.git("ls-files", "--error-unmatch", *(["--with-tree", rev] if rev else []), "--", *call.scope)
+
+
+def source_entries(call: GitCall, names: list[str]) -> dict[str, tuple[str, str]]:
+    """The (mode, object) the restore's source holds for each of ``names``; a name it does not hold is absent
+    (restoring removes that file).
+
+    Raises:
+        InvalidParamsError: a name is unmerged in the index (a conflict), which a restore from it cannot settle.
+    """
+    rev = call.request.rev
+    listed = (
+        call.repo.git("ls-tree", "-r", "-z", rev, "--", *names)
+        if rev
+        else call.repo.git("ls-files", "-s", "-z", "--", *names)
+    )
+    entries: dict[str, tuple[str, str]] = {}
+    for record in filter(None, listed.stdout.split(b"\0")):
+        fields, _, name = record.partition(b"\t")
+        mode, *rest = text(fields).split(" ")
+        if not rev and rest[1] != "0":
+            raise InvalidParamsError(
+                f"{text(name)} is unmerged (a conflict): resolve it and stage the result, then restore. Nothing "
+                "was changed."
+            )
+        entries[text(name)] = (mode, rest[-1] if rev else rest[0])
+    return entries
+
+
+def put_back(call: GitCall, name: str, entry: Pinned, source: tuple[str, str] | None) -> None:
+    """Make the working-tree file at ``entry`` (pinned, not followed) what ``source`` holds: its bytes through the
+    repository's filters (line endings, smudge) with git's mode for it, a symbolic link, or nothing at all."""
+    found = lstat_at(entry)
+    if found is not None and stat.S_ISDIR(found.st_mode):
+        raise IsDirectoryError(
+            f"{entry.path} is a directory where the source holds a file; nothing more was restored. Move it away, "
+            "then restore again.",
+            path=str(entry.path),
+        )
+    if source is None or source[0] == _SUBMODULE:
+        if source is None and found is not None:
+            _unlink(entry)
+        return
+    mode, object_id = source
+    if mode == _LINK:
+        target = call.repo.git("cat-file", "blob", object_id).stdout
+        if found is not None:
+            _unlink(entry)
+        try:
+            os.symlink(target, os.fsencode(entry.name), dir_fd=entry.parent)
+        except OSError as exc:
+            raise from_os_error(exc, entry.path) from exc
+        return
+    spec = f"{call.request.rev}:{name}" if call.request.rev else f":0:{name}"
+    data = call.repo.git("cat-file", "--filters", spec).stdout
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        _unlink(entry)  # a link where the file was: git replaces it with the file
+    call.safe.atomic.write_at(entry, data, mode=new_file_mode(executable=mode == _EXECUTABLE))
+
+
+def back_up(call: GitCall, target: Path, name: str) -> BackupRecord | None:
+    """Snapshot the regular file ``target`` before the restore overwrites it; its after-hash is what the source
+    holds."""
+    safe = call.safe
+    try:
+        with safe.beneath.entry(target, follow=False) as entry:
+            found = lstat_at(entry)
+            if found is None or not stat.S_ISREG(found.st_mode):
+                return None  # gone (git recreates it) or a link: no bytes of a file to lose
+            data, _ = read_at(entry, safe.max_file_size)
+    except NotFoundError:
+        return None
+    blob = f"{call.request.rev}:{name}" if call.request.rev else f":0:{name}"
+    checkout = call.repo.git("cat-file", "--filters", blob, check=False)
+    after = content_hash(checkout.stdout) if checkout.code == 0 else None  # None: git removes the file
+    return safe.backups.snapshot(target, data, stat.S_IMODE(found.st_mode), operation="git:restore", after_hash=after)
+
+
+def link_target(call: GitCall, target: Path) -> str | None:
+    """What ``target`` points to when it is a symbolic link git will replace, else None."""
+    try:
+        with call.safe.beneath.entry(target, follow=False) as entry:
+            return os.readlink(entry.name, dir_fd=entry.parent)
+    except (FsguardError, OSError):
+        return None  # gone, or no link (EINVAL): a file is backed up instead
+
+
+def _unlink(entry: Pinned) -> None:
+    try:
+        os.unlink(entry.name, dir_fd=entry.parent)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise from_os_error(exc, entry.path) from exc

@@ -1,0 +1,87 @@
+"""git restore while another process swaps a directory of the working tree for a link to outside the roots.
+
+git writes a restored file by its path after checking the directories on the way: a swap between the check and the
+write made it overwrite a file outside the root. fsguard now writes what the source holds itself, through its pinned
+walk, which refuses such a link. Both eras; the restore's other cases (a link, a removed file, an executable, a
+revision) keep git's results.
+"""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from fsguard.core import gitchanges, gitrestore
+from fsguard.core.gitrepo import GitCall
+from tests.conftest import error_code, structured, text_of
+from tests.tools.test_git import git, make_repo
+
+pytestmark = pytest.mark.anyio
+
+OUTSIDE = b"OUTSIDE SECRET\n"
+
+
+@pytest.fixture
+def repo(root: Path) -> Path:
+    make_repo(root)
+    (root / "swap" / "d0").mkdir(parents=True)
+    (root / "swap" / "d0" / "f0.txt").write_bytes(b"committed\n")
+    (root / "run.sh").write_bytes(b"#!/bin/sh\necho hi\n")
+    (root / "run.sh").chmod(0o755)
+    (root / "link").symlink_to("a.txt")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "more")
+    return root
+
+
+async def test_a_directory_swapped_for_a_link_before_the_write_is_refused_and_nothing_outside_changes(
+    client: Client, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = tmp_path / "outside"
+    (outside / "d0").mkdir(parents=True)
+    (outside / "d0" / "f0.txt").write_bytes(OUTSIDE)
+    (repo / "swap" / "d0" / "f0.txt").write_bytes(b"dirty inside\n")
+    entries = gitrestore.source_entries
+
+    def swapped(call: GitCall, names: list[str]) -> dict[str, tuple[str, str]]:
+        found = entries(call, names)
+        (repo / "swap").rename(repo / "was-swap")  # after the checks and the backup, before the write
+        (repo / "swap").symlink_to(outside)
+        return found
+
+    monkeypatch.setattr(gitchanges, "source_entries", swapped)  # as gitchanges calls it
+    result = await client.call_tool("git", {"action": "restore", "paths": ["swap/d0/f0.txt"], "force": True})
+    assert error_code(result) == "access_denied", text_of(result)
+    assert (outside / "d0" / "f0.txt").read_bytes() == OUTSIDE
+    assert (repo / "was-swap" / "d0" / "f0.txt").read_bytes() == b"dirty inside\n"
+
+
+async def test_a_restore_puts_back_bytes_modes_links_and_removed_files_as_git_would(client: Client, repo: Path) -> None:
+    (repo / "a.txt").write_bytes(b"edited\n")
+    (repo / "run.sh").unlink()
+    (repo / "swap" / "d0" / "f0.txt").unlink()
+    (repo / "swap" / "d0").rmdir()
+    (repo / "link").unlink()
+    (repo / "link").write_bytes(b"a file where the link was\n")
+    paths = ["a.txt", "run.sh", "swap/d0/f0.txt", "link"]
+    restored = structured(await client.call_tool("git", {"action": "restore", "paths": paths, "force": True}))
+    assert len(restored["paths"]) == 4
+    assert (repo / "a.txt").read_bytes() == b"alpha\n"
+    assert (repo / "run.sh").read_bytes() == b"#!/bin/sh\necho hi\n"
+    assert stat.S_IMODE((repo / "run.sh").stat().st_mode) & 0o111
+    assert (repo / "swap" / "d0" / "f0.txt").read_bytes() == b"committed\n"
+    assert (repo / "link").readlink() == Path("a.txt")
+    assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_a_restore_from_a_revision_removes_a_file_the_revision_does_not_hold(client: Client, repo: Path) -> None:
+    first = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    result = structured(
+        await client.call_tool("git", {"action": "restore", "paths": ["run.sh", "a.txt"], "rev": first, "force": True})
+    )
+    assert [Path(path).name for path in result["paths"]] == ["run.sh"]
+    assert not (repo / "run.sh").exists()
+    assert (repo / "a.txt").read_bytes() == b"alpha\n"
