@@ -42,6 +42,8 @@ def source_entries(call: GitCall, names: list[str]) -> dict[str, tuple[str, str]
     Raises:
         InvalidParamsError: a name is unmerged in the index (a conflict), which a restore from it cannot settle.
     """
+    if not names:  # no pathspec lists the whole index
+        return {}
     rev = call.request.rev
     listed = (
         call.repo.git("ls-tree", "-r", "-z", rev, "--", *names)
