@@ -17,7 +17,7 @@ import anyio
 from fsguard import __version__
 from fsguard.config import MCP_PATH, Settings, default_state_dir
 from fsguard.core.errors import FsguardError
-from fsguard.core.oserrors import READ_ONLY_ADVICE, under_state_dir
+from fsguard.core.oserrors import in_state_dir
 from fsguard.flags import RESPONSE_FLOOR, add_path_rules, amount, port, whole_number
 from fsguard.server import FsguardServer, build_server
 from fsguard.startup import (
@@ -31,6 +31,10 @@ from fsguard.startup import (
 from fsguard.stdio import serve_stdio
 
 logger = logging.getLogger("fsguard")
+# A state directory start-up cannot write to: the user's to move, with the flag that does it.
+_STATE_ADVICE = {
+    "read_only_filesystem": "It is the state directory: pass --state-dir a directory on a writable filesystem."
+}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -229,11 +233,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         server = build_server(settings)
     except FsguardError as exc:
-        message = exc.message
-        if exc.code == "read_only_filesystem" and under_state_dir(exc.fields.get("path"), settings.state_dir):
-            message = message.removesuffix(READ_ONLY_ADVICE)
-            message += "It is the state directory: pass --state-dir a directory on a writable filesystem."
-        sys.stderr.write(f"fsguard: {message}\n")
+        told = in_state_dir(exc.code, exc.message, exc.fields.get("path"), settings.state_dir, _STATE_ADVICE)
+        sys.stderr.write(f"fsguard: {told or exc.message}\n")
         raise SystemExit(2) from exc
     # Everything built so far (SDK, pydantic schemas, parsers) lives as long as the process: keep it out of the
     # cyclic collector, whose full passes over it cost tens of milliseconds during a large search.

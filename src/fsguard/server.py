@@ -27,7 +27,7 @@ from fsguard.groundwork import Groundwork
 from fsguard.tools import _published
 from fsguard.tools._arguments import normalize
 from fsguard.tools._connections import client_key
-from fsguard.tools._errors import error_code, error_result, in_state_dir, result_for, with_near_paths
+from fsguard.tools._errors import error_code, error_result, result_for, state_dir_error, with_near_paths
 from fsguard.tools._roots import ClientRootsAsker, roots_changes
 
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ class FsguardServer(MCPServer):
             if isinstance(result, CallToolResult) and error_code(result) == "not_found" and name != "delete_file":
                 result = await anyio.to_thread.run_sync(with_near_paths, result, self._near_paths)  # a listing or two
             if isinstance(result, CallToolResult) and result.is_error:
-                result = in_state_dir(result, self.groundwork.settings.state_dir)
+                result = state_dir_error(result, self.groundwork.settings.state_dir)
         if isinstance(result, CallToolResult):
             result = wire_result(result)
         self._account(name, arguments, result, started)

@@ -27,7 +27,7 @@ from fsguard.core.batchcheck import check
 from fsguard.core.batchops import TOOL, Engines, OperationOutcome, Operations, outcome
 from fsguard.core.batchplan import BatchOperation, BatchRequest
 from fsguard.core.errors import BatchFailedError, FsguardError, UndoConflictError
-from fsguard.core.groups import Change, ChangeLog, Group, GroupStore
+from fsguard.core.groups import UNDO_EACH_FILE, Change, ChangeLog, Group, GroupStore
 from fsguard.core.reverting import Reverted
 from fsguard.core.safeguards import Safeguards
 
@@ -247,13 +247,12 @@ def _rollback_text(
 
 
 _ENVIRONMENT = frozenset({"disk_full", "read_only_filesystem"})
-# When the state directory had no room for a group's record: each change still has its file's own backup.
-_BY_FILE = "backup(action='undo_last', file_path=...) reverts each"
+_BY_FILE = f"{UNDO_EACH_FILE} reverts each"
 
 
 def _reverts(group: Group | None) -> str:
     if group is None:
-        return "backup(action='undo_last', file_path=...) on each file reverts"
+        return f"{UNDO_EACH_FILE} on each file reverts"
     return f"backup(action='restore', backup_id='{group.group_id}') reverts"
 
 

@@ -28,6 +28,8 @@ from fsguard.core.errors import BackupCorruptError, FsguardError, InvalidParamsE
 from fsguard.core.parsedfiles import ParsedFiles
 
 logger = logging.getLogger(__name__)
+# What reverts a call's changes when its group's record could not be saved: each file's own backup.
+UNDO_EACH_FILE = "backup(action='undo_last', file_path=...)"
 ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
 _KINDS = frozenset(get_args(ChangeKind))
 

@@ -204,13 +204,13 @@ class Mutation:
         """Remove the directories made for a new file whose write then failed (a full disk, say), innermost first,
         while still empty: a failed call leaves the tree as it found it. One another process has put something in
         since is kept, and so are those around it."""
-        for directory in reversed(made):
+        while made:
             try:
-                with self.safe.beneath.entry(directory, follow=False) as entry:
+                with self.safe.beneath.entry(made[-1], follow=False) as entry:
                     os.rmdir(entry.name, dir_fd=entry.parent)
             except (OSError, FsguardError):
                 return
-            made.remove(directory)  # gone: a batch's rollback has nothing to remove there
+            made.pop()  # gone: a batch's rollback has nothing to remove there
 
     def _replace(
         self, entry: Pinned, data: bytes, mode: int | None, digest: str, back_up: Callable[[], None] | None

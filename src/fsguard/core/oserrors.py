@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from fsguard.core.errors import (
@@ -37,14 +38,18 @@ def os_reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
-READ_ONLY_ADVICE = "Write under a root on a writable filesystem instead, or have it remounted read-write."
+_READ_ONLY_ADVICE = "Write under a root on a writable filesystem instead, or have it remounted read-write."
 
 
-def under_state_dir(path: object, state_dir: Path) -> bool:
-    """Whether ``path`` (an error's) lies in fsguard's own state directory, as given or resolved."""
-    return isinstance(path, str) and any(
-        Path(path).is_relative_to(spelling) for spelling in (state_dir.absolute(), state_dir.resolve())
-    )
+def in_state_dir(code: object, message: str, path: object, state_dir: Path, advice: Mapping[str, str]) -> str | None:
+    """The ``message`` of an error of ``code`` at ``path`` that lies in fsguard's own state directory, with the
+    ``advice`` for that code in place of the general one (which sends the reader to the roots, which are fine);
+    None for another code or path."""
+    if not isinstance(code, str) or code not in advice or not isinstance(path, str):
+        return None
+    if not any(Path(path).is_relative_to(spelling) for spelling in (state_dir.absolute(), state_dir.resolve())):
+        return None
+    return f"{message.removesuffix(_READ_ONLY_ADVICE).rstrip()} {advice[code]}"
 
 
 def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> FsguardError:
@@ -69,7 +74,7 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
         mount = _mount_point(path)
         where = f"the read-only filesystem mounted at {shorten(mount)}" if mount else "a read-only filesystem"
         return ReadOnlyFilesystemError(
-            f"{shown} is on {where}: nothing can be written there. {READ_ONLY_ADVICE}",
+            f"{shown} is on {where}: nothing can be written there. {_READ_ONLY_ADVICE}",
             path=shown,
         )
     if exc.errno == errno.ENAMETOOLONG:

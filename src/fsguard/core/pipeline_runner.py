@@ -25,7 +25,7 @@ from time import perf_counter
 
 from fsguard.core.beneath import lstat_at
 from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, ReadOnlyError, UndoConflictError
-from fsguard.core.groups import Change, Group, GroupStore
+from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
 from fsguard.core.pipeline_actions import READERS, ActionOutput, PipelineEngines, StepCall, own_files
 from fsguard.core.pipeline_changes import PIPELINE_SCALE, WRITERS, graded
@@ -204,7 +204,7 @@ class PipelineRunner:
                     f'They are kept in group {group.group_id}: backup(action="restore", backup_id="{group.group_id}")'
                     " reverts them."
                     if group
-                    else 'backup(action="undo_last", file_path=...) reverts each.'
+                    else f"{UNDO_EACH_FILE} reverts each."
                 )
             )
         lines.append("Fix the step and run the pipeline again; dry_run=true shows what each step would do.")

@@ -36,7 +36,7 @@ from fsguard.core.errors import (
     TooLargeError,
 )
 from fsguard.core.globs import under_globs
-from fsguard.core.groups import Change, Group, GroupStore
+from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
 from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.haystack import transcoded
@@ -316,7 +316,7 @@ def _name_changed(error: FsguardError, done: list[FileChange], planned: int, gro
     undo = (
         f"backup(action='restore', backup_id='{group.group_id}') undoes them"
         if group is not None
-        else "backup(action='undo_last', file_path=...) undoes each"
+        else f"{UNDO_EACH_FILE} undoes each"
     )
     error.message += (
         f" Before this, {len(changed)} of {planned} file(s) were changed and stay so ({names}); {undo}, or run "

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.nearby import NearPaths
-from fsguard.core.oserrors import READ_ONLY_ADVICE, from_os_error, under_state_dir
+from fsguard.core.oserrors import from_os_error, in_state_dir
 
 logger = logging.getLogger("fsguard")
 
@@ -107,16 +107,14 @@ def with_near_paths(result: CallToolResult, near: NearPaths) -> CallToolResult:
     return error_result("not_found", shortened_error(text), {**fields, "did_you_mean": [str(path) for path in found]})
 
 
-def in_state_dir(result: CallToolResult, state_dir: Path) -> CallToolResult:
-    """A full or read-only filesystem met in fsguard's own state directory, told as such: its general advice (write
-    under another root, free space there) sent agents to the roots, which were fine."""
+def state_dir_error(result: CallToolResult, state_dir: Path) -> CallToolResult:
+    """A full or read-only filesystem met in fsguard's own state directory, told as such (:func:`in_state_dir`);
+    any other result as it is."""
     fields = dict((result.meta or {}).get(ERROR_META_KEY, {}))
-    code = fields.get("code")
-    if code not in _STATE_ADVICE or not under_state_dir(fields.get("path"), state_dir):
-        return result
+    code = fields.pop("code", None)
     text = "".join(block.text for block in result.content if isinstance(block, TextContent))
-    text = text.removesuffix(READ_ONLY_ADVICE).rstrip() + " " + _STATE_ADVICE[code]
-    return error_result(str(code), text, {key: value for key, value in fields.items() if key != "code"})
+    told = in_state_dir(code, text, fields.get("path"), state_dir, _STATE_ADVICE)
+    return result if told is None else error_result(str(code), told, fields)
 
 
 _STATE_ADVICE = {
