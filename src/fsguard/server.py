@@ -139,7 +139,7 @@ class FsguardServer(MCPServer):
         self._built = True
         if self.freeze_when_built:
             gc.freeze()
-        fresh = [_published.of_tool(tool) for tool in self._tool_manager.list_tools()]
+        fresh = _published.of_tools(self.groundwork.settings, self._tool_manager.list_tools())
         stored, self._published = self._published, None
         if stored is not None and fresh != stored:
             logger.error("the tools differ from the tool list this server published at start-up; restart it")

@@ -208,14 +208,37 @@ def test_cache_evicts_the_oldest_entry_when_full(tmp_path: Path) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=600), st.lists(st.integers(min_value=0, max_value=600), max_size=8))
-def test_a_streamed_hash_equals_the_whole_file_hash(data: bytes, cuts: list[int]) -> None:
-    digest = StreamHash()
+@given(
+    st.binary(max_size=600),
+    st.lists(st.integers(min_value=0, max_value=600), max_size=8),
+    st.sampled_from([0, 1, 64, 64 << 10]),
+)
+def test_a_streamed_hash_equals_the_whole_file_hash(data: bytes, cuts: list[int], batch: int) -> None:
+    digest = StreamHash(batch)
     previous = 0
     for cut in [*sorted(cuts), len(data)]:
         digest.update(data[previous:cut])
         previous = max(previous, cut)
     assert digest.hexdigest() == content_hash(data)
+
+
+def test_a_streamed_hash_given_a_few_bytes_at_a_time_searches_a_prefix_once_a_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = bytes(range(256)) * 1000
+    searches: list[int] = []
+    real = hashing_module._prefix_to
+
+    def counted(target: int) -> bytes | None:
+        searches.append(target)
+        return real(target)
+
+    monkeypatch.setattr(hashing_module, "_prefix_to", counted)
+    digest = StreamHash(batch=64 << 10)
+    for start in range(0, len(data), 7):
+        digest.update(data[start : start + 7])
+    assert digest.hexdigest() == content_hash(data)
+    assert len(searches) == 3  # 256,000 bytes: four batches, the first from the offset basis
 
 
 def test_a_streamed_hash_of_megabyte_chunks_equals_the_whole_hash() -> None:

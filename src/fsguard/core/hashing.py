@@ -89,20 +89,39 @@ class StreamHash:
 
     ``fnv_hash_fast`` only hashes from the offset basis, so each piece is hashed behind a five-byte prefix
     whose own hash is the state so far (found by meeting in the middle, :func:`_prefix_to`): C speed for
-    every piece, a few microseconds of Python per piece.
+    every piece, a third of a millisecond of Python per piece. Pieces are gathered until ``batch`` bytes
+    (at most that many held), so a file given a few bytes at a time costs that search per batch, not per piece.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, batch: int = 64 << 10) -> None:
         self._state = _OFFSET_BASIS
+        self._batch = batch
+        self._pending: list[bytes] = []
+        self._pending_size = 0
 
     def update(self, data: bytes) -> None:
         if not data:
             return
-        prefix = b"" if self._state == _OFFSET_BASIS else _prefix_to(self._state)
-        self._state = fnv1a_32(prefix + data) if prefix is not None else _continue(self._state, data)
+        if self._pending_size + len(data) < self._batch:
+            self._pending.append(data)
+            self._pending_size += len(data)
+            return
+        if self._pending:
+            data = b"".join([*self._pending, data])
+            self._pending.clear()
+            self._pending_size = 0
+        self._advance(data)
 
     def hexdigest(self) -> str:
+        if self._pending:
+            self._advance(b"".join(self._pending))
+            self._pending.clear()
+            self._pending_size = 0
         return f"{self._state:08x}"
+
+    def _advance(self, data: bytes) -> None:
+        prefix = b"" if self._state == _OFFSET_BASIS else _prefix_to(self._state)
+        self._state = fnv1a_32(prefix + data) if prefix is not None else _continue(self._state, data)
 
 
 def hash_open_file(fd: int, chunk: int = 1 << 20) -> str:

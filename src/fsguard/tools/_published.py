@@ -49,6 +49,8 @@ DIRECTORY = "cache"
 KEPT = 8
 # The lists this process has built or read, by key.
 _KNOWN: dict[str, list[PublishedTool]] = {}
+# The lists this process built from its own tools, by key: the same code in memory publishes the same list again.
+_BUILT: dict[str, list[PublishedTool]] = {}
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,15 @@ def of_tool(tool: Tool) -> PublishedTool:
     }
     # Through JSON, so a fresh list compares equal to a stored one exactly when they publish the same.
     return PublishedTool(**json.loads(json.dumps(fields)))
+
+
+def of_tools(settings: Settings, tools: list[Tool]) -> list[PublishedTool]:
+    """What ``tools`` (registered under ``settings``) publish, built once per process and key (a process building
+    several servers, as the tests do, would otherwise turn the same 130 KB of schemas into JSON for each)."""
+    digest = key(settings)
+    if digest not in _BUILT:
+        _BUILT[digest] = [of_tool(tool) for tool in tools]
+    return _BUILT[digest]
 
 
 def listed(tool: PublishedTool) -> MCPTool:
