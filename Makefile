@@ -54,9 +54,10 @@ typecheck:
 # PYTHONWARNDEFAULTENCODING=1 makes every open()/read_text()/write_text() without an explicit encoding raise an
 # EncodingWarning, which pytest's filterwarnings = error turns into a failure.
 # -n: pytest-xdist workers; every test has its own tmp_path and state dir. Three on CI's two cores: a test waiting
-# on a child server, a pipe or an fsync leaves its core to the third (two kept the cores 86% busy; on this 2-core VM
-# the suite took 739 s with three, against 1,026 s with two). worksteal: a worker that runs out takes queued tests
-# from the others, so one of the slow race tests queued last does not run alone at the end.
+# on a child server, a pipe or an fsync leaves its core to the third (two kept the cores 85% busy). On the slow 2-core
+# VM of 2026-12-05, pytest took 812 s with two and 739-845 s with three; the machine's own noise is of that size.
+# worksteal: a worker that runs out takes queued tests from the others, so a slow race test queued last does not
+# run alone at the end.
 # inline-snapshot only compares under xdist: fix snapshots with a serial run
 # (`.venv/bin/pytest -n 0 --inline-snapshot=fix`).
 # compileall: the suite spawns a few hundred servers, and where PYTHONDONTWRITEBYTECODE is set each would compile
