@@ -100,26 +100,22 @@ class StreamHash:
         self._pending_size = 0
 
     def update(self, data: bytes) -> None:
-        if not data:
-            return
-        if self._pending_size + len(data) < self._batch:
-            self._pending.append(data)
-            self._pending_size += len(data)
-            return
-        if self._pending:
-            data = b"".join([*self._pending, data])
-            self._pending.clear()
-            self._pending_size = 0
-        self._advance(data)
+        self._pending.append(data)
+        self._pending_size += len(data)
+        if self._pending_size >= self._batch:
+            self._flush()
 
     def hexdigest(self) -> str:
-        if self._pending:
-            self._advance(b"".join(self._pending))
-            self._pending.clear()
-            self._pending_size = 0
+        self._flush()
         return f"{self._state:08x}"
 
-    def _advance(self, data: bytes) -> None:
+    def _flush(self) -> None:
+        """Hash what is held (one piece as it is: a 1 MiB read is not copied)."""
+        data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
+        self._pending.clear()
+        self._pending_size = 0
+        if not data:
+            return
         prefix = b"" if self._state == _OFFSET_BASIS else _prefix_to(self._state)
         self._state = fnv1a_32(prefix + data) if prefix is not None else _continue(self._state, data)
 
