@@ -87,8 +87,7 @@ def put_back(call: GitCall, name: str, entry: Pinned, source: tuple[str, str] | 
         except OSError as exc:
             raise from_os_error(exc, entry.path) from exc
         return
-    spec = f"{call.request.rev}:{name}" if call.request.rev else f":0:{name}"
-    data = call.repo.git("cat-file", "--filters", spec).stdout
+    data = call.repo.git("cat-file", "--filters", _blob(call, name)).stdout
     if found is not None and not stat.S_ISREG(found.st_mode):
         _unlink(entry)  # a link where the file was: git replaces it with the file
     call.safe.atomic.write_at(entry, data, mode=new_file_mode(executable=mode == _EXECUTABLE))
@@ -106,8 +105,7 @@ def back_up(call: GitCall, target: Path, name: str) -> BackupRecord | None:
             data, _ = read_at(entry, safe.max_file_size)
     except NotFoundError:
         return None
-    blob = f"{call.request.rev}:{name}" if call.request.rev else f":0:{name}"
-    checkout = call.repo.git("cat-file", "--filters", blob, check=False)
+    checkout = call.repo.git("cat-file", "--filters", _blob(call, name), check=False)
     after = content_hash(checkout.stdout) if checkout.code == 0 else None  # None: git removes the file
     return safe.backups.snapshot(target, data, stat.S_IMODE(found.st_mode), operation="git:restore", after_hash=after)
 
@@ -119,6 +117,11 @@ def link_target(call: GitCall, target: Path) -> str | None:
             return os.readlink(entry.name, dir_fd=entry.parent)
     except (FsguardError, OSError):
         return None  # gone, or no link (EINVAL): a file is backed up instead
+
+
+def _blob(call: GitCall, name: str) -> str:
+    """``name`` in the restore's source, as cat-file takes it: the revision's, or the index's (stage 0)."""
+    return f"{call.request.rev}:{name}" if call.request.rev else f":0:{name}"
 
 
 def _unlink(entry: Pinned) -> None:
