@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import resource
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
+from mcp.types import CallToolResult
 
 from fsguard.core.ripgrep import ripgrep_path
 from tests.conftest import ClientFactory, error_code, structured, text_of
@@ -194,19 +196,66 @@ async def test_an_answer_over_500_kb_is_cut_whole_structured_content_too_with_a_
     assert counted_all["counts"] == {str(root / "wide.txt"): 1100}
 
 
-async def test_a_text_block_over_500_kb_is_cut_with_a_way_forward(client: Client, root: Path) -> None:
+def _long_named_files(root: Path, text: str) -> list[Path]:
+    """1,000 files whose paths are about 760 bytes each: their names alone pass 500 KB."""
     deep = root / ("d" * 250) / ("e" * 250)
     deep.mkdir(parents=True)
-    for number in range(1000):
-        (deep / f"{number:04d}-{'n' * 200}.txt").write_text("x\n", encoding="utf-8")
+    files = [deep / f"{number:04d}-{'n' * 200}.txt" for number in range(1000)]
+    for file in files:
+        file.write_text(text, encoding="utf-8")
+    return files
+
+
+def _within_budget(result: CallToolResult) -> dict[str, Any]:
+    data = structured(result)
+    assert len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()) <= 500_000
+    assert len(text_of(result).encode()) <= 500_000
+    assert (data["budget_cut"], data["truncated"]) == (True, True)
+    return data
+
+
+async def test_a_name_search_over_500_kb_is_cut_whole_structured_content_too_with_a_way_forward(
+    client: Client, root: Path
+) -> None:
+    files = _long_named_files(root, "x\n")
     result = await client.call_tool("search_files", {"pattern": "*.txt"})
-    text = text_of(result)
-    assert len(text) < 501_000
-    assert text.endswith(
-        "[truncated: the response exceeded 500 KB. Use count_only=true, a lower max_results, or a "
-        "narrower path or pattern.]"
+    data = _within_budget(result)
+    shown_files = data["files"]
+    assert data["total_matches"] == 1000
+    assert 500 < data["returned_matches"] == len(shown_files) < 1000
+    assert shown_files == [str(file) for file in files[: len(shown_files)]]
+    assert text_of(result).endswith(
+        f"[{1000 - len(shown_files)} more not shown: this answer reached its 500 KB budget. Use a lower "
+        "max_results, or a narrower path or pattern.]"
     )
-    assert structured(result)["returned_matches"] == 1000
+
+
+async def test_counts_over_500_kb_are_cut_by_file_with_their_lines_and_a_way_forward(
+    client: Client, root: Path
+) -> None:
+    files = _long_named_files(root, "needle\nx\nneedle\n")
+    asked = {"pattern": "needle", "count_only": True, "return_lines": True}
+    result = await client.call_tool("search_files", asked)
+    data = _within_budget(result)
+    shown_files = [str(file) for file in files[: len(data["files"])]]
+    assert 200 < len(shown_files) < 1000
+    assert data["files"] == list(data["counts"]) == list(data["lines"]) == shown_files
+    assert set(data["counts"].values()) == {2}
+    assert all(numbers == [1, 3] for numbers in data["lines"].values())
+    assert (data["total_matches"], data["files_with_matches"]) == (2000, 1000)
+    assert text_of(result).endswith(
+        f"[{1000 - len(shown_files)} more files not shown: this answer reached its 500 KB budget. Use "
+        "return_lines=false or a lower max_results, or a narrower path or pattern.]"
+    )
+
+
+async def test_matches_in_many_files_over_500_kb_keep_the_counts_of_the_files_shown(client: Client, root: Path) -> None:
+    _long_named_files(root, "needle\n")
+    data = _within_budget(await client.call_tool("search_files", {"pattern": "needle", "include_content": True}))
+    assert 0 < data["returned_matches"] == len(data["matches"]) < 1000
+    assert {match["file"] for match in data["matches"]} <= set(data["counts"])
+    assert data["files"] == list(data["counts"])
+    assert (data["total_matches"], data["files_with_matches"]) == (1000, 1000)
 
 
 async def test_count_mode_text_names_the_pattern(client: Client, root: Path) -> None:

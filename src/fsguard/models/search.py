@@ -44,8 +44,8 @@ class SearchResult(Result):
     truncated: bool = Field(description="True when more were found than max_results, or than fit the answer.")
     budget_cut: bool | None = Field(
         None,
-        description="True when matches were left out to keep the answer within 500 KB; count_only=true counts "
-        "them all without their lines.",
+        description="True when matches (by name or count: files) were left out to keep the answer within 500 KB; "
+        "a content search's count_only=true counts them all without their lines.",
     )
     matches: list[SearchMatch] = Field(default_factory=list, description="content mode.")
     files: list[str] = Field(

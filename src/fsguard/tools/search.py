@@ -310,26 +310,40 @@ def _content(
 
 
 def _held(result: SearchResult, render: Callable[[SearchResult], str]) -> tuple[SearchResult, str]:
-    """``result`` and its text block, with as many of its matches as keep each of the two within the budget.
+    """``result`` and its text block, with as many of its matches and files as keep each of the two within the
+    budget.
 
     The matches' first cut (:func:`fitting`) counts their own bytes; the rest of the answer (the files and their
-    counts, the text block's layout) is only known once built.
+    counts, the text block's layout) is only known once built. A name or count search's answer is its files.
     """
+    count = max(len(result.matches), len(result.files))
 
     def answer(kept: int) -> tuple[SearchResult, str]:
-        shown = result if kept == len(result.matches) else _first_matches(result, kept)
+        shown = result if kept == count else _first(result, kept)
         return shown, render(shown)
 
     def size(built: tuple[SearchResult, str]) -> int:
         shown, text = built
         return max(json_size(shown.model_dump(mode="json", exclude_none=True)), len(text.encode("utf-8", "replace")))
 
-    return held(len(result.matches), answer, size)
+    return held(count, answer, size)
 
 
-def _first_matches(result: SearchResult, kept: int) -> SearchResult:
-    """``result`` with its first ``kept`` matches, cut for the budget."""
-    update = {"matches": result.matches[:kept], "returned_matches": kept, "truncated": True, "budget_cut": True}
+def _first(result: SearchResult, kept: int) -> SearchResult:
+    """``result`` cut for the budget: its first ``kept`` matches and files, with those files' counts and lines."""
+    files = result.files[:kept]
+    matches = result.matches[:kept]
+    update: dict[str, object] = {
+        "matches": matches,
+        "files": files,
+        "returned_matches": len(files) if result.mode == "filename" else len(matches),
+        "truncated": True,
+        "budget_cut": True,
+    }
+    if result.counts:
+        update["counts"] = {file: result.counts[file] for file in files if file in result.counts}
+    if result.lines is not None:
+        update["lines"] = {file: result.lines[file] for file in files if file in result.lines}
     return result.model_copy(update=update)
 
 

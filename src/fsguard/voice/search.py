@@ -54,12 +54,7 @@ def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
 
 def _search_text(result: SearchResult, compact: bool) -> str:
     shown_count = result.returned_matches if result.mode != "count" else len(result.counts)
-    more = f"\n[{result.total_matches - shown_count} more not shown: narrow the search or raise max_results]"
-    if result.budget_cut:
-        more = (
-            f"\n[{result.total_matches - shown_count} more not shown: this answer reached its 500 KB budget. Use "
-            "count_only=true, a lower max_results or context_lines, or a narrower path or pattern.]"
-        )
+    more = f"\n[{result.total_matches - shown_count} more not shown: {_forward(result)}]"
     tail = more if result.truncated and result.mode != "count" else ""
     where = shown(result.path)
     if result.mode == "filename":
@@ -76,11 +71,7 @@ def _search_text(result: SearchResult, compact: bool) -> str:
         rows = [f"{count:>6} {shown(path)}{_lines(result, path)}" for path, count in result.counts.items()]
         in_files += f" for {result.pattern!r}"
         hidden = (result.files_with_matches or 0) - len(rows)
-        rest = (
-            f"\n[{counted(hidden, 'more file')} not shown: narrow the search or raise max_results]"
-            if hidden > 0
-            else ""
-        )
+        rest = f"\n[{counted(hidden, 'more file')} not shown: {_forward(result)}]" if hidden > 0 else ""
         return in_files + "\n" + "\n".join(rows) + rest
     if not result.matches:
         return f"No match for {result.pattern!r} under {where}."
@@ -92,6 +83,18 @@ def _search_text(result: SearchResult, compact: bool) -> str:
         flat = [f"{shown(file)}:{number}:{content}" for (file, number), content in lines.items()]
         return head + "\n".join(flat) + tail
     return head + "\n".join(_grouped(result.matches, compact)) + tail
+
+
+def _forward(result: SearchResult) -> str:
+    """How to see what an answer left out: past max_results, or past the 500 KB budget."""
+    if not result.budget_cut:
+        return "narrow the search or raise max_results"
+    ways = {
+        "content": "count_only=true, a lower max_results or context_lines",
+        "count": "return_lines=false or a lower max_results" if result.lines else "a lower max_results",
+        "filename": "a lower max_results",
+    }[result.mode]
+    return f"this answer reached its 500 KB budget. Use {ways}, or a narrower path or pattern."
 
 
 FLAT_MOST = 5
