@@ -74,18 +74,21 @@ def test_a_tail_of_log_lines_is_taken_whole_within_the_budget_and_cut_before_a_l
 
 
 @pytest.fixture
-def big_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every chunk after the first (64 KiB) is 8 bytes: the breaks after the first chunk all meet a boundary."""
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every chunk after the first (64 bytes) is 8 bytes: the breaks after the first chunk all meet a boundary. The
+    encoding is judged on the first 64 bytes, as it is on the first chunk's 64 KiB in production."""
     monkeypatch.setattr(ranges, "CHUNK", 8)
+    monkeypatch.setattr(ranges, "FIRST_CHUNK", 64)
+    monkeypatch.setattr(ranges, "SNIFF_BYTES", 64)
 
 
 @given(text=break_mixed_texts(), encoding=encodings(), into=st.integers(min_value=0, max_value=8))
 def test_a_streamed_pass_counts_the_lines_and_hashes_the_bytes_as_a_whole_read_does(
-    tmp_path: Path, big_chunks: None, text: str, encoding: Encoding, into: int
+    tmp_path: Path, small_chunks: None, text: str, encoding: Encoding, into: int
 ) -> None:
     unit = len("\n".encode(encoding.codec))
     # The first chunk ends ``into`` characters into ``text``: "\r\r\n" and the like fall across it.
-    full = "x" * ((64 << 10) // unit - into) + text
+    full = "x" * (ranges.FIRST_CHUNK // unit - into) + text
     data = encoding.encode(full)
     path = tmp_path / "streamed.txt"
     path.write_bytes(data)

@@ -26,6 +26,10 @@ from fsguard.core.oserrors import from_os_error
 from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, decode, sniff
 
 CHUNK = 1 << 20
+FIRST_CHUNK = 64 << 10
+"""The first read of a pass forward or back (each next one four times bigger, up to :data:`CHUNK`): the first or
+last lines of a gigabyte file are a few KB. Like CHUNK, a multiple of 4: whole UTF-16/32 units, so break matches
+stay aligned."""
 SNIFF_BYTES = 64 << 10
 STREAM_ABOVE = 4 << 20
 """Files up to this size are read whole (one decode, encoding judged on every byte); bigger ones in pieces."""
@@ -135,11 +139,11 @@ def bytes_at(lay: Layout, offset: int, length: int) -> bytes:
 def forward(lay: Layout, offset: int) -> Iterator[tuple[int, bytes]]:
     """Chunks from ``offset`` to the end; a chunk ending in the CR of a CRLF takes its LF too, so no CRLF is split.
 
-    The first chunk is small and each next one four times bigger, up to :data:`CHUNK`: the first lines of a
-    gigabyte file are a few KB, and decoding a whole CHUNK for them cost a millisecond.
+    The first chunk is :data:`FIRST_CHUNK` and each next one four times bigger, up to :data:`CHUNK`: decoding a
+    whole CHUNK for the first lines of a gigabyte file cost a millisecond.
     """
     cr, lf, unit = lay.breaks.cr, lay.breaks.lf, lay.breaks.unit
-    length = 64 << 10  # like CHUNK, a multiple of 4: whole UTF-16/32 units, so break matches stay aligned
+    length = FIRST_CHUNK
     while offset < lay.size:
         # Never past the size the read goes by: bytes appended meanwhile were hashed and counted as lines while a
         # tail, found back from that size, numbered its lines by that count (lines 1-3 shown as 4-6).
@@ -192,7 +196,7 @@ def tail_offset(lay: Layout, count: int, reach: int | None = None) -> int:
     unit, end, need = lay.breaks.unit, lay.size, count
     floor = lay.start if reach is None else max(lay.start, lay.size - reach)
     earliest = lay.start if floor == lay.start else lay.size
-    span = min(CHUNK, 64 << 10)  # small first: a tail of 100 log lines is a few KB
+    span = min(CHUNK, FIRST_CHUNK)
     while end > floor:
         begin = max(floor, end - span)
         begin -= (begin - lay.start) % unit
