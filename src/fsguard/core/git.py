@@ -5,7 +5,8 @@ The modules behind it:
 - :mod:`fsguard.core.gitrepo`: finding a repository inside the roots; :mod:`fsguard.core.gitprocess`: running git
 - :mod:`fsguard.core.gitparse`: git's NUL-separated machine formats, parsed
 - :mod:`fsguard.core.gitviews`: status, diff, log, show
-- :mod:`fsguard.core.gitchanges`: add, commit, push, restore, init; :mod:`fsguard.core.gitrefs`: branch
+- :mod:`fsguard.core.gitchanges`: add, commit, push, restore; :mod:`fsguard.core.gitinit`: init
+- :mod:`fsguard.core.gitrefs`: branch
 
 ``paths`` are relative to the repository's top directory (or absolute), and each must resolve inside the roots
 and the repository. When ``path`` names a file and no ``paths`` are given, status, diff and log are limited to it.
@@ -18,7 +19,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from fsguard.core.gitchanges import add, commit, init, push, rejected_push, restore
+from fsguard.core.gitchanges import add, commit, push, rejected_push, restore
+from fsguard.core.gitinit import init
 from fsguard.core.gitprocess import GIT_TIMEOUT_S, GitProcess
 from fsguard.core.gitrefs import branch
 from fsguard.core.gitrepo import GitCall, GitRequest, Repository, locate, refuse_option

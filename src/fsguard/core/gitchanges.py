@@ -1,4 +1,4 @@
-"""The git actions that change something: add, commit, push, restore, branch and init.
+"""The git actions that change something: add, commit, push and restore (init: :mod:`fsguard.core.gitinit`).
 
 Each fires the hooks of its family around the git call (tool ``git``, operation = the action): ``write`` for add,
 commit, push, restore and switching branch, ``create`` for init and a new branch, ``delete`` for a deleted branch.
@@ -9,7 +9,6 @@ discarded edit back. Pushing never uses ``--force``, only ``--force-with-lease``
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
@@ -17,19 +16,16 @@ from fsguard.core.errors import (
     AccessDeniedError,
     FsguardError,
     InvalidParamsError,
-    NotDirectoryError,
     ReadOnlyError,
     RiskBlockedError,
 )
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
-from fsguard.core.gitprocess import GitProcess, failure
+from fsguard.core.gitprocess import failure
 from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent_push_advice
-from fsguard.core.gitrepo import GitCall, GitRequest, default_directory, fire, holding_files
+from fsguard.core.gitrepo import GitCall, fire, holding_files
 from fsguard.core.gitrestore import back_up, check_known, link_target, put_back, source_entries
 from fsguard.core.gitscreen import check_changeable
-from fsguard.core.oserrors import from_os_error
 from fsguard.core.pathforms import escaped
-from fsguard.core.safeguards import Safeguards
 from fsguard.models.git import GitBackup, GitCommit, GitResult
 
 
@@ -295,25 +291,6 @@ def _cut_paths(call: GitCall, result: GitResult, paths: list[str]) -> GitResult:
         result.files_changed, result.truncated = len(paths), True
         result.note = f"Path list cut at {cap} of {len(paths)}: raise max_lines to see more."
     return result
-
-
-def init(safe: Safeguards, process: GitProcess, request: GitRequest) -> GitResult:
-    """Create a repository in ``path`` (default: the first root), creating the directory when it is missing."""
-    target = safe.policy.resolve(request.path) if request.path else default_directory(safe)
-    safe.policy.check_not_read_only(target)
-    existed = (target / ".git").exists()
-    fire(safe, "pre", "create", target, "init")
-    if not target.exists():
-        with safe.beneath.entry(target, make_parents=True) as entry:
-            try:
-                os.mkdir(entry.name, dir_fd=entry.parent)
-            except OSError as exc:  # a read-only mount, a full disk, a denied parent: the user's to clear, not a crash
-                raise from_os_error(exc, target) from exc
-    elif not target.is_dir():
-        raise NotDirectoryError(f"{target} is a file; init needs a directory. Pass its parent or a new path.")
-    process.run(target, ["init", "--quiet"])
-    fire(safe, "post", "create", target, "init")
-    return GitResult(action="init", repository=str(target), message="", reinitialized=existed)
 
 
 def _required(call: GitCall, problem: str) -> tuple[str, ...]:

@@ -116,4 +116,6 @@ class GitResult(Result):
     forced: bool | None = Field(None, description="push: true when --force-with-lease was used.")
     updates: list[str] | None = Field(None, description="push: git's line per ref, e.g. 'main -> main [new branch]'.")
     # init
-    reinitialized: bool | None = Field(None, description="init: true when a repository was already there.")
+    reinitialized: bool | None = Field(
+        None, description="init: true when a repository was already there (it is left as it is)."
+    )

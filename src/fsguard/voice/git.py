@@ -210,11 +210,15 @@ def _branch(result: GitResult, compact: bool) -> str:
 
 
 def _init(result: GitResult, compact: bool) -> str:
-    verb = "Reinitialized the existing" if result.reinitialized else "Initialized an empty"
+    where = shown(result.repository)
+    if result.reinitialized:
+        if compact:
+            return f"OK: a repository is already in {where}, left as it is"
+        return f"A git repository is already in {where}; it was left as it is."
     return (
-        f"OK: {verb.lower()} repository in {shown(result.repository)}"
+        f"OK: initialized an empty repository in {where}"
         if compact
-        else f"{verb} git repository in {shown(result.repository)}."
+        else f"Initialized an empty git repository in {where}."
     )
 
 
