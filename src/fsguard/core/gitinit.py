@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned, rename_no_replace
@@ -83,18 +84,10 @@ def _repository_at(directory: int, target: Path) -> bool:
     except OSError as exc:
         raise from_os_error(exc, target / ".git") from exc
     if stat.S_ISDIR(found.st_mode):
-        try:
-            git_dir = os.open(".git", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
-        except OSError as exc:
-            raise from_os_error(exc, target / ".git") from exc
-        try:
+        with _opened(directory, ".git", target / ".git") as git_dir, suppress(OSError):
             os.stat("HEAD", dir_fd=git_dir, follow_symlinks=False)
             return True
-        except OSError:
-            pass
-        finally:
-            os.close(git_dir)
-    elif stat.S_ISREG(found.st_mode) and _gitdir_file(directory):
+    elif stat.S_ISREG(found.st_mode) and _gitdir_file(directory, target):
         return True
     raise AlreadyExistsError(
         f"{target}/.git exists but holds no git repository, and init does not replace it. Look at it with "
@@ -103,12 +96,15 @@ def _repository_at(directory: int, target: Path) -> bool:
     )
 
 
-def _gitdir_file(directory: int) -> bool:
-    fd = os.open(".git", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=directory)
+def _gitdir_file(directory: int, target: Path) -> bool:
     try:
-        return os.read(fd, 8) == b"gitdir: "
-    finally:
-        os.close(fd)
+        fd = os.open(".git", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+        try:
+            return os.read(fd, 8) == b"gitdir: "
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise from_os_error(exc, target / ".git") from exc
 
 
 def _make(process: GitProcess, directory: int, target: Path) -> None:
@@ -120,21 +116,32 @@ def _make(process: GitProcess, directory: int, target: Path) -> None:
         raise from_os_error(exc, target) from exc
     try:
         process.run(target / name, ["init", "--quiet"])
-        workshop = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
-        try:
-            made = Pinned(workshop, ".git", target / name / ".git")
-            rename_no_replace(made, Pinned(directory, ".git", target / ".git"))
-        except FileExistsError as exc:
-            raise AlreadyExistsError(
-                f"{target}/.git appeared while git init ran (another program made it); it was left as it is. Check "
-                'it with git(action="status").',
-                path=str(target / ".git"),
-            ) from exc
-        except OSError as exc:
-            raise from_os_error(exc, target / ".git") from exc
-        finally:
-            os.close(workshop)
+        with _opened(directory, name, target / name) as workshop:
+            try:
+                made = Pinned(workshop, ".git", target / name / ".git")
+                rename_no_replace(made, Pinned(directory, ".git", target / ".git"))
+            except FileExistsError as exc:
+                raise AlreadyExistsError(
+                    f"{target}/.git appeared while git init ran (another program made it); it was left as it is. "
+                    'Check it with git(action="status").',
+                    path=str(target / ".git"),
+                ) from exc
+            except OSError as exc:
+                raise from_os_error(exc, target / ".git") from exc
     finally:
         # Empty once .git has moved; a failed git's leftovers go too. Removing cannot undo what git did.
         with suppress(OSError):
             remove_tree(directory, name)
+
+
+@contextmanager
+def _opened(directory: int, name: str, path: Path) -> Iterator[int]:
+    """The directory ``name`` in ``directory``, open; a link there is refused, not followed."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+    except OSError as exc:
+        raise from_os_error(exc, path) from exc
+    try:
+        yield fd
+    finally:
+        os.close(fd)
