@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
+from fsguard.core import names
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -151,3 +152,32 @@ async def test_a_name_search_never_offers_a_name_no_path_may_hold(
     result = await client.call_tool("search_files", {"pattern": "mian.py"})
 
     assert "did_you_mean" not in structured(result)
+
+
+async def test_a_name_search_that_finds_nothing_walks_the_tree_once_for_its_suggestions_too(
+    client: Client, project: Path, tool_engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    walks: list[str] = []
+    for name in ("run_spooled", "walk_files"):  # rg's listing, the Python walk's
+        walker = getattr(names, name)
+
+        def counted(*args: Any, _walker: Any = walker, _name: str = name, **kwargs: Any) -> Any:
+            walks.append(_name)
+            return _walker(*args, **kwargs)
+
+        monkeypatch.setattr(names, name, counted)
+
+    result = await client.call_tool("search_files", {"pattern": "mian.py"})
+
+    assert structured(result)["did_you_mean"] == [str(project / "src" / "main.py")]
+    assert walks == ["run_spooled" if tool_engine == "ripgrep" else "walk_files"]
+
+
+async def test_a_name_search_never_offers_a_file_a_deny_rule_hides(
+    client: Client, project: Path, tool_engine: str
+) -> None:
+    result = await client.call_tool("search_files", {"pattern": ".evn", "include_hidden": True})
+
+    assert structured(result)["total_matches"] == 0
+    assert "did_you_mean" not in structured(result)
+    assert ".env" not in text_of(result)

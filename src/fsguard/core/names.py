@@ -74,6 +74,7 @@ class NameSearch:
     engine: Literal["ripgrep", "python"] = "python"
     skipped: tuple[str, ...] = ()
     unreadable: tuple[str, ...] = ()
+    near: tuple[str, ...] = ()  # with suggest, when a plain name matched nothing: the files it likely misspells
 
 
 def search_names(
@@ -88,8 +89,13 @@ def search_names(
     beneath: Beneath | None = None,
     hide: HiddenFiles | None = None,
     progress: Progress | None = None,
+    suggest: bool = False,
 ) -> NameSearch:
     """The files under ``root`` whose name matches ``pattern`` (see :func:`name_matcher`), in walk order.
+
+    With ``suggest``, a plain file name (no glob, no ``regex``) that matches nothing also gets the files it likely
+    meant (``near``: :func:`~fsguard.core.spelling.near_names`, a typo, another case or extension), of the first
+    :data:`_NEAR_SCANNED` names of the same walk.
 
     ``engine="auto"`` lists with ripgrep when it is installed and falls back to the Python walk if it fails. With
     ``beneath``, rg starts in the directory reached by the pinned walk, and every name and default skip returned (and
@@ -114,12 +120,16 @@ def search_names(
     unreadable: list[str] = []  # found by the walk beside rg, or the Python walk
     used: Literal["ripgrep", "python"] = "ripgrep"
     prefix = str(root).rstrip("/") + "/"
+    # every name the walk listed, matched or not: what a name that matched nothing may have meant
+    listing: list[str] | None = [] if suggest and regex is None and _PLAIN_NAME.fullmatch(pattern) else None
     with ExitStack() as held:  # the checks of what the engines list start before they do
         provenance = None if beneath is None else held.enter_context(Provenance(beneath, gitignore_top(root, options)))
         if engine != "python" and rg is not None:
             prefilter = _prefilter(pattern, regex, case_sensitive)
             try:
-                found, skipped = _ripgrep_names(rg, root, options, matches, prefilter, beneath, progress, unreadable)
+                found, skipped = _ripgrep_names(
+                    rg, root, options, matches, prefilter, beneath, progress, unreadable, listing
+                )
             except RipgrepFailed as exc:
                 if engine == "ripgrep":
                     raise FsguardError(f"ripgrep failed: {exc}. Retry with engine='python'.") from exc
@@ -127,40 +137,41 @@ def search_names(
         if found is None:
             lead = len(prefix)
             unreadable.clear()  # the walk finds them again
-            walked = walk_files(root, options, skipped, unreadable=unreadable)
-            found = [name for path in walked if matches(name := str(path)[lead:])]
+            walked = [str(path)[lead:] for path in walk_files(root, options, skipped, unreadable=unreadable)]
+            found = [name for name in walked if matches(name)]
+            if listing is not None:
+                listing[:] = walked
             used = "python"
-        if provenance is not None:
-            found = _standing(found, prefix, provenance, listed=used == "ripgrep")
+        found = _shown(found, prefix, provenance, used, hide)  # after the engines, so both hide the same names
+        near = _near(pattern, _shown(listing, prefix, provenance, used, hide), prefix) if listing and not found else ()
     if beneath is not None:
         kept = Skips(skipped, unreadable=unreadable).standing(beneath, root, above=None, hide=hide)
         skipped, unreadable = kept.by_default, kept.unreadable
-    if hide is not None:  # after the engines, so both hide the same names
-        found = hide.shown(found, prefix)
     files = tuple(prefix + name for name in found[:max_results])  # tens of thousands found, a page returned
-    return NameSearch(files, len(found), len(found) > max_results, used, tuple(skipped), tuple(unreadable))
+    return NameSearch(files, len(found), len(found) > max_results, used, tuple(skipped), tuple(unreadable), near)
 
 
-def names_near(
-    root: Path,
-    name: str,
-    options: WalkOptions,
-    *,
-    beneath: Beneath | None,
+def _shown(
+    names: list[str],
+    prefix: str,
+    provenance: Provenance | None,
+    used: Literal["ripgrep", "python"],
     hide: HiddenFiles | None,
-    progress: Progress | None = None,
 ) -> list[str]:
-    """The files under ``root`` a name search for ``name``, a plain file name that matched nothing, likely meant
-    (:func:`~fsguard.core.spelling.near_names`: a typo, another case or extension), walked as that search walked;
-    of the first :data:`_NEAR_SCANNED` names of the walk."""
-    if not _PLAIN_NAME.fullmatch(name):
-        return []
-    every = search_names(root, "*", options, max_results=_NEAR_SCANNED, beneath=beneath, hide=hide, progress=progress)
+    """Those of ``names`` that are files of the roots (:func:`_standing`) and that no deny rule hides."""
+    if provenance is not None:
+        names = _standing(names, prefix, provenance, listed=used == "ripgrep")
+    return names if hide is None else hide.shown(names, prefix)
+
+
+def _near(name: str, listed: list[str], prefix: str) -> tuple[str, ...]:
+    """The files of ``listed`` (below ``prefix``, in walk order) that ``name``, a plain file name that matched
+    nothing, likely meant; of the first :data:`_NEAR_SCANNED` of them."""
     paths: dict[str, list[str]] = {}
-    for path in every.files:
-        paths.setdefault(path[path.rfind("/") + 1 :], []).append(path)
+    for path in listed[:_NEAR_SCANNED]:
+        paths.setdefault(path[path.rfind("/") + 1 :], []).append(prefix + path)
     meant = near_names(name, [known for known in paths if typeable(known)], NEAR_LIMIT)
-    return [path for known in meant for path in paths[known]][:NEAR_LIMIT]
+    return tuple([path for known in meant for path in paths[known]][:NEAR_LIMIT])
 
 
 def _standing(names: list[str], prefix: str, provenance: Provenance, *, listed: bool) -> list[str]:
@@ -255,9 +266,10 @@ def _ripgrep_names(
     beneath: Beneath | None,
     progress: Progress | None = None,
     unreadable: list[str] | None = None,
+    listing: list[str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips;
-    ``unreadable`` gets the directories rg skips as the user may not list them.
+    ``unreadable`` gets the directories rg skips as the user may not list them, ``listing`` every file listed.
 
     When rg walks from ``root`` without hidden names and the tree held no default skip the last time it was
     searched (the first time, they are looked for before rg starts), rg walks bare (see
@@ -303,10 +315,12 @@ def _ripgrep_names(
     left_out = _left_out(options.skip_dependencies) if bare else None
     if left_out is not None and left_out.search(listed):
         names = [name for name in names if not left_out.search(os.fsencode(name))]
-    if not (exact and joined.isascii()):  # a type matches ASCII names as fnmatch does, past ASCII only more
-        names = [name for name in names if matches(name)]
     if wanted is not None:
         names = [name for name in names if wanted(name)]
+    if listing is not None:
+        listing[:] = names
+    if not (exact and joined.isascii()):  # a type matches ASCII names as fnmatch does, past ASCII only more
+        names = [name for name in names if matches(name)]
     return names, skipped
 
 

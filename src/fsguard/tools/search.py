@@ -18,7 +18,6 @@ from fsguard.core.budget import fitting, held, json_size
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.globs import anchored, normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore
-from fsguard.core.names import names_near
 from fsguard.core.patterns import compiles
 from fsguard.core.search import ContentMatch, ContentRequest, search_content, search_names, searched_file
 from fsguard.core.skips import Skips
@@ -205,7 +204,6 @@ def _found(
     skips = Skips()
     if not content:
         glob = call.regex is False or (call.regex is None and bool(_GLOB_CHARS & set(call.pattern)))
-        progress = _progress(ctx)  # one for both walks: MCP progress must increase across the call
         names = search_names(
             root,
             anchored(call.pattern, str(root)) if glob else call.pattern,
@@ -215,17 +213,12 @@ def _found(
             max_results=limit,
             beneath=services.beneath,
             hide=hide,
-            progress=progress,
+            progress=_progress(ctx),
+            suggest=True,  # nothing found for a plain name: the names it may misspell, of the same walk
         )
         files = list(names.files)
         skips = Skips(list(names.skipped), unreadable=list(names.unreadable))  # confirmed by search_names
-        # nothing found for a plain name: the names it may misspell, walked as the search walked
-        plain = not (names.total or glob or call.regex)
-        near = (
-            names_near(root, call.pattern, options, beneath=services.beneath, hide=hide, progress=progress)
-            if plain
-            else []
-        )
+        near = list(names.near)
         result = SearchResult(
             mode="filename",
             pattern=call.pattern,
