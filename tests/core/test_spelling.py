@@ -43,6 +43,20 @@ def test_counting_swaps_never_makes_two_names_further_apart(a: str, b: str) -> N
     assert abs(len(a) - len(b)) <= swapped <= edit_distance(a, b)
 
 
+@given(
+    st.text(alphabet="abc.", max_size=10),
+    st.text(alphabet="abc.", max_size=10),
+    st.integers(min_value=0, max_value=3),
+    st.booleans(),
+)
+def test_within_edits_is_the_edit_distance_when_it_is_at_most_the_limit(
+    a: str, b: str, limit: int, swaps: bool
+) -> None:
+    # Three letters and a dot: names this close share runs and swapped neighbours, where a cut band would show.
+    distance = edit_distance(a, b, swaps=swaps)
+    assert spelling.within_edits(a, b, limit, swaps=swaps) == (distance if distance <= limit else None)
+
+
 @pytest.mark.parametrize(
     ("asked", "names", "meant"),
     [

@@ -51,6 +51,36 @@ def edit_distance(a: str, b: str, *, swaps: bool = False) -> int:
     return previous[-1]
 
 
+def within_edits(a: str, b: str, limit: int, *, swaps: bool = False) -> int | None:
+    """:func:`edit_distance` of ``a`` and ``b`` when it is at most ``limit``, else None.
+
+    Only the cells within ``limit`` of the diagonal are worked out (any other is further than that), each capped at
+    ``limit + 1``, and it stops at the second row in a row whose every cell is past ``limit``: a file name that
+    matched nothing is held against tens of thousands, and nearly all of them are far off within a few letters.
+    """
+    if abs(len(a) - len(b)) > limit:
+        return None
+    past = limit + 1
+    before: list[int] = []
+    previous = [min(j, past) for j in range(len(b) + 1)]
+    previous_least = 0
+    for i, char_a in enumerate(a, 1):
+        current = [min(i, past)] + [past] * len(b)
+        least = current[0]
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            char_b = b[j - 1]
+            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            if swaps and i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                best = min(best, before[j - 2] + 1)
+            current[j] = best = min(best, past)
+            least = min(least, best)
+        # A swap reaches back two rows, so one row past the limit is not yet proof.
+        if least > limit and previous_least > limit:
+            return None
+        before, previous, previous_least = previous, current, least
+    return previous[-1] if previous[-1] <= limit else None
+
+
 def near_names(name: str, names: Iterable[str], limit: int = NEAR_LIMIT) -> list[str]:
     """Up to ``limit`` of ``names`` that ``name`` is likely a misspelling of, likeliest first: the name without what
     was copied around it (``@a.py``, ``a.py:12``, ``a.py#L12``), the same name in another case, one within an edit
@@ -71,10 +101,8 @@ def _likeness(folded: str, bare: str | None, stem: str, allowed: int, candidate:
         return (0, 0)
     if other == folded:
         return (1, 0)
-    if allowed and abs(len(other) - len(folded)) <= allowed:
-        distance = edit_distance(folded, other, swaps=True)
-        if distance <= allowed:
-            return (2, distance)
+    if allowed and (distance := within_edits(folded, other, allowed, swaps=True)) is not None:
+        return (2, distance)
     if len(stem) >= _SHORTEST_STEM and _stem(other) == stem:
         return (3, 0)
     return None
