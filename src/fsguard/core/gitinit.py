@@ -15,12 +15,12 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 
-from fsguard.core.beneath import Pinned, rename_no_replace
+from fsguard.core.beneath import Pinned, lstat_at, rename_no_replace
 from fsguard.core.errors import AlreadyExistsError, NotDirectoryError
+from fsguard.core.fdtree import child_dir
 from fsguard.core.gitprocess import GitProcess
 from fsguard.core.gitrepo import GitRequest, default_directory, fire
 from fsguard.core.oserrors import from_os_error
@@ -61,10 +61,10 @@ def _make_directory(entry: Pinned) -> None:
         os.mkdir(entry.name, dir_fd=entry.parent)
         return
     except FileExistsError:
-        found = os.stat(entry.name, dir_fd=entry.parent, follow_symlinks=False)
+        found = lstat_at(entry)
     except OSError as exc:  # a read-only mount, a full disk, a denied parent: the user's to clear, not a crash
         raise from_os_error(exc, entry.path) from exc
-    if not stat.S_ISDIR(found.st_mode):
+    if found is None or not stat.S_ISDIR(found.st_mode):
         raise NotDirectoryError(
             f"{entry.path} is a file; init needs a directory. Pass its parent or a new path.", path=str(entry.path)
         )
@@ -84,9 +84,14 @@ def _repository_at(directory: int, target: Path) -> bool:
     except OSError as exc:
         raise from_os_error(exc, target / ".git") from exc
     if stat.S_ISDIR(found.st_mode):
-        with _opened(directory, ".git", target / ".git") as git_dir, suppress(OSError):
-            os.stat("HEAD", dir_fd=git_dir, follow_symlinks=False)
+        try:
+            with child_dir(directory, ".git") as git_dir:
+                os.stat("HEAD", dir_fd=git_dir, follow_symlinks=False)
             return True
+        except FileNotFoundError:
+            pass  # no HEAD: no repository
+        except OSError as exc:
+            raise from_os_error(exc, target / ".git") from exc
     elif stat.S_ISREG(found.st_mode) and _gitdir_file(directory, target):
         return True
     raise AlreadyExistsError(
@@ -116,32 +121,19 @@ def _make(process: GitProcess, directory: int, target: Path) -> None:
         raise from_os_error(exc, target) from exc
     try:
         process.run(target / name, ["init", "--quiet"])
-        with _opened(directory, name, target / name) as workshop:
-            try:
+        try:
+            with child_dir(directory, name) as workshop:
                 made = Pinned(workshop, ".git", target / name / ".git")
                 rename_no_replace(made, Pinned(directory, ".git", target / ".git"))
-            except FileExistsError as exc:
-                raise AlreadyExistsError(
-                    f"{target}/.git appeared while git init ran (another program made it); it was left as it is. "
-                    'Check it with git(action="status").',
-                    path=str(target / ".git"),
-                ) from exc
-            except OSError as exc:
-                raise from_os_error(exc, target / ".git") from exc
+        except FileExistsError as exc:
+            raise AlreadyExistsError(
+                f"{target}/.git appeared while git init ran (another program made it); it was left as it is. "
+                'Check it with git(action="status").',
+                path=str(target / ".git"),
+            ) from exc
+        except OSError as exc:
+            raise from_os_error(exc, target / ".git") from exc
     finally:
         # Empty once .git has moved; a failed git's leftovers go too. Removing cannot undo what git did.
         with suppress(OSError):
             remove_tree(directory, name)
-
-
-@contextmanager
-def _opened(directory: int, name: str, path: Path) -> Iterator[int]:
-    """The directory ``name`` in ``directory``, open; a link there is refused, not followed."""
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
-    except OSError as exc:
-        raise from_os_error(exc, path) from exc
-    try:
-        yield fd
-    finally:
-        os.close(fd)

@@ -142,8 +142,9 @@ def search_names(
             if listing is not None:
                 listing[:] = walked
             used = "python"
-        found = _shown(found, prefix, provenance, used, hide)  # after the engines, so both hide the same names
-        near = _near(pattern, _shown(listing, prefix, provenance, used, hide), prefix) if listing and not found else ()
+        by_rg = used == "ripgrep"
+        found = _shown(found, prefix, provenance, by_rg, hide)  # after the engines, so both hide the same names
+        near = _near(pattern, _shown(listing, prefix, provenance, by_rg, hide), prefix) if listing and not found else ()
     if beneath is not None:
         kept = Skips(skipped, unreadable=unreadable).standing(beneath, root, above=None, hide=hide)
         skipped, unreadable = kept.by_default, kept.unreadable
@@ -152,15 +153,12 @@ def search_names(
 
 
 def _shown(
-    names: list[str],
-    prefix: str,
-    provenance: Provenance | None,
-    used: Literal["ripgrep", "python"],
-    hide: HiddenFiles | None,
+    names: list[str], prefix: str, provenance: Provenance | None, listed: bool, hide: HiddenFiles | None
 ) -> list[str]:
-    """Those of ``names`` that are files of the roots (:func:`_standing`) and that no deny rule hides."""
+    """Those of ``names`` that are files of the roots (:func:`_standing`, ``listed`` as there) and that no deny rule
+    hides."""
     if provenance is not None:
-        names = _standing(names, prefix, provenance, listed=used == "ripgrep")
+        names = _standing(names, prefix, provenance, listed=listed)
     return names if hide is None else hide.shown(names, prefix)
 
 

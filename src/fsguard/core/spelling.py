@@ -38,28 +38,25 @@ def closest(name: str, candidates: list[str], max_distance: int = 2) -> str | No
 def edit_distance(a: str, b: str, *, swaps: bool = False) -> int:
     """Levenshtein distance between ``a`` and ``b``; with ``swaps`` two neighbours swapped count as one edit
     (the optimal string alignment distance), the typo a fast typist makes most."""
-    before: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, 1):
-        current = [i]
-        for j, char_b in enumerate(b, 1):
-            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
-            if swaps and i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
-                best = min(best, before[j - 2] + 1)
-            current.append(best)
-        before, previous = previous, current
-    return previous[-1]
+    return _capped_distance(a, b, max(len(a), len(b)), swaps)
 
 
 def within_edits(a: str, b: str, limit: int, *, swaps: bool = False) -> int | None:
     """:func:`edit_distance` of ``a`` and ``b`` when it is at most ``limit``, else None.
 
-    Only the cells within ``limit`` of the diagonal are worked out (any other is further than that), each capped at
-    ``limit + 1``, and it stops at the second row in a row whose every cell is past ``limit``: a file name that
-    matched nothing is held against tens of thousands, and nearly all of them are far off within a few letters.
+    Only the cells within ``limit`` of the diagonal are worked out (any other is further than that), and it stops
+    at the second row in a row whose every cell is past ``limit``: a file name that matched nothing is held against
+    tens of thousands, and nearly all of them are far off within a few letters.
     """
     if abs(len(a) - len(b)) > limit:
         return None
+    distance = _capped_distance(a, b, limit, swaps)
+    return distance if distance <= limit else None
+
+
+def _capped_distance(a: str, b: str, limit: int, swaps: bool) -> int:
+    """The edit distance of ``a`` and ``b``, or ``limit + 1`` when it is more: each cell is capped there, so a cell
+    off the band around the diagonal (further than ``limit``) is never worked out."""
     past = limit + 1
     before: list[int] = []
     previous = [min(j, past) for j in range(len(b) + 1)]
@@ -76,9 +73,9 @@ def within_edits(a: str, b: str, limit: int, *, swaps: bool = False) -> int | No
             least = min(least, best)
         # A swap reaches back two rows, so one row past the limit is not yet proof.
         if least > limit and previous_least > limit:
-            return None
+            return past
         before, previous, previous_least = previous, current, least
-    return previous[-1] if previous[-1] <= limit else None
+    return previous[-1]
 
 
 def near_names(name: str, names: Iterable[str], limit: int = NEAR_LIMIT) -> list[str]:

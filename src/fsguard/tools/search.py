@@ -333,8 +333,8 @@ def _first(result: SearchResult, kept: int) -> SearchResult:
         "truncated": True,
         "budget_cut": True,
     }
-    if result.counts:
-        update["counts"] = {file: result.counts[file] for file in files if file in result.counts}
+    if result.counts:  # content and count: the files are the counted ones, in order
+        update["counts"] = {file: result.counts[file] for file in files}
     if result.lines is not None:
         update["lines"] = {file: result.lines[file] for file in files if file in result.lines}
     return result.model_copy(update=update)
