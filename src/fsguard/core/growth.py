@@ -3,7 +3,8 @@
 A replace-all multiplies: 1,000 matches of ``x`` with a 10 MB ``new_text`` is a 10 GB string, which took the
 server some 10 GB and 100 s before a later guard refused it. An edit whose result would pass ``--max-file-size``
 could never be read or edited again anyway, so such a result is refused while it is planned: from the sizes of
-the matches (:func:`check_result`), or as the substitution runs (:func:`bounded`), in memory at most the limit.
+the matches (:func:`check_result`), as the substitution runs (:func:`bounded`), or for a fixed replacement from a
+pass that drops the matches (:func:`replace_all`), in memory at most the limit.
 
 The limit is held for the duration of one change (:func:`results_up_to`, which :func:`fsguard.core.mutation.mutation`
 opens) so planners, built long before the settings are at hand, need no parameter for it.
@@ -11,6 +12,7 @@ opens) so planners, built long before the settings are at hand, need no paramete
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -68,3 +70,22 @@ def bounded(replace: Callable[[Any], str], text_size: int) -> Callable[[Any], st
         return replacement
 
     return counted
+
+
+def replace_all(finder: re.Pattern[str], text: str, replacement: str | Callable[[Any], str]) -> tuple[str, int]:
+    """``finder.subn(replacement, text)``, a str ``replacement`` taken literally, refused before a result above the
+    limit in force is built.
+
+    A fixed text is put in by the regex engine alone: the result's size is known from a first pass that only drops
+    the matches, so no Python runs per match (a project_replace of 800,000 matches spent 0.4 s calling back).
+    """
+    if callable(replacement):
+        return finder.subn(bounded(replacement, len(text)), text)
+    if not replacement:
+        return finder.subn("", text)
+    held = _LIMIT.get()
+    # Fewer than len(text) + 1 matches, each taking at least nothing: under this bound no result can pass.
+    if held is not None and len(text) + (len(text) + 1) * len(replacement) > held[0]:
+        rest, count = finder.subn("", text)  # the same matches as the pass below
+        check_result(len(rest) + count * len(replacement))
+    return finder.subn(replacement.replace("\\", "\\\\"), text)  # no group references or escapes in it

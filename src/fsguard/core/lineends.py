@@ -57,6 +57,13 @@ def in_line_endings(text: str, template: str) -> Callable[[Any], str]:
     return lambda match: ends.spelled(template, ends.near(match.start(), match.end()))
 
 
+def literal_replacement(text: str, template: str) -> str | Callable[[Any], str]:
+    """What a literal ``template`` puts in at each match in ``text``: the template itself where it types no line
+    break (every match takes the same text, so the regex engine can put it in alone), else
+    :func:`in_line_endings`' callback."""
+    return in_line_endings(text, template) if LINE_BREAK.search(template) else template
+
+
 @dataclass(frozen=True)
 class LiteralFind:
     """A text found literally, as search_replace, batch search_and_replace and project_replace find theirs.

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
-from fsguard.core.growth import bounded, check_result
-from fsguard.core.lineends import LiteralFind, in_line_endings
+from fsguard.core.growth import check_result, replace_all
+from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement
 from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.patterns import compile_re2
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
@@ -90,16 +90,16 @@ def search_replace(pattern: str, replacement: str, *, case_sensitive: bool, path
 
     def plan(text: str) -> EditPlan:
         finder, loosened = find.finder(text)
-        found = list(finder.finditer(text))
-        if not found:  # replace-every-occurrence of nothing: 0 replacements, as the seed answered (catalog §1.3 B)
+        first = finder.search(text)
+        if first is None:  # replace-every-occurrence of nothing: 0 replacements, as the seed answered (catalog §1.3 B)
             return EditPlan(new_text=text, replacements=0, chars_changed=0)
-        new_text = finder.sub(bounded(in_line_endings(text, replacement), len(text)), text)
+        new_text, count = replace_all(finder, text, literal_replacement(text, replacement))
         return EditPlan(
             new_text=new_text,
-            replacements=len(found),
-            chars_changed=max(len(pattern), len(replacement)) * len(found),
+            replacements=count,
+            chars_changed=max(len(pattern), len(replacement)) * count,
             match_tier="line_endings" if loosened else None,
-            first_line=LineIndex(text).line_of(found[0].start()),
+            first_line=LineIndex(text).line_of(first.start()),
         )
 
     return plan

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
-from fsguard.core.growth import bounded
-from fsguard.core.lineends import LiteralFind, in_line_endings
+from fsguard.core.growth import bounded, replace_all
+from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement
 from fsguard.core.modes import expand_go_template
 from fsguard.core.oserrors import lone_surrogate, quoted
 from fsguard.core.patterns import compile_re2
@@ -34,7 +34,7 @@ def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool
         found = LiteralFind.of(find, 0 if case_sensitive else re.IGNORECASE)
 
         def replaced(text: str) -> tuple[str, int]:
-            return found.finder(text)[0].subn(bounded(in_line_endings(text, replace), len(text)), text)
+            return replace_all(found.finder(text)[0], text, literal_replacement(text, replace))
 
         return replaced
     compiled = compile_re2(
