@@ -73,6 +73,6 @@ def test_an_edit_of_a_crlf_file_numbers_its_line_without_splitting_the_file() ->
     old = "0054321 some log text here ok\r\n0054322"
     peak = peak_of(lambda: find_matches(text, Replacement(old, "EDITED\r\n0054322")))
     plan = find_matches(text, Replacement(old, "EDITED\r\n0054322"))
-    assert [(match.line, text[match.start : match.end]) for match in plan.matches] == [(54322, old)]
-    assert find_matches("a\rb\r\nold\n", Replacement("old", "new")).matches[0].line == 3  # a lone CR ends a line
+    assert (plan.first_line, [text[match.start : match.end] for match in plan.matches]) == (54322, [old])
+    assert find_matches("a\rb\r\nold\n", Replacement("old", "new")).first_line == 3  # a lone CR ends a line
     assert peak < len(text) // 2  # its lines and their offsets took 4 times it

@@ -23,6 +23,7 @@ class LineEnds:
         self._file = first_break(text)
         self._after = (-1, -1, "")  # searched from, where the break found starts (end of text: none), the break
         self._spelled: dict[tuple[str, str], str] = {}
+        self._breaks: dict[str, bool] = {}
 
     def near(self, start: int, end: int) -> str:
         inside = LINE_BREAK.search(self._text, start, end)
@@ -40,9 +41,14 @@ class LineEnds:
     def spelled(self, replacement: str, eol: str) -> str:
         key = (replacement, eol)
         if key not in self._spelled:
-            found = LINE_BREAK.search(replacement)
-            self._spelled[key] = LINE_BREAK.sub(eol, replacement) if found else replacement
+            self._spelled[key] = LINE_BREAK.sub(eol, replacement) if self.types_break(replacement) else replacement
         return self._spelled[key]
+
+    def types_break(self, replacement: str) -> bool:
+        """Whether ``replacement`` holds a line break, which :meth:`spelled` would spell."""
+        if replacement not in self._breaks:
+            self._breaks[replacement] = LINE_BREAK.search(replacement) is not None
+        return self._breaks[replacement]
 
 
 def in_line_endings(text: str, template: str) -> Callable[[Any], str]:

@@ -71,7 +71,7 @@ def _replaced(
         replacements=count,
         chars_changed=max(len(edit.old_text), len(edit.new_text)) * count,
         match_tier=matched.tier,
-        first_line=matched.matches[0].line,
+        first_line=matched.first_line,
         rewrite=(_bytes(edit.old_text), _bytes(edit.new_text)),
     )
 
