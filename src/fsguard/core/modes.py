@@ -6,9 +6,11 @@ placed; the pipeline in :mod:`fsguard.core.editing` does everything else the sam
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Literal
 
 from fsguard.core.confirmation import plural
@@ -152,20 +154,25 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
         total = changed = 0
         first: int | None = None
         for pattern, rule in compiled:
-            found = list(pattern.finditer(text))[: rule.count or None]
-            if not found:
-                continue
-            if first is None:
-                first = LineIndex(text).line_of(found[0].start())
-            size = len(text)
             spelled = in_line_endings(text, rule.replacement)
-            for m in found:  # the result's size is known before it is built: refused as soon as it passes the limit
-                expanded = len(expand_go_template(spelled(m), m))
-                changed += max(m.end() - m.start(), expanded)
-                size += expanded - (m.end() - m.start())
+            pieces: list[str] = []
+            size, cursor, count = len(text), 0, 0
+            # One pass, matching as re2's own subn does (its finditer, at most count matches): the re2 wheel runs
+            # Python for every match, so none is found twice. The result is refused as soon as its size passes
+            # the limit, before it is joined.
+            for m in islice(pattern.finditer(text), rule.count or None):
+                start, end = m.span()
+                if first is None:
+                    first = LineIndex(text).line_of(start)
+                expanded = expand_go_template(spelled(m), m)
+                changed += max(end - start, len(expanded))
+                size += len(expanded) - (end - start)
                 check_result(size)
-            text, count = pattern.subn(lambda m, s=spelled: expand_go_template(s(m), m), text, count=rule.count)
-            total += count
+                pieces += (text[cursor:start], expanded)
+                cursor, count = end, count + 1
+            if count:
+                text = "".join([*pieces, text[cursor:]])
+                total += count
         # No match is 0 replacements and nothing written (the seed rewrote the file anyway, catalog §1.3 C).
         return EditPlan(new_text=text, replacements=total, chars_changed=changed, first_line=first)
 
@@ -174,18 +181,35 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
 
 def expand_go_template(template: str, match: Any) -> str:  # an re2 match: the wheel ships no type information
     """Go-style replacement: $1 / ${1} / ${name} / $name insert groups, $$ a dollar; nothing else is special."""
+    pieces: list[str] = []
+    for literal, name in _go_parts(template):
+        pieces.append(literal)
+        if name is not None:
+            try:
+                value = match.group(int(name) if name.isdigit() else name)
+            except (IndexError, KeyError) as exc:
+                raise InvalidParamsError(
+                    f"replacement refers to group {name!r}, which the pattern does not have."
+                ) from exc
+            pieces.append(value or "")
+    return "".join(pieces)
 
-    def group(token: re.Match[str]) -> str:
+
+@functools.lru_cache(maxsize=64)
+def _go_parts(template: str) -> tuple[tuple[str, str | None], ...]:
+    """``template`` read once for all its matches: each literal stretch and the group name after it (None: none)."""
+    parts: list[tuple[str, str | None]] = []
+    literal, cursor = "", 0
+    for token in _GO_TEMPLATE.finditer(template):
+        literal += template[cursor : token.start()]
+        cursor = token.end()
         if token.group() == "$$":
-            return "$"
-        name = token.group(1) or token.group(2) or token.group(3)
-        try:
-            value = match.group(int(name) if name.isdigit() else name)
-        except (IndexError, KeyError) as exc:
-            raise InvalidParamsError(f"replacement refers to group {name!r}, which the pattern does not have.") from exc
-        return value or ""
-
-    return _GO_TEMPLATE.sub(group, template)
+            literal += "$"
+        else:
+            parts.append((literal, token.group(1) or token.group(2) or token.group(3)))
+            literal = ""
+    parts.append((literal + template[cursor:], None))
+    return tuple(parts)
 
 
 def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, path: str) -> Planner:

@@ -1,0 +1,94 @@
+"""edit_file's regex mode, in one pass, is re2's own substitution: the same text, count, first line and refusals."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fsguard.core.errors import InvalidParamsError, TooLargeError
+from fsguard.core.growth import results_up_to
+from fsguard.core.lineends import in_line_endings
+from fsguard.core.modes import RegexRule, expand_go_template, regex
+from fsguard.core.patterns import compile_re2
+from fsguard.core.textio import LineIndex
+
+PATTERNS = ["a", "(a)(b)?", "b*", r"(?P<w>\w+)", "a|\n", "$", r"\r?\n"]
+TOKEN = re.compile(r"\$(?:\$|(\d+)|\{(\w+)\}|(\w+))")
+
+
+def go_expanded(template: str, match: Any) -> str:
+    """The Go template as a regex substitution of its tokens: the oracle the parsed template must agree with."""
+
+    def group(token: re.Match[str]) -> str:
+        if token.group() == "$$":
+            return "$"
+        name = token.group(1) or token.group(2) or token.group(3)
+        try:
+            return str(match.group(int(name) if name.isdigit() else name) or "")
+        except (IndexError, KeyError) as exc:
+            raise InvalidParamsError("no such group") from exc
+
+    return TOKEN.sub(group, template)
+
+
+def substituted(rules: list[RegexRule], text: str) -> tuple[str, int, int | None]:
+    """The rules applied by re2's own ``subn``, one after another: the text, the count and the first match's line."""
+    total, first = 0, None
+    for rule in rules:
+        pattern = compile_re2(rule.pattern, case_sensitive=True, what="pattern", advice="")
+        found = pattern.search(text)
+        if found is None:
+            continue
+        first = LineIndex(text).line_of(found.start()) if first is None else first
+        spelled = in_line_endings(text, rule.replacement)
+        text, count = pattern.subn(lambda m, s=spelled: go_expanded(s(m), m), text, count=rule.count)
+        total += count
+    return text, total, first
+
+
+@given(
+    text=st.text(alphabet="ab \r\n$", max_size=40),
+    rules=st.lists(
+        st.builds(
+            RegexRule,
+            st.sampled_from(PATTERNS),
+            st.lists(st.sampled_from(["x", "$", "1", "2", "{w}", "w", "\n", "$$"]), max_size=5).map("".join),
+            st.integers(min_value=-1, max_value=3),
+        ),
+        min_size=1,
+        max_size=2,
+    ),
+)
+def test_the_regex_mode_changes_text_as_re2_substitutes_it(text: str, rules: list[RegexRule]) -> None:
+    try:
+        expected: tuple[str, int, int | None] | None = substituted(rules, text)
+    except InvalidParamsError:
+        expected = None
+    if expected is None:
+        with pytest.raises(InvalidParamsError):
+            regex(rules, case_sensitive=True, path="f")(text)
+        return
+    plan = regex(rules, case_sensitive=True, path="f")(text)
+    assert (plan.new_text, plan.replacements, plan.first_line) == expected
+
+
+def test_a_template_names_a_group_the_pattern_lacks_and_is_refused_naming_it() -> None:
+    with pytest.raises(InvalidParamsError) as refused:
+        regex([RegexRule("(a)", "$1-$2")], case_sensitive=True, path="f")("a")
+    assert "group '2'" in refused.value.message
+
+
+def test_a_regex_result_past_the_limit_is_refused_before_it_is_joined() -> None:
+    with results_up_to(150, "f"), pytest.raises(TooLargeError):
+        regex([RegexRule("(a)", "$1$1")], case_sensitive=True, path="f")("a" * 100)
+    with results_up_to(200, "f"):
+        assert regex([RegexRule("(a)", "$1$1")], case_sensitive=True, path="f")("a" * 100).new_text == "a" * 200
+
+
+def test_a_dollar_sign_is_written_for_two_and_text_after_a_group_stays() -> None:
+    match = compile_re2("(?P<w>b+)", case_sensitive=True, what="pattern", advice="").search("abbc")
+    assert expand_go_template("$$-${w}x-$1-$w", match) == "$-bbx-bb-bb"
