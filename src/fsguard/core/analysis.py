@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath, lstat_at
-from fsguard.core.diff import render_diff
+from fsguard.core.diff import common_prefix_len, common_suffix_len, render_diff
 from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.matching import Replacement, find_matches
@@ -167,14 +167,10 @@ class Analyzer:
 
 
 def _span(before: str, after: str) -> int:
-    """Characters between the common prefix and suffix of two texts: the changed region's size."""
-    limit = min(len(before), len(after))
-    start = 0
-    while start < limit and before[start] == after[start]:
-        start += 1
-    end = 0
-    while end < limit - start and before[-1 - end] == after[-1 - end]:
-        end += 1
+    """Characters between the common prefix and suffix of two texts: the changed region's size. Compared in chunks
+    at C speed: character by character, an edit in the middle of a 40 MB file took 13 s to analyze."""
+    start = common_prefix_len(before, after)
+    end = common_suffix_len(before, after, min(len(before), len(after)) - start)
     return max(len(before), len(after)) - start - end
 
 
