@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fsguard.core import parsetrees
+from fsguard.core import parsetrees, structure
 from fsguard.core.structure import StructureChecker, StructureProblem
 
 # suffix, name in the warning, valid text, the same text broken by an edit, line of the first problem
@@ -313,3 +313,16 @@ def test_a_parse_past_its_budget_gives_no_tree() -> None:
     assert parsetrees._parse(grammar, b"x = 1\n" * 100) is not None
     with mock.patch.object(parsetrees, "_BUDGET_S", -1.0):  # the time is up before the first piece
         assert parsetrees._parse(grammar, b"x = 1\n" * 100) is None
+
+
+def test_an_edit_of_a_text_longer_than_the_checked_size_is_not_parsed_or_warned_about(
+    checker: StructureChecker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = "def f(x):\n    return (x + 1)\n"
+    after = "def f(x):\n    return (x + 1\n"
+    monkeypatch.setattr(structure, "MAX_CHECKED_CHARS", len(before))
+    assert checker.check(Path("m.py"), before, after) is not None  # at the size: checked
+    assert checker.check(Path("m.py"), before, after + "#" * (len(before) - len(after) + 1)) is None
+    assert checker.check(Path("m.py"), before + "#", after) is None
+    with mock.patch.object(parsetrees, "_parse", side_effect=AssertionError("parsed")):
+        assert checker.check(Path("m.py"), before + "#" * 10, after) is None
