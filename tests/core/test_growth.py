@@ -39,6 +39,13 @@ def test_a_fixed_replacement_goes_in_literally_backslashes_and_group_syntax_too(
         assert replace_all(re.compile("x"), "axbx", replacement) == (f"a{replacement}b{replacement}", 2)
 
 
+def test_a_long_fixed_replacement_goes_in_literally_and_is_bounded_too() -> None:
+    long = "\\1 $1 " * 1000
+    assert replace_all(re.compile("x"), "axbx", long) == (f"a{long}b{long}", 2)
+    with results_up_to(len(long), "f.txt"), pytest.raises(TooLargeError):
+        replace_all(re.compile("x"), "axbx", long)
+
+
 def test_a_fixed_replacement_is_refused_before_the_result_passes_the_limit_and_allowed_up_to_it() -> None:
     text = "x" * 1000
     with results_up_to(1999, "f.txt"), pytest.raises(TooLargeError) as refused:

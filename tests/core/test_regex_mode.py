@@ -10,9 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fsguard.core.errors import InvalidParamsError, TooLargeError
+from fsguard.core.gotemplate import expand_go_template
 from fsguard.core.growth import results_up_to
 from fsguard.core.lineends import in_line_endings
-from fsguard.core.modes import RegexRule, expand_go_template, regex
+from fsguard.core.modes import RegexRule, regex
 from fsguard.core.patterns import compile_re2
 from fsguard.core.textio import LineIndex
 

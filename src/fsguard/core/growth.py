@@ -20,6 +20,8 @@ from typing import Any
 
 from fsguard.core.errors import TooLargeError
 
+# The longest fixed replacement handed to the regex engine, which keeps each in its cache of 512 templates.
+_ENGINE_REPLACEMENT_CHARS = 4096
 # (limit in characters, the path named in the refusal); None outside a change: nothing is bounded.
 _LIMIT: ContextVar[tuple[int, str] | None] = ContextVar("fsguard_result_limit", default=None)
 
@@ -81,6 +83,9 @@ def replace_all(finder: re.Pattern[str], text: str, replacement: str | Callable[
     """
     if callable(replacement):
         return finder.subn(bounded(replacement, len(text)), text)
+    if len(replacement) > _ENGINE_REPLACEMENT_CHARS:
+        fixed = replacement
+        return finder.subn(bounded(lambda _match: fixed, len(text)), text)
     if not replacement:
         return finder.subn("", text)
     held = _LIMIT.get()

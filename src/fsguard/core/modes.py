@@ -6,15 +6,15 @@ placed; the pipeline in :mod:`fsguard.core.editing` does everything else the sam
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Literal
+from typing import Literal
 
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
+from fsguard.core.gotemplate import expander
 from fsguard.core.growth import check_result, replace_all
 from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement
 from fsguard.core.matching import Replacement, find_matches
@@ -22,8 +22,6 @@ from fsguard.core.patterns import compile_re2
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
 from fsguard.core.textviews import TextViews
-
-_GO_TEMPLATE = re.compile(r"\$(?:\$|(\d+)|\{(\w+)\}|(\w+))")
 
 
 @dataclass(frozen=True)
@@ -154,7 +152,7 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
         total = changed = 0
         first: int | None = None
         for pattern, rule in compiled:
-            spelled = in_line_endings(text, rule.replacement)
+            expand = expander(in_line_endings(text, rule.replacement))
             pieces: list[str] = []
             size, cursor, count = len(text), 0, 0
             # One pass, matching as re2's own subn does (its finditer, at most count matches): the re2 wheel runs
@@ -164,7 +162,7 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
                 start, end = m.span()
                 if first is None:
                     first = LineIndex(text).line_of(start)
-                expanded = expand_go_template(spelled(m), m)
+                expanded = expand(m)
                 changed += max(end - start, len(expanded))
                 size += len(expanded) - (end - start)
                 check_result(size)
@@ -177,39 +175,6 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
         return EditPlan(new_text=text, replacements=total, chars_changed=changed, first_line=first)
 
     return plan
-
-
-def expand_go_template(template: str, match: Any) -> str:  # an re2 match: the wheel ships no type information
-    """Go-style replacement: $1 / ${1} / ${name} / $name insert groups, $$ a dollar; nothing else is special."""
-    pieces: list[str] = []
-    for literal, name in _go_parts(template):
-        pieces.append(literal)
-        if name is not None:
-            try:
-                value = match.group(int(name) if name.isdigit() else name)
-            except (IndexError, KeyError) as exc:
-                raise InvalidParamsError(
-                    f"replacement refers to group {name!r}, which the pattern does not have."
-                ) from exc
-            pieces.append(value or "")
-    return "".join(pieces)
-
-
-@functools.lru_cache(maxsize=64)
-def _go_parts(template: str) -> tuple[tuple[str, str | None], ...]:
-    """``template`` read once for all its matches: each literal stretch and the group name after it (None: none)."""
-    parts: list[tuple[str, str | None]] = []
-    literal, cursor = "", 0
-    for token in _GO_TEMPLATE.finditer(template):
-        literal += template[cursor : token.start()]
-        cursor = token.end()
-        if token.group() == "$$":
-            literal += "$"
-        else:
-            parts.append((literal, token.group(1) or token.group(2) or token.group(3)))
-            literal = ""
-    parts.append((literal + template[cursor:], None))
-    return tuple(parts)
 
 
 def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, path: str) -> Planner:

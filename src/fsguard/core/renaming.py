@@ -24,9 +24,9 @@ from typing import Literal
 
 from fsguard.core.errors import BatchFailedError, ConflictError, FsguardError, InvalidParamsError, NotDirectoryError
 from fsguard.core.globs import fnmatch_spelling
+from fsguard.core.gotemplate import expand_go_template
 from fsguard.core.groups import Change, GroupStore
 from fsguard.core.ignore import VCS_DIRS, check_directory
-from fsguard.core.modes import expand_go_template
 from fsguard.core.moving import Mover
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.pathforms import escaped

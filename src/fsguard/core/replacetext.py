@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
+from fsguard.core.gotemplate import expander
 from fsguard.core.growth import bounded, replace_all
 from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement
-from fsguard.core.modes import expand_go_template
 from fsguard.core.oserrors import lone_surrogate, quoted
 from fsguard.core.patterns import compile_re2
 from fsguard.core.textio import DecodedText
@@ -46,10 +46,7 @@ def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool
     )
 
     def substitute(text: str) -> tuple[str, int]:
-        spelled = in_line_endings(text, replace)
-        substituted: tuple[str, int] = compiled.subn(
-            bounded(lambda m: expand_go_template(spelled(m), m), len(text)), text
-        )
+        substituted: tuple[str, int] = compiled.subn(bounded(expander(in_line_endings(text, replace)), len(text)), text)
         return substituted
 
     return substitute
