@@ -10,6 +10,7 @@ from hypothesis import given
 
 from fsguard.core.errors import InvalidParamsError, UnknownParamError
 from fsguard.core.spelling import edit_distance
+from fsguard.tools import _arguments
 from fsguard.tools._arguments import normalize, strip_trailing_commas
 from tests.strategies import JsonValue, json_values, json_with_trailing_commas
 
@@ -252,6 +253,15 @@ def test_normalize_accepts_raw_newlines_and_trailing_commas_inside_json_strings(
 def test_normalize_decodes_json_sent_under_an_alias() -> None:
     schema = {"properties": {"old_text": {"type": "array", "items": {"type": "string"}}}}
     assert normalize("t", {"old_string": '["a",]'}, schema) == {"old_text": ["a"]}
+
+
+def test_valid_json_text_is_read_without_a_walk_for_trailing_commas(monkeypatch: pytest.MonkeyPatch) -> None:
+    def walked(text: str) -> str:
+        raise AssertionError("valid JSON was walked character by character")
+
+    monkeypatch.setattr(_arguments, "strip_trailing_commas", walked)
+    paths = ["x" * 10_000, "b.txt"]
+    assert normalize("read_file", {"paths": json.dumps(paths)}, READ_SCHEMA) == {"paths": paths}
 
 
 # --- strip_trailing_commas ----------------------------------------------------------------------------------------
