@@ -26,6 +26,7 @@ def test_the_ladder_is_data_in_the_documented_order() -> None:
         "escape_fixed",
         "trailing_whitespace",
         "indentation",
+        "line_endings",
         "tolerant_whitespace",
     ]
 

@@ -838,7 +838,7 @@ async def test_edit_file_with_text_not_in_the_file_is_no_match_showing_the_file(
         {
             "both": """\
 error no_match
-edit failed: no matches found for text: "line 55\\n" — old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+edit failed: no matches found for text: "line 55\\n" — old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation, line_endings). Nothing was written.
 The whole file (10 lines):
     1: line 1
     2: line 2
@@ -1036,7 +1036,7 @@ async def test_multi_edit_with_one_edit_not_found_is_no_match_listing_every_edit
 error no_match
 Multi-edit ROLLED BACK (file unchanged): atomic rollback: 1 of 2 edits failed — file NOT modified (m.txt).
   edit 1: applied
-  edit 2: failed — edit failed: no matches found for text: "line 99\\n" — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
+  edit 2: failed — edit failed: no matches found for text: "line 99\\n" — old_text was not found in m.txt (tried: exact, escape_fixed, trailing_whitespace, indentation, line_endings). Nothing was written.
 [STALE_READ] File was not read in the current session before editing (m.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.
 Fix the failing old_text (copy it from read_file) and retry.\
 """

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import structured
+from tests.conftest import error_code, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -197,3 +197,29 @@ async def test_project_replace_with_a_find_typed_in_lf_lines_edits_crlf_files_to
     assert (root / "crlf.txt").read_bytes() == b"keep\r\nnew\r\nlines\r\n"
     assert (root / "lf.txt").read_bytes() == b"keep\nnew\nlines\n"
     assert (root / "no.txt").read_bytes() == b"old a\n"
+
+
+@pytest.mark.parametrize("eol", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+async def test_lf_typed_old_text_that_starts_and_ends_inside_lines_edits_a_crlf_or_cr_file(
+    client: Client, root: Path, eol: bytes
+) -> None:
+    lines = [b"def f(x):", b"    y = x + 1  # one", b"    return y", b""]
+    (root / "f.py").write_bytes(eol.join(lines))
+    data = await edit(client, "f.py", old_text="x + 1  # one\n    return", new_text="x + 2\n    # two\n    return")
+    assert (data["replacements"], data["match_tier"]) == (1, "line_endings")
+    edited = [b"def f(x):", b"    y = x + 2", b"    # two", b"    return y", b""]
+    assert (root / "f.py").read_bytes() == eol.join(edited)
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.py"}))
+    assert (root / "f.py").read_bytes() == eol.join(lines)
+
+
+async def test_lf_typed_old_text_found_twice_inside_crlf_lines_is_ambiguous_and_writes_nothing(
+    client: Client, root: Path
+) -> None:
+    (root / "t.txt").write_bytes(b"a b\r\nc d\r\na b\r\nc d\r\n")
+    result = await client.call_tool("edit_file", {"path": "t.txt", "old_text": "b\nc", "new_text": "B\nC"})
+    assert error_code(result) == "ambiguous_match"
+    assert (root / "t.txt").read_bytes() == b"a b\r\nc d\r\na b\r\nc d\r\n"
+    replaced = await edit(client, "t.txt", old_text="b\nc", new_text="B\nC", replace_all=True)
+    assert replaced["replacements"] == 2
+    assert (root / "t.txt").read_bytes() == b"a B\r\nC d\r\na B\r\nC d\r\n"

@@ -9,7 +9,9 @@ Tiers, tried in order until one finds something (the ladder is data: :data:`LADD
    LF-typed old_text finds lines in a CRLF file.
 4. ``indentation``: whole lines shifted by one uniform indentation (or, as the seed, by one uniform width with
    a tab counting four columns); new_text is shifted the same way, in the file's tabs or spaces.
-5. ``tolerant_whitespace`` (only when asked): tabs count as four spaces, CRLF and CR as LF.
+5. ``line_endings``: the text as given, each line break in it finding any one (CRLF, LF or CR): LF-typed text
+   that starts or ends inside a line of a CRLF file.
+6. ``tolerant_whitespace`` (only when asked): tabs count as four spaces, CRLF and CR as LF.
 
 Never edit-distance: a fuzzy match could change the wrong place. A tier's matches must be unique unless
 ``replace_all`` or ``occurrence`` says which to take. Places that overlap count apart (``"}\\n}"`` in three lines
@@ -36,7 +38,7 @@ from fsguard.core.indentation import (
     uniform_columns,
     uniform_shift,
 )
-from fsguard.core.lineends import LineEnds, literal_pattern
+from fsguard.core.lineends import LineEnds, LiteralFind, literal_pattern
 from fsguard.core.misses import no_match
 from fsguard.core.places import Places, Span
 from fsguard.core.shortlist import SHOWN, shortlist
@@ -138,7 +140,7 @@ def find_matches(
             ends = LineEnds(text)
             finished = tuple(_finish(text, span, ends) for span in chosen)
             return MatchPlan(name, finished, index.line_of(finished[0].start))
-    tried = _tried(bool(tolerant))
+    tried = _tried(bool(tolerant), old)
     raise no_match(
         text,
         index,
@@ -228,8 +230,21 @@ def _finish(text: str, span: Span, ends: LineEnds) -> Match:
 
 
 def _exact(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> Places:
-    text = views.text
-    finder = literal_pattern(old)  # never half a CRLF: deleting "\nx" from a CRLF file left a lone CR, a line break
+    # Never half a CRLF: deleting "\nx" from a CRLF file left a lone CR, a line break.
+    return _found(views.text, literal_pattern(old), new, whole_word, overlapping)
+
+
+def _line_endings(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> Places:
+    # The seed matched on LF-normalized text: LF-typed old_text that starts or ends inside a line of a CRLF file
+    # was found there, where trailing_whitespace takes whole lines only.
+    any_break = LiteralFind.of(old).any_break
+    if any_break is None:
+        return Places(new, array("q"), array("q"))
+    return _found(views.text, any_break, new, whole_word, overlapping)
+
+
+def _found(text: str, finder: re.Pattern[str], new: str, whole_word: bool, overlapping: bool) -> Places:
+    """The places ``finder`` finds in ``text``, each becoming ``new``."""
     starts, ends = array("q"), array("q")
     search, keep_start, keep_end = finder.search, starts.append, ends.append  # bound once: places may be millions
     last = -1
@@ -360,10 +375,14 @@ LADDER: tuple[tuple[str, Tier], ...] = (
     ("escape_fixed", _escape_fixed),
     ("trailing_whitespace", _trailing_whitespace),
     ("indentation", _indentation),
+    ("line_endings", _line_endings),
     ("tolerant_whitespace", _tolerant),
 )
 
 
-def _tried(tolerant: bool) -> list[str]:
-    """The tiers a failed match went through."""
-    return [name for name, _ in LADDER if tolerant or name != "tolerant_whitespace"]
+def _tried(tolerant: bool, old: str) -> list[str]:
+    """The tiers a failed match went through: line_endings only for a text holding a line break."""
+    skipped = {"tolerant_whitespace"} if not tolerant else set()
+    if not LINE_BREAK.search(old):
+        skipped.add("line_endings")
+    return [name for name, _ in LADDER if name not in skipped]
