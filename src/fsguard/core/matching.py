@@ -234,12 +234,13 @@ def _exact(views: TextViews, old: str, new: str, whole_word: bool, overlapping: 
     return _found(views.text, literal_pattern(old), new, whole_word, overlapping)
 
 
-def _line_endings(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> Places:
+def _line_endings(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> Sequence[Span]:
     # The seed matched on LF-normalized text: LF-typed old_text that starts or ends inside a line of a CRLF file
-    # was found there, where trailing_whitespace takes whole lines only.
+    # was found there, where trailing_whitespace takes whole lines only. Without a CR on either side every break is
+    # an LF, and the exact tier already looked.
     any_break = LiteralFind.of(old).any_break
-    if any_break is None:
-        return Places(new, array("q"), array("q"))
+    if any_break is None or ("\r" not in old and "\r" not in views.text):
+        return ()
     return _found(views.text, any_break, new, whole_word, overlapping)
 
 
