@@ -25,6 +25,7 @@ from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent
 from fsguard.core.gitrepo import GitCall, fire, holding_files
 from fsguard.core.gitrestore import back_up, check_known, link_target, put_back, source_entries
 from fsguard.core.gitscreen import check_changeable
+from fsguard.core.gitstage import commit_paths, stage
 from fsguard.core.pathforms import escaped
 from fsguard.models.git import GitBackup, GitCommit, GitResult
 
@@ -37,11 +38,13 @@ def add(call: GitCall) -> GitResult:
     listed = repo.git("ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard", "--", *specs)
     check_changeable(call, _names(listed.stdout), staging=True)
     _refuse_ignored(call)
-    unmerged = _names(repo.git("diff", "--name-only", "--diff-filter=U", "-z", "--", *specs).stdout)
+    unmerged_raw = repo.git("diff", "--name-only", "--diff-filter=U", "-z", "--", *specs).stdout
+    unmerged = _names(unmerged_raw)
     targets = [repo.absolute(spec) for spec in specs]
     for target in targets:
         fire(safe, "pre", "write", target, "add")
-    repo.git("add", "--", *specs)
+    # git names what add would stage; fsguard reads it (gitstage). An unmerged file is listed once per stage.
+    stage(call, list(dict.fromkeys(_raw_names(listed.stdout) + _raw_names(unmerged_raw))))
     staged = _names(repo.git("diff", "--cached", "--name-only", "-z", "--", *specs).stdout)
     # A conflict resolved to this branch's side matches HEAD, so no diff names it, yet this add staged it.
     staged += [name for name in unmerged if name not in staged]
@@ -61,10 +64,13 @@ def _refuse_ignored(call: GitCall) -> None:
 
     Raises:
         InvalidParamsError: git would refuse a path given as ignored.
+        GitFailedError: git's dry run fails otherwise (a path that matches no file).
     """
     out = call.repo.git("add", "--dry-run", "--", *call.scope, check=False)
-    if out.code == 0 or _IGNORED_HEADER not in out.stderr:
-        return  # a path that matches nothing fails the real add before it changes anything: git says so
+    if out.code == 0:
+        return
+    if _IGNORED_HEADER not in out.stderr:  # a path that matches nothing: git's own words
+        raise failure("add", out.code, out.stderr, out.stdout)
     listed = out.stderr.split(_IGNORED_HEADER, 1)[1].splitlines()
     refused = [line for line in listed if line and not line.startswith(("hint:", "fatal:", "error:"))]
     raise InvalidParamsError(
@@ -84,6 +90,7 @@ def commit(call: GitCall) -> GitResult:
         raise InvalidParamsError("missing 'message' parameter (required for commit): pass message=\"Fix the parser\".")
     # What goes in, named once: without paths what is staged (on a branch with no commit yet too), with paths
     # their working-tree bytes, staged or not.
+    chosen: list[bytes] = []  # with paths: the names whose working-tree bytes go in
     if not call.scope:
         going_in = _names(repo.git("diff", "--cached", "--name-only", "-z").stdout)
         # A merge whose conflicts were all resolved to this branch's side stages nothing, yet its commit is what
@@ -97,7 +104,8 @@ def commit(call: GitCall) -> GitResult:
         changed = repo.git("diff", "--name-only", "-z", "HEAD", "--", *call.scope, check=False)
         if changed.code != 0:  # no commit yet: every tracked file the paths hold goes in
             changed = repo.git("ls-files", "-z", "--", *call.scope)
-        going_in = _names(changed.stdout)
+        chosen = _raw_names(changed.stdout)
+        going_in = [text(name) for name in chosen]
         if not going_in:  # else git fails with its whole status printed, and the agent is left to read why
             raise InvalidParamsError(
                 "nothing to commit in these paths: their working-tree bytes are those of HEAD, or they are not "
@@ -106,7 +114,10 @@ def commit(call: GitCall) -> GitResult:
             )
     check_changeable(call, going_in, staging=True)
     fire(call.safe, "pre", "write", repo.root, "commit", message=request.message)
-    repo.git("commit", "-m", request.message, *(("--", *call.scope) if call.scope else ()))
+    if call.scope:
+        commit_paths(call, chosen, request.message)
+    else:
+        repo.git("commit", "-m", request.message)
     # "--": a work-tree file named HEAD made the bare revision ambiguous, and the call failed after the commit.
     made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", "HEAD", "--").stdout)[0]
     commit_id = made.hash
@@ -351,4 +362,8 @@ def _refspec(refspec: str) -> str:
 
 
 def _names(data: bytes) -> list[str]:
-    return [text(name) for name in data.split(b"\0") if name]
+    return [text(name) for name in _raw_names(data)]
+
+
+def _raw_names(data: bytes) -> list[bytes]:
+    return [name for name in data.split(b"\0") if name]

@@ -16,8 +16,8 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Sequence
-from contextlib import suppress
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from subprocess import DEVNULL, PIPE, Popen
@@ -86,6 +86,23 @@ _NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
 
 @dataclass(frozen=True)
+class Scratch:
+    """An index file of fsguard's in place of the repository's (or the repository's own: None), and optionally a
+    directory of its own where git writes new objects (reading the repository's as alternates), so a look at the
+    working tree leaves nothing in the repository."""
+
+    index: Path | None
+    objects: Path | None = None
+    alternates: Path | None = None
+
+    def environment(self) -> dict[str, str]:
+        env = {"GIT_INDEX_FILE": str(self.index)} if self.index is not None else {}
+        if self.objects is not None and self.alternates is not None:
+            env |= {"GIT_OBJECT_DIRECTORY": str(self.objects), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self.alternates)}
+        return env
+
+
+@dataclass(frozen=True)
 class GitOutput:
     """What one git process printed: stdout (cut after ``keep_lines`` lines when asked), its total line count,
     and stderr."""
@@ -115,10 +132,14 @@ class GitProcess:
         keep_lines: int | None = None,
         check: bool = True,
         repository: Sequence[str] = (),
+        stdin: int | bytes | None = None,
+        scratch: Scratch | None = None,
     ) -> GitOutput:
         """Run ``git <repository> <args>`` in ``directory``; with ``check`` a non-zero exit raises.
 
         ``repository`` holds git's global options naming the repository (``--git-dir``, ``--work-tree``).
+        ``stdin`` is what git reads (an open file, or bytes; else nothing); ``scratch`` puts an index and objects
+        of fsguard's in place of the repository's.
 
         Raises:
             GitUnavailableError: no git executable on PATH.
@@ -128,16 +149,20 @@ class GitProcess:
         if any("\0" in arg for arg in args):
             raise InvalidParamsError("a git argument contains a NUL character, which git cannot take. Remove it.")
         env = {key: value for key, value in os.environ.items() if key not in _SCRUBBED} | _ENVIRONMENT
+        if scratch is not None:
+            env |= scratch.environment()
         executable = shutil.which(self._executable, path=env.get("PATH", os.defpath))
         if executable is None:
             raise _unavailable(self._executable)
         argv = [executable, "--no-pager", *self._config, *repository, *args]
-        with self._safe.beneath.directory(directory) as fd, tempfile.TemporaryFile() as errors:
+        with (
+            self._safe.beneath.directory(directory) as fd,
+            tempfile.TemporaryFile() as errors,
+            _input(stdin) as given,
+        ):
             cwd = f"/proc/self/fd/{fd}" if Path("/proc/self/fd").is_dir() else str(directory)
             try:
-                process = Popen(
-                    argv, stdin=DEVNULL, stdout=PIPE, stderr=errors, cwd=cwd, env=env, start_new_session=True
-                )
+                process = Popen(argv, stdin=given, stdout=PIPE, stderr=errors, cwd=cwd, env=env, start_new_session=True)
             except FileNotFoundError as exc:
                 raise _unavailable(executable) from exc
             timed_out = threading.Event()
@@ -176,6 +201,21 @@ def _unavailable(executable: str) -> GitUnavailableError:
         f"git is not available: no {executable!r} executable on the server's PATH. Install git on the machine "
         "running fsguard (e.g. apt-get install git) and restart it; the other tools work without it.",
     )
+
+
+@contextmanager
+def _input(stdin: int | bytes | None) -> Iterator[int]:
+    """What git reads on stdin: the open file given, the bytes given (from a temporary file, so a large input
+    never waits on a pipe git is not reading yet), or nothing."""
+    if stdin is None:
+        yield DEVNULL
+    elif isinstance(stdin, int):
+        yield stdin
+    else:
+        with tempfile.TemporaryFile() as held:
+            held.write(stdin)
+            held.seek(0)
+            yield held.fileno()
 
 
 def _stop(process: Popen[bytes], timed_out: threading.Event) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotARepositoryError, NotFoundError
 from fsguard.core.gitparse import text
-from fsguard.core.gitprocess import GitOutput, GitProcess
+from fsguard.core.gitprocess import GitOutput, GitProcess, Scratch
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.safeguards import Safeguards
 from fsguard.models.git import GitActionName
@@ -60,9 +60,19 @@ class Repository:
     root: Path
     process: GitProcess
 
-    def git(self, *args: str, keep_lines: int | None = None, check: bool = True) -> GitOutput:
-        """Run ``git <args>`` at the top of the working tree, on its ``.git`` and nothing git discovers."""
-        return self.process.run(self.root, args, keep_lines=keep_lines, check=check, repository=_NAMED)
+    def git(
+        self,
+        *args: str,
+        keep_lines: int | None = None,
+        check: bool = True,
+        stdin: int | bytes | None = None,
+        scratch: Scratch | None = None,
+    ) -> GitOutput:
+        """Run ``git <args>`` at the top of the working tree, on its ``.git`` and nothing git discovers (``stdin``
+        and ``scratch``: :meth:`GitProcess.run`)."""
+        return self.process.run(
+            self.root, args, keep_lines=keep_lines, check=check, repository=_NAMED, stdin=stdin, scratch=scratch
+        )
 
     def absolute(self, relative: str) -> str:
         """A repo-relative name from git as an absolute path (a trailing ``/`` of a directory is kept)."""

@@ -6,6 +6,9 @@ more than :data:`DIFF_GUARD_FILES` files with no paths given is downgraded to th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitparse import (
     LOG_FORMAT,
@@ -16,10 +19,11 @@ from fsguard.core.gitparse import (
     text,
     with_conflicts,
 )
-from fsguard.core.gitprocess import failure
+from fsguard.core.gitprocess import Scratch, failure
 from fsguard.core.gitrefs import merging
 from fsguard.core.gitrepo import GitCall, Repository
 from fsguard.core.gitscreen import check_compared, check_shown_object, hidden, object_kind, visible_tree
+from fsguard.core.gitworktree import working_tree
 from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
 
 DIFF_GUARD_FILES = 20
@@ -72,17 +76,35 @@ def diff(call: GitCall) -> GitResult:
     """Unstaged changes (staged with ``staged``, against ``rev`` or a range with ``rev``)."""
     if call.request.rev:
         check_compared(call, call.request.rev)
-    command = ["diff", *_DIFF_FLAGS, *(["--cached"] if call.request.staged else []), *_rev(call)]
-    stats = parse_numstat(call.repo.git(*command, "--numstat", "-z", "--", *call.scope).stdout)
-    # An unmerged path comes as a stub (and once more with the working tree's counts): one entry, marked.
-    unmerged = call.repo.git(*command, "--name-only", "--diff-filter=U", "-z", "--", *call.scope).stdout
-    stats = with_conflicts(stats, {text(name) for name in unmerged.split(b"\0") if name})
+    with _compared(call) as (command, scratch):
+        stats = parse_numstat(call.repo.git(*command, "--numstat", "-z", "--", *call.scope, scratch=scratch).stdout)
+        # An unmerged path comes as a stub (and once more with the working tree's counts): one entry, marked.
+        unmerged = call.repo.git(
+            *command, "--name-only", "--diff-filter=U", "-z", "--", *call.scope, scratch=scratch
+        ).stdout
+        stats = with_conflicts(stats, {text(name) for name in unmerged.split(b"\0") if name})
+        request = call.request
+        compared = request.rev or ("staged" if request.staged else "unstaged")
+        if request.rev and request.staged:
+            compared = f"staged vs {request.rev}"
+        result = GitResult(action="diff", repository=str(call.repo.root), message="", compared=compared)
+        return _changes(call, result, command, stats, scratch)
+
+
+@contextmanager
+def _compared(call: GitCall) -> Iterator[tuple[list[str], Scratch | None]]:
+    """The diff command, and the scratch index it reads: a diff involving the working tree compares the working
+    tree as fsguard read it (gitworktree), never files git reads by path."""
     request = call.request
-    compared = request.rev or ("staged" if request.staged else "unstaged")
-    if request.rev and request.staged:
-        compared = f"staged vs {request.rev}"
-    result = GitResult(action="diff", repository=str(call.repo.root), message="", compared=compared)
-    return _changes(call, result, command, stats)
+    plain = ["diff", *_DIFF_FLAGS, *(["--cached"] if request.staged else []), *_rev(call)]
+    if request.staged or (request.rev is not None and ".." in request.rev):  # the index, or two commits
+        yield plain, None
+        return
+    with working_tree(call) as tree:
+        if tree is None:
+            yield plain, None
+        else:
+            yield ["diff", *_DIFF_FLAGS, "--cached", request.rev or tree.base], tree.scratch
 
 
 def log(call: GitCall) -> GitResult:
@@ -157,7 +179,9 @@ def _object(call: GitCall, rev: str) -> GitResult:
     return _cut(result, out.lines - denied, call.request.max_lines)
 
 
-def _changes(call: GitCall, result: GitResult, command: list[str], stats: list[FileStat]) -> GitResult:
+def _changes(
+    call: GitCall, result: GitResult, command: list[str], stats: list[FileStat], scratch: Scratch | None = None
+) -> GitResult:
     """Fill the files, and the patch for output=full (downgraded to the stat for a wide unscoped diff)."""
     request, repo = call.request, call.repo
     left_out = hidden(call, {name for stat in stats for name in (stat.path, stat.from_path) if name})
@@ -192,7 +216,7 @@ def _changes(call: GitCall, result: GitResult, command: list[str], stats: list[F
     if left_out and not scope:
         result.patch = ""
         return result
-    out = repo.git(*command, "--", *scope, keep_lines=cap)
+    out = repo.git(*command, "--", *scope, keep_lines=cap, scratch=scratch)
     result.patch = text(out.stdout)
     return _cut(result, out.lines, cap)
 

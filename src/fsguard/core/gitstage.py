@@ -1,0 +1,168 @@
+"""git add, and a commit with paths, staged from bytes fsguard reads itself.
+
+git stages a file by reading it by its path after checking the directories on the way: another process that swaps
+one for a link to outside the roots between that check and the read made ``git add`` stage (and a commit with paths
+commit) the bytes of a file outside. So git only says which files to stage; fsguard opens each through its pinned
+walk, which never follows such a link, and hands git the open file (``hash-object --stdin --path``: the
+repository's filters and attributes apply as in ``git add``) or the link's target, then sets the index entries
+itself (``update-index --index-info``). A directory git names (a submodule, or a repository inside this one) holds
+no bytes to read: git adds it as it would, recording the commit it is at.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from fsguard.core.beneath import lstat_at
+from fsguard.core.disk import open_pinned
+from fsguard.core.errors import BinaryFileError, InvalidParamsError
+from fsguard.core.gitparse import text
+from fsguard.core.gitprocess import Scratch, failure
+from fsguard.core.gitrefs import current_commit, merging
+from fsguard.core.gitrepo import GitCall
+from fsguard.core.oserrors import from_os_error
+
+_LINK, _EXECUTABLE, _FILE = "120000", "100755", "100644"
+_NULL_ID_LENGTH = {"sha1": 40, "sha256": 64}
+
+
+def stage(call: GitCall, names: list[bytes]) -> None:
+    """Put the working-tree content of each of ``names`` (repo-relative, as git prints them) in the index."""
+    lines, directories = entries(call, names)
+    if directories:
+        call.repo.git("add", "--", *map(os.fsdecode, directories))
+    if lines:
+        call.repo.git("update-index", "-z", "--index-info", stdin=lines)
+
+
+def commit_paths(call: GitCall, names: list[bytes], message: str) -> None:
+    """Commit HEAD with ``names`` as the working tree holds them, and nothing else staged, then stage them, as
+    ``git commit -- paths`` does; the commit is made from an index of fsguard's (hooks run as for any commit).
+
+    Raises:
+        InvalidParamsError: a merge is in progress (git makes no partial commit then), or a name is a directory.
+        GitFailedError: a path matches no file git knows, in git's words.
+    """
+    repo = call.repo
+    if merging(repo):
+        raise InvalidParamsError(
+            "cannot do a partial commit during a merge: commit without paths to conclude it (stage the resolved "
+            'files with git(action="add", paths=[...]) first). Nothing was changed.'
+        )
+    # git takes only paths it knows (in the index or HEAD) and names the first it does not.
+    with_tree = ["--with-tree=HEAD"] if current_commit(repo) is not None else []
+    known = repo.git("ls-files", "--error-unmatch", *with_tree, "--", *call.scope, check=False)
+    if known.code != 0:
+        raise failure("commit", known.code, known.stderr, advice="Nothing was changed. Commit only tracked paths.")
+    lines, directories = entries(call, names)
+    if directories:
+        shown = ", ".join(repr(os.fsdecode(name)) for name in directories)
+        raise InvalidParamsError(
+            f"{shown}: a submodule or a repository inside this one, which a commit with paths does not take. "
+            'Stage it with git(action="add", paths=[...]), then commit without paths. Nothing was changed.'
+        )
+    with tempfile.TemporaryDirectory(prefix="fsguard-git-") as directory:
+        scratch = Scratch(Path(directory) / "index")
+        if current_commit(repo) is not None:
+            repo.git("read-tree", "HEAD", scratch=scratch)
+        if lines:
+            repo.git("update-index", "-z", "--index-info", stdin=lines, scratch=scratch)
+        repo.git("commit", "-m", message, scratch=scratch)
+    if lines:
+        repo.git("update-index", "-z", "--index-info", stdin=lines)
+
+
+def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> tuple[bytes, list[bytes]]:
+    """The ``update-index --index-info`` input setting each name to what the working tree holds (a removed file
+    removed), and the names that are directories; the objects go where ``scratch`` says (else the repository).
+
+    Raises:
+        AccessDeniedError: a directory on the way became a link (the pinned walk refuses it).
+        BinaryFileError: a name is a pipe, socket or device, which git cannot stage either.
+    """
+    kept = _index_modes(call, names)
+    executable_bit = _trusts_executable_bit(call)
+    lines = bytearray()
+    directories: list[bytes] = []
+    null: str | None = None
+    for name in names:
+        path = Path(call.repo.absolute(os.fsdecode(name.rstrip(b"/"))))
+        with call.safe.beneath.entry(path, follow=False) as entry:
+            found = lstat_at(entry)
+            if found is None:
+                null = null or _null_id(call)
+                lines += f"0 {null}\t".encode() + name + b"\0"
+                continue
+            if stat.S_ISDIR(found.st_mode):
+                directories.append(name)
+                continue
+            if stat.S_ISLNK(found.st_mode):
+                try:
+                    target = os.readlink(os.fsencode(entry.name), dir_fd=entry.parent)
+                except OSError as exc:
+                    raise from_os_error(exc, path) from exc
+                mode, object_id = _LINK, _hash(call, target, scratch=scratch)
+            elif stat.S_ISREG(found.st_mode):
+                fd = open_pinned(entry)
+                try:
+                    opened = os.fstat(fd)
+                    if not stat.S_ISREG(opened.st_mode):
+                        raise _not_a_file(path)
+                    object_id = _hash(call, fd, path=name, scratch=scratch)
+                finally:
+                    os.close(fd)
+                mode = _mode(opened.st_mode, kept.get(name), executable_bit=executable_bit)
+            else:
+                raise _not_a_file(path)
+        lines += f"{mode} {object_id}\t".encode() + name + b"\0"
+    return bytes(lines), directories
+
+
+def _hash(call: GitCall, content: int | bytes, *, path: bytes | None = None, scratch: Scratch | None = None) -> str:
+    """The object id of ``content`` (an open file, or bytes), written to the repository (or ``scratch``'s objects);
+    with ``path``, through the filters git add would apply to a file there."""
+    named = [f"--path={os.fsdecode(path)}"] if path is not None else []
+    out = call.repo.git("hash-object", "-w", "--stdin", *named, stdin=content, scratch=scratch)
+    return text(out.stdout).strip()
+
+
+def _null_id(call: GitCall) -> str:
+    """The all-zero object id, which removes a name from the index, in the repository's hash's length."""
+    said = text(call.repo.git("rev-parse", "--show-object-format").stdout).strip()
+    return "0" * _NULL_ID_LENGTH.get(said, 40)
+
+
+def _mode(st_mode: int, indexed: str | None, *, executable_bit: bool) -> str:
+    """git add's mode for a regular file: executable when its owner may run it, unless the repository does not
+    trust the executable bit (core.fileMode false), where the index keeps the mode it has."""
+    if not executable_bit:
+        return indexed if indexed in (_EXECUTABLE, _FILE) else _FILE
+    return _EXECUTABLE if st_mode & stat.S_IXUSR else _FILE
+
+
+def _index_modes(call: GitCall, names: list[bytes]) -> dict[bytes, str]:
+    """The mode the index holds for each of ``names`` it knows."""
+    if not names:
+        return {}
+    listed = call.repo.git("ls-files", "-s", "-z", "--", *(os.fsdecode(name.rstrip(b"/")) for name in names))
+    modes: dict[bytes, str] = {}
+    for record in filter(None, listed.stdout.split(b"\0")):
+        fields, _, name = record.partition(b"\t")
+        modes[name] = text(fields).split(" ", 1)[0]
+    return modes
+
+
+def _trusts_executable_bit(call: GitCall) -> bool:
+    said = call.repo.git("config", "--bool", "core.fileMode", check=False)
+    return text(said.stdout).strip() != "false"
+
+
+def _not_a_file(path: Path) -> BinaryFileError:
+    return BinaryFileError(
+        f"{path} is not a regular file or a link (a pipe, socket or device): git cannot stage it. Nothing was "
+        "staged. Leave it out of paths.",
+        path=str(path),
+    )

@@ -1,0 +1,59 @@
+"""A diff against the working tree, from bytes fsguard reads itself.
+
+``git diff`` reads each changed file by its path after checking the directories on the way: another process that
+swaps one for a link to outside the roots in between put the bytes of a file outside in the patch. So git only
+names the tracked files that differ from the index; fsguard reads each through its pinned walk into an index of its
+own (:func:`fsguard.core.gitstage.entries`), and git compares that index with the repository's index (as a tree) or
+with the revision asked for: the patch ``git diff`` prints, from bytes that never came through such a link. The
+objects this writes go to a scratch directory (the repository's are read as alternates), so the look leaves
+nothing in the repository.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from fsguard.core.gitparse import text
+from fsguard.core.gitprocess import Scratch
+from fsguard.core.gitrepo import GitCall
+from fsguard.core.gitstage import entries
+
+
+@dataclass(frozen=True)
+class WorkingTree:
+    """The tracked files as the working tree holds them, in ``scratch``'s index; ``base`` is the repository's index
+    as a tree (what an unstaged diff compares them with)."""
+
+    scratch: Scratch
+    base: str
+
+
+@contextmanager
+def working_tree(call: GitCall) -> Iterator[WorkingTree | None]:
+    """The working tree of ``call``'s pathspecs read by fsguard into a scratch index; None while the index holds a
+    conflict, which a tree cannot record (the diff then reads by path, as git does)."""
+    repo = call.repo
+    stores = text(repo.git("rev-parse", "--path-format=absolute", "--git-path", "objects").stdout).strip()
+    with tempfile.TemporaryDirectory(prefix="fsguard-git-") as directory:
+        objects = Path(directory) / "objects"
+        objects.mkdir()
+        scratch = Scratch(Path(directory) / "index", objects, Path(stores))
+        base = repo.git("write-tree", check=False, scratch=dataclasses.replace(scratch, index=None))
+        if base.code != 0:
+            yield None
+            return
+        tree = text(base.stdout).strip()
+        repo.git("read-tree", tree, scratch=scratch)
+        changed = repo.git("diff", "--name-only", "--no-renames", "-z", "--", *call.scope).stdout
+        lines, directories = entries(call, [name for name in changed.split(b"\0") if name], scratch)
+        if directories:  # submodules: git records the commit each is at, reading no file
+            repo.git("add", "--", *map(os.fsdecode, directories), scratch=scratch)
+        if lines:
+            repo.git("update-index", "-z", "--index-info", stdin=lines, scratch=scratch)
+        yield WorkingTree(scratch, tree)
