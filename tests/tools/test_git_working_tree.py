@@ -64,19 +64,24 @@ def twins(root: Path, tmp_path: Path) -> tuple[Path, Path]:
     return prepared(root), prepared(tmp_path / "twin")
 
 
+@pytest.mark.parametrize("autocrlf", ["unset", "true"])
 async def test_add_stages_what_git_add_stages_modes_links_removals_and_filters_included(
-    client: Client, twins: tuple[Path, Path]
+    client: Client, twins: tuple[Path, Path], autocrlf: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo, twin = twins
+    monkeypatch.setattr(gitstage, "_BATCH", 3)  # several batches of files read through their descriptors
     for each in twins:
+        if autocrlf != "unset":
+            git(each, "config", "core.autocrlf", autocrlf)
         change(each)
-    paths = [".gitattributes", "a.txt", "run.sh", "gone.txt", "link", "new dir", "swap"]
+        (each / "plain.md").write_bytes(b"no attribute\r\nCRLF\r\n")  # converted by autocrlf only
+    paths = [".gitattributes", "a.txt", "run.sh", "gone.txt", "link", "new dir", "swap", "plain.md"]
     data = structured(await client.call_tool("git", {"action": "add", "paths": paths}))
     git(twin, "add", "--", *paths)
     assert git(repo, "ls-files", "-s") == git(twin, "ls-files", "-s")
     assert git(repo, "cat-file", "blob", ":a.txt") == "alpha\nedited with CRLF\n"
     assert git(repo, "status", "--porcelain") == git(twin, "status", "--porcelain")
-    assert len(data["paths"]) == 6  # .gitattributes is unchanged
+    assert len(data["paths"]) == 7  # .gitattributes is unchanged
 
 
 async def test_add_keeps_the_index_mode_where_the_repository_ignores_the_executable_bit(

@@ -16,7 +16,7 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,12 +134,14 @@ class GitProcess:
         repository: Sequence[str] = (),
         stdin: int | bytes | None = None,
         scratch: Scratch | None = None,
+        pass_fds: Iterable[int] = (),
     ) -> GitOutput:
         """Run ``git <repository> <args>`` in ``directory``; with ``check`` a non-zero exit raises.
 
         ``repository`` holds git's global options naming the repository (``--git-dir``, ``--work-tree``).
         ``stdin`` is what git reads (an open file, or bytes; else nothing); ``scratch`` puts an index and objects
-        of fsguard's in place of the repository's.
+        of fsguard's in place of the repository's; ``pass_fds`` are descriptors git inherits (to read files fsguard
+        opened, as ``/proc/self/fd/N``).
 
         Raises:
             GitUnavailableError: no git executable on PATH.
@@ -162,7 +164,16 @@ class GitProcess:
         ):
             cwd = f"/proc/self/fd/{fd}" if Path("/proc/self/fd").is_dir() else str(directory)
             try:
-                process = Popen(argv, stdin=given, stdout=PIPE, stderr=errors, cwd=cwd, env=env, start_new_session=True)
+                process = Popen(
+                    argv,
+                    stdin=given,
+                    stdout=PIPE,
+                    stderr=errors,
+                    cwd=cwd,
+                    env=env,
+                    start_new_session=True,
+                    pass_fds=tuple(pass_fds),
+                )
             except FileNotFoundError as exc:
                 raise _unavailable(executable) from exc
             timed_out = threading.Event()

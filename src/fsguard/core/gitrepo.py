@@ -67,11 +67,19 @@ class Repository:
         check: bool = True,
         stdin: int | bytes | None = None,
         scratch: Scratch | None = None,
+        pass_fds: Iterable[int] = (),
     ) -> GitOutput:
-        """Run ``git <args>`` at the top of the working tree, on its ``.git`` and nothing git discovers (``stdin``
-        and ``scratch``: :meth:`GitProcess.run`)."""
+        """Run ``git <args>`` at the top of the working tree, on its ``.git`` and nothing git discovers (``stdin``,
+        ``scratch`` and ``pass_fds``: :meth:`GitProcess.run`)."""
         return self.process.run(
-            self.root, args, keep_lines=keep_lines, check=check, repository=_NAMED, stdin=stdin, scratch=scratch
+            self.root,
+            args,
+            keep_lines=keep_lines,
+            check=check,
+            repository=_NAMED,
+            stdin=stdin,
+            scratch=scratch,
+            pass_fds=pass_fds,
         )
 
     def absolute(self, relative: str) -> str:

@@ -27,6 +27,8 @@ from fsguard.core.oserrors import from_os_error
 
 _LINK, _EXECUTABLE, _FILE = "120000", "100755", "100644"
 _NULL_ID_LENGTH = {"sha1": 40, "sha256": 64}
+_CONVERTING = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding")
+_BATCH = 200  # files held open for one hash-object run: well under the usual limit of 1,024 descriptors
 
 
 def stage(call: GitCall, names: list[bytes]) -> None:
@@ -85,40 +87,93 @@ def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -
     """
     kept = _index_modes(call, names)
     executable_bit = _trusts_executable_bit(call)
+    converted = _converted(call, names)
     lines = bytearray()
     directories: list[bytes] = []
-    null: str | None = None
-    for name in names:
-        path = Path(call.repo.absolute(os.fsdecode(name.rstrip(b"/"))))
-        with call.safe.beneath.entry(path, follow=False) as entry:
-            found = lstat_at(entry)
-            if found is None:
+    null = ""
+    for start in range(0, len(names), _BATCH):
+        rows: list[tuple[bytes, str, str]] = []  # name, mode, object id ("" until the batch is hashed)
+        held: dict[bytes, int] = {}  # files git reads as they are, through descriptors handed to one run
+        try:
+            for name in names[start : start + _BATCH]:
+                row = _entry(call, name, scratch, converted, held)
+                if row is None:
+                    directories.append(name)
+                else:
+                    mode, object_id = row
+                    rows.append((name, _mode(mode, kept.get(name), executable_bit=executable_bit), object_id))
+            hashed = _hash_held(call, held, scratch)
+        finally:
+            for fd in held.values():
+                os.close(fd)
+        for name, mode, object_id in rows:
+            if not object_id and name not in hashed:  # a removal
                 null = null or _null_id(call)
-                lines += f"0 {null}\t".encode() + name + b"\0"
-                continue
-            if stat.S_ISDIR(found.st_mode):
-                directories.append(name)
-                continue
-            if stat.S_ISLNK(found.st_mode):
-                try:
-                    target = os.readlink(os.fsencode(entry.name), dir_fd=entry.parent)
-                except OSError as exc:
-                    raise from_os_error(exc, path) from exc
-                mode, object_id = _LINK, _hash(call, target, scratch=scratch)
-            elif stat.S_ISREG(found.st_mode):
-                fd = open_pinned(entry)
-                try:
-                    opened = os.fstat(fd)
-                    if not stat.S_ISREG(opened.st_mode):
-                        raise _not_a_file(path)
-                    object_id = _hash(call, fd, path=name, scratch=scratch)
-                finally:
-                    os.close(fd)
-                mode = _mode(opened.st_mode, kept.get(name), executable_bit=executable_bit)
-            else:
-                raise _not_a_file(path)
-        lines += f"{mode} {object_id}\t".encode() + name + b"\0"
+            lines += f"{mode} {object_id or hashed.get(name) or null}\t".encode() + name + b"\0"
     return bytes(lines), directories
+
+
+def _entry(
+    call: GitCall, name: bytes, scratch: Scratch | None, converted: set[bytes], held: dict[bytes, int]
+) -> tuple[str, str] | None:
+    """``name``'s (mode, object id) as the working tree holds it: a removal (mode 0, no id), a link, or a file (its
+    mode as an octal ``st_mode``; no id while it is held open for the batch); None for a directory."""
+    path = Path(call.repo.absolute(os.fsdecode(name.rstrip(b"/"))))
+    with call.safe.beneath.entry(path, follow=False) as entry:
+        found = lstat_at(entry)
+        if found is None:
+            return "0", ""  # removed: the all-zero id (entries)
+        if stat.S_ISDIR(found.st_mode):
+            return None
+        if stat.S_ISLNK(found.st_mode):
+            try:
+                target = os.readlink(os.fsencode(entry.name), dir_fd=entry.parent)
+            except OSError as exc:
+                raise from_os_error(exc, path) from exc
+            return _LINK, _hash(call, target, scratch=scratch)
+        if not stat.S_ISREG(found.st_mode):
+            raise _not_a_file(path)
+        fd = open_pinned(entry)
+        try:
+            opened = os.fstat(fd)
+            if not stat.S_ISREG(opened.st_mode):
+                raise _not_a_file(path)
+            if name not in converted:
+                held[name] = fd
+                return oct(opened.st_mode), ""
+            return oct(opened.st_mode), _hash(call, fd, path=name, scratch=scratch)
+        finally:
+            if held.get(name) != fd:
+                os.close(fd)
+
+
+def _hash_held(call: GitCall, held: dict[bytes, int], scratch: Scratch | None) -> dict[bytes, str]:
+    """The object ids of the files ``held`` open, from one git run reading each through its descriptor (no filter
+    applies to them: :func:`_converted`)."""
+    if not held:
+        return {}
+    listed = "".join(f"/proc/self/fd/{fd}\n" for fd in held.values()).encode()
+    out = call.repo.git(
+        "hash-object", "-w", "--no-filters", "--stdin-paths", stdin=listed, scratch=scratch, pass_fds=held.values()
+    )
+    return dict(zip(held, text(out.stdout).split(), strict=True))
+
+
+def _converted(call: GitCall, names: list[bytes]) -> set[bytes]:
+    """The names git add passes through a filter or a line-ending conversion: every one when core.autocrlf asks
+    for it, else those an attribute (text, eol, crlf, filter, ident, working-tree-encoding) applies to."""
+    if not names or not Path("/proc/self/fd").is_dir():
+        return set(names)
+    autocrlf = text(call.repo.git("config", "--get", "core.autocrlf", check=False).stdout).strip().lower()
+    if autocrlf not in ("", "false", "no", "off", "0"):
+        return set(names)
+    listed = b"".join(name.rstrip(b"/") + b"\0" for name in names)
+    out = call.repo.git("check-attr", "-z", "--stdin", *_CONVERTING, stdin=listed).stdout.split(b"\0")
+    return {
+        name
+        for name, _attribute, value in zip(out[0::3], out[1::3], out[2::3], strict=False)
+        if value not in (b"unspecified", b"unset")
+    }
 
 
 def _hash(call: GitCall, content: int | bytes, *, path: bytes | None = None, scratch: Scratch | None = None) -> str:
@@ -135,9 +190,13 @@ def _null_id(call: GitCall) -> str:
     return "0" * _NULL_ID_LENGTH.get(said, 40)
 
 
-def _mode(st_mode: int, indexed: str | None, *, executable_bit: bool) -> str:
-    """git add's mode for a regular file: executable when its owner may run it, unless the repository does not
-    trust the executable bit (core.fileMode false), where the index keeps the mode it has."""
+def _mode(found: str, indexed: str | None, *, executable_bit: bool) -> str:
+    """The index mode for what :func:`_entry` found: a removal or a link as it is; for a regular file (``found`` its
+    octal ``st_mode``) git add's, executable when its owner may run it, unless the repository does not trust the
+    executable bit (core.fileMode false), where the index keeps the mode it has."""
+    if not found.startswith("0o"):
+        return found
+    st_mode = int(found, 8)
     if not executable_bit:
         return indexed if indexed in (_EXECUTABLE, _FILE) else _FILE
     return _EXECUTABLE if st_mode & stat.S_IXUSR else _FILE
