@@ -110,6 +110,25 @@ async def test_search_then_count_reports_each_file_and_the_total(client: Client,
     assert text_of(result).endswith("Files affected: 2\nTotal edits: 0\nOverall risk: LOW")
 
 
+async def test_a_search_step_given_a_file_as_path_searches_that_file_and_feeds_the_next_step(
+    client: Client, root: Path
+) -> None:
+    (root / "ok.go").write_bytes(b"package main\n// package note\n")
+    (root / "other.go").write_bytes(b"package other\n")
+    result = await pipeline(
+        client,
+        steps=[
+            {"id": "readok", "action": "search", "params": {"path": str(root / "ok.go"), "pattern": "package"}},
+            {"id": "fix", "action": "edit", "input_from": "readok", "params": {"old_text": "note", "new_text": "N"}},
+        ],
+    )
+    data = structured(result)
+    assert [step.get("error") for step in data["steps"]] == [None, None]
+    assert (data["steps"][0]["count"], data["files_affected"]) == (2, 1)
+    assert (root / "ok.go").read_bytes() == b"package main\n// package N\n"
+    assert (root / "other.go").read_bytes() == b"package other\n"
+
+
 async def test_a_dry_run_writes_nothing_and_reports_what_each_step_would_do(client: Client, root: Path) -> None:
     (root / "f.txt").write_text("alpha beta alpha\n", encoding="utf-8")
     result = structured(

@@ -20,7 +20,7 @@ from fsguard.core.deletion import Deleter
 from fsguard.core.diff import render_diff
 from fsguard.core.disk import read_at
 from fsguard.core.editing import Editor
-from fsguard.core.errors import InvalidParamsError, NotDirectoryError
+from fsguard.core.errors import InvalidParamsError
 from fsguard.core.groups import Change
 from fsguard.core.ignore import WalkOptions, normalise_globs
 from fsguard.core.locks import PathLocks
@@ -81,24 +81,20 @@ Action = Callable[[PipelineEngines, StepCall], ActionOutput]
 
 
 def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
-    """Files whose text has ``pattern`` (see :func:`reads_as_regex`), under ``path`` or among the input files."""
+    """Files whose text has ``pattern`` (see :func:`reads_as_regex`): under ``path`` (or the file it names), or
+    among the input files."""
     params = call.params
     pattern = text(params, "pattern")
     literal = not flag(params, "regex", reads_as_regex(pattern))
     case_sensitive = flag(params, "case_sensitive", True)
-    if call.files:
-        counts = _counted(engines, call.files, pattern, regex=not literal, case_sensitive=case_sensitive)
-        found = {file: n for file, n in counts.items() if n}
-        return ActionOutput(tuple(found), sum(found.values()), file_counts=found)
     roots = engines.policy.active_roots()
     default = str(roots[0]) if roots else "."
-    base = engines.policy.resolve(text(params, "path", default))
-    if base.is_file():
-        raise NotDirectoryError(
-            f"search looks under a directory and {base} is a file. Pass its directory as path, or the file in "
-            "params.files.",
-            path=str(base),
-        )
+    base = None if call.files else engines.policy.resolve(text(params, "path", default))
+    if base is None or base.is_file():  # the input files, or a file as path: its content, as search_files reads it
+        named = call.files or (str(base),)
+        counts = _counted(engines, named, pattern, regex=not literal, case_sensitive=case_sensitive)
+        found = {file: n for file, n in counts.items() if n}
+        return ActionOutput(tuple(found), sum(found.values()), file_counts=found)
     everything = flag(params, "include_dependencies", False)  # search_files' default skips, and its flag
     options = WalkOptions(
         globs=normalise_globs(strings(params, "file_types")),
