@@ -59,6 +59,7 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", ()))
     result: dict[str, Any] = {}
+    implied: dict[str, Any] = {}  # what a value sent means for other parameters, unless they are sent too
     unknown: list[str] = []
     aliases = {**ALIASES, **TOOL_ALIASES.get(tool, {})}
     for name, value in arguments.items():
@@ -75,6 +76,9 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         if _is_zero(value) and target not in required and _zero_is_not_given(properties[target]):
             continue
         prop = properties[target]
+        if tool == "search_files" and name == "output" and isinstance(value, str) and value in OUTPUT_MODES:
+            implied.update(OUTPUT_MODES[value])
+            continue
         if target != name:
             _check_alias_choice(tool, name, target, value, prop)
         if _takes_structure(prop):
@@ -85,17 +89,15 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         result[target] = value
     if unknown:
         raise UnknownParamError(_unknown_message(tool, unknown, sorted(properties)), param=unknown[0])
-    return result
+    return {**implied, **result}
 
 
-# Values other tools give the name an alias stands for, and what fsguard takes for them instead: ripgrep's and
-# Claude Code's output modes sent as search_files' ``output`` (the seed took the alias but not these, catalog §1.7).
-_OTHER_CHOICES = {
-    ("search_files", "output"): {
-        "content": "For the matching lines pass include_content=true (context_lines for lines around them).",
-        "files_with_matches": "For the files that match pass include_content=true with count_only=true.",
-        "count": "For the number of matches per file pass include_content=true with count_only=true.",
-    }
+# ripgrep's and Claude Code's output modes sent as search_files' ``output`` (the seed's usage doc listed them, its
+# code took any value for a content search, catalog §1.7): the search they name, unless the call says otherwise.
+OUTPUT_MODES: dict[str, dict[str, bool]] = {
+    "content": {"include_content": True},
+    "files_with_matches": {"include_content": True, "count_only": True},
+    "count": {"include_content": True, "count_only": True},
 }
 
 
@@ -109,10 +111,9 @@ def _check_alias_choice(tool: str, name: str, target: str, value: Any, prop: dic
     choices = [choice for option in _non_null(prop) for choice in option.get("enum", ())]
     if not choices or not isinstance(value, str) or value in choices:
         return
-    advice = _OTHER_CHOICES.get((tool, name), {}).get(value, f"Pass one of them, or leave {name} out for the default.")
     raise InvalidParamsError(
         f"parameter {json.dumps(name)} ({target}): {json.dumps(shorten(value))} is not one of {', '.join(choices)}. "
-        + advice,
+        f"Pass one of them, or leave {name} out for the default.",
         param=name,
     )
 

@@ -74,7 +74,7 @@ class _SearchCall:
         if self.include_content or self.count_only or is_file:
             return True
         implied = self.whole_word or bool(self.include_context) or self.context_lines is not None
-        if not (implied or self.output_format in ("text", "json")):
+        if not (implied or self.output_format is not None):
             return False
         return not (_GLOB_CHARS & set(self.pattern)) or compiles(self.pattern)
 
