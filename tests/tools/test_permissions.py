@@ -431,7 +431,7 @@ async def test_a_move_across_filesystems_of_a_tree_the_user_may_not_empty_is_ref
 async def test_a_search_or_replace_of_one_file_the_user_may_not_read_is_access_denied_not_no_match(
     connect: ClientFactory, reachable: Path, tool_engine: str, tool: str, arguments: dict[str, Any]
 ) -> None:
-    # "No match for 'hello' under secret.txt" and "Replaced 0 occurrences in 0 files", for a file never read.
+    # "No matches found for 'hello' under secret.txt" and "Replaced 0 occurrences in 0 files", for a file never read.
     root = reachable / "root"
     (root / "secret.txt").write_bytes(b"hello\n")
     (root / "secret.txt").chmod(0o000)

@@ -225,7 +225,7 @@ async def test_a_name_search_over_500_kb_is_cut_whole_structured_content_too_wit
     assert 500 < data["returned_matches"] == len(shown_files) < 1000
     assert shown_files == [str(file) for file in files[: len(shown_files)]]
     assert text_of(result).endswith(
-        f"[{1000 - len(shown_files)} more not shown: this answer reached its 500 KB budget. Use a lower "
+        f"[truncated: {1000 - len(shown_files)} more not shown; this answer reached its 500 KB budget. Use a lower "
         "max_results, or a narrower path or pattern.]"
     )
 
@@ -481,8 +481,10 @@ async def test_searches_skip_dependencies_and_minified_files_by_default_and_say_
     skipped = ["node_modules/", "src/__pycache__/", "src/app.js.map", "src/app.min.js", "target/"]
     assert (data["default_skipped"], data["default_skipped_paths"]) == (5, skipped)
     assert text_of(found).endswith(
-        "Skipped by default: " + ", ".join(skipped) + "; include_dependencies=true searches them."
+        "Skipped by default: node_modules/, src/__pycache__/, target/ and 2 minified or map files; "
+        "include_dependencies=true searches them."
     )
+    assert "app.min.js" not in text_of(found)  # a bundle named in the text reads as a hit in it (seed's tests)
     names = structured(await client.call_tool("search_files", {"pattern": "*.js"}))
     assert [Path(f).name for f in names["files"]] == ["app.js", "app.min.js"]  # names of bundles are listed
     assert names["default_skipped_paths"] == ["node_modules/", "src/__pycache__/", "target/"]

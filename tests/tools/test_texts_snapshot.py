@@ -1654,12 +1654,12 @@ async def test_search_files_cut_at_max_results_says_how_many_more(rig: Rig) -> N
 ok
 3 matches in 3 files under <root>:
 README.md:2:TODO: docs
-[2 more not shown: narrow the search or raise max_results]\
+[truncated: 2 more not shown; narrow the search or raise max_results]\
 """,
             "compact": """\
 ok
 README.md:2:TODO: docs
-[2 more not shown: narrow the search or raise max_results]\
+[truncated: 2 more not shown; narrow the search or raise max_results]\
 """,
         }
     )
@@ -1685,7 +1685,7 @@ async def test_search_files_with_no_content_match_says_so(rig: Rig) -> None:
         {
             "both": """\
 ok
-No match for 'FIXME' under <root>.\
+No matches found for 'FIXME' under <root>.\
 """
         }
     )
@@ -1700,7 +1700,7 @@ async def test_search_files_in_a_gitignored_directory_says_how_to_search_it(rig:
         {
             "both": """\
 ok
-No match for 'TODO' under build.
+No matches found for 'TODO' under build.
 build is excluded by a .gitignore: search it with respect_gitignore=false.\
 """
         }

@@ -48,13 +48,25 @@ def _unreadable(count: int | None, paths: list[str] | None, done: str) -> str:
 
 
 def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
-    listed = _listed(count, paths)
-    return f"\nSkipped by default: {listed}; include_dependencies=true {verb} them." if listed else ""
+    """The dependency and cache directories by name, the minified bundles and source maps by number: a search
+    that names the bundle it skipped reads as a hit in it (the seed's tests pin that the text never names them;
+    ``default_skipped_paths`` does)."""
+    if not count:
+        return ""
+    listed = paths or []
+    folders = [path for path in listed if path.endswith("/")]
+    parts = [*folders]
+    if files := len(listed) - len(folders):
+        parts.append(counted(files, "minified or map file"))
+    if unlisted := count - len(listed):
+        parts.append(f"{unlisted} more")
+    said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return f"\nSkipped by default: {said}; include_dependencies=true {verb} them."
 
 
 def _search_text(result: SearchResult, compact: bool) -> str:
     shown_count = result.returned_matches if result.mode != "count" else len(result.counts)
-    more = f"\n[{result.total_matches - shown_count} more not shown: {_forward(result)}]"
+    more = f"\n[truncated: {result.total_matches - shown_count} more not shown; {_forward(result)}]"
     tail = more if result.truncated and result.mode != "count" else ""
     where = shown(result.path)
     if result.mode == "filename":
@@ -74,7 +86,7 @@ def _search_text(result: SearchResult, compact: bool) -> str:
         rest = f"\n[{counted(hidden, 'more file')} not shown: {_forward(result)}]" if hidden > 0 else ""
         return in_files + "\n" + "\n".join(rows) + rest
     if not result.matches:
-        return f"No match for {result.pattern!r} under {where}."
+        return f"No matches found for {result.pattern!r} under {where}."
     head = "" if compact else f"{in_files} under {where}:\n"
     if len(result.matches) <= FLAT_MOST and not any(_has_context(m) for m in result.matches):
         # A few matches read best as rg prints them into a pipe, one ``path:line:text`` a line (as the seed did);
