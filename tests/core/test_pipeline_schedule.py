@@ -170,17 +170,17 @@ def test_parsing_collects_every_problem_and_names_each_step() -> None:
         "name, parallel, steps, stop_on_error, verbose.",
         'name: pipeline name is required; give the pipeline a short name, e.g. "rename-api".',
         "step 1 'find': search needs params.pattern (the text to find).",
-        "step 2 'find': id is already used by step 1; ids must be unique.",
+        "step 2 'find': duplicate step ID: already used by step 1; ids must be unique.",
         "step 2 'find': unsupported action 'serch' (did you mean 'search'?); one of search, read_ranges, edit, "
         "multi_edit, count_occurrences, regex_transform, copy, rename, delete, aggregate, diff, merge.",
-        "step 3 'bad id!': id must be 1-64 letters, digits, '_' or '-'.",
+        "step 3 'bad id!': invalid step ID: an id must be 1-64 letters, digits, '_' or '-'.",
         "step 3 'bad id!': input_from has forward reference to step 'later' (step 4, which comes later); a step "
         "can only use the steps before it.",
         "step 3 'bad id!': edit needs params.new_text (the replacement (\"\" deletes)).",
         "step 3 'bad id!': edit has no files; pass input_from (an earlier step) or params.files.",
         "step 4 'later': input_from refers to the step itself; a step can only use earlier steps.",
         "step 4 'later': count_occurrences has no files; pass input_from (an earlier step) or params.files.",
-        "step 5 'step-4': input_from 'nope' is not an earlier step; a step can only use the steps before it.",
+        "step 5 'step-4': input_from 'nope' is a non-existent step; a step can only use the steps before it.",
         "step 5 'step-4': edit has no files; pass input_from (an earlier step) or params.files.",
         "step 6 'c': condition count_gt needs value, an integer to compare the count with.",
         "step 7 'd': condition type 'sometimes' is unknown; one of has_matches, no_matches, count_gt, count_lt, "
@@ -214,7 +214,7 @@ def test_parsing_takes_the_type_alias_default_ids_flat_params_and_edit_aliases()
 @pytest.mark.parametrize(
     ("raw", "problem"),
     [
-        ({"name": "n", "steps": []}, "steps: missing or empty; pass 1 to 20 steps."),
+        ({"name": "n", "steps": []}, "steps: missing or empty: at least one step is required; pass 1 to 20 steps."),
         ({"name": "n", "steps": [search(f"s{i}") for i in range(21)]}, "steps: too many steps (max 20, got 21)"),
         ({"name": "n", "steps": [{"action": "search", "params": {"pattern": "(", "regex": True}}]}, "invalid search"),
         ({"name": "n", "steps": [{"action": "merge", "params": {"files": ["a"], "mode": "xor"}}]}, "union or inter"),

@@ -360,7 +360,7 @@ async def test_a_malformed_pipeline_is_refused_whole_before_anything_runs(client
     assert error_code(result) == "invalid_params"
     assert text_of(result).splitlines()[:3] == [
         "pipeline_json has 3 problem(s); nothing ran:",
-        "• step 2 'step-1': input_from 'zz' is not an earlier step; a step can only use the steps before it.",
+        "• step 2 'step-1': input_from 'zz' is a non-existent step; a step can only use the steps before it.",
         "• step 2 'step-1': edit needs params.old_text (the text to replace).",
     ]
     assert (root / "f.txt").read_text(encoding="utf-8") == "a\n"

@@ -73,7 +73,7 @@ def parse_pipeline(raw: object) -> PipelineRequest:
     steps: list[Step] = []
     listed = raw.get("steps")
     if not isinstance(listed, list) or not listed:
-        problems.append("steps: missing or empty; pass 1 to 20 steps.")
+        problems.append("steps: missing or empty: at least one step is required; pass 1 to 20 steps.")
     elif len(listed) > MAX_STEPS:
         problems.append(f"steps: too many steps (max {MAX_STEPS}, got {len(listed)}); split it into smaller pipelines.")
     else:
@@ -114,9 +114,9 @@ def _step(number: int, item: object, ids: _Ids, problems: list[str]) -> Step | N
     step_id = f"step-{number - 1}" if raw_id in (None, "") else raw_id
     where = f"step {number} '{step_id}'"
     if not isinstance(step_id, str) or not _ID.fullmatch(step_id):
-        problems.append(f"{where}: id must be 1-64 letters, digits, '_' or '-'.")
+        problems.append(f"{where}: invalid step ID: an id must be 1-64 letters, digits, '_' or '-'.")
     elif step_id in ids.seen:
-        problems.append(f"{where}: id is already used by step {ids.seen[step_id]}; ids must be unique.")
+        problems.append(f"{where}: duplicate step ID: already used by step {ids.seen[step_id]}; ids must be unique.")
     else:
         ids.seen[step_id] = number
     action = _action(item, where, problems)
@@ -181,7 +181,7 @@ def _reference(ref: object, what: str, where: str, step_id: object, ids: _Ids, p
         )
     elif ref not in ids.seen:
         problems.append(
-            f"{where}: {what} {ref!r} is not an earlier step{_suggest(ref, list(ids.seen))}; "
+            f"{where}: {what} {ref!r} is a non-existent step{_suggest(ref, list(ids.seen))}; "
             "a step can only use the steps before it."
         )
     else:
