@@ -233,7 +233,10 @@ REFUSALS = {
         "invalid_params",
     ),
     "git_diff_with_an_unknown_output": Refusal(
-        "git", {"action": "diff", "path": "repo", "output": "x"}, "Valid: stat, name-only, full", "invalid_params"
+        "git",
+        {"action": "diff", "path": "repo", "output": "x"},
+        'invalid output "x". Valid: stat, name-only, full',
+        "invalid_params",
     ),
 }
 

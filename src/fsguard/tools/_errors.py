@@ -162,12 +162,15 @@ def _describe_validation(tool: str, error: ValidationError) -> str:
 
 def _outside_choices(name: str, loc: tuple[int | str, ...], value: Any, expected: str) -> str:
     """A value outside a parameter's choices, in the seed's words: 'position must be "after" or "before"' for a
-    pair, 'Unknown action: X. Valid: list, info, …' for more (catalog §1.3 F, Appendix A)."""
+    pair, 'Unknown action: X. Valid: list, info, …' for more, 'invalid output "x". Valid: …' for git's output
+    (catalog §1.3 F, Appendix A)."""
     choices = _CHOICE.findall(expected)
     bare = str(loc[-1]) if loc else "value"
     if len(choices) == 2:
         pair = " or ".join(json.dumps(choice) for choice in sorted(choices))
         return f"• parameter {name}: {bare} must be {pair} (got {_json_type(value)})"
+    if bare == "output":  # git's own word for it (Appendix A: 'invalid output "x". Valid: stat, name-only, full')
+        return f"• invalid output {json.dumps(value)}. Valid: {', '.join(choices)}"
     return f"• Unknown {bare}: {_shown(value)}. Valid: {', '.join(choices)}"
 
 
