@@ -53,8 +53,11 @@ async def test_empty_content_over_a_file_is_written_only_with_a_backup_and_says_
     data = structured(await client.call_tool("write_file", {"path": "keep.txt", "content": ""}))
     assert (root / "keep.txt").read_bytes() == b""
     assert "truncation" in data["feedback"]
-    assert 'backup(action="undo_last"' in data["feedback"]
-    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "keep.txt"}))
+    # The seed's words (catalog §4): the backup, then the restore that undoes exactly this write.
+    undo = f'Backup created: {data["backup_id"]}. To undo: backup(action="restore", backup_id="{data["backup_id"]}").'
+    assert data["feedback"].startswith(undo)
+    structured(await client.call_tool("write_file", {"path": "other.txt", "content": "later\n"}))
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": data["backup_id"]}))
     assert (root / "keep.txt").read_bytes() == b"precious\n" * 100
 
 

@@ -68,7 +68,7 @@ def register(catalog: Catalog) -> None:
             )
         feedback = None
         if report.guard is not None and report.backup is not None:
-            feedback = write_guard_feedback(report.guard, report.path, report.backup.backup_id)
+            feedback = write_guard_feedback(report.guard, report.backup.backup_id)
         result = WriteFileResult(
             path=str(report.path),
             bytes_written=report.bytes_written,

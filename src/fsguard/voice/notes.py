@@ -7,7 +7,6 @@ the sentences the model reads are written here, in one place, like every other s
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from fsguard.core.occ import OccVerdict, stale_read_head
 from fsguard.core.risk import (
@@ -78,12 +77,12 @@ def integrity_detail(check: Integrity | None) -> str | None:
     return f"{facts}; {problem}" if problem else facts
 
 
-def write_guard_feedback(guard: WriteGuard, path: Path, backup_id: str) -> str:
-    """The guard's note, and why the write went through anyway: the backup (named as the seed named it) and how to
-    undo the write."""
+def write_guard_feedback(guard: WriteGuard, backup_id: str) -> str:
+    """Why the write went through anyway, in the seed's order (catalog §4: the backup, how to restore it, then the
+    guard's note): the restore names this backup, so a later edit of the file does not change what it undoes."""
     return (
-        f"{guard.message} Written anyway because the previous version was backed up first. Backup created: "
-        f'{backup_id}. To undo: backup(action="undo_last", file_path="{path}").'
+        f'Backup created: {backup_id}. To undo: backup(action="restore", backup_id="{backup_id}"). '
+        f"{guard.message} Written anyway because the previous version was backed up first."
     )
 
 
