@@ -256,7 +256,8 @@ def instructions(groundwork: Groundwork) -> str:
     """Server instructions: scope and where to start, no rule block."""
     scope = "read-only access" if groundwork.settings.read_only else "access"
     return (
-        f"fsguard gives {scope} to the host filesystem under these roots: {groundwork.policy.describe_roots()}. "
+        f"fsguard gives {scope} to the real host filesystem (not a sandbox) under these roots: "
+        f"{groundwork.policy.describe_roots()}. "
         "Relative paths, in calls and in result texts, start at the first root. Call help() for the tool catalog."
     )
 

@@ -167,6 +167,9 @@ async def test_help_and_instructions_stay_inside_their_byte_budget(client: Clien
         assert len(line.encode()) <= HELP_LINE_BYTES, line
     instructions: Any = client.instructions
     assert len(instructions.replace(str(root), "").encode()) <= INSTRUCTIONS_BYTES
+    # What an agent must not mistake (the seed's help and instructions say it): changes here are real.
+    assert "real host filesystem (not a sandbox)" in instructions
+    assert text.startswith(f"{len(tools)} tools on the real host filesystem.")
 
 
 async def test_every_tool_description_starts_with_one_sentence_that_names_its_place(client: Client) -> None:

@@ -2344,7 +2344,7 @@ async def test_server_info_help_gives_the_overview_with_the_roots(rig: Rig) -> N
         {
             "both": """\
 ok
-fsguard gives typed, safe access to the host filesystem under these roots: <root>.
+fsguard gives typed, safe access to the real host filesystem (not a sandbox) under these roots: <root>.
 Every result has structuredContent (see help(tool=...) for its schema) and a text block.
 Paths may be absolute or relative to the first root; C:\\x forms are translated to the WSL mount.
 Topics: overview, workflow, tools, paths, read, write, edit, search, batch, recovery, errors, tips, examples, all.\
@@ -2476,7 +2476,7 @@ async def test_help_lists_every_tool_with_its_summary(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-20 tools. Call help(tool="name") for parameters and examples.
+20 tools on the real host filesystem. Call help(tool="name") for parameters and examples.
 - analyze_operation: Check a write, edit or delete before making it: risk, diff and advice, nothing changed.
 - backup: Undo an operation or restore a saved version of a file (or a trashed one) instead of rewriting it.
 - batch_operations: Run operations on several files as one all-or-nothing unit; one file's edits: multi_edit.

@@ -28,7 +28,7 @@ class Registry:
         return {tool.name for tool in self.tools}
 
 
-_OVERVIEW = """fsguard gives typed, safe access to the host filesystem under these roots: {roots}.
+_OVERVIEW = """fsguard gives typed, safe access to the real host filesystem (not a sandbox) under these roots: {roots}.
 Every result has structuredContent (see help(tool=...) for its schema) and a text block.
 Paths may be absolute or relative to the first root; C:\\x forms are translated to the WSL mount.{read_only}
 Topics: {topics}."""

@@ -13,7 +13,12 @@ def help_text(result: HelpResult, compact: bool) -> str:
     """The catalog, or one tool with its schemas and examples."""
     if result.tools is not None:
         lines = [f"- {tool.name}: {tool.summary}" for tool in result.tools]
-        header = "" if compact else f'{len(result.tools)} tools. Call help(tool="name") for parameters and examples.\n'
+        header = (
+            ""
+            if compact
+            else f'{len(result.tools)} tools on the real host filesystem. Call help(tool="name") for parameters and '
+            "examples.\n"
+        )
         return header + "\n".join(lines)
     parts = [f"## {result.name}", result.description or ""]
     if not compact:
