@@ -249,6 +249,7 @@ def audit_entry(
         bytes_out=len(text.encode("utf-8", "surrogatepass")),  # a path from a non-UTF-8 name holds surrogates
         backup_id=data.get("backup_id"),
         risk=data.get("risk_level"),
+        error=text if code else None,
     )
 
 

@@ -62,7 +62,8 @@ def test_each_record_appends_one_line_with_the_call_fields(tmp_path: Path) -> No
             risk="low",
         )
     )
-    log.record(AuditEntry("read_file", {"path": "missing.txt"}, 0.5, "error", error_code="not_found"))
+    said = "missing.txt does not exist. " + "x" * 400
+    log.record(AuditEntry("read_file", {"path": "missing.txt"}, 0.5, "error", error_code="not_found", error=said))
     first, second = lines_of(tmp_path)
     assert first == {
         "ts": "2026-05-01T12:00:00.123Z",
@@ -77,6 +78,7 @@ def test_each_record_appends_one_line_with_the_call_fields(tmp_path: Path) -> No
     }
     assert second["status"] == "error"
     assert second["error_code"] == "not_found"
+    assert second["error"] == said[:300] + "…"  # the error's words, cut
     assert second["path"] == "missing.txt"  # no canonical path known: the argument as given
 
 

@@ -332,6 +332,8 @@ async def test_the_audit_log_has_a_line_per_call_with_its_status(
     assert lines[1]["backup_id"]
     assert lines[1]["path"] == str(root / "a.txt")
     assert lines[2]["error_code"] == "not_found"
+    assert lines[2]["error"].startswith("missing.txt does not exist.")  # what went wrong, not only its code
+    assert "error" not in lines[0]
 
 
 async def test_a_large_copy_reports_progress(client: Client, root: Path) -> None:

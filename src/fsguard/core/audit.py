@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 CURRENT_NAME = "operations.jsonl"
 METRICS_NAME = "metrics.json"
 SUMMARY_LIMIT = 100
+ERROR_LIMIT = 300  # characters of an error's text kept in its line: what went wrong, not a wall of advice
 # Arguments that carry file content or edit payloads: logged by size only.
 BULKY_KEYS = frozenset({"content", "content_base64", "edits_json", "edits", "patterns_json", "new_text", "old_text"})
 
@@ -58,6 +59,7 @@ class AuditEntry:
         bytes_out: Size of the result text.
         backup_id: The backup the call took, if any.
         risk: The result's ``risk_level``, if it has one.
+        error: What the error said (its first :data:`ERROR_LIMIT` characters) when ``status`` is ``error``.
     """
 
     tool: str
@@ -69,6 +71,7 @@ class AuditEntry:
     bytes_out: int = 0
     backup_id: str | None = None
     risk: str | None = None
+    error: str | None = None
 
 
 def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
@@ -227,6 +230,8 @@ def _line(entry: AuditEntry, now: float) -> bytes:
     }
     if entry.status == "error":
         event["error_code"] = entry.error_code
+        if entry.error:
+            event["error"] = entry.error if len(entry.error) <= ERROR_LIMIT else entry.error[:ERROR_LIMIT] + "…"
     event.update(bytes_out=entry.bytes_out, backup_id=entry.backup_id, risk=entry.risk)
     event["args"] = summarise_arguments(entry.arguments)
     text = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
