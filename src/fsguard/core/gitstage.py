@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from fsguard.core.beneath import lstat_at
@@ -25,7 +26,7 @@ from fsguard.core.gitrefs import current_commit, merging
 from fsguard.core.gitrepo import GitCall
 from fsguard.core.oserrors import from_os_error
 
-_LINK, _EXECUTABLE, _FILE = "120000", "100755", "100644"
+_LINK, _EXECUTABLE, _FILE, _REMOVED = "120000", "100755", "100644", "0"
 _NULL_ID_LENGTH = {"sha1": 40, "sha256": 64}
 _CONVERTING = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding")
 _BATCH = 200  # files held open for one hash-object run: well under the usual limit of 1,024 descriptors
@@ -54,8 +55,9 @@ def commit_paths(call: GitCall, names: list[bytes], message: str) -> None:
             "cannot do a partial commit during a merge: commit without paths to conclude it (stage the resolved "
             'files with git(action="add", paths=[...]) first). Nothing was changed.'
         )
+    born = current_commit(repo) is not None
     # git takes only paths it knows (in the index or HEAD) and names the first it does not.
-    with_tree = ["--with-tree=HEAD"] if current_commit(repo) is not None else []
+    with_tree = ["--with-tree=HEAD"] if born else []
     known = repo.git("ls-files", "--error-unmatch", *with_tree, "--", *call.scope, check=False)
     if known.code != 0:
         raise failure("commit", known.code, known.stderr, advice="Nothing was changed. Commit only tracked paths.")
@@ -68,7 +70,7 @@ def commit_paths(call: GitCall, names: list[bytes], message: str) -> None:
         )
     with tempfile.TemporaryDirectory(prefix="fsguard-git-") as directory:
         scratch = Scratch(Path(directory) / "index")
-        if current_commit(repo) is not None:
+        if born:
             repo.git("read-tree", "HEAD", scratch=scratch)
         if lines:
             repo.git("update-index", "-z", "--index-info", stdin=lines, scratch=scratch)
@@ -85,8 +87,7 @@ def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -
         AccessDeniedError: a directory on the way became a link (the pinned walk refuses it).
         BinaryFileError: a name is a pipe, socket or device, which git cannot stage either.
     """
-    kept = _index_modes(call, names)
-    executable_bit = _trusts_executable_bit(call)
+    mode_of = _file_modes(call)
     converted = _converted(call, names)
     lines = bytearray()
     directories: list[bytes] = []
@@ -99,15 +100,15 @@ def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -
                 row = _entry(call, name, scratch, converted, held)
                 if row is None:
                     directories.append(name)
-                else:
-                    mode, object_id = row
-                    rows.append((name, _mode(mode, kept.get(name), executable_bit=executable_bit), object_id))
+                    continue
+                kind, object_id = row
+                rows.append((name, mode_of(name, kind) if isinstance(kind, int) else kind, object_id))
             hashed = _hash_held(call, held, scratch)
         finally:
             for fd in held.values():
                 os.close(fd)
         for name, mode, object_id in rows:
-            if not object_id and name not in hashed:  # a removal
+            if mode == _REMOVED:
                 null = null or _null_id(call)
             lines += f"{mode} {object_id or hashed.get(name) or null}\t".encode() + name + b"\0"
     return bytes(lines), directories
@@ -115,14 +116,14 @@ def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -
 
 def _entry(
     call: GitCall, name: bytes, scratch: Scratch | None, converted: set[bytes], held: dict[bytes, int]
-) -> tuple[str, str] | None:
-    """``name``'s (mode, object id) as the working tree holds it: a removal (mode 0, no id), a link, or a file (its
-    mode as an octal ``st_mode``; no id while it is held open for the batch); None for a directory."""
+) -> tuple[int | str, str] | None:
+    """What the working tree holds at ``name``: a removal (:data:`_REMOVED`, no id), a link (its mode and id), or a
+    file (its ``st_mode``, and its id, or none while it is held open for the batch); None for a directory."""
     path = Path(call.repo.absolute(os.fsdecode(name.rstrip(b"/"))))
     with call.safe.beneath.entry(path, follow=False) as entry:
         found = lstat_at(entry)
         if found is None:
-            return "0", ""  # removed: the all-zero id (entries)
+            return _REMOVED, ""
         if stat.S_ISDIR(found.st_mode):
             return None
         if stat.S_ISLNK(found.st_mode):
@@ -140,8 +141,8 @@ def _entry(
                 raise _not_a_file(path)
             if name not in converted:
                 held[name] = fd
-                return oct(opened.st_mode), ""
-            return oct(opened.st_mode), _hash(call, fd, path=name, scratch=scratch)
+                return opened.st_mode, ""
+            return opened.st_mode, _hash(call, fd, path=name, scratch=scratch)
         finally:
             if held.get(name) != fd:
                 os.close(fd)
@@ -190,33 +191,18 @@ def _null_id(call: GitCall) -> str:
     return "0" * _NULL_ID_LENGTH.get(said, 40)
 
 
-def _mode(found: str, indexed: str | None, *, executable_bit: bool) -> str:
-    """The index mode for what :func:`_entry` found: a removal or a link as it is; for a regular file (``found`` its
-    octal ``st_mode``) git add's, executable when its owner may run it, unless the repository does not trust the
-    executable bit (core.fileMode false), where the index keeps the mode it has."""
-    if not found.startswith("0o"):
-        return found
-    st_mode = int(found, 8)
-    if not executable_bit:
-        return indexed if indexed in (_EXECUTABLE, _FILE) else _FILE
-    return _EXECUTABLE if st_mode & stat.S_IXUSR else _FILE
-
-
-def _index_modes(call: GitCall, names: list[bytes]) -> dict[bytes, str]:
-    """The mode the index holds for each of ``names`` it knows."""
-    if not names:
-        return {}
-    listed = call.repo.git("ls-files", "-s", "-z", "--", *(os.fsdecode(name.rstrip(b"/")) for name in names))
-    modes: dict[bytes, str] = {}
-    for record in filter(None, listed.stdout.split(b"\0")):
-        fields, _, name = record.partition(b"\t")
-        modes[name] = text(fields).split(" ", 1)[0]
-    return modes
-
-
-def _trusts_executable_bit(call: GitCall) -> bool:
+def _file_modes(call: GitCall) -> Callable[[bytes, int], str]:
+    """git add's mode for a regular file: executable when its owner may run it; where the repository does not
+    trust the executable bit (core.fileMode false), the mode the index holds (new files: not executable)."""
     said = call.repo.git("config", "--bool", "core.fileMode", check=False)
-    return text(said.stdout).strip() != "false"
+    if text(said.stdout).strip() != "false":
+        return lambda _name, st_mode: _EXECUTABLE if st_mode & stat.S_IXUSR else _FILE
+    listed = call.repo.git("ls-files", "-s", "-z", "--", *call.scope).stdout  # the paths asked for, not each file
+    indexed: dict[bytes, str] = {}
+    for record in filter(None, listed.split(b"\0")):
+        fields, _, name = record.partition(b"\t")
+        indexed[name] = text(fields).split(" ", 1)[0]
+    return lambda name, _st_mode: _EXECUTABLE if indexed.get(name) == _EXECUTABLE else _FILE
 
 
 def _not_a_file(path: Path) -> BinaryFileError:
