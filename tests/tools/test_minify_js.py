@@ -288,3 +288,21 @@ async def test_the_minified_program_prints_what_the_original_prints_under_node(c
     assert "structure_warning" not in data
     assert program.read_bytes() == b"#!/usr/bin/env node\n" + minified(ASI_PROGRAM.split("\n", 1)[1])
     assert await run_node(program) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "column"), [('var x = "never ends', 1), ("var x = 1; /* never ends", 12), ("f(`open ${a}", 1)]
+)
+async def test_a_truncated_input_is_minified_with_a_warning_that_names_where_it_breaks(
+    client: Client, root: Path, source: str, column: int
+) -> None:
+    """The seed flagged an unterminated string or comment (``truncated:input-malformed``): the output of a broken
+    file is broken with it, so the answer says so rather than report a clean minify."""
+    (root / "cut.js").write_text(source, encoding="utf-8")
+    data = structured(await client.call_tool("minify_js", {"path": "cut.js", "output_path": "cut.min.js"}))
+    warning = data["structure_warning"]
+    assert warning.startswith(f"structure: the input does not parse (line 1, column {column}:")
+    assert "truncated or malformed" in warning
+    assert warning in data["message"]
+    assert (root / "cut.js").read_text(encoding="utf-8") == source
+    assert (root / "cut.min.js").read_bytes() == minified(source)

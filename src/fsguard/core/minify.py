@@ -17,7 +17,9 @@ collapse its spaces and could read ``//`` in it as a comment); a UTF-8 BOM is ke
 write keeps it; the line breaks rjsmin keeps are LF. Only UTF-8 files are minified.
 
 As a safety net the input and output are parsed (tree-sitter, by the input's suffix): a syntax error the
-output has and the input had not is reported as ``structure_warning``, in dry runs too. It never blocks.
+output has and the input had not is reported as ``structure_warning``, in dry runs too; else one the input has
+(a truncated file, a string or comment never closed: the seed flagged it ``truncated:input-malformed``), since its
+output is broken with it. It never blocks.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.structure import StructureChecker
+from fsguard.core.structure import MAX_CHECKED_CHARS, StructureChecker
 from fsguard.core.textio import DecodedText, decode
 
 PREVIEW_CHARS = 500
@@ -72,7 +74,7 @@ class MinifyReport:
     kept_bang_comments: bool
     preview: str | None
     verdict: OccVerdict
-    structure_warning: str | None  # a syntax error the minified text has and the input had not
+    structure_warning: str | None  # a syntax error the minified text has and the input had not, or the input's
 
 
 def minify_source(text: str, *, keep_bang_comments: bool = False) -> str:
@@ -117,7 +119,7 @@ class Minifier:
             verdict = change.check(request.expected_hash)
             decoded = _utf8(data, path)
             text = minify_source(decoded.text, keep_bang_comments=keep_bang)
-            plan = _Plan(path, path, data, verdict, keep_bang, self._structure.check(path, decoded.text, text))
+            plan = _Plan(path, path, data, verdict, keep_bang, self._warning(path, decoded.text, text))
             if request.dry_run:
                 return plan.preview(decoded.bom + text.encode(), text)
             substituted = change.fire_pre(hook, old_content=decoded.text, new_content=text)
@@ -137,7 +139,7 @@ class Minifier:
             verdict = reading.check(request.expected_hash)
         decoded = _utf8(data, source)
         text = minify_source(decoded.text, keep_bang_comments=keep_bang)
-        plan = _Plan(source, target, data, verdict, keep_bang, self._structure.check(source, decoded.text, text))
+        plan = _Plan(source, target, data, verdict, keep_bang, self._warning(source, decoded.text, text))
         if request.dry_run:
             if self._exists(target):
                 raise _occupied(source, target)
@@ -151,6 +153,19 @@ class Minifier:
             # A file that appears meanwhile is not clobbered: a new file is created exclusively.
             done = change.commit(new, hook, make_parents=True)
         return plan.report(new, done.content_hash)
+
+    def _warning(self, path: Path, before: str, after: str) -> str | None:
+        """A syntax error the minified text has and ``before`` had not; else the first one ``before`` has."""
+        introduced = self._structure.check(path, before, after)
+        if introduced is not None or len(before) > MAX_CHECKED_CHARS:
+            return introduced
+        first = next(iter(self._structure.problems(path, before) or ()), None)
+        if first is None:
+            return None
+        return (
+            f"structure: the input does not parse (line {first.line}, column {first.column}: {first.detail}): it "
+            "may be truncated or malformed, and the minified output is broken with it. Check the input."
+        )
 
     def _exists(self, path: Path) -> bool:
         try:

@@ -26,7 +26,9 @@ class MinifyResult(Result):
         False, description="True when remove_comments=false: /*! */ comments were kept (no other comment is)."
     )
     structure_warning: str | None = Field(
-        None, description="A syntax error the minified output has and the input had not (parsed by tree-sitter)."
+        None,
+        description="A syntax error the minified output has and the input had not, else one the input has (a "
+        "truncated or malformed file); parsed by tree-sitter.",
     )
     external_change: str | None = Field(None, description="The input changed on disk since this session saw it.")
     message: str = Field(description="Same text as the text block.")
