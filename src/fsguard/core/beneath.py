@@ -53,8 +53,11 @@ class Pinned:
 class Beneath:
     """The roots' directory fds and the walk that pins a path beneath one of them."""
 
-    def __init__(self, roots: tuple[Path, ...]) -> None:
-        # Without roots (--unrestricted) the walk starts at "/": links are still never followed blindly.
+    def __init__(self, roots: tuple[Path, ...], screen: Callable[[Path, Path], None] | None = None) -> None:
+        # Without roots (--unrestricted) the walk starts at "/": links are still never followed blindly. ``screen``
+        # (path asked, where a link leads) raises for a place a deny rule hides: a link swapped in after the rules
+        # judged the path never reaches one.
+        self._screen = screen
         self._roots = tuple(sorted(roots or (Path("/"),), key=lambda root: len(root.parts), reverse=True))
         self._fds: dict[Path, int] = {}
         self._made = threading.local()  # .paths: the directories this thread's walks made, while made_here runs
@@ -174,6 +177,8 @@ class Beneath:
                 root = self._root_of(spliced)
                 if root is None or not _in_scope(spliced):
                     raise _outside(path, here / name, target)
+                if self._screen is not None:
+                    self._screen(path, spliced)
                 os.close(current)
                 current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), root
                 todo = names_below(spliced, root)[::-1]

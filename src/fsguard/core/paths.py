@@ -299,6 +299,12 @@ class PathPolicy:
             is_dir = is_dir or (self.deny.names_directories and canonical.is_dir())
             self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir)
 
+    def screen_link(self, path: Path, leads_to: Path) -> None:
+        """Refuse a walk a link took to a place a deny rule hides (the pinned walk asks at each link), unnamed."""
+        if (rule := self.denied_by(leads_to)) is not None:
+            message = f"access denied: {path} leads through a symbolic link to a place the deny rule {rule!r} hides."
+            raise AccessDeniedError(message + " Work with another file.", path=str(path), rule=rule)
+
     def check_move_keeps_hidden(self, source: Path, destination: Path, files: list[str]) -> None:
         """Refuse moving the directory ``source`` when one of its ``files`` (relative to it) that a deny rule hides
         would be visible under ``destination``: rules that name a path through a directory would stop applying.
