@@ -174,8 +174,7 @@ async def test_a_directory_swapped_for_a_link_before_the_staging_is_refused_and_
     real = gitstage.stage
 
     def swapped(call: GitCall, names: list[bytes]) -> None:
-        (repo / "swap").rename(repo / "was-swap")  # after git listed the file, before fsguard reads it
-        (repo / "swap").symlink_to(outside)
+        swap_out(repo, outside)  # after git listed the file, before fsguard reads it
         real(call, names)
 
     monkeypatch.setattr(gitchanges, "stage", swapped)
@@ -211,8 +210,7 @@ async def test_a_directory_swapped_for_a_link_before_the_diff_reads_it_is_refuse
     real = gitstage.entries
 
     def swapped(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> tuple[bytes, list[bytes]]:
-        (repo / "swap").rename(repo / "was-swap")  # after git named the file, before fsguard reads it
-        (repo / "swap").symlink_to(outside)
+        swap_out(repo, outside)  # after git named the file, before fsguard reads it
         return real(call, names, scratch)
 
     monkeypatch.setattr(gitworktree, "entries", swapped)
@@ -238,6 +236,12 @@ async def test_a_directory_swapped_back_and_forth_never_gets_an_outside_file_sta
             result = await client.call_tool("git", arguments)  # refused, or done, as the swap falls
             assert "OUTSIDE" not in text_of(result) + str(result.structured_content), f"call {number}"
             assert not stored(repo, outside / "d0" / "f0.txt"), f"call {number}"
+
+
+def swap_out(repo: Path, outside: Path) -> None:
+    """The working tree's ``swap/`` becomes a link to ``outside`` (the real directory kept as ``was-swap/``)."""
+    (repo / "swap").rename(repo / "was-swap")
+    (repo / "swap").symlink_to(outside)
 
 
 def outside_tree(tmp_path: Path) -> Path:
