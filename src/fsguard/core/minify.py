@@ -37,7 +37,7 @@ from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.structure import MAX_CHECKED_CHARS, StructureChecker
+from fsguard.core.structure import StructureChecker
 from fsguard.core.textio import DecodedText, decode
 
 PREVIEW_CHARS = 500
@@ -119,7 +119,7 @@ class Minifier:
             verdict = change.check(request.expected_hash)
             decoded = _utf8(data, path)
             text = minify_source(decoded.text, keep_bang_comments=keep_bang)
-            plan = _Plan(path, path, data, verdict, keep_bang, self._warning(path, decoded.text, text))
+            plan = _Plan(path, path, data, verdict, keep_bang, self._structure.check_made(path, decoded.text, text))
             if request.dry_run:
                 return plan.preview(decoded.bom + text.encode(), text)
             substituted = change.fire_pre(hook, old_content=decoded.text, new_content=text)
@@ -139,7 +139,7 @@ class Minifier:
             verdict = reading.check(request.expected_hash)
         decoded = _utf8(data, source)
         text = minify_source(decoded.text, keep_bang_comments=keep_bang)
-        plan = _Plan(source, target, data, verdict, keep_bang, self._warning(source, decoded.text, text))
+        plan = _Plan(source, target, data, verdict, keep_bang, self._structure.check_made(source, decoded.text, text))
         if request.dry_run:
             if self._exists(target):
                 raise _occupied(source, target)
@@ -153,19 +153,6 @@ class Minifier:
             # A file that appears meanwhile is not clobbered: a new file is created exclusively.
             done = change.commit(new, hook, make_parents=True)
         return plan.report(new, done.content_hash)
-
-    def _warning(self, path: Path, before: str, after: str) -> str | None:
-        """A syntax error the minified text has and ``before`` had not; else the first one ``before`` has."""
-        introduced = self._structure.check(path, before, after)
-        if introduced is not None or len(before) > MAX_CHECKED_CHARS:
-            return introduced
-        first = next(iter(self._structure.problems(path, before) or ()), None)
-        if first is None:
-            return None
-        return (
-            f"structure: the input does not parse (line {first.line}, column {first.column}: {first.detail}): it "
-            "may be truncated or malformed, and the minified output is broken with it. Check the input."
-        )
 
     def _exists(self, path: Path) -> bool:
         try:

@@ -162,29 +162,53 @@ class StructureChecker:
             already broken, ``after`` is clean, the language is unchecked or either text is longer than
             :data:`MAX_CHECKED_CHARS`.
         """
+        return self._checked(path, before, after)[0]
+
+    def check_made(self, path: Path, source: str, made: str) -> str | None:
+        """:meth:`check` for text made from ``source`` (minify_js's output): its warning, else where ``source``
+        itself does not parse (a truncated file, a string never closed), since what was made from it is broken
+        with it. ``source`` is parsed a second time only when it may be broken."""
+        warning, maybe_broken = self._checked(path, source, made)
+        if warning is not None or not maybe_broken:
+            return warning
+        first = next(iter(self.problems(path, source) or ()), None)
+        if first is None:
+            return None
+        return (
+            f"structure: the input does not parse (line {first.line}, column {first.column}: {first.detail}): it "
+            "may be truncated or malformed, and the minified output is broken with it. Check the input."
+        )
+
+    def _checked(self, path: Path, before: str, after: str) -> tuple[str | None, bool]:
+        """:meth:`check`'s warning, and whether ``before`` may be broken (it was, or it was not parsed because
+        nothing changed); False where the language or the size leaves the text unchecked."""
         language = self.language_for(path)
-        if language is None or before == after or max(len(before), len(after)) > MAX_CHECKED_CHARS:
-            return None
+        if language is None or max(len(before), len(after)) > MAX_CHECKED_CHARS:
+            return None, False
+        if before == after:
+            return None, True
         if language == "braces":
-            return _brace_warning(_brace_problems(before), _brace_problems(after))
+            old_problems = _brace_problems(before)
+            return _brace_warning(old_problems, _brace_problems(after)), bool(old_problems)
         if language in _BMP_ONLY and (_BEYOND_BMP.search(before) or _BEYOND_BMP.search(after)):
-            return None
+            return None, False
         grammar = self._language(language)
         if grammar is None:
-            return None
+            return None, False
         # "replace" turns lone surrogates (from surrogateescape decoding) into '?', keeping one byte sequence
         # per character so columns still line up.
         old, new = before.encode("utf-8", "replace"), after.encode("utf-8", "replace")
         was_broken, tree = self._trees.parse_edit(path, grammar, old, new)
         found = [] if was_broken or tree is None else _problems(tree.root_node, new, 1)
         if not found:
-            return None
+            return None, was_broken
         first = found[0]
-        return (
+        warning = (
             f"structure: {_GRAMMARS[language][2]} syntax error introduced at line {first.line}, "
             f"column {first.column} ({first.detail}). The file parsed cleanly before this edit; "
             "check the edit before running it."
         )
+        return warning, False
 
     def _tree_problems(self, language: str, text: str, limit: int) -> list[StructureProblem] | None:
         """Parse ``text`` and report up to ``limit`` ERROR or MISSING nodes, outermost first."""
