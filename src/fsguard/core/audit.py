@@ -231,7 +231,7 @@ def _line(entry: AuditEntry, now: float) -> bytes:
     if entry.status == "error":
         event["error_code"] = entry.error_code
         if entry.error:
-            event["error"] = entry.error if len(entry.error) <= ERROR_LIMIT else entry.error[:ERROR_LIMIT] + "…"
+            event["error"] = _clipped(entry.error, ERROR_LIMIT)
     event.update(bytes_out=entry.bytes_out, backup_id=entry.backup_id, risk=entry.risk)
     event["args"] = summarise_arguments(entry.arguments)
     text = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -246,9 +246,13 @@ def _iso(timestamp: float) -> str:
 
 def _cut(value: object) -> object:
     if isinstance(value, str):
-        return value if len(value) <= SUMMARY_LIMIT else value[:SUMMARY_LIMIT] + "…"
+        return _clipped(value, SUMMARY_LIMIT)
     if isinstance(value, list):
         return [_cut(item) for item in value]
     if isinstance(value, dict):
         return {key: _cut(item) for key, item in value.items()}
     return value
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -76,8 +76,8 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         if _is_zero(value) and target not in required and _zero_is_not_given(properties[target]):
             continue
         prop = properties[target]
-        if tool == "search_files" and name == "output" and isinstance(value, str) and value in OUTPUT_MODES:
-            implied.update(OUTPUT_MODES[value])
+        if isinstance(value, str) and (means := IMPLIED_BY_VALUE.get((tool, name), {}).get(value)) is not None:
+            implied.update(means)
             continue
         if target != name:
             _check_alias_choice(tool, name, target, value, prop)
@@ -92,12 +92,15 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
     return {**implied, **result}
 
 
-# ripgrep's and Claude Code's output modes sent as search_files' ``output`` (the seed's usage doc listed them, its
-# code took any value for a content search, catalog §1.7): the search they name, unless the call says otherwise.
-OUTPUT_MODES: dict[str, dict[str, bool]] = {
-    "content": {"include_content": True},
-    "files_with_matches": {"include_content": True, "count_only": True},
-    "count": {"include_content": True, "count_only": True},
+# Values of a parameter (by the name sent) that mean other parameters, unless the call sends those too: ripgrep's
+# and Claude Code's output modes sent as search_files' ``output`` (the seed's usage doc listed them, its code took
+# any value for a content search, catalog §1.7) run the search they name.
+IMPLIED_BY_VALUE: dict[tuple[str, str], dict[str, dict[str, bool]]] = {
+    ("search_files", "output"): {
+        "content": {"include_content": True},
+        "files_with_matches": {"include_content": True, "count_only": True},
+        "count": {"include_content": True, "count_only": True},
+    }
 }
 
 
