@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from fsguard.core.beneath import Pins
+from fsguard.core.denial import HiddenFiles
 from fsguard.core.disk import directory_syncs_batched, read_at
 from fsguard.core.errors import (
     AccessDeniedError,
@@ -160,10 +161,11 @@ class ProjectReplacer:
         one = base.is_file()
         if one:
             check_readable(base)
-        files = [base] if one else self._candidates(base, request, options, skips, waiting)
-        # A file a deny rule hides is never read, never changed.
+        hide = self._safe.policy.hidden_files()
+        # A file a deny rule hides is never read, never changed (the path asked for was judged by resolve).
+        files = [base] if one else self._candidates(base, request, options, skips, waiting, hide)
         with Pins(self._safe.beneath) as pins:
-            for path in (path for path in files if self._safe.policy.denied_by(path) is None):
+            for path in files:
                 scanned += 1
                 if not _left_in(path, base, included, excluded):
                     continue
@@ -179,7 +181,6 @@ class ProjectReplacer:
         # The walk found the skips by name: only those the pinned walk finds too are reported.
         found = (skips.by_default, skips.too_large, skips.unreadable)
         asked = Skips(*(_asked_for(names, base, included, excluded) for names in found))
-        hide = self._safe.policy.hidden_files()
         kept = asked.standing(self._safe.beneath, base, above=self._safe.max_file_size, hide=hide)
         grown_names = [_relative(path, base) for path in grown]
         too_large = [*kept.too_large, *(name for name in grown_names if name not in kept.too_large)]
@@ -239,27 +240,29 @@ class ProjectReplacer:
         options: WalkOptions,
         skips: Skips,
         waiting: Callable[[], None] | None,
+        hide: HiddenFiles | None,
     ) -> Iterable[Path]:
-        """The files that may hold ``find``, in walk order: those ripgrep finds it in (binary ones too, to be
-        reported), or, without it, for a find it may read otherwise or by a ``.gitignore`` it reads otherwise than
-        git (:mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get default skips, files too large
-        and directories the user may not list."""
+        """The files that may hold ``find``, in walk order, none that ``hide`` hides: those ripgrep finds it in
+        (binary ones too, to be reported), or, without it, for a find it may read otherwise or by a ``.gitignore``
+        it reads otherwise than git (:mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get default
+        skips, files too large and directories the user may not list."""
         skipped, large, unreadable = skips.by_default, skips.too_large, skips.unreadable
         rg = ripgrep_path()
         find = request.find
         plain = request.literal and "\n" not in find and "\r" not in find
         if rg is None or not plain or not (request.case_sensitive or find.isascii()):
-            return walk_files(base, options, skipped, large, unreadable=unreadable)
+            return _shown(walk_files(base, options, skipped, large, unreadable=unreadable), hide)
         query = prepare_query(*rg_literal(find, request.case_sensitive), request.case_sensitive, False)
         try:  # the walk beside runs while rg counts
             hits = ripgrep_hits(
                 rg, base, query, options, Limits(0, 0, None), progress=_ticks(waiting), beneath=self._safe.beneath,
-                binary=True, meanwhile=partial(walk_beside, base, options, skipped, large, unreadable=unreadable),
+                binary=True, hide=hide,
+                meanwhile=partial(walk_beside, base, options, skipped, large, unreadable=unreadable),
             )  # fmt: skip
         except RipgrepFailed as exc:
             logger.warning("ripgrep failed (%s); project_replace reads every file of the walk", exc)
             skips.clear()  # the walk finds them again
-            return walk_files(base, options, skipped, large, unreadable=unreadable)
+            return _shown(walk_files(base, options, skipped, large, unreadable=unreadable), hide)
         return [Path(hit[0]) for hit in hits]
 
     def _plan(
@@ -302,6 +305,11 @@ class ProjectReplacer:
             return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
         backup_id = done.backup.backup_id if done.backup else None
         return FileChange(path, plan.count, backup_id=backup_id, content_hash=done.content_hash, verdict=verdict)
+
+
+def _shown(files: Iterable[Path], hide: HiddenFiles | None) -> Iterable[Path]:
+    """``files`` less those ``hide`` hides, one at a time as the walk yields them (a walk may hold 200,000)."""
+    return files if hide is None else (path for path in files if not hide(str(path)))
 
 
 _TAKEN_AWAY = (NotFoundError, AccessDeniedError, NotDirectoryError, IsDirectoryError, BinaryFileError, TooLargeError)

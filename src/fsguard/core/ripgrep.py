@@ -25,6 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from fsguard.core.beneath import Beneath
+from fsguard.core.denial import HiddenFiles
 from fsguard.core.globs import glob_matcher
 from fsguard.core.haystack import Found, Hit, decoded_matches
 from fsguard.core.ignore import WalkOptions, gitignore_top
@@ -77,7 +78,7 @@ def ripgrep_hits(
     progress: Progress | None,
     beneath: Beneath | None = None,
     binary: bool = False,
-    hide: Callable[[str], bool] | None = None,
+    hide: HiddenFiles | None = None,
     meanwhile: Callable[[], None] | None = None,
     binaries: list[str] | None = None,
 ) -> Iterator[Hit]:
@@ -115,11 +116,9 @@ def ripgrep_hits(
         counted = [(relative[len(lead) :], count) for relative, count in counted if kept(relative)]
         suspects = None if suspects is None else [relative[len(lead) :] for relative in suspects if kept(relative)]
     if hide is not None:
-        prefix = str(root).rstrip("/") + "/"
-        counted = [record for record in counted if not hide(prefix + os.fsdecode(record[0]))]
-        if suspects is not None:
-            shown = {record[0] for record in counted}
-            suspects = [name for name in suspects if name in shown or not hide(prefix + os.fsdecode(name))]
+        visible = _visible([*{relative for relative, _ in counted}.union(suspects or ())], hide, root)
+        counted = [record for record in counted if record[0] in visible]
+        suspects = None if suspects is None else [name for name in suspects if name in visible]
     counted.sort(key=_walk_order)
     if binaries is not None and counted:
         with pinned(beneath, root) as cwd:
@@ -182,6 +181,16 @@ def _holding_nul(rg: Path, cwd: Cwd, files: list[bytes]) -> set[bytes]:
         output = run_spooled([*command, "--null", "-e", r"\x00", "--", *batch], cwd, None)
         held.update(_LISTED_NAME.findall(output))
     return held
+
+
+def _visible(names: list[bytes], hide: HiddenFiles, root: Path) -> set[bytes]:
+    """Those of ``names`` (relative to ``root``) that no deny rule hides, judged all at once
+    (:meth:`fsguard.core.denial.HiddenFiles.shown`): one by one, 500 files took 7 ms."""
+    if not names:
+        return set()
+    decoded = b"\0".join(names).decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()).split("\0")
+    shown = set(hide.shown(decoded, str(root)))
+    return {name for name, text in zip(names, decoded, strict=True) if text in shown}
 
 
 def _hits(

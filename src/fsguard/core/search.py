@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import Beneath
+from fsguard.core.denial import HiddenFiles
 from fsguard.core.errors import FsguardError, NotDirectoryError, NotFoundError, TooLargeError
 from fsguard.core.haystack import Hit, binary_match, matching_lines, searched_text
 from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
@@ -119,7 +120,7 @@ def search_content(
     *,
     progress: Callable[[int], None] | None = None,
     beneath: Beneath | None = None,
-    hide: Callable[[str], bool] | None = None,
+    hide: HiddenFiles | None = None,
     skips: Skips | None = None,
 ) -> ContentSearch:
     """Search the text of the files :func:`walk_files` selects (rules in the module docstring), or of the file
