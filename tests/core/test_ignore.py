@@ -205,3 +205,19 @@ def test_default_skips_name_directories_only_and_only_below_the_walked_directory
     assert walked(root, options) == ["build"]
     assert walked(root / "node_modules", options) == ["m/i.js"]
     assert walked(root, WalkOptions(skip_dependencies=True)) == ["build", "x.min.js"]
+
+
+@pytest.mark.skipif(RG is None, reason="ripgrep is not installed")
+def test_the_walk_yields_names_in_ripgreps_byte_order_when_some_are_not_utf8(tmp_path: Path) -> None:
+    # A name that is not UTF-8 comes back holding surrogates, which sort apart from the bytes they stand for: by code
+    # point, b"\x80" would follow every CJK name; by bytes (rg's order), it comes first.
+    names = [b"\x80.txt", "中.txt".encode(), b"a.txt", "é.txt".encode(), b"\xff.txt", "\ue000.txt".encode()]
+    for name in names:
+        (tmp_path / os.fsdecode(name)).write_bytes(b"word\n")
+    walked_bytes = [os.fsencode(path.name) for path in walk_files(tmp_path, WalkOptions())]
+    assert RG is not None
+    listed = subprocess.run(
+        [RG, "--no-config", "--files", "--sort", "path", "--null", "."], cwd=tmp_path, capture_output=True, check=True
+    ).stdout
+    assert walked_bytes == [name.removeprefix(b"./") for name in listed.split(b"\0") if name]
+    assert walked_bytes == sorted(names)

@@ -4,6 +4,7 @@ these what a walk yields."""
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 from dataclasses import dataclass
@@ -26,9 +27,15 @@ def entries_of(directory: str, *, dirs_only: bool) -> tuple[list[os.DirEntry[str
         return [Subdirectory(name) for name in shape.subdirectories], shape.has_gitignore
     with os.scandir(directory) as scan:
         entries = list(scan)
-    rules_here = GITIGNORE in [entry.name for entry in entries]  # a list's ``in`` runs in C: cheaper than any()
-    entries.sort(key=lambda entry: os.fsencode(entry.name))
+    names = [entry.name for entry in entries]
+    rules_here = GITIGNORE in names  # a list's ``in`` runs in C: cheaper than any()
+    # ASCII names sort as their bytes do; others are encoded back (a name that is not UTF-8 holds surrogates, which
+    # sort apart from the bytes they stand for).
+    entries.sort(key=_NAME if "".join(names).isascii() else lambda entry: os.fsencode(entry.name))
     return entries, rules_here
+
+
+_NAME = operator.attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,24 +60,21 @@ def kind_of(entry: os.DirEntry[str] | Subdirectory) -> str | None:
         return None
 
 
-def size_of(entry: os.DirEntry[str]) -> int:
+def stat_of(entry: os.DirEntry[str]) -> os.stat_result | None:
+    """The entry's own stat (a link's, not its target's), None when it vanished: the search that opens it skips it."""
     try:
-        return entry.stat(follow_symlinks=False).st_size
+        return entry.stat(follow_symlinks=False)
     except OSError:
-        return -1  # vanished: the search that opens it skips it
+        return None
 
 
 _GROUP_AND_OTHERS = stat.S_IRGRP | stat.S_IROTH
 
 
-def readable(entry: os.DirEntry[str]) -> bool:
-    """Whether the server's user may read the file ``entry``: told by its permission bits from the stat the walk
-    made anyway, with a system call only where they say no (an ACL, or root's override, may still allow it)."""
-    try:
-        found = entry.stat(follow_symlinks=False)
-    except OSError:
-        return True  # vanished: the search that opens it skips it
-    if found.st_uid == os.geteuid():
+def readable(entry: os.DirEntry[str], found: os.stat_result, euid: int) -> bool:
+    """Whether the user ``euid`` (the server's) may read the file ``entry`` whose stat is ``found``: told by its
+    permission bits, with a system call only where they say no (an ACL, or root's override, may still allow it)."""
+    if found.st_uid == euid:
         bit = stat.S_IRUSR
     elif found.st_mode & _GROUP_AND_OTHERS == _GROUP_AND_OTHERS:
         return True  # both classes a non-owner falls in may read: no need to ask which (getgroups, per file)

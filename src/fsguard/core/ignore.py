@@ -21,10 +21,10 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from fsguard.core.entries import GITIGNORE, entries_of, kind_of, minified, readable, size_of
+from fsguard.core.entries import GITIGNORE, entries_of, kind_of, minified, readable, stat_of
 from fsguard.core.errors import NotDirectoryError, NotFoundError
 from fsguard.core.gitignorefile import GitignoreFile, gitignore_lines
 from fsguard.core.globs import glob_matcher
@@ -195,6 +195,7 @@ class _Walk:
     large: list[str] | None = None  # gets the files above max_file_size, when given
     bare: bool = False  # read the .gitignore files of the hidden and VCS directories a bare rg walk enters
     unreadable: list[str] | None = None  # gets the directories it may not list and files it may not read
+    euid: int = field(default_factory=os.geteuid)  # whose reading ``unreadable`` is judged for: one call a walk
 
     @property
     def dirs_only(self) -> bool:
@@ -218,12 +219,13 @@ class _Walk:
         if bundle:  # a default skip whatever its size
             self.skip(relative)
             return None
-        if self.options.max_file_size is not None:  # a walk for reading (a name search has no limit)
-            if size_of(entry) > self.options.max_file_size:
+        # A walk for reading (a name search has no limit); one stat tells both the size and who may read it.
+        if self.options.max_file_size is not None and (found := stat_of(entry)) is not None:
+            if found.st_size > self.options.max_file_size:
                 if self.large is not None:
                     self.large.append(relative)
                 return None
-            if self.unreadable is not None and not readable(entry):
+            if self.unreadable is not None and not readable(entry, found, self.euid):
                 self.unreadable.append(relative)  # rg skips it without a word, the Python engine's read fails
                 return None
         return Path(entry.path) if self.files else None
