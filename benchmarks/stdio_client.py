@@ -112,8 +112,9 @@ class Server:
         self.timed_out = True
         self.proc.kill()
 
-    def ready(self) -> int | None:
-        """Handshake and tools/list, then reset the peak-RSS mark; the RSS at that moment (kB)."""
+    def ready(self, warm: tuple[str, Args] | None = None) -> int | None:
+        """Handshake, tools/list and the ``warm`` call when given, then reset the peak-RSS mark; the RSS at that
+        moment (kB)."""
         client = {"name": "bench_scale", "version": "1"}
         _, _, answer = self.request(
             "initialize", {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": client}
@@ -122,6 +123,8 @@ class Server:
         self.name = f"{info.get('name', '?')} {info.get('version', '?')}"
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         self.request("tools/list", {})
+        if warm is not None:
+            self.call(*warm)
         idle = proc_status(self.proc.pid, "VmRSS")
         with contextlib.suppress(OSError):  # without it the peak counts from start-up
             Path(f"/proc/{self.proc.pid}/clear_refs").write_text("5", encoding="ascii")  # VmHWM := VmRSS

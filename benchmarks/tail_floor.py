@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from bench_read import fsguard_executable
-from bench_scale import ServerSide, Side, find_reference, interleave
+from bench_scale import FSGUARD_WARM, REFERENCE_WARM, ServerSide, Side, Warm, find_reference, interleave
 from scale_data import FULL, TAIL_LINES, Args, Dataset, rows
 
 FLOOR = Path(__file__).resolve().parent / "floor_server.py"
@@ -33,8 +33,8 @@ ANSWER = TAIL_LINES * len("tail line 001\n")  # the floor answers as many charac
 class PausedSide(ServerSide):
     """A server whose every timed call comes after a pause."""
 
-    def __init__(self, pause_s: float, command: list[str], tool: str, args: Args, log: Path) -> None:
-        super().__init__(command, tool, args, TIMEOUT_S, log)
+    def __init__(self, pause_s: float, command: list[str], tool: str, args: Args, log: Path, warm: Warm) -> None:
+        super().__init__(command, tool, args, TIMEOUT_S, log, warm)
         self.pause_s = pause_s
 
     def again(self) -> float:
@@ -59,17 +59,21 @@ def sides(
             row.tool,
             row.args,
             work / f"{name}.log",
+            FSGUARD_WARM,
         )
         for name, command in commands.items()
     }
     floor = [sys.executable, str(FLOOR), "--fsguard-stdio"]
-    made["floor"] = PausedSide(pause_s, floor, "text", {"size": ANSWER}, work / "floor.log")
+    warm: Warm = ("text", {"size": 1})
+    made["floor"] = PausedSide(pause_s, floor, "text", {"size": ANSWER}, work / "floor.log", warm)
     # fsguard's tools run on the event loop: this is the floor under its calls, without the SDK's thread hop.
     on_loop = [*floor, "--on-loop"]
-    made["floor on the loop"] = PausedSide(pause_s, on_loop, "text", {"size": ANSWER}, work / "floor-on-loop.log")
+    made["floor on the loop"] = PausedSide(pause_s, on_loop, "text", {"size": ANSWER}, work / "floor-on-loop.log", warm)
     if reference is not None and row.reference is not None:
         tool, args = row.reference
-        made["reference"] = PausedSide(pause_s, [*reference, str(data.root)], tool, args, work / "reference.log")
+        made["reference"] = PausedSide(
+            pause_s, [*reference, str(data.root)], tool, args, work / "reference.log", REFERENCE_WARM
+        )
     return made
 
 
