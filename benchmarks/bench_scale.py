@@ -4,7 +4,8 @@ Generates its data in a temporary directory (removed afterwards; about 1.3 GB an
 then runs each row: the fsguard call and the reference TypeScript server's equivalent over stdio (raw
 newline-delimited JSON-RPC, 2025-11-25 handshake, a fresh server process per row), or raw ``rg`` run as a
 process with its output read through a pipe. A time is the median of ``--runs`` calls after a first call that is
-shown apart (it is the cold one: nothing cached); when their median is under 50 ms, those calls were the warm-up and
+shown apart (it is the cold one: nothing cached; each server has answered one call of a tool that touches no data
+before it, :data:`FSGUARD_WARM`); when their median is under 50 ms, those calls were the warm-up and
 the median of 30 more is the time. The two sides' calls are taken in turn, one each, so that what else the machine
 does meanwhile falls on both (both servers run at once, idle while the other answers). Peak RSS is the
 server process's VmHWM, reset after the handshake (``/proc/PID/clear_refs``), less its RSS at that moment; rg child
