@@ -16,6 +16,7 @@ import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from mcp import Client
@@ -169,15 +170,7 @@ async def test_a_directory_swapped_for_a_link_before_the_staging_is_refused_and_
     client: Client, twins: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo, _twin = twins
-    outside = outside_tree(tmp_path)
-    (repo / "swap" / "d0" / "f0.txt").write_bytes(b"dirty inside\n")
-    real = gitstage.stage
-
-    def swapped(call: GitCall, names: list[bytes]) -> None:
-        swap_out(repo, outside)  # after git listed the file, before fsguard reads it
-        real(call, names)
-
-    monkeypatch.setattr(gitchanges, "stage", swapped)
+    outside = swapped_before(monkeypatch, gitchanges, repo, tmp_path)
     result = await client.call_tool("git", {"action": "add", "paths": ["swap/d0/f0.txt"]})
     assert error_code(result) == "access_denied", text_of(result)
     assert git(repo, "cat-file", "blob", ":swap/d0/f0.txt") == "committed\n"
@@ -205,15 +198,7 @@ async def test_a_directory_swapped_for_a_link_before_the_diff_reads_it_is_refuse
     client: Client, twins: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo, _twin = twins
-    outside = outside_tree(tmp_path)
-    (repo / "swap" / "d0" / "f0.txt").write_bytes(b"dirty inside\n")
-    real = gitstage.entries
-
-    def swapped(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> tuple[bytes, list[bytes]]:
-        swap_out(repo, outside)  # after git named the file, before fsguard reads it
-        return real(call, names, scratch)
-
-    monkeypatch.setattr(gitworktree, "entries", swapped)
+    swapped_before(monkeypatch, gitworktree, repo, tmp_path)
     result = await client.call_tool("git", {"action": "diff", "output": "full", "paths": ["swap/d0/f0.txt"]})
     assert error_code(result) == "access_denied", text_of(result)
     assert "OUTSIDE" not in text_of(result)
@@ -236,6 +221,20 @@ async def test_a_directory_swapped_back_and_forth_never_gets_an_outside_file_sta
             result = await client.call_tool("git", arguments)  # refused, or done, as the swap falls
             assert "OUTSIDE" not in text_of(result) + str(result.structured_content), f"call {number}"
             assert not stored(repo, outside / "d0" / "f0.txt"), f"call {number}"
+
+
+def swapped_before(monkeypatch: pytest.MonkeyPatch, caller: ModuleType, repo: Path, tmp_path: Path) -> Path:
+    """A dirty tracked ``swap/d0/f0.txt``, and ``caller``'s ``stage`` made to swap ``swap/`` for a link to an outside
+    tree first: after git named the file, before fsguard reads it. The outside tree."""
+    outside = outside_tree(tmp_path)
+    (repo / "swap" / "d0" / "f0.txt").write_bytes(b"dirty inside\n")
+
+    def swapped(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> None:
+        swap_out(repo, outside)
+        gitstage.stage(call, names, scratch)
+
+    monkeypatch.setattr(caller, "stage", swapped)
+    return outside
 
 
 def swap_out(repo: Path, outside: Path) -> None:

@@ -32,13 +32,14 @@ _CONVERTING = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding"
 _BATCH = 200  # files held open for one hash-object run: well under the usual limit of 1,024 descriptors
 
 
-def stage(call: GitCall, names: list[bytes]) -> None:
-    """Put the working-tree content of each of ``names`` (repo-relative, as git prints them) in the index."""
-    lines, directories = entries(call, names)
-    if directories:
-        call.repo.git("add", "--", *map(os.fsdecode, directories))
+def stage(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> None:
+    """Put the working-tree content of each of ``names`` (repo-relative, as git prints them) in the index (or
+    ``scratch``'s, its objects there too)."""
+    lines, directories = entries(call, names, scratch)
+    if directories:  # submodules: git records the commit each is at, reading no file
+        call.repo.git("add", "--", *map(os.fsdecode, directories), scratch=scratch)
     if lines:
-        call.repo.git("update-index", "-z", "--index-info", stdin=lines)
+        call.repo.git("update-index", "-z", "--index-info", stdin=lines, scratch=scratch)
 
 
 def commit_paths(call: GitCall, names: list[bytes], message: str) -> None:

@@ -3,7 +3,7 @@
 ``git diff`` reads each changed file by its path after checking the directories on the way: another process that
 swaps one for a link to outside the roots in between put the bytes of a file outside in the patch. So git only
 names the tracked files that differ from the index; fsguard reads each through its pinned walk into an index of its
-own (:func:`fsguard.core.gitstage.entries`), and git compares that index with the repository's index (as a tree) or
+own (:func:`fsguard.core.gitstage.stage`), and git compares that index with the repository's index (as a tree) or
 with the revision asked for: the patch ``git diff`` prints, from bytes that never came through such a link. The
 objects this writes go to a scratch directory (the repository's are read as alternates), so the look leaves
 nothing in the repository.
@@ -12,7 +12,6 @@ nothing in the repository.
 from __future__ import annotations
 
 import dataclasses
-import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from pathlib import Path
 from fsguard.core.gitparse import text
 from fsguard.core.gitprocess import Scratch
 from fsguard.core.gitrepo import GitCall
-from fsguard.core.gitstage import entries
+from fsguard.core.gitstage import stage
 
 
 @dataclass(frozen=True)
@@ -51,9 +50,5 @@ def working_tree(call: GitCall) -> Iterator[WorkingTree | None]:
         tree = text(base.stdout).strip()
         repo.git("read-tree", tree, scratch=scratch)
         changed = repo.git("diff", "--name-only", "--no-renames", "-z", "--", *call.scope).stdout
-        lines, directories = entries(call, [name for name in changed.split(b"\0") if name], scratch)
-        if directories:  # submodules: git records the commit each is at, reading no file
-            repo.git("add", "--", *map(os.fsdecode, directories), scratch=scratch)
-        if lines:
-            repo.git("update-index", "-z", "--index-info", stdin=lines, scratch=scratch)
+        stage(call, [name for name in changed.split(b"\0") if name], scratch)
         yield WorkingTree(scratch, tree)

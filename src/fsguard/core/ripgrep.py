@@ -188,7 +188,7 @@ def _visible(names: list[bytes], hide: HiddenFiles, root: Path) -> set[bytes]:
     (:meth:`fsguard.core.denial.HiddenFiles.shown`): one by one, 500 files took 7 ms."""
     if not names:
         return set()
-    decoded = b"\0".join(names).decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()).split("\0")
+    decoded = _decoded(names)
     shown = set(hide.shown(decoded, str(root)))
     return {name for name, text in zip(names, decoded, strict=True) if text in shown}
 
@@ -245,12 +245,9 @@ def _joined(
     """Every file's hit, past max_files too: the totals are made of the hits once confirmed
     (fsguard.core.provenance). The details of the files ``asked`` come in their order; one rg no longer names
     (changed since the count) comes with its count alone."""
-    # One decode for all the names: os.fsdecode per name costs more than the rest of the loop.
-    names = b"\0".join(relative for relative, _ in counted).decode(
-        sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
-    )
+    names = _decoded([relative for relative, _ in counted]) if counted else []
     upcoming = next(details, None)
-    for (relative, count), name in zip(counted, names.split("\0") if counted else [], strict=True):
+    for (relative, count), name in zip(counted, names, strict=True):
         if relative in asked and upcoming is not None and upcoming[0] == relative:
             found, lines = upcoming[1]
             upcoming = next(details, None)
@@ -261,6 +258,11 @@ def _joined(
             continue
         if found:  # a file that turned binary since the count is left out
             yield prefix + name, int(count), found, lines  # found stops at max_results lines
+
+
+def _decoded(names: list[bytes]) -> list[str]:
+    """``names`` as os.fsdecode reads each, in one decode: os.fsdecode per name cost more than a loop over them."""
+    return b"\0".join(names).decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()).split("\0")
 
 
 def _recounted(counted: list[tuple[bytes, bytes]], decoded: dict[bytes, Found]) -> list[tuple[bytes, bytes]]:

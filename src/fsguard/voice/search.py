@@ -54,9 +54,8 @@ def _skipped(count: int | None, paths: list[str] | None, verb: str) -> str:
     if not count:
         return ""
     listed = paths or []
-    folders = [path for path in listed if path.endswith("/")]
-    parts = [*folders]
-    if files := len(listed) - len(folders):
+    parts = [path for path in listed if path.endswith("/")]
+    if files := len(listed) - len(parts):
         parts.append(counted(files, "minified or map file"))
     if unlisted := count - len(listed):
         parts.append(f"{unlisted} more")
