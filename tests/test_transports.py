@@ -94,6 +94,40 @@ def test_stdio_answers_the_requests_a_client_wrote_just_before_closing_stdin(roo
     assert done.returncode == 0
 
 
+# Frames of 45 KB (the text twice: block and structure), written by their handlers; of 440 KB, by the writer task.
+@pytest.mark.parametrize("lines", [300, 3_000])
+def test_stdio_answers_in_full_the_large_answers_asked_just_before_stdin_closed(
+    root: Path, state_dir: Path, lines: int
+) -> None:
+    """Answers of up to several times a pipe's buffer, to requests written just before stdin closed: each arrives
+    whole before the server exits. An answer counted as sent once handed to the pipe's buffer, not once the pipe
+    took it, let the server end with most of the last one unwritten."""
+    text = "".join(f"line {number:06d} " + "y" * 60 + "\n" for number in range(20_000))
+    (root / "big.txt").write_text(text, encoding="utf-8")
+    reads = [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "tools/call",
+                "params": {"name": "read_file", "arguments": {"path": "big.txt", "start_line": 1, "end_line": lines}},
+            }
+        )
+        for request_id in (2, 3, 4)
+    ]
+    stdin = (INITIALIZE + '{"jsonrpc":"2.0","method":"notifications/initialized"}\n' + "\n".join(reads) + "\n").encode()
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+
+    done = subprocess.run(command, input=stdin, capture_output=True, timeout=60, check=False)
+
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    assert sorted(answers) == [1, 2, 3, 4], done.stderr.decode()[-2000:]
+    expected = "".join(text.splitlines(keepends=True)[:lines])
+    for request_id in (2, 3, 4):
+        assert answers[request_id]["result"]["structuredContent"]["content"] == expected
+    assert done.returncode == 0
+
+
 def test_a_stdio_client_that_exits_mid_call_does_not_keep_the_server_waiting_for_that_call(
     root: Path, state_dir: Path
 ) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import os
 import re
 import signal
@@ -23,7 +24,6 @@ from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
@@ -47,6 +47,8 @@ _FRAME_DEPTH = 200
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
 _MAX_LINE = 1 << 30
+# The largest frame written by the task that sends it (a pipe's buffer); larger ones go to the writer task.
+_INLINE_BYTES = 64 << 10
 # How long requests in flight when stdin closes have to finish and be answered before they are cancelled.
 EOF_GRACE_SECONDS = 30.0
 
@@ -109,9 +111,7 @@ class _Frames:
     Bytes that are not UTF-8 are refused, never replaced: a write_file would put U+FFFD on disk for them.
     """
 
-    def __init__(
-        self, reader: asyncio.StreamReader, answers: MemoryObjectSendStream[SessionMessage], in_flight: _InFlight
-    ) -> None:
+    def __init__(self, reader: asyncio.StreamReader, answers: _Answers, in_flight: _InFlight) -> None:
         self._reader = reader
         self._answers = answers
         self._in_flight = in_flight
@@ -237,28 +237,76 @@ def asks_with_a_bad_id(frame: bytes) -> bool:
     return isinstance(method, str) and not method.startswith("notifications/")
 
 
-async def _write_frames(
-    answers: MemoryObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter, in_flight: _InFlight
-) -> None:
-    """Write each message the SDK's loop sends as one line on stdout, serialised as ``stdio_server`` does.
+_Frame = tuple[bytes, types.RequestId | None]  # a message's line, and the id of the request it answers (or None)
 
-    A task of its own, as in the SDK: a handler hands its answer over and finishes its own work while this task
-    serialises and writes. Writing from the handler's task measured slower for large answers (a 100 KB read:
-    +0.2 ms), as the handler's remaining work then held up the end of the answer. When the client closes its
-    end, the stream is closed: later answers are dropped by the SDK as for any closed connection.
+
+class _Answers:
+    """The stream the SDK's loop sends its messages on: each becomes one line on stdout, in the order sent.
+
+    A frame up to :data:`_INLINE_BYTES` is written by the task that sends it, unless frames are still waiting for
+    the writer task: relaying every answer through a task, as the SDK's own transport does, cost each one a turn of
+    the event loop (a ping 0.45 → 0.40 ms, the tail of a log 1.38 → 1.22 ms). A larger frame goes to the writer task,
+    which measured faster for them (a 100 KB read 2.60 → 2.41 ms, calls alternating with another server's).
+    An answer settles its request once the pipe has taken all but the last of it (``drain``): a closed stdin ends
+    the server once every request is settled. When the client closes its end, later answers are dropped, as the
+    SDK drops them on any closed connection.
     """
-    with answers:
-        async for item in answers:
-            message = item.message
-            frame = _serialised(message)
-            try:
-                writer.write(frame + b"\n")
-                await writer.drain()
-            except ConnectionError:
-                in_flight.unanswerable()
-                return
-            if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
-                in_flight.settled(message.id)
+
+    def __init__(self, writer: asyncio.StreamWriter, in_flight: _InFlight) -> None:
+        self._writer = writer
+        self._in_flight = in_flight
+        self._closed = False
+        self._queued = 0  # frames handed to the writer task and not written yet
+        # Unbounded, so that handing a frame over never waits: a sender waits on the pipe alone, as the inline ones do.
+        self._to_writer, self._for_writer = anyio.create_memory_object_stream[_Frame](math.inf)
+
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._writer.transport.is_closing():
+            self._in_flight.unanswerable()
+            raise anyio.BrokenResourceError
+        message = item.message
+        answered = message.id if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) else None
+        frame = _serialised(message) + b"\n"
+        if self._queued or len(frame) > _INLINE_BYTES:
+            self._to_writer.send_nowait((frame, answered))
+            self._queued += 1
+            return
+        await self._write(frame, answered)
+
+    async def write_queued(self) -> None:
+        """The writer task: write the frames :meth:`send` handed over, in order, until the SDK closes the stream."""
+        with self._for_writer:
+            async for frame, answered in self._for_writer:
+                try:
+                    await self._write(frame, answered)
+                except anyio.BrokenResourceError:
+                    return
+                finally:
+                    self._queued -= 1
+
+    async def _write(self, frame: bytes, answered: types.RequestId | None) -> None:
+        self._writer.write(frame)
+        try:
+            await self._writer.drain()
+        except ConnectionError as exc:
+            self._in_flight.unanswerable()
+            raise anyio.BrokenResourceError from exc
+        finally:
+            if answered is not None:
+                self._in_flight.settled(answered)
+
+    async def aclose(self) -> None:
+        """The SDK is done sending: the writer task writes what it holds, then ends."""
+        self._closed = True
+        self._to_writer.close()
+
+    async def __aenter__(self) -> _Answers:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
 
 def _serialised(message: types.JSONRPCMessage) -> bytes:
@@ -341,10 +389,10 @@ async def _serve(server: StdioServable) -> None:
         in_flight = _InFlight()
         transport, protocol = await loop.connect_write_pipe(lambda: _Stdout(in_flight), os.fdopen(out_fd, "wb", 0))
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-        answers, unsent = anyio.create_memory_object_stream[SessionMessage]()
+        answers = _Answers(writer, in_flight)
         try:
             async with anyio.create_task_group() as tasks:
-                tasks.start_soon(_write_frames, unsent, writer, in_flight)
+                tasks.start_soon(answers.write_queued)
                 await server.serve_streams(_Frames(reader, answers, in_flight), answers)
         finally:
             writer.close()
