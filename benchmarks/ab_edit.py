@@ -10,6 +10,7 @@ both alike. The bench against the reference server is ``bench_latency.py``; this
     .venv/bin/python benchmarks/ab_edit.py before=/tmp/before/src after= [-n 400] [--suffix .py]
     .venv/bin/python benchmarks/ab_edit.py txt@.txt= py@.py=      # one build, a .txt and a .py file
     .venv/bin/python benchmarks/ab_edit.py before=/tmp/before/src after= --read   # whole reads instead
+    .venv/bin/python benchmarks/ab_edit.py before=/tmp/before/src after= --tail 100   # its last 100 lines (5 KB)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -111,6 +113,15 @@ def read(build: Build, call: int) -> None:
     build.call(call, "read_file", {"path": str(build.path), "start_line": 1, "end_line": LINES})
 
 
+def tail(lines: int) -> Callable[[Build, int], None]:
+    """A read of the file's last ``lines`` lines: a small answer, where a call's fixed costs show."""
+
+    def read_tail(build: Build, call: int) -> None:
+        build.call(call, "read_file", {"path": str(build.path), "mode": "tail", "max_lines": lines})
+
+    return read_tail
+
+
 def edit(build: Build, call: int) -> None:
     new = f"{build.original} v{call}"
     build.call(call, "edit_file", {"path": str(build.path), "old_text": build.current, "new_text": new})
@@ -134,8 +145,9 @@ def main() -> None:
         "--suffix", default=".txt", help="the edited file's suffix unless a build names its own (.py: structure check)"
     )
     parser.add_argument("--read", action="store_true", help="whole reads of the file instead of edits")
+    parser.add_argument("--tail", type=int, metavar="LINES", help="reads of the file's last LINES lines instead")
     args = parser.parse_args()
-    call_once = read if args.read else edit
+    call_once = tail(args.tail) if args.tail else read if args.read else edit
     with tempfile.TemporaryDirectory(prefix="fsguard-ab-") as scratch:
         builds = [start(*_labelled(spec, args.suffix), Path(scratch)) for spec in args.builds]
         try:
@@ -147,7 +159,9 @@ def main() -> None:
                 if build.process.stdin is not None:
                     build.process.stdin.close()
                 build.process.wait()
-    what = "whole read" if args.read else f"edit of line {LINES // 2} in {LINES} lines, new text every call"
+    what = f"edit of line {LINES // 2} in {LINES} lines, new text every call"
+    if args.tail or args.read:
+        what = f"read of the last {args.tail} lines" if args.tail else "whole read"
     print(f"{what}, {args.n} calls each, alternating; the first {SKIPPED} left out\n")
     print("| build | file | median ms | p25 ms | p75 ms |\n| --- | --- | ---: | ---: | ---: |")
     for build in builds:
