@@ -25,11 +25,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
+from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id
 from fsguard.heldanswers import body_of, holding, send_all
 from fsguard.legacysse import LegacySseRoutes
 from fsguard.mediatype import MediaTypeCase
 from fsguard.server import FsguardServer
-from fsguard.stdio import BAD_ID_MESSAGE, asks_with_a_bad_id
 
 logger = logging.getLogger(__name__)
 

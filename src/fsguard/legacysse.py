@@ -17,9 +17,9 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id, too_deep
 from fsguard.heldanswers import body_of, holding, send_all
 from fsguard.server import FsguardServer
-from fsguard.stdio import BAD_ID_MESSAGE, asks_with_a_bad_id, too_deep
 
 SSE_PATH: Final = "/sse"
 MESSAGES_PATH: Final = "/messages/"

@@ -15,7 +15,6 @@ import contextlib
 import json
 import math
 import os
-import re
 import signal
 import stat
 from collections.abc import AsyncIterator, Iterator
@@ -25,8 +24,9 @@ from typing import Any, Protocol
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
+
+from fsguard.frames import BAD_ID_ERROR, asks_with_a_bad_id, refusal
 
 
 class StdioServable(Protocol):
@@ -37,14 +37,6 @@ class StdioServable(Protocol):
     async def run_stdio_async(self) -> None: ...
 
 
-BAD_ID_MESSAGE = (
-    "Invalid Request: a request's id must be a string or an integer (not null, a fraction, a boolean, an array or "
-    "an object); nothing was done. Send it again with such an id."
-)
-# How deep pydantic's JSON parser, which reads every frame, nests arrays and objects (the envelope's included).
-_FRAME_DEPTH = 200
-# A \\u escape of a UTF-16 surrogate: alone, it stands for no character, and pydantic refuses the frame.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
 _MAX_LINE = 1 << 30
 # The largest frame written by the task that sends it (a pipe's buffer); larger ones go to the writer task.
@@ -133,10 +125,10 @@ class _Frames:
             try:
                 message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception as exc:  # any frame the adapter refuses is answered, never a crash
-                await self._refuse(line, exc)
+                await self._refuse(refusal(line, exc))
                 continue
             if isinstance(message, types.JSONRPCNotification) and b'"id"' in line and asks_with_a_bad_id(line):
-                await self._refuse_id()
+                await self._refuse(BAD_ID_ERROR)
                 continue
             if isinstance(message, types.JSONRPCRequest):
                 self._in_flight.asked(message.id)
@@ -146,42 +138,7 @@ class _Frames:
                     self._in_flight.settled(cancelled)
             return SessionMessage(message)
 
-    async def _refuse(self, line: bytes, exc: Exception) -> None:
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as bad:
-            code = types.PARSE_ERROR
-            message = (
-                f"Parse error: the frame is not UTF-8 (byte 0x{line[bad.start]:02X} at offset {bad.start}); nothing "
-                "was done. Send each message as one line of UTF-8 JSON."
-            )
-            text = line.decode("utf-8", "replace")  # only to read its id
-        else:
-            first = exc.errors()[0] if isinstance(exc, ValidationError) else None
-            said = str(first["msg"]) if first is not None and first["type"] == "json_invalid" else None
-            code = types.INVALID_REQUEST if said is None else types.PARSE_ERROR
-            if said is None:
-                message = (
-                    "Invalid Request: the frame is JSON but no JSON-RPC 2.0 request, notification or response "
-                    "(a batch array is not taken either); nothing was done. Send one JSON-RPC message per line."
-                )
-            elif "recursion limit" in said:
-                message = too_deep("frame")
-            elif "escape" in said and _SURROGATE_ESCAPE.search(text):
-                message = (
-                    "Parse error: the frame holds a \\u escape of half a UTF-16 surrogate pair, which stands for no "
-                    "character; nothing was done. Escape both halves of the pair, or send the character as UTF-8."
-                )
-            else:
-                message = "Parse error: the frame is not JSON; nothing was done. Send each message as one line of JSON."
-        error = types.JSONRPCError(jsonrpc="2.0", id=_id_of(text), error=types.ErrorData(code=code, message=message))
-        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._answers.send(SessionMessage(error))
-
-    async def _refuse_id(self) -> None:
-        error = types.JSONRPCError(
-            jsonrpc="2.0", id=None, error=types.ErrorData(code=types.INVALID_REQUEST, message=BAD_ID_MESSAGE)
-        )
+    async def _refuse(self, error: types.JSONRPCError) -> None:
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self._answers.send(SessionMessage(error))
 
@@ -196,45 +153,6 @@ class _Frames:
 
     async def aclose(self) -> None:
         """As ``close``."""
-
-
-def too_deep(what: str) -> str:
-    """The refusal of a ``what`` (frame, body) nested deeper than the SDK's parser reads."""
-    return (
-        f"Parse error: the {what} nests arrays or objects deeper than the {_FRAME_DEPTH} levels this server reads; "
-        "nothing was done. Send the value with fewer levels."
-    )
-
-
-def _json_value(text: str | bytes) -> Any:
-    """The JSON value ``text`` holds, or None when it holds none: not JSON, or nested deeper than the stack allows
-    (json reads by recursion; one frame of 100,000 open brackets raised RecursionError and ended the server)."""
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _id_of(text: str) -> str | int | None:
-    """The id of a refused frame that asks something (an object with a ``method``) by a string or integer id, else
-    None: a broken response's id is one of the server's own requests, not the client's."""
-    frame = _json_value(text)
-    found = frame.get("id") if isinstance(frame, dict) and "method" in frame else None
-    return found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
-
-
-def asks_with_a_bad_id(frame: bytes) -> bool:
-    """Whether ``frame``, which the SDK's adapter took for a notification, was a request: it has an ``id`` that is
-    no string or integer (null, 1.5, true). Left so, it is never answered and its client waits until it times out.
-    A notifications/* frame carrying ``"id": null`` stays a notification."""
-    message = _json_value(frame)
-    if not isinstance(message, dict) or "id" not in message:
-        return False
-    ident = message["id"]
-    if isinstance(ident, str) or (isinstance(ident, int) and not isinstance(ident, bool)):
-        return False  # a good id: the legacy SSE transport asks this of every message it accepted
-    method = message.get("method")
-    return isinstance(method, str) and not method.startswith("notifications/")
 
 
 _Frame = tuple[bytes, types.RequestId | None]  # a message's line, and the id of the request it answers (or None)
