@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
-from fsguard.core.beneath import Beneath, Pins, rename_no_replace
+from fsguard.core.beneath import Beneath, rename_no_replace
 from fsguard.core.disk import read_at
 from fsguard.core.errors import AccessDeniedError, FsguardError, NotDirectoryError, NotFoundError, SymlinkLoopError
+from fsguard.core.pins import Pins
 from tests.strategies import MAZE_DIRS, MAZE_FILES, Maze, mazes
 
 

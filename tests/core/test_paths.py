@@ -282,3 +282,46 @@ def test_shows_answers_for_the_roots_of_each_call_and_again_after_a_scope_change
             assert not policy.shows(f"{second}/private/key.txt")
             assert not policy.shows(f"{tmp_path}/outside.txt")
     assert answers == [[True, True], [False, True], [True, True], [False, True]]
+
+
+@pytest.mark.parametrize(
+    ("asked", "entry"),
+    [('"a.txt"', '"a.txt"'), (" a.txt", " a.txt"), ("d\\a.txt", "d\\a.txt"), ("caf\u00e9.txt", "cafe\u0301.txt")],
+)
+def test_a_spelling_whose_meaning_depends_on_the_files_is_worked_out_again_at_every_call(
+    policy: PathPolicy, root: Path, asked: str, entry: str
+) -> None:
+    before = policy.resolve(asked)
+    assert before.parent == root or before.parent == root / "d"
+    assert before.name != entry  # no such entry yet: the quotes, space or backslash were taken as wrapping
+    (root / entry).write_bytes(b"x")
+    assert policy.resolve(asked) == root / entry
+
+
+def test_a_remembered_path_follows_the_first_root_of_each_call(tmp_path: Path) -> None:
+    first, second = (tmp_path / "first").resolve(), (tmp_path / "second").resolve()
+    first.mkdir()
+    second.mkdir()
+    policy = PathPolicy.create([first, second])
+    only_second = ClientScope((EffectiveRoot(second, "both"),), (), ())
+    answers = []
+    for scope in (None, only_second, None):
+        with scoped(scope):
+            answers.append(policy.resolve("src/a.py"))
+    assert answers == [first / "src" / "a.py", second / "src" / "a.py", first / "src" / "a.py"]
+
+
+@given(
+    asked=st.lists(st.sampled_from(["a", "b.txt", "..", ".", "/", "\\", '"', " ", "~", "é", "CON", "\t"]), max_size=6)
+)
+def test_a_path_asked_again_resolves_as_a_fresh_policy_resolves_it(tmp_path: Path, asked: list[str]) -> None:
+    root = (tmp_path / "again-root").resolve()
+    root.mkdir(exist_ok=True)
+    text = "".join(asked)
+    seasoned, outcomes = PathPolicy.create([root]), []
+    for policy in (seasoned, seasoned, PathPolicy.create([root])):
+        try:
+            outcomes.append(str(policy.resolve(text)))
+        except FsguardError as exc:
+            outcomes.append(f"{exc.code}: {exc.message}")
+    assert outcomes[0] == outcomes[1] == outcomes[2]

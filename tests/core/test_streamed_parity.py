@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsguard.config import Settings
-from fsguard.core import ranges, reading
+from fsguard.core import ranges, reading, remembered
 from fsguard.core.errors import FsguardError
 from fsguard.core.reading import FileReader
 from fsguard.core.selection import LineSelection
@@ -49,15 +49,18 @@ def test_a_streamed_read_answers_every_selection_as_the_read_of_the_whole_text_d
         given_settings = Settings(
             roots=(root,), state_dir=Path(temp) / "state", max_response_bytes=budget, read_truncate_lines=truncate
         )
-        reader = Services.create(given_settings).reader
-        whole = answer(reader, selection)
+        # A file just written is remembered too: the second streamed read starts from the fingerprint of the first.
+        patch.setattr(remembered, "RACY_WINDOW_NS", -(1 << 62))
+        whole = answer(Services.create(given_settings).reader, selection)
         patch.setattr(reading, "STREAM_ABOVE", 0)
         patch.setattr(ranges, "CHUNK", 8)  # chunk boundaries everywhere after the first 64 KiB
-        streamed = answer(reader, selection)
+        reader = Services.create(given_settings).reader
+        cold, warm = answer(reader, selection), answer(reader, selection)  # judged from its start, then as known
         assert (root / "f.txt").read_bytes() == data
 
-    if isinstance(whole, str) or isinstance(streamed, str):
-        assert streamed == whole
-        return
-    assert {key: getattr(streamed, key) for key in COMPARED} == {key: getattr(whole, key) for key in COMPARED}
-    assert streamed.truncated == whole.truncated
+    for streamed in (cold, warm):
+        if isinstance(whole, str) or isinstance(streamed, str):
+            assert streamed == whole
+            continue
+        assert {key: getattr(streamed, key) for key in COMPARED} == {key: getattr(whole, key) for key in COMPARED}
+        assert streamed.truncated == whole.truncated

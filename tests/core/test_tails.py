@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fsguard.core import ranges
-from fsguard.core.ranges import judged, layout, survey, utf8_size
+from fsguard.core.ranges import layout, survey, utf8_size
 from fsguard.core.tails import streamed_tail, text_tail
 from fsguard.core.textio import decode, split_lines
 from fsguard.models import ReadFileResult
@@ -38,7 +38,9 @@ def test_a_tail_is_the_end_of_the_file_within_the_budget_whether_streamed_or_rea
         known = survey(lay, hashed=True).fingerprint
         assert known is not None
         base = ReadFileResult(content="", path=str(path), total_lines=known.line_count)
-        counted = streamed_tail(judged(lay, known), base, count, known, budget, budget, "t.txt")
+        counted = streamed_tail(
+            layout(file.fileno(), len(data), path, known), base, count, known, budget, budget, "t.txt"
+        )
         uncounted = streamed_tail(lay, ReadFileResult(content=""), count, None, budget, budget, "t.txt")
     whole = text_tail(base, decode(data).text, len(lines), count, budget, budget)
     assert counted.content == uncounted.content == whole.content

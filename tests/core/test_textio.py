@@ -649,3 +649,24 @@ def test_the_last_line_ends_found_from_the_right_are_the_last_of_all_line_ends(c
 
     for count in (1, 2, 5, 100):
         assert breaks.last_ends(chunk, 100, count) == every[-count:]
+
+
+@given(
+    chunk=st.one_of(
+        st.binary(max_size=60).map(lambda raw: raw.translate(bytes.maketrans(b"\x00\x01", b"\r\n"))),
+        st.lists(st.sampled_from([b"a", b"\n", "é".encode()]), max_size=60).map(b"".join),  # LFs alone
+        st.lists(st.sampled_from([b"ab\n", b"\n", b"\r\n", b"x"]), max_size=30).map(b"".join),  # a CRLF among LFs
+    ),
+    cut=st.integers(min_value=0, max_value=61),
+    count=st.integers(min_value=1, max_value=12),
+)
+def test_the_earliest_of_the_last_line_starts_before_a_stop_is_that_of_all_line_starts(
+    chunk: bytes, cut: int, count: int
+) -> None:
+    breaks = Breaks.of("utf-8")
+    stop = 100 + min(cut, len(chunk))
+    starts = [start for start in breaks.ends(chunk, 100) if start <= stop][-count:]
+    first, found = breaks.last_starts(chunk, 100, stop, count)
+    assert found == len(starts)
+    if starts:
+        assert first == starts[0]

@@ -11,7 +11,7 @@ from mcp import Client
 
 from fsguard.core import ranges, tails
 from fsguard.core.excerpts import take_last
-from fsguard.core.hashing import content_hash
+from fsguard.core.hashing import Fingerprint, content_hash
 from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools import test_big_files as big_files
 
@@ -252,10 +252,11 @@ async def test_a_tail_of_a_file_appended_to_after_its_stat_numbers_its_lines_by_
     path.write_text(body, encoding="utf-8")
     real = ranges.layout
 
-    def appended_first(fd: int, size: int, where: object) -> ranges.Layout:
-        with path.open("a", encoding="utf-8") as log:  # a writer appends between the stat and the first read
-            log.write("entry 401\nentry 402\n")
-        return real(fd, size, where)
+    def appended_first(fd: int, size: int, where: object, known: Fingerprint | None = None) -> ranges.Layout:
+        if path.stat().st_size == size:  # a writer appends between the stat and the first read
+            with path.open("a", encoding="utf-8") as log:
+                log.write("entry 401\nentry 402\n")
+        return real(fd, size, where, known)
 
     monkeypatch.setattr("fsguard.core.reading.layout", appended_first)
     async with connect(max_response_bytes=BUDGET, **how) as client:

@@ -82,3 +82,17 @@ async def test_content_holding_a_byte_surrogate_is_encoding_error_that_points_to
     assert error_code(result) == "encoding_error"
     assert "send the bytes with content_base64" in text_of(result)
     assert not (root / "w.txt").exists()
+
+
+@pytest.mark.parametrize(("choice", "lines"), [("tail", "c\n"), ("head", "a\n")])
+async def test_a_choice_reaches_the_tool_as_that_choice(client: Client, root: Path, choice: str, lines: str) -> None:
+    (root / "abc.txt").write_bytes(b"a\nb\nc\n")
+    result = await client.call_tool("read_file", {"path": "abc.txt", "mode": choice, "max_lines": 1})
+    assert structured(result)["content"] == lines
+
+
+async def test_a_list_sent_for_a_choice_is_invalid_params(client: Client, root: Path) -> None:
+    (root / "abc.txt").write_bytes(b"a\nb\nc\n")
+    result = await client.call_tool("read_file", {"path": "abc.txt", "mode": ["tail"], "max_lines": 1})
+    assert error_code(result) == "invalid_params"
+    assert "mode" in text_of(result)

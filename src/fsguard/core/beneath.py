@@ -22,7 +22,7 @@ import stat
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +60,7 @@ class Beneath:
         self._screen = screen
         self._roots = tuple(sorted(roots or (Path("/"),), key=lambda root: len(root.parts), reverse=True))
         self._fds: dict[Path, int] = {}
+        self._tops = tuple((root, str(root).rstrip("/")) for root in self._roots)  # "/" is "": every path is below
         self._made = threading.local()  # .paths: the directories this thread's walks made, while made_here runs
         # A server built in a test is dropped, not stopped: its root fds close when it is collected.
         self._release = weakref.finalize(self, _close_all, self._fds)
@@ -134,38 +135,43 @@ class Beneath:
         finally:
             os.close(fd)
 
-    def _root_of(self, path: Path) -> Path | None:
-        return next((root for root in self._roots if within(path, root)), None)
+    def _root_of(self, text: str) -> Path | None:
+        """The deepest root holding the normalised absolute path ``text`` (:func:`within`, on the strings)."""
+        if text.startswith("//"):
+            return None
+        return next((root for root, top in self._tops if text == top or text.startswith(top + "/")), None)
 
     def _walk(self, path: Path, *, follow: bool, make_parents: bool) -> tuple[int, str, Path]:
         # Canonical paths have no "..": should one arrive anyway, it is resolved here, never by the kernel
-        # (a ".." opened from a root's fd would name the directory above the root).
-        path = Path(os.path.normpath(path))
-        root = self._root_of(path)
+        # (a ".." opened from a root's fd would name the directory above the root). Paths are strings until the
+        # end: every call walks, and pathlib made up half of a walk's time.
+        text = os.path.normpath(path)
+        root = self._root_of(text)
         if root is None:
             raise _outside(path, path)
-        todo = names_below(path, root)[::-1]
-        current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), root
+        todo = _names_below(text, root)
+        current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), str(root)
         hops = 0
         try:
             while todo:
                 name = todo.pop()
+                label = _joined(here, name)
                 if not todo:  # the last component is never opened here, only read if it is a link
-                    target = _link_target(current, name, here / name) if follow else None
-                    if target is None:
-                        return current, name, here / name
+                    target = _link_target(current, name, label) if follow else None
+                    if target is None:  # the path as asked when no link bent it, keeping its parsed parts
+                        return current, name, path if hops == 0 and label == str(path) else Path(label)
                 else:
                     try:
-                        step = self._descend(current, name, here / name, make_parents=make_parents)
+                        step = self._descend(current, name, label, make_parents=make_parents)
                     except NotFoundError as exc:  # a directory on the way: the refusal also names the whole path
-                        exc.fields.setdefault("full_path", shorten(here.joinpath(name, *reversed(todo))))
+                        exc.fields.setdefault("full_path", shorten(Path(label, *reversed(todo))))
                         raise
                     if step is None:  # just made: open it (or what another process made meanwhile)
                         todo.append(name)
                         continue
                     if isinstance(step, int):
                         os.close(current)
-                        current, here = step, here / name
+                        current, here = step, label
                         continue
                     target = step
                 hops += 1
@@ -173,21 +179,21 @@ class Beneath:
                     raise link_loop_error(path)
                 # A link is spliced lexically against the real directory it sits in, then walked again
                 # from the root holding the result, so ".." never climbs out through the kernel.
-                spliced = Path(os.path.normpath(here / target)).joinpath(*reversed(todo))
+                spliced = os.path.normpath(Path(here, target, *reversed(todo)))  # a link: rare, pathlib is fine
                 root = self._root_of(spliced)
-                if root is None or not _in_scope(spliced):
-                    raise _outside(path, here / name, target)
+                if root is None or not _in_scope(Path(spliced)):
+                    raise _outside(path, Path(label), target)
                 if self._screen is not None:
-                    self._screen(path, spliced)
+                    self._screen(path, Path(spliced))
                 os.close(current)
-                current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), root
-                todo = names_below(spliced, root)[::-1]
-            return current, ".", here
+                current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), str(root)
+                todo = _names_below(spliced, root)
+            return current, ".", Path(here)
         except BaseException:
             os.close(current)
             raise
 
-    def _descend(self, current: int, name: str, label: Path, *, make_parents: bool) -> int | str | None:
+    def _descend(self, current: int, name: str, label: str, *, make_parents: bool) -> int | str | None:
         """One directory on the way: its fd, or the target of the link in its place, or None once it was made.
 
         Raises:
@@ -209,11 +215,11 @@ class Beneath:
             if not make_parents:
                 raise
             if _mkdir(current, name, label):
-                self.note_made(label)
+                self.note_made(Path(label))
             return None
 
     @staticmethod
-    def _open_dir(parent: int, name: str, label: Path) -> int:
+    def _open_dir(parent: int, name: str, label: str) -> int:
         try:
             return os.open(name, _DIR_FLAGS, dir_fd=parent)
         except OSError as exc:
@@ -222,44 +228,21 @@ class Beneath:
             raise from_os_error(exc, label) from exc
 
 
+def _joined(directory: str, name: str) -> str:
+    """``name`` in ``directory`` (a root may be "/")."""
+    return directory + name if directory.endswith("/") else f"{directory}/{name}"
+
+
+def _names_below(text: str, root: Path) -> list[str]:
+    """The names from ``root`` down to ``text`` (which lies in it), last first: the walk pops them."""
+    return names_below(text, root)[::-1]
+
+
 def _in_scope(path: Path) -> bool:
     """Whether ``path`` lies in the roots the client of the call named (all of the server's when it named none):
     a link is followed only inside them, as a path is resolved only inside them."""
     scope = current_scope()
     return scope is None or any(within(path, root) for root in scope.paths)
-
-
-class Pins:
-    """Pinned entries of many paths asked for in turn (walk order), the walk to a parent directory made once while
-    the next path shares it: a project_replace reads hundreds of files in a few directories. The last component
-    is only ever named, never followed (the caller opens it without following); each entry holds until the next
-    is asked for, or the pins close.
-    """
-
-    def __init__(self, beneath: Beneath) -> None:
-        self._beneath = beneath
-        self._parent: Path | None = None
-        self._held = ExitStack()
-        self._fd = -1
-
-    def __enter__(self) -> Pins:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._held.close()
-
-    def entry(self, path: Path) -> Pinned:
-        """``path`` as its parent directory's fd and its name.
-
-        Raises:
-            AccessDeniedError, NotFoundError, NotDirectoryError: as :meth:`Beneath.directory` for the parent.
-        """
-        if path.parent != self._parent:
-            self._held.close()
-            self._parent = None  # a failed walk is walked again for the next path
-            self._fd = self._held.enter_context(self._beneath.directory(path.parent, listed=False))
-            self._parent = path.parent
-        return Pinned(self._fd, path.name, path)
 
 
 def rename_no_replace(source: Pinned, target: Pinned) -> None:
@@ -367,7 +350,7 @@ def _close_all(fds: dict[Path, int]) -> None:
     fds.clear()
 
 
-def _link_target(parent: int, name: str, label: Path) -> str | None:
+def _link_target(parent: int, name: str, label: str) -> str | None:
     """The target of the symlink ``name``, None when it is something else or nothing; ``label`` is its path, which
     an error names (``name`` alone could be any file of that name)."""
     try:
@@ -376,11 +359,11 @@ def _link_target(parent: int, name: str, label: Path) -> str | None:
         if exc.errno in (errno.EINVAL, errno.ENOENT, errno.ENOTDIR):
             return None
         if exc.errno == errno.EACCES:  # readlink needs no permission on the entry: its directory is not searchable
-            raise unsearchable_error(label) from exc
+            raise unsearchable_error(Path(label)) from exc
         raise from_os_error(exc, label) from exc
 
 
-def _mkdir(parent: int, name: str, label: Path) -> bool:
+def _mkdir(parent: int, name: str, label: str) -> bool:
     """Whether this call made the directory (False: someone else made it meanwhile)."""
     try:
         os.mkdir(name, 0o777, dir_fd=parent)

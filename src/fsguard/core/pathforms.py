@@ -4,7 +4,9 @@ backslashes, Unicode forms, a trailing ``/``.
 Agents copy paths from everywhere: ``file://`` URIs from resource links and MCP roots, ``~/x`` from a shell,
 ``src\\main.py`` from Windows. Each is read as what it names, so a call never acts on something else (a directory
 called ``~``, a file whose name holds backslashes); :mod:`fsguard.core.paths` then checks the result like any path.
-Last, containment of checked paths in a root, on strings (:func:`within`, :func:`names_below`).
+Then the spellings refused outright (invisible characters, Windows device names, the names ``.git`` goes by), and
+which paths are judged on their text alone (:func:`is_plain`). Last, containment of checked paths in a root, on
+strings (:func:`within`, :func:`names_below`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import re
 import unicodedata
 import urllib.parse
+from collections.abc import Iterable
 from pathlib import Path
 
 from fsguard.core.errors import InvalidParamsError
@@ -86,6 +89,50 @@ def unwrapped(user_path: str, base: Path) -> str:
     if bare == user_path or os.path.lexists(base / user_path):  # an absolute user_path replaces base
         return user_path
     return bare
+
+
+RESERVED_DEVICE_NAMES = frozenset(
+    {"CON", "PRN", "AUX", "NUL"} | {f"COM{i}" for i in range(10)} | {f"LPT{i}" for i in range(10)}
+)
+
+
+def refused_character(path: str) -> str | None:
+    """The first character no path may contain (controls, bidi, zero-width), as ``U+XXXX``."""
+    if path.isascii() and path.isprintable():  # every call checks its paths: most are plain ASCII, judged in C
+        return None
+    return next((f"U+{ord(char):04X}" for char in path if is_invisible(char)), None)
+
+
+def reserved_component(parts: Iterable[str]) -> str | None:
+    """A Windows device name (CON, NUL.txt, com1.tar.gz …) among the path components."""
+    for part in parts:
+        stem = part.split(".", 1)[0].rstrip(" ").upper()
+        if stem in RESERVED_DEVICE_NAMES:
+            return part
+    return None
+
+
+def is_dot_git(name: str) -> bool:
+    """``.git`` as some filesystem may read the name: case-insensitive mounts (WSL's /mnt/c, macOS) fold case, and
+    NTFS drops trailing dots and spaces and answers to the 8.3 short name ``GIT~1`` (git refuses the same spellings
+    in the trees it checks out)."""
+    return name.lower().rstrip(". ") in (".git", "git~1")
+
+
+def is_plain(user_path: str) -> bool:
+    """Whether the path checks (:mod:`fsguard.core.paths`) judge ``user_path`` on its text alone, never looking at
+    a file: printable ASCII (no name to find in another Unicode form), nothing a model wraps a path in (spaces,
+    quotes), no backslash, no ``~`` or ``file:`` form. Their answer for it can be remembered."""
+    return (
+        user_path.isascii()
+        and user_path.isprintable()
+        and user_path == user_path.strip()
+        and user_path[:1] not in _QUOTES
+        and user_path[-1:] not in _QUOTES
+        and "\\" not in user_path
+        and not user_path.startswith("~")
+        and user_path[:5].lower() != "file:"
+    )
 
 
 def with_separators(relative: str, base: Path) -> str:
@@ -191,7 +238,7 @@ def within(path: Path, root: Path) -> bool:
     return text == top or text.startswith(top if top.endswith("/") else top + "/")
 
 
-def names_below(path: Path, root: Path) -> list[str]:
+def names_below(path: Path | str, root: Path) -> list[str]:
     """The names from ``root`` down to ``path`` (which :func:`within` holds): ``path.relative_to(root).parts``."""
     rest = str(path)[len(str(root)) :].lstrip("/")
     return rest.split("/") if rest else []

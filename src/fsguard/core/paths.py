@@ -21,43 +21,29 @@ from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, relative_views, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.oserrors import from_os_error, name_length_error
-from fsguard.core.pathforms import in_stored_form, is_invisible, local_form, unwrapped, with_separators, within
-
-_WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
-_RESERVED_DEVICE_NAMES = frozenset(
-    {"CON", "PRN", "AUX", "NUL"} | {f"COM{i}" for i in range(10)} | {f"LPT{i}" for i in range(10)}
+from fsguard.core.pathforms import (
+    in_stored_form,
+    is_dot_git,
+    is_plain,
+    local_form,
+    refused_character,
+    reserved_component,
+    unwrapped,
+    with_separators,
+    within,
 )
 
-
-def _refused_character(path: str) -> str | None:
-    """The first character no path may contain (controls, bidi, zero-width), as ``U+XXXX``."""
-    if path.isascii() and path.isprintable():  # every call checks its paths: most are plain ASCII, judged in C
-        return None
-    return next((f"U+{ord(char):04X}" for char in path if is_invisible(char)), None)
-
-
-def _reserved_component(parts: Iterable[str]) -> str | None:
-    """A Windows device name (CON, NUL.txt, com1.tar.gz …) among the path components."""
-    for part in parts:
-        stem = part.split(".", 1)[0].rstrip(" ").upper()
-        if stem in _RESERVED_DEVICE_NAMES:
-            return part
-    return None
-
-
-def _is_dot_git(name: str) -> bool:
-    """``.git`` as some filesystem may read the name: case-insensitive mounts (WSL's /mnt/c, macOS) fold case, and
-    NTFS drops trailing dots and spaces and answers to the 8.3 short name ``GIT~1`` (git refuses the same spellings
-    in the trees it checks out)."""
-    return name.lower().rstrip(". ") in (".git", "git~1")
+_WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 
 
 def _realpath(candidate: Path, user_path: str) -> Path:
     """os.path.realpath, which races: a link that turns into a directory between its lstat and readlink
-    raises EINVAL. Resolution is only the check; every act is pinned by fd afterwards (core.beneath)."""
+    raises EINVAL. Resolution is only the check; every act is pinned by fd afterwards (core.beneath). A path that
+    resolves to itself is given back as it came: a remembered candidate keeps its parsed parts and hash."""
     for _attempt in range(8):
         try:
-            return Path(os.path.realpath(candidate))
+            real = os.path.realpath(candidate)
+            return candidate if real == str(candidate) else Path(real)
         except OSError as exc:
             if exc.errno != errno.EINVAL:
                 raise from_os_error(exc, user_path) from exc
@@ -79,6 +65,7 @@ def _canonical_roots(roots: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(canonical)
 
 
+_CANDIDATES_KEPT = 4_096  # paths whose candidate is kept: an agent names the same few files call after call
 _SHOWN_KEPT = 65_536  # paths whose shows() answer is kept; a store holds a few per backup, group and trash entry
 
 
@@ -100,10 +87,13 @@ class PathPolicy:
     # listing of the backups and the trash (10 us each, 0.1 s a call at 10,000 trash entries)
     _shown: dict[tuple[tuple[Path, ...] | None, str], bool] = field(init=False, repr=False, compare=False)
     _read_only_ids: dict[tuple[int, int], Path] = field(init=False, repr=False, compare=False)  # (dev, ino) -> root
+    # _candidate by (path as sent, stored, first root): its string work is a tenth of a small read's time
+    _candidates: dict[tuple[str, bool, Path], Path] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_prefixes", root_prefixes(self.roots))
         object.__setattr__(self, "_shown", {})
+        object.__setattr__(self, "_candidates", {})
         object.__setattr__(self, "_read_only_ids", identities(self.read_only_roots))
 
     @classmethod
@@ -174,11 +164,24 @@ class PathPolicy:
         """The absolute, unresolved path an agent named, after the character and name checks."""
         active = self.active_roots() or self.roots
         first = active[0] if active else Path.cwd()
+        key = (user_path, stored, first)
+        known = self._candidates.get(key)
+        if known is not None:
+            return known
+        candidate = self._spelled(user_path, first, stored=stored)
+        if is_plain(user_path):
+            if len(self._candidates) >= _CANDIDATES_KEPT:
+                self._candidates.clear()  # as _shown: one step, safe beside other threads
+            self._candidates[key] = candidate
+        return candidate
+
+    def _spelled(self, user_path: str, first: Path, *, stored: bool) -> Path:
+        """:meth:`_candidate`, worked out."""
         spelled = user_path if stored else unwrapped(user_path, first)
         local = local_form(spelled) if user_path else user_path
         if not local or not local.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
-        refused = _refused_character(local)
+        refused = refused_character(local)
         if refused is not None:
             raise AccessDeniedError(
                 f"path contains dangerous Unicode character {refused}: {user_path!r} holds this invisible or control "
@@ -190,7 +193,7 @@ class PathPolicy:
         if not candidate.is_absolute():
             base = first
             candidate = Path(with_separators(str(candidate), base))
-        reserved = _reserved_component(candidate.parts)
+        reserved = reserved_component(candidate.parts)
         if reserved is not None:
             raise AccessDeniedError(
                 f"path {user_path!r} uses the Windows reserved device name {reserved!r}. Choose another name.",
@@ -346,7 +349,7 @@ class PathPolicy:
         """
         root = self.root_of(canonical)
         inside = canonical.parts[len(root.parts) :] if root is not None else canonical.parts
-        if any(_is_dot_git(part) for part in inside):
+        if any(is_dot_git(part) for part in inside):
             raise AccessDeniedError(
                 f"{canonical} is inside a git repository's internals (.git), which fsguard never creates, writes, "
                 "deletes or moves: hooks and config there make git run programs. Change the repository with the "

@@ -6,7 +6,6 @@ Memory stays at a chunk or two whatever the file's size. What is returned is bou
 
 from __future__ import annotations
 
-import bisect
 import codecs
 import errno
 import os
@@ -23,13 +22,14 @@ from fsguard.core.disk import open_pinned, read_all, special_file
 from fsguard.core.errors import ExternalChangeError
 from fsguard.core.hashing import Fingerprint, StreamHash
 from fsguard.core.oserrors import from_os_error
-from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, decode, sniff
+from fsguard.core.textio import LINE_BREAK, Breaks, BreakTally, LineEnding, decode, sniff, split_bom
 
 CHUNK = 1 << 20
 FIRST_CHUNK = 64 << 10
 """The first read of a pass forward or back (each next one four times bigger, up to :data:`CHUNK`): the first or
 last lines of a gigabyte file are a few KB. Like CHUNK, a multiple of 4: whole UTF-16/32 units, so break matches
 stay aligned."""
+TAIL_FIRST = 4 << 10  # the least a tail reads first
 SNIFF_BYTES = 64 << 10
 STREAM_ABOVE = 4 << 20
 """Files up to this size are read whole (one decode, encoding judged on every byte); bigger ones in pieces."""
@@ -82,8 +82,11 @@ def opened(entry: Pinned) -> Iterator[tuple[int, os.stat_result]]:
         os.close(fd)
 
 
-def layout(fd: int, size: int, path: object) -> Layout:
-    """Judge the encoding from the first :data:`SNIFF_BYTES` (binary files are refused here)."""
+def layout(fd: int, size: int, path: object, known: Fingerprint | None = None) -> Layout:
+    """Judge the encoding from the first :data:`SNIFF_BYTES` (binary files are refused here), or take the one a
+    whole pass of the unchanged file judged (``known``, a text's fingerprint): then only the BOM is read."""
+    if known is not None and known.line_count is not None:
+        return Layout(fd, size, len(split_bom(_pread(fd, 4, 0))[0]), known.encoding, Breaks.of(known.encoding))
     prefix = _pread(fd, SNIFF_BYTES, 0)
     encoding, bom = sniff(prefix, path, whole=len(prefix) >= size)
     return Layout(fd, size, len(bom), encoding, Breaks.of(encoding), sniffed=not bom and len(prefix) < size)
@@ -196,7 +199,7 @@ def tail_offset(lay: Layout, count: int, reach: int | None = None) -> int:
     unit, end, need = lay.breaks.unit, lay.size, count
     floor = lay.start if reach is None else max(lay.start, lay.size - reach)
     earliest = lay.start if floor == lay.start else lay.size
-    span = min(CHUNK, FIRST_CHUNK)
+    span = min(CHUNK, FIRST_CHUNK, max(TAIL_FIRST, count * 128))  # the lines asked for, if they average 128 bytes
     while end > floor:
         begin = max(floor, end - span)
         begin -= (begin - lay.start) % unit
@@ -204,13 +207,12 @@ def tail_offset(lay: Layout, count: int, reach: int | None = None) -> int:
         # One unit past the end: a CRLF across the boundary is matched whole, and left to the later chunk.
         data = _pread(lay.fd, end - begin + unit, begin)
         # A break at the very end of the file closes the last line; it does not start another.
-        found = lay.breaks.last_ends(data, begin, need + 1)  # ascending
-        starts = found[: bisect.bisect_right(found, min(end, lay.size - 1))]
-        if len(starts) >= need:
-            return starts[-need]
-        if starts and floor > lay.start:
-            earliest = starts[0]
-        need -= len(starts)
+        first, found = lay.breaks.last_starts(data, begin, min(end, lay.size - 1), need)
+        if found >= need:
+            return first
+        if found and floor > lay.start:
+            earliest = first
+        need -= found
         end = begin
     return earliest
 
@@ -283,11 +285,6 @@ def _decodes(decoder: codecs.IncrementalDecoder, data: bytes, *, final: bool = F
     except UnicodeDecodeError:
         return False
     return True
-
-
-def judged(lay: Layout, known: Fingerprint) -> Layout:
-    """``lay`` read in the encoding the whole file was judged to be in, when that is not the one its start gave."""
-    return Layout(lay.fd, lay.size, lay.start, known.encoding, Breaks.of(known.encoding))
 
 
 @dataclass(frozen=True)

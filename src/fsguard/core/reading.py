@@ -35,7 +35,6 @@ from fsguard.core.ranges import (
     Layout,
     Misread,
     excerpt,
-    judged,
     layout,
     line_offset,
     opened,
@@ -184,14 +183,14 @@ class FileReader:
     def _streamed(
         self, fd: int, st: os.stat_result, path: Path, selection: LineSelection, budget: int, taken: int
     ) -> ReadFileResult:
-        lay = layout(fd, st.st_size, path)
-        known: Fingerprint | None = None
+        known = self._cache.lookup(path, st) if st.st_size <= self._max_file_size else None
+        lay = layout(fd, st.st_size, path, known)
         if st.st_size <= self._max_file_size:
-            known = self._cache.lookup(path, st)
             if known is None:
                 known = survey(lay, hashed=True).fingerprint
                 assert known is not None
                 self._cache.remember_read(path, fd, st, known, taken)
+                lay = layout(fd, st.st_size, path, known)  # read as the whole pass judged it, not as its start did
             if known.line_count is None:  # its BOM names an encoding the bytes after it are not in
                 raise EncodingError(
                     f"{path} does not decode as {lay.encoding}, the encoding its byte order mark names. "
@@ -199,7 +198,6 @@ class FileReader:
                     path=str(path),
                 )
             self._session.record_hash(path, known.content_hash)
-            lay = judged(lay, known)
         base = ReadFileResult(
             content="",
             content_hash=known.content_hash if known else None,

@@ -22,7 +22,6 @@ from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
-from fsguard.core.beneath import Pins
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.disk import directory_syncs_batched, read_at
 from fsguard.core.errors import (
@@ -45,6 +44,7 @@ from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_gl
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.oserrors import check_readable
+from fsguard.core.pins import Pins
 from fsguard.core.query import prepare_query
 from fsguard.core.replacetext import Substitute, check_hook_text, check_new_text, rg_literal, substitution
 from fsguard.core.rgprocess import RipgrepFailed

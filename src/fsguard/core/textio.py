@@ -132,6 +132,8 @@ def sniff(prefix: bytes, path: object = "file", *, whole: bool = False) -> tuple
     bom, encoding = split_bom(prefix)
     if is_binary(prefix):
         raise _binary(path)
+    if encoding is None and prefix.isascii():  # most files (every log): UTF-8 without decoding a character
+        encoding = "utf-8"
     if encoding is None:
         body = prefix[len(bom) :]
         end = body.rfind(b"\n")
@@ -183,6 +185,24 @@ class Breaks:
         """The offset just after each line break of ``chunk`` (at offset ``base``): where the next line starts."""
         unit = self.unit
         return [base + found.end() for found in self.pattern.finditer(chunk) if found.start() % unit == 0]
+
+    def last_starts(self, chunk: bytes, base: int, stop: int, count: int) -> tuple[int, int]:
+        """Of the line starts :meth:`ends` finds in ``chunk`` (at offset ``base``) at or before offset ``stop``, the
+        earliest of the last ``count`` and how many those are (at most ``count``; with none the offset means nothing).
+
+        LFs alone around the lines found (most files) are split off in one C-level pass, with no list of offsets.
+        """
+        if self.unit == 1:
+            head = chunk[: stop - base]  # a break ending before ``stop`` starts a line at or before it
+            pieces = head.rsplit(self.lf, count)
+            found, before = len(pieces) - 1, len(pieces[0])  # ``before``: where the earliest LF found is
+            # A CR among the breaks taken (or, when fewer than ``count``, anywhere) makes them the general case's.
+            if head.find(self.cr, before if found == count else 0) < 0:
+                return base + before + 1, found
+        # Cut one byte past ``stop``: a break across it (its CRLF) stays whole, and only it can start a line after.
+        ends = self.last_ends(chunk[: stop - base + self.unit], base, count + 1)
+        starts = ends[: bisect.bisect_right(ends, stop)]
+        return (starts[-count], count) if len(starts) >= count else (starts[0] if starts else base, len(starts))
 
     def last_ends(self, chunk: bytes, base: int, count: int) -> list[int]:
         """The last ``count`` of :meth:`ends` (all of them if fewer), found from the right without a full scan.

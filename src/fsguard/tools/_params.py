@@ -192,9 +192,15 @@ class _TextKept(FuncMetadata):
     """
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
-        texts = _text_keys(self.arg_model)
-        parsed = super().pre_parse_json({key: value for key, value in data.items() if key not in texts})
-        return {key: data[key] if key in texts else parsed[key] for key in data}
+        texts, choices = _text_keys(self.arg_model), _choices(self.arg_model)
+        # A value already among a Literal's choices (mode="tail") is not JSON to try: the try raised on every call.
+        kept = {
+            key
+            for key, value in data.items()
+            if key in texts or (isinstance(value, str) and value in choices.get(key, ()))
+        }
+        parsed = super().pre_parse_json({key: value for key, value in data.items() if key not in kept})
+        return {key: data[key] if key in kept else parsed[key] for key in data}
 
 
 @functools.cache
@@ -205,6 +211,29 @@ def _text_keys(model: type[BaseModel]) -> frozenset[str]:
         if _takes_text(info.annotation):
             keys.update((name, info.alias) if info.alias else (name,))
     return frozenset(keys)
+
+
+@functools.cache
+def _choices(model: type[BaseModel]) -> dict[str, frozenset[str]]:
+    """The string choices of ``model``'s Literal fields, by argument name (and alias)."""
+    found: dict[str, frozenset[str]] = {}
+    for name, info in model.model_fields.items():
+        choices = frozenset(arg for arg in _literal_args(info.annotation) if isinstance(arg, str))
+        if choices:
+            found.update(dict.fromkeys((name, info.alias) if info.alias else (name,), choices))
+    return found
+
+
+def _literal_args(annotation: Any) -> tuple[Any, ...]:
+    """The values a Literal allows, also inside Annotated and unions (``Literal[...] | None``)."""
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return get_args(annotation)
+    if origin is Annotated:
+        return _literal_args(get_args(annotation)[0])
+    if origin in (Union, UnionType):
+        return tuple(arg for member in get_args(annotation) for arg in _literal_args(member))
+    return ()
 
 
 def _takes_text(annotation: Any) -> bool:

@@ -66,6 +66,8 @@ def shortened(message: str | None) -> str:
     if base is None or not text:
         return text
     prefix = base.rstrip(os.sep) + os.sep
+    if prefix not in text:  # most hints name no path: no pattern to build and run
+        return text
     # A path starts the message or follows a space, quote, bracket or "=": not in the middle of another path.
     return re.sub(rf"(?<![\w./\\-]){re.escape(prefix)}(?=[^\s])", _relative_start, text)
 
