@@ -69,7 +69,8 @@ class ParsedFiles(Generic[Parsed]):
             if cached is None or cached[0] != identity:
                 parsed = self._parse(Path(path)) if stat.S_ISREG(found.st_mode) else ()
                 cached, changed = (identity, parsed), True
-            seen[name] = (identity if max(found.st_mtime_ns, found.st_ctime_ns) < settled else None, cached[1])
+            still = found.st_mtime_ns < settled and found.st_ctime_ns < settled  # two compares: max() cost more
+            seen[name] = (identity if still else None, cached[1])
         remembered = {name: (ident, parsed) for name, (ident, parsed) in seen.items() if ident is not None}
         # Unchanged: every file stat'ed is one remembered, as it was (a file not yet settled is never remembered, so
         # it is read again, a change); and no remembered one has gone.

@@ -14,6 +14,7 @@ an entry another call holds), and a restore that waited for a purge finds the en
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import secrets
@@ -140,7 +141,9 @@ class Trash:
         A description is read again only when its stat changed (:class:`ParsedFiles`); the items are looked for
         on each call."""
         top = str(self.root)
-        return [entry for home, entry in self._metas.listing() if os.path.lexists(f"{top}/{home}/item")]
+        # os.access without following: lexists in one C call, no exception for a missing item (10,000 entries a listing)
+        present = functools.partial(os.access, mode=os.F_OK, follow_symlinks=False)
+        return [entry for home, entry in self._metas.listing() if present(f"{top}/{home}/item")]
 
     def get(self, sd_id: str) -> TrashEntry:
         """The entry with this id.
