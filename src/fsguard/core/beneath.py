@@ -60,7 +60,6 @@ class Beneath:
         self._screen = screen
         self._roots = tuple(sorted(roots or (Path("/"),), key=lambda root: len(root.parts), reverse=True))
         self._fds: dict[Path, int] = {}
-        self._tops = tuple((root, str(root).rstrip("/")) for root in self._roots)  # "/" is "": every path is below
         self._made = threading.local()  # .paths: the directories this thread's walks made, while made_here runs
         # A server built in a test is dropped, not stopped: its root fds close when it is collected.
         self._release = weakref.finalize(self, _close_all, self._fds)
@@ -135,11 +134,9 @@ class Beneath:
         finally:
             os.close(fd)
 
-    def _root_of(self, text: str) -> Path | None:
-        """The deepest root holding the normalised absolute path ``text`` (:func:`within`, on the strings)."""
-        if text.startswith("//"):
-            return None
-        return next((root for root, top in self._tops if text == top or text.startswith(top + "/")), None)
+    def _root_of(self, path: Path | str) -> Path | None:
+        """The deepest root holding the normalised absolute ``path``."""
+        return next((root for root in self._roots if within(path, root)), None)
 
     def _walk(self, path: Path, *, follow: bool, make_parents: bool) -> tuple[int, str, Path]:
         # Canonical paths have no "..": should one arrive anyway, it is resolved here, never by the kernel
@@ -149,7 +146,7 @@ class Beneath:
         root = self._root_of(text)
         if root is None:
             raise _outside(path, path)
-        todo = _names_below(text, root)
+        todo = names_below(text, root)[::-1]
         current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), str(root)
         hops = 0
         try:
@@ -187,7 +184,7 @@ class Beneath:
                     self._screen(path, Path(spliced))
                 os.close(current)
                 current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), str(root)
-                todo = _names_below(spliced, root)
+                todo = names_below(spliced, root)[::-1]
             return current, ".", Path(here)
         except BaseException:
             os.close(current)
@@ -231,11 +228,6 @@ class Beneath:
 def _joined(directory: str, name: str) -> str:
     """``name`` in ``directory`` (a root may be "/")."""
     return directory + name if directory.endswith("/") else f"{directory}/{name}"
-
-
-def _names_below(text: str, root: Path) -> list[str]:
-    """The names from ``root`` down to ``text`` (which lies in it), last first: the walk pops them."""
-    return names_below(text, root)[::-1]
 
 
 def _in_scope(path: Path) -> bool:

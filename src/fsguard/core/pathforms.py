@@ -227,7 +227,7 @@ def check_file_spelling(user_path: str, canonical: Path) -> None:
         )
 
 
-def within(path: Path, root: Path) -> bool:
+def within(path: Path | str, root: Path) -> bool:
     """``path`` is ``root`` or lies under it: ``Path.is_relative_to`` for the normalised absolute paths fsguard
     checks (no ``.``, ``..``, doubled or trailing ``/``), on their strings, since every call asks it several times
     and ``is_relative_to`` builds two paths' parts each time. A path starting ``//`` (which POSIX lets mean

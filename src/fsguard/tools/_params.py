@@ -205,41 +205,33 @@ class _TextKept(FuncMetadata):
 
 @functools.cache
 def _text_keys(model: type[BaseModel]) -> frozenset[str]:
-    """The argument names (and aliases) of ``model``'s fields that take a string."""
+    """The argument names (and aliases) of ``model``'s fields that take a string: ``str``, or a union with ``str``
+    among its members (not a list of strings, nor a Literal)."""
     keys: set[str] = set()
     for name, info in model.model_fields.items():
-        if _takes_text(info.annotation):
+        if any(member is str for member in _members(info.annotation)):
             keys.update((name, info.alias) if info.alias else (name,))
     return frozenset(keys)
 
 
 @functools.cache
 def _choices(model: type[BaseModel]) -> dict[str, frozenset[str]]:
-    """The string choices of ``model``'s Literal fields, by argument name (and alias)."""
+    """The string choices of ``model``'s Literal fields (``Literal[...] | None`` too), by argument name (and alias)."""
     found: dict[str, frozenset[str]] = {}
     for name, info in model.model_fields.items():
-        choices = frozenset(arg for arg in _literal_args(info.annotation) if isinstance(arg, str))
+        members = _members(info.annotation)
+        literals = (arg for member in members if get_origin(member) is Literal for arg in get_args(member))
+        choices = frozenset(arg for arg in literals if isinstance(arg, str))
         if choices:
             found.update(dict.fromkeys((name, info.alias) if info.alias else (name,), choices))
     return found
 
 
-def _literal_args(annotation: Any) -> tuple[Any, ...]:
-    """The values a Literal allows, also inside Annotated and unions (``Literal[...] | None``)."""
+def _members(annotation: Any) -> list[Any]:
+    """The types ``annotation`` admits, read through ``Annotated`` and unions."""
     origin = get_origin(annotation)
-    if origin is Literal:
-        return get_args(annotation)
     if origin is Annotated:
-        return _literal_args(get_args(annotation)[0])
+        return _members(get_args(annotation)[0])
     if origin in (Union, UnionType):
-        return tuple(arg for member in get_args(annotation) for arg in _literal_args(member))
-    return ()
-
-
-def _takes_text(annotation: Any) -> bool:
-    """``str``, or a union with ``str`` among its members (not a list of strings, nor a Literal)."""
-    if annotation is str:
-        return True
-    if get_origin(annotation) is Annotated:
-        return _takes_text(get_args(annotation)[0])
-    return get_origin(annotation) in (Union, UnionType) and any(_takes_text(arg) for arg in get_args(annotation))
+        return [member for arg in get_args(annotation) for member in _members(arg)]
+    return [annotation]
