@@ -274,6 +274,21 @@ def test_a_second_trash_listing_reads_no_description_again_and_a_changed_or_empt
     assert sorted((entry.sd_id, entry.size) for entry in listed) == sorted([(kept.sd_id, 4), (changed.sd_id, 12345)])
 
 
+def test_listing_an_unchanged_store_again_keeps_what_it_remembered_rather_than_equal_copies(
+    tmp_path: Path, settled_at_once: None
+) -> None:
+    # New copies of 10,000 remembered entries on every call made the cyclic garbage collector sweep the whole heap
+    # every few calls (a third of a trash listing's time).
+    trash = Trash(tmp_path / "trash", AtomicWriter(tmp_path), clock=lambda: NOW)
+    trash_files(trash, tmp_path / "files", [f"f{i}" for i in range(20)])
+    assert len(trash.entries()) == 20
+    remembered = dict(trash._metas._last[0])
+
+    assert len(trash.entries()) == 20
+    assert remembered.keys() == trash._metas._last[0].keys()
+    assert all(trash._metas._last[0][name] is pair for name, pair in remembered.items())
+
+
 def records_read_afresh(root: Path) -> list[BackupRecord]:
     found: list[BackupRecord] = []
     for journal in (root / "journal").glob("*.jsonl"):

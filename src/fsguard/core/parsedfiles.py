@@ -49,7 +49,10 @@ class ParsedFiles(Generic[Parsed]):
     def listing(self) -> list[Parsed]:
         """The items of every file, sorted by ``order``, largest first."""
         known, listed = self._last
-        seen: dict[str, tuple[_Identity | None, Sequence[Parsed]]] = {}
+        # The remembered pairs themselves, not equal new ones: 10,000 new objects kept on each call made the cyclic
+        # garbage collector sweep the whole heap every few calls.
+        remembered: dict[str, tuple[_Identity, Sequence[Parsed]]] = {}
+        everything: list[Sequence[Parsed]] = []
         changed = False
         settled = time.time_ns() - _SETTLED_NS  # mtimes are real time, whatever clock the store records with
         try:
@@ -69,12 +72,12 @@ class ParsedFiles(Generic[Parsed]):
             if cached is None or cached[0] != identity:
                 parsed = self._parse(Path(path)) if stat.S_ISREG(found.st_mode) else ()
                 cached, changed = (identity, parsed), True
-            still = found.st_mtime_ns < settled and found.st_ctime_ns < settled  # two compares: max() cost more
-            seen[name] = (identity if still else None, cached[1])
-        remembered = {name: (ident, parsed) for name, (ident, parsed) in seen.items() if ident is not None}
+            if found.st_mtime_ns < settled and found.st_ctime_ns < settled:  # two compares: max() cost more
+                remembered[name] = cached
+            everything.append(cached[1])
         # Unchanged: every file stat'ed is one remembered, as it was (a file not yet settled is never remembered, so
         # it is read again, a change); and no remembered one has gone.
         if changed or remembered.keys() != known.keys():
-            listed = sorted((item for _ident, items in seen.values() for item in items), key=self._order, reverse=True)
+            listed = sorted((item for items in everything for item in items), key=self._order, reverse=True)
         self._last = (remembered, listed)
         return list(listed)
