@@ -291,7 +291,7 @@ _RECORD_PIECES = st.sampled_from([b"a", b"a.b", b"a-b", b"a b", b"ab", b"\xc3\xa
     lead=st.sampled_from([b"", b"a/", b"a.b/"]),
 )
 def test_rg_s_listing_is_put_in_walk_order_as_the_per_name_key_orders_it(records: list[bytes], lead: bytes) -> None:
-    # The C-level passes (one replace joins the records; "/" sorts lowest as \x01) against a key per name.
+    # The C-level passes ("/" sorts lowest as \x01, one split where each "./" began) against a key per name.
     output = b"".join(b"./" + record + b"\0" for record in records)
     below = [record[len(lead) :] for record in records if record.startswith(lead)]
     ordered = sorted(below, key=walk_key)

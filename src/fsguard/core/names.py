@@ -365,7 +365,7 @@ def _walk_ordered(output: bytes, lead: bytes) -> bytes:
         records = body.split(b"\0./")
         records.sort(key=walk_key)
         return b"\0".join(records)
-    # The records joined without their "./" in one replace, "/" sorting lowest as \x01: no list made but to sort.
-    ordered = body.replace(b"\0./", b"\0").replace(b"/", b"\x01").split(b"\0")
+    # "/" sorting lowest as \x01, then split where each "./" began: no list made but to sort.
+    ordered = body.replace(b"/", b"\x01").split(b"\0.\x01")
     ordered.sort()
     return b"\0".join(ordered).replace(b"\x01", b"/")
