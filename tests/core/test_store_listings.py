@@ -278,7 +278,7 @@ def test_listing_an_unchanged_store_again_keeps_what_it_remembered_rather_than_e
     tmp_path: Path, settled_at_once: None
 ) -> None:
     # New copies of 10,000 remembered entries on every call made the cyclic garbage collector sweep the whole heap
-    # every few calls (a third of a trash listing's time).
+    # every few calls (a fifth to a third of a trash listing's mean time).
     trash = Trash(tmp_path / "trash", AtomicWriter(tmp_path), clock=lambda: NOW)
     trash_files(trash, tmp_path / "files", [f"f{i}" for i in range(20)])
     assert len(trash.entries()) == 20
