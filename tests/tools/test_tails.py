@@ -252,11 +252,13 @@ async def test_a_tail_of_a_file_appended_to_after_its_stat_numbers_its_lines_by_
     path.write_text(body, encoding="utf-8")
     real = ranges.layout
 
-    def appended_first(fd: int, size: int, where: object, known: Fingerprint | None = None) -> ranges.Layout:
+    def appended_first(
+        fd: int, size: int, where: object, known: Fingerprint | None = None, head: bytes | None = None
+    ) -> ranges.Layout:
         if path.stat().st_size == size:  # a writer appends between the stat and the first read
             with path.open("a", encoding="utf-8") as log:
                 log.write("entry 401\nentry 402\n")
-        return real(fd, size, where, known)
+        return real(fd, size, where, known, head)
 
     monkeypatch.setattr("fsguard.core.reading.layout", appended_first)
     async with connect(max_response_bytes=BUDGET, **how) as client:

@@ -82,11 +82,13 @@ def opened(entry: Pinned) -> Iterator[tuple[int, os.stat_result]]:
         os.close(fd)
 
 
-def layout(fd: int, size: int, path: object, known: Fingerprint | None = None) -> Layout:
+def layout(fd: int, size: int, path: object, known: Fingerprint | None = None, head: bytes | None = None) -> Layout:
     """Judge the encoding from the first :data:`SNIFF_BYTES` (binary files are refused here), or take the one a
-    whole pass of the unchanged file judged (``known``, a text's fingerprint): then only the BOM is read."""
+    whole pass of the unchanged file judged (``known``, a text's fingerprint): then only its BOM is looked at, in
+    ``head`` (the file's first bytes, read already for another check) or read."""
     if known is not None and known.line_count is not None:
-        return Layout(fd, size, len(split_bom(_pread(fd, 4, 0))[0]), known.encoding, Breaks.of(known.encoding))
+        start = head[:4] if head is not None else _pread(fd, 4, 0)
+        return Layout(fd, size, len(split_bom(start)[0]), known.encoding, Breaks.of(known.encoding))
     prefix = _pread(fd, SNIFF_BYTES, 0)
     encoding, bom = sniff(prefix, path, whole=len(prefix) >= size)
     return Layout(fd, size, len(bom), encoding, Breaks.of(encoding), sniffed=not bom and len(prefix) < size)

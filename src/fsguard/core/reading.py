@@ -109,7 +109,8 @@ class FileReader:
         self._fire("pre", path, "read_file")
         taken = self._cache.now()  # before the stat the read goes by (FingerprintCache.remember)
         with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
-            found = self._media(fd, st, path, selection) if media else None
+            head = os.pread(fd, SNIFF_BYTES, 0) if media else None  # the media check's bytes, and a text's BOM
+            found = self._media(head, fd, st, path, selection) if head is not None else None
             if found is not None:
                 self._fire("post", path, "read_file")
                 return found
@@ -121,7 +122,7 @@ class FileReader:
                     path=str(path),
                 )
             if st.st_size > min(STREAM_ABOVE, self._max_file_size):
-                streamed = self._streamed(fd, st, path, selection, budget, taken)
+                streamed = self._streamed(fd, st, path, selection, budget, taken, head)
                 self._fire("post", path, "read_file")
                 return streamed
             data, stat = read_open(fd, path, self._max_file_size)
@@ -151,9 +152,11 @@ class FileReader:
             result = self._whole(base, decoded, path.name)
         return self._bounded(result, (selection.start_column or 1) - 1, path.name, budget)
 
-    def _media(self, fd: int, st: os.stat_result, path: Path, selection: LineSelection) -> MediaRead | None:
-        """The file as media when its first bytes say image or audio (a damaged image reads as binary)."""
-        kind = sniff(os.pread(fd, SNIFF_BYTES, 0))
+    def _media(
+        self, head: bytes, fd: int, st: os.stat_result, path: Path, selection: LineSelection
+    ) -> MediaRead | None:
+        """The file as media when its first bytes (``head``) say image or audio (a damaged image reads as binary)."""
+        kind = sniff(head)
         if kind is None:
             return None
         if selection.is_range or selection.is_window:
@@ -181,16 +184,23 @@ class FileReader:
         return finish(result, ex, result.start_line, _ALL, self._budget, name)
 
     def _streamed(
-        self, fd: int, st: os.stat_result, path: Path, selection: LineSelection, budget: int, taken: int
+        self,
+        fd: int,
+        st: os.stat_result,
+        path: Path,
+        selection: LineSelection,
+        budget: int,
+        taken: int,
+        head: bytes | None,
     ) -> ReadFileResult:
         known = self._cache.lookup(path, st) if st.st_size <= self._max_file_size else None
-        lay = layout(fd, st.st_size, path, known)
+        lay = layout(fd, st.st_size, path, known, head)
         if st.st_size <= self._max_file_size:
             if known is None:
                 known = survey(lay, hashed=True).fingerprint
                 assert known is not None
                 self._cache.remember_read(path, fd, st, known, taken)
-                lay = layout(fd, st.st_size, path, known)  # read as the whole pass judged it, not as its start did
+                lay = layout(fd, st.st_size, path, known, head)  # read as the whole pass judged it, not as its start
             if known.line_count is None:  # its BOM names an encoding the bytes after it are not in
                 raise EncodingError(
                     f"{path} does not decode as {lay.encoding}, the encoding its byte order mark names. "
