@@ -1,7 +1,7 @@
 """fsguard over real stdio, checked by the strict TypeScript client (official TS SDK + Ajv).
 
 The client lives in this repository, ``tests/strict_client/run.sh``, its packages installed by ``make strict-client``
-(``make test`` does it); ``$FSGUARD_HARNESS`` (a run.sh with the same ``strict`` interface, such as the shared
+(``make test`` does it); ``$FSGUARD_HARNESS`` (a run.sh with the same ``strict`` interface, such as the external
 harness's, or the folder holding it) runs another. A missing client fails these tests: they are the proof that a
 TypeScript-SDK host accepts every schema and result, so silently skipping them would hide a regression.
 """
