@@ -5,8 +5,10 @@ then runs each row: the fsguard call and the reference TypeScript server's equiv
 newline-delimited JSON-RPC, 2025-11-25 handshake, a fresh server process per row), or raw ``rg`` run as a
 process with its output read through a pipe. A time is the median of ``--runs`` calls after a first call that is
 shown apart (it is the cold one: nothing cached; each server has answered one call of a tool that touches no data
-before it, :data:`FSGUARD_WARM`); when their median is under 50 ms, those calls were the warm-up and
-the median of 30 more is the time. The two sides' calls are taken in turn, one each, so that what else the machine
+before it, :data:`FSGUARD_WARM`); when their median is under 50 ms, those calls were the warm-up, the median of
+30 more is the time while the servers are fresh, and after ``--settle-rounds`` (300) more, untimed, the median of 30
+more is the time once they are warm: the table's, its "ratio, fresh" the first. A target is met when it holds in
+both. The two sides' calls are taken in turn, one each, so that what else the machine
 does meanwhile falls on both (both servers run at once, idle while the other answers). Peak RSS is the
 server process's VmHWM, reset after the handshake (``/proc/PID/clear_refs``), less its RSS at that moment; rg child
 processes are not counted. The listing rows start once their directory is 2.5 s old: fsguard never remembers the scan
@@ -17,7 +19,8 @@ fsguard runs with its default flags, plus ``--max-list-items`` for the whole 20,
 ``--fsguard-arg``. The reference server is ``run.sh reference-server`` of the external harness (``$FSGUARD_HARNESS``,
 else ``<repo>/../shared/harness/run.sh``); without it the reference cells are empty.
 
-    .venv/bin/python benchmarks/bench_scale.py [--quick] [--only ROW ...] [--runs 5] [--fsguard-arg=--flag=value]
+    .venv/bin/python benchmarks/bench_scale.py [--quick] [--only ROW ...] [--runs 5] [--settle-rounds 300]
+        [--fsguard-arg=--flag=value]
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ from stdio_client import Outcome, Server, proc_status
 RSS_LIMIT_MIB = 64
 SLOW_MS = 10_000  # a first call slower than this is not repeated: its time is the figure
 QUICK_MS, QUICK_RUNS = 50, 30  # calls whose median is under QUICK_MS are timed QUICK_RUNS times
+# Then, untimed, this many more rounds before QUICK_RUNS are timed again: the reference's JavaScript is still being
+# compiled over its first calls (its 1 GB tail went from 1.0-1.2 ms in calls 6-35 to 0.5-0.8 ms after 300 more).
+SETTLE_ROUNDS = 300
 SETTLED_S = 2.5  # how old a settled row's data is when its timing starts (past fsguard's 2 s racy window)
 
 
@@ -51,7 +57,8 @@ class Timing:
     """One side of a row: first call, median of the rest, peak RSS above idle, or the error that stopped it."""
 
     first_ms: float = 0.0
-    median_ms: float = 0.0
+    median_ms: float = 0.0  # once warm: the last QUICK_RUNS calls when the side is quick, else all but the first
+    fresh_ms: float | None = None  # a quick side's first QUICK_RUNS after the warm-up, before the SETTLE_ROUNDS
     peak_mib: float | None = None
     error: str | None = None
     detail: str = ""
@@ -159,9 +166,11 @@ class RgSide:
         pass
 
 
-def interleave(sides: list[Side], runs: int, quick_runs: int = QUICK_RUNS) -> None:
+def interleave(sides: list[Side], runs: int, quick_runs: int = QUICK_RUNS, settle_rounds: int = 0) -> None:
     """Each side's first call, then ``runs`` rounds of one call per side in turn; the sides whose median is under
     QUICK_MS then take ``quick_runs`` more rounds, and those are their figure (the first rounds were the warm-up).
+    With ``settle_rounds``, those are their fresh figure, and ``settle_rounds`` untimed rounds later ``quick_runs``
+    more are their figure once warm.
 
     In turn, so that what the machine does meanwhile (another process, writeback, a frequency change) falls on both
     sides alike: timed one after the other, a 1 ms row's ratio moved between 0.65x and 1.39x from run to run.
@@ -184,6 +193,14 @@ def interleave(sides: list[Side], runs: int, quick_runs: int = QUICK_RUNS) -> No
         for side in quick:
             samples[id(side)].clear()
         rounds(quick_runs, quick)
+        # Only when every side is quick: a side's warm calls would otherwise be taken alone, not in turn.
+        if settle_rounds and quick and len(quick) == len(live):
+            for side in quick:
+                side.timing.fresh_ms = statistics.median(samples[id(side)])
+            rounds(settle_rounds, quick)
+            for side in quick:
+                samples[id(side)].clear()
+            rounds(quick_runs, quick)
         for side in live:
             side.timing.median_ms = statistics.median(samples[id(side)])
     finally:
@@ -204,6 +221,13 @@ class Measured:
             return None
         return self.fsguard.median_ms / self.baseline.median_ms
 
+    def fresh_ratio(self) -> float | None:
+        """The ratio of the fresh medians, when both sides were quick (see :data:`SETTLE_ROUNDS`)."""
+        ours, theirs = self.fsguard.fresh_ms, self.baseline.fresh_ms if self.baseline else None
+        if ours is None or not theirs or self.ratio() is None:
+            return None
+        return ours / theirs
+
     def met(self) -> str:
         target, timing = self.row.target, self.fsguard
         if timing.error:
@@ -213,7 +237,12 @@ class Measured:
         if target is None:
             return "—"
         structured = timing.outcome.structured if timing.outcome else {}
-        return target.verdict(timing.first_ms, timing.median_ms, self.ratio(), structured)
+        warm = target.verdict(timing.first_ms, timing.median_ms, self.ratio(), structured)
+        if timing.fresh_ms is None:
+            return warm
+        fresh = target.verdict(timing.first_ms, timing.fresh_ms, self.fresh_ratio(), structured)
+        # Met only when it holds both while the servers are fresh and once they are warm.
+        return warm if warm == fresh else f"no (met {'fresh' if fresh == 'yes' else 'warm'} only)"
 
 
 def measure(row: Row, ctx: Context) -> Measured:
@@ -227,7 +256,7 @@ def measure(row: Row, ctx: Context) -> Measured:
         reference = [*ctx.reference, str(ctx.data.root), *map(str, row.roots)]
         tool, args = row.reference
         baseline = ServerSide(reference, tool, args, ctx.timeout, ctx.logs / "reference.log", REFERENCE_WARM)
-    interleave([ours] if baseline is None else [ours, baseline], ctx.runs)
+    interleave([ours] if baseline is None else [ours, baseline], ctx.runs, settle_rounds=ctx.settle_rounds)
     return Measured(row, ours.timing, None if baseline is None else baseline.timing)
 
 
@@ -241,6 +270,7 @@ class Context:
     reference: list[str] | None
     rg: Path
     runs: int
+    settle_rounds: int
     timeout: float
     logs: Path
 
@@ -264,16 +294,17 @@ def rss_cell(timing: Timing | None) -> str:
 def table(results: list[Measured]) -> str:
     """The Markdown table of the rows measured."""
     lines = [
-        "| task | reference / rg ms | fsguard ms | fsguard first call ms | ratio | target | met? "
+        "| task | reference / rg ms | fsguard ms | fsguard first call ms | ratio | ratio, fresh | target | met? "
         f"| fsguard peak RSS MiB above idle (≤ {RSS_LIMIT_MIB}) | reference peak RSS MiB above idle |",
-        "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |",
     ]
     for m in results:
-        ratio = m.ratio()
+        ratio, fresh = m.ratio(), m.fresh_ratio()
         baseline_rss = rss_cell(m.baseline) if m.row.rg is None else "—"
         lines.append(
             f"| {m.row.task} | {timing_cell(m.baseline)} | {timing_cell(m.fsguard)} "
             f"| {'—' if m.fsguard.error else cell(m.fsguard.first_ms)} | {'—' if ratio is None else f'{ratio:.2f}x'} "
+            f"| {'—' if fresh is None else f'{fresh:.2f}x'} "
             f"| {m.row.target.label if m.row.target else '—'} | {m.met()} | {rss_cell(m.fsguard)} | {baseline_rss} |"
         )
     return "\n".join(lines)
@@ -284,10 +315,18 @@ def details(results: list[Measured], data: Path) -> str:
     out = []
     for m in results:
         base = f"rg {shlex.join(m.row.rg)}" if m.row.rg else json.dumps(m.row.reference)
-        baseline = m.baseline.detail if m.baseline else "-"
-        out.append(f"- {m.row.task}\n    fsguard {m.row.tool} {json.dumps(m.row.args)} -> {m.fsguard.detail}")
+        baseline = m.baseline.detail + _phases(m.baseline) if m.baseline else "-"
+        ours = m.fsguard.detail + _phases(m.fsguard)
+        out.append(f"- {m.row.task}\n    fsguard {m.row.tool} {json.dumps(m.row.args)} -> {ours}")
         out.append(f"    baseline {base} -> {baseline}")
     return "\n".join(out).replace(str(data), "DATA")
+
+
+def _phases(timing: Timing) -> str:
+    """A quick side's medians while fresh and once warm."""
+    if timing.fresh_ms is None:
+        return ""
+    return f"; fresh {timing.fresh_ms:.2f} ms, warm {timing.median_ms:.2f} ms"
 
 
 def parse(keys: list[str]) -> argparse.Namespace:
@@ -295,6 +334,12 @@ def parse(keys: list[str]) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small sizes (64 MiB files, 20,000 entries): a fast check")
     parser.add_argument("--only", action="append", default=[], help=f"rows to run, repeatable: {', '.join(keys)}")
     parser.add_argument("--runs", type=int, default=None, help="timed calls after the first (default 5; quick 3)")
+    parser.add_argument(
+        "--settle-rounds",
+        type=int,
+        default=None,
+        help=f"untimed rounds between a quick row's fresh and warm timings (default {SETTLE_ROUNDS}; quick 0)",
+    )
     parser.add_argument("--timeout", type=float, default=300, help="seconds one call may take (default 300)")
     parser.add_argument(
         "--fsguard-arg", action="append", default=[], help="extra fsguard flag, e.g. --fsguard-arg=--compact-mode"
@@ -326,6 +371,7 @@ def main() -> int:
         return 2
     sizes = QUICK if args.quick else FULL
     runs = args.runs if args.runs is not None else (3 if args.quick else 5)
+    settle = args.settle_rounds if args.settle_rounds is not None else (0 if args.quick else SETTLE_ROUNDS)
     print(f"$ {shlex.join([sys.executable, *sys.argv])}", flush=True)
     with tempfile.TemporaryDirectory(prefix="fsguard-bench-scale-") as scratch:
         work = Path(scratch)
@@ -337,6 +383,7 @@ def main() -> int:
             reference=find_reference(args.no_reference),
             rg=rg,
             runs=runs,
+            settle_rounds=settle,
             timeout=args.timeout,
             logs=work,
         )
@@ -353,8 +400,14 @@ def main() -> int:
                 time.sleep(max(0.0, SETTLED_S - (time.perf_counter() - built)))
             results.append(measure(row, ctx))
             print(f"[{key}] fsguard: {timing_cell(results[-1].fsguard)}", flush=True)
+        quick = f"of {QUICK_RUNS} more after them" + (
+            f", and {QUICK_RUNS} more after {settle} untimed rounds (the figure; the first {QUICK_RUNS} are calls "
+            f"{runs + 1}-{runs + QUICK_RUNS}, fresh)"
+            if settle
+            else ""
+        )
         print(
-            f"\nmedian of {runs} calls after a first call (when under {QUICK_MS} ms: of {QUICK_RUNS} more after them); "
+            f"\nmedian of {runs} calls after a first call (when under {QUICK_MS} ms: {quick}); "
             "the two sides' calls in turn; a fresh server process per row; data removed after\n"
         )
         print(table(results))
