@@ -5,11 +5,11 @@ then runs each row: the fsguard call and the reference TypeScript server's equiv
 newline-delimited JSON-RPC, 2025-11-25 handshake, a fresh server process per row), or raw ``rg`` run as a
 process with its output read through a pipe. A time is the median of ``--runs`` calls after a first call that is
 shown apart (it is the cold one: nothing cached; each server has answered one call of a tool that touches no data
-before it, :data:`FSGUARD_WARM`); when their median is under 50 ms, those calls were the warm-up, the median of
-30 more is the time while the servers are fresh, and after ``--settle-rounds`` (300) more, untimed, the median of 30
-more is the time once they are warm: the table's, its "ratio, fresh" the first. A target is met when it holds in
-both. The two sides' calls are taken in turn, one each, so that what else the machine
-does meanwhile falls on both (both servers run at once, idle while the other answers). Peak RSS is the
+before it, :data:`FSGUARD_WARM`); when their median is under 50 ms, those calls were the warm-up and the median of
+30 more is the time, while the servers are fresh. When both sides of a row are that quick, ``--settle-rounds`` (300)
+more follow, untimed, and the median of 30 more is the time once they are warm: the table's, its "ratio, fresh" the
+fresh one; a target is met when it holds in both. The two sides' calls are taken in turn, one each, so that what
+else the machine does meanwhile falls on both (both servers run at once, idle while the other answers). Peak RSS is the
 server process's VmHWM, reset after the handshake (``/proc/PID/clear_refs``), less its RSS at that moment; rg child
 processes are not counted. The listing rows start once their directory is 2.5 s old: fsguard never remembers the scan
 of a directory changed in the last two seconds, and a directory an agent lists has usually stood longer than data
@@ -57,7 +57,9 @@ class Timing:
     """One side of a row: first call, median of the rest, peak RSS above idle, or the error that stopped it."""
 
     first_ms: float = 0.0
-    median_ms: float = 0.0  # once warm: the last QUICK_RUNS calls when the side is quick, else all but the first
+    median_ms: float = (
+        0.0  # a quick side's last QUICK_RUNS calls (once warm if its row settled), else all but the first
+    )
     fresh_ms: float | None = None  # a quick side's first QUICK_RUNS after the warm-up, before the SETTLE_ROUNDS
     peak_mib: float | None = None
     error: str | None = None
@@ -401,8 +403,8 @@ def main() -> int:
             results.append(measure(row, ctx))
             print(f"[{key}] fsguard: {timing_cell(results[-1].fsguard)}", flush=True)
         quick = f"of {QUICK_RUNS} more after them" + (
-            f", and {QUICK_RUNS} more after {settle} untimed rounds (the figure; the first {QUICK_RUNS} are calls "
-            f"{runs + 1}-{runs + QUICK_RUNS}, fresh)"
+            f"; when both sides are, {QUICK_RUNS} more after {settle} untimed rounds (the figure; the first "
+            f"{QUICK_RUNS}, calls {runs + 1}-{runs + QUICK_RUNS}, are the fresh one)"
             if settle
             else ""
         )
