@@ -288,3 +288,50 @@ async def test_a_push_of_a_branch_without_upstream_advises_a_push_that_works(cli
     followed = await client.call_tool("git", {"action": "push", "name": "main"})
     assert not followed.is_error, text_of(followed)
     assert git(repo / "remote.git", "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("source", ["HEAD:deploy/.aws", "HEAD^{tree}:deploy/.aws", "HEAD~0..HEAD"])
+@pytest.mark.parametrize("how", [{"staged": True}, {"force": True}])
+async def test_restore_refuses_a_revision_that_is_no_commit_so_a_hidden_file_never_returns_under_another_name(
+    client: Client, repo: Path, source: str, how: dict[str, bool]
+) -> None:
+    # From a folder, git takes names relative to it: deploy/.aws/credentials (hidden) would become credentials.
+    (repo / "deploy" / ".aws").mkdir(parents=True)
+    (repo / "deploy" / ".aws" / "credentials").write_text(SECRET, encoding="utf-8")
+    (repo / "credentials").write_text("placeholder\n", encoding="utf-8")
+    git(repo, "add", "-f", "deploy/.aws/credentials", "credentials")
+    git(repo, "commit", "-q", "-m", "credentials")
+    staged = git(repo, "ls-files", "-s", "credentials")
+    result = await client.call_tool("git", {"action": "restore", "paths": ["credentials"], "rev": source, **how})
+    assert error_code(result) == "invalid_params"
+    assert git(repo, "ls-files", "-s", "credentials") == staged
+    assert (repo / "credentials").read_text(encoding="utf-8") == "placeholder\n"
+    shown = await client.call_tool("git", {"action": "show", "rev": ":credentials"})
+    assert "do-not-print" not in text_of(shown)
+
+
+@pytest.mark.parametrize("remote", ["~/victim.git", "file://~/victim.git", "~/victim"])
+async def test_push_refuses_a_remote_git_reads_as_a_home_directory(
+    client: Client, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, remote: str
+) -> None:
+    home = tmp_path / "home"  # outside the root
+    victim = home / "victim.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(victim)], check=True)
+    monkeypatch.setenv("HOME", str(home))
+    result = await client.call_tool("git", {"action": "push", "remote": remote, "name": "main"})
+    assert error_code(result) == "access_denied"
+    assert git(victim, "for-each-ref") == ""
+
+
+@pytest.mark.parametrize("link", ["victim.git", "victim/.git"])
+async def test_push_refuses_a_local_remote_where_git_would_follow_a_link_out_of_the_roots(
+    client: Client, repo: Path, tmp_path: Path, link: str
+) -> None:
+    # The remote "victim" names nothing; git takes victim/.git or victim.git for it, wherever they lead.
+    outside = tmp_path / "outside.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(outside)], check=True)
+    (repo / link).parent.mkdir(parents=True, exist_ok=True)
+    (repo / link).symlink_to(outside)
+    result = await client.call_tool("git", {"action": "push", "remote": "victim", "name": "main"})
+    assert error_code(result) == "access_denied"
+    assert git(outside, "for-each-ref") == ""

@@ -13,18 +13,17 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.errors import (
-    AccessDeniedError,
     FsguardError,
     InvalidParamsError,
-    ReadOnlyError,
     RiskBlockedError,
 )
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent_push_advice
+from fsguard.core.gitremote import check_remote
 from fsguard.core.gitrepo import GitCall, fire, holding_files
 from fsguard.core.gitrestore import back_up, check_known, link_target, put_back, source_entries
-from fsguard.core.gitscreen import check_changeable
+from fsguard.core.gitscreen import check_changeable, check_source
 from fsguard.core.gitstage import commit_paths, stage
 from fsguard.core.pathforms import escaped
 from fsguard.models.git import GitBackup, GitCommit, GitResult
@@ -149,7 +148,7 @@ def push(call: GitCall) -> GitResult:
     ``--force-with-lease``, never ``--force``."""
     repo, request = call.repo, call.request
     remote = request.remote or "origin"
-    receiver = _check_remote(call, remote)
+    receiver = check_remote(call, remote)
     pushed = request.name or current_branch(repo)
     fire(call.safe, "pre", "write", repo.root, "push", remote=remote, branch=pushed, force=request.force)
     lease = ["--force-with-lease"] if request.force else []
@@ -185,7 +184,7 @@ def rejected_push(call: GitCall) -> list[str]:
     """The refs a push without force would have rejected, from a dry run: nothing is sent and no hook runs."""
     request = call.request
     remote = request.remote or "origin"
-    receiver = _check_remote(call, remote)
+    receiver = check_remote(call, remote)
     upstream = [remote, request.name] if request.name else [remote]
     out = call.repo.git("push", "--dry-run", "--no-verify", "--porcelain", *receiver, *upstream, check=False)
     return [f"{_refspec(r.refspec)} {r.summary}" for r in parse_push(out.stdout) if r.rejected]
@@ -201,6 +200,8 @@ def restore(call: GitCall) -> GitResult:
     specs = _required(
         call, "git restore requires explicit 'paths' (no implicit whole-tree restore): pass paths=[\"a.py\"]."
     )
+    if request.rev:
+        check_source(call, request.rev)
     source = [f"--source={request.rev}"] if request.rev else []
     if request.staged:
         # With no commit yet there is no HEAD to restore the index from (git restore says "could not resolve
@@ -308,52 +309,6 @@ def _required(call: GitCall, problem: str) -> tuple[str, ...]:
     if not call.scope:
         raise InvalidParamsError(problem)
     return call.scope
-
-
-def _check_remote(call: GitCall, remote: str) -> list[str]:
-    """Refuse a push into a local repository outside the roots or in a read-only one (a path or file:// remote,
-    named or given); the options a push there takes (:data:`_LOCAL_RECEIVE_PACK`)."""
-    out = call.repo.git("remote", "get-url", "--push", "--all", remote, check=False)
-    urls = text(out.stdout).splitlines() if out.code == 0 else [remote]  # not a remote's name: git reads a URL
-    local_paths = [local for local in map(_local_path, urls) if local]
-    for local in local_paths:
-        location = local if Path(local).is_absolute() else str(call.repo.root / local)
-        try:
-            resolved = call.safe.policy.resolve(location)
-        except AccessDeniedError as exc:
-            raise AccessDeniedError(
-                f"push refused: remote {remote!r} is the local repository {location}, outside the allowed roots: "
-                f"{call.safe.policy.describe_roots()}. Nothing was pushed. Push to a network remote or to a "
-                "repository under a root.",
-                remote=remote,
-            ) from exc
-        if call.safe.policy.is_read_only(resolved):
-            raise ReadOnlyError(
-                f"push refused: remote {remote!r} is the local repository {location}, in the read-only root "
-                f"{call.safe.policy.root_of(resolved)}, which a push would write to. Nothing was pushed. Push to a "
-                "repository under a writable root.",
-                remote=remote,
-            )
-    return [_LOCAL_RECEIVE_PACK] if local_paths else []
-
-
-# A push to a local repository runs receive-pack there, under that repository's config and hooks: the settings of
-# this run (gitprocess) do not reach it, and a bare repository in the roots is plain files a file tool could have
-# written (a core.alternateRefsCommand or a hook in it is a command git runs). Settings given to receive-pack on its
-# command line win over every config file; this string is fixed, never built from a request.
-_LOCAL_RECEIVE_PACK = (
-    "--receive-pack=git -c core.hooksPath=/dev/null -c core.alternateRefsCommand=true -c core.fsmonitor=false"
-    " -c receive.autogc=false -c receive.denyCurrentBranch=refuse -c receive.denyDeleteCurrent=refuse receive-pack"
-)
-
-
-def _local_path(url: str) -> str | None:
-    """The filesystem path a remote URL names, or None for a network URL (scheme:// or scp-like host:path)."""
-    if url.startswith("file://"):
-        return url.removeprefix("file://")
-    if "://" in url or ":" in url.split("/", 1)[0]:
-        return None
-    return url
 
 
 def _refspec(refspec: str) -> str:

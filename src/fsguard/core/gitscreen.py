@@ -117,6 +117,22 @@ def check_compared(call: GitCall, rev: str) -> None:
         )
 
 
+def check_source(call: GitCall, rev: str) -> None:
+    """Refuse a restore whose ``rev`` is not one commit: git restores from a folder too (``HEAD:deploy/.aws``), its
+    names relative to that folder, so a file a deny rule hides would come back under a name no rule hides.
+
+    Raises:
+        InvalidParamsError: ``rev`` names a file, a folder or a range, or nothing at all.
+    """
+    # rev never starts with "-" (refuse_option saw to it): it cannot be read as an option here.
+    if call.repo.git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False).code:
+        raise InvalidParamsError(
+            f'rev {rev!r} is not a commit: restore takes one (rev="HEAD~1", rev="main"), never a file, a folder '
+            "or a range. Nothing was changed. Name the files to restore in paths, relative to the repository.",
+            param="rev",
+        )
+
+
 def visible_tree(call: GitCall, rev: str, shown: str) -> tuple[str, int]:
     """``git show`` of a tree (a header, a blank line, one name per line, a directory ending in ``/``) without
     the names a deny rule hides, and how many were left out."""

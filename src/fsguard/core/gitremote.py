@@ -1,0 +1,75 @@
+"""The local repository a push writes to: refused outside the roots or in a read-only one, wherever git would take
+it to be, and run with receive-pack's own settings fixed (that repository's config and hooks are files a tool could
+have written)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fsguard.core.errors import AccessDeniedError, ReadOnlyError
+from fsguard.core.gitparse import text
+from fsguard.core.gitrepo import GitCall
+
+
+def check_remote(call: GitCall, remote: str) -> list[str]:
+    """Refuse a push into a local repository outside the roots or in a read-only one (a path or file:// remote,
+    named or given); the options a push there takes (:data:`_LOCAL_RECEIVE_PACK`)."""
+    out = call.repo.git("remote", "get-url", "--push", "--all", remote, check=False)
+    urls = text(out.stdout).splitlines() if out.code == 0 else [remote]  # not a remote's name: git reads a URL
+    local_paths = [local for local in map(_local_path, urls) if local]
+    for local in local_paths:
+        if local.startswith("~"):  # git makes it a home directory, fsguard would judge a folder named "~"
+            raise AccessDeniedError(
+                f"push refused: remote {remote!r} starts with ~, which git reads as a home directory. Nothing was "
+                "pushed. Name the repository by its absolute path, under a root.",
+                remote=remote,
+            )
+        location = local if Path(local).is_absolute() else str(call.repo.root / local)
+        for guess in _GUESSED:
+            _check_receiver(call, remote, location, location + guess)
+    return [_LOCAL_RECEIVE_PACK] if local_paths else []
+
+
+# Where git looks for the repository a local path names, in its order (enter_repo): each is checked, since a link
+# at any of them (x.git, x/.git) could lead the push outside the roots.
+_GUESSED = ("/.git", "", ".git/.git", ".git")
+
+
+def _check_receiver(call: GitCall, remote: str, location: str, guess: str) -> None:
+    """Refuse the push when ``guess``, a place git may take for the repository at ``location``, is outside the
+    roots or read-only."""
+    try:
+        resolved = call.safe.policy.resolve(guess)
+    except AccessDeniedError as exc:
+        raise AccessDeniedError(
+            f"push refused: remote {remote!r} is the local repository {location}, outside the allowed roots: "
+            f"{call.safe.policy.describe_roots()}. Nothing was pushed. Push to a network remote or to a "
+            "repository under a root.",
+            remote=remote,
+        ) from exc
+    if call.safe.policy.is_read_only(resolved):
+        raise ReadOnlyError(
+            f"push refused: remote {remote!r} is the local repository {location}, in the read-only root "
+            f"{call.safe.policy.root_of(resolved)}, which a push would write to. Nothing was pushed. Push to a "
+            "repository under a writable root.",
+            remote=remote,
+        )
+
+
+# A push to a local repository runs receive-pack there, under that repository's config and hooks: the settings of
+# this run (gitprocess) do not reach it, and a bare repository in the roots is plain files a file tool could have
+# written (a core.alternateRefsCommand or a hook in it is a command git runs). Settings given to receive-pack on its
+# command line win over every config file; this string is fixed, never built from a request.
+_LOCAL_RECEIVE_PACK = (
+    "--receive-pack=git -c core.hooksPath=/dev/null -c core.alternateRefsCommand=true -c core.fsmonitor=false"
+    " -c receive.autogc=false -c receive.denyCurrentBranch=refuse -c receive.denyDeleteCurrent=refuse receive-pack"
+)
+
+
+def _local_path(url: str) -> str | None:
+    """The filesystem path a remote URL names, or None for a network URL (scheme:// or scp-like host:path)."""
+    if url.startswith("file://"):
+        return url.removeprefix("file://")
+    if "://" in url or ":" in url.split("/", 1)[0]:
+        return None
+    return url
