@@ -20,6 +20,7 @@ from fsguard.core.aliases import aliased_root, held_roots, identities
 from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, relative_views, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
+from fsguard.core.gitstore import check_not_in_object_store
 from fsguard.core.oserrors import from_os_error, name_length_error
 from fsguard.core.pathforms import (
     in_stored_form,
@@ -32,6 +33,7 @@ from fsguard.core.pathforms import (
     with_separators,
     within,
 )
+from fsguard.core.wslpaths import check_stream_syntax
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 
@@ -140,7 +142,7 @@ class PathPolicy:
         # realpath resolves the deepest existing ancestor (following symlinks) and appends the rest,
         # so a not-yet-existing path under a symlink that leaves the roots is caught too.
         canonical = _realpath(candidate, user_path)
-        self._check_stream_syntax(user_path, canonical)
+        check_stream_syntax(user_path, canonical, self.wsl_mount_root)
         self._check_contained(user_path, canonical)
         self.check_not_denied(canonical, user_path)
         return canonical
@@ -155,7 +157,7 @@ class PathPolicy:
         if candidate.name in ("", ".", ".."):
             return self.resolve(user_path, stored=stored)
         entry = _realpath(candidate.parent, user_path) / candidate.name
-        self._check_stream_syntax(user_path, entry)
+        check_stream_syntax(user_path, entry, self.wsl_mount_root)
         self._check_contained(user_path, entry)
         self.check_not_denied(entry, user_path)
         return entry
@@ -297,7 +299,9 @@ class PathPolicy:
 
     def check_not_denied(self, canonical: Path, user_path: str | None = None, *, is_dir: bool = False) -> None:
         """Refuse a path a deny rule hides (access_denied naming the rule); a rule for a directory (``private/``)
-        hides the directory itself as well as what is in it."""
+        hides the directory itself as well as what is in it; and anything in git's object stores (see
+        :mod:`fsguard.core.gitstore`)."""
+        check_not_in_object_store(canonical, self.root_of)
         if self.deny.active:
             is_dir = is_dir or (self.deny.names_directories and canonical.is_dir())
             self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir)
@@ -386,15 +390,3 @@ class PathPolicy:
             return Path(user_path)
         rest = (match.group(2) or "").replace("\\", "/")
         return self.wsl_mount_root / match.group(1).lower() / rest
-
-    def _check_stream_syntax(self, user_path: str, canonical: Path) -> None:
-        """Refuse ``name:stream`` on Windows drives, where it would address an NTFS alternate data stream."""
-        if not within(canonical, self.wsl_mount_root):
-            return
-        relative = canonical.relative_to(self.wsl_mount_root)
-        if len(relative.parts) > 1 and len(relative.parts[0]) == 1 and any(":" in part for part in relative.parts[1:]):
-            raise AccessDeniedError(
-                f"path {user_path!r} names an NTFS alternate data stream (':' after the drive). "
-                "Remove the ':' part of the name.",
-                path=user_path,
-            )

@@ -26,6 +26,7 @@ from types import MappingProxyType
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import HiddenFiles
+from fsguard.core.gitstore import in_object_store
 from fsguard.core.globs import glob_matcher
 from fsguard.core.haystack import Found, Hit, decoded_matches
 from fsguard.core.ignore import WalkOptions, gitignore_top
@@ -189,7 +190,8 @@ def _visible(names: list[bytes], hide: HiddenFiles, root: Path) -> set[bytes]:
     if not names:
         return set()
     decoded = _decoded(names)
-    shown = set(hide.shown(decoded, str(root)))
+    prefix = str(root).rstrip("/") + "/"
+    shown = set(hide.shown([text for text in decoded if not in_object_store(prefix + text)], str(root)))
     return {name for name, text in zip(names, decoded, strict=True) if text in shown}
 
 

@@ -11,7 +11,8 @@ import os
 import re
 from pathlib import Path, PurePosixPath
 
-from fsguard.core.errors import InvalidParamsError
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+from fsguard.core.pathforms import within
 
 _DRIVE = re.compile(r"^([A-Za-z]):(.*)$", re.DOTALL)
 _SEPARATORS = re.compile(r"[\\/]+")
@@ -100,3 +101,17 @@ def _joined(parts: tuple[str, ...], path: Path) -> str:
             "Rename it (move_file) before syncing it to Windows."
         )
     return "\\".join(parts)
+
+
+def check_stream_syntax(user_path: str, canonical: Path, mount_root: Path) -> None:
+    """Refuse ``name:stream`` on Windows drives (under ``mount_root``), where it would address an NTFS alternate
+    data stream."""
+    if not within(canonical, mount_root):
+        return
+    relative = canonical.relative_to(mount_root)
+    if len(relative.parts) > 1 and len(relative.parts[0]) == 1 and any(":" in part for part in relative.parts[1:]):
+        raise AccessDeniedError(
+            f"path {user_path!r} names an NTFS alternate data stream (':' after the drive). "
+            "Remove the ':' part of the name.",
+            path=user_path,
+        )
