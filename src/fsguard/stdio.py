@@ -43,6 +43,8 @@ _MAX_LINE = 1 << 30
 _INLINE_BYTES = 64 << 10
 # How long requests in flight when stdin closes have to finish and be answered before they are cancelled.
 EOF_GRACE_SECONDS = 30.0
+# How long the last answers have to reach the pipe once the server is done (a client that stopped reading holds it).
+FLUSH_SECONDS = 10.0
 
 
 class _InFlight:
@@ -88,10 +90,17 @@ class _Stdout(asyncio.streams.FlowControlMixin):
     def __init__(self, in_flight: _InFlight) -> None:
         super().__init__()
         self._in_flight = in_flight
+        self._gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         self._in_flight.unanswerable()
+        if not self._gone.done():
+            self._gone.set_result(None)
+
+    def _get_close_waiter(self, stream: asyncio.StreamWriter) -> asyncio.Future[None]:
+        """What ``StreamWriter.wait_closed`` waits for (the mixin has none): the pipe closed, its buffer written."""
+        return self._gone
 
 
 class _Frames:
@@ -313,4 +322,17 @@ async def _serve(server: StdioServable) -> None:
                 tasks.start_soon(answers.write_queued)
                 await server.serve_streams(_Frames(reader, answers, in_flight), answers)
         finally:
-            writer.close()
+            await closed_flushed(writer)
+
+
+async def closed_flushed(writer: asyncio.StreamWriter) -> None:
+    """Close stdout once the pipe has taken what its transport still holds, for up to :data:`FLUSH_SECONDS`.
+
+    An answer settles its request once the pipe has taken all but the last of it (``drain`` waits down to the
+    transport's low-water mark, 16 KiB), and a closing transport writes the rest only while the event loop runs:
+    ending the loop right after ``close`` cut the last answer to a client that read slowly and had closed stdin.
+    """
+    writer.close()
+    # Shielded: after a signal's cancel too, what was answered is flushed. A client gone has nothing left to flush.
+    with anyio.CancelScope(shield=True), anyio.move_on_after(FLUSH_SECONDS), contextlib.suppress(ConnectionError):
+        await writer.wait_closed()
