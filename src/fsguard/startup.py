@@ -7,6 +7,7 @@ Shared by ``fsguard`` (cli.py) and ``fsguard dashboard`` (dashboard/command.py),
 from __future__ import annotations
 
 import logging
+import re
 import resource
 import signal
 import sys
@@ -56,8 +57,13 @@ def keep_token_out_of_logs(token: str | None) -> None:
         logging.getLogger("uvicorn.access").addFilter(TokenRedaction(token))
 
 
+# A token in a query string, however it is spelled: a browser percent-encodes a few characters only (it sends
+# ``{}|^`` as typed), and any mix of encoded and plain characters names the same token to the server.
+_QUERY_TOKEN = re.compile(r"([?&;]token=)[^&#\s\"']*", re.IGNORECASE)
+
+
 class TokenRedaction(logging.Filter):
-    """Replaces a token, as typed or percent-encoded, in a log record's arguments."""
+    """Replaces a token, as typed or percent-encoded, in a log record's arguments, and any ``token=`` query value."""
 
     def __init__(self, token: str) -> None:
         super().__init__()
@@ -70,6 +76,7 @@ class TokenRedaction(logging.Filter):
         return True
 
     def _hidden(self, text: str) -> str:
+        text = _QUERY_TOKEN.sub(r"\1<token>", text)
         for form in self._forms:
             text = text.replace(form, "<token>")
         return text

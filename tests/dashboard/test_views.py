@@ -4,6 +4,7 @@ a damaged backup, binary content; trashed directories, links, binary and long fi
 from __future__ import annotations
 
 import os
+import re
 import stat
 import threading
 from collections.abc import Iterator
@@ -198,3 +199,32 @@ def test_a_name_with_a_bidi_override_is_shown_escaped_as_the_tools_show_it(
     assert all("invoice\\u202efdp.exe" in page for page in pages)
     assert not any("\u202e" in page for page in pages)
     assert (engine.trash.root / sd_id / "item" / disguised).read_bytes() == b"x"
+
+
+def test_content_with_a_bidi_override_is_shown_escaped_in_diffs_and_trash_previews(
+    web: TestClient, engine: Services, shared: Settings
+) -> None:
+    # "Trojan Source": rendered raw, the line reads `if access_level != "none": # Check if admin`, the comment
+    # inside the string the code compares.
+    tricked = 'if access_level != "none\u202e \u2066# Check if admin\u2069 \u2066":\n\tgrant()\n'
+    engine.writer.write("auth.py", "if access_level != 'none':\n\tgrant()\n")
+    engine.writer.write("auth.py", tricked)
+    engine.writer.write("gone.py", tricked)
+    engine.deleter.delete("gone.py")
+    sd_id = engine.trash.entries()[0].sd_id
+    assert shared.log_dir is not None
+    AuditLog(shared.log_dir, CallStats()).record(
+        AuditEntry("git\u202e", {"action": "status\u202e"}, 1.0, "error", error_code="unknown_tool")
+    )
+
+    pages = [web.get("/files", params={"path": "auth.py"}).text, web.get(f"/trash/{sd_id}").text]
+    pages.append(web.get("/activity").text)
+
+    shown = [re.sub(r'value="[^"]*"', "", page) for page in pages]  # a form's values are sent, not shown
+    assert all(char not in page for page in shown for char in "\u202e\u2066\u2069")
+    assert all("none\\u202e \\u2066# Check if admin\\u2069" in page for page in pages[:2])
+    assert "\tgrant()" in pages[0]
+    assert "\tgrant()" in pages[1]
+    assert "git\\u202e" in pages[2]
+    assert "status\\u202e" in pages[2]
+    assert (_root(engine) / "auth.py").read_text(encoding="utf-8") == tricked

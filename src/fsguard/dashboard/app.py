@@ -70,6 +70,7 @@ def templates() -> Jinja2Templates:
     env.filters["urlencode"] = names.urlencode
     env.filters["path_token"] = names.token
     env.filters["visible"] = names.visible
+    env.filters["revealed"] = names.revealed
     env.finalize = names.shown  # a page is UTF-8: a name that is not prints with U+FFFD instead of failing it
     return Jinja2Templates(env=env)
 

@@ -8,6 +8,7 @@ handler reads them back with ``surrogateescape``, so the page it leads to acts o
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 from urllib.parse import parse_qs, quote_from_bytes, unquote_to_bytes
 
@@ -15,7 +16,7 @@ import jinja2.filters
 from markupsafe import Markup
 from starlette.requests import Request
 
-from fsguard.core.pathforms import escaped
+from fsguard.core.pathforms import escaped, is_invisible
 from fsguard.tools._wire import LONE_SURROGATE, wire_text
 
 
@@ -38,6 +39,20 @@ def visible(value: Any) -> Any:
     ``\\uXXXX``, as the tools' text blocks write it, so that no name disguises itself (``x\\u202etxt.exe`` shows as
     ``xexe.txt``). File content is not passed through this: its tabs and line breaks are content."""
     return escaped(os.fspath(value)) if isinstance(value, (str, os.PathLike)) else value
+
+
+def revealed(value: Any) -> Any:
+    """File content as a page prints it (a diff, a trash preview): each invisible character but a tab or a line break
+    written ``\\uXXXX``, as :func:`visible` writes a name's. A bidi override in a line showed the reviewer other code
+    than the file holds (``"none": # Check if admin`` where the comment is inside the string compared: "Trojan
+    Source", CVE-2021-42574)."""
+    if not isinstance(value, str) or (value.isascii() and not _ASCII_HIDDEN.search(value)):
+        return value
+    return "".join(f"\\u{ord(char):04x}" if char not in _LAYOUT and is_invisible(char) else char for char in value)
+
+
+_LAYOUT = "\t\n\r"  # what content is laid out with: kept as it is
+_ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def urlencode(value: Any) -> str:
