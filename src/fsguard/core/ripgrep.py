@@ -190,8 +190,12 @@ def _visible(names: list[bytes], hide: HiddenFiles, root: Path) -> set[bytes]:
     if not names:
         return set()
     decoded = _decoded(names)
-    prefix = str(root).rstrip("/") + "/"
-    shown = set(hide.shown([text for text in decoded if not in_object_store(prefix + text)], str(root)))
+    judged = decoded
+    joined = "\0".join(decoded).lower()
+    if "objects" in joined or "lfs" in joined:  # one C-level look for all before any name is judged alone
+        prefix = str(root).rstrip("/") + "/"
+        judged = [text for text in decoded if not in_object_store(prefix + text)]
+    shown = set(hide.shown(judged, str(root)))
     return {name for name, text in zip(names, decoded, strict=True) if text in shown}
 
 
