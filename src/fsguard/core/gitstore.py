@@ -1,8 +1,9 @@
 """git's object store: the bytes of every file a repository ever committed, hidden ones too (a ``.env`` committed
 before a rule hid it, or pushed into a bare repository the agent made). Its files are the same bytes compressed, or
 not at all (``core.looseCompression=0``; git-lfs keeps whole copies), so a file tool that read them would hand over
-what the deny rules hide. No tool reads, lists or searches in it by path; the git tool shows a file at a revision by
-its path, which the rules judge."""
+what the deny rules hide. No tool reads or lists it by path, and no content search reads or names a file in it (a
+name search over a bare repository still lists its objects' names: object ids); the git tool shows a file at a
+revision by its path, which the rules judge."""
 
 from __future__ import annotations
 
