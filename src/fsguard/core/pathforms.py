@@ -39,13 +39,13 @@ def typeable(name: str) -> bool:
     return (name.isascii() and name.isprintable()) or not any(is_invisible(char) for char in name)
 
 
-def escaped(name: str) -> str:
-    """``name`` with each :func:`is_invisible` character written ``\\uXXXX``: a message or a text block lists a name
-    a line, so a line break in a name forged a row of its own (``x\\nFILE fake.txt 1 B``) and an escape sequence or
-    a bidi override disguised it."""
+def escaped(name: str, keep: str = "") -> str:
+    """``name`` with each :func:`is_invisible` character but those in ``keep`` written ``\\uXXXX``: a message or a
+    text block lists a name a line, so a line break in a name forged a row of its own (``x\\nFILE fake.txt 1 B``)
+    and an escape sequence or a bidi override disguised it."""
     if name.isprintable():  # nearly every name, judged in C: each character escaped below is unprintable
         return name
-    return "".join(f"\\u{ord(char):04x}" if is_invisible(char) else char for char in name)
+    return "".join(f"\\u{ord(char):04x}" if is_invisible(char) and char not in keep else char for char in name)
 
 
 def local_form(user_path: str) -> str:

@@ -16,7 +16,7 @@ import jinja2.filters
 from markupsafe import Markup
 from starlette.requests import Request
 
-from fsguard.core.pathforms import escaped, is_invisible
+from fsguard.core.pathforms import escaped
 from fsguard.tools._wire import LONE_SURROGATE, wire_text
 
 
@@ -48,7 +48,7 @@ def revealed(value: Any) -> Any:
     Source", CVE-2021-42574)."""
     if not isinstance(value, str) or (value.isascii() and not _ASCII_HIDDEN.search(value)):
         return value
-    return "".join(f"\\u{ord(char):04x}" if char not in _LAYOUT and is_invisible(char) else char for char in value)
+    return escaped(value, keep=_LAYOUT)
 
 
 _LAYOUT = "\t\n\r"  # what content is laid out with: kept as it is
