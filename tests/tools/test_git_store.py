@@ -81,7 +81,27 @@ async def test_a_bare_repository_keeps_its_objects_from_reads_and_searches(
         "project_replace", {"find": "do-not-print", "replace": "x", "path": str(stash), "preview": True}
     )
     assert "objects" not in text_of(replaced) + json.dumps(replaced.structured_content)
+    named = await client.call_tool("search_files", {"pattern": "*", "path": str(stash)})
+    assert found.name not in text_of(named) + json.dumps(named.structured_content)
     assert b"do-not-print" in found.read_bytes()
+
+
+async def test_taking_head_out_of_a_bare_repository_leaves_its_objects_unread(
+    client: Client, repo: Path, root: Path
+) -> None:
+    stash = root / "stash"
+    subprocess.run(["git", "init", "-q", "--bare", str(stash)], check=True)
+    git(repo, "push", "-q", str(stash), "main")
+    found = loose_object(stash, "HEAD:.env", repo)
+    for name in ("HEAD", "refs"):
+        deleted = await client.call_tool("delete_file", {"path": str(stash / name), "recursive": True})
+        assert not deleted.is_error, text_of(deleted)
+    assert not (stash / "HEAD").exists()
+    read = await client.call_tool("read_file", {"path": str(found), "encoding": "base64"})
+    assert error_code(read) == "access_denied"
+    planted = await client.call_tool("write_file", {"path": str(stash / "objects" / "notes.txt"), "content": "x"})
+    assert error_code(planted) == "access_denied"  # a name git never makes there would unmake the store
+    assert not (stash / "objects" / "notes.txt").exists()
 
 
 async def test_a_folder_named_objects_or_lfs_outside_any_repository_reads_as_usual(client: Client, root: Path) -> None:

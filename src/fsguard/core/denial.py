@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+from fsguard.core.gitstore import in_object_store, outside_object_stores
 
 if TYPE_CHECKING:
     import pathspec
@@ -297,18 +298,20 @@ def relative_views(path: str, prefixes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class HiddenFiles:
-    """A search's filter: True for a path a deny rule hides (absolute path in). It counts nothing: how many hidden
-    files a pattern matched would answer, one search at a time, what a secret holds or is called."""
+    """A search's filter: True for a path a deny rule hides, or a git object store holds (absolute path in; see
+    :mod:`fsguard.core.gitstore`). It counts nothing: how many hidden files a pattern matched would answer, one
+    search at a time, what a secret holds or is called."""
 
     def __init__(self, rules: DenyRules, prefixes: tuple[str, ...]) -> None:
         self._rules = rules
         self._prefixes = prefixes
 
     def __call__(self, path: str) -> bool:
-        return self._rules.rule_among(relative_views(path, self._prefixes)) is not None
+        return in_object_store(path) or self._rules.rule_among(relative_views(path, self._prefixes)) is not None
 
     def shown(self, names: list[str], under: str) -> list[str]:
-        """``names`` (relative to ``under``; a directory ends in ``/``) less those a rule hides."""
+        """``names`` (relative to ``under``; a directory ends in ``/``) less those a rule hides or a store holds."""
+        names = outside_object_stores(names, under)
         lead = under.rstrip("/") + "/"
         if any(prefix != lead and prefix.startswith(lead) for prefix in self._prefixes):  # a root nested below
             views = [relative_views(lead + name, self._prefixes) for name in names]

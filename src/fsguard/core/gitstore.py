@@ -1,12 +1,13 @@
 """git's object store: the bytes of every file a repository ever committed, hidden ones too (a ``.env`` committed
 before a rule hid it, or pushed into a bare repository the agent made). Its files are the same bytes compressed, or
 not at all (``core.looseCompression=0``; git-lfs keeps whole copies), so a file tool that read them would hand over
-what the deny rules hide. No tool reads or lists it by path, and no content search reads or names a file in it (a
-name search over a bare repository still lists its objects' names: object ids); the git tool shows a file at a
-revision by its path, which the rules judge."""
+what the deny rules hide. No tool reads or lists it by path, and no search reads or names a file in it (the
+searches' filter, :class:`fsguard.core.denial.HiddenFiles`); the git tool shows a file at a revision by its path,
+which the rules judge."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from fsguard.core.errors import AccessDeniedError
 from fsguard.core.pathforms import is_dot_git
 
 _STORES = ("objects", "lfs")  # loose objects and packs; git-lfs's copies of large files
+_GIT_PUTS = re.compile(r"[0-9a-f]{2}|pack|info")  # what git makes in ``objects``
 
 
 def check_not_in_object_store(canonical: Path, root_of: Callable[[Path], Path | None]) -> None:
@@ -36,10 +38,18 @@ def check_not_in_object_store(canonical: Path, root_of: Callable[[Path], Path | 
 
 
 def in_object_store(path: str) -> bool:
-    """Whether the absolute ``path`` (a file a search walked or rg found) lies in a repository's object store: a
-    search never reads it, nor names it as holding a match (a bare repository's objects may be stored
-    uncompressed)."""
+    """Whether the absolute ``path`` (a file a search walked or rg found) lies in a repository's object store."""
     return _may_be_in_store(path) and _store_of(Path(path), None) is not None
+
+
+def outside_object_stores(names: list[str], under: str) -> list[str]:
+    """``names`` (relative to ``under``) less those in an object store: one C-level look at them all first, as
+    most searches hold none (a name search may hold tens of thousands)."""
+    joined = "\0".join(names).lower()
+    if "objects" not in joined and "lfs" not in joined:
+        return names
+    lead = under.rstrip("/") + "/"
+    return [name for name in names if not in_object_store(lead + name)]
 
 
 def _may_be_in_store(path: str) -> bool:
@@ -56,4 +66,13 @@ def _store_of(path: Path, root: Path | None) -> Path | None:
 
 
 def _is_repository(directory: Path) -> bool:
-    return is_dot_git(directory.name) or ((directory / "HEAD").is_file() and (directory / "refs").is_dir())
+    """A ``.git``; a directory holding ``HEAD`` and ``refs``; or one whose ``objects`` holds only what git makes
+    there. That last look keeps a bare repository's objects unread after an agent took its ``HEAD`` out, and
+    nothing can be added to ``objects`` or taken from it to unmake it: once recognised, it is refused."""
+    if is_dot_git(directory.name) or ((directory / "HEAD").is_file() and (directory / "refs").is_dir()):
+        return True
+    try:
+        names = [entry.name for entry in (directory / "objects").iterdir()]
+    except OSError:
+        return False
+    return bool(names) and all(_GIT_PUTS.fullmatch(name) for name in names)

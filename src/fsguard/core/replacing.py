@@ -35,7 +35,6 @@ from fsguard.core.errors import (
     RiskBlockedError,
     TooLargeError,
 )
-from fsguard.core.gitstore import in_object_store
 from fsguard.core.globs import under_globs
 from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
 from fsguard.core.growth import results_up_to
@@ -310,7 +309,7 @@ class ProjectReplacer:
 
 def _shown(files: Iterable[Path], hide: HiddenFiles | None) -> Iterable[Path]:
     """``files`` less those ``hide`` hides, one at a time as the walk yields them (a walk may hold 200,000)."""
-    return files if hide is None else (path for path in files if not hide(str(path)) and not in_object_store(str(path)))
+    return files if hide is None else (path for path in files if not hide(str(path)))
 
 
 _TAKEN_AWAY = (NotFoundError, AccessDeniedError, NotDirectoryError, IsDirectoryError, BinaryFileError, TooLargeError)

@@ -26,7 +26,6 @@ from types import MappingProxyType
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import HiddenFiles
-from fsguard.core.gitstore import in_object_store
 from fsguard.core.globs import glob_matcher
 from fsguard.core.haystack import Found, Hit, decoded_matches
 from fsguard.core.ignore import WalkOptions, gitignore_top
@@ -190,12 +189,7 @@ def _visible(names: list[bytes], hide: HiddenFiles, root: Path) -> set[bytes]:
     if not names:
         return set()
     decoded = _decoded(names)
-    judged = decoded
-    joined = "\0".join(decoded).lower()
-    if "objects" in joined or "lfs" in joined:  # one C-level look for all before any name is judged alone
-        prefix = str(root).rstrip("/") + "/"
-        judged = [text for text in decoded if not in_object_store(prefix + text)]
-    shown = set(hide.shown(judged, str(root)))
+    shown = set(hide.shown(decoded, str(root)))
     return {name for name, text in zip(names, decoded, strict=True) if text in shown}
 
 

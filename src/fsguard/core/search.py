@@ -37,7 +37,6 @@ from typing import Literal
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.errors import FsguardError, NotDirectoryError, NotFoundError, TooLargeError
-from fsguard.core.gitstore import in_object_store
 from fsguard.core.haystack import Hit, binary_match, matching_lines, searched_text
 from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
 from fsguard.core.names import NameSearch, name_matcher, search_names
@@ -207,11 +206,11 @@ def search_content(
         read = _read if provenance is None else provenance.read  # read through the pinned walk: nothing to confirm
         files = iter([root]) if is_file else walk_files(root, options)
         if hide is not None and not is_file:  # never read: what a hidden file holds must not shape the answer
-            files = (path for path in files if not hide(str(path)) and not in_object_store(str(path)))
+            files = (path for path in files if not hide(str(path)))
         hits = _python_hits(query, files, progress, binaries, read)
         result = _collect(hits, limits, "python")
     if hide is not None and not is_file:
-        binary = [file for file in binary if not hide(file) and not in_object_store(file)]
+        binary = [file for file in binary if not hide(file)]
     return dataclasses.replace(result, binary=tuple(binary))
 
 
