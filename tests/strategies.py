@@ -323,6 +323,11 @@ def mazes(draw: st.DrawFn) -> Maze:
     return Maze(links, walk)
 
 
+def maze_spellings() -> st.SearchStrategy[tuple[str, ...]]:
+    """Names to follow from a maze's root, ``.`` and ``..`` among them (a path as an agent might spell it)."""
+    return st.lists(st.sampled_from((".", "..", *MAZE_NAMES)), min_size=0, max_size=5).map(tuple)
+
+
 # -- Windows paths for the WSL translation ---------------------------------------------------------------------------
 
 _WINDOWS_FORBIDDEN = '\\/:*?"<>|'

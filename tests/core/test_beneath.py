@@ -180,6 +180,7 @@ def test_the_walk_pins_what_the_kernel_resolves_inside_the_roots_and_refuses_the
     inside = any(real == r or real.is_relative_to(r) for r in (root, other))
     loop = _kernel_errno(path) == errno.ELOOP or _kernel_errno(path.parent) == errno.ELOOP
     beneath = Beneath((root, other))
+    held = sorted(Path("/proc/self/fd").iterdir())
     try:
         with beneath.entry(path) as pinned:
             parent = _real_dir(pinned.parent)
@@ -192,6 +193,8 @@ def test_the_walk_pins_what_the_kernel_resolves_inside_the_roots_and_refuses_the
     except (NotFoundError, NotDirectoryError):
         assert not real.parent.is_dir(), f"{path} really is {real}, whose directory exists"
     finally:
+        # The walk closed every directory it opened, and no root's fd (each walk starts on it).
+        assert sorted(Path("/proc/self/fd").iterdir()) == held
         beneath.close()
 
 

@@ -79,7 +79,7 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     encoding is judged on the first 64 bytes, as it is on the first chunk's 64 KiB in production."""
     monkeypatch.setattr(ranges, "CHUNK", 8)
     monkeypatch.setattr(ranges, "FIRST_CHUNK", 64)
-    monkeypatch.setattr(ranges, "SNIFF_BYTES", 64)
+    monkeypatch.setattr(ranges, "TEXT_SNIFF_BYTES", 64)
 
 
 @given(text=break_mixed_texts(), encoding=encodings(), into=st.integers(min_value=0, max_value=8))

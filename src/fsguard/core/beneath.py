@@ -68,6 +68,9 @@ class Beneath:
                 self._fds[root] = os.open(root, _DIR_FLAGS)
             except OSError as exc:
                 raise from_os_error(exc, root) from exc
+        # A walk starts on its root's own fd, not a copy (an open and a close fewer on every call): the walk and
+        # entry() close only the fds they opened.
+        self._held = frozenset(self._fds.values())
 
     def close(self) -> None:
         """Release the root fds now."""
@@ -88,7 +91,8 @@ class Beneath:
         try:
             yield Pinned(parent, name, canonical)
         finally:
-            os.close(parent)
+            if parent not in self._held:
+                os.close(parent)
 
     @contextmanager
     def made_here(self) -> Iterator[list[Path]]:
@@ -147,7 +151,7 @@ class Beneath:
         if root is None:
             raise _outside(path, path)
         todo = names_below(text, root)[::-1]
-        current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), str(root)
+        current, here = self._fds[root], str(root)
         hops = 0
         try:
             while todo:
@@ -167,7 +171,7 @@ class Beneath:
                         todo.append(name)
                         continue
                     if isinstance(step, int):
-                        os.close(current)
+                        self._release_walked(current)
                         current, here = step, label
                         continue
                     target = step
@@ -182,13 +186,18 @@ class Beneath:
                     raise _outside(path, Path(label), target)
                 if self._screen is not None:
                     self._screen(path, Path(spliced))
-                os.close(current)
-                current, here = os.open(".", _DIR_FLAGS, dir_fd=self._fds[root]), str(root)
+                self._release_walked(current)
+                current, here = self._fds[root], str(root)
                 todo = names_below(spliced, root)[::-1]
             return current, ".", Path(here)
         except BaseException:
-            os.close(current)
+            self._release_walked(current)
             raise
+
+    def _release_walked(self, fd: int) -> None:
+        """Close a directory the walk opened; a root's fd stays open."""
+        if fd not in self._held:
+            os.close(fd)
 
     def _descend(self, current: int, name: str, label: str, *, make_parents: bool) -> int | str | None:
         """One directory on the way: its fd, or the target of the link in its place, or None once it was made.

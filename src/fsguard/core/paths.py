@@ -8,7 +8,6 @@ check cannot redirect it.
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 from collections.abc import Iterable
@@ -17,11 +16,12 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.aliases import aliased_root, held_roots, identities
+from fsguard.core.canonical import canonical_path, canonical_roots
 from fsguard.core.clientroots import current_scope
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, relative_views, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.gitstore import check_not_in_object_store
-from fsguard.core.oserrors import from_os_error, name_length_error
+from fsguard.core.oserrors import name_length_error
 from fsguard.core.pathforms import (
     in_stored_form,
     is_dot_git,
@@ -36,35 +36,6 @@ from fsguard.core.pathforms import (
 from fsguard.core.wslpaths import check_stream_syntax
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
-
-
-def _realpath(candidate: Path, user_path: str) -> Path:
-    """os.path.realpath, which races: a link that turns into a directory between its lstat and readlink
-    raises EINVAL. Resolution is only the check; every act is pinned by fd afterwards (core.beneath). A path that
-    resolves to itself is given back as it came: a remembered candidate keeps its parsed parts and hash."""
-    for _attempt in range(8):
-        try:
-            real = os.path.realpath(candidate)
-            return candidate if real == str(candidate) else Path(real)
-        except OSError as exc:
-            if exc.errno != errno.EINVAL:
-                raise from_os_error(exc, user_path) from exc
-    raise AccessDeniedError(
-        f"{user_path} kept changing while it was resolved (a link swapped for a directory and back). "
-        "Retry once the path is stable.",
-        path=user_path,
-    )
-
-
-def _canonical_roots(roots: Iterable[Path]) -> tuple[Path, ...]:
-    canonical: list[Path] = []
-    for root in roots:
-        real = Path(os.path.realpath(root))
-        if not real.is_dir():
-            raise InvalidParamsError(f"root {root} is not an existing directory")
-        if real not in canonical:
-            canonical.append(real)
-    return tuple(canonical)
 
 
 _CANDIDATES_KEPT = 4_096  # paths whose candidate is kept: an agent names the same few files call after call
@@ -109,8 +80,8 @@ class PathPolicy:
         deny: DenyRules | None = None,
     ) -> PathPolicy:
         """Canonicalise ``roots`` once; a missing or non-directory root is a configuration error."""
-        canonical = _canonical_roots(roots)
-        read_only = _canonical_roots(read_only_roots)
+        canonical = canonical_roots(roots)
+        read_only = canonical_roots(read_only_roots)
         every = (*canonical, *(root for root in read_only if root not in canonical))
         return cls(every, unrestricted, Path(os.path.realpath(wsl_mount_root)), read_only, deny or DenyRules())
 
@@ -141,7 +112,7 @@ class PathPolicy:
         candidate = self._candidate(user_path, stored=stored)
         # realpath resolves the deepest existing ancestor (following symlinks) and appends the rest,
         # so a not-yet-existing path under a symlink that leaves the roots is caught too.
-        canonical = _realpath(candidate, user_path)
+        canonical = canonical_path(candidate, user_path, self.roots)
         check_stream_syntax(user_path, canonical, self.wsl_mount_root)
         self._check_contained(user_path, canonical)
         self.check_not_denied(canonical, user_path)
@@ -156,7 +127,7 @@ class PathPolicy:
         candidate = self._candidate(user_path, stored=stored)
         if candidate.name in ("", ".", ".."):
             return self.resolve(user_path, stored=stored)
-        entry = _realpath(candidate.parent, user_path) / candidate.name
+        entry = canonical_path(candidate.parent, user_path, self.roots) / candidate.name
         check_stream_syntax(user_path, entry, self.wsl_mount_root)
         self._check_contained(user_path, entry)
         self.check_not_denied(entry, user_path)

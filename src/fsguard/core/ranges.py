@@ -30,7 +30,7 @@ FIRST_CHUNK = 64 << 10
 last lines of a gigabyte file are a few KB. Like CHUNK, a multiple of 4: whole UTF-16/32 units, so break matches
 stay aligned."""
 TAIL_FIRST = 4 << 10  # the least a tail reads first
-SNIFF_BYTES = 64 << 10
+TEXT_SNIFF_BYTES = 64 << 10  # the first bytes a text's encoding is judged by, when it is read in pieces
 STREAM_ABOVE = 4 << 20
 """Files up to this size are read whole (one decode, encoding judged on every byte); bigger ones in pieces."""
 _COUNTED_LINE = 256  # characters a line may average for a span's LFs to be counted first (a count reads it all)
@@ -83,13 +83,13 @@ def opened(entry: Pinned) -> Iterator[tuple[int, os.stat_result]]:
 
 
 def layout(fd: int, size: int, path: object, known: Fingerprint | None = None, head: bytes | None = None) -> Layout:
-    """Judge the encoding from the first :data:`SNIFF_BYTES` (binary files are refused here), or take the one a
-    whole pass of the unchanged file judged (``known``, a text's fingerprint): then only its BOM is looked at, in
-    ``head`` (the file's first bytes, read already for another check) or read."""
+    """Judge the encoding from the first :data:`TEXT_SNIFF_BYTES` (binary files are refused here), or take the one a
+    whole pass of the unchanged file judged (``known``, a text's fingerprint): then only its BOM is looked at. The
+    bytes come from ``head`` (the file's first bytes, read already for another check) when it holds enough."""
     if known is not None and known.line_count is not None:
         start = head[:4] if head is not None else _pread(fd, 4, 0)
         return Layout(fd, size, len(split_bom(start)[0]), known.encoding, Breaks.of(known.encoding))
-    prefix = _pread(fd, SNIFF_BYTES, 0)
+    prefix = head if head is not None and len(head) >= min(TEXT_SNIFF_BYTES, size) else _pread(fd, TEXT_SNIFF_BYTES, 0)
     encoding, bom = sniff(prefix, path, whole=len(prefix) >= size)
     return Layout(fd, size, len(bom), encoding, Breaks.of(encoding), sniffed=not bom and len(prefix) < size)
 
@@ -97,8 +97,8 @@ def layout(fd: int, size: int, path: object, known: Fingerprint | None = None, h
 def rejudged(lay: Layout, offset: int) -> Layout:
     """``lay`` in the encoding of the lines around ``offset`` (see :class:`Misread`), as a whole-file read would
     judge them; undecodable bytes met later in the read become U+FFFD."""
-    begin = max(offset - SNIFF_BYTES // 2, lay.start)
-    data = _pread(lay.fd, SNIFF_BYTES, begin)
+    begin = max(offset - TEXT_SNIFF_BYTES // 2, lay.start)
+    data = _pread(lay.fd, TEXT_SNIFF_BYTES, begin)
     first = data.find(b"\n", 0, offset - begin) + 1 if begin > lay.start else 0  # from a line's start: whole chars
     last = data.rfind(b"\n")
     sample = data[first : last + 1] if last >= offset - begin else data[first:]

@@ -32,6 +32,7 @@ from fsguard.core.nearby import NearPaths
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import (
     STREAM_ABOVE,
+    TEXT_SNIFF_BYTES,
     Layout,
     Misread,
     excerpt,
@@ -109,7 +110,10 @@ class FileReader:
         self._fire("pre", path, "read_file")
         taken = self._cache.now()  # before the stat the read goes by (FingerprintCache.remember)
         with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
-            head = os.pread(fd, SNIFF_BYTES, 0) if media else None  # the media check's bytes, and a text's BOM
+            # The media check's bytes, and a text's BOM; above the limit no fingerprint is kept, so a ranged read
+            # sniffs the first 64 KiB every time: read once, for both.
+            sniffed = TEXT_SNIFF_BYTES if st.st_size > self._max_file_size else SNIFF_BYTES
+            head = os.pread(fd, sniffed, 0) if media else None
             found = self._media(head, fd, st, path, selection) if head is not None else None
             if found is not None:
                 self._fire("post", path, "read_file")
