@@ -84,7 +84,7 @@ class Groundwork:
 
             hooks = HookRunner.load(settings.hooks_config, policy.roots)
         locks = PathLocks(settings.state_dir, policy.roots)
-        beneath = Beneath(policy.roots, policy.screen_link if policy.deny.active else None)
+        beneath = Beneath(policy.roots, policy.screen_link)
         writer = AtomicWriter(settings.state_dir)
 
         def sweep(temp: Path) -> None:

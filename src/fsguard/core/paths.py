@@ -278,10 +278,23 @@ class PathPolicy:
             self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir)
 
     def screen_link(self, path: Path, leads_to: Path) -> None:
-        """Refuse a walk a link took to a place a deny rule hides (the pinned walk asks at each link), unnamed."""
-        if (rule := self.denied_by(leads_to)) is not None:
+        """Refuse a walk a link took to a place ``path`` could not name as judged (the pinned walk asks at each link it
+        meets, and a resolved path holds none: the link was swapped in since): one a deny rule hides, the directory a
+        rule for directories names included; an object store; one a read-only root or a ``.git`` guards from change
+        while ``path`` is not so guarded. The walk cannot tell a read from a write, and a path swapped under a call
+        is no path to act on, so each of these is refused for both."""
+        if (rule := self.denied_by(leads_to) or self.denied_by(leads_to, is_dir=True)) is not None:
             message = f"access denied: {path} leads through a symbolic link to a place the deny rule {rule!r} hides."
             raise AccessDeniedError(message + " Work with another file.", path=str(path), rule=rule)
+        check_not_in_object_store(leads_to, self.root_of)
+        guarded = ("a repository's internals (.git)", self._in_git_internals), ("a read-only root", self.is_read_only)
+        for place, holds in guarded:
+            if holds(leads_to) and not holds(path):
+                raise AccessDeniedError(
+                    f"access denied: {path} leads through a symbolic link into {place} ({leads_to}); a link put "
+                    "there while the call ran. Check the path with get_file_info, then retry.",
+                    path=str(path),
+                )
 
     def check_move_keeps_hidden(self, source: Path, destination: Path, files: list[str]) -> None:
         """Refuse moving the directory ``source`` when one of its ``files`` (relative to it) that a deny rule hides
@@ -322,9 +335,7 @@ class PathPolicy:
             AccessDeniedError: ``canonical`` lies inside (or is) a ``.git`` below its root.
             ReadOnlyError: it lies in a read-only root.
         """
-        root = self.root_of(canonical)
-        inside = canonical.parts[len(root.parts) :] if root is not None else canonical.parts
-        if any(is_dot_git(part) for part in inside):
+        if self._in_git_internals(canonical):
             raise AccessDeniedError(
                 f"{canonical} is inside a git repository's internals (.git), which fsguard never creates, writes, "
                 "deletes or moves: hooks and config there make git run programs. Change the repository with the "
@@ -332,6 +343,12 @@ class PathPolicy:
                 path=str(canonical),
             )
         self.check_not_read_only(canonical)
+
+    def _in_git_internals(self, canonical: Path) -> bool:
+        """Whether ``canonical`` is, or lies inside, a ``.git`` below the root holding it."""
+        root = self.root_of(canonical)
+        inside = canonical.parts[len(root.parts) :] if root is not None else canonical.parts
+        return any(is_dot_git(part) for part in inside)
 
     def check_not_read_only(self, canonical: Path) -> None:
         """Refuse any change (write, delete, move either end, create) inside a --read-only-root.
