@@ -243,3 +243,27 @@ async def test_a_directory_on_a_planned_file_s_way_swapped_for_a_link_is_not_fol
     assert "skipped" not in by_path["e/a.txt"]
     chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "e/a.txt"}))
     assert [record["operation"] for record in chain["backups"]] == ["project_replace"]
+
+
+async def test_a_file_changed_between_the_plan_and_its_write_is_left_as_it_was_and_the_answer_says_to_run_again(
+    client: Client, seen_then_changed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = seen_then_changed
+    real = ProjectReplacer._apply
+
+    def changed_first(self: ProjectReplacer, plan: Any, verdict: Any) -> Any:
+        if plan.path.name == "a.txt":  # another process writes it after the plan read it, before the lock
+            (root / "a.txt").write_bytes(b"one two four\n")
+        return real(self, plan, verdict)
+
+    monkeypatch.setattr(ProjectReplacer, "_apply", changed_first)
+    result = await client.call_tool("project_replace", {"find": "one", "replace": "1"})
+    data = structured(result)
+    assert data["files_changed"] == 1
+    assert [f["skipped"] for f in data["files"] if f["path"].endswith("a.txt")] == [
+        "changed on disk during the replace; left as it was"
+    ]
+    assert "1 file changed on disk during the replace (another process) and was left as it was" in text_of(result)
+    assert "run project_replace again" in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"one two four\n"
+    assert (root / "b.txt").read_bytes() == b"1\n"

@@ -202,6 +202,12 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
         )
     if result.excluded_by_gitignore:
         note += "\nThe path is excluded by a .gitignore: run it again with respect_gitignore=false to change its files."
+    if raced := [f for f in result.files if f.skipped and f.skipped.endswith("during the replace; left as it was")]:
+        note += (
+            f"\n{counted(len(raced), 'file')} changed on disk during the replace (another process) and "
+            f"{'was' if len(raced) == 1 else 'were'} left as {'it was' if len(raced) == 1 else 'they were'}: "
+            "run project_replace again to replace in them too."
+        )
     if changed := [shown(f.path) for f in result.files if f.external_change]:
         more = f" and {len(changed) - SHOWN} more" if len(changed) > SHOWN else ""
         listed = ", ".join(changed[:SHOWN])
