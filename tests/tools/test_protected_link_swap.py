@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from fsguard.core.paths import PathPolicy
-from tests.conftest import ClientFactory, error_code, text_of, tree
+from tests.conftest import ClientFactory, error_code, structured, text_of, tree
 from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
@@ -118,3 +118,19 @@ async def test_a_link_swapped_in_to_a_directory_a_rule_for_directories_hides_sho
     assert error_code(result) == "access_denied", text_of(result)
     assert "PRIVATE VALUE" not in text_of(result) + str(result.structured_content)
     assert (root / "private" / "p.txt").read_bytes() == b"PRIVATE VALUE\n"
+
+
+@pytest.mark.parametrize("target", ["ro/y.txt", ".git/HEAD", "tmp_notes.txt"])
+async def test_a_copy_from_a_link_of_the_users_own_reads_what_it_points_to_in_a_guarded_place(
+    connect: ClientFactory, root: Path, target: str
+) -> None:
+    (root / "ro").mkdir()
+    (root / "ro" / "y.txt").write_bytes(b"read-only bytes\n")
+    make_repo(root)
+    (root / "tmp_notes.txt").write_bytes(b"notes\n")
+    (root / "link").symlink_to(target)
+    async with connect(read_only_roots=(root / "ro",), deny=("tmp*/",)) as client:
+        result = await client.call_tool("copy_file", {"source_path": "link", "dest_path": "copied"})
+    assert structured(result)["files_copied"] == 1
+    assert (root / "copied").read_bytes() == (root / target).read_bytes()
+    assert not (root / "copied").is_symlink()

@@ -53,10 +53,10 @@ class Pinned:
 class Beneath:
     """The roots' directory fds and the walk that pins a path beneath one of them."""
 
-    def __init__(self, roots: tuple[Path, ...], screen: Callable[[Path, Path], None] | None = None) -> None:
+    def __init__(self, roots: tuple[Path, ...], screen: Callable[[Path, Path, bool], None] | None = None) -> None:
         # Without roots (--unrestricted) the walk starts at "/": links are still never followed blindly. ``screen``
-        # (path asked, where a link leads) raises for a place a deny rule hides: a link swapped in after the rules
-        # judged the path never reaches one.
+        # (path asked, where a link leads, whether the entry is only read) raises for a place the path as judged
+        # could not reach: a link swapped in after the policy judged the path never takes the call there.
         self._screen = screen
         self._roots = tuple(sorted(roots or (Path("/"),), key=lambda root: len(root.parts), reverse=True))
         self._fds: dict[Path, int] = {}
@@ -77,17 +77,21 @@ class Beneath:
         self._release()
 
     @contextmanager
-    def entry(self, path: Path, *, follow: bool = True, make_parents: bool = False) -> Iterator[Pinned]:
+    def entry(
+        self, path: Path, *, follow: bool = True, make_parents: bool = False, reading: bool = False
+    ) -> Iterator[Pinned]:
         """Pin ``path``: its parent directory open, its last component as a name.
 
         With ``follow`` a final symlink is followed (while it stays inside a root); without it the entry
-        is the link itself. With ``make_parents`` missing directories on the way are created.
+        is the link itself. With ``make_parents`` missing directories on the way are created. ``reading``: the
+        entry is only read (a copy's source, a link of the user's own), so a link into a place guarded from
+        change (a read-only root, a ``.git``) is followed; one to a place hidden from reading never is.
 
         Raises:
             AccessDeniedError: the path leaves the roots through a symlink, or loops.
             NotFoundError, NotDirectoryError: a component on the way is missing or not a directory.
         """
-        parent, name, canonical = self._walk(path, follow=follow, make_parents=make_parents)
+        parent, name, canonical = self._walk(path, follow=follow, make_parents=make_parents, reading=reading)
         try:
             yield Pinned(parent, name, canonical)
         finally:
@@ -142,7 +146,7 @@ class Beneath:
         """The deepest root holding the normalised absolute ``path``."""
         return next((root for root in self._roots if within(path, root)), None)
 
-    def _walk(self, path: Path, *, follow: bool, make_parents: bool) -> tuple[int, str, Path]:
+    def _walk(self, path: Path, *, follow: bool, make_parents: bool, reading: bool) -> tuple[int, str, Path]:
         # Canonical paths have no "..": should one arrive anyway, it is resolved here, never by the kernel
         # (a ".." opened from a root's fd would name the directory above the root). Paths are strings until the
         # end: every call walks, and pathlib made up half of a walk's time.
@@ -185,7 +189,7 @@ class Beneath:
                 if root is None or not _in_scope(Path(spliced)):
                     raise _outside(path, Path(label), target)
                 if self._screen is not None:
-                    self._screen(path, Path(spliced))
+                    self._screen(path, Path(spliced), reading)
                 self._release_walked(current)
                 current, here = self._fds[root], str(root)
                 todo = names_below(spliced, root)[::-1]

@@ -149,7 +149,7 @@ class Mover:
         safe = self._safe
         # The source's lock too, though a copy leaves it as it is: a tree copied while an edit inside is in flight
         # would also copy that edit's temp file, so the copy waits for the edits inside, as a move does.
-        with safe.locks.hold_all(source, destination), safe.beneath.entry(source) as pinned:
+        with safe.locks.hold_all(source, destination), safe.beneath.entry(source, reading=True) as pinned:
             source = pinned.path
             # A link's own name passed the rules, but a copy reads what it points to: judge that too.
             found = lstat_at(pinned)

@@ -277,18 +277,18 @@ class PathPolicy:
             is_dir = is_dir or (self.deny.names_directories and canonical.is_dir())
             self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir)
 
-    def screen_link(self, path: Path, leads_to: Path) -> None:
-        """Refuse a walk a link took to a place ``path`` could not name as judged (the pinned walk asks at each link it
-        meets, and a resolved path holds none: the link was swapped in since): one a deny rule hides, the directory a
-        rule for directories names included; an object store; one a read-only root or a ``.git`` guards from change
-        while ``path`` is not so guarded. The walk cannot tell a read from a write, and a path swapped under a call
-        is no path to act on, so each of these is refused for both."""
-        if (rule := self.denied_by(leads_to) or self.denied_by(leads_to, is_dir=True)) is not None:
+    def screen_link(self, path: Path, leads_to: Path, reading: bool = False) -> None:
+        """Refuse a walk a link took to a place ``path`` could not reach as judged (the pinned walk asks at each link
+        it meets; a resolved path holds none but a final link of the user's own, so the link was swapped in since):
+        one a deny rule hides, the directory a rule for directories names included; an object store; unless the
+        entry is only ``reading``, one a read-only root or a ``.git`` guards from change while ``path`` is not."""
+        is_dir = self.deny.active and self.deny.names_directories and leads_to.is_dir()
+        if (rule := self.denied_by(leads_to, is_dir=is_dir)) is not None:
             message = f"access denied: {path} leads through a symbolic link to a place the deny rule {rule!r} hides."
             raise AccessDeniedError(message + " Work with another file.", path=str(path), rule=rule)
         check_not_in_object_store(leads_to, self.root_of)
         guarded = ("a repository's internals (.git)", self._in_git_internals), ("a read-only root", self.is_read_only)
-        for place, holds in guarded:
+        for place, holds in () if reading else guarded:
             if holds(leads_to) and not holds(path):
                 raise AccessDeniedError(
                     f"access denied: {path} leads through a symbolic link into {place} ({leads_to}); a link put "
