@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, TypeAlias
 
 from hypothesis import strategies as st
@@ -308,6 +309,19 @@ class Maze:
 
     links: tuple[tuple[str, str, str], ...]
     walk: tuple[str, ...]
+
+    def build(self, base: Path) -> tuple[Path, Path, Path]:
+        """Make the tree and its links under ``base``: the root, the second root and the outside directory."""
+        root, other, outside = (base / name for name in ("r", "o", "x"))
+        for directory in (*(root / d for d in MAZE_DIRS), other / "d", outside / "e"):
+            directory.mkdir(parents=True)
+        for file in (*(root / f for f in MAZE_FILES), outside / "e" / "h"):
+            file.write_text(file.name, encoding="utf-8")
+        anchors = {"@r/": root, "@o/": other, "@x/": outside}
+        for home, name, target in self.links:
+            anchor = next((a for a in anchors if target.startswith(a)), None)
+            (root / home / name).symlink_to(str(anchors[anchor] / target[len(anchor) :]) if anchor else target)
+        return root, other, outside
 
 
 @st.composite

@@ -164,17 +164,7 @@ def test_rename_no_replace_refuses_an_existing_target_and_moves_nothing(
 def test_the_walk_pins_what_the_kernel_resolves_inside_the_roots_and_refuses_the_rest(
     tmp_path_factory: pytest.TempPathFactory, maze: Maze
 ) -> None:
-    base = tmp_path_factory.mktemp("maze")
-    root, other, outside = (base / name for name in ("r", "o", "x"))
-    for directory in (*(root / d for d in MAZE_DIRS), other / "d", outside / "e"):
-        directory.mkdir(parents=True)
-    for file in (*(root / f for f in MAZE_FILES), outside / "e" / "h"):
-        file.write_text(file.name, encoding="utf-8")
-    anchors = {"@r/": root, "@o/": other, "@x/": outside}
-    for home, name, target in maze.links:
-        anchor = next((a for a in anchors if target.startswith(a)), None)
-        spelled = str(anchors[anchor] / target[len(anchor) :]) if anchor else target
-        (root / home / name).symlink_to(spelled)
+    root, other, _outside = maze.build(tmp_path_factory.mktemp("maze"))
     path = root.joinpath(*maze.walk)
     real = Path(os.path.realpath(path))
     inside = any(real == r or real.is_relative_to(r) for r in (root, other))

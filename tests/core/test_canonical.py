@@ -11,28 +11,14 @@ from hypothesis import given
 
 from fsguard.core.canonical import canonical_path
 from fsguard.core.errors import FsguardError
-from tests.strategies import MAZE_DIRS, MAZE_FILES, Maze, maze_spellings, mazes
-
-
-def _maze(base: Path, maze: Maze) -> tuple[Path, Path]:
-    """The maze's root and second root under ``base``, its links made."""
-    root, other, outside = (base / name for name in ("r", "o", "x"))
-    for directory in (*(root / d for d in MAZE_DIRS), other / "d", outside / "e"):
-        directory.mkdir(parents=True)
-    for file in (*(root / f for f in MAZE_FILES), outside / "e" / "h"):
-        file.write_text(file.name, encoding="utf-8")
-    anchors = {"@r/": root, "@o/": other, "@x/": outside}
-    for home, name, target in maze.links:
-        anchor = next((a for a in anchors if target.startswith(a)), None)
-        (root / home / name).symlink_to(str(anchors[anchor] / target[len(anchor) :]) if anchor else target)
-    return root, other
+from tests.strategies import Maze, maze_spellings, mazes
 
 
 @given(maze=mazes(), spelled=maze_spellings())
 def test_a_path_below_a_root_resolves_as_realpath_resolves_it(
     tmp_path_factory: pytest.TempPathFactory, maze: Maze, spelled: tuple[str, ...]
 ) -> None:
-    root, other = _maze(tmp_path_factory.mktemp("maze").resolve(), maze)
+    root, other, _outside = maze.build(tmp_path_factory.mktemp("maze").resolve())
     for path in (root.joinpath(*maze.walk), root.joinpath(*spelled), other.joinpath("d", *spelled)):
         try:
             expected = Path(os.path.realpath(path))
