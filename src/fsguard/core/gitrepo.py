@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, NotARepositoryError, NotFoundError
+from fsguard.core.gitalternates import borrowed_stores
 from fsguard.core.gitparse import text
 from fsguard.core.gitprocess import GitOutput, GitProcess, Scratch
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
@@ -158,10 +159,29 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
             path=str(target),
         )
     kinds = ("working tree", "git directory", "common directory")
-    for kind, location in zip(kinds, text(said.stdout).splitlines(), strict=False):
+    locations = text(said.stdout).splitlines()
+    for kind, location in zip(kinds, locations, strict=False):
         if not safe.policy.contains(Path(os.path.realpath(location))):
             raise _outside(safe, target, Path(location), kind)
+    _check_borrowed(safe, target, Path(locations[-1]) / "objects")
     return repo, target
+
+
+def _check_borrowed(safe: Safeguards, target: Path, objects: Path) -> None:
+    """Refuse a repository that borrows objects (``objects/info/alternates``) from a store outside the roots: git
+    would show any object there by its hash. The store is not named: it lies outside."""
+    try:
+        outside = any(not safe.policy.contains(store) for store in borrowed_stores(objects))
+    except ValueError:
+        outside = True
+    if outside:
+        raise AccessDeniedError(
+            f"access denied: {target} belongs to a git repository that borrows objects from a store outside the "
+            f"allowed roots ({objects}/info/alternates): git would show that repository's files by hash. Ask the "
+            "user to give it objects of its own (git repack -a -d, then delete the alternates file), or use another "
+            "repository under a root.",
+            path=str(target),
+        )
 
 
 def default_directory(safe: Safeguards) -> Path:

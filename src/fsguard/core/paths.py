@@ -114,7 +114,7 @@ class PathPolicy:
         # so a not-yet-existing path under a symlink that leaves the roots is caught too.
         canonical = canonical_path(candidate, user_path, self.roots)
         check_stream_syntax(user_path, canonical, self.wsl_mount_root)
-        self._check_contained(user_path, canonical)
+        self._check_contained(user_path, canonical, candidate)
         self.check_not_denied(canonical, user_path)
         return canonical
 
@@ -129,7 +129,7 @@ class PathPolicy:
             return self.resolve(user_path, stored=stored)
         entry = canonical_path(candidate.parent, user_path, self.roots) / candidate.name
         check_stream_syntax(user_path, entry, self.wsl_mount_root)
-        self._check_contained(user_path, entry)
+        self._check_contained(user_path, entry, candidate)
         self.check_not_denied(entry, user_path)
         return entry
 
@@ -363,13 +363,20 @@ class PathPolicy:
                 path=str(canonical),
             )
 
-    def _check_contained(self, user_path: str, canonical: Path) -> None:
-        if not self.contains(canonical):
-            raise AccessDeniedError(
-                f"access denied: {user_path} resolves to {canonical}, outside allowed directories: "
-                f"{self.describe_roots()}. Use a path under one of these roots.",
-                path=user_path,
-            )
+    def _check_contained(self, user_path: str, canonical: Path, candidate: Path) -> None:
+        if self.contains(canonical):
+            return
+        # Where a link inside leads is not named: the place outside, and whether the name is a link at all.
+        where = (
+            "leads through a symbolic link"
+            if self.contains(Path(os.path.normpath(candidate)))
+            else f"resolves to {canonical},"
+        )
+        raise AccessDeniedError(
+            f"access denied: {user_path} {where} outside allowed directories: {self.describe_roots()}. "
+            "Use a path under one of these roots.",
+            path=user_path,
+        )
 
     def _translate_windows_form(self, user_path: str) -> Path:
         """``C:\\x`` and ``C:/x`` name ``<mount root>/c/x`` on Linux (WSL layout)."""
