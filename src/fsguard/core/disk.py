@@ -213,8 +213,10 @@ class AtomicWriter:
         exclusive: bool = False,
         mode: int | None = None,
         alongside: Callable[[], None] | None = None,
+        unchanged: Callable[[], None] | None = None,
     ) -> None:
-        """Replace ``entry`` with ``data``: temp in the same directory, fsync, rename, fsync the directory.
+        """Replace ``entry`` with ``data``: temp in the same directory, fsync, rename, fsync the directory;
+        ``unchanged`` runs just before the rename, and nothing is replaced if it raises.
 
         The existing file's mode (and owner, when running as root) is kept; a new file gets ``mode``, else
         0666 less the umask. With ``exclusive`` the file must not exist: the temp is linked into place
@@ -250,6 +252,8 @@ class AtomicWriter:
                 if exclusive:
                     rename_no_replace(Pinned(parent, temp, entry.path), entry)
                 else:
+                    if unchanged is not None:
+                        unchanged()
                     os.rename(temp, entry.name, src_dir_fd=parent, dst_dir_fd=parent)
                 _sync_directory(parent, entry.path.parent)
             except OSError as exc:

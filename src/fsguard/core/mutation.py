@@ -25,7 +25,14 @@ from typing import Any, Literal
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import read_at
-from fsguard.core.errors import AccessDeniedError, DiskFullError, FsguardError, NotFoundError, TooLargeError
+from fsguard.core.errors import (
+    AccessDeniedError,
+    DiskFullError,
+    ExternalChangeError,
+    FsguardError,
+    NotFoundError,
+    TooLargeError,
+)
 from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.occ import OccVerdict
@@ -65,6 +72,7 @@ class Mutation:
     entry: Pinned | None  # None while the parent directory does not exist yet
     current: bytes | None
     mode: int
+    seen: os.stat_result | None = None  # the file as it was read: written over only while it still is
 
     @cached_property
     def current_hash(self) -> str | None:
@@ -150,6 +158,10 @@ class Mutation:
         else:
             try:
                 written_hash, size, verified = self._replace(self.entry, data, mode, digest, back_up)
+            except ExternalChangeError:  # refused before the rename: the backup is of a step never taken
+                if backups:
+                    self.safe.backups.step_back(backups[0], withdraw=True)
+                raise
             except BaseException:
                 self._withdraw(backups)
                 raise
@@ -200,6 +212,22 @@ class Mutation:
         except (OSError, FsguardError):
             pass  # kept: undo_last steps over a record whose bytes the file holds, without writing
 
+    def _check_unchanged(self, entry: Pinned) -> None:
+        """Refuse to write over a file another program changed since it was read under the lock (an append to a
+        log while the edit's temp file was written and synced): its new bytes are in no backup.
+
+        Raises:
+            ExternalChangeError: its size, modification time or inode is not what was read.
+        """
+        now = lstat_at(entry)
+        seen = self.seen
+        if seen is None or now is None or _signature(now) != _signature(seen):
+            raise ExternalChangeError(
+                f"{self.path} changed on disk while this change was being written (another program wrote to it); "
+                "nothing was written. Read it again, then redo the change.",
+                path=str(self.path),
+            )
+
     def _remove_made(self, made: list[Path]) -> None:
         """Remove the directories made for a new file whose write then failed (a full disk, say), innermost first,
         while still empty: a failed call leaves the tree as it found it. One another process has put something in
@@ -218,7 +246,10 @@ class Mutation:
         """Write (with ``back_up`` run alongside), then read back: (hash, size) of what is on disk now, and
         whether it is ``data``."""
         new = self.current is None
-        self.safe.atomic.write_at(entry, data, exclusive=new, mode=mode if new else None, alongside=back_up)
+        unchanged = None if new else partial(self._check_unchanged, entry)
+        self.safe.atomic.write_at(
+            entry, data, exclusive=new, mode=mode if new else None, alongside=back_up, unchanged=unchanged
+        )
         try:
             if on_disk_equals(entry, data):  # compared in chunks: a large write never holds a second copy
                 return digest, len(data), True
@@ -276,7 +307,11 @@ def _opened(safe: Safeguards, path: Path, entry: Pinned, may_be_missing: bool) -
         return Mutation(safe, path, entry, None, _NEW_FILE_MODE)
     with safe.session.watching(path):
         data, stat = read_at(entry, safe.max_file_size)  # a directory is refused here: is_directory
-    return Mutation(safe, path, entry, data, S_IMODE((stat or found).st_mode))
+    return Mutation(safe, path, entry, data, S_IMODE((stat or found).st_mode), stat or found)
+
+
+def _signature(found: os.stat_result) -> tuple[int, int, int, int]:
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
 
 
 def on_disk_equals(entry: Pinned, data: bytes) -> bool:
