@@ -62,3 +62,17 @@ async def test_a_change_is_refused_when_another_program_appends_while_it_is_writ
     assert APPENDED not in log.read_bytes() or tool == "edit_file"
     if tool == "edit_file":
         assert log.read_bytes() == b"edited line\n" + APPENDED
+
+
+async def test_a_replace_leaves_a_file_appended_to_while_it_was_written_and_changes_the_others(
+    client: Client, appended_during_the_write: Path
+) -> None:
+    log = appended_during_the_write
+    (log.parent / "other.txt").write_bytes(b"first line too\n")
+    result = await client.call_tool("project_replace", {"find": "first", "replace": "1st"})
+    data = structured(result)
+    skipped = {Path(f["path"]).name: f["skipped"] for f in data["files"] if f.get("skipped")}
+    assert skipped == {"log.txt": "changed on disk during the replace; left as it was"}, text_of(result)
+    assert log.read_bytes() == b"first line\n" + APPENDED
+    assert (log.parent / "other.txt").read_bytes() == b"1st line too\n"
+    assert "run project_replace again" in text_of(result)

@@ -27,6 +27,7 @@ from fsguard.core.disk import directory_syncs_batched, read_at
 from fsguard.core.errors import (
     AccessDeniedError,
     BinaryFileError,
+    ExternalChangeError,
     FsguardError,
     InvalidParamsError,
     IsDirectoryError,
@@ -301,6 +302,8 @@ class ProjectReplacer:
                 if new_text is not plan.new_text:  # a pre-edit hook's text, which the plan never saw
                     check_hook_text(decoded, new_text, path, self._safe.max_file_size)
                 done = change.commit(decoded.encode(new_text), hook)
+        except ExternalChangeError:  # written to by another program while the new bytes were being written
+            return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
         except _TAKEN_AWAY as exc:  # since the plan: gone, a link, a directory, a pipe, or above the size limit
             return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
         backup_id = done.backup.backup_id if done.backup else None
