@@ -11,7 +11,8 @@ import pytest
 from mcp import Client
 
 from fsguard.core.backups import BackupStore
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.tools.test_hooks import hook_config, python_hook
 
 pytestmark = pytest.mark.anyio
 
@@ -76,3 +77,22 @@ async def test_a_replace_leaves_a_file_appended_to_while_it_was_written_and_chan
     assert log.read_bytes() == b"first line\n" + APPENDED
     assert (log.parent / "other.txt").read_bytes() == b"1st line too\n"
     assert "run project_replace again" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_file", {"path": "a.txt", "old_text": "x0", "new_text": "x1"}),
+        ("write_file", {"path": "a.txt", "content": "x1\n"}),
+    ],
+)
+async def test_a_pre_hook_that_touches_the_file_is_no_other_program_and_the_change_is_made(
+    connect: ClientFactory, root: Path, tmp_path: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    touch = python_hook(tmp_path, "touch", "import os\nos.utime(event['file_path'], (1, 1))\n")
+    entry = [{"pattern": "*", "hooks": [{"type": "command", "command": touch}]}]
+    (root / "a.txt").write_bytes(b"x0\n")
+    async with connect(hooks_config=hook_config(tmp_path, {"pre-edit": entry, "pre-write": entry})) as client:
+        result = await client.call_tool(tool, arguments)
+    assert structured(result), text_of(result)
+    assert (root / "a.txt").read_bytes() == b"x1\n"

@@ -56,3 +56,13 @@ async def test_a_link_leading_out_of_the_clients_roots_is_refused_without_naming
             assert error_code(result) == "access_denied", text_of(result)
             assert "leads through a symbolic link outside allowed directories" in text_of(result)
             assert "target-name" not in text_of(result) + str(result.structured_content)
+
+
+async def test_git_passes_over_a_borrowed_store_that_is_not_there_as_git_does(
+    connect: ClientFactory, root: Path
+) -> None:
+    repo = make_repo(root / "proj")
+    (repo / ".git" / "objects" / "info" / "alternates").write_text("/nonexistent/objects\n", encoding="utf-8")
+    async with connect() as client:
+        result = await client.call_tool("git", {"action": "show", "path": "proj", "rev": "HEAD:a.txt"})
+    assert "alpha" in text_of(result), text_of(result)

@@ -14,7 +14,8 @@ _DEPTH = 5  # git follows alternates of alternates this deep
 def borrowed_stores(objects: Path) -> list[Path]:
     """Every object directory ``objects`` borrows from, in turn, resolved (links followed), as git reads them: one
     path a line, ``#`` a comment, relative to the directory of objects that names it, C-quoted when it starts with a
-    quote. A file git could not read either (missing, a directory, unreadable) names none.
+    quote. A file git could not read either (missing, a directory, unreadable) names none, and a store that is not
+    there is passed over, as git passes over it.
 
     Raises:
         ValueError: a quoted line that is no C-quoted path: where git would look cannot be told.
@@ -27,7 +28,7 @@ def borrowed_stores(objects: Path) -> list[Path]:
             continue
         for line in _lines(store / "info" / "alternates"):
             borrowed = Path(os.path.realpath(store / os.fsdecode(_unquoted(line))))
-            if borrowed not in found:
+            if borrowed not in found and borrowed.is_dir():  # git passes over one that is not there
                 found.append(borrowed)
                 todo.append((borrowed, depth + 1))
     return found

@@ -105,6 +105,10 @@ class Mutation:
         outcome = self.safe.hooks.fire(
             "pre", hook.family, tool_name=hook.tool_name, file_path=str(self.path), operation=hook.operation, **fields
         )
+        if outcome.ran and self.entry is not None:
+            # What the operator's hooks did to the file under this lock (a touch, a formatter) is not another
+            # program's write: the change goes on from here, as it always did.
+            self.seen = lstat_at(self.entry) or self.seen
         return outcome.modified_content
 
     def commit(
