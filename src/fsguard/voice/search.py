@@ -202,7 +202,7 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
         )
     if result.excluded_by_gitignore:
         note += "\nThe path is excluded by a .gitignore: run it again with respect_gitignore=false to change its files."
-    if raced := [f for f in result.files if f.skipped and f.skipped.endswith("during the replace; left as it was")]:
+    if raced := [f for f in result.files if f.skipped and f.skipped.startswith("changed on disk during the replace")]:
         note += (
             f"\n{counted(len(raced), 'file')} changed on disk during the replace (another process) and "
             f"{'was' if len(raced) == 1 else 'were'} left as {'it was' if len(raced) == 1 else 'they were'}: "
