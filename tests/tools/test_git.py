@@ -41,6 +41,14 @@ def identify(path: Path) -> None:
         git(path, "config", key, value)
 
 
+def committed(repo: Path, name: str, text: str) -> str:
+    """Commit a file ``name`` holding ``text`` directly (not through fsguard); its blob's object id."""
+    (repo / name).write_text(text, encoding="utf-8")
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", name)
+    return git(repo, "rev-parse", f"HEAD:{name}").strip()
+
+
 def make_repo(path: Path, *, commit: bool = True) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")

@@ -13,7 +13,7 @@ import pytest
 
 from fsguard.core.paths import PathPolicy
 from tests.conftest import ClientFactory, error_code, structured, text_of, tree
-from tests.tools.test_git import git, make_repo
+from tests.tools.test_git import committed, make_repo
 
 pytestmark = pytest.mark.anyio
 
@@ -85,11 +85,7 @@ async def test_a_link_swapped_in_to_a_dot_git_changes_nothing_there(
 async def test_a_link_swapped_in_to_an_object_store_reads_nothing_there(
     connect: ClientFactory, root: Path, swap_after_judging: Swap
 ) -> None:
-    repo = make_repo(root)
-    (repo / "hidden.env").write_text("API_KEY=do-not-print\n", encoding="utf-8")
-    git(repo, "add", "hidden.env")
-    git(repo, "commit", "-q", "-m", "env")
-    name = git(repo, "rev-parse", "HEAD:hidden.env").strip()
+    name = committed(make_repo(root), "hidden.env", "API_KEY=do-not-print\n")
     (root / "a" / name[2:]).write_bytes(b"decoy\n")  # a file by the object's name, judged before the swap
     async with connect() as client:
         swap_after_judging(f".git/objects/{name[:2]}")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ClientFactory, error_code, text_of
-from tests.tools.test_git import git, make_repo
+from tests.tools.test_git import committed, git, make_repo
 from tests.tools.test_least_privilege import answering
 
 pytestmark = pytest.mark.anyio
@@ -20,10 +20,7 @@ async def test_git_refuses_a_repository_borrowing_objects_from_a_store_outside_t
     connect: ClientFactory, root: Path, quoted: bool
 ) -> None:
     outer = make_repo(root)
-    (outer / "outside.txt").write_text("OUTSIDE BYTES\n", encoding="utf-8")
-    git(outer, "add", "outside.txt")
-    git(outer, "commit", "-q", "-m", "outside")
-    secret = git(outer, "rev-parse", "HEAD:outside.txt").strip()
+    secret = committed(outer, "outside.txt", "OUTSIDE BYTES\n")
     (root / "proj").mkdir()
     git(root / "proj", "clone", "-q", "--shared", str(outer), "clone")
     clone = root / "proj" / "clone"
