@@ -195,6 +195,7 @@ def test_a_trashed_file_restored_from_the_trash_page_is_back_byte_for_byte(page:
     _shot(page, site, "trash")
     page.fill("input[name=q]", "TRASHED")
     page.click("form.filters button[type=submit]")
+    page.wait_for_url("**/trash?q=TRASHED*")  # loaded: counted at once, the rows of a page still loading were none
     assert page.locator("table.grid tbody tr").count() == 1
     page.click("text=trashed.txt")
     assert "restore me" in page.locator("pre.preview").inner_text()
