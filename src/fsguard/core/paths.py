@@ -274,16 +274,20 @@ class PathPolicy:
         :mod:`fsguard.core.gitstore`)."""
         check_not_in_object_store(canonical, self.root_of)
         if self.deny.active:
-            is_dir = is_dir or (self.deny.names_directories and canonical.is_dir())
+            is_dir = is_dir or self._as_directory(canonical)
             self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir)
+
+    def _as_directory(self, canonical: Path) -> bool:
+        """Whether the deny rules judge ``canonical`` as a directory: it is one, and a rule names directories (else
+        nothing is looked at)."""
+        return self.deny.active and self.deny.names_directories and canonical.is_dir()
 
     def screen_link(self, path: Path, leads_to: Path, reading: bool = False) -> None:
         """Refuse a walk a link took to a place ``path`` could not reach as judged (the pinned walk asks at each link
         it meets; a resolved path holds none but a final link of the user's own, so the link was swapped in since):
         one a deny rule hides, the directory a rule for directories names included; an object store; unless the
         entry is only ``reading``, one a read-only root or a ``.git`` guards from change while ``path`` is not."""
-        is_dir = self.deny.active and self.deny.names_directories and leads_to.is_dir()
-        if (rule := self.denied_by(leads_to, is_dir=is_dir)) is not None:
+        if (rule := self.denied_by(leads_to, is_dir=self._as_directory(leads_to))) is not None:
             message = f"access denied: {path} leads through a symbolic link to a place the deny rule {rule!r} hides."
             raise AccessDeniedError(message + " Work with another file.", path=str(path), rule=rule)
         check_not_in_object_store(leads_to, self.root_of)
