@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import replace
 from functools import partial
 from itertools import chain
@@ -107,7 +108,10 @@ class PipelineRunner:
             else:
                 run = partial(self._step, request, known=known, level=number)
                 with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(chosen))) as pool:
-                    ran = list(pool.map(run, chosen))
+                    # A thread starts in an empty context: each step runs in a copy of the call's, which holds
+                    # the client's roots, the connection's known hashes and the result budget.
+                    pending = [pool.submit(copy_context().run, run, step) for step in chosen]
+                    ran = [future.result() for future in pending]
             failure = next((outcome for outcome, _ in ran if outcome.status == "failed"), None)
             for outcome, made in ran:
                 if failure is not None and request.stop_on_error and outcome.index > failure.index:
