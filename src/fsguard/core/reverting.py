@@ -25,7 +25,7 @@ from typing import Literal
 from fsguard.core.beneath import lstat_at
 from fsguard.core.deletion import Deleter
 from fsguard.core.disk import read_at
-from fsguard.core.errors import FsguardError, StaleEditError, UndoConflictError, error_for_code
+from fsguard.core.errors import AccessDeniedError, FsguardError, StaleEditError, UndoConflictError, error_for_code
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
@@ -113,6 +113,7 @@ class Reverter:
         Raises:
             UndoConflictError: as :meth:`revert`.
         """
+        self._refuse_out_of_reach(group)
         if dry_run:
             return GroupRestore(self.revert(group.changes, force=force, dry_run=True), None)
         self._refuse_conflicts(group.changes, force=force)
@@ -128,6 +129,24 @@ class Reverter:
         if all(o.undo is None for o in outcomes) and any(o.status == "failed" for o in outcomes):
             raise _nothing_reverted(group, outcomes)
         return GroupRestore(outcomes, undo_group)
+
+    def _refuse_out_of_reach(self, group: Group) -> None:
+        """Refuse a group that changed files outside the roots this call is served in (a client's roots narrower
+        than the session that made it): their revert would fail alone, leaving the group half reverted, and their
+        state (hash, existence) is not this client's to learn, so they are counted, never named.
+
+        Raises:
+            AccessDeniedError: naming how many changes lie outside, not which.
+        """
+        contains = self._safe.policy.contains
+        outside = [c for c in group.changes if not all(contains(Path(p)) for p in (c.path, c.source) if p)]
+        if outside:
+            raise AccessDeniedError(
+                f"{group.group_id} changed {len(outside)} of {len(group.changes)} file(s) outside this connection's "
+                "roots (not named here); nothing was reverted. Restore it from a client whose roots hold them, or "
+                "restore the files inside one by one with the backup ids backup(action='info') lists.",
+                backup_id=group.group_id,
+            )
 
     def _refuse_conflicts(self, changes: Sequence[Change], *, force: bool) -> None:
         conflicts = self.conflicts(changes)
