@@ -30,7 +30,7 @@ from fsguard.tools import _published
 from fsguard.tools._arguments import normalize
 from fsguard.tools._connections import client_key
 from fsguard.tools._errors import error_code, error_result, result_for, state_dir_error, with_near_paths
-from fsguard.tools._roots import ClientRootsAsker, roots_changes
+from fsguard.tools._roots import ROOTS_REQUEST_KEY, ClientRootsAsker, roots_changes
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
@@ -74,9 +74,16 @@ async def worded_refusals(ctx: ServerRequestContext[Any, Any], call_next: CallNe
     try:
         return await call_next(ctx)
     except ValidationError as exc:
-        fields = "; ".join(
-            f"{'.'.join(map(str, error['loc'])) or 'params'}: {error['msg']}" for error in exc.errors()[:5]
-        )
+        if any(ROOTS_REQUEST_KEY in map(str, error["loc"]) for error in exc.errors()):
+            # The SDK tries the answer as every kind of result: its errors list sampling's fields, not the roots'.
+            fields = (
+                f'inputResponses["{ROOTS_REQUEST_KEY}"] is no roots/list result: send '
+                '{"roots": [{"uri": "file:///path/to/folder"}]}, every root a file:// URI'
+            )
+        else:
+            fields = "; ".join(
+                f"{'.'.join(map(str, error['loc'])) or 'params'}: {error['msg']}" for error in exc.errors()[:5]
+            )
         raise MCPError(
             code=INVALID_PARAMS, message=f"Invalid params for {ctx.method}: {fields}. Nothing was done."
         ) from exc
@@ -172,7 +179,12 @@ class FsguardServer(MCPServer):
             error = unknown_tool(name, sorted(schemas))
             self._account(name, arguments, error_result("unknown_tool", error.message, error.data), started)
             raise error
-        asked = await self.client_roots.scope(context)
+        try:
+            asked = await self.client_roots.scope(context)
+        except FsguardError as exc:  # roots the client named and fsguard cannot read: nothing is served
+            refused = error_result(exc.code, exc.message, exc.fields)
+            self._account(name, arguments, refused, started)
+            return refused
         if asked.ask is not None:  # 2026: the round asking for the client's roots; the call comes back with them
             return asked.ask
         self.build_tools()

@@ -10,6 +10,7 @@ rather than in the shared PathPolicy: one HTTP client's roots never change anoth
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -18,7 +19,11 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlparse
 
+from fsguard.core.errors import AccessDeniedError
+
 Origin = Literal["command_line", "client", "both"]
+# A Windows drive path as a file URI carries it: /C:/Users/me (the drive alone: /C:).
+_WINDOWS_DRIVE = re.compile(r"^/([A-Za-z]):(?:/(.*))?$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -60,24 +65,35 @@ def scoped(scope: ClientScope | None) -> Iterator[None]:
         _SCOPE.reset(token)
 
 
-def uri_path(uri: str) -> Path | None:
+def uri_path(uri: str, mount_root: Path = Path("/mnt")) -> Path | None:
     """The canonical directory a ``file://`` URI names; None for any other scheme, or a path naming no directory
     that can be reached: missing, holding a NUL (``%00``), too long, or behind a directory fsguard may not search
-    (each raised, and failed every call of the session, not just this root)."""
+    (each raised, and failed every call of the session, not just this root).
+
+    A Windows client's ``file:///C:/Users/me/proj`` names ``<mount_root>/c/Users/me/proj``, as a tool's ``C:\\…``
+    path does (WSL's layout). A URI with a query or a fragment names no folder: ``file:///a#b`` is a folder ``a#b``
+    whose ``#`` the client did not escape, or something else altogether, never the folder ``a``.
+    """
     parsed = urlparse(uri)
-    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost") or parsed.query or parsed.fragment:
         return None
     try:
-        real = Path(os.path.realpath(unquote(parsed.path)))
+        path = unquote(parsed.path)
+        if (drive := _WINDOWS_DRIVE.match(path)) is not None:
+            path = str(mount_root / drive.group(1).lower() / (drive.group(2) or ""))
+        real = Path(os.path.realpath(path))
         return real if real.is_dir() else None
     except (ValueError, OSError):
         return None
 
 
-def intersect(configured: Iterable[Path], uris: Iterable[str], *, unrestricted: bool = False) -> ClientScope | None:
+def intersect(
+    configured: Iterable[Path], uris: Iterable[str], *, unrestricted: bool = False, mount_root: Path = Path("/mnt")
+) -> ClientScope | None:
     """The effective roots for a client naming ``uris``; None when it names none (command-line roots apply).
 
-    With ``unrestricted`` the command line allows everything, so every existing client root is kept.
+    With ``unrestricted`` the command line allows everything, so every existing client root is kept. ``mount_root``
+    is where Windows drives are mounted (:func:`uri_path`).
     """
     client_uris = tuple(uris)
     if not client_uris:
@@ -86,7 +102,7 @@ def intersect(configured: Iterable[Path], uris: Iterable[str], *, unrestricted: 
     kept: dict[Path, Origin] = {}
     ignored: list[str] = []
     for uri in client_uris:
-        client = uri_path(uri)
+        client = uri_path(uri, mount_root)
         if client is None:
             ignored.append(uri)
             continue
@@ -95,7 +111,9 @@ def intersect(configured: Iterable[Path], uris: Iterable[str], *, unrestricted: 
             ignored.append(uri)
         for path, origin in granted:
             kept[path] = origin if kept.get(path, origin) == origin else "both"
-    roots = tuple(EffectiveRoot(path, origin) for path, origin in sorted(kept.items()))
+    # In the client's order (a client root holding several command-line roots: theirs): the first is where
+    # relative paths start, as the client's first workspace folder is its main one.
+    roots = tuple(EffectiveRoot(path, origin) for path, origin in kept.items())
     return ClientScope(roots, client_uris, tuple(ignored))
 
 
@@ -111,3 +129,18 @@ def _granted(server: tuple[Path, ...], client: Path, *, unrestricted: bool) -> l
         elif root.is_relative_to(client):
             granted.append((root, "command_line"))
     return granted
+
+
+def reaching_nothing(scope: ClientScope, user_path: str, server_roots: tuple[Path, ...]) -> AccessDeniedError:
+    """The refusal of every path in a session whose client named no root inside the server's: the agent can do
+    nothing about it but tell the user what to change."""
+    named = ", ".join(scope.client_uris[:3]) + (
+        f" and {len(scope.client_uris) - 3} more" if len(scope.client_uris) > 3 else ""
+    )
+    held = "; ".join(map(str, server_roots)) or "any folder: --unrestricted"
+    return AccessDeniedError(
+        f"access denied: {user_path}: every root the client named ({named}) lies outside the server's roots "
+        f"({held}) or is no folder, so this session reaches nothing. Ask the user to open a folder inside the "
+        "server's roots in the client, or to start fsguard with a root holding the client's folders.",
+        path=user_path,
+    )

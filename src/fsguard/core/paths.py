@@ -17,7 +17,7 @@ from typing import Literal
 
 from fsguard.core.aliases import aliased_root, held_roots, identities
 from fsguard.core.canonical import canonical_path, canonical_roots
-from fsguard.core.clientroots import current_scope
+from fsguard.core.clientroots import current_scope, reaching_nothing
 from fsguard.core.denial import DenyRules, HiddenFiles, relative_text, relative_views, root_prefixes
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.gitstore import check_not_in_object_store
@@ -370,12 +370,13 @@ class PathPolicy:
     def _check_contained(self, user_path: str, canonical: Path, candidate: Path) -> None:
         if self.contains(canonical):
             return
+        if (scope := current_scope()) is not None and not scope.roots:
+            raise reaching_nothing(scope, user_path, self.roots)
         # Where a link inside leads is not named: the place outside, and whether the name is a link at all.
-        where = (
-            "leads through a symbolic link"
-            if self.contains(Path(os.path.normpath(candidate)))
-            else f"resolves to {canonical},"
-        )
+        if self.contains(Path(os.path.normpath(candidate))):
+            where = "leads through a symbolic link"
+        else:  # the path as asked is already outside: saying where it resolves only helps when that differs
+            where = "is" if str(canonical) == user_path else f"resolves to {canonical},"
         raise AccessDeniedError(
             f"access denied: {user_path} {where} outside allowed directories: {self.describe_roots()}. "
             "Use a path under one of these roots.",

@@ -20,8 +20,11 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.types import REQUEST_TIMEOUT, InputRequiredResult, ListRootsRequest, ListRootsResult
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from fsguard.core.clientroots import ClientScope, intersect
+from fsguard.core.errors import AccessDeniedError
+from fsguard.core.oserrors import shorten
 from fsguard.core.paths import PathPolicy
 from fsguard.tools._connections import connection_state
 
@@ -30,6 +33,7 @@ logger = logging.getLogger(__name__)
 ROOTS_REQUEST_KEY = "fsguard:roots"
 _STATE_KEY = "fsguard/client_scope"
 _GENERATION_KEY = "fsguard/client_roots_changes"
+_LAST_KEY = "fsguard/client_scope_named_last"  # kept across roots/list_changed: what a failed re-ask serves
 LIST_CHANGED = "notifications/roots/list_changed"
 # Clients answer roots/list at once; some declare the capability yet drop every request from the server, and an
 # unbounded wait would hang each tool call of theirs until the client gives up on it.
@@ -71,22 +75,48 @@ class ClientRootsAsker:
                 answer = await context.session.send_request(
                     ListRootsRequest(), ListRootsResult, request_read_timeout_seconds=ROOTS_ANSWER_SECONDS
                 )
-            except Exception as exc:  # a client failing roots/list keeps the command-line roots
-                logger.warning("the client declared roots but roots/list failed (%s); serving the server's roots", exc)
-                unanswered = isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT
-                if unanswered and state.get(_GENERATION_KEY, 0) == generation:
-                    # Kept, so a client that never answers waits once per connection, not on every call;
-                    # roots/list_changed asks again.
-                    state[_STATE_KEY] = None
-                return Asked()
+            except ValidationError as exc:  # it meant to name roots: serving the server's would widen its session
+                raise unreadable_roots(exc) from exc
+            except Exception as exc:
+                return Asked(self._unanswered(exc, state, generation))
         scope = intersect(
-            self._policy.roots, [str(root.uri) for root in answer.roots], unrestricted=self._policy.unrestricted
+            self._policy.roots,
+            [str(root.uri) for root in answer.roots],
+            unrestricted=self._policy.unrestricted,
+            mount_root=self._policy.wsl_mount_root,
         )
         if scope is not None and scope.ignored:
             logger.info("client roots granting nothing (outside the server's roots): %s", ", ".join(scope.ignored))
         if state.get(_GENERATION_KEY, 0) == generation:  # else roots/list_changed came meanwhile: ask again next time
             state[_STATE_KEY] = scope
+        state[_LAST_KEY] = scope
         return Asked(scope)
+
+    def _unanswered(self, exc: Exception, state: dict[str, Any], generation: int) -> ClientScope | None:
+        """The scope of a call whose roots/list failed (an error, or no answer in time): the roots the client
+        named last on this connection, so a narrowed session never widens; the server's roots when it named none
+        yet."""
+        last: ClientScope | None = state.get(_LAST_KEY)
+        kept = "the roots it named last" if last is not None else "the server's roots"
+        logger.warning("the client declared roots but roots/list failed (%s); serving %s", exc, kept)
+        unanswered = isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT
+        if (unanswered or last is not None) and state.get(_GENERATION_KEY, 0) == generation:
+            # Kept, so a client that never answers waits once per connection, not on every call;
+            # roots/list_changed asks again.
+            state[_STATE_KEY] = last
+        return last
+
+
+def unreadable_roots(exc: ValidationError) -> AccessDeniedError:
+    """The refusal of a call whose client answered roots/list with no list of roots, or roots that are not file://
+    URIs (the SDK refuses the whole answer then, so even its good roots are unknown)."""
+    named = [shorten(str(error["input"])) for error in exc.errors() if error["loc"][-1:] == ("uri",)]
+    which = f" ({', '.join(named[:3])})" if named else ""
+    return AccessDeniedError(
+        f"The client answered roots/list with something other than a list of file:// roots{which}, so which "
+        "folders it allows is unknown and nothing was done. Ask the user to fix the client's workspace roots (each "
+        "a file:// URI), or to start fsguard with --no-client-roots.",
+    )
 
 
 def forget_roots(session: Any) -> None:
