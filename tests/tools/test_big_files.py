@@ -402,6 +402,24 @@ async def test_a_file_over_the_limit_whose_last_byte_is_latin1_reads_and_is_desc
     assert (root / "end.txt").read_bytes() == raw
 
 
+async def test_lines_over_the_limit_read_as_every_window_reads_them_whatever_bad_byte_the_read_ahead_meets(
+    connect: ClientFactory, root: Path
+) -> None:
+    # Valid UTF-8 lines past the 64 KiB the encoding is judged by, then one with a byte UTF-8 never holds: the chunk
+    # read ahead past a window near the end reached that byte, and the whole window came back as cp1252 ("grÃ¶ÃŸe").
+    lines = [f"zeile {n} größe €\n".encode() for n in range(1, 4001)] + [b"bad \xff byte\n"]
+    (root / "log.txt").write_bytes(b"".join(lines))
+    async with connect(max_file_size=100) as client:
+        for number in (1, 2000, 3990, 3999, 4000):
+            read = {"path": "log.txt", "start_line": number, "end_line": number}
+            found = structured(await client.call_tool("read_file", read))
+            assert (found["content"], found["encoding"]) == (lines[number - 1].decode(), "utf-8"), number
+        end = structured(await client.call_tool("read_file", {"path": "log.txt", "start_line": 3901, "end_line": 4000}))
+        last = structured(await client.call_tool("read_file", {"path": "log.txt", "start_line": 4001}))
+    assert end["content"].encode() == b"".join(lines[3900:4000])
+    assert (last["content"], last["encoding"]) == ("bad \xff byte\n", "cp1252")  # the bytes it holds judge it
+
+
 @pytest.fixture
 def bytes_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The length of every piece a streamed read takes from disk."""

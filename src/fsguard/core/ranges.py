@@ -12,8 +12,9 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned
@@ -180,18 +181,6 @@ def line_offset(lay: Layout, line: int) -> int | None:
     return None
 
 
-def line_at(lay: Layout, offset: int) -> int:
-    """The 1-based number of the line starting at ``offset`` (just after a break): the breaks before it counted."""
-    if offset <= lay.start:
-        return 1
-    breaks = 0
-    for start, data in forward(lay, lay.start):
-        if start >= offset:
-            break
-        breaks += lay.breaks.count(data[: offset - start])  # a line start never falls inside a CRLF
-    return breaks + 1
-
-
 def tail_offset(lay: Layout, count: int, reach: int | None = None) -> int:
     """Where the last ``count`` lines start (the text's start when there are fewer); no line is decoded.
 
@@ -223,13 +212,17 @@ def texts(lay: Layout, offset: int) -> Iterator[str]:
     """The text from ``offset`` decoded chunk by chunk; undecodable bytes become U+FFFD, or raise :class:`Misread`
     when the layout was sniffed."""
     decoder = codecs.getincrementaldecoder(lay.encoding)(errors="strict" if lay.sniffed else "replace")
-    at = offset
-    try:
-        for at, data in forward(lay, offset):  # noqa: B007 - where the failing chunk starts
-            yield decoder.decode(data)
-        yield decoder.decode(b"", final=True)
-    except UnicodeDecodeError as exc:
-        raise Misread(at + max(exc.start - len(decoder.getstate()[0]), 0)) from exc
+    for at, data in chain(forward(lay, offset), [(lay.size, b"")]):
+        pending = decoder.getstate()[0]  # the bytes of a character the last chunk cut, which this one ends
+        try:
+            yield decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            # The text before the byte is good, and comes first: a read whose lines end before it (the chunk read
+            # ahead past them) never meets the byte, and reads them as every other window does.
+            good = (pending + data)[: exc.start]
+            with suppress(UnicodeDecodeError):
+                yield good.decode(lay.encoding)
+            raise Misread(at - len(pending) + exc.start) from exc
 
 
 def survey(lay: Layout, *, hashed: bool) -> Survey:

@@ -20,7 +20,7 @@ from fsguard.core.ranges import (
     bytes_at,
     cut_line_room,
     decoded,
-    line_at,
+    forward,
     tail_offset,
     texts,
     utf8_size,
@@ -230,3 +230,15 @@ def _continuations(data: bytes) -> int:
     while count < min(3, len(data)) and 0x80 <= data[count] < 0xC0:
         count += 1
     return count
+
+
+def line_at(lay: Layout, offset: int) -> int:
+    """The 1-based number of the line starting at ``offset`` (just after a break): the breaks before it counted."""
+    if offset <= lay.start:
+        return 1
+    breaks = 0
+    for start, data in forward(lay, lay.start):
+        if start >= offset:
+            break
+        breaks += lay.breaks.count(data[: offset - start])  # a line start never falls inside a CRLF
+    return breaks + 1
