@@ -1,7 +1,8 @@
 """Edges where the ripgrep and Python engines once answered differently, through the tools in both eras and with
 both engines: a search of one file whose name ends in whitespace, a binary secret and a secret in a legacy code
-page left out alike, a path through a loop of symbolic links, refused alike by every tool, and a file
-project_replace cannot decode, read as search reads it."""
+page left out alike, a path through a loop of symbolic links, refused alike by every tool, a file
+project_replace cannot decode, read as search reads it, and lines as read_file counts them (a lone CR ends one; an
+empty match at the end of an unterminated last line is none)."""
 
 from __future__ import annotations
 
@@ -248,3 +249,71 @@ async def test_a_glob_holding_a_nul_is_refused_by_both_engines_and_nothing_is_re
     assert error_code(result) == "invalid_params"
     assert "a glob holds a NUL character" in text_of(result)
     assert (root / "a.txt").read_bytes() == b"hello\n"
+
+
+# Lines are read_file's: a lone CR ends one, as CRLF and LF do; an empty match at the end of a last line no line
+# break ends is none. (line, start, end) per match, for a search of the file and of its directory.
+LINE_CASES: list[tuple[bytes, str, list[tuple[int, int, int]]]] = [
+    ("alpha ü needle\r\nbeta\rgamma needle\rdelta\n".encode(), "needle$", [(1, 8, 14), (3, 6, 12)]),
+    ("alpha ü needle\r\nbeta\rgamma needle\rdelta\n".encode(), "^gamma", [(3, 0, 5)]),
+    ("alpha ü needle\r\nbeta\rgamma needle\rdelta\n".encode(), "beta.gamma", []),
+    (b"beta\rgamma needle\rdelta\n", "needle$", [(2, 6, 12)]),
+    (b"beta\rgamma needle\rdelta\n", "^gamma", [(2, 0, 5)]),
+    (b"beta\rgamma needle\rdelta\n", r"beta\sgamma", []),
+    (b"abc\r", "c$", [(1, 2, 3)]),
+    (b"one\ntwo", "$", [(1, 3, 3)]),
+    (b"one\ntwo", "x*", [(1, 0, 0), (1, 1, 1), (1, 2, 2), (1, 3, 3), (2, 0, 0), (2, 1, 1), (2, 2, 2)]),
+    (b"two", "$", []),
+    (b"one\r\ntwo\r\n", "o$", [(2, 2, 3)]),
+    (b"one\r\ntwo", "$", [(1, 3, 3)]),
+]
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file counts as settled: a file written moments ago is otherwise searched again in Python to confirm
+    it (fsguard.core.provenance), which hid what rg itself answered."""
+    monkeypatch.setattr("fsguard.core.provenance._MARGIN_NS", -(10**12))
+
+
+@pytest.mark.parametrize(("data", "pattern", "expected"), LINE_CASES, ids=repr)
+async def test_both_engines_find_the_same_matches_on_the_lines_read_file_counts(
+    client: Client,
+    root: Path,
+    tool_engine: str,
+    settled: None,
+    data: bytes,
+    pattern: str,
+    expected: list[tuple[int, int, int]],
+) -> None:
+    (root / "d").mkdir()
+    (root / "d" / "f.txt").write_bytes(data)
+    for path in ("d", "d/f.txt"):
+        asked: dict[str, object] = {"path": path, "pattern": pattern, "include_content": True, "case_sensitive": True}
+        found = structured(await client.call_tool("search_files", asked))
+        spans = [(match["line_number"], match["match_start"], match["match_end"]) for match in found["matches"]]
+        assert (found["engine"], spans) == (tool_engine, expected), path
+        assert (found["total_matches"], found["files_with_matches"]) == (len(expected), int(bool(expected))), path
+    for number, start, end in expected:
+        lines: dict[str, object] = {"path": "d/f.txt", "start_line": number, "end_line": number}
+        line = structured(await client.call_tool("read_file", lines))["content"].rstrip("\r\n")
+        assert line[start:end] == (pattern.strip("^$") if end > start else "")  # offsets count characters
+
+
+@pytest.mark.parametrize("engine", ["ripgrep", "python"])
+def test_files_past_the_matches_shown_count_alike_in_both_engines_a_lone_cr_ending_a_line(
+    tmp_path: Path, engine: str
+) -> None:
+    if engine == "ripgrep" and ripgrep_path() is None:
+        pytest.skip("rg is not installed")
+    root = tmp_path.resolve()
+    (root / "a.txt").write_bytes(b"needle\r\n")
+    (root / "b.txt").write_bytes(b"x needle\rneedle y\rneedle\n")  # counted, never shown
+    (root / "c.txt").write_bytes(b"one\ntwo")
+    (root / "d.txt").write_bytes(b"zzz")  # only "$" at the end of an unterminated last line: no match
+    request = ContentRequest(pattern="needle$|^needle|two$|$", max_results=1, engine=engine)  # type: ignore[arg-type]
+    found = search_content(root, request, WalkOptions())
+    assert [(hit.file, hit.line_number, hit.match_start) for hit in found.matches] == [(str(root / "a.txt"), 1, 0)]
+    # an empty match right after a match is skipped: one in a.txt, one per line of b.txt but for "needle y"
+    assert found.counts == {str(root / "a.txt"): 1, str(root / "b.txt"): 4, str(root / "c.txt"): 2}
+    assert (found.total_matches, found.files_with_matches) == (7, 3)

@@ -5,12 +5,18 @@ A file's searched text is UTF-8 with ``\\n`` line breaks, so that both engines m
 on the same bytes. ripgrep reads a file in one encoding for the whole run (UTF-8, or what a BOM names), so a file in
 a legacy code page (Latin-1, cp1251, Shift-JIS…) reaches it as invalid UTF-8; such a file is searched here instead,
 as the text :func:`fsguard.core.textio.decode` gives read_file.
+
+Its lines are read_file's (:data:`fsguard.core.textio.LINE_BREAK`): ``\\r\\n``, ``\\n`` and a lone ``\\r`` each end
+one. rg --crlf matches so too (``^``, ``$`` and every class take a ``\\r`` for a line's end), but it numbers, shows
+and counts columns in lines that only ``\\n`` ends: a file holding a lone ``\\r`` is searched here too when its lines
+are shown (:func:`read_otherwise`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +34,7 @@ Found = tuple[list[tuple[int, list[tuple[int, int]]]], dict[int, bytes]]  # a fi
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+_LONE_CR = re.compile(rb"\r(?!\n)")
 _READ_FLAGS = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW
 # The code page textio chose for content seen before (by digest): guessing one costs 1-20 ms a file, a search of a
 # legacy tree would pay it for every file at every search.
@@ -40,10 +47,15 @@ def searched_text(data: bytes) -> bytes | None:
     """The text a search reads in a file holding ``data``, None for a binary file (a NUL in that text).
 
     A UTF-8 BOM is dropped, a UTF-16 one transcodes the file, bytes that are not UTF-8 are read as read_file reads
-    them; ``\\r\\n`` becomes ``\\n``.
+    them; ``\\r\\n`` and a lone ``\\r`` become ``\\n``.
     """
     text = transcoded(data)
-    return None if b"\0" in text else text.replace(b"\r\n", b"\n")
+    return None if b"\0" in text else _lf(text)
+
+
+def _lf(text: bytes) -> bytes:
+    """``text`` with every line break read_file counts (CRLF, then a lone CR) made ``\\n``: ``\\r\\r\\n`` is two."""
+    return text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
 def transcoded(data: bytes) -> bytes:
@@ -56,6 +68,17 @@ def transcoded(data: bytes) -> bytes:
     if is_legacy(data):
         return _legacy_text(data).encode()
     return data
+
+
+def read_otherwise(data: bytes) -> bool:
+    """Whether rg reads the text file of bytes ``data`` otherwise than a search does: in a legacy code page (see
+    :func:`is_legacy`), or holding a lone ``\\r``, which rg leaves inside a numbered line."""
+    if is_legacy(data):
+        return True
+    if b"\r" not in data:
+        return False
+    text = transcoded(data)
+    return b"\0" not in text and _LONE_CR.search(text) is not None
 
 
 def is_legacy(data: bytes) -> bool:
@@ -103,8 +126,14 @@ def matching_lines(query: Query, text: bytes) -> Found:
             number += text.count(b"\n", start, line_start)
             start = line_start
         end = text.find(b"\n", start)
-        end = len(text) if end < 0 else end
-        if spans := find_all(query, text[start:end]):
+        last = end < 0
+        end = len(text) if last else end
+        spans = find_all(query, text[start:end])
+        if last and spans and spans[-1][0] == end - start:
+            # An empty match at the end of a last line no line break ends is no match: rg neither counts nor shows
+            # it (``$`` finds one match in ``one\ntwo``).
+            spans.pop()
+        if spans:
             found.append((number, spans))
         start, number = end + 1, number + 1
     if not found:
@@ -115,11 +144,11 @@ def matching_lines(query: Query, text: bytes) -> Found:
 
 def decoded_matches(query: Query, cwd: Path | int, files: Iterable[bytes]) -> dict[bytes, Found]:
     """The matches of ``query`` in those of ``files`` (paths relative to ``cwd``, a directory or its open fd) that
-    are in a legacy code page, which ripgrep misreads: one entry per such file, with no matches if it has none."""
+    ripgrep reads otherwise (:func:`read_otherwise`): one entry per such file, with no matches if it has none."""
     decoded: dict[bytes, Found] = {}
     for relative in files:
         data = _read_below(cwd, relative)
-        if data is not None and is_legacy(data):
+        if data is not None and read_otherwise(data):
             text = searched_text(data)
             decoded[relative] = matching_lines(query, text) if text is not None else ([], {})
     return decoded
@@ -157,5 +186,6 @@ def _read_below(cwd: Path | int, relative: bytes) -> bytes | None:
 
 def binary_match(query: Query, data: bytes) -> bool:
     """Whether the binary file of bytes ``data`` holds a match, as rg --binary --crlf reads it: a NUL is a line
-    break, and a ``\r`` before one is no part of the line (``needle$`` holds in ``needle\r\n``)."""
-    return bool(matching_lines(query, transcoded(data).replace(b"\0", b"\n").replace(b"\r\n", b"\n"))[0])
+    break as a lone ``\\r`` is, and a ``\\r`` before one is no part of the line (``needle$`` holds in
+    ``needle\\r\\n``)."""
+    return bool(matching_lines(query, _lf(transcoded(data).replace(b"\0", b"\n")))[0])

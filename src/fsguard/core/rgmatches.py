@@ -45,6 +45,8 @@ def detailed(common: list[str], cwd: Cwd, files: list[bytes], context: int, most
                 continue
             number, raw = data["line_number"], _data(data["lines"])
             lines[number] = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
+            # A line matched only by an empty match at the end of an unterminated last line has no submatches: that
+            # is no match, for rg's count as for the Python engine
             if spans := [(sub["start"], sub["end"]) for sub in data.get("submatches", [])]:
                 found.append((number, spans))
                 left -= len(spans)

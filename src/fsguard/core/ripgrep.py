@@ -9,7 +9,9 @@ for lines, columns and context.
 Files in a legacy code page (not UTF-8, no BOM), which rg reads as raw bytes, are searched in Python as read_file
 decodes them (:func:`fsguard.core.haystack.decoded_matches`), their counts and lines replacing rg's. To find them
 (see :func:`_hits`), a third run lists the files that are not UTF-8, unless the pattern is ``bytewise``
-(:mod:`fsguard.core.query`): then only the files counted can match, and Python checks those.
+(:mod:`fsguard.core.query`): then only the files counted can match, and Python checks those. So are the files
+shown that hold a lone ``\\r``, a line break for the search (as for read_file) that rg --crlf matches as one but
+numbers and shows lines without (:mod:`fsguard.core.haystack`).
 """
 
 from __future__ import annotations
@@ -206,24 +208,40 @@ def _hits(
     lines for as many as the first ``max_results`` matches need: read by rg as the hits are taken, one file's
     lines held at a time (:mod:`fsguard.core.rgmatches`).
 
-    Those of ``suspects`` in a legacy code page, which rg read as raw bytes, are searched as text in Python
-    instead. For a ``bytewise`` pattern the suspects are the files counted: it matches a legacy file's raw bytes
-    wherever it matches its text, so no other file can match once decoded.
+    Those of ``suspects`` in a legacy code page, which rg read as raw bytes, and those holding a lone ``\\r``, among
+    them and among the files shown, are searched as text in Python instead. For a ``bytewise`` pattern the
+    suspects are the files counted: it matches a legacy file's raw bytes wherever it matches its text, so no other
+    file can match once decoded.
     """
     with pinned(beneath, root) as cwd:
         decoded = decoded_matches(query, cwd, suspects)
-    if decoded:
-        counted = _recounted(counted, decoded)
-    shown: list[bytes] = []
-    needed = limits.max_results
-    for relative, count in counted:
-        if needed <= 0:
-            break
-        shown.append(relative)
-        needed -= int(count)
+        if decoded:
+            counted = _recounted(counted, decoded)
+        # rg lists with a count of 0 a file matched only by an empty match at the end of its unterminated last
+        # line, which is no match (fsguard.core.haystack.matching_lines)
+        counted = [record for record in counted if record[1] != b"0"]
+        shown = _shown(counted, limits.max_results)
+        # A shown file holding a lone CR is numbered and shown in Python: its counts from rg stand (rg --crlf
+        # matches as the Python engine does), so only these few are read, not every file counted.
+        listed = set(suspects)
+        if also := decoded_matches(query, cwd, [relative for relative in shown if relative not in listed]):
+            decoded.update(also)
+            counted = _recounted(counted, also)
+            shown = _shown(counted, limits.max_results)
     asked = [relative for relative in shown if relative not in decoded]
     details = _details(common, beneath, root, asked, limits)
     return _joined(counted, decoded, set(asked), details, str(root).rstrip("/") + "/")
+
+
+def _shown(counted: list[tuple[bytes, bytes]], most: int) -> list[bytes]:
+    """The first of the files ``counted`` (in walk order), as many as the first ``most`` matches are in."""
+    shown: list[bytes] = []
+    for relative, count in counted:
+        if most <= 0:
+            break
+        shown.append(relative)
+        most -= int(count)
+    return shown
 
 
 def _details(

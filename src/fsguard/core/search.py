@@ -13,7 +13,11 @@ Both engines return identical results (the ``engine`` field aside); the rules th
   departure from the seed, whose tests pinned "mixed encodings: only UTF-8 files match" (it searched raw bytes):
   search and read_file agree on what a file says. UTF-8 after a BOM is searched as it is (invalid bytes show as
   U+FFFD); a UTF-32 file reads as binary, in both engines.
-  Lines end at ``\\n`` only; a ``\\r`` before it is dropped (``rg --crlf``), a lone ``\\r`` ends nothing.
+  Lines are read_file's (:data:`fsguard.core.textio.LINE_BREAK`): ``\\n``, ``\\r\\n`` and a lone ``\\r`` each end
+  one, and no line holds a ``\\r`` (``^gamma`` and ``needle$`` match in ``beta\\rgamma needle\\r``, ``beta.gamma``
+  does not); line numbers are read_file's. rg --crlf matches so; a file holding a lone ``\\r`` is shown from
+  Python (:mod:`fsguard.core.haystack`). An empty match at the end of a last line that no line break ends is
+  none, as in rg: ``$`` matches once in ``one\\ntwo``, twice in ``one\\ntwo\\n``.
 - Pattern: RE2 syntax, or literal text with ``literal``; case-insensitive unless ``case_sensitive``. ``\\w \\d
   \\s \\b`` and their negations are ASCII as in RE2 (rewritten to explicit classes for ripgrep). ``whole_word``
   is ``rg -w``: the match must not follow or precede a Unicode word character. Several matches per line are
