@@ -16,6 +16,7 @@ from typing import Literal
 
 from fsguard.core.disk import read_all
 from fsguard.core.hashing import content_hash, hash_open_file
+from fsguard.core.steady import steady
 
 MediaKind = Literal["image", "audio"]
 
@@ -122,7 +123,10 @@ def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file
     media = identify(os.pread(fd, HEADER_BYTES, 0))
     if media is None:
         return None
-    return MediaRead(path, media, st.st_size, hash_open_file(fd) if st.st_size <= max_file_size else None, None)
+    if st.st_size > max_file_size:
+        return MediaRead(path, media, st.st_size, None, None)
+    # Hashed in many reads: a file rewritten meanwhile gave a hash of bytes never on disk together (steady's doc).
+    return MediaRead(path, media, st.st_size, steady(fd, st, path, lambda _: hash_open_file(fd)), None)
 
 
 def _id3(head: bytes) -> bool:

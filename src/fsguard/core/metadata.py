@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
@@ -16,6 +17,7 @@ from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import CHUNK, STREAM_ABOVE, Layout, layout, opened, survey
 from fsguard.core.session import Session
 from fsguard.core.statfacts import entry_type, iso_time
+from fsguard.core.steady import steady
 from fsguard.models import FileFacts, FileInfo
 
 
@@ -120,20 +122,15 @@ class MetadataReader:
         if fingerprint is None:
             taken = self._cache.now()
             with opened(entry) as (fd, opened_st):
-                lay: Layout | None
-                try:
-                    lay = layout(fd, opened_st.st_size, path)
-                except FsguardError:  # binary: its bytes are hashed, it has no lines
-                    if not hashed:
-                        return {"encoding": "binary"}
-                    lay = None
-                if lay is None:
-                    fingerprint = Fingerprint(hash_open_file(fd, CHUNK), None, "binary")
-                else:
-                    found = survey(lay, hashed=hashed)
-                    fingerprint = found.fingerprint or Fingerprint(_UNHASHED, found.line_count, found.encoding)
-                self._cache.remember_read(path, fd, opened_st, fingerprint, taken)
-        if not hashed:
+                if not hashed:  # a count, no OCC token: a file written to without pause is still counted
+                    fingerprint = self._pass(fd, opened_st, path, hashed=False, taken=taken)
+                else:  # a hash of bytes that were on disk together (see fsguard.core.steady)
+                    fingerprint = steady(
+                        fd, opened_st, path, lambda now: self._pass(fd, now, path, True, taken), unsteady=_unhashed
+                    )
+        if fingerprint is None:
+            return {"encoding": "binary"}
+        if not hashed or fingerprint.content_hash == _UNHASHED:  # too big, or a file that never held still
             return {"line_count": fingerprint.line_count, "encoding": fingerprint.encoding}
         self._session.record_hash(path, fingerprint.content_hash)
         return {
@@ -142,8 +139,31 @@ class MetadataReader:
             "encoding": fingerprint.encoding,
         }
 
+    def _pass(self, fd: int, st: os.stat_result, path: Path, hashed: bool, taken: int) -> Fingerprint | None:
+        """The fingerprint from one pass over the open ``fd``, kept unless it changed meanwhile; None for a binary
+        file not ``hashed``."""
+        lay: Layout | None
+        try:
+            lay = layout(fd, st.st_size, path)
+        except FsguardError:  # binary: its bytes are hashed, it has no lines
+            if not hashed:
+                return None
+            lay = None
+        if lay is None:
+            fingerprint = Fingerprint(hash_open_file(fd, CHUNK), None, "binary")
+        else:
+            found = survey(lay, hashed=hashed)
+            fingerprint = found.fingerprint or Fingerprint(_UNHASHED, found.line_count, found.encoding)
+        self._cache.remember_read(path, fd, st, fingerprint, taken)
+        return fingerprint
+
 
 _UNHASHED = ""  # the cached fingerprint of a file above --max-file-size: counted, never hashed
+
+
+def _unhashed(found: Fingerprint | None) -> Fingerprint | None:
+    """A file written to through every pass is described without a hash (its size and count are of a moment)."""
+    return None if found is None else replace(found, content_hash=_UNHASHED)
 
 
 def _birth_time(st: os.stat_result) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -22,7 +23,6 @@ from fsguard.core.excerpts import (
     read_on_from,
     spliced,
     take,
-    take_last,
     window_hint,
 )
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
@@ -37,22 +37,20 @@ from fsguard.core.ranges import (
     Misread,
     excerpt,
     layout,
-    line_offset,
     opened,
     rejudged,
     survey,
-    tail_offset,
     unshrunk,
     utf8_size,
 )
 from fsguard.core.selection import LineSelection
 from fsguard.core.session import Session
-from fsguard.core.tails import streamed_tail, text_tail
+from fsguard.core.steady import steady, unsteady_note
+from fsguard.core.tails import MARKER_ROOM, head_and_tail, streamed_tail, text_tail
 from fsguard.core.textio import DecodedText, decode, head_lines, tail_lines
 from fsguard.models import ReadFileResult
 
 _ALL = 1 << 62
-_MARKER_ROOM = 64  # bytes kept for the "... [N lines omitted] ..." line between a head and a tail
 
 
 class FileReader:
@@ -126,7 +124,7 @@ class FileReader:
                     path=str(path),
                 )
             if st.st_size > min(STREAM_ABOVE, self._max_file_size):
-                streamed = self._streamed(fd, st, path, selection, budget, taken, head)
+                streamed = self._steady_streamed(fd, st, path, selection, budget, taken, head)
                 self._fire("post", path, "read_file")
                 return streamed
             data, stat = read_open(fd, path, self._max_file_size)
@@ -187,6 +185,24 @@ class FileReader:
             return result.model_copy(update={"content": ex.content, "truncated": True, "hint": hint})
         return finish(result, ex, result.start_line, _ALL, self._budget, name)
 
+    def _steady_streamed(
+        self, fd: int, st: os.stat_result, path: Path, sel: LineSelection, budget: int, taken: int, head: bytes | None
+    ) -> ReadFileResult:
+        if st.st_size > self._max_file_size:  # no hash to tear: a busy log's tail is read, never refused for its writes
+            return self._streamed(fd, st, path, sel, budget, taken, head)
+        # The hash is the OCC token: it and the lines must come from one state of the file (fsguard.core.steady).
+        # ``head`` was read under the first stat, so a retry reads its own.
+        found: ReadFileResult = steady(
+            fd,
+            st,
+            path,
+            lambda now: self._streamed(fd, now, path, sel, budget, taken, head if now is st else None),
+            unsteady=partial(_unsteady, name=path.name),
+        )
+        if found.content_hash is not None:  # none when a retry found the file grown past --max-file-size
+            self._session.record_hash(path, found.content_hash)
+        return found
+
     def _streamed(
         self,
         fd: int,
@@ -211,7 +227,6 @@ class FileReader:
                     "Read it with encoding='base64' to see the raw bytes.",
                     path=str(path),
                 )
-            self._session.record_hash(path, known.content_hash)
         base = ReadFileResult(
             content="",
             content_hash=known.content_hash if known else None,
@@ -256,39 +271,12 @@ class FileReader:
                 return streamed_tail(lay, base, count, known, budget, self._budget, name)
             window, then = Window(1, count), KEEP_READING
         elif selection.max_lines:
-            return self._head_and_tail(lay, base, selection.max_lines, known, name, budget)
+            return head_and_tail(lay, base, selection.max_lines, known, name, budget, self._budget)
         else:
             count = self._truncate_lines
             window = Window(1, count)
         ex, first = take(lay, window, budget, name, known)
         return finish(base, ex, first, count, self._budget, name, ranged=selection.is_range, then=then)
-
-    def _head_and_tail(
-        self, lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, name: str, budget: int
-    ) -> ReadFileResult:
-        head, tail = count // 2, count - count // 2
-        # All the lines asked for when they are counted, as a whole read answers: from line 1, read on by
-        # start_line where the budget ends (a head and tail around "[N lines omitted]" told apart the two reads).
-        whole = known is not None and known.line_count is not None and count >= known.line_count
-        # The head and the tail shown (at most a budget of text each, at most 4 bytes a character in the file)
-        # cannot meet in a file of more than 8 budgets: no line is searched for, which in a file of a few huge
-        # lines is a read of all of it.
-        if not whole and lay.size - lay.start <= 8 * budget:
-            head_end = line_offset(lay, head + 1)
-            whole = head_end is None or tail_offset(lay, tail) <= head_end
-        if whole:
-            ex, first = take(lay, Window(1, count), budget, name, known)
-            return finish(base, ex, first, count, self._budget, name)
-        top, _ = take(lay, Window(1, head), budget // 2, name, known)
-        if top.cut_column is not None:  # the first line alone fills half the budget: it is read on by column
-            ex, first = take(lay, Window(1, count), budget, name, known)
-            return finish(base, ex, first, count, self._budget, name, then=read_on_from(count + 1))
-        if not top.lines:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long
-            return streamed_tail(lay, base, tail, known, budget, self._budget, name)
-        bottom, _ = take_last(lay, tail, budget - utf8_size(top.content) - _MARKER_ROOM, known)
-        total = known.line_count if known is not None else None
-        content, hint = spliced(top.content, top.lines, bottom.content, bottom.lines, count, total, self._budget)
-        return base.model_copy(update={"content": content, "truncated": True, "hint": hint})
 
     def read_base64(self, user_path: str) -> ReadFileResult:
         """The raw bytes of one file, base64-encoded."""
@@ -385,7 +373,7 @@ class FileReader:
             if not top:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long
                 return text_tail(base, text, total, count, budget, self._budget)
             bottom = tail_lines(text, count - count // 2)
-            room = budget - utf8_size("".join(top[:shown])) - _MARKER_ROOM
+            room = budget - utf8_size("".join(top[:shown])) - MARKER_ROOM
             kept = fitting_lines(bottom[::-1], room)
             bottom = bottom[len(bottom) - kept :]
             head_text, tail_text = "".join(top[:shown]), "".join(bottom)
@@ -397,3 +385,9 @@ class FileReader:
 def base64_size(size: int) -> int:
     """The length of ``size`` bytes as base64 text."""
     return 4 * ((size + 2) // 3)
+
+
+def _unsteady(read: ReadFileResult, name: str) -> ReadFileResult:
+    """A read of a file that never held still: its lines are shown, its hash is not, and the hint says why."""
+    note = unsteady_note(name)
+    return read.model_copy(update={"content_hash": None, "hint": f"{read.hint}. {note}" if read.hint else note})

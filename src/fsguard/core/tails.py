@@ -12,7 +12,16 @@ import codecs
 from dataclasses import dataclass
 from functools import cache
 
-from fsguard.core.excerpts import fitting_lines, take_last, window_hint
+from fsguard.core.excerpts import (
+    Window,
+    finish,
+    fitting_lines,
+    read_on_from,
+    spliced,
+    take,
+    take_last,
+    window_hint,
+)
 from fsguard.core.hashing import Fingerprint
 from fsguard.core.ranges import (
     Excerpt,
@@ -21,6 +30,7 @@ from fsguard.core.ranges import (
     cut_line_room,
     decoded,
     forward,
+    line_offset,
     tail_offset,
     texts,
     utf8_size,
@@ -38,6 +48,7 @@ further back is shown without it (a one-line file of 8 GB took 24 s to find its 
 NUMBERED_BELOW = 256 << 20
 """Above --max-file-size (lines not counted), a long last line starting within this many bytes of the file's start
 gets its number, from the breaks before it; one further in is not numbered: counting would read the whole file."""
+MARKER_ROOM = 64  # bytes kept for the "... [N lines omitted] ..." line between a head and a tail
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,36 @@ def streamed_tail(
     if line is None and start is not None and start <= NUMBERED_BELOW:
         line = line_at(lay, start)
     return finish_line_end(base, _line_end(lay, start, line, budget), setting, name)
+
+
+def head_and_tail(
+    lay: Layout, base: ReadFileResult, count: int, known: Fingerprint | None, name: str, budget: int, setting: int
+) -> ReadFileResult:
+    """A streamed read's first and last lines of ``count`` (``mode=all`` with max_lines) within ``budget``;
+    ``setting`` is --max-response-bytes, which the hints name."""
+    head, tail = count // 2, count - count // 2
+    # All the lines asked for when they are counted, as a whole read answers: from line 1, read on by
+    # start_line where the budget ends (a head and tail around "[N lines omitted]" told apart the two reads).
+    whole = known is not None and known.line_count is not None and count >= known.line_count
+    # The head and the tail shown (at most a budget of text each, at most 4 bytes a character in the file)
+    # cannot meet in a file of more than 8 budgets: no line is searched for, which in a file of a few huge
+    # lines is a read of all of it.
+    if not whole and lay.size - lay.start <= 8 * budget:
+        head_end = line_offset(lay, head + 1)
+        whole = head_end is None or tail_offset(lay, tail) <= head_end
+    if whole:
+        ex, first = take(lay, Window(1, count), budget, name, known)
+        return finish(base, ex, first, count, setting, name)
+    top, _ = take(lay, Window(1, head), budget // 2, name, known)
+    if top.cut_column is not None:  # the first line alone fills half the budget: it is read on by column
+        ex, first = take(lay, Window(1, count), budget, name, known)
+        return finish(base, ex, first, count, setting, name, then=read_on_from(count + 1))
+    if not top.lines:  # max_lines=1: the tail's one line alone, whose end is shown when it is too long
+        return streamed_tail(lay, base, tail, known, budget, setting, name)
+    bottom, _ = take_last(lay, tail, budget - utf8_size(top.content) - MARKER_ROOM, known)
+    total = known.line_count if known is not None else None
+    content, hint = spliced(top.content, top.lines, bottom.content, bottom.lines, count, total, setting)
+    return base.model_copy(update={"content": content, "truncated": True, "hint": hint})
 
 
 def text_tail(base: ReadFileResult, text: str, total: int, count: int, budget: int, setting: int) -> ReadFileResult:

@@ -14,6 +14,7 @@ from fsguard.core.beneath import Pinned
 from fsguard.core.disk import open_pinned, read_at
 from fsguard.core.hashing import content_hash, hash_open_file
 from fsguard.core.safeguards import Safeguards
+from fsguard.core.steady import steady
 
 
 def checked_bytes(safe: Safeguards, path: Path, entry: Pinned, size: int, expected_hash: str | None) -> bytes | None:
@@ -38,7 +39,7 @@ def checked_bytes(safe: Safeguards, path: Path, entry: Pinned, size: int, expect
 
 def _streamed_hash(entry: Pinned) -> str:
     fd = open_pinned(entry)
-    try:
-        return hash_open_file(fd)
+    try:  # hashed in many reads: a file rewritten meanwhile must not pass for one never on disk (steady's doc)
+        return steady(fd, os.fstat(fd), entry.path, lambda _: hash_open_file(fd))
     finally:
         os.close(fd)
