@@ -188,6 +188,38 @@ async def test_push_refuses_a_local_remote_in_a_read_only_root(connect: ClientFa
     assert sorted(path.relative_to(shared) for path in shared.rglob("*")) == before
 
 
+@pytest.mark.parametrize(
+    "spelled",
+    ["file://localhost{shared}", "file://anyhost{shared}", "file://{repo}/%2E%2E/shared.git", "mirror:shared.git"],
+)
+async def test_push_refuses_a_read_only_repository_however_git_is_told_its_url(
+    connect: ClientFactory, repo: Path, spelled: str
+) -> None:
+    # git skips a file:// URL's host, decodes its %-escapes and applies the url.<base>.insteadOf rewrites: each
+    # spelling pushed into the read-only root, judged as written (a folder under the repository, or a network URL).
+    shared = repo.parent / "shared.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(shared)], check=True)
+    git(repo, "config", f"url.{repo.parent}/.insteadOf", "mirror:")  # the user's config, not the agent's
+    before = sorted(path.relative_to(shared) for path in shared.rglob("*"))
+    remote = spelled.format(shared=shared, repo=repo)
+    async with connect(read_only_roots=(shared,)) as client:
+        result = await client.call_tool("git", {"action": "push", "remote": remote, "name": "main"})
+        assert error_code(result) == "read_only", text_of(result)
+    assert sorted(path.relative_to(shared) for path in shared.rglob("*")) == before
+
+
+async def test_push_refuses_a_repository_outside_the_roots_named_through_a_push_rewrite(
+    connect: ClientFactory, repo: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(outside)], check=True)
+    git(repo, "config", f"url.{tmp_path}/.pushInsteadOf", "backup:")
+    async with connect() as client:
+        result = await client.call_tool("git", {"action": "push", "remote": "backup:outside.git", "name": "main"})
+        assert error_code(result) == "access_denied", text_of(result)
+    assert git(outside, "for-each-ref") == ""
+
+
 async def test_a_linked_worktree_still_works_with_the_repository_named_explicitly(client: Client, repo: Path) -> None:
     linked = repo / "linked"
     git(repo, "worktree", "add", "-q", str(linked), "-b", "side")

@@ -5,6 +5,7 @@ have written)."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import unquote
 
 from fsguard.core.errors import AccessDeniedError, ReadOnlyError
 from fsguard.core.gitparse import text
@@ -14,8 +15,10 @@ from fsguard.core.gitrepo import GitCall
 def check_remote(call: GitCall, remote: str) -> list[str]:
     """Refuse a push into a local repository outside the roots or in a read-only one (a path or file:// remote,
     named or given); the options a push there takes (:data:`_LOCAL_RECEIVE_PACK`)."""
+    # A remote's URLs come with its url.<base>.pushInsteadOf / insteadOf rewrites applied; a URL given as is gets them
+    # here (a "mirror:x" can be a local path in disguise).
     out = call.repo.git("remote", "get-url", "--push", "--all", remote, check=False)
-    urls = text(out.stdout).splitlines() if out.code == 0 else [remote]  # not a remote's name: git reads a URL
+    urls = text(out.stdout).splitlines() if out.code == 0 else [_rewritten(call, remote)]
     local_paths = [local for local in map(_local_path, urls) if local]
     for local in local_paths:
         if local.startswith("~"):  # git makes it a home directory, fsguard would judge a folder named "~"
@@ -67,9 +70,31 @@ _LOCAL_RECEIVE_PACK = (
 
 
 def _local_path(url: str) -> str | None:
-    """The filesystem path a remote URL names, or None for a network URL (scheme:// or scp-like host:path)."""
+    """The filesystem path a remote URL names, or None for a network URL (scheme:// or scp-like host:path).
+
+    A file:// URL is read as git reads it: its %-escapes decoded and its host skipped (``file://localhost/x`` and
+    ``file:///a/%2E%2E/x`` are ``/x``), where taken as spelled they named a folder under the repository.
+    """
     if url.startswith("file://"):
-        return url.removeprefix("file://")
+        rest = unquote(url.removeprefix("file://"))
+        return rest[rest.find("/") :] if "/" in rest else rest
     if "://" in url or ":" in url.split("/", 1)[0]:
         return None
+    return url
+
+
+def _rewritten(call: GitCall, url: str) -> str:
+    """``url`` as git pushes to it: rewritten by the url.<base>.pushInsteadOf whose prefix it starts with, else by
+    such an insteadOf, the longest prefix winning (git's remote.c)."""
+    out = call.repo.git("config", "-z", "--get-regexp", r"^url\..*\.(push)?insteadof$", check=False)
+    rules: dict[str, dict[str, str]] = {"pushinsteadof": {}, "insteadof": {}}
+    for record in text(out.stdout).split("\0"):
+        key, _, prefix = record.partition("\n")
+        base, _, kind = key.removeprefix("url.").rpartition(".")
+        if kind in rules and prefix:
+            rules[kind].setdefault(prefix, base)
+    for kind in ("pushinsteadof", "insteadof"):
+        matched = max((prefix for prefix in rules[kind] if url.startswith(prefix)), key=len, default=None)
+        if matched is not None:
+            return rules[kind][matched] + url[len(matched) :]
     return url
