@@ -91,14 +91,17 @@ class Groundwork:
             # A stray inside a root is removed through the pinned walk, like any other user path.
             (partial(remove_beneath, beneath) if policy.contains(temp) else remove_by_name)(temp)
 
-        writer.clean_strays(sweep)
         backups = BackupStore(
             settings.state_dir / "backups",
             max_age_days=settings.backup_max_age_days,
             max_count=settings.backup_max_count,
         )
-        if backups.apply_retention():
-            backups.collect_garbage()
+        # A --read-only server changes nothing on disk, start-up chores included: the strays and the backups a
+        # crashed or over-limit writer left are the next writing server's to clear (they may be another's undo).
+        if not settings.read_only:
+            writer.clean_strays(sweep)
+            if backups.apply_retention():
+                backups.collect_garbage()
         stats = CallStats()
         audit = AuditLog(settings.log_dir, stats) if settings.log_dir else None
         # The WSL integration itself is built with the engine; a bad Windows home is refused now. Only one

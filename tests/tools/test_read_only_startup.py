@@ -1,0 +1,54 @@
+"""A --read-only server changes nothing on disk, its start-up included (found by a least-privilege probe): the temp
+file a crashed writer left, and backups past its own --backup-max-count (which may be another server's undo), stay
+for the next writing server. Both eras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ClientFactory, structured
+from tests.tools.test_backup import edit
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "0123456789abcdef0123456789abcdef"
+
+
+def plant_stray(root: Path, state_dir: Path) -> Path:
+    """What a writer killed between journaling its temp file and renaming it leaves behind."""
+    stray = root / f".notes.txt.fsguard-tmp-{TOKEN}"
+    stray.write_bytes(b"half writ")
+    (state_dir / "inflight").mkdir(parents=True, exist_ok=True)
+    (state_dir / "inflight" / TOKEN).write_text(str(stray), encoding="utf-8")
+    return stray
+
+
+async def test_a_read_only_server_leaves_a_crashed_writers_temp_file_for_the_next_writing_server(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    stray = plant_stray(root, state_dir)
+    async with connect(read_only=True) as client:
+        structured(await client.call_tool("list_directory", {"path": "."}))
+    assert stray.read_bytes() == b"half writ"
+    assert (state_dir / "inflight" / TOKEN).exists()
+    async with connect() as client:
+        structured(await client.call_tool("list_directory", {"path": "."}))
+    assert not stray.exists()
+
+
+async def test_a_read_only_server_prunes_no_backup_past_its_own_max_count(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    (root / "f.txt").write_text("0\n", encoding="utf-8")
+    async with connect() as client:
+        for n in range(4):
+            await edit(client, f"{n}\n", f"{n + 1}\n")
+    kept = sorted(path.relative_to(state_dir) for path in (state_dir / "backups").rglob("*"))
+    async with connect(read_only=True, backup_max_count=1) as client:
+        structured(await client.call_tool("read_file", {"path": "f.txt"}))
+    assert sorted(path.relative_to(state_dir) for path in (state_dir / "backups").rglob("*")) == kept
+    async with connect() as client:
+        chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "f.txt"}))
+    assert len(chain["backups"]) == 4
