@@ -176,7 +176,7 @@ class FsguardServer(MCPServer):
         schemas = await self._schemas()
         if name not in schemas:
             # The spec makes an unknown tool a protocol error, not a tool result; it is still counted and audited.
-            error = unknown_tool(name, sorted(schemas))
+            error = unknown_tool(name, sorted(schemas), read_only=self.groundwork.settings.read_only)
             self._account(name, arguments, error_result("unknown_tool", error.message, error.data), started)
             raise error
         try:
@@ -247,8 +247,15 @@ def traced() -> bool:
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
-def unknown_tool(name: str, offered: list[str]) -> MCPError:
-    """JSON-RPC -32602 "Unknown tool: NAME"; ``data`` names the closest offered tool when one is near."""
+def unknown_tool(name: str, offered: list[str], *, read_only: bool = False) -> MCPError:
+    """JSON-RPC -32602 "Unknown tool: NAME"; ``data`` names the closest offered tool when one is near, or why a tool
+    fsguard has is not offered (--read-only)."""
+    if read_only and name in _published.WRITING_TOOLS:
+        return MCPError(
+            code=INVALID_PARAMS,
+            message=f"Unknown tool: {name}: {_published.READ_ONLY_ADVICE}",
+            data={"name": name, "reason": "read_only"},
+        )
     suggestion = closest(name, offered)
     data: dict[str, Any] = {"name": name}
     if suggestion:

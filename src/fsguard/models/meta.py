@@ -29,6 +29,9 @@ class HelpResult(Result):
     """What help returns: the catalog, or one tool in detail."""
 
     tools: list[ToolSummary] | None = Field(None, description="Every registered tool (no tool argument).")
+    read_only: bool | None = Field(
+        None, description="True on a --read-only server: the tools that change files are not registered."
+    )
     name: str | None = Field(None, description="Tool described (with tool).")
     title: str | None = None
     description: str | None = None

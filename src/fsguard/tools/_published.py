@@ -36,6 +36,18 @@ from fsguard.core.errors import FsguardError
 
 logger = logging.getLogger(__name__)
 
+# The tools --read-only does not register (each changes files). A call of one is told why it is missing, not only
+# that it is unknown; a test holds this set to what registration does.
+WRITING_TOOLS = frozenset(
+    {"backup", "batch_operations", "copy_file", "create_directory", "delete_file", "edit_file", "git"}
+    | {"minify_js", "move_file", "multi_edit", "project_replace", "write_file", "wsl"}
+)
+READ_ONLY_ADVICE = (
+    "this server runs with --read-only, so the tools that change files are not offered. Ask the user to restart "
+    "fsguard without --read-only to change files."
+)
+
+
 # The Settings fields that change what tools/list says: read_only drops the writing tools (and flips
 # server_info's read-only hint), backup_max_age_days is quoted in backup's description (sweep_age_days).
 # tests/test_published.py varies every other field and checks the list does not move; a new field must be

@@ -19,6 +19,7 @@ from fsguard.models import BackupStoreStats, HelpResult, ServedRoot, ServerInfoR
 from fsguard.services import Services
 from fsguard.tools._errors import CodedToolError, bridge
 from fsguard.tools._params import Catalog, hints, respond
+from fsguard.tools._published import READ_ONLY_ADVICE, WRITING_TOOLS
 from fsguard.tools.topics import TOPICS, Registry, topic_text
 from fsguard.voice import artifact_text, help_text, stats_text
 
@@ -39,12 +40,14 @@ def register(catalog: Catalog) -> None:
         """List the tools, or describe one (parameters, result schema, examples)."""
         tools = {t.name: t for t in await server.list_tools()}
         if tool is None:
-            result = HelpResult(tools=summaries(tools.values()))
+            result = HelpResult(tools=summaries(tools.values()), read_only=services.settings.read_only or None)
             return respond(result, help_text(result, catalog.compact))
         found = tools.get(tool)
         if found is None:
             suggestion = closest(tool, sorted(tools))
             hint = f" Did you mean {suggestion!r}?" if suggestion else ""
+            if services.settings.read_only and tool in WRITING_TOOLS:
+                hint = f" It exists, but {READ_ONLY_ADVICE}"
             raise CodedToolError(
                 InvalidParamsError(
                     # double-quoted as the seed wrote it: 'no tool named "x" registered on this server'

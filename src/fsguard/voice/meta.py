@@ -19,6 +19,8 @@ def help_text(result: HelpResult, compact: bool) -> str:
             else f'{len(result.tools)} tools on the real host filesystem. Call help(tool="name") for parameters and '
             "examples.\n"
         )
+        if result.read_only:
+            header = "Read-only server (--read-only): the tools that change files are not registered.\n" + header
         return header + "\n".join(lines)
     parts = [f"## {result.name}", result.description or ""]
     if not compact:

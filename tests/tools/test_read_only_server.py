@@ -1,14 +1,17 @@
-"""A --read-only server changes nothing on disk, its start-up included (found by a least-privilege probe): the temp
-file a crashed writer left, and backups past its own --backup-max-count (which may be another server's undo), stay
-for the next writing server. Both eras."""
+"""A --read-only server changes nothing on disk, its start-up included, and says why a writing tool is missing (found
+by a least-privilege probe): the temp file a crashed writer left, and backups past its own --backup-max-count (which
+may be another server's undo), stay for the next writing server; a call or help of a writing tool names --read-only.
+Both eras."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from mcp import MCPError
 
-from tests.conftest import ClientFactory, structured
+from fsguard.tools._published import WRITING_TOOLS
+from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_backup import edit
 
 pytestmark = pytest.mark.anyio
@@ -52,3 +55,29 @@ async def test_a_read_only_server_prunes_no_backup_past_its_own_max_count(
     async with connect() as client:
         chain = structured(await client.call_tool("backup", {"action": "undo_chain", "file_path": "f.txt"}))
     assert len(chain["backups"]) == 4
+
+
+async def test_the_tools_read_only_leaves_out_are_the_writing_tools_it_names_when_called(
+    connect: ClientFactory,
+) -> None:
+    async with connect() as client:
+        every = {tool.name for tool in (await client.list_tools()).tools}
+    async with connect(read_only=True) as client:
+        offered = {tool.name for tool in (await client.list_tools()).tools}
+    assert every - offered == WRITING_TOOLS
+
+
+async def test_a_read_only_server_says_a_writing_tool_is_missing_because_of_read_only(
+    connect: ClientFactory, root: Path
+) -> None:
+    async with connect(read_only=True) as client:
+        with pytest.raises(MCPError, match=r"Unknown tool: write_file: this server runs with --read-only") as raised:
+            await client.call_tool("write_file", {"path": "a.txt", "content": "x"})
+        assert "restart fsguard without --read-only" in str(raised.value)
+        helped = await client.call_tool("help", {"tool": "edit_file"})
+        catalog = await client.call_tool("help", {})
+    assert not (root / "a.txt").exists()
+    assert error_code(helped) == "invalid_params"
+    assert "It exists, but this server runs with --read-only" in text_of(helped)
+    assert text_of(catalog).startswith("Read-only server (--read-only)")
+    assert structured(catalog)["read_only"] is True
