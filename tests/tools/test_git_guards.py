@@ -159,6 +159,9 @@ async def test_switching_branch_refuses_to_rewrite_a_hidden_file(client: Client,
     git(repo, "switch", "-q", "main")
     result = await client.call_tool("git", {"action": "branch", "name": "other", "checkout": True})
     assert error_code(result) == "access_denied"
+    # The next action fits a switch, which names no paths to leave out.
+    assert "Switch to a branch that leaves that file as it is" in text_of(result)
+    assert "paths" not in text_of(result)
     assert git(repo, "branch", "--show-current").strip() == "main"
     assert not (repo / ".env").exists()
 

@@ -386,3 +386,17 @@ async def test_a_wsl_tree_sync_leaves_secrets_behind_and_counts_them(connect: Cl
         synced = structured(await client.call_tool("wsl", {"action": "sync", "wsl_path": str(home / "site")}))
     assert sorted(path.relative_to(win).as_posix() for path in win.rglob("*") if path.is_file()) == ["site/index.md"]
     assert (synced.get("skipped"), synced["denied"]) == ([], 2)
+
+
+async def test_a_path_that_reaches_a_hidden_place_through_a_link_is_refused_as_such_not_as_matching_the_rule(
+    connect: ClientFactory, root: Path
+) -> None:
+    tree(root, {"secret/s.txt": "hidden\n"})
+    (root / "way_in").symlink_to(root / "secret")
+    async with connect(deny=("secret/",)) as client:
+        linked = await read(client, "way_in/s.txt")
+        direct = await read(client, "secret/s.txt")
+    assert error_code(linked) == error_code(direct) == "access_denied"
+    assert "way_in/s.txt leads through a symbolic link to a place the deny rule 'secret/' hides" in text_of(linked)
+    assert "secret/s.txt matches the deny rule 'secret/'" in text_of(direct)
+    assert "hidden" not in text_of(linked) + text_of(direct)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -168,8 +168,17 @@ class DenyRules:
                 denied.add(line[cut:])
         return denied
 
-    def check(self, views: tuple[str, ...], path: Path, *, user_path: str | None = None, is_dir: bool = False) -> None:
-        """Refuse a denied path, naming the rule that denies it.
+    def check(
+        self,
+        views: tuple[str, ...],
+        path: Path,
+        *,
+        user_path: str | None = None,
+        is_dir: bool = False,
+        linked: Callable[[], bool] | None = None,
+    ) -> None:
+        """Refuse a denied path, naming the rule that denies it; ``linked()`` says whether only a link on the way made
+        it so (the name asked matches no rule: saying it does sent the agent looking for a match that is not there).
 
         Raises:
             AccessDeniedError: one of ``views`` (the path relative to each root holding it) matches a deny rule.
@@ -178,6 +187,13 @@ class DenyRules:
         if rule is None:
             return
         shown = user_path or str(path)
+        if linked is not None and linked():
+            raise AccessDeniedError(
+                f"access denied: {shown} leads through a symbolic link to a place the deny rule {rule!r} hides. Work "
+                "with another file; only the operator can change the rules.",
+                path=shown,
+                rule=rule,
+            )
         raise AccessDeniedError(
             f"access denied: {shown} matches the deny rule {rule!r} (secrets and files the operator hid are never "
             "read, written or listed). Work with another file; only the operator can change the rules.",

@@ -30,6 +30,11 @@ def hidden(call: GitCall, names: Iterable[str]) -> set[str]:
     }
 
 
+_SWITCH_ADVICE = (
+    "Switch to a branch that leaves that file as it is, or ask the user to switch branches outside fsguard."
+)
+
+
 def check_changeable(call: GitCall, names: Iterable[str], *, staging: bool = False) -> None:
     """Refuse when git would change (or, ``staging``, stage) a file a deny rule hides, or change one in a
     read-only root.
@@ -40,19 +45,22 @@ def check_changeable(call: GitCall, names: Iterable[str], *, staging: bool = Fal
     """
     action, policy = call.request.action, call.safe.policy
     verb = "stage" if staging else "change"
+    # A branch switch names no paths: what it changes follows from the branch, so naming fewer cannot help.
+    switching = action == "branch"
     for name in names:
         path = Path(call.repo.absolute(name))
         rule = policy.denied_by(path, is_dir=name.endswith("/"))
         if rule is not None:
             raise AccessDeniedError(
                 f"git {action} would {verb} {name}, which the deny rule {rule!r} hides: fsguard never lets git "
-                f"{verb} such a file. Nothing was changed. Name the other paths explicitly, leaving it out.",
+                f"{verb} such a file. Nothing was changed. "
+                + (_SWITCH_ADVICE if switching else "Name the other paths explicitly, leaving it out."),
                 path=str(path),
             )
         if not staging and policy.is_read_only(path):
             raise ReadOnlyError(
                 f"git {action} would change {name}, in the read-only root {policy.root_of(path)}. Nothing was "
-                "changed. Name only paths outside it.",
+                "changed. " + (_SWITCH_ADVICE if switching else "Name only paths outside it."),
                 path=str(path),
             )
 

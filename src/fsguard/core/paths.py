@@ -115,7 +115,7 @@ class PathPolicy:
         canonical = canonical_path(candidate, user_path, self.roots)
         check_stream_syntax(user_path, canonical, self.wsl_mount_root)
         self._check_contained(user_path, canonical, candidate)
-        self.check_not_denied(canonical, user_path)
+        self.check_not_denied(canonical, user_path, lexical=Path(os.path.normpath(candidate)))
         return canonical
 
     def resolve_entry(self, user_path: str, *, stored: bool = False) -> Path:
@@ -268,14 +268,17 @@ class PathPolicy:
         """A fresh filter for one search's results, None when no deny rule is set."""
         return HiddenFiles(self.deny, self._prefixes) if self.deny.active else None
 
-    def check_not_denied(self, canonical: Path, user_path: str | None = None, *, is_dir: bool = False) -> None:
+    def check_not_denied(
+        self, canonical: Path, user_path: str | None = None, *, is_dir: bool = False, lexical: Path | None = None
+    ) -> None:
         """Refuse a path a deny rule hides (access_denied naming the rule); a rule for a directory (``private/``)
         hides the directory itself as well as what is in it; and anything in git's object stores (see
-        :mod:`fsguard.core.gitstore`)."""
+        :mod:`fsguard.core.gitstore`). ``lexical``, the path as asked, tells a link leading into hiding apart."""
         check_not_in_object_store(canonical, self.root_of)
         if self.deny.active:
             is_dir = is_dir or self._as_directory(canonical)
-            self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir)
+            linked = None if lexical in (None, canonical) else (lambda: self.denied_by(lexical) is None)
+            self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir, linked=linked)
 
     def _as_directory(self, canonical: Path) -> bool:
         """Whether the deny rules judge ``canonical`` as a directory: it is one, and a rule names directories (else
