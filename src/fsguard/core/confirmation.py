@@ -12,7 +12,7 @@ exactly as they are, so nothing here may change what a call does when nobody is 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from fsguard.core.errors import DeclinedError
@@ -71,8 +71,22 @@ def confirmation(
     if factors:
         parts.append("Why you are asked: " + "; ".join(factors) + ".")
     parts.append(("It can be undone: " if reversible else "It cannot be undone: ") + undo)
-    parts.append("Confirm to let the agent go ahead; anything else changes nothing.")
+    parts.append(_CLOSING)
     return Confirmation(operation, " ".join(parts), reversible, reason)
+
+
+_CLOSING = "Confirm to let the agent go ahead; anything else changes nothing."
+
+
+def joined(operation: str, *found: Confirmation | None) -> Confirmation | None:
+    """One question for the parts of one call that each ask (a yes runs all of them): their paragraphs in turn,
+    the closing line once; it can be undone only if every part can."""
+    asked = [part for part in found if part is not None]
+    if len(asked) <= 1:
+        return replace(asked[0], operation=operation) if asked else None
+    summary = " ".join(part.summary.removesuffix(" " + _CLOSING) for part in asked) + " " + _CLOSING
+    reversible = all(part.reversible for part in asked)
+    return Confirmation(operation, summary, reversible, "; ".join(part.reason for part in asked))
 
 
 # How each asking operation shows what it would do without doing it: delete_file and git have no preview or

@@ -16,14 +16,14 @@ from typing import Any
 
 from fsguard.core.batchplan import BatchRequest
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
-from fsguard.core.confirmation import Confirmation, confirmation, plural
-from fsguard.core.errors import FsguardError
+from fsguard.core.confirmation import Confirmation, confirmation, joined, plural
+from fsguard.core.errors import FsguardError, NotFoundError
 from fsguard.core.git import GitRunner
 from fsguard.core.gitrepo import GitRequest
 from fsguard.core.inventory import purge_trash
 from fsguard.core.paths import PathPolicy
 from fsguard.core.pipeline import PipelineRequest, StepOutcome
-from fsguard.core.pipeline_actions import flag
+from fsguard.core.pipeline_actions import flag, strings
 from fsguard.core.pipeline_runner import PipelineRunner
 from fsguard.core.replacing import ProjectReplacer, ReplaceRequest
 from fsguard.core.risk import RiskLevel
@@ -33,33 +33,58 @@ _RISKY = (RiskLevel.HIGH, RiskLevel.CRITICAL)
 
 
 def deleting(
-    policy: PathPolicy, beneath: Beneath, user_paths: list[str], *, permanent: bool, recursive: bool
+    policy: PathPolicy,
+    beneath: Beneath,
+    user_paths: list[str],
+    *,
+    permanent: bool,
+    recursive: bool,
+    made_earlier: bool = False,
 ) -> Confirmation | None:
-    """delete_file: a permanent delete (cannot be undone), or a recursive one of a non-empty directory (risky)."""
+    """delete_file: a permanent delete (cannot be undone), or a recursive one of a non-empty directory (risky).
+
+    ``made_earlier``: the deletes of a batch or pipeline, where a path not there yet is one an earlier operation
+    makes (moves, renames or copies there): what it will hold is unknown, so it is asked about. Counted as not
+    there, a move then a delete of the moved directory removed it unasked.
+    """
     if not (permanent or recursive):
         return None
     names: list[str] = []
+    unborn: list[str] = []
     files = full = 0
     for user_path in user_paths:
         # A path the call will refuse is left out of the question, not the question out of the call: the others
         # are still deleted, so the user must still be asked about them.
         try:
             path = policy.resolve_entry(user_path)
-            with beneath.entry(path, follow=False) as entry:
-                found = lstat_at(entry)
-                if found is None:
-                    continue  # the call itself says it is not there
-                inside = _files_inside(entry) if stat.S_ISDIR(found.st_mode) else 1
         except FsguardError:
             continue
+        try:
+            with beneath.entry(path, follow=False) as entry:
+                found = lstat_at(entry)
+                inside = 0 if found is None else _files_inside(entry) if stat.S_ISDIR(found.st_mode) else 1
+        except NotFoundError:  # a directory on the way is not there either
+            found = None
+        except FsguardError:
+            continue
+        if found is None:
+            if made_earlier:
+                unborn.append(str(path))
+            continue  # else the call itself says it is not there
         names.append(str(path))
         files += inside
         full += stat.S_ISDIR(found.st_mode) and inside > 0
-    if not names or not (permanent or full):
+    if not (names or unborn) or not (permanent or full or unborn):
         return None
-    factors = [plural(files, "file or folder", "files and folders") + " in all"]
+    factors = [plural(files, "file or folder", "files and folders") + " in all"] if names else []
     if full:
         factors.append(plural(full, "non-empty directory", "non-empty directories") + " with everything inside")
+    if unborn:
+        factors.append(
+            plural(len(unborn), "path")
+            + " an earlier operation of the call moves, renames or copies there first: what it will hold is not known"
+        )
+    names += unborn
     if permanent:
         return confirmation(
             "delete_file",
@@ -92,11 +117,13 @@ def batching(policy: PathPolicy, beneath: Beneath, request: BatchRequest) -> Con
         return None
     deletes = [op for op in request.operations if op.type == "delete"]
     permanent = [op.path for op in deletes if op.permanent]
-    found = deleting(policy, beneath, permanent, permanent=True, recursive=True) if permanent else None
-    if found is None:
-        soft = [op.path for op in deletes if op.recursive and not op.permanent]
-        found = deleting(policy, beneath, soft, permanent=False, recursive=True) if soft else None
-    return None if found is None else replace(found, operation="batch_operations")
+    soft = [op.path for op in deletes if op.recursive and not op.permanent]
+    # One question for all of it: a yes runs the whole batch, so it must name every delete that asks on its own.
+    return joined(
+        "batch_operations",
+        deleting(policy, beneath, permanent, permanent=True, recursive=True, made_earlier=True) if permanent else None,
+        deleting(policy, beneath, soft, permanent=False, recursive=True, made_earlier=True) if soft else None,
+    )
 
 
 def purging(
@@ -152,8 +179,14 @@ def pipelining(
         return None
     report = runner.run(replace(request, dry_run=True))
     blocked = [step for step in report.steps if step.error_code == "risk_blocked"]
+    # A yes forces the whole run: the question names every part that asks on its own, the deletes with the risk.
+    trashing = _trashing(policy, beneath, request, report.steps) if policy and beneath else None
     if not blocked:
-        return _trashing(policy, beneath, request, report.steps) if policy and beneath else None
+        return trashing
+    return joined("batch_operations", _risky_steps(request, blocked), trashing)
+
+
+def _risky_steps(request: PipelineRequest, blocked: Sequence[StepOutcome]) -> Confirmation:
     return confirmation(
         "batch_operations",
         f"Run the pipeline {request.name!r} ({plural(len(request.steps), 'step')}), whose large steps are",
@@ -169,17 +202,25 @@ def pipelining(
 def _trashing(
     policy: PathPolicy, beneath: Beneath, request: PipelineRequest, outcomes: Sequence[StepOutcome]
 ) -> Confirmation | None:
-    """The paths a pipeline's recursive delete steps would trash (their dry run names them), asked about as
-    delete_file asks: when one is a non-empty directory."""
-    steps = {step.index: step for step in request.steps}
-    paths = [
-        file
-        for outcome in outcomes
-        if outcome.action == "delete" and outcome.reached and _recursive(steps[outcome.index].params)
-        for file in outcome.files
-    ]
-    found = deleting(policy, beneath, paths, permanent=False, recursive=True) if paths else None
+    """The paths a pipeline's recursive delete steps would trash, asked about as delete_file asks: when one is a
+    non-empty directory, or one an earlier step makes. Their dry run names them; a step it did not run through (an
+    earlier blocked step stopped it, or the step deletes what an earlier step moves there) by its own ``files``."""
+    ran = {outcome.index: outcome for outcome in outcomes}
+    paths: list[str] = []
+    for step in request.steps:
+        if step.action != "delete" or not _recursive(step.params):
+            continue
+        outcome = ran.get(step.index)
+        if outcome is not None and outcome.completed and outcome.files:
+            paths += outcome.files
+        else:
+            paths += strings(step.params, "files") + ([step.params["path"]] if _named(step.params) else [])
+    found = deleting(policy, beneath, paths, permanent=False, recursive=True, made_earlier=True) if paths else None
     return None if found is None else replace(found, operation="batch_operations")
+
+
+def _named(params: Mapping[str, Any]) -> bool:
+    return isinstance(params.get("path"), str) and bool(params["path"])
 
 
 def _recursive(params: Mapping[str, Any]) -> bool:

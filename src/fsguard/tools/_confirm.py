@@ -22,12 +22,14 @@ import logging
 from collections.abc import Callable
 
 import anyio.to_thread
+from mcp import MCPError
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from fsguard.core.confirmation import Confirmation, ConfirmMode, declined
 from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.oserrors import shorten
 from fsguard.services import Services
 from fsguard.tools._errors import CodedToolError
 from fsguard.tools._wire import wire_text
@@ -38,7 +40,10 @@ logger = logging.getLogger(__name__)
 class ConfirmForm(BaseModel):
     """The form the user fills in: the question is the summary paragraph, the one field is the answer."""
 
-    confirm: bool = Field(title="Go ahead", description="Tick to let the agent do this; leave it unticked to refuse.")
+    # Strict: only a ticked box says yes; "yes", 1 or "on" from a client's own form are no answer to this one.
+    confirm: StrictBool = Field(
+        title="Go ahead", description="Tick to let the agent do this; leave it unticked to refuse."
+    )
 
 
 class NotAsked:
@@ -99,6 +104,9 @@ async def ask(ctx: Context, preflight: Preflight) -> Question:
             raise CodedToolError(
                 InvalidParamsError(f"{found.operation}: the client's answer was not the form asked ({exc}).")
             ) from exc
+        except MCPError as exc:  # the client failed to put the question: nobody said yes
+            how = f"the client could not ask: {shorten(exc.error.message)}"
+            raise CodedToolError(declined(found.operation, how)) from exc
         if not isinstance(answer, AcceptedElicitation) or not answer.data.confirm:
             return Answered(answer)
         now = await _look(preflight, services, mode)
