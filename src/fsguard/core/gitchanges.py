@@ -151,7 +151,9 @@ def push(call: GitCall) -> GitResult:
     receiver = check_remote(call, remote)
     pushed = request.name or current_branch(repo)
     fire(call.safe, "pre", "write", repo.root, "push", remote=remote, branch=pushed, force=request.force)
-    lease = ["--force-with-lease"] if request.force else []
+    # With the lease alone, a fetch in the background (an editor's) while the user was asked moved the remote-tracking
+    # ref to the commits someone else pushed, and the push replaced them unseen: it must also hold that ref's tip.
+    lease = ["--force-with-lease", "--force-if-includes"] if request.force else []
     upstream = ["--set-upstream", remote, request.name] if request.name else [remote]
     out = repo.git("push", "--porcelain", *receiver, *lease, *upstream, check=False)
     refs = parse_push(out.stdout)
@@ -164,7 +166,11 @@ def push(call: GitCall) -> GitResult:
                 "replace them with force=true (--force-with-lease: refused if the remote moved since your last fetch)."
             )
         elif rejected:
-            advice = f"Rejected: {rejected}. The remote moved since your last fetch; fetch, check, then retry."
+            advice = (
+                f"Rejected: {rejected}. The remote has commits this branch has not taken in (pushed since your last "
+                "fetch, or fetched since, in the background too): look at them (git log), merge or drop them on "
+                "purpose, then retry."
+            )
         elif told := unsent_push_advice(repo, remote, pushed, out.stderr):  # git's advice is for its CLI: cut
             advice, said = told, out.stderr.strip().split("\n", 1)[0]
         raise failure("push", out.code, said, out.stdout, advice)
