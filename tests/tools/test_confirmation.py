@@ -148,7 +148,7 @@ async def test_a_recursive_delete_of_a_full_directory_asks_and_a_no_keeps_it(
         result = await client.call_tool("delete_file", {"path": "dir", "recursive": True})
     assert error_code(result) == "declined"
     assert (root / "dir/sub/b.txt").read_text(encoding="utf-8") == "keep me\n"
-    assert "3 files and folders in all" in user.asked[0]
+    assert "3 files and folders (16 bytes) in all" in user.asked[0]  # two files of "keep me\n"
     assert "restore_trash" in user.asked[0]
 
 

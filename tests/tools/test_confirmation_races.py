@@ -81,8 +81,52 @@ async def test_a_directory_that_grows_while_the_user_is_asked_is_asked_about_aga
     assert error_code(result) == "declined", text_of(result)
     assert _bytes(folder) == {f"f{i:03}.txt": b"keep\n" for i in range(40)}
     assert len(user.asked) == 2
-    assert "1 file or folder in all" in user.asked[0]
-    assert "40 files and folders in all" in user.asked[1]
+    assert "1 file or folder (5 bytes) in all" in user.asked[0]
+    assert "40 files and folders (200 bytes) in all" in user.asked[1]
+
+
+async def test_a_file_swapped_for_a_bigger_one_while_the_user_is_asked_is_asked_about_again(
+    connect: ClientFactory, root: Path
+) -> None:
+    target = root / "notes.txt"
+    target.write_bytes(b"3 lines\n" * 3)
+    bigger = b"the user's real work\n" * 3000
+
+    def swap(asked: int) -> None:
+        if asked == 1:
+            target.write_bytes(bigger)
+
+    user = User([YES, NO], swap)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": "notes.txt", "permanent": True})
+    assert error_code(result) == "declined", text_of(result)
+    assert target.read_bytes() == bigger
+    assert len(user.asked) == 2
+    assert "(24 bytes)" in user.asked[0]
+    assert f"({len(bigger):,} bytes)" in user.asked[1]
+
+
+async def test_a_git_restore_whose_work_grows_while_the_user_is_asked_is_asked_about_again(
+    connect: ClientFactory, root: Path
+) -> None:
+    repo = make_repo(root)
+    (repo / "a.txt").write_text("alpha\nmine\n", encoding="utf-8")
+    more = "alpha\nmine\n" + "".join(f"more work {n}\n" for n in range(500))
+
+    def work_more(asked: int) -> None:
+        if asked == 1:
+            (repo / "a.txt").write_text(more, encoding="utf-8")
+
+    user = User([YES, NO], work_more)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("git", {"action": "restore", "paths": ["a.txt"]})
+    assert error_code(result) == "declined", text_of(result)
+    assert (repo / "a.txt").read_text(encoding="utf-8") == more
+    assert len(user.asked) == 2
+    assert "1 line added" in user.asked[0]
+    assert "501 lines added" in user.asked[1]
 
 
 async def test_a_replace_that_reaches_more_files_while_the_user_is_asked_is_asked_about_again(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
@@ -51,7 +52,7 @@ def deleting(
         return None
     names: list[str] = []
     unborn: list[str] = []
-    files = full = 0
+    files = full = size = 0
     for user_path in user_paths:
         # A path the call will refuse is left out of the question, not the question out of the call: the others
         # are still deleted, so the user must still be asked about them.
@@ -62,7 +63,7 @@ def deleting(
         try:
             with beneath.entry(path, follow=False) as entry:
                 found = lstat_at(entry)
-                inside = 0 if found is None else _files_inside(entry) if stat.S_ISDIR(found.st_mode) else 1
+                inside, held = (0, 0) if found is None else _held(entry, found)
         except NotFoundError:  # a directory on the way is not there either
             found = None
         except FsguardError:
@@ -73,10 +74,12 @@ def deleting(
             continue  # else the call itself says it is not there
         names.append(str(path))
         files += inside
+        size += held
         full += stat.S_ISDIR(found.st_mode) and inside > 0
     if not (names or unborn) or not (permanent or full or unborn):
         return None
-    factors = [plural(files, "file or folder", "files and folders") + " in all"] if names else []
+    # The bytes too: a file swapped for a bigger one while the user was asked is another question, asked again.
+    factors = [plural(files, "file or folder", "files and folders") + f" ({size:,} bytes) in all"] if names else []
     if full:
         factors.append(plural(full, "non-empty directory", "non-empty directories") + " with everything inside")
     if unborn:
@@ -236,14 +239,20 @@ def restoring(git: GitRunner, request: GitRequest) -> Confirmation | None:
     if request.action != "restore" or request.staged or request.force or not request.paths:
         return None
     diff = git.run(GitRequest(action="diff", path=request.path, paths=request.paths, rev=request.rev, output="stat"))
-    names = [change.path for change in diff.files or []]
+    changes = diff.files or []
+    names = [change.path for change in changes]
     if not names:
         return None
+    # How much work is lost, not only where: more lines written while the user was asked make another question.
+    added, deleted = sum(c.added or 0 for c in changes), sum(c.deleted or 0 for c in changes)
     return confirmation(
         "git",
         "Discard the uncommitted changes of " + plural(len(names), "file"),
         names=names,
-        factors=[f"the working tree goes back to {request.rev or 'the index'}"],
+        factors=[
+            f"the working tree goes back to {request.rev or 'the index'}",
+            f"{plural(added, 'line')} added and {plural(deleted, 'line')} removed since then are lost",
+        ],
         reversible=False,
         undo='git keeps no copy of uncommitted work (fsguard backs each file up first: backup(action="undo_last")).',
         reason="discard unstaged work",
@@ -277,6 +286,31 @@ def _amount(error: str | None) -> str:
     """What a blocked step would change: the facts that open the risk gate's message (pipeline_changes._gate)."""
     facts, _, _ = (error or "").partition(", so it was blocked")
     return facts
+
+
+def _held(entry: Pinned, found: os.stat_result) -> tuple[int, int]:
+    """How many entries a path is (a directory: those under it) and the bytes of its files; links never followed."""
+    if not stat.S_ISDIR(found.st_mode):
+        return 1, found.st_size if stat.S_ISREG(found.st_mode) else 0
+    return _files_inside(entry), _bytes_inside(entry)
+
+
+def _bytes_inside(entry: Pinned) -> int:
+    """The bytes of the regular files under a directory (0 when it cannot be opened: its count already asks)."""
+    try:
+        fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
+    except OSError:
+        return 0
+    total = 0
+    try:
+        for _, _, names, here in os.fwalk(".", dir_fd=fd):
+            for name in names:
+                with suppress(OSError):
+                    found = os.stat(name, dir_fd=here, follow_symlinks=False)
+                    total += found.st_size if stat.S_ISREG(found.st_mode) else 0
+    finally:
+        os.close(fd)
+    return total
 
 
 def _files_inside(entry: Pinned) -> int:
