@@ -3,7 +3,10 @@
 The engine decides; the tools layer only asks. A :class:`Confirmation` says what a call is about to do (in one
 paragraph for a person, not for the model), whether it can be undone, and why it asks. ``--confirm`` chooses
 which of them are asked (:meth:`Confirmation.asked_under`): ``off`` none, ``irreversible`` only what cannot be
-undone, ``risky`` (the default) those and every HIGH or CRITICAL change.
+undone, ``risky`` (the default) those and the HIGH or CRITICAL changes a risk gate holds back without ``force``
+(project_replace, pipeline steps) or that reach a whole directory (recursive deletes). A single-file edit or write
+never asks, whatever its risk: it is backed up and undone in one call, and the seed's edits never blocked either
+(asking on every large edit taught users to click yes).
 
 A call is only ever asked about when the client can answer; a client that cannot keeps the ``force`` gates
 exactly as they are, so nothing here may change what a call does when nobody is asked.
