@@ -38,7 +38,8 @@ async def test_a_batch_moving_a_directory_then_deleting_it_asks_and_a_no_keeps_i
         result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
     assert error_code(result) == "declined", text_of(result)
     assert len(user.asked) == 1
-    assert "an earlier operation of the call moves, renames or copies there first" in user.asked[0]
+    assert f"(moved there from {root / 'precious'})" in user.asked[0]
+    assert "20 files and folders" in user.asked[0]  # measured where they are now
     assert tree(root) == before
 
 
@@ -55,7 +56,7 @@ async def test_a_pipeline_renaming_a_directory_then_deleting_it_asks_and_a_no_ke
         result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
     assert error_code(result) == "declined", text_of(result)
     assert len(user.asked) == 1
-    assert "box/precious" in user.asked[0]
+    assert f"box/precious (moved there from {root / 'precious'})" in user.asked[0]
     assert tree(root) == before
 
 
@@ -126,3 +127,18 @@ async def test_a_question_the_client_fails_to_put_is_declined_with_its_code(conn
     assert error_code(result) == "declined", text_of(result)
     assert "the client could not ask" in text_of(result)
     assert (root / "a.txt").read_bytes() == b"keep me\n"
+
+
+async def test_a_batch_deleting_what_it_wrote_itself_asks_nothing(connect: ClientFactory, root: Path) -> None:
+    # Nothing the user had is lost: the content is the request's own.
+    operations = [
+        {"type": "write", "path": "tmp/a.txt", "content": "scratch\n"},
+        {"type": "delete", "path": "tmp/a.txt", "permanent": True},
+        {"type": "delete", "path": "tmp", "recursive": True},
+    ]
+    user = User()
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert not result.is_error, text_of(result)
+    assert user.asked == []
+    assert not (root / "tmp").exists()

@@ -13,12 +13,13 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from fsguard.core.batchplan import BatchRequest
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
 from fsguard.core.confirmation import Confirmation, confirmation, joined, plural
-from fsguard.core.errors import FsguardError, NotFoundError
+from fsguard.core.errors import FsguardError
 from fsguard.core.git import GitRunner
 from fsguard.core.gitrepo import GitRequest
 from fsguard.core.inventory import purge_trash
@@ -40,18 +41,18 @@ def deleting(
     *,
     permanent: bool,
     recursive: bool,
-    made_earlier: bool = False,
+    moves: Sequence[tuple[Path, Path]] = (),
 ) -> Confirmation | None:
     """delete_file: a permanent delete (cannot be undone), or a recursive one of a non-empty directory (risky).
 
-    ``made_earlier``: the deletes of a batch or pipeline, where a path not there yet is one an earlier operation
-    makes (moves, renames or copies there): what it will hold is unknown, so it is asked about. Counted as not
-    there, a move then a delete of the moved directory removed it unasked.
+    ``moves``: in a batch or pipeline, the (source, destination) of each move or rename before the deletes. A path
+    not there yet that one of them fills is measured where it is now and asked about: counted as nothing, a move
+    then a delete of the moved directory removed it unasked. What an earlier write or copy makes holds nothing
+    the user had, so it asks nothing.
     """
     if not (permanent or recursive):
         return None
     names: list[str] = []
-    unborn: list[str] = []
     files = full = size = 0
     for user_path in user_paths:
         # A path the call will refuse is left out of the question, not the question out of the call: the others
@@ -60,34 +61,22 @@ def deleting(
             path = policy.resolve_entry(user_path)
         except FsguardError:
             continue
-        try:
-            with beneath.entry(path, follow=False) as entry:
-                found = lstat_at(entry)
-                inside, held = (0, 0) if found is None else _held(entry, found)
-        except NotFoundError:  # a directory on the way is not there either
-            found = None
-        except FsguardError:
-            continue
+        origin = None
+        found, inside, held = _measured(beneath, path)
+        if found is None and (origin := _moved_from(path, moves)) is not None:
+            found, inside, held = _measured(beneath, origin)
         if found is None:
-            if made_earlier:
-                unborn.append(str(path))
-            continue  # else the call itself says it is not there
-        names.append(str(path))
+            continue  # the call itself says it is not there (or refuses it)
+        names.append(str(path) if origin is None else f"{path} (moved there from {origin})")
         files += inside
         size += held
         full += stat.S_ISDIR(found.st_mode) and inside > 0
-    if not (names or unborn) or not (permanent or full or unborn):
+    if not names or not (permanent or full):
         return None
     # The bytes too: a file swapped for a bigger one while the user was asked is another question, asked again.
-    factors = [plural(files, "file or folder", "files and folders") + f" ({size:,} bytes) in all"] if names else []
+    factors = [plural(files, "file or folder", "files and folders") + f" ({size:,} bytes) in all"]
     if full:
         factors.append(plural(full, "non-empty directory", "non-empty directories") + " with everything inside")
-    if unborn:
-        factors.append(
-            plural(len(unborn), "path")
-            + " an earlier operation of the call moves, renames or copies there first: what it will hold is not known"
-        )
-    names += unborn
     if permanent:
         return confirmation(
             "delete_file",
@@ -121,12 +110,34 @@ def batching(policy: PathPolicy, beneath: Beneath, request: BatchRequest) -> Con
     deletes = [op for op in request.operations if op.type == "delete"]
     permanent = [op.path for op in deletes if op.permanent]
     soft = [op.path for op in deletes if op.recursive and not op.permanent]
+    moves = _resolved(policy, [(op.path, op.destination) for op in request.operations if op.type == "move"])
     # One question for all of it: a yes runs the whole batch, so it must name every delete that asks on its own.
     return joined(
         "batch_operations",
-        deleting(policy, beneath, permanent, permanent=True, recursive=True, made_earlier=True) if permanent else None,
-        deleting(policy, beneath, soft, permanent=False, recursive=True, made_earlier=True) if soft else None,
+        deleting(policy, beneath, permanent, permanent=True, recursive=True, moves=moves) if permanent else None,
+        deleting(policy, beneath, soft, permanent=False, recursive=True, moves=moves) if soft else None,
     )
+
+
+def _resolved(policy: PathPolicy, moves: Sequence[tuple[str, str | None]]) -> list[tuple[Path, Path]]:
+    """The moves' (source, destination) as canonical paths; one that cannot be resolved is left out (it fails)."""
+    found: list[tuple[Path, Path]] = []
+    for source, destination in moves:
+        with suppress(FsguardError):
+            if destination is not None:
+                found.append((policy.resolve_entry(source), policy.resolve_entry(destination)))
+    return found
+
+
+def _moved_from(path: Path, moves: Sequence[tuple[Path, Path]]) -> Path | None:
+    """Where what an earlier move brings to ``path`` (its destination, or inside it) is now; None if none does.
+    Moves are followed back, newest first (a move of a move)."""
+    origin = None
+    for source, destination in reversed(moves):
+        here = origin or path
+        if here == destination or destination in here.parents:
+            origin = source / here.relative_to(destination)
+    return origin
 
 
 def purging(
@@ -210,15 +221,20 @@ def _trashing(
     earlier blocked step stopped it, or the step deletes what an earlier step moves there) by its own ``files``."""
     ran = {outcome.index: outcome for outcome in outcomes}
     paths: list[str] = []
+    moves: list[tuple[str, str | None]] = []
     for step in request.steps:
+        own = strings(step.params, "files") + ([step.params["path"]] if _named(step.params) else [])
+        if step.action == "rename" and isinstance(folder := step.params.get("destination"), str):
+            moves += [(name, str(Path(folder) / Path(name).name)) for name in own]  # each into the folder
         if step.action != "delete" or not _recursive(step.params):
             continue
         outcome = ran.get(step.index)
-        if outcome is not None and outcome.completed and outcome.files:
-            paths += outcome.files
-        else:
-            paths += strings(step.params, "files") + ([step.params["path"]] if _named(step.params) else [])
-    found = deleting(policy, beneath, paths, permanent=False, recursive=True, made_earlier=True) if paths else None
+        paths += outcome.files if outcome is not None and outcome.completed and outcome.files else own
+    found = (
+        deleting(policy, beneath, paths, permanent=False, recursive=True, moves=_resolved(policy, moves))
+        if paths
+        else None
+    )
     return None if found is None else replace(found, operation="batch_operations")
 
 
@@ -286,6 +302,16 @@ def _amount(error: str | None) -> str:
     """What a blocked step would change: the facts that open the risk gate's message (pipeline_changes._gate)."""
     facts, _, _ = (error or "").partition(", so it was blocked")
     return facts
+
+
+def _measured(beneath: Beneath, path: Path) -> tuple[os.stat_result | None, int, int]:
+    """What is at ``path`` (None: nothing, or nothing fsguard may look at), its entries and its files' bytes."""
+    try:
+        with beneath.entry(path, follow=False) as entry:
+            found = lstat_at(entry)
+            return (None, 0, 0) if found is None else (found, *_held(entry, found))
+    except FsguardError:
+        return None, 0, 0
 
 
 def _held(entry: Pinned, found: os.stat_result) -> tuple[int, int]:
