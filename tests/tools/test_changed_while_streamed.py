@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fsguard.core import hashing, ranges
+from fsguard.core import hashing, ranges, reading
 from fsguard.core.hashing import content_hash
 from tests import media_samples
 from tests.conftest import ClientFactory, structured, text_of
@@ -90,7 +90,7 @@ async def test_a_streamed_read_of_a_file_rewritten_during_every_pass_shows_its_l
         data = structured(result)
         assert data["content"] in ("OLD line 03999\n", "NEW line 03999\n")
         assert "content_hash" not in data
-        assert "big.txt changed on disk while it was read, 3 times running" in data["hint"]
+        assert "big.txt was written to while it was read (another program is writing it)" in data["hint"]
         assert "read it again for one before an edit" in text_of(result)
         assert big.read_bytes() == written[-1]  # the read wrote nothing
         monkeypatch.setattr(ranges, "_pread", os.pread)  # the other program stops
@@ -163,6 +163,29 @@ async def test_a_media_read_too_big_to_inline_gives_the_hash_of_the_bytes_on_dis
     assert data["content_hash"] == content_hash(path.read_bytes())
 
 
+class _Growing(_RewrittenOnce):
+    """``os`` as hashing sees it: another program appends to ``path`` during every pass (a capture being written)."""
+
+    def pread(self, fd: int, length: int, offset: int) -> bytes:
+        if offset == 0:
+            with self.path.open("ab") as out:
+                out.write(self.then)
+        return os.pread(fd, length, offset)
+
+
+async def test_a_media_read_too_big_to_inline_of_a_file_still_being_written_answers_without_a_hash(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = root / "shot.png"
+    path.write_bytes(_padded_png(b"\x00"))
+    monkeypatch.setattr(hashing, "os", _Growing(path, b"\x00" * 1000))
+    async with connect(max_media_bytes=1000) as client:
+        result = await client.call_tool("read_file", {"path": "shot.png"})
+    data = structured(result)
+    assert data["mime_type"] == "image/png"
+    assert "content_hash" not in data
+
+
 async def test_a_move_of_a_file_over_the_size_limit_rewritten_while_its_expected_hash_is_checked_is_judged_by_one_state(
     connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -174,3 +197,24 @@ async def test_a_move_of_a_file_over_the_size_limit_rewritten_while_its_expected
         moved = {"source_path": "big.bin", "dest_path": "moved.bin", "expected_hash": content_hash(b"b" * 2_500_000)}
         structured(await client.call_tool("move_file", moved))  # the hash of what is on disk, not half of each
     assert (root / "moved.bin").read_bytes() == b"b" * 2_500_000
+
+
+async def test_a_streamed_read_of_a_growing_log_shows_its_tail_after_one_pass_without_a_hash(
+    connect: ClientFactory, big: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A log appended to without pause grows during every pass: a second and a third pass only cost as much again.
+    passes: list[int] = []
+    real = reading.survey
+
+    def appended_during(lay: ranges.Layout, *, hashed: bool) -> ranges.Survey:
+        passes.append(lay.size)
+        with big.open("ab") as log:
+            log.write(b"appended\n")
+        return real(lay, hashed=hashed)
+
+    monkeypatch.setattr(reading, "survey", appended_during)
+    async with connect() as client:
+        data = structured(await client.call_tool("read_file", {"path": "big.txt", "mode": "tail", "max_lines": 2}))
+    assert "content_hash" not in data
+    assert "was written to while it was read" in data["hint"]
+    assert len(passes) == 1

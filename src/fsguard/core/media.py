@@ -126,7 +126,8 @@ def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file
     if st.st_size > max_file_size:
         return MediaRead(path, media, st.st_size, None, None)
     # Hashed in many reads: a file rewritten meanwhile gave a hash of bytes never on disk together (steady's doc).
-    return MediaRead(path, media, st.st_size, steady(fd, st, path, lambda _: hash_open_file(fd)), None)
+    hashed = steady(fd, st, path, lambda _: hash_open_file(fd), unsteady=lambda _: None)  # still written: no hash
+    return MediaRead(path, media, st.st_size, hashed, None)
 
 
 def _id3(head: bytes) -> bool:

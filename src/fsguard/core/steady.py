@@ -54,6 +54,8 @@ def steady(
         after = os.fstat(fd)
         if unchanged(before, after):
             return found
+        if unsteady is not None and after.st_ino == before.st_ino and after.st_size > before.st_size:
+            return unsteady(found)  # growing (a log): another pass would find it grown again, and cost as much
         before = after
     if unsteady is not None:
         return unsteady(found)
@@ -67,6 +69,6 @@ def steady(
 def unsteady_note(name: str) -> str:
     """What a result without its hash says: why, and how to get one."""
     return (
-        f"{name} changed on disk while it was read, {TRIES} times running (another program is writing it), so no "
-        "content_hash is given: read it again for one before an edit"
+        f"{name} was written to while it was read (another program is writing it), so no content_hash is given: "
+        "read it again for one before an edit"
     )
