@@ -48,15 +48,16 @@ def steady(
     Raises:
         ExternalChangeError: the file changed during every try, and no ``unsteady`` was given.
     """
-    before = first
+    before, grew = first, False
     for _ in range(TRIES):
         found = attempt(before)
         after = os.fstat(fd)
         if unchanged(before, after):
             return found
-        if unsteady is not None and after.st_ino == before.st_ino and after.st_size > before.st_size:
-            return unsteady(found)  # growing (a log): another pass would find it grown again, and cost as much
-        before = after
+        growing = after.st_ino == before.st_ino and after.st_size > before.st_size
+        if unsteady is not None and growing and grew:
+            return unsteady(found)  # grown in two passes running (a busy log): a third would cost as much again
+        before, grew = after, growing
     if unsteady is not None:
         return unsteady(found)
     raise ExternalChangeError(
