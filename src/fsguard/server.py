@@ -210,6 +210,10 @@ class FsguardServer(MCPServer):
                 result = await anyio.to_thread.run_sync(with_near_paths, result, self._near_paths)  # a listing or two
             if isinstance(result, CallToolResult) and result.is_error:
                 result = state_dir_error(result, self.groundwork.settings.state_dir)
+            if isinstance(result, InputRequiredResult):
+                # 2026: a round asking the user (a confirmation) must ask for the roots again too, or its retry,
+                # which answers only what this round asks, would be asked for the roots, and round after round.
+                result = self.client_roots.asking_again(result, context)
         if isinstance(result, CallToolResult):
             result = wire_result(result)
         self._account(name, arguments, result, started)

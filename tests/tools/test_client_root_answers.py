@@ -15,6 +15,7 @@ from mcp.types import ListRootsResult, Root
 from pydantic import FileUrl
 
 from tests.conftest import ClientFactory, error_code, structured, text_of
+from tests.tools.test_confirmation import User
 from tests.tools.test_least_privilege import answering, stats, tree
 
 pytestmark = pytest.mark.anyio
@@ -124,3 +125,20 @@ async def test_a_failed_roots_list_after_list_changed_keeps_the_roots_the_client
     assert error_code(outside) == "access_denied", text_of(outside)
     assert "outside\n" not in text_of(outside)
     assert structured(inside)["content"] == "inside\n"
+
+
+@pytest.mark.parametrize("named", ["the root", "no roots"])
+@pytest.mark.parametrize("confirm", [True, False])
+async def test_a_client_with_roots_and_elicitation_answers_a_confirmation_once_and_the_call_ends(
+    connect: ClientFactory, root: Path, named: str, confirm: bool
+) -> None:
+    # 2026 keeps nothing between rounds: the confirmation round's retry lacked the roots, was asked for them, and
+    # the retry of that lacked the answer: the client gave up after ten rounds and nothing was done.
+    (root / "a.txt").write_text("keep or not\n", encoding="utf-8")
+    user = User(confirm=confirm)
+    roots = answering([root] if named == "the root" else [])
+    async with connect(list_roots_callback=roots, elicitation_callback=user) as client:
+        result = await client.call_tool("delete_file", {"path": "a.txt", "permanent": True})
+    assert len(user.asked) == 1
+    assert result.is_error is not confirm, text_of(result)
+    assert (root / "a.txt").exists() is not confirm

@@ -92,6 +92,20 @@ class ClientRootsAsker:
         state[_LAST_KEY] = scope
         return Asked(scope)
 
+    def asking_again(self, round_: InputRequiredResult, context: Context[Any, Any] | None) -> InputRequiredResult:
+        """``round_`` (another question of a 2026 call whose client was asked for its roots) asking for the roots as
+        well: a 2026 client answers only what the round it retries asks, and nothing is kept between rounds."""
+        if (
+            not self._enabled
+            or context is None
+            or not _declares_roots(context)
+            or context.protocol_version not in MODERN_PROTOCOL_VERSIONS
+            or ROOTS_REQUEST_KEY in (round_.input_requests or {})
+        ):
+            return round_
+        asks = {**(round_.input_requests or {}), ROOTS_REQUEST_KEY: ListRootsRequest()}
+        return round_.model_copy(update={"input_requests": asks})
+
     def _unanswered(self, exc: Exception, state: dict[str, Any], generation: int) -> ClientScope | None:
         """The scope of a call whose roots/list failed (an error, or no answer in time): the roots the client
         named last on this connection, so a narrowed session never widens; the server's roots when it named none
