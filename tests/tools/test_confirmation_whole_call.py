@@ -111,7 +111,9 @@ async def test_only_a_ticked_box_counts_as_yes(connect: ClientFactory, root: Pat
 
     async with connect(elicitation_callback=answer) as client:
         result = await client.call_tool("delete_file", {"path": "a.txt", "permanent": True})
-    assert result.is_error, text_of(result)
+    assert error_code(result) == "invalid_params", text_of(result)
+    assert "delete_file: the client's answer was not the form asked" in text_of(result)
+    assert "Resolver" not in text_of(result)  # the SDK's words, naming fsguard's code
     assert (root / "a.txt").read_bytes() == b"keep me\n"
 
 

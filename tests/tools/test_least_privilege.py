@@ -400,3 +400,15 @@ async def test_a_path_that_reaches_a_hidden_place_through_a_link_is_refused_as_s
     assert "way_in/s.txt leads through a symbolic link to a place the deny rule 'secret/' hides" in text_of(linked)
     assert "secret/s.txt matches the deny rule 'secret/'" in text_of(direct)
     assert "hidden" not in text_of(linked) + text_of(direct)
+
+
+async def test_a_root_named_through_a_link_is_refused_for_its_rule_not_as_a_link(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    tree(root, {"secret/s.txt": "hidden\n"})
+    alias = tmp_path / "alias"
+    alias.symlink_to(root)
+    async with connect(deny=("secret/",)) as client:
+        refused = await read(client, str(alias / "secret" / "s.txt"))
+    assert error_code(refused) == "access_denied"
+    assert "matches the deny rule 'secret/'" in text_of(refused)

@@ -73,11 +73,11 @@ async def test_a_read_only_server_says_a_writing_tool_is_missing_because_of_read
     async with connect(read_only=True) as client:
         with pytest.raises(MCPError, match=r"Unknown tool: write_file: this server runs with --read-only") as raised:
             await client.call_tool("write_file", {"path": "a.txt", "content": "x"})
-        assert "restart fsguard without --read-only" in str(raised.value)
+        assert "restart fsguard without --read-only if it is needed" in str(raised.value)
         helped = await client.call_tool("help", {"tool": "edit_file"})
         catalog = await client.call_tool("help", {})
     assert not (root / "a.txt").exists()
     assert error_code(helped) == "invalid_params"
-    assert "It exists, but this server runs with --read-only" in text_of(helped)
+    assert "edit_file is one of fsguard's tools, but this server runs with --read-only" in text_of(helped)
     assert text_of(catalog).startswith("Read-only server (--read-only)")
     assert structured(catalog)["read_only"] is True

@@ -165,6 +165,11 @@ def push(call: GitCall) -> GitResult:
                 f"Rejected: {rejected}. The remote has commits this branch does not: integrate them first, or "
                 "replace them with force=true (--force-with-lease: refused if the remote moved since your last fetch)."
             )
+        elif rejected and "stale info" in rejected:  # git knows nothing of that remote's ref (a path, or no fetch)
+            advice = (
+                f"Rejected: {rejected}. This repository has no record of what the remote holds now (it was never "
+                "fetched, or the remote is a path or URL): fetch it, look at what it has, then retry."
+            )
         elif rejected:
             advice = (
                 f"Rejected: {rejected}. The remote has commits this branch has not taken in (pushed since your last "

@@ -277,8 +277,12 @@ class PathPolicy:
         check_not_in_object_store(canonical, self.root_of)
         if self.deny.active:
             is_dir = is_dir or self._as_directory(canonical)
-            linked = None if lexical in (None, canonical) else (lambda: self.denied_by(lexical) is None)
+            linked = None if lexical in (None, canonical) else (lambda: self._lexically_visible(lexical))
             self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir, linked=linked)
+
+    def _lexically_visible(self, lexical: Path) -> bool:
+        """Whether the path as asked lies in a root, spelled as configured, and no rule hides it there."""
+        return any(within(lexical, root) for root in self.roots) and self.denied_by(lexical) is None
 
     def _as_directory(self, canonical: Path) -> bool:
         """Whether the deny rules judge ``canonical`` as a directory: it is one, and a rule names directories (else

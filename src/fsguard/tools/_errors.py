@@ -89,7 +89,17 @@ def result_for(exc: ToolError, tool: str) -> CallToolResult:
         return error_result(
             "internal_error", f"{tool} failed unexpectedly; the details are in the server log. Retry, or report it."
         )
+    if _NOT_THE_FORM in str(exc):  # the SDK's words name fsguard's own resolver: say what the client sent
+        return error_result(
+            "invalid_params",
+            f"{tool}: the client's answer was not the form asked (one box, ticked or not: true or false), so nothing "
+            "was changed. Call it again to be asked again.",
+        )
     return error_result("invalid_params", str(exc))
+
+
+# How the SDK refuses a 2026-07-28 answer to a confirmation that is not the form (a "yes" where a box was asked).
+_NOT_THE_FORM = "received an accepted elicitation whose content does not match"
 
 
 def with_near_paths(result: CallToolResult, near: NearPaths) -> CallToolResult:

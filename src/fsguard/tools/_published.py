@@ -43,8 +43,8 @@ WRITING_TOOLS = frozenset(
     | {"minify_js", "move_file", "multi_edit", "project_replace", "write_file", "wsl"}
 )
 READ_ONLY_ADVICE = (
-    "this server runs with --read-only, so the tools that change files are not offered. Ask the user to restart "
-    "fsguard without --read-only to change files."
+    "this server runs with --read-only, so no tool that can change files (this one included) is offered. Ask the "
+    "user to restart fsguard without --read-only if it is needed."
 )
 
 

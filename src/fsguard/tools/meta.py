@@ -47,7 +47,7 @@ def register(catalog: Catalog) -> None:
             suggestion = closest(tool, sorted(tools))
             hint = f" Did you mean {suggestion!r}?" if suggestion else ""
             if services.settings.read_only and tool in WRITING_TOOLS:
-                hint = f" It exists, but {READ_ONLY_ADVICE}"
+                hint = f" {tool} is one of fsguard's tools, but {READ_ONLY_ADVICE}"
             raise CodedToolError(
                 InvalidParamsError(
                     # double-quoted as the seed wrote it: 'no tool named "x" registered on this server'
