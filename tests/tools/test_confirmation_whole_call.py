@@ -24,6 +24,16 @@ def precious(root: Path, count: int = 20) -> dict[str, bytes | None]:
     return tree(root)
 
 
+async def declined_pipeline(connect: ClientFactory, steps: list[dict[str, Any]]) -> str:
+    """Run a pipeline whose user answers no; the one question asked."""
+    user = User(confirm=False)
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
+    assert error_code(result) == "declined", text_of(result)
+    assert len(user.asked) == 1
+    return user.asked[0]
+
+
 @pytest.mark.parametrize("permanent", [True, False], ids=["permanent", "to the trash"])
 async def test_a_batch_moving_a_directory_then_deleting_it_asks_and_a_no_keeps_it(
     connect: ClientFactory, root: Path, permanent: bool
@@ -51,12 +61,8 @@ async def test_a_pipeline_renaming_a_directory_then_deleting_it_asks_and_a_no_ke
         {"id": "mv", "action": "rename", "params": {"files": ["precious"], "destination": "box"}},
         {"id": "rm", "action": "delete", "params": {"files": ["box/precious"], "recursive": True}},
     ]
-    user = User(confirm=False)
-    async with connect(elicitation_callback=user) as client:
-        result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
-    assert error_code(result) == "declined", text_of(result)
-    assert len(user.asked) == 1
-    assert f"box/precious (moved there from {root / 'precious'})" in user.asked[0]
+    question = await declined_pipeline(connect, steps)
+    assert f"box/precious (moved there from {root / 'precious'})" in question
     assert tree(root) == before
 
 
@@ -72,14 +78,10 @@ async def test_a_pipeline_question_for_a_risky_step_also_names_the_directory_it_
         {"id": "w", "action": "edit", "params": {"files": files, "old_text": "old", "new_text": "new"}},
         {"id": "d", "action": "delete", "params": {"files": ["precious"], "recursive": True}},
     ]
-    user = User(confirm=False)
-    async with connect(elicitation_callback=user) as client:
-        result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
-    assert error_code(result) == "declined", text_of(result)
-    assert len(user.asked) == 1
-    assert "'w'" in user.asked[0]
-    assert "precious" in user.asked[0]
-    assert user.asked[0].count("Confirm to let the agent go ahead") == 1
+    question = await declined_pipeline(connect, steps)
+    assert "'w'" in question
+    assert "precious" in question
+    assert question.count("Confirm to let the agent go ahead") == 1
     assert len(list((root / "precious").iterdir())) == 20
 
 
