@@ -318,37 +318,27 @@ def _held(entry: Pinned, found: os.stat_result) -> tuple[int, int]:
     """How many entries a path is (a directory: those under it) and the bytes of its files; links never followed."""
     if not stat.S_ISDIR(found.st_mode):
         return 1, found.st_size if stat.S_ISREG(found.st_mode) else 0
-    return _files_inside(entry), _bytes_inside(entry)
+    return _inside(entry)
 
 
-def _bytes_inside(entry: Pinned) -> int:
-    """The bytes of the regular files under a directory (0 when it cannot be opened: its count already asks)."""
-    try:
-        fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
-    except OSError:
-        return 0
-    total = 0
-    try:
-        for _, _, names, here in os.fwalk(".", dir_fd=fd):
-            for name in names:
-                with suppress(OSError):
-                    found = os.stat(name, dir_fd=here, follow_symlinks=False)
-                    total += found.st_size if stat.S_ISREG(found.st_mode) else 0
-    finally:
-        os.close(fd)
-    return total
-
-
-def _files_inside(entry: Pinned) -> int:
-    """How many entries (files, links, subdirectories) are under a directory; links are never followed.
+def _inside(entry: Pinned) -> tuple[int, int]:
+    """How many entries (files, links, subdirectories) are under a directory, and the bytes of its regular files;
+    links are never followed.
 
     A directory that cannot be opened counts as holding one entry: better asked about than deleted unasked.
     """
     try:
         fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
     except OSError:
-        return 1
+        return 1, 0
+    count = size = 0
     try:
-        return sum(len(dirs) + len(files) for _, dirs, files, _ in os.fwalk(".", dir_fd=fd))
+        for _, dirs, files, here in os.fwalk(".", dir_fd=fd):
+            count += len(dirs) + len(files)
+            for name in files:
+                with suppress(OSError):
+                    found = os.stat(name, dir_fd=here, follow_symlinks=False)
+                    size += found.st_size if stat.S_ISREG(found.st_mode) else 0
     finally:
         os.close(fd)
+    return count, size
