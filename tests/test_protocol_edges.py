@@ -81,6 +81,14 @@ async def test_an_unknown_tool_is_a_protocol_error_naming_the_closest_tool(clien
     assert error.data == {"name": "list_directroy", "did_you_mean": "list_directory"}
 
 
+@pytest.mark.parametrize(("called", "meant"), [("edit", "edit_file"), ("list_dir", "list_directory")])
+async def test_an_unknown_tool_that_starts_a_tool_name_suggests_that_tool_not_the_nearest_spelling(
+    client: Client, called: str, meant: str
+) -> None:
+    error = await _unknown_tool(client, called)  # "edit" is two letters from "git"
+    assert error.data == {"name": called, "did_you_mean": meant}
+
+
 async def test_an_unknown_tool_far_from_every_name_has_no_suggestion(client: Client) -> None:
     error = await _unknown_tool(client, "frobnicate_everything")
     assert (error.code, error.message, error.data) == (

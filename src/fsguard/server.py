@@ -260,11 +260,24 @@ def unknown_tool(name: str, offered: list[str], *, read_only: bool = False) -> M
             message=f"Unknown tool: {name}: {_published.READ_ONLY_ADVICE}",
             data={"name": name, "reason": "read_only"},
         )
-    suggestion = closest(name, offered)
+    suggestion = _tool_like(name, offered)
     data: dict[str, Any] = {"name": name}
     if suggestion:
         data["did_you_mean"] = suggestion
     return MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}", data=data)
+
+
+def _tool_like(name: str, offered: list[str]) -> str | None:
+    """The offered tool ``name`` most likely meant: the only one it starts (``edit`` is edit_file, ``list_dir``
+    list_directory), else the only one it is a word of, else the closest by spelling (``edit`` is two letters from
+    ``git``, which no one calling ``edit`` meant)."""
+    folded = name.lower().strip("_")
+    starting = [tool for tool in offered if folded and tool.startswith(folded)]
+    worded = [tool for tool in offered if folded and folded in tool.split("_")]
+    for found in (starting, worded):
+        if len(found) == 1:
+            return found[0]
+    return closest(name, offered)
 
 
 def audit_entry(

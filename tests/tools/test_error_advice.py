@@ -300,3 +300,15 @@ async def test_every_error_names_only_tools_and_parameters_that_exist(
     assert await _unreal_advice(client, tool, text_of(result)) == []
     assert len(text_of(result)) < 600
     assert sorted((p.relative_to(root), p.read_bytes() if p.is_file() else None) for p in root.rglob("*")) == before
+
+
+async def test_a_risky_preview_names_the_force_its_run_needs_and_that_run_applies(client: Client, root: Path) -> None:
+    # "Run again without preview" alone led to risk_blocked, whose advice was to preview: round and round.
+    for n in range(60):
+        (root / f"m{n:02}.txt").write_text("old\n", encoding="utf-8")
+    asked = {"find": "old", "replace": "new", "path": str(root)}
+    preview = text_of(await client.call_tool("project_replace", {**asked, "preview": True}))
+    assert "Run again without preview and with force=true to apply (risk HIGH)." in preview
+    applied = await client.call_tool("project_replace", {**asked, "force": True})
+    assert not applied.is_error, text_of(applied)
+    assert {(root / f"m{n:02}.txt").read_text(encoding="utf-8") for n in range(60)} == {"new\n"}

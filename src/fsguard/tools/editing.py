@@ -264,7 +264,7 @@ def _run(services: Services, path: str, planner: modes.Planner, options: EditOpt
         raise IsDirectoryError(
             f"cannot edit directory: {path} is a directory; edit_file changes one file. To replace text in every "
             f"file under it, see the counts with project_replace(path={path!r}, find=..., replace=..., "
-            "preview=true), then run it without preview.",
+            "preview=true), then run it as its preview says.",
             **exc.fields,
         ) from exc
     except ExternalChangeError as exc:  # the seed named the tool: "edit_file blocked: file changed on disk …"

@@ -189,7 +189,13 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
     if len(result.files) > SHOWN:
         rows.append(f"  and {counted(len(result.files) - SHOWN, 'more file')}, all in the result's files list")
     hint = ""
-    if result.status == "preview":
+    if result.status == "preview" and result.risk_level in ("HIGH", "CRITICAL"):
+        # Without force a change this large is refused (risk_blocked): saying only "without preview" sent the caller
+        # back and forth between the preview and the refusal.
+        hint = (
+            f"\nNothing was written. Run again without preview and with force=true to apply (risk {result.risk_level})."
+        )
+    elif result.status == "preview":
         hint = "\nNothing was written. Run again without preview to apply."
     elif result.files_changed:
         hint = '\nEach file was backed up: undo one with backup(action="undo_last", file_path=...).'
