@@ -286,18 +286,26 @@ def _failed(number: int, edit: Replacement, exc: FsguardError, original: str, te
     Ambiguous, as the seed says it: old_text matches several places, or it was never in the file while new_text
     is there (made before this call, or old_text is wrong; only a re-read tells).
     """
-    if isinstance(exc, NoMatchError) and edit.new_text and edit.new_text in text:
-        if edit.old_text in original:
-            # Subsumed only if an earlier edit of this call put new_text there: text the file already held
-            # elsewhere says nothing of this edit, which then failed (an earlier edit took its old_text).
-            if text.count(edit.new_text) > original.count(edit.new_text):
-                return EditOutcome(number, "already_present", error="subsumed by an earlier edit of this batch")
-        elif edit.new_text.strip():  # blank new_text is in nearly every file: it tells nothing
-            reason = (
-                "old_text is not in the file but new_text is: made before this call, or old_text is wrong? "
-                "Re-read the file; drop this edit if its change is there"
-            )
-            return EditOutcome(number, "ambiguous", error=reason, code=exc.code)
+    if isinstance(exc, NoMatchError) and edit.old_text in original:
+        # Subsumed only if an earlier edit of this call put new_text there: text the file already held elsewhere
+        # says nothing of this edit, whose old_text an earlier edit then changed.
+        if edit.new_text and text.count(edit.new_text) > original.count(edit.new_text):
+            return EditOutcome(number, "already_present", error="subsumed by an earlier edit of this batch")
+        taken = (
+            "old_text is in the file, but an earlier edit of this call changed that text: fold the two into one "
+            "edit, or give this one's old_text as the earlier edit leaves it"
+        )  # "not found" here sent a caller to copy the very text it had sent
+        return EditOutcome(number, "failed", error=taken, code=exc.code)
+    if isinstance(exc, NoMatchError) and edit.new_text.strip() and edit.new_text in text:
+        # Blank new_text is in nearly every file: it tells nothing.
+        reason = (
+            "old_text is not in the file but new_text is: made before this call, or old_text is wrong? "
+            "Re-read the file; drop this edit if its change is there"
+            if edit.new_text in original
+            else "old_text is not in the file; new_text is there only because an earlier edit of this call put it "
+            "there: fix this edit's old_text (copy it from read_file)"
+        )
+        return EditOutcome(number, "ambiguous", error=reason, code=exc.code)
     status: Literal["failed", "ambiguous"] = "ambiguous" if exc.code == "ambiguous_match" else "failed"
     error = exc.message.split("\n")[0]
     if status == "ambiguous" and error.startswith("old_text matches "):  # the seed's words, which callers match on
