@@ -54,3 +54,11 @@ def test_an_ambiguous_edit_lists_ten_lines_and_the_count() -> None:
     assert "at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 101 more (search_files shows every one)" in message
     assert caught.value.fields["lines"] == list(range(1, 112))
     assert len(message) < 400
+
+
+def test_an_applied_diagnosis_shows_the_line_so_new_text_in_a_comment_is_told_from_the_edit() -> None:
+    # new_text once, old_text nowhere: the rule cannot tell a comment from the edited line, the agent can.
+    error = _diagnosis("# TODO: set x = 2 later\ndef f():\n    x = 5\n", "x = 1", "x = 2")
+    assert 'at line 1: the edit looks already applied if that line is where it goes: "# TODO: set x = 2 later"' in (
+        error.message
+    )

@@ -866,7 +866,7 @@ async def test_edit_file_already_applied_is_no_match_saying_so(rig: Rig) -> None
         {
             "both": """\
 error no_match
-edit failed: no matches found for text: "line 0" — old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied. Re-read the file before changing it again.
+edit failed: no matches found for text: "line 0" — old_text is not in e.txt, but new_text is, at line 1: the edit looks already applied if that line is where it goes: "line 1". Re-read the file before changing it again.
 [STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) first, and quote what it holds.\
 """
         }

@@ -49,9 +49,11 @@ def no_match(
         seed = f"pattern not found: '{quoted[1:-1]}'"
     applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
+        # The line itself: new_text may sit in a comment or a string, which only a look tells from the edit's place.
+        shown = json.dumps(text.split("\n")[applied - 1].rstrip("\r")[:QUOTED_CHARS], ensure_ascii=False)
         return NoMatchError(
-            f"{seed} — old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied. "
-            "Re-read the file before changing it again.",
+            f"{seed} — old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied "
+            f"if that line is where it goes: {shown}. Re-read the file before changing it again.",
             path=path,
             already_applied=True,
             line=applied,
