@@ -469,3 +469,18 @@ async def test_an_undo_of_a_file_moved_away_names_no_trash_entry(client: Client,
     assert "sd_id" not in (refused.meta or {})["fsguard/error"]
     assert "backup(action='list_trash') shows whether the trash holds it" in text_of(refused)
     assert (root / "g.txt").read_bytes() == b"ONE\n"
+
+
+async def test_undo_last_past_the_first_step_says_it_is_all_undone_not_that_there_are_no_backups(
+    client: Client, root: Path
+) -> None:
+    (root / "f.txt").write_text("1\n", encoding="utf-8")
+    await edit(client, "1", "2")
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
+    again = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
+    assert error_code(again) == "nothing_to_undo"
+    assert "every operation through fsguard on f.txt is undone already" in text_of(again)
+    assert "No backups found" not in text_of(again)
+    listed = structured(await client.call_tool("backup", {"action": "list", "filter_path": "f.txt"}))
+    assert listed["total"] >= 1  # its versions are there, as the text says
+    assert (root / "f.txt").read_bytes() == b"1\n"

@@ -2075,7 +2075,7 @@ async def test_backup_undo_last_with_nothing_left_is_nothing_to_undo(rig: Rig) -
         {
             "both": """\
 error nothing_to_undo
-No backups found. Nothing to undo. No operation through fsguard on f.txt is left in its undo chain; see older versions with backup(action='list', filter_path=...).\
+No backups found. Nothing to undo. No operation through fsguard on f.txt is left in its undo chain; see its versions with backup(action='list', filter_path=...) and restore one by id.\
 """
         }
     )

@@ -68,9 +68,17 @@ class Restorer:
         with mutation(self._safe, path, may_be_missing=True) as change:
             head = self._safe.backups.head(path)
             if head is None:
+                # "No backups found" (the seed's words) only when there are none: after undoing every step, the file's
+                # versions are still listed, and saying there were none sent the caller away from them.
+                undone = any(record.path == str(path) for record in self._safe.backups.records())
+                opening = (
+                    f"Nothing to undo: every operation through fsguard on {path} is undone already"
+                    if undone
+                    else f"No backups found. Nothing to undo. No operation through fsguard on {path} is left in its "
+                    "undo chain"
+                )
                 raise NothingToUndoError(
-                    f"No backups found. Nothing to undo. No operation through fsguard on {path} is left in its "
-                    "undo chain; see older versions with backup(action='list', filter_path=...).",
+                    f"{opening}; see its versions with backup(action='list', filter_path=...) and restore one by id.",
                     path=str(path),
                 )
             if only is not None and head.backup_id != only:  # another operation came after it: never revert that
