@@ -347,26 +347,30 @@ async def test_a_long_multi_edit_with_one_failure_says_the_others_are_fine_and_n
     assert (root / "m.txt").read_bytes() == original
 
 
-async def test_an_edit_whose_old_text_an_earlier_edit_changed_says_so_not_that_it_is_missing(
-    client: Client, root: Path
+@pytest.mark.parametrize(
+    ("content", "edits", "said", "not_said"),
+    [
+        (  # edit 1 took edit 2's old_text: "not found" sent a caller to copy the text read_file shows, failing alike
+            b"x = 1\ny = 1\n",
+            [{"old_text": "x = 1\ny = 1", "new_text": "xy = 0"}, {"old_text": "y = 1", "new_text": "y = 2"}],
+            "edit 2: failed — old_text is in the file, but an earlier edit of this call changed that text",
+            "edit 2: failed — old_text was not found",
+        ),
+        (  # edit 1 made edit 2's new_text: the file never held it
+            b"x = 1\nv = 4\n",
+            [{"old_text": "x = 1", "new_text": "w = 5"}, {"old_text": "v = 5", "new_text": "w = 5"}],
+            "new_text is there only because an earlier edit of this call put it there",
+            "made before this call",
+        ),
+    ],
+    ids=["old_text taken by an earlier edit", "new_text made by an earlier edit"],
+)
+async def test_a_failed_edit_blames_what_an_earlier_edit_of_the_call_did_not_the_file(
+    client: Client, root: Path, content: bytes, edits: list[dict[str, str]], said: str, not_said: str
 ) -> None:
-    (root / "m.py").write_text("x = 1\ny = 1\n", encoding="utf-8")
-    edits = [{"old_text": "x = 1\ny = 1", "new_text": "xy = 0"}, {"old_text": "y = 1", "new_text": "y = 2"}]
+    (root / "m.py").write_bytes(content)
     result = await client.call_tool("multi_edit", {"path": "m.py", "edits_json": edits})
-    assert error_code(result) == "no_match"
-    said = text_of(result)
-    assert "edit 2: failed — old_text is in the file, but an earlier edit of this call changed that text" in said
-    assert "was not found" not in said.split("edit 2:")[1].split("\n")[0]  # read_file shows it: copying it fails alike
-    assert (root / "m.py").read_bytes() == b"x = 1\ny = 1\n"
-
-
-async def test_an_edit_whose_new_text_only_an_earlier_edit_made_is_not_said_to_be_made_before_the_call(
-    client: Client, root: Path
-) -> None:
-    (root / "m.py").write_text("x = 1\nv = 4\n", encoding="utf-8")
-    edits = [{"old_text": "x = 1", "new_text": "w = 5"}, {"old_text": "v = 5", "new_text": "w = 5"}]
-    result = await client.call_tool("multi_edit", {"path": "m.py", "edits_json": edits})
-    said = text_of(result)
-    assert "new_text is there only because an earlier edit of this call put it there" in said
-    assert "made before this call" not in said
-    assert (root / "m.py").read_bytes() == b"x = 1\nv = 4\n"
+    assert error_code(result) == "no_match", text_of(result)
+    assert said in text_of(result)
+    assert not_said not in text_of(result)
+    assert (root / "m.py").read_bytes() == content
