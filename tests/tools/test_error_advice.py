@@ -312,3 +312,17 @@ async def test_a_risky_preview_names_the_force_its_run_needs_and_that_run_applie
     applied = await client.call_tool("project_replace", {**asked, "force": True})
     assert not applied.is_error, text_of(applied)
     assert {(root / f"m{n:02}.txt").read_text(encoding="utf-8") for n in range(60)} == {"new\n"}
+
+
+async def test_the_closest_lines_of_a_missed_edit_are_the_block_most_like_it_not_the_first_of_a_repeated_line(
+    client: Client, root: Path
+) -> None:
+    # Fourteen functions open with the same line: the first of them was shown, and an agent copying it edited func1.
+    body = "".join(f"def func{n}(a):\n    if a:\n        return {n}\n    return None\n\n" for n in range(1, 15))
+    (root / "m.py").write_text(body, encoding="utf-8")
+    missed = {"path": "m.py", "old_text": "    if a:\n        return 99\n", "new_text": "    if a:\n        return 0\n"}
+    said = text_of(await client.call_tool("edit_file", missed))
+    shown = said.split("Closest lines:\n", 1)[1]
+    assert "return 9\n" in shown
+    assert "return 1\n" not in shown
+    assert (root / "m.py").read_text(encoding="utf-8") == body

@@ -89,8 +89,25 @@ def _closest(text: str, index: LineIndex, old: str, subject: str) -> str:
         return f"No line resembles the first line of {subject}."
     at, offset = numbers[best[0]]
     if offset < 0:
+        at = _best_block(index, best[0], old, at)
         return f"Closest lines:\n{_numbered(index, max(at - 2, 0), min(at + 3, len(index.lines)))}"
     return f"Closest lines:\n{_numbered_around(text, at, offset)}"
+
+
+def _best_block(index: LineIndex, line: str, old: str, at: int) -> int:
+    """Of the lines reading ``line`` (a short file's), the one whose block reads most like ``old``, not only its
+    first line: 14 functions opening with ``if a:`` showed the first, and the agent copied the wrong one."""
+    wanted = "\n".join(part.strip() for part in LINE_BREAK.split(old) if part.strip())
+    size = wanted.count("\n") + 1
+    places = [number for number, text in enumerate(index.lines) if text.strip() == line]
+    if size < 2 or len(places) < 2:
+        return at
+
+    def likeness(number: int) -> float:
+        block = "\n".join(text.strip() for text in index.lines[number : number + size])
+        return difflib.SequenceMatcher(None, wanted, block).ratio()
+
+    return max(places, key=likeness)  # the first of equals, as before
 
 
 def _candidates(text: str, index: LineIndex, first: str) -> dict[str, tuple[int, int]]:
