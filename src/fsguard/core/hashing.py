@@ -213,7 +213,7 @@ class FingerprintCache:
         gigabyte hashed), would leave the times as they were, so the window is judged from there.
         """
         if stat is not None:
-            self._remembered.keep(path, _identity(stat), fingerprint, stat, taken=taken)
+            self._remembered.keep(path, identity(stat), fingerprint, stat, taken=taken)
 
     def remember_read(self, path: Path, fd: int, before: os.stat_result, fingerprint: Fingerprint, taken: int) -> None:
         """Record the fingerprint of what was just read from the open ``fd``, unless the file changed meanwhile."""
@@ -227,7 +227,7 @@ class FingerprintCache:
 
     def lookup(self, path: Path, stat: os.stat_result) -> Fingerprint | None:
         """The fingerprint kept for ``path`` if the file still has the identity ``stat`` gives, else None."""
-        found = self._remembered.get(path, _identity(stat))
+        found = self._remembered.get(path, identity(stat))
         if found is None:
             self.misses += 1
         else:
@@ -258,5 +258,7 @@ class FingerprintCache:
         return self.hits / total if total else 0.0
 
 
-def _identity(stat: os.stat_result) -> Identity:
+def identity(stat: os.stat_result) -> Identity:
+    """A file's bytes as a stat tells them apart: device, inode, size and both times (ctime: a writer that puts
+    the mtime back cannot put it back)."""
     return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)

@@ -13,25 +13,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from fsguard.core.errors import ExternalChangeError
+from fsguard.core.hashing import identity
 
 TRIES = 3
 """Passes before a file changing under each of them is refused: a single rewrite costs one more pass, while a file
 written to without pause (a busy log) is not read for ever."""
 
 T = TypeVar("T")
-
-
-def unchanged(before: os.stat_result, after: os.stat_result) -> bool:
-    """Whether nothing was written to the file between the two stats of it.
-
-    ctime too: a writer that puts the mtime back (rsync, a build restoring times) cannot put the ctime back.
-    """
-    return (before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (
-        after.st_ino,
-        after.st_size,
-        after.st_mtime_ns,
-        after.st_ctime_ns,
-    )
 
 
 def steady(
@@ -52,7 +40,7 @@ def steady(
     for _ in range(TRIES):
         found = attempt(before)
         after = os.fstat(fd)
-        if unchanged(before, after):
+        if identity(before) == identity(after):  # nothing was written to it meanwhile
             return found
         growing = after.st_ino == before.st_ino and after.st_size > before.st_size
         if unsteady is not None and growing and grew:
