@@ -115,7 +115,7 @@ class PathPolicy:
         canonical = canonical_path(candidate, user_path, self.roots)
         check_stream_syntax(user_path, canonical, self.wsl_mount_root)
         self._check_contained(user_path, canonical, candidate)
-        self.check_not_denied(canonical, user_path, lexical=Path(os.path.normpath(candidate)))
+        self.check_not_denied(canonical, user_path, lexical=candidate)
         return canonical
 
     def resolve_entry(self, user_path: str, *, stored: bool = False) -> Path:
@@ -277,16 +277,17 @@ class PathPolicy:
         check_not_in_object_store(canonical, self.root_of)
         if self.deny.active:
             is_dir = is_dir or self._as_directory(canonical)
-            linked = None if lexical in (None, canonical) else (lambda: self._lexically_visible(lexical))
+            linked = None if lexical is None else (lambda: self._lexically_visible(lexical, canonical))
             self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir, linked=linked)
 
-    def _lexically_visible(self, lexical: Path) -> bool:
-        """Whether the path as asked lies in a root, spelled as configured, and no rule hides it there."""
-        return any(within(lexical, root) for root in self.roots) and self.denied_by(lexical) is None
+    def _lexically_visible(self, lexical: Path, canonical: Path) -> bool:
+        """Whether the path as asked (normalised here, on a refusal only) is not where it resolves, lies in a root
+        spelled as configured, and no rule hides it there."""
+        asked = Path(os.path.normpath(lexical))
+        return asked != canonical and any(within(asked, root) for root in self.roots) and self.denied_by(asked) is None
 
     def _as_directory(self, canonical: Path) -> bool:
-        """Whether the deny rules judge ``canonical`` as a directory: it is one, and a rule names directories (else
-        nothing is looked at)."""
+        """Whether the deny rules judge ``canonical`` as a directory: it is one, and a rule names directories."""
         return self.deny.active and self.deny.names_directories and canonical.is_dir()
 
     def screen_link(self, path: Path, leads_to: Path, reading: bool = False) -> None:
