@@ -25,13 +25,13 @@ import anyio.to_thread
 from mcp import MCPError
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from fsguard.core.confirmation import Confirmation, ConfirmMode, declined
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.oserrors import shorten
 from fsguard.services import Services
-from fsguard.tools._errors import CodedToolError
+from fsguard.tools._errors import CONFIRM_FORM, CodedToolError
 from fsguard.tools._wire import wire_text
 
 logger = logging.getLogger(__name__)
@@ -39,6 +39,8 @@ logger = logging.getLogger(__name__)
 
 class ConfirmForm(BaseModel):
     """The form the user fills in: the question is the summary paragraph, the one field is the answer."""
+
+    model_config = ConfigDict(title=CONFIRM_FORM)  # its name, which tells its refusals apart (tools/_errors)
 
     # Strict: only a ticked box says yes; "yes", 1 or "on" from a client's own form are no answer to this one.
     confirm: StrictBool = Field(

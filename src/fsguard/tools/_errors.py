@@ -75,6 +75,12 @@ def error_code(result: CallToolResult) -> str | None:
 def result_for(exc: ToolError, tool: str) -> CallToolResult:
     """The error result for a ToolError raised while calling ``tool``."""
     cause = exc.__cause__
+    if _refused_form(exc):  # the SDK's words name fsguard's own resolver: say what the client sent
+        return error_result(
+            "invalid_params",
+            f"{tool}: the client's answer was not the form asked (one box, ticked or not: true or false), so nothing "
+            "was changed. Call it again to be asked again.",
+        )
     if isinstance(cause, CodedToolError):
         # Imported here: importing fsguard.voice loads every voice and result model, which a server answering
         # only tools/list (a cold start) never needs.
@@ -89,17 +95,22 @@ def result_for(exc: ToolError, tool: str) -> CallToolResult:
         return error_result(
             "internal_error", f"{tool} failed unexpectedly; the details are in the server log. Retry, or report it."
         )
-    if _NOT_THE_FORM in str(exc):  # the SDK's words name fsguard's own resolver: say what the client sent
-        return error_result(
-            "invalid_params",
-            f"{tool}: the client's answer was not the form asked (one box, ticked or not: true or false), so nothing "
-            "was changed. Call it again to be asked again.",
-        )
     return error_result("invalid_params", str(exc))
 
 
-# How the SDK refuses a 2026-07-28 answer to a confirmation that is not the form (a "yes" where a box was asked).
-_NOT_THE_FORM = "received an accepted elicitation whose content does not match"
+# The title of the confirmation form (tools/_confirm.ConfirmForm), which its validation errors carry.
+CONFIRM_FORM = "ConfirmForm"
+
+
+def _refused_form(exc: BaseException) -> bool:
+    """Whether ``exc`` comes of a 2026-07-28 answer to a confirmation that is not its form (a "yes" where a box was
+    asked): the SDK raises it, wrapped, from the form's validation error."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ValidationError) and seen.title == CONFIRM_FORM:
+            return True
+        seen = seen.__cause__
+    return False
 
 
 def with_near_paths(result: CallToolResult, near: NearPaths) -> CallToolResult:
