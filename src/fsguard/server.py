@@ -123,6 +123,7 @@ class FsguardServer(MCPServer):
         self._published = published
         self._services: Services | None = None
         self._built = False
+        self.withheld: frozenset[str] = frozenset()  # the tools --read-only left out, once they are built
         # The CLI sets it: the tools and engine built on the first call join what start-up kept out of the
         # cyclic collector (gc.freeze), as they did when they were built at start-up.
         self.freeze_when_built = False
@@ -148,7 +149,7 @@ class FsguardServer(MCPServer):
             return
         from fsguard.tools import register_all
 
-        register_all(self, self.services)
+        self.withheld = frozenset(register_all(self, self.services).withheld)
         self._built = True
         if self.freeze_when_built:
             gc.freeze()
@@ -176,7 +177,9 @@ class FsguardServer(MCPServer):
         schemas = await self._schemas()
         if name not in schemas:
             # The spec makes an unknown tool a protocol error, not a tool result; it is still counted and audited.
-            error = unknown_tool(name, sorted(schemas), read_only=self.groundwork.settings.read_only)
+            if self.groundwork.settings.read_only:
+                self.build_tools()  # which tools --read-only withheld is known once they are registered
+            error = unknown_tool(name, sorted(schemas), withheld=self.withheld)
             self._account(name, arguments, error_result("unknown_tool", error.message, error.data), started)
             raise error
         try:
@@ -251,10 +254,10 @@ def traced() -> bool:
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
-def unknown_tool(name: str, offered: list[str], *, read_only: bool = False) -> MCPError:
+def unknown_tool(name: str, offered: list[str], *, withheld: frozenset[str] = frozenset()) -> MCPError:
     """JSON-RPC -32602 "Unknown tool: NAME"; ``data`` names the closest offered tool when one is near, or why a tool
-    fsguard has is not offered (--read-only)."""
-    if read_only and name in _published.WRITING_TOOLS:
+    fsguard has is not offered (``withheld`` by --read-only)."""
+    if name in withheld:
         return MCPError(
             code=INVALID_PARAMS,
             message=f"Unknown tool: {name}: {_published.READ_ONLY_ADVICE}",

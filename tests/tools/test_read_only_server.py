@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from mcp import MCPError
 
-from fsguard.tools._published import WRITING_TOOLS
 from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_backup import edit
 
@@ -57,14 +56,19 @@ async def test_a_read_only_server_prunes_no_backup_past_its_own_max_count(
     assert len(chain["backups"]) == 4
 
 
-async def test_the_tools_read_only_leaves_out_are_the_writing_tools_it_names_when_called(
-    connect: ClientFactory,
+async def test_every_tool_read_only_leaves_out_is_named_as_left_out_for_read_only_when_called(
+    connect: ClientFactory, root: Path
 ) -> None:
     async with connect() as client:
         every = {tool.name for tool in (await client.list_tools()).tools}
     async with connect(read_only=True) as client:
-        offered = {tool.name for tool in (await client.list_tools()).tools}
-    assert every - offered == WRITING_TOOLS
+        left_out = every - {tool.name for tool in (await client.list_tools()).tools}
+        for name in sorted(left_out):
+            with pytest.raises(MCPError, match=rf"Unknown tool: {name}: this server runs with --read-only"):
+                await client.call_tool(name, {"path": "a.txt"})
+    assert "write_file" in left_out
+    assert "server_info" not in left_out  # it writes only with a flag --read-only refuses
+    assert list(root.iterdir()) == []
 
 
 async def test_a_read_only_server_says_a_writing_tool_is_missing_because_of_read_only(

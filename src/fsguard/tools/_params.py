@@ -69,6 +69,7 @@ class Catalog:
     server: MCPServer
     services: Services
     examples: dict[str, list[ToolExample]] = field(default_factory=dict)
+    withheld: set[str] = field(default_factory=set)  # the writing tools a --read-only server does not register
 
     @property
     def compact(self) -> bool:
@@ -92,6 +93,7 @@ class Catalog:
         for a read or an fsync.
         """
         if self.services.settings.read_only and not hints.read_only_hint:
+            self.withheld.add(fn.__name__)
             return
         manager = getattr(self.server, "_tool_manager", None)
         tools = getattr(manager, "_tools", None)

@@ -36,12 +36,7 @@ from fsguard.core.errors import FsguardError
 
 logger = logging.getLogger(__name__)
 
-# The tools --read-only does not register (each changes files). A call of one is told why it is missing, not only
-# that it is unknown; a test holds this set to what registration does.
-WRITING_TOOLS = frozenset(
-    {"backup", "batch_operations", "copy_file", "create_directory", "delete_file", "edit_file", "git"}
-    | {"minify_js", "move_file", "multi_edit", "project_replace", "write_file", "wsl"}
-)
+# Why a tool fsguard has is missing on a --read-only server (it can change files): a call of one and help say it.
 READ_ONLY_ADVICE = (
     "this server runs with --read-only, so no tool that can change files (this one included) is offered. Ask the "
     "user to restart fsguard without --read-only if it is needed."

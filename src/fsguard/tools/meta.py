@@ -19,7 +19,7 @@ from fsguard.models import BackupStoreStats, HelpResult, ServedRoot, ServerInfoR
 from fsguard.services import Services
 from fsguard.tools._errors import CodedToolError, bridge
 from fsguard.tools._params import Catalog, hints, respond
-from fsguard.tools._published import READ_ONLY_ADVICE, WRITING_TOOLS
+from fsguard.tools._published import READ_ONLY_ADVICE
 from fsguard.tools.topics import TOPICS, Registry, topic_text
 from fsguard.voice import artifact_text, help_text, stats_text
 
@@ -46,7 +46,7 @@ def register(catalog: Catalog) -> None:
         if found is None:
             suggestion = closest(tool, sorted(tools))
             hint = f" Did you mean {suggestion!r}?" if suggestion else ""
-            if services.settings.read_only and tool in WRITING_TOOLS:
+            if tool in catalog.withheld:
                 hint = f" {tool} is one of fsguard's tools, but {READ_ONLY_ADVICE}"
             raise CodedToolError(
                 InvalidParamsError(
