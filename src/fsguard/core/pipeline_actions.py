@@ -221,15 +221,19 @@ def read_text(engines: PipelineEngines, file: str) -> tuple[Path, DecodedText]:
 
 
 def own_files(engines: PipelineEngines, action: str, params: Mapping[str, Any]) -> list[str]:
-    """The canonical paths a step names in its own params: ``files`` (a list, or text split at commas, as
-    the ``{{step.files}}`` template writes it) and ``path`` (for every action but search, where it is a
-    directory)."""
+    """The canonical paths of :func:`named_files`."""
+    # delete and rename act on a link itself, as delete_file and move_file do; the others on what it names
+    resolve = engines.policy.resolve_entry if action in ("delete", "rename") else engines.policy.resolve
+    return [str(resolve(name)) for name in named_files(action, params)]
+
+
+def named_files(action: str, params: Mapping[str, Any]) -> list[str]:
+    """The paths a step names in its own params, as given: ``files`` (a list, or text split at commas, as the
+    ``{{step.files}}`` template writes it) and ``path`` (for every action but search, where it is a directory)."""
     names = strings(params, "files")
     if action != "search" and isinstance(params.get("path"), str) and params["path"]:
         names.append(params["path"])
-    # delete and rename act on a link itself, as delete_file and move_file do; the others on what it names
-    resolve = engines.policy.resolve_entry if action in ("delete", "rename") else engines.policy.resolve
-    return [str(resolve(name)) for name in names]
+    return names
 
 
 def shown(content: str, *, verbose: bool) -> str:

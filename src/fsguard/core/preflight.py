@@ -25,7 +25,7 @@ from fsguard.core.gitrepo import GitRequest
 from fsguard.core.inventory import purge_trash
 from fsguard.core.paths import PathPolicy
 from fsguard.core.pipeline import PipelineRequest, StepOutcome
-from fsguard.core.pipeline_actions import flag, strings
+from fsguard.core.pipeline_actions import flag, named_files
 from fsguard.core.pipeline_runner import PipelineRunner
 from fsguard.core.replacing import ProjectReplacer, ReplaceRequest
 from fsguard.core.risk import RiskLevel
@@ -223,7 +223,7 @@ def _trashing(
     paths: list[str] = []
     moves: list[tuple[str, str | None]] = []
     for step in request.steps:
-        own = strings(step.params, "files") + ([step.params["path"]] if _named(step.params) else [])
+        own = named_files(step.action, step.params)
         if step.action == "rename" and isinstance(folder := step.params.get("destination"), str):
             moves += [(name, str(Path(folder) / Path(name).name)) for name in own]  # each into the folder
         if step.action != "delete" or not _recursive(step.params):
@@ -236,10 +236,6 @@ def _trashing(
         else None
     )
     return None if found is None else replace(found, operation="batch_operations")
-
-
-def _named(params: Mapping[str, Any]) -> bool:
-    return isinstance(params.get("path"), str) and bool(params["path"])
 
 
 def _recursive(params: Mapping[str, Any]) -> bool:
