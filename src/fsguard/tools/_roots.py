@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -57,7 +57,7 @@ class ClientRootsAsker:
 
     async def scope(self, context: Context[Any, Any] | None) -> Asked:
         """The scope of the connection ``context`` belongs to; a 2026 call first gets the round asking for it."""
-        if not self._enabled or context is None or not _declares_roots(context):
+        if not self._asks(context):
             return Asked()
         modern = context.protocol_version in MODERN_PROTOCOL_VERSIONS
         # 2026 has no change notice, so nothing is kept there: even a stdio connection asks on every call.
@@ -96,15 +96,17 @@ class ClientRootsAsker:
         """``round_`` (another question of a 2026 call whose client was asked for its roots) asking for the roots as
         well: a 2026 client answers only what the round it retries asks, and nothing is kept between rounds."""
         if (
-            not self._enabled
-            or context is None
-            or not _declares_roots(context)
+            not self._asks(context)
             or context.protocol_version not in MODERN_PROTOCOL_VERSIONS
             or ROOTS_REQUEST_KEY in (round_.input_requests or {})
         ):
             return round_
         asks = {**(round_.input_requests or {}), ROOTS_REQUEST_KEY: ListRootsRequest()}
         return round_.model_copy(update={"input_requests": asks})
+
+    def _asks(self, context: Context[Any, Any] | None) -> TypeGuard[Context[Any, Any]]:
+        """Whether the client of ``context`` is asked for its roots: it declares them, and --no-client-roots is off."""
+        return self._enabled and context is not None and _declares_roots(context)
 
     def _unanswered(self, exc: Exception, state: dict[str, Any], generation: int) -> ClientScope | None:
         """The scope of a call whose roots/list failed (an error, or no answer in time): the roots the client
