@@ -10,7 +10,6 @@ rather than in the shared PathPolicy: one HTTP client's roots never change anoth
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -19,11 +18,10 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlparse
 
-from fsguard.core.errors import AccessDeniedError
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError
+from fsguard.core.wslpaths import is_windows_form, to_wsl
 
 Origin = Literal["command_line", "client", "both"]
-# A Windows drive path as a file URI carries it: /C:/Users/me (the drive alone: /C:).
-_WINDOWS_DRIVE = re.compile(r"^/([A-Za-z]):(?:/(.*))?$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -79,11 +77,11 @@ def uri_path(uri: str, mount_root: Path = Path("/mnt")) -> Path | None:
         return None
     try:
         path = unquote(parsed.path)
-        if (drive := _WINDOWS_DRIVE.match(path)) is not None:
-            path = str(mount_root / drive.group(1).lower() / (drive.group(2) or ""))
+        if path.startswith("/") and is_windows_form(path[1:]) and not path.startswith("//"):  # file:///C:/x
+            path = str(to_wsl(path[1:], mount_root))
         real = Path(os.path.realpath(path))
         return real if real.is_dir() else None
-    except (ValueError, OSError):
+    except (ValueError, OSError, InvalidParamsError):  # InvalidParamsError: a drive-relative C:x names no folder
         return None
 
 
