@@ -521,7 +521,7 @@ async def test_an_expected_hash_a_stale_read_cache_handed_out_is_refused_and_the
 ) -> None:
     # A file system whose stat does not show a rewrite of the same size (two writes in one coarse tick): the read
     # cache then hands out the old bytes' hash. An edit hashes the bytes it holds under the lock, never the cache.
-    monkeypatch.setattr("fsguard.core.hashing._identity", lambda stat: (stat.st_dev, stat.st_ino, stat.st_size))
+    monkeypatch.setattr("fsguard.core.hashing.identity", lambda stat: (stat.st_dev, stat.st_ino, stat.st_size))
     monkeypatch.setattr("fsguard.core.remembered.RACY_WINDOW_NS", -(1 << 62))
     target = root / "f.txt"
     target.write_bytes(b"alpha\nbeta\n")
