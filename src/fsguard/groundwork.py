@@ -78,12 +78,12 @@ class Groundwork:
                 policy = replace(policy, deny=rules)
             else:  # the state dir is a root itself: denying it would deny the whole root
                 logger.warning("state dir %s is a root; agents can reach fsguard's own files", state)
+        locks = PathLocks(settings.state_dir, policy.roots)
         hooks = None
         if settings.hooks_config is not None:  # the hooks module is imported only by a server that has hooks
             from fsguard.core.hooks import HookRunner
 
-            hooks = HookRunner.load(settings.hooks_config, policy.roots)
-        locks = PathLocks(settings.state_dir, policy.roots)
+            hooks = HookRunner.load(settings.hooks_config, policy.roots, locks.still_wanted)
         beneath = Beneath(policy.roots, policy.screen_link)
         writer = AtomicWriter(settings.state_dir)
 

@@ -129,19 +129,29 @@ class _Result:
 class HookRunner:
     """The hooks of one config file, grouped by event; with no file it is a near-free no-op."""
 
-    def __init__(self, by_event: dict[str, tuple[_Entry, ...]], roots: tuple[Path, ...]) -> None:
+    def __init__(
+        self,
+        by_event: dict[str, tuple[_Entry, ...]],
+        roots: tuple[Path, ...],
+        still_wanted: Callable[[], None] | None = None,
+    ) -> None:
         self._by_event = by_event
         self._cwd = roots[0] if roots else None
+        # Raises if the call was cancelled while its pre-hooks ran (PathLocks.still_wanted).
+        self._still_wanted = still_wanted
 
     @classmethod
-    def load(cls, config_path: Path | None, roots: tuple[Path, ...]) -> HookRunner:
-        """Read and validate ``config_path``; ``None`` gives a runner with no hooks.
+    def load(
+        cls, config_path: Path | None, roots: tuple[Path, ...], still_wanted: Callable[[], None] | None = None
+    ) -> HookRunner:
+        """Read and validate ``config_path``; ``None`` gives a runner with no hooks. ``still_wanted`` raises when
+        the call a pre-hook ran for was cancelled meanwhile.
 
         Raises:
             HookConfigError: the file is unreadable, not JSON, or not in the documented shape.
         """
         if config_path is None:
-            return cls({}, roots)
+            return cls({}, roots, still_wanted)
         where = ""
 
         def bad(problem: str) -> HookConfigError:
@@ -163,7 +173,7 @@ class HookRunner:
                 entry = _parse_entry(raw, roots, bad)
                 if entry.hooks:
                     by_event.setdefault(event, []).append(entry)
-        return cls({event: tuple(entries) for event, entries in by_event.items()}, roots)
+        return cls({event: tuple(entries) for event, entries in by_event.items()}, roots, still_wanted)
 
     @property
     def enabled(self) -> bool:
@@ -205,6 +215,8 @@ class HookRunner:
             message = f"{event.event} hook denied {event.tool_name}: {denied.reason}. Nothing was {undone}."
             advice = f"The hook {denied.hook.label} refused it; satisfy it or ask the user to change the hooks config."
             raise HookDeniedError(f"{message} {advice}", path=event.file_path, hook=denied.hook.command)
+        if pre and self._still_wanted is not None:
+            self._still_wanted()  # a hook may take seconds: a call cancelled meanwhile changes nothing
         replaced = [r.modified_content for r in results if r.modified_content]
         content = replaced[-1] if replaced and event.event in ("pre-write", "pre-edit") else None
         return HookOutcome(content, tuple(notes), len(results))

@@ -127,6 +127,8 @@ class PathLocks:
                 if check is not None:
                     if changing:
                         self._held.check = None
+                        stack.callback(setattr, self._held, "window", None)
+                        self._held.window = check  # until this hold ends: see still_wanted
                     check()
                 yield
         finally:
@@ -161,6 +163,14 @@ class PathLocks:
             yield
         finally:
             self._held.check = self._held.armed = None
+
+    def still_wanted(self) -> None:
+        """Ask again the check the first lock of this call (or of this step) ran, while that lock is held: a pre-hook
+        may run for seconds after it, and a call cancelled meanwhile must stop before its change, not make it and
+        answer "cancelled". Outside that hold (a rollback, a later lock) it asks nothing."""
+        window = getattr(self._held, "window", None)
+        if window is not None:
+            window()
 
     @contextmanager
     def step(self) -> Iterator[None]:

@@ -87,7 +87,7 @@ class Catalog:
 
         The SDK runs a sync tool on a worker thread: 0.3 ms a call when idle, over a millisecond on a busy
         machine, more than a small read costs. On a stdio server (one client, which waits for each answer
-        anyway) ``on_loop`` tools run on the event loop instead: quick reads ("read") always, and edits
+        anyway) without hooks, ``on_loop`` tools run on the event loop instead: quick reads ("read") always, and edits
         ("edit") while no lock they may wait for is taken in this process, and no other thread takes one until they
         end (PathLocks.claim). An HTTP server keeps every tool on worker threads, so its other clients never wait
         for a read or an fsync.
@@ -100,7 +100,10 @@ class Catalog:
         if isinstance(tools, dict):
             # A coroutine function (help) runs on the loop as it is; a sync one on a worker thread, cancellable.
             off_loop = fn if inspect.iscoroutinefunction(fn) else _cancellable(fn, self.services.locks)
-            if on_loop is not None and self.services.settings.transport == "stdio":
+            settings = self.services.settings
+            # A hook is a process that may run for seconds: on the loop, the server would answer nothing meanwhile,
+            # not even the cancellation of the very call it runs for.
+            if on_loop is not None and settings.transport == "stdio" and settings.hooks_config is None:
                 gate = None if on_loop == "read" else self.services.locks
                 tool = _built(fn, hints, _on_loop(fn, off_loop, gate), is_async=True)
             else:
