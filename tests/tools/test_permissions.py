@@ -64,6 +64,14 @@ def as_a_user() -> Iterator[None]:
         os.setegid(0)
 
 
+def users(*paths: Path) -> None:
+    """Make ``paths`` the files of the user :func:`as_a_user` runs as: a file is changed only by a user who may
+    write it, not by any who may write its directory."""
+    if os.geteuid() == 0:
+        for path in paths:
+            os.chown(path, NOBODY, NOBODY)
+
+
 def tree(directory: Path) -> dict[str, tuple[int, bytes | None]]:
     """Every entry under ``directory``: its mode, and its bytes (None for a directory)."""
     return {
@@ -167,6 +175,7 @@ async def test_a_change_in_a_directory_the_user_may_write_but_not_list_is_made_a
     (root / "box").mkdir()
     (root / "box" / "f.txt").write_bytes(b"old\n")
     (root / "top.txt").write_bytes(b"top\n")
+    users(root / "box" / "f.txt", root / "top.txt")
     (root / "box").chmod(0o333)
     result = await call_as_a_user(connect, reachable, tool, arguments)
     assert not result.is_error, text_of(result)
@@ -182,6 +191,7 @@ async def test_a_search_and_a_replace_of_a_file_in_a_directory_the_user_may_not_
     root = reachable / "root"
     (root / "box").mkdir()
     (root / "box" / "f.txt").write_bytes(b"old\n")
+    users(root / "box" / "f.txt")
     (root / "box").chmod(0o333)
     async with client_on(connect, reachable) as client:
         with as_a_user():
@@ -217,6 +227,7 @@ async def test_a_search_or_replace_names_the_subdirectories_the_user_may_not_lis
     # skips leave out is not looked into. A name search lists an unreadable file as any other.
     root = reachable / "root"
     (root / "a.py").write_bytes(b"hello\n")
+    users(root / "a.py")
     (root / "b.py").write_bytes(b"hello\n")
     (root / "b.py").chmod(0o000)
     for name, mode in UNLISTABLE.items():

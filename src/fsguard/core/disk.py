@@ -18,19 +18,17 @@ import stat
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
-from contextvars import ContextVar
 from pathlib import Path
 
-from fsguard.core.beneath import Pinned, fsync_directory, lstat_at, rename_no_replace
+from fsguard.core.attributes import Xattrs, carry, check_writable, without_set_id, xattrs_at
+from fsguard.core.beneath import Pinned, lstat_at, rename_no_replace
+from fsguard.core.dirsync import sync_directory
 from fsguard.core.errors import AccessDeniedError, BinaryFileError, FsguardError, IsDirectoryError, TooLargeError
 from fsguard.core.oserrors import from_os_error
 
 logger = logging.getLogger(__name__)
 
 _TEMP_MARK = ".fsguard-tmp-"
-# The directories whose fsync a directory_syncs_batched block has put off, by (device, inode); None outside one.
-_Deferred = dict[tuple[int, int], tuple[int, Path]]  # (device, inode) -> (an fd of the directory, its path)
-_DEFERRED: ContextVar[_Deferred | None] = ContextVar("fsguard_deferred_directory_syncs", default=None)
 
 
 def _read_umask() -> int:
@@ -239,23 +237,31 @@ class AtomicWriter:
                 "written. Check it with get_file_info, then retry.",
                 path=str(entry.path),
             )
-        if mode is None:
-            mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_UMASK
-        owner = (existing.st_uid, existing.st_gid) if existing is not None and os.geteuid() == 0 else None
+        if existing is not None and not exclusive:
+            check_writable(entry, existing)
+        if existing is None or exclusive:
+            # Recreated from its bytes and mode alone (an undo of a delete), a file is this user's: a setuid bit
+            # set for its old owner would make it a program running as this user.
+            like: os.stat_result | None = None
+            fresh = without_set_id(mode) if mode is not None else 0o666 & ~_UMASK
+            xattrs: Xattrs = {}
+        else:
+            like, fresh = existing, 0o600
+            xattrs = xattrs_at(entry.parent, entry.name)  # its ACL among them
         parent = entry.parent
         with self.temp_name(entry) as temp:
             try:
                 if alongside is None:
-                    _fill(parent, temp, data, mode, owner)
+                    _fill(parent, temp, data, fresh, like, xattrs)
                 else:
-                    _overlapped(alongside, _fill, parent, temp, data, mode, owner)
+                    _overlapped(alongside, _fill, parent, temp, data, fresh, like, xattrs)
                 if exclusive:
                     rename_no_replace(Pinned(parent, temp, entry.path), entry)
                 else:
                     if unchanged is not None:
                         unchanged()
                     os.rename(temp, entry.name, src_dir_fd=parent, dst_dir_fd=parent)
-                _sync_directory(parent, entry.path.parent)
+                sync_directory(parent, entry.path.parent)
             except OSError as exc:
                 _unlink_quietly(parent, temp)
                 raise from_os_error(exc, entry.path, needed=len(data)) from exc
@@ -264,14 +270,16 @@ class AtomicWriter:
                 raise
 
 
-def _fill(parent: int, temp: str, data: bytes, mode: int, owner: tuple[int, int] | None) -> None:
-    """Create the temp ``temp`` in ``parent`` holding ``data`` durably, with ``mode`` (and ``owner``)."""
+def _fill(parent: int, temp: str, data: bytes, mode: int, like: os.stat_result | None, xattrs: Xattrs) -> None:
+    """Create the temp ``temp`` in ``parent`` holding ``data`` durably, with the owner, ``xattrs`` and mode of the
+    file it replaces (``like``), else with ``mode``."""
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent)
     try:
         _write_all(fd, data)
-        if owner is not None:  # first: a change of owner clears the setuid and setgid bits, even done by root
-            os.fchown(fd, *owner)
-        os.fchmod(fd, mode)
+        if like is None:
+            os.fchmod(fd, mode)  # not the umask's
+        else:
+            carry(fd, like, xattrs, times=False)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -298,45 +306,6 @@ def _overlapped(first: Callable[[], None], second: Callable[..., None], *args: o
             pending.result()  # the temp must be closed before the caller removes it
         raise
     pending.result()
-
-
-@contextmanager
-def directory_syncs_batched() -> Iterator[None]:
-    """Within the block, a replace-by-rename leaves its directory's fsync to the end, done once per directory.
-
-    For writes of many files whose acknowledgement waits for the block (project_replace): each file is still
-    replaced only after its backup is durable, and a crash before the end leaves it old or new, as always.
-    """
-    pending: _Deferred = {}
-    token = _DEFERRED.set(pending)
-    failure: tuple[OSError, Path] | None = None
-    try:
-        yield
-    finally:
-        _DEFERRED.reset(token)
-        for fd, directory in pending.values():
-            try:
-                os.fsync(fd)
-            except OSError as exc:
-                failure = failure or (exc, directory)
-            finally:
-                os.close(fd)
-    if failure is not None:
-        raise from_os_error(*failure)
-
-
-def _sync_directory(parent: int, directory: Path) -> None:
-    pending = _DEFERRED.get()
-    if pending is None:
-        fsync_directory(parent)
-        return
-    found = os.fstat(parent)
-    key = (found.st_dev, found.st_ino)
-    if key not in pending:
-        try:
-            pending[key] = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent), directory
-        except PermissionError:  # mode -wx: no fd to fsync later; the change is made, fsync_directory syncs it now
-            fsync_directory(parent)
 
 
 def read_all(fd: int, size_hint: int, limit: int | None = None) -> bytes:

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from fsguard.core.denial import HiddenFiles
-from fsguard.core.disk import directory_syncs_batched, read_at
+from fsguard.core.dirsync import directory_syncs_batched
+from fsguard.core.disk import read_at
 from fsguard.core.errors import (
     AccessDeniedError,
     BinaryFileError,

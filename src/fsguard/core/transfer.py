@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.attributes import carry, chown_like, xattrs_of
 from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, FsguardError, InvalidParamsError
@@ -250,13 +251,16 @@ def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, pr
             os.mkdir(target.name, 0o700, dir_fd=target.parent)
             with opened_dir(source) as src, opened_dir(target) as dst:
                 run_through(_copy_children(src, dst, source.path, copied, links, progress))
-                _keep_times_and_mode(dst, found)
+                carry(dst, found, xattrs_of(src))
                 os.fsync(dst)
         elif stat.S_ISLNK(found.st_mode):
             os.symlink(os.readlink(source.name, dir_fd=source.parent), target.name, dir_fd=target.parent)
+            chown_like(target.parent, target.name, found)
         elif stat.S_ISREG(found.st_mode):
             copied.bytes += _copy_file(source.parent, source.name, target.parent, target.name)
             copied.files += 1
+        elif links == "keep":
+            _remade(target.parent, target.name, found, source.path)
         else:
             raise InvalidParamsError(
                 f"{source.path} is a pipe, socket or device; only files and directories are copied.",
@@ -275,12 +279,13 @@ def _copy_children(
         if copied.hide is not None and copied.hide(label / name):
             copied.denied += 1
             continue
-        mode = os.stat(name, dir_fd=src, follow_symlinks=False).st_mode
+        found = os.stat(name, dir_fd=src, follow_symlinks=False)
+        mode = found.st_mode
         if stat.S_ISDIR(mode):
             os.mkdir(name, 0o700, dir_fd=dst)
             with child_dir(src, name) as inner_src, child_dir(dst, name) as inner_dst:
                 yield Below(_copy_children(inner_src, inner_dst, label / name, copied, links, progress))
-                _keep_times_and_mode(inner_dst, os.fstat(inner_src))
+                carry(inner_dst, os.fstat(inner_src), xattrs_of(inner_src))
                 os.fsync(inner_dst)
         elif stat.S_ISREG(mode):
             copied.bytes += _copy_file(src, name, dst, name)
@@ -289,8 +294,9 @@ def _copy_children(
                 progress(copied.bytes, copied.total)
         elif stat.S_ISLNK(mode) and links == "keep":
             os.symlink(os.readlink(name, dir_fd=src), name, dir_fd=dst)
-        elif stat.S_ISFIFO(mode) and links == "keep":
-            os.mkfifo(name, stat.S_IMODE(mode), dir_fd=dst)
+            chown_like(dst, name, found)
+        elif links == "keep":
+            _remade(dst, name, found, label / name)
         elif stat.S_ISLNK(mode):
             copied.skipped.append(str(label / name))
         else:
@@ -298,7 +304,8 @@ def _copy_children(
 
 
 def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:
-    """Bytes, mode and times into a new file (O_EXCL), fsynced; returns the bytes copied."""
+    """Bytes, owner, extended attributes, mode and times into a new file (O_EXCL), fsynced; returns the bytes
+    copied."""
     reader = os.open(src_name, READ_FILE, dir_fd=src_dir)
     try:
         found = os.fstat(reader)
@@ -309,7 +316,7 @@ def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:
         )
         try:
             size = _pump(reader, writer, found.st_size)
-            _keep_times_and_mode(writer, found)
+            carry(writer, found, xattrs_of(reader))
             os.fsync(writer)
         finally:
             os.close(writer)
@@ -339,6 +346,20 @@ def _pump(reader: int, writer: int, size: int) -> int:
     return total
 
 
-def _keep_times_and_mode(fd: int, like: os.stat_result) -> None:
-    os.fchmod(fd, stat.S_IMODE(like.st_mode))
-    os.utime(fd, ns=(like.st_atime_ns, like.st_mtime_ns))
+def _remade(directory: int, name: str, like: os.stat_result, label: Path) -> None:
+    """A pipe, socket or device made anew as ``name`` in ``directory`` (a move keeps it: it holds no bytes to copy).
+
+    Raises:
+        AccessDeniedError: a device, which only root may make: nothing can carry it to another filesystem.
+    """
+    try:
+        os.mknod(name, stat.S_IFMT(like.st_mode) | 0o600, like.st_rdev, dir_fd=directory)
+    except PermissionError as exc:
+        raise AccessDeniedError(
+            f"{label} is a device file, which only root may make, so it cannot be carried to another filesystem (a "
+            "move there, or to the trash in the state directory): nothing was changed. Move it within its own "
+            "filesystem, or delete it with permanent=true.",
+            path=str(label),
+        ) from exc
+    chown_like(directory, name, like)
+    os.chmod(name, stat.S_IMODE(like.st_mode), dir_fd=directory)  # a pipe or device this process just made

@@ -1,0 +1,173 @@
+"""What a file holds besides its bytes, through the tools: its write permission is obeyed, and its owner, group,
+extended attributes (a POSIX ACL lives in one) and set-id bits are carried to the file an edit writes, to a copy, and
+across filesystems (a move, the trash), never handed to a user they were not set for."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
+from tests.tools.test_permissions import NOBODY, call_as_a_user, reachable, tree
+
+__all__ = ["reachable"]  # the fixture, used here
+
+pytestmark = pytest.mark.anyio
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another owner needs root")
+
+
+def tagged(path: Path) -> None:
+    """Give ``path`` a user extended attribute, or skip where its filesystem keeps none."""
+    try:
+        os.setxattr(path, "user.origin", b"camera 7")
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM):
+            pytest.skip(f"{path.parent} keeps no user extended attributes")
+        raise
+
+
+@pytest.mark.parametrize("owner", ["own", "another user's"])
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_file", {"path": "locked.txt", "old_text": "kept", "new_text": "changed"}),
+        ("write_file", {"path": "locked.txt", "content": "replaced\n"}),
+    ],
+)
+async def test_a_change_to_a_file_the_user_may_not_write_is_access_denied_and_leaves_it_as_it_was(
+    connect: ClientFactory, reachable: Path, tool: str, arguments: dict[str, object], owner: str
+) -> None:
+    # The temp-and-rename write needs only the directory's write permission: a 0444 file of the user's own, or
+    # another user's 0644 one, was replaced where `echo >> file` is refused.
+    locked = reachable / "root" / "locked.txt"
+    locked.write_bytes(b"kept\n")
+    if owner == "own":
+        locked.chmod(0o444)
+        if os.geteuid() == 0:
+            os.chown(locked, NOBODY, NOBODY)
+    elif os.geteuid() == 0:
+        locked.chmod(0o644)  # root's: nobody may read it, not write it
+    else:
+        pytest.skip("a file of another user's needs root to make")
+    before = tree(reachable / "root")
+    result = await call_as_a_user(connect, reachable, tool, arguments)
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "not writable" in text_of(result)
+    assert tree(reachable / "root") == before
+
+
+async def test_an_edit_keeps_the_files_extended_attributes_and_so_does_its_undo(
+    connect: ClientFactory, root: Path
+) -> None:
+    notes = root / "notes.txt"
+    notes.write_bytes(b"draft\n")
+    tagged(notes)
+    async with connect() as client:
+        structured(await client.call_tool("edit_file", {"path": "notes.txt", "old_text": "draft", "new_text": "final"}))
+        assert notes.read_bytes() == b"final\n"
+        assert os.getxattr(notes, "user.origin") == b"camera 7"
+        structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "notes.txt"}))
+    assert notes.read_bytes() == b"draft\n"
+    assert os.getxattr(notes, "user.origin") == b"camera 7"
+
+
+@ROOT_ONLY
+async def test_an_edit_by_a_member_of_the_files_group_keeps_that_group(connect: ClientFactory, reachable: Path) -> None:
+    # Only root gives a file to another owner, but a user may give a file of theirs to a group they are in: a
+    # shared 0664 file edited by nobody became nobody's group's, and the team lost its write access.
+    team = 5000
+    shared = reachable / "root" / "shared.txt"
+    shared.write_bytes(b"team notes\n")
+    shared.chmod(0o664)
+    os.chown(shared, 0, team)
+    groups = os.getgroups()
+    os.setgroups([team])  # nobody runs with this process's supplementary groups: now in the team
+    try:
+        result = await call_as_a_user(
+            connect, reachable, "edit_file", {"path": "shared.txt", "old_text": "notes", "new_text": "plans"}
+        )
+    finally:
+        os.setgroups(groups)
+    structured(result)
+    assert shared.read_bytes() == b"team plans\n"
+    assert (shared.stat().st_gid, stat.S_IMODE(shared.stat().st_mode)) == (team, 0o664)
+
+
+@ROOT_ONLY
+async def test_a_copy_made_by_root_of_another_users_setuid_program_stays_that_users(
+    connect: ClientFactory, root: Path
+) -> None:
+    # A copy made as root came out root's with the source's mode: another user's setuid program became setuid root.
+    (root / "bin").mkdir()
+    tool = root / "bin" / "tool"
+    tool.write_bytes(b"#!/bin/sh\necho hi\n")
+    os.chown(tool, 1234, 1234)
+    tool.chmod(0o6755)
+    async with connect() as client:
+        structured(await client.call_tool("copy_file", {"source_path": "bin/tool", "dest_path": "tool-copy"}))
+        structured(await client.call_tool("copy_file", {"source_path": "bin", "dest_path": "bin-copy"}))
+    for copy in (root / "tool-copy", root / "bin-copy" / "tool"):
+        found = copy.stat()
+        assert (found.st_uid, found.st_gid, stat.S_IMODE(found.st_mode)) == (1234, 1234, 0o6755)
+        assert copy.read_bytes() == tool.read_bytes()
+
+
+async def test_an_undo_of_a_deleted_setuid_file_makes_it_again_without_the_set_id_bits(
+    connect: ClientFactory, root: Path
+) -> None:
+    # A backup keeps the bytes and the mode, not the owner: recreated by the server's user, a setuid bit set for
+    # another owner would make a program that runs as the server's user (root, say).
+    tool = root / "tool"
+    tool.write_bytes(b"#!/bin/sh\necho hi\n")
+    tool.chmod(0o6755)
+    async with connect() as client:
+        structured(await client.call_tool("delete_file", {"path": "tool", "permanent": True}))
+        structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "tool"}))
+    assert tool.read_bytes() == b"#!/bin/sh\necho hi\n"
+    assert stat.S_IMODE(tool.stat().st_mode) == 0o755
+
+
+async def test_a_move_to_another_filesystem_carries_pipes_sockets_and_attributes(
+    connect: ClientFactory, root: Path, mount_tmpfs: Mount
+) -> None:
+    # Sockets were left out of the copy, whose check then failed: "did not verify; Retry the move", for ever.
+    other = mount_tmpfs(root / "other", "1m")
+    box = root / "box"
+    box.mkdir()
+    (box / "data.txt").write_bytes(b"payload\n")
+    os.mkfifo(box / "pipe", 0o640)
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(box / "sock"))
+    os.chown(box / "data.txt", 1234, 4321)
+    (box / "data.txt").chmod(0o4750)
+    async with connect() as client:
+        structured(await client.call_tool("move_file", {"source_path": "box", "dest_path": "other/box"}))
+    assert not box.exists()
+    moved = other / "box"
+    assert (moved / "data.txt").read_bytes() == b"payload\n"
+    found = (moved / "data.txt").stat()
+    assert (found.st_uid, found.st_gid, stat.S_IMODE(found.st_mode)) == (1234, 4321, 0o4750)
+    assert stat.S_ISFIFO((moved / "pipe").lstat().st_mode)
+    assert stat.S_IMODE((moved / "pipe").lstat().st_mode) == 0o640
+    assert stat.S_ISSOCK((moved / "sock").lstat().st_mode)
+
+
+async def test_the_trash_on_another_filesystem_takes_a_socket_and_gives_it_back(
+    connect: ClientFactory, root: Path, state_dir: Path, mount_tmpfs: Mount
+) -> None:
+    # A lone socket given to delete_file was refused: "only files and directories are copied", nobody asked to copy.
+    mount_tmpfs(state_dir, "4m")
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(root / "app.sock"))
+    async with connect() as client:
+        deleted = structured(await client.call_tool("delete_file", {"path": "app.sock"}))
+        assert not (root / "app.sock").exists()
+        [trashed] = deleted["results"]
+        structured(await client.call_tool("backup", {"action": "restore_trash", "sd_id": trashed["sd_id"]}))
+    assert stat.S_ISSOCK((root / "app.sock").lstat().st_mode)
