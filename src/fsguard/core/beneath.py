@@ -20,7 +20,6 @@ import functools
 import os
 import stat
 import threading
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,9 +29,9 @@ from fsguard.core.clientroots import current_scope
 from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
 from fsguard.core.oserrors import from_os_error, link_loop_error, shorten, unsearchable_error
 from fsguard.core.pathforms import names_below, within
+from fsguard.core.rootfds import DIR_FLAGS as _DIR_FLAGS
+from fsguard.core.rootfds import RootFds
 
-_PATH = getattr(os, "O_PATH", os.O_RDONLY)
-_DIR_FLAGS = _PATH | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
 _READ_DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
 _MAX_HOPS = 40  # the kernel's own limit on symlinks in one lookup
 
@@ -59,22 +58,14 @@ class Beneath:
         # could not reach: a link swapped in after the policy judged the path never takes the call there.
         self._screen = screen
         self._roots = tuple(sorted(roots or (Path("/"),), key=lambda root: len(root.parts), reverse=True))
-        self._fds: dict[Path, int] = {}
         self._made = threading.local()  # .paths: the directories this thread's walks made, while made_here runs
-        # A server built in a test is dropped, not stopped: its root fds close when it is collected.
-        self._release = weakref.finalize(self, _close_all, self._fds)
-        for root in self._roots:
-            try:
-                self._fds[root] = os.open(root, _DIR_FLAGS)
-            except OSError as exc:
-                raise from_os_error(exc, root) from exc
         # A walk starts on its root's own fd, not a copy (an open and a close fewer on every call): the walk and
         # entry() close only the fds they opened.
-        self._held = frozenset(self._fds.values())
+        self._roots_open = RootFds(self._roots)
 
     def close(self) -> None:
         """Release the root fds now."""
-        self._release()
+        self._roots_open.close()
 
     @contextmanager
     def entry(
@@ -95,7 +86,7 @@ class Beneath:
         try:
             yield Pinned(parent, name, canonical)
         finally:
-            if parent not in self._held:
+            if parent not in self._roots_open.held:
                 os.close(parent)
 
     @contextmanager
@@ -155,7 +146,7 @@ class Beneath:
         if root is None:
             raise _outside(path, path)
         todo = names_below(text, root)[::-1]
-        current, here = self._fds[root], str(root)
+        current, here = self._roots_open.of(root), str(root)
         hops = 0
         try:
             while todo:
@@ -191,7 +182,7 @@ class Beneath:
                 if self._screen is not None:
                     self._screen(path, Path(spliced), reading)
                 self._release_walked(current)
-                current, here = self._fds[root], str(root)
+                current, here = self._roots_open.of(root), str(root)
                 todo = names_below(spliced, root)[::-1]
             return current, ".", Path(here)
         except BaseException:
@@ -200,7 +191,7 @@ class Beneath:
 
     def _release_walked(self, fd: int) -> None:
         """Close a directory the walk opened; a root's fd stays open."""
-        if fd not in self._held:
+        if fd not in self._roots_open.held:
             os.close(fd)
 
     def _descend(self, current: int, name: str, label: str, *, make_parents: bool) -> int | str | None:
@@ -347,12 +338,6 @@ def fsync_directory(directory: int) -> None:
 
 class _NotADirectory(Exception):
     """O_DIRECTORY|O_NOFOLLOW refused the name: a symlink (to be read) or a file."""
-
-
-def _close_all(fds: dict[Path, int]) -> None:
-    for fd in fds.values():
-        os.close(fd)
-    fds.clear()
 
 
 def _link_target(parent: int, name: str, label: str) -> str | None:
