@@ -183,8 +183,14 @@ class BatchRunner:
         undone = list(dict.fromkeys(r.change.path for r in reverted if r.status in ("reverted", "already")))
         kept = [r for r in reverted if r.status in ("kept", "failed")]
         group = self._groups.save(TOOL, _stayed(log.changes, kept))
+        text = _rollback_text(op, error.code, reverted, kept, _id(group))
+        partly = error.fields.get("partly_moved_to")
+        if partly is not None:  # the operation itself moved part of its source: no rollback puts that back
+            text = text.replace(_AS_BEFORE, _partly_as_before(op, str(partly))).replace(
+                _NOTHING_BEFORE, _partly_as_before(op, str(partly))
+            )
         return BatchFailedError(
-            f"{head}\n{_rollback_text(op, error.code, reverted, kept, _id(group))}",
+            f"{head}\n{text}",
             **fields,
             rolled_back=undone,
             not_rolled_back=[f"{r.change.path}: {r.detail or r.status}" for r in kept],
@@ -230,7 +236,7 @@ def _rollback_text(
         else f"Fix operation {op.index} and send the batch again"
     )
     if not reverted:
-        return f"Nothing had been changed before it, so the files are as they were. {again.rstrip('.')}."
+        return f"{_NOTHING_BEFORE} {again.rstrip('.')}."
     # The seed's words, for callers that look for them.
     done = f"rolled back {len(reverted) - len(kept)} of" if kept else "rollback completed for"
     lines = [f"The batch is atomic; {done} the {len(reverted)} change(s) it had made, newest first:"]
@@ -241,12 +247,23 @@ def _rollback_text(
         retry = f"group {group_id}: backup(action='restore', backup_id=...) retries them" if group_id else _BY_FILE
         lines.append(f"{len(kept)} change(s) could not be rolled back and stay ({retry}).")
     else:
-        lines.append("Every byte on disk is as it was before the batch.")
+        lines.append(_AS_BEFORE)
     lines.append(again if code in _ENVIRONMENT else f"{again} (validate_only: true checks it without running it).")
     return "\n".join(lines)
 
 
 _ENVIRONMENT = frozenset({"disk_full", "read_only_filesystem"})
+_AS_BEFORE = "Every byte on disk is as it was before the batch."
+_NOTHING_BEFORE = "Nothing had been changed before it, so the files are as they were."
+
+
+def _partly_as_before(op: BatchOperation, moved_to: str) -> str:
+    return (
+        f"Everything is as it was before the batch except operation {op.index}'s own source: part of it was removed "
+        f"after its whole copy was put at {moved_to}, which stays (nothing is lost)."
+    )
+
+
 _BY_FILE = f"{UNDO_EACH_FILE} reverts each"
 
 

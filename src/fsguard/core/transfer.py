@@ -75,7 +75,9 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
 
     Raises:
         AlreadyExistsError: ``target`` exists.
-        FsguardError: the copy did not verify; the original is left in place and no copy remains.
+        FsguardError: the copy did not verify; the original is left in place and no copy remains. Or the original
+            could not be removed once part of it was gone: the error keeps its class and code, and its fields
+            ``partly_moved_to`` and ``removal_failed`` (the whole copy is in place).
     """
     try:
         put_in_place(source, target)
@@ -98,11 +100,19 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
         put_in_place(staged, target)
     try:
         remove(source)
-    except FsguardError:
+    except FsguardError as exc:
         # The source could not be removed (a read-only mount, say). While it is still whole, take the copy
         # back so the move fails cleanly; once part of it is gone, the verified copy is the one to keep.
         if fingerprint(source)[0] == expected_sha256:
             remove(target, missing_ok=True)
+            raise
+        reason = exc.message.rstrip(".")
+        exc.message = (
+            f"{source.path} was copied whole to {target.path} (verified), but removing the original failed partway "
+            f"({reason}): what is left of it is still at {source.path}. Nothing is lost, every file is at "
+            f"{target.path}; delete what is left at {source.path} once whatever holds it is done."
+        )
+        exc.fields.update(partly_moved_to=str(target.path), removal_failed=reason)
         raise
 
 

@@ -126,9 +126,11 @@ class Trash:
             if not os.path.lexists(home / "item"):  # a half-made entry; the original is still in place
                 shutil.rmtree(home, ignore_errors=True)
             elif isinstance(exc, FsguardError):  # across filesystems: copied whole, then the original's removal failed
+                reason = exc.fields.pop("removal_failed", None) or exc.message.rstrip(".")
+                exc.fields.pop("partly_moved_to", None)  # the state directory's own path: the sd_id names it
                 exc.message = (
                     f"{item.path} was copied whole to the trash as {entry.sd_id}, but removing the original failed "
-                    f"partway ({exc.message.rstrip('.')}): what is left of it is still at {item.path}. Check it with "
+                    f"partway ({reason}): what is left of it is still at {item.path}. Check it with "
                     "list_directory; delete it again once whatever holds it is done."
                 )
                 exc.fields["sd_id"] = entry.sd_id
