@@ -181,6 +181,29 @@ async def test_a_content_type_in_capitals_is_taken_in_both_eras_and_the_write_re
     assert (root / "w.txt").read_bytes() == b"x"
 
 
+@pytest.mark.parametrize("last_event_id", ["5", "abc"])
+async def test_a_stream_resumed_with_last_event_id_opens_the_sessions_stream_instead_of_an_http_500(
+    base_settings: Settings, last_event_id: str
+) -> None:
+    # The SDK looked for an event store fsguard does not keep and returned without answering: 500.
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    legacy = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            opened = await raw.post(url, json=INITIALIZE, headers=legacy)
+            session = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            assert (await raw.post(url, json=initialized, headers={**legacy, **session})).status_code == 202
+            resume = {**session, "accept": "text/event-stream", "last-event-id": last_event_id}
+            async with raw.stream("GET", url, headers=resume) as stream:
+                assert stream.status_code == 200
+                assert stream.headers["content-type"].startswith("text/event-stream")
+            pinged = await raw.post(
+                url, json={"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers={**legacy, **session}
+            )
+            assert pinged.status_code == 200, pinged.text
+
+
 @pytest.mark.parametrize(("host", "origin"), [("127.0.0.1", None), ("localhost", "http://localhost"), ("[::1]", None)])
 async def test_a_loopback_host_without_a_port_as_clients_send_it_for_port_80_is_served_and_writes(
     base_settings: Settings, root: Path, host: str, origin: str | None

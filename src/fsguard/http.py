@@ -28,7 +28,7 @@ from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
 from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id
 from fsguard.heldanswers import body_of, holding, send_all
 from fsguard.legacysse import LegacySseRoutes
-from fsguard.mediatype import MediaTypeCase
+from fsguard.mediatype import RequestHeaders
 from fsguard.server import FsguardServer
 
 logger = logging.getLogger(__name__)
@@ -327,7 +327,7 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         max_request_body_size=request_body_limit(settings),
     )
     # Outside InvalidRequestNotice, whose rewrites are of the /mcp transport's answers.
-    app = LegacySseRoutes(InvalidRequestNotice(MediaTypeCase(app)), server, security, request_body_limit(settings))
+    app = LegacySseRoutes(InvalidRequestNotice(RequestHeaders(app)), server, security, request_body_limit(settings))
     app = TransportRefusalNotice(BodyLimitNotice(app, settings), settings)
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
