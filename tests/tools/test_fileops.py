@@ -101,6 +101,23 @@ async def test_several_paths_are_deleted_and_reported_one_by_one(client: Client,
     assert (result["succeeded"], result["failed"]) == (2, 1)
 
 
+@pytest.mark.parametrize(
+    ("tool", "entries"), [("delete_file", "results"), ("get_file_info", "files"), ("read_file", "files")]
+)
+async def test_a_path_a_multi_path_call_failed_on_is_named_absolute_as_every_other_path_is(
+    client: Client, root: Path, tool: str, entries: str
+) -> None:
+    # SPEC §2: every path in structured output is absolute; the failed ones came back as typed ("./sub/../x.txt").
+    (root / "sub").mkdir()
+    (root / "here.txt").write_text("here\n", encoding="utf-8")
+    result = structured(await client.call_tool(tool, {"paths": ["./here.txt", "./sub/../missing.txt", "nope.txt"]}))
+    assert [entry["path"] for entry in result[entries]] == [
+        str(root / "here.txt"),
+        str(root / "missing.txt"),
+        str(root / "nope.txt"),
+    ]
+
+
 async def test_a_delete_of_several_paths_none_of_which_is_deleted_is_an_error_naming_each(
     client: Client, root: Path
 ) -> None:

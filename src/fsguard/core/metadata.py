@@ -13,6 +13,7 @@ from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsEr
 from fsguard.core.hashing import Fingerprint, FingerprintCache, hash_open_file
 from fsguard.core.nearby import NearPaths
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.pathforms import absolute_or_given
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import CHUNK, STREAM_ABOVE, Layout, layout, opened, survey
 from fsguard.core.session import Session
@@ -55,7 +56,8 @@ class MetadataReader:
                 path, facts = self.describe(user_path)
             except FsguardError as exc:
                 message, meant = self._near.refusal(exc)
-                infos.append(FileInfo(path=user_path, error=message, error_code=exc.code, did_you_mean=meant))
+                shown = absolute_or_given(self._policy.resolve, user_path)
+                infos.append(FileInfo(path=shown, error=message, error_code=exc.code, did_you_mean=meant))
                 continue
             infos.append(FileInfo(path=str(path), **facts.model_dump(exclude_none=True)))
         return infos

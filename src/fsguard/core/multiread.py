@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fsguard.core.errors import FsguardError, InvalidParamsError
+from fsguard.core.pathforms import absolute_or_given
 from fsguard.core.ranges import CUT_FLOOR, utf8_size
 from fsguard.core.reading import FileReader
 from fsguard.core.selection import LineSelection
@@ -79,7 +80,8 @@ def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
         result = reader.read(user_path, LineSelection(), budget=budget)
     except FsguardError as exc:
         message, meant = reader.near.refusal(exc)
-        return ReadFileEntry(path=_canonical(reader, user_path), error=message, error_code=exc.code, did_you_mean=meant)
+        shown = absolute_or_given(reader.resolve, user_path)
+        return ReadFileEntry(path=shown, error=message, error_code=exc.code, did_you_mean=meant)
     assert result.path is not None
     return ReadFileEntry(
         path=result.path,
@@ -98,15 +100,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0  # read as usual: its error is reported in place
-
-
-def _canonical(reader: FileReader, user_path: str) -> str:
-    """The absolute path of a file that failed, as every other path in the answer is; what the caller wrote only
-    when it names no path the policy allows."""
-    try:
-        return str(reader.resolve(user_path))
-    except FsguardError:
-        return user_path
 
 
 def _left_out(path: Path, budget: int) -> ReadFileEntry:

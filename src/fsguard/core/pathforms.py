@@ -15,10 +15,10 @@ import os
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from fsguard.core.errors import InvalidParamsError
+from fsguard.core.errors import FsguardError, InvalidParamsError
 
 _DRIVE_PATH = re.compile(r"^[A-Za-z]:(?:[\\/]|$)")
 # Beside controls and category Cf (bidi, zero-width, soft hyphen): the line and paragraph separators (Zl/Zp), and
@@ -242,3 +242,12 @@ def names_below(path: Path | str, root: Path) -> list[str]:
     """The names from ``root`` down to ``path`` (which :func:`within` holds): ``path.relative_to(root).parts``."""
     rest = str(path)[len(str(root)) :].lstrip("/")
     return rest.split("/") if rest else []
+
+
+def absolute_or_given(resolve: Callable[[str], Path], user_path: str) -> str:
+    """The absolute path of a path a multi-path call failed on, as every other path in its answer is (SPEC §2); what
+    the caller wrote only when it names no path the policy allows."""
+    try:
+        return str(resolve(user_path))
+    except FsguardError:
+        return user_path

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from fsguard.core.deletion import Deletion
 from fsguard.core.errors import FsguardError, InvalidParamsError, error_for_code
+from fsguard.core.pathforms import absolute_or_given
 from fsguard.core.preflight import deleting
 from fsguard.models import AnalyzeResult, CopyResult, DeletedPath, DeleteResult, MoveResult
 from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask, consent
@@ -72,7 +73,7 @@ def register(catalog: Catalog) -> None:
             ]
         if all(isinstance(outcome, FsguardError) for _, outcome in outcomes):
             raise _nothing_deleted(outcomes)
-        results = [_deleted(given, outcome) for given, outcome in outcomes]
+        results = [_deleted(absolute_or_given(services.policy.resolve, given), outcome) for given, outcome in outcomes]
         failed = sum(r.status == "failed" for r in results)
         result = DeleteResult(results=results, succeeded=len(results) - failed, failed=failed, message="")
         return voiced(result, delete_text, compact)
