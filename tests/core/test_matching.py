@@ -152,6 +152,15 @@ def test_whole_word_skips_matches_inside_words() -> None:
     )
 
 
+def test_whole_word_counts_a_combining_accent_as_part_of_its_word_as_search_does() -> None:
+    # "cafe" + U+0301 is one word (café written decomposed): "cafe" inside it is no whole word, for an edit as for
+    # search_files (Rust's \\w takes marks); the edit wrote "bar\u0301".
+    decomposed = "the cafe\u0301 is open\n"
+    with pytest.raises(NoMatchError):
+        find_matches(decomposed, Replacement("cafe", "bar", whole_word=True))
+    assert edited(decomposed, "cafe\u0301", "bar", whole_word=True) == ("exact", "the bar is open\n")
+
+
 def test_whole_word_needs_a_boundary_only_where_old_text_starts_or_ends_with_a_word_character() -> None:
     # An edge that is a line break, tab or bracket is a boundary by itself: "foo\n" before "bar", "\tb" after "a"
     # and "(a)" beside other punctuation never matched with whole_word.

@@ -41,11 +41,10 @@ from fsguard.core.indentation import (
 from fsguard.core.lineends import LineEnds, LiteralFind, literal_pattern
 from fsguard.core.misses import no_match
 from fsguard.core.places import Places, Span
+from fsguard.core.query import is_word_char
 from fsguard.core.shortlist import SHOWN, shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break
 from fsguard.core.textviews import TextViews, normal_text
-
-_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -267,8 +266,8 @@ def _bounded(text: str, start: int, end: int) -> bool:
     """No word goes on across either edge of ``text[start:end]``. Where the match itself holds a non-word character
     at an edge (a line break, a tab, a bracket) that edge is a boundary already: asking for one outside as well kept
     "b\\n" from matching before a line that starts with a letter."""
-    before = start == 0 or not _WORD.match(text[start - 1]) or not _WORD.match(text[start])
-    after = end == len(text) or not _WORD.match(text[end]) or not _WORD.match(text[end - 1])
+    before = start == 0 or not is_word_char(text[start - 1]) or not is_word_char(text[start])
+    after = end == len(text) or not is_word_char(text[end]) or not is_word_char(text[end - 1])
     return before and after
 
 

@@ -10,6 +10,7 @@ matches wherever it matches the decoded text, so among those files only the ones
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,19 @@ _WORD = (
     r"\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}"
     r"\x{24B6}-\x{24E9}\x{1F130}-\x{1F149}\x{1F150}-\x{1F169}\x{1F170}-\x{1F189}"
 )
+_OTHER_ALPHABETIC = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
+
+
+def is_word_char(char: str) -> bool:
+    """Whether ``char`` is a word character as :data:`_WORD` (Rust's Unicode ``\\w``) says: an edit's whole_word
+    judges its edges as a search's does, so an accent written as a combining mark (e + U+0301) is part of its word."""
+    category = unicodedata.category(char)
+    if category[0] in "LM" or category in ("Nd", "Nl", "Pc") or char in "\u200c\u200d":
+        return True
+    code = ord(char)
+    return any(low <= code <= high for low, high in _OTHER_ALPHABETIC)
+
+
 # Multi-line whole-file search can miss a line's match only through \A, \z or a flag turned off, e.g. (?-m).
 _NO_PREFILTER = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 _ASCII_CLASSES = {"w": "0-9A-Za-z_", "d": "0-9", "s": r"\t\n\f\r "}
