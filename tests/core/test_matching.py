@@ -174,6 +174,22 @@ def test_whole_word_needs_a_boundary_only_where_old_text_starts_or_ends_with_a_w
         find_matches("a\tbc\n", Replacement("\tb", "X", whole_word=True))
 
 
+@pytest.mark.parametrize(
+    ("text", "old", "expected"),
+    [
+        ("keep\r\nold1\nold2\r\nnext\r\n", "old1\nold2\r\n", "keep\r\nnew\r\nnext\r\n"),
+        ("keep\nold1\r\nold2\nnext\n", "old1\r\nold2\n", "keep\nnew\nnext\n"),
+        ("a7\n\rb\n", "7\n\r", "anew\rb\n"),
+    ],
+)
+def test_the_line_break_kept_after_a_match_of_whole_lines_is_the_matchs_own_last_one(
+    text: str, old: str, expected: str
+) -> None:
+    # In a file of mixed endings the break kept took the style of the match's first break: the line after the
+    # edit lost its CRLF.
+    assert edited(text, old, "new")[1] == expected
+
+
 def test_a_multiline_lf_edit_in_a_crlf_file_cannot_fan_out_to_several_places() -> None:
     text = "a\r\nb\r\nc\r\na\r\nb\r\n"
     with pytest.raises(AmbiguousMatchError):

@@ -221,8 +221,13 @@ def _finish(text: str, span: Span, ends: LineEnds) -> Match:
         eol = ends.near(start, end)
         replacement = ends.spelled(replacement, eol)
         if closes_line and replacement and not replacement.endswith(("\n", "\r")) and end < len(text):
-            replacement += eol
+            replacement += _last_break(text, start, end)  # the break kept is the match's own last one
     return Match(start, end, replacement)
+
+
+def _last_break(text: str, start: int, end: int) -> str:
+    """The line break ``text[start:end]`` ends with (in a file of mixed endings, not always its first one)."""
+    return "\r\n" if text[end - 1] == "\n" and end - 2 >= start and text[end - 2] == "\r" else text[end - 1]
 
 
 # -- the tiers ---------------------------------------------------------------------------------------

@@ -235,7 +235,7 @@ def line_range(start_line: int, end_line: int, new_text: str | None, *, path: st
             block = LINE_BREAK.sub(eol, new_text)
             keeps_newline = last < len(lines) or old_block.endswith(("\n", "\r"))
             if keeps_newline and not block.endswith(("\n", "\r")):
-                block += eol
+                block += _own_break(lines[last - 1]) or eol  # the range's last line keeps its own break
         new = "".join(lines[: start_line - 1]) + block + "".join(lines[last:])
         return EditPlan(
             new_text=new,
@@ -245,6 +245,11 @@ def line_range(start_line: int, end_line: int, new_text: str | None, *, path: st
         )
 
     return plan
+
+
+def _own_break(line: str) -> str:
+    """The line break ``line`` ends with, or "" for the file's last line without one."""
+    return "\r\n" if line.endswith("\r\n") else line[-1:] if line.endswith(("\n", "\r")) else ""
 
 
 def multi(edits: list[Replacement], *, tolerant: bool | None, path: str) -> Planner:
