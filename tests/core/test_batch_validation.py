@@ -65,6 +65,14 @@ def test_booleans_and_numbers_given_as_text_are_accepted_and_nonsense_is_a_probl
     )
 
 
+def test_an_unknown_field_is_offered_only_a_field_within_two_edits() -> None:
+    # difflib's ratio offered 'source' for 'occurrence', which an edit refuses in turn.
+    far = parse_request([{"type": "edit", "path": "a", "old_text": "x", "new_text": "y", "occurrence": 2}])
+    assert far.problems == ("operation 0 (edit a): unknown field 'occurrence'",)
+    near = parse_request([{"type": "edit", "path": "a", "oldText": "x", "new_text": "y"}])
+    assert "unknown field 'oldText' (did you mean 'old_text'?)" in near.problems[0]
+
+
 def test_path_stands_for_source_but_a_different_source_and_path_is_a_problem() -> None:
     assert parse_request([{"type": "move", "path": "a", "dest": "b"}]).operations[0].path == "a"
     clash = parse_request([{"type": "copy", "path": "a", "source": "z", "destination": "b"}])

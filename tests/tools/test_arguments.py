@@ -87,7 +87,18 @@ def test_unknown_name_is_refused_with_a_suggestion_and_the_sorted_valid_names() 
     )
 
 
-@pytest.mark.parametrize(("sent", "suggested"), [("Path", "path"), ("old_txt", "old_text"), ("newtext", "new_text")])
+@pytest.mark.parametrize(
+    ("sent", "suggested"),
+    [
+        ("Path", "path"),
+        ("old_txt", "old_text"),
+        ("newtext", "new_text"),
+        # camelCase, as some clients spell them: to a parameter or to the one an accepted alias stands for
+        ("oldString", "old_text"),
+        ("newStr", "new_text"),
+        ("oldText", "old_text"),
+    ],
+)
 def test_unknown_name_within_two_edits_suggests_the_closest_valid_name(sent: str, suggested: str) -> None:
     with pytest.raises(UnknownParamError, match=f'did you mean "{suggested}"'):
         normalize("edit_file", {sent: "x"}, EDIT_SCHEMA)

@@ -10,13 +10,13 @@ destination and ``source_path`` for source. copy, move and extract take ``source
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.pathforms import escaped
 from fsguard.core.shortlist import problem_rows
+from fsguard.core.spelling import meant_name
 
 OperationType = Literal["write", "edit", "search_and_replace", "copy", "move", "delete", "create_dir", "extract"]
 TYPES: tuple[str, ...] = get_args(OperationType)
@@ -282,5 +282,6 @@ def _integer(value: Any, where: str, problems: list[str]) -> int | None:
 
 
 def _suggest(name: str, candidates: tuple[str, ...] | list[str]) -> str:
-    close = difflib.get_close_matches(name.lower(), list(candidates), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    # Within two edits, as every other suggestion: difflib's ratio offered 'source' for 'occurrence'.
+    meant = meant_name(name, [c for c in candidates if c not in _ALIASES], _ALIASES)
+    return f" (did you mean {meant!r}?)" if meant else ""

@@ -16,6 +16,7 @@ _SHORTEST_FUZZY = 4  # a stem shorter than this is matched only by case: "a.py" 
 _SHORTEST_STEM = 3  # for a match on everything but the extension
 # What a name copied from elsewhere carries around it: an @-mention (Claude Code, Cursor), angle brackets (Markdown
 # autolinks), a line and column (compilers, grep, fsguard's own search lines: "a.py:12:5"), a GitHub anchor ("#L12").
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # where camelCase starts a word: startLine -> start_Line
 _DECORATED = re.compile(r"@?<?(?P<name>.+?)>?(?::\d+(?::\d+)?:?|#L\d+(?:-L?\d+)?)?")
 
 
@@ -33,6 +34,22 @@ def closest(name: str, candidates: list[str], max_distance: int = 2) -> str | No
     if scored and scored[0][0] <= max_distance:
         return scored[0][1]
     return None
+
+
+def meant_name(name: str, candidates: list[str], aliases: dict[str, str] | None = None) -> str | None:
+    """The candidate a mistyped parameter or field ``name`` most likely stands for: its snake_case spelling
+    (``startLine``, ``oldString`` as camelCase clients send them), directly or through one of ``aliases`` (taken
+    names mapped to the candidate they stand for), else the :func:`closest` candidate or alias."""
+    aliases = aliases or {}
+    snake = _CAMEL_HUMP.sub("_", name).lower()
+    for spelled in (snake, name.lower()):
+        if spelled in candidates:
+            return spelled
+        if aliases.get(spelled) in candidates:
+            return aliases[spelled]
+    near = closest(name, [*candidates, *(alias for alias, meant in aliases.items() if meant in candidates)])
+    near = near or closest(snake, candidates)
+    return aliases.get(near, near) if near is not None else None
 
 
 def edit_distance(a: str, b: str, *, swaps: bool = False) -> int:

@@ -31,7 +31,7 @@ from typing import Any
 from fsguard.core.errors import InvalidParamsError, UnknownParamError
 from fsguard.core.oserrors import lone_surrogate, shorten
 from fsguard.core.shortlist import first_few
-from fsguard.core.spelling import closest
+from fsguard.core.spelling import meant_name
 
 # Accepted on every tool and dropped: many harnesses add it to every call.
 IGNORED = frozenset({"description"})
@@ -205,7 +205,8 @@ def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
     parts = []
     listed = first_few(unknown)
     for name in listed:
-        suggestion = closest(name, valid) or next((m for m in _MEANT.get(name.lower(), ()) if m in valid), None)
+        meant = (m for m in _MEANT.get(name.lower(), ()) if m in valid)
+        suggestion = meant_name(name, valid, ALIASES) or next(meant, None)
         hint = f" (did you mean {json.dumps(suggestion)}?)" if suggestion else ""
         parts.append(f"unknown parameter {json.dumps(shorten(name))}{hint}")
     if len(listed) < len(unknown):
