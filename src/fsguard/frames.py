@@ -97,3 +97,15 @@ def asks_with_a_bad_id(frame: bytes) -> bool:
         return False  # a good id: the legacy SSE transport asks this of every message it accepted
     method = message.get("method")
     return isinstance(method, str) and not method.startswith("notifications/")
+
+
+def reused_id(ident: types.RequestId) -> types.JSONRPCError:
+    """The answer to a request whose id a request still in flight has: JSON-RPC ids name one request each, and a
+    client that resends a request under its id (a retry after a timeout) would have an edit made twice. Sent under a
+    null id: under the id itself it would pass for the answer to the first request, which is still to come."""
+    message = (
+        f"Invalid Request: id {ident!r} is the id of a request still in flight; nothing was done for this one. Give "
+        "each request its own id (wait for the first answer, or cancel it, before reusing one)."
+    )
+    error = types.ErrorData(code=types.INVALID_REQUEST, message=message)
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error)

@@ -26,7 +26,7 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
-from fsguard.frames import BAD_ID_ERROR, asks_with_a_bad_id, refusal
+from fsguard.frames import BAD_ID_ERROR, asks_with_a_bad_id, refusal, reused_id
 
 
 class StdioServable(Protocol):
@@ -59,6 +59,9 @@ class _InFlight:
         self._ids: set[types.RequestId] = set()
         self._idle = anyio.Event()
         self._idle.set()
+
+    def __contains__(self, ident: types.RequestId) -> bool:
+        return ident in self._ids
 
     def asked(self, ident: types.RequestId) -> None:
         if not self._ids:
@@ -140,6 +143,9 @@ class _Frames:
                 await self._refuse(BAD_ID_ERROR)
                 continue
             if isinstance(message, types.JSONRPCRequest):
+                if message.id in self._in_flight:
+                    await self._refuse(reused_id(message.id))
+                    continue
                 self._in_flight.asked(message.id)
             elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
                 cancelled = (message.params or {}).get("requestId")
