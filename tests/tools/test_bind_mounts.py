@@ -49,3 +49,20 @@ async def test_an_atomic_batch_failing_on_a_read_only_bind_mount_names_that_moun
     assert (result.meta or {})["fsguard/error"]["error_code"] == "read_only_filesystem"
     assert "is on the read-only filesystem mounted at ro:" in text_of(result)
     assert tree(root) == before
+
+
+async def test_an_edit_of_a_file_mounted_over_another_asks_for_an_unmount_not_to_work_inside_it(
+    client: Client, root: Path, tmp_path: Path
+) -> None:
+    # A single file bind-mounted in a root cannot be replaced by a rename (EBUSY): the advice was "Work with what
+    # is inside it", and a file has nothing inside.
+    outside = tmp_path / "source.txt"
+    outside.write_bytes(ORIGINAL)
+    mounted = root / "mounted.txt"
+    mounted.write_bytes(b"under the mount\n")
+    with bind_mounted(outside, mounted):
+        result = await client.call_tool("edit_file", {"path": "mounted.txt", "old_text": "original", "new_text": "x"})
+        assert mounted.read_bytes() == ORIGINAL
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "Ask the user to unmount it, or use another path." in text_of(result)
+    assert "inside it" not in text_of(result)

@@ -84,9 +84,15 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
             path=shown,
         )
     if exc.errno == errno.EBUSY:
+        # A file can be a mount point too (a bind mount of one file): nothing is inside it to work with.
+        advice = (
+            "Work with what is inside it, or another path."
+            if Path(path).is_dir()
+            else "Ask the user to unmount it, or use another path."
+        )
         return AccessDeniedError(
             f"the operating system refused to change {shown}: {reason} (a mount point, or in use by the system). "
-            "Work with what is inside it, or another path.",
+            f"{advice}",
             path=shown,
             reason=reason,
         )
