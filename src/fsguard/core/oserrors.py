@@ -87,7 +87,7 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
         # A file can be a mount point too (a bind mount of one file): nothing is inside it to work with.
         advice = (
             "Work with what is inside it, or another path."
-            if Path(path).is_dir()
+            if isinstance(path, (str, Path)) and Path(path).is_dir()
             else "Ask the user to unmount it, or use another path."
         )
         return AccessDeniedError(
