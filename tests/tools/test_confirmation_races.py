@@ -9,6 +9,7 @@ nothing more: a question whose answer finds a different operation on disk is ask
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,6 +106,31 @@ async def test_a_file_swapped_for_a_bigger_one_while_the_user_is_asked_is_asked_
     assert len(user.asked) == 2
     assert "(24 bytes)" in user.asked[0]
     assert f"({len(bigger):,} bytes)" in user.asked[1]
+
+
+async def test_a_file_made_again_with_as_many_bytes_while_the_user_is_asked_is_asked_about_again(
+    connect: ClientFactory, root: Path
+) -> None:
+    # The question named the path and its size only: a yes given for one file deleted another of the same size made
+    # at that path since (on 2026-07-28 a yes replayed minutes later did too). It names when it last changed now.
+    target = root / "notes.txt"
+    target.write_bytes(b"draft 1\n")
+    os.utime(target, (1767225600, 1767225600))  # 2026-01-01T00:00:00Z
+
+    def remake(asked: int) -> None:
+        if asked == 1:
+            target.write_bytes(b"final!\n\n")
+            os.utime(target, (1767229200, 1767229200))
+
+    user = User([YES, NO], remake)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": "notes.txt", "permanent": True})
+    assert error_code(result) == "declined", text_of(result)
+    assert target.read_bytes() == b"final!\n\n"
+    assert len(user.asked) == 2
+    assert "last changed 2026-01-01T00:00:00Z" in user.asked[0]
+    assert "last changed 2026-01-01T01:00:00Z" in user.asked[1]
 
 
 async def test_a_git_restore_whose_work_grows_while_the_user_is_asked_is_asked_about_again(

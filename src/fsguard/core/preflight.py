@@ -29,6 +29,7 @@ from fsguard.core.pipeline_actions import flag, named_files
 from fsguard.core.pipeline_runner import PipelineRunner
 from fsguard.core.replacing import ProjectReplacer, ReplaceRequest
 from fsguard.core.risk import RiskLevel
+from fsguard.core.statfacts import iso_time
 from fsguard.core.trash import Trash
 
 _RISKY = (RiskLevel.HIGH, RiskLevel.CRITICAL)
@@ -54,6 +55,7 @@ def deleting(
         return None
     names: list[str] = []
     files = full = size = 0
+    changed = 0.0  # the newest modification time among them
     for user_path in user_paths:
         # A path the call will refuse is left out of the question, not the question out of the call: the others
         # are still deleted, so the user must still be asked about them.
@@ -70,11 +72,14 @@ def deleting(
         names.append(str(path) if origin is None else f"{path} (moved there from {origin})")
         files += inside
         size += held
+        changed = max(changed, found.st_mtime)
         full += stat.S_ISDIR(found.st_mode) and inside > 0
     if not names or not (permanent or full):
         return None
-    # The bytes too: a file swapped for a bigger one while the user was asked is another question, asked again.
+    # The bytes and the time too: a file swapped for another while the user was asked, or made again after (a 2026
+    # answer is good for its very question for minutes), is another question, asked again.
     factors = [plural(files, "file or folder", "files and folders") + f" ({size:,} bytes) in all"]
+    factors.append(f"last changed {iso_time(changed)}")
     if full:
         factors.append(plural(full, "non-empty directory", "non-empty directories") + " with everything inside")
     if permanent:
