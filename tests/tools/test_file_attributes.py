@@ -171,3 +171,20 @@ async def test_the_trash_on_another_filesystem_takes_a_socket_and_gives_it_back(
         [trashed] = deleted["results"]
         structured(await client.call_tool("backup", {"action": "restore_trash", "sd_id": trashed["sd_id"]}))
     assert stat.S_ISSOCK((root / "app.sock").lstat().st_mode)
+
+
+async def test_a_move_to_another_filesystem_keeps_the_hard_links_within_the_tree(
+    connect: ClientFactory, root: Path, mount_tmpfs: Mount
+) -> None:
+    # Copied file by file, two names of one file became two files: an edit of one no longer showed in the other.
+    other = mount_tmpfs(root / "other", "1m")
+    box = root / "box"
+    (box / "deep").mkdir(parents=True)
+    (box / "a.txt").write_bytes(b"shared\n")
+    os.link(box / "a.txt", box / "deep" / "b.txt")
+    async with connect() as client:
+        structured(await client.call_tool("move_file", {"source_path": "box", "dest_path": "other/box"}))
+    first, second = other / "box" / "a.txt", other / "box" / "deep" / "b.txt"
+    assert first.read_bytes() == second.read_bytes() == b"shared\n"
+    assert first.stat().st_ino == second.stat().st_ino
+    assert first.stat().st_nlink == 2

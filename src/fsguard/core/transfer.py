@@ -45,6 +45,10 @@ class Copied:
     special: list[str] = field(default_factory=list)  # pipes, sockets and devices, never read
     hide: Callable[[Path], bool] | None = None  # a deny rule hides it: left out (counted in denied), never read
     denied: int = 0  # never named: a secret's name can tell as much as its contents
+    # A move keeps the hard links within the tree (as mv does): the copy's top directory, its source's path, and the
+    # place (relative to the top) each multiply linked file was first copied to, by (device, inode).
+    top: tuple[int, Path] | None = None
+    linked: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 def copy_new(
@@ -260,6 +264,7 @@ def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, pr
         if stat.S_ISDIR(found.st_mode):
             os.mkdir(target.name, 0o700, dir_fd=target.parent)
             with opened_dir(source) as src, opened_dir(target) as dst:
+                copied.top = (dst, source.path)
                 run_through(_copy_children(src, dst, source.path, copied, links, progress))
                 carry(dst, found, xattrs_of(src))
                 os.fsync(dst)
@@ -297,6 +302,8 @@ def _copy_children(
                 yield Below(_copy_children(inner_src, inner_dst, label / name, copied, links, progress))
                 carry(inner_dst, os.fstat(inner_src), xattrs_of(inner_src))
                 os.fsync(inner_dst)
+        elif stat.S_ISREG(mode) and links == "keep" and _linked_again(found, dst, name, label / name, copied):
+            copied.files += 1
         elif stat.S_ISREG(mode):
             copied.bytes += _copy_file(src, name, dst, name)
             copied.files += 1
@@ -354,6 +361,22 @@ def _pump(reader: int, writer: int, size: int) -> int:
             view = view[os.write(writer, view) :]
         total += len(chunk)
     return total
+
+
+def _linked_again(found: os.stat_result, dst: int, name: str, label: Path, copied: Copied) -> bool:
+    """Link ``name`` in ``dst`` to the copy of a file met before under another name (a hard link of the tree);
+    False, having noted where this one will be copied, when it is the first of its links met."""
+    if found.st_nlink < 2 or copied.top is None:
+        return False
+    top, top_label = copied.top
+    key = (found.st_dev, found.st_ino)
+    first = copied.linked.get(key)
+    if first is None:
+        copied.linked[key] = label.relative_to(top_label).as_posix()
+        return False
+    # Resolved from the copy's top through the directories this copy made (under a temp name, mode 0700 until done).
+    os.link(first, name, src_dir_fd=top, dst_dir_fd=dst, follow_symlinks=False)
+    return True
 
 
 def _remade(directory: int, name: str, like: os.stat_result, label: Path) -> None:
