@@ -8,6 +8,7 @@ import dataclasses
 import fcntl
 import functools
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -60,6 +61,32 @@ async def test_a_stdio_server_edits_on_its_event_loop_and_an_http_server_on_work
     callers = [name for name in fsync_threads if not name.startswith("fsguard-fill")]
     assert len(fillers) == 1
     assert {name == loop_thread for name in callers} == {transport == "stdio"}
+
+
+@pytest.mark.parametrize(("event", "on_the_loop"), [("pre-delete", True), ("pre-edit", False)])
+async def test_a_stdio_edit_leaves_the_loop_only_for_hooks_it_may_fire(
+    base_settings: Settings,
+    root: Path,
+    tmp_path: Path,
+    mode: str,
+    fsync_threads: list[str],
+    event: str,
+    on_the_loop: bool,
+) -> None:
+    # A hook may run for seconds, and on the loop the server reads nothing meanwhile; but a hooks file for deletes
+    # only sent every read and edit to a worker thread (0.5 ms more a call).
+    config = tmp_path / "hooks.json"
+    hook = {"pattern": "*", "hooks": [{"type": "command", "command": "exit 0"}]}
+    config.write_text(json.dumps({"hooks": {event: [hook]}}), encoding="utf-8")
+    (root / "f.txt").write_text("old\n", encoding="utf-8")
+    server = build_server(dataclasses.replace(base_settings, transport="stdio", hooks_config=config))
+    async with Client(server, mode=mode) as client:
+        loop_thread = threading.current_thread().name
+        fsync_threads.clear()
+        await client.call_tool("edit_file", {"path": "f.txt", "old_text": "old", "new_text": "new"})
+    assert (root / "f.txt").read_text(encoding="utf-8") == "new\n"
+    callers = [name for name in fsync_threads if not name.startswith("fsguard-fill")]
+    assert {name == loop_thread for name in callers} == {on_the_loop}
 
 
 async def test_a_write_paused_on_the_disk_does_not_hold_up_another_clients_read_over_http(

@@ -180,6 +180,10 @@ class HookRunner:
         """Whether any enabled hook is configured."""
         return bool(self._by_event)
 
+    def configured(self, *families: str) -> bool:
+        """Whether any hook is configured for an event of ``families`` (``read``, ``edit``…), before or after."""
+        return any(f"{phase}-{family}" in self._by_event for phase in ("pre", "post") for family in families)
+
     def fire(self, phase: Literal["pre", "post"], family: str, **fields: Any) -> HookOutcome:
         """Run ``{phase}-{family}`` hooks, building the :class:`HookEvent` only when hooks are configured."""
         return self.run(HookEvent(event=f"{phase}-{family}", **fields)) if self._by_event else _EMPTY

@@ -87,10 +87,10 @@ class Catalog:
 
         The SDK runs a sync tool on a worker thread: 0.3 ms a call when idle, over a millisecond on a busy
         machine, more than a small read costs. On a stdio server (one client, which waits for each answer
-        anyway) without hooks, ``on_loop`` tools run on the event loop instead: quick reads ("read") always, and edits
-        ("edit") while no lock they may wait for is taken in this process, and no other thread takes one until they
-        end (PathLocks.claim). An HTTP server keeps every tool on worker threads, so its other clients never wait
-        for a read or an fsync.
+        anyway) ``on_loop`` tools without hooks of their family run on the event loop instead: quick reads ("read")
+        always, and edits ("edit") while no lock they may wait for is taken in this process, and no other thread
+        takes one until they end (PathLocks.claim). An HTTP server keeps every tool on worker threads, so its other
+        clients never wait for a read or an fsync.
         """
         if self.services.settings.read_only and not hints.read_only_hint:
             self.withheld.add(fn.__name__)
@@ -100,10 +100,10 @@ class Catalog:
         if isinstance(tools, dict):
             # A coroutine function (help) runs on the loop as it is; a sync one on a worker thread, cancellable.
             off_loop = fn if inspect.iscoroutinefunction(fn) else _cancellable(fn, self.services.locks)
-            settings = self.services.settings
             # A hook is a process that may run for seconds: on the loop, the server would answer nothing meanwhile,
             # not even the cancellation of the very call it runs for.
-            if on_loop is not None and settings.transport == "stdio" and settings.hooks_config is None:
+            hooked = on_loop is not None and self.services.hooks.configured(*_HOOKED[on_loop])
+            if on_loop is not None and self.services.settings.transport == "stdio" and not hooked:
                 gate = None if on_loop == "read" else self.services.locks
                 tool = _built(fn, hints, _on_loop(fn, off_loop, gate), is_async=True)
             else:
@@ -117,6 +117,8 @@ class Catalog:
 
 
 _BUILT: dict[tuple[object, ...], Tool] = {}
+# The hook families an on-loop tool may fire.
+_HOOKED: dict[OnLoop, tuple[str, ...]] = {"read": ("read", "search"), "edit": ("write", "edit")}
 
 
 def _cancellable(fn: Callable[..., Any], locks: PathLocks) -> Callable[..., Any]:
