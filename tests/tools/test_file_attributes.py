@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import socket
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -188,3 +190,22 @@ async def test_a_move_to_another_filesystem_keeps_the_hard_links_within_the_tree
     assert first.read_bytes() == second.read_bytes() == b"shared\n"
     assert first.stat().st_ino == second.stat().st_ino
     assert first.stat().st_nlink == 2
+
+
+@ROOT_ONLY
+async def test_an_edit_of_a_program_with_file_capabilities_leaves_them_off_the_new_bytes(
+    connect: ClientFactory, root: Path
+) -> None:
+    # The kernel drops a file's capabilities on any write, root's too: carried over, an edit of a program granted
+    # cap_net_raw handed the capability to whatever bytes were written.
+    tool = root / "pinger"
+    tool.write_bytes(b"#!/bin/sh\necho ping\n")
+    tool.chmod(0o755)
+    if shutil.which("setcap") is None or subprocess.run(["setcap", "cap_net_raw+ep", str(tool)]).returncode != 0:
+        pytest.skip("setcap cannot grant a file capability here")
+    tagged(tool)
+    async with connect() as client:
+        structured(await client.call_tool("edit_file", {"path": "pinger", "old_text": "ping", "new_text": "pong"}))
+    assert tool.read_bytes() == b"#!/bin/sh\necho pong\n"
+    assert "security.capability" not in os.listxattr(tool)
+    assert os.getxattr(tool, "user.origin") == b"camera 7"  # what does not vouch for the bytes stays

@@ -24,6 +24,7 @@ Xattrs = Mapping[str, bytes]
 # process's label): the copy goes without it, as ``cp -a`` goes on with a warning.
 _UNKEPT = {errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM, errno.EACCES, errno.EINVAL, errno.ENODATA, errno.E2BIG}
 _SET_ID = stat.S_ISUID | stat.S_ISGID
+_BOUND_TO_BYTES = frozenset({"security.capability", "security.ima", "security.evm"})
 
 
 def xattrs_of(where: int | str) -> dict[str, bytes]:
@@ -51,6 +52,13 @@ def xattrs_at(directory: int, name: str) -> dict[str, bytes]:
     """:func:`xattrs_of` the entry ``name`` in the open ``directory`` (not followed), without opening it: a file
     this user may not read still has its ACL carried over. (Without /proc: none, as ENOENT gives.)"""
     return xattrs_of(f"/proc/self/fd/{directory}/{name}")
+
+
+def for_new_bytes(xattrs: Xattrs) -> dict[str, bytes]:
+    """``xattrs`` a file's new contents keep: not those that vouch for its old bytes (file capabilities, which the
+    kernel drops on any write, root's included; IMA and EVM measurements). Kept, an edit of a program granted
+    ``cap_net_raw`` handed the capability to whatever bytes were written."""
+    return {name: value for name, value in xattrs.items() if name not in _BOUND_TO_BYTES}
 
 
 def carry(fd: int, like: os.stat_result, xattrs: Xattrs, *, times: bool = True) -> None:

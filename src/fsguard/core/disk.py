@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from fsguard.core.attributes import Xattrs, carry, check_writable, without_set_id, xattrs_at
+from fsguard.core.attributes import Xattrs, carry, check_writable, for_new_bytes, without_set_id, xattrs_at
 from fsguard.core.beneath import Pinned, lstat_at, rename_no_replace
 from fsguard.core.dirsync import sync_directory
 from fsguard.core.errors import AccessDeniedError, BinaryFileError, FsguardError, IsDirectoryError, TooLargeError
@@ -247,7 +247,7 @@ class AtomicWriter:
             xattrs: Xattrs = {}
         else:
             like, fresh = existing, 0o600
-            xattrs = xattrs_at(entry.parent, entry.name)  # its ACL among them
+            xattrs = for_new_bytes(xattrs_at(entry.parent, entry.name))  # its ACL among them
         parent = entry.parent
         with self.temp_name(entry) as temp:
             try:
