@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
+from tests.tools.test_partial_moves import immutable
 from tests.tools.test_permissions import NOBODY, call_as_a_user, reachable, tree
 
 __all__ = ["reachable"]  # the fixture, used here
@@ -209,3 +210,16 @@ async def test_an_edit_of_a_program_with_file_capabilities_leaves_them_off_the_n
     assert tool.read_bytes() == b"#!/bin/sh\necho pong\n"
     assert "security.capability" not in os.listxattr(tool)
     assert os.getxattr(tool, "user.origin") == b"camera 7"  # what does not vouch for the bytes stays
+
+
+async def test_an_edit_of_an_immutable_file_names_the_flag_not_the_mode(connect: ClientFactory, root: Path) -> None:
+    # Root passes the permission bits, so only the flag refuses: "make it writable (chmod u+w)" would change nothing.
+    locked = root / "locked.txt"
+    locked.write_bytes(b"kept\n")
+    with immutable(locked):
+        async with connect() as client:
+            result = await client.call_tool("edit_file", {"path": "locked.txt", "old_text": "kept", "new_text": "x"})
+        assert locked.read_bytes() == b"kept\n"
+    assert error_code(result) == "access_denied", text_of(result)
+    expected = "marked immutable or append-only" if os.geteuid() == 0 else "not writable by the server's user"
+    assert expected in text_of(result)

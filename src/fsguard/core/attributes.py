@@ -105,13 +105,34 @@ def check_writable(entry: Pinned, existing: os.stat_result) -> None:
         allowed = allowed or bool(os.statvfs(f"/proc/self/fd/{entry.parent}").f_flag & os.ST_RDONLY)
     except (NotImplementedError, OSError):
         return  # cannot tell: the OS has the last word at the rename
-    if not allowed:
+    if allowed:
+        return
+    if _bits_allow_writing(existing):  # root, or bits that let this user: a flag the permission bits do not show
         raise AccessDeniedError(
-            f"{entry.path} is not writable by the server's user (mode {stat.filemode(existing.st_mode)}, owner uid "
-            f"{existing.st_uid}): nothing was written. Ask the user to make it writable (chmod u+w) if it should be "
-            "changed, or write a copy under another name.",
+            f"{entry.path} may not be written although its mode allows it: it is marked immutable or append-only "
+            "(lsattr shows an i or an a), or an ACL refuses the server's user (getfacl): nothing was written. Ask the "
+            "user to clear that (chattr -i or -a, setfacl) if it should be changed, or write a copy under another "
+            "name.",
             path=str(entry.path),
         )
+    raise AccessDeniedError(
+        f"{entry.path} is not writable by the server's user (mode {stat.filemode(existing.st_mode)}, owner uid "
+        f"{existing.st_uid}): nothing was written. Ask the user to make it writable (chmod u+w) if it should be "
+        "changed, or write a copy under another name.",
+        path=str(entry.path),
+    )
+
+
+def _bits_allow_writing(existing: os.stat_result) -> bool:
+    """Whether the permission bits alone let this process write ``existing`` (root passes them all)."""
+    uid = os.geteuid()
+    if uid == 0:
+        return True
+    if uid == existing.st_uid:
+        return bool(existing.st_mode & stat.S_IWUSR)
+    if existing.st_gid == os.getegid() or existing.st_gid in os.getgroups():
+        return bool(existing.st_mode & stat.S_IWGRP)
+    return bool(existing.st_mode & stat.S_IWOTH)
 
 
 def kept_mode(like: os.stat_result, now: os.stat_result) -> int:
