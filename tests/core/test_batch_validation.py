@@ -65,12 +65,41 @@ def test_booleans_and_numbers_given_as_text_are_accepted_and_nonsense_is_a_probl
     )
 
 
-def test_an_unknown_field_is_offered_only_a_field_within_two_edits() -> None:
-    # difflib's ratio offered 'source' for 'occurrence', which an edit refuses in turn.
-    far = parse_request([{"type": "edit", "path": "a", "old_text": "x", "new_text": "y", "occurrence": 2}])
-    assert far.problems == ("operation 0 (edit a): unknown field 'occurrence'",)
-    near = parse_request([{"type": "edit", "path": "a", "oldText": "x", "new_text": "y"}])
-    assert "unknown field 'oldText' (did you mean 'old_text'?)" in near.problems[0]
+@pytest.mark.parametrize(
+    ("field", "meant"),
+    [
+        ("occurrence", None),  # difflib's ratio offered 'source', which an edit refuses in turn
+        ("text", None),  # two edits from the alias 'dest': no hint beats a wrong one
+        ("oldText", "old_text"),
+        ("new_content", "content"),
+        ("destination_path", "destination"),
+        ("filePath", "path"),
+        ("is_recursive", "recursive"),
+        ("permanently", "permanent"),
+        ("old", "old_text"),
+    ],
+)
+def test_an_unknown_field_is_offered_the_field_it_spells_or_names_and_never_an_unrelated_one(
+    field: str, meant: str | None
+) -> None:
+    found = parse_request([{"type": "edit", "path": "a", "old_text": "x", "new_text": "y", field: 2}])
+    hint = f" (did you mean {meant!r}?)" if meant else ""
+    assert found.problems == (f"operation 0 (edit a): unknown field {field!r}{hint}",)
+
+
+@pytest.mark.parametrize(
+    ("kind", "meant"),
+    [
+        ("write_file", "write"),
+        ("delete_file", "delete"),
+        ("del", "delete"),
+        ("remove", "delete"),
+        ("mkdir", "create_dir"),
+    ],
+)
+def test_an_unknown_operation_type_is_offered_the_type_it_names(kind: str, meant: str) -> None:
+    found = parse_request([{"type": kind, "path": "a"}])
+    assert f"unknown operation type {kind!r} (did you mean {meant!r}?)" in found.problems[0]
 
 
 def test_path_stands_for_source_but_a_different_source_and_path_is_a_problem() -> None:

@@ -21,6 +21,9 @@ from fsguard.core.spelling import meant_name
 OperationType = Literal["write", "edit", "search_and_replace", "copy", "move", "delete", "create_dir", "extract"]
 TYPES: tuple[str, ...] = get_args(OperationType)
 _TYPE_ALIASES = {"create_directory": "create_dir", "search_replace": "search_and_replace", "rename": "move"}
+# Other tools' words for a type, too far from it for spelling to find (``remove`` is two edits from ``move``):
+# suggested only, as taking them would run what the caller may not have meant.
+_TYPE_MEANT = {"remove": "delete", "rm": "delete", "unlink": "delete", "mkdir": "create_dir", "replace": "edit"}
 
 _ALIASES = {
     "action": "type",
@@ -240,7 +243,9 @@ def _type(value: Any, where: str, problems: list[str]) -> OperationType | None:
     name = value.strip().lower().replace("-", "_")
     name = _TYPE_ALIASES.get(name, name)
     if name not in TYPES:
-        problems.append(f"{where}: unknown operation type {value!r}{_suggest(name, TYPES)}; types: {', '.join(TYPES)}")
+        meant = _TYPE_MEANT.get(name)
+        hint = f" (did you mean {meant!r}?)" if meant else _suggest(name, TYPES)
+        problems.append(f"{where}: unknown operation type {value!r}{hint}; types: {', '.join(TYPES)}")
         return None
     return cast(OperationType, name)
 

@@ -37,9 +37,12 @@ def closest(name: str, candidates: list[str], max_distance: int = 2) -> str | No
 
 
 def meant_name(name: str, candidates: list[str], aliases: dict[str, str] | None = None) -> str | None:
-    """The candidate a mistyped parameter or field ``name`` most likely stands for: its snake_case spelling
-    (``startLine``, ``oldString`` as camelCase clients send them), directly or through one of ``aliases`` (taken
-    names mapped to the candidate they stand for), else the :func:`closest` candidate or alias."""
+    """The candidate a mistyped parameter or field ``name`` most likely stands for, tried in turn: its snake_case
+    spelling (``startLine``, ``oldString`` as camelCase clients send them), directly or through one of ``aliases``
+    (taken names mapped to the candidate they stand for); the longest candidate it is a word of
+    (``destination_path``, ``write_file``, ``is_recursive``); the only one it begins (``del``); the :func:`closest`
+    candidate, or alias of five letters or more (two edits turn a shorter one into anything: ``text`` is not ``dest``).
+    """
     aliases = aliases or {}
     snake = _CAMEL_HUMP.sub("_", name).lower()
     for spelled in (snake, name.lower()):
@@ -47,8 +50,14 @@ def meant_name(name: str, candidates: list[str], aliases: dict[str, str] | None 
             return spelled
         if aliases.get(spelled) in candidates:
             return aliases[spelled]
-    near = closest(name, [*candidates, *(alias for alias, meant in aliases.items() if meant in candidates)])
-    near = near or closest(snake, candidates)
+    worded = [c for c in candidates if len(c) >= 3 and (snake.startswith(c + "_") or snake.endswith("_" + c))]
+    if worded:
+        return max(worded, key=len)
+    begun = [c for c in candidates if len(snake) >= 3 and c.startswith(snake)]
+    if len(begun) == 1:
+        return begun[0]
+    spelled_alike = [*candidates, *(a for a, meant in aliases.items() if meant in candidates and len(a) >= 5)]
+    near = closest(name, spelled_alike) or closest(snake, candidates)
     return aliases.get(near, near) if near is not None else None
 
 
