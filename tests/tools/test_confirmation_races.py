@@ -133,6 +133,30 @@ async def test_a_file_made_again_with_as_many_bytes_while_the_user_is_asked_is_a
     assert "last changed 2026-01-01T01:00:00Z" in user.asked[1]
 
 
+async def test_another_file_alike_in_size_and_time_renamed_over_the_one_asked_about_is_asked_about_again(
+    connect: ClientFactory, root: Path
+) -> None:
+    # Two files of one checkout share their size and modification time: renamed over the one the user was asked
+    # about, the other read the same in the question, and the yes deleted it. The question names the version.
+    target, other = root / "notes.txt", root / "other.txt"
+    for path, data in ((target, b"draft 1\n"), (other, b"KEEPME!\n")):
+        path.write_bytes(data)
+        os.utime(path, (1767225600, 1767225600))
+
+    def rename_over(asked: int) -> None:
+        if asked == 1:
+            other.rename(target)
+
+    user = User([YES, NO], rename_over)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": "notes.txt", "permanent": True})
+    assert error_code(result) == "declined", text_of(result)
+    assert target.read_bytes() == b"KEEPME!\n"
+    assert len(user.asked) == 2
+    assert user.asked[0] != user.asked[1]
+
+
 async def test_a_git_restore_whose_work_grows_while_the_user_is_asked_is_asked_about_again(
     connect: ClientFactory, root: Path
 ) -> None:
