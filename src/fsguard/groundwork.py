@@ -23,8 +23,8 @@ from fsguard.core.denial import DenyRules
 from fsguard.core.disk import AtomicWriter, remove_by_name
 from fsguard.core.locks import PathLocks
 from fsguard.core.paths import PathPolicy
+from fsguard.core.removal import remove_beneath
 from fsguard.core.stats import CallStats
-from fsguard.core.transfer import remove_beneath
 
 if TYPE_CHECKING:
     from fsguard.core.hooks import HookRunner

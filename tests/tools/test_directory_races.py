@@ -27,7 +27,7 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from fsguard.config import Settings
-from fsguard.core import transfer
+from fsguard.core import removal, transfer
 from fsguard.core.errors import FsguardError
 from fsguard.server import build_server
 from tests.conftest import ClientFactory, Mount, structured, text_of
@@ -134,7 +134,7 @@ async def test_a_directory_trashed_across_filesystems_whose_original_cannot_all_
     (root / "d").mkdir()
     for name in ("a.txt", "b.txt"):
         (root / "d" / name).write_bytes(b"kept\n")
-    real_remove = transfer.remove
+    real_remove = removal.remove
 
     def remove_partly(entry: Any, *, missing_ok: bool = False) -> None:
         if entry.path != root / "d":

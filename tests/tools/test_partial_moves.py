@@ -67,7 +67,8 @@ async def test_a_move_whose_original_is_removed_only_partway_says_the_copy_is_wh
     assert "here/box was copied whole to other/box (verified), but removing the original failed partway" in (
         text_of(result)
     )
-    assert "Nothing is lost" in text_of(result)
+    assert "a.txt is still at here/box. Nothing is lost" in text_of(result)
+    assert "an immutable flag" in text_of(result)
     assert {path.name: path.read_bytes() for path in (other / "box").iterdir()} == {
         "a.txt": b"a\n",
         "b.txt": b"b\n",

@@ -10,8 +10,8 @@ from pathlib import Path
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError, TooLargeError
+from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.transfer import remove
 from fsguard.core.trash import Trash, TrashEntry
 from fsguard.core.wholefiles import checked_bytes
 

@@ -29,8 +29,8 @@ from fsguard.core.errors import AccessDeniedError, FsguardError, StaleEditError,
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
+from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.transfer import remove
 from fsguard.core.trees import fingerprint
 from fsguard.core.undo import Restorer
 

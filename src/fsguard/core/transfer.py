@@ -19,15 +19,22 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.attributes import carry, chown_like, xattrs_of
-from fsguard.core.beneath import Beneath, Pinned, fsync_directory, lstat_at, rename_no_replace
+from fsguard.core.beneath import Pinned, fsync_directory, lstat_at, rename_no_replace
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, FsguardError, InvalidParamsError
 from fsguard.core.fdtree import child_dir, opened_dir
-from fsguard.core.mounts import mounts_below
 from fsguard.core.nesting import Below, run_through
 from fsguard.core.oserrors import from_os_error
-from fsguard.core.rmtree import first_unremovable, remove_tree
-from fsguard.core.trees import CHUNK, READ_FILE, changed_kind_error, fingerprint, lstat_entry, total_size
+from fsguard.core.removal import check_no_mounts_below, check_removable_below, remove
+from fsguard.core.trees import (
+    CHUNK,
+    READ_FILE,
+    changed_kind_error,
+    files_below,
+    fingerprint,
+    lstat_entry,
+    total_size,
+)
 
 # Called with (bytes copied so far, total bytes) between files; may raise to stop the copy.
 Progress = Callable[[int, int], None]
@@ -111,13 +118,26 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
             remove(target, missing_ok=True)
             raise
         reason = exc.message.rstrip(".")
+        left = _left(source)
         exc.message = (
             f"{source.path} was copied whole to {target.path} (verified), but removing the original failed partway "
-            f"({reason}): what is left of it is still at {source.path}. Nothing is lost, every file is at "
-            f"{target.path}; delete what is left at {source.path} once whatever holds it is done."
+            f"({reason}): {left} still at {source.path}. Nothing is lost, every file is at {target.path}; delete "
+            "what is left once it may be removed (an immutable flag, a permission, or a program holding it)."
         )
         exc.fields.update(partly_moved_to=str(target.path), removal_failed=reason)
         raise
+
+
+def _left(source: Pinned) -> str:
+    """What of a tree whose removal stopped partway is still there, named for the message."""
+    try:
+        left = files_below(source) if stat.S_ISDIR(lstat_entry(source).st_mode) else [source.name]
+    except (OSError, FsguardError):
+        return "what is left of it is"
+    if not left:
+        return "its empty directories are"
+    shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+    return f"{shown} {'is' if len(left) == 1 else 'are'}"
 
 
 @contextmanager
@@ -167,66 +187,6 @@ def _refused_side(exc: OSError, source: Pinned, target: Pinned) -> Path:
         if not writable:
             return target.path.parent
     return source.path
-
-
-def remove(entry: Pinned, *, missing_ok: bool = False) -> None:
-    """Delete a file, link or whole directory; a tree is removed by fd, never through a link, and never one holding
-    a mount point (:func:`check_no_mounts_below`)."""
-    try:
-        found = os.stat(entry.name, dir_fd=entry.parent, follow_symlinks=False)
-        if stat.S_ISDIR(found.st_mode):
-            check_no_mounts_below(entry.path)
-            check_removable_below(entry)
-            remove_tree(entry.parent, entry.name)  # by fd, never through a link; any depth
-        else:
-            os.unlink(entry.name, dir_fd=entry.parent)
-    except FileNotFoundError:
-        if not missing_ok:
-            raise
-    except OSError as exc:
-        raise from_os_error(exc, entry.path) from exc
-
-
-def check_no_mounts_below(directory: Path) -> None:
-    """Refuse to remove a tree another filesystem is mounted in: deleted, its files would be erased before the OS
-    refused the mount point itself; trashed, that filesystem would be moved into fsguard's state directory.
-
-    Raises:
-        AccessDeniedError: a mount point lies below ``directory``; nothing was removed.
-    """
-    mounts = mounts_below(directory)
-    if mounts:
-        raise AccessDeniedError(
-            f"{directory} holds a mount point, {mounts[0]} (another filesystem is mounted there): a tree is removed "
-            "only within one filesystem, so nothing was removed. Ask the user to unmount it first, or delete what "
-            "is beside it.",
-            path=str(directory),
-        )
-
-
-def check_removable_below(entry: Pinned) -> None:
-    """Refuse to remove a tree holding a directory the server's user may not empty: removed file by file, the tree
-    would lose everything up to that directory and then fail.
-
-    Raises:
-        AccessDeniedError: such a directory lies in the tree; nothing was removed.
-    """
-    blocked = first_unremovable(entry.parent, entry.name)
-    if blocked is None:
-        return
-    where = entry.path.parent / blocked
-    whole = "" if where == entry.path else f", so {entry.path} cannot be removed whole"
-    raise AccessDeniedError(
-        f"{where} may not be emptied by the server's user (permission denied){whole}: nothing was removed. Ask the "
-        "user for write access to it, or delete what is beside it.",
-        path=str(where),
-    )
-
-
-def remove_beneath(beneath: Beneath, path: Path) -> None:
-    """Remove what is at ``path`` (a stray temp, say), reached through the pinned walk; gone already is fine."""
-    with beneath.entry(path, follow=False) as entry:
-        remove(entry, missing_ok=True)
 
 
 def already_exists(path: Path, moved: Path | None = None) -> AlreadyExistsError:

@@ -38,8 +38,9 @@ from fsguard.core.errors import (
 )
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.parsedfiles import ParsedFiles
+from fsguard.core.removal import check_no_mounts_below
 from fsguard.core.rmtree import remove_tree, remove_tree_named
-from fsguard.core.transfer import check_no_mounts_below, move_verified
+from fsguard.core.transfer import move_verified
 from fsguard.core.trees import fingerprint
 
 _DAY_S = 86_400.0
@@ -98,7 +99,7 @@ class Trash:
 
     def put(self, item: Pinned) -> TrashEntry:
         """Move ``item`` (file, link or directory, pinned by the caller) into the trash whole; never a tree holding
-        a mount point (:func:`fsguard.core.transfer.check_no_mounts_below`)."""
+        a mount point (:func:`fsguard.core.removal.check_no_mounts_below`)."""
         found = lstat_at(item)
         if found is not None and stat.S_ISDIR(found.st_mode):
             check_no_mounts_below(item.path)
