@@ -71,7 +71,7 @@ OPERATIONS = ("batch_operations", "project_replace", "edit_file:replace")
 HOUR_S = 3_600.0
 
 
-def hides_hidden(path: str) -> bool:
+def hides_hidden(path: str, is_dir: bool = False) -> bool:
     return "/hidden/" not in path
 
 

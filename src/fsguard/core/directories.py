@@ -39,6 +39,7 @@ class DirectoryMaker:
         """
         path = self._policy.resolve(user_path)
         self._policy.check_writable(path)
+        self._policy.check_not_denied(path, user_path, is_dir=True)  # a rule for directories hides the one made
         with self._locks.hold(path):
             found = self._existing(path)
             if found is not None:

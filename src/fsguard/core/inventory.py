@@ -124,7 +124,7 @@ def list_trash(
     path_contains: str | None,
     older_than_days: float | None,
     limit: int,
-    shown: Callable[[str], bool] | None = None,
+    shown: Callable[[str, bool], bool] | None = None,
 ) -> Page[TrashEntry]:
     """The trash entries deleted more than ``older_than_days`` ago (all of them if None) whose original path holds
     ``path_contains``, in any case, and that ``shown`` lets a listing name."""
@@ -132,7 +132,7 @@ def list_trash(
     if path_contains:  # before shown, which costs more
         entries = [entry for entry in entries if path_contains.lower() in entry.original_path.lower()]
     if shown is not None:
-        entries = [entry for entry in entries if shown(entry.original_path)]
+        entries = [entry for entry in entries if shown(entry.original_path, entry.kind == "directory")]
     return Page(entries[:limit], len(entries))
 
 
@@ -143,7 +143,7 @@ def purge_trash(
     older_than_days: float,
     dry_run: bool,
     limit: int,
-    shown: Callable[[str], bool] | None = None,
+    shown: Callable[[str, bool], bool] | None = None,
 ) -> Sweep[TrashEntry]:
     """Delete for good the entry ``sd_id``, or without one every entry older than ``older_than_days``; a dry run
     only reports them. Only entries ``shown`` lets a listing name are purged: every server on a state directory
@@ -157,14 +157,15 @@ def purge_trash(
     """
     if sd_id:
         entry = trash.get(sd_id)
-        if shown is not None and not shown(entry.original_path):
+        if shown is not None and not shown(entry.original_path, entry.kind == "directory"):
             raise AccessDeniedError(
                 f"trash entry {sd_id} is not this server's to purge: its path is outside these roots or hidden by "
                 "a deny rule. Nothing was purged; purge it from a server whose roots hold that path."
             )
         doomed = [entry]
     else:
-        doomed = [entry for entry in trash.older_than(older_than_days) if shown is None or shown(entry.original_path)]
+        old = trash.older_than(older_than_days)
+        doomed = [entry for entry in old if shown is None or shown(entry.original_path, entry.kind == "directory")]
     removed, failed = (doomed, []) if dry_run else trash.purge(doomed)
     if sd_id and failed:
         raise _not_purged(*failed[0])

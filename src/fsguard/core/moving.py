@@ -189,6 +189,10 @@ class Mover:
                 raise _missing(source)
         if not source.is_dir():
             check_file_spelling(dest_path, destination)
+        elif not source.is_symlink():
+            # A directory lands there: a rule for directories (vault/) hides the name, which on disk is no directory
+            # yet. Moved in, a tree was out of every tool's reach, and could not be moved back.
+            self._safe.policy.check_not_denied(destination, dest_path, is_dir=True)
         if destination.exists() or destination.is_symlink():
             raise already_exists(destination, source)
         return source, destination

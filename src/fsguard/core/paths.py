@@ -58,7 +58,7 @@ class PathPolicy:
     _prefixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     # shows() by (the call's client roots, path): a pure function of both, asked of every stored path on each
     # listing of the backups and the trash (10 us each, 0.1 s a call at 10,000 trash entries)
-    _shown: dict[tuple[tuple[Path, ...] | None, str], bool] = field(init=False, repr=False, compare=False)
+    _shown: dict[tuple[tuple[Path, ...] | None, str, bool], bool] = field(init=False, repr=False, compare=False)
     _read_only_ids: dict[tuple[int, int], Path] = field(init=False, repr=False, compare=False)  # (dev, ino) -> root
     # _candidate by (path as sent, stored, first root): its string work is a tenth of a small read's time
     _candidates: dict[tuple[str, bool, Path], Path] = field(init=False, repr=False, compare=False)
@@ -250,15 +250,15 @@ class PathPolicy:
             return None
         return self.deny.rule_among(self.relatives(canonical), is_dir=is_dir)
 
-    def shows(self, path: str) -> bool:
-        """Whether a listing may name ``path`` (a backup's or a trash entry's): inside a root, hidden by no rule.
-        Judged on the string alone (no file is looked at), so remembered for the roots the call is served in."""
+    def shows(self, path: str, is_dir: bool = False) -> bool:
+        """Whether a listing may name ``path`` (a backup's, or a trash entry's: ``is_dir`` for a directory's), inside a
+        root, hidden by no rule. Judged on the string alone, so remembered for the roots the call is served in."""
         scope = current_scope()
-        key = (None if scope is None else scope.paths, path)
+        key = (None if scope is None else scope.paths, path, is_dir)
         known = self._shown.get(key)
         if known is None:
             canonical = Path(path)
-            known = self.contains(canonical) and self.denied_by(canonical) is None
+            known = self.contains(canonical) and self.denied_by(canonical, is_dir=is_dir) is None
             if len(self._shown) >= _SHOWN_KEPT:
                 self._shown.clear()  # one step, safe beside other threads; what is asked again is judged again
             self._shown[key] = known

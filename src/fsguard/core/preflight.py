@@ -150,7 +150,7 @@ def _moved_from(path: Path, moves: Sequence[tuple[Path, Path]]) -> Path | None:
 
 
 def purging(
-    trash: Trash, *, sd_id: str | None, older_than_days: float, shown: Callable[[str], bool] | None = None
+    trash: Trash, *, sd_id: str | None, older_than_days: float, shown: Callable[[str, bool], bool] | None = None
 ) -> Confirmation | None:
     """backup(action="purge_trash", dry_run=false): trash entries removed for good (those ``shown`` lets it name)."""
     sweep = purge_trash(trash, sd_id=sd_id, older_than_days=older_than_days, dry_run=True, limit=1_000_000, shown=shown)
