@@ -54,6 +54,30 @@ async def test_a_read_only_root_reached_under_another_name_refuses_every_change(
     assert not (root / "moved.js").exists()
 
 
+async def test_a_bind_mount_of_a_directory_inside_a_read_only_root_refuses_every_change(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    # The bind of vendor/deep has deep's identity, not vendor's: only the mount table says it lies in the read-only
+    # root. A second root that is itself a bind of vendor was not looked at either (a root was never its own alias).
+    (root / "vendor" / "deep").mkdir(parents=True)
+    (root / "vendor" / "deep" / "lib.js").write_bytes(ORIGINAL)
+    (root / "sub").mkdir()
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    before = tree(root / "vendor")
+    attempts: list[tuple[str, dict[str, object]]] = [
+        ("write_file", {"path": str(root / "sub" / "lib.js"), "content": "forged\n"}),
+        ("write_file", {"path": str(root / "sub" / "new.js"), "content": "forged\n"}),
+        ("delete_file", {"path": str(root / "sub" / "lib.js"), "permanent": True}),
+        ("write_file", {"path": str(whole / "deep" / "lib.js"), "content": "forged\n"}),
+    ]
+    with bind_mounted(root / "vendor" / "deep", root / "sub"), bind_mounted(root / "vendor", whole):
+        async with connect(roots=(root, whole), read_only_roots=(root / "vendor",)) as client:
+            codes = [error_code(await client.call_tool(tool, arguments)) for tool, arguments in attempts]
+    assert codes == ["read_only"] * len(attempts)
+    assert tree(root / "vendor") == before
+
+
 @pytest.fixture
 def case_insensitive(monkeypatch: pytest.MonkeyPatch) -> None:
     """Identities looked up as a case-insensitive mount finds them (this kernel has no case-folding file system):

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
+from fsguard.core.mounts import bind_source
+
 Identity = tuple[int, int]  # (st_dev, st_ino)
 
 
@@ -29,11 +31,17 @@ def identities(roots: Iterable[Path]) -> dict[Identity, Path]:
 
 
 def aliased_root(canonical: Path, below: Path, known: dict[Identity, Path]) -> Path | None:
-    """The root of ``known`` that ``canonical``, or a directory on its way up to (not counting) ``below``, is under
-    another name; None when there is none."""
-    for step in (canonical, *canonical.parents[: max(len(canonical.parts) - len(below.parts) - 1, 0)]):
+    """The root of ``known`` that ``canonical``, or a directory on its way up to ``below`` (the root it lies in,
+    itself another name of one, say), is under another name, or that a bind mount holding it shows a part of; None
+    when there is none."""
+    for step in (canonical, *canonical.parents[: max(len(canonical.parts) - len(below.parts), 0)]):
         if (ident := identity(step)) is not None and (root := known.get(ident)) is not None:
             return root
+    # A bind of a directory inside a known root (vendor/sub mounted at proj/sub) has that directory's identity, not
+    # the root's: the mount table says where it lies.
+    source = bind_source(canonical)
+    if source is not None:
+        return next((root for root in known.values() if source == root or root in source.parents), None)
     return None
 
 

@@ -37,15 +37,41 @@ def mount_point(path: Path) -> Path | None:
     return Path(os.fsdecode(max(reversed(holding), key=len))) if holding else None
 
 
+def bind_source(path: Path) -> Path | None:
+    """Where ``path`` (absolute, resolved) lies in its filesystem as mounted whole, when the mount holding it is a bind
+    of a directory inside it (``mount --bind vendor/sub elsewhere``): that directory's own path and the rest of
+    ``path``; None for a path on a filesystem's own mount, or where the table cannot tell."""
+    mounts = _mounts()
+    here = os.fsencode(path)
+    holding = [m for m in mounts if here == m[2] or here.startswith(m[2].rstrip(b"/") + b"/")]
+    if not holding:
+        return None
+    device, root, point = max(reversed(holding), key=lambda m: len(m[2]))
+    whole = next((m[2] for m in mounts if m[0] == device and m[1] == b"/"), None)
+    if root == b"/" or whole is None:
+        return None
+    rest = here[len(point.rstrip(b"/")) :]
+    return Path(os.fsdecode(whole.rstrip(b"/") + root + rest))
+
+
 def _points() -> list[bytes]:
     """Every mount point in the mount table, in its order; none where there is no table to read."""
+    return [point for _device, _root, point in _mounts()]
+
+
+def _mounts() -> list[tuple[bytes, bytes, bytes]]:
+    """Every mount in the mount table, in its order: (major:minor, its root in its filesystem, its mount point)."""
     try:
         table = _MOUNTINFO.read_bytes()
     except OSError:
         return []
-    points = []
+    found = []
     for line in table.splitlines():
         fields = line.split(b" ")
         if len(fields) > 4:  # id, parent, major:minor, root, mount point, …
-            points.append(_ESCAPE.sub(lambda match: bytes([int(match.group(1), 8)]), fields[4]))
-    return points
+            found.append((fields[2], _unescaped(fields[3]), _unescaped(fields[4])))
+    return found
+
+
+def _unescaped(field: bytes) -> bytes:
+    return _ESCAPE.sub(lambda match: bytes([int(match.group(1), 8)]), field)
