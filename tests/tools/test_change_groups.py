@@ -211,7 +211,10 @@ async def test_a_group_restored_under_later_rules_never_reads_removes_or_hashes_
         refused = await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"]})
         forced = await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"], "force": True})
     assert error_code(refused) == "undo_conflict"
-    assert "a deny rule hides it now" in text_of(refused)
+    # counted, never named, as list and info count it
+    assert "1 a deny rule hides now (not named here)" in text_of(refused)
+    assert "app.ini" not in text_of(refused)
+    assert all("app.ini" not in path for path in (refused.meta or {})["fsguard/error"]["conflicts"])
     assert content_hash(b"password=user-secret\n") not in text_of(refused)
     # every change failed, so nothing was reverted: an error, never "Reverted 0 of 4" as a success
     assert error_code(forced) == "read_only"  # the first change reverted (the newest) is in the read-only root

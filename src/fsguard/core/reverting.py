@@ -35,6 +35,7 @@ from fsguard.core.trees import fingerprint
 from fsguard.core.undo import Restorer
 
 _CHANGED_MEANWHILE = "another process changed it meanwhile; left as it is"
+_HIDDEN = "a deny rule hides it now"
 _LISTED = 5  # changes a refusal names; its count says how many there are
 RevertStatus = Literal["reverted", "already", "kept", "failed"]
 
@@ -151,11 +152,17 @@ class Reverter:
     def _refuse_conflicts(self, changes: Sequence[Change], *, force: bool) -> None:
         conflicts = self.conflicts(changes)
         if conflicts and not force:
-            listed = "; ".join(f"{change.path}: {problem}" for change, problem in conflicts[:_LISTED])
+            # A file a deny rule hides now is counted, never named: list and info count it the same way.
+            named = [(change, problem) for change, problem in conflicts if problem != _HIDDEN]
+            hidden = len(conflicts) - len(named)
+            listed = "; ".join(f"{change.path}: {problem}" for change, problem in named[:_LISTED])
+            if hidden:
+                listed += ("; " if listed else "") + f"{hidden} a deny rule hides now (not named here)"
+            check = "Check the named ones with get_file_info, then retry" if named else "Retry"
             raise UndoConflictError(
                 f"{len(conflicts)} of {len(changes)} change(s) were modified since (nothing was reverted): {listed}. "
-                "Check them with get_file_info, then retry with force=true (current bytes are backed up first).",
-                conflicts=[change.path for change, _ in conflicts],
+                f"{check} with force=true (current bytes are backed up first; what a rule hides is left as it is).",
+                conflicts=[change.path for change, _ in named],
             )
 
     def _outcome(self, change: Change, *, force: bool, rollback: bool = False) -> Reverted:
@@ -168,7 +175,7 @@ class Reverter:
     def _conflict(self, change: Change) -> str | None:
         if self._safe.policy.denied_by(Path(change.path)) is not None:
             # Said without its hash or whether it exists: the rules hide both. With force its revert is refused.
-            return "a deny rule hides it now"
+            return _HIDDEN
         if change.kind == "copied":
             copied = _copied_state(self._safe, Path(change.path))
             if change.after_hash is None or copied is None or copied == change.after_hash:
