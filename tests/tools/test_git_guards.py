@@ -133,6 +133,9 @@ async def test_add_refuses_to_stage_a_hidden_file_even_through_a_directory(clien
         result = await client.call_tool("git", {"action": "add", "paths": paths})
         assert error_code(result) == "access_denied"
     assert staged_names(secret_repo) == []
+    # A name the agent did not send is never told (status and diff only count it): only the rule is.
+    assert ".env" not in text_of(result).replace("'.env'", "")
+    assert "a file the deny rule '.env' hides (not named here)" in text_of(result)
 
 
 async def test_commit_of_paths_refuses_to_take_a_hidden_files_working_tree_bytes(
@@ -159,6 +162,8 @@ async def test_switching_branch_refuses_to_rewrite_a_hidden_file(client: Client,
     git(repo, "switch", "-q", "main")
     result = await client.call_tool("git", {"action": "branch", "name": "other", "checkout": True})
     assert error_code(result) == "access_denied"
+    assert "(not named here)" in text_of(result)  # a file only the other branch holds: its name is no one's to learn
+    assert ".env" not in text_of(result).replace("'.env'", "")
     # The next action fits a switch, which names no paths to leave out.
     assert "Switch to a branch that leaves that file as it is" in text_of(result)
     assert "paths" not in text_of(result)

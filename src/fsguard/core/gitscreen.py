@@ -51,11 +51,13 @@ def check_changeable(call: GitCall, names: Iterable[str], *, staging: bool = Fal
         path = Path(call.repo.absolute(name))
         rule = policy.denied_by(path, is_dir=name.endswith("/"))
         if rule is not None:
+            # Not named, as status and diff only count such a file: a branch switch met one that exists only on the
+            # other branch, a name the agent had no way to learn.
             raise AccessDeniedError(
-                f"git {action} would {verb} {name}, which the deny rule {rule!r} hides: fsguard never lets git "
-                f"{verb} such a file. Nothing was changed. "
-                + (_SWITCH_ADVICE if switching else "Name the other paths explicitly, leaving it out."),
-                path=str(path),
+                f"git {action} would {verb} a file the deny rule {rule!r} hides (not named here): fsguard never lets "
+                f"git {verb} such a file. Nothing was changed. "
+                + (_SWITCH_ADVICE if switching else f"Name other paths, leaving out what {rule!r} hides."),
+                rule=rule,
             )
         if not staging and policy.is_read_only(path):
             raise ReadOnlyError(
