@@ -283,7 +283,7 @@ async def test_a_path_outside_the_root_is_refused_and_the_outside_file_untouched
         {"type": "write", "path": str(outside), "content": "pwned\n"},
         {"type": "edit", "path": "../outside.txt", "old_text": "not", "new_text": "now"},
     )
-    assert error_code(result) == "invalid_params"
+    assert error_code(result) == "access_denied"  # as write_file and edit_file alone answer it
     assert [line.split(" ")[1] for line in meta(result)["errors"]] == ["1", "2"]
     assert "access denied" in text_of(result)
     assert outside.read_bytes() == b"not yours\n"

@@ -59,3 +59,24 @@ async def test_a_trashed_directory_a_rule_for_directories_hides_since_is_neither
     assert "vault_2027" not in str(listed)
     assert error_code(restored) == "access_denied", text_of(restored)
     assert not (root / "vault_2027").exists()
+
+
+@pytest.mark.parametrize(
+    ("operations", "code"),
+    [
+        ([{"type": "write", "path": "secret/x.txt", "content": "x\n"}], "access_denied"),
+        ([{"type": "write", "path": "/etc/x.txt", "content": "x\n"}], "access_denied"),
+        # another kind of problem beside it: the batch is invalid, as before
+        (
+            [{"type": "write", "path": "secret/x.txt", "content": "x\n"}, {"type": "wrte", "path": "a"}],
+            "invalid_params",
+        ),
+    ],
+)
+async def test_a_batch_refused_only_for_paths_it_may_not_reach_is_access_denied_as_each_tool_alone(
+    connect: ClientFactory, root: Path, operations: list[dict[str, Any]], code: str
+) -> None:
+    async with connect(deny=("secret/",)) as client:
+        result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert error_code(result) == code, text_of(result)
+    assert list(root.iterdir()) == []

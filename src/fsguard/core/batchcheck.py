@@ -18,7 +18,7 @@ from pathlib import Path
 
 from fsguard.core.batchplan import BatchOperation, BatchRequest, refuse
 from fsguard.core.batchtree import Kind, TreeView
-from fsguard.core.errors import FsguardError, ReadOnlyError
+from fsguard.core.errors import AccessDeniedError, FsguardError, ReadOnlyError
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.paths import PathPolicy
 
@@ -37,6 +37,7 @@ def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | 
     _refuse_read_only(request, policy)
     context = _Context(TreeView(), policy, request.atomic)
     problems = list(request.problems)
+    denied = 0  # problems that are paths refused as the single tools refuse them (a deny rule, outside the roots)
     targets: list[tuple[Path, Path | None]] = []
     for position, op in enumerate(request.operations):
         entry = op.type in ("move", "delete")  # these act on a link itself, not on what it points to
@@ -46,6 +47,7 @@ def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | 
             _check_file_spellings(op, path, destination)
         except FsguardError as exc:
             problems.append(f"{op.label}: {exc.message}")
+            denied += exc.code == "access_denied"
             continue
         targets.append((path, destination))
         found = _fixed(op, path, destination, policy)
@@ -54,7 +56,10 @@ def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | 
         problems.extend(f"{op.label}: {problem}" for problem in found)
     if problems:
         problems.sort(key=_operation_number)  # stable: within an operation, the order they were found
-        raise refuse(problems, "batch_operations: the batch does not validate")
+        refused = refuse(problems, "batch_operations: the batch does not validate")
+        if denied == len(problems):  # coded as delete_file or write_file would code it alone
+            raise AccessDeniedError(refused.message, **refused.fields)
+        raise refused
     return targets
 
 
