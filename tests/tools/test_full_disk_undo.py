@@ -19,6 +19,9 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from fsguard.config import Settings
+from fsguard.core.hashing import content_hash
+from fsguard.services import Services
 from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
 from tests.tools import test_environment_failures as environment
 from tests.tools.test_environment_failures import fill
@@ -176,3 +179,23 @@ async def test_project_replace_stopped_by_a_full_project_disk_leaves_no_undo_ste
     filler.unlink()
     structured(await client.call_tool("backup", {"action": "restore", "backup_id": fields["backup_id"]}))
     assert [(full / name).read_bytes() for name in ("a.txt", "b.txt", "c.txt")] == [small, big, small]
+
+
+async def test_an_undo_meeting_the_backup_of_a_change_that_never_reached_the_disk_says_to_undo_again(
+    connect: ClientFactory, root: Path, base_settings: Settings
+) -> None:
+    # A server killed after an edit's backup and before its rename leaves a step whose change never happened: the
+    # first undo_last drops it and said only "already holds …; nothing was written", which read as done while the
+    # acknowledged change was still there.
+    target = root / "a.txt"
+    target.write_bytes(b"v0\n")
+    async with connect() as client:
+        structured(await client.call_tool("write_file", {"path": "a.txt", "content": "v1\n"}))
+    crashed = Services.create(base_settings)  # the killed server: its backup is in the journal, its write is not
+    crashed.backups.snapshot(target, b"v1\n", 0o644, operation="write_file", after_hash=content_hash(b"v2\n"))
+    async with connect() as client:
+        first = await client.call_tool("backup", {"action": "undo_last", "file_path": "a.txt"})
+        assert target.read_bytes() == b"v1\n"
+        assert "Call undo_last again to undo the change before it." in text_of(first)
+        structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "a.txt"}))
+    assert target.read_bytes() == b"v0\n"

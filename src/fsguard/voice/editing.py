@@ -226,7 +226,14 @@ def _restored_text(result: BackupResult, backup: BackupInfo, done: RestoredFile,
     if result.dry_run:
         return _restore_plan(result, backup, done) + (f"\n{result.diff}" if result.diff else "")
     if done.safety_backup_id is None and done.previous_hash == done.content_hash:
-        return f"{shown(done.path)} already holds backup {backup.backup_id}'s content; nothing was written."
+        held = f"{shown(done.path)} already holds backup {backup.backup_id}'s content; nothing was written."
+        if result.action != "undo_last":
+            return held
+        # A crash after the backup and before the write leaves a step whose change never reached the disk.
+        return (
+            f"{held} That step is dropped from the undo chain: the change it was taken for never reached the disk (a "
+            "call cut short) or was undone by other means. Call undo_last again to undo the change before it."
+        )
     safety = done.safety_backup_id
     if result.action == "restore" and safety:
         undo = (
