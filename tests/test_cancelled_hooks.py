@@ -16,7 +16,7 @@ from mcp import Client
 
 from fsguard.server import build_server
 from tests.conftest import Contention
-from tests.test_event_loop import WAIT_S
+from tests.test_event_loop import WAIT_S, cancel_once_stopped
 
 pytestmark = pytest.mark.anyio
 
@@ -50,35 +50,19 @@ async def test_a_change_cancelled_while_its_pre_hook_runs_is_not_made_once_the_h
     server = build_server(dataclasses.replace(contention.settings, hooks_config=config))
     released = False
 
-    async def let_go() -> None:
+    def let_go() -> None:
         nonlocal released
         if not released:
             released = True
-            await anyio.to_thread.run_sync(release.write_bytes, b"go\n")
+            release.write_bytes(b"go\n")
 
     with anyio.fail_after(WAIT_S):
         async with Client(server, mode=contention.mode) as client:
             try:
-                async with anyio.create_task_group() as group:
-                    scope, gone = anyio.CancelScope(), anyio.Event()
-
-                    async def cancelled_call() -> None:
-                        try:
-                            with scope:
-                                await client.call_tool(*call)
-                        finally:
-                            gone.set()
-
-                    group.start_soon(cancelled_call)
-                    await anyio.to_thread.run_sync(started.read_bytes)  # the hook runs, under a.txt's lock
-                    scope.cancel()
-                    if contention.mode == "legacy":
-                        await gone.wait()  # the server applies notifications/cancelled before it answers a later call
-                        await client.call_tool("list_directory", {"path": "."})
-                    await let_go()
+                await cancel_once_stopped(client, contention.mode, call, stopped=started.read_bytes, let_go=let_go)
             finally:
                 with anyio.CancelScope(shield=True):
-                    await let_go()  # never leave the hook (and the server's shutdown) waiting
+                    await anyio.to_thread.run_sync(let_go)  # never leave the hook (and the server's shutdown) waiting
             # A call taking a.txt's lock waits for the cancelled call's thread to let go of it (it fails on its
             # match, before any hook).
             looked = await client.call_tool("edit_file", {"path": "a.txt", "old_text": "\0", "new_text": "-"})

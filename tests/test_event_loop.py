@@ -340,17 +340,16 @@ async def test_a_branch_switch_cancelled_while_another_process_edits_a_file_it_r
     assert git(root, "symbolic-ref", "--short", "HEAD").strip() == "feature"
 
 
-async def cancel_while_it_waits(
+async def cancel_once_stopped(
     client: Client,
     mode: str,
-    lock_waits: threading.Event,
-    foreign: ForeignLock,
     call: tuple[str, dict[str, Any]],
-    held: str,
-    meanwhile: Callable[[], object] = lambda: None,
+    *,
+    stopped: Callable[[], object],
+    let_go: Callable[[], object],
 ) -> None:
-    """Cancel ``call`` once a worker thread waits for ``foreign`` (after ``meanwhile``: what the other process does
-    while it holds the lock), let go, and return once that thread let go of ``held``'s lock."""
+    """Start ``call``, cancel it once ``stopped`` (run on a thread: it returns when the call is held up) returns,
+    then ``let_go`` of what holds it (on 2025-11-25 once the server has taken the cancellation in)."""
     async with anyio.create_task_group() as group:
         scope, gone = anyio.CancelScope(), anyio.Event()
 
@@ -362,13 +361,31 @@ async def cancel_while_it_waits(
                 gone.set()
 
         group.start_soon(cancelled_call)
-        await anyio.to_thread.run_sync(lock_waits.wait, WAIT_S)  # a worker thread waits for the lock
-        meanwhile()
+        await anyio.to_thread.run_sync(stopped)
         scope.cancel()
         if mode == "legacy":
             await gone.wait()  # the server applies notifications/cancelled before it answers a later call
             await client.call_tool("list_directory", {"path": "."})
-        foreign.let_go()
+        await anyio.to_thread.run_sync(let_go)
+
+
+async def cancel_while_it_waits(
+    client: Client,
+    mode: str,
+    lock_waits: threading.Event,
+    foreign: ForeignLock,
+    call: tuple[str, dict[str, Any]],
+    held: str,
+    meanwhile: Callable[[], object] = lambda: None,
+) -> None:
+    """Cancel ``call`` once a worker thread waits for ``foreign`` (after ``meanwhile``: what the other process does
+    while it holds the lock), let go, and return once that thread let go of ``held``'s lock."""
+
+    def waits() -> None:
+        lock_waits.wait(WAIT_S)  # a worker thread waits for the lock
+        meanwhile()
+
+    await cancel_once_stopped(client, mode, call, stopped=waits, let_go=foreign.let_go)
     # Over only once the cancelled call's worker thread is: a call taking the same lock waits for that thread (the
     # path's thread lock), and this one changes nothing.
     looked = await client.call_tool("edit_file", {"path": held, "old_text": "\0", "new_text": "-"})

@@ -63,6 +63,18 @@ def _bytes(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+async def _notes_deleted_for_good_asked_twice(connect: ClientFactory, meanwhile: Meanwhile) -> User:
+    """A permanent delete of notes.txt, ``meanwhile`` changing the disk while the user is first asked (yes), then
+    asked again (no): declined; the user, with both questions."""
+    user = User([YES, NO], meanwhile)
+    with anyio.fail_after(30):
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": "notes.txt", "permanent": True})
+    assert error_code(result) == "declined", text_of(result)
+    assert len(user.asked) == 2
+    return user
+
+
 # Files that change while the user is asked -------------------------------------------------------------------
 
 
@@ -97,13 +109,8 @@ async def test_a_file_swapped_for_a_bigger_one_while_the_user_is_asked_is_asked_
         if asked == 1:
             target.write_bytes(bigger)
 
-    user = User([YES, NO], swap)
-    with anyio.fail_after(30):
-        async with connect(elicitation_callback=user) as client:
-            result = await client.call_tool("delete_file", {"path": "notes.txt", "permanent": True})
-    assert error_code(result) == "declined", text_of(result)
+    user = await _notes_deleted_for_good_asked_twice(connect, swap)
     assert target.read_bytes() == bigger
-    assert len(user.asked) == 2
     assert "(24 bytes)" in user.asked[0]
     assert f"({len(bigger):,} bytes)" in user.asked[1]
 
@@ -122,13 +129,8 @@ async def test_a_file_made_again_with_as_many_bytes_while_the_user_is_asked_is_a
             target.write_bytes(b"final!\n\n")
             os.utime(target, (1767229200, 1767229200))
 
-    user = User([YES, NO], remake)
-    with anyio.fail_after(30):
-        async with connect(elicitation_callback=user) as client:
-            result = await client.call_tool("delete_file", {"path": "notes.txt", "permanent": True})
-    assert error_code(result) == "declined", text_of(result)
+    user = await _notes_deleted_for_good_asked_twice(connect, remake)
     assert target.read_bytes() == b"final!\n\n"
-    assert len(user.asked) == 2
     assert "last changed 2026-01-01T00:00:00Z" in user.asked[0]
     assert "last changed 2026-01-01T01:00:00Z" in user.asked[1]
 
@@ -147,13 +149,8 @@ async def test_another_file_alike_in_size_and_time_renamed_over_the_one_asked_ab
         if asked == 1:
             other.rename(target)
 
-    user = User([YES, NO], rename_over)
-    with anyio.fail_after(30):
-        async with connect(elicitation_callback=user) as client:
-            result = await client.call_tool("delete_file", {"path": "notes.txt", "permanent": True})
-    assert error_code(result) == "declined", text_of(result)
+    user = await _notes_deleted_for_good_asked_twice(connect, rename_over)
     assert target.read_bytes() == b"KEEPME!\n"
-    assert len(user.asked) == 2
     assert user.asked[0] != user.asked[1]
 
 
