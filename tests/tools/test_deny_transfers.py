@@ -138,6 +138,6 @@ async def test_a_batch_moving_a_hidden_directory_is_refused_before_anything_move
             {"type": "move", "source": "a.txt", "destination": "b.txt"},
             {"type": "move", "source": "secrets", "destination": "public"},
         )
-    assert error_code(result) == "invalid_params"  # a directory rule hides the directory itself: nothing ran
+    assert error_code(result) == "access_denied"  # a directory rule hides the directory itself: nothing ran
     assert "secrets" in text_of(result)
     assert snapshot(root) == before
