@@ -124,10 +124,10 @@ class Deleter:
             AlreadyExistsError: something is at the original path now; nothing is overwritten.
         """
         entry = self._trash.get(sd_id)
-        destination = self._safe.policy.resolve_entry(entry.original_path, stored=True)
+        # A directory comes back as one: a rule for directories (payroll_*/) set since hides it, not there yet.
+        tree = entry.kind == "directory"
+        destination = self._safe.policy.resolve_entry(entry.original_path, stored=True, directory=tree)
         self._safe.policy.check_writable(destination)
-        # A directory comes back as one: a rule for directories (payroll_*/) set since hides it, on disk or not yet.
-        self._safe.policy.check_not_denied(destination, is_dir=entry.kind == "directory")
         event = {"tool_name": "backup", "operation": "restore_trash", "file_path": str(destination)}
         moved = {"source_path": str(self._trash.root / sd_id / "item"), "dest_path": str(destination)}
         with self._safe.locks.hold(destination):

@@ -37,9 +37,8 @@ class DirectoryMaker:
             AlreadyExistsError: a file (not a directory) has that name.
             NotDirectoryError: a parent component is a file.
         """
-        path = self._policy.resolve(user_path)
+        path = self._policy.resolve(user_path, directory=True)
         self._policy.check_writable(path)
-        self._policy.check_not_denied(path, user_path, is_dir=True)  # a rule for directories hides the one made
         with self._locks.hold(path):
             found = self._existing(path)
             if found is not None:

@@ -180,7 +180,10 @@ class Mover:
         self, source_path: str, dest_path: str, *, rename: bool = False, stored: bool = False
     ) -> tuple[Path, Path]:
         source = self._safe.policy.resolve_entry(source_path, stored=stored)
-        destination = self._safe.policy.resolve_entry(dest_path, stored=stored)
+        # A directory lands there: a rule for directories (vault/) hides the name, though none is there yet. Judged
+        # as a file's, a tree moved in was out of every tool's reach, and could not be moved back.
+        tree = source.is_dir() and not source.is_symlink()
+        destination = self._safe.policy.resolve_entry(dest_path, stored=stored, directory=tree)
         if rename and destination == source:  # the destination typed is the source's name in another Unicode form
             destination = respelled(destination, dest_path)
         self._safe.policy.check_writable(destination)
@@ -189,10 +192,6 @@ class Mover:
                 raise _missing(source)
         if not source.is_dir():
             check_file_spelling(dest_path, destination)
-        elif not source.is_symlink():
-            # A directory lands there: a rule for directories (vault/) hides the name, which on disk is no directory
-            # yet. Moved in, a tree was out of every tool's reach, and could not be moved back.
-            self._safe.policy.check_not_denied(destination, dest_path, is_dir=True)
         if destination.exists() or destination.is_symlink():
             raise already_exists(destination, source)
         return source, destination

@@ -99,38 +99,38 @@ class PathPolicy:
             return "(no roots: --unrestricted)"
         return "; ".join(str(root) + (" (read-only)" if self.is_read_only(root) else "") for root in roots)
 
-    def resolve(self, user_path: str, *, stored: bool = False) -> Path:
+    def resolve(self, user_path: str, *, stored: bool = False, directory: bool = False) -> Path:
         """Turn an agent's path into the canonical absolute path it names, or refuse it.
 
         ``stored``: a path fsguard recorded (a backup's, a trash entry's) is taken as spelled, never forgiven as typed
-        text: with its file gone, a name ending in a space would otherwise come back without it.
+        text: with its file gone, a name ending in a space would otherwise come back without it. ``directory``: a
+        directory the call will make there, which a rule for directories (``vault/``) hides before it exists.
 
         Raises:
             InvalidParamsError: the path is empty.
             AccessDeniedError: a refused character or name, or a location outside every root.
         """
         candidate = self._candidate(user_path, stored=stored)
-        # realpath resolves the deepest existing ancestor (following symlinks) and appends the rest,
-        # so a not-yet-existing path under a symlink that leaves the roots is caught too.
+        # realpath resolves the deepest existing ancestor (links followed): a new path under a link out is caught.
         canonical = canonical_path(candidate, user_path, self.roots)
         check_stream_syntax(user_path, canonical, self.wsl_mount_root)
         self._check_contained(user_path, canonical, candidate)
-        self.check_not_denied(canonical, user_path, lexical=candidate)
+        self.check_not_denied(canonical, user_path, is_dir=directory, lexical=candidate)
         return canonical
 
-    def resolve_entry(self, user_path: str, *, stored: bool = False) -> Path:
+    def resolve_entry(self, user_path: str, *, stored: bool = False, directory: bool = False) -> Path:
         """The directory entry itself, for delete, move and copy: its parent is resolved, a final symlink is not.
 
-        So deleting or moving a link acts on the link, even one that points outside the roots. ``stored`` as in
-        :meth:`resolve`.
+        So deleting or moving a link acts on the link, even one that points outside the roots. ``stored`` and
+        ``directory`` as in :meth:`resolve`.
         """
         candidate = self._candidate(user_path, stored=stored)
         if candidate.name in ("", ".", ".."):
-            return self.resolve(user_path, stored=stored)
+            return self.resolve(user_path, stored=stored, directory=directory)
         entry = canonical_path(candidate.parent, user_path, self.roots) / candidate.name
         check_stream_syntax(user_path, entry, self.wsl_mount_root)
         self._check_contained(user_path, entry, candidate)
-        self.check_not_denied(entry, user_path)
+        self.check_not_denied(entry, user_path, is_dir=directory)
         return entry
 
     def _candidate(self, user_path: str, *, stored: bool = False) -> Path:
