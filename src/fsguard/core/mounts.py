@@ -15,6 +15,7 @@ from pathlib import Path
 
 _MOUNTINFO = Path("/proc/self/mountinfo")
 _ESCAPE = re.compile(rb"\\([0-7]{3})")  # the kernel writes a space, tab, newline or backslash in a path as \ooo
+_Mount = tuple[bytes, bytes, bytes]  # (major:minor, its root in its filesystem, its mount point)
 
 
 def mounts_below(directory: Path) -> list[Path]:
@@ -31,10 +32,8 @@ def mount_point(path: Path) -> Path | None:
     A bind mount (a directory mounted on itself, then remounted read-only, say) is on the same device as its
     parent, so the device test of :meth:`Path.is_mount` never sees it and named ``/`` instead: only the table knows.
     """
-    here = os.fsencode(path)
-    holding = [point for point in _points() if here == point or here.startswith(point.rstrip(b"/") + b"/")]
-    # The longest wins; of equals (mounts stacked on one point) the last listed, the one on top.
-    return Path(os.fsdecode(max(reversed(holding), key=len))) if holding else None
+    found = _holding(_mounts(), os.fsencode(path))
+    return Path(os.fsdecode(found[2])) if found is not None else None
 
 
 def bind_source(path: Path) -> Path | None:
@@ -43,15 +42,22 @@ def bind_source(path: Path) -> Path | None:
     ``path``; None for a path on a filesystem's own mount, or where the table cannot tell."""
     mounts = _mounts()
     here = os.fsencode(path)
-    holding = [m for m in mounts if here == m[2] or here.startswith(m[2].rstrip(b"/") + b"/")]
-    if not holding:
+    found = _holding(mounts, here)
+    if found is None or found[1] == b"/":
         return None
-    device, root, point = max(reversed(holding), key=lambda m: len(m[2]))
+    device, root, point = found
     whole = next((m[2] for m in mounts if m[0] == device and m[1] == b"/"), None)
-    if root == b"/" or whole is None:
+    if whole is None:
         return None
     rest = here[len(point.rstrip(b"/")) :]
     return Path(os.fsdecode(whole.rstrip(b"/") + root + rest))
+
+
+def _holding(mounts: list[_Mount], here: bytes) -> _Mount | None:
+    """The mount holding the path ``here``: the deepest at or above it; of equals (mounts stacked on one point) the
+    last listed, the one on top."""
+    holding = [m for m in mounts if here == m[2] or here.startswith(m[2].rstrip(b"/") + b"/")]
+    return max(reversed(holding), key=lambda m: len(m[2])) if holding else None
 
 
 def _points() -> list[bytes]:
@@ -59,7 +65,7 @@ def _points() -> list[bytes]:
     return [point for _device, _root, point in _mounts()]
 
 
-def _mounts() -> list[tuple[bytes, bytes, bytes]]:
+def _mounts() -> list[_Mount]:
     """Every mount in the mount table, in its order: (major:minor, its root in its filesystem, its mount point)."""
     try:
         table = _MOUNTINFO.read_bytes()
