@@ -125,8 +125,7 @@ class Deleter:
         """
         entry = self._trash.get(sd_id)
         # A directory comes back as one: a rule for directories (payroll_*/) set since hides it, not there yet.
-        tree = entry.kind == "directory"
-        destination = self._safe.policy.resolve_entry(entry.original_path, stored=True, directory=tree)
+        destination = self._safe.policy.resolve_entry(entry.original_path, stored=True, directory=entry.is_directory)
         self._safe.policy.check_writable(destination)
         event = {"tool_name": "backup", "operation": "restore_trash", "file_path": str(destination)}
         moved = {"source_path": str(self._trash.root / sd_id / "item"), "dest_path": str(destination)}

@@ -132,7 +132,7 @@ def list_trash(
     if path_contains:  # before shown, which costs more
         entries = [entry for entry in entries if path_contains.lower() in entry.original_path.lower()]
     if shown is not None:
-        entries = [entry for entry in entries if shown(entry.original_path, entry.kind == "directory")]
+        entries = [entry for entry in entries if shown(entry.original_path, entry.is_directory)]
     return Page(entries[:limit], len(entries))
 
 
@@ -157,7 +157,7 @@ def purge_trash(
     """
     if sd_id:
         entry = trash.get(sd_id)
-        if shown is not None and not shown(entry.original_path, entry.kind == "directory"):
+        if shown is not None and not shown(entry.original_path, entry.is_directory):
             raise AccessDeniedError(
                 f"trash entry {sd_id} is not this server's to purge: its path is outside these roots or hidden by "
                 "a deny rule. Nothing was purged; purge it from a server whose roots hold that path."
@@ -165,7 +165,7 @@ def purge_trash(
         doomed = [entry]
     else:
         old = trash.older_than(older_than_days)
-        doomed = [entry for entry in old if shown is None or shown(entry.original_path, entry.kind == "directory")]
+        doomed = [entry for entry in old if shown is None or shown(entry.original_path, entry.is_directory)]
     removed, failed = (doomed, []) if dry_run else trash.purge(doomed)
     if sd_id and failed:
         raise _not_purged(*failed[0])

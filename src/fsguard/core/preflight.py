@@ -56,7 +56,6 @@ def deleting(
         return None
     names: list[str] = []
     files = full = size = 0
-    changed = 0.0  # the newest modification time among them
     states: list[tuple[int, ...]] = []  # which entry each is: another renamed over it, alike in size and time, is not
     for user_path in user_paths:
         # A path the call will refuse is left out of the question, not the question out of the call: the others
@@ -74,7 +73,6 @@ def deleting(
         names.append(str(path) if origin is None else f"{path} (moved there from {origin})")
         files += inside
         size += held
-        changed = max(changed, found.st_mtime)
         states.append((found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns))
         full += stat.S_ISDIR(found.st_mode) and inside > 0
     if not names or not (permanent or full):
@@ -82,6 +80,7 @@ def deleting(
     # The bytes and the time too: a file swapped for another while the user was asked, or made again after (a 2026
     # answer is good for its very question for minutes), is another question, asked again.
     factors = [plural(files, "file or folder", "files and folders") + f" ({size:,} bytes) in all"]
+    changed = max(state[3] for state in states) / 1e9  # the newest modification time among them
     version = hashlib.sha256(repr(states).encode()).hexdigest()[:8]
     factors.append(f"last changed {iso_time(changed)} (version {version})")
     if full:

@@ -62,6 +62,10 @@ class TrashEntry:
     def time_iso(self) -> str:
         return datetime.fromtimestamp(self.time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
+    @property
+    def is_directory(self) -> bool:
+        return self.kind == "directory"
+
 
 def new_sd_id(now: float) -> str:
     """``sd-YYYYMMDD-HHMMSS-`` + 16 hex digits (UTC)."""

@@ -33,7 +33,7 @@ def preview(trash_root: Path, entry: TrashEntry) -> Preview:
     item = trash_root / entry.sd_id / "item"
     if item.is_symlink():
         return Preview(None, [], f"a symbolic link to {item.readlink()}")
-    if entry.kind == "directory":
+    if entry.is_directory:
         return _directory(item)
     # Non-blocking: a trashed pipe would hold the page (and a worker thread) until something wrote to it.
     fd = os.open(item, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)

@@ -29,7 +29,7 @@ def trash_info(entry: TrashEntry) -> TrashInfo:
     return TrashInfo(
         sd_id=entry.sd_id,
         original_path=entry.original_path,
-        kind="directory" if entry.kind == "directory" else "file",
+        kind="directory" if entry.is_directory else "file",
         size=entry.size,
         files=entry.files,
         sha256=entry.sha256,
