@@ -219,10 +219,37 @@ async def test_a_group_restored_under_later_rules_never_reads_removes_or_hashes_
     # every change failed, so nothing was reverted: an error, never "Reverted 0 of 4" as a success
     assert error_code(forced) == "read_only"  # the first change reverted (the newest) is in the read-only root
     failed = {Path(path).relative_to(root).as_posix() for path in (forced.meta or {})["fsguard/error"]["failed"]}
-    assert {"cfg/app.ini", "docs/made.txt"} <= failed
+    assert failed == {"docs", "docs/made.txt"}  # the hidden file fails too, counted, never named
+    assert "1 a deny rule hides now (not named here)" in text_of(forced)
+    assert "app.ini" not in json.dumps(forced.model_dump(mode="json"))
     assert (root / "cfg" / "app.ini").read_text(encoding="utf-8") == "password=user-secret\n"
     assert (root / "docs" / "made.txt").read_text(encoding="utf-8") == "made\n"
     assert "user-secret" not in json.dumps(forced.model_dump(mode="json"))
+
+
+async def test_a_forced_group_restore_reverts_the_visible_changes_and_counts_the_hidden_one_untouched(
+    connect: ClientFactory, root: Path
+) -> None:
+    ops = [
+        {"op": "write", "path": "cfg/app.ini", "content": "made\n"},
+        {"op": "write", "path": "docs/made.txt", "content": "made\n"},
+    ]
+    async with connect() as client:
+        group = structured(await client.call_tool("batch_operations", {"request_json": {"operations": ops}}))
+    (root / "cfg" / "app.ini").write_text("password=user-secret\n", encoding="utf-8")
+    async with connect(deny=("*.ini",)) as client:
+        call = {"action": "restore", "backup_id": group["backup_id"], "force": True}
+        dry = await client.call_tool("backup", {**call, "dry_run": True})
+        forced = await client.call_tool("backup", call)
+    for result in (dry, forced):
+        shown = {Path(r["path"]).relative_to(root).as_posix(): r["status"] for r in structured(result)["reverted"]}
+        assert shown["docs/made.txt"] == "reverted"
+        assert "cfg/app.ini" not in shown
+        assert structured(result)["group"]["hidden"] == 1
+        assert "1 more a deny rule hides now, left as they are, not named here" in text_of(result)
+        assert "app.ini" not in json.dumps(result.model_dump(mode="json"))
+    assert not (root / "docs" / "made.txt").exists()  # the visible change reverted
+    assert (root / "cfg" / "app.ini").read_text(encoding="utf-8") == "password=user-secret\n"
 
 
 async def _moved_group(client: Client, root: Path, *names: str) -> str:

@@ -59,6 +59,12 @@ class Change:
     def created(cls, path: Path, after_hash: str) -> Change:
         return cls("created", str(path), after_hash=after_hash)
 
+    def shown(self, shows: Callable[[str, bool], bool]) -> bool:
+        """Whether an answer may name this change (``shows``: the policy's): its path, a move's source too, a
+        directory it made judged as a directory (a rule like ``vault*/``)."""
+        is_dir = self.kind == "created_dir"
+        return all(shows(path, is_dir) for path in (self.path, self.source) if path)
+
 
 @dataclass(frozen=True)
 class Group:

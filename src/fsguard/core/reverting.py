@@ -53,6 +53,7 @@ class Reverted:
     detail: str | None = None
     error_code: str | None = None
     undo: Change | None = None
+    hidden: bool = False  # a deny rule hides its file now: failed untouched, and counted in answers, never named
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,10 @@ class Reverter:
         """
         self._refuse_conflicts(changes, force=force)
         if dry_run:
-            return [Reverted(change, "reverted", "dry run: would revert") for change in reversed(changes)]
+            return [
+                self._hidden(change) or Reverted(change, "reverted", "dry run: would revert")
+                for change in reversed(changes)
+            ]
         return [self._outcome(change, force=force, rollback=rollback) for change in reversed(changes)]
 
     def restore(self, group: Group, store: GroupStore, *, force: bool = False, dry_run: bool = False) -> GroupRestore:
@@ -167,13 +171,22 @@ class Reverter:
 
     def _outcome(self, change: Change, *, force: bool, rollback: bool = False) -> Reverted:
         """Revert ``change``; a failure is its outcome, so one does not stop the others."""
+        hidden = self._hidden(change)
+        if hidden is not None:
+            return hidden
         try:
             return self._revert(change, force=force, rollback=rollback)
         except FsguardError as exc:
             return Reverted(change, "failed", exc.message, exc.code)
 
+    def _hidden(self, change: Change) -> Reverted | None:
+        """The outcome of a change whose file (or a move's other end) a deny rule hides now: it fails untouched."""
+        if change.shown(self._safe.policy.shows):
+            return None
+        return Reverted(change, "failed", _HIDDEN, AccessDeniedError.code, hidden=True)
+
     def _conflict(self, change: Change) -> str | None:
-        if self._safe.policy.denied_by(Path(change.path)) is not None:
+        if self._hidden(change) is not None:
             # Said without its hash or whether it exists: the rules hide both. With force its revert is refused.
             return _HIDDEN
         if change.kind == "copied":
@@ -307,13 +320,18 @@ def _nothing_reverted(group: Group, outcomes: list[Reverted]) -> FsguardError:
     """The error of a restore that changed nothing because its changes failed: an answer of success there ("Reverted
     0 of 2") read as done to an agent that checked only isError. It carries the first failure's code."""
     failed = [o for o in outcomes if o.status == "failed"]
-    listed = "; ".join(_named(o) for o in failed[:_LISTED])
-    more = f"; and {len(failed) - _LISTED} more" if len(failed) > _LISTED else ""
-    return error_for_code(failed[0].error_code)(
+    named = [o for o in failed if not o.hidden]
+    listed = "; ".join(_named(o) for o in named[:_LISTED])
+    more = f"; and {len(named) - _LISTED} more" if len(named) > _LISTED else ""
+    hidden = len(failed) - len(named)
+    if hidden:
+        more += f"{'; ' if listed else ''}{hidden} a deny rule hides now (not named here)"
+    first = (named or failed)[0]
+    return error_for_code(first.error_code)(
         f"Nothing of group {group.group_id} was reverted: {len(failed)} of {len(outcomes)} change(s) failed "
         f"({listed}{more}). Clear what each names, then restore the group again.",
-        path=failed[0].change.path,
-        failed=[o.change.path for o in failed],
+        path=first.change.path if named else None,
+        failed=[o.change.path for o in named],
         backup_id=group.group_id,
     )
 

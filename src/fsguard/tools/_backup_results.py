@@ -7,7 +7,7 @@ user, and a change made under other roots or to a file a deny rule now hides is 
 from collections.abc import Callable
 
 from fsguard.core.backups import BackupRecord
-from fsguard.core.groups import Change, Group
+from fsguard.core.groups import Group
 from fsguard.core.reverting import Reverted
 from fsguard.core.trash import TrashEntry
 from fsguard.core.undo import RestoreReport
@@ -52,14 +52,14 @@ def backup_info(record: BackupRecord) -> BackupInfo:
     )
 
 
-def group_info(group: Group, shows: Callable[[str], bool]) -> GroupInfo:
+def group_info(group: Group, shows: Callable[[str, bool], bool]) -> GroupInfo:
     """``group`` with the changes whose paths ``shows`` refuses left out and counted."""
-    changes = [change for change in group.changes if shown_change(change, shows)]
+    changes = [change for change in group.changes if change.shown(shows)]
     return GroupInfo(
         group_id=group.group_id,
         operation=group.operation,
         time=group.time_iso,
-        files=[path for path in group.paths if shows(path)],
+        files=[path for path in group.paths if shows(path, False)],
         changes=[
             ChangeInfo(kind=c.kind, path=c.path, source=c.source, backup_id=c.backup_id, sd_id=c.sd_id) for c in changes
         ],
@@ -77,11 +77,6 @@ def group_entry(group: Group, shows: Callable[[str], bool], first: int = 5) -> G
         file_count=len(paths),
         files=paths[:first],
     )
-
-
-def shown_change(change: Change, shows: Callable[[str], bool]) -> bool:
-    """Whether a listing may name ``change``: its path, and a move's source too."""
-    return shows(change.path) and (change.source is None or shows(change.source))
 
 
 def reverted_info(outcome: Reverted) -> RevertedChange:

@@ -29,7 +29,6 @@ from fsguard.tools._backup_results import (
     group_info,
     restored,
     reverted_info,
-    shown_change,
     trash_info,
 )
 from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask, consent
@@ -203,7 +202,7 @@ def _compare(services: Services, request: _Request) -> BackupResult:
         diffs = [
             services.restorer.diff(services.backups.get(change.backup_id, Path(change.path)), towards_backup=False)
             for change in group.changes
-            if change.backup_id and shown_change(change, services.policy.shows)
+            if change.backup_id and change.shown(services.policy.shows)
         ]
         diff = "\n".join(diffs) or "(no file of this group has saved bytes to compare with)"
         return BackupResult(
@@ -288,7 +287,7 @@ def _restore_group(services: Services, request: _Request, group: Group) -> Backu
         action=request.action,
         message="",
         group=group_info(group, services.policy.shows),
-        reverted=[reverted_info(o) for o in done.outcomes],
+        reverted=[reverted_info(o) for o in done.outcomes if not o.hidden],  # counted in group.hidden
         safety_backup_id=done.undo_group.group_id if done.undo_group else None,
         dry_run=dry_run,
     )

@@ -310,6 +310,8 @@ def group_text(result: BackupResult, compact: bool) -> str:
     troubles = [r for r in outcomes if r.status in _TROUBLES]
     verb = "DRY RUN, nothing written: would revert" if result.dry_run else "Reverted"
     summary = f"{verb} {undone} of {counted(len(outcomes), 'change')} of group {group.group_id}"
+    if group.hidden:  # a restore refuses changes outside the roots: these are the ones a deny rule hides
+        summary += f" ({group.hidden} more a deny rule hides now, left as they are, not named here)"
     undo = f'\nUndo this restore: backup(action="restore", backup_id="{result.safety_backup_id}")'
     undo = undo if result.safety_backup_id else ""
     if compact:
