@@ -102,3 +102,36 @@ async def test_a_name_regex_search_and_a_regex_rename_pass_over_a_latin1_name(cl
     rename = {"mode": "regex_rename", "pattern": "^f", "replacement": "g", "path": ".", "preview": True}
     renamed = structured(await client.call_tool("batch_operations", {"rename_json": rename}))
     assert [Path(item["destination"]).name for item in renamed["renames"]] == ["g.txt"]
+
+
+async def test_stdio_answers_a_miss_beside_a_latin1_name_with_the_guess_spelled_as_the_wire_shows_it(
+    root: Path, tmp_path: Path
+) -> None:
+    (root / f"{LATIN1_NAME}.txt").write_bytes(b"menu\n")
+    start = [
+        *handshake("legacy", 1),
+        frame(2, "tools/call", {"name": "read_file", "arguments": {"path": "cafe.txt"}}),
+        frame(3, "tools/call", {"name": "read_file", "arguments": {"path": "cafe.txt", "max_lines": 1}}),
+    ]
+
+    answers = await exchange(root, tmp_path / "state", start)
+
+    for answer in (answers[2], answers[3]):  # a lone surrogate in _meta: the SDK's clients cannot parse the frame
+        error = answer["result"]["_meta"]["fsguard/error"]
+        assert [Path(guess).name for guess in error["did_you_mean"]] == ["caf\ufffd.txt"]
+        assert not LONE_SURROGATE.search(json.dumps(answer, ensure_ascii=False))
+
+
+async def test_per_file_counts_of_a_latin1_name_are_keyed_by_the_path_its_file_is_listed_under(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    (root / f"{LATIN1_NAME}.txt").write_bytes(b"soup soup\n")
+    call = {"pattern": "soup", "path": ".", "include_content": True}
+
+    counted = structured(await client.call_tool("search_files", {**call, "count_only": True, "return_lines": True}))
+    found = structured(await client.call_tool("search_files", call))
+
+    shown = [str(root / "caf\ufffd.txt")]
+    assert (counted["files"], list(counted["counts"]), list(counted["lines"])) == (shown, shown, shown)
+    assert list(found["counts"]) == shown  # not three U+FFFD, one per byte of the surrogate
+    assert {match["file"] for match in found["matches"]} == set(shown)

@@ -17,7 +17,7 @@ from markupsafe import Markup
 from starlette.requests import Request
 
 from fsguard.core.pathforms import escaped
-from fsguard.tools._wire import LONE_SURROGATE, wire_text
+from fsguard.models.wire import LONE_SURROGATE, wire_text
 
 
 def shown(value: Any) -> Any:

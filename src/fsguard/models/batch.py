@@ -7,11 +7,12 @@ everything the call changed.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from fsguard.models.base import Result
+from fsguard.models.wire import PATH_KEYS
 
 BatchForm = Literal["operations", "pipeline", "rename"]
 
@@ -73,7 +74,7 @@ class StepResult(Result):
     )
     skip_reason: str | None = None
     files: list[str] = Field(default_factory=list, description="Files the step produced or acted on.")
-    file_counts: dict[str, int] | None = Field(
+    file_counts: Annotated[dict[str, int], PATH_KEYS] | None = Field(
         None, description="search, count_occurrences, edits: matches, occurrences or edits per file."
     )
     count: int | None = Field(None, description="Matches, occurrences or changes counted by the step.")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from fsguard.models.base import Result
+from fsguard.models.wire import PATH_KEYS
 
 GitActionName = Literal["status", "diff", "log", "show", "add", "commit", "push", "restore", "branch", "init"]
 
@@ -65,7 +66,7 @@ class GitResult(Result):
     unstaged: list[str] | None = Field(None, description="status: tracked paths changed in the working tree.")
     untracked: list[str] | None = Field(None, description="status: untracked paths (a directory ends with /).")
     conflicted: list[str] | None = Field(None, description="status: paths with merge conflicts.")
-    renamed: dict[str, str] | None = Field(
+    renamed: Annotated[dict[str, str], PATH_KEYS] | None = Field(
         None, description="status: staged renames (and copies) among the staged paths listed: new path -> old path."
     )
     counts: GitStatusCounts | None = Field(None, description="status: totals, even when the lists are cut.")

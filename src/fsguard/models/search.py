@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from fsguard.models.base import Result
+from fsguard.models.wire import PATH_KEYS
 
 
 class SearchMatch(Result):
@@ -51,11 +52,11 @@ class SearchResult(Result):
     files: list[str] = Field(
         default_factory=list, description="Matching paths (content and count modes: those with matches, as counts)."
     )
-    counts: dict[str, int] = Field(
+    counts: Annotated[dict[str, int], PATH_KEYS] = Field(
         default_factory=dict, description="Matches per file, in path order; at most max_results files."
     )
     files_with_matches: int | None = Field(None, description="Files with a match, all of them (content, count).")
-    lines: dict[str, list[int]] | None = Field(
+    lines: Annotated[dict[str, list[int]], PATH_KEYS] | None = Field(
         None, description="count mode with return_lines: the line numbers of the matches shown."
     )
     engine: str | None = Field(None, description="ripgrep or python.")

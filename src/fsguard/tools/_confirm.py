@@ -30,9 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from fsguard.core.confirmation import Confirmation, ConfirmMode, declined
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.oserrors import shorten
+from fsguard.models.wire import wire_text
 from fsguard.services import Services
 from fsguard.tools._errors import CONFIRM_FORM, CodedToolError
-from fsguard.tools._wire import wire_text
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,5 @@
-"""What leaves the server must encode as UTF-8: names the OS gives as bytes that are not UTF-8 do not.
-
-Python decodes such a name with ``surrogateescape`` (``b"caf\\xe9"`` is ``"caf\\udce9"``), so every path
-still reaches its file. JSON has no valid text for a lone surrogate and the SDK's serialiser refuses one:
-one file named so in a listed directory stopped the whole stdio server. Results are scrubbed here instead,
-each lone surrogate shown as U+FFFD, as a terminal or an editor shows the name.
+"""Results made safe to serialise: every lone surrogate of a name that is not UTF-8 shown as U+FFFD (see
+:mod:`fsguard.models.wire`); one file named so in a listed directory stopped the whole stdio server.
 """
 
 from __future__ import annotations
@@ -14,22 +10,12 @@ from typing import TypeVar
 
 from mcp.types import CallToolResult, TextContent
 
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+from fsguard.models.wire import wire_text
+
 # marshal writes strings as UTF-8 and lets a lone surrogate through as ED A0..BF xx, which valid UTF-8 never
 # holds: a pass in C tells a clean value from one to scrub, four times faster than walking it in Python.
 _LONE_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
 Value = TypeVar("Value")
-
-
-def wire_text(text: str) -> str:
-    """``text`` with each lone surrogate replaced by U+FFFD; ``text`` itself when it has none."""
-    if text.isascii():  # constant time: CPython records it
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return LONE_SURROGATE.sub("\ufffd", text)
-    return text
 
 
 def wire_value(value: Value) -> Value:
@@ -66,7 +52,8 @@ def _scrubbed(value: Value) -> Value:
 
 
 def wire_result(result: CallToolResult) -> CallToolResult:
-    """``result`` with every text block and the structured content safe to serialise; itself when it was."""
+    """``result`` with every text block, the structured content and ``_meta`` (an error's fields name paths too)
+    safe to serialise; itself when it was."""
     content = [
         block.model_copy(update={"text": text})
         if isinstance(block, TextContent) and (text := wire_text(block.text)) is not block.text
@@ -74,8 +61,11 @@ def wire_result(result: CallToolResult) -> CallToolResult:
         for block in result.content
     ]
     structured = wire_value(result.structured_content)
-    if structured is result.structured_content and all(
-        new is old for new, old in zip(content, result.content, strict=True)
+    meta = wire_value(result.meta)
+    if (
+        structured is result.structured_content
+        and meta is result.meta
+        and all(new is old for new, old in zip(content, result.content, strict=True))
     ):
         return result
-    return result.model_copy(update={"content": content, "structured_content": structured})
+    return result.model_copy(update={"content": content, "structured_content": structured, "meta": meta})
