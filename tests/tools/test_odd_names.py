@@ -229,3 +229,27 @@ async def test_undo_chain_of_a_deleted_name_ending_in_a_space_lists_that_files_c
     assert [Path(f).name for b in chain["backups"] for f in b["files"]] == ["notes "]
     assert sorted(p.name for p in root.iterdir()) == ["notes"]
     assert (root / "notes").read_bytes() == b"plain\n"
+
+
+async def test_project_replace_leaves_a_file_whose_name_holds_a_tab_untouched_and_names_why(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # No tool acts on such a name: a change to it could never be restored, its backup's path being refused.
+    (root / "t\tab.txt").write_bytes(b"needle\n")
+    (root / "ok.txt").write_bytes(b"needle\n")
+    call = {"find": "needle", "replace": "thread"}
+
+    preview = structured(await client.call_tool("project_replace", {**call, "preview": True}))
+    applied = structured(await client.call_tool("project_replace", call))
+
+    for result in (preview, applied):
+        rows = {Path(row["path"]).name: row for row in result["files"]}
+        assert rows["ok.txt"]["replacements"] == 1
+        assert rows["t\tab.txt"]["replacements"] == 0
+        assert "control or invisible character" in rows["t\tab.txt"]["skipped"]
+        assert result["total_replacements"] == 1
+    assert (root / "t\tab.txt").read_bytes() == b"needle\n"
+    assert (root / "ok.txt").read_bytes() == b"thread\n"
+    restored = await client.call_tool("backup", {"action": "restore", "backup_id": applied["backup_id"]})
+    assert not restored.is_error
+    assert (root / "ok.txt").read_bytes() == b"needle\n"

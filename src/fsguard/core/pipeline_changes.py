@@ -42,22 +42,7 @@ from fsguard.core.modes import Planner, RegexRule, multi, must_match, regex
 from fsguard.core.pipeline import ALIASES
 from fsguard.core.pipeline_actions import Action, ActionOutput, PipelineEngines, StepCall, flag, number, text
 from fsguard.core.requests import EditRequest, planner_for
-from fsguard.core.risk import RiskLevel
-
-Scale = tuple[tuple[int, int | None, RiskLevel], ...]
-FILES_SCALE: Scale = ((80, None, RiskLevel.CRITICAL), (50, None, RiskLevel.HIGH), (30, None, RiskLevel.MEDIUM))
-EDIT_SCALE: Scale = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
-MULTI_EDIT_SCALE: Scale = ((80, 100, RiskLevel.CRITICAL), (50, 50, RiskLevel.HIGH), (30, 20, RiskLevel.MEDIUM))
-PIPELINE_SCALE: Scale = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
-"""The whole pipeline's risk: files affected and total edits (never lower than its riskiest step)."""
-
-
-def graded(scale: Scale, files: int, amount: int = 0) -> RiskLevel:
-    """The level ``files`` files and ``amount`` edits reach on ``scale``."""
-    for min_files, min_amount, level in scale:
-        if files >= min_files or (min_amount is not None and amount >= min_amount):
-            return level
-    return RiskLevel.LOW
+from fsguard.core.risk import EDIT_SCALE, FILES_SCALE, MULTI_EDIT_SCALE, RiskLevel, Scale, graded
 
 
 def edit(engines: PipelineEngines, call: StepCall) -> ActionOutput:

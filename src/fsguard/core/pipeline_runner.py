@@ -29,10 +29,10 @@ from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, R
 from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
 from fsguard.core.pipeline_actions import READERS, ActionOutput, PipelineEngines, StepCall, own_files
-from fsguard.core.pipeline_changes import PIPELINE_SCALE, WRITERS, graded
+from fsguard.core.pipeline_changes import WRITERS
 from fsguard.core.pipeline_schedule import condition_holds, failed_reference, plan_levels, render
 from fsguard.core.reverting import Reverted, Reverter
-from fsguard.core.risk import RiskLevel
+from fsguard.core.risk import PIPELINE_SCALE, RiskLevel, graded
 
 MAX_WORKERS = 4
 ACTIONS = {**READERS, **WRITERS}

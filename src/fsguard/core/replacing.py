@@ -46,19 +46,17 @@ from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_gl
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.oserrors import check_readable
+from fsguard.core.pathforms import refused_character
 from fsguard.core.pins import Pins
 from fsguard.core.query import prepare_query
 from fsguard.core.replacetext import Substitute, check_hook_text, check_new_text, rg_literal, substitution
 from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
-from fsguard.core.risk import RiskLevel
+from fsguard.core.risk import EDIT_SCALE, RiskLevel, graded
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.sidewalk import walk_beside
 from fsguard.core.skips import Skips
 from fsguard.core.textio import decode
-
-# The seed's scale for multi-file changes: (files, occurrences) from which a change is CRITICAL, HIGH, MEDIUM.
-_SCALE = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
 
 Progress = Callable[[int, int], None]
 logger = logging.getLogger(__name__)
@@ -160,6 +158,7 @@ class ProjectReplacer:
         binary: list[Path] = []
         grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
         more = False
+        unnamable: list[FileChange] = []
         one = base.is_file()
         if one:
             check_readable(base)
@@ -172,14 +171,16 @@ class ProjectReplacer:
                 if not _left_in(path, base, included, excluded):
                     continue
                 plan = self._plan(pins, path, substitute, binary, grown)
-                if plan is not None:
+                if plan is not None and refused_character(str(path)) is not None:
+                    unnamable.append(FileChange(path, 0, skipped=_UNNAMABLE))  # no restore could name it
+                elif plan is not None:
                     if len(planned) >= request.max_files:
                         more = True  # one file past the cap holds the find text: the answer must say so
                         break
                     planned.append(plan)
         external = self._safe.guard.check_all((plan.path, plan.planned_hash) for plan in planned)
         total = sum(plan.count for plan in planned)
-        risk = _risk(len(planned), total)
+        risk = graded(EDIT_SCALE, len(planned), total)
         # The walk found the skips by name: only those the pinned walk finds too are reported.
         found = (skips.by_default, skips.too_large, skips.unreadable)
         asked = Skips(*(_asked_for(names, base, included, excluded) for names in found))
@@ -191,6 +192,7 @@ class ProjectReplacer:
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
+            changes += tuple(unnamable)
             return ReplaceReport(
                 "preview", changes, total, risk, scanned, None, *seen, excluded_by_gitignore=ignored, more_files=more
             )
@@ -207,7 +209,7 @@ class ProjectReplacer:
         list(map(self._safe.policy.check_writable, (plan.path for plan in planned)))
         done, group = self._apply_all(planned, external, progress)
         total = sum(c.replacements for c in done)
-        applied = (tuple(done), total, risk, scanned, group.group_id if group else None)
+        applied = (tuple(done + unnamable), total, risk, scanned, group.group_id if group else None)
         return ReplaceReport("applied", *applied, *seen, excluded_by_gitignore=ignored, more_files=more)
 
     def _apply_all(
@@ -316,6 +318,10 @@ def _shown(files: Iterable[Path], hide: HiddenFiles | None) -> Iterable[Path]:
     return files if hide is None else (path for path in files if not hide(str(path)))
 
 
+_UNNAMABLE = (
+    "its name holds a control or invisible character, which no tool acts on (its backup could not be restored); "
+    "rename it outside fsguard to change it"
+)
 _TAKEN_AWAY = (NotFoundError, AccessDeniedError, NotDirectoryError, IsDirectoryError, BinaryFileError, TooLargeError)
 
 
@@ -390,10 +396,3 @@ def _left_in(
     if excluded and under_globs(path, base, excluded):
         return False
     return directory or not included or under_globs(path, base, included)
-
-
-def _risk(files: int, occurrences: int) -> RiskLevel:
-    for min_files, min_occurrences, level in _SCALE:
-        if files >= min_files or occurrences >= min_occurrences:
-            return level
-    return RiskLevel.LOW

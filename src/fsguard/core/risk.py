@@ -225,3 +225,21 @@ def write_guard(*, existing_size: int, new_size: int) -> WriteGuard | None:
 
 def _at_least(level: RiskLevel, floor: RiskLevel) -> RiskLevel:
     return max(level, floor, key=_SEVERITY.index)
+
+
+# The seed's scales for changes across files: (files, amount) from which a change is CRITICAL, HIGH, MEDIUM.
+Scale = tuple[tuple[int, int | None, RiskLevel], ...]
+FILES_SCALE: Scale = ((80, None, RiskLevel.CRITICAL), (50, None, RiskLevel.HIGH), (30, None, RiskLevel.MEDIUM))
+EDIT_SCALE: Scale = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
+"""Files changed and occurrences replaced: a project_replace, a pipeline's edit step."""
+MULTI_EDIT_SCALE: Scale = ((80, 100, RiskLevel.CRITICAL), (50, 50, RiskLevel.HIGH), (30, 20, RiskLevel.MEDIUM))
+PIPELINE_SCALE: Scale = ((80, 1000, RiskLevel.CRITICAL), (50, 500, RiskLevel.HIGH), (30, 100, RiskLevel.MEDIUM))
+"""The whole pipeline's risk: files affected and total edits (never lower than its riskiest step)."""
+
+
+def graded(scale: Scale, files: int, amount: int = 0) -> RiskLevel:
+    """The level ``files`` files and ``amount`` edits reach on ``scale``."""
+    for min_files, min_amount, level in scale:
+        if files >= min_files or (min_amount is not None and amount >= min_amount):
+            return level
+    return RiskLevel.LOW
