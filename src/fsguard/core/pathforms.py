@@ -51,14 +51,15 @@ def escaped(name: str, keep: str = "") -> str:
 def local_form(user_path: str) -> str:
     """The path a ``file://`` URI or a ``~`` names; any other path as given.
 
-    ``file:///x/a%20b`` (and ``file://localhost/x``) is ``/x/a b``, ``file:///C:/x`` is ``C:/x``: fsguard hands out
-    such URIs itself (resource links, MCP roots) and agents pass them back. ``~`` and ``~/x`` start at the home
-    directory, as in a shell, rather than naming a directory called ``~`` under the first root.
+    ``file:///x/a%20b`` (and ``file://localhost/x/a%20b``, ``file:/x/a%20b``) is ``/x/a b``, ``file:///C:/x`` is
+    ``C:/x``: fsguard hands out such URIs itself (resource links, MCP roots) and agents pass them back. ``~`` and
+    ``~/x`` start at the home directory, as in a shell, rather than naming a directory called ``~`` under the first
+    root.
 
     Raises:
         InvalidParamsError: a URI naming another host.
     """
-    if user_path[:7].lower() == "file://":
+    if user_path[:6].lower() == "file:/":  # file:/x too, RFC 8089's form without an authority
         uri = urllib.parse.urlsplit(user_path)
         if uri.netloc.lower() not in ("", "localhost"):
             raise InvalidParamsError(
