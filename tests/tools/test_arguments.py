@@ -73,6 +73,11 @@ def test_normalize_lets_the_canonical_name_win_over_an_alias_sent_before_it() ->
     assert normalize("edit_file", arguments, EDIT_SCHEMA) == {"old_text": "canonical"}
 
 
+def test_normalize_lets_the_first_of_two_aliases_win_as_the_seed_did() -> None:
+    arguments = {"old_string": "first", "old_str": "second", "new_str": "one", "new_string": "two"}
+    assert normalize("edit_file", arguments, EDIT_SCHEMA) == {"old_text": "first", "new_text": "one"}
+
+
 # --- unknown names ------------------------------------------------------------------------------------------------
 
 

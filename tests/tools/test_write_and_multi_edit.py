@@ -374,3 +374,19 @@ async def test_a_failed_edit_blames_what_an_earlier_edit_of_the_call_did_not_the
     assert said in text_of(result)
     assert not_said not in text_of(result)
     assert (root / "m.py").read_bytes() == content
+
+
+async def test_multi_edit_refuses_edits_and_edits_json_holding_different_edits_and_writes_nothing(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"one\ntwo\n")
+    first, second = [{"old_text": "one", "new_text": "1"}], [{"old_text": "two", "new_text": "2"}]
+
+    refused = await client.call_tool("multi_edit", {"path": "a.txt", "edits_json": first, "edits": second})
+    assert error_code(refused) == "invalid_params"
+    assert "edits_json and edits" in text_of(refused)
+    assert (root / "a.txt").read_bytes() == b"one\ntwo\n"
+
+    same = await client.call_tool("multi_edit", {"path": "a.txt", "edits_json": first, "edits": first})
+    assert structured(same)["successful_edits"] == 1
+    assert (root / "a.txt").read_bytes() == b"1\ntwo\n"

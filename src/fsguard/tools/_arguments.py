@@ -69,8 +69,8 @@ def normalize(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> d
         if target not in properties:
             unknown.append(name)
             continue
-        if target != name and target in arguments:
-            continue  # the canonical name wins over its alias, whatever the order
+        if target != name and (target in arguments or target in result):
+            continue  # the canonical name wins over its alias, whatever the order, then the first alias (the seed's)
         if _blank_field(target, value, properties, required):
             continue
         if _is_zero(value) and target not in required and _zero_is_not_given(properties[target]):

@@ -202,6 +202,10 @@ def register(catalog: Catalog) -> None:
         Each edit is placed like edit_file's replace mode on the text left by the edits before it. If any
         edit cannot be placed the file is untouched and the error lists every edit's status.
         """
+        if edits_json is not None and edits is not None and edits_json != edits:
+            raise InvalidParamsError(
+                "edits_json and edits are one list sent twice, with different edits: send it once, as edits_json."
+            )
         given = edits_json if edits_json is not None else edits
         if not given:
             example = 'multi_edit needs edits_json: [{"old_text": "...", "new_text": "..."}, ...].'
