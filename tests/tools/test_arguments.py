@@ -81,6 +81,33 @@ def test_normalize_lets_the_first_of_two_aliases_win_as_the_seed_did() -> None:
 # --- unknown names ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("tool", "sent", "valid", "meant"),
+    [
+        ("git", "repo", ["action", "path", "rev"], "path"),  # two edits from rev, a revision: not what was meant
+        ("list_directory", "page", ["limit", "offset", "path"], "offset"),  # two edits from path
+        ("edit_file", "pth", ["new_text", "old_text", "path"], "path"),  # one edit: still a slip
+    ],
+)
+def test_an_unknown_short_name_is_matched_by_meaning_before_spelling(
+    tool: str, sent: str, valid: list[str], meant: str
+) -> None:
+    schema = {"properties": {name: {"type": "string"} for name in valid}}
+    with pytest.raises(UnknownParamError) as info:
+        normalize(tool, {sent: "x"}, schema)
+    assert f'unknown parameter "{sent}" (did you mean "{meant}"?)' in info.value.message
+
+
+def test_an_unknown_short_name_two_edits_from_a_parameter_gets_no_guess() -> None:
+    schema = {"properties": {name: {"type": "string"} for name in ("path", "rev")}}
+    with pytest.raises(UnknownParamError) as info:
+        normalize("git", {"ref": "x", "pat": "y"}, schema)  # ref -> rev is one edit; pat -> path one
+    assert '"ref" (did you mean "rev"?)' in info.value.message
+    with pytest.raises(UnknownParamError) as info:
+        normalize("git", {"peg": "x"}, schema)
+    assert "did you mean" not in info.value.message
+
+
 def test_unknown_name_is_refused_with_a_suggestion_and_the_sorted_valid_names() -> None:
     with pytest.raises(UnknownParamError) as info:
         normalize("edit_file", {"paht": "a.txt"}, EDIT_SCHEMA)

@@ -27,7 +27,7 @@ def closest(name: str, candidates: list[str], max_distance: int = 2) -> str | No
     is the caller's (a tool or parameter name), and scoring 50,000 characters against each tool took seconds."""
     folded = name.lower()
     scored = sorted(
-        (edit_distance(folded, other), c)
+        (edit_distance(folded, other, swaps=True), c)  # paht is one slip from path, not two
         for c in candidates
         if abs(len(other := c.lower()) - len(folded)) <= max_distance
     )
@@ -41,7 +41,8 @@ def meant_name(name: str, candidates: list[str], aliases: dict[str, str] | None 
     spelling (``startLine``, ``oldString`` as camelCase clients send them), directly or through one of ``aliases``
     (taken names mapped to the candidate they stand for); the longest candidate it is a word of
     (``destination_path``, ``write_file``, ``is_recursive``); the only one it begins (``del``); the :func:`closest`
-    candidate, or alias of five letters or more (two edits turn a shorter one into anything: ``text`` is not ``dest``).
+    candidate (within one edit of a name shorter than five letters, two of a longer one), or alias of five letters or
+    more (two edits turn a shorter one into anything: ``text`` is not ``dest``).
     """
     aliases = aliases or {}
     snake = _CAMEL_HUMP.sub("_", name).lower()
@@ -57,7 +58,9 @@ def meant_name(name: str, candidates: list[str], aliases: dict[str, str] | None 
     if len(begun) == 1:
         return begun[0]
     spelled_alike = [*candidates, *(a for a, meant in aliases.items() if meant in candidates and len(a) >= 5)]
-    near = closest(name, spelled_alike) or closest(snake, candidates)
+    # Two edits turn a short name into another word (page, path; repo, rev): one, below five letters.
+    reach = 2 if len(name) >= 5 else 1
+    near = closest(name, spelled_alike, reach) or closest(snake, candidates, reach)
     return aliases.get(near, near) if near is not None else None
 
 

@@ -196,6 +196,14 @@ _MEANT: dict[str, tuple[str, ...]] = {
     "search": ("pattern", "find"),
     "dry_run": ("preview",),
     "preview": ("dry_run",),
+    "repo": ("path",),
+    "repository": ("path",),
+    "cwd": ("path",),
+    "page": ("offset",),
+    "skip": ("offset",),
+    "start": ("offset", "start_line"),
+    "page_size": ("limit", "max_results"),
+    "count": ("limit", "max_results", "max_lines"),
 }
 
 
@@ -205,8 +213,9 @@ def _unknown_message(tool: str, unknown: list[str], valid: list[str]) -> str:
     parts = []
     listed = first_few(unknown)
     for name in listed:
+        # Another tool's name for the parameter first: "repo" is two edits from git's "rev", which means otherwise.
         meant = (m for m in _MEANT.get(name.lower(), ()) if m in valid)
-        suggestion = meant_name(name, valid, ALIASES) or next(meant, None)
+        suggestion = next(meant, None) or meant_name(name, valid, ALIASES)
         hint = f" (did you mean {json.dumps(suggestion)}?)" if suggestion else ""
         parts.append(f"unknown parameter {json.dumps(shorten(name))}{hint}")
     if len(listed) < len(unknown):
