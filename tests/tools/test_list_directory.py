@@ -227,7 +227,32 @@ async def test_a_tree_is_capped_by_the_item_limit(connect: ClientFactory, root: 
     data = structured(result)
     assert (data["total"], data["truncated"]) == (6, True)
     assert [child["name"] for child in data["tree"]["children"]] == ["d00", "d01", "d02"]
-    assert "[tree cut at 6 entries (--max-list-items); list a subdirectory to see more]" in text_of(result)
+    assert data["tree"]["cut"] == 17  # d03 to d19
+    assert "[tree cut at 6 entries (limit, at most --max-list-items)" in text_of(result)
+    assert text_of(result).splitlines()[-2] == "+17 more"
+
+
+async def test_a_directory_the_tree_cut_part_way_says_how_many_entries_it_left_out(
+    connect: ClientFactory, root: Path
+) -> None:
+    for sub in ("sub0", "sub1", "sub2"):
+        (root / sub).mkdir()
+        for index in range(8):
+            (root / sub / f"g{index}").write_text("y", encoding="utf-8")
+    for index in range(5):
+        (root / f"f{index}").write_text("x", encoding="utf-8")
+    async with connect(max_list_items=12, compact_mode=True) as client:
+        result = await client.call_tool("list_directory", {"output_format": "tree", "max_depth": 2})
+        limited = structured(await client.call_tool("list_directory", {"output_format": "tree", "limit": 3}))
+        paged = await client.call_tool("list_directory", {"output_format": "tree", "offset": 12})
+    tree = structured(result)["tree"]
+    sub0, sub1 = tree["children"]
+    assert ("cut" not in sub0, len(sub0["children"]), sub1["cut"], len(sub1["children"])) == (True, 8, 6, 2)
+    assert tree["cut"] == 6  # sub2 and the five files, absent from the tree
+    assert "sub1/: g0 g1 +6 more" in text_of(result)
+    assert ("./: +6 more" in text_of(result)) is True
+    assert (limited["total"], limited["tree"]["cut"]) == (3, 7)  # sub0, g0, g1; sub0 cut at 6
+    assert error_code(paged) == "invalid_params"
 
 
 async def test_a_link_to_a_denied_file_or_directory_shows_no_size_or_type_of_it(

@@ -133,21 +133,29 @@ class DirectoryLister:
         )
 
     def tree(
-        self, user_path: str, *, include_hidden: bool, max_depth: int, respect_gitignore: bool = False
+        self,
+        user_path: str,
+        *,
+        include_hidden: bool,
+        max_depth: int,
+        respect_gitignore: bool = False,
+        limit: int | None = None,
     ) -> ListDirectoryResult:
-        """The directory as a tree down to ``max_depth`` levels; symlinked directories are not entered. The
-        denied, hidden and ignored counts add up what every directory the tree visited left out."""
+        """The directory as a tree down to ``max_depth`` levels, at most ``limit`` nodes (--max-list-items at most);
+        symlinked directories are not entered. The denied, hidden and ignored counts add up what every directory
+        the tree visited left out; a directory the cap cut says how many of its entries it left out."""
         path = self._policy.resolve(user_path)
-        budget = [self._max_items, 0, 0, 0]  # entries still allowed; left out: denied, hidden, ignored
+        cap = min(limit or self._max_items, self._max_items)
+        budget = [cap, 0, 0, 0]  # entries still allowed; left out: denied, hidden, ignored
         rules = self._rules(path) if respect_gitignore else None
         with self._session.watching(path):
-            children = self._subtree(path, include_hidden, max_depth, budget, rules)
-        root = TreeNode(name=path.name or str(path), type="directory", children=children)
+            children, cut = self._subtree(path, include_hidden, max_depth, budget, rules)
+        root = TreeNode(name=path.name or str(path), type="directory", children=children, cut=cut)
         return ListDirectoryResult(
             path=str(path),
             output_format="tree",
             entries=[],
-            total=self._max_items - max(budget[0], 0),
+            total=cap - max(budget[0], 0),
             truncated=budget[0] < 0,
             denied=budget[1],
             hidden=budget[2],
@@ -279,7 +287,8 @@ class DirectoryLister:
         depth: int,
         budget: list[int],
         rules: tuple[IgnoreRules, Path] | None,
-    ) -> list[TreeNode]:
+    ) -> tuple[list[TreeNode], int | None]:
+        """The nodes of ``directory``'s entries, and how many of them the cap left out (None: none)."""
         nodes: list[TreeNode] = []
         with self._opened(directory) as fd:
             scan = self._scan(directory, fd, include_hidden, self._matcher(rules, directory))
@@ -290,13 +299,13 @@ class DirectoryLister:
             for index, name in enumerate(scan.names(0, max(budget[0], 0) + 1)):  # one past: it marks the cut
                 budget[0] -= 1
                 if budget[0] < 0:
-                    break
+                    return nodes, scan.total - index
                 if index < split and name not in scan.links:  # a directory's node needs no stat
                     nodes.append(self._directory_node(directory / name, include_hidden, depth, budget, rules))
                 elif (found := self._stat(directory, fd, name, scan)) is not None:
                     kind, info = found
                     nodes.append(TreeNode(name=name, type=kind, size=info.st_size if kind == "file" else None))
-        return nodes
+        return nodes, None
 
     def _directory_node(
         self,
@@ -308,10 +317,10 @@ class DirectoryLister:
     ) -> TreeNode:
         """A subdirectory's node with its nodes one level down: none below ``max_depth`` or when it went away
         meanwhile, and marked when the user may not list it (the rest of the tree is still shown, as tree shows it)."""
-        children = None
+        children = cut = None
         if depth > 1:
             try:
-                children = self._subtree(directory, include_hidden, depth - 1, budget, rules)
+                children, cut = self._subtree(directory, include_hidden, depth - 1, budget, rules)
             except (NotFoundError, NotDirectoryError):
                 pass
             except AccessDeniedError as exc:
@@ -321,7 +330,7 @@ class DirectoryLister:
                     raise  # a refusal of fsguard's own about the directory itself, not about a swap
                 # Swapped for a symlink since the scan (one leading outside the roots, or into a loop): shown
                 # unentered, as a symlinked directory is, where refusing the whole tree over one child lost it all.
-        return TreeNode(name=directory.name, type="directory", children=children)
+        return TreeNode(name=directory.name, type="directory", children=children, cut=cut)
 
 
 def _now_a_link(path: Path) -> bool:

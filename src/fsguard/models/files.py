@@ -134,6 +134,11 @@ class TreeNode(Result):
     readable: bool | None = Field(
         None, description="False for a directory within max_depth the server's user may not list: no children."
     )
+    cut: int | None = Field(
+        None,
+        description="Entries of this directory the tree left out, having reached its node cap (limit, at most "
+        "--max-list-items): list the directory itself to see them.",
+    )
 
 
 class ListDirectoryResult(Result):

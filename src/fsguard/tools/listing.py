@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from fsguard.core.errors import InvalidParamsError
 from fsguard.models import ListDirectoryResult
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, respond
@@ -33,7 +34,8 @@ def register(catalog: Catalog) -> None:
         ] = True,
         offset: Annotated[int, Field(ge=0, description="Skip this many entries (from next_offset).")] = 0,
         limit: Annotated[
-            int | None, Field(ge=1, description="Entries per page; at most --max-list-items (default 500).")
+            int | None,
+            Field(ge=1, description="Entries per page, or nodes of a tree; at most --max-list-items (default 500)."),
         ] = None,
     ) -> Annotated[CallToolResult, ListDirectoryResult]:
         """See one directory (or a tree); to find files by name or content use search_files.
@@ -42,8 +44,17 @@ def register(catalog: Catalog) -> None:
         shows nested levels down to max_depth. Symlinks leaving the roots are listed but not followed.
         """
         if output_format == "tree":
+            if offset:
+                raise InvalidParamsError(
+                    "offset pages a flat listing; a tree has no pages. A directory the tree cut says so (cut): list "
+                    "it with path=<that directory>, or drop output_format='tree' to page with offset."
+                )
             result = services.lister.tree(
-                path, include_hidden=include_hidden, max_depth=max_depth, respect_gitignore=respect_gitignore
+                path,
+                include_hidden=include_hidden,
+                max_depth=max_depth,
+                respect_gitignore=respect_gitignore,
+                limit=limit,
             )
         else:
             result = services.lister.page(

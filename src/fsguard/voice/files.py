@@ -84,11 +84,14 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
     if result.tree is not None:
         lines = [f"{shown(result.path)}/"]
         if compact:
-            _tree_rows(result.tree.children or [], "", lines)
+            _tree_rows(result.tree.children or [], "", lines, result.tree.cut)
         else:
-            _tree_lines(result.tree.children or [], "", lines)
+            _tree_lines(result.tree.children or [], "", lines, result.tree.cut)
         if result.truncated:
-            lines.append(f"[tree cut at {result.total} entries (--max-list-items); list a subdirectory to see more]")
+            lines.append(
+                f"[tree cut at {result.total} entries (limit, at most --max-list-items): each '+N more' is left out; "
+                "list that directory to see them]"
+            )
         lines += [f"[{note}]" for note in _left_out(result)]
         return "\n".join(lines)
     more = f" | more: offset={result.next_offset}" if result.next_offset is not None else ""
@@ -143,13 +146,15 @@ def _left_out(result: ListDirectoryResult) -> list[str]:
 _UNLISTED = "[the server's user may not list it]"
 
 
-def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str]) -> None:
-    """Compact tree: one row per directory, ``shop/: a.py b.py(4.8 KB)``, sizes above 512 bytes only."""
+def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str], cut: int | None) -> None:
+    """Compact tree: one row per directory, ``shop/: a.py b.py(4.8 KB)``, sizes above 512 bytes only; a directory
+    the node cap cut ends its row with ``+N more``."""
     files = [
         escaped(node.name) + (f"({human_size(node.size)})" if node.size and node.size > 512 else "")
         for node in nodes
         if node.type != "directory"
     ]
+    files += [f"+{cut:,} more"] if cut else []
     directories = [node for node in nodes if node.type == "directory"]
     if files or not directories:
         lines.append(f"{prefix or './'}: {' '.join(files)}".rstrip())
@@ -157,16 +162,18 @@ def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str]) -> None:
         if node.readable is False:
             lines.append(f"{prefix}{escaped(node.name)}/: {_UNLISTED}")
         else:
-            _tree_rows(node.children or [], f"{prefix}{escaped(node.name)}/", lines)
+            _tree_rows(node.children or [], f"{prefix}{escaped(node.name)}/", lines, node.cut)
 
 
-def _tree_lines(nodes: list[TreeNode], indent: str, lines: list[str]) -> None:
+def _tree_lines(nodes: list[TreeNode], indent: str, lines: list[str], cut: int | None) -> None:
     for node in nodes:
         suffix = "/" if node.type == "directory" else (f" ({human_size(node.size)})" if node.size is not None else "")
         suffix += f" {_UNLISTED}" if node.readable is False else ""
         lines.append(f"{indent}{escaped(node.name)}{suffix}")
-        if node.children:
-            _tree_lines(node.children, indent + "  ", lines)
+        if node.children or node.cut:
+            _tree_lines(node.children or [], indent + "  ", lines, node.cut)
+    if cut:
+        lines.append(f"{indent}+{cut:,} more")
 
 
 def info_text(path: str, facts: FileFacts, compact: bool) -> str:
