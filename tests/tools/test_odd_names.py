@@ -253,3 +253,38 @@ async def test_project_replace_leaves_a_file_whose_name_holds_a_tab_untouched_an
     restored = await client.call_tool("backup", {"action": "restore", "backup_id": applied["backup_id"]})
     assert not restored.is_error
     assert (root / "ok.txt").read_bytes() == b"needle\n"
+
+
+async def test_names_stored_decomposed_are_found_and_left_out_by_patterns_typed_composed(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    composed, decomposed = "caf\u00e9", "cafe\u0301"  # one name to a reader; macOS and many archives write the second
+    (root / f"{decomposed}.txt").write_bytes(b"one\n")
+    (root / "other.txt").write_bytes(b"one\n")
+
+    for pattern in (f"{composed}.txt", f"{composed}*", f"{decomposed}*"):
+        found = structured(await client.call_tool("search_files", {"pattern": pattern}))
+        assert files_of(found, root) == [f"{decomposed}.txt"], pattern
+    included = structured(
+        await client.call_tool("search_files", {"pattern": "one", "include_content": True, "include": f"{composed}*"})
+    )
+    assert files_of(included, root) == [f"{decomposed}.txt"]
+    call = {"find": "one", "replace": "two", "file_types": ["*.txt", f"!{composed}*"]}
+    replaced = structured(await client.call_tool("project_replace", call))
+
+    assert files_of(replaced, root) == ["other.txt"]
+    assert ((root / f"{decomposed}.txt").read_bytes(), (root / "other.txt").read_bytes()) == (b"one\n", b"two\n")
+
+
+async def test_a_file_type_with_a_bang_leaves_that_type_out_of_project_replace(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    (root / "a.md").write_bytes(b"one\n")
+    (root / "a.txt").write_bytes(b"one\n")
+
+    replaced = structured(
+        await client.call_tool("project_replace", {"find": "one", "replace": "two", "file_types": "!md"})
+    )
+
+    assert files_of(replaced, root) == ["a.txt"]
+    assert ((root / "a.md").read_bytes(), (root / "a.txt").read_bytes()) == (b"one\n", b"two\n")

@@ -8,6 +8,7 @@ neither :mod:`fnmatch` nor the ``.gitignore`` syntax reads them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from fnmatch import fnmatch, fnmatchcase
 from pathlib import Path
@@ -42,14 +43,15 @@ def split_globs(value: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def expand_globs(value: str | Sequence[str] | None) -> tuple[str, ...]:
-    """:func:`split_globs`, with each ``{a,b}`` spelled out: ``*.{js,ts}`` is ``*.js`` and ``*.ts``.
+    """:func:`split_globs`, with each ``{a,b}`` spelled out: ``*.{js,ts}`` is ``*.js`` and ``*.ts`` (and a glob
+    with an accent in both Unicode forms).
 
     Raises:
         InvalidParamsError: the braces expand to more than 256 globs.
     """
     globs: list[str] = []
     for glob in split_globs(value):
-        globs += [expanded for expanded in _braces(glob) if expanded not in globs]
+        globs += [spelled for spelled in spelled_out(glob) if spelled not in globs]
     return tuple(globs)
 
 
@@ -60,21 +62,30 @@ def spelled_out(glob: str) -> tuple[str, ...]:
     Raises:
         InvalidParamsError: the braces expand to more than 256 globs.
     """
-    return tuple(dict.fromkeys(_braces(glob)))
+    return tuple(dict.fromkeys(form for spelled in _braces(glob) for form in _forms(spelled)))
+
+
+def _forms(glob: str) -> tuple[str, ...]:
+    """``glob`` composed and decomposed: a name's bytes hold one of the two (macOS and many archives write ``é`` as
+    ``e`` and a combining accent), and a path given to any tool reaches either; a glob must too."""
+    if glob.isascii():
+        return (glob,)
+    return tuple(dict.fromkeys((glob, unicodedata.normalize("NFC", glob), unicodedata.normalize("NFD", glob))))
 
 
 def normalise_globs(file_types: str | Sequence[str] | None) -> tuple[str, ...]:
     """Include globs from what a caller wrote (any form :func:`split_globs` reads): ``py``, ``.py`` and ``*.py``
-    all become ``*.py``.
+    all become ``*.py``; ``!md`` and ``!*.md`` leave ``*.md`` out.
 
     A glob without ``/`` is matched against a file's name, one with ``/`` against its path relative to the
     root (``src/**/*.ts``; ``**`` spans any number of directories). Empty entries and duplicates are dropped.
     """
     globs: list[str] = []
     for raw in expand_globs(file_types):
-        glob = raw
+        negated, glob = raw.startswith("!"), raw.removeprefix("!")  # "!md" leaves *.md out, as rg -g reads it
         if "/" not in glob and not _GLOB_CHARS & set(glob):
             glob = "*." + glob.lstrip(".")
+        glob = "!" + glob if negated else glob
         if glob not in globs:
             globs.append(glob)
     return tuple(globs)

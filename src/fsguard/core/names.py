@@ -23,6 +23,7 @@ import os
 import re
 import stat
 import sys
+import unicodedata
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -212,6 +213,9 @@ def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> C
             return glob_matcher(globs)
         lowered = glob_matcher(tuple(glob.lower() for glob in globs))
         return lambda relative: lowered(relative.lower())
+    # Names and patterns compared composed: a name's bytes may hold "é" as "e" and a combining accent (macOS,
+    # many archives), and any path given to a tool reaches it either way.
+    pattern = unicodedata.normalize("NFC", pattern)
     try:
         compiled = compile_re2(
             pattern,
@@ -223,16 +227,22 @@ def name_matcher(pattern: str, *, regex: bool | None, case_sensitive: bool) -> C
         if regex:
             raise
         text = pattern if case_sensitive else pattern.lower()
-        return lambda relative: text in (key(relative) if case_sensitive else key(relative).lower())
+        return lambda relative: (
+            text in (_composed(key(relative)) if case_sensitive else _composed(key(relative)).lower())
+        )
 
     def search(relative: str) -> bool:
-        text = key(relative)
+        text = _composed(key(relative))
         try:
             return compiled.search(text) is not None
         except UnicodeEncodeError:  # a name that is not UTF-8 took the whole search down with internal_error
             return compiled.search(re2_text(text)) is not None
 
     return search
+
+
+def _composed(name: str) -> str:
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
 
 
 def _prefilter(pattern: str, regex: bool | None, case_sensitive: bool) -> tuple[str, bool] | None:
