@@ -247,6 +247,47 @@ def test_perl_classes_are_ascii_in_both_engines(root: Path, engine: str) -> None
     assert [(m.match_start, m.match_end) for m in found.matches] == [(3, 4), (4, 6)]
 
 
+@pytest.mark.parametrize("pattern", [r"\Afoo", "(?-m)^foo", r"foo\z", "(?-m)foo$"])
+def test_whole_text_anchors_are_a_lines_edges_in_both_engines(root: Path, engine: str, pattern: str) -> None:
+    # rg read them at the edges of its buffer: line 1 of a small LF file, every line of a CRLF one, a line every
+    # 64 KiB or so of a large one. A search matches within one line, so they are that line's edges.
+    (root / "lf.txt").write_bytes(b"foo\nfoo\n")
+    (root / "crlf.txt").write_bytes(b"foo\r\nfoo\r\n")
+    (root / "cr.txt").write_bytes(b"foo\rfoo\n")  # a lone CR: lines shown from Python
+    (root / "latin1.txt").write_bytes(b"foo\ntr\xe8s\nfoo\n")  # a legacy code page: searched in Python
+    (root / "large.txt").write_bytes(b"foo\n" * 50_000)
+    found = search(root, pattern, engine, case_sensitive=True)
+    names = ["cr.txt", "crlf.txt", "large.txt", "latin1.txt", "lf.txt"]
+    assert found.counts == dict(zip([str(root / name) for name in names], [2, 2, 50_000, 2, 2], strict=True))
+
+
+def test_gnu_word_edges_are_word_boundaries_in_both_engines_and_literal_in_a_class(root: Path, engine: str) -> None:
+    (root / "a.txt").write_bytes(b"<div> div divx\nx<y\n")
+    spans = [(m.line_number, m.match_start, m.match_end) for m in search(root, r"\<div\>", engine).matches]
+    assert spans == [(1, 1, 4), (1, 6, 9)]
+    assert search(root, r"x\<y", engine).total_matches == 0
+    assert [(m.line_number, m.match_start) for m in search(root, r"x[\<]y", engine).matches] == [(2, 0)]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("[a-c--/]", "-./abc"),  # a-c and the range from - to /: Rust read a-c less /
+        ("[+--]", "+,-"),
+        ("[]-a]", "]^_`a"),  # a range starting at a leading ]
+        ("[a&&b]", "&ab"),
+        ("[a~~b]", "ab~"),
+        ("[[a]", "[a"),
+        (r"[\101\x42\<]", "<AB"),  # octal, which Rust reads as a backreference; \< is a word's start to Rust
+    ],
+)
+def test_a_class_is_read_as_re2_reads_it_in_both_engines(root: Path, engine: str, pattern: str, expected: str) -> None:
+    printable = "".join(chr(code) for code in range(0x21, 0x7F))
+    (root / "chars.txt").write_text("".join(f"{char}\n" for char in printable), encoding="ascii")
+    found = search(root, pattern, engine, case_sensitive=True)
+    assert "".join(m.line_content for m in found.matches) == expected
+
+
 def test_an_invalid_regex_is_an_invalid_params_error(tree: Path, engine: str) -> None:
     with pytest.raises(InvalidParamsError):
         search_content(tree, ContentRequest(pattern="(unclosed", engine=engine), WalkOptions())  # type: ignore[arg-type]

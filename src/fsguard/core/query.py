@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,9 @@ _ASCII_ESCAPES = frozenset("dsnrtfvaAz")  # escapes that match ASCII or nothing,
 _FOLDING = frozenset("kKsS")  # case-insensitive, these match U+212A and U+017F too (GB18030 holds both)
 _HEX = re.compile(r"\\x(?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{2}))")
 _INLINE_FOLD = re.compile(r"\(\?[a-zA-Z-]*i")
+_ESCAPE = re.compile(r"\\(?:[pP](?:\{[^}]*\}|.)|x(?:\{[^}]*\}|[0-9A-Fa-f]{2})|[0-7]{1,3}|.)", re.DOTALL)
+_CLASS_ESCAPES = frozenset("dDsSwWpP")  # a class escape: no range can start or end at it
+_LINE_EDGES = {"^": "(?m:^)", "$": "(?m:$)", r"\A": "(?m:^)", r"\z": "(?m:$)"}
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ def prepare_query(pattern: str, literal: bool, case_sensitive: bool, whole_word:
         raise InvalidParamsError("the pattern contains a line break; searches match within one line.")
     body = _escape(pattern) if literal else pattern
     _compile(body)  # reports the user's own syntax errors, not those of the wrapper below
+    body = body if literal else word_edges(body)
     flags = "" if case_sensitive else "(?i)"
     if whole_word:
         python = f"{flags}(?:^|[^{_WORD}])({body})(?:[^{_WORD}]|$)"
@@ -125,50 +130,86 @@ def _bytewise(body: str, *, folds: bool) -> bool:
     return True
 
 
-def _to_rust(pattern: str) -> str:
-    """Rewrite RE2's ASCII-only ``\\w \\d \\s \\b`` (and negations) into classes Rust's regex reads the same way."""
-    out: list[str] = []
+def word_edges(pattern: str) -> str:
+    """``pattern`` with GNU grep's word edges ``\\<`` and ``\\>`` (outside a class) read as ``\\b``: ripgrep reads
+    them as word edges, RE2 as the characters ``<`` and ``>``; RE2 has no lookaround to tell a word's start from
+    its end, so both engines get ``\\b``."""
+    return "".join("\\b" if piece in ("\\<", "\\>") and not in_class else piece for piece, in_class in _pieces(pattern))
+
+
+def _pieces(pattern: str) -> Iterator[tuple[str, bool]]:
+    """The RE2 ``pattern`` in pieces, each with whether it lies inside a class: an escape whole (``\\x{41}``,
+    ``\\p{Greek}``, ``\\015``), a ``\\Q…\\E`` span whole, a class's opening (``[``, ``[^``), a ``[:name:]``
+    in a class, else one character."""
     in_class = False
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
-        if ch == "\\" and nxt == "Q":
-            end = pattern.find(r"\E", i + 2)
-            out.append(_escape(pattern[i + 2 : end if end >= 0 else len(pattern)]))
-            i = end + 2 if end >= 0 else len(pattern)
-            continue
-        if ch == "\\" and nxt.lower() in _ASCII_CLASSES:
-            chars = _ASCII_CLASSES[nxt.lower()]
-            negate = "^" if nxt.isupper() else ""
-            out.append(f"[{negate}{chars}]" if negate or not in_class else chars)
-        elif ch == "\\" and nxt in "bB":
-            out.append(f"(?-u:\\{nxt})")
+    at = 0
+    while at < len(pattern):
+        ch = pattern[at]
+        if ch == "\\" and pattern.startswith("Q", at + 1):
+            end = pattern.find(r"\E", at + 2)
+            stop = end + 2 if end >= 0 else len(pattern)
         elif ch == "\\":
-            out.append(ch + nxt)
-        elif ch == "[" and in_class and nxt == ":":
-            end = pattern.find(":]", i + 2)
-            end = end + 2 if end >= 0 else len(pattern)
-            out.append(pattern[i:end])
-            i = end
-            continue
+            escape = _ESCAPE.match(pattern, at)
+            stop = escape.end() if escape else len(pattern)
+        elif ch == "[" and in_class and pattern.startswith(":", at + 1):
+            end = pattern.find(":]", at + 2)
+            stop = end + 2 if end >= 0 else len(pattern)
         elif ch == "[" and not in_class:
-            in_class = True
-            start = i + 1 + (nxt == "^")
-            start += pattern[start : start + 1] == "]"  # a leading ] is a literal
-            out.append(pattern[i:start])
-            i = start
-            continue
-        elif in_class and ch in "[&~":
-            out.append("\\" + ch)  # literal in RE2, nesting or set operators in Rust
-            i += 1
+            stop = at + 1 + pattern.startswith("^", at + 1)
+            yield pattern[at:stop], False
+            in_class, at = True, stop
+            if pattern.startswith("]", at):  # a literal, spelled so: one Rust's range can start at
+                yield "\\]", True
+                at += 1
             continue
         else:
-            in_class = in_class and ch != "]"
-            out.append(r"\x{0}" if ch == "\0" else ch)  # no process argument can hold a NUL
-            i += 1
+            stop = at + 1
+        yield pattern[at:stop], in_class
+        in_class = in_class and pattern[at:stop] != "]"
+        at = stop
+
+
+def _to_rust(pattern: str) -> str:
+    """The RE2 ``pattern`` spelled for Rust's regex, which reads some of it otherwise:
+
+    - ``\\w \\d \\s \\b`` (and negations) are ASCII in RE2: rewritten into classes Rust reads the same way; an
+      octal escape (``\\015``) is spelled in hex;
+    - ``^ $ \\A \\z`` are a line's start and end, whatever the ``m`` flag says: a search matches within one line.
+      rg read ``\\A``, ``\\z`` and ``(?-m)`` anchors at the edges of the buffer it searched in, some of the
+      file's lines (every line of a CRLF file for ``\\z``, a line every 64 KiB or so for ``\\A``);
+    - in a class, ``[``, ``&&``, ``~~`` and ``--`` are nesting and set operators in Rust, literals in RE2: each
+      ``-`` that is no range's own is escaped, as are ``[ & ~``.
+    """
+    out: list[str] = []
+    pieces = list(_pieces(pattern))
+    ranged = False  # the class piece before is one character no range holds yet: a "-" after it makes one
+    closing = False  # the piece before is a range's "-": this one ends the range
+    for index, (piece, in_class) in enumerate(pieces):
+        following = pieces[index + 1][0] if index + 1 < len(pieces) else ""
+        single = in_class and (len(piece) == 1 or piece[1] not in _CLASS_ESCAPES)
+        if piece.startswith("\\Q"):
+            out.append(_escape(piece[2:].removesuffix(r"\E")))
+        elif piece[:1] == "\\" and piece[1:].lower() in _ASCII_CLASSES:
+            chars = _ASCII_CLASSES[piece[1].lower()]
+            negate = "^" if piece[1].isupper() else ""
+            out.append(f"[{negate}{chars}]" if negate or not in_class else chars)
+        elif piece in (r"\b", r"\B"):
+            out.append(f"(?-u:{piece})")
+        elif piece[:1] == "\\" and piece[1:].isdigit():
+            out.append(f"\\x{{{int(piece[1:], 8):x}}}")  # octal, which Rust reads as a backreference
+        elif piece[:1] == "\\" and len(piece) == 2 and piece[1].isascii() and not piece[1].isalnum():
+            out.append(_escape(piece[1]))  # Rust reads some (\< \>) as assertions, refused in a class
+        elif not in_class and piece in _LINE_EDGES:
+            out.append(_LINE_EDGES[piece])
+        elif in_class and piece == "-" and ranged and following != "]":
+            out.append(piece)  # a range's own: the character after it ends the range
+            ranged, closing = False, True
             continue
-        i += 2
+        elif in_class and piece in ("[", "&", "~", "-"):
+            out.append("\\" + piece)  # literal in RE2, nesting or set operators in Rust
+        else:
+            out.append(r"\x{0}" if piece == "\0" else piece)  # no process argument can hold a NUL
+        ranged, closing = single and not closing, False
     return "".join(out)
 
 

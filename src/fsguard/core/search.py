@@ -20,8 +20,10 @@ Both engines return identical results (the ``engine`` field aside); the rules th
   none, as in rg: ``$`` matches once in ``one\\ntwo``, twice in ``one\\ntwo\\n``.
 - Pattern: RE2 syntax, or literal text with ``literal``; case-insensitive unless ``case_sensitive``. ``\\w \\d
   \\s \\b`` and their negations are ASCII as in RE2 (rewritten to explicit classes for ripgrep). ``whole_word``
-  is ``rg -w``: the match must not follow or precede a Unicode word character. Several matches per line are
-  found as ripgrep finds them (an empty match right after a match is skipped).
+  is ``rg -w``: the match must not follow or precede a Unicode word character. ``\\A``, ``\\z`` and ``^``/``$``
+  under ``(?-m)`` are a line's edges, ``\\<`` and ``\\>`` are ``\\b``, a class's ``--`` is literal
+  (:mod:`fsguard.core.query`). Several matches per line are found as ripgrep finds them (an empty match right after
+  a match is skipped).
 - Columns and offsets count characters; line and context text is cut to 500 characters and `` …`` (offsets are
   not); a match further into a long line is shown with the 496 characters around it, between ``… `` and `` …``.
 """
