@@ -312,6 +312,82 @@ async def test_project_replace_regex_uses_groups(client: Client, project: Path) 
     assert "def renamed_helper(" in (project / "src" / "pkg" / "util.py").read_text(encoding="utf-8")
 
 
+def replaced_counts(found: dict[str, Any], root: Path) -> dict[str, int]:
+    return {Path(entry["path"]).relative_to(root).as_posix(): entry["replacements"] for entry in found["files"]}
+
+
+@pytest.mark.parametrize(
+    ("data", "find", "replace", "expected"),
+    [
+        (b"abxd\n", "x*", "-", b"-a-b-d-\n"),  # none right after the x, none past the last line
+        (b"one\ntwo\n", "(?m)$", ";", b"one;\ntwo;\n"),
+    ],
+)
+async def test_a_regex_replace_skips_the_empty_matches_search_skips_and_counts_as_search_counts(
+    client: Client, root: Path, tool_engine: str, data: bytes, find: str, replace: str, expected: bytes
+) -> None:
+    (root / "a.txt").write_bytes(data)
+    asked = {"pattern": find, "include_content": True, "case_sensitive": True}
+    searched = structured(await client.call_tool("search_files", asked))["total_matches"]
+    replacing = {"find": find, "replace": replace, "literal": False}
+    preview = structured(await client.call_tool("project_replace", {**replacing, "preview": True}))
+    applied = structured(await client.call_tool("project_replace", replacing))
+    assert (preview["total_replacements"], applied["total_replacements"]) == (searched, searched)
+    assert (root / "a.txt").read_bytes() == expected
+
+
+async def test_a_regex_replace_finds_lines_as_search_does_whatever_their_line_breaks(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    files = {
+        "lf.txt": (b"import a\nimport b\n", b"use a;\nuse b;\n"),
+        "crlf.txt": (b"import a\r\nimport b\r\n", b"use a;\r\nuse b;\r\n"),
+        "mixed.txt": (b"import a\r\nx\nimport b\rimport c\n", b"use a;\r\nx\nuse b;\ruse c;\n"),
+    }
+    for name, (data, _) in files.items():
+        (root / name).write_bytes(data)
+    asked = {"pattern": r"^import \w$", "include_content": True, "case_sensitive": True}
+    counts = structured(await client.call_tool("search_files", asked))["counts"]
+    searched = {Path(path).relative_to(root).as_posix(): count for path, count in counts.items()}
+    replacing = {"find": r"(?m)^import (\w)$", "replace": "use $1;", "literal": False}
+    preview = structured(await client.call_tool("project_replace", {**replacing, "preview": True}))
+    applied = structured(await client.call_tool("project_replace", replacing))
+    assert (
+        replaced_counts(preview, root)
+        == replaced_counts(applied, root)
+        == searched
+        == {"crlf.txt": 2, "lf.txt": 2, "mixed.txt": 3}
+    )
+    assert {name: (root / name).read_bytes() for name in files} == {name: new for name, (_, new) in files.items()}
+
+
+async def test_a_regex_replace_keeps_the_line_breaks_a_group_carries_and_reads_a_find_naming_a_cr_as_typed(
+    client: Client, root: Path
+) -> None:
+    (root / "pairs.txt").write_bytes(b"k1\r\nv1\nk2\r\nv2\rend\n")
+    swapped = {"find": r"(?m)^(k\d)\n(v\d)$", "replace": "$2\n$1", "literal": False}
+    assert structured(await client.call_tool("project_replace", swapped))["total_replacements"] == 2
+    assert (root / "pairs.txt").read_bytes() == b"v1\r\nk1\nv2\r\nk2\rend\n"  # a typed break takes the line's
+    carried = {"find": r"(?m)^(k\d\nv\d)$", "replace": "<$1>", "literal": False}
+    (root / "pairs.txt").write_bytes(b"k1\r\nv1\nk2\rv2\n")
+    structured(await client.call_tool("project_replace", carried))
+    assert (root / "pairs.txt").read_bytes() == b"<k1\r\nv1>\n<k2\rv2>\n"
+    (root / "cr.txt").write_bytes(b"k1\rv1\r")
+    structured(await client.call_tool("project_replace", carried))
+    assert (root / "cr.txt").read_bytes() == b"<k1\rv1>\r"
+    stripped = {"path": "pairs.txt", "find": r"\r$", "replace": "", "literal": False}  # the bytes as they are
+    (root / "pairs.txt").write_bytes(b"a\r\nb\r")
+    assert structured(await client.call_tool("project_replace", stripped))["total_replacements"] == 1
+    assert (root / "pairs.txt").read_bytes() == b"a\r\nb"
+
+
+async def test_a_regex_replace_reads_gnu_word_edges_as_search_does(client: Client, root: Path) -> None:
+    (root / "a.html").write_bytes(b"<div> div divx\n")
+    replacing = {"find": r"\<div\>", "replace": "span", "literal": False}
+    assert structured(await client.call_tool("project_replace", replacing))["total_replacements"] == 2
+    assert (root / "a.html").read_bytes() == b"<span> span divx\n"
+
+
 @pytest.mark.parametrize("literal", [True, False])
 async def test_project_replace_past_max_files_changes_that_many_and_says_more_files_hold_the_text(
     client: Client, root: Path, literal: bool

@@ -45,6 +45,7 @@ _HEX = re.compile(r"\\x(?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{2}))")
 _INLINE_FOLD = re.compile(r"\(\?[a-zA-Z-]*i")
 _ESCAPE = re.compile(r"\\(?:[pP](?:\{[^}]*\}|.)|x(?:\{[^}]*\}|[0-9A-Fa-f]{2})|[0-7]{1,3}|.)", re.DOTALL)
 _CLASS_ESCAPES = frozenset("dDsSwWpP")  # a class escape: no range can start or end at it
+_CARRIAGE_RETURN = re.compile(r"\r|\\(?:r|x0[dD]|x\{0*[dD]\}|0*15)")
 _LINE_EDGES = {"^": "(?m:^)", "$": "(?m:$)", r"\A": "(?m:^)", r"\z": "(?m:$)"}
 
 
@@ -135,6 +136,12 @@ def word_edges(pattern: str) -> str:
     them as word edges, RE2 as the characters ``<`` and ``>``; RE2 has no lookaround to tell a word's start from
     its end, so both engines get ``\\b``."""
     return "".join("\\b" if piece in ("\\<", "\\>") and not in_class else piece for piece, in_class in _pieces(pattern))
+
+
+def names_carriage_return(pattern: str) -> bool:
+    """Whether the RE2 ``pattern`` names a carriage return itself: ``\\r``, ``\\x0d``, ``\\015`` or the character."""
+    pieces = (piece for piece, _ in _pieces(pattern))
+    return any(_CARRIAGE_RETURN.fullmatch(piece) or (piece.startswith("\\Q") and "\r" in piece) for piece in pieces)
 
 
 def _pieces(pattern: str) -> Iterator[tuple[str, bool]]:
