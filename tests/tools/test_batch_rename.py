@@ -92,6 +92,12 @@ MODES = [
         {"draft_a.md": "final_a.md"},
     ),
     (
+        "regex_rename with an empty match beside a word: each edge once, as Go's regexp finds them",
+        ["ab-cd.txt"],
+        {"mode": "regex_rename", "pattern": r"\b", "replacement": "_"},
+        {"ab-cd.txt": "_ab_-_cd_._txt_"},
+    ),
+    (
         "change_extension adds the dot",
         ["a.jpeg", "b.JPEG", "c"],
         {"mode": "change_extension", "extension": "jpg"},

@@ -577,3 +577,21 @@ async def test_new_text_holding_a_byte_surrogate_the_file_cannot_store_is_encodi
 
     assert error_code(result) == "encoding_error"
     assert (root / "a.txt").read_bytes() == b"hello\n"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "replacement", "after", "count"),
+    [
+        ("(?m)^", "> ", b"> a\r\n> b\r\n> c\r\n> ", 4),  # Go's ReplaceAllString: the text's end is a line start
+        (r"\b", "|", b"|a|\r\n|b|\r\n|c|\r\n", 6),
+        ("x*", "-", b"-a-\r-\n-b-\r-\n-c-\r-\n-", 10),
+    ],
+)
+async def test_regex_mode_replaces_each_empty_match_once_as_go_does(
+    client: Client, root: Path, pattern: str, replacement: str, after: bytes, count: int
+) -> None:
+    # The re2 wheel's finditer gives an empty match found after another twice: "> " landed twice on lines 2 and 3.
+    (root / "e.txt").write_bytes(b"a\r\nb\r\nc\r\n")
+    call = {"path": "e.txt", "mode": "regex", "pattern": pattern, "replacement": replacement}
+    result = structured(await client.call_tool("edit_file", call))
+    assert ((root / "e.txt").read_bytes(), result["replacements"]) == (after, count)

@@ -6,6 +6,7 @@ or lookaround; every tool that takes a regex compiles it here.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from fsguard.core.errors import InvalidParamsError
@@ -38,6 +39,32 @@ def compile_re2(
         raise InvalidParamsError(
             f"invalid {what} {quoted(pattern)}: {shorten(reason)}{advice}", pattern=pattern
         ) from exc
+
+
+def go_matches(compiled: Any, text: str) -> Iterator[Any]:
+    """The matches of the re2 pattern ``compiled`` in ``text`` as Go's regexp (the seed's) and ripgrep walk them:
+    an empty match right after the previous match is skipped. The re2 wheel's own ``finditer`` and ``subn`` give an
+    empty match found after another twice (``(?m)^`` in ``"a\\nb\\n"``: at 0, 2, 2, 4, 4): each insertion at a line's
+    start landed twice on every line but the first."""
+    last = -1
+    for found in compiled.finditer(text):
+        start, end = found.span()
+        if start == end == last:
+            continue
+        last = end
+        yield found
+
+
+def go_substituted(compiled: Any, text: str, spell: Callable[[Any], str]) -> tuple[str, int]:
+    """``text`` with each of :func:`go_matches` replaced by what ``spell`` makes of it, and how many there were."""
+    pieces: list[str] = []
+    kept = count = 0
+    for found in go_matches(compiled, text):
+        pieces += (text[kept : found.start()], spell(found))
+        kept = found.end()
+        count += 1
+    pieces.append(text[kept:])
+    return "".join(pieces), count
 
 
 def compiles(pattern: str) -> bool:

@@ -26,7 +26,7 @@ from fsguard.core.ignore import WalkOptions, normalise_globs
 from fsguard.core.locks import PathLocks
 from fsguard.core.moving import Mover
 from fsguard.core.paths import PathPolicy
-from fsguard.core.patterns import compile_re2, compiles
+from fsguard.core.patterns import compile_re2, compiles, go_matches
 from fsguard.core.pipeline import NotSearched
 from fsguard.core.search import ContentRequest, search_content
 from fsguard.core.skips import Skips
@@ -306,7 +306,7 @@ def _counted(
         compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="pattern", advice=" (RE2 syntax).")
     else:
         compiled = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
-    return {file: sum(1 for _ in compiled.finditer(read_text(engines, file)[1].text)) for file in files}
+    return {file: sum(1 for _ in go_matches(compiled, read_text(engines, file)[1].text)) for file in files}
 
 
 def _ranges(params: Mapping[str, Any]) -> list[tuple[int, int | None]]:

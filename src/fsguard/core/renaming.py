@@ -30,7 +30,7 @@ from fsguard.core.ignore import VCS_DIRS, check_directory
 from fsguard.core.moving import Mover
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.pathforms import escaped
-from fsguard.core.patterns import compile_re2
+from fsguard.core.patterns import compile_re2, go_substituted
 from fsguard.core.reverting import Reverter
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.shortlist import shortlist
@@ -316,7 +316,7 @@ def rule_for(request: RenameRequest) -> Rule:
 
             def renamed(name: str, _index: int) -> str:
                 try:
-                    return str(compiled.subn(lambda match: expand_go_template(template, match), name)[0])
+                    return go_substituted(compiled, name, lambda match: expand_go_template(template, match))[0]
                 except UnicodeEncodeError:  # RE2 takes UTF-8 only: a name that is not UTF-8 keeps its bytes
                     return name
 
