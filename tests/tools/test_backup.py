@@ -279,6 +279,20 @@ async def test_restore_with_a_stale_expected_hash_is_still_refused(client: Clien
     assert target.read_bytes() == b"b\n"
 
 
+async def test_restore_with_an_expected_hash_of_a_file_deleted_since_is_refused_and_makes_nothing(
+    client: Client, root: Path
+) -> None:
+    target = root / "f.txt"
+    target.write_bytes(b"a\n")
+    first = await edit(client, "a", "b")
+    target.unlink()
+    arguments = {"action": "restore", "backup_id": first["backup_id"], "expected_hash": "deadbeef"}
+    refused = await client.call_tool("backup", arguments)
+    assert error_code(refused) == "not_found"
+    assert "expected_hash" in text_of(refused)
+    assert not target.exists()
+
+
 async def test_restore_of_a_file_deleted_since_recreates_it(client: Client, root: Path) -> None:
     target = root / "f.txt"
     target.write_bytes(b"keep me\n")

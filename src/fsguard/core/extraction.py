@@ -23,7 +23,6 @@ from fsguard.core.errors import (
     EncodingError,
     InvalidParamsError,
     NotDirectoryError,
-    NotFoundError,
 )
 from fsguard.core.groups import Change, ChangeLog
 from fsguard.core.mutation import Commit, HookCall, Mutation, mutation
@@ -140,12 +139,6 @@ def append_text(
         FsguardError: the hash, a hook, the encoding, the size limit or the filesystem refused; nothing changed.
     """
     with mutation(safe, path, may_be_missing=True) as change:
-        if change.current is None and expected_hash is not None:
-            raise NotFoundError(
-                f"expected_hash was given but {path} does not exist, so it cannot match. Drop expected_hash "
-                "to create the file.",
-                path=str(path),
-            )
         if change.entry is None and not make_parents:
             raise NotDirectoryError(
                 f"{path.parent} does not exist. Pass create_dirs=true, or create it with create_directory.",

@@ -92,8 +92,19 @@ class Mutation:
         return self.current
 
     def check(self, expected_hash: str | None) -> OccVerdict:
-        """The concurrency verdict for the bytes read under the lock (see :class:`ConcurrencyGuard`)."""
+        """The concurrency verdict for the bytes read under the lock (see :class:`ConcurrencyGuard`).
+
+        Raises:
+            StaleEditError: ``expected_hash`` is not the file's hash.
+            NotFoundError: ``expected_hash`` is given and no file is there: no hash can match it.
+        """
         digest = self.current_hash
+        if digest is None and expected_hash is not None:
+            raise NotFoundError(
+                f"expected_hash was given but {self.path} does not exist, so it cannot match. Drop expected_hash "
+                "to go on without the file, or check the path with list_directory.",
+                path=str(self.path),
+            )
         return self.safe.guard.check(self.path, digest, expected_hash) if digest is not None else OccVerdict()
 
     def fire_pre(self, hook: HookCall, **fields: Any) -> str | None:

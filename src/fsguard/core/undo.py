@@ -136,8 +136,7 @@ class Restorer:
             )
         with mutation(self._safe, path, may_be_missing=True) as change:
             current_hash = change.current_hash
-            if current_hash is not None:
-                change.check(expected_hash)
+            change.check(expected_hash)  # a file gone since matches no hash: refused, never recreated unasked
             if current_hash == record.content_hash:
                 return self._report(path, record, current_hash, None, dry_run, already_there=True)
             report = self._put_back(change, record, dry_run=dry_run, chained=True)

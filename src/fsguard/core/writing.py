@@ -12,7 +12,6 @@ from fsguard.core.errors import (
     EncodingError,
     FsguardError,
     NotDirectoryError,
-    NotFoundError,
     TooLargeError,
 )
 from fsguard.core.extraction import append_text
@@ -78,12 +77,6 @@ class FileWriter:
                 raise NotDirectoryError(
                     f"{path.parent} does not exist. Pass create_dirs=true, or create it with create_directory.",
                     path=str(path.parent),
-                )
-            if existing is None and expected_hash is not None:
-                raise NotFoundError(
-                    f"expected_hash was given but {path} does not exist, so it cannot match. "
-                    "Drop expected_hash to create the file, or check the path with list_directory.",
-                    path=str(path),
                 )
             previous_hash = change.current_hash
             verdict = change.check(expected_hash)
