@@ -2014,7 +2014,7 @@ async def test_backup_cleanup_dry_run_counts_what_it_would_remove(rig: Rig) -> N
         {
             "both": """\
 ok
-Would remove 2 backups, 6 B. Run with dry_run=false to remove them.\
+Would remove 2 backups holding 6 B of file versions. Run with dry_run=false to remove them.\
 """
         }
     )

@@ -130,7 +130,11 @@ class BackupResult(Result):
     head_backup_id: str | None = Field(None, description="The file's undo chain head after the action.")
     dry_run: bool | None = None
     removed: int | None = Field(None, description="cleanup: backups removed (or that would be).")
-    freed_bytes: int | None = Field(None, description="cleanup: bytes of those backups.")
+    freed_bytes: int | None = Field(
+        None,
+        description="cleanup: the sizes of the file versions those backups held, added up (a content kept by several "
+        "backups is stored once; the store's journals shrink when next compacted); purge_trash: bytes freed.",
+    )
     total: int | None = Field(None, description="list/list_trash: entries matching the filters.")
     trash: list[TrashInfo] | None = Field(None, description="list_trash, purge_trash and restore_trash entries.")
     not_purged: list[str] | None = Field(

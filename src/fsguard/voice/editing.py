@@ -184,7 +184,10 @@ def backup_text(result: BackupResult, compact: bool) -> str:
     if result.action == "cleanup":
         verb = "Would remove" if result.dry_run else "Removed"
         hint = " Run with dry_run=false to remove them." if result.dry_run and result.removed else ""
-        return f"{verb} {counted(result.removed or 0, 'backup')}, {human_size(result.freed_bytes or 0)}.{hint}"
+        # Not disk space: one content is stored once however many backups hold it, and a journal shrinks when
+        # next compacted.
+        size = f" holding {human_size(result.freed_bytes)} of file versions" if result.freed_bytes else ""
+        return f"{verb} {counted(result.removed or 0, 'backup')}{size}.{hint}"
     if result.group is not None:
         return group_text(result, compact)
     backup = result.backup
