@@ -155,6 +155,25 @@ async def test_counts_stop_at_max_results_files_but_the_totals_stay_exact(client
     assert data["files"] == [str(root / "f0.txt"), str(root / "f1.txt")]
 
 
+async def test_a_max_results_above_the_servers_cap_is_told_to_narrow_the_search_not_to_raise_max_results(
+    connect: ClientFactory, root: Path, tool_engine: str
+) -> None:
+    for i in range(6):
+        (root / f"f{i}.txt").write_text("needle\n" * 2, encoding="utf-8")
+    async with connect(max_search_results=5) as client:
+        for asked in ({"include_content": True, "max_results": 50}, {"include_content": True}, {"pattern": "f*.txt"}):
+            result = await client.call_tool("search_files", {"pattern": "needle", **asked})
+            data = structured(result)
+            assert (data["returned_matches"], data["truncated"], data["max_search_results"]) == (5, True, 5)
+            assert text_of(result).endswith(
+                "more not shown; the server caps max_results at --max-search-results 5: narrow the path, pattern or "
+                "file_types]"
+            )
+        counted = await client.call_tool("search_files", {"pattern": "needle", "count_only": True, "max_results": 2})
+        assert "max_search_results" not in structured(counted)
+        assert text_of(counted).endswith("[4 more files not shown: narrow the search or raise max_results]")
+
+
 async def test_output_format_json_puts_the_result_itself_in_the_text_block(client: Client, project: Path) -> None:
     result = await client.call_tool(
         "search_files", {"pattern": "todo", "include_content": True, "output_format": "json"}

@@ -48,6 +48,11 @@ class SearchResult(Result):
         description="True when matches (by name or count: files) were left out to keep the answer within 500 KB; "
         "a content search's count_only=true counts them all without their lines.",
     )
+    max_search_results: int | None = Field(
+        None,
+        description="Set when the server's cap (--max-search-results, its value here) left matches out: a larger "
+        "max_results is cut to it, so narrow the path, pattern or file_types instead.",
+    )
     matches: list[SearchMatch] = Field(default_factory=list, description="content mode.")
     files: list[str] = Field(
         default_factory=list, description="Matching paths (content and count modes: those with matches, as counts)."

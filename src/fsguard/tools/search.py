@@ -14,6 +14,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from fsguard.config import Settings
 from fsguard.core.budget import fitting, held, json_size
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.globs import anchored, normalise_globs, split_globs
@@ -226,6 +227,7 @@ def _found(
             total_matches=names.total,
             returned_matches=len(files),
             truncated=names.truncated,
+            max_search_results=_capped(settings, limit, names.truncated),
             files=files,
             did_you_mean=near or None,
         )
@@ -276,6 +278,7 @@ def _content(
         hide=hide,
         skips=skips,
     )
+    at_limit = found.files_with_matches > limit if call.count_only else found.truncated
     kept = len(found.matches) if call.count_only else fitting(found.matches)
     matches = [] if call.count_only else [_match(m) for m in found.matches[:kept]]
     lines: dict[str, list[int]] = {}
@@ -289,8 +292,9 @@ def _content(
         path=str(root),
         total_matches=found.total_matches,
         returned_matches=len(matches),
-        truncated=found.files_with_matches > limit if call.count_only else found.truncated or kept < len(found.matches),
+        truncated=at_limit or kept < len(found.matches),
         budget_cut=kept < len(found.matches) or None,
+        max_search_results=_capped(services.settings, limit, at_limit),
         matches=matches,
         files=list(found.counts),
         counts=found.counts,
@@ -300,6 +304,12 @@ def _content(
         skipped_binary=len(found.binary) or None,
         skipped_binary_paths=[_below(root, file) for file in found.binary[:SAMPLE]] or None,
     )
+
+
+def _capped(settings: Settings, limit: int, reached: bool) -> int | None:
+    """The server's --max-search-results when a search reached it: a max_results above it was cut to it, so the
+    text must not send the agent to raise max_results."""
+    return limit if reached and limit == settings.max_search_results else None
 
 
 def _held(result: SearchResult, render: Callable[[SearchResult], str]) -> tuple[SearchResult, str]:

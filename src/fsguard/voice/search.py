@@ -97,7 +97,12 @@ def _search_text(result: SearchResult, compact: bool) -> str:
 
 
 def _forward(result: SearchResult) -> str:
-    """How to see what an answer left out: past max_results, or past the 500 KB budget."""
+    """How to see what an answer left out: past max_results, past the server's cap on it, or past the 500 KB
+    budget."""
+    if not result.budget_cut and result.max_search_results is not None:
+        # A larger max_results is cut to the cap without a word: "raise max_results" sent the agent round again.
+        cap = f"--max-search-results {result.max_search_results}"
+        return f"the server caps max_results at {cap}: narrow the path, pattern or file_types"
     if not result.budget_cut:
         return "narrow the search or raise max_results"
     ways = {
