@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,19 @@ async def test_restoring_a_project_replace_group_id_restores_every_file_it_chang
     assert (project / "untouched.txt").read_bytes() == b"nothing to replace\n"
     assert sorted(r["path"] for r in restored["reverted"]) == sorted(str(project / n) for n in ORIGINALS)
     assert {r["status"] for r in restored["reverted"]} == {"reverted"}
+
+
+async def test_project_replaces_text_in_both_voices_gives_the_restore_call_that_undoes_every_file(
+    connect: ClientFactory, project: Path
+) -> None:
+    for compact in (False, True):
+        async with connect(compact_mode=compact) as client:
+            applied = await client.call_tool("project_replace", {"find": "TODO", "replace": "DONE"})
+            call = re.search(r'backup\(action="restore", backup_id="([^"]+)"\)', text_of(applied))
+            assert call is not None, text_of(applied)
+            assert call[1] == structured(applied)["backup_id"]
+            await client.call_tool("backup", {"action": "restore", "backup_id": call[1]})
+            assert on_disk(project) == ORIGINALS
 
 
 async def test_a_group_restore_is_itself_undoable_file_by_file(client: Client, project: Path) -> None:

@@ -1753,7 +1753,7 @@ Nothing was written. Run again without preview to apply.\
     )
 
 
-async def test_project_replace_says_each_file_was_backed_up(rig: Rig) -> None:
+async def test_project_replace_gives_the_restore_of_every_file_and_the_undo_of_one(rig: Rig) -> None:
     texts = await rig.texts(
         lambda c: c.call("project_replace", find="TODO", replace="DONE", path=str(c.dir)), files=SEARCHED
     )
@@ -1765,7 +1765,7 @@ Replaced 3 occurrences in 3 files (risk LOW).
     1 README.md
     1 src/app.py
     1 src/util.py
-Each file was backed up: undo one with backup(action="undo_last", file_path=...).\
+Undo every file at once: backup(action="restore", backup_id="<backup_id:1>"); one file: backup(action="undo_last", file_path=...).\
 """
         }
     )
@@ -1825,7 +1825,7 @@ ok
 Replaced 2 occurrences in 2 files (risk LOW).
     1 a.txt
     1 b.txt
-Each file was backed up: undo one with backup(action="undo_last", file_path=...).
+Undo every file at once: backup(action="restore", backup_id="<backup_id:1>"); one file: backup(action="undo_last", file_path=...).
 Changed on disk since this session last saw them (another process): a.txt.\
 """
         }

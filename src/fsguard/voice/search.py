@@ -193,17 +193,7 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
     ]
     if len(result.files) > SHOWN:
         rows.append(f"  and {counted(len(result.files) - SHOWN, 'more file')}, all in the result's files list")
-    hint = ""
-    if result.status == "preview" and result.risk_level in ("HIGH", "CRITICAL"):
-        # Without force a change this large is refused (risk_blocked): saying only "without preview" sent the caller
-        # back and forth between the preview and the refusal.
-        hint = (
-            f"\nNothing was written. Run again without preview and with force=true to apply (risk {result.risk_level})."
-        )
-    elif result.status == "preview":
-        hint = "\nNothing was written. Run again without preview to apply."
-    elif result.files_changed:
-        hint = '\nEach file was backed up: undo one with backup(action="undo_last", file_path=...).'
+    hint = _replace_hint(result)
     note = f"\n{result.note}" if result.note else ""
     if result.max_files_reached:
         note += f"\nStopped at max_files ({len(result.files):,}): more files hold the find text and were " + (
@@ -232,3 +222,22 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
         skipped += f"\nLeft alone as binary or undecodable: {binary}."
     skipped += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "read")
     return head + ("\n" + "\n".join(rows) if rows else "") + hint + note + skipped
+
+
+def _replace_hint(result: ProjectReplaceResult) -> str:
+    """What to do next: apply a preview (with force when its risk asks for it), or undo what was applied."""
+    if result.status == "preview" and result.risk_level in ("HIGH", "CRITICAL"):
+        # Without force a change this large is refused (risk_blocked): saying only "without preview" sent the caller
+        # back and forth between the preview and the refusal.
+        risk = result.risk_level
+        return f"\nNothing was written. Run again without preview and with force=true to apply (risk {risk})."
+    if result.status == "preview":
+        return "\nNothing was written. Run again without preview to apply."
+    if result.files_changed and result.backup_id:
+        return (
+            f'\nUndo every file at once: backup(action="restore", backup_id="{result.backup_id}"); one file: '
+            'backup(action="undo_last", file_path=...).'
+        )
+    if result.files_changed:
+        return '\nEach file was backed up: undo one with backup(action="undo_last", file_path=...).'
+    return ""
