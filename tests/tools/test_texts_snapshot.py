@@ -1025,6 +1025,45 @@ M m.txt | 2/2 edits | +2 -2 | 10L | undo:<backup_id:1>
     )
 
 
+async def test_multi_edit_of_most_of_a_file_adds_the_risk_note_and_the_integrity_detail_as_edit_file_does(
+    rig: Rig,
+) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "h.txt")
+        return await c.call("multi_edit", path=c.rel("h.txt"), edits=[{"old_text": "x" * 70, "new_text": "y"}])
+
+    assert await rig.texts(scenario, files={"h.txt": "k\n" * 10 + "x" * 70 + "\n"}) == snapshot(
+        {
+            "verbose": """\
+ok
+M h.txt | 1/1 edits | +1 -1
+Undo: backup(action="undo_last", file_path="h.txt") · backup <backup_id:1>
+  edit 1: applied (exact, line 11)
+note: large edit (~70 bytes affected, 1 replacement, 77% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
+integrity WARNING: crc32 e725a162, 11 lines, 22 bytes; file is only 22 bytes after a 77% change — verify its content
+
+--- a/h.txt
++++ b/h.txt
+@@ -8,4 +8,4 @@
+ k
+ k
+ k
+-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
++y\
+""",
+            "compact": """\
+ok
+M h.txt | 1/1 edits | +1 -1 | 11L | undo:<backup_id:1>
+note: large edit (~70 bytes affected, 1 replacement, 77% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
+integrity WARNING: crc32 e725a162, 11 lines, 22 bytes; file is only 22 bytes after a 77% change — verify its content
+@@ -11 +11 @@
+-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
++y\
+""",
+        }
+    )
+
+
 async def test_multi_edit_with_one_edit_not_found_is_no_match_listing_every_edit(rig: Rig) -> None:
     edits = [{"old_text": "line 2\n", "new_text": "two\n"}, {"old_text": "line 99\n", "new_text": "x\n"}]
     texts = await rig.texts(

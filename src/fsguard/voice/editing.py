@@ -7,6 +7,7 @@ from fsguard.models import (
     BackupInfo,
     BackupResult,
     EditFileResult,
+    EditOutcomeFields,
     MultiEditResult,
     RestoredFile,
     RevertedChange,
@@ -98,10 +99,11 @@ def _append_text(result: WriteFileResult, compact: bool) -> str:
     )
 
 
-def edit_text(result: EditFileResult, compact: bool) -> str:
-    """One edit (or its dry run)."""
+def _outcome_notes(result: EditOutcomeFields) -> str:
+    """The notes every edit carries, whichever tool made it: one list, so a tool cannot drop one (multi_edit left
+    out the integrity check edit_file gave)."""
     integrity = f"integrity {result.integrity}: {result.integrity_detail}" if result.integrity else None
-    notes = _notes(
+    return _notes(
         result.risk_warning,
         integrity,
         result.structure_warning,
@@ -109,6 +111,11 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
         result.feedback,
         *result.notes or (),
     )
+
+
+def edit_text(result: EditFileResult, compact: bool) -> str:
+    """One edit (or its dry run)."""
+    notes = _outcome_notes(result)
     if result.replacements == 0:  # search_replace/regex found nothing: a count of 0, not a failure
         dry = "DRY RUN, " if result.dry_run else ""
         if compact:
@@ -146,10 +153,7 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
         prefix = "DRY RUN " if result.dry_run else "M "
         head = f"{prefix}{shown(result.path)} | {counts}{skipped} | {result.total_lines}L{undo}"
-        notes = _notes(
-            result.risk_warning, result.structure_warning, result.external_change, result.feedback, *result.notes or ()
-        )
-        return head + notes + _diff_block(result.diff, True)
+        return head + _outcome_notes(result) + _diff_block(result.diff, True)
     head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{shown(result.path)} | {counts}{skipped}"
     head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
     rows = [
@@ -159,10 +163,7 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
     present = [e.status == "already_present" for e in result.edits]
     rest = "every one in the result's edits list"
     details = "\n".join(shown_rows(rows, failed=present, rest=rest, flagged="already present"))
-    notes = _notes(
-        result.risk_warning, result.structure_warning, result.external_change, result.feedback, *result.notes or ()
-    )
-    return f"{head}\n{details}{notes}" + _diff_block(result.diff, compact=False)
+    return f"{head}\n{details}{_outcome_notes(result)}" + _diff_block(result.diff, compact=False)
 
 
 def backup_text(result: BackupResult, compact: bool) -> str:
