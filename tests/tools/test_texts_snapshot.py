@@ -593,7 +593,7 @@ async def test_edit_file_reports_the_change_the_undo_and_the_diff(rig: Rig) -> N
         {
             "verbose": """\
 ok
-M e.txt | 1 replacement (exact) | +1 -1 | 10 lines
+M e.txt | 1 replacement (exact) | +1 -1 | 10 lines | hash c8b3537a
 Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
 
 --- a/e.txt
@@ -610,7 +610,7 @@ Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
 """,
             "compact": """\
 ok
-M e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
+M e.txt | 1@+1-1 | 10L | hash c8b3537a | undo:<backup_id:1>
 @@ -5 +5 @@
 -line 5
 +line five\
@@ -628,7 +628,7 @@ async def test_edit_file_of_an_unread_file_adds_the_stale_read_hint(rig: Rig) ->
         {
             "verbose": """\
 ok
-M e.txt | 1 replacement (exact) | +1 -1 | 10 lines
+M e.txt | 1 replacement (exact) | +1 -1 | 10 lines | hash c8b3537a
 Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
 [STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) so edits are checked against what you saw.
 
@@ -646,7 +646,7 @@ Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
 """,
             "compact": """\
 ok
-M e.txt | 1@+1-1 | 10L | undo:<backup_id:1>
+M e.txt | 1@+1-1 | 10L | hash c8b3537a | undo:<backup_id:1>
 [STALE_READ] File was not read in the current session before editing (e.txt, in the last 10 minutes): read it (or pass expected_hash) so edits are checked against what you saw.
 @@ -5 +5 @@
 -line 5
@@ -666,7 +666,7 @@ async def test_edit_file_after_an_external_change_notes_it(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-M e.txt | 1 replacement (exact) | +1 -1 | 11 lines
+M e.txt | 1 replacement (exact) | +1 -1 | 11 lines | hash 590e7e3c
 Undo: backup(action="undo_last", file_path="e.txt") · backup <backup_id:1>
 file changed on disk since this session last saw it (known hash e9711641, on-disk 2680ecbb) — another process may have modified it: e.txt.
 
@@ -684,7 +684,7 @@ file changed on disk since this session last saw it (known hash e9711641, on-dis
 """,
             "compact": """\
 ok
-M e.txt | 1@+1-1 | 11L | undo:<backup_id:1>
+M e.txt | 1@+1-1 | 11L | hash 590e7e3c | undo:<backup_id:1>
 file changed on disk since this session last saw it (known hash e9711641, on-disk 2680ecbb) — another process may have modified it: e.txt.
 @@ -5 +5 @@
 -line 5
@@ -703,7 +703,7 @@ async def test_edit_file_of_most_of_a_file_adds_the_risk_note_and_the_integrity_
         {
             "verbose": """\
 ok
-M h.txt | 1 replacement (exact) | +1 -1 | 11 lines
+M h.txt | 1 replacement (exact) | +1 -1 | 11 lines | hash dfa301d6
 Undo: backup(action="undo_last", file_path="h.txt") · backup <backup_id:1>
 note: large edit (~70 bytes affected, 1 replacement, 77% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
 integrity WARNING: crc32 e725a162, 11 lines, 22 bytes; file is only 22 bytes after a 77% change — verify its content
@@ -719,7 +719,7 @@ integrity WARNING: crc32 e725a162, 11 lines, 22 bytes; file is only 22 bytes aft
 """,
             "compact": """\
 ok
-M h.txt | 1@+1-1 | 11L | undo:<backup_id:1>
+M h.txt | 1@+1-1 | 11L | hash dfa301d6 | undo:<backup_id:1>
 note: large edit (~70 bytes affected, 1 replacement, 77% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
 integrity WARNING: crc32 e725a162, 11 lines, 22 bytes; file is only 22 bytes after a 77% change — verify its content
 @@ -11 +11 @@
@@ -739,7 +739,7 @@ async def test_edit_file_that_breaks_python_syntax_adds_the_structure_warning(ri
         {
             "verbose": """\
 ok
-M m.py | 1 replacement (exact) | +1 -1 | 2 lines
+M m.py | 1 replacement (exact) | +1 -1 | 2 lines | hash d542e0d7
 Undo: backup(action="undo_last", file_path="m.py") · backup <backup_id:1>
 note: edit on small file (2 lines, ~7 bytes affected, 1 replacement). backup:<backup_id:1>
 structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
@@ -753,7 +753,7 @@ structure: Python syntax error introduced at line 2, column 5 (unexpected 'retur
 """,
             "compact": """\
 ok
-M m.py | 1@+1-1 | 2L | undo:<backup_id:1>
+M m.py | 1@+1-1 | 2L | hash d542e0d7 | undo:<backup_id:1>
 note: edit on small file (2 lines, ~7 bytes affected, 1 replacement). backup:<backup_id:1>
 structure: Python syntax error introduced at line 2, column 5 (unexpected 'return (x + 1'). The file parsed cleanly before this edit; check the edit before running it.
 @@ -2 +2 @@
@@ -807,11 +807,11 @@ async def test_edit_file_with_the_same_text_writes_nothing(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-e.txt already has this content; nothing was written.\
+e.txt already has this content; nothing was written (hash e9711641).\
 """,
             "compact": """\
 ok
-M e.txt | 1@+0-0 | 10L\
+M e.txt | 1@+0-0 | 10L | hash e9711641\
 """,
         }
     )
@@ -990,7 +990,7 @@ async def test_multi_edit_reports_each_edit_and_the_undo(rig: Rig) -> None:
         {
             "verbose": """\
 ok
-M m.txt | 2/2 edits | +2 -2
+M m.txt | 2/2 edits | +2 -2 | hash 65855ba0
 Undo: backup(action="undo_last", file_path="m.txt") · backup <backup_id:1>
   edit 1: applied (exact, line 2)
   edit 2: applied (exact, line 9)
@@ -1013,7 +1013,7 @@ Undo: backup(action="undo_last", file_path="m.txt") · backup <backup_id:1>
 """,
             "compact": """\
 ok
-M m.txt | 2/2 edits | +2 -2 | 10L | undo:<backup_id:1>
+M m.txt | 2/2 edits | +2 -2 | 10L | hash 65855ba0 | undo:<backup_id:1>
 @@ -2 +2 @@
 -line 2
 +two
@@ -1036,7 +1036,7 @@ async def test_multi_edit_of_most_of_a_file_adds_the_risk_note_and_the_integrity
         {
             "verbose": """\
 ok
-M h.txt | 1/1 edits | +1 -1
+M h.txt | 1/1 edits | +1 -1 | hash dfa301d6
 Undo: backup(action="undo_last", file_path="h.txt") · backup <backup_id:1>
   edit 1: applied (exact, line 11)
 note: large edit (~70 bytes affected, 1 replacement, 77% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
@@ -1053,7 +1053,7 @@ integrity WARNING: crc32 e725a162, 11 lines, 22 bytes; file is only 22 bytes aft
 """,
             "compact": """\
 ok
-M h.txt | 1/1 edits | +1 -1 | 11L | undo:<backup_id:1>
+M h.txt | 1/1 edits | +1 -1 | 11L | hash dfa301d6 | undo:<backup_id:1>
 note: large edit (~70 bytes affected, 1 replacement, 77% of file). backup:<backup_id:1> — verify with read_file("h.txt", mode="tail") if needed
 integrity WARNING: crc32 e725a162, 11 lines, 22 bytes; file is only 22 bytes after a 77% change — verify its content
 @@ -11 +11 @@

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
 from fsguard.core import misses
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -390,3 +391,26 @@ async def test_multi_edit_refuses_edits_and_edits_json_holding_different_edits_a
     same = await client.call_tool("multi_edit", {"path": "a.txt", "edits_json": first, "edits": first})
     assert structured(same)["successful_edits"] == 1
     assert (root / "a.txt").read_bytes() == b"1\ntwo\n"
+
+
+async def test_an_edits_text_in_both_voices_gives_the_hash_the_next_expected_hash_edit_takes(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "a.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    for compact in (False, True):
+        async with connect(compact_mode=compact) as client:
+            data = structured(await client.call_tool("read_file", {"path": "a.txt"}))
+            edited = await client.call_tool(
+                "edit_file",
+                {"path": "a.txt", "old_text": "two", "new_text": "2", "expected_hash": data["content_hash"]},
+            )
+            said = re.search(r"\| hash ([0-9a-f]{8})", text_of(edited))
+            assert said is not None, text_of(edited)
+            edits = [{"old_text": "three", "new_text": "3"}]
+            multi = await client.call_tool("multi_edit", {"path": "a.txt", "edits": edits, "expected_hash": said[1]})
+            said = re.search(r"\| hash ([0-9a-f]{8})", text_of(multi))
+            assert said is not None, text_of(multi)
+            edits = [{"old_text": "one", "new_text": "1"}]
+            await client.call_tool("multi_edit", {"path": "a.txt", "edits": edits, "expected_hash": said[1]})
+            assert (root / "a.txt").read_bytes() == b"1\n2\n3\n"
+            (root / "a.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")

@@ -113,6 +113,12 @@ def _outcome_notes(result: EditOutcomeFields) -> str:
     )
 
 
+def _hash(result: EditOutcomeFields) -> str:
+    """`` | hash X``, the file's hash after a written edit, as write_file's text gives it: the next expected_hash
+    without a read. A dry run's hash is of the file as it is, which its text does not claim to show."""
+    return "" if result.dry_run or result.content_hash is None else f" | hash {result.content_hash}"
+
+
 def edit_text(result: EditFileResult, compact: bool) -> str:
     """One edit (or its dry run)."""
     notes = _outcome_notes(result)
@@ -130,7 +136,7 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
             head = f"DRY RUN {shown(result.path)} | {count} | nothing written"
         else:
             undo = f" | undo:{result.backup_id}" if result.backup_id else ""
-            head = f"M {shown(result.path)} | {count} | {result.total_lines}L{undo}"
+            head = f"M {shown(result.path)} | {count} | {result.total_lines}L{_hash(result)}{undo}"
         return head + notes + _diff_block(result.diff, compact=True)
     plural = "" if result.replacements == 1 else "s"
     tier = f" ({result.match_tier})" if result.match_tier else ""
@@ -138,9 +144,10 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
     if result.dry_run:
         head = f"DRY RUN, nothing written: {shown(result.path)} | {counts} would change"
     elif result.backup_id is None:
-        head = f"{shown(result.path)} already has this content; nothing was written."
+        digest = f" (hash {result.content_hash})" if result.content_hash else ""
+        head = f"{shown(result.path)} already has this content; nothing was written{digest}."
     else:
-        head = f"M {shown(result.path)} | {counts} | {counted(result.total_lines, 'line')}"
+        head = f"M {shown(result.path)} | {counts} | {counted(result.total_lines, 'line')}{_hash(result)}"
         head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
     return head + notes + _diff_block(result.diff, compact=False)
 
@@ -152,9 +159,10 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
     if compact:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
         prefix = "DRY RUN " if result.dry_run else "M "
-        head = f"{prefix}{shown(result.path)} | {counts}{skipped} | {result.total_lines}L{undo}"
+        head = f"{prefix}{shown(result.path)} | {counts}{skipped} | {result.total_lines}L{_hash(result)}{undo}"
         return head + _outcome_notes(result) + _diff_block(result.diff, True)
     head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{shown(result.path)} | {counts}{skipped}"
+    head += _hash(result)
     head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
     rows = [
         f"  edit {e.index}: {e.status.replace('_', ' ')}" + (f" ({e.match_tier}, line {e.line})" if e.line else "")
