@@ -315,6 +315,38 @@ wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww
     )
 
 
+async def test_read_file_of_a_tail_the_budget_cut_says_so_and_names_the_earlier_lines_in_both_voices(rig: Rig) -> None:
+    lines = "".join(f"{i:02} " + "x" * 40 + "\n" for i in range(1, 13))
+    texts = await rig.texts(
+        lambda c: c.call("read_file", path=c.rel("t.txt"), max_lines=10, mode="tail"),
+        files={"t.txt": lines},
+        fresh=True,
+        max_response_bytes=200,
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+09 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+10 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+11 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+12 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+
+[Lines 9-12 of 12 total lines in t.txt (10 asked: the response budget (--max-response-bytes 200) holds no more; read the earlier ones with start_line=3 end_line=8)]\
+""",
+            "compact": """\
+ok
+09 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+10 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+11 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+12 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+
+[lines 9-12 of 12; response budget full; earlier: start_line=3 end_line=8]\
+""",
+        }
+    )
+
+
 async def test_read_file_in_base64_heads_the_bytes_with_the_path_only_in_the_verbose_voice(rig: Rig) -> None:
     texts = await rig.texts(
         lambda c: c.call("read_file", path=c.rel("b.bin"), encoding="base64"), files={"b.bin": b"\x00\x01\x02"}

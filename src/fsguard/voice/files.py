@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from pathlib import Path
 
@@ -56,12 +57,25 @@ def _section(entry: ReadFileEntry, compact: bool) -> str:
 
 def _hint(read: ReadFileResult | ReadFileEntry, compact: bool) -> str:
     """The read-more hint; compact: ``lines 20-30 of 147; next: start_line=31``, the span and where the rest
-    starts, without the sentence (kept whole for a line cut by the budget: a line span cannot say the column)."""
+    starts, without the sentence; a read the response budget cut says so and names the range its hint does
+    (``earlier: start_line=11 end_line=20`` for a tail); kept whole for a line cut by the budget: a line span cannot
+    say the column."""
     start, end, total = read.start_line, read.end_line, read.total_lines
     cut_line = "start_column=" in (read.hint or "")
     if not compact or start is None or end is None or total is None or cut_line:
         return shortened(read.hint)
-    return f"lines {start}-{end} of {total}" + (f"; next: start_line={end + 1}" if end < total else "")
+    span = f"lines {start}-{end} of {total}"
+    if "--max-response-bytes" in (read.hint or "") and (way := _READ_ON.search(read.hint or "")):
+        # Cut by the budget, not by the lines asked: a tail's left-out lines come before it, so the span alone
+        # (its end the file's) said neither that lines were missing nor which.
+        first = int(way[1])
+        where = "earlier" if first < start else "next"
+        return f"{span}; response budget full; {where}: {way[0]}"
+    return span + (f"; next: start_line={end + 1}" if end < total else "")
+
+
+_READ_ON = re.compile(r"start_line=(\d+)(?: end_line=\d+)?")
+"""The range a budget-cut read's hint sends the agent to read next."""
 
 
 def media_text(result: ReadFileResult, compact: bool) -> str:
