@@ -11,6 +11,7 @@ import pytest
 import rjsmin
 from mcp import Client
 
+from fsguard.core.hashing import content_hash
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -252,13 +253,16 @@ async def test_a_syntax_error_the_minifier_introduced_is_reported(
     assert (root / "app.js").read_text(encoding="utf-8") == SOURCE
 
 
-async def test_compact_voice_is_one_line_with_sizes_and_the_undo_id(connect: ClientFactory, root: Path) -> None:
+async def test_compact_voice_is_one_line_with_sizes_the_new_hash_and_the_undo_id(
+    connect: ClientFactory, root: Path
+) -> None:
     (root / "app.js").write_text(SOURCE, encoding="utf-8")
     async with connect(compact_mode=True) as client:
         data = structured(await client.call_tool("minify_js", {"path": "app.js"}))
     assert data["message"] == (
         f"MINIFIED app.js | {data['bytes_before']}→{data['bytes_after']}B "
-        f"({data['bytes_after'] - data['bytes_before']}, {data['saved_percent']:.1f}%) | undo:{data['backup_id']}"
+        f"({data['bytes_after'] - data['bytes_before']}, {data['saved_percent']:.1f}%) | "
+        f"hash {content_hash((root / 'app.js').read_bytes())} | undo:{data['backup_id']}"
     )
 
 

@@ -450,7 +450,7 @@ Undo: backup(action="undo_last", file_path="app.js") · backup <backup_id:1>\
 """,
             "compact": """\
 ok
-MINIFIED app.js | 71→53B (-18, 25.4%) | undo:<backup_id:1>\
+MINIFIED app.js | 71→53B (-18, 25.4%) | hash bfa76b31 | undo:<backup_id:1>\
 """,
         }
     )

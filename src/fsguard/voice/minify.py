@@ -45,6 +45,8 @@ def _compact(result: MinifyResult, saved: int, in_place: bool) -> str:
     ]
     if not in_place:
         parts.append(f"from:{shown(result.path)}")
+    if result.content_hash and not result.dry_run:  # the next expected_hash, as write_file's compact text gives it
+        parts.append(f"hash {result.content_hash}")
     if result.backup_id:
         parts.append(f"undo:{result.backup_id}")
     if result.kept_bang_comments:
