@@ -52,6 +52,24 @@ async def test_help_for_a_tool_gives_its_schemas_annotations_and_examples(client
     assert data["examples"]
 
 
+async def test_compact_help_for_a_tool_names_every_parameter_with_its_type_and_stars_the_required_ones(
+    connect: ClientFactory,
+) -> None:
+    async with connect(compact_mode=True) as client:
+        for tool in (await client.list_tools()).tools:
+            result = await client.call_tool("help", {"tool": tool.name})
+            line = next(row for row in text_of(result).splitlines() if row.startswith("Parameters (* required): "))
+            required = set(tool.input_schema.get("required") or ())
+            for name in tool.input_schema["properties"]:
+                assert f"{name}{'*' if name in required else ''}: " in line, (tool.name, name)
+        edit = text_of(await client.call_tool("help", {"tool": "edit_file"}))
+        catalog = await client.call_tool("help", {})
+    assert "path*: str, old_text: str, " in edit
+    assert "position: before|after, start_line: int, " in edit
+    tools = len(structured(catalog)["tools"])
+    assert text_of(catalog).startswith(f'{tools} tools on the real host filesystem; help(tool="name"): parameters')
+
+
 async def test_every_tool_has_help_examples(client: Client) -> None:
     for tool in (await client.list_tools()).tools:
         assert structured(await client.call_tool("help", {"tool": tool.name}))["examples"], tool.name

@@ -2571,6 +2571,7 @@ ok
 """,
             "compact": """\
 ok
+20 tools on the real host filesystem; help(tool="name"): parameters, examples.
 - analyze_operation: Check a write, edit or delete before making it: risk, diff and advice, nothing changed.
 - backup: Undo an operation or restore a saved version of a file (or a trashed one) instead of rewriting it.
 - batch_operations: Run operations on several files as one all-or-nothing unit; one file's edits: multi_edit.

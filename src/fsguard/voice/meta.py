@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from fsguard.models import Artifact, HelpResult, Stats
 from fsguard.voice.paths import shown
@@ -14,7 +15,7 @@ def help_text(result: HelpResult, compact: bool) -> str:
     if result.tools is not None:
         lines = [f"- {tool.name}: {tool.summary}" for tool in result.tools]
         header = (
-            ""
+            f'{len(result.tools)} tools on the real host filesystem; help(tool="name"): parameters, examples.\n'
             if compact
             else f'{len(result.tools)} tools on the real host filesystem. Call help(tool="name") for parameters and '
             "examples.\n"
@@ -23,7 +24,9 @@ def help_text(result: HelpResult, compact: bool) -> str:
             header = "Read-only server (--read-only): the tools that change files are not registered.\n" + header
         return header + "\n".join(lines)
     parts = [f"## {result.name}", result.description or ""]
-    if not compact:
+    if compact:
+        parts.append(_parameters(result.input_schema or {}))
+    else:
         parts.append("### Parameters\n" + json.dumps(result.input_schema, indent=2))
         parts.append("### Result\n" + json.dumps(result.output_schema, indent=2))
     parts.extend(
@@ -31,6 +34,34 @@ def help_text(result: HelpResult, compact: bool) -> str:
         for example in result.examples or []
     )
     return "\n\n".join(parts)
+
+
+def _parameters(schema: dict[str, Any]) -> str:
+    """Each parameter's name and type on one line, the required ones starred: what a call needs, without the
+    descriptions and the result schema the verbose voice prints whole."""
+    required = set(schema.get("required") or ())
+    properties: dict[str, dict[str, Any]] = schema.get("properties") or {}
+    listed = [f"{name}{'*' if name in required else ''}: {_type(spec)}" for name, spec in properties.items()]
+    return "Parameters (* required): " + (", ".join(listed) or "none")
+
+
+_TYPES = {"string": "str", "integer": "int", "boolean": "bool", "number": "number", "object": "object"}
+
+
+def _type(spec: dict[str, Any]) -> str:
+    """A JSON schema's type in a few characters: ``str``, ``int[]``, ``a|b`` for an enum, null left out (an
+    optional parameter is one the star does not mark)."""
+    if "enum" in spec:
+        return "|".join(map(str, spec["enum"]))
+    if "anyOf" in spec:
+        kinds = [_type(option) for option in spec["anyOf"] if option.get("type") != "null"]
+        return "|".join(dict.fromkeys(kinds)) or "null"
+    kind = spec.get("type")
+    if kind == "array":
+        return f"{_type(spec.get('items') or {})}[]"
+    if isinstance(kind, str):
+        return _TYPES.get(kind, kind)
+    return "object" if "$ref" in spec else "any"
 
 
 def stats_text(stats: Stats, compact: bool) -> str:
