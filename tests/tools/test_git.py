@@ -146,6 +146,21 @@ async def test_diff_counts_lines_per_file_marks_binaries_and_shows_the_patch_on_
     assert "-alpha" in full["patch"]
 
 
+async def test_diff_and_show_give_the_totals_their_text_states_though_the_file_list_is_whole(
+    client: Client, repo: Path
+) -> None:
+    (repo / "a.txt").write_text("ALPHA\nbeta\ngamma\n", encoding="utf-8")
+    (repo / "b.txt").write_text("one\n", encoding="utf-8")
+    git(repo, "add", "b.txt")
+    data = await call(client, action="diff", rev="HEAD")
+    assert "truncated" not in data
+    assert (data["files_changed"], data["insertions"], data["deletions"]) == (2, 4, 1)
+    assert data["message"].startswith("2 files changed, +4 -1")
+    git(repo, "commit", "-qam", "second")
+    shown = await call(client, action="show", rev="HEAD")
+    assert (shown["files_changed"], shown["insertions"], shown["deletions"]) == (2, 4, 1)
+
+
 async def test_a_name_with_a_line_break_is_one_escaped_row_of_the_status_and_diff_texts(
     client: Client, repo: Path
 ) -> None:

@@ -200,11 +200,12 @@ def _changes(
     cap = request.max_lines
     result.output = output
     result.files = [_file(repo, stat) for stat in stats[:cap]]
+    # The totals of every file, not of the ones listed, whether or not the list is cut: the text's summary line
+    # states them, and a result without them left a caller who reads fields to add up the files itself.
+    result.files_changed = len(stats)
+    result.insertions = sum(stat.added or 0 for stat in stats)
+    result.deletions = sum(stat.deleted or 0 for stat in stats)
     if len(stats) > cap:
-        # The totals of every file, not of the ones listed: the summary line reads them.
-        result.files_changed = len(stats)
-        result.insertions = sum(stat.added or 0 for stat in stats)
-        result.deletions = sum(stat.deleted or 0 for stat in stats)
         result.truncated = True
         notes.append(f"File list cut at {cap} of {len(stats)}: pass paths=[...] or raise max_lines.")
     result.note = " ".join(notes) or None

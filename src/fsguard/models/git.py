@@ -95,9 +95,11 @@ class GitResult(Result):
     note: str | None = Field(None, description="What was cut or downgraded, and how to see it.")
     # commit
     hash: str | None = Field(None, description="commit: the new commit id.")
-    files_changed: int | None = None
-    insertions: int | None = None
-    deletions: int | None = None
+    files_changed: int | None = Field(
+        None, description="commit, diff, show: files changed, all of them (add, restore: when the list was cut)."
+    )
+    insertions: int | None = Field(None, description="commit, diff, show: lines added over every file changed.")
+    deletions: int | None = Field(None, description="commit, diff, show: lines deleted over every file changed.")
     risk_level: Literal["LOW", "MEDIUM", "HIGH"] | None = Field(
         None, description="commit: LOW, MEDIUM (>15 files or >800 insertions), HIGH (>40 files, >3000 ins, >500 del)."
     )

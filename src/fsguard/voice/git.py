@@ -79,7 +79,7 @@ def _changes(result: GitResult, compact: bool) -> str:
         return _patch(result, compact)
     if not files:
         return "\n".join([*head, _nothing(result)])
-    if result.files_changed is not None:  # the list was cut: the totals are of every file
+    if result.files_changed is not None:  # the totals of every file, the list maybe cut
         count, added, deleted = result.files_changed, result.insertions or 0, result.deletions or 0
     else:
         count, added, deleted = len(files), sum(f.added or 0 for f in files), sum(f.deleted or 0 for f in files)
