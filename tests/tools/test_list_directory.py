@@ -148,6 +148,23 @@ async def test_verbose_and_compact_voices_name_the_same_entries(connect: ClientF
     assert short == f"{tree} | src/ .envrc a.txt b.txt(2.0 KB) | 4/4"
 
 
+async def test_a_compact_page_names_the_range_of_entries_it_holds_as_verbose_does(
+    connect: ClientFactory, tree: Path
+) -> None:
+    async with connect() as verbose, connect(compact_mode=True) as compact:
+        pages = [
+            (
+                text_of(await verbose.call_tool("list_directory", asked)),
+                text_of(await compact.call_tool("list_directory", asked)),
+            )
+            for asked in ({"limit": 3}, {"limit": 3, "offset": 3})
+        ]
+    assert f"| {tree} | entries 1-3 of 4 | more: offset=3" in pages[0][0]
+    assert pages[0][1] == f"{tree} | src/ .envrc a.txt | 1-3/4 | more: offset=3"
+    assert pages[1][0].endswith(f"| {tree} | entries 4-4 of 4")
+    assert pages[1][1] == f"{tree} | b.txt(2.0 KB) | 4-4/4"
+
+
 async def test_a_dangling_link_and_a_pipe_are_named_link_and_other_in_the_text(client: Client, root: Path) -> None:
     (root / "gone").symlink_to(root / "missing")
     os.mkfifo(root / "pipe")

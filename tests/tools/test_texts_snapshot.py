@@ -1207,7 +1207,7 @@ FILE .gitignore 6 B
 """,
             "compact": """\
 ok
-<root> | src/ .gitignore | 2/4 | more: offset=2 | 1 gitignored not shown (respect_gitignore=false shows them)\
+<root> | src/ .gitignore | 1-2/4 | more: offset=2 | 1 gitignored not shown (respect_gitignore=false shows them)\
 """,
         }
     )

@@ -118,7 +118,12 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
             else escaped(e["name"]) + (f"({human_size(size)})" if (size := e.get("size", 0)) > 512 else "")
             for e in result.entries
         )
-        return f"{shown(result.path)} | {names} | {len(result.entries)}/{result.total}{more}"
+        first, last = result.offset + 1, result.offset + len(result.entries)
+        # A page names the entries it holds, as verbose's "entries 101-200 of 1166" does: "100/1166" left the
+        # agent to work out which hundred it was
+        paged = last >= first and (result.truncated or result.offset)
+        held = f"{first}-{last}/{result.total}" if paged else f"{len(result.entries)}/{result.total}"
+        return f"{shown(result.path)} | {names} | {held}{more}"
     lines = []
     dirs = files = links = others = 0
     for entry in result.entries:
