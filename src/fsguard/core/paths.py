@@ -154,7 +154,8 @@ class PathPolicy:
         local = local_form(spelled) if user_path else user_path
         if not local or not local.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
-        refused = refused_character(local)
+        # A recorded path came from the disk, not a model: its backups restore whatever its name holds.
+        refused = None if stored else refused_character(local)
         if refused is not None:
             raise AccessDeniedError(
                 f"path contains dangerous Unicode character {refused}: {user_path!r} holds this invisible or control "
@@ -162,11 +163,10 @@ class PathPolicy:
                 path=user_path,
             )
         candidate = self._translate_windows_form(local)
-        base = None
-        if not candidate.is_absolute():
-            base = first
+        base = None if candidate.is_absolute() else first
+        if base is not None:
             candidate = Path(with_separators(str(candidate), base))
-        reserved = reserved_component(candidate.parts)
+        reserved = None if stored else reserved_component(candidate.parts)
         if reserved is not None:
             raise AccessDeniedError(
                 f"path {user_path!r} uses the Windows reserved device name {reserved!r}. Choose another name.",

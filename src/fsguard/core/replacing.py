@@ -46,7 +46,6 @@ from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_gl
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.oserrors import check_readable
-from fsguard.core.pathforms import refused_character
 from fsguard.core.pins import Pins
 from fsguard.core.query import prepare_query
 from fsguard.core.replacetext import Substitute, check_hook_text, check_new_text, rg_literal, substitution
@@ -158,7 +157,6 @@ class ProjectReplacer:
         binary: list[Path] = []
         grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
         more = False
-        unnamable: list[FileChange] = []
         one = base.is_file()
         if one:
             check_readable(base)
@@ -171,9 +169,7 @@ class ProjectReplacer:
                 if not _left_in(path, base, included, excluded):
                     continue
                 plan = self._plan(pins, path, substitute, binary, grown)
-                if plan is not None and refused_character(str(path)) is not None:
-                    unnamable.append(FileChange(path, 0, skipped=_UNNAMABLE))  # no restore could name it
-                elif plan is not None:
+                if plan is not None:
                     if len(planned) >= request.max_files:
                         more = True  # one file past the cap holds the find text: the answer must say so
                         break
@@ -192,7 +188,6 @@ class ProjectReplacer:
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         if request.preview:
             changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
-            changes += tuple(unnamable)
             return ReplaceReport(
                 "preview", changes, total, risk, scanned, None, *seen, excluded_by_gitignore=ignored, more_files=more
             )
@@ -209,7 +204,7 @@ class ProjectReplacer:
         list(map(self._safe.policy.check_writable, (plan.path for plan in planned)))
         done, group = self._apply_all(planned, external, progress)
         total = sum(c.replacements for c in done)
-        applied = (tuple(done + unnamable), total, risk, scanned, group.group_id if group else None)
+        applied = (tuple(done), total, risk, scanned, group.group_id if group else None)
         return ReplaceReport("applied", *applied, *seen, excluded_by_gitignore=ignored, more_files=more)
 
     def _apply_all(
@@ -318,10 +313,6 @@ def _shown(files: Iterable[Path], hide: HiddenFiles | None) -> Iterable[Path]:
     return files if hide is None else (path for path in files if not hide(str(path)))
 
 
-_UNNAMABLE = (
-    "its name holds a control or invisible character, which no tool acts on (its backup could not be restored); "
-    "rename it outside fsguard to change it"
-)
 _TAKEN_AWAY = (NotFoundError, AccessDeniedError, NotDirectoryError, IsDirectoryError, BinaryFileError, TooLargeError)
 
 
