@@ -1,8 +1,10 @@
-"""edit_file's regex mode, in one pass, is re2's own substitution: the same text, count, first line and refusals."""
+"""edit_file's regex mode, in one pass, is Go's ReplaceAll rule by rule: the same text, count, first line and
+refusals; on the lines as search reads them, each line break one."""
 
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any
 
 import pytest
@@ -14,7 +16,7 @@ from fsguard.core.gotemplate import expand_go_template
 from fsguard.core.growth import results_up_to
 from fsguard.core.lineends import in_line_endings
 from fsguard.core.modes import RegexRule, regex
-from fsguard.core.patterns import compile_re2
+from fsguard.core.patterns import compile_re2, go_matches
 from fsguard.core.textio import LineIndex
 
 PATTERNS = ["a", "(a)(b)?", "b*", r"(?P<w>\w+)", "a|\n", "$", r"\r?\n"]
@@ -37,22 +39,28 @@ def go_expanded(template: str, match: Any) -> str:
 
 
 def substituted(rules: list[RegexRule], text: str) -> tuple[str, int, int | None]:
-    """The rules applied by re2's own ``subn``, one after another: the text, the count and the first match's line."""
+    """The rules applied one after another over the matches Go's ReplaceAll walks: the text, the count and the
+    first match's line. (re2's own ``subn`` replaces an empty match right after a match too: ``b*`` in ``b``, 2.)"""
     total, first = 0, None
     for rule in rules:
         pattern = compile_re2(rule.pattern, case_sensitive=True, what="pattern", advice="")
-        found = pattern.search(text)
-        if found is None:
+        found = list(islice(go_matches(pattern, text), rule.count or None))
+        if not found:
             continue
-        first = LineIndex(text).line_of(found.start()) if first is None else first
+        first = LineIndex(text).line_of(found[0].start()) if first is None else first
         spelled = in_line_endings(text, rule.replacement)
-        text, count = pattern.subn(lambda m, s=spelled: go_expanded(s(m), m), text, count=rule.count)
-        total += count
+        pieces: list[str] = []
+        kept = 0
+        for match in found:
+            pieces += (text[kept : match.start()], go_expanded(spelled(match), match))
+            kept = match.end()
+        text = "".join([*pieces, text[kept:]])
+        total += len(found)
     return text, total, first
 
 
 @given(
-    text=st.text(alphabet="ab \r\n$", max_size=40),
+    text=st.text(alphabet="ab \n$", max_size=40),
     rules=st.lists(
         st.builds(
             RegexRule,
@@ -64,7 +72,7 @@ def substituted(rules: list[RegexRule], text: str) -> tuple[str, int, int | None
         max_size=2,
     ),
 )
-def test_the_regex_mode_changes_text_as_re2_substitutes_it(text: str, rules: list[RegexRule]) -> None:
+def test_the_regex_mode_changes_text_as_go_replaces_each_match(text: str, rules: list[RegexRule]) -> None:
     try:
         expected: tuple[str, int, int | None] | None = substituted(rules, text)
     except InvalidParamsError:
@@ -75,6 +83,31 @@ def test_the_regex_mode_changes_text_as_re2_substitutes_it(text: str, rules: lis
         return
     plan = regex(rules, case_sensitive=True, path="f")(text)
     assert (plan.new_text, plan.replacements, plan.first_line) == expected
+
+
+@given(
+    lines=st.text(alphabet="ab \n$", max_size=40).map(lambda text: text + "\n"),
+    rules=st.lists(
+        st.builds(
+            RegexRule,
+            st.sampled_from([p for p in PATTERNS if "\\r" not in p] + [r"(?m)\s+$", r"(?m)a$"]).map(lambda p: f"({p})"),
+            st.lists(st.sampled_from(["x", "$1", "\n", ""]), max_size=3).map("".join),
+            st.integers(min_value=-1, max_value=3),
+        ),
+        min_size=1,
+        max_size=2,
+    ),
+    ending=st.sampled_from(["\r\n", "\r"]),
+)
+def test_a_crlf_or_cr_text_changes_as_its_lf_reading_does_each_break_kept(
+    lines: str, rules: list[RegexRule], ending: str
+) -> None:
+    planned = regex(rules, case_sensitive=True, path="f")
+    in_lf, in_ending = planned(lines), planned(lines.replace("\n", ending))
+    assert in_ending.new_text == in_lf.new_text.replace("\n", ending)
+    assert in_ending.replacements == in_lf.replacements
+    if ending == "\r\n":  # LineIndex numbers the end of a CR text as its last line, not the one after it
+        assert in_ending.first_line == in_lf.first_line
 
 
 def test_a_template_names_a_group_the_pattern_lacks_and_is_refused_naming_it() -> None:

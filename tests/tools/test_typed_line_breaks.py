@@ -59,6 +59,33 @@ async def test_regex_spells_typed_breaks_in_the_file_ending_and_keeps_a_group_s_
     assert (root / "g.txt").read_bytes() == b"[a\r\nb]\r\n\nc\n"
 
 
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (b"a;  \nb;\t\nc\n", b"a;\nb;\nc\n"),
+        (b"a;  \r\nb;\t\r\nc\r\n", b"a;\r\nb;\r\nc\r\n"),
+        (b"a;  \rb;\t\rc\r", b"a;\rb;\rc\r"),
+        (b"a;  \r\nb;\t\nc \rd", b"a;\r\nb;\nc\rd"),
+    ],
+)
+async def test_regex_line_end_anchors_see_every_line_break_and_keep_it(
+    client: Client, root: Path, before: bytes, after: bytes
+) -> None:
+    # $ never held before a CRLF (0 replacements) and \s took each CR, turning the file LF.
+    (root / "t.txt").write_bytes(before)
+    stripped = await edit(client, "t.txt", mode="regex", pattern=r"(?m)[ \t]+$", replacement="")
+    assert ((root / "t.txt").read_bytes(), stripped["replacements"]) == (after, 3 if b"c " in before else 2)
+    (root / "t.txt").write_bytes(before)
+    await edit(client, "t.txt", mode="regex", pattern=r"(?m)\s+$", replacement="")
+    assert (root / "t.txt").read_bytes() == after.rstrip(b"\r\n")
+    (root / "t.txt").write_bytes(before)
+    # Rules in order, each with its limit: only the first line's ; before its trailing blanks goes.
+    rules = [{"pattern": r"(?m)[ \t]+$", "replacement": ""}, {"pattern": r"(?m);$", "replacement": ".", "limit": 1}]
+    applied = await edit(client, "t.txt", mode="regex", patterns_json=rules)
+    assert (root / "t.txt").read_bytes() == after.replace(b";", b".", 1)
+    assert applied["line"] == 1
+
+
 async def test_regex_rules_in_a_classic_mac_file_insert_cr_breaks(client: Client, root: Path) -> None:
     (root / "mac.txt").write_bytes(b"head\rbody\r")
     rules = [{"pattern": "head", "replacement": "head\nsub"}, {"pattern": "body", "replacement": "body\n\nend"}]
@@ -91,6 +118,13 @@ async def test_pipeline_regex_transform_spells_typed_breaks_in_the_file_ending(c
     }
     structured(await client.call_tool("batch_operations", {"pipeline_json": {"name": "split", "steps": [step]}}))
     assert (root / "p.txt").read_bytes() == b"import a\r\nimport b\r\n"
+
+
+async def test_pipeline_regex_transform_anchors_at_the_end_of_each_crlf_line(client: Client, root: Path) -> None:
+    (root / "q.txt").write_bytes(b"x = 1;\r\ny = 2;\r\n")
+    step = {"action": "regex_transform", "params": {"files": "q.txt", "pattern": "(?m);$", "replacement": ""}}
+    structured(await client.call_tool("batch_operations", {"pipeline_json": {"name": "semis", "steps": [step]}}))
+    assert (root / "q.txt").read_bytes() == b"x = 1\r\ny = 2\r\n"
 
 
 @pytest.mark.parametrize("regex", [False, True])

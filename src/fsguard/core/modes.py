@@ -17,8 +17,9 @@ from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, 
 from fsguard.core.gotemplate import expander
 from fsguard.core.growth import check_result, replace_all
 from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement
+from fsguard.core.linematches import line_matches
 from fsguard.core.matching import Replacement, find_matches
-from fsguard.core.patterns import compile_re2, go_matches
+from fsguard.core.patterns import compile_re2
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
 from fsguard.core.textviews import TextViews
@@ -155,9 +156,9 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
             expand = expander(in_line_endings(text, rule.replacement))
             pieces: list[str] = []
             size, cursor, count = len(text), 0, 0
-            # One pass over the matches as Go's ReplaceAll finds them (at most count): the result is refused as
-            # soon as its size passes the limit, before it is joined.
-            for m in islice(go_matches(pattern, text), rule.count or None):
+            # One pass over the matches as Go's ReplaceAll finds them (at most count) in the lines as search reads
+            # them: the result is refused as soon as its size passes the limit, before it is joined.
+            for m in islice(line_matches(pattern, rule.pattern, text, at_end=True), rule.count or None):
                 start, end = m.span()
                 if first is None:
                     first = LineIndex(text).line_of(start)

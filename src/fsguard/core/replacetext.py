@@ -4,7 +4,6 @@ and the check that a file's encoding can hold the text the substitution leaves i
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,13 +12,13 @@ from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
 from fsguard.core.gotemplate import expander
 from fsguard.core.growth import bounded, replace_all
 from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement
+from fsguard.core.linematches import line_matches
 from fsguard.core.oserrors import lone_surrogate, quoted
 from fsguard.core.patterns import compile_re2
-from fsguard.core.query import names_carriage_return, word_edges
+from fsguard.core.query import word_edges
 from fsguard.core.textio import DecodedText
 
 Substitute = Callable[[str], tuple[str, int]]
-_CRLF = re.compile("\r\n")
 
 
 def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool) -> Substitute:
@@ -50,66 +49,30 @@ def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool
     )
     if (edged := word_edges(find)) != find:
         compiled = compile_re2(edged, case_sensitive=case_sensitive)
-    as_is = names_carriage_return(find)
 
     def substitute(text: str) -> tuple[str, int]:
-        return _regex_substituted(compiled, replace, text, as_is=as_is)
+        return _regex_substituted(compiled, find, replace, text)
 
     return substitute
 
 
-def _regex_substituted(compiled: Any, replace: str, text: str, *, as_is: bool) -> tuple[str, int]:
-    """``text`` with each match of ``compiled`` replaced by the Go template ``replace``, and the replacements.
+def _regex_substituted(compiled: Any, find: str, replace: str, text: str) -> tuple[str, int]:
+    """``text`` with each match of ``compiled`` (from ``find``) replaced by the Go template ``replace``, and the
+    replacements.
 
-    The matches are search_files' (:mod:`fsguard.core.search`): in lines, each line break (CRLF, LF, a lone CR)
-    read as ``\\n`` and no part of its line, so ``$`` holds before a CRLF; an empty match right after a match is
-    skipped, as rg counts and Go's ReplaceAll replaces, and so is one at the end of the text, where search sees no
-    line (``x*`` in ``abxd\\n``: four, not six). A find that names a CR (``\\r``) is matched in the text as it
-    is. The text between matches, and what a group carries over, keep the file's own bytes.
+    The matches are search_files' (:mod:`fsguard.core.search`), read as :func:`line_matches` reads them, and as
+    rg counts them no empty match at the end of the text, where search sees no line (``x*`` in ``abxd\\n``: four,
+    not six). The text between matches, and what a group carries over, keep the file's own bytes.
     """
-    lines, crlfs = (text, []) if as_is or "\r" not in text else _read_as_lines(text)
     spell = bounded(expander(in_line_endings(text, replace)), len(text))
     pieces: list[str] = []
     kept = count = 0
-    last = -1
-    for found in compiled.finditer(lines):
-        start, end = found.span()
-        if start == end and end in (last, len(lines)):
-            continue
-        last = end
-        match = found if lines is text else _Placed(found, text, crlfs)
+    for match in line_matches(compiled, find, text, at_end=False):
         pieces += (text[kept : match.start()], spell(match))
         kept = match.end()
         count += 1
     pieces.append(text[kept:])
     return "".join(pieces), count
-
-
-def _read_as_lines(text: str) -> tuple[str, list[int]]:
-    """``text`` with each line break ``\\n``, and where in it each that was a CRLF stands."""
-    crlfs = [at - number for number, at in enumerate(found.start() for found in _CRLF.finditer(text))]
-    return text.replace("\r\n", "\n").replace("\r", "\n"), crlfs
-
-
-class _Placed:
-    """A match in the text read as lines (:func:`_read_as_lines`), placed in the text itself: its offsets, and
-    its groups as the text holds them (a CRLF a group spans is carried over whole)."""
-
-    def __init__(self, found: Any, text: str, crlfs: list[int]) -> None:
-        self._found, self._text, self._crlfs = found, text, crlfs
-
-    def _placed(self, at: int) -> int:
-        return at + bisect_left(self._crlfs, at)
-
-    def start(self) -> int:
-        return self._placed(self._found.start())
-
-    def end(self) -> int:
-        return self._placed(self._found.end())
-
-    def group(self, key: int | str = 0) -> str | None:
-        start, end = self._found.span(key if isinstance(key, int) else self._found.re.groupindex[key])
-        return None if start < 0 else self._text[self._placed(start) : self._placed(end)]
 
 
 def rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:
