@@ -10,13 +10,16 @@ from typing import Literal
 from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.diff import common_prefix_len, common_suffix_len, render_diff
 from fsguard.core.disk import read_at
+from fsguard.core.editing import edit_risk, guarded_bytes
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
-from fsguard.core.matching import Replacement, find_matches
+from fsguard.core.matching import Replacement
+from fsguard.core.modes import replace
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.paths import PathPolicy
-from fsguard.core.risk import RiskLevel, RiskPolicy, assess_risk, write_guard
+from fsguard.core.risk import RiskAssessment, RiskLevel, RiskPolicy, assess_risk, write_guard
 from fsguard.core.textio import decode
 from fsguard.core.trees import size_and_files
+from fsguard.core.writing import decoded_or_none, kept_breaks, written_bytes
 from fsguard.models import AnalyzeResult
 
 Operation = Literal["file", "optimize", "write", "edit", "delete"]
@@ -52,21 +55,27 @@ class Analyzer:
             raise link_loop_error(path)
         exists = found is not None
         base = AnalyzeResult(operation=operation, path=str(path), exists=exists, risk_level="LOW", message="")
+        try:  # the tool's own refusal first, as the tool checks it first: a .git, a root, a read-only root
+            if operation == "delete":
+                self._policy.check_removable(path, "deleted")
+            elif operation in ("write", "edit"):
+                self._policy.check_writable(path)
+        except FsguardError as exc:
+            return _refused(base, exc)
         if operation == "delete":
             return self._delete(base, path, found)
         if operation in ("file", "optimize"):
             return self._file(base, path, found)
-        text = self._text(path) if exists else ""
+        data = self._data(path) if exists else None
         if operation == "write":
             if content is None:
                 raise InvalidParamsError("analyze_operation(operation='write') needs content: the new file text.")
-            factors = _write_factors(found, content)
-            planned = self._change(base, path, text, content, occurrences=1, factors=factors)
-            return planned if exists else self._creation(planned)
+            return self._write(base, path, data, content)
         if old_text is None or new_text is None:
             raise InvalidParamsError("analyze_operation(operation='edit') needs old_text and new_text.")
-        try:
-            plan = find_matches(text, Replacement(old_text, new_text), path=str(path))
+        decoded = decode(data or b"", path)
+        try:  # edit_file's own planner: its matches, and the size of the change it reports
+            plan = replace(Replacement(old_text, new_text), tolerant=False, path=str(path))(decoded.text)
         except FsguardError as exc:
             return base.model_copy(
                 update={
@@ -75,7 +84,27 @@ class Analyzer:
                     "suggestions": ["Copy old_text exactly from read_file, adding lines until it matches once."],
                 }
             )
-        return self._change(base, path, text, plan.apply(text), occurrences=len(plan.matches), factors=[])
+        try:
+            guarded_bytes(plan, decoded, len(data or b""), path, allow_rewrite=False)
+        except FsguardError as exc:
+            return _refused(base, exc)
+        return self._change(base, path, decoded.text, plan.new_text, edit_risk(self._risk, decoded.text, plan), [])
+
+    def _write(self, base: AnalyzeResult, path: Path, data: bytes | None, content: str) -> AnalyzeResult:
+        """A write as write_file makes it: the file's encoding and CRLF or CR breaks kept."""
+        current = decoded_or_none(data, path)
+        try:
+            written, _ = written_bytes(content, None, current, path)
+        except FsguardError as exc:
+            return _refused(base, exc)
+        before, after = (current.text if current else ""), kept_breaks(content, current)
+        changed = max(len(before), len(after)) if not before else abs(len(after) - len(before)) + _span(before, after)
+        risk = assess_risk(
+            self._risk, file_chars=len(before), chars_changed=changed, occurrences=1, deletes=len(after) < len(before)
+        )
+        guard = write_guard(existing_size=len(data), new_size=len(written)) if data is not None else None
+        planned = self._change(base, path, before, after, risk, [guard.message] if guard else [])
+        return planned if data is not None else self._creation(planned)
 
     def _status(self, path: Path, *, follow: bool) -> os.stat_result | None:
         """``path``'s status through the pinned walk, None when nothing is there: a directory another process swaps
@@ -87,10 +116,10 @@ class Analyzer:
         except (NotFoundError, NotDirectoryError):
             return None
 
-    def _text(self, path: Path) -> str:
+    def _data(self, path: Path) -> bytes:
         with self._beneath.entry(path) as entry:
             data, _ = read_at(entry, self._max_file_size)
-        return decode(data, path).text
+        return data
 
     @staticmethod
     def _creation(planned: AnalyzeResult) -> AnalyzeResult:
@@ -104,17 +133,9 @@ class Analyzer:
         )
 
     def _change(
-        self, base: AnalyzeResult, path: Path, before: str, after: str, *, occurrences: int, factors: list[str]
+        self, base: AnalyzeResult, path: Path, before: str, after: str, risk: RiskAssessment, factors: list[str]
     ) -> AnalyzeResult:
         diff = render_diff(self._policy.label(path), before, after, "auto")
-        changed = max(len(before), len(after)) if not before else abs(len(after) - len(before)) + _span(before, after)
-        risk = assess_risk(
-            self._risk,
-            file_chars=len(before),
-            chars_changed=changed,
-            occurrences=occurrences,
-            deletes=len(after) < len(before),
-        )
         suggestions = ["A backup is taken before the change; undo it with backup(action='undo_last')."]
         if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL) and base.operation == "write" and base.exists:
             suggestions.insert(0, "Most of the file changes: prefer edit_file for the parts that really change.")
@@ -154,10 +175,9 @@ class Analyzer:
             return base.model_copy(update={"risk_factors": ["not a regular file (a pipe, socket or device)"]})
         size = found.st_size
         try:
-            text = self._text(path)
+            lines = decode(self._data(path), path).line_count  # counted as read_file counts: CR and CRLF too
         except FsguardError as exc:
             return base.model_copy(update={"risk_factors": [exc.message.splitlines()[0]]})
-        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         suggestions = ["edit_file changes only the matched span; prefer it to write_file for small changes."]
         if lines > 300:
             suggestions.insert(0, "Over 300 lines: read it in ranges (start_line/end_line) or search it first.")
@@ -174,8 +194,12 @@ def _span(before: str, after: str) -> int:
     return max(len(before), len(after)) - start - end
 
 
-def _write_factors(found: os.stat_result | None, content: str) -> list[str]:
-    if found is None or not stat.S_ISREG(found.st_mode):
-        return []
-    guard = write_guard(existing_size=found.st_size, new_size=len(content.encode()))
-    return [guard.message] if guard else []
+def _refused(base: AnalyzeResult, exc: FsguardError) -> AnalyzeResult:
+    """The plan of an operation the tool refuses: nothing would change, for the reason and code the tool gives."""
+    return base.model_copy(
+        update={
+            "risk_level": "CRITICAL",
+            "refused": exc.code,
+            "risk_factors": [f"the tool refuses it ({exc.code}): {exc.message}"],
+        }
+    )

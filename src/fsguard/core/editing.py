@@ -110,18 +110,8 @@ class Editor:
                 substituted = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text)
                 if substituted is not None:
                     plan = replace(plan, new_text=substituted)
-            if plan.rewrite is not None and not options.allow_rewrite:
-                refusal = rewrite_guard(file_size=len(data), old_len=plan.rewrite[0], new_len=plan.rewrite[1])
-                if refusal is not None:
-                    raise RewriteBlockedError(refusal, path=str(path))
-            new_bytes = _encode(decoded, plan.new_text, path)
-            risk = assess_risk(
-                self._risk,
-                file_chars=len(decoded.text),
-                chars_changed=plan.chars_changed,
-                occurrences=plan.replacements,
-                deletes=len(plan.new_text) < len(decoded.text),
-            )
+            new_bytes = guarded_bytes(plan, decoded, len(data), path, allow_rewrite=options.allow_rewrite)
+            risk = edit_risk(self._risk, decoded.text, plan)
             diff = render_diff(
                 self._safe.policy.label(path),
                 decoded.text,
@@ -187,6 +177,32 @@ def _stale_read(
     first, *report = exc.message.split("\n")
     lines = [first, *report[:-1], hint, *report[-1:]]  # the advice after the report, the next action, stays last
     return type(exc)("\n".join(lines), **{**exc.fields, "stale_read": True})
+
+
+def guarded_bytes(plan: EditPlan, decoded: DecodedText, size: int, path: Path, *, allow_rewrite: bool) -> bytes:
+    """The planned text in the file's own encoding, refused as every edit refuses it (analyze_operation predicts
+    with this too, so its plan and the edit cannot part); ``size`` is the file's size in bytes.
+
+    Raises:
+        RewriteBlockedError: the replacement looks like a whole file written over a small block.
+        EncodingError: the new text has characters the file's encoding cannot store.
+    """
+    if plan.rewrite is not None and not allow_rewrite:
+        refusal = rewrite_guard(file_size=size, old_len=plan.rewrite[0], new_len=plan.rewrite[1])
+        if refusal is not None:
+            raise RewriteBlockedError(refusal, path=str(path))
+    return _encode(decoded, plan.new_text, path)
+
+
+def edit_risk(policy: RiskPolicy, text: str, plan: EditPlan) -> RiskAssessment:
+    """The grade of ``plan`` on ``text``: what an edit reports, and analyze_operation predicts."""
+    return assess_risk(
+        policy,
+        file_chars=len(text),
+        chars_changed=plan.chars_changed,
+        occurrences=plan.replacements,
+        deletes=len(plan.new_text) < len(text),
+    )
 
 
 def _encode(decoded: DecodedText, text: str, path: Path) -> bytes:

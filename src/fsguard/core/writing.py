@@ -83,7 +83,7 @@ class FileWriter:
             substituted = change.fire_pre(hook, content=payload if isinstance(payload, str) else None)
             if substituted is not None and isinstance(payload, str):
                 payload = substituted
-            data, used_encoding = _to_bytes(payload, encoding, _decoded_or_none(existing, path), path)
+            data, used_encoding = written_bytes(payload, encoding, decoded_or_none(existing, path), path)
             if existing == data:
                 self._safe.session.record_hash(path, content_hash(data))
                 return WriteReport(
@@ -176,7 +176,8 @@ class FileWriter:
             )
 
 
-def _decoded_or_none(existing: bytes | None, path: Path) -> DecodedText | None:
+def decoded_or_none(existing: bytes | None, path: Path) -> DecodedText | None:
+    """The text of the file a write replaces, None for a new, binary or undecodable one (replaced as UTF-8 text)."""
     if existing is None:
         return None
     try:
@@ -185,14 +186,26 @@ def _decoded_or_none(existing: bytes | None, path: Path) -> DecodedText | None:
         return None  # a binary or undecodable file is replaced as UTF-8 text
 
 
-def _to_bytes(payload: str | bytes, encoding: str | None, current: DecodedText | None, path: Path) -> tuple[bytes, str]:
-    """The bytes to write and the encoding they are in ("binary" for raw bytes)."""
+def kept_breaks(text: str, current: DecodedText | None) -> str:
+    """``text`` as a write over ``current`` stores it: a uniformly CRLF (or classic Mac CR) file keeps its line
+    breaks whatever the agent typed."""
+    if current is not None and current.line_ending in KEPT_ENDINGS:
+        return LINE_BREAK.sub(KEPT_ENDINGS[current.line_ending], text)
+    return text
+
+
+def written_bytes(
+    payload: str | bytes, encoding: str | None, current: DecodedText | None, path: Path
+) -> tuple[bytes, str]:
+    """The bytes a write of ``payload`` over ``current`` stores and the encoding they are in ("binary" for raw
+    bytes); analyze_operation predicts a write with this too.
+
+    Raises:
+        EncodingError: the encoding cannot store a character of ``payload``.
+    """
     if isinstance(payload, bytes):
         return payload, "binary"
-    text = payload
-    if current is not None and current.line_ending in KEPT_ENDINGS:
-        # A uniformly CRLF (or classic Mac CR) file keeps its line breaks whatever the agent typed.
-        text = LINE_BREAK.sub(KEPT_ENDINGS[current.line_ending], text)
+    text = kept_breaks(payload, current)
     if encoding is not None:
         name = text_codec(encoding)
         have = codecs.lookup(current.encoding).name if current is not None else None

@@ -183,6 +183,11 @@ class AnalyzeResult(Result):
     lines_added: int = 0
     lines_removed: int = 0
     preview_diff: str | None = Field(None, description="Diff the operation would make (write/edit).")
+    refused: str | None = Field(
+        None,
+        description="The error code the tool would refuse the operation with (access_denied, rewrite_blocked, "
+        "encoding_error …); nothing would change, and risk_factors gives the tool's reason.",
+    )
     suggestions: list[str] = Field(default_factory=list)
     message: str = Field(description="Same text as the text block.")
 

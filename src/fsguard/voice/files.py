@@ -331,9 +331,8 @@ def copy_text(result: CopyResult, compact: bool) -> str:
 
 def analyze_text(result: AnalyzeResult, compact: bool) -> str:
     """The plan: risk, factors, advice, diff."""
-    head = f"{result.operation} {shown(result.path)}: risk {result.risk_level}" + (
-        "" if result.exists else " (does not exist)"
-    )
+    verdict = f"would be refused ({result.refused})" if result.refused else f"risk {result.risk_level}"
+    head = f"{result.operation} {shown(result.path)}: {verdict}" + ("" if result.exists else " (does not exist)")
     if compact:
         return (
             head
