@@ -127,6 +127,16 @@ async def test_pipeline_regex_transform_anchors_at_the_end_of_each_crlf_line(cli
     assert (root / "q.txt").read_bytes() == b"x = 1\r\ny = 2\r\n"
 
 
+async def test_pipeline_count_occurrences_of_a_regex_counts_the_crlf_line_ends_its_regex_step_replaces(
+    client: Client, root: Path
+) -> None:
+    (root / "q.txt").write_bytes(b"x = 1;\r\ny = 2;\r\n")
+    step = {"action": "count_occurrences", "params": {"files": "q.txt", "pattern": "(?m);$", "regex": True}}
+    done = structured(await client.call_tool("batch_operations", {"pipeline_json": {"name": "n", "steps": [step]}}))
+    assert done["steps"][0]["count"] == 2
+    assert (root / "q.txt").read_bytes() == b"x = 1;\r\ny = 2;\r\n"
+
+
 @pytest.mark.parametrize("regex", [False, True])
 async def test_project_replace_spells_typed_breaks_in_each_file_s_ending_and_undoes_exactly(
     client: Client, root: Path, regex: bool

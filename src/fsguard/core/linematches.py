@@ -14,6 +14,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
+from fsguard.core.patterns import go_matches
 from fsguard.core.query import names_carriage_return
 
 _CRLF = re.compile("\r\n")
@@ -28,12 +29,9 @@ def line_matches(compiled: Any, pattern: str, text: str, *, at_end: bool) -> Ite
     ReplaceAll replaces it (edit_file), search sees no line there (project_replace counts what search counts).
     """
     lines, crlfs = (text, []) if "\r" not in text or names_carriage_return(pattern) else _read_as_lines(text)
-    last = -1
-    for found in compiled.finditer(lines):
-        start, end = found.span()
-        if start == end and (end == last or (end == len(lines) and not at_end)):
+    for found in go_matches(compiled, lines):
+        if not at_end and found.start() == found.end() == len(lines):
             continue
-        last = end
         yield found if lines is text else _Placed(found, text, crlfs)
 
 

@@ -23,10 +23,11 @@ from fsguard.core.editing import Editor
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.groups import Change
 from fsguard.core.ignore import WalkOptions, normalise_globs
+from fsguard.core.linematches import line_matches
 from fsguard.core.locks import PathLocks
 from fsguard.core.moving import Mover
 from fsguard.core.paths import PathPolicy
-from fsguard.core.patterns import compile_re2, compiles, go_matches
+from fsguard.core.patterns import compile_re2, compiles
 from fsguard.core.pipeline import NotSearched
 from fsguard.core.search import ContentRequest, search_content
 from fsguard.core.skips import Skips
@@ -302,11 +303,14 @@ def strings(params: Mapping[str, Any], name: str) -> list[str]:
 def _counted(
     engines: PipelineEngines, files: tuple[str, ...], pattern: str, *, regex: bool, case_sensitive: bool
 ) -> dict[str, int]:
-    if regex:
+    if regex:  # counted as search_files and the regex steps read lines (fsguard.core.linematches)
         compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="pattern", advice=" (RE2 syntax).")
-    else:
-        compiled = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
-    return {file: sum(1 for _ in go_matches(compiled, read_text(engines, file)[1].text)) for file in files}
+        return {
+            file: sum(1 for _ in line_matches(compiled, pattern, read_text(engines, file)[1].text, at_end=False))
+            for file in files
+        }
+    literal = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
+    return {file: sum(1 for _ in literal.finditer(read_text(engines, file)[1].text)) for file in files}
 
 
 def _ranges(params: Mapping[str, Any]) -> list[tuple[int, int | None]]:
