@@ -595,3 +595,10 @@ async def test_regex_mode_replaces_each_empty_match_once_as_go_does(
     call = {"path": "e.txt", "mode": "regex", "pattern": pattern, "replacement": replacement}
     result = structured(await client.call_tool("edit_file", call))
     assert ((root / "e.txt").read_bytes(), result["replacements"]) == (after, count)
+
+
+async def test_regex_mode_reads_gnu_word_edges_as_search_files_does(client: Client, root: Path) -> None:
+    (root / "w.txt").write_bytes(b"<div> div divx\n")
+    call = {"path": "w.txt", "mode": "regex", "pattern": r"\<div\>", "replacement": "span"}
+    result = structured(await client.call_tool("edit_file", call))
+    assert ((root / "w.txt").read_bytes(), result["replacements"]) == (b"<span> span divx\n", 2)

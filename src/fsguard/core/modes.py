@@ -20,6 +20,7 @@ from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacem
 from fsguard.core.linematches import line_matches
 from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.patterns import compile_re2
+from fsguard.core.query import word_edges
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
 from fsguard.core.textio import LINE_BREAK, LineIndex, first_break, split_lines
 from fsguard.core.textviews import TextViews
@@ -143,7 +144,8 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
     advice = ". fsguard uses RE2 syntax (no backreferences or lookaround)."
     try:
         compiled = [
-            (compile_re2(rule.pattern, case_sensitive=case_sensitive, what="pattern", advice=advice), rule)
+            # \< and \> read as \b, as search_files and project_replace read them (fsguard.core.query.word_edges)
+            (compile_re2(word_edges(rule.pattern), case_sensitive=case_sensitive, what="pattern", advice=advice), rule)
             for rule in rules
         ]
     except InvalidParamsError as exc:  # the seed's words, which its callers match on

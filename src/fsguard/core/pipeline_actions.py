@@ -29,6 +29,7 @@ from fsguard.core.moving import Mover
 from fsguard.core.paths import PathPolicy
 from fsguard.core.patterns import compile_re2, compiles
 from fsguard.core.pipeline import NotSearched
+from fsguard.core.query import word_edges
 from fsguard.core.search import ContentRequest, search_content
 from fsguard.core.skips import Skips
 from fsguard.core.textio import DecodedText, decode, split_lines
@@ -304,7 +305,7 @@ def _counted(
     engines: PipelineEngines, files: tuple[str, ...], pattern: str, *, regex: bool, case_sensitive: bool
 ) -> dict[str, int]:
     if regex:  # counted as search_files and the regex steps read lines (fsguard.core.linematches)
-        compiled = compile_re2(pattern, case_sensitive=case_sensitive, what="pattern", advice=" (RE2 syntax).")
+        compiled = compile_re2(word_edges(pattern), case_sensitive=case_sensitive, what="pattern", advice=" (RE2).")
         return {
             file: sum(1 for _ in line_matches(compiled, pattern, read_text(engines, file)[1].text, at_end=False))
             for file in files
