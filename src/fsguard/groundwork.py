@@ -78,6 +78,9 @@ class Groundwork:
                 policy = replace(policy, deny=rules)
             else:  # the state dir is a root itself: denying it would deny the whole root
                 logger.warning("state dir %s is a root; agents can reach fsguard's own files", state)
+                policy = replace(policy, forgeable_records=True)
+        elif reachable:  # --unrestricted: an agent may write any record there
+            policy = replace(policy, forgeable_records=True)
         locks = PathLocks(settings.state_dir, policy.roots)
         hooks = None
         if settings.hooks_config is not None:  # the hooks module is imported only by a server that has hooks

@@ -44,10 +44,8 @@ _SHOWN_KEPT = 65_536  # paths whose shows() answer is kept; a store holds a few 
 
 @dataclass(frozen=True)
 class PathPolicy:
-    """The roots an agent may use, and the checks every path must pass.
-
-    ``roots`` are canonical (symlinks resolved at start-up). With ``unrestricted`` the containment
-    check is off, but the character and name checks still apply.
+    """The roots an agent may use, and the checks every path must pass. ``roots`` are canonical (symlinks resolved
+    at start-up). With ``unrestricted`` the containment check is off, but the character and name checks still apply.
     """
 
     roots: tuple[Path, ...]
@@ -55,6 +53,7 @@ class PathPolicy:
     wsl_mount_root: Path = Path("/mnt")
     read_only_roots: tuple[Path, ...] = ()  # also in ``roots``; the deepest root holding a path decides
     deny: DenyRules = field(default_factory=DenyRules)
+    forgeable_records: bool = False  # the state dir in an agent's reach: a path it recorded is judged as typed
     _prefixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     # shows() by (the call's client roots, path): a pure function of both, asked of every stored path on each
     # listing of the backups and the trash (10 us each, 0.1 s a call at 10,000 trash entries)
@@ -155,7 +154,8 @@ class PathPolicy:
         if not local or not local.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
         # A recorded path came from the disk, not a model: its backups restore whatever its name holds.
-        refused = None if stored else refused_character(local)
+        trusted = stored and not self.forgeable_records
+        refused = None if trusted else refused_character(local)
         if refused is not None:
             raise AccessDeniedError(
                 f"path contains dangerous Unicode character {refused}: {user_path!r} holds this invisible or control "
@@ -166,7 +166,7 @@ class PathPolicy:
         base = None if candidate.is_absolute() else first
         if base is not None:
             candidate = Path(with_separators(str(candidate), base))
-        reserved = None if stored else reserved_component(candidate.parts)
+        reserved = None if trusted else reserved_component(candidate.parts)
         if reserved is not None:
             raise AccessDeniedError(
                 f"path {user_path!r} uses the Windows reserved device name {reserved!r}. Choose another name.",
