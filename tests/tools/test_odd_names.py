@@ -303,3 +303,17 @@ async def test_a_trash_record_an_unrestricted_agent_could_forge_is_judged_as_a_t
         restored = await client.call_tool("backup", {"action": "restore_trash", "sd_id": entry.name})
     assert error_code(restored) == "access_denied"
     assert sorted(path.name for path in root.iterdir()) == []
+
+
+async def test_a_glob_class_holding_an_accented_letter_takes_that_letter_only(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    for name in ("\u00e9t\u00e9.txt", "hello.txt", "abc.txt"):
+        (root / name).write_bytes(b"one\n")
+    found = structured(await client.call_tool("search_files", {"pattern": "*[\u00e9]*"}))
+    assert files_of(found, root) == ["\u00e9t\u00e9.txt"]
+    kept = structured(await client.call_tool("search_files", {"pattern": "[!\u00e9]*"}))
+    assert files_of(kept, root) == ["abc.txt", "hello.txt"]
+    call = {"find": "one", "replace": "two", "file_types": "*[\u00e9]*"}
+    assert files_of(structured(await client.call_tool("project_replace", call)), root) == ["\u00e9t\u00e9.txt"]
+    assert (root / "hello.txt").read_bytes() == b"one\n"

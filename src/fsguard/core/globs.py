@@ -67,8 +67,9 @@ def spelled_out(glob: str) -> tuple[str, ...]:
 
 def _forms(glob: str) -> tuple[str, ...]:
     """``glob`` composed and decomposed: a name's bytes hold one of the two (macOS and many archives write ``é`` as
-    ``e`` and a combining accent), and a path given to any tool reaches either; a glob must too."""
-    if glob.isascii():
+    ``e`` and a combining accent), and a path given to any tool reaches either; a glob must too. Not one with a
+    class: ``[é]`` decomposed is ``[e`` and an accent ``]``, a class of two characters that takes any ``e``."""
+    if glob.isascii() or "[" in glob:
         return (glob,)
     return tuple(dict.fromkeys((glob, unicodedata.normalize("NFC", glob), unicodedata.normalize("NFD", glob))))
 
