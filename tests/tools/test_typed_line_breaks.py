@@ -137,6 +137,21 @@ async def test_pipeline_count_occurrences_of_a_regex_counts_the_crlf_line_ends_i
     assert (root / "q.txt").read_bytes() == b"x = 1;\r\ny = 2;\r\n"
 
 
+@pytest.mark.parametrize("pattern", ["(?m)$", "x*", "(?m)^"])
+async def test_pipeline_count_occurrences_counts_what_the_regex_transform_step_then_replaces(
+    client: Client, root: Path, pattern: str
+) -> None:
+    (root / "q.txt").write_bytes(b"a;\r\nb;\n")
+    count = {"action": "count_occurrences", "params": {"files": "q.txt", "pattern": pattern, "regex": True}}
+    change = {"action": "regex_transform", "params": {"files": "q.txt", "pattern": pattern, "replacement": "|"}}
+    counted = structured(await client.call_tool("batch_operations", {"pipeline_json": {"name": "c", "steps": [count]}}))
+    changed = structured(
+        await client.call_tool("batch_operations", {"pipeline_json": {"name": "t", "steps": [change]}})
+    )
+    assert counted["steps"][0]["count"] == changed["steps"][0]["edits"]
+    assert (root / "q.txt").read_bytes().count(b"|") == counted["steps"][0]["count"]
+
+
 @pytest.mark.parametrize("regex", [False, True])
 async def test_project_replace_spells_typed_breaks_in_each_file_s_ending_and_undoes_exactly(
     client: Client, root: Path, regex: bool

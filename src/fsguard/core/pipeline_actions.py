@@ -94,7 +94,7 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     base = None if call.files else engines.policy.resolve(text(params, "path", default))
     if base is None or base.is_file():  # the input files, or a file as path: its content, as search_files reads it
         named = call.files or (str(base),)
-        counts = _counted(engines, named, pattern, regex=not literal, case_sensitive=case_sensitive)
+        counts = _counted(engines, named, pattern, regex=not literal, case_sensitive=case_sensitive, at_end=False)
         found = {file: n for file, n in counts.items() if n}
         return ActionOutput(tuple(found), sum(found.values()), file_counts=found)
     everything = flag(params, "include_dependencies", False)  # search_files' default skips, and its flag
@@ -141,6 +141,7 @@ def count_occurrences(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         text(params, "pattern"),
         regex=flag(params, "regex", False),
         case_sensitive=flag(params, "case_sensitive", True),
+        at_end=True,  # what a regex_transform step with the pattern replaces
     )
     return ActionOutput(tuple(counts), sum(counts.values()), file_counts=counts)
 
@@ -302,12 +303,20 @@ def strings(params: Mapping[str, Any], name: str) -> list[str]:
 
 
 def _counted(
-    engines: PipelineEngines, files: tuple[str, ...], pattern: str, *, regex: bool, case_sensitive: bool
+    engines: PipelineEngines,
+    files: tuple[str, ...],
+    pattern: str,
+    *,
+    regex: bool,
+    case_sensitive: bool,
+    at_end: bool,
 ) -> dict[str, int]:
-    if regex:  # counted as search_files and the regex steps read lines (fsguard.core.linematches)
+    """Matches per file; a regex's in lines (:mod:`fsguard.core.linematches`), an empty one at the text's end
+    counted ``at_end`` (as a regex step replaces it), not otherwise (as search_files counts)."""
+    if regex:
         compiled = compile_re2(word_edges(pattern), case_sensitive=case_sensitive, what="pattern", advice=" (RE2).")
         return {
-            file: sum(1 for _ in line_matches(compiled, pattern, read_text(engines, file)[1].text, at_end=False))
+            file: sum(1 for _ in line_matches(compiled, pattern, read_text(engines, file)[1].text, at_end=at_end))
             for file in files
         }
     literal = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
