@@ -94,3 +94,11 @@ async def test_a_cr_only_file_is_described_with_the_lines_read_file_counts(clien
     read = structured(await client.call_tool("read_file", {"path": "cr.txt"}))
     assert read["total_lines"] == 3
     assert "6 bytes, 3 lines, text" in described["risk_factors"]
+
+
+async def test_an_edit_of_a_missing_file_is_planned_as_edit_files_not_found(client: Client, root: Path) -> None:
+    edit = {"old_text": "a", "new_text": "b"}
+    planned = await plan(client, "edit", "gone.txt", **edit)
+    refused = await client.call_tool("edit_file", {"path": "gone.txt", **edit})
+    assert planned["refused"] == error_code(refused) == "not_found"
+    assert not (root / "gone.txt").exists()

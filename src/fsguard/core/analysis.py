@@ -14,6 +14,7 @@ from fsguard.core.editing import edit_risk, guarded_bytes
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.matching import Replacement
 from fsguard.core.modes import replace
+from fsguard.core.mutation import missing_file
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.risk import RiskAssessment, RiskLevel, RiskPolicy, assess_risk, write_guard
@@ -73,9 +74,15 @@ class Analyzer:
             return self._write(base, path, data, content)
         if old_text is None or new_text is None:
             raise InvalidParamsError("analyze_operation(operation='edit') needs old_text and new_text.")
-        decoded = decode(data or b"", path)
+        return self._edit(base, path, data, Replacement(old_text, new_text))
+
+    def _edit(self, base: AnalyzeResult, path: Path, data: bytes | None, edit: Replacement) -> AnalyzeResult:
+        """An edit as edit_file makes it: refused where it refuses, placed and rated by its planner."""
+        if data is None:
+            return _refused(base, missing_file(path))
+        decoded = decode(data, path)
         try:  # edit_file's own planner: its matches, and the size of the change it reports
-            plan = replace(Replacement(old_text, new_text), tolerant=False, path=str(path))(decoded.text)
+            plan = replace(edit, tolerant=False, path=str(path))(decoded.text)
         except FsguardError as exc:
             return base.model_copy(
                 update={
@@ -85,7 +92,7 @@ class Analyzer:
                 }
             )
         try:
-            guarded_bytes(plan, decoded, len(data or b""), path, allow_rewrite=False)
+            guarded_bytes(plan, decoded, len(data), path, allow_rewrite=False)
         except FsguardError as exc:
             return _refused(base, exc)
         return self._change(base, path, decoded.text, plan.new_text, edit_risk(self._risk, decoded.text, plan), [])

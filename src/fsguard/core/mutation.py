@@ -86,9 +86,7 @@ class Mutation:
         """
         if self.current is None:
             with self.safe.session.watching(self.path):
-                raise NotFoundError(
-                    f"{self.path} does not exist. Check the path with list_directory.", path=str(self.path)
-                )
+                raise missing_file(self.path)
         return self.current
 
     def check(self, expected_hash: str | None) -> OccVerdict:
@@ -102,7 +100,7 @@ class Mutation:
         if digest is None and expected_hash is not None:
             raise NotFoundError(
                 f"expected_hash was given but {self.path} does not exist, so it cannot match. Drop expected_hash "
-                "to go on without the file, or check the path with list_directory.",
+                "to write it anew, or check the path with list_directory.",
                 path=str(self.path),
             )
         return self.safe.guard.check(self.path, digest, expected_hash) if digest is not None else OccVerdict()
@@ -352,3 +350,8 @@ def current_bytes(safe: Safeguards, path: Path) -> bytes | None:
             return read_at(entry)[0] if lstat_at(entry) is not None else None
     except NotFoundError:
         return None
+
+
+def missing_file(path: Path) -> NotFoundError:
+    """The refusal of a change to a file that is not there (an edit's, and analyze_operation's plan of one)."""
+    return NotFoundError(f"{path} does not exist. Check the path with list_directory.", path=str(path))
