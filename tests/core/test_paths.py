@@ -132,6 +132,10 @@ def test_names_that_only_start_like_device_names_are_fine(policy: PathPolicy, ro
         ("D:/data/set.csv", "d/data/set.csv"),
         ("c:\\", "c"),
         ("E:", "e"),
+        ("C://Users//ada/notes.txt", "c/Users/ada/notes.txt"),  # was /Users/ada/notes.txt, off the drive
+        ("C:\\\\Users\\ada", "c/Users/ada"),
+        ("C:\\Users\\..\\..\\..\\etc\\passwd", "c/etc/passwd"),  # climbed above the drive into /etc
+        ("\\\\?\\C:\\Users\\ada", "c/Users/ada"),
     ],
 )
 def test_windows_forms_are_translated_to_the_mount_root(tmp_path: Path, given: str, expected: str) -> None:
@@ -139,6 +143,17 @@ def test_windows_forms_are_translated_to_the_mount_root(tmp_path: Path, given: s
     mount.mkdir()
     policy = PathPolicy.create([mount], wsl_mount_root=mount)
     assert policy.resolve(given) == mount.resolve() / expected
+
+
+def test_a_wsl_unc_path_names_the_linux_path_and_a_network_share_is_refused(tmp_path: Path) -> None:
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    policy = PathPolicy.create([tmp_path], wsl_mount_root=mount)
+    inner = str(tmp_path).replace("/", "\\")
+    for host in ("wsl$", "wsl.localhost"):
+        assert policy.resolve(f"\\\\{host}\\Ubuntu{inner}\\a.txt") == tmp_path.resolve() / "a.txt"
+    with pytest.raises(InvalidParamsError, match="network share"):
+        policy.resolve("\\\\server\\share\\a.txt")
 
 
 def test_ntfs_stream_syntax_on_a_windows_drive_is_refused(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ from fsguard.core.pathforms import (
     with_separators,
     within,
 )
-from fsguard.core.wslpaths import check_stream_syntax
+from fsguard.core.wslpaths import check_stream_syntax, to_wsl
 
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/](.*))?$", re.DOTALL)
 
@@ -392,9 +392,9 @@ class PathPolicy:
         )
 
     def _translate_windows_form(self, user_path: str) -> Path:
-        """``C:\\x`` and ``C:/x`` name ``<mount root>/c/x`` on Linux (WSL layout)."""
-        match = _WINDOWS_DRIVE.match(user_path) if os.name == "posix" else None
-        if match is None:
-            return Path(user_path)
-        rest = (match.group(2) or "").replace("\\", "/")
-        return self.wsl_mount_root / match.group(1).lower() / rest
+        """A Windows path as the wsl tool reads it (to_wsl): ``C:\\x`` is ``<mount root>/c/x``, ``\\\\wsl$\\d\\x``
+        is ``/x``, ``..`` never climbs above the drive (it did, and ``C://x`` was ``/x``); a network share is refused.
+        """
+        if os.name == "posix" and (_WINDOWS_DRIVE.match(user_path) or user_path.startswith("\\\\")):
+            return to_wsl(user_path, self.wsl_mount_root)
+        return Path(user_path)
