@@ -222,6 +222,42 @@ async def test_an_already_minified_file_is_left_alone_without_a_backup(client: C
     assert (root / "app.js").read_bytes() == minified(SOURCE)
 
 
+@pytest.mark.parametrize("dry_run", [False, True])
+async def test_a_file_that_is_not_javascript_is_refused_and_its_bytes_stay(
+    client: Client, root: Path, dry_run: bool
+) -> None:
+    files = {"mod.py": b"def f(x):\n    if x:\n        return 1\n", "notes.md": b"# Title\n\nSome  text.\n\n- one\n"}
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+        refused = await client.call_tool("minify_js", {"path": name, "dry_run": dry_run})
+        assert error_code(refused) == "invalid_params"
+        assert f"{name} is not a JavaScript file" in text_of(refused)
+        assert "copy_file" in text_of(refused)
+        refused = await client.call_tool("minify_js", {"path": name, "output_path": "out.js", "dry_run": dry_run})
+        assert error_code(refused) == "invalid_params"
+    assert {path.name: path.read_bytes() for path in root.iterdir() if path.is_file()} == files
+
+
+@pytest.mark.parametrize("name", ["m.mjs", "c.cjs", "v.JSX"])
+async def test_every_javascript_suffix_is_minified(client: Client, root: Path, name: str) -> None:
+    (root / name).write_bytes(SOURCE.encode())
+    structured(await client.call_tool("minify_js", {"path": name}))
+    assert (root / name).read_bytes() == minified(SOURCE)
+
+
+async def test_a_dry_run_of_an_already_minified_file_says_unchanged_as_the_real_call_does(
+    client: Client, root: Path
+) -> None:
+    (root / "app.js").write_bytes(minified(SOURCE))
+    dry = await client.call_tool("minify_js", {"path": "app.js", "dry_run": True})
+    real = structured(await client.call_tool("minify_js", {"path": "app.js"}))
+    assert structured(dry)["unchanged"] is real["unchanged"] is True
+    assert "app.js is already minified; minifying it would write nothing" in text_of(dry)
+    into_new = {"path": "app.js", "output_path": "b.js", "dry_run": True}
+    assert structured(await client.call_tool("minify_js", into_new))["unchanged"] is False  # a new file would be made
+    assert (root / "app.js").read_bytes() == minified(SOURCE)
+
+
 async def test_pre_edit_and_pre_write_hooks_of_minify_js_can_stop_it(
     connect: ClientFactory, root: Path, tmp_path: Path
 ) -> None:

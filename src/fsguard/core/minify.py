@@ -41,6 +41,9 @@ from fsguard.core.structure import StructureChecker
 from fsguard.core.textio import DecodedText, decode
 
 PREVIEW_CHARS = 500
+# The suffixes tree-sitter parses as JavaScript; rjsmin's rules are JavaScript's, and other text (Python's
+# indentation, Markdown's paragraphs) would be rewritten into something else.
+JAVASCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx")
 _SHEBANG = re.compile(r"#![^\r\n]*(?:\r\n|\r|\n)?")
 _TOOL = "minify_js"
 
@@ -101,6 +104,7 @@ class Minifier:
             InvalidParamsError: the flags ask for something rjsmin cannot do, or for nothing.
             AlreadyExistsError: output_path is another file that exists; nothing was written.
             EncodingError, BinaryFileError: the input is not UTF-8 text.
+            InvalidParamsError: the input's suffix is not a JavaScript one; nothing was written.
             FsguardError: the path, the hash, a hook or the filesystem refused; nothing was written.
         """
         keep_bang = _keeps_bang_comments(request)
@@ -117,11 +121,12 @@ class Minifier:
         with mutation(self._safe, path) as change:
             data = change.require()
             verdict = change.check(request.expected_hash)
-            decoded = _utf8(data, path)
+            decoded = _javascript(data, path)
             text = minify_source(decoded.text, keep_bang_comments=keep_bang)
             plan = _Plan(path, path, data, verdict, keep_bang, self._structure.check_made(path, decoded.text, text))
             if request.dry_run:
-                return plan.preview(decoded.bom + text.encode(), text)
+                after = decoded.bom + text.encode()
+                return plan.preview(after, text, unchanged=after == data)
             substituted = change.fire_pre(hook, old_content=decoded.text, new_content=text)
             new = decoded.bom + (text if substituted is None else substituted).encode()
             if new == data:
@@ -137,7 +142,7 @@ class Minifier:
         with mutation(self._safe, source, reading_only=True) as reading:
             data = reading.require()
             verdict = reading.check(request.expected_hash)
-        decoded = _utf8(data, source)
+        decoded = _javascript(data, source)
         text = minify_source(decoded.text, keep_bang_comments=keep_bang)
         plan = _Plan(source, target, data, verdict, keep_bang, self._structure.check_made(source, decoded.text, text))
         if request.dry_run:
@@ -171,9 +176,9 @@ class _Plan:
     keep_bang: bool
     structure_warning: str | None
 
-    def preview(self, after: bytes, text: str) -> MinifyReport:
-        """The dry run: sizes and the start of the result, nothing written."""
-        return self.report(after, None, dry_run=True, preview=text[:PREVIEW_CHARS])
+    def preview(self, after: bytes, text: str, *, unchanged: bool = False) -> MinifyReport:
+        """The dry run: sizes and the start of the result, nothing written; ``unchanged`` as the real call says it."""
+        return self.report(after, None, dry_run=True, unchanged=unchanged, preview=text[:PREVIEW_CHARS])
 
     def report(
         self,
@@ -228,6 +233,27 @@ def _keeps_bang_comments(request: MinifyRequest) -> bool:
             parameter=off[0],
         )
     return not request.remove_comments
+
+
+def _javascript(data: bytes, path: Path) -> DecodedText:
+    """The input decoded, if it is UTF-8 text in a JavaScript file.
+
+    Checked after the read so a binary, oversized or special file keeps its own refusal.
+
+    Raises:
+        BinaryFileError, EncodingError: as ``_utf8``.
+        InvalidParamsError: the suffix is not a JavaScript one.
+    """
+    decoded = _utf8(data, path)
+    if path.suffix.lower() not in JAVASCRIPT_SUFFIXES:
+        raise InvalidParamsError(
+            f"{path.name} is not a JavaScript file ({', '.join(JAVASCRIPT_SUFFIXES)}); minify_js would rewrite "
+            "other text into something else. Nothing was written. Pass a JavaScript file; to minify JavaScript "
+            "kept under another name, copy_file it to a .js file first and minify that.",
+            parameter="path",
+            path=str(path),
+        )
+    return decoded
 
 
 def _utf8(data: bytes, path: Path) -> DecodedText:

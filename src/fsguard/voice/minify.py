@@ -15,7 +15,9 @@ def minify_text(result: MinifyResult, compact: bool) -> str:
         return _compact(result, saved, in_place)
     sizes = f"{result.bytes_before:,} → {result.bytes_after:,} bytes (saved {saved:,}, {result.saved_percent:.1f}%)"
     where = "in place" if in_place else f"into {shown(result.output_path)}"
-    if result.dry_run:
+    if result.dry_run and result.unchanged:
+        head = f"DRY RUN, nothing written: {shown(result.path)} is already minified; minifying it would write nothing."
+    elif result.dry_run:
         head = f"DRY RUN, nothing written: minifying {shown(result.path)} {where} would give {sizes}."
     elif result.unchanged:
         head = f"{shown(result.path)} is already minified; nothing was written (hash {result.content_hash})."
@@ -38,7 +40,10 @@ def minify_text(result: MinifyResult, compact: bool) -> str:
 
 
 def _compact(result: MinifyResult, saved: int, in_place: bool) -> str:
-    verb = "MINIFY (dry-run)" if result.dry_run else "UNCHANGED" if result.unchanged else "MINIFIED"
+    if result.dry_run:
+        verb = "UNCHANGED (dry-run)" if result.unchanged else "MINIFY (dry-run)"
+    else:
+        verb = "UNCHANGED" if result.unchanged else "MINIFIED"
     parts = [
         f"{verb} {shown(result.output_path)}",
         f"{result.bytes_before}→{result.bytes_after}B ({-saved:+d}, {result.saved_percent:.1f}%)",
