@@ -155,7 +155,9 @@ def test_an_unknown_windows_home_is_refused_naming_the_flag(tmp_path: Path) -> N
     layout = _layout(tmp_path, None, {})
     with pytest.raises(WslUnavailableError, match="--wsl-windows-home"):
         layout.counterpart(tmp_path / "home" / "x", "wsl_to_windows")
-    assert layout.autosync_target(tmp_path / "home" / "x") is None
+    with pytest.raises(WslUnavailableError, match="Autosync has nowhere to copy to"):
+        layout.autosync_target(tmp_path / "home" / "x")
+    assert layout.autosync_target(tmp_path / "elsewhere" / "x") is None
 
 
 def test_without_a_readable_kernel_version_the_other_signs_still_decide(tmp_path: Path) -> None:

@@ -222,6 +222,31 @@ async def test_an_unknown_windows_home_is_refused_naming_the_flag(
     assert "--wsl-windows-home" in text_of(refused)
 
 
+async def test_with_no_windows_home_autosync_is_not_turned_on_and_a_forced_one_counts_each_copy_it_cannot_make(
+    connect: ClientFactory,
+    wsl_settings: dict[str, object],
+    home: Path,
+    state_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("USERPROFILE", raising=False)
+    monkeypatch.setenv("USER", "nobody-with-a-windows-folder")
+    unknown = {**wsl_settings, "wsl_windows_home": None}
+    async with connect(**unknown) as client:
+        refused = await client.call_tool("wsl", {"action": "autosync_config", "enabled": True})
+        assert error_code(refused) == "wsl_unavailable"
+        assert "--wsl-windows-home" in text_of(refused)
+        assert not (state_dir / "wsl" / "autosync.json").exists()
+        off = structured(await client.call_tool("wsl", {"action": "autosync_config", "enabled": False}))
+        assert off["enabled"] is False
+    async with connect(wsl_autosync=True, **unknown) as client:
+        structured(await client.call_tool("write_file", {"path": str(home / "x.txt"), "content": "x"}))
+        state = structured(await client.call_tool("wsl", {"action": "autosync_status"}))
+    assert (state["enabled"], state["synced"], state["failed"]) == (True, 0, 1)
+    assert "--wsl-windows-home" in state["last_error"]
+    assert (home / "x.txt").read_bytes() == b"x"
+
+
 async def test_autosync_copies_writes_and_edits_under_the_wsl_home_to_windows(
     wsl_client: Client, home: Path, win: Path, state_dir: Path
 ) -> None:

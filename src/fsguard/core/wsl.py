@@ -19,7 +19,7 @@ from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsEr
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.wsllayout import Direction, WslLayout, detect
+from fsguard.core.wsllayout import AUTOSYNC_NEEDS_HOME, Direction, WslLayout, detect
 from fsguard.core.wslpaths import is_windows_form, to_wsl
 from fsguard.core.wslsync import SyncOptions, SyncProblem, SyncReport, WslSync
 
@@ -73,7 +73,13 @@ class AutoSync:
         return self._layout.detection.is_wsl and (self.forced or self.config.enabled)
 
     def configure(self, config: AutoSyncConfig) -> None:
-        """Save ``config`` and use it from now on."""
+        """Save ``config`` and use it from now on.
+
+        Raises:
+            WslUnavailableError: ``config`` turns autosync on and the Windows home is unknown; nothing was saved.
+        """
+        if config.enabled:
+            self._layout.windows_home_required(AUTOSYNC_NEEDS_HOME)
         document = {"wsl_auto_sync": {**asdict(config), "config_version": _CONFIG_VERSION}}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -86,14 +92,18 @@ class AutoSync:
         """The commit listener: copy ``path`` to its Windows counterpart when autosync applies."""
         config = self.config
         wanted = config.sync_on_write if family == "write" else config.sync_on_edit if family == "edit" else False
-        target = self._layout.autosync_target(path)
-        if not (self.enabled and wanted) or target is None or self._syncer.active:
+        if not (self.enabled and wanted) or self._syncer.active:
             return
+        target: Path | None = None
         try:
+            # An unknown Windows home raises here: a copy autosync promised and cannot make is a failure.
+            target = self._layout.autosync_target(path)
+            if target is None:
+                return
             self._syncer.copy_file(path, target, SyncOptions())
         except Exception as exc:  # whatever went wrong, the write that triggered it succeeded and must stay a success
             message = exc.message if isinstance(exc, FsguardError) else repr(exc)
-            logger.warning("autosync of %s (after %s) to %s failed: %s", path, tool_name, target, message)
+            logger.warning("autosync of %s (after %s) to %s failed: %s", path, tool_name, target or "Windows", message)
             with self._lock:
                 self.failed += 1
                 self.last_error = f"{path}: {message}"

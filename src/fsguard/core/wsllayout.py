@@ -18,6 +18,7 @@ from fsguard.core.wslpaths import is_windows_form, to_windows, to_wsl
 Direction = Literal["wsl_to_windows", "windows_to_wsl"]
 STANDARD_FOLDERS = ("claude", "projects")
 _INTEROP = ("WSLInterop", "WSLInterop-late")  # the second name is what WSL 2.x registers
+AUTOSYNC_NEEDS_HOME = "Autosync has nowhere to copy to: restart"
 _FORCE_HINT = "If this is WSL after all, restart fsguard with --wsl (or FSGUARD_WSL=1)."
 
 
@@ -91,12 +92,17 @@ class WslLayout:
                 + _FORCE_HINT
             )
 
-    def windows_home_required(self) -> Path:
+    def windows_home_required(self, instead: str = "Pass both wsl_path and windows_path, or restart") -> Path:
+        """The Windows home; ``instead`` starts the advice when it is unknown.
+
+        Raises:
+            WslUnavailableError: the Windows home is unknown.
+        """
         if self.windows_home is None:
             raise WslUnavailableError(
                 "the Windows home folder is unknown (no USERPROFILE, and no "
                 + str(self.mount_root / "c" / "Users")
-                + "/$USER). Pass both wsl_path and windows_path, or restart fsguard with "
+                + f"/$USER). {instead} fsguard with "
                 "--wsl-windows-home C:\\Users\\<you> (or FSGUARD_WSL_WINDOWS_HOME)."
             )
         return self.windows_home
@@ -126,11 +132,15 @@ class WslLayout:
         return there / path.relative_to(here)
 
     def autosync_target(self, path: Path) -> Path | None:
-        """Where autosync copies ``path``: under the Windows home, for a file under the Linux home; else None."""
-        windows = self.windows_home
-        if windows is None or not path.is_relative_to(self.home):
+        """Where autosync copies ``path``: under the Windows home, for a file under the Linux home; else None.
+
+        Raises:
+            WslUnavailableError: ``path`` is under the Linux home and the Windows home is unknown.
+        """
+        if not path.is_relative_to(self.home) or path.is_relative_to(self.mount_root):
             return None
-        if path.is_relative_to(self.mount_root) or path.is_relative_to(windows):  # already on the Windows side
+        windows = self.windows_home_required(AUTOSYNC_NEEDS_HOME)
+        if path.is_relative_to(windows):  # already on the Windows side
             return None
         return windows / path.relative_to(self.home)
 
