@@ -147,6 +147,26 @@ async def test_dry_run_reports_creates_and_updates_and_writes_nothing(
     assert (win / "claude" / "changed.txt").read_text(encoding="utf-8") == "theirs"
 
 
+async def test_a_dry_run_refuses_what_the_real_sync_refuses(
+    connect: ClientFactory, wsl_settings: dict[str, object], home: Path, win: Path
+) -> None:
+    (home / "a.txt").write_text("a", encoding="utf-8")
+    (home / "ro").mkdir()
+    (home / "ro" / "b.txt").write_text("b", encoding="utf-8")
+    (win / "ro").mkdir()
+    no_dirs = {"action": "sync", "wsl_path": str(home / "a.txt"), "windows_path": str(win / "new" / "a.txt")}
+    into_read_only = {"action": "sync", "wsl_path": str(home / "ro")}
+    async with connect(read_only_roots=(win / "ro",), **wsl_settings) as client:
+        for dry_run in (True, False):
+            refused = await client.call_tool("wsl", {**no_dirs, "create_dirs": False, "dry_run": dry_run})
+            assert error_code(refused) == "not_a_directory"
+            planned = structured(await client.call_tool("wsl", {**into_read_only, "dry_run": dry_run}))
+            assert planned["files"] == []
+            assert [e["code"] for e in planned["errors"]] == ["read_only"]
+    assert not (win / "new").exists()
+    assert list((win / "ro").iterdir()) == []
+
+
 async def test_replacing_a_different_windows_file_backs_it_up_and_undo_brings_it_back(
     wsl_client: Client, home: Path, win: Path
 ) -> None:

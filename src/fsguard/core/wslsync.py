@@ -23,7 +23,7 @@ from typing import Literal
 from fsguard.core.beneath import lstat_at
 from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
-from fsguard.core.mutation import HookCall, current_bytes, mutation
+from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.safeguards import Safeguards
 
@@ -143,10 +143,11 @@ class WslSync:
             data, _ = read_at(pinned, self._safe.max_file_size)
             mode = stat.S_IMODE(found.st_mode) if found is not None else None
         target = self._safe.policy.resolve(str(destination))
-        if options.dry_run:
-            return _planned(source, target, data, current_bytes(self._safe, target))
         hook = HookCall("write", "wsl", "wsl_sync", {"source_path": str(source)})
-        with self.running(), mutation(self._safe, target, may_be_missing=True) as change:
+        # A dry run opens the destination as the copy would (read-only root, missing folder, a directory in the
+        # way): what it plans is what the real sync does, refusals included.
+        changing = not options.dry_run
+        with self.running(), mutation(self._safe, target, may_be_missing=True, changing=changing) as change:
             if change.entry is None and not options.create_dirs:
                 raise NotDirectoryError(
                     f"{target.parent} does not exist. Pass create_dirs=true, or create it with create_directory.",
@@ -154,12 +155,15 @@ class WslSync:
                 )
             if change.current == data:
                 return SyncedFile(source, target, len(data), "unchanged")
+            if options.dry_run:
+                status: FileStatus = "would_create" if change.current is None else "would_update"
+                return SyncedFile(source, target, len(data), status)
             change.check(None)
             # A pre-write hook may deny; content it substitutes is ignored: a sync copies bytes, not text.
             change.fire_pre(hook, source_path=str(source), dest_path=str(target))
             done = change.commit(data, hook, mode=mode, make_parents=options.create_dirs)
-        status: FileStatus = "updated" if done.backup is not None else "created"
-        return SyncedFile(source, target, done.size, status, done.backup.backup_id if done.backup else None)
+        made: FileStatus = "updated" if done.backup is not None else "created"
+        return SyncedFile(source, target, done.size, made, done.backup.backup_id if done.backup else None)
 
     def _sync_tree(self, source: Path, destination: Path, options: SyncOptions, report: SyncReport) -> None:
         for relative, mode in self._walk(source, report):
@@ -208,12 +212,6 @@ def _collect(fd: int, prefix: str, found: list[tuple[str, int]], budget: list[in
             _collect(inner, f"{prefix}{name}/", found, budget)
         finally:
             os.close(inner)
-
-
-def _planned(source: Path, target: Path, data: bytes, current: bytes | None) -> SyncedFile:
-    if current is None:
-        return SyncedFile(source, target, len(data), "would_create")
-    return SyncedFile(source, target, len(data), "unchanged" if current == data else "would_update")
 
 
 def _kind(mode: int) -> str:
