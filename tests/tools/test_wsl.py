@@ -229,6 +229,22 @@ async def test_sync_needs_something_to_sync_and_refuses_shares_and_overlaps(wsl_
     assert not (home / "d" / "inner").exists()
 
 
+async def test_a_windows_side_linked_into_the_linux_tree_is_refused_as_an_overlap(
+    wsl_client: Client, home: Path, win: Path
+) -> None:
+    (home / "proj" / "sub").mkdir(parents=True)
+    (home / "proj" / "a.txt").write_bytes(b"a\n")
+    (home / "proj" / "sub" / "b.txt").write_bytes(b"b\n")
+    (win / "proj").symlink_to(home / "proj" / "sub")  # C:\Users\me\proj leads into ~/proj/sub
+    for dry_run in (True, False):
+        refused = await wsl_client.call_tool("wsl", {"action": "sync", "wsl_path": "~/proj", "dry_run": dry_run})
+        assert error_code(refused) == "invalid_params"
+        assert "overlap" in text_of(refused)
+    found = sorted(str(p.relative_to(home / "proj")) for p in (home / "proj").rglob("*") if p.is_file())
+    assert found == ["a.txt", "sub/b.txt"]
+    assert (home / "proj" / "sub" / "b.txt").read_bytes() == b"b\n"
+
+
 async def test_an_unknown_windows_home_is_refused_naming_the_flag(
     connect: ClientFactory, wsl_settings: dict[str, object], home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

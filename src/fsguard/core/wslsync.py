@@ -113,9 +113,10 @@ class WslSync:
             NotFoundError: ``source`` does not exist.
             InvalidParamsError: the two paths overlap (one is the other or inside it).
         """
-        if destination == source or destination.is_relative_to(source) or source.is_relative_to(destination):
+        if _overlap(source, destination):
             raise InvalidParamsError(
-                f"{source} and {destination} overlap; a sync needs two separate places. Check both paths."
+                f"{source} and {destination} overlap (one is the other or inside it, links followed); a sync needs "
+                "two separate places. Check both paths with get_file_info."
             )
         with self._safe.beneath.entry(source, follow=False) as pinned:
             found = lstat_at(pinned)
@@ -212,6 +213,13 @@ def _collect(fd: int, prefix: str, found: list[tuple[str, int]], budget: list[in
             _collect(inner, f"{prefix}{name}/", found, budget)
         finally:
             os.close(inner)
+
+
+def _overlap(source: Path, destination: Path) -> bool:
+    """Whether the two trees overlap as the copy reaches them: the sides are entries (a final link unresolved),
+    but each file is written through the link, so a Windows side linked into the Linux tree is that tree."""
+    resolved = (Path(os.path.realpath(source)), Path(os.path.realpath(destination)))
+    return any(a == b or a.is_relative_to(b) or b.is_relative_to(a) for a, b in ((source, destination), resolved))
 
 
 def _kind(mode: int) -> str:
