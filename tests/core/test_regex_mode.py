@@ -126,3 +126,9 @@ def test_a_regex_result_past_the_limit_is_refused_before_it_is_joined() -> None:
 def test_a_dollar_sign_is_written_for_two_and_text_after_a_group_stays() -> None:
     match = compile_re2("(?P<w>b+)", case_sensitive=True, what="pattern", advice="").search("abbc")
     assert expand_go_template("$$-${w}x-$1-$w", match) == "$-bbx-bb-bb"
+
+
+def test_a_line_break_typed_after_earlier_rules_removed_every_break_takes_the_files_ending() -> None:
+    # Found by the property above: the second rule saw "" and spelled its typed "\n" as LF in a CRLF file.
+    rules = [RegexRule("(a|\n)", "", 0), RegexRule("(b*)", "\n", 0)]
+    assert regex(rules, case_sensitive=True, path="f.txt")("\r\n").new_text == "\r\n"

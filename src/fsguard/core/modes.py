@@ -154,8 +154,11 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
     def plan(text: str) -> EditPlan:
         total = changed = 0
         first: int | None = None
+        original = text
         for pattern, rule in compiled:
-            expand = expander(in_line_endings(text, rule.replacement))
+            # A text the rules before left without a line break spells typed ones in the file's own ending.
+            spelled_in = text if "\n" in text or "\r" in text else original
+            expand = expander(in_line_endings(spelled_in, rule.replacement))
             pieces: list[str] = []
             size, cursor, count = len(text), 0, 0
             # One pass over the matches as Go's ReplaceAll finds them (at most count) in the lines as search reads
