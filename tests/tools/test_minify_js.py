@@ -231,15 +231,17 @@ async def test_a_file_that_is_not_javascript_is_refused_and_its_bytes_stay(
         (root / name).write_bytes(data)
         refused = await client.call_tool("minify_js", {"path": name, "dry_run": dry_run})
         assert error_code(refused) == "invalid_params"
-        assert f"{name} is not a JavaScript file" in text_of(refused)
+        assert f"{name} is a {Path(name).suffix} file, not JavaScript" in text_of(refused)
         assert "copy_file" in text_of(refused)
         refused = await client.call_tool("minify_js", {"path": name, "output_path": "out.js", "dry_run": dry_run})
         assert error_code(refused) == "invalid_params"
     assert {path.name: path.read_bytes() for path in root.iterdir() if path.is_file()} == files
 
 
-@pytest.mark.parametrize("name", ["m.mjs", "c.cjs", "v.JSX"])
-async def test_every_javascript_suffix_is_minified(client: Client, root: Path, name: str) -> None:
+@pytest.mark.parametrize("name", ["m.mjs", "c.cjs", "v.JSX", "bundle", "code.txt", "data.json", "t.ts"])
+async def test_a_javascript_suffix_or_one_naming_no_other_language_is_minified(
+    client: Client, root: Path, name: str
+) -> None:
     (root / name).write_bytes(SOURCE.encode())
     structured(await client.call_tool("minify_js", {"path": name}))
     assert (root / name).read_bytes() == minified(SOURCE)

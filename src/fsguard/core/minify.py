@@ -41,9 +41,17 @@ from fsguard.core.structure import StructureChecker
 from fsguard.core.textio import DecodedText, decode
 
 PREVIEW_CHARS = 500
-# The suffixes tree-sitter parses as JavaScript; rjsmin's rules are JavaScript's, and other text (Python's
-# indentation, Markdown's paragraphs) would be rewritten into something else.
-JAVASCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx")
+# rjsmin's rules are JavaScript's: a file whose suffix names another language or markup (Python's indentation,
+# Markdown's paragraphs) would be rewritten into something else. Any other suffix, or none, is taken as the seed
+# took every file: JavaScript kept as .txt, .json (JavaScript's subset), .ts, a bundle without a suffix.
+# fmt: off
+OTHER_LANGUAGES = frozenset((
+    ".py", ".pyw", ".pyi", ".md", ".markdown", ".rst", ".adoc", ".html", ".htm", ".xhtml", ".xml", ".svg", ".css",
+    ".scss", ".sass", ".less", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".sh", ".bash", ".zsh", ".fish",
+    ".ps1", ".bat", ".cmd", ".rb", ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".java", ".kt", ".swift",
+    ".php", ".pl", ".lua", ".r", ".sql", ".tex", ".csv", ".tsv", ".vue", ".svelte",
+))
+# fmt: on
 _SHEBANG = re.compile(r"#![^\r\n]*(?:\r\n|\r|\n)?")
 _TOOL = "minify_js"
 
@@ -236,20 +244,20 @@ def _keeps_bang_comments(request: MinifyRequest) -> bool:
 
 
 def _javascript(data: bytes, path: Path) -> DecodedText:
-    """The input decoded, if it is UTF-8 text in a JavaScript file.
+    """The input decoded, if it is UTF-8 text in a file whose suffix names no other language or markup.
 
     Checked after the read so a binary, oversized or special file keeps its own refusal.
 
     Raises:
         BinaryFileError, EncodingError: as ``_utf8``.
-        InvalidParamsError: the suffix is not a JavaScript one.
+        InvalidParamsError: the suffix names another language or markup (:data:`OTHER_LANGUAGES`).
     """
     decoded = _utf8(data, path)
-    if path.suffix.lower() not in JAVASCRIPT_SUFFIXES:
+    if path.suffix.lower() in OTHER_LANGUAGES:
         raise InvalidParamsError(
-            f"{path.name} is not a JavaScript file ({', '.join(JAVASCRIPT_SUFFIXES)}); minify_js would rewrite "
-            "other text into something else. Nothing was written. Pass a JavaScript file; to minify JavaScript "
-            "kept under another name, copy_file it to a .js file first and minify that.",
+            f"{path.name} is a {path.suffix} file, not JavaScript; minify_js would rewrite its text into something "
+            "else. Nothing was written. Pass a JavaScript file; to minify JavaScript kept under such a name, "
+            "copy_file it to a .js file first and minify that.",
             parameter="path",
             path=str(path),
         )

@@ -22,7 +22,9 @@ def register(catalog: Catalog) -> None:
 
     @bridge
     def minify_js(
-        path: Annotated[str, Field(description="The JavaScript file to minify (.js, .mjs, .cjs or .jsx; UTF-8 text).")],
+        path: Annotated[
+            str, Field(description="The JavaScript file to minify (UTF-8 text; a .py, .md, .css … file is refused).")
+        ],
         output_path: Annotated[
             str | None,
             Field(
