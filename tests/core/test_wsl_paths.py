@@ -143,12 +143,22 @@ def test_the_windows_home_comes_from_the_setting_then_userprofile_then_the_user_
 def test_counterparts_keep_the_place_relative_to_each_home(tmp_path: Path) -> None:
     layout = _layout(tmp_path, "C:\\Users\\me", {})
     windows = tmp_path / "mnt" / "c" / "Users" / "me"
+    windows.mkdir(parents=True)
     assert layout.counterpart(tmp_path / "home" / "claude" / "a.md", "wsl_to_windows") == windows / "claude" / "a.md"
     assert layout.counterpart(windows / "x", "windows_to_wsl") == tmp_path / "home" / "x"
     with pytest.raises(InvalidParamsError, match="Pass windows_path too"):
         layout.counterpart(tmp_path / "elsewhere", "wsl_to_windows")
     assert layout.autosync_target(tmp_path / "home" / "n.txt") == windows / "n.txt"
     assert layout.autosync_target(tmp_path / "elsewhere" / "n.txt") is None
+
+
+def test_a_configured_windows_home_that_is_no_folder_is_refused_not_made(tmp_path: Path) -> None:
+    layout = _layout(tmp_path, "C:\\Users\\typo", {})  # its drive not mounted, or misspelt
+    with pytest.raises(WslUnavailableError, match="is not a folder"):
+        layout.autosync_target(tmp_path / "home" / "n.txt")
+    with pytest.raises(WslUnavailableError, match="is not a folder"):
+        layout.counterpart(tmp_path / "home" / "x", "wsl_to_windows")
+    assert not (tmp_path / "mnt" / "c" / "Users").exists()
 
 
 def test_an_unknown_windows_home_is_refused_naming_the_flag(tmp_path: Path) -> None:

@@ -96,7 +96,8 @@ class WslLayout:
         """The Windows home; ``instead`` starts the advice when it is unknown.
 
         Raises:
-            WslUnavailableError: the Windows home is unknown.
+            WslUnavailableError: the Windows home is unknown, or not a folder (its drive not mounted, a typo): a
+                copy there would make it, a user folder that is no one's.
         """
         if self.windows_home is None:
             raise WslUnavailableError(
@@ -104,6 +105,12 @@ class WslLayout:
                 + str(self.mount_root / "c" / "Users")
                 + f"/$USER). {instead} fsguard with "
                 "--wsl-windows-home C:\\Users\\<you> (or FSGUARD_WSL_WINDOWS_HOME)."
+            )
+        if not self.windows_home.is_dir():
+            raise WslUnavailableError(
+                f"the Windows home folder {self.windows_home} ({self.windows_home_source}) is not a folder: is its "
+                "drive mounted, is the name right? Nothing is copied there until it is; fix --wsl-windows-home "
+                "(or FSGUARD_WSL_WINDOWS_HOME) and restart fsguard if it is wrong."
             )
         return self.windows_home
 
