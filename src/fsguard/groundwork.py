@@ -65,22 +65,7 @@ class Groundwork:
         )
         state = Path(os.path.realpath(settings.state_dir))
         reachable = settings.unrestricted or policy.contains(state)
-        if not settings.unrestricted and reachable:
-            # Not refused: serving one's home directory with the default state dir is common. But the backups, the
-            # trash and the records the start-up sweep acts on are no agent's to read, forge or delete: the state
-            # dir is denied as a secret is, by a rule after the operator's (so no "!" rule lets it back in).
-            views = policy.relatives(state)  # deepest root first: "" when the state dir is a root itself
-            if views[0]:
-                logger.info("state dir %s lies inside a root: it is denied to the tools", state)
-                # Relative to the outermost root holding it: deny rules judge a path in every root's view, and the
-                # longest view is the least likely to name another path below a nested root.
-                rules = DenyRules.create(settings.deny, defaults=settings.default_deny, hidden=(views[-1],))
-                policy = replace(policy, deny=rules)
-            else:  # the state dir is a root itself: denying it would deny the whole root
-                logger.warning("state dir %s is a root; agents can reach fsguard's own files", state)
-                policy = replace(policy, forgeable_records=True)
-        elif reachable:  # --unrestricted: an agent may write any record there
-            policy = replace(policy, forgeable_records=True)
+        policy = _own_places_denied(policy, settings)
         locks = PathLocks(settings.state_dir, policy.roots)
         hooks = None
         if settings.hooks_config is not None:  # the hooks module is imported only by a server that has hooks
@@ -120,3 +105,33 @@ class Groundwork:
                 environ=os.environ,
             )
         return cls(settings, policy, hooks, locks, beneath, writer, backups, stats, audit, private=not reachable)
+
+
+def _own_places_denied(policy: PathPolicy, settings: Settings) -> PathPolicy:
+    """``policy`` with fsguard's own places (the state dir, the audit log's dir) denied where they lie inside a
+    root, and the records marked forgeable where an agent can reach the state dir anyway.
+
+    Not refused: serving one's home directory with the default state dir is common. But the backups, the trash, the
+    records the start-up sweep acts on and the audit log are no agent's to read, forge or delete: each is denied as a
+    secret is, by a rule after the operator's (so no "!" rule lets it back in).
+    """
+    if settings.unrestricted:  # an agent may write any record there
+        return replace(policy, forgeable_records=True)
+    hidden: list[str] = []
+    forgeable = False
+    for label, directory in (("state dir", settings.state_dir), ("log dir", settings.log_dir)):
+        place = Path(os.path.realpath(directory)) if directory is not None else None
+        if place is None or not policy.contains(place):
+            continue
+        views = policy.relatives(place)  # deepest root first: "" when the place is a root itself
+        if views[0]:
+            logger.info("%s %s lies inside a root: it is denied to the tools", label, place)
+            # Relative to the outermost root holding it: deny rules judge a path in every root's view, and the
+            # longest view is the least likely to name another path below a nested root.
+            hidden.append(views[-1])
+        else:  # a root itself: denying it would deny the whole root
+            logger.warning("%s %s is a root; agents can reach fsguard's own files", label, place)
+            forgeable = forgeable or label == "state dir"
+    if hidden:
+        policy = replace(policy, deny=DenyRules.create(settings.deny, defaults=settings.default_deny, hidden=hidden))
+    return replace(policy, forgeable_records=True) if forgeable else policy

@@ -29,7 +29,14 @@ from fsguard.groundwork import Groundwork
 from fsguard.tools import _published
 from fsguard.tools._arguments import normalize
 from fsguard.tools._connections import client_key
-from fsguard.tools._errors import error_code, error_result, result_for, state_dir_error, with_near_paths
+from fsguard.tools._errors import (
+    ERROR_META_KEY,
+    error_code,
+    error_result,
+    result_for,
+    state_dir_error,
+    with_near_paths,
+)
 from fsguard.tools._roots import ROOTS_REQUEST_KEY, ClientRootsAsker, roots_changes
 
 if TYPE_CHECKING:
@@ -217,10 +224,10 @@ class FsguardServer(MCPServer):
                 # 2026: a round asking the user (a confirmation) must ask for the roots again too, or its retry,
                 # which answers only what this round asks, would be asked for the roots, and round after round.
                 result = self.client_roots.asking_again(result, context)
-        if isinstance(result, CallToolResult):
-            result = wire_result(result)
+        # Accounted before the wire's scrub: the audit line escapes a name's bytes that are not UTF-8, where the
+        # answer can only show U+FFFD.
         self._account(name, arguments, result, started)
-        return result
+        return wire_result(result) if isinstance(result, CallToolResult) else result
 
     def _account(
         self, name: str, arguments: dict[str, Any], result: CallToolResult | InputRequiredResult, started: float
@@ -289,14 +296,18 @@ def audit_entry(
     """The audit line of one call: what was asked, how it ended, and the backup or risk it produced."""
     data = result.structured_content if isinstance(result.structured_content, dict) else {}
     text = "".join(block.text for block in result.content if block.type == "text")
+    refusal = (result.meta or {}).get(ERROR_META_KEY, {}) if code else {}
     given = arguments.get("path") or arguments.get("source_path") or arguments.get("file_path")
+    # The canonical path the call acted on (a move's source), or the one its refusal names; as typed only when
+    # neither says one.
+    acted = data.get("path") or data.get("source") or refusal.get("path") or given
     return AuditEntry(
         tool=name,
         arguments=arguments,
         duration_ms=round(seconds * 1000, 3),
         status="error" if code else "ok",
         error_code=code,
-        path=str(data.get("path") or given) if (data.get("path") or given) else None,
+        path=str(acted) if acted else None,
         bytes_out=len(text.encode("utf-8", "surrogatepass")),  # a path from a non-UTF-8 name holds surrogates
         backup_id=data.get("backup_id"),
         risk=data.get("risk_level"),

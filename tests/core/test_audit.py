@@ -269,3 +269,28 @@ def test_a_write_that_fails_is_logged_and_does_not_fail_the_call(
     with caplog.at_level(logging.WARNING, logger="fsguard.core.audit"):
         log.record(ok())
     assert "could not record read_file" in caplog.text
+
+
+def test_a_link_planted_at_the_logs_name_is_not_followed(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_bytes(b"kept\n")
+    elsewhere.chmod(0o644)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "operations.jsonl").symlink_to(elsewhere)
+    log = AuditLog(logs, CallStats(), clock=FakeClock())
+    with caplog.at_level(logging.WARNING, logger="fsguard.core.audit"):
+        log.record(ok())
+    assert elsewhere.read_bytes() == b"kept\n"
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o644
+
+
+def test_a_line_a_full_disk_cuts_short_is_taken_back_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    log.record(ok(path="first.txt"))
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, data[:10]))  # what a full disk does
+    log.record(ok(path="cut.txt"))
+    monkeypatch.undo()
+    log.record(ok(path="after.txt"))
+    assert [line["path"] for line in lines_of(tmp_path)] == ["first.txt", "after.txt"]

@@ -353,6 +353,37 @@ async def test_the_audit_log_has_a_line_per_call_with_its_status(
     assert "error" not in lines[0]
 
 
+async def test_audit_lines_name_the_canonical_path_acted_on_and_never_a_batchs_contents(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    bad = os.fsdecode(b"bad\xffname.txt")
+    (root / bad).write_bytes(b"x\n")
+    (root / "a.txt").write_bytes(b"a\n")
+    secret = "AWS_SECRET=" + "k" * 120
+    batch = {"operations": [{"op": "write", "path": "s.env.txt", "content": secret}]}
+    async with connect(log_dir=logs) as client:
+        await client.call_tool("read_file", {"path": str(root / bad)})
+        await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "b.txt"})
+        await client.call_tool("read_file", {"path": "missing.txt"})
+        await client.call_tool("batch_operations", {"request_json": batch})
+    raw = (logs / "operations.jsonl").read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in raw.splitlines()]
+    assert [line["path"] for line in lines[:3]] == [str(root / bad), str(root / "a.txt"), str(root / "missing.txt")]
+    assert "AWS_SECRET" not in raw
+    assert lines[3]["args"]["request_json"].endswith("items)") or lines[3]["args"]["request_json"].endswith("chars)")
+
+
+async def test_a_log_dir_inside_a_root_is_denied_to_the_tools(connect: ClientFactory, root: Path) -> None:
+    logs = root / "logs"
+    async with connect(log_dir=logs) as client:
+        await client.call_tool("list_directory", {})
+        read = await client.call_tool("read_file", {"path": "logs/operations.jsonl"})
+        forged = await client.call_tool("write_file", {"path": "logs/operations.jsonl", "content": "{}\n"})
+    assert error_code(read) == error_code(forged) == "access_denied"
+    assert (logs / "operations.jsonl").read_text(encoding="utf-8").startswith('{"ts"')
+
+
 async def test_a_large_copy_reports_progress(client: Client, root: Path) -> None:
     (root / "big").mkdir()
     for i in range(8):

@@ -15,6 +15,7 @@ There is no background thread: ``metrics.json`` is rewritten from :meth:`AuditLo
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -38,7 +39,26 @@ METRICS_NAME = "metrics.json"
 SUMMARY_LIMIT = 100
 ERROR_LIMIT = 300  # characters of an error's text kept in its line: what went wrong, not a wall of advice
 # Arguments that carry file content or edit payloads: logged by size only.
-BULKY_KEYS = frozenset({"content", "content_base64", "edits_json", "edits", "patterns_json", "new_text", "old_text"})
+# Whatever may carry a file's text (a batch's or pipeline's request carries its writes' contents, as the seed summarised
+# them), never logged whole.
+BULKY_KEYS = frozenset(
+    {
+        "content",
+        "content_base64",
+        "edits_json",
+        "edits",
+        "patterns_json",
+        "new_text",
+        "old_text",
+        "request_json",
+        "pipeline_json",
+        "rename_json",
+        "operations",
+        "find",
+        "replace",
+        "replacement",
+    }
+)
 
 _ROTATED = re.compile(r"operations-(\d{8}-\d{6})(?:-\d+)?\.jsonl")
 _STAMP = "%Y%m%d-%H%M%S"
@@ -177,12 +197,17 @@ class AuditLog:
             if size and size + len(line) > self._max_bytes:
                 self._rotate(now)
             # Opened per line: no descriptor to close at shutdown, and a removed file is simply recreated.
-            fd = os.open(self._current, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, _FILE_MODE)
+            # O_NOFOLLOW: a link planted at the log's name would have had another file appended to and chmod'ed.
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
+            fd = os.open(self._current, flags, _FILE_MODE)
             try:
-                if os.fstat(fd).st_mode & 0o777 != _FILE_MODE:
+                found = os.fstat(fd)
+                if found.st_mode & 0o777 != _FILE_MODE:
                     os.fchmod(fd, _FILE_MODE)  # an older file, or a umask that took our own bits
                 # No fsync: the audit is a record for people, not worth a disk flush per tool call.
-                os.write(fd, line)
+                if os.write(fd, line) < len(line):  # a full disk: the cut line would take the next one with it
+                    os.ftruncate(fd, found.st_size)
+                    raise OSError(errno.ENOSPC, "the audit line was cut short (disk full); left out")
             finally:
                 os.close(fd)
 
