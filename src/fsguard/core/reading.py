@@ -294,6 +294,7 @@ class FileReader:
         # Only the hash is needed here: decoding the whole file for a line count would be wasted work.
         digest = content_hash(data)
         self._session.record_hash(path, digest)
+        self._fire("post", path, "read_file:base64")
         return ReadFileResult(
             content=base64.b64encode(data).decode("ascii"),
             content_hash=digest,
