@@ -172,6 +172,7 @@ class Services:
                     deleter=deleter,
                     max_file_size=settings.max_file_size,
                     locks=locks,
+                    hooks=hooks,
                 ),
                 reverter,
                 groups,

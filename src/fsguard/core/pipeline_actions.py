@@ -2,8 +2,11 @@
 
 Each action takes the engines and one :class:`StepCall` (its params with templates filled, and its input
 files) and returns an :class:`ActionOutput`; it raises a typed error when it cannot do its work. Files are
-read through the pinned walk (:mod:`fsguard.core.beneath`) under --max-file-size, as by read_file. The
-actions that write are in :mod:`fsguard.core.pipeline_changes`.
+read through the pinned walk (:mod:`fsguard.core.beneath`) under --max-file-size, as by read_file, and fire the
+hooks the tools fire: pre-/post-read around each file a step reads (read_ranges, aggregate, diff), pre-/post-search
+around each file a step counts in (count_occurrences, search among files) or the directory a search walks, so a hook
+that keeps read_file or search_files out of a file keeps a pipeline out of it too. The actions that write are in
+:mod:`fsguard.core.pipeline_changes`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.deletion import Deleter
@@ -22,6 +25,7 @@ from fsguard.core.disk import read_at
 from fsguard.core.editing import Editor
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.groups import Change
+from fsguard.core.hooks import HookRunner
 from fsguard.core.ignore import WalkOptions, normalise_globs
 from fsguard.core.linematches import line_matches
 from fsguard.core.locks import PathLocks
@@ -51,6 +55,7 @@ class PipelineEngines:
     deleter: Deleter
     max_file_size: int
     locks: PathLocks  # each file a writing step changes is a step of its own (see PathLocks.step)
+    hooks: HookRunner
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,9 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     base = None if call.files else engines.policy.resolve(text(params, "path", default))
     if base is None or base.is_file():  # the input files, or a file as path: its content, as search_files reads it
         named = call.files or (str(base),)
-        counts = _counted(engines, named, pattern, regex=not literal, case_sensitive=case_sensitive, at_end=False)
+        counts = _counted(
+            engines, named, pattern, regex=not literal, case_sensitive=case_sensitive, at_end=False, action="search"
+        )
         found = {file: n for file, n in counts.items() if n}
         return ActionOutput(tuple(found), sum(found.values()), file_counts=found)
     everything = flag(params, "include_dependencies", False)  # search_files' default skips, and its flag
@@ -108,7 +115,10 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     request = ContentRequest(pattern=pattern, literal=literal, case_sensitive=case_sensitive, max_results=0)
     hide = engines.policy.hidden_files()
     skips = Skips()
+    asked: dict[str, object] = {"pattern": pattern, "mode": "count"}
+    _fire(engines, "pre", "search", base, "search", asked)  # as search_files: once, for the directory it walks
     result = search_content(base, request, options, beneath=engines.beneath, hide=hide, skips=skips)
+    _fire(engines, "post", "search", base, "search", {**asked, "total_matches": result.total_matches})
     files = sorted(result.counts)  # a stable order, whichever engine walked
     # As search_files: what the walk named by name is kept only if the pinned walk finds it so now.
     kept = skips.standing(engines.beneath, base, above=options.max_file_size, hide=hide)
@@ -142,6 +152,7 @@ def count_occurrences(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         regex=flag(params, "regex", False),
         case_sensitive=flag(params, "case_sensitive", True),
         at_end=True,  # what a regex_transform step with the pattern replaces
+        action="count_occurrences",
     )
     return ActionOutput(tuple(counts), sum(counts.values()), file_counts=counts)
 
@@ -151,7 +162,7 @@ def read_ranges(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     spans = _ranges(call.params)
     parts = []
     for file in call.files:
-        path, decoded = read_text(engines, file)
+        path, decoded = read_text(engines, file, "read_ranges")
         lines = split_lines(decoded.text)
         pieces = ["".join(lines[start - 1 : end]).rstrip("\r\n") for start, end in spans]
         parts.append(f"==> {engines.policy.label(path)} <==\n" + "\n...\n".join(pieces))
@@ -161,7 +172,7 @@ def read_ranges(engines: PipelineEngines, call: StepCall) -> ActionOutput:
 def aggregate(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     """The input files once each, and their texts joined by ``separator`` (a newline unless given)."""
     separator = text(call.params, "separator", "\n", empty_ok=True)
-    joined = separator.join(read_text(engines, file)[1].text for file in call.files)
+    joined = separator.join(read_text(engines, file, "aggregate")[1].text for file in call.files)
     return ActionOutput(call.files, content=shown(joined, verbose=call.verbose))
 
 
@@ -178,7 +189,7 @@ def diff(engines: PipelineEngines, call: StepCall) -> ActionOutput:
             f"diff needs two files and got {len(call.files)}: pass params.file_a and params.file_b, or an "
             "input step with at least two files."
         )
-    (path_a, before), (path_b, after) = (read_text(engines, file) for file in pair)
+    (path_a, before), (path_b, after) = (read_text(engines, file, "diff") for file in pair)
     label_a, label_b = engines.policy.label(path_a), engines.policy.label(path_b)
     result = render_diff(label_a, before.text, after.text, "full")
     body = result.text.split("\n")[2:]
@@ -211,16 +222,38 @@ READERS: dict[str, Action] = {
 }
 
 
-def read_text(engines: PipelineEngines, file: str) -> tuple[Path, DecodedText]:
-    """A file's canonical path and decoded text, read through the pinned walk.
+def read_text(engines: PipelineEngines, file: str, action: str) -> tuple[Path, DecodedText]:
+    """A file's canonical path and decoded text, read through the pinned walk between the read hooks of ``action``.
 
     Raises:
+        HookDeniedError: a pre-read hook refused the file.
         FsguardError: outside the roots, missing, a directory, binary, undecodable or above --max-file-size.
     """
     path = engines.policy.resolve(file)
+    _fire(engines, "pre", "read", path, action)
+    decoded = _decoded(engines, path)
+    _fire(engines, "post", "read", path, action)
+    return path, decoded
+
+
+def _decoded(engines: PipelineEngines, path: Path) -> DecodedText:
     with engines.beneath.entry(path) as entry:
         data, _ = read_at(entry, engines.max_file_size)
-    return path, decode(data, path)
+    return decode(data, path)
+
+
+def _fire(
+    engines: PipelineEngines,
+    phase: Literal["pre", "post"],
+    family: str,
+    path: Path,
+    action: str,
+    metadata: dict[str, object] | None = None,
+) -> None:
+    operation = f"batch_operations:pipeline_{action}"  # as a pipeline's edit names its steps (EditOptions)
+    engines.hooks.fire(
+        phase, family, tool_name="batch_operations", file_path=str(path), operation=operation, metadata=metadata
+    )
 
 
 def own_files(engines: PipelineEngines, action: str, params: Mapping[str, Any]) -> list[str]:
@@ -310,17 +343,26 @@ def _counted(
     regex: bool,
     case_sensitive: bool,
     at_end: bool,
+    action: str,
 ) -> dict[str, int]:
-    """Matches per file; a regex's in lines (:mod:`fsguard.core.linematches`), an empty one at the text's end
-    counted ``at_end`` (as a regex step replaces it), not otherwise (as search_files counts)."""
+    """Matches per file, each file between the search hooks of ``action``; a regex's in lines
+    (:mod:`fsguard.core.linematches`), an empty one at the text's end counted ``at_end`` (as a regex step replaces
+    it), not otherwise (as search_files counts)."""
+    count: Callable[[str], int]
     if regex:
         compiled = compile_re2(word_edges(pattern), case_sensitive=case_sensitive, what="pattern", advice=" (RE2).")
-        return {
-            file: sum(1 for _ in line_matches(compiled, pattern, read_text(engines, file)[1].text, at_end=at_end))
-            for file in files
-        }
-    literal = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
-    return {file: sum(1 for _ in literal.finditer(read_text(engines, file)[1].text)) for file in files}
+        count = lambda text: sum(1 for _ in line_matches(compiled, pattern, text, at_end=at_end))  # noqa: E731
+    else:
+        literal = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
+        count = lambda text: sum(1 for _ in literal.finditer(text))  # noqa: E731
+    asked: dict[str, object] = {"pattern": pattern, "mode": "count"}
+    counts = {}
+    for file in files:
+        path = engines.policy.resolve(file)
+        _fire(engines, "pre", "search", path, action, asked)
+        counts[file] = found = count(_decoded(engines, path).text)
+        _fire(engines, "post", "search", path, action, {**asked, "total_matches": found})
+    return counts
 
 
 def _ranges(params: Mapping[str, Any]) -> list[tuple[int, int | None]]:
