@@ -267,3 +267,41 @@ async def test_a_denying_pre_hook_says_what_did_not_happen_in_the_words_of_the_o
     assert f"Nothing was {undone}." in text_of(result)
     assert sorted(p.name for p in root.iterdir()) == ["a.txt"]
     assert (root / "a.txt").read_text(encoding="utf-8") == "original\n"
+
+
+LINE_1 = {"start_line": 1, "end_line": 1}
+
+
+@pytest.mark.parametrize(
+    ("event", "tool", "arguments", "path"),
+    [
+        ("pre-edit", "edit_file", {"path": "a.txt", "old_text": "a", "new_text": "z"}, "a.txt"),
+        ("pre-edit", "project_replace", {"find": "a", "replace": "z"}, "a.txt"),
+        ("pre-edit", "minify_js", {"path": "a.js"}, "a.js"),
+        ("pre-write", "write_file", {"path": "a.txt", "content": "c\n", "append": True}, "a.txt"),
+        (
+            "pre-edit",
+            "batch_operations",
+            {"request_json": {"operations": [{"type": "extract", "source": "a.txt", "destination": "b", **LINE_1}]}},
+            "a.txt",
+        ),
+    ],
+    ids=["edit_file", "project_replace", "minify_js", "append", "extract"],
+)
+@pytest.mark.parametrize("eol", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+async def test_a_pre_hooks_lf_text_over_a_crlf_or_cr_file_keeps_the_files_line_breaks_as_write_file_does(
+    connect: ClientFactory,
+    root: Path,
+    tmp_path: Path,
+    event: str,
+    tool: str,
+    arguments: dict[str, Any],
+    path: str,
+    eol: bytes,
+) -> None:
+    rewrite = python_hook(tmp_path, "rewrite", 'print(json.dumps({"modified_content": "A\\nB\\n"}))')
+    config = hook_config(tmp_path, {event: [{"path": path, "hooks": [{"type": "command", "command": rewrite}]}]})
+    (root / path).write_bytes(b"a" + eol + b"b" + eol)
+    async with connect(hooks_config=config) as client:
+        structured(await client.call_tool(tool, arguments))
+    assert (root / path).read_bytes() == b"A" + eol + b"B" + eol

@@ -18,9 +18,9 @@ from fsguard.core.mutation import missing_file
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.paths import PathPolicy
 from fsguard.core.risk import RiskAssessment, RiskLevel, RiskPolicy, assess_risk, write_guard
-from fsguard.core.textio import decode
+from fsguard.core.textio import decode, kept_breaks
 from fsguard.core.trees import size_and_files
-from fsguard.core.writing import decoded_or_none, kept_breaks, written_bytes
+from fsguard.core.writing import decoded_or_none, written_bytes
 from fsguard.models import AnalyzeResult
 
 Operation = Literal["file", "optimize", "write", "edit", "delete"]

@@ -107,7 +107,7 @@ class Editor:
                 raise _stale_read(exc, verdict, options) from None
             self._safe.session.matched(path)
             if not options.dry_run:
-                substituted = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text)
+                substituted = change.fire_pre(hook, over=decoded, old_content=decoded.text, new_content=plan.new_text)
                 if substituted is not None:
                     plan = replace(plan, new_text=substituted)
             new_bytes = guarded_bytes(plan, decoded, len(data), path, allow_rewrite=options.allow_rewrite)

@@ -28,7 +28,7 @@ from fsguard.core.groups import Change, ChangeLog
 from fsguard.core.mutation import Commit, HookCall, Mutation, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import KEPT_ENDINGS, LINE_BREAK, DecodedText, decode, first_break, split_lines
+from fsguard.core.textio import DecodedText, decode, first_break, kept_breaks, split_lines
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def extract_lines(
         write_hook = HookCall("write", tool, operation, {"source_path": str(source)})
         edit_hook = HookCall("edit", tool, operation, {"dest_path": str(destination)})
         target = _appended(to_file, block, new_file=decoded, as_lines=True)
-        rest = from_file.fire_pre(edit_hook, old_content=decoded.text, new_content=rest) or rest
+        rest = from_file.fire_pre(edit_hook, over=decoded, old_content=decoded.text, new_content=rest) or rest
         target = _substituted(to_file, write_hook, target)
         written = to_file.commit(_encoded(target, to_file, decoded), write_hook, make_parents=True)
         done.add(_change(to_file, written))
@@ -224,9 +224,8 @@ def _appended(
     if change.current is None:
         return _Target(text, new_file)
     existing = decode(change.current, change.path)
-    if not as_lines and existing.line_ending in KEPT_ENDINGS:
-        # As write_file does: a CRLF (or classic Mac CR) file keeps its line break whatever was typed.
-        text = LINE_BREAK.sub(KEPT_ENDINGS[existing.line_ending], text)
+    if not as_lines:
+        text = kept_breaks(text, existing)  # as write_file does
     separator = ""
     if (as_lines or own_line) and text and existing.text and not existing.text.endswith(("\n", "\r")):
         separator = first_break(existing.text, text)  # the lines start on a line of their own
@@ -234,7 +233,7 @@ def _appended(
 
 
 def _substituted(change: Mutation, hook: HookCall, target: _Target) -> _Target:
-    replaced = change.fire_pre(hook, content=target.text)
+    replaced = change.fire_pre(hook, over=target.decoded if change.current is not None else None, content=target.text)
     return target if replaced is None else _Target(replaced, target.decoded, target.separator)
 
 

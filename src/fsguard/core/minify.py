@@ -135,7 +135,7 @@ class Minifier:
             if request.dry_run:
                 after = decoded.bom + text.encode()
                 return plan.preview(after, text, unchanged=after == data)
-            substituted = change.fire_pre(hook, old_content=decoded.text, new_content=text)
+            substituted = change.fire_pre(hook, over=decoded, old_content=decoded.text, new_content=text)
             new = decoded.bom + (text if substituted is None else substituted).encode()
             if new == data:
                 digest = content_hash(data)

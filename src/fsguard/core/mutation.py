@@ -37,6 +37,7 @@ from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
+from fsguard.core.textio import DecodedText, kept_breaks
 
 HookFamily = Literal["write", "edit"]
 _VERIFY_CHUNK = 1 << 20
@@ -105,8 +106,10 @@ class Mutation:
             )
         return self.safe.guard.check(self.path, digest, expected_hash) if digest is not None else OccVerdict()
 
-    def fire_pre(self, hook: HookCall, **fields: Any) -> str | None:
-        """Run the pre-hooks; returns the content a pre-write/pre-edit hook substituted, if any.
+    def fire_pre(self, hook: HookCall, *, over: DecodedText | None = None, **fields: Any) -> str | None:
+        """Run the pre-hooks; returns the content a pre-write/pre-edit hook substituted, if any, in the line breaks
+        a write over ``over`` (the text the file holds) keeps, so every writer stores a hook's text as write_file
+        does: a hook typing LF does not turn a CRLF file LF.
 
         Raises:
             HookDeniedError: a hook refused; nothing was written.
@@ -118,7 +121,7 @@ class Mutation:
             # What the operator's hooks did to the file under this lock (a touch, a formatter) is not another
             # program's write: the change goes on from here, as it always did.
             self.seen = lstat_at(self.entry) or self.seen
-        return outcome.modified_content
+        return None if outcome.modified_content is None else kept_breaks(outcome.modified_content, over)
 
     def commit(
         self,

@@ -296,7 +296,10 @@ class ProjectReplacer:
                 if change.current_hash != plan.planned_hash:
                     return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
                 decoded = decode(current, path)
-                new_text = change.fire_pre(hook, old_content=decoded.text, new_content=plan.new_text) or plan.new_text
+                new_text = (
+                    change.fire_pre(hook, over=decoded, old_content=decoded.text, new_content=plan.new_text)
+                    or plan.new_text
+                )
                 if new_text is not plan.new_text:  # a pre-edit hook's text, which the plan never saw
                     check_hook_text(decoded, new_text, path, self._safe.max_file_size)
                 done = change.commit(decoded.encode(new_text), hook)

@@ -367,3 +367,11 @@ class LineIndex:
             self._last = (offset, line)
             return line
         return max(bisect.bisect_right(self.starts, offset), 1)
+
+
+def kept_breaks(text: str, current: DecodedText | None) -> str:
+    """``text`` as a write over ``current`` stores it: a uniformly CRLF (or classic Mac CR) file keeps its line
+    breaks whatever the agent (or a pre-write or pre-edit hook) typed."""
+    if current is not None and current.line_ending in KEPT_ENDINGS:
+        return LINE_BREAK.sub(KEPT_ENDINGS[current.line_ending], text)
+    return text

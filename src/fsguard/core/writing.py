@@ -22,7 +22,7 @@ from fsguard.core.occ import OccVerdict
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.risk import WriteGuard, write_guard
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import KEPT_ENDINGS, LINE_BREAK, DecodedText, decode
+from fsguard.core.textio import DecodedText, decode, kept_breaks
 
 
 @dataclass(frozen=True)
@@ -184,14 +184,6 @@ def decoded_or_none(existing: bytes | None, path: Path) -> DecodedText | None:
         return decode(existing, path)
     except FsguardError:
         return None  # a binary or undecodable file is replaced as UTF-8 text
-
-
-def kept_breaks(text: str, current: DecodedText | None) -> str:
-    """``text`` as a write over ``current`` stores it: a uniformly CRLF (or classic Mac CR) file keeps its line
-    breaks whatever the agent typed."""
-    if current is not None and current.line_ending in KEPT_ENDINGS:
-        return LINE_BREAK.sub(KEPT_ENDINGS[current.line_ending], text)
-    return text
 
 
 def written_bytes(
