@@ -305,3 +305,29 @@ async def test_a_pre_hooks_lf_text_over_a_crlf_or_cr_file_keeps_the_files_line_b
     async with connect(hooks_config=config) as client:
         structured(await client.call_tool(tool, arguments))
     assert (root / path).read_bytes() == b"A" + eol + b"B" + eol
+
+
+async def test_what_the_hooks_tell_the_agent_and_a_failed_pre_hook_reach_write_file_and_edit_file_results(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    def told(context: str) -> dict[str, Any]:
+        return {"type": "command", "command": f"""echo '{{"additional_context": "{context}"}}'"""}
+
+    broken = {"type": "command", "command": "exit 1", "description": "lint"}
+    hooks = [{"hooks": [told("run make fmt"), broken]}]
+    config = hook_config(
+        tmp_path,
+        {"pre-write": hooks, "pre-edit": hooks, "post-write": [{"hooks": [told("indexed")]}]},
+    )
+    (root / "e.txt").write_bytes(b"one\n")
+    async with connect(hooks_config=config) as client:
+        written = await client.call_tool("write_file", {"path": "w.txt", "content": "x\n"})
+        edited = await client.call_tool("edit_file", {"path": "e.txt", "old_text": "one", "new_text": "two"})
+    failed = 'pre-{} hook "lint" (exit 1) exited with code 1; went on without it.'
+    assert structured(written)["feedback"] == "\n".join(["run make fmt", failed.format("write"), "indexed"])
+    assert structured(edited)["notes"] == ["run make fmt", failed.format("edit")]
+    for result in (written, edited):
+        assert "run make fmt" in text_of(result)
+        assert "went on without it" in text_of(result)
+    assert (root / "w.txt").read_bytes() == b"x\n"
+    assert (root / "e.txt").read_bytes() == b"two\n"

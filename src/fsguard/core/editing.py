@@ -68,6 +68,7 @@ class EditReport:
     integrity: Integrity | None
     verdict: OccVerdict
     verified: bool
+    hook_notes: tuple[str, ...] = ()  # what the hooks told the agent (Mutation.hook_notes)
 
 
 class Editor:
@@ -136,6 +137,7 @@ class Editor:
                 integrity=None,
                 verdict=verdict,
                 verified=False,
+                hook_notes=tuple(change.hook_notes),
             )
             if options.dry_run or new_bytes == data:
                 return report
@@ -144,7 +146,12 @@ class Editor:
         if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL):
             integrity = check_integrity(new_bytes, lines=report.total_lines, change_pct=risk.change_pct)
         return replace(
-            report, content_hash=done.content_hash, backup=done.backup, integrity=integrity, verified=done.verified
+            report,
+            content_hash=done.content_hash,
+            backup=done.backup,
+            integrity=integrity,
+            verified=done.verified,
+            hook_notes=tuple(change.hook_notes),  # the post-hooks' too
         )
 
     def _repeated(self, path: Path, options: EditOptions, exc: NoMatchError) -> NoMatchError:

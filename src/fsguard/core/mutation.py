@@ -74,6 +74,9 @@ class Mutation:
     current: bytes | None
     mode: int
     seen: os.stat_result | None = None  # the file as it was read: written over only while it still is
+    # What the hooks told the agent (additional_context, a failed pre-hook the change went on without): a result
+    # carries them, or the agent never learns the hook spoke.
+    hook_notes: list[str] = field(default_factory=list)
 
     @cached_property
     def current_hash(self) -> str | None:
@@ -121,6 +124,7 @@ class Mutation:
             # What the operator's hooks did to the file under this lock (a touch, a formatter) is not another
             # program's write: the change goes on from here, as it always did.
             self.seen = lstat_at(self.entry) or self.seen
+        self.hook_notes.extend(outcome.notes)
         return None if outcome.modified_content is None else kept_breaks(outcome.modified_content, over)
 
     def commit(
@@ -184,7 +188,7 @@ class Mutation:
         backup = backups[0] if backups else None
         self.safe.session.record_hash(self.path, written_hash)
         metadata = {"backup_id": backup.backup_id if backup else None, "content_hash": written_hash}
-        self.safe.hooks.fire(
+        told = self.safe.hooks.fire(
             "post",
             hook.family,
             tool_name=hook.tool_name,
@@ -192,6 +196,7 @@ class Mutation:
             operation=hook.operation,
             metadata={**metadata, **hook.metadata},
         )
+        self.hook_notes.extend(told.notes)
         for listener in self.safe.committed:
             listener(self.path, hook.family, hook.tool_name)
         return Commit(backup, written_hash, verified, size)

@@ -42,6 +42,7 @@ class WriteReport:
     encoding: str
     appended: int | None = None  # bytes an append added; None for a whole-file write
     line_break_added: bool = False  # the append started the text on a new line
+    hook_notes: tuple[str, ...] = ()  # what the hooks told the agent (Mutation.hook_notes)
 
 
 class FileWriter:
@@ -98,6 +99,7 @@ class FileWriter:
                     None,
                     verdict,
                     used_encoding,
+                    hook_notes=tuple(change.hook_notes),
                 )
             guard = write_guard(existing_size=len(existing), new_size=len(data)) if existing is not None else None
             done = change.commit(data, hook, make_parents=create_dirs)
@@ -113,6 +115,7 @@ class FileWriter:
             guard=guard,
             verdict=verdict,
             encoding=used_encoding,
+            hook_notes=tuple(change.hook_notes),
         )
 
     def append(

@@ -20,7 +20,9 @@ class WriteFileResult(Result):
     verified: bool = Field(description="The file was read back and its hash matches what was written.")
     content_hash: str | None = Field(None, description="FNV-1a 32 of the file now: the next expected_hash.")
     backup_id: str | None = Field(None, description="Backup of the replaced bytes (existing files only).")
-    feedback: str | None = Field(None, description="Guard notes (truncation, inflation) and how to undo.")
+    feedback: str | None = Field(
+        None, description="Guard notes (truncation, inflation), how to undo, and what the hooks said."
+    )
     message: str = Field(description="Same text as the text block.")
     created: bool = Field(False, description="True when the file did not exist before.")
     unchanged: bool = Field(False, description="True when the content was already exactly this; nothing written.")
@@ -57,7 +59,9 @@ class EditOutcomeFields(Result):
     previous_hash: str | None = Field(None, description="Hash before the edit.")
     feedback: str | None = Field(None, description="Hints such as STALE_READ.")
     notes: list[str] | None = Field(
-        None, description="What the seed's optional flags (force, create_backup) did here: fsguard always backs up."
+        None,
+        description="What the seed's optional flags (force, create_backup) did here (fsguard always backs up), and "
+        "what the hooks said.",
     )
 
 

@@ -178,7 +178,7 @@ def register(catalog: Catalog) -> None:
         )
         planner = planner_for(request, str(path))
         report = _run(services, path, planner, options, force=force)
-        notes = _flag_notes(report, force, create_backup) + _ending_notes(request, report)
+        notes = _flag_notes(report, force, create_backup) + _ending_notes(request, report) + list(report.hook_notes)
         result = edit_result(report).model_copy(update={"notes": notes or None})
         return voiced(result, edit_text, compact)
 
@@ -224,7 +224,8 @@ def register(catalog: Catalog) -> None:
             diff_context=context,
         )
         report = services.editor.run(path, planner, options)
-        result = multi_result(report).model_copy(update={"notes": _flag_notes(report, force, create_backup) or None})
+        notes = _flag_notes(report, force, create_backup) + list(report.hook_notes)
+        result = multi_result(report).model_copy(update={"notes": notes or None})
         return voiced(result, multi_edit_text, compact)
 
     catalog.add(

@@ -69,6 +69,7 @@ def register(catalog: Catalog) -> None:
         feedback = None
         if report.guard is not None and report.backup is not None:
             feedback = write_guard_feedback(report.guard, report.backup.backup_id)
+        feedback = "\n".join(note for note in (feedback, *report.hook_notes) if note) or None
         result = WriteFileResult(
             path=str(report.path),
             bytes_written=report.bytes_written,
