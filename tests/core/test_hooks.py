@@ -67,6 +67,22 @@ def test_a_json_deny_decision_denies_with_its_reason_even_on_exit_0(tmp_path: Pa
         runner.run(event_for(root, event="pre-edit", tool_name="edit_file", operation="edit_file:replace"))
 
 
+def test_a_decision_in_capitals_is_read_as_its_lower_case(tmp_path: Path, root: Path) -> None:
+    command = """echo '{"decision": "DENY", "reason": "frozen"}'"""
+    runner = load(tmp_path, root, {"pre-write": one(command)})
+    with pytest.raises(HookDeniedError, match="frozen"):
+        runner.run(event_for(root))
+
+
+def test_a_denying_hooks_megabytes_of_stderr_are_cut_in_the_refusal(tmp_path: Path, root: Path) -> None:
+    command = python_hook(tmp_path, "import sys\nsys.stderr.write('x' * 2_000_000)\nsys.exit(2)\n")
+    runner = load(tmp_path, root, {"pre-write": one(command)})
+    with pytest.raises(HookDeniedError) as denied:
+        runner.run(event_for(root))
+    assert len(denied.value.message) < 3_000
+    assert "2,000,000 characters" in denied.value.message
+
+
 def test_exit_0_allows_and_additional_context_becomes_a_note(tmp_path: Path, root: Path) -> None:
     context = one("""echo '{"additional_context": "ok"}'""")
     runner = load(tmp_path, root, {"pre-write": one("true"), "post-write": context})

@@ -34,6 +34,7 @@ from subprocess import PIPE, Popen, TimeoutExpired
 from typing import Any, Literal
 
 from fsguard.core.errors import HookConfigError, HookDeniedError
+from fsguard.core.oserrors import shorten
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,7 @@ _HOOK_SCHEMA: _Schema = {"type": str, "command": str, "timeout": (int, float), "
 _HOOK_SCHEMA.update(failOnError=bool, enabled=bool)
 _KINDS = {"hooks": "a list", "timeout": "a number", "failOnError": "true or false", "enabled": "true or false"}
 _EXIT_DECISIONS: dict[int | None, str] = {0: "allow", 2: "deny"}
+_REASON_CHARS = 2000  # of a hook's reason or stderr in an answer
 _PIPES: dict[str, Any] = {"stdin": PIPE, "stdout": PIPE, "stderr": PIPE, "encoding": "utf-8", "errors": "replace"}
 Predicate = Callable[[str], bool]
 
@@ -247,14 +249,15 @@ def _interpret(hook: _Hook, code: int | None, out: str, err: str) -> _Result:
     except json.JSONDecodeError:
         data = {}
     answer = data.get("decision") or _EXIT_DECISIONS.get(code)
-    decision = _DECISIONS.get(str(answer))
+    decision = _DECISIONS.get(str(answer).strip().lower())  # "DENY" denies, as event names are read in any case
+    err = shorten(err, _REASON_CHARS)  # a hook's stderr goes into an answer to the model: megabytes flooded it
     if decision is None:
         problem = f"exited with code {code}" + (f": {err}" if err else "") if code is not None else err
         problem = f"answered with unknown decision {answer!r}" if answer is not None else problem
         verdict: Decision = "deny" if hook.fail_on_error else "continue"
         return _Result(hook, verdict, f"the hook {problem} (failOnError is set)", failure=problem)
     text = {key: value for key, value in data.items() if isinstance(value, str)}
-    reason = text.get("reason") or err or "no reason given"
+    reason = shorten(text.get("reason") or err or "no reason given", _REASON_CHARS)
     return _Result(hook, decision, reason, text.get("modified_content"), text.get("additional_context"))
 
 
