@@ -83,6 +83,16 @@ def test_a_denying_hooks_megabytes_of_stderr_are_cut_in_the_refusal(tmp_path: Pa
     assert "2,000,000 characters" in denied.value.message
 
 
+def test_a_hook_that_leaves_a_child_running_is_answered_when_it_exits_not_at_its_timeout(
+    tmp_path: Path, root: Path
+) -> None:
+    # The child holds the pipes open; the hook's own exit decides, and the child is killed with its group.
+    command = """sleep 30 & echo '{"decision": "deny", "reason": "checked"}'"""
+    runner = load(tmp_path, root, {"pre-write": one(command, timeout=20)})
+    with pytest.raises(HookDeniedError, match="checked"):  # not "timed out after 20 s"
+        runner.run(event_for(root))
+
+
 def test_exit_0_allows_and_additional_context_becomes_a_note(tmp_path: Path, root: Path) -> None:
     context = one("""echo '{"additional_context": "ok"}'""")
     runner = load(tmp_path, root, {"pre-write": one("true"), "post-write": context})

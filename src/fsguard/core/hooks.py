@@ -24,6 +24,7 @@ import logging
 import os
 import re
 import signal
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ _HOOK_SCHEMA.update(failOnError=bool, enabled=bool)
 _KINDS = {"hooks": "a list", "timeout": "a number", "failOnError": "true or false", "enabled": "true or false"}
 _EXIT_DECISIONS: dict[int | None, str] = {0: "allow", 2: "deny"}
 _REASON_CHARS = 2000  # of a hook's reason or stderr in an answer
+_POLL_SECONDS = 0.05  # how often a running hook is asked whether it has exited
 _PIPES: dict[str, Any] = {"stdin": PIPE, "stdout": PIPE, "stderr": PIPE, "encoding": "utf-8", "errors": "replace"}
 Predicate = Callable[[str], bool]
 
@@ -231,15 +233,38 @@ class HookRunner:
         # A session of its own makes the hook a process group, so a timeout kills its children too.
         try:
             with Popen(["/bin/sh", "-c", hook.command], cwd=self._cwd, start_new_session=True, **_PIPES) as p:
-                try:
-                    out, err = p.communicate(payload, timeout=hook.timeout)
-                except TimeoutExpired:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(p.pid, signal.SIGKILL)
+                answered = _answer(p, payload, hook.timeout)
+                if answered is None:
                     return _interpret(hook, None, "", f"timed out after {hook.timeout:g} s and was killed")
         except OSError as exc:
             return _interpret(hook, None, "", f"could not start ({exc})")
-        return _interpret(hook, p.returncode, out, err.strip())
+        return _interpret(hook, p.returncode, answered[0], answered[1].strip())
+
+
+def _answer(process: Popen[str], payload: str, timeout: float) -> tuple[str, str] | None:
+    """The hook's stdout and stderr once it has exited, None when it outran ``timeout`` (then killed).
+
+    A child the hook left running (``cmd &``) holds its pipes open: waiting for them to close held the call for the
+    whole timeout and then called the finished hook timed out. Once the hook itself has exited, its group is
+    killed and what it wrote is read.
+    """
+    deadline = time.monotonic() + timeout
+    given: str | None = payload
+    while True:
+        try:
+            out, err = process.communicate(given, timeout=max(0.0, min(_POLL_SECONDS, deadline - time.monotonic())))
+            return out, err
+        except TimeoutExpired:
+            given = None  # the input was sent with the first call
+            finished = process.poll() is not None
+            if finished or time.monotonic() >= deadline:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            if finished:
+                out, err = process.communicate()
+                return out, err
+            if time.monotonic() >= deadline:
+                return None
 
 
 def _interpret(hook: _Hook, code: int | None, out: str, err: str) -> _Result:
