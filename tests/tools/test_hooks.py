@@ -331,3 +331,21 @@ async def test_what_the_hooks_tell_the_agent_and_a_failed_pre_hook_reach_write_f
         assert "went on without it" in text_of(result)
     assert (root / "w.txt").read_bytes() == b"x\n"
     assert (root / "e.txt").read_bytes() == b"two\n"
+
+
+async def test_a_pre_delete_hook_that_fails_a_batch_does_not_stop_its_rollback_of_a_copy(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    # Taking back the batch's own copy is no delete for the hook to refuse: it left c.txt after an "atomic" failure.
+    config = hook_config(tmp_path, {"pre-delete": [{"hooks": [{"type": "command", "command": "exit 2"}]}]})
+    (root / "a.txt").write_bytes(b"one\n")
+    (root / "m.txt").write_bytes(b"m\n")
+    operations = [
+        {"type": "copy", "path": "a.txt", "destination": "c.txt"},
+        {"type": "write", "path": "b.txt", "content": "b\n"},
+        {"type": "delete", "path": "m.txt"},
+    ]
+    async with connect(hooks_config=config) as client:
+        failed = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert error_code(failed) == "batch_failed"
+    assert {path.name: path.read_bytes() for path in root.iterdir()} == {"a.txt": b"one\n", "m.txt": b"m\n"}

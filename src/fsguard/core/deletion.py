@@ -41,8 +41,11 @@ class Deleter:
         recursive: bool = False,
         expected_hash: str | None = None,
         tool: str = "delete_file",
+        hooked: bool = True,
     ) -> Deletion:
-        """Soft-delete (or, with ``permanent``, remove) one file, link or directory.
+        """Soft-delete (or, with ``permanent``, remove) one file, link or directory. A revert passes ``hooked=False``:
+        taking back fsguard's own change is no delete for the operator's hooks to refuse (a pre-delete hook stopped
+        an atomic batch's rollback of a copy half way), as its removal of a file the change created never was.
 
         Raises:
             AccessDeniedError: the path is a root or holds one, or is a ``.git`` or inside one.
@@ -88,11 +91,12 @@ class Deleter:
                         path=str(path),
                     )
             operation = "delete_file:permanent" if permanent else "delete_file:trash"
-            self._safe.hooks.fire("pre", "delete", tool_name=tool, file_path=str(path), operation=operation)
+            fire = self._safe.hooks.fire if hooked else _unhooked
+            fire("pre", "delete", tool_name=tool, file_path=str(path), operation=operation)
             if not permanent:
                 trashed = self._trash.put(entry)
                 self._safe.session.forget(path)
-                self._safe.hooks.fire(
+                fire(
                     "post",
                     "delete",
                     tool_name=tool,
@@ -112,7 +116,7 @@ class Deleter:
                     self._safe.backups.step_back(backup, withdraw=True)
                 raise
             self._safe.session.forget(path)
-            self._safe.hooks.fire("post", "delete", tool_name=tool, file_path=str(path), operation=operation)
+            fire("post", "delete", tool_name=tool, file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)
 
     def restore_from_trash(self, sd_id: str) -> TrashEntry:
@@ -161,3 +165,7 @@ def _has_children(entry: Pinned) -> bool:
             return next(children, None) is not None
     finally:
         os.close(fd)
+
+
+def _unhooked(*_event: object, **_fields: object) -> None:
+    """No hook fires for a revert's delete."""

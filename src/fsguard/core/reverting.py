@@ -233,7 +233,7 @@ class Reverter:
                     return Reverted(change, "already")
                 if not force and change.after_hash not in (None, _copied_state(self._safe, path)):
                     return Reverted(change, "kept", _CHANGED_MEANWHILE)
-                outcome = self._deleter.delete(change.path, recursive=True)
+                outcome = self._deleter.delete(change.path, recursive=True, hooked=False)
             if outcome.trash is None:
                 return Reverted(change, "reverted")
             undo = Change("trashed", change.path, sd_id=outcome.trash.sd_id)
