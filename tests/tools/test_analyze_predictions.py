@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -102,3 +102,14 @@ async def test_an_edit_of_a_missing_file_is_planned_as_edit_files_not_found(clie
     refused = await client.call_tool("edit_file", {"path": "gone.txt", **edit})
     assert planned["refused"] == error_code(refused) == "not_found"
     assert not (root / "gone.txt").exists()
+
+
+async def test_a_write_above_the_size_limit_is_planned_as_write_files_too_large(
+    connect: ClientFactory, root: Path
+) -> None:
+    content = "x" * 5_000
+    async with connect(max_file_size=4_096) as client:
+        planned = await plan(client, "write", "big.txt", content=content)
+        refused = await client.call_tool("write_file", {"path": "big.txt", "content": content})
+    assert planned["refused"] == error_code(refused) == "too_large"
+    assert not (root / "big.txt").exists()

@@ -20,7 +20,7 @@ from fsguard.core.paths import PathPolicy
 from fsguard.core.risk import RiskAssessment, RiskLevel, RiskPolicy, assess_risk, write_guard
 from fsguard.core.textio import decode, kept_breaks
 from fsguard.core.trees import size_and_files
-from fsguard.core.writing import decoded_or_none, written_bytes
+from fsguard.core.writing import check_payload_size, decoded_or_none, written_bytes
 from fsguard.models import AnalyzeResult
 
 Operation = Literal["file", "optimize", "write", "edit", "delete"]
@@ -101,6 +101,7 @@ class Analyzer:
         """A write as write_file makes it: the file's encoding and CRLF or CR breaks kept."""
         current = decoded_or_none(data, path)
         try:
+            check_payload_size(path, content, self._max_file_size)
             written, _ = written_bytes(content, None, current, path)
         except FsguardError as exc:
             return _refused(base, exc)

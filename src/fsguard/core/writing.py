@@ -70,7 +70,7 @@ class FileWriter:
         """
         path = self._safe.policy.resolve(user_path)
         check_file_spelling(user_path, path)
-        self._check_size(path, payload)
+        check_payload_size(path, payload, self._safe.max_file_size)
         hook = HookCall("write", tool, "write_file")
         with mutation(self._safe, path, may_be_missing=True) as change:
             existing = change.current
@@ -137,7 +137,7 @@ class FileWriter:
         """
         path = self._safe.policy.resolve(user_path)
         check_file_spelling(user_path, path)
-        self._check_size(path, text)
+        check_payload_size(path, text, self._safe.max_file_size)
         done = append_text(
             self._safe,
             path,
@@ -165,18 +165,22 @@ class FileWriter:
             line_break_added=done.line_break_added,
         )
 
-    def _check_size(self, path: Path, payload: str | bytes) -> None:
-        """Refuse an oversized payload before it is encoded: every codec stores a character in a byte or more."""
-        limit = self._safe.max_file_size
-        if len(payload) > limit:
-            raise TooLargeError(
-                f"the content for {path} is at least {len(payload):,} bytes, above the {limit:,}-byte limit "
-                "(--max-file-size); nothing was written. Write a smaller file, or restart fsguard with a larger "
-                "--max-file-size.",
-                path=str(path),
-                size=len(payload),
-                limit=limit,
-            )
+
+def check_payload_size(path: Path, payload: str | bytes, limit: int) -> None:
+    """Refuse an oversized payload before it is encoded: every codec stores a character in a byte or more.
+
+    Raises:
+        TooLargeError: ``payload`` is longer than ``limit`` (--max-file-size); nothing was written.
+    """
+    if len(payload) > limit:
+        raise TooLargeError(
+            f"the content for {path} is at least {len(payload):,} bytes, above the {limit:,}-byte limit "
+            "(--max-file-size); nothing was written. Write a smaller file, or restart fsguard with a larger "
+            "--max-file-size.",
+            path=str(path),
+            size=len(payload),
+            limit=limit,
+        )
 
 
 def decoded_or_none(existing: bytes | None, path: Path) -> DecodedText | None:
