@@ -323,13 +323,15 @@ async def test_what_the_hooks_tell_the_agent_and_a_failed_pre_hook_reach_write_f
     async with connect(hooks_config=config) as client:
         written = await client.call_tool("write_file", {"path": "w.txt", "content": "x\n"})
         edited = await client.call_tool("edit_file", {"path": "e.txt", "old_text": "one", "new_text": "two"})
+        appended = await client.call_tool("write_file", {"path": "w.txt", "content": "y\n", "append": True})
     failed = 'pre-{} hook "lint" (exit 1) exited with code 1; went on without it.'
     assert structured(written)["feedback"] == "\n".join(["run make fmt", failed.format("write"), "indexed"])
+    assert structured(appended)["feedback"] == structured(written)["feedback"]
     assert structured(edited)["notes"] == ["run make fmt", failed.format("edit")]
     for result in (written, edited):
         assert "run make fmt" in text_of(result)
         assert "went on without it" in text_of(result)
-    assert (root / "w.txt").read_bytes() == b"x\n"
+    assert (root / "w.txt").read_bytes() == b"x\ny\n"
     assert (root / "e.txt").read_bytes() == b"two\n"
 
 

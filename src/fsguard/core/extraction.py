@@ -113,6 +113,7 @@ class Appended:
     verdict: OccVerdict
     encoding: str
     line_break_added: bool
+    hook_notes: tuple[str, ...] = ()  # what the hooks told the agent (Mutation.hook_notes)
 
 
 def append_text(
@@ -154,7 +155,8 @@ def append_text(
         used = target.decoded.encoding if target.decoded is not None else "utf-8"
         if change.current is not None and data == change.current:
             digest = change.current_hash or ""
-            return Appended(path, False, True, before, 0, digest, True, digest, None, verdict, used, False)
+            notes = tuple(change.hook_notes)
+            return Appended(path, False, True, before, 0, digest, True, digest, None, verdict, used, False, notes)
         committed = change.commit(data, hook, make_parents=make_parents)
         done.add(_change(change, committed))
     return Appended(
@@ -170,6 +172,7 @@ def append_text(
         verdict=verdict,
         encoding=used,
         line_break_added=bool(appended.separator),
+        hook_notes=tuple(change.hook_notes),
     )
 
 

@@ -163,6 +163,7 @@ class FileWriter:
             encoding=done.encoding,
             appended=done.added,
             line_break_added=done.line_break_added,
+            hook_notes=done.hook_notes,
         )
 
 
