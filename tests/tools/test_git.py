@@ -522,6 +522,23 @@ async def test_an_unforced_restore_is_refused_and_the_working_tree_keeps_its_byt
     assert (repo / "a.txt").read_bytes() == b"my precious edit\r\n"
 
 
+async def test_a_forced_restore_gives_each_file_the_executable_bit_git_records_as_git_restore_does(
+    client: Client, repo: Path
+) -> None:
+    committed(repo, "x.sh", "echo x\n")
+    (repo / "e.sh").write_text("echo e\n", encoding="utf-8")
+    (repo / "e.sh").chmod(0o755)
+    git(repo, "add", "e.sh")
+    git(repo, "commit", "-q", "-m", "e")
+    (repo / "x.sh").chmod(0o755)  # a mode-only change
+    (repo / "e.sh").write_text("echo edited\n", encoding="utf-8")
+    (repo / "e.sh").chmod(0o644)
+    await call(client, action="restore", paths=["x.sh", "e.sh"], force=True)
+    assert (repo / "e.sh").read_bytes() == b"echo e\n"
+    assert ((repo / "x.sh").stat().st_mode & 0o111, (repo / "e.sh").stat().st_mode & 0o111) == (0, 0o111)
+    assert git(repo, "status", "--porcelain") == ""
+
+
 async def test_a_forced_restore_reverts_the_file_and_undo_last_brings_the_edit_back(client: Client, repo: Path) -> None:
     (repo / "a.txt").write_bytes(b"my precious edit\r\n")
     data = await call(client, action="restore", paths=["a.txt"], force=True)

@@ -91,6 +91,24 @@ def put_back(call: GitCall, name: str, entry: Pinned, source: tuple[str, str] | 
     if found is not None and not stat.S_ISREG(found.st_mode):
         _unlink(entry)  # a link where the file was: git replaces it with the file
     call.safe.atomic.write_at(entry, data, mode=new_file_mode(executable=mode == _EXECUTABLE))
+    if found is not None and stat.S_ISREG(found.st_mode):
+        _executable_as(entry, mode == _EXECUTABLE)  # write_at keeps a file's own mode: git's x bit is the source's
+
+
+def _executable_as(entry: Pinned, executable: bool) -> None:
+    """Give the file at ``entry`` the executable bits the source records (a mode-only change is git's too), its other
+    bits as they are: x where it may be read, or none."""
+    try:
+        fd = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
+    except OSError as exc:
+        raise from_os_error(exc, entry.path) from exc
+    try:
+        now = stat.S_IMODE(os.fstat(fd).st_mode)
+        wanted = now | ((now & 0o444) >> 2) if executable else now & ~0o111
+        if wanted != now:
+            os.fchmod(fd, wanted)
+    finally:
+        os.close(fd)
 
 
 def back_up(call: GitCall, target: Path, name: str) -> BackupRecord | None:
