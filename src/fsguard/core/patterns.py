@@ -6,7 +6,7 @@ or lookaround; every tool that takes a regex compiles it here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from fsguard.core.errors import InvalidParamsError
@@ -57,9 +57,15 @@ def go_matches(compiled: Any, text: str) -> Iterator[Any]:
 
 def go_substituted(compiled: Any, text: str, spell: Callable[[Any], str]) -> tuple[str, int]:
     """``text`` with each of :func:`go_matches` replaced by what ``spell`` makes of it, and how many there were."""
+    return substituted(text, go_matches(compiled, text), spell)
+
+
+def substituted(text: str, matches: Iterable[Any], spell: Callable[[Any], str]) -> tuple[str, int]:
+    """``text`` with each of ``matches`` (in order, none overlapping) replaced by what ``spell`` makes of it, and how
+    many there were."""
     pieces: list[str] = []
     kept = count = 0
-    for found in go_matches(compiled, text):
+    for found in matches:
         pieces += (text[kept : found.start()], spell(found))
         kept = found.end()
         count += 1

@@ -14,7 +14,7 @@ from fsguard.core.growth import bounded, replace_all
 from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement
 from fsguard.core.linematches import line_matches
 from fsguard.core.oserrors import lone_surrogate, quoted
-from fsguard.core.patterns import compile_re2
+from fsguard.core.patterns import compile_re2, substituted
 from fsguard.core.query import word_edges
 from fsguard.core.textio import DecodedText
 
@@ -65,14 +65,7 @@ def _regex_substituted(compiled: Any, find: str, replace: str, text: str) -> tup
     not six). The text between matches, and what a group carries over, keep the file's own bytes.
     """
     spell = bounded(expander(in_line_endings(text, replace)), len(text))
-    pieces: list[str] = []
-    kept = count = 0
-    for match in line_matches(compiled, find, text, at_end=False):
-        pieces += (text[kept : match.start()], spell(match))
-        kept = match.end()
-        count += 1
-    pieces.append(text[kept:])
-    return "".join(pieces), count
+    return substituted(text, line_matches(compiled, find, text, at_end=False), spell)
 
 
 def rg_literal(find: str, case_sensitive: bool) -> tuple[str, bool]:
