@@ -132,3 +132,22 @@ def test_a_line_break_typed_after_earlier_rules_removed_every_break_takes_the_fi
     # Found by the property above: the second rule saw "" and spelled its typed "\n" as LF in a CRLF file.
     rules = [RegexRule("(a|\n)", "", 0), RegexRule("(b*)", "\n", 0)]
     assert regex(rules, case_sensitive=True, path="f.txt")("\r\n").new_text == "\r\n"
+
+
+def test_a_dollar_name_is_the_group_of_that_whole_name_and_else_a_number_and_the_letters_after_it() -> None:
+    named = compile_re2(r"(?P<n>a)(?P<n_x>b)", case_sensitive=True, what="pattern", advice="").search("ab")
+    assert expand_go_template("$n_x|$n-x|$1x|${1}x|$2_$1", named) == "b|a-x|ax|ax|b_a"
+    with pytest.raises(InvalidParamsError) as refused:
+        expand_go_template("$nx", named)
+    assert "group 'nx'" in refused.value.message
+    with pytest.raises(InvalidParamsError) as refused:
+        expand_go_template("$3x", named)
+    assert "group '3x'" in refused.value.message
+
+
+def test_a_name_of_digits_other_than_ascii_is_a_name_not_a_group_number() -> None:
+    match = compile_re2("(a)", case_sensitive=True, what="pattern", advice="").search("a")
+    for name in ("²", "\u0663"):  # superscript two; ARABIC-INDIC DIGIT THREE
+        with pytest.raises(InvalidParamsError) as refused:
+            expand_go_template(f"${name}", match)
+        assert f"group '{name}'" in refused.value.message

@@ -9,7 +9,10 @@ from typing import Any
 
 from fsguard.core.errors import InvalidParamsError
 
-_GO_TEMPLATE = re.compile(r"\$(?:\$|(\d+)|\{(\w+)\}|(\w+))")
+# ``$name`` takes the longest run of word characters, as Go's regexp.Expand reads it; but where ``$1x`` names no
+# group, Go puts in nothing, and what was meant is group 1 then ``x`` (as in JavaScript, .NET and sed): that is read.
+_GO_TEMPLATE = re.compile(r"\$(?:\$|\{(\w+)\}|(\w+))")
+_LEADING_NUMBER = re.compile(r"([0-9]+)(\w*)")
 
 
 def expand_go_template(template: str, match: Any) -> str:  # an re2 match: the wheel ships no type information
@@ -29,7 +32,7 @@ class GoTemplate:
             if token.group() == "$$":
                 literal += "$"
             else:
-                parts.append((literal, token.group(1) or token.group(2) or token.group(3)))
+                parts.append((literal, token.group(1) or token.group(2)))
                 literal = ""
         parts.append((literal + template[cursor:], None))
         self._parts = tuple(parts)
@@ -44,14 +47,29 @@ class GoTemplate:
         for literal, name in self._parts:
             pieces.append(literal)
             if name is not None:
-                try:
-                    value = match.group(int(name) if name.isdigit() else name)
-                except (IndexError, KeyError) as exc:
-                    raise InvalidParamsError(
-                        f"replacement refers to group {name!r}, which the pattern does not have."
-                    ) from exc
-                pieces.append(value or "")
+                pieces.append(_group(match, name))
         return "".join(pieces)
+
+
+def _group(match: Any, name: str) -> str:
+    """The text ``$name`` puts in for ``match``: the group of that name, else (``$1x``) the numbered group and the
+    word characters after its number.
+
+    Raises:
+        InvalidParamsError: the pattern has no such group.
+    """
+    try:
+        return match.group(name) or ""
+    except (IndexError, KeyError):
+        pass  # no group of that name: perhaps a number and letters
+    missing = InvalidParamsError(f"replacement refers to group {name!r}, which the pattern does not have.")
+    number = _LEADING_NUMBER.fullmatch(name)
+    if number is None:
+        raise missing
+    try:
+        return (match.group(int(number[1])) or "") + number[2]
+    except IndexError as exc:
+        raise missing from exc
 
 
 def expander(spell: Callable[[Any], str]) -> Callable[[Any], str]:
