@@ -28,7 +28,7 @@ from fsguard.core.minify import Minifier
 from fsguard.core.moving import Mover
 from fsguard.core.occ import ConcurrencyGuard
 from fsguard.core.paths import PathPolicy
-from fsguard.core.pipeline_actions import PipelineEngines
+from fsguard.core.pipeline_calls import PipelineEngines
 from fsguard.core.pipeline_runner import PipelineRunner
 from fsguard.core.reading import FileReader
 from fsguard.core.renaming import Renamer

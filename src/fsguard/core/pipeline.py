@@ -158,6 +158,7 @@ class StepOutcome:
     content: str | None = None
     file_counts: Mapping[str, int] | None = None
     not_searched: NotSearched | None = None
+    unforeseen: str | None = None  # a dry run's: what it could not plan from the earlier steps' planned changes
     skip_reason: str | None = None
     error: str | None = None
     error_code: str | None = None

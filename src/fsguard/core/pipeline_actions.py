@@ -2,10 +2,11 @@
 
 Each action takes the engines and one :class:`StepCall` (its params with templates filled, and its input
 files) and returns an :class:`ActionOutput`; it raises a typed error when it cannot do its work. Files are
-read through the pinned walk (:mod:`fsguard.core.beneath`) under --max-file-size, as by read_file, and fire the
-hooks the tools fire: pre-/post-read around each file a step reads (read_ranges, aggregate, diff), pre-/post-search
-around each file a step counts in (count_occurrences, search among files) or the directory a search walks, so a hook
-that keeps read_file or search_files out of a file keeps a pipeline out of it too. The actions that write are in
+read through the pinned walk (:mod:`fsguard.core.beneath`) under --max-file-size, as by read_file (in a dry run,
+as its earlier steps would leave them: :mod:`fsguard.core.pipeline_preview`), and fire the hooks the tools fire:
+pre-/post-read around each file a step reads (read_ranges, aggregate, diff), pre-/post-search around each file a
+step counts in (count_occurrences, search among files) or the directory a search walks, so a hook that keeps
+read_file or search_files out of a file keeps a pipeline out of it too. The actions that write are in
 :mod:`fsguard.core.pipeline_changes`.
 """
 
@@ -14,77 +15,27 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from fsguard.core.beneath import Beneath
-from fsguard.core.deletion import Deleter
 from fsguard.core.diff import render_diff
-from fsguard.core.disk import read_at
-from fsguard.core.editing import Editor
-from fsguard.core.errors import InvalidParamsError
-from fsguard.core.groups import Change
-from fsguard.core.hooks import HookRunner
+from fsguard.core.errors import InvalidParamsError, NotFoundError
 from fsguard.core.ignore import WalkOptions, normalise_globs
 from fsguard.core.linematches import line_matches
-from fsguard.core.locks import PathLocks
-from fsguard.core.moving import Mover
-from fsguard.core.paths import PathPolicy
 from fsguard.core.patterns import compile_re2, compiles
 from fsguard.core.pipeline import NotSearched
+from fsguard.core.pipeline_calls import Action, ActionOutput, PipelineEngines, StepCall
+from fsguard.core.pipeline_overlay import GONE, OnDisk
+from fsguard.core.pipeline_preview import decoded_text, overlaid_counts
 from fsguard.core.query import word_edges
 from fsguard.core.search import ContentRequest, search_content
 from fsguard.core.skips import Skips
-from fsguard.core.textio import DecodedText, decode, split_lines
+from fsguard.core.textio import DecodedText, split_lines
 
 MAX_CONTENT_CHARS = 100_000
 """read_ranges, aggregate and diff return at most this much text (the rest is cut, and the cut is said)."""
 SHORT_HEAD = SHORT_TAIL = 25
 """Without ``verbose``, content longer than head + tail lines keeps only those."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class PipelineEngines:
-    """What the actions act through: the path policy, the pinned walk, and the single-file engines."""
-
-    policy: PathPolicy
-    beneath: Beneath
-    editor: Editor
-    mover: Mover
-    deleter: Deleter
-    max_file_size: int
-    locks: PathLocks  # each file a writing step changes is a step of its own (see PathLocks.step)
-    hooks: HookRunner
-
-
-@dataclass(frozen=True)
-class StepCall:
-    """One step's work: its params (templates filled), its input files, and how carefully to act."""
-
-    params: Mapping[str, Any]
-    files: tuple[str, ...] = ()  # canonical paths: the files of the steps it reads from, then its own
-    sets: tuple[tuple[str, ...], ...] = ()  # the files of each step it reads from, for merge
-    dry_run: bool = False
-    force: bool = False
-    verbose: bool = False
-    changes: list[Change] = field(default_factory=list)  # what it changed so far, in order
-
-
-@dataclass(frozen=True)
-class ActionOutput:
-    """What an action produced: the files it found or acted on, and what it counted."""
-
-    files: tuple[str, ...]
-    count: int | None = None
-    edits: int | None = None
-    risk: str | None = None
-    content: str | None = None
-    file_counts: Mapping[str, int] | None = None
-    not_searched: NotSearched | None = None
-
-
-Action = Callable[[PipelineEngines, StepCall], ActionOutput]
 
 
 def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
@@ -97,13 +48,30 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     roots = engines.policy.active_roots()
     default = str(roots[0]) if roots else "."
     base = None if call.files else engines.policy.resolve(text(params, "path", default))
-    if base is None or base.is_file():  # the input files, or a file as path: its content, as search_files reads it
+    if base is not None and call.overlay.at(base) is GONE:
+        raise NotFoundError(
+            f"search path does not exist: {base}: an earlier step of this dry run would delete or move it away. "
+            "Check the steps' order and paths.",
+            path=str(base),
+        )
+    if base is None or call.overlay.is_file(
+        base
+    ):  # the input files, or a file as path: its content, as search_files reads it
         named = call.files or (str(base),)
         counts = _counted(
-            engines, named, pattern, regex=not literal, case_sensitive=case_sensitive, at_end=False, action="search"
+            engines,
+            call,
+            named,
+            pattern,
+            regex=not literal,
+            case_sensitive=case_sensitive,
+            at_end=False,
+            action="search",
         )
         found = {file: n for file, n in counts.items() if n}
         return ActionOutput(tuple(found), sum(found.values()), file_counts=found)
+    if call.overlay.at(base) != OnDisk(base):
+        return _put_there(base)
     everything = flag(params, "include_dependencies", False)  # search_files' default skips, and its flag
     options = WalkOptions(
         globs=normalise_globs(strings(params, "file_types")),
@@ -129,7 +97,22 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         unreadable=tuple(kept.unreadable),
     )
     found = {f: result.counts[f] for f in files}
-    return ActionOutput(tuple(files), result.total_matches, file_counts=found, not_searched=left_out or None)
+    count = counter(pattern, regex=not literal, case_sensitive=case_sensitive, at_end=False)
+    planned, unforeseen = overlaid_counts(call.overlay, engines, base, options, hide, found, count)
+    total = result.total_matches if planned is found else sum(planned.values())
+    return ActionOutput(
+        tuple(planned), total, file_counts=planned, not_searched=left_out or None, unforeseen=unforeseen
+    )
+
+
+def _put_there(base: Path) -> ActionOutput:
+    """A dry run's search under a directory an earlier step would copy or move to ``base``."""
+    return ActionOutput(
+        (),
+        0,
+        unforeseen=f"an earlier step would put {base} there (a copy or move); this dry run did not search it, as it "
+        "cannot tell which files the walk would keep. The real run searches it.",
+    )
 
 
 _REGEX_SYNTAX = frozenset("\\.+*?()|[]{}^$")  # what Go's regexp.QuoteMeta escapes
@@ -147,6 +130,7 @@ def count_occurrences(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     params = call.params
     counts = _counted(
         engines,
+        call,
         call.files,
         text(params, "pattern"),
         regex=flag(params, "regex", False),
@@ -162,7 +146,7 @@ def read_ranges(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     spans = _ranges(call.params)
     parts = []
     for file in call.files:
-        path, decoded = read_text(engines, file, "read_ranges")
+        path, decoded = read_text(engines, call, file, "read_ranges")
         lines = split_lines(decoded.text)
         pieces = ["".join(lines[start - 1 : end]).rstrip("\r\n") for start, end in spans]
         parts.append(f"==> {engines.policy.label(path)} <==\n" + "\n...\n".join(pieces))
@@ -172,7 +156,7 @@ def read_ranges(engines: PipelineEngines, call: StepCall) -> ActionOutput:
 def aggregate(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     """The input files once each, and their texts joined by ``separator`` (a newline unless given)."""
     separator = text(call.params, "separator", "\n", empty_ok=True)
-    joined = separator.join(read_text(engines, file, "aggregate")[1].text for file in call.files)
+    joined = separator.join(read_text(engines, call, file, "aggregate")[1].text for file in call.files)
     return ActionOutput(call.files, content=shown(joined, verbose=call.verbose))
 
 
@@ -189,7 +173,7 @@ def diff(engines: PipelineEngines, call: StepCall) -> ActionOutput:
             f"diff needs two files and got {len(call.files)}: pass params.file_a and params.file_b, or an "
             "input step with at least two files."
         )
-    (path_a, before), (path_b, after) = (read_text(engines, file, "diff") for file in pair)
+    (path_a, before), (path_b, after) = (read_text(engines, call, file, "diff") for file in pair)
     label_a, label_b = engines.policy.label(path_a), engines.policy.label(path_b)
     result = render_diff(label_a, before.text, after.text, "full")
     body = result.text.split("\n")[2:]
@@ -222,8 +206,9 @@ READERS: dict[str, Action] = {
 }
 
 
-def read_text(engines: PipelineEngines, file: str, action: str) -> tuple[Path, DecodedText]:
-    """A file's canonical path and decoded text, read through the pinned walk between the read hooks of ``action``.
+def read_text(engines: PipelineEngines, call: StepCall, file: str, action: str) -> tuple[Path, DecodedText]:
+    """A file's canonical path and decoded text, read through the pinned walk between the read hooks of ``action``
+    (in a dry run, as its earlier steps would leave it).
 
     Raises:
         HookDeniedError: a pre-read hook refused the file.
@@ -231,15 +216,9 @@ def read_text(engines: PipelineEngines, file: str, action: str) -> tuple[Path, D
     """
     path = engines.policy.resolve(file)
     _fire(engines, "pre", "read", path, action)
-    decoded = _decoded(engines, path)
+    decoded = decoded_text(engines, call.overlay, path)
     _fire(engines, "post", "read", path, action)
     return path, decoded
-
-
-def _decoded(engines: PipelineEngines, path: Path) -> DecodedText:
-    with engines.beneath.entry(path) as entry:
-        data, _ = read_at(entry, engines.max_file_size)
-    return decode(data, path)
 
 
 def _fire(
@@ -337,6 +316,7 @@ def strings(params: Mapping[str, Any], name: str) -> list[str]:
 
 def _counted(
     engines: PipelineEngines,
+    call: StepCall,
     files: tuple[str, ...],
     pattern: str,
     *,
@@ -348,21 +328,24 @@ def _counted(
     """Matches per file, each file between the search hooks of ``action``; a regex's in lines
     (:mod:`fsguard.core.linematches`), an empty one at the text's end counted ``at_end`` (as a regex step replaces
     it), not otherwise (as search_files counts)."""
-    count: Callable[[str], int]
-    if regex:
-        compiled = compile_re2(word_edges(pattern), case_sensitive=case_sensitive, what="pattern", advice=" (RE2).")
-        count = lambda text: sum(1 for _ in line_matches(compiled, pattern, text, at_end=at_end))  # noqa: E731
-    else:
-        literal = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
-        count = lambda text: sum(1 for _ in literal.finditer(text))  # noqa: E731
+    count = counter(pattern, regex=regex, case_sensitive=case_sensitive, at_end=at_end)
     asked: dict[str, object] = {"pattern": pattern, "mode": "count"}
     counts = {}
     for file in files:
         path = engines.policy.resolve(file)
         _fire(engines, "pre", "search", path, action, asked)
-        counts[file] = found = count(_decoded(engines, path).text)
+        counts[file] = found = count(decoded_text(engines, call.overlay, path).text)
         _fire(engines, "post", "search", path, action, {**asked, "total_matches": found})
     return counts
+
+
+def counter(pattern: str, *, regex: bool, case_sensitive: bool, at_end: bool) -> Callable[[str], int]:
+    """How :func:`_counted` counts ``pattern`` in a text."""
+    if regex:
+        compiled = compile_re2(word_edges(pattern), case_sensitive=case_sensitive, what="pattern", advice=" (RE2).")
+        return lambda text: sum(1 for _ in line_matches(compiled, pattern, text, at_end=at_end))
+    literal = re.compile(re.escape(pattern), 0 if case_sensitive else re.IGNORECASE)
+    return lambda text: sum(1 for _ in literal.finditer(text))
 
 
 def _ranges(params: Mapping[str, Any]) -> list[tuple[int, int | None]]:

@@ -11,7 +11,7 @@ for a file's lock stops before that file, and keeps what it changed before, as i
 An action first plans all its files (the edits as dry runs; for copy, rename and delete, sources present
 and targets free) and only then acts, so most failures happen before anything is written. The plan is
 graded on the seed's multi-file scale; HIGH or CRITICAL without ``force`` is refused (``risk_blocked``)
-before the step writes anything:
+before the step writes anything (a dry run's step reports what it would do, and the refusal):
 
     edit              files >= 30 / 50 / 80  or  replacements >= 100 / 500 / 1000  → MEDIUM / HIGH / CRITICAL
     multi_edit        files >= 30 / 50 / 80  or  edits applied  >= 20 / 50 / 100
@@ -20,6 +20,9 @@ before the step writes anything:
 
 A file in which nothing matches is left as it is (count 0); a step in which no file matches fails
 (``no_match``), since that almost always means a wrong old_text.
+
+A dry run plans each step on what the earlier steps would leave (:mod:`fsguard.core.pipeline_overlay`) and, once the
+step is planned whole, records what it would leave in turn.
 """
 
 from __future__ import annotations
@@ -40,7 +43,9 @@ from fsguard.core.groups import Change, logging_made_dirs
 from fsguard.core.matching import Replacement
 from fsguard.core.modes import Planner, RegexRule, multi, must_match, regex
 from fsguard.core.pipeline import ALIASES
-from fsguard.core.pipeline_actions import Action, ActionOutput, PipelineEngines, StepCall, flag, number, text
+from fsguard.core.pipeline_actions import flag, number, text
+from fsguard.core.pipeline_calls import Action, ActionOutput, PipelineEngines, StepCall
+from fsguard.core.pipeline_preview import decoded_text, planned_edit
 from fsguard.core.requests import EditRequest, planner_for
 from fsguard.core.risk import EDIT_SCALE, FILES_SCALE, MULTI_EDIT_SCALE, RiskLevel, Scale, graded
 
@@ -92,7 +97,10 @@ def regex_transform(engines: PipelineEngines, call: StepCall) -> ActionOutput:
 def copy(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     """Each input file copied into the ``destination`` directory, never over an existing file."""
     moves = _into(engines, call, "copy")
-    if not call.dry_run:
+    if call.dry_run:
+        for source, target in moves:
+            call.overlay.copied(Path(source), Path(target))
+    else:
         with logging_made_dirs(engines.beneath, call.changes):
             for source, target in moves:
                 with engines.locks.step():  # cancelled while it waits for this target's lock: stops before it
@@ -104,30 +112,40 @@ def copy(engines: PipelineEngines, call: StepCall) -> ActionOutput:
 def rename(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     """Each input file moved into the ``destination`` directory, never over an existing file."""
     moves = _into(engines, call, "rename")
-    risk = _gate(call, "rename", graded(FILES_SCALE, len(moves)), f"{len(moves)} file(s)")
-    if not call.dry_run:
+    level = graded(FILES_SCALE, len(moves))
+    blocked = _gate(call, "rename", level, f"{len(moves)} file(s)")
+    if call.dry_run:
+        for source, target in moves if blocked is None else ():
+            call.overlay.moved(Path(source), Path(target))
+    else:
         with logging_made_dirs(engines.beneath, call.changes):
             for source, target in moves:
                 with engines.locks.step():
                     engines.mover.move(source, target, tool="batch_operations")
                 call.changes.append(Change("moved", target, source=source))
-    return ActionOutput(tuple(target for _, target in moves), risk=risk)
+    return ActionOutput(tuple(target for _, target in moves), risk=level.value, blocked=blocked)
 
 
 def delete(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     """Each input file (or, with ``recursive``, directory) moved to the trash; restore_trash brings it back."""
-    missing = [file for file in call.files if not _exists(Path(file))]
+    missing = [file for file in call.files if not call.overlay.exists(Path(file))]
     if missing:
         raise _missing_error(missing)
-    risk = _gate(call, "delete", graded(FILES_SCALE, len(call.files)), f"{len(call.files)} file(s)")
-    if not call.dry_run:
+    for file in call.files:  # what the deleter refuses, refused before any file goes (and in a dry run)
+        engines.policy.check_removable(Path(file), "deleted")
+    level = graded(FILES_SCALE, len(call.files))
+    blocked = _gate(call, "delete", level, f"{len(call.files)} file(s)")
+    if call.dry_run:
+        for file in call.files if blocked is None else ():
+            call.overlay.deleted(Path(file))
+    else:
         for file in call.files:
             with engines.locks.step():
                 done = engines.deleter.delete(
                     file, recursive=flag(call.params, "recursive", False), tool="batch_operations"
                 )
             call.changes.append(Change("trashed", str(done.path), sd_id=done.trash.sd_id if done.trash else None))
-    return ActionOutput(call.files, risk=risk)
+    return ActionOutput(call.files, risk=level.value, blocked=blocked)
 
 
 WRITERS: dict[str, Action] = {
@@ -147,6 +165,7 @@ _DONE = {"copy": "copied", "rename": "moved"}
 class _Planned:
     file: str
     count: int
+    text: str | None = None  # the planned new text
 
 
 def _edited(
@@ -160,14 +179,14 @@ def _edited(
         label = engines.policy.label(Path(file))
         try:
             with engines.locks.step():  # cancelled while it waits to preview a file: stops there, not once it is free
-                report = engines.editor.run(file, planner_of(label), options)
+                preview = planned_edit(engines, call.overlay, file, planner_of(label), options)
         except NoMatchError as exc:
             if _partly_placed(exc):
                 raise
             missed.append(exc)
             planned.append(_Planned(file, 0))
             continue
-        planned.append(_Planned(file, report.plan.replacements))
+        planned.append(_Planned(file, preview.replacements, preview.new_text))
     changing = [plan for plan in planned if plan.count]
     total = sum(plan.count for plan in changing)
     if missed and not changing:
@@ -178,11 +197,15 @@ def _edited(
             f"{action} matched nothing in any of its {len(missed)} input files, so nothing was written; in the "
             f"first: {first} Check the text against read_file (or the search step's pattern) and retry.",
         )
-    amount = f"{len(changing)} file(s), {total} edit(s)"
-    risk = _gate(call, action, graded(scale, len(changing), total), amount)
+    level = graded(scale, len(changing), total)
+    blocked = _gate(call, action, level, f"{len(changing)} file(s), {total} edit(s)")
+    risk = level.value
     counts = {plan.file: plan.count for plan in planned}
     if call.dry_run:
-        return ActionOutput(tuple(p.file for p in changing), total, total, risk, file_counts=counts)
+        for change in changing if blocked is None else ():
+            before = decoded_text(engines, call.overlay, Path(change.file))
+            call.overlay.edited(Path(change.file), before, change.text or "")
+        return ActionOutput(tuple(p.file for p in changing), total, total, risk, file_counts=counts, blocked=blocked)
     real = EditOptions(tool="batch_operations", mode=f"pipeline_{action}")
     for plan in changing:
         with engines.locks.step():
@@ -201,15 +224,27 @@ def _partly_placed(exc: NoMatchError) -> bool:
     return isinstance(edits, list) and any(item.get("status") == "applied" for item in edits)
 
 
-def _gate(call: StepCall, action: str, level: RiskLevel, amount: str) -> str:
-    if level in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not call.force:
-        raise RiskBlockedError(
-            f"{action} would change {amount}: risk {level.value}, so it was blocked and nothing was written. "
-            "Run the pipeline with dry_run=true to see every step's counts, narrow the step's input, or pass "
-            "force=true (every change is backed up and the pipeline's backup_id reverts them all).",
+def _gate(call: StepCall, action: str, level: RiskLevel, amount: str) -> RiskBlockedError | None:
+    """None when the step may go on; else, in a dry run, the refusal the real run would make.
+
+    Raises:
+        RiskBlockedError: HIGH or CRITICAL without force, in a real run.
+    """
+    if level not in (RiskLevel.HIGH, RiskLevel.CRITICAL) or call.force:
+        return None
+    if call.dry_run:
+        return RiskBlockedError(
+            f"{action} would change {amount}: risk {level.value}, so without force the real run blocks it and "
+            "writes nothing. Pass force=true to run it (every change is backed up and the pipeline's backup_id "
+            "reverts them all), or narrow the step's input.",
             risk_level=level.value,
         )
-    return level.value
+    raise RiskBlockedError(
+        f"{action} would change {amount}: risk {level.value}, so it was blocked and nothing was written. "
+        "Run the pipeline with dry_run=true to see every step's counts, narrow the step's input, or pass "
+        "force=true (every change is backed up and the pipeline's backup_id reverts them all).",
+        risk_level=level.value,
+    )
 
 
 def _into(engines: PipelineEngines, call: StepCall, action: str) -> list[tuple[str, str]]:
@@ -221,12 +256,12 @@ def _into(engines: PipelineEngines, call: StepCall, action: str) -> list[tuple[s
         InvalidParamsError: the destination is an existing file.
     """
     destination = engines.policy.resolve(text(call.params, "destination"))
-    if destination.exists() and not destination.is_dir():
+    if call.overlay.exists(destination) and not call.overlay.is_dir(destination):
         raise InvalidParamsError(
             f"{action} destination {destination} is a file; pass a directory (it is created when missing).",
             path=str(destination),
         )
-    missing = [file for file in call.files if not _exists(Path(file))]
+    missing = [file for file in call.files if not call.overlay.exists(Path(file))]
     if missing:
         raise _missing_error(missing)
     if not call.files:
@@ -234,7 +269,11 @@ def _into(engines: PipelineEngines, call: StepCall, action: str) -> list[tuple[s
     pairs = [(file, str(destination / Path(file).name)) for file in call.files]
     taken: dict[str, str] = {}
     for source, target in pairs:
-        if target in taken or _exists(Path(target)):
+        # what the mover refuses, refused before any file moves (and in a dry run)
+        if action == "rename":
+            engines.policy.check_removable(Path(source), "moved")
+        engines.policy.check_writable(Path(target))
+        if target in taken or call.overlay.exists(Path(target)):
             other = f"{taken[target]} goes there too" if target in taken else "it exists"
             raise AlreadyExistsError(
                 f"{action} would put {source} at {target}, but {other}; nothing was {_DONE[action]}. "
@@ -243,10 +282,6 @@ def _into(engines: PipelineEngines, call: StepCall, action: str) -> list[tuple[s
             )
         taken[target] = source
     return pairs
-
-
-def _exists(path: Path) -> bool:
-    return path.exists() or path.is_symlink()
 
 
 def _missing_error(missing: list[str]) -> NotFoundError:

@@ -10,7 +10,9 @@ rolled back (:class:`Reverter`), then :class:`BatchFailedError` names the step (
 failed, and what was and was not rolled back; whatever could not be rolled back stays in a saved group.
 Without ``stop_on_error`` the run goes on: the failed step's own changes are undone (a step is all or
 nothing), later steps reading from it get no files, and the status is ``partial``. A dry run writes nothing;
-its steps report what they would do, and a failure is reported in the failed step instead of raised.
+its steps report what they would do, each planned on what the steps before it would leave
+(:mod:`fsguard.core.pipeline_overlay`), and a failure is reported in the failed step instead of raised; a step its
+risk gate would block reports its counts and risk, failed with ``risk_blocked``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ from fsguard.core.beneath import lstat_at
 from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, ReadOnlyError, UndoConflictError
 from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
-from fsguard.core.pipeline_actions import READERS, ActionOutput, PipelineEngines, StepCall, own_files
+from fsguard.core.pipeline_actions import READERS, own_files
+from fsguard.core.pipeline_calls import ActionOutput, PipelineEngines, StepCall
 from fsguard.core.pipeline_changes import WRITERS
+from fsguard.core.pipeline_overlay import GONE, Edited, Overlay
 from fsguard.core.pipeline_schedule import condition_holds, failed_reference, plan_levels, render
 from fsguard.core.reverting import Reverted, Reverter
 from fsguard.core.risk import PIPELINE_SCALE, RiskLevel, graded
@@ -61,7 +65,7 @@ class PipelineRunner:
         outcomes: dict[int, StepOutcome] = {}
         changes: list[Change] = []
         try:
-            failed = self._levels(request, outcomes, changes, progress)
+            failed = self._levels(request, outcomes, changes, progress, Overlay())
         except BaseException:  # cancelled, or a bug: what the run changed stays restorable as one group
             self._groups.save(_operation(request), changes)
             raise
@@ -97,16 +101,19 @@ class PipelineRunner:
         outcomes: dict[int, StepOutcome],
         changes: list[Change],
         progress: Progress | None,
+        overlay: Overlay,
     ) -> StepOutcome | None:
-        """Run level after level; the first failed step when ``stop_on_error`` stopped the run, else None."""
+        """Run level after level; the first failed step when ``stop_on_error`` stopped the run, else None. A dry run's
+        writing steps record in ``overlay`` what they would leave (they run alone in their level)."""
         steps = {step.index: step for step in request.steps}
         for number, level in enumerate(plan_levels(request.steps, parallel=request.parallel), 1):
             known = dict(outcomes)  # each step of a level sees the same earlier outcomes, whichever thread runs it
             chosen = [steps[index] for index in level]
             if len(chosen) == 1:
-                ran = [self._step(request, chosen[0], known=known, level=number if request.parallel else None)]
+                alone = number if request.parallel else None
+                ran = [self._step(request, chosen[0], known=known, level=alone, overlay=overlay)]
             else:
-                run = partial(self._step, request, known=known, level=number)
+                run = partial(self._step, request, known=known, level=number, overlay=overlay)
                 with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(chosen))) as pool:
                     # A thread starts in an empty context: each step runs in a copy of the call's, which holds
                     # the client's roots, the connection's known hashes and the result budget.
@@ -125,7 +132,13 @@ class PipelineRunner:
         return None
 
     def _step(
-        self, request: PipelineRequest, step: Step, *, known: Mapping[int, StepOutcome], level: int | None
+        self,
+        request: PipelineRequest,
+        step: Step,
+        *,
+        known: Mapping[int, StepOutcome],
+        level: int | None,
+        overlay: Overlay,
     ) -> _Ran:
         """Run one step: its condition, its templates, its action; a failure is returned, not raised."""
         started = perf_counter()
@@ -136,7 +149,7 @@ class PipelineRunner:
             condition = step.condition
             if condition is not None and condition.path:
                 condition = replace(condition, path=render(condition.path, earlier))
-            holds, why = condition_holds(condition, earlier, self._exists)
+            holds, why = condition_holds(condition, earlier, partial(self._exists, overlay))
             if not holds:
                 skipped = replace(base, status="skipped", skip_reason=f"condition false: {why}")
                 return replace(skipped, duration_ms=_ms(started)), []
@@ -146,7 +159,7 @@ class PipelineRunner:
             params = render(dict(step.params), earlier)
             sets = tuple(earlier[source].files if source in earlier else () for source in step.sources)
             files = tuple(dict.fromkeys(chain(*sets, own_files(self._engines, step.action, params))))
-            call = StepCall(params, files, sets, request.dry_run, request.force, request.verbose)
+            call = StepCall(params, files, sets, request.dry_run, request.force, request.verbose, overlay=overlay)
             output = ACTIONS[step.action](self._engines, call)
         except FsguardError as exc:
             made = call.changes if call is not None else []
@@ -157,11 +170,18 @@ class PipelineRunner:
             failed = replace(base, status="failed", error=message, error_code=exc.code, duration_ms=_ms(started))
             return failed, made
         status: StepStatus = "planned" if request.dry_run and step.destructive else "ok"
-        return _finished(replace(base, status=status, duration_ms=_ms(started)), output), call.changes
+        finished = _finished(replace(base, status=status, duration_ms=_ms(started)), output)
+        if output.blocked is not None:  # a dry run's: what the step would do, and that the real run refuses it
+            blocked = output.blocked
+            finished = replace(finished, status="failed", error=blocked.message, error_code=blocked.code)
+        return finished, call.changes
 
-    def _exists(self, user_path: str) -> bool:
-        """file_exists: whether anything is at the path, looked at through the pinned walk."""
-        path = self._engines.policy.resolve_entry(user_path)
+    def _exists(self, overlay: Overlay, user_path: str) -> bool:
+        """file_exists: whether anything is (in a dry run: would be) at the path, looked at through the pinned walk."""
+        found = overlay.at(self._engines.policy.resolve_entry(user_path))
+        if found is GONE or isinstance(found, Edited):
+            return found is not GONE
+        path = found.path
         try:
             with self._engines.beneath.entry(path, follow=False) as entry:
                 return lstat_at(entry) is not None
@@ -245,6 +265,7 @@ def _finished(outcome: StepOutcome, output: ActionOutput) -> StepOutcome:
         content=output.content,
         file_counts=output.file_counts,
         not_searched=output.not_searched,
+        unforeseen=output.unforeseen,
     )
 
 
@@ -259,7 +280,8 @@ def _report(
             reason = f"not run: step {failed.index} '{failed.id}' failed and stop_on_error is on"
             outcome = StepOutcome(step.index, step.id, step.action, "skipped", skip_reason=reason, reached=False)
         steps.append(outcome)
-    writers = [o for o in steps if o.action in WRITERS and o.status in ("ok", "planned")]
+    # A dry run's blocked step counts: it is what the run would affect with force, the next action it names.
+    writers = [o for o in steps if o.action in WRITERS and (o.status in ("ok", "planned") or _blocked(request, o))]
     affected = len(dict.fromkeys(file for outcome in (writers or steps) for file in outcome.files))
     edits = sum(outcome.edits or 0 for outcome in steps)
     risks = [graded(PIPELINE_SCALE, affected, edits).value, *(o.risk for o in steps if o.risk)]
@@ -269,6 +291,10 @@ def _report(
     return PipelineReport(
         request.name, "dry_run" if request.dry_run else status, tuple(steps), group_id, affected, edits, risk
     )
+
+
+def _blocked(request: PipelineRequest, outcome: StepOutcome) -> bool:
+    return request.dry_run and outcome.error_code == "risk_blocked"
 
 
 def _stayed(made: Sequence[Change], reverted: Sequence[Reverted], conflict: str | None) -> list[Change]:

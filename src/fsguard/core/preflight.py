@@ -304,7 +304,7 @@ def _quoted(text: str, limit: int = 60) -> str:
 
 def _amount(error: str | None) -> str:
     """What a blocked step would change: the facts that open the risk gate's message (pipeline_changes._gate)."""
-    facts, _, _ = (error or "").partition(", so it was blocked")
+    facts, _, _ = (error or "").partition(", so ")
     return facts
 
 

@@ -84,6 +84,11 @@ class StepResult(Result):
     not_searched: NotSearched | None = Field(
         None, description="search: files under its path it did not search, and why; absent when it searched all."
     )
+    unforeseen: str | None = Field(
+        None,
+        description="dry run: what the step's plan could not take from the earlier steps' planned changes (files "
+        "they would put under a searched directory); the real run may differ there.",
+    )
     error: str | None = None
     error_code: str | None = None
     duration_ms: float | None = None

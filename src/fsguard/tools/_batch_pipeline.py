@@ -81,6 +81,7 @@ def _step(outcome: StepOutcome) -> StepResult:
         risk_level=outcome.risk,
         content=outcome.content,
         not_searched=_not_searched(outcome.not_searched),
+        unforeseen=outcome.unforeseen,
         error=outcome.error,
         error_code=outcome.error_code,
         duration_ms=outcome.duration_ms,

@@ -83,6 +83,8 @@ def _step_lines(step: StepResult) -> list[str]:
         lines.append(f"     … and {len(step.files) - MAX_FILES_SHOWN} more (all in the structured result)")
     if step.not_searched:
         lines.append(f"   Not searched: {_not_searched(step.not_searched)}")
+    if step.unforeseen:
+        lines.append(f"   Dry run: {step.unforeseen}")
     if step.content:
         lines += ["   Content:", *(("     " + line).rstrip() for line in step.content.split("\n"))]
     return lines
