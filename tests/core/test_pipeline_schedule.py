@@ -99,13 +99,15 @@ def test_templates_fill_every_field_in_nested_params_and_leave_the_unknown_verba
         "text": "a={{a.count}}, b_files={{b.files_count}}, b_risk={{ b.risk }}, e={{b.edits}}",
         "nested": {"list": ["{{a.files_count}}", 7, None, {"deep": "{{b.count}}"}]},
         "unknown": "{{nobody.count}} {{a.colour}}",
-        "files": "{{a.files}}",
+        "joined": "{{a.files}}",
+        "files": "{{a.files}}, /r/own.txt",  # a files param's text: one item a file (a name may hold a comma)
     }
     assert render(params, earlier) == {
         "text": "a=10, b_files=2, b_risk=MEDIUM, e=4",
         "nested": {"list": ["2", 7, None, {"deep": "2"}]},  # count falls back to the file count
         "unknown": "{{nobody.count}} {{a.colour}}",
-        "files": "/r/a0.txt,/r/a1.txt",
+        "joined": "/r/a0.txt,/r/a1.txt",
+        "files": ["/r/a0.txt", "/r/a1.txt", "/r/own.txt"],
     }
     assert render(None, earlier) is None
     assert render("{{a.risk}} {{a.edits}}", earlier) == "LOW 0"

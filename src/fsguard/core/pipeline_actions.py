@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fsguard.core.diff import render_diff
-from fsguard.core.errors import InvalidParamsError, NotFoundError
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.ignore import WalkOptions, normalise_globs
 from fsguard.core.linematches import line_matches
+from fsguard.core.paths import PathPolicy
 from fsguard.core.patterns import compile_re2, compiles
 from fsguard.core.pipeline import NotSearched
 from fsguard.core.pipeline_calls import Action, ActionOutput, PipelineEngines, StepCall
@@ -239,16 +240,27 @@ def own_files(engines: PipelineEngines, action: str, params: Mapping[str, Any]) 
     """The canonical paths of :func:`named_files`."""
     # delete and rename act on a link itself, as delete_file and move_file do; the others on what it names
     resolve = engines.policy.resolve_entry if action in ("delete", "rename") else engines.policy.resolve
-    return [str(resolve(name)) for name in named_files(action, params)]
+    return [str(resolve(name)) for name in named_files(action, params, engines.policy)]
 
 
-def named_files(action: str, params: Mapping[str, Any]) -> list[str]:
-    """The paths a step names in its own params, as given: ``files`` (a list, or text split at commas, as the
-    ``{{step.files}}`` template writes it) and ``path`` (for every action but search, where it is a directory)."""
-    names = strings(params, "files")
+def named_files(action: str, params: Mapping[str, Any], policy: PathPolicy) -> list[str]:
+    """The paths a step names in its own params, as given: ``files`` (a list, or text: split at commas, the seed's
+    list, unless the whole text names an entry, since a name may hold a comma) and ``path`` (for every action but
+    search, where it is a directory)."""
+    files = params.get("files")
+    names = (
+        [files] if isinstance(files, str) and "," in files and _names_entry(policy, files) else strings(params, "files")
+    )
     if action != "search" and isinstance(params.get("path"), str) and params["path"]:
         names.append(params["path"])
     return names
+
+
+def _names_entry(policy: PathPolicy, name: str) -> bool:
+    try:
+        return os.path.lexists(policy.resolve_entry(name))
+    except FsguardError:  # refused whole: its pieces are judged one by one
+        return False
 
 
 def shown(content: str, *, verbose: bool) -> str:

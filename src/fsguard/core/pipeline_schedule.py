@@ -14,8 +14,8 @@ step counts as succeeded). A false condition skips the step, which counts as suc
 
 **Templates.** ``{{step_id.field}}`` in any string of a step's params (nested objects and lists too) becomes
 that earlier step's ``count`` (its count, else its number of files), ``files_count``, ``files`` (comma
-joined), ``risk`` (LOW when it has none) or ``edits``. An unknown step or field, or a later step, is left as
-written.
+joined; as a whole item of a list, or in the text of a ``files`` param, one item a file), ``risk`` (LOW when it
+has none) or ``edits``. An unknown step or field, or a later step, is left as written.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def render(value: Any, earlier: Mapping[str, StepOutcome]) -> Any:
     if isinstance(value, str):
         return TEMPLATE.sub(lambda match: _field(match, earlier), value)
     if isinstance(value, dict):
-        return {key: render(item, earlier) for key, item in value.items()}
+        return {key: render(_pieces(item) if key == "files" else item, earlier) for key, item in value.items()}
     if isinstance(value, list):
         return [filled for item in value for filled in _listed(item, earlier)]
     return value
@@ -156,6 +156,15 @@ def _listed(item: Any, earlier: Mapping[str, StepOutcome]) -> list[Any]:
     if whole is not None and whole.group(2) == "files" and whole.group(1) in earlier:
         return list(earlier[whole.group(1)].files)
     return [render(item, earlier)]
+
+
+def _pieces(value: Any) -> Any:
+    """A text ``files`` that quotes templates, split at its commas before they are filled, so each
+    ``{{step.files}}`` becomes that step's files one item each: joined at commas and split again, a file whose name
+    holds a comma was taken for two others (``sub/notes, draft.md`` edited ``sub/notes`` and ``draft.md``)."""
+    if isinstance(value, str) and TEMPLATE.search(value):
+        return [piece.strip() for piece in value.split(",") if piece.strip()]
+    return value
 
 
 def _field(match: re.Match[str], earlier: Mapping[str, StepOutcome]) -> str:

@@ -231,7 +231,7 @@ def _trashing(
     paths: list[str] = []
     moves: list[tuple[str, str | None]] = []
     for step in request.steps:
-        own = named_files(step.action, step.params)
+        own = named_files(step.action, step.params, policy)
         if step.action == "rename" and isinstance(folder := step.params.get("destination"), str):
             moves += [(name, str(Path(folder) / Path(name).name)) for name in own]  # each into the folder
         if step.action != "delete" or not _recursive(step.params):
