@@ -405,3 +405,23 @@ async def test_a_field_that_the_type_does_not_take_is_refused_with_its_fields_li
     result = await batch(client, {"type": "delete", "path": "x.txt", "content": "?"})
     assert error_code(result) == "invalid_params"
     assert "delete does not take 'content'; its fields are path, recursive, permanent, expected_hash" in text_of(result)
+
+
+async def test_an_atomic_batch_of_many_writes_that_fails_names_a_few_of_its_reverted_changes_and_counts_them(
+    client: Client, root: Path
+) -> None:
+    # The failure listed every reverted change, a line each, and _meta every path: 3,000 writes made 266 KB of text,
+    # above --max-response-bytes.
+    (root / "a.txt").write_bytes(b"x\n")
+    writes = [{"type": "write", "path": f"f{i}.txt", "content": "c"} for i in range(40)]
+    result = await batch(client, *writes, {"type": "edit", "path": "a.txt", "old_text": "absent", "new_text": "y"})
+    assert error_code(result) == "batch_failed"
+    assert sorted(path.name for path in root.iterdir()) == ["a.txt"]
+    assert (root / "a.txt").read_bytes() == b"x\n"
+    text = text_of(result)
+    assert "rollback completed for the 40 change(s)" in text
+    assert text.count("reverted: created") == 10
+    assert "… and 30 more (counted above)" in text
+    fields = meta(result)
+    assert (len(fields["rolled_back"]), fields["rolled_back_count"]) == (10, 40)
+    assert (fields["not_rolled_back"], fields["not_rolled_back_count"]) == ([], 0)

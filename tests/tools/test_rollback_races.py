@@ -245,3 +245,33 @@ def foreign_edit_after_each_conflict_check(monkeypatch: pytest.MonkeyPatch, stat
 
     monkeypatch.setattr(Reverter, "conflicts", conflicts_then_a_foreign_edit)
     return refused
+
+
+async def test_a_batch_rollback_refused_by_an_outside_change_names_the_group_restore_with_force_that_reverts_it(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The message said "retry with force=true" without the call: the batch's own force forces nothing, a restore of
+    # its group with force does.
+    (root / "a.txt").write_bytes(ORIGINAL)
+    (root / "b.txt").write_bytes(ORIGINAL)
+    check = Reverter.conflicts
+
+    def a_foreign_edit_then_conflicts(self: Reverter, changes: Any) -> Any:
+        (root / "a.txt").write_bytes(FOREIGN)
+        return check(self, changes)
+
+    monkeypatch.setattr(Reverter, "conflicts", a_foreign_edit_then_conflicts)
+    operations = [
+        {"type": "edit", "path": "a.txt", "old_text": "value = 1", "new_text": "value = 2"},
+        {"type": "edit", "path": "b.txt", "old_text": "no such text", "new_text": "x"},
+    ]
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert (root / "a.txt").read_bytes() == FOREIGN
+    group = (result.meta or {})["fsguard/error"]["backup_id"]
+    assert f"backup(action='restore', backup_id='{group}', force=true) reverts" in text_of(result)
+    assert "retry with force=true" not in text_of(result)
+    monkeypatch.setattr(Reverter, "conflicts", check)
+    restored = await client.call_tool("backup", {"action": "restore", "backup_id": group, "force": True})
+    assert not restored.is_error, text_of(restored)
+    assert (root / "a.txt").read_bytes() == ORIGINAL

@@ -30,6 +30,7 @@ from fsguard.core.errors import BatchFailedError, FsguardError, UndoConflictErro
 from fsguard.core.groups import UNDO_EACH_FILE, Change, ChangeLog, Group, GroupStore
 from fsguard.core.reverting import Reverted
 from fsguard.core.safeguards import Safeguards
+from fsguard.core.shortlist import first_few, shown_rows
 
 Progress = Callable[[int, int], None]
 
@@ -174,10 +175,10 @@ class BatchRunner:
             group = self._groups.save(TOOL, log.changes)
             return BatchFailedError(
                 f"{head}\nThe batch is atomic, but nothing could be rolled back: {exc.message} Once you have "
-                f"checked those files, {_reverts(group)} the changes it had made.",
+                f"checked those files with get_file_info, {_reverts(group)} the changes it had made (the current "
+                "bytes are backed up first).",
                 **fields,
-                rolled_back=[],
-                not_rolled_back=[f"{c.path}: {c.kind}" for c in log.changes],
+                **_named([], [f"{c.path}: {c.kind}" for c in log.changes]),
                 backup_id=_id(group),
             )
         undone = list(dict.fromkeys(r.change.path for r in reverted if r.status in ("reverted", "already")))
@@ -192,8 +193,7 @@ class BatchRunner:
         return BatchFailedError(
             f"{head}\n{text}",
             **fields,
-            rolled_back=undone,
-            not_rolled_back=[f"{r.change.path}: {r.detail or r.status}" for r in kept],
+            **_named(undone, [f"{r.change.path}: {r.detail or r.status}" for r in kept]),
             backup_id=_id(group),
         )
 
@@ -220,6 +220,16 @@ class BatchRunner:
         return _stayed(changes, [r for r in reverted if r.status in ("kept", "failed")])
 
 
+def _named(rolled_back: list[str], not_rolled_back: list[str]) -> dict[str, object]:
+    """The error's lists of paths, the first few of each (a batch of 3,000 writes named them all) and their counts."""
+    return {
+        "rolled_back": first_few(rolled_back),
+        "rolled_back_count": len(rolled_back),
+        "not_rolled_back": first_few(not_rolled_back),
+        "not_rolled_back_count": len(not_rolled_back),
+    }
+
+
 def _stayed(changes: Sequence[Change], kept: list[Reverted]) -> list[Change]:
     """The changes a revert left in place, in the order they were made."""
     left = {id(r.change) for r in kept}
@@ -240,9 +250,9 @@ def _rollback_text(
     # The seed's words, for callers that look for them.
     done = f"rolled back {len(reverted) - len(kept)} of" if kept else "rollback completed for"
     lines = [f"The batch is atomic; {done} the {len(reverted)} change(s) it had made, newest first:"]
-    lines.extend(
-        f"  {r.status}: {r.change.kind} {r.change.path}" + (f" ({r.detail})" if r.detail else "") for r in reverted
-    )
+    rows = [f"  {r.status}: {r.change.kind} {r.change.path}" + (f" ({r.detail})" if r.detail else "") for r in reverted]
+    failed = [r.status in ("kept", "failed") for r in reverted]
+    lines.extend(shown_rows(rows, failed=failed, rest="counted above", flagged="not rolled back"))
     if kept:
         retry = f"group {group_id}: backup(action='restore', backup_id=...) retries them" if group_id else _BY_FILE
         lines.append(f"{len(kept)} change(s) could not be rolled back and stay ({retry}).")
@@ -269,8 +279,8 @@ _BY_FILE = f"{UNDO_EACH_FILE} reverts each"
 
 def _reverts(group: Group | None) -> str:
     if group is None:
-        return f"{UNDO_EACH_FILE} on each file reverts"
-    return f"backup(action='restore', backup_id='{group.group_id}') reverts"
+        return "backup(action='undo_last', file_path=..., force=true) on each file reverts"
+    return f"backup(action='restore', backup_id='{group.group_id}', force=true) reverts"
 
 
 def _id(group: Group | None) -> str | None:

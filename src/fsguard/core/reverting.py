@@ -103,7 +103,7 @@ class Reverter:
         Raises:
             UndoConflictError: some change was touched since and ``force`` is false; nothing was reverted.
         """
-        self._refuse_conflicts(changes, force=force)
+        self._refuse_conflicts(changes, force=force, retry=not rollback)
         if dry_run:
             return [
                 self._hidden(change) or Reverted(change, "reverted", "dry run: would revert")
@@ -153,7 +153,9 @@ class Reverter:
                 backup_id=group.group_id,
             )
 
-    def _refuse_conflicts(self, changes: Sequence[Change], *, force: bool) -> None:
+    def _refuse_conflicts(self, changes: Sequence[Change], *, force: bool, retry: bool = True) -> None:
+        """Refuse changes touched since, unless ``force``; ``retry``: say how to force it (a rollback's caller names
+        the call that does, its group's restore: the force of the call that failed forces nothing)."""
         conflicts = self.conflicts(changes)
         if conflicts and not force:
             # A file a deny rule hides now is counted, never named: list and info count it the same way.
@@ -163,9 +165,12 @@ class Reverter:
             if hidden:
                 listed += ("; " if listed else "") + f"{hidden} a deny rule hides now (not named here)"
             check = "Check the named ones with get_file_info, then retry" if named else "Retry"
+            advice = (
+                f" {check} with force=true (current bytes are backed up first; what a rule hides is left as it is)."
+            )
             raise UndoConflictError(
-                f"{len(conflicts)} of {len(changes)} change(s) were modified since (nothing was reverted): {listed}. "
-                f"{check} with force=true (current bytes are backed up first; what a rule hides is left as it is).",
+                f"{len(conflicts)} of {len(changes)} change(s) were modified since (nothing was reverted): {listed}."
+                + (advice if retry else ""),
                 conflicts=[change.path for change, _ in named],
             )
 
