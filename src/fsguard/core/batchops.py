@@ -26,6 +26,7 @@ from fsguard.core.extraction import append_text, extract_lines
 from fsguard.core.groups import Change, ChangeLog, logging_made_dirs
 from fsguard.core.modes import must_match
 from fsguard.core.moving import Mover
+from fsguard.core.occ import OccVerdict
 from fsguard.core.requests import EditRequest, planner_for
 from fsguard.core.reverting import Reverter
 from fsguard.core.safeguards import Safeguards
@@ -51,6 +52,7 @@ class OperationOutcome:
     content_hash: str | None = None
     error: str | None = None
     error_code: str | None = None
+    verdict: OccVerdict | None = None  # the file changed on disk since this session saw it (--auto-occ warn)
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,15 @@ class Operations:
             if op.append:
                 added = append_text(self._safe, path, content, expected_hash=op.expected_hash, tool=TOOL, done=done)
                 backup = added.backup.backup_id if added.backup else None
-                return outcome(op, "ok", path=path, size=added.size, backup_id=backup, content_hash=added.content_hash)
+                return outcome(
+                    op,
+                    "ok",
+                    path=path,
+                    size=added.size,
+                    backup_id=backup,
+                    content_hash=added.content_hash,
+                    verdict=added.verdict,
+                )
             report = self._engines.writer.write(op.path, content, expected_hash=op.expected_hash, tool=TOOL)
             backup = report.backup.backup_id if report.backup else None
             if report.created:
@@ -105,7 +115,13 @@ class Operations:
             elif not report.unchanged:
                 done.add(Change.modified(report.path, backup, report.content_hash))
         return outcome(
-            op, "ok", path=report.path, size=report.bytes_written, backup_id=backup, content_hash=report.content_hash
+            op,
+            "ok",
+            path=report.path,
+            size=report.bytes_written,
+            backup_id=backup,
+            content_hash=report.content_hash,
+            verdict=report.verdict,
         )
 
     def _edit(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
@@ -129,6 +145,7 @@ class Operations:
             replacements=report.plan.replacements,
             backup_id=backup,
             content_hash=report.content_hash,
+            verdict=report.verdict,
         )
 
     def _copy(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
@@ -196,6 +213,7 @@ class Operations:
             size=extracted.bytes_moved,
             backup_id=backup.backup_id if backup else None,
             content_hash=extracted.source.content_hash,
+            verdict=extracted.verdict,
         )
 
     def _file_size(self, path: Path) -> int | None:
@@ -221,8 +239,9 @@ def outcome(
     content_hash: str | None = None,
     error: str | None = None,
     code: str | None = None,
+    verdict: OccVerdict | None = None,
 ) -> OperationOutcome:
-    """The outcome of ``op``, its paths as text."""
+    """The outcome of ``op``, its paths as text; ``verdict`` kept when the file changed on disk meanwhile."""
     return OperationOutcome(
         index=op.index,
         type=op.type,
@@ -236,4 +255,5 @@ def outcome(
         content_hash=content_hash,
         error=error,
         error_code=code,
+        verdict=verdict if verdict is not None and verdict.known_hash is not None else None,
     )

@@ -39,6 +39,7 @@ class Extracted:
     lines: int
     source: Commit
     destination: Commit
+    verdict: OccVerdict  # the source's
 
 
 def extract_lines(
@@ -67,7 +68,7 @@ def extract_lines(
         raise InvalidParamsError(f"extract needs another file as destination than its source {source}.")
     with _both(safe, source, destination) as (from_file, to_file):
         data = from_file.require()
-        from_file.check(expected_hash)
+        verdict = from_file.check(expected_hash)
         decoded = decode(data, source)
         numbered = split_lines(decoded.text)
         if start > len(numbered):
@@ -94,7 +95,7 @@ def extract_lines(
         done.add(_change(to_file, written))
         removed = from_file.commit(_encoded(rest, from_file, decoded), edit_hook)
         done.add(_change(from_file, removed))
-    return Extracted(len(block.encode(decoded.encoding)), last - start + 1, removed, written)
+    return Extracted(len(block.encode(decoded.encoding)), last - start + 1, removed, written, verdict)
 
 
 @dataclass(frozen=True)

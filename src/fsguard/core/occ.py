@@ -29,6 +29,19 @@ def stale_read_head(path: object) -> str:
     return f"[STALE_READ] File was not read in the current session before editing ({path}, in the last {minutes})"
 
 
+def blocked(path: Path | str, known: str, current: str, *, advice: str | None = None) -> ExternalChangeError:
+    """``--auto-occ block``'s refusal; ``advice`` for a call that takes no expected_hash (a pipeline's step)."""
+    advice = advice or f"Re-read the file, or pass expected_hash={current!r} to edit the current content deliberately."
+    return ExternalChangeError(
+        # The seed's words, which its callers match on, then what fsguard adds.
+        f"blocked: file changed on disk since this session last read it: {path} (known hash {known}, on-disk "
+        f"{current}) — another process may have modified it. Nothing was written. {advice}",
+        path=str(path),
+        known_hash=known,
+        current_hash=current,
+    )
+
+
 @dataclass(frozen=True)
 class OccVerdict:
     """What a mutation may proceed with, as facts for the result's notes (``voice.notes`` words them).
@@ -73,15 +86,7 @@ class ConcurrencyGuard:
         known = self._fresh_hash(path)
         if known is not None and known != current_hash and self._mode != "off":
             if self._mode == "block":
-                raise ExternalChangeError(
-                    # The seed's words, which its callers match on, then what fsguard adds.
-                    f"blocked: file changed on disk since this session last read it: {path} (known hash {known}, "
-                    f"on-disk {current_hash}) — another process may have modified it. Nothing was written. Re-read "
-                    f"the file, or pass expected_hash={current_hash!r} to edit the current content deliberately.",
-                    path=str(path),
-                    known_hash=known,
-                    current_hash=current_hash,
-                )
+                raise blocked(path, known, current_hash)
             return OccVerdict(path, known_hash=known, current_hash=current_hash)
         if known is None and self._session.first_hint(path):
             return OccVerdict(path, stale_read=True)

@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fsguard.core.occ import OccVerdict
+
 MAX_STEPS = 20
 StepStatus = Literal["ok", "failed", "skipped", "planned"]
 RunStatus = Literal["applied", "dry_run", "partial"]
@@ -159,6 +161,7 @@ class StepOutcome:
     file_counts: Mapping[str, int] | None = None
     not_searched: NotSearched | None = None
     unforeseen: str | None = None  # a dry run's: what it could not plan from the earlier steps' planned changes
+    external: tuple[OccVerdict, ...] = ()  # the files it changed that changed on disk since this session saw them
     skip_reason: str | None = None
     error: str | None = None
     error_code: str | None = None

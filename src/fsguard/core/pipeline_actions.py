@@ -248,9 +248,7 @@ def named_files(action: str, params: Mapping[str, Any], policy: PathPolicy) -> l
     list, unless the whole text names an entry, since a name may hold a comma) and ``path`` (for every action but
     search, where it is a directory)."""
     files = params.get("files")
-    names = (
-        [files] if isinstance(files, str) and "," in files and _names_entry(policy, files) else strings(params, "files")
-    )
+    names = [files] if isinstance(files, str) and _names_entry(policy, files) else strings(params, "files")
     if action != "search" and isinstance(params.get("path"), str) and params["path"]:
         names.append(params["path"])
     return names

@@ -19,6 +19,7 @@ from fsguard.core.groups import Change
 from fsguard.core.hooks import HookRunner
 from fsguard.core.locks import PathLocks
 from fsguard.core.moving import Mover
+from fsguard.core.occ import OccVerdict
 from fsguard.core.paths import PathPolicy
 from fsguard.core.pipeline import NotSearched
 from fsguard.core.pipeline_overlay import Overlay
@@ -67,6 +68,7 @@ class ActionOutput:
     # A dry run's step over the risk threshold without force: what it would do, and the refusal the real run makes.
     blocked: RiskBlockedError | None = None
     unforeseen: str | None = None  # a dry run's: what it could not plan from what the earlier steps would change
+    external: tuple[OccVerdict, ...] = ()  # files changed on disk since this session saw them (--auto-occ warn)
 
 
 Action = Callable[[PipelineEngines, StepCall], ActionOutput]

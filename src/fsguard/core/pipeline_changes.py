@@ -27,13 +27,16 @@ step is planned whole, records what it would leave in turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsguard.core import occ
 from fsguard.core.editing import EditOptions
 from fsguard.core.errors import (
     AlreadyExistsError,
+    ExternalChangeError,
     InvalidParamsError,
     NoMatchError,
     NotFoundError,
@@ -42,6 +45,7 @@ from fsguard.core.errors import (
 from fsguard.core.groups import Change, logging_made_dirs
 from fsguard.core.matching import Replacement
 from fsguard.core.modes import Planner, RegexRule, multi, must_match, regex
+from fsguard.core.occ import OccVerdict
 from fsguard.core.pipeline import ALIASES
 from fsguard.core.pipeline_actions import flag, number, text
 from fsguard.core.pipeline_calls import Action, ActionOutput, PipelineEngines, StepCall
@@ -178,7 +182,8 @@ def _edited(
     for file in call.files:
         label = engines.policy.label(Path(file))
         try:
-            with engines.locks.step():  # cancelled while it waits to preview a file: stops there, not once it is free
+            # cancelled while it waits to preview a file: stops there, not once it is free
+            with engines.locks.step(), _rereading(file):
                 preview = planned_edit(engines, call.overlay, file, planner_of(label), options)
         except NoMatchError as exc:
             if _partly_placed(exc):
@@ -207,15 +212,37 @@ def _edited(
             call.overlay.edited(Path(change.file), before, change.text or "")
         return ActionOutput(tuple(p.file for p in changing), total, total, risk, file_counts=counts, blocked=blocked)
     real = EditOptions(tool="batch_operations", mode=f"pipeline_{action}")
+    external: list[OccVerdict] = []
     for plan in changing:
-        with engines.locks.step():
+        with engines.locks.step(), _rereading(plan.file):
             report = engines.editor.run(plan.file, planner_of(engines.policy.label(Path(plan.file))), real)
         counts[plan.file] = report.plan.replacements
+        external += [report.verdict] if report.verdict.known_hash is not None else []
         if report.content_hash != report.previous_hash:
             backup = report.backup.backup_id if report.backup else None
             call.changes.append(Change.modified(report.path, backup, report.content_hash))
     total = sum(counts.values())
-    return ActionOutput(tuple(p.file for p in changing), total, total, risk, file_counts=counts)
+    return ActionOutput(
+        tuple(p.file for p in changing), total, total, risk, file_counts=counts, external=tuple(external)
+    )
+
+
+@contextmanager
+def _rereading(file: str) -> Iterator[None]:
+    """An edit of ``file``, --auto-occ block's refusal naming what works here: a step takes no expected_hash (it may
+    edit many files), so it told the agent to pass one, and the pipeline was refused."""
+    try:
+        yield
+    except ExternalChangeError as exc:
+        known, current = exc.fields.get("known_hash"), exc.fields.get("current_hash")
+        if not isinstance(known, str) or not isinstance(current, str):
+            raise  # changed while it was written: not block's refusal
+        raise occ.blocked(file, known, current, advice=_REREAD) from None
+
+
+_REREAD = (
+    "Re-read it with read_file (then its current content is the one this session knows) and run the pipeline again."
+)
 
 
 def _partly_placed(exc: NoMatchError) -> bool:

@@ -264,6 +264,7 @@ def _finished(outcome: StepOutcome, output: ActionOutput) -> StepOutcome:
         risk=output.risk,
         content=output.content,
         file_counts=output.file_counts,
+        external=output.external,
         not_searched=output.not_searched,
         unforeseen=output.unforeseen,
     )

@@ -38,6 +38,7 @@ class OperationResult(Result):
     )
     sd_id: str | None = Field(None, description="delete (soft): the trash entry; backup(action='restore_trash').")
     content_hash: str | None = Field(None, description="Hash of the file after this operation.")
+    external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
     error: str | None = None
     error_code: str | None = None
 
@@ -88,6 +89,9 @@ class StepResult(Result):
         None,
         description="dry run: what the step's plan could not take from the earlier steps' planned changes (files "
         "they would put under a searched directory); the real run may differ there.",
+    )
+    external_change: str | None = Field(
+        None, description="Writing steps: the files it changed that changed on disk since this session saw them."
     )
     error: str | None = None
     error_code: str | None = None

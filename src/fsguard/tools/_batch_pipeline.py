@@ -20,6 +20,7 @@ from fsguard.models.batch import NotSearched as NotSearchedResult
 from fsguard.services import Services
 from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask
 from fsguard.tools.search import SAMPLE
+from fsguard.voice.notes import external_changes_note
 
 
 async def ask_batch(
@@ -82,6 +83,7 @@ def _step(outcome: StepOutcome) -> StepResult:
         content=outcome.content,
         not_searched=_not_searched(outcome.not_searched),
         unforeseen=outcome.unforeseen,
+        external_change=external_changes_note(outcome.external),
         error=outcome.error,
         error_code=outcome.error_code,
         duration_ms=outcome.duration_ms,

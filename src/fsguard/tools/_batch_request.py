@@ -13,6 +13,7 @@ from fsguard.core.batchops import OperationOutcome
 from fsguard.core.batchplan import parse_request
 from fsguard.models.batch import BatchResult, OperationResult
 from fsguard.services import Services
+from fsguard.voice.notes import external_change_note
 
 
 def run_request(services: Services, raw: Any, progress: Progress | None = None) -> BatchResult:
@@ -46,6 +47,7 @@ def _operation(outcome: OperationOutcome) -> OperationResult:
         backup_id=outcome.backup_id,
         sd_id=outcome.sd_id,
         content_hash=outcome.content_hash,
+        external_change=external_change_note(outcome.verdict) if outcome.verdict is not None else None,
         error=outcome.error,
         error_code=outcome.error_code,
     )

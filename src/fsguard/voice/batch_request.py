@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from fsguard.core.shortlist import first_few, shown_rows
 from fsguard.models.batch import BatchResult, OperationResult
+from fsguard.voice.notes import changed_on_disk_line
 from fsguard.voice.paths import shortened_error, shown
 from fsguard.voice.sizes import human_size
 
@@ -24,8 +25,9 @@ def operations_text(result: BatchResult, compact: bool) -> str:
     """The batch's outcome: compact in one line, verbose with a line per operation."""
     operations = result.operations or []
     total = len(operations)
+    changed = changed_on_disk_line([op.path for op in operations if op.external_change and op.path])
     if compact:
-        return _compact(result, operations, total)
+        return _compact(result, operations, total) + (f"\n{changed}" if changed else "")
     if result.status == "validated":
         head = (
             f"Batch validated: all {total} operations are valid; nothing was written. "
@@ -44,7 +46,8 @@ def operations_text(result: BatchResult, compact: bool) -> str:
         head += " Nothing needed changing, so no backup group was recorded."
     rows = [f"  {_line(op)}" for op in operations]
     failed = [op.status == "failed" for op in operations]
-    return "\n".join([head, *shown_rows(rows, failed=failed, rest="every one in the result's operations list")])
+    rows = shown_rows(rows, failed=failed, rest="every one in the result's operations list")
+    return "\n".join([head, *rows, *([changed] if changed else [])])
 
 
 def _compact(result: BatchResult, operations: list[OperationResult], total: int) -> str:

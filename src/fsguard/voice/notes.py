@@ -7,6 +7,7 @@ the sentences the model reads are written here, in one place, like every other s
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from fsguard.core.occ import OccVerdict, stale_read_head
 from fsguard.core.risk import (
@@ -19,6 +20,8 @@ from fsguard.core.risk import (
     RiskLevel,
     WriteGuard,
 )
+from fsguard.core.shortlist import shortlist
+from fsguard.voice.paths import shown
 from fsguard.voice.sizes import counted
 
 
@@ -94,6 +97,24 @@ def external_change_note(verdict: OccVerdict) -> str | None:
         f"file changed on disk since this session last saw it (known hash {verdict.known_hash}, on-disk "
         f"{verdict.current_hash}) — another process may have modified it: {verdict.path}."
     )
+
+
+def external_changes_note(verdicts: Sequence[OccVerdict]) -> str | None:
+    """:func:`external_change_note` of one file; of several, how many and which; None when none changed."""
+    if len(verdicts) <= 1:
+        return external_change_note(verdicts[0]) if verdicts else None
+    return (
+        f"{len(verdicts)} files changed on disk since this session last saw them — another process may have "
+        f"modified them: {shortlist(str(v.path) for v in verdicts)}."
+    )
+
+
+def changed_on_disk_line(paths: Sequence[str]) -> str:
+    """The line a many-file result's text adds for the files another process changed since this session saw them
+    (their ``external_change`` says more); empty when there are none."""
+    if not paths:
+        return ""
+    return f"Changed on disk since this session last saw them (another process): {shortlist(map(shown, paths))}."
 
 
 def stale_read_note(verdict: OccVerdict) -> str | None:

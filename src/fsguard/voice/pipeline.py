@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fsguard.core.shortlist import shortlist
 from fsguard.models.batch import BatchResult, NotSearched, StepResult
-from fsguard.voice.paths import shortened_error, shown
+from fsguard.voice.paths import shortened, shortened_error, shown
 from fsguard.voice.sizes import counted
 
 MAX_FILES_SHOWN = 20
@@ -25,7 +25,8 @@ def pipeline_text(result: BatchResult, compact: bool) -> str:
     """The pipeline's run: compact ``OK: 3/3 steps | 2 files | 5 edits``, else each step with its files."""
     steps = result.steps or []
     if compact:
-        return _compact(result, steps)
+        notes = (f"\n{step.id}: {shortened(step.external_change)}" for step in steps if step.external_change)
+        return _compact(result, steps) + "".join(notes)
     dry = " (dry run: nothing was written)" if result.status == "dry_run" else ""
     lines = [f"Pipeline: {result.name}{dry}", f"Steps: {result.completed}/{len(steps)} completed"]
     if result.failed:
@@ -85,6 +86,8 @@ def _step_lines(step: StepResult) -> list[str]:
         lines.append(f"   Not searched: {_not_searched(step.not_searched)}")
     if step.unforeseen:
         lines.append(f"   Dry run: {step.unforeseen}")
+    if step.external_change:
+        lines.append(f"   Note: {shortened(step.external_change)}")
     if step.content:
         lines += ["   Content:", *(("     " + line).rstrip() for line in step.content.split("\n"))]
     return lines
