@@ -275,3 +275,30 @@ async def test_a_batch_rollback_refused_by_an_outside_change_names_the_group_res
     restored = await client.call_tool("backup", {"action": "restore", "backup_id": group, "force": True})
     assert not restored.is_error, text_of(restored)
     assert (root / "a.txt").read_bytes() == ORIGINAL
+
+
+async def test_a_pipeline_rollback_refused_by_an_outside_change_names_the_group_restore_with_force_that_reverts_it(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It named the group's restore without force=true, which the outside change then refused too.
+    (root / "a.txt").write_bytes(ORIGINAL)
+    check = Reverter.conflicts
+
+    def a_foreign_edit_then_conflicts(self: Reverter, changes: Any) -> Any:
+        (root / "a.txt").write_bytes(FOREIGN)
+        return check(self, changes)
+
+    monkeypatch.setattr(Reverter, "conflicts", a_foreign_edit_then_conflicts)
+    steps = [
+        {"id": "e", "action": "edit", "params": {"files": ["a.txt"], "old_text": "value = 1", "new_text": "value = 2"}},
+        {"id": "f", "action": "edit", "params": {"files": ["a.txt"], "old_text": "no such text", "new_text": "x"}},
+    ]
+    result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "edit-then-fail", "steps": steps}})
+    assert error_code(result) == "batch_failed", text_of(result)
+    assert (root / "a.txt").read_bytes() == FOREIGN
+    group = (result.meta or {})["fsguard/error"]["backup_id"]
+    assert f'backup(action="restore", backup_id="{group}", force=true) reverts them' in text_of(result)
+    monkeypatch.setattr(Reverter, "conflicts", check)
+    restored = await client.call_tool("backup", {"action": "restore", "backup_id": group, "force": True})
+    assert not restored.is_error, text_of(restored)
+    assert (root / "a.txt").read_bytes() == ORIGINAL

@@ -225,8 +225,10 @@ class PipelineRunner:
                 f"Rolled back {len(made) - len(stayed)} of {len(made)} change(s); not rolled back: "
                 f"{_why(stayed, reverted, conflict)}. "
                 + (
-                    f'They are kept in group {group.group_id}: backup(action="restore", backup_id="{group.group_id}")'
-                    " reverts them."
+                    f'They are kept in group {group.group_id}: backup(action="restore", backup_id="{group.group_id}"'
+                    # what the rollback was refused for refuses the restore too, until forced
+                    + (", force=true" if conflict else "")
+                    + ") reverts them."
                     if group
                     else f"{UNDO_EACH_FILE} reverts each."
                 )
