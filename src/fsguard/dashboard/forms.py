@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.undo import RestoreReport
 from fsguard.dashboard import names
 from fsguard.dashboard.site import dashboard_of
 
@@ -45,7 +46,7 @@ async def undo(request: Request) -> Response:
     force = await _field(request, "force", required=False) == "yes"
     actions = dashboard_of(request).actions
     report = await run_in_threadpool(lambda: actions.undo(user_path, force=force))
-    return _to("/files", path=str(report.path), done="undo")
+    return _to("/files", path=str(report.path), done=_outcome("undo", report))
 
 
 async def restore(request: Request) -> Response:
@@ -54,7 +55,14 @@ async def restore(request: Request) -> Response:
     user_path = await _path(request)
     actions = dashboard_of(request).actions
     report = await run_in_threadpool(actions.restore, backup_id, user_path)
-    return _to("/files", path=str(report.path), done="restore")
+    return _to("/files", path=str(report.path), done=_outcome("restore", report))
+
+
+def _outcome(act: str, report: RestoreReport) -> str:
+    """The notice the Files page shows: it may speak of a safety backup only when one was taken."""
+    if report.already_there:
+        return f"{act}_nothing_written"
+    return act if report.safety_backup is not None else f"{act}_created"
 
 
 async def restore_trash(request: Request) -> Response:

@@ -2,6 +2,8 @@
 
 A step's backup holds the bytes before its operation; the bytes after are the next newer step's backup when its
 hash is the recorded ``after_hash`` (nothing happened in between), or the file itself for the newest step.
+An undo leaves the chain: the bytes it replaced are in an unchained ``pre_undo`` backup, shown apart as an undone step
+whose Redo restores them, as the tool's answer offers ``backup(action="restore", backup_id=...)``.
 Reads only: the backup store (through its API), and the file through its pinned directory.
 """
 
@@ -38,6 +40,7 @@ class FileHistory:
     path: Path
     label: str
     steps: list[Step]
+    undone: list[Step]  # the safety backups of the undos since the file's last operation, newest first; diff: the redo
     current_hash: str | None  # None: the file is missing
     changed_since: bool  # the file changed after the newest step (Undo would need force)
 
@@ -65,7 +68,8 @@ def file_history(services: Services, path: Path) -> FileHistory:
         steps.append(Step(record, _diff(services, label, path, record, after), note))
         newer = record
     changed = bool(chain) and current_hash != chain[0].after_hash
-    return FileHistory(path, label, steps, current_hash, changed)
+    undone = [_redo(services, label, path, record, now) for record in _undone(services, path)]
+    return FileHistory(path, label, steps, undone, current_hash, changed)
 
 
 def recent_files(services: Services) -> list[RecentFile]:
@@ -93,6 +97,29 @@ def _after(
     return services.backups.read_blob(newer), "the file changed between this step and the next"
 
 
+def _undone(services: Services, path: Path) -> list[BackupRecord]:
+    """The ``pre_undo`` backups of ``path`` taken after its newest operation (a restore is none: a Redo is one, and
+    must leave the other undone steps redoable)."""
+    undone: list[BackupRecord] = []
+    for record in services.backups.records():  # newest first
+        if record.path != str(path):
+            continue
+        if record.operation not in ("pre_undo", "restore"):
+            break
+        if record.operation == "pre_undo" and len(undone) < CHAIN_LIMIT:
+            undone.append(record)
+    return undone
+
+
+def _redo(services: Services, label: str, path: Path, record: BackupRecord, now: bytes | None) -> Step:
+    try:
+        saved = services.backups.read_blob(record)
+    except FsguardError as exc:
+        return Step(record, exc.message, "")
+    note = "the file holds these bytes now" if now == saved else ""
+    return Step(record, _text_diff(label, path, now or b"", saved), note)
+
+
 def _diff(services: Services, label: str, path: Path, record: BackupRecord, after: bytes | None) -> str:
     try:
         before = services.backups.read_blob(record)
@@ -100,6 +127,10 @@ def _diff(services: Services, label: str, path: Path, record: BackupRecord, afte
         return exc.message
     if after is None:
         return "(the file does not exist after this step)"
+    return _text_diff(label, path, before, after)
+
+
+def _text_diff(label: str, path: Path, before: bytes, after: bytes) -> str:
     diff = render_diff(label, _text(before, path), _text(after, path), "full").text
     return diff or "(no change in the text)"
 

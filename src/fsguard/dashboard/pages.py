@@ -25,8 +25,15 @@ TRASH_LIMIT = 200
 POLL_S = 0.4
 _CURSOR = re.compile(r"([0-9]{1,20}):([0-9]{1,20})")
 _NOTICES = {
-    "undo": "Undone. The bytes it replaced are in a safety backup: the newest step below.",
+    "undo": "Undone. The bytes it replaced are in a safety backup: Redo, on the undone step at the top, restores them.",
+    "undo_created": "Undone. The file did not exist, so no bytes were replaced.",
+    "undo_nothing_written": (
+        "Nothing was written: the file already held the bytes from before that step (its change never reached the "
+        "disk, or was undone by other means), so the step is dropped from the undo chain."
+    ),
     "restore": "Restored. The bytes it replaced are in a safety backup: the newest step below.",
+    "restore_created": "Restored. The file did not exist, so no bytes were replaced.",
+    "restore_nothing_written": "Nothing changed: the file already holds that version.",
     "trash_restored": "Restored from the trash to its original path.",
     "purged": "Deleted for good.",
 }
