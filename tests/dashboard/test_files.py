@@ -91,3 +91,19 @@ def test_a_restore_of_the_version_the_file_holds_says_nothing_changed(web: TestC
     assert notice == "Nothing changed: the file already holds that version."
     assert target.read_bytes() == b"v1\n"
     assert len(engine.backups.chain(target)) == steps
+
+
+def test_undo_reverts_only_the_step_the_page_showed_as_newest(web: TestClient, engine: Services) -> None:
+    target = _edited(engine, "e.txt", "v1\n", "v2\n")
+    shown = re.search(r'name="newest" value="([^"]+)"', web.get("/files", params={"path": "e.txt"}).text)
+    assert shown is not None
+    _edited(engine, "e.txt", "v3 by an agent\n")  # after the page was shown
+    answer = web.post("/files/undo", data={"path": "e.txt", "newest": shown[1]})
+    assert target.read_bytes() == b"v3 by an agent\n"
+    page = web.get(answer.headers["location"]).text
+    assert _notice(page).startswith("Nothing was undone: another operation changed the file")
+    newest = re.search(r'name="newest" value="([^"]+)"', page)
+    assert newest is not None
+    assert newest[1] == engine.backups.head(target).backup_id != shown[1]  # type: ignore[union-attr]
+    web.post("/files/undo", data={"path": "e.txt", "newest": newest[1]})
+    assert target.read_bytes() == b"v2\n"

@@ -24,6 +24,7 @@
     ├── RewriteBlockedError       rewrite_blocked
     ├── NothingToUndoError        nothing_to_undo
     ├── UndoConflictError         undo_conflict
+    │   └── UndoOvertakenError    undo_conflict (the same code: the step to undo is no longer the newest)
     ├── RiskBlockedError          risk_blocked
     ├── DeclinedError             declined          (the user did not confirm the call; nothing ran)
     ├── HookDeniedError           hook_denied
@@ -201,6 +202,10 @@ class UndoConflictError(FsguardError):
     """The file changed after the operation being undone."""
 
     code = "undo_conflict"
+
+
+class UndoOvertakenError(UndoConflictError):
+    """The operation an undo was asked to revert is no longer the newest on its file: another came after it."""
 
 
 class RiskBlockedError(FsguardError):

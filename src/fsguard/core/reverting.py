@@ -257,7 +257,7 @@ class Reverter:
             # As a restore, it was a step on top of the failed call's, and the next undo_last of the file re-applied
             # the change the call had reported rolled back. Only while that change is still the newest step.
             try:
-                report = self._restorer.undo_last(str(path), force=force, only=backup_id, stored=True)
+                report = self._restorer.undo_last(str(path), force=force, only=backup_id, stored=True, rollback=True)
             except UndoConflictError:
                 return Reverted(change, "kept", _CHANGED_MEANWHILE)
             return Reverted(change, "already" if report.already_there else "reverted")

@@ -15,7 +15,13 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.diff import render_diff
-from fsguard.core.errors import FsguardError, InvalidParamsError, NothingToUndoError, UndoConflictError
+from fsguard.core.errors import (
+    FsguardError,
+    InvalidParamsError,
+    NothingToUndoError,
+    UndoConflictError,
+    UndoOvertakenError,
+)
 from fsguard.core.hashing import content_hash
 from fsguard.core.mutation import HookCall, Mutation, current_bytes, mutation
 from fsguard.core.safeguards import Safeguards
@@ -55,14 +61,17 @@ class Restorer:
         dry_run: bool = False,
         only: str | None = None,
         stored: bool = False,
+        rollback: bool = False,
     ) -> RestoreReport:
         """Revert the newest operation on ``user_path`` and step its undo chain back one (``stored``: a path fsguard
-        recorded, taken as spelled, as :meth:`PathPolicy.resolve` says).
+        recorded, taken as spelled, as :meth:`PathPolicy.resolve` says). ``rollback``: the revert of a failed call's
+        own step, which may go on without a safety backup when the state directory has no room for one.
 
         Raises:
             NothingToUndoError: no operation on this file is left in the chain.
             UndoConflictError: the file changed after that operation and ``force`` is false (a dry run reports
-                it instead, with ``needs_force``); or ``only`` is given and is not the newest operation.
+                it instead, with ``needs_force``).
+            UndoOvertakenError: ``only`` is given and is not the newest operation.
         """
         path = self.chained(user_path, stored=stored)
         with mutation(self._safe, path, may_be_missing=True) as change:
@@ -82,7 +91,7 @@ class Restorer:
                     path=str(path),
                 )
             if only is not None and head.backup_id != only:  # another operation came after it: never revert that
-                raise UndoConflictError(
+                raise UndoOvertakenError(
                     f"{path} was changed again after backup {only} (newest now: {head.backup_id}); nothing was "
                     "written. Compare with backup(action='compare', backup_id=...) before restoring it.",
                     path=str(path),
@@ -100,9 +109,9 @@ class Restorer:
                     raise _conflict(path, head, current_hash, "undo_last", self._trashed(path, current_hash))
                 report = self._report(path, head, current_hash, None, True, already_there=False)
                 return replace(report, changed_since=True, needs_force=True)
-            # A rollback (``only``) puts back what the failed call replaced; the bytes it removes are that call's own,
+            # A rollback puts back what the failed call replaced; the bytes it removes are that call's own,
             # never acknowledged: a state directory too full to keep them must not stop the rollback.
-            spare = only is not None and not changed
+            spare = rollback and not changed
             report = self._put_back(change, head, dry_run=dry_run, chained=False, backup_if_room=spare)
             return replace(report, changed_since=changed)
 

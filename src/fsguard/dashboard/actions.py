@@ -39,10 +39,20 @@ class Actions:
         self._services = services
         self._audit = audit
 
-    def undo(self, user_path: str, *, force: bool) -> RestoreReport:
-        """Revert the newest operation on the file (``backup(action='undo_last')``)."""
+    def undo(self, user_path: str, *, force: bool, only: str | None = None) -> RestoreReport:
+        """Revert the newest operation on the file (``backup(action='undo_last')``); ``only``: when it is this one.
+
+        Raises:
+            UndoOvertakenError: the newest operation is not ``only`` (another came after the page showed it).
+        """
+        if only is not None:
+            check_backup_id(only)
         arguments: dict[str, object] = {"action": "undo_last", "file_path": user_path, "force": force}
-        return self._logged(arguments, lambda: self._services.restorer.undo_last(user_path, force=force), _path_of)
+
+        def run() -> RestoreReport:
+            return self._services.restorer.undo_last(user_path, force=force, only=only)
+
+        return self._logged(arguments, run, _path_of)
 
     def restore(self, backup_id: str, user_path: str) -> RestoreReport:
         """Put the version ``backup_id`` back into ``user_path`` (``backup(action='restore')``)."""

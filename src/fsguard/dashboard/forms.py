@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from fsguard.core.errors import InvalidParamsError
+from fsguard.core.errors import InvalidParamsError, UndoOvertakenError
 from fsguard.core.undo import RestoreReport
 from fsguard.dashboard import names
 from fsguard.dashboard.site import dashboard_of
@@ -41,11 +41,16 @@ async def _path(request: Request) -> str:
 
 
 async def undo(request: Request) -> Response:
-    """Undo the newest operation on ``path``; ``force`` also when the file changed since."""
+    """Undo the newest operation on ``path``, if it is still the one the page showed as ``newest``; ``force`` also
+    when the file changed since."""
     user_path = await _path(request)
     force = await _field(request, "force", required=False) == "yes"
+    newest = await _field(request, "newest", required=False) or None
     actions = dashboard_of(request).actions
-    report = await run_in_threadpool(lambda: actions.undo(user_path, force=force))
+    try:
+        report = await run_in_threadpool(lambda: actions.undo(user_path, force=force, only=newest))
+    except UndoOvertakenError as exc:  # an agent's step came after the page was shown: the person has not seen it
+        return _to("/files", path=str(exc.fields["path"]), done="overtaken")
     return _to("/files", path=str(report.path), done=_outcome("undo", report))
 
 

@@ -31,6 +31,10 @@ _NOTICES = {
         "Nothing was written: the file already held the bytes from before that step (its change never reached the "
         "disk, or was undone by other means), so the step is dropped from the undo chain."
     ),
+    "overtaken": (
+        "Nothing was undone: another operation changed the file after the page was shown. Its step is the newest "
+        "below; undo again to revert it."
+    ),
     "restore": "Restored. The bytes it replaced are in a safety backup: the newest step below.",
     "restore_created": "Restored. The file did not exist, so no bytes were replaced.",
     "restore_nothing_written": "Nothing changed: the file already holds that version.",
