@@ -142,7 +142,7 @@ def test_undo_restores_the_exact_bytes_and_is_logged_as_a_dashboard_act(
     assert target.read_bytes() == "caf\u00e9\r\nline\r\n".encode()
     assert shared.log_dir is not None
     logged = json.loads((shared.log_dir / "operations.jsonl").read_text(encoding="utf-8").splitlines()[-1])
-    assert (logged["tool"], logged["status"], logged["args"]["via"]) == ("backup", "ok", "dashboard")
+    assert (logged["tool"], logged["status"], logged["via"]) == ("backup", "ok", "dashboard")
     assert not (shared.log_dir / "metrics.json").exists()  # the servers' counters are theirs to write
 
 

@@ -80,6 +80,8 @@ class AuditEntry:
         backup_id: The backup the call took, if any.
         risk: The result's ``risk_level``, if it has one.
         error: What the error said (its first :data:`ERROR_LIMIT` characters) when ``status`` is ``error``.
+        via: Who made the call when it was not an MCP client (``dashboard``); set by the caller's code, never from
+            the call's arguments, which an agent writes.
     """
 
     tool: str
@@ -92,6 +94,7 @@ class AuditEntry:
     backup_id: str | None = None
     risk: str | None = None
     error: str | None = None
+    via: str | None = None
 
 
 def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
@@ -258,6 +261,8 @@ def _line(entry: AuditEntry, now: float) -> bytes:
         if entry.error:
             event["error"] = _clipped(entry.error, ERROR_LIMIT)
     event.update(bytes_out=entry.bytes_out, backup_id=entry.backup_id, risk=entry.risk)
+    if entry.via is not None:
+        event["via"] = entry.via
     event["args"] = summarise_arguments(entry.arguments)
     text = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
     # Undecodable path bytes arrive as lone surrogates; escaped, the line stays valid UTF-8 and JSON.

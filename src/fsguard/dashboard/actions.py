@@ -3,7 +3,8 @@
 Undo and Restore call :class:`fsguard.core.undo.Restorer` (the current bytes are backed up first, under the
 file's cross-process lock, and the written bytes are read back); the trash calls the Deleter and the inventory,
 as ``backup(action='restore_trash'|'purge_trash')`` does. Each act is appended to the audit log as a ``backup``
-call with ``via: dashboard``, so the Activity page shows what the person did beside what the agents did.
+call with ``"via": "dashboard"`` on the line (not among its args: an agent's call can send any), so the Activity
+page shows what the person did beside what the agents did.
 """
 
 from __future__ import annotations
@@ -105,11 +106,12 @@ class Actions:
             return
         entry = AuditEntry(
             tool="backup",
-            arguments={**arguments, "via": "dashboard"},
+            arguments=arguments,
             duration_ms=(time.perf_counter() - started) * 1000,
             status="error" if code else "ok",
             error_code=code,
             path=path,
+            via="dashboard",
         )
         self._audit.record(entry)
 

@@ -33,6 +33,7 @@ class ActivityEntry:
     backup_id: str | None = None
     bytes_out: int = 0
     args: dict[str, object] = field(default_factory=dict)
+    via: str | None = None  # the dashboard's own acts: a field of the line, never an argument (an agent's to send)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ def parse_line(raw: bytes) -> ActivityEntry | None:
         backup_id=_text(event.get("backup_id")),
         bytes_out=int(event.get("bytes_out") or 0),
         args=args if isinstance(args, dict) else {},
+        via=_text(event.get("via")),
     )
 
 
