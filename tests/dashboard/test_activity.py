@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 
+import anyio
 import pytest
 from starlette.testclient import TestClient
+from starlette.types import ASGIApp, Message
 
 from fsguard.config import Settings
+from fsguard.core.audit import AuditEntry, AuditLog
+from fsguard.core.stats import CallStats
 from fsguard.dashboard.app import build_app, wrap
 from tests.dashboard.conftest import as_agent
 
@@ -39,3 +44,66 @@ def test_an_agents_via_dashboard_argument_earns_no_dashboard_badge(web: TestClie
     web.post("/files/undo", data={"path": "a.txt"})
     assert target.read_bytes() == b"v1\n"  # the dashboard's undo, not the agent's refused one
     assert _badges(web.get("/activity").text) == [("undo_last", "dashboard"), ("undo_last", ""), ("", ""), ("", "")]
+
+
+def _log(settings: Settings, *tools: str) -> None:
+    assert settings.log_dir is not None
+    audit = AuditLog(settings.log_dir, CallStats())
+    for tool in tools:
+        audit.record(AuditEntry(tool, {}, 1.0, "ok"))
+
+
+def _events(app: ASGIApp, url: str, last_event_id: str | None, entries: int) -> list[tuple[str, str]]:
+    """The (id, tool) of the live stream's first ``entries`` entry events, read off the app as a browser would."""
+    path, _, query = url.partition("?")
+    headers = [(b"host", b"127.0.0.1:9100")]
+    if last_event_id is not None:
+        headers.append((b"last-event-id", last_event_id.encode()))
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 9100),
+    }
+    found: list[tuple[str, str]] = []
+
+    async def listen() -> None:
+        with anyio.fail_after(30), anyio.CancelScope() as stream:
+
+            async def receive() -> Message:
+                await anyio.sleep_forever()
+                return {}
+
+            async def send(message: Message) -> None:
+                text = message.get("body", b"").decode()
+                blocks = re.findall(r"id: (\S+)\nevent: entry\n.*?<span class=\"tool\">([^<]*)</span>", text, re.DOTALL)
+                found.extend(blocks)
+                if len(found) >= entries:
+                    stream.cancel()
+
+            await app(scope, receive, send)
+
+    anyio.run(listen)
+    return found
+
+
+def test_a_reconnecting_stream_goes_on_from_the_last_event_it_had(shared: Settings) -> None:
+    _log(shared, "seen_on_the_page")
+    app = wrap(build_app(shared), shared)
+    with TestClient(app, base_url="http://127.0.0.1:9100") as client:
+        page = client.get("/activity").text
+    url = html.unescape(re.findall(r'data-stream="([^"]*)"', page)[0])
+    _log(shared, "first", "second")
+    streamed = _events(app, url, None, 2)
+    assert [tool for _, tool in streamed] == ["first", "second"]
+    _log(shared, "third")
+    # The browser reconnects to the same URL, sending the id of the last event it had.
+    assert [tool for _, tool in _events(app, url, streamed[-1][0], 1)] == ["third"]

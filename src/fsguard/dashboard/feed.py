@@ -166,26 +166,34 @@ class AuditTail:
         self._dir = log_dir
         self._inode, self._offset = self._end() if cursor is None else cursor
 
+    @property
+    def cursor(self) -> Cursor:
+        """Where the next poll starts: a tail made from it misses and repeats nothing."""
+        return self._inode, self._offset
+
     def poll(self) -> list[ActivityEntry]:
         """The entries appended since the last call (or since construction), oldest first."""
+        return [entry for entry, _ in self.follow()]
+
+    def follow(self) -> list[tuple[ActivityEntry, Cursor]]:
+        """As :meth:`poll`, each entry with the cursor just past its line (a live stream's event id)."""
         current = self._dir / CURRENT_NAME
         try:
             found = current.stat()
         except FileNotFoundError:
             return []
-        lines: list[bytes] = []
+        lines: list[tuple[bytes, Cursor]] = []
         if found.st_ino != self._inode:
             # Rotated: finish the old file (now under its rotated name), then read the new one from its start.
             old = next((p for p in self._dir.glob("operations-*.jsonl") if _inode(p) == self._inode), None)
             if old is not None:
-                lines += self._read_from(old, self._offset)[0]
+                lines += [(line, (self._inode, end)) for line, end in _lines_from(old, self._offset)[0]]
             self._inode, self._offset = found.st_ino, 0
         elif found.st_size < self._offset:
             self._offset = 0  # truncated by hand
-        fresh, consumed = self._read_from(current, self._offset)
-        self._offset += consumed
-        lines += fresh
-        return [entry for line in lines if (entry := parse_line(line)) is not None]
+        fresh, self._offset = _lines_from(current, self._offset)
+        lines += [(line, (self._inode, end)) for line, end in fresh]
+        return [(entry, cursor) for line, cursor in lines if (entry := parse_line(line)) is not None]
 
     def _end(self) -> tuple[int, int]:
         try:
@@ -194,17 +202,23 @@ class AuditTail:
             return 0, 0
         return found.st_ino, found.st_size
 
-    @staticmethod
-    def _read_from(path: Path, offset: int) -> tuple[list[bytes], int]:
-        """Whole lines from ``offset`` on, and how many bytes they span (a torn last line is not consumed)."""
-        try:
-            with path.open("rb") as handle:
-                handle.seek(offset)
-                data = handle.read()
-        except FileNotFoundError:
-            return [], 0
-        end = data.rfind(b"\n") + 1
-        return _complete_lines(data[:end]), end
+
+def _lines_from(path: Path, offset: int) -> tuple[list[tuple[bytes, int]], int]:
+    """The whole lines from ``offset`` on, each with the offset just past it, and the offset past the last one (a
+    torn last line is not read)."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(offset)
+            data = handle.read()
+    except FileNotFoundError:
+        return [], offset
+    lines: list[tuple[bytes, int]] = []
+    start = 0
+    while (newline := data.find(b"\n", start)) >= 0:
+        if data[start:newline].strip():
+            lines.append((data[start:newline], offset + newline + 1))
+        start = newline + 1
+    return lines, offset + start
 
 
 def _complete_lines(data: bytes) -> list[bytes]:

@@ -80,16 +80,26 @@ async def activity_stream(request: Request) -> Response:
     wanted = _filter(request)
     if dashboard.log_dir is None:
         raise InvalidParamsError("no audit log to follow: start the dashboard with --log-dir, as the servers run.")
-    tail = feed.AuditTail(dashboard.log_dir, _cursor(request.query_params.get("cursor")))
+    # A reconnecting EventSource sends the id of the last event it had: the URL's cursor is the page's, and going on
+    # from it sent every row streamed since the page was loaded again.
+    resumed = request.headers.get("last-event-id", "")
+    start = _cursor(resumed) if _CURSOR.fullmatch(resumed) else _cursor(request.query_params.get("cursor"))
+    tail = feed.AuditTail(dashboard.log_dir, start)
     row = dashboard.templates.get_template("_row.html")
 
     async def events() -> AsyncIterator[str]:
         yield "retry: 1000\n\n"
+        sent = tail.cursor
         while not await request.is_disconnected():
-            for entry in await run_in_threadpool(tail.poll):
+            for entry, after in await run_in_threadpool(tail.follow):
                 if wanted.admits(entry):
                     html = row.render(entry=entry)
-                    yield "event: entry\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
+                    data = "".join(f"data: {line}\n" for line in html.splitlines())
+                    yield f"id: {after[0]}:{after[1]}\nevent: entry\n{data}\n"
+                    sent = after
+            if tail.cursor != sent:  # lines the filter left out: an id alone moves the browser's past them
+                sent = tail.cursor
+                yield f"id: {sent[0]}:{sent[1]}\n\n"
             await anyio.sleep(POLL_S)
 
     return StreamingResponse(events(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})

@@ -9,7 +9,12 @@
   var source = new EventSource(table.dataset.stream);
   source.onopen = function () { live.classList.add("on"); };
   source.onerror = function () { live.classList.remove("on"); };
+  var shown = {};  // event ids already put in the table: a reconnect that repeats one adds no second row
   source.addEventListener("entry", function (event) {
+    if (event.lastEventId) {
+      if (shown[event.lastEventId]) { return; }
+      shown[event.lastEventId] = true;
+    }
     var holder = document.createElement("tbody");
     holder.innerHTML = event.data;
     var row = holder.firstElementChild;
