@@ -3,6 +3,7 @@ a damaged backup, binary content; trashed directories, links, binary and long fi
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import stat
@@ -111,6 +112,19 @@ def test_binary_long_and_linked_trash_entries_are_described_not_dumped(web: Test
     assert "binary content, 20 bytes" in pages["blob.bin"]
     assert f"the first {PREVIEW_BYTES // 1024} KiB of {PREVIEW_BYTES + 10:,} bytes" in pages["long.txt"]
     assert "a symbolic link to long-gone-target" in pages["link"]
+
+
+def test_a_long_utf8_file_whose_preview_cut_splits_a_character_is_previewed_as_utf8(
+    web: TestClient, engine: Services
+) -> None:
+    line = "\u65e5\u672c\u8a9e\u30c6\u30ad\u30b9\u30c8\n"  # 22 bytes: the cut at 64 KiB falls inside a character
+    data = (line * (PREVIEW_BYTES // 22 + 10)).encode()
+    assert data[:PREVIEW_BYTES].decode("utf-8", "ignore").encode() != data[:PREVIEW_BYTES]
+    (_root(engine) / "jp.txt").write_bytes(data)
+    engine.deleter.delete("jp.txt")
+    page = web.get(f"/trash/{engine.trash.entries()[0].sd_id}").text
+    shown = html.unescape(re.findall(r'<pre class="preview">(.*?)</pre>', page, re.DOTALL)[0])
+    assert shown == data[:PREVIEW_BYTES].decode("utf-8", "ignore")
 
 
 def test_another_servers_trash_entry_is_not_listed_previewed_or_purged_and_stays_whole(

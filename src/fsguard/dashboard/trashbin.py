@@ -6,13 +6,14 @@ a symlink in there is shown as a link, never followed.
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.errors import FsguardError
-from fsguard.core.textio import decode
+from fsguard.core.textio import decode, sniff
 from fsguard.core.trash import TrashEntry
 
 PREVIEW_BYTES = 64 * 1024
@@ -43,9 +44,19 @@ def preview(trash_root: Path, entry: TrashEntry) -> Preview:
         head = handle.read(PREVIEW_BYTES)
     cut = f"the first {PREVIEW_BYTES // 1024} KiB of {entry.size:,} bytes" if entry.size > PREVIEW_BYTES else ""
     try:
-        return Preview(decode(head, Path(entry.original_path)).text, [], cut)
+        return Preview(_text(head, Path(entry.original_path), whole=len(head) < PREVIEW_BYTES), [], cut)
     except FsguardError:
         return Preview(None, [], f"binary content, {entry.size:,} bytes")
+
+
+def _text(head: bytes, path: Path, *, whole: bool) -> str:
+    """The text of a file's first bytes; when they are not the whole file, judged as a read in pieces judges them:
+    decoded whole, a UTF-8 file whose cut split a character was taken for a legacy code page and shown garbled."""
+    if whole:
+        return decode(head, path).text
+    encoding, bom = sniff(head, path)
+    # Not final: the character the cut splits is left out, not replaced.
+    return codecs.getincrementaldecoder(encoding)("replace").decode(head[len(bom) :])
 
 
 def _directory(item: Path) -> Preview:
