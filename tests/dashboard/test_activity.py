@@ -107,3 +107,15 @@ def test_a_reconnecting_stream_goes_on_from_the_last_event_it_had(shared: Settin
     _log(shared, "third")
     # The browser reconnects to the same URL, sending the id of the last event it had.
     assert [tool for _, tool in _events(app, url, streamed[-1][0], 1)] == ["third"]
+
+
+def test_a_foreign_line_in_the_log_leaves_activity_and_statistics_whole(web: TestClient, shared: Settings) -> None:
+    _log(shared, "before")
+    assert shared.log_dir is not None
+    with (shared.log_dir / "operations.jsonl").open("ab") as log:
+        log.write(b'{"ts":"2026-12-01T10:00:00Z","tool":"x","duration_ms":"slow","bytes_out":1e400}\n')
+    _log(shared, "after")
+    activity = web.get("/activity")
+    assert activity.status_code == 200
+    assert re.findall(r'<span class="tool">([^<]*)</span>', activity.text) == ["after", "before"]
+    assert web.get("/stats").status_code == 200

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from fsguard.core.paths import PathPolicy
 from fsguard.dashboard.app import short_path
 from fsguard.dashboard.charts import bucket_width, human_bytes, statistics, written_bytes
@@ -28,6 +30,21 @@ def test_torn_and_foreign_lines_are_skipped() -> None:
     entry = parse_line(_line("edit_file", status="error", error_code="no_match", args="not a dict"))
     assert entry is not None
     assert (entry.status, entry.error_code, entry.args) == ("error", "no_match", {})
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        b'"duration_ms":"slow"',
+        b'"duration_ms":[1]',
+        b'"bytes_out":1e400',
+        b'"bytes_out":' + b"9" * 400,
+        b'"duration_ms":-1',
+        b'"args":' + b"[" * 100_000 + b"]" * 100_000,
+    ],
+)
+def test_a_line_with_fields_fsguard_never_writes_is_foreign(fields: bytes) -> None:
+    assert parse_line(b'{"ts":"2026-12-01T10:00:00Z","tool":"x",' + fields + b"}") is None
 
 
 def test_the_log_is_read_across_rotated_files_and_the_cursor_stops_before_a_torn_line(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ while the dashboard runs. A torn last line (a write in progress) is left for the
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -57,9 +58,13 @@ def parse_line(raw: bytes) -> ActivityEntry | None:
     """The entry of one audit line, or None for a torn or foreign line."""
     try:
         event = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser goes
         return None
     if not isinstance(event, dict) or not isinstance(event.get("tool"), str) or not isinstance(event.get("ts"), str):
+        return None
+    # A number of another type (a string, a list, 1e400) is no line of fsguard's: taken, it failed the whole page.
+    duration_ms, bytes_out = _amount(event.get("duration_ms")), _amount(event.get("bytes_out"))
+    if duration_ms is None or bytes_out is None:
         return None
     args = event.get("args")
     path = event.get("path")
@@ -68,11 +73,11 @@ def parse_line(raw: bytes) -> ActivityEntry | None:
         tool=event["tool"],
         path=path if isinstance(path, str) else None,
         status="error" if event.get("status") == "error" else "ok",
-        duration_ms=float(event.get("duration_ms") or 0.0),
+        duration_ms=duration_ms,
         error_code=_text(event.get("error_code")),
         risk=_text(event.get("risk")),
         backup_id=_text(event.get("backup_id")),
-        bytes_out=int(event.get("bytes_out") or 0),
+        bytes_out=int(bytes_out),
         args=args if isinstance(args, dict) else {},
         via=_text(event.get("via")),
     )
@@ -231,6 +236,19 @@ def _inode(path: Path) -> int:
         return path.stat().st_ino
     except FileNotFoundError:
         return -1
+
+
+def _amount(value: object) -> float | None:
+    """A logged duration or size: 0 when absent, None when it is not a finite number from 0 up."""
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        return None
+    return number if 0 <= number < math.inf else None
 
 
 def _text(value: object) -> str | None:
