@@ -127,6 +127,17 @@ def test_a_long_utf8_file_whose_preview_cut_splits_a_character_is_previewed_as_u
     assert shown == data[:PREVIEW_BYTES].decode("utf-8", "ignore")
 
 
+def test_a_trash_entry_whose_item_is_gone_is_a_404_page(web: TestClient, engine: Services) -> None:
+    engine.writer.write("a.txt", "x\n")
+    engine.deleter.delete("a.txt")
+    sd_id = engine.trash.entries()[0].sd_id
+    (engine.trash.root / sd_id / "item").unlink()  # its record left behind: a crash mid-move, or a restore under way
+    page = web.get(f"/trash/{sd_id}")
+    assert page.status_code == 404
+    assert "holds nothing any more" in page.text
+    assert not (_root(engine) / "a.txt").exists()
+
+
 def test_another_servers_trash_entry_is_not_listed_previewed_or_purged_and_stays_whole(
     web: TestClient, shared: Settings, tmp_path: Path
 ) -> None:

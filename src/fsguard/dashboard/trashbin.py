@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsguard.core.errors import FsguardError
+from fsguard.core.errors import FsguardError, NotFoundError
 from fsguard.core.textio import decode, sniff
 from fsguard.core.trash import TrashEntry
 
@@ -30,14 +30,23 @@ class Preview:
 
 
 def preview(trash_root: Path, entry: TrashEntry) -> Preview:
-    """The preview of ``entry`` (whose id the caller checked)."""
+    """The preview of ``entry`` (whose id the caller checked).
+
+    Raises:
+        NotFoundError: its item is gone (restored or purged meanwhile, or a crash mid-move left its record alone).
+    """
     item = trash_root / entry.sd_id / "item"
+    if not os.path.lexists(item):
+        raise _gone(entry)
     if item.is_symlink():
         return Preview(None, [], f"a symbolic link to {item.readlink()}")
     if entry.is_directory:
         return _directory(item)
-    # Non-blocking: a trashed pipe would hold the page (and a worker thread) until something wrote to it.
-    fd = os.open(item, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        # Non-blocking: a trashed pipe would hold the page (and a worker thread) until something wrote to it.
+        fd = os.open(item, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError as exc:
+        raise _gone(entry) from exc
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return Preview(None, [], "a pipe, socket or device: it has no content to show")
@@ -57,6 +66,14 @@ def _text(head: bytes, path: Path, *, whole: bool) -> str:
     encoding, bom = sniff(head, path)
     # Not final: the character the cut splits is left out, not replaced.
     return codecs.getincrementaldecoder(encoding)("replace").decode(head[len(bom) :])
+
+
+def _gone(entry: TrashEntry) -> NotFoundError:
+    return NotFoundError(
+        f"trash entry {entry.sd_id} holds nothing any more (restored or purged): {entry.original_path} is not in the "
+        "trash. The Trash page lists what is.",
+        sd_id=entry.sd_id,
+    )
 
 
 def _directory(item: Path) -> Preview:
