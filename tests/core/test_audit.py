@@ -117,6 +117,15 @@ def test_summarised_arguments_are_what_the_line_records(tmp_path: Path) -> None:
     assert line["args"] == {"path": "a.txt", "content": "(5000 chars)"}
 
 
+def test_the_content_a_call_carries_is_logged_as_its_size_in_bytes(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    log.record(ok("write_file", path="a.txt", content="\u00e9" * 101))  # summarised as "(101 chars)"
+    log.record(ok("edit_file", path="a.txt", old_text="x", new_text="\u20ac"))
+    log.record(ok("write_file", path="b.bin", content_base64="AAEC AwQ="))
+    log.record(ok("read_file", path="a.txt"))
+    assert [line.get("content_bytes") for line in lines_of(tmp_path)] == [202, 3, 5, None]
+
+
 def test_rotation_at_a_tiny_limit_loses_and_splits_no_line(tmp_path: Path) -> None:
     log = AuditLog(tmp_path, CallStats(), max_bytes=1000, clock=FakeClock())
     for number in range(100):

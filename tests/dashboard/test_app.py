@@ -316,7 +316,7 @@ def test_statistics_embeds_the_chart_data(web: TestClient, shared: Settings, eng
     _edited(engine, "s.txt", "a\n", "b\n")
     _log(
         shared,
-        AuditEntry("write_file", {"content": "(2048 chars)"}, 1.0, "ok"),
+        AuditEntry("write_file", {"content": "x" * 2048}, 1.0, "ok"),
         AuditEntry("write_file", {"content": "abc"}, 1.0, "ok"),
         AuditEntry("read_file", {}, 1.0, "error", error_code="not_found"),
     )

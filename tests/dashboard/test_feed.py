@@ -129,6 +129,13 @@ def test_written_bytes_reads_sizes_from_the_logged_arguments() -> None:
     assert written_bytes(failed) == 0
 
 
+def test_written_bytes_are_the_lines_byte_count_where_it_has_one() -> None:
+    long = _entry("write_file", "2026-12-01T10:00:00Z", args={"content": "(101 chars)"}, content_bytes=202)
+    assert written_bytes(long) == 202
+    assert _entry("write_file", "2026-12-01T10:00:00Z", content_bytes=0).content_bytes == 0
+    assert parse_line(_line("write_file", content_bytes="202")) is None
+
+
 def test_statistics_buckets_calls_per_tool_and_counts_errors_by_code() -> None:
     entries = [
         _entry("write_file", "2026-12-01T10:00:10Z", args={"content": "abcd"}),

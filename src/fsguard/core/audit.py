@@ -60,6 +60,9 @@ BULKY_KEYS = frozenset(
     }
 )
 
+# Arguments whose value is the content a call writes: their size in bytes is logged as a number (content_bytes), as
+# the summary keeps only a long one's length in characters.
+CONTENT_KEYS = ("content", "new_text", "replacement")
 _ROTATED = re.compile(r"operations-(\d{8}-\d{6})(?:-\d+)?\.jsonl")
 _STAMP = "%Y%m%d-%H%M%S"
 _FILE_MODE = 0o600
@@ -119,6 +122,17 @@ def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
         else:
             summary[key] = _cut(value)
     return summary
+
+
+def content_bytes(arguments: dict[str, object]) -> int | None:
+    """The bytes of content the call carries (UTF-8, or ``content_base64`` decoded), or None when it carries none."""
+    texts = [value for key in CONTENT_KEYS if isinstance(value := arguments.get(key), str)]
+    sizes = [len(text.encode("utf-8", "surrogatepass")) for text in texts]
+    encoded = arguments.get("content_base64")
+    if isinstance(encoded, str):
+        packed = "".join(encoded.split())
+        sizes.append(len(packed) * 3 // 4 - packed[-2:].count("="))
+    return sum(sizes) if sizes else None
 
 
 class AuditLog:
@@ -261,6 +275,9 @@ def _line(entry: AuditEntry, now: float) -> bytes:
         if entry.error:
             event["error"] = _clipped(entry.error, ERROR_LIMIT)
     event.update(bytes_out=entry.bytes_out, backup_id=entry.backup_id, risk=entry.risk)
+    carried = content_bytes(entry.arguments)
+    if carried is not None:
+        event["content_bytes"] = carried
     if entry.via is not None:
         event["via"] = entry.via
     event["args"] = summarise_arguments(entry.arguments)

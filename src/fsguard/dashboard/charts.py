@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from fsguard.core.audit import CONTENT_KEYS
 from fsguard.core.backups import BackupRecord
 from fsguard.dashboard.feed import ActivityEntry
 
@@ -19,8 +20,6 @@ _WIDTHS_S = (1, 5, 15, 60, 300, 900, 3_600, 6 * 3_600, 86_400, 7 * 86_400)
 MAX_BUCKETS = 48
 TOP_TOOLS = 8
 _SIZED = re.compile(r"\((\d+) chars\)")
-# Arguments whose value is the content a call writes; the audit log keeps a long one as "(N chars)".
-_CONTENT_KEYS = ("content", "new_text", "replacement")
 
 
 @dataclass(frozen=True)
@@ -45,11 +44,14 @@ class Statistics:
 
 
 def written_bytes(entry: ActivityEntry) -> int:
-    """The bytes of content a successful call carried to disk, as far as its logged arguments tell."""
+    """The bytes of content a successful call carried to disk: the line's count, or on a line too old to have one, as
+    far as its logged arguments tell (a long one's length in characters)."""
     if entry.status != "ok":
         return 0
+    if entry.content_bytes is not None:
+        return entry.content_bytes
     total = 0
-    for key in _CONTENT_KEYS:
+    for key in CONTENT_KEYS:
         total += _size(entry.args.get(key))
     encoded = entry.args.get("content_base64")
     total += _size(encoded) * 3 // 4

@@ -34,6 +34,7 @@ class ActivityEntry:
     backup_id: str | None = None
     bytes_out: int = 0
     args: dict[str, object] = field(default_factory=dict)
+    content_bytes: int | None = None  # the content the call carried, in bytes; None on lines written before it was
     via: str | None = None  # the dashboard's own acts: a field of the line, never an argument (an agent's to send)
 
 
@@ -64,7 +65,8 @@ def parse_line(raw: bytes) -> ActivityEntry | None:
         return None
     # A number of another type (a string, a list, 1e400) is no line of fsguard's: taken, it failed the whole page.
     duration_ms, bytes_out = _amount(event.get("duration_ms")), _amount(event.get("bytes_out"))
-    if duration_ms is None or bytes_out is None:
+    carried = _amount(event.get("content_bytes"))
+    if duration_ms is None or bytes_out is None or carried is None:
         return None
     args = event.get("args")
     path = event.get("path")
@@ -80,6 +82,7 @@ def parse_line(raw: bytes) -> ActivityEntry | None:
         bytes_out=int(bytes_out),
         args=args if isinstance(args, dict) else {},
         via=_text(event.get("via")),
+        content_bytes=int(carried) if "content_bytes" in event else None,
     )
 
 
