@@ -87,6 +87,8 @@ def test_client_config_is_valid_json_for_both_transports(tmp_path: Path) -> None
     http = settings_from(parser().parse_args([str(tmp_path), "--transport", "http", "--port", "9001"]))
     stdio = settings_from(parser().parse_args([str(tmp_path)]))
     assert json.loads(client_config(http))["mcpServers"]["fsguard"]["url"] == "http://127.0.0.1:9001/mcp"
+    on_ipv6 = replace(http, host="::1")
+    assert json.loads(client_config(on_ipv6))["mcpServers"]["fsguard"]["url"] == "http://[::1]:9001/mcp"
     assert json.loads(client_config(stdio))["mcpServers"]["fsguard"]["args"] == [str(tmp_path)]
 
 

@@ -27,6 +27,7 @@ from fsguard.startup import (
     refuse_without_token,
     sigterm_exits_cleanly,
     start_logging,
+    url_host,
 )
 from fsguard.stdio import serve_stdio
 
@@ -197,7 +198,10 @@ def env_flag(name: str) -> bool | None:
 def client_config(settings: Settings) -> str:
     """A client configuration snippet for the running server."""
     if settings.transport == "http":
-        entry: dict[str, object] = {"type": "http", "url": f"http://{settings.host}:{settings.port}{MCP_PATH}"}
+        entry: dict[str, object] = {
+            "type": "http",
+            "url": f"http://{url_host(settings.host)}:{settings.port}{MCP_PATH}",
+        }
         if settings.auth_token:
             entry["headers"] = {"Authorization": "Bearer <your token>"}
     else:
@@ -254,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _serve_http(server: FsguardServer, settings: Settings) -> None:
     sys.stderr.write(
         f"fsguard {__version__} serving {server.groundwork.policy.describe_roots()}\n"
-        f"URL: http://{settings.host}:{settings.port}{MCP_PATH}\n"
+        f"URL: http://{url_host(settings.host)}:{settings.port}{MCP_PATH}\n"
         f"Client config:\n{client_config(settings)}\n"
     )
     # Imported here: uvicorn costs a noticeable share of start-up, and stdio clients never need it.

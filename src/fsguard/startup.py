@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote_plus
 
 from fsguard.config import Settings
 
@@ -57,9 +57,10 @@ def keep_token_out_of_logs(token: str | None) -> None:
         logging.getLogger("uvicorn.access").addFilter(TokenRedaction(token))
 
 
-# A token in a query string, however it is spelled: a browser percent-encodes a few characters only (it sends
-# ``{}|^`` as typed), and any mix of encoded and plain characters names the same token to the server.
-_QUERY_TOKEN = re.compile(r"([?&;]token=)[^&#\s\"']*", re.IGNORECASE)
+# A query parameter. Its value is a token when its name reads token once percent-decoded (?tok%65n= is ?token= to the
+# server); the value may be spelled any way too: a browser percent-encodes a few characters only (it sends ``{}|^``
+# as typed), and any mix of encoded and plain characters names the same token to the server.
+_QUERY_PARAM = re.compile(r"([?&;])([^=&;#?\s\"']*)=([^&#\s\"']*)")
 
 
 class TokenRedaction(logging.Filter):
@@ -76,10 +77,21 @@ class TokenRedaction(logging.Filter):
         return True
 
     def _hidden(self, text: str) -> str:
-        text = _QUERY_TOKEN.sub(r"\1<token>", text)
+        text = _QUERY_PARAM.sub(_redacted, text)
         for form in self._forms:
             text = text.replace(form, "<token>")
         return text
+
+
+def _redacted(param: re.Match[str]) -> str:
+    if unquote_plus(param[2]).lower() != "token":
+        return param[0]
+    return f"{param[1]}{param[2]}=<token>"
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL names it: an IPv6 address in brackets (http://[::1]:9100/; http://::1:9100/ is no URL)."""
+    return f"[{host}]" if ":" in host else host
 
 
 @contextmanager

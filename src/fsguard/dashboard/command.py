@@ -19,6 +19,7 @@ from fsguard.startup import (
     refuse_without_token,
     sigterm_exits_cleanly,
     start_logging,
+    url_host,
 )
 
 DEFAULT_PORT = 9100
@@ -95,7 +96,7 @@ def main(argv: Sequence[str]) -> None:
     except FsguardError as exc:
         sys.stderr.write(f"fsguard dashboard: {exc.message}\n")
         raise SystemExit(2) from exc
-    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host  # noqa: S104
+    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else url_host(settings.host)  # noqa: S104
     suffix = "/?token=<token>" if settings.auth_token else "/"
     sys.stderr.write(
         f"fsguard {__version__} dashboard for {app.state.dashboard.services.policy.describe_roots()}\n"
