@@ -3,6 +3,8 @@ changes nothing more once that lock frees: the file it waited for and every late
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,36 @@ async def test_a_project_replace_cancelled_while_it_waits_for_a_later_files_lock
     assert (root / "a.txt").read_bytes() == b"new value\n"  # changed before the cancellation: it stays, backed up
     assert (root / "b.txt").read_bytes() == b"old value\n"
     assert (root / "c.txt").read_bytes() == b"old value\n"
+
+
+async def test_a_call_cancelled_after_it_changed_a_file_is_counted_and_audited_as_cancelled(
+    contention: Contention,
+    root: Path,
+    tmp_path: Path,
+) -> None:
+    # A cancelled call gets no answer, and it wrote no audit line either: a.txt changed (and was backed up) with no
+    # trace in operations.jsonl, though every call appends one.
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_bytes(b"old value\n")
+    logs = tmp_path / "logs"
+    settings = dataclasses.replace(contention.settings, log_dir=logs)
+    foreign = foreign_lock(contention.user_lock_dir, root / "b.txt")
+    replace = ("project_replace", {"find": "old", "replace": "new"})
+    server = build_server(settings)
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with Client(server, mode=contention.mode) as client:
+                await cancel_while_it_waits(client, contention.mode, contention.lock_waits, foreign, replace, "b.txt")
+    finally:
+        foreign.let_go()
+    # Read once the client closed: the cancelled call ends (and is accounted) when its worker thread does, which may
+    # be after the calls that follow it.
+    assert (root / "a.txt").read_bytes() == b"new value\n"
+    lines = [json.loads(line) for line in (logs / "operations.jsonl").read_text(encoding="utf-8").splitlines()]
+    audited = [(line["status"], line["error_code"], line["bytes_out"]) for line in lines if line["tool"] == replace[0]]
+    assert audited == [("error", "cancelled", 0)]
+    by_tool, errors = server.groundwork.stats.snapshot()
+    assert (by_tool[replace[0]], errors["cancelled"]) == (1, 1)
 
 
 @pytest.mark.parametrize("atomic", [False, True])

@@ -52,6 +52,10 @@ UNOFFERED_FAMILIES = ("prompts", "resources")
 _ADVERTISING_METHODS = frozenset({"initialize", "server/discover"})
 # What the SDK answers, with empty data, both for a request before initialize and for params that fail its models.
 _BLANK_REFUSAL = "Invalid request parameters"
+# The error code and text of the audit line of a call cancelled before it answered (by its client, or by the server
+# shutting down).
+CANCELLED = "cancelled"
+CANCELLED_MESSAGE = "Cancelled before it finished: what it had already changed stays changed."
 
 
 async def tools_only(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -181,6 +185,17 @@ class FsguardServer(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         started = time.perf_counter()
+        try:
+            return await self._answered(name, arguments, context, started)
+        except anyio.get_cancelled_exc_class():
+            # A cancelled call gets no answer, but what it did before it stopped (a file changed and backed up) is
+            # done: it is counted and audited as any other call. _account awaits nothing, so it runs to the end.
+            self._account(name, arguments, error_result(CANCELLED, CANCELLED_MESSAGE), started)
+            raise
+
+    async def _answered(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None, started: float
+    ) -> CallToolResult | InputRequiredResult:
         schemas = await self._schemas()
         if name not in schemas:
             # The spec makes an unknown tool a protocol error, not a tool result; it is still counted and audited.
@@ -308,7 +323,8 @@ def audit_entry(
         status="error" if code else "ok",
         error_code=code,
         path=str(acted) if acted else None,
-        bytes_out=len(text.encode("utf-8", "surrogatepass")),  # a path from a non-UTF-8 name holds surrogates
+        # A path from a non-UTF-8 name holds surrogates. A cancelled call sent no answer.
+        bytes_out=0 if code == CANCELLED else len(text.encode("utf-8", "surrogatepass")),
         backup_id=data.get("backup_id"),
         risk=data.get("risk_level"),
         error=text if code else None,
