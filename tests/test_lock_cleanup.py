@@ -81,9 +81,11 @@ def free_port() -> int:
         return port
 
 
-async def test_an_http_server_stopped_by_sigterm_deletes_the_lock_files_it_used_and_writes_its_metrics(
-    root: Path, state_dir: Path, user_lock_dir: Path, mode: str
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+async def test_an_http_server_stopped_by_sigterm_or_ctrl_c_exits_0_deletes_its_lock_files_and_writes_its_metrics(
+    root: Path, state_dir: Path, user_lock_dir: Path, mode: str, stop: signal.Signals
 ) -> None:
+    # SIGINT (Ctrl+C) printed a KeyboardInterrupt traceback and ended the process by the signal (-2).
     port = free_port()
     logs = state_dir.parent / "logs"
     options = ["--transport", "http", "--port", str(port), "--log-level", "INFO", "--log-dir", str(logs)]
@@ -98,13 +100,13 @@ async def test_an_http_server_stopped_by_sigterm_deletes_the_lock_files_it_used_
             async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode) as client:
                 written = structured(await client.call_tool("write_file", {"path": "d/f.txt", "content": "hello\n"}))
             used = lock_files(state_dir, user_lock_dir)
-            process.send_signal(signal.SIGTERM)
-            async for _ in process.stderr:  # drained, so the server never blocks on a full pipe while it stops
-                pass
+            process.send_signal(stop)
+            async for chunk in process.stderr:  # drained, so the server never blocks on a full pipe while it stops
+                logged += chunk
             code = await process.wait()
     assert written["path"].endswith("f.txt")
     assert (root / "d" / "f.txt").read_bytes() == b"hello\n"
     assert all(used), f"the server took no lock files: {used}"
-    assert code == 0
+    assert (code, b"Traceback" in logged) == (0, False)
     assert lock_files(state_dir, user_lock_dir) == [[], []]
     assert json.loads((logs / "metrics.json").read_text(encoding="utf-8"))["by_tool"] == {"write_file": 1}

@@ -25,7 +25,7 @@ from fsguard.startup import (
     lift_open_file_limit,
     refuse_unusable_token,
     refuse_without_token,
-    sigterm_exits_cleanly,
+    signals_exit_cleanly,
     start_logging,
     url_host,
 )
@@ -266,5 +266,5 @@ def _serve_http(server: FsguardServer, settings: Settings) -> None:
 
     from fsguard.http import uvicorn_config
 
-    with sigterm_exits_cleanly():
+    with signals_exit_cleanly():
         uvicorn.Server(uvicorn_config(server, settings)).run()

@@ -1,5 +1,5 @@
 """What every fsguard program does before it serves: log to stderr, refuse to listen beyond loopback unguarded,
-make SIGTERM end it through its shutdown path, and lift its open-file limit.
+make SIGTERM (and, for fsguard, SIGINT) end it through its shutdown path, and lift its open-file limit.
 
 Shared by ``fsguard`` (cli.py) and ``fsguard dashboard`` (dashboard/command.py), which the first hands over to.
 """
@@ -12,7 +12,7 @@ import resource
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from types import FrameType
 from urllib.parse import quote, quote_plus, unquote_plus
 
@@ -95,17 +95,25 @@ def url_host(host: str) -> str:
 
 
 @contextmanager
-def sigterm_exits_cleanly() -> Iterator[None]:
-    """While the block runs, SIGTERM raises ``SystemExit(0)``: the caller's ``finally`` (its shutdown) runs.
+def signals_exit_cleanly(numbers: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT)) -> Iterator[None]:
+    """While the block runs, each signal of ``numbers`` raises ``SystemExit(0)``: the caller's ``finally`` (its
+    shutdown) runs.
 
-    uvicorn stops on SIGTERM, then raises it again for the handler it found: the default one ended the process
-    before the shutdown path (metrics.json, the lock-file sweep).
+    uvicorn stops on SIGTERM or SIGINT, then raises it again for the handler it found: the default SIGTERM one ended
+    the process before the shutdown path (metrics.json, the lock-file sweep), and asyncio's SIGINT one printed a
+    KeyboardInterrupt traceback for an ordinary Ctrl+C.
     """
-    previous = signal.signal(signal.SIGTERM, _exit_cleanly)
+    previous = {number: signal.signal(number, _exit_cleanly) for number in numbers}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def sigterm_exits_cleanly() -> AbstractContextManager[None]:
+    """:func:`signals_exit_cleanly` for SIGTERM alone (what the dashboard uses)."""
+    return signals_exit_cleanly((signal.SIGTERM,))
 
 
 def _exit_cleanly(number: int, frame: FrameType | None) -> None:
