@@ -6,7 +6,8 @@ import logging
 
 import pytest
 
-from fsguard.startup import TokenRedaction, url_host
+from fsguard.config import url_host
+from fsguard.startup import TokenRedaction
 
 TOKEN = 'Tok"en{1}|^'
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 
 from fsguard import __version__
-from fsguard.config import MCP_PATH, Settings, default_state_dir
+from fsguard.config import Settings, default_state_dir
 from fsguard.core.errors import FsguardError
 from fsguard.core.oserrors import in_state_dir
 from fsguard.flags import RESPONSE_FLOOR, add_path_rules, amount, port, whole_number
@@ -27,7 +27,6 @@ from fsguard.startup import (
     refuse_without_token,
     signals_exit_cleanly,
     start_logging,
-    url_host,
 )
 from fsguard.stdio import serve_stdio
 
@@ -198,10 +197,7 @@ def env_flag(name: str) -> bool | None:
 def client_config(settings: Settings) -> str:
     """A client configuration snippet for the running server."""
     if settings.transport == "http":
-        entry: dict[str, object] = {
-            "type": "http",
-            "url": f"http://{url_host(settings.host)}:{settings.port}{MCP_PATH}",
-        }
+        entry: dict[str, object] = {"type": "http", "url": settings.mcp_url}
         if settings.auth_token:
             entry["headers"] = {"Authorization": "Bearer <your token>"}
     else:
@@ -258,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _serve_http(server: FsguardServer, settings: Settings) -> None:
     sys.stderr.write(
         f"fsguard {__version__} serving {server.groundwork.policy.describe_roots()}\n"
-        f"URL: http://{url_host(settings.host)}:{settings.port}{MCP_PATH}\n"
+        f"URL: {settings.mcp_url}\n"
         f"Client config:\n{client_config(settings)}\n"
     )
     # Imported here: uvicorn costs a noticeable share of start-up, and stdio clients never need it.

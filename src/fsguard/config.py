@@ -87,6 +87,17 @@ class Settings:
         return self.backup_max_age_days
 
     @property
+    def mcp_url(self) -> str:
+        """The HTTP endpoint's URL, for people and clients: an IPv6 address in brackets (``http://[::1]:8765/mcp``),
+        as a URL must have it."""
+        return f"http://{url_host(self.host)}:{self.port}{MCP_PATH}"
+
+    @property
     def needs_auth_token(self) -> bool:
         """Binding anything but loopback exposes the filesystem to the network."""
         return self.transport == "http" and self.host not in LOOPBACK_HOSTS
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL names it: an IPv6 address in brackets (http://[::1]:9100/; http://::1:9100/ is no URL)."""
+    return f"[{host}]" if ":" in host else host

@@ -200,8 +200,7 @@ class TransportRefusalNotice:
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self._app = app
-        host = f"[{settings.host}]" if ":" in settings.host else settings.host
-        self._url = f"http://{host}:{settings.port}{MCP_PATH}"
+        self._url = settings.mcp_url
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -12,7 +12,7 @@ import resource
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from types import FrameType
 from urllib.parse import quote, quote_plus, unquote_plus
 
@@ -89,11 +89,6 @@ def _redacted(param: re.Match[str]) -> str:
     return f"{param[1]}{param[2]}=<token>"
 
 
-def url_host(host: str) -> str:
-    """``host`` as a URL names it: an IPv6 address in brackets (http://[::1]:9100/; http://::1:9100/ is no URL)."""
-    return f"[{host}]" if ":" in host else host
-
-
 @contextmanager
 def signals_exit_cleanly(numbers: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT)) -> Iterator[None]:
     """While the block runs, each signal of ``numbers`` raises ``SystemExit(0)``: the caller's ``finally`` (its
@@ -109,11 +104,6 @@ def signals_exit_cleanly(numbers: tuple[signal.Signals, ...] = (signal.SIGTERM, 
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-
-
-def sigterm_exits_cleanly() -> AbstractContextManager[None]:
-    """:func:`signals_exit_cleanly` for SIGTERM alone (what the dashboard uses)."""
-    return signals_exit_cleanly((signal.SIGTERM,))
 
 
 def _exit_cleanly(number: int, frame: FrameType | None) -> None:

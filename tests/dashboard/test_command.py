@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -116,3 +117,15 @@ def test_the_token_a_browser_opens_the_dashboard_with_is_not_written_to_its_log(
         log = process.stderr.read()
     assert log.count('"GET /activity?token=<token>') == 2
     assert "s3cret" not in log
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def test_the_dashboard_stopped_by_sigterm_or_ctrl_c_exits_0_without_a_traceback(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    # Ctrl+C printed a KeyboardInterrupt traceback and ended the process by the signal (-2).
+    with _dashboard(tmp_path) as (process, _):
+        process.send_signal(stop)
+        assert process.wait(timeout=20) == 0
+        assert process.stderr is not None
+        assert "Traceback" not in process.stderr.read()

@@ -10,16 +10,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fsguard import __version__
-from fsguard.config import Settings, default_state_dir
+from fsguard.config import Settings, default_state_dir, url_host
 from fsguard.core.errors import FsguardError
 from fsguard.flags import add_path_rules, port
 from fsguard.startup import (
     keep_token_out_of_logs,
     refuse_unusable_token,
     refuse_without_token,
-    sigterm_exits_cleanly,
+    signals_exit_cleanly,
     start_logging,
-    url_host,
 )
 
 DEFAULT_PORT = 9100
@@ -113,7 +112,7 @@ def main(argv: Sequence[str]) -> None:
         http=RequestDeadline,
     )
     try:
-        with sigterm_exits_cleanly():
+        with signals_exit_cleanly():
             uvicorn.Server(config).run()
     finally:
         app.state.dashboard.services.locks.sweep(leftovers=True)  # else its restores' lock files stay for ever
