@@ -15,6 +15,8 @@ from mcp import Client
 from mcp.client.stdio import get_default_environment
 
 import fsguard
+from fsguard.config import Settings
+from fsguard.listeners import listen_refusal, listening_sockets
 from tests.conftest import structured
 
 pytestmark = pytest.mark.anyio
@@ -28,6 +30,37 @@ def fsguard_command(root: Path, state_dir: Path, *options: str) -> list[str]:
 
 def child_environment() -> dict[str, str]:
     return {**get_default_environment(), "PYTHONPATH": SOURCES}
+
+
+def test_a_port_another_process_listens_on_exits_2_naming_the_port_and_the_next_step_and_prints_no_url(
+    root: Path, state_dir: Path
+) -> None:
+    # It printed "serving ROOT", the URL and a client config for the port (which the other process answers), then
+    # uvicorn logged Errno 98 and it exited 3.
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        command = fsguard_command(root, state_dir, "--port", str(port))
+        ran = subprocess.run(command, env=child_environment(), capture_output=True, text=True, timeout=60, check=False)
+    assert ran.returncode == 2
+    assert ran.stdout == ""
+    assert (
+        f"fsguard: cannot listen on 127.0.0.1 port {port}: another process is listening there. Pass another port "
+        "with --port, or stop that process." in ran.stderr
+    )
+    assert "URL:" not in ran.stderr
+    assert "serving" not in ran.stderr
+
+
+def test_an_address_of_no_interface_here_is_refused_naming_it_and_host(state_dir: Path) -> None:
+    settings = Settings(transport="http", host="192.0.2.1", port=8765, state_dir=state_dir)
+    with pytest.raises(OSError) as refused:
+        listening_sockets(settings)
+    assert listen_refusal(settings, refused.value) == (
+        "fsguard: cannot listen on 192.0.2.1 port 8765: Cannot assign requested address. Pass --host an address of "
+        "this machine (127.0.0.1 is the default)."
+    )
 
 
 def free_ipv6_port() -> int:

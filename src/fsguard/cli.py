@@ -252,15 +252,19 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _serve_http(server: FsguardServer, settings: Settings) -> None:
+    # Imported here: uvicorn costs a noticeable share of start-up, and stdio clients never need it.
+    from fsguard.http import uvicorn_config
+    from fsguard.listeners import PreboundServer, listen_refusal, listening_sockets
+
+    try:
+        sockets = listening_sockets(settings)  # before the banner: a URL is printed only once it is this server's
+    except OSError as exc:
+        sys.stderr.write(listen_refusal(settings, exc) + "\n")
+        raise SystemExit(2) from exc
     sys.stderr.write(
         f"fsguard {__version__} serving {server.groundwork.policy.describe_roots()}\n"
         f"URL: {settings.mcp_url}\n"
         f"Client config:\n{client_config(settings)}\n"
     )
-    # Imported here: uvicorn costs a noticeable share of start-up, and stdio clients never need it.
-    import uvicorn
-
-    from fsguard.http import uvicorn_config
-
     with signals_exit_cleanly():
-        uvicorn.Server(uvicorn_config(server, settings)).run()
+        PreboundServer(uvicorn_config(server, settings), settings.mcp_url).run(sockets)
