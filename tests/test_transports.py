@@ -355,6 +355,47 @@ async def test_a_connection_that_never_sends_a_whole_request_is_closed_and_other
     assert served.status_code == 200
 
 
+async def test_a_body_that_stops_arriving_is_answered_408_and_closed_and_one_that_keeps_coming_is_served(
+    base_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A loopback server without a token waited for ever for a body announced and never sent whole.
+    monkeypatch.setattr(RequestDeadline, "seconds", 1.0)
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    body = json.dumps(initialize).encode()
+    with anyio.fail_after(15):
+        async with http_server(settings) as url:
+            port = httpx.URL(url).port
+            assert port is not None
+            head = (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n"
+            ).encode()
+            stalled = await anyio.connect_tcp("127.0.0.1", port)
+            await stalled.send(head + body[:10])
+            heard = await _until_closed(stalled)
+            slow = await anyio.connect_tcp("127.0.0.1", port)
+            await slow.send(head)
+            step = len(body) // 6 + 1
+            for start in range(0, len(body), step):  # 1.8 s in all, each piece well within the deadline
+                with anyio.move_on_after(0.3):
+                    early = await slow.receive()  # the server must neither answer nor close before the body is in
+                    pytest.fail(f"answered before the whole body came: {early!r}")
+                await slow.send(body[start : start + step])
+            served = await slow.receive()
+            await slow.aclose()
+    assert heard.startswith(b"HTTP/1.1 408 Request Timeout\r\n")
+    error = json.loads(heard.split(b"\r\n\r\n", 1)[1])["error"]
+    assert error["code"] == -32600
+    assert "the request body stopped arriving (nothing more came for 1 s)" in error["message"]
+    assert served.startswith(b"HTTP/1.1 200 OK\r\n")
+
+
 async def _until_closed(stream: anyio.abc.SocketStream) -> bytes:
     """Everything the server sends until it closes the connection."""
     received = b""

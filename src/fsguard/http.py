@@ -8,23 +8,20 @@ asks and as stdio answers it, instead of the SDK's -32602 holding a pydantic dum
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hmac
 import json
 import logging
 from typing import Any, Final
 
-import h11
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
+from fsguard.deadline import RequestDeadline as RequestDeadline  # the dashboard serves with it too
 from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id
 from fsguard.heldanswers import body_of, holding, send_all
 from fsguard.legacysse import LegacySseRoutes
@@ -331,45 +328,6 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
     return app
-
-
-class RequestDeadline(H11Protocol):
-    """uvicorn's HTTP/1.1 connection with a deadline for the client's side of each exchange.
-
-    uvicorn waits for a request's headers for ever, and a client that sends them a byte at a time keeps cancelling its
-    keep-alive timer: such a client (or one that sends nothing, or trickles a body the app already answered with 401)
-    holds a connection and a file descriptor as long as it likes, before any token is checked. Enough of them exhaust
-    the open-file limit, and then every tool call fails. So a connection on which no request is being served closes
-    once :attr:`seconds` have passed since it opened or since its last answer; a request the app is serving (reading
-    its body, streaming its answer) is never cut.
-    """
-
-    seconds = 30.0
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._deadline: asyncio.TimerHandle | None = self.loop.call_later(self.seconds, self._expired)
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if self._deadline is not None:
-            self._deadline.cancel()
-        self._deadline = None if self.transport.is_closing() else self.loop.call_later(self.seconds, self._expired)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
-        super().connection_lost(exc)
-
-    def _expired(self) -> None:
-        self._deadline = None
-        serving = self.cycle is not None and not self.cycle.response_complete
-        if serving or self.transport.is_closing():
-            return  # on_response_complete arms the next deadline
-        with contextlib.suppress(h11.LocalProtocolError):  # mid-request on the client's side: just close the socket
-            self.conn.send(h11.ConnectionClosed())
-        self.transport.close()
 
 
 def uvicorn_config(server: FsguardServer, settings: Settings, **overrides: Any) -> uvicorn.Config:
