@@ -147,11 +147,22 @@ def test_commit_risk_follows_the_seed_scale(files: int, insertions: int, deletio
 
 def test_a_line_budget_keeps_the_first_lines_and_counts_them_all() -> None:
     data = b"".join(f"line {i}\n".encode() for i in range(100_000))
-    kept, lines = _collect(io.BytesIO(data), 3)
-    assert kept == b"line 0\nline 1\nline 2\n"
-    assert lines == 100_000
-    assert _collect(io.BytesIO(b"a\nb"), None) == (b"a\nb", 2)
-    assert _collect(io.BytesIO(b""), 5) == (b"", 0)
+    collected = _collect(io.BytesIO(data), 3)
+    assert collected.stdout == b"line 0\nline 1\nline 2\n"
+    assert collected.lines == 100_000
+    assert collected.size == len(data)
+    assert not collected.clipped
+    assert (_collect(io.BytesIO(b"a\nb"), None).stdout, _collect(io.BytesIO(b"a\nb"), None).lines) == (b"a\nb", 2)
+    assert _collect(io.BytesIO(b""), 5).lines == 0
+
+
+def test_a_byte_budget_cuts_one_long_line_the_line_budget_would_keep_whole() -> None:
+    data = b"x" * 300_000 + b"\nshort\n"
+    collected = _collect(io.BytesIO(data), 200, 1_000)
+    assert collected.stdout == b"x" * 1_000
+    assert collected.clipped
+    assert (collected.lines, collected.size) == (2, len(data))
+    assert not _collect(io.BytesIO(b"a\nb\n"), 1, 2).clipped  # the line budget cut first
 
 
 @pytest.mark.parametrize("value", ["-x", "--output=/tmp/x", "-"])

@@ -5,8 +5,8 @@ check cannot move it. The environment is the server's minus every variable that 
 repository or program (``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_EXTERNAL_DIFF`` …), plus: no terminal prompts
 (``GIT_TERMINAL_PROMPT=0``, ``GIT_ASKPASS=echo``, a session of its own so ssh finds no terminal), no pager, no editor,
 ``LC_ALL=C`` so its messages are the documented English ones, no optional locks. stdin is /dev/null. A run is
-stopped, with its children, after :data:`GIT_TIMEOUT_S`. Output can be read with a line budget: the lines past it
-are counted, not kept.
+stopped, with its children, after :data:`GIT_TIMEOUT_S`. Output can be read with a line budget and a byte budget:
+what lies past them is counted, not kept.
 """
 
 from __future__ import annotations
@@ -104,13 +104,16 @@ class Scratch:
 
 @dataclass(frozen=True)
 class GitOutput:
-    """What one git process printed: stdout (cut after ``keep_lines`` lines when asked), its total line count,
-    and stderr."""
+    """What one git process printed: stdout (cut after ``keep_lines`` lines or ``keep_bytes`` bytes when asked),
+    its total line count, and stderr; ``size`` is every byte of stdout, ``clipped`` that the byte budget cut what
+    the line budget kept."""
 
     code: int
     stdout: bytes
     lines: int
     stderr: str
+    size: int = 0
+    clipped: bool = False
 
 
 class GitProcess:
@@ -130,6 +133,7 @@ class GitProcess:
         args: Sequence[str],
         *,
         keep_lines: int | None = None,
+        keep_bytes: int | None = None,
         check: bool = True,
         repository: Sequence[str] = (),
         stdin: int | bytes | None = None,
@@ -139,6 +143,7 @@ class GitProcess:
         """Run ``git <repository> <args>`` in ``directory``; with ``check`` a non-zero exit raises.
 
         ``repository`` holds git's global options naming the repository (``--git-dir``, ``--work-tree``).
+        ``keep_lines`` and ``keep_bytes`` bound what of stdout is kept (:class:`GitOutput`).
         ``stdin`` is what git reads (an open file, or bytes; else nothing); ``scratch`` puts an index and objects
         of fsguard's in place of the repository's; ``pass_fds`` are descriptors git inherits (to read files fsguard
         opened, as ``/proc/self/fd/N``).
@@ -182,7 +187,7 @@ class GitProcess:
             try:
                 with process:
                     assert process.stdout is not None
-                    stdout, lines = _collect(process.stdout, keep_lines)
+                    kept = _collect(process.stdout, keep_lines, keep_bytes)
             finally:
                 timer.cancel()
             errors.seek(0)
@@ -195,8 +200,8 @@ class GitProcess:
                 command=args[0],
             )
         if check and process.returncode != 0:
-            raise failure(args[0], process.returncode, stderr, stdout)
-        return GitOutput(process.returncode, stdout, lines, stderr)
+            raise failure(args[0], process.returncode, stderr, kept.stdout)
+        return GitOutput(process.returncode, kept.stdout, kept.lines, stderr, kept.size, kept.clipped)
 
 
 def failure(command: str, code: int, stderr: str, stdout: bytes = b"", advice: str = "") -> GitFailedError:
@@ -235,20 +240,32 @@ def _stop(process: Popen[bytes], timed_out: threading.Event) -> None:
         os.killpg(process.pid, signal.SIGKILL)  # the whole session: ssh and helpers too
 
 
-def _collect(stream: IO[bytes], keep_lines: int | None) -> tuple[bytes, int]:
-    """All of ``stream`` (or its first ``keep_lines`` lines, read on to count the rest) and its line count."""
+@dataclass(frozen=True)
+class _Collected:
+    stdout: bytes
+    lines: int
+    size: int
+    clipped: bool
+
+
+def _collect(stream: IO[bytes], keep_lines: int | None, keep_bytes: int | None = None) -> _Collected:
+    """All of ``stream``, or its first ``keep_lines`` lines and at most ``keep_bytes`` bytes of them, read on to
+    count the rest: its lines and bytes."""
     kept = bytearray()
-    seen = 0
+    seen = size = 0
     last = b""
+    clipped = False
     while chunk := stream.read(_CHUNK):
-        if keep_lines is None:
-            kept += chunk
-        elif seen < keep_lines:
-            cut = _after_newline(chunk, keep_lines - seen)
-            kept += chunk if cut < 0 else chunk[:cut]
+        if keep_lines is None or seen < keep_lines:
+            cut = -1 if keep_lines is None else _after_newline(chunk, keep_lines - seen)
+            wanted = chunk if cut < 0 else chunk[:cut]
+            room = len(wanted) if keep_bytes is None else max(keep_bytes - len(kept), 0)
+            clipped = clipped or len(wanted) > room
+            kept += wanted[:room]
         seen += chunk.count(b"\n")
+        size += len(chunk)
         last = chunk[-1:]
-    return bytes(kept), seen + (1 if last not in (b"", b"\n") else 0)
+    return _Collected(bytes(kept), seen + (1 if last not in (b"", b"\n") else 0), size, clipped)
 
 
 def _after_newline(chunk: bytes, count: int) -> int:

@@ -45,6 +45,10 @@ class GitRequest:
     remote: str | None = None
     checkout: bool = False
     force: bool = False
+    # What one answer holds of a patch or a file shown: bytes (--max-response-bytes) and characters (the compact
+    # voice's cut), so the result's patch is the one the text shows.
+    patch_bytes: int | None = None
+    patch_chars: int | None = None
 
 
 # Every command names the repository: the ``.git`` at the top, that top as the working tree. Left to discover it,
@@ -65,6 +69,7 @@ class Repository:
         self,
         *args: str,
         keep_lines: int | None = None,
+        keep_bytes: int | None = None,
         check: bool = True,
         stdin: int | bytes | None = None,
         scratch: Scratch | None = None,
@@ -76,6 +81,7 @@ class Repository:
             self.root,
             args,
             keep_lines=keep_lines,
+            keep_bytes=keep_bytes,
             check=check,
             repository=_NAMED,
             stdin=stdin,

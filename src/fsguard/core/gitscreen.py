@@ -164,6 +164,15 @@ def object_path(rev: str) -> str | None:
     return None if path is None else posixpath.normpath(path.removeprefix("./") or ".")
 
 
+def object_revision(rev: str) -> str | None:
+    """The revision of ``<rev>:<path>`` (``HEAD~1`` of ``HEAD~1:a.png``); None for the index's forms (``:path``,
+    ``:2:path``) and for a plain revision."""
+    path = _path_part(rev)
+    if path is None or rev.startswith(":"):
+        return None
+    return rev[: len(rev) - len(path) - 1]
+
+
 def _path_part(rev: str) -> str | None:
     """The path of ``<rev>:<path>``, ``:<path>`` or ``:<stage>:<path>``; None for a plain revision or ``:/<text>``
     (a commit found by its message). The revision ends at the first colon outside braces, as git reads it

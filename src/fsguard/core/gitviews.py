@@ -1,11 +1,14 @@
 """The read-only git actions: status, diff, log and show, parsed into typed results.
 
-Patches are read with a line budget (max_lines; git's output past it is counted, not kept), and a full diff of
-more than :data:`DIFF_GUARD_FILES` files with no paths given is downgraded to the stat: both say so in ``note``.
+Patches are read with a line budget (max_lines) and a byte budget (the response's; git's output past them is
+counted, not kept), and a full diff of more than :data:`DIFF_GUARD_FILES` files with no paths given is downgraded
+to the stat: both say so in ``note``. A binary file at a revision is named, never decoded.
 """
 
 from __future__ import annotations
 
+import codecs
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -19,15 +22,24 @@ from fsguard.core.gitparse import (
     text,
     with_conflicts,
 )
-from fsguard.core.gitprocess import Scratch, failure
+from fsguard.core.gitprocess import GitOutput, Scratch, failure
 from fsguard.core.gitrefs import merging
 from fsguard.core.gitrepo import GitCall, Repository
-from fsguard.core.gitscreen import check_compared, check_shown_object, hidden, object_kind, visible_tree
+from fsguard.core.gitscreen import (
+    check_compared,
+    check_shown_object,
+    hidden,
+    object_kind,
+    object_path,
+    object_revision,
+    visible_tree,
+)
 from fsguard.core.gitworktree import working_tree
 from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
 
 DIFF_GUARD_FILES = 20
 SHOW_HEADER_LINES = 40
+BINARY_SNIFF = 8000  # git's own look (buffer_is_binary): a NUL there makes a file binary, and its diff says so
 _DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "-M")
 _UNBORN = "does not have any commits yet"
 
@@ -158,12 +170,23 @@ def show(call: GitCall) -> GitResult:
 
 
 def _object(call: GitCall, rev: str) -> GitResult:
-    """``git show`` of something that is not a commit (a file at a revision, a tree), cut at max_lines."""
+    """``git show`` of something that is not a commit (a file at a revision, a tree), cut as a patch is; a binary
+    file is named with its size, its bytes left out."""
     kind = object_kind(call, rev)
     check_shown_object(call, rev, kind)
+    repo, request = call.repo, call.request
+    if kind == "blob" and (binary := _binary(call, rev)) is not None:
+        return binary
     # The "--" makes git read rev as a revision, never as the name of a file in the working tree.
-    out = call.repo.git(
-        "show", "--no-color", "--no-textconv", rev, "--", keep_lines=call.request.max_lines, check=False
+    out = repo.git(
+        "show",
+        "--no-color",
+        "--no-textconv",
+        rev,
+        "--",
+        keep_lines=request.max_lines,
+        keep_bytes=request.patch_bytes,
+        check=False,
     )
     if out.code != 0:
         raise failure(
@@ -172,11 +195,40 @@ def _object(call: GitCall, rev: str) -> GitResult:
             out.stderr,
             advice='Check rev: a commit (rev="HEAD~2") or a file at one (rev="HEAD:a.py").',
         )
-    shown, denied = visible_tree(call, rev, text(out.stdout)) if kind == "tree" else (text(out.stdout), 0)
-    result = GitResult(
-        action="show", repository=str(call.repo.root), message="", output="full", patch=shown, denied=denied or None
+    result = GitResult(action="show", repository=str(repo.root), message="", output="full")
+    _kept(
+        call,
+        result,
+        out,
+        "list it with list_directory" if kind == "tree" else "read the working tree's copy with read_file",
     )
-    return _cut(result, out.lines - denied, call.request.max_lines)
+    if kind == "tree":
+        result.patch, denied = visible_tree(call, rev, result.patch or "")
+        result.denied = denied or None
+        if result.total_lines is not None:
+            result.total_lines -= denied
+    return result
+
+
+def _binary(call: GitCall, rev: str) -> GitResult | None:
+    """The answer for a binary file at a revision (its size, how to get its bytes), or None for a text file."""
+    head = call.repo.git("cat-file", "blob", rev, keep_bytes=BINARY_SNIFF, check=False)
+    if head.code != 0 or b"\0" not in head.stdout:
+        return None  # text, or a revision git fails on: show says which
+    name = object_path(rev) or rev
+    revision = object_revision(rev)
+    source = f"rev={json.dumps(revision)}, " if revision else ""
+    restore = f'git(action="restore", {source}paths={json.dumps([name])}, force=true)'
+    return GitResult(
+        action="show",
+        repository=str(call.repo.root),
+        message="",
+        binary=True,
+        size=head.size,
+        note=f"read_file(path={json.dumps(call.repo.absolute(name))}, "
+        f'encoding="base64") reads the working tree\'s copy; to have this one there, {restore} first (it backs up the '
+        "file it replaces).",
+    )
 
 
 def _changes(
@@ -217,20 +269,44 @@ def _changes(
     if left_out and not scope:
         result.patch = ""
         return result
-    out = repo.git(*command, "--", *scope, keep_lines=cap, scratch=scratch)
-    result.patch = text(out.stdout)
-    return _cut(result, out.lines, cap)
-
-
-def _cut(result: GitResult, lines: int, cap: int) -> GitResult:
-    if lines > cap:
-        result.truncated, result.total_lines = True, lines
-        cut = (
-            f'Patch cut at {cap} of {lines} lines: narrow it with paths=["file"], raise max_lines, or use '
-            'output="stat" for the summary.'
-        )
-        result.note = f"{result.note} {cut}" if result.note else cut
+    out = repo.git(*command, "--", *scope, keep_lines=cap, keep_bytes=request.patch_bytes, scratch=scratch)
+    _kept(call, result, out, 'use output="stat" for the summary')
     return result
+
+
+def _kept(call: GitCall, result: GitResult, out: GitOutput, elsewhere: str) -> None:
+    """Set ``result.patch`` from ``out``, cut at max_lines lines (git's run kept those), at the response budget's
+    bytes (one 5 MB line would pass any line count) and at the voice's characters: the text shows this patch whole,
+    so the fields and the text agree on what was cut. ``elsewhere`` is the last way the note names to see the rest."""
+    request = call.request
+    raw = out.stdout
+    cuts, ways = [], ['narrow it with paths=["file"]'] if result.files is not None else []
+    if out.lines > request.max_lines:
+        cuts.append(f"{request.max_lines} of {out.lines} lines")
+        ways.append("raise max_lines")
+    if out.clipped:
+        raw = _whole_characters(raw)
+        cuts.append(f"{len(raw):,} of {out.size:,} bytes (the response budget, --max-response-bytes)")
+    patch = text(raw)
+    if request.patch_chars is not None and len(patch) > request.patch_chars:
+        patch = patch[: request.patch_chars]
+        cuts.append(f"{request.patch_chars:,} characters (the compact voice's limit)")
+    result.patch = patch
+    if not cuts:
+        return
+    result.truncated, result.total_lines = True, out.lines
+    ways.append(elsewhere)
+    said = f"{', '.join(ways[:-1])}, or {elsewhere}" if ways[1:] else elsewhere
+    cut = f"{'Patch' if result.files is not None else 'Output'} cut at {' and '.join(cuts)}: {said}."
+    result.note = f"{result.note} {cut}" if result.note else cut
+
+
+def _whole_characters(raw: bytes) -> bytes:
+    """``raw`` without the bytes of a UTF-8 character a cut split at its end."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    decoder.decode(raw, final=False)
+    held, _ = decoder.getstate()
+    return raw[: len(raw) - len(held)]
 
 
 def _file(repo: Repository, stat: FileStat) -> GitFileChange:

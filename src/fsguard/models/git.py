@@ -86,7 +86,15 @@ class GitResult(Result):
         description="diff: 'unstaged' (working tree vs index), 'staged' (index vs HEAD), or the rev or range given.",
     )
     files: list[GitFileChange] | None = Field(None, description="diff/show: changed files with line counts.")
-    patch: str | None = Field(None, description="diff/show with output=full: the patch, cut at max_lines lines.")
+    patch: str | None = Field(
+        None,
+        description="diff/show with output=full: the patch, cut at max_lines lines and at the response budget "
+        "(see truncated); show of a file at a revision: its text.",
+    )
+    binary: bool | None = Field(
+        None, description="show: true when the file at the revision is binary; its bytes are left out (see size)."
+    )
+    size: int | None = Field(None, description="show: the binary file's size in bytes.")
     total_lines: int | None = Field(None, description="diff/show: lines of the whole patch, when it was cut.")
     truncated: bool | None = Field(None, description="True when a patch or a list was cut; see note.")
     denied: int | None = Field(

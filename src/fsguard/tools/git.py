@@ -16,6 +16,7 @@ from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask, consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, voiced
 from fsguard.voice import git_text
+from fsguard.voice.git import COMPACT_PATCH_CHARS
 
 Text = str | None
 
@@ -129,6 +130,8 @@ def register(catalog: Catalog) -> None:
             remote=remote,
             checkout=checkout,
             force=force,
+            patch_bytes=services.settings.max_response_bytes,
+            patch_chars=COMPACT_PATCH_CHARS if catalog.compact else None,
         )
         return voiced(services.git.run(request), git_text, catalog.compact)
 

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from fsguard.core.shortlist import shortlist, shown_rows
 from fsguard.models.git import GitFileChange, GitResult
 from fsguard.voice.paths import escaped, shown
-from fsguard.voice.sizes import counted
+from fsguard.voice.sizes import counted, human_size
 
-COMPACT_PATCH_CHARS = 10_000  # the seed's hard cap on a compact diff
+COMPACT_PATCH_CHARS = 10_000  # the seed's hard cap on a compact diff; the tool asks the result to be cut at it
 _SHORT = 12
 
 
@@ -113,10 +113,11 @@ def _nothing(result: GitResult) -> str:
 
 
 def _patch(result: GitResult, compact: bool) -> str:
-    patch = (result.patch or "").rstrip("\n")
-    if compact and len(patch) > COMPACT_PATCH_CHARS:
-        patch = patch[:COMPACT_PATCH_CHARS] + f"\n[cut at {COMPACT_PATCH_CHARS:,} characters: narrow it with paths]"
-    return patch or "(empty)"
+    if result.binary:
+        size = human_size(result.size or 0)
+        return f"binary file, {size}" if compact else f"Binary file ({size}): its bytes are not shown as text."
+    # Cut in the result already (COMPACT_PATCH_CHARS among its limits), so the patch field is the text's.
+    return (result.patch or "").rstrip("\n") or "(empty)"
 
 
 def _stats(result: GitResult, files: list[GitFileChange]) -> list[str]:

@@ -1,0 +1,103 @@
+"""The git tool's corners on real repositories, in both protocol eras: binary files shown, answers cut at the response
+budget, empty ranges, a branch only a remote has, a tracked file whose folder is gone, the index after a restore
+through line-ending filters.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import ClientFactory, structured, text_of
+from tests.tools.test_git import call, git, make_repo
+
+pytestmark = pytest.mark.anyio
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe\xfd" * 40
+
+
+@pytest.fixture
+def repo(root: Path) -> Path:
+    return make_repo(root)
+
+
+# -- binary files ----------------------------------------------------------------------------------------------------
+
+
+async def test_show_of_a_binary_file_at_a_revision_gives_its_size_and_how_to_get_it_never_its_bytes(
+    client: Client, repo: Path
+) -> None:
+    (repo / "image.png").write_bytes(PNG)
+    git(repo, "add", "image.png")
+    git(repo, "commit", "-qm", "image")
+    shown = await client.call_tool("git", {"action": "show", "rev": "HEAD:image.png"})
+    data = structured(shown)
+    assert data["binary"] is True
+    assert data["size"] == len(PNG)
+    assert "patch" not in data
+    words = text_of(shown)
+    assert "\ufffd" not in words
+    assert "IHDR" not in words
+    assert words.startswith("Binary file (")
+    assert 'git(action="restore", rev="HEAD", paths=["image.png"], force=true)' in words
+    assert 'encoding="base64"' in words
+    commit = await call(client, action="show", rev="HEAD", output="full")
+    assert "Binary files /dev/null and b/image.png differ" in commit["patch"]
+    assert commit["files"][0]["binary"] is True
+
+
+async def test_show_of_a_binary_file_in_the_index_names_a_restore_from_the_index(client: Client, repo: Path) -> None:
+    (repo / "image.png").write_bytes(PNG)
+    git(repo, "add", "image.png")
+    data = await call(client, action="show", rev=":image.png")
+    assert data["binary"] is True
+    assert 'git(action="restore", paths=["image.png"], force=true)' in data["note"]
+    text = await call(client, action="show", rev=":a.txt")
+    assert text["patch"] == "alpha\n"
+    assert "binary" not in text
+
+
+# -- the response budget ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("action", ["diff", "show", "file"])
+async def test_one_huge_line_is_cut_at_the_response_budget_with_a_note_saying_how_to_see_more(
+    connect: ClientFactory, repo: Path, action: str
+) -> None:
+    (repo / "app.min.js").write_text("var a=1;" * 2_000 + "\n", encoding="utf-8")
+    git(repo, "add", "app.min.js")
+    git(repo, "commit", "-qm", "bundle")
+    (repo / "app.min.js").write_text("var b=2;" + "é" * 40_000 + "\n", encoding="utf-8")
+    if action != "diff":
+        git(repo, "commit", "-qam", "rebuilt")
+    arguments = {
+        "diff": {"action": "diff", "output": "full"},
+        "show": {"action": "show", "rev": "HEAD", "output": "full"},
+        "file": {"action": "show", "rev": "HEAD:app.min.js"},
+    }[action]
+    async with connect(max_response_bytes=4096) as client:
+        answer = await client.call_tool("git", arguments)
+    data = structured(answer)
+    assert data["truncated"] is True
+    assert len(data["patch"].encode("utf-8")) <= 4096
+    assert len(data["patch"]) > 1000  # cut at the budget, not at nothing
+    assert "\ufffd" not in data["patch"]  # no character split at the cut
+    assert "--max-response-bytes" in data["note"]
+    assert len(text_of(answer).encode("utf-8")) < 4096 + 1000
+    assert text_of(answer).endswith(f"[{data['note']}]")
+
+
+async def test_the_compact_voices_cut_of_a_patch_is_the_results_patch_marked_truncated(
+    connect: ClientFactory, repo: Path
+) -> None:
+    (repo / "a.txt").write_text("".join(f"line {i} of a long file\n" for i in range(2_000)), encoding="utf-8")
+    async with connect(compact_mode=True) as client:
+        answer = await client.call_tool("git", {"action": "diff", "output": "full", "max_lines": 100_000})
+    data = structured(answer)
+    assert len(data["patch"]) == 10_000
+    assert data["truncated"] is True
+    assert "10,000 characters" in data["note"]
+    assert data["patch"].rstrip("\n") in text_of(answer)
+    assert text_of(answer).endswith(f"[{data['note']}]")
