@@ -101,3 +101,14 @@ async def test_the_compact_voices_cut_of_a_patch_is_the_results_patch_marked_tru
     assert "10,000 characters" in data["note"]
     assert data["patch"].rstrip("\n") in text_of(answer)
     assert text_of(answer).endswith(f"[{data['note']}]")
+
+
+# -- log -------------------------------------------------------------------------------------------------------------
+
+
+async def test_log_of_an_empty_range_names_the_range_not_an_empty_repository(client: Client, repo: Path) -> None:
+    data = await call(client, action="log", rev="HEAD..HEAD")
+    assert data["commits"] == []
+    assert data["message"] == "No commits in the range HEAD..HEAD."
+    untouched = await call(client, action="log", paths=["never.txt"])
+    assert untouched["message"] == "No commits touching never.txt."

@@ -127,7 +127,11 @@ def log(call: GitCall) -> GitResult:
     if out.code != 0 and _UNBORN not in out.stderr:
         raise failure("log", out.code, out.stderr, advice='Check rev (e.g. rev="HEAD~3") and paths, then retry.')
     commits = [GitCommit(hash=c.hash, subject=c.subject, author=c.author, date=c.date) for c in parse_log(out.stdout)]
-    return GitResult(action="log", repository=str(repo.root), message="", commits=commits)
+    result = GitResult(action="log", repository=str(repo.root), message="", commits=commits)
+    if out.code == 0:  # the history read (else there is none yet): the text names it when it holds no commit
+        result.compared = request.rev
+        result.paths = [repo.absolute(name) for name in call.scope] or None
+    return result
 
 
 def show(call: GitCall) -> GitResult:

@@ -83,7 +83,8 @@ class GitResult(Result):
     )
     compared: str | None = Field(
         None,
-        description="diff: 'unstaged' (working tree vs index), 'staged' (index vs HEAD), or the rev or range given.",
+        description="diff: 'unstaged' (working tree vs index), 'staged' (index vs HEAD), or the rev or range given; "
+        "log: the rev or range given.",
     )
     files: list[GitFileChange] | None = Field(None, description="diff/show: changed files with line counts.")
     patch: str | None = Field(
@@ -119,7 +120,9 @@ class GitResult(Result):
     deleted_commit: str | None = Field(None, description="branch: the commit the deleted branch pointed at.")
     switched: bool | None = Field(None, description="branch: true when HEAD moved to the branch.")
     # add, restore
-    paths: list[str] | None = Field(None, description="add: paths staged now; restore: paths restored.")
+    paths: list[str] | None = Field(
+        None, description="add: paths staged now; restore: paths restored; log: the paths its commits touch."
+    )
     source: str | None = Field(None, description="restore: the revision restored from (default: the index/HEAD).")
     backups: list[GitBackup] | None = Field(None, description="restore: each file overwritten and its backup.")
     # push

@@ -138,10 +138,22 @@ def _stats(result: GitResult, files: list[GitFileChange]) -> list[str]:
 def _log(result: GitResult, compact: bool) -> str:
     commits = result.commits or []
     if not commits:
-        return "No commits yet."
+        return _no_commits(result)
     if compact:
         return "\n".join(f"{c.hash[:7]} {c.subject}" for c in commits)
     return "\n".join(f"{c.hash[:_SHORT]} {c.date} {c.author}: {c.subject}" for c in commits)
+
+
+def _no_commits(result: GitResult) -> str:
+    """An empty log: of a repository with no commits yet, or of a range or paths that hold none."""
+    rev, paths = result.compared, result.paths or []
+    if rev is None and not paths:
+        return "No commits yet."
+    where = ""
+    if rev is not None:
+        where = f" in the range {rev}" if ".." in rev else f" from {rev}"
+    touching = f" touching {', '.join(_rel(result, path) for path in paths)}" if paths else ""
+    return f"No commits{where}{touching}."
 
 
 def _add(result: GitResult, compact: bool) -> str:
