@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import ClientFactory, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_git import call, git, make_repo
 
 pytestmark = pytest.mark.anyio
@@ -112,3 +112,48 @@ async def test_log_of_an_empty_range_names_the_range_not_an_empty_repository(cli
     assert data["message"] == "No commits in the range HEAD..HEAD."
     untouched = await call(client, action="log", paths=["never.txt"])
     assert untouched["message"] == "No commits touching never.txt."
+
+
+# -- branch ----------------------------------------------------------------------------------------------------------
+
+
+def cloned(root: Path) -> Path:
+    """A clone inside ``root`` of a repository there whose branch ``feature`` holds a commit main lacks."""
+    upstream = make_repo(root / "upstream")
+    git(upstream, "switch", "-q", "-c", "feature")
+    (upstream / "feature.txt").write_text("feature\n", encoding="utf-8")
+    git(upstream, "add", "feature.txt")
+    git(upstream, "commit", "-qm", "feature")
+    git(upstream, "switch", "-q", "main")
+    git(root, "clone", "-q", str(upstream), "work")
+    return root / "work"
+
+
+async def test_checkout_of_a_branch_only_the_remote_has_starts_it_there_and_tracks_it(
+    client: Client, root: Path
+) -> None:
+    work = cloned(root)
+    data = await call(client, action="branch", name="feature", checkout=True, path=str(work))
+    assert data["created"] == "feature"
+    assert data["upstream"] == "origin/feature"
+    assert "tracking origin/feature" in data["message"]
+    assert git(work, "rev-parse", "HEAD") == git(work, "rev-parse", "origin/feature")
+    assert git(work, "rev-parse", "--abbrev-ref", "feature@{upstream}").strip() == "origin/feature"
+    assert (work / "feature.txt").read_bytes() == b"feature\n"
+
+
+async def test_checkout_of_a_branch_two_remotes_have_asks_which_unless_one_is_the_default_remote(
+    client: Client, root: Path
+) -> None:
+    work = cloned(root)
+    git(work, "remote", "add", "mirror", str(root / "upstream"))
+    git(work, "fetch", "-q", "mirror")
+    answer = await client.call_tool("git", {"action": "branch", "name": "feature", "checkout": True, "path": str(work)})
+    assert error_code(answer) == "invalid_params"
+    assert "(mirror/feature, origin/feature)" in text_of(answer)
+    assert git(work, "branch", "--show-current").strip() == "main"
+    assert not (work / "feature.txt").exists()
+    git(work, "config", "checkout.defaultRemote", "mirror")
+    data = await call(client, action="branch", name="feature", checkout=True, path=str(work))
+    assert data["upstream"] == "mirror/feature"
+    assert git(work, "rev-parse", "--abbrev-ref", "feature@{upstream}").strip() == "mirror/feature"

@@ -1,7 +1,8 @@
 """git branch: list, create (and switch to), switch to, or delete a branch.
 
 Without ``name`` it lists. A ``name`` that does not exist is created (at ``rev``, default HEAD; ``checkout``
-switches to it). An existing ``name`` is switched to with ``checkout``, else deleted, as the seed does: ``-d``,
+switches to it, starting it from, and tracking, the one remote's branch of that name when there is one, as ``git
+switch`` does). An existing ``name`` is switched to with ``checkout``, else deleted, as the seed does: ``-d``,
 which git refuses for a branch not merged, and ``-D`` with ``force``. A deletion reports the commit the branch
 pointed at, so it can be recreated with ``rev``.
 """
@@ -86,8 +87,10 @@ def _create(call: GitCall, name: str, result: GitResult) -> None:
             f"at. Commit first, or pass checkout=true to start work on {name!r} instead of {here}. Nothing was "
             "changed."
         )
-    start = [request.rev] if request.rev else []
-    with _switching(call, request.rev) if request.checkout and request.rev else nullcontext():
+    tracked = _remote_namesake(call, name) if request.checkout and not request.rev else None
+    start = [request.rev] if request.rev else ["--track", tracked] if tracked else []
+    origin = request.rev or tracked
+    with _switching(call, origin) if request.checkout and origin else nullcontext():
         fire(call.safe, "pre", "create", repo.root, "branch", branch=name, switch=request.checkout)
         if request.checkout:
             repo.git("switch", "--create", name, *start)
@@ -96,6 +99,32 @@ def _create(call: GitCall, name: str, result: GitResult) -> None:
         fire(call.safe, "post", "create", repo.root, "branch", branch=name, switch=request.checkout)
     result.created = name
     result.switched = request.checkout or None
+    result.upstream = tracked
+
+
+def _remote_namesake(call: GitCall, name: str) -> str | None:
+    """The remote-tracking branch ``<remote>/name`` a switch to ``name`` starts from and tracks, as ``git switch
+    name`` does, when exactly one remote has it (or several, checkout.defaultRemote among them); None when none has.
+
+    Raises:
+        InvalidParamsError: several remotes have it and none is the default (git switch refuses to guess too).
+    """
+    remotes = text(call.repo.git("remote").stdout).split()
+    found = [
+        f"{remote}/{name}"
+        for remote in remotes
+        if call.repo.git("show-ref", "--verify", "--quiet", f"refs/remotes/{remote}/{name}", check=False).code == 0
+    ]
+    preferred = text(call.repo.git("config", "--get", "checkout.defaultRemote", check=False).stdout).strip()
+    if len(found) > 1 and f"{preferred}/{name}" in found:  # git switch's own tie-break
+        return f"{preferred}/{name}"
+    if len(found) > 1:
+        raise InvalidParamsError(
+            f"branch {name!r} is on several remotes ({', '.join(found)}), so which one to start it from and track "
+            f'is not clear. Pass rev= the one, e.g. git(action="branch", name="{name}", rev="{found[0]}", '
+            "checkout=true). Nothing was changed."
+        )
+    return found[0] if found else None
 
 
 @contextmanager

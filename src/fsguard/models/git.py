@@ -59,7 +59,9 @@ class GitResult(Result):
     message: str = Field(description="The text block: a summary of the result.")
     # status, commit, push
     branch: str | None = Field(None, description="Current branch (absent when HEAD is detached), or the one pushed.")
-    upstream: str | None = Field(None, description="status: the upstream branch, e.g. origin/main.")
+    upstream: str | None = Field(
+        None, description="status: the upstream branch, e.g. origin/main; branch: the one a new branch tracks."
+    )
     ahead: int | None = Field(None, description="status: commits on the branch not on its upstream.")
     behind: int | None = Field(None, description="status: commits on the upstream not on the branch.")
     staged: list[str] | None = Field(None, description="status: paths with staged changes.")

@@ -201,7 +201,8 @@ def _restore(result: GitResult, compact: bool) -> str:
 def _branch(result: GitResult, compact: bool) -> str:
     did = []
     if result.created:
-        did.append(f"Created branch {result.created}" + (" and switched to it." if result.switched else "."))
+        tracking = f" tracking {result.upstream}" if result.upstream else ""
+        did.append(f"Created branch {result.created}{tracking}" + (" and switched to it." if result.switched else "."))
     elif result.deleted:
         tip = (result.deleted_commit or "")[:_SHORT]
         did.append(
