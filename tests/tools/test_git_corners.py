@@ -5,13 +5,14 @@ through line-ending filters.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
 from tests.conftest import ClientFactory, error_code, structured, text_of
-from tests.tools.test_git import call, git, make_repo
+from tests.tools.test_git import call, git, make_repo, staged_names
 
 pytestmark = pytest.mark.anyio
 
@@ -157,3 +158,39 @@ async def test_checkout_of_a_branch_two_remotes_have_asks_which_unless_one_is_th
     data = await call(client, action="branch", name="feature", checkout=True, path=str(work))
     assert data["upstream"] == "mirror/feature"
     assert git(work, "rev-parse", "--abbrev-ref", "feature@{upstream}").strip() == "mirror/feature"
+
+
+# -- a tracked file whose folder is gone -----------------------------------------------------------------------------
+
+
+def folder_removed(repo: Path) -> None:
+    (repo / "docs").mkdir()
+    (repo / "docs" / "guide.md").write_text("guide\n", encoding="utf-8")
+    git(repo, "add", "docs")
+    git(repo, "commit", "-qm", "docs")
+    shutil.rmtree(repo / "docs")
+
+
+async def test_add_of_a_tracked_file_whose_folder_was_deleted_stages_its_removal(client: Client, repo: Path) -> None:
+    folder_removed(repo)
+    data = await call(client, action="add", paths=["docs/guide.md"])
+    assert data["paths"] == [f"{repo}/docs/guide.md"]
+    assert git(repo, "diff", "--cached", "--name-status").splitlines() == ["D\tdocs/guide.md"]
+
+
+async def test_commit_with_paths_of_a_tracked_file_whose_folder_was_deleted_commits_its_removal(
+    client: Client, repo: Path
+) -> None:
+    folder_removed(repo)
+    await call(client, action="commit", paths=["docs/guide.md"], message="drop the guide")
+    assert git(repo, "ls-tree", "-r", "--name-only", "HEAD").splitlines() == ["a.txt"]
+    assert staged_names(repo) == []
+    assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_diff_of_a_tracked_file_whose_folder_was_deleted_shows_the_deletion(client: Client, repo: Path) -> None:
+    folder_removed(repo)
+    data = await call(client, action="diff", paths=["docs/guide.md"], output="full")
+    assert data["deletions"] == 1
+    assert "deleted file mode 100644" in data["patch"]
+    assert "-guide" in data["patch"]

@@ -15,11 +15,12 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 from fsguard.core.beneath import lstat_at
 from fsguard.core.disk import open_pinned
-from fsguard.core.errors import BinaryFileError, InvalidParamsError
+from fsguard.core.errors import BinaryFileError, InvalidParamsError, NotFoundError
 from fsguard.core.gitparse import text
 from fsguard.core.gitprocess import Scratch, failure
 from fsguard.core.gitrefs import current_commit, merging
@@ -121,7 +122,11 @@ def _entry(
     """What the working tree holds at ``name``: a removal (:data:`_REMOVED`, no id), a link (its mode and id), or a
     file (its ``st_mode``, and its id, or none while it is held open for the batch); None for a directory."""
     path = Path(call.repo.absolute(os.fsdecode(name.rstrip(b"/"))))
-    with call.safe.beneath.entry(path, follow=False) as entry:
+    with ExitStack() as pinned:
+        try:
+            entry = pinned.enter_context(call.safe.beneath.entry(path, follow=False))
+        except NotFoundError:  # a folder on the way is gone, and the file with it: git add stages the removal
+            return _REMOVED, ""
         found = lstat_at(entry)
         if found is None:
             return _REMOVED, ""
