@@ -194,3 +194,22 @@ async def test_diff_of_a_tracked_file_whose_folder_was_deleted_shows_the_deletio
     assert data["deletions"] == 1
     assert "deleted file mode 100644" in data["patch"]
     assert "-guide" in data["patch"]
+
+
+# -- restore under line-ending filters -------------------------------------------------------------------------------
+
+
+async def test_a_forced_restore_through_a_line_ending_filter_leaves_the_index_fresh(client: Client, repo: Path) -> None:
+    (repo / "notes.txt").write_bytes(b"one\ntwo\n")
+    git(repo, "add", "notes.txt")
+    git(repo, "commit", "-qm", "notes")
+    (repo / ".gitattributes").write_text("*.txt text eol=crlf\n", encoding="utf-8")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "crlf")
+    (repo / "notes.txt").write_bytes(b"edited\n")
+    await call(client, action="restore", paths=["notes.txt"], force=True)
+    assert (repo / "notes.txt").read_bytes() == b"one\r\ntwo\r\n"
+    status = await call(client, action="status")
+    assert status["unstaged"] == []
+    assert status["clean"] is True
+    assert git(repo, "diff-files", "--name-only") == ""

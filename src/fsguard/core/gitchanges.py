@@ -22,7 +22,7 @@ from fsguard.core.gitprocess import failure
 from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent_push_advice
 from fsguard.core.gitremote import check_remote
 from fsguard.core.gitrepo import GitCall, fire, holding_files
-from fsguard.core.gitrestore import back_up, check_known, link_target, put_back, source_entries
+from fsguard.core.gitrestore import back_up, check_known, link_target, put_back, settle_index, source_entries
 from fsguard.core.gitscreen import check_changeable, check_source
 from fsguard.core.gitstage import commit_paths, stage
 from fsguard.core.pathforms import escaped
@@ -281,6 +281,7 @@ def _discard(call: GitCall, names: list[str]) -> GitResult:
                 if target not in written:  # not overwritten: its chain goes back to where it was
                     safe.backups.step_back(record)
             raise
+        settle_index(call, entries)
         after = {target: record.after_hash for target, record in saved}
         for target in targets:
             digest = after.get(target)

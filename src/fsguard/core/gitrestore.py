@@ -95,6 +95,29 @@ def put_back(call: GitCall, name: str, entry: Pinned, source: tuple[str, str] | 
         _executable_as(entry, mode == _EXECUTABLE)  # write_at keeps a file's own mode: git's x bit is the source's
 
 
+def settle_index(call: GitCall, restored: dict[str, tuple[str, str]]) -> None:
+    """Have the index take the files just restored from what it holds as unchanged, as git restore leaves them.
+
+    git keeps each file's size and times in the index and trusts them over its bytes: a file restored through a
+    line-ending filter is longer than the one the index last saw, so status called it modified while its diff was
+    empty. Setting the entry anew (same mode and object) drops those stat details, and a refresh, which only
+    compares files, records the new ones.
+    """
+    if not restored:
+        return
+    listed = call.repo.git("ls-files", "-s", "-z", "--", *restored).stdout
+    lines = bytearray()
+    for record in filter(None, listed.split(b"\0")):
+        fields, _, name = record.partition(b"\t")
+        mode, object_id, stage = text(fields).split(" ")
+        if stage == "0" and mode != _SUBMODULE and restored.get(text(name)) == (mode, object_id):
+            lines += f"{mode} {object_id}\t".encode() + name + b"\0"
+    if lines:
+        call.repo.git("update-index", "-z", "--index-info", stdin=bytes(lines))
+        # Exit 1 names files that differ from the index (others, or ones restored from another revision): so be it.
+        call.repo.git("update-index", "-q", "--refresh", check=False)
+
+
 def _executable_as(entry: Pinned, executable: bool) -> None:
     """Give the file at ``entry`` the executable bits the source records (a mode-only change is git's too), its other
     bits as they are: x where it may be read, or none."""
