@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -10,8 +11,10 @@ from pathlib import Path
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError, TooLargeError
+from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
+from fsguard.core.setaside import changed_error, same_entry
 from fsguard.core.trash import Trash, TrashEntry
 from fsguard.core.wholefiles import checked_bytes
 
@@ -67,7 +70,7 @@ class Deleter:
                     "expected_hash to delete a directory, link or special file.",
                     path=str(path),
                 )
-            if stat.S_ISDIR(found.st_mode) and not recursive and _has_children(entry):
+            if stat.S_ISDIR(found.st_mode) and not recursive and _has_children(entry, found):
                 raise InvalidParamsError(
                     f"{path} is a non-empty directory. Pass recursive=true to delete it with everything inside "
                     "(soft delete keeps it whole in the trash).",
@@ -94,7 +97,7 @@ class Deleter:
             fire = self._safe.hooks.fire if hooked else _unhooked
             fire("pre", "delete", tool_name=tool, file_path=str(path), operation=operation)
             if not permanent:
-                trashed = self._trash.put(entry)
+                trashed = self._trash.put(entry, found)
                 self._safe.session.forget(path)
                 fire(
                     "post",
@@ -110,7 +113,7 @@ class Deleter:
                 mode = stat.S_IMODE(found.st_mode)
                 backup = self._safe.backups.snapshot(path, data, mode, operation="delete_file", after_hash=None)
             try:
-                remove(entry)
+                remove(entry, checked=found)  # only what was checked: a directory swapped in stays, whole
             except FsguardError:
                 if backup is not None and lstat_at(entry) is not None:  # nothing was deleted: no step to undo
                     self._safe.backups.step_back(backup, withdraw=True)
@@ -158,9 +161,21 @@ class Deleter:
         return outcomes
 
 
-def _has_children(entry: Pinned) -> bool:
-    fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
+def _has_children(entry: Pinned, checked: os.stat_result) -> bool:
+    """Whether the directory ``checked`` stated holds anything.
+
+    Raises:
+        EntryReplacedError: another entry (a file, a link, another directory) took its name since.
+    """
     try:
+        fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+            raise changed_error(entry.path, "deleted") from exc
+        raise from_os_error(exc, entry.path) from exc
+    try:
+        if not same_entry(os.fstat(fd), checked):
+            raise changed_error(entry.path, "deleted")
         with os.scandir(fd) as children:
             return next(children, None) is not None
     finally:

@@ -19,6 +19,8 @@
     ├── NameTooLongError          name_too_long
     ├── StaleEditError            stale_edit
     ├── ExternalChangeError       external_change
+    │   └── EntryReplacedError    external_change (the same code: another entry was put at the name a delete or
+    │                             move checked, before it acted; nothing was changed)
     ├── NoMatchError              no_match
     ├── AmbiguousMatchError       ambiguous_match
     ├── RewriteBlockedError       rewrite_blocked
@@ -169,9 +171,13 @@ class StaleEditError(FsguardError):
 
 
 class ExternalChangeError(FsguardError):
-    """The file changed on disk since this session last saw it (--auto-occ block)."""
+    """The file changed on disk since this session last saw it (--auto-occ block), or while a call acted on it."""
 
     code = "external_change"
+
+
+class EntryReplacedError(ExternalChangeError):
+    """Between a delete's or move's check of an entry and its act, another entry took the name; nothing changed."""
 
 
 class NoMatchError(FsguardError):

@@ -109,7 +109,7 @@ class Mover:
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
             safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
-                move_verified(pinned, target, safe.atomic)
+                move_verified(pinned, target, safe.atomic, checked=found)
         safe.session.forget(source)
         safe.hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
         return Moved(source, destination, None if link is None else self._moved_link(link, source, destination))

@@ -25,7 +25,14 @@ from typing import Literal
 from fsguard.core.beneath import lstat_at
 from fsguard.core.deletion import Deleter
 from fsguard.core.disk import read_at
-from fsguard.core.errors import AccessDeniedError, FsguardError, StaleEditError, UndoConflictError, error_for_code
+from fsguard.core.errors import (
+    AccessDeniedError,
+    EntryReplacedError,
+    FsguardError,
+    StaleEditError,
+    UndoConflictError,
+    error_for_code,
+)
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
@@ -289,7 +296,10 @@ class Reverter:
             backup = self._safe.backups.snapshot(
                 path, data, stat.S_IMODE(found.st_mode), operation="revert_create", after_hash=None, chained=False
             )
-            remove(entry)
+            try:
+                remove(entry, checked=found)  # only the file read: another entry put at its name stays
+            except EntryReplacedError:
+                return Reverted(change, "kept", "another entry took its name while it was being removed")
         self._safe.session.forget(path)
         undo = Change("deleted", change.path, backup_id=backup.backup_id)
         return Reverted(change, "reverted", f"its bytes are in backup {backup.backup_id}", undo=undo)

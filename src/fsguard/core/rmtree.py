@@ -33,12 +33,16 @@ def remove_tree(parent: int, name: str, *, own: bool = False) -> None:
     os.rmdir(name, dir_fd=parent)
 
 
-def first_unremovable(parent: int, name: str) -> str | None:
-    """The first directory of the tree ``name`` (``name`` itself, or a path below it) whose entries the server's
-    user may not remove: one it may not list, or may not write or search (``go mod download`` leaves its modules'
-    directories read-only); None when each may be emptied. A permanent delete looks first, instead of removing
-    files one by one until the first it may not and leaving part of the tree."""
-    return next(flattened(_closed(parent, name, name)), None)
+def first_unremovable(parent: int, name: str, shown: str | None = None) -> str | None:
+    """The first directory of the tree ``name`` (``shown`` itself, ``name`` by default, or a path below it) whose
+    entries the server's user may not remove: one it may not list, or may not write or search (``go mod download``
+    leaves its modules' directories read-only); None when each may be emptied. A permanent delete looks first,
+    instead of removing files one by one until the first it may not and leaving part of the tree.
+
+    Raises:
+        OSError: ENOTDIR or ELOOP when ``name`` is no directory (any more).
+    """
+    return next(flattened(_closed(parent, name, shown or name)), None)
 
 
 def _closed(parent: int, name: str, shown: str) -> Generator[str | Below[str], None, None]:

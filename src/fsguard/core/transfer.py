@@ -21,11 +21,19 @@ from typing import Literal
 from fsguard.core.attributes import carry, chown_like, xattrs_of
 from fsguard.core.beneath import Pinned, fsync_directory, lstat_at, rename_no_replace
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, FsguardError, InvalidParamsError
+from fsguard.core.errors import (
+    AccessDeniedError,
+    AlreadyExistsError,
+    EntryReplacedError,
+    ExternalChangeError,
+    FsguardError,
+    InvalidParamsError,
+)
 from fsguard.core.fdtree import child_dir, opened_dir
 from fsguard.core.nesting import Below, run_through
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import check_no_mounts_below, check_removable_below, remove
+from fsguard.core.setaside import changed_error, put_back, same_entry
 from fsguard.core.trees import (
     CHUNK,
     READ_FILE,
@@ -80,26 +88,47 @@ def copy_new(
     return copied
 
 
-def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected_sha256: str | None = None) -> None:
+def move_verified(
+    source: Pinned,
+    target: Pinned,
+    writer: AtomicWriter,
+    expected_sha256: str | None = None,
+    *,
+    checked: os.stat_result | None = None,
+) -> None:
     """Rename ``source`` to ``target`` (which must not exist); across filesystems copy, verify (against
     ``expected_sha256``, else the source's fingerprint, taken only then: a rename needs none), then remove.
 
+    With ``checked`` (the stat the caller judged the source by), only that very entry is moved: one renamed that
+    turns out to be another is renamed back, and across filesystems the fingerprint is read from it and the source
+    removed only while it is still that entry (:mod:`fsguard.core.setaside`).
+
     Raises:
         AlreadyExistsError: ``target`` exists.
+        EntryReplacedError: another entry than ``checked`` took the source's name; it is back there, and no copy
+            remains.
         FsguardError: the copy did not verify; the original is left in place and no copy remains. Or the original
             could not be removed once part of it was gone: the error keeps its class and code, and its fields
             ``partly_moved_to`` and ``removal_failed`` (the whole copy is in place).
     """
     try:
         put_in_place(source, target)
-        return
     except FsguardError as exc:
         if not isinstance(exc.__cause__, OSError) or exc.__cause__.errno != errno.EXDEV:
             raise
-    if stat.S_ISDIR(lstat_entry(source).st_mode):  # before the copy: its source would be removed after it
+    else:
+        if checked is not None and not same_entry(lstat_entry(target), checked):
+            refused = changed_error(source.path, "moved")
+            put_back(target, source, refused)
+            raise refused
+        return
+    found = lstat_entry(source)
+    if checked is not None and not same_entry(found, checked):
+        raise changed_error(source.path, "moved")
+    if stat.S_ISDIR(found.st_mode):  # before the copy: its source would be removed after it
         check_no_mounts_below(source.path)
-        check_removable_below(source)
-    expected_sha256 = expected_sha256 or fingerprint(source)[0]
+        check_removable_below(source, "moved")
+    expected_sha256 = expected_sha256 or fingerprint(source, found)[0]
     with _staging(writer, target, total_size(source)) as staged:
         _copy_entry(source, staged, Copied(), "keep", None)
         if fingerprint(staged)[0] != expected_sha256:
@@ -108,14 +137,20 @@ def move_verified(source: Pinned, target: Pinned, writer: AtomicWriter, expected
                 "and the copy removed. Retry the move.",
                 path=str(source.path),
             )
+        made = lstat_entry(staged)
         put_in_place(staged, target)
     try:
-        remove(source)
+        remove(source, checked=found)
+    except EntryReplacedError as exc:
+        remove(target, missing_ok=True, checked=made)  # a copy of what is not at the source's name any more
+        raise changed_error(source.path, "moved") from exc
+    except ExternalChangeError:
+        raise  # it could not be put back, and says where it is: the copy stays too, whatever it was of
     except FsguardError as exc:
         # The source could not be removed (a read-only mount, say). While it is still whole, take the copy
         # back so the move fails cleanly; once part of it is gone, the verified copy is the one to keep.
         if fingerprint(source)[0] == expected_sha256:
-            remove(target, missing_ok=True)
+            remove(target, missing_ok=True, checked=made)
             raise
         reason = exc.message.rstrip(".")
         left = _left(source)

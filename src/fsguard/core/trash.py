@@ -32,6 +32,8 @@ from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import (
     AlreadyExistsError,
     BackupCorruptError,
+    EntryReplacedError,
+    ExternalChangeError,
     FsguardError,
     InvalidParamsError,
     NotFoundError,
@@ -40,8 +42,9 @@ from fsguard.core.oserrors import from_os_error
 from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.removal import check_no_mounts_below
 from fsguard.core.rmtree import remove_tree, remove_tree_named
+from fsguard.core.setaside import changed_error
 from fsguard.core.transfer import move_verified
-from fsguard.core.trees import fingerprint
+from fsguard.core.trees import fingerprint, lstat_entry
 
 _DAY_S = 86_400.0
 
@@ -101,18 +104,23 @@ class Trash:
             root, _read_meta, lambda found: (found[1].time, found[1].sd_id), named=_is_home, inner="meta.json"
         )
 
-    def put(self, item: Pinned) -> TrashEntry:
+    def put(self, item: Pinned, checked: os.stat_result | None = None) -> TrashEntry:
         """Move ``item`` (file, link or directory, pinned by the caller) into the trash whole; never a tree holding
-        a mount point (:func:`fsguard.core.removal.check_no_mounts_below`)."""
-        found = lstat_at(item)
-        if found is not None and stat.S_ISDIR(found.st_mode):
+        a mount point (:func:`fsguard.core.removal.check_no_mounts_below`). With ``checked`` (the stat the caller
+        judged it by), only that very entry, described by what it holds (:func:`move_verified`).
+
+        Raises:
+            EntryReplacedError: another entry than ``checked`` is at the name; it stays there, nothing trashed.
+        """
+        found = checked or lstat_entry(item)
+        if stat.S_ISDIR(found.st_mode):
             check_no_mounts_below(item.path)
-        digest, size, files = fingerprint(item)
+        digest, size, files = fingerprint(item, found, "deleted")
         now = self._clock()
         entry = TrashEntry(
             sd_id=new_sd_id(now),
             original_path=str(item.path),
-            kind="directory" if found is not None and stat.S_ISDIR(found.st_mode) else "file",
+            kind="directory" if stat.S_ISDIR(found.st_mode) else "file",
             size=size,
             files=files,
             sha256=digest,
@@ -126,11 +134,12 @@ class Trash:
         try:
             self._writer.write(home / "meta.json", json.dumps(asdict(entry), indent=1).encode())
             with self._home(entry) as (fd, label):
-                move_verified(item, Pinned(fd, "item", label / "item"), self._writer, digest)
+                move_verified(item, Pinned(fd, "item", label / "item"), self._writer, digest, checked=found)
         except BaseException as exc:
             if not os.path.lexists(home / "item"):  # a half-made entry; the original is still in place
                 shutil.rmtree(home, ignore_errors=True)
-            elif isinstance(exc, FsguardError):  # across filesystems: copied whole, then the original's removal failed
+            elif isinstance(exc, FsguardError) and not isinstance(exc, ExternalChangeError):
+                # across filesystems: copied whole, then the original's removal failed (a change it met says itself)
                 reason = exc.fields.pop("removal_failed", None) or exc.message.rstrip(".")
                 exc.fields.pop("partly_moved_to", None)  # the state directory's own path: the sd_id names it
                 exc.message = (
@@ -139,6 +148,8 @@ class Trash:
                     "list_directory; delete it again once whatever holds it is done."
                 )
                 exc.fields["sd_id"] = entry.sd_id
+            if isinstance(exc, EntryReplacedError):  # what was taken in by mistake went back; said as a delete
+                raise changed_error(item.path, "deleted") from exc
             raise
         return entry
 

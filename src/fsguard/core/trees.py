@@ -14,36 +14,53 @@ from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import AccessDeniedError, FsguardError
 from fsguard.core.fdtree import failed_at, opened_dir, tree
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.setaside import changed_error, same_entry
 
 READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 CHUNK = 1 << 20
 
 
-def fingerprint(entry: Pinned) -> tuple[str, int, int]:
+def fingerprint(entry: Pinned, checked: os.stat_result | None = None, doing: str = "moved") -> tuple[str, int, int]:
     """(SHA-256, bytes, files) of a file or link, or of a directory's relative paths, link targets and contents.
+    With ``checked``, of that very entry (a file or directory is read from an fd of its inode): a trash entry or a
+    move verified against it holds what was checked, not what another program swapped in for a moment.
 
     Raises:
         AccessDeniedError: the entry changed kind while it was read (a file swapped for a link, say).
+        EntryReplacedError: another entry than ``checked`` is at the name; ``doing`` is the call's act, for the
+            message (nothing was ``doing``).
     """
     try:
-        return _fingerprint(entry)
+        return _fingerprint(entry, checked)
+    except _NotChecked as exc:
+        raise changed_error(entry.path, doing) from exc
     except OSError as exc:
+        if checked is not None and exc.errno in (errno.ENOTDIR, errno.ELOOP) and failed_at(exc) is None:
+            raise changed_error(entry.path, doing) from exc  # the checked directory's name holds a file or link now
         raise changed_kind_error(exc, entry.path) from exc
 
 
-def _fingerprint(entry: Pinned) -> tuple[str, int, int]:
+class _NotChecked(Exception):
+    """The entry read is not the one checked."""
+
+
+def _fingerprint(entry: Pinned, checked: os.stat_result | None) -> tuple[str, int, int]:
     found = lstat_entry(entry)
+    if checked is not None and not same_entry(found, checked):
+        raise _NotChecked
     if stat.S_ISLNK(found.st_mode):
         data = os.fsencode(os.readlink(entry.name, dir_fd=entry.parent))
         return hashlib.sha256(data).hexdigest(), len(data), 1
     if stat.S_ISREG(found.st_mode):
-        digest, size = _file_digest(entry.parent, entry.name)
+        digest, size = _file_digest(entry.parent, entry.name, checked)
         return digest.hexdigest(), size, 1
     if not stat.S_ISDIR(found.st_mode):
         return hashlib.sha256(b"").hexdigest(), 0, 1
     digest = hashlib.sha256()
     size = files = 0
     with opened_dir(entry) as fd:
+        if checked is not None and not same_entry(os.fstat(fd), checked):
+            raise _NotChecked
         for relative, parent, name, st in tree(fd):
             mode = st.st_mode
             label = relative.encode("utf-8", "surrogateescape")
@@ -83,11 +100,13 @@ def changed_kind_error(exc: OSError, path: Path) -> FsguardError:
     return from_os_error(exc, path)
 
 
-def _file_digest(parent: int, name: str) -> tuple[hashlib._Hash, int]:
+def _file_digest(parent: int, name: str, checked: os.stat_result | None = None) -> tuple[hashlib._Hash, int]:
     fd = os.open(name, READ_FILE, dir_fd=parent)
     digest = hashlib.sha256()
     size = 0
     try:
+        if checked is not None and not same_entry(os.fstat(fd), checked):
+            raise _NotChecked
         while chunk := os.read(fd, CHUNK):
             digest.update(chunk)
             size += len(chunk)

@@ -1,0 +1,91 @@
+"""Acting on an entry only while it is still the one a call checked.
+
+A delete (to the trash or for good) or a move's removal of its source looks at what is at a name, then acts on the
+name. Another process can put something else there in between (renameat2 RENAME_EXCHANGE swaps a file and a
+directory in one step): acting on the name then removed, or trashed, a whole directory while the answer spoke of
+the file it had checked. So the entry is first renamed, atomically and without replacing anything, to a private name
+in its own directory, where no other call looks for it; it is acted on there only once its device, inode and type
+are the checked ones'. Anything else is renamed back at once and the call refused, nothing changed. A move (into the
+trash too) renames the entry to its destination and checks it there the same way
+(:func:`fsguard.core.transfer.move_verified`).
+
+A crash while a tree is removed leaves what is left of it under the private name, beside where it was.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from fsguard.core.beneath import Pinned, rename_no_replace
+from fsguard.core.errors import EntryReplacedError, ExternalChangeError
+
+PREFIX = ".fsguard-removing-"
+"""The private name's start: one a crash leaves behind (mid-removal of a tree) says whose it is."""
+
+
+def same_entry(found: os.stat_result, checked: os.stat_result) -> bool:
+    """Whether ``found`` is the very entry ``checked`` stated: same device, inode and type."""
+    return (found.st_dev, found.st_ino, stat.S_IFMT(found.st_mode)) == (
+        checked.st_dev,
+        checked.st_ino,
+        stat.S_IFMT(checked.st_mode),
+    )
+
+
+def changed_error(path: Path, doing: str) -> EntryReplacedError:
+    """The refusal of a call whose entry was replaced between its check and its act; ``doing`` is the act as a past
+    participle ("deleted", "moved")."""
+    return EntryReplacedError(
+        f"{path} changed while it was being {doing}: another program put something else at its name, which was "
+        f"left as it is; nothing was {doing}. Check what is there now with get_file_info, then retry.",
+        path=str(path),
+    )
+
+
+@contextmanager
+def set_aside(entry: Pinned, checked: os.stat_result, doing: str) -> Iterator[Pinned]:
+    """``entry`` under a private name in its own directory, once it is the ``checked`` entry (its label stays
+    ``entry.path``). Whatever the block leaves of it when it raises goes back to its name.
+
+    Raises:
+        EntryReplacedError: another entry is at the name now; it is back there, untouched.
+        ExternalChangeError: something new took the name before the entry could go back; the error names where it is.
+        OSError: the rename was refused (FileNotFoundError: nothing is at the name); nothing moved.
+    """
+    aside = Pinned(entry.parent, PREFIX + secrets.token_hex(8), entry.path)
+    rename_no_replace(entry, aside)
+    try:
+        found = os.stat(aside.name, dir_fd=aside.parent, follow_symlinks=False)
+        if not same_entry(found, checked):
+            raise changed_error(entry.path, doing)
+        yield aside
+    except BaseException as exc:
+        put_back(aside, entry, exc)
+        raise
+
+
+def put_back(moved: Pinned, home: Pinned, failure: BaseException) -> None:
+    """Rename ``moved`` (what is left of it) back to ``home``, never over anything, as the ``failure`` that stopped
+    a call is raised; gone already (a removal that finished before it failed) is fine.
+
+    Raises:
+        ExternalChangeError: something new took ``home`` meanwhile: ``moved`` is kept where it is, and named.
+    """
+    try:
+        rename_no_replace(moved, home)
+    except FileNotFoundError:
+        return
+    except OSError:
+        where = moved.path.parent / moved.name if moved.path == home.path else moved.path
+        raise ExternalChangeError(
+            f"{home.path} changed while this call acted on it, and something new took its name before what was "
+            f"there could be put back: that is kept as {where}; nothing else was changed. Move it back with "
+            "move_file once you know which of the two to keep.",
+            path=str(home.path),
+            kept_at=str(where),
+        ) from failure
