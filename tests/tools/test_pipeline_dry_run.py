@@ -182,3 +182,28 @@ async def test_a_dry_run_of_a_step_its_risk_gate_would_block_reports_its_counts_
     forced = structured(await pipeline(client, steps, force=True))
     assert (forced["risk_level"], forced["files_affected"]) == ("HIGH", 60)
     assert all((root / name).read_bytes() == b"bar\n" for name in files)
+
+
+async def test_a_dry_run_fails_a_delete_without_recursive_of_a_directory_that_would_hold_files_as_the_real_run_does(
+    client: Client, root: Path
+) -> None:
+    (root / "full").mkdir()
+    (root / "full" / "kept.txt").write_bytes(b"kept\n")
+    (root / "empty").mkdir()
+    (root / "a.txt").write_bytes(b"foo\n")
+    delete = {"id": "rm", "action": "delete", "params": {"files": ["full"]}}
+    dry = structured(await pipeline(client, [delete], dry_run=True))
+    assert statuses(dry) == [("failed", "invalid_params")]
+    assert error_code(await pipeline(client, [delete])) == "batch_failed"
+    assert (root / "full" / "kept.txt").read_bytes() == b"kept\n"
+
+    # an empty directory an earlier step would copy a file into is not empty by then
+    steps = [
+        {"id": "cp", "action": "copy", "params": {"files": ["a.txt"], "destination": "empty"}},
+        {"id": "rm", "action": "delete", "params": {"files": ["empty"]}},
+    ]
+    dry = structured(await pipeline(client, steps, dry_run=True))
+    assert statuses(dry) == [("planned", None), ("failed", "invalid_params")]
+    recursive = {"id": "rm", "action": "delete", "params": {"files": ["full"], "recursive": True}}
+    assert statuses(structured(await pipeline(client, [recursive], dry_run=True))) == [("planned", None)]
+    assert (root / "full" / "kept.txt").read_bytes() == b"kept\n"

@@ -71,11 +71,7 @@ class Deleter:
                     path=str(path),
                 )
             if stat.S_ISDIR(found.st_mode) and not recursive and _has_children(entry, found):
-                raise InvalidParamsError(
-                    f"{path} is a non-empty directory. Pass recursive=true to delete it with everything inside "
-                    "(soft delete keeps it whole in the trash).",
-                    path=str(path),
-                )
+                raise non_empty_error(path)
             if stat.S_ISDIR(found.st_mode) and found.st_dev != os.fstat(entry.parent).st_dev:
                 # The OS refuses to remove or move a mount point only after a permanent delete has emptied it.
                 raise AccessDeniedError(
@@ -159,6 +155,15 @@ class Deleter:
             except FsguardError as exc:
                 outcomes.append((user_path, exc))
         return outcomes
+
+
+def non_empty_error(path: Path) -> InvalidParamsError:
+    """The refusal of a delete without ``recursive`` of a directory that holds anything."""
+    return InvalidParamsError(
+        f"{path} is a non-empty directory. Pass recursive=true to delete it with everything inside "
+        "(soft delete keeps it whole in the trash).",
+        path=str(path),
+    )
 
 
 def _has_children(entry: Pinned, checked: os.stat_result) -> bool:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core import occ
+from fsguard.core.deletion import non_empty_error
 from fsguard.core.editing import EditOptions
 from fsguard.core.errors import (
     AlreadyExistsError,
@@ -135,8 +136,11 @@ def delete(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     missing = [file for file in call.files if not call.overlay.exists(Path(file))]
     if missing:
         raise _missing_error(missing)
+    recursive = flag(call.params, "recursive", False)
     for file in call.files:  # what the deleter refuses, refused before any file goes (and in a dry run)
         engines.policy.check_removable(Path(file), "deleted")
+        if call.dry_run and not recursive and call.overlay.holds_entries(Path(file)):
+            raise non_empty_error(Path(file))
     level = graded(FILES_SCALE, len(call.files))
     blocked = _gate(call, "delete", level, f"{len(call.files)} file(s)")
     if call.dry_run:
@@ -145,9 +149,7 @@ def delete(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     else:
         for file in call.files:
             with engines.locks.step():
-                done = engines.deleter.delete(
-                    file, recursive=flag(call.params, "recursive", False), tool="batch_operations"
-                )
+                done = engines.deleter.delete(file, recursive=recursive, tool="batch_operations")
             call.changes.append(Change("trashed", str(done.path), sd_id=done.trash.sd_id if done.trash else None))
     return ActionOutput(call.files, risk=level.value, blocked=blocked)
 

@@ -82,6 +82,18 @@ class Overlay:
         found = self.at(path)
         return isinstance(found, OnDisk) and found.path.is_dir()
 
+    def holds_entries(self, path: Path) -> bool:
+        """Whether ``path`` would be a directory itself (not a link to one) with anything inside."""
+        found = self.at(path)
+        if not isinstance(found, OnDisk) or found.path.is_symlink() or not found.path.is_dir():
+            return False
+        try:
+            on_disk = [path / child.name for child in found.path.iterdir()]
+        except OSError:  # unreadable: the real delete finds out
+            on_disk = []
+        inside = on_disk + [p for p in self._entries if p != path and p.is_relative_to(path)]
+        return any(self.exists(p) for p in inside)
+
     def below(self, directory: Path) -> list[Path]:
         """The paths with an entry inside ``directory`` (itself included), gone ones too."""
         return [path for path in self._entries if path.is_relative_to(directory)]
