@@ -107,21 +107,35 @@ class Groundwork:
         return cls(settings, policy, hooks, locks, beneath, writer, backups, stats, audit, private=not reachable)
 
 
+def _own_places(settings: Settings) -> list[tuple[str, Path]]:
+    """fsguard's own places, canonical: the state dir, the audit log's dir and the hooks file. A hooks file reached
+    through a link is two places: the link (which an agent could replace by a file of its own) and its target."""
+    places = [
+        (label, Path(os.path.realpath(directory)))
+        for label, directory in (("state dir", settings.state_dir), ("log dir", settings.log_dir))
+        if directory is not None
+    ]
+    if settings.hooks_config is not None:
+        hooks = settings.hooks_config.absolute()
+        named = Path(os.path.realpath(hooks.parent)) / hooks.name
+        places += [("hooks file", place) for place in dict.fromkeys((named, Path(os.path.realpath(hooks))))]
+    return places
+
+
 def _own_places_denied(policy: PathPolicy, settings: Settings) -> PathPolicy:
-    """``policy`` with fsguard's own places (the state dir, the audit log's dir) denied where they lie inside a
-    root, and the records marked forgeable where an agent can reach the state dir anyway.
+    """``policy`` with fsguard's own places (the state dir, the audit log's dir, the hooks file) denied where they
+    lie inside a root, and the records marked forgeable where an agent can reach the state dir anyway.
 
     Not refused: serving one's home directory with the default state dir is common. But the backups, the trash, the
-    records the start-up sweep acts on and the audit log are no agent's to read, forge or delete: each is denied as a
-    secret is, by a rule after the operator's (so no "!" rule lets it back in).
+    records the start-up sweep acts on, the audit log and the commands the next start runs are no agent's to read,
+    forge or delete: each is denied as a secret is, by a rule after the operator's (so no "!" rule lets it back in).
     """
     if settings.unrestricted:  # an agent may write any record there
         return replace(policy, forgeable_records=True)
     hidden: list[str] = []
     forgeable = False
-    for label, directory in (("state dir", settings.state_dir), ("log dir", settings.log_dir)):
-        place = Path(os.path.realpath(directory)) if directory is not None else None
-        if place is None or not policy.contains(place):
+    for label, place in _own_places(settings):
+        if not policy.contains(place):
             continue
         views = policy.relatives(place)  # deepest root first: "" when the place is a root itself
         if views[0]:
