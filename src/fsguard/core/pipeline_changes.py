@@ -50,6 +50,7 @@ from fsguard.core.occ import OccVerdict
 from fsguard.core.pipeline import ALIASES
 from fsguard.core.pipeline_actions import flag, number, text
 from fsguard.core.pipeline_calls import Action, ActionOutput, PipelineEngines, StepCall
+from fsguard.core.pipeline_overlay import OnDisk
 from fsguard.core.pipeline_preview import decoded_text, planned_edit
 from fsguard.core.requests import EditRequest, planner_for
 from fsguard.core.risk import EDIT_SCALE, FILES_SCALE, MULTI_EDIT_SCALE, RiskLevel, Scale, graded
@@ -143,6 +144,7 @@ def delete(engines: PipelineEngines, call: StepCall) -> ActionOutput:
             raise non_empty_error(Path(file))
     level = graded(FILES_SCALE, len(call.files))
     blocked = _gate(call, "delete", level, f"{len(call.files)} file(s)")
+    moves = _moved_here(call) if call.dry_run else ()
     if call.dry_run:
         for file in call.files if blocked is None else ():
             call.overlay.deleted(Path(file))
@@ -151,7 +153,22 @@ def delete(engines: PipelineEngines, call: StepCall) -> ActionOutput:
             with engines.locks.step():
                 done = engines.deleter.delete(file, recursive=recursive, tool="batch_operations")
             call.changes.append(Change("trashed", str(done.path), sd_id=done.trash.sd_id if done.trash else None))
-    return ActionOutput(call.files, risk=level.value, blocked=blocked)
+    return ActionOutput(call.files, risk=level.value, blocked=blocked, moves=moves)
+
+
+def _moved_here(call: StepCall) -> tuple[tuple[str, str], ...]:
+    """(where it is on disk now, where it would be) of each entry of a dry run's delete, or inside one of its
+    directories, that an earlier step would move there: what the user is asked about. A copy is left out: what it
+    made holds nothing the user had (its source stays)."""
+    moves: list[tuple[str, str]] = []
+    for file in call.files:
+        for path in sorted({Path(file), *call.overlay.below(Path(file))}, key=lambda path: len(path.parts)):
+            found = call.overlay.at(path)
+            if any(path.is_relative_to(target) for _, target in moves):
+                continue  # inside an entry already moved whole
+            if isinstance(found, OnDisk) and found.path != path and call.overlay.at(found.path) != found:
+                moves.append((str(found.path), str(path)))
+    return tuple(moves)
 
 
 WRITERS: dict[str, Action] = {

@@ -267,6 +267,7 @@ def _finished(outcome: StepOutcome, output: ActionOutput) -> StepOutcome:
         content=output.content,
         file_counts=output.file_counts,
         external=output.external,
+        moves=output.moves,
         not_searched=output.not_searched,
         unforeseen=output.unforeseen,
     )

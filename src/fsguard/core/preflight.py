@@ -2,7 +2,8 @@
 
 Each check looks without changing anything (a dry run or preview of the same engine, a stat, a read-only git
 diff) and answers for the exact arguments of the call. None means the call does not ask: it is not one of the
-asking operations, ``force`` was given, or nothing on disk makes it risky. A check that fails (a missing path, a
+asking operations, ``force`` was given (a pipeline's recursive deletes ask all the same: its force is its risk
+gate's), or nothing on disk makes it risky. A check that fails (a missing path, a
 bad argument) raises as the call itself would; the caller then lets the call report it.
 """
 
@@ -25,7 +26,7 @@ from fsguard.core.git import GitRunner
 from fsguard.core.gitrepo import GitRequest
 from fsguard.core.inventory import purge_trash
 from fsguard.core.paths import PathPolicy
-from fsguard.core.pipeline import PipelineRequest, StepOutcome
+from fsguard.core.pipeline import PipelineRequest, Step, StepOutcome
 from fsguard.core.pipeline_actions import flag, named_files
 from fsguard.core.pipeline_runner import PipelineRunner
 from fsguard.core.replacing import ProjectReplacer, ReplaceRequest
@@ -195,16 +196,21 @@ def pipelining(
     policy: PathPolicy | None = None,
     beneath: Beneath | None = None,
 ) -> Confirmation | None:
-    """batch_operations(pipeline_json) without force: a dry run whose steps are blocked for their risk asks; so
-    does (given the policy) a recursive delete step of a non-empty directory, as delete_file asks it."""
-    if request.dry_run or request.force:
+    """batch_operations(pipeline_json): a dry run whose steps are blocked for their risk asks (without ``force``);
+    so does (given the policy) a recursive delete step of a non-empty directory, as delete_file asks it, ``force``
+    or not: force passes the risk gate, it is not the user's word on a delete."""
+    if request.dry_run:
         return None
     report = runner.run(replace(request, dry_run=True))
     blocked = [step for step in report.steps if step.error_code == "risk_blocked"]
-    # A yes forces the whole run: the question names every part that asks on its own, the deletes with the risk.
-    trashing = _trashing(policy, beneath, request, report.steps) if policy and beneath else None
+    trashing = None
+    if policy is not None and beneath is not None and any(_trashes(step) for step in request.steps):
+        # A yes forces the whole run: its deletes are those of the dry run past the blocked steps.
+        forced = runner.run(replace(request, dry_run=True, force=True)) if blocked else report
+        trashing = _trashing(policy, beneath, request, forced.steps)
     if not blocked:
         return trashing
+    # The question names every part that asks on its own, the deletes with the risk.
     return joined("batch_operations", _risky_steps(request, blocked), trashing)
 
 
@@ -225,25 +231,54 @@ def _trashing(
     policy: PathPolicy, beneath: Beneath, request: PipelineRequest, outcomes: Sequence[StepOutcome]
 ) -> Confirmation | None:
     """The paths a pipeline's recursive delete steps would trash, asked about as delete_file asks: when one is a
-    non-empty directory, or one an earlier step makes. Their dry run names them; a step it did not run through (an
-    earlier blocked step stopped it, or the step deletes what an earlier step moves there) by its own ``files``."""
+    non-empty directory, or one an earlier step moves there. Their dry run names them and what it moves there,
+    whatever names the steps used; a step it did not run through (it failed there or before) by its own ``files``,
+    and one whose names a template fills (unknown before the run) is asked about as it is written."""
     ran = {outcome.index: outcome for outcome in outcomes}
     paths: list[str] = []
     moves: list[tuple[str, str | None]] = []
+    unknown: list[str] = []
     for step in request.steps:
         own = named_files(step.action, step.params, policy)
         if step.action == "rename" and isinstance(folder := step.params.get("destination"), str):
             moves += [(name, str(Path(folder) / Path(name).name)) for name in own]  # each into the folder
-        if step.action != "delete" or not _recursive(step.params):
+        if not _trashes(step):
             continue
         outcome = ran.get(step.index)
-        paths += outcome.files if outcome is not None and outcome.completed and outcome.files else own
+        if outcome is not None and outcome.completed and outcome.files:
+            paths += outcome.files
+            moves += outcome.moves
+            continue
+        paths += own
+        unknown += [f"{name!r} (step {step.id!r})" for name in own if _TEMPLATE in name]
     found = (
         deleting(policy, beneath, paths, permanent=False, recursive=True, moves=_resolved(policy, moves))
         if paths
         else None
     )
-    return None if found is None else replace(found, operation="batch_operations")
+    return joined("batch_operations", found, _unplanned(unknown) if unknown else None)
+
+
+_TEMPLATE = "{{"
+
+
+def _trashes(step: Step) -> bool:
+    return step.action == "delete" and _recursive(step.params)
+
+
+def _unplanned(names: Sequence[str]) -> Confirmation:
+    """Recursive deletes of paths a template names that the dry run could not plan: asked about as written, since
+    what they hold is known only once the steps before them have run."""
+    return confirmation(
+        "batch_operations",
+        "Delete what these pipeline steps name, with everything inside",
+        names=names,
+        factors=["the names are filled in as the pipeline runs, so what they hold could not be looked at first"],
+        reversible=True,
+        undo='it all moves to the trash, whole: backup(action="restore_trash") puts it back.',
+        reason="recursive delete the dry run could not plan",
+        quoted=False,  # each name and step id is quoted
+    )
 
 
 def _recursive(params: Mapping[str, Any]) -> bool:

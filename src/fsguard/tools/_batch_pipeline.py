@@ -27,10 +27,11 @@ async def ask_batch(
     request_json: dict[str, Any] | list[Any] | None, pipeline_json: dict[str, Any] | None, ctx: Context
 ) -> Question:
     """A pipeline whose dry run blocks a step for its risk asks the user, instead of failing without force; a
-    request's permanent deletes, and its recursive ones of a non-empty directory, ask as delete_file's do."""
+    request's permanent deletes, and a request's or a pipeline's recursive ones of a non-empty directory (force
+    or not), ask as delete_file's do."""
     if request_json is not None and pipeline_json is None:
         return await ask(ctx, lambda s: batching(s.policy, s.beneath, parse_request(request_json)))
-    if pipeline_json is None or pipeline_json.get("force") is True or pipeline_json.get("dry_run") is True:
+    if pipeline_json is None or pipeline_json.get("dry_run") is True:
         return NOT_ASKED
     return await ask(
         ctx, lambda s: pipelining(s.pipelines, parse_pipeline(pipeline_json), policy=s.policy, beneath=s.beneath)
