@@ -59,10 +59,12 @@ def deleting(
     files = full = size = 0
     states: list[tuple[int, ...]] = []  # which entry each is: another renamed over it, alike in size and time, is not
     for user_path in user_paths:
-        # A path the call will refuse is left out of the question, not the question out of the call: the others
-        # are still deleted, so the user must still be asked about them.
+        # A path the call will refuse (a .git, a root, a read-only root: the deleter's own checks) is left out of
+        # the question, not the question out of the call: the others are still deleted, so the user must still be
+        # asked about them. A call refusing every path asks nothing.
         try:
             path = policy.resolve_entry(user_path)
+            policy.check_removable(path, "deleted")
         except FsguardError:
             continue
         origin = None

@@ -1,0 +1,58 @@
+"""A delete the call refuses anyway (a .git, a root, a read-only root) asks the user nothing: the refusal comes
+first, and a question about the other paths of the call leaves it out (found by a probe: the user was asked to
+confirm a permanent delete of a .git, then told it was refused). Both eras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ClientFactory, error_code, text_of, tree
+from tests.tools.test_confirmation import User
+
+pytestmark = pytest.mark.anyio
+
+
+def _seed(root: Path) -> dict[str, bytes | None]:
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_bytes(b"ref: refs/heads/main\n")
+    (root / "vendor").mkdir()
+    (root / "vendor" / "lib.txt").write_bytes(b"lib\n")
+    (root / "a.txt").write_bytes(b"keep me\n")
+    return tree(root)
+
+
+REFUSED: dict[str, tuple[dict[str, Any], str]] = {
+    ".git, permanent": ({"path": ".git", "recursive": True, "permanent": True}, "access_denied"),
+    "the root, recursive": ({"path": ".", "recursive": True}, "access_denied"),
+    "read-only root, permanent": ({"path": "vendor/lib.txt", "permanent": True}, "read_only"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+async def test_a_delete_the_call_refuses_anyway_asks_nothing(connect: ClientFactory, root: Path, case: str) -> None:
+    before = _seed(root)
+    arguments, code = REFUSED[case]
+    user = User()  # says yes to anything
+    async with connect(elicitation_callback=user, read_only_roots=(root / "vendor",)) as client:
+        result = await client.call_tool("delete_file", arguments)
+    assert error_code(result) == code, text_of(result)
+    assert user.asked == []
+    assert tree(root) == before
+
+
+async def test_a_question_about_several_paths_leaves_out_the_ones_the_call_refuses(
+    connect: ClientFactory, root: Path
+) -> None:
+    before = _seed(root)
+    user = User(confirm=False)
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("delete_file", {"paths": [".git", "a.txt"], "permanent": True})
+    assert error_code(result) == "declined", text_of(result)
+    assert len(user.asked) == 1
+    assert "Permanently delete 1 path" in user.asked[0]
+    assert str(root / "a.txt") in user.asked[0]
+    assert ".git" not in user.asked[0]
+    assert tree(root) == before
