@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -212,6 +213,8 @@ class WslIntegration:
         try:
             return self._policy.resolve_entry(str(path))
         except AccessDeniedError as exc:
+            if self._policy.contains(Path(os.path.realpath(path))):
+                raise  # inside a root: a deny rule (or a name fsguard refuses) speaks for itself, as to read_file
             raise AccessDeniedError(
                 f"access denied: the {side} side of this sync, {self.layout.windows_spelling(path)}, is outside the "
                 f"allowed roots: {self._policy.describe_roots()}. Start fsguard with that folder as a root too, or "
