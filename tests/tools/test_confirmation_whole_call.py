@@ -104,7 +104,7 @@ async def test_a_batch_question_names_its_trashed_directory_beside_its_permanent
     assert tree(root) == before
 
 
-@pytest.mark.parametrize("said", ["yes", 1, "on"])
+@pytest.mark.parametrize("said", ["yes", 1, "on", "true", "no", "false", 0])
 async def test_only_a_ticked_box_counts_as_yes(connect: ClientFactory, root: Path, said: Any) -> None:
     (root / "a.txt").write_text("keep me\n", encoding="utf-8")
 
