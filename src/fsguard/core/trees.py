@@ -8,6 +8,7 @@ import errno
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
@@ -142,3 +143,27 @@ def size_and_files(entry: Pinned) -> tuple[int, int]:
     except OSError as exc:
         raise changed_kind_error(exc, entry.path) from exc
     return sum(sizes), len(sizes)
+
+
+def visible_size_and_files(entry: Pinned, hides: Callable[[str, bool], bool]) -> tuple[int, int, int]:
+    """:func:`size_and_files` of the directory ``entry`` without what ``hides`` (a path relative to it, and whether
+    it is a directory) keeps from the agent, and how many entries it hides: a hidden directory counts as one, as a
+    listing counts it, and nothing inside it is counted (its sizes would tell what a secret holds).
+
+    Raises:
+        AccessDeniedError: a directory changed kind while it was walked (swapped for a link, say).
+    """
+    sizes: list[int] = []
+    hidden: list[str] = []
+    try:
+        with opened_dir(entry) as fd:
+            for relative, _parent, _name, st in tree(fd):
+                if any(relative.startswith(directory + "/") for directory in hidden):
+                    continue
+                if hides(relative, stat.S_ISDIR(st.st_mode)):
+                    hidden.append(relative)
+                elif stat.S_ISREG(st.st_mode):
+                    sizes.append(st.st_size)
+    except OSError as exc:
+        raise changed_kind_error(exc, entry.path) from exc
+    return sum(sizes), len(sizes), len(hidden)
