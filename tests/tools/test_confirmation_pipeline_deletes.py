@@ -1,6 +1,7 @@
 """A pipeline's recursive delete of a non-empty directory asks as delete_file's does, whatever the pipeline says:
 ``force`` passes its risk gate and is no one's word on a delete, and a directory moved to a place a template names
-is found by the dry run, or asked about as the step writes it (found by a probe: each ran unasked). Both eras."""
+is found by the dry run, or asked about as the step writes it, and so is a folder a move makes, in a batch too
+(found by a probe: each ran unasked). Both eras."""
 
 from __future__ import annotations
 
@@ -78,4 +79,34 @@ async def test_a_pipeline_delete_its_dry_run_cannot_plan_is_asked_about_as_the_s
     )
     question = await declined_pipeline(connect, steps)
     assert "Delete what these pipeline steps name, with everything inside: '{{c.count}}' (step 'd')" in question
+    assert tree(root) == before
+
+
+async def test_a_pipeline_moving_a_directory_into_a_new_folder_then_deleting_that_folder_asks(
+    connect: ClientFactory, root: Path
+) -> None:
+    before = precious(root)
+    steps = [
+        {"id": "r", "action": "rename", "params": {"files": ["precious"], "destination": "new"}},
+        {"id": "d", "action": "delete", "params": {"files": ["new"], "recursive": True}},
+    ]
+    question = await declined_pipeline(connect, steps)
+    assert f"new/precious (moved there from {root / 'precious'})" in question
+    assert tree(root) == before
+
+
+async def test_a_batch_moving_a_directory_into_a_new_folder_then_deleting_that_folder_asks(
+    connect: ClientFactory, root: Path
+) -> None:
+    before = precious(root)
+    operations = [
+        {"type": "move", "source": "precious", "destination": "new/precious"},
+        {"type": "delete", "path": "new", "recursive": True},
+    ]
+    user = User(confirm=False)
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    assert error_code(result) == "declined", text_of(result)
+    assert f"new/precious (moved there from {root / 'precious'})" in user.asked[0]
+    assert "20 files and folders" in user.asked[0]
     assert tree(root) == before

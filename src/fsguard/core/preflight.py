@@ -67,17 +67,15 @@ def deleting(
             policy.check_removable(path, "deleted")
         except FsguardError:
             continue
-        origin = None
-        found, inside, held = _measured(beneath, path)
-        if found is None and (origin := _moved_from(path, moves)) is not None:
-            found, inside, held = _measured(beneath, origin)
-        if found is None:
-            continue  # the call itself says it is not there (or refuses it)
-        names.append(str(path) if origin is None else f"{path} (moved there from {origin})")
-        files += inside
-        size += held
-        states.append((found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns))
-        full += stat.S_ISDIR(found.st_mode) and inside > 0
+        for target, origin in [(path, None), *_brought(path, moves)]:
+            found, inside, held = _measured(beneath, origin or target)
+            if found is None:
+                continue  # the call itself says it is not there (or refuses it)
+            names.append(str(target) if origin is None else f"{target} (moved there from {origin})")
+            files += inside
+            size += held
+            states.append((found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns))
+            full += stat.S_ISDIR(found.st_mode) and inside > 0
     if not names or not (permanent or full):
         return None
     # The bytes and the time too: a file swapped for another while the user was asked, or made again after (a 2026
@@ -138,6 +136,20 @@ def _resolved(policy: PathPolicy, moves: Sequence[tuple[str, str | None]]) -> li
             if destination is not None:
                 found.append((policy.resolve_entry(source), policy.resolve_entry(destination)))
     return found
+
+
+def _brought(path: Path, moves: Sequence[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
+    """(where it would be, where it is now) of what earlier moves bring to ``path``, or inside it: a move into
+    ``new/D`` fills a ``new`` that is not on disk yet, and a delete of ``new`` takes it along."""
+    origin = _moved_from(path, moves)
+    if origin is not None:
+        return [(path, origin)]
+    brought: list[tuple[Path, Path]] = []
+    for _, destination in moves:
+        inside = path in destination.parents and not any(destination.is_relative_to(t) for t, _ in brought)
+        if inside and (origin := _moved_from(destination, moves)) is not None:
+            brought.append((destination, origin))
+    return brought
 
 
 def _moved_from(path: Path, moves: Sequence[tuple[Path, Path]]) -> Path | None:
