@@ -97,6 +97,19 @@ def test_binary_files_holding_the_pattern_are_named_not_counted_by_both_engines(
     assert search(tmp_path / "lib" / "empty.bin", "needle", engine).binary == ()
 
 
+def test_binary_files_holding_a_whole_word_are_named_alike_by_both_engines_beside_undecodable_bytes(
+    tmp_path: Path, engine: str
+) -> None:
+    # rg takes the byte 0x80 after a space for no word character, RE2 for no character at all: both answer as RE2.
+    (tmp_path / "odd.bin").write_bytes(b" \x80mask\x00")
+    (tmp_path / "word.bin").write_bytes(b"\x00a Mask \xff")
+    (tmp_path / "longer.bin").write_bytes(b"\x00masks\x00")
+
+    found = search(tmp_path, "MASK", engine, whole_word=True)
+
+    assert found.binary == (str(tmp_path / "word.bin"),)
+
+
 def test_a_binary_file_whose_crlf_line_ends_in_the_pattern_is_named_by_both_engines(
     tmp_path: Path, engine: str
 ) -> None:
@@ -711,8 +724,9 @@ def test_ripgrep_lists_files_that_are_not_utf8_only_for_a_pattern_that_could_mat
         return run_spooled(command, *args)
 
     monkeypatch.setattr(ripgrep_module, "run_spooled", counted)
-    # needle's extra run asks which of the counted files are binary (f_binary.dat holds it after a NUL)
-    for pattern, extra_runs in [("needle", 1), ("nothing", 0), ("très", 1), ("s", 1), ("caf.", 1)]:
+    # needle's extra run asks which of the counted files are binary (f_binary.dat holds it after a NUL); "s", which
+    # folds to U+017F, lists the files that are not UTF-8 and asks that too
+    for pattern, extra_runs in [("needle", 1), ("nothing", 0), ("très", 1), ("s", 2), ("caf.", 1)]:
         runs.clear()
         search_content(legacy, ContentRequest(pattern=pattern, engine="ripgrep"), WalkOptions())
         assert len(runs) == 1 + extra_runs, pattern

@@ -738,6 +738,21 @@ async def test_content_search_names_the_binary_files_whose_bytes_hold_the_patter
     assert (root / "blob.bin").read_bytes() == b"\x00needle\x00"
 
 
+async def test_binary_files_are_named_for_a_pattern_folding_k_or_s_and_for_whole_words(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    # Case-insensitive, k and s also match U+212A and U+017F: binary files holding such a word were never named.
+    (root / "keys.bin").write_bytes(b"password=hunter2 mask key\x00\x01\x02")
+
+    named = {}
+    for pattern, whole_word in (("PASSWORD", False), ("mask", True), ("hunter", True)):  # hunter2: no whole word
+        args = {"pattern": pattern, "whole_word": whole_word, "include_content": True}
+        named[pattern] = structured(await client.call_tool("search_files", args)).get("skipped_binary_paths")
+
+    assert named == {"PASSWORD": ["keys.bin"], "mask": ["keys.bin"], "hunter": None}
+    assert (root / "keys.bin").read_bytes() == b"password=hunter2 mask key\x00\x01\x02"
+
+
 async def test_a_binary_file_just_written_is_named_alike_by_both_engines_after_its_bom(
     client: Client, root: Path, tool_engine: str
 ) -> None:

@@ -5,6 +5,7 @@ line are found, as ripgrep finds them. The rules themselves are listed in :mod:`
 Whether a pattern is ``bytewise`` tells the ripgrep engine which files in a legacy code page it must decode and
 search itself (:mod:`fsguard.core.haystack`): ripgrep reads their bytes as they are, which a bytewise pattern
 matches wherever it matches the decoded text, so among those files only the ones ripgrep counts can match.
+Whether it is ``rawwise`` tells a search whether to name the binary files holding a match (:mod:`fsguard.core.search`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,13 @@ class Query:
     prefilter: Any | None  # the same pattern over a whole file, multi-line; None when that could miss a match
     rust: str
     bytewise: bool = False  # every match is ASCII text, found alike in any ASCII-compatible code page's bytes
+    # In any bytes (a binary file's) rg finds a match wherever RE2 does: alike, or for whole words more often, as
+    # rg reads some undecodable neighbours as no word character, so RE2 has the last word (fsguard.core.search).
+    rawwise: bool = False
+
+    @property
+    def whole_word(self) -> bool:
+        return self.group == 1
 
 
 def _compile(pattern: str) -> Any:
@@ -94,11 +102,12 @@ def prepare_query(pattern: str, literal: bool, case_sensitive: bool, whole_word:
     prefilter = None if _NO_PREFILTER.search(body) else _compile("(?m)" + python)
     regex = _compile(python)
     bytewise = not whole_word and _bytewise(body, folds=not case_sensitive)
+    rawwise = _bytewise(body, folds=False, code_pages=False)
     group = 1 if whole_word else 0
-    return Query(regex, regex if rest == python else _compile(rest), group, prefilter, rust, bytewise)
+    return Query(regex, regex if rest == python else _compile(rest), group, prefilter, rust, bytewise, rawwise)
 
 
-def _bytewise(body: str, *, folds: bool) -> bool:
+def _bytewise(body: str, *, folds: bool, code_pages: bool = True) -> bool:
     """Whether every match of the RE2 pattern ``body`` is ASCII text that depends on nothing but its own characters
     and line breaks, so that in the raw bytes of a file in an ASCII-compatible code page (each ASCII character its
     own byte) it matches wherever it matches the decoded text. It may match more there (an ASCII byte can be the
@@ -106,10 +115,12 @@ def _bytewise(body: str, *, folds: bool) -> bool:
 
     Conservative, False for anything not known to qualify: ``.``, negated classes, ``\\b`` (a neighbour's last
     byte may be ASCII), Unicode classes, characters past ASCII, and with case folding ``k``, ``s`` or any class.
+    Without ``code_pages``, for bytes read as UTF-8 (a binary file's), case folding is no concern: both engines
+    fold ``k`` to U+212A and ``s`` to U+017F there alike.
     """
     if not body.isascii() or "[^" in body or ":^" in body:
         return False
-    folds = folds or _INLINE_FOLD.search(body) is not None
+    folds = code_pages and (folds or _INLINE_FOLD.search(body) is not None)
     at = 0
     while at < len(body):
         char = body[at]

@@ -158,11 +158,11 @@ def search_content(
     rg = ripgrep_path()
     if request.engine == "ripgrep" and rg is None:
         raise FsguardError("ripgrep is not installed. Retry with engine='python'.")
-    # Binary files holding a match are named for a pattern whose matches are ASCII (most words and names): in
-    # their bytes both engines find it alike, rg reading a NUL as a line break. Other patterns would match the
-    # undecodable bytes of a binary file differently in each.
+    # Binary files holding a match are named for a pattern whose matches are ASCII (most words and names, any
+    # case, whole words too): in their bytes both engines find it alike (RE2 confirms rg's whole words), rg reading
+    # a NUL as a line break. Other patterns would match the undecodable bytes of a binary file differently in each.
     binary: list[str] = []
-    binaries = binary if query.bytewise else None
+    binaries = binary if query.rawwise else None
     found_by_name = (None, None, None) if skips is None else (skips.by_default, skips.too_large, skips.unreadable)
     skipped, large, unreadable = found_by_name
     walked = is_file  # a file's search walks nothing, and rg reads no .gitignore for it
@@ -282,13 +282,14 @@ def _confirmed(hits: Iterator[Hit], provenance: Provenance | None, query: Query,
 
 
 def _binary(files: list[str], provenance: Provenance | None, query: Query) -> list[str]:
-    """Those of the binary ``files`` rg named that are binary files holding a match as the pinned walk finds them."""
-    if provenance is None:
+    """Those of the binary ``files`` rg named that are binary files holding a match as the pinned walk finds them,
+    and for whole words as RE2 finds them: rg reads some undecodable bytes beside a word as no word character."""
+    if provenance is None and not query.whole_word:
         return files
     kept = []
     for file in files:
-        if not provenance.settled(file):
-            data = provenance.read(file)
+        if provenance is None or query.whole_word or not provenance.settled(file):
+            data = _read(file) if provenance is None else provenance.read(file)
             if data is None or searched_text(data) is not None:
                 continue
             if not binary_match(query, data):
