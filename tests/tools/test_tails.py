@@ -47,9 +47,12 @@ def _shown(content: str) -> tuple[int, int, str]:
     return int(found[1]), int(found[2].replace(",", "")), content[found.end() :]
 
 
-def _before(left: int) -> int:
-    """The column a cut tail's hint names for the part before its shown end: a read's worth back from it."""
-    return max(left + 1 - ranges.cut_line_room(BUDGET), 1)
+def _before(line: str, left: int) -> int:
+    """The column a cut tail's hint names for the part before its shown end: a read's worth of bytes back from it."""
+    room, column = ranges.cut_line_room(BUDGET), left
+    while column and len(line[column - 1 : left].encode()) <= room:
+        column -= 1
+    return column + 1
 
 
 async def test_a_tail_whose_last_line_is_too_long_for_the_budget_shows_its_end_and_the_start_is_read_by_column(
@@ -64,7 +67,7 @@ async def test_a_tail_whose_last_line_is_too_long_for_the_budget_shows_its_end_a
         assert LONG_LINE.endswith(shown)
         assert left == len(LONG_LINE) - len(shown)
         assert f"from column {left + 1:,}" in data["hint"]
-        assert f"start_line=2 start_column={_before(left)}," in data["hint"]
+        assert f"start_line=2 start_column={_before(LONG_LINE, left)}," in data["hint"]
         start = ""
         column = 1
         while len(start) < left:  # the line from its start, as the hint says, each piece naming the next column
@@ -83,17 +86,38 @@ async def test_the_read_a_cut_tail_names_for_the_part_before_it_ends_where_the_t
     (root / "two.log").write_text("short\n" + line, encoding="utf-8")
     async with connect(max_response_bytes=BUDGET, **how) as client:
         data = await _tail(client, "two.log", 1)
-        _, left, shown = _shown(data["content"])
+        _, _, shown = _shown(data["content"])
         named = re.search(r"start_line=2 start_column=(\d+),", data["hint"])
         assert named is not None, data["hint"]
         before = int(named[1])
         args = {"path": "two.log", "start_line": 2, "end_line": 2, "start_column": before}
         piece = structured(await client.call_tool("read_file", args))["content"].split("… [line 2 cut at", 1)[0]
-    assert line[before - 1 :].startswith(piece)
-    assert before - 1 + len(piece) <= left  # nothing of the shown end again
-    if line.isascii():
-        assert piece + shown == line[before - 1 :]  # exactly the characters before it: no gap either
+    assert piece + shown == line[before - 1 :]  # exactly the characters before it: no gap, nothing again
     assert (root / "two.log").read_text(encoding="utf-8") == "short\n" + line
+
+
+@pytest.mark.parametrize("char", ["é", "日", "😀"])
+@pytest.mark.parametrize("end", ["\n", "\r\n"], ids=["lf", "crlf"])
+async def test_a_cut_tail_counts_its_lines_characters_and_names_a_read_ending_where_it_begins(
+    connect: ClientFactory, root: Path, how: dict[str, int], char: str, end: str
+) -> None:
+    # The read named for the part before the shown end started a budget of characters back, which is 2 to 4 times
+    # too few bytes of 2- to 4-byte characters: it ended far before the shown part; and the count shown held the
+    # line's break.
+    line = char * 1000
+    (root / "wide.log").write_bytes(("short" + end + line + end).encode())
+    async with connect(max_response_bytes=BUDGET, **how) as client:
+        data = await _tail(client, "wide.log", 1)
+        _, left, shown = _shown(data["content"])
+        named = re.search(r"its last ([\d,]+) characters are shown.*start_line=2 start_column=(\d+),", data["hint"])
+        assert named is not None, data["hint"]
+        count, before = int(named[1].replace(",", "")), int(named[2])
+        args = {"path": "wide.log", "start_line": 2, "end_line": 2, "start_column": before}
+        piece = structured(await client.call_tool("read_file", args))["content"].split("… [line 2 cut at", 1)[0]
+    assert shown == line[left:] + end
+    assert count == len(line) - left
+    assert piece == line[before - 1 : left]
+    assert (root / "wide.log").read_bytes() == ("short" + end + line + end).encode()
 
 
 @pytest.mark.parametrize("count", [1, 3, 100])
@@ -141,7 +165,7 @@ async def test_a_head_and_tail_of_one_line_whose_last_line_is_too_long_for_the_b
     assert shown
     assert LONG_LINE.endswith(shown)
     assert len(data["content"].encode()) <= BUDGET
-    assert f"start_line=3 start_column={_before(left)}," in data["hint"]
+    assert f"start_line=3 start_column={_before(LONG_LINE, left)}," in data["hint"]
 
 
 async def _tail_of_one_line(connect: ClientFactory, root: Path, length: int) -> tuple[str, dict[str, Any]]:

@@ -49,6 +49,7 @@ NUMBERED_BELOW = 256 << 20
 """Above --max-file-size (lines not counted), a long last line starting within this many bytes of the file's start
 gets its number, from the breaks before it; one further in is not numbered: counting would read the whole file."""
 MARKER_ROOM = 64  # bytes kept for the "... [N lines omitted] ..." line between a head and a tail
+_BREAK = "\r\n"  # the characters a last line may end with
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class LineEnd:
     shown: str
     left_chars: int | None  # characters of the line before ``shown``; None when it was too long to count
     left_bytes: int | None  # the same part of the line in the file's bytes; None: more than LOOKED_BACK
+    prior: str = ""  # the end of that part, at least what a read by column shows (when left_chars is known)
 
 
 def streamed_tail(
@@ -77,7 +79,7 @@ def streamed_tail(
     line = known.line_count if known is not None else None
     if line is None and start is not None and start <= NUMBERED_BELOW:
         line = line_at(lay, start)
-    return finish_line_end(base, _line_end(lay, start, line, budget), setting, name)
+    return finish_line_end(base, _line_end(lay, start, line, budget, cut_line_room(setting)), setting, name)
 
 
 def head_and_tail(
@@ -123,7 +125,8 @@ def text_tail(base: ReadFileResult, text: str, total: int, count: int, budget: i
     last = lines[-1]
     shown = _last_fitting(last, max(budget - FRONT_ROOM, 1))
     left = last[: len(last) - len(shown)]
-    return finish_line_end(base, LineEnd(total, shown, len(left), utf8_size(left)), setting, name)
+    prior = left[-cut_line_room(setting) :]
+    return finish_line_end(base, LineEnd(total, shown, len(left), utf8_size(left), prior), setting, name)
 
 
 def finish_tail(
@@ -161,12 +164,14 @@ def finish_line_end(base: ReadFileResult, end: LineEnd, setting: int, name: str)
     """The end of the last line behind a marker, and a hint naming the columns to read the rest of it by."""
     number = end.line if end.line is not None else "?"
     by_number = f"start_line={number}" if end.line is not None else "start_line (get_file_info counts the lines)"
-    shown = f"its last {len(end.shown):,} characters are shown"
+    shown = f"its last {len(end.shown.rstrip(_BREAK)):,} characters are shown"  # the line's, not its break
     if end.left_chars is not None:
         left = f"its first {end.left_chars:,} characters"
-        # A read by column shows at most this many bytes, so at most as many characters: it ends where the shown
-        # part begins (ASCII) or before it, never repeating it, as a start len(shown) back did by the markers' rooms.
-        before = max(end.left_chars + 1 - cut_line_room(setting), 1)
+        # A read by column shows as many characters as fit its room in UTF-8 bytes: started that many back from the
+        # shown part, it ends where the shown part begins, or a character into it when that one fits the bytes the
+        # character before the column did not (a column a room of characters back ended 2 to 4 times too early in
+        # text of 2- to 4-byte characters).
+        before = max(end.left_chars + 1 - len(_last_fitting(end.prior, cut_line_room(setting))), 1)
         shown += f", from column {end.left_chars + 1:,}. Read the part before them with {by_number} "
         shown += f"start_column={before}, or the line from its start with start_column=1"
     elif end.left_bytes is not None:
@@ -191,35 +196,37 @@ def finish_line_end(base: ReadFileResult, end: LineEnd, setting: int, name: str)
     )
 
 
-def _line_end(lay: Layout, start: int | None, line: int | None, budget: int) -> LineEnd:
+def _line_end(lay: Layout, start: int | None, line: int | None, budget: int, before: int) -> LineEnd:
     """The end of the line from ``start`` (None: further back than it was looked for) to the end of the file that
-    fits ``budget`` (less the marker's room): about four budgets of bytes read from the end, and the line's
-    characters before them counted when it has fewer than :data:`COUNTED_BELOW` bytes, with the decoding a read by
-    start_column counts them with. In a multi-byte code page the whole line is decoded, from its start (always
-    looked for): no later byte is known to start a character."""
+    fits ``budget`` (less the marker's room), with the ``before`` characters ahead of it (the most a read by column
+    shows): about four times as many bytes read from the end, and the line's characters before the end counted
+    when it has fewer than :data:`COUNTED_BELOW` bytes, with the decoding a read by start_column counts them with.
+    In a multi-byte code page the whole line is decoded, from its start (always looked for): no later byte is known
+    to start a character."""
     room = max(budget - FRONT_ROOM, 1)
     if not _resumable(lay.encoding):
         assert start is not None  # looked for without a reach
-        end, count = _decoded_end(lay, start, room)
+        end, count = _decoded_end(lay, start, room + before)
         shown = _last_fitting(end, room)
         left_bytes = max(lay.size - len(shown.encode(lay.encoding, "replace")) - start, 0)
-        return LineEnd(line, shown, count - len(shown), left_bytes)
+        return LineEnd(line, shown, count - len(shown), left_bytes, end[: len(end) - len(shown)])
     unit = lay.breaks.unit
-    begin = max(lay.start if start is None else start, lay.size - 4 * room - 4)
+    begin = max(lay.start if start is None else start, lay.size - 4 * (room + before) - 4)
     begin -= (begin - lay.start) % unit
     data = bytes_at(lay, begin, lay.size - begin)
     if start is None or begin > start:
         inside = _inside(data, lay.encoding)  # the end may begin inside a character: drop that one's rest
         data, begin = data[inside:], begin + inside
-    shown = _last_fitting(decoded(lay, data, begin), room)
+    text = decoded(lay, data, begin)
+    shown = _last_fitting(text, room)
     if start is None:
         return LineEnd(line, shown, None, None)
     size = len(shown.encode(lay.encoding, "replace"))
     left_bytes = max(lay.size - size - start, 0)
     left_chars = None
     if left_bytes <= COUNTED_BELOW:
-        left_chars = max(sum(len(text) for text in texts(lay, start)) - len(shown), 0)
-    return LineEnd(line, shown, left_chars, left_bytes)
+        left_chars = max(sum(len(part) for part in texts(lay, start)) - len(shown), 0)
+    return LineEnd(line, shown, left_chars, left_bytes, text[: len(text) - len(shown)])
 
 
 def _resumable(encoding: str) -> bool:
