@@ -120,6 +120,20 @@ async def test_a_cut_tail_counts_its_lines_characters_and_names_a_read_ending_wh
     assert (root / "wide.log").read_bytes() == ("short" + end + line + end).encode()
 
 
+async def test_a_tail_of_every_line_of_a_file_over_the_size_limit_is_not_truncated(
+    connect: ClientFactory, root: Path
+) -> None:
+    text = "".join(f"row {i}\n" for i in range(1, 301))  # 2,592 bytes, over the 1,000-byte limit
+    (root / "big.log").write_text(text, encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        whole = await _tail(client, "big.log", 1000)
+        last = await _tail(client, "big.log", 3)
+    assert (whole["content"], whole["start_line"], whole["end_line"], whole["truncated"]) == (text, 1, 300, False)
+    assert "above --max-file-size" in whole["hint"]
+    assert (last["content"], last["truncated"]) == ("row 298\nrow 299\nrow 300\n", True)
+    assert (root / "big.log").read_text(encoding="utf-8") == text
+
+
 @pytest.mark.parametrize("count", [1, 3, 100])
 async def test_a_tail_of_lines_the_budget_cannot_hold_shows_the_last_that_fit_and_names_the_earlier_ones(
     connect: ClientFactory, root: Path, how: dict[str, int], count: int

@@ -246,7 +246,7 @@ class FileReader:
         if known is None:
             note = above_limit_note(path.name, st.st_size, self._max_file_size)
             hint = f"{result.hint}. {note}" if result.hint else note
-            result = result.model_copy(update={"hint": hint, "truncated": True})
+            result = result.model_copy(update={"hint": hint})  # a tail from line 1 shows it all
         return result
 
     def _streamed_lines(

@@ -148,7 +148,7 @@ def finish_tail(
         hint += f" ({wanted:,} asked: the response budget (--max-response-bytes {setting:,}) holds no more; {earlier})"
     elif total is not None and first is not None and ex.lines == wanted:
         hint = window_hint("last", wanted, total)  # the lines asked for, all: a read of the whole text's words
-    truncated = first != 1 or total is None
+    truncated = first != 1  # from line 1 to the end: the whole file, counted or not
     return base.model_copy(
         update={
             "content": ex.content,
