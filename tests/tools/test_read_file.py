@@ -355,3 +355,43 @@ async def test_several_paths_keep_a_cut_line_and_its_marker_within_the_budget_th
     assert sum(len(f.get("content", "").encode()) for f in (a, long)) <= 1000
     assert long["truncated"] is True
     assert f'read_file(path="{root / "long.txt"}")' in long["hint"]
+
+
+@pytest.mark.parametrize("max_file_size", [None, 10], ids=["read whole", "over the size limit"])
+async def test_a_start_column_past_the_end_of_its_line_is_refused_naming_the_lines_length(
+    connect: ClientFactory, root: Path, max_file_size: int | None
+) -> None:
+    # It gave an empty read, or the lines after it, where a start_line past the end is refused.
+    (root / "s.txt").write_bytes("abc\nhéllo\n\nlast".encode())
+    limit = {} if max_file_size is None else {"max_file_size": max_file_size}
+    async with connect(**limit) as client:
+        past = await client.call_tool("read_file", {"path": "s.txt", "start_line": 2, "start_column": 7})
+        empty = await client.call_tool("read_file", {"path": "s.txt", "start_line": 3, "start_column": 2})
+        last = await client.call_tool("read_file", {"path": "s.txt", "start_line": 4, "start_column": 9})
+        at_end = structured(await client.call_tool("read_file", {"path": "s.txt", "start_line": 2, "start_column": 6}))
+    assert (error_code(past), error_code(empty), error_code(last)) == ("invalid_params",) * 3
+    assert text_of(past).startswith(
+        "start_column 7 is past the end of line 2 of s.txt (5 characters). "
+        "Use start_column <= 5, or start_line=3 for the next line."
+    )
+    assert text_of(empty).startswith("start_column 2 is past the end of line 3 of s.txt (0 characters).")
+    assert "past the end of line 4 of s.txt (4 characters). Use start_column <= 4" in text_of(last)
+    assert at_end["content"].startswith("\n")  # right after its last character: the rest of the line is its break
+    assert (root / "s.txt").read_bytes() == "abc\nhéllo\n\nlast".encode()
+
+
+@pytest.mark.parametrize(
+    ("selection", "named"),
+    [
+        ({"start_column": 3, "mode": "tail"}, "start_column and mode both select lines"),
+        ({"start_line": 2, "end_line": 3, "max_lines": 2}, "start_line and end_line and max_lines both select lines"),
+    ],
+)
+async def test_a_range_and_a_window_together_are_refused_naming_the_parameters_passed(
+    client: Client, root: Path, selection: dict[str, object], named: str
+) -> None:
+    (root / "s.txt").write_bytes(b"one\ntwo\nthree\n")
+    refused = await client.call_tool("read_file", {"path": "s.txt", **selection})
+    assert error_code(refused) == "invalid_params"
+    assert text_of(refused).startswith(named)
+    assert (root / "s.txt").read_bytes() == b"one\ntwo\nthree\n"

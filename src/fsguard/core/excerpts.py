@@ -44,7 +44,21 @@ def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint
             start_line=first,
         )
     chunks = texts(lay, offset)
-    return excerpt(chunks, max_lines=window.count, budget=budget, skip_columns=window.skip_columns), first
+    ex = excerpt(chunks, max_lines=window.count, budget=budget, skip_columns=window.skip_columns)
+    if ex.short_line is not None:
+        raise column_past_end(first, ex.short_line, window.skip_columns + 1, name, known.line_count if known else None)
+    return ex, first
+
+
+def column_past_end(line: int, length: int, column: int, name: str, total: int | None) -> InvalidParamsError:
+    """The refusal of a start_column past the end of line ``line`` of ``name`` (``length`` characters; ``total``
+    lines in the file, None when not counted): as a start_line past the file's end is refused."""
+    following = f", or start_line={line + 1} for the next line" if total is None or line < total else ""
+    return InvalidParamsError(
+        f"start_column {column:,} is past the end of line {line} of {name} ({plural(length, 'character')}). "
+        f"Use start_column <= {max(length, 1):,}{following}.",
+        start_column=column,
+    )
 
 
 def take_last(lay: Layout, count: int, budget: int, known: Fingerprint | None) -> tuple[Excerpt, int | None]:

@@ -290,6 +290,7 @@ class Excerpt:
     lines: int  # lines begun in content (the last may be cut or lack its break)
     cut_column: int | None  # when the last line was cut by the budget: the characters of it before the cut
     full: bool  # the budget stopped it before the lines asked for
+    short_line: int | None = None  # the characters of a first line ending before its skipped columns do: nothing read
 
 
 CUT_ROOM = 64  # bytes a cut line leaves for the marker after it: "… [line N cut at C characters]"
@@ -338,7 +339,8 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
             if skip_columns:
                 dropped = min(skip_columns, len(body))
                 body, skip_columns, column = body[dropped:], skip_columns - dropped, column + dropped
-                skip_columns = 0 if brk else skip_columns
+                if brk and skip_columns:  # a start_column past the line's end, which gave the next lines
+                    return Excerpt("", 0, None, False, short_line=column)
             cost = utf8_size(body) + len(brk)
             if used + cost > budget:
                 if lines:
@@ -357,6 +359,8 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
                 mark = (len(parts), used)
         if lines >= max_lines:
             break
+    if skip_columns:  # past the end of a last line without a break
+        return Excerpt("", 0, None, False, short_line=column)
     begun = lines + (1 if len(parts) > mark[0] else 0)
     return Excerpt("".join(parts), begun, None, False)
 

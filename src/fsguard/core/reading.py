@@ -17,6 +17,7 @@ from fsguard.core.excerpts import (
     KEEP_READING,
     Window,
     above_limit_note,
+    column_past_end,
     finish,
     fitting_lines,
     lines_hint,
@@ -178,6 +179,9 @@ class FileReader:
         if not skip_columns and utf8_size(result.content) <= budget:
             return result
         ex = excerpt([result.content], max_lines=_ALL, budget=budget, skip_columns=skip_columns)
+        if ex.short_line is not None:
+            line = result.start_line or 1
+            raise column_past_end(line, ex.short_line, skip_columns + 1, name, result.total_lines)
         if not ex.full:
             return result.model_copy(update={"content": ex.content})
         if result.start_line is None:  # head + tail around an omission marker
@@ -258,7 +262,7 @@ class FileReader:
         name: str,
         budget: int,
     ) -> ReadFileResult:
-        if lay.start >= lay.size and (selection.start_line or 1) == 1:
+        if lay.start >= lay.size and (selection.start_line or 1) == (selection.start_column or 1) == 1:
             return base  # a byte order mark and nothing after it: no line, as a whole read answers
         then: str | None = None
         if selection.is_range:

@@ -32,9 +32,13 @@ class LineSelection:
     def check(self) -> None:
         """Refuse contradictory selections instead of guessing which one was meant."""
         if self.is_range and self.is_window:
+            # The parameters passed, named: start_column with mode=tail was told of start_line/end_line.
+            ranged = {"start_line": self.start_line, "end_line": self.end_line, "start_column": self.start_column}
+            windowed = {"max_lines": self.max_lines or None, "mode": None if self.mode == "all" else self.mode}
+            range_, window = (" and ".join(k for k, v in kind.items() if v is not None) for kind in (ranged, windowed))
             raise InvalidParamsError(
-                "start_line/end_line and max_lines/mode both select lines. "
-                "Pass a range, or max_lines with mode, not both."
+                f"{range_} and {window} both select lines, as a range and as a window. Pass start_line, end_line "
+                "and start_column, or max_lines with mode, not both."
             )
         if self.start_line is not None and self.end_line is not None and self.end_line < self.start_line:
             raise InvalidParamsError(
