@@ -167,7 +167,12 @@ class Operations:
 
     def _delete(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         deletion = self._engines.deleter.delete(
-            op.path, permanent=op.permanent, recursive=op.recursive, expected_hash=op.expected_hash, tool=TOOL
+            op.path,
+            permanent=op.permanent,
+            recursive=op.recursive,
+            expected_hash=op.expected_hash,
+            tool=TOOL,
+            confirmed=op.confirmed,
         )
         if deletion.trash is not None:
             done.add(Change("trashed", str(deletion.path), sd_id=deletion.trash.sd_id))

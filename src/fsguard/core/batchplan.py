@@ -100,6 +100,9 @@ class BatchOperation:
     recursive: bool = False
     permanent: bool = False
     allow_rewrite: bool = False
+    # A delete's, set by the tool once the user confirmed the batch: the entries (st_dev, st_ino) its question
+    # measured, the only ones it may delete permanently or with a non-empty directory's contents; None: not asked.
+    confirmed: frozenset[tuple[int, int]] | None = None
 
     @property
     def label(self) -> str:

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from pathlib import Path
 
-from fsguard.core.errors import DeclinedError
+from fsguard.core.errors import DeclinedError, NotConfirmedError
 
 # How many names a summary lists before it says "and N more": the paragraph must stay one paragraph.
 NAMED = 5
@@ -30,6 +31,21 @@ class ConfirmMode(StrEnum):
     OFF = "off"
     RISKY = "risky"
     IRREVERSIBLE = "irreversible"
+
+
+Entry = tuple[int, int]  # (st_dev, st_ino): the entry itself, whatever its name is by the time it is deleted
+
+
+@dataclass(frozen=True)
+class Binding:
+    """The deletes a confirmed batch or pipeline may make: the entries its question measured, and the pipeline delete
+    steps asked about as written (a template names what they delete, so there was nothing to measure)."""
+
+    entries: frozenset[Entry] = frozenset()
+    open_steps: frozenset[str] = frozenset()
+
+    def __or__(self, other: Binding) -> Binding:
+        return Binding(self.entries | other.entries, self.open_steps | other.open_steps)
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,8 @@ class Confirmation:
     summary: str
     reversible: bool
     reason: str
+    # What a yes lets a batch or pipeline delete (recursively or permanently): the run may differ from the look.
+    binding: Binding = Binding()
 
     def asked_under(self, mode: ConfirmMode) -> bool:
         if mode is ConfirmMode.OFF:
@@ -61,6 +79,7 @@ def confirmation(
     undo: str,
     reason: str,
     quoted: bool = True,
+    binding: Binding | None = None,
 ) -> Confirmation:
     """The one shape of every summary: what, on which files, why it asks, and whether (and how) it can be undone.
 
@@ -75,7 +94,7 @@ def confirmation(
         parts.append("Why you are asked: " + "; ".join(factors) + ".")
     parts.append(("It can be undone: " if reversible else "It cannot be undone: ") + undo)
     parts.append(_CLOSING)
-    return Confirmation(operation, " ".join(parts), reversible, reason)
+    return Confirmation(operation, " ".join(parts), reversible, reason, binding or Binding())
 
 
 _CLOSING = "Confirm to let the agent go ahead; anything else changes nothing."
@@ -89,7 +108,10 @@ def joined(operation: str, *found: Confirmation | None) -> Confirmation | None:
         return replace(asked[0], operation=operation) if asked else None
     summary = " ".join(part.summary.removesuffix(" " + _CLOSING) for part in asked) + " " + _CLOSING
     reversible = all(part.reversible for part in asked)
-    return Confirmation(operation, summary, reversible, "; ".join(part.reason for part in asked))
+    binding = Binding()
+    for part in asked:
+        binding |= part.binding
+    return Confirmation(operation, summary, reversible, "; ".join(part.reason for part in asked), binding)
 
 
 # How each asking operation shows what it would do without doing it: delete_file and git have no preview or
@@ -111,6 +133,18 @@ def declined(operation: str, how: str) -> DeclinedError:
         f"user what they want instead, or propose a smaller change ({look}).",
         operation=operation,
         answer=how,
+    )
+
+
+def unconfirmed(path: Path) -> NotConfirmedError:
+    """The refusal of a delete a confirmed call came to that its question did not name: the run went otherwise than
+    the look before the question (a search found other files, a condition or template came out otherwise)."""
+    return NotConfirmedError(
+        f"deleting {path} was not in what the user confirmed (the run came out otherwise than the look the question "
+        "was measured from); nothing was deleted. Delete it on its own (delete_file) so the user is asked about it.",
+        path=str(path),
+        operation="batch_operations",
+        answer="not asked about this path",
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.confirmation import Entry, unconfirmed
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError, TooLargeError
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import remove
@@ -45,16 +46,21 @@ class Deleter:
         expected_hash: str | None = None,
         tool: str = "delete_file",
         hooked: bool = True,
+        confirmed: frozenset[Entry] | None = None,
     ) -> Deletion:
         """Soft-delete (or, with ``permanent``, remove) one file, link or directory. A revert passes ``hooked=False``:
         taking back fsguard's own change is no delete for the operator's hooks to refuse (a pre-delete hook stopped
         an atomic batch's rollback of a copy half way), as its removal of a file the change created never was.
+
+        ``confirmed``: a confirmed batch's or pipeline's entries (None: nobody was asked): a permanent delete, or a
+        recursive one of a non-empty directory, of an entry not among them is refused (see ``_check_confirmed``).
 
         Raises:
             AccessDeniedError: the path is a root or holds one, or is a ``.git`` or inside one.
             NotFoundError: nothing is there.
             InvalidParamsError: a non-empty directory without ``recursive``, or expected_hash on a directory.
             StaleEditError: the file changed since ``expected_hash`` was read.
+            NotConfirmedError: ``confirmed`` does not hold the entry.
         """
         path = self._safe.policy.resolve_entry(user_path)
         self._safe.policy.check_removable(path, "deleted")
@@ -72,6 +78,8 @@ class Deleter:
                 )
             if stat.S_ISDIR(found.st_mode) and not recursive and _has_children(entry, found):
                 raise non_empty_error(path)
+            if confirmed is not None:
+                _check_confirmed(entry, found, confirmed, permanent=permanent)
             if stat.S_ISDIR(found.st_mode) and found.st_dev != os.fstat(entry.parent).st_dev:
                 # The OS refuses to remove or move a mount point only after a permanent delete has emptied it.
                 raise AccessDeniedError(
@@ -164,6 +172,47 @@ def non_empty_error(path: Path) -> InvalidParamsError:
         "(soft delete keeps it whole in the trash).",
         path=str(path),
     )
+
+
+def _check_confirmed(entry: Pinned, found: os.stat_result, confirmed: frozenset[Entry], *, permanent: bool) -> None:
+    """Refuse a delete a confirmed call came to that its question did not name: its dry run may have planned
+    otherwise than the run does (a search found more, a condition went the other way), and what the user was not
+    asked about is not deleted on their yes. Checked on the very entries the delete acts on, whatever their names: a
+    directory the run made (the folder a move made) passes when all it holds was asked about.
+
+    Raises:
+        NotConfirmedError: a permanent delete, or one of a directory holding anything, not in ``confirmed``.
+    """
+    if (found.st_dev, found.st_ino) in confirmed:
+        return
+    if stat.S_ISDIR(found.st_mode) and _holds_only(entry.parent, entry.name, found, confirmed):
+        return
+    if permanent or stat.S_ISDIR(found.st_mode):
+        raise unconfirmed(entry.path)
+
+
+def _holds_only(parent: int, name: str, checked: os.stat_result, confirmed: frozenset[Entry]) -> bool:
+    """Whether all the directory holds is in ``confirmed``, or directories holding only such (an empty one: yes);
+    links are never followed, and a directory that cannot be read, or was swapped since, holds something else."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        return False
+    try:
+        if not same_entry(os.fstat(fd), checked):
+            return False
+        with os.scandir(fd) as children:
+            for child in children:
+                found = child.stat(follow_symlinks=False)
+                if (found.st_dev, found.st_ino) in confirmed:
+                    continue
+                if not (stat.S_ISDIR(found.st_mode) and _holds_only(fd, child.name, found, confirmed)):
+                    return False
+        return True
+    except (OSError, RecursionError):
+        return False
+    finally:
+        os.close(fd)
 
 
 def _has_children(entry: Pinned, checked: os.stat_result) -> bool:

@@ -29,6 +29,8 @@
     │   └── UndoOvertakenError    undo_conflict (the same code: the step to undo is no longer the newest)
     ├── RiskBlockedError          risk_blocked
     ├── DeclinedError             declined          (the user did not confirm the call; nothing ran)
+    │   └── NotConfirmedError     declined (the same code: a confirmed batch or pipeline came to delete something
+    │                             its question did not name; nothing was deleted)
     ├── HookDeniedError           hook_denied
     ├── BackupCorruptError        backup_corrupt
     ├── ConflictError             conflict          (a rename set whose targets collide or exist)
@@ -224,6 +226,10 @@ class DeclinedError(FsguardError):
     """The person behind the agent was asked to confirm the call and did not; nothing was changed."""
 
     code = "declined"
+
+
+class NotConfirmedError(DeclinedError):
+    """A confirmed call came to delete an entry the user was not asked about (its dry run could not foresee it)."""
 
 
 class HookConfigError(InvalidParamsError):

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fsguard.core.confirmation import Binding
 from fsguard.core.occ import OccVerdict
 
 MAX_STEPS = 20
@@ -129,6 +130,8 @@ class PipelineRequest:
     force: bool = False
     verbose: bool = False
     parallel: bool = False
+    # Set by the tool once the user confirmed the run: what its delete steps may take (None: nobody was asked).
+    confirmed: Binding | None = None
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,9 @@ class StepCall:
     force: bool = False
     verbose: bool = False
     changes: list[Change] = field(default_factory=list)  # what it changed so far, in order
+    # A confirmed run's delete step: the entries (st_dev, st_ino) the question measured, the only non-empty
+    # directories it may trash (None: nobody was asked, or the step was asked about as written).
+    confirmed: frozenset[tuple[int, int]] | None = None
     # A dry run's: what the earlier steps would have changed, read instead of the disk (a real run's stays empty).
     overlay: Overlay = field(default_factory=Overlay)
 

@@ -151,7 +151,9 @@ def delete(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     else:
         for file in call.files:
             with engines.locks.step():
-                done = engines.deleter.delete(file, recursive=recursive, tool="batch_operations")
+                done = engines.deleter.delete(
+                    file, recursive=recursive, tool="batch_operations", confirmed=call.confirmed
+                )
             call.changes.append(Change("trashed", str(done.path), sd_id=done.trash.sd_id if done.trash else None))
     return ActionOutput(call.files, risk=level.value, blocked=blocked, moves=moves)
 

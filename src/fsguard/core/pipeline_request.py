@@ -69,7 +69,7 @@ def parse_pipeline(raw: object) -> PipelineRequest:
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         problems.append('name: pipeline name is required; give the pipeline a short name, e.g. "rename-api".')
-    flags = {key: _flag(raw.get(key), default, key, problems) for key, default in _DEFAULTS.items()}
+    flags: dict[str, Any] = {key: _flag(raw.get(key), default, key, problems) for key, default in _DEFAULTS.items()}
     steps: list[Step] = []
     listed = raw.get("steps")
     if not isinstance(listed, list) or not listed:

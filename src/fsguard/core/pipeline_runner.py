@@ -27,6 +27,7 @@ from pathlib import Path
 from time import perf_counter
 
 from fsguard.core.beneath import lstat_at
+from fsguard.core.confirmation import Binding
 from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, ReadOnlyError, UndoConflictError
 from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
@@ -159,7 +160,16 @@ class PipelineRunner:
             params = render(dict(step.params), earlier)
             sets = tuple(earlier[source].files if source in earlier else () for source in step.sources)
             files = tuple(dict.fromkeys(chain(*sets, own_files(self._engines, step.action, params))))
-            call = StepCall(params, files, sets, request.dry_run, request.force, request.verbose, overlay=overlay)
+            call = StepCall(
+                params,
+                files,
+                sets,
+                request.dry_run,
+                request.force,
+                request.verbose,
+                overlay=overlay,
+                confirmed=_bound(request.confirmed, step),
+            )
             output = ACTIONS[step.action](self._engines, call)
         except FsguardError as exc:
             made = call.changes if call is not None else []
@@ -333,3 +343,11 @@ def _operation(request: PipelineRequest) -> str:
 
 def _ms(started: float) -> float:
     return round((perf_counter() - started) * 1000, 1)
+
+
+def _bound(confirmed: Binding | None, step: Step) -> frozenset[tuple[int, int]] | None:
+    """What a step may delete once confirmed: what the question measured, or anything (None) when nobody was asked
+    or the question named the step as written (a template fills its names, so nothing could be measured)."""
+    if confirmed is None or step.id in confirmed.open_steps:
+        return None
+    return confirmed.entries

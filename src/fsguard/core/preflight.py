@@ -20,7 +20,7 @@ from typing import Any
 
 from fsguard.core.batchplan import BatchRequest
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
-from fsguard.core.confirmation import Confirmation, confirmation, joined, plural
+from fsguard.core.confirmation import Binding, Confirmation, confirmation, joined, plural
 from fsguard.core.errors import FsguardError
 from fsguard.core.git import GitRunner
 from fsguard.core.gitrepo import GitRequest
@@ -86,6 +86,7 @@ def deleting(
     factors.append(f"last changed {iso_time(changed)} (version {version})")
     if full:
         factors.append(plural(full, "non-empty directory", "non-empty directories") + " with everything inside")
+    binding = Binding(frozenset((state[0], state[1]) for state in states))  # what a yes lets the deletes take
     if permanent:
         return confirmation(
             "delete_file",
@@ -96,6 +97,7 @@ def deleting(
             undo="nothing is kept in the trash (fsguard still backs up each single file's bytes first, but no "
             "directory).",
             reason="permanent delete",
+            binding=binding,
         )
     return confirmation(
         "delete_file",
@@ -105,6 +107,7 @@ def deleting(
         reversible=True,
         undo='it all moves to the trash, whole: backup(action="restore_trash") puts it back.',
         reason="recursive delete of a non-empty directory",
+        binding=binding,
     )
 
 
@@ -251,7 +254,7 @@ def _trashing(
     ran = {outcome.index: outcome for outcome in outcomes}
     paths: list[str] = []
     moves: list[tuple[str, str | None]] = []
-    unknown: list[str] = []
+    unknown: list[tuple[str, str]] = []
     for step in request.steps:
         own = named_files(step.action, step.params, policy)
         if step.action == "rename" and isinstance(folder := step.params.get("destination"), str):
@@ -264,12 +267,9 @@ def _trashing(
             moves += outcome.moves
             continue
         paths += own
-        unknown += [f"{name!r} (step {step.id!r})" for name in own if _TEMPLATE in name]
-    found = (
-        deleting(policy, beneath, paths, permanent=False, recursive=True, moves=_resolved(policy, moves))
-        if paths
-        else None
-    )
+        unknown += [(step.id, name) for name in own if _TEMPLATE in name]
+    resolved = _resolved(policy, moves)
+    found = deleting(policy, beneath, paths, permanent=False, recursive=True, moves=resolved) if paths else None
     return joined("batch_operations", found, _unplanned(unknown) if unknown else None)
 
 
@@ -280,13 +280,14 @@ def _trashes(step: Step) -> bool:
     return step.action == "delete" and _recursive(step.params)
 
 
-def _unplanned(names: Sequence[str]) -> Confirmation:
-    """Recursive deletes of paths a template names that the dry run could not plan: asked about as written, since
-    what they hold is known only once the steps before them have run."""
+def _unplanned(named: Sequence[tuple[str, str]]) -> Confirmation:
+    """Recursive deletes of paths a template names that the dry run could not plan (step id, name): asked about as
+    written, since what they hold is known only once the steps before them have run; a yes lets those steps go."""
     return confirmation(
         "batch_operations",
         "Delete what these pipeline steps name, with everything inside",
-        names=names,
+        names=[f"{name!r} (step {step!r})" for step, name in named],
+        binding=Binding(open_steps=frozenset(step for step, _ in named)),
         factors=["the names are filled in as the pipeline runs, so what they hold could not be looked at first"],
         reversible=True,
         undo='it all moves to the trash, whole: backup(action="restore_trash") puts it back.',

@@ -6,11 +6,13 @@ in :mod:`fsguard.core.pipeline_runner`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, Resolve
 
 from fsguard.core.batchplan import parse_request
+from fsguard.core.confirmation import Binding
 from fsguard.core.pipeline import NotSearched, PipelineReport, StepOutcome
 from fsguard.core.pipeline_request import parse_pipeline
 from fsguard.core.pipeline_runner import Progress
@@ -18,37 +20,59 @@ from fsguard.core.preflight import batching, pipelining
 from fsguard.models.batch import BatchResult, StepResult
 from fsguard.models.batch import NotSearched as NotSearchedResult
 from fsguard.services import Services
-from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask
+from fsguard.tools._confirm import NOT_ASKED, Consent, Looked, Preflight, Question, ask, look
 from fsguard.tools.search import SAMPLE
 from fsguard.voice.notes import external_changes_note
 
 
-async def ask_batch(
+def _preflight(
+    request_json: dict[str, Any] | list[Any] | None, pipeline_json: dict[str, Any] | None
+) -> Preflight | None:
+    """The look before the question: a request's deletes, or a pipeline's dry run; None for a call that never asks."""
+    if request_json is not None and pipeline_json is None:
+        return lambda s: batching(s.policy, s.beneath, parse_request(request_json))
+    if pipeline_json is None or pipeline_json.get("dry_run") is True:
+        return None
+    return lambda s: pipelining(s.pipelines, parse_pipeline(pipeline_json), policy=s.policy, beneath=s.beneath)
+
+
+async def look_batch(
     request_json: dict[str, Any] | list[Any] | None, pipeline_json: dict[str, Any] | None, ctx: Context
+) -> Looked:
+    preflight = _preflight(request_json, pipeline_json)
+    return Looked(None) if preflight is None else await look(ctx, preflight)
+
+
+BatchLook = Annotated[Looked, Resolve(look_batch)]
+
+
+async def ask_batch(
+    request_json: dict[str, Any] | list[Any] | None,
+    pipeline_json: dict[str, Any] | None,
+    ctx: Context,
+    looked: BatchLook,
 ) -> Question:
     """A pipeline whose dry run blocks a step for its risk asks the user, instead of failing without force; a
     request's permanent deletes, and a request's or a pipeline's recursive ones of a non-empty directory (force
-    or not), ask as delete_file's do."""
-    if request_json is not None and pipeline_json is None:
-        return await ask(ctx, lambda s: batching(s.policy, s.beneath, parse_request(request_json)))
-    if pipeline_json is None or pipeline_json.get("dry_run") is True:
-        return NOT_ASKED
-    return await ask(
-        ctx, lambda s: pipelining(s.pipelines, parse_pipeline(pipeline_json), policy=s.policy, beneath=s.beneath)
-    )
+    or not), ask as delete_file's do. The body binds a yes to what the question measured (``looked``)."""
+    preflight = _preflight(request_json, pipeline_json)
+    return NOT_ASKED if preflight is None else await ask(ctx, preflight, looked)
 
 
 BatchConsent = Annotated[Consent, Resolve(ask_batch)]
 
 
-def run_pipeline(services: Services, raw: Any, progress: Progress | None = None) -> BatchResult:
-    """Run the pipeline form; ``progress`` gets (steps done, steps) and may raise to cancel.
+def run_pipeline(
+    services: Services, raw: Any, progress: Progress | None = None, confirmed: Binding | None = None
+) -> BatchResult:
+    """Run the pipeline form; ``progress`` gets (steps done, steps) and may raise to cancel; ``confirmed``: what
+    the user's yes lets its delete steps take (None: nobody was asked).
 
     Raises:
         InvalidParamsError: the pipeline is malformed (every problem listed); nothing ran.
         BatchFailedError: a step failed with stop_on_error; everything the pipeline changed was rolled back.
     """
-    report = services.pipelines.run(parse_pipeline(raw), progress)
+    report = services.pipelines.run(replace(parse_pipeline(raw), confirmed=confirmed), progress)
     return pipeline_result(report)
 
 

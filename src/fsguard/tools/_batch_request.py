@@ -6,19 +6,28 @@ Parsing and validation errors are ``invalid_params`` listing every problem; a fa
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from fsguard.core.batch import BatchReport, Progress
 from fsguard.core.batchops import OperationOutcome
 from fsguard.core.batchplan import parse_request
+from fsguard.core.confirmation import Binding
 from fsguard.models.batch import BatchResult, OperationResult
 from fsguard.services import Services
 from fsguard.voice.notes import external_change_note
 
 
-def run_request(services: Services, raw: Any, progress: Progress | None = None) -> BatchResult:
-    """Run the request form: ``raw`` is the decoded request_json (an object, or a bare list of operations)."""
-    report = services.batch.run(parse_request(raw), progress)
+def run_request(
+    services: Services, raw: Any, progress: Progress | None = None, confirmed: Binding | None = None
+) -> BatchResult:
+    """Run the request form: ``raw`` is the decoded request_json (an object, or a bare list of operations);
+    ``confirmed``: what the user's yes lets its deletes take (None: nobody was asked)."""
+    request = parse_request(raw)
+    if confirmed is not None:
+        bound = [replace(op, confirmed=confirmed.entries) if op.type == "delete" else op for op in request.operations]
+        request = replace(request, operations=tuple(bound))
+    report = services.batch.run(request, progress)
     return _result(report)
 
 

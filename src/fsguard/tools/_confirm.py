@@ -10,7 +10,8 @@ answer counts only when the question is still the same), ``elicitation/create`` 
 minutes, and another client may change the files meanwhile): a ticked answer about what is no longer there is
 asked again, as the 2026 era asks it. The body calls :func:`consent`: an accepted, ticked form runs the call as if
 ``force`` were given; anything else raises ``declined`` before anything changed. When nobody was asked, the body
-gets :data:`NOT_ASKED` and the call runs with its own arguments, exactly as before.
+gets :data:`NOT_ASKED` and the call runs with its own arguments, exactly as before. A batch's body also takes
+:func:`binding`: its deletes may take only what the question measured (the run may come out otherwise).
 
 Resolvers are module functions that reach the services through the context (never closures over one server):
 a tool's schemas are built once per process and signature (``_params._built``), so every server shares them.
@@ -27,7 +28,7 @@ from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, Elicitati
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-from fsguard.core.confirmation import Confirmation, ConfirmMode, declined
+from fsguard.core.confirmation import Binding, Confirmation, ConfirmMode, declined
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.oserrors import shorten
 from fsguard.models.wire import wire_text
@@ -61,8 +62,17 @@ ROUNDS = 3
 class Answered:
     """The answer to a question put in the middle of the call (2025-11-25), given about what is on disk now."""
 
-    def __init__(self, answer: ElicitationResult[ConfirmForm]) -> None:
+    def __init__(self, answer: ElicitationResult[ConfirmForm], question: Confirmation) -> None:
         self.answer = answer
+        self.question = question
+
+
+class Looked:
+    """What the look before the question found this round (None: nothing to ask, or nobody to ask): a resolver of
+    its own, shared by the asking resolver and the body, which binds a 2026 answer to the question it answers."""
+
+    def __init__(self, found: Confirmation | None) -> None:
+        self.found = found
 
 
 Consent = ElicitationResult[ConfirmForm]
@@ -84,8 +94,19 @@ def services_of(ctx: Context) -> Services:
     return services
 
 
-async def ask(ctx: Context, preflight: Preflight) -> Question:
-    """The question for this call, or NOT_ASKED; the preflight runs only for a client that can answer.
+async def look(ctx: Context, preflight: Preflight) -> Looked:
+    """The question this call would ask now (:func:`ask` takes it from here); the preflight runs only for a client
+    that can answer."""
+    services = services_of(ctx)
+    mode = ConfirmMode(services.settings.confirm)
+    if mode is ConfirmMode.OFF or not can_elicit(ctx):
+        return Looked(None)
+    return Looked(await _look(preflight, services, mode))
+
+
+async def ask(ctx: Context, preflight: Preflight, looked: Looked | None = None) -> Question:
+    """The question for this call, or NOT_ASKED; the preflight runs only for a client that can answer (``looked``:
+    it ran already, this round).
 
     On 2025-11-25 the question is put here and the answer returned (:class:`Answered`).
     """
@@ -93,7 +114,7 @@ async def ask(ctx: Context, preflight: Preflight) -> Question:
     mode = ConfirmMode(services.settings.confirm)
     if mode is ConfirmMode.OFF or not can_elicit(ctx):
         return NOT_ASKED
-    found = await _look(preflight, services, mode)
+    found = looked.found if looked is not None else await _look(preflight, services, mode)
     if found is None:
         return NOT_ASKED
     logger.info("%s asks the user to confirm it (%s)", found.operation, found.reason)
@@ -110,12 +131,12 @@ async def ask(ctx: Context, preflight: Preflight) -> Question:
             how = f"the client could not ask: {shorten(exc.error.message)}"
             raise CodedToolError(declined(found.operation, how)) from exc
         if not isinstance(answer, AcceptedElicitation) or not answer.data.confirm:
-            return Answered(answer)
+            return Answered(answer, found)
         now = await _look(preflight, services, mode)
         if now is None:
             return NOT_ASKED  # nothing left to ask about: the call runs with its own arguments, as on a 2026 retry
         if now == found:
-            return Answered(answer)
+            return Answered(answer, now)
         logger.info("%s changed while the user was asked: asking again (%s)", now.operation, now.reason)
         found = now
     raise CodedToolError(declined(found.operation, "the files kept changing while the user was asked"))
@@ -149,3 +170,15 @@ def consent(answer: Consent, operation: str, *, force: bool = False) -> bool:
     else:
         how = "declined" if answer.action == "decline" else "cancelled"
     raise declined(operation, how)
+
+
+def binding(answer: Consent, looked: Looked) -> Binding | None:
+    """What a confirmed call may delete (:class:`Binding`): what its question measured; None when nobody was asked
+    (the call runs as it always did). Call it after :func:`consent`, which refuses every answer but a yes."""
+    if not isinstance(answer, AcceptedElicitation):
+        return None
+    if isinstance(answer.data, Answered):
+        return answer.data.question.binding  # the question last put, in the middle of the call (2025-11-25)
+    if isinstance(answer.data, ConfirmForm) and looked.found is not None:
+        return looked.found.binding  # the retry's look, whose question the answer was checked against (2026-07-28)
+    return None

@@ -15,10 +15,10 @@ from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.models.batch import BatchResult
-from fsguard.tools._batch_pipeline import BatchConsent, run_pipeline
+from fsguard.tools._batch_pipeline import BatchConsent, BatchLook, run_pipeline
 from fsguard.tools._batch_rename import run_rename
 from fsguard.tools._batch_request import run_request
-from fsguard.tools._confirm import consent
+from fsguard.tools._confirm import binding, consent
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, hints, voiced
 from fsguard.voice.batch import batch_text
@@ -54,6 +54,7 @@ def register(catalog: Catalog) -> None:
     def batch_operations(
         ctx: Context,
         confirmed: BatchConsent,
+        looked: BatchLook,  # what the question was measured from: a yes lets the deletes take only that
         request_json: RequestArg = None,
         pipeline_json: PipelineArg = None,
         rename_json: RenameArg = None,
@@ -79,11 +80,11 @@ def register(catalog: Catalog) -> None:
 
         if request_json is not None:
             consent(confirmed, "batch_operations")  # a request has no force: its deletes run once confirmed
-            result = run_request(services, request_json, progress)
+            result = run_request(services, request_json, progress, binding(confirmed, looked))
         elif pipeline_json is not None:
             if consent(confirmed, "batch_operations"):
                 pipeline_json = {**pipeline_json, "force": True}
-            result = run_pipeline(services, pipeline_json, progress)
+            result = run_pipeline(services, pipeline_json, progress, binding(confirmed, looked))
         else:
             assert rename_json is not None
             result = run_rename(services, rename_json)
