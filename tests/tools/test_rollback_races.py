@@ -254,13 +254,7 @@ async def test_a_batch_rollback_refused_by_an_outside_change_names_the_group_res
     # its group with force does.
     (root / "a.txt").write_bytes(ORIGINAL)
     (root / "b.txt").write_bytes(ORIGINAL)
-    check = Reverter.conflicts
-
-    def a_foreign_edit_then_conflicts(self: Reverter, changes: Any) -> Any:
-        (root / "a.txt").write_bytes(FOREIGN)
-        return check(self, changes)
-
-    monkeypatch.setattr(Reverter, "conflicts", a_foreign_edit_then_conflicts)
+    check = _a_foreign_edit_before_the_conflict_check(monkeypatch, root / "a.txt")
     operations = [
         {"type": "edit", "path": "a.txt", "old_text": "value = 1", "new_text": "value = 2"},
         {"type": "edit", "path": "b.txt", "old_text": "no such text", "new_text": "x"},
@@ -282,13 +276,7 @@ async def test_a_pipeline_rollback_refused_by_an_outside_change_names_the_group_
 ) -> None:
     # It named the group's restore without force=true, which the outside change then refused too.
     (root / "a.txt").write_bytes(ORIGINAL)
-    check = Reverter.conflicts
-
-    def a_foreign_edit_then_conflicts(self: Reverter, changes: Any) -> Any:
-        (root / "a.txt").write_bytes(FOREIGN)
-        return check(self, changes)
-
-    monkeypatch.setattr(Reverter, "conflicts", a_foreign_edit_then_conflicts)
+    check = _a_foreign_edit_before_the_conflict_check(monkeypatch, root / "a.txt")
     steps = [
         {"id": "e", "action": "edit", "params": {"files": ["a.txt"], "old_text": "value = 1", "new_text": "value = 2"}},
         {"id": "f", "action": "edit", "params": {"files": ["a.txt"], "old_text": "no such text", "new_text": "x"}},
@@ -302,3 +290,15 @@ async def test_a_pipeline_rollback_refused_by_an_outside_change_names_the_group_
     restored = await client.call_tool("backup", {"action": "restore", "backup_id": group, "force": True})
     assert not restored.is_error, text_of(restored)
     assert (root / "a.txt").read_bytes() == ORIGINAL
+
+
+def _a_foreign_edit_before_the_conflict_check(monkeypatch: pytest.MonkeyPatch, path: Path) -> Any:
+    """Another process's edit of ``path`` just before a rollback checks for conflicts; the check it wraps."""
+    check = Reverter.conflicts
+
+    def a_foreign_edit_then_conflicts(self: Reverter, changes: Any) -> Any:
+        path.write_bytes(FOREIGN)
+        return check(self, changes)
+
+    monkeypatch.setattr(Reverter, "conflicts", a_foreign_edit_then_conflicts)
+    return check
