@@ -10,8 +10,6 @@ the same index and tree, or print the same patch.
 
 from __future__ import annotations
 
-import ctypes
-import os
 import subprocess
 import threading
 from collections.abc import Callable
@@ -25,6 +23,7 @@ from fsguard.core import gitchanges, gitstage, gitworktree
 from fsguard.core.gitprocess import Scratch
 from fsguard.core.gitrepo import GitCall
 from tests.conftest import error_code, structured, text_of
+from tests.swaps import exchange
 from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
@@ -254,17 +253,6 @@ def stored(repo: Path, file: Path) -> bool:
     """The repository holds an object with ``file``'s bytes (as a blob git add would have written)."""
     object_id = git(repo, "hash-object", "--no-filters", str(file)).strip()
     return subprocess.run(["git", "cat-file", "-e", object_id], cwd=repo, check=False).returncode == 0
-
-
-_RENAME_EXCHANGE = 2
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def exchange(first: Path, second: Path) -> None:
-    """Swap two names atomically (renameat2 RENAME_EXCHANGE): the directory and the link to outside."""
-    if _libc.renameat2(-100, os.fsencode(first), -100, os.fsencode(second), _RENAME_EXCHANGE) != 0:
-        error = ctypes.get_errno()
-        raise OSError(error, os.strerror(error))
 
 
 class swapping:

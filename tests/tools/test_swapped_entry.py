@@ -11,9 +11,7 @@ point between check and act, from a patched step both the old and the new code p
 
 from __future__ import annotations
 
-import ctypes
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,20 +25,12 @@ from fsguard.core.beneath import lstat_at
 from fsguard.core.hashing import content_hash
 from fsguard.core.hooks import HookRunner
 from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
+from tests.swaps import exchange
 
 pytestmark = pytest.mark.anyio
 
 FILE = b"the file\n"
 PRECIOUS = b"precious data\n"
-_RENAME_EXCHANGE = 2
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def exchange(first: Path, second: Path) -> None:
-    """Swap two names atomically, as a racing process does."""
-    if _libc.renameat2(-100, os.fsencode(first), -100, os.fsencode(second), _RENAME_EXCHANGE) != 0:
-        error = ctypes.get_errno()
-        raise OSError(error, os.strerror(error))
 
 
 @pytest.fixture
