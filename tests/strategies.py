@@ -2,6 +2,8 @@
 
 - :func:`texts_with_line_endings`: text split into lines that end in ``\\n``, ``\\r\\n`` or ``\\r`` (mixed freely),
   with non-ASCII content and the characters ``str.splitlines`` would wrongly treat as line breaks.
+- :func:`terse_line_contents`, :func:`lf_finds`: lines of at most two letters (blank lines abound), and texts of
+  those letters typed in LF lines, to find in them.
 - :func:`encodings`: one of the encodings fsguard round-trips, with its BOM choice.
 - :func:`path_components`: lists of path components mixing ``..``, ``.``, absolute segments and unicode names.
 - :func:`json_values`, :func:`json_with_trailing_commas`: JSON values, and JSON text of them with trailing commas.
@@ -74,17 +76,30 @@ def line_content() -> st.SearchStrategy[str]:
     )
 
 
+def terse_line_contents() -> st.SearchStrategy[str]:
+    """One line's text of ``a`` and ``b``, often empty: texts of these are dense in blank lines and repeats."""
+    return st.text(st.sampled_from("ab"), max_size=2)
+
+
+def lf_finds() -> st.SearchStrategy[str]:
+    """A text to find, typed in LF lines of :func:`terse_line_contents`' letters, holding at least one break."""
+    return st.text(st.sampled_from("ab\n"), min_size=1, max_size=6).filter(lambda text: "\n" in text)
+
+
 @st.composite
-def texts_with_line_endings(draw: st.DrawFn, max_lines: int = 8) -> EndedText:
+def texts_with_line_endings(
+    draw: st.DrawFn, max_lines: int = 8, contents: st.SearchStrategy[str] | None = None
+) -> EndedText:
     """Lines ending in a mix of ``\\n``, ``\\r\\n`` and ``\\r``; the last line may have no ending.
 
     A ``\\r`` followed by an empty line ending in ``\\n`` would read back as one ``\\r\\n``, so that empty
-    line is given content: the generated endings are always the endings the text really has.
+    line is given content: the generated endings are always the endings the text really has. ``contents`` draws
+    each line's text (:func:`line_content` unless given).
     """
     count = draw(st.integers(min_value=0, max_value=max_lines))
     lines: list[tuple[str, str]] = []
     for index in range(count):
-        content = draw(line_content())
+        content = draw(line_content() if contents is None else contents)
         last = index == count - 1
         ending = draw(st.sampled_from((*LINE_ENDINGS, "") if last else LINE_ENDINGS))
         if lines and lines[-1][1] == "\r" and not content and ending.startswith("\n"):

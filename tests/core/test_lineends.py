@@ -6,8 +6,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fsguard.core.lineends import LiteralFind
 from fsguard.core.modes import RegexRule, regex, search_replace
-from tests.strategies import EndedText, texts_with_line_endings
+from tests.strategies import EndedText, lf_finds, terse_line_contents, texts_with_line_endings
 
 MARK = "\u2603"  # the snowman is not in texts_with_line_endings' alphabet
 TYPED = st.sampled_from(("\n", "\r\n", "\r"))
@@ -65,3 +66,25 @@ def test_deleting_any_stretch_of_the_text_with_search_replace_never_splits_a_crl
     if stretch.strip("\r"):  # stripping CRs alone is meant to leave LFs
         assert after[0] <= before[0]
         assert after[1] <= before[1]
+
+
+def lf_offsets(text: str) -> list[int]:
+    """Where each offset of ``text`` (and its end) lies in its LF reading, each CRLF and lone CR read as one LF."""
+    offsets, at = [], 0
+    for index, char in enumerate(text):
+        offsets.append(at)
+        at += not (char == "\r" and text[index + 1 : index + 2] == "\n")
+    return [*offsets, at]
+
+
+@given(text=texts_with_line_endings(contents=terse_line_contents()), find=lf_finds())
+def test_a_find_typed_in_lf_lines_matches_a_text_just_where_it_matches_the_text_s_lf_reading(
+    text: EndedText, find: str
+) -> None:
+    # Each typed break is one whole break of the text: never a CRLF's CR, then its LF as the next break.
+    whole, offsets = text.text, lf_offsets(text.text)
+    lf_reading = whole.replace("\r\n", "\n").replace("\r", "\n")
+    any_break = LiteralFind.of(find).any_break
+    assert any_break is not None
+    found = [(offsets[match.start()], offsets[match.end()]) for match in any_break.finditer(whole)]
+    assert found == [match.span() for match in any_break.finditer(lf_reading)]

@@ -282,3 +282,32 @@ async def test_lf_typed_old_text_found_twice_inside_crlf_lines_is_ambiguous_and_
     replaced = await edit(client, "t.txt", old_text="b\nc", new_text="B\nC", replace_all=True)
     assert replaced["replacements"] == 2
     assert (root / "t.txt").read_bytes() == b"a B\r\nC d\r\na B\r\nC d\r\n"
+
+
+async def test_lf_old_text_typing_a_blank_line_never_finds_one_crlf_as_two_breaks(client: Client, root: Path) -> None:
+    # Each typed LF found any break, so a CRLF's CR ended "line1" and its LF passed for a blank line after it.
+    original = b"line1\r\nline2\r\n"
+    (root / "a.txt").write_bytes(original)
+    result = await client.call_tool("edit_file", {"path": "a.txt", "old_text": "line1\n\n", "new_text": "LINE1\n\n"})
+    assert error_code(result) == "no_match"
+    edits = [{"old_text": "line1\n\n", "new_text": "LINE1\n\n"}]
+    assert error_code(await client.call_tool("multi_edit", {"path": "a.txt", "edits": edits})) == "no_match"
+    found = await edit(client, "a.txt", mode="search_replace", pattern="line1\n\nline2", replacement="x")
+    assert found["replacements"] == 0
+    projected = structured(await client.call_tool("project_replace", {"find": "line1\n\nline2", "replace": "x"}))
+    assert projected["total_replacements"] == 0
+    operation = {"type": "search_and_replace", "path": "a.txt", "old_text": "line1\n\n", "new_text": "Z\n"}
+    assert (await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}})).is_error
+    assert (root / "a.txt").read_bytes() == original
+
+
+async def test_replacing_every_typed_blank_line_in_a_crlf_file_counts_each_crlf_once(
+    client: Client, root: Path
+) -> None:
+    (root / "b.txt").write_bytes(b"x\r\n\r\ny\r\n")
+    data = await edit(client, "b.txt", old_text="\n\n", new_text="\n", replace_all=True)
+    assert data["replacements"] == 1
+    assert (root / "b.txt").read_bytes() == b"x\r\ny\r\n"
+    (root / "b.txt").write_bytes(b"x\r\n\r\ny\r\n")
+    await edit(client, "b.txt", old_text="\n\n", new_text="\n")  # one place, not ambiguous
+    assert (root / "b.txt").read_bytes() == b"x\r\ny\r\n"

@@ -70,6 +70,10 @@ def literal_replacement(text: str, template: str) -> str | Callable[[Any], str]:
     return in_line_endings(text, template) if LINE_BREAK.search(template) else template
 
 
+# One line break of a file, whole: a CR is one only where no LF follows, an LF only where no CR comes before.
+ONE_BREAK = "(?:\r\n|\r(?!\n)|(?<!\r)\n)"
+
+
 @dataclass(frozen=True)
 class LiteralFind:
     """A text found literally, as search_replace, batch search_and_replace and project_replace find theirs.
@@ -79,7 +83,8 @@ class LiteralFind:
     (deleting them turns a CRLF file LF). The exact tier of the matching ladder finds old_text so too. Where the
     text finds nothing as typed, its line breaks each find any one (CRLF, LF or CR): a text typed in LF lines finds
     a CRLF or CR file's lines, as the ladder's later tiers do, and one spelling the file's own breaks never changes
-    meaning.
+    meaning. Each typed break finds one whole break of the file (:data:`ONE_BREAK`), never a CRLF's CR and then its
+    LF: ``"a\\n\\nb"`` found ``a\\r\\nb``, a file with no blank line.
     """
 
     as_typed: re.Pattern[str]
@@ -88,7 +93,7 @@ class LiteralFind:
     @classmethod
     def of(cls, text: str, flags: int = 0) -> LiteralFind:
         pieces = LINE_BREAK.split(text)
-        any_break = "(?:\r\n|\r|\n)".join(map(re.escape, pieces)) if len(pieces) > 1 else None
+        any_break = ONE_BREAK.join(map(re.escape, pieces)) if len(pieces) > 1 else None
         return cls(literal_pattern(text, flags), None if any_break is None else re.compile(any_break, flags))
 
     def finder(self, text: str) -> tuple[re.Pattern[str], bool]:
