@@ -102,6 +102,34 @@ async def test_a_new_file_is_created_in_the_encoding_asked_for(client: Client, r
     assert (root / "new16.txt").read_bytes() == b"\xff\xfe" + "né\nlà\n".encode("utf-16-le")
 
 
+@pytest.mark.parametrize(
+    ("encoding", "bom", "codec"),
+    [
+        ("utf-16", b"\xff\xfe", "utf-16-le"),
+        ("utf-16-le", b"\xff\xfe", "utf-16-le"),
+        ("utf-16-be", b"\xfe\xff", "utf-16-be"),
+    ],
+)
+async def test_an_append_to_an_empty_file_stores_it_in_the_encoding_asked_for_with_its_bom(
+    client: Client, root: Path, encoding: str, bom: bytes, codec: str
+) -> None:
+    # An empty file has no encoding of its own: it was kept UTF-8, the encoding silently dropped.
+    (root / "empty.txt").write_bytes(b"")
+    data = await _append(client, "empty.txt", "héllo\n", encoding=encoding)
+    assert data["encoding"] == codec
+    assert (root / "empty.txt").read_bytes() == bom + "héllo\n".encode(codec)
+    await _append(client, "empty.txt", "là\n")
+    assert (root / "empty.txt").read_bytes() == bom + "héllo\nlà\n".encode(codec)
+
+
+async def test_an_append_creating_a_file_in_utf_16_be_gives_it_a_bom_and_it_reads_back_as_text(
+    client: Client, root: Path
+) -> None:
+    await _append(client, "new.txt", "hi\n", encoding="utf-16-be")
+    assert (root / "new.txt").read_bytes() == b"\xfe\xff" + "hi\n".encode("utf-16-be")
+    assert "hi" in text_of(await client.call_tool("read_file", {"path": "new.txt"}))
+
+
 async def test_an_encoding_other_than_the_files_is_refused_and_nothing_changes(client: Client, root: Path) -> None:
     (root / "a.txt").write_bytes(b"plain\n")
     result = await client.call_tool(

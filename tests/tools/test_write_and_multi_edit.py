@@ -159,6 +159,24 @@ async def test_write_with_a_utf16_or_utf32_without_byte_order_keeps_the_files_by
         assert (root / name).read_bytes() == bom + "né\r\nlà\r\n".encode(codec), name
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+async def test_a_new_or_converted_file_in_a_byte_ordered_utf16_or_utf32_gets_its_bom_and_reads_back_as_text(
+    client: Client, root: Path, codec: str
+) -> None:
+    # Python's byte-ordered codecs write no BOM, and without one fsguard took its own file for binary.
+    bom = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff", "utf-32-le": b"\xff\xfe\x00\x00"}.get(
+        codec, b"\x00\x00\xfe\xff"
+    )
+    (root / "old.txt").write_bytes(b"old\n")
+    for name in ("new.txt", "old.txt"):
+        data = structured(await client.call_tool("write_file", {"path": name, "content": "né\n", "encoding": codec}))
+        assert data["encoding"] == codec
+        assert (root / name).read_bytes() == bom + "né\n".encode(codec), name
+        assert "né" in text_of(await client.call_tool("read_file", {"path": name}))
+        structured(await client.call_tool("edit_file", {"path": name, "old_text": "né", "new_text": "là"}))
+        assert (root / name).read_bytes() == bom + "là\n".encode(codec), name
+
+
 async def test_write_without_create_dirs_needs_the_parent(client: Client, root: Path) -> None:
     result = await client.call_tool("write_file", {"path": "no/such/f.txt", "content": "x", "create_dirs": False})
     assert error_code(result) == "not_a_directory"

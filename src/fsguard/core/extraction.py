@@ -28,7 +28,7 @@ from fsguard.core.groups import Change, ChangeLog
 from fsguard.core.mutation import Commit, HookCall, Mutation, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import DecodedText, decode, first_break, kept_breaks, split_lines
+from fsguard.core.textio import DecodedText, decode, first_break, kept_breaks, split_lines, written_bom
 
 
 @dataclass(frozen=True)
@@ -182,9 +182,8 @@ def _new_file(encoding: str | None) -> DecodedText | None:
     if encoding is None:
         return None
     name = text_codec(encoding)
-    bom = {"utf-16": codecs.BOM_UTF16_LE, "utf-32": codecs.BOM_UTF32_LE}.get(name, b"")
     stored = {"utf-16": "utf-16-le", "utf-32": "utf-32-le"}.get(name, name)
-    return DecodedText("", stored, bom, "none", False, 0)
+    return DecodedText("", stored, written_bom(stored), "none", False, 0)
 
 
 def _check_encoding(path: Path, existing: DecodedText | None, encoding: str | None) -> None:
@@ -225,8 +224,8 @@ class _Target:
 def _appended(
     change: Mutation, text: str, *, new_file: DecodedText | None, as_lines: bool, own_line: bool = False
 ) -> _Target:
-    if change.current is None:
-        return _Target(text, new_file)
+    if change.current is None or (not change.current and new_file is not None):
+        return _Target(text, new_file)  # an empty file has no encoding of its own: it is stored as a new one
     existing = decode(change.current, change.path)
     if not as_lines:
         text = kept_breaks(text, existing)  # as write_file does
@@ -237,7 +236,7 @@ def _appended(
 
 
 def _substituted(change: Mutation, hook: HookCall, target: _Target) -> _Target:
-    replaced = change.fire_pre(hook, over=target.decoded if change.current is not None else None, content=target.text)
+    replaced = change.fire_pre(hook, over=target.decoded if change.current else None, content=target.text)
     return target if replaced is None else _Target(replaced, target.decoded, target.separator)
 
 

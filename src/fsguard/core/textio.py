@@ -30,6 +30,15 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xfe\xff", "utf-16-be"),
 )
 
+# The BOM a file fsguard writes in a UTF-16/32 codec starts with: such a file is read by its BOM alone (without one its
+# NULs make it binary), and Python's byte-ordered codecs write none (utf-16 and utf-32 write their own).
+_WRITTEN_BOMS = {encoding: bom for bom, encoding in _BOMS if encoding != "utf-8"}
+
+
+def written_bom(codec: str) -> bytes:
+    """The BOM a new or converted file in the canonical ``codec`` takes (:data:`_WRITTEN_BOMS`), else none."""
+    return _WRITTEN_BOMS.get(codec, b"")
+
 
 @dataclass(frozen=True)
 class DecodedText:

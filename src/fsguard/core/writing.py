@@ -22,7 +22,7 @@ from fsguard.core.occ import OccVerdict
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.risk import WriteGuard, write_guard
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import DecodedText, decode, kept_breaks
+from fsguard.core.textio import DecodedText, decode, kept_breaks, written_bom
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ def written_bytes(
             # utf-16/utf-32 without a byte order names the file's own: Python's codec wrote a big-endian file
             # back little-endian, where an append with the same name keeps it as it is.
             name = have
-        bom = current.bom if current is not None and have == name else b""
+        bom = current.bom if current is not None and have == name else written_bom(name)
     elif current is not None:
         name, bom = current.encoding, current.bom
     else:
