@@ -41,8 +41,22 @@ def test_each_format_is_known_by_its_bytes_with_the_image_size(data: bytes, expe
         b"\xff\xd8\xff\xda\x00\x08" + bytes(8),  # scan data before any frame header
         b"GIF89a\x00\x00\x00\x00",  # a zero-pixel image
         b"RIFF\x10\x00\x00\x00WEBPXXXX",  # an unknown first chunk
+        media_samples.png(5, 5)[:33],  # cut after the header: no image data, no end
+        media_samples.png(5, 5)[:-12],  # no IEND
+        media_samples.jpeg(5, 5)[:-2],  # no end of image
+        b"GIF89a\x05\x00\x05\x00\x00\x00\x00\x00\x00\x00",  # neither an image descriptor nor an extension
     ],
-    ids=["png-cut", "jpeg-no-frame", "jpeg-scan-first", "gif-empty", "webp-unknown"],
+    ids=[
+        "png-cut",
+        "jpeg-no-frame",
+        "jpeg-scan-first",
+        "gif-empty",
+        "webp-unknown",
+        "png-after-ihdr",
+        "png-no-iend",
+        "jpeg-no-eoi",
+        "gif-no-block",
+    ],
 )
 def test_an_image_whose_header_does_not_parse_is_not_media(data: bytes) -> None:
     assert sniff(data) is not None
@@ -66,6 +80,8 @@ def test_an_image_whose_header_does_not_parse_is_not_media(data: bytes) -> None:
         b"OggS is the capture pattern.\n",
         b"fLaC\tthen a tab\n",
         "RIFF\u00e9\u00e9WAVE: na\u00efve text in UTF-8\n".encode(),
+        "GIF89a café crème brûlée\n".encode("cp1252"),
+        ("GIF89a " + "é" * 40).encode(),  # the sniffed 64 bytes cut an é in two
     ],
     ids=[
         "text",
@@ -82,6 +98,8 @@ def test_an_image_whose_header_does_not_parse_is_not_media(data: bytes) -> None:
         "ogg-text",
         "flac-text",
         "riff-text",
+        "gif-cp1252-text",
+        "gif-utf8-text-cut",
     ],
 )
 def test_other_files_are_not_media(data: bytes) -> None:
@@ -108,3 +126,9 @@ def test_a_file_over_the_budget_is_identified_from_its_header_and_hashed_in_piec
     assert linked.uri == path.as_uri()
     assert unhashed.content_hash is None
     assert inlined.data == data
+
+
+def test_an_image_s_header_alone_identifies_it_when_its_end_is_not_read() -> None:
+    head = media_samples.png(7, 3)[:33]
+    assert identify(head) is None
+    assert identify(head, whole=False) == Media("image", "image/png", 7, 3)

@@ -152,6 +152,28 @@ async def test_a_damaged_image_is_a_binary_file_not_an_image_block(client: Clien
     assert error_code(await client.call_tool("read_file", {"path": "cut.png"})) == "binary_file"
 
 
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("cut.png", media_samples.png(5, 5)[:33]), ("cut.jpg", media_samples.jpeg(5, 5)[:-2])],
+    ids=["png-after-ihdr", "jpeg-no-eoi"],
+)
+async def test_an_image_that_ends_early_is_a_binary_file_not_an_image_block(
+    client: Client, root: Path, name: str, data: bytes
+) -> None:
+    # Its header parsed, so it was inlined: a block a model API cannot decode fails the whole request there.
+    (root / name).write_bytes(data)
+    assert error_code(await client.call_tool("read_file", {"path": name})) == "binary_file"
+
+
+async def test_a_code_page_text_file_starting_with_an_image_signature_is_read_as_text(
+    client: Client, root: Path
+) -> None:
+    # Its non-UTF-8 bytes made it no text to the sniff, and "GIF89a" and any four bytes a 25376x26209 GIF.
+    (root / "notes.txt").write_bytes("GIF89a café crème brûlée\n".encode("cp1252"))
+    data = structured(await client.call_tool("read_file", {"path": "notes.txt"}))
+    assert (data["content"], data["encoding"]) == ("GIF89a café crème brûlée\n", "cp1252")
+
+
 async def test_the_hash_of_an_image_read_is_the_expected_hash_for_a_write(client: Client, root: Path) -> None:
     (root / "p.png").write_bytes(media_samples.png(5, 5))
     digest = structured(await client.call_tool("read_file", {"path": "p.png"}))["content_hash"]

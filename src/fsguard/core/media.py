@@ -1,19 +1,22 @@
 """Images and audio: what a file is by its first bytes (never its name), and an image's size from its header.
 
 read_file hands a multimodal model an image or audio block instead of base64 text. The kind comes from the
-magic bytes, so a PNG named ``.jpg`` is sent as image/png. An image counts only when its header parses (a
-block a model API cannot decode would fail the whole request there, so a damaged image is read as a binary
-file, as before). Small readers per format: no imaging library is needed to find two integers.
+magic bytes, so a PNG named ``.jpg`` is sent as image/png. An image counts only when its header parses and, read
+whole, its structure is there to its end (a PNG's IDAT and IEND, a JPEG's end of image): a block a model API cannot
+decode would fail the whole request there, so a damaged image is read as a binary file, as before. Small readers
+per format: no imaging library is needed to find two integers.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.charsets import legacy_codec
 from fsguard.core.disk import read_all
 from fsguard.core.hashing import content_hash, hash_open_file
 from fsguard.core.steady import steady
@@ -27,6 +30,8 @@ HEADER_BYTES = 256 * 1024
 DEFAULT_MAX_MEDIA_BYTES = 3 * 1024 * 1024
 """Inline at most this many bytes (4 MiB once base64-encoded); a larger file is sent as a resource link."""
 
+# C0 controls but tab and line breaks, and DEL: the same bytes in UTF-8 and every code page, and no text's.
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # JPEG start-of-frame markers: C0-CF except DHT (C4), JPG (C8) and DAC (CC), which share the range.
 _SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 # Markers without a length field: TEM, RST0-7, SOI.
@@ -61,8 +66,8 @@ class MediaRead:
 def sniff(head: bytes) -> Media | None:
     """The format the first bytes announce (dimensions not yet read), or None for anything else.
 
-    A text file that merely starts with a signature ("GIF89a is…", "ID3 tags…") stays text: every real header
-    holds a control byte or a byte that is not UTF-8 within its first bytes (sizes, versions, flags).
+    A text file that merely starts with a signature ("GIF89a is…", "ID3 tags…") stays text, in UTF-8 or a legacy
+    code page: every real header holds a control byte within its first bytes (sizes, versions, flags).
     """
     media = _signature(head[:SNIFF_BYTES])
     if media is None or _printable(head[:SNIFF_BYTES]):
@@ -71,11 +76,15 @@ def sniff(head: bytes) -> Media | None:
 
 
 def _printable(head: bytes) -> bool:
+    """Whether ``head`` reads as text: in UTF-8, else in the code page a read would take it in (a cp1252 file
+    starting "GIF89a café" was sent as a 25376x26209 GIF), neither holding a control character."""
+    if _CONTROL.search(head):  # every real header: asked first, so an image never waits on a code page guess
+        return False
     try:
         text = head.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return all(char >= " " or char in "\t\n\r" for char in text)
+    except UnicodeDecodeError:  # also a character the sniffed bytes cut in two: it reads as code page text
+        text = head.decode(legacy_codec(head))
+    return all(char in "\t\n\r" or (char >= " " and not "\x7f" <= char <= "\x9f") for char in text)
 
 
 def _signature(head: bytes) -> Media | None:
@@ -98,16 +107,18 @@ def _signature(head: bytes) -> Media | None:
     return None
 
 
-def identify(data: bytes) -> Media | None:
-    """The media ``data`` (a whole file or its first :data:`HEADER_BYTES`) holds, with an image's size.
+def identify(data: bytes, *, whole: bool = True) -> Media | None:
+    """The media ``data`` (a whole file, else its first :data:`HEADER_BYTES`) holds, with an image's size.
 
-    None when it is no supported format, or an image whose header does not parse.
+    None when it is no supported format, or an image whose header does not parse or, ``whole``, that ends early.
     """
     found = sniff(data[:SNIFF_BYTES])
     if found is None or found.kind == "audio":
         return found
     size = _IMAGE_SIZES[found.mime_type](data)
     if size is None or min(size) <= 0:
+        return None
+    if whole and not _IMAGE_ENDS.get(found.mime_type, _any_end)(data):
         return None
     return Media(found.kind, found.mime_type, *size)
 
@@ -120,7 +131,7 @@ def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file
         if media is None:
             return None
         return MediaRead(path, media, len(data), content_hash(data), data)
-    media = identify(os.pread(fd, HEADER_BYTES, 0))
+    media = identify(os.pread(fd, HEADER_BYTES, 0), whole=False)  # linked, not inlined: its end is not read
     if media is None:
         return None
     if st.st_size > max_file_size:
@@ -155,9 +166,14 @@ def _png_size(data: bytes) -> tuple[int, int] | None:
 
 
 def _gif_size(data: bytes) -> tuple[int, int] | None:
-    if len(data) < 10:
+    """The logical screen's size, where an image descriptor or an extension follows it and its colour table: six
+    letters of "GIF89a" text and any four after them passed for a size."""
+    if len(data) < 13:
         return None
-    width, height = struct.unpack("<HH", data[6:10])
+    width, height, flags = struct.unpack("<HHB", data[6:11])
+    table = 3 << ((flags & 7) + 1) if flags & 0x80 else 0
+    if len(data) <= 13 + table or data[13 + table] not in (0x2C, 0x21):
+        return None
     return width, height
 
 
@@ -195,6 +211,29 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
         at += 2 + int.from_bytes(data[at + 2 : at + 4], "big")
     return None
 
+
+def _png_complete(data: bytes) -> bool:
+    """Whether the chunks run whole from the header to IEND with image data (IDAT) among them."""
+    at, seen_data = 8, False
+    while at + 12 <= len(data):
+        length, kind = struct.unpack(">I4s", data[at : at + 8])
+        at += 12 + length
+        if kind == b"IEND":
+            return seen_data and at <= len(data)
+        seen_data = seen_data or kind == b"IDAT"
+    return False
+
+
+def _jpeg_complete(data: bytes) -> bool:
+    """Whether an end-of-image marker follows the start of the image (bytes may trail it)."""
+    return data.rfind(b"\xff\xd9") > 2
+
+
+def _any_end(_data: bytes) -> bool:
+    return True
+
+
+_IMAGE_ENDS = {"image/png": _png_complete, "image/jpeg": _jpeg_complete}
 
 _IMAGE_SIZES = {
     "image/png": _png_size,
