@@ -180,6 +180,25 @@ def bind_mounted(source: Path, target: Path) -> Iterator[Path]:
         unmount(target)
 
 
+@contextmanager
+def overlay_mounted(lower: Path, base: Path) -> Iterator[Path]:
+    """An overlayfs at ``base / "merged"`` with ``lower`` as its lower layer (a container's root is one), for the
+    block; skips the test where it cannot be mounted."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("an overlay mount needs root and the mount command")
+    upper, work, merged = base / "upper", base / "work", base / "merged"
+    for directory in (upper, work, merged):
+        directory.mkdir(parents=True)
+    options = f"lowerdir={lower},upperdir={upper},workdir={work}"
+    done = subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, str(merged)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount an overlay here: {done.stderr!r}")
+    try:
+        yield merged
+    finally:
+        unmount(merged)
+
+
 def unmount(directory: Path) -> None:
     """Undo the mount on ``directory``, lazily if it is still busy."""
     if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode != 0:

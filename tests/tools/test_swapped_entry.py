@@ -24,7 +24,7 @@ from fsguard.core.backups import BackupStore
 from fsguard.core.beneath import lstat_at
 from fsguard.core.hashing import content_hash
 from fsguard.core.hooks import HookRunner
-from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
+from tests.conftest import ClientFactory, Mount, error_code, overlay_mounted, structured, text_of
 from tests.swaps import exchange
 
 pytestmark = pytest.mark.anyio
@@ -208,3 +208,28 @@ async def test_a_move_of_a_file_within_a_filesystem_puts_back_a_directory_swappe
     assert error_code(result) == "external_change", text_of(result)
     assert "nothing was moved" in text_of(result)
     swapped(pair)
+
+
+async def test_deletes_and_moves_of_a_directory_of_an_overlays_lower_layer_still_work(
+    connect: ClientFactory, tmp_path: Path
+) -> None:
+    # overlayfs refuses to rename a lower layer's directory (EXDEV) but lets it be removed: setting it aside first
+    # made every delete and move of one in a container's root an I/O error.
+    lower = tmp_path / "lower"
+    for name in ("gone", "trashed", "moved"):
+        (lower / name / "inner").mkdir(parents=True)
+        (lower / name / "inner" / "f.txt").write_bytes(PRECIOUS)
+    with overlay_mounted(lower, tmp_path / "overlay") as root:
+        async with connect(roots=(root,), confirm="off") as client:
+            gone = await client.call_tool("delete_file", {"path": "gone", "recursive": True, "permanent": True})
+            trashed = await client.call_tool("delete_file", {"path": "trashed", "recursive": True})
+            moved = await client.call_tool("move_file", {"source_path": "moved", "dest_path": "renamed"})
+            for answer in (gone, trashed, moved):
+                assert not answer.is_error, text_of(answer)
+            assert sorted(entry.name for entry in root.iterdir()) == ["renamed"]
+            assert (root / "renamed" / "inner" / "f.txt").read_bytes() == PRECIOUS
+            restored = await client.call_tool(
+                "backup", {"action": "restore_trash", "sd_id": structured(trashed)["results"][0]["sd_id"]}
+            )
+            assert not restored.is_error, text_of(restored)
+            assert (root / "trashed" / "inner" / "f.txt").read_bytes() == PRECIOUS

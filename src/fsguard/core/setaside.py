@@ -14,6 +14,7 @@ A crash while a tree is removed leaves what is left of it under the private name
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -58,7 +59,15 @@ def set_aside(entry: Pinned, checked: os.stat_result, doing: str) -> Iterator[Pi
         OSError: the rename was refused (FileNotFoundError: nothing is at the name); nothing moved.
     """
     aside = Pinned(entry.parent, PREFIX + secrets.token_hex(8), entry.path)
-    rename_no_replace(entry, aside)
+    try:
+        rename_no_replace(entry, aside)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        aside = entry  # cannot be renamed where it is (see _in_place); nothing to put back
+    if aside is entry:
+        yield _in_place(entry, checked, doing)
+        return
     try:
         found = os.stat(aside.name, dir_fd=aside.parent, follow_symlinks=False)
         if not same_entry(found, checked):
@@ -67,6 +76,21 @@ def set_aside(entry: Pinned, checked: os.stat_result, doing: str) -> Iterator[Pi
     except BaseException as exc:
         put_back(aside, entry, exc)
         raise
+
+
+def _in_place(entry: Pinned, checked: os.stat_result, doing: str) -> Pinned:
+    """``entry`` acted on at its own name, once it is the ``checked`` entry: overlayfs (every container's root)
+    refuses to rename a directory of a lower layer (EXDEV) but lets it be removed, and deletes and moves of such
+    directories had stopped working. The window between this check and the act is narrower than a check at the
+    call's start, not closed.
+
+    Raises:
+        EntryReplacedError: another entry is at the name now; it is left untouched.
+    """
+    found = os.stat(entry.name, dir_fd=entry.parent, follow_symlinks=False)
+    if not same_entry(found, checked):
+        raise changed_error(entry.path, doing)
+    return entry
 
 
 def put_back(moved: Pinned, home: Pinned, failure: BaseException) -> None:
