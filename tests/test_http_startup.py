@@ -42,7 +42,9 @@ def test_a_port_another_process_listens_on_exits_2_naming_the_port_and_the_next_
         holder.listen()
         port = holder.getsockname()[1]
         command = fsguard_command(root, state_dir, "--port", str(port))
-        ran = subprocess.run(command, env=child_environment(), capture_output=True, text=True, timeout=60, check=False)
+        ran = subprocess.run(
+            command, env=child_environment(), capture_output=True, text=True, encoding="utf-8", timeout=60, check=False
+        )
     assert ran.returncode == 2
     assert ran.stdout == ""
     assert (
