@@ -169,34 +169,34 @@ def mount_tmpfs() -> Iterator[Mount]:
 @contextmanager
 def bind_mounted(source: Path, target: Path) -> Iterator[Path]:
     """``source`` bind-mounted on ``target`` for the block (skips the test where it cannot be), then unmounted."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("a bind mount needs root and the mount command")
-    done = subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"cannot bind-mount here (a container without CAP_SYS_ADMIN?): {done.stderr!r}")
-    try:
+    with _mounted(["--bind", str(source)], target, "a bind mount"):
         yield target
-    finally:
-        unmount(target)
 
 
 @contextmanager
 def overlay_mounted(lower: Path, base: Path) -> Iterator[Path]:
     """An overlayfs at ``base / "merged"`` with ``lower`` as its lower layer (a container's root is one), for the
     block; skips the test where it cannot be mounted."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("an overlay mount needs root and the mount command")
     upper, work, merged = base / "upper", base / "work", base / "merged"
     for directory in (upper, work, merged):
         directory.mkdir(parents=True)
     options = f"lowerdir={lower},upperdir={upper},workdir={work}"
-    done = subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, str(merged)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount an overlay here: {done.stderr!r}")
-    try:
+    with _mounted(["-t", "overlay", "overlay", "-o", options], merged, "an overlay mount"):
         yield merged
+
+
+@contextmanager
+def _mounted(arguments: list[str], target: Path, what: str) -> Iterator[None]:
+    """``mount ARGUMENTS TARGET`` for the block, then unmounted; skips the test where it cannot be mounted."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip(f"{what} needs root and the mount command")
+    done = subprocess.run(["mount", *arguments, str(target)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make {what} here (a container without CAP_SYS_ADMIN?): {done.stderr!r}")
+    try:
+        yield
     finally:
-        unmount(merged)
+        unmount(target)
 
 
 def unmount(directory: Path) -> None:
