@@ -279,7 +279,7 @@ _BY_FILE = f"{UNDO_EACH_FILE} reverts each"
 
 def _reverts(group: Group | None) -> str:
     if group is None:
-        return "backup(action='undo_last', file_path=..., force=true) on each file reverts"
+        return f"{UNDO_EACH_FILE.removesuffix(')')}, force=true) on each file reverts"
     return f"backup(action='restore', backup_id='{group.group_id}', force=true) reverts"
 
 

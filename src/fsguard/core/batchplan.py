@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
+from fsguard.core.confirmation import Entry
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.pathforms import escaped
 from fsguard.core.shortlist import problem_rows
@@ -102,7 +103,7 @@ class BatchOperation:
     allow_rewrite: bool = False
     # A delete's, set by the tool once the user confirmed the batch: the entries (st_dev, st_ino) its question
     # measured, the only ones it may delete permanently or with a non-empty directory's contents; None: not asked.
-    confirmed: frozenset[tuple[int, int]] | None = None
+    confirmed: frozenset[Entry] | None = None
 
     @property
     def label(self) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsguard.core.beneath import Beneath
+from fsguard.core.confirmation import Entry
 from fsguard.core.deletion import Deleter
 from fsguard.core.editing import Editor
 from fsguard.core.errors import RiskBlockedError
@@ -52,7 +53,7 @@ class StepCall:
     changes: list[Change] = field(default_factory=list)  # what it changed so far, in order
     # A confirmed run's delete step: the entries (st_dev, st_ino) the question measured, the only non-empty
     # directories it may trash (None: nobody was asked, or the step was asked about as written).
-    confirmed: frozenset[tuple[int, int]] | None = None
+    confirmed: frozenset[Entry] | None = None
     # A dry run's: what the earlier steps would have changed, read instead of the disk (a real run's stays empty).
     overlay: Overlay = field(default_factory=Overlay)
 

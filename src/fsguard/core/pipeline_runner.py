@@ -27,7 +27,7 @@ from pathlib import Path
 from time import perf_counter
 
 from fsguard.core.beneath import lstat_at
-from fsguard.core.confirmation import Binding
+from fsguard.core.confirmation import Binding, Entry
 from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, ReadOnlyError, UndoConflictError
 from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
@@ -345,7 +345,7 @@ def _ms(started: float) -> float:
     return round((perf_counter() - started) * 1000, 1)
 
 
-def _bound(confirmed: Binding | None, step: Step) -> frozenset[tuple[int, int]] | None:
+def _bound(confirmed: Binding | None, step: Step) -> frozenset[Entry] | None:
     """What a step may delete once confirmed: what the question measured, or anything (None) when nobody was asked
     or the question named the step as written (a template fills its names, so nothing could be measured)."""
     if confirmed is None or step.id in confirmed.open_steps:
