@@ -134,6 +134,26 @@ async def test_a_tail_of_every_line_of_a_file_over_the_size_limit_is_not_truncat
     assert (root / "big.log").read_text(encoding="utf-8") == text
 
 
+@pytest.mark.parametrize(
+    "how",
+    [{"mode": "head", "max_lines": 1000}, {"start_line": 1, "end_line": 5000}, {"start_line": 1}],
+    ids=["head", "range-past-the-end", "open-range"],
+)
+async def test_a_head_or_range_of_every_line_of_a_file_over_the_size_limit_is_not_truncated(
+    connect: ClientFactory, root: Path, how: dict[str, object]
+) -> None:
+    text = "".join(f"row {i}\n" for i in range(1, 301))  # 2,592 bytes, over the 1,000-byte limit
+    (root / "big.log").write_text(text, encoding="utf-8")
+    async with connect(max_file_size=LIMIT) as client:
+        whole = structured(await client.call_tool("read_file", {"path": "big.log", **how}))
+        first = structured(await client.call_tool("read_file", {"path": "big.log", "mode": "head", "max_lines": 300}))
+    assert (whole["content"], whole["start_line"], whole["end_line"], whole["truncated"]) == (text, 1, 300, False)
+    assert "above --max-file-size" in whole["hint"]
+    # Exactly as many lines as the file has: whether more follow is not known without counting them.
+    assert (first["content"], first["truncated"]) == (text, True)
+    assert (root / "big.log").read_text(encoding="utf-8") == text
+
+
 @pytest.mark.parametrize("count", [1, 3, 100])
 async def test_a_tail_of_lines_the_budget_cannot_hold_shows_the_last_that_fit_and_names_the_earlier_ones(
     connect: ClientFactory, root: Path, how: dict[str, int], count: int

@@ -134,7 +134,9 @@ def finish(
         hint = window_hint("first", wanted, total, then)
     else:
         hint = lines_hint(first, last, total, name, wanted - 1 if ex.lines >= wanted else None)
-    truncated = ex.full or first != 1 or total is None or (last or 0) < total
+    # Uncounted (above --max-file-size): fewer lines than asked for, the budget not reached, means the text ran out.
+    ran_out = not ex.full and ex.lines < wanted
+    truncated = ex.full or first != 1 or ((last or 0) < total if total is not None else not ran_out)
     if not truncated and not ranged:
         hint = None
     return base.model_copy(
