@@ -51,9 +51,9 @@ def _blind_batch(monkeypatch: pytest.MonkeyPatch, hidden: str) -> None:
     """The request's look never sees the delete of ``hidden``."""
     real: Callable[..., Confirmation | None] = batching
 
-    def looked(policy: Any, beneath: Any, request: BatchRequest) -> Confirmation | None:
+    def looked(policy: Any, beneath: Any, request: BatchRequest, **options: Any) -> Confirmation | None:
         kept = tuple(op for op in request.operations if not (op.type == "delete" and op.path == hidden))
-        return real(policy, beneath, replace(request, operations=kept))
+        return real(policy, beneath, replace(request, operations=kept), **options)
 
     monkeypatch.setattr(_batch_pipeline, "batching", looked)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ClientFactory, error_code, text_of, tree
+from tests.conftest import ClientFactory, Mount, error_code, text_of, tree
 from tests.tools.test_confirmation import User
 
 pytestmark = pytest.mark.anyio
@@ -56,3 +56,35 @@ async def test_a_question_about_several_paths_leaves_out_the_ones_the_call_refus
     assert str(root / "a.txt") in user.asked[0]
     assert ".git" not in user.asked[0]
     assert tree(root) == before
+
+
+async def test_a_permanent_delete_of_a_file_too_large_to_back_up_asks_nothing_and_is_refused(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "big.log").write_bytes(b"x" * 5000)
+    before = tree(root)
+    user = User()
+    async with connect(elicitation_callback=user, max_file_size=1000) as client:
+        result = await client.call_tool("delete_file", {"path": "big.log", "permanent": True})
+        batch = await client.call_tool(
+            "batch_operations", {"request_json": [{"type": "delete", "path": "big.log", "permanent": True}]}
+        )
+    assert error_code(result) == "too_large", text_of(result)
+    assert error_code(batch) == "batch_failed", text_of(batch)
+    assert user.asked == []
+    assert tree(root) == before
+
+
+async def test_a_delete_of_a_mount_point_asks_nothing_and_is_refused(
+    connect: ClientFactory, root: Path, mount_tmpfs: Mount
+) -> None:
+    mount_tmpfs(root / "mnt")
+    (root / "mnt" / "inside.txt").write_bytes(b"on the other filesystem\n")
+    user = User()
+    async with connect(elicitation_callback=user) as client:
+        recursive = await client.call_tool("delete_file", {"path": "mnt", "recursive": True})
+        permanent = await client.call_tool("delete_file", {"path": "mnt", "recursive": True, "permanent": True})
+    assert (error_code(recursive), error_code(permanent)) == ("access_denied", "access_denied"), text_of(recursive)
+    assert "mount point" in text_of(permanent)
+    assert user.asked == []
+    assert (root / "mnt" / "inside.txt").read_bytes() == b"on the other filesystem\n"

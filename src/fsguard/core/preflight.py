@@ -10,7 +10,6 @@ bad argument) raises as the call itself would; the caller then lets the call rep
 from __future__ import annotations
 
 import hashlib
-import os
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
@@ -19,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from fsguard.core.batchplan import BatchRequest
-from fsguard.core.beneath import Beneath, Pinned, lstat_at
+from fsguard.core.beneath import Beneath
 from fsguard.core.confirmation import Binding, Confirmation, confirmation, joined, plural
 from fsguard.core.errors import FsguardError
+from fsguard.core.footprint import measured
 from fsguard.core.git import GitRunner
 from fsguard.core.gitrepo import GitRequest
 from fsguard.core.inventory import purge_trash
@@ -45,8 +45,10 @@ def deleting(
     permanent: bool,
     recursive: bool,
     moves: Sequence[tuple[Path, Path]] = (),
+    max_file_size: int | None = None,
 ) -> Confirmation | None:
     """delete_file: a permanent delete (cannot be undone), or a recursive one of a non-empty directory (risky).
+    ``max_file_size``: a permanent delete's --max-file-size; a file above it is refused, not asked about.
 
     ``moves``: in a batch or pipeline, the (source, destination) of each move or rename before the deletes. A path
     not there yet that one of them fills is measured where it is now and asked about: counted as nothing, a move
@@ -68,7 +70,8 @@ def deleting(
         except FsguardError:
             continue
         for target, origin in [(path, None), *_brought(path, moves)]:
-            found, inside, held = _measured(beneath, origin or target)
+            limit = max_file_size if permanent else None
+            found, inside, held = measured(beneath, origin or target, permanent_limit=limit)
             if found is None:
                 continue  # the call itself says it is not there (or refuses it)
             names.append(str(target) if origin is None else f"{target} (moved there from {origin})")
@@ -111,7 +114,9 @@ def deleting(
     )
 
 
-def batching(policy: PathPolicy, beneath: Beneath, request: BatchRequest) -> Confirmation | None:
+def batching(
+    policy: PathPolicy, beneath: Beneath, request: BatchRequest, *, max_file_size: int | None = None
+) -> Confirmation | None:
     """batch_operations(request_json): its delete operations, asked as delete_file asks them, the permanent ones
     first (they cannot be undone); a batch must not be the way round a delete the user would be asked about.
 
@@ -126,7 +131,9 @@ def batching(policy: PathPolicy, beneath: Beneath, request: BatchRequest) -> Con
     # One question for all of it: a yes runs the whole batch, so it must name every delete that asks on its own.
     return joined(
         "batch_operations",
-        deleting(policy, beneath, permanent, permanent=True, recursive=True, moves=moves) if permanent else None,
+        deleting(policy, beneath, permanent, permanent=True, recursive=True, moves=moves, max_file_size=max_file_size)
+        if permanent
+        else None,
         deleting(policy, beneath, soft, permanent=False, recursive=True, moves=moves) if soft else None,
     )
 
@@ -356,43 +363,3 @@ def _amount(error: str | None) -> str:
     """What a blocked step would change: the facts that open the risk gate's message (pipeline_changes._gate)."""
     facts, _, _ = (error or "").partition(", so ")
     return facts
-
-
-def _measured(beneath: Beneath, path: Path) -> tuple[os.stat_result | None, int, int]:
-    """What is at ``path`` (None: nothing, or nothing fsguard may look at), its entries and its files' bytes."""
-    try:
-        with beneath.entry(path, follow=False) as entry:
-            found = lstat_at(entry)
-            return (None, 0, 0) if found is None else (found, *_held(entry, found))
-    except FsguardError:
-        return None, 0, 0
-
-
-def _held(entry: Pinned, found: os.stat_result) -> tuple[int, int]:
-    """How many entries a path is (a directory: those under it) and the bytes of its files; links never followed."""
-    if not stat.S_ISDIR(found.st_mode):
-        return 1, found.st_size if stat.S_ISREG(found.st_mode) else 0
-    return _inside(entry)
-
-
-def _inside(entry: Pinned) -> tuple[int, int]:
-    """How many entries (files, links, subdirectories) are under a directory, and the bytes of its regular files;
-    links are never followed.
-
-    A directory that cannot be opened counts as holding one entry: better asked about than deleted unasked.
-    """
-    try:
-        fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.parent)
-    except OSError:
-        return 1, 0
-    count = size = 0
-    try:
-        for _, dirs, files, here in os.fwalk(".", dir_fd=fd):
-            count += len(dirs) + len(files)
-            for name in files:
-                with suppress(OSError):
-                    found = os.stat(name, dir_fd=here, follow_symlinks=False)
-                    size += found.st_size if stat.S_ISREG(found.st_mode) else 0
-    finally:
-        os.close(fd)
-    return count, size

@@ -30,7 +30,9 @@ def _preflight(
 ) -> Preflight | None:
     """The look before the question: a request's deletes, or a pipeline's dry run; None for a call that never asks."""
     if request_json is not None and pipeline_json is None:
-        return lambda s: batching(s.policy, s.beneath, parse_request(request_json))
+        return lambda s: batching(
+            s.policy, s.beneath, parse_request(request_json), max_file_size=s.settings.max_file_size
+        )
     if pipeline_json is None or pipeline_json.get("dry_run") is True:
         return None
     return lambda s: pipelining(s.pipelines, parse_pipeline(pipeline_json), policy=s.policy, beneath=s.beneath)

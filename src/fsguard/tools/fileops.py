@@ -30,7 +30,12 @@ async def ask_delete(
     if not (permanent or recursive):
         return NOT_ASKED
     given = paths if paths is not None else [path] if path is not None else []
-    return await ask(ctx, lambda s: deleting(s.policy, s.beneath, given, permanent=permanent, recursive=recursive))
+    return await ask(
+        ctx,
+        lambda s: deleting(
+            s.policy, s.beneath, given, permanent=permanent, recursive=recursive, max_file_size=s.settings.max_file_size
+        ),
+    )
 
 
 DeleteConsent = Annotated[Consent, Resolve(ask_delete)]
