@@ -205,7 +205,15 @@ async def test_a_search_and_a_replace_of_a_file_in_a_directory_the_user_may_not_
     assert (root / "box" / "f.txt").read_bytes() == b"new\n"
 
 
-UNLISTABLE = {"locked": 0o000, "box": 0o333, "sub/deeper": 0o000, "vault": 0o000, "node_modules/pkg": 0o000}
+# Directories the user may not list, and nox, which it may list but not enter: rg lists its names, opens none of them
+OUT_OF_REACH = {
+    "locked": 0o000,
+    "box": 0o333,
+    "nox": 0o666,
+    "sub/deeper": 0o000,
+    "vault": 0o000,
+    "node_modules/pkg": 0o000,
+}
 
 
 @pytest.mark.parametrize(
@@ -224,30 +232,34 @@ async def test_a_search_or_replace_names_the_subdirectories_the_user_may_not_lis
 ) -> None:
     # Both engines skipped such a directory, or a file the user may not read, without a word (rg runs with
     # --no-messages): an agent took "1 match" for all there was. A denied one stays unnamed, and one the default
-    # skips leave out is not looked into. A name search lists an unreadable file as any other.
+    # skips leave out is not looked into. A name search lists an unreadable file as any other, but no name in a
+    # directory it may not enter (rg listed them, the Python walk did not: neither could confirm them).
     root = reachable / "root"
     (root / "a.py").write_bytes(b"hello\n")
     users(root / "a.py")
     (root / "b.py").write_bytes(b"hello\n")
     (root / "b.py").chmod(0o000)
-    for name, mode in UNLISTABLE.items():
+    for name, mode in OUT_OF_REACH.items():
         (root / name).mkdir(parents=True)
         (root / name / "c.py").write_bytes(b"hello\n")
         (root / name).chmod(mode)
     result = await call_as_a_user(connect, reachable, tool, arguments, deny=("vault/",))
     found = structured(result)
     by_name = tool == "search_files" and not arguments.get("include_content")  # lists b.py as any file
-    unreadable = ["box/", "locked/", "sub/deeper/"] if by_name else ["b.py", "box/", "locked/", "sub/deeper/"]
+    unreadable = ["box/", "locked/", "nox/", "sub/deeper/"]
+    unreadable = unreadable if by_name else ["b.py", *unreadable]
     assert found["skipped_unreadable_paths"] == unreadable
     assert found["skipped_unreadable"] == len(unreadable)
     assert f"may not read them: {', '.join(unreadable)}" in text_of(result)
     (root / "b.py").chmod(0o644)
     assert (root / "b.py").read_bytes() == b"hello\n"
-    for name in UNLISTABLE:
+    for name in OUT_OF_REACH:
         (root / name).chmod(0o755)
         assert (root / name / "c.py").read_bytes() == b"hello\n"
     changed = tool == "project_replace" and not arguments.get("preview")
     assert (root / "a.py").read_bytes() == (b"bye\n" if changed else b"hello\n")
+    if by_name:
+        assert found["files"] == [str(root / "a.py"), str(root / "b.py")]
 
 
 async def test_a_pipeline_search_step_names_what_the_user_may_not_read(
@@ -271,16 +283,17 @@ async def test_a_pipeline_search_step_names_what_the_user_may_not_read(
     assert "the server's user may not read them: b.py, locked/" in text_of(result)
 
 
-@pytest.mark.parametrize("locked_mode", [0o000, 0o333], ids=["no-permissions", "drop-box"])
+@pytest.mark.parametrize("locked_mode", [0o000, 0o333, 0o666], ids=["no-permissions", "drop-box", "list-only"])
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
         ("search_files", {"pattern": "*.py", "path": "locked"}),
         ("search_files", {"pattern": "hello", "path": "locked", "include_content": True}),
         ("project_replace", {"find": "hello", "replace": "bye", "path": "locked"}),
+        ("project_replace", {"find": "hello", "replace": "bye", "path": "locked", "preview": True}),
     ],
 )
-async def test_a_search_of_a_directory_the_user_may_not_list_is_access_denied_not_an_empty_answer(
+async def test_a_search_of_a_directory_the_user_may_not_list_or_enter_is_access_denied_not_an_empty_answer(
     connect: ClientFactory, reachable: Path, tool_engine: str, tool: str, arguments: dict[str, Any], locked_mode: int
 ) -> None:
     root = reachable / "root"

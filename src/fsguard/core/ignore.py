@@ -144,8 +144,8 @@ def walk_files(
 
     ``skipped`` gets what ``skip_dependencies`` and ``skip_minified`` leave out, as :func:`default_skips` lists it;
     ``large``, the files left out for being above ``max_file_size``; ``unreadable``, the directories the walk may
-    not list (each ending in ``/``) and, with ``max_file_size`` (a walk of files to read), the files it may not read
-    (all relative to ``root``).
+    not list or enter (each ending in ``/``) and, with ``max_file_size`` (a walk of files to read), the files it
+    may not read (all relative to ``root``).
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
@@ -170,7 +170,7 @@ def default_skips(
     ``rules`` (rooted where :func:`gitignore_top` says) is the walk's, to look at after it: each ``.gitignore`` it
     read, on the way from ``rules_from`` and in every directory walked. With ``bare``, it also reads those of the
     hidden and VCS directories a bare rg walk enters (see :func:`fsguard.core.rgwalk.walk_flags`): ``_darcs``,
-    and a hidden one a ``.gitignore`` negation names. ``unreadable`` gets the directories it may not list.
+    and a hidden one a ``.gitignore`` negation names. ``unreadable`` gets the directories it may not list or enter.
 
     Raises:
         NotFoundError, NotDirectoryError: ``root`` is not a directory.
@@ -194,8 +194,8 @@ class _Walk:
     wanted: Callable[[str], bool] | None = None
     large: list[str] | None = None  # gets the files above max_file_size, when given
     bare: bool = False  # read the .gitignore files of the hidden and VCS directories a bare rg walk enters
-    unreadable: list[str] | None = None  # gets the directories it may not list and files it may not read
-    euid: int = field(default_factory=os.geteuid)  # whose reading ``unreadable`` is judged for: one call a walk
+    unreadable: list[str] | None = None  # gets the directories it may not list or enter, files it may not read
+    euid: int = field(default_factory=os.geteuid)  # whose reading and entering ``unreadable`` is judged for
 
     @property
     def dirs_only(self) -> bool:
@@ -293,8 +293,11 @@ def _walk(directory: str, prefix: str, scopes: list[_Scope], walk: _Walk) -> Gen
     """Walk ``directory`` (``prefix`` from the root); ``scopes`` are the ``.gitignore`` files above, nearest last:
     a path relative to the root is seen by one as ``lead`` + the path from ``start``. Paths are strings on the way
     (a Path per directory cost a scan for the default skips as much as its stats), Paths only for files yielded."""
+    # The walked directory is always judged, and a subdirectory where what is skipped is reported: r without x
+    # lets rg list its names but open none of them, which it skips without a word.
+    entered_by = walk.euid if walk.unreadable is not None or not prefix else None
     try:
-        entries, rules_here = entries_of(directory, dirs_only=walk.dirs_only)
+        entries, rules_here = entries_of(directory, dirs_only=walk.dirs_only, entered_by=entered_by)
     except OSError as exc:  # skipped, as rg does; one the user may not list is named, one that vanished is not
         if exc.errno not in (errno.EACCES, errno.EPERM):
             return

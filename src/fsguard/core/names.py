@@ -67,7 +67,7 @@ _NEAR_SCANNED = 50_000  # names compared with one that matched nothing, at most
 @dataclass(frozen=True)
 class NameSearch:
     """Files whose name matches, in walk order; ``skipped`` is what the default skips left out (see
-    :func:`fsguard.core.ignore.default_skips`), ``unreadable`` the directories the user may not list."""
+    :func:`fsguard.core.ignore.default_skips`), ``unreadable`` the directories the user may not list or enter."""
 
     files: tuple[str, ...]
     total: int
@@ -277,7 +277,8 @@ def _ripgrep_names(
     listing: list[str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The matching files (relative to ``root``, in walk order) as rg lists the walk, and the default skips;
-    ``unreadable`` gets the directories rg skips as the user may not list them, ``listing`` every file listed.
+    ``unreadable`` gets the directories the user may not list or enter (rg skips the first, its names in the second
+    are left out), ``listing`` every file listed.
 
     When rg walks from ``root`` without hidden names and the tree held no default skip the last time it was
     searched (the first time, they are looked for before rg starts), rg walks bare (see
@@ -325,6 +326,10 @@ def _ripgrep_names(
         names = [name for name in names if not left_out.search(os.fsencode(name))]
     if wanted is not None:
         names = [name for name in names if wanted(name)]
+    if shut := tuple(name for name in unreadable or () if name.endswith("/")):
+        # rg lists the names in a directory it may not enter (r without x): the walk beside names the directory, and
+        # the Python walk lists none of them either
+        names = [name for name in names if not name.startswith(shut)]
     if listing is not None:
         listing[:] = names
     if not (exact and joined.isascii()):  # a type matches ASCII names as fnmatch does, past ASCII only more

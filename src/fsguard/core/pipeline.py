@@ -142,7 +142,7 @@ class NotSearched:
     by_default: tuple[str, ...] = ()  # dependency, cache and build directories, minified files
     too_large: tuple[str, ...] = ()  # above --max-file-size
     binary: tuple[str, ...] = ()  # binary files whose bytes hold the pattern
-    unreadable: tuple[str, ...] = ()  # directories the user may not list, files it may not read
+    unreadable: tuple[str, ...] = ()  # directories the user may not list or enter, files it may not read
 
     def __bool__(self) -> bool:
         return bool(self.by_default or self.too_large or self.binary or self.unreadable)

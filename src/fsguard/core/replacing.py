@@ -86,7 +86,7 @@ class ReplaceReport:
     skipped: tuple[str, ...] = ()  # what the default skips left out, relative to the path (directories end in /)
     too_large: tuple[str, ...] = ()  # files above --max-file-size, relative to the path
     binary: tuple[str, ...] = ()  # binary or undecodable files holding the find text, relative to the path
-    unreadable: tuple[str, ...] = ()  # directories the user may not list, never walked (each ends in /)
+    unreadable: tuple[str, ...] = ()  # directories the user may not list or enter, never walked (each ends in /)
     excluded_by_gitignore: bool = False  # nothing planned, the path itself being excluded by a .gitignore
     more_files: bool = False  # a file past max_files holds the find text too (left alone)
 
@@ -244,7 +244,7 @@ class ProjectReplacer:
         """The files that may hold ``find``, in walk order, none that ``hide`` hides: those ripgrep finds it in
         (binary ones too, to be reported), or, without it, for a find it may read otherwise or by a ``.gitignore``
         it reads otherwise than git (:mod:`fsguard.core.sidewalk`), every file of the walk. ``skips`` get default
-        skips, files too large and directories the user may not list."""
+        skips, files too large and directories the user may not list or enter."""
         skipped, large, unreadable = skips.by_default, skips.too_large, skips.unreadable
         rg = ripgrep_path()
         find = request.find
@@ -342,7 +342,7 @@ def _name_changed(error: FsguardError, done: list[FileChange], planned: int, gro
 
 class _Seen(NamedTuple):
     """What a run left out: default skips, files above the size limit, binary files holding the find text,
-    directories the user may not list."""
+    directories the user may not list or enter."""
 
     skipped: tuple[str, ...]
     too_large: tuple[str, ...]

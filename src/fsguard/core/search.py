@@ -141,8 +141,8 @@ def search_content(
     the Python engine never reads them; nothing says how many there were, as a count of the hidden files holding
     a match would answer, one pattern at a time, what a secret holds.
     ``skips`` gets the default skips, the files above ``max_file_size`` and the directories the user may not list
-    (which both engines skip) of a directory's search (see :func:`fsguard.core.ignore.default_skips`), from a walk
-    run while ripgrep counts (on the other core), else before the search. That walk also looks at each
+    or enter (which both engines skip) of a directory's search (see :func:`fsguard.core.ignore.default_skips`), from
+    a walk run while ripgrep counts (on the other core), else before the search. That walk also looks at each
     ``.gitignore`` rg reads: one rg would read otherwise than git (a FIFO it would wait on for ever, braces) makes
     the Python engine answer (:mod:`fsguard.core.sidewalk`).
 

@@ -20,11 +20,13 @@ from fsguard.core.remembered import Remembered
 
 @dataclass(frozen=True)
 class Shape:
-    """A directory's subdirectories (not symlinks to one), in byte-wise name order, and whether it holds a
-    ``.gitignore``."""
+    """A directory's subdirectories (not symlinks to one), in byte-wise name order, whether it holds a
+    ``.gitignore``, whether it holds anything at all, and who may enter it."""
 
     subdirectories: tuple[str, ...]
     has_gitignore: bool
+    holds_any: bool
+    access: tuple[int, int, int]  # st_mode, st_uid, st_gid: told apart for each user asking, not remembered for one
 
 
 class DirectoryShapes:
@@ -59,7 +61,8 @@ class DirectoryShapes:
             found = [entry.name for entry in entries if entry.is_dir(follow_symlinks=False)]
         except OSError:  # one vanished while its type was looked up
             found = [entry.name for entry in entries if _is_directory(entry)]
-        shape = Shape(tuple(sorted(found, key=os.fsencode)), ".gitignore" in names)
+        access = (info.st_mode, info.st_uid, info.st_gid)
+        shape = Shape(tuple(sorted(found, key=os.fsencode)), ".gitignore" in names, bool(names), access)
         self._remembered.keep(directory, identity, shape, info, taken=taken)
         return shape
 

@@ -59,10 +59,11 @@ def walk_beside(
 ) -> None:
     """Walk ``root`` as rg walks it with ``options``: ``skipped`` gets the default skips, ``large`` the files
     above ``max_file_size`` (see :func:`fsguard.core.ignore.default_skips`) and ``unreadable`` the directories
-    rg skips without a word (``--no-messages``) as the user may not list them, when given. With ``screen``, once the
-    walk is done (its lists whole), raise if rg would read a ``.gitignore`` otherwise than git: those the walk reads,
-    those of the directories beside the way from ``rules_from`` a negation lets rg enter, and with ``bare`` (rg may
-    walk bare, see :func:`fsguard.core.rgwalk.walk_flags`) those of the hidden and VCS directories it then enters;
+    the user may not list or enter, which rg skips without a word (``--no-messages``), when given. With ``screen``,
+    once the walk is done (its lists whole), raise if rg would read a ``.gitignore`` otherwise than git: those the
+    walk reads, those of the directories beside the way from ``rules_from`` a negation lets rg enter, and with
+    ``bare`` (rg may walk bare, see :func:`fsguard.core.rgwalk.walk_flags`) those of the hidden and VCS directories
+    it then enters;
     with ``entered`` (rg walks bare already, as no default skip was found the last time), those of the dependency
     directories made since, which this walk leaves out and rg enters.
     Nothing to walk when no list is asked for and rg reads no ``.gitignore``.

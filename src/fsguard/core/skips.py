@@ -21,7 +21,9 @@ class Skips:
 
     by_default: list[str] = field(default_factory=list)  # dependency, cache and build directories, minified files
     too_large: list[str] = field(default_factory=list)  # above --max-file-size
-    unreadable: list[str] = field(default_factory=list)  # directories the user may not list, files it may not read
+    unreadable: list[str] = field(
+        default_factory=list
+    )  # directories the user may not list or enter, files it may not read
 
     def clear(self) -> None:
         """Forget what a walk found: another walk (the Python engine's, after ripgrep failed) finds it again."""

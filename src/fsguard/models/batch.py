@@ -58,7 +58,7 @@ class NotSearched(Result):
     skipped_binary: int | None = Field(None, description="Binary files (a NUL byte) whose bytes hold the pattern.")
     skipped_binary_paths: list[str] | None = None
     skipped_unreadable: int | None = Field(
-        None, description="Directories the server's user may not list and files it may not read."
+        None, description="Directories the server's user may not list or enter and files it may not read."
     )
     skipped_unreadable_paths: list[str] | None = None
 

@@ -88,7 +88,7 @@ class SearchResult(Result):
     skipped_binary_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     skipped_unreadable: int | None = Field(
         None,
-        description="Directories the server's user may not list and, for content, files it may not read "
+        description="Directories the server's user may not list or enter and, for content, files it may not read "
         "(permission denied): not searched.",
     )
     skipped_unreadable_paths: list[str] | None = Field(
@@ -137,8 +137,8 @@ class ProjectReplaceResult(Result):
     skipped_binary_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     skipped_unreadable: int | None = Field(
         None,
-        description="Directories the server's user may not list and files it may not read (permission denied): "
-        "left alone.",
+        description="Directories the server's user may not list or enter and files it may not read "
+        "(permission denied): left alone.",
     )
     skipped_unreadable_paths: list[str] | None = Field(
         None, description="The first 10 of them, relative to path; a directory ends in /."
