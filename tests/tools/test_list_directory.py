@@ -49,6 +49,23 @@ async def test_hidden_entries_can_be_left_out(client: Client, tree: Path) -> Non
     assert ".envrc" not in [e["name"] for e in data["entries"]]
 
 
+async def test_another_writes_temp_file_is_not_listed_but_a_user_file_of_a_like_name_is(
+    client: Client, tree: Path
+) -> None:
+    # What another fsguard's write holds for a moment before it renames it over its file (one a crash left is swept
+    # at the next start): listed, an agent took it for a file of the project.
+    temp = tree / "src" / (".fsguard-tmp-" + "0123456789abcdef" * 2)
+    temp.write_bytes(b"half of main.py's next bytes")
+    (tree / "src" / ".fsguard-tmp-notes").write_bytes(b"mine")
+    page = structured(await client.call_tool("list_directory", {"path": "src", "output_format": "json"}))
+    whole = structured(await client.call_tool("list_directory", {"max_depth": 3, "output_format": "tree"}))
+    assert [e["name"] for e in page["entries"]] == ["pkg", ".fsguard-tmp-notes", "main.py"]
+    assert page["total"] == 3
+    assert temp.name not in json.dumps(whole)
+    assert ".fsguard-tmp-notes" in json.dumps(whole)
+    assert temp.read_bytes() == b"half of main.py's next bytes"
+
+
 async def test_pages_with_offset_and_limit_cover_everything_once(client: Client, tree: Path) -> None:
     first = structured(await client.call_tool("list_directory", {"limit": 3}))
     second = structured(await client.call_tool("list_directory", {"limit": 3, "offset": first["next_offset"]}))

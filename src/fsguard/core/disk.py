@@ -12,6 +12,7 @@ import errno
 import functools
 import logging
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -29,6 +30,12 @@ from fsguard.core.oserrors import from_os_error
 logger = logging.getLogger(__name__)
 
 _TEMP_MARK = ".fsguard-tmp-"
+_TEMP_NAME = re.compile(r"\.fsguard-tmp-[0-9a-f]{32}")
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is one :meth:`DurableWriter.temp_name` gives: a write's bytes on their way to its file."""
+    return name.startswith(_TEMP_MARK) and _TEMP_NAME.fullmatch(name) is not None
 
 
 def _read_umask() -> int:

@@ -23,6 +23,7 @@ from typing import Literal
 
 from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.confirmation import plural
+from fsguard.core.disk import is_temp_name
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.gitignorefile import IgnoreMatcher
 from fsguard.core.ignore import IgnoreRules
@@ -207,6 +208,8 @@ class DirectoryLister:
                 name = item.name
                 if not include_hidden and name.startswith("."):
                     scan.hidden += 1
+                elif is_temp_name(name):
+                    continue  # another call's write, renamed over its file in a moment (a crash's: swept at start)
                 elif item.is_symlink():
                     followed = self._followed(directory / name, fd, name)
                     if followed is None:  # removed since the directory was read: as if the read came after
