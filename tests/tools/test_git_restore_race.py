@@ -15,6 +15,7 @@ import pytest
 from mcp import Client
 
 from fsguard.core import gitchanges, gitrestore
+from fsguard.core.backups import BackupRecord
 from fsguard.core.gitrepo import GitCall
 from tests.conftest import error_code, structured, text_of
 from tests.tools.test_git import git, make_repo
@@ -44,15 +45,15 @@ async def test_a_directory_swapped_for_a_link_before_the_write_is_refused_and_no
     (outside / "d0").mkdir(parents=True)
     (outside / "d0" / "f0.txt").write_bytes(OUTSIDE)
     (repo / "swap" / "d0" / "f0.txt").write_bytes(b"dirty inside\n")
-    entries = gitrestore.source_entries
+    backed_up = gitrestore.back_up
 
-    def swapped(call: GitCall, names: list[str]) -> dict[str, tuple[str, str]]:
-        found = entries(call, names)
+    def swapped(call: GitCall, target: Path, name: str) -> BackupRecord | None:
+        record = backed_up(call, target, name)
         (repo / "swap").rename(repo / "was-swap")  # after the checks and the backup, before the write
         (repo / "swap").symlink_to(outside)
-        return found
+        return record
 
-    monkeypatch.setattr(gitchanges, "source_entries", swapped)  # as gitchanges calls it
+    monkeypatch.setattr(gitchanges, "back_up", swapped)  # as gitchanges calls it
     result = await client.call_tool("git", {"action": "restore", "paths": ["swap/d0/f0.txt"], "force": True})
     assert error_code(result) == "access_denied", text_of(result)
     assert (outside / "d0" / "f0.txt").read_bytes() == OUTSIDE

@@ -14,9 +14,12 @@ import errno
 import os
 import stat
 from collections.abc import Mapping
+from contextlib import ExitStack
+from pathlib import Path
 
-from fsguard.core.beneath import Pinned
-from fsguard.core.errors import AccessDeniedError
+from fsguard.core.beneath import Beneath, Pinned, lstat_at
+from fsguard.core.errors import AccessDeniedError, FsguardError
+from fsguard.core.oserrors import from_os_error
 
 Xattrs = Mapping[str, bytes]
 
@@ -98,13 +101,17 @@ def check_writable(entry: Pinned, existing: os.stat_result) -> None:
 
     Raises:
         AccessDeniedError: the file may not be written by this user; nothing was written.
+        ReadOnlyFilesystemError: it is on a read-only mount, worded as the temp's creation there would be.
     """
     try:
         allowed = os.access(entry.name, os.W_OK, dir_fd=entry.parent, effective_ids=True, follow_symlinks=False)
-        # A read-only mount refuses every write: the temp's creation reports it as that.
-        allowed = allowed or bool(os.statvfs(f"/proc/self/fd/{entry.parent}").f_flag & os.ST_RDONLY)
+        read_only = not allowed and bool(os.statvfs(f"/proc/self/fd/{entry.parent}").f_flag & os.ST_RDONLY)
     except (NotImplementedError, OSError):
         return  # cannot tell: the OS has the last word at the rename
+    if read_only:
+        # Said here, not left to the temp's creation: a plan, or a run of several writes, must refuse before it
+        # promises or writes anything.
+        raise from_os_error(OSError(errno.EROFS, os.strerror(errno.EROFS)), entry.path)
     if allowed:
         return
     if _bits_allow_writing(existing):  # root, or bits that let this user: a flag the permission bits do not show
@@ -121,6 +128,24 @@ def check_writable(entry: Pinned, existing: os.stat_result) -> None:
         "changed, or write a copy under another name.",
         path=str(entry.path),
     )
+
+
+def check_replaceable(beneath: Beneath, path: Path) -> None:
+    """:func:`check_writable` for the file at ``path`` (canonical), pinned, not followed: what a plan or a run of
+    several writes asks of each file it would replace before it writes any. Nothing there, not a regular file, or
+    not reached as asked passes: the write itself reports that.
+
+    Raises:
+        AccessDeniedError, ReadOnlyFilesystemError: as :func:`check_writable`.
+    """
+    with ExitStack() as stack:
+        try:
+            entry = stack.enter_context(beneath.entry(path, follow=False))
+        except FsguardError:
+            return
+        found = lstat_at(entry)
+        if found is not None and stat.S_ISREG(found.st_mode):
+            check_writable(entry, found)
 
 
 def _bits_allow_writing(existing: os.stat_result) -> bool:

@@ -22,7 +22,16 @@ from fsguard.core.gitprocess import failure
 from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent_push_advice
 from fsguard.core.gitremote import check_remote
 from fsguard.core.gitrepo import GitCall, fire, holding_files
-from fsguard.core.gitrestore import back_up, check_known, link_target, put_back, settle_index, source_entries
+from fsguard.core.gitrestore import (
+    back_up,
+    check_known,
+    check_rewritable,
+    link_target,
+    name_restored,
+    put_back,
+    settle_index,
+    source_entries,
+)
 from fsguard.core.gitscreen import check_changeable, check_source
 from fsguard.core.gitstage import commit_paths, stage
 from fsguard.core.pathforms import escaped
@@ -257,6 +266,8 @@ def _discard(call: GitCall, names: list[str]) -> GitResult:
     targets = [Path(repo.absolute(name)) for name in names]
     check_known(call)
     with holding_files(safe, targets):
+        entries = source_entries(call, names)
+        check_rewritable(call, names, entries)
         for target in targets:
             fire(safe, "pre", "write", target, "restore", source=rev)
         saved: list[tuple[Path, BackupRecord]] = []
@@ -265,21 +276,22 @@ def _discard(call: GitCall, names: list[str]) -> GitResult:
             for target, name in zip(targets, names, strict=True)
             if (found := link_target(call, target)) is not None
         }
-        written: set[Path] = set()
+        written: list[Path] = []
         try:
             for target, name in zip(targets, names, strict=True):
                 record = back_up(call, target, name)
                 if record is not None:
                     saved.append((target, record))
-            entries = source_entries(call, names)
             for target, name in zip(targets, names, strict=True):
                 with safe.beneath.entry(target, follow=False, make_parents=name in entries) as entry:
                     put_back(call, name, entry, entries.get(name))
-                written.add(target)
-        except FsguardError:
+                written.append(target)
+        except FsguardError as exc:
+            overwritten = set(written)
             for target, record in saved:
-                if target not in written:  # not overwritten: its chain goes back to where it was
+                if target not in overwritten:  # not overwritten: its chain goes back to where it was
                     safe.backups.step_back(record)
+            name_restored(exc, written, {target: record.backup_id for target, record in saved}, len(targets))
             raise
         settle_index(call, entries)
         after = {target: record.after_hash for target, record in saved}

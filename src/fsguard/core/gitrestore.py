@@ -13,12 +13,14 @@ import os
 import stat
 from pathlib import Path
 
+from fsguard.core.attributes import check_replaceable
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import new_file_mode, read_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, IsDirectoryError, NotFoundError
 from fsguard.core.gitparse import text
 from fsguard.core.gitrepo import GitCall
+from fsguard.core.groups import UNDO_EACH_FILE
 from fsguard.core.hashing import content_hash
 from fsguard.core.oserrors import from_os_error
 
@@ -61,6 +63,34 @@ def source_entries(call: GitCall, names: list[str]) -> dict[str, tuple[str, str]
             )
         entries[text(name)] = (mode, rest[-1] if rev else rest[0])
     return entries
+
+
+def check_rewritable(call: GitCall, names: list[str], entries: dict[str, tuple[str, str]]) -> None:
+    """Refuse the restore before any file is backed up or written when one it would rewrite may not be written (its
+    mode, an immutable flag, a read-only mount): met at its turn, it stopped a restore whose earlier files were
+    already overwritten, and the answer said nothing was written.
+
+    Raises:
+        AccessDeniedError, ReadOnlyFilesystemError: naming the first such file; nothing was changed.
+    """
+    for name in names:
+        source = entries.get(name)
+        if source is not None and source[0] not in (_LINK, _SUBMODULE):  # a file's bytes are written over it
+            check_replaceable(call.safe.beneath, Path(call.repo.absolute(name)))
+
+
+def name_restored(error: FsguardError, restored: list[Path], backups: dict[Path, str], total: int) -> None:
+    """Add to ``error``, which stopped the restore partway, the files it had already put back and how to undo them
+    (a file another program made unwritable since the check, say)."""
+    if not restored:
+        return
+    names = ", ".join(path.name for path in restored[:5]) + (" …" if len(restored) > 5 else "")
+    error.message += (
+        f" Before this, {len(restored)} of {total} file(s) were restored and stay so ({names}); {UNDO_EACH_FILE} "
+        "brings back what each held."
+    )
+    error.fields["changed_files"] = [str(path) for path in restored]
+    error.fields["changed_backup_ids"] = [backups.get(path) for path in restored]
 
 
 def put_back(call: GitCall, name: str, entry: Pinned, source: tuple[str, str] | None) -> None:
