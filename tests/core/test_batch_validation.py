@@ -13,6 +13,7 @@ from fsguard.config import Settings
 from fsguard.core.batchcheck import check
 from fsguard.core.batchplan import BatchRequest, parse_request
 from fsguard.core.batchtree import PathTable
+from fsguard.core.beneath import Beneath
 from fsguard.core.errors import BatchFailedError, InvalidParamsError
 from fsguard.core.groups import Change
 from fsguard.core.paths import PathPolicy
@@ -23,12 +24,15 @@ from tests.strategies import nested_paths
 def problems_of(raw: Any, root: Path) -> list[str]:
     """Every problem parsing and validation find, as the client would get them."""
     request = parse_request(raw)
+    beneath = Beneath((root,))
     try:
-        check(request, PathPolicy.create([root]))
+        check(request, PathPolicy.create([root]), beneath)
     except InvalidParamsError as exc:
         errors = exc.fields["errors"]
         assert isinstance(errors, list)
         return [str(e) for e in errors]
+    finally:
+        beneath.close()
     return []
 
 

@@ -42,7 +42,8 @@ async def test_an_atomic_batch_failing_on_a_read_only_bind_mount_names_that_moun
     operations = [
         {"type": "write", "path": "made/new.txt", "content": "new\n"},
         {"type": "edit", "path": "a.txt", "old_text": "original", "new_text": "edited"},
-        {"type": "write", "path": "ro/keep.txt", "content": "replaced\n"},
+        # A new file: validation refuses a file already there (tests/tools/test_unwritable_plans.py), the run this.
+        {"type": "write", "path": "ro/new.txt", "content": "made\n"},
     ]
     result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
     assert error_code(result) == "batch_failed", text_of(result)

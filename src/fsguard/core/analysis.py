@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.attributes import check_replaceable
 from fsguard.core.beneath import Beneath, lstat_at
 from fsguard.core.diff import common_prefix_len, common_suffix_len, render_diff
 from fsguard.core.disk import read_at
@@ -94,6 +95,7 @@ class Analyzer:
             )
         try:
             guarded_bytes(plan, decoded, len(data), path, allow_rewrite=False)
+            check_replaceable(self._beneath, path)  # its mode, a flag or a read-only mount refuses edit_file's write
         except FsguardError as exc:
             return _refused(base, exc)
         return self._change(base, path, decoded.text, plan.new_text, edit_risk(self._risk, decoded.text, plan), [])
@@ -104,6 +106,8 @@ class Analyzer:
         try:
             check_payload_size(path, content, self._max_file_size)
             written, _ = written_bytes(content, None, current, path)
+            if data is not None and written != data:  # the same bytes are not written again ("unchanged")
+                check_replaceable(self._beneath, path)
         except FsguardError as exc:
             return _refused(base, exc)
         before, after = (current.text if current else ""), kept_breaks(content, current)

@@ -75,7 +75,7 @@ class BatchRunner:
             InvalidParamsError: the batch does not validate; nothing was run.
             BatchFailedError: an atomic batch failed at some operation and was rolled back.
         """
-        targets = check(request, self._safe.policy)
+        targets = check(request, self._safe.policy, self._safe.beneath)
         operations = request.operations
         if request.validate_only:
             valid = tuple(

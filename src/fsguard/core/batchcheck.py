@@ -2,9 +2,11 @@
 
 Each operation is checked against the tree as the operations before it would leave it: a write or
 create_dir makes a path exist, a move makes its source vanish and its destination appear (with what was
-inside), a delete removes. So write→edit, create_dir→write and move→edit validate. Every problem of every
-operation is collected into one error. What can only be known by doing it (does old_text match, is
-line 40 still there after an earlier edit) is found when the batch runs, where an atomic batch rolls back.
+inside), a delete removes. So write→edit, create_dir→write and move→edit validate. A file on disk that an operation
+would rewrite must be one the server may write (its mode, an immutable flag, a read-only mount: the write's own
+check). Every problem of every operation is collected into one error. What can only be known by doing it (does
+old_text match, is line 40 still there after an earlier edit) is found when the batch runs, where an atomic batch
+rolls back.
 
 The pass reads metadata only; every act happens later, fd-pinned, in the engines.
 """
@@ -16,8 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsguard.core.attributes import check_replaceable
 from fsguard.core.batchplan import BatchOperation, BatchRequest, refuse
 from fsguard.core.batchtree import Kind, TreeView
+from fsguard.core.beneath import Beneath
 from fsguard.core.errors import AccessDeniedError, FsguardError, ReadOnlyError
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.paths import PathPolicy
@@ -25,7 +29,7 @@ from fsguard.core.paths import PathPolicy
 _NUMBERED = re.compile(r"operation (\d+)")
 
 
-def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | None]]:
+def check(request: BatchRequest, policy: PathPolicy, beneath: Beneath) -> list[tuple[Path, Path | None]]:
     """Check every operation against the tree the earlier ones leave; each one's canonical path and destination.
 
     The problems parsing found are listed too. After an operation that did not parse, the later ones get
@@ -35,7 +39,7 @@ def check(request: BatchRequest, policy: PathPolicy) -> list[tuple[Path, Path | 
         InvalidParamsError: some operation would fail; ``errors`` lists every problem, one per line.
     """
     _refuse_read_only(request, policy)
-    context = _Context(TreeView(), policy, request.atomic)
+    context = _Context(TreeView(), policy, beneath, request.atomic)
     problems = list(request.problems)
     denied = 0  # problems that are paths refused as the single tools refuse them (a deny rule, outside the roots)
     targets: list[tuple[Path, Path | None]] = []
@@ -96,6 +100,7 @@ def _refuse_read_only(request: BatchRequest, policy: PathPolicy) -> None:
 class _Context:
     view: TreeView
     policy: PathPolicy
+    beneath: Beneath
     atomic: bool
 
 
@@ -136,13 +141,15 @@ def _write(op: BatchOperation, path: Path, destination: Path | None, ctx: _Conte
         problems.append(
             f"expected_hash was given but file does not exist: {path} (and no earlier operation creates it)"
         )
+    elif kind == "file":
+        problems.extend(_unwritable(path, ctx))
     ctx.view.make_parents(path)
     ctx.view.make(path, "file")
     return problems
 
 
 def _edit(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
-    return _existing_file(path, ctx.view)
+    return _existing_file(path, ctx.view) or _unwritable(path, ctx)
 
 
 def _transfer(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
@@ -196,7 +203,7 @@ def _create_dir(op: BatchOperation, path: Path, destination: Path | None, ctx: _
 def _extract(op: BatchOperation, path: Path, destination: Path | None, ctx: _Context) -> list[str]:
     assert destination is not None  # the parser requires it
     view = ctx.view
-    problems = _existing_file(path, view)
+    problems = _existing_file(path, view) or _unwritable(path, ctx)
     kind = view.kind(destination)
     if destination == path:
         return problems  # refused by _fixed already
@@ -206,6 +213,8 @@ def _extract(op: BatchOperation, path: Path, destination: Path | None, ctx: _Con
         problems.append(
             f"{destination} already exists: pass append: true to add the lines at its end, or choose a new file"
         )
+    elif kind == "file":
+        problems.extend(_unwritable(destination, ctx))
     problems.extend(_creatable(destination, view))
     view.make_parents(destination)
     view.make(destination, "file")
@@ -218,6 +227,19 @@ def _existing_file(path: Path, view: TreeView) -> list[str]:
         return [f"file does not exist: {path} (and no earlier operation creates it)"]
     if kind != "file":
         return [f"{path} is a {_noun(kind)}, not a file"]
+    return []
+
+
+def _unwritable(path: Path, ctx: _Context) -> list[str]:
+    """The refusal the write of the file at ``path`` would meet where it is on disk now (one this batch made or
+    rewrote is not judged again)."""
+    on_disk = ctx.view.origin(path)
+    if on_disk is None:
+        return []
+    try:
+        check_replaceable(ctx.beneath, on_disk)
+    except FsguardError as exc:
+        return [exc.message]
     return []
 
 

@@ -89,7 +89,7 @@ class TreeView:
     def transfer(self, source: Path, destination: Path, *, keep_source: bool) -> None:
         """A move (or, keeping the source, a copy): the destination gets the source's kind and contents."""
         kind = self.kind(source)
-        origin = self._origin(source)
+        origin = self.origin(source)
         inside = [(destination / k.relative_to(source), v) for k, v in self._kinds.items_below(source)]
         origins = [(destination / k.relative_to(source), v) for k, v in self._origins.items_below(source)]
         if not keep_source:
@@ -106,7 +106,7 @@ class TreeView:
     def has_children(self, path: Path) -> bool:
         if any(kind is not None for _, kind in self._kinds.items_below(path)):
             return True
-        origin = self._origin(path)
+        origin = self.origin(path)
         if origin is None:
             return False
         try:
@@ -117,7 +117,7 @@ class TreeView:
         except OSError:
             return False
 
-    def _origin(self, path: Path) -> Path | None:
+    def origin(self, path: Path) -> Path | None:
         """Where on disk the contents of ``path`` are now; None for what this batch made."""
         for candidate in (path, *path.parents):
             if candidate in self._origins:

@@ -139,6 +139,8 @@ class Editor:
                 verified=False,
                 hook_notes=tuple(change.hook_notes),
             )
+            if options.dry_run and new_bytes != data:
+                change.check_writable()  # the real run's write would refuse it: so does its dry run
             if options.dry_run or new_bytes == data:
                 return report
             done = change.commit(new_bytes, replace(hook, metadata={"risk_level": risk.level.value}))

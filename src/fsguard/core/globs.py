@@ -323,3 +323,13 @@ def _under(relative: str, names: list[str], glob: str, spelled: bool) -> bool:
     if spelled or "/" in glob:
         return fnmatch(relative, glob) or fnmatch(relative, glob.rstrip("/") + "/*")
     return any(fnmatch(name, glob) for name in names)
+
+
+def left_in(
+    path: Path, base: Path, included: tuple[str, ...], excluded: tuple[str, ...], *, directory: bool = False
+) -> bool:
+    """Whether include_paths and exclude_paths (globs relative to ``base``) leave ``path`` in. An include glob is
+    not applied to a directory, which may hold files it includes."""
+    if excluded and under_globs(path, base, excluded):
+        return False
+    return directory or not included or under_globs(path, base, included)

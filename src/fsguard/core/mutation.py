@@ -22,6 +22,7 @@ from pathlib import Path
 from stat import S_IMODE
 from typing import Any, Literal
 
+from fsguard.core.attributes import check_writable
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import read_at
@@ -108,6 +109,16 @@ class Mutation:
                 path=str(self.path),
             )
         return self.safe.guard.check(self.path, digest, expected_hash) if digest is not None else OccVerdict()
+
+    def check_writable(self) -> None:
+        """Refuse, as the write would, a file this user may not write (its mode, an immutable flag, a read-only
+        mount): a dry run refuses what its real run would.
+
+        Raises:
+            AccessDeniedError, ReadOnlyFilesystemError: as :func:`fsguard.core.attributes.check_writable`.
+        """
+        if self.entry is not None and self.seen is not None:
+            check_writable(self.entry, self.seen)
 
     def fire_pre(self, hook: HookCall, *, over: DecodedText | None = None, **fields: Any) -> str | None:
         """Run the pre-hooks; returns the content a pre-write/pre-edit hook substituted, if any, in the line breaks

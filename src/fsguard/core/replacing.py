@@ -22,6 +22,8 @@ from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
+from fsguard.core.attributes import check_writable
+from fsguard.core.beneath import lstat_at
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.dirsync import directory_syncs_batched
 from fsguard.core.disk import read_at
@@ -34,10 +36,11 @@ from fsguard.core.errors import (
     IsDirectoryError,
     NotDirectoryError,
     NotFoundError,
+    ReadOnlyFilesystemError,
     RiskBlockedError,
     TooLargeError,
 )
-from fsguard.core.globs import under_globs
+from fsguard.core.globs import left_in
 from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
 from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
@@ -166,7 +169,7 @@ class ProjectReplacer:
         with Pins(self._safe.beneath) as pins:
             for path in files:
                 scanned += 1
-                if not _left_in(path, base, included, excluded):
+                if not left_in(path, base, included, excluded):
                     continue
                 plan = self._plan(pins, path, substitute, binary, grown)
                 if plan is not None:
@@ -174,12 +177,12 @@ class ProjectReplacer:
                         more = True  # one file past the cap holds the find text: the answer must say so
                         break
                     planned.append(plan)
-        external = self._safe.guard.check_all((plan.path, plan.planned_hash) for plan in planned)
-        total = sum(plan.count for plan in planned)
-        risk = graded(EDIT_SCALE, len(planned), total)
+        writable = [plan for plan in planned if plan.left_alone is None]
+        external = self._safe.guard.check_all((plan.path, plan.planned_hash) for plan in writable)
+        total = sum(plan.count for plan in writable)
+        risk = graded(EDIT_SCALE, len(writable), total)
         # The walk found the skips by name: only those the pinned walk finds too are reported.
-        found = (skips.by_default, skips.too_large, skips.unreadable)
-        asked = Skips(*(_asked_for(names, base, included, excluded) for names in found))
+        asked = skips.left_in(base, included, excluded)
         kept = asked.standing(self._safe.beneath, base, above=self._safe.max_file_size, hide=hide)
         grown_names = [_relative(path, base) for path in grown]
         too_large = [*kept.too_large, *(name for name in grown_names if name not in kept.too_large)]
@@ -187,16 +190,21 @@ class ProjectReplacer:
         seen = _Seen(tuple(kept.by_default), tuple(too_large), binaries, tuple(kept.unreadable))
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         if request.preview:
-            changes = tuple(FileChange(plan.path, plan.count, verdict=external.get(plan.path)) for plan in planned)
+            changes = tuple(
+                FileChange(plan.path, 0, skipped=f"{plan.left_alone}; it would be left as it is")
+                if plan.left_alone
+                else FileChange(plan.path, plan.count, verdict=external.get(plan.path))
+                for plan in planned
+            )
             return ReplaceReport(
                 "preview", changes, total, risk, scanned, None, *seen, excluded_by_gitignore=ignored, more_files=more
             )
         if risk in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not request.force:
             raise RiskBlockedError(
-                f"project_replace would change {len(planned)} file(s), {total} occurrence(s): risk {risk.value}. "
+                f"project_replace would change {len(writable)} file(s), {total} occurrence(s): risk {risk.value}. "
                 "Nothing was written. Run it with preview=true to see every file, narrow it with "
                 "file_types/exclude_paths, or pass force=true (each file is backed up and undoable).",
-                files=len(planned),
+                files=len(writable),
                 occurrences=total,
                 risk_level=risk.value,
             )
@@ -215,8 +223,11 @@ class ProjectReplacer:
         try:
             with directory_syncs_batched():  # one fsync per directory, not per file
                 for number, plan in enumerate(planned, 1):
-                    with self._safe.locks.step():  # cancelled while it waits for this file's lock: stops before it
-                        done.append(self._apply(plan, external.get(plan.path)))
+                    if plan.left_alone:  # as its preview named it: the write would be refused
+                        done.append(FileChange(plan.path, 0, skipped=f"{plan.left_alone}; left as it was"))
+                    else:
+                        with self._safe.locks.step():  # cancelled while it waits for this file's lock: stops before it
+                            done.append(self._apply(plan, external.get(plan.path)))
                     if progress is not None:
                         progress(number, len(planned))  # may raise to cancel: the files before are whole, backed up
         except FsguardError as exc:  # a full disk mid-run, say: the files changed before it stay changed
@@ -268,7 +279,8 @@ class ProjectReplacer:
         self, pins: Pins, path: Path, substitute: Substitute, binary: list[Path], large: list[Path]
     ) -> _Plan | None:
         try:  # a walk lists regular files: one a link took the place of is not followed, not read
-            data, _ = read_at(pins.entry(path), self._safe.max_file_size)
+            entry = pins.entry(path)
+            data, seen = read_at(entry, self._safe.max_file_size)
         except TooLargeError:
             large.append(path)  # never touched, but named
             return None
@@ -284,6 +296,12 @@ class ProjectReplacer:
             new_text, count = substitute(decoded.text)
         if count == 0 or new_text == decoded.text:
             return None
+        found = seen or lstat_at(entry)
+        try:  # the write's own check, so that a preview names the files the run leaves alone
+            if found is not None:
+                check_writable(entry, found)
+        except (AccessDeniedError, ReadOnlyFilesystemError) as exc:
+            return _Plan(path, new_text, content_hash(data), count, f"{exc.code}, the server may not write it")
         check_new_text(decoded, new_text, path, self._safe.max_file_size)
         return _Plan(path, new_text, content_hash(data), count)
 
@@ -367,26 +385,4 @@ class _Plan:
     new_text: str
     planned_hash: str
     count: int
-
-
-def _asked_for(names: list[str], base: Path, included: tuple[str, ...], excluded: tuple[str, ...]) -> list[str]:
-    """Those of the walk's skips ``names`` (relative to ``base``; directories end in /) that include_paths and
-    exclude_paths leave in: a file they leave out would not be changed under a larger --max-file-size or with
-    include_dependencies, so naming it would send the agent after a limit that is not what keeps it out."""
-    if not (included or excluded):
-        return names
-    return [
-        name
-        for name in names
-        if _left_in(base / name.rstrip("/"), base, included, excluded, directory=name.endswith("/"))
-    ]
-
-
-def _left_in(
-    path: Path, base: Path, included: tuple[str, ...], excluded: tuple[str, ...], *, directory: bool = False
-) -> bool:
-    """Whether include_paths and exclude_paths leave ``path`` in. An include glob is not applied to a directory,
-    which may hold files it includes."""
-    if excluded and under_globs(path, base, excluded):
-        return False
-    return directory or not included or under_globs(path, base, included)
+    left_alone: str | None = None  # why the file may not be written: it is skipped, named, never tried

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import HiddenFiles
+from fsguard.core.globs import left_in
 from fsguard.core.provenance import Provenance, standing
 
 
@@ -29,6 +30,22 @@ class Skips:
         """Forget what a walk found: another walk (the Python engine's, after ripgrep failed) finds it again."""
         for names in (self.by_default, self.too_large, self.unreadable):
             names.clear()
+
+    def left_in(self, base: Path, included: tuple[str, ...], excluded: tuple[str, ...]) -> Skips:
+        """Those that include_paths and exclude_paths (``included``, ``excluded``) leave in: a file they leave out
+        would not be changed under a larger --max-file-size or with include_dependencies, so naming it would send
+        the agent after a limit that is not what keeps it out."""
+        if not (included or excluded):
+            return self
+
+        def kept(names: list[str]) -> list[str]:
+            return [
+                name
+                for name in names
+                if left_in(base / name.rstrip("/"), base, included, excluded, directory=name.endswith("/"))
+            ]
+
+        return Skips(kept(self.by_default), kept(self.too_large), kept(self.unreadable))
 
     def standing(self, beneath: Beneath, root: Path, *, above: int | None, hide: HiddenFiles | None) -> Skips:
         """Those the pinned walk finds now as the walk named them (the too large ones still above ``above`` bytes),
