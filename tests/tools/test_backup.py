@@ -485,6 +485,22 @@ async def test_an_undo_of_a_file_moved_away_names_no_trash_entry(client: Client,
     assert (root / "g.txt").read_bytes() == b"ONE\n"
 
 
+async def test_undo_last_past_the_steps_retention_kept_does_not_say_every_operation_is_undone(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "f.txt").write_text("v0\n", encoding="utf-8")
+    async with connect(backup_max_count=3) as client:
+        for version in range(1, 6):
+            await edit(client, f"v{version - 1}", f"v{version}")
+        for _ in range(3):
+            structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
+        again = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
+    assert error_code(again) == "nothing_to_undo"
+    assert "every step still kept" in text_of(again)
+    assert "--backup-max-count" in text_of(again)
+    assert (root / "f.txt").read_bytes() == b"v2\n"  # v0 and v1's steps were dropped: no undo reaches them
+
+
 async def test_undo_last_past_the_first_step_says_it_is_all_undone_not_that_there_are_no_backups(
     client: Client, root: Path
 ) -> None:
@@ -493,7 +509,7 @@ async def test_undo_last_past_the_first_step_says_it_is_all_undone_not_that_ther
     structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"}))
     again = await client.call_tool("backup", {"action": "undo_last", "file_path": "f.txt"})
     assert error_code(again) == "nothing_to_undo"
-    assert "every operation through fsguard on f.txt is undone already" in text_of(again)
+    assert "every step still kept in the undo chain of f.txt is undone already" in text_of(again)
     assert "No backups found" not in text_of(again)
     listed = structured(await client.call_tool("backup", {"action": "list", "filter_path": "f.txt"}))
     assert listed["total"] >= 1  # its versions are there, as the text says

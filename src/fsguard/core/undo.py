@@ -81,7 +81,9 @@ class Restorer:
                 # versions are still listed, and saying there were none sent the caller away from them.
                 undone = any(record.path == str(path) for record in self._safe.backups.records())
                 opening = (
-                    f"Nothing to undo: every operation through fsguard on {path} is undone already"
+                    # Not "every operation": retention may have dropped the oldest, which no undo reaches any more.
+                    f"Nothing to undo: every step still kept in the undo chain of {path} is undone already (a chain "
+                    "keeps a file's last --backup-max-count operations, none older than --backup-max-age)"
                     if undone
                     else f"No backups found. Nothing to undo. No operation through fsguard on {path} is left in its "
                     "undo chain"
