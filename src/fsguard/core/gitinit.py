@@ -19,7 +19,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at, rename_no_replace
-from fsguard.core.errors import AlreadyExistsError, NotDirectoryError
+from fsguard.core.errors import AccessDeniedError, AlreadyExistsError, NotDirectoryError
 from fsguard.core.fdtree import child_dir
 from fsguard.core.gitprocess import GitProcess
 from fsguard.core.gitrepo import GitRequest, default_directory, fire
@@ -35,10 +35,18 @@ def init(safe: Safeguards, process: GitProcess, request: GitRequest) -> GitResul
     """Create a repository in ``path`` (default: the first root), creating the directory when it is missing.
 
     Raises:
+        AccessDeniedError: the path is, or lies inside, a ``.git``.
         NotDirectoryError: the path is a file.
         AlreadyExistsError: a ``.git`` that is no repository is there, or one appeared while git ran.
     """
     target = safe.policy.resolve(request.path) if request.path else default_directory(safe)
+    if safe.policy.in_git_internals(target):
+        raise AccessDeniedError(
+            f"access denied: {target} is inside a repository's internals (.git), where init makes no repository: "
+            "its working tree would be that .git, whose config and hooks git then rewrites and runs. Nothing was "
+            "created. Pass a directory outside every .git.",
+            path=str(target),
+        )
     safe.policy.check_not_read_only(target)
     fire(safe, "pre", "create", target, "init")
     with safe.beneath.entry(target, make_parents=True) as entry:

@@ -40,7 +40,7 @@ _GUESSED = ("/.git", "", ".git/.git", ".git")
 
 def _check_receiver(call: GitCall, remote: str, location: str, guess: str) -> None:
     """Refuse the push when ``guess``, a place git may take for the repository at ``location``, is outside the
-    roots or read-only."""
+    roots, read-only, or a repository inside a ``.git`` (its working tree would be the files of that ``.git``)."""
     try:
         resolved = call.safe.policy.resolve(guess)
     except AccessDeniedError as exc:
@@ -50,10 +50,18 @@ def _check_receiver(call: GitCall, remote: str, location: str, guess: str) -> No
             "repository under a root.",
             remote=remote,
         ) from exc
-    if call.safe.policy.is_read_only(resolved):
+    policy = call.safe.policy
+    if resolved.is_dir() and policy.contains(resolved.parent) and policy.in_git_internals(resolved.parent):
+        raise AccessDeniedError(
+            f"push refused: remote {remote!r} is the local repository {resolved}, inside a repository's internals "
+            "(.git), whose config and hooks a branch switch there would rewrite. Nothing was pushed. Push to a "
+            "repository outside every .git.",
+            remote=remote,
+        )
+    if policy.is_read_only(resolved):
         raise ReadOnlyError(
             f"push refused: remote {remote!r} is the local repository {location}, in the read-only root "
-            f"{call.safe.policy.root_of(resolved)}, which a push would write to. Nothing was pushed. Push to a "
+            f"{policy.root_of(resolved)}, which a push would write to. Nothing was pushed. Push to a "
             "repository under a writable root.",
             remote=remote,
         )

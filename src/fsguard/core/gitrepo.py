@@ -131,7 +131,8 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
     """The repository holding ``user_path`` (default: the first root), and the canonical path itself.
 
     Raises:
-        AccessDeniedError: the path, or the repository it belongs to, is outside the roots.
+        AccessDeniedError: the path, or the repository it belongs to, is outside the roots; its working tree lies
+            inside a ``.git``.
         SymlinkLoopError: the path leads through a loop of symbolic links.
         NotARepositoryError: no repository holds it.
     """
@@ -154,6 +155,14 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
         )
     if not safe.policy.contains(top):
         raise _outside(safe, target, top, "working tree")
+    if safe.policy.in_git_internals(top):  # its files are another repository's config and hooks
+        raise AccessDeniedError(
+            f"access denied: {target} belongs to a git repository whose working tree {top} lies inside a "
+            "repository's internals (.git): a restore or a branch switch there would rewrite that repository's "
+            "config and hooks, which git runs. fsguard runs git only on a working tree outside every .git. Pass a "
+            "path in the outer repository.",
+            path=str(target),
+        )
     repo = Repository(top, process)
     said = repo.git(
         "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", check=False

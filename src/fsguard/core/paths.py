@@ -299,7 +299,7 @@ class PathPolicy:
             message = f"access denied: {path} leads through a symbolic link to a place the deny rule {rule!r} hides."
             raise AccessDeniedError(message + " Work with another file.", path=str(path), rule=rule)
         check_not_in_object_store(leads_to, self.root_of)
-        guarded = ("a repository's internals (.git)", self._in_git_internals), ("a read-only root", self.is_read_only)
+        guarded = ("a repository's internals (.git)", self.in_git_internals), ("a read-only root", self.is_read_only)
         for place, holds in () if reading else guarded:
             if holds(leads_to) and not holds(path):
                 raise AccessDeniedError(
@@ -347,7 +347,7 @@ class PathPolicy:
             AccessDeniedError: ``canonical`` lies inside (or is) a ``.git`` below its root.
             ReadOnlyError: it lies in a read-only root.
         """
-        if self._in_git_internals(canonical):
+        if self.in_git_internals(canonical):
             raise AccessDeniedError(
                 f"{canonical} is inside a git repository's internals (.git), which fsguard never creates, writes, "
                 "deletes or moves: hooks and config there make git run programs. Change the repository with the "
@@ -356,7 +356,7 @@ class PathPolicy:
             )
         self.check_not_read_only(canonical)
 
-    def _in_git_internals(self, canonical: Path) -> bool:
+    def in_git_internals(self, canonical: Path) -> bool:
         """Whether ``canonical`` is, or lies inside, a ``.git`` below the root holding it."""
         root = self.root_of(canonical)
         inside = canonical.parts[len(root.parts) :] if root is not None else canonical.parts

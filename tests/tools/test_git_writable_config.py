@@ -1,0 +1,97 @@
+"""No git config an agent could have written makes fsguard's git run a program: not one inside a ``.git`` reached
+as another repository's working tree, not a git directory under another name, not the user's global config in a
+root. Each test plants a filter that would touch a marker file, and checks that it never ran. Both protocol eras."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, text_of
+from tests.tools.test_git import call, git, identify, make_repo
+
+pytestmark = pytest.mark.anyio
+
+
+def planted(config: str, marker: Path) -> str:
+    """``config`` with a clean filter that touches ``marker``, a program git runs on the next add."""
+    return config + f'[filter "x"]\n\tclean = "touch {marker} && cat"\n'
+
+
+@pytest.fixture
+def repo(root: Path) -> Path:
+    return make_repo(root / "r")
+
+
+async def add_through_the_filter(client: Client, repo: Path) -> None:
+    """What runs the planted filter, if it reached the config git reads: an add of a file it applies to."""
+    (repo / ".gitattributes").write_text("*.txt filter=x\n", encoding="utf-8")
+    (repo / "b.txt").write_text("b\n", encoding="utf-8")
+    await client.call_tool("git", {"action": "add", "path": str(repo), "paths": ["b.txt"]})
+
+
+@pytest.mark.parametrize("inside", [".git", ".git/sub", ".git/hooks"])
+async def test_init_makes_no_repository_inside_a_dot_git(client: Client, repo: Path, inside: str) -> None:
+    before = sorted(path.relative_to(repo) for path in (repo / ".git").rglob("*"))
+    result = await client.call_tool("git", {"action": "init", "path": str(repo / inside)})
+    assert error_code(result) == "access_denied"
+    assert "Pass a directory outside every .git" in text_of(result)
+    assert sorted(path.relative_to(repo) for path in (repo / ".git").rglob("*")) == before
+
+
+@pytest.fixture
+def inner(repo: Path, tmp_path: Path) -> Path:
+    """A repository whose working tree is ``repo``'s .git (made by hand), with a branch ``x`` whose ``config`` is
+    the outer repository's config plus a filter: restored or switched to, it becomes the outer's config."""
+    dot_git = repo / ".git"
+    git(dot_git, "init", "-q", "-b", "main")
+    identify(dot_git)
+    git(dot_git, "commit", "-q", "--allow-empty", "-m", "empty")
+    config = (dot_git / "config").read_text(encoding="utf-8")
+    blob = git_input(dot_git, planted(config, tmp_path / "ran"), "hash-object", "-w", "--stdin").strip()
+    tree = git_input(dot_git, f"100644 blob {blob}\tconfig\n", "mktree").strip()
+    git(dot_git, "branch", "x", git_input(dot_git, "planted", "commit-tree", tree, "-p", "main").strip())
+    return dot_git
+
+
+def git_input(cwd: Path, given: str, *args: str) -> str:
+    """Run git directly with ``given`` on its stdin; its stdout."""
+    return subprocess.run(["git", *args], cwd=cwd, input=given, check=True, capture_output=True, text=True).stdout
+
+
+async def test_git_refuses_a_repository_whose_working_tree_is_a_dot_git(
+    client: Client, repo: Path, inner: Path, tmp_path: Path
+) -> None:
+    config = (repo / ".git" / "config").read_bytes()
+    for arguments in (
+        {"action": "restore", "rev": "x", "paths": ["config"], "force": True},
+        {"action": "branch", "name": "x", "checkout": True},
+        {"action": "status"},
+    ):
+        result = await client.call_tool("git", {"path": str(inner), **arguments})
+        assert error_code(result) == "access_denied", text_of(result)
+        assert "working tree outside every .git" in text_of(result)
+    assert (repo / ".git" / "config").read_bytes() == config
+    await add_through_the_filter(client, repo)
+    assert not (tmp_path / "ran").exists()
+
+
+async def test_push_refuses_a_repository_inside_a_dot_git(client: Client, repo: Path, inner: Path) -> None:
+    refs = git(inner, "for-each-ref")
+    git(repo, "switch", "-q", "-c", "pushed")
+    pushed = {"action": "push", "path": str(repo), "remote": str(inner), "name": "pushed"}
+    result = await client.call_tool("git", pushed)
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "Push to a repository outside every .git" in text_of(result)
+    assert git(inner, "for-each-ref") == refs
+
+
+async def test_push_to_a_repository_named_by_its_dot_git_still_works(client: Client, repo: Path, root: Path) -> None:
+    other = make_repo(root / "other")
+    git(repo, "switch", "-q", "-c", "pushed")
+    pushed = await call(client, action="push", path=str(repo), remote=str(other / ".git"), name="pushed")
+    assert pushed["updates"] == ["pushed -> pushed [new branch]"]
+    assert git(other, "rev-parse", "pushed") == git(repo, "rev-parse", "pushed")
