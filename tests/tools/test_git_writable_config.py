@@ -5,6 +5,7 @@ root. Each test plants a filter that would touch a marker file, and checks that 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,37 @@ async def test_push_to_a_repository_named_by_its_dot_git_still_works(client: Cli
     pushed = await call(client, action="push", path=str(repo), remote=str(other / ".git"), name="pushed")
     assert pushed["updates"] == ["pushed -> pushed [new branch]"]
     assert git(other, "rev-parse", "pushed") == git(repo, "rev-parse", "pushed")
+
+
+def separate_git_dir(root: Path) -> tuple[Path, Path]:
+    """A repository made with ``git init --separate-git-dir``: its working tree, and its git dir beside it."""
+    project, store = root / "proj", root / "proj.gitdir"
+    git(root, "init", "-q", "-b", "main", f"--separate-git-dir={store}", str(project))
+    return project, store
+
+
+def bare_with_worktree(root: Path) -> tuple[Path, Path]:
+    """A bare repository with a linked worktree, the common layout: the worktree, and the bare repository."""
+    seed = make_repo(root / "seed")
+    store, project = root / "proj.git", root / "wt"
+    git(root, "clone", "-q", "--bare", str(seed), str(store))
+    git(store, "worktree", "add", "-q", str(project), "main")
+    return project, store
+
+
+@pytest.mark.parametrize("layout", [separate_git_dir, bare_with_worktree])
+async def test_git_refuses_a_repository_whose_git_directory_is_not_a_dot_git(
+    client: Client, root: Path, tmp_path: Path, layout: Callable[[Path], tuple[Path, Path]]
+) -> None:
+    project, store = layout(root)
+    identify(project)
+    # The file tools guard only a .git: this config is one an agent could have written.
+    (store / "config").write_text(
+        planted((store / "config").read_text(encoding="utf-8"), tmp_path / "ran"), encoding="utf-8"
+    )
+    status = await client.call_tool("git", {"action": "status", "path": str(project)})
+    assert error_code(status) == "access_denied", text_of(status)
+    assert "is not a .git" in text_of(status)
+    await add_through_the_filter(client, project)
+    assert not (tmp_path / "ran").exists()
+    assert git(project, "diff", "--cached", "--name-only") == ""

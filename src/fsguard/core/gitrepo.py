@@ -2,7 +2,9 @@
 
 A repository is found by walking up from the path for ``.git`` (a directory, or a file of a worktree or
 submodule); its working tree, git directory and common directory (git's own answer, which follows ``gitdir:``
-files and ``core.worktree``) must all lie inside the roots, because git acts on the whole repository. User paths
+files and ``core.worktree``) must all lie inside the roots, because git acts on the whole repository. Its git and
+common directories must be a ``.git`` or lie inside one, the place the file tools never write: elsewhere
+(``--separate-git-dir``, a bare repository's worktrees) an agent could have written their config. User paths
 always go after ``--``; option-like values of rev, name and remote are refused before git sees them
 (:func:`refuse_option`). git itself runs through :class:`fsguard.core.gitprocess.GitProcess`.
 """
@@ -132,7 +134,7 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
 
     Raises:
         AccessDeniedError: the path, or the repository it belongs to, is outside the roots; its working tree lies
-            inside a ``.git``.
+            inside a ``.git``, or its git or common directory is not one (nor inside one).
         SymlinkLoopError: the path leads through a loop of symbolic links.
         NotARepositoryError: no repository holds it.
     """
@@ -176,8 +178,11 @@ def locate(safe: Safeguards, process: GitProcess, user_path: str | None) -> tupl
     kinds = ("working tree", "git directory", "common directory")
     locations = text(said.stdout).splitlines()
     for kind, location in zip(kinds, locations, strict=False):
-        if not safe.policy.contains(Path(os.path.realpath(location))):
+        resolved = Path(os.path.realpath(location))
+        if not safe.policy.contains(resolved):
             raise _outside(safe, target, Path(location), kind)
+        if kind != "working tree" and not safe.policy.in_git_internals(resolved):
+            raise _unguarded(target, resolved, kind)
     _check_borrowed(safe, target, Path(locations[-1]) / "objects")
     return repo, target
 
@@ -210,6 +215,18 @@ def _outside(safe: Safeguards, target: Path, location: Path, kind: str) -> Acces
         f"access denied: {target} belongs to a git repository whose {kind} is {location}, outside the allowed "
         f"roots: {safe.policy.describe_roots()}. git acts on whole repositories, so fsguard runs it only on one "
         'entirely inside a root. Use a repository under a root, or create one there with git(action="init").',
+        path=str(target),
+    )
+
+
+def _unguarded(target: Path, location: Path, kind: str) -> AccessDeniedError:
+    """A git directory not named .git (``git init --separate-git-dir``, a bare repository with worktrees): the
+    file tools guard only a ``.git``, so its config and hooks, which git runs, may be an agent's."""
+    return AccessDeniedError(
+        f"access denied: {target} belongs to a git repository whose {kind} {location} is not a .git, so the file "
+        "tools could have written its config and hooks (a filter or hook there is a program git runs). fsguard runs "
+        "git only on a repository whose git directories are a .git or inside one. Ask the user to run git on it, or to "
+        "work in a clone whose git directory is its .git.",
         path=str(target),
     )
 
