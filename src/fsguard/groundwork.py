@@ -21,6 +21,7 @@ from fsguard.core.backups import BackupStore
 from fsguard.core.beneath import Beneath
 from fsguard.core.denial import DenyRules
 from fsguard.core.disk import AtomicWriter, remove_by_name
+from fsguard.core.gitconfigs import read_by_git
 from fsguard.core.locks import PathLocks
 from fsguard.core.paths import PathPolicy
 from fsguard.core.removal import remove_beneath
@@ -108,27 +109,32 @@ class Groundwork:
 
 
 def _own_places(settings: Settings) -> list[tuple[str, Path]]:
-    """fsguard's own places, canonical: the state dir, the audit log's dir and the hooks file. A hooks file reached
-    through a link is two places: the link (which an agent could replace by a file of its own) and its target."""
+    """fsguard's own places, canonical: the state dir, the audit log's dir and the hooks file; and the git config
+    files its git reads (:mod:`fsguard.core.gitconfigs`). A file reached through a link is two places: the link
+    (which an agent could replace by a file of its own) and its target."""
     places = [
         (label, Path(os.path.realpath(directory)))
         for label, directory in (("state dir", settings.state_dir), ("log dir", settings.log_dir))
         if directory is not None
     ]
+    files = [("git config", config) for config in read_by_git(os.environ)]
     if settings.hooks_config is not None:
-        hooks = settings.hooks_config.absolute()
-        named = Path(os.path.realpath(hooks.parent)) / hooks.name
-        places += [("hooks file", place) for place in dict.fromkeys((named, Path(os.path.realpath(hooks))))]
+        files.append(("hooks file", settings.hooks_config.absolute()))
+    for label, file in files:
+        named = Path(os.path.realpath(file.parent)) / file.name
+        places += [(label, place) for place in dict.fromkeys((named, Path(os.path.realpath(file))))]
     return places
 
 
 def _own_places_denied(policy: PathPolicy, settings: Settings) -> PathPolicy:
-    """``policy`` with fsguard's own places (the state dir, the audit log's dir, the hooks file) denied where they
-    lie inside a root, and the records marked forgeable where an agent can reach the state dir anyway.
+    """``policy`` with fsguard's own places (the state dir, the audit log's dir, the hooks file, git's global config
+    files) denied where they lie inside a root, and the records marked forgeable where an agent can reach the state
+    dir anyway.
 
     Not refused: serving one's home directory with the default state dir is common. But the backups, the trash, the
-    records the start-up sweep acts on, the audit log and the commands the next start runs are no agent's to read,
-    forge or delete: each is denied as a secret is, by a rule after the operator's (so no "!" rule lets it back in).
+    records the start-up sweep acts on, the audit log, the commands the next start runs and the programs git's
+    config names are no agent's to read, forge or delete: each is denied as a secret is, by a rule after the
+    operator's (so no "!" rule lets it back in).
     """
     if settings.unrestricted:  # an agent may write any record there
         return replace(policy, forgeable_records=True)

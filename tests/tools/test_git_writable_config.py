@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, text_of
+from tests.conftest import ClientFactory, error_code, text_of
 from tests.tools.test_git import call, git, identify, make_repo
 
 pytestmark = pytest.mark.anyio
@@ -130,3 +130,47 @@ async def test_git_refuses_a_repository_whose_git_directory_is_not_a_dot_git(
     await add_through_the_filter(client, project)
     assert not (tmp_path / "ran").exists()
     assert git(project, "diff", "--cached", "--name-only") == ""
+
+
+@pytest.mark.parametrize("config", [".gitconfig", ".config/git/config", "dotfiles/gitconfig", "custom.gitconfig"])
+async def test_git_config_files_in_a_root_are_denied_so_git_runs_no_program_an_agent_wrote(
+    connect: ClientFactory, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str
+) -> None:
+    """The root is the home directory: the user's git config, where git reads it, is the agent's to write unless
+    denied; so is the file a linked .gitconfig points to, and the one GIT_CONFIG_GLOBAL names."""
+    monkeypatch.setenv("HOME", str(root))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    target = root / config
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(b"[core]\n")
+    if config == "dotfiles/gitconfig":
+        (root / ".gitconfig").symlink_to(target)
+    elif config == "custom.gitconfig":
+        monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(target))
+    project = make_repo(root / "project")
+    marker = tmp_path / "ran"
+    async with connect() as client:
+        written = await client.call_tool("write_file", {"path": str(target), "content": planted("", marker)})
+        assert error_code(written) == "access_denied", text_of(written)
+        await add_through_the_filter(client, project)
+    assert target.read_bytes() == b"[core]\n"
+    assert not marker.exists()
+
+
+async def test_a_tree_moved_to_the_users_git_directory_is_denied_so_it_brings_no_config(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(root))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    (root / ".config").mkdir()
+    (root / "x").mkdir()
+    (root / "x" / "config").write_bytes(b'[filter "x"]\n')
+    async with connect() as client:
+        moved = await client.call_tool(
+            "move_file", {"source_path": str(root / "x"), "dest_path": str(root / ".config" / "git")}
+        )
+        assert error_code(moved) == "access_denied", text_of(moved)
+    assert not (root / ".config" / "git").exists()
+    assert (root / "x" / "config").read_bytes() == b'[filter "x"]\n'
