@@ -17,6 +17,7 @@ from fsguard.core.errors import (
     InvalidParamsError,
     RiskBlockedError,
 )
+from fsguard.core.gitcommit import commit_paths
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent_push_advice
@@ -33,7 +34,7 @@ from fsguard.core.gitrestore import (
     source_entries,
 )
 from fsguard.core.gitscreen import check_changeable, check_source
-from fsguard.core.gitstage import commit_paths, stage
+from fsguard.core.gitstage import stage
 from fsguard.core.pathforms import escaped
 from fsguard.models.git import GitBackup, GitCommit, GitResult
 
@@ -122,12 +123,13 @@ def commit(call: GitCall) -> GitResult:
             )
     check_changeable(call, going_in, staging=True)
     fire(call.safe, "pre", "write", repo.root, "commit", message=request.message)
+    made_id = "HEAD"  # with paths, the commit made: another process may have moved HEAD on since
     if call.scope:
-        commit_paths(call, chosen, request.message)
+        made_id = commit_paths(call, chosen, request.message)
     else:
         repo.git("commit", "-m", request.message)
     # "--": a work-tree file named HEAD made the bare revision ambiguous, and the call failed after the commit.
-    made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", "HEAD", "--").stdout)[0]
+    made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", made_id, "--").stdout)[0]
     commit_id = made.hash
     # Against the first parent, so a merge commit (concluding a merge) counts what it brings to the branch.
     numstat = repo.git(

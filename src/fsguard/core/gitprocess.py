@@ -126,6 +126,7 @@ class GitProcess:
         self._executable = executable
         self._timeout = timeout
         self._config = _CONFIG if run_hooks else (*_CONFIG, *_NO_HOOKS)
+        self.run_hooks = run_hooks
 
     def run(
         self,

@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
 from fsguard.core.beneath import lstat_at
 from fsguard.core.disk import open_pinned
-from fsguard.core.errors import BinaryFileError, InvalidParamsError, NotFoundError
+from fsguard.core.errors import BinaryFileError, NotFoundError
 from fsguard.core.gitparse import text
-from fsguard.core.gitprocess import Scratch, failure
-from fsguard.core.gitrefs import current_commit, merging
+from fsguard.core.gitprocess import Scratch
 from fsguard.core.gitrepo import GitCall
 from fsguard.core.oserrors import from_os_error
 
@@ -41,44 +39,6 @@ def stage(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> 
         call.repo.git("add", "--", *map(os.fsdecode, directories), scratch=scratch)
     if lines:
         call.repo.git("update-index", "-z", "--index-info", stdin=lines, scratch=scratch)
-
-
-def commit_paths(call: GitCall, names: list[bytes], message: str) -> None:
-    """Commit HEAD with ``names`` as the working tree holds them, and nothing else staged, then stage them, as
-    ``git commit -- paths`` does; the commit is made from an index of fsguard's (hooks run as for any commit).
-
-    Raises:
-        InvalidParamsError: a merge is in progress (git makes no partial commit then), or a name is a directory.
-        GitFailedError: a path matches no file git knows, in git's words.
-    """
-    repo = call.repo
-    if merging(repo):
-        raise InvalidParamsError(
-            "cannot do a partial commit during a merge: commit without paths to conclude it (stage the resolved "
-            'files with git(action="add", paths=[...]) first). Nothing was changed.'
-        )
-    born = current_commit(repo) is not None
-    # git takes only paths it knows (in the index or HEAD) and names the first it does not.
-    with_tree = ["--with-tree=HEAD"] if born else []
-    known = repo.git("ls-files", "--error-unmatch", *with_tree, "--", *call.scope, check=False)
-    if known.code != 0:
-        raise failure("commit", known.code, known.stderr, advice="Nothing was changed. Commit only tracked paths.")
-    lines, directories = entries(call, names)
-    if directories:
-        shown = ", ".join(repr(os.fsdecode(name)) for name in directories)
-        raise InvalidParamsError(
-            f"{shown}: a submodule or a repository inside this one, which a commit with paths does not take. "
-            'Stage it with git(action="add", paths=[...]), then commit without paths. Nothing was changed.'
-        )
-    with tempfile.TemporaryDirectory(prefix="fsguard-git-") as directory:
-        scratch = Scratch(Path(directory) / "index")
-        if born:
-            repo.git("read-tree", "HEAD", scratch=scratch)
-        if lines:
-            repo.git("update-index", "-z", "--index-info", stdin=lines, scratch=scratch)
-        repo.git("commit", "-m", message, scratch=scratch)
-    if lines:
-        repo.git("update-index", "-z", "--index-info", stdin=lines)
 
 
 def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> tuple[bytes, list[bytes]]:
@@ -111,7 +71,7 @@ def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -
                 os.close(fd)
         for name, mode, object_id in rows:
             if mode == _REMOVED:
-                null = null or _null_id(call)
+                null = null or null_id(call)
             lines += f"{mode} {object_id or hashed.get(name) or null}\t".encode() + name + b"\0"
     return bytes(lines), directories
 
@@ -191,7 +151,7 @@ def _hash(call: GitCall, content: int | bytes, *, path: bytes | None = None, scr
     return text(out.stdout).strip()
 
 
-def _null_id(call: GitCall) -> str:
+def null_id(call: GitCall) -> str:
     """The all-zero object id, which removes a name from the index, in the repository's hash's length."""
     said = text(call.repo.git("rev-parse", "--show-object-format").stdout).strip()
     return "0" * _NULL_ID_LENGTH.get(said, 40)
