@@ -193,6 +193,37 @@ async def test_a_diff_of_the_working_tree_is_the_patch_git_diff_prints_and_leave
     assert git(repo, "count-objects", "-v") == objects
 
 
+async def test_a_diff_of_the_working_tree_names_a_submodule_with_uncommitted_changes_as_git_diff_does(
+    client: Client, root: Path, tmp_path: Path
+) -> None:
+    inner = make_repo(tmp_path / "inner")
+    twins = (make_repo(root), make_repo(tmp_path / "twin"))
+    for each in twins:
+        (each / "z.txt").write_bytes(b"zed\n")
+        git(each, "add", "z.txt")
+        git(each, "commit", "-q", "-m", "z")
+        git(each, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "sub")
+        git(each, "commit", "-q", "-m", "sub")
+        (each / "a.txt").write_bytes(b"before the submodule\n")
+        (each / "z.txt").write_bytes(b"after it\n")
+        (each / "sub" / "a.txt").write_bytes(b"edited inside\n")  # the submodule's commit is the same: -dirty
+    repo, twin = twins
+    for rev in (None, "HEAD", "HEAD~1"):
+        arguments = {"action": "diff", "output": "full", **({"rev": rev} if rev else {})}
+        data = structured(await client.call_tool("git", arguments))
+        flags = ["--no-ext-diff", "--no-textconv", "--no-color", "-M"]
+        assert data["patch"] == git(twin, "diff", *flags, *([rev] if rev else []), "--"), rev
+        assert "-dirty\n" in data["patch"], rev
+        assert [file["path"] for file in data["files"]] == [
+            str(repo / name) for name in ([".gitmodules"] if rev == "HEAD~1" else []) + ["a.txt", "sub", "z.txt"]
+        ], rev
+        named = structured(await client.call_tool("git", {**arguments, "paths": ["sub"]}))
+        assert named["patch"] == git(twin, "diff", *flags, *([rev] if rev else []), "--", "sub"), rev
+        whole = git(twin, "diff", *flags, *([rev] if rev else []), "--").splitlines(keepends=True)
+        cut = structured(await client.call_tool("git", {**arguments, "max_lines": 9}))  # inside the submodule's
+        assert (cut["patch"], cut["total_lines"]) == ("".join(whole[:9]), len(whole)), rev
+
+
 async def test_a_directory_swapped_for_a_link_before_the_diff_reads_it_is_refused(
     client: Client, twins: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

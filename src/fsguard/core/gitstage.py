@@ -31,14 +31,15 @@ _CONVERTING = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding"
 _BATCH = 200  # files held open for one hash-object run: well under the usual limit of 1,024 descriptors
 
 
-def stage(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> None:
+def stage(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> list[bytes]:
     """Put the working-tree content of each of ``names`` (repo-relative, as git prints them) in the index (or
-    ``scratch``'s, its objects there too)."""
+    ``scratch``'s, its objects there too); the names that are directories (submodules)."""
     lines, directories = entries(call, names, scratch)
     if directories:  # submodules: git records the commit each is at, reading no file
         call.repo.git("add", "--", *map(os.fsdecode, directories), scratch=scratch)
     if lines:
         call.repo.git("update-index", "-z", "--index-info", stdin=lines, scratch=scratch)
+    return directories
 
 
 def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> tuple[bytes, list[bytes]]:

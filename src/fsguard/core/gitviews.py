@@ -88,8 +88,11 @@ def diff(call: GitCall) -> GitResult:
     """Unstaged changes (staged with ``staged``, against ``rev`` or a range with ``rev``)."""
     if call.request.rev:
         check_compared(call, call.request.rev)
-    with _compared(call) as (command, scratch):
+    with _compared(call) as (command, scratch, submodules):
         stats = parse_numstat(call.repo.git(*command, "--numstat", "-z", "--", *call.scope, scratch=scratch).stdout)
+        if submodules:
+            inside = call.repo.git(*_submodules_diff(call), "--numstat", "-z", "--", *submodules).stdout
+            stats = _in_order(stats, parse_numstat(inside))
         # An unmerged path comes as a stub (and once more with the working tree's counts): one entry, marked.
         unmerged = call.repo.git(
             *command, "--name-only", "--diff-filter=U", "-z", "--", *call.scope, scratch=scratch
@@ -100,23 +103,38 @@ def diff(call: GitCall) -> GitResult:
         if request.rev and request.staged:
             compared = f"staged vs {request.rev}"
         result = GitResult(action="diff", repository=str(call.repo.root), message="", compared=compared)
-        return _changes(call, result, command, stats, scratch)
+        return _changes(call, result, command, stats, scratch, set(submodules))
 
 
 @contextmanager
-def _compared(call: GitCall) -> Iterator[tuple[list[str], Scratch | None]]:
-    """The diff command, and the scratch index it reads: a diff involving the working tree compares the working
-    tree as fsguard read it (gitworktree), never files git reads by path."""
+def _compared(call: GitCall) -> Iterator[tuple[list[str], Scratch | None, tuple[str, ...]]]:
+    """The diff command, the scratch index it reads, and the submodules it leaves to :func:`_submodules_diff`: a
+    diff involving the working tree compares the working tree as fsguard read it (gitworktree), never files git
+    reads by path."""
     request = call.request
     plain = ["diff", *_DIFF_FLAGS, *(["--cached"] if request.staged else []), *_rev(call)]
     if request.staged or (request.rev is not None and ".." in request.rev):  # the index, or two commits
-        yield plain, None
+        yield plain, None, ()
         return
     with working_tree(call) as tree:
         if tree is None:
-            yield plain, None
+            yield plain, None, ()
         else:
-            yield ["diff", *_DIFF_FLAGS, "--cached", request.rev or tree.base], tree.scratch
+            yield ["diff", *_DIFF_FLAGS, "--cached", request.rev or tree.base], tree.scratch, tree.submodules
+
+
+def _submodules_diff(call: GitCall) -> list[str]:
+    """git's own diff of submodules in the working tree: their commit, ``-dirty`` with uncommitted changes inside
+    (which no index records), in the short form whatever diff.submodule says (its ``diff`` prints their files)."""
+    return ["diff", *_DIFF_FLAGS, "--submodule=short", *_rev(call)]
+
+
+def _in_order(stats: list[FileStat], inserted: list[FileStat]) -> list[FileStat]:
+    """``stats`` with each of ``inserted`` where git's path order puts it."""
+    merged = list(stats)
+    for stat in inserted:
+        merged.insert(next((at for at, each in enumerate(merged) if each.path > stat.path), len(merged)), stat)
+    return merged
 
 
 def log(call: GitCall) -> GitResult:
@@ -236,7 +254,12 @@ def _binary(call: GitCall, rev: str) -> GitResult | None:
 
 
 def _changes(
-    call: GitCall, result: GitResult, command: list[str], stats: list[FileStat], scratch: Scratch | None = None
+    call: GitCall,
+    result: GitResult,
+    command: list[str],
+    stats: list[FileStat],
+    scratch: Scratch | None = None,
+    submodules: set[str] | None = None,
 ) -> GitResult:
     """Fill the files, and the patch for output=full (downgraded to the stat for a wide unscoped diff)."""
     request, repo = call.request, call.repo
@@ -273,9 +296,40 @@ def _changes(
     if left_out and not scope:
         result.patch = ""
         return result
-    out = repo.git(*command, "--", *scope, keep_lines=cap, keep_bytes=request.patch_bytes, scratch=scratch)
+    if submodules and any(stat.path in submodules for stat in stats):
+        out = _pieced(call, command, scratch, stats, submodules)
+    else:
+        out = repo.git(*command, "--", *scope, keep_lines=cap, keep_bytes=request.patch_bytes, scratch=scratch)
     _kept(call, result, out, 'use output="stat" for the summary')
     return result
+
+
+def _pieced(
+    call: GitCall, command: list[str], scratch: Scratch | None, stats: list[FileStat], submodules: set[str]
+) -> GitOutput:
+    """The patch of ``stats`` in their order: each run of files from ``command`` on ``scratch``, each of
+    ``submodules`` from :func:`_submodules_diff`; one output under the call's line and byte budgets."""
+    runs: list[tuple[bool, list[str]]] = []  # (submodules?, the names of one run)
+    for stat in stats:
+        inside = stat.path in submodules
+        names = [name for name in (stat.from_path, stat.path) if name]
+        if runs and runs[-1][0] == inside:
+            runs[-1][1].extend(names)
+        else:
+            runs.append((inside, names))
+    request, kept, lines, size, clipped = call.request, b"", 0, 0, False
+    for inside, names in runs:
+        budget = None if request.patch_bytes is None else max(request.patch_bytes - len(kept), 0)
+        out = call.repo.git(
+            *(_submodules_diff(call) if inside else command),
+            "--",
+            *names,
+            keep_lines=max(request.max_lines - lines, 0),
+            keep_bytes=budget,
+            scratch=None if inside else scratch,
+        )
+        kept, lines, size, clipped = kept + out.stdout, lines + out.lines, size + out.size, clipped or out.clipped
+    return GitOutput(0, kept, lines, "", size, clipped)
 
 
 def _kept(call: GitCall, result: GitResult, out: GitOutput, elsewhere: str) -> None:

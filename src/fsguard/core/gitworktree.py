@@ -7,11 +7,16 @@ own (:func:`fsguard.core.gitstage.stage`), and git compares that index with the 
 with the revision asked for: the patch ``git diff`` prints, from bytes that never came through such a link. The
 objects this writes go to a scratch directory (the repository's are read as alternates), so the look leaves
 nothing in the repository.
+
+A submodule's uncommitted changes are no index entry (its commit is all an index records), so a submodule git names
+is left in that index as the compared side holds it, and compared by git itself (``submodules``): as ``git diff``
+does, it looks inside the submodule, and prints only its commit, with ``-dirty`` (gitviews asks for the short form).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +26,7 @@ from pathlib import Path
 from fsguard.core.gitparse import text
 from fsguard.core.gitprocess import Scratch
 from fsguard.core.gitrepo import GitCall
-from fsguard.core.gitstage import stage
+from fsguard.core.gitstage import null_id, stage
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class WorkingTree:
 
     scratch: Scratch
     base: str
+    submodules: tuple[str, ...] = ()
 
 
 @contextmanager
@@ -50,5 +56,22 @@ def working_tree(call: GitCall) -> Iterator[WorkingTree | None]:
         tree = text(base.stdout).strip()
         repo.git("read-tree", tree, scratch=scratch)
         changed = repo.git("diff", "--name-only", "--no-renames", "-z", "--", *call.scope).stdout
-        stage(call, [name for name in changed.split(b"\0") if name], scratch)
-        yield WorkingTree(scratch, tree)
+        directories = stage(call, [name for name in changed.split(b"\0") if name], scratch)
+        if directories:
+            _as_compared(call, scratch, call.request.rev or tree, directories)
+        yield WorkingTree(scratch, tree, tuple(os.fsdecode(name.rstrip(b"/")) for name in directories))
+
+
+def _as_compared(call: GitCall, scratch: Scratch, compared: str, directories: list[bytes]) -> None:
+    """Set the entries of ``directories`` in ``scratch``'s index to what ``compared`` holds (none where it holds
+    none), so the diff of that index shows nothing for them."""
+    names = [os.fsdecode(name.rstrip(b"/")) for name in directories]
+    listed = call.repo.git("ls-tree", "-z", compared, "--", *names).stdout
+    # A folder there is no index entry (its files are, and a submodule now stands where they were).
+    held = [record for record in listed.split(b"\0") if b"\t" in record and not record.startswith(b"040000 ")]
+    found = {record.split(b"\t", 1)[1] for record in held}
+    null = null_id(call)
+    lines = b"".join(record + b"\0" for record in held) + b"".join(
+        f"0 {null}\t".encode() + name + b"\0" for name in map(os.fsencode, names) if name not in found
+    )
+    call.repo.git("update-index", "-z", "--index-info", stdin=lines, scratch=scratch)
