@@ -242,7 +242,9 @@ async def test_a_full_diff_of_more_than_20_files_without_paths_shows_the_stat_an
 
 async def test_a_long_patch_is_cut_at_max_lines_with_a_note_saying_how_to_narrow_it(client: Client, repo: Path) -> None:
     (repo / "a.txt").write_text("".join(f"line {i}\n" for i in range(500)), encoding="utf-8")
-    data = await call(client, action="diff", output="full", max_lines=30)
+    (repo / "b.txt").write_text("beta\n", encoding="utf-8")
+    git(repo, "add", "b.txt")
+    data = await call(client, action="diff", rev="HEAD", output="full", max_lines=30)
     assert data["truncated"] is True
     assert data["total_lines"] > 500
     assert len(data["patch"].splitlines()) == 30

@@ -104,6 +104,21 @@ async def test_the_compact_voices_cut_of_a_patch_is_the_results_patch_marked_tru
     assert text_of(answer).endswith(f"[{data['note']}]")
 
 
+async def test_the_cut_note_of_a_one_file_patch_never_offers_paths_and_raises_max_lines_only_where_it_shows_more(
+    connect: ClientFactory, repo: Path
+) -> None:
+    (repo / "a.txt").write_text("".join(f"line {i} of a long file\n" for i in range(2_000)), encoding="utf-8")
+    async with connect(compact_mode=True) as client:
+        cut = await call(client, action="diff", output="full", paths=["a.txt"])
+        raised = await call(client, action="diff", output="full", paths=["a.txt"], max_lines=100_000)
+    assert cut["note"] == 'Patch cut at 200 of 2006 lines: raise max_lines, or use output="stat" for the summary.'
+    assert len(raised["patch"]) == 10_000
+    assert raised["note"] == (
+        "Patch cut at 10,000 characters (the compact voice's limit): no argument returns more of it; "
+        'use output="stat" for the summary.'
+    )
+
+
 # -- log -------------------------------------------------------------------------------------------------------------
 
 

@@ -338,23 +338,27 @@ def _kept(call: GitCall, result: GitResult, out: GitOutput, elsewhere: str) -> N
     so the fields and the text agree on what was cut. ``elsewhere`` is the last way the note names to see the rest."""
     request = call.request
     raw = out.stdout
-    cuts, ways = [], ['narrow it with paths=["file"]'] if result.files is not None else []
+    # A file named in paths narrows a patch of several; a patch of one file is the same patch again, a loop.
+    cuts, ways = [], ['narrow it with paths=["file"]'] if (result.files_changed or 0) > 1 else []
     if out.lines > request.max_lines:
         cuts.append(f"{request.max_lines} of {out.lines} lines")
-        ways.append("raise max_lines")
     if out.clipped:
         raw = _whole_characters(raw)
         cuts.append(f"{len(raw):,} of {out.size:,} bytes (the response budget, --max-response-bytes)")
     patch = text(raw)
+    budget = out.clipped
     if request.patch_chars is not None and len(patch) > request.patch_chars:
-        patch = patch[: request.patch_chars]
+        patch, budget = patch[: request.patch_chars], True
         cuts.append(f"{request.patch_chars:,} characters (the compact voice's limit)")
     result.patch = patch
     if not cuts:
         return
+    # Within the lines kept, a budget cut stops the patch at the same place however many lines are asked for.
+    if out.lines > request.max_lines and not budget:
+        ways.append("raise max_lines")
     result.truncated, result.total_lines = True, out.lines
     ways.append(elsewhere)
-    said = f"{', '.join(ways[:-1])}, or {elsewhere}" if ways[1:] else elsewhere
+    said = f"{', '.join(ways[:-1])}, or {elsewhere}" if ways[1:] else f"no argument returns more of it; {elsewhere}"
     cut = f"{'Patch' if result.files is not None else 'Output'} cut at {' and '.join(cuts)}: {said}."
     result.note = f"{result.note} {cut}" if result.note else cut
 
