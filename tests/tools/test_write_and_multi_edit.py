@@ -351,6 +351,21 @@ async def test_multi_edit_keeps_failed_for_an_old_text_that_is_missing_while_new
     assert (root / "c.txt").read_bytes() == b"alpha\nbeta\n"
 
 
+async def test_multi_edit_of_an_absent_old_text_whose_new_text_sits_only_inside_other_words_fails_as_edit_file_does(
+    client: Client, root: Path
+) -> None:
+    original = b"barbazqux 1\nbarbazqux 2\n"
+    (root / "c.txt").write_bytes(original)
+    edit = {"old_text": "foo", "new_text": "z"}
+    single = await client.call_tool("edit_file", {"path": "c.txt", **edit})
+    result = await client.call_tool("multi_edit", {"path": "c.txt", "edits": [edit]})
+    assert error_code(single) == error_code(result) == "no_match"
+    assert "already applied" not in text_of(single)
+    assert [e["status"] for e in (result.meta or {})["fsguard/error"]["edits"]] == ["failed"]
+    assert "made before this call" not in text_of(result)
+    assert (root / "c.txt").read_bytes() == original
+
+
 async def test_a_long_multi_edit_with_one_failure_says_the_others_are_fine_and_no_more_failed(
     client: Client, root: Path
 ) -> None:

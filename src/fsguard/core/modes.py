@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Literal
 
+from fsguard.core.applied import already_applied
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.gotemplate import expander
@@ -294,7 +295,8 @@ def _failed(number: int, edit: Replacement, exc: FsguardError, original: str, te
     """Why an edit did not place: subsumed by an earlier edit (a skip), ambiguous, or failed.
 
     Ambiguous, as the seed says it: old_text matches several places, or it was never in the file while new_text
-    is there (made before this call, or old_text is wrong; only a re-read tells).
+    is there (made before this call, or old_text is wrong; only a re-read tells), by edit_file's rule of when an
+    edit looks already applied (core/applied.py).
     """
     if isinstance(exc, NoMatchError) and edit.old_text in original:
         # Subsumed only if an earlier edit of this call put new_text there: text the file already held elsewhere
@@ -306,12 +308,12 @@ def _failed(number: int, edit: Replacement, exc: FsguardError, original: str, te
             "edit, or give this one's old_text as the earlier edit leaves it"
         )  # "not found" here sent a caller to copy the very text it had sent
         return EditOutcome(number, "failed", error=taken, code=exc.code)
-    if isinstance(exc, NoMatchError) and edit.new_text.strip() and edit.new_text in text:
-        # Blank new_text is in nearly every file: it tells nothing.
+    if isinstance(exc, NoMatchError) and already_applied(text, edit.old_text, edit.new_text) is not None:
+        # Not any occurrence of new_text: a "z" inside other words sent a caller to drop an edit never made.
         reason = (
             "old_text is not in the file but new_text is: made before this call, or old_text is wrong? "
             "Re-read the file; drop this edit if its change is there"
-            if edit.new_text in original
+            if already_applied(original, edit.old_text, edit.new_text) is not None
             else "old_text is not in the file; new_text is there only because an earlier edit of this call put it "
             "there: fix this edit's old_text (copy it from read_file)"
         )
