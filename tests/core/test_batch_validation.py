@@ -72,7 +72,8 @@ def test_booleans_and_numbers_given_as_text_are_accepted_and_nonsense_is_a_probl
 @pytest.mark.parametrize(
     ("field", "meant"),
     [
-        ("occurrence", None),  # difflib's ratio offered 'source', which an edit refuses in turn
+        ("whole_word", None),  # edit_file's, which a batch edit does not take
+        ("occurence", "occurrence"),
         ("text", None),  # two edits from the alias 'dest': no hint beats a wrong one
         ("oldText", "old_text"),
         ("new_content", "content"),

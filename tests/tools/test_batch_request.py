@@ -186,6 +186,69 @@ async def test_an_ambiguous_edit_is_refused_unless_replace_all(client: Client, r
     assert (root / "dup.txt").read_text(encoding="utf-8") == "x = 2\nx = 2\n"
 
 
+async def test_an_ambiguous_edit_takes_the_occurrence_its_error_offers(client: Client, root: Path) -> None:
+    (root / "dup.txt").write_bytes(b"x = 1\nx = 1\nx = 1\n")
+    edit = {"type": "edit", "path": "dup.txt", "old_text": "x = 1", "new_text": "x = 2"}
+    refused = await batch(client, edit)
+    assert "pass occurrence=N to pick one" in text_of(refused)
+    second = structured(await batch(client, {**edit, "occurrence": 2}))
+    assert second["operations"][0]["replacements"] == 1
+    assert (root / "dup.txt").read_bytes() == b"x = 1\nx = 2\nx = 1\n"
+    await batch(client, {**edit, "occurrence": "-1"})
+    assert (root / "dup.txt").read_bytes() == b"x = 1\nx = 2\nx = 2\n"
+    both = await batch(client, {**edit, "occurrence": 1, "replace_all": True})
+    assert error_code(both) == "invalid_params"
+    assert "occurrence changes one match and replace_all every match" in text_of(both)
+    assert (root / "dup.txt").read_bytes() == b"x = 1\nx = 2\nx = 2\n"
+
+
+async def test_validate_only_finds_the_edit_the_run_would_not_match_on_the_text_earlier_operations_leave(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"foo 0\nfoo 1\n")
+    before = snapshot(root)
+    operations = [
+        {"type": "write", "path": "b.txt", "content": "one two\n"},
+        {"type": "edit", "path": "b.txt", "old_text": "two", "new_text": "2"},
+        {"type": "copy", "source": "a.txt", "destination": "c.txt"},
+        {"type": "edit", "path": "c.txt", "old_text": "foo 1", "new_text": "bar"},
+        {"type": "edit", "path": "a.txt", "old_text": "nope", "new_text": "x"},
+    ]
+    run = await batch(client, *operations)
+    assert (meta(run)["failed_index"], meta(run)["error_code"]) == (4, "no_match")
+    assert "validate_only: true checks it without running it" in text_of(run)
+    checked = await batch(client, *operations, validate_only=True)
+    assert error_code(checked) == "invalid_params"
+    assert meta(checked)["errors"] == [
+        'operation 4 (edit a.txt): edit failed: no matches found for text: "nope" — old_text was not found in '
+        "a.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written."
+    ]
+    again = await batch(client, *operations[:4], {"type": "edit", "path": "b.txt", "old_text": "two", "new_text": "2"})
+    assert meta(again)["error_code"] == "no_match"
+    repeated = await batch(
+        client,
+        *operations[:4],
+        {"type": "edit", "path": "b.txt", "old_text": "two", "new_text": "2"},
+        validate_only=True,
+    )
+    assert [error.split(":")[0] for error in meta(repeated)["errors"]] == ["operation 4 (edit b.txt)"]
+    fine = structured(await batch(client, *operations[:4], validate_only=True))
+    assert fine["status"] == "validated"
+    assert snapshot(root) == before
+
+
+async def test_a_failure_validate_only_cannot_find_is_not_sent_to_validate_only(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    result = await batch(
+        client,
+        {"type": "write", "path": "b.txt", "content": "b\n"},
+        {"type": "edit", "path": "a.txt", "old_text": "a", "new_text": "b", "expected_hash": "00000000"},
+    )
+    assert meta(result)["error_code"] == "stale_edit"
+    assert text_of(result).endswith("Fix operation 1 and send the batch again.")
+    assert not (root / "b.txt").exists()
+
+
 async def test_search_and_replace_is_literal_replaces_every_occurrence_and_fails_on_none(
     client: Client, root: Path
 ) -> None:

@@ -26,6 +26,7 @@ from typing import Literal
 from fsguard.core.batchcheck import check
 from fsguard.core.batchops import TOOL, Engines, OperationOutcome, Operations, outcome
 from fsguard.core.batchplan import BatchOperation, BatchRequest
+from fsguard.core.batchtexts import PlannedTexts
 from fsguard.core.errors import BatchFailedError, FsguardError, UndoConflictError
 from fsguard.core.groups import UNDO_EACH_FILE, Change, ChangeLog, Group, GroupStore
 from fsguard.core.reverting import Reverted
@@ -75,7 +76,8 @@ class BatchRunner:
             InvalidParamsError: the batch does not validate; nothing was run.
             BatchFailedError: an atomic batch failed at some operation and was rolled back.
         """
-        targets = check(request, self._safe.policy, self._safe.beneath)
+        texts = PlannedTexts(self._safe.beneath, self._safe.max_file_size) if request.validate_only else None
+        targets = check(request, self._safe.policy, self._safe.beneath, texts)
         operations = request.operations
         if request.validate_only:
             valid = tuple(
@@ -258,11 +260,14 @@ def _rollback_text(
         lines.append(f"{len(kept)} change(s) could not be rolled back and stay ({retry}).")
     else:
         lines.append(_AS_BEFORE)
-    lines.append(again if code in _ENVIRONMENT else f"{again} (validate_only: true checks it without running it).")
+    # Only where validate_only finds it: promised for a hook's refusal or a stale hash, it answered "all valid".
+    checked = " (validate_only: true checks it without running it)" if code in _PLANNED else ""
+    lines.append(f"{again.rstrip('.')}{checked}.")
     return "\n".join(lines)
 
 
 _ENVIRONMENT = frozenset({"disk_full", "read_only_filesystem"})
+_PLANNED = frozenset({"no_match", "ambiguous_match"})  # what validate_only finds by planning the edits
 _AS_BEFORE = "Every byte on disk is as it was before the batch."
 _NOTHING_BEFORE = "Nothing had been changed before it, so the files are as they were."
 

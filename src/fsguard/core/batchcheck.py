@@ -4,11 +4,13 @@ Each operation is checked against the tree as the operations before it would lea
 create_dir makes a path exist, a move makes its source vanish and its destination appear (with what was
 inside), a delete removes. So write→edit, create_dir→write and move→edit validate. A file on disk that an operation
 would rewrite must be one the server may write (its mode, an immutable flag, a read-only mount: the write's own
-check). Every problem of every operation is collected into one error. What can only be known by doing it (does
-old_text match, is line 40 still there after an earlier edit) is found when the batch runs, where an atomic batch
-rolls back.
+check). Every problem of every operation is collected into one error. With validate_only, each edit is also planned
+on the text the operations before it would leave (:mod:`fsguard.core.batchtexts`): an old_text that would not match
+is found without running. What can only be known by doing it (another process's change, a hook) is found when the
+batch runs, where an atomic batch rolls back.
 
-The pass reads metadata only; every act happens later, fd-pinned, in the engines.
+The pass reads metadata only, and validate_only the text of the files edited; every act happens later, fd-pinned,
+in the engines.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from fsguard.core.attributes import check_replaceable
 from fsguard.core.batchplan import BatchOperation, BatchRequest, refuse
+from fsguard.core.batchtexts import PlannedTexts
 from fsguard.core.batchtree import Kind, TreeView
 from fsguard.core.beneath import Beneath
 from fsguard.core.errors import AccessDeniedError, FsguardError, ReadOnlyError
@@ -29,11 +32,15 @@ from fsguard.core.paths import PathPolicy
 _NUMBERED = re.compile(r"operation (\d+)")
 
 
-def check(request: BatchRequest, policy: PathPolicy, beneath: Beneath) -> list[tuple[Path, Path | None]]:
+def check(
+    request: BatchRequest, policy: PathPolicy, beneath: Beneath, texts: PlannedTexts | None = None
+) -> list[tuple[Path, Path | None]]:
     """Check every operation against the tree the earlier ones leave; each one's canonical path and destination.
 
     The problems parsing found are listed too. After an operation that did not parse, the later ones get
-    every check that does not depend on the tree: what that operation would have created is unknown.
+    every check that does not depend on the tree: what that operation would have created is unknown. With
+    ``texts``, each edit is planned on the text the earlier operations leave, up to the first problem (after it,
+    what they leave is not known).
 
     Raises:
         InvalidParamsError: some operation would fail; ``errors`` lists every problem, one per line.
@@ -57,6 +64,8 @@ def check(request: BatchRequest, policy: PathPolicy, beneath: Beneath) -> list[t
         found = _fixed(op, path, destination, policy)
         if op.index == position:  # else an earlier operation did not parse: the tree it leaves is unknown
             found += _CHECKS[op.type](op, path, destination, context)
+        if texts is not None and not problems and not found:
+            found += texts.step(op, path, destination)
         problems.extend(f"{op.label}: {problem}" for problem in found)
     if problems:
         problems.sort(key=_operation_number)  # stable: within an operation, the order they were found

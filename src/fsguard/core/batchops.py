@@ -24,7 +24,7 @@ from fsguard.core.editing import EditOptions, Editor
 from fsguard.core.errors import FsguardError
 from fsguard.core.extraction import append_text, extract_lines
 from fsguard.core.groups import Change, ChangeLog, logging_made_dirs
-from fsguard.core.modes import must_match
+from fsguard.core.modes import Planner, must_match
 from fsguard.core.moving import Mover
 from fsguard.core.occ import OccVerdict
 from fsguard.core.requests import EditRequest, planner_for
@@ -53,6 +53,28 @@ class OperationOutcome:
     error: str | None = None
     error_code: str | None = None
     verdict: OccVerdict | None = None  # the file changed on disk since this session saw it (--auto-occ warn)
+
+
+def edit_planner(op: BatchOperation) -> Planner:
+    """The planner of an edit or search_and_replace operation: the run's, and validate_only's (core/batchtexts.py).
+
+    Raises:
+        InvalidParamsError: the operation's fields do not make an edit.
+    """
+    if op.type == "edit":
+        request = EditRequest(
+            old_text=op.old_text,
+            new_text=op.new_text,
+            replace_all=op.replace_all,
+            occurrence=op.occurrence,
+            tolerant=None,
+        )
+    else:  # search_and_replace: literal, case-sensitive, every occurrence, no_match when there is none
+        request = EditRequest(mode="search_replace", pattern=op.old_text, replacement=op.new_text or "")
+    planner = planner_for(request, op.path)
+    if op.type == "search_and_replace":
+        planner = must_match(planner, f"{op.old_text!r}", op.path)
+    return planner
 
 
 @dataclass(frozen=True)
@@ -125,15 +147,8 @@ class Operations:
         )
 
     def _edit(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
-        if op.type == "edit":
-            request = EditRequest(old_text=op.old_text, new_text=op.new_text, replace_all=op.replace_all, tolerant=None)
-        else:  # search_and_replace: literal, case-sensitive, every occurrence, no_match when there is none
-            request = EditRequest(mode="search_replace", pattern=op.old_text, replacement=op.new_text or "")
         options = EditOptions(tool=TOOL, mode=op.type, expected_hash=op.expected_hash, allow_rewrite=op.allow_rewrite)
-        planner = planner_for(request, op.path)
-        if op.type == "search_and_replace":
-            planner = must_match(planner, f"{op.old_text!r}", op.path)
-        report = self._engines.editor.run(op.path, planner, options)
+        report = self._engines.editor.run(op.path, edit_planner(op), options)
         backup = report.backup.backup_id if report.backup else None
         if report.content_hash != report.previous_hash:
             done.add(Change.modified(report.path, backup, report.content_hash))

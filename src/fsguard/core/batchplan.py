@@ -44,7 +44,7 @@ _ALIASES = {
 }
 _IGNORED = frozenset({"description", "options"})
 _TEXT = frozenset({"content", "old_text", "new_text"})  # "" is a value here (an empty file, a deletion)
-_INT = frozenset({"start_line", "end_line"})
+_INT = frozenset({"start_line", "end_line", "occurrence"})
 _BOOL = frozenset({"append", "replace_all", "recursive", "permanent", "allow_rewrite"})
 _REQUIRED: dict[str, tuple[str, ...]] = {
     "write": ("path", "content"),
@@ -58,7 +58,7 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
 }
 _OPTIONAL: dict[str, tuple[str, ...]] = {
     "write": ("append", "expected_hash"),
-    "edit": ("replace_all", "expected_hash", "allow_rewrite"),
+    "edit": ("replace_all", "occurrence", "expected_hash", "allow_rewrite"),
     "search_and_replace": ("expected_hash",),
     "copy": (),
     "move": ("expected_hash",),
@@ -98,6 +98,7 @@ class BatchOperation:
     append: bool = False
     expected_hash: str | None = None
     replace_all: bool = False
+    occurrence: int | None = None  # as edit_file's: 1 the first match, -1 the last; 0 or absent, none named
     recursive: bool = False
     permanent: bool = False
     allow_rewrite: bool = False
@@ -215,6 +216,8 @@ def _consistency(kind: str, values: dict[str, Any]) -> list[str]:
     problems = [f"missing {name} ({_MEANING[name]})" for name in _REQUIRED[kind] if values.get(name) is None]
     if kind in ("edit", "search_and_replace") and values.get("old_text") == "":
         problems.append("old_text is empty; give the exact text to replace")
+    if values.get("occurrence") and values.get("replace_all"):
+        problems.append("occurrence changes one match and replace_all every match: pass one of them")
     start, end = values.get("start_line"), values.get("end_line")
     if isinstance(start, int) and isinstance(end, int) and not 1 <= start <= end:
         problems.append(f"start_line ({start}) and end_line ({end}) must satisfy 1 <= start_line <= end_line")
@@ -284,13 +287,13 @@ def _boolean(value: Any, default: bool, where: str, problems: list[str]) -> bool
 def _integer(value: Any, where: str, problems: list[str]) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().removeprefix("-").isdigit():  # occurrence -1: the last match
         return int(value)
     problems.append(f"{where} must be a whole number, not {value!r}")
     return None
 
 
 def _suggest(name: str, candidates: tuple[str, ...] | list[str]) -> str:
-    # Within two edits, as every other suggestion: difflib's ratio offered 'source' for 'occurrence'.
+    # Within two edits, as every other suggestion: difflib's ratio offered far-off names ('source' for 'occurrence').
     meant = meant_name(name, [c for c in candidates if c not in _ALIASES], _ALIASES)
     return f" (did you mean {meant!r}?)" if meant else ""
