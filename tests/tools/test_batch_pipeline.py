@@ -214,11 +214,27 @@ async def test_a_high_risk_edit_is_blocked_without_force_and_runs_with_it(client
     assert error_code(blocked) == "batch_failed"
     assert meta(blocked)["error_code"] == "risk_blocked"
     assert "risk HIGH" in text_of(blocked)
-    assert "force=true" in text_of(blocked)
+    assert 'set "force": true at the top level of pipeline_json, beside "steps"' in text_of(blocked)
     assert (root / "big.txt").read_text(encoding="utf-8") == "x " * 600
     forced = structured(await pipeline(client, steps=steps, force=True))
     assert (forced["risk_level"], forced["total_edits"]) == ("HIGH", 600)
     assert (root / "big.txt").read_text(encoding="utf-8") == "y " * 600
+
+
+async def test_force_given_to_a_step_or_its_params_is_refused_naming_the_pipelines_top_level(
+    client: Client, root: Path
+) -> None:
+    (root / "big.txt").write_text("x " * 600, encoding="utf-8")
+    params: dict[str, Any] = {"files": ["big.txt"], "old_text": "x", "new_text": "y"}
+    step = {"id": "wide", "action": "edit", "params": params}
+    for forced in ({**step, "force": True}, {**step, "params": {**params, "force": True}}):
+        refused = await pipeline(client, steps=[forced])
+        assert error_code(refused) == "invalid_params"
+        assert (
+            "unknown key 'force' (the pipeline's own: \"force\" goes at the top level of pipeline_json, beside "
+            '"steps")'
+        ) in text_of(refused)
+    assert (root / "big.txt").read_text(encoding="utf-8") == "x " * 600
 
 
 async def test_a_false_condition_skips_the_step_and_leaves_the_file_alone(client: Client, root: Path) -> None:

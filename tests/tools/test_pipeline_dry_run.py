@@ -175,7 +175,7 @@ async def test_a_dry_run_of_a_step_its_risk_gate_would_block_reports_its_counts_
     assert (step["status"], step["error_code"], step["risk_level"]) == ("failed", "risk_blocked", "HIGH")
     assert (step["edits"], len(step["files"])) == (60, 60)
     assert (dry["risk_level"], dry["files_affected"], dry["total_edits"]) == ("HIGH", 60, 60)
-    assert "force=true" in step["error"]
+    assert 'Set "force": true at the top level of pipeline_json, beside "steps", to run it' in step["error"]
     assert "dry_run=true" not in step["error"]
     assert all((root / name).read_bytes() == b"foo\n" for name in files)
 

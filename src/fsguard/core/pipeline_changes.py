@@ -283,16 +283,20 @@ def _gate(call: StepCall, action: str, level: RiskLevel, amount: str) -> RiskBlo
     if call.dry_run:
         return RiskBlockedError(
             f"{action} would change {amount}: risk {level.value}, so without force the real run blocks it and "
-            "writes nothing. Pass force=true to run it (every change is backed up and the pipeline's backup_id "
-            "reverts them all), or narrow the step's input.",
+            f"writes nothing. {_FORCE[0].upper()}{_FORCE[1:]}, to run it (it lifts every step's gate; every "
+            "change is backed up and the pipeline's backup_id reverts them all), or narrow the step's input.",
             risk_level=level.value,
         )
     raise RiskBlockedError(
         f"{action} would change {amount}: risk {level.value}, so it was blocked and nothing was written. "
-        "Run the pipeline with dry_run=true to see every step's counts, narrow the step's input, or pass "
-        "force=true (every change is backed up and the pipeline's backup_id reverts them all).",
+        f"Run the pipeline with dry_run=true to see every step's counts, narrow the step's input, or {_FORCE} "
+        "(it lifts every step's gate; every change is backed up and the pipeline's backup_id reverts them all).",
         risk_level=level.value,
     )
+
+
+# A step and its params refuse force: "pass force=true" alone was followed there.
+_FORCE = 'set "force": true at the top level of pipeline_json, beside "steps"'
 
 
 def _into(engines: PipelineEngines, call: StepCall, action: str) -> list[tuple[str, str]]:

@@ -271,10 +271,18 @@ def _check_shapes(action: str, params: dict[str, Any], where: str, problems: lis
 def _unknown_keys(raw: Mapping[str, Any], known: tuple[str, ...], where: str, problems: list[str]) -> None:
     valid = ", ".join(sorted(known))
     problems.extend(
-        f"{where}: unknown key {key!r}{_suggest(key, known)}; valid: {valid}."
+        f"{where}: unknown key {key!r}{_placed(key, known, where)}; valid: {valid}."
         for key in raw
         if key not in known and key != "description" and key not in ALIASES
     )
+
+
+def _placed(key: str, known: tuple[str, ...], where: str) -> str:
+    """Where ``key`` goes when it is the pipeline's own, given to a step (a risk_blocked step's advice to force it
+    was followed on the step, a loop), else the key it may misspell."""
+    if where != "pipeline_json" and key in _DEFAULTS:
+        return f' (the pipeline\'s own: "{key}" goes at the top level of pipeline_json, beside "steps")'
+    return _suggest(key, known)
 
 
 def _suggest(word: str, choices: Any) -> str:
