@@ -123,6 +123,14 @@ def test_a_huge_path_is_shortened_in_the_message_and_the_fields() -> None:
     assert len(str(error.fields["path"])) < 200
 
 
+def test_a_path_the_os_could_take_is_whole_in_the_fields_and_shortened_in_the_message_only() -> None:
+    path = "/r/" + "x" * 300
+    error = from_os_error(os_error(errno.ENAMETOOLONG), path)
+    assert error.fields["path"] == path
+    assert "(303 characters)" in error.message
+    assert path not in error.message
+
+
 def test_name_length_error_allows_255_bytes_per_name_and_4096_per_path() -> None:
     assert name_length_error("/r/" + "a" * 255) is None
     assert name_length_error("/r/" + "é" * 127) is None  # 254 bytes

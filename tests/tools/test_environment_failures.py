@@ -123,6 +123,20 @@ async def test_a_name_too_long_for_any_filesystem_is_name_too_long_on_every_path
     assert tree(root) == before
 
 
+@pytest.mark.parametrize("index", range(len(long_name_calls(""))), ids=[c[0] for c in long_name_calls("")])
+async def test_a_name_too_long_keeps_the_whole_absolute_path_in_meta_and_shortens_it_in_the_text_only(
+    client: Client, root: Path, index: int
+) -> None:
+    (root / "a.txt").write_bytes(ORIGINAL)
+    name = "x" * 300
+    tool, arguments = long_name_calls(name)[index]
+    result = await client.call_tool(tool, arguments)
+    assert error_code(result) == "name_too_long", text_of(result)[:300]
+    assert (result.meta or {})["fsguard/error"]["path"] == str(root / name)
+    assert "(" + f"{len(str(root / name)):,} characters)" in text_of(result)
+    assert not (root / name[:255]).exists()
+
+
 # --- mounts (root only) -------------------------------------------------------------------------------------
 
 

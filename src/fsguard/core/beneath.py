@@ -27,7 +27,7 @@ from pathlib import Path
 
 from fsguard.core.clientroots import current_scope
 from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
-from fsguard.core.oserrors import from_os_error, link_loop_error, shorten, unsearchable_error
+from fsguard.core.oserrors import field_path, from_os_error, link_loop_error, shorten, unsearchable_error
 from fsguard.core.pathforms import names_below, within
 from fsguard.core.rootfds import DIR_FLAGS as _DIR_FLAGS
 from fsguard.core.rootfds import RootFds
@@ -209,7 +209,7 @@ class Beneath:
                 shown = shorten(label)
                 raise NotDirectoryError(
                     f"{shown} is a file, not a directory: nothing can be below it. Check the path with list_directory.",
-                    path=shown,
+                    path=field_path(label),
                 ) from None
             return target
         except NotFoundError:

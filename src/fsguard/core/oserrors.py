@@ -61,13 +61,15 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
     shown = shorten(path)
     reason = os_reason(exc)
     if isinstance(exc, FileNotFoundError):
-        return NotFoundError(f"{shown} does not exist. Check the path with list_directory.", path=shown)
+        return NotFoundError(f"{shown} does not exist. Check the path with list_directory.", path=field_path(path))
     if isinstance(exc, IsADirectoryError):
-        return IsDirectoryError(f"{shown} is a directory, not a file. Use list_directory for directories.", path=shown)
+        return IsDirectoryError(
+            f"{shown} is a directory, not a file. Use list_directory for directories.", path=field_path(path)
+        )
     if isinstance(exc, NotADirectoryError):
-        return NotDirectoryError(f"a component of {shown} is not a directory.", path=shown)
+        return NotDirectoryError(f"a component of {shown} is not a directory.", path=field_path(path))
     if isinstance(exc, FileExistsError):
-        return AlreadyExistsError(f"{shown} already exists.", path=shown)
+        return AlreadyExistsError(f"{shown} already exists.", path=field_path(path))
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return _disk_full(exc.errno, path, needed)
     if exc.errno == errno.EROFS:
@@ -75,13 +77,13 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
         where = f"the read-only filesystem mounted at {shorten(mount)}" if mount else "a read-only filesystem"
         return ReadOnlyFilesystemError(
             f"{shown} is on {where}: nothing can be written there. {_READ_ONLY_ADVICE}",
-            path=shown,
+            path=field_path(path),
         )
     if exc.errno == errno.ENAMETOOLONG:
         return name_length_error(str(path)) or NameTooLongError(
             f"the filesystem refused a name in {shown} as too long ({reason}); it may allow fewer than "
             f"{NAME_MAX_BYTES} bytes per name. Use a shorter name, then retry.",
-            path=shown,
+            path=field_path(path),
         )
     if exc.errno == errno.EBUSY:
         # A file can be a mount point too (a bind mount of one file): nothing is inside it to work with.
@@ -93,17 +95,17 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
         return AccessDeniedError(
             f"the operating system refused to change {shown}: {reason} (a mount point, or in use by the system). "
             f"{advice}",
-            path=shown,
+            path=field_path(path),
             reason=reason,
         )
     if isinstance(exc, PermissionError) or exc.errno in (errno.ELOOP, errno.EACCES, errno.EPERM):
         return AccessDeniedError(
             f"the operating system refused access to {shown}: {reason}. Check its permissions with "
             "get_file_info, or use another path.",
-            path=shown,
+            path=field_path(path),
             reason=reason,
         )
-    return FsguardError(f"I/O error on {shown}: {reason}.", path=shown)
+    return FsguardError(f"I/O error on {shown}: {reason}.", path=field_path(path))
 
 
 def unsearchable_error(path: Path) -> AccessDeniedError:
@@ -113,7 +115,7 @@ def unsearchable_error(path: Path) -> AccessDeniedError:
     return AccessDeniedError(
         f"the operating system refused access to {shown}: Permission denied, as its directory {parent} may not be "
         f"searched. Check the permissions of {parent} with get_file_info, or use another path.",
-        path=shown,
+        path=field_path(path),
         reason="Permission denied",
     )
 
@@ -142,7 +144,7 @@ def link_loop_error(path: object) -> SymlinkLoopError:
         f"{shown} leads through a loop of symbolic links (a link that leads back to itself, directly or through "
         "others), so it names no file or directory. Use the path the link was meant to reach, or remove the link "
         "with delete_file.",
-        path=shown,
+        path=field_path(path),
     )
 
 
@@ -158,7 +160,7 @@ def name_length_error(path: str) -> NameTooLongError | None:
             return NameTooLongError(
                 f"a name in {shown} is {size:,} bytes long ({shorten(name, 40, count=False)!r}); filesystems "
                 f"allow at most {NAME_MAX_BYTES} bytes per file or directory name. Use a shorter name.",
-                path=shown,
+                path=field_path(path),
                 name_bytes=size,
                 limit_bytes=NAME_MAX_BYTES,
             )
@@ -167,11 +169,19 @@ def name_length_error(path: str) -> NameTooLongError | None:
         return NameTooLongError(
             f"the path {shown} is {size:,} bytes long; the whole path may be at most {PATH_MAX_BYTES:,} bytes. "
             "Use fewer or shorter directory names.",
-            path=shown,
+            path=field_path(path),
             path_bytes=size,
             limit_bytes=PATH_MAX_BYTES,
         )
     return None
+
+
+def field_path(path: object) -> str:
+    """``path`` for an error's fields (``_meta``), whole as every path there is: only a message shortens it. One
+    longer than any path the OS takes (``PATH_MAX_BYTES`` characters) names no file, and is shortened there too
+    rather than echoed (200,000 characters sent, 200,000 back)."""
+    text = str(path)
+    return text if len(text) <= PATH_MAX_BYTES else shorten(text)
 
 
 def shorten(path: object, limit: int = _SHOWN_CHARS, *, count: bool = True) -> str:
@@ -253,7 +263,9 @@ def _disk_full(code: int | None, path: object, needed: int | None) -> DiskFullEr
             action = f"Free at least {shortfall:,} bytes there"
         else:
             action = "Free some space there"
-    return DiskFullError(f"{shown}: {problem}. {action}, then retry.", path=shown, needed_bytes=needed, free_bytes=free)
+    return DiskFullError(
+        f"{shown}: {problem}. {action}, then retry.", path=field_path(path), needed_bytes=needed, free_bytes=free
+    )
 
 
 def _existing_directory(path: object) -> Path | None:
