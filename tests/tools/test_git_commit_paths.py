@@ -86,6 +86,27 @@ async def test_a_commit_with_paths_words_its_message_and_reflog_as_git_commit_do
     assert git(repo, "rev-parse", "HEAD^{tree}") == git(twin, "rev-parse", "HEAD^{tree}")
 
 
+@pytest.mark.parametrize("paths", [["a.txt", "r.txt"], ["d"]], ids=["both-names", "their-directory"])
+async def test_a_commit_with_paths_takes_a_rename_whole_as_git_commit_does(
+    client: Client, root: Path, tmp_path: Path, paths: list[str]
+) -> None:
+    twins = (make_repo(root), make_repo(tmp_path / "twin"))
+    for each in twins:
+        (each / "d").mkdir()
+        (each / "d" / "c.txt").write_bytes(b"gamma\n")
+        git(each, "add", "d")
+        git(each, "commit", "-q", "-m", "d")
+        git(each, "mv", "a.txt", "r.txt")
+        git(each, "mv", "d/c.txt", "d/e.txt")
+    repo, twin = twins
+    structured(await client.call_tool("git", {"action": "commit", "message": "rename", "paths": paths}))
+    git(twin, "commit", "-q", "-m", "rename", "--", *paths)
+    for read in (["ls-tree", "-r", "--name-only", "HEAD"], ["status", "--porcelain"]):
+        assert git(repo, *read) == git(twin, *read), read
+    gone = "a.txt" if "a.txt" in paths else "d/c.txt"  # the old name's removal went in with the new name
+    assert gone not in git(repo, "ls-tree", "-r", "--name-only", "HEAD").split()
+
+
 async def test_a_commit_with_paths_whose_message_cleans_up_to_nothing_is_refused_and_commits_nothing(
     client: Client, root: Path
 ) -> None:

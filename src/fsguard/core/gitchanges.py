@@ -101,7 +101,7 @@ def commit(call: GitCall) -> GitResult:
     # their working-tree bytes, staged or not.
     chosen: list[bytes] = []  # with paths: the names whose working-tree bytes go in
     if not call.scope:
-        going_in = _names(repo.git("diff", "--cached", "--name-only", "-z").stdout)
+        going_in = _names(repo.git("diff", "--cached", "--name-only", "--no-renames", "-z").stdout)
         # A merge whose conflicts were all resolved to this branch's side stages nothing, yet its commit is what
         # concludes it (git commits it with no --allow-empty).
         if not going_in and not merging(repo):
@@ -110,7 +110,8 @@ def commit(call: GitCall) -> GitResult:
                 'git(action="status")), then commit. Nothing was changed.'
             )
     else:
-        changed = repo.git("diff", "--name-only", "-z", "HEAD", "--", *call.scope, check=False)
+        # --no-renames: a rename is listed as git commit -- paths takes it, the old name's removal and the new name
+        changed = repo.git("diff", "--name-only", "--no-renames", "-z", "HEAD", "--", *call.scope, check=False)
         if changed.code != 0:  # no commit yet: every tracked file the paths hold goes in
             changed = repo.git("ls-files", "-z", "--", *call.scope)
         chosen = _raw_names(changed.stdout)
