@@ -347,6 +347,32 @@ ok
     )
 
 
+async def test_read_file_of_a_tail_names_the_way_to_the_lines_before_it_in_both_voices(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("read_file", path=c.rel("a.txt"), max_lines=3, mode="tail"), files={"a.txt": TEN_LINES}
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+line 8
+line 9
+line 10
+
+[Truncated: showing last 3 of 10 lines. Use mode=all or increase max_lines to see more]\
+""",
+            "compact": """\
+ok
+line 8
+line 9
+line 10
+
+[lines 8-10 of 10; earlier: start_line=5 end_line=7]\
+""",
+        }
+    )
+
+
 async def test_read_file_in_base64_heads_the_bytes_with_the_path_only_in_the_verbose_voice(rig: Rig) -> None:
     texts = await rig.texts(
         lambda c: c.call("read_file", path=c.rel("b.bin"), encoding="base64"), files={"b.bin": b"\x00\x01\x02"}

@@ -57,9 +57,9 @@ def _section(entry: ReadFileEntry, compact: bool) -> str:
 
 def _hint(read: ReadFileResult | ReadFileEntry, compact: bool) -> str:
     """The read-more hint; compact: ``lines 20-30 of 147; next: start_line=31``, the span and where the rest
-    starts, without the sentence; a read the response budget cut says so and names the range its hint does
-    (``earlier: start_line=11 end_line=20`` for a tail); kept whole for a line cut by the budget: a line span cannot
-    say the column."""
+    starts, without the sentence (a tail of 138-147: ``earlier: start_line=128 end_line=137``); a read the response
+    budget cut says so and names the range its hint does (``earlier: start_line=11 end_line=20`` for a tail); kept
+    whole for a line cut by the budget: a line span cannot say the column."""
     start, end, total = read.start_line, read.end_line, read.total_lines
     cut_line = "start_column=" in (read.hint or "")
     if not compact or start is None or end is None or total is None or cut_line:
@@ -71,7 +71,11 @@ def _hint(read: ReadFileResult | ReadFileEntry, compact: bool) -> str:
         first = int(way[1])
         where = "earlier" if first < start else "next"
         return f"{span}; response budget full; {where}: {way[0]}"
-    return span + (f"; next: start_line={end + 1}" if end < total else "")
+    if end < total:
+        return f"{span}; next: start_line={end + 1}"
+    if start > 1:  # a tail, or a range to the end: the lines left out come before it; as many again as shown
+        return f"{span}; earlier: start_line={max(start - (end - start + 1), 1)} end_line={start - 1}"
+    return span
 
 
 _READ_ON = re.compile(r"start_line=(\d+)(?: end_line=\d+)?")
