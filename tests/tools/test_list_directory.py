@@ -135,6 +135,32 @@ async def test_tree_nests_down_to_max_depth(client: Client, tree: Path) -> None:
     assert [c["name"] for c in next(c for c in src3["children"] if c["name"] == "pkg")["children"]] == ["mod.py"]
 
 
+async def test_a_tree_marks_a_directory_max_depth_stopped_at_apart_from_an_empty_one_and_says_how_to_see_in(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "a" / "b" / "c").mkdir(parents=True)
+    (root / "empty").mkdir()
+    asked = {"output_format": "tree", "max_depth": 2}
+    async with connect() as verbose, connect(compact_mode=True) as compact:
+        long = await verbose.call_tool("list_directory", asked)
+        short = text_of(await compact.call_tool("list_directory", asked))
+    data = structured(long)
+    assert data["truncated"] is False  # max_depth is the shape asked for, not a cut
+    a, empty = data["tree"]["children"]
+    assert ("children" not in a["children"][0], empty["children"]) == (True, [])
+    assert text_of(long).splitlines()[1:] == [
+        "a/",
+        "  b/ …",
+        "empty/",
+        "[… marks 1 directory not entered at max_depth: raise it, or list one with list_directory]",
+    ]
+    assert short.splitlines()[1:] == [
+        "a/b/: …",
+        "empty/:",
+        "[…: 1 dir not entered (max_depth); raise it or list_directory one]",
+    ]
+
+
 async def test_symlink_leaving_the_root_is_listed_but_not_followed(client: Client, root: Path, tmp_path: Path) -> None:
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "big").write_bytes(b"x" * 100)

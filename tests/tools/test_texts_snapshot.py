@@ -1264,6 +1264,37 @@ src/: app.py
     )
 
 
+async def test_list_directory_as_a_tree_marks_the_directories_max_depth_stopped_at_apart_from_empty_ones(
+    rig: Rig,
+) -> None:
+    async def scenario(case: Case) -> CallToolResult:
+        (case.dir / "empty").mkdir()
+        return await case.call("list_directory", path=str(case.dir), output_format="tree", max_depth=2)
+
+    texts = await rig.texts(scenario, files={"src/app.py": "print()\n", "src/lib/util.py": "x = 1\n"})
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+
+empty/
+src/
+  lib/ …
+  app.py (8 B)
+[… marks 1 directory not entered at max_depth: raise it, or list one with list_directory]\
+""",
+            "compact": """\
+ok
+
+empty/:
+src/: app.py
+src/lib/: …
+[…: 1 dir not entered (max_depth); raise it or list_directory one]\
+""",
+        }
+    )
+
+
 async def test_list_directory_of_a_missing_path_is_not_found(rig: Rig) -> None:
     assert await rig.texts(lambda c: c.call("list_directory", path=c.rel("nope"))) == snapshot(
         {

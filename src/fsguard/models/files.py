@@ -130,7 +130,11 @@ class TreeNode(Result):
     name: str = Field(description="Entry name.")
     type: EntryType = Field(description="file, directory, symlink or other.")
     size: int | None = Field(None, description="Size in bytes, for files.")
-    children: list[TreeNode] | None = Field(None, description="Entries of a directory within max_depth.")
+    children: list[TreeNode] | None = Field(
+        None,
+        description="Entries of a directory within max_depth ([] when empty); absent for one max_depth stopped at "
+        "(marked … in the text): raise max_depth or list it to see inside.",
+    )
     readable: bool | None = Field(
         None, description="False for a directory within max_depth the server's user may not list: no children."
     )

@@ -110,6 +110,8 @@ def listing_text(result: ListDirectoryResult, compact: bool) -> str:
                 f"[tree cut at {result.total} entries (limit, at most --max-list-items): each '+N more' is left out; "
                 "list that directory to see them]"
             )
+        if unlisted := _below_depth(result.tree):
+            lines.append(_depth_note(unlisted, compact))
         lines += [f"[{note}]" for note in _left_out(result)]
         return "\n".join(lines)
     more = f" | more: offset={result.next_offset}" if result.next_offset is not None else ""
@@ -167,6 +169,27 @@ def _left_out(result: ListDirectoryResult) -> list[str]:
 
 
 _UNLISTED = "[the server's user may not list it]"
+_BELOW_DEPTH = "…"
+"""Marks a directory max_depth stopped at: shown bare it read as an empty one."""
+
+
+def _depth_note(unlisted: int, compact: bool) -> str:
+    """What the marks of the directories max_depth stopped at mean, and how to see inside them."""
+    if compact:
+        return f"[{_BELOW_DEPTH}: {counted(unlisted, 'dir')} not entered (max_depth); raise it or list_directory one]"
+    directories = counted(unlisted, "directory", "directories")
+    return f"[{_BELOW_DEPTH} marks {directories} not entered at max_depth: raise it, or list one with list_directory]"
+
+
+def _below_depth(node: TreeNode) -> int:
+    """How many directories under ``node`` the tree did not enter for max_depth (no children, yet listable)."""
+    count = 0
+    for child in node.children or []:
+        if child.children is not None:
+            count += _below_depth(child)
+        elif child.type == "directory" and child.readable is None:
+            count += 1
+    return count
 
 
 def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str], cut: int | None) -> None:
@@ -184,6 +207,8 @@ def _tree_rows(nodes: list[TreeNode], prefix: str, lines: list[str], cut: int | 
     for node in directories:
         if node.readable is False:
             lines.append(f"{prefix}{escaped(node.name)}/: {_UNLISTED}")
+        elif node.children is None:
+            lines.append(f"{prefix}{escaped(node.name)}/: {_BELOW_DEPTH}")
         else:
             _tree_rows(node.children or [], f"{prefix}{escaped(node.name)}/", lines, node.cut)
 
@@ -192,6 +217,8 @@ def _tree_lines(nodes: list[TreeNode], indent: str, lines: list[str], cut: int |
     for node in nodes:
         suffix = "/" if node.type == "directory" else (f" ({human_size(node.size)})" if node.size is not None else "")
         suffix += f" {_UNLISTED}" if node.readable is False else ""
+        if node.type == "directory" and node.children is None and node.readable is None:
+            suffix += f" {_BELOW_DEPTH}"
         lines.append(f"{indent}{escaped(node.name)}{suffix}")
         if node.children or node.cut:
             _tree_lines(node.children or [], indent + "  ", lines, node.cut)
