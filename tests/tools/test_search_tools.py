@@ -138,10 +138,45 @@ async def test_count_only_lists_the_lines_of_each_file_on_request(client: Client
     a, b = str(root / "a.txt"), str(root / "b.txt")
     assert data["counts"] == {a: 30, b: 2}
     assert data["lines"] == {a: list(range(2, 61, 2)), b: [1]}
+    assert (data["truncated"], "lines_cut" in data) == (False, False)  # b.txt's two matches on one line: all read
     text = text_of(
         await client.call_tool("search_files", {"pattern": "needle", "count_only": True, "return_lines": True})
     )
     assert "    30 a.txt at lines: 2, 4, 6, 8, 10, 12, 14, 16, 18, 20 and 20 more (all in the result)\n" in text
+
+
+async def test_line_numbers_cut_at_max_results_say_so_and_how_to_list_the_rest_in_both_voices(
+    connect: ClientFactory, root: Path, tool_engine: str
+) -> None:
+    for i in range(4):
+        (root / f"m{i}.txt").write_text("needle\n" * 5, encoding="utf-8")
+    asked = {"pattern": "needle", "count_only": True, "return_lines": True, "max_results": 7}
+    async with connect() as verbose, connect(compact_mode=True) as compact:
+        result = await verbose.call_tool("search_files", asked)
+        short = text_of(await compact.call_tool("search_files", asked))
+    data = structured(result)
+    assert data["lines"] == {str(root / "m0.txt"): [1, 2, 3, 4, 5], str(root / "m1.txt"): [1, 2]}
+    assert (data["truncated"], data["lines_cut"]) == (True, 3)  # m1.txt part way, m2.txt and m3.txt not at all
+    assert text_of(result) == short
+    assert short.endswith(
+        "     5 m3.txt\n[line numbers stop at max_results matches, from m1.txt on (3 files): raise max_results, or "
+        "search one file by its path]"
+    )
+
+
+async def test_line_numbers_cut_at_the_servers_cap_send_the_agent_to_one_file_not_to_max_results(
+    connect: ClientFactory, root: Path, tool_engine: str
+) -> None:
+    for i in range(2):
+        (root / f"m{i}.txt").write_text("needle\n" * 5, encoding="utf-8")
+    async with connect(max_search_results=7) as client:
+        asked = {"pattern": "needle", "count_only": True, "return_lines": True}
+        result = await client.call_tool("search_files", asked)
+    assert (structured(result)["lines_cut"], structured(result)["max_search_results"]) == (1, 7)
+    assert text_of(result).endswith(
+        "[line numbers stop at max_results matches, from m1.txt on (1 file): the server caps max_results at "
+        "--max-search-results 7: search one file by its path, or narrow the pattern]"
+    )
 
 
 async def test_counts_stop_at_max_results_files_but_the_totals_stay_exact(client: Client, root: Path) -> None:

@@ -62,7 +62,12 @@ class SearchResult(Result):
     )
     files_with_matches: int | None = Field(None, description="Files with a match, all of them (content, count).")
     lines: Annotated[dict[str, list[int]], PATH_KEYS] | None = Field(
-        None, description="count mode with return_lines: the line numbers of the matches shown."
+        None, description="count mode with return_lines: the line numbers of the first max_results matches."
+    )
+    lines_cut: int | None = Field(
+        None,
+        description="count mode with return_lines: how many of the files counted, the last ones, max_results left "
+        "without all their line numbers (the first may list some): raise max_results, or search one by its path.",
     )
     engine: str | None = Field(None, description="ripgrep or python.")
     excluded_by_gitignore: bool | None = Field(

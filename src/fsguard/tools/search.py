@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -20,7 +21,7 @@ from fsguard.core.denial import HiddenFiles
 from fsguard.core.globs import anchored, normalise_globs, split_globs
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore
 from fsguard.core.patterns import compiles
-from fsguard.core.search import ContentMatch, ContentRequest, search_content, search_names, searched_file
+from fsguard.core.search import ContentMatch, ContentRequest, ContentSearch, search_content, search_names, searched_file
 from fsguard.core.skips import Skips
 from fsguard.models import SearchMatch, SearchResult
 from fsguard.services import Services
@@ -281,29 +282,38 @@ def _content(
     at_limit = found.files_with_matches > limit if call.count_only else found.truncated
     kept = len(found.matches) if call.count_only else fitting(found.matches)
     matches = [] if call.count_only else [_match(m) for m in found.matches[:kept]]
-    lines: dict[str, list[int]] = {}
-    for m in found.matches if call.count_only and call.return_lines else ():
-        numbers = lines.setdefault(m.file, [])
-        if m.line_number not in numbers[-1:]:
-            numbers.append(m.line_number)
+    lines, lines_cut = _lines(found) if call.count_only and call.return_lines else ({}, 0)
     return SearchResult(
         mode="count" if call.count_only else "content",
         pattern=call.pattern,
         path=str(root),
         total_matches=found.total_matches,
         returned_matches=len(matches),
-        truncated=at_limit or kept < len(found.matches),
+        truncated=at_limit or lines_cut > 0 or kept < len(found.matches),
         budget_cut=kept < len(found.matches) or None,
-        max_search_results=_capped(services.settings, limit, at_limit),
+        max_search_results=_capped(services.settings, limit, at_limit or lines_cut > 0),
         matches=matches,
         files=list(found.counts),
         counts=found.counts,
         files_with_matches=found.files_with_matches,
         lines=lines if call.return_lines and call.count_only else None,
+        lines_cut=lines_cut or None,
         engine=found.engine,
         skipped_binary=len(found.binary) or None,
         skipped_binary_paths=[_below(root, file) for file in found.binary[:SAMPLE]] or None,
     )
+
+
+def _lines(found: ContentSearch) -> tuple[dict[str, list[int]], int]:
+    """The line numbers of the matches read (max_results of them) by file, and how many of the files counted, the
+    last ones in order, did not have all theirs read."""
+    lines: dict[str, list[int]] = {}
+    for match in found.matches:
+        numbers = lines.setdefault(match.file, [])
+        if match.line_number not in numbers[-1:]:
+            numbers.append(match.line_number)
+    read = Counter(match.file for match in found.matches)
+    return lines, sum(read[file] < count for file, count in found.counts.items())
 
 
 def _capped(settings: Settings, limit: int, reached: bool) -> int | None:
@@ -347,6 +357,8 @@ def _first(result: SearchResult, kept: int) -> SearchResult:
         update["counts"] = {file: result.counts[file] for file in files}
     if result.lines is not None:
         update["lines"] = {file: result.lines[file] for file in files if file in result.lines}
+        # the files whose lines max_results cut are the last ones: those kept of them stay cut
+        update["lines_cut"] = max((result.lines_cut or 0) - (len(result.files) - len(files)), 0) or None
     return result.model_copy(update=update)
 
 

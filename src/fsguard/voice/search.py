@@ -83,6 +83,10 @@ def _search_text(result: SearchResult, compact: bool) -> str:
         in_files += f" for {result.pattern!r}"
         hidden = (result.files_with_matches or 0) - len(rows)
         rest = f"\n[{counted(hidden, 'more file')} not shown: {_forward(result)}]" if hidden > 0 else ""
+        if result.lines_cut:
+            first = shown(list(result.counts)[-result.lines_cut])
+            files = counted(result.lines_cut, "file")
+            rest += f"\n[line numbers stop at max_results matches, from {first} on ({files}): {_all_lines(result)}]"
         return in_files + "\n" + "\n".join(rows) + rest
     if not result.matches:
         return f"No matches found for {result.pattern!r} under {where}."
@@ -111,6 +115,14 @@ def _forward(result: SearchResult) -> str:
         "filename": "a lower max_results",
     }[result.mode]
     return f"this answer reached its 500 KB budget. Use {ways}, or a narrower path or pattern."
+
+
+def _all_lines(result: SearchResult) -> str:
+    """How to have the line numbers max_results left out of a count: a search of one file has only its matches."""
+    if result.max_search_results is not None:
+        cap = f"--max-search-results {result.max_search_results}"
+        return f"the server caps max_results at {cap}: search one file by its path, or narrow the pattern"
+    return "raise max_results, or search one file by its path"
 
 
 FLAT_MOST = 5
