@@ -119,6 +119,41 @@ async def test_list_info_and_undo_chain_describe_the_backups(client: Client, roo
     assert [b["backup_id"] for b in chain["backups"]] == [second, first]
 
 
+async def test_an_undo_chain_the_limit_cut_counts_its_steps_and_names_the_limit_that_lists_them_all(
+    client: Client, root: Path
+) -> None:
+    (root / "f.txt").write_text("v0\n", encoding="utf-8")
+    ids = [(await edit(client, f"v{i}", f"v{i + 1}"))["backup_id"] for i in range(5)]
+    result = await client.call_tool("backup", {"action": "undo_chain", "file_path": "f.txt", "limit": 3})
+    data = structured(result)
+    assert ([b["backup_id"] for b in data["backups"]], data["total"]) == (ids[:1:-1], 5)
+    assert text_of(result).startswith(
+        "Undo chain of 5 steps, newest first (undo_last reverts the first), the newest 3 shown (limit=5 lists them "
+        "all):\n"
+    )
+    whole = await client.call_tool("backup", {"action": "undo_chain", "file_path": "f.txt"})
+    assert (structured(whole)["total"], text_of(whole).splitlines()[0]) == (
+        5,
+        "Undo chain, newest first (undo_last reverts the first):",
+    )
+
+
+async def test_backup_and_trash_lists_the_limit_cut_name_the_limit_that_lists_them_all(
+    client: Client, root: Path
+) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_text("old\n", encoding="utf-8")
+        structured(await client.call_tool("write_file", {"path": name, "content": "new\n"}))
+        structured(await client.call_tool("delete_file", {"path": name}))
+    backups = await client.call_tool("backup", {"action": "list", "limit": 2})
+    trash = await client.call_tool("backup", {"action": "list_trash", "limit": 2})
+    assert (len(structured(backups)["backups"]), structured(backups)["total"]) == (2, 3)
+    assert text_of(backups).splitlines()[0] == "3 backups, the newest 2 shown (limit=3 lists them all)"
+    assert (len(structured(trash)["trash"]), structured(trash)["total"]) == (2, 3)
+    assert text_of(trash).splitlines()[0] == "3 trash entries, the newest 2 shown (limit=3 lists them all)"
+    assert text_of(await client.call_tool("backup", {"action": "list_trash"})).splitlines()[0] == "3 trash entries"
+
+
 async def test_a_malformed_or_unknown_backup_id_is_refused(client: Client) -> None:
     assert (
         error_code(await client.call_tool("backup", {"action": "info", "backup_id": "../../etc"})) == "invalid_params"

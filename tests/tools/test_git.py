@@ -273,6 +273,37 @@ async def test_log_lists_commits_newest_first_with_limit_and_rev(client: Client,
     assert [c["subject"] for c in older["commits"]] == ["two", "init"]
 
 
+async def test_a_log_the_limit_cut_says_older_commits_were_left_out_and_how_to_see_them_in_both_voices(
+    connect: ClientFactory, repo: Path
+) -> None:
+    for subject in ("two", "three"):
+        git(repo, "commit", "-q", "--allow-empty", "-m", subject)
+    async with connect() as verbose, connect(compact_mode=True) as compact:
+        cut = await verbose.call_tool("git", {"action": "log", "limit": 2})
+        short = text_of(await compact.call_tool("git", {"action": "log", "limit": 2}))
+        whole = structured(await verbose.call_tool("git", {"action": "log", "limit": 3}))
+    data = structured(cut)
+    assert ([c["subject"] for c in data["commits"]], data["truncated"]) == (["three", "two"], True)
+    note = "[Older commits left out at limit=2: raise limit (at most 1,000) to see them.]"
+    assert (text_of(cut).splitlines()[-1], short.splitlines()[-1]) == (note, note)
+    assert (len(whole["commits"]), "truncated" in whole, "note" in whole) == (3, False, False)
+
+
+async def test_a_log_cut_at_the_largest_limit_sends_the_agent_to_a_range_or_paths(client: Client, repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD").strip()
+    stream = "".join(  # 1,000 empty commits on top of init, in one git process
+        f"commit refs/heads/main\ncommitter T <t@x> {i} +0000\ndata {len(f'c{i}')}\nc{i}\n"
+        + (f"from {head}\n" if i == 0 else "")
+        for i in range(1000)
+    )
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=stream, check=True, text=True)
+    data = await call(client, action="log", limit=1000)
+    assert (len(data["commits"]), data["truncated"]) == (1000, True)
+    assert data["note"] == (
+        'Older commits left out at limit=1000: narrow the log with rev (a range, e.g. rev="v1.0..HEAD") or paths.'
+    )
+
+
 async def test_log_of_a_repository_without_commits_is_empty(client: Client, root: Path) -> None:
     make_repo(root, commit=False)
     data = await call(client, action="log")

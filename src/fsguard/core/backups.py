@@ -180,12 +180,13 @@ class BackupStore:
         replay = self._read(_key(path))
         return replay.records.get(replay.head) if replay.head else None
 
-    def chain(self, path: Path, limit: int = 100) -> list[BackupRecord]:
-        """The undo chain of ``path``, newest first."""
+    def chain(self, path: Path, limit: int | None = 100) -> list[BackupRecord]:
+        """The undo chain of ``path``, newest first; ``None``: all of it."""
         replay = self._read(_key(path))
         chain: list[BackupRecord] = []
         current = replay.head
-        while current is not None and current in replay.records and len(chain) < limit:
+        most = len(replay.records) if limit is None else limit  # no chain is longer: a damaged journal's loop ends
+        while current is not None and current in replay.records and len(chain) < most:
             chain.append(replay.records[current])
             current = replay.records[current].parent_backup_id
         return chain

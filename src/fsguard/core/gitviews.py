@@ -138,18 +138,30 @@ def _in_order(stats: list[FileStat], inserted: list[FileStat]) -> list[FileStat]
 
 
 def log(call: GitCall) -> GitResult:
-    """The newest ``limit`` commits (from ``rev``, touching the pathspecs)."""
+    """The newest ``limit`` commits (from ``rev``, touching the pathspecs); one more is read, to say whether older
+    ones were left out (counting them all would walk the whole history)."""
     request, repo = call.request, call.repo
-    command = ["log", f"--max-count={request.limit}", "-z", f"--format={LOG_FORMAT}", *_rev(call)]
+    command = ["log", f"--max-count={request.limit + 1}", "-z", f"--format={LOG_FORMAT}", *_rev(call)]
     out = repo.git(*command, "--", *call.scope, check=False)
     if out.code != 0 and _UNBORN not in out.stderr:
         raise failure("log", out.code, out.stderr, advice='Check rev (e.g. rev="HEAD~3") and paths, then retry.')
     commits = [GitCommit(hash=c.hash, subject=c.subject, author=c.author, date=c.date) for c in parse_log(out.stdout)]
-    result = GitResult(action="log", repository=str(repo.root), message="", commits=commits)
+    result = GitResult(action="log", repository=str(repo.root), message="", commits=commits[: request.limit])
+    if len(commits) > request.limit:
+        result.truncated = True
+        result.note = f"Older commits left out at limit={request.limit}: " + (
+            f"raise limit (at most {MOST_COMMITS:,}) to see them."
+            if request.limit < MOST_COMMITS
+            else 'narrow the log with rev (a range, e.g. rev="v1.0..HEAD") or paths.'
+        )
     if out.code == 0:  # the history read (else there is none yet): the text names it when it holds no commit
         result.compared = request.rev
         result.paths = [repo.absolute(name) for name in call.scope] or None
     return result
+
+
+MOST_COMMITS = 1000
+"""The largest limit a log takes (the tool's bound)."""
 
 
 def show(call: GitCall) -> GitResult:

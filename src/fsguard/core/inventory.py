@@ -34,6 +34,10 @@ _SEED_OPERATIONS = {
 Item = TypeVar("Item", BackupRecord, TrashEntry, Group)
 
 
+MOST_LISTED = 1000
+"""The largest limit of a backup listing (list, undo_chain, list_trash)."""
+
+
 @dataclass(frozen=True)
 class Page(Generic[Item]):
     """The first entries of a selection, and how many it holds in all."""

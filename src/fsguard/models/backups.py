@@ -135,7 +135,9 @@ class BackupResult(Result):
         description="cleanup: the sizes of the file versions those backups held, added up (a content kept by several "
         "backups is stored once; the store's journals shrink when next compacted); purge_trash: bytes freed.",
     )
-    total: int | None = Field(None, description="list/list_trash: entries matching the filters.")
+    total: int | None = Field(
+        None, description="list/list_trash: entries matching the filters; undo_chain: steps in the chain."
+    )
     trash: list[TrashInfo] | None = Field(None, description="list_trash, purge_trash and restore_trash entries.")
     not_purged: list[str] | None = Field(
         None,

@@ -19,7 +19,15 @@ from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.groups import Group
-from fsguard.core.inventory import BackupFilter, clean_backups, list_backups, list_groups, list_trash, purge_trash
+from fsguard.core.inventory import (
+    MOST_LISTED,
+    BackupFilter,
+    clean_backups,
+    list_backups,
+    list_groups,
+    list_trash,
+    purge_trash,
+)
 from fsguard.core.preflight import purging
 from fsguard.models import BackupAction, BackupResult
 from fsguard.services import Services
@@ -79,7 +87,9 @@ def register(catalog: Catalog) -> None:
         ] = None,
         limit: Annotated[
             int | None,
-            Field(ge=1, le=1000, description="At most this many: list/undo_chain 20, list_trash/purge_trash 50."),
+            Field(
+                ge=1, le=MOST_LISTED, description="At most this many: list/undo_chain 20, list_trash/purge_trash 50."
+            ),
         ] = None,
         filter_path: Annotated[str | None, Field(description="list: substring of the path (case-insensitive).")] = None,
         filter_operation: Annotated[
@@ -232,13 +242,15 @@ def _cleanup(services: Services, request: _Request) -> BackupResult:
 
 
 def _undo_chain(services: Services, request: _Request) -> BackupResult:
+    # the whole chain, to count it: a journal's records are in memory, and retention keeps a chain short
     chain = services.backups.chain(
-        services.restorer.chained(_need(request.file_path, "file_path", request.action)), request.limit
+        services.restorer.chained(_need(request.file_path, "file_path", request.action)), None
     )
     return BackupResult(
         action=request.action,
         message="",
-        backups=[backup_info(r) for r in chain],
+        backups=[backup_info(r) for r in chain[: request.limit]],
+        total=len(chain),
         head_backup_id=chain[0].backup_id if chain else None,
     )
 

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitrepo import GitRequest
+from fsguard.core.gitviews import MOST_COMMITS
 from fsguard.core.preflight import pushing, restoring
 from fsguard.models import GitActionName, GitResult
 from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask, consent
@@ -79,7 +80,7 @@ def register(catalog: Catalog) -> None:
         max_lines: Annotated[
             int, Field(ge=1, le=100_000, description="Patch lines (and list entries) returned at most.")
         ] = 200,
-        limit: Annotated[int, Field(ge=1, le=1000, description="log: how many commits.")] = 10,
+        limit: Annotated[int, Field(ge=1, le=MOST_COMMITS, description="log: how many commits.")] = 10,
         rev: Annotated[
             Text,
             Field(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsguard.core.inventory import MOST_LISTED
 from fsguard.core.shortlist import shown_rows
 from fsguard.models import (
     BackupInfo,
@@ -181,13 +182,14 @@ def backup_text(result: BackupResult, compact: bool) -> str:
         for b in result.backups or []
     ]
     if result.action == "list":
-        return (
-            f"{counted(result.total or 0, 'backup')}" + ("\n" + "\n".join(rows) if rows else "") + _groups_text(result)
-        )
+        heading = counted(result.total or 0, "backup") + _newest(len(rows), result.total)
+        return heading + ("\n" + "\n".join(rows) if rows else "") + _groups_text(result)
     if result.action == "undo_chain":
         if not rows:
             return "No undo chain: no operation through fsguard is left to undo for this file."
-        return "Undo chain, newest first (undo_last reverts the first):\n" + "\n".join(rows)
+        steps = f" of {counted(result.total, 'step')}" if result.total and result.total > len(rows) else ""
+        heading = f"Undo chain{steps}, newest first (undo_last reverts the first){_newest(len(rows), result.total)}:"
+        return heading + "\n" + "\n".join(rows)
     if result.action in ("list_trash", "restore_trash", "purge_trash"):
         return _trash_text(result)
     if result.action == "cleanup":
@@ -217,6 +219,19 @@ def backup_text(result: BackupResult, compact: bool) -> str:
     return _restored_text(result, backup, result.restored[0], compact)
 
 
+def _newest(shown: int, total: int | None) -> str:
+    """After the count of a list the limit cut: how many it shows, and the limit that lists them all (there are no
+    pages: a larger limit is the way)."""
+    if total is None or total <= shown:
+        return ""
+    more = (
+        f"limit={total} lists them all"
+        if total <= MOST_LISTED
+        else f"limit={MOST_LISTED} lists the newest {MOST_LISTED:,}"
+    )
+    return f", the newest {shown:,} shown ({more})"
+
+
 def _groups_text(result: BackupResult) -> str:
     """The change groups of a listing, after its backups: each restores every change of one call at once."""
     if not result.groups_total:
@@ -229,7 +244,7 @@ def _groups_text(result: BackupResult) -> str:
     ]
     return (
         f"\n{counted(result.groups_total, 'change group')} (restore one with backup(action='restore', backup_id=...); "
-        "info lists its changes)\n" + "\n".join(rows)
+        f"info lists its changes){_newest(len(rows), result.groups_total)}\n" + "\n".join(rows)
     )
 
 
@@ -368,4 +383,5 @@ def _trash_text(result: BackupResult) -> str:
             + ("\n" + "\n".join(rows) if rows else "")
             + failed
         )
-    return f"{result.total} trash entr{'y' if result.total == 1 else 'ies'}" + ("\n" + "\n".join(rows) if rows else "")
+    heading = f"{result.total} trash entr{'y' if result.total == 1 else 'ies'}" + _newest(len(rows), result.total)
+    return heading + ("\n" + "\n".join(rows) if rows else "")
