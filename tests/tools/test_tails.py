@@ -154,6 +154,21 @@ async def test_a_head_or_range_of_every_line_of_a_file_over_the_size_limit_is_no
     assert (root / "big.log").read_text(encoding="utf-8") == text
 
 
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+async def test_a_head_of_as_many_lines_as_a_file_over_the_size_limit_has_is_not_truncated_when_its_last_has_no_break(
+    connect: ClientFactory, root: Path, end: str
+) -> None:
+    text = end.join(f"row {i}" for i in range(1, 301))  # the last line without a break: nothing can follow it
+    (root / "big.log").write_bytes(text.encode())
+    async with connect(max_file_size=LIMIT) as client:
+        head = structured(await client.call_tool("read_file", {"path": "big.log", "mode": "head", "max_lines": 300}))
+        ranged = structured(await client.call_tool("read_file", {"path": "big.log", "start_line": 1, "end_line": 300}))
+    for read in (head, ranged):
+        assert (read["content"], read["end_line"], read["truncated"]) == (text, 300, False)
+        assert "start_line=301" not in read["hint"]
+    assert (root / "big.log").read_bytes() == text.encode()
+
+
 @pytest.mark.parametrize("count", [1, 3, 100])
 async def test_a_tail_of_lines_the_budget_cannot_hold_shows_the_last_that_fit_and_names_the_earlier_ones(
     connect: ClientFactory, root: Path, how: dict[str, int], count: int

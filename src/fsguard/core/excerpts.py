@@ -116,6 +116,9 @@ def finish(
     its lines even when they are the whole file; ``then``, a head window's way on (its lines all taken, more after
     them: "Truncated: showing first N of T lines")."""
     total = base.total_lines
+    # Uncounted (above --max-file-size): fewer lines than asked for, the budget not reached, means the text ran out;
+    # so does a last line without a break, which only the end of a file can leave.
+    ran_out = not ex.full and (ex.lines < wanted or not ex.content.endswith(("\n", "\r")))
     hint: str | None
     last = first + ex.lines - 1 if ex.lines else None
     content = ex.content
@@ -133,9 +136,8 @@ def finish(
     elif then is not None and total is not None and last is not None and ex.lines == wanted and last < total:
         hint = window_hint("first", wanted, total, then)
     else:
-        hint = lines_hint(first, last, total, name, wanted - 1 if ex.lines >= wanted else None)
-    # Uncounted (above --max-file-size): fewer lines than asked for, the budget not reached, means the text ran out.
-    ran_out = not ex.full and ex.lines < wanted
+        more = ex.lines >= wanted and not (total is None and ran_out)
+        hint = lines_hint(first, last, total, name, wanted - 1 if more else None)
     truncated = ex.full or first != 1 or ((last or 0) < total if total is not None else not ran_out)
     if not truncated and not ranged:
         hint = None
