@@ -81,8 +81,13 @@ def _id_of(text: str) -> str | int | None:
     """The id of a refused frame that asks something (an object with a ``method``) by a string or integer id, else
     None: a broken response's id is one of the server's own requests, not the client's."""
     frame = _json_value(text)
-    found = frame.get("id") if isinstance(frame, dict) and "method" in frame else None
-    return found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
+    return request_id(frame.get("id")) if isinstance(frame, dict) and "method" in frame else None
+
+
+def request_id(value: object) -> str | int | None:
+    """``value`` when it can be a request's id, a string or an integer, else None. JSON's true and false are no
+    integers, though Python's bool is one: ``"requestId": true`` in a cancellation named request 1."""
+    return value if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)) else None
 
 
 def asks_with_a_bad_id(frame: bytes) -> bool:
@@ -92,8 +97,7 @@ def asks_with_a_bad_id(frame: bytes) -> bool:
     message = _json_value(frame)
     if not isinstance(message, dict) or "id" not in message:
         return False
-    ident = message["id"]
-    if isinstance(ident, str) or (isinstance(ident, int) and not isinstance(ident, bool)):
+    if request_id(message["id"]) is not None:
         return False  # a good id: the legacy SSE transport asks this of every message it accepted
     method = message.get("method")
     return isinstance(method, str) and not method.startswith("notifications/")

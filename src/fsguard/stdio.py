@@ -26,7 +26,7 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
-from fsguard.frames import BAD_ID_ERROR, asks_with_a_bad_id, refusal, reused_id
+from fsguard.frames import BAD_ID_ERROR, asks_with_a_bad_id, refusal, request_id, reused_id
 
 
 class StdioServable(Protocol):
@@ -148,8 +148,9 @@ class _Frames:
                     continue
                 self._in_flight.asked(message.id)
             elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
-                cancelled = (message.params or {}).get("requestId")
-                if isinstance(cancelled, str | int):  # a notice naming no request ({}, a list) settles nothing
+                # A notice naming no request ({}, a list, true) settles nothing.
+                cancelled = request_id((message.params or {}).get("requestId"))
+                if cancelled is not None:
                     self._in_flight.settled(cancelled)
             return SessionMessage(message)
 
