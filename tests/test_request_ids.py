@@ -112,3 +112,24 @@ def test_a_cancellation_naming_true_as_its_request_leaves_request_1_in_flight(ro
     assert answered["id"] == 1
     assert not answered["result"].get("isError"), answered
     assert (root / "a.txt").read_bytes() == b"first\n"
+
+
+def test_a_malformed_frame_under_the_id_of_a_request_in_flight_is_refused_under_no_id(
+    root: Path, tmp_path: Path
+) -> None:
+    """Refused under id 1, the answer passed for request 1's (two answers under one id), and counted it as done."""
+    with write_in_flight(root, tmp_path) as (send_frame, receive, let_go):
+        read = {"name": "read_file", "arguments": {"path": "a.txt"}}
+        send_frame({**WRITE, "jsonrpc": "1.0", "params": read})
+        refused = receive()
+        send_frame({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        reused = receive()
+        let_go()
+        answered = receive()
+    assert (refused["id"], refused["error"]["code"]) == (None, -32600)
+    assert "no JSON-RPC 2.0 request" in refused["error"]["message"]
+    assert reused["id"] is None
+    assert "id 1 is the id of a request still in flight" in reused["error"]["message"]
+    assert answered["id"] == 1
+    assert not answered["result"].get("isError"), answered
+    assert (root / "a.txt").read_bytes() == b"first\n"

@@ -110,8 +110,9 @@ class _Frames:
     """The read stream the SDK's loop iterates: stdin's lines, each parsed by the SDK's own message adapter.
 
     A line that is no JSON-RPC message is answered here, as JSON-RPC 2.0 asks (-32700 for bytes that are not UTF-8
-    JSON, -32600 for JSON that is no message, under the frame's id when one can be read, else null), and skipped: the
-    SDK's loop drops such a frame without a word, which leaves a client waiting for its answer until it times out.
+    JSON, -32600 for JSON that is no message, under the frame's id when one can be read and no request in flight has
+    it, else null), and skipped: the SDK's loop drops such a frame without a word, which leaves a client waiting for
+    its answer until it times out.
     Bytes that are not UTF-8 are refused, never replaced: a write_file would put U+FFFD on disk for them.
     """
 
@@ -137,7 +138,11 @@ class _Frames:
             try:
                 message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception as exc:  # any frame the adapter refuses is answered, never a crash
-                await self._refuse(refusal(line, exc))
+                error = refusal(line, exc)
+                if error.id is not None and error.id in self._in_flight:
+                    # Under that id it would pass for the answer to the request in flight, and settle it.
+                    error = error.model_copy(update={"id": None})
+                await self._refuse(error)
                 continue
             if isinstance(message, types.JSONRPCNotification) and b'"id"' in line and asks_with_a_bad_id(line):
                 await self._refuse(BAD_ID_ERROR)
