@@ -1,14 +1,23 @@
-"""fsguard's stdio transport when it ends: what the pipe has not taken yet still reaches the client."""
+"""fsguard's stdio transport when it ends: what the pipe has not taken yet still reaches the client, and requests
+read before the end of input are answered, from and to files too."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import anyio
+import pytest
 
 from fsguard.stdio import _InFlight, _Stdout, closed_flushed
+from tests.test_cancelled_hooks import held_hook
+from tests.test_request_ids import WAIT_S, given_up
+from tests.test_transports import INITIALIZE
 
 
 def test_closing_stdout_flushes_what_the_pipe_had_not_taken_yet() -> None:
@@ -37,3 +46,50 @@ def test_closing_stdout_flushes_what_the_pipe_had_not_taken_yet() -> None:
     reader.join(timeout=60)
     assert not reader.is_alive()
     assert bytes(received) == payload
+
+
+@pytest.mark.parametrize("files", ["stdin", "stdout", "stdin and stdout"])
+def test_stdio_on_regular_files_answers_the_requests_read_before_the_end_of_input(
+    root: Path, state_dir: Path, tmp_path: Path, files: str
+) -> None:
+    """``fsguard ROOT < requests.jsonl > answers.jsonl``: the SDK's transport, which served files, ended at the end of
+    input with the write still in flight (its pre-hook holds it) cancelled, and the answer after it never written."""
+    config, started, release = held_hook(tmp_path)
+    write = {"name": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}
+    read = {"name": "read_file", "arguments": {"path": "missing.txt"}}
+    frames = [
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": write},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": read},
+    ]
+    requests = INITIALIZE.encode() + b"".join(json.dumps(frame).encode() + b"\n" for frame in frames)
+    (tmp_path / "requests.jsonl").write_bytes(requests)
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir), "--hooks-config", str(config)]
+    with (
+        (tmp_path / "requests.jsonl").open("rb") as requests_file,
+        (tmp_path / "answers.jsonl").open("wb") as answers_file,
+        (tmp_path / "stderr.txt").open("wb") as stderr,
+    ):
+        stdin = requests_file if "stdin" in files else subprocess.PIPE
+        stdout = answers_file if "stdout" in files else subprocess.PIPE
+        with subprocess.Popen(command, stdin=stdin, stdout=stdout, stderr=stderr) as server:
+            watchdog = threading.Timer(WAIT_S, given_up, (server, started))  # a hang fails the test instead
+            watchdog.start()
+            try:
+                if server.stdin is not None:
+                    server.stdin.write(requests)
+                    server.stdin.close()
+                started.read_bytes()  # the write's hook runs: stdin has ended, or is about to
+                release.write_bytes(b"go\n")
+                piped = server.stdout.read() if server.stdout is not None else b""
+                returncode = server.wait(timeout=WAIT_S)
+            finally:
+                watchdog.cancel()
+    written = piped or (tmp_path / "answers.jsonl").read_bytes()
+
+    answers = {answer["id"]: answer for answer in map(json.loads, written.splitlines())}
+    assert sorted(answers) == [1, 2, 3], (tmp_path / "stderr.txt").read_text(encoding="utf-8")[-2000:]
+    assert not answers[2]["result"]["isError"], answers[2]
+    assert answers[3]["result"]["_meta"]["fsguard/error"]["code"] == "not_found"
+    assert (root / "a.txt").read_bytes() == b"a\n"
+    assert returncode == 0

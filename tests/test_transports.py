@@ -56,7 +56,8 @@ INITIALIZE = (
 def test_stdio_writes_nothing_but_protocol_frames_to_stdout(
     root: Path, state_dir: Path, tmp_path: Path, stdin_kind: str
 ) -> None:
-    """A pipe takes fsguard's thread-free transport, a regular file the SDK's own; both frame the same."""
+    """A pipe is read by fsguard's thread-free transport, a regular file through a pipe a thread fills; both frame
+    the same."""
     command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir), "--log-level", "DEBUG"]
     if stdin_kind == "pipe":
         done = subprocess.run(command, input=INITIALIZE.encode(), capture_output=True, timeout=30, check=False)

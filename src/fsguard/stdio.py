@@ -4,8 +4,8 @@ The SDK's ``stdio_server()`` reads and writes through ``anyio.wrap_file`` (three
 request), and relays every request through a reader task. When stdin and stdout are pipes, sockets or
 terminals (what every client spawning a server gives it), asyncio watches them directly, and the SDK's
 loop reads its requests from stdin itself. The SDK still does all JSON-RPC parsing and serialisation (its
-message adapter and models); only the byte pipes change. Anything else (a regular file as stdin) falls
-back to the SDK's own transport.
+message adapter and models); only the byte pipes change. Anything else (a regular file, /dev/null) is relayed
+through a pipe by a thread (fsguard.relays), and served as a pipe is.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import json
 import math
 import os
 import signal
-import stat
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Protocol
@@ -27,14 +26,13 @@ from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
 from fsguard.frames import BAD_ID_ERROR, asks_with_a_bad_id, refusal, request_id, reused_id
+from fsguard.relays import relayed
 
 
 class StdioServable(Protocol):
     """What this transport serves: fsguard's server, or an MCPServer given ``serve_streams`` (the benchmarks' floor)."""
 
     async def serve_streams(self, read_stream: Any, write_stream: Any) -> None: ...
-
-    async def run_stdio_async(self) -> None: ...
 
 
 # One JSON-RPC frame per line; a write_file of a large file is one long line.
@@ -262,13 +260,6 @@ def _serialised(message: types.JSONRPCMessage) -> bytes:
         return json.dumps(fields, separators=(",", ":")).encode("ascii")
 
 
-def _is_stream(fd: int) -> bool:
-    """A pipe, a socket or a terminal: what epoll can watch. Other character devices (/dev/null) cannot, and
-    watching one failed with EPERM and left the server waiting for ever."""
-    mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
-
-
 @asynccontextmanager
 async def _claimed_std_fds() -> AsyncIterator[tuple[int, int]]:
     """Private copies of fds 0 and 1; meanwhile 0 reads /dev/null and 1 writes to stderr.
@@ -318,11 +309,8 @@ def _ending_on_signals(scope: anyio.CancelScope) -> Iterator[None]:
 
 
 async def _serve(server: StdioServable) -> None:
-    if not (_is_stream(0) and _is_stream(1)):
-        await server.run_stdio_async()
-        return
     loop = asyncio.get_running_loop()
-    async with _claimed_std_fds() as (in_fd, out_fd):
+    async with _claimed_std_fds() as claimed, relayed(*claimed, FLUSH_SECONDS) as (in_fd, out_fd):
         reader = asyncio.StreamReader(limit=_MAX_LINE)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(in_fd, "rb", 0))
         in_flight = _InFlight()
