@@ -1,14 +1,21 @@
 """A call cancelled while its pre-hook runs (a formatter, a policy check: seconds, under the file's lock) stops
-before its change: it wrote the file once the hook was done and answered "Request cancelled", so the agent believed
-nothing had changed and never got the backup id."""
+before its change, and its hook is killed: the call wrote the file once the hook was done and answered "Request
+cancelled", so the agent believed nothing had changed and never got the backup id; and a server told to stop
+waited for the hook to end (up to its timeout, 60 s by default)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import json
 import os
+import signal
+import subprocess
+import sys
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
 import pytest
@@ -20,18 +27,49 @@ from tests.test_event_loop import WAIT_S, cancel_once_stopped
 
 pytestmark = pytest.mark.anyio
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
 
-def held_hook(tmp_path: Path) -> tuple[Path, Path, Path]:
+
+def held_hook(tmp_path: Path, *, kept: bool = False) -> tuple[Path, Path, Path]:
     """A hooks config whose pre-write and pre-edit hook says it runs (a line into the ``started`` pipe), then
-    waits until a line comes down the ``release`` pipe: (config, started, release)."""
+    waits until a line comes down the ``release`` pipe: (config, started, release). A ``kept`` hook (and the ``cat``
+    it waits in) holds ``started`` open while it lives: read to its end, the pipe says the hook is gone."""
     started, release = tmp_path / "started", tmp_path / "release"
     os.mkfifo(started)
     os.mkfifo(release)
-    hook = {"type": "command", "command": f"echo go > {started}; cat {release} > /dev/null; exit 0", "timeout": 60}
+    says = f"exec 3> {started}; echo go >&3" if kept else f"echo go > {started}"
+    hook = {"type": "command", "command": f"{says}; cat {release} > /dev/null; exit 0", "timeout": 60}
     entry = [{"pattern": "*", "hooks": [hook]}]
     config = tmp_path / "hooks.json"
     config.write_text(json.dumps({"hooks": {"pre-write": entry, "pre-edit": entry}}), encoding="utf-8")
     return config, started, release
+
+
+def let_go(release: Path) -> bool:
+    """Let the held hook end if it still waits on ``release``: whether one did (a killed hook reads it no more)."""
+    try:
+        pipe = os.open(release, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # ENXIO: no one reads it
+            raise
+        return False
+    with os.fdopen(pipe, "wb") as writer:
+        writer.write(b"go\n")
+    return True
+
+
+def given_up(server: subprocess.Popen[bytes], started: Path, release: Path) -> None:
+    """Past a test's bound: kill ``server``, end any wait on ``started`` and let the hook go, so the test fails
+    instead of hanging."""
+    server.kill()
+    with contextlib.suppress(OSError):  # ENXIO: nobody waits on it
+        os.close(os.open(started, os.O_WRONLY | os.O_NONBLOCK))
+    let_go(release)
 
 
 @pytest.mark.parametrize(
@@ -42,29 +80,69 @@ def held_hook(tmp_path: Path) -> tuple[Path, Path, Path]:
     ],
     ids=["write", "edit"],
 )
-async def test_a_change_cancelled_while_its_pre_hook_runs_is_not_made_once_the_hook_is_done(
+async def test_a_change_cancelled_while_its_pre_hook_runs_is_not_made_and_the_hook_is_killed(
     contention: Contention, root: Path, tmp_path: Path, call: tuple[str, dict[str, Any]]
 ) -> None:
     (root / "a.txt").write_bytes(b"old\n")
-    config, started, release = held_hook(tmp_path)
+    config, started, release = held_hook(tmp_path, kept=True)
     server = build_server(dataclasses.replace(contention.settings, hooks_config=config))
-    released = False
+    hook_out: list[BinaryIO] = []
 
-    def let_go() -> None:
-        nonlocal released
-        if not released:
-            released = True
-            release.write_bytes(b"go\n")
+    def stopped() -> None:
+        hook_out.append(started.open("rb"))  # opened once the hook opens it
+        hook_out[0].readline()
 
     with anyio.fail_after(WAIT_S):
         async with Client(server, mode=contention.mode) as client:
             try:
-                await cancel_once_stopped(client, contention.mode, call, stopped=started.read_bytes, let_go=let_go)
+                # Nobody lets the hook go: the cancellation alone has to end it.
+                await cancel_once_stopped(client, contention.mode, call, stopped=stopped, let_go=lambda: None)
+                # A call taking a.txt's lock waits for the cancelled call's thread to let go of it (it fails on its
+                # match, before any hook), and that thread for the hook.
+                looked = await client.call_tool("edit_file", {"path": "a.txt", "old_text": "\0", "new_text": "-"})
+                left = await anyio.to_thread.run_sync(hook_out[0].read, abandon_on_cancel=True)  # the hook is gone
             finally:
                 with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(let_go)  # never leave the hook (and the server's shutdown) waiting
-            # A call taking a.txt's lock waits for the cancelled call's thread to let go of it (it fails on its
-            # match, before any hook).
-            looked = await client.call_tool("edit_file", {"path": "a.txt", "old_text": "\0", "new_text": "-"})
-            assert looked.is_error
+                    await anyio.to_thread.run_sync(let_go, release)  # never leave the hook waiting
+                for pipe in hook_out:
+                    pipe.close()
+    assert looked.is_error
+    assert left == b""
     assert (root / "a.txt").read_bytes() == b"old\n"
+
+
+def test_sigterm_ends_a_stdio_server_at_once_killing_the_pre_hook_its_write_waits_on(
+    root: Path, tmp_path: Path
+) -> None:
+    config, started, release = held_hook(tmp_path, kept=True)
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(tmp_path / "state")]
+    with subprocess.Popen(
+        [*command, "--hooks-config", str(config)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as server:
+        assert server.stdin is not None
+        assert server.stdout is not None
+        watchdog = threading.Timer(WAIT_S, given_up, (server, started, release))
+        watchdog.start()
+        try:
+            server.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+            server.stdin.flush()
+            assert json.loads(server.stdout.readline())["id"] == 0
+            write = {"name": "write_file", "arguments": {"path": "a.txt", "content": "new\n"}}
+            frames = [
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": write},
+            ]
+            server.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
+            server.stdin.flush()
+            with started.open("rb") as hook_out:
+                hook_out.readline()  # the hook runs
+                server.send_signal(signal.SIGTERM)
+                returncode = server.wait(timeout=WAIT_S / 2)  # the watchdog's kill would come later
+                left = hook_out.read()  # once the hook is gone
+        finally:
+            watchdog.cancel()
+            let_go(release)
+            server.kill()
+    assert returncode == 0
+    assert left == b""
+    assert not (root / "a.txt").exists()

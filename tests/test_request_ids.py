@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -13,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from tests.test_cancelled_hooks import held_hook
+from tests.test_cancelled_hooks import given_up, held_hook
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -31,12 +30,6 @@ WAIT_S = 30
 def send(pipe: IO[bytes], message: dict[str, Any]) -> None:
     pipe.write(json.dumps(message).encode() + b"\n")
     pipe.flush()
-
-
-def given_up(server: subprocess.Popen[bytes], started: Path) -> None:
-    server.kill()
-    with contextlib.suppress(OSError):  # ENXIO: nobody waits on it
-        os.close(os.open(started, os.O_WRONLY | os.O_NONBLOCK))
 
 
 @contextlib.contextmanager
@@ -64,7 +57,7 @@ def write_in_flight(
 
         # Past the bound the server is killed and the pipe the test waits on is opened and closed: the waits end,
         # and the test fails instead of hanging.
-        watchdog = threading.Timer(WAIT_S, given_up, (server, started))
+        watchdog = threading.Timer(WAIT_S, given_up, (server, started, release))
         watchdog.start()
         try:
             send(stdin, INITIALIZE)

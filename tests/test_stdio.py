@@ -15,8 +15,8 @@ import anyio
 import pytest
 
 from fsguard.stdio import _InFlight, _Stdout, closed_flushed
-from tests.test_cancelled_hooks import held_hook
-from tests.test_request_ids import WAIT_S, given_up
+from tests.test_cancelled_hooks import given_up, held_hook
+from tests.test_request_ids import WAIT_S
 from tests.test_transports import INITIALIZE
 
 
@@ -73,7 +73,7 @@ def test_stdio_on_regular_files_answers_the_requests_read_before_the_end_of_inpu
         stdin = requests_file if "stdin" in files else subprocess.PIPE
         stdout = answers_file if "stdout" in files else subprocess.PIPE
         with subprocess.Popen(command, stdin=stdin, stdout=stdout, stderr=stderr) as server:
-            watchdog = threading.Timer(WAIT_S, given_up, (server, started))  # a hang fails the test instead
+            watchdog = threading.Timer(WAIT_S, given_up, (server, started, release))  # a hang fails the test instead
             watchdog.start()
             try:
                 if server.stdin is not None:

@@ -72,7 +72,7 @@ class Groundwork:
         if settings.hooks_config is not None:  # the hooks module is imported only by a server that has hooks
             from fsguard.core.hooks import HookRunner
 
-            hooks = HookRunner.load(settings.hooks_config, policy.roots, locks.still_wanted)
+            hooks = HookRunner.load(settings.hooks_config, policy.roots, locks.still_wanted, locks.stop_if_cancelled)
         beneath = Beneath(policy.roots, policy.screen_link)
         writer = AtomicWriter(settings.state_dir)
 

@@ -13,7 +13,8 @@ step of ``batch_operations`` also answers to ``batch_<family>`` (``batch_write``
 Hooks run as ``sh -c <command>`` in the first root, the event as JSON on stdin. Stdout may be JSON
 ``{decision, reason, modified_content, additional_context}``; without a decision, exit 0 allows, 2 denies (stderr is
 the reason), anything else, or a timeout (the process group is killed), continues unless ``failOnError`` is set.
-Matching hooks run in parallel, once per command. Only pre-hooks deny; only pre-write/pre-edit replace content.
+A call cancelled while its hooks run (by its client, or by a server told to stop) has them killed too. Matching
+hooks run in parallel, once per command. Only pre-hooks deny; only pre-write/pre-edit replace content.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ import logging
 import os
 import re
 import signal
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
@@ -138,24 +140,32 @@ class HookRunner:
         by_event: dict[str, tuple[_Entry, ...]],
         roots: tuple[Path, ...],
         still_wanted: Callable[[], None] | None = None,
+        stop_if_cancelled: Callable[[], None] | None = None,
     ) -> None:
         self._by_event = by_event
         self._cwd = roots[0] if roots else None
         # Raises if the call was cancelled while its pre-hooks ran (PathLocks.still_wanted).
         self._still_wanted = still_wanted
+        # Raises once the call the hooks run for is cancelled, wherever it is (PathLocks.stop_if_cancelled).
+        self._stop_if_cancelled = stop_if_cancelled
 
     @classmethod
     def load(
-        cls, config_path: Path | None, roots: tuple[Path, ...], still_wanted: Callable[[], None] | None = None
+        cls,
+        config_path: Path | None,
+        roots: tuple[Path, ...],
+        still_wanted: Callable[[], None] | None = None,
+        stop_if_cancelled: Callable[[], None] | None = None,
     ) -> HookRunner:
         """Read and validate ``config_path``; ``None`` gives a runner with no hooks. ``still_wanted`` raises when
-        the call a pre-hook ran for was cancelled meanwhile.
+        the call a pre-hook ran for was cancelled meanwhile, under the lock of its change; ``stop_if_cancelled``
+        raises once it is cancelled at all, and its hooks are then killed.
 
         Raises:
             HookConfigError: the file is unreadable, not JSON, or not in the documented shape.
         """
         if config_path is None:
-            return cls({}, roots, still_wanted)
+            return cls({}, roots, still_wanted, stop_if_cancelled)
         where = ""
 
         def bad(problem: str) -> HookConfigError:
@@ -177,7 +187,9 @@ class HookRunner:
                 entry = _parse_entry(raw, roots, bad)
                 if entry.hooks:
                     by_event.setdefault(event, []).append(entry)
-        return cls({event: tuple(entries) for event, entries in by_event.items()}, roots, still_wanted)
+        return cls(
+            {event: tuple(entries) for event, entries in by_event.items()}, roots, still_wanted, stop_if_cancelled
+        )
 
     @property
     def enabled(self) -> bool:
@@ -209,9 +221,12 @@ class HookRunner:
         fields = {key: value for key, value in event.__dict__.items() if value is not None}
         fields |= {"timestamp": datetime.now(UTC).isoformat(), "working_dir": str(self._cwd or Path.cwd())}
         payload = json.dumps(fields)
-        with ThreadPoolExecutor(max_workers=len(unique), thread_name_prefix="fsguard-hook") as pool:
-            results = list(pool.map(lambda hook: self._execute(hook, payload), unique.values()))
         pre = event.event.startswith("pre-")
+        stop = threading.Event()
+        with ThreadPoolExecutor(max_workers=len(unique), thread_name_prefix="fsguard-hook") as pool:
+            running = [pool.submit(self._execute, hook, payload, stop) for hook in unique.values()]
+            self._awaited(running, stop, pre=pre)  # leaving the block waits for the hooks it stopped
+            results = [hook.result() for hook in running]
         failed = [r for r in results if r.failure or (not pre and r.decision == "deny")]
         for r in failed:
             logger.warning("%s hook %s %s", event.event, r.hook.label, r.failure or f"denied afterwards: {r.reason}")
@@ -229,11 +244,32 @@ class HookRunner:
         content = replaced[-1] if replaced and event.event in ("pre-write", "pre-edit") else None
         return HookOutcome(content, tuple(notes), len(results))
 
-    def _execute(self, hook: _Hook, payload: str) -> _Result:
+    def _awaited(self, running: list[Future[_Result]], stop: threading.Event, *, pre: bool) -> None:
+        """Wait for the hooks ``running``; once their call is cancelled, ``stop`` them (each is killed).
+
+        A hook may run for its whole timeout (60 s by default), and a server told to stop waited for it: the call's
+        thread is waiting here. A pre-hook's call then stops, its change not made; a post-hook's goes on (its change
+        is made, and the record of it must be too) and stops at its next step.
+        """
+        if self._stop_if_cancelled is None:
+            wait(running)
+            return
+        while wait(running, timeout=_POLL_SECONDS).not_done:
+            try:
+                self._stop_if_cancelled()
+            except BaseException:  # the cancellation, of whatever kind the event loop raises
+                stop.set()
+                if pre:
+                    raise
+                return
+
+    def _execute(self, hook: _Hook, payload: str, stop: threading.Event) -> _Result:
         # A session of its own makes the hook a process group, so a timeout kills its children too.
         try:
             with Popen(["/bin/sh", "-c", hook.command], cwd=self._cwd, start_new_session=True, **_PIPES) as p:
-                answered = _answer(p, payload, hook.timeout)
+                answered = _answer(p, payload, hook.timeout, stop)
+                if answered is None and stop.is_set():
+                    return _interpret(hook, None, "", "was killed: its call was cancelled")
                 if answered is None:
                     return _interpret(hook, None, "", f"timed out after {hook.timeout:g} s and was killed")
         except OSError as exc:
@@ -241,8 +277,9 @@ class HookRunner:
         return _interpret(hook, p.returncode, answered[0], answered[1].strip())
 
 
-def _answer(process: Popen[str], payload: str, timeout: float) -> tuple[str, str] | None:
-    """The hook's stdout and stderr once it has exited, None when it outran ``timeout`` (then killed).
+def _answer(process: Popen[str], payload: str, timeout: float, stop: threading.Event) -> tuple[str, str] | None:
+    """The hook's stdout and stderr once it has exited, None when it outran ``timeout`` or was ``stop``ped (then
+    killed).
 
     A child the hook left running (``cmd &``) holds its pipes open: waiting for them to close held the call for the
     whole timeout and then called the finished hook timed out. Once the hook itself has exited, its group is
@@ -257,13 +294,14 @@ def _answer(process: Popen[str], payload: str, timeout: float) -> tuple[str, str
         except TimeoutExpired:
             given = None  # the input was sent with the first call
             finished = process.poll() is not None
-            if finished or time.monotonic() >= deadline:
+            over = stop.is_set() or time.monotonic() >= deadline
+            if finished or over:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
             if finished:
                 out, err = process.communicate()
                 return out, err
-            if time.monotonic() >= deadline:
+            if over:
                 return None
 
 

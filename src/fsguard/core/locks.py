@@ -172,6 +172,14 @@ class PathLocks:
         if window is not None:
             window()
 
+    def stop_if_cancelled(self) -> None:
+        """Ask the check :meth:`cancellable` armed, wherever the call this thread runs is: for a wait that takes no
+        lock and may be long (a hook's process, which is killed when this raises). Outside such a call it asks
+        nothing."""
+        armed = getattr(self._held, "armed", None)
+        if armed is not None:
+            armed()
+
     @contextmanager
     def step(self) -> Iterator[None]:
         """Ask again, at the first lock taken in the block, the check :meth:`cancellable` armed: a call changing files
