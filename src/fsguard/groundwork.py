@@ -25,6 +25,7 @@ from fsguard.core.gitconfigs import read_by_git
 from fsguard.core.locks import PathLocks
 from fsguard.core.paths import PathPolicy
 from fsguard.core.removal import remove_beneath
+from fsguard.core.runs import UnfinishedRun, claim_unfinished
 from fsguard.core.stats import CallStats
 
 if TYPE_CHECKING:
@@ -49,6 +50,9 @@ class Groundwork:
     # The state dir is out of the agents' reach (not under a root, not --unrestricted): what fsguard keeps there
     # for itself, such as the published tool list, cannot have been written through its tools.
     private: bool = True
+    # Batches and pipelines a crash or kill cut short, claimed here (their records locked) and ended by the engine
+    # before its first call (core/recovery.py).
+    unfinished: tuple[UnfinishedRun, ...] = ()
 
     @classmethod
     def lay(cls, settings: Settings) -> Groundwork:
@@ -87,9 +91,12 @@ class Groundwork:
         )
         # A --read-only server changes nothing on disk, start-up chores included: the strays and the backups a
         # crashed or over-limit writer left are the next writing server's to clear (they may be another's undo).
+        unfinished: list[UnfinishedRun] = []
         if not settings.read_only:
             writer.clean_strays(sweep)
-            if backups.apply_retention():
+            unfinished = claim_unfinished(settings.state_dir, policy.contains)
+            # Retention could drop the backups an interrupted run is rolled back from: it waits for the next start.
+            if not unfinished and backups.apply_retention():
                 backups.collect_garbage()
         stats = CallStats()
         audit = AuditLog(settings.log_dir, stats) if settings.log_dir else None
@@ -105,7 +112,19 @@ class Groundwork:
                 windows_home=settings.wsl_windows_home,
                 environ=os.environ,
             )
-        return cls(settings, policy, hooks, locks, beneath, writer, backups, stats, audit, private=not reachable)
+        return cls(
+            settings,
+            policy,
+            hooks,
+            locks,
+            beneath,
+            writer,
+            backups,
+            stats,
+            audit,
+            private=not reachable,
+            unfinished=tuple(unfinished),
+        )
 
 
 def _own_places(settings: Settings) -> list[tuple[str, Path]]:

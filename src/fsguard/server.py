@@ -350,6 +350,7 @@ def build_server(settings: Settings) -> FsguardServer:
     server = FsguardServer(
         groundwork, stored, name="fsguard", version=__version__, instructions=instructions(groundwork)
     )
-    if stored is None:
+    # Runs a kill cut short are ended (rolled back) by the engine: built now, before anything is served.
+    if stored is None or groundwork.unfinished:
         server.build_tools()
     return server

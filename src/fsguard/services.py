@@ -31,10 +31,12 @@ from fsguard.core.paths import PathPolicy
 from fsguard.core.pipeline_calls import PipelineEngines
 from fsguard.core.pipeline_runner import PipelineRunner
 from fsguard.core.reading import FileReader
+from fsguard.core.recovery import Recovery
 from fsguard.core.renaming import Renamer
 from fsguard.core.replacing import ProjectReplacer
 from fsguard.core.reverting import Reverter
 from fsguard.core.risk import RiskPolicy
+from fsguard.core.runs import RunRecords
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.session import Session
 from fsguard.core.stats import CallStats
@@ -116,6 +118,7 @@ class Services:
             max_file_size=settings.max_file_size,
         )
         groups = GroupStore(settings.state_dir / "backups" / "groups", writer)
+        runs = RunRecords(settings.state_dir, groups)
         restorer = Restorer(safe, trash)
         deleter = Deleter(safe, trash)
         mover = Mover(safe)
@@ -123,6 +126,8 @@ class Services:
         editor = Editor(safe, StructureChecker(), risk)
         file_writer = FileWriter(safe)
         directories = DirectoryMaker(policy, beneath, locks, session, hooks)
+        # Before any call changes a file: the interrupted runs' files are judged as they left them.
+        Recovery(reverter, backups, groups, groundwork.audit).end(groundwork.unfinished)
         return cls(
             hooks=hooks,
             settings=settings,
@@ -162,7 +167,7 @@ class Services:
             renamer=Renamer(safe, mover, reverter, groups),
             wsl=WslIntegration.create(safe, _wsl_settings(settings), os.environ),
             git=GitRunner(safe, run_hooks=settings.git_hooks),
-            batch=BatchRunner(safe, Engines(editor, file_writer, mover, deleter, directories, reverter), groups),
+            batch=BatchRunner(safe, Engines(editor, file_writer, mover, deleter, directories, reverter), runs),
             pipelines=PipelineRunner(
                 PipelineEngines(
                     policy=policy,
@@ -175,7 +180,7 @@ class Services:
                     hooks=hooks,
                 ),
                 reverter,
-                groups,
+                runs,
             ),
         )
 

@@ -34,6 +34,7 @@ from fsguard.core.journal import (
     BackupRecord,
     Replay,
     backup_event,
+    backup_taken,
     check_backup_id,
     compact,
     encode,
@@ -124,6 +125,9 @@ class BackupStore:
                 append(backup_event(record, inline=len(stored), codec=codec), stored)
             self._index[record.backup_id] = key
             self._retain(replay, append, keep=record.backup_id)
+        noted = backup_taken.get() if chained else None
+        if noted is not None:
+            noted(record)
         return record
 
     def step_back(self, record: BackupRecord, *, withdraw: bool = False) -> None:

@@ -13,6 +13,9 @@ partial changes are reverted, the others stay, and the run continues.
 Cancelled, an atomic batch is rolled back (see :meth:`BatchRunner.run`); a non-atomic one stops between operations,
 or before the operation whose lock it waits for (each asks whether the call was cancelled once it holds its first
 lock, see :meth:`PathLocks.step`), and keeps what the earlier ones did, saved as its group.
+
+Killed mid-run (no rollback can run then), a batch is ended by the next server to start: its run record
+(:mod:`fsguard.core.runs`) tells :mod:`fsguard.core.recovery` what it had changed, and the group is saved then.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from fsguard.core.batchops import TOOL, Engines, OperationOutcome, Operations, o
 from fsguard.core.batchplan import BatchOperation, BatchRequest
 from fsguard.core.batchtexts import PlannedTexts
 from fsguard.core.errors import BatchFailedError, FsguardError, UndoConflictError
-from fsguard.core.groups import UNDO_EACH_FILE, Change, ChangeLog, Group, GroupStore
+from fsguard.core.groups import UNDO_EACH_FILE, Change, ChangeLog, Group
 from fsguard.core.reverting import Reverted
+from fsguard.core.runs import RunRecord, RunRecords
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.shortlist import first_few, shown_rows
 
@@ -59,11 +63,11 @@ class _OperationFailed(Exception):
 class BatchRunner:
     """Validates and runs request_json batches."""
 
-    def __init__(self, safeguards: Safeguards, engines: Engines, groups: GroupStore) -> None:
+    def __init__(self, safeguards: Safeguards, engines: Engines, runs: RunRecords) -> None:
         self._safe = safeguards
         self._operations = Operations(safeguards, engines)
         self._reverter = engines.reverter
-        self._groups = groups
+        self._runs = runs
 
     def run(self, request: BatchRequest, progress: Progress | None = None) -> BatchReport:
         """Validate the whole batch, then run it in order (unless ``validate_only``).
@@ -85,9 +89,21 @@ class BatchRunner:
                 for op, (path, destination) in zip(operations, targets, strict=True)
             )
             return BatchReport("validated", valid, None)
+        with self._runs.run(TOOL, TOOL, atomic=request.atomic) as record:
+            return self._run(request, targets, record, progress)
+
+    def _run(
+        self,
+        request: BatchRequest,
+        targets: list[tuple[Path, Path | None]],
+        record: RunRecord,
+        progress: Progress | None,
+    ) -> BatchReport:
+        operations = request.operations
         log = ChangeLog()
         outcomes: list[OperationOutcome] = []
         cancelled: BaseException | None = None  # a cancellation the batch runs to the end despite (see _report)
+        made = 0
         try:
             for op, target in zip(operations, targets, strict=True):
                 made = len(log.changes)
@@ -100,14 +116,17 @@ class BatchRunner:
                         raise
                     cancelled = self._stop(exc, log)
                     outcomes.append(self._step(op, target, log, atomic=True, checked=False))
+                record.changed(log.changes[made:])
                 if progress is not None and cancelled is None:
                     cancelled = self._report(progress, op.index + 1, len(operations), log, atomic=request.atomic)
         except _OperationFailed as failed:
-            raise self._roll_back(failed, log) from failed.error
+            record.changed(log.changes[made:])  # a kill during the rollback leaves them to the next start
+            raise self._roll_back(failed, log, record) from failed.error
         except BaseException:  # cancelled, or a bug: keep the promise of each mode, and the group of what stayed
-            self._groups.save(TOOL, self._revert_quietly(log.changes) if request.atomic else log.changes)
+            record.changed(log.changes[made:])
+            record.save(self._revert_quietly(log.changes) if request.atomic else log.changes)
             raise
-        group = self._groups.save(TOOL, log.changes)
+        group = record.save(log.changes)
         if cancelled is not None:
             raise cancelled
         status: Literal["applied", "partial"] = "partial" if any(o.status == "failed" for o in outcomes) else "applied"
@@ -161,7 +180,7 @@ class BatchRunner:
         log.extend(done.changes)
         return done_outcome
 
-    def _roll_back(self, failed: _OperationFailed, log: ChangeLog) -> BatchFailedError:
+    def _roll_back(self, failed: _OperationFailed, log: ChangeLog, record: RunRecord) -> BatchFailedError:
         """Revert everything the batch changed; the error says what failed and what was (not) rolled back."""
         op, error = failed.op, failed.error
         head = f"batch_operations: {op.label} failed ({error.code}): {error.message}"
@@ -174,7 +193,7 @@ class BatchRunner:
         try:
             reverted = self._revert(log.changes)
         except UndoConflictError as exc:  # a file of the batch was changed by someone else meanwhile
-            group = self._groups.save(TOOL, log.changes)
+            group = record.save(log.changes)
             return BatchFailedError(
                 f"{head}\nThe batch is atomic, but nothing could be rolled back: {exc.message} Once you have "
                 f"checked those files with get_file_info, {_reverts(group)} the changes it had made (the current "
@@ -185,7 +204,7 @@ class BatchRunner:
             )
         undone = list(dict.fromkeys(r.change.path for r in reverted if r.status in ("reverted", "already")))
         kept = [r for r in reverted if r.status in ("kept", "failed")]
-        group = self._groups.save(TOOL, _stayed(log.changes, kept))
+        group = record.save(_stayed(log.changes, kept))
         text = _rollback_text(op, error.code, reverted, kept, _id(group))
         partly = error.fields.get("partly_moved_to")
         if partly is not None:  # the operation itself moved part of its source: no rollback puts that back

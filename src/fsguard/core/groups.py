@@ -32,6 +32,10 @@ logger = logging.getLogger(__name__)
 UNDO_EACH_FILE = "backup(action='undo_last', file_path=...)"
 ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
 _KINDS = frozenset(get_args(ChangeKind))
+# A call the server stopped in the middle of (killed, crashed), as the next start found it (core/recovery.py): an
+# atomic one was rolled back, a non-atomic one's changes were kept.
+Interruption = Literal["rolled_back", "kept"]
+_INTERRUPTIONS = frozenset(get_args(Interruption))
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,8 @@ class Group:
     operation: str
     time: float
     changes: tuple[Change, ...]
+    interrupted: Interruption | None = None
+    rolled_back: tuple[str, ...] = ()  # an interrupted call's paths the next start put back as they were
 
     @property
     def time_iso(self) -> str:
@@ -81,8 +87,9 @@ class Group:
 
     @property
     def paths(self) -> list[str]:
-        """Every path the group touched, in order, once each (a move counts its source too)."""
-        seen: dict[str, None] = {}
+        """Every path the group touched, in order, once each (a move counts its source too; an interrupted call's
+        rolled-back paths come first)."""
+        seen: dict[str, None] = dict.fromkeys(self.rolled_back)
         for change in self.changes:
             if change.source:
                 seen.setdefault(change.source)
@@ -131,25 +138,36 @@ class GroupStore:
             root, self._parse, lambda group: (group.time, group.group_id), named=lambda name: name.endswith(".json")
         )
 
-    def save(self, operation: str, changes: Iterable[Change]) -> Group | None:
-        """Record ``changes`` as one group; None when there is nothing to record, or when the record cannot be
-        written (a full or read-only state directory).
+    def save(
+        self,
+        operation: str,
+        changes: Iterable[Change],
+        *,
+        group_id: str | None = None,
+        interrupted: Interruption | None = None,
+        rolled_back: Iterable[str] = (),
+    ) -> Group | None:
+        """Record ``changes`` as one group (under ``group_id``, the one a run record holds, else a new id); None when
+        there is nothing to record, or when the record cannot be written (a full or read-only state directory). An
+        ``interrupted`` call is recorded even when nothing of it stays: the agent must learn it half happened.
 
         A group is saved after its changes are made, each with its own backup: failing the call then would report
         changes that stand as not made, and an agent that retried (an append, say) made them twice. They stay
         undoable file by file (``undo_last``); only the one id for all of them is lost, which the log says.
         """
-        listed = tuple(changes)
-        if not listed:
+        listed, undone = tuple(changes), tuple(rolled_back)
+        if not listed and not (interrupted and undone):
             return None
         now = self._clock()
-        group = Group(new_backup_id(now), operation, now, listed)
-        payload = {
+        group = Group(group_id or new_backup_id(now), operation, now, listed, interrupted, undone)
+        payload: dict[str, object] = {
             "group_id": group.group_id,
             "operation": operation,
             "time": now,
-            "changes": [{k: v for k, v in asdict(c).items() if v is not None} for c in listed],
+            "changes": [change_record(c) for c in listed],
         }
+        if interrupted is not None:
+            payload.update(interrupted=interrupted, rolled_back=list(undone))
         try:
             self._writer.write(self.root / f"{group.group_id}.json", json.dumps(payload, indent=1).encode())
         except FsguardError as exc:
@@ -172,8 +190,12 @@ class GroupStore:
         except (OSError, ValueError) as exc:
             raise _damaged(group_id) from exc
         try:
-            changes = tuple(_change(item) for item in raw["changes"])
-            return Group(raw["group_id"], raw["operation"], float(raw["time"]), changes)
+            changes = tuple(read_change(item) for item in raw["changes"])
+            interrupted = raw.get("interrupted")
+            if interrupted is not None and interrupted not in _INTERRUPTIONS:
+                raise ValueError(f"unknown interruption {interrupted!r}")
+            undone = tuple(str(path) for path in raw.get("rolled_back", ()))
+            return Group(raw["group_id"], raw["operation"], float(raw["time"]), changes, interrupted, undone)
         except (KeyError, TypeError, ValueError) as exc:
             raise _damaged(group_id) from exc
 
@@ -206,7 +228,17 @@ class GroupStore:
         return group
 
 
-def _change(item: dict[str, object]) -> Change:
+def change_record(change: Change) -> dict[str, str]:
+    """``change`` as a group's record (and a run record, core/runs.py) holds it: its fields that are set."""
+    return {k: v for k, v in asdict(change).items() if v is not None}
+
+
+def read_change(item: dict[str, object]) -> Change:
+    """The change a record's item holds.
+
+    Raises:
+        ValueError, KeyError, TypeError: the item is no change.
+    """
     kind = item["kind"]
     if kind not in _KINDS:
         raise ValueError(f"unknown change kind {kind!r}")

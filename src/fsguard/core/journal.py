@@ -21,6 +21,7 @@ import os
 import secrets
 from collections.abc import Callable, Iterable
 from contextlib import suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from operator import itemgetter, methodcaller
@@ -89,6 +90,9 @@ class BackupRecord:
 
 
 Listed = tuple[float, str, str, BackupRecord]  # a backup as a listing sorts it: time, id, journal key, record
+# Told of each chained backup once it is durable, before the file it protects is replaced: a batch's run record
+# (core/runs.py) notes it, so the next start knows that file even when the run dies before it logs the change.
+backup_taken: ContextVar[Callable[[BackupRecord], None] | None] = ContextVar("backup_taken", default=None)
 
 
 @dataclass

@@ -26,10 +26,11 @@ from itertools import chain
 from pathlib import Path
 from time import perf_counter
 
+from fsguard.core.batchops import TOOL
 from fsguard.core.beneath import lstat_at
 from fsguard.core.confirmation import Binding, Entry
 from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, ReadOnlyError, UndoConflictError
-from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
+from fsguard.core.groups import UNDO_EACH_FILE, Change, Group
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
 from fsguard.core.pipeline_actions import READERS, own_files
 from fsguard.core.pipeline_calls import ActionOutput, PipelineEngines, StepCall
@@ -38,6 +39,7 @@ from fsguard.core.pipeline_overlay import GONE, Edited, Overlay
 from fsguard.core.pipeline_schedule import condition_holds, failed_reference, plan_levels, render
 from fsguard.core.reverting import Reverted, Reverter
 from fsguard.core.risk import PIPELINE_SCALE, RiskLevel, graded
+from fsguard.core.runs import RunRecord, RunRecords
 
 MAX_WORKERS = 4
 ACTIONS = {**READERS, **WRITERS}
@@ -50,10 +52,10 @@ _Known = Mapping[int, StepOutcome]
 class PipelineRunner:
     """Runs pipelines through the single-file engines."""
 
-    def __init__(self, engines: PipelineEngines, reverter: Reverter, groups: GroupStore) -> None:
+    def __init__(self, engines: PipelineEngines, reverter: Reverter, runs: RunRecords) -> None:
         self._engines = engines
         self._reverter = reverter
-        self._groups = groups
+        self._runs = runs
 
     def run(self, request: PipelineRequest, progress: Progress | None = None) -> PipelineReport:
         """Run ``request``; ``progress`` gets (steps done, steps) after each level and may raise to cancel.
@@ -61,19 +63,25 @@ class PipelineRunner:
         Raises:
             BatchFailedError: a step failed with ``stop_on_error`` (not in a dry run); the changes were rolled back.
         """
-        if not request.dry_run:
-            self._refuse_read_only(request)
+        if request.dry_run:  # changes nothing: no record, no group
+            outcomes: dict[int, StepOutcome] = {}
+            failed = self._levels(request, outcomes, [], progress, Overlay(), None)
+            return _report(request, outcomes, failed, None)
+        self._refuse_read_only(request)
+        with self._runs.run(TOOL, _operation(request), atomic=request.stop_on_error) as record:
+            return self._run(request, progress, record)
+
+    def _run(self, request: PipelineRequest, progress: Progress | None, record: RunRecord) -> PipelineReport:
         outcomes: dict[int, StepOutcome] = {}
         changes: list[Change] = []
         try:
-            failed = self._levels(request, outcomes, changes, progress, Overlay())
+            failed = self._levels(request, outcomes, changes, progress, Overlay(), record)
         except BaseException:  # cancelled, or a bug: what the run changed stays restorable as one group
-            self._groups.save(_operation(request), changes)
+            record.save(changes)
             raise
-        if failed is not None and not request.dry_run:
-            raise self._rolled_back(request, failed, changes)
-        group = None if request.dry_run else self._groups.save(_operation(request), changes)
-        return _report(request, outcomes, failed, group)
+        if failed is not None:
+            raise self._rolled_back(request, failed, changes, record)
+        return _report(request, outcomes, failed, record.save(changes))
 
     def _refuse_read_only(self, request: PipelineRequest) -> None:
         """Refuse the run before any step when a writing step names a path in a read-only root. Files that reach
@@ -103,9 +111,11 @@ class PipelineRunner:
         changes: list[Change],
         progress: Progress | None,
         overlay: Overlay,
+        record: RunRecord | None,
     ) -> StepOutcome | None:
         """Run level after level; the first failed step when ``stop_on_error`` stopped the run, else None. A dry run's
-        writing steps record in ``overlay`` what they would leave (they run alone in their level)."""
+        writing steps record in ``overlay`` what they would leave (they run alone in their level); a real run's
+        changes are noted in its ``record`` as each level ends."""
         steps = {step.index: step for step in request.steps}
         for number, level in enumerate(plan_levels(request.steps, parallel=request.parallel), 1):
             known = dict(outcomes)  # each step of a level sees the same earlier outcomes, whichever thread runs it
@@ -126,6 +136,8 @@ class PipelineRunner:
                     continue  # a sequential run would not have reached it (only reading steps share a level)
                 outcomes[outcome.index] = outcome
                 changes.extend(made)
+                if record is not None:
+                    record.changed(made)
             if progress is not None:
                 progress(len(outcomes), len(request.steps))
             if failure is not None and request.stop_on_error:
@@ -216,11 +228,13 @@ class PipelineRunner:
         except UndoConflictError as exc:  # something else changed those files meanwhile: nothing was reverted
             return [], exc.message
 
-    def _rolled_back(self, request: PipelineRequest, failed: StepOutcome, made: list[Change]) -> BatchFailedError:
+    def _rolled_back(
+        self, request: PipelineRequest, failed: StepOutcome, made: list[Change], record: RunRecord
+    ) -> BatchFailedError:
         """Roll back everything the run changed, save what stayed, and describe it all in the error."""
         reverted, conflict = self._revert(made)
         stayed = _stayed(made, reverted, conflict)
-        group = self._groups.save(_operation(request), stayed)
+        group = record.save(stayed)
         rolled = list(dict.fromkeys(change.path for change in made if change not in stayed))
         lines = [f"pipeline step {failed.index} '{failed.id}' ({failed.action}): {failed.error}"]
         if not made:

@@ -29,6 +29,7 @@ from fsguard.core.errors import (
     AccessDeniedError,
     EntryReplacedError,
     FsguardError,
+    NothingToUndoError,
     StaleEditError,
     UndoConflictError,
     error_for_code,
@@ -117,6 +118,14 @@ class Reverter:
                 for change in reversed(changes)
             ]
         return [self._outcome(change, force=force, rollback=rollback) for change in reversed(changes)]
+
+    def roll_back(self, changes: Sequence[Change]) -> list[Reverted]:
+        """Undo the changes of a run the server stopped in the middle of, newest first, each on its own: a change
+        whose file holds anything but what the run left is kept (its outcome says why), the others are reverted, and
+        each undo chain steps back as a rollback's does. Under every path's lock, as a rollback is."""
+        paths = {Path(path) for change in changes for path in (change.path, change.source) if path}
+        with self._safe.locks.hold_all(*paths):
+            return [self._outcome(change, force=False, rollback=True) for change in reversed(changes)]
 
     def restore(self, group: Group, store: GroupStore, *, force: bool = False, dry_run: bool = False) -> GroupRestore:
         """Revert ``group`` and record what the revert did as a group of its own: restoring that one undoes it. A
@@ -265,7 +274,10 @@ class Reverter:
             # the change the call had reported rolled back. Only while that change is still the newest step.
             try:
                 report = self._restorer.undo_last(str(path), force=force, only=backup_id, stored=True, rollback=True)
-            except UndoConflictError:
+            except (UndoConflictError, NothingToUndoError):
+                # Stepped back already (a rollback killed part-way), the file holding the bytes from before: as before.
+                if _state(self._safe, path) == self._safe.backups.get(backup_id, taken_of=path).content_hash:
+                    return Reverted(change, "already")
                 return Reverted(change, "kept", _CHANGED_MEANWHILE)
             return Reverted(change, "already" if report.already_there else "reverted")
         # Checked again under the file's lock: another process may have changed it since conflicts() looked, and

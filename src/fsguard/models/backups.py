@@ -68,6 +68,13 @@ class RestoredFile(Result):
 
 
 ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
+Interruption = Literal["rolled_back", "kept"]
+_INTERRUPTED = (
+    "Set when the server stopped (killed, crashed) while the call ran, as the next start found it. rolled_back: the "
+    "call was atomic and was rolled back then (rolled_back lists the paths put back; the changes listed are those "
+    "left because their files changed since). kept: it was not atomic; its changes stay, and restoring the group "
+    "undoes them."
+)
 
 
 class ChangeInfo(Result):
@@ -89,6 +96,8 @@ class GroupInfo(Result):
     files: list[str] = Field(description="Every path it touched that this server may name.")
     changes: list[ChangeInfo]
     hidden: int = Field(0, description="Changes left out: outside this server's roots, or hidden by a deny rule.")
+    interrupted: Interruption | None = Field(None, description=_INTERRUPTED)
+    rolled_back: list[str] | None = Field(None, description="interrupted: the paths the next start put back.")
 
 
 class GroupEntry(Result):
@@ -99,6 +108,7 @@ class GroupEntry(Result):
     time: str = Field(description="When it was recorded, ISO 8601 UTC.")
     file_count: int = Field(description="Paths it touched that this server may name.")
     files: list[str] = Field(description="The first of those paths (info lists every change).")
+    interrupted: Interruption | None = Field(None, description=_INTERRUPTED)
 
 
 class RevertedChange(Result):

@@ -64,6 +64,8 @@ def group_info(group: Group, shows: Callable[[str, bool], bool]) -> GroupInfo:
             ChangeInfo(kind=c.kind, path=c.path, source=c.source, backup_id=c.backup_id, sd_id=c.sd_id) for c in changes
         ],
         hidden=len(group.changes) - len(changes),
+        interrupted=group.interrupted,
+        rolled_back=[path for path in group.rolled_back if shows(path, False)] if group.interrupted else None,
     )
 
 
@@ -76,6 +78,7 @@ def group_entry(group: Group, shows: Callable[[str], bool], first: int = 5) -> G
         time=group.time_iso,
         file_count=len(paths),
         files=paths[:first],
+        interrupted=group.interrupted,
     )
 
 

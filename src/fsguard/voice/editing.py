@@ -9,6 +9,7 @@ from fsguard.models import (
     BackupResult,
     EditFileResult,
     EditOutcomeFields,
+    GroupInfo,
     MultiEditResult,
     RestoredFile,
     RevertedChange,
@@ -237,7 +238,8 @@ def _groups_text(result: BackupResult) -> str:
     if not result.groups_total:
         return ""
     rows = [
-        f"{g.group_id} | {g.time} | {g.operation} | {counted(g.file_count, 'file')}: "
+        f"{g.group_id} | {g.time} | {g.operation}{_INTERRUPTED.get(g.interrupted or '', '')} | "
+        f"{counted(g.file_count, 'file')}: "
         + ", ".join(shown(path) for path in g.files)
         + (" …" if g.file_count > len(g.files) else "")
         for g in result.groups or []
@@ -331,7 +333,7 @@ def group_text(result: BackupResult, compact: bool) -> str:
     if result.reverted is None:
         rows = [f"{c.kind} {shown(c.source) + ' -> ' if c.source else ''}{shown(c.path)}" for c in group.changes]
         rows = shown_rows(rows, failed=[False] * len(rows), rest="every one in the result's group changes")
-        return head + ("" if compact else "\n" + "\n".join(rows))
+        return head + _interruption(group) + ("" if compact else "\n" + "\n".join(rows))
     outcomes = result.reverted
     undone = sum(r.status == "reverted" for r in outcomes)
     troubles = [r for r in outcomes if r.status in _TROUBLES]
@@ -353,6 +355,22 @@ def group_text(result: BackupResult, compact: bool) -> str:
 
 
 _TROUBLES = ("kept", "failed")
+
+
+def _interruption(group: GroupInfo) -> str:
+    """What became of a call the server stopped in the middle of, after its group's head line."""
+    stopped = "\nInterrupted: the server stopped while this call ran;"
+    if group.interrupted == "kept":
+        return f"{stopped} it was not atomic, so its changes stay (restore the group to undo them)."
+    if group.interrupted != "rolled_back":
+        return ""
+    put_back = ", ".join(shown(path) for path in group.rolled_back or []) or "nothing"
+    left = " The changes listed were left as they are: their files changed since." if group.changes else ""
+    return f"{stopped} the next start rolled it back (put back: {put_back}).{left}"
+
+
+# A listing's mark of a call the server stopped in the middle of (GroupEntry.interrupted).
+_INTERRUPTED = {"rolled_back": " (interrupted, rolled back)", "kept": " (interrupted, changes kept)"}
 
 
 def _reverted_row(r: RevertedChange) -> str:

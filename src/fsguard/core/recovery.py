@@ -1,0 +1,141 @@
+"""Ending the runs a crash or a kill cut short, found by :func:`fsguard.core.runs.claim_unfinished` at start-up.
+
+An atomic run (a batch with ``atomic``, a pipeline with ``stop_on_error``) is rolled back as its own failure would
+have been, newest change first, each on its own: a file goes back to its backup only while it holds exactly the
+bytes the run left (its hash, checked under its lock), and a file changed since is left as it is and named. A
+non-atomic run's changes stay. Either way the run is saved as a group marked ``interrupted`` (``rolled_back`` or
+``kept``), which ``backup(action="list")`` shows and restoring undoes, and, with --log-dir, one audit line says so.
+
+What the run was doing at the kill is known from its record's backups: a file it had backed up but whose change it
+had not logged yet is judged by that backup (holding the bytes the backup was taken for, it was replaced).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fsguard.core.audit import AuditEntry, AuditLog
+from fsguard.core.backups import BackupStore
+from fsguard.core.errors import FsguardError, NotFoundError
+from fsguard.core.groups import Change, Group, GroupStore
+from fsguard.core.reverting import Reverter
+from fsguard.core.runs import UnfinishedRun
+
+logger = logging.getLogger(__name__)
+
+_LISTED = 5  # paths the audit line names of each kind
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How an interrupted run was ended: its group (None when it had changed nothing), the paths put back, and the
+    changes that stay with why (a rolled-back run's: changed since; a kept run's: all of them)."""
+
+    run: UnfinishedRun
+    group: Group | None
+    rolled_back: list[str]
+    left: list[tuple[Change, str]]
+
+
+class Recovery:
+    """Ends interrupted runs with the engine a server builds (its reverter, backups and groups)."""
+
+    def __init__(self, reverter: Reverter, backups: BackupStore, groups: GroupStore, audit: AuditLog | None) -> None:
+        self._reverter = reverter
+        self._backups = backups
+        self._groups = groups
+        self._audit = audit
+
+    def end(self, runs: Sequence[UnfinishedRun]) -> list[Ending]:
+        """End each run (rolled back when atomic), record it as an interrupted group, and release its record."""
+        endings = []
+        for run in runs:
+            try:
+                ending = self._end(run)
+            except (FsguardError, OSError) as exc:  # the server starts all the same; the next start tries again
+                logger.error("%s was interrupted and could not be ended now: %s", run.operation, exc)
+                run.release()
+                continue
+            run.close()
+            endings.append(ending)
+            self._report(ending)
+        return endings
+
+    def _end(self, run: UnfinishedRun) -> Ending:
+        if self._groups.find(run.group_id) is not None:
+            # Its group was saved: the run ended, and only its record's removal was lost (to a power cut, say).
+            return Ending(run, None, [], [])
+        changes = [*run.changes, *self._unlogged(run)]
+        if not changes:
+            return Ending(run, None, [], [])
+        if not run.atomic:
+            group = self._groups.save(run.operation, changes, group_id=run.group_id, interrupted="kept")
+            return Ending(run, group, [], [(change, "kept: the call was not atomic") for change in changes])
+        outcomes = self._reverter.roll_back(changes)
+        left = [(o.change, o.detail or o.status) for o in reversed(outcomes) if o.status in ("kept", "failed")]
+        stays = {change.path for change, _ in left}
+        undone = [path for path in dict.fromkeys(o.change.path for o in reversed(outcomes)) if path not in stays]
+        stayed = [change for change, _ in left]
+        group = self._groups.save(
+            run.operation, stayed, group_id=run.group_id, interrupted="rolled_back", rolled_back=undone
+        )
+        return Ending(run, group, undone, left)
+
+    def _unlogged(self, run: UnfinishedRun) -> list[Change]:
+        """The changes of the operation the kill cut short, as far as its backups tell them (see the module): a
+        non-atomic run's only when they reached the disk, as they then stay."""
+        logged = {change.backup_id for change in run.changes if change.backup_id}
+        found = []
+        for backup_id, path in run.backups:
+            if backup_id in logged:
+                continue
+            try:
+                record = self._backups.get(backup_id, taken_of=Path(path))
+            except NotFoundError:
+                continue  # withdrawn: its write failed, and the file kept its bytes
+            if record.after_hash is None:  # a permanent delete's
+                change = Change("deleted", path, backup_id=backup_id)
+            else:
+                change = Change.modified(Path(path), backup_id, record.after_hash)
+            if run.atomic or not self._reverter.conflicts([change]):
+                found.append(change)
+        return found
+
+    def _report(self, ending: Ending) -> None:
+        run, group = ending.run, ending.group
+        if group is None:
+            logger.info("removed the record of %s: it had changed nothing, or had ended", run.operation)
+            return
+        text = interrupted_text(ending)
+        logger.warning("%s", text)
+        if self._audit is not None:
+            self._audit.record(
+                AuditEntry(
+                    run.tool,
+                    {"operation": run.operation, "atomic": run.atomic},
+                    0.0,
+                    "error",
+                    error_code="interrupted",
+                    backup_id=group.group_id,
+                    error=text,
+                    via="restart",
+                )
+            )
+
+
+def interrupted_text(ending: Ending) -> str:
+    """What happened to an interrupted run, in a sentence or two (the audit line's and the server log's)."""
+    run, group_id = ending.run, ending.group.group_id if ending.group else None
+    head = f"{run.operation} (group {group_id}) was interrupted: the server stopped while it ran."
+    if not run.atomic:
+        return f"{head} It was not atomic: its {len(ending.left)} change(s) stay; restoring the group undoes them."
+    undone = ending.rolled_back
+    text = f"{head} Rolled back at the next start: {len(undone)} path(s) as before"
+    text += f" ({', '.join(undone[:_LISTED])}{' …' if len(undone) > _LISTED else ''})." if undone else "."
+    if ending.left:
+        named = "; ".join(f"{change.path}: {why}" for change, why in ending.left[:_LISTED])
+        text += f" {len(ending.left)} change(s) left as they are ({named})."
+    return text

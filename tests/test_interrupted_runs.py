@@ -1,0 +1,228 @@
+"""A batch or pipeline killed mid-run: the next server on its state directory ends it before it serves anything.
+
+The kill is real: the run goes on in a child process that leaves with ``os._exit`` right after it has replaced a
+chosen file (its rename done, its change not yet logged: the moment the probe's SIGKILL hit), or stops there and
+waits, alive, until the test kills it. An atomic run is then rolled back file by file where a file holds exactly
+what the run wrote, a file changed since is left and named; a non-atomic one's changes stay. Either way its group is
+listed, marked interrupted, and the audit log has a line for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fsguard.config import Settings
+from fsguard.core.batchplan import parse_request
+from fsguard.core.runs import RUNS
+from fsguard.services import Services
+from tests.conftest import ClientFactory, structured, text_of
+
+pytestmark = pytest.mark.anyio
+
+OLD = "old\n" * 1000
+NEW = "new\n" * 1000
+NAMES = [f"f{k}.txt" for k in range(4)]
+
+# The child: run a batch (argv[3]: its request as JSON) or a pipeline ("pipeline:" + JSON) through the engine, and
+# once the file named argv[4] has been renamed into place, leave at once ("exit") or say "replaced" and wait ("wait").
+CHILD = textwrap.dedent(
+    """
+    import json, os, sys
+    from pathlib import Path
+    from fsguard.config import Settings
+    from fsguard.core.batchplan import parse_request
+    from fsguard.core.pipeline_request import parse_pipeline
+    from fsguard.services import Services
+
+    root, state, request, last, how = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+    services = Services.create(Settings(roots=(root,), state_dir=state))
+    real_rename = os.rename
+
+    def rename(src, dst, **kwargs):
+        real_rename(src, dst, **kwargs)
+        if dst == last:
+            if how == "exit":
+                os._exit(9)
+            print("replaced", flush=True)
+            sys.stdin.read()
+
+    os.rename = rename
+    if request.startswith("pipeline:"):
+        services.pipelines.run(parse_pipeline(json.loads(request.removeprefix("pipeline:"))))
+    else:
+        services.batch.run(parse_request(json.loads(request)))
+    """
+)
+
+
+def writes(root: Path, *, atomic: bool = True) -> str:
+    return json.dumps(
+        {"operations": [{"type": "write", "path": str(root / n), "content": NEW} for n in NAMES], "atomic": atomic}
+    )
+
+
+def killed(root: Path, state: Path, request: str, last: str) -> None:
+    """Run ``request`` in a child that dies right after ``last`` was replaced."""
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(root), str(state), request, last, "exit"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 9, done.stderr
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    for name in NAMES:
+        (root / name).write_text(OLD)
+    return root
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    return tmp_path / "log"
+
+
+def contents(root: Path) -> list[str]:
+    return [
+        "new" if (root / n).read_text() == NEW else "old" if (root / n).read_text() == OLD else "other" for n in NAMES
+    ]
+
+
+def audit_lines(log_dir: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (log_dir / "operations.jsonl").read_text().splitlines()]
+
+
+async def test_an_atomic_batch_killed_after_replacing_two_files_is_rolled_back_by_the_next_start_and_listed(
+    project: Path, state_dir: Path, log_dir: Path, connect: ClientFactory
+) -> None:
+    killed(project, state_dir, writes(project), "f1.txt")
+    assert contents(project) == ["new", "new", "old", "old"]  # half applied, f1's change never logged
+
+    async with connect(log_dir=log_dir) as client:
+        assert contents(project) == ["old"] * 4  # before the first call: the server ended the run as it started
+        listed = structured(await client.call_tool("backup", {"action": "list"}))
+        (group,) = listed["groups"]
+        assert group["interrupted"] == "rolled_back"
+        assert group["operation"] == "batch_operations"
+        assert group["files"] == [str(project / "f0.txt"), str(project / "f1.txt")]
+        assert "(interrupted, rolled back)" in text_of(await client.call_tool("backup", {"action": "list"}))
+        info = await client.call_tool("backup", {"action": "info", "backup_id": group["group_id"]})
+        assert structured(info)["group"]["rolled_back"] == group["files"]
+        assert structured(info)["group"]["changes"] == []
+        assert "the next start rolled it back" in text_of(info)
+        # Each file's undo chain reads as if the batch never ran.
+        undo = await client.call_tool("backup", {"action": "undo_last", "file_path": str(project / "f0.txt")})
+        assert undo.is_error
+        assert "Nothing to undo" in text_of(undo)
+    (line,) = [e for e in audit_lines(log_dir) if e["tool"] == "batch_operations"]
+    assert line["error_code"] == "interrupted"
+    assert line["backup_id"] == group["group_id"]
+    assert line["via"] == "restart"
+    assert not list((state_dir / RUNS).iterdir())
+
+
+async def test_a_file_changed_after_the_kill_is_left_and_named_while_the_others_are_rolled_back(
+    project: Path, state_dir: Path, connect: ClientFactory
+) -> None:
+    killed(project, state_dir, writes(project), "f2.txt")
+    (project / "f1.txt").write_text("edited by hand\n")
+
+    async with connect() as client:
+        assert [(project / n).read_text() for n in NAMES] == [OLD, "edited by hand\n", OLD, OLD]
+        (group,) = structured(await client.call_tool("backup", {"action": "list"}))["groups"]
+        info = await client.call_tool("backup", {"action": "info", "backup_id": group["group_id"]})
+    shown = structured(info)["group"]
+    assert shown["interrupted"] == "rolled_back"
+    assert shown["rolled_back"] == [str(project / "f0.txt"), str(project / "f2.txt")]
+    assert [(c["kind"], c["path"]) for c in shown["changes"]] == [("modified", str(project / "f1.txt"))]
+    assert "left as they are: their files changed since" in text_of(info)
+
+
+async def test_a_non_atomic_batch_killed_mid_run_keeps_its_changes_in_a_group_whose_restore_undoes_them(
+    project: Path, state_dir: Path, connect: ClientFactory
+) -> None:
+    killed(project, state_dir, writes(project, atomic=False), "f1.txt")
+
+    async with connect() as client:
+        assert contents(project) == ["new", "new", "old", "old"]  # no automatic rollback
+        (group,) = structured(await client.call_tool("backup", {"action": "list"}))["groups"]
+        assert group["interrupted"] == "kept"
+        assert group["files"] == [str(project / "f0.txt"), str(project / "f1.txt")]
+        restored = await client.call_tool("backup", {"action": "restore", "backup_id": group["group_id"]})
+        assert not restored.is_error, text_of(restored)
+    assert contents(project) == ["old"] * 4
+
+
+def test_a_pipeline_killed_mid_run_is_rolled_back_as_its_stop_on_error_promises(project: Path, state_dir: Path) -> None:
+    steps = [{"action": "edit", "files": [str(project / n)], "old_text": OLD, "new_text": NEW} for n in NAMES]
+    killed(project, state_dir, "pipeline:" + json.dumps({"name": "four", "steps": steps}), "f2.txt")
+    assert contents(project) == ["new", "new", "new", "old"]
+
+    services = Services.create(Settings(roots=(project,), state_dir=state_dir))
+    assert contents(project) == ["old"] * 4
+    (group,) = services.groups.groups()
+    assert (group.interrupted, group.operation.startswith("pipeline:")) == ("rolled_back", True)
+
+
+@pytest.fixture
+def paused(project: Path, state_dir: Path) -> Iterator[subprocess.Popen[str]]:
+    """A batch alive in another process, stopped just after it replaced f1.txt."""
+    with subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(project), str(state_dir), writes(project), "f1.txt", "wait"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as child:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "replaced\n"
+        yield child
+        if child.poll() is None:
+            child.kill()
+
+
+def test_a_batch_still_running_in_another_process_is_left_alone_and_rolled_back_once_that_process_is_killed(
+    project: Path, state_dir: Path, paused: subprocess.Popen[str]
+) -> None:
+    Services.create(Settings(roots=(project,), state_dir=state_dir))  # another server starts meanwhile
+    assert contents(project) == ["new", "new", "old", "old"]
+    assert len(list((state_dir / RUNS).iterdir())) == 1
+
+    os.kill(paused.pid, signal.SIGKILL)
+    paused.wait(timeout=60)
+    services = Services.create(Settings(roots=(project,), state_dir=state_dir))
+    assert contents(project) == ["old"] * 4
+    assert [g.interrupted for g in services.groups.groups()] == ["rolled_back"]
+
+
+def test_a_run_whose_files_lie_outside_the_roots_is_left_for_a_server_that_serves_them(
+    project: Path, state_dir: Path, tmp_path: Path
+) -> None:
+    killed(project, state_dir, writes(project), "f1.txt")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    Services.create(Settings(roots=(elsewhere,), state_dir=state_dir))
+    assert contents(project) == ["new", "new", "old", "old"]
+
+    Services.create(Settings(roots=(project,), state_dir=state_dir))
+    assert contents(project) == ["old"] * 4
+
+
+def test_a_finished_batch_leaves_no_run_record(project: Path, state_dir: Path) -> None:
+    services = Services.create(Settings(roots=(project,), state_dir=state_dir))
+    report = services.batch.run(parse_request(json.loads(writes(project))))
+    assert report.status == "applied"
+    assert contents(project) == ["new"] * 4
+    assert not list((state_dir / RUNS).iterdir())
+    assert [g.interrupted for g in services.groups.groups()] == [None]
