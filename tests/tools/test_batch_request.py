@@ -202,6 +202,31 @@ async def test_an_ambiguous_edit_takes_the_occurrence_its_error_offers(client: C
     assert (root / "dup.txt").read_bytes() == b"x = 1\nx = 2\nx = 2\n"
 
 
+@pytest.mark.parametrize(
+    "operation",
+    [
+        {"type": "edit", "path": "big.txt", "old_text": "line 1\n", "new_text": "L\n"},
+        {"type": "edit", "path": "bin.dat", "old_text": "alpha", "new_text": "beta"},
+        {"type": "write", "path": "n.txt", "content": "x" * 1500},
+    ],
+    ids=["edit-above-the-limit", "edit-binary", "write-above-the-limit"],
+)
+async def test_validate_only_finds_what_the_run_refuses_on_sight_a_size_or_a_binary_file(
+    connect: ClientFactory, root: Path, operation: dict[str, object]
+) -> None:
+    (root / "big.txt").write_bytes(b"".join(b"line %d\n" % i for i in range(200)))  # 1,890 bytes
+    (root / "bin.dat").write_bytes(b"\x00\x01alpha\x00")
+    before = snapshot(root)
+    async with connect(max_file_size=1000) as client:
+        checked = await batch(client, operation, validate_only=True)
+        run = await batch(client, operation)
+    assert error_code(checked) == "invalid_params", text_of(checked)
+    code = meta(run)["error_code"]
+    said = {"too_large": "--max-file-size", "binary_file": "is a binary file"}[code]
+    assert [said in problem for problem in meta(checked)["errors"]] == [True], meta(checked)
+    assert snapshot(root) == before
+
+
 async def test_validate_only_finds_the_edit_the_run_would_not_match_on_the_text_earlier_operations_leave(
     client: Client, root: Path
 ) -> None:

@@ -5,8 +5,9 @@ validate_only answered "all valid" for the very edit the run had just failed on.
 
 A file's text is followed through the batch's writes, edits, copies and moves of files; what the copy or move of a
 directory, a delete or an extract would leave is not, and an edit of it is left to the run. Text on disk is read
-through the pinned walk, as a pipeline's dry run reads it; a file that cannot be read as text is left to the run,
-which names why.
+through the pinned walk, as a pipeline's dry run reads it. A file the run refuses on sight (above --max-file-size,
+binary, not in its encoding) and a write's content above the limit are reported; a file that cannot be read for
+another reason is left to the run, which names why.
 """
 
 from __future__ import annotations
@@ -19,8 +20,18 @@ from fsguard.core.batchops import edit_planner
 from fsguard.core.batchplan import BatchOperation
 from fsguard.core.beneath import Beneath
 from fsguard.core.disk import read_at
-from fsguard.core.errors import AmbiguousMatchError, FsguardError, NoMatchError
+from fsguard.core.errors import (
+    AmbiguousMatchError,
+    BinaryFileError,
+    EncodingError,
+    FsguardError,
+    NoMatchError,
+    TooLargeError,
+)
 from fsguard.core.textio import decode
+from fsguard.core.writing import check_payload_size
+
+_REFUSED = (TooLargeError, BinaryFileError, EncodingError)  # why the run refuses a file's text on sight
 
 
 class PlannedTexts:
@@ -34,10 +45,19 @@ class PlannedTexts:
         self._unknown: set[Path] = set()  # what would be there (or below) is not followed
 
     def step(self, op: BatchOperation, path: Path, destination: Path | None) -> list[str]:
-        """Take ``op`` (at its canonical ``path`` and ``destination``) into the texts; why its edit would fail."""
+        """Take ``op`` (at its canonical ``path`` and ``destination``) into the texts; why it would fail."""
+        try:
+            return self._stepped(op, path, destination)
+        except _REFUSED as exc:
+            self._set(path, None)
+            return [exc.message.split("\n")[0]]
+
+    def _stepped(self, op: BatchOperation, path: Path, destination: Path | None) -> list[str]:
         if op.type in ("edit", "search_and_replace"):
             return self._edit(op, path)
         if op.type == "write":
+            if not op.append:
+                check_payload_size(path, op.content or "", self._max_file_size)
             base = self._text(path) if op.append else ""
             self._set(path, None if base is None else base + (op.content or ""))
         elif op.type in ("copy", "move") and destination is not None:
@@ -99,6 +119,8 @@ class PlannedTexts:
             with self._beneath.entry(held or path) as entry:
                 data, _ = read_at(entry, self._max_file_size)
             return decode(data, held or path).text
+        except _REFUSED:
+            raise
         except FsguardError:
             return None
 
