@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ClientFactory, Mount, error_code, text_of, tree
+from tests.conftest import ClientFactory, Mount, bind_mounted, error_code, text_of, tree
 from tests.tools.test_confirmation import User
 
 pytestmark = pytest.mark.anyio
@@ -88,3 +88,20 @@ async def test_a_delete_of_a_mount_point_asks_nothing_and_is_refused(
     assert "mount point" in text_of(permanent)
     assert user.asked == []
     assert (root / "mnt" / "inside.txt").read_bytes() == b"on the other filesystem\n"
+
+
+async def test_a_delete_of_a_bind_mount_of_the_same_filesystem_asks_nothing_and_is_refused(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "src").mkdir()
+    (root / "src" / "keep.txt").write_bytes(b"kept\n")
+    (root / "bound").mkdir()
+    user = User()
+    with bind_mounted(root / "src", root / "bound"):  # one device on both sides: only the mount table tells
+        async with connect(elicitation_callback=user) as client:
+            result = await client.call_tool("delete_file", {"path": "bound", "recursive": True, "permanent": True})
+        assert (root / "bound" / "keep.txt").read_bytes() == b"kept\n"
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "mount point" in text_of(result)
+    assert user.asked == []
+    assert (root / "src" / "keep.txt").read_bytes() == b"kept\n"

@@ -12,6 +12,7 @@ from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.confirmation import Entry, unconfirmed
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError, TooLargeError
+from fsguard.core.footprint import is_mount_point
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
@@ -80,7 +81,7 @@ class Deleter:
                 raise non_empty_error(path)
             if confirmed is not None:
                 _check_confirmed(entry, found, confirmed, permanent=permanent)
-            if stat.S_ISDIR(found.st_mode) and found.st_dev != os.fstat(entry.parent).st_dev:
+            if stat.S_ISDIR(found.st_mode) and is_mount_point(entry, found):
                 # The OS refuses to remove or move a mount point only after a permanent delete has emptied it.
                 raise AccessDeniedError(
                     f"{path} is a mount point (another filesystem is mounted there), which the operating system "

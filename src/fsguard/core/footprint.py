@@ -12,6 +12,7 @@ from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
 from fsguard.core.errors import FsguardError
+from fsguard.core.mounts import mount_point
 
 Measure = tuple[os.stat_result | None, int, int]
 """What is at a path (None: nothing the delete would take), its entries and its files' bytes."""
@@ -33,8 +34,14 @@ def measured(beneath: Beneath, path: Path, *, permanent_limit: int | None = None
 
 def _refused(entry: Pinned, found: os.stat_result, permanent_limit: int | None) -> bool:
     if stat.S_ISDIR(found.st_mode):
-        return found.st_dev != os.fstat(entry.parent).st_dev
+        return is_mount_point(entry, found)
     return permanent_limit is not None and stat.S_ISREG(found.st_mode) and found.st_size > permanent_limit
+
+
+def is_mount_point(entry: Pinned, found: os.stat_result) -> bool:
+    """Whether the directory ``entry`` (stated as ``found``) has a filesystem mounted on it: another device than its
+    parent's, or, for a bind mount of the same filesystem, the mount table's word."""
+    return found.st_dev != os.fstat(entry.parent).st_dev or mount_point(entry.path) == entry.path
 
 
 def _held(entry: Pinned, found: os.stat_result) -> tuple[int, int]:
