@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from fsguard.core import transfer
+from fsguard.core import filecopies
 
 
 def test_a_copy_stops_at_the_size_the_source_had_when_it_was_opened(tmp_path: Path) -> None:
@@ -13,7 +13,7 @@ def test_a_copy_stops_at_the_size_the_source_had_when_it_was_opened(tmp_path: Pa
     reader = os.open(tmp_path / "log", os.O_RDONLY)
     writer = os.open(tmp_path / "copy", os.O_WRONLY | os.O_CREAT, 0o600)
     try:
-        assert transfer._pump(reader, writer, 10) == 10
+        assert filecopies._pump(reader, writer, 10) == 10
     finally:
         os.close(reader)
         os.close(writer)

@@ -30,6 +30,12 @@ def failed_at(exc: OSError) -> str | None:
     return where if isinstance(where, str) else None
 
 
+def mark_failed_at(exc: OSError, relative: str) -> None:
+    """Say that ``exc`` was met at ``relative`` below the directory walked (:func:`failed_at`), as the walk itself
+    says of what it opens: for what a caller of :func:`tree` does with an entry it was given (reads a file)."""
+    _mark(exc, relative)
+
+
 _WHERE = "fsguard_failed_at"
 
 

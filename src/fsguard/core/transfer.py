@@ -29,14 +29,13 @@ from fsguard.core.errors import (
     FsguardError,
     InvalidParamsError,
 )
-from fsguard.core.fdtree import child_dir, opened_dir
+from fsguard.core.fdtree import child_dir, failed_at, mark_failed_at, opened_dir
+from fsguard.core.filecopies import copy_file
 from fsguard.core.nesting import Below, run_through
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import check_no_mounts_below, check_removable_below, remove
 from fsguard.core.setaside import changed_error, put_back, same_entry
 from fsguard.core.trees import (
-    CHUNK,
-    READ_FILE,
     changed_kind_error,
     files_below,
     fingerprint,
@@ -267,7 +266,7 @@ def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, pr
             os.symlink(os.readlink(source.name, dir_fd=source.parent), target.name, dir_fd=target.parent)
             chown_like(target.parent, target.name, found)
         elif stat.S_ISREG(found.st_mode):
-            copied.bytes += _copy_file(source.parent, source.name, target.parent, target.name)
+            copied.bytes += copy_file(source.parent, source.name, target.parent, target.name)
             copied.files += 1
         elif links == "keep":
             _remade(target.parent, target.name, found, source.path)
@@ -279,83 +278,64 @@ def _copy_entry(source: Pinned, target: Pinned, copied: Copied, links: Links, pr
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
             raise  # the destination's filesystem refused: reported by _staging, after the cleanup
-        raise changed_kind_error(exc, _refused_side(exc, source, target)) from exc
+        # Met below a directory copied: in the source tree (the copy's own directories are this user's to write).
+        refused = source.path if failed_at(exc) is not None else _refused_side(exc, source, target)
+        raise changed_kind_error(exc, refused) from exc
 
 
 def _copy_children(
     src: int, dst: int, label: Path, copied: Copied, links: Links, progress: Progress | None
 ) -> Generator[Below[None], None, None]:  # its subdirectories, copied as run_through reaches them
-    for name in sorted(os.listdir(src)):
+    try:
+        names = sorted(os.listdir(src))
+    except OSError as exc:
+        _mark_below(exc, label, copied)
+        raise
+    for name in names:
         if copied.hide is not None and copied.hide(label / name):
             copied.denied += 1
             continue
-        found = os.stat(name, dir_fd=src, follow_symlinks=False)
-        mode = found.st_mode
-        if stat.S_ISDIR(mode):
-            os.mkdir(name, 0o700, dir_fd=dst)
-            with child_dir(src, name) as inner_src, child_dir(dst, name) as inner_dst:
-                yield Below(_copy_children(inner_src, inner_dst, label / name, copied, links, progress))
-                carry(inner_dst, os.fstat(inner_src), xattrs_of(inner_src))
-                os.fsync(inner_dst)
-        elif stat.S_ISREG(mode) and links == "keep" and _linked_again(found, dst, name, label / name, copied):
-            copied.files += 1
-        elif stat.S_ISREG(mode):
-            copied.bytes += _copy_file(src, name, dst, name)
-            copied.files += 1
-            if progress is not None:
-                progress(copied.bytes, copied.total)
-        elif stat.S_ISLNK(mode) and links == "keep":
-            os.symlink(os.readlink(name, dir_fd=src), name, dir_fd=dst)
-            chown_like(dst, name, found)
-        elif links == "keep":
-            _remade(dst, name, found, label / name)
-        elif stat.S_ISLNK(mode):
-            copied.skipped.append(str(label / name))
-        else:
-            copied.special.append(str(label / name))
-
-
-def _copy_file(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> int:
-    """Bytes, owner, extended attributes, mode and times into a new file (O_EXCL), fsynced; returns the bytes
-    copied."""
-    reader = os.open(src_name, READ_FILE, dir_fd=src_dir)
-    try:
-        found = os.fstat(reader)
-        if not stat.S_ISREG(found.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", src_name)
-        writer = os.open(
-            dst_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dst_dir
-        )
         try:
-            size = _pump(reader, writer, found.st_size)
-            carry(writer, found, xattrs_of(reader))
-            os.fsync(writer)
-        finally:
-            os.close(writer)
-    finally:
-        os.close(reader)
-    return size
-
-
-def _pump(reader: int, writer: int, size: int) -> int:
-    """Copy the ``size`` bytes the source had when it was opened, in the kernel where it can (copy_file_range),
-    else through a buffer. Not to its end: a log a process kept writing was chased for 6.5 GB (a minute)."""
-    total = 0
-    try:
-        while total < size and (sent := os.copy_file_range(reader, writer, min(CHUNK, size - total))):
-            total += sent
-        return total
-    except AttributeError:
-        pass  # not Linux
-    except OSError as exc:
-        if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP) or total:
+            yield from _copy_child(src, dst, name, label, copied, links, progress)
+        except OSError as exc:
+            _mark_below(exc, label / name, copied)
             raise
-    while total < size and (chunk := os.read(reader, min(CHUNK, size - total))):
-        view = memoryview(chunk)
-        while view:
-            view = view[os.write(writer, view) :]
-        total += len(chunk)
-    return total
+
+
+def _mark_below(exc: OSError, label: Path, copied: Copied) -> None:
+    """Mark ``exc`` as met at ``label`` (:func:`fsguard.core.fdtree.failed_at`): a file in the tree this user may not
+    read is named, not the directory copied."""
+    if copied.top is not None and label != copied.top[1]:
+        mark_failed_at(exc, label.relative_to(copied.top[1]).as_posix())
+
+
+def _copy_child(
+    src: int, dst: int, name: str, label: Path, copied: Copied, links: Links, progress: Progress | None
+) -> Generator[Below[None], None, None]:
+    found = os.stat(name, dir_fd=src, follow_symlinks=False)
+    mode = found.st_mode
+    if stat.S_ISDIR(mode):
+        os.mkdir(name, 0o700, dir_fd=dst)
+        with child_dir(src, name) as inner_src, child_dir(dst, name) as inner_dst:
+            yield Below(_copy_children(inner_src, inner_dst, label / name, copied, links, progress))
+            carry(inner_dst, os.fstat(inner_src), xattrs_of(inner_src))
+            os.fsync(inner_dst)
+    elif stat.S_ISREG(mode) and links == "keep" and _linked_again(found, dst, name, label / name, copied):
+        copied.files += 1
+    elif stat.S_ISREG(mode):
+        copied.bytes += copy_file(src, name, dst, name)
+        copied.files += 1
+        if progress is not None:
+            progress(copied.bytes, copied.total)
+    elif stat.S_ISLNK(mode) and links == "keep":
+        os.symlink(os.readlink(name, dir_fd=src), name, dir_fd=dst)
+        chown_like(dst, name, found)
+    elif links == "keep":
+        _remade(dst, name, found, label / name)
+    elif stat.S_ISLNK(mode):
+        copied.skipped.append(str(label / name))
+    else:
+        copied.special.append(str(label / name))
 
 
 def _linked_again(found: os.stat_result, dst: int, name: str, label: Path, copied: Copied) -> bool:

@@ -44,7 +44,7 @@ from fsguard.core.removal import check_no_mounts_below
 from fsguard.core.rmtree import remove_tree, remove_tree_named
 from fsguard.core.setaside import changed_error
 from fsguard.core.transfer import move_verified
-from fsguard.core.trees import fingerprint, lstat_entry
+from fsguard.core.trees import described, lstat_entry
 
 _DAY_S = 86_400.0
 
@@ -58,7 +58,7 @@ class TrashEntry:
     kind: str  # "file" or "directory"
     size: int
     files: int
-    sha256: str
+    sha256: str | None  # None: a file in it was not readable by the server's user (a rename reads nothing)
     time: float
 
     @property
@@ -115,7 +115,7 @@ class Trash:
         found = checked or lstat_entry(item)
         if stat.S_ISDIR(found.st_mode):
             check_no_mounts_below(item.path)
-        digest, size, files = fingerprint(item, found, "deleted")
+        digest, size, files = described(item, found, "deleted")
         now = self._clock()
         entry = TrashEntry(
             sd_id=new_sd_id(now),
@@ -281,6 +281,8 @@ def _described(text: str) -> TrashEntry:
     entry = TrashEntry(**fields)
     for name, kind in _FIELDS.items():
         value = fields[name]
+        if name == "sha256" and value is None:
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
             raise TypeError(f"{name} is {value!r}, not {kind.__name__}")
     return entry

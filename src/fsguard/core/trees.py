@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import AccessDeniedError, FsguardError
-from fsguard.core.fdtree import failed_at, opened_dir, tree
+from fsguard.core.fdtree import failed_at, mark_failed_at, opened_dir, tree
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.setaside import changed_error, same_entry
 
@@ -31,8 +31,27 @@ def fingerprint(entry: Pinned, checked: os.stat_result | None = None, doing: str
         EntryReplacedError: another entry than ``checked`` is at the name; ``doing`` is the call's act, for the
             message (nothing was ``doing``).
     """
+    return _read_whole(entry, checked, doing, None)
+
+
+def described(entry: Pinned, checked: os.stat_result, doing: str) -> tuple[str | None, int, int]:
+    """:func:`fingerprint` of what may be moved without being read (a rename, into the trash): a file this user may
+    not read is counted by its stat, and then no SHA-256 is taken (None), rather than the delete refused where a
+    permanent one, which reads nothing either, succeeds.
+
+    Raises:
+        AccessDeniedError, EntryReplacedError: as :func:`fingerprint`.
+    """
+    unread: list[str] = []
+    digest, size, files = _read_whole(entry, checked, doing, unread)
+    return (None if unread else digest), size, files
+
+
+def _read_whole(
+    entry: Pinned, checked: os.stat_result | None, doing: str, unread: list[str] | None
+) -> tuple[str, int, int]:
     try:
-        return _fingerprint(entry, checked)
+        return _fingerprint(entry, checked, unread)
     except _NotChecked as exc:
         raise changed_error(entry.path, doing) from exc
     except OSError as exc:
@@ -45,7 +64,7 @@ class _NotChecked(Exception):
     """The entry read is not the one checked."""
 
 
-def _fingerprint(entry: Pinned, checked: os.stat_result | None) -> tuple[str, int, int]:
+def _fingerprint(entry: Pinned, checked: os.stat_result | None, unread: list[str] | None) -> tuple[str, int, int]:
     found = lstat_entry(entry)
     if checked is not None and not same_entry(found, checked):
         raise _NotChecked
@@ -53,7 +72,7 @@ def _fingerprint(entry: Pinned, checked: os.stat_result | None) -> tuple[str, in
         data = os.fsencode(os.readlink(entry.name, dir_fd=entry.parent))
         return hashlib.sha256(data).hexdigest(), len(data), 1
     if stat.S_ISREG(found.st_mode):
-        digest, size = _file_digest(entry.parent, entry.name, checked)
+        digest, size = _readable_digest(entry.parent, entry.name, "", found, checked, unread)
         return digest.hexdigest(), size, 1
     if not stat.S_ISDIR(found.st_mode):
         return hashlib.sha256(b"").hexdigest(), 0, 1
@@ -69,7 +88,7 @@ def _fingerprint(entry: Pinned, checked: os.stat_result | None) -> tuple[str, in
                 target = os.fsencode(os.readlink(name, dir_fd=parent))
                 digest.update(b"L" + label + b"\0" + target + b"\0")
             elif stat.S_ISREG(mode):
-                inner, length = _file_digest(parent, name)
+                inner, length = _readable_digest(parent, name, relative, st, None, unread)
                 digest.update(b"F" + label + b"\0" + inner.digest())
                 size += length
                 files += 1
@@ -99,6 +118,26 @@ def changed_kind_error(exc: OSError, path: Path) -> FsguardError:
             path=str(path),
         )
     return from_os_error(exc, path)
+
+
+def _readable_digest(
+    parent: int,
+    name: str,
+    relative: str,
+    found: os.stat_result,
+    checked: os.stat_result | None,
+    unread: list[str] | None,
+) -> tuple[hashlib._Hash, int]:
+    """:func:`_file_digest` of the file ``relative`` below the directory walked (the entry itself: empty); with
+    ``unread``, one this user may not read is noted there, with no bytes digested and its size from ``found``."""
+    try:
+        return _file_digest(parent, name, checked)
+    except PermissionError as exc:
+        if unread is None:
+            mark_failed_at(exc, relative)  # the file is refused, not the directory walked
+            raise
+        unread.append(relative or name)
+        return hashlib.sha256(), found.st_size
 
 
 def _file_digest(parent: int, name: str, checked: os.stat_result | None = None) -> tuple[hashlib._Hash, int]:

@@ -30,7 +30,11 @@ class TrashInfo(Result):
     kind: Literal["file", "directory"]
     size: int = Field(description="Bytes of content.")
     files: int = Field(description="Files inside (1 for a file).")
-    sha256: str = Field(description="SHA-256 of the content (for a directory: of its paths and contents).")
+    sha256: str | None = Field(
+        None,
+        description="SHA-256 of the content (for a directory: of its paths and contents); absent when a file in it "
+        "could not be read by the server's user (it went to the trash unread, as a rename).",
+    )
     time: str = Field(description="When it was deleted, ISO 8601 UTC.")
 
 

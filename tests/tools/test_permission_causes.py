@@ -1,0 +1,79 @@
+"""What the permission bits refuse, said of the entry whose bits refuse it: a file inside a tree the user may not
+read, and what a refusal then asks the user to change. Calls run as a user the bits stop (:func:`as_a_user`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
+from tests.tools.test_permissions import NOBODY, as_a_user, call_as_a_user, client_on, reachable, tree
+
+__all__ = ["reachable"]  # the fixture, used here
+
+pytestmark = pytest.mark.anyio
+
+
+def a_tree_with_an_unreadable_file(root: Path) -> Path:
+    """``t`` of ok.txt and u.txt, the user's own, u.txt with no permission bits."""
+    (root / "t").mkdir()
+    (root / "t" / "ok.txt").write_bytes(b"ok\n")
+    (root / "t" / "u.txt").write_bytes(b"secret bytes\n")
+    if os.geteuid() == 0:
+        for path in (root / "t", *(root / "t").iterdir()):
+            os.chown(path, NOBODY, NOBODY)
+    (root / "t" / "u.txt").chmod(0o000)
+    return root / "t"
+
+
+async def test_a_tree_holding_a_file_the_user_may_not_read_goes_to_the_trash_and_comes_back_whole(
+    connect: ClientFactory, reachable: Path
+) -> None:
+    # The trash move is a rename, but its entry's SHA-256 read every file first: the delete was refused ("refused
+    # access to t"), where a permanent delete of the same tree, which reads nothing, went through.
+    root = reachable / "root"
+    a_tree_with_an_unreadable_file(root)
+    async with client_on(connect, reachable) as client:
+        with as_a_user():
+            trashed = await client.call_tool("delete_file", {"path": "t", "recursive": True})
+            listed = await client.call_tool("backup", {"action": "list_trash"})
+            sd_id = structured(trashed)["results"][0]["sd_id"]
+            assert not (root / "t").exists()
+            restored = await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id})
+    assert not trashed.is_error, text_of(trashed)
+    entry = structured(listed)["trash"][0]
+    assert (entry["files"], entry["size"], entry.get("sha256")) == (2, 16, None)
+    assert not restored.is_error, text_of(restored)
+    assert (root / "t" / "ok.txt").read_bytes() == b"ok\n"
+    assert (root / "t" / "u.txt").read_bytes() == b"secret bytes\n"
+    assert (root / "t" / "u.txt").stat().st_mode & 0o777 == 0
+
+
+async def test_a_copy_of_a_tree_holding_a_file_the_user_may_not_read_names_that_file(
+    connect: ClientFactory, reachable: Path
+) -> None:
+    # It named the tree ("refused access to t"), whose permissions get_file_info then showed as fine.
+    root = reachable / "root"
+    a_tree_with_an_unreadable_file(root)
+    before = tree(root)
+    result = await call_as_a_user(connect, reachable, "copy_file", {"source_path": "t", "dest_path": "t2"})
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "refused access to t/u.txt: Permission denied" in text_of(result)
+    assert tree(root) == before
+
+
+async def test_a_move_to_another_filesystem_of_a_tree_holding_a_file_the_user_may_not_read_names_that_file(
+    connect: ClientFactory, reachable: Path, mount_tmpfs: Mount
+) -> None:
+    root = reachable / "root"
+    other = mount_tmpfs(root / "other", "1m")
+    os.chown(other, NOBODY, NOBODY)
+    a_tree_with_an_unreadable_file(root)
+    before = tree(root / "t")
+    result = await call_as_a_user(connect, reachable, "move_file", {"source_path": "t", "dest_path": "other/t"})
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "refused access to t/u.txt: Permission denied" in text_of(result)
+    assert tree(root / "t") == before
+    assert list(other.iterdir()) == []
