@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
-from tests.tools.test_permissions import NOBODY, as_a_user, call_as_a_user, client_on, reachable, tree
+from tests.tools.test_permissions import NOBODY, as_a_user, call_as_a_user, client_on, reachable, tree, users
 
 __all__ = ["reachable"]  # the fixture, used here
 
@@ -77,3 +78,32 @@ async def test_a_move_to_another_filesystem_of_a_tree_holding_a_file_the_user_ma
     assert "refused access to t/u.txt: Permission denied" in text_of(result)
     assert tree(root / "t") == before
     assert list(other.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("write_file", {"path": "rodir/f.txt", "content": "x\n"}),
+        ("write_file", {"path": "rodir/new.txt", "content": "x\n"}),
+        ("edit_file", {"path": "rodir/f.txt", "old_text": "alpha", "new_text": "beta"}),
+        ("delete_file", {"path": "rodir/f.txt"}),
+        ("move_file", {"source_path": "rodir/f.txt", "dest_path": "g.txt"}),
+        ("batch_operations", {"request_json": {"operations": [{"type": "delete", "path": "rodir/f.txt"}]}}),
+    ],
+)
+async def test_a_change_in_a_directory_the_user_may_not_write_names_that_directory_not_the_file(
+    connect: ClientFactory, reachable: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    # "refused access to rodir/f.txt ... Check its permissions with get_file_info", which showed -rw-r--r--: the
+    # temp, the rename or the unlink is the directory's to allow.
+    root = reachable / "root"
+    (root / "rodir").mkdir()
+    (root / "rodir" / "f.txt").write_bytes(b"alpha\n")
+    users(root / "rodir", root / "rodir" / "f.txt")
+    (root / "rodir").chmod(0o555)
+    before = tree(root)
+    result = await call_as_a_user(connect, reachable, tool, arguments)
+    assert error_code(result) == ("batch_failed" if tool == "batch_operations" else "access_denied"), text_of(result)
+    assert "its directory rodir is not writable by the server's user (mode dr-xr-xr-x)" in text_of(result)
+    assert "make rodir writable (chmod u+w)" in text_of(result)
+    assert tree(root) == before

@@ -25,7 +25,7 @@ from fsguard.core.attributes import Xattrs, carry, check_writable, for_new_bytes
 from fsguard.core.beneath import Pinned, lstat_at, rename_no_replace
 from fsguard.core.dirsync import sync_directory
 from fsguard.core.errors import AccessDeniedError, BinaryFileError, FsguardError, IsDirectoryError, TooLargeError
-from fsguard.core.oserrors import from_os_error
+from fsguard.core.oserrors import from_os_error, unwritable_directory_error
 
 logger = logging.getLogger(__name__)
 
@@ -271,7 +271,8 @@ class AtomicWriter:
                 sync_directory(parent, entry.path.parent)
             except OSError as exc:
                 _unlink_quietly(parent, temp)
-                raise from_os_error(exc, entry.path, needed=len(data)) from exc
+                refused = unwritable_directory_error(exc, entry.path, parent)
+                raise refused or from_os_error(exc, entry.path, needed=len(data)) from exc
             except BaseException:
                 _unlink_quietly(parent, temp)
                 raise

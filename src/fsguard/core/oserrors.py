@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -106,6 +107,30 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
             reason=reason,
         )
     return FsguardError(f"I/O error on {shown}: {reason}.", path=field_path(path))
+
+
+def unwritable_directory_error(exc: OSError, path: Path, directory: int) -> AccessDeniedError | None:
+    """The refusal of a change to ``path`` that changes its ``directory`` (open, ``path``'s parent): a temp made
+    beside it, a rename, an unlink. Those need the directory's write permission, not the file's, so where this user
+    may not write the directory, it is named with its mode: the file's own, which get_file_info showed, were fine.
+    None for another failure."""
+    if exc.errno not in (errno.EACCES, errno.EPERM):
+        return None
+    try:
+        if os.access(f"/proc/self/fd/{directory}", os.W_OK | os.X_OK, effective_ids=True):
+            return None
+        mode = stat.filemode(os.fstat(directory).st_mode)
+    except OSError:
+        return None  # cannot tell: the caller's error
+    shown, parent = shorten(path), shorten(path.parent)
+    return AccessDeniedError(
+        f"the operating system refused to change {shown}: its directory {parent} is not writable by the server's "
+        f"user (mode {mode}), and a file there is made, replaced, moved or deleted only by changing it. Ask the user "
+        f"to make {parent} writable (chmod u+w) if it should change, or use another path.",
+        path=shown,
+        directory=parent,
+        reason=os_reason(exc),
+    )
 
 
 def unsearchable_error(path: Path) -> AccessDeniedError:

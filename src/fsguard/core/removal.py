@@ -11,7 +11,7 @@ from pathlib import Path
 from fsguard.core.beneath import Beneath, Pinned
 from fsguard.core.errors import AccessDeniedError
 from fsguard.core.mounts import mounts_below
-from fsguard.core.oserrors import from_os_error
+from fsguard.core.oserrors import from_os_error, unwritable_directory_error
 from fsguard.core.rmtree import first_unremovable, remove_tree
 from fsguard.core.setaside import changed_error, set_aside
 
@@ -38,7 +38,7 @@ def remove(entry: Pinned, *, missing_ok: bool = False, checked: os.stat_result |
         if not missing_ok:
             raise from_os_error(exc, entry.path) from exc
     except OSError as exc:
-        raise from_os_error(exc, entry.path) from exc
+        raise unwritable_directory_error(exc, entry.path, entry.parent) or from_os_error(exc, entry.path) from exc
 
 
 def _remove_found(entry: Pinned, found: os.stat_result) -> None:

@@ -32,7 +32,7 @@ from fsguard.core.errors import (
 from fsguard.core.fdtree import child_dir, failed_at, mark_failed_at, opened_dir
 from fsguard.core.filecopies import copy_file
 from fsguard.core.nesting import Below, run_through
-from fsguard.core.oserrors import from_os_error
+from fsguard.core.oserrors import from_os_error, unwritable_directory_error
 from fsguard.core.removal import check_no_mounts_below, check_removable_below, remove
 from fsguard.core.setaside import changed_error, put_back, same_entry
 from fsguard.core.trees import (
@@ -204,7 +204,9 @@ def put_in_place(source: Pinned, target: Pinned) -> None:
     except OSError as exc:
         if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
             raise already_exists(target.path) from exc
-        raise from_os_error(exc, _refused_side(exc, source, target)) from exc
+        refused = _refused_side(exc, source, target)
+        unwritable = unwritable_directory_error(exc, source.path, source.parent) if refused == source.path else None
+        raise unwritable or from_os_error(exc, refused) from exc
     fsync_directory(target.parent)
     if source.parent != target.parent:
         fsync_directory(source.parent)
