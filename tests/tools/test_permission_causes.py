@@ -4,9 +4,12 @@ read, and what a refusal then asks the user to change. Calls run as a user the b
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.conftest import ClientFactory, Mount, error_code, structured, text_of
@@ -107,3 +110,49 @@ async def test_a_change_in_a_directory_the_user_may_not_write_names_that_directo
     assert "its directory rodir is not writable by the server's user (mode dr-xr-xr-x)" in text_of(result)
     assert "make rodir writable (chmod u+w)" in text_of(result)
     assert tree(root) == before
+
+
+# A client in its own process: capabilities are dropped per thread, for good, and the tools run on worker threads.
+_EDITS = """
+import sys
+from pathlib import Path
+
+import anyio
+from mcp import Client
+
+from fsguard.config import Settings
+from fsguard.server import build_server
+
+
+async def main() -> None:
+    root, state, mode = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    async with Client(build_server(Settings(roots=(root,), state_dir=state)), mode=mode) as client:
+        edited = await client.call_tool("edit_file", {"path": "ro.txt", "old_text": "alpha", "new_text": "beta"})
+        written = await client.call_tool("write_file", {"path": "ro.txt", "content": "x\\n"})
+    for result in (edited, written):
+        print(result.content[0].text)
+
+
+anyio.run(main)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("capsh") is None, reason="needs root and capsh")
+async def test_root_without_the_capability_to_override_permissions_is_told_the_mode_of_a_read_only_file(
+    tmp_path: Path, mode: str
+) -> None:
+    # It was told the mode allowed the write and "chattr -i": root was taken to pass every permission bit.
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "ro.txt").write_bytes(b"alpha\n")
+    (tmp_path / "root" / "ro.txt").chmod(0o444)
+    (tmp_path / "edits.py").write_text(_EDITS, encoding="utf-8")
+    command = [sys.executable, str(tmp_path / "edits.py"), str(tmp_path / "root"), str(tmp_path / "state"), mode]
+    drop = "--drop=cap_dac_override,cap_dac_read_search,cap_fowner"
+    ran = await anyio.run_process(["capsh", drop, "--", "-c", 'exec "$@"', "edits", *command])
+    answers = ran.stdout.decode().splitlines()
+    assert len(answers) == 2, answers
+    for answer in answers:
+        assert "ro.txt is not writable by the server's user (mode -r--r--r--, owner uid 0)" in answer
+        assert "chmod u+w" in answer
+        assert "chattr" not in answer
+    assert (tmp_path / "root" / "ro.txt").read_bytes() == b"alpha\n"

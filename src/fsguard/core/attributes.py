@@ -11,6 +11,7 @@ setuid or setgid bit is dropped where the copy cannot have the owner or group it
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 from collections.abc import Mapping
@@ -28,6 +29,7 @@ Xattrs = Mapping[str, bytes]
 _UNKEPT = {errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM, errno.EACCES, errno.EINVAL, errno.ENODATA, errno.E2BIG}
 _SET_ID = stat.S_ISUID | stat.S_ISGID
 _BOUND_TO_BYTES = frozenset({"security.capability", "security.ima", "security.evm"})
+_CAP_DAC_OVERRIDE = 1
 
 
 def xattrs_of(where: int | str) -> dict[str, bytes]:
@@ -149,15 +151,30 @@ def check_replaceable(beneath: Beneath, path: Path) -> None:
 
 
 def _bits_allow_writing(existing: os.stat_result) -> bool:
-    """Whether the permission bits alone let this process write ``existing`` (root passes them all)."""
+    """Whether the permission bits alone let this process write ``existing`` (root passes them all, while it holds
+    CAP_DAC_OVERRIDE)."""
     uid = os.geteuid()
-    if uid == 0:
+    if uid == 0 and _overrides_permission_bits():
         return True
     if uid == existing.st_uid:
         return bool(existing.st_mode & stat.S_IWUSR)
     if existing.st_gid == os.getegid() or existing.st_gid in os.getgroups():
         return bool(existing.st_mode & stat.S_IWGRP)
     return bool(existing.st_mode & stat.S_IWOTH)
+
+
+@functools.cache
+def _overrides_permission_bits() -> bool:
+    """Whether this process holds CAP_DAC_OVERRIDE (bit 1 of CapEff): root run without it (a container's, or under
+    ``capsh --drop``) is held to the permission bits as any user; true where /proc does not tell (not Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) & 1 << _CAP_DAC_OVERRIDE)
+    except (OSError, ValueError, IndexError):
+        pass
+    return True
 
 
 def kept_mode(like: os.stat_result, now: os.stat_result) -> int:
