@@ -179,11 +179,11 @@ def test_the_python_engine_reads_nothing_through_a_directory_swapped_for_a_link_
     twin_trees(root, outside)
     listing = fsguard.core.entries.entries_of
 
-    def swapped_when_listed(directory: str, *, dirs_only: bool) -> Any:
+    def swapped_when_listed(directory: str, *, dirs_only: bool, entered_by: int | None = None) -> Any:
         if directory == str(root / "d"):  # the walk took d for a directory; it is a way out by now
             (root / "d").rename(root / ".parked")
             (root / "d").symlink_to(outside, target_is_directory=True)
-        return listing(directory, dirs_only=dirs_only)
+        return listing(directory, dirs_only=dirs_only, entered_by=entered_by)
 
     monkeypatch.setattr(fsguard.core.ignore, "entries_of", swapped_when_listed)
     beneath = Beneath((root,))
