@@ -299,3 +299,15 @@ def test_a_name_that_is_not_utf8_is_judged_like_any_other_and_never_raises(stem:
     assert rules.rule_for(f"keys/{odd}/id_rsa") is not None
     assert rules.denied_among([f"{odd}.pem", f"{odd}.txt"]) >= {f"{odd}.pem"}
     assert {rules.rule_for(odd), rules.rule_for(odd, is_dir=True)} <= {None, rule, *DEFAULT_DENY}
+
+
+def test_a_tree_is_judged_by_its_place_only_where_a_rule_names_a_directory_on_its_way() -> None:
+    own = DenyRules.create((), hidden=[".config/git"])
+    assert not own.judge_by_place(("src", "lib"))  # the default rules judge names: moving src to lib walks nothing
+    assert not own.judge_by_place(("home", "old/home"))
+    assert own.judge_by_place(("y", ".config"))  # a file in it would land in .config/git
+    assert own.judge_by_place(("y", "a/.aws"))  # **/.aws/credentials may start at any directory on the way
+    assert own.judge_by_place(("", "z"))  # a root's files: anchored rules judge them from the root
+    negated = DenyRules.create(["*.log", "!keep"], defaults=False)
+    assert negated.judge_by_place(("keep", "z"))  # keep/ lets its logs be read: moved out, they are hidden
+    assert not negated.judge_by_place(("y", "z"))

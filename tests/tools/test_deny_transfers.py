@@ -141,3 +141,55 @@ async def test_a_batch_moving_a_hidden_directory_is_refused_before_anything_move
     assert error_code(result) == "access_denied"  # a directory rule hides the directory itself: nothing ran
     assert "secrets" in text_of(result)
     assert snapshot(root) == before
+
+
+async def test_a_tree_is_refused_where_a_readable_file_in_it_would_land_hidden_and_moves_where_none_would(
+    connect: ClientFactory, root: Path
+) -> None:
+    """The rule hides a file in .ssh, not .ssh itself: the destination's name passes, the file inside would not."""
+    key = "ssh-ed25519 AAAA agent\n"
+    tree(root, {"keys/authorized_keys": key, "keys/config": "Host *\n", "stash/.ssh/authorized_keys": key})
+    (root / "cfg").mkdir()
+    (root / "cfg" / "config").write_bytes(b"Host *\n")
+    before = snapshot(root)
+    attempts: list[tuple[str, dict[str, Any]]] = [
+        ("move_file", {"source_path": "keys", "dest_path": ".ssh"}),
+        ("copy_file", {"source_path": "keys", "dest_path": ".ssh"}),
+        ("batch_operations", {"request_json": [{"type": "move", "source": "keys", "destination": ".ssh"}]}),
+        ("batch_operations", {"request_json": [{"type": "copy", "source": "keys", "destination": ".ssh"}]}),
+        ("batch_operations", {"request_json": [{"type": "rename", "source": "keys", "destination": ".ssh"}]}),
+        *(  # a pipeline puts a tree into a directory, under its own name
+            (
+                "batch_operations",
+                {
+                    "pipeline_json": {
+                        "name": "plant",
+                        "steps": [{"action": action, "params": {"files": ["stash/.ssh"], "destination": "."}}],
+                    }
+                },
+            )
+            for action in ("rename", "copy")
+        ),
+    ]
+    async with connect(deny=("/.ssh/authorized_keys",)) as client:
+        for tool, arguments in attempts:
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error, (tool, arguments)
+            text = text_of(result)
+            assert "access denied: " in text, text
+            assert "holds authorized_keys, which would land at .ssh/authorized_keys" in text, text
+            assert "deny rule '/.ssh/authorized_keys'" in text, text
+            assert "nothing was" in text, text
+        refused = await client.call_tool("move_file", {"source_path": "keys", "dest_path": ".ssh"})
+        assert refused.meta is not None
+        assert refused.meta["fsguard/error"]["landing"] == str(root / ".ssh" / "authorized_keys")
+        assert snapshot(root) == before
+        structured(await client.call_tool("move_file", {"source_path": "cfg", "dest_path": ".ssh"}))
+        structured(await client.call_tool("copy_file", {"source_path": "keys", "dest_path": "backup/keys"}))
+        structured(await client.call_tool("move_file", {"source_path": "keys", "dest_path": "old/keys"}))
+    assert (root / ".ssh" / "config").read_bytes() == b"Host *\n"
+    assert not (root / ".ssh" / "authorized_keys").exists()
+    assert (root / "backup" / "keys" / "authorized_keys").read_text(encoding="utf-8") == key
+    assert (root / "old" / "keys" / "authorized_keys").read_text(encoding="utf-8") == key
+    assert not (root / "keys").exists()
+    assert not (root / "cfg").exists()

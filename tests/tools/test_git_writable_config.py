@@ -7,12 +7,14 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
 
 from tests.conftest import ClientFactory, error_code, text_of
 from tests.tools.test_git import call, git, identify, make_repo
+from tests.tools.test_least_privilege import snapshot
 
 pytestmark = pytest.mark.anyio
 
@@ -174,3 +176,46 @@ async def test_a_tree_moved_to_the_users_git_directory_is_denied_so_it_brings_no
         assert error_code(moved) == "access_denied", text_of(moved)
     assert not (root / ".config" / "git").exists()
     assert (root / "x" / "config").read_bytes() == b'[filter "x"]\n'
+
+
+async def test_a_tree_carrying_git_config_is_not_moved_or_copied_to_a_missing_config_directory_as_others_are(
+    connect: ClientFactory, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ~/.config yet: its own name passes, but the tree's git/config would land at ~/.config/git/config."""
+    monkeypatch.setenv("HOME", str(root))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    marker = tmp_path / "ran"
+    for tree in ("y", "stash/.config"):
+        (root / tree / "git").mkdir(parents=True)
+        (root / tree / "git" / "config").write_text(planted("", marker), encoding="utf-8")
+    (root / "y" / "notes.md").write_bytes(b"n\n")
+    (root / "vim" / "nvim").mkdir(parents=True)
+    (root / "vim" / "nvim" / "init.lua").write_bytes(b"vim.o.number = true\n")
+    project = make_repo(root / "project")
+    before = {name: snapshot(root / name) for name in ("y", "stash")}
+    step = {"files": ["stash/.config"], "destination": "."}  # a pipeline puts a tree into a directory, by its name
+    attempts: list[tuple[str, dict[str, Any]]] = [
+        ("move_file", {"source_path": "y", "dest_path": ".config"}),
+        ("copy_file", {"source_path": "y", "dest_path": ".config"}),
+        ("batch_operations", {"request_json": [{"type": "move", "source": "y", "destination": ".config"}]}),
+        ("batch_operations", {"request_json": [{"type": "copy", "source": "y", "destination": ".config"}]}),
+        *(
+            ("batch_operations", {"pipeline_json": {"name": "x", "steps": [{"action": action, "params": step}]}})
+            for action in ("rename", "copy")
+        ),
+    ]
+    async with connect() as client:
+        for tool, arguments in attempts:
+            refused = await client.call_tool(tool, arguments)
+            assert refused.is_error, (tool, arguments)
+            assert "access denied: " in text_of(refused), text_of(refused)
+            assert "holds git/config, which would land at .config/git/config" in text_of(refused), text_of(refused)
+        assert not (root / ".config").exists()
+        moved = await client.call_tool("move_file", {"source_path": "vim", "dest_path": ".config"})
+        assert not moved.is_error, text_of(moved)
+        await add_through_the_filter(client, project)
+    assert (root / ".config" / "nvim" / "init.lua").read_bytes() == b"vim.o.number = true\n"
+    assert sorted(path.name for path in root.iterdir()) == [".config", "project", "stash", "y"]
+    assert {name: snapshot(root / name) for name in ("y", "stash")} == before
+    assert not marker.exists()

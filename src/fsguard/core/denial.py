@@ -114,13 +114,7 @@ class DenyRules:
         """The pattern denying ``relative`` (a root-relative POSIX path), or None when it is allowed."""
         if not self.patterns or not relative or relative == ".":
             return None
-        # pathspec's "*" and "**" stop at a line break, so "a\nb/id_rsa" was not denied; no pattern holds a NUL,
-        # and "*" and "?" take one as any other character.
-        exact = (relative + "/" if is_dir else relative).replace("\n", "\0")
-        if not exact.isascii():
-            # A name that is not UTF-8 (``caf\xe9.pem`` on disk) arrives holding lone surrogates, which pathspec's
-            # RE2 cannot encode: each stands as U+FFFD, one character any "*" or "?" takes, as a byte is in git.
-            exact = _UNPAIRED.sub("\ufffd", unicodedata.normalize("NFC", exact))
+        exact = _as_matched(relative + "/" if is_dir else relative)
         candidate = exact.lower()
         spec, prefilter = self._compiled
         if prefilter is not None and prefilter.match(candidate) is None:
@@ -140,6 +134,47 @@ class DenyRules:
             if rule is not None:
                 return rule
         return None
+
+    def judge_by_place(self, views: Iterable[str]) -> bool:
+        """Whether a rule may judge a path below one of ``views`` (root-relative directories) by the directories on
+        its way, not by the names below them alone: only then can a tree moved or copied from one of them to another
+        be judged otherwise where it lands, and its names are worth a walk. Errs towards yes."""
+        named, placed = self._places
+        for view in views:
+            parts = _as_matched(view).lower().split("/") if view else []
+            lead = "".join(part + "/" for part in parts)
+            if lead and any(regex.match(lead) for regex in named):
+                return True  # a name on the way: a rule hides, or lets back in, everything below it
+            # A path below starts with the lead; a "**/" rule's match may start at any directory on the way.
+            tails = ["".join(part + "/" for part in parts[i:]) for i in range(len(parts))]
+            for literal, anywhere in placed:
+                if any(
+                    literal.startswith(tail) or tail.startswith(literal) for tail in (tails if anywhere else [lead])
+                ):
+                    return True
+        return False
+
+    @cached_property
+    def _places(self) -> tuple[list[re.Pattern[str]], list[tuple[str, bool]]]:
+        """The regexes of the rules that name a file or directory at any depth (no "/" but a last one), and of the
+        others the text they start with up to the first wildcard or escape, with whether it may start at any depth
+        (``**/``): what :meth:`judge_by_place` compares a directory with."""
+        named: list[re.Pattern[str]] = []
+        placed: list[tuple[str, bool]] = []
+        for pattern in self._compiled[0].patterns:
+            text, regex = getattr(pattern, "pattern", None), getattr(pattern, "regex", None)
+            if getattr(pattern, "include", None) is None or not isinstance(text, str):
+                continue  # a blank line or comment
+            body = text.rstrip().removeprefix("!")
+            anchored = body.startswith("/")
+            body = body.removeprefix("/")
+            if not anchored and "/" not in body.rstrip("/") and isinstance(regex, re.Pattern):
+                named.append(regex)
+                continue
+            anywhere = body.startswith("**/")
+            body = body.removeprefix("**/")
+            placed.append((body[: next((i for i, c in enumerate(body) if c in "*?[\\"), len(body))], anywhere))
+        return named, placed
 
     def denied_among(self, names: list[str], prefix: str = "") -> set[str]:
         """Those of ``names`` whose root-relative path, ``prefix + name``, a rule denies (as :meth:`rule_for`
@@ -275,6 +310,18 @@ def _denying(spec: pathspec.GitIgnoreSpec, path: str) -> str | None:
     if not result.include or result.index is None:
         return None
     return str(spec.patterns[result.index].pattern)  # not self.patterns: pathspec drops blank lines
+
+
+def _as_matched(path: str) -> str:
+    """``path`` as the rules are matched against it, before its case is folded."""
+    # pathspec's "*" and "**" stop at a line break, so "a\nb/id_rsa" was not denied; no pattern holds a NUL,
+    # and "*" and "?" take one as any other character.
+    exact = path.replace("\n", "\0")
+    if not exact.isascii():
+        # A name that is not UTF-8 (``caf\xe9.pem`` on disk) arrives holding lone surrogates, which pathspec's
+        # RE2 cannot encode: each stands as U+FFFD, one character any "*" or "?" takes, as a byte is in git.
+        exact = _UNPAIRED.sub("\ufffd", unicodedata.normalize("NFC", exact))
+    return exact
 
 
 def _folded(rule: str) -> str:

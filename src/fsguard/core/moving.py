@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from fsguard.core.beneath import lstat_at
 from fsguard.core.errors import InvalidParamsError, NotFoundError, SymlinkLoopError
+from fsguard.core.landing import check_landing
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.pathforms import check_file_spelling, respelled
 from fsguard.core.safeguards import Safeguards
@@ -24,7 +25,7 @@ from fsguard.core.transfer import (
     is_special,
     move_verified,
 )
-from fsguard.core.trees import files_below, fingerprint
+from fsguard.core.trees import fingerprint
 from fsguard.core.wholefiles import checked_bytes
 
 
@@ -82,7 +83,8 @@ class Mover:
 
         Raises:
             AccessDeniedError: the source is a root or holds one, either end is a ``.git`` or inside one, or the
-                source is a directory holding a file a deny rule hides that no rule would hide at the destination.
+                source is a directory holding a file that a deny rule hides where it is and no rule where it would
+                land, or the other way round (:func:`check_landing`).
             NotFoundError: no source.
             AlreadyExistsError: the destination exists (also when it appears during the move).
             InvalidParamsError: a directory into itself.
@@ -104,8 +106,8 @@ class Mover:
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
             link = os.readlink(pinned.name, dir_fd=pinned.parent) if stat.S_ISLNK(found.st_mode) else None
-            if stat.S_ISDIR(found.st_mode) and safe.policy.deny.active:
-                safe.policy.check_move_keeps_hidden(source, destination, files_below(pinned))
+            if stat.S_ISDIR(found.st_mode):
+                check_landing(safe.policy, pinned, destination, "moved")
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
             safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
@@ -141,7 +143,8 @@ class Mover:
         when no deny rule hides it.
 
         Raises:
-            AccessDeniedError: a deny rule hides the source or, for a link, what it points to.
+            AccessDeniedError: a deny rule hides the source or, for a link, what it points to; or a file in a
+                directory that no rule hides where it is would land where one does (:func:`check_landing`).
             NotFoundError: no source.
             AlreadyExistsError: the destination exists; nothing is overwritten, not even one file inside.
         """
@@ -163,6 +166,8 @@ class Mover:
                     f"cannot copy {source} into itself ({destination}). Choose a destination outside it.",
                     path=str(source),
                 )
+            if found is not None and stat.S_ISDIR(found.st_mode):
+                check_landing(safe.policy, pinned, destination, "copied")
             copy = {"tool_name": tool, "operation": "copy_file", "file_path": str(source)}
             safe.hooks.fire("pre", "copy", **copy, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:

@@ -308,18 +308,6 @@ class PathPolicy:
                     path=str(path),
                 )
 
-    def check_move_keeps_hidden(self, source: Path, destination: Path, files: list[str]) -> None:
-        """Refuse moving the directory ``source`` when one of its ``files`` (relative to it) that a deny rule hides
-        would be visible under ``destination``: rules that name a path through a directory would stop applying.
-
-        Raises:
-            AccessDeniedError: counting those files and naming the rules.
-        """
-        if self.deny.active:
-            before = tuple(view + "/" for view in self.relatives(source))
-            after = tuple(view + "/" for view in self.relatives(destination))
-            self.deny.check_kept_hidden(files, before, after, source=source, destination=destination)
-
     def is_read_only(self, canonical: Path) -> bool:
         """True when ``canonical`` lies in a --read-only-root (see :meth:`read_only_root_of`)."""
         return bool(self.read_only_roots) and self.read_only_root_of(canonical) is not None
