@@ -34,6 +34,7 @@ from fsguard.core.gitscreen import (
     object_revision,
     visible_tree,
 )
+from fsguard.core.gitunreadable import name_unreadable, unreadable
 from fsguard.core.gitworktree import working_tree
 from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
 
@@ -47,7 +48,9 @@ _UNBORN = "does not have any commits yet"
 def status(call: GitCall) -> GitResult:
     """Branch, upstream distance and the paths in each state."""
     repo, cap = call.repo, call.request.max_lines
-    report = parse_status(repo.git("status", "--porcelain=v2", "--branch", "-z", "--", *call.scope).stdout)
+    out = repo.git("status", "--porcelain=v2", "--branch", "-z", "--", *call.scope)
+    report = parse_status(out.stdout)
+    unread = unreadable(call, out.stderr)
     reported = (report.staged, report.unstaged, report.untracked, report.conflicted)
     left_out = hidden(call, {name for group in reported for name in group} | set(report.renamed.values()))
     groups = [[name for name in group if name not in left_out] for group in reported]
@@ -61,7 +64,7 @@ def status(call: GitCall) -> GitResult:
         for new, old in report.renamed.items()
         if repo.absolute(new) in staged and old not in left_out
     }
-    return GitResult(
+    result = GitResult(
         action="status",
         repository=str(repo.root),
         message="",
@@ -76,12 +79,14 @@ def status(call: GitCall) -> GitResult:
         conflicted=conflicted,
         renamed=renamed or None,
         counts=counts,
-        clean=report.clean,
+        clean=report.clean and not unread,  # what git could not read may have changed
         merging=merging(repo) or None,
         denied=len(left_out) or None,
         truncated=cut or None,
         note=f"Lists cut at {cap} paths each: pass paths=[...] or raise max_lines to see more." if cut else None,
     )
+    name_unreadable(call, result, unread)
+    return result
 
 
 def diff(call: GitCall) -> GitResult:

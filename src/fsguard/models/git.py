@@ -103,6 +103,11 @@ class GitResult(Result):
     denied: int | None = Field(
         None, description="status/diff/show: files a deny rule hides, left out of the lists and the patch."
     )
+    unreadable: list[str] | None = Field(
+        None,
+        description="status/diff: paths the server's user may not read (permission denied), so git could not tell "
+        "what changed there: left out of the lists, the files and the patch. A directory ends with /.",
+    )
     note: str | None = Field(None, description="What was cut or downgraded, and how to see it.")
     # commit
     hash: str | None = Field(None, description="commit: the new commit id.")

@@ -19,6 +19,8 @@ def git_text(result: GitResult, compact: bool) -> str:
     text = _RENDERERS[result.action](result, compact)
     if result.denied:
         text += f"\n[{counted(result.denied, 'file')} hidden by deny rules left out]"
+    if result.unreadable:
+        text += f"\n[{_unreadable(result)}]"
     return f"{text}\n[{result.note}]" if result.note else text
 
 
@@ -34,6 +36,8 @@ def _status(result: GitResult, compact: bool) -> str:
         tally = f"+{counts.staged} ~{counts.unstaged} ?{counts.untracked}"
         tally += f" !{counts.conflicted}" if counts.conflicted else ""
         state = "merging" if result.merging else "clean" if result.clean else "dirty"
+        if state == "dirty" and not (counts.staged or counts.unstaged or counts.untracked or counts.conflicted):
+            state = "unread"  # nothing listed, yet git could not look everywhere: not known clean
         return f"{shown(result.repository)} ({where}) | {tally} | {state}"
     groups = (
         ("Staged", result.staged, counts.staged),
@@ -64,6 +68,15 @@ def _status(result: GitResult, compact: bool) -> str:
     elif result.clean:
         lines.append("Clean: nothing to commit, no untracked files.")
     return "\n".join(lines)
+
+
+def _unreadable(result: GitResult) -> str:
+    """What git could not read for the server's user, named: status could not look into it, a diff left it out."""
+    done = "Not looked into by git" if result.action == "status" else "Left out of the diff"
+    listed = shortlist(
+        [_rel(result, path) for path in result.unreadable or []], rest="all in the result's unreadable list"
+    )
+    return f"{done}, as the server's user may not read them: {listed}. Ask the user for read access to them."
 
 
 def _staged_name(result: GitResult, path: str) -> str:

@@ -1,0 +1,61 @@
+"""The git tool on a repository holding entries the server's user may not read, in both eras.
+
+git carries on past a directory it may not open and a tracked file it may not reach, with a warning and a zero exit:
+status listed nothing there and add staged nothing there, as if nothing had changed. Calls run as a user permission
+bits stop (tests.tools.test_permissions); the repository is that user's, else git refuses it as another's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ClientFactory, structured, text_of
+from tests.tools.test_git import git, make_repo
+from tests.tools.test_permissions import call_as_a_user, reachable, users
+
+pytestmark = pytest.mark.anyio
+
+__all__ = ["reachable"]  # the fixture, used by name
+
+
+@pytest.fixture(autouse=True)
+def home(reachable: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home the user may read, holding no git config: git fails on one it may not read (root's)."""
+    monkeypatch.setenv("HOME", str(reachable))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+
+
+def locked_repo(root: Path) -> Path:
+    """A repository ``root``/repo, the user's, with a.txt edited, ``locked/`` (a tracked, edited file inside) and
+    the untracked ``newdir/``, both directories mode 000."""
+    root = make_repo(root / "repo")  # made as this process's user: git refuses a repository of another's
+    (root / "locked").mkdir()
+    (root / "locked" / "t.txt").write_bytes(b"tracked\n")
+    git(root, "add", "locked")
+    git(root, "commit", "-q", "-m", "locked")
+    (root / "a.txt").write_bytes(b"edited\n")
+    (root / "locked" / "t.txt").write_bytes(b"edited\n")
+    (root / "newdir").mkdir()
+    (root / "newdir" / "n.txt").write_bytes(b"new\n")
+    users(root, *root.rglob("*"))
+    for name in ("locked", "newdir"):
+        (root / name).chmod(0o000)
+    return root
+
+
+async def test_status_names_the_directories_git_may_not_open_and_is_not_clean(
+    connect: ClientFactory, reachable: Path
+) -> None:
+    # git warned "could not open directory 'newdir/'" and fsguard said nothing: its files were no untracked ones,
+    # locked/t.txt's edit no unstaged one, and with nothing else changed the status read "Clean".
+    repo = locked_repo(reachable / "root")
+    result = await call_as_a_user(connect, reachable, "git", {"action": "status", "path": "repo"})
+    found = structured(result)
+    assert found["unstaged"] == [f"{repo}/a.txt"]
+    assert found["unreadable"] == [f"{repo}/locked/", f"{repo}/newdir/"]
+    assert found["clean"] is False
+    assert "Not looked into by git, as the server's user may not read them: locked/, newdir/." in text_of(result)
+    for name in ("locked", "newdir"):
+        (repo / name).chmod(0o755)
