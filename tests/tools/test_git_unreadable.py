@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ClientFactory, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_git import git, make_repo
 from tests.tools.test_permissions import call_as_a_user, reachable, users
 
@@ -59,3 +59,22 @@ async def test_status_names_the_directories_git_may_not_open_and_is_not_clean(
     assert "Not looked into by git, as the server's user may not read them: locked/, newdir/." in text_of(result)
     for name in ("locked", "newdir"):
         (repo / name).chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("paths", "named"),
+    [(["newdir"], "newdir/"), (["a.txt", "newdir"], "newdir/"), (["."], "locked/, newdir/")],
+    ids=["the-directory", "with-a-readable-file", "the-whole-tree"],
+)
+async def test_add_of_a_directory_git_may_not_open_is_access_denied_and_stages_nothing(
+    connect: ClientFactory, reachable: Path, paths: list[str], named: str
+) -> None:
+    # git add warned and staged nothing there: the answer was "Nothing staged: the paths have no changes".
+    repo = locked_repo(reachable / "root")
+    result = await call_as_a_user(connect, reachable, "git", {"action": "add", "path": "repo", "paths": paths})
+    for name in ("locked", "newdir"):
+        (repo / name).chmod(0o755)
+    assert error_code(result) == "access_denied", text_of(result)
+    assert f"may not read {named} (permission denied)" in text_of(result)
+    assert "Nothing was staged" in text_of(result)
+    assert git(repo, "-c", "safe.directory=*", "diff", "--cached", "--name-only") == ""

@@ -35,6 +35,7 @@ from fsguard.core.gitrestore import (
 )
 from fsguard.core.gitscreen import check_changeable, check_source
 from fsguard.core.gitstage import stage
+from fsguard.core.gitunreadable import check_readable
 from fsguard.core.pathforms import escaped
 from fsguard.models.git import GitBackup, GitCommit, GitResult
 
@@ -45,6 +46,7 @@ def add(call: GitCall) -> GitResult:
     specs = _required(call, "git add requires explicit 'paths' (no implicit 'add .'): pass paths=[\"a.py\"].")
     # What add would stage: changed and deleted tracked files, and untracked ones .gitignore does not exclude.
     listed = repo.git("ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard", "--", *specs)
+    check_readable(call, listed.stderr)
     check_changeable(call, _names(listed.stdout), staging=True)
     _refuse_ignored(call)
     unmerged_raw = repo.git("diff", "--name-only", "--diff-filter=U", "-z", "--", *specs).stdout
