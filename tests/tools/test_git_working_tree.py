@@ -259,9 +259,11 @@ def swapped_before(monkeypatch: pytest.MonkeyPatch, caller: ModuleType, repo: Pa
     outside = outside_tree(tmp_path)
     (repo / "swap" / "d0" / "f0.txt").write_bytes(b"dirty inside\n")
 
-    def swapped(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> None:
+    def swapped(
+        call: GitCall, names: list[bytes], scratch: Scratch | None = None, unreadable: list[bytes] | None = None
+    ) -> list[bytes]:
         swap_out(repo, outside)
-        gitstage.stage(call, names, scratch)
+        return gitstage.stage(call, names, scratch, unreadable)
 
     monkeypatch.setattr(caller, "stage", swapped)
     return outside

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fsguard.core.beneath import lstat_at
 from fsguard.core.disk import open_pinned
-from fsguard.core.errors import BinaryFileError, NotFoundError
+from fsguard.core.errors import AccessDeniedError, BinaryFileError, NotFoundError
 from fsguard.core.gitparse import text
 from fsguard.core.gitprocess import Scratch
 from fsguard.core.gitrepo import GitCall
@@ -31,10 +31,13 @@ _CONVERTING = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding"
 _BATCH = 200  # files held open for one hash-object run: well under the usual limit of 1,024 descriptors
 
 
-def stage(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> list[bytes]:
+def stage(
+    call: GitCall, names: list[bytes], scratch: Scratch | None = None, unreadable: list[bytes] | None = None
+) -> list[bytes]:
     """Put the working-tree content of each of ``names`` (repo-relative, as git prints them) in the index (or
-    ``scratch``'s, its objects there too); the names that are directories (submodules)."""
-    lines, directories = entries(call, names, scratch)
+    ``scratch``'s, its objects there too); the names that are directories (submodules). ``unreadable``: see
+    :func:`entries`."""
+    lines, directories = entries(call, names, scratch, unreadable)
     if directories:  # submodules: git records the commit each is at, reading no file
         call.repo.git("add", "--", *map(os.fsdecode, directories), scratch=scratch)
     if lines:
@@ -42,12 +45,16 @@ def stage(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> 
     return directories
 
 
-def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -> tuple[bytes, list[bytes]]:
+def entries(
+    call: GitCall, names: list[bytes], scratch: Scratch | None = None, unreadable: list[bytes] | None = None
+) -> tuple[bytes, list[bytes]]:
     """The ``update-index --index-info`` input setting each name to what the working tree holds (a removed file
     removed), and the names that are directories; the objects go where ``scratch`` says (else the repository).
+    Given ``unreadable``, a file the server's user may not read (permission denied) is put there, and no line.
 
     Raises:
-        AccessDeniedError: a directory on the way became a link (the pinned walk refuses it).
+        AccessDeniedError: a directory on the way became a link (the pinned walk refuses it), or the user may not
+            read a file (without ``unreadable``).
         BinaryFileError: a name is a pipe, socket or device, which git cannot stage either.
     """
     mode_of = _file_modes(call)
@@ -60,7 +67,14 @@ def entries(call: GitCall, names: list[bytes], scratch: Scratch | None = None) -
         held: dict[bytes, int] = {}  # files git reads as they are, through descriptors handed to one run
         try:
             for name in names[start : start + _BATCH]:
-                row = _entry(call, name, scratch, converted, held)
+                try:
+                    row = _entry(call, name, scratch, converted, held)
+                except AccessDeniedError as exc:
+                    # The OS's permission bits, not a link the walk refused (ELOOP): the file's bytes are unknown
+                    if unreadable is None or not isinstance(exc.__cause__, PermissionError):
+                        raise
+                    unreadable.append(name)
+                    continue
                 if row is None:
                     directories.append(name)
                     continue

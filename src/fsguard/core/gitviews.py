@@ -93,7 +93,7 @@ def diff(call: GitCall) -> GitResult:
     """Unstaged changes (staged with ``staged``, against ``rev`` or a range with ``rev``)."""
     if call.request.rev:
         check_compared(call, call.request.rev)
-    with _compared(call) as (command, scratch, submodules):
+    with _compared(call) as (command, scratch, submodules, unread):
         stats = parse_numstat(call.repo.git(*command, "--numstat", "-z", "--", *call.scope, scratch=scratch).stdout)
         if submodules:
             inside = call.repo.git(*_submodules_diff(call), "--numstat", "-z", "--", *submodules).stdout
@@ -108,24 +108,26 @@ def diff(call: GitCall) -> GitResult:
         if request.rev and request.staged:
             compared = f"staged vs {request.rev}"
         result = GitResult(action="diff", repository=str(call.repo.root), message="", compared=compared)
+        name_unreadable(call, result, list(unread))
         return _changes(call, result, command, stats, scratch, set(submodules))
 
 
 @contextmanager
-def _compared(call: GitCall) -> Iterator[tuple[list[str], Scratch | None, tuple[str, ...]]]:
-    """The diff command, the scratch index it reads, and the submodules it leaves to :func:`_submodules_diff`: a
-    diff involving the working tree compares the working tree as fsguard read it (gitworktree), never files git
-    reads by path."""
+def _compared(call: GitCall) -> Iterator[tuple[list[str], Scratch | None, tuple[str, ...], tuple[str, ...]]]:
+    """The diff command, the scratch index it reads, the submodules it leaves to :func:`_submodules_diff`, and the
+    files the server's user may not read, left out: a diff involving the working tree compares the working tree as
+    fsguard read it (gitworktree), never files git reads by path."""
     request = call.request
     plain = ["diff", *_DIFF_FLAGS, *(["--cached"] if request.staged else []), *_rev(call)]
     if request.staged or (request.rev is not None and ".." in request.rev):  # the index, or two commits
-        yield plain, None, ()
+        yield plain, None, (), ()
         return
     with working_tree(call) as tree:
         if tree is None:
-            yield plain, None, ()
+            yield plain, None, (), ()
         else:
-            yield ["diff", *_DIFF_FLAGS, "--cached", request.rev or tree.base], tree.scratch, tree.submodules
+            command = ["diff", *_DIFF_FLAGS, "--cached", request.rev or tree.base]
+            yield command, tree.scratch, tree.submodules, tree.unreadable
 
 
 def _submodules_diff(call: GitCall) -> list[str]:

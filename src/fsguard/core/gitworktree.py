@@ -11,6 +11,8 @@ nothing in the repository.
 A submodule's uncommitted changes are no index entry (its commit is all an index records), so a submodule git names
 is left in that index as the compared side holds it, and compared by git itself (``submodules``): as ``git diff``
 does, it looks inside the submodule, and prints only its commit, with ``-dirty`` (gitviews asks for the short form).
+A file the server's user may not read, and one git may not reach through a directory it may not search, is left in
+that index as the compared side holds it too, and named (``unreadable``): the diff shows the others.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from fsguard.core.gitparse import text
 from fsguard.core.gitprocess import Scratch
 from fsguard.core.gitrepo import GitCall
 from fsguard.core.gitstage import null_id, stage
+from fsguard.core.gitunreadable import unreadable
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class WorkingTree:
     scratch: Scratch
     base: str
     submodules: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()  # files the server's user may not read: as compared in that index
 
 
 @contextmanager
@@ -55,17 +59,20 @@ def working_tree(call: GitCall) -> Iterator[WorkingTree | None]:
             return
         tree = text(base.stdout).strip()
         repo.git("read-tree", tree, scratch=scratch)
-        changed = repo.git("diff", "--name-only", "--no-renames", "-z", "--", *call.scope).stdout
-        directories = stage(call, [name for name in changed.split(b"\0") if name], scratch)
-        if directories:
-            _as_compared(call, scratch, call.request.rev or tree, directories)
-        yield WorkingTree(scratch, tree, tuple(os.fsdecode(name.rstrip(b"/")) for name in directories))
+        changed = repo.git("diff", "--name-only", "--no-renames", "-z", "--", *call.scope)
+        refused: list[bytes] = []  # files it may not read; git names those it may not reach (not in changed)
+        directories = stage(call, [name for name in changed.stdout.split(b"\0") if name], scratch, refused)
+        unread = unreadable(call, changed.stderr, map(os.fsdecode, refused))
+        if same := list(dict.fromkeys([*directories, *refused, *map(os.fsencode, unread)])):
+            _as_compared(call, scratch, call.request.rev or tree, same)
+        submodules = tuple(os.fsdecode(name.rstrip(b"/")) for name in directories)
+        yield WorkingTree(scratch, tree, submodules, tuple(unread))
 
 
-def _as_compared(call: GitCall, scratch: Scratch, compared: str, directories: list[bytes]) -> None:
-    """Set the entries of ``directories`` in ``scratch``'s index to what ``compared`` holds (none where it holds
-    none), so the diff of that index shows nothing for them."""
-    names = [os.fsdecode(name.rstrip(b"/")) for name in directories]
+def _as_compared(call: GitCall, scratch: Scratch, compared: str, same: list[bytes]) -> None:
+    """Set the entries of the names in ``same`` in ``scratch``'s index to what ``compared`` holds (none where it
+    holds none), so the diff of that index shows nothing for them."""
+    names = [os.fsdecode(name.rstrip(b"/")) for name in same]
     listed = call.repo.git("ls-tree", "-z", compared, "--", *names).stdout
     # A folder there is no index entry (its files are, and a submodule now stands where they were).
     held = [record for record in listed.split(b"\0") if b"\t" in record and not record.startswith(b"040000 ")]
