@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from fsguard.models import BackupResult, GroupInfo, RevertedChange
-from fsguard.voice.editing import group_text
+from fsguard.voice.backups import group_text
 from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_git import git, make_repo
 

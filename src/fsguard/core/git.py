@@ -24,7 +24,8 @@ from fsguard.core.gitinit import init
 from fsguard.core.gitprocess import GIT_TIMEOUT_S, GitProcess
 from fsguard.core.gitrefs import branch
 from fsguard.core.gitrepo import GitCall, GitRequest, Repository, locate, refuse_option
-from fsguard.core.gitviews import diff, log, show, status
+from fsguard.core.gitstatus import status
+from fsguard.core.gitviews import diff, log, show
 from fsguard.core.safeguards import Safeguards
 from fsguard.models.git import GitResult
 

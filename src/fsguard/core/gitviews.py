@@ -1,4 +1,4 @@
-"""The read-only git actions: status, diff, log and show, parsed into typed results.
+"""The read-only git actions diff, log and show (status: :mod:`fsguard.core.gitstatus`), parsed into typed results.
 
 Patches are read with a line budget (max_lines) and a byte budget (the response's; git's output past them is
 counted, not kept), and a full diff of more than :data:`DIFF_GUARD_FILES` files with no paths given is downgraded
@@ -18,12 +18,10 @@ from fsguard.core.gitparse import (
     FileStat,
     parse_log,
     parse_numstat,
-    parse_status,
     text,
     with_conflicts,
 )
 from fsguard.core.gitprocess import GitOutput, Scratch, failure
-from fsguard.core.gitrefs import merging
 from fsguard.core.gitrepo import GitCall, Repository
 from fsguard.core.gitscreen import (
     check_compared,
@@ -34,59 +32,15 @@ from fsguard.core.gitscreen import (
     object_revision,
     visible_tree,
 )
-from fsguard.core.gitunreadable import name_unreadable, unreadable
+from fsguard.core.gitunreadable import name_unreadable
 from fsguard.core.gitworktree import working_tree
-from fsguard.models.git import GitCommit, GitFileChange, GitResult, GitStatusCounts
+from fsguard.models.git import GitCommit, GitFileChange, GitResult
 
 DIFF_GUARD_FILES = 20
 SHOW_HEADER_LINES = 40
 BINARY_SNIFF = 8000  # git's own look (buffer_is_binary): a NUL there makes a file binary, and its diff says so
 _DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "-M")
 _UNBORN = "does not have any commits yet"
-
-
-def status(call: GitCall) -> GitResult:
-    """Branch, upstream distance and the paths in each state."""
-    repo, cap = call.repo, call.request.max_lines
-    out = repo.git("status", "--porcelain=v2", "--branch", "-z", "--", *call.scope)
-    report = parse_status(out.stdout)
-    unread = unreadable(call, out.stderr)
-    reported = (report.staged, report.unstaged, report.untracked, report.conflicted)
-    left_out = hidden(call, {name for group in reported for name in group} | set(report.renamed.values()))
-    groups = [[name for name in group if name not in left_out] for group in reported]
-    counts = GitStatusCounts(
-        staged=len(groups[0]), unstaged=len(groups[1]), untracked=len(groups[2]), conflicted=len(groups[3])
-    )
-    cut = any(len(group) > cap for group in groups)
-    staged, unstaged, untracked, conflicted = ([repo.absolute(name) for name in group[:cap]] for group in groups)
-    renamed = {
-        repo.absolute(new): repo.absolute(old)
-        for new, old in report.renamed.items()
-        if repo.absolute(new) in staged and old not in left_out
-    }
-    result = GitResult(
-        action="status",
-        repository=str(repo.root),
-        message="",
-        output=call.request.output,
-        branch=report.branch,
-        upstream=report.upstream,
-        ahead=report.ahead,
-        behind=report.behind,
-        staged=staged,
-        unstaged=unstaged,
-        untracked=untracked,
-        conflicted=conflicted,
-        renamed=renamed or None,
-        counts=counts,
-        clean=report.clean and not unread,  # what git could not read may have changed
-        merging=merging(repo) or None,
-        denied=len(left_out) or None,
-        truncated=cut or None,
-        note=f"Lists cut at {cap} paths each: pass paths=[...] or raise max_lines to see more." if cut else None,
-    )
-    name_unreadable(call, result, unread)
-    return result
 
 
 def diff(call: GitCall) -> GitResult:

@@ -3,7 +3,8 @@
 Both voices carry the same facts; compact drops the labels and layout.
 """
 
-from fsguard.voice.editing import backup_text, edit_text, multi_edit_text, write_text
+from fsguard.voice.backups import backup_text
+from fsguard.voice.editing import edit_text, multi_edit_text, write_text
 from fsguard.voice.files import (
     analyze_text,
     copy_text,
