@@ -237,6 +237,38 @@ async def test_force_given_to_a_step_or_its_params_is_refused_naming_the_pipelin
     assert (root / "big.txt").read_text(encoding="utf-8") == "x " * 600
 
 
+async def test_an_edit_step_takes_the_occurrence_its_ambiguous_match_error_offers_in_each_file(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"x = 1\nx = 1\nx = 1\n")
+    (root / "b.txt").write_bytes(b"x = 1\r\nx = 1\r\n")
+    params: dict[str, Any] = {"files": ["a.txt", "b.txt"], "old_text": "x = 1", "new_text": "x = 2"}
+    refused = await pipeline(
+        client, steps=[{"id": "one", "action": "edit", "params": {**params, "replace_all": False}}]
+    )
+    assert "pass occurrence=N to pick one" in text_of(refused)
+
+    second = structured(
+        await pipeline(client, steps=[{"id": "one", "action": "edit", "params": {**params, "occurrence": 2}}])
+    )
+    assert second["steps"][0]["edits"] == 2
+    assert tree(root) == {"a.txt": b"x = 1\nx = 2\nx = 1\n", "b.txt": b"x = 1\r\nx = 2\r\n"}
+    beyond = await pipeline(client, steps=[{"id": "one", "action": "edit", "params": {**params, "occurrence": 2}}])
+    assert "occurrence 2 out of range (only 1 matches found) of old_text in b.txt" in text_of(beyond)
+    assert tree(root) == {"a.txt": b"x = 1\nx = 2\nx = 1\n", "b.txt": b"x = 1\r\nx = 2\r\n"}
+    await pipeline(client, steps=[{"id": "one", "action": "edit", "params": {**params, "occurrence": "-1"}}])
+    assert tree(root) == {"a.txt": b"x = 1\nx = 2\nx = 2\n", "b.txt": b"x = 2\r\nx = 2\r\n"}
+
+    for wrong, problem in (
+        ({"occurrence": 1, "replace_all": True}, "params.occurrence changes one match and params.replace_all every"),
+        ({"occurrence": "last"}, "params.occurrence must be a whole number (1 the first match, -1 the last)"),
+    ):
+        refused = await pipeline(client, steps=[{"id": "one", "action": "edit", "params": {**params, **wrong}}])
+        assert error_code(refused) == "invalid_params"
+        assert problem in text_of(refused)
+    assert tree(root) == {"a.txt": b"x = 1\nx = 2\nx = 2\n", "b.txt": b"x = 2\r\nx = 2\r\n"}
+
+
 async def test_a_false_condition_skips_the_step_and_leaves_the_file_alone(client: Client, root: Path) -> None:
     (root / "f.txt").write_text("keep me\n", encoding="utf-8")
     data = structured(

@@ -43,6 +43,35 @@ async def test_a_dry_run_plans_an_edit_of_the_text_an_earlier_edit_writes_as_the
     assert (root / "a.txt").read_bytes() == b"baz\r\n"
 
 
+async def test_a_dry_run_plans_an_occurrence_edit_on_the_text_an_earlier_edit_writes_as_the_real_run_applies_it(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"foo\n")
+    read = {"id": "read", "action": "aggregate", "params": {"files": ["a.txt"]}}
+    steps = [
+        edit("one", "foo", "x x x"),
+        edit("two", "x", "y", occurrence="-1"),
+        edit("three", "x", "z", occurrence=2),
+        read,
+    ]
+
+    dry = structured(await pipeline(client, steps, dry_run=True))
+    assert statuses(dry) == [("planned", None), ("planned", None), ("planned", None), ("ok", None)]
+    assert dry["steps"][3]["content"] == "x z y\n"
+    assert (root / "a.txt").read_bytes() == b"foo\n"
+
+    real = structured(await pipeline(client, steps))
+    assert statuses(real) == [("ok", None), ("ok", None), ("ok", None), ("ok", None)]
+    assert (root / "a.txt").read_bytes() == b"x z y\n"
+
+    beyond = [edit("one", "z", "x"), edit("two", "x", "w", occurrence=3)]
+    dry = structured(await pipeline(client, beyond, dry_run=True))
+    assert statuses(dry) == [("planned", None), ("failed", "no_match")]
+    assert "occurrence 3 out of range (only 2 matches found)" in dry["steps"][1]["error"]
+    assert error_code(await pipeline(client, beyond)) == "batch_failed"
+    assert (root / "a.txt").read_bytes() == b"x z y\n"
+
+
 async def test_a_dry_run_fails_an_edit_of_text_an_earlier_edit_removes_as_the_real_run_does(
     client: Client, root: Path
 ) -> None:

@@ -18,7 +18,8 @@ Decisions that differ from the seed, on purpose:
   0-based index (``step-0``, ``step-1`` …), since seed pipelines refer to those names: counting them from 1 would
   point a seed's ``input_from: "step-1"`` at the wrong step.
 - ``edit`` replaces every occurrence in each file (``replace_all`` defaults to true), as the seed did: a
-  pipeline edit across files means "all of them". ``replace_all: false`` asks for one unique match a file.
+  pipeline edit across files means "all of them". ``replace_all: false`` asks for one unique match a file, and
+  ``occurrence`` (1 the first, -1 the last; ``replace_all`` then defaults to false) for that match in each file.
 - ``search`` says how it reads its pattern with ``regex: true|false``; without it, the seed's guess (a pattern
   with regex syntax that compiles is a regex). It is case sensitive unless ``case_sensitive: false``, so that it
   finds what a following ``edit`` will change.
@@ -72,7 +73,7 @@ PARAMS: dict[str, frozenset[str]] = {
         {"pattern", "path", "files", "regex", "case_sensitive", "file_types", "include_content", "include_dependencies"}
     ),
     "read_ranges": frozenset({*FILE_PARAMS, "start_line", "end_line", "ranges"}),
-    "edit": frozenset({*FILE_PARAMS, "old_text", "new_text", "replace_all"}),
+    "edit": frozenset({*FILE_PARAMS, "old_text", "new_text", "replace_all", "occurrence"}),
     "multi_edit": frozenset({*FILE_PARAMS, "edits", "replace_all"}),
     "count_occurrences": frozenset({*FILE_PARAMS, "pattern", "regex", "case_sensitive"}),
     "regex_transform": frozenset({*FILE_PARAMS, "patterns", "pattern", "replacement", "case_sensitive"}),

@@ -19,7 +19,8 @@ before the step writes anything (a dry run's step reports what it would do, and 
     rename, delete    files >= 30 / 50 / 80
 
 A file in which nothing matches is left as it is (count 0); a step in which no file matches fails
-(``no_match``), since that almost always means a wrong old_text.
+(``no_match``), since that almost always means a wrong old_text. A file an edit's ``occurrence`` finds too few
+matches in fails the step: it was asked to change that file.
 
 A dry run plans each step on what the earlier steps would leave (:mod:`fsguard.core.pipeline_overlay`) and, once the
 step is planned whole, records what it would leave in turn.
@@ -27,10 +28,11 @@ step is planned whole, records what it would leave in turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fsguard.core import occ
 from fsguard.core.deletion import non_empty_error
@@ -52,19 +54,38 @@ from fsguard.core.pipeline_actions import flag, number, text
 from fsguard.core.pipeline_calls import Action, ActionOutput, PipelineEngines, StepCall
 from fsguard.core.pipeline_overlay import OnDisk
 from fsguard.core.pipeline_preview import decoded_text, planned_edit
+from fsguard.core.pipeline_request import whole_number
 from fsguard.core.requests import EditRequest, planner_for
 from fsguard.core.risk import EDIT_SCALE, FILES_SCALE, MULTI_EDIT_SCALE, RiskLevel, Scale, graded
 
 
 def edit(engines: PipelineEngines, call: StepCall) -> ActionOutput:
-    """old_text → new_text in every input file, by edit_file's matching ladder (every occurrence by default)."""
+    """old_text → new_text in every input file, by edit_file's matching ladder (every occurrence by default; with
+    ``occurrence``, that match in each file)."""
+    occurrence = _occurrence(call.params)
     request = EditRequest(
         old_text=text(call.params, "old_text"),
         new_text=text(call.params, "new_text", empty_ok=True),
-        replace_all=flag(call.params, "replace_all", True),
+        replace_all=flag(call.params, "replace_all", occurrence is None),
+        occurrence=occurrence,
         tolerant=None,
     )
     return _edited(engines, call, "edit", lambda label: planner_for(request, label), EDIT_SCALE)
+
+
+def _occurrence(params: Mapping[str, Any]) -> int | None:
+    """An edit's occurrence, or its text (a template may have written it); 0, as edit_file's, names none.
+
+    Raises:
+        InvalidParamsError: not a whole number.
+    """
+    value = params.get("occurrence")
+    occurrence = whole_number(value)
+    if value is not None and occurrence is None:
+        raise InvalidParamsError(
+            f"params.occurrence must be a whole number (1 the first match, -1 the last); got {value!r}."
+        )
+    return occurrence or None
 
 
 def multi_edit(engines: PipelineEngines, call: StepCall) -> ActionOutput:
@@ -207,7 +228,7 @@ def _edited(
             with engines.locks.step(), _rereading(file):
                 preview = planned_edit(engines, call.overlay, file, planner_of(label), options)
         except NoMatchError as exc:
-            if _partly_placed(exc):
+            if _partly_placed(exc) or "occurrences" in exc.fields:  # found, but not as often as occurrence says
                 raise
             missed.append(exc)
             planned.append(_Planned(file, 0))

@@ -216,7 +216,7 @@ def _condition(
         problems.append(f"{where}: condition {kind} needs step_ref (the id of an earlier step).")
     value = None
     if kind.startswith("count_"):
-        value = _integer(raw.get("value"))
+        value = whole_number(raw.get("value"))
         if value is None:
             problems.append(f"{where}: condition {kind} needs value, an integer to compare the count with.")
     return Condition(kind, ref, value) if ref is not None else None
@@ -262,10 +262,26 @@ def _check_shapes(action: str, params: dict[str, Any], where: str, problems: lis
                 problems.append(f'{where}: params.patterns[{number}] must be {{"pattern": ..., "replacement": ...}}.')
             elif "{{" not in rule["pattern"]:
                 compile_re2(rule["pattern"], what="pattern", advice=" (RE2 syntax).")
+    _check_occurrence(action, params, where, problems)
     if action == "search" and _flag(params.get("regex"), False, f"{where}: params.regex", problems):
         pattern = params.get("pattern")
         if isinstance(pattern, str) and pattern and "{{" not in pattern:
             compile_re2(pattern, what="search pattern", advice=" (RE2 syntax; drop regex for a literal search).")
+
+
+def _check_occurrence(action: str, params: dict[str, Any], where: str, problems: list[str]) -> None:
+    """An edit's occurrence is a whole number (-1 the last) that does not meet replace_all; a template is checked
+    when the step runs."""
+    occurrence = params.get("occurrence")
+    if action != "edit" or occurrence is None or (isinstance(occurrence, str) and "{{" in occurrence):
+        return
+    if whole_number(occurrence) is None:
+        problems.append(f"{where}: params.occurrence must be a whole number (1 the first match, -1 the last).")
+    # A replace_all that is not a flag yet (a template) meets occurrence when the step runs, in edit_file's refusal.
+    elif whole_number(occurrence) and _flag(params.get("replace_all"), False, "replace_all", []):
+        problems.append(
+            f"{where}: params.occurrence changes one match and params.replace_all every match: pass one of them."
+        )
 
 
 def _unknown_keys(raw: Mapping[str, Any], known: tuple[str, ...], where: str, problems: list[str]) -> None:
@@ -302,7 +318,8 @@ def _flag(value: object, default: bool, name: str, problems: list[str]) -> bool:
     return default
 
 
-def _integer(value: object) -> int | None:
+def whole_number(value: object) -> int | None:
+    """An integer, or its text (-1 too); None for anything else, a bool among them."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
