@@ -76,6 +76,7 @@ def killed(root: Path, state: Path, request: str, last: str) -> None:
         [sys.executable, "-c", CHILD, str(root), str(state), request, last, "exit"],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
         check=False,
     )
@@ -85,7 +86,7 @@ def killed(root: Path, state: Path, request: str, last: str) -> None:
 @pytest.fixture
 def project(root: Path) -> Path:
     for name in NAMES:
-        (root / name).write_text(OLD)
+        (root / name).write_text(OLD, encoding="utf-8")
     return root
 
 
@@ -96,12 +97,17 @@ def log_dir(tmp_path: Path) -> Path:
 
 def contents(root: Path) -> list[str]:
     return [
-        "new" if (root / n).read_text() == NEW else "old" if (root / n).read_text() == OLD else "other" for n in NAMES
+        "new"
+        if (root / n).read_text(encoding="utf-8") == NEW
+        else "old"
+        if (root / n).read_text(encoding="utf-8") == OLD
+        else "other"
+        for n in NAMES
     ]
 
 
 def audit_lines(log_dir: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (log_dir / "operations.jsonl").read_text().splitlines()]
+    return [json.loads(line) for line in (log_dir / "operations.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
 async def test_an_atomic_batch_killed_after_replacing_two_files_is_rolled_back_by_the_next_start_and_listed(
@@ -137,10 +143,10 @@ async def test_a_file_changed_after_the_kill_is_left_and_named_while_the_others_
     project: Path, state_dir: Path, connect: ClientFactory
 ) -> None:
     killed(project, state_dir, writes(project), "f2.txt")
-    (project / "f1.txt").write_text("edited by hand\n")
+    (project / "f1.txt").write_text("edited by hand\n", encoding="utf-8")
 
     async with connect() as client:
-        assert [(project / n).read_text() for n in NAMES] == [OLD, "edited by hand\n", OLD, OLD]
+        assert [(project / n).read_text(encoding="utf-8") for n in NAMES] == [OLD, "edited by hand\n", OLD, OLD]
         (group,) = structured(await client.call_tool("backup", {"action": "list"}))["groups"]
         info = await client.call_tool("backup", {"action": "info", "backup_id": group["group_id"]})
     shown = structured(info)["group"]
@@ -184,6 +190,7 @@ def paused(project: Path, state_dir: Path) -> Iterator[subprocess.Popen[str]]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     ) as child:
         assert child.stdout is not None
         assert child.stdout.readline() == "replaced\n"

@@ -296,7 +296,7 @@ async def test_a_log_cut_at_the_largest_limit_sends_the_agent_to_a_range_or_path
         + (f"from {head}\n" if i == 0 else "")
         for i in range(1000)
     )
-    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=stream, check=True, text=True)
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=stream, check=True, text=True, encoding="utf-8")
     data = await call(client, action="log", limit=1000)
     assert (len(data["commits"]), data["truncated"]) == (1000, True)
     assert data["note"] == (

@@ -62,7 +62,9 @@ def inner(repo: Path, tmp_path: Path) -> Path:
 
 def git_input(cwd: Path, given: str, *args: str) -> str:
     """Run git directly with ``given`` on its stdin; its stdout."""
-    return subprocess.run(["git", *args], cwd=cwd, input=given, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, input=given, check=True, capture_output=True, text=True, encoding="utf-8"
+    ).stdout
 
 
 async def test_git_refuses_a_repository_whose_working_tree_is_a_dot_git(
