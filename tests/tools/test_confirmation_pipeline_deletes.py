@@ -47,20 +47,22 @@ async def test_a_forced_pipeline_the_user_lets_delete_trashes_the_directory(
     assert b"work 7\n" in [item.read_bytes() for item in (state_dir / "trash").rglob("f07.txt")]
 
 
-def _counted(*later: dict[str, Any]) -> list[dict[str, Any]]:
-    """A count of 3 (in n.txt), then ``later``: a template {{c.count}} names the folder "3"."""
-    return [{"id": "c", "action": "count_occurrences", "params": {"files": ["n.txt"], "pattern": "k"}}, *later]
+def _moved_into_the_count(root: Path, deleted: str) -> tuple[Any, list[dict[str, Any]]]:
+    """The tree of ``root`` with ``precious`` in it, and steps that count 3 (in n.txt), move ``precious`` into the
+    folder that count names ("{{c.count}}", so "3"), then delete ``deleted`` recursively."""
+    (root / "n.txt").write_bytes(b"k k k\n")
+    before = precious(root)
+    return before, [
+        {"id": "c", "action": "count_occurrences", "params": {"files": ["n.txt"], "pattern": "k"}},
+        {"id": "r", "action": "rename", "params": {"files": ["precious"], "destination": "{{c.count}}"}},
+        {"id": "d", "action": "delete", "params": {"files": [deleted], "recursive": True}},
+    ]
 
 
 async def test_a_pipeline_moving_a_directory_into_a_folder_a_template_names_then_deleting_it_asks(
     connect: ClientFactory, root: Path
 ) -> None:
-    (root / "n.txt").write_bytes(b"k k k\n")
-    before = precious(root)
-    steps = _counted(
-        {"id": "r", "action": "rename", "params": {"files": ["precious"], "destination": "{{c.count}}"}},
-        {"id": "d", "action": "delete", "params": {"files": ["{{c.count}}/precious"], "recursive": True}},
-    )
+    before, steps = _moved_into_the_count(root, "{{c.count}}/precious")
     question = await declined_pipeline(connect, steps)
     assert f"3/precious (moved there from {root / 'precious'})" in question
     assert "20 files and folders" in question
@@ -71,12 +73,7 @@ async def test_a_pipeline_delete_its_dry_run_cannot_plan_is_asked_about_as_the_s
     connect: ClientFactory, root: Path
 ) -> None:
     # The folder the rename makes is no entry the dry run knows of, so its delete fails there and runs for real.
-    (root / "n.txt").write_bytes(b"k k k\n")
-    before = precious(root)
-    steps = _counted(
-        {"id": "r", "action": "rename", "params": {"files": ["precious"], "destination": "{{c.count}}"}},
-        {"id": "d", "action": "delete", "params": {"files": ["{{c.count}}"], "recursive": True}},
-    )
+    before, steps = _moved_into_the_count(root, "{{c.count}}")
     question = await declined_pipeline(connect, steps)
     assert "Delete what these pipeline steps name, with everything inside: '{{c.count}}' (step 'd')" in question
     assert tree(root) == before

@@ -90,10 +90,15 @@ async def test_one_huge_line_is_cut_at_the_response_budget_with_a_note_saying_ho
     assert text_of(answer).endswith(f"[{data['note']}]")
 
 
+def _long_file(repo: Path) -> None:
+    """a.txt rewritten as 2,000 lines: its patch is past the compact voice's 10,000 characters and 200 lines."""
+    (repo / "a.txt").write_text("".join(f"line {i} of a long file\n" for i in range(2_000)), encoding="utf-8")
+
+
 async def test_the_compact_voices_cut_of_a_patch_is_the_results_patch_marked_truncated(
     connect: ClientFactory, repo: Path
 ) -> None:
-    (repo / "a.txt").write_text("".join(f"line {i} of a long file\n" for i in range(2_000)), encoding="utf-8")
+    _long_file(repo)
     async with connect(compact_mode=True) as client:
         answer = await client.call_tool("git", {"action": "diff", "output": "full", "max_lines": 100_000})
     data = structured(answer)
@@ -107,7 +112,7 @@ async def test_the_compact_voices_cut_of_a_patch_is_the_results_patch_marked_tru
 async def test_the_cut_note_of_a_one_file_patch_never_offers_paths_and_raises_max_lines_only_where_it_shows_more(
     connect: ClientFactory, repo: Path
 ) -> None:
-    (repo / "a.txt").write_text("".join(f"line {i} of a long file\n" for i in range(2_000)), encoding="utf-8")
+    _long_file(repo)
     async with connect(compact_mode=True) as client:
         cut = await call(client, action="diff", output="full", paths=["a.txt"])
         raised = await call(client, action="diff", output="full", paths=["a.txt"], max_lines=100_000)

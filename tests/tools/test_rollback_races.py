@@ -29,6 +29,11 @@ pytestmark = pytest.mark.anyio
 
 ORIGINAL = b"value = 1\n"
 FOREIGN = b"value = 1\nchanged by another process\n"
+# An atomic batch that edits a.txt, then fails at b.txt: its rollback reverts the edit of a.txt.
+_EDIT_THEN_FAIL = [
+    {"type": "edit", "path": "a.txt", "old_text": "value = 1", "new_text": "value = 2"},
+    {"type": "edit", "path": "b.txt", "old_text": "no such text", "new_text": "x"},
+]
 
 
 async def test_an_atomic_batch_rollback_leaves_a_file_another_process_changed_after_the_conflict_check(
@@ -44,11 +49,7 @@ async def test_an_atomic_batch_rollback_leaves_a_file_another_process_changed_af
         return found
 
     monkeypatch.setattr(Reverter, "conflicts", conflicts_then_a_foreign_edit)
-    operations = [
-        {"type": "edit", "path": "a.txt", "old_text": "value = 1", "new_text": "value = 2"},
-        {"type": "edit", "path": "b.txt", "old_text": "no such text", "new_text": "x"},
-    ]
-    result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": _EDIT_THEN_FAIL}})
     assert error_code(result) == "batch_failed", text_of(result)
     assert (root / "a.txt").read_bytes() == FOREIGN
     assert (root / "b.txt").read_bytes() == ORIGINAL
@@ -255,11 +256,7 @@ async def test_a_batch_rollback_refused_by_an_outside_change_names_the_group_res
     (root / "a.txt").write_bytes(ORIGINAL)
     (root / "b.txt").write_bytes(ORIGINAL)
     check = _a_foreign_edit_before_the_conflict_check(monkeypatch, root / "a.txt")
-    operations = [
-        {"type": "edit", "path": "a.txt", "old_text": "value = 1", "new_text": "value = 2"},
-        {"type": "edit", "path": "b.txt", "old_text": "no such text", "new_text": "x"},
-    ]
-    result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+    result = await client.call_tool("batch_operations", {"request_json": {"operations": _EDIT_THEN_FAIL}})
     assert error_code(result) == "batch_failed", text_of(result)
     assert (root / "a.txt").read_bytes() == FOREIGN
     group = (result.meta or {})["fsguard/error"]["backup_id"]
