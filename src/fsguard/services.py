@@ -91,8 +91,9 @@ class Services:
         return cls.assemble(Groundwork.lay(settings))
 
     @classmethod
-    def assemble(cls, groundwork: Groundwork) -> Services:
-        """The whole engine on top of the parts built (and the chores done) at start-up."""
+    def assemble(cls, groundwork: Groundwork, *, via: str = "restart") -> Services:
+        """The whole engine on top of the parts built (and the chores done) at start-up; ``via``: who is starting, as
+        the audit line of an interrupted run it ends names it (``restart``: a server)."""
         settings, policy, locks = groundwork.settings, groundwork.policy, groundwork.locks
         hooks = groundwork.hooks if groundwork.hooks is not None else HookRunner.load(None, policy.roots)
         beneath, writer, backups, stats = groundwork.beneath, groundwork.atomic, groundwork.backups, groundwork.stats
@@ -127,7 +128,7 @@ class Services:
         file_writer = FileWriter(safe)
         directories = DirectoryMaker(policy, beneath, locks, session, hooks)
         # Before any call changes a file: the interrupted runs' files are judged as they left them.
-        Recovery(reverter, backups, groups, groundwork.audit).end(groundwork.unfinished)
+        Recovery(reverter, backups, groups, groundwork.audit, via=via).end(groundwork.unfinished)
         return cls(
             hooks=hooks,
             settings=settings,

@@ -1,8 +1,10 @@
-"""The Activity page and its live stream: who is marked as the dashboard, lines the page cannot read, reconnects."""
+"""The Activity page and its live stream: who is marked as the dashboard, lines the page cannot read, reconnects, and
+the batch a killed server left unfinished, ended by the dashboard's start."""
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterator
 
@@ -13,9 +15,11 @@ from starlette.types import ASGIApp, Message
 
 from fsguard.config import Settings
 from fsguard.core.audit import AuditEntry, AuditLog
+from fsguard.core.runs import RUNS
 from fsguard.core.stats import CallStats
 from fsguard.dashboard.app import build_app, wrap
 from tests.dashboard.conftest import as_agent
+from tests.test_interrupted_runs import NAMES, NEW, OLD, killed, writes
 
 
 @pytest.fixture
@@ -119,3 +123,26 @@ def test_a_foreign_line_in_the_log_leaves_activity_and_statistics_whole(web: Tes
     assert activity.status_code == 200
     assert re.findall(r'<span class="tool">([^<]*)</span>', activity.text) == ["after", "before"]
     assert web.get("/stats").status_code == 200
+
+
+@pytest.mark.parametrize(("atomic", "after"), [(True, [OLD, OLD, OLD, OLD]), (False, [NEW, NEW, OLD, OLD])])
+def test_a_batch_a_killed_server_left_unfinished_is_ended_by_the_dashboards_start_and_shown_in_activity(
+    shared: Settings, atomic: bool, after: list[str]
+) -> None:
+    root, log_dir = shared.roots[0], shared.log_dir
+    assert log_dir is not None
+    for name in NAMES:
+        (root / name).write_text(OLD, encoding="utf-8")
+    killed(root, shared.state_dir, writes(root, atomic=atomic), "f1.txt")
+    assert [(root / n).read_bytes() for n in NAMES] == [NEW.encode()] * 2 + [OLD.encode()] * 2
+
+    with TestClient(wrap(build_app(shared), shared), base_url="http://127.0.0.1:9100") as web:
+        assert [(root / n).read_bytes() for n in NAMES] == [text.encode() for text in after]
+        page = web.get("/activity").text
+    assert not list((shared.state_dir / RUNS).iterdir())
+    lines = [json.loads(line) for line in (log_dir / "operations.jsonl").read_text(encoding="utf-8").splitlines()]
+    (line,) = lines  # the dashboard's line alone: no second writer logged it
+    assert (line["tool"], line["error_code"], line["via"]) == ("batch_operations", "interrupted", "dashboard")
+    assert line["backup_id"] in page
+    assert _badges(page) == [("", "dashboard")]
+    assert not (log_dir / "metrics.json").exists()  # the servers' counters are theirs to write

@@ -4,7 +4,8 @@ An atomic run (a batch with ``atomic``, a pipeline with ``stop_on_error``) is ro
 have been, newest change first, each on its own: a file goes back to its backup only while it holds exactly the
 bytes the run left (its hash, checked under its lock), and a file changed since is left as it is and named. A
 non-atomic run's changes stay. Either way the run is saved as a group marked ``interrupted`` (``rolled_back`` or
-``kept``), which ``backup(action="list")`` shows and restoring undoes, and, with --log-dir, one audit line says so.
+``kept``), which ``backup(action="list")`` shows and restoring undoes, and, with --log-dir, one audit line says so
+(whoever ended it: a server at its start, or the dashboard, which builds the same engine).
 
 What the run was doing at the kill is known from its record's backups: a file it had backed up but whose change it
 had not logged yet is judged by that backup (holding the bytes the backup was taken for, it was replaced).
@@ -41,13 +42,23 @@ class Ending:
 
 
 class Recovery:
-    """Ends interrupted runs with the engine a server builds (its reverter, backups and groups)."""
+    """Ends interrupted runs with the engine a server builds (its reverter, backups and groups); ``via`` names on the
+    audit line who ended them (``restart``: a starting server; ``dashboard``)."""
 
-    def __init__(self, reverter: Reverter, backups: BackupStore, groups: GroupStore, audit: AuditLog | None) -> None:
+    def __init__(
+        self,
+        reverter: Reverter,
+        backups: BackupStore,
+        groups: GroupStore,
+        audit: AuditLog | None,
+        *,
+        via: str = "restart",
+    ) -> None:
         self._reverter = reverter
         self._backups = backups
         self._groups = groups
         self._audit = audit
+        self._via = via
 
     def end(self, runs: Sequence[UnfinishedRun]) -> list[Ending]:
         """End each run (rolled back when atomic), record it as an interrupted group, and release its record."""
@@ -121,7 +132,7 @@ class Recovery:
                     error_code="interrupted",
                     backup_id=group.group_id,
                     error=text,
-                    via="restart",
+                    via=self._via,
                 )
             )
 

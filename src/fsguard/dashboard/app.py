@@ -7,6 +7,7 @@ engine's locked write path, so the dashboard is safe to run beside servers shari
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fsguard.config import Settings
+from fsguard.core.audit import AuditLog
 from fsguard.core.errors import FsguardError
 from fsguard.core.paths import PathPolicy
 from fsguard.dashboard import access, forms, names, pages
@@ -28,6 +30,7 @@ from fsguard.dashboard.actions import Actions, dashboard_audit
 from fsguard.dashboard.charts import human_bytes
 from fsguard.dashboard.csrf import forgery_refusal, host_refusal
 from fsguard.dashboard.site import Dashboard, dashboard_of
+from fsguard.groundwork import Groundwork
 from fsguard.services import Services
 
 HERE = Path(__file__).parent
@@ -88,19 +91,29 @@ def short_path(policy: PathPolicy, path: str | None) -> str:
 def engine_settings(settings: Settings) -> Settings:
     """The settings the dashboard's engine is built with: the servers' own housekeeping is left to them.
 
-    No audit writer (it would rewrite the servers' metrics.json), and no backup retention: the dashboard does not
-    know the servers' --backup-max-age/--backup-max-count, and dropping backups by its defaults could lose versions
-    a server keeps longer.
+    No audit writer of the servers' kind (it would rewrite their metrics.json: :func:`engine` gives it the
+    dashboard's, which only appends lines), and no backup retention: the dashboard does not know the servers'
+    --backup-max-age/--backup-max-count, and dropping backups by its defaults could lose versions a server keeps
+    longer.
     """
     return Settings(
         **{**settings.__dict__, "log_dir": None, "backup_max_age_days": math.inf, "backup_max_count": 2**62}
     )
 
 
+def engine(settings: Settings, audit: AuditLog | None) -> Services:
+    """The dashboard's engine, built as a starting server's is: a batch or pipeline a killed server left unfinished
+    is ended here as the server's next start would have ended it, and ``audit`` gets its line (``via: dashboard``),
+    so that Activity shows what became of it."""
+    groundwork = replace(Groundwork.lay(engine_settings(settings)), audit=audit)
+    return Services.assemble(groundwork, via="dashboard")
+
+
 def build_app(settings: Settings) -> Starlette:
     """The dashboard for ``settings`` (roots, state dir, log dir, host and token are used)."""
-    services = Services.create(engine_settings(settings))
-    dashboard = Dashboard(settings, services, Actions(services, dashboard_audit(settings.log_dir)), templates())
+    audit = dashboard_audit(settings.log_dir)
+    services = engine(settings, audit)
+    dashboard = Dashboard(settings, services, Actions(services, audit), templates())
     dashboard.templates.env.filters["short"] = partial(short_path, services.policy)
     routes = [
         Route("/", lambda _request: RedirectResponse("/activity", status_code=303)),
