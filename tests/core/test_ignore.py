@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsguard.core.gitignorefile import GitignoreFile
-from fsguard.core.ignore import WalkOptions, gitignore_top, walk_files
+from fsguard.core.ignore import WalkOptions, gitignore_top, normalise_globs, walk_files
 from fsguard.core.rgwalk import walk_flags
 from fsguard.core.ripgrep import ripgrep_path
 from fsguard.core.search import ContentRequest, search_content
@@ -205,6 +205,14 @@ def test_default_skips_name_directories_only_and_only_below_the_walked_directory
     assert walked(root, options) == ["build"]
     assert walked(root / "node_modules", options) == ["m/i.js"]
     assert walked(root, WalkOptions(skip_dependencies=True)) == ["build", "x.min.js"]
+
+
+@pytest.mark.skipif(RG is None, reason="ripgrep is not installed")
+def test_an_extension_in_any_case_narrows_ripgreps_walk_to_the_files_the_walk_takes(root: Path) -> None:
+    build(root, ["a.go", "d.GO", "sub/e.Go", "b.TXT", "c.gox", "go", "f.md", "g.GO.md"], {})
+    options = WalkOptions(globs=normalise_globs(".go,txt"))
+    assert "--type" in walk_flags(options)  # still a file type: rg itself lists only these
+    assert walked(root, options) == ripgrep_walk(root, options) == ["a.go", "b.TXT", "d.GO", "sub/e.Go"]
 
 
 @pytest.mark.skipif(RG is None, reason="ripgrep is not installed")

@@ -476,8 +476,18 @@ def test_ignore_rules_apply_negations_dir_only_patterns_and_nested_files(tree: P
     assert not rules.ignored(tree / "secret.py", is_dir=False)
 
 
-def test_normalise_globs_turns_extensions_into_name_globs() -> None:
-    assert normalise_globs(["py", ".py", "*.py", "src/**/*.ts", " ", "md"]) == ("*.py", "src/**/*.ts", "*.md")
+def test_normalise_globs_turns_extensions_into_name_globs_in_any_case_and_keeps_globs_as_written() -> None:
+    assert normalise_globs(["py", ".PY", "*.py", "src/**/*.ts", " ", "md"]) == (
+        "*.[pP][yY]",
+        "*.py",
+        "src/**/*.ts",
+        "*.[mM][dD]",
+    )
+    assert normalise_globs(["!.Min.js", ".mp3", ".tar.gz"]) == (
+        "!*.[mM][iI][nN].[jJ][sS]",
+        "*.[mM][pP]3",
+        "*.[tT][aA][rR].[gG][zZ]",
+    )
     assert normalise_globs(None) == ()
 
 
@@ -580,12 +590,12 @@ def test_a_name_pattern_without_glob_characters_is_a_regex_on_the_name_and_an_in
 @pytest.mark.parametrize(
     ("written", "globs"),
     [
-        (".go,.txt", ("*.go", "*.txt")),
-        (".go, .txt", ("*.go", "*.txt")),
-        ("go", ("*.go",)),
+        (".go,.txt", ("*.[gG][oO]", "*.[tT][xX][tT]")),
+        (".go, .txt", ("*.[gG][oO]", "*.[tT][xX][tT]")),
+        ("go", ("*.[gG][oO]",)),
         ("*.py", ("*.py",)),
-        ('[".go", "txt",]', ("*.go", "*.txt")),
-        (["py,md", "src/**/*.{js,ts}"], ("*.py", "*.md", "src/**/*.js", "src/**/*.ts")),
+        ('[".go", "txt",]', ("*.[gG][oO]", "*.[tT][xX][tT]")),
+        (["py,md", "src/**/*.{js,ts}"], ("*.[pP][yY]", "*.[mM][dD]", "src/**/*.js", "src/**/*.ts")),
         ("[ab].py", ("[ab].py",)),
         (" , ", ()),
     ],

@@ -83,6 +83,16 @@ async def test_search_edit_count_with_a_condition_and_a_template_gives_the_same_
     assert sequential["steps"][2]["file_counts"] == {str(root / "seq" / "a.py"): 3, str(root / "seq/pkg/b.py"): 1}
 
 
+async def test_a_search_steps_extension_file_types_match_the_extension_in_any_case(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    for name in ("a.go", "d.GO", "notes.txt"):
+        (root / name).write_bytes(b"TODO\n")
+    steps = [{"id": "find", "action": "search", "params": {"pattern": "TODO", "file_types": ".go"}}]
+    step = structured(await pipeline(client, steps=steps))["steps"][0]
+    assert [Path(f).name for f in step["files"]] == ["a.go", "d.GO"]
+
+
 async def test_search_then_count_reports_each_file_and_the_total(client: Client, root: Path) -> None:
     (root / "a.go").write_text("TODO one\nTODO two\n", encoding="utf-8")
     (root / "b.go").write_text("// TODO three\n", encoding="utf-8")

@@ -71,6 +71,56 @@ async def test_file_types_accept_extensions_and_globs_for_both_searches(client: 
     assert [Path(f).name for f in names["files"]] == ["app.py", "util.py"]
 
 
+async def test_an_extension_in_file_types_or_include_matches_the_files_extension_in_any_case_and_a_glob_its_case(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    for name in ("a.go", "d.GO", "e.Go", "IMG.JPG", "notes.txt", "go", "x.gox"):
+        (root / name).write_bytes(b"hello\n")
+    cases = [
+        (".go", ["a.go", "d.GO", "e.Go"]),
+        ("GO", ["a.go", "d.GO", "e.Go"]),
+        (".jpg,.txt", ["IMG.JPG", "notes.txt"]),
+        ("*.go", ["a.go"]),  # a glob keeps its case, as rg's -g does
+        ("*.GO", ["d.GO"]),
+    ]
+    for types, expected in cases:
+        for name in ("file_types", "include"):
+            names = structured(await client.call_tool("search_files", {"pattern": "*", name: types}))
+            assert sorted(Path(f).name for f in names["files"]) == expected, (types, name)
+            asked = {"pattern": "hello", "include_content": True, name: types}
+            content = structured(await client.call_tool("search_files", asked))
+            assert sorted(Path(f).name for f in content["counts"]) == expected, (types, name)
+            counted = structured(await client.call_tool("search_files", {**asked, "count_only": True}))
+            assert counted["total_matches"] == len(expected), (types, name)
+
+
+async def test_project_replace_takes_an_extension_in_any_case_and_writes_only_those_files(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    for name in ("a.go", "d.GO", "e.Go", "notes.txt", "x.gox"):
+        (root / name).write_bytes(b"hello\r\nhello\n")
+    preview = structured(
+        await client.call_tool(
+            "project_replace", {"find": "hello", "replace": "bye", "file_types": ".go", "preview": True}
+        )
+    )
+    assert sorted(Path(f["path"]).name for f in preview["files"]) == ["a.go", "d.GO", "e.Go"]
+    assert (root / "d.GO").read_bytes() == b"hello\r\nhello\n"
+    applied = structured(
+        await client.call_tool("project_replace", {"find": "hello", "replace": "bye", "file_types": "go"})
+    )
+    assert (applied["files_changed"], applied["total_replacements"]) == (3, 6)
+    for name in ("a.go", "d.GO", "e.Go"):
+        assert (root / name).read_bytes() == b"bye\r\nbye\n"
+    for name in ("notes.txt", "x.gox"):
+        assert (root / name).read_bytes() == b"hello\r\nhello\n"
+    globbed = structured(
+        await client.call_tool("project_replace", {"find": "bye", "replace": "ciao", "file_types": "*.go"})
+    )
+    assert [Path(f["path"]).name for f in globbed["files"]] == ["a.go"]
+    assert (root / "d.GO").read_bytes() == b"bye\r\nbye\n"
+
+
 async def test_a_negated_file_type_leaves_files_out_of_both_searches_and_alone_keeps_the_rest(
     client: Client, project: Path
 ) -> None:

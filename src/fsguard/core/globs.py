@@ -75,8 +75,10 @@ def _forms(glob: str) -> tuple[str, ...]:
 
 
 def normalise_globs(file_types: str | Sequence[str] | None) -> tuple[str, ...]:
-    """Include globs from what a caller wrote (any form :func:`split_globs` reads): ``py``, ``.py`` and ``*.py``
-    all become ``*.py``; ``!md`` and ``!*.md`` leave ``*.md`` out.
+    """Include globs from what a caller wrote (any form :func:`split_globs` reads): an extension (``py``, ``.py``,
+    ``!md``) becomes a glob on it in any case (``*.[pP][yY]``), as the seed compared extensions lowercased and
+    ``IMG.JPG`` is a ``.jpg``; a glob (``*.py``, ``!*.md``) stays as written and matches case-sensitively, as rg's
+    ``-g`` does.
 
     A glob without ``/`` is matched against a file's name, one with ``/`` against its path relative to the
     root (``src/**/*.ts``; ``**`` spans any number of directories). Empty entries and duplicates are dropped.
@@ -85,11 +87,24 @@ def normalise_globs(file_types: str | Sequence[str] | None) -> tuple[str, ...]:
     for raw in expand_globs(file_types):
         negated, glob = raw.startswith("!"), raw.removeprefix("!")  # "!md" leaves *.md out, as rg -g reads it
         if "/" not in glob and not _GLOB_CHARS & set(glob):
-            glob = "*." + glob.lstrip(".")
+            glob = "*." + case_folded(glob.lstrip("."))
         glob = "!" + glob if negated else glob
         if glob not in globs:
             globs.append(glob)
     return tuple(globs)
+
+
+def case_folded(text: str) -> str:
+    """``text`` as a glob matching it in any case: each letter a set of its lower and upper case (``go`` is
+    ``[gG][oO]``), lower first so that :func:`fsguard.core.rgwalk.simple_name_glob` knows an ASCII pair. A letter
+    whose other case is more than one character (``ß``) stays as it is, and so does an escaped one (``\\x``)."""
+    folded: list[str] = []
+    escaped = False
+    for char in text:
+        cases = "".join(dict.fromkeys(form for form in (char.lower(), char.upper(), char) if len(form) == 1))
+        folded.append(f"[{cases}]" if len(cases) > 1 and not escaped else char)
+        escaped = char == "\\" and not escaped
+    return "".join(folded)
 
 
 def _top_level_split(text: str) -> list[str]:

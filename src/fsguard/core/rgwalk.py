@@ -25,14 +25,17 @@ from fsguard.core.rgprocess import RipgrepFailed
 # Read the same by fnmatch and ripgrep's globset, and ending in a character a name ending in "." cannot end in
 _SIMPLE_NAME_GLOB = re.compile(r"[^/{}\[\]\\,:!]*[^/{}\[\]\\,:!*?.]")
 _GLOB_SYNTAX = re.compile(r"[\\*?\[\]{}]")
+_CASE_PAIR = re.compile(r"\[([a-z])([A-Z])\]")  # an extension's letter in either case: see case_folded
 
 
 def simple_name_glob(glob: str) -> bool:
     """Whether ``glob`` is a glob on a name alone that fnmatch and ripgrep's globset read alike (``*`` and ``?``
     aside, which globset reads on bytes), so that it can name a file type. Not one that may match a name ending
     in ``.`` (``*``, ``README*``): rg's file types never match such a name (``README.``), and a type asked for
-    leaves it out of the walk."""
-    return _SIMPLE_NAME_GLOB.fullmatch(glob) is not None
+    leaves it out of the walk. An ASCII letter's set of both cases (``*.[gG][oO]``) is read alike too, so an
+    extension in any case still narrows the walk."""
+    paired = _CASE_PAIR.sub(lambda found: "x" if found[1].upper() == found[2] else found[0], glob)
+    return _SIMPLE_NAME_GLOB.fullmatch(paired) is not None
 
 
 def walk_flags(options: WalkOptions, below: tuple[str, ...] = (), *, bare: bool = False) -> list[str]:

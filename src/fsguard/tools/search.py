@@ -31,7 +31,10 @@ from fsguard.voice import json_text, search_text
 
 GlobsArg = Annotated[
     str | list[str] | None,
-    Field(description='Extensions or globs, comma-separated or a list: ".go,.txt", "py", ["*.md", "src/**/*.go"].'),
+    Field(
+        description='Extensions (any case) or globs (exact case), comma-separated or a list: ".go,.txt", "py", '
+        '["*.md", "src/**/*.go"].'
+    ),
 ]
 PathGlobsArg = Annotated[
     str | list[str] | None,
