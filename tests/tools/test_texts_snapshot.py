@@ -869,7 +869,7 @@ e.txt already has this content; nothing was written (hash e9711641).\
 """,
             "compact": """\
 ok
-M e.txt | 1@+0-0 | 10L | hash e9711641\
+UNCHANGED e.txt | 1@+0-0 | nothing written | hash e9711641\
 """,
         }
     )
@@ -1078,6 +1078,28 @@ M m.txt | 2/2 edits | +2 -2 | 10L | hash 65855ba0 | undo:<backup_id:1>
 @@ -9 +9 @@
 -line 9
 +nine\
+""",
+        }
+    )
+
+
+async def test_multi_edit_whose_edits_leave_the_text_as_it_was_says_nothing_was_written(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "m.txt")
+        edits = [{"old_text": "line 2", "new_text": "line 2"}, {"old_text": "line 9", "new_text": "line 9"}]
+        return await c.call("multi_edit", path=c.rel("m.txt"), edits=edits)
+
+    assert await rig.texts(scenario, files={"m.txt": TEN_LINES}) == snapshot(
+        {
+            "verbose": """\
+ok
+m.txt already has this content (2/2 edits | +0 -0); nothing was written (hash e9711641).
+  edit 1: applied (exact, line 2)
+  edit 2: applied (exact, line 9)\
+""",
+            "compact": """\
+ok
+UNCHANGED m.txt | 2/2 edits | +0 -0 | nothing written | hash e9711641\
 """,
         }
     )

@@ -115,6 +115,19 @@ def _hash(result: EditOutcomeFields) -> str:
     return "" if result.dry_run or result.content_hash is None else f" | hash {result.content_hash}"
 
 
+def _unwritten(result: EditOutcomeFields) -> bool:
+    """An edit that ran and wrote nothing: its new text was the file's text already (old_text == new_text, say).
+    Every written edit has a backup, so its absence tells; a hash could match across different bytes."""
+    return not result.dry_run and result.backup_id is None
+
+
+def _same(result: EditOutcomeFields, counts: str = "") -> str:
+    """The head of an edit that wrote nothing, in the verbose voice; ``counts``, multi_edit's, in brackets."""
+    digest = f" (hash {result.content_hash})" if result.content_hash else ""
+    counts = f" ({counts})" if counts else ""
+    return f"{shown(result.path)} already has this content{counts}; nothing was written{digest}."
+
+
 def edit_text(result: EditFileResult, compact: bool) -> str:
     """One edit (or its dry run)."""
     notes = _outcome_notes(result)
@@ -130,6 +143,8 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
         count = f"{result.replacements}@+{result.lines_added}-{result.lines_removed}"
         if result.dry_run:
             head = f"DRY RUN {shown(result.path)} | {count} | nothing written"
+        elif _unwritten(result):
+            head = f"UNCHANGED {shown(result.path)} | {count} | nothing written{_hash(result)}"
         else:
             undo = f" | undo:{result.backup_id}" if result.backup_id else ""
             head = f"M {shown(result.path)} | {count} | {result.total_lines}L{_hash(result)}{undo}"
@@ -139,9 +154,8 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
     counts = f"{result.replacements} replacement{plural}{tier} | +{result.lines_added} -{result.lines_removed}"
     if result.dry_run:
         head = f"DRY RUN, nothing written: {shown(result.path)} | {counts} would change"
-    elif result.backup_id is None:
-        digest = f" (hash {result.content_hash})" if result.content_hash else ""
-        head = f"{shown(result.path)} already has this content; nothing was written{digest}."
+    elif _unwritten(result):
+        head = _same(result)
     else:
         head = f"M {shown(result.path)} | {counts} | {counted(result.total_lines, 'line')}{_hash(result)}"
         head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
@@ -154,12 +168,18 @@ def multi_edit_text(result: MultiEditResult, compact: bool) -> str:
     skipped = f" | {result.skipped_edits} already present" if result.skipped_edits else ""
     if compact:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
+        if _unwritten(result):
+            head = f"UNCHANGED {shown(result.path)} | {counts}{skipped} | nothing written"
+            return head + _hash(result) + _outcome_notes(result) + _diff_block(result.diff, True)
         prefix = "DRY RUN " if result.dry_run else "M "
         head = f"{prefix}{shown(result.path)} | {counts}{skipped} | {result.total_lines}L{_hash(result)}{undo}"
         return head + _outcome_notes(result) + _diff_block(result.diff, True)
-    head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{shown(result.path)} | {counts}{skipped}"
-    head += _hash(result)
-    head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
+    if _unwritten(result):
+        head = _same(result, counts + skipped)
+    else:
+        head = ("DRY RUN, nothing written: " if result.dry_run else "M ") + f"{shown(result.path)} | {counts}{skipped}"
+        head += _hash(result)
+        head += _undo_line(result.path, result.backup_id, result.parent_backup_id)
     rows = [
         f"  edit {e.index}: {e.status.replace('_', ' ')}" + (f" ({e.match_tier}, line {e.line})" if e.line else "")
         for e in result.edits
