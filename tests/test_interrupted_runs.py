@@ -156,6 +156,24 @@ async def test_a_file_changed_after_the_kill_is_left_and_named_while_the_others_
     assert "left as they are: their files changed since" in text_of(info)
 
 
+async def test_the_compact_info_of_a_rolled_back_group_names_the_change_it_left_as_verbose_does(
+    project: Path, state_dir: Path, connect: ClientFactory
+) -> None:
+    killed(project, state_dir, writes(project), "f2.txt")
+    (project / "f0.txt").write_text("edited by hand\n", encoding="utf-8")
+
+    texts = []
+    for compact in (False, True):
+        async with connect(compact_mode=compact) as client:
+            (group,) = structured(await client.call_tool("backup", {"action": "list"}))["groups"]
+            texts.append(text_of(await client.call_tool("backup", {"action": "info", "backup_id": group["group_id"]})))
+    for text in texts:  # "the changes listed" are listed: compact named none of them
+        assert "The changes listed were left as they are: their files changed since." in text
+        assert text.endswith("\nmodified f0.txt")
+    assert (project / "f0.txt").read_text(encoding="utf-8") == "edited by hand\n"
+    assert contents(project)[1:] == ["old", "old", "old"]
+
+
 async def test_a_non_atomic_batch_killed_mid_run_keeps_its_changes_in_a_group_whose_restore_undoes_them(
     project: Path, state_dir: Path, connect: ClientFactory
 ) -> None:

@@ -142,6 +142,24 @@ async def test_the_info_and_restore_of_a_group_of_many_changes_show_ten_of_them(
     assert not (root / "p_g199.txt").exists()
 
 
+async def test_the_compact_info_of_a_group_of_many_changes_names_ten_on_one_line_and_counts_the_rest(
+    connect: ClientFactory, root: Path
+) -> None:
+    for n in range(MANY):
+        (root / f"g{n:03}.txt").write_text("x", encoding="utf-8")
+    rule = {"path": ".", "mode": "add_prefix", "prefix": "p_"}
+    async with connect(compact_mode=True) as client:
+        renamed = structured(await client.call_tool("batch_operations", {"rename_json": json.dumps(rule)}))
+        info = await client.call_tool("backup", {"action": "info", "backup_id": renamed["backup_id"]})
+    head, changes = text_of(info).split("\n")
+    assert head.endswith(f"{MANY} changes")
+    assert changes.startswith("moved g000.txt -> p_g000.txt; moved g001.txt -> p_g001.txt; ")
+    assert changes.count("moved ") == 10
+    assert changes.endswith(f"; +{MANY - 10} more in group.changes")
+    assert len(structured(info)["group"]["changes"]) == MANY
+    assert (root / "p_g199.txt").read_bytes() == b"x"
+
+
 async def test_reading_many_missing_paths_keeps_the_answer_inside_the_response_budget(
     connect: ClientFactory, root: Path
 ) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fsguard.core.inventory import MOST_LISTED
-from fsguard.core.shortlist import shown_rows
+from fsguard.core.shortlist import first_few, shown_rows
 from fsguard.models import BackupInfo, BackupResult, GroupInfo, RestoredFile, RevertedChange
 from fsguard.voice.paths import shown
 from fsguard.voice.sizes import counted, human_size
@@ -164,9 +164,7 @@ def group_text(result: BackupResult, compact: bool) -> str:
     if result.action == "compare":
         return f"{head}; from its backups to the files now:\n{result.diff}"
     if result.reverted is None:
-        rows = [f"{c.kind} {shown(c.source) + ' -> ' if c.source else ''}{shown(c.path)}" for c in group.changes]
-        rows = shown_rows(rows, failed=[False] * len(rows), rest="every one in the result's group changes")
-        return head + _interruption(group) + ("" if compact else "\n" + "\n".join(rows))
+        return head + _interruption(group) + _changes_text(group, compact)
     outcomes = result.reverted
     undone = sum(r.status == "reverted" for r in outcomes)
     troubles = [r for r in outcomes if r.status in _TROUBLES]
@@ -188,6 +186,21 @@ def group_text(result: BackupResult, compact: bool) -> str:
 
 
 _TROUBLES = ("kept", "failed")
+
+
+def _changes_text(group: GroupInfo, compact: bool) -> str:
+    """The changes of a group's info, after its head: a row each, or one line in compact. Compact names them too:
+    an interrupted group's note speaks of "the changes listed", and they are what a restore would revert."""
+    rows = [f"{c.kind} {shown(c.source) + ' -> ' if c.source else ''}{shown(c.path)}" for c in group.changes]
+    if not rows:
+        return ""
+    if not compact:
+        return "\n" + "\n".join(
+            shown_rows(rows, failed=[False] * len(rows), rest="every one in the result's group changes")
+        )
+    listed = first_few(rows)
+    more = f"; +{len(rows) - len(listed):,} more in group.changes" if len(listed) < len(rows) else ""
+    return "\n" + "; ".join(listed) + more
 
 
 def _interruption(group: GroupInfo) -> str:
