@@ -3,6 +3,7 @@ endings kept, the same risk, the same line count. Each plan is followed by the c
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,72 @@ async def test_a_write_above_the_size_limit_is_planned_as_write_files_too_large(
         refused = await client.call_tool("write_file", {"path": "big.txt", "content": content})
     assert planned["refused"] == error_code(refused) == "too_large"
     assert not (root / "big.txt").exists()
+
+
+def suggested_calls(planned: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Each call the plan's suggestions name, in order, with its arguments as written: "..." stands for a value only
+    the planned call's result gives."""
+    calls = []
+    for suggestion in planned["suggestions"]:
+        for tool, arguments in re.findall(r"(\w+)\(([^()]*)\)", suggestion):
+            found = re.findall(r'(\w+)=("[^"]*"|true|\.\.\.)', arguments)
+            calls.append((tool, {key: True if value == "true" else value.strip('"') for key, value in found}))
+    return calls
+
+
+async def test_the_undo_an_edit_plan_suggests_reverts_that_edit_when_called_as_written(
+    client: Client, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    planned = await plan(client, "edit", "a.txt", old_text="a", new_text="b")
+    ((tool, undo),) = suggested_calls(planned)
+    assert (tool, undo) == ("backup", {"action": "undo_last", "file_path": str(root / "a.txt")})
+    structured(await client.call_tool("edit_file", {"path": "a.txt", "old_text": "a", "new_text": "b"}))
+    assert (root / "a.txt").read_bytes() == b"b\n"
+    structured(await client.call_tool("backup", undo))
+    assert (root / "a.txt").read_bytes() == b"a\n"
+
+
+@pytest.mark.parametrize("directory", [False, True])
+async def test_the_delete_and_restore_a_delete_plan_suggests_bring_the_path_back_with_the_sd_id_the_delete_returns(
+    client: Client, root: Path, directory: bool
+) -> None:
+    target = root / "d" if directory else root / "a.txt"
+    file = target / "inner.txt" if directory else target
+    file.parent.mkdir(exist_ok=True)
+    file.write_bytes(b"kept\n")
+    delete, restore, listing = suggested_calls(await plan(client, "delete", str(target.relative_to(root))))
+    recursive = {"recursive": True} if directory else {}
+    assert delete == ("delete_file", {"path": str(target), **recursive})
+    assert restore == ("backup", {"action": "restore_trash", "sd_id": "..."})
+    assert listing == ("backup", {"action": "list_trash"})
+    deleted = structured(await client.call_tool(*delete))
+    assert not target.exists()
+    (trashed,) = deleted["results"]
+    listed = structured(await client.call_tool(*listing))
+    assert [entry["sd_id"] for entry in listed["trash"]] == [trashed["sd_id"]]
+    structured(await client.call_tool("backup", {**restore[1], "sd_id": trashed["sd_id"]}))
+    assert file.read_bytes() == b"kept\n"
+
+
+async def test_a_plan_of_a_directory_names_the_listing_call_with_its_path(client: Client, root: Path) -> None:
+    (root / "d").mkdir()
+    (root / "d" / "inner.txt").write_bytes(b"x\n")
+    ((tool, listing),) = suggested_calls(await plan(client, "file", "d"))
+    assert (tool, listing) == ("list_directory", {"path": str(root / "d")})
+    assert "inner.txt" in text_of(await client.call_tool(tool, listing))
+
+
+async def test_a_plan_of_an_edit_or_write_that_changes_nothing_promises_no_backup(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    edit = await plan(client, "edit", "a.txt", old_text="a", new_text="a")
+    write = await plan(client, "write", "a.txt", content="a\n")
+    for planned in (edit, write):
+        assert planned["suggestions"] == [
+            "Nothing would change: the file already holds this text, so nothing is written or backed up."
+        ]
+    edited = structured(await client.call_tool("edit_file", {"path": "a.txt", "old_text": "a", "new_text": "a"}))
+    written = structured(await client.call_tool("write_file", {"path": "a.txt", "content": "a\n"}))
+    assert edited.get("backup_id") is None
+    assert written.get("backup_id") is None
+    assert (root / "a.txt").read_bytes() == b"a\n"

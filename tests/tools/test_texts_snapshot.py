@@ -2322,7 +2322,7 @@ async def test_analyze_operation_of_an_edit_gives_risk_and_the_diff(rig: Rig) ->
 ok
 Plan only, nothing was changed. edit e.txt: risk LOW.
 - deletes text
-Suggestion: A backup is taken before the change; undo it with backup(action='undo_last').
+Suggestion: A backup is taken before the change; undo it with backup(action="undo_last", file_path="e.txt").
 --- a/e.txt
 +++ b/e.txt
 @@ -2,7 +2,7 @@
@@ -2368,7 +2368,7 @@ Plan only, nothing was changed. write e.txt: risk CRITICAL.
 - 100% of the file changes
 - deletes text
 Suggestion: Most of the file changes: prefer edit_file for the parts that really change.
-Suggestion: A backup is taken before the change; undo it with backup(action='undo_last').
+Suggestion: A backup is taken before the change; undo it with backup(action="undo_last", file_path="e.txt").
 --- a/e.txt
 +++ b/e.txt
 @@ -1,10 +1 @@
@@ -2416,7 +2416,7 @@ async def test_analyze_operation_of_a_delete_gives_the_plan(rig: Rig) -> None:
 ok
 Plan only, nothing was changed. delete e.txt: risk MEDIUM.
 - 1 file(s), 71 bytes
-Suggestion: delete_file moves it to the trash by default; restore with backup(action='restore_trash').\
+Suggestion: delete_file(path="e.txt") moves it to the trash; backup(action="restore_trash", sd_id=...) restores it, with the sd_id the delete returns (or one from backup(action="list_trash")).\
 """,
             "compact": """\
 ok
@@ -2465,7 +2465,7 @@ async def test_analyze_operation_of_an_edit_that_cannot_be_placed_says_so_as_a_h
 ok
 Plan only, nothing was changed. edit e.txt: risk HIGH.
 - the edit cannot be placed: edit failed: no matches found for text: "nope" — old_text was not found in e.txt (tried: exact, escape_fixed, trailing_whitespace, indentation). Nothing was written.
-Suggestion: Copy old_text exactly from read_file, adding lines until it matches once.\
+Suggestion: Copy old_text exactly from read_file(path="e.txt"), adding lines until it matches once.\
 """,
             "compact": """\
 ok

@@ -90,15 +90,18 @@ class Analyzer:
                 update={
                     "risk_level": "HIGH",
                     "risk_factors": [f"the edit cannot be placed: {exc.message.splitlines()[0]}"],
-                    "suggestions": ["Copy old_text exactly from read_file, adding lines until it matches once."],
+                    "suggestions": [
+                        f'Copy old_text exactly from read_file(path="{path}"), adding lines until it matches once.'
+                    ],
                 }
             )
         try:
-            guarded_bytes(plan, decoded, len(data), path, allow_rewrite=False)
+            new_bytes = guarded_bytes(plan, decoded, len(data), path, allow_rewrite=False)
             check_replaceable(self._beneath, path)  # its mode, a flag or a read-only mount refuses edit_file's write
         except FsguardError as exc:
             return _refused(base, exc)
-        return self._change(base, path, decoded.text, plan.new_text, edit_risk(self._risk, decoded.text, plan), [])
+        risk = edit_risk(self._risk, decoded.text, plan)
+        return self._change(base, path, decoded.text, plan.new_text, risk, [], unchanged=new_bytes == data)
 
     def _write(self, base: AnalyzeResult, path: Path, data: bytes | None, content: str) -> AnalyzeResult:
         """A write as write_file makes it: the file's encoding and CRLF or CR breaks kept."""
@@ -116,7 +119,8 @@ class Analyzer:
             self._risk, file_chars=len(before), chars_changed=changed, occurrences=1, deletes=len(after) < len(before)
         )
         guard = write_guard(existing_size=len(data), new_size=len(written)) if data is not None else None
-        planned = self._change(base, path, before, after, risk, [guard.message] if guard else [])
+        factors = [guard.message] if guard else []
+        planned = self._change(base, path, before, after, risk, factors, unchanged=written == data)
         return planned if data is not None else self._creation(planned)
 
     def _status(self, path: Path, *, follow: bool) -> os.stat_result | None:
@@ -146,10 +150,25 @@ class Analyzer:
         )
 
     def _change(
-        self, base: AnalyzeResult, path: Path, before: str, after: str, risk: RiskAssessment, factors: list[str]
+        self,
+        base: AnalyzeResult,
+        path: Path,
+        before: str,
+        after: str,
+        risk: RiskAssessment,
+        factors: list[str],
+        *,
+        unchanged: bool,
     ) -> AnalyzeResult:
         diff = render_diff(self._policy.label(path), before, after, "auto")
-        suggestions = ["A backup is taken before the change; undo it with backup(action='undo_last')."]
+        if unchanged:  # as the tools do, the same bytes are not written again: no step to undo
+            suggestions = [
+                "Nothing would change: the file already holds this text, so nothing is written or backed up."
+            ]
+        else:  # every call named here runs as written: undo_last without file_path is refused
+            suggestions = [
+                f'A backup is taken before the change; undo it with backup(action="undo_last", file_path="{path}").'
+            ]
         if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL) and base.operation == "write" and base.exists:
             suggestions.insert(0, "Most of the file changes: prefer edit_file for the parts that really change.")
         return base.model_copy(
@@ -184,7 +203,12 @@ class Analyzer:
             level = "HIGH"
         if any(marker in path.name.lower() for marker in _SENSITIVE):
             level, factors = "CRITICAL", [*factors, "the name suggests configuration, secrets or credentials"]
-        suggestions = ["delete_file moves it to the trash by default; restore with backup(action='restore_trash')."]
+        recursive = ", recursive=true" if stat.S_ISDIR(found.st_mode) else ""
+        # The sd_id restore_trash needs exists only once the delete has run: its result gives it.
+        suggestions = [
+            f'delete_file(path="{path}"{recursive}) moves it to the trash; backup(action="restore_trash", sd_id=...) '
+            'restores it, with the sd_id the delete returns (or one from backup(action="list_trash")).'
+        ]
         return base.model_copy(update={"risk_level": level, "risk_factors": factors, "suggestions": suggestions})
 
     def _hides(self, directory: Path, relative: str, is_dir: bool) -> bool:
@@ -194,7 +218,9 @@ class Analyzer:
         if found is None:
             return base.model_copy(update={"risk_factors": ["the path does not exist"]})
         if stat.S_ISDIR(found.st_mode):
-            return base.model_copy(update={"risk_factors": ["a directory"], "suggestions": ["Use list_directory."]})
+            return base.model_copy(
+                update={"risk_factors": ["a directory"], "suggestions": [f'Use list_directory(path="{path}").']}
+            )
         if not stat.S_ISREG(found.st_mode):
             return base.model_copy(update={"risk_factors": ["not a regular file (a pipe, socket or device)"]})
         size = found.st_size
