@@ -20,10 +20,14 @@ from typing import Any, BinaryIO
 import anyio
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
+from fsguard.listeners import STOPPED_MESSAGE
 from fsguard.server import build_server
 from tests.conftest import Contention
 from tests.test_event_loop import WAIT_S, cancel_once_stopped
+from tests.test_http_startup import child_environment
+from tests.test_lock_cleanup import free_port
 
 pytestmark = pytest.mark.anyio
 
@@ -146,3 +150,51 @@ def test_sigterm_ends_a_stdio_server_at_once_killing_the_pre_hook_its_write_wait
     assert returncode == 0
     assert left == b""
     assert not (root / "a.txt").exists()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+async def test_sigterm_or_ctrl_c_ends_an_http_server_at_once_killing_the_pre_hook_its_write_waits_on(
+    root: Path, tmp_path: Path, mode: str, stop: signal.Signals
+) -> None:
+    # A 2026-07-28 call runs in its HTTP request, which uvicorn's graceful shutdown waited for: the hook ran to its
+    # end, the write was made after the signal, and only then did the server exit.
+    (root / "a.txt").write_bytes(b"old\n")
+    config, started, release = held_hook(tmp_path, kept=True)
+    port = free_port()
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(tmp_path / "state"), "--transport"]
+    command += ["http", "--port", str(port), "--hooks-config", str(config)]
+    told: list[str] = []
+    hook_out: list[BinaryIO] = []
+
+    async def write(client: Client) -> None:
+        try:
+            await client.call_tool("write_file", {"path": "a.txt", "content": "new\n"})
+        except MCPError as exc:
+            told.append(exc.message)
+
+    try:
+        with anyio.fail_after(WAIT_S):
+            async with await anyio.open_process(command, env=child_environment(), stdout=subprocess.DEVNULL) as server:
+                assert server.stderr is not None
+                logged = b""
+                while b"Uvicorn running on" not in logged:
+                    logged += await server.stderr.receive()
+                async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode) as client, anyio.create_task_group() as tg:
+                    tg.start_soon(write, client)
+                    hook_out.append(await anyio.to_thread.run_sync(started.open, "rb", abandon_on_cancel=True))
+                    await anyio.to_thread.run_sync(hook_out[0].readline, abandon_on_cancel=True)  # the hook runs
+                    server.send_signal(stop)
+                    async for chunk in server.stderr:  # drained, so the server never blocks on a full pipe
+                        logged += chunk
+                    code = await server.wait()
+                left = await anyio.to_thread.run_sync(hook_out[0].read, abandon_on_cancel=True)  # the hook is gone
+    finally:
+        with contextlib.suppress(OSError):  # ENXIO: nobody waits on it
+            os.close(os.open(started, os.O_WRONLY | os.O_NONBLOCK))
+        let_go(release)  # never leave the hook waiting
+        for pipe in hook_out:
+            pipe.close()
+    assert (code, b"Traceback" in logged) == (0, False)
+    assert left == b""
+    assert (root / "a.txt").read_bytes() == b"old\n"
+    assert told == [STOPPED_MESSAGE if mode == "auto" else "SSE stream ended without a response"]

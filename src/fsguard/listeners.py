@@ -4,6 +4,10 @@ Bound by fsguard, not by uvicorn: uvicorn binds after start-up, so a port alread
 banner had printed a URL and a client config for it (which another program answers), and it exited 3. Bound first,
 such a port is a start-up error (exit 2) with nothing printed but what to do, and no other process can take the
 port between the check and the serving.
+
+Told to stop, the server cancels the stateless calls in flight (:class:`StatelessCalls`): uvicorn's graceful shutdown
+waits for every request to end, and a 2026-07-28 call runs in its request, so a write waiting on a pre-hook waited
+for the hook and then was made, after the signal.
 """
 
 from __future__ import annotations
@@ -11,8 +15,14 @@ from __future__ import annotations
 import errno
 import logging
 import socket
+from typing import Final, cast
 
+import anyio
 import uvicorn
+from mcp_types import CONNECTION_CLOSED
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fsguard.config import Settings
 
@@ -81,10 +91,70 @@ def listen_refusal(settings: Settings, exc: OSError) -> str:
     return f"fsguard: cannot listen on {where}: {exc.strerror or exc}. Pass another --host or --port."
 
 
+STOPPED_MESSAGE: Final = (
+    "Server stopping: fsguard was stopped (SIGTERM or Ctrl+C) during this call, which was cancelled at its next "
+    "step: its change may or may not have been made. Read what it changes before calling again once fsguard runs."
+)
+
+
+class StatelessCalls:
+    """Runs each stateless-era request (an MCP-Protocol-Version header naming a revision without a handshake, which
+    the SDK serves in the request itself) in a cancel scope that :meth:`cancel` cancels, and answers it 503 then.
+
+    The handshake era's calls run in the session manager's task group, which the lifespan's shutdown cancels, and
+    their streams end on uvicorn's exit signal; a stateless call had nothing that ended it but its own end.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+        self._running: set[anyio.CancelScope] = set()
+        self._stopped = False
+
+    def cancel(self) -> None:
+        """Cancel the stateless calls in flight, and each one that starts from now on."""
+        self._stopped = True
+        for running in list(self._running):
+            running.cancel()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # The first header, as the SDK routes by it.
+        headers = scope["headers"] if scope["type"] == "http" else ()
+        version = next((value for name, value in headers if name == b"mcp-protocol-version"), None)
+        if version is None or version.decode("latin-1") in HANDSHAKE_PROTOCOL_VERSIONS:
+            await self._app(scope, receive, send)
+            return
+        started = ended = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started, ended
+            started = True
+            ended = message["type"] == "http.response.body" and not message.get("more_body", False)
+            await send(message)
+
+        with anyio.CancelScope() as running:
+            self._running.add(running)
+            if self._stopped:
+                running.cancel()
+            try:
+                await self._app(scope, receive, watched)
+            finally:
+                self._running.discard(running)
+        if not running.cancelled_caught or ended:
+            return
+        if started:  # an event stream: ended without an answer, which the client reports as a closed connection
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        answer = {"jsonrpc": "2.0", "id": None, "error": {"code": CONNECTION_CLOSED, "message": STOPPED_MESSAGE}}
+        await JSONResponse(answer, status_code=503)(scope, receive, send)
+
+
 class PreboundServer(uvicorn.Server):
-    """uvicorn's server, told where it runs when it serves sockets it was handed (it says so only when it binds)."""
+    """uvicorn's server, told where it runs when it serves sockets it was handed (it says so only when it binds), that
+    cancels its stateless calls when it is told to stop."""
 
     def __init__(self, config: uvicorn.Config, url: str) -> None:
+        self._calls = StatelessCalls(cast(ASGIApp, config.app))  # uvicorn_config's app, an ASGI 3 one
+        config.app = self._calls
         super().__init__(config)
         self._url = url
 
@@ -92,3 +162,7 @@ class PreboundServer(uvicorn.Server):
         await super().startup(sockets)
         if self.started:
             logger.info("Uvicorn running on %s (Press CTRL+C to quit)", self._url)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._calls.cancel()
+        await super().shutdown(sockets)
