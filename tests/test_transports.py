@@ -281,15 +281,8 @@ async def test_a_client_of_the_2024_11_05_sse_transport_connects_at_sse_and_call
     assert error_code(missing) == "not_found"
 
 
-async def test_the_sse_transport_answers_a_bad_id_a_batch_and_no_json_with_json_rpc_errors(
-    base_settings: Settings,
-) -> None:
-    """The SDK's message endpoint accepted (202) a request with id null, never to answer it, and refused the rest
-    with the text "Could not parse message"; /mcp and stdio answer all three as JSON-RPC errors."""
-    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
-    bodies = ['{"jsonrpc":"2.0","id":null,"method":"ping"}', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', "not json"]
-    bodies.append("[" * 3000 + "]" * 3000)  # json reads by recursion: once a 500 with a RecursionError
-    bodies.append('{"jsonrpc":"2.0","id":7,"method":"ping"}')
+async def sse_answers(settings: Settings, bodies: list[str]) -> list[httpx.Response]:
+    """The answers of the 2024-11-05 SSE transport's message endpoint to ``bodies``, posted in one session."""
     with anyio.fail_after(30):
         async with (
             http_server(settings) as url,
@@ -302,13 +295,40 @@ async def test_the_sse_transport_answers_a_bad_id_a_batch_and_no_json_with_json_
                 endpoint = await anext(lines)
             headers = {"Content-Type": "application/json"}
             target = url.removesuffix("/mcp") + endpoint.removeprefix("data: ")
-            answers = [await raw.post(target, content=body, headers=headers) for body in bodies]
+            return [await raw.post(target, content=body, headers=headers) for body in bodies]
+
+
+async def test_the_sse_transport_answers_a_bad_id_a_batch_and_no_json_with_json_rpc_errors(
+    base_settings: Settings,
+) -> None:
+    """The SDK's message endpoint accepted (202) a request with id null, never to answer it, and refused the rest
+    with the text "Could not parse message"; /mcp and stdio answer all three as JSON-RPC errors."""
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    bodies = ['{"jsonrpc":"2.0","id":null,"method":"ping"}', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', "not json"]
+    bodies.append("[" * 3000 + "]" * 3000)  # json reads by recursion: once a 500 with a RecursionError
+    bodies.append('{"jsonrpc":"2.0","id":7,"method":"ping"}')
+    answers = await sse_answers(settings, bodies)
     assert [answer.status_code for answer in answers] == [400, 400, 400, 400, 202]
     errors = [answer.json()["error"] for answer in answers[:4]]
     assert [error["code"] for error in errors] == [-32600, -32600, -32700, -32700]
     assert "string or an integer" in errors[0]["message"]
     assert "batch" in errors[1]["message"]
     assert "deeper than the 200 levels" in errors[3]["message"]
+
+
+async def test_the_sse_transport_answers_a_body_over_8_kib_that_is_no_json_with_a_parse_error_and_a_batch_as_one(
+    base_settings: Settings,
+) -> None:
+    # A truncated write over 8 KiB was "Invalid Request: no JSON-RPC message" (-32600), as no batch was named.
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    write = {"name": "write_file", "arguments": {"path": "a.txt", "content": "z" * 20_000}}
+    request = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": write})
+    answers = await sse_answers(settings, [request[:9000], f"[{request}]"])
+    assert [answer.status_code for answer in answers] == [400, 400]
+    errors = [answer.json()["error"] for answer in answers]
+    assert [error["code"] for error in errors] == [-32700, -32600]
+    assert errors[0]["message"].startswith("Parse error: the body is not JSON")
+    assert "batch" in errors[1]["message"]
 
 
 def test_binding_beyond_loopback_without_a_token_refuses_to_start(

@@ -23,7 +23,7 @@ from fsguard.server import FsguardServer
 
 SSE_PATH: Final = "/sse"
 MESSAGES_PATH: Final = "/messages/"
-_SMALL_BODY = 8 * 1024  # a request with a bad id or a malformed body worth naming is a few hundred bytes
+_SMALL_BODY = 8 * 1024  # a request with a bad id worth naming is a few hundred bytes
 _SDK_PARSE_REFUSAL = b"Could not parse message"
 
 
@@ -69,31 +69,33 @@ class LegacySseRoutes:
         It accepts (202) a request whose id is no string or integer as a notification, which is never answered, and
         refuses a body that is no JSON-RPC message with the plain text "Could not parse message".
         """
-        small = b""  # the whole body while it is small
+        # The body's parts as they came (the transport's own objects, not copies), held while the SDK validates the
+        # body: a refused one of any size is told apart as JSON or not (one over 8 KiB was "no JSON-RPC message").
+        parts: list[bytes] = []
 
         async def peeking() -> Message:
-            nonlocal small
             message = await receive()
             if message["type"] == "http.request":
-                chunk = message.get("body", b"")
-                small = small + chunk if len(small) + len(chunk) <= _SMALL_BODY else b""
+                parts.append(message.get("body", b""))
             return message
 
         async def finish(held: list[Message]) -> None:
-            await _answer(held, small, scope, receive, send)
+            await _answer(held, parts, scope, receive, send)
+            parts.clear()  # an accepted message is still handed to its session: its body is the SDK's to keep
 
         await self._transport.handle_post_message(scope, peeking, holding(send, (202, 400), finish))
 
 
-async def _answer(held: list[Message], small: bytes, scope: Scope, receive: Receive, send: Send) -> None:
-    body = body_of(held)
-    if held[0]["status"] == 202 and asks_with_a_bad_id(small):
+async def _answer(held: list[Message], parts: list[bytes], scope: Scope, receive: Receive, send: Send) -> None:
+    answer = body_of(held)
+    if held[0]["status"] == 202 and sum(map(len, parts)) <= _SMALL_BODY and asks_with_a_bad_id(b"".join(parts)):
         await _error(INVALID_REQUEST, BAD_ID_MESSAGE)(scope, receive, send)
-    elif held[0]["status"] == 400 and body == _SDK_PARSE_REFUSAL:
+    elif held[0]["status"] == 400 and answer == _SDK_PARSE_REFUSAL:
+        body = b"".join(parts)
         try:
-            json.loads(small)
+            json.loads(body)
         except (ValueError, RecursionError) as exc:  # json reads by recursion: 2,000 open brackets exhaust it
-            if small:
+            if body:
                 text = (
                     too_deep("body")
                     if isinstance(exc, RecursionError)
@@ -101,7 +103,7 @@ async def _answer(held: list[Message], small: bytes, scope: Scope, receive: Rece
                 )
                 await _error(PARSE_ERROR, text)(scope, receive, send)
                 return
-        what = "a batch (a JSON array) is not taken" if small.lstrip().startswith(b"[") else "no JSON-RPC message"
+        what = "a batch (a JSON array) is not taken" if body.lstrip().startswith(b"[") else "no JSON-RPC message"
         text = f"Invalid Request: {what}; nothing was done. Send one JSON-RPC 2.0 message per request."
         await _error(INVALID_REQUEST, text)(scope, receive, send)
     else:
