@@ -2,6 +2,7 @@
 
 - :func:`texts_with_line_endings`: text split into lines that end in ``\\n``, ``\\r\\n`` or ``\\r`` (mixed freely),
   with non-ASCII content and the characters ``str.splitlines`` would wrongly treat as line breaks.
+- :func:`retyped_lines`: a text of mixed endings and the same text with characters added within a run of its lines.
 - :func:`terse_line_contents`, :func:`lf_finds`: lines of at most two letters (blank lines abound), and texts of
   those letters typed in LF lines, to find in them.
 - :func:`encodings`: one of the encodings fsguard round-trips, with its BOM choice.
@@ -106,6 +107,44 @@ def texts_with_line_endings(
             content = "x"
         lines.append((content, ending))
     return EndedText(tuple(lines))
+
+
+@dataclass(frozen=True)
+class RetypedLines:
+    """A text of mixed line endings whose every line starts with its number (``<3>``), so any run of its lines is
+    found once, and the same text with some lines of the run ``first..last`` given more characters at their start:
+    the two differ only within those lines, never in a line ending."""
+
+    before: EndedText
+    after: EndedText
+    first: int
+    last: int
+    with_break: bool  # whether the run's text takes its last line's ending
+
+    def run(self, ended: EndedText, typed: str | None) -> str:
+        """The run's lines in ``ended``, each break typed as ``typed`` (``None``: as the text spells it)."""
+        lines = ended.lines[self.first : self.last + 1]
+        breaks = [ending if typed is None else typed for _content, ending in lines]
+        breaks[-1] = breaks[-1] if self.with_break else ""
+        return "".join(content + ending for (content, _ending), ending in zip(lines, breaks, strict=True))
+
+
+@st.composite
+def retyped_lines(draw: st.DrawFn, max_lines: int = 8) -> RetypedLines:
+    """:class:`RetypedLines`: the characters added go before a line's number, so a run's text found in the middle of
+    a line (as the exact tier may, where the run leaves its last break out) still changes only what it should."""
+    letters = st.text(st.sampled_from("ab \t\u00e9" + LOOKALIKE_BREAKS), max_size=4)
+    text = draw(texts_with_line_endings(max_lines, contents=letters).filter(lambda ended: bool(ended.lines)))
+    before = tuple((f"<{number}>{content}", ending) for number, (content, ending) in enumerate(text.lines))
+    first = draw(st.integers(0, len(before) - 1))
+    last = draw(st.integers(first, len(before) - 1))
+    after = list(before)
+    for number in range(first, last + 1):
+        if draw(st.booleans()):
+            content, ending = before[number]
+            after[number] = (draw(letters.filter(bool)) + content, ending)
+    with_break = bool(before[last][1]) and draw(st.booleans())
+    return RetypedLines(EndedText(before), EndedText(tuple(after)), first, last, with_break)
 
 
 @dataclass(frozen=True)

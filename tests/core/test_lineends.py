@@ -7,8 +7,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fsguard.core.lineends import LiteralFind
+from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.modes import RegexRule, regex, search_replace
-from tests.strategies import EndedText, lf_finds, terse_line_contents, texts_with_line_endings
+from tests.strategies import (
+    EndedText,
+    RetypedLines,
+    lf_finds,
+    retyped_lines,
+    terse_line_contents,
+    texts_with_line_endings,
+)
 
 MARK = "\u2603"  # the snowman is not in texts_with_line_endings' alphabet
 TYPED = st.sampled_from(("\n", "\r\n", "\r"))
@@ -88,3 +96,20 @@ def test_a_find_typed_in_lf_lines_matches_a_text_just_where_it_matches_the_text_
     assert any_break is not None
     found = [(offsets[match.start()], offsets[match.end()]) for match in any_break.finditer(whole)]
     assert found == [match.span() for match in any_break.finditer(lf_reading)]
+
+
+TYPED_OR_OWN = st.sampled_from(("\n", None))  # None: the breaks typed as the file spells them
+
+
+@given(retyped=retyped_lines(), old_typed=TYPED_OR_OWN, new_typed=TYPED_OR_OWN, literal=st.booleans())
+def test_an_edit_that_changes_only_characters_within_lines_never_changes_a_line_s_ending(
+    retyped: RetypedLines, old_typed: str | None, new_typed: str | None, literal: bool
+) -> None:
+    # Every break typed in the replacement was spelled as the match's first: a\nb\r\n edited to a\nB\r\n left a\nB\n.
+    text = retyped.before.text
+    old, new = retyped.run(retyped.before, old_typed), retyped.run(retyped.after, new_typed)
+    if literal:
+        edited = search_replace(old, new, case_sensitive=True, path="f")(text).new_text
+    else:
+        edited = find_matches(text, Replacement(old, new)).apply(text)
+    assert edited == retyped.after.text

@@ -190,6 +190,30 @@ def test_the_line_break_kept_after_a_match_of_whole_lines_is_the_matchs_own_last
     assert edited(text, old, "new")[1] == expected
 
 
+MIXED = "a\nb\r\nc\r\nd\n"  # line a ends in LF, b and c in CRLF, d in LF
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "tier", "expected"),
+    [
+        ("a\nb\n", "a\nB\n", "trailing_whitespace", "a\nB\r\nc\r\nd\n"),
+        ("a\nb\nc", "a\nB\nc", "trailing_whitespace", "a\nB\r\nc\r\nd\n"),
+        ("a\nb\r\n", "a\nB\r\n", "exact", "a\nB\r\nc\r\nd\n"),
+        ("b\nc\nd\n", "B\nC\nD\n", "trailing_whitespace", "a\nB\r\nC\r\nD\n"),
+        # An added line takes the ending of the line before it, or the one typed where it spells the file's bytes.
+        ("a\nb\n", "a\nX\nb\n", "trailing_whitespace", "a\nX\nb\r\nc\r\nd\n"),
+        ("a\nb\r\n", "a\nb\r\nX\r\n", "exact", "a\nb\r\nX\r\nc\r\nd\n"),
+        ("a\nb\nc\n", "a\nc\n", "trailing_whitespace", "a\nc\r\nd\n"),
+        ("c\nd", "c\nX\nd", "trailing_whitespace", "a\nb\r\nc\r\nX\r\nd\n"),
+    ],
+)
+def test_each_line_of_a_replacement_keeps_the_ending_of_the_line_it_stands_for_in_a_mixed_file(
+    old: str, new: str, tier: str, expected: str
+) -> None:
+    # Every typed break was spelled as the match's first: line b's CRLF became LF.
+    assert edited(MIXED, old, new) == (tier, expected)
+
+
 def test_a_multiline_lf_edit_in_a_crlf_file_cannot_fan_out_to_several_places() -> None:
     text = "a\r\nb\r\nc\r\na\r\nb\r\n"
     with pytest.raises(AmbiguousMatchError):

@@ -311,3 +311,42 @@ async def test_replacing_every_typed_blank_line_in_a_crlf_file_counts_each_crlf_
     (root / "b.txt").write_bytes(b"x\r\n\r\ny\r\n")
     await edit(client, "b.txt", old_text="\n\n", new_text="\n")  # one place, not ambiguous
     assert (root / "b.txt").read_bytes() == b"x\r\ny\r\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("edit_file", {"path": "m.txt", "old_text": "a\nb\n", "new_text": "a\nB\n"}),
+        ("edit_file", {"path": "m.txt", "old_text": "a\nb\r\n", "new_text": "a\nB\r\n"}),
+        ("multi_edit", {"path": "m.txt", "edits": [{"old_text": "a\nb\n", "new_text": "a\nB\n"}]}),
+        ("edit_file", {"path": "m.txt", "mode": "search_replace", "pattern": "a\nb\r\n", "replacement": "a\nB\r\n"}),
+        ("edit_file", {"path": "m.txt", "mode": "replace_range", "start_line": 1, "end_line": 2, "new_text": "a\nB\n"}),
+        ("project_replace", {"find": "a\nb\r\n", "replace": "a\nB\r\n"}),
+        ("project_replace", {"find": "a\nb\r\n", "replace": "a\nB\r\n", "literal": False}),
+        (
+            "batch_operations",
+            {
+                "request_json": {
+                    "operations": [{"type": "edit", "path": "m.txt", "old_text": "a\nb\n", "new_text": "a\nB\n"}]
+                }
+            },
+        ),
+    ],
+    ids=[
+        "replace",
+        "replace_exact",
+        "multi_edit",
+        "search_replace",
+        "replace_range",
+        "project",
+        "project_regex",
+        "batch",
+    ],
+)
+async def test_an_edit_across_lines_of_mixed_endings_keeps_each_line_s_own_ending(
+    client: Client, root: Path, tool: str, args: dict[str, Any]
+) -> None:
+    # Every break typed in the replacement took the match's first one: line b's CRLF became LF.
+    (root / "m.txt").write_bytes(b"a\nb\r\nc\r\n")
+    structured(await client.call_tool(tool, args))
+    assert (root / "m.txt").read_bytes() == b"a\nB\r\nc\r\n"

@@ -14,13 +14,13 @@ from fsguard.core.textio import LINE_BREAK, first_break
 
 class LineEnds:
     """The line ending of each match, asked in text order: the line break inside the match, else the one ending its
-    line, else the file's first. The break after a match is looked for once per line, not per match: a replace_all
-    of 40,000 matches sliced the rest of the file for each one (quadratic). Each new text is spelled in a line
-    ending once, not per match."""
+    line, else ``default`` (the file's first). The break after a match is looked for once per line, not per match: a
+    replace_all of 40,000 matches sliced the rest of the file for each one (quadratic). Each new text is spelled in a
+    line ending once, not per match."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, default: str | None = None) -> None:
         self._text = text
-        self._file = first_break(text)
+        self._file = default or first_break(text)
         self._after = (-1, -1, "")  # searched from, where the break found starts (end of text: none), the break
         self._spelled: dict[tuple[str, str], str] = {}
         self._breaks: dict[str, bool] = {}
@@ -38,6 +38,17 @@ class LineEnds:
                 self._after = (end, len(self._text), self._file)
         return self._after[2]
 
+    def spell(self, replacement: str, start: int, end: int) -> str:
+        """``replacement`` for ``text[start:end]``, each line break typed in it spelled as :func:`respelled` does:
+        one ending for a match whose breaks agree (spelled once per text), line by line in a match of mixed ones."""
+        if not self.types_break(replacement):
+            return replacement
+        text = self._text
+        crlf, cr, lf = text.count("\r\n", start, end), text.count("\r", start, end), text.count("\n", start, end)
+        if crlf == cr == lf or (not crlf and not (cr and lf)):  # one kind of break inside, or none
+            return self.spelled(replacement, self.near(start, end))
+        return respelled(text[start:end], replacement, self.near(start, end))
+
     def spelled(self, replacement: str, eol: str) -> str:
         key = (replacement, eol)
         if key not in self._spelled:
@@ -51,16 +62,59 @@ class LineEnds:
         return self._breaks[replacement]
 
 
-def in_line_endings(text: str, template: str) -> Callable[[Any], str]:
+def respelled(matched: str, replacement: str, default: str) -> str:
+    """``replacement`` for ``matched``, each line break typed in it spelled as the ending of the line it stands for
+    (``default`` where ``matched`` holds no break: the ending of its line).
+
+    In a stretch of one ending that is every typed break. In one of mixed endings, line i of the replacement takes
+    the break of line i of the match: spelling every break as the match's first turned ``a\\nb\\r\\n`` edited to
+    ``a\\nB\\r\\n`` into ``a\\nB\\n``. Lines are paired from both ends while they read alike, the rest in order;
+    a line the replacement adds takes the break of the line before it, or the one it typed where that is one of
+    the match's and the replacement types a CR (it spelled the file's bytes).
+    """
+    old_breaks = LINE_BREAK.findall(matched)
+    if len(set(old_breaks)) < 2:
+        return LINE_BREAK.sub(old_breaks[0] if old_breaks else default, replacement)
+    old_lines, new_lines = LINE_BREAK.split(matched), LINE_BREAK.split(replacement)
+    new_breaks = LINE_BREAK.findall(replacement)
+    old_count, new_count = len(old_breaks), len(new_breaks)
+    head = 0
+    while head < min(old_count, new_count) and _alike(new_lines[head], old_lines[head]):
+        head += 1
+    tail = 0
+    while tail < min(old_count, new_count) - head and _alike(new_lines[-2 - tail], old_lines[-2 - tail]):
+        tail += 1
+    middle = old_breaks[head : old_count - tail]
+    typed_bytes = "\r" in replacement
+    ends = old_breaks[:head]
+    for offset, typed in enumerate(new_breaks[head : new_count - tail]):
+        if offset < len(middle):
+            ends.append(middle[offset])
+        elif typed_bytes and typed in old_breaks:
+            ends.append(typed)
+        else:  # an added line: the line before it is the last of the middle, of the head, or the line it precedes
+            ends.append(middle[-1] if middle else old_breaks[head - 1] if head else old_breaks[old_count - tail])
+    ends += old_breaks[old_count - tail :]
+    return "".join(line + end for line, end in zip(new_lines, [*ends, ""], strict=True))
+
+
+def _alike(new_line: str, old_line: str) -> bool:
+    """Whether a line of the replacement is a line of the match retyped (indentation and trailing blanks aside, as
+    the matching tiers allow)."""
+    return new_line.strip() == old_line.strip()
+
+
+def in_line_endings(text: str, template: str, default: str | None = None) -> Callable[[Any], str]:
     """A ``sub`` callback for matches in ``text``, in order: ``template`` with each line break typed in it spelled
-    as the matched line's ending (a CRLF file gets CRLF for a typed LF, mixed files the ending of the line at hand).
+    as the matched line's ending (a CRLF file gets CRLF for a typed LF, mixed files the ending of the line at hand:
+    :meth:`LineEnds.spell`). ``default`` spells them where ``text`` holds no break (the file's first otherwise).
 
     Only the breaks typed in ``template`` are spelled: text a regex group carries over from the file keeps its own.
     """
     if not LINE_BREAK.search(template):
         return lambda _match: template
-    ends = LineEnds(text)
-    return lambda match: ends.spelled(template, ends.near(match.start(), match.end()))
+    ends = LineEnds(text, default)
+    return lambda match: ends.spell(template, match.start(), match.end())
 
 
 def literal_replacement(text: str, template: str) -> str | Callable[[Any], str]:

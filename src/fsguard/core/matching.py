@@ -218,10 +218,11 @@ def _finish(text: str, span: Span, ends: LineEnds) -> Match:
     start, end, replacement = span
     closes_line = end > start and text[end - 1] in "\n\r"
     if closes_line or ends.types_break(replacement):
-        eol = ends.near(start, end)
-        replacement = ends.spelled(replacement, eol)
+        kept = ""
         if closes_line and replacement and not replacement.endswith(("\n", "\r")) and end < len(text):
-            replacement += _last_break(text, start, end)  # the break kept is the match's own last one
+            kept = _last_break(text, start, end)  # the break kept is the match's own last one
+        # The replacement's lines stand for the match's lines before the break kept, each spelled as its own.
+        replacement = ends.spell(replacement, start, end - len(kept)) + kept
     return Match(start, end, replacement)
 
 

@@ -17,7 +17,7 @@ from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.gotemplate import expander
 from fsguard.core.growth import check_result, replace_all
-from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement
+from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement, respelled
 from fsguard.core.linematches import line_matches
 from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.patterns import compile_re2
@@ -158,8 +158,7 @@ def regex(rules: list[RegexRule], *, case_sensitive: bool, path: str) -> Planner
         original = text
         for pattern, rule in compiled:
             # A text the rules before left without a line break spells typed ones in the file's own ending.
-            spelled_in = text if "\n" in text or "\r" in text else original
-            expand = expander(in_line_endings(spelled_in, rule.replacement))
+            expand = expander(in_line_endings(text, rule.replacement, first_break(text, original)))
             pieces: list[str] = []
             size, cursor, count = len(text), 0, 0
             # One pass over the matches as Go's ReplaceAll finds them (at most count) in the lines as search reads
@@ -237,11 +236,10 @@ def line_range(start_line: int, end_line: int, new_text: str | None, *, path: st
         old_block = "".join(lines[start_line - 1 : last])
         block = ""
         if new_text is not None and new_text != "":
-            eol = first_break(old_block, text)
-            block = LINE_BREAK.sub(eol, new_text)
             keeps_newline = last < len(lines) or old_block.endswith(("\n", "\r"))
-            if keeps_newline and not block.endswith(("\n", "\r")):
-                block += _own_break(lines[last - 1]) or eol  # the range's last line keeps its own break
+            # The range's last line keeps its own break; the lines before it are spelled line by line.
+            kept = _own_break(lines[last - 1]) if keeps_newline and not new_text.endswith(("\n", "\r")) else ""
+            block = respelled(old_block[: len(old_block) - len(kept)], new_text, first_break(old_block, text)) + kept
         new = "".join(lines[: start_line - 1]) + block + "".join(lines[last:])
         return EditPlan(
             new_text=new,
