@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured
+from tests.conftest import error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -350,3 +350,28 @@ async def test_an_edit_across_lines_of_mixed_endings_keeps_each_line_s_own_endin
     (root / "m.txt").write_bytes(b"a\nb\r\nc\r\n")
     structured(await client.call_tool(tool, args))
     assert (root / "m.txt").read_bytes() == b"a\nB\r\nc\r\n"
+
+
+@pytest.mark.parametrize("preview", [True, False])
+@pytest.mark.parametrize("literal", [True, False])
+async def test_project_replace_that_only_retypes_line_breaks_names_the_files_it_leaves_and_how_to_convert_endings(
+    client: Client, root: Path, literal: bool, preview: bool
+) -> None:
+    # It answered "Replaced 0 occurrences in 0 files" with the find in the file and no word of why.
+    (root / "w.txt").write_bytes(b"a\r\nb\r\n")
+    (root / "same.txt").write_bytes(b"a\nb\n")
+    result = await client.call_tool(
+        "project_replace", {"find": "\r\n", "replace": "\n", "literal": literal, "preview": preview}
+    )
+    data = structured(result)
+    assert (root / "w.txt").read_bytes() == b"a\r\nb\r\n"
+    assert (data["total_replacements"], data["line_endings_kept"], data["line_endings_kept_paths"]) == (0, 1, ["w.txt"])
+    assert "Left as they are, though they hold find: w.txt. Edits keep the line ending" in text_of(result)
+
+
+async def test_project_replace_whose_replacement_equals_its_find_names_no_line_endings(
+    client: Client, root: Path
+) -> None:
+    (root / "w.txt").write_bytes(b"a\r\nb\r\n")
+    data = structured(await client.call_tool("project_replace", {"find": "a\r\n", "replace": "a\r\n"}))
+    assert data.get("line_endings_kept") is None

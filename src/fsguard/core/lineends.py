@@ -104,6 +104,14 @@ def _alike(new_line: str, old_line: str) -> bool:
     return new_line.strip() == old_line.strip()
 
 
+def retypes_breaks(found: str, typed: str, *, literal: bool = True) -> bool:
+    """Whether ``typed`` differs from ``found`` in line breaks alone (for a regex, ``literal=False``: whether it
+    types a break): every mode spells those in the file's own endings, so such a replacement changes nothing."""
+    if not literal:
+        return LINE_BREAK.search(typed) is not None
+    return bool(found) and found != typed and LINE_BREAK.sub("\n", found) == LINE_BREAK.sub("\n", typed)
+
+
 def in_line_endings(text: str, template: str, default: str | None = None) -> Callable[[Any], str]:
     """A ``sub`` callback for matches in ``text``, in order: ``template`` with each line break typed in it spelled
     as the matched line's ending (a CRLF file gets CRLF for a typed LF, mixed files the ending of the line at hand:

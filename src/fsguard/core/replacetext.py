@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fsguard.core.errors import EncodingError, InvalidParamsError, TooLargeError
 from fsguard.core.gotemplate import expander
 from fsguard.core.growth import bounded, replace_all
-from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement
+from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement, retypes_breaks
 from fsguard.core.linematches import line_matches
 from fsguard.core.oserrors import lone_surrogate, quoted
 from fsguard.core.patterns import compile_re2, substituted
@@ -54,6 +55,31 @@ def substitution(find: str, replace: str, *, literal: bool, case_sensitive: bool
         return _regex_substituted(compiled, find, replace, text)
 
     return substitute
+
+
+@dataclass
+class KeptEndings:
+    """The files holding ``find`` that the substitution leaves as they were because ``replace`` retypes only line
+    breaks, which keep each line's ending."""
+
+    holds: Callable[[str], bool]  # whether a text holds find so (as typed, for a literal find)
+    paths: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, find: str, replace: str, literal: bool, case_sensitive: bool) -> KeptEndings:
+        """The files of one project_replace. A literal find counts where it is found as typed: one typed in CRLF
+        also finds an LF file's lines, which no replace of breaks alone would change."""
+        if not retypes_breaks(find, replace, literal=literal):
+            return cls(lambda _text: False)
+        if not literal:
+            return cls(lambda _text: True)
+        found = LiteralFind.of(find, 0 if case_sensitive else re.IGNORECASE)
+        return cls(lambda text: not found.finder(text)[1])
+
+    def note(self, path: Path, text: str) -> None:
+        """Count ``path``, holding ``text`` that the substitution found ``find`` in and left as it was."""
+        if self.holds(text):
+            self.paths.append(path)
 
 
 def _regex_substituted(compiled: Any, find: str, replace: str, text: str) -> tuple[str, int]:

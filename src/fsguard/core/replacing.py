@@ -51,7 +51,7 @@ from fsguard.core.occ import OccVerdict
 from fsguard.core.oserrors import check_readable
 from fsguard.core.pins import Pins
 from fsguard.core.query import prepare_query
-from fsguard.core.replacetext import Substitute, check_hook_text, check_new_text, rg_literal, substitution
+from fsguard.core.replacetext import KeptEndings, Substitute, check_hook_text, check_new_text, rg_literal, substitution
 from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
 from fsguard.core.risk import EDIT_SCALE, RiskLevel, graded
@@ -90,6 +90,7 @@ class ReplaceReport:
     too_large: tuple[str, ...] = ()  # files above --max-file-size, relative to the path
     binary: tuple[str, ...] = ()  # binary or undecodable files holding the find text, relative to the path
     unreadable: tuple[str, ...] = ()  # directories the user may not list or enter, never walked (each ends in /)
+    endings_kept: tuple[str, ...] = ()  # files holding find that replace retypes in line breaks alone: left as they are
     excluded_by_gitignore: bool = False  # nothing planned, the path itself being excluded by a .gitignore
     more_files: bool = False  # a file past max_files holds the find text too (left alone)
 
@@ -159,6 +160,7 @@ class ProjectReplacer:
         skips = Skips()
         binary: list[Path] = []
         grown: list[Path] = []  # above the size limit when read: the file asked for, or one that grew since the walk
+        unchanged = KeptEndings.of(request.find, request.replace, request.literal, request.case_sensitive)
         more = False
         one = base.is_file()
         if one:
@@ -171,7 +173,7 @@ class ProjectReplacer:
                 scanned += 1
                 if not left_in(path, base, included, excluded):
                     continue
-                plan = self._plan(pins, path, substitute, binary, grown)
+                plan = self._plan(pins, path, substitute, binary, grown, unchanged)
                 if plan is not None:
                     if len(planned) >= request.max_files:
                         more = True  # one file past the cap holds the find text: the answer must say so
@@ -187,7 +189,8 @@ class ProjectReplacer:
         grown_names = [_relative(path, base) for path in grown]
         too_large = [*kept.too_large, *(name for name in grown_names if name not in kept.too_large)]
         binaries = tuple(_relative(path, base) for path in binary)
-        seen = _Seen(tuple(kept.by_default), tuple(too_large), binaries, tuple(kept.unreadable))
+        endings_kept = tuple(_relative(path, base) for path in unchanged.paths)
+        seen = _Seen(tuple(kept.by_default), tuple(too_large), binaries, tuple(kept.unreadable), endings_kept)
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         if request.preview:
             changes = tuple(
@@ -276,7 +279,7 @@ class ProjectReplacer:
         return [Path(hit[0]) for hit in hits]
 
     def _plan(
-        self, pins: Pins, path: Path, substitute: Substitute, binary: list[Path], large: list[Path]
+        self, pins: Pins, path: Path, substitute: Substitute, binary: list[Path], large: list[Path], same: KeptEndings
     ) -> _Plan | None:
         try:  # a walk lists regular files: one a link took the place of is not followed, not read
             entry = pins.entry(path)
@@ -295,6 +298,8 @@ class ProjectReplacer:
         with results_up_to(self._safe.max_file_size, path):
             new_text, count = substitute(decoded.text)
         if count == 0 or new_text == decoded.text:
+            if count:
+                same.note(path, decoded.text)
             return None
         found = seen or lstat_at(entry)
         try:  # the write's own check, so that a preview names the files the run leaves alone
@@ -360,12 +365,13 @@ def _name_changed(error: FsguardError, done: list[FileChange], planned: int, gro
 
 class _Seen(NamedTuple):
     """What a run left out: default skips, files above the size limit, binary files holding the find text,
-    directories the user may not list or enter."""
+    directories the user may not list or enter, files whose line breaks alone the replacement retypes."""
 
     skipped: tuple[str, ...]
     too_large: tuple[str, ...]
     binary: tuple[str, ...]
     unreadable: tuple[str, ...]
+    endings_kept: tuple[str, ...]
 
 
 def _ticks(waiting: Callable[[], None] | None) -> Callable[[int], None] | None:

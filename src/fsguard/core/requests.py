@@ -13,8 +13,8 @@ from typing import Literal
 
 from fsguard.core import modes
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.lineends import retypes_breaks
 from fsguard.core.matching import Replacement
-from fsguard.core.textio import LINE_BREAK
 
 EditMode = Literal["replace", "search_replace", "regex", "insert", "replace_range", "delete_range"]
 Position = Literal["before", "after"]
@@ -46,16 +46,14 @@ class EditRequest:
         if self.mode == "regex":
             typed = [rule.replacement for rule in self.rules]
             typed += [_replacement(self)] if self.pattern is not None else []
-            return any(LINE_BREAK.search(text) for text in typed)
+            return any(retypes_breaks("", text, literal=False) for text in typed)
         if self.mode == "replace":
             found, retyped = self.old_text, self.new_text
         elif self.mode == "search_replace":
             found, retyped = self.pattern, _replacement(self)
         else:
             return False
-        if not found or retyped is None or found == retyped:
-            return False
-        return LINE_BREAK.sub("\n", found) == LINE_BREAK.sub("\n", retyped)
+        return found is not None and retyped is not None and retypes_breaks(found, retyped)
 
     def need(self, value: object, refusal: str) -> None:
         """Refuse the request when ``value``, which this mode needs, is missing; ``refusal`` opens with the

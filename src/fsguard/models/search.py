@@ -148,6 +148,12 @@ class ProjectReplaceResult(Result):
     skipped_unreadable_paths: list[str] | None = Field(
         None, description="The first 10 of them, relative to path; a directory ends in /."
     )
+    line_endings_kept: int | None = Field(
+        None,
+        description="Files holding find where replace differs from it in line breaks alone: each line keeps its "
+        "ending, so they are left as they are.",
+    )
+    line_endings_kept_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     excluded_by_gitignore: bool | None = Field(
         None,
         description="True when path itself is gitignored: nothing under it changes unless respect_gitignore=false.",

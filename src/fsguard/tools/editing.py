@@ -22,6 +22,7 @@ from fsguard.tools._edit_results import edit_result, multi_result
 from fsguard.tools._errors import bridge
 from fsguard.tools._params import Catalog, ExpectedHash, PathArg, hints, voiced
 from fsguard.voice import edit_text, multi_edit_text
+from fsguard.voice.notes import ENDINGS_KEPT
 
 DryRun = Annotated[bool, Field(description="Show what would change (with the diff) and write nothing.")]
 DiffFormatArg = Annotated[
@@ -311,7 +312,6 @@ def _ending_notes(request: EditRequest, report: EditReport) -> list[str]:
     if not request.retypes_line_breaks():
         return []
     return [
-        "Edits keep the line ending of each line they touch, so a replacement that changes only line breaks "
-        "changes nothing. To convert a file's line endings, send the whole file with write_file content_base64 "
+        f"{ENDINGS_KEPT} To convert a file's line endings, send the whole file with write_file content_base64 "
         "(CRLF to LF: mode search_replace, pattern '\\r', replacement '')."
     ]

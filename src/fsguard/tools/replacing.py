@@ -96,6 +96,8 @@ def register(catalog: Catalog) -> None:
             skipped_binary_paths=list(report.binary[:SAMPLE]) or None,
             skipped_unreadable=len(report.unreadable) or None,
             skipped_unreadable_paths=list(report.unreadable[:SAMPLE]) or None,
+            line_endings_kept=len(report.endings_kept) or None,
+            line_endings_kept_paths=list(report.endings_kept[:SAMPLE]) or None,
             excluded_by_gitignore=report.excluded_by_gitignore or None,
             max_files_reached=report.more_files or None,
             note=None if create_backup else NO_BACKUP_NOTE,

@@ -24,6 +24,11 @@ from fsguard.core.shortlist import shortlist
 from fsguard.voice.paths import shown
 from fsguard.voice.sizes import counted
 
+ENDINGS_KEPT = (
+    "Edits keep the line ending of each line they touch, so a replacement that changes only line breaks changes "
+    "nothing."
+)
+
 
 def risk_note(assessment: RiskAssessment, *, path: str, backup_id: str | None, lines: int) -> str | None:
     """One informational line about a larger edit, or None for a LOW one.

@@ -6,6 +6,7 @@ import itertools
 
 from fsguard.core.shortlist import SHOWN, shortlist
 from fsguard.models import ProjectReplaceResult, SearchMatch, SearchResult
+from fsguard.voice.notes import ENDINGS_KEPT
 from fsguard.voice.paths import shown
 from fsguard.voice.sizes import counted
 
@@ -233,6 +234,11 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
     if binary := _listed(result.skipped_binary, result.skipped_binary_paths):
         skipped += f"\nLeft alone as binary or undecodable: {binary}."
     skipped += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "read")
+    if kept := _listed(result.line_endings_kept, result.line_endings_kept_paths):
+        skipped += (
+            f"\nLeft as they are, though they hold find: {kept}. {ENDINGS_KEPT} To convert line endings, replace "
+            "find '\\r' with '' (CRLF to LF), or send a whole file with write_file content_base64."
+        )
     return head + ("\n" + "\n".join(rows) if rows else "") + hint + note + skipped
 
 
