@@ -122,6 +122,26 @@ async def test_an_append_to_an_empty_file_stores_it_in_the_encoding_asked_for_wi
     assert (root / "empty.txt").read_bytes() == bom + "héllo\nlà\n".encode(codec)
 
 
+@pytest.mark.parametrize(
+    ("before", "encoding", "after"),
+    [
+        (None, "utf-16", b"\xff\xfey\x00"),
+        (None, "utf-8-sig", b"\xef\xbb\xbfy"),
+        (b"", "utf-16-be", b"\xfe\xff\x00y"),
+        (b"\xef\xbb\xbf", None, b"\xef\xbb\xbfy"),
+        (b"\xef\xbb\xbfx\n", None, b"\xef\xbb\xbfx\n\xef\xbb\xbfy"),  # after text a U+FEFF is a character
+    ],
+)
+async def test_an_append_that_starts_a_bom_file_with_a_bom_writes_one(
+    client: Client, root: Path, before: bytes | None, encoding: str | None, after: bytes
+) -> None:
+    # Appended to no text, the U+FEFF went in after the BOM the file was given or had: two BOMs.
+    if before is not None:
+        (root / "a.txt").write_bytes(before)
+    await _append(client, "a.txt", "\ufeffy", **({"encoding": encoding} if encoding else {}))
+    assert (root / "a.txt").read_bytes() == after
+
+
 async def test_an_append_creating_a_file_in_utf_16_be_gives_it_a_bom_and_it_reads_back_as_text(
     client: Client, root: Path
 ) -> None:

@@ -177,6 +177,31 @@ async def test_a_new_or_converted_file_in_a_byte_ordered_utf16_or_utf32_gets_its
         assert (root / name).read_bytes() == bom + "là\n".encode(codec), name
 
 
+BOMS = {"utf-8": b"\xef\xbb\xbf", "utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}
+
+
+@pytest.mark.parametrize("codec", list(BOMS))
+async def test_content_starting_with_a_bom_over_a_bom_file_writes_one_bom(
+    client: Client, root: Path, codec: str
+) -> None:
+    # The U+FEFF read_file shows for a BOM (or typed with one) was written after the file's own: two BOMs.
+    bom = BOMS[codec]
+    (root / "b.txt").write_bytes(bom + "x\n".encode(codec))
+    structured(await client.call_tool("write_file", {"path": "b.txt", "content": "\ufeffy\n"}))
+    assert (root / "b.txt").read_bytes() == bom + "y\n".encode(codec)
+    operation = {"type": "write", "path": "b.txt", "content": "\ufeffz\n"}
+    structured(await client.call_tool("batch_operations", {"request_json": {"operations": [operation]}}))
+    assert (root / "b.txt").read_bytes() == bom + "z\n".encode(codec)
+
+
+@pytest.mark.parametrize(("encoding", "written"), [("utf-16", b"\xff\xfey\x00"), ("utf-8-sig", b"\xef\xbb\xbfy")])
+async def test_content_starting_with_a_bom_in_an_encoding_that_writes_one_writes_one(
+    client: Client, root: Path, encoding: str, written: bytes
+) -> None:
+    structured(await client.call_tool("write_file", {"path": "n.txt", "content": "\ufeffy", "encoding": encoding}))
+    assert (root / "n.txt").read_bytes() == written
+
+
 async def test_write_without_create_dirs_needs_the_parent(client: Client, root: Path) -> None:
     result = await client.call_tool("write_file", {"path": "no/such/f.txt", "content": "x", "create_dirs": False})
     assert error_code(result) == "not_a_directory"

@@ -28,7 +28,7 @@ from fsguard.core.groups import Change, ChangeLog
 from fsguard.core.mutation import Commit, HookCall, Mutation, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import DecodedText, decode, first_break, kept_breaks, split_lines, written_bom
+from fsguard.core.textio import DecodedText, decode, first_break, kept_breaks, split_lines, whole_file, written_bom
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ def append_text(
         appended = _appended(change, text, new_file=_new_file(encoding), as_lines=False, own_line=own_line)
         _check_encoding(change.path, appended.decoded, encoding)
         target = _substituted(change, hook, appended)
-        data = _encoded(target, change, None)
+        data = _encoded(target, change, None, whole=target.decoded is None or not target.decoded.text)
         before = len(change.current) if change.current is not None else 0
         used = target.decoded.encoding if target.decoded is not None else "utf-8"
         if change.current is not None and data == change.current:
@@ -240,9 +240,13 @@ def _substituted(change: Mutation, hook: HookCall, target: _Target) -> _Target:
     return target if replaced is None else _Target(replaced, target.decoded, target.separator)
 
 
-def _encoded(target: _Target | str, change: Mutation, fallback: DecodedText | None) -> bytes:
+def _encoded(target: _Target | str, change: Mutation, fallback: DecodedText | None, *, whole: bool = False) -> bytes:
+    """The bytes of ``target``; ``whole``: its text is all the file holds, a leading U+FEFF then the file's BOM
+    (:func:`whole_file`) where the file has one, as write_file takes it (an append to an empty file wrote two)."""
     text, decoded = (target, fallback) if isinstance(target, str) else (target.text, target.decoded)
     try:
+        if decoded is not None and whole:
+            return whole_file(text, decoded.encoding, decoded.bom)
         return decoded.encode(text) if decoded is not None else text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise EncodingError(

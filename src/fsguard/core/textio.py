@@ -40,6 +40,18 @@ def written_bom(codec: str) -> bytes:
     return _WRITTEN_BOMS.get(codec, b"")
 
 
+_OWN_BOMS = frozenset({"utf-8-sig", "utf-16", "utf-32"})  # codecs that write a BOM of their own
+
+
+def whole_file(text: str, codec: str, bom: bytes) -> bytes:
+    """The bytes of a file whose whole text is ``text``, in ``codec`` after ``bom``. A leading U+FEFF, where the
+    bytes carry a BOM (``bom`` or the codec's own), is that BOM and is written once: content typed, or copied from
+    another file's bytes, with its BOM got a second one."""
+    if text.startswith("\ufeff") and (bom or codec in _OWN_BOMS):
+        text = text[1:]
+    return bom + text.encode(codec)
+
+
 @dataclass(frozen=True)
 class DecodedText:
     """A file's text with everything needed to write it back byte for byte."""

@@ -22,7 +22,7 @@ from fsguard.core.occ import OccVerdict
 from fsguard.core.pathforms import check_file_spelling
 from fsguard.core.risk import WriteGuard, write_guard
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.textio import DecodedText, decode, kept_breaks, written_bom
+from fsguard.core.textio import DecodedText, decode, kept_breaks, whole_file, written_bom
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ def written_bytes(
     else:
         name, bom = "utf-8", b""
     try:
-        return bom + text.encode(name), name
+        return whole_file(text, name, bom), name
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         # A surrogate (U+DC80-U+DCFF passes the argument check: it spells a byte of a name) is no text at all.
