@@ -160,6 +160,24 @@ async def test_an_encoding_other_than_the_files_is_refused_and_nothing_changes(c
     assert (root / "a.txt").read_bytes() == b"plain\n"
 
 
+@pytest.mark.parametrize("encoding", ["latin-1", "iso-8859-1"])
+async def test_latin_1_text_appended_to_a_file_read_as_cp1252_goes_in_where_both_spell_it_alike(
+    client: Client, root: Path, encoding: str
+) -> None:
+    # The file is read as cp1252, so an append naming latin-1 was refused though both give thé the same bytes.
+    (root / "f.txt").write_bytes("café\n".encode("latin-1"))
+    data = await _append(client, "f.txt", "thé\n", encoding=encoding)
+    assert (root / "f.txt").read_bytes() == "café\nthé\n".encode("latin-1")
+    assert data["encoding"] == "cp1252"
+    for text in ("5 €\n", "\x80\n"):  # cp1252 alone, then Latin-1 alone, has it
+        result = await client.call_tool(
+            "write_file", {"path": "f.txt", "content": text, "append": True, "encoding": encoding}
+        )
+        assert error_code(result) == "invalid_params"
+        assert "f.txt is cp1252; an append keeps the file's encoding" in text_of(result)
+    assert (root / "f.txt").read_bytes() == "café\nthé\n".encode("latin-1")
+
+
 async def test_a_stale_expected_hash_is_refused_with_the_file_unchanged(client: Client, root: Path) -> None:
     (root / "log.txt").write_bytes(b"v1\n")
     stale = structured(await client.call_tool("read_file", {"path": "log.txt"}))["content_hash"]

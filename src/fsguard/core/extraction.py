@@ -149,7 +149,7 @@ def append_text(
         verdict = change.check(expected_hash)
         hook = HookCall("write", tool, f"{tool}:append")
         appended = _appended(change, text, new_file=_new_file(encoding), as_lines=False, own_line=own_line)
-        _check_encoding(change.path, appended.decoded, encoding)
+        _check_encoding(change.path, appended.decoded, encoding, text)
         target = _substituted(change, hook, appended)
         data = _encoded(target, change, None, whole=target.decoded is None or not target.decoded.text)
         before = len(change.current) if change.current is not None else 0
@@ -186,12 +186,15 @@ def _new_file(encoding: str | None) -> DecodedText | None:
     return DecodedText("", stored, written_bom(stored), "none", False, 0)
 
 
-def _check_encoding(path: Path, existing: DecodedText | None, encoding: str | None) -> None:
-    """Refuse an ``encoding`` that is not the existing file's: an append never converts a file."""
+def _check_encoding(path: Path, existing: DecodedText | None, encoding: str | None, text: str) -> None:
+    """Refuse an ``encoding`` that is not the existing file's, unless ``text`` is the same bytes in both (Latin-1
+    text appended to a file read as cp1252): an append never converts a file."""
     if existing is None or encoding is None or not existing.text:
         return
     wanted, have = text_codec(encoding), codecs.lookup(existing.encoding).name
     if have == wanted or have.startswith(f"{wanted}-") or (wanted == "utf-8-sig" and have == "utf-8"):
+        return
+    if _same_bytes(text, wanted, have):
         return
     raise InvalidParamsError(
         f"{path} is {existing.encoding}; an append keeps the file's encoding. Drop encoding, or convert the "
@@ -199,6 +202,14 @@ def _check_encoding(path: Path, existing: DecodedText | None, encoding: str | No
         path=str(path),
         encoding=encoding,
     )
+
+
+def _same_bytes(text: str, one: str, other: str) -> bool:
+    """Whether ``text`` is the same bytes in both codecs (and either can store it)."""
+    try:
+        return text.encode(one) == text.encode(other)
+    except UnicodeEncodeError:
+        return False
 
 
 @contextmanager
