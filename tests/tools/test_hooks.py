@@ -351,3 +351,33 @@ async def test_a_pre_delete_hook_that_fails_a_batch_does_not_stop_its_rollback_o
         failed = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
     assert error_code(failed) == "batch_failed"
     assert {path.name: path.read_bytes() for path in root.iterdir()} == {"a.txt": b"one\n", "m.txt": b"m\n"}
+
+
+async def test_a_hooks_megabytes_of_additional_context_reach_the_agent_cut_as_its_reason_is(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    flood = python_hook(tmp_path, "flood", 'print(json.dumps({"additional_context": "c" * 5_000_000}))')
+    config = hook_config(tmp_path, {"post-write": [{"hooks": [{"type": "command", "command": flood}]}]})
+    async with connect(hooks_config=config) as client:
+        result = await client.call_tool("write_file", {"path": "a.txt", "content": "x\n"})
+    feedback = structured(result)["feedback"]
+    assert len(feedback) < 3_000
+    assert feedback.endswith("(5,000,000 characters)")
+    assert len(text_of(result)) < 3_000
+    assert (root / "a.txt").read_bytes() == b"x\n"
+
+
+async def test_a_post_write_hook_that_cannot_be_started_leaves_the_write_a_success(
+    connect: ClientFactory, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A NUL in a command made Popen raise ValueError: the write was made, then the call said internal_error, "Retry".
+    def refused(*args: object, **kwargs: object) -> None:
+        raise ValueError("embedded null byte")
+
+    monkeypatch.setattr("fsguard.core.hookprocess.Popen", refused)
+    config = hook_config(tmp_path, {"post-write": [{"hooks": [{"type": "command", "command": "true"}]}]})
+    async with connect(hooks_config=config) as client:
+        result = await client.call_tool("write_file", {"path": "a.txt", "content": "x\n"})
+    assert not result.is_error
+    assert structured(result)["created"]
+    assert (root / "a.txt").read_bytes() == b"x\n"

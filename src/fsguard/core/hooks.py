@@ -10,34 +10,30 @@ matches the basename, one with ``/`` the root-relative path (``*`` within a dire
 globs there (``"pattern": "*.go"``), and its server matched them against tool names only, so they never fired. A
 step of ``batch_operations`` also answers to ``batch_<family>`` (``batch_write``), as the seed named it.
 
-Hooks run as ``sh -c <command>`` in the first root, the event as JSON on stdin. Stdout may be JSON
-``{decision, reason, modified_content, additional_context}``; without a decision, exit 0 allows, 2 denies (stderr is
-the reason), anything else, or a timeout (the process group is killed), continues unless ``failOnError`` is set.
-A call cancelled while its hooks run (by its client, or by a server told to stop) has them killed too. Matching
-hooks run in parallel, once per command. Only pre-hooks deny; only pre-write/pre-edit replace content.
+Hooks run as ``sh -c <command>`` in the first root (:mod:`fsguard.core.hookprocess`), the event as JSON on stdin.
+Stdout may be JSON ``{decision, reason, modified_content, additional_context}``; without a decision, exit 0 allows, 2
+denies (stderr is the reason), anything else, or a timeout (60 s unless set, an hour at most; the process group is
+killed), continues unless ``failOnError`` is set. A call cancelled while its hooks run (by its client, or by a server
+told to stop) has them killed too. Matching hooks run in parallel, once per command. Only pre-hooks deny; only
+pre-write/pre-edit replace content.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import re
-import signal
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
-from subprocess import PIPE, Popen, TimeoutExpired
 from typing import Any, Literal
 
 from fsguard.core.errors import HookConfigError, HookDeniedError
-from fsguard.core.oserrors import shorten
+from fsguard.core.hookprocess import Hook, HookResult, run_hook
 
 logger = logging.getLogger(__name__)
 
@@ -52,17 +48,13 @@ _UNDONE = {
     "copy": "copied",
 }
 HOOK_EVENTS: tuple[str, ...] = tuple(f"{phase}-{family}" for phase in ("pre", "post") for family in _FAMILIES)
-Decision = Literal["allow", "deny", "continue"]
-_DECISIONS: dict[str, Decision] = {"allow": "allow", "deny": "deny", "continue": "continue"}
 _Schema = dict[str, type | tuple[type, ...]]
 _ENTRY_SCHEMA: _Schema = {"pattern": str, "path": str, "hooks": list}
 _HOOK_SCHEMA: _Schema = {"type": str, "command": str, "timeout": (int, float), "description": str}
 _HOOK_SCHEMA.update(failOnError=bool, enabled=bool)
 _KINDS = {"hooks": "a list", "timeout": "a number", "failOnError": "true or false", "enabled": "true or false"}
-_EXIT_DECISIONS: dict[int | None, str] = {0: "allow", 2: "deny"}
-_REASON_CHARS = 2000  # of a hook's reason or stderr in an answer
-_POLL_SECONDS = 0.05  # how often a running hook is asked whether it has exited
-_PIPES: dict[str, Any] = {"stdin": PIPE, "stdout": PIPE, "stderr": PIPE, "encoding": "utf-8", "errors": "replace"}
+_LONGEST_TIMEOUT = 3600  # seconds: a longer one is a typo (or NaN, infinity), and would hold its call for ever
+_POLL_SECONDS = 0.05  # how often a call waiting on its hooks is asked whether it was cancelled
 Predicate = Callable[[str], bool]
 
 
@@ -95,18 +87,10 @@ _EMPTY = HookOutcome(None, (), 0)
 
 
 @dataclass(frozen=True)
-class _Hook:
-    command: str
-    timeout: float
-    fail_on_error: bool
-    label: str
-
-
-@dataclass(frozen=True)
 class _Entry:
     tool: Predicate | None
     path: Predicate | None
-    hooks: tuple[_Hook, ...]
+    hooks: tuple[Hook, ...]
 
     def matches(self, event: HookEvent) -> bool:
         paths = (event.file_path, event.source_path, event.dest_path)
@@ -120,16 +104,6 @@ def _tool_names(event: HookEvent) -> tuple[str, ...]:
     if event.tool_name != "batch_operations":
         return (event.tool_name,)
     return event.tool_name, "batch_" + event.event.partition("-")[2]
-
-
-@dataclass(frozen=True)
-class _Result:
-    hook: _Hook
-    decision: Decision
-    reason: str = ""
-    modified_content: str | None = None
-    context: str | None = None
-    failure: str | None = None
 
 
 class HookRunner:
@@ -213,7 +187,7 @@ class HookRunner:
         if not self._by_event or (entries := self._by_event.get(event.event)) is None:
             return _EMPTY
         # Config order decides which deny is reported and which modified_content wins; the first duplicate stays.
-        unique: dict[str, _Hook] = {}
+        unique: dict[str, Hook] = {}
         for hook in (hook for entry in entries if entry.matches(event) for hook in entry.hooks):
             unique.setdefault(hook.command, hook)
         if not unique:
@@ -224,7 +198,7 @@ class HookRunner:
         pre = event.event.startswith("pre-")
         stop = threading.Event()
         with ThreadPoolExecutor(max_workers=len(unique), thread_name_prefix="fsguard-hook") as pool:
-            running = [pool.submit(self._execute, hook, payload, stop) for hook in unique.values()]
+            running = [pool.submit(run_hook, hook, payload, self._cwd, stop) for hook in unique.values()]
             self._awaited(running, stop, pre=pre)  # leaving the block waits for the hooks it stopped
             results = [hook.result() for hook in running]
         failed = [r for r in results if r.failure or (not pre and r.decision == "deny")]
@@ -244,7 +218,7 @@ class HookRunner:
         content = replaced[-1] if replaced and event.event in ("pre-write", "pre-edit") else None
         return HookOutcome(content, tuple(notes), len(results))
 
-    def _awaited(self, running: list[Future[_Result]], stop: threading.Event, *, pre: bool) -> None:
+    def _awaited(self, running: list[Future[HookResult]], stop: threading.Event, *, pre: bool) -> None:
         """Wait for the hooks ``running``; once their call is cancelled, ``stop`` them (each is killed).
 
         A hook may run for its whole timeout (60 s by default), and a server told to stop waited for it: the call's
@@ -262,66 +236,6 @@ class HookRunner:
                 if pre:
                     raise
                 return
-
-    def _execute(self, hook: _Hook, payload: str, stop: threading.Event) -> _Result:
-        # A session of its own makes the hook a process group, so a timeout kills its children too.
-        try:
-            with Popen(["/bin/sh", "-c", hook.command], cwd=self._cwd, start_new_session=True, **_PIPES) as p:
-                answered = _answer(p, payload, hook.timeout, stop)
-                if answered is None and stop.is_set():
-                    return _interpret(hook, None, "", "was killed: its call was cancelled")
-                if answered is None:
-                    return _interpret(hook, None, "", f"timed out after {hook.timeout:g} s and was killed")
-        except OSError as exc:
-            return _interpret(hook, None, "", f"could not start ({exc})")
-        return _interpret(hook, p.returncode, answered[0], answered[1].strip())
-
-
-def _answer(process: Popen[str], payload: str, timeout: float, stop: threading.Event) -> tuple[str, str] | None:
-    """The hook's stdout and stderr once it has exited, None when it outran ``timeout`` or was ``stop``ped (then
-    killed).
-
-    A child the hook left running (``cmd &``) holds its pipes open: waiting for them to close held the call for the
-    whole timeout and then called the finished hook timed out. Once the hook itself has exited, its group is
-    killed and what it wrote is read.
-    """
-    deadline = time.monotonic() + timeout
-    given: str | None = payload
-    while True:
-        try:
-            out, err = process.communicate(given, timeout=max(0.0, min(_POLL_SECONDS, deadline - time.monotonic())))
-            return out, err
-        except TimeoutExpired:
-            given = None  # the input was sent with the first call
-            finished = process.poll() is not None
-            over = stop.is_set() or time.monotonic() >= deadline
-            if finished or over:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-            if finished:
-                out, err = process.communicate()
-                return out, err
-            if over:
-                return None
-
-
-def _interpret(hook: _Hook, code: int | None, out: str, err: str) -> _Result:
-    """Read a finished hook's answer; ``code`` is ``None`` when it never finished and ``err`` says why."""
-    try:
-        data = json.loads(out) if out.lstrip().startswith("{") else {}
-    except json.JSONDecodeError:
-        data = {}
-    answer = data.get("decision") or _EXIT_DECISIONS.get(code)
-    decision = _DECISIONS.get(str(answer).strip().lower())  # "DENY" denies, as event names are read in any case
-    err = shorten(err, _REASON_CHARS)  # a hook's stderr goes into an answer to the model: megabytes flooded it
-    if decision is None:
-        problem = f"exited with code {code}" + (f": {err}" if err else "") if code is not None else err
-        problem = f"answered with unknown decision {answer!r}" if answer is not None else problem
-        verdict: Decision = "deny" if hook.fail_on_error else "continue"
-        return _Result(hook, verdict, f"the hook {problem} (failOnError is set)", failure=problem)
-    text = {key: value for key, value in data.items() if isinstance(value, str)}
-    reason = shorten(text.get("reason") or err or "no reason given", _REASON_CHARS)
-    return _Result(hook, decision, reason, text.get("modified_content"), text.get("additional_context"))
 
 
 def _glob_match(glob: tuple[str, ...], parts: tuple[str, ...]) -> bool:
@@ -364,11 +278,13 @@ def _parse_entry(raw: object, roots: tuple[Path, ...], bad: Callable[[str], Hook
         command, timeout, description = hook.get("command", ""), hook.get("timeout", 60), hook.get("description")
         if hook.get("type", "command") != "command" or not command.strip():
             raise bad('each hook needs "type": "command" (the only type) and a non-empty "command"')
-        if isinstance(timeout, bool) or timeout <= 0:
-            raise bad(f'"timeout" must be a positive number of seconds, not {timeout!r}')
+        if "\0" in command:  # valid JSON ("\u0000"), but no process can be started with it
+            raise bad(f'"command" {command!r} holds a NUL character, which no command can; remove it')
+        if isinstance(timeout, bool) or not 0 < timeout <= _LONGEST_TIMEOUT:  # NaN compares false: refused too
+            raise bad(f'"timeout" must be a positive number of seconds, at most {_LONGEST_TIMEOUT}, not {timeout!r}')
         label = f'"{description}" ({command})' if description else f"({command})"
         if hook.get("enabled", True):
-            hooks.append(_Hook(command, float(timeout), hook.get("failOnError", False), label))
+            hooks.append(Hook(command, float(timeout), hook.get("failOnError", False), label))
     pattern = entry.get("pattern") or (None if entry.get("path") else "*")  # an entry with neither matches all
     file_glob = pattern is not None and _names_files(pattern)
     globs = [glob for glob in (entry.get("path"), pattern if file_glob else None) if glob]
