@@ -257,3 +257,40 @@ async def test_hooks_and_the_audit_log_see_write_file_with_append(
     assert len(final) == 1
     assert final[0]["args"]["append"] is True
     assert final[0]["backup_id"]
+
+
+async def test_an_append_whose_pre_write_hook_answers_the_whole_file_says_the_hook_rewrote_it(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    # The hook sees the file with the text appended as its content, so its modified_content is the whole file: the
+    # result said "Appended (+-11 bytes, now 7 bytes)" and bytes_appended -11.
+    script = tmp_path / "rewrite.py"
+    script.write_text(
+        "import json, sys\nevent = json.load(sys.stdin)\n"
+        "whole = event['content']\n"
+        "print(json.dumps({'modified_content': 'ADDED\\n' if whole.endswith('tail\\n') else whole}))\n",
+        encoding="utf-8",
+    )
+    hooks = {"pre-write": [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}]}
+    config = tmp_path / "hooks.json"
+    config.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+    (root / "ap.txt").write_bytes(b"line one\nline two\n")
+    async with connect(hooks_config=config) as client:
+        result = await client.call_tool("write_file", {"path": "ap.txt", "content": "tail\n", "append": True})
+        rewritten = structured(result)
+        kept = await _append(client, "ap.txt", "more\n")  # the hook answers the content it was given: an append
+    async with connect(hooks_config=config, compact_mode=True) as client:
+        compact = await client.call_tool("write_file", {"path": "ap.txt", "content": "tail\n", "append": True})
+    assert (rewritten["appended"], rewritten["rewritten_by_hook"]) == (False, True)
+    assert "bytes_appended" not in rewritten
+    assert "line_break_added" not in rewritten
+    assert (rewritten["bytes_written"], rewritten["content_hash"]) == (6, content_hash(b"ADDED\n"))
+    assert text_of(result).startswith("Rewrote ap.txt with a pre-write hook's modified_content in place of the append")
+    assert (kept["appended"], kept["bytes_appended"], kept["bytes_written"], kept.get("rewritten_by_hook")) == (
+        True,
+        5,
+        11,
+        None,
+    )
+    assert text_of(compact).startswith("REWRITTEN ap.txt | pre-write hook's text, not appended | 6B")
+    assert (root / "ap.txt").read_bytes() == b"ADDED\n"

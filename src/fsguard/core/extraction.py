@@ -106,7 +106,7 @@ class Appended:
     created: bool
     unchanged: bool
     size: int  # bytes on disk after the append
-    added: int  # bytes the append added (the line break it started with included)
+    added: int | None  # bytes the append added (the line break it started with included); None when rewritten
     content_hash: str
     verified: bool
     previous_hash: str | None
@@ -115,6 +115,9 @@ class Appended:
     encoding: str
     line_break_added: bool
     hook_notes: tuple[str, ...] = ()  # what the hooks told the agent (Mutation.hook_notes)
+    # A pre-write hook's modified_content is the whole file: the hook saw the file with the text appended as its
+    # content, so what it answers replaces that, and what was written is its text, not an append.
+    rewritten: bool = False
 
 
 def append_text(
@@ -151,13 +154,17 @@ def append_text(
         appended = _appended(change, text, new_file=_new_file(encoding), as_lines=False, own_line=own_line)
         _check_encoding(change.path, appended.decoded, encoding, text)
         target = _substituted(change, hook, appended)
+        rewritten = target.text != appended.text
         data = _encoded(target, change, None, whole=target.decoded is None or not target.decoded.text)
         before = len(change.current) if change.current is not None else 0
         used = target.decoded.encoding if target.decoded is not None else "utf-8"
         if change.current is not None and data == change.current:
             digest = change.current_hash or ""
             notes = tuple(change.hook_notes)
-            return Appended(path, False, True, before, 0, digest, True, digest, None, verdict, used, False, notes)
+            added = None if rewritten else 0
+            return Appended(
+                path, False, True, before, added, digest, True, digest, None, verdict, used, False, notes, rewritten
+            )
         committed = change.commit(data, hook, make_parents=make_parents)
         done.add(_change(change, committed))
     return Appended(
@@ -165,15 +172,16 @@ def append_text(
         created=change.current is None,
         unchanged=False,
         size=committed.size,
-        added=committed.size - before,
+        added=None if rewritten else committed.size - before,
         content_hash=committed.content_hash,
         verified=committed.verified,
         previous_hash=change.current_hash,
         backup=committed.backup,
         verdict=verdict,
         encoding=used,
-        line_break_added=bool(appended.separator),
+        line_break_added=bool(appended.separator) and not rewritten,
         hook_notes=tuple(change.hook_notes),
+        rewritten=rewritten,
     )
 
 

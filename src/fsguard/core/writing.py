@@ -43,6 +43,7 @@ class WriteReport:
     appended: int | None = None  # bytes an append added; None for a whole-file write
     line_break_added: bool = False  # the append started the text on a new line
     hook_notes: tuple[str, ...] = ()  # what the hooks told the agent (Mutation.hook_notes)
+    rewritten: bool = False  # an append's pre-write hook answered the whole file (Appended.rewritten)
 
 
 class FileWriter:
@@ -164,6 +165,7 @@ class FileWriter:
             appended=done.added,
             line_break_added=done.line_break_added,
             hook_notes=done.hook_notes,
+            rewritten=done.rewritten,
         )
 
 

@@ -30,10 +30,17 @@ class WriteFileResult(Result):
     parent_backup_id: str | None = Field(None, description="Previous step of this file's undo chain.")
     encoding: str | None = Field(None, description="Encoding written (binary for base64 content).")
     external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
-    appended: bool | None = Field(None, description="True for append=true: the text was added at the end.")
+    appended: bool | None = Field(
+        None, description="True for append=true: the text was added at the end (false when a hook rewrote it)."
+    )
     bytes_appended: int | None = Field(None, description="Bytes the append added, in the file's encoding.")
     line_break_added: bool | None = Field(
         None, description="The file's last line had no line break, so the appended text was put on a new line."
+    )
+    rewritten_by_hook: bool | None = Field(
+        None,
+        description="append=true: a pre-write hook's modified_content became the whole file, so content was not "
+        "appended as sent (the hook saw the file with it appended, and answered the file).",
     )
 
 

@@ -84,9 +84,10 @@ def register(catalog: Catalog) -> None:
             previous_hash=report.previous_hash,
             encoding=report.encoding,
             external_change=external_change_note(report.verdict),
-            appended=True if append else None,
+            appended=not report.rewritten if append else None,
             bytes_appended=report.appended,
-            line_break_added=report.line_break_added if append else None,
+            line_break_added=report.line_break_added if append and not report.rewritten else None,
+            rewritten_by_hook=True if report.rewritten else None,
         )
         return voiced(result, write_text, compact)
 

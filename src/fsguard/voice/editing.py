@@ -37,6 +37,8 @@ def write_text(result: WriteFileResult, compact: bool) -> str:
     """A whole-file write, or an append."""
     if result.appended:
         return _append_text(result, compact)
+    if result.rewritten_by_hook:
+        return _rewrite_text(result, compact)
     verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "WRITTEN"
     if compact:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
@@ -88,6 +90,35 @@ def _append_text(result: WriteFileResult, compact: bool) -> str:
         head = f"{what} {shown(result.path)} ({size}), {_check(result.verified)}, hash {result.content_hash}."
         if result.line_break_added:
             head += " Its last line had no line break, so one was added before the text."
+    return (
+        head
+        + _undo_line(result.path, result.backup_id, result.parent_backup_id)
+        + _notes(result.feedback, result.external_change)
+    )
+
+
+def _rewrite_text(result: WriteFileResult, compact: bool) -> str:
+    """An append whose pre-write hook answered the whole file: what is on disk is the hook's text, not an append."""
+    path = shown(result.path)
+    if compact:
+        verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "REWRITTEN"
+        undo = f" | undo:{result.backup_id}" if result.backup_id else ""
+        size = f"{result.bytes_written}B | hash {result.content_hash}"
+        head = f"{verb} {path} | pre-write hook's text, not appended | {size}"
+        return head + undo + _notes(result.feedback, result.external_change)
+    if result.unchanged:
+        head = (
+            f"A pre-write hook answered what {path} holds already in place of the append; nothing was written "
+            f"(hash {result.content_hash})."
+        )
+    else:
+        what = "Created" if result.created else "Rewrote"
+        size = f"{result.bytes_written} bytes, {result.encoding}"
+        head = (
+            f"{what} {path} with a pre-write hook's modified_content in place of the append: the hook's text is the "
+            f"whole file ({size}), {_check(result.verified)}, hash {result.content_hash}. "
+            "read_file shows what it holds."
+        )
     return (
         head
         + _undo_line(result.path, result.backup_id, result.parent_backup_id)
