@@ -251,3 +251,16 @@ def test_a_finished_batch_leaves_no_run_record(project: Path, state_dir: Path) -
     assert contents(project) == ["new"] * 4
     assert not list((state_dir / RUNS).iterdir())
     assert [g.interrupted for g in services.groups.groups()] == [None]
+
+
+async def test_a_pre_hook_refusing_the_agent_undo_does_not_stop_the_next_start_rolling_a_killed_batch_back(
+    project: Path, state_dir: Path, tmp_path: Path, connect: ClientFactory
+) -> None:
+    # The rollback at start fired pre-write as backup/undo_last: this hook kept f0 and f1 as the kill left them.
+    refuse = [{"type": "command", "command": "echo 'no undo allowed' >&2; exit 2"}]
+    config = tmp_path / "hooks.json"
+    config.write_text(json.dumps({"hooks": {"pre-write": [{"pattern": "backup", "hooks": refuse}]}}), encoding="utf-8")
+    killed(project, state_dir, writes(project), "f1.txt")
+
+    async with connect(hooks_config=config):
+        assert [(project / n).read_text(encoding="utf-8") for n in NAMES] == [OLD] * 4

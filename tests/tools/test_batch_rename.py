@@ -303,11 +303,13 @@ async def test_a_hook_denying_one_move_rolls_back_the_renames_done(
 async def test_a_rename_that_cannot_be_moved_back_stays_in_a_group_and_is_named(
     connect: ClientFactory, root: Path, tmp_path: Path
 ) -> None:
+    # The hook refusing c.txt's rename puts a file at a.txt, so x_a.txt cannot move back (no hook refuses a rollback).
     script = tmp_path / "deny.py"
     script.write_text(
         "import json, sys\n"
         "source = json.load(sys.stdin)['source_path']\n"
-        "if source.endswith(('/c.txt', '/x_a.txt')):\n"
+        "if source.endswith('/c.txt'):\n"
+        f"    open({str(root / 'a.txt')!r}, 'x').write('taken\\n')\n"
         "    print(json.dumps({'decision': 'deny', 'reason': 'not now'}))\n",
         encoding="utf-8",
     )
@@ -321,8 +323,9 @@ async def test_a_rename_that_cannot_be_moved_back_stays_in_a_group_and_is_named(
         failure = result.meta["fsguard/error"]
         info = structured(await client.call_tool("backup", {"action": "info", "backup_id": failure["backup_id"]}))
     assert error_code(result) == "batch_failed"
-    assert sorted(p.name for p in root.iterdir()) == ["b.txt", "c.txt", "x_a.txt"]
+    assert sorted(p.name for p in root.iterdir()) == ["a.txt", "b.txt", "c.txt", "x_a.txt"]
     assert (root / "x_a.txt").read_bytes() == b"bytes of a.txt\n"
+    assert (root / "a.txt").read_bytes() == b"taken\n"
     assert failure["rolled_back"] == [str(root / "b.txt")]
     assert [line.split(":")[0] for line in failure["not_rolled_back"]] == [str(root / "x_a.txt")]
     assert "NOT moved back" in text_of(result)

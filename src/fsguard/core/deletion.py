@@ -13,6 +13,7 @@ from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.confirmation import Entry, unconfirmed
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError, TooLargeError
 from fsguard.core.footprint import is_mount_point
+from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
@@ -127,8 +128,10 @@ class Deleter:
             fire("post", "delete", tool_name=tool, file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)
 
-    def restore_from_trash(self, sd_id: str) -> TrashEntry:
-        """Put a trash entry back at its original path, which must be inside the roots and free again.
+    def restore_from_trash(self, sd_id: str, *, rollback: bool = False) -> TrashEntry:
+        """Put a trash entry back at its original path, which must be inside the roots and free again. ``rollback``:
+        a failed call's delete taken back, which fires no pre-hook (none may refuse it) and its post-event as a
+        rollback's.
 
         Raises:
             AccessDeniedError: the original path is a ``.git`` or inside one (trashed before that was refused).
@@ -140,9 +143,12 @@ class Deleter:
         destination = self._safe.policy.resolve_entry(entry.original_path, stored=True, directory=entry.is_directory)
         self._safe.policy.check_writable(destination)
         event = {"tool_name": "backup", "operation": "restore_trash", "file_path": str(destination)}
+        if rollback:
+            event.update(tool_name=ROLLBACK_TOOL, operation=ROLLBACK_OPERATION)
         moved = {"source_path": str(self._trash.root / sd_id / "item"), "dest_path": str(destination)}
         with self._safe.locks.hold(destination):
-            self._safe.hooks.fire("pre", "move", **event, **moved)
+            if not rollback:
+                self._safe.hooks.fire("pre", "move", **event, **moved)
             with self._safe.beneath.entry(destination, follow=False, make_parents=True) as pinned:
                 self._trash.restore(entry, pinned)
         self._safe.hooks.fire("post", "move", **event, **moved)

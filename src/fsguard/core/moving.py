@@ -15,6 +15,7 @@ from typing import NamedTuple
 from fsguard.core.beneath import lstat_at
 from fsguard.core.errors import InvalidParamsError, NotFoundError, SymlinkLoopError
 from fsguard.core.landing import check_landing
+from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.pathforms import check_file_spelling, respelled
 from fsguard.core.safeguards import Safeguards
@@ -74,12 +75,14 @@ class Mover:
         expected_hash: str | None = None,
         tool: str = "move_file",
         stored: bool = False,
+        rollback: bool = False,
     ) -> Moved:
         """Move or rename; the destination must not exist, and that is enforced atomically. A symlink moves as
         itself, whatever it points at (a path is checked only where it is read or written through).
 
         ``tool`` is the name hooks see (batch_operations passes its own); ``stored``: both paths are ones fsguard
-        recorded (a group's move, moved back), taken as spelled (:meth:`PathPolicy.resolve`).
+        recorded (a group's move, moved back), taken as spelled (:meth:`PathPolicy.resolve`). ``rollback``: a failed
+        call's move taken back, which fires no pre-hook (none may refuse it) and its post-event as a rollback's.
 
         Raises:
             AccessDeniedError: the source is a root or holds one, either end is a ``.git`` or inside one, or the
@@ -109,7 +112,10 @@ class Mover:
             if stat.S_ISDIR(found.st_mode):
                 check_landing(safe.policy, pinned, destination, "moved")
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
-            safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
+            if rollback:
+                move.update(tool_name=ROLLBACK_TOOL, operation=ROLLBACK_OPERATION)
+            else:
+                safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
                 move_verified(pinned, target, safe.atomic, checked=found)
         safe.session.forget(source)

@@ -41,6 +41,11 @@ from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import DecodedText, kept_breaks
 
 HookFamily = Literal["write", "edit"]
+# Every rollback is of a batch_operations call (a batch, a pipeline or a rename set that failed, or one a kill cut
+# short): its writes and moves fire no pre-hook, which could refuse it and leave an atomic call half done, and their
+# post-events name that tool with this operation.
+ROLLBACK_TOOL = "batch_operations"
+ROLLBACK_OPERATION = "rollback"
 _VERIFY_CHUNK = 1 << 20
 _NEW_FILE_MODE = 0o644
 

@@ -266,7 +266,7 @@ class Renamer:
         """Move back the renames done (newest first, never clobbering); the error says what came back."""
         index = len(done)
         failed = renames[index]
-        outcomes = self._reverter.revert(done, force=True)
+        outcomes = self._reverter.revert(done, force=True, rollback=True)
         back = [o.change for o in outcomes if o.status in ("reverted", "already")]
         stayed = [o for o in reversed(outcomes) if o.status not in ("reverted", "already")]
         group = self._groups.save(OPERATION, [o.change for o in stayed])

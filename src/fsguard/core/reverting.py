@@ -244,7 +244,7 @@ class Reverter:
         if kind == "moved" and change.source:
             if not _exists(path):
                 return Reverted(change, "already" if _exists(Path(change.source)) else "failed", "nothing to move back")
-            self._mover.move(change.path, change.source, stored=True)
+            self._mover.move(change.path, change.source, stored=True, rollback=rollback)
             return Reverted(change, "reverted", undo=Change("moved", change.source, source=change.path))
         if kind == "copied":
             # Checked again under its lock, as a restore of bytes is: a copy another process changed since conflicts()
@@ -260,7 +260,7 @@ class Reverter:
             undo = Change("trashed", change.path, sd_id=outcome.trash.sd_id)
             return Reverted(change, "reverted", f"the copy is in the trash as {outcome.trash.sd_id}", undo=undo)
         if kind == "trashed" and change.sd_id:
-            self._deleter.restore_from_trash(change.sd_id)
+            self._deleter.restore_from_trash(change.sd_id, rollback=rollback)
             # A file back from the trash is as good as created by this revert: undoing it removes it, bytes saved.
             # A directory back from the trash has no such change; it stays.
             restored = _state(self._safe, path)

@@ -23,7 +23,7 @@ from fsguard.core.errors import (
     UndoOvertakenError,
 )
 from fsguard.core.hashing import content_hash
-from fsguard.core.mutation import HookCall, Mutation, current_bytes, mutation
+from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL, HookCall, Mutation, current_bytes, mutation
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import decode
 from fsguard.core.trash import Trash, TrashEntry
@@ -65,7 +65,8 @@ class Restorer:
     ) -> RestoreReport:
         """Revert the newest operation on ``user_path`` and step its undo chain back one (``stored``: a path fsguard
         recorded, taken as spelled, as :meth:`PathPolicy.resolve` says). ``rollback``: the revert of a failed call's
-        own step, which may go on without a safety backup when the state directory has no room for one.
+        own step, which no pre-hook may refuse and which may go on without a safety backup when the state directory
+        has no room for one.
 
         Raises:
             NothingToUndoError: no operation on this file is left in the chain.
@@ -114,7 +115,9 @@ class Restorer:
             # A rollback puts back what the failed call replaced; the bytes it removes are that call's own,
             # never acknowledged: a state directory too full to keep them must not stop the rollback.
             spare = rollback and not changed
-            report = self._put_back(change, head, dry_run=dry_run, chained=False, backup_if_room=spare)
+            report = self._put_back(
+                change, head, dry_run=dry_run, chained=False, backup_if_room=spare, rollback=rollback
+            )
             return replace(report, changed_since=changed)
 
     def restore(
@@ -177,16 +180,28 @@ class Restorer:
         return render_diff(self._safe.policy.label(path), before, after, "full").text or "(no difference)"
 
     def _put_back(
-        self, change: Mutation, record: BackupRecord, *, dry_run: bool, chained: bool, backup_if_room: bool = False
+        self,
+        change: Mutation,
+        record: BackupRecord,
+        *,
+        dry_run: bool,
+        chained: bool,
+        backup_if_room: bool = False,
+        rollback: bool = False,
     ) -> RestoreReport:
         """Write the saved bytes back; an undo steps the chain back, a restore is a new step on it."""
         data = self._safe.backups.read_blob(record)
         current_hash = change.current_hash
         if dry_run:
             return self._report(change.path, record, current_hash, None, True, already_there=False)
-        action = "restore" if chained else "undo_last"
-        hook = HookCall("write", "backup", action, {"restored_backup_id": record.backup_id})
-        change.fire_pre(hook, content=_as_text(data, change.path))
+        restored: dict[str, object] = {"restored_backup_id": record.backup_id}
+        if rollback:
+            # Not the agent's undo: a hook keeping backup from the agent (pattern "backup") stopped the rollback of
+            # a failed atomic batch, which then answered "rolled back 0 of 1" and left its edit on disk.
+            hook = HookCall("write", ROLLBACK_TOOL, ROLLBACK_OPERATION, restored)
+        else:
+            hook = HookCall("write", "backup", "restore" if chained else "undo_last", restored)
+            change.fire_pre(hook, content=_as_text(data, change.path))
         done = change.commit(
             data,
             hook,
