@@ -19,7 +19,6 @@ from pydantic import ValidationError
 
 from fsguard import __version__
 from fsguard.config import Settings
-from fsguard.core.audit import AuditEntry
 from fsguard.core.clientroots import scoped
 from fsguard.core.errors import FsguardError
 from fsguard.core.nearby import NearPaths
@@ -28,9 +27,9 @@ from fsguard.core.spelling import closest
 from fsguard.groundwork import Groundwork
 from fsguard.tools import _published
 from fsguard.tools._arguments import normalize
+from fsguard.tools._audit_lines import CANCELLED, audit_entry
 from fsguard.tools._connections import client_key
 from fsguard.tools._errors import (
-    ERROR_META_KEY,
     error_code,
     error_result,
     result_for,
@@ -54,7 +53,6 @@ _ADVERTISING_METHODS = frozenset({"initialize", "server/discover"})
 _BLANK_REFUSAL = "Invalid request parameters"
 # The error code and text of the audit line of a call cancelled before it answered (by its client, or by the server
 # shutting down).
-CANCELLED = "cancelled"
 CANCELLED_MESSAGE = "Cancelled before it finished: what it had already changed stays changed."
 
 
@@ -303,32 +301,6 @@ def _tool_like(name: str, offered: list[str]) -> str | None:
         if len(found) == 1:
             return found[0]
     return closest(name, offered)
-
-
-def audit_entry(
-    name: str, arguments: dict[str, Any], result: CallToolResult, code: str | None, seconds: float
-) -> AuditEntry:
-    """The audit line of one call: what was asked, how it ended, and the backup or risk it produced."""
-    data = result.structured_content if isinstance(result.structured_content, dict) else {}
-    text = "".join(block.text for block in result.content if block.type == "text")
-    refusal = (result.meta or {}).get(ERROR_META_KEY, {}) if code else {}
-    given = arguments.get("path") or arguments.get("source_path") or arguments.get("file_path")
-    # The canonical path the call acted on (a move's source), or the one its refusal names; as typed only when
-    # neither says one.
-    acted = data.get("path") or data.get("source") or refusal.get("path") or given
-    return AuditEntry(
-        tool=name,
-        arguments=arguments,
-        duration_ms=round(seconds * 1000, 3),
-        status="error" if code else "ok",
-        error_code=code,
-        path=str(acted) if acted else None,
-        # A path from a non-UTF-8 name holds surrogates. A cancelled call sent no answer.
-        bytes_out=0 if code == CANCELLED else len(text.encode("utf-8", "surrogatepass")),
-        backup_id=data.get("backup_id"),
-        risk=data.get("risk_level"),
-        error=text if code else None,
-    )
 
 
 def instructions(groundwork: Groundwork) -> str:

@@ -126,6 +126,34 @@ def test_the_content_a_call_carries_is_logged_as_its_size_in_bytes(tmp_path: Pat
     assert [line.get("content_bytes") for line in lines_of(tmp_path)] == [202, 3, 5, None]
 
 
+def test_the_content_of_a_request_s_writes_and_edits_is_logged_as_its_size_json_text_or_not(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    edits = [{"old_text": "a" * 50, "new_text": "\u00e9"}, {"old_text": "b", "new_text": "xy"}]
+    log.record(ok("multi_edit", path="a.txt", edits_json=edits))
+    log.record(ok("multi_edit", path="a.txt", edits_json=json.dumps(edits)))
+    operations = [{"type": "write", "path": "a", "content": "abc"}, {"type": "edit", "path": "b", "new_text": "d"}]
+    log.record(ok("batch_operations", request_json=json.dumps({"operations": operations})))
+    steps = [{"id": "s", "action": "edit", "params": {"path": "a", "old_text": "x", "new_text": "\u20ac"}}]
+    log.record(ok("batch_operations", pipeline_json={"name": "p", "steps": steps}))
+    log.record(ok("batch_operations", request_json="{not json"))
+    assert [line.get("content_bytes") for line in lines_of(tmp_path)] == [4, 4, 4, 3, None]
+
+
+def test_a_line_lists_the_first_ten_paths_and_backups_of_a_call_and_counts_them(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    paths = tuple(f"/r/f{k}.txt" for k in range(25))
+    ids = tuple(f"b{k}" for k in range(12))
+    log.record(AuditEntry("delete_file", {}, 1.0, "ok", path=paths[0], paths=paths, backup_id=ids[0], backup_ids=ids))
+    log.record(
+        AuditEntry("write_file", {}, 1.0, "ok", path=paths[0], paths=paths[:1], backup_id="b", backup_ids=("b",))
+    )
+    many, one = lines_of(tmp_path)
+    assert (many["path"], many["paths"], many["path_count"]) == (paths[0], list(paths[:10]), 25)
+    assert (many["backup_id"], many["backup_ids"], many["backup_count"]) == (ids[0], list(ids[:10]), 12)
+    assert (one["path"], one["backup_id"]) == (paths[0], "b")
+    assert not {"paths", "path_count", "backup_ids", "backup_count"} & one.keys()
+
+
 def test_rotation_at_a_tiny_limit_loses_and_splits_no_line(tmp_path: Path) -> None:
     log = AuditLog(tmp_path, CallStats(), max_bytes=1000, clock=FakeClock())
     for number in range(100):

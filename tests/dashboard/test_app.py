@@ -143,6 +143,8 @@ def test_undo_restores_the_exact_bytes_and_is_logged_as_a_dashboard_act(
     assert shared.log_dir is not None
     logged = json.loads((shared.log_dir / "operations.jsonl").read_text(encoding="utf-8").splitlines()[-1])
     assert (logged["tool"], logged["status"], logged["via"]) == ("backup", "ok", "dashboard")
+    assert logged["path"] == str(target)
+    assert engine.backups.get(logged["backup_id"], taken_of=target).operation == "pre_undo"  # of the bytes it replaced
     assert not (shared.log_dir / "metrics.json").exists()  # the servers' counters are theirs to write
 
 

@@ -22,7 +22,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,8 +61,12 @@ BULKY_KEYS = frozenset(
 )
 
 # Arguments whose value is the content a call writes: their size in bytes is logged as a number (content_bytes), as
-# the summary keeps only a long one's length in characters.
+# the summary keeps only a long one's length in characters. Found in a batch's, a pipeline's and multi_edit's
+# requests too, JSON text or not.
 CONTENT_KEYS = ("content", "new_text", "replacement")
+_REQUEST_KEYS = frozenset({"edits_json", "edits", "request_json", "pipeline_json", "operations"})
+_REQUEST_DEPTH = 8  # a request nests a step's params in its steps: a few levels; deeper is no request of a tool
+LISTED = 10  # paths and backup ids a line lists; its count says how many there were
 _ROTATED = re.compile(r"operations-(\d{8}-\d{6})(?:-\d+)?\.jsonl")
 _STAMP = "%Y%m%d-%H%M%S"
 _FILE_MODE = 0o600
@@ -85,6 +89,10 @@ class AuditEntry:
         error: What the error said (its first :data:`ERROR_LIMIT` characters) when ``status`` is ``error``.
         via: Who made the call when it was not an MCP client (``dashboard``); set by the caller's code, never from
             the call's arguments, which an agent writes.
+        paths: Every canonical path the call acted on, when its answer names more than one; the line lists the
+            first :data:`LISTED` in ``paths`` and counts them in ``path_count``.
+        backup_ids: Every backup it took, when no one id covers them (a permanent delete of several files); the
+            line lists the first :data:`LISTED` in ``backup_ids`` and counts them in ``backup_count``.
     """
 
     tool: str
@@ -98,6 +106,8 @@ class AuditEntry:
     risk: str | None = None
     error: str | None = None
     via: str | None = None
+    paths: tuple[str, ...] = ()
+    backup_ids: tuple[str, ...] = ()
 
 
 def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
@@ -125,14 +135,33 @@ def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
 
 
 def content_bytes(arguments: dict[str, object]) -> int | None:
-    """The bytes of content the call carries (UTF-8, or ``content_base64`` decoded), or None when it carries none."""
-    texts = [value for key in CONTENT_KEYS if isinstance(value := arguments.get(key), str)]
-    sizes = [len(text.encode("utf-8", "surrogatepass")) for text in texts]
-    encoded = arguments.get("content_base64")
-    if isinstance(encoded, str):
-        packed = "".join(encoded.split())
-        sizes.append(len(packed) * 3 // 4 - packed[-2:].count("="))
+    """The bytes of content the call carries (UTF-8, or ``content_base64`` decoded), also in the writes and edits
+    of its request (multi_edit's edits, a batch's operations, a pipeline's steps); None when it carries none."""
+    sizes = list(_content_sizes(arguments, _REQUEST_DEPTH))
     return sum(sizes) if sizes else None
+
+
+def _content_sizes(arguments: dict[str, object], depth: int) -> Iterator[int]:
+    for key, value in arguments.items():
+        if key in CONTENT_KEYS and isinstance(value, str):
+            yield len(value.encode("utf-8", "surrogatepass"))
+        elif key == "content_base64" and isinstance(value, str):
+            packed = "".join(value.split())
+            yield len(packed) * 3 // 4 - packed[-2:].count("=")
+        elif depth and (key in _REQUEST_KEYS or key in ("steps", "params")):
+            for found in _requested(value):
+                yield from _content_sizes(found, depth - 1)
+
+
+def _requested(value: object) -> list[dict[str, object]]:
+    """The objects a request holds: itself, or its items; sent as JSON text, parsed first."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return []
+    items = value if isinstance(value, list) else [value]
+    return [item for item in items if isinstance(item, dict)]
 
 
 class AuditLog:
@@ -274,7 +303,11 @@ def _line(entry: AuditEntry, now: float) -> bytes:
         event["error_code"] = entry.error_code
         if entry.error:
             event["error"] = _clipped(entry.error, ERROR_LIMIT)
+    if len(entry.paths) > 1:
+        event.update(paths=list(entry.paths[:LISTED]), path_count=len(entry.paths))
     event.update(bytes_out=entry.bytes_out, backup_id=entry.backup_id, risk=entry.risk)
+    if len(entry.backup_ids) > 1:
+        event.update(backup_ids=list(entry.backup_ids[:LISTED]), backup_count=len(entry.backup_ids))
     carried = content_bytes(entry.arguments)
     if carried is not None:
         event["content_bytes"] = carried

@@ -53,7 +53,7 @@ class Actions:
         def run() -> RestoreReport:
             return self._services.restorer.undo_last(user_path, force=force, only=only)
 
-        return self._logged(arguments, run, _path_of)
+        return self._logged(arguments, run, _path_of, _safety_backup)
 
     def restore(self, backup_id: str, user_path: str) -> RestoreReport:
         """Put the version ``backup_id`` back into ``user_path`` (``backup(action='restore')``)."""
@@ -63,7 +63,7 @@ class Actions:
         def run() -> RestoreReport:
             return self._services.restorer.restore(backup_id, file_path=user_path)
 
-        return self._logged(arguments, run, _path_of)
+        return self._logged(arguments, run, _path_of, _safety_backup)
 
     def restore_trash(self, sd_id: str) -> TrashEntry:
         """Move a trash entry back to its original path, never over anything (``backup(action='restore_trash')``)."""
@@ -90,7 +90,11 @@ class Actions:
         return self._logged(arguments, run, lambda sweep: sweep.shown[0].original_path if sweep.shown else None)
 
     def _logged(
-        self, arguments: dict[str, object], run: Callable[[], Done], path_of: Callable[[Done], str | None]
+        self,
+        arguments: dict[str, object],
+        run: Callable[[], Done],
+        path_of: Callable[[Done], str | None],
+        backup_of: Callable[[Done], str | None] | None = None,
     ) -> Done:
         started = time.perf_counter()
         try:
@@ -98,10 +102,17 @@ class Actions:
         except FsguardError as exc:
             self._record(arguments, started, exc.code, None)
             raise
-        self._record(arguments, started, None, path_of(done))
+        self._record(arguments, started, None, path_of(done), backup_of(done) if backup_of else None)
         return done
 
-    def _record(self, arguments: dict[str, object], started: float, code: str | None, path: str | None) -> None:
+    def _record(
+        self,
+        arguments: dict[str, object],
+        started: float,
+        code: str | None,
+        path: str | None,
+        backup_id: str | None = None,
+    ) -> None:
         if self._audit is None:
             return
         entry = AuditEntry(
@@ -111,6 +122,7 @@ class Actions:
             status="error" if code else "ok",
             error_code=code,
             path=path,
+            backup_id=backup_id,
             via="dashboard",
         )
         self._audit.record(entry)
@@ -118,3 +130,8 @@ class Actions:
 
 def _path_of(report: RestoreReport) -> str:
     return str(report.path)
+
+
+def _safety_backup(report: RestoreReport) -> str | None:
+    """The backup an undo or restore took of the bytes it replaced, as the backup tool's audit line names it."""
+    return report.safety_backup.backup_id if report.safety_backup else None

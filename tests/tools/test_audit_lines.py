@@ -1,0 +1,73 @@
+"""What each writing tool's audit line records, in both eras: the canonical paths and the backups its answer holds,
+and the bytes of content its request carried."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ClientFactory, structured
+
+pytestmark = pytest.mark.anyio
+
+
+def audit_lines(logs: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (logs / "operations.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+async def test_a_delete_and_an_undo_log_the_canonical_path_and_the_backup_their_answer_names(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    for name in ("a.txt", "b.txt", "c.txt", "d.txt"):
+        (root / name).write_bytes(f"{name}\n".encode())
+    async with connect(log_dir=logs) as client:
+        await client.call_tool("edit_file", {"path": "./a.txt", "old_text": "a.txt", "new_text": "A"})
+        undone = structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "./a.txt"}))
+        deleted = structured(await client.call_tool("delete_file", {"path": "./b.txt", "permanent": True}))
+        both = structured(await client.call_tool("delete_file", {"paths": ["c.txt", "d.txt"], "permanent": True}))
+    assert (root / "a.txt").read_bytes() == b"a.txt\n"
+    assert sorted(path.name for path in root.iterdir()) == ["a.txt"]
+    _, undo, delete, deletes = audit_lines(logs)
+    # undo_last's backup is the pre_undo one of the bytes it replaced: restoring it redoes the edit.
+    assert (undo["path"], undo["backup_id"]) == (str(root / "a.txt"), undone["restored"][0]["safety_backup_id"])
+    assert (delete["path"], delete["backup_id"]) == (str(root / "b.txt"), deleted["results"][0]["backup_id"])
+    assert "paths" not in delete
+    assert "backup_ids" not in delete
+    assert deletes["path"] == str(root / "c.txt")
+    assert (deletes["paths"], deletes["path_count"]) == ([str(root / "c.txt"), str(root / "d.txt")], 2)
+    ids = [result["backup_id"] for result in both["results"]]
+    assert (deletes["backup_id"], deletes["backup_ids"], deletes["backup_count"]) == (ids[0], ids, 2)
+
+
+async def test_a_batch_logs_its_files_and_the_bytes_its_writes_and_multi_edit_its_edits_carry(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    (root / "e.txt").write_bytes(b"one two\n")
+    (root / "f.txt").write_bytes(b"f\n")
+    operations = [
+        {"type": "write", "path": "n.txt", "content": "h\u00e9llo\n"},
+        {"type": "edit", "path": "f.txt", "old_text": "f", "new_text": "\u20ac"},
+    ]
+    edits = [{"old_text": "one", "new_text": "1"}, {"old_text": "two", "new_text": "22"}]
+    async with connect(log_dir=logs) as client:
+        batch = structured(
+            await client.call_tool("batch_operations", {"request_json": json.dumps({"operations": operations})})
+        )
+        await client.call_tool("multi_edit", {"path": "e.txt", "edits_json": edits})
+    assert (root / "n.txt").read_bytes() == "h\u00e9llo\n".encode()
+    assert (root / "f.txt").read_bytes() == "\u20ac\n".encode()
+    assert (root / "e.txt").read_bytes() == b"1 22\n"
+    batched, edited = audit_lines(logs)
+    assert batched["content_bytes"] == 7 + 3
+    assert (batched["path"], batched["paths"], batched["path_count"]) == (
+        str(root / "n.txt"),
+        [str(root / "n.txt"), str(root / "f.txt")],
+        2,
+    )
+    assert batched["backup_id"] == batch["backup_id"]  # the group id: one restore reverts it all
+    assert edited["content_bytes"] == 3
