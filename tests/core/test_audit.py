@@ -110,6 +110,46 @@ def test_large_arguments_are_summarised_and_small_ones_kept() -> None:
     assert summarise_arguments(at_the_limit) == at_the_limit
 
 
+def test_a_long_list_or_object_under_any_key_keeps_its_first_ten_items_and_counts_the_rest() -> None:
+    lines = [f"secret line {k}" for k in range(50_000)]
+    summary = summarise_arguments(
+        {"contents": lines, "paths": ["a.txt"] * 3000, "options": {f"k{k}": k for k in range(12)}, "few": [1, 2]}
+    )
+    assert summary == {
+        "contents": [*lines[:10], "… +49990 more"],
+        "paths": [*["a.txt"] * 10, "… +2990 more"],
+        "options": {**{f"k{k}": k for k in range(10)}, "…": "+2 more"},
+        "few": [1, 2],
+    }
+
+
+def test_nesting_past_three_levels_and_a_summary_still_too_long_are_logged_by_their_size() -> None:
+    deep = {"a": [{"b": [1, 2, 3]}]}
+    wide = [{"k" * 200: "v" * 200} for _ in range(10)]  # each cut to 100 + 100, still past 1,000 in all
+    assert summarise_arguments({"deep": deep, "wide": wide}) == {"deep": {"a": ["(1 items)"]}, "wide": "(10 items)"}
+    assert summarise_arguments({"name": "x" * 5000}) == {"name": "x" * 100 + "…"}
+
+
+def test_arguments_past_four_thousand_characters_in_all_are_counted_not_shown() -> None:
+    many: dict[str, object] = {f"{k:03}" + "k" * 200: "v" * 90 for k in range(500)}
+    summary = summarise_arguments(many)
+    assert len(json.dumps(summary)) < 5000
+    shown = [key for key in summary if key != "…"]
+    assert shown == [(f"{k:03}" + "k" * 200)[:100] + "…" for k in range(len(shown))]  # keys are cut as values are
+    assert summary["…"] == f"+{500 - len(shown)} more"
+
+
+def test_a_line_holds_no_more_than_a_few_kb_whatever_the_call_sent(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    huge = {"contents": ["line"] * 50_000, "x" * 10_000: "y", "content": {"nested": "S" * 1_000_000}}
+    log.record(AuditEntry("w" * 100_000, {**huge, "path": "p" * 100_000}, 1.0, "error", error_code="unknown_tool"))
+    raw = (tmp_path / "operations.jsonl").read_bytes()
+    assert len(raw) < 6000
+    (line,) = lines_of(tmp_path)
+    assert line["tool"] == "w" * 100 + "…"
+    assert line["path"] == "p" * 4096 + "…"
+
+
 def test_summarised_arguments_are_what_the_line_records(tmp_path: Path) -> None:
     log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
     log.record(ok("write_file", path="a.txt", content="z" * 5000))

@@ -71,3 +71,21 @@ async def test_a_batch_logs_its_files_and_the_bytes_its_writes_and_multi_edit_it
     )
     assert batched["backup_id"] == batch["backup_id"]  # the group id: one restore reverts it all
     assert edited["content_bytes"] == 3
+
+
+async def test_a_misspelled_key_s_long_list_and_a_read_of_thousands_of_paths_make_short_lines(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    (root / "a.txt").write_bytes(b"x\n")
+    lines = [f"some secret text line {k}" for k in range(50_000)]
+    async with connect(log_dir=logs) as client:
+        await client.call_tool("read_file", {"paths": ["a.txt"] * 3000})
+        await client.call_tool("write_file", {"path": "b.txt", "contents": lines})
+    assert not (root / "b.txt").exists()
+    raw = (logs / "operations.jsonl").read_text(encoding="utf-8")
+    assert all(len(line) < 2000 for line in raw.splitlines())
+    read, write = audit_lines(logs)
+    assert read["args"]["paths"] == [*["a.txt"] * 10, "… +2990 more"]
+    assert write["args"]["contents"] == [*lines[:10], "… +49990 more"]
+    assert "line 10" not in raw

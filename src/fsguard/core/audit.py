@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 from typing import Literal
 
@@ -37,6 +38,15 @@ logger = logging.getLogger(__name__)
 CURRENT_NAME = "operations.jsonl"
 METRICS_NAME = "metrics.json"
 SUMMARY_LIMIT = 100
+# A summary keeps the first ITEMS_LIMIT items of a list (keys of an object), DEPTH_LIMIT levels deep, and counts the
+# rest; one argument whose summary is still longer than VALUE_LIMIT characters is logged by its size, and arguments
+# past ARGS_LIMIT characters in all are counted only: whatever an agent sends (50,000 lines under a misspelled key),
+# a line holds no file's text and stays a few KB.
+ITEMS_LIMIT = 10
+DEPTH_LIMIT = 3
+VALUE_LIMIT = 1_000
+ARGS_LIMIT = 4_000
+PATH_LIMIT = 4_096  # characters of a path as typed: PATH_MAX, which no real path passes
 ERROR_LIMIT = 300  # characters of an error's text kept in its line: what went wrong, not a wall of advice
 # Arguments that carry file content or edit payloads: logged by size only.
 # Whatever may carry a file's text (a batch's or pipeline's request carries its writes' contents, as the seed summarised
@@ -111,10 +121,13 @@ class AuditEntry:
 
 
 def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
-    """A copy of ``arguments`` small enough to log.
+    """A copy of ``arguments`` small enough to log, however large they are.
 
-    Bulky values (``BULKY_KEYS``) longer than 100 characters become ``"(N chars)"`` (``"(N items)"`` for a
-    list or dict, measured as JSON); any other string, also nested, is cut at 100 characters with ``…``.
+    Bulky values (``BULKY_KEYS``) longer than 100 characters become ``"(N chars)"`` (``"(N items)"`` for a list or
+    dict, measured as JSON). Any other string, key or value, also nested, is cut at 100 characters with ``…``; a list
+    or dict keeps its first :data:`ITEMS_LIMIT` items, ``"… +N more"`` (a dict: key ``"…"``) counting the others, and
+    becomes ``"(N items)"`` below :data:`DEPTH_LIMIT` levels or when its summary still passes :data:`VALUE_LIMIT`
+    characters. Arguments past :data:`ARGS_LIMIT` characters in all are counted under ``"…"``.
 
     Args:
         arguments: The call's arguments as received.
@@ -123,15 +136,27 @@ def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
         The summarised arguments; small values are unchanged.
     """
     summary: dict[str, object] = {}
-    for key, value in arguments.items():
-        bulky = key in BULKY_KEYS
-        if bulky and isinstance(value, str) and len(value) > SUMMARY_LIMIT:
-            summary[key] = f"({len(value)} chars)"
-        elif bulky and isinstance(value, list | dict) and len(json.dumps(value, default=str)) > SUMMARY_LIMIT:
-            summary[key] = f"({len(value)} items)"
-        else:
-            summary[key] = _cut(value)
+    used = 0
+    for index, (key, value) in enumerate(arguments.items()):
+        kept = _summarised(key, value)
+        used += len(key) + len(json.dumps(kept, ensure_ascii=False, default=str))
+        if used > ARGS_LIMIT:
+            summary["…"] = f"+{len(arguments) - index} more"
+            break
+        summary[_clipped(key, SUMMARY_LIMIT)] = kept
     return summary
+
+
+def _summarised(key: str, value: object) -> object:
+    if key in BULKY_KEYS:
+        if isinstance(value, str) and len(value) > SUMMARY_LIMIT:
+            return f"({len(value)} chars)"
+        if isinstance(value, list | dict) and len(json.dumps(value, default=str)) > SUMMARY_LIMIT:
+            return f"({len(value)} items)"
+    kept = _cut(value)
+    if len(json.dumps(kept, ensure_ascii=False, default=str)) <= VALUE_LIMIT:
+        return kept
+    return f"({len(value)} items)" if isinstance(value, list | dict) else f"({len(str(value))} chars)"
 
 
 def content_bytes(arguments: dict[str, object]) -> int | None:
@@ -291,11 +316,11 @@ class AuditLog:
 
 def _line(entry: AuditEntry, now: float) -> bytes:
     """The JSON line for ``entry``, newline included."""
-    given = entry.arguments.get("path")
+    path = entry.path if entry.path is not None else entry.arguments.get("path")
     event: dict[str, object] = {
         "ts": _iso(now),
-        "tool": entry.tool,
-        "path": entry.path if entry.path is not None else given if isinstance(given, str) else None,
+        "tool": _clipped(entry.tool, SUMMARY_LIMIT),  # an unknown tool's name is the client's
+        "path": _clipped(path, PATH_LIMIT) if isinstance(path, str) else None,
         "duration_ms": round(entry.duration_ms, 3),
         "status": entry.status,
     }
@@ -304,7 +329,7 @@ def _line(entry: AuditEntry, now: float) -> bytes:
         if entry.error:
             event["error"] = _clipped(entry.error, ERROR_LIMIT)
     if len(entry.paths) > 1:
-        event.update(paths=list(entry.paths[:LISTED]), path_count=len(entry.paths))
+        event.update(paths=[_clipped(p, PATH_LIMIT) for p in entry.paths[:LISTED]], path_count=len(entry.paths))
     event.update(bytes_out=entry.bytes_out, backup_id=entry.backup_id, risk=entry.risk)
     if len(entry.backup_ids) > 1:
         event.update(backup_ids=list(entry.backup_ids[:LISTED]), backup_count=len(entry.backup_ids))
@@ -324,14 +349,23 @@ def _iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _cut(value: object) -> object:
+def _cut(value: object, depth: int = 1) -> object:
     if isinstance(value, str):
         return _clipped(value, SUMMARY_LIMIT)
+    if not isinstance(value, list | dict):
+        return value
+    if depth >= DEPTH_LIMIT:
+        return f"({len(value)} items)"
+    more = len(value) - ITEMS_LIMIT
     if isinstance(value, list):
-        return [_cut(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _cut(item) for key, item in value.items()}
-    return value
+        items = [_cut(item, depth + 1) for item in value[:ITEMS_LIMIT]]
+        return [*items, f"… +{more} more"] if more > 0 else items
+    kept = {
+        _clipped(str(key), SUMMARY_LIMIT): _cut(item, depth + 1) for key, item in islice(value.items(), ITEMS_LIMIT)
+    }
+    if more > 0:
+        kept["…"] = f"+{more} more"
+    return kept
 
 
 def _clipped(text: str, limit: int) -> str:
