@@ -70,6 +70,24 @@ def test_a_missing_root_exits_2_with_a_message(tmp_path: Path, capsys: pytest.Ca
     assert "is not an existing directory" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [("afile", "something other than a directory is there"), ("afile/logs", "not a directory")],
+)
+def test_a_log_dir_that_cannot_be_made_exits_2_with_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: str, why: str
+) -> None:
+    (tmp_path / "afile").write_bytes(b"")
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path), "--state-dir", str(tmp_path / "s"), "--log-dir", str(tmp_path / given)])
+    assert stopped.value.code == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"fsguard: --log-dir {tmp_path / given} cannot hold the audit log (")
+    assert why in said
+    assert said.count("\n") == 1
+    assert (tmp_path / "afile").read_bytes() == b""
+
+
 def test_a_read_only_state_dir_exits_2_naming_it_as_the_state_dir(
     tmp_path: Path, mount_tmpfs: Mount, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -57,6 +57,18 @@ def test_a_missing_root_exits_2_with_a_message(tmp_path: Path, capsys: pytest.Ca
     assert "is not an existing directory" in capsys.readouterr().err
 
 
+def test_a_log_dir_that_is_a_file_exits_2_with_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "afile").write_bytes(b"")
+    with pytest.raises(SystemExit) as exited:
+        main(["dashboard", str(tmp_path), "--state-dir", str(tmp_path / "s"), "--log-dir", str(tmp_path / "afile")])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"fsguard dashboard: --log-dir {tmp_path / 'afile'} cannot hold the audit log")
+    assert said.count("\n") == 1
+
+
 def test_the_server_command_line_is_unchanged(tmp_path: Path) -> None:
     # A root that happens to be called "dashboard" is still a root when written as a path.
     settings = settings_from(parser().parse_args(["./dashboard", str(tmp_path), "--port=9000"]))

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.disk import AtomicWriter
-from fsguard.core.errors import FsguardError
+from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.stats import CallStats, resident_memory_mb
 
 logger = logging.getLogger(__name__)
@@ -203,6 +203,10 @@ class AuditLog:
         metrics_interval_s: Least time between two metrics writes triggered by :meth:`record`.
         keep_days: Rotated files older than this are deleted when the log rotates.
         clock: Seconds since the epoch; injectable for tests.
+
+    Raises:
+        InvalidParamsError: ``directory`` cannot be made or written to (a file is there, a directory on its way
+            cannot be created, no permission): said at start-up, not as a warning on every call.
     """
 
     def __init__(
@@ -215,7 +219,14 @@ class AuditLog:
         keep_days: float = 10.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not os.access(directory, os.W_OK | os.X_OK):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(directory))
+            self._writer = AtomicWriter(directory / ".audit")
+            self._writer.clean_strays()  # temp files of a metrics write interrupted by a crash
+        except (OSError, FsguardError) as exc:
+            raise _unusable(directory, exc) from exc
         self._directory = directory
         self._current = directory / CURRENT_NAME
         self._stats = stats
@@ -223,8 +234,6 @@ class AuditLog:
         self._interval_s = metrics_interval_s
         self._keep_s = keep_days * 86_400.0
         self._clock = clock
-        self._writer = AtomicWriter(directory / ".audit")
-        self._writer.clean_strays()  # temp files of a metrics write interrupted by a crash
         self._lock = threading.Lock()
         self._metrics_lock = threading.Lock()
         self._metrics_at = clock()
@@ -312,6 +321,20 @@ class AuditLog:
         }
         self._writer.write(self._directory / METRICS_NAME, (json.dumps(metrics, indent=2) + "\n").encode())
         self._metrics_at = now
+
+
+def _unusable(directory: Path, exc: OSError | FsguardError) -> InvalidParamsError:
+    if isinstance(exc, FileExistsError):
+        why = "something other than a directory is there"
+    elif isinstance(exc, FsguardError):
+        why = exc.message
+    else:
+        why = (exc.strerror or type(exc).__name__).lower()
+    return InvalidParamsError(
+        f"--log-dir {directory} cannot hold the audit log ({why}). Pass a directory this user may create or "
+        "write to, or leave --log-dir out.",
+        path=str(directory),
+    )
 
 
 def _line(entry: AuditEntry, now: float) -> bytes:
