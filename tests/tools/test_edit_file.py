@@ -602,3 +602,16 @@ async def test_regex_mode_reads_gnu_word_edges_as_search_files_does(client: Clie
     call = {"path": "w.txt", "mode": "regex", "pattern": r"\<div\>", "replacement": "span"}
     result = structured(await client.call_tool("edit_file", call))
     assert ((root / "w.txt").read_bytes(), result["replacements"]) == (b"<span> span divx\n", 2)
+
+
+async def test_a_stale_refusal_repeats_an_expected_hash_far_longer_than_a_hash_by_its_start_and_length(
+    client: Client, root: Path
+) -> None:
+    (root / "m.txt").write_bytes(MODE_FILE)
+    pasted = "x" * 200_000  # a file's text passed as its hash
+    result = await client.call_tool("edit_file", {"path": "m.txt", **MODE_CALLS["replace"], "expected_hash": pasted})
+    assert error_code(result) == "stale_edit"
+    assert len(text_of(result)) < 1_000
+    assert "200,000 characters" in text_of(result)
+    assert len((result.meta or {})["fsguard/error"]["expected_hash"]) < 100
+    assert (root / "m.txt").read_bytes() == MODE_FILE

@@ -19,6 +19,7 @@ from fsguard.core.session import Session
 
 AutoOccMode = Literal["off", "warn", "block"]
 FRESHNESS_S = 600.0
+_SHOWN_HASH = 80  # longer than any hash a tool gives (sha256's 64 hex digits)
 _LISTED = 10  # files a multi-file refusal names; the error's paths field has them all
 
 
@@ -27,6 +28,14 @@ def stale_read_head(path: object) -> str:
     success note and its failure each add their own advice."""
     minutes = f"{FRESHNESS_S / 60:.0f} minutes"
     return f"[STALE_READ] File was not read in the current session before editing ({path}, in the last {minutes})"
+
+
+def _as_given(expected_hash: str) -> str:
+    """The caller's expected_hash as a refusal repeats it: whole when it is hash-sized, else its start and length (an
+    agent that passed a file's text there got it back whole, megabytes of answer)."""
+    if len(expected_hash) <= _SHOWN_HASH:
+        return expected_hash
+    return f"{expected_hash[:16]}… ({len(expected_hash):,} characters)"
 
 
 def blocked(path: Path | str, known: str, current: str, *, advice: str | None = None) -> ExternalChangeError:
@@ -72,14 +81,15 @@ class ConcurrencyGuard:
         """
         if expected_hash is not None:
             if expected_hash.strip().lower() != current_hash:
+                shown = _as_given(expected_hash)
                 raise StaleEditError(
                     # The seed's words, which its callers match on, then what fsguard adds.
-                    f"stale edit: file content changed since read (expected hash: {expected_hash}, actual: "
+                    f"stale edit: file content changed since read (expected hash: {shown}, actual: "
                     f"{current_hash}). Re-read the file with read_file to get the current content_hash, then retry. "
                     f"Nothing was written to {path}; retry with expected_hash={current_hash!r} if your change still "
                     "applies to the current content.",
                     path=str(path),
-                    expected_hash=expected_hash,
+                    expected_hash=shown,
                     current_hash=current_hash,
                 )
             return OccVerdict()
