@@ -2729,3 +2729,22 @@ Call help(tool='edit_file') for the parameters.\
 """
         }
     )
+
+
+async def test_an_edit_file_dry_run_with_the_same_text_says_the_edit_would_write_nothing(rig: Rig) -> None:
+    async def scenario(c: Case) -> CallToolResult:
+        await read_then(c, "e.txt")
+        return await c.call("edit_file", path=c.rel("e.txt"), old_text="line 5", new_text="line 5", dry_run=True)
+
+    assert await rig.texts(scenario, files={"e.txt": TEN_LINES}) == snapshot(
+        {
+            "verbose": """\
+ok
+DRY RUN, nothing written: e.txt | 1 replacement (exact) | +0 -0: the file already has this text, so the edit would write nothing\
+""",
+            "compact": """\
+ok
+DRY RUN e.txt | 1@+0-0 | no change\
+""",
+        }
+    )

@@ -152,6 +152,11 @@ def _unwritten(result: EditOutcomeFields) -> bool:
     return not result.dry_run and result.backup_id is None
 
 
+def _no_lines(result: EditFileResult) -> bool:
+    """A diff that changes no line: what the edit would write is the file's text as it is."""
+    return result.lines_added == 0 and result.lines_removed == 0
+
+
 def _same(result: EditOutcomeFields, counts: str = "") -> str:
     """The head of an edit that wrote nothing, in the verbose voice; ``counts``, multi_edit's, in brackets."""
     digest = f" (hash {result.content_hash})" if result.content_hash else ""
@@ -173,7 +178,7 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
     if compact:
         count = f"{result.replacements}@+{result.lines_added}-{result.lines_removed}"
         if result.dry_run:
-            head = f"DRY RUN {shown(result.path)} | {count} | nothing written"
+            head = f"DRY RUN {shown(result.path)} | {count} | {'no change' if _no_lines(result) else 'nothing written'}"
         elif _unwritten(result):
             head = f"UNCHANGED {shown(result.path)} | {count} | nothing written{_hash(result)}"
         else:
@@ -184,7 +189,11 @@ def edit_text(result: EditFileResult, compact: bool) -> str:
     tier = f" ({result.match_tier})" if result.match_tier else ""
     counts = f"{result.replacements} replacement{plural}{tier} | +{result.lines_added} -{result.lines_removed}"
     if result.dry_run:
-        head = f"DRY RUN, nothing written: {shown(result.path)} | {counts} would change"
+        # A real diff of +0 -0: the new text is the file's text already, so the edit itself would write nothing.
+        same = ": the file already has this text, so the edit would write nothing"
+        head = (
+            f"DRY RUN, nothing written: {shown(result.path)} | {counts}{same if _no_lines(result) else ' would change'}"
+        )
     elif _unwritten(result):
         head = _same(result)
     else:
