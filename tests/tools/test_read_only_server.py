@@ -12,6 +12,7 @@ from mcp import MCPError
 
 from tests.conftest import ClientFactory, error_code, structured, text_of
 from tests.tools.test_backup import edit
+from tests.tools.test_least_privilege import answering
 
 pytestmark = pytest.mark.anyio
 
@@ -85,3 +86,17 @@ async def test_a_read_only_server_says_a_writing_tool_is_missing_because_of_read
     assert "edit_file is one of fsguard's tools, but this server runs with --read-only" in text_of(helped)
     assert text_of(catalog).startswith("Read-only server (--read-only)")
     assert structured(catalog)["read_only"] is True
+
+
+async def test_a_read_only_servers_stats_mark_every_root_read_only_a_client_root_too(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "proj").mkdir()
+    async with connect(read_only=True) as client:
+        served = structured(await client.call_tool("server_info", {"action": "stats"}))["stats"]
+        said = text_of(await client.call_tool("server_info", {"action": "stats"}))
+    async with connect(read_only=True, list_roots_callback=answering([root / "proj"])) as client:
+        narrowed = structured(await client.call_tool("server_info", {"action": "stats"}))["stats"]
+    assert served["roots"] == [{"path": str(root), "origin": "command_line", "read_only": True}]
+    assert f"Roots: {root} (command_line, read-only)" in said
+    assert narrowed["roots"] == [{"path": str(root / "proj"), "origin": "client", "read_only": True}]

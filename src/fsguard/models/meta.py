@@ -56,7 +56,10 @@ class ServedRoot(Result):
     origin: Literal["command_line", "client", "both"] = Field(
         description="command_line: a server root; client: a client root inside one (narrowing it); both: named by each."
     )
-    read_only: bool = Field(description="True for a --read-only-root: read, list and search only.")
+    read_only: bool = Field(
+        description="True where nothing can be changed (read, list and search only): a --read-only-root, or any "
+        "root of a --read-only server."
+    )
 
 
 class Stats(Result):

@@ -148,9 +148,12 @@ def served_roots(services: Services) -> dict[str, Any]:
         origins: list[tuple[Path, Origin]] = [(root, "command_line") for root in policy.roots]
     else:
         origins = [(root.path, root.origin) for root in scope.roots]
+    # A --read-only server registers no tool that changes files: none of its roots can be changed.
+    everywhere = services.settings.read_only
     return {
         "roots": [
-            ServedRoot(path=str(path), origin=origin, read_only=policy.is_read_only(path)) for path, origin in origins
+            ServedRoot(path=str(path), origin=origin, read_only=everywhere or policy.is_read_only(path))
+            for path, origin in origins
         ],
         "client_roots": list(scope.client_uris) if scope is not None else None,
         "client_roots_ignored": list(scope.ignored) if scope is not None and scope.ignored else None,
