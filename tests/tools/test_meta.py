@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -145,11 +146,36 @@ async def test_on_a_read_only_server_the_write_topic_says_write_file_is_not_ther
         write = structured(await client.call_tool("server_info", {"topic": "write"}))["text"]
         tools = structured(await client.call_tool("server_info", {"topic": "tools"}))["text"]
         examples = structured(await client.call_tool("server_info", {"topic": "examples"}))["text"]
-    assert write.startswith("Not registered on this server (read-only): write_file.")
+    assert write.startswith("Not registered on this server (read-only): write_file, edit_file.")
     assert "write_file({" not in write  # no example of a tool that is not there
     assert "write_file" not in tools
     assert "edit_file({" not in examples
     assert "read_file({" in examples
+
+
+async def test_on_a_read_only_server_every_topic_naming_a_missing_tool_says_it_is_missing(
+    connect: ClientFactory,
+) -> None:
+    async with connect() as client:
+        every = {tool.name for tool in (await client.list_tools()).tools}
+        whole = structured(await client.call_tool("server_info", {"topic": "all"}))["text"]
+    async with connect(read_only=True) as client:
+        left_out = every - {tool.name for tool in (await client.list_tools()).tools}
+        topics = structured(await client.call_tool("server_info", {"topic": "overview"}))["topics"]
+        texts = {topic: structured(await client.call_tool("server_info", {"topic": topic}))["text"] for topic in topics}
+    told = {}
+    for topic, text in texts.items():
+        first, _, rest = text.partition("\n")
+        named = {tool for tool in left_out if re.search(rf"\b{tool}\b", rest)}
+        if topic not in ("all", "examples", "tools") and named:
+            assert first.startswith("Not registered on this server (read-only): "), topic
+            told[topic] = set(first.removesuffix(".").split(": ")[1].split(", "))
+            assert told[topic] == named, topic
+    assert told["workflow"] == {"edit_file", "multi_edit", "write_file"}
+    assert told["tips"] == {"edit_file", "multi_edit", "write_file", "project_replace", "git"}
+    assert told["write"] == {"write_file", "edit_file"}
+    assert "Not registered on this server (read-only): edit_file, multi_edit, write_file.\n1." in texts["all"]
+    assert "Not registered" not in whole  # a server with every tool notes none
 
 
 async def test_topic_names_ignore_case_and_spaces(client: Client) -> None:

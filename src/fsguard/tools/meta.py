@@ -86,7 +86,7 @@ def register(catalog: Catalog) -> None:
         creates a new file; it never replaces one.
         """
         if action == "help":
-            registry = Registry(summaries(await server.list_tools()), catalog.examples)
+            registry = Registry(summaries(await server.list_tools()), catalog.examples, frozenset(catalog.withheld))
             return _help_topic(services, registry, topic)
         if action == "stats":
             return _stats(services, catalog.compact)

@@ -8,7 +8,8 @@ tool it does not have and a new example shows up without editing this text.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fsguard.core.errors import InvalidParamsError
@@ -18,10 +19,12 @@ from fsguard.models import ToolExample, ToolSummary
 
 @dataclass(frozen=True)
 class Registry:
-    """What the running server offers: its tools (sorted by name) and their help examples."""
+    """What the running server offers: its tools (sorted by name) and their help examples, and the tools of
+    fsguard it left out (``withheld``: the writing ones, under --read-only)."""
 
     tools: Sequence[ToolSummary]
     examples: Mapping[str, Sequence[ToolExample]]
+    withheld: frozenset[str] = frozenset()
 
     @property
     def names(self) -> set[str]:
@@ -149,15 +152,21 @@ def topic_text(topic: str, roots: str, read_only: bool, registry: Registry) -> s
         return _examples_text(registry, [tool.name for tool in registry.tools])
     if name not in _GUIDES:
         raise InvalidParamsError(f"no help topic {quoted(topic)}. Topics: {', '.join(TOPICS)}.", topic=topic)
-    text, about = _GUIDES[name]
-    text = text.format(roots=roots)
-    if not about:
-        return text
-    missing = [tool for tool in about if tool not in registry.names]
+    guide, about = _GUIDES[name]
+    missing = [tool for tool in about if tool not in registry.names] + _mentioned(guide, registry.withheld - {*about})
+    # Formatted after the look for names: a root's path may hold one (/home/me/git).
+    text = guide.format(roots=roots)
     if missing:
         text = f"Not registered on this server{' (read-only)' if read_only else ''}: {', '.join(missing)}.\n" + text
     present = [tool for tool in about if tool in registry.names]
     return text + ("\n\n" + _examples_text(registry, present) if present else "")
+
+
+def _mentioned(text: str, tools: Iterable[str]) -> list[str]:
+    """The ``tools`` ``text`` names as words, in the order it first names them: a guide is written for a server with
+    every tool, and one without some must say which of those it advises are not there."""
+    found = {tool: hit.start() for tool in tools if (hit := re.search(rf"\b{re.escape(tool)}\b", text))}
+    return sorted(found, key=found.__getitem__)
 
 
 def _tools_text(registry: Registry) -> str:
