@@ -7,6 +7,7 @@ import html
 import json
 import re
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import anyio
 import pytest
@@ -57,8 +58,11 @@ def _log(settings: Settings, *tools: str) -> None:
         audit.record(AuditEntry(tool, {}, 1.0, "ok"))
 
 
-def _events(app: ASGIApp, url: str, last_event_id: str | None, entries: int) -> list[tuple[str, str]]:
-    """The (id, tool) of the live stream's first ``entries`` entry events, read off the app as a browser would."""
+def _events(
+    app: ASGIApp, url: str, last_event_id: str | None, entries: int, rows: list[str] | None = None
+) -> list[tuple[str, str]]:
+    """The (id, tool) of the live stream's first ``entries`` entry events, read off the app as a browser would; the
+    text it sent goes to ``rows`` too when given."""
     path, _, query = url.partition("?")
     headers = [(b"host", b"127.0.0.1:9100")]
     if last_event_id is not None:
@@ -88,6 +92,8 @@ def _events(app: ASGIApp, url: str, last_event_id: str | None, entries: int) -> 
 
             async def send(message: Message) -> None:
                 text = message.get("body", b"").decode()
+                if rows is not None:
+                    rows.append(text)
                 blocks = re.findall(r"id: (\S+)\nevent: entry\n.*?<span class=\"tool\">([^<]*)</span>", text, re.DOTALL)
                 found.extend(blocks)
                 if len(found) >= entries:
@@ -111,6 +117,29 @@ def test_a_reconnecting_stream_goes_on_from_the_last_event_it_had(shared: Settin
     _log(shared, "third")
     # The browser reconnects to the same URL, sending the id of the last event it had.
     assert [tool for _, tool in _events(app, url, streamed[-1][0], 1)] == ["third"]
+
+
+def test_a_path_a_deny_rule_hides_shows_in_activity_as_a_hidden_path_which_no_path_filter_finds(
+    shared: Settings,
+) -> None:
+    (shared.roots[0] / "notes.txt").write_text("n\n", encoding="utf-8")
+    as_agent(shared, [("read_file", {"path": ".env"}), ("read_file", {"path": "notes.txt"})])
+    app = wrap(build_app(shared), shared)
+    with TestClient(app, base_url="http://127.0.0.1:9100") as client:
+        page = client.get("/activity").text
+        filtered = client.get("/activity", params={"path": "env"}).text
+    url = html.unescape(re.findall(r'data-stream="([^"]*)"', page)[0])
+    as_agent(shared, [("read_file", {"path": str(shared.roots[0] / "deploy" / ".env.production")})])
+    streamed: list[str] = []
+    assert [tool for _, tool in _events(app, url, None, 1, streamed)] == ["read_file"]
+
+    assert '<span class="muted" title="a deny rule hides it">a hidden path</span>' in page
+    assert ".env" not in page
+    notes = html.escape(quote(str(shared.roots[0] / "notes.txt"), safe=""))
+    assert re.findall(r'href="/files\?path=([^"]*)"', page) == [notes]  # the only link: the hidden row has none
+    assert "No calls logged that match the filter" in filtered
+    assert "a hidden path" in "".join(streamed)
+    assert ".env" not in "".join(streamed)
 
 
 def test_a_foreign_line_in_the_log_leaves_activity_and_statistics_whole(web: TestClient, shared: Settings) -> None:

@@ -99,6 +99,28 @@ def test_a_trashed_directory_is_previewed_by_its_names(web: TestClient, engine: 
     assert "2 files" in web.get("/trash").text
 
 
+def test_a_trashed_directorys_preview_leaves_out_and_counts_the_names_a_deny_rule_hides(
+    shared: Settings, engine: Services
+) -> None:
+    pkg = _root(engine) / "pkg"
+    for relative in ("ok.txt", "prod-signing.key", "vault/a.txt", "vault/b.txt", "sub/.env", "sub/keep.txt"):
+        (pkg / relative).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / relative).write_bytes(b"x\n")
+    engine.deleter.delete("pkg", recursive=True)
+    entry = engine.trash.entries()[0]
+    ruled = Settings(**{**shared.__dict__, "deny": ("vault/",)})
+    with TestClient(wrap(build_app(ruled), ruled), base_url="http://127.0.0.1:9100") as client:
+        page = client.get(f"/trash/{entry.sd_id}").text
+    with TestClient(wrap(build_app(shared), shared), base_url="http://127.0.0.1:9100") as client:
+        unruled = client.get(f"/trash/{entry.sd_id}").text
+
+    assert re.findall(r"<li>([^<]*)</li>", page) == ["ok.txt", "sub/", "sub/keep.txt"]
+    assert '<p class="note">3 hidden by deny rules</p>' in page  # the key, the .env and vault/ counted once
+    assert not any(name in page for name in ("prod-signing.key", ".env", "vault"))
+    assert "vault/b.txt" in unruled  # the rule hides it, not the preview
+    assert (engine.trash.root / entry.sd_id / "item" / "prod-signing.key").read_bytes() == b"x\n"
+
+
 def test_binary_long_and_linked_trash_entries_are_described_not_dumped(web: TestClient, engine: Services) -> None:
     engine.writer.write("blob.bin", b"\x00\xff" * 10)
     engine.deleter.delete("blob.bin")

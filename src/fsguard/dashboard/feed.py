@@ -10,7 +10,8 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fsguard.core.audit import CURRENT_NAME
@@ -36,6 +37,16 @@ class ActivityEntry:
     args: dict[str, object] = field(default_factory=dict)
     content_bytes: int | None = None  # the content the call carried, in bytes; None on lines written before it was
     via: str | None = None  # the dashboard's own acts: a field of the line, never an argument (an agent's to send)
+    hidden: bool = False  # its path is one a deny rule hides: shown as "a hidden path", and no path filter finds it
+
+
+def screened(entry: ActivityEntry, hides: Callable[[str], bool]) -> ActivityEntry:
+    """``entry`` without its path when ``hides`` says a deny rule hides it: the pages show no name of a hidden file,
+    an agent's refused attempt at one included, and a path filter that found it would tell its name letter by
+    letter."""
+    if entry.path is None or not hides(entry.path):
+        return entry
+    return replace(entry, path=None, hidden=True)
 
 
 @dataclass(frozen=True)
@@ -130,8 +141,11 @@ class FeedPage:
     cursor: Cursor
 
 
-def feed_page(log_dir: Path | None, wanted: ActivityFilter, limit: int) -> FeedPage:
-    """The newest ``limit`` entries ``wanted`` admits, parsing from the end only as far as needed.
+def feed_page(
+    log_dir: Path | None, wanted: ActivityFilter, limit: int, hides: Callable[[str], bool] | None = None
+) -> FeedPage:
+    """The newest ``limit`` entries ``wanted`` admits, parsing from the end only as far as needed, each
+    :func:`screened` by ``hides`` when given.
 
     A log of a hundred thousand calls takes seconds to parse whole; the page needs two hundred of them, and the
     tool names, which a byte search finds without parsing. Lines that cannot hold the wanted tool or path are
@@ -145,6 +159,8 @@ def feed_page(log_dir: Path | None, wanted: ActivityFilter, limit: int) -> FeedP
         if any(needle not in line.lower() for needle in needles):
             continue
         entry = parse_line(line)
+        if entry is not None and hides is not None:
+            entry = screened(entry, hides)
         if entry is not None and wanted.admits(entry):
             shown.append(entry)
             if len(shown) >= limit:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -13,6 +15,7 @@ from starlette.responses import Response, StreamingResponse
 
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError
 from fsguard.core.inventory import list_trash
+from fsguard.core.paths import PathPolicy
 from fsguard.core.trash import check_sd_id
 from fsguard.dashboard import feed, names
 from fsguard.dashboard.charts import backup_sizes, human_bytes, statistics
@@ -60,7 +63,8 @@ async def activity(request: Request) -> Response:
     """The audit log, newest first, filtered; new entries arrive through :func:`activity_stream`."""
     dashboard = dashboard_of(request)
     wanted = _filter(request)
-    page = await run_in_threadpool(feed.feed_page, dashboard.log_dir, wanted, ACTIVITY_LIMIT)
+    hides = partial(_hidden, dashboard.services.policy)
+    page = await run_in_threadpool(feed.feed_page, dashboard.log_dir, wanted, ACTIVITY_LIMIT, hides)
     return _render(
         request,
         "activity.html",
@@ -86,13 +90,14 @@ async def activity_stream(request: Request) -> Response:
     start = _cursor(resumed) if _CURSOR.fullmatch(resumed) else _cursor(request.query_params.get("cursor"))
     tail = feed.AuditTail(dashboard.log_dir, start)
     row = dashboard.templates.get_template("_row.html")
+    hides = partial(_hidden, dashboard.services.policy)
 
     async def events() -> AsyncIterator[str]:
         yield "retry: 1000\n\n"
         sent = tail.cursor
         while not await request.is_disconnected():
-            for entry, after in await run_in_threadpool(tail.follow):
-                if wanted.admits(entry):
+            for logged, after in await run_in_threadpool(tail.follow):
+                if wanted.admits(entry := feed.screened(logged, hides)):
                     html = row.render(entry=entry)
                     data = "".join(f"data: {line}\n" for line in html.splitlines())
                     yield f"id: {after[0]}:{after[1]}\nevent: entry\n{data}\n"
@@ -141,7 +146,12 @@ async def trash_entry(request: Request) -> Response:
             f"trash entry {sd_id} was deleted outside this dashboard's roots, or a deny rule hides its path: open it "
             "from a dashboard started with the roots that hold it."
         )
-    shown = await run_in_threadpool(preview, dashboard.services.trash.root, entry)
+    policy, place = dashboard.services.policy, Path(entry.original_path)
+
+    def hides(relative: str, is_dir: bool) -> bool:
+        return policy.denied_by(place / relative, is_dir=is_dir) is not None
+
+    shown = await run_in_threadpool(preview, dashboard.services.trash.root, entry, hides)
     return _render(request, "trash_entry.html", "trash", entry=entry, preview=shown)
 
 
@@ -176,6 +186,12 @@ async def stats(request: Request) -> Response:
 
     context = await run_in_threadpool(compute)
     return _render(request, "stats.html", "stats", log_dir=dashboard.log_dir, **context)
+
+
+def _hidden(policy: PathPolicy, path: str) -> bool:
+    """Whether a deny rule hides an audit line's path; judged as a file and as a directory, as the line does not say
+    which it named (the rule ``secrets/`` hides the directory's own name too)."""
+    return any(policy.denied_by(Path(path), is_dir=is_dir) is not None for is_dir in (False, True))
 
 
 def _cursor(text: str | None) -> feed.Cursor | None:

@@ -1,4 +1,4 @@
-"""Trash previews: the first lines of a trashed file, or the names in a trashed directory.
+"""Trash previews: the first lines of a trashed file, or the names in a trashed directory no deny rule hides.
 
 The trash lives in the state directory (fsguard's own, out of every root), so its items are read by name;
 a symlink in there is shown as a link, never followed.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,8 +30,13 @@ class Preview:
     note: str
 
 
-def preview(trash_root: Path, entry: TrashEntry) -> Preview:
-    """The preview of ``entry`` (whose id the caller checked).
+# Whether a deny rule hides an entry of a trashed directory: its path relative to the directory, and whether it is one.
+Hides = Callable[[str, bool], bool]
+
+
+def preview(trash_root: Path, entry: TrashEntry, hides: Hides) -> Preview:
+    """The preview of ``entry`` (whose id the caller checked); a directory's names leave out those ``hides`` judges
+    hidden, as a listing does, and count them.
 
     Raises:
         NotFoundError: its item is gone (restored or purged meanwhile, or a crash mid-move left its record alone).
@@ -41,7 +47,7 @@ def preview(trash_root: Path, entry: TrashEntry) -> Preview:
     if item.is_symlink():
         return Preview(None, [], f"a symbolic link to {item.readlink()}")
     if entry.is_directory:
-        return _directory(item)
+        return _directory(item, hides)
     try:
         # Non-blocking: a trashed pipe would hold the page (and a worker thread) until something wrote to it.
         fd = os.open(item, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -76,12 +82,20 @@ def _gone(entry: TrashEntry) -> NotFoundError:
     )
 
 
-def _directory(item: Path) -> Preview:
+def _directory(item: Path, hides: Hides) -> Preview:
     names: list[str] = []
+    hidden = 0
     for base, dirs, files in os.walk(item):
-        dirs.sort()
-        for name in sorted(files) + [d + "/" for d in dirs]:
-            names.append(str((Path(base) / name).relative_to(item)) + ("/" if name.endswith("/") else ""))
+        below = Path(base).relative_to(item)
+        judged = [(name, False) for name in sorted(files)] + [(name, True) for name in sorted(dirs)]
+        shown = [(name, is_dir) for name, is_dir in judged if not hides(str(below / name), is_dir)]
+        hidden += len(judged) - len(shown)
+        dirs[:] = [name for name, is_dir in shown if is_dir]  # a hidden directory counts once, its names unread
+        for name, is_dir in shown:
+            names.append(str(below / name) + ("/" if is_dir else ""))
             if len(names) >= PREVIEW_NAMES:
-                return Preview(None, names, f"the first {PREVIEW_NAMES} entries")
+                more = f"; at least {hidden} more hidden by deny rules" if hidden else ""
+                return Preview(None, names, f"the first {PREVIEW_NAMES} entries{more}")
+    if hidden:
+        return Preview(None, names, f"{hidden} hidden by deny rules")
     return Preview(None, names, "" if names else "an empty directory")
