@@ -1,6 +1,6 @@
 """The git tool's corners on real repositories, in both protocol eras: binary files shown, answers cut at the response
-budget, empty ranges, a branch only a remote has, a tracked file whose folder is gone, the index after a restore
-through line-ending filters.
+budget, files at reflog revisions, empty ranges, a branch only a remote has, a tracked file whose folder is gone, the
+index after a restore through line-ending filters.
 """
 
 from __future__ import annotations
@@ -58,6 +58,20 @@ async def test_show_of_a_binary_file_in_the_index_names_a_restore_from_the_index
     text = await call(client, action="show", rev=":a.txt")
     assert text["patch"] == "alpha\n"
     assert "binary" not in text
+
+
+# -- reflog revisions ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rev", "content"), [("main@{0}:a.txt", "beta\n"), ("HEAD@{1}:a.txt", "alpha\n")])
+async def test_show_of_a_file_at_a_reflog_revision_gives_its_content_not_the_commit(
+    client: Client, repo: Path, rev: str, content: str
+) -> None:
+    (repo / "a.txt").write_text("beta\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "second")
+    data = await call(client, action="show", rev=rev)
+    assert data["patch"] == content == git(repo, "show", rev)
+    assert "commit" not in data
 
 
 # -- the response budget ---------------------------------------------------------------------------------------------

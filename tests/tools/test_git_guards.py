@@ -72,7 +72,8 @@ def secret_repo(repo: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    "rev", ["HEAD:.env", "HEAD:./.env", ":.env", ":0:.env", "HEAD~0:sub/../.env", "HEAD^{/:*}:.env"]
+    "rev",
+    ["HEAD:.env", "HEAD:./.env", ":.env", ":0:.env", "HEAD~0:sub/../.env", "HEAD^{/:*}:.env", "main@{0}:.env"],
 )
 async def test_show_refuses_a_hidden_file_at_any_revision(client: Client, secret_repo: Path, rev: str) -> None:
     result = await client.call_tool("git", {"action": "show", "rev": rev})

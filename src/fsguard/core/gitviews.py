@@ -138,6 +138,10 @@ def show(call: GitCall) -> GitResult:
             'git(action="show", rev="HEAD"), or rev="HEAD~1:path/file" '
             "for a file as it was."
         )
+    if object_path(rev) is not None:
+        # Judged by its path first: git reads "main@{0}:a.txt^{commit}" as a reflog entry at the date
+        # "0}:a.txt^{commit" and peels it to a commit, so the probe below would show the commit, not the file.
+        return _object(call, rev)
     peeled = repo.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
     if peeled.code != 0:
         return _object(call, rev)
