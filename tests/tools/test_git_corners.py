@@ -1,6 +1,6 @@
 """The git tool's corners on real repositories, in both protocol eras: binary files shown, answers cut at the response
-budget, files at reflog revisions, empty ranges, a branch only a remote has, a tracked file whose folder is gone, the
-index after a restore through line-ending filters.
+budget, files at reflog revisions, empty ranges, a branch only a remote has, a branch named like a tag, a detached
+HEAD, a tracked file whose folder is gone, the index after a restore through line-ending filters.
 """
 
 from __future__ import annotations
@@ -192,6 +192,33 @@ async def test_checkout_of_a_branch_two_remotes_have_asks_which_unless_one_is_th
     data = await call(client, action="branch", name="feature", checkout=True, path=str(work))
     assert data["upstream"] == "mirror/feature"
     assert git(work, "rev-parse", "--abbrev-ref", "feature@{upstream}").strip() == "mirror/feature"
+
+
+# -- branch names and a detached HEAD --------------------------------------------------------------------------------
+
+
+async def test_a_branch_named_like_a_tag_is_listed_and_switched_to_by_its_own_name(client: Client, repo: Path) -> None:
+    git(repo, "tag", "v1")
+    git(repo, "branch", "v1")
+    listed = await call(client, action="branch")
+    assert listed["branches"] == ["main", "v1"]
+    assert "heads/" not in listed["message"]
+    switched = await call(client, action="branch", name=listed["branches"][1], checkout=True)
+    assert (switched["switched"], switched["current"], switched["branches"]) == (True, "v1", ["main", "v1"])
+    assert "* v1" in switched["message"]
+    assert git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/v1"
+
+
+async def test_the_branch_list_on_a_detached_head_names_the_commit_it_is_at(client: Client, repo: Path) -> None:
+    git(repo, "switch", "-q", "--detach")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    listed = await client.call_tool("git", {"action": "branch"})
+    data = structured(listed)
+    assert (data["branches"], data["detached_at"]) == (["main"], head)
+    assert "current" not in data
+    assert text_of(listed).splitlines() == [f"* (HEAD detached at {head[:12]})", "  main"]
+    switched = await call(client, action="branch", name="main", checkout=True)
+    assert (switched["current"], "detached_at" in switched) == ("main", False)
 
 
 # -- a tracked file whose folder is gone -----------------------------------------------------------------------------

@@ -172,6 +172,19 @@ async def test_switching_branch_refuses_to_rewrite_a_hidden_file(client: Client,
     assert not (repo / ".env").exists()
 
 
+async def test_switching_to_a_branch_named_like_a_tag_judges_the_branch_not_the_tag(client: Client, repo: Path) -> None:
+    git(repo, "tag", "v1")  # at main, where .env is not: compared with it, the switch would rewrite nothing
+    git(repo, "switch", "-q", "-c", "v1")
+    (repo / ".env").write_text(SECRET, encoding="utf-8")
+    git(repo, "add", "-f", ".env")
+    git(repo, "commit", "-q", "-m", "env on v1")
+    git(repo, "switch", "-q", "main")
+    result = await client.call_tool("git", {"action": "branch", "name": "v1", "checkout": True})
+    assert error_code(result) == "access_denied"
+    assert git(repo, "branch", "--show-current").strip() == "main"
+    assert not (repo / ".env").exists()
+
+
 async def test_git_never_changes_a_read_only_root_nested_in_the_working_tree(
     connect: ClientFactory, repo: Path
 ) -> None:

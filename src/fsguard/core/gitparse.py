@@ -3,7 +3,7 @@
 - :func:`parse_status`: ``git status --porcelain=v2 --branch -z``
 - :func:`parse_numstat`: ``--numstat -z`` (diff, show, diff-tree); a rename is ``a\\td\\t\\0old\\0new\\0``
 - :func:`parse_log`: ``log -z --format=%H%x00%an%x00%aI%x00%s`` (four NUL-separated fields per commit)
-- :func:`parse_refs`: ``for-each-ref --format=%(HEAD)%00%(refname)%00%(refname:short)``
+- :func:`parse_refs`: ``for-each-ref --format=%(HEAD)%00%(refname)%00%(refname:lstrip=2)``
 - :func:`parse_push`: ``push --porcelain``
 
 Names are decoded as UTF-8 with replacement characters for bytes that are not (a result must be valid JSON);
@@ -20,7 +20,9 @@ HIGH_FILES, HIGH_INSERTIONS, HIGH_DELETIONS = 40, 3000, 500
 MEDIUM_FILES, MEDIUM_INSERTIONS = 15, 800
 LOG_FIELDS = ("%H", "%an", "%aI", "%s")
 LOG_FORMAT = "%x00".join(LOG_FIELDS)
-REF_FORMAT = "%(HEAD)%00%(refname)%00%(refname:short)"
+# lstrip, not :short: short names a branch "heads/v1" when a tag v1 exists, and that name given back makes a new
+# branch "heads/v1". Remote-tracking branches keep their remote (origin/main), as git branch -r lists them.
+REF_FORMAT = "%(HEAD)%00%(refname)%00%(refname:lstrip=2)"
 CommitRisk = Literal["LOW", "MEDIUM", "HIGH"]
 
 

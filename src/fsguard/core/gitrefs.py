@@ -29,7 +29,9 @@ def branch(call: GitCall) -> GitResult:
     if name is not None:
         exists = repo.git("show-ref", "--verify", "--quiet", f"refs/heads/{name}", check=False).code == 0
         if exists and request.checkout:
-            with _switching(call, name):
+            # By its full name: a tag of the same name comes first where git reads a revision (the diff of the
+            # files the switch rewrites), and switch takes the branch.
+            with _switching(call, f"refs/heads/{name}"):
                 fire(call.safe, "pre", "write", repo.root, "branch", branch=name, switch=True)
                 repo.git("switch", name)
                 fire(call.safe, "post", "write", repo.root, "branch", branch=name, switch=True)
@@ -43,8 +45,9 @@ def branch(call: GitCall) -> GitResult:
 
 def current_branch(repo: Repository) -> str | None:
     """The checked-out branch (also on a branch with no commits yet); None when HEAD is detached."""
-    out = repo.git("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
-    return (text(out.stdout).strip() or None) if out.code == 0 else None
+    # Not --short, which says "heads/v1" when a tag v1 exists: a push or a compare by that name misses the branch.
+    out = repo.git("symbolic-ref", "--quiet", "HEAD", check=False)
+    return (text(out.stdout).strip().removeprefix("refs/heads/") or None) if out.code == 0 else None
 
 
 def current_commit(repo: Repository) -> str | None:
@@ -174,4 +177,5 @@ def _listed(repo: Repository, result: GitResult) -> GitResult:
     refs = parse_refs(repo.git("for-each-ref", f"--format={REF_FORMAT}", "refs/heads", "refs/remotes").stdout)
     result.branches = [ref.name for ref in refs if not ref.remote] + [ref.name for ref in refs if ref.remote]
     result.current = current_branch(repo)
+    result.detached_at = current_commit(repo) if result.current is None else None
     return result

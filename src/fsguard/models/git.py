@@ -121,7 +121,12 @@ class GitResult(Result):
     )
     # branch
     branches: list[str] | None = Field(None, description="branch: local branches, then remote-tracking ones.")
-    current: str | None = Field(None, description="branch: the checked-out branch after the call.")
+    current: str | None = Field(
+        None, description="branch: the checked-out branch after the call (absent when HEAD is detached)."
+    )
+    detached_at: str | None = Field(
+        None, description="branch: the commit HEAD points at when it is detached (no branch checked out)."
+    )
     created: str | None = Field(None, description="branch: the branch created.")
     deleted: str | None = Field(None, description="branch: the branch deleted.")
     deleted_commit: str | None = Field(None, description="branch: the commit the deleted branch pointed at.")

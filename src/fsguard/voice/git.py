@@ -225,14 +225,17 @@ def _branch(result: GitResult, compact: bool) -> str:
     elif result.switched:
         did.append(f"Switched to branch {result.current}.")
     names = result.branches or []
+    detached = f"(HEAD detached at {result.detached_at[:_SHORT]})" if result.detached_at else None
     if compact:
         listed = shortlist(names, rest="all in the result's branches list") or "(none yet)"
-        return " ".join([*did, f"branches: {listed} | current: {result.current}"])
+        return " ".join([*did, f"branches: {listed} | current: {result.current or detached}"])
     listing = [f"{'*' if name == result.current else ' '} {name}" for name in names]
     current = [name == result.current for name in names]  # shown first in a long list, as a failure would be
     listing = shown_rows(listing, failed=current, rest="every one in the result's branches list")
     if result.current and result.current not in names:
         listing.insert(0, f"* {result.current} (no commits yet)")
+    if detached:
+        listing.insert(0, f"* {detached}")
     return "\n".join([*did, *listing])
 
 
