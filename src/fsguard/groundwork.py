@@ -67,6 +67,7 @@ class Groundwork:
             wsl_mount_root=settings.wsl_mount_root,
             read_only_roots=settings.read_only_roots,
             deny=DenyRules.create(settings.deny, defaults=settings.default_deny),
+            wsl_distro=os.environ.get("WSL_DISTRO_NAME") or None,
         )
         state = Path(os.path.realpath(settings.state_dir))
         reachable = settings.unrestricted or policy.contains(state)

@@ -41,6 +41,8 @@ def test_windows_paths_name_their_place_under_the_mount_root(windows: str, linux
     ("windows", "named"),
     [
         ("\\\\server\\share\\x", "network share"),
+        ("\\\\?\\UNC\\server\\share\\x", "network share"),
+        ("//?/unc/nas/backup", "network share"),
         ("//nas/backup", "network share"),
         ("C:relative\\x", "relative to the current folder"),
         ("/home/me/x", "not a Windows path"),
@@ -51,6 +53,33 @@ def test_shares_drive_relative_and_linux_paths_are_refused_with_the_reason(windo
     with pytest.raises(InvalidParamsError) as caught:
         to_wsl(windows, MOUNT)
     assert named in caught.value.message
+
+
+def test_a_refusal_quotes_the_path_as_typed_not_with_its_backslashes_doubled() -> None:
+    with pytest.raises(InvalidParamsError) as caught:
+        to_wsl("\\\\server\\share\\x", MOUNT)
+    assert caught.value.message.startswith("'\\\\server\\share\\x' is a network share")
+
+
+@pytest.mark.parametrize(
+    ("windows", "linux"),
+    [
+        ("\\\\wsl$\\Ubuntu\\home\\x", "/home/x"),
+        ("\\\\wsl.localhost\\ubuntu\\home\\x", "/home/x"),  # Windows matches distro names whatever the case
+        ("\\\\?\\UNC\\wsl$\\Ubuntu\\home\\x", "/home/x"),
+    ],
+)
+def test_this_distros_own_path_names_its_linux_path(windows: str, linux: str) -> None:
+    assert to_wsl(windows, MOUNT, "Ubuntu") == Path(linux)
+
+
+@pytest.mark.parametrize(
+    "windows", ["\\\\wsl$\\Debian\\home\\x", "//wsl.localhost/Debian/home/x", "\\\\?\\UNC\\wsl$\\Debian\\x"]
+)
+def test_another_distros_path_is_refused_naming_both_distros(windows: str) -> None:
+    with pytest.raises(InvalidParamsError) as caught:
+        to_wsl(windows, MOUNT, "Ubuntu")
+    assert "in the WSL distro Debian, but fsguard runs in Ubuntu" in caught.value.message
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,7 @@ class PathPolicy:
     read_only_roots: tuple[Path, ...] = ()  # also in ``roots``; the deepest root holding a path decides
     deny: DenyRules = field(default_factory=DenyRules)
     forgeable_records: bool = False  # the state dir in an agent's reach: a path it recorded is judged as typed
+    wsl_distro: str | None = None  # WSL_DISTRO_NAME: \\wsl$\<another distro>\… is refused (None: unknown)
     _prefixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     # shows() by (the call's client roots, path): a pure function of both, asked of every stored path on each
     # listing of the backups and the trash (10 us each, 0.1 s a call at 10,000 trash entries)
@@ -77,12 +78,14 @@ class PathPolicy:
         wsl_mount_root: Path = Path("/mnt"),
         read_only_roots: Iterable[Path] = (),
         deny: DenyRules | None = None,
+        wsl_distro: str | None = None,
     ) -> PathPolicy:
         """Canonicalise ``roots`` once; a missing or non-directory root is a configuration error."""
         canonical = canonical_roots(roots)
         read_only = canonical_roots(read_only_roots)
         every = (*canonical, *(root for root in read_only if root not in canonical))
-        return cls(every, unrestricted, Path(os.path.realpath(wsl_mount_root)), read_only, deny or DenyRules())
+        mount_root = Path(os.path.realpath(wsl_mount_root))
+        return cls(every, unrestricted, mount_root, read_only, deny or DenyRules(), wsl_distro=wsl_distro)
 
     def active_roots(self) -> tuple[Path, ...]:
         """The roots of the call being served: the client's scope when it named roots, else the command line's."""
@@ -384,5 +387,5 @@ class PathPolicy:
         is ``/x``, ``..`` never climbs above the drive (it did, and ``C://x`` was ``/x``); a network share is refused.
         """
         if os.name == "posix" and (_WINDOWS_DRIVE.match(user_path) or user_path.startswith("\\\\")):
-            return to_wsl(user_path, self.wsl_mount_root)
+            return to_wsl(user_path, self.wsl_mount_root, self.wsl_distro)
         return Path(user_path)

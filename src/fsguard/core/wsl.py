@@ -194,7 +194,8 @@ class WslIntegration:
         windows = None
         if request.windows_path is not None:
             given = request.windows_path
-            linux = str(to_wsl(given, self.layout.mount_root)) if is_windows_form(given) else given
+            distro = self.layout.detection.distro
+            linux = str(to_wsl(given, self.layout.mount_root, distro)) if is_windows_form(given) else given
             windows = self._policy.resolve_entry(linux)
         if windows is None:
             assert wsl is not None

@@ -81,7 +81,7 @@ class WslLayout:
             InvalidParamsError: the configured Windows home is not a drive path.
         """
         linux_home = Path(os.path.realpath(home if home is not None else _user_home()))
-        found, source = _windows_home(windows_home, mount_root, environ)
+        found, source = _windows_home(windows_home, mount_root, environ, detection.distro)
         return cls(detection, mount_root, linux_home, found and Path(os.path.realpath(found)), source)
 
     def require(self) -> None:
@@ -164,13 +164,16 @@ def _user_home() -> Path:
         return Path("/nonexistent/home")
 
 
-def _windows_home(configured: str | None, mount_root: Path, environ: Mapping[str, str]) -> tuple[Path | None, str]:
+def _windows_home(
+    configured: str | None, mount_root: Path, environ: Mapping[str, str], distro: str | None
+) -> tuple[Path | None, str]:
     if configured:
-        path = to_wsl(configured, mount_root) if is_windows_form(configured) else Path(configured).expanduser()
+        windows = is_windows_form(configured)
+        path = to_wsl(configured, mount_root, distro) if windows else Path(configured).expanduser()
         return path, "--wsl-windows-home"
     profile = environ.get("USERPROFILE", "")
     if profile and is_windows_form(profile):
-        return to_wsl(profile, mount_root), "USERPROFILE"
+        return to_wsl(profile, mount_root, distro), "USERPROFILE"
     user = environ.get("USER") or environ.get("LOGNAME")
     guess = mount_root / "c" / "Users" / user if user else None
     if guess is not None and guess.is_dir():

@@ -1,8 +1,9 @@
 """Path translation between WSL and Windows: ``<mount root>/c/x/y`` ↔ ``C:\\x\\y``.
 
 Pure functions of their arguments (no filesystem access), so the mount root can be a fake tree in tests.
-``\\\\wsl$\\<distro>\\…`` and ``\\\\wsl.localhost\\<distro>\\…`` name this distro's own files; any other UNC
-path is a network share, which has no place under the mount root and is refused.
+``\\\\wsl$\\<distro>\\…`` and ``\\\\wsl.localhost\\<distro>\\…`` name this distro's own files, and another
+distro's are refused: they are not in this one's tree. Any other UNC path (``\\\\?\\UNC\\…`` too) is a network
+share, which has no place under the mount root and is refused.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError
-from fsguard.core.pathforms import within
+from fsguard.core.pathforms import escaped, within
 
 _DRIVE = re.compile(r"^([A-Za-z]):(.*)$", re.DOTALL)
 _SEPARATORS = re.compile(r"[\\/]+")
@@ -25,36 +26,47 @@ def is_windows_form(text: str) -> bool:
     return bool(_DRIVE.match(text)) or (text[:2] in ("\\\\", "//") and not text.startswith("///"))
 
 
-def to_wsl(windows_path: str, mount_root: Path) -> Path:
+def to_wsl(windows_path: str, mount_root: Path, distro: str | None = None) -> Path:
     """The Linux path a Windows path names inside WSL: ``C:\\x`` → ``<mount_root>/c/x``.
 
     Forward slashes, repeated separators, ``.`` and a lower-case drive letter are accepted; ``..`` is applied
-    lexically and never climbs above the drive. ``\\\\wsl$\\<distro>\\x`` → ``/x``.
+    lexically and never climbs above the drive. ``\\\\wsl$\\<distro>\\x`` → ``/x`` when ``<distro>`` is
+    ``distro`` (WSL_DISTRO_NAME; any, when it is unknown).
 
     Raises:
-        InvalidParamsError: not a Windows path, a drive-relative path (``C:x``), or a network share.
+        InvalidParamsError: not a Windows path, a drive-relative path (``C:x``), another distro's path, or a
+            network share.
     """
     text = _LONG_PREFIX.sub("", windows_path, count=1)
+    if text != windows_path and text[:4].upper() in ("UNC\\", "UNC/"):  # \\?\UNC\server\share is \\server\share
+        text = "//" + text[4:]
     drive = _DRIVE.match(text)
     if drive is not None:
         rest = drive.group(2)
         if rest and rest[0] not in "\\/":
             raise InvalidParamsError(
-                f"{windows_path!r} is relative to the current folder of drive {drive.group(1).upper()}:, which "
-                f"WSL cannot know. Write it absolute: {drive.group(1).upper()}:\\{rest}."
+                f"{_typed(windows_path)} is relative to the current folder of drive {drive.group(1).upper()}:, "
+                f"which WSL cannot know. Write it absolute: {drive.group(1).upper()}:\\{rest}."
             )
         return mount_root / drive.group(1).lower() / _clean(rest)
     if text[:2] in ("\\\\", "//"):
         host, _, rest = _SEPARATORS.sub("/", text[2:]).partition("/")
-        distro, _, inner = rest.partition("/")
-        if host.lower() in _DISTRO_HOSTS and distro:
+        named, _, inner = rest.partition("/")
+        if host.lower() in _DISTRO_HOSTS and named:
+            # Distro names are matched as Windows matches them, whatever the case.
+            if distro is not None and named.casefold() != distro.casefold():
+                raise InvalidParamsError(
+                    f"{_typed(windows_path)} is in the WSL distro {named}, but fsguard runs in {distro} and reaches "
+                    f"only {distro}'s files and the Windows drives. Give a path in {distro} or on a drive (C:\\…); "
+                    f"{named}'s files need an fsguard running there."
+                )
             return Path("/") / _clean(inner)
         raise InvalidParamsError(
-            f"{windows_path!r} is a network share; only drive paths (C:\\…) and \\\\wsl$\\<distro>\\… map into "
-            "WSL. Map the share to a drive letter in Windows and use that, or its /mnt path."
+            f"{_typed(windows_path)} is a network share; only drive paths (C:\\…) and \\\\wsl$\\<distro>\\… map "
+            "into WSL. Map the share to a drive letter in Windows and use that, or its /mnt path."
         )
     raise InvalidParamsError(
-        f"{windows_path!r} is not a Windows path. Give a drive path such as C:\\Users\\me\\file.txt, "
+        f"{_typed(windows_path)} is not a Windows path. Give a drive path such as C:\\Users\\me\\file.txt, "
         "or pass a Linux path as wsl_path."
     )
 
@@ -111,7 +123,12 @@ def check_stream_syntax(user_path: str, canonical: Path, mount_root: Path) -> No
     relative = canonical.relative_to(mount_root)
     if len(relative.parts) > 1 and len(relative.parts[0]) == 1 and any(":" in part for part in relative.parts[1:]):
         raise AccessDeniedError(
-            f"path {user_path!r} names an NTFS alternate data stream (':' after the drive). "
+            f"path {_typed(user_path)} names an NTFS alternate data stream (':' after the drive). "
             "Remove the ':' part of the name.",
             path=user_path,
         )
+
+
+def _typed(path: str) -> str:
+    """``path`` quoted as typed: repr doubled each backslash of a Windows path (``'\\\\\\\\server'``)."""
+    return f"'{escaped(path)}'"
