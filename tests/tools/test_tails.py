@@ -368,3 +368,27 @@ async def test_the_call_a_cut_tail_names_for_the_earlier_lines_reads_the_ones_as
     assert (data["start_line"], int(named[2])) == (202, 201)
     assert earlier["start_line"] == 204 - count  # the first line asked for, not line 1
     assert "".join(lines[203 - count : 201]).startswith(earlier["content"].split("… [line", 1)[0])
+
+
+async def test_a_range_the_budget_cuts_reads_on_to_the_end_line_asked_not_past_it(
+    connect: ClientFactory, root: Path, how: dict[str, int]
+) -> None:
+    lines = [LONG_LINE] + [f"line {i} " + "x" * 40 + "\n" for i in range(2, 701)]
+    (root / "many.txt").write_text("".join(lines), encoding="utf-8")
+    asked = {"path": "many.txt", "start_line": 601, "end_line": 680}
+    async with (
+        connect(max_response_bytes=BUDGET, **how) as client,
+        connect(max_response_bytes=BUDGET, compact_mode=True, **how) as compact,
+    ):
+        data = structured(await client.call_tool("read_file", asked))
+        short = text_of(await compact.call_tool("read_file", asked))
+        way = re.search(r"read on with start_line=(\d+) end_line=(\d+)", data["hint"])
+        assert way is not None, data["hint"]
+        rest = structured(await client.call_tool("read_file", {**asked, "start_line": int(way[1])}))
+        cut = structured(await client.call_tool("read_file", {"path": "many.txt", "start_line": 1, "end_line": 3}))
+    assert (int(way[1]), int(way[2])) == (data["end_line"] + 1, 680)
+    assert f"start_line={data['end_line'] + 1} end_line=680" in short.rsplit("[", 1)[1]
+    assert rest["start_line"] == data["end_line"] + 1
+    assert rest["end_line"] <= 680
+    assert re.search(r"read on with start_line=1 start_column=\d+ end_line=3\b", cut["hint"]), cut["hint"]
+    assert (root / "many.txt").read_text(encoding="utf-8") == "".join(lines)

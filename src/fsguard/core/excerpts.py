@@ -110,11 +110,13 @@ def finish(
     *,
     ranged: bool = False,
     then: str | None = None,
+    until: int | None = None,
 ) -> ReadFileResult:
     """Content, line numbers and the read-more hint of an excerpt starting at line ``first`` (tails:
     :mod:`fsguard.core.tails`), in the words a read of the whole text uses: ``ranged``, a line range, whose hint names
     its lines even when they are the whole file; ``then``, a head window's way on (its lines all taken, more after
-    them: "Truncated: showing first N of T lines")."""
+    them: "Truncated: showing first N of T lines"); ``until``, the end_line asked, which the way on past the budget
+    names too: start_line alone read on past the range asked."""
     total = base.total_lines
     # Uncounted (above --max-file-size): fewer lines than asked for, the budget not reached, means the text ran out;
     # so does a last line without a break, which only the end of a file can leave.
@@ -122,16 +124,17 @@ def finish(
     hint: str | None
     last = first + ex.lines - 1 if ex.lines else None
     content = ex.content
+    asked_end = f" end_line={until}" if until is not None else ""
     if ex.cut_column is not None:
         content += f"… [line {first} cut at {ex.cut_column:,} characters]"
         hint = (
             f"Line {first} of {name} cut at {ex.cut_column:,} characters (--max-response-bytes {budget:,}): "
-            f"read on with start_line={first} start_column={ex.cut_column + 1}"
+            f"read on with start_line={first} start_column={ex.cut_column + 1}{asked_end}"
         )
     elif ex.full and last is not None:
         hint = (
             f"Lines {first}-{last}: the response budget (--max-response-bytes {budget:,}) is reached; "
-            f"read on with start_line={last + 1}"
+            f"read on with start_line={last + 1}{asked_end}"
         )
     elif then is not None and total is not None and last is not None and ex.lines == wanted and last < total:
         hint = window_hint("first", wanted, total, then)

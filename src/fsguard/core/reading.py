@@ -153,7 +153,7 @@ class FileReader:
             result = self._window(base, decoded.text, decoded.line_count, selection, budget)
         else:
             result = self._whole(base, decoded, path.name)
-        return self._bounded(result, (selection.start_column or 1) - 1, path.name, budget)
+        return self._bounded(result, (selection.start_column or 1) - 1, path.name, budget, selection.end_line)
 
     def _media(
         self, head: bytes, fd: int, st: os.stat_result, path: Path, selection: LineSelection
@@ -174,20 +174,20 @@ class FileReader:
             self._session.record_hash(path, found.content_hash)
         return found
 
-    def _bounded(self, result: ReadFileResult, skip_columns: int, name: str, budget: int) -> ReadFileResult:
-        """``result`` within ``budget`` bytes, its first line started ``skip_columns`` characters in."""
-        if not skip_columns and utf8_size(result.content) <= budget:
+    def _bounded(self, result: ReadFileResult, skip: int, name: str, budget: int, until: int | None) -> ReadFileResult:
+        """``result`` within ``budget`` bytes, its first line ``skip`` characters in; ``until``: the end_line asked."""
+        if not skip and utf8_size(result.content) <= budget:
             return result
-        ex = excerpt([result.content], max_lines=_ALL, budget=budget, skip_columns=skip_columns)
+        ex = excerpt([result.content], max_lines=_ALL, budget=budget, skip_columns=skip)
         if ex.short_line is not None:
             line = result.start_line or 1
-            raise column_past_end(line, ex.short_line, skip_columns + 1, name, result.total_lines)
+            raise column_past_end(line, ex.short_line, skip + 1, name, result.total_lines)
         if not ex.full:
             return result.model_copy(update={"content": ex.content})
         if result.start_line is None:  # head + tail around an omission marker
             hint = f"The response budget (--max-response-bytes {self._budget:,}) is reached; read with start_line"
             return result.model_copy(update={"content": ex.content, "truncated": True, "hint": hint})
-        return finish(result, ex, result.start_line, _ALL, self._budget, name)
+        return finish(result, ex, result.start_line, _ALL, self._budget, name, until=until)
 
     def _steady_streamed(
         self, fd: int, st: os.stat_result, path: Path, sel: LineSelection, budget: int, taken: int, head: bytes | None
@@ -280,7 +280,8 @@ class FileReader:
             count = self._truncate_lines
             window = Window(1, count)
         ex, first = take(lay, window, budget, name, known)
-        return finish(base, ex, first, count, self._budget, name, ranged=selection.is_range, then=then)
+        ranged, until = selection.is_range, selection.end_line
+        return finish(base, ex, first, count, self._budget, name, ranged=ranged, then=then, until=until)
 
     def read_base64(self, user_path: str) -> ReadFileResult:
         """The raw bytes of one file, base64-encoded."""
