@@ -285,6 +285,27 @@ async def test_a_read_only_root_nested_in_a_writable_one_stops_project_replace_b
     assert snapshot(root) == before
 
 
+@pytest.mark.parametrize("nested", [True, False], ids=["nested-below-path", "path-itself"])
+async def test_a_project_replace_or_rename_preview_is_refused_by_a_read_only_root_as_the_run_is(
+    connect: ClientFactory, root: Path, nested: bool
+) -> None:
+    before = tree(root, {"p/b.txt": "TODO\n", "p/vendor/a.txt": "TODO\n"})
+    path = "p" if nested else "p/vendor"
+    renaming = {"path": path, "mode": "add_prefix", "prefix": "x_", "recursive": True}
+    said: dict[bool, list[str]] = {}
+    async with connect(read_only_roots=(root / "p" / "vendor",)) as client:
+        for preview in (True, False):
+            replaced = await client.call_tool(
+                "project_replace", {"find": "TODO", "replace": "DONE", "path": path, "preview": preview}
+            )
+            renamed = await client.call_tool("batch_operations", {"rename_json": {**renaming, "preview": preview}})
+            assert [error_code(replaced), error_code(renamed)] == ["read_only", "read_only"], text_of(replaced)
+            said[preview] = [text_of(replaced), text_of(renamed)]
+    assert said[True] == said[False]
+    assert "lies in the read-only root p/vendor: " in said[True][1]
+    assert snapshot(root) == before
+
+
 async def test_minify_reads_from_a_read_only_root_but_never_writes_there(
     connect: ClientFactory, root: Path, docs: Path
 ) -> None:

@@ -157,6 +157,8 @@ class Renamer:
         Raises:
             InvalidParamsError: a bad request, or a set larger than MAX_RENAMES.
             NotFoundError, NotDirectoryError: ``path`` is not a directory.
+            ReadOnlyError, AccessDeniedError: a file or its new name lies in a read-only root or a ``.git``; nothing
+                was renamed (a preview is refused too, as the run would be).
             ConflictError: (not in preview) some conflict; nothing was renamed. ``conflicts`` lists them.
             BatchFailedError: a rename failed; those done were moved back (see ``rolled_back``).
         """
@@ -181,13 +183,13 @@ class Renamer:
                 "Narrow it with file_pattern, or rename one subdirectory at a time."
             )
         conflicts = self._conflicts(renames)
+        for plan in renames:  # a read-only root refuses the whole set before anything moves, and so its preview
+            self._safe.policy.check_writable(plan.source)
+            self._safe.policy.check_writable(plan.target)
         if request.preview:
             return RenameReport("preview", directory, tuple(renames), tuple(conflicts))
         if conflicts:
             raise _refusal(conflicts, len(renames))
-        for plan in renames:  # a read-only root refuses the whole set before anything moves
-            self._safe.policy.check_writable(plan.source)
-            self._safe.policy.check_writable(plan.target)
         group_id = self._apply(renames)
         return RenameReport("applied", directory, tuple(renames), (), group_id)
 

@@ -134,6 +134,8 @@ class ProjectReplacer:
             InvalidParamsError: empty find, or an invalid regex.
             ExternalChangeError: --auto-occ block, and a file to change changed on disk since this session saw
                 it; nothing was written (a preview is refused too, as edit_file's dry run is).
+            ReadOnlyError: path, or a file to change, lies in a read-only root; nothing was written (a preview is
+                refused too).
             RiskBlockedError: a HIGH or CRITICAL change without ``force``; nothing was written.
             EncodingError, TooLargeError: a file to change is in an encoding that cannot store its new text, or
                 would be above --max-file-size; nothing was written (a preview is refused too).
@@ -144,8 +146,7 @@ class ProjectReplacer:
             request.find, request.replace, literal=request.literal, case_sensitive=request.case_sensitive
         )
         base = self._safe.policy.resolve(request.path)
-        if not request.preview:
-            self._safe.policy.check_not_read_only(base)
+        self._safe.policy.check_not_read_only(base)
         options = WalkOptions(
             respect_gitignore=request.respect_gitignore,
             globs=normalise_globs(list(request.file_types)),
@@ -192,6 +193,8 @@ class ProjectReplacer:
         endings_kept = tuple(_relative(path, base) for path in unchanged.paths)
         seen = _Seen(tuple(kept.by_default), tuple(too_large), binaries, tuple(kept.unreadable), endings_kept)
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
+        # A read-only root nested below path refuses the whole run before any write, and so its preview.
+        list(map(self._safe.policy.check_writable, (plan.path for plan in planned)))
         if request.preview:
             changes = tuple(
                 FileChange(plan.path, 0, skipped=f"{plan.left_alone}; it would be left as it is")
@@ -211,8 +214,6 @@ class ProjectReplacer:
                 occurrences=total,
                 risk_level=risk.value,
             )
-        # A read-only root nested below path refuses the whole run before any write.
-        list(map(self._safe.policy.check_writable, (plan.path for plan in planned)))
         done, group = self._apply_all(planned, external, progress)
         total = sum(c.replacements for c in done)
         applied = (tuple(done), total, risk, scanned, group.group_id if group else None)
