@@ -193,3 +193,29 @@ async def test_a_tree_is_refused_where_a_readable_file_in_it_would_land_hidden_a
     assert (root / "old" / "keys" / "authorized_keys").read_text(encoding="utf-8") == key
     assert not (root / "keys").exists()
     assert not (root / "cfg").exists()
+
+
+async def test_a_batch_or_pipeline_copy_of_a_directory_counts_the_hidden_files_it_leaves_behind_as_copy_file_does(
+    connect: ClientFactory, root: Path
+) -> None:
+    tree(root, {"app/.env": "TOKEN=1\n", "app/main.py": "x = 1\n", "app/tls.key": "k\n"})
+    copy_step = {"action": "copy", "params": {"files": ["app"], "destination": "out"}}
+    async with connect() as client, connect(compact_mode=True) as compact:
+        copied = await batch(client, {"type": "copy", "source": "app", "destination": "app2"})
+        stepped = await pipeline(client, steps=[copy_step])
+        short = text_of(await batch(compact, {"type": "copy", "source": "app", "destination": "app3"}))
+        short_step = text_of(
+            await pipeline(compact, steps=[{**copy_step, "params": {"files": ["app"], "destination": "o"}}])
+        )
+    operation, step = structured(copied)["operations"][0], structured(stepped)["steps"][0]
+    assert (operation["status"], operation["denied"]) == ("ok", 2)
+    assert (step["status"], step["denied"]) == ("ok", 2)
+    assert "(6 B, 2 hidden by deny rules, not copied)" in text_of(copied)
+    assert "Files: 1 copied, 2 hidden by deny rules, not copied" in text_of(stepped)
+    for text in (short, short_step):
+        assert " | 2 hidden by deny rules, not copied | backup:" in text
+        assert ".env" not in text
+        assert "tls.key" not in text
+    for copy in ("app2", "app3", "out/app", "o/app"):
+        assert {path.name: path.read_bytes() for path in (root / copy).iterdir()} == {"main.py": b"x = 1\n"}
+    assert (root / "app" / ".env").read_bytes() == b"TOKEN=1\n"

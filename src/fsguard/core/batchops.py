@@ -50,6 +50,7 @@ class OperationOutcome:
     backup_id: str | None = None
     sd_id: str | None = None
     content_hash: str | None = None
+    denied: int | None = None  # copy: files inside a deny rule hides, left behind as copy_file leaves them
     error: str | None = None
     error_code: str | None = None
     verdict: OccVerdict | None = None  # the file changed on disk since this session saw it (--auto-occ warn)
@@ -168,7 +169,8 @@ class Operations:
         with logging_made_dirs(self._safe.beneath, done.changes):
             report = self._engines.mover.copy(op.path, op.destination, tool=TOOL, fingerprinted=True)
             done.add(Change("copied", str(report.destination), after_hash=report.fingerprint))
-        return outcome(op, "ok", path=report.source, destination=report.destination, size=report.bytes_copied)
+        size, denied = report.bytes_copied, report.denied or None
+        return outcome(op, "ok", path=report.source, destination=report.destination, size=size, denied=denied)
 
     def _move(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         assert op.destination is not None  # the parser requires it
@@ -257,6 +259,7 @@ def outcome(
     backup_id: str | None = None,
     sd_id: str | None = None,
     content_hash: str | None = None,
+    denied: int | None = None,
     error: str | None = None,
     code: str | None = None,
     verdict: OccVerdict | None = None,
@@ -273,6 +276,7 @@ def outcome(
         backup_id=backup_id,
         sd_id=sd_id,
         content_hash=content_hash,
+        denied=denied,
         error=error,
         error_code=code,
         verdict=verdict if verdict is not None and verdict.known_hash is not None else None,

@@ -167,6 +167,7 @@ class StepOutcome:
     unforeseen: str | None = None  # a dry run's: what it could not plan from the earlier steps' planned changes
     external: tuple[OccVerdict, ...] = ()  # the files it changed that changed on disk since this session saw them
     moves: tuple[tuple[str, str], ...] = ()  # a dry run's delete: (where it is now, path) of each file moved there
+    denied: int | None = None  # copy: files inside its directories a deny rule hides, left behind (never named)
     skip_reason: str | None = None
     error: str | None = None
     error_code: str | None = None

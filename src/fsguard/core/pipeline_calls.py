@@ -76,6 +76,7 @@ class ActionOutput:
     # A dry run's delete: (where it is on disk now, the path deleted) of each file an earlier step would move there,
     # whatever names the steps used (a template's value too): what the confirmation measures.
     moves: tuple[tuple[str, str], ...] = ()
+    denied: int | None = None  # copy: files inside its directories a deny rule hides, left behind (never named)
 
 
 Action = Callable[[PipelineEngines, StepCall], ActionOutput]

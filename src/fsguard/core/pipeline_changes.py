@@ -124,6 +124,7 @@ def regex_transform(engines: PipelineEngines, call: StepCall) -> ActionOutput:
 def copy(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     """Each input file copied into the ``destination`` directory, never over an existing file."""
     moves = _into(engines, call, "copy")
+    denied = 0
     if call.dry_run:
         for source, target in moves:
             call.overlay.copied(Path(source), Path(target))
@@ -133,7 +134,8 @@ def copy(engines: PipelineEngines, call: StepCall) -> ActionOutput:
                 with engines.locks.step():  # cancelled while it waits for this target's lock: stops before it
                     report = engines.mover.copy(source, target, tool="batch_operations", fingerprinted=True)
                 call.changes.append(Change("copied", target, after_hash=report.fingerprint))
-    return ActionOutput(tuple(target for _, target in moves))
+                denied += report.denied
+    return ActionOutput(tuple(target for _, target in moves), denied=denied or None)
 
 
 def rename(engines: PipelineEngines, call: StepCall) -> ActionOutput:

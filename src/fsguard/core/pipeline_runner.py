@@ -292,6 +292,7 @@ def _finished(outcome: StepOutcome, output: ActionOutput) -> StepOutcome:
         file_counts=output.file_counts,
         external=output.external,
         moves=output.moves,
+        denied=output.denied,
         not_searched=output.not_searched,
         unforeseen=output.unforeseen,
     )

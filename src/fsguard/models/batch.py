@@ -39,6 +39,11 @@ class OperationResult(Result):
     sd_id: str | None = Field(None, description="delete (soft): the trash entry; backup(action='restore_trash').")
     content_hash: str | None = Field(None, description="Hash of the file after this operation.")
     external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
+    denied: int | None = Field(
+        None,
+        description="copy of a directory: files inside it a deny rule hides (secrets, --deny): not copied, and never "
+        "named.",
+    )
     error: str | None = None
     error_code: str | None = None
 
@@ -92,6 +97,11 @@ class StepResult(Result):
     )
     external_change: str | None = Field(
         None, description="Writing steps: the files it changed that changed on disk since this session saw them."
+    )
+    denied: int | None = Field(
+        None,
+        description="copy: files inside the directories it copied that a deny rule hides (secrets, --deny): not "
+        "copied, and never named.",
     )
     error: str | None = None
     error_code: str | None = None

@@ -111,6 +111,7 @@ def _step(outcome: StepOutcome) -> StepResult:
         not_searched=_not_searched(outcome.not_searched),
         unforeseen=outcome.unforeseen,
         external_change=external_changes_note(outcome.external),
+        denied=outcome.denied,
         error=outcome.error,
         error_code=outcome.error_code,
         duration_ms=outcome.duration_ms,

@@ -57,6 +57,7 @@ def _operation(outcome: OperationOutcome) -> OperationResult:
         sd_id=outcome.sd_id,
         content_hash=outcome.content_hash,
         external_change=external_change_note(outcome.verdict) if outcome.verdict is not None else None,
+        denied=outcome.denied,
         error=outcome.error,
         error_code=outcome.error_code,
     )

@@ -60,6 +60,8 @@ def _compact(result: BatchResult, operations: list[OperationResult], total: int)
         listed = first_few(failed)
         text += " | failed: " + "; ".join(f"[{op.index}] {op.type} {op.error_code}" for op in listed)
         text += f"; +{len(failed) - len(listed):,} more in operations" if len(listed) < len(failed) else ""
+    if denied := sum(op.denied or 0 for op in operations):
+        text += f" | {denied} hidden by deny rules, not copied"
     return text + (f" | backup:{result.backup_id}" if result.backup_id else "")
 
 
@@ -73,6 +75,8 @@ def _line(op: OperationResult) -> str:
         details.append(f"{op.replacements} replacement{'s' if op.replacements != 1 else ''}")
     if op.bytes_affected is not None:
         details.append(human_size(op.bytes_affected))
+    if op.denied:
+        details.append(f"{op.denied} hidden by deny rules, not copied")
     if op.sd_id:
         details.append(f"in the trash as {op.sd_id}")
     if details:

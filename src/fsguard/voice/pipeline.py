@@ -57,6 +57,8 @@ def _compact(result: BatchResult, steps: list[StepResult]) -> str:
         parts.append(f"{result.risk_level.lower()} risk")
     failed = [step for step in steps if step.status == "failed"]
     parts += [f"{step.id}:{step.action}: {shortened_error(step.error or '')}" for step in failed]
+    if denied := sum(step.denied or 0 for step in steps):
+        parts.append(f"{denied} hidden by deny rules, not copied")
     if result.backup_id:
         parts.append(f"backup:{result.backup_id}")
     return " | ".join(parts)
@@ -74,6 +76,8 @@ def _step_lines(step: StepResult) -> list[str]:
         facts.append(f"count {step.count}")
     if step.edits is not None:
         facts.append(counted(step.edits or 0, "edit"))
+    if step.denied:
+        facts.append(f"{step.denied} hidden by deny rules, not copied")
     if step.risk_level:
         facts.append(f"risk {step.risk_level}")
     lines.append("   " + ", ".join(facts))
