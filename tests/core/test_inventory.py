@@ -5,14 +5,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from fsguard.core.backups import BackupStore
 from fsguard.core.beneath import Pinned
 from fsguard.core.disk import AtomicWriter
+from fsguard.core.errors import NotFoundError
 from fsguard.core.inventory import BackupFilter, clean_backups, list_backups, list_trash, purge_trash
 from fsguard.core.trash import Trash, TrashEntry
 
 DAY_S = 86_400.0
 NOW = 1_000_000.0
+
+
+class Cancelled(Exception):
+    """What a cancelled call's progress report raises."""
 
 
 def store_at(tmp_path: Path, clock: float) -> BackupStore:
@@ -85,3 +92,68 @@ def test_trash_listing_and_purge_select_by_age_path_and_id(tmp_path: Path) -> No
     purged = purge_trash(trash, sd_id=one.sd_id, older_than_days=7, dry_run=False, limit=10)
     assert (names(purged.shown), purged.removed, purged.freed_bytes) == (["other.log"], 1, 5)
     assert names(trash.entries()) == ["Old.txt", "new.txt"]
+
+
+def test_a_cleanup_stopped_after_its_first_file_drops_that_files_old_backups_and_keeps_the_others(
+    tmp_path: Path,
+) -> None:
+    old = store_at(tmp_path, NOW - 10 * DAY_S)
+    for name in ("a", "b", "c"):
+        old.snapshot(Path(f"/r/{name}"), name.encode() * 10, 0o644, operation="edit", after_hash=None)
+    store = store_at(tmp_path, NOW)
+    reports: list[tuple[int, int]] = []
+
+    def cancelled_after_one(done: int, total: int) -> None:
+        reports.append((done, total))
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        clean_backups(store, 7, dry_run=False, limit=10, shown=lambda _: True, progress=cancelled_after_one)
+    assert reports == [(1, 3)]
+    kept = store.records()
+    assert len(kept) == 2
+    assert sorted(store.read_blob(record) for record in kept) == sorted(
+        record.path[-1].encode() * 10 for record in kept
+    )
+
+
+def test_a_purge_stopped_inside_a_tree_lists_it_no_more_keeps_the_entries_not_reached_and_ends_it_next_time(
+    tmp_path: Path,
+) -> None:
+    writer = AtomicWriter(tmp_path / "state")
+    files = tmp_path / "files"
+    (files / "tree").mkdir(parents=True)
+    for i in range(250):
+        (files / "tree" / f"{i}.txt").write_bytes(b"x")
+    (files / "kept.txt").write_bytes(b"kept bytes\n")
+    fd = os.open(files, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        Trash(tmp_path / "trash", writer, clock=lambda: NOW - 60).put(Pinned(fd, "kept.txt", files / "kept.txt"))
+        tree = Trash(tmp_path / "trash", writer, clock=lambda: NOW).put(Pinned(fd, "tree", files / "tree"))
+        trash = Trash(tmp_path / "trash", writer, clock=lambda: NOW + 60)
+        reports: list[int] = []
+
+        def cancelled_inside_the_tree(done: int, total: int) -> None:
+            reports.append(done)
+            if done:
+                raise Cancelled
+
+        with pytest.raises(Cancelled):  # newest first: the tree, then kept.txt
+            purge_trash(
+                trash, sd_id=None, older_than_days=0, dry_run=False, limit=10, progress=cancelled_inside_the_tree
+            )
+        assert reports == [0, 100]
+        home = tmp_path / "trash" / tree.sd_id
+        assert len(list((home / ".fsguard-removing-item").iterdir())) == 150
+        assert [Path(entry.original_path).name for entry in trash.entries()] == ["kept.txt"]
+        with pytest.raises(NotFoundError):  # what is left of it is not what was deleted
+            trash.restore(tree, Pinned(fd, "tree", files / "tree"))
+
+        assert trash.purge([]) == ([], [])
+        assert not home.exists()
+        (kept,) = trash.entries()
+        trash.restore(kept, Pinned(fd, "kept.txt", files / "kept.txt"))
+    finally:
+        os.close(fd)
+    assert (files / "kept.txt").read_bytes() == b"kept bytes\n"
+    assert not (files / "tree").exists()

@@ -58,6 +58,7 @@ _GC_GRACE_S = 3_600.0  # a blob this young may belong to a backup another proces
 _SLACK_BYTES = 1 << 20  # dropped bytes a journal may carry before compaction rewrites it
 _REPLAYS_KEPT = 1_024  # replayed journals kept in memory
 _TIME = attrgetter("time")
+Progress = Callable[[int, int], None]
 
 
 class BackupStore:
@@ -138,26 +139,25 @@ class BackupStore:
         with self._journal(_key(Path(record.path)), durable=False) as (_replay, append):
             append({"e": "drop" if withdraw else "undo", "id": record.backup_id})
 
-    def cleanup(self, older_than_days: float, *, dry_run: bool, shown: Callable[[str], bool]) -> list[BackupRecord]:
-        """Backups past ``older_than_days`` of paths ``shown`` names, dropped unless ``dry_run``; unused blobs go."""
+    def cleanup(
+        self, older_than_days: float, *, dry_run: bool, shown: Callable[[str], bool], progress: Progress | None = None
+    ) -> list[BackupRecord]:
+        """Backups past ``older_than_days`` of paths ``shown`` names, dropped unless ``dry_run`` (their blobs are the
+        caller's to collect). ``progress`` gets (files done, files) after each file and may raise to stop."""
         cutoff = self._clock() - older_than_days * _DAY_S
         doomed: list[BackupRecord] = []
-        for key in self._keys():
+        for done, key in enumerate(keys := self._keys(), 1):
             with self._journal(key) as (replay, append):
-                old = [r for r in replay.records.values() if r.time < cutoff and shown(r.path)]
-                doomed.extend(old)
-                if not dry_run:
-                    for record in old:
-                        append({"e": "drop", "id": record.backup_id})
-        if not dry_run:
-            self.collect_garbage()
+                doomed.extend(old := [r for r in replay.records.values() if r.time < cutoff and shown(r.path)])
+                for record in () if dry_run else old:
+                    append({"e": "drop", "id": record.backup_id})
+            if progress is not None:
+                progress(done, len(keys))  # stopped here: each file's old backups are all dropped, or all kept
         return sorted(doomed, key=lambda r: r.time, reverse=True)
 
     def apply_retention(self) -> int:
         """Drop, in every file's journal, what is past --backup-max-age or --backup-max-count; returns how many.
-
-        Snapshots apply retention to their own file; this catches files that are never edited again.
-        """
+        Snapshots apply retention to their own file; this catches files that are never edited again."""
         dropped = 0
         for key in self._keys():
             with self._journal(key) as (replay, append):

@@ -17,7 +17,7 @@ from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.errors import AccessDeniedError, FsguardError
 from fsguard.core.groups import Group, GroupStore
 from fsguard.core.oserrors import from_os_error, os_reason, shorten
-from fsguard.core.trash import Trash, TrashEntry
+from fsguard.core.trash import Progress, Trash, TrashEntry
 
 _HOUR_S = 3_600.0
 # The seed's operation labels, for callers that filter by them, and what fsguard records for the same acts.
@@ -114,11 +114,20 @@ def list_groups(store: GroupStore, wanted: BackupFilter, limit: int, *, now: flo
 
 
 def clean_backups(
-    store: BackupStore, older_than_days: float, *, dry_run: bool, limit: int, shown: Callable[[str], bool]
+    store: BackupStore,
+    older_than_days: float,
+    *,
+    dry_run: bool,
+    limit: int,
+    shown: Callable[[str], bool],
+    progress: Progress | None = None,
 ) -> Sweep[BackupRecord]:
-    """Drop the backups older than ``older_than_days`` that ``shown`` lets a listing name (unless ``dry_run``); see
-    :meth:`BackupStore.cleanup`."""
-    doomed = store.cleanup(older_than_days, dry_run=dry_run, shown=shown)
+    """Drop the backups older than ``older_than_days`` that ``shown`` lets a listing name (unless ``dry_run``), then
+    the blobs no backup holds; see :meth:`BackupStore.cleanup`. ``progress`` may raise to stop between files: the
+    blobs of those done go at the next cleanup, or the server's next start."""
+    doomed = store.cleanup(older_than_days, dry_run=dry_run, shown=shown, progress=progress)
+    if not dry_run:
+        store.collect_garbage()
     return Sweep(doomed[:limit], len(doomed), sum(record.size for record in doomed), dry_run)
 
 
@@ -148,10 +157,12 @@ def purge_trash(
     dry_run: bool,
     limit: int,
     shown: Callable[[str, bool], bool] | None = None,
+    progress: Progress | None = None,
 ) -> Sweep[TrashEntry]:
     """Delete for good the entry ``sd_id``, or without one every entry older than ``older_than_days``; a dry run
     only reports them. Only entries ``shown`` lets a listing name are purged: every server on a state directory
-    shares its trash, and one whose roots never held a path has no business deleting its last copy.
+    shares its trash, and one whose roots never held a path has no business deleting its last copy. ``progress``
+    may raise to stop the purge: see :meth:`Trash.purge`.
 
     Raises:
         InvalidParamsError, NotFoundError: ``sd_id`` is not a trash id, or names no entry.
@@ -170,7 +181,7 @@ def purge_trash(
     else:
         old = trash.older_than(older_than_days)
         doomed = [entry for entry in old if shown is None or shown(entry.original_path, entry.is_directory)]
-    removed, failed = (doomed, []) if dry_run else trash.purge(doomed)
+    removed, failed = (doomed, []) if dry_run else trash.purge(doomed, progress)
     if sd_id and failed:
         raise _not_purged(*failed[0])
     reasons = tuple(f"{entry.sd_id}: {os_reason(exc)}" for entry, exc in failed)

@@ -9,15 +9,16 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 from fsguard.core.fdtree import READ_DIR
 from fsguard.core.nesting import Below, flattened, run_through
 
 
-def remove_tree(parent: int, name: str, *, own: bool = False) -> None:
-    """Remove the directory ``name`` in the open directory ``parent``, with everything in it.
+def remove_tree(parent: int, name: str, *, own: bool = False, removed: Callable[[], None] | None = None) -> None:
+    """Remove the directory ``name`` in the open directory ``parent``, with everything in it; ``removed`` is called
+    after each file (not directory) goes, and may raise to stop there.
 
     Each directory is opened without following a link (one swapped in meanwhile is refused, not entered);
     links inside are removed, never followed; a directory on another device (a mount point) is never entered.
@@ -26,10 +27,10 @@ def remove_tree(parent: int, name: str, *, own: bool = False) -> None:
     takes no tree holding a directory its user may not list, so each can be opened).
 
     Raises:
-        OSError: something could not be removed; what was removed before stays removed.
+        OSError: something could not be removed; what was removed before stays removed (as when ``removed`` raises).
     """
     device = os.stat(name, dir_fd=parent, follow_symlinks=False).st_dev
-    run_through(_emptied(parent, name, device, own))
+    run_through(_emptied(parent, name, device, own, removed))
     os.rmdir(name, dir_fd=parent)
 
 
@@ -78,7 +79,9 @@ def remove_tree_named(path: Path) -> None:
         os.close(parent)
 
 
-def _emptied(parent: int, name: str, device: int, own: bool) -> Generator[Below[None], None, None]:
+def _emptied(
+    parent: int, name: str, device: int, own: bool, removed: Callable[[], None] | None
+) -> Generator[Below[None], None, None]:
     fd = os.open(name, READ_DIR, dir_fd=parent)
     try:
         found = os.fstat(fd)
@@ -90,9 +93,11 @@ def _emptied(parent: int, name: str, device: int, own: bool) -> Generator[Below[
             children = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
         for child, is_dir in children:
             if is_dir:
-                yield Below(_emptied(fd, child, device, own))
+                yield Below(_emptied(fd, child, device, own, removed))
                 os.rmdir(child, dir_fd=fd)
             else:
                 os.unlink(child, dir_fd=fd)
+                if removed is not None:
+                    removed()
     finally:
         os.close(fd)

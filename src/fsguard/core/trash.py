@@ -9,6 +9,10 @@ original is removed.
 Each entry's directory is locked (``flock``, so across fsguard processes sharing the state directory) while an item
 is moved in or out of it and while it is purged: a purge never removes an entry a restore is moving out (it leaves
 an entry another call holds), and a restore that waited for a purge finds the entry gone.
+
+A purge removes a tree under another name in its entry (``.fsguard-removing-item``): one it stops partway (cancelled,
+or killed) is listed nowhere and restored by no one, as what is left of it is not what was deleted, and the next
+purge removes the rest. A tree it cannot remove (a mount point inside) goes back to be listed with what is left of it.
 """
 
 from __future__ import annotations
@@ -42,11 +46,15 @@ from fsguard.core.oserrors import from_os_error
 from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.removal import check_no_mounts_below
 from fsguard.core.rmtree import remove_tree, remove_tree_named
-from fsguard.core.setaside import changed_error
+from fsguard.core.setaside import PREFIX, changed_error
 from fsguard.core.transfer import move_verified
 from fsguard.core.trees import described, lstat_entry
 
 _DAY_S = 86_400.0
+_REMOVING = PREFIX + "item"  # a tree's name in its entry while a purge removes it
+_TICK_FILES = 100  # files of a tree a purge removes between two reports of its progress (each may stop it)
+
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -133,7 +141,7 @@ class Trash:
             raise from_os_error(exc, home) from exc
         try:
             self._writer.write(home / "meta.json", json.dumps(asdict(entry), indent=1).encode())
-            with self._home(entry) as (fd, label):
+            with self._home(entry.sd_id) as (fd, label):
                 move_verified(item, Pinned(fd, "item", label / "item"), self._writer, digest, checked=found)
         except BaseException as exc:
             if not os.path.lexists(home / "item"):  # a half-made entry; the original is still in place
@@ -195,49 +203,60 @@ class Trash:
                 "Move it away first, then retry.",
                 path=str(destination.path),
             )
-        with self._home(entry) as (fd, label):
+        with self._home(entry.sd_id) as (fd, label):
             if not _holds_item(fd):  # purged (or restored by another server) while this call waited for it
                 raise _no_entry(entry.sd_id)
             move_verified(Pinned(fd, "item", label / "item"), destination, self._writer, entry.sha256)
             remove_tree_named(self.root / entry.sd_id)
 
     @contextmanager
-    def _home(self, entry: TrashEntry, *, wait: bool = True) -> Iterator[tuple[int, Path]]:
+    def _home(self, sd_id: str, *, wait: bool = True) -> Iterator[tuple[int, Path]]:
         """The entry's directory, open (the state directory is the server's own: opened by name) and locked.
 
         Raises:
             NotFoundError: the entry is gone (restored or purged).
             EntryBusy: ``wait`` is false and another call holds the entry.
         """
-        home = self.root / entry.sd_id
+        home = self.root / sd_id
         try:
             fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except FileNotFoundError as exc:
-            raise _no_entry(entry.sd_id) from exc
+            raise _no_entry(sd_id) from exc
         except OSError as exc:
             raise from_os_error(exc, home) from exc
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
             except BlockingIOError as exc:
-                raise EntryBusy(entry.sd_id) from exc
+                raise EntryBusy(sd_id) from exc
             yield fd, home
         finally:
             os.close(fd)
 
-    def purge(self, entries: list[TrashEntry]) -> tuple[list[TrashEntry], list[tuple[TrashEntry, OSError]]]:
+    def purge(
+        self, entries: list[TrashEntry], progress: Progress | None = None
+    ) -> tuple[list[TrashEntry], list[tuple[TrashEntry, OSError]]]:
         """Delete these entries for good; returns those purged, and those whose item could not be removed (with
         why), which stay listed with what is left of them. An entry another call holds (a restore moving it out) or
-        that is gone already is left to it, and not counted."""
+        that is gone already is left to it, and not counted. Then what purges stopped partway left goes.
+
+        ``progress`` gets (files removed, files of all the entries) before each entry, every 100 files of a tree
+        and at the end, and may raise to stop (a cancelled call): the entries not reached stay whole and listed,
+        and a tree stopped in is listed no more (see the module's docstring).
+        """
         purged: list[TrashEntry] = []
         failed: list[tuple[TrashEntry, OSError]] = []
+        total = sum(max(entry.files, 1) for entry in entries)
+        done = 0
         for entry in entries:
+            if progress is not None:
+                progress(done, total)
             try:
-                with self._home(entry, wait=False) as (fd, _):
+                with self._home(entry.sd_id, wait=False) as (fd, _):
                     if not _holds_item(fd):
                         continue
                     try:  # the item first: an entry is listed while its item is there, whatever else is left
-                        _remove_item(fd)
+                        _remove_item(fd, _ticking(progress, done, max(entry.files, 1), total))
                     except OSError as exc:
                         failed.append((entry, exc))
                         continue
@@ -246,7 +265,25 @@ class Trash:
                     purged.append(entry)
             except (EntryBusy, FsguardError):
                 continue
+            finally:
+                done += max(entry.files, 1)
+        self._end_cut_short(_ticking(progress, total, 0, total))
+        if progress is not None:
+            progress(total, total)
         return purged, failed
+
+    def _end_cut_short(self, removed: Callable[[], None] | None) -> None:
+        """Remove the rest of each tree a purge stopped partway, with its entry's directory; one another call holds,
+        or that cannot be removed, is left to the next purge."""
+        top = str(self.root)
+        with os.scandir(top) as found:
+            names = [entry.name for entry in found if _is_home(entry.name)]
+        for name in names:
+            if not os.access(f"{top}/{name}/{_REMOVING}", os.F_OK, follow_symlinks=False):
+                continue
+            with suppress(EntryBusy, FsguardError, OSError), self._home(name, wait=False) as (fd, home):
+                remove_tree(fd, _REMOVING, own=True, removed=removed)
+                remove_tree_named(home)
 
     def older_than(self, days: float) -> list[TrashEntry]:
         """Entries deleted more than ``days`` ago."""
@@ -288,16 +325,40 @@ def _described(text: str) -> TrashEntry:
     return entry
 
 
-def _remove_item(fd: int) -> None:
-    """Remove the item of the entry whose directory is open as ``fd``, a file or a whole tree.
+def _remove_item(fd: int, removed: Callable[[], None] | None = None) -> None:
+    """Remove the item of the entry whose directory is open as ``fd``, a file or a whole tree (under another name:
+    see the module's docstring), calling ``removed`` after each file of a tree, which may raise to stop there.
 
     Raises:
-        OSError: something could not be removed (a mount point inside, an immutable file, an I/O error).
+        OSError: something could not be removed (a mount point inside, an immutable file, an I/O error); what is
+            left of a tree is the item again.
     """
-    if stat.S_ISDIR(os.lstat("item", dir_fd=fd).st_mode):
-        remove_tree(fd, "item", own=True)
-    else:
+    if not stat.S_ISDIR(os.lstat("item", dir_fd=fd).st_mode):
         os.unlink("item", dir_fd=fd)
+        return
+    os.rename("item", _REMOVING, src_dir_fd=fd, dst_dir_fd=fd)
+    try:
+        remove_tree(fd, _REMOVING, own=True, removed=removed)
+    except OSError:
+        with suppress(OSError):
+            os.rename(_REMOVING, "item", src_dir_fd=fd, dst_dir_fd=fd)
+        raise
+
+
+def _ticking(progress: Progress | None, done: int, files: int, total: int) -> Callable[[], None] | None:
+    """What a tree's removal calls after each file: every 100 files, ``progress`` with ``done`` and the files removed
+    of the tree's ``files`` (no more: the report would pass the next entry's)."""
+    if progress is None:
+        return None
+    removed = 0
+
+    def tick() -> None:
+        nonlocal removed
+        removed += 1
+        if removed % _TICK_FILES == 0:
+            progress(done + min(removed, files), total)
+
+    return tick
 
 
 def _holds_item(fd: int) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, get_args
 
+import anyio
 from mcp.server.mcpserver import Context, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
@@ -77,6 +78,7 @@ def register(catalog: Catalog) -> None:
 
     @bridge
     def backup(
+        ctx: Context,
         confirmed: PurgeConsent,
         action: Annotated[BackupAction, Field(description="What to do.")] = "list",
         backup_id: Annotated[
@@ -130,6 +132,14 @@ def register(catalog: Catalog) -> None:
         restore_trash (sd_id) / purge_trash (dry run unless dry_run=false) manage soft-deleted files.
         """
         consent(confirmed, "backup", force=force)
+        reported = [0]
+
+        def progress(done: int, total: int) -> None:
+            anyio.from_thread.check_cancelled()  # a cleanup stops between files, a purge between entries or in a tree
+            if done > reported[0] and (done == total or done - reported[0] >= max(total // 100, 1)):
+                reported[0] = done
+                anyio.from_thread.run(ctx.report_progress, done, total)
+
         request = _Request(
             action=action,
             backup_id=backup_id,
@@ -145,6 +155,7 @@ def register(catalog: Catalog) -> None:
             preview=preview,
             force=force,
             expected_hash=expected_hash,
+            progress=progress,
         )
         return voiced(_HANDLERS[action](services, request), backup_text, catalog.compact)
 
@@ -162,7 +173,8 @@ def register(catalog: Catalog) -> None:
 
 @dataclass(frozen=True)
 class _Request:
-    """One call's arguments, as every handler gets them; ``sweep_age`` is older_than_days with its default."""
+    """One call's arguments, as every handler gets them; ``sweep_age`` is older_than_days with its default, and
+    ``progress`` reports how far a cleanup or purge is (done, of all), raising once the call is cancelled."""
 
     action: BackupAction
     backup_id: str | None
@@ -178,6 +190,7 @@ class _Request:
     preview: bool
     force: bool
     expected_hash: str | None
+    progress: Callable[[int, int], None]
 
 
 def _list(services: Services, request: _Request) -> BackupResult:
@@ -230,6 +243,7 @@ def _cleanup(services: Services, request: _Request) -> BackupResult:
         dry_run=request.dry_run is not False,
         limit=request.limit,
         shown=services.policy.shows,
+        progress=request.progress,
     )
     return BackupResult(
         action=request.action,
@@ -332,6 +346,7 @@ def _purge_trash(services: Services, request: _Request) -> BackupResult:
         dry_run=request.dry_run is not False,
         limit=request.limit,
         shown=services.policy.shows,
+        progress=request.progress,
     )
     return BackupResult(
         action=request.action,
