@@ -203,3 +203,37 @@ async def test_an_image_above_the_file_size_limit_is_linked_without_a_hash(conne
     assert "content_hash" not in data
     assert (data["size"], data["width"]) == (len(raw), 8)
     assert "not hashed" in text_of(result)
+
+
+async def test_an_image_linked_for_the_file_size_limit_names_it_and_no_read_that_would_be_refused(
+    connect: ClientFactory, root: Path
+) -> None:
+    # Linked by min(--max-media-bytes, --max-file-size): the hint named the media budget and a base64 read, which
+    # was refused as too large pointing to line ranges, which a media file refuses pointing back to base64.
+    raw = media_samples.png(8, 8)
+    (root / "p.png").write_bytes(raw)
+    async with connect(max_file_size=len(raw) - 1, max_media_bytes=10 * len(raw)) as client:
+        hint = str(structured(await client.call_tool("read_file", {"path": "p.png"}))["hint"])
+        as_base64 = await client.call_tool("read_file", {"path": "p.png", "encoding": "base64"})
+        ranged = await client.call_tool("read_file", {"path": "p.png", "start_line": 1, "end_line": 2})
+    assert f"above the {len(raw) - 1:,}-byte limit (--max-file-size)" in hint
+    assert "--max-media-bytes" not in hint
+    assert "base64" not in hint
+    assert error_code(as_base64) == "too_large"
+    assert "start_line" not in text_of(as_base64)
+    assert "larger --max-file-size" in text_of(as_base64)
+    assert error_code(ranged) == "invalid_params"
+    assert "base64" not in text_of(ranged)
+    assert "resource_link" in text_of(ranged)
+
+
+async def test_a_linked_image_above_both_limits_names_the_media_budget_and_the_file_size_limit(
+    connect: ClientFactory, root: Path
+) -> None:
+    raw = media_samples.png(8, 8)
+    (root / "p.png").write_bytes(raw)
+    async with connect(max_file_size=len(raw) - 1, max_media_bytes=10) as client:
+        hint = str(structured(await client.call_tool("read_file", {"path": "p.png"}))["hint"])
+    assert "above the media budget (--max-media-bytes 10)" in hint
+    assert f"above the {len(raw) - 1:,}-byte limit (--max-file-size): no read loads it whole" in hint
+    assert "base64" not in hint

@@ -160,3 +160,25 @@ UNCHANGED log.txt | +0B -> 6B | hash 6f677e11\
 """,
         }
     )
+
+
+async def test_read_file_of_an_image_above_the_file_size_limit_names_that_limit(rig: Rig) -> None:
+    texts = await rig.texts(
+        lambda c: c.call("read_file", path=c.rel("big.png")),
+        files={"big.png": media_samples.png(8, 8)},
+        fresh=True,
+        max_file_size=10,
+    )
+    assert texts == snapshot(
+        {
+            "verbose": """\
+ok
+Image big.png: image/png 8x8, 75 B, not hashed (above --max-file-size).
+[big.png (75 B) is above the 10-byte limit (--max-file-size), so it is linked, not inlined: no read loads it whole. To read its bytes, ask the user to restart fsguard with a larger --max-file-size]\
+""",
+            "compact": """\
+ok
+IMAGE big.png | image/png 8x8 | 75 B | not hashed (above --max-file-size) | linked file://<root>/big.png (over --max-file-size)\
+""",
+        }
+    )

@@ -14,10 +14,11 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NoReturn
 
 from fsguard.core.charsets import legacy_codec
 from fsguard.core.disk import read_all
+from fsguard.core.errors import InvalidParamsError, TooLargeError
 from fsguard.core.hashing import content_hash, hash_open_file
 from fsguard.core.steady import steady
 
@@ -61,6 +62,55 @@ class MediaRead:
     @property
     def uri(self) -> str:
         return self.path.as_uri()
+
+
+@dataclass(frozen=True)
+class MediaLimits:
+    """The limits a media read answers within: inlined within one, loaded whole or as base64 text within others."""
+
+    media_budget: int  # --max-media-bytes
+    max_file_size: int
+    response_budget: int  # --max-response-bytes, which a base64 read's text must fit
+
+    @property
+    def inline_budget(self) -> int:
+        """Most bytes inlined: never a file --max-file-size keeps from being loaded whole."""
+        return min(self.media_budget, self.max_file_size)
+
+    @property
+    def inline_limit(self) -> str:
+        """The limit a linked file is above, as its operator sets it: the smaller one, which linked it."""
+        if self.max_file_size < self.media_budget:
+            return f"the {self.max_file_size:,}-byte limit (--max-file-size)"
+        return f"the media budget (--max-media-bytes {self.media_budget:,})"
+
+    def base64_fits(self, size: int) -> bool:
+        """Whether read_file(encoding='base64') answers ``size`` bytes: loaded whole, and its text whole."""
+        return size <= self.max_file_size and base64_size(size) <= self.response_budget
+
+    def refuse_range(self, media: Media, path: Path, size: int) -> NoReturn:
+        """A line range of a media file: the whole read it takes instead, and a base64 read only where one fits."""
+        block = f"an {media.kind} block" if size <= self.inline_budget else "a resource_link (too large to inline)"
+        raw = ", or read the raw bytes with encoding='base64'" if self.base64_fits(size) else ""
+        raise InvalidParamsError(
+            f"{path.name} is {media.mime_type} ({media.kind}): it is read whole, as {block}. "
+            f"Drop start_line/end_line/max_lines/mode{raw}.",
+            path=str(path),
+        )
+
+    def refuse_base64(self, media: Media, path: Path, size: int) -> NoReturn:
+        """A base64 read above --max-file-size: the refusal of other files names line ranges, which this refuses."""
+        raise TooLargeError(
+            f"{path.name} is {size:,} bytes, above the {self.max_file_size:,}-byte limit (--max-file-size) for "
+            f"loading a whole file, and {media.mime_type} is not read in ranges. read_file without encoding links "
+            "it; to read its bytes, ask the user to restart fsguard with a larger --max-file-size.",
+            path=str(path),
+        )
+
+
+def base64_size(size: int) -> int:
+    """The length of ``size`` bytes as base64 text."""
+    return 4 * ((size + 2) // 3)
 
 
 def sniff(head: bytes) -> Media | None:

@@ -28,7 +28,15 @@ from fsguard.core.excerpts import (
 )
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
-from fsguard.core.media import DEFAULT_MAX_MEDIA_BYTES, SNIFF_BYTES, MediaRead, read_media, sniff
+from fsguard.core.media import (
+    DEFAULT_MAX_MEDIA_BYTES,
+    SNIFF_BYTES,
+    MediaLimits,
+    MediaRead,
+    base64_size,
+    read_media,
+    sniff,
+)
 from fsguard.core.nearby import NearPaths
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import (
@@ -71,7 +79,7 @@ class FileReader:
         media_budget: int = DEFAULT_MAX_MEDIA_BYTES,
     ) -> None:
         self._budget = response_budget
-        self._media_budget = media_budget
+        self.media_limits = MediaLimits(media_budget, max_file_size, response_budget)
         self._hooks = hooks
         self._policy = policy
         self._beneath = beneath
@@ -163,12 +171,8 @@ class FileReader:
         if kind is None:
             return None
         if selection.is_range or selection.is_window:
-            raise InvalidParamsError(
-                f"{path.name} is {kind.mime_type} ({kind.kind}): it is read whole, as an {kind.kind} block. "
-                "Drop start_line/end_line/max_lines/mode, or read the raw bytes with encoding='base64'.",
-                path=str(path),
-            )
-        budget = min(self._media_budget, self._max_file_size)  # never load whole what --max-file-size forbids
+            self.media_limits.refuse_range(kind, path, st.st_size)
+        budget = self.media_limits.inline_budget
         found = read_media(fd, st, path, budget=budget, max_file_size=self._max_file_size)
         if found is not None and found.content_hash is not None:
             self._session.record_hash(path, found.content_hash)
@@ -288,6 +292,8 @@ class FileReader:
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file:base64")
         with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
+            if st.st_size > self._max_file_size and (kind := sniff(os.pread(fd, SNIFF_BYTES, 0))) is not None:
+                self.media_limits.refuse_base64(kind, path, st.st_size)
             if st.st_size <= self._max_file_size and base64_size(st.st_size) > self._budget:
                 raise TooLargeError(
                     f"{path.name} is {st.st_size:,} bytes, {base64_size(st.st_size):,} as base64: above the response "
@@ -386,11 +392,6 @@ class FileReader:
             content, hint = spliced(head_text, shown, tail_text, kept, count, total, self._budget)
             update = {"content": content}
         return base.model_copy(update={**update, "truncated": True, "hint": hint})
-
-
-def base64_size(size: int) -> int:
-    """The length of ``size`` bytes as base64 text."""
-    return 4 * ((size + 2) // 3)
 
 
 def _unsteady(read: ReadFileResult, name: str) -> ReadFileResult:

@@ -8,11 +8,9 @@ from typing import Annotated, Literal
 from mcp.types import AudioContent, CallToolResult, ContentBlock, ImageContent, ResourceLink, TextContent
 from pydantic import Field
 
-from fsguard.config import Settings
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.media import MediaRead
+from fsguard.core.media import MediaLimits, MediaRead
 from fsguard.core.multiread import read_many
-from fsguard.core.reading import base64_size
 from fsguard.core.selection import LineSelection
 from fsguard.models import ReadFileResult
 from fsguard.tools._errors import bridge, missing_path
@@ -96,7 +94,7 @@ def register(catalog: Catalog) -> None:
         else:
             found = services.reader.read_one(path, selection)
             if isinstance(found, MediaRead):
-                return _media_answer(found, services.settings, catalog.compact)
+                return _media_answer(found, services.reader.media_limits, catalog.compact)
             result = found
         return respond(result, read_text(result, catalog.compact))
 
@@ -116,17 +114,23 @@ def register(catalog: Catalog) -> None:
     )
 
 
-def _media_answer(found: MediaRead, settings: Settings, compact: bool) -> CallToolResult:
+def _media_answer(found: MediaRead, limits: MediaLimits, compact: bool) -> CallToolResult:
     """The text, then the image or audio block (or a resource_link above the budget), and the structured result."""
     media = found.media
     linked = found.data is None
     hint = None
     if linked:
         hint = (
-            f"{found.path.name} ({human_size(found.size)}) is above the media budget (--max-media-bytes "
-            f"{settings.max_media_bytes:,}), so it is linked, not inlined"
+            f"{found.path.name} ({human_size(found.size)}) is above {limits.inline_limit}, so it is linked, not inlined"
         )
-        if base64_size(found.size) <= settings.max_response_bytes:  # else a base64 read is refused as too large
+        if found.size > limits.max_file_size:  # a base64 read is refused too, and a media file has no line ranges
+            if limits.max_file_size >= limits.media_budget:
+                hint += f", and above the {limits.max_file_size:,}-byte limit (--max-file-size)"
+            hint += (
+                ": no read loads it whole. To read its bytes, ask the user to restart fsguard with a larger "
+                "--max-file-size"
+            )
+        elif limits.base64_fits(found.size):
             hint += ". encoding='base64' returns its bytes as text"
     result = ReadFileResult(
         content="",

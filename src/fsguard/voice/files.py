@@ -88,7 +88,9 @@ def media_text(result: ReadFileResult, compact: bool) -> str:
     size = human_size(result.size or 0)
     digest = f"hash {result.content_hash}" if result.content_hash else "not hashed (above --max-file-size)"
     if compact:
-        linked = f" | linked {result.uri} (over --max-media-bytes)" if result.uri else ""
+        # The hint names the limit that linked it: --max-file-size when it is below the media budget.
+        over = "--max-media-bytes" if "--max-media-bytes" in (result.hint or "--max-media-bytes") else "--max-file-size"
+        linked = f" | linked {result.uri} (over {over})" if result.uri else ""
         name = shown(result.path)
         return f"{(result.media or '').upper()} {name} | {result.mime_type}{pixels} | {size} | {digest}{linked}"
     head = f"{(result.media or '').capitalize()} {shown(result.path)}: {result.mime_type}{pixels}, {size}, {digest}."
