@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fsguard.core.hashing import content_hash
-from fsguard.core.media import HEADER_BYTES, Media, identify, read_media, sniff
+from fsguard.core.media import JPEG_WALK_SEGMENTS, Media, identify, read_media, sniff
 from tests import media_samples
 
 
@@ -107,7 +107,7 @@ def test_other_files_are_not_media(data: bytes) -> None:
 
 
 def test_a_file_over_the_budget_is_identified_from_its_header_and_hashed_in_pieces(tmp_path: Path) -> None:
-    data = media_samples.jpeg(64, 32) + bytes(HEADER_BYTES + 3 * (1 << 20))  # trailing bytes past EOI
+    data = media_samples.jpeg(64, 32) + bytes(3 * (1 << 20))  # trailing bytes past EOI
     path = tmp_path / "big.jpg"
     path.write_bytes(data)
     fd = os.open(path, os.O_RDONLY)
@@ -132,3 +132,32 @@ def test_an_image_s_header_alone_identifies_it_when_its_end_is_not_read() -> Non
     head = media_samples.png(7, 3)[:33]
     assert identify(head) is None
     assert identify(head, whole=False) == Media("image", "image/png", 7, 3)
+
+
+def _linked(tmp_path: Path, data: bytes) -> Media | None:
+    """The media read_media finds in ``data`` written to a file and linked (a budget below its size)."""
+    path = tmp_path / "big.jpg"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        found = read_media(fd, os.fstat(fd), path, budget=100, max_file_size=len(data))
+    finally:
+        os.close(fd)
+    return found.media if found is not None else None
+
+
+def test_a_linked_jpeg_is_identified_by_a_frame_header_behind_large_app_segments(tmp_path: Path) -> None:
+    # Five 64 KiB EXIF-sized segments put the frame header 320 KB in: past the 256 KiB read, it was binary_file.
+    app = b"\xff\xe1" + (65002).to_bytes(2, "big") + bytes(65000)
+    data = media_samples.jpeg(64, 32)
+    data = data[:2] + app * 5 + data[2:] + bytes(1000)
+    assert _linked(tmp_path, data) == Media("image", "image/jpeg", 64, 32)
+
+
+def test_a_jpeg_s_segments_are_walked_a_bounded_number_of_times(tmp_path: Path) -> None:
+    empty = b"\xff\xfe\x00\x02"  # a comment segment holding nothing
+    data = media_samples.jpeg(64, 32)
+    within = data[:2] + empty * (JPEG_WALK_SEGMENTS - 10) + data[2:]
+    beyond = data[:2] + empty * JPEG_WALK_SEGMENTS + data[2:]
+    assert _linked(tmp_path, within) == Media("image", "image/jpeg", 64, 32)
+    assert _linked(tmp_path, beyond) is None

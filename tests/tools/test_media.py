@@ -237,3 +237,18 @@ async def test_a_linked_image_above_both_limits_names_the_media_budget_and_the_f
     assert "above the media budget (--max-media-bytes 10)" in hint
     assert f"above the {len(raw) - 1:,}-byte limit (--max-file-size): no read loads it whole" in hint
     assert "base64" not in hint
+
+
+async def test_a_jpeg_over_the_budget_whose_frame_header_is_far_in_is_linked(
+    connect: ClientFactory, root: Path
+) -> None:
+    app = b"\xff\xe1" + (65002).to_bytes(2, "big") + bytes(65000)  # EXIF-sized segments: 320 KB before the frame
+    raw = media_samples.jpeg(64, 32)
+    raw = raw[:2] + app * 5 + raw[2:]
+    (root / "photo.jpg").write_bytes(raw)
+    async with connect(max_media_bytes=len(raw) - 1) as client:
+        result = await client.call_tool("read_file", {"path": "photo.jpg"})
+        assert isinstance(result.content[1], ResourceLink)
+        data = await _valid(client, result)
+    assert (data["mime_type"], data["width"], data["height"]) == ("image/jpeg", 64, 32)
+    assert data["content_hash"] == content_hash(raw)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NoReturn
@@ -23,11 +24,15 @@ from fsguard.core.hashing import content_hash, hash_open_file
 from fsguard.core.steady import steady
 
 MediaKind = Literal["image", "audio"]
+Reader = Callable[[int, int], bytes]
+"""``read(offset, count)``: at most ``count`` bytes of a file from ``offset``, fewer at its end."""
 
 SNIFF_BYTES = 64
 """Enough of the start of a file to recognise each format."""
-HEADER_BYTES = 256 * 1024
-"""Enough of a file that is not inlined to find a JPEG's frame header behind its EXIF and ICC segments."""
+JPEG_WALK_SEGMENTS = 1024
+JPEG_WALK_BYTES = 16 * 1024 * 1024
+"""How far a JPEG's segments are walked to its frame header: EXIF, XMP and ICC segments (64 KiB at most each) can
+fill hundreds of KiB before it; a file of junk lengths is given up on, not walked to its end."""
 DEFAULT_MAX_MEDIA_BYTES = 3 * 1024 * 1024
 """Inline at most this many bytes (4 MiB once base64-encoded); a larger file is sent as a resource link."""
 
@@ -157,15 +162,16 @@ def _signature(head: bytes) -> Media | None:
     return None
 
 
-def identify(data: bytes, *, whole: bool = True) -> Media | None:
-    """The media ``data`` (a whole file, else its first :data:`HEADER_BYTES`) holds, with an image's size.
+def identify(data: bytes, *, whole: bool = True, read: Reader | None = None) -> Media | None:
+    """The media ``data`` (a whole file, else its first bytes, the rest read by ``read``) holds, with an image's
+    size.
 
     None when it is no supported format, or an image whose header does not parse or, ``whole``, that ends early.
     """
     found = sniff(data[:SNIFF_BYTES])
     if found is None or found.kind == "audio":
         return found
-    size = _IMAGE_SIZES[found.mime_type](data)
+    size = _IMAGE_SIZES[found.mime_type](read or (lambda at, count: data[at : at + count]))
     if size is None or min(size) <= 0:
         return None
     if whole and not _IMAGE_ENDS.get(found.mime_type, _any_end)(data):
@@ -181,7 +187,8 @@ def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file
         if media is None:
             return None
         return MediaRead(path, media, len(data), content_hash(data), data)
-    media = identify(os.pread(fd, HEADER_BYTES, 0), whole=False)  # linked, not inlined: its end is not read
+    # Linked, not inlined: its end is not read, and its header is read where it is (a JPEG's far in, maybe).
+    media = identify(os.pread(fd, SNIFF_BYTES, 0), whole=False, read=lambda at, count: os.pread(fd, count, at))
     if media is None:
         return None
     if st.st_size > max_file_size:
@@ -208,16 +215,18 @@ def _mpeg_frame(head: bytes) -> bool:
     return version != 1 and layer == 1 and bitrate not in (0, 15) and rate != 3
 
 
-def _png_size(data: bytes) -> tuple[int, int] | None:
+def _png_size(read: Reader) -> tuple[int, int] | None:
+    data = read(0, 24)
     if len(data) < 24 or data[12:16] != b"IHDR":
         return None
     width, height = struct.unpack(">II", data[16:24])
     return width, height
 
 
-def _gif_size(data: bytes) -> tuple[int, int] | None:
+def _gif_size(read: Reader) -> tuple[int, int] | None:
     """The logical screen's size, where an image descriptor or an extension follows it and its colour table: six
     letters of "GIF89a" text and any four after them passed for a size."""
+    data = read(0, 13 + 768 + 1)  # the screen, the largest colour table, the next block's introducer
     if len(data) < 13:
         return None
     width, height, flags = struct.unpack("<HHB", data[6:11])
@@ -227,7 +236,8 @@ def _gif_size(data: bytes) -> tuple[int, int] | None:
     return width, height
 
 
-def _webp_size(data: bytes) -> tuple[int, int] | None:
+def _webp_size(read: Reader) -> tuple[int, int] | None:
+    data = read(0, 30)
     chunk = data[12:16]
     if chunk == b"VP8X" and len(data) >= 30:
         return 1 + int.from_bytes(data[24:27], "little"), 1 + int.from_bytes(data[27:30], "little")
@@ -240,25 +250,27 @@ def _webp_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-def _jpeg_size(data: bytes) -> tuple[int, int] | None:
-    """Walk the marker segments to the first start-of-frame, which holds the height and width."""
+def _jpeg_size(read: Reader) -> tuple[int, int] | None:
+    """Walk the marker segments to the first start-of-frame, which holds the height and width: a few bytes read
+    per segment, never its body, so a frame header far in costs no memory (see :data:`JPEG_WALK_BYTES`)."""
     at = 2
-    while at + 4 <= len(data):
-        if data[at] != 0xFF:
+    for _ in range(JPEG_WALK_SEGMENTS):
+        head = read(at, 9) if at <= JPEG_WALK_BYTES else b""
+        if len(head) < 4 or head[0] != 0xFF:
             return None
-        marker = data[at + 1]
+        marker = head[1]
         if marker == 0xFF:  # fill byte before a marker
             at += 1
             continue
         if marker in _STANDALONE:
             at += 2
             continue
-        if marker in _SOF and at + 9 <= len(data):
-            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
+        if marker in _SOF and len(head) == 9:
+            height, width = struct.unpack(">HH", head[5:9])
             return width, height
         if marker in (0xD9, 0xDA):  # end of image, or scan data before any frame header
             return None
-        at += 2 + int.from_bytes(data[at + 2 : at + 4], "big")
+        at += 2 + int.from_bytes(head[2:4], "big")
     return None
 
 
