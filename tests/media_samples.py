@@ -36,14 +36,18 @@ def gif(width: int, height: int) -> bytes:
 
 
 def webp(width: int, height: int, chunk: str = "VP8X") -> bytes:
-    """A RIFF/WEBP file whose first chunk is ``chunk`` (VP8X, VP8L or ``VP8 ``) holding the size."""
+    """A RIFF/WEBP file whose first chunk is ``chunk`` (VP8X, VP8L or ``VP8 ``) holding the size; a VP8X chunk is
+    followed by the image's VP8L chunk."""
+    lossless = b"\x2f" + ((width - 1) | (height - 1) << 14).to_bytes(4, "little") + bytes(5)
     if chunk == "VP8X":
         body = b"\x00\x00\x00\x00" + (width - 1).to_bytes(3, "little") + (height - 1).to_bytes(3, "little")
     elif chunk == "VP8L":
-        body = b"\x2f" + ((width - 1) | (height - 1) << 14).to_bytes(4, "little") + bytes(5)
+        body = lossless
     else:
         body = b"\x30\x01\x00\x9d\x01\x2a" + struct.pack("<HH", width, height) + bytes(8)
     data = chunk.encode("ascii") + struct.pack("<I", len(body)) + body
+    if chunk == "VP8X":
+        data += b"VP8L" + struct.pack("<I", len(lossless)) + lossless
     return b"RIFF" + struct.pack("<I", 4 + len(data)) + b"WEBP" + data
 
 

@@ -45,6 +45,11 @@ def test_each_format_is_known_by_its_bytes_with_the_image_size(data: bytes, expe
         media_samples.png(5, 5)[:-12],  # no IEND
         media_samples.jpeg(5, 5)[:-2],  # no end of image
         b"GIF89a\x05\x00\x05\x00\x00\x00\x00\x00\x00\x00",  # neither an image descriptor nor an extension
+        media_samples.gif(5, 5)[:-4],  # cut in its image data
+        media_samples.gif(5, 5)[:19] + b"\x21\xfe\x01x\x00\x3b",  # a comment extension, then the trailer: no image
+        media_samples.webp(5, 5)[:-4],  # shorter than its RIFF size says
+        b"RIFF\x16\x00\x00\x00" + media_samples.webp(5, 5)[8:30],  # its VP8X chunk alone, the RIFF size its own
+        b"RIFF\x16\x00\x00\x00WEBPVP8L\x20\x00\x00\x00\x2f" + bytes(9),  # a 32-byte chunk holding 10
     ],
     ids=[
         "png-cut",
@@ -56,6 +61,11 @@ def test_each_format_is_known_by_its_bytes_with_the_image_size(data: bytes, expe
         "png-no-iend",
         "jpeg-no-eoi",
         "gif-no-block",
+        "gif-cut-in-image",
+        "gif-no-image",
+        "webp-riff-past-end",
+        "webp-no-image",
+        "webp-chunk-past-end",
     ],
 )
 def test_an_image_whose_header_does_not_parse_is_not_media(data: bytes) -> None:
@@ -161,3 +171,17 @@ def test_a_jpeg_s_segments_are_walked_a_bounded_number_of_times(tmp_path: Path) 
     beyond = data[:2] + empty * JPEG_WALK_SEGMENTS + data[2:]
     assert _linked(tmp_path, within) == Media("image", "image/jpeg", 64, 32)
     assert _linked(tmp_path, beyond) is None
+
+
+def test_a_gif_may_end_after_a_whole_block_without_its_trailer_but_not_inside_one() -> None:
+    # Some encoders leave the trailer out (Python's idlelib icons); decoders read such a file, not a cut one.
+    whole = media_samples.gif(5, 5)
+    assert identify(whole[:-1]) == Media("image", "image/gif", 5, 5)
+    assert identify(whole[:-2]) is None
+
+
+def test_a_webp_may_hold_bytes_past_its_riff_size_but_not_fewer() -> None:
+    # libwebp reads the RIFF size's bytes and leaves any after them.
+    whole = media_samples.webp(5, 5, "VP8L")
+    assert identify(whole + bytes(6)) == Media("image", "image/webp", 5, 5)
+    assert identify(whole[:-2]) is None

@@ -2,9 +2,10 @@
 
 read_file hands a multimodal model an image or audio block instead of base64 text. The kind comes from the
 magic bytes, so a PNG named ``.jpg`` is sent as image/png. An image counts only when its header parses and, read
-whole, its structure is there to its end (a PNG's IDAT and IEND, a JPEG's end of image): a block a model API cannot
-decode would fail the whole request there, so a damaged image is read as a binary file, as before. Small readers
-per format: no imaging library is needed to find two integers.
+whole, its structure is there to its end (a PNG's IDAT and IEND, a JPEG's end of image, a GIF's image and trailer,
+a WebP's chunks as its RIFF size counts them): a block a model API cannot decode would fail the whole request
+there, so a damaged image is read as a binary file, as before. Small readers per format: no imaging library is
+needed to find two integers.
 """
 
 from __future__ import annotations
@@ -291,11 +292,57 @@ def _jpeg_complete(data: bytes) -> bool:
     return data.rfind(b"\xff\xd9") > 2
 
 
+def _gif_complete(data: bytes) -> bool:
+    """Whether the blocks run whole from the screen to the trailer (0x3B), an image among them (bytes may trail).
+
+    A block is an image descriptor (its local colour table, its LZW code size) or an extension (its label), then
+    data sub-blocks, each its length first, ended by an empty one. A file may end after a whole block instead of
+    the trailer: some encoders leave it out (Python's idlelib icons) and decoders do without it; a file cut
+    inside a block is what cannot be decoded.
+    """
+    flags = data[10]
+    at, seen_image = 13 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0), False
+    while at < len(data) and data[at] != 0x3B:
+        if data[at] == 0x2C and at + 10 <= len(data):
+            local = data[at + 9]
+            at += 11 + (3 << ((local & 7) + 1) if local & 0x80 else 0)
+            seen_image = True
+        elif data[at] == 0x21:
+            at += 2
+        else:
+            return False
+        while at < len(data) and data[at]:
+            at += 1 + data[at]
+        at += 1  # the empty sub-block; past the end when it is missing
+    return seen_image and at <= len(data)
+
+
+def _webp_complete(data: bytes) -> bool:
+    """Whether the file holds its RIFF chunk (its size counts the bytes after it; bytes may trail, as libwebp
+    reads them) and each chunk in it whole, image data (VP8, VP8L, an animation's frames) among them."""
+    end = 8 + int.from_bytes(data[4:8], "little")
+    if end > len(data):
+        return False
+    at, seen_image = 12, False
+    while at + 8 <= end:
+        kind, size = data[at : at + 4], int.from_bytes(data[at + 4 : at + 8], "little")
+        if at + 8 + size > end:
+            return False
+        seen_image = seen_image or kind in (b"VP8 ", b"VP8L", b"ANMF")
+        at += 8 + size + (size & 1)  # odd chunks are padded to an even size
+    return seen_image and at >= end
+
+
 def _any_end(_data: bytes) -> bool:
     return True
 
 
-_IMAGE_ENDS = {"image/png": _png_complete, "image/jpeg": _jpeg_complete}
+_IMAGE_ENDS = {
+    "image/png": _png_complete,
+    "image/jpeg": _jpeg_complete,
+    "image/gif": _gif_complete,
+    "image/webp": _webp_complete,
+}
 
 _IMAGE_SIZES = {
     "image/png": _png_size,
