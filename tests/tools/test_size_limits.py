@@ -98,3 +98,18 @@ async def test_a_change_to_a_file_over_the_limit_says_read_file_still_reads_it_i
     assert "to read it" not in text_of(result)
     assert structured(followed)["content"] == "var line = 1;\nvar line = 1;\n"  # the advice works
     assert (root / "big.js").read_bytes() == original
+
+
+async def test_the_refusals_of_a_binary_file_over_the_limit_never_send_the_agent_to_a_read_refused_just_before(
+    connect: ClientFactory, root: Path
+) -> None:
+    blob = bytes(range(256)) * 20  # NULs: binary, and 5,120 bytes, above the limit
+    (root / "b.bin").write_bytes(blob)
+    async with connect(max_file_size=LIMIT) as client:
+        ranged = await client.call_tool("read_file", {"path": "b.bin", "start_line": 1, "end_line": 2})
+        raw = await client.call_tool("read_file", {"path": "b.bin", "encoding": "base64"})
+    assert error_code(ranged) == "binary_file"
+    assert "encoding='base64') (a file up to --max-file-size)" in text_of(ranged)
+    assert error_code(raw) == "too_large"
+    assert "A text file can still be read in ranges" in text_of(raw)
+    assert (root / "b.bin").read_bytes() == blob

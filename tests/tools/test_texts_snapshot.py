@@ -421,7 +421,7 @@ async def test_read_file_of_binary_bytes_is_binary_file_with_the_base64_hint(rig
         {
             "both": """\
 error binary_file
-b.bin is a binary file. Read it with read_file(encoding='base64'), or inspect it with get_file_info.\
+b.bin is a binary file. Read it with read_file(encoding='base64') (a file up to --max-file-size), or inspect it with get_file_info.\
 """
         }
     )
@@ -1017,7 +1017,7 @@ async def test_edit_file_of_binary_bytes_is_binary_file(rig: Rig) -> None:
         {
             "both": """\
 error binary_file
-b.bin is a binary file. Read it with read_file(encoding='base64'), or inspect it with get_file_info.\
+b.bin is a binary file. Read it with read_file(encoding='base64') (a file up to --max-file-size), or inspect it with get_file_info.\
 """
         }
     )

@@ -117,8 +117,9 @@ def read_open(fd: int, path: Path, max_size: int | None = None) -> tuple[bytes, 
         if max_size is not None and before.st_size > max_size:
             raise TooLargeError(
                 f"{path} is {before.st_size:,} bytes, above the {max_size:,}-byte limit (--max-file-size) for "
-                "loading a whole file. It can still be read in ranges: read_file(start_line=..., end_line=...) or "
-                "read_file(mode='tail'); to change it, ask the user to restart fsguard with a larger --max-file-size.",
+                "loading a whole file. A text file can still be read in ranges: read_file(start_line=..., "
+                "end_line=...) or read_file(mode='tail'); to change it, ask the user to restart fsguard with a larger "
+                "--max-file-size.",
                 path=str(path),
             )
         data = read_all(fd, before.st_size, max_size)

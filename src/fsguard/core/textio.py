@@ -137,7 +137,8 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
 
 def _binary(path: object) -> BinaryFileError:
     return BinaryFileError(
-        f"{path} is a binary file. Read it with read_file(encoding='base64'), or inspect it with get_file_info.",
+        f"{path} is a binary file. Read it with read_file(encoding='base64') (a file up to --max-file-size), or "
+        "inspect it with get_file_info.",
         path=str(path),
     )
 
