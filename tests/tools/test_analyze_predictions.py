@@ -183,3 +183,27 @@ async def test_a_plan_of_an_edit_or_write_that_changes_nothing_promises_no_backu
     assert edited.get("backup_id") is None
     assert written.get("backup_id") is None
     assert (root / "a.txt").read_bytes() == b"a\n"
+
+
+@pytest.mark.parametrize(
+    ("data", "operation", "tool", "args"),
+    [
+        (b"\xef\xbb\xbfa\nb\n", "write", "write_file", {"content": "\ufeffa\nb\n"}),
+        (b"a\r\nb\r\n", "edit", "edit_file", {"old_text": "a\r\n", "new_text": "a\n"}),
+        (b"a\nb\n", "edit", "edit_file", {"old_text": "a\n", "new_text": "a\n"}),
+    ],
+)
+async def test_a_change_whose_bytes_are_the_files_bytes_is_planned_as_low_risk_with_no_diff(
+    client: Client, root: Path, data: bytes, operation: str, tool: str, args: dict[str, str]
+) -> None:
+    (root / "f.txt").write_bytes(data)
+    planned = await plan(client, operation, "f.txt", **args)
+    answered = structured(await client.call_tool(tool, {"path": "f.txt", **args}))
+    assert answered.get("backup_id") is None
+    assert (root / "f.txt").read_bytes() == data
+    assert planned["risk_level"] == "LOW"
+    assert planned["risk_factors"] == []
+    assert (planned["lines_added"], planned["lines_removed"], planned.get("preview_diff")) == (0, 0, None)
+    assert planned["suggestions"] == [
+        "Nothing would change: the file already holds this text, so nothing is written or backed up."
+    ]

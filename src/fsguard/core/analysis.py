@@ -160,15 +160,26 @@ class Analyzer:
         *,
         unchanged: bool,
     ) -> AnalyzeResult:
+        if unchanged:
+            # As the tools do, the same bytes are not written again: no step to undo. Judged from the bytes, not the
+            # texts, which can differ where the bytes do not (a leading U+FEFF over a BOM file, LF typed for CRLF).
+            return base.model_copy(
+                update={
+                    "risk_level": RiskLevel.LOW.value,
+                    "risk_factors": [],
+                    "lines_added": 0,
+                    "lines_removed": 0,
+                    "preview_diff": None,
+                    "suggestions": [
+                        "Nothing would change: the file already holds this text, so nothing is written or backed up."
+                    ],
+                }
+            )
         diff = render_diff(self._policy.label(path), before, after, "auto")
-        if unchanged:  # as the tools do, the same bytes are not written again: no step to undo
-            suggestions = [
-                "Nothing would change: the file already holds this text, so nothing is written or backed up."
-            ]
-        else:  # every call named here runs as written: undo_last without file_path is refused
-            suggestions = [
-                f'A backup is taken before the change; undo it with backup(action="undo_last", file_path="{path}").'
-            ]
+        # Every call named here runs as written: undo_last without file_path is refused.
+        suggestions = [
+            f'A backup is taken before the change; undo it with backup(action="undo_last", file_path="{path}").'
+        ]
         if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL) and base.operation == "write" and base.exists:
             suggestions.insert(0, "Most of the file changes: prefer edit_file for the parts that really change.")
         return base.model_copy(
