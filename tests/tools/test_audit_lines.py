@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ClientFactory, structured
+from tests.conftest import ClientFactory, error_code, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -89,3 +89,27 @@ async def test_a_misspelled_key_s_long_list_and_a_read_of_thousands_of_paths_mak
     assert read["args"]["paths"] == [*["a.txt"] * 10, "… +2990 more"]
     assert write["args"]["contents"] == [*lines[:10], "… +49990 more"]
     assert "line 10" not in raw
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "code"),
+    [
+        ("edit_file", {"old_text": "zzz", "new_text": "y"}, "no_match"),
+        ("edit_file", {"old_text": "a", "new_text": "y"}, "ambiguous_match"),
+        ("edit_file", {"mode": "delete_range", "start_line": 9, "end_line": 9}, "invalid_params"),
+        ("multi_edit", {"edits_json": [{"old_text": "zzz", "new_text": "y"}]}, "no_match"),
+    ],
+)
+async def test_an_edit_its_planner_refuses_names_the_canonical_path_in_its_meta_and_audit_line(
+    connect: ClientFactory, root: Path, tmp_path: Path, tool: str, args: dict[str, Any], code: str
+) -> None:
+    logs = tmp_path / "logs"
+    (root / "d").mkdir()
+    (root / "d" / "f.txt").write_bytes(b"a\na\n")
+    async with connect(log_dir=logs) as client:
+        refused = await client.call_tool(tool, {"path": "d/../d/f.txt", **args})
+    assert (root / "d" / "f.txt").read_bytes() == b"a\na\n"
+    assert error_code(refused) == code
+    assert (refused.meta or {})["fsguard/error"]["path"] == str(root / "d" / "f.txt")
+    (line,) = audit_lines(logs)
+    assert (line["error_code"], line["path"]) == (code, str(root / "d" / "f.txt"))

@@ -8,10 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from fsguard.core.backups import BackupRecord
 from fsguard.core.diff import DiffFormat, DiffResult, render_diff
-from fsguard.core.errors import AmbiguousMatchError, EncodingError, NoMatchError, RewriteBlockedError, TooLargeError
+from fsguard.core.errors import (
+    AmbiguousMatchError,
+    EncodingError,
+    FsguardError,
+    NoMatchError,
+    RewriteBlockedError,
+    TooLargeError,
+)
 from fsguard.core.hashing import content_hash
 from fsguard.core.modes import EditPlan, Planner
 from fsguard.core.mutation import HookCall, mutation
@@ -28,6 +36,8 @@ from fsguard.core.risk import (
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.structure import StructureChecker
 from fsguard.core.textio import DecodedText, decode
+
+_Refusal = TypeVar("_Refusal", bound=FsguardError)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,9 +113,11 @@ class Editor:
             try:
                 plan = planner(decoded.text)
             except NoMatchError as exc:
-                raise _stale_read(self._repeated(path, options, exc), verdict, options) from None
+                raise _stale_read(self._repeated(path, options, _at(exc, path)), verdict, options) from None
             except AmbiguousMatchError as exc:
-                raise _stale_read(exc, verdict, options) from None
+                raise _stale_read(_at(exc, path), verdict, options) from None
+            except FsguardError as exc:
+                raise _at(exc, path) from None
             self._safe.session.matched(path)
             if not options.dry_run:
                 substituted = change.fire_pre(hook, over=decoded, old_content=decoded.text, new_content=plan.new_text)
@@ -171,6 +183,13 @@ class Editor:
             **exc.fields,
             repeated=misses,
         )
+
+
+def _at(exc: _Refusal, path: Path) -> _Refusal:
+    """A planner's refusal naming the canonical path in its fields (the error's _meta and the audit line), as every
+    other refusal of the edit does: its planner was made with the path as typed (``d/../f.txt``, or relative), which
+    its message keeps."""
+    return type(exc)(exc.message, **{**exc.fields, "path": str(path)})
 
 
 def _stale_read(
