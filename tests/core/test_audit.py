@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from fsguard.core.audit import AuditEntry, AuditLog, summarise_arguments
+from fsguard.core.audit import AuditEntry, AuditLog
+from fsguard.core.audit_arguments import summarise_arguments
 from fsguard.core.stats import CallStats
 
 START = datetime(2026, 5, 1, 12, 0, 0, 123_000, tzinfo=UTC).timestamp()

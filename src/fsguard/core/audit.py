@@ -22,13 +22,13 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import islice
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.audit_arguments import SUMMARY_LIMIT, clipped, content_bytes, summarise_arguments
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.stats import CallStats, resident_memory_mb
@@ -37,45 +37,8 @@ logger = logging.getLogger(__name__)
 
 CURRENT_NAME = "operations.jsonl"
 METRICS_NAME = "metrics.json"
-SUMMARY_LIMIT = 100
-# A summary keeps the first ITEMS_LIMIT items of a list (keys of an object), DEPTH_LIMIT levels deep, and counts the
-# rest; one argument whose summary is still longer than VALUE_LIMIT characters is logged by its size, and arguments
-# past ARGS_LIMIT characters in all are counted only: whatever an agent sends (50,000 lines under a misspelled key),
-# a line holds no file's text and stays a few KB.
-ITEMS_LIMIT = 10
-DEPTH_LIMIT = 3
-VALUE_LIMIT = 1_000
-ARGS_LIMIT = 4_000
 PATH_LIMIT = 4_096  # characters of a path as typed: PATH_MAX, which no real path passes
 ERROR_LIMIT = 300  # characters of an error's text kept in its line: what went wrong, not a wall of advice
-# Arguments that carry file content or edit payloads: logged by size only.
-# Whatever may carry a file's text (a batch's or pipeline's request carries its writes' contents, as the seed summarised
-# them), never logged whole.
-BULKY_KEYS = frozenset(
-    {
-        "content",
-        "content_base64",
-        "edits_json",
-        "edits",
-        "patterns_json",
-        "new_text",
-        "old_text",
-        "request_json",
-        "pipeline_json",
-        "rename_json",
-        "operations",
-        "find",
-        "replace",
-        "replacement",
-    }
-)
-
-# Arguments whose value is the content a call writes: their size in bytes is logged as a number (content_bytes), as
-# the summary keeps only a long one's length in characters. Found in a batch's, a pipeline's and multi_edit's
-# requests too, JSON text or not.
-CONTENT_KEYS = ("content", "new_text", "replacement")
-_REQUEST_KEYS = frozenset({"edits_json", "edits", "request_json", "pipeline_json", "operations"})
-_REQUEST_DEPTH = 8  # a request nests a step's params in its steps: a few levels; deeper is no request of a tool
 LISTED = 10  # paths and backup ids a line lists; its count says how many there were
 _ROTATED = re.compile(r"operations-(\d{8}-\d{6})(?:-\d+)?\.jsonl")
 _STAMP = "%Y%m%d-%H%M%S"
@@ -118,75 +81,6 @@ class AuditEntry:
     via: str | None = None
     paths: tuple[str, ...] = ()
     backup_ids: tuple[str, ...] = ()
-
-
-def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
-    """A copy of ``arguments`` small enough to log, however large they are.
-
-    Bulky values (``BULKY_KEYS``) longer than 100 characters become ``"(N chars)"`` (``"(N items)"`` for a list or
-    dict, measured as JSON). Any other string, key or value, also nested, is cut at 100 characters with ``…``; a list
-    or dict keeps its first :data:`ITEMS_LIMIT` items, ``"… +N more"`` (a dict: key ``"…"``) counting the others, and
-    becomes ``"(N items)"`` below :data:`DEPTH_LIMIT` levels or when its summary still passes :data:`VALUE_LIMIT`
-    characters. Arguments past :data:`ARGS_LIMIT` characters in all are counted under ``"…"``.
-
-    Args:
-        arguments: The call's arguments as received.
-
-    Returns:
-        The summarised arguments; small values are unchanged.
-    """
-    summary: dict[str, object] = {}
-    used = 0
-    for index, (key, value) in enumerate(arguments.items()):
-        kept = _summarised(key, value)
-        used += len(key) + len(json.dumps(kept, ensure_ascii=False, default=str))
-        if used > ARGS_LIMIT:
-            summary["…"] = f"+{len(arguments) - index} more"
-            break
-        summary[_clipped(key, SUMMARY_LIMIT)] = kept
-    return summary
-
-
-def _summarised(key: str, value: object) -> object:
-    if key in BULKY_KEYS:
-        if isinstance(value, str) and len(value) > SUMMARY_LIMIT:
-            return f"({len(value)} chars)"
-        if isinstance(value, list | dict) and len(json.dumps(value, default=str)) > SUMMARY_LIMIT:
-            return f"({len(value)} items)"
-    kept = _cut(value)
-    if len(json.dumps(kept, ensure_ascii=False, default=str)) <= VALUE_LIMIT:
-        return kept
-    return f"({len(value)} items)" if isinstance(value, list | dict) else f"({len(str(value))} chars)"
-
-
-def content_bytes(arguments: dict[str, object]) -> int | None:
-    """The bytes of content the call carries (UTF-8, or ``content_base64`` decoded), also in the writes and edits
-    of its request (multi_edit's edits, a batch's operations, a pipeline's steps); None when it carries none."""
-    sizes = list(_content_sizes(arguments, _REQUEST_DEPTH))
-    return sum(sizes) if sizes else None
-
-
-def _content_sizes(arguments: dict[str, object], depth: int) -> Iterator[int]:
-    for key, value in arguments.items():
-        if key in CONTENT_KEYS and isinstance(value, str):
-            yield len(value.encode("utf-8", "surrogatepass"))
-        elif key == "content_base64" and isinstance(value, str):
-            packed = "".join(value.split())
-            yield len(packed) * 3 // 4 - packed[-2:].count("=")
-        elif depth and (key in _REQUEST_KEYS or key in ("steps", "params")):
-            for found in _requested(value):
-                yield from _content_sizes(found, depth - 1)
-
-
-def _requested(value: object) -> list[dict[str, object]]:
-    """The objects a request holds: itself, or its items; sent as JSON text, parsed first."""
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except (ValueError, RecursionError):
-            return []
-    items = value if isinstance(value, list) else [value]
-    return [item for item in items if isinstance(item, dict)]
 
 
 class AuditLog:
@@ -342,17 +236,17 @@ def _line(entry: AuditEntry, now: float) -> bytes:
     path = entry.path if entry.path is not None else entry.arguments.get("path")
     event: dict[str, object] = {
         "ts": _iso(now),
-        "tool": _clipped(entry.tool, SUMMARY_LIMIT),  # an unknown tool's name is the client's
-        "path": _clipped(path, PATH_LIMIT) if isinstance(path, str) else None,
+        "tool": clipped(entry.tool, SUMMARY_LIMIT),  # an unknown tool's name is the client's
+        "path": clipped(path, PATH_LIMIT) if isinstance(path, str) else None,
         "duration_ms": round(entry.duration_ms, 3),
         "status": entry.status,
     }
     if entry.status == "error":
         event["error_code"] = entry.error_code
         if entry.error:
-            event["error"] = _clipped(entry.error, ERROR_LIMIT)
+            event["error"] = clipped(entry.error, ERROR_LIMIT)
     if len(entry.paths) > 1:
-        event.update(paths=[_clipped(p, PATH_LIMIT) for p in entry.paths[:LISTED]], path_count=len(entry.paths))
+        event.update(paths=[clipped(p, PATH_LIMIT) for p in entry.paths[:LISTED]], path_count=len(entry.paths))
     event.update(bytes_out=entry.bytes_out, backup_id=entry.backup_id, risk=entry.risk)
     if len(entry.backup_ids) > 1:
         event.update(backup_ids=list(entry.backup_ids[:LISTED]), backup_count=len(entry.backup_ids))
@@ -370,26 +264,3 @@ def _line(entry: AuditEntry, now: float) -> bytes:
 def _iso(timestamp: float) -> str:
     """ISO 8601 in UTC with milliseconds, e.g. ``2026-05-01T12:00:00.123Z``."""
     return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _cut(value: object, depth: int = 1) -> object:
-    if isinstance(value, str):
-        return _clipped(value, SUMMARY_LIMIT)
-    if not isinstance(value, list | dict):
-        return value
-    if depth >= DEPTH_LIMIT:
-        return f"({len(value)} items)"
-    more = len(value) - ITEMS_LIMIT
-    if isinstance(value, list):
-        items = [_cut(item, depth + 1) for item in value[:ITEMS_LIMIT]]
-        return [*items, f"… +{more} more"] if more > 0 else items
-    kept = {
-        _clipped(str(key), SUMMARY_LIMIT): _cut(item, depth + 1) for key, item in islice(value.items(), ITEMS_LIMIT)
-    }
-    if more > 0:
-        kept["…"] = f"+{more} more"
-    return kept
-
-
-def _clipped(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"

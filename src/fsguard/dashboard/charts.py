@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from fsguard.core.audit import CONTENT_KEYS
+from fsguard.core.audit_arguments import CONTENT_KEYS
 from fsguard.core.backups import BackupRecord
 from fsguard.dashboard.feed import ActivityEntry
 
