@@ -177,7 +177,18 @@ def test_the_content_of_a_request_s_writes_and_edits_is_logged_as_its_size_json_
     steps = [{"id": "s", "action": "edit", "params": {"path": "a", "old_text": "x", "new_text": "\u20ac"}}]
     log.record(ok("batch_operations", pipeline_json={"name": "p", "steps": steps}))
     log.record(ok("batch_operations", request_json="{not json"))
-    assert [line.get("content_bytes") for line in lines_of(tmp_path)] == [4, 4, 4, 3, None]
+    rules = [{"pattern": "a", "replacement": "\u00e9"}, {"pattern": "b", "replacement": "xy"}]
+    regex = [{"id": "r", "action": "regex_transform", "params": {"files": ["a"], "patterns": rules}}]
+    log.record(ok("batch_operations", pipeline_json=json.dumps({"name": "p", "steps": regex})))
+    assert [line.get("content_bytes") for line in lines_of(tmp_path)] == [4, 4, 4, 3, None, 4]
+
+
+def test_new_text_under_another_spelling_is_counted_and_logged_by_its_size_as_new_text_is(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    log.record(ok("edit_file", path="a.txt", old_string="o" * 101, new_str="\u20ac" * 101))
+    (line,) = lines_of(tmp_path)
+    assert line["content_bytes"] == 303
+    assert line["args"] == {"path": "a.txt", "old_string": "(101 chars)", "new_str": "(101 chars)"}
 
 
 def test_a_line_lists_the_first_ten_paths_and_backups_of_a_call_and_counts_them(tmp_path: Path) -> None:

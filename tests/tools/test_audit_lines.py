@@ -113,3 +113,18 @@ async def test_an_edit_its_planner_refuses_names_the_canonical_path_in_its_meta_
     assert (refused.meta or {})["fsguard/error"]["path"] == str(root / "d" / "f.txt")
     (line,) = audit_lines(logs)
     assert (line["error_code"], line["path"]) == (code, str(root / "d" / "f.txt"))
+
+
+async def test_regex_rules_a_project_replace_and_new_text_under_its_other_spellings_log_the_bytes_they_carry(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    (root / "a.txt").write_bytes(b"one\n")
+    rules = [{"pattern": "one", "replacement": "\u00e9"}, {"pattern": "x", "replacement": "yz"}]
+    async with connect(log_dir=logs) as client:
+        await client.call_tool("edit_file", {"path": "a.txt", "mode": "regex", "patterns_json": rules})
+        await client.call_tool("edit_file", {"path": "a.txt", "mode": "regex", "patterns_json": json.dumps(rules)})
+        await client.call_tool("edit_file", {"path": "a.txt", "old_string": "\u00e9", "new_string": "two"})
+        await client.call_tool("project_replace", {"path": ".", "find": "two", "replace": "\u20ac", "preview": False})
+    assert (root / "a.txt").read_bytes() == "\u20ac\n".encode()
+    assert [line["content_bytes"] for line in audit_lines(logs)] == [4, 4, 3, 3]

@@ -28,6 +28,10 @@ BULKY_KEYS = frozenset(
         "patterns_json",
         "new_text",
         "old_text",
+        "new_str",
+        "new_string",
+        "old_str",
+        "old_string",
         "request_json",
         "pipeline_json",
         "rename_json",
@@ -40,9 +44,11 @@ BULKY_KEYS = frozenset(
 
 # Arguments whose value is the content a call writes: their size in bytes is logged as a number (content_bytes), as
 # the summary keeps only a long one's length in characters. Found in a batch's, a pipeline's and multi_edit's
-# requests too, JSON text or not.
-CONTENT_KEYS = ("content", "new_text", "replacement")
-_REQUEST_KEYS = frozenset({"edits_json", "edits", "request_json", "pipeline_json", "operations"})
+# requests and in regex rules too, JSON text or not; new_text under the spellings the tools take for it as well.
+CONTENT_KEYS = ("content", "new_text", "new_str", "new_string", "replacement", "replace")
+_REQUEST_KEYS = frozenset(
+    {"edits_json", "edits", "patterns_json", "patterns", "request_json", "pipeline_json", "operations"}
+)
 _REQUEST_DEPTH = 8  # a request nests a step's params in its steps: a few levels; deeper is no request of a tool
 
 
