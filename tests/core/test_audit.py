@@ -151,6 +151,40 @@ def test_a_line_holds_no_more_than_a_few_kb_whatever_the_call_sent(tmp_path: Pat
     assert line["path"] == "p" * 4096 + "…"
 
 
+def test_the_paths_a_call_names_share_four_thousand_characters_however_many_and_long_they_are(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    paths = tuple(f"/r/{k:02}" + "d" * 3_900 for k in range(12))
+    log.record(AuditEntry("read_file", {"paths": list(paths)}, 1.0, "ok", path=paths[0], paths=paths))
+    raw = (tmp_path / "operations.jsonl").read_bytes()
+    assert len(raw) < 6_000
+    (line,) = lines_of(tmp_path)
+    share = 4_096 // 11  # path and the 10 listed
+    assert line["path"] == paths[0][:share] + "…"
+    assert line["paths"] == [path[:share] + "…" for path in paths[:10]]
+    assert line["path_count"] == 12
+
+
+def test_no_line_passes_ten_kb_even_of_characters_json_escapes_or_utf_8_takes_several_bytes_for(
+    tmp_path: Path,
+) -> None:
+    log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
+    escaped, surrogate = "\x01", "\udcff"  # 6 bytes each in the line: \u0001, and \udcff backslash-escaped
+    paths = tuple(surrogate * 4_000 + str(k) for k in range(12))
+    arguments: dict[str, object] = {f"k{k}": surrogate * 99 for k in range(900)}
+    log.record(AuditEntry(escaped * 100, arguments, 1.0, "error", "error", escaped * 4_096, error=escaped * 300))
+    log.record(AuditEntry("read_file", {"path": escaped * 4_096}, 1.0, "ok", paths=paths))
+    raw = (tmp_path / "operations.jsonl").read_bytes()
+    assert max(len(line) + 1 for line in raw.splitlines()) <= 10_240
+    refused, read = lines_of(tmp_path)
+    # Cut as far as a line goes: a path by its first 100 characters, the arguments counted.
+    assert (refused["path"], refused["args"]) == (escaped * 100 + "…", {"…": "+900 more"})
+    assert refused["error"] == escaped * 300
+    # A quarter of the characters first: here enough, 1,024 shared by the path and the 10 listed.
+    assert read["path"] == escaped * 93 + "…"
+    assert read["paths"] == [path[:93] + "…" for path in paths[:10]]
+    assert read["path_count"] == 12
+
+
 def test_summarised_arguments_are_what_the_line_records(tmp_path: Path) -> None:
     log = AuditLog(tmp_path, CallStats(), clock=FakeClock())
     log.record(ok("write_file", path="a.txt", content="z" * 5000))

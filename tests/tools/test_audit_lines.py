@@ -128,3 +128,27 @@ async def test_regex_rules_a_project_replace_and_new_text_under_its_other_spelli
         await client.call_tool("project_replace", {"path": ".", "find": "two", "replace": "\u20ac", "preview": False})
     assert (root / "a.txt").read_bytes() == "\u20ac\n".encode()
     assert [line["content_bytes"] for line in audit_lines(logs)] == [4, 4, 3, 3]
+
+
+async def test_a_read_and_a_delete_of_a_dozen_files_with_paths_near_path_max_make_lines_under_ten_kb(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    deep = root
+    while len(str(deep)) < 3_800:
+        deep = deep / ("d" * 200)
+    deep.mkdir(parents=True)
+    files = [deep / f"f{k:02}.txt" for k in range(12)]
+    for file in files:
+        file.write_bytes(b"x\n")
+    async with connect(log_dir=logs) as client:
+        await client.call_tool("read_file", {"paths": [str(file) for file in files]})
+        await client.call_tool("delete_file", {"paths": [str(file) for file in files]})
+    assert not any(file.exists() for file in files)
+    raw = (logs / "operations.jsonl").read_bytes()
+    assert max(len(line) + 1 for line in raw.splitlines()) <= 10_240
+    for line in audit_lines(logs):
+        assert line["path_count"] == 12
+        assert str(files[0]).startswith(line["path"].removesuffix("…"))
+        listed = zip(files[:10], line["paths"], strict=True)
+        assert all(str(file).startswith(path.removesuffix("…")) for file, path in listed)

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from fsguard.core.audit_arguments import SUMMARY_LIMIT, clipped, content_bytes, summarise_arguments
+from fsguard.core.audit_arguments import ARGS_LIMIT, SUMMARY_LIMIT, clipped, content_bytes, summarise_arguments
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.stats import CallStats, resident_memory_mb
@@ -37,7 +37,8 @@ logger = logging.getLogger(__name__)
 
 CURRENT_NAME = "operations.jsonl"
 METRICS_NAME = "metrics.json"
-PATH_LIMIT = 4_096  # characters of a path as typed: PATH_MAX, which no real path passes
+PATH_LIMIT = 4_096  # characters the paths of a line share: PATH_MAX, which no real path passes, for a call naming one
+LINE_LIMIT = 10_240  # bytes of a line, its newline included, whatever a call sends or names
 ERROR_LIMIT = 300  # characters of an error's text kept in its line: what went wrong, not a wall of advice
 LISTED = 10  # paths and backup ids a line lists; its count says how many there were
 _ROTATED = re.compile(r"operations-(\d{8}-\d{6})(?:-\d+)?\.jsonl")
@@ -231,13 +232,35 @@ def _unusable(directory: Path, exc: OSError | FsguardError) -> InvalidParamsErro
     )
 
 
+# While a line would pass LINE_LIMIT (paths of characters JSON escapes or UTF-8 takes several bytes for, arguments
+# whose summary is mostly such characters or short keys), it is made again with its paths and arguments cut shorter;
+# the last level names a path by its first 100 characters and counts the arguments, which keeps any line far below.
+_BUDGETS = ((PATH_LIMIT, ARGS_LIMIT), (PATH_LIMIT // 4, ARGS_LIMIT // 4), (SUMMARY_LIMIT, 0))
+
+
 def _line(entry: AuditEntry, now: float) -> bytes:
-    """The JSON line for ``entry``, newline included."""
+    """The JSON line for ``entry``, newline included: at most :data:`LINE_LIMIT` bytes."""
+    stamp, carried = _iso(now), content_bytes(entry.arguments)
+    for paths, arguments in _BUDGETS:
+        text = json.dumps(
+            _event(entry, stamp, carried, paths, arguments), ensure_ascii=False, separators=(",", ":"), default=str
+        )
+        # Undecodable path bytes arrive as lone surrogates; escaped, the line stays valid UTF-8 and JSON.
+        line = (text + "\n").encode("utf-8", "backslashreplace")
+        if len(line) <= LINE_LIMIT:
+            break
+    return line
+
+
+def _event(entry: AuditEntry, stamp: str, carried: int | None, paths: int, arguments: int) -> dict[str, object]:
+    """The fields of ``entry``'s line; the paths it names share ``paths`` characters, its arguments ``arguments``."""
     path = entry.path if entry.path is not None else entry.arguments.get("path")
+    listed = entry.paths[:LISTED] if len(entry.paths) > 1 else ()
+    share = paths // (1 + len(listed))  # path is the first of them again: read beside the list, it need not be whole
     event: dict[str, object] = {
-        "ts": _iso(now),
+        "ts": stamp,
         "tool": clipped(entry.tool, SUMMARY_LIMIT),  # an unknown tool's name is the client's
-        "path": clipped(path, PATH_LIMIT) if isinstance(path, str) else None,
+        "path": clipped(path, share) if isinstance(path, str) else None,
         "duration_ms": round(entry.duration_ms, 3),
         "status": entry.status,
     }
@@ -245,20 +268,17 @@ def _line(entry: AuditEntry, now: float) -> bytes:
         event["error_code"] = entry.error_code
         if entry.error:
             event["error"] = clipped(entry.error, ERROR_LIMIT)
-    if len(entry.paths) > 1:
-        event.update(paths=[clipped(p, PATH_LIMIT) for p in entry.paths[:LISTED]], path_count=len(entry.paths))
+    if listed:
+        event.update(paths=[clipped(p, share) for p in listed], path_count=len(entry.paths))
     event.update(bytes_out=entry.bytes_out, backup_id=entry.backup_id, risk=entry.risk)
     if len(entry.backup_ids) > 1:
         event.update(backup_ids=list(entry.backup_ids[:LISTED]), backup_count=len(entry.backup_ids))
-    carried = content_bytes(entry.arguments)
     if carried is not None:
         event["content_bytes"] = carried
     if entry.via is not None:
         event["via"] = entry.via
-    event["args"] = summarise_arguments(entry.arguments)
-    text = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
-    # Undecodable path bytes arrive as lone surrogates; escaped, the line stays valid UTF-8 and JSON.
-    return (text + "\n").encode("utf-8", "backslashreplace")
+    event["args"] = summarise_arguments(entry.arguments, arguments)
+    return event
 
 
 def _iso(timestamp: float) -> str:

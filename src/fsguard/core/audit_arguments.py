@@ -11,7 +11,7 @@ SUMMARY_LIMIT = 100
 # A summary keeps the first ITEMS_LIMIT items of a list (keys of an object), DEPTH_LIMIT levels deep, and counts the
 # rest; one argument whose summary is still longer than VALUE_LIMIT characters is logged by its size, and arguments
 # past ARGS_LIMIT characters in all are counted only: whatever an agent sends (50,000 lines under a misspelled key),
-# a line holds no file's text and stays a few KB.
+# a line holds no file's text (and the audit log bounds the whole line: core.audit.LINE_LIMIT).
 ITEMS_LIMIT = 10
 DEPTH_LIMIT = 3
 VALUE_LIMIT = 1_000
@@ -52,17 +52,18 @@ _REQUEST_KEYS = frozenset(
 _REQUEST_DEPTH = 8  # a request nests a step's params in its steps: a few levels; deeper is no request of a tool
 
 
-def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
+def summarise_arguments(arguments: dict[str, object], limit: int = ARGS_LIMIT) -> dict[str, object]:
     """A copy of ``arguments`` small enough to log, however large they are.
 
     Bulky values (``BULKY_KEYS``) longer than 100 characters become ``"(N chars)"`` (``"(N items)"`` for a list or
     dict, measured as JSON). Any other string, key or value, also nested, is cut at 100 characters with ``…``; a list
     or dict keeps its first :data:`ITEMS_LIMIT` items, ``"… +N more"`` (a dict: key ``"…"``) counting the others, and
     becomes ``"(N items)"`` below :data:`DEPTH_LIMIT` levels or when its summary still passes :data:`VALUE_LIMIT`
-    characters. Arguments past :data:`ARGS_LIMIT` characters in all are counted under ``"…"``.
+    characters. Arguments past ``limit`` characters in all are counted under ``"…"``.
 
     Args:
         arguments: The call's arguments as received.
+        limit: Characters of summary the arguments share; the audit line lowers it when it would pass its bound.
 
     Returns:
         The summarised arguments; small values are unchanged.
@@ -72,7 +73,7 @@ def summarise_arguments(arguments: dict[str, object]) -> dict[str, object]:
     for index, (key, value) in enumerate(arguments.items()):
         kept = _summarised(key, value)
         used += len(key) + len(json.dumps(kept, ensure_ascii=False, default=str))
-        if used > ARGS_LIMIT:
+        if used > limit:
             summary["…"] = f"+{len(arguments) - index} more"
             break
         summary[clipped(key, SUMMARY_LIMIT)] = kept
