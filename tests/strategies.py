@@ -5,6 +5,8 @@
 - :func:`retyped_lines`: a text of mixed endings and the same text with characters added within a run of its lines.
 - :func:`terse_line_contents`, :func:`lf_finds`: lines of at most two letters (blank lines abound), and texts of
   those letters typed in LF lines, to find in them.
+- :func:`typed_texts`, :func:`whole_stretches`: texts of those letters typed in lines of any ending, to put in a file,
+  and a stretch of a text that splits no CRLF, to replace.
 - :func:`encodings`: one of the encodings fsguard round-trips, with its BOM choice.
 - :func:`path_components`: lists of path components mixing ``..``, ``.``, absolute segments and unicode names.
 - :func:`json_values`, :func:`json_with_trailing_commas`: JSON values, and JSON text of them with trailing commas.
@@ -85,6 +87,31 @@ def terse_line_contents() -> st.SearchStrategy[str]:
 def lf_finds() -> st.SearchStrategy[str]:
     """A text to find, typed in LF lines of :func:`terse_line_contents`' letters, holding at least one break."""
     return st.text(st.sampled_from("ab\n"), min_size=1, max_size=6).filter(lambda text: "\n" in text)
+
+
+def typed_texts() -> st.SearchStrategy[str]:
+    """Text typed to put in a file, never empty: lines of :func:`terse_line_contents` (blank ones abound) each ending
+    in ``\\n``, ``\\r\\n`` or ``\\r``, then a last line that is often empty; it often starts with a break too,
+    where its breaks meet the text's around it."""
+    typed_line = st.tuples(terse_line_contents(), st.sampled_from(LINE_ENDINGS)).map("".join)
+    lines = st.lists(typed_line, max_size=4).map("".join)
+    lead = st.sampled_from(("", *LINE_ENDINGS))
+    return st.builds(lambda *parts: "".join(parts), lead, lines, terse_line_contents()).filter(bool)
+
+
+@st.composite
+def whole_stretches(draw: st.DrawFn, text: str) -> tuple[int, int]:
+    """The start and end of a non-empty stretch of ``text`` (not empty) that splits no CRLF, as every literal find
+    takes one; its ends are often at a line break, where a break put in meets the text's."""
+    bounds = [at for at in range(len(text) + 1) if not (0 < at < len(text) and text[at - 1 : at + 1] == "\r\n")]
+
+    def pick(choices: list[int]) -> int:
+        by_break = [at for at in choices if {"\r", "\n"} & set(text[max(at - 1, 0) : at + 1])]
+        anywhere = st.sampled_from(choices)
+        return draw(st.sampled_from(by_break) | anywhere if by_break else anywhere)
+
+    start = pick(bounds[:-1])
+    return start, pick([at for at in bounds if at > start])
 
 
 @st.composite

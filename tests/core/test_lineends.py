@@ -1,14 +1,17 @@
 """A typed line break takes the ending of the line its match is on: search_replace and regex against an oracle built
-from the lines of the text."""
+from the lines of the text; and it stays one line break on disk, fused with none beside it."""
 
 from __future__ import annotations
 
-from hypothesis import given
+import itertools
+import re
+
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from fsguard.core.lineends import LiteralFind
 from fsguard.core.matching import Replacement, find_matches
-from fsguard.core.modes import RegexRule, regex, search_replace
+from fsguard.core.modes import RegexRule, line_range, regex, search_replace
 from tests.strategies import (
     EndedText,
     RetypedLines,
@@ -16,6 +19,8 @@ from tests.strategies import (
     retyped_lines,
     terse_line_contents,
     texts_with_line_endings,
+    typed_texts,
+    whole_stretches,
 )
 
 MARK = "\u2603"  # the snowman is not in texts_with_line_endings' alphabet
@@ -113,3 +118,58 @@ def test_an_edit_that_changes_only_characters_within_lines_never_changes_a_line_
     else:
         edited = find_matches(text, Replacement(old, new)).apply(text)
     assert edited == retyped.after.text
+
+
+def line_breaks(text: str) -> int:
+    """Line breaks as a file reads them back: a CRLF is one."""
+    return len(re.findall("\r\n|\r|\n", text))
+
+
+EDITS = st.sampled_from(("old_text", "search_replace", "line_range"))
+
+
+@settings(max_examples=200)  # a fusion needs a CR and an LF to meet just so
+@given(text=texts_with_line_endings(contents=terse_line_contents()), typed=typed_texts(), how=EDITS, data=st.data())
+def test_an_edit_writes_one_line_break_for_each_one_typed_fused_with_no_break_beside_it(
+    text: EndedText, typed: str, how: str, data: st.DataObject
+) -> None:
+    # Line i's CR then a blank line's LF (or the LF after the match) read as one CRLF: a\rb\nc\n edited from a\nb\n
+    # to A\n\n wrote A\r\nc\n, a line lost. The typed text is never empty: a deletion puts no break between the
+    # text's own (deleting b\n from a\rb\n\nc leaves a\r\nc), which no spelling of typed breaks can keep apart.
+    whole = text.text
+    if not whole:
+        return
+    if how == "line_range":
+        starts = [0, *itertools.accumulate(map(len, text.split))]
+        first = data.draw(st.integers(1, len(text.split)))
+        last = data.draw(st.integers(first, len(text.split)))
+        spans = [(starts[first - 1], starts[last])]
+        edited = line_range(first, last, typed, path="f")(whole).new_text
+    else:
+        start, end = data.draw(whole_stretches(whole))
+        if how == "old_text":
+            planned = find_matches(whole, Replacement(whole[start:end], typed, occurrence=1))
+            spans = [(match.start, match.end) for match in planned.matches]
+            edited = planned.apply(whole)
+        else:
+            spans = [found.span() for found in LiteralFind.of(whole[start:end]).finder(whole)[0].finditer(whole)]
+            edited = search_replace(whole[start:end], typed, case_sensitive=True, path="f")(whole).new_text
+    # A text of CRs alone finds a CRLF's CR, as meant (deleting CRs turns a CRLF file LF): no break is whole there.
+    assume(not any(0 < at < len(whole) and whole[at - 1 : at + 1] == "\r\n" for span in spans for at in span))
+    cuts = [0, *itertools.chain.from_iterable(spans), len(whole)]
+    outside = [whole[cut:to] for cut, to in zip(cuts[::2], cuts[1::2], strict=True)]
+
+    def keeps_break(end: int) -> bool:
+        # The ladder and line_range keep the break a match closes its line with where the typed text ends in none
+        # (the ladder not at the end of the text); search_replace puts the typed text alone.
+        closes = whole[end - 1] in "\r\n" and not typed.endswith(("\n", "\r"))
+        return closes and (how == "line_range" or (how == "old_text" and end < len(whole)))
+
+    kept = sum(keeps_break(end) for _, end in spans)
+    assert line_breaks(edited) == sum(map(line_breaks, outside)) + len(spans) * line_breaks(typed) + kept
+
+
+def test_breaks_typed_for_matches_side_by_side_stay_apart() -> None:
+    # The first a's text ended in a CR (after the file's CR) and the second's began with an LF: one CRLF.
+    planned = search_replace("a", "\n", case_sensitive=True, path="f")("x\raa\n")
+    assert planned.new_text == "x\r\r\r\n\n"

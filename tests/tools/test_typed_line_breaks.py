@@ -375,3 +375,59 @@ async def test_project_replace_whose_replacement_equals_its_find_names_no_line_e
     (root / "w.txt").write_bytes(b"a\r\nb\r\n")
     data = structured(await client.call_tool("project_replace", {"find": "a\r\n", "replace": "a\r\n"}))
     assert data.get("line_endings_kept") is None
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("edit_file", {"path": "m.txt", "old_text": "a\nb\n", "new_text": "A\n\n"}),
+        ("multi_edit", {"path": "m.txt", "edits": [{"old_text": "a\nb\n", "new_text": "A\n\n"}]}),
+        ("edit_file", {"path": "m.txt", "mode": "search_replace", "pattern": "a\rb\n", "replacement": "A\n\n"}),
+        ("edit_file", {"path": "m.txt", "mode": "regex", "pattern": "a\\nb\\n", "replacement": "A\n\n"}),
+        ("edit_file", {"path": "m.txt", "mode": "replace_range", "start_line": 1, "end_line": 2, "new_text": "A\n\n"}),
+        (
+            "batch_operations",
+            {
+                "request_json": {
+                    "operations": [{"type": "edit", "path": "m.txt", "old_text": "a\nb\n", "new_text": "A\n\n"}]
+                }
+            },
+        ),
+    ],
+    ids=["replace", "multi_edit", "search_replace", "regex", "replace_range", "batch"],
+)
+async def test_a_cr_line_typed_before_a_blank_lf_line_keeps_the_blank_line(
+    client: Client, root: Path, tool: str, args: dict[str, Any]
+) -> None:
+    # Line A took a's CR and the blank line b's LF: together they read as one CRLF, the blank line lost (A\r\nc\n).
+    (root / "m.txt").write_bytes(b"a\rb\nc\n")
+    structured(await client.call_tool(tool, args))
+    assert (root / "m.txt").read_bytes() == b"A\n\nc\n"
+
+
+@pytest.mark.parametrize("literal", [True, False])
+async def test_project_replace_keeps_a_blank_line_typed_between_a_cr_line_and_an_lf_line(
+    client: Client, root: Path, tool_engine: str, literal: bool
+) -> None:
+    (root / "m.txt").write_bytes(b"a\rb\nc\n")
+    structured(await client.call_tool("project_replace", {"find": "a\nb\n", "replace": "A\n\n", "literal": literal}))
+    assert (root / "m.txt").read_bytes() == b"A\n\nc\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "args", "expected"),
+    [
+        # The last typed break took the match's CR and read as one CRLF with the LF after the match.
+        (b"a\rb\nc\n", {"old_text": "a\nb", "new_text": "A\nB\n"}, b"A\rB\n\nc\n"),
+        # The first typed break took the line's LF and read as one CRLF with the CR before the match.
+        (b"a\rb\nc\n", {"old_text": "b", "new_text": "\nB"}, b"a\r\rB\nc\n"),
+        (b"a\rb\n", {"mode": "insert", "anchor": "b", "position": "before", "new_text": "\nX"}, b"a\r\rX\nb\n"),
+    ],
+    ids=["after", "before", "insert"],
+)
+async def test_a_break_typed_at_the_edge_of_an_edit_never_fuses_with_the_file_s_break_beside_it(
+    client: Client, root: Path, text: bytes, args: dict[str, Any], expected: bytes
+) -> None:
+    (root / "m.txt").write_bytes(text)
+    await edit(client, "m.txt", **args)
+    assert (root / "m.txt").read_bytes() == expected

@@ -24,6 +24,7 @@ class LineEnds:
         self._after = (-1, -1, "")  # searched from, where the break found starts (end of text: none), the break
         self._spelled: dict[tuple[str, str], str] = {}
         self._breaks: dict[str, bool] = {}
+        self._put = (-1, "")  # where the last text spelled ends in the text, and its last character
 
     def near(self, start: int, end: int) -> str:
         inside = LINE_BREAK.search(self._text, start, end)
@@ -44,10 +45,18 @@ class LineEnds:
         if not self.types_break(replacement):
             return replacement
         text = self._text
+        after_cr, before_lf = between_breaks(text, start, end)
+        if start == self._put[0]:  # right after the text spelled for the match before, not after the text's own
+            after_cr = self._put[1] == "\r"
         crlf, cr, lf = text.count("\r\n", start, end), text.count("\r", start, end), text.count("\n", start, end)
         if crlf == cr == lf or (not crlf and not (cr and lf)):  # one kind of break inside, or none
-            return self.spelled(replacement, self.near(start, end))
-        return respelled(text[start:end], replacement, self.near(start, end))
+            spelled = one_break_each(self.spelled(replacement, self.near(start, end)), after_cr, before_lf)
+        else:
+            spelled = respelled(
+                text[start:end], replacement, self.near(start, end), after_cr=after_cr, before_lf=before_lf
+            )
+        self._put = (end, spelled[-1:])
+        return spelled
 
     def spelled(self, replacement: str, eol: str) -> str:
         key = (replacement, eol)
@@ -62,9 +71,10 @@ class LineEnds:
         return self._breaks[replacement]
 
 
-def respelled(matched: str, replacement: str, default: str) -> str:
+def respelled(matched: str, replacement: str, default: str, *, after_cr: bool = False, before_lf: bool = False) -> str:
     """``replacement`` for ``matched``, each line break typed in it spelled as the ending of the line it stands for
-    (``default`` where ``matched`` holds no break: the ending of its line).
+    (``default`` where ``matched`` holds no break: the ending of its line), and as one break on disk
+    (:func:`unfused`: ``after_cr`` and ``before_lf`` say what :func:`between_breaks` says of the match).
 
     In a stretch of one ending that is every typed break. In one of mixed endings, line i of the replacement takes
     the break of line i of the match: spelling every break as the match's first turned ``a\\nb\\r\\n`` edited to
@@ -73,10 +83,11 @@ def respelled(matched: str, replacement: str, default: str) -> str:
     the match's and the replacement types a CR (it spelled the file's bytes).
     """
     old_breaks = LINE_BREAK.findall(matched)
+    new_lines, new_breaks = LINE_BREAK.split(replacement), LINE_BREAK.findall(replacement)
     if len(set(old_breaks)) < 2:
-        return LINE_BREAK.sub(old_breaks[0] if old_breaks else default, replacement)
-    old_lines, new_lines = LINE_BREAK.split(matched), LINE_BREAK.split(replacement)
-    new_breaks = LINE_BREAK.findall(replacement)
+        ends = [old_breaks[0] if old_breaks else default] * len(new_breaks)
+        return unfused(new_lines, ends, after_cr=after_cr, before_lf=before_lf)
+    old_lines = LINE_BREAK.split(matched)
     old_count, new_count = len(old_breaks), len(new_breaks)
     head = 0
     while head < min(old_count, new_count) and _alike(new_lines[head], old_lines[head]):
@@ -95,7 +106,45 @@ def respelled(matched: str, replacement: str, default: str) -> str:
         else:  # an added line: the line before it is the last of the middle, of the head, or the line it precedes
             ends.append(middle[-1] if middle else old_breaks[head - 1] if head else old_breaks[old_count - tail])
     ends += old_breaks[old_count - tail :]
-    return "".join(line + end for line, end in zip(new_lines, [*ends, ""], strict=True))
+    return unfused(new_lines, ends, after_cr=after_cr, before_lf=before_lf)
+
+
+def unfused(lines: list[str], ends: list[str], *, after_cr: bool, before_lf: bool) -> str:
+    """``lines`` joined by ``ends`` (one fewer), each end one line break on disk: a CR that an LF would follow
+    directly (the next line is empty and ends in LF, or ``before_lf``: the text after starts with one) reads as one
+    CRLF with it, so that CR is spelled LF, as the break it meets; an LF at the very start after the file's CR
+    (``after_cr``) is spelled CR, or CRLF where an LF follows it too. Line i's CR followed by a blank line's LF lost
+    the blank line (``a\\rb\\nc\\n`` edited from ``a\\nb\\n`` to ``A\\n\\n`` wrote ``A\\r\\nc\\n``)."""
+
+    def meets_lf(index: int) -> bool:
+        if lines[index + 1]:
+            return False
+        return ends[index + 1] == "\n" if index + 1 < len(ends) else before_lf
+
+    for index in reversed(range(len(ends))):  # from the end, so a CR spelled LF is seen by the CR before it
+        if ends[index] == "\r" and meets_lf(index):
+            ends[index] = "\n"
+    if after_cr and ends and not lines[0] and ends[0] == "\n":
+        ends[0] = "\r\n" if meets_lf(0) else "\r"
+    return "".join(line + end for line, end in zip(lines, [*ends, ""], strict=True))
+
+
+def one_break_each(spelled: str, after_cr: bool, before_lf: bool) -> str:
+    """``spelled``, its breaks all of one ending, as :func:`unfused` spells it: breaks of one ending fuse with none
+    but the text's at its edges (an LF after a CR, a CR before an LF), so it is only split where one would."""
+    if (after_cr and spelled.startswith("\n")) or (before_lf and spelled.endswith("\r")):
+        lines, ends = LINE_BREAK.split(spelled), LINE_BREAK.findall(spelled)
+        return unfused(lines, ends, after_cr=after_cr, before_lf=before_lf)
+    return spelled
+
+
+def between_breaks(text: str, start: int, end: int) -> tuple[bool, bool]:
+    """Whether ``text[start:end]`` comes right after a lone CR and whether right before a lone LF: a replacement
+    starting with an LF (ending with a CR) would fuse with it into one CRLF. A match that splits a CRLF has
+    neither: a break typed there stands for the one it splits."""
+    after_cr = start > 0 and text[start - 1] == "\r" and not text.startswith("\n", start)
+    before_lf = text.startswith("\n", end) and not (end > 0 and text[end - 1] == "\r")
+    return after_cr, before_lf
 
 
 def _alike(new_line: str, old_line: str) -> bool:

@@ -17,7 +17,14 @@ from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError, NoMatchError, error_for_code
 from fsguard.core.gotemplate import expander
 from fsguard.core.growth import check_result, replace_all
-from fsguard.core.lineends import LiteralFind, in_line_endings, literal_replacement, respelled
+from fsguard.core.lineends import (
+    LiteralFind,
+    between_breaks,
+    in_line_endings,
+    literal_replacement,
+    one_break_each,
+    respelled,
+)
 from fsguard.core.linematches import line_matches
 from fsguard.core.matching import Replacement, find_matches
 from fsguard.core.patterns import compile_re2
@@ -203,6 +210,7 @@ def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, 
             at = index.starts[line - 1] + len(index.lines[line - 1])
             if not text[:at].endswith(("\n", "\r")):
                 block = eol + block.removesuffix(eol)
+        block = one_break_each(block, *between_breaks(text, at, at))  # a blank first line after a CR line: not a CRLF
         return EditPlan(
             new_text=text[:at] + block + text[at:],
             replacements=1,
@@ -233,14 +241,17 @@ def line_range(start_line: int, end_line: int, new_text: str | None, *, path: st
                 start_line=start_line,
             )
         last = min(end_line, len(lines))
-        old_block = "".join(lines[start_line - 1 : last])
+        before, old_block = "".join(lines[: start_line - 1]), "".join(lines[start_line - 1 : last])
         block = ""
         if new_text is not None and new_text != "":
             keeps_newline = last < len(lines) or old_block.endswith(("\n", "\r"))
             # The range's last line keeps its own break; the lines before it are spelled line by line.
             kept = _own_break(lines[last - 1]) if keeps_newline and not new_text.endswith(("\n", "\r")) else ""
-            block = respelled(old_block[: len(old_block) - len(kept)], new_text, first_break(old_block, text)) + kept
-        new = "".join(lines[: start_line - 1]) + block + "".join(lines[last:])
+            lines_for = old_block[: len(old_block) - len(kept)]
+            after_cr, before_lf = between_breaks(text, len(before), len(before) + len(lines_for))
+            eol = first_break(old_block, text)
+            block = respelled(lines_for, new_text, eol, after_cr=after_cr, before_lf=before_lf) + kept
+        new = before + block + "".join(lines[last:])
         return EditPlan(
             new_text=new,
             replacements=1,
