@@ -76,11 +76,7 @@ def _append_text(result: WriteFileResult, compact: bool) -> str:
     added = result.bytes_appended or 0
     newline = " | line break added first (the file ended with no line break)" if result.line_break_added else ""
     if compact:
-        verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "APPENDED"
-        undo = f" | undo:{result.backup_id}" if result.backup_id else ""
-        grown = f"+{added}B -> {result.bytes_written}B{newline}"
-        head = f"{verb} {shown(result.path)} | {grown} | hash {result.content_hash}"
-        return head + undo + _notes(result.feedback, result.external_change)
+        return _compact_append(result, "APPENDED", f"+{added}B -> {result.bytes_written}B{newline} | ")
     if result.unchanged:
         head = f"Nothing to append: content is empty; {shown(result.path)} is unchanged (hash {result.content_hash})."
     else:
@@ -97,15 +93,20 @@ def _append_text(result: WriteFileResult, compact: bool) -> str:
     )
 
 
+def _compact_append(result: WriteFileResult, changed: str, middle: str) -> str:
+    """The compact line of an append (``changed``: its verb when it wrote to an existing file; ``middle``: what it
+    did, before the hash)."""
+    verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else changed
+    undo = f" | undo:{result.backup_id}" if result.backup_id else ""
+    head = f"{verb} {shown(result.path)} | {middle}hash {result.content_hash}"
+    return head + undo + _notes(result.feedback, result.external_change)
+
+
 def _rewrite_text(result: WriteFileResult, compact: bool) -> str:
     """An append whose pre-write hook answered the whole file: what is on disk is the hook's text, not an append."""
     path = shown(result.path)
     if compact:
-        verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "REWRITTEN"
-        undo = f" | undo:{result.backup_id}" if result.backup_id else ""
-        size = f"{result.bytes_written}B | hash {result.content_hash}"
-        head = f"{verb} {path} | pre-write hook's text, not appended | {size}"
-        return head + undo + _notes(result.feedback, result.external_change)
+        return _compact_append(result, "REWRITTEN", f"pre-write hook's text, not appended | {result.bytes_written}B | ")
     if result.unchanged:
         head = (
             f"A pre-write hook answered what {path} holds already in place of the append; nothing was written "
