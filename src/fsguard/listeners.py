@@ -18,8 +18,8 @@ import socket
 from typing import Final, cast
 
 import anyio
+import mcp_types as types
 import uvicorn
-from mcp_types import CONNECTION_CLOSED
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -144,8 +144,11 @@ class StatelessCalls:
         if started:  # an event stream: ended without an answer, which the client reports as a closed connection
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
-        answer = {"jsonrpc": "2.0", "id": None, "error": {"code": CONNECTION_CLOSED, "message": STOPPED_MESSAGE}}
-        await JSONResponse(answer, status_code=503)(scope, receive, send)
+        answer = types.JSONRPCError(
+            jsonrpc="2.0", id=None, error=types.ErrorData(code=types.CONNECTION_CLOSED, message=STOPPED_MESSAGE)
+        )
+        body = answer.model_dump(mode="json", by_alias=True, exclude_unset=True)  # "id": null stays
+        await JSONResponse(body, status_code=503)(scope, receive, send)
 
 
 class PreboundServer(uvicorn.Server):
