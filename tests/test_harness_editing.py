@@ -20,12 +20,17 @@ import pytest
 from fsguard.config import Settings
 from fsguard.core.hashing import content_hash
 from fsguard.services import Services
-from tests.test_harness import REPO_ROOT, assert_every_step_passed, load_scenario, run_strict
-
-pytestmark = pytest.mark.harness
+from tests.conftest import MODES
+from tests.test_harness import (
+    REPO_ROOT,
+    assert_every_step_passed,
+    load_scenario,
+    replay,
+    run_strict,
+    write_scenario_files,
+)
 
 SCENARIO = REPO_ROOT / "tests" / "scenarios" / "editing.json"
-FLAGS = {"default": (), "compact": ("--compact-mode",)}
 
 # restore/target.txt: the scenario writes VERSION_TWO before the server starts; the seeded backup holds
 # VERSION_ONE, as if a write_file had replaced it with VERSION_TWO.
@@ -75,13 +80,13 @@ def seed_backup(root: Path, state: Path) -> str:
     return record.backup_id
 
 
-def run_editing_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[str, Any], str]:
+def run_editing_scenario(tmp_path: Path) -> tuple[Path, Path, dict[str, Any], str]:
     """Run editing.json against fsguard serving a fresh root; returns the root, state dir, report and seeded id."""
     root = (tmp_path / "root").resolve()
     root.mkdir()
     state = tmp_path / "state"
     backup_id = seed_backup(root, state)
-    report = run_strict(tmp_path, SCENARIO, root, state, flags, BACKUP_ID=backup_id)
+    report = run_strict(tmp_path, SCENARIO, root, state, (), BACKUP_ID=backup_id)
     return root, state, report, backup_id
 
 
@@ -115,9 +120,22 @@ def assert_backups(root: Path, state: Path, backup_id: str) -> None:
     assert not [path for path in root.rglob("*") if path.name.endswith(".jsonl") or path.name == "blobs"]
 
 
-@pytest.mark.parametrize("flags", FLAGS.values(), ids=FLAGS.keys())
-def test_editing_scenario_passes_the_strict_client(tmp_path: Path, flags: tuple[str, ...]) -> None:
-    root, state, report, backup_id = run_editing_scenario(tmp_path, *flags)
+@pytest.mark.harness
+def test_editing_scenario_passes_the_strict_client(tmp_path: Path) -> None:
+    root, state, report, backup_id = run_editing_scenario(tmp_path)
     assert_every_step_passed(report, scenario())
+    assert_disk_bytes(root, state)
+    assert_backups(root, state, backup_id)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", MODES)
+async def test_editing_scenario_replayed_in_the_compact_voice_in_both_eras(tmp_path: Path, era: str) -> None:
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    state = tmp_path / "state"
+    backup_id = seed_backup(root, state)
+    write_scenario_files(root, scenario())
+    await replay(scenario(), Settings(roots=(root,), state_dir=state, compact_mode=True), era, BACKUP_ID=backup_id)
     assert_disk_bytes(root, state)
     assert_backups(root, state, backup_id)

@@ -23,13 +23,19 @@ from fsguard.core.beneath import Beneath
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.trash import Trash
 from fsguard.services import Services
-from tests.test_harness import REPO_ROOT, assert_every_step_passed, load_scenario, run_strict, scenario_file_bytes
+from tests.conftest import MODES
+from tests.test_harness import (
+    REPO_ROOT,
+    assert_every_step_passed,
+    load_scenario,
+    replay,
+    run_strict,
+    scenario_file_bytes,
+    write_scenario_files,
+)
 from tests.test_races import Entry, snapshot
 
-pytestmark = pytest.mark.harness
-
 SCENARIO = REPO_ROOT / "tests" / "scenarios" / "fileops.json"
-FLAGS = {"default": (), "compact": ("--compact-mode",)}
 
 SEEDED_BYTES = b"seeded bytes\n"
 SEEDED_MODE = 0o640
@@ -134,14 +140,14 @@ def prepare(root: Path, state: Path, outside: Path) -> tuple[dict[str, str], dic
     return ids, tree_before
 
 
-def run_fileops_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[str, Any], dict[str, Entry]]:
+def run_fileops_scenario(tmp_path: Path) -> tuple[Path, Path, dict[str, Any], dict[str, Entry]]:
     """Run fileops.json against fsguard serving a fresh root; returns the root, state dir, report and the
     snapshot of the seeded directory."""
     root = (tmp_path / "root").resolve()
     root.mkdir()
     state = tmp_path / "state"
     ids, tree_before = prepare(root, state, tmp_path / "outside.txt")
-    report = run_strict(tmp_path, SCENARIO, root, state, flags, **ids)
+    report = run_strict(tmp_path, SCENARIO, root, state, (), **ids)
     return root, state, report, tree_before
 
 
@@ -207,12 +213,26 @@ def assert_trash_and_backups(root: Path, state: Path, outside: Path) -> None:
     assert not [p for p in root.rglob("*") if p.name in ("trash", "blobs", "meta.json") or p.name.endswith(".jsonl")]
 
 
-@pytest.mark.parametrize("flags", FLAGS.values(), ids=FLAGS.keys())
-def test_fileops_scenario_passes_the_strict_client_and_leaves_exactly_the_expected_bytes(
-    tmp_path: Path, flags: tuple[str, ...]
-) -> None:
-    root, state, report, tree_before = run_fileops_scenario(tmp_path, *flags)
+@pytest.mark.harness
+def test_fileops_scenario_passes_the_strict_client_and_leaves_exactly_the_expected_bytes(tmp_path: Path) -> None:
+    root, state, report, tree_before = run_fileops_scenario(tmp_path)
     assert_every_step_passed(report, scenario())
+    assert_landed_bytes(root, tree_before)
+    assert_refusals_left_everything_untouched(root, tmp_path / "outside.txt")
+    assert_trash_and_backups(root, state, tmp_path / "outside.txt")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", MODES)
+async def test_fileops_scenario_replayed_in_the_compact_voice_in_both_eras_leaves_the_same_bytes(
+    tmp_path: Path, era: str
+) -> None:
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    state = tmp_path / "state"
+    ids, tree_before = prepare(root, state, tmp_path / "outside.txt")
+    write_scenario_files(root, scenario())
+    await replay(scenario(), Settings(roots=(root,), state_dir=state, compact_mode=True), era, **ids)
     assert_landed_bytes(root, tree_before)
     assert_refusals_left_everything_untouched(root, tmp_path / "outside.txt")
     assert_trash_and_backups(root, state, tmp_path / "outside.txt")

@@ -5,31 +5,56 @@ above the 300-byte media budget the server is started with (resource_link blocks
 appends to files (CRLF, no final newline, missing, stale hash, bytes). The client checks every result parses as
 an MCP CallToolResult (so the image, audio and resource_link blocks are well-formed for a TypeScript-SDK host)
 and every structuredContent against read_file's and write_file's outputSchema. The test then checks the bytes on
-disk. The harness is found as in ``tests/test_harness.py``; a missing harness fails.
+disk. The harness is found as in ``tests/test_harness.py``; a missing harness fails. The compact voice is checked by
+replaying the scenario in both eras (``replay``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.test_harness import REPO_ROOT, assert_every_step_passed, load_scenario, run_strict, scenario_file_bytes
-
-pytestmark = pytest.mark.harness
+from fsguard.config import Settings
+from tests.conftest import MODES
+from tests.test_harness import (
+    REPO_ROOT,
+    assert_every_step_passed,
+    load_scenario,
+    replay,
+    run_strict,
+    scenario_file_bytes,
+    write_scenario_files,
+)
 
 SCENARIO = REPO_ROOT / "tests" / "scenarios" / "media.json"
-VOICES = {"default": (), "compact": ("--compact-mode",)}
-MEDIA_BUDGET = ("--max-media-bytes", "300")
+MEDIA_BUDGET = 300
 
 
-@pytest.mark.parametrize("flags", list(VOICES.values()), ids=list(VOICES))
-def test_media_scenario_passes_the_strict_client(tmp_path: Path, flags: tuple[str, ...]) -> None:
+@pytest.mark.harness
+def test_media_scenario_passes_the_strict_client(tmp_path: Path) -> None:
     root = (tmp_path / "root").resolve()
     root.mkdir()
     scenario = load_scenario(SCENARIO)
-    report = run_strict(tmp_path, SCENARIO, root, tmp_path / "state", (*MEDIA_BUDGET, *flags))
+    report = run_strict(tmp_path, SCENARIO, root, tmp_path / "state", ("--max-media-bytes", str(MEDIA_BUDGET)))
     assert_every_step_passed(report, scenario)
+    assert_bytes_after_scenario(root, scenario)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", MODES)
+async def test_media_scenario_replayed_in_the_compact_voice_in_both_eras(tmp_path: Path, era: str) -> None:
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    scenario = load_scenario(SCENARIO)
+    write_scenario_files(root, scenario)
+    settings = Settings(roots=(root,), state_dir=tmp_path / "state", compact_mode=True, max_media_bytes=MEDIA_BUDGET)
+    await replay(scenario, settings, era)
+    assert_bytes_after_scenario(root, scenario)
+
+
+def assert_bytes_after_scenario(root: Path, scenario: dict[str, Any]) -> None:
     # Two appends, the second undone: LF text in CRLF.
     assert (root / "log" / "crlf.txt").read_bytes() == b"one\r\ntwo\r\nthree\r\n"
     assert (root / "log" / "open.txt").read_bytes() == b"a\nb\n"

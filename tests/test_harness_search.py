@@ -15,12 +15,18 @@ import pytest
 
 from fsguard.config import Settings
 from fsguard.services import Services
-from tests.test_harness import REPO_ROOT, assert_every_step_passed, load_scenario, run_strict, scenario_file_bytes
-
-pytestmark = pytest.mark.harness
+from tests.conftest import MODES
+from tests.test_harness import (
+    REPO_ROOT,
+    assert_every_step_passed,
+    load_scenario,
+    replay,
+    run_strict,
+    scenario_file_bytes,
+    write_scenario_files,
+)
 
 SCENARIO = REPO_ROOT / "tests" / "scenarios" / "search.json"
-FLAGS = {"default": (), "compact": ("--compact-mode",)}
 CHANGED = {
     "rep/b.txt": b"$1 \\1 new $1 \\1 new\n",
     "rx/v.txt": b"v1-2\nv3-4\n",
@@ -31,19 +37,30 @@ def scenario() -> dict[str, Any]:
     return load_scenario(SCENARIO)
 
 
-def run_search_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[str, Any]]:
+@pytest.mark.harness
+def test_search_scenario_passes_the_strict_client_and_changes_only_the_replaced_files(tmp_path: Path) -> None:
     root = (tmp_path / "root").resolve()
     root.mkdir()
     state = tmp_path / "state"
-    return root, state, run_strict(tmp_path, SCENARIO, root, state, flags)
-
-
-@pytest.mark.parametrize("flags", FLAGS.values(), ids=FLAGS.keys())
-def test_search_scenario_passes_the_strict_client_and_changes_only_the_replaced_files(
-    tmp_path: Path, flags: tuple[str, ...]
-) -> None:
-    root, state, report = run_search_scenario(tmp_path, *flags)
+    report = run_strict(tmp_path, SCENARIO, root, state, ())
     assert_every_step_passed(report, scenario())
+    assert_only_the_replaced_files_changed(root, state)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", MODES)
+async def test_search_scenario_replayed_in_the_compact_voice_in_both_eras_changes_the_same_files(
+    tmp_path: Path, era: str
+) -> None:
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    state = tmp_path / "state"
+    write_scenario_files(root, scenario())
+    await replay(scenario(), Settings(roots=(root,), state_dir=state, compact_mode=True), era)
+    assert_only_the_replaced_files_changed(root, state)
+
+
+def assert_only_the_replaced_files_changed(root: Path, state: Path) -> None:
     for relative in scenario()["files"]:
         expected = CHANGED.get(relative) or scenario_file_bytes(scenario(), relative)
         assert (root / relative).read_bytes() == expected, relative

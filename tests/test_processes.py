@@ -3,12 +3,12 @@
 Set-up (issue 9): three real ``python -m fsguard ROOT --state-dir STATE --backup-max-count 1000`` children
 share a root and a state dir (so a backup journal per file), each spoken to over stdio by the SDK's client in
 the current era (``mode`` from conftest: the 2026-07-28 era and the 2025-11-25 handshake). All three connect,
-then are released together; each runs its 60 edits of one file in sequence while the other two do the same,
-so nothing but the servers themselves orders the 180 edits. Retention is raised so no record is dropped.
+then are released together; each runs its 30 edits of one file in sequence while the other two do the same,
+so nothing but the servers themselves orders the 90 edits. Retention is raised so no record is dropped.
 
 Two layouts of the edits:
 
-* slots: the file is 180 lines ``slot-P-I: free``; process P changes only its own lines, to
+* slots: the file is 90 lines ``slot-P-I: free``; process P changes only its own lines, to
   ``slot-P-I: done-by-P``. No two edits touch the same bytes, so every edit must land, with or without
   ``expected_hash``; a lost one is a read-modify-write of one process overwriting another's.
 * one spot: every edit replaces the same ``TAIL`` line with ``line-P-I`` + ``TAIL``, each checked with the
@@ -53,7 +53,7 @@ from tests.conftest import error_code, structured, text_of
 pytestmark = pytest.mark.anyio
 
 PROCESSES = 3
-EDITS = 60  # per process
+EDITS = 30  # per process
 TOTAL = PROCESSES * EDITS
 NAME = "shared.txt"
 ERA = {"auto": "2026-07-28", "legacy": "2025-11-25"}
@@ -82,7 +82,7 @@ class Layout:
 
 
 def slots() -> Layout:
-    """180 lines ``slot-P-I: free``; process P turns its own 60 into ``slot-P-I: done-by-P``."""
+    """90 lines ``slot-P-I: free``; process P turns its own 30 into ``slot-P-I: done-by-P``."""
     original = "".join(f"slot-{p}-{i}: free\n" for p in range(PROCESSES) for i in range(EDITS))
     plans = tuple(
         tuple(

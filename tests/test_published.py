@@ -377,20 +377,12 @@ def test_tools_built_on_the_first_call_are_kept_out_of_the_cyclic_collector_like
 
 
 def test_the_strict_client_accepts_a_warm_servers_schemas_and_passes_the_foundation_scenario(tmp_path: Path) -> None:
-    from tests.test_harness import (
-        SCENARIO,
-        assert_passed,
-        assert_scenario_effects,
-        run_harness,
-        run_strict,
-        server_command,
-    )
+    from tests.test_harness import SCENARIO, assert_scenario_effects, run_strict
 
     root = (tmp_path / "root").resolve()
     root.mkdir()
     state = tmp_path / "state"
-    cold = run_harness(tmp_path, "strict", "--list-only", "--", *server_command(root, state))
-    assert_passed(cold)
+    build_server(Settings(roots=(root,), state_dir=state))  # a cold start, which publishes its list
     assert list((state / _published.DIRECTORY).glob("tools-*.json"))  # the next server starts warm
     # The strict client checks every tool's schemas before the scenario's steps; any failure fails the run.
     report = run_strict(tmp_path, SCENARIO, root, state, ())

@@ -6,7 +6,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import assume, given, note
+from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -155,3 +155,5 @@ class UndoModel(RuleBasedStateMachine):
 
 
 TestUndoModel = UndoModel.TestCase
+# 30 runs of up to 50 steps, each step a durable write, edit or undo: half the profile's runs, for the suite's time.
+TestUndoModel.settings = settings(max_examples=30)

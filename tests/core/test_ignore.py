@@ -56,7 +56,7 @@ def ripgrep_search_walk(root: Path, options: WalkOptions) -> list[str]:
 
 
 @pytest.mark.skipif(RG is None, reason="rg is not installed")
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(tree=gitignore_trees(), hidden=st.booleans())
 def test_the_walk_lists_exactly_the_files_ripgrep_walks(tree: tuple[list[str], dict[str, str]], hidden: bool) -> None:
     with tempfile.TemporaryDirectory() as temp:
@@ -67,7 +67,7 @@ def test_the_walk_lists_exactly_the_files_ripgrep_walks(tree: tuple[list[str], d
 
 
 @pytest.mark.skipif(RG is None, reason="rg is not installed")
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(tree=gitignore_trees(), pick=st.integers(min_value=0), hidden=st.booleans())
 def test_a_walk_below_the_root_applies_the_gitignore_files_above_it_as_ripgrep_does(
     tree: tuple[list[str], dict[str, str]], pick: int, hidden: bool
@@ -181,7 +181,6 @@ DEFAULT_SKIPPED = [
 
 
 @pytest.mark.skipif(RG is None, reason="rg is not installed")
-@settings(max_examples=100)
 @given(tree=gitignore_trees(), pick=st.integers(min_value=0), hidden=st.booleans())
 def test_the_default_skips_leave_out_what_ripgrep_leaves_out_at_the_root_and_below_it(
     tree: tuple[list[str], dict[str, str]], pick: int, hidden: bool

@@ -54,7 +54,7 @@ def relative(found: NameSearch, root: Path) -> list[str]:
     return [Path(file).relative_to(root).as_posix() for file in found.files]
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(
     tree=gitignore_trees(),
     pattern=st.sampled_from(NAME_PATTERNS),

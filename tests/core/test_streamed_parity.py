@@ -33,7 +33,7 @@ def answer(reader: FileReader, selection: LineSelection, *, as_the_tool: bool = 
     return found
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     text=st.one_of(long_line_texts(), break_mixed_texts()),
     encoding=encodings(),
