@@ -322,6 +322,36 @@ async def test_insert_gives_the_new_lines_the_anchor_lines_break_as_a_replacemen
     assert (root / "tail.txt").read_bytes() == b"a\nb\r\nc\nd"
 
 
+async def test_insert_shifts_new_text_as_a_replace_does_when_the_anchor_matched_at_another_indentation(
+    client: Client, root: Path
+) -> None:
+    # The anchor found by the indentation tier was shifted, new_text was not: a method inserted at column 0 ended
+    # the class, and spaces went into a tab-indented file (TabError).
+    source = b"class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
+    method = {"mode": "insert", "anchor": "def f(self):\n    return 1", "new_text": "def h(self):\n    return 3"}
+    cases = [
+        ("m.py", source, method, source.replace(b"1\n", b"1\n    def h(self):\n        return 3\n")),
+        (
+            "t.py",
+            b"def f():\n\tif x:\n\t\ty()\n",
+            {
+                "mode": "insert",
+                "anchor": "    if x:",
+                "position": "before",
+                "new_text": "    z()\n    if w:\n        v()",
+            },
+            b"def f():\n\tz()\n\tif w:\n\t\tv()\n\tif x:\n\t\ty()\n",
+        ),
+    ]
+    for name, data, args, expected in cases:
+        (root / name).write_bytes(data)
+        preview = structured(await client.call_tool("edit_file", {"path": name, **args, "dry_run": True}))
+        done = structured(await client.call_tool("edit_file", {"path": name, **args}))
+        assert done["match_tier"] == "indentation", name
+        assert (root / name).read_bytes() == expected, name
+        assert preview["diff"] == done["diff"], name
+
+
 async def test_a_rewrite_looking_edit_is_blocked_unless_allowed(client: Client, root: Path) -> None:
     body = "".join(f"line {i} of a long file\n" for i in range(150))
     (root / "big.txt").write_text(body, encoding="utf-8")

@@ -26,7 +26,7 @@ from fsguard.core.lineends import (
     respelled,
 )
 from fsguard.core.linematches import line_matches
-from fsguard.core.matching import Replacement, find_matches
+from fsguard.core.matching import LADDER, Match, Replacement, find_matches
 from fsguard.core.patterns import compile_re2
 from fsguard.core.query import word_edges
 from fsguard.core.shortlist import SHOWN, SLACK, shortlist
@@ -195,14 +195,15 @@ def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, 
         raise InvalidParamsError('new_text (the text to insert) is required for mode:"insert".')
 
     def plan(text: str) -> EditPlan:
-        matched = find_matches(text, Replacement(anchor, anchor), path=path, subject="anchor")
+        views = TextViews(text)
+        matched = find_matches(views, Replacement(anchor, anchor), path=path, subject="anchor")
         place = matched.matches[0]
         index = LineIndex(text)
         line = index.line_of(place.start if position == "before" else max(place.end - 1, place.start))
         # The anchor line's break, as a replacement takes its lines' break: the file's first break put LF lines
         # into the CRLF body of a file whose first line alone ends in LF.
         eol = first_break(index.lines[line - 1], text)
-        block = LINE_BREAK.sub(eol, new_text)
+        block = LINE_BREAK.sub(eol, _as_replaced(views, matched.tier, anchor, new_text, place))
         block = block if block.endswith(eol) else block + eol
         if position == "before":
             at = index.starts[line - 1]
@@ -220,6 +221,17 @@ def insert(anchor: str, new_text: str, position: Literal["before", "after"], *, 
         )
 
     return plan
+
+
+def _as_replaced(views: TextViews, tier: str, anchor: str, new_text: str, place: Match) -> str:
+    """new_text as the tier that found the anchor writes a replacement at its place: shifted by the indentation
+    tier's offset, in the file's tabs or spaces. Inserted as typed, a method landed at column 0 and ended the
+    class, and spaces went into a tab-indented block. The anchor is matched first with itself as the replacement,
+    so a miss never reports new_text as the replacement already made."""
+    if tier == "exact":  # the tier that takes new_text as given, and nearly every insert's
+        return new_text
+    spans = dict(LADDER)[tier](views, anchor, new_text, False, True)
+    return next((written for start, _, written in spans if start == place.start), new_text)
 
 
 def line_range(start_line: int, end_line: int, new_text: str | None, *, path: str) -> Planner:
