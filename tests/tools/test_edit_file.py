@@ -436,6 +436,18 @@ async def test_missing_required_text_for_a_mode_is_invalid_params(client: Client
     assert (root / "a.txt").read_text(encoding="utf-8") == "a\n"
 
 
+async def test_a_range_starting_at_line_0_is_refused_saying_lines_count_from_1(client: Client, root: Path) -> None:
+    # 0 reads as not given (harnesses fill unset numbers with it): the refusal said start_line and end_line were
+    # required, though both were sent.
+    (root / "a.txt").write_text("a\nb\n", encoding="utf-8")
+    args = {"path": "a.txt", "mode": "replace_range", "start_line": 0, "end_line": 1, "new_text": "x"}
+    refused = await client.call_tool("edit_file", args)
+    assert error_code(refused) == "invalid_params"
+    assert "start_line is missing or 0" in text_of(refused)
+    assert "Lines count from 1" in text_of(refused)
+    assert (root / "a.txt").read_text(encoding="utf-8") == "a\nb\n"
+
+
 async def test_old_str_and_new_str_aliases_work(client: Client, root: Path) -> None:
     (root / "a.txt").write_text("old\n", encoding="utf-8")
     structured(await client.call_tool("edit_file", {"path": "a.txt", "old_str": "old", "new_string": "new"}))

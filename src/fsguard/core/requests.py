@@ -119,9 +119,16 @@ def _insert(request: EditRequest, path: str) -> modes.Planner:
 def _line_range(request: EditRequest, path: str) -> modes.Planner:
     replacing = request.mode == "replace_range"
     refusal = f'mode:"{request.mode}" requires start_line and end_line (1-based, inclusive)'
-    refusal += " and new_text (the lines that replace the range)." if replacing else "."
-    request.need(request.start_line, refusal)
-    request.need(request.end_line, refusal)
+    refusal += " and new_text (the lines that replace the range)" if replacing else ""
+    # A 0 arrives here as absent (harnesses fill unset numbers with it): "requires start_line" alone read as
+    # wrong to a caller that sent both, so the refusal names the number missing and how lines are counted.
+    missing = [name for name in ("start_line", "end_line") if getattr(request, name) is None]
+    if missing:
+        raise InvalidParamsError(
+            f"{refusal}: {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing or 0. Lines count "
+            "from 1: send start_line=1 for the first line, and end_line as the last line of the range."
+        )
+    refusal += "."
     if replacing:
         request.need(request.new_text, refusal)
     new_text = request.new_text if replacing else None
