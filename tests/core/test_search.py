@@ -306,6 +306,22 @@ def test_an_invalid_regex_is_an_invalid_params_error(tree: Path, engine: str) ->
         search_content(tree, ContentRequest(pattern="(unclosed", engine=engine), WalkOptions())  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("pattern", [r"a\nbeta", r"a\x0abeta", r"a[\n]beta", r"alpha\r", r"\x{D}|[\r\n]", "a\r"])
+def test_a_pattern_naming_a_line_break_is_refused_by_both_engines_before_any_search(
+    root: Path, engine: str, pattern: str
+) -> None:
+    # rg refused the escaped spellings, and the search re-ran in Python to answer "no matches"
+    (root / "a.txt").write_bytes(b"alpha\r\nbeta\n")
+    with pytest.raises(InvalidParamsError, match="contains a line break; searches match within one line"):
+        search_content(root, ContentRequest(pattern=pattern, engine=engine), WalkOptions())  # type: ignore[arg-type]
+
+
+def test_a_pattern_that_could_match_a_line_break_is_searched_within_lines(root: Path, engine: str) -> None:
+    (root / "a.txt").write_bytes(b"alpha beta\r\nalpha\n")
+    found = search(root, r"alpha\sbeta|ph[^x]$|[\na]$", engine)
+    assert [(m.line_number, m.match_start, m.match_end) for m in found.matches] == [(1, 0, 10), (2, 2, 5)]
+
+
 def test_a_missing_root_is_not_found_and_a_fifo_is_not_a_directory(tree: Path, engine: str) -> None:
     with pytest.raises(NotFoundError):
         search_content(tree / "missing", ContentRequest(pattern="x", engine=engine), WalkOptions())  # type: ignore[arg-type]

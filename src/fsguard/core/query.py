@@ -11,6 +11,8 @@ Whether it is ``rawwise`` tells a search whether to name the binary files holdin
 from __future__ import annotations
 
 import re
+import re._constants as sre  # type: ignore[import-not-found]  # re's own parser (sre_parse, deprecated so named):
+import re._parser as sre_parse  # type: ignore[import-not-found]  # typeshed has no stubs under these names
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -86,10 +88,13 @@ def prepare_query(pattern: str, literal: bool, case_sensitive: bool, whole_word:
     """
     if not pattern:
         raise InvalidParamsError("the search pattern is empty.")
-    if "\n" in pattern:
-        raise InvalidParamsError("the pattern contains a line break; searches match within one line.")
+    breaks = InvalidParamsError("the pattern contains a line break; searches match within one line.")
+    if "\n" in pattern or "\r" in pattern:
+        raise breaks
     body = _escape(pattern) if literal else pattern
     _compile(body)  # reports the user's own syntax errors, not those of the wrapper below
+    if not literal and _names_line_break(body):  # decided here: rg refuses it, and no fallback search runs
+        raise breaks
     body = body if literal else word_edges(body)
     flags = "" if case_sensitive else "(?i)"
     if whole_word:
@@ -105,6 +110,86 @@ def prepare_query(pattern: str, literal: bool, case_sensitive: bool, whole_word:
     rawwise = _bytewise(body, folds=False, code_pages=False)
     group = 1 if whole_word else 0
     return Query(regex, regex if rest == python else _compile(rest), group, prefilter, rust, bytewise, rawwise)
+
+
+_BREAKS = frozenset((0x0A, 0x0D))
+_GROUP_OPENING = re.compile(r"\?(?:[a-zA-Z-]*[:)]|<(?=[^=!]))")  # after "(": flags, or a name RE2 spells (?<name>
+
+
+def _names_line_break(pattern: str) -> bool:
+    """Whether the RE2 ``pattern`` names a line break itself: LF or CR as an escape (``\\n``, ``\\x0a``,
+    ``\\x{D}``, ``\\012``) or a class of nothing else (``[\\n]``, ``[\\r\\n]``). No line a search reads holds
+    one, and rg refuses them, which made a search re-run in Python and answer no match; ``\\s`` or ``[^a]``, which
+    merely could match a break, are searched. Decided on Python's parse of the pattern respelled in Python's
+    dialect (close to RE2's); a pattern it cannot read is left to the engines."""
+    try:
+        parsed = sre_parse.parse(_to_python(pattern))
+    except (re.error, OverflowError, RecursionError):
+        return False
+    return _holds_break(parsed)
+
+
+def _holds_break(items: Any) -> bool:
+    """Whether parsed ``items`` (``op, argument`` pairs) hold a line break literal or a class of only breaks."""
+    for op, argument in items:
+        if op is sre.LITERAL and argument in _BREAKS:
+            return True
+        if op is sre.IN and all(_only_breaks(kind, value) for kind, value in argument):
+            return True
+        if op is sre.BRANCH:
+            subs = list(argument[1])
+        elif op is sre.IN or not isinstance(argument, tuple):
+            subs = [argument] if isinstance(argument, sre_parse.SubPattern) else []
+        else:  # a group, a repetition, an assertion: the pattern inside
+            subs = [part for part in argument if isinstance(part, sre_parse.SubPattern)]
+        if any(_holds_break(sub) for sub in subs):
+            return True
+    return False
+
+
+def _only_breaks(kind: Any, value: Any) -> bool:
+    if kind is sre.LITERAL:
+        return value in _BREAKS
+    if kind is sre.RANGE:
+        return set(range(value[0], value[1] + 1)) <= _BREAKS
+    return False  # a negation or a category: more than line breaks
+
+
+def _to_python(pattern: str) -> str:
+    """The RE2 ``pattern`` respelled for Python's parser where their dialects differ, as far as it decides whether
+    it names a line break: hex and octal escapes as characters, ``\\Q…\\E`` escaped, Unicode and POSIX classes
+    (never only breaks) as ``\\w``, ``\\z`` and ``\\C`` as ``\\Z`` and ``.``, ``(?<name>`` as ``(?P<name>``,
+    no flags (none changes what a break is; Python refuses some RE2 takes: ``U``, a global one mid-pattern), and
+    a class's literal ``[ & ~ | -`` escaped."""
+    pieces = list(_pieces(pattern))
+    hyphens = _range_hyphens(pieces)
+    out: list[str] = []
+    skip = 0
+    for index, (piece, in_class) in enumerate(pieces):
+        hexed = _HEX.fullmatch(piece)
+        opening = None
+        if piece == "(" and not in_class:
+            opening = _GROUP_OPENING.match("".join(following for following, _ in pieces[index + 1 : index + 64]))
+        if skip:
+            skip -= 1
+        elif hexed or (piece[:1] == "\\" and piece[1:].isdigit()):
+            code = int(hexed.group(1) or hexed.group(2), 16) if hexed else int(piece[1:], 8)
+            out.append(f"\\U{code:08x}")
+        elif piece.startswith("\\Q"):
+            out.append(re.escape(piece[2:].removesuffix(r"\E")))
+        elif piece[:2] in (r"\p", r"\P") or piece.startswith("[:"):
+            out.append(r"\w")
+        elif piece in (r"\z", r"\C"):
+            out.append(r"\Z" if piece == r"\z" else ".")
+        elif opening:
+            head = opening.group()
+            out.append("(?P<" if head == "?<" else "(?:" if head.endswith(":") else "")
+            skip = len(head)
+        elif in_class and piece in ("[", "&", "~", "|", "-") and index not in hyphens:
+            out.append("\\" + piece)  # literal in RE2; doubled, Python warns it may read a set operator one day
+        else:
+            out.append(piece)
+    return "".join(out)
 
 
 def _bytewise(body: str, *, folds: bool, code_pages: bool = True) -> bool:
@@ -200,11 +285,8 @@ def _to_rust(pattern: str) -> str:
     """
     out: list[str] = []
     pieces = list(_pieces(pattern))
-    ranged = False  # the class piece before is one character no range holds yet: a "-" after it makes one
-    closing = False  # the piece before is a range's "-": this one ends the range
+    hyphens = _range_hyphens(pieces)
     for index, (piece, in_class) in enumerate(pieces):
-        following = pieces[index + 1][0] if index + 1 < len(pieces) else ""
-        single = in_class and (len(piece) == 1 or piece[1] not in _CLASS_ESCAPES)
         if piece.startswith("\\Q"):
             out.append(_escape(piece[2:].removesuffix(r"\E")))
         elif piece[:1] == "\\" and piece[1:].lower() in _ASCII_CLASSES:
@@ -219,16 +301,30 @@ def _to_rust(pattern: str) -> str:
             out.append(_escape(piece[1]))  # Rust reads some (\< \>) as assertions, refused in a class
         elif not in_class and piece in _LINE_EDGES:
             out.append(_LINE_EDGES[piece])
-        elif in_class and piece == "-" and ranged and following != "]":
-            out.append(piece)  # a range's own: the character after it ends the range
-            ranged, closing = False, True
-            continue
+        elif index in hyphens:
+            out.append(piece)
         elif in_class and piece in ("[", "&", "~", "-"):
             out.append("\\" + piece)  # literal in RE2, nesting or set operators in Rust
         else:
             out.append(r"\x{0}" if piece == "\0" else piece)  # no process argument can hold a NUL
-        ranged, closing = single and not closing, False
     return "".join(out)
+
+
+def _range_hyphens(pieces: list[tuple[str, bool]]) -> set[int]:
+    """Where in :func:`_pieces` a ``-`` is a range's own, the class pieces either side its ends; RE2 reads any
+    other ``-`` in a class as the character, which Rust and Python may read as a set operator (``--``)."""
+    hyphens: set[int] = set()
+    ranged = False  # the class piece before is one character no range holds yet: a "-" after it makes one
+    closing = False  # the piece before is a range's "-": this one ends the range
+    for index, (piece, in_class) in enumerate(pieces):
+        following = pieces[index + 1][0] if index + 1 < len(pieces) else ""
+        if in_class and piece == "-" and ranged and following != "]":
+            hyphens.add(index)
+            ranged, closing = False, True
+            continue
+        single = in_class and (len(piece) == 1 or piece[1] not in _CLASS_ESCAPES)
+        ranged, closing = single and not closing, False
+    return hyphens
 
 
 def find_all(query: Query, line: bytes) -> list[tuple[int, int]]:
