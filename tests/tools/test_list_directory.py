@@ -106,6 +106,20 @@ async def test_a_later_page_of_a_directory_whose_entry_was_renamed_says_entries_
     assert text_of(later).endswith("List it again from offset 0 to see each entry once.]")
 
 
+async def test_a_later_page_after_a_links_target_turned_from_a_directory_into_a_file_says_entries_may_have_moved(
+    client: Client, tree: Path
+) -> None:
+    (tree / "target").mkdir()
+    (tree / "src" / "zlink").symlink_to(tree / "target")  # sorts with the directories: [pkg, zlink], [main.py]
+    first = structured(await client.call_tool("list_directory", {"path": "src", "limit": 2}))
+    (tree / "target").rmdir()
+    (tree / "target").write_text("now a file", encoding="utf-8")  # src itself unchanged: zlink now sorts last
+    later = structured(await client.call_tool("list_directory", {"path": "src", "limit": 2, "offset": 2}))
+    assert [e["name"] for e in first["entries"] + later["entries"]] == ["pkg", "zlink", "zlink"]
+    assert "(3 entries then, 3 now)" in later["note"]
+    assert (tree / "src" / "zlink").read_text(encoding="utf-8") == "now a file"
+
+
 async def test_a_first_page_or_other_listing_options_never_note_a_change(client: Client, tree: Path) -> None:
     await client.call_tool("list_directory", {"limit": 2})
     (tree / "0new.txt").write_bytes(b"")

@@ -57,8 +57,12 @@ class Scan:
     # Some name was a symlink, shown or left out: whether a rule for directories (``build/``) leaves it out
     # follows its target as much as where it sorts does.
     followed: bool = False
-    # The directory's identity when its names were read (device, inode, times, .gitignore rules): another stamp on
-    # a later page means the names may have moved between pages. The cache's own tuple: a scan holds no copy.
+    # The symlinks among the names (shown or left out) that lead to a directory, so sort among the directories.
+    linked_directories: list[str] = field(default_factory=list)
+    # The directory's identity when its names were read (device, inode, times, .gitignore rules), and which of its
+    # links lead to directories: another stamp on a later page means the names may have moved between pages (a
+    # link's target turned from a directory into a file leaves the directory as it was, yet moves the link down).
+    # Without links, the cache's own tuple: a scan holds no copy.
     stamp: Hashable = ()
 
     @property
@@ -195,7 +199,7 @@ class DirectoryLister:
         scan = self._scans.get(key, identity)
         if scan is None:
             scan = self._read(directory, fd, include_hidden, ignore)
-            scan.stamp = identity
+            scan.stamp = (identity, frozenset(scan.linked_directories)) if scan.followed else identity
             if not scan.followed and scan.total + scan.hidden + scan.ignored + scan.denied >= _REMEMBERED_FROM:
                 self._scans.keep(key, identity, scan, info, weight=scan.weight + _PER_SCAN + len(key[0]), taken=taken)
         return scan
@@ -216,6 +220,8 @@ class DirectoryLister:
                         continue
                     scan.links[name] = followed
                     scan.followed = True
+                    if followed[0] == "directory":
+                        scan.linked_directories.append(name)
                     (directories if followed[0] == "directory" else others).append(name)
                 elif item.is_dir(follow_symlinks=False):
                     directories.append(name)
