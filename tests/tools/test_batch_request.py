@@ -274,6 +274,31 @@ async def test_a_failure_validate_only_cannot_find_is_not_sent_to_validate_only(
     assert not (root / "b.txt").exists()
 
 
+@pytest.mark.parametrize(
+    "first",
+    [
+        {"type": "move", "source": "d", "destination": "e"},
+        {"type": "extract", "path": "a.txt", "start_line": 1, "end_line": 1, "destination": "n.txt"},
+    ],
+    ids=["directory_move", "extract"],
+)
+async def test_an_edit_missing_in_what_a_directory_move_or_an_extract_left_is_not_sent_to_validate_only(
+    client: Client, root: Path, first: dict[str, Any]
+) -> None:
+    # validate_only does not follow those texts and answered "all valid"; the run's error then sent the agent to it.
+    (root / "a.txt").write_bytes(b"alpha\nline2\n")
+    (root / "d").mkdir()
+    (root / "d" / "f.txt").write_bytes(b"f\n")
+    before = snapshot(root)
+    edited = "e/f.txt" if first["type"] == "move" else "a.txt"
+    edit = {"type": "edit", "path": edited, "old_text": "alpha" if edited == "a.txt" else "absent", "new_text": "X"}
+    assert structured(await batch(client, first, edit, validate_only=True))["status"] == "validated"
+    result = await batch(client, first, edit)
+    assert meta(result)["error_code"] == "no_match"
+    assert text_of(result).endswith("Fix operation 1 and send the batch again.")
+    assert snapshot(root) == before
+
+
 async def test_search_and_replace_is_literal_replaces_every_occurrence_and_fails_on_none(
     client: Client, root: Path
 ) -> None:

@@ -29,7 +29,7 @@ from typing import Literal
 from fsguard.core.batchcheck import check
 from fsguard.core.batchops import TOOL, Engines, OperationOutcome, Operations, outcome
 from fsguard.core.batchplan import BatchOperation, BatchRequest
-from fsguard.core.batchtexts import PlannedTexts
+from fsguard.core.batchtexts import PlannedTexts, foreseen
 from fsguard.core.errors import BatchFailedError, FsguardError, UndoConflictError
 from fsguard.core.groups import UNDO_EACH_FILE, Change, ChangeLog, Group
 from fsguard.core.reverting import Reverted
@@ -121,7 +121,7 @@ class BatchRunner:
                     cancelled = self._report(progress, op.index + 1, len(operations), log, atomic=request.atomic)
         except _OperationFailed as failed:
             record.changed(log.changes[made:])  # a kill during the rollback leaves them to the next start
-            raise self._roll_back(failed, log, record) from failed.error
+            raise self._roll_back(failed, log, record, request, targets) from failed.error
         except BaseException:  # cancelled, or a bug: keep the promise of each mode, and the group of what stayed
             record.changed(log.changes[made:])
             record.save(self._revert_quietly(log.changes) if request.atomic else log.changes)
@@ -180,7 +180,14 @@ class BatchRunner:
         log.extend(done.changes)
         return done_outcome
 
-    def _roll_back(self, failed: _OperationFailed, log: ChangeLog, record: RunRecord) -> BatchFailedError:
+    def _roll_back(
+        self,
+        failed: _OperationFailed,
+        log: ChangeLog,
+        record: RunRecord,
+        request: BatchRequest,
+        targets: list[tuple[Path, Path | None]],
+    ) -> BatchFailedError:
         """Revert everything the batch changed; the error says what failed and what was (not) rolled back."""
         op, error = failed.op, failed.error
         head = f"batch_operations: {op.label} failed ({error.code}): {error.message}"
@@ -205,7 +212,11 @@ class BatchRunner:
         undone = list(dict.fromkeys(r.change.path for r in reverted if r.status in ("reverted", "already")))
         kept = [r for r in reverted if r.status in ("kept", "failed")]
         group = record.save(_stayed(log.changes, kept))
-        text = _rollback_text(op, error.code, reverted, kept, _id(group))
+        # Asked after the rollback, on the bytes validate_only would read.
+        checkable = error.code in _PLANNED and foreseen(
+            request.operations[: op.index + 1], targets[: op.index + 1], self._safe.beneath, self._safe.max_file_size
+        )
+        text = _rollback_text(op, error.code, reverted, kept, _id(group), checkable=checkable)
         partly = error.fields.get("partly_moved_to")
         if partly is not None:  # the operation itself moved part of its source: no rollback puts that back
             text = text.replace(_AS_BEFORE, _partly_as_before(op, str(partly))).replace(
@@ -258,7 +269,13 @@ def _stayed(changes: Sequence[Change], kept: list[Reverted]) -> list[Change]:
 
 
 def _rollback_text(
-    op: BatchOperation, code: str, reverted: list[Reverted], kept: list[Reverted], group_id: str | None
+    op: BatchOperation,
+    code: str,
+    reverted: list[Reverted],
+    kept: list[Reverted],
+    group_id: str | None,
+    *,
+    checkable: bool,
 ) -> str:
     # A full or read-only disk is no fault of the operation: asking to fix it sends the agent to rewrite a good batch.
     again = (
@@ -279,8 +296,9 @@ def _rollback_text(
         lines.append(f"{len(kept)} change(s) could not be rolled back and stay ({retry}).")
     else:
         lines.append(_AS_BEFORE)
-    # Only where validate_only finds it: promised for a hook's refusal or a stale hash, it answered "all valid".
-    checked = " (validate_only: true checks it without running it)" if code in _PLANNED else ""
+    # Only where validate_only finds it (``checkable``): for a hook's refusal, a stale hash or an edit of what a
+    # directory's move left, it answered "all valid" and the agent went round in a loop.
+    checked = " (validate_only: true checks it without running it)" if checkable else ""
     lines.append(f"{again.rstrip('.')}{checked}.")
     return "\n".join(lines)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 from fsguard.core.batchops import edit_planner
@@ -32,6 +33,24 @@ from fsguard.core.textio import decode
 from fsguard.core.writing import check_payload_size
 
 _REFUSED = (TooLargeError, BinaryFileError, EncodingError)  # why the run refuses a file's text on sight
+
+
+def foreseen(
+    operations: Sequence[BatchOperation],
+    targets: Sequence[tuple[Path, Path | None]],
+    beneath: Beneath,
+    max_file_size: int,
+) -> bool:
+    """Whether validate_only finds the last of ``operations`` failing, planned on what the ones before it leave (each
+    at its canonical path and destination in ``targets``); read after a rollback, the disk is what validate_only saw.
+    An atomic run's error sends the agent to validate_only only then: for an edit of what a directory's move left,
+    validate_only answers "all valid" again."""
+    texts = PlannedTexts(beneath, max_file_size)
+    *before, last = zip(operations, targets, strict=True)
+    for op, (path, destination) in before:
+        texts.step(op, path, destination)
+    op, (path, destination) = last
+    return bool(texts.step(op, path, destination))
 
 
 class PlannedTexts:
