@@ -385,6 +385,36 @@ async def test_a_non_atomic_batch_continues_past_a_failure_and_reports_partial(c
     assert "[FAILED] [1] edit" in text_of(result)
 
 
+async def test_a_non_atomic_batch_none_of_whose_operations_succeeded_is_an_error_listing_each_failure(
+    client: Client, root: Path
+) -> None:
+    # It answered success, status "partial", "0/2 operations ok ... Nothing needed changing".
+    (root / "b.txt").write_bytes(b"bravo\n")
+    (root / "d").mkdir()
+    result = await batch(
+        client,
+        {"type": "edit", "path": "b.txt", "old_text": "bravo", "new_text": "B", "expected_hash": "12345678"},
+        {"type": "edit", "path": "b.txt", "old_text": "zzz", "new_text": "B"},
+        atomic=False,
+    )
+    assert error_code(result) == "stale_edit", text_of(result)  # the first failure's, as delete_file's paths
+    assert [problem.split(":")[0] for problem in meta(result)["errors"]] == [
+        "operation 0 (edit b.txt) (stale_edit)",
+        "operation 1 (edit b.txt) (no_match)",
+    ]
+    assert text_of(result).startswith("batch_operations: none of the 2 operations succeeded (atomic: false)")
+    assert (root / "b.txt").read_bytes() == b"bravo\n"
+    unchanged = await batch(
+        client,
+        {"type": "create_dir", "path": "d"},
+        {"type": "edit", "path": "b.txt", "old_text": "zzz", "new_text": "B"},
+        atomic=False,
+    )
+    assert structured(unchanged)["status"] == "partial"
+    assert "Nothing needed changing" not in text_of(unchanged)
+    assert (root / "b.txt").read_bytes() == b"bravo\n"
+
+
 async def test_a_path_outside_the_root_is_refused_and_the_outside_file_untouched(
     client: Client, root: Path, tmp_path: Path
 ) -> None:

@@ -110,3 +110,21 @@ async def test_a_step_quoting_a_failed_step_in_a_template_is_skipped_and_writes_
     assert [(step["id"], step["status"]) for step in result["steps"]] == [("find", "failed"), ("report", "skipped")]
     assert "quotes step 'find' in a template, and that step failed" in result["steps"][1]["skip_reason"]
     assert (root / "report.txt").read_bytes() == b"uses: unknown\n"
+
+
+async def test_a_pipeline_run_on_past_failures_whose_every_step_failed_is_an_error_listing_each_failure(
+    client: Client, root: Path
+) -> None:
+    # It answered success, status "partial", 0/2 steps completed.
+    (root / "a.txt").write_bytes(b"one\n")
+    edit = {"id": "fix", "action": "edit", "params": {"files": ["a.txt"], "old_text": "absent", "new_text": "x"}}
+    request = {"name": "all-failed", "stop_on_error": False, "steps": [FAILING_SEARCH, edit]}
+    result = await client.call_tool("batch_operations", {"pipeline_json": request})
+    assert error_code(result) == "not_found", text_of(result)  # the first failed step's
+    fields = (result.meta or {})["fsguard/error"]
+    assert [error.split(":")[0] for error in fields["errors"]] == [
+        "step 1 'find' (search) (not_found)",
+        "step 2 'fix' (edit) (no_match)",
+    ]
+    assert text_of(result).startswith("pipeline all-failed: none of its 2 steps succeeded (stop_on_error: false)")
+    assert (root / "a.txt").read_bytes() == b"one\n"

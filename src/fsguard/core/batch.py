@@ -8,7 +8,8 @@ is saved as one group whose id is the batch's ``backup_id``.
 ``atomic`` (the default): when operation k fails, the changes of operations 0..k-1 (and whatever k itself
 had done) are reverted newest first by the :class:`Reverter`, and :class:`BatchFailedError` says what was
 rolled back; the bytes on disk are then those from before the batch. Non-atomic: a failing operation's own
-partial changes are reverted, the others stay, and the run continues.
+partial changes are reverted, the others stay, and the run continues; when every operation failed, that is an
+error (:mod:`fsguard.core.allfailed`).
 
 Cancelled, an atomic batch is rolled back (see :meth:`BatchRunner.run`); a non-atomic one stops between operations,
 or before the operation whose lock it waits for (each asks whether the call was cancelled once it holds its first
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.allfailed import no_operation_succeeded
 from fsguard.core.batchcheck import check
 from fsguard.core.batchops import TOOL, Engines, OperationOutcome, Operations, outcome
 from fsguard.core.batchplan import BatchOperation, BatchRequest
@@ -129,6 +131,8 @@ class BatchRunner:
         group = record.save(log.changes)
         if cancelled is not None:
             raise cancelled
+        if outcomes and all(o.status == "failed" for o in outcomes):  # only non-atomic: an atomic one raised
+            raise no_operation_succeeded(operations, outcomes, _id(group))
         status: Literal["applied", "partial"] = "partial" if any(o.status == "failed" for o in outcomes) else "applied"
         return BatchReport(status, tuple(outcomes), group.group_id if group else None)
 

@@ -9,7 +9,8 @@ A failing step, with ``stop_on_error`` (the default), stops the run and everythi
 rolled back (:class:`Reverter`), then :class:`BatchFailedError` names the step (index, id, action), why it
 failed, and what was and was not rolled back; whatever could not be rolled back stays in a saved group.
 Without ``stop_on_error`` the run goes on: the failed step's own changes are undone (a step is all or
-nothing), later steps reading from it get no files, and the status is ``partial``. A dry run writes nothing;
+nothing), later steps reading from it get no files, and the status is ``partial`` (every step failed: an error,
+see :mod:`fsguard.core.allfailed`). A dry run writes nothing;
 its steps report what they would do, each planned on what the steps before it would leave
 (:mod:`fsguard.core.pipeline_overlay`), and a failure is reported in the failed step instead of raised; a step its
 risk gate would block reports its counts and risk, failed with ``risk_blocked``.
@@ -26,6 +27,7 @@ from itertools import chain
 from pathlib import Path
 from time import perf_counter
 
+from fsguard.core.allfailed import no_step_succeeded
 from fsguard.core.batchops import TOOL
 from fsguard.core.beneath import lstat_at
 from fsguard.core.confirmation import Binding, Entry
@@ -81,7 +83,12 @@ class PipelineRunner:
             raise
         if failed is not None:
             raise self._rolled_back(request, failed, changes, record)
-        return _report(request, outcomes, failed, record.save(changes))
+        report = _report(request, outcomes, failed, record.save(changes))
+        if report.steps and all(
+            step.status == "failed" for step in report.steps
+        ):  # run on past each failure: it did none of its work
+            raise no_step_succeeded(request.name, report.steps, report.group_id)
+        return report
 
     def _refuse_read_only(self, request: PipelineRequest) -> None:
         """Refuse the run before any step when a writing step names a path in a read-only root. Files that reach

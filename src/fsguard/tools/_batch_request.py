@@ -1,7 +1,8 @@
 """batch_operations, request form: parse request_json, run it in the core, build the BatchResult.
 
 Parsing and validation errors are ``invalid_params`` listing every problem; a failed atomic batch is
-``batch_failed`` (raised by the core after its rollback); everything else is a result.
+``batch_failed`` (raised by the core after its rollback); a non-atomic batch none of whose operations succeeded
+is an error with the first failure's code; everything else is a result.
 """
 
 from __future__ import annotations

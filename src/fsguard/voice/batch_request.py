@@ -42,6 +42,8 @@ def operations_text(result: BatchResult, compact: bool) -> str:
         head = f"Batch applied: {result.completed}/{total} operations ok."
     if result.backup_id:
         head += f' backup_id: {result.backup_id} (backup(action="restore", backup_id=...) reverts the whole batch)'
+    elif result.status == "partial":  # "nothing needed changing" read as nothing left to do, failures and all
+        head += " The operations that succeeded changed nothing, so no backup group was recorded."
     elif result.status != "validated":
         head += " Nothing needed changing, so no backup group was recorded."
     rows = [f"  {_line(op)}" for op in operations]
