@@ -178,7 +178,9 @@ async def test_a_failing_step_stops_the_run_and_rolls_back_everything_the_pipeli
     assert message.startswith(
         "pipeline step 4 'boom' (edit): edit matched nothing in any of its 2 input files, so nothing was written"
     )
-    assert "Rolled back all" in message
+    # The copies were named as bare file names: a.txt and made/deep/a.txt both read "a.txt".
+    listed = "(a.txt, b.txt, made, made/deep, made/deep/a.txt and 1 more)"
+    assert f"Rolled back all 6 change(s) the pipeline had made {listed}" in message
     assert "as they were before it ran" in message
     assert tree(root) == {"a.txt": b"one\r\ntwo\r\n", "b.txt": b"one\n"}
     assert not (root / "made").exists()

@@ -242,6 +242,9 @@ async def test_validate_only_finds_the_edit_the_run_would_not_match_on_the_text_
     run = await batch(client, *operations)
     assert (meta(run)["failed_index"], meta(run)["error_code"]) == (4, "no_match")
     assert "validate_only: true checks it without running it" in text_of(run)
+    # Two changes to each of two files: the text counted 4 where rolled_back_count said 2.
+    assert "rollback completed for the 4 change(s) it had made to 2 paths, newest first:" in text_of(run)
+    assert meta(run)["rolled_back_count"] == 2
     checked = await batch(client, *operations, validate_only=True)
     assert error_code(checked) == "invalid_params"
     assert meta(checked)["errors"] == [

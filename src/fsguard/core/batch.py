@@ -291,7 +291,11 @@ def _rollback_text(
         return f"{_NOTHING_BEFORE} {again.rstrip('.')}."
     # The seed's words, for callers that look for them.
     done = f"rolled back {len(reverted) - len(kept)} of" if kept else "rollback completed for"
-    lines = [f"The batch is atomic; {done} the {len(reverted)} change(s) it had made, newest first:"]
+    # The count _meta's rolled_back_count gives, where it differs (a file written, then edited, is one path).
+    paths = len({r.change.path for r in reverted if r.status in ("reverted", "already")})
+    named = f"{paths} path{'s' if paths != 1 else ''}"
+    to = "" if paths == len(reverted) - len(kept) else f" ({named} rolled back)" if kept else f" to {named}"
+    lines = [f"The batch is atomic; {done} the {len(reverted)} change(s) it had made{to}, newest first:"]
     rows = [f"  {r.status}: {r.change.kind} {r.change.path}" + (f" ({r.detail})" if r.detail else "") for r in reverted]
     failed = [r.status in ("kept", "failed") for r in reverted]
     lines.extend(shown_rows(rows, failed=failed, rest="counted above", flagged="not rolled back"))

@@ -18,6 +18,7 @@ risk gate would block reports its counts and risk, failed with ``risk_blocked``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
@@ -248,7 +249,8 @@ class PipelineRunner:
             lines.append("Nothing had been changed yet, so nothing needed rolling back.")
         elif not stayed:
             lines.append(
-                f"Rolled back all {len(made)} change(s) the pipeline had made ({_listed(rolled)}): "
+                f"Rolled back all {len(made)} change(s) the pipeline had made{_to_paths(len(made), rolled)} "
+                f"({_listed(rolled)}): "
                 "the files on disk are as they were before it ran."
             )
         else:
@@ -354,9 +356,18 @@ def _why(stayed: Sequence[Change], reverted: Sequence[Reverted], conflict: str |
 
 
 def _listed(paths: Sequence[str]) -> str:
+    """The first few ``paths`` relative to the folder holding them all: bare names read src/a.py and copies/a.py
+    both as a.py."""
     unique = list(dict.fromkeys(paths))
-    names = ", ".join(Path(path).name for path in unique[:5])
+    base = os.path.commonpath([Path(path).parent for path in unique]) if unique else ""
+    names = ", ".join(os.path.relpath(path, base) for path in unique[:5])
     return names + (f" and {len(unique) - 5} more" if len(unique) > 5 else "")
+
+
+def _to_paths(changes: int, paths: Sequence[str]) -> str:
+    """How many paths the changes were to, where that is not one each (a file copied, then edited)."""
+    count = len(paths)
+    return "" if count == changes else f" to {count} path{'s' if count != 1 else ''}"
 
 
 def _operation(request: PipelineRequest) -> str:
