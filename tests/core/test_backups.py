@@ -12,7 +12,7 @@ from typing import Any, BinaryIO
 
 import pytest
 
-from fsguard.core import backups, journal
+from fsguard.core import journal, replays
 from fsguard.core.backups import BackupStore, check_backup_id
 from fsguard.core.errors import BackupCorruptError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
@@ -192,9 +192,9 @@ def test_cleanup_dry_run_keeps_everything_and_the_real_run_drops_the_backup(tmp_
     store = store_at(tmp_path, clock=1_000.0)
     store.snapshot(Path("/r/f.txt"), b"x" * 100, 0o644, operation="edit", after_hash=None)
     later = store_at(tmp_path, clock=1_000.0 + 30 * 86_400)
-    assert len(later.cleanup(7, dry_run=True, shown=lambda _: True)) == 1
+    assert len(later.cleanup(7, dry_run=True, shown=lambda _: True).records) == 1
     assert len(later.records()) == 1
-    assert len(later.cleanup(7, dry_run=False, shown=lambda _: True)) == 1
+    assert len(later.cleanup(7, dry_run=False, shown=lambda _: True).records) == 1
     assert later.records() == []
     assert store_at(tmp_path).records() == []
 
@@ -225,6 +225,44 @@ def test_a_compaction_the_disk_cannot_hold_leaves_the_backup_made_the_journal_wh
     assert journal_of(tmp_path).read_bytes().count(b'{"e":') < lines
 
 
+def test_a_cleanup_the_disk_cannot_compact_for_removes_emptied_journals_and_counts_only_the_bytes_it_freed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a full state directory compaction fails (no room for its copy). A journal with no backup left is removed,
+    # which needs no room; one that keeps a backup keeps the dropped bytes too: held, never counted as freed.
+    gone, kept = Path("/r/gone.txt"), Path("/r/kept.txt")
+    old = store_at(tmp_path, clock=1_000.0)
+    for i in range(3):
+        for path in (gone, kept):
+            old.snapshot(path, f"{path.name} {i} ".encode() * 500, 0o644, operation="edit", after_hash=None)
+    later = store_at(tmp_path, clock=1_000.0 + 3 * 86_400)  # within the 7 days retention keeps
+    newest = later.snapshot(kept, b"kept now", 0o644, operation="edit", after_hash=None)
+    journals = tmp_path / "backups" / "journal"
+    sizes = {entry.name: entry.stat().st_size for entry in journals.iterdir()}
+    estimate = later.cleanup(1, dry_run=True, shown=lambda _: True).freed
+
+    def copy_until_full(source: int, target: int, *args: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(journal, "copy_live", copy_until_full)
+    cleaned = later.cleanup(1, dry_run=False, shown=lambda _: True)
+    assert len(cleaned.records) == 6
+    assert [r.backup_id for r in later.records()] == [newest.backup_id]
+    [left] = journals.iterdir()
+    assert cleaned.freed == sum(sizes.values()) - sizes[left.name]  # the emptied journal, gone
+    assert cleaned.held > 0
+    assert list((tmp_path / "backups" / "inflight").iterdir()) == []
+
+    monkeypatch.undo()  # room again: the next cleanup compacts what the last one could not
+    uncompacted = left.stat().st_size
+    again = later.cleanup(1, dry_run=False, shown=lambda _: True)
+    assert (again.records, again.held) == ([], 0)
+    assert again.freed == uncompacted - left.stat().st_size > 0
+    assert 0 < estimate <= cleaned.freed + again.freed
+    assert later.read_blob(newest) == b"kept now"
+    assert [r.backup_id for r in store_at(tmp_path).records()] == [newest.backup_id]
+
+
 def test_a_record_appended_while_another_instance_reads_the_journal_is_never_cut_off_by_its_next_backup(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -244,8 +282,8 @@ def test_a_record_appended_while_another_instance_reads_the_journal_is_never_cut
             appended[0] = other.snapshot(path, b"v1\n", 0o644, operation="edit", after_hash=None)
         return replay
 
-    monkeypatch.setattr("fsguard.core.backups.read_journal", append_after_the_end)
-    reader._forget(journal_of(tmp_path).stem)  # as a reader that has not seen this journal lately
+    monkeypatch.setattr("fsguard.core.replays.read_journal", append_after_the_end)
+    reader._replays.forget(journal_of(tmp_path).stem)  # as a reader that has not seen this journal lately
     reader.chain(path)
     monkeypatch.undo()
     reader.snapshot(path, b"v2\n", 0o644, operation="edit", after_hash=None)
@@ -333,7 +371,7 @@ def test_a_backup_looked_up_with_its_file_reads_that_files_journal_alone(
 def test_the_journals_of_the_files_backed_up_last_stay_replayed_and_an_older_one_is_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(backups, "_REPLAYS_KEPT", 2)
+    monkeypatch.setattr(replays, "_REPLAYS_KEPT", 2)
     store = store_at(tmp_path)
     files = [Path(f"/r/f{i}.txt") for i in range(3)]
     made = [store.snapshot(path, path.name.encode(), 0o644, operation="edit", after_hash=None) for path in files]
@@ -344,7 +382,7 @@ def test_the_journals_of_the_files_backed_up_last_stay_replayed_and_an_older_one
         replayed.append(handle.name)
         return real(handle)
 
-    monkeypatch.setattr(backups, "read_journal", counted)
+    monkeypatch.setattr(replays, "read_journal", counted)
     assert [store.chain(path)[0] for path in files[1:]] == made[1:]
     assert replayed == []
     assert store.chain(files[0])[0] == made[0]

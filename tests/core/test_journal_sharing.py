@@ -8,7 +8,7 @@ from typing import IO
 
 import pytest
 
-from fsguard.core import backups, journal
+from fsguard.core import journal, replays
 from fsguard.core.backups import BackupStore
 
 FILE = Path("/r/f.txt")
@@ -34,7 +34,7 @@ def test_two_stores_taking_turns_on_one_file_read_only_each_others_new_records(
         whole_reads.append(str(handle))
         return real(handle)
 
-    monkeypatch.setattr(backups, "read_journal", counted)
+    monkeypatch.setattr(replays, "read_journal", counted)
     made += [version(first if i % 2 else second, i) for i in range(4, 40)]
     assert whole_reads == []  # each went on from where its last read ended
     for store in (first, second, store_at(tmp_path)):

@@ -255,6 +255,32 @@ async def test_a_full_state_directory_makes_edit_file_disk_full_and_leaves_the_f
     assert temps(root) == []
 
 
+async def test_cleanup_on_a_full_state_directory_frees_the_space_it_reports_and_the_next_edit_succeeds(
+    connect: ClientFactory, root: Path, state_dir: Path, mount_tmpfs: Mount
+) -> None:
+    # The disk_full advice names cleanup. Its drops fit the journal's last page, but the compaction that would free
+    # the bytes needs room for a copy: cleanup said "Removed 3 backups" and freed nothing. A journal left with no
+    # backup is now removed, which needs no room, and freed_bytes is what the store really shrank by.
+    mount_tmpfs(state_dir)
+    (root / "keep.txt").write_bytes(ORIGINAL)
+    async with connect() as client:
+        for version in range(3):
+            await client.call_tool("write_file", {"path": "keep.txt", "content": f"{version}\n" * 5_000})
+        fill(state_dir)
+        edit = {"path": "keep.txt", "old_text": "2\n", "new_text": "3\n", "replace_all": True}
+        assert error_code(await client.call_tool("edit_file", edit)) == "disk_full"
+        cleaned = structured(
+            await client.call_tool("backup", {"action": "cleanup", "older_than_days": 0, "dry_run": False})
+        )
+        assert cleaned["removed"] == 3
+        assert list((state_dir / "backups" / "journal").iterdir()) == []
+        free = os.statvfs(state_dir)
+        assert 0 < cleaned["freed_bytes"] <= free.f_bavail * free.f_frsize
+        assert "held_bytes" not in cleaned
+        assert structured(await client.call_tool("edit_file", edit))["replacements"] == 5_000
+    assert (root / "keep.txt").read_bytes() == b"3\n" * 5_000
+
+
 # --- fault injection (any user) -----------------------------------------------------------------------------
 
 

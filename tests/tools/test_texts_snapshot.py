@@ -2160,11 +2160,14 @@ async def test_backup_cleanup_dry_run_counts_what_it_would_remove(rig: Rig) -> N
         await edited(c)
         return await c.call("backup", action="cleanup", older_than_days=0)
 
-    assert await rig.texts(scenario, fresh=True) == snapshot(
+    def scrub(text: str) -> str:  # the journal's bytes vary with the times it records
+        return re.sub(r"about \d+ B", "about N B", text)
+
+    assert await rig.texts(scenario, fresh=True, scrub=scrub) == snapshot(
         {
             "both": """\
 ok
-Would remove 2 backups holding 6 B of file versions. Run with dry_run=false to remove them.\
+Would remove 2 backups, freeing about N B on disk. Run with dry_run=false to remove them.\
 """
         }
     )

@@ -10,8 +10,9 @@ Events: ``backup`` (a snapshot, chained ones become the head), ``undo`` (the hea
 ``drop`` (retention) and ``head`` (written by compaction). Crash consistency: the backup's record and bytes
 are appended and fsynced together, and only then may the caller replace the file the backup protects; a
 torn tail, left by a crash mid-append, is ignored when read and cut off by the next append. A file's
-identical versions are stored once; compaction (by line count, or when dropped bytes outweigh live ones)
-rewrites the journal with its live backups only, under the journal's lock, so writers never stop.
+identical versions are stored once; compaction (by line count, when dropped bytes outweigh live ones, or after a
+cleanup) rewrites the journal with its live backups only, under the journal's lock, so writers never stop. A journal
+left with no live backup is removed instead: that needs no free space, where compaction needs room for a copy.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from fsguard.core.blobs import OldBlobs
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import BackupCorruptError, NotFoundError
 from fsguard.core.journal import (
@@ -38,27 +40,32 @@ from fsguard.core.journal import (
     check_backup_id,
     compact,
     encode,
-    grown_journal,
     listed_journals,
     new_backup_id,
     open_locked,
-    read_journal,
-    read_on,
     write_all,
 )
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.payloads import packed, read_payload
+from fsguard.core.replays import Replays
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["BackupRecord", "BackupStore", "check_backup_id", "new_backup_id"]
 
 _DAY_S = 86_400.0
-_GC_GRACE_S = 3_600.0  # a blob this young may belong to a backup another process is still recording
 _SLACK_BYTES = 1 << 20  # dropped bytes a journal may carry before compaction rewrites it
-_REPLAYS_KEPT = 1_024  # replayed journals kept in memory
 _TIME = attrgetter("time")
 Progress = Callable[[int, int], None]
+
+
+class Cleaned(NamedTuple):
+    """What a cleanup dropped (newest first), the bytes its journals shrank by (a dry run: about what they would),
+    and about the bytes of dropped backups still on disk: journals a full disk left uncompacted."""
+
+    records: list[BackupRecord]
+    freed: int
+    held: int
 
 
 class BackupStore:
@@ -66,9 +73,8 @@ class BackupStore:
 
     def __init__(self, root: Path, *, max_age_days: float, max_count: int, clock: Callable[[], float] = time.time):
         self.root = root
-        self._blobs = root / "blobs"
+        self._blobs = OldBlobs(root / "blobs")
         self._journals = root / "journal"
-        self._blobs.mkdir(parents=True, exist_ok=True)
         self._journals.mkdir(parents=True, exist_ok=True)
         self._writer = AtomicWriter(root)
         self._writer.clean_strays()
@@ -77,9 +83,8 @@ class BackupStore:
         self._clock = clock
         self._lock = threading.Lock()
         self._index: dict[str, str] = {}  # backup id -> journal key
-        # Replayed journals, trusted while the file's (inode, size, mtime) is what we last saw: another
-        # process appending changes it, so this never hides a foreign change.
-        self._replays: dict[str, tuple[tuple[int, int, int], Replay]] = {}
+        self._uncompacted: set[str] = set()  # journals whose compaction failed (a full disk): tried again on each use
+        self._replays = Replays(self._journals)
         self._listed = listed_journals(self._journals, self._read)
 
     # -- writing -----------------------------------------------------------------------------------
@@ -141,19 +146,28 @@ class BackupStore:
 
     def cleanup(
         self, older_than_days: float, *, dry_run: bool, shown: Callable[[str], bool], progress: Progress | None = None
-    ) -> list[BackupRecord]:
+    ) -> Cleaned:
         """Backups past ``older_than_days`` of paths ``shown`` names, dropped unless ``dry_run`` (their blobs are the
-        caller's to collect). ``progress`` gets (files done, files) after each file and may raise to stop."""
+        caller's to collect), and their journals compacted (or removed, when none is left) so that the space is
+        freed now. ``progress`` gets (files done, files) after each file and may raise to stop."""
         cutoff = self._clock() - older_than_days * _DAY_S
         doomed: list[BackupRecord] = []
+        freed = held = 0
         for done, key in enumerate(keys := self._keys(), 1):
-            with self._journal(key) as (replay, append):
+            path = self._journals / f"{key}.jsonl"
+            with self._journal(key, compact=True) as (replay, append):
                 doomed.extend(old := [r for r in replay.records.values() if r.time < cutoff and shown(r.path)])
+                size = replay.end
+                if dry_run:
+                    freed += replay.without(r.backup_id for r in old).dead if old else 0
                 for record in () if dry_run else old:
                     append({"e": "drop", "id": record.backup_id})
+            if not dry_run:  # measured: a journal a full disk kept from being compacted freed nothing
+                freed += max(0, size - _size(path))
+                held += replay.dead if key in self._uncompacted else 0
             if progress is not None:
                 progress(done, len(keys))  # stopped here: each file's old backups are all dropped, or all kept
-        return sorted(doomed, key=lambda r: r.time, reverse=True)
+        return Cleaned(sorted(doomed, key=lambda r: r.time, reverse=True), freed, held)
 
     def apply_retention(self) -> int:
         """Drop, in every file's journal, what is past --backup-max-age or --backup-max-count; returns how many.
@@ -167,15 +181,8 @@ class BackupStore:
         return dropped
 
     def collect_garbage(self) -> int:
-        """Delete blobs no live backup refers to (older than an hour); returns how many."""
-        live = {record.blob for record in self.records() if record.blob}
-        removed = 0
-        cutoff = time.time() - _GC_GRACE_S  # blob mtimes are real time, whatever clock records use
-        for blob in self._blobs.glob("*/*"):
-            if blob.name not in live and blob.stat().st_mtime < cutoff:
-                blob.unlink(missing_ok=True)
-                removed += 1
-        return removed
+        """Delete blobs no live backup refers to (older than an hour); returns the bytes freed."""
+        return self._blobs.collect({record.blob for record in self.records() if record.blob})
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -231,11 +238,11 @@ class BackupStore:
         """
         key = _key(Path(record.path))
         if record.blob:
-            data = self._old_blob(record)
+            data = self._blobs.read(record.blob)
         else:
             data = self._payload(key, record)
             if data is None or not self._intact(record, data):
-                self._forget(key)  # compaction may have moved the bytes since the journal was read: once more
+                self._replays.forget(key)  # compaction may have moved the bytes since the journal was read: once more
                 data = self._payload(key, record)
         if data is None or not self._intact(record, data):
             raise BackupCorruptError(
@@ -248,19 +255,10 @@ class BackupStore:
 
     def stats(self) -> tuple[int, int]:
         """(live backups, bytes of blobs on disk)."""
-        size = sum(blob.stat().st_size for blob in self._blobs.glob("*/*"))
-        size += sum(journal.stat().st_size for journal in self._journals.glob("*.jsonl"))
+        size = self._blobs.size() + sum(journal.stat().st_size for journal in self._journals.glob("*.jsonl"))
         return len(self.records()), size
 
     # -- internals ---------------------------------------------------------------------------------
-
-    def _old_blob(self, record: BackupRecord) -> bytes | None:
-        """The bytes of a backup made by an older version, from the content-addressed blob store."""
-        try:
-            data = (self._blobs / record.blob[:2] / record.blob).read_bytes()
-        except FileNotFoundError:
-            return None
-        return data if hashlib.sha256(data).hexdigest() == record.blob else None
 
     def _payload(self, key: str, record: BackupRecord) -> bytes | None:
         """The bytes packed in the journal for ``record``, as the journal last read places them."""
@@ -280,49 +278,13 @@ class BackupStore:
         with self._lock:
             self._index = index
 
-    def _forget(self, key: str) -> None:
-        with self._lock:
-            self._replays.pop(key, None)
-
     def _read(self, key: str) -> Replay:
-        path = self._journals / f"{key}.jsonl"
-        try:
-            stat = path.stat()
-        except FileNotFoundError:
-            return Replay()
-        with self._lock:
-            cached = self._replays.get(key)
-        if cached is not None and cached[0] == _identity(stat):
-            return cached[1]
-        try:
-            with path.open("rb") as handle:
-                grown = grown_journal(handle, cached[1] if cached else None)
-                # Another process appended: only its records are read (a journal of 400 records took 8 ms to read
-                # again, and two servers sharing a state dir, editing one file in turn, read it again for every edit).
-                replay = read_journal(handle) if grown is None else read_on(handle, grown.copy())
-                found = os.fstat(handle.fileno())
-        except FileNotFoundError:
-            return Replay()
-        if replay.end != found.st_size:
-            # A torn tail, or a record another process appended after this read reached the end: remembered under
-            # this stat, the replay would pass for the whole file, and the next append would cut that record off.
-            return replay
-        self._remember(key, found, replay)
-        return replay
-
-    def _remember(self, key: str, stat: os.stat_result | int, replay: Replay) -> None:
-        """Keep ``replay`` under the journal's ``stat`` (or its open fd's), with those of the files edited last."""
-        identity = _identity(os.fstat(stat) if isinstance(stat, int) else stat)
-        with self._lock:
-            self._replays.pop(key, None)
-            self._replays[key] = (identity, replay)
-            if len(self._replays) > _REPLAYS_KEPT:  # a server editing thousands of files keeps the last ones only
-                del self._replays[next(iter(self._replays))]
+        return self._replays.read(key)
 
     @contextmanager
-    def _journal(self, key: str, *, durable: bool = True) -> Iterator[tuple[Replay, Append]]:
+    def _journal(self, key: str, *, durable: bool = True, compact: bool = False) -> Iterator[tuple[Replay, Append]]:
         """The journal of one file, locked (threads and processes) for a read-modify-append, fsynced after
-        unless not ``durable``."""
+        unless not ``durable``; ``compact``: compacted after any append (a cleanup's drops free their bytes now)."""
         path = self._journals / f"{key}.jsonl"
         fd = open_locked(path)
         try:
@@ -354,18 +316,30 @@ class BackupStore:
                     if durable:
                         os.fsync(fd)
                 except OSError as exc:  # the records may not be durable: the caller must not go on to write
-                    self._forget(key)
+                    self._replays.forget(key)
                     raise from_os_error(exc, path) from exc
-                self._remember(key, fd, replay)
-            if replay.lines > 4 * self._max_count + 16 or replay.packed > 2 * replay.live + _SLACK_BYTES:
-                try:
-                    compact(self._writer, path, fd, replay)
-                except OSError as exc:  # a full state directory, say: the records above are durable, the call stands
-                    logger.warning("journal %s stays uncompacted for now: %s", path, exc)
-                else:
-                    self._forget(path.stem)
+                self._replays.remember(key, fd, replay)
+            self._settle(key, path, fd, replay, force=(compact and written) or key in self._uncompacted)
         finally:
             os.close(fd)
+
+    def _settle(self, key: str, path: Path, fd: int, replay: Replay, *, force: bool) -> None:
+        """Free the bytes of dropped backups, under the journal's lock: a journal with no live backup is removed (no
+        free space needed: a cleanup on a full state directory must free it), one past its limits or ``force``d is
+        compacted. A failure (a full state directory) leaves it as it is: the records are durable, the call stands."""
+        try:
+            if not replay.records:
+                path.unlink(missing_ok=True)  # a writer waiting for its lock makes a new one (open_locked)
+            elif force or replay.lines > 4 * self._max_count + 16 or replay.packed > 2 * replay.live + _SLACK_BYTES:
+                compact(self._writer, path, fd, replay)
+            else:
+                return
+        except OSError as exc:
+            logger.warning("journal %s keeps its dropped backups' bytes for now: %s", path, exc)
+            self._uncompacted.add(key)
+        else:
+            self._uncompacted.discard(key)
+            self._replays.forget(key)
 
     def _retain(self, replay: Replay, append: Append, *, keep: str) -> None:
         """Drop what exceeds --backup-max-count or --backup-max-age for this file (never ``keep``). The snapshots
@@ -383,8 +357,11 @@ class BackupStore:
             ranks[undo] += 1
 
 
-def _identity(stat: os.stat_result) -> tuple[int, int, int]:
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _key(path: Path) -> str:

@@ -55,6 +55,7 @@ class Sweep(Generic[Item]):
     freed_bytes: int
     dry_run: bool
     failed: tuple[str, ...] = ()  # "<id>: why" for each one that could not be removed, and stays
+    held_bytes: int = 0  # about the bytes of removed backups still on disk: a full disk kept their journals whole
 
 
 @dataclass(frozen=True)
@@ -123,12 +124,13 @@ def clean_backups(
     progress: Progress | None = None,
 ) -> Sweep[BackupRecord]:
     """Drop the backups older than ``older_than_days`` that ``shown`` lets a listing name (unless ``dry_run``), then
-    the blobs no backup holds; see :meth:`BackupStore.cleanup`. ``progress`` may raise to stop between files: the
-    blobs of those done go at the next cleanup, or the server's next start."""
-    doomed = store.cleanup(older_than_days, dry_run=dry_run, shown=shown, progress=progress)
+    the blobs no backup holds; see :meth:`BackupStore.cleanup`. ``freed_bytes`` is what the store shrank by (a dry
+    run: about what it would). ``progress`` may raise to stop between files: the blobs of those done go at the next
+    cleanup, or the server's next start."""
+    doomed, freed, held = store.cleanup(older_than_days, dry_run=dry_run, shown=shown, progress=progress)
     if not dry_run:
-        store.collect_garbage()
-    return Sweep(doomed[:limit], len(doomed), sum(record.size for record in doomed), dry_run)
+        freed += store.collect_garbage()
+    return Sweep(doomed[:limit], len(doomed), freed, dry_run, held_bytes=held)
 
 
 def list_trash(

@@ -131,6 +131,19 @@ class Replay:
             by_content=dict(self.by_content),
         )
 
+    @property
+    def dead(self) -> int:
+        """About the bytes a compaction frees: the whole journal once no backup is left (it is removed), else the
+        stored bytes of dropped backups (it errs low: ``live`` counts a duplicate's bytes each time)."""
+        return self.end if not self.records else max(0, self.packed - self.live)
+
+    def without(self, backup_ids: Iterable[str]) -> Replay:
+        """A copy with these backups dropped, as a dry run sees the journal after them."""
+        trial = self.copy()
+        for backup_id in backup_ids:
+            trial.apply({"e": "drop", "id": backup_id})
+        return trial
+
     def twin(self, content_hash: str, size: int) -> BackupRecord | None:
         """A live backup in this journal whose bytes may equal bytes of this hash and size."""
         found = self.by_content.get((content_hash, size))

@@ -42,13 +42,14 @@ class ParsedFiles(Generic[Parsed]):
         self._order = order
         self._named = named
         self._inner = inner
-        # The last listing: each file's stat and what it read as, and the readable ones in order. Replaced whole,
-        # so a listing in another thread meanwhile sees this one or the one before, never a mixture.
-        self._last: tuple[dict[str, tuple[_Identity, Sequence[Parsed]]], list[Parsed]] = ({}, [])
+        # The last listing: each settled file's stat and what it read as, the items in order, and how many files
+        # it had. Replaced whole, so a listing in another thread meanwhile sees this one or the one before, never a
+        # mixture.
+        self._last: tuple[dict[str, tuple[_Identity, Sequence[Parsed]]], list[Parsed], int] = ({}, [], 0)
 
     def listing(self) -> list[Parsed]:
         """The items of every file, sorted by ``order``, largest first."""
-        known, listed = self._last
+        known, listed, files = self._last
         # The remembered pairs themselves, not equal new ones: 10,000 new objects kept on each call made the cyclic
         # garbage collector sweep the whole heap every few calls.
         remembered: dict[str, tuple[_Identity, Sequence[Parsed]]] = {}
@@ -76,8 +77,9 @@ class ParsedFiles(Generic[Parsed]):
                 remembered[name] = cached
             everything.append(cached[1])
         # Unchanged: every file stat'ed is one remembered, as it was (a file not yet settled is never remembered, so
-        # it is read again, a change); and no remembered one has gone.
-        if changed or remembered.keys() != known.keys():
+        # it is read again, a change); no remembered one has gone; and no unsettled one either (a journal a cleanup
+        # removed moments after it was written stayed listed).
+        if changed or remembered.keys() != known.keys() or len(everything) != files:
             listed = sorted((item for items in everything for item in items), key=self._order, reverse=True)
-        self._last = (remembered, listed)
+        self._last = (remembered, listed, len(everything))
         return list(listed)

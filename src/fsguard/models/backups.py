@@ -146,8 +146,13 @@ class BackupResult(Result):
     removed: int | None = Field(None, description="cleanup: backups removed (or that would be).")
     freed_bytes: int | None = Field(
         None,
-        description="cleanup: the sizes of the file versions those backups held, added up (a content kept by several "
-        "backups is stored once; the store's journals shrink when next compacted); purge_trash: bytes freed.",
+        description="cleanup: bytes the backup store shrank by (a dry run: about what it would); purge_trash: bytes "
+        "freed.",
+    )
+    held_bytes: int | None = Field(
+        None,
+        description="cleanup: about the bytes of removed backups still on disk, in journals the full state "
+        "directory had no room to rewrite; a cleanup run once there is room frees them.",
     )
     total: int | None = Field(
         None, description="list/list_trash: entries matching the filters; undo_chain: steps in the chain."

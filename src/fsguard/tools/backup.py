@@ -251,6 +251,7 @@ def _cleanup(services: Services, request: _Request) -> BackupResult:
         backups=[backup_info(r) for r in sweep.shown],
         removed=sweep.removed,
         freed_bytes=sweep.freed_bytes,
+        held_bytes=sweep.held_bytes or None,
         dry_run=sweep.dry_run,
     )
 

@@ -29,10 +29,15 @@ def backup_text(result: BackupResult, compact: bool) -> str:
     if result.action == "cleanup":
         verb = "Would remove" if result.dry_run else "Removed"
         hint = " Run with dry_run=false to remove them." if result.dry_run and result.removed else ""
-        # Not disk space: one content is stored once however many backups hold it, and a journal shrinks when
-        # next compacted.
-        size = f" holding {human_size(result.freed_bytes)} of file versions" if result.freed_bytes else ""
-        return f"{verb} {counted(result.removed or 0, 'backup')}{size}.{hint}"
+        about = "about " if result.dry_run else ""
+        size = f", freeing {about}{human_size(result.freed_bytes)} on disk" if result.freed_bytes else ""
+        held = (
+            f" About {human_size(result.held_bytes)} of theirs stays on disk: the state directory is too full to "
+            "rewrite the journals holding it. Free space there (backup(action='purge_trash')), then run cleanup again."
+            if result.held_bytes
+            else ""
+        )
+        return f"{verb} {counted(result.removed or 0, 'backup')}{size}.{held}{hint}"
     if result.group is not None:
         return group_text(result, compact)
     backup = result.backup
