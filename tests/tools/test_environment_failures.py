@@ -281,6 +281,23 @@ async def test_cleanup_on_a_full_state_directory_frees_the_space_it_reports_and_
     assert (root / "keep.txt").read_bytes() == b"3\n" * 5_000
 
 
+async def test_cleanup_on_a_read_only_state_directory_answers_a_dry_run_and_refuses_the_real_one_with_its_remedy(
+    connect: ClientFactory, root: Path, state_dir: Path, mount_tmpfs: Mount
+) -> None:
+    mount_tmpfs(state_dir)
+    (root / "keep.txt").write_bytes(ORIGINAL)
+    async with connect() as client:
+        await client.call_tool("write_file", {"path": "keep.txt", "content": "new\n"})
+        journals = tree(state_dir / "backups")
+        remount_read_only(state_dir)
+        dry = await client.call_tool("backup", {"action": "cleanup", "older_than_days": 0})
+        assert structured(dry)["removed"] == 1
+        real = await client.call_tool("backup", {"action": "cleanup", "older_than_days": 0, "dry_run": False})
+        assert error_code(real) == "read_only_filesystem", text_of(real)  # was internal_error
+        assert "restart fsguard with --state-dir on a writable filesystem" in text_of(real)
+    assert tree(state_dir / "backups") == journals
+
+
 # --- fault injection (any user) -----------------------------------------------------------------------------
 
 

@@ -154,16 +154,18 @@ class BackupStore:
         doomed: list[BackupRecord] = []
         freed = held = 0
         for done, key in enumerate(keys := self._keys(), 1):
-            path = self._journals / f"{key}.jsonl"
-            with self._journal(key, compact=True) as (replay, append):
+            if dry_run:  # read, not locked for writing: a read-only state directory answers a dry run too
+                replay = self._read(key)
                 doomed.extend(old := [r for r in replay.records.values() if r.time < cutoff and shown(r.path)])
-                size = replay.end
-                if dry_run:
-                    freed += replay.without(r.backup_id for r in old).dead if old else 0
-                for record in () if dry_run else old:
-                    append({"e": "drop", "id": record.backup_id})
-            if not dry_run:  # measured: a journal a full disk kept from being compacted freed nothing
-                freed += max(0, size - _size(path))
+                freed += replay.without(r.backup_id for r in old).dead if old else 0
+            else:
+                path = self._journals / f"{key}.jsonl"
+                with self._journal(key, compact=True) as (replay, append):
+                    doomed.extend(old := [r for r in replay.records.values() if r.time < cutoff and shown(r.path)])
+                    size = replay.end
+                    for record in old:
+                        append({"e": "drop", "id": record.backup_id})
+                freed += max(0, size - _size(path))  # measured: a journal left uncompacted freed nothing
                 held += replay.dead if key in self._uncompacted else 0
             if progress is not None:
                 progress(done, len(keys))  # stopped here: each file's old backups are all dropped, or all kept
@@ -286,7 +288,10 @@ class BackupStore:
         """The journal of one file, locked (threads and processes) for a read-modify-append, fsynced after
         unless not ``durable``; ``compact``: compacted after any append (a cleanup's drops free their bytes now)."""
         path = self._journals / f"{key}.jsonl"
-        fd = open_locked(path)
+        try:
+            fd = open_locked(path)
+        except OSError as exc:  # a read-only or full state directory: typed, so the answer names its remedy
+            raise from_os_error(exc, path) from exc
         try:
             replay = self._read(key).copy()  # private: readers may be using the cached one while this appends
             if os.fstat(fd).st_size > replay.end:
