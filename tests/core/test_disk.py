@@ -3,6 +3,7 @@ the file is replaced only once both have finished."""
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
 import select
@@ -10,6 +11,7 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,6 +90,34 @@ def test_a_failed_data_write_alongside_a_finished_backup_leaves_the_old_bytes_an
     assert "too large" in info.value.message.lower()
     assert old_file.read_bytes() == OLD
     assert leftovers(tmp_path, state_dir) == []
+
+
+def test_a_temp_its_failed_write_cannot_remove_keeps_its_record_so_the_next_start_removes_it(
+    tmp_path: Path, state_dir: Path, old_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file's directory made read-only mid-write (by its owner): the rename is refused, and so is the temp's
+    # unlink. The record was removed anyway, and the temp stayed in the user's directory for good.
+    real_unlink = os.unlink
+
+    def refused(*args: Any, **kwargs: Any) -> None:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+
+    def unlink(name: Any, *args: Any, **kwargs: Any) -> None:
+        (refused if TEMP_MARK in str(name) else real_unlink)(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "rename", refused)
+    monkeypatch.setattr(os, "unlink", unlink)
+    with pinned(old_file) as entry, pytest.raises(FsguardError):
+        AtomicWriter(state_dir).write_at(entry, b"new bytes\n")
+    monkeypatch.undo()
+
+    [temp] = [entry for entry in tmp_path.iterdir() if TEMP_MARK in entry.name]
+    [record] = (state_dir / "inflight").iterdir()
+    assert record.read_bytes() == os.fsencode(temp)
+    record.rename(record.with_name(f"gone-{record.name}"))  # as the next start sees it: of a process that has ended
+    assert AtomicWriter(state_dir).clean_strays() == [temp]
+    assert leftovers(tmp_path, state_dir) == []
+    assert old_file.read_bytes() == OLD
 
 
 # Python 3.12+ warns that fork() in a threaded process may deadlock: that is the case this test is about.

@@ -198,7 +198,10 @@ class AtomicWriter:
         try:
             yield name
         finally:
-            record.unlink(missing_ok=True)
+            if _gone(entry.parent, name):
+                record.unlink(missing_ok=True)
+            else:  # not removable now (its directory made read-only meanwhile): the record lets the next start sweep it
+                logger.warning("left temp file %s; the next start removes it", entry.path.parent / name)
 
     def write(self, path: Path, data: bytes, *, exclusive: bool = False) -> None:
         """:meth:`write_at` for a trusted path (the state directory): its parent is opened by name."""
@@ -234,7 +237,8 @@ class AtomicWriter:
         Raises:
             AlreadyExistsError: ``exclusive`` and the name is taken.
             AccessDeniedError: the name is now a symlink or directory (swapped in since it was pinned).
-            DiskFullError and the other typed OS errors: nothing was replaced, and no temp remains.
+            DiskFullError and the other typed OS errors: nothing was replaced, and no temp remains (one that
+                cannot be removed now keeps its record: the next start removes it).
         """
         existing = lstat_at(entry)
         if existing is not None and not exclusive and stat.S_ISDIR(existing.st_mode):
@@ -353,6 +357,17 @@ def _write_all(fd: int, data: bytes) -> None:
 def _unlink_quietly(parent: int, name: str) -> None:
     with suppress(OSError):  # gone already, or never made (a read-only or full filesystem refused it)
         os.unlink(name, dir_fd=parent)
+
+
+def _gone(parent: int, name: str) -> bool:
+    """Whether the temp ``name`` is no longer in ``parent`` (renamed into place, or removed); unsure is not gone."""
+    try:
+        os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def remove_by_name(path: Path) -> None:
