@@ -253,6 +253,7 @@ async def test_a_full_state_directory_makes_edit_file_disk_full_and_leaves_the_f
         assert error_code(result) == "disk_full", text_of(result)
     assert (root / "keep.txt").read_bytes() == ORIGINAL
     assert temps(root) == []
+    assert list((state_dir / "inflight").iterdir()) == []  # no empty record of the write it refused
 
 
 async def test_cleanup_on_a_full_state_directory_frees_the_space_it_reports_and_the_next_edit_succeeds(

@@ -342,9 +342,14 @@ def _write_record(path: Path, data: bytes) -> None:
     # os-level: half the time of Path.write_text, which builds a text layer for one short write.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     try:
-        _write_all(fd, data)
-    finally:
-        os.close(fd)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+    except BaseException:
+        with suppress(OSError):  # created, then refused its bytes (a full state directory): no empty record stays
+            path.unlink()
+        raise
 
 
 def _write_all(fd: int, data: bytes) -> None:
