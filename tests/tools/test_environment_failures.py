@@ -8,6 +8,7 @@ otherwise; the fault-injection tests make the temp file's write or fsync fail wi
 from __future__ import annotations
 
 import errno
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -297,6 +298,41 @@ async def test_cleanup_on_a_read_only_state_directory_answers_a_dry_run_and_refu
         assert error_code(real) == "read_only_filesystem", text_of(real)  # was internal_error
         assert "restart fsguard with --state-dir on a writable filesystem" in text_of(real)
     assert tree(state_dir / "backups") == journals
+
+
+async def test_a_batch_and_a_pipeline_stopped_by_the_state_directory_name_its_remedy_as_edit_file_does(
+    connect: ClientFactory, root: Path, state_dir: Path, mount_tmpfs: Mount
+) -> None:
+    # They quoted the failed operation's error as a root's ("Write under a root on a writable filesystem instead").
+    mount_tmpfs(state_dir)
+    (root / "a.txt").write_bytes(b"alpha\n")
+    edit = {"old_text": "alpha", "new_text": "omega"}
+    calls = {
+        "batch": {"request_json": json.dumps({"operations": [{"type": "edit", "path": "a.txt", **edit}]})},
+        "pipeline": {
+            "pipeline_json": json.dumps(
+                {"name": "p", "steps": [{"action": "edit", "files": ["a.txt"], "params": edit}]}
+            )
+        },
+    }
+    remedies = {
+        "read_only_filesystem": "restart fsguard with --state-dir on a writable filesystem",
+        "disk_full": "backup(action='purge_trash') and backup(action='cleanup') free what it keeps there",
+    }
+    async with connect() as client:
+        await client.call_tool("read_file", {"path": "a.txt"})  # the server lays out its state directory first
+        for cause, remedy in remedies.items():
+            if cause == "read_only_filesystem":
+                remount_read_only(state_dir)
+            else:
+                subprocess.run(["mount", "-o", "remount,rw", str(state_dir)], capture_output=True, check=True)
+                fill(state_dir)
+            for arguments in calls.values():
+                result = await client.call_tool("batch_operations", arguments)
+                assert error_fields(result)["error_code"] == cause, text_of(result)
+                assert remedy in text_of(result).split("\n")[0]
+                assert "Write under a root" not in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"alpha\n"
 
 
 # --- fault injection (any user) -----------------------------------------------------------------------------

@@ -201,6 +201,8 @@ class BatchRunner:
             "failed_path": op.path,
             "error_code": error.code,
         }
+        if "path" in error.fields:  # where the operation's error was met: fsguard's state directory, say
+            fields["error_path"] = error.fields["path"]
         try:
             reverted = self._revert(log.changes)
         except UndoConflictError as exc:  # a file of the batch was changed by someone else meanwhile

@@ -171,6 +171,7 @@ class StepOutcome:
     skip_reason: str | None = None
     error: str | None = None
     error_code: str | None = None
+    error_path: str | None = None  # where the error was met, when it names a path (fsguard's state directory, say)
     duration_ms: float = 0.0
     level: int | None = None
     reached: bool = True  # False: an earlier failure stopped the (dry) run before this step

@@ -197,7 +197,14 @@ class PipelineRunner:
             if made and not request.stop_on_error:
                 made, undone = self._undo_step(made)
                 message += f" ({undone})"
-            failed = replace(base, status="failed", error=message, error_code=exc.code, duration_ms=_ms(started))
+            failed = replace(
+                base,
+                status="failed",
+                error=message,
+                error_code=exc.code,
+                error_path=path if isinstance(path := exc.fields.get("path"), str) else None,
+                duration_ms=_ms(started),
+            )
             return failed, made
         status: StepStatus = "planned" if request.dry_run and step.destructive else "ok"
         finished = _finished(replace(base, status=status, duration_ms=_ms(started)), output)
@@ -273,6 +280,7 @@ class PipelineRunner:
             failed_id=failed.id,
             failed_action=failed.action,
             error_code=failed.error_code,
+            error_path=failed.error_path,
             rolled_back=rolled,
             not_rolled_back=[f"{change.path}: {_reason(change, reverted, conflict)}" for change in stayed],
             backup_id=group.group_id if group else None,

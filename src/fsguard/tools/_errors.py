@@ -134,6 +134,10 @@ def state_dir_error(result: CallToolResult, state_dir: Path) -> CallToolResult:
     fields = dict((result.meta or {}).get(ERROR_META_KEY, {}))
     code = fields.pop("code", None)
     text = "".join(block.text for block in result.content if isinstance(block, TextContent))
+    if code == "batch_failed":  # its first line ends with the failed operation's error, told the same way
+        head, newline, rest = text.partition("\n")
+        told = in_state_dir(fields.get("error_code"), head, fields.get("error_path"), state_dir, _STATE_ADVICE)
+        return result if told is None else error_result(code, told + newline + rest, fields)
     told = in_state_dir(code, text, fields.get("path"), state_dir, _STATE_ADVICE)
     return result if told is None else error_result(str(code), told, fields)
 
