@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,13 @@ def test_the_existing_mappings_are_unchanged(tmp_path: Path) -> None:
     other = from_os_error(os_error(errno.EIO), tmp_path)
     assert type(other) is FsguardError
     assert other.message == f"I/O error on {tmp_path}: {os.strerror(errno.EIO)}."
+
+
+def test_too_many_open_files_names_the_limit_and_how_to_raise_it(tmp_path: Path) -> None:
+    error = from_os_error(os_error(errno.EMFILE), tmp_path / "f.lock")
+    assert error.message.startswith(f"I/O error on {tmp_path / 'f.lock'}: {os.strerror(errno.EMFILE)}")
+    assert f"limit of {resource.getrlimit(resource.RLIMIT_NOFILE)[0]:,} open files" in error.message
+    assert "ulimit -n" in error.message
 
 
 def test_a_huge_path_is_shortened_in_the_message_and_the_fields() -> None:

@@ -106,7 +106,20 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
             path=field_path(path),
             reason=reason,
         )
+    if exc.errno == errno.EMFILE:  # the process's limit, not the file's fault: say whose limit and how to raise it
+        return FsguardError(
+            f"I/O error on {shown}: {reason}: the server has reached its limit of {_open_file_limit()} open files. "
+            "Retry once its other calls have finished; if it persists, ask the user to raise the limit (ulimit -n, "
+            "or LimitNOFILE= for a service) and restart fsguard.",
+            path=field_path(path),
+        )
     return FsguardError(f"I/O error on {shown}: {reason}.", path=field_path(path))
+
+
+def _open_file_limit() -> str:
+    import resource  # here: POSIX only, and needed only when the limit is hit
+
+    return f"{resource.getrlimit(resource.RLIMIT_NOFILE)[0]:,}"
 
 
 def unwritable_directory_error(exc: OSError, path: Path, directory: int) -> AccessDeniedError | None:
