@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
+import logging
 import os
 import time
 from pathlib import Path
@@ -98,6 +99,26 @@ def test_backup_bytes_cut_short_by_a_crash_are_ignored_and_cut_off_by_the_next_a
     assert journal_of(tmp_path).read_bytes().startswith(whole)
     assert [r.backup_id for r in store_at(tmp_path).chain(path)] == [after.backup_id, kept.backup_id]
     assert store_at(tmp_path).read_blob(after) == b"v2"
+
+
+def test_journal_lines_without_the_fields_their_event_needs_are_skipped_and_the_rest_still_replays(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = store_at(tmp_path)
+    path = Path("/r/f.txt")
+    kept = store.snapshot(path, b"v0\n", 0o644, operation="edit", after_hash=None)
+    malformed = b'{"e":"undo"}\n[1]\n{"e":"backup","backup_id":"20261207-000000-0000000000000000","inline":2}\nab\n'
+    with journal_of(tmp_path).open("ab") as handle:
+        handle.write(malformed)
+    with caplog.at_level(logging.WARNING, logger="fsguard.core.journal"):
+        reopened = store_at(tmp_path)
+        assert reopened.apply_retention() == 0  # what every server and the dashboard do at start
+    assert journal_of(tmp_path).name in caplog.text
+    assert (reopened.records(), reopened.head(path)) == ([kept], kept)
+    after = reopened.snapshot(path, b"v1\n", 0o644, operation="edit", after_hash=None)
+    assert after.parent_backup_id == kept.backup_id
+    assert malformed in journal_of(tmp_path).read_bytes()
+    assert [r.backup_id for r in store_at(tmp_path).chain(path)] == [after.backup_id, kept.backup_id]
 
 
 def test_a_store_written_by_the_blob_layout_still_reads_undoes_and_takes_new_backups(tmp_path: Path) -> None:

@@ -11,12 +11,14 @@ plain JSON lines and read the same.
 A crash mid-append leaves a torn tail (a line without its newline, or bytes cut short). Reading stops there:
 the operation it began never replaced its file, since the file is written only after the journal's fsync.
 The next append under the lock cuts the tail off first, so it never swallows the record that follows.
+A line without the fields its event needs is skipped (:mod:`fsguard.core.journalcheck`).
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import secrets
 from collections.abc import Callable, Iterable
@@ -30,11 +32,14 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from fsguard.core.beneath import Pinned, fsync_directory
 from fsguard.core.errors import InvalidParamsError
+from fsguard.core.journalcheck import parsed, record_fields, well_formed
 from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.payloads import Payload
 
 if TYPE_CHECKING:
     from fsguard.core.disk import AtomicWriter
+
+logger = logging.getLogger(__name__)
 
 _COPY_CHUNK = 1 << 20
 _ID_SHAPE = "YYYYMMDD-HHMMSS-<16 hex>"
@@ -166,9 +171,7 @@ class Replay:
         self.lines += 1
 
     def _add(self, event: dict[str, Any], offset: int | None) -> None:
-        fields = {k: v for k, v in event.items() if k not in ("e", "inline", "dup", "codec")}
-        fields.setdefault("blob", "")
-        record = BackupRecord(**fields)
+        record = BackupRecord(**record_fields(event))
         self._forget(self.records.get(record.backup_id))
         self.records[record.backup_id] = record
         if offset is not None:
@@ -236,7 +239,10 @@ def grown_journal(handle: IO[bytes], replay: Replay | None) -> Replay | None:
 
 def read_on(handle: IO[bytes], replay: Replay) -> Replay:
     """Go on with ``replay``, a replay of this journal up to ``replay.end``, through what the file holds after that
-    (records another process appended since), stopping at a torn tail; ``replay`` itself, updated."""
+    (records another process appended since), stopping at a torn tail; ``replay`` itself, updated.
+
+    A line without the fields its event needs is skipped, with a warning: one bad line must not stop a start.
+    """
     handle.seek(replay.end)
     while True:
         line = handle.readline()
@@ -244,22 +250,31 @@ def read_on(handle: IO[bytes], replay: Replay) -> Replay:
             return replay  # the end, or a line cut short by a crash
         if not replay.first:
             replay.first = line
-        try:
-            event = json.loads(line)
-        except ValueError:
-            replay.end = handle.tell()  # an old-format torn line that a later append ran into: skip it
-            continue
-        size = event.get("inline") if isinstance(event, dict) else None
-        if size is None:
-            replay.apply(event)
-            replay.end = handle.tell()
-            continue
         offset = handle.tell()
-        handle.seek(offset + size)
-        if handle.read(1) != b"\n":
+        event = parsed(line)
+        size = None if event is None else event.get("inline")
+        if event is None:
+            replay.end = offset  # an old-format torn line that a later append ran into: skip it
+            continue
+        if size is not None and not _ends_at(handle, offset + size):
             return replay  # the bytes were cut short by a crash
-        replay.apply(event, offset)
-        replay.end = offset + size + 1
+        if event and well_formed(event):
+            replay.apply(event, None if size is None else offset)
+        else:
+            logger.warning("backup journal %s: skipped a record without what it needs: %.200r", _name(handle), line)
+            replay.lines += 1
+        replay.end = offset if size is None else offset + size + 1
+        handle.seek(replay.end)
+
+
+def _name(handle: IO[bytes]) -> str:
+    return str(getattr(handle, "name", "?"))
+
+
+def _ends_at(handle: IO[bytes], end: int) -> bool:
+    """True when the newline that ends a backup's bytes is at ``end``."""
+    handle.seek(end)
+    return handle.read(1) == b"\n"
 
 
 def listed_journals(directory: Path, replay: Callable[[str], Replay]) -> ParsedFiles[Listed]:
