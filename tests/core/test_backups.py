@@ -101,6 +101,34 @@ def test_backup_bytes_cut_short_by_a_crash_are_ignored_and_cut_off_by_the_next_a
     assert store_at(tmp_path).read_blob(after) == b"v2"
 
 
+def test_damage_inside_a_backups_bytes_skips_that_backup_and_keeps_every_later_one_listed_and_on_disk(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = store_at(tmp_path)
+    path = Path("/r/f.txt")
+    # The damaged bytes hold a line shaped like a record (its bytes do not match its hash): never taken for one.
+    fake = journal.BackupRecord("20261101-100000-0123456789abcdef", str(path), 1, "t", "", 3, "0", 0, None, None, True)
+    lookalike = journal.encode(journal.backup_event(fake, inline=3)) + b"ok\n\n"
+    first = store.snapshot(path, b"v1\n" * 30 + lookalike, 0o644, operation="t", after_hash=None)
+    second = store.snapshot(path, b"v2\n" * 30, 0o644, operation="t", after_hash=None)
+    third = store.snapshot(path, b"v3\n" * 30, 0o644, operation="t", after_hash=None)
+    raw = journal_of(tmp_path).read_bytes()
+    cut = raw.index(b"\n") + 20
+    damaged = raw[:cut] + raw[cut + 50 :]  # 50 bytes lost inside the first backup's bytes (a bad sector, say)
+    journal_of(tmp_path).write_bytes(damaged)
+    with caplog.at_level(logging.WARNING, logger="fsguard.core.journal"):
+        reopened = store_at(tmp_path)
+        assert [r.backup_id for r in reopened.records()] == [third.backup_id, second.backup_id]
+    assert journal_of(tmp_path).name in caplog.text
+    after = reopened.snapshot(path, b"v4\n", 0o644, operation="t", after_hash=None)
+    assert journal_of(tmp_path).read_bytes().startswith(damaged)  # nothing intact was cut off
+    fresh = store_at(tmp_path)
+    assert [r.backup_id for r in fresh.chain(path)] == [after.backup_id, third.backup_id, second.backup_id]
+    assert [fresh.read_blob(r) for r in fresh.chain(path)] == [b"v4\n", b"v3\n" * 30, b"v2\n" * 30]
+    with pytest.raises(NotFoundError):
+        fresh.get(first.backup_id)
+
+
 def test_journal_lines_without_the_fields_their_event_needs_are_skipped_and_the_rest_still_replays(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -11,7 +11,8 @@ plain JSON lines and read the same.
 A crash mid-append leaves a torn tail (a line without its newline, or bytes cut short). Reading stops there:
 the operation it began never replaced its file, since the file is written only after the journal's fsync.
 The next append under the lock cuts the tail off first, so it never swallows the record that follows.
-A line without the fields its event needs is skipped (:mod:`fsguard.core.journalcheck`).
+Damage in the middle (a disk's, a copy's) is not a torn tail: the replay skips it, with a warning, and goes on at
+the next whole record (:mod:`fsguard.core.journalcheck`); a line without the fields its event needs is skipped.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from fsguard.core.beneath import Pinned, fsync_directory
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.journalcheck import parsed, record_fields, well_formed
+from fsguard.core.journalcheck import next_record, parsed, record_fields, well_formed
 from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.payloads import Payload
 
@@ -241,7 +242,9 @@ def read_on(handle: IO[bytes], replay: Replay) -> Replay:
     """Go on with ``replay``, a replay of this journal up to ``replay.end``, through what the file holds after that
     (records another process appended since), stopping at a torn tail; ``replay`` itself, updated.
 
-    A line without the fields its event needs is skipped, with a warning: one bad line must not stop a start.
+    A line without the fields its event needs is skipped; damage in the middle (a record whose bytes are not where
+    its line says) is passed over to the next record that proves itself (:mod:`fsguard.core.journalcheck`), and
+    ``end`` moves past it, so that the next append cuts off a torn tail only, never the whole records after it.
     """
     handle.seek(replay.end)
     while True:
@@ -253,11 +256,19 @@ def read_on(handle: IO[bytes], replay: Replay) -> Replay:
         offset = handle.tell()
         event = parsed(line)
         size = None if event is None else event.get("inline")
-        if event is None:
-            replay.end = offset  # an old-format torn line that a later append ran into: skip it
+        if event is None or (size is not None and not _ends_at(handle, offset + size)):
+            found = next_record(handle, replay, offset)
+            if found is None:
+                return replay  # a torn tail: nothing whole after it
+            logger.warning(
+                "backup journal %s: bytes %d-%d are damaged; a backup kept there is lost, the records after are kept",
+                _name(handle),
+                replay.end,
+                found,
+            )
+            replay.end = found
+            handle.seek(found)
             continue
-        if size is not None and not _ends_at(handle, offset + size):
-            return replay  # the bytes were cut short by a crash
         if event and well_formed(event):
             replay.apply(event, None if size is None else offset)
         else:

@@ -1,12 +1,30 @@
-"""What a journal record must hold to be replayed: a line without the fields its event needs (written by hand, or
-damaged into other JSON) is skipped, never taken into the replay, where a missing field stopped every start."""
+"""What a journal record must hold to be replayed, and where whole records go on after damage in a journal's middle.
+
+A record is one JSON line; a backup's saved bytes follow its line (``"inline": N``, then a newline), so a line
+alone cannot say where a record starts: inside saved bytes there may be anything, lines shaped like records too.
+After a record whose bytes are not where its line says (bytes lost or added in the middle, a bad sector), the
+replay goes on at the first line that proves itself a record of this journal:
+
+- a backup whose saved bytes end in their newline and hash to its ``content_hash`` (one from the old blob store,
+  or a copy of bytes this journal holds, by its shape);
+- an ``undo``, ``drop`` or ``head`` naming a backup the replay already holds.
+
+Everything after it is read as usual. Bytes that hold no such line up to the end are a torn tail (a crash
+mid-append): the next append cuts them off. A backup kept only in the damaged bytes is lost, whatever follows.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import fields
 from types import NoneType
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
+
+from fsguard.core.payloads import unpacked
+
+if TYPE_CHECKING:
+    from fsguard.core.journal import Replay
 
 _TEXT = (str,)
 _MAYBE_TEXT = (str, NoneType)
@@ -61,3 +79,45 @@ def record_fields(event: dict[str, Any]) -> dict[str, Any]:
     from fsguard.core.journal import BackupRecord
 
     return {field.name: event.get(field.name, "") for field in fields(BackupRecord)}
+
+
+def next_record(handle: IO[bytes], replay: Replay, start: int) -> int | None:
+    """Where the first record that proves itself (see the module's doc) starts, at a line start from ``start`` on;
+    None when there is none up to the end."""
+    at = start
+    end = os.fstat(handle.fileno()).st_size
+    while at < end:
+        handle.seek(at)
+        line = handle.readline()
+        if not line.endswith(b"\n"):
+            return None
+        event = parsed(line) if line.startswith(b"{") else None
+        if event and well_formed(event) and _proven(handle, replay, event, at + len(line), end):
+            return at
+        at += len(line)
+    return None
+
+
+def _proven(handle: IO[bytes], replay: Replay, event: dict[str, Any], offset: int, end: int) -> bool:
+    """True when ``event``, read from a line ending at ``offset``, can only be a record of this journal."""
+    kind = event["e"]
+    if kind in _NAMING:
+        return event["id"] in replay.records
+    if kind != "backup":
+        return False
+    known = next(iter(replay.records.values()), None)
+    if known is not None and event["path"] != known.path:
+        return False  # every record of a journal is of its one file
+    size = event.get("inline")
+    if size is None:
+        return bool(event.get("blob")) or event.get("dup") in replay.payloads
+    if offset + size >= end:
+        return False
+    handle.seek(offset)
+    stored = handle.read(size + 1)
+    if stored[-1:] != b"\n":
+        return False
+    data = unpacked(stored[:-1], event.get("codec", ""), event["size"])
+    from fsguard.core.hashing import content_hash  # as backups.py: not needed by a start that reads no damage
+
+    return data is not None and len(data) == event["size"] and content_hash(data) == event["content_hash"]
