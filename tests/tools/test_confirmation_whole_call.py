@@ -104,17 +104,22 @@ async def test_a_batch_question_names_its_trashed_directory_beside_its_permanent
     assert tree(root) == before
 
 
-@pytest.mark.parametrize("said", ["yes", 1, "on", "true", "no", "false", 0])
+@pytest.mark.parametrize("said", ["yes", 1, "on", "true", "no", "false", 0, "(no content)"])
 async def test_only_a_ticked_box_counts_as_yes(connect: ClientFactory, root: Path, said: Any) -> None:
     (root / "a.txt").write_text("keep me\n", encoding="utf-8")
 
     async def answer(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        if said == "(no content)":  # accepted, with no form at all
+            return ElicitResult(action="accept")
         return ElicitResult(action="accept", content={"confirm": said})
 
     async with connect(elicitation_callback=answer) as client:
         result = await client.call_tool("delete_file", {"path": "a.txt", "permanent": True})
     assert error_code(result) == "invalid_params", text_of(result)
-    assert "delete_file: the client's answer was not the form asked" in text_of(result)
+    assert text_of(result) == (
+        "delete_file: the client's answer was not the form asked (one box, ticked or not: true or false), so nothing "
+        "was changed. Call it again to be asked again."
+    )
     assert "Resolver" not in text_of(result)  # the SDK's words, naming fsguard's code
     assert (root / "a.txt").read_bytes() == b"keep me\n"
 

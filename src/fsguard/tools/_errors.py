@@ -102,12 +102,23 @@ def result_for(exc: ToolError, tool: str) -> CallToolResult:
 CONFIRM_FORM = "ConfirmForm"
 
 
+# The SDK's words for an answer accepted with no form at all, in both eras (a ToolError naming the resolver on
+# 2026-07-28, a ValueError from ctx.elicit on 2025-11-25): only a confirmation's form is ever asked for.
+_NO_CONTENT = "accepted elicitation with no content"
+
+
 def _refused_form(exc: BaseException) -> bool:
-    """Whether ``exc`` comes of a 2026-07-28 answer to a confirmation that is not its form (a "yes" where a box was
-    asked): the SDK raises it, wrapped, from the form's validation error."""
+    """Whether ``exc`` comes of an answer to a confirmation that is not its form (a "yes" where a box was asked, or
+    no content at all): the SDK raises it, wrapped, from the form's validation error, or in its own words."""
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, ValidationError) and seen.title == CONFIRM_FORM:
+            return True
+        if (
+            isinstance(seen, ToolError | ValueError)
+            and not isinstance(seen, CodedToolError)
+            and _NO_CONTENT in str(seen).lower()
+        ):
             return True
         seen = seen.__cause__
     return False
