@@ -154,6 +154,8 @@ def test_undo_of_a_file_changed_since_needs_the_force_box(web: TestClient, engin
     refused = web.post("/files/undo", data={"path": "f.txt"})
     assert refused.status_code == 409
     assert "undo conflict" in refused.text
+    assert "undo even so" in refused.text  # the page's box, not the tool's force=true
+    assert "backup(" not in refused.text
     assert target.read_bytes() == b"changed by hand\n"
     assert "undo even so" in web.get("/files", params={"path": "f.txt"}).text
     assert web.post("/files/undo", data={"path": "f.txt", "force": "yes"}).status_code == 303
@@ -176,6 +178,8 @@ def test_undo_with_nothing_to_undo_is_a_409_page(web: TestClient, engine: Servic
     answer = web.post("/files/undo", data={"path": "new.txt"})
     assert answer.status_code == 409
     assert "nothing to undo" in answer.text
+    assert "Its Files page lists the versions of it still kept" in answer.text
+    assert "backup(" not in answer.text  # a person on the page has no tool to call
     assert target.read_bytes() == b"only\n"
 
 
@@ -194,6 +198,22 @@ def test_an_unknown_backup_id_is_a_404_page(web: TestClient, engine: Services) -
     _edited(engine, "x.txt", "a\n")
     answer = web.post("/files/restore", data={"path": "x.txt", "backup_id": "20261201-101010-0123456789abcdef"})
     assert answer.status_code == 404
+    assert "The Files page lists each file" in answer.text
+    assert "backup(" not in answer.text
+
+
+def test_a_backup_whose_bytes_are_damaged_is_a_409_page_pointing_at_the_files_other_versions(
+    web: TestClient, engine: Services
+) -> None:
+    target = _edited(engine, "d.txt", "kept one\n", "kept two\n", "now\n")
+    journal = next((engine.settings.state_dir / "backups" / "journal").glob("*.jsonl"))
+    journal.write_bytes(journal.read_bytes().replace(b"kept one\n", b"kept 0ne\n"))
+    oldest = engine.backups.chain(target)[-1]
+    answer = web.post("/files/restore", data={"path": "d.txt", "backup_id": oldest.backup_id})
+    assert answer.status_code == 409
+    assert "Pick another version of it on its Files page." in answer.text
+    assert "backup(" not in answer.text
+    assert target.read_bytes() == b"now\n"
 
 
 @pytest.mark.parametrize("bad", ["not-an-id", "sd-1-2-3", "sd-20261201-101010-..%2F..%2Fx"])
@@ -205,6 +225,10 @@ def test_a_malformed_trash_id_is_refused(web: TestClient, bad: str) -> None:
 
 def test_a_well_formed_but_unknown_trash_id_is_a_404_page(web: TestClient) -> None:
     assert web.get("/trash/sd-20261201-101010-0123456789abcdef").status_code == 404
+    purged = web.post("/trash/sd-20261201-101010-0123456789abcdef/purge", data={"confirm": "yes"})
+    assert purged.status_code == 404
+    assert "The Trash page lists what it holds" in purged.text
+    assert "backup(" not in purged.text
 
 
 def test_paths_outside_the_roots_are_refused(web: TestClient, shared: Settings) -> None:

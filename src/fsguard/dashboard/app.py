@@ -29,6 +29,7 @@ from fsguard.dashboard import access, forms, names, pages
 from fsguard.dashboard.actions import Actions, dashboard_audit
 from fsguard.dashboard.charts import human_bytes
 from fsguard.dashboard.csrf import forgery_refusal, host_refusal
+from fsguard.dashboard.refusals import page_message
 from fsguard.dashboard.site import Dashboard, dashboard_of
 from fsguard.groundwork import Groundwork
 from fsguard.services import Services
@@ -51,6 +52,7 @@ STATUS_OF_CODE = {
     "undo_conflict": 409,
     "stale_edit": 409,
     "conflict": 409,
+    "backup_corrupt": 409,  # the version asked for cannot be put back as it was: the file's others can
     "too_large": 413,
 }
 SECURITY_HEADERS = {
@@ -154,7 +156,7 @@ def error_page(request: Request, status: int, title: str, message: str) -> Respo
 async def _fsguard_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, FsguardError)
     status = STATUS_OF_CODE.get(exc.code, 500)
-    return error_page(request, status, exc.code.replace("_", " "), exc.message)
+    return error_page(request, status, exc.code.replace("_", " "), page_message(exc))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
