@@ -139,14 +139,14 @@ def test_a_path_the_os_could_take_is_whole_in_the_fields_and_shortened_in_the_me
     assert path not in error.message
 
 
-def test_name_length_error_allows_255_bytes_per_name_and_4096_per_path() -> None:
+def test_name_length_error_allows_255_bytes_per_name_and_4095_per_path() -> None:
     assert name_length_error("/r/" + "a" * 255) is None
     assert name_length_error("/r/" + "é" * 127) is None  # 254 bytes
     assert isinstance(name_length_error("/r/" + "é" * 128), NameTooLongError)  # 256 bytes
     assert name_length_error("/" + "d/" * 2047) is None  # 4095 bytes
-    whole = name_length_error("/" + "d/" * 2048 + "f")
+    whole = name_length_error("/" + "d/" * 2047 + "f")  # 4096 bytes: PATH_MAX counts the NUL, so no syscall takes it
     assert isinstance(whole, NameTooLongError)
-    assert whole.fields["limit_bytes"] == 4096
+    assert whole.fields["limit_bytes"] == 4095
 
 
 @given(
@@ -166,7 +166,7 @@ def test_name_length_error_refuses_exactly_the_paths_with_a_name_or_a_whole_over
     names: list[str],
 ) -> None:
     path = "/" + "/".join(names)
-    too_long = max(len(name.encode()) for name in names) > NAME_MAX_BYTES or len(path.encode()) > 4096
+    too_long = max(len(name.encode()) for name in names) > NAME_MAX_BYTES or len(path.encode()) > 4095
 
     assert (name_length_error(path) is not None) == too_long
 

@@ -138,6 +138,35 @@ async def test_a_name_too_long_keeps_the_whole_absolute_path_in_meta_and_shorten
     assert not (root / name[:255]).exists()
 
 
+def path_of_bytes(root: Path, size: int) -> str:
+    """A relative path of 200-byte directories and a last name that makes its absolute path ``size`` bytes."""
+    directories = ["d" * 200] * ((size - len(str(root)) - 50) // 201)
+    rest = size - len(str(root / "/".join(directories))) - 1
+    return "/".join([*directories, "f" * rest])
+
+
+async def test_a_path_of_4096_bytes_is_name_too_long_on_every_tool_and_one_of_4095_is_written_and_copied(
+    client: Client, root: Path
+) -> None:
+    longest, over = path_of_bytes(root, 4095), path_of_bytes(root, 4096)
+    written = await client.call_tool("write_file", {"path": longest, "content": "x\n"})
+    assert not written.is_error, text_of(written)[:300]
+    before = tree(root)
+    for tool, arguments in [
+        ("write_file", {"path": over, "content": "x\n"}),
+        ("copy_file", {"source_path": longest, "dest_path": longest + "c"}),
+        ("move_file", {"source_path": longest, "dest_path": longest + "c"}),
+    ]:
+        result = await client.call_tool(tool, arguments)
+        assert error_code(result) == "name_too_long", text_of(result)[:300]
+        assert "at most 4,095 bytes" in text_of(result)
+    assert tree(root) == before
+    assert (root / longest).read_bytes() == b"x\n"
+    copied = await client.call_tool("copy_file", {"source_path": longest, "dest_path": longest[:-1] + "c"})
+    assert not copied.is_error, text_of(copied)[:300]
+    assert (root / (longest[:-1] + "c")).read_bytes() == b"x\n"
+
+
 # --- mounts (root only) -------------------------------------------------------------------------------------
 
 

@@ -29,8 +29,8 @@ from fsguard.core.mounts import mount_point
 
 NAME_MAX_BYTES = 255
 """The longest file or directory name, in bytes, that Linux, macOS and Windows filesystems all accept."""
-PATH_MAX_BYTES = 4096
-"""The longest whole path, in bytes, a Linux system call accepts."""
+PATH_MAX_BYTES = 4095
+"""The longest whole path, in bytes, a Linux system call accepts: PATH_MAX (4,096) counts the closing NUL."""
 _SHOWN_CHARS = 160
 
 
