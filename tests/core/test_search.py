@@ -612,6 +612,9 @@ def test_a_name_pattern_without_glob_characters_is_a_regex_on_the_name_and_an_in
         ("*.py", ("*.py",)),
         ('[".go", "txt",]', ("*.[gG][oO]", "*.[tT][xX][tT]")),
         (["py,md", "src/**/*.{js,ts}"], ("*.[pP][yY]", "*.[mM][dD]", "src/**/*.js", "src/**/*.ts")),
+        (["x,y/*", "x\\,y/*", "p\\,q"], ("x,y/*", "x\\,y/*", "*.[pP]\\,[qQ]")),  # a list's glob is whole, as in rg
+        ("\\{a,b\\}/*, x\\,y/*, {c,d}", ("\\{a,b\\}/*", "x\\,y/*", "*.[cC]", "*.[dD]")),  # escapes are literal
+        ('["\\{a,b\\}/*"]', ("\\{a,b\\}/*",)),  # JSON text JSON does not read: "\\{" is no JSON escape
         ("[ab].py", ("[ab].py",)),
         (" , ", ()),
     ],

@@ -83,14 +83,15 @@ async def test_search_edit_count_with_a_condition_and_a_template_gives_the_same_
     assert sequential["steps"][2]["file_counts"] == {str(root / "seq" / "a.py"): 3, str(root / "seq/pkg/b.py"): 1}
 
 
-async def test_a_search_steps_extension_file_types_match_the_extension_in_any_case(
+async def test_a_search_steps_file_types_take_an_extension_in_any_case_and_a_brace_glob_whole_in_a_comma_list(
     client: Client, root: Path, tool_engine: str
 ) -> None:
-    for name in ("a.go", "d.GO", "notes.txt"):
+    for name in ("a.go", "d.GO", "notes.txt", "a.md", "b.md"):
         (root / name).write_bytes(b"TODO\n")
-    steps = [{"id": "find", "action": "search", "params": {"pattern": "TODO", "file_types": ".go"}}]
+    # the comma inside braces was cut as the list's, into "a*.{md" and "rs}", which took no file
+    steps = [{"id": "find", "action": "search", "params": {"pattern": "TODO", "file_types": ".go, a*.{md,rs}"}}]
     step = structured(await pipeline(client, steps=steps))["steps"][0]
-    assert [Path(f).name for f in step["files"]] == ["a.go", "d.GO"]
+    assert [Path(f).name for f in step["files"]] == ["a.go", "a.md", "d.GO"]
 
 
 async def test_search_then_count_reports_each_file_and_the_total(client: Client, root: Path) -> None:

@@ -1102,6 +1102,31 @@ async def test_project_replace_exclude_paths_spelled_from_here_name_the_top_dire
     assert (project / "lib" / "pkg" / "deep.py").read_bytes() == b"# DONE deep\n"
 
 
+async def test_escaped_braces_and_commas_and_a_list_items_comma_are_literal_in_exclude_paths_and_file_types(
+    client: Client, root: Path
+) -> None:
+    for name in ("{a,b}", "a", "x,y", "x"):
+        (root / name).mkdir()
+        (root / name / "f.txt").write_bytes(b"TODO\n")
+    arguments = {"find": "TODO", "replace": "DONE", "exclude_paths": ["\\{a,b\\}", "x,y"]}
+
+    replaced = structured(await client.call_tool("project_replace", arguments))
+    found = structured(
+        await client.call_tool(
+            "search_files", {"pattern": "TODO", "include_content": True, "file_types": "\\{a,b\\}/*, x\\,y/*"}
+        )
+    )
+
+    assert sorted(Path(f["path"]).relative_to(root).as_posix() for f in replaced["files"]) == ["a/f.txt", "x/f.txt"]
+    assert {name: (root / name / "f.txt").read_bytes() for name in ("{a,b}", "a", "x,y", "x")} == {
+        "{a,b}": b"TODO\n",
+        "a": b"DONE\n",
+        "x,y": b"TODO\n",
+        "x": b"DONE\n",
+    }
+    assert sorted(Path(f).relative_to(root).as_posix() for f in found["files"]) == ["x,y/f.txt", "{a,b}/f.txt"]
+
+
 @pytest.mark.parametrize("preview", [True, False])
 async def test_a_project_replace_whose_globs_expand_past_the_limit_is_invalid_params_with_or_without_preview(
     client: Client, root: Path, preview: bool

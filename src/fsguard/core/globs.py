@@ -7,9 +7,10 @@ neither :mod:`fnmatch` nor the ``.gitignore`` syntax reads them.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fnmatch import fnmatch, fnmatchcase
 from pathlib import Path
 
@@ -21,25 +22,36 @@ _MAX_EXPANSIONS = 256  # alternatives a {a,b} glob may expand to
 
 def split_globs(value: str | Sequence[str] | None) -> tuple[str, ...]:
     """The globs a caller wrote, one by one: a list, JSON array text (``'["py", "md"]'``, a trailing comma
-    tolerated), or a comma-separated string as the seed takes it (``".go, .txt"``). Commas inside ``{}``
-    separate alternatives of one glob, which :func:`expand_globs` spells out. Blank entries are dropped.
+    tolerated), or a comma-separated string as the seed takes it (``".go, .txt"``). A list's item is one glob
+    whole, as rg reads each ``-g`` (``x,y`` names the directory ``x,y``); only the one string is cut at commas, not
+    at those inside ``{}`` (alternatives of one glob, which :func:`expand_globs` spells out) or escaped (``x\\,y``).
+    Blank entries are dropped.
 
     Raises:
         InvalidParamsError: a glob holds a NUL character (no name holds one, and no process argument can).
     """
     if value is None:
         return ()
-    items = [value] if isinstance(value, str) else list(value)
+    items = _written(value.strip()) if isinstance(value, str) else list(value)
     if any("\0" in item for item in items):
         raise InvalidParamsError("a glob holds a NUL character, which no file name or path holds. Remove it.")
-    found: list[str] = []
-    for item in items:
-        text = item.strip()
-        if text.startswith("[") and text.endswith("]") and '"' in text:
-            found += [part.strip().strip('"').strip() for part in _top_level_split(text[1:-1])]
-        else:
-            found += [part.strip() for part in _top_level_split(text)]
-    return tuple(part for part in found if part)
+    found = (item.strip() for item in items)
+    return tuple(item for item in found if item)
+
+
+def _written(text: str) -> list[str]:
+    """The globs of one string: the items of JSON array text (a trailing comma tolerated), else its parts between
+    commas; array text JSON does not read (``["\\{a\\}"]``: ``\\{`` is no JSON escape) is cut so too, its quotes
+    dropped."""
+    if not (text.startswith("[") and text.endswith("]") and '"' in text):
+        return _top_level_split(text, listed=True)
+    try:
+        decoded = json.loads(re.sub(r",\s*\]$", "]", text), strict=False)
+    except ValueError:
+        decoded = None
+    if isinstance(decoded, list) and all(isinstance(item, str) for item in decoded):
+        return decoded
+    return [part.strip().strip('"') for part in _top_level_split(text[1:-1], listed=True)]
 
 
 def expand_globs(value: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -82,15 +94,18 @@ def normalise_globs(file_types: str | Sequence[str] | None) -> tuple[str, ...]:
 
     A glob without ``/`` is matched against a file's name, one with ``/`` against its path relative to the
     root (``src/**/*.ts``; ``**`` spans any number of directories). Empty entries and duplicates are dropped.
+    A list's item ``py,md`` is two extensions, as no extension holds a comma (``x\\,y`` one that does).
     """
     globs: list[str] = []
-    for raw in expand_globs(file_types):
-        negated, glob = raw.startswith("!"), raw.removeprefix("!")  # "!md" leaves *.md out, as rg -g reads it
-        if "/" not in glob and not _GLOB_CHARS & set(glob):
-            glob = "*." + case_folded(glob.lstrip("."))
-        glob = "!" + glob if negated else glob
-        if glob not in globs:
-            globs.append(glob)
+    for written in expand_globs(file_types):
+        bare = "/" not in written and not _GLOB_CHARS & set(written)
+        for raw in (part.strip() for part in (_top_level_split(written) if bare else [written])):
+            negated, glob = raw.startswith("!"), raw.removeprefix("!")  # "!md" leaves *.md out, as rg -g reads it
+            if glob and "/" not in glob and not _GLOB_CHARS & set(glob):
+                glob = "*." + case_folded(glob.lstrip("."))
+            glob = "!" + glob if negated else glob
+            if glob and glob not in globs:
+                globs.append(glob)
     return tuple(globs)
 
 
@@ -107,10 +122,12 @@ def case_folded(text: str) -> str:
     return "".join(folded)
 
 
-def _top_level_split(text: str) -> list[str]:
-    """``text`` cut at the commas outside braces."""
+def _top_level_split(text: str, *, listed: bool = False) -> list[str]:
+    """``text`` cut at the commas outside braces. A backslash escapes the character after it, as in rg's globs and
+    .gitignore: ``\\,`` is part of a name, never a cut, and ``\\{`` opens no group. ``listed`` (a comma list's
+    globs): a comma inside escaped braces cuts nothing either, as ``\\{a,b\\}`` names one name."""
     parts, depth, start = [], 0, 0
-    for index, char in enumerate(text):
+    for index, char in _unescaped(text, keep_braces=listed):
         depth += (char == "{") - (char == "}" and depth > 0)
         if char == "," and depth == 0:
             parts.append(text[start:index])
@@ -118,13 +135,29 @@ def _top_level_split(text: str) -> list[str]:
     return [*parts, text[start:]]
 
 
+def _unescaped(text: str, *, keep_braces: bool = False) -> Iterator[tuple[int, str]]:
+    """The characters of ``text`` with their index, but those a backslash escapes (with ``keep_braces``, not a
+    brace) and the backslash itself."""
+    escaped = False
+    for index, char in enumerate(text):
+        if escaped and not (keep_braces and char in "{}"):
+            escaped = False
+        elif char == "\\" and not escaped:
+            escaped = True
+        else:
+            escaped = False
+            yield index, char
+
+
 def _braces(glob: str) -> list[str]:
     """Every spelling of ``glob`` with its ``{a,b}`` groups (nested ones too) chosen one way; unbalanced braces
-    are left as they are."""
-    start = glob.find("{")
-    depth = 0
-    for end in range(start + 1, len(glob)) if start >= 0 else ():
-        depth += (glob[end] == "{") - (glob[end] == "}")
+    are left as they are, and so are escaped ones (``\\{a,b\\}`` is that name, as rg reads it)."""
+    start = depth = -1
+    for end, char in _unescaped(glob):
+        if start < 0:
+            start, depth = (end, 0) if char == "{" else (-1, -1)
+            continue
+        depth += (char == "{") - (char == "}")
         if depth < 0:
             head, tail = glob[:start], _braces(glob[end + 1 :])
             spelled = [

@@ -75,7 +75,10 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         return _put_there(base)
     everything = flag(params, "include_dependencies", False)  # search_files' default skips, and its flag
     options = WalkOptions(
-        globs=normalise_globs(strings(params, "file_types")),
+        # A string whole: the glob reader cuts it at commas outside braces and escapes, as search_files does
+        globs=normalise_globs(
+            file_types if isinstance(file_types := params.get("file_types"), str) else strings(params, "file_types")
+        ),
         max_file_size=engines.max_file_size,
         rules_from=engines.policy.root_of(base),
         skip_dependencies=not everything,
