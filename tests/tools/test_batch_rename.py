@@ -109,6 +109,12 @@ MODES = [
         {"mode": "change_extension", "extension": ".png"},
         {"a.jpeg": "a.png"},
     ),
+    (
+        "a computed name ending in whitespace is used as made, not trimmed as a typed path is",
+        ["a", "a ", "cd"],
+        {"mode": "regex_rename", "pattern": "^(a ?|cd)$", "replacement": "${1}\u3000"},
+        {"a": "a\u3000", "a ": "a \u3000", "cd": "cd\u3000"},
+    ),
     ("to_lowercase", ["README.MD", "ok.txt"], {"mode": "to_lowercase"}, {"README.MD": "readme.md"}),
     ("to_uppercase", ["a.txt", "B.TXT"], {"mode": "to_uppercase"}, {"a.txt": "A.TXT"}),
 ]
@@ -218,6 +224,7 @@ async def test_a_name_of_an_existing_directory_is_a_conflict(client: Client, roo
     [
         ("CON.txt", "reserved device name"),
         ("a\u202eb.txt", "U+202E"),
+        ("b.txt\x1f", "U+001F"),  # judged as made: trimmed as a typed path, it passed as b.txt
         ("..", "cannot name a file"),
         ("sub/x.txt", "contains '/'"),
         ("", "cannot name a file"),

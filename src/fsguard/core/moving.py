@@ -75,13 +75,15 @@ class Mover:
         expected_hash: str | None = None,
         tool: str = "move_file",
         stored: bool = False,
+        exact: bool = False,
         rollback: bool = False,
     ) -> Moved:
         """Move or rename; the destination must not exist, and that is enforced atomically. A symlink moves as
         itself, whatever it points at (a path is checked only where it is read or written through).
 
         ``tool`` is the name hooks see (batch_operations passes its own); ``stored``: both paths are ones fsguard
-        recorded (a group's move, moved back), taken as spelled (:meth:`PathPolicy.resolve`). ``rollback``: a failed
+        recorded (a group's move, moved back), taken as spelled (:meth:`PathPolicy.resolve`); ``exact``: both are
+        paths fsguard computed (a rename set's), taken as spelled and checked as typed ones. ``rollback``: a failed
         call's move taken back, which fires no pre-hook (none may refuse it) and its post-event as a rollback's.
 
         Raises:
@@ -92,7 +94,7 @@ class Mover:
             AlreadyExistsError: the destination exists (also when it appears during the move).
             InvalidParamsError: a directory into itself.
         """
-        source, destination = self._endpoints(source_path, dest_path, rename=True, stored=stored)
+        source, destination = self._endpoints(source_path, dest_path, rename=True, stored=stored, exact=exact)
         self._safe.policy.check_removable(source, "moved")  # moving it out removes it where it was
         if destination == source or destination.is_relative_to(source):
             raise InvalidParamsError(
@@ -188,13 +190,13 @@ class Mover:
         return self._safe.policy.denied_by(path) is not None
 
     def _endpoints(
-        self, source_path: str, dest_path: str, *, rename: bool = False, stored: bool = False
+        self, source_path: str, dest_path: str, *, rename: bool = False, stored: bool = False, exact: bool = False
     ) -> tuple[Path, Path]:
-        source = self._safe.policy.resolve_entry(source_path, stored=stored)
+        source = self._safe.policy.resolve_entry(source_path, stored=stored, exact=exact)
         # A directory lands there: a rule for directories (vault/) hides the name, though none is there yet. Judged
         # as a file's, a tree moved in was out of every tool's reach, and could not be moved back.
         tree = source.is_dir() and not source.is_symlink()
-        destination = self._safe.policy.resolve_entry(dest_path, stored=stored, directory=tree)
+        destination = self._safe.policy.resolve_entry(dest_path, stored=stored, directory=tree, exact=exact)
         if rename and destination == source:  # the destination typed is the source's name in another Unicode form
             destination = respelled(destination, dest_path)
         self._safe.policy.check_writable(destination)

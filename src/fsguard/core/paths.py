@@ -60,8 +60,8 @@ class PathPolicy:
     # listing of the backups and the trash (10 us each, 0.1 s a call at 10,000 trash entries)
     _shown: dict[tuple[tuple[Path, ...] | None, str, bool], bool] = field(init=False, repr=False, compare=False)
     _read_only_ids: dict[tuple[int, int], Path] = field(init=False, repr=False, compare=False)  # (dev, ino) -> root
-    # _candidate by (path as sent, stored, first root): its string work is a tenth of a small read's time
-    _candidates: dict[tuple[str, bool, Path], Path] = field(init=False, repr=False, compare=False)
+    # _candidate by (path as sent, stored, exact, first root): its string work is a tenth of a small read's time
+    _candidates: dict[tuple[str, bool, bool, Path], Path] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_prefixes", root_prefixes(self.roots))
@@ -101,18 +101,19 @@ class PathPolicy:
             return "(no roots: --unrestricted)"
         return "; ".join(str(root) + (" (read-only)" if self.is_read_only(root) else "") for root in roots)
 
-    def resolve(self, user_path: str, *, stored: bool = False, directory: bool = False) -> Path:
+    def resolve(self, user_path: str, *, stored: bool = False, directory: bool = False, exact: bool = False) -> Path:
         """Turn an agent's path into the canonical absolute path it names, or refuse it.
 
         ``stored``: a path fsguard recorded (a backup's, a trash entry's) is taken as spelled, never forgiven as typed
-        text: with its file gone, a name ending in a space would otherwise come back without it. ``directory``: a
-        directory the call will make there, which a rule for directories (``vault/``) hides before it exists.
+        text: with its file gone, a name ending in a space would otherwise come back without it. ``exact``: a path
+        fsguard computed (a rename set's new name) is taken as spelled too, but checked as a typed one. ``directory``:
+        a directory the call will make there, which a rule for directories (``vault/``) hides before it exists.
 
         Raises:
             InvalidParamsError: the path is empty.
             AccessDeniedError: a refused character or name, or a location outside every root.
         """
-        candidate = self._candidate(user_path, stored=stored)
+        candidate = self._candidate(user_path, stored=stored, exact=exact)
         # realpath resolves the deepest existing ancestor (links followed): a new path under a link out is caught.
         canonical = canonical_path(candidate, user_path, self.roots)
         check_stream_syntax(user_path, canonical, self.wsl_mount_root)
@@ -120,39 +121,41 @@ class PathPolicy:
         self.check_not_denied(canonical, user_path, is_dir=directory, lexical=candidate)
         return canonical
 
-    def resolve_entry(self, user_path: str, *, stored: bool = False, directory: bool = False) -> Path:
+    def resolve_entry(
+        self, user_path: str, *, stored: bool = False, directory: bool = False, exact: bool = False
+    ) -> Path:
         """The directory entry itself, for delete, move and copy: its parent is resolved, a final symlink is not.
 
-        So deleting or moving a link acts on the link, even one that points outside the roots. ``stored`` and
-        ``directory`` as in :meth:`resolve`.
+        So deleting or moving a link acts on the link, even one that points outside the roots. ``stored``,
+        ``directory`` and ``exact`` as in :meth:`resolve`.
         """
-        candidate = self._candidate(user_path, stored=stored)
+        candidate = self._candidate(user_path, stored=stored, exact=exact)
         if candidate.name in ("", ".", ".."):
-            return self.resolve(user_path, stored=stored, directory=directory)
+            return self.resolve(user_path, stored=stored, directory=directory, exact=exact)
         entry = canonical_path(candidate.parent, user_path, self.roots) / candidate.name
         check_stream_syntax(user_path, entry, self.wsl_mount_root)
         self._check_contained(user_path, entry, candidate)
         self.check_not_denied(entry, user_path, is_dir=directory)
         return entry
 
-    def _candidate(self, user_path: str, *, stored: bool = False) -> Path:
+    def _candidate(self, user_path: str, *, stored: bool = False, exact: bool = False) -> Path:
         """The absolute, unresolved path an agent named, after the character and name checks."""
         active = self.active_roots() or self.roots
         first = active[0] if active else Path.cwd()
-        key = (user_path, stored, first)
+        key = (user_path, stored, exact, first)
         known = self._candidates.get(key)
         if known is not None:
             return known
-        candidate = self._spelled(user_path, first, stored=stored)
+        candidate = self._spelled(user_path, first, stored=stored, exact=exact)
         if is_plain(user_path):
             if len(self._candidates) >= _CANDIDATES_KEPT:
                 self._candidates.clear()  # as _shown: one step, safe beside other threads
             self._candidates[key] = candidate
         return candidate
 
-    def _spelled(self, user_path: str, first: Path, *, stored: bool) -> Path:
+    def _spelled(self, user_path: str, first: Path, *, stored: bool, exact: bool) -> Path:
         """:meth:`_candidate`, worked out."""
-        spelled = user_path if stored else unwrapped(user_path, first)
+        spelled = user_path if stored or exact else unwrapped(user_path, first)
         local = local_form(spelled) if user_path else user_path
         if not local or not local.strip():
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")

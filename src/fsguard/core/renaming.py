@@ -244,7 +244,8 @@ class Renamer:
             return f"the new name {name!r} contains '/' or NUL, which a file name cannot"
         for path, which in ((plan.source, "current"), (plan.target, "new")):
             try:
-                self._safe.policy.resolve_entry(str(path))
+                # exact: a computed name is used as made ("xy "), never as a typed path is forgiven ("xy")
+                self._safe.policy.resolve_entry(str(path), exact=True)
             except FsguardError as exc:
                 return f"the path policy refuses the {which} name: {exc.message}"
         return None
@@ -254,7 +255,9 @@ class Renamer:
         try:
             for plan in renames:
                 with self._safe.locks.step():  # cancelled while it waits for this rename's locks: stops before it
-                    source, target, _ = self._mover.move(str(plan.source), str(plan.target), tool="batch_operations")
+                    source, target, _ = self._mover.move(
+                        str(plan.source), str(plan.target), tool="batch_operations", exact=True
+                    )
                 done.append(Change("moved", str(target), source=str(source)))
         except FsguardError as exc:
             raise self._roll_back(renames, done, exc) from exc
