@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,22 @@ async def test_a_name_a_deny_rule_hides_is_never_offered(client: Client, project
 
     assert "did_you_mean" not in refusal(result)
     assert ".env" not in text_of(result).replace(".evn", "")
+
+
+async def test_a_name_that_is_not_utf8_copied_from_a_listing_is_not_offered_back_and_the_refusal_says_why(
+    client: Client, project: Path
+) -> None:
+    (project / "src" / os.fsdecode(b"lat\xe9.txt")).write_bytes(b"x\n")
+    listed = structured(await client.call_tool("list_directory", {"path": "src"}))
+    shown = next(entry["name"] for entry in listed["entries"] if entry["name"].startswith("lat"))  # "lat\ufffd.txt"
+
+    for path in (f"src/{shown}", f"src/{shown}/deeper.txt"):
+        result = await client.call_tool("read_file", {"path": path})
+        assert "did_you_mean" not in refusal(result)  # it offered the very spelling sent: a loop for an agent
+        assert "Did you mean" not in text_of(result)
+        assert f"{shown} is how a name that is not UTF-8 is shown" in text_of(result)
+        assert "search_files and project_replace in" in text_of(result)
+    assert (project / "src" / os.fsdecode(b"lat\xe9.txt")).read_bytes() == b"x\n"
 
 
 async def test_a_delete_of_a_missing_file_offers_no_other_file_to_delete(client: Client, project: Path) -> None:

@@ -21,6 +21,7 @@ from fsguard.core.errors import FsguardError
 from fsguard.core.pathforms import typeable, within
 from fsguard.core.paths import PathPolicy
 from fsguard.core.spelling import NEAR_LIMIT, near_names
+from fsguard.models.wire import wire_text
 
 _SCANNED = 10_000  # names of one directory compared, at most
 _RESPELT = 2  # components replaced in one path, at most
@@ -49,11 +50,30 @@ class NearPaths:
         missing = fields.get("full_path") or fields.get("path")
         found = self.near(Path(missing)) if isinstance(missing, str) else []
         if not found:
-            return message, []
+            return self._not_utf8(message, Path(missing)) if isinstance(missing, str) else message, []
         named = f"Did you mean {' or '.join(str(path) for path in found)}?"
         if _LOOK not in message:
             return f"{message} {named}", found
         return message.replace(_LOOK, f" {named} Otherwise check the path with list_directory.", 1), found
+
+    def _not_utf8(self, message: str, missing: Path) -> str:
+        """``message`` saying why ``missing`` cannot be reached by name when its first missing component is how a
+        name that is not UTF-8 is shown (``caf�``, U+FFFD for each byte): copied from a listing, it names no file, and
+        no request can spell the real one. Else ``message`` as it is."""
+        if "\ufffd" not in str(missing):
+            return message
+        gone = next((path for path in (*reversed(missing.parents), missing) if not os.path.lexists(path)), None)
+        if gone is None or "\ufffd" not in gone.name or not self._policy.contains(gone.parent):
+            return message
+        entries = self._entries(gone.parent, [1]) or {}
+        if not any(name != gone.name and wire_text(name) == gone.name for name in entries):
+            return message
+        return (
+            f"{message.replace(_LOOK, '').rstrip()} {gone.name} is how a name that is not UTF-8 is shown (each � a "
+            "byte that is not), and no request can spell the real name. Tools that walk its directory still reach "
+            f"it: search_files and project_replace in {gone.parent}, or copy_file of the whole directory. To use it "
+            "by name, ask the user to rename it to UTF-8."
+        )
 
     def near(self, missing: Path) -> list[Path]:
         """Up to :data:`~fsguard.core.spelling.NEAR_LIMIT` existing paths ``missing`` (absolute, canonical) is likely

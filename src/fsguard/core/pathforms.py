@@ -35,8 +35,11 @@ def is_invisible(char: str) -> bool:
 
 def typeable(name: str) -> bool:
     """Whether a path may hold ``name``: one with a control, bidi or zero-width character is refused as typed (so a
-    listing may show it, but a suggestion of it would only lead to that refusal)."""
-    return (name.isascii() and name.isprintable()) or not any(is_invisible(char) for char in name)
+    listing may show it, but a suggestion of it would only lead to that refusal), and one that is not UTF-8 (its
+    bytes held as lone surrogates) cannot be sent at all: it is shown with U+FFFD, which names another file."""
+    if name.isascii() and name.isprintable():
+        return True
+    return not any(is_invisible(char) or "\ud800" <= char <= "\udfff" for char in name)
 
 
 def escaped(name: str, keep: str = "") -> str:

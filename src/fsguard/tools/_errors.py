@@ -130,13 +130,14 @@ def with_near_paths(result: CallToolResult, near: NearPaths) -> CallToolResult:
     fields = dict((result.meta or {}).get(ERROR_META_KEY, {}))
     if fields.pop("code", None) != "not_found":
         return result
-    text = "".join(block.text for block in result.content if isinstance(block, TextContent))
-    text, found = near.hint(text, fields)
-    if not found:
+    sent = "".join(block.text for block in result.content if isinstance(block, TextContent))
+    text, found = near.hint(sent, fields)
+    if text == sent:
         return result
     from fsguard.voice.paths import shortened_error
 
-    return error_result("not_found", shortened_error(text), {**fields, "did_you_mean": [str(path) for path in found]})
+    meant = {"did_you_mean": [str(path) for path in found]} if found else {}
+    return error_result("not_found", shortened_error(text), {**fields, **meant})
 
 
 def state_dir_error(result: CallToolResult, state_dir: Path) -> CallToolResult:
