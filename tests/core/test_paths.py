@@ -173,6 +173,17 @@ def test_empty_path_is_invalid(policy: PathPolicy) -> None:
         policy.resolve("  ")
 
 
+def test_a_path_of_spaces_alone_names_an_entry_spelled_so_and_is_empty_without_one(
+    policy: PathPolicy, root: Path
+) -> None:
+    (root / "  ").write_text("two spaces\n", encoding="utf-8")
+    assert policy.resolve("  ") == root / "  "
+    assert policy.resolve_entry("  ") == root / "  "
+    with pytest.raises(InvalidParamsError, match="path is empty"):
+        policy.resolve(" ")
+    assert (root / "  ").read_text(encoding="utf-8") == "two spaces\n"
+
+
 def test_unrestricted_allows_any_location_but_keeps_the_character_checks(outside: Path) -> None:
     policy = PathPolicy.create([], unrestricted=True)
     assert policy.resolve(str(outside / "secret.txt")) == outside / "secret.txt"

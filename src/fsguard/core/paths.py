@@ -157,7 +157,7 @@ class PathPolicy:
         """:meth:`_candidate`, worked out."""
         spelled = user_path if stored or exact else unwrapped(user_path, first)
         local = local_form(spelled) if user_path else user_path
-        if not local or not local.strip():
+        if not local:  # a name of spaces alone reaches its entry: unwrapped kept it only as one that exists
             raise InvalidParamsError("path is empty. Pass a file or directory path, absolute or relative to a root.")
         # A recorded path came from the disk, not a model: its backups restore whatever its name holds.
         trusted = stored and not self.forgeable_records
