@@ -33,7 +33,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from fsguard.core.beneath import Pinned, fsync_directory
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.journalcheck import next_record, parsed, record_fields, well_formed
+from fsguard.core.journalcheck import ends_at, journal_name, next_record, parsed, record_fields, well_formed
 from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.payloads import Payload
 
@@ -256,13 +256,13 @@ def read_on(handle: IO[bytes], replay: Replay) -> Replay:
         offset = handle.tell()
         event = parsed(line)
         size = None if event is None else event.get("inline")
-        if event is None or (size is not None and not _ends_at(handle, offset + size)):
+        if event is None or (size is not None and not ends_at(handle, offset + size)):
             found = next_record(handle, replay, offset)
             if found is None:
                 return replay  # a torn tail: nothing whole after it
             logger.warning(
                 "backup journal %s: bytes %d-%d are damaged; a backup kept there is lost, the records after are kept",
-                _name(handle),
+                journal_name(handle),
                 replay.end,
                 found,
             )
@@ -272,20 +272,11 @@ def read_on(handle: IO[bytes], replay: Replay) -> Replay:
         if event and well_formed(event):
             replay.apply(event, None if size is None else offset)
         else:
-            logger.warning("backup journal %s: skipped a record without what it needs: %.200r", _name(handle), line)
+            skipped = "backup journal %s: skipped a record without what it needs: %.200r"
+            logger.warning(skipped, journal_name(handle), line)
             replay.lines += 1
         replay.end = offset if size is None else offset + size + 1
         handle.seek(replay.end)
-
-
-def _name(handle: IO[bytes]) -> str:
-    return str(getattr(handle, "name", "?"))
-
-
-def _ends_at(handle: IO[bytes], end: int) -> bool:
-    """True when the newline that ends a backup's bytes is at ``end``."""
-    handle.seek(end)
-    return handle.read(1) == b"\n"
 
 
 def listed_journals(directory: Path, replay: Callable[[str], Replay]) -> ParsedFiles[Listed]:

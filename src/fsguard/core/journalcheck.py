@@ -81,6 +81,16 @@ def record_fields(event: dict[str, Any]) -> dict[str, Any]:
     return {field.name: event.get(field.name, "") for field in fields(BackupRecord)}
 
 
+def ends_at(handle: IO[bytes], end: int) -> bool:
+    """True when the newline that ends a backup's bytes is at ``end``."""
+    handle.seek(end)
+    return handle.read(1) == b"\n"
+
+
+def journal_name(handle: IO[bytes]) -> str:
+    return str(getattr(handle, "name", "?"))
+
+
 def next_record(handle: IO[bytes], replay: Replay, start: int) -> int | None:
     """Where the first record that proves itself (see the module's doc) starts, at a line start from ``start`` on;
     None when there is none up to the end."""
