@@ -21,7 +21,6 @@ from fsguard.core.errors import FsguardError
 from fsguard.core.pathforms import typeable, within
 from fsguard.core.paths import PathPolicy
 from fsguard.core.spelling import NEAR_LIMIT, near_names
-from fsguard.models.wire import wire_text
 
 _SCANNED = 10_000  # names of one directory compared, at most
 _RESPELT = 2  # components replaced in one path, at most
@@ -65,6 +64,8 @@ class NearPaths:
         gone = next((path for path in (*reversed(missing.parents), missing) if not os.path.lexists(path)), None)
         if gone is None or "\ufffd" not in gone.name or not self._policy.contains(gone.parent):
             return message
+        from fsguard.models.wire import wire_text  # here: a start imports no model (tests/test_published.py)
+
         entries = self._entries(gone.parent, [1]) or {}
         if not any(name != gone.name and wire_text(name) == gone.name for name in entries):
             return message
