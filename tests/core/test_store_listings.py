@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from fsguard.core import backups, parsedfiles
+from fsguard.core import parsedfiles
+from fsguard.core import replays as replays_module
 from fsguard.core import trash as trash_module
 from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.beneath import Pinned
@@ -330,7 +331,7 @@ def test_backup_listings_equal_the_journals_read_afresh_whatever_another_process
 def test_a_second_backup_listing_replays_no_journal_again_past_the_replays_kept_and_sees_an_append(
     tmp_path: Path, settled_at_once: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(backups, "_REPLAYS_KEPT", 1)
+    monkeypatch.setattr(replays_module, "_REPLAYS_KEPT", 1)
     moment = [NOW]
     other = BackupStore(tmp_path / "backups", max_age_days=365, max_count=5, clock=lambda: moment[0])
     for path in PATHS[:3]:
@@ -339,7 +340,7 @@ def test_a_second_backup_listing_replays_no_journal_again_past_the_replays_kept_
     assert len(lister.records()) == 3
     replays: list[str] = []
     for name in ("read_journal", "read_on"):
-        monkeypatch.setattr(backups, name, counting(getattr(backups, name), replays))
+        monkeypatch.setattr(replays_module, name, counting(getattr(replays_module, name), replays))
 
     assert len(lister.records()) == 3
     for _ in range(2):
