@@ -88,13 +88,19 @@ def test_a_log_dir_that_cannot_be_made_exits_2_with_one_line_naming_it(
     assert (tmp_path / "afile").read_bytes() == b""
 
 
+@pytest.mark.parametrize("spelled", ["absolute", "relative"])
 def test_a_read_only_state_dir_exits_2_naming_it_as_the_state_dir(
-    tmp_path: Path, mount_tmpfs: Mount, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    mount_tmpfs: Mount,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    spelled: str,
 ) -> None:
     state = mount_tmpfs(tmp_path / "ro")
     subprocess.run(["mount", "-o", "remount,ro", str(state)], capture_output=True, check=True)
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as stopped:
-        main([str(tmp_path), "--state-dir", str(state / "s")])
+        main([str(tmp_path), "--state-dir", str(state / "s") if spelled == "absolute" else "ro/s"])
     assert stopped.value.code == 2
     said = capsys.readouterr().err
     assert "It is the state directory: pass --state-dir a directory on a writable filesystem." in said

@@ -48,7 +48,10 @@ def in_state_dir(code: object, message: str, path: object, state_dir: Path, advi
     None for another code or path."""
     if not isinstance(code, str) or code not in advice or not isinstance(path, str):
         return None
-    if not any(Path(path).is_relative_to(spelling) for spelling in (state_dir.absolute(), state_dir.resolve())):
+    # absolute(): a --state-dir given relative names its files relative too, from the same working directory.
+    if not any(
+        Path(path).absolute().is_relative_to(spelling) for spelling in (state_dir.absolute(), state_dir.resolve())
+    ):
         return None
     return f"{message.removesuffix(_READ_ONLY_ADVICE).rstrip()} {advice[code]}"
 
