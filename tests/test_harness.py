@@ -101,6 +101,13 @@ def scenario_file_bytes(scenario: dict[str, Any], relative: str) -> bytes:
     return body.encode() if isinstance(body, str) else base64.b64decode(body["base64"])
 
 
+def scenario_dirs(tmp_path: Path) -> tuple[Path, Path]:
+    """A fresh root to serve (made, resolved) and the state dir beside it (made by the server)."""
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    return root, tmp_path / "state"
+
+
 def write_scenario_files(root: Path, scenario: dict[str, Any]) -> None:
     """The scenario's "files" under ``root``, as the strict client writes them under ${TMP} before the server starts."""
     for relative in scenario["files"]:
@@ -115,9 +122,8 @@ async def replay(scenario: dict[str, Any], settings: Settings, era: str, **varia
     validates each structuredContent against the published outputSchema). ${TMP} is the server's first root; each
     keyword is a ``--var``. The scenario's files must already be written (write_scenario_files)."""
     values = {"TMP": str(settings.roots[0]), **variables}
-    steps = json.loads(json.dumps(scenario["steps"]))
     async with Client(build_server(settings), mode=era) as client:
-        for number, step in enumerate(steps, 1):
+        for number, step in enumerate(scenario["steps"], 1):
             arguments = _with_variables(step.get("arguments", {}), values)
             expect = _with_variables(step.get("expect", {}), values)
             result = await client.call_tool(step["tool"], arguments)
@@ -128,6 +134,16 @@ async def replay(scenario: dict[str, Any], settings: Settings, era: str, **varia
             for dotted in expect.get("structured_has", []):
                 assert _has_field(result.structured_content, dotted), f"{label}\nmissing {dotted}"
             assert expect.get("text_includes", "") in text, label
+
+
+async def replay_compact(
+    scenario: dict[str, Any], root: Path, state: Path, era: str, variables: dict[str, str] | None = None, **fields: Any
+) -> None:
+    """The scenario's files written under ``root``, then its steps replayed (:func:`replay`) on a server in the
+    compact voice serving ``root`` with ``state``; ``fields`` are further Settings fields."""
+    write_scenario_files(root, scenario)
+    settings = Settings(roots=(root,), state_dir=state, compact_mode=True, **fields)
+    await replay(scenario, settings, era, **(variables or {}))
 
 
 def _with_variables(value: Any, values: dict[str, str]) -> Any:
@@ -227,9 +243,7 @@ def failed_steps(report: dict[str, Any]) -> list[str]:
 
 def run_scenario(tmp_path: Path, *flags: str) -> tuple[Path, Path, dict[str, Any]]:
     """Run foundation.json against fsguard serving a fresh root; returns the root, the state dir and the report."""
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
-    state = tmp_path / "state"
+    root, state = scenario_dirs(tmp_path)
     return root, state, run_strict(tmp_path, SCENARIO, root, state, flags)
 
 
@@ -263,10 +277,6 @@ def test_foundation_scenario_passes_the_strict_client_and_writes_the_artifact(tm
 @pytest.mark.anyio
 @pytest.mark.parametrize("era", MODES)
 async def test_foundation_scenario_replayed_in_the_compact_voice_in_both_eras(tmp_path: Path, era: str) -> None:
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
-    state = tmp_path / "state"
-    scenario = load_scenario(SCENARIO)
-    write_scenario_files(root, scenario)
-    await replay(scenario, Settings(roots=(root,), state_dir=state, compact_mode=True), era)
+    root, state = scenario_dirs(tmp_path)
+    await replay_compact(load_scenario(SCENARIO), root, state, era)
     assert_effects_on_disk(tmp_path, root, state)

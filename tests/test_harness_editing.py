@@ -25,9 +25,9 @@ from tests.test_harness import (
     REPO_ROOT,
     assert_every_step_passed,
     load_scenario,
-    replay,
+    replay_compact,
     run_strict,
-    write_scenario_files,
+    scenario_dirs,
 )
 
 SCENARIO = REPO_ROOT / "tests" / "scenarios" / "editing.json"
@@ -82,9 +82,7 @@ def seed_backup(root: Path, state: Path) -> str:
 
 def run_editing_scenario(tmp_path: Path) -> tuple[Path, Path, dict[str, Any], str]:
     """Run editing.json against fsguard serving a fresh root; returns the root, state dir, report and seeded id."""
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
-    state = tmp_path / "state"
+    root, state = scenario_dirs(tmp_path)
     backup_id = seed_backup(root, state)
     report = run_strict(tmp_path, SCENARIO, root, state, (), BACKUP_ID=backup_id)
     return root, state, report, backup_id
@@ -131,11 +129,8 @@ def test_editing_scenario_passes_the_strict_client(tmp_path: Path) -> None:
 @pytest.mark.anyio
 @pytest.mark.parametrize("era", MODES)
 async def test_editing_scenario_replayed_in_the_compact_voice_in_both_eras(tmp_path: Path, era: str) -> None:
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
-    state = tmp_path / "state"
+    root, state = scenario_dirs(tmp_path)
     backup_id = seed_backup(root, state)
-    write_scenario_files(root, scenario())
-    await replay(scenario(), Settings(roots=(root,), state_dir=state, compact_mode=True), era, BACKUP_ID=backup_id)
+    await replay_compact(scenario(), root, state, era, {"BACKUP_ID": backup_id})
     assert_disk_bytes(root, state)
     assert_backups(root, state, backup_id)

@@ -28,10 +28,10 @@ from tests.test_harness import (
     REPO_ROOT,
     assert_every_step_passed,
     load_scenario,
-    replay,
+    replay_compact,
     run_strict,
+    scenario_dirs,
     scenario_file_bytes,
-    write_scenario_files,
 )
 from tests.test_races import Entry, snapshot
 
@@ -143,9 +143,7 @@ def prepare(root: Path, state: Path, outside: Path) -> tuple[dict[str, str], dic
 def run_fileops_scenario(tmp_path: Path) -> tuple[Path, Path, dict[str, Any], dict[str, Entry]]:
     """Run fileops.json against fsguard serving a fresh root; returns the root, state dir, report and the
     snapshot of the seeded directory."""
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
-    state = tmp_path / "state"
+    root, state = scenario_dirs(tmp_path)
     ids, tree_before = prepare(root, state, tmp_path / "outside.txt")
     report = run_strict(tmp_path, SCENARIO, root, state, (), **ids)
     return root, state, report, tree_before
@@ -227,12 +225,9 @@ def test_fileops_scenario_passes_the_strict_client_and_leaves_exactly_the_expect
 async def test_fileops_scenario_replayed_in_the_compact_voice_in_both_eras_leaves_the_same_bytes(
     tmp_path: Path, era: str
 ) -> None:
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
-    state = tmp_path / "state"
+    root, state = scenario_dirs(tmp_path)
     ids, tree_before = prepare(root, state, tmp_path / "outside.txt")
-    write_scenario_files(root, scenario())
-    await replay(scenario(), Settings(roots=(root,), state_dir=state, compact_mode=True), era, **ids)
+    await replay_compact(scenario(), root, state, era, ids)
     assert_landed_bytes(root, tree_before)
     assert_refusals_left_everything_untouched(root, tmp_path / "outside.txt")
     assert_trash_and_backups(root, state, tmp_path / "outside.txt")

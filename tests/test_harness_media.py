@@ -16,16 +16,15 @@ from typing import Any
 
 import pytest
 
-from fsguard.config import Settings
 from tests.conftest import MODES
 from tests.test_harness import (
     REPO_ROOT,
     assert_every_step_passed,
     load_scenario,
-    replay,
+    replay_compact,
     run_strict,
+    scenario_dirs,
     scenario_file_bytes,
-    write_scenario_files,
 )
 
 SCENARIO = REPO_ROOT / "tests" / "scenarios" / "media.json"
@@ -34,10 +33,9 @@ MEDIA_BUDGET = 300
 
 @pytest.mark.harness
 def test_media_scenario_passes_the_strict_client(tmp_path: Path) -> None:
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
+    root, state = scenario_dirs(tmp_path)
     scenario = load_scenario(SCENARIO)
-    report = run_strict(tmp_path, SCENARIO, root, tmp_path / "state", ("--max-media-bytes", str(MEDIA_BUDGET)))
+    report = run_strict(tmp_path, SCENARIO, root, state, ("--max-media-bytes", str(MEDIA_BUDGET)))
     assert_every_step_passed(report, scenario)
     assert_bytes_after_scenario(root, scenario)
 
@@ -45,12 +43,9 @@ def test_media_scenario_passes_the_strict_client(tmp_path: Path) -> None:
 @pytest.mark.anyio
 @pytest.mark.parametrize("era", MODES)
 async def test_media_scenario_replayed_in_the_compact_voice_in_both_eras(tmp_path: Path, era: str) -> None:
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
+    root, state = scenario_dirs(tmp_path)
     scenario = load_scenario(SCENARIO)
-    write_scenario_files(root, scenario)
-    settings = Settings(roots=(root,), state_dir=tmp_path / "state", compact_mode=True, max_media_bytes=MEDIA_BUDGET)
-    await replay(scenario, settings, era)
+    await replay_compact(scenario, root, state, era, max_media_bytes=MEDIA_BUDGET)
     assert_bytes_after_scenario(root, scenario)
 
 

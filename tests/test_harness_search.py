@@ -20,10 +20,10 @@ from tests.test_harness import (
     REPO_ROOT,
     assert_every_step_passed,
     load_scenario,
-    replay,
+    replay_compact,
     run_strict,
+    scenario_dirs,
     scenario_file_bytes,
-    write_scenario_files,
 )
 
 SCENARIO = REPO_ROOT / "tests" / "scenarios" / "search.json"
@@ -39,9 +39,7 @@ def scenario() -> dict[str, Any]:
 
 @pytest.mark.harness
 def test_search_scenario_passes_the_strict_client_and_changes_only_the_replaced_files(tmp_path: Path) -> None:
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
-    state = tmp_path / "state"
+    root, state = scenario_dirs(tmp_path)
     report = run_strict(tmp_path, SCENARIO, root, state, ())
     assert_every_step_passed(report, scenario())
     assert_only_the_replaced_files_changed(root, state)
@@ -52,11 +50,8 @@ def test_search_scenario_passes_the_strict_client_and_changes_only_the_replaced_
 async def test_search_scenario_replayed_in_the_compact_voice_in_both_eras_changes_the_same_files(
     tmp_path: Path, era: str
 ) -> None:
-    root = (tmp_path / "root").resolve()
-    root.mkdir()
-    state = tmp_path / "state"
-    write_scenario_files(root, scenario())
-    await replay(scenario(), Settings(roots=(root,), state_dir=state, compact_mode=True), era)
+    root, state = scenario_dirs(tmp_path)
+    await replay_compact(scenario(), root, state, era)
     assert_only_the_replaced_files_changed(root, state)
 
 
