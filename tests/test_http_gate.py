@@ -241,3 +241,24 @@ async def test_a_refusal_of_a_repeated_header_names_the_value_that_was_judged(
     assert refused.status_code in (400, 403)
     assert told in refused.json()["error"]["message"]
     assert not (root / "w.txt").exists()
+
+
+async def test_a_loopback_name_in_capitals_in_host_and_origin_is_served_in_both_eras_and_writes(
+    base_settings: Settings, root: Path
+) -> None:
+    # Host names are case-insensitive (RFC 9110 §4.2.3); the SDK's allow-lists compared them exactly.
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    names = {"content-type": "application/json", "host": "LocalHost:8765", "origin": "HTTP://LOCALHOST:3000"}
+    legacy = {"accept": "application/json, text/event-stream", **names}
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            opened = await raw.post(url, json=INITIALIZE, headers=legacy)
+            current = await raw.post(url, json=WRITE_2026, headers={**HEADERS_2026, **names})
+            rebound = await raw.post(url, json=WRITE_2026, headers={**HEADERS_2026, **names, "host": "EVIL.example"})
+            async with raw.stream("GET", url.removesuffix("/mcp") + "/sse", headers=names) as sse:
+                assert sse.status_code == 200
+    assert opened.status_code == 200, opened.text
+    assert current.status_code == 200, current.text
+    assert rebound.status_code == 421
+    assert "Host 'EVIL.example' is not" in rebound.json()["error"]["message"]
+    assert (root / "w.txt").read_bytes() == b"x"

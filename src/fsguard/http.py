@@ -322,8 +322,10 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         host=settings.host,
         max_request_body_size=request_body_limit(settings),
     )
-    # Outside InvalidRequestNotice, whose rewrites are of the /mcp transport's answers.
-    app = LegacySseRoutes(InvalidRequestNotice(RequestHeaders(app)), server, security, request_body_limit(settings))
+    # Outside InvalidRequestNotice, whose rewrites are of the /mcp transport's answers; inside RequestHeaders, as the
+    # /sse transport checks Host and Origin against the same allow-lists.
+    app = LegacySseRoutes(InvalidRequestNotice(app), server, security, request_body_limit(settings))
+    app = RequestHeaders(app)
     app = TransportRefusalNotice(BodyLimitNotice(app, settings), settings)
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)

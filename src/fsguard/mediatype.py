@@ -1,7 +1,9 @@
-"""Request headers as the SDK's transport can take them: a media type in any case, and no resumption asked of a
-server that keeps no events.
+"""Request headers as the SDK's transport can take them: a media type and a host name in any case, and no
+resumption asked of a server that keeps no events.
 
 Media types are case-insensitive (RFC 9110 §8.3.1); the SDK's 2025-era POST path compares Content-Type exactly.
+So are host names and URI schemes (RFC 9110 §4.2.3, RFC 3986 §3.1), but the SDK matches Host and Origin against
+its loopback allow-lists exactly: ``Host: LOCALHOST:8765`` was refused as DNS rebinding in both eras.
 A GET carrying ``Last-Event-ID`` (a client resuming its stream) made the SDK look for an event store fsguard does
 not keep and return without an answer: HTTP 500. Without the header the GET opens the session's stream, which is
 what a server without resumption answers (the events it would replay were never kept).
@@ -12,6 +14,8 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 _RESUME = b"last-event-id"
+# Host is a name and a port; Origin a scheme, a name and a port: lower case changes only what is case-insensitive.
+_CASELESS = frozenset({b"host", b"origin"})
 
 
 def folded_media_type(value: bytes) -> bytes:
@@ -21,12 +25,21 @@ def folded_media_type(value: bytes) -> bytes:
     return media_type.lower() + separator + parameters
 
 
+def folded(name: bytes, value: bytes) -> bytes:
+    """Header ``name``'s ``value`` with what HTTP compares case-insensitively in lower case."""
+    if name == b"content-type":
+        return folded_media_type(value)
+    return value.lower() if name in _CASELESS else value
+
+
 class RequestHeaders:
-    """Lower-cases the media type of a request's Content-Type, and drops ``Last-Event-ID``, before the SDK sees them.
+    """Lower-cases the media type of a request's Content-Type and its Host and Origin, and drops ``Last-Event-ID``,
+    before the SDK sees them.
 
     The SDK's transport security check takes ``Application/JSON`` and its 2026-07-28 path serves it, but its
     2025-era path then refuses the same header with 415: a client that spells the type in capitals could
-    use one era and not the other. Folding the case here makes both take it, as HTTP says they must.
+    use one era and not the other. Folding the case here makes both take it, as HTTP says they must. A refusal still
+    names the value as sent: the notice that words it reads the request's headers before this.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -34,11 +47,7 @@ class RequestHeaders:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            headers = [
-                (name, folded_media_type(value) if name == b"content-type" else value)
-                for name, value in scope["headers"]
-                if name != _RESUME
-            ]
+            headers = [(name, folded(name, value)) for name, value in scope["headers"] if name != _RESUME]
             if headers != scope["headers"]:
                 scope = {**scope, "headers": headers}
         await self._app(scope, receive, send)
