@@ -262,3 +262,19 @@ async def test_a_loopback_name_in_capitals_in_host_and_origin_is_served_in_both_
     assert rebound.status_code == 421
     assert "Host 'EVIL.example' is not" in rebound.json()["error"]["message"]
     assert (root / "w.txt").read_bytes() == b"x"
+
+
+async def test_a_page_served_from_loopback_over_https_may_call_the_server_and_writes(
+    base_settings: Settings, root: Path
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    plain = {**HEADERS_2026, "content-type": "application/json"}
+    origins = ["https://localhost:3000", "https://127.0.0.1", "https://[::1]:8443"]
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            served = [await raw.post(url, json=WRITE_2026, headers={**plain, "origin": origin}) for origin in origins]
+            foreign = await raw.post(url, json=WRITE_2026, headers={**plain, "origin": "https://evil.example"})
+    assert [answer.status_code for answer in served] == [200, 200, 200], served[0].text
+    assert foreign.status_code == 403
+    assert "served from localhost, 127.0.0.1 or [::1]" in foreign.json()["error"]["message"]
+    assert (root / "w.txt").read_bytes() == b"x"

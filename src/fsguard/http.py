@@ -225,7 +225,8 @@ class TransportRefusalNotice:
         if what == "origin":
             return (
                 f"Forbidden: a web page at Origin {value!r} may not call this server (only pages served from"
-                " localhost may, against DNS rebinding); nothing was done. Call it from a program, not a browser page."
+                " localhost, 127.0.0.1 or [::1] may, against DNS rebinding); nothing was done. Call it from a program"
+                " or from such a page."
             )
         if what == "accept":
             return (
@@ -296,17 +297,19 @@ def presented_token(header: bytes) -> bytes | None:
 
 
 def loopback_security() -> TransportSecuritySettings:
-    """The SDK's loopback allow-lists, plus each name without a port.
+    """The SDK's loopback allow-lists, plus each name without a port, and pages served over https.
 
     Clients leave the port out of Host and Origin when it is the scheme's default (80), so on ``--port 80`` the SDK's
     ``127.0.0.1:*`` patterns refused every request. DNS rebinding forges the name, never the port: a bare loopback
-    name is as safe as one with a port.
+    name is as safe as one with a port. A page at https://localhost (a dev server with a certificate) is as local as
+    one at http://localhost, and its Origin was refused.
     """
     names = ("127.0.0.1", "localhost", "[::1]")
+    origins = [f"{scheme}://{name}" for scheme in ("http", "https") for name in names]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[form for name in names for form in (name, f"{name}:*")],
-        allowed_origins=[form for name in names for form in (f"http://{name}", f"http://{name}:*")],
+        allowed_origins=[form for origin in origins for form in (origin, f"{origin}:*")],
     )
 
 
