@@ -278,3 +278,40 @@ async def test_a_page_served_from_loopback_over_https_may_call_the_server_and_wr
     assert foreign.status_code == 403
     assert "served from localhost, 127.0.0.1 or [::1]" in foreign.json()["error"]["message"]
     assert (root / "w.txt").read_bytes() == b"x"
+
+
+async def test_a_request_refused_for_a_missing_session_or_2026_header_is_told_what_to_send_and_writes_nothing(
+    base_settings: Settings, root: Path
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    plain = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    call = {**WRITE_2026, "params": {"name": "write_file", "arguments": {"path": "w.txt", "content": "x"}}}
+    current = {**HEADERS_2026, "content-type": "application/json"}
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            sessionless = await raw.post(url, json=call, headers=plain)
+            variants = [{k: v for k, v in current.items() if k != header} for header in ("mcp-method", "mcp-name")]
+            variants.append({**current, "mcp-method": "tools/list"})
+            unnamed = [await raw.post(url, json=WRITE_2026, headers=headers) for headers in variants]
+            messages = url.removesuffix("/mcp") + "/messages/"
+            stray = [
+                await raw.post(messages + query, json=call)
+                for query in ("", "?session_id=x", "?session_id=" + "0" * 32)
+            ]
+    assert sessionless.status_code == 400
+    assert "mcp-session-id" not in sessionless.headers  # the refused request's session was never kept
+    hint = sessionless.json()["error"]["message"]
+    assert "send initialize first, then the Mcp-Session-Id header" in hint
+    assert "MCP-Protocol-Version: 2026-07-28 header" in hint
+    assert [(answer.status_code, answer.json()["id"], answer.json()["error"]["code"]) for answer in unnamed] == [
+        (400, 1, -32020),
+        (400, 1, -32020),
+        (400, 1, -32020),
+    ]
+    told = [answer.json()["error"]["message"] for answer in unnamed]
+    assert "Missing Mcp-Method header" in told[0]
+    assert "Missing Mcp-Name header" in told[1]
+    assert "Mcp-Method 'tools/list' is not the request's method" in told[2]
+    assert [answer.status_code for answer in stray] == [400, 400, 404]
+    assert all("Open GET /sse" in answer.json()["error"]["message"] for answer in stray)
+    assert not (root / "w.txt").exists()

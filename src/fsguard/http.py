@@ -11,11 +11,11 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from typing import Any, Final
+from typing import Any
 
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import INVALID_PARAMS, INVALID_REQUEST
+from mcp.types import INVALID_PARAMS
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -23,9 +23,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
 from fsguard.deadline import RequestDeadline as RequestDeadline  # the dashboard serves with it too
 from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id
-from fsguard.heldanswers import body_of, holding, send_all
 from fsguard.legacysse import LegacySseRoutes
 from fsguard.mediatype import RequestHeaders
+from fsguard.refusals import TransportRefusalNotice, invalid_request
 from fsguard.server import FsguardServer
 
 logger = logging.getLogger(__name__)
@@ -45,13 +45,6 @@ def request_body_limit(settings: Settings) -> int:
     ``\\u0000``) or in ``\\u``-escaped non-ASCII can exceed twice its size: send that as ``content_base64``.
     """
     return 2 * settings.max_file_size + BODY_ENVELOPE
-
-
-def invalid_request(message: str, status: int) -> JSONResponse:
-    """A JSON-RPC -32600 answer to a request the transport refused (no id can be trusted: null)."""
-    return JSONResponse(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}, status_code=status
-    )
 
 
 class BodyLimitNotice:
@@ -169,72 +162,6 @@ class InvalidRequestNotice:
         )
         text = f"Invalid Request: {what}; nothing was done. Send one JSON-RPC message per request."
         await invalid_request(text, 400)(scope, receive, send)
-
-
-# The SDK's plain-text refusals (status, body) and the request header each one judged.
-_SDK_REFUSALS: Final = {
-    (421, b"Invalid Host header"): "host",
-    (403, b"Invalid Origin header"): "origin",
-    (400, b"Invalid Content-Type header"): "content-type",
-    (406, b""): "accept",  # the 2026-07-28 path's bare 406; the legacy path's names what to accept
-}
-
-
-def first_header(scope: Scope, name: bytes) -> bytes:
-    """The first value of header ``name`` (empty if absent): the one Starlette's ``headers.get``, so the SDK, judged.
-    A dict of the headers would keep the last, and a refusal could name a value that was never judged."""
-    return next((value for key, value in scope["headers"] if key == name), b"")
-
-
-class TransportRefusalNotice:
-    """Replaces the SDK's plain-text refusals of a request's Host, Origin, Content-Type or Accept with JSON-RPC errors
-    that say what was refused and what to do.
-
-    MCP clients show a JSON-RPC error's message and reduce a plain-text 4xx to a generic "error response", so a
-    client that reaches a loopback server by another name (a container's ``host.docker.internal``, the machine's
-    name) or a script posting a form learnt nothing. Only the SDK's own bodies are rewritten; the status stays.
-    """
-
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
-        self._app = app
-        self._url = settings.mcp_url
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
-            return
-
-        async def finish(held: list[Message]) -> None:
-            what = _SDK_REFUSALS.get((held[0]["status"], body_of(held)))
-            if what is None:
-                await send_all(send, held)
-            else:
-                text = self._message(what, first_header(scope, what.encode()).decode("latin-1"))
-                await invalid_request(text, held[0]["status"])(scope, receive, send)
-
-        await self._app(scope, receive, holding(send, {status for status, _ in _SDK_REFUSALS}, finish))
-
-    def _message(self, what: str, value: str) -> str:
-        value = value if len(value) <= 80 else value[:80] + "…"
-        if what == "host":
-            return (
-                f"Misdirected request: Host {value!r} is not this loopback server's address (refused against DNS"
-                f" rebinding); nothing was done. Connect to {self._url}, or serve another address with --host and"
-                " --auth-token."
-            )
-        if what == "origin":
-            return (
-                f"Forbidden: a web page at Origin {value!r} may not call this server (only pages served from"
-                " localhost, 127.0.0.1 or [::1] may, against DNS rebinding); nothing was done. Call it from a program"
-                " or from such a page."
-            )
-        if what == "accept":
-            return (
-                f"Not Acceptable: Accept {value!r} does not list both application/json and text/event-stream;"
-                " nothing was done. Send Accept: application/json, text/event-stream."
-            )
-        given = f"Unsupported Content-Type {value!r}" if value else "No Content-Type"
-        return f"{given}: nothing was done. Send the JSON-RPC message as Content-Type: application/json."
 
 
 class BearerTokenGate:
