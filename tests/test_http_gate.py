@@ -315,3 +315,21 @@ async def test_a_request_refused_for_a_missing_session_or_2026_header_is_told_wh
     assert [answer.status_code for answer in stray] == [400, 400, 404]
     assert all("Open GET /sse" in answer.json()["error"]["message"] for answer in stray)
     assert not (root / "w.txt").exists()
+
+
+async def test_a_media_type_that_is_not_application_json_is_refused_alike_in_both_eras_and_writes_nothing(
+    base_settings: Settings, root: Path
+) -> None:
+    # The SDK's first check takes any type starting "application/json": the 2026 era served application/jsonx,
+    # which the 2025 era refused with 415 and the id of a session it did not keep.
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    jsonx = {"accept": "application/json, text/event-stream", "content-type": "Application/JSONx; charset=utf-8"}
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            legacy = await raw.post(url, content=json.dumps(INITIALIZE), headers=jsonx)
+            current = await raw.post(url, content=json.dumps(WRITE_2026), headers={**HEADERS_2026, **jsonx})
+    for answer in (legacy, current):
+        assert answer.status_code == 400
+        assert "mcp-session-id" not in answer.headers
+        assert "Unsupported Content-Type 'Application/JSONx; charset=utf-8'" in answer.json()["error"]["message"]
+    assert not (root / "w.txt").exists()

@@ -47,6 +47,13 @@ def error_response(ident: str | int | None, code: int, message: str, status: int
     )
 
 
+def content_type_message(value: str) -> str:
+    """The refusal of a POST whose Content-Type ``value`` (empty: none) is not application/json."""
+    value = value if len(value) <= 80 else value[:80] + "…"
+    given = f"Unsupported Content-Type {value!r}" if value else "No Content-Type"
+    return f"{given}: nothing was done. Send the JSON-RPC message as Content-Type: application/json."
+
+
 def first_header(scope: Scope, name: bytes) -> bytes:
     """The first value of header ``name`` (empty if absent): the one Starlette's ``headers.get``, so the SDK, judged.
     A dict of the headers would keep the last, and a refusal could name a value that was never judged."""
@@ -114,8 +121,7 @@ class TransportRefusalNotice:
                 " nothing was done. Send Accept: application/json, text/event-stream."
             )
         if what == "content-type":
-            given = f"Unsupported Content-Type {value!r}" if value else "No Content-Type"
-            return f"{given}: nothing was done. Send the JSON-RPC message as Content-Type: application/json."
+            return content_type_message(value)
         return _session_message(what, value)
 
 
