@@ -290,6 +290,7 @@ async def test_a_request_refused_for_a_missing_session_or_2026_header_is_told_wh
     with anyio.fail_after(30):
         async with http_server(settings) as url, httpx.AsyncClient() as raw:
             sessionless = await raw.post(url, json=call, headers=plain)
+            ended = await raw.post(url, json=call, headers={**plain, "mcp-session-id": "0" * 32})
             variants = [{k: v for k, v in current.items() if k != header} for header in ("mcp-method", "mcp-name")]
             variants.append({**current, "mcp-method": "tools/list"})
             unnamed = [await raw.post(url, json=WRITE_2026, headers=headers) for headers in variants]
@@ -303,6 +304,8 @@ async def test_a_request_refused_for_a_missing_session_or_2026_header_is_told_wh
     hint = sessionless.json()["error"]["message"]
     assert "send initialize first, then the Mcp-Session-Id header" in hint
     assert "MCP-Protocol-Version: 2026-07-28 header" in hint
+    assert ended.status_code == 404  # what clients act on: they open a new session
+    assert "Send initialize without Mcp-Session-Id to open a new session" in ended.json()["error"]["message"]
     assert [(answer.status_code, answer.json()["id"], answer.json()["error"]["code"]) for answer in unnamed] == [
         (400, 1, -32020),
         (400, 1, -32020),

@@ -25,6 +25,7 @@ _SDK_REFUSALS: Final = {
     (400, "Invalid Content-Type header"): "content-type",
     (406, ""): "accept",  # the 2026-07-28 path's bare 406; the legacy path's names what to accept
     (400, "Bad Request: Missing session ID"): "session",  # 2025-11-25: no Mcp-Session-Id, and no initialize
+    (404, "Session not found"): "ended-session",  # an Mcp-Session-Id naming no open session (clients act on the 404)
     (400, "mcp-method header does not match the request body's method"): "mcp-method",
     (400, "mcp-name header does not match the request body's 'name' parameter"): "mcp-name",
     # the 2024-11-05 transport's message endpoint, posted to without the URL its GET /sse stream announced
@@ -133,6 +134,12 @@ def _session_message(what: str, value: str) -> str:
             " 2025-11-25, send initialize first, then the Mcp-Session-Id header its answer carries with every request;"
             " or use 2026-07-28, which has no sessions: an MCP-Protocol-Version: 2026-07-28 header and the version in"
             " each request's params._meta (io.modelcontextprotocol/protocolVersion)."
+        )
+    if what == "ended-session":
+        return (
+            "Session not found: the Mcp-Session-Id header names no open session (it was ended by a DELETE or a server"
+            " restart, or never opened here); nothing was done. Send initialize without Mcp-Session-Id to open a new"
+            " session, then send the id its answer carries."
         )
     if what == "sse-session":
         return (
