@@ -41,7 +41,7 @@ def test_reverting_undoes_creates_moves_copies_and_trashing_newest_first(service
     changes.append(
         Change.modified(edited.path, edited.backup.backup_id if edited.backup else None, edited.content_hash)
     )
-    source, destination, _ = services.mover.move("moved.txt", "new/moved.txt")
+    source, destination, *_ = services.mover.move("moved.txt", "new/moved.txt")
     changes.append(Change("moved", str(destination), source=str(source)))
     copied = services.mover.copy("tree", "tree-copy")
     changes.append(Change("copied", str(copied.destination)))
@@ -95,7 +95,7 @@ def test_a_created_directory_that_gained_files_is_kept(services: Services, root:
 
 def test_a_move_back_never_clobbers_what_took_the_old_place(services: Services, root: Path) -> None:
     (root / "a.txt").write_bytes(b"a\n")
-    source, destination, _ = services.mover.move("a.txt", "b.txt")
+    source, destination, *_ = services.mover.move("a.txt", "b.txt")
     (root / "a.txt").write_bytes(b"new a\n")
     change = Change("moved", str(destination), source=str(source))
     with pytest.raises(UndoConflictError):
@@ -105,6 +105,22 @@ def test_a_move_back_never_clobbers_what_took_the_old_place(services: Services, 
     assert outcome.error_code == "already_exists"
     assert (root / "a.txt").read_bytes() == b"new a\n"
     assert (root / "b.txt").read_bytes() == b"a\n"
+
+
+def test_a_move_recorded_without_a_fingerprint_by_an_earlier_version_is_moved_back_whatever_it_holds(
+    services: Services, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    moved = services.mover.move("a.txt", "b.txt", fingerprinted=True)
+    (root / "b.txt").write_bytes(b"rewritten\n")
+    with pytest.raises(UndoConflictError, match="it changed since it was moved"):
+        services.reverter.revert(
+            [Change("moved", str(moved.destination), source=str(moved.source), after_hash=moved.fingerprint)]
+        )
+    [outcome] = services.reverter.revert([Change("moved", str(moved.destination), source=str(moved.source))])
+    assert outcome.status == "reverted"
+    assert (root / "a.txt").read_bytes() == b"rewritten\n"
+    assert not (root / "b.txt").exists()
 
 
 def test_a_dry_run_revert_writes_nothing(services: Services, root: Path) -> None:

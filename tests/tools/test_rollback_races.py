@@ -204,6 +204,84 @@ async def test_a_group_restore_of_a_pipeline_refuses_to_trash_a_copy_edited_sinc
     assert (root / "out" / "a.txt").read_bytes() == FOREIGN
 
 
+_MOVES: dict[str, dict[str, Any]] = {  # each moves d/a.txt (or d) to e/a.txt (or e)
+    "file": {"request_json": {"operations": [{"type": "move", "source": "d/a.txt", "destination": "e/a.txt"}]}},
+    "tree": {"request_json": {"operations": [{"type": "move", "source": "d", "destination": "e"}]}},
+    "rename set": {"rename_json": {"path": "d", "mode": "add_prefix", "prefix": "e", "preview": False}},
+    "pipeline": {
+        "pipeline_json": {
+            "name": "mv",
+            "steps": [{"action": "rename", "params": {"files": ["d/a.txt"], "destination": "e"}}],
+        }
+    },
+}
+
+
+@pytest.mark.parametrize("how", list(_MOVES))
+async def test_a_group_restore_refuses_to_move_back_an_entry_rewritten_since_and_with_force_moves_it_back(
+    client: Client, root: Path, how: str
+) -> None:
+    # A move was put back unchecked ("Reverted 1 of 1"), another session's rewrite of the moved file landing under
+    # the old name: it now keeps a fingerprint of what it moved, as a copy does, and a change since is a conflict.
+    (root / "d").mkdir()
+    (root / "d" / "a.txt").write_bytes(ORIGINAL)
+    group = structured(await client.call_tool("batch_operations", _MOVES[how]))
+    moved = root / "d" / "ea.txt" if how == "rename set" else root / "e" / "a.txt"
+    edit = {"path": str(moved), "old_text": "value = 1", "new_text": "value = 1\nchanged by another process"}
+    structured(await client.call_tool("edit_file", edit))
+
+    for dry_run in (True, False):
+        restore = {"action": "restore", "backup_id": group["backup_id"], "dry_run": dry_run}
+        refused = await client.call_tool("backup", restore)
+        assert error_code(refused) == "undo_conflict", text_of(refused)
+        assert "it changed since it was moved" in text_of(refused)
+    assert moved.read_bytes() == FOREIGN
+    assert not (root / "d" / "a.txt").exists()
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"], "force": True}))
+    assert (root / "d" / "a.txt").read_bytes() == FOREIGN
+    assert not moved.exists()
+
+
+async def test_a_group_restore_keeps_a_moved_file_another_process_rewrote_after_the_conflict_check(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "a.txt").write_bytes(ORIGINAL)
+    operations = [{"type": "move", "source": "a.txt", "destination": "b.txt"}]
+    group = structured(await client.call_tool("batch_operations", {"request_json": {"operations": operations}}))
+    check = Reverter.conflicts
+
+    def conflicts_then_a_foreign_edit(self: Reverter, changes: Any) -> Any:
+        found = check(self, changes)
+        (root / "b.txt").write_bytes(FOREIGN)  # another process's edit, after the check and before the move back
+        return found
+
+    monkeypatch.setattr(Reverter, "conflicts", conflicts_then_a_foreign_edit)
+    result = await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"]})
+    assert "changed it meanwhile" in text_of(result)
+    assert (root / "b.txt").read_bytes() == FOREIGN
+    assert not (root / "a.txt").exists()
+
+
+async def test_a_group_restore_of_a_tree_copied_or_moved_then_edited_inside_by_the_same_batch_needs_no_force(
+    client: Client, root: Path
+) -> None:
+    # Its own edit made the tree's fingerprint differ from the one the copy kept: the restore was refused as a change
+    # by someone else. The tree is compared once that edit is reverted.
+    (root / "d").mkdir()
+    (root / "d" / "a.txt").write_bytes(ORIGINAL)
+    operations = [
+        {"type": "copy", "source": "d", "destination": "c"},
+        {"type": "move", "source": "d", "destination": "e"},
+        {"type": "edit", "path": "c/a.txt", "old_text": "1", "new_text": "2"},
+        {"type": "edit", "path": "e/a.txt", "old_text": "1", "new_text": "3"},
+    ]
+    group = structured(await client.call_tool("batch_operations", {"request_json": {"operations": operations}}))
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": group["backup_id"]}))
+    assert (root / "d" / "a.txt").read_bytes() == ORIGINAL
+    assert not (root / "c").exists()
+    assert not (root / "e").exists()
+
+
 async def test_a_pipeline_rollback_holds_its_files_so_another_process_edits_after_it_not_half_way(
     client: Client, root: Path, state_dir: Path, user_lock_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

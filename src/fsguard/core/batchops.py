@@ -176,11 +176,11 @@ class Operations:
         assert op.destination is not None  # the parser requires it
         size = self._file_size(self._safe.policy.resolve_entry(op.path))
         with logging_made_dirs(self._safe.beneath, done.changes):
-            source, destination, _ = self._engines.mover.move(
-                op.path, op.destination, expected_hash=op.expected_hash, tool=TOOL
+            moved = self._engines.mover.move(
+                op.path, op.destination, expected_hash=op.expected_hash, tool=TOOL, fingerprinted=True
             )
-            done.add(Change("moved", str(destination), source=str(source)))
-        return outcome(op, "ok", path=source, destination=destination, size=size)
+            done.add(Change("moved", str(moved.destination), source=str(moved.source), after_hash=moved.fingerprint))
+        return outcome(op, "ok", path=moved.source, destination=moved.destination, size=size)
 
     def _delete(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
         deletion = self._engines.deleter.delete(

@@ -49,8 +49,9 @@ class Change:
     kind: ChangeKind
     path: str
     backup_id: str | None = None  # modified, deleted: the bytes before
-    # modified, created: the hash the change left; copied: the copy's fingerprint (SHA-256, trees.fingerprint), absent
-    # from groups of earlier versions. A later change means conflict.
+    # modified, created: the hash the change left; copied, moved: the fingerprint of what it left at path (SHA-256,
+    # trees.fingerprint), absent from groups of earlier versions and for a tree holding an unreadable file. A later
+    # change means conflict.
     after_hash: str | None = None
     source: str | None = None  # moved: where the entry came from
     sd_id: str | None = None  # trashed: the trash entry holding it

@@ -6,14 +6,15 @@ temp name beside its destination and renamed into place only when whole (see :mo
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from fsguard.core.beneath import lstat_at
-from fsguard.core.errors import InvalidParamsError, NotFoundError, SymlinkLoopError
+from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError, SymlinkLoopError
 from fsguard.core.landing import check_landing
 from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
@@ -26,7 +27,7 @@ from fsguard.core.transfer import (
     is_special,
     move_verified,
 )
-from fsguard.core.trees import fingerprint
+from fsguard.core.trees import described, fingerprint
 from fsguard.core.wholefiles import checked_bytes
 
 
@@ -59,6 +60,7 @@ class Moved(NamedTuple):
     source: Path
     destination: Path
     link: MovedLink | None = None
+    fingerprint: str | None = None  # what it moved, when asked for and readable (a group's revert checks it)
 
 
 class Mover:
@@ -77,6 +79,7 @@ class Mover:
         stored: bool = False,
         exact: bool = False,
         rollback: bool = False,
+        fingerprinted: bool = False,
     ) -> Moved:
         """Move or rename; the destination must not exist, and that is enforced atomically. A symlink moves as
         itself, whatever it points at (a path is checked only where it is read or written through).
@@ -85,6 +88,8 @@ class Mover:
         recorded (a group's move, moved back), taken as spelled (:meth:`PathPolicy.resolve`); ``exact``: both are
         paths fsguard computed (a rename set's), taken as spelled and checked as typed ones. ``rollback``: a failed
         call's move taken back, which fires no pre-hook (none may refuse it) and its post-event as a rollback's.
+        ``fingerprinted``: the report holds what was moved's fingerprint (:func:`fingerprint`), taken under its lock, as
+        a copy's is: a group's revert compares it, so that it never moves back an entry another call changed since.
 
         Raises:
             AccessDeniedError: the source is a root or holds one, either end is a ``.git`` or inside one, or the
@@ -106,8 +111,9 @@ class Mover:
             if found is None:
                 with safe.session.watching(source):
                     raise _missing(source)
+            data = None
             if stat.S_ISREG(found.st_mode):
-                checked_bytes(safe, source, pinned, found.st_size, expected_hash)
+                data = checked_bytes(safe, source, pinned, found.st_size, expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
             link = os.readlink(pinned.name, dir_fd=pinned.parent) if stat.S_ISLNK(found.st_mode) else None
@@ -120,9 +126,10 @@ class Mover:
                 safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
                 move_verified(pinned, target, safe.atomic, checked=found)
+                made = None if not fingerprinted else _moved_print(target, data)
         safe.session.forget(source)
         safe.hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
-        return Moved(source, destination, None if link is None else self._moved_link(link, source, destination))
+        return Moved(source, destination, None if link is None else self._moved_link(link, source, destination), made)
 
     def _moved_link(self, target: str, source: Path, destination: Path) -> MovedLink:
         """What a link moved from ``source`` to ``destination`` points at now: a relative target is read from the
@@ -208,6 +215,19 @@ class Mover:
         if destination.exists() or destination.is_symlink():
             raise already_exists(destination, source)
         return source, destination
+
+
+def _moved_print(target: Pinned, data: bytes | None) -> str | None:
+    """The fingerprint of what was just moved to ``target``: a file's from the bytes its checks read already, else read
+    from the disk (a tree, a link, a file above the size limit); None where a file in it is unreadable or it changed
+    while it was read. The move is done by then: a fingerprint missing only leaves its revert unchecked, as before."""
+    if data is not None:
+        return hashlib.sha256(data).hexdigest()  # as fingerprint() digests a file
+    try:
+        found = lstat_at(target)
+        return None if found is None else described(target, found, "moved")[0]
+    except FsguardError:
+        return None
 
 
 def _missing(source: Path) -> NotFoundError | SymlinkLoopError:

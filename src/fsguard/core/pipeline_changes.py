@@ -150,8 +150,8 @@ def rename(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         with logging_made_dirs(engines.beneath, call.changes):
             for source, target in moves:
                 with engines.locks.step():
-                    engines.mover.move(source, target, tool="batch_operations")
-                call.changes.append(Change("moved", target, source=source))
+                    moved = engines.mover.move(source, target, tool="batch_operations", fingerprinted=True)
+                call.changes.append(Change("moved", target, source=source, after_hash=moved.fingerprint))
     return ActionOutput(tuple(target for _, target in moves), risk=level.value, blocked=blocked)
 
 

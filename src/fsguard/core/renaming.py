@@ -255,10 +255,12 @@ class Renamer:
         try:
             for plan in renames:
                 with self._safe.locks.step():  # cancelled while it waits for this rename's locks: stops before it
-                    source, target, _ = self._mover.move(
-                        str(plan.source), str(plan.target), tool="batch_operations", exact=True
+                    moved = self._mover.move(
+                        str(plan.source), str(plan.target), tool="batch_operations", exact=True, fingerprinted=True
                     )
-                done.append(Change("moved", str(target), source=str(source)))
+                done.append(
+                    Change("moved", str(moved.destination), source=str(moved.source), after_hash=moved.fingerprint)
+                )
         except FsguardError as exc:
             raise self._roll_back(renames, done, exc) from exc
         except BaseException:

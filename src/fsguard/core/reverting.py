@@ -90,11 +90,16 @@ class Reverter:
         """
         found = []
         later: set[Path] = set()  # every path a newer change of the group acts on
+        holding: set[Path] = set()  # every directory above one of them
         for change in reversed(changes):
             paths = [Path(p) for p in (change.path, change.source) if p]
             superseded = any(p in later or not later.isdisjoint(p.parents) for p in paths)
+            # A tree copied or moved, then changed inside by the group (an edit in it): its fingerprint matches once
+            # that change is reverted, so it is compared then, under its lock, not now.
+            inside = paths[0] in holding
             later.update(paths)
-            problem = None if superseded else self._conflict(change)
+            holding.update(parent for p in paths for parent in p.parents)
+            problem = None if superseded else self._conflict(change, inside=inside)
             if problem is not None:
                 found.append((change, problem))
         found.reverse()
@@ -206,22 +211,20 @@ class Reverter:
             return None
         return Reverted(change, "failed", _HIDDEN, AccessDeniedError.code, hidden=True)
 
-    def _conflict(self, change: Change) -> str | None:
+    def _conflict(self, change: Change, *, inside: bool = False) -> str | None:
         if self._hidden(change) is not None:
             # Said without its hash or whether it exists: the rules hide both. With force its revert is refused.
             return _HIDDEN
-        if change.kind == "copied":
-            copied = _copied_state(self._safe, Path(change.path))
-            if change.after_hash is None or copied is None or copied == change.after_hash:
-                return None
-            return "it changed since it was copied"
+        if change.kind == "moved" and change.source and _exists(Path(change.source)):
+            return f"its old place {change.source} is taken again"
+        if change.kind in ("copied", "moved"):
+            changed = not inside and _changed_since(self._safe, change)
+            return f"it changed since it was {change.kind}" if changed else None
         now = _state(self._safe, Path(change.path))
         if change.kind in ("modified", "created"):
             if now is None:
                 return "it no longer exists" if change.kind == "modified" else None
             return None if now == change.after_hash else f"its hash is {now}, the change left {change.after_hash}"
-        if change.kind == "moved" and change.source and _exists(Path(change.source)):
-            return f"its old place {change.source} is taken again"
         if change.kind in ("trashed", "deleted") and _exists(Path(change.path)):
             return "something exists at its path again"
         return None
@@ -242,17 +245,14 @@ class Reverter:
         if kind == "created_dir":
             return _remove_empty_dir(self._safe, change, path)
         if kind == "moved" and change.source:
-            if not _exists(path):
-                return Reverted(change, "already" if _exists(Path(change.source)) else "failed", "nothing to move back")
-            self._mover.move(change.path, change.source, stored=True, rollback=rollback)
-            return Reverted(change, "reverted", undo=Change("moved", change.source, source=change.path))
+            return self._move_back(change, path, Path(change.source), force=force, rollback=rollback)
         if kind == "copied":
             # Checked again under its lock, as a restore of bytes is: a copy another process changed since conflicts()
             # looked is kept, not trashed with its change.
             with self._safe.locks.hold(path):
                 if not _exists(path):
                     return Reverted(change, "already")
-                if not force and change.after_hash not in (None, _copied_state(self._safe, path)):
+                if not force and _changed_since(self._safe, change):
                     return Reverted(change, "kept", _CHANGED_MEANWHILE)
                 outcome = self._deleter.delete(change.path, recursive=True, hooked=False)
             if outcome.trash is None:
@@ -266,6 +266,18 @@ class Reverter:
             restored = _state(self._safe, path)
             return Reverted(change, "reverted", undo=Change.created(path, restored) if restored else None)
         return Reverted(change, "kept", "nothing recorded to revert it with")
+
+    def _move_back(self, change: Change, path: Path, source: Path, *, force: bool, rollback: bool) -> Reverted:
+        """Move an entry back, never over another. Checked again under its lock, as a copy is: an entry another process
+        changed since conflicts() looked stays where it is."""
+        with self._safe.locks.hold_all(path, source):
+            if not _exists(path):
+                return Reverted(change, "already" if _exists(source) else "failed", "nothing to move back")
+            if not force and _changed_since(self._safe, change):
+                return Reverted(change, "kept", _CHANGED_MEANWHILE)
+            moved = self._mover.move(change.path, str(source), stored=True, rollback=rollback, fingerprinted=True)
+        undo = Change("moved", str(source), source=change.path, after_hash=moved.fingerprint)
+        return Reverted(change, "reverted", undo=undo)
 
     def _put_back(self, change: Change, backup_id: str, path: Path, *, force: bool, rollback: bool) -> Reverted:
         """Restore the bytes a change replaced or removed; the bytes found there now become the safety backup."""
@@ -369,13 +381,16 @@ def _named(outcome: Reverted) -> str:
     return detail if Path(outcome.change.path).name in detail else f"{outcome.change.path}: {detail}"
 
 
-def _copied_state(safe: Safeguards, path: Path) -> str | None:
-    """The fingerprint of what is at ``path`` (a file, link or tree); None when nothing is there."""
+def _changed_since(safe: Safeguards, change: Change) -> bool:
+    """Whether what a copy or move left at its path (a file, link or tree) has changed since: its fingerprint differs
+    from the one recorded. Not when none was recorded (a group of an earlier version) or nothing is there now."""
+    if change.after_hash is None:
+        return False
     try:
-        with safe.beneath.entry(path, follow=False) as entry:
-            return None if lstat_at(entry) is None else fingerprint(entry)[0]
+        with safe.beneath.entry(Path(change.path), follow=False) as entry:
+            return lstat_at(entry) is not None and fingerprint(entry)[0] != change.after_hash
     except FsguardError:
-        return None
+        return False
 
 
 def _exists(path: Path) -> bool:

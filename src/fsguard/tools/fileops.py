@@ -92,7 +92,7 @@ def register(catalog: Catalog) -> None:
         The no-overwrite check is atomic, works across filesystems (copy, verify, remove), and a root can
         never be moved. A symlink moves as itself, not what it points at.
         """
-        source, destination, link = services.mover.move(source_path, dest_path, expected_hash=expected_hash)
+        source, destination, link, _ = services.mover.move(source_path, dest_path, expected_hash=expected_hash)
         result = MoveResult(source=str(source), destination=str(destination), message="")
         if link is not None:
             result.symlink_target, result.link_dangles = link.target, link.dangles
