@@ -509,6 +509,27 @@ async def test_an_undo_of_a_file_deleted_since_names_its_trash_entry_and_the_two
     assert target.read_bytes() == b"one\ntwo\n"
 
 
+async def test_an_undo_of_a_file_whose_directory_was_deleted_since_names_the_directorys_trash_entry(
+    client: Client, root: Path
+) -> None:
+    # It named no entry ("list_trash shows whether the trash holds it", which lists the directory, not the file), and
+    # its force advice made pkg/ anew holding mod.py alone, after which restore_trash of pkg was refused.
+    (root / "pkg").mkdir()
+    (root / "pkg" / "mod.py").write_bytes(b"x = 0\n")
+    (root / "pkg" / "other.py").write_bytes(b"keep\n")
+    await edit(client, "x = 0", "x = 1", "pkg/mod.py")
+    structured(await client.call_tool("delete_file", {"path": "pkg", "recursive": True}))
+    refused = await client.call_tool("backup", {"action": "undo_last", "file_path": "pkg/mod.py"})
+    assert error_code(refused) == "undo_conflict"
+    assert not (root / "pkg").exists()
+    sd_id = (refused.meta or {})["fsguard/error"]["sd_id"]
+    assert f"sd_id='{sd_id}') brings the directory back as it was, then undo_last" in text_of(refused)
+    structured(await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id}))
+    structured(await client.call_tool("backup", {"action": "undo_last", "file_path": "pkg/mod.py"}))
+    assert (root / "pkg" / "mod.py").read_bytes() == b"x = 0\n"
+    assert (root / "pkg" / "other.py").read_bytes() == b"keep\n"
+
+
 async def test_an_undo_of_a_file_moved_away_names_no_trash_entry(client: Client, root: Path) -> None:
     (root / "f.txt").write_bytes(b"one\n")
     await edit(client, "one", "ONE")

@@ -218,10 +218,15 @@ class Restorer:
         return replace(report, content_hash=done.content_hash, verified=done.content_hash == record.content_hash)
 
     def _trashed(self, path: Path, current_hash: str | None) -> TrashEntry | None:
-        """The newest trash entry of the file at ``path`` when it is missing: deleted through fsguard since."""
-        if current_hash is not None:
-            return None
-        return next((entry for entry in self._trash.entries() if entry.original_path == str(path)), None)
+        """The newest trash entry of the file at ``path`` when it is missing: deleted through fsguard since, itself or
+        with a directory above it (restore_trash brings that directory back whole; a forced undo would not)."""
+        if current_hash is None:
+            for entry in self._trash.entries():
+                if entry.original_path == str(path) or (
+                    entry.is_directory and Path(entry.original_path) in path.parents
+                ):
+                    return entry
+        return None
 
     def _report(
         self,
@@ -258,7 +263,15 @@ def _conflict(
 ) -> UndoConflictError:
     now = "is missing" if current_hash is None else f"has hash {current_hash}"
     fields: dict[str, object] = {}
-    if trashed is not None:  # deleted through fsguard since: the trash holds the bytes the undo would not bring back
+    if trashed is not None and trashed.original_path != str(path):  # a directory above it went to the trash
+        fields["sd_id"] = trashed.sd_id
+        found = (
+            f" Its directory {trashed.original_path} was deleted at {trashed.time_iso}: backup(action='restore_trash', "
+            f"sd_id='{trashed.sd_id}') brings the directory back as it was, then undo_last reverts the "
+            f"{record.operation}. Do that before any force: a forced undo makes the directory anew, holding this file "
+            "alone, and the trash entry could not come back over it."
+        )
+    elif trashed is not None:  # deleted through fsguard since: the trash holds the bytes the undo would not bring back
         fields["sd_id"] = trashed.sd_id
         found = (
             f" It was deleted at {trashed.time_iso}: backup(action='restore_trash', sd_id='{trashed.sd_id}') brings "
