@@ -121,7 +121,7 @@ class Services:
         groups = GroupStore(settings.state_dir / "backups" / "groups", writer)
         runs = RunRecords(settings.state_dir, groups)
         restorer = Restorer(safe, trash)
-        deleter = Deleter(safe, trash)
+        deleter = Deleter(safe, trash, groups)
         mover = Mover(safe)
         reverter = Reverter(safe, restorer, deleter, mover)
         editor = Editor(safe, StructureChecker(), risk)

@@ -55,6 +55,35 @@ async def test_permanent_delete_of_a_file_keeps_a_backup_to_restore(client: Clie
     assert (root / "gone.txt").read_text(encoding="utf-8") == "last words\n"
 
 
+async def test_permanent_delete_of_a_directory_backs_up_every_file_and_its_group_brings_the_tree_back(
+    client: Client, root: Path
+) -> None:
+    tree(root, {"d/a.txt": "a\n", "d/sub/b.bin": "b\x00\n", "d/sub/deeper/c.txt": "secret\n"})
+    (root / "d" / "sub" / "deeper" / "c.txt").chmod(0o600)
+    (root / "d" / "sub").chmod(0o750)
+    before = snapshot(root)
+    result = structured(await client.call_tool("delete_file", {"path": "d", "permanent": True, "recursive": True}))
+    entry = result["results"][0]
+    assert (entry["status"], entry["files_backed_up"]) == ("deleted", 3)
+    assert not (root / "d").exists()
+    assert f'backup_id="{entry["backup_id"]}") brings the tree back' in result["message"]
+    structured(await client.call_tool("backup", {"action": "restore", "backup_id": entry["backup_id"]}))
+    assert snapshot(root) == before  # bytes and modes, files and directories
+
+
+async def test_permanent_delete_of_a_directory_holding_a_file_too_large_to_back_up_deletes_nothing(
+    connect: ClientFactory, root: Path
+) -> None:
+    tree(root, {"d/small.txt": "s\n", "d/sub/big.log": "x" * 64})
+    before = snapshot(root)
+    async with connect(max_file_size=32) as client:
+        result = await client.call_tool("delete_file", {"path": "d", "permanent": True, "recursive": True})
+    assert error_code(result) == "too_large"
+    assert "big.log" in text_of(result)
+    assert "without permanent" in text_of(result)
+    assert snapshot(root) == before
+
+
 @pytest.mark.parametrize("spelling", [".", "./", "{root}", "{root}/"])
 async def test_a_root_can_never_be_deleted_or_moved(client: Client, root: Path, spelling: str) -> None:
     target = spelling.format(root=root)

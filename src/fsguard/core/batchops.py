@@ -190,7 +190,11 @@ class Operations:
             expected_hash=op.expected_hash,
             tool=TOOL,
             confirmed=op.confirmed,
+            grouped=False,  # a tree's changes go into the batch's own group
         )
+        if deletion.changes:
+            done.extend(deletion.changes)
+            return outcome(op, "ok", path=deletion.path)
         if deletion.trash is not None:
             done.add(Change("trashed", str(deletion.path), sd_id=deletion.trash.sd_id))
             return outcome(op, "ok", path=deletion.path, size=deletion.trash.size, sd_id=deletion.trash.sd_id)

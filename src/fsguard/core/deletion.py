@@ -11,14 +11,23 @@ from pathlib import Path
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.confirmation import Entry, unconfirmed
-from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError, TooLargeError
+from fsguard.core.errors import (
+    AccessDeniedError,
+    FsguardError,
+    InvalidParamsError,
+    NotFoundError,
+    TooLargeError,
+    error_for_code,
+)
 from fsguard.core.footprint import is_mount_point
+from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.setaside import changed_error, same_entry
 from fsguard.core.trash import Trash, TrashEntry
+from fsguard.core.treebackup import TreeRead, read_tree
 from fsguard.core.wholefiles import checked_bytes
 
 
@@ -29,15 +38,27 @@ class Deletion:
     path: Path
     status: str  # "trashed" or "deleted"
     trash: TrashEntry | None = None
-    backup: BackupRecord | None = None
+    backup: BackupRecord | None = None  # a file deleted for good: its bytes
+    # A directory deleted for good: each file's backup and each directory, as changes; the group recording them
+    # (None when the caller records them in its own, or the record could not be saved).
+    changes: tuple[Change, ...] = ()
+    group: Group | None = None
+
+    @property
+    def files_backed_up(self) -> int | None:
+        """A directory deleted for good: how many of its files were backed up (None for anything else)."""
+        if not self.changes:
+            return None
+        return sum(change.backup_id is not None for change in self.changes)
 
 
 class Deleter:
     """Removes entries under the path policy; roots are never removable."""
 
-    def __init__(self, safeguards: Safeguards, trash: Trash) -> None:
+    def __init__(self, safeguards: Safeguards, trash: Trash, groups: GroupStore) -> None:
         self._safe = safeguards
         self._trash = trash
+        self._groups = groups
 
     def delete(
         self,
@@ -49,6 +70,7 @@ class Deleter:
         tool: str = "delete_file",
         hooked: bool = True,
         confirmed: frozenset[Entry] | None = None,
+        grouped: bool = True,
     ) -> Deletion:
         """Soft-delete (or, with ``permanent``, remove) one file, link or directory. A revert passes ``hooked=False``:
         taking back fsguard's own change is no delete for the operator's hooks to refuse (a pre-delete hook stopped
@@ -57,12 +79,17 @@ class Deleter:
         ``confirmed``: a confirmed batch's or pipeline's entries (None: nobody was asked): a permanent delete, or a
         recursive one of a non-empty directory, of an entry not among them is refused (see ``_check_confirmed``).
 
+        A directory deleted for good has each regular file in it backed up first (:mod:`fsguard.core.treebackup`),
+        the whole delete saved as one change group unless ``grouped`` is false (a batch records the changes in its
+        own group).
+
         Raises:
             AccessDeniedError: the path is a root or holds one, or is a ``.git`` or inside one.
             NotFoundError: nothing is there.
             InvalidParamsError: a non-empty directory without ``recursive``, or expected_hash on a directory.
             StaleEditError: the file changed since ``expected_hash`` was read.
             NotConfirmedError: ``confirmed`` does not hold the entry.
+            TooLargeError: a permanent delete of a file above --max-file-size, or of a tree too big to back up.
         """
         path = self._safe.policy.resolve_entry(user_path)
         self._safe.policy.check_removable(path, "deleted")
@@ -89,16 +116,7 @@ class Deleter:
                     "never lets be deleted; nothing was deleted. Delete what is inside it instead.",
                     path=str(path),
                 )
-            data = None
-            if stat.S_ISREG(found.st_mode):  # a regular file: FIFOs and devices are never read
-                data = checked_bytes(self._safe, path, entry, found.st_size, expected_hash)
-                if data is None and permanent:
-                    raise TooLargeError(
-                        f"{path} is {found.st_size:,} bytes, above the {self._safe.max_file_size:,}-byte limit "
-                        "(--max-file-size): too large to back up, so it is not deleted permanently. Delete it "
-                        "without permanent (it goes to the trash whole), then purge_trash frees the space.",
-                        path=str(path),
-                    )
+            data = self._read(entry, found, permanent=permanent, expected_hash=expected_hash)
             operation = "delete_file:permanent" if permanent else "delete_file:trash"
             fire = self._safe.hooks.fire if hooked else _unhooked
             fire("pre", "delete", tool_name=tool, file_path=str(path), operation=operation)
@@ -114,6 +132,11 @@ class Deleter:
                     metadata={"sd_id": trashed.sd_id},
                 )
                 return Deletion(path, "trashed", trash=trashed)
+            if isinstance(data, TreeRead):
+                deleted = self._delete_tree(entry, found, data, grouped=grouped)
+                self._safe.session.forget(path)
+                fire("post", "delete", tool_name=tool, file_path=str(path), operation=operation)
+                return deleted
             backup = None
             if data is not None:
                 mode = stat.S_IMODE(found.st_mode)
@@ -127,6 +150,56 @@ class Deleter:
             self._safe.session.forget(path)
             fire("post", "delete", tool_name=tool, file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)
+
+    def _read(
+        self, entry: Pinned, found: os.stat_result, *, permanent: bool, expected_hash: str | None
+    ) -> bytes | TreeRead | None:
+        """What a delete reads before it acts: a regular file's bytes (FIFOs and devices are never read), and for a
+        permanent delete of a directory its files' (:func:`read_tree`); None for anything else, or for a file above
+        --max-file-size that goes to the trash.
+
+        Raises:
+            TooLargeError: a permanent delete of a file above --max-file-size, or of a tree too big to back up.
+            StaleEditError, ExternalChangeError: the file is not what the caller or the session saw.
+        """
+        if stat.S_ISDIR(found.st_mode):
+            return read_tree(self._safe, entry, found) if permanent else None
+        if not stat.S_ISREG(found.st_mode):
+            return None
+        data = checked_bytes(self._safe, entry.path, entry, found.st_size, expected_hash)
+        if data is None and permanent:
+            raise TooLargeError(
+                f"{entry.path} is {found.st_size:,} bytes, above the {self._safe.max_file_size:,}-byte limit "
+                "(--max-file-size): too large to back up, so it is not deleted permanently. Delete it "
+                "without permanent (it goes to the trash whole), then purge_trash frees the space.",
+                path=str(entry.path),
+            )
+        return data
+
+    def _delete_tree(self, entry: Pinned, found: os.stat_result, tree: TreeRead, *, grouped: bool) -> Deletion:
+        """Back up the files ``tree`` read, then remove the directory. A backup that fails deletes nothing; a removal
+        that fails part way keeps the backups of what it removed (and only those) as a group the error names.
+
+        Raises:
+            FsguardError: a backup failed (nothing was deleted), or the removal did.
+        """
+        taken = tree.back_up(self._safe)
+        try:
+            remove(entry, checked=found)  # only what was checked: a directory swapped in stays, whole
+        except FsguardError as exc:
+            removed = taken.removed(self._safe)
+            group = self._groups.save("delete_file", removed.changes()) if removed.dirs or removed.files else None
+            if group is None:
+                raise
+            raise error_for_code(exc.code)(
+                f"{exc.message} What it removed before it stopped is backed up: "
+                f"backup(action='restore', backup_id='{group.group_id}') brings it back.",
+                **{**exc.fields, "backup_id": group.group_id},
+            ) from exc
+        changes = taken.changes()
+        return Deletion(
+            entry.path, "deleted", changes=changes, group=self._groups.save("delete_file", changes) if grouped else None
+        )
 
     def restore_from_trash(self, sd_id: str, *, rollback: bool = False) -> TrashEntry:
         """Put a trash entry back at its original path, which must be inside the roots and free again. ``rollback``:

@@ -1,4 +1,5 @@
-"""Change groups: one id for everything a batch, pipeline, rename set or project_replace changed.
+"""Change groups: one id for everything a batch, pipeline, rename set, project_replace or permanent delete of a
+directory changed.
 
 A group is the ordered list of :class:`Change` s one call made. It is saved as one JSON file under
 ``<state_dir>/backups/groups/<group_id>.json`` (written atomically, after the changes it lists), and its
@@ -30,7 +31,7 @@ from fsguard.core.parsedfiles import ParsedFiles
 logger = logging.getLogger(__name__)
 # What reverts a call's changes when its group's record could not be saved: each file's own backup.
 UNDO_EACH_FILE = "backup(action='undo_last', file_path=...)"
-ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
+ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted", "deleted_dir"]
 _KINDS = frozenset(get_args(ChangeKind))
 # A call the server stopped in the middle of (killed, crashed), as the next start found it (core/recovery.py): an
 # atomic one was rolled back, a non-atomic one's changes were kept.
@@ -55,6 +56,7 @@ class Change:
     after_hash: str | None = None
     source: str | None = None  # moved: where the entry came from
     sd_id: str | None = None  # trashed: the trash entry holding it
+    mode: str | None = None  # deleted_dir: the directory's permission bits, in octal, to make it again with
 
     @classmethod
     def modified(cls, path: Path, backup_id: str | None, after_hash: str) -> Change:
@@ -64,10 +66,15 @@ class Change:
     def created(cls, path: Path, after_hash: str) -> Change:
         return cls("created", str(path), after_hash=after_hash)
 
+    @classmethod
+    def deleted_dir(cls, path: Path, mode: int) -> Change:
+        """A directory a permanent delete removed (its files are "deleted" changes of their own)."""
+        return cls("deleted_dir", str(path), mode=f"{mode:o}")
+
     def shown(self, shows: Callable[[str, bool], bool]) -> bool:
         """Whether an answer may name this change (``shows``: the policy's): its path, a move's source too, a
         directory it made judged as a directory (a rule like ``vault*/``)."""
-        is_dir = self.kind == "created_dir"
+        is_dir = self.kind in ("created_dir", "deleted_dir")
         return all(shows(path, is_dir) for path in (self.path, self.source) if path)
 
 

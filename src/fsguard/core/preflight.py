@@ -97,8 +97,8 @@ def deleting(
             names=names,
             factors=["it skips the trash", *factors],
             reversible=False,
-            undo="nothing is kept in the trash (fsguard still backs up each single file's bytes first, but no "
-            "directory).",
+            undo="nothing is kept in the trash (fsguard still backs up each file's bytes first, those in a directory "
+            'too: backup(action="restore") brings them back).',
             reason="permanent delete",
             binding=binding,
         )

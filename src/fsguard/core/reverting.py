@@ -39,6 +39,7 @@ from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
 from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
+from fsguard.core.treebackup import remake_dir
 from fsguard.core.trees import fingerprint
 from fsguard.core.undo import Restorer
 
@@ -225,7 +226,7 @@ class Reverter:
             if now is None:
                 return "it no longer exists" if change.kind == "modified" else None
             return None if now == change.after_hash else f"its hash is {now}, the change left {change.after_hash}"
-        if change.kind in ("trashed", "deleted") and _exists(Path(change.path)):
+        if change.kind in ("trashed", "deleted", "deleted_dir") and _exists(Path(change.path)):
             return "something exists at its path again"
         return None
 
@@ -242,8 +243,8 @@ class Reverter:
             return self._put_back(change, change.backup_id, path, force=force, rollback=rollback)
         if kind == "created":
             return self._remove_created(change, path, force=force)
-        if kind == "created_dir":
-            return _remove_empty_dir(self._safe, change, path)
+        if kind in ("created_dir", "deleted_dir"):
+            return _redo_dir(self._safe, change, path)
         if kind == "moved" and change.source:
             return self._move_back(change, path, Path(change.source), force=force, rollback=rollback)
         if kind == "copied":
@@ -327,6 +328,19 @@ class Reverter:
         self._safe.session.forget(path)
         undo = Change("deleted", change.path, backup_id=backup.backup_id)
         return Reverted(change, "reverted", f"its bytes are in backup {backup.backup_id}", undo=undo)
+
+
+def _redo_dir(safe: Safeguards, change: Change, path: Path) -> Reverted:
+    """A directory the group made, removed when still empty; one a permanent delete removed, made again with its mode
+    (before the files it held come back into it: the group lists them first)."""
+    if change.kind == "created_dir":
+        return _remove_empty_dir(safe, change, path)
+    made = remake_dir(safe, path, int(change.mode or "700", 8))
+    if made is None:
+        return Reverted(change, "kept", "something else is at its path")
+    if not made:
+        return Reverted(change, "already")
+    return Reverted(change, "reverted", undo=Change("created_dir", change.path))
 
 
 def _remove_empty_dir(safe: Safeguards, change: Change, path: Path) -> Reverted:

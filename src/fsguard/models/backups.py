@@ -71,7 +71,7 @@ class RestoredFile(Result):
     undo: str | None = Field(None, description="The call that takes this restore or undo back.")
 
 
-ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted"]
+ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted", "deleted_dir"]
 Interruption = Literal["rolled_back", "kept"]
 _INTERRUPTED = (
     "Set when the server stopped (killed, crashed) while the call ran, as the next start found it. rolled_back: the "

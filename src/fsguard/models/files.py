@@ -202,7 +202,12 @@ class DeletedPath(Result):
     path: str
     status: Literal["trashed", "deleted", "failed"]
     sd_id: str | None = Field(None, description="Trash entry: restore with backup(action='restore_trash').")
-    backup_id: str | None = Field(None, description="Backup of a permanently deleted file's bytes.")
+    backup_id: str | None = Field(
+        None,
+        description="Permanently deleted: the file's backup, or a directory's change group (every file in it); "
+        "backup(action='restore', backup_id=...) brings either back.",
+    )
+    files_backed_up: int | None = Field(None, description="A directory deleted for good: its files backed up.")
     error: str | None = None
     error_code: str | None = None
 

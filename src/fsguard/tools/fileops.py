@@ -57,8 +57,9 @@ def register(catalog: Catalog) -> None:
     ) -> Annotated[CallToolResult, DeleteResult]:
         """Remove files or directories, to the trash by default (restorable for days).
 
-        Restore with backup(action="restore_trash", sd_id=...). permanent=true removes them (a file is
-        still backed up first). Roots can never be deleted. `paths` deletes several, reporting each.
+        Restore with backup(action="restore_trash", sd_id=...). permanent=true removes them (every
+        file, in a directory too, is still backed up first). Roots can never be deleted. `paths`
+        deletes several, reporting each.
         """
         consent(confirmed, "delete_file")
         if paths is not None:
@@ -202,5 +203,6 @@ def _deleted(given: str, outcome: Deletion | FsguardError) -> DeletedPath:
         path=str(outcome.path),
         status="trashed" if outcome.status == "trashed" else "deleted",
         sd_id=outcome.trash.sd_id if outcome.trash else None,
-        backup_id=outcome.backup.backup_id if outcome.backup else None,
+        backup_id=outcome.group.group_id if outcome.group else outcome.backup.backup_id if outcome.backup else None,
+        files_backed_up=outcome.files_backed_up,
     )

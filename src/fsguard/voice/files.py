@@ -13,6 +13,7 @@ from fsguard.models import (
     AnalyzeResult,
     CopyResult,
     CreateDirectoryResult,
+    DeletedPath,
     DeleteResult,
     FileFacts,
     GetFileInfoResult,
@@ -298,8 +299,7 @@ def delete_text(result: DeleteResult, compact: bool) -> str:
                 else f"Moved {shown(item.path)} to the trash. Restore: {restore}"
             )
         elif item.status == "deleted":
-            undo = f' | undo: backup(action="restore", backup_id="{item.backup_id}")' if item.backup_id else ""
-            lines.append(f"Deleted {shown(item.path)} permanently{undo}")
+            lines.append(_deleted_text(item))
         else:
             lines.append(f"FAILED {shown(item.path)}: {shortened_error(item.error or '')}")
     failed = [item.status not in ("trashed", "deleted") for item in result.results]
@@ -307,6 +307,22 @@ def delete_text(result: DeleteResult, compact: bool) -> str:
     if len(result.results) > 1:
         lines.append(f"{result.succeeded}/{len(result.results)} succeeded")
     return "\n".join(lines)
+
+
+def _deleted_text(item: DeletedPath) -> str:
+    """A path deleted for good, and the call that brings it back: a directory's group brings back the whole tree."""
+    undo = f' | undo: backup(action="restore", backup_id="{item.backup_id}")' if item.backup_id else ""
+    if item.files_backed_up is None:
+        return f"Deleted {shown(item.path)} permanently{undo}"
+    files = f"{item.files_backed_up} file{'' if item.files_backed_up == 1 else 's'}"
+    if item.backup_id is None:  # each file backed up, the group's record not saved
+        return (
+            f"Deleted {shown(item.path)} permanently; its {files} are backed up one by one: "
+            "backup(action='undo_last', file_path=...) brings each back"
+        )
+    if not item.files_backed_up:
+        return f"Deleted {shown(item.path)} permanently (it held no file){undo} makes it again"
+    return f"Deleted {shown(item.path)} permanently, its {files} backed up{undo} brings the tree back"
 
 
 def move_text(result: MoveResult, compact: bool) -> str:
