@@ -148,24 +148,28 @@ def _own_places(settings: Settings) -> list[tuple[str, Path]]:
 
 def _own_places_denied(policy: PathPolicy, settings: Settings) -> PathPolicy:
     """``policy`` with fsguard's own places (the state dir, the audit log's dir, the hooks file, git's global config
-    files) denied where they lie inside a root, and the records marked forgeable where an agent can reach the state
-    dir anyway.
+    files) denied where they lie inside a root, or anywhere with --unrestricted, and the records marked forgeable
+    where an agent can reach the state dir anyway.
 
     Not refused: serving one's home directory with the default state dir is common. But the backups, the trash, the
     records the start-up sweep acts on, the audit log, the commands the next start runs and the programs git's
     config names are no agent's to read, forge or delete: each is denied as a secret is, by a rule after the
-    operator's (so no "!" rule lets it back in).
+    operator's (so no "!" rule lets it back in). The trash and the backups hold copies of files other rules hide by
+    their path (``--deny /proj/conf/prod.yaml``), which no longer matches where the copy lies.
     """
-    if settings.unrestricted:  # an agent may write any record there
-        return replace(policy, forgeable_records=True)
     hidden: list[str] = []
-    forgeable = False
+    # With --unrestricted the rules hide every spelling that resolves into the state dir (they judge canonical
+    # paths), but not one realpath cannot tell apart (a bind mount, another mount of the same disk): an agent may
+    # still write a record there, which is then judged as typed.
+    forgeable = settings.unrestricted
     for label, place in _own_places(settings):
-        if not policy.contains(place):
+        if not policy.contains(place):  # always True with --unrestricted: every place is within reach
             continue
-        views = policy.relatives(place)  # deepest root first: "" when the place is a root itself
+        # Deepest root first: "" when the place is a root itself; outside every root (--unrestricted), the
+        # absolute path without its "/", which an anchored rule names as the operator's absolute rules do.
+        views = policy.relatives(place)
         if views[0]:
-            logger.info("%s %s lies inside a root: it is denied to the tools", label, place)
+            logger.info("%s %s is within the tools' reach: it is denied to them", label, place)
             # Relative to the outermost root holding it: deny rules judge a path in every root's view, and the
             # longest view is the least likely to name another path below a nested root.
             hidden.append(views[-1])

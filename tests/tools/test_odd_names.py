@@ -291,15 +291,15 @@ async def test_a_file_type_with_a_bang_leaves_that_type_out_of_project_replace(
 async def test_a_trash_record_an_unrestricted_agent_could_forge_is_judged_as_a_typed_path(
     connect: ClientFactory, root: Path, state_dir: Path, forged: str
 ) -> None:
-    # --unrestricted puts the state dir in an agent's reach: a record naming a refused name is refused as typed.
+    # --unrestricted denies the state dir to the tools, but an agent may still reach it by a spelling the rules
+    # cannot tell (a bind mount, written here directly): a record naming a refused name is refused as typed.
     (root / "victim.txt").write_bytes(b"hello\n")
     async with connect(unrestricted=True, roots=()) as client:
         structured(await client.call_tool("delete_file", {"path": str(root / "victim.txt")}))
         (entry,) = (state_dir / "trash").iterdir()
         record = json.loads((entry / "meta.json").read_text(encoding="utf-8"))
         record["original_path"] = str(root / forged)
-        written = {"path": str(entry / "meta.json"), "content": json.dumps(record)}
-        structured(await client.call_tool("write_file", written))
+        (entry / "meta.json").write_text(json.dumps(record), encoding="utf-8")
         restored = await client.call_tool("backup", {"action": "restore_trash", "sd_id": entry.name})
     assert error_code(restored) == "access_denied"
     assert sorted(path.name for path in root.iterdir()) == []

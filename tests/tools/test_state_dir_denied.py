@@ -1,4 +1,5 @@
-"""A state dir inside a root (the default one when the root is the home directory) is out of the tools' reach.
+"""A state dir inside a root (the default one when the root is the home directory), or any with --unrestricted, is out
+of the tools' reach.
 
 An agent that could write there could forge a record of an unfinished write under ``inflight/``, whose temp file
 the next start-up sweep deletes wherever it lies (outside every root too), and it could read the backups of files
@@ -79,3 +80,36 @@ async def test_a_state_dir_that_is_a_root_itself_stays_usable_when_an_outer_root
     assert not written.is_error
     assert (state / "notes.txt").read_bytes() == b"mine\n"
     assert "notes.txt" in [entry["name"] for entry in listed["entries"]]
+
+
+async def test_with_unrestricted_the_state_dir_is_denied_so_the_trash_shows_no_file_a_path_rule_hides(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    # A rule naming a path no longer matches the copy in the trash or a backup: the state dir itself must be hidden.
+    (root / "conf").mkdir()
+    (root / "conf" / "prod.yaml").write_text("db_password: hunter2\n", encoding="utf-8")
+    async with connect(unrestricted=True, roots=(), deny=(str(root / "conf" / "prod.yaml"),)) as client:
+        structured(await client.call_tool("write_file", {"path": str(root / "notes.txt"), "content": "first\n"}))
+        structured(await client.call_tool("write_file", {"path": str(root / "notes.txt"), "content": "second\n"}))
+        structured(await client.call_tool("delete_file", {"path": str(root / "conf"), "recursive": True}))
+        kept = sorted(path for path in state_dir.rglob("*") if path.is_file())
+        copy = next(path for path in kept if path.name == "prod.yaml")
+        backup = next(path for path in kept if path.is_relative_to(state_dir / "backups"))
+        refusals = [
+            await client.call_tool("read_file", {"path": str(copy)}),
+            await client.call_tool("read_file", {"path": str(backup)}),
+            await client.call_tool("list_directory", {"path": str(state_dir / "trash")}),
+            await client.call_tool("search_files", {"path": str(state_dir / "backups"), "pattern": "*"}),
+            await client.call_tool("write_file", {"path": str(state_dir / "inflight" / "forged"), "content": "x\n"}),
+        ]
+        listed = structured(await client.call_tool("list_directory", {"path": str(state_dir.parent)}))
+        search = {"path": str(state_dir.parent), "pattern": "hunter2|first", "include_content": True}
+        found = structured(await client.call_tool("search_files", {**search, "include_hidden": True}))
+        structured(await client.call_tool("backup", {"action": "undo_last", "file_path": str(root / "notes.txt")}))
+
+    assert [error_code(result) for result in refusals] == ["access_denied"] * len(refusals)
+    assert [entry["name"] for entry in listed["entries"]] == ["root"]
+    assert found["total_matches"] == 0
+    assert copy.read_bytes() == b"db_password: hunter2\n"  # still in the trash, for the operator to restore
+    assert (root / "notes.txt").read_bytes() == b"first\n"  # the backups were still there to undo with
+    assert not (state_dir / "inflight" / "forged").exists()
