@@ -88,6 +88,28 @@ async def test_show_refuses_a_file_named_by_its_object_id_alone(client: Client, 
     assert "do-not-print" not in text_of(result)
 
 
+async def test_show_refuses_a_folder_named_by_its_object_id_so_a_name_inside_it_cannot_pass_the_rules(
+    client: Client, repo: Path
+) -> None:
+    # Under the folder's own id, .aws/credentials is plain "credentials", which no rule hides.
+    (repo / ".aws").mkdir()
+    (repo / ".aws" / "credentials").write_text(SECRET, encoding="utf-8")
+    git(repo, "add", "-f", ".aws/credentials")
+    git(repo, "commit", "-q", "-m", "aws")
+    folder = git(repo, "rev-parse", "HEAD:.aws").strip()
+    git(repo, "tag", "-a", "folder", "-m", "a tag to a folder", folder)
+    for rev in (f"{folder}:credentials", "folder:credentials", folder[:10], "folder", "folder^{}"):
+        result = await client.call_tool("git", {"action": "show", "rev": rev})
+        assert error_code(result) == "invalid_params", rev
+        assert "do-not-print" not in text_of(result)
+        assert "\ncredentials" not in text_of(result)
+    # A commit's top folder still lists paths from the top, judged by the rules.
+    top = await call(client, action="show", rev="HEAD^{tree}")
+    assert top["patch"].splitlines()[2:] == [".aws/", "a.txt"]
+    inside = await call(client, action="show", rev="HEAD^{tree}:.aws")
+    assert (inside["patch"].splitlines()[2:], inside["denied"]) == ([], 1)
+
+
 @pytest.mark.parametrize("rev", ["HEAD~1..HEAD", "HEAD^!", "HEAD~1...HEAD", "HEAD^@"])
 async def test_show_refuses_a_range_which_git_would_print_whole(client: Client, secret_repo: Path, rev: str) -> None:
     result = await client.call_tool("git", {"action": "show", "rev": rev, "output": "full"})

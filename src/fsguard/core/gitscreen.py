@@ -77,12 +77,14 @@ def object_kind(call: GitCall, rev: str) -> str | None:
 
 def check_shown_object(call: GitCall, rev: str, kind: str | None) -> None:
     """Refuse ``git show`` of a hidden file or folder at a revision (``rev:path``, ``:path``, ``:2:path``), of a
-    file named by its object id alone (its path cannot be judged), and of a range (git would print every commit's
-    whole patch). A revision git does not know is left to git, whose words say so.
+    file or folder named by its object id alone or a path in a folder's (its path from the top cannot be judged),
+    and of a range (git would print every commit's whole patch). A revision git does not know is left to git,
+    whose words say so.
 
     Raises:
         AccessDeniedError: the path is hidden by a deny rule.
-        InvalidParamsError: ``rev`` names a file's bytes without a path, or several revisions.
+        InvalidParamsError: ``rev`` names a file or folder without its path from the top of a commit, or several
+            revisions.
     """
     name = object_path(rev)
     if name not in (None, ".") and call.safe.policy.denied_by(Path(call.repo.absolute(name)), is_dir=kind == "tree"):
@@ -90,6 +92,24 @@ def check_shown_object(call: GitCall, rev: str, kind: str | None) -> None:
             f"{name} is hidden by a deny rule (secrets and files the operator hid are never read, written or listed), "
             "at any revision. Nothing was shown. Work with another file; only the operator can change the rules.",
             path=call.repo.absolute(name),
+        )
+    revision = object_revision(rev)
+    if kind is not None and revision is not None and not _from_top(call, revision):
+        # The path after ':' is relative to what precedes it: from a folder's tree (its id, a tag to it),
+        # "<tree>:credentials" is .aws/credentials under a name no rule hides.
+        raise InvalidParamsError(
+            f"rev {rev!r} names a path in {revision!r}, which is not a commit: fsguard judges paths from the top "
+            'of a commit only. Nothing was shown. Name the commit: rev="HEAD:path/to/file".',
+            param="rev",
+        )
+    if kind == "tree" and name is None and not _from_top(call, rev):
+        # A folder's own tree (its id, a tag to it) lists names relative to it, a hidden folder's names passing
+        # the rules; only a commit's top ("HEAD^{tree}") lists paths from the top.
+        raise InvalidParamsError(
+            f"rev {rev!r} names a folder without its path, which fsguard cannot check against the deny rules. "
+            'Nothing was shown. Name the folder at a revision instead: rev="HEAD:path/to/folder" (rev="HEAD:" '
+            "for the top).",
+            param="rev",
         )
     if kind == "blob" and name is None:
         raise InvalidParamsError(
@@ -103,6 +123,13 @@ def check_shown_object(call: GitCall, rev: str, kind: str | None) -> None:
             '(rev="HEAD~1", rev="HEAD:src/a.py"); for a range use diff (rev="A..B") or log.',
             param="rev",
         )
+
+
+def _from_top(call: GitCall, revision: str) -> bool:
+    """Whether the names in ``revision`` are paths from the top: it peels to a commit (a tag to one too), or is
+    the top folder of one (``HEAD^{tree}``)."""
+    commit = f"{revision.removesuffix('^{tree}')}^{{commit}}"
+    return call.repo.git("rev-parse", "--verify", "--quiet", "--end-of-options", commit, check=False).code == 0
 
 
 def check_compared(call: GitCall, rev: str) -> None:
