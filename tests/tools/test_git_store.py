@@ -104,6 +104,34 @@ async def test_taking_head_out_of_a_bare_repository_leaves_its_objects_unread(
     assert not (stash / "objects" / "notes.txt").exists()
 
 
+async def test_no_tool_reads_or_finds_gits_lists_of_the_tracked_files_which_name_hidden_ones(
+    client: Client, repo: Path, tool_engine: str
+) -> None:
+    # The index names .env and holds its object id (short bytes are guessed from one); so do a split index's shared
+    # part and a linked worktree's index, and a message git drafted lists the files a commit changed.
+    git(repo, "worktree", "add", "-q", str(repo.parent / "linked"))
+    git(repo, "update-index", "--split-index")
+    dot_git = repo / ".git"
+    (dot_git / "COMMIT_EDITMSG").write_text("env\n# Changes to be committed:\n#\tnew file:   .env\n", encoding="utf-8")
+    records = [dot_git / "index", dot_git / "worktrees" / "linked" / "index", dot_git / "COMMIT_EDITMSG"]
+    records += sorted(dot_git.glob("sharedindex.*"))
+    assert len(records) == 4
+    assert all(b".env" in each.read_bytes() for each in records[1:])  # split, the index itself holds none
+    searched = await client.call_tool(
+        "search_files", {"pattern": "new file", "path": str(dot_git), "include_content": True, "include_hidden": True}
+    )
+    assert not searched.is_error, text_of(searched)
+    assert "COMMIT_EDITMSG" not in text_of(searched) + json.dumps(searched.structured_content)
+    assert (searched.structured_content or {})["total_matches"] == 0
+    for record in records:
+        for encoding in ("base64", "utf-8"):
+            read = await client.call_tool("read_file", {"path": str(record), "encoding": encoding})
+            assert error_code(read) == "access_denied", (record, text_of(read))
+            assert 'git(action="status")' in text_of(read)
+    listed = await client.call_tool("list_directory", {"path": str(dot_git), "include_hidden": True})
+    assert "index" in text_of(listed)  # its name alone is git's, not the repository's
+
+
 async def test_a_folder_named_objects_or_lfs_outside_any_repository_reads_as_usual(client: Client, root: Path) -> None:
     for folder in ("objects", "lfs", "src/objects"):
         (root / folder).mkdir(parents=True, exist_ok=True)

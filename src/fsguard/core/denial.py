@@ -361,9 +361,9 @@ def relative_views(path: str, prefixes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class HiddenFiles:
-    """A search's filter: True for a path a deny rule hides, or a git object store holds (absolute path in; see
-    :mod:`fsguard.core.gitstore`). It counts nothing: how many hidden files a pattern matched would answer, one
-    search at a time, what a secret holds or is called."""
+    """A search's filter: True for a path a deny rule hides, or a git object store or list of the tracked files
+    holds (absolute path in; see :mod:`fsguard.core.gitstore`). It counts nothing: how many hidden files a pattern
+    matched would answer, one search at a time, what a secret holds or is called."""
 
     def __init__(self, rules: DenyRules, prefixes: tuple[str, ...]) -> None:
         self._rules = rules

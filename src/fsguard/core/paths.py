@@ -278,8 +278,9 @@ class PathPolicy:
         self, canonical: Path, user_path: str | None = None, *, is_dir: bool = False, lexical: Path | None = None
     ) -> None:
         """Refuse a path a deny rule hides (access_denied naming the rule); a rule for a directory (``private/``)
-        hides the directory itself as well as what is in it; and anything in git's object stores (see
-        :mod:`fsguard.core.gitstore`). ``lexical``, the path as asked, tells a link leading into hiding apart."""
+        hides the directory itself as well as what is in it; and anything in git's object stores or its lists of
+        the tracked files (see :mod:`fsguard.core.gitstore`). ``lexical``, the path as asked, tells a link leading
+        into hiding apart."""
         check_not_in_object_store(canonical, self.root_of)
         if self.deny.active:
             is_dir = is_dir or self._as_directory(canonical)
