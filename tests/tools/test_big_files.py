@@ -74,6 +74,47 @@ async def test_a_start_line_past_the_end_of_a_big_file_is_refused(connect: Clien
     assert error_code(result) == "invalid_params"
 
 
+async def test_a_head_or_range_of_a_big_file_reaching_its_last_line_answers_as_the_whole_read(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Lines of 8 bytes, chunks of 8 then 7: a read stops where a chunk ends both mid-file and at the file's end.
+    monkeypatch.setattr(ranges, "FIRST_CHUNK", 8)
+    text = "".join(f"line {i:02d}\n" for i in range(1, 13))
+    files = {
+        "lf.txt": text.encode(),
+        "crlf.txt": text.replace("\n", "\r\n").encode(),
+        "u16.txt": b"\xff\xfe" + text.replace("line", "lüne").encode("utf-16-le"),
+    }
+    for name, raw in files.items():
+        (root / name).write_bytes(raw)
+    reads: list[dict[str, Any]] = [
+        {"mode": "head", "max_lines": 12},
+        {"start_line": 1, "end_line": 12},
+        {"start_line": 5, "end_line": 12},
+    ]
+
+    def shown(name: str, data: dict[str, Any]) -> tuple[object, ...]:
+        hint = (data.get("hint") or "").split(f"{name} is ")[0].removesuffix(". ")  # less the above-limit note
+        fields = (data["content"], data["start_line"], data["end_line"], data["truncated"])
+        return (*fields, hint.replace(" of 12 total lines", ""))
+
+    answers: dict[int, list[tuple[object, ...]]] = {}
+    for limit in (64, 1 << 20):
+        async with connect(max_file_size=limit) as client:
+            answers[limit] = [
+                shown(name, structured(await client.call_tool("read_file", {"path": name, **args})))
+                for name in files
+                for args in reads
+            ]
+            if limit == 64:
+                head8 = {"path": "lf.txt", "mode": "head", "max_lines": 8}
+                mid = structured(await client.call_tool("read_file", head8))
+    assert answers[64] == answers[1 << 20]
+    assert answers[64][0][3] is False  # a head of every line: the whole file
+    assert (mid["truncated"], mid["end_line"]) == (True, 8)  # line 8 ends where a chunk does (byte 64), mid-file
+    assert "start_line=9" in mid["hint"]
+
+
 async def test_a_long_line_is_cut_with_a_marker_within_the_budget_and_the_rest_is_reachable(
     connect: ClientFactory, root: Path
 ) -> None:

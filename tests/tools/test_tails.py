@@ -149,8 +149,8 @@ async def test_a_head_or_range_of_every_line_of_a_file_over_the_size_limit_is_no
         first = structured(await client.call_tool("read_file", {"path": "big.log", "mode": "head", "max_lines": 300}))
     assert (whole["content"], whole["start_line"], whole["end_line"], whole["truncated"]) == (text, 1, 300, False)
     assert "above --max-file-size" in whole["hint"]
-    # Exactly as many lines as the file has: whether more follow is not known without counting them.
-    assert (first["content"], first["truncated"]) == (text, True)
+    # Exactly as many lines as the file has: the read sees the file end right after them.
+    assert (first["content"], first["truncated"]) == (text, False)
     assert (root / "big.log").read_text(encoding="utf-8") == text
 
 

@@ -8,13 +8,14 @@ facts are not given (hashing a gigabyte takes a second; the file cannot be edite
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.hashing import Fingerprint
-from fsguard.core.ranges import Excerpt, Layout, excerpt, line_offset, tail_offset, texts, utf8_size
+from fsguard.core.ranges import Excerpt, Layout, excerpt, forward, line_offset, tail_offset, texts, utf8_size
 from fsguard.models import ReadFileResult
 
 DEFAULT_MAX_LINES = 100
@@ -43,11 +44,30 @@ def take(lay: Layout, window: Window, budget: int, name: str, known: Fingerprint
             f"start_line {first} is past the end of {name} ({last}). Use a smaller start_line, or mode=tail.",
             start_line=first,
         )
-    chunks = texts(lay, offset)
+    reads = _Reads(lay, offset)
+    chunks = texts(lay, offset, reads)
     ex = excerpt(chunks, max_lines=window.count, budget=budget, skip_columns=window.skip_columns)
     if ex.short_line is not None:
         raise column_past_end(first, ex.short_line, window.skip_columns + 1, name, known.line_count if known else None)
+    if ex.ended is None:
+        # The lines asked for end where the chunks read so far do. Bytes left unread always decode to more text;
+        # with none left, the last piece is the decoder's flush, no read: so the file's end is known at no cost,
+        # and a head of all its lines says, as a whole read does, that nothing follows (not "read line N+1").
+        ex = replace(ex, ended=reads.end >= lay.size and not any(chunks))
     return ex, first
+
+
+class _Reads:
+    """:func:`forward`'s chunks from ``offset``, and where the last one taken ends."""
+
+    def __init__(self, lay: Layout, offset: int) -> None:
+        self.end = offset
+        self._chunks = forward(lay, offset)
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        for at, data in self._chunks:
+            self.end = at + len(data)
+            yield at, data
 
 
 def column_past_end(line: int, length: int, column: int, name: str, total: int | None) -> InvalidParamsError:
@@ -119,8 +139,9 @@ def finish(
     names too: start_line alone read on past the range asked."""
     total = base.total_lines
     # Uncounted (above --max-file-size): fewer lines than asked for, the budget not reached, means the text ran out;
-    # so does a last line without a break, which only the end of a file can leave.
-    ran_out = not ex.full and (ex.lines < wanted or not ex.content.endswith(("\n", "\r")))
+    # so does a last line without a break, which only the end of a file can leave, or the end :func:`take` saw
+    # right after the lines asked for (a head of exactly the file's lines).
+    ran_out = not ex.full and (ex.ended is True or ex.lines < wanted or not ex.content.endswith(("\n", "\r")))
     hint: str | None
     last = first + ex.lines - 1 if ex.lines else None
     content = ex.content

@@ -208,11 +208,11 @@ def tail_offset(lay: Layout, count: int, reach: int | None = None) -> int:
     return earliest
 
 
-def texts(lay: Layout, offset: int) -> Iterator[str]:
-    """The text from ``offset`` decoded chunk by chunk; undecodable bytes become U+FFFD, or raise :class:`Misread`
-    when the layout was sniffed."""
+def texts(lay: Layout, offset: int, reads: Iterable[tuple[int, bytes]] | None = None) -> Iterator[str]:
+    """The text from ``offset`` (of ``reads``, :func:`forward`'s chunks from there unless given) decoded chunk by
+    chunk; undecodable bytes become U+FFFD, or raise :class:`Misread` when the layout was sniffed."""
     decoder = codecs.getincrementaldecoder(lay.encoding)(errors="strict" if lay.sniffed else "replace")
-    for at, data in chain(forward(lay, offset), [(lay.size, b"")]):
+    for at, data in chain(forward(lay, offset) if reads is None else reads, [(lay.size, b"")]):
         pending = decoder.getstate()[0]  # the bytes of a character the last chunk cut, which this one ends
         try:
             yield decoder.decode(data, final=not data)
@@ -291,6 +291,8 @@ class Excerpt:
     cut_column: int | None  # when the last line was cut by the budget: the characters of it before the cut
     full: bool  # the budget stopped it before the lines asked for
     short_line: int | None = None  # the characters of a first line ending before its skipped columns do: nothing read
+    # The text ended right after the lines taken; None: they end where the chunks taken so far do, only the next tells
+    ended: bool | None = False
 
 
 CUT_ROOM = 64  # bytes a cut line leaves for the marker after it: "… [line N cut at C characters]"
@@ -358,11 +360,14 @@ def excerpt(chunks: Iterable[str], *, max_lines: int, budget: int, skip_columns:
                 column = 0
                 mark = (len(parts), used)
         if lines >= max_lines:
+            ended = None if pos == len(text) else False
             break
+    else:
+        ended = True
     if skip_columns:  # past the end of a last line without a break
         return Excerpt("", 0, None, False, short_line=column)
     begun = lines + (1 if len(parts) > mark[0] else 0)
-    return Excerpt("".join(parts), begun, None, False)
+    return Excerpt("".join(parts), begun, None, False, ended=ended)
 
 
 def _next_break(text: str, pos: int, limit: int) -> re.Match[str] | None:
