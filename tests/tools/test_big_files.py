@@ -344,6 +344,24 @@ async def test_a_file_over_the_limit_among_several_paths_is_named_by_its_absolut
     assert (small["path"], small["content"]) == (str(root / "small.txt"), "small\n")
 
 
+async def test_a_file_over_the_limit_left_out_of_several_paths_by_the_budget_is_named_with_a_ranged_read(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "small.txt").write_text("small line\n" * 20, encoding="utf-8")
+    (root / "big.log").write_text("".join(LINES), encoding="utf-8")
+    (root / "late.txt").write_text("late\n", encoding="utf-8")
+    async with connect(max_file_size=LIMIT, max_response_bytes=200) as client:
+        data = structured(await client.call_tool("read_file", {"paths": ["small.txt", "big.log", "late.txt"]}))
+        big, late = data["files"][1:]
+        ranged = structured(await client.call_tool("read_file", {"path": "big.log", "mode": "tail", "max_lines": 1}))
+    assert (big["truncated"], big.get("content")) == (True, None)
+    assert f'read_file(path="{root / "big.log"}", mode="tail", max_lines=100)' in big["hint"]
+    assert "above --max-file-size (1,000)" in big["hint"]
+    assert ranged["content"] == LINES[-1]  # the read the hint names is answered
+    assert late["hint"].endswith(f'Read it on its own: read_file(path="{root / "late.txt"}")')
+    assert (root / "big.log").read_text(encoding="utf-8") == "".join(LINES)
+
+
 async def test_a_base64_read_longer_than_the_response_budget_is_refused_and_names_what_else_to_do(
     connect: ClientFactory, root: Path
 ) -> None:

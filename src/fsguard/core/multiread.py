@@ -75,8 +75,9 @@ def _entry(reader: FileReader, user_path: str, budget: int) -> ReadFileEntry:
         # cut line then passes the budget by its marker).
         if budget <= CUT_FLOOR:
             path = reader.resolve(user_path)
-            if budget <= 0 or _size(path) > budget:
-                return _left_out(path, reader.budget)
+            size = _size(path)
+            if budget <= 0 or size > budget:
+                return _left_out(path, size, reader)
         result = reader.read(user_path, LineSelection(), budget=budget)
     except FsguardError as exc:
         message, meant = reader.near.refusal(exc)
@@ -102,12 +103,18 @@ def _size(path: Path) -> int:
         return 0  # read as usual: its error is reported in place
 
 
-def _left_out(path: Path, budget: int) -> ReadFileEntry:
-    """A file the budget had no room for: not opened (so not counted as read), only named."""
-    hint = (
-        f"Left out: the files before it filled the response budget (--max-response-bytes {budget:,}). "
-        f'Read it on its own: read_file(path="{path}")'
-    )
+def _left_out(path: Path, size: int, reader: FileReader) -> ReadFileEntry:
+    """A file the budget had no room for: not opened (so not counted as read), only named, with the call that reads
+    it alone: a ranged one above --max-file-size, where a whole read is refused."""
+    hint = f"Left out: the files before it filled the response budget (--max-response-bytes {reader.budget:,}). "
+    limit = reader.max_file_size
+    if size > limit:
+        hint += (
+            f"It is {size:,} bytes, above --max-file-size ({limit:,}): read it on its own in ranges, e.g. "
+            f'read_file(path="{path}", mode="tail", max_lines=100), or with mode="head" or start_line/end_line'
+        )
+    else:
+        hint += f'Read it on its own: read_file(path="{path}")'
     return ReadFileEntry(path=str(path), truncated=True, hint=hint)
 
 

@@ -85,7 +85,7 @@ class FileReader:
         self._beneath = beneath
         self._cache = cache
         self._session = session
-        self._max_file_size = max_file_size
+        self.max_file_size = max_file_size  # --max-file-size: a bigger file is read in ranges only
         self._truncate_lines = truncate_lines
         self.near = NearPaths(policy, beneath)  # for the files of a multi-file read that do not exist
 
@@ -119,24 +119,24 @@ class FileReader:
         with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
             # The media check's bytes, and a text's BOM; above the limit no fingerprint is kept, so a ranged read
             # sniffs the first 64 KiB every time: read once, for both.
-            sniffed = TEXT_SNIFF_BYTES if st.st_size > self._max_file_size else SNIFF_BYTES
+            sniffed = TEXT_SNIFF_BYTES if st.st_size > self.max_file_size else SNIFF_BYTES
             head = os.pread(fd, sniffed, 0) if media else None
             found = self._media(head, fd, st, path, selection) if head is not None else None
             if found is not None:
                 self._fire("post", path, "read_file")
                 return found
-            if st.st_size > self._max_file_size and not (selection.is_range or selection.is_window):
+            if st.st_size > self.max_file_size and not (selection.is_range or selection.is_window):
                 raise TooLargeError(
-                    f"{path} is {st.st_size:,} bytes, above the {self._max_file_size:,}-byte limit "
+                    f"{path} is {st.st_size:,} bytes, above the {self.max_file_size:,}-byte limit "
                     "(--max-file-size) for whole-file reads. Read it in ranges: mode='tail' or 'head' with "
                     "max_lines, or start_line/end_line. It cannot be edited: edits load the whole file.",
                     path=str(path),
                 )
-            if st.st_size > min(STREAM_ABOVE, self._max_file_size):
+            if st.st_size > min(STREAM_ABOVE, self.max_file_size):
                 streamed = self._steady_streamed(fd, st, path, selection, budget, taken, head)
                 self._fire("post", path, "read_file")
                 return streamed
-            data, stat = read_open(fd, path, self._max_file_size)
+            data, stat = read_open(fd, path, self.max_file_size)
         decoded = decode(data, path)
         # Unchanged since it was last hashed (same device, inode, size, mtime and ctime): the hash is known.
         fingerprint = self._cache.lookup(path, stat) if stat is not None else None
@@ -173,7 +173,7 @@ class FileReader:
         if selection.is_range or selection.is_window:
             self.media_limits.refuse_range(kind, path, st.st_size)
         budget = self.media_limits.inline_budget
-        found = read_media(fd, st, path, budget=budget, max_file_size=self._max_file_size)
+        found = read_media(fd, st, path, budget=budget, max_file_size=self.max_file_size)
         if found is not None and found.content_hash is not None:
             self._session.record_hash(path, found.content_hash)
         return found
@@ -196,7 +196,7 @@ class FileReader:
     def _steady_streamed(
         self, fd: int, st: os.stat_result, path: Path, sel: LineSelection, budget: int, taken: int, head: bytes | None
     ) -> ReadFileResult:
-        if st.st_size > self._max_file_size:  # no hash to tear: a busy log's tail is read, never refused for its writes
+        if st.st_size > self.max_file_size:  # no hash to tear: a busy log's tail is read, never refused for its writes
             return self._streamed(fd, st, path, sel, budget, taken, head)
         # The hash is the OCC token: it and the lines must come from one state of the file (fsguard.core.steady).
         # ``head`` was read under the first stat, so a retry reads its own.
@@ -221,9 +221,9 @@ class FileReader:
         taken: int,
         head: bytes | None,
     ) -> ReadFileResult:
-        known = self._cache.lookup(path, st) if st.st_size <= self._max_file_size else None
+        known = self._cache.lookup(path, st) if st.st_size <= self.max_file_size else None
         lay = layout(fd, st.st_size, path, known, head)
-        if st.st_size <= self._max_file_size:
+        if st.st_size <= self.max_file_size:
             if known is None:
                 known = survey(lay, hashed=True).fingerprint
                 assert known is not None
@@ -252,7 +252,7 @@ class FileReader:
             result = self._streamed_lines(lay, base, selection, known, path.name, budget)
         unshrunk(lay, path)
         if known is None:
-            note = above_limit_note(path.name, st.st_size, self._max_file_size)
+            note = above_limit_note(path.name, st.st_size, self.max_file_size)
             hint = f"{result.hint}. {note}" if result.hint else note
             result = result.model_copy(update={"hint": hint})  # a tail from line 1 shows it all
         return result
@@ -292,16 +292,16 @@ class FileReader:
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file:base64")
         with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
-            if st.st_size > self._max_file_size and (kind := sniff(os.pread(fd, SNIFF_BYTES, 0))) is not None:
+            if st.st_size > self.max_file_size and (kind := sniff(os.pread(fd, SNIFF_BYTES, 0))) is not None:
                 self.media_limits.refuse_base64(kind, path, st.st_size)
-            if st.st_size <= self._max_file_size and base64_size(st.st_size) > self._budget:
+            if st.st_size <= self.max_file_size and base64_size(st.st_size) > self._budget:
                 raise TooLargeError(
                     f"{path.name} is {st.st_size:,} bytes, {base64_size(st.st_size):,} as base64: above the response "
                     f"budget (--max-response-bytes {self._budget:,}). get_file_info gives its size and content_hash, "
                     "copy_file and move_file take its bytes; restart with a larger --max-response-bytes to read it.",
                     path=str(path),
                 )
-            data, _ = read_open(fd, path, self._max_file_size)
+            data, _ = read_open(fd, path, self.max_file_size)
         # Only the hash is needed here: decoding the whole file for a line count would be wasted work.
         digest = content_hash(data)
         self._session.record_hash(path, digest)
