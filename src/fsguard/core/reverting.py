@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import lstat_at
+from fsguard.core.changestate import changed_since, exists, file_state
 from fsguard.core.deletion import Deleter
 from fsguard.core.disk import read_at
 from fsguard.core.errors import (
@@ -40,7 +41,6 @@ from fsguard.core.moving import Mover
 from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.treebackup import remake_dir
-from fsguard.core.trees import fingerprint
 from fsguard.core.undo import Restorer
 
 _CHANGED_MEANWHILE = "another process changed it meanwhile; left as it is"
@@ -216,17 +216,17 @@ class Reverter:
         if self._hidden(change) is not None:
             # Said without its hash or whether it exists: the rules hide both. With force its revert is refused.
             return _HIDDEN
-        if change.kind == "moved" and change.source and _exists(Path(change.source)):
+        if change.kind == "moved" and change.source and exists(Path(change.source)):
             return f"its old place {change.source} is taken again"
         if change.kind in ("copied", "moved"):
-            changed = not inside and _changed_since(self._safe, change)
+            changed = not inside and changed_since(self._safe, change)
             return f"it changed since it was {change.kind}" if changed else None
-        now = _state(self._safe, Path(change.path))
+        now = file_state(self._safe, Path(change.path))
         if change.kind in ("modified", "created"):
             if now is None:
                 return "it no longer exists" if change.kind == "modified" else None
             return None if now == change.after_hash else f"its hash is {now}, the change left {change.after_hash}"
-        if change.kind in ("trashed", "deleted", "deleted_dir") and _exists(Path(change.path)):
+        if change.kind in ("trashed", "deleted", "deleted_dir") and exists(Path(change.path)):
             return "something exists at its path again"
         return None
 
@@ -251,9 +251,9 @@ class Reverter:
             # Checked again under its lock, as a restore of bytes is: a copy another process changed since conflicts()
             # looked is kept, not trashed with its change.
             with self._safe.locks.hold(path):
-                if not _exists(path):
+                if not exists(path):
                     return Reverted(change, "already")
-                if not force and _changed_since(self._safe, change):
+                if not force and changed_since(self._safe, change):
                     return Reverted(change, "kept", _CHANGED_MEANWHILE)
                 outcome = self._deleter.delete(change.path, recursive=True, hooked=False)
             if outcome.trash is None:
@@ -264,7 +264,7 @@ class Reverter:
             self._deleter.restore_from_trash(change.sd_id, rollback=rollback)
             # A file back from the trash is as good as created by this revert: undoing it removes it, bytes saved.
             # A directory back from the trash has no such change; it stays.
-            restored = _state(self._safe, path)
+            restored = file_state(self._safe, path)
             return Reverted(change, "reverted", undo=Change.created(path, restored) if restored else None)
         return Reverted(change, "kept", "nothing recorded to revert it with")
 
@@ -272,9 +272,9 @@ class Reverter:
         """Move an entry back, never over another. Checked again under its lock, as a copy is: an entry another process
         changed since conflicts() looked stays where it is."""
         with self._safe.locks.hold_all(path, source):
-            if not _exists(path):
-                return Reverted(change, "already" if _exists(source) else "failed", "nothing to move back")
-            if not force and _changed_since(self._safe, change):
+            if not exists(path):
+                return Reverted(change, "already" if exists(source) else "failed", "nothing to move back")
+            if not force and changed_since(self._safe, change):
                 return Reverted(change, "kept", _CHANGED_MEANWHILE)
             moved = self._mover.move(change.path, str(source), stored=True, rollback=rollback, fingerprinted=True)
         undo = Change("moved", str(source), source=change.path, after_hash=moved.fingerprint)
@@ -289,7 +289,7 @@ class Reverter:
                 report = self._restorer.undo_last(str(path), force=force, only=backup_id, stored=True, rollback=True)
             except (UndoConflictError, NothingToUndoError):
                 # Stepped back already (a rollback killed part-way), the file holding the bytes from before: as before.
-                if _state(self._safe, path) == self._safe.backups.get(backup_id, taken_of=path).content_hash:
+                if file_state(self._safe, path) == self._safe.backups.get(backup_id, taken_of=path).content_hash:
                     return Reverted(change, "already")
                 return Reverted(change, "kept", _CHANGED_MEANWHILE)
             return Reverted(change, "already" if report.already_there else "reverted")
@@ -357,18 +357,6 @@ def _remove_empty_dir(safe: Safeguards, change: Change, path: Path) -> Reverted:
     return Reverted(change, "reverted")
 
 
-def _state(safe: Safeguards, path: Path) -> str | None:
-    """The content hash of the regular file at ``path``; None when nothing (or no regular file) is there."""
-    try:
-        with safe.beneath.entry(path, follow=False) as entry:
-            found = lstat_at(entry)
-            if found is None or not stat.S_ISREG(found.st_mode):
-                return None
-            return content_hash(read_at(entry)[0])
-    except FsguardError:
-        return None
-
-
 def _nothing_reverted(group: Group, outcomes: list[Reverted]) -> FsguardError:
     """The error of a restore that changed nothing because its changes failed: an answer of success there ("Reverted
     0 of 2") read as done to an agent that checked only isError. It carries the first failure's code."""
@@ -393,19 +381,3 @@ def _named(outcome: Reverted) -> str:
     """A failed change's message, after its path unless the message names the file already."""
     detail = outcome.detail or "failed"
     return detail if Path(outcome.change.path).name in detail else f"{outcome.change.path}: {detail}"
-
-
-def _changed_since(safe: Safeguards, change: Change) -> bool:
-    """Whether what a copy or move left at its path (a file, link or tree) has changed since: its fingerprint differs
-    from the one recorded. Not when none was recorded (a group of an earlier version) or nothing is there now."""
-    if change.after_hash is None:
-        return False
-    try:
-        with safe.beneath.entry(Path(change.path), follow=False) as entry:
-            return lstat_at(entry) is not None and fingerprint(entry)[0] != change.after_hash
-    except FsguardError:
-        return False
-
-
-def _exists(path: Path) -> bool:
-    return path.exists() or path.is_symlink()
