@@ -90,3 +90,45 @@ async def test_an_empty_paths_list_says_it_is_empty(client: Client) -> None:
     result = await client.call_tool("get_file_info", {"paths": []})
     assert error_code(result) == "invalid_params"
     assert "paths array is empty" in text_of(result)
+
+
+async def test_a_dangling_link_is_described_as_itself_under_the_path_asked(client: Client, root: Path) -> None:
+    (root / "dangling").symlink_to("nowhere")
+    single = await client.call_tool("get_file_info", {"path": "dangling"})
+    data = structured(single)
+    assert (data["path"], data["name"], data["type"]) == (str(root / "dangling"), "dangling", "symlink")
+    assert (data["is_symlink"], data["symlink_target"], data["size"]) == (True, str(root / "nowhere"), 7)
+    assert "does not exist" in data["note"]
+    assert "does not exist" in text_of(single)
+    files = structured(await client.call_tool("get_file_info", {"paths": ["dangling", "nope"]}))["files"]
+    assert files[0]["path"] == str(root / "dangling")
+    assert (files[0]["is_symlink"], files[0]["symlink_target"]) == (True, str(root / "nowhere"))
+    assert "error" not in files[0]
+    assert files[1]["error_code"] == "not_found"
+    assert (root / "dangling").readlink() == Path("nowhere")
+    assert not (root / "nowhere").exists()
+
+
+async def test_a_link_out_of_the_roots_or_to_a_denied_name_is_refused_whether_its_target_exists(
+    client: Client, root: Path
+) -> None:
+    # list_directory shows each only as a "symlink": whether the target exists is not told here either.
+    (root.parent / "there.txt").write_text("outside", encoding="utf-8")
+    for name, target in [("away", "there.txt"), ("away_missing", "absent.txt")]:
+        (root / name).symlink_to(root.parent / target)
+    (root / "secret.pem").write_text("key", encoding="utf-8")
+    (root / "to_secret").symlink_to("secret.pem")
+    (root / "to_missing_secret").symlink_to("missing.pem")
+    texts = {}
+    for name in ["away", "away_missing", "to_secret", "to_missing_secret"]:
+        result = await client.call_tool("get_file_info", {"path": name})
+        assert error_code(result) == "access_denied"
+        texts[name] = text_of(result).replace(name, "LINK")
+    assert texts["away"] == texts["away_missing"]
+    assert texts["to_secret"] == texts["to_missing_secret"]
+    files = structured(await client.call_tool("get_file_info", {"paths": ["away_missing", "to_missing_secret"]}))
+    assert [(f["path"], f["error_code"]) for f in files["files"]] == [
+        ("away_missing", "access_denied"),
+        ("to_missing_secret", "access_denied"),
+    ]
+    assert (root / "secret.pem").read_text(encoding="utf-8") == "key"

@@ -9,7 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
-from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError
+from fsguard.core.errors import (
+    AccessDeniedError,
+    FsguardError,
+    InvalidParamsError,
+    NotDirectoryError,
+    NotFoundError,
+)
 from fsguard.core.hashing import Fingerprint, FingerprintCache, hash_open_file
 from fsguard.core.nearby import NearPaths
 from fsguard.core.oserrors import from_os_error
@@ -39,12 +45,39 @@ class MetadataReader:
         """The canonical path and the facts of what ``user_path`` names."""
         path = self._policy.resolve(user_path)
         link = self._policy.resolve_entry(user_path)
-        with self._session.watching(path), self._beneath.entry(path) as entry:
-            st = lstat_at(entry)
-            if st is None:
-                raise from_os_error(FileNotFoundError(errno.ENOENT, "no such file"), path)
-            facts = self._facts(entry, st, link)
+        try:
+            with self._session.watching(path), self._beneath.entry(path) as entry:
+                st = lstat_at(entry)
+                if st is None:
+                    raise from_os_error(FileNotFoundError(errno.ENOENT, "no such file"), path)
+                facts = self._facts(entry, st, link)
+        except (NotFoundError, NotDirectoryError):
+            dangling = self._dangling(link, path)
+            if dangling is None:
+                raise
+            return link, dangling
         return path, facts
+
+    def _dangling(self, link: Path, target: Path) -> FileFacts | None:
+        """The facts of ``link`` itself when it is a symlink whose ``target`` is missing; None when it is not one.
+
+        Only a target that resolve() let through gets here: one outside the roots or behind a deny rule is refused
+        before, alike whether it exists or not, so this never tells whether such a target is there.
+        """
+        if link == target:
+            return None
+        with self._beneath.entry(link, follow=False) as entry:
+            st = lstat_at(entry)
+        if st is None or not stat.S_ISLNK(st.st_mode):
+            return None
+        note = (
+            f"The link's target {target} does not exist, so reading through the link fails. Create the target, "
+            "or remove the link with delete_file."
+        )
+        # "symlink", as list_directory shows a dangling link (entry_type calls a link's own stat "other")
+        return _stat_facts(link.name, st).model_copy(
+            update={"type": "symlink", "is_symlink": True, "symlink_target": str(target), "note": note}
+        )
 
     def describe_many(self, user_paths: list[str]) -> list[FileInfo]:
         """One entry per path; a path that fails carries its error instead of failing the call."""
@@ -64,19 +97,9 @@ class MetadataReader:
 
     def _facts(self, entry: Pinned, st: os.stat_result, link: Path) -> FileFacts:
         path = entry.path
-        kind = entry_type(st.st_mode)
         is_link = link != path and link.is_symlink()
-        facts = FileFacts(
-            name=link.name or str(path),
-            type=kind,
-            size=st.st_size,
-            mode=f"{stat.S_IMODE(st.st_mode):04o}",
-            permissions=stat.filemode(st.st_mode),
-            modified=iso_time(st.st_mtime),
-            created=_birth_time(st),
-            accessed=iso_time(st.st_atime),
-            is_symlink=is_link,
-            symlink_target=str(path) if is_link else None,
+        facts = _stat_facts(link.name or str(path), st).model_copy(
+            update={"is_symlink": is_link, "symlink_target": str(path) if is_link else None}
         )
         # What the user may not open is still described, as ls -l describes it: only what reading it tells is left out.
         try:
@@ -166,6 +189,21 @@ _UNHASHED = ""  # the cached fingerprint of a file above --max-file-size: counte
 def _unhashed(found: Fingerprint | None) -> Fingerprint | None:
     """A file written to through every pass is described without a hash (its size and count are of a moment)."""
     return None if found is None else replace(found, content_hash=_UNHASHED)
+
+
+def _stat_facts(name: str, st: os.stat_result) -> FileFacts:
+    """What the stat of an entry tells of it."""
+    return FileFacts(
+        name=name,
+        type=entry_type(st.st_mode),
+        size=st.st_size,
+        mode=f"{stat.S_IMODE(st.st_mode):04o}",
+        permissions=stat.filemode(st.st_mode),
+        modified=iso_time(st.st_mtime),
+        created=_birth_time(st),
+        accessed=iso_time(st.st_atime),
+        is_symlink=False,
+    )
 
 
 def _birth_time(st: os.stat_result) -> str | None:

@@ -92,6 +92,9 @@ class FileFacts(Result):
         description="False when the server's user may not read this file or list this directory (its permissions): "
         "no hash, lines or entries are given, and reading it fails.",
     )
+    note: str | None = Field(
+        None, description="A symlink whose target does not exist: the link itself is described, and this says so."
+    )
 
 
 class FileInfo(FileFacts):

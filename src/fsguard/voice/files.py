@@ -241,7 +241,7 @@ def info_text(path: str, facts: FileFacts, compact: bool) -> str:
             parts.append(f"link -> {facts.symlink_target}")
         if facts.readable is False:
             parts.append(f"the server's user may not {_read_verb(facts)} it")
-        return " | ".join(parts)
+        return " | ".join([*parts, *([facts.note] if facts.note else [])])
     rows = [
         ("Path", shown(path)),
         ("Type", facts.type),
@@ -256,6 +256,7 @@ def info_text(path: str, facts: FileFacts, compact: bool) -> str:
         ("Lines", facts.line_count),
         ("Encoding", facts.encoding),
         ("Readable", None if facts.readable is not False else f"no: the server's user may not {_read_verb(facts)} it"),
+        ("Note", facts.note),
     ]
     return "\n".join(f"{label}: {value}" for label, value in rows if value is not None)
 
