@@ -308,7 +308,7 @@ def test_a_file_whose_parse_runs_past_the_budget_is_not_parsed_again_while_it_is
 
 
 def test_a_parse_past_its_budget_gives_no_tree() -> None:
-    grammar = StructureChecker()._language("python")
+    grammar = StructureChecker().grammar("python")
     assert grammar is not None
     assert parsetrees._parse(grammar, b"x = 1\n" * 100) is not None
     with mock.patch.object(parsetrees, "_BUDGET_S", -1.0):  # the time is up before the first piece

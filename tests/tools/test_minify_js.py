@@ -277,18 +277,63 @@ async def test_pre_edit_and_pre_write_hooks_of_minify_js_can_stop_it(
     assert listing["total"] == 0
 
 
-async def test_a_syntax_error_the_minifier_introduced_is_reported(
+async def test_a_syntax_error_the_minifier_would_introduce_is_refused_and_nothing_is_written(
     client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def broken(text: str, keep_bang_comments: bool = False) -> str:
-        return text.rsplit("}", 1)[0]  # drops the last closing brace
+        return "".join(text.rsplit("}", 1))  # drops the last closing brace, and keeps every literal
 
     monkeypatch.setattr(rjsmin, "jsmin", broken)
     (root / "app.js").write_text(SOURCE, encoding="utf-8")
-    dry = structured(await client.call_tool("minify_js", {"path": "app.js", "dry_run": True}))
-    assert "JavaScript syntax error introduced" in dry["structure_warning"]
-    assert dry["structure_warning"] in dry["message"]
+    for arguments in ({"dry_run": True}, {}, {"output_path": "app.min.js"}):
+        refused = await client.call_tool("minify_js", {"path": "app.js", **arguments})
+        assert error_code(refused) == "invalid_params"
+        assert "would not parse (JavaScript syntax error introduced at line" in text_of(refused)
     assert (root / "app.js").read_text(encoding="utf-8") == SOURCE
+    assert not (root / "app.min.js").exists()
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+# rjsmin 1.3.0 reads a template nested in ${…} (or a backtick string there) as the outer template's end.
+NESTED_TEMPLATES = [
+    ("`inner  /* x */  y`", b"const s = `a${ `inner  /* x */  y` }b`;\nconsole.log(s);\n"),
+    ("`x${…}   /* k */  y`", b"let s = `x${ '`' }   /* k */  y`;\n"),
+    ("`x${…}`", b"let s = `x${ f(`q  //  w`) }`;\nfoo();\n"),  # cut at //: the rest of the file would be lost
+]
+
+
+@pytest.mark.parametrize(("literal", "source"), NESTED_TEMPLATES, ids=["nested", "backtick", "slashes"])
+async def test_a_template_literal_rjsmin_would_rewrite_is_refused_and_the_file_stays_byte_for_byte(
+    client: Client, root: Path, literal: str, source: bytes
+) -> None:
+    (root / "t.js").write_bytes(source)
+    for dry_run in (True, False):
+        refused = await client.call_tool("minify_js", {"path": "t.js", "dry_run": dry_run})
+        assert error_code(refused) == "invalid_params"
+        assert f"the template literal at line 1 of t.js ({literal})" in text_of(refused)
+        assert "Nothing was written; the file is unchanged" in text_of(refused)
+    assert (root / "t.js").read_bytes() == source
+    assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
+
+
+async def test_jsx_text_whose_spaces_rjsmin_would_collapse_is_refused(client: Client, root: Path) -> None:
+    source = b"const e = <p>Don't   do this</p>;\n"
+    (root / "e.jsx").write_bytes(source)
+    refused = await client.call_tool("minify_js", {"path": "e.jsx"})
+    assert error_code(refused) == "invalid_params"
+    assert "the JSX text at line 1 of e.jsx (Don't   do this)" in text_of(refused)
+    assert (root / "e.jsx").read_bytes() == source
+
+
+async def test_strings_templates_regexes_and_jsx_text_rjsmin_keeps_are_minified(client: Client, root: Path) -> None:
+    source = (
+        "const a = `one  ${ b  +  `two ${ c }` }  three`, d = 'x  /* y */', r = /a  b\\/c/g;\n"
+        "const e = <div>\n    hello\n    <b>{a}</b>\n  </div>;  // done\n"
+    )
+    (root / "ok.jsx").write_text(source, encoding="utf-8")
+    data = structured(await client.call_tool("minify_js", {"path": "ok.jsx"}))
+    assert data["bytes_after"] < data["bytes_before"]
+    assert (root / "ok.jsx").read_bytes() == minified(source)
 
 
 async def test_compact_voice_is_one_line_with_sizes_the_new_hash_and_the_undo_id(

@@ -1,9 +1,9 @@
 """minify_js: JavaScript minified by rjsmin, in place (backed up, undoable) or into a new file.
 
-rjsmin is a C build of Crockford's jsmin rules: it never changes a string, a template literal or a regex
-literal, and it keeps a line break wherever dropping it could change the program (``a\\n(b)``,
-``return\\nx``, ``i\\n++\\nj``: automatic semicolon insertion). The seed's hand-written minifier joined
-such lines and changed what programs did; this module never minifies by itself.
+rjsmin is a C build of Crockford's jsmin rules: it leaves strings, template literals and regex literals alone
+(as far as its regular expressions see them: see below), and it keeps a line break wherever dropping it could
+change the program (``a\\n(b)``, ``return\\nx``, ``i\\n++\\nj``: automatic semicolon insertion). The seed's
+hand-written minifier joined such lines and changed what programs did; this module never minifies by itself.
 
 The seed's three flags are mapped onto what rjsmin can do, and nothing is pretended:
 
@@ -16,10 +16,12 @@ Bytes around the script: a ``#!`` first line is kept verbatim with its own line 
 collapse its spaces and could read ``//`` in it as a comment); a UTF-8 BOM is kept, like every fsguard
 write keeps it; the line breaks rjsmin keeps are LF. Only UTF-8 files are minified.
 
-As a safety net the input and output are parsed (tree-sitter, by the input's suffix): a syntax error the
-output has and the input had not is reported as ``structure_warning``, in dry runs too; else one the input has
-(a truncated file, a string or comment never closed: the seed flagged it ``truncated:input-malformed``), since its
-output is broken with it. It never blocks.
+As a safety net the input and output are parsed (tree-sitter, by the input's suffix) before anything is written,
+in dry runs too. Every literal must come out as it went in (:mod:`fsguard.core.literals`: rjsmin does not follow
+``${…}`` nesting nor JSX text), and the output must parse wherever the input does; else the call is refused
+(``invalid_params``) with nothing written. A syntax error the input has (a truncated file, a string or comment never
+closed: the seed flagged it ``truncated:input-malformed``) is reported as ``structure_warning``, since its output is
+broken with it, and does not block.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import lstat_at
 from fsguard.core.errors import AlreadyExistsError, EncodingError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
+from fsguard.core.literals import changed_literal
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.pathforms import check_file_spelling
@@ -85,7 +88,7 @@ class MinifyReport:
     kept_bang_comments: bool
     preview: str | None
     verdict: OccVerdict
-    structure_warning: str | None  # a syntax error the minified text has and the input had not, or the input's
+    structure_warning: str | None  # the input's first syntax error: its output is broken with it
 
 
 def minify_source(text: str, *, keep_bang_comments: bool = False) -> str:
@@ -112,7 +115,8 @@ class Minifier:
             InvalidParamsError: the flags ask for something rjsmin cannot do, or for nothing.
             AlreadyExistsError: output_path is another file that exists; nothing was written.
             EncodingError, BinaryFileError: the input is not UTF-8 text.
-            InvalidParamsError: the input's suffix is not a JavaScript one; nothing was written.
+            InvalidParamsError: the input's suffix is not a JavaScript one, or rjsmin would change a literal or
+                break the syntax (dry runs too); nothing was written.
             FsguardError: the path, the hash, a hook or the filesystem refused; nothing was written.
         """
         keep_bang = _keeps_bang_comments(request)
@@ -131,7 +135,7 @@ class Minifier:
             verdict = change.check(request.expected_hash)
             decoded = _javascript(data, path)
             text = minify_source(decoded.text, keep_bang_comments=keep_bang)
-            plan = _Plan(path, path, data, verdict, keep_bang, self._structure.check_made(path, decoded.text, text))
+            plan = _Plan(path, path, data, verdict, keep_bang, self._checked(path, decoded.text, text))
             if request.dry_run:
                 after = decoded.bom + text.encode()
                 return plan.preview(after, text, unchanged=after == data)
@@ -152,7 +156,7 @@ class Minifier:
             verdict = reading.check(request.expected_hash)
         decoded = _javascript(data, source)
         text = minify_source(decoded.text, keep_bang_comments=keep_bang)
-        plan = _Plan(source, target, data, verdict, keep_bang, self._structure.check_made(source, decoded.text, text))
+        plan = _Plan(source, target, data, verdict, keep_bang, self._checked(source, decoded.text, text))
         if request.dry_run:
             if self._exists(target):
                 raise _occupied(source, target)
@@ -166,6 +170,37 @@ class Minifier:
             # A file that appears meanwhile is not clobbered: a new file is created exclusively.
             done = change.commit(new, hook, make_parents=True)
         return plan.report(new, done.content_hash)
+
+    def _checked(self, path: Path, source: str, made: str) -> str | None:
+        """The structure warning about ``source`` (it does not parse), once ``made`` is proved to keep every literal
+        and to parse wherever ``source`` does: rjsmin's rules miss some literals (see :mod:`fsguard.core.literals`),
+        and a minifier that breaks a program must not write it, dry run or not.
+
+        Raises:
+            InvalidParamsError: ``made`` changes a literal or has a syntax error ``source`` has not.
+        """
+        changed = changed_literal(self._structure, path, source, made)
+        if changed is not None:
+            literal, dropped = changed
+            raise InvalidParamsError(
+                f"minify_js refused: rjsmin would {'cut off' if dropped else 'change'} the {literal.kind} at line "
+                f"{literal.line} of {path.name} ({literal.snippet()}), so the program would behave differently (it "
+                "misreads templates nested in ${…}, JSX text, comment-like text in them). Nothing was written; the "
+                "file is unchanged. Leave it unminified, or rewrite that literal (move a nested template into a "
+                "variable) and retry.",
+                parameter="path",
+                path=str(path),
+                line=literal.line,
+            )
+        check = self._structure.check_made(path, source, made)
+        if check.introduced is not None:
+            raise InvalidParamsError(
+                f"minify_js refused: rjsmin's output of {path.name} would not parse ({check.introduced}) though "
+                "the input does. Nothing was written; the file is unchanged. Leave it unminified.",
+                parameter="path",
+                path=str(path),
+            )
+        return check.warning
 
     def _exists(self, path: Path) -> bool:
         try:

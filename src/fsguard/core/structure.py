@@ -110,6 +110,15 @@ class StructureProblem:
     detail: str
 
 
+@dataclass(frozen=True)
+class MadeCheck:
+    """:meth:`StructureChecker.check_made`'s answer: its warning, and the syntax error the made text has and its
+    source had not (the maker broke it), None when the warning is about the source or there is none."""
+
+    warning: str | None
+    introduced: str | None = None  # "JavaScript syntax error introduced at line 3, column 7 (missing '}')"
+
+
 class StructureChecker:
     """Parses text by file suffix; grammars load lazily, once per language, and are shared across threads."""
 
@@ -162,26 +171,28 @@ class StructureChecker:
             already broken, ``after`` is clean, the language is unchecked or either text is longer than
             :data:`MAX_CHECKED_CHARS`.
         """
-        return self._checked(path, before, after)[0]
+        introduced, _ = self._checked(path, before, after)
+        return None if introduced is None else f"structure: {introduced[0]}. {introduced[1]}"
 
-    def check_made(self, path: Path, source: str, made: str) -> str | None:
+    def check_made(self, path: Path, source: str, made: str) -> MadeCheck:
         """:meth:`check` for text made from ``source`` (minify_js's output): its warning, else where ``source``
         itself does not parse (a truncated file, a string never closed), since what was made from it is broken
         with it. ``source`` is parsed a second time only when it may be broken."""
-        warning, maybe_broken = self._checked(path, source, made)
-        if warning is not None or not maybe_broken:
-            return warning
-        first = next(iter(self.problems(path, source) or ()), None)
+        introduced, maybe_broken = self._checked(path, source, made)
+        if introduced is not None:
+            return MadeCheck(f"structure: {introduced[0]}. {introduced[1]}", introduced=introduced[0])
+        first = next(iter(self.problems(path, source) or ()), None) if maybe_broken else None
         if first is None:
-            return None
-        return (
+            return MadeCheck(None)
+        return MadeCheck(
             f"structure: the input does not parse (line {first.line}, column {first.column}: {first.detail}): it "
             "may be truncated or malformed, and the minified output is broken with it. Check the input."
         )
 
-    def _checked(self, path: Path, before: str, after: str) -> tuple[str | None, bool]:
-        """:meth:`check`'s warning, and whether ``before`` may be broken (it was, or it was not parsed because
-        nothing changed); False where the language or the size leaves the text unchecked."""
+    def _checked(self, path: Path, before: str, after: str) -> tuple[tuple[str, str] | None, bool]:
+        """The problem an edit introduced with the advice of :meth:`check`'s warning, and whether ``before`` may be
+        broken (it was, or it was not parsed because nothing changed); False where the language or the size leaves
+        the text unchecked."""
         language = self.language_for(path)
         if language is None or max(len(before), len(after)) > MAX_CHECKED_CHARS:
             return None, False
@@ -192,7 +203,7 @@ class StructureChecker:
             return _brace_warning(old_problems, _brace_problems(after)), bool(old_problems)
         if language in _BMP_ONLY and (_BEYOND_BMP.search(before) or _BEYOND_BMP.search(after)):
             return None, False
-        grammar = self._language(language)
+        grammar = self.grammar(language)
         if grammar is None:
             return None, False
         # "replace" turns lone surrogates (from surrogateescape decoding) into '?', keeping one byte sequence
@@ -203,16 +214,15 @@ class StructureChecker:
         if not found:
             return None, was_broken
         first = found[0]
-        warning = (
-            f"structure: {_GRAMMARS[language][2]} syntax error introduced at line {first.line}, "
-            f"column {first.column} ({first.detail}). The file parsed cleanly before this edit; "
-            "check the edit before running it."
+        problem = (
+            f"{_GRAMMARS[language][2]} syntax error introduced at line {first.line}, column {first.column} "
+            f"({first.detail})"
         )
-        return warning, False
+        return (problem, "The file parsed cleanly before this edit; check the edit before running it."), False
 
     def _tree_problems(self, language: str, text: str, limit: int) -> list[StructureProblem] | None:
         """Parse ``text`` and report up to ``limit`` ERROR or MISSING nodes, outermost first."""
-        grammar = self._language(language)
+        grammar = self.grammar(language)
         if grammar is None or (language in _BMP_ONLY and _BEYOND_BMP.search(text)):
             return None
         # "replace" turns lone surrogates (from surrogateescape decoding) into '?', keeping one
@@ -222,8 +232,9 @@ class StructureChecker:
 
         return _problems(Parser(grammar).parse(data).root_node, data, limit)
 
-    def _language(self, language: str) -> Language | None:
-        """The cached grammar for ``language``, loaded on first use; None if it cannot be loaded."""
+    def grammar(self, language: str) -> Language | None:
+        """The cached grammar for ``language`` (a key of the grammar table, such as ``"javascript"``), loaded on
+        first use; None if it cannot be loaded."""
         with self._lock:
             if language not in self._languages:
                 self._languages[language] = _load(language)
@@ -309,15 +320,15 @@ def _brace_problems(text: str) -> dict[str, StructureProblem]:
     return found
 
 
-def _brace_warning(before: dict[str, StructureProblem], after: dict[str, StructureProblem]) -> str | None:
-    """Warn about the first delimiter kind that balanced before and does not after."""
+def _brace_warning(before: dict[str, StructureProblem], after: dict[str, StructureProblem]) -> tuple[str, str] | None:
+    """The first delimiter kind that balanced before and does not after, and the warning's advice."""
     introduced = sorted((p for kind, p in after.items() if kind not in before), key=lambda p: (p.line, p.column))
     if not introduced:
         return None
     first = introduced[0]
     return (
-        f"structure: unbalanced delimiters introduced at line {first.line}, column {first.column} "
-        f"({first.detail}). They balanced before this edit; check the edit before running it."
+        f"unbalanced delimiters introduced at line {first.line}, column {first.column} ({first.detail})",
+        "They balanced before this edit; check the edit before running it.",
     )
 
 

@@ -27,8 +27,8 @@ class MinifyResult(Result):
     )
     structure_warning: str | None = Field(
         None,
-        description="A syntax error the minified output has and the input had not, else one the input has (a "
-        "truncated or malformed file); parsed by tree-sitter.",
+        description="A syntax error the input has (a truncated or malformed file), so its output is broken with "
+        "it; parsed by tree-sitter. An output that breaks a clean input is refused instead.",
     )
     external_change: str | None = Field(None, description="The input changed on disk since this session saw it.")
     message: str = Field(description="Same text as the text block.")

@@ -63,8 +63,10 @@ def register(catalog: Catalog) -> None:
     ) -> Annotated[CallToolResult, MinifyResult]:
         """Shrink a JavaScript file with rjsmin, in place (undoable) or into a new file.
 
-        Strings, template literals and regex literals are never changed, and a line break that ends a
-        statement is kept, so the program behaves the same. A #! first line and a BOM are kept.
+        Strings, template literals, regex literals and JSX text are never changed, and a line break that ends
+        a statement is kept, so the program behaves the same: each literal is compared before anything is
+        written, and a result that would change one (rjsmin misreads a template nested in ${...}) or not parse
+        is refused (dry runs too). A #! first line and a BOM are kept.
         Undo an in-place minify with backup(action="undo_last", file_path=...).
         """
         del create_backup  # documented no-op: the backup is not optional
