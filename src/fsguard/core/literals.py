@@ -45,22 +45,39 @@ class Literal:
         return flat if len(flat) <= _SNIPPET_CHARS else flat[: _SNIPPET_CHARS - 1] + "…"
 
 
-def changed_literal(checker: StructureChecker, path: Path, source: str, made: str) -> tuple[Literal, bool] | None:
-    """The first literal of ``source`` that ``made`` (its minified text) does not have at the same place in order,
-    and whether it is missing from ``made`` altogether (True) or changed; None when every literal is the same, or
-    when ``source`` does not parse cleanly (its literals cannot be known; the structure warning says so), no
-    grammar is installed or either text is longer than :data:`MAX_CHECKED_CHARS` (two parses of a 2 MiB bundle
-    take five seconds)."""
+@dataclass(frozen=True)
+class LiteralCheck:
+    """:func:`check_literals`' answer: the first literal the made text changes (with whether it is missing from it
+    altogether), and whether both texts parsed cleanly in the grammar of the path's own language, when the syntax
+    check has nothing to say and need not parse them again."""
+
+    changed: tuple[Literal, bool] | None = None
+    clean: bool = False
+
+
+def check_literals(checker: StructureChecker, path: Path, source: str, made: str) -> LiteralCheck:
+    """Whether ``made`` (``source`` minified) has every literal of ``source``, the same and at the same place in
+    order. Nothing is compared when ``source`` does not parse cleanly (its literals cannot be known; the structure
+    warning says so), no grammar is installed or either text is longer than :data:`MAX_CHECKED_CHARS` (two parses of a
+    2 MiB bundle take five seconds)."""
     if source == made or max(len(source), len(made)) > MAX_CHECKED_CHARS:
-        return None
+        return LiteralCheck()
     language = checker.language_for(path)
-    grammar = checker.grammar(language if language in _SCRIPT_GRAMMARS else "javascript")
+    parsed_as = language if language in _SCRIPT_GRAMMARS else "javascript"
+    grammar = checker.grammar(parsed_as)
     if grammar is None:
-        return None
-    before = _literals(grammar, source)
+        return LiteralCheck()
+    before, _ = _literals(grammar, source)
     if before is None:
-        return None
-    after = _literals(grammar, made, broken_too=True) or []
+        return LiteralCheck()
+    after, made_broken = _literals(grammar, made, broken_too=True)
+    assert after is not None
+    return LiteralCheck(_first_changed(before, after), clean=parsed_as == language and not made_broken)
+
+
+def _first_changed(before: list[Literal], after: list[Literal]) -> tuple[Literal, bool] | None:
+    """The first literal of ``before`` that ``after`` does not have at the same place, and whether ``after`` has
+    run out of literals there (it was cut off) rather than changed it; None when they are the same."""
     for index, literal in enumerate(before):
         if index >= len(after):
             return literal, True
@@ -72,15 +89,16 @@ def changed_literal(checker: StructureChecker, path: Path, source: str, made: st
     return None
 
 
-def _literals(grammar: Language, text: str, *, broken_too: bool = False) -> list[Literal] | None:
-    """Every literal of ``text`` in document order; None when it has a syntax error, unless ``broken_too``."""
+def _literals(grammar: Language, text: str, *, broken_too: bool = False) -> tuple[list[Literal] | None, bool]:
+    """Every literal of ``text`` in document order (None when it has a syntax error, unless ``broken_too``), and
+    whether it has one."""
     from tree_sitter import Parser  # here, not at the top: start-up never pays for it
 
     # "replace" turns lone surrogates (from surrogateescape decoding) into '?': one byte sequence per character.
     data = text.encode("utf-8", "replace")
     root = Parser(grammar).parse(data).root_node
     if root.has_error and not broken_too:
-        return None
+        return None, True
     # A query, not a walk over every node from Python: its captures come from C, in document order (a template
     # before those nested in it), in half the time on a 2 MB bundle.
     from tree_sitter import Query, QueryCursor
@@ -94,7 +112,7 @@ def _literals(grammar: Language, text: str, *, broken_too: bool = False) -> list
             found.extend(_jsx_texts(node, data))
         else:
             found.append(Literal(_KINDS[node.type], _literal_text(node, data), node.start_point[0] + 1))
-    return found
+    return found, root.has_error
 
 
 def _literal_text(node: Node, data: bytes) -> str:

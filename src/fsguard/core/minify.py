@@ -35,7 +35,7 @@ from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import lstat_at
 from fsguard.core.errors import AlreadyExistsError, EncodingError, InvalidParamsError, NotFoundError
 from fsguard.core.hashing import content_hash
-from fsguard.core.literals import changed_literal
+from fsguard.core.literals import check_literals
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
 from fsguard.core.pathforms import check_file_spelling
@@ -179,9 +179,9 @@ class Minifier:
         Raises:
             InvalidParamsError: ``made`` changes a literal or has a syntax error ``source`` has not.
         """
-        changed = changed_literal(self._structure, path, source, made)
-        if changed is not None:
-            literal, dropped = changed
+        literals = check_literals(self._structure, path, source, made)
+        if literals.changed is not None:
+            literal, dropped = literals.changed
             raise InvalidParamsError(
                 f"minify_js refused: rjsmin would {'cut off' if dropped else 'change'} the {literal.kind} at line "
                 f"{literal.line} of {path.name} ({literal.snippet()}), so the program would behave differently (it "
@@ -192,6 +192,8 @@ class Minifier:
                 path=str(path),
                 line=literal.line,
             )
+        if literals.clean:  # both parsed without an error in the path's own grammar: the syntax check, parsing
+            return None  # them again, would find nothing to say
         check = self._structure.check_made(path, source, made)
         if check.introduced is not None:
             raise InvalidParamsError(
