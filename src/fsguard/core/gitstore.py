@@ -72,6 +72,11 @@ def check_not_in_object_store(canonical: Path, root_of: Callable[[Path], Path | 
     )
 
 
+def held_in_store(canonical: Path, root_of: Callable[[Path], Path | None]) -> bool:
+    """Whether :func:`check_not_in_object_store` refuses ``canonical``: a copy of a tree leaves such a path out."""
+    return _may_be_held(str(canonical)) and _held_in(canonical, root_of(canonical)) is not None
+
+
 def in_object_store(path: str) -> bool:
     """Whether the absolute ``path`` (a file a search walked or rg found) lies in a repository's object store or
     is one of its lists of files."""

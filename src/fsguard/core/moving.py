@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError, SymlinkLoopError
+from fsguard.core.gitstore import held_in_store
 from fsguard.core.landing import check_landing
 from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
@@ -194,7 +195,9 @@ class Mover:
         )
 
     def _hidden(self, path: Path) -> bool:
-        return self._safe.policy.denied_by(path) is not None
+        # A git object store or list of tracked files is left out like a hidden file: its copy could be read.
+        policy = self._safe.policy
+        return policy.denied_by(path) is not None or held_in_store(path, policy.root_of)
 
     def _endpoints(
         self, source_path: str, dest_path: str, *, rename: bool = False, stored: bool = False, exact: bool = False

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -23,6 +23,7 @@ from typing import Literal
 from fsguard.core.beneath import lstat_at
 from fsguard.core.disk import read_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.gitstore import held_in_store
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.safeguards import Safeguards
@@ -137,6 +138,9 @@ class WslSync:
         Raises:
             FsguardError: the source could not be read (a link, too large, gone) or the destination written.
         """
+        # Autosync and a tree's files come here unjudged: a deny rule's file, git's object store and lists of the
+        # tracked files are never read, so never copied where they could be.
+        self._safe.policy.check_not_denied(source)
         with self.running(), self._safe.beneath.entry(source, follow=False) as pinned:
             found = lstat_at(pinned)
             if found is not None and stat.S_ISLNK(found.st_mode):
@@ -169,8 +173,8 @@ class WslSync:
     def _sync_tree(self, source: Path, destination: Path, options: SyncOptions, report: SyncReport) -> None:
         for relative, mode in self._walk(source, report):
             path = source / relative
-            if self._safe.policy.denied_by(path) is not None:
-                report.denied += 1  # never read, never copied
+            if self._hidden(path):
+                report.denied += 1  # never read, never copied; a git object store counts once, never entered
             elif not stat.S_ISREG(mode):
                 report.skipped.append((str(path), _kind(mode)))
             elif options.filter_pattern and not fnmatchcase(path.name, options.filter_pattern):
@@ -183,34 +187,46 @@ class WslSync:
                 except FsguardError as exc:
                     report.errors.append(SyncProblem(str(path), exc.message, exc.code))
 
+    def _hidden(self, path: Path) -> bool:
+        """Whether a deny rule hides ``path``, or it is (in) git's object store or one of its lists of tracked files."""
+        policy = self._safe.policy
+        return policy.denied_by(path) is not None or held_in_store(path, policy.root_of)
+
     def _walk(self, source: Path, report: SyncReport) -> list[tuple[str, int]]:
-        """(relative path, mode) of every entry below ``source`` but directories, parents first, names sorted.
+        """(relative path, mode) of every entry below ``source`` but directories, parents first, names sorted; a
+        directory git's stores hold is listed itself, never entered (its thousands of objects would use the budget).
 
         Listed through fds opened without following links, so a link is reported, never entered.
         """
         found: list[tuple[str, int]] = []
         budget = [MAX_SYNC_ENTRIES]
+
+        def sealed(relative: str) -> bool:
+            return held_in_store(source / relative, self._safe.policy.root_of)
+
         with self._safe.beneath.directory(source) as fd:
             try:
-                _collect(fd, "", found, budget)
+                _collect(fd, "", found, budget, sealed)
             except OSError as exc:
                 raise from_os_error(exc, source) from exc
         report.truncated = report.truncated or budget[0] < 0
         return found
 
 
-def _collect(fd: int, prefix: str, found: list[tuple[str, int]], budget: list[int]) -> None:
+def _collect(
+    fd: int, prefix: str, found: list[tuple[str, int]], budget: list[int], sealed: Callable[[str], bool]
+) -> None:
     for name in sorted(os.listdir(fd)):
         budget[0] -= 1
         if budget[0] < 0:
             return
         mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
-        if not stat.S_ISDIR(mode):
+        if not stat.S_ISDIR(mode) or sealed(prefix + name):
             found.append((prefix + name, mode))
             continue
         inner = os.open(name, _READ_DIR, dir_fd=fd)
         try:
-            _collect(inner, f"{prefix}{name}/", found, budget)
+            _collect(inner, f"{prefix}{name}/", found, budget, sealed)
         finally:
             os.close(inner)
 

@@ -254,6 +254,8 @@ class CopyResult(Result):
         default_factory=list, description="Pipes, sockets and devices inside a directory: never read, not copied."
     )
     denied: int = Field(
-        0, description="Files inside the directory a deny rule hides (secrets, --deny): not copied, and never named."
+        0,
+        description="Files inside the directory a deny rule hides (secrets, --deny), and git's object stores and "
+        "index: not copied, and never named.",
     )
     message: str = Field(description="Same text as the text block.")

@@ -71,6 +71,8 @@ class WslResult(AutoSyncInfo):
     files_unchanged: int | None = Field(None, description="sync: files already identical, left alone.")
     files: list[SyncedFileInfo] | None = Field(None, description="sync: each file created or updated.")
     skipped: list[SkippedInfo] | None = Field(None, description="sync: symlinks, special files, unreachable pairs.")
-    denied: int | None = Field(None, description="sync: files a deny rule hides, left behind and never named.")
+    denied: int | None = Field(
+        None, description="sync: files a deny rule hides, and git's object stores and index: left behind, never named."
+    )
     errors: list[SyncErrorInfo] | None = Field(None, description="sync: files that failed; the rest were synced.")
     truncated: bool | None = Field(None, description="sync: the tree walk stopped at its entry limit.")
