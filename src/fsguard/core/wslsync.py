@@ -132,10 +132,22 @@ class WslSync:
         else:
             report.add(self.copy_file(source, destination, options))
 
-    def copy_file(self, source: Path, destination: Path, options: SyncOptions) -> SyncedFile:
+    def copy_file(
+        self,
+        source: Path,
+        destination: Path,
+        options: SyncOptions,
+        *,
+        below: Path | None = None,
+        tree: Path | None = None,
+    ) -> SyncedFile:
         """Make ``destination`` hold the bytes of the regular file ``source``; see the module docstring.
 
+        No link below ``below`` (by default the destination's folder) is followed: a destination that is a link, or
+        lies through one, is refused, and so is one in the source ``tree`` (its real path).
+
         Raises:
+            InvalidParamsError: the destination is or lies through a link, or lands in the source tree.
             FsguardError: the source could not be read (a link, too large, gone) or the destination written.
         """
         # Autosync and a tree's files come here unjudged: a deny rule's file, git's object store and lists of the
@@ -147,7 +159,7 @@ class WslSync:
                 raise InvalidParamsError(f"{source} is a symlink; syncs skip links.", path=str(source))
             data, _ = read_at(pinned, self._safe.max_file_size)
             mode = stat.S_IMODE(found.st_mode) if found is not None else None
-        target = self._safe.policy.resolve(str(destination))
+        target = self._check_unlinked(destination, destination.parent if below is None else below, tree)
         hook = HookCall("write", "wsl", "wsl_sync", {"source_path": str(source)})
         # A dry run opens the destination as the copy would (read-only root, missing folder, a directory in the
         # way): what it plans is what the real sync does, refusals included.
@@ -170,7 +182,31 @@ class WslSync:
         made: FileStatus = "updated" if done.backup is not None else "created"
         return SyncedFile(source, target, done.size, made, done.backup.backup_id if done.backup else None)
 
+    def _check_unlinked(self, destination: Path, below: Path, tree: Path | None) -> Path:
+        """The canonical ``destination``, which must be where it is spelled below ``below``'s real path: a link on
+        the destination side (one to ~/.bashrc, one back to the source) would have the sync write to its target.
+        The write then walks the path pinned, refusing a link swapped in since (:func:`mutation`)."""
+        policy = self._safe.policy
+        target = policy.resolve(str(destination), exact=True)
+        spelled = policy.resolve(str(below), exact=True) / destination.relative_to(below)
+        if target != spelled:
+            raise InvalidParamsError(
+                f"{destination} is a symbolic link, or lies through one, to {target}; a sync never writes through "
+                "links. Remove the link on the destination side, or sync to another folder.",
+                path=str(destination),
+            )
+        if tree is not None and target.is_relative_to(tree):
+            raise InvalidParamsError(
+                f"{destination} lands in the source folder {tree}; a sync never writes into its own source. Sync to "
+                "another folder.",
+                path=str(destination),
+            )
+        return target
+
     def _sync_tree(self, source: Path, destination: Path, options: SyncOptions, report: SyncReport) -> None:
+        # The destination folder named is taken where it leads; below it, each file's path is followed through no link.
+        top = self._safe.policy.resolve(str(destination), exact=True)
+        tree = Path(os.path.realpath(source))
         for relative, mode in self._walk(source, report):
             path = source / relative
             if self._hidden(path):
@@ -182,7 +218,7 @@ class WslSync:
             else:
                 try:
                     with self._safe.locks.step():  # cancelled while it waits for this target's lock: stops before it
-                        synced = self.copy_file(path, destination / relative, options)
+                        synced = self.copy_file(path, top / relative, options, below=top, tree=tree)
                     report.add(synced)
                 except FsguardError as exc:
                     report.errors.append(SyncProblem(str(path), exc.message, exc.code))
