@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from fsguard.core.beneath import lstat_at
-from fsguard.core.disk import read_at
+from fsguard.core.disk import new_file_mode, read_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.gitstore import held_in_store
 from fsguard.core.mutation import HookCall, mutation
@@ -158,7 +158,9 @@ class WslSync:
             if found is not None and stat.S_ISLNK(found.st_mode):
                 raise InvalidParamsError(f"{source} is a symlink; syncs skip links.", path=str(source))
             data, _ = read_at(pinned, self._safe.max_file_size)
-            mode = stat.S_IMODE(found.st_mode) if found is not None else None
+            # A new file takes the source's mode as the umask allows: drvfs reports every Windows file 0777, and a
+            # copy must not come out world-writable (or setuid). An existing destination keeps its own mode.
+            mode = found.st_mode & new_file_mode(executable=True) if found is not None else None
         target = self._check_unlinked(destination, destination.parent if below is None else below, tree)
         hook = HookCall("write", "wsl", "wsl_sync", {"source_path": str(source)})
         # A dry run opens the destination as the copy would (read-only root, missing folder, a directory in the
