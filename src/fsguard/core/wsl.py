@@ -116,7 +116,11 @@ class AutoSync:
 def _load(path: Path) -> AutoSyncConfig:
     try:
         raw = json.loads(read_snapshot(path, 1 << 16)[0])["wsl_auto_sync"]
-        return AutoSyncConfig(**{key: bool(raw[key]) for key in asdict(AutoSyncConfig()) if key in raw})
+        values = {key: raw[key] for key in asdict(AutoSyncConfig()) if key in raw}
+        # Only JSON true and false: bool("false") is True, and a hand-edited "false" must never turn autosync on.
+        if wrong := [key for key, value in values.items() if not isinstance(value, bool)]:
+            raise ValueError(f"{', '.join(wrong)} must be true or false")
+        return AutoSyncConfig(**values)
     except NotFoundError:
         return AutoSyncConfig()
     except (FsguardError, ValueError, KeyError, TypeError) as exc:
