@@ -26,3 +26,14 @@ async def test_a_saved_string_false_leaves_autosync_off(connect: ClientFactory, 
         await client.call_tool("write_file", {"path": "home/me/n.md", "content": "x"})
         assert structured(await client.call_tool("wsl", {"action": "autosync_status"}))["enabled"] is False
     assert not (root / "mnt" / "c" / "Users" / "me" / "n.md").exists()
+
+
+async def test_autosync_turned_off_by_another_server_stops_copying_here(connect: ClientFactory, root: Path) -> None:
+    settings = _settings(root)
+    async with connect(**settings) as first:
+        await first.call_tool("wsl", {"action": "autosync_config", "enabled": True})
+        async with connect(**settings) as second:
+            await second.call_tool("wsl", {"action": "autosync_config", "enabled": False})
+        await first.call_tool("write_file", {"path": "home/me/after_off.txt", "content": "x"})
+        assert structured(await first.call_tool("wsl", {"action": "autosync_status"}))["enabled"] is False
+    assert not (root / "mnt" / "c" / "Users" / "me" / "after_off.txt").exists()

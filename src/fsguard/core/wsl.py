@@ -63,11 +63,21 @@ class AutoSync:
         self._writer = writer
         self.path = path
         self.forced = forced
-        self.config = _load(path)
+        self._config = _load(path)
+        self._seen = _signature(path)
         self._lock = threading.Lock()
         self.synced = 0
         self.failed = 0
         self.last_error: str | None = None
+
+    @property
+    def config(self) -> AutoSyncConfig:
+        """The saved settings, read again when their file changed: another server sharing the state dir may have
+        saved others since (one stat per use; read only on a change)."""
+        seen = _signature(self.path)
+        if seen != self._seen:
+            self._config, self._seen = _load(self.path), seen
+        return self._config
 
     @property
     def enabled(self) -> bool:
@@ -87,7 +97,7 @@ class AutoSync:
         except OSError as exc:
             raise from_os_error(exc, self.path.parent) from exc
         self._writer.write(self.path, json.dumps(document, indent=2).encode("utf-8") + b"\n")
-        self.config = config
+        self._config, self._seen = config, _signature(self.path)
 
     def after_commit(self, path: Path, family: str, tool_name: str) -> None:
         """The commit listener: copy ``path`` to its Windows counterpart when autosync applies."""
@@ -111,6 +121,15 @@ class AutoSync:
         else:
             with self._lock:
                 self.synced += 1
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    """What tells a changed settings file (inode, size, mtime), None when there is none."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
 
 
 def _load(path: Path) -> AutoSyncConfig:
