@@ -164,6 +164,17 @@ def test_ntfs_stream_syntax_on_a_windows_drive_is_refused(tmp_path: Path) -> Non
         policy.resolve("C:\\work\\file.txt:hidden")
 
 
+def test_a_refused_windows_path_is_quoted_as_typed_with_single_backslashes(tmp_path: Path) -> None:
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    policy = PathPolicy.create([mount], wsl_mount_root=mount)
+    for typed in ("C:\\Users\\me\\AUX.txt", "C:\\Users\\me\\a\u200bb.txt"):
+        with pytest.raises(AccessDeniedError) as caught:
+            policy.resolve(typed)
+        assert "'C:\\Users\\me\\" in caught.value.message
+        assert "\\\\" not in caught.value.message
+
+
 def test_colon_in_an_ordinary_linux_name_is_fine(policy: PathPolicy, root: Path) -> None:
     assert policy.resolve("report:2026.txt") == root / "report:2026.txt"
 

@@ -23,6 +23,7 @@ from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyE
 from fsguard.core.gitstore import check_not_in_object_store
 from fsguard.core.oserrors import name_length_error
 from fsguard.core.pathforms import (
+    escaped,
     in_stored_form,
     is_dot_git,
     is_plain,
@@ -164,8 +165,8 @@ class PathPolicy:
         refused = None if trusted else refused_character(local)
         if refused is not None:
             raise AccessDeniedError(
-                f"path contains dangerous Unicode character {refused}: {user_path!r} holds this invisible or control "
-                "character, which fsguard always refuses. Retype the path without it.",
+                f"path contains dangerous Unicode character {refused}: '{escaped(user_path)}' holds this invisible or "
+                "control character, which fsguard always refuses. Retype the path without it.",
                 path=user_path,
             )
         candidate = self._translate_windows_form(local)
@@ -175,7 +176,7 @@ class PathPolicy:
         reserved = None if trusted else reserved_component(candidate.parts)
         if reserved is not None:
             raise AccessDeniedError(
-                f"path {user_path!r} uses the Windows reserved device name {reserved!r}. Choose another name.",
+                f"path '{escaped(user_path)}' uses the Windows reserved device name {reserved!r}. Choose another name.",
                 path=user_path,
             )
         if base is not None:
