@@ -47,12 +47,16 @@ def test_windows_paths_name_their_place_under_the_mount_root(windows: str, linux
         ("C:relative\\x", "relative to the current folder"),
         ("/home/me/x", "not a Windows path"),
         ("notes.txt", "not a Windows path"),
+        ("\\\\.\\pipe\\foo", "Windows device path"),
+        ("\\\\?\\Volume{1234}\\x", "Windows device path"),
+        ("\\\\?\\GLOBALROOT\\Device\\x", "Windows device path"),
     ],
 )
 def test_shares_drive_relative_and_linux_paths_are_refused_with_the_reason(windows: str, named: str) -> None:
     with pytest.raises(InvalidParamsError) as caught:
         to_wsl(windows, MOUNT)
     assert named in caught.value.message
+    assert "wsl_path" not in caught.value.message  # read_file and the other path tools have no such parameter
 
 
 def test_a_refusal_quotes_the_path_as_typed_not_with_its_backslashes_doubled() -> None:

@@ -65,9 +65,14 @@ def to_wsl(windows_path: str, mount_root: Path, distro: str | None = None) -> Pa
             f"{_typed(windows_path)} is a network share; only drive paths (C:\\…) and \\\\wsl$\\<distro>\\… map "
             "into WSL. Map the share to a drive letter in Windows and use that, or its /mnt path."
         )
+    if text != windows_path:  # \\.\ or \\?\ before no drive: a pipe, a volume, a device (GLOBALROOT)
+        raise InvalidParamsError(
+            f"{_typed(windows_path)} is a Windows device path (a pipe, volume or device), which has no Linux path. "
+            "Give a drive path such as C:\\Users\\me\\file.txt, or a Linux path."
+        )
     raise InvalidParamsError(
         f"{_typed(windows_path)} is not a Windows path. Give a drive path such as C:\\Users\\me\\file.txt, "
-        "or pass a Linux path as wsl_path."
+        "or a Linux path."
     )
 
 
