@@ -15,9 +15,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fsguard.core.clientroots import current_scope
 from fsguard.core.disk import AtomicWriter, read_snapshot
 from fsguard.core.errors import AccessDeniedError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.pathforms import within
 from fsguard.core.paths import PathPolicy
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.wsllayout import AUTOSYNC_NEEDS_HOME, Direction, WslLayout, detect
@@ -237,12 +239,20 @@ class WslIntegration:
         try:
             return self._policy.resolve_entry(str(path))
         except AccessDeniedError as exc:
-            if self._policy.contains(Path(os.path.realpath(path))):
+            real = Path(os.path.realpath(path))
+            if self._policy.contains(real):
                 raise  # inside a root: a deny rule (or a name fsguard refuses) speaks for itself, as to read_file
+            # A server root holding it, left out by the roots the client named: a new fsguard root would not help.
+            served = current_scope() is not None and any(within(real, root) for root in self._policy.roots)
+            advice = (
+                "fsguard serves it, but the client's roots leave it out: ask the user to add that folder to the "
+                "client's workspace, or sync paths inside its roots."
+                if served
+                else "Start fsguard with that folder as a root too, or sync paths inside the roots."
+            )
             raise AccessDeniedError(
                 f"access denied: the {side} side of this sync, {self.layout.windows_spelling(path)}, is outside the "
-                f"allowed roots: {self._policy.describe_roots()}. Start fsguard with that folder as a root too, or "
-                "sync paths inside the roots.",
+                f"allowed roots: {self._policy.describe_roots()}. {advice}",
                 path=str(path),
             ) from exc
 
