@@ -226,3 +226,10 @@ async def test_a_multi_file_read_heads_each_file_from_the_root(client: Client, s
         "=== shop/gone.py ===\nERROR: shop/gone.py does not exist. Check the path with list_directory.\n"
     )
     assert structured(result)["files"][0]["path"] == str(shop / "shop" / "pricing.py")
+
+
+async def test_every_tool_description_that_offers_undo_last_names_its_file_path(client: Client) -> None:
+    """backup(action="undo_last") without file_path is refused: a description offering it must show the call whole."""
+    for tool in (await client.list_tools()).tools:
+        for offered in (tool.description or "").split('backup(action="undo_last"')[1:]:
+            assert offered.startswith(", file_path="), tool.name

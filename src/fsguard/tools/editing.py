@@ -148,7 +148,7 @@ def register(catalog: Catalog) -> None:
         unless replace_all or occurrence. Other modes: search_replace (literal), regex (RE2), insert
         (anchor + position), replace_range / delete_range (start_line..end_line). Every mode honours
         expected_hash and dry_run, keeps untouched bytes, encoding and line endings, and is undoable with
-        backup(action="undo_last").
+        backup(action="undo_last", file_path=...).
         """
         request = EditRequest(
             mode=mode,

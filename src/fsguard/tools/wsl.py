@@ -52,7 +52,7 @@ def register(catalog: Catalog) -> None:
         """On WSL, copy or sync files between the Linux and Windows sides; other tools act on one side.
 
         sync copies a file or folder (only files whose bytes differ); a Windows file it replaces is
-        backed up first (undo with backup(action="undo_last")). Both sides must be inside the roots.
+        backed up first (undo: backup(action="undo_last", file_path=...)). Both sides must be inside the roots.
         C:\\x is <mount root>/c/x. autosync_config(enabled=true) copies every file written or edited
         under the WSL home to the same place under the Windows home. Outside WSL, status says why and
         the other actions refuse (wsl_unavailable).
