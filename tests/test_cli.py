@@ -183,6 +183,17 @@ def test_an_invalid_deny_glob_exits_2_with_a_message(tmp_path: Path, capsys: pyt
     assert "deny rule" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("home", ["relative/dir", "\\\\wsl$\\Other\\home", "/home/me", "C:Users"])
+def test_a_windows_home_on_no_windows_drive_exits_2_naming_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], home: str
+) -> None:
+    flags = ["--wsl", "--wsl-mount-root", str(tmp_path), "--wsl-windows-home", home]
+    with pytest.raises(SystemExit) as exited:
+        main([str(tmp_path), *flags, "--state-dir", str(tmp_path / "state")])
+    assert exited.value.code == 2
+    assert "--wsl-windows-home" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("flag", "value", "said"),
     [

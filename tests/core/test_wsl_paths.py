@@ -165,7 +165,7 @@ def _layout(tmp_path: Path, windows_home: str | None, environ: dict[str, str]) -
 def test_the_windows_home_comes_from_the_setting_then_userprofile_then_the_user_name(tmp_path: Path) -> None:
     mount = tmp_path / "mnt"
     assert _layout(tmp_path, "C:\\Users\\me", {}).windows_home == mount / "c" / "Users" / "me"
-    assert _layout(tmp_path, str(tmp_path / "win"), {}).windows_home == tmp_path / "win"
+    assert _layout(tmp_path, str(mount / "c" / "win"), {}).windows_home == mount / "c" / "win"  # its mount path
     assert _layout(tmp_path, None, {"USERPROFILE": "D:\\Profiles\\x"}).windows_home == mount / "d" / "Profiles" / "x"
     assert _layout(tmp_path, None, {"USER": "sam"}).windows_home is None  # no such folder
     (mount / "c" / "Users" / "sam").mkdir(parents=True)

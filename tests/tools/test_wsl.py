@@ -207,9 +207,10 @@ async def test_standard_folders_sync_by_direction_and_missing_or_unreachable_pai
     assert result["files_synced"] == 1
     assert (win / "claude" / "a.md").read_text(encoding="utf-8") == "a"
     assert [(s["path"], s["reason"]) for s in result["skipped"]] == [(str(home / "projects"), "does not exist")]
-    elsewhere = tmp_path / "elsewhere"  # a Windows home outside the roots: both pairs skipped, nothing fails
-    elsewhere.mkdir()
-    async with connect(**{**wsl_settings, "wsl_windows_home": str(elsewhere)}) as client:
+    elsewhere = tmp_path / "mnt" / "c" / "Users" / "me"  # a Windows home outside the roots: both pairs skipped
+    elsewhere.mkdir(parents=True)
+    outside = {"wsl_mount_root": tmp_path / "mnt", "wsl_windows_home": "C:\\Users\\me"}
+    async with connect(**{**wsl_settings, **outside}) as client:
         skipped = structured(await client.call_tool("wsl", {"action": "sync", "direction": "wsl_to_windows"}))
     assert (skipped["files_synced"], skipped["errors"]) == (0, [])
     assert all("outside the allowed roots" in s["reason"] for s in skipped["skipped"])

@@ -168,8 +168,19 @@ def _windows_home(
     configured: str | None, mount_root: Path, environ: Mapping[str, str], distro: str | None
 ) -> tuple[Path | None, str]:
     if configured:
-        windows = is_windows_form(configured)
-        path = to_wsl(configured, mount_root, distro) if windows else Path(configured).expanduser()
+        try:
+            path = to_wsl(configured, mount_root, distro) if is_windows_form(configured) else Path(configured)
+        except InvalidParamsError as exc:  # drive-relative, a network share, another distro's
+            raise InvalidParamsError(f"--wsl-windows-home: {exc.message}", param="wsl_windows_home") from exc
+        path = path.expanduser()
+        try:
+            to_windows(path, mount_root)
+        except InvalidParamsError as exc:  # a relative or Linux path, a \\wsl$ one: no Windows folder is named
+            raise InvalidParamsError(
+                f"--wsl-windows-home {configured} is not on a Windows drive (under {mount_root}). Give it as "
+                f"C:\\Users\\<you>, or its mount path {mount_root / 'c' / 'Users'}/<you>.",
+                param="wsl_windows_home",
+            ) from exc
         return path, "--wsl-windows-home"
     profile = environ.get("USERPROFILE", "")
     if profile and is_windows_form(profile):
