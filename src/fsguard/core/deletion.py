@@ -21,6 +21,7 @@ from fsguard.core.errors import (
 )
 from fsguard.core.footprint import is_mount_point
 from fsguard.core.groups import Change, Group, GroupStore
+from fsguard.core.hooktree import fire_below
 from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import remove
@@ -120,6 +121,10 @@ class Deleter:
             operation = "delete_file:permanent" if permanent else "delete_file:trash"
             fire = self._safe.hooks.fire if hooked else _unhooked
             fire("pre", "delete", tool_name=tool, file_path=str(path), operation=operation)
+            if hooked and stat.S_ISDIR(found.st_mode):
+                # A glob naming a file inside judges it going with its folder. Walked afresh, not from read_tree's
+                # list: that one holds regular files only, and a link inside goes too.
+                fire_below(self._safe.hooks, entry, "delete", tool_name=tool, operation=operation)
             if not permanent:
                 trashed = self._trash.put(entry, found)
                 self._safe.session.forget(path)

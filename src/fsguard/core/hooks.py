@@ -24,9 +24,9 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
@@ -186,9 +186,35 @@ class HookRunner:
         """
         if not self._by_event or (entries := self._by_event.get(event.event)) is None:
             return _EMPTY
+        return self._run(event, [entry for entry in entries if entry.matches(event)])
+
+    def globbed(self, event: str) -> bool:
+        """Whether an entry of ``event`` (``pre-delete``…) has a path glob: only then is a tree walked for it."""
+        return any(entry.path is not None for entry in self._by_event.get(event, ()))
+
+    def run_inside(self, event: HookEvent, below: Iterable[tuple[str, str | None]], within: str) -> None:
+        """Fire ``event`` (a pre-event of a tree ``within``: a directory deleted, moved or copied) once more for each
+        file of ``below`` (its path, and where it lands) that an entry's path glob matches, with only those entries:
+        a glob ``**/*.lock`` keeps a lock file from going with its folder as from going alone. A file no glob matches
+        costs the matching only, never a process.
+
+        Raises:
+            HookDeniedError: a hook denied one file; it is named, and nothing was done.
+        """
+        globbed = [entry for entry in self._by_event.get(event.event, ()) if entry.path is not None]
+        for source, landing in below if globbed else ():
+            paths = (source, landing) if landing else (source,)
+            matching = [entry for entry in globbed if entry.path and any(map(entry.path, paths))]
+            if matching:
+                inner = replace(event, file_path=source)
+                if landing:
+                    inner = replace(inner, source_path=source, dest_path=landing)
+                self._run(inner, matching, within=within)
+
+    def _run(self, event: HookEvent, entries: list[_Entry], within: str | None = None) -> HookOutcome:
         # Config order decides which deny is reported and which modified_content wins; the first duplicate stays.
         unique: dict[str, Hook] = {}
-        for hook in (hook for entry in entries if entry.matches(event) for hook in entry.hooks):
+        for hook in (hook for entry in entries for hook in entry.hooks):
             unique.setdefault(hook.command, hook)
         if not unique:
             return _EMPTY
@@ -209,7 +235,8 @@ class HookRunner:
         denied = next((r for r in results if r.decision == "deny"), None)
         if denied is not None and pre:
             undone = _UNDONE.get(event.event.removeprefix("pre-"), "written")
-            message = f"{event.event} hook denied {event.tool_name}: {denied.reason}. Nothing was {undone}."
+            what = event.tool_name if within is None else f"{event.tool_name} of {within}, for {event.file_path} inside"
+            message = f"{event.event} hook denied {what}: {denied.reason}. Nothing was {undone}."
             advice = f"The hook {denied.hook.label} refused it; satisfy it or ask the user to change the hooks config."
             raise HookDeniedError(f"{message} {advice}", path=event.file_path, hook=denied.hook.command)
         if pre and self._still_wanted is not None:

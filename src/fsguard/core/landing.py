@@ -23,11 +23,14 @@ if TYPE_CHECKING:
     from fsguard.core.paths import PathPolicy
 
 
-def check_landing(policy: PathPolicy, tree: Pinned, destination: Path, done: Literal["moved", "copied"]) -> None:
+def check_landing(
+    policy: PathPolicy, tree: Pinned, destination: Path, done: Literal["moved", "copied"]
+) -> list[str] | None:
     """Refuse putting the directory ``tree`` at ``destination`` when a file in it would be judged otherwise there:
     hidden now and readable there (a move only), or readable now and hidden there. The rules judge its names only
     when one may judge a path below either end by its place (:meth:`DenyRules.judge_by_place`); a copy walks them
-    only then: copying ``src`` to ``lib`` under the default rules walks nothing before the copy.
+    only then: copying ``src`` to ``lib`` under the default rules walks nothing before the copy. Returns the files
+    it walked (relative to ``tree``; None: it walked nothing), which the hooks of the move or copy go through too.
 
     Raises:
         AccessDeniedError: counting the files a move would show (never naming them), or naming the first file that
@@ -35,20 +38,21 @@ def check_landing(policy: PathPolicy, tree: Pinned, destination: Path, done: Lit
     """
     rules = policy.deny
     if not rules.active:
-        return
+        return None
     before, after = policy.relatives(tree.path), policy.relatives(destination)
     placed = rules.judge_by_place((*before, *after))
     if not placed and done == "copied":
-        return
+        return None
     # A move walks whenever rules are on, as it did before either end's place was asked: a directory inside that it
     # may not list, or one swapped for a link meanwhile, is refused before anything moves.
     files = files_below(tree)
     if not placed:
-        return
+        return files
     now, then = tuple(map(_lead, before)), tuple(map(_lead, after))
     if done == "moved":
         rules.check_kept_hidden(files, now, then, source=tree.path, destination=destination)
     _check_kept_readable(rules, files, now, then, source=tree.path, destination=destination, done=done)
+    return files
 
 
 def _check_kept_readable(

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError, SymlinkLoopError
 from fsguard.core.gitstore import held_in_store
+from fsguard.core.hooktree import fire_below
 from fsguard.core.landing import check_landing
 from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
@@ -118,13 +119,14 @@ class Mover:
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
             link = os.readlink(pinned.name, dir_fd=pinned.parent) if stat.S_ISLNK(found.st_mode) else None
-            if stat.S_ISDIR(found.st_mode):
-                check_landing(safe.policy, pinned, destination, "moved")
+            walked = check_landing(safe.policy, pinned, destination, "moved") if stat.S_ISDIR(found.st_mode) else None
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
             if rollback:
                 move.update(tool_name=ROLLBACK_TOOL, operation=ROLLBACK_OPERATION)
             else:
                 safe.hooks.fire("pre", "move", **move, source_path=str(source), dest_path=str(destination))
+                if stat.S_ISDIR(found.st_mode):  # a glob naming a file inside judges it moving with its folder
+                    fire_below(safe.hooks, pinned, "move", landing=destination, walked=walked, **move)
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
                 move_verified(pinned, target, safe.atomic, checked=found)
                 made = None if not fingerprinted else _moved_print(target, data)
@@ -182,10 +184,12 @@ class Mover:
                     f"cannot copy {source} into itself ({destination}). Choose a destination outside it.",
                     path=str(source),
                 )
-            if found is not None and stat.S_ISDIR(found.st_mode):
-                check_landing(safe.policy, pinned, destination, "copied")
+            tree = found is not None and stat.S_ISDIR(found.st_mode)
+            walked = check_landing(safe.policy, pinned, destination, "copied") if tree else None
             copy = {"tool_name": tool, "operation": "copy_file", "file_path": str(source)}
             safe.hooks.fire("pre", "copy", **copy, source_path=str(source), dest_path=str(destination))
+            if tree:  # a glob naming a file inside judges it copied with its folder
+                fire_below(safe.hooks, pinned, "copy", landing=destination, walked=walked, **copy)
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
                 copied = copy_new(pinned, target, safe.atomic, progress=progress, hide=self._hidden)
                 made = fingerprint(target)[0] if fingerprinted else None
