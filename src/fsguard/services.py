@@ -159,7 +159,7 @@ class Services:
             trash=trash,
             deleter=deleter,
             mover=mover,
-            analyzer=Analyzer(policy, beneath, risk, max_file_size=settings.max_file_size),
+            analyzer=Analyzer(policy, beneath, risk, max_file_size=settings.max_file_size, hooks=hooks),
             audit=groundwork.audit,
             replacer=ProjectReplacer(safe, groups),
             minifier=Minifier(safe, StructureChecker()),

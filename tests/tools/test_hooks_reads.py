@@ -102,3 +102,29 @@ async def test_a_hook_keeping_read_file_and_search_files_out_of_a_folder_keeps_a
     assert error_code(refused) == "batch_failed"
     assert "hook denied batch_operations: secret folder" in text_of(refused)
     assert "hunter2" not in text_of(refused) + json.dumps(refused.structured_content)
+
+
+_SECRET_DIFF = [
+    ("edit_file", {"path": "secret/m.js", "old_text": "SECRETDATA", "new_text": "x", "dry_run": True}),
+    ("edit_file", {"path": "secret/m.js", "mode": "delete_range", "start_line": 1, "end_line": 1, "dry_run": True}),
+    ("multi_edit", {"path": "secret/m.js", "edits": [{"old_text": "SECRETDATA", "new_text": "x"}], "dry_run": True}),
+    ("analyze_operation", {"operation": "edit", "path": "secret/m.js", "old_text": "SECRET", "new_text": "x"}),
+    ("minify_js", {"path": "secret/m.js", "dry_run": True}),
+    ("minify_js", {"path": "secret/m.js", "output_path": "out.js"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments"), _SECRET_DIFF)
+async def test_a_hook_keeping_read_file_out_of_a_folder_keeps_out_dry_runs_analyses_and_minified_copies(
+    connect: ClientFactory, root: Path, tmp_path: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    deny = [{"path": "secret/**", "hooks": [{"type": "command", "command": "echo 'secret folder' >&2; exit 2"}]}]
+    (root / "secret").mkdir()
+    (root / "secret" / "m.js").write_bytes(b"var SECRETDATA = 1;\n")
+    async with connect(hooks_config=hook_config(tmp_path, {"pre-read": deny})) as client:
+        refused = await client.call_tool(tool, arguments)
+    assert error_code(refused) == "hook_denied"
+    assert "pre-read hook denied" in text_of(refused)
+    assert "SECRETDATA" not in text_of(refused)
+    assert (root / "secret" / "m.js").read_bytes() == b"var SECRETDATA = 1;\n"
+    assert sorted(p.name for p in root.iterdir()) == ["secret"]

@@ -14,6 +14,7 @@ from fsguard.core.diff import common_prefix_len, common_suffix_len, render_diff
 from fsguard.core.disk import read_at
 from fsguard.core.editing import edit_risk, guarded_bytes
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
+from fsguard.core.hooks import HookRunner
 from fsguard.core.matching import Replacement
 from fsguard.core.modes import replace
 from fsguard.core.mutation import missing_file
@@ -35,8 +36,11 @@ _LARGE = 1024 * 1024
 class Analyzer:
     """Plans operations under the path policy; reads, never writes."""
 
-    def __init__(self, policy: PathPolicy, beneath: Beneath, risk: RiskPolicy, *, max_file_size: int) -> None:
+    def __init__(
+        self, policy: PathPolicy, beneath: Beneath, risk: RiskPolicy, *, max_file_size: int, hooks: HookRunner
+    ) -> None:
         self._policy = policy
+        self._hooks = hooks
         self._beneath = beneath
         self._risk = risk
         self._max_file_size = max_file_size
@@ -69,6 +73,13 @@ class Analyzer:
             return self._delete(base, path, found)
         if operation in ("file", "optimize"):
             return self._file(base, path, found)
+        if exists:  # its diff shows the file's text: a hook keeping read_file out of it keeps this out too
+            event = {
+                "tool_name": "analyze_operation",
+                "file_path": str(path),
+                "operation": f"analyze_operation:{operation}",
+            }
+            self._hooks.fire("pre", "read", **event)
         data = self._data(path) if exists else None
         if operation == "write":
             if content is None:

@@ -107,6 +107,8 @@ class Editor:
         hook = HookCall("edit", options.tool, options.operation)
         with mutation(self._safe, path, changing=not options.dry_run) as change:  # a dry run leaves the next its check
             data = change.require()
+            if options.dry_run:  # its diff shows the file's text, and no pre-edit fires: a read gate does
+                change.fire_read(options.tool, f"{options.operation}:dry_run")
             decoded = decode(data, path)
             before_hash = change.current_hash or content_hash(data)  # the mutation's own: hashed once
             verdict = change.check(options.expected_hash)

@@ -136,7 +136,8 @@ class Minifier:
             decoded = _javascript(data, path)
             text = minify_source(decoded.text, keep_bang_comments=keep_bang)
             plan = _Plan(path, path, data, verdict, keep_bang, self._checked(path, decoded.text, text))
-            if request.dry_run:
+            if request.dry_run:  # its preview shows the file's text, and no pre-edit fires: a read gate does
+                change.fire_read(_TOOL, f"{_TOOL}:dry_run")
                 after = decoded.bom + text.encode()
                 return plan.preview(after, text, unchanged=after == data)
             substituted = change.fire_pre(hook, over=decoded, old_content=decoded.text, new_content=text)
@@ -153,6 +154,8 @@ class Minifier:
         # a→b and b→a can never wait on each other.
         with mutation(self._safe, source, reading_only=True) as reading:
             data = reading.require()
+            # The output holds the source's text: a hook keeping read_file out of the source keeps this out too.
+            reading.fire_read(_TOOL, _TOOL)
             verdict = reading.check(request.expected_hash)
         decoded = _javascript(data, source)
         text = minify_source(decoded.text, keep_bang_comments=keep_bang)

@@ -125,6 +125,15 @@ class Mutation:
         if self.entry is not None and self.seen is not None:
             check_writable(self.entry, self.seen)
 
+    def fire_read(self, tool_name: str, operation: str) -> None:
+        """Run the pre-read hooks for a call that shows the file's text without changing it (a dry run's diff, a
+        copy of its text elsewhere): a hook keeping read_file out of the file keeps that call out too.
+
+        Raises:
+            HookDeniedError: a hook refused; nothing was read or written.
+        """
+        self.safe.hooks.fire("pre", "read", tool_name=tool_name, file_path=str(self.path), operation=operation)
+
     def fire_pre(self, hook: HookCall, *, over: DecodedText | None = None, **fields: Any) -> str | None:
         """Run the pre-hooks; returns the content a pre-write/pre-edit hook substituted, if any, in the line breaks
         a write over ``over`` (the text the file holds) keeps, so every writer stores a hook's text as write_file
