@@ -66,3 +66,74 @@ async def test_a_path_glob_matching_nothing_in_a_folder_runs_no_hook_for_it(
         structured(await client.call_tool("delete_file", {"path": "d", "recursive": True}))
     assert not (root / "d").exists()
     assert not ran.exists()
+
+
+def _secret_tree(root: Path) -> None:
+    (root / "secret").mkdir()
+    (root / "secret" / "s.txt").write_bytes(b"SECRETDATA\n")
+    (root / "open.txt").write_bytes(b"SECRETDATA\n")
+
+
+_KEEP_OUT = [{"path": "secret/**", "hooks": [{"type": "command", "command": "echo 'secret folder' >&2; exit 2"}]}]
+
+
+@pytest.mark.parametrize("event", ["pre-read", "pre-search"])
+async def test_a_path_glob_keeps_the_files_it_names_out_of_a_content_search_of_their_parent(
+    connect: ClientFactory, root: Path, tmp_path: Path, event: str
+) -> None:
+    _secret_tree(root)
+    async with connect(hooks_config=hook_config(tmp_path, {event: _KEEP_OUT})) as client:
+        found = structured(await client.call_tool("search_files", {"pattern": "SECRETDATA", "include_content": True}))
+        counted = structured(await client.call_tool("search_files", {"pattern": "SECRETDATA", "count_only": True}))
+    assert [match["file"] for match in found["matches"]] == [str(root / "open.txt")]
+    assert found["total_matches"] == 1
+    assert found["skipped_by_hook_paths"] == ["secret/s.txt"]
+    assert counted["counts"] == {str(root / "open.txt"): 1}
+    assert counted["skipped_by_hook"] == 1
+
+
+async def test_a_path_glob_keeps_the_names_it_matches_out_of_a_name_search_of_their_parent(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    _secret_tree(root)
+    async with connect(hooks_config=hook_config(tmp_path, {"pre-search": _KEEP_OUT})) as client:
+        found = structured(await client.call_tool("search_files", {"pattern": "*.txt"}))
+    assert found["files"] == [str(root / "open.txt")]
+    assert found["skipped_by_hook_paths"] == ["secret/s.txt"]
+
+
+async def test_a_path_glob_keeps_the_files_it_names_out_of_a_pipeline_search_of_their_parent(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    _secret_tree(root)
+    step = {"id": "s", "action": "search", "params": {"path": ".", "pattern": "SECRETDATA"}}
+    async with connect(hooks_config=hook_config(tmp_path, {"pre-read": _KEEP_OUT})) as client:
+        done = await client.call_tool("batch_operations", {"pipeline_json": json.dumps({"name": "p", "steps": [step]})})
+    (searched,) = structured(done)["steps"]
+    assert searched["files"] == [str(root / "open.txt")]
+    assert searched["not_searched"]["skipped_by_hook_paths"] == ["secret/s.txt"]
+    assert "secret/s.txt" not in text_of(done).split("Not searched")[0]
+
+
+async def test_a_path_glob_matching_no_file_found_runs_no_hook_for_a_search(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    ran = tmp_path / "ran"
+    hooks = {"pre-read": [{"path": "**/*.lock", "hooks": [{"type": "command", "command": f"touch {ran}"}]}]}
+    _secret_tree(root)
+    async with connect(hooks_config=hook_config(tmp_path, hooks)) as client:
+        found = structured(await client.call_tool("search_files", {"pattern": "SECRETDATA", "include_content": True}))
+    assert found["total_matches"] == 2
+    assert not ran.exists()
+
+
+async def test_a_path_glob_pre_read_hook_refuses_a_project_replace_preview_naming_a_file_it_keeps_out(
+    connect: ClientFactory, root: Path, tmp_path: Path
+) -> None:
+    _secret_tree(root)
+    before = _tree(root)
+    async with connect(hooks_config=hook_config(tmp_path, {"pre-read": _KEEP_OUT})) as client:
+        refused = await client.call_tool("project_replace", {"find": "SECRETDATA", "replace": "x", "preview": True})
+    assert error_code(refused) == "hook_denied"
+    assert "secret/s.txt" in text_of(refused)
+    assert _tree(root) == before

@@ -201,15 +201,23 @@ class HookRunner:
         Raises:
             HookDeniedError: a hook denied one file; it is named, and nothing was done.
         """
-        globbed = [entry for entry in self._by_event.get(event.event, ()) if entry.path is not None]
-        for source, landing in below if globbed else ():
-            paths = (source, landing) if landing else (source,)
-            matching = [entry for entry in globbed if entry.path and any(map(entry.path, paths))]
-            if matching:
-                inner = replace(event, file_path=source)
-                if landing:
-                    inner = replace(inner, source_path=source, dest_path=landing)
-                self._run(inner, matching, within=within)
+        for source, landing in below if self.globbed(event.event) else ():
+            inner = replace(event, file_path=source)
+            if landing:
+                inner = replace(inner, source_path=source, dest_path=landing)
+            self.run_globbed(inner, within=within)
+
+    def run_globbed(self, event: HookEvent, within: str | None = None) -> HookOutcome:
+        """Run only the entries of ``event`` whose path glob matches one of its paths: ``event`` is a file a call
+        reaches without naming it (inside a folder it names, ``within``), which a tool pattern judged already.
+
+        Raises:
+            HookDeniedError: a hook denied the file; it is named.
+        """
+        paths = [path for path in (event.file_path, event.source_path, event.dest_path) if path]
+        entries = self._by_event.get(event.event, ())
+        matching = [entry for entry in entries if entry.path is not None and any(map(entry.path, paths))]
+        return self._run(event, matching, within=within) if matching else _EMPTY
 
     def _run(self, event: HookEvent, entries: list[_Entry], within: str | None = None) -> HookOutcome:
         # Config order decides which deny is reported and which modified_content wins; the first duplicate stays.

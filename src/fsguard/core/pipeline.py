@@ -144,9 +144,10 @@ class NotSearched:
     too_large: tuple[str, ...] = ()  # above --max-file-size
     binary: tuple[str, ...] = ()  # binary files whose bytes hold the pattern
     unreadable: tuple[str, ...] = ()  # directories the user may not list or enter, files it may not read
+    hooked: tuple[str, ...] = ()  # files a pre-search or pre-read hook given by a path glob denied
 
     def __bool__(self) -> bool:
-        return bool(self.by_default or self.too_large or self.binary or self.unreadable)
+        return bool(self.by_default or self.too_large or self.binary or self.unreadable or self.hooked)
 
 
 @dataclass(frozen=True)

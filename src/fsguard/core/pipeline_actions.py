@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from fsguard.core.diff import render_diff
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError
+from fsguard.core.hookfilter import denied_files
 from fsguard.core.ignore import WalkOptions, normalise_globs
 from fsguard.core.linematches import line_matches
 from fsguard.core.paths import PathPolicy
@@ -91,7 +92,11 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     _fire(engines, "pre", "search", base, "search", asked)  # as search_files: once, for the directory it walks
     result = search_content(base, request, options, beneath=engines.beneath, hide=hide, skips=skips)
     _fire(engines, "post", "search", base, "search", {**asked, "total_matches": result.total_matches})
-    files = sorted(result.counts)  # a stable order, whichever engine walked
+    # As search_files: a file a path-glob pre-search or pre-read hook denies is left out, and named.
+    denied = denied_files(
+        engines.hooks, result.counts, ("pre-search", "pre-read"), **_as_step("search"), metadata=asked
+    )
+    files = sorted(file for file in result.counts if file not in denied)
     # As search_files: what the walk named by name is kept only if the pinned walk finds it so now.
     kept = skips.standing(engines.beneath, base, above=options.max_file_size, hide=hide)
     left_out = NotSearched(
@@ -99,11 +104,12 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         too_large=tuple(kept.too_large),
         binary=tuple(os.path.relpath(file, base) for file in result.binary),
         unreadable=tuple(kept.unreadable),
+        hooked=tuple(sorted(os.path.relpath(file, base) for file in denied)),
     )
     found = {f: result.counts[f] for f in files}
     count = counter(pattern, regex=not literal, case_sensitive=case_sensitive, at_end=False)
     planned, unforeseen = overlaid_counts(call.overlay, engines, base, options, hide, found, count)
-    total = result.total_matches if planned is found else sum(planned.values())
+    total = result.total_matches - sum(result.counts[f] for f in denied) if planned is found else sum(planned.values())
     return ActionOutput(
         tuple(planned), total, file_counts=planned, not_searched=left_out or None, unforeseen=unforeseen
     )
@@ -233,10 +239,13 @@ def _fire(
     action: str,
     metadata: dict[str, object] | None = None,
 ) -> None:
-    operation = f"batch_operations:pipeline_{action}"  # as a pipeline's edit names its steps (EditOptions)
-    engines.hooks.fire(
-        phase, family, tool_name="batch_operations", file_path=str(path), operation=operation, metadata=metadata
-    )
+    engines.hooks.fire(phase, family, **_as_step(action), file_path=str(path), metadata=metadata)
+
+
+def _as_step(action: str) -> dict[str, str]:
+    """The tool and operation hooks see for a step: ``batch_operations:pipeline_<action>``, as a pipeline's edit
+    names its steps (EditOptions)."""
+    return {"tool_name": "batch_operations", "operation": f"batch_operations:pipeline_{action}"}
 
 
 def own_files(engines: PipelineEngines, action: str, params: Mapping[str, Any]) -> list[str]:

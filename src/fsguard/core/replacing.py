@@ -45,6 +45,7 @@ from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
 from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.haystack import transcoded
+from fsguard.core.hookfilter import gate_reads
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore, normalise_globs, walk_files
 from fsguard.core.mutation import HookCall, mutation
 from fsguard.core.occ import OccVerdict
@@ -195,7 +196,8 @@ class ProjectReplacer:
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         # A read-only root nested below path refuses the whole run before any write, and so its preview.
         list(map(self._safe.policy.check_writable, (plan.path for plan in planned)))
-        if request.preview:
+        if request.preview:  # it names each file holding the text: a path-glob pre-read hook may keep one out
+            gate_reads(self._safe.hooks, (plan.path for plan in planned), "project_replace:preview", base)
             changes = tuple(
                 FileChange(plan.path, 0, skipped=f"{plan.left_alone}; it would be left as it is")
                 if plan.left_alone

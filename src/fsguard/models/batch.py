@@ -66,6 +66,10 @@ class NotSearched(Result):
         None, description="Directories the server's user may not list or enter and files it may not read."
     )
     skipped_unreadable_paths: list[str] | None = None
+    skipped_by_hook: int | None = Field(
+        None, description="Files a pre-search or pre-read hook given by a path glob denied: left out of the results."
+    )
+    skipped_by_hook_paths: list[str] | None = None
 
 
 class StepResult(Result):

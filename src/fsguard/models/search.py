@@ -99,6 +99,12 @@ class SearchResult(Result):
     skipped_unreadable_paths: list[str] | None = Field(
         None, description="The first 10 of them, relative to path; a directory ends in /."
     )
+    skipped_by_hook: int | None = Field(
+        None,
+        description="Files found that a pre-search (or, for content, pre-read) hook given by a path glob denied: "
+        "left out of the results.",
+    )
+    skipped_by_hook_paths: list[str] | None = Field(None, description="The first 10 of them, relative to path.")
     did_you_mean: list[str] | None = Field(
         None, description="filename mode, nothing found for a plain name: files whose name it likely misspells."
     )

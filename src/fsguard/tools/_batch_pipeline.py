@@ -128,6 +128,7 @@ def _not_searched(left_out: NotSearched | None) -> NotSearchedResult | None:
         ("skipped_too_large", left_out.too_large),
         ("skipped_binary", left_out.binary),
         ("skipped_unreadable", left_out.unreadable),
+        ("skipped_by_hook", left_out.hooked),
     ):
         if paths:
             fields[name], fields[f"{name}_paths"] = len(paths), list(paths[:SAMPLE])

@@ -19,6 +19,7 @@ from fsguard.config import Settings
 from fsguard.core.budget import fitting, held, json_size
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.globs import anchored, normalise_globs, split_globs
+from fsguard.core.hookfilter import hooked_out
 from fsguard.core.ignore import WalkOptions, excluded_by_gitignore
 from fsguard.core.patterns import compiles
 from fsguard.core.search import ContentMatch, ContentRequest, ContentSearch, search_content, search_names, searched_file
@@ -179,15 +180,15 @@ def register(catalog: Catalog) -> None:
 
 def _search(services: Services, ctx: Context, call: _SearchCall) -> SearchResult:
     """Run one search: by name or content under a directory, or in a file; then what the defaults left out."""
-    settings = services.settings
-    root = services.policy.resolve(call.path)
+    settings, root = services.settings, services.policy.resolve(call.path)
     limit = min(call.max_results or settings.max_search_results, settings.max_search_results)
     is_file = searched_file(root, settings.max_file_size)
     content = call.content(is_file)
     event = {"tool_name": "search_files", "file_path": str(root), "operation": "search_files"}
     asked = {"pattern": call.pattern, "mode": "count" if call.count_only else "content" if content else "filename"}
     services.hooks.fire("pre", "search", **event, metadata=asked)  # a denying hook stops it: nothing is searched
-    result = _found(services, ctx, call, root, limit, is_file, content)
+    found = _found(services, ctx, call, root, limit, is_file, content)  # less the files a hook's path glob denies:
+    result = hooked_out(services.hooks, found, tool_name="search_files", named=is_file, metadata=asked, sample=SAMPLE)
     services.hooks.fire("post", "search", **event, metadata={**asked, "total_matches": result.total_matches})
     return result
 

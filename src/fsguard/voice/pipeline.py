@@ -107,6 +107,7 @@ def _not_searched(left_out: NotSearched) -> str:
         ),
         ("binary, yet their bytes hold the pattern", left_out.skipped_binary, left_out.skipped_binary_paths),
         ("the server's user may not read them", left_out.skipped_unreadable, left_out.skipped_unreadable_paths),
+        ("the hooks config denies them", left_out.skipped_by_hook, left_out.skipped_by_hook_paths),
         (
             "skipped by default (params.include_dependencies=true searches them)",
             left_out.default_skipped,

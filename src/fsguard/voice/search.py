@@ -32,6 +32,8 @@ def search_text(result: SearchResult, compact: bool) -> str:
     if binary := _listed(result.skipped_binary, result.skipped_binary_paths):
         notes += f"\nBinary, not searched as text, yet their bytes hold the pattern: {binary}."
     notes += _unreadable(result.skipped_unreadable, result.skipped_unreadable_paths, "searched")
+    if hooked := _listed(result.skipped_by_hook, result.skipped_by_hook_paths):
+        notes += f"\nLeft out, as the hooks config denies them: {hooked}. Ask the user if they are needed."
     notes += _skipped(result.default_skipped, result.default_skipped_paths, "searches")
     return _capped(_search_text(result, compact), TEXT_CAP - len(notes.encode("utf-8", "replace"))) + notes
 
