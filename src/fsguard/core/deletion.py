@@ -26,7 +26,7 @@ from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.setaside import changed_error, same_entry
+from fsguard.core.setaside import changed_error, check_unchanged, same_entry
 from fsguard.core.trash import Trash, TrashEntry
 from fsguard.core.treebackup import TreeRead, read_tree
 from fsguard.core.wholefiles import checked_bytes
@@ -89,6 +89,7 @@ class Deleter:
             NotFoundError: nothing is there.
             InvalidParamsError: a non-empty directory without ``recursive``, or expected_hash on a directory.
             StaleEditError: the file changed since ``expected_hash`` was read.
+            ExternalChangeError: the file was written to while the pre-hooks ran; nothing was deleted.
             NotConfirmedError: ``confirmed`` does not hold the entry.
             TooLargeError: a permanent delete of a file above --max-file-size, or of a tree too big to back up.
         """
@@ -125,6 +126,8 @@ class Deleter:
                 # A glob naming a file inside judges it going with its folder. Walked afresh, not from read_tree's
                 # list: that one holds regular files only, and a link inside goes too.
                 fire_below(self._safe.hooks, entry, "delete", tool_name=tool, operation=operation)
+            if isinstance(data, bytes):  # a write while the hooks ran is in no backup: counted as a write is
+                check_unchanged(entry, found, data, "deleted")
             if not permanent:
                 trashed = self._trash.put(entry, found)
                 self._safe.session.forget(path)

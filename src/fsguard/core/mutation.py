@@ -139,16 +139,19 @@ class Mutation:
         a write over ``over`` (the text the file holds) keeps, so every writer stores a hook's text as write_file
         does: a hook typing LF does not turn a CRLF file LF.
 
+        A write to the file while the hooks ran (another program's, or a hook's own) is refused by the look before
+        the rename (:meth:`_check_unchanged`): its bytes are in no backup. A touch (same bytes) loses nothing.
+
         Raises:
             HookDeniedError: a hook refused; nothing was written.
         """
         outcome = self.safe.hooks.fire(
             "pre", hook.family, tool_name=hook.tool_name, file_path=str(self.path), operation=hook.operation, **fields
         )
-        if outcome.ran and self.entry is not None:
-            # What the operator's hooks did to the file under this lock (a touch, a formatter) is not another
-            # program's write: the change goes on from here, as it always did.
-            self.seen = lstat_at(self.entry) or self.seen
+        if outcome.ran and self.entry is not None and self.seen is not None and self.current is not None:
+            now = lstat_at(self.entry)  # stated before the bytes are compared: a write after that still moves it
+            if now and _signature(now) != _signature(self.seen) and on_disk_equals(self.entry, self.current):
+                self.seen = now
         self.hook_notes.extend(outcome.notes)
         return None if outcome.modified_content is None else kept_breaks(outcome.modified_content, over)
 

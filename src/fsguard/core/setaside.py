@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from fsguard.core.beneath import Pinned, rename_no_replace
+from fsguard.core.beneath import Pinned, lstat_at, rename_no_replace
 from fsguard.core.errors import EntryReplacedError, ExternalChangeError
 
 PREFIX = ".fsguard-removing-"
@@ -36,6 +36,30 @@ def same_entry(found: os.stat_result, checked: os.stat_result) -> bool:
         checked.st_ino,
         stat.S_IFMT(checked.st_mode),
     )
+
+
+def check_unchanged(entry: Pinned, checked: os.stat_result, data: bytes, doing: str) -> None:
+    """Refuse to act on a file written to since ``checked`` stated it, before its bytes ``data`` were read (another
+    program wrote to it while the pre-hooks ran, or a pre-hook did): those bytes are in no backup, and are not what
+    the caller's expected_hash pinned. A touch (the same bytes) passes. ``doing`` is the act as a past participle.
+
+    Raises:
+        ExternalChangeError: its device, inode, size, modification or change time moved and its bytes are not
+            ``data``, or it is gone.
+    """
+    from fsguard.core.mutation import on_disk_equals  # here: a start imports this module, never the write path
+
+    now = lstat_at(entry)
+    if now is None or (_written(now) != _written(checked) and not on_disk_equals(entry, data)):
+        raise ExternalChangeError(
+            f"{entry.path} changed on disk while this call ran (another program or a pre-hook wrote to it); nothing "
+            f"was {doing}. Read it again, then retry.",
+            path=str(entry.path),
+        )
+
+
+def _written(found: os.stat_result) -> tuple[int, int, int, int, int]:
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
 def changed_error(path: Path, doing: str) -> EntryReplacedError:
