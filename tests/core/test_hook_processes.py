@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from fsguard.core.errors import HookDeniedError
-from fsguard.core.hookprocess import Hook, run_hook
+from fsguard.core.hookprocess import Hook, interpret, run_hook
 from fsguard.core.hooks import HookEvent, HookRunner
 
 
@@ -98,3 +98,25 @@ def test_a_hooks_additional_context_is_cut_as_its_reason_is(tmp_path: Path, root
     assert len(note) < 3_000
     assert note.endswith("(2,000,000 characters)")
     assert "…" in note
+
+
+def test_a_hooks_answer_after_a_logged_line_is_read_from_its_last_line() -> None:
+    hook = Hook("lint", 5.0, False, "(lint)")
+    result = interpret(hook, 0, 'checking...\n{"decision": "deny", "reason": "frozen"}\n', "")
+    assert (result.decision, result.reason) == ("deny", "frozen")
+
+
+def test_a_hooks_answer_followed_by_more_output_is_a_failed_hook_not_an_allow() -> None:
+    out = '{"decision": "deny", "reason": "frozen"}\nhook done\n'
+    went_on = interpret(Hook("lint", 5.0, False, "(lint)"), 0, out, "")
+    refused = interpret(Hook("lint", 5.0, True, "(lint)"), 0, out, "")
+    assert went_on.decision == "continue"
+    assert went_on.failure is not None
+    assert "not a JSON answer" in went_on.failure
+    assert refused.decision == "deny"
+
+
+def test_a_hooks_plain_text_output_leaves_the_decision_to_its_exit_code() -> None:
+    hook = Hook("prettier --write", 5.0, True, "(prettier)")
+    assert interpret(hook, 0, "a.js 12ms\n", "").decision == "allow"
+    assert interpret(hook, 2, "a.js is frozen\n", "").decision == "deny"

@@ -196,10 +196,15 @@ def _lines(text: str) -> str:
 
 def interpret(hook: Hook, code: int | None, out: str, err: str) -> HookResult:
     """Read a finished hook's answer; ``code`` is ``None`` when it never finished and ``err`` says why."""
-    try:
-        data = json.loads(out) if out.lstrip().startswith("{") else {}
-    except json.JSONDecodeError:
-        data = {}
+    data = _answer(out)
+    if data is None and _EXIT_DECISIONS.get(code) != "deny":  # an exit code 2 denies whatever it printed
+        problem = (
+            f"printed output that is not a JSON answer ({shorten(out.strip(), 200)!r}): it must be the whole of its "
+            "stdout, or its last line"
+        )
+        verdict_of_unread: Decision = "deny" if hook.fail_on_error else "continue"
+        return HookResult(hook, verdict_of_unread, f"the hook {problem} (failOnError is set)", failure=problem)
+    data = data or {}
     answer = data.get("decision") or _EXIT_DECISIONS.get(code)
     decision = _DECISIONS.get(str(answer).strip().lower())  # "DENY" denies, as event names are read in any case
     err = shorten(err, _REASON_CHARS)  # a hook's stderr goes into an answer to the model: megabytes flooded it
@@ -213,3 +218,21 @@ def interpret(hook: Hook, code: int | None, out: str, err: str) -> HookResult:
     context = text.get("additional_context")
     context = shorten(context, _REASON_CHARS) if context else None  # a note to the model, as the reason is
     return HookResult(hook, decision, reason, text.get("modified_content"), context)
+
+
+def _answer(out: str) -> dict[str, object] | None:
+    """The JSON object a hook answered with: its whole stdout, or else its last non-empty line (a hook that logs a
+    line before its answer); ``{}`` for no answer (empty output, or plain text holding no ``{``: a formatter naming
+    the files it wrote), the exit code deciding. None for an answer that cannot be read (a deny followed by another
+    line): read as allow, it let through what the hook refused."""
+    text = out.strip()
+    if not text:
+        return {}
+    for candidate in (text, text.splitlines()[-1].strip()):
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            return data
+    return None if "{" in text else {}
