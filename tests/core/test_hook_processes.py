@@ -120,3 +120,17 @@ def test_a_hooks_plain_text_output_leaves_the_decision_to_its_exit_code() -> Non
     hook = Hook("prettier --write", 5.0, True, "(prettier)")
     assert interpret(hook, 0, "a.js 12ms\n", "").decision == "allow"
     assert interpret(hook, 2, "a.js is frozen\n", "").decision == "deny"
+
+
+def test_a_modified_content_holding_bytes_that_are_not_utf8_is_a_failed_hook_not_applied() -> None:
+    result = interpret(Hook("fmt", 5.0, False, "(fmt)"), 0, '{"modified_content": "caf\udce9\\n"}', "")
+    assert result.decision == "continue"
+    assert result.modified_content is None
+    assert result.failure is not None
+    assert "not valid UTF-8" in result.failure
+
+
+def test_a_hook_printing_bytes_that_are_not_utf8_in_its_modified_content_is_not_applied(tmp_path: Path) -> None:
+    hook = Hook('printf \'{"modified_content": "caf\\351"}\'', 5.0, False, "(fmt)")
+    result = run_hook(hook, "{}", tmp_path, threading.Event())
+    assert (result.decision, result.modified_content) == ("continue", None)

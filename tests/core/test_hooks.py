@@ -114,7 +114,8 @@ def test_the_last_non_empty_modified_content_in_config_order_wins(tmp_path: Path
     answers = ["first", "last", ""]
     entries = [one(f"""echo '{{"modified_content": "{text}"}}'""")[0] for text in answers]
     runner = load(tmp_path, root, {"pre-write": entries})
-    assert runner.run(event_for(root, content="x")) == HookOutcome("last", (), 3)
+    outcome = runner.run(event_for(root, content="x"))
+    assert outcome == HookOutcome("last", (), 3, """(echo '{"modified_content": "last"}')""")
 
 
 @pytest.mark.parametrize(

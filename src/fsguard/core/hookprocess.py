@@ -161,8 +161,10 @@ class _Pipes:
 
     def text(self) -> tuple[str, str]:
         """Stdout and stderr as text, line breaks read as a text-mode pipe reads them."""
-        out, err = (b"".join(chunks).decode("utf-8", "replace") for chunks in self._output.values())
-        return _lines(out), _lines(err)
+        out, err = (b"".join(chunks) for chunks in self._output.values())
+        # A byte of stdout that is not UTF-8 stays one (U+DC80-U+DCFF): a modified_content holding one is refused
+        # (see interpret), never written with U+FFFD in its place.
+        return _lines(out.decode("utf-8", "surrogateescape")), _lines(err.decode("utf-8", "replace"))
 
     def _write(self) -> None:
         try:
@@ -199,7 +201,8 @@ def interpret(hook: Hook, code: int | None, out: str, err: str) -> HookResult:
     data = _answer(out)
     if data is None and _EXIT_DECISIONS.get(code) != "deny":  # an exit code 2 denies whatever it printed
         problem = (
-            f"printed output that is not a JSON answer ({shorten(out.strip(), 200)!r}): it must be the whole of its "
+            f"printed output that is not a JSON answer ({shorten(_readable(out.strip()), 200)!r}): it must be the "
+            "whole of its "
             "stdout, or its last line"
         )
         verdict_of_unread: Decision = "deny" if hook.fail_on_error else "continue"
@@ -213,11 +216,38 @@ def interpret(hook: Hook, code: int | None, out: str, err: str) -> HookResult:
         problem = f"answered with unknown decision {answer!r}" if answer is not None else problem
         verdict: Decision = "deny" if hook.fail_on_error else "continue"
         return HookResult(hook, verdict, f"the hook {problem} (failOnError is set)", failure=problem)
-    text = {key: value for key, value in data.items() if isinstance(value, str)}
+    text = {
+        key: _readable(value) for key, value in data.items() if isinstance(value, str) and key != "modified_content"
+    }
+    content = data.get("modified_content")
+    if isinstance(content, str) and not _is_unicode(content) and decision != "deny":
+        problem = "answered a modified_content that is not valid UTF-8 (not applied)"
+        verdict_of_bytes: Decision = "deny" if hook.fail_on_error else "continue"
+        return HookResult(hook, verdict_of_bytes, f"the hook {problem} (failOnError is set)", failure=problem)
+    content = content if isinstance(content, str) and _is_unicode(content) else None
     reason = shorten(text.get("reason") or err or "no reason given", _REASON_CHARS)
     context = text.get("additional_context")
     context = shorten(context, _REASON_CHARS) if context else None  # a note to the model, as the reason is
-    return HookResult(hook, decision, reason, text.get("modified_content"), context)
+    return HookResult(hook, decision, reason, content, context)
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` holds no lone surrogate: a byte of the hook's stdout that was not UTF-8, or half a pair."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _readable(text: str) -> str:
+    """``text`` for a message: a byte that was not UTF-8 shown as U+FFFD."""
+    if _is_unicode(text):
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # half a surrogate pair, spelled in the JSON (\ud800): no byte stands behind it
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _answer(out: str) -> dict[str, object] | None:

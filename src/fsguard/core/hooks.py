@@ -81,6 +81,7 @@ class HookOutcome:
     modified_content: str | None
     notes: tuple[str, ...]
     ran: int
+    modified_by: str | None = None  # the label of the hook whose modified_content that is
 
 
 _EMPTY = HookOutcome(None, (), 0)
@@ -249,9 +250,11 @@ class HookRunner:
             raise HookDeniedError(f"{message} {advice}", path=event.file_path, hook=denied.hook.command)
         if pre and self._still_wanted is not None:
             self._still_wanted()  # a hook may take seconds: a call cancelled meanwhile changes nothing
-        replaced = [r.modified_content for r in results if r.modified_content]
-        content = replaced[-1] if replaced and event.event in ("pre-write", "pre-edit") else None
-        return HookOutcome(content, tuple(notes), len(results))
+        replaced = [r for r in results if r.modified_content and event.event in ("pre-write", "pre-edit")]
+        winner = replaced[-1] if replaced else None
+        if winner is None:
+            return HookOutcome(None, tuple(notes), len(results))
+        return HookOutcome(winner.modified_content, tuple(notes), len(results), winner.hook.label)
 
     def _awaited(self, running: list[Future[HookResult]], stop: threading.Event, *, pre: bool) -> None:
         """Wait for the hooks ``running``; once their call is cancelled, ``stop`` them (each is killed).

@@ -29,6 +29,7 @@ from fsguard.core.disk import read_at
 from fsguard.core.errors import (
     AccessDeniedError,
     DiskFullError,
+    EncodingError,
     ExternalChangeError,
     FsguardError,
     NotFoundError,
@@ -36,6 +37,7 @@ from fsguard.core.errors import (
 )
 from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
+from fsguard.core.hookcontent import blamed_on_hook
 from fsguard.core.occ import OccVerdict
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import DecodedText, kept_breaks
@@ -83,6 +85,7 @@ class Mutation:
     # What the hooks told the agent (additional_context, a failed pre-hook the change went on without): a result
     # carries them, or the agent never learns the hook spoke.
     hook_notes: list[str] = field(default_factory=list)
+    rewritten_by: str | None = None  # the pre-hook whose modified_content is written instead (its label)
 
     @cached_property
     def current_hash(self) -> str | None:
@@ -153,7 +156,11 @@ class Mutation:
             if now and _signature(now) != _signature(self.seen) and on_disk_equals(self.entry, self.current):
                 self.seen = now
         self.hook_notes.extend(outcome.notes)
-        return None if outcome.modified_content is None else kept_breaks(outcome.modified_content, over)
+        if outcome.modified_content is None:
+            return None
+        if outcome.modified_content not in (fields.get("content"), fields.get("new_content")):
+            self.rewritten_by = outcome.modified_by  # what the text then fails is told as that hook's
+        return kept_breaks(outcome.modified_content, over)
 
     def commit(
         self,
@@ -344,7 +351,15 @@ def mutation(
                 "was written. Check it with get_file_info, then retry.",
                 path=str(path),
             )
-        yield _opened(safe, path, entry, may_be_missing) if entry else Mutation(safe, path, None, None, _NEW_FILE_MODE)
+        change = (
+            _opened(safe, path, entry, may_be_missing) if entry else Mutation(safe, path, None, None, _NEW_FILE_MODE)
+        )
+        try:
+            yield change
+        except (EncodingError, TooLargeError) as exc:
+            if change.rewritten_by is None:
+                raise
+            raise blamed_on_hook(exc, change.rewritten_by, path) from exc
 
 
 def _opened(safe: Safeguards, path: Path, entry: Pinned, may_be_missing: bool) -> Mutation:
