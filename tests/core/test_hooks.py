@@ -56,7 +56,9 @@ def test_exit_code_2_denies_with_stderr_as_the_reason(tmp_path: Path, root: Path
         runner.run(event_for(root))
     message = denied.value.message
     assert denied.value.code == "hook_denied"
-    assert message.startswith("pre-write hook denied write_file: secrets are not allowed. Nothing was written.")
+    assert message.startswith(
+        "pre-write hook denied write_file on a.txt: secrets are not allowed. Nothing was written."
+    )
     assert "secret scan" in message
 
 

@@ -100,7 +100,7 @@ async def test_a_hook_keeping_read_file_and_search_files_out_of_a_folder_keeps_a
     async with connect(hooks_config=config) as client:
         refused = await client.call_tool("batch_operations", pipeline(*steps))
     assert error_code(refused) == "batch_failed"
-    assert "hook denied batch_operations: secret folder" in text_of(refused)
+    assert "hook denied batch_operations on secret" in text_of(refused)
     assert "hunter2" not in text_of(refused) + json.dumps(refused.structured_content)
 
 

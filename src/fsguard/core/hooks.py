@@ -99,6 +99,12 @@ class _Entry:
         return by_path or (self.tool is not None and any(self.tool(name) for name in _tool_names(event)))
 
 
+def _shown(path: Path, roots: tuple[Path, ...]) -> str:
+    """``path`` relative to the root holding it (as the agent names it), or whole outside every root."""
+    inside = [path.relative_to(root).as_posix() for root in roots if path.is_relative_to(root) and path != root]
+    return min(inside, key=len) if inside else str(path)
+
+
 def _tool_names(event: HookEvent) -> tuple[str, ...]:
     """The names a tool pattern may match: the tool's, and for a batch_operations step also ``batch_<family>``
     (``batch_write``, ``batch_edit``, ``batch_move``, …), the name the seed's hooks saw for it."""
@@ -118,6 +124,7 @@ class HookRunner:
         stop_if_cancelled: Callable[[], None] | None = None,
     ) -> None:
         self._by_event = by_event
+        self._roots = roots
         self._cwd = roots[0] if roots else None
         # Raises if the call was cancelled while its pre-hooks ran (PathLocks.still_wanted).
         self._still_wanted = still_wanted
@@ -244,7 +251,13 @@ class HookRunner:
         denied = next((r for r in results if r.decision == "deny"), None)
         if denied is not None and pre:
             undone = _UNDONE.get(event.event.removeprefix("pre-"), "written")
-            what = event.tool_name if within is None else f"{event.tool_name} of {within}, for {event.file_path} inside"
+            # The file named: one refused among many (project_replace, a pipeline step) is otherwise found by guess.
+            name = _shown(Path(event.file_path), self._roots)
+            what = (
+                f"{event.tool_name} on {name}"
+                if within is None
+                else f"{event.tool_name} of {within}, for {name} inside"
+            )
             message = f"{event.event} hook denied {what}: {denied.reason}. Nothing was {undone}."
             advice = f"The hook {denied.hook.label} refused it; satisfy it or ask the user to change the hooks config."
             raise HookDeniedError(f"{message} {advice}", path=event.file_path, hook=denied.hook.command)

@@ -32,6 +32,7 @@ from fsguard.core.errors import (
     BinaryFileError,
     ExternalChangeError,
     FsguardError,
+    HookDeniedError,
     InvalidParamsError,
     IsDirectoryError,
     NotDirectoryError,
@@ -216,13 +217,13 @@ class ProjectReplacer:
                 occurrences=total,
                 risk_level=risk.value,
             )
-        done, group = self._apply_all(planned, external, progress)
+        done, group = self._apply_all(planned, external, progress, base)
         total = sum(c.replacements for c in done)
         applied = (tuple(done), total, risk, scanned, group.group_id if group else None)
         return ReplaceReport("applied", *applied, *seen, excluded_by_gitignore=ignored, more_files=more)
 
     def _apply_all(
-        self, planned: list[_Plan], external: dict[Path, OccVerdict], progress: Progress | None
+        self, planned: list[_Plan], external: dict[Path, OccVerdict], progress: Progress | None, base: Path
     ) -> tuple[list[FileChange], Group | None]:
         """Change the planned files one at a time, in order; what changed, and its group."""
         done: list[FileChange] = []
@@ -237,7 +238,7 @@ class ProjectReplacer:
                     if progress is not None:
                         progress(number, len(planned))  # may raise to cancel: the files before are whole, backed up
         except FsguardError as exc:  # a full disk mid-run, say: the files changed before it stay changed
-            _name_changed(exc, done, len(planned), self._save_group(done))
+            _name_changed(exc, done, len(planned), self._save_group(done), base)
             raise
         except BaseException:  # a cancelled run still gets its group: the files it changed are restorable as one
             self._save_group(done)
@@ -345,20 +346,24 @@ def _shown(files: Iterable[Path], hide: HiddenFiles | None) -> Iterable[Path]:
 _TAKEN_AWAY = (NotFoundError, AccessDeniedError, NotDirectoryError, IsDirectoryError, BinaryFileError, TooLargeError)
 
 
-def _name_changed(error: FsguardError, done: list[FileChange], planned: int, group: Group | None) -> None:
-    """Add to ``error`` which files the run had changed before it, and how to take them back."""
+def _name_changed(error: FsguardError, done: list[FileChange], planned: int, group: Group | None, base: Path) -> None:
+    """Add to ``error`` which files the run had changed before it, how to take them back, and how to reach the rest
+    (a file a pre-hook refuses is refused on every run: only leaving it out gets past it)."""
+    again = "run project_replace again to change the rest."
+    if isinstance(error, HookDeniedError):
+        name = _relative(Path(str(error.fields["path"])), base)
+        error.message = error.message.replace("Nothing was written.", f"{name} was not written.", 1)
+        again = f"run it again with exclude_paths=[{name!r}] for the rest."
     changed = [c for c in done if c.content_hash is not None]
     if not changed:
+        error.message += f" No file was changed; {again}" if planned > 1 else ""
         return
     names = ", ".join(c.path.name for c in changed[:5]) + (" …" if len(changed) > 5 else "")
-    undo = (
-        f"backup(action='restore', backup_id='{group.group_id}') undoes them"
-        if group is not None
-        else f"{UNDO_EACH_FILE} undoes each"
-    )
+    undo = f"{UNDO_EACH_FILE} undoes each"
+    if group is not None:
+        undo = f"backup(action='restore', backup_id='{group.group_id}') undoes them"
     error.message += (
-        f" Before this, {len(changed)} of {planned} file(s) were changed and stay so ({names}); {undo}, or run "
-        "project_replace again to change the rest."
+        f" Before this, {len(changed)} of {planned} file(s) were changed and stay so ({names}); {undo}, or {again}"
     )
     error.fields["changed_files"] = [str(c.path) for c in changed]
     error.fields["changed_backup_ids"] = [c.backup_id for c in changed]
