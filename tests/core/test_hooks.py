@@ -131,12 +131,17 @@ def test_the_last_non_empty_modified_content_in_config_order_wins(tmp_path: Path
         ("src/*.py", "src/sub/a.py", False),
         ("src/**", "src/sub/a.py", True),
         ("docs/*.md", "src/docs/a.md", False),
+        ("./src/*.py", "src/a.py", True),
+        ("src//*.py", "src/a.py", True),
+        ("{root}/src/*.py", "src/a.py", True),
+        ("{root}/src/*.py", "a.py", False),
     ],
 )
 def test_a_path_glob_hook_fires_only_for_matching_files(
     tmp_path: Path, root: Path, glob: str, name: str, fires: bool
 ) -> None:
-    runner = load(tmp_path, root, {"pre-write": [{"path": glob, "hooks": one("true")[0]["hooks"]}]})
+    entry = {"path": glob.format(root=root), "hooks": one("true")[0]["hooks"]}
+    runner = load(tmp_path, root, {"pre-write": [entry]})
     assert runner.run(event_for(root, name)).ran == int(fires)
 
 

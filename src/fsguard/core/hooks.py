@@ -298,9 +298,13 @@ def _glob_match(glob: tuple[str, ...], parts: tuple[str, ...]) -> bool:
 
 
 def _path_matcher(glob: str, roots: tuple[Path, ...]) -> Predicate:
-    segments = tuple(glob.strip("/").split("/"))
     if "/" not in glob:
         return lambda raw: fnmatchcase(PurePath(raw).name, glob)
+    # Read as the operator plainly meant it ("./sub/*.py" and "sub//*.py" are "sub/*.py"), and an absolute glob
+    # against the absolute path: each was matched against root-relative parts as written, so never fired.
+    segments = tuple(part for part in glob.split("/") if part not in ("", "."))
+    if glob.startswith("/"):
+        return lambda raw: _glob_match(segments, PurePath(raw).parts[1:])
 
     def relative(raw: str) -> bool:
         path = PurePath(raw)
