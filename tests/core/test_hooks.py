@@ -302,6 +302,12 @@ def test_underscore_event_spellings_are_accepted(tmp_path: Path, root: Path) -> 
         (json.dumps({"hooks": {"pre-write": [{"pattern": "*"}]}}), 'needs a "hooks" list'),
         (json.dumps({"hooks": {"pre-write": one("true", type="http")}}), '"type": "command"'),
         (json.dumps({"hookz": {}}), 'a "hooks" object'),
+        (json.dumps({"hooks": {}, "extra": 1}), "unknown top-level key 'extra'"),
+        ('{"hooks": {"pre-write": [{"hooks": [{"command": "true"}]}]}, "hooks": {}}', "the key 'hooks' appears twice"),
+        (
+            '{"hooks": {"pre-write": [{"hooks": [{"command": "a", "command": "b"}]}]}}',
+            "the key 'command' appears twice",
+        ),
     ],
 )
 def test_a_missing_or_invalid_config_is_refused_at_load_naming_the_file(

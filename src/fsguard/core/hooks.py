@@ -154,11 +154,15 @@ class HookRunner:
             return HookConfigError(f"hooks config {config_path}: {where}{problem}.", path=str(config_path))
 
         try:
-            data = json.loads(config_path.read_text(encoding="utf-8"))
+            data = json.loads(config_path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+        except _DuplicateKeyError as exc:  # json keeps the last silently: a whole "hooks" object was dropped
+            raise bad(f"the key {exc.key!r} appears twice in one object; keep one") from exc
         except (OSError, ValueError) as exc:  # ValueError covers bad JSON and bad UTF-8
             raise bad(f"cannot be read as JSON ({exc})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
             raise bad('the top level must be an object with a "hooks" object')
+        if extra := sorted(set(data) - {"hooks"}):  # a misspelt or misplaced key, refused as an entry's is
+            raise bad(f'unknown top-level key {extra[0]!r}; the only one is "hooks"')
         by_event: dict[str, list[_Entry]] = {}
         for name, entries in data["hooks"].items():
             event = name.strip().lower().replace("_", "-")
@@ -355,6 +359,26 @@ def _names_files(pattern: str) -> bool:
     """Whether ``pattern`` can only be a file glob: it holds ``.`` or ``/``, which no tool name does (a regex is a
     tool-name pattern whatever it holds)."""
     return not pattern.startswith("re:") and ("." in pattern or "/" in pattern)
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict, refusing a key given twice (json.loads keeps the last one silently).
+
+    Raises:
+        _DuplicateKeyError: a key appears twice.
+    """
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKeyError(key)
+        found[key] = value
+    return found
 
 
 def _object(raw: object, schema: _Schema, bad: Callable[[str], HookConfigError]) -> dict[str, Any]:
