@@ -163,12 +163,13 @@ def push(call: GitCall) -> GitResult:
     repo, request = call.repo, call.request
     remote = request.remote or "origin"
     receiver = check_remote(call, remote)
+    refspec = _branch_refspec(call, request.name)
     pushed = request.name or current_branch(repo)
     fire(call.safe, "pre", "write", repo.root, "push", remote=remote, branch=pushed, force=request.force)
     # With the lease alone, a fetch in the background (an editor's) while the user was asked moved the remote-tracking
     # ref to the commits someone else pushed, and the push replaced them unseen: it must also hold that ref's tip.
     lease = ["--force-with-lease", "--force-if-includes"] if request.force else []
-    upstream = ["--set-upstream", remote, request.name] if request.name else [remote]
+    upstream = ["--set-upstream", remote, refspec] if refspec else [remote]
     out = repo.git("push", "--porcelain", *receiver, *lease, *upstream, check=False)
     refs = parse_push(out.stdout)
     if out.code != 0:
@@ -210,9 +211,33 @@ def rejected_push(call: GitCall) -> list[str]:
     request = call.request
     remote = request.remote or "origin"
     receiver = check_remote(call, remote)
-    upstream = [remote, request.name] if request.name else [remote]
+    refspec = _branch_refspec(call, request.name)
+    upstream = [remote, refspec] if refspec else [remote]
     out = call.repo.git("push", "--dry-run", "--no-verify", "--porcelain", *receiver, *upstream, check=False)
     return [f"{_refspec(r.refspec)} {r.summary}" for r in parse_push(out.stdout) if r.rejected]
+
+
+def _branch_refspec(call: GitCall, name: str | None) -> str | None:
+    """The explicit refspec pushing branch ``name`` to the remote's branch of that name; None without a name.
+
+    git reads a pushed name as a refspec: ``+main`` force-pushed with no lease and no question, ``:keep`` deleted
+    the remote's branch, ``main:other`` wrote another one.
+
+    Raises:
+        InvalidParamsError: ``name`` is not a plain branch name.
+    """
+    if name is None:
+        return None
+    ref = f"refs/heads/{name}"
+    # "+" is legal inside a ref name, so git's own check passes "+main": it is refused first.
+    if name.startswith("+") or call.repo.git("check-ref-format", ref, check=False).code != 0:
+        raise InvalidParamsError(
+            f'name {name!r} is not a branch name: push takes the plain name of a local branch (name="main"), '
+            "never a refspec (no '+', ':', '*', '^', '~', '?', '[', '..' or '@{'). Nothing was pushed. To replace the "
+            "remote's commits pass force=true (--force-with-lease); to delete a remote branch, ask the user.",
+            param="name",
+        )
+    return f"{ref}:{ref}"
 
 
 def restore(call: GitCall) -> GitResult:

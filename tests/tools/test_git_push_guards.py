@@ -1,0 +1,49 @@
+"""What a push may send: a plain branch name, never a refspec git would read as a forced push or a deletion. Both
+protocol eras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import error_code, text_of
+from tests.tools.test_git import git, make_repo
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def published(root: Path) -> Path:
+    """A repository whose bare remote (origin, in the root) has main and keep, main one commit ahead of the local."""
+    repo = make_repo(root)
+    remote = root / "remote.git"
+    git(root, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    (repo / ".git" / "info" / "exclude").write_text("remote.git/\n", encoding="utf-8")
+    git(repo, "push", "-q", "origin", "main:main", "main:keep")
+    git(repo, "commit", "-q", "--amend", "-m", "rewritten")
+    return repo
+
+
+@pytest.mark.parametrize("name", ["+main", ":keep", "main:keep", "+main:keep", "ma*n", "main^", "HEAD@{1}"])
+async def test_push_refuses_a_name_git_would_read_as_a_refspec(client: Client, published: Path, name: str) -> None:
+    remote = published / "remote.git"
+    before = git(remote, "for-each-ref")
+    result = await client.call_tool("git", {"action": "push", "name": name})
+    assert error_code(result) == "invalid_params"
+    assert "not a branch name" in text_of(result)
+    assert git(remote, "for-each-ref") == before  # main not replaced, keep not deleted
+
+
+async def test_push_of_a_plain_name_sets_its_upstream_and_replaces_only_with_the_lease(
+    client: Client, published: Path
+) -> None:
+    remote = published / "remote.git"
+    git(published, "fetch", "-q", "origin")
+    forced = await client.call_tool("git", {"action": "push", "name": "main", "force": True})
+    assert not forced.is_error, text_of(forced)
+    assert git(remote, "rev-parse", "main") == git(published, "rev-parse", "main")
+    assert git(published, "config", "branch.main.merge").strip() == "refs/heads/main"
+    assert git(remote, "rev-parse", "keep") != git(published, "rev-parse", "main")
