@@ -3,12 +3,13 @@ protocol eras."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, text_of
+from tests.conftest import ClientFactory, error_code, text_of
 from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
@@ -47,3 +48,41 @@ async def test_push_of_a_plain_name_sets_its_upstream_and_replaces_only_with_the
     assert git(remote, "rev-parse", "main") == git(published, "rev-parse", "main")
     assert git(published, "config", "branch.main.merge").strip() == "refs/heads/main"
     assert git(remote, "rev-parse", "keep") != git(published, "rev-parse", "main")
+
+
+@pytest.mark.parametrize("name", ["main", None])
+async def test_push_into_a_local_repository_refuses_history_holding_a_file_a_root_anchored_rule_hides(
+    connect: ClientFactory, root: Path, name: str | None
+) -> None:
+    # In root/clone the file would be clone/config/secrets.yml, which the rule does not match.
+    repo = make_repo(root)
+    (repo / "config").mkdir()
+    (repo / "config" / "secrets.yml").write_text("db_password: do-not-print\n", encoding="utf-8")
+    git(repo, "add", "config/secrets.yml")
+    git(repo, "commit", "-q", "-m", "secrets")
+    git(repo, "rm", "-q", "config/secrets.yml")
+    git(repo, "commit", "-q", "-m", "gone from the tip, not from the history")
+    clone = root / "clone"
+    git(root, "init", "-q", "--bare", str(clone))
+    git(repo, "remote", "add", "origin", str(clone))
+    pushed = {"action": "push", "remote": str(clone), **({"name": name} if name else {})}
+    async with connect(deny=("config/secrets.yml",)) as client:
+        result = await client.call_tool("git", pushed)
+    assert error_code(result) == "access_denied"
+    assert "1 file a deny rule hides" in text_of(result)
+    assert "secrets" not in text_of(result)
+    assert git(clone, "for-each-ref") == ""
+    blob = git(repo, "rev-parse", "HEAD~1:config/secrets.yml").strip()
+    assert subprocess.run(["git", "cat-file", "-e", blob], cwd=clone, check=False).returncode != 0
+
+
+async def test_push_into_a_local_repository_goes_through_when_no_rule_hides_a_file_of_its_history(
+    connect: ClientFactory, root: Path
+) -> None:
+    repo = make_repo(root)
+    clone = root / "clone"
+    git(root, "init", "-q", "--bare", str(clone))
+    async with connect(deny=("config/secrets.yml",)) as client:
+        result = await client.call_tool("git", {"action": "push", "remote": str(clone), "name": "main"})
+    assert not result.is_error, text_of(result)
+    assert git(clone, "rev-parse", "main") == git(repo, "rev-parse", "main")

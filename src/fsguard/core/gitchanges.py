@@ -21,7 +21,7 @@ from fsguard.core.gitcommit import commit_paths
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent_push_advice
-from fsguard.core.gitremote import check_remote
+from fsguard.core.gitremote import check_pushed_history, check_remote
 from fsguard.core.gitrepo import GitCall, fire, holding_files
 from fsguard.core.gitrestore import (
     back_up,
@@ -164,6 +164,8 @@ def push(call: GitCall) -> GitResult:
     remote = request.remote or "origin"
     receiver = check_remote(call, remote)
     refspec = _branch_refspec(call, request.name)
+    if receiver:  # a local repository under the roots
+        check_pushed_history(call, remote, refspec)
     pushed = request.name or current_branch(repo)
     fire(call.safe, "pre", "write", repo.root, "push", remote=remote, branch=pushed, force=request.force)
     # With the lease alone, a fetch in the background (an editor's) while the user was asked moved the remote-tracking
@@ -212,6 +214,8 @@ def rejected_push(call: GitCall) -> list[str]:
     remote = request.remote or "origin"
     receiver = check_remote(call, remote)
     refspec = _branch_refspec(call, request.name)
+    if receiver:  # refused all the same: nothing to ask about
+        check_pushed_history(call, remote, refspec)
     upstream = [remote, refspec] if refspec else [remote]
     out = call.repo.git("push", "--dry-run", "--no-verify", "--porcelain", *receiver, *upstream, check=False)
     return [f"{_refspec(r.refspec)} {r.summary}" for r in parse_push(out.stdout) if r.rejected]

@@ -7,9 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import AccessDeniedError, ReadOnlyError
 from fsguard.core.gitparse import text
 from fsguard.core.gitrepo import GitCall
+from fsguard.core.gitscreen import hidden
 
 
 def check_remote(call: GitCall, remote: str) -> list[str]:
@@ -31,6 +33,39 @@ def check_remote(call: GitCall, remote: str) -> list[str]:
         for guess in _GUESSED:
             _check_receiver(call, remote, location, location + guess)
     return [_LOCAL_RECEIVE_PACK] if local_paths else []
+
+
+def check_pushed_history(call: GitCall, remote: str, refspec: str | None) -> None:
+    """Refuse a push into a local repository (one under the roots) when the history it sends holds a file a deny
+    rule hides: there it lies under another path (``clone/config/secrets.yml``), which a rule anchored at the root
+    does not match, and ``git show`` in that repository printed it.
+
+    Every commit the pushed refs reach is screened, not only those the remote lacks: what the remote holds is a
+    directory of plain files (a ref deleted there makes git send the objects again). Without a refspec every ref
+    is, since push.default and the remote's push refspecs decide what goes.
+
+    Raises:
+        AccessDeniedError: a path in that history is hidden by a deny rule (counted, never named).
+    """
+    if not call.safe.policy.deny.active:
+        return
+    tips = [refspec.partition(":")[0]] if refspec else ["--all"]
+    # Every path any of those commits holds: each is added by some commit, and --root lists a first commit's files,
+    # --diff-merges=first-parent what a merge brings in besides.
+    out = call.repo.git(
+        *("log", "--format=", "--name-only", "-z", "--no-renames", "--root", "--diff-merges=first-parent"),
+        *("--no-show-signature", *tips, "--"),
+    )
+    found = hidden(call, {text(name) for name in out.stdout.split(b"\0") if name})
+    if found:
+        narrower = "" if refspec else "; without name every branch and tag was checked: pass name= the branch"
+        raise AccessDeniedError(
+            f"push refused: the history pushed into the local repository {remote!r} holds "
+            f"{plural(len(found), 'file')} a deny rule hides (not named here), which that repository would show "
+            f"under a path the rule does not match{narrower}. Nothing was pushed. Push to a network remote, or ask "
+            "the user to push.",
+            remote=remote,
+        )
 
 
 # Where git looks for the repository a local path names, in its order (enter_repo): each is checked, since a link
