@@ -9,15 +9,19 @@ pointed at, so it can be recreated with ``rev``.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.gitparse import REF_FORMAT, parse_refs, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrepo import GitCall, Repository, fire, holding_files
-from fsguard.core.gitscreen import check_changeable
+from fsguard.core.gitscreen import check_changeable, hidden
+from fsguard.core.pathforms import escaped
 from fsguard.models.git import GitResult
 
 
@@ -136,13 +140,78 @@ def _switching(call: GitCall, target: str) -> Iterator[None]:
     root, and hold the locks of the files it rewrites (those that differ between HEAD and ``target``, up to
     :meth:`PathLocks.most_held`), so another fsguard's edit of one is never lost under git's rewrite, and a cancelled
     switch stops before it starts."""
-    changed = call.repo.git("diff", "--name-only", "-z", "HEAD", target, "--", check=False)
-    # Else (an unborn HEAD, an unknown rev) git's own switch says what is wrong.
+    if current_commit(call.repo) is None:  # an unborn HEAD (an orphan branch): every file of the target comes in
+        changed = call.repo.git("ls-tree", "-r", "-z", "--name-only", target, "--", check=False)
+    else:
+        changed = call.repo.git("diff", "--name-only", "-z", "HEAD", target, "--", check=False)
+    # Else (an unknown rev) git's own switch says what is wrong.
     names = [text(name) for name in changed.stdout.split(b"\0") if name] if changed.code == 0 else []
     check_changeable(call, names)
+    _check_untracked(call, names)
     locked = names if len(names) <= call.safe.locks.most_held() else []  # else under the repository's lock alone
     with holding_files(call.safe, (Path(call.repo.absolute(name)) for name in locked)):
         yield
+
+
+def _check_untracked(call: GitCall, names: list[str]) -> None:
+    """Refuse a switch that would overwrite or delete what git does not track where the target puts a file: an
+    untracked file at that path or at a folder on its way, or a folder holding untracked files where the target has
+    a file. git refuses this itself for untracked files, but an ignored one (out.log, a build/ folder, an .env) it
+    overwrites or deletes silently, and nothing keeps a copy.
+
+    Raises:
+        InvalidParamsError: such paths exist (named, but for those a deny rule hides, which are counted).
+    """
+    repo = call.repo
+    at_stake = sorted(
+        {"/".join(parts[:depth]) for parts in (n.split("/") for n in names) for depth in range(1, len(parts) + 1)}
+    )
+    if not at_stake:
+        return
+    tracked = {text(name) for name in repo.git("ls-files", "-z").stdout.split(b"\0") if name}
+    endpoints = set(names)
+    lost: list[str] = []
+    folders: list[str] = []  # folders where the target has a file: lost only if they hold untracked files
+    cut: set[str] = set()  # paths whose descendants need no look (not a folder on disk, or already at stake)
+    for name in at_stake:
+        parts = name.split("/")
+        if any("/".join(parts[:depth]) in cut for depth in range(1, len(parts))):
+            continue
+        try:
+            mode = os.lstat(repo.absolute(name)).st_mode
+        except OSError:  # not there (or unreachable): nothing of it to lose
+            cut.add(name)
+            continue
+        if name in tracked:  # git's own business: it refuses to overwrite local changes
+            continue
+        if stat.S_ISDIR(mode):
+            if name in endpoints:
+                folders.append(name)
+                cut.add(name)
+            continue
+        lost.append(name)  # an untracked file, link or other, where the target has a file or a folder
+        cut.add(name)
+    if folders:
+        inside = repo.git("ls-files", "-z", "--others", "--", *folders).stdout
+        held = {text(name) for name in inside.split(b"\0") if name}
+        lost += [f"{folder}/" for folder in folders if any(name.startswith(f"{folder}/") for name in held)]
+    if not lost:
+        return
+    secret = hidden(call, lost)
+    shown = [name for name in sorted(lost) if name not in secret]
+    told = [escaped(name) for name in shown[:_NAMED_AT_MOST]]
+    if len(shown) > _NAMED_AT_MOST:
+        told.append(f"{len(shown) - _NAMED_AT_MOST} more")
+    if secret:
+        told.append(f"{len(secret)} a deny rule hides")
+    raise InvalidParamsError(
+        f"switching would overwrite or delete {plural(len(lost), 'path')} git does not track (ignored ones too), "
+        f"keeping no copy: {', '.join(told)}. Nothing was changed. Move {'it' if len(lost) == 1 else 'them'} "
+        "out of the way first (move_file), then switch again."
+    )
+
+
+_NAMED_AT_MOST = 10
 
 
 def _delete(call: GitCall, name: str, result: GitResult) -> None:
