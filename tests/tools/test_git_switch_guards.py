@@ -1,5 +1,6 @@
 """What a branch switch may not lose: files git does not track (ignored ones too) where the target puts a file, and
-files a deny rule hides, from a branch with no commits too. Both protocol eras."""
+files a deny rule hides, from a branch with no commits too, or renamed; and what a restore of a rename checks
+and brings back. Both protocol eras."""
 
 from __future__ import annotations
 
@@ -71,3 +72,41 @@ async def test_a_switch_from_a_branch_with_no_commits_keeps_an_ignored_file_the_
     assert error_code(result) == code
     assert (repo / name).read_text(encoding="utf-8") == "precious\n"
     assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "fresh"
+
+
+async def test_a_switch_to_a_branch_that_renamed_a_hidden_file_is_refused(client: Client, repo: Path) -> None:
+    # Read as a rename, the diff named only settings.txt, and the switch deleted .env unchecked.
+    (repo / ".env").write_text("SECRET=hunter2\nA=1\nB=2\n", encoding="utf-8")
+    git(repo, "add", "-f", ".env")
+    git(repo, "commit", "-q", "-m", "env")
+    git(repo, "switch", "-q", "-c", "renamed")
+    git(repo, "mv", ".env", "settings.txt")
+    git(repo, "commit", "-q", "-m", "rename")
+    git(repo, "switch", "-q", "main")
+    result = await client.call_tool("git", {"action": "branch", "name": "renamed", "checkout": True})
+    assert error_code(result) == "access_denied"
+    assert (repo / ".env").read_text(encoding="utf-8") == "SECRET=hunter2\nA=1\nB=2\n"
+    assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "main"
+
+
+async def test_unstaging_the_rename_of_a_hidden_file_is_refused(client: Client, repo: Path) -> None:
+    (repo / ".env").write_text("SECRET=hunter2\nA=1\nB=2\n", encoding="utf-8")
+    git(repo, "add", "-f", ".env")
+    git(repo, "commit", "-q", "-m", "env")
+    git(repo, "mv", ".env", "settings.txt")
+    result = await client.call_tool("git", {"action": "restore", "paths": ["."], "staged": True})
+    assert error_code(result) == "access_denied"
+    assert git(repo, "ls-files", ".env") == ""
+
+
+async def test_restoring_a_staged_rename_from_head_brings_the_old_file_back_as_git_does(
+    client: Client, repo: Path
+) -> None:
+    (repo / "a.txt").write_text("1\n2\n3\n4\n", encoding="utf-8")
+    git(repo, "commit", "-q", "-a", "-m", "four lines")
+    git(repo, "mv", "a.txt", "b.txt")
+    (repo / "b.txt").write_text("1\n2\n3\n4\nmine\n", encoding="utf-8")
+    result = await client.call_tool("git", {"action": "restore", "paths": ["."], "rev": "HEAD", "force": True})
+    assert not result.is_error, text_of(result)
+    assert (repo / "a.txt").read_text(encoding="utf-8") == "1\n2\n3\n4\n"
+    assert not (repo / "b.txt").exists()  # as git restore --source=HEAD leaves it (backed up first)

@@ -265,7 +265,10 @@ def restore(call: GitCall) -> GitResult:
         changed = (
             repo.git("ls-files", "-z", "--", *specs)
             if unborn
-            else repo.git("diff", "--cached", "--name-only", "-z", request.rev or "HEAD", "--", *specs, check=False)
+            else repo.git(
+                *("diff", "--cached", "--name-only", "--no-renames", "-z", request.rev or "HEAD", "--", *specs),
+                check=False,
+            )
         )
         check_changeable(call, _names(changed.stdout), staging=True)
         targets = [repo.absolute(spec) for spec in specs]
@@ -288,7 +291,7 @@ def restore(call: GitCall) -> GitResult:
         )
     # What git restore will overwrite: the tracked files whose working-tree bytes differ from the source.
     against = [request.rev] if request.rev else []
-    names = _names(repo.git("diff", "--name-only", "-z", *against, "--", *specs).stdout)
+    names = _names(repo.git("diff", "--name-only", "--no-renames", "-z", *against, "--", *specs).stdout)
     check_changeable(call, names)
     return _discard(call, names)
 

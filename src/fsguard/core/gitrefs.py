@@ -143,7 +143,7 @@ def _switching(call: GitCall, target: str) -> Iterator[None]:
     if current_commit(call.repo) is None:  # an unborn HEAD (an orphan branch): every file of the target comes in
         changed = call.repo.git("ls-tree", "-r", "-z", "--name-only", target, "--", check=False)
     else:
-        changed = call.repo.git("diff", "--name-only", "-z", "HEAD", target, "--", check=False)
+        changed = call.repo.git("diff", "--name-only", "--no-renames", "-z", "HEAD", target, "--", check=False)
     # Else (an unknown rev) git's own switch says what is wrong.
     names = [text(name) for name in changed.stdout.split(b"\0") if name] if changed.code == 0 else []
     check_changeable(call, names)
