@@ -274,3 +274,13 @@ async def test_a_forced_restore_through_a_line_ending_filter_leaves_the_index_fr
     assert status["unstaged"] == []
     assert status["clean"] is True
     assert git(repo, "diff-files", "--name-only") == ""
+
+
+async def test_status_lists_untracked_files_when_the_repository_config_hides_them(client: Client, repo: Path) -> None:
+    git(repo, "config", "status.showUntrackedFiles", "no")
+    (repo / "new_work.txt").write_text("important\n", encoding="utf-8")
+    (repo / "fresh").mkdir()
+    (repo / "fresh" / "x.txt").write_text("x\n", encoding="utf-8")
+    listed = await call(client, action="status")
+    assert listed["clean"] is False
+    assert listed["untracked"] == [str(repo / "fresh") + "/", str(repo / "new_work.txt")]

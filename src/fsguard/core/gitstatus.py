@@ -14,7 +14,9 @@ from fsguard.models.git import GitResult, GitStatusCounts
 def status(call: GitCall) -> GitResult:
     """Branch, upstream distance and the paths in each state."""
     repo, cap = call.repo, call.request.max_lines
-    out = repo.git("status", "--porcelain=v2", "--branch", "-z", "--", *call.scope)
+    # --untracked-files: status.showUntrackedFiles=no in the repository's config made a new file invisible, and
+    # status called the tree clean; normal lists an untracked folder once, with its "/".
+    out = repo.git("status", "--porcelain=v2", "--branch", "--untracked-files=normal", "-z", "--", *call.scope)
     report = parse_status(out.stdout)
     unread = unreadable(call, out.stderr)
     reported = (report.staged, report.unstaged, report.untracked, report.conflicted)
