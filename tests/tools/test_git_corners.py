@@ -284,3 +284,16 @@ async def test_status_lists_untracked_files_when_the_repository_config_hides_the
     listed = await call(client, action="status")
     assert listed["clean"] is False
     assert listed["untracked"] == [str(repo / "fresh") + "/", str(repo / "new_work.txt")]
+
+
+async def test_show_of_a_folder_judges_and_lists_a_name_holding_a_line_break_as_one_name(
+    client: Client, repo: Path
+) -> None:
+    (repo / "d").mkdir()
+    (repo / "d" / "new\nline.pem").write_text("PEM\n", encoding="utf-8")  # hidden by the default rules (*.pem)
+    (repo / "d" / "two\nlines.txt").write_text("x\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd names")
+    shown = await call(client, action="show", rev="HEAD:d")
+    assert shown["patch"].splitlines()[2:] == ["two\\u000alines.txt"]
+    assert shown["denied"] == 1

@@ -16,6 +16,7 @@ from pathlib import Path
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.gitparse import text
 from fsguard.core.gitrepo import GitCall
+from fsguard.core.pathforms import escaped
 
 
 def hidden(call: GitCall, names: Iterable[str]) -> set[str]:
@@ -172,16 +173,26 @@ def check_source(call: GitCall, rev: str) -> None:
 
 def visible_tree(call: GitCall, rev: str, shown: str) -> tuple[str, int]:
     """``git show`` of a tree (a header, a blank line, one name per line, a directory ending in ``/``) without
-    the names a deny rule hides, and how many were left out."""
+    the names a deny rule hides, and how many were left out.
+
+    The names are git's own, NUL-separated (``ls-tree -z``): read from the lines git show prints, a name holding a
+    line break was two names, each judged alone (``d/new`` shown of the hidden ``d/new<LF>line.pem``). A name is
+    listed escaped, so it stays one line. The listing keeps as many entries as ``shown`` had lines (cut at max_lines).
+    """
     header, blank, listing = shown.partition("\n\n")
     if not blank:
         return shown, 0
     folder = object_path(rev)
     prefix = "" if folder in (None, ".") else f"{folder}/"
-    names = listing.splitlines()
+    names: list[str] = []
+    for entry in call.repo.git("ls-tree", "-z", rev).stdout.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")  # "<mode> <type> <id>", then the name
+        if name:
+            names.append(text(name) + ("/" if meta.split(b" ")[1:2] == [b"tree"] else ""))
+    names = names[: len(listing.splitlines())]
     left_out = hidden(call, [prefix + name for name in names])
     kept = [name for name in names if prefix + name not in left_out]
-    return header + blank + "".join(f"{name}\n" for name in kept), len(left_out)
+    return header + blank + "".join(f"{escaped(name)}\n" for name in kept), len(left_out)
 
 
 def object_path(rev: str) -> str | None:
