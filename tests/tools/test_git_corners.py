@@ -297,3 +297,13 @@ async def test_show_of_a_folder_judges_and_lists_a_name_holding_a_line_break_as_
     shown = await call(client, action="show", rev="HEAD:d")
     assert shown["patch"].splitlines()[2:] == ["two\\u000alines.txt"]
     assert shown["denied"] == 1
+
+
+@pytest.mark.parametrize("rev", ["HEAD^!", "HEAD^-1", "HEAD~1..HEAD"])
+async def test_diff_reads_each_spelling_of_a_commit_range_as_two_commits(client: Client, repo: Path, rev: str) -> None:
+    (repo / "a.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+    git(repo, "commit", "-q", "-a", "-m", "beta")
+    (repo / "b.txt").write_text("uncommitted\n", encoding="utf-8")
+    git(repo, "add", "b.txt")
+    compared = await call(client, action="diff", rev=rev)
+    assert [(f["path"], f["added"], f["deleted"]) for f in compared["files"]] == [(str(repo / "a.txt"), 1, 0)]

@@ -73,7 +73,7 @@ def _compared(call: GitCall) -> Iterator[tuple[list[str], Scratch | None, tuple[
     fsguard read it (gitworktree), never files git reads by path."""
     request = call.request
     plain = ["diff", *_DIFF_FLAGS, *(["--cached"] if request.staged else []), *_rev(call)]
-    if request.staged or (request.rev is not None and ".." in request.rev):  # the index, or two commits
+    if request.staged or (request.rev is not None and _several(call, request.rev)):  # the index, or two commits
         yield plain, None, (), ()
         return
     with working_tree(call) as tree:
@@ -82,6 +82,14 @@ def _compared(call: GitCall) -> Iterator[tuple[list[str], Scratch | None, tuple[
         else:
             command = ["diff", *_DIFF_FLAGS, "--cached", request.rev or tree.base]
             yield command, tree.scratch, tree.submodules, tree.unreadable
+
+
+def _several(call: GitCall, rev: str) -> bool:
+    """Whether ``rev`` names more than one commit: ``A..B``, and ``A^!`` or ``A^-1`` (git's other spellings of a
+    range, which ``diff --cached`` took for one commit and answered with its usage text)."""
+    if ".." in rev:
+        return True
+    return len(call.repo.git("rev-parse", "--revs-only", rev, check=False).stdout.split()) > 1
 
 
 def _submodules_diff(call: GitCall) -> list[str]:
