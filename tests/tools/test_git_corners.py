@@ -307,3 +307,15 @@ async def test_diff_reads_each_spelling_of_a_commit_range_as_two_commits(client:
     git(repo, "add", "b.txt")
     compared = await call(client, action="diff", rev=rev)
     assert [(f["path"], f["added"], f["deleted"]) for f in compared["files"]] == [(str(repo / "a.txt"), 1, 0)]
+
+
+async def test_log_output_full_gives_each_commit_its_whole_message(client: Client, repo: Path) -> None:
+    git(repo, "commit", "-q", "--allow-empty", "-m", "subject line\n\nthe body\nsecond line")
+    full = await client.call_tool("git", {"action": "log", "limit": 2, "output": "full"})
+    commits = structured(full)["commits"]
+    assert [(c["subject"], c.get("body")) for c in commits] == [
+        ("subject line", "the body\nsecond line"),
+        ("init", None),
+    ]
+    assert "    the body" in text_of(full)
+    assert "body" not in structured(await client.call_tool("git", {"action": "log", "limit": 2}))["commits"][0]

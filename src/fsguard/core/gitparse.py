@@ -166,6 +166,16 @@ def parse_log(data: bytes) -> list[CommitLine]:
     return [CommitLine(*fields[i : i + size]) for i in range(0, len(fields) - size + 1, size)]
 
 
+def parse_log_bodies(data: bytes) -> list[tuple[CommitLine, str]]:
+    """Read ``log -z --format=`` :data:`LOG_FORMAT` ``%x00%b``: each commit's four fields, then its message past
+    the subject (no NUL can be in it, so each commit is five fields)."""
+    fields = [text(part).strip("\n") for part in data.split(b"\0")]
+    size = len(LOG_FIELDS) + 1
+    return [
+        (CommitLine(*fields[i : i + size - 1]), fields[i + size - 1]) for i in range(0, len(fields) - size + 1, size)
+    ]
+
+
 @dataclass(frozen=True)
 class RefLine:
     """One branch (local or remote-tracking) from for-each-ref."""

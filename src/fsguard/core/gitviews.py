@@ -17,6 +17,7 @@ from fsguard.core.gitparse import (
     LOG_FORMAT,
     FileStat,
     parse_log,
+    parse_log_bodies,
     parse_numstat,
     text,
     with_conflicts,
@@ -110,12 +111,24 @@ def log(call: GitCall) -> GitResult:
     """The newest ``limit`` commits (from ``rev``, touching the pathspecs); one more is read, to say whether older
     ones were left out (counting them all would walk the whole history)."""
     request, repo = call.request, call.repo
-    command = ["log", f"--max-count={request.limit + 1}", "-z", f"--format={LOG_FORMAT}", *_rev(call)]
+    full = request.output == "full"  # each commit's whole message, as show gives it
+    shape = f"--format={LOG_FORMAT}%x00%b" if full else f"--format={LOG_FORMAT}"
+    command = ["log", f"--max-count={request.limit + 1}", "-z", shape, *_rev(call)]
     out = repo.git(*command, "--", *call.scope, check=False)
     if out.code != 0 and _UNBORN not in out.stderr:
         raise failure("log", out.code, out.stderr, advice='Check rev (e.g. rev="HEAD~3") and paths, then retry.')
-    commits = [GitCommit(hash=c.hash, subject=c.subject, author=c.author, date=c.date) for c in parse_log(out.stdout)]
-    result = GitResult(action="log", repository=str(repo.root), message="", commits=commits[: request.limit])
+    listed = parse_log_bodies(out.stdout) if full else [(line, "") for line in parse_log(out.stdout)]
+    commits = [
+        GitCommit(hash=c.hash, subject=c.subject, author=c.author, date=c.date, body=_cut_body(body))
+        for c, body in listed
+    ]
+    result = GitResult(
+        action="log",
+        repository=str(repo.root),
+        message="",
+        output="full" if full else None,
+        commits=commits[: request.limit],
+    )
     if len(commits) > request.limit:
         result.truncated = True
         result.note = f"Older commits left out at limit={request.limit}: " + (
@@ -127,6 +140,11 @@ def log(call: GitCall) -> GitResult:
         result.compared = request.rev
         result.paths = [repo.absolute(name) for name in call.scope] or None
     return result
+
+
+def _cut_body(body: str) -> str | None:
+    """A message past its subject as show gives it: its first :data:`SHOW_HEADER_LINES` lines; None when empty."""
+    return "\n".join(body.strip("\n").splitlines()[:SHOW_HEADER_LINES]) or None
 
 
 MOST_COMMITS = 1000

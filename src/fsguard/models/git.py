@@ -32,7 +32,9 @@ class GitCommit(Result):
     subject: str = Field(description="First line of the message.")
     author: str
     date: str = Field(description="Author date, ISO 8601 with the author's UTC offset.")
-    body: str | None = Field(None, description="show: the rest of the message (at most 40 lines).")
+    body: str | None = Field(
+        None, description="show, and log with output full: the rest of the message (at most 40 lines)."
+    )
 
 
 class GitStatusCounts(Result):

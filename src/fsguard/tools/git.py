@@ -74,7 +74,7 @@ def register(catalog: Catalog) -> None:
             Literal["stat", "name-only", "full", "oneline"] | None,
             Field(
                 description="diff/show: stat (default), name-only or full (the patch); status: list files; "
-                "log: oneline (default) or full."
+                "log: oneline (default) or full (each commit's whole message)."
             ),
         ] = None,
         max_lines: Annotated[

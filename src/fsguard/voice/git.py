@@ -152,6 +152,10 @@ def _log(result: GitResult, compact: bool) -> str:
     commits = result.commits or []
     if not commits:
         return _no_commits(result)
+    if result.output == "full":  # each commit as show heads it, its whole message
+        return "\n".join(
+            line for c in commits for line in _show_header(result.model_copy(update={"commit": c}), compact)
+        )
     if compact:
         return "\n".join(f"{c.hash[:7]} {c.subject}" for c in commits)
     return "\n".join(f"{c.hash[:_SHORT]} {c.date} {c.author}: {c.subject}" for c in commits)
