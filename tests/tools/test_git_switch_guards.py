@@ -1,6 +1,6 @@
 """What a branch switch may not lose: files git does not track (ignored ones too) where the target puts a file, and
-files a deny rule hides, from a branch with no commits too, or renamed; and what a restore of a rename checks
-and brings back. Both protocol eras."""
+files a deny rule hides, from a branch with no commits too, or renamed; and what a restore checks first (a rename's
+both names, a folder now a file). Both protocol eras."""
 
 from __future__ import annotations
 
@@ -110,3 +110,23 @@ async def test_restoring_a_staged_rename_from_head_brings_the_old_file_back_as_g
     assert not result.is_error, text_of(result)
     assert (repo / "a.txt").read_text(encoding="utf-8") == "1\n2\n3\n4\n"
     assert not (repo / "b.txt").exists()  # as git restore --source=HEAD leaves it (backed up first)
+
+
+async def test_a_restore_where_a_tracked_folder_is_now_a_file_restores_nothing_and_says_so(
+    client: Client, repo: Path
+) -> None:
+    (repo / "d").mkdir()
+    (repo / "d" / "in.txt").write_text("in\n", encoding="utf-8")
+    (repo / "z.txt").write_text("z\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "folder")
+    (repo / "d" / "in.txt").unlink()
+    (repo / "d").rmdir()
+    (repo / "d").write_text("user file\n", encoding="utf-8")
+    (repo / "z.txt").write_text("edit\n", encoding="utf-8")
+    result = await client.call_tool("git", {"action": "restore", "paths": ["d", "z.txt"], "force": True})
+    assert error_code(result) == "not_a_directory"
+    assert "nothing was restored" in text_of(result)
+    assert "leave it out of paths" in text_of(result)
+    assert (repo / "d").read_text(encoding="utf-8") == "user file\n"
+    assert (repo / "z.txt").read_text(encoding="utf-8") == "edit\n"

@@ -25,6 +25,7 @@ from fsguard.core.gitremote import check_pushed_history, check_remote
 from fsguard.core.gitrepo import GitCall, fire, holding_files
 from fsguard.core.gitrestore import (
     back_up,
+    check_folders,
     check_known,
     check_rewritable,
     link_target,
@@ -302,6 +303,7 @@ def _discard(call: GitCall, names: list[str]) -> GitResult:
     repo, safe, rev = call.repo, call.safe, call.request.rev
     targets = [Path(repo.absolute(name)) for name in names]
     check_known(call)
+    check_folders(call, names)
     with holding_files(safe, targets):
         entries = source_entries(call, names)
         check_rewritable(call, names, entries)

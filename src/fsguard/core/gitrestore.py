@@ -17,12 +17,19 @@ from fsguard.core.attributes import check_replaceable
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import new_file_mode, read_at
-from fsguard.core.errors import FsguardError, InvalidParamsError, IsDirectoryError, NotFoundError
+from fsguard.core.errors import (
+    FsguardError,
+    InvalidParamsError,
+    IsDirectoryError,
+    NotDirectoryError,
+    NotFoundError,
+)
 from fsguard.core.gitparse import text
 from fsguard.core.gitrepo import GitCall
 from fsguard.core.groups import UNDO_EACH_FILE
 from fsguard.core.hashing import content_hash
 from fsguard.core.oserrors import from_os_error
+from fsguard.core.pathforms import escaped
 
 _LINK, _SUBMODULE, _EXECUTABLE = "120000", "160000", "100755"
 
@@ -35,6 +42,32 @@ def check_known(call: GitCall) -> None:
     """
     rev = call.request.rev
     call.repo.git("ls-files", "--error-unmatch", *(["--with-tree", rev] if rev else []), "--", *call.scope)
+
+
+def check_folders(call: GitCall, names: list[str]) -> None:
+    """Refuse, before anything is backed up or written, a restore where a folder the source holds is a file (or
+    another non-folder) in the working tree: met at its turn it stopped the whole restore with a bare "is a file,
+    not a directory", leaving unsaid that the other paths were not restored either.
+
+    Raises:
+        NotDirectoryError: naming the first such file; nothing was changed.
+    """
+    for name in names:
+        parts = name.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            try:
+                mode = os.lstat(call.repo.absolute(folder)).st_mode
+            except OSError:  # missing: made as the file is written
+                break
+            if stat.S_ISDIR(mode) or stat.S_ISLNK(mode):  # a link is the pinned walk's to judge
+                continue
+            raise NotDirectoryError(
+                f"{escaped(folder)} is a file where the source has a folder (holding {escaped(name)}): nothing was "
+                f"restored, of the {len(names)} files to restore. Move {escaped(folder)} away first (move_file), or "
+                "leave it out of paths, then restore again.",
+                path=call.repo.absolute(folder),
+            )
 
 
 def source_entries(call: GitCall, names: list[str]) -> dict[str, tuple[str, str]]:
