@@ -319,3 +319,10 @@ async def test_log_output_full_gives_each_commit_its_whole_message(client: Clien
     ]
     assert "    the body" in text_of(full)
     assert "body" not in structured(await client.call_tool("git", {"action": "log", "limit": 2}))["commits"][0]
+
+
+async def test_show_in_a_repository_with_no_commits_says_there_are_none_yet(client: Client, root: Path) -> None:
+    make_repo(root, commit=False)
+    result = await client.call_tool("git", {"action": "show", "rev": "HEAD"})
+    assert error_code(result) == "git_error"
+    assert "no commits yet" in text_of(result)

@@ -214,12 +214,13 @@ def _object(call: GitCall, rev: str) -> GitResult:
         check=False,
     )
     if out.code != 0:
-        raise failure(
-            "show",
-            out.code,
-            out.stderr,
-            advice='Check rev: a commit (rev="HEAD~2") or a file at one (rev="HEAD:a.py").',
-        )
+        advice = 'Check rev: a commit (rev="HEAD~2") or a file at one (rev="HEAD:a.py").'
+        if not repo.git("rev-list", "--all", "--max-count=1", check=False).stdout.strip():  # as log says it
+            advice = (
+                "This repository has no commits yet, so no revision has anything to show. Commit first; "
+                'git(action="diff", staged=true) shows what is staged.'
+            )
+        raise failure("show", out.code, out.stderr, advice=advice)
     result = GitResult(action="show", repository=str(repo.root), message="", output="full")
     _kept(
         call,
