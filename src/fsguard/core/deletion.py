@@ -121,13 +121,8 @@ class Deleter:
             data = self._read(entry, found, permanent=permanent, expected_hash=expected_hash)
             operation = "delete_file:permanent" if permanent else "delete_file:trash"
             fire = self._safe.hooks.fire if hooked else _unhooked
-            fire("pre", "delete", tool_name=tool, file_path=str(path), operation=operation)
-            if hooked and stat.S_ISDIR(found.st_mode):
-                # A glob naming a file inside judges it going with its folder. Walked afresh, not from read_tree's
-                # list: that one holds regular files only, and a link inside goes too.
-                fire_below(self._safe.hooks, entry, "delete", tool_name=tool, operation=operation)
-            if isinstance(data, bytes):  # a write while the hooks ran is in no backup: counted as a write is
-                check_unchanged(entry, found, data, "deleted")
+            if hooked:
+                self._fire_pre(entry, found, data, path=path, tool=tool, operation=operation)
             if not permanent:
                 trashed = self._trash.put(entry, found)
                 self._safe.session.forget(path)
@@ -158,6 +153,26 @@ class Deleter:
             self._safe.session.forget(path)
             fire("post", "delete", tool_name=tool, file_path=str(path), operation=operation)
             return Deletion(path, "deleted", backup=backup)
+
+    def _fire_pre(
+        self,
+        entry: Pinned,
+        found: os.stat_result,
+        data: bytes | TreeRead | None,
+        *,
+        path: Path,
+        tool: str,
+        operation: str,
+    ) -> None:
+        """The pre-delete hooks, then a look at what they may have let happen to the file meanwhile."""
+        hooks = self._safe.hooks
+        hooks.fire("pre", "delete", tool_name=tool, file_path=str(path), operation=operation)
+        if stat.S_ISDIR(found.st_mode):
+            # A glob naming a file inside judges it going with its folder. Walked afresh, not from read_tree's
+            # list: that one holds regular files only, and a link inside goes too.
+            fire_below(hooks, entry, "delete", tool_name=tool, operation=operation)
+        if isinstance(data, bytes):  # a write while the hooks ran is in no backup: counted as a write is
+            check_unchanged(entry, found, data, "deleted")
 
     def _read(
         self, entry: Pinned, found: os.stat_result, *, permanent: bool, expected_hash: str | None

@@ -39,6 +39,7 @@ from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.hookcontent import blamed_on_hook
 from fsguard.core.occ import OccVerdict
+from fsguard.core.readback import on_disk_equals
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import DecodedText, kept_breaks
 
@@ -48,7 +49,6 @@ HookFamily = Literal["write", "edit"]
 # post-events name that tool with this operation.
 ROLLBACK_TOOL = "batch_operations"
 ROLLBACK_OPERATION = "rollback"
-_VERIFY_CHUNK = 1 << 20
 _NEW_FILE_MODE = 0o644
 
 
@@ -376,22 +376,6 @@ def _opened(safe: Safeguards, path: Path, entry: Pinned, may_be_missing: bool) -
 
 def _signature(found: os.stat_result) -> tuple[int, int, int, int]:
     return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
-
-
-def on_disk_equals(entry: Pinned, data: bytes) -> bool:
-    """Whether the pinned file holds exactly ``data``."""
-    fd = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=entry.parent)
-    try:
-        offset = 0
-        # Reads no larger than what is left (plus one byte to see a longer file): a read buffer much larger
-        # than the data costs more than the read. bytes.startswith compares in C without slicing ``data``.
-        while chunk := os.read(fd, min(len(data) - offset, _VERIFY_CHUNK) + 1):
-            if not data.startswith(chunk, offset):
-                return False
-            offset += len(chunk)
-        return offset == len(data)
-    finally:
-        os.close(fd)
 
 
 def current_bytes(safe: Safeguards, path: Path) -> bytes | None:

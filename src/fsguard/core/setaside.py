@@ -47,7 +47,7 @@ def check_unchanged(entry: Pinned, checked: os.stat_result, data: bytes, doing: 
         ExternalChangeError: its device, inode, size, modification or change time moved and its bytes are not
             ``data``, or it is gone.
     """
-    from fsguard.core.mutation import on_disk_equals  # here: a start imports this module, never the write path
+    from fsguard.core.readback import on_disk_equals
 
     now = lstat_at(entry)
     if now is None or (_written(now) != _written(checked) and not on_disk_equals(entry, data)):

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fsguard.core import mutation as mutation_module
+from fsguard.core import readback as readback_module
 from fsguard.core.beneath import Pinned
-from fsguard.core.mutation import on_disk_equals
+from fsguard.core.readback import on_disk_equals
 
 
 @given(st.binary(max_size=64), st.binary(max_size=64), st.integers(1, 8))
@@ -23,7 +23,7 @@ def test_on_disk_equals_is_true_exactly_when_the_file_holds_the_bytes(
     parent = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     try:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(mutation_module, "_VERIFY_CHUNK", chunk)  # many reads: every boundary is crossed
+            patch.setattr(readback_module, "_VERIFY_CHUNK", chunk)  # many reads: every boundary is crossed
             assert on_disk_equals(Pinned(parent, "f", directory / "f"), data) == (on_disk == data)
             assert on_disk_equals(Pinned(parent, "f", directory / "f"), on_disk)
     finally:
