@@ -43,6 +43,7 @@ CHILD = textwrap.dedent(
     import itertools, os, signal, sys, threading
     from pathlib import Path
     from fsguard.config import Settings
+    from fsguard.core import setaside
     from fsguard.services import Services
 
     root, state, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
@@ -77,6 +78,7 @@ CHILD = textwrap.dedent(
 
     for name in ("writev", "fsync", "rename"):
         setattr(os, name, counted(name, getattr(os, name)))
+    setaside.exchange = counted("rename", setaside.exchange)  # the rename over an existing file is an exchange
     write = counted("write", real_write)
     os.write = lambda fd, data: write(fd, data) if fd > 2 else real_write(fd, data)
     if sys.argv[6] == "undo":
@@ -261,20 +263,25 @@ REPLACE_CHILD = textwrap.dedent(
     import itertools, os, signal, sys
     from pathlib import Path
     from fsguard.config import Settings
+    from fsguard.core import setaside
     from fsguard.core.replacing import ReplaceRequest
     from fsguard.services import Services
 
     root, state, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
     services = Services.create(Settings(roots=(root,), state_dir=state))
-    calls, real = itertools.count(1), os.rename
+    calls = itertools.count(1)
 
-    def rename(*args, **kwargs):
-        if next(calls) == kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-        real(*args, **kwargs)
-        os.write(2, b"renamed\\n")
+    def counted(real):
+        def rename(*args, **kwargs):
+            if next(calls) == kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+            done = real(*args, **kwargs)
+            os.write(2, b"renamed\\n")
+            return done
+        return rename
 
-    os.rename = rename
+    os.rename = counted(os.rename)
+    setaside.exchange = counted(setaside.exchange)  # the rename over an existing file is an exchange
     services.replacer.run(ReplaceRequest(path=str(root), find="beta", replace="BETA", force=True))
     """
 )

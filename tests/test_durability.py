@@ -20,7 +20,9 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from fsguard.config import Settings
+from fsguard.core import beneath
 from fsguard.core.backups import BackupStore
+from fsguard.core.beneath import Pinned
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.hashing import content_hash
 from fsguard.server import FsguardServer, build_server
@@ -330,13 +332,23 @@ async def test_a_second_server_starting_on_the_same_state_dir_does_not_break_a_w
     paused, go = threading.Event(), threading.Event()
     rename = os.rename
 
-    def rename_after_a_pause(source: Any, target: Any, **dir_fds: Any) -> None:
-        if str(source).startswith(".fsguard-tmp-") and not paused.is_set():
+    def pause_at(source: str) -> None:
+        if source.startswith(".fsguard-tmp-") and not paused.is_set():
             paused.set()
             go.wait(timeout=WAIT_S)
+
+    def rename_after_a_pause(source: Any, target: Any, **dir_fds: Any) -> None:
+        pause_at(str(source))
         rename(source, target, **dir_fds)
 
     monkeypatch.setattr(os, "rename", rename_after_a_pause)
+    exchange = beneath.exchange  # how the temp replaces an existing file
+
+    def exchange_after_a_pause(first: Pinned, second: Pinned) -> bool:
+        pause_at(first.name)
+        return exchange(first, second)
+
+    monkeypatch.setattr("fsguard.core.setaside.exchange", exchange_after_a_pause)
     # An HTTP server writes on a worker thread (a stdio one on its event loop, which the pause would block):
     # the paused write then leaves this test free to start the second server meanwhile.
     first = build_server(dataclasses.replace(base_settings, transport="http"))

@@ -299,6 +299,25 @@ def _drop_source_of_link(source: Pinned, target: Pinned) -> None:
 
 
 _RENAME_NOREPLACE = 1
+_RENAME_EXCHANGE = 2
+
+
+def exchange(first: Pinned, second: Pinned) -> bool:
+    """Swap two entries in one step (renameat2 RENAME_EXCHANGE), neither name followed; False, nothing moved, where
+    the C library, kernel or filesystem lacks it.
+
+    Raises:
+        OSError: what the OS said (FileNotFoundError: one of the names holds nothing).
+    """
+    function = _renameat2()
+    if function is None:
+        return False
+    if function(first.parent, os.fsencode(first.name), second.parent, os.fsencode(second.name), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # these mean: not supported here
+        return False
+    raise OSError(code, os.strerror(code), str(first.path), None, str(second.path))
 
 
 @functools.cache

@@ -1,9 +1,9 @@
 """Whole files to and from disk: reads that report a change under them, and atomic, journaled writes.
 
 A read returns the bytes with the stat they were read under, or no stat if the file changed meanwhile
-(so a hash of those bytes is never taken for the file's). A write replaces a file by renaming a fsynced
-temp over it; the temp's name is journaled first, so a crash leaves no stray. What the bytes mean as text
-is :mod:`fsguard.core.textio`'s business.
+(so a hash of those bytes is never taken for the file's). A write replaces a file by putting a fsynced temp
+at its name (exchanged with the checked file: :func:`fsguard.core.setaside.swap_in`); the temp's name is
+journaled first, so a crash leaves no stray. What the bytes mean as text is :mod:`fsguard.core.textio`'s business.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from fsguard.core.beneath import Pinned, lstat_at, rename_no_replace
 from fsguard.core.dirsync import sync_directory
 from fsguard.core.errors import AccessDeniedError, BinaryFileError, FsguardError, IsDirectoryError, TooLargeError
 from fsguard.core.oserrors import from_os_error, unwritable_directory_error
+from fsguard.core.setaside import same_file, swap_in
 
 logger = logging.getLogger(__name__)
 
@@ -222,10 +223,10 @@ class AtomicWriter:
         exclusive: bool = False,
         mode: int | None = None,
         alongside: Callable[[], None] | None = None,
-        unchanged: Callable[[], None] | None = None,
+        unchanged: Callable[[os.stat_result | None], None] | None = None,
     ) -> None:
         """Replace ``entry`` with ``data``: temp in the same directory, fsync, rename, fsync the directory;
-        ``unchanged`` runs just before the rename, and nothing is replaced if it raises.
+        ``unchanged`` checks the file replaced (see :func:`swap_in`), and nothing is replaced if it raises.
 
         The existing file's mode (and owner, when running as root) is kept; a new file gets ``mode``, else
         0666 less the umask. With ``exclusive`` the file must not exist: the temp is linked into place
@@ -270,9 +271,8 @@ class AtomicWriter:
                 if exclusive:
                     rename_no_replace(Pinned(parent, temp, entry.path), entry)
                 else:
-                    if unchanged is not None:
-                        unchanged()
-                    os.rename(temp, entry.name, src_dir_fd=parent, dst_dir_fd=parent)
+                    check = unchanged or functools.partial(same_file, existing, entry.path)
+                    swap_in(Pinned(parent, temp, entry.path.parent / temp), entry, check)
                 sync_directory(parent, entry.path.parent)
             except OSError as exc:
                 _unlink_quietly(parent, temp)

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from fsguard.core.attributes import check_writable
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
-from fsguard.core.disk import read_at
+from fsguard.core.disk import open_pinned, read_at, read_open
 from fsguard.core.errors import (
     AccessDeniedError,
     DiskFullError,
@@ -268,14 +268,13 @@ class Mutation:
         except (OSError, FsguardError):
             pass  # kept: undo_last steps over a record whose bytes the file holds, without writing
 
-    def _check_unchanged(self, entry: Pinned) -> None:
-        """Refuse to write over a file another program changed since it was read under the lock (an append to a
-        log while the edit's temp file was written and synced): its new bytes are in no backup.
+    def _check_unchanged(self, now: os.stat_result | None) -> None:
+        """Refuse to write over a file (``now``) another program changed since it was read under the lock (an append
+        to a log while the edit's temp file was written and synced): its new bytes are in no backup.
 
         Raises:
             ExternalChangeError: its size, modification time or inode is not what was read.
         """
-        now = lstat_at(entry)
         seen = self.seen
         if seen is None or now is None or _signature(now) != _signature(seen):
             raise ExternalChangeError(
@@ -302,7 +301,7 @@ class Mutation:
         """Write (with ``back_up`` run alongside), then read back: (hash, size) of what is on disk now, and
         whether it is ``data``."""
         new = self.current is None
-        unchanged = None if new else partial(self._check_unchanged, entry)
+        unchanged = None if new else self._check_unchanged
         self.safe.atomic.write_at(
             entry, data, exclusive=new, mode=mode if new else None, alongside=back_up, unchanged=unchanged
         )
@@ -370,8 +369,17 @@ def _opened(safe: Safeguards, path: Path, entry: Pinned, may_be_missing: bool) -
                 raise NotFoundError(f"{path} does not exist. Check the path with list_directory.", path=str(path))
         return Mutation(safe, path, entry, None, _NEW_FILE_MODE)
     with safe.session.watching(path):
-        data, stat = read_at(entry, safe.max_file_size)  # a directory is refused here: is_directory
-    return Mutation(safe, path, entry, data, S_IMODE((stat or found).st_mode), stat or found)
+        fd = open_pinned(entry)
+        try:
+            data, stat = read_open(fd, entry.path, safe.max_file_size)  # a directory is refused here: is_directory
+            held = os.fstat(fd)
+        finally:
+            os.close(fd)
+    # Changed while read, the bytes go with the stat taken before only if they are that file's: another program's
+    # exchange of two names (which changes both files' ctime) may have had the other file opened, and writing its
+    # edited bytes over the stated file destroyed that one. Then nothing is seen, and a write is refused.
+    seen = stat or (found if (held.st_dev, held.st_ino) == (found.st_dev, found.st_ino) else None)
+    return Mutation(safe, path, entry, data, S_IMODE(held.st_mode), seen)
 
 
 def _signature(found: os.stat_result) -> tuple[int, int, int, int]:

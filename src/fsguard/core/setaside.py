@@ -7,7 +7,8 @@ the file it had checked. So the entry is first renamed, atomically and without r
 in its own directory, where no other call looks for it; it is acted on there only once its device, inode and type
 are the checked ones'. Anything else is renamed back at once and the call refused, nothing changed. A move (into the
 trash too) renames the entry to its destination and checks it there the same way
-(:func:`fsguard.core.transfer.move_verified`).
+(:func:`fsguard.core.transfer.move_verified`). A write exchanges its new file with what holds the name and checks
+what came out (:func:`swap_in`).
 
 A crash while a tree is removed leaves what is left of it under the private name, beside where it was.
 """
@@ -18,12 +19,13 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from fsguard.core.beneath import Pinned, lstat_at, rename_no_replace
+from fsguard.core.beneath import Pinned, exchange, lstat_at, rename_no_replace
 from fsguard.core.errors import EntryReplacedError, ExternalChangeError
+from fsguard.core.readback import on_disk_equals
 
 PREFIX = ".fsguard-removing-"
 """The private name's start: one a crash leaves behind (mid-removal of a tree) says whose it is."""
@@ -47,7 +49,6 @@ def check_unchanged(entry: Pinned, checked: os.stat_result, data: bytes, doing: 
         ExternalChangeError: its device, inode, size, modification or change time moved and its bytes are not
             ``data``, or it is gone.
     """
-    from fsguard.core.readback import on_disk_equals
 
     now = lstat_at(entry)
     if now is None or (_written(now) != _written(checked) and not on_disk_equals(entry, data)):
@@ -137,3 +138,69 @@ def put_back(moved: Pinned, home: Pinned, failure: BaseException) -> None:
             path=str(home.path),
             kept_at=str(where),
         ) from failure
+
+
+def same_file(checked: os.stat_result | None, path: Path, found: os.stat_result | None) -> None:
+    """The check of :func:`swap_in` for a writer that checked nothing but what held the name (``checked``) when it
+    began.
+
+    Raises:
+        EntryReplacedError: ``found`` is not the ``checked`` entry.
+    """
+    if (checked is None) != (found is None) or (checked and found and not same_entry(found, checked)):
+        raise changed_error(path, "written")
+
+
+def swap_in(temp: Pinned, entry: Pinned, check: Callable[[os.stat_result | None], None]) -> None:
+    """Put the new file ``temp`` at ``entry``'s name in place of the file ``check`` accepts (given its stat, None for
+    nothing), and remove that file.
+
+    A rename over the name replaced whatever held it at that moment: another program exchanging the checked file
+    with another one (renameat2 RENAME_EXCHANGE) just before it had that other file's bytes destroyed, in no backup.
+    So the new file is exchanged with what holds the name, and what came out is checked; anything but the checked
+    file goes back at once, untouched, and ``check``'s error is raised. Without RENAME_EXCHANGE (some C libraries and
+    filesystems) the rename follows the check, and that window stays open.
+
+    Raises:
+        what ``check`` raises: nothing was replaced.
+        ExternalChangeError: the name changed twice meanwhile; what came back in place of the new file is kept, named.
+        OSError: the OS refused; nothing was replaced.
+    """
+    found = lstat_at(entry)
+    check(found)
+    ours = os.stat(temp.name, dir_fd=temp.parent, follow_symlinks=False)
+    try:
+        swapped = found is not None and exchange(temp, entry)
+    except FileNotFoundError:  # emptied since the check
+        check(None)
+        raise
+    if not swapped:
+        os.rename(temp.name, entry.name, src_dir_fd=temp.parent, dst_dir_fd=entry.parent)
+        return
+    try:
+        check(os.stat(temp.name, dir_fd=temp.parent, follow_symlinks=False))
+    except BaseException as exc:
+        _swap_back(temp, entry, ours, exc)
+        raise
+    with suppress(OSError):  # written already; the temp's journal record has the next start remove what is left
+        os.unlink(temp.name, dir_fd=temp.parent)
+
+
+def _swap_back(temp: Pinned, entry: Pinned, ours: os.stat_result, failure: BaseException) -> None:
+    """Put what :func:`swap_in` took from ``entry``'s name back there, leaving the new file (``ours``) at ``temp``.
+
+    Raises:
+        ExternalChangeError: something else than the new file came back (the name changed again meanwhile): it is
+            kept beside, named, since the temp's name is removed.
+    """
+    try:
+        exchange(temp, entry)
+    except FileNotFoundError:  # the new file was taken from the name meanwhile: what came out goes back by a rename
+        with suppress(OSError):
+            rename_no_replace(temp, entry)
+    back = lstat_at(temp)
+    if back is None or same_entry(back, ours):
+        return
+    kept = Pinned(temp.parent, PREFIX + secrets.token_hex(8), entry.path)
+    rename_no_replace(temp, kept)
+    put_back(kept, entry, failure)  # raises, naming where it is kept, unless the name is free again
