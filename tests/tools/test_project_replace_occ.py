@@ -155,6 +155,28 @@ async def test_a_file_changed_between_the_plan_and_its_rewrite_is_left_as_the_ot
         assert (root / "b.txt").read_bytes() == b"one\n"
 
 
+async def test_a_replace_whose_every_file_changed_between_plan_and_rewrite_answers_external_change_not_applied(
+    client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every planned file written to by another program before its rewrite: all skipped, nothing replaced, and the
+    # answer was status "applied", "Replaced 0 occurrences in 0 files", read as a success with nothing left to do.
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_bytes(b"one\n")
+    real_apply = ProjectReplacer._apply
+
+    def apply_after_an_edit(self: ProjectReplacer, plan: Any, verdict: Any) -> Any:
+        plan.path.write_bytes(b"one, edited elsewhere\n")
+        return real_apply(self, plan, verdict)
+
+    monkeypatch.setattr(ProjectReplacer, "_apply", apply_after_an_edit)
+    result = await client.call_tool("project_replace", {"find": "one", "replace": "1"})
+    assert error_code(result) == "external_change", text_of(result)
+    assert "Nothing was replaced" in text_of(result)
+    assert "a.txt, b.txt" in text_of(result)
+    assert "Run project_replace again" in text_of(result)
+    assert [(root / name).read_bytes() for name in ("a.txt", "b.txt")] == [b"one, edited elsewhere\n"] * 2
+
+
 async def test_a_planned_file_swapped_for_a_link_to_another_file_is_left_and_the_link_not_followed(
     client: Client, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -32,7 +32,6 @@ from fsguard.core.errors import (
     BinaryFileError,
     ExternalChangeError,
     FsguardError,
-    HookDeniedError,
     InvalidParamsError,
     IsDirectoryError,
     NotDirectoryError,
@@ -42,7 +41,7 @@ from fsguard.core.errors import (
     TooLargeError,
 )
 from fsguard.core.globs import left_in
-from fsguard.core.groups import UNDO_EACH_FILE, Change, Group, GroupStore
+from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.haystack import transcoded
@@ -53,6 +52,7 @@ from fsguard.core.occ import OccVerdict
 from fsguard.core.oserrors import check_readable
 from fsguard.core.pins import Pins
 from fsguard.core.query import prepare_query
+from fsguard.core.replacerefusals import CHANGED_MEANWHILE, name_changed, refuse_if_none_replaced, relative
 from fsguard.core.replacetext import KeptEndings, Substitute, check_hook_text, check_new_text, rg_literal, substitution
 from fsguard.core.rgprocess import RipgrepFailed
 from fsguard.core.ripgrep import Limits, ripgrep_hits, ripgrep_path
@@ -189,10 +189,10 @@ class ProjectReplacer:
         # The walk found the skips by name: only those the pinned walk finds too are reported.
         asked = skips.left_in(base, included, excluded)
         kept = asked.standing(self._safe.beneath, base, above=self._safe.max_file_size, hide=hide)
-        grown_names = [_relative(path, base) for path in grown]
+        grown_names = [relative(path, base) for path in grown]
         too_large = [*kept.too_large, *(name for name in grown_names if name not in kept.too_large)]
-        binaries = tuple(_relative(path, base) for path in binary)
-        endings_kept = tuple(_relative(path, base) for path in unchanged.paths)
+        binaries = tuple(relative(path, base) for path in binary)
+        endings_kept = tuple(relative(path, base) for path in unchanged.paths)
         seen = _Seen(tuple(kept.by_default), tuple(too_large), binaries, tuple(kept.unreadable), endings_kept)
         ignored = not planned and base.is_dir() and excluded_by_gitignore(base, options)
         # A read-only root nested below path refuses the whole run before any write, and so its preview.
@@ -218,6 +218,7 @@ class ProjectReplacer:
                 risk_level=risk.value,
             )
         done, group = self._apply_all(planned, external, progress, base)
+        refuse_if_none_replaced(done)
         total = sum(c.replacements for c in done)
         applied = (tuple(done), total, risk, scanned, group.group_id if group else None)
         return ReplaceReport("applied", *applied, *seen, excluded_by_gitignore=ignored, more_files=more)
@@ -238,7 +239,7 @@ class ProjectReplacer:
                     if progress is not None:
                         progress(number, len(planned))  # may raise to cancel: the files before are whole, backed up
         except FsguardError as exc:  # a full disk mid-run, say: the files changed before it stay changed
-            _name_changed(exc, done, len(planned), self._save_group(done), base)
+            name_changed(exc, done, len(planned), self._save_group(done), base)
             raise
         except BaseException:  # a cancelled run still gets its group: the files it changed are restorable as one
             self._save_group(done)
@@ -321,7 +322,7 @@ class ProjectReplacer:
             with mutation(self._safe, path) as change:
                 current = change.require()
                 if change.current_hash != plan.planned_hash:
-                    return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
+                    return FileChange(path, 0, skipped=CHANGED_MEANWHILE)
                 decoded = decode(current, path)
                 new_text = (
                     change.fire_pre(hook, over=decoded, old_content=decoded.text, new_content=plan.new_text)
@@ -331,7 +332,7 @@ class ProjectReplacer:
                     check_hook_text(decoded, new_text, path, self._safe.max_file_size)
                 done = change.commit(decoded.encode(new_text), hook)
         except ExternalChangeError:  # written to by another program while the new bytes were being written
-            return FileChange(path, 0, skipped="changed on disk during the replace; left as it was")
+            return FileChange(path, 0, skipped=CHANGED_MEANWHILE)
         except _TAKEN_AWAY as exc:  # since the plan: gone, a link, a directory, a pipe, or above the size limit
             return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
         backup_id = done.backup.backup_id if done.backup else None
@@ -344,31 +345,6 @@ def _shown(files: Iterable[Path], hide: HiddenFiles | None) -> Iterable[Path]:
 
 
 _TAKEN_AWAY = (NotFoundError, AccessDeniedError, NotDirectoryError, IsDirectoryError, BinaryFileError, TooLargeError)
-
-
-def _name_changed(error: FsguardError, done: list[FileChange], planned: int, group: Group | None, base: Path) -> None:
-    """Add to ``error`` which files the run had changed before it, how to take them back, and how to reach the rest
-    (a file a pre-hook refuses is refused on every run: only leaving it out gets past it)."""
-    again = "run project_replace again to change the rest."
-    if isinstance(error, HookDeniedError):
-        name = _relative(Path(str(error.fields["path"])), base)
-        error.message = error.message.replace("Nothing was written.", f"{name} was not written.", 1)
-        again = f"run it again with exclude_paths=[{name!r}] for the rest."
-    changed = [c for c in done if c.content_hash is not None]
-    if not changed:
-        error.message += f" No file was changed; {again}" if planned > 1 else ""
-        return
-    names = ", ".join(c.path.name for c in changed[:5]) + (" …" if len(changed) > 5 else "")
-    undo = f"{UNDO_EACH_FILE} undoes each"
-    if group is not None:
-        undo = f"backup(action='restore', backup_id='{group.group_id}') undoes them"
-    error.message += (
-        f" Before this, {len(changed)} of {planned} file(s) were changed and stay so ({names}); {undo}, or {again}"
-    )
-    error.fields["changed_files"] = [str(c.path) for c in changed]
-    error.fields["changed_backup_ids"] = [c.backup_id for c in changed]
-    if group is not None:
-        error.fields["backup_id"] = group.group_id
 
 
 class _Seen(NamedTuple):
@@ -387,10 +363,6 @@ def _ticks(waiting: Callable[[], None] | None) -> Callable[[int], None] | None:
     if waiting is None:
         return None
     return lambda _rounds: waiting()
-
-
-def _relative(path: Path, base: Path) -> str:
-    return path.relative_to(base).as_posix() if path.is_relative_to(base) and path != base else path.name
 
 
 @dataclass(frozen=True)
