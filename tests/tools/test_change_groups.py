@@ -356,3 +356,24 @@ async def test_backup_list_names_each_change_group_and_filters_them_as_it_filter
 
     structured(await client.call_tool("backup", {"action": "restore", "backup_id": groups[1]["group_id"]}))
     assert on_disk(project) == ORIGINALS
+
+
+async def test_restoring_a_group_whose_moved_file_is_gone_answers_not_found_and_does_not_ask_to_retry(
+    client: Client, root: Path
+) -> None:
+    # The file a batch moved was removed by another program: the restore failed with code "error" and advice to
+    # clear something and restore again, which could never succeed.
+    (root / "a.txt").write_bytes(b"hello\n")
+    moved = structured(
+        await client.call_tool(
+            "batch_operations",
+            {"request_json": {"operations": [{"type": "move", "source": "a.txt", "destination": "b.txt"}]}},
+        )
+    )
+    (root / "b.txt").unlink()
+    result = await client.call_tool("backup", {"action": "restore", "backup_id": moved["backup_id"]})
+    assert error_code(result) == "not_found", text_of(result)
+    assert "nothing to move back" in text_of(result)
+    assert "cannot bring it back" in text_of(result)
+    assert "restore the group again" not in text_of(result)
+    assert list(root.iterdir()) == []

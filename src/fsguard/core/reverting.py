@@ -30,6 +30,7 @@ from fsguard.core.errors import (
     AccessDeniedError,
     EntryReplacedError,
     FsguardError,
+    NotFoundError,
     NothingToUndoError,
     StaleEditError,
     UndoConflictError,
@@ -45,6 +46,7 @@ from fsguard.core.undo import Restorer
 
 _CHANGED_MEANWHILE = "another process changed it meanwhile; left as it is"
 _HIDDEN = "a deny rule hides it now"
+_GONE = "gone since the move: nothing to move back"
 _LISTED = 5  # changes a refusal names; its count says how many there are
 RevertStatus = Literal["reverted", "already", "kept", "failed"]
 
@@ -272,8 +274,9 @@ class Reverter:
         """Move an entry back, never over another. Checked again under its lock, as a copy is: an entry another process
         changed since conflicts() looked stays where it is."""
         with self._safe.locks.hold_all(path, source):
-            if not exists(path):
-                return Reverted(change, "already" if exists(source) else "failed", "nothing to move back")
+            if not exists(path):  # back already, or removed since by another program: no restore brings it back
+                already = exists(source)
+                return Reverted(change, "already") if already else Reverted(change, "failed", _GONE, NotFoundError.code)
             if not force and changed_since(self._safe, change):
                 return Reverted(change, "kept", _CHANGED_MEANWHILE)
             moved = self._mover.move(change.path, str(source), stored=True, rollback=rollback, fingerprinted=True)
@@ -368,9 +371,16 @@ def _nothing_reverted(group: Group, outcomes: list[Reverted]) -> FsguardError:
     if hidden:
         more += f"{'; ' if listed else ''}{hidden} a deny rule hides now (not named here)"
     first = (named or failed)[0]
+    gone = all(o.detail == _GONE for o in failed)
+    advice = (
+        "Restoring the group again cannot bring it back: look for it in the trash (backup action='list_trash') "
+        "or recreate it."
+        if gone
+        else "Clear what each names, then restore the group again."
+    )
     return error_for_code(first.error_code)(
         f"Nothing of group {group.group_id} was reverted: {len(failed)} of {len(outcomes)} change(s) failed "
-        f"({listed}{more}). Clear what each names, then restore the group again.",
+        f"({listed}{more}). {advice}",
         path=first.change.path if named else None,
         failed=[o.change.path for o in named],
         backup_id=group.group_id,
