@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from fsguard.core import disk
+from fsguard.core import disk, mutation
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import DiskFullError
 from fsguard.core.oserrors import from_os_error
-from tests.conftest import error_code, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -88,3 +88,29 @@ async def test_a_write_failing_in_the_state_directory_says_so_and_a_root_failure
     result = await client.call_tool("write_file", {"path": "a.txt", "content": "new\n"})
     assert error_code(result) == code
     assert "state directory" not in text_of(result)
+
+
+async def test_a_compact_write_append_or_restore_whose_read_back_differs_says_not_verified(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = root / "a.txt"
+    async with connect(compact_mode=True) as client:
+        await client.call_tool("write_file", {"path": "a.txt", "content": "one\n"})
+        second = structured(await client.call_tool("write_file", {"path": "a.txt", "content": "two\n"}))
+
+        def overwritten(entry: Any, data: bytes) -> bool:  # another program writes between the rename and the check
+            target.write_bytes(b"EXTERNAL\n")
+            return False
+
+        monkeypatch.setattr(mutation, "on_disk_equals", overwritten)
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("write_file", {"path": "a.txt", "content": "three\n"}),
+            ("write_file", {"path": "a.txt", "content": "four\n", "append": True}),
+            ("backup", {"action": "restore", "backup_id": second["backup_id"]}),
+        ]
+        for name, arguments in calls:
+            result = await client.call_tool(name, arguments)
+            assert "NOT VERIFIED: re-read before another write" in text_of(result), (name, text_of(result))
+            answer = structured(result)
+            assert (answer["verified"] if name == "write_file" else answer["restored"][0]["verified"]) is False
+            assert target.read_bytes() == b"EXTERNAL\n"

@@ -112,7 +112,8 @@ def _restored_text(result: BackupResult, backup: BackupInfo, done: RestoredFile,
         redo = f'\nRedo: backup(action="restore", backup_id="{safety}")' if safety else ""
     if compact:
         changed = f" | changed since: old bytes in {safety}" if done.changed_since and safety else ""
-        return f"RESTORED {shown(done.path)} <- {backup.backup_id} | hash {done.content_hash}{changed}{redo}"
+        check = "" if done.verified else " | NOT VERIFIED: re-read before another write"
+        return f"RESTORED {shown(done.path)} <- {backup.backup_id} | hash {done.content_hash}{check}{changed}{redo}"
     check = "verified" if done.verified else "NOT verified: read the file back"
     head = ""
     if result.action == "undo_last":

@@ -42,9 +42,8 @@ def write_text(result: WriteFileResult, compact: bool) -> str:
     verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else "WRITTEN"
     if compact:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
-        return f"{verb} {shown(result.path)} | {result.bytes_written}B | hash {result.content_hash}{undo}" + _notes(
-            result.feedback, result.external_change
-        )
+        head = f"{verb} {shown(result.path)} | {result.bytes_written}B | hash {result.content_hash}"
+        return head + _compact_check(result.verified) + undo + _notes(result.feedback, result.external_change)
     if result.unchanged:
         head = (
             f"{shown(result.path)} already holds exactly this content; nothing was written "
@@ -70,6 +69,11 @@ def _check(verified: bool) -> str:
         "POST-WRITE VERIFICATION FAILED: the atomic write returned success, but the file could not be read back as "
         "written. Confirm with get_file_info/read_file before continuing; do not repeat the write blindly"
     )
+
+
+def _compact_check(verified: bool) -> str:
+    """Compact's word for a failed read-back; a verified write says nothing, as the line is short on purpose."""
+    return "" if verified else " | NOT VERIFIED: re-read before another write"
 
 
 def _append_text(result: WriteFileResult, compact: bool) -> str:
@@ -98,7 +102,7 @@ def _compact_append(result: WriteFileResult, changed: str, middle: str) -> str:
     did, before the hash)."""
     verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else changed
     undo = f" | undo:{result.backup_id}" if result.backup_id else ""
-    head = f"{verb} {shown(result.path)} | {middle}hash {result.content_hash}"
+    head = f"{verb} {shown(result.path)} | {middle}hash {result.content_hash}{_compact_check(result.verified)}"
     return head + undo + _notes(result.feedback, result.external_change)
 
 
