@@ -80,6 +80,22 @@ async def test_a_streamed_read_of_a_file_rewritten_while_it_is_read_returns_the_
         assert b"edited\n" in big.read_bytes()
 
 
+async def test_a_compact_read_of_a_file_written_to_while_it_was_read_still_says_why_it_has_no_hash(
+    connect: ClientFactory, big: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written = rewrite_during(monkeypatch, big, lambda n: True)
+    async with connect(compact_mode=True) as client:
+        asked = {"path": "big.txt", "start_line": 4000, "end_line": 4000}
+        for arguments, span in (
+            (asked, "lines 4000-4000 of 5000; next: start_line=4001"),
+            ({"paths": ["big.txt"]}, ""),
+        ):
+            text = text_of(await client.call_tool("read_file", arguments))
+            assert span in text
+            assert "big.txt was written to while it was read (another program is writing it)" in text
+    assert big.read_bytes() == written[-1]  # the reads wrote nothing
+
+
 async def test_a_streamed_read_of_a_file_rewritten_during_every_pass_shows_its_lines_without_a_hash_to_edit_by(
     connect: ClientFactory, big: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

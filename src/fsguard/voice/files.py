@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import unicodedata
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from fsguard.models import (
     ReadFileResult,
     TreeNode,
 )
+from fsguard.voice.hints import read_hint
 from fsguard.voice.paths import escaped, shortened, shortened_error, shown
 from fsguard.voice.sizes import counted, human_size
 
@@ -42,7 +42,7 @@ def read_text(result: ReadFileResult, compact: bool) -> str:
         )
     if result.hint is None:
         return result.content
-    return after_text(result.content, f"[{_hint(result, compact)}]")
+    return after_text(result.content, f"[{read_hint(result, compact)}]")
 
 
 def _section(entry: ReadFileEntry, compact: bool) -> str:
@@ -52,35 +52,8 @@ def _section(entry: ReadFileEntry, compact: bool) -> str:
     if entry.hint is not None and compact and entry.content is None:  # no room left in the response budget
         body = f'[left out: response budget used; read_file(path="{shown(entry.path)}")]'
     elif entry.hint is not None:
-        body = after_text(body, f"[{_hint(entry, compact)}]")
+        body = after_text(body, f"[{read_hint(entry, compact)}]")
     return f"=== {shown(entry.path)} ===\n{body}" + ("" if body.endswith("\n") else "\n")
-
-
-def _hint(read: ReadFileResult | ReadFileEntry, compact: bool) -> str:
-    """The read-more hint; compact: ``lines 20-30 of 147; next: start_line=31``, the span and where the rest
-    starts, without the sentence (a tail of 138-147: ``earlier: start_line=128 end_line=137``); a read the response
-    budget cut says so and names the range its hint does (``earlier: start_line=11 end_line=20`` for a tail); kept
-    whole for a line cut by the budget: a line span cannot say the column."""
-    start, end, total = read.start_line, read.end_line, read.total_lines
-    cut_line = "start_column=" in (read.hint or "")
-    if not compact or start is None or end is None or total is None or cut_line:
-        return shortened(read.hint)
-    span = f"lines {start}-{end} of {total}"
-    if "--max-response-bytes" in (read.hint or "") and (way := _READ_ON.search(read.hint or "")):
-        # Cut by the budget, not by the lines asked: a tail's left-out lines come before it, so the span alone
-        # (its end the file's) said neither that lines were missing nor which.
-        first = int(way[1])
-        where = "earlier" if first < start else "next"
-        return f"{span}; response budget full; {where}: {way[0]}"
-    if end < total:
-        return f"{span}; next: start_line={end + 1}"
-    if start > 1:  # a tail, or a range to the end: the lines left out come before it; as many again as shown
-        return f"{span}; earlier: start_line={max(start - (end - start + 1), 1)} end_line={start - 1}"
-    return span
-
-
-_READ_ON = re.compile(r"start_line=(\d+)(?: end_line=\d+)?")
-"""The range a budget-cut read's hint sends the agent to read next."""
 
 
 def media_text(result: ReadFileResult, compact: bool) -> str:
