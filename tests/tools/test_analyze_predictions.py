@@ -207,3 +207,24 @@ async def test_a_change_whose_bytes_are_the_files_bytes_is_planned_as_low_risk_w
     assert planned["suggestions"] == [
         "Nothing would change: the file already holds this text, so nothing is written or backed up."
     ]
+
+
+async def test_a_long_planned_diff_names_calls_that_show_it_whole_not_a_diff_format_analyze_lacks(
+    client: Client, root: Path
+) -> None:
+    text = "".join(f"line {i}\n" for i in range(1, 201))
+    (root / "a.txt").write_text(text)
+    written = await plan(client, "write", "a.txt", content="x\n")
+    assert 'backup(action="compare", backup_id=...) shows the complete diff' in written["preview_diff"]
+    edit = {"old_text": text[: text.index("line 101")], "new_text": "y\n"}
+    edited = await plan(client, "edit", "a.txt", **edit)
+    assert "elided — edit_file with the same old_text/new_text and dry_run=true" in edited["preview_diff"]
+    for planned in (written, edited):
+        assert "pass diff_format" not in planned["preview_diff"]
+    # The call it names runs as written, and shows the whole diff.
+    whole = structured(
+        await client.call_tool("edit_file", {"path": "a.txt", **edit, "dry_run": True, "diff_format": "full"})
+    )
+    assert "elided" not in whole["diff"]
+    assert "-line 100" in whole["diff"]
+    assert (root / "a.txt").read_text() == text

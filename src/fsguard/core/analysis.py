@@ -186,7 +186,7 @@ class Analyzer:
                     ],
                 }
             )
-        diff = render_diff(self._policy.label(path), before, after, "auto")
+        diff = render_diff(self._policy.label(path), before, after, "auto", full_diff=_FULL_DIFF[base.operation])
         # Every call named here runs as written: undo_last without file_path is refused.
         suggestions = [
             f'A backup is taken before the change; undo it with backup(action="undo_last", file_path="{path}").'
@@ -275,3 +275,11 @@ def _refused(base: AnalyzeResult, exc: FsguardError) -> AnalyzeResult:
             "risk_factors": [f"the tool refuses it ({exc.code}): {exc.message}"],
         }
     )
+
+
+# The closing note of an elided preview: analyze_operation takes no diff_format, so it names a call that shows the
+# whole diff. write_file has no dry run: only its backup, once written, can be compared with the file.
+_FULL_DIFF = {
+    "edit": 'edit_file with the same old_text/new_text and dry_run=true, diff_format="full" shows the complete diff',
+    "write": 'write_file has no dry run; after it, backup(action="compare", backup_id=...) shows the complete diff',
+}

@@ -59,8 +59,19 @@ class _Hunk:
     removed: int
 
 
+FULL_DIFF = 'pass diff_format="full" to see the complete diff'
+"""The closing note's advice for an edit tool, which takes diff_format."""
+
+
 def render_diff(
-    label: str, before: str, after: str, fmt: DiffFormat = "auto", *, context: int = 3, auto_max_lines: int = 40
+    label: str,
+    before: str,
+    after: str,
+    fmt: DiffFormat = "auto",
+    *,
+    context: int = 3,
+    auto_max_lines: int = 40,
+    full_diff: str = FULL_DIFF,
 ) -> DiffResult:
     """Diff ``before`` against ``after`` and render it in ``fmt``.
 
@@ -73,6 +84,8 @@ def render_diff(
             ``full`` up to ``auto_max_lines`` diff lines, else the summary with a closing note.
         context: Unchanged lines shown around each change.
         auto_max_lines: The longest full diff ``auto`` shows as is, headers included.
+        full_diff: What the closing note of an elided ``auto`` diff tells the agent to do for the complete diff:
+            a call the calling tool accepts (the default names diff_format, which only the edit tools take).
 
     Returns:
         The text, the real added and removed line counts (whatever the format), and whether ``auto`` elided lines.
@@ -100,7 +113,7 @@ def render_diff(
     summary, hidden = _summary(hunks)
     if fmt == "summary":
         return DiffResult("\n".join([*headers, *summary]), added, removed, False)
-    note = f'(summary: {_count(hidden, "diff line")} elided — pass diff_format="full" to see the complete diff)'
+    note = f"(summary: {_count(hidden, 'diff line')} elided — {full_diff})"
     return DiffResult("\n".join([*headers, *summary, note]), added, removed, True)
 
 
