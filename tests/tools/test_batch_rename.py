@@ -416,3 +416,14 @@ async def test_a_file_pattern_reads_escapes_and_caret_sets_as_the_seed_s_globs_d
         "x_axb.txt": b"bytes of axb.txt\n",
         "x_c.txt": b"bytes of c.txt\n",
     }
+
+
+async def test_a_rename_text_names_its_directory_relative_to_the_root(connect: ClientFactory, root: Path) -> None:
+    make(root, "photos/a.jpeg", "photos/b.jpeg")
+    for compact in (False, True):
+        async with connect(compact_mode=compact) as client:
+            fields = {"path": "photos", "mode": "add_prefix", "prefix": f"{int(compact)}_", "file_pattern": "*.jpeg"}
+            result = await client.call_tool("batch_operations", {"rename_json": fields})
+        assert "files in photos" in text_of(result), text_of(result)
+        assert str(root) not in text_of(result)
+    assert sorted(tree(root)) == ["photos", "photos/1_0_a.jpeg", "photos/1_0_b.jpeg"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import error_code, structured, text_of
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -132,3 +132,19 @@ async def test_a_link_out_of_the_roots_or_to_a_denied_name_is_refused_whether_it
         ("to_missing_secret", "access_denied"),
     ]
     assert (root / "secret.pem").read_text(encoding="utf-8") == "key"
+
+
+async def test_file_info_names_a_link_target_and_a_dangling_one_relative_to_the_root(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    (root / "in").symlink_to("a.txt")
+    (root / "dangling").symlink_to("nowhere")
+    for compact in (False, True):
+        async with connect(compact_mode=compact) as client:
+            linked = text_of(await client.call_tool("get_file_info", {"path": "in"}))
+            dangling = text_of(await client.call_tool("get_file_info", {"path": "dangling"}))
+        assert ("link -> a.txt" if compact else "Symlink to: a.txt") in linked
+        assert "The link's target nowhere does not exist" in dangling
+        assert str(root) not in linked + dangling
+    assert (root / "dangling").readlink() == Path("nowhere")

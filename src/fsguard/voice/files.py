@@ -211,10 +211,10 @@ def info_text(path: str, facts: FileFacts, compact: bool) -> str:
         if facts.line_count is not None:
             parts.append(f"{facts.line_count} line{'' if facts.line_count == 1 else 's'}")
         if facts.is_symlink:
-            parts.append(f"link -> {facts.symlink_target}")
+            parts.append(f"link -> {shown(facts.symlink_target)}")
         if facts.readable is False:
             parts.append(f"the server's user may not {_read_verb(facts)} it")
-        return " | ".join([*parts, *([facts.note] if facts.note else [])])
+        return " | ".join([*parts, *([shortened(facts.note)] if facts.note else [])])
     rows = [
         ("Path", shown(path)),
         ("Type", facts.type),
@@ -223,13 +223,13 @@ def info_text(path: str, facts: FileFacts, compact: bool) -> str:
         ("Modified", facts.modified),
         ("Created", facts.created),
         ("Accessed", facts.accessed),
-        ("Symlink to", facts.symlink_target),
+        ("Symlink to", facts.symlink_target and shown(facts.symlink_target)),
         ("Entries", facts.entries),
         ("Content hash", facts.content_hash),
         ("Lines", facts.line_count),
         ("Encoding", facts.encoding),
         ("Readable", None if facts.readable is not False else f"no: the server's user may not {_read_verb(facts)} it"),
-        ("Note", facts.note),
+        ("Note", facts.note and shortened(facts.note)),
     ]
     return "\n".join(f"{label}: {value}" for label, value in rows if value is not None)
 

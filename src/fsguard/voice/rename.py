@@ -8,6 +8,7 @@ from pathlib import PurePath
 from fsguard.core.pathforms import escaped
 from fsguard.core.shortlist import shortlist
 from fsguard.models.batch import BatchResult, RenameConflict, RenameEntry
+from fsguard.voice.paths import shown
 from fsguard.voice.sizes import counted
 
 SHOWN = 50  # rename lines in the verbose voice; the structured result lists every one
@@ -31,9 +32,9 @@ def _verbose(
 ) -> str:
     count = f"{len(entries)} file{'s' if len(entries) != 1 else ''}"
     if preview:
-        lines = [f"Batch rename preview (nothing renamed): {count} in {base}"]
+        lines = [f"Batch rename preview (nothing renamed): {count} in {shown(base)}"]
     else:
-        lines = [f"Renamed {count} in {base}"]
+        lines = [f"Renamed {count} in {shown(base)}"]
     for entry in entries[:SHOWN]:
         mark = "  ⚠ " if entry.status == "conflict" else "  "
         lines.append(f"{mark}{_relative(entry.source, base)} → {_relative(entry.destination, base)}")
@@ -53,10 +54,10 @@ def _verbose(
 
 
 def _compact(result: BatchResult, entries: list[RenameEntry], conflicts: list[RenameConflict], base: str) -> str:
-    shown = ", ".join(f"{PurePath(e.source).name}→{PurePath(e.destination).name}" for e in entries[:SHOWN_COMPACT])
+    names = ", ".join(f"{PurePath(e.source).name}→{PurePath(e.destination).name}" for e in entries[:SHOWN_COMPACT])
     more = f", +{len(entries) - SHOWN_COMPACT}" if len(entries) > SHOWN_COMPACT else ""
     head = "PREVIEW (nothing renamed)" if result.status == "preview" else "RENAMED"
-    parts = [f"{head} {len(entries)} file{'s' if len(entries) != 1 else ''} in {base}", shown + more]
+    parts = [f"{head} {len(entries)} file{'s' if len(entries) != 1 else ''} in {shown(base)}", names + more]
     if conflicts:
         parts.append(f"{counted(len(conflicts), 'conflict')}: " + "; ".join(_conflict(c, base) for c in conflicts[:3]))
     if result.backup_id:
