@@ -111,3 +111,22 @@ async def test_a_directory_rule_hides_the_directory_itself_from_every_tool(conne
     assert codes == ["access_denied"] * 4
     assert [entry["name"] for entry in listed["entries"]] == ["public.txt"]
     assert (root / "private" / "notes.txt").read_text(encoding="utf-8") == "secret\n"
+
+
+async def test_a_deny_refusal_names_the_path_as_asked_made_absolute_in_its_meta_and_a_multi_read(
+    client: Client, root: Path
+) -> None:
+    (root / "sub").mkdir()
+    (root / "sub" / ".env").write_bytes(b"S=1\n")
+    (root / "a.txt").write_bytes(b"a\n")
+    for typed in ("sub/.env", "./sub/../sub/.env"):
+        refused = await client.call_tool("read_file", {"path": typed})
+        assert error_code(refused) == "access_denied"
+        assert (refused.meta or {})["fsguard/error"]["path"] == str(root / "sub" / ".env")
+        assert text_of(refused).startswith("access denied: sub/.env matches the deny rule '.env'")
+    moved = await client.call_tool("move_file", {"source_path": "a.txt", "dest_path": "sub/.env.bak"})
+    assert (moved.meta or {})["fsguard/error"]["path"] == str(root / "sub" / ".env.bak")
+    files = structured(await client.call_tool("read_file", {"paths": ["sub/.env", "a.txt"]}))["files"]
+    assert [f["path"] for f in files] == [str(root / "sub" / ".env"), str(root / "a.txt")]
+    assert (root / "sub" / ".env").read_bytes() == b"S=1\n"
+    assert (root / "a.txt").read_bytes() == b"a\n"

@@ -250,8 +250,10 @@ def names_below(path: Path | str, root: Path) -> list[str]:
 
 def absolute_or_given(resolve: Callable[[str], Path], user_path: str) -> str:
     """The absolute path of a path a multi-path call failed on, as every other path in its answer is (SPEC §2); what
-    the caller wrote only when it names no path the policy allows."""
+    the caller wrote only when it names no path the policy allows (a deny rule's refusal names it absolute)."""
     try:
         return str(resolve(user_path))
-    except FsguardError:
-        return user_path
+    except FsguardError as exc:
+        # A deny rule's refusal names the path as asked, absolute but not resolved (PathPolicy.check_not_denied).
+        named = exc.fields.get("path") if "rule" in exc.fields else None
+        return named if isinstance(named, str) and Path(named).is_absolute() else user_path

@@ -136,7 +136,7 @@ class PathPolicy:
         entry = canonical_path(candidate.parent, user_path, self.roots) / candidate.name
         check_stream_syntax(user_path, entry, self.wsl_mount_root)
         self._check_contained(user_path, entry, candidate)
-        self.check_not_denied(entry, user_path, is_dir=directory)
+        self.check_not_denied(entry, user_path, is_dir=directory, lexical=candidate)
         return entry
 
     def _candidate(self, user_path: str, *, stored: bool = False, exact: bool = False) -> Path:
@@ -286,7 +286,11 @@ class PathPolicy:
         if self.deny.active:
             is_dir = is_dir or self._as_directory(canonical)
             linked = None if lexical is None else (lambda: self._lexically_visible(lexical, canonical))
-            self.deny.check(self.relatives(canonical), canonical, user_path=user_path, is_dir=is_dir, linked=linked)
+            # A refusal names the path as asked, absolute and normalised but never resolved: _meta keeps paths
+            # absolute as results do, and a resolved one could name where a link leads, which a rule may hide.
+            asked = lexical or (None if user_path is None else self._candidate(user_path))
+            named = None if asked is None else os.path.normpath(asked)
+            self.deny.check(self.relatives(canonical), canonical, user_path=named, is_dir=is_dir, linked=linked)
 
     def _lexically_visible(self, lexical: Path, canonical: Path) -> bool:
         """Whether the path as asked (normalised here, on a refusal only) is not where it resolves, lies in a root
