@@ -173,6 +173,25 @@ async def test_cleanup_is_a_dry_run_by_default(client: Client, root: Path) -> No
     assert structured(await client.call_tool("backup", {"action": "list"}))["total"] == 0
 
 
+async def test_a_cleanup_or_purge_that_finds_nothing_old_enough_says_how_many_are_newer_than_the_age(
+    client: Client, root: Path
+) -> None:
+    (root / "f.txt").write_text("1\n", encoding="utf-8")
+    await edit(client, "1", "2")
+    structured(await client.call_tool("delete_file", {"path": "f.txt"}))
+    purge = await client.call_tool("backup", {"action": "purge_trash"})
+    assert (structured(purge)["removed"], structured(purge)["newer"]) == (0, 1)
+    assert text_of(purge) == (
+        "Would purge 0 trash entries, 0 B: the trash holds 1 entry, newer than older_than_days=7; "
+        "older_than_days=0 includes it."
+    )
+    cleanup = await client.call_tool("backup", {"action": "cleanup", "older_than_days": 2.5})
+    assert "Would remove 0 backups: the store holds 1 backup, newer than older_than_days=2.5;" in text_of(cleanup)
+    assert "newer" not in structured(await client.call_tool("backup", {"action": "cleanup", "older_than_days": 0}))
+    assert not (root / "f.txt").exists()
+    assert structured(await client.call_tool("backup", {"action": "list_trash"}))["total"] == 1
+
+
 async def test_retention_keeps_at_most_backup_max_count_per_file(connect: ClientFactory, root: Path) -> None:
     (root / "f.txt").write_text("0\n", encoding="utf-8")
     async with connect(backup_max_count=3) as client:

@@ -56,6 +56,7 @@ class Sweep(Generic[Item]):
     dry_run: bool
     failed: tuple[str, ...] = ()  # "<id>: why" for each one that could not be removed, and stays
     held_bytes: int = 0  # about the bytes of removed backups still on disk: a full disk kept their journals whole
+    younger: int = 0  # when nothing was old enough: how many there are, all newer than the age asked
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,9 @@ def clean_backups(
     doomed, freed, held = store.cleanup(older_than_days, dry_run=dry_run, shown=shown, progress=progress)
     if not dry_run:
         freed += store.collect_garbage()
-    return Sweep(doomed[:limit], len(doomed), freed, dry_run, held_bytes=held)
+    # Counted only when the age left every one out: "0 removed" alone reads as "there are none".
+    younger = 0 if doomed else sum(1 for record in store.records() if shown(record.path))
+    return Sweep(doomed[:limit], len(doomed), freed, dry_run, held_bytes=held, younger=younger)
 
 
 def list_trash(
@@ -183,11 +186,13 @@ def purge_trash(
     else:
         old = trash.older_than(older_than_days)
         doomed = [entry for entry in old if shown is None or shown(entry.original_path, entry.is_directory)]
+    # Counted only when the age left every entry out: "0 purged" alone reads as "the trash is empty".
+    younger = 0 if doomed else list_trash(trash, path_contains=None, older_than_days=None, limit=0, shown=shown).total
     removed, failed = (doomed, []) if dry_run else trash.purge(doomed, progress)
     if sd_id and failed:
         raise _not_purged(*failed[0])
     reasons = tuple(f"{entry.sd_id}: {os_reason(exc)}" for entry, exc in failed)
-    return Sweep(removed[:limit], len(removed), sum(entry.size for entry in removed), dry_run, reasons)
+    return Sweep(removed[:limit], len(removed), sum(entry.size for entry in removed), dry_run, reasons, younger=younger)
 
 
 def _not_purged(entry: TrashEntry, exc: OSError) -> FsguardError:

@@ -157,6 +157,12 @@ class BackupResult(Result):
     total: int | None = Field(
         None, description="list/list_trash: entries matching the filters; undo_chain: steps in the chain."
     )
+    newer: int | None = Field(
+        None,
+        description="cleanup/purge_trash that removed none: the backups (trash entries) there are, all newer than "
+        "older_than_days.",
+    )
+    older_than_days: float | None = Field(None, description="cleanup/purge_trash: the age used.")
     trash: list[TrashInfo] | None = Field(None, description="list_trash, purge_trash and restore_trash entries.")
     not_purged: list[str] | None = Field(
         None,

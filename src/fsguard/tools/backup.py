@@ -253,6 +253,8 @@ def _cleanup(services: Services, request: _Request) -> BackupResult:
         freed_bytes=sweep.freed_bytes,
         held_bytes=sweep.held_bytes or None,
         dry_run=sweep.dry_run,
+        newer=sweep.younger or None,
+        older_than_days=request.sweep_age,
     )
 
 
@@ -357,6 +359,8 @@ def _purge_trash(services: Services, request: _Request) -> BackupResult:
         freed_bytes=sweep.freed_bytes,
         dry_run=sweep.dry_run,
         not_purged=list(sweep.failed) or None,
+        newer=sweep.younger or None,
+        older_than_days=None if request.sd_id else request.sweep_age,
     )
 
 

@@ -37,7 +37,8 @@ def backup_text(result: BackupResult, compact: bool) -> str:
             if result.held_bytes
             else ""
         )
-        return f"{verb} {counted(result.removed or 0, 'backup')}{size}.{held}{hint}"
+        newer = _newer(result, "the store holds", "backup", "backups")
+        return f"{verb} {counted(result.removed or 0, 'backup')}{size}{newer}.{held}{hint}"
     if result.group is not None:
         return group_text(result, compact)
     backup = result.backup
@@ -249,9 +250,21 @@ def _trash_text(result: BackupResult) -> str:
         )
         return (
             f"{verb} {result.removed} trash entr{'y' if result.removed == 1 else 'ies'}, "
-            + f"{human_size(result.freed_bytes or 0)}.{hint}"
+            + f"{human_size(result.freed_bytes or 0)}{_newer(result, 'the trash holds', 'entry', 'entries')}.{hint}"
             + ("\n" + "\n".join(rows) if rows else "")
             + failed
         )
     heading = f"{result.total} trash entr{'y' if result.total == 1 else 'ies'}" + _newest(len(rows), result.total)
     return heading + ("\n" + "\n".join(rows) if rows else "")
+
+
+def _newer(result: BackupResult, where: str, noun: str, plural: str) -> str:
+    """Why a cleanup or purge removed none when there are some: every one is newer than the age (7 days unless
+    asked: "0 purged" right after a delete read as an empty trash)."""
+    if not result.newer or result.older_than_days is None:
+        return ""
+    one = result.newer == 1
+    return (
+        f": {where} {counted(result.newer, noun, plural)}, {'' if one else 'all '}newer than "
+        f"older_than_days={result.older_than_days:g}; older_than_days=0 includes {'it' if one else 'them'}"
+    )
