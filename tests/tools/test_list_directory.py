@@ -44,6 +44,17 @@ async def test_json_format_text_block_is_the_structured_content(client: Client, 
     assert json.loads(text_of(result)) == structured(result)
 
 
+async def test_json_format_in_compact_mode_is_unindented_json_of_the_structured_content(
+    connect: ClientFactory, tree: Path
+) -> None:
+    async with connect(compact_mode=True) as client:
+        for tool, arguments in (("list_directory", {}), ("search_files", {"pattern": "*.txt"})):
+            result = await client.call_tool(tool, {**arguments, "output_format": "json"})
+            assert json.loads(text_of(result)) == structured(result)
+            assert "\n" not in text_of(result)
+            assert '": ' not in text_of(result)
+
+
 async def test_hidden_entries_can_be_left_out(client: Client, tree: Path) -> None:
     data = structured(await client.call_tool("list_directory", {"include_hidden": False}))
     assert ".envrc" not in [e["name"] for e in data["entries"]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -51,6 +52,16 @@ async def test_help_for_a_tool_gives_its_schemas_annotations_and_examples(client
     assert data["output_schema"] == listed["read_file"].output_schema
     assert data["annotations"]["readOnlyHint"] is True
     assert data["examples"]
+
+
+async def test_help_for_a_tool_prints_its_schemas_as_unindented_json_that_parses_back(client: Client) -> None:
+    listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+    text = text_of(await client.call_tool("help", {"tool": "backup"}))
+    parameters = text.split("### Parameters\n", 1)[1].split("\n", 1)[0]
+    result = text.split("### Result\n", 1)[1].split("\n", 1)[0]
+    assert json.loads(parameters) == listed["backup"].input_schema
+    assert json.loads(result) == listed["backup"].output_schema
+    assert "\n  " not in text  # no indentation: a third of a large tool's help was spaces
 
 
 async def test_compact_help_for_a_tool_names_every_parameter_with_its_type_and_stars_the_required_ones(

@@ -532,12 +532,12 @@ async def test_write_file_of_much_less_than_the_file_held_explains_the_guard_and
 ok
 Wrote t.txt (6 bytes, utf-8), verified, hash e32fd00d.
 Undo: backup(action="undo_last", file_path="t.txt") · backup <backup_id:1>
-Backup created: <backup_id:1>. To undo: backup(action="restore", backup_id="<backup_id:1>"). new content (6 B) is less than 50% of existing file (213 B). Looks like accidental truncation. Written anyway because the previous version was backed up first.\
+new content (6 B) is less than 50% of existing file (213 B). Looks like accidental truncation. Written anyway because the previous version was backed up first.\
 """,
             "compact": """\
 ok
 WRITTEN t.txt | 6B | hash e32fd00d | undo:<backup_id:1>
-Backup created: <backup_id:1>. To undo: backup(action="restore", backup_id="<backup_id:1>"). new content (6 B) is less than 50% of existing file (213 B). Looks like accidental truncation. Written anyway because the previous version was backed up first.\
+new content (6 B) is less than 50% of existing file (213 B). Looks like accidental truncation. Written anyway because the previous version was backed up first.\
 """,
         }
     )

@@ -61,7 +61,7 @@ def register(catalog: Catalog) -> None:
                 path, include_hidden=include_hidden, offset=offset, limit=limit, respect_gitignore=respect_gitignore
             )
             result = result.model_copy(update={"output_format": "json" if output_format == "json" else "compact"})
-        text = json_text(result) if output_format == "json" else listing_text(result, catalog.compact)
+        text = json_text(result, catalog.compact) if output_format == "json" else listing_text(result, catalog.compact)
         return respond(result, text)
 
     catalog.add(

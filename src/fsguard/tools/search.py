@@ -163,7 +163,8 @@ def register(catalog: Catalog) -> None:
         )
         result = _search(services, ctx, call)
         compact = catalog.compact and output_format != "text"
-        render = json_text if output_format == "json" else partial(search_text, compact=compact)
+        voice = json_text if output_format == "json" else search_text
+        render = partial(voice, compact=compact)
         return respond(*_held(result, render))
 
     catalog.add(

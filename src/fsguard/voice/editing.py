@@ -9,6 +9,7 @@ from fsguard.models import (
     MultiEditResult,
     WriteFileResult,
 )
+from fsguard.voice.notes import guard_undo
 from fsguard.voice.paths import shortened, shown
 from fsguard.voice.sizes import counted
 
@@ -43,7 +44,7 @@ def write_text(result: WriteFileResult, compact: bool) -> str:
     if compact:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
         head = f"{verb} {shown(result.path)} | {result.bytes_written}B | hash {result.content_hash}"
-        return head + _compact_check(result.verified) + undo + _notes(result.feedback, result.external_change)
+        return head + _compact_check(result.verified) + undo + _notes(_feedback(result), result.external_change)
     if result.unchanged:
         head = (
             f"{shown(result.path)} already holds exactly this content; nothing was written "
@@ -56,8 +57,16 @@ def write_text(result: WriteFileResult, compact: bool) -> str:
     return (
         head
         + _undo_line(result.path, result.backup_id, result.parent_backup_id)
-        + _notes(result.feedback, result.external_change)
+        + _notes(_feedback(result), result.external_change)
     )
+
+
+def _feedback(result: WriteFileResult) -> str | None:
+    """The feedback without the restore a guarded write's opens with: the undo line (or ``undo:``) names the backup
+    already, and the field keeps the seed's whole words."""
+    if result.feedback is None or result.backup_id is None:
+        return result.feedback
+    return result.feedback.removeprefix(guard_undo(result.backup_id)) or None
 
 
 def _check(verified: bool) -> str:
@@ -93,7 +102,7 @@ def _append_text(result: WriteFileResult, compact: bool) -> str:
     return (
         head
         + _undo_line(result.path, result.backup_id, result.parent_backup_id)
-        + _notes(result.feedback, result.external_change)
+        + _notes(_feedback(result), result.external_change)
     )
 
 
@@ -103,7 +112,7 @@ def _compact_append(result: WriteFileResult, changed: str, middle: str) -> str:
     verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else changed
     undo = f" | undo:{result.backup_id}" if result.backup_id else ""
     head = f"{verb} {shown(result.path)} | {middle}hash {result.content_hash}{_compact_check(result.verified)}"
-    return head + undo + _notes(result.feedback, result.external_change)
+    return head + undo + _notes(_feedback(result), result.external_change)
 
 
 def _rewrite_text(result: WriteFileResult, compact: bool) -> str:
@@ -127,7 +136,7 @@ def _rewrite_text(result: WriteFileResult, compact: bool) -> str:
     return (
         head
         + _undo_line(result.path, result.backup_id, result.parent_backup_id)
-        + _notes(result.feedback, result.external_change)
+        + _notes(_feedback(result), result.external_change)
     )
 
 

@@ -27,8 +27,9 @@ def help_text(result: HelpResult, compact: bool) -> str:
     if compact:
         parts.append(_parameters(result.input_schema or {}))
     else:
-        parts.append("### Parameters\n" + json.dumps(result.input_schema, indent=2))
-        parts.append("### Result\n" + json.dumps(result.output_schema, indent=2))
+        # Unindented: indentation was a third of a large tool's help, and a model reads JSON without it.
+        parts.append("### Parameters\n" + json.dumps(result.input_schema, separators=(",", ":")))
+        parts.append("### Result\n" + json.dumps(result.output_schema, separators=(",", ":")))
     parts.extend(
         f"Example — {example.description}:\n{result.name}({json.dumps(example.arguments)})"
         for example in result.examples or []

@@ -88,10 +88,13 @@ def integrity_detail(check: Integrity | None) -> str | None:
 def write_guard_feedback(guard: WriteGuard, backup_id: str) -> str:
     """Why the write went through anyway, in the seed's order (catalog §4: the backup, how to restore it, then the
     guard's note): the restore names this backup, so a later edit of the file does not change what it undoes."""
-    return (
-        f'Backup created: {backup_id}. To undo: backup(action="restore", backup_id="{backup_id}"). '
-        f"{guard.message} Written anyway because the previous version was backed up first."
-    )
+    return f"{guard_undo(backup_id)}{guard.message} Written anyway because the previous version was backed up first."
+
+
+def guard_undo(backup_id: str) -> str:
+    """The backup and restore a guarded write's feedback opens with; the text block leaves it out, as its own undo
+    line names the same backup."""
+    return f'Backup created: {backup_id}. To undo: backup(action="restore", backup_id="{backup_id}"). '
 
 
 def external_change_note(verdict: OccVerdict) -> str | None:
