@@ -163,8 +163,7 @@ def register(catalog: Catalog) -> None:
         )
         result = _search(services, ctx, call)
         compact = catalog.compact and output_format != "text"
-        voice = json_text if output_format == "json" else search_text
-        render = partial(voice, compact=compact)
+        render = partial(json_text if output_format == "json" else search_text, compact=compact)
         return respond(*_held(result, render))
 
     catalog.add(
