@@ -55,8 +55,11 @@ class Groundwork:
     unfinished: tuple[UnfinishedRun, ...] = ()
 
     @classmethod
-    def lay(cls, settings: Settings) -> Groundwork:
+    def lay(cls, settings: Settings, *, audit: AuditLog | None = None) -> Groundwork:
         """Check the configuration and do the start-up chores: sweep crash leftovers, apply backup retention.
+
+        ``audit``: the writer to log through instead of a server's own (the dashboard's appends lines only); the
+        log dir is denied to the tools either way.
 
         Raises:
             FsguardError: a root, the hooks file, the state or log dir, or a WSL home is unusable.
@@ -100,7 +103,8 @@ class Groundwork:
             if not unfinished and backups.apply_retention():
                 backups.collect_garbage()
         stats = CallStats()
-        audit = AuditLog(settings.log_dir, stats) if settings.log_dir else None
+        if audit is None and settings.log_dir is not None:
+            audit = AuditLog(settings.log_dir, stats)
         # The WSL integration itself is built with the engine; a bad Windows home is refused now. Only one
         # given (--wsl-windows-home or USERPROFILE) can be refused.
         if settings.wsl_windows_home or os.environ.get("USERPROFILE"):

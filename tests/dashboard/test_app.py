@@ -279,6 +279,28 @@ def test_the_servers_path_rules_keep_the_dashboard_from_restoring_into_a_read_on
     assert not (_root(shared) / "gone.txt").exists()
 
 
+def test_the_dashboard_denies_its_log_dir_inside_a_root_as_the_server_does_and_its_feed_still_reads_the_log(
+    shared: Settings,
+) -> None:
+    # Its engine was built without the log dir: it showed the audit log's history and restored a backup over it.
+    unlogged = Services.create(Settings(**{**shared.__dict__, "log_dir": None}))
+    unlogged.writer.write("logs/operations.jsonl", '{"forged":1}\n')
+    unlogged.writer.write("logs/operations.jsonl", '{"forged":2}\n')
+    oldest = unlogged.backups.chain(_root(shared) / "logs" / "operations.jsonl")[0]
+    log_dir = _root(shared) / "logs"
+    (log_dir / "operations.jsonl").unlink()
+    logged = Settings(**{**shared.__dict__, "log_dir": log_dir})
+    _log(logged, AuditEntry("read_file", {"path": "a.txt"}, 1.0, "ok", path="/r/a.txt"))
+    before = (log_dir / "operations.jsonl").read_bytes()
+    with TestClient(wrap(build_app(logged), logged), base_url=ORIGIN, follow_redirects=False) as web:
+        assert web.get("/files", params={"path": "logs/operations.jsonl"}).status_code == 403
+        restore = {"path": "logs/operations.jsonl", "backup_id": oldest.backup_id}
+        assert web.post("/files/restore", data=restore).status_code == 403
+        assert "read_file</span>" in web.get("/activity").text
+    assert (log_dir / "operations.jsonl").read_bytes().startswith(before)
+    assert b"forged" not in (log_dir / "operations.jsonl").read_bytes()
+
+
 # -- Trash ----------------------------------------------------------------------------------------------------------
 
 

@@ -7,7 +7,6 @@ engine's locked write path, so the dashboard is safe to run beside servers shari
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -93,21 +92,19 @@ def short_path(policy: PathPolicy, path: str | None) -> str:
 def engine_settings(settings: Settings) -> Settings:
     """The settings the dashboard's engine is built with: the servers' own housekeeping is left to them.
 
-    No audit writer of the servers' kind (it would rewrite their metrics.json: :func:`engine` gives it the
-    dashboard's, which only appends lines), and no backup retention: the dashboard does not know the servers'
-    --backup-max-age/--backup-max-count, and dropping backups by its defaults could lose versions a server keeps
-    longer.
+    No backup retention: the dashboard does not know the servers' --backup-max-age/--backup-max-count, and dropping
+    backups by its defaults could lose versions a server keeps longer. The log dir stays: the engine denies it (and
+    the state dir, the hooks file) to its acts as a server with the same flags denies it to the tools.
     """
-    return Settings(
-        **{**settings.__dict__, "log_dir": None, "backup_max_age_days": math.inf, "backup_max_count": 2**62}
-    )
+    return Settings(**{**settings.__dict__, "backup_max_age_days": math.inf, "backup_max_count": 2**62})
 
 
 def engine(settings: Settings, audit: AuditLog | None) -> Services:
     """The dashboard's engine, built as a starting server's is: a batch or pipeline a killed server left unfinished
     is ended here as the server's next start would have ended it, and ``audit`` gets its line (``via: dashboard``),
-    so that Activity shows what became of it."""
-    groundwork = replace(Groundwork.lay(engine_settings(settings)), audit=audit)
+    so that Activity shows what became of it. ``audit`` is the dashboard's writer: a server's kind would rewrite the
+    servers' metrics.json."""
+    groundwork = Groundwork.lay(engine_settings(settings), audit=audit)
     return Services.assemble(groundwork, via="dashboard")
 
 
