@@ -142,6 +142,23 @@ def test_a_path_a_deny_rule_hides_shows_in_activity_as_a_hidden_path_which_no_pa
     assert ".env" not in "".join(streamed)
 
 
+def test_a_path_an_anchored_rule_hides_stays_hidden_in_activity_however_the_agent_spelled_it(shared: Settings) -> None:
+    ruled = Settings(**{**shared.__dict__, "deny": ("/secret.txt",)})
+    root = ruled.roots[0]
+    (root / "secret.txt").write_text("S\n", encoding="utf-8")
+    (root / "sub").mkdir()
+    spellings = ["sub/../secret.txt", "./secret.txt", f"{root}/sub/../secret.txt", "sub/../sub/../secret.txt"]
+    refused = as_agent(ruled, [("read_file", {"path": spelling}) for spelling in spellings])
+    assert all(result.is_error for result in refused)
+    with TestClient(wrap(build_app(ruled), ruled), base_url="http://127.0.0.1:9100") as client:
+        page = client.get("/activity").text
+        filtered = client.get("/activity", params={"path": "secret"}).text
+    assert "secret" not in page
+    assert page.count("a hidden path</span>") == len(spellings)
+    assert "No calls logged that match the filter" in filtered
+    assert (root / "secret.txt").read_bytes() == b"S\n"
+
+
 def test_a_foreign_line_in_the_log_leaves_activity_and_statistics_whole(web: TestClient, shared: Settings) -> None:
     _log(shared, "before")
     assert shared.log_dir is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import AsyncIterator
 from functools import partial
@@ -190,8 +191,16 @@ async def stats(request: Request) -> Response:
 
 def _hidden(policy: PathPolicy, path: str) -> bool:
     """Whether a deny rule hides an audit line's path; judged as a file and as a directory, as the line does not say
-    which it named (the rule ``secrets/`` hides the directory's own name too)."""
-    return any(policy.denied_by(Path(path), is_dir=is_dir) is not None for is_dir in (False, True))
+    which it named (the rule ``secrets/`` hides the directory's own name too).
+
+    A refused call's line holds the path as the agent typed it (``sub/../secret.txt``): it is judged as logged and
+    where the server took it, relative to the first root with ``..`` collapsed, which an anchored rule
+    (``/secret.txt``) names; as logged alone, it named the file the rule hides and a path filter found it.
+    """
+    logged = Path(path)
+    served = Path(os.path.normpath(policy.roots[0] / logged if policy.roots else logged))
+    views = (logged, served)
+    return any(policy.denied_by(seen, is_dir=is_dir) is not None for seen in views for is_dir in (False, True))
 
 
 def _cursor(text: str | None) -> feed.Cursor | None:
