@@ -81,7 +81,9 @@ class Groundwork:
             from fsguard.core.hooks import HookRunner
 
             hooks = HookRunner.load(settings.hooks_config, policy.roots, locks.still_wanted, locks.stop_if_cancelled)
-        beneath = Beneath(policy.roots, policy.screen_link)
+        # --unrestricted lifts containment: a path outside the roots is walked from "/" (as when no root is given),
+        # still pinned, links still screened by the deny rules; paths inside a root keep its fd as their start.
+        beneath = Beneath((*policy.roots, Path("/")) if settings.unrestricted else policy.roots, policy.screen_link)
         writer = AtomicWriter(settings.state_dir)
 
         def sweep(temp: Path) -> None:
