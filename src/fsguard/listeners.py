@@ -70,25 +70,25 @@ def listening_sockets(settings: Settings) -> list[socket.socket]:
     return sockets
 
 
-def listen_refusal(settings: Settings, exc: OSError) -> str:
-    """What to tell the user whose ``--host``/``--port`` could not be listened on."""
-    where = f"{settings.host} port {settings.port}"
+def listen_refusal(settings: Settings, exc: OSError, program: str = "fsguard") -> str:
+    """What to tell the user whose ``--host``/``--port`` could not be listened on (``program``: who says it)."""
+    where = f"{settings.host or repr(settings.host)} port {settings.port}"
     if exc.errno == errno.EADDRINUSE:
         return (
-            f"fsguard: cannot listen on {where}: another process is listening there. Pass another port with --port, "
+            f"{program}: cannot listen on {where}: another process is listening there. Pass another port with --port, "
             "or stop that process."
         )
     if exc.errno == errno.EACCES:
         return (
-            f"fsguard: cannot listen on {where}: permission denied (ports below 1024 need privileges). Pass "
+            f"{program}: cannot listen on {where}: permission denied (ports below 1024 need privileges). Pass "
             "--port 1024 or above."
         )
     if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:
         return (
-            f"fsguard: cannot listen on {where}: {exc.strerror or exc}. Pass --host an address of this machine "
+            f"{program}: cannot listen on {where}: {exc.strerror or exc}. Pass --host an address of this machine "
             "(127.0.0.1 is the default)."
         )
-    return f"fsguard: cannot listen on {where}: {exc.strerror or exc}. Pass another --host or --port."
+    return f"{program}: cannot listen on {where}: {exc.strerror or exc}. Pass another --host or --port."
 
 
 STOPPED_MESSAGE: Final = (

@@ -69,6 +69,37 @@ def test_a_log_dir_that_is_a_file_exits_2_with_one_line_naming_it(
     assert said.count("\n") == 1
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1", "", "nosuch.invalid"], ids=["taken-port", "empty-host", "bad-host"])
+def test_a_port_or_host_it_cannot_listen_on_exits_2_with_advice_before_printing_a_url_or_touching_the_state_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, host: str
+) -> None:
+    # It printed the URL (another program's), ran the start-up recovery, then failed with uvicorn's error, exit 3.
+    monkeypatch.setenv("FSGUARD_AUTH_TOKEN", "a-token-long-enough-for-the-check-0123456789")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        with pytest.raises(SystemExit) as exited:
+            main(
+                [
+                    "dashboard",
+                    str(tmp_path),
+                    "--state-dir",
+                    str(tmp_path / "state"),
+                    "--host",
+                    host,
+                    "--port",
+                    str(port),
+                ]
+            )
+    said = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert said.startswith(f"fsguard dashboard: cannot listen on {host or repr(host)} port {port}: ")
+    assert ("--port" if host == "127.0.0.1" else "--host") in said
+    assert "URL" not in said
+    assert not (tmp_path / "state").exists()
+
+
 def test_the_server_command_line_is_unchanged(tmp_path: Path) -> None:
     # A root that happens to be called "dashboard" is still a root when written as a path.
     settings = settings_from(parser().parse_args(["./dashboard", str(tmp_path), "--port=9000"]))

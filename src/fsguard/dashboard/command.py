@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fsguard import __version__
 from fsguard.config import Settings, default_state_dir, url_host
@@ -20,6 +22,9 @@ from fsguard.startup import (
     signals_exit_cleanly,
     start_logging,
 )
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 DEFAULT_PORT = 9100
 logger = logging.getLogger("fsguard.dashboard")
@@ -85,16 +90,39 @@ def main(argv: Sequence[str]) -> None:
     refuse_unusable_token(settings, "fsguard dashboard")
     keep_token_out_of_logs(settings.auth_token)
     # Imported here: Starlette, Jinja2 and uvicorn are not needed to parse the flags.
-    import uvicorn
+    from fsguard.dashboard.app import build_app
+    from fsguard.listeners import listen_refusal, listening_sockets
 
-    from fsguard.dashboard.app import build_app, wrap
-    from fsguard.http import RequestDeadline
-
+    # Bound first, as the server binds: uvicorn bound after the URL was printed (and after start-up had ended the
+    # runs a killed server left), then failed a taken port or a bad --host with its own error and exit 3.
+    try:
+        sockets = listening_sockets(settings)
+    except OSError as exc:
+        sys.stderr.write(listen_refusal(settings, exc, "fsguard dashboard") + "\n")
+        raise SystemExit(2) from exc
     try:
         app = build_app(settings)
     except FsguardError as exc:
+        for sock in sockets:
+            sock.close()
         sys.stderr.write(f"fsguard dashboard: {exc.message}\n")
         raise SystemExit(2) from exc
+    # Stopping cleanly from the banner on: the sockets listen already, so a client may connect (and its user press
+    # Ctrl+C) as soon as the URL shows.
+    try:
+        with signals_exit_cleanly():
+            _serve(app, settings, sockets)
+    finally:
+        app.state.dashboard.services.locks.sweep(leftovers=True)  # else its restores' lock files stay for ever
+
+
+def _serve(app: Starlette, settings: Settings, sockets: list[socket.socket]) -> None:
+    """Print the banner and serve ``app`` on ``sockets`` until stopped."""
+    import uvicorn
+
+    from fsguard.dashboard.app import wrap
+    from fsguard.http import RequestDeadline
+
     shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else url_host(settings.host)  # noqa: S104
     suffix = "/?token=<token>" if settings.auth_token else "/"
     sys.stderr.write(
@@ -111,8 +139,4 @@ def main(argv: Sequence[str]) -> None:
         timeout_graceful_shutdown=2,
         http=RequestDeadline,
     )
-    try:
-        with signals_exit_cleanly():
-            uvicorn.Server(config).run()
-    finally:
-        app.state.dashboard.services.locks.sweep(leftovers=True)  # else its restores' lock files stay for ever
+    uvicorn.Server(config).run(sockets)
