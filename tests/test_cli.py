@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import resource
+import socket
 import subprocess
 import sys
 from dataclasses import replace
@@ -103,8 +104,33 @@ def test_a_read_only_state_dir_exits_2_naming_it_as_the_state_dir(
         main([str(tmp_path), "--state-dir", str(state / "s") if spelled == "absolute" else "ro/s"])
     assert stopped.value.code == 2
     said = capsys.readouterr().err
-    assert "It is the state directory: pass --state-dir a directory on a writable filesystem." in said
+    assert "cannot hold fsguard's backups, trash and locks (its filesystem is read-only: " in said
+    assert "Pass --state-dir a directory this user may create and write to" in said
     assert "Write under a root" not in said
+
+
+@pytest.mark.parametrize("command", [[], ["dashboard"]], ids=["fsguard", "dashboard"])
+@pytest.mark.parametrize("where", ["a file", "/proc"])
+def test_an_unusable_state_dir_exits_2_naming_the_flag_and_what_to_pass_not_a_tool_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], where: str
+) -> None:
+    # It said "Check the path with list_directory" (an agent's next step), or nothing to do at all.
+    (tmp_path / "afile").write_bytes(b"")
+    state = tmp_path / "afile" if where == "a file" else Path("/proc/fsguard-no-such-dir")
+    with socket.socket() as probe:  # the dashboard binds before it builds: a port no one listens on
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    flags = [str(tmp_path), "--state-dir", str(state)] + (["--port", port] if command else [])
+    with pytest.raises(SystemExit) as stopped:
+        main([*command, *flags])
+    said = capsys.readouterr().err
+    assert stopped.value.code == 2
+    program = "fsguard dashboard" if command else "fsguard"
+    assert said.startswith(f"{program}: --state-dir {state} cannot hold fsguard's backups, trash and locks (")
+    assert "Pass --state-dir a directory this user may create and write to" in said
+    assert "list_directory" not in said
+    assert "get_file_info" not in said
+    assert (tmp_path / "afile").read_bytes() == b""
 
 
 def test_client_config_is_valid_json_for_both_transports(tmp_path: Path) -> None:

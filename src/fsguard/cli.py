@@ -17,12 +17,12 @@ import anyio
 from fsguard import __version__
 from fsguard.config import Settings, default_state_dir
 from fsguard.core.errors import FsguardError
-from fsguard.core.oserrors import in_state_dir
 from fsguard.flags import RESPONSE_FLOOR, add_path_rules, amount, port, whole_number
 from fsguard.server import FsguardServer, build_server
 from fsguard.startup import (
     keep_token_out_of_logs,
     lift_open_file_limit,
+    refuse_unusable_config,
     refuse_unusable_token,
     refuse_without_token,
     signals_exit_cleanly,
@@ -31,12 +31,9 @@ from fsguard.startup import (
 from fsguard.stdio import serve_stdio
 
 logger = logging.getLogger("fsguard")
+
+
 # A state directory start-up cannot write to: the user's to move, with the flag that does it.
-_STATE_ADVICE = {
-    "read_only_filesystem": "It is the state directory: pass --state-dir a directory on a writable filesystem."
-}
-
-
 def parser() -> argparse.ArgumentParser:
     """The flags of SPEC §5 that the tools of this release use; the rest arrive with their features."""
     p = argparse.ArgumentParser(prog="fsguard", description="MCP server: safe, typed access to a filesystem.")
@@ -233,9 +230,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         server = build_server(settings)
     except FsguardError as exc:
-        told = in_state_dir(exc.code, exc.message, exc.fields.get("path"), settings.state_dir, _STATE_ADVICE)
-        sys.stderr.write(f"fsguard: {told or exc.message}\n")
-        raise SystemExit(2) from exc
+        refuse_unusable_config(exc, "fsguard", settings.state_dir)
     # Everything built so far (SDK, pydantic schemas, parsers) lives as long as the process: keep it out of the
     # cyclic collector, whose full passes over it cost tens of milliseconds during a large search.
     gc.freeze()

@@ -13,15 +13,51 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import FrameType
+from typing import NoReturn
 from urllib.parse import quote, quote_plus, unquote_plus
 
-from fsguard.config import Settings
+from fsguard.config import Settings, default_state_dir
+from fsguard.core.errors import FsguardError
+
+# Why a state dir cannot serve, by the error's code; the error's own message advises an agent's tool call.
+_STATE_DIR_REASONS = {
+    "not_found": "it cannot be created there",
+    "not_a_directory": "a file is in the way",
+    "already_exists": "a file is in the way",
+    "access_denied": "the operating system refused access",
+    "read_only_filesystem": "its filesystem is read-only",
+    "disk_full": "its filesystem is full",
+}
 
 
 def start_logging(level: str) -> None:
     """Log to stderr: stdout carries nothing but protocol frames."""
     logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def refuse_unusable_config(exc: FsguardError, program: str, state_dir: Path) -> NoReturn:
+    """Exit 2 for a configuration start-up refused: an error at a path in the state dir names --state-dir and what
+    to pass, not the next tool call its message suggests (its reader is the operator, not an agent)."""
+    sys.stderr.write(f"{program}: {_state_dir_refusal(exc, state_dir) or exc.message}\n")
+    raise SystemExit(2) from exc
+
+
+def _state_dir_refusal(exc: FsguardError, state_dir: Path) -> str | None:
+    path = exc.fields.get("path")
+    if not isinstance(path, str):
+        return None
+    # absolute(): a --state-dir given relative names its files relative too, from the same working directory.
+    if not any(
+        Path(path).absolute().is_relative_to(spelling) for spelling in (state_dir.absolute(), state_dir.resolve())
+    ):
+        return None
+    why = _STATE_DIR_REASONS.get(exc.code, exc.code.replace("_", " "))
+    return (
+        f"--state-dir {state_dir} cannot hold fsguard's backups, trash and locks ({why}: {path}). Pass --state-dir "
+        f"a directory this user may create and write to (the default is {default_state_dir()})."
+    )
 
 
 def refuse_without_token(settings: Settings, program: str, why: str) -> None:

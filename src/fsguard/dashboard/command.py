@@ -17,6 +17,7 @@ from fsguard.core.errors import FsguardError
 from fsguard.flags import add_path_rules, port
 from fsguard.startup import (
     keep_token_out_of_logs,
+    refuse_unusable_config,
     refuse_unusable_token,
     refuse_without_token,
     signals_exit_cleanly,
@@ -105,8 +106,7 @@ def main(argv: Sequence[str]) -> None:
     except FsguardError as exc:
         for sock in sockets:
             sock.close()
-        sys.stderr.write(f"fsguard dashboard: {exc.message}\n")
-        raise SystemExit(2) from exc
+        refuse_unusable_config(exc, "fsguard dashboard", settings.state_dir)
     # Stopping cleanly from the banner on: the sockets listen already, so a client may connect (and its user press
     # Ctrl+C) as soon as the URL shows.
     try:
