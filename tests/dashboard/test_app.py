@@ -3,6 +3,7 @@ cross-site and host checks, id formats, confinement to the roots, the token. Eac
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -299,6 +300,42 @@ def test_the_dashboard_denies_its_log_dir_inside_a_root_as_the_server_does_and_i
         assert "read_file</span>" in web.get("/activity").text
     assert (log_dir / "operations.jsonl").read_bytes().startswith(before)
     assert b"forged" not in (log_dir / "operations.jsonl").read_bytes()
+
+
+def _message(page: str) -> str:
+    found = re.search(r'<p class="message">([^<]*)</p>', page)
+    assert found is not None, "the page shows no message"
+    return html.unescape(found[1])
+
+
+def test_refusals_on_the_pages_name_the_files_page_the_deny_flag_and_the_hooks_file_not_an_agents_step(
+    shared: Settings, engine: Services, tmp_path: Path
+) -> None:
+    # They said "Use list_directory for directories.", "only the operator can change the rules" (to the operator)
+    # and "ask the user to change the hooks config".
+    (_root(shared) / "sub").mkdir()
+    target = _edited(engine, "r.txt", "one\n", "two\n")
+    oldest = engine.backups.chain(target)[0]
+    hooks = tmp_path / "hooks.json"
+    denying = {"type": "command", "command": "echo 'no writes today' >&2; exit 2"}
+    hooks.write_text(json.dumps({"hooks": {"pre-write": [{"pattern": "*", "hooks": [denying]}]}}), encoding="utf-8")
+    ruled = Settings(**{**shared.__dict__, "deny": ("*.secret",), "hooks_config": hooks})
+    with TestClient(wrap(build_app(ruled), ruled), base_url=ORIGIN, follow_redirects=False) as web:
+        directory = web.get("/files", params={"path": "sub"})
+        default_rule = _message(web.get("/files", params={"path": ".env"}).text)
+        operator_rule = _message(web.get("/files", params={"path": "notes.secret"}).text)
+        hooked = web.post("/files/restore", data={"path": "r.txt", "backup_id": oldest.backup_id})
+    assert directory.status_code == 400
+    assert "list_directory" not in _message(directory.text)
+    assert "The Files page lists the files that have kept versions." in _message(directory.text)
+    assert '<a href="/files">Files</a>' in directory.text
+    assert "--no-default-deny" in default_rule
+    assert "It is the --deny '*.secret' rule" in operator_rule
+    assert all("only the operator" not in said for said in (default_rule, operator_rule))
+    assert hooked.status_code == 403
+    assert f"change its entry in the hooks file {hooks} (--hooks-config)" in _message(hooked.text)
+    assert "ask the user" not in _message(hooked.text)
+    assert target.read_bytes() == b"two\n"
 
 
 # -- Trash ----------------------------------------------------------------------------------------------------------

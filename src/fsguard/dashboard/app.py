@@ -28,7 +28,7 @@ from fsguard.dashboard import access, forms, names, pages
 from fsguard.dashboard.actions import Actions, dashboard_audit
 from fsguard.dashboard.charts import human_bytes
 from fsguard.dashboard.csrf import forgery_refusal, host_refusal
-from fsguard.dashboard.refusals import page_message
+from fsguard.dashboard.refusals import page_link, page_message
 from fsguard.dashboard.site import Dashboard, dashboard_of
 from fsguard.groundwork import Groundwork
 from fsguard.services import Services
@@ -141,10 +141,12 @@ def wrap(app: Starlette, settings: Settings) -> ASGIApp:
     return Gate(app, settings)
 
 
-def error_page(request: Request, status: int, title: str, message: str) -> Response:
-    """An error as a page, with its status code."""
+def error_page(
+    request: Request, status: int, title: str, message: str, link: tuple[str, str] | None = None
+) -> Response:
+    """An error as a page, with its status code; ``link`` (href, label): the page the way on starts from."""
     dashboard = dashboard_of(request)
-    context = {"status": status, "title": title, "message": message, "page": ""}
+    context = {"status": status, "title": title, "message": message, "page": "", "link": link}
     response = dashboard.templates.TemplateResponse(request, "error.html", context, status_code=status)
     response.headers.update(SECURITY_HEADERS)
     return response
@@ -153,7 +155,10 @@ def error_page(request: Request, status: int, title: str, message: str) -> Respo
 async def _fsguard_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, FsguardError)
     status = STATUS_OF_CODE.get(exc.code, 500)
-    return error_page(request, status, exc.code.replace("_", " "), page_message(exc))
+    dashboard = dashboard_of(request)
+    policy, hooks_file = dashboard.services.policy, dashboard.settings.hooks_config
+    message = page_message(exc, policy.deny, hooks_file)
+    return error_page(request, status, exc.code.replace("_", " "), message, page_link(exc))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
