@@ -248,6 +248,17 @@ def test_a_name_with_a_bidi_override_is_shown_escaped_as_the_tools_show_it(
     assert (engine.trash.root / sd_id / "item" / disguised).read_bytes() == b"x"
 
 
+def test_a_trashed_links_target_with_a_bidi_override_is_shown_escaped(web: TestClient, engine: Services) -> None:
+    # The preview's note printed the target raw: "a symbolic link to invoice\u202efdp.exe" read as "…exe.pdf".
+    (_root(engine) / "link").symlink_to("invoice\u202efdp.exe")
+    engine.deleter.delete("link")
+    sd_id = engine.trash.entries()[0].sd_id
+    page = web.get(f"/trash/{sd_id}").text
+    assert "a symbolic link to invoice\\u202efdp.exe" in page
+    assert "\u202e" not in page
+    assert (engine.trash.root / sd_id / "item").readlink() == Path("invoice\u202efdp.exe")
+
+
 def test_content_with_a_bidi_override_is_shown_escaped_in_diffs_and_trash_previews(
     web: TestClient, engine: Services, shared: Settings
 ) -> None:
