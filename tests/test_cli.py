@@ -14,6 +14,10 @@ import pytest
 
 from fsguard import __version__
 from fsguard.cli import client_config, main, parser, settings_from
+from fsguard.config import url_host
+from fsguard.dashboard import command
+from fsguard.dashboard.csrf import host_refusal
+from fsguard.http import loopback_security
 from fsguard.services import Services
 from tests.conftest import Mount
 
@@ -312,3 +316,44 @@ def test_a_token_no_http_header_or_cookie_can_carry_exits_2_before_serving(
     assert exited.value.code == 2
     assert "--auth-token must be printable ASCII" in capsys.readouterr().err
     assert served == []
+
+
+@pytest.mark.parametrize("host", ["LOCALHOST", "127.0.0.2", "0:0:0:0:0:0:0:1"])
+def test_any_spelling_of_a_loopback_address_needs_no_token_and_its_host_header_is_let_in(host: str) -> None:
+    # "beyond loopback needs a bearer token" was said of these, which are loopback.
+    settings = settings_from(parser().parse_args(["--transport", "http", "--host", host]))
+    assert not settings.needs_auth_token
+    assert not command.settings_from(command.parser().parse_args(["--host", host])).needs_auth_token
+    allowed = loopback_security(host).allowed_hosts
+    addressed = url_host(host.lower())  # the Host a client sends for it
+    assert f"{addressed}:*" in allowed
+    assert host_refusal({"host": f"{addressed}:9100"}, host) is None
+    assert host_refusal({"host": "attacker.example:9100"}, host) is not None
+    assert settings_from(parser().parse_args(["--transport", "http", "--host", "127.1.0.0.1x"])).needs_auth_token
+
+
+def test_a_root_named_dashboard_after_a_flag_is_refused_with_how_to_start_the_dashboard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        main(["--state-dir", str(tmp_path / "s"), "dashboard", str(tmp_path)])
+    assert stopped.value.code == 2
+    assert "put `dashboard` first: fsguard dashboard" in capsys.readouterr().err
+
+
+def test_a_missing_read_only_root_is_named_by_its_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "missing"
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path), "--state-dir", str(tmp_path / "s"), "--read-only-root", str(missing)])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.startswith(f"fsguard: --read-only-root {missing} is not an existing directory")
+
+
+@pytest.mark.parametrize("dashboard", [True, False], ids=["dashboard", "fsguard"])
+def test_a_flags_prefix_is_not_taken_for_another_flag(dashboard: bool) -> None:
+    # `fsguard dashboard --read-only x` ran with --read-only-root x.
+    flags = command.parser() if dashboard else parser()
+    with pytest.raises(SystemExit) as stopped:
+        flags.parse_args(["--read-only" if dashboard else "--read-only-r", "somewhere"])
+    assert stopped.value.code == 2

@@ -16,7 +16,7 @@ import anyio
 
 from fsguard import __version__
 from fsguard.config import Settings, default_state_dir
-from fsguard.core.errors import FsguardError
+from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.flags import RESPONSE_FLOOR, add_path_rules, amount, port, whole_number
 from fsguard.server import FsguardServer, build_server
 from fsguard.startup import (
@@ -36,7 +36,10 @@ logger = logging.getLogger("fsguard")
 # A state directory start-up cannot write to: the user's to move, with the flag that does it.
 def parser() -> argparse.ArgumentParser:
     """The flags of SPEC §5 that the tools of this release use; the rest arrive with their features."""
-    p = argparse.ArgumentParser(prog="fsguard", description="MCP server: safe, typed access to a filesystem.")
+    # No abbreviations: one flag's prefix (--read-only) silently became another (--read-only-root).
+    p = argparse.ArgumentParser(
+        prog="fsguard", description="MCP server: safe, typed access to a filesystem.", allow_abbrev=False
+    )
     p.epilog = "fsguard dashboard [ROOTS...] starts the web dashboard instead; see fsguard dashboard --help."
     add = p.add_argument
     add("roots", nargs="*", type=Path, help="directories the agent may use (default: the current directory)")
@@ -230,6 +233,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         server = build_server(settings)
     except FsguardError as exc:
+        if exc.fields.get("path") == "dashboard" and not Path("dashboard").exists():
+            # `fsguard --state-dir SD dashboard R` took "dashboard" for a root: the subcommand comes first only.
+            hint = " (to start the dashboard, put `dashboard` first: fsguard dashboard …)"
+            exc = InvalidParamsError(exc.message + hint, path="dashboard")
         refuse_unusable_config(exc, "fsguard", settings.state_dir)
     # Everything built so far (SDK, pydantic schemas, parsers) lives as long as the process: keep it out of the
     # cyclic collector, whose full passes over it cost tens of milliseconds during a large search.

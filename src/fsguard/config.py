@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -13,6 +14,32 @@ AutoOcc = Literal["off", "warn", "block"]
 Confirm = Literal["off", "risky", "irreversible"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine's loopback only: ``localhost`` in any case, or a loopback address in any
+    spelling (127.0.0.2, 0:0:0:0:0:0:0:1); such a bind needs no token, as 127.0.0.1 needs none."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.removeprefix("[").removesuffix("]")).is_loopback
+    except ValueError:
+        return False
+
+
+def host_names(host: str) -> tuple[str, ...]:
+    """How a client's Host header names the bound loopback ``host`` (lower case; an IPv6 address bracketed, as typed
+    and compressed), beside the usual loopback names."""
+    bare = host.lower().removeprefix("[").removesuffix("]")
+    try:
+        address = ipaddress.ip_address(bare)
+    except ValueError:
+        return (bare,)
+    if address.version == 6:
+        return tuple(dict.fromkeys((f"[{bare}]", f"[{address.compressed}]")))
+    return (address.compressed,)
+
+
 MCP_PATH = "/mcp"
 
 
@@ -95,7 +122,7 @@ class Settings:
     @property
     def needs_auth_token(self) -> bool:
         """Binding anything but loopback exposes the filesystem to the network."""
-        return self.transport == "http" and self.host not in LOOPBACK_HOSTS
+        return self.transport == "http" and not is_loopback(self.host)
 
 
 def url_host(host: str) -> str:

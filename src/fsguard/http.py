@@ -20,7 +20,7 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fsguard.config import LOOPBACK_HOSTS, MCP_PATH, Settings
+from fsguard.config import MCP_PATH, Settings, host_names, is_loopback
 from fsguard.deadline import RequestDeadline as RequestDeadline  # the dashboard serves with it too
 from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id
 from fsguard.legacysse import LegacySseRoutes
@@ -223,7 +223,7 @@ def presented_token(header: bytes) -> bytes | None:
     return parts[1].strip()
 
 
-def loopback_security() -> TransportSecuritySettings:
+def loopback_security(bound: str = "127.0.0.1") -> TransportSecuritySettings:
     """The SDK's loopback allow-lists, plus each name without a port, and pages served over https.
 
     Clients leave the port out of Host and Origin when it is the scheme's default (80), so on ``--port 80`` the SDK's
@@ -231,7 +231,8 @@ def loopback_security() -> TransportSecuritySettings:
     name is as safe as one with a port. A page at https://localhost (a dev server with a certificate) is as local as
     one at http://localhost, and its Origin was refused.
     """
-    names = ("127.0.0.1", "localhost", "[::1]")
+    # The bound address itself too (127.0.0.2, LOCALHOST): a client reaching it names it so in Host.
+    names = tuple(dict.fromkeys(("127.0.0.1", "localhost", "[::1]", *host_names(bound))))
     origins = [f"{scheme}://{name}" for scheme in ("http", "https") for name in names]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
@@ -244,8 +245,8 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
     """The ASGI app serving ``server`` at /mcp; gated by the token when one is configured."""
     # Off loopback the bearer token is the protection; Host allow-lists would only break real clients.
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    if settings.host in LOOPBACK_HOSTS:
-        security = loopback_security()
+    if is_loopback(settings.host):
+        security = loopback_security(settings.host)
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=security,

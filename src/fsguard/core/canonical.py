@@ -21,13 +21,15 @@ from fsguard.core.pathforms import names_below, within
 _RETRIES = 8
 
 
-def canonical_roots(roots: Iterable[Path]) -> tuple[Path, ...]:
-    """``roots`` with their links resolved, each once; a missing or non-directory root is a configuration error."""
+def canonical_roots(roots: Iterable[Path], flag: str = "") -> tuple[Path, ...]:
+    """``roots`` with their links resolved, each once; a missing or non-directory root is a configuration error,
+    naming ``flag`` when the roots came with one (``--read-only-root``), else as a root."""
     canonical: list[Path] = []
     for root in roots:
         real = Path(os.path.realpath(root))
         if not real.is_dir():
-            raise InvalidParamsError(f"root {root} is not an existing directory")
+            named = f"{flag} {root}" if flag else f"root {root}"
+            raise InvalidParamsError(f"{named} is not an existing directory", path=str(root))
         if real not in canonical:
             canonical.append(real)
     return tuple(canonical)

@@ -83,7 +83,7 @@ class PathPolicy:
     ) -> PathPolicy:
         """Canonicalise ``roots`` once; a missing or non-directory root is a configuration error."""
         canonical = canonical_roots(roots)
-        read_only = canonical_roots(read_only_roots)
+        read_only = canonical_roots(read_only_roots, "--read-only-root")
         every = (*canonical, *(root for root in read_only if root not in canonical))
         mount_root = Path(os.path.realpath(wsl_mount_root))
         return cls(every, unrestricted, mount_root, read_only, deny or DenyRules(), wsl_distro=wsl_distro)

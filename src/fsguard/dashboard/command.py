@@ -36,6 +36,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="fsguard dashboard",
         description="Web UI: what agents did through fsguard (audit log), undo and restore files, recover the trash.",
+        allow_abbrev=False,  # --read-only (a server's flag) was taken for --read-only-root
     )
     add = p.add_argument
     add("roots", nargs="*", type=Path, help="directories files may be restored into (default: the current directory)")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from fsguard.config import LOOPBACK_HOSTS
+from fsguard.config import LOOPBACK_HOSTS, host_names, is_loopback, url_host
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _FOREIGN_FETCH_SITES = frozenset({"cross-site", "same-site"})
@@ -47,9 +47,12 @@ def own_origin(headers: dict[str, str], scheme: str) -> str:
 
 def host_refusal(headers: dict[str, str], bind_host: str) -> str | None:
     """On a loopback bind, why ``Host`` is refused (a name that is not loopback), else None."""
-    if bind_host not in LOOPBACK_HOSTS:
+    if not is_loopback(bind_host):
         return None  # off loopback the token is the protection, and any name may reach the machine
-    name = urlsplit("//" + headers.get("host", "")).hostname or ""
-    if name in LOOPBACK_HOSTS:
+    name = urlsplit("//" + headers.get("host", "")).hostname or ""  # lower case, without an IPv6 address's brackets
+    bound = {form.removeprefix("[").removesuffix("]") for form in host_names(bind_host)}
+    if name in LOOPBACK_HOSTS or name in bound:
         return None
-    return f"Host {headers.get('host', '')!r} is not a loopback name; open the dashboard at http://127.0.0.1"
+    return (
+        f"Host {headers.get('host', '')!r} is not a loopback name; open the dashboard at http://{url_host(bind_host)}"
+    )
