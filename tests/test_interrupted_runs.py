@@ -33,7 +33,8 @@ NEW = "new\n" * 1000
 NAMES = [f"f{k}.txt" for k in range(4)]
 
 # The child: run a batch (argv[3]: its request as JSON) or a pipeline ("pipeline:" + JSON) through the engine, and
-# once the file named argv[4] has been renamed into place, leave at once ("exit") or say "replaced" and wait ("wait").
+# once the file named argv[4] has been put in place (renamed, or exchanged with the old file), leave at once ("exit")
+# or say "replaced" and wait ("wait").
 CHILD = textwrap.dedent(
     """
     import json, os, sys
@@ -44,18 +45,29 @@ CHILD = textwrap.dedent(
     from fsguard.services import Services
 
     root, state, request, last, how = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-    services = Services.create(Settings(roots=(root,), state_dir=state))
-    real_rename = os.rename
+    from fsguard.core import setaside
 
-    def rename(src, dst, **kwargs):
-        real_rename(src, dst, **kwargs)
-        if dst == last:
+    services = Services.create(Settings(roots=(root,), state_dir=state))
+    real_rename, real_exchange = os.rename, setaside.exchange
+
+    def landed(name):
+        if name == last:
             if how == "exit":
                 os._exit(9)
             print("replaced", flush=True)
             sys.stdin.read()
 
-    os.rename = rename
+    def rename(src, dst, **kwargs):
+        real_rename(src, dst, **kwargs)
+        landed(dst)
+
+    def exchange(temp, entry):  # a file replaced is exchanged with its new bytes; the old ones lie at the temp's name
+        swapped = real_exchange(temp, entry)
+        if swapped:
+            landed(entry.name)
+        return swapped
+
+    os.rename, setaside.exchange = rename, exchange
     if request.startswith("pipeline:"):
         services.pipelines.run(parse_pipeline(json.loads(request.removeprefix("pipeline:"))))
     else:

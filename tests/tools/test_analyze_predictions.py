@@ -213,7 +213,7 @@ async def test_a_long_planned_diff_names_calls_that_show_it_whole_not_a_diff_for
     client: Client, root: Path
 ) -> None:
     text = "".join(f"line {i}\n" for i in range(1, 201))
-    (root / "a.txt").write_text(text)
+    (root / "a.txt").write_text(text, encoding="utf-8")
     written = await plan(client, "write", "a.txt", content="x\n")
     assert 'backup(action="compare", backup_id=...) shows the complete diff' in written["preview_diff"]
     edit = {"old_text": text[: text.index("line 101")], "new_text": "y\n"}
@@ -227,4 +227,4 @@ async def test_a_long_planned_diff_names_calls_that_show_it_whole_not_a_diff_for
     )
     assert "elided" not in whole["diff"]
     assert "-line 100" in whole["diff"]
-    assert (root / "a.txt").read_text() == text
+    assert (root / "a.txt").read_text(encoding="utf-8") == text

@@ -39,7 +39,7 @@ from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.hookcontent import blamed_on_hook
 from fsguard.core.occ import OccVerdict
-from fsguard.core.readback import on_disk_equals
+from fsguard.core.readback import on_disk_equals, still_holds
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import DecodedText, kept_breaks
 
@@ -153,7 +153,7 @@ class Mutation:
         )
         if outcome.ran and self.entry is not None and self.seen is not None and self.current is not None:
             now = lstat_at(self.entry)  # stated before the bytes are compared: a write after that still moves it
-            if now and _signature(now) != _signature(self.seen) and on_disk_equals(self.entry, self.current):
+            if now and _signature(now) != _signature(self.seen) and still_holds(self.entry, self.current):
                 self.seen = now
         self.hook_notes.extend(outcome.notes)
         if outcome.modified_content is None:
@@ -384,15 +384,6 @@ def _opened(safe: Safeguards, path: Path, entry: Pinned, may_be_missing: bool) -
 
 def _signature(found: os.stat_result) -> tuple[int, int, int, int]:
     return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
-
-
-def current_bytes(safe: Safeguards, path: Path) -> bytes | None:
-    """What the file at ``path`` holds now, read through its pinned directory; None when it is missing."""
-    try:
-        with safe.beneath.entry(path) as entry:
-            return read_at(entry)[0] if lstat_at(entry) is not None else None
-    except NotFoundError:
-        return None
 
 
 def missing_file(path: Path) -> NotFoundError:

@@ -46,17 +46,26 @@ def check_unchanged(entry: Pinned, checked: os.stat_result, data: bytes, doing: 
     the caller's expected_hash pinned. A touch (the same bytes) passes. ``doing`` is the act as a past participle.
 
     Raises:
+        EntryReplacedError: another entry (a directory, a link) holds the name now; it is left as it is.
         ExternalChangeError: its device, inode, size, modification or change time moved and its bytes are not
             ``data``, or it is gone.
     """
-
     now = lstat_at(entry)
-    if now is None or (_written(now) != _written(checked) and not on_disk_equals(entry, data)):
+    if now is not None and not same_entry(now, checked):  # another entry at the name (a directory, a link)
+        raise changed_error(entry.path, doing)
+    if now is None or (_written(now) != _written(checked) and not _holds(entry, data, doing)):
         raise ExternalChangeError(
             f"{entry.path} changed on disk while this call ran (another program or a pre-hook wrote to it); nothing "
             f"was {doing}. Read it again, then retry.",
             path=str(entry.path),
         )
+
+
+def _holds(entry: Pinned, data: bytes, doing: str) -> bool:
+    try:
+        return on_disk_equals(entry, data)
+    except OSError:  # a link or a directory swapped in between the look and the read
+        raise changed_error(entry.path, doing) from None
 
 
 def _written(found: os.stat_result) -> tuple[int, int, int, int, int]:

@@ -14,16 +14,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fsguard.core.backups import BackupRecord
+from fsguard.core.beneath import lstat_at
 from fsguard.core.diff import render_diff
+from fsguard.core.disk import read_at
 from fsguard.core.errors import (
     FsguardError,
     InvalidParamsError,
+    NotFoundError,
     NothingToUndoError,
     UndoConflictError,
     UndoOvertakenError,
 )
 from fsguard.core.hashing import content_hash
-from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL, HookCall, Mutation, current_bytes, mutation
+from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL, HookCall, Mutation, mutation
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import decode
 from fsguard.core.trash import Trash, TrashEntry
@@ -295,3 +298,12 @@ def _conflict(
         current_hash=current_hash,
         **fields,
     )
+
+
+def current_bytes(safe: Safeguards, path: Path) -> bytes | None:
+    """What the file at ``path`` holds now, read through its pinned directory; None when it is missing."""
+    try:
+        with safe.beneath.entry(path) as entry:
+            return read_at(entry)[0] if lstat_at(entry) is not None else None
+    except NotFoundError:
+        return None
