@@ -202,8 +202,7 @@ def interpret(hook: Hook, code: int | None, out: str, err: str) -> HookResult:
     if data is None and _EXIT_DECISIONS.get(code) != "deny":  # an exit code 2 denies whatever it printed
         problem = (
             f"printed output that is not a JSON answer ({shorten(_readable(out.strip()), 200)!r}): it must be the "
-            "whole of its "
-            "stdout, or its last line"
+            "whole of its stdout, or its last line"
         )
         verdict_of_unread: Decision = "deny" if hook.fail_on_error else "continue"
         return HookResult(hook, verdict_of_unread, f"the hook {problem} (failOnError is set)", failure=problem)
