@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from fsguard.core.errors import HookDeniedError
 from fsguard.core.hooks import HookEvent
+from fsguard.core.pathforms import names_below, within
 
 if TYPE_CHECKING:
     from fsguard.core.hooks import HookRunner
@@ -87,7 +88,7 @@ def _denied(
 
 
 def _relative(file: str, base: str) -> str:
-    return file[len(base) :].lstrip("/") if file.startswith(base.rstrip("/") + "/") else file
+    return "/".join(names_below(file, Path(base))) if within(file, Path(base)) and file != base else file
 
 
 def gate_reads(hooks: HookRunner, paths: Iterable[Path], operation: str, within: Path) -> None:

@@ -39,8 +39,9 @@ from fsguard.core.growth import results_up_to
 from fsguard.core.hashing import content_hash
 from fsguard.core.hookcontent import blamed_on_hook
 from fsguard.core.occ import OccVerdict
-from fsguard.core.readback import on_disk_equals, still_holds
+from fsguard.core.readback import on_disk_equals
 from fsguard.core.safeguards import Safeguards
+from fsguard.core.setaside import holding
 from fsguard.core.textio import DecodedText, kept_breaks
 
 HookFamily = Literal["write", "edit"]
@@ -152,9 +153,9 @@ class Mutation:
             "pre", hook.family, tool_name=hook.tool_name, file_path=str(self.path), operation=hook.operation, **fields
         )
         if outcome.ran and self.entry is not None and self.seen is not None and self.current is not None:
-            now = lstat_at(self.entry)  # stated before the bytes are compared: a write after that still moves it
-            if now and _signature(now) != _signature(self.seen) and still_holds(self.entry, self.current):
-                self.seen = now
+            # A touch moves the times the look before the rename compares: the file still holding what was read
+            # is taken as seen anew (stated before its bytes are compared, so a write after that still moves it).
+            self.seen = holding(self.entry, self.seen, self.current) or self.seen
         self.hook_notes.extend(outcome.notes)
         if outcome.modified_content is None:
             return None

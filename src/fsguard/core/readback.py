@@ -23,12 +23,3 @@ def on_disk_equals(entry: Pinned, data: bytes) -> bool:
         return offset == len(data)
     finally:
         os.close(fd)
-
-
-def still_holds(entry: Pinned, data: bytes) -> bool:
-    """:func:`on_disk_equals`, False where the name no longer holds a file to read (a link or a directory swapped in:
-    the look before the rename refuses it)."""
-    try:
-        return on_disk_equals(entry, data)
-    except OSError:
-        return False

@@ -53,7 +53,7 @@ def check_unchanged(entry: Pinned, checked: os.stat_result, data: bytes, doing: 
     now = lstat_at(entry)
     if now is not None and not same_entry(now, checked):  # another entry at the name (a directory, a link)
         raise changed_error(entry.path, doing)
-    if now is None or (_written(now) != _written(checked) and not _holds(entry, data, doing)):
+    if holding(entry, checked, data) is None:
         raise ExternalChangeError(
             f"{entry.path} changed on disk while this call ran (another program or a pre-hook wrote to it); nothing "
             f"was {doing}. Read it again, then retry.",
@@ -61,11 +61,18 @@ def check_unchanged(entry: Pinned, checked: os.stat_result, data: bytes, doing: 
         )
 
 
-def _holds(entry: Pinned, data: bytes, doing: str) -> bool:
+def holding(entry: Pinned, checked: os.stat_result, data: bytes) -> os.stat_result | None:
+    """The stat of the file at ``entry`` if it is still the one ``checked`` stated and holds ``data`` (its times
+    moved or not: a touch loses nothing); None if it was written to, replaced or removed since."""
+    now = lstat_at(entry)
+    if now is None or not same_entry(now, checked):
+        return None
+    if _written(now) == _written(checked):
+        return now
     try:
-        return on_disk_equals(entry, data)
+        return now if on_disk_equals(entry, data) else None
     except OSError:  # a link or a directory swapped in between the look and the read
-        raise changed_error(entry.path, doing) from None
+        return None
 
 
 def _written(found: os.stat_result) -> tuple[int, int, int, int, int]:
