@@ -5,6 +5,7 @@ from __future__ import annotations
 from fsguard.core.inventory import MOST_LISTED
 from fsguard.core.shortlist import first_few, shown_rows
 from fsguard.models import BackupInfo, BackupResult, GroupInfo, RestoredFile, RevertedChange
+from fsguard.voice.notes import compact_check
 from fsguard.voice.paths import shown
 from fsguard.voice.sizes import counted, human_size
 
@@ -113,7 +114,7 @@ def _restored_text(result: BackupResult, backup: BackupInfo, done: RestoredFile,
         redo = f'\nRedo: backup(action="restore", backup_id="{safety}")' if safety else ""
     if compact:
         changed = f" | changed since: old bytes in {safety}" if done.changed_since and safety else ""
-        check = "" if done.verified else " | NOT VERIFIED: re-read before another write"
+        check = compact_check(done.verified)
         return f"RESTORED {shown(done.path)} <- {backup.backup_id} | hash {done.content_hash}{check}{changed}{redo}"
     check = "verified" if done.verified else "NOT verified: read the file back"
     head = ""

@@ -9,7 +9,7 @@ from fsguard.models import (
     MultiEditResult,
     WriteFileResult,
 )
-from fsguard.voice.notes import guard_undo
+from fsguard.voice.notes import compact_check, guard_undo
 from fsguard.voice.paths import shortened, shown
 from fsguard.voice.sizes import counted
 
@@ -44,7 +44,7 @@ def write_text(result: WriteFileResult, compact: bool) -> str:
     if compact:
         undo = f" | undo:{result.backup_id}" if result.backup_id else ""
         head = f"{verb} {shown(result.path)} | {result.bytes_written}B | hash {result.content_hash}"
-        return head + _compact_check(result.verified) + undo + _notes(_feedback(result), result.external_change)
+        return head + compact_check(result.verified) + undo + _notes(_feedback(result), result.external_change)
     if result.unchanged:
         head = (
             f"{shown(result.path)} already holds exactly this content; nothing was written "
@@ -80,11 +80,6 @@ def _check(verified: bool) -> str:
     )
 
 
-def _compact_check(verified: bool) -> str:
-    """Compact's word for a failed read-back; a verified write says nothing, as the line is short on purpose."""
-    return "" if verified else " | NOT VERIFIED: re-read before another write"
-
-
 def _append_text(result: WriteFileResult, compact: bool) -> str:
     added = result.bytes_appended or 0
     newline = " | line break added first (the file ended with no line break)" if result.line_break_added else ""
@@ -111,7 +106,7 @@ def _compact_append(result: WriteFileResult, changed: str, middle: str) -> str:
     did, before the hash)."""
     verb = "UNCHANGED" if result.unchanged else "CREATED" if result.created else changed
     undo = f" | undo:{result.backup_id}" if result.backup_id else ""
-    head = f"{verb} {shown(result.path)} | {middle}hash {result.content_hash}{_compact_check(result.verified)}"
+    head = f"{verb} {shown(result.path)} | {middle}hash {result.content_hash}{compact_check(result.verified)}"
     return head + undo + _notes(_feedback(result), result.external_change)
 
 

@@ -132,3 +132,9 @@ def stale_read_note(verdict: OccVerdict) -> str | None:
     return (
         f"{stale_read_head(verdict.path)}: read it (or pass expected_hash) so edits are checked against what you saw."
     )
+
+
+def compact_check(verified: bool) -> str:
+    """Compact's word for a failed read-back of a write or restore; a verified one says nothing, as the line is short
+    on purpose."""
+    return "" if verified else " | NOT VERIFIED: re-read before another write"
