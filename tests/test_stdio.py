@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import anyio
@@ -93,3 +94,48 @@ def test_stdio_on_regular_files_answers_the_requests_read_before_the_end_of_inpu
     assert answers[3]["result"]["_meta"]["fsguard/error"]["code"] == "not_found"
     assert (root / "a.txt").read_bytes() == b"a\n"
     assert returncode == 0
+
+
+def test_stdin_closed_while_the_server_asks_the_client_ends_the_call_at_once(
+    root: Path, state_dir: Path, tmp_path: Path
+) -> None:
+    """A client that closes stdin while fsguard waits for its answer to a question (elicitation/create) can answer
+    nothing more: the call was declined and the server exited only after the 30 s grace period for calls in flight."""
+    (root / "keep.txt").write_bytes(b"precious\n")
+    initialize = json.loads(INITIALIZE)
+    initialize["params"]["capabilities"] = {"elicitation": {"form": {}}}
+    delete = {"name": "delete_file", "arguments": {"path": "keep.txt", "permanent": True}}
+    frames = [
+        initialize,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": delete},
+    ]
+    command = [sys.executable, "-m", "fsguard", str(root), "--state-dir", str(state_dir)]
+    with (
+        (tmp_path / "stderr.txt").open("wb") as stderr,
+        subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr) as server,
+    ):
+        assert server.stdin is not None
+        assert server.stdout is not None
+        watchdog = threading.Timer(WAIT_S, server.kill)
+        watchdog.start()
+        try:
+            server.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
+            server.stdin.flush()
+            assert json.loads(server.stdout.readline())["id"] == 1
+            question = json.loads(server.stdout.readline())
+            assert question["method"] == "elicitation/create"
+            server.stdin.close()  # the client leaves without answering
+            started = time.monotonic()
+            rest = server.stdout.read()
+            returncode = server.wait(timeout=WAIT_S)
+            took = time.monotonic() - started
+        finally:
+            watchdog.cancel()
+    answer = json.loads(rest.splitlines()[0])
+    assert answer["id"] == 2
+    assert answer["result"]["_meta"]["fsguard/error"]["code"] == "declined"
+    assert "closed stdin" in answer["result"]["content"][0]["text"]
+    assert (root / "keep.txt").read_bytes() == b"precious\n"
+    assert returncode == 0
+    assert took < 10, f"the server took {took:.1f} s to end"

@@ -46,7 +46,8 @@ FLUSH_SECONDS = 10.0
 
 
 class _InFlight:
-    """The ids of the requests read from stdin and not yet answered.
+    """The ids of the requests read from stdin and not yet answered, and of the server's own requests to the client
+    (roots/list, elicitation/create) the client has not answered.
 
     A client may write its requests and close stdin at once (``printf … | fsguard``, a harness, the spec's shutdown:
     close stdin, then wait for the server to exit). The SDK's loop ends at end of input and cancels what is still in
@@ -55,33 +56,56 @@ class _InFlight:
 
     def __init__(self) -> None:
         self._ids: set[types.RequestId] = set()
-        self._idle = anyio.Event()
-        self._idle.set()
+        self._asking: set[types.RequestId] = set()
+        self._changed = anyio.Event()
 
     def __contains__(self, ident: types.RequestId) -> bool:
         return ident in self._ids
 
+    def _change(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
     def asked(self, ident: types.RequestId) -> None:
-        if not self._ids:
-            self._idle = anyio.Event()
         self._ids.add(ident)
 
     def settled(self, ident: types.RequestId) -> None:
         """``ident`` was answered, or cancelled by the client (a cancelled request gets no answer)."""
         self._ids.discard(ident)
-        if not self._ids:
-            self._idle.set()
+        self._change()
 
     def unanswerable(self) -> None:
         """stdout is gone: nothing in flight can be answered any more."""
         self._ids.clear()
-        self._idle.set()
+        self._change()
 
-    async def drained(self) -> None:
-        """Until every request read has been answered, for at most :data:`EOF_GRACE_SECONDS` (a call may wait on a
-        FIFO, or on an answer from the client that left)."""
-        with anyio.move_on_after(EOF_GRACE_SECONDS):
-            await self._idle.wait()
+    def asking(self, ident: types.RequestId) -> None:
+        """The server sent the client request ``ident``."""
+        self._asking.add(ident)
+        self._change()
+
+    def told(self, ident: object) -> None:
+        """The client answered the server's request ``ident``, or the server gave up on it."""
+        self._asking.discard(ident)
+
+    def unheard(self) -> types.RequestId | None:
+        """A request of the server's the client has not answered, taken off the list; None when there is none."""
+        return self._asking.pop() if self._asking else None
+
+    async def drained(self, deadline: float) -> None:
+        """Until every request read has been answered or the server waits on the client (which closed its input and
+        can answer nothing more), at most until ``deadline`` (a call may wait on a FIFO)."""
+        with anyio.move_on_after(max(deadline - anyio.current_time(), 0)):
+            while self._ids and not self._asking:
+                await self._changed.wait()
+
+
+# The answer, in the client's stead, to a request of the server's the client can no longer answer: it closed stdin.
+_CLOSED_BEFORE_ANSWERING = types.JSONRPCError(
+    jsonrpc="2.0",
+    id=0,
+    error=types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed: the client closed stdin"),
+)
 
 
 class _Stdout(asyncio.streams.FlowControlMixin):
@@ -118,6 +142,7 @@ class _Frames:
         self._reader = reader
         self._answers = answers
         self._in_flight = in_flight
+        self._ended: float | None = None  # when stdin ended, the grace period's end
 
     def __aiter__(self) -> _Frames:
         return self
@@ -126,8 +151,7 @@ class _Frames:
         while True:
             line = await self._reader.readline()
             if not line:
-                await self._in_flight.drained()
-                raise StopAsyncIteration
+                return await self._ending()
             # A byte order mark is no JSON, but clients on .NET or PowerShell write one before their first frame;
             # it would make that frame (the initialize) unreadable.
             line = line.removeprefix(b"\xef\xbb\xbf")
@@ -145,7 +169,9 @@ class _Frames:
             if isinstance(message, types.JSONRPCNotification) and b'"id"' in line and asks_with_a_bad_id(line):
                 await self._refuse(BAD_ID_ERROR)
                 continue
-            if isinstance(message, types.JSONRPCRequest):
+            if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                self._in_flight.told(message.id)
+            elif isinstance(message, types.JSONRPCRequest):
                 if message.id in self._in_flight:
                     await self._refuse(reused_id(message.id))
                     continue
@@ -156,6 +182,19 @@ class _Frames:
                 if cancelled is not None:
                     self._in_flight.settled(cancelled)
             return SessionMessage(message)
+
+    async def _ending(self) -> SessionMessage:
+        """At the end of stdin: once the requests in flight are answered, the end (StopAsyncIteration); before that,
+        while the server waits on an answer of the client's, which can answer nothing more, that answer refused in
+        its stead: the call waiting on it hears so now, where it waited out the grace period (an elicitation: 30 s
+        before an exit that changed nothing)."""
+        if self._ended is None:
+            self._ended = anyio.current_time() + EOF_GRACE_SECONDS
+        await self._in_flight.drained(self._ended)
+        unheard = self._in_flight.unheard()
+        if unheard is None:
+            raise StopAsyncIteration
+        return SessionMessage(_CLOSED_BEFORE_ANSWERING.model_copy(update={"id": unheard}))
 
     async def _refuse(self, error: types.JSONRPCError) -> None:
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -205,6 +244,10 @@ class _Answers:
             raise anyio.BrokenResourceError
         message = item.message
         answered = message.id if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) else None
+        if isinstance(message, types.JSONRPCRequest):
+            self._in_flight.asking(message.id)
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            self._in_flight.told((message.params or {}).get("requestId"))  # the server gave up on its request
         frame = _serialised(message) + b"\n"
         if self._queued or len(frame) > _INLINE_BYTES:
             self._to_writer.send_nowait((frame, answered))
