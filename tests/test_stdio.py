@@ -4,12 +4,14 @@ read before the end of input are answered, from and to files too."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -96,11 +98,10 @@ def test_stdio_on_regular_files_answers_the_requests_read_before_the_end_of_inpu
     assert returncode == 0
 
 
-def test_stdin_closed_while_the_server_asks_the_client_ends_the_call_at_once(
-    root: Path, state_dir: Path, tmp_path: Path
-) -> None:
-    """A client that closes stdin while fsguard waits for its answer to a question (elicitation/create) can answer
-    nothing more: the call was declined and the server exited only after the 30 s grace period for calls in flight."""
+@contextlib.contextmanager
+def asked_to_delete(root: Path, state_dir: Path, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A server over stdio whose client (it declares elicitation) asked for a permanent delete of keep.txt, its
+    question to the client read: the server waits for the answer."""
     (root / "keep.txt").write_bytes(b"precious\n")
     initialize = json.loads(INITIALIZE)
     initialize["params"]["capabilities"] = {"elicitation": {"form": {}}}
@@ -125,13 +126,24 @@ def test_stdin_closed_while_the_server_asks_the_client_ends_the_call_at_once(
             assert json.loads(server.stdout.readline())["id"] == 1
             question = json.loads(server.stdout.readline())
             assert question["method"] == "elicitation/create"
-            server.stdin.close()  # the client leaves without answering
-            started = time.monotonic()
-            rest = server.stdout.read()
-            returncode = server.wait(timeout=WAIT_S)
-            took = time.monotonic() - started
+            yield server
         finally:
             watchdog.cancel()
+
+
+def test_stdin_closed_while_the_server_asks_the_client_ends_the_call_at_once(
+    root: Path, state_dir: Path, tmp_path: Path
+) -> None:
+    """A client that closes stdin while fsguard waits for its answer to a question (elicitation/create) can answer
+    nothing more: the call was declined and the server exited only after the 30 s grace period for calls in flight."""
+    with asked_to_delete(root, state_dir, tmp_path) as server:
+        assert server.stdin is not None
+        assert server.stdout is not None
+        server.stdin.close()  # the client leaves without answering
+        started = time.monotonic()
+        rest = server.stdout.read()
+        returncode = server.wait(timeout=WAIT_S)
+        took = time.monotonic() - started
     answer = json.loads(rest.splitlines()[0])
     assert answer["id"] == 2
     assert answer["result"]["_meta"]["fsguard/error"]["code"] == "declined"
@@ -139,3 +151,23 @@ def test_stdin_closed_while_the_server_asks_the_client_ends_the_call_at_once(
     assert (root / "keep.txt").read_bytes() == b"precious\n"
     assert returncode == 0
     assert took < 10, f"the server took {took:.1f} s to end"
+
+
+def test_an_answer_to_a_question_that_is_no_elicitation_result_is_refused_in_words(
+    root: Path, state_dir: Path, tmp_path: Path
+) -> None:
+    """An answer whose action is none of accept, decline or cancel was refused with pydantic's whole report: its
+    class names, the input and a link to its documentation (2026-07-28 refuses such a retry as -32602)."""
+    with asked_to_delete(root, state_dir, tmp_path) as server:
+        assert server.stdin is not None
+        assert server.stdout is not None
+        server.stdin.write(b'{"jsonrpc":"2.0","id":1,"result":{"action":"bogus"}}\n')
+        server.stdin.close()
+        answer = json.loads(server.stdout.readline())
+        server.wait(timeout=WAIT_S)
+    assert answer["result"]["_meta"]["fsguard/error"]["code"] == "invalid_params"
+    assert answer["result"]["content"][0]["text"] == (
+        "delete_file: the client's answer was not the form asked (action: Input should be 'accept', 'cancel' or "
+        "'decline'), so nothing was changed. Call it again to be asked again."
+    )
+    assert (root / "keep.txt").read_bytes() == b"precious\n"

@@ -26,7 +26,7 @@ import anyio.to_thread
 from mcp import MCPError
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from fsguard.core.confirmation import Binding, Confirmation, ConfirmMode, declined
 from fsguard.core.errors import FsguardError, InvalidParamsError
@@ -125,7 +125,10 @@ async def ask(ctx: Context, preflight: Preflight, looked: Looked | None = None) 
             answer = await ctx.elicit(wire_text(found.summary), ConfirmForm)
         except ValueError as exc:  # accepted with no content, or content that is not the form (as the SDK says it)
             raise CodedToolError(
-                InvalidParamsError(f"{found.operation}: the client's answer was not the form asked ({exc}).")
+                InvalidParamsError(
+                    f"{found.operation}: the client's answer was not the form asked ({_said(exc)}), so nothing was "
+                    "changed. Call it again to be asked again."
+                )
             ) from exc
         except MCPError as exc:  # the client failed to put the question: nobody said yes
             how = f"the client could not ask: {shorten(exc.error.message)}"
@@ -140,6 +143,13 @@ async def ask(ctx: Context, preflight: Preflight, looked: Looked | None = None) 
         logger.info("%s changed while the user was asked: asking again (%s)", now.operation, now.reason)
         found = now
     raise CodedToolError(declined(found.operation, "the files kept changing while the user was asked"))
+
+
+def _said(exc: ValueError) -> str:
+    """What was wrong with an answer, in a line: pydantic's report names its classes, the input and a link."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    return "; ".join(f"{'.'.join(map(str, error['loc'])) or 'answer'}: {error['msg']}" for error in exc.errors()[:3])
 
 
 async def _look(preflight: Preflight, services: Services, mode: ConfirmMode) -> Confirmation | None:
