@@ -613,3 +613,23 @@ async def test_a_stdio_server_ended_by_a_signal_shuts_down_cleanly_and_writes_it
     assert code == 0
     assert b"Traceback" not in stderr
     assert json.loads((logs / "metrics.json").read_text(encoding="utf-8"))["by_tool"] == {"list_directory": 1}
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_stdio_refuses_a_number_too_long_to_read_under_the_id_it_was_sent_with(
+    root: Path, tmp_path: Path, era: str
+) -> None:
+    """A number of more than 4,300 digits is JSON, which neither the SDK nor json reads: the refusal said the frame
+    was no JSON and, unable to read its id, answered under a null id, so the client waited for its answer."""
+    meta = MODERN_META if era == "modern" else {}
+    write = frame(2, "tools/call", {"name": "write_file", "arguments": {"path": "a.txt", "content": "@"}, **meta})
+    frames = [
+        *(line.encode() for line in handshake(era, 1)),
+        write.replace('"@"', "1" * 5000).encode(),
+        frame(4, "tools/list", {**meta}).encode(),
+    ]
+    answers = {answer["id"]: answer for answer in await _answer_lines(root, tmp_path / "state", frames, 4)}
+    assert answers[2]["error"]["code"] == PARSE_ERROR
+    assert "number of more than 4,300 digits" in answers[2]["error"]["message"]
+    assert len(answers[4]["result"]["tools"]) == 20
+    assert list(root.iterdir()) == []

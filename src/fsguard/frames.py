@@ -23,6 +23,8 @@ BAD_ID_ERROR = types.JSONRPCError(
 )
 # How deep pydantic's JSON parser, which reads every frame, nests arrays and objects (the envelope's included).
 _FRAME_DEPTH = 200
+# The most digits an integer may have: Python's limit on converting one (sys.get_int_max_str_digits), and the SDK's.
+_DIGITS = 4300
 # A \\u escape of a UTF-16 surrogate: alone, it stands for no character, and pydantic refuses the frame.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -50,6 +52,11 @@ def refusal(line: bytes, exc: Exception) -> types.JSONRPCError:
             )
         elif "recursion limit" in said:
             message = too_deep("frame")
+        elif "number out of range" in said:
+            message = (
+                f"Parse error: the frame holds a number of more than {_DIGITS:,} digits, which this server cannot "
+                "read; nothing was done. Send the number with fewer digits."
+            )
         elif "escape" in said and _SURROGATE_ESCAPE.search(text):
             message = (
                 "Parse error: the frame holds a \\u escape of half a UTF-16 surrogate pair, which stands for no "
@@ -72,9 +79,15 @@ def _json_value(text: str | bytes) -> Any:
     """The JSON value ``text`` holds, or None when it holds none: not JSON, or nested deeper than the stack allows
     (json reads by recursion; one frame of 100,000 open brackets raised RecursionError and ended the server)."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_integer)
     except (ValueError, RecursionError):
         return None
+
+
+def _integer(digits: str) -> int | None:
+    """A JSON integer, or None for one longer than Python converts (:data:`_DIGITS`): json refused the whole frame
+    for it, and a frame's id was then not found beside such a number."""
+    return int(digits) if len(digits.lstrip("-")) <= _DIGITS else None
 
 
 def _id_of(text: str) -> str | int | None:
