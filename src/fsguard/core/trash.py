@@ -27,7 +27,7 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -180,7 +180,7 @@ class Trash:
         """
         home = self.root / check_sd_id(sd_id)
         try:
-            return _described((home / "meta.json").read_text(encoding="utf-8"))
+            return _described((home / "meta.json").read_text(encoding="utf-8"), sd_id)
         except FileNotFoundError as exc:
             raise _no_entry(sd_id) from exc
         except (OSError, ValueError, TypeError) as exc:
@@ -299,7 +299,7 @@ def _read_meta(meta: Path) -> list[tuple[str, TrashEntry]]:
     """The name of the entry's directory with the entry ``meta`` describes; none when it cannot be read or is not a
     description."""
     try:
-        return [(meta.parent.name, _described(meta.read_text(encoding="utf-8")))]
+        return [(meta.parent.name, _described(meta.read_text(encoding="utf-8"), meta.parent.name))]
     except (OSError, ValueError, TypeError):
         return []
 
@@ -307,8 +307,9 @@ def _read_meta(meta: Path) -> list[tuple[str, TrashEntry]]:
 _FIELDS = {"sd_id": str, "original_path": str, "kind": str, "size": int, "files": int, "sha256": str, "time": float}
 
 
-def _described(text: str) -> TrashEntry:
-    """The entry a meta.json's ``text`` describes.
+def _described(text: str, home: str) -> TrashEntry:
+    """The entry a meta.json's ``text`` describes, in the entry directory named ``home``: its id is that name, whatever
+    the text says (a description copied or edited by hand must not send a restore or purge to another directory).
 
     Raises:
         ValueError, TypeError: not JSON, or not a description: a field missing, unknown, or of another type (a time
@@ -322,7 +323,7 @@ def _described(text: str) -> TrashEntry:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
             raise TypeError(f"{name} is {value!r}, not {kind.__name__}")
-    return entry
+    return replace(entry, sd_id=home)
 
 
 def _remove_item(fd: int, removed: Callable[[], None] | None = None) -> None:
