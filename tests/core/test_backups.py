@@ -437,3 +437,29 @@ def test_the_journals_of_the_files_backed_up_last_stay_replayed_and_an_older_one
     assert store.chain(files[0])[0] == made[0]
     assert store.read_blob(made[0]) == b"f0.txt"
     assert len(replayed) == 1
+
+
+def test_collecting_old_blobs_never_follows_a_link_out_of_the_store_nor_removes_what_is_not_a_blob(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.txt").write_bytes(b"the user's\n")
+    blobs = tmp_path / "backups" / "blobs"
+    (blobs / "ab").mkdir(parents=True)
+    (blobs / "cd").symlink_to(outside, target_is_directory=True)
+    (blobs / "ab" / "notes.txt").write_bytes(b"not a blob\n")
+    (blobs / "ab" / ("ab" + "0" * 62)).symlink_to(outside / "precious.txt")
+    digest = hashlib.sha256(b"dead").hexdigest()
+    (blobs / digest[:2]).mkdir(exist_ok=True)
+    (blobs / digest[:2] / digest).write_bytes(b"dead")
+    for path in [outside / "precious.txt", blobs / "ab" / "notes.txt", blobs / digest[:2] / digest]:
+        os.utime(path, (1, 1))
+
+    store = store_at(tmp_path)
+    assert store.stats()[1] == 4  # the one blob's bytes (no journal yet)
+    assert store.collect_garbage() == 4
+
+    assert (outside / "precious.txt").read_bytes() == b"the user's\n"
+    assert (blobs / "ab" / "notes.txt").read_bytes() == b"not a blob\n"
+    assert not (blobs / digest[:2] / digest).exists()
