@@ -463,3 +463,40 @@ def test_collecting_old_blobs_never_follows_a_link_out_of_the_store_nor_removes_
     assert (outside / "precious.txt").read_bytes() == b"the user's\n"
     assert (blobs / "ab" / "notes.txt").read_bytes() == b"not a blob\n"
     assert not (blobs / digest[:2] / digest).exists()
+
+
+def test_a_clock_set_back_never_makes_retention_drop_the_newest_operations(tmp_path: Path) -> None:
+    path = Path("/r/f.txt")
+    taken = []
+    for i, clock in enumerate([2e9 + 86_400, 2e9 + 86_401, 2e9 + 86_402, 2e9, 2e9 + 1, 2e9 + 2, 2e9 + 3]):
+        # the first three while the clock ran a day ahead; then it was set right
+        record = store_at(tmp_path, max_count=3, clock=clock).snapshot(
+            path, b"v%d\n" % i, 0o644, operation="edit", after_hash=None
+        )
+        taken.append(record.backup_id)
+
+    reopened = store_at(tmp_path, max_count=3, clock=2e9 + 4)
+    reopened.apply_retention()
+
+    chain = reopened.chain(path)
+    assert [r.backup_id for r in chain] == taken[:-4:-1]
+    assert [reopened.read_blob(r) for r in chain] == [b"v6\n", b"v5\n", b"v4\n"]
+
+
+def test_a_compacted_journal_keeps_the_order_its_backups_were_taken_in_whatever_the_clock_said(tmp_path: Path) -> None:
+    def store(clock: float, max_count: int = 3) -> BackupStore:
+        return BackupStore(tmp_path / "backups", max_age_days=365, max_count=max_count, clock=lambda: clock)
+
+    path = Path("/r/f.txt")
+    day = 86_400
+    # an old backup; one taken while the clock ran a day ahead; two once it was set right
+    taken = [
+        store(clock, 4).snapshot(path, b"v%d\n" % i, 0o644, operation="edit", after_hash=None).backup_id
+        for i, clock in enumerate([2e9 - 20 * day, 2e9 + day, 2e9, 2e9 + 1])
+    ]
+    assert [r.backup_id for r in store(2e9 + 2).cleanup(10, dry_run=False, shown=lambda _: True).records] == taken[:1]
+    taken.append(store(2e9 + 3).snapshot(path, b"v4\n", 0o644, operation="edit", after_hash=None).backup_id)
+
+    chain = store(2e9 + 4).chain(path)
+    assert [r.backup_id for r in chain] == taken[:-4:-1]
+    assert [store(2e9 + 4).read_blob(r) for r in chain] == [b"v4\n", b"v3\n", b"v2\n"]

@@ -355,7 +355,8 @@ class BackupStore:
         if len(records) <= self._max_count and min(map(_TIME, records.values()), default=cutoff) >= cutoff:
             return  # nothing past either limit: no sort of every record on each edit
         ranks = {True: 0, False: 0}  # newer ones of each kind so far
-        for record in sorted(records.values(), key=_TIME, reverse=True):
+        # Newest first in the journal's order, not by time: a clock set back stamps the newest older than the rest.
+        for record in reversed(list(records.values())):
             undo = record.operation == "pre_undo"
             if record.backup_id != keep and (ranks[undo] >= self._max_count or record.time < cutoff):
                 append({"e": "drop", "id": record.backup_id})

@@ -374,7 +374,7 @@ def compact(writer: AtomicWriter, path: Path, fd: int, replay: Replay) -> None:
     A failure (a full disk) leaves the journal as it was and removes the partial copy: its temp name is journaled
     only while this runs, so a copy left behind would never be swept.
     """
-    ordered = sorted(replay.records.values(), key=lambda r: r.time)
+    ordered = list(replay.records.values())  # the journal's order, which retention counts by (not the clock's)
     parent = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         with writer.temp_name(Pinned(parent, path.name, path)) as temp:
