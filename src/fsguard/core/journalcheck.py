@@ -43,6 +43,9 @@ _BACKUP_FIELDS: dict[str, tuple[type, ...]] = {
     "chained": (bool,),
 }
 _OPTIONAL: dict[str, tuple[type, ...]] = {"blob": _TEXT, "dup": _TEXT, "codec": _TEXT, "inline": (int,)}
+# The times a record may carry: those a date can be written for (years 1 to 9999). NaN, Infinity or 1e300 parse
+# as JSON numbers but no listing, undo or restore answer can show them.
+_TIMES = (-62_135_596_800.0, 253_402_300_799.0)
 _NAMING = {"undo": _TEXT, "drop": _TEXT, "head": _MAYBE_TEXT}  # the events that name a backup by "id"
 
 
@@ -66,8 +69,10 @@ def well_formed(event: dict[str, Any]) -> bool:
     fsguard wrote: well formed, and ignored by the replay)."""
     kind = event.get("e")
     if kind == "backup":
-        return all(isinstance(event.get(name), types) for name, types in _BACKUP_FIELDS.items()) and all(
-            isinstance(event[name], types) for name, types in _OPTIONAL.items() if name in event
+        return (
+            all(isinstance(event.get(name), types) for name, types in _BACKUP_FIELDS.items())
+            and all(isinstance(event[name], types) for name, types in _OPTIONAL.items() if name in event)
+            and _TIMES[0] <= event["time"] <= _TIMES[1]  # False for NaN too
         )
     if kind in _NAMING:
         return "id" in event and isinstance(event["id"], _NAMING[kind])
