@@ -304,6 +304,7 @@ def _read_meta(meta: Path) -> list[tuple[str, TrashEntry]]:
         return []
 
 
+_TIMES = (-62_135_596_800.0, 253_402_300_799.0)  # the times a date can be written for (years 1 to 9999)
 _FIELDS = {"sd_id": str, "original_path": str, "kind": str, "size": int, "files": int, "sha256": str, "time": float}
 
 
@@ -323,6 +324,8 @@ def _described(text: str, home: str) -> TrashEntry:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
             raise TypeError(f"{name} is {value!r}, not {kind.__name__}")
+    if not _TIMES[0] <= entry.time <= _TIMES[1]:  # NaN, Infinity, 1e300: no date shows it (False for NaN too)
+        raise ValueError(f"time {entry.time!r} is no date")
     return replace(entry, sd_id=home)
 
 
