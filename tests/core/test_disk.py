@@ -145,3 +145,18 @@ def test_a_forked_child_writes_with_fillers_of_its_own(state_dir: Path, old_file
     assert os.read(done_r, 1) == b"1"
     os.close(done_r)
     assert old_file.read_bytes() == b"child\n"
+
+
+def test_a_directory_among_the_temp_records_is_left_in_place_and_the_records_beside_it_are_swept(
+    tmp_path: Path, state_dir: Path
+) -> None:
+    AtomicWriter(state_dir)
+    temp = tmp_path / f"{TEMP_MARK}{'0' * 32}"
+    temp.write_bytes(b"half written\n")
+    (state_dir / "inflight" / "999999999-aa").mkdir()  # put there by hand: no fsguard writes one
+    (state_dir / "inflight" / f"gone-{'0' * 32}").write_bytes(os.fsencode(temp))
+
+    assert AtomicWriter(state_dir).clean_strays() == [temp]
+
+    assert [entry.name for entry in (state_dir / "inflight").iterdir()] == ["999999999-aa"]
+    assert not temp.exists()

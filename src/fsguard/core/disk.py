@@ -171,7 +171,11 @@ class AtomicWriter:
         for entry in self._journal.iterdir():
             if _alive(entry.name.split("-", 1)[0]):
                 continue
-            temp = Path(os.fsdecode(entry.read_bytes()))
+            try:
+                temp = Path(os.fsdecode(entry.read_bytes()))
+            except OSError as exc:  # not a record (a directory put there, an unreadable file): no start fails on it
+                logger.warning("left %s in place: not a temp record fsguard can read (%s)", entry, exc.strerror)
+                continue
             if _TEMP_MARK in temp.name and os.path.lexists(temp):
                 try:
                     (remove or remove_by_name)(temp)
