@@ -160,3 +160,24 @@ def test_a_directory_among_the_temp_records_is_left_in_place_and_the_records_bes
 
     assert [entry.name for entry in (state_dir / "inflight").iterdir()] == ["999999999-aa"]
     assert not temp.exists()
+
+
+@pytest.mark.parametrize("writer", ["this process", "another process"])
+def test_a_record_whose_pid_runs_again_is_swept_once_its_writer_is_gone_and_a_running_writes_is_not(
+    tmp_path: Path, state_dir: Path, old_file: Path, writer: str
+) -> None:
+    # A container restarted after a crash runs fsguard with the pid the crashed one had; an unrelated process can
+    # hold it too. Judged by the pid, the crashed write's temp was never swept.
+    with pinned(old_file) as entry, AtomicWriter(state_dir).temp_name(entry) as running:
+        (tmp_path / running).write_bytes(b"being written\n")
+        [record] = (state_dir / "inflight").iterdir()
+        crashed = tmp_path / f"{TEMP_MARK}{'0' * 32}"
+        crashed.write_bytes(b"half written\n")
+        pid = os.getpid() if writer == "this process" else os.getppid()
+        (state_dir / "inflight" / f"{pid}-{'0' * 32}-held").write_bytes(os.fsencode(crashed))
+
+        assert AtomicWriter(state_dir).clean_strays() == [crashed]
+
+        assert (tmp_path / running).read_bytes() == b"being written\n"
+        assert [entry.name for entry in (state_dir / "inflight").iterdir()] == [record.name]
+    assert not crashed.exists()

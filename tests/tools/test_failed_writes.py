@@ -69,10 +69,10 @@ async def test_a_write_failing_in_the_state_directory_says_so_and_a_root_failure
 ) -> None:
     (root / "a.txt").write_bytes(b"old\n")
 
-    def record(path: Path, data: bytes) -> None:  # the journal entry each write makes first, under the state dir
+    def record(path: Path, data: bytes) -> int:  # the journal entry each write makes first, under the state dir
         raise OSError(number, os.strerror(number))
 
-    monkeypatch.setattr(disk, "_write_record", record)
+    monkeypatch.setattr(disk, "open_record", record)
     result = await client.call_tool("write_file", {"path": "a.txt", "content": "new\n"})
     assert error_code(result) == code
     assert str(state_dir) in text_of(result)

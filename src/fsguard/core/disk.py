@@ -25,6 +25,7 @@ from fsguard.core.attributes import Xattrs, carry, check_writable, for_new_bytes
 from fsguard.core.beneath import Pinned, lstat_at, rename_no_replace
 from fsguard.core.dirsync import sync_directory
 from fsguard.core.errors import AccessDeniedError, BinaryFileError, FsguardError, IsDirectoryError, TooLargeError
+from fsguard.core.inflight import HELD, dead_record, open_record
 from fsguard.core.oserrors import from_os_error, unwritable_directory_error
 from fsguard.core.setaside import same_file, swap_in
 
@@ -163,26 +164,27 @@ class AtomicWriter:
     def clean_strays(self, remove: Callable[[Path], None] | None = None) -> list[Path]:
         """Remove temp files and directories left by writes interrupted by a crash; returns what was removed.
 
-        Entries are named ``<pid>-<token>``: those of a live process (another fsguard sharing this
-        state directory, mid-write) are left alone. ``remove`` deletes one temp (by default by name,
+        The records of writes still running (in this process or another fsguard sharing this state directory) are
+        left alone (:mod:`fsguard.core.inflight`). ``remove`` deletes one temp (by default by name,
         which is right for the state directory; the server passes one that pins user paths).
         """
         removed: list[Path] = []
         for entry in self._journal.iterdir():
-            if _alive(entry.name.split("-", 1)[0]):
-                continue
             try:
-                temp = Path(os.fsdecode(entry.read_bytes()))
+                named = dead_record(entry)
             except OSError as exc:  # not a record (a directory put there, an unreadable file): no start fails on it
                 logger.warning("left %s in place: not a temp record fsguard can read (%s)", entry, exc.strerror)
                 continue
+            if named is None:
+                continue
+            temp = Path(os.fsdecode(named))
             if _TEMP_MARK in temp.name and os.path.lexists(temp):
                 try:
                     (remove or remove_by_name)(temp)
                     removed.append(temp)
                 except (OSError, FsguardError) as exc:
                     logger.info("left %s in place: %s", temp, exc)
-            entry.unlink()
+            entry.unlink(missing_ok=True)
         if removed:
             logger.info("removed %d temp file(s) left by an interrupted write", len(removed))
         return removed
@@ -195,18 +197,21 @@ class AtomicWriter:
         """
         token = secrets.token_hex(16)
         name = f"{_TEMP_MARK}{token}"
-        record = self._journal / f"{os.getpid()}-{token}"
+        record = self._journal / f"{os.getpid()}-{token}{HELD}"
         try:
-            _write_record(record, os.fsencode(entry.path.parent / name))
+            held = open_record(record, os.fsencode(entry.path.parent / name))
         except OSError as exc:
             raise from_os_error(exc, self._journal) from exc
         try:
             yield name
         finally:
-            if _gone(entry.parent, name):
-                record.unlink(missing_ok=True)
-            else:  # not removable now (its directory made read-only meanwhile): the record lets the next start sweep it
-                logger.warning("left temp file %s; the next start removes it", entry.path.parent / name)
+            try:
+                if _gone(entry.parent, name):
+                    record.unlink(missing_ok=True)
+                else:  # not removable now (its directory made read-only meanwhile): the next start sweeps it
+                    logger.warning("left temp file %s; the next start removes it", entry.path.parent / name)
+            finally:
+                os.close(held)
 
     def write(self, path: Path, data: bytes, *, exclusive: bool = False) -> None:
         """:meth:`write_at` for a trusted path (the state directory): its parent is opened by name."""
@@ -342,20 +347,6 @@ def read_all(fd: int, size_hint: int, limit: int | None = None) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _write_record(path: Path, data: bytes) -> None:
-    # os-level: half the time of Path.write_text, which builds a text layer for one short write.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        try:
-            _write_all(fd, data)
-        finally:
-            os.close(fd)
-    except BaseException:
-        with suppress(OSError):  # created, then refused its bytes (a full state directory): no empty record stays
-            path.unlink()
-        raise
-
-
 def _write_all(fd: int, data: bytes) -> None:
     """os.write until done, without copying ``data``."""
     view = memoryview(data)
@@ -385,16 +376,3 @@ def remove_by_name(path: Path) -> None:
         shutil.rmtree(path)
     else:
         path.unlink(missing_ok=True)
-
-
-def _alive(pid_text: str) -> bool:
-    """Whether the process that journaled a write still runs (a non-numeric name is from no process)."""
-    if not pid_text.isdigit():
-        return False
-    try:
-        os.kill(int(pid_text), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # alive, owned by someone else
-    return True
