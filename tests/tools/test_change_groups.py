@@ -377,3 +377,24 @@ async def test_restoring_a_group_whose_moved_file_is_gone_answers_not_found_and_
     assert "cannot bring it back" in text_of(result)
     assert "restore the group again" not in text_of(result)
     assert list(root.iterdir()) == []
+
+
+async def test_a_dry_run_names_the_change_whose_backup_retention_dropped_as_one_that_would_fail(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"a0\n")
+    (root / "b.txt").write_bytes(b"b0\n")
+    async with connect(backup_max_count=2) as client:
+        writes = [{"type": "write", "path": name, "content": f"{name[0]}1\n"} for name in ["a.txt", "b.txt"]]
+        group = structured(await client.call_tool("batch_operations", {"request_json": {"operations": writes}}))
+        for n in range(2, 5):  # a.txt's backup from the batch is pushed out of its chain of 2
+            structured(await client.call_tool("write_file", {"path": "a.txt", "content": f"a{n}\n"}))
+        call = {"action": "restore", "backup_id": group["backup_id"], "force": True}
+        dry = structured(await client.call_tool("backup", {**call, "dry_run": True}))
+        real = structured(await client.call_tool("backup", call))
+
+    outcomes = {Path(r["path"]).name: (r["status"], r.get("error_code")) for r in dry["reverted"]}
+    assert outcomes == {"a.txt": ("failed", "not_found"), "b.txt": ("reverted", None)}
+    assert {Path(r["path"]).name: r["status"] for r in real["reverted"]} == {"a.txt": "failed", "b.txt": "reverted"}
+    assert (root / "a.txt").read_bytes() == b"a4\n"
+    assert (root / "b.txt").read_bytes() == b"b0\n"

@@ -121,10 +121,7 @@ class Reverter:
         """
         self._refuse_conflicts(changes, force=force, retry=not rollback)
         if dry_run:
-            return [
-                self._hidden(change) or Reverted(change, "reverted", "dry run: would revert")
-                for change in reversed(changes)
-            ]
+            return [self._dry(change) for change in reversed(changes)]
         return [self._outcome(change, force=force, rollback=rollback) for change in reversed(changes)]
 
     def roll_back(self, changes: Sequence[Change]) -> list[Reverted]:
@@ -207,6 +204,16 @@ class Reverter:
             return self._revert(change, force=force, rollback=rollback)
         except FsguardError as exc:
             return Reverted(change, "failed", exc.message, exc.code)
+
+    def _dry(self, change: Change) -> Reverted:
+        """What reverting ``change`` would do, as far as telling costs no write: one whose backup is gone fails."""
+        hidden = self._hidden(change)
+        try:
+            if hidden is None and change.backup_id:  # dropped by retention or cleanup since: force cannot bring it back
+                self._safe.backups.get(change.backup_id, taken_of=Path(change.path))
+        except FsguardError as exc:
+            return Reverted(change, "failed", exc.message, exc.code)
+        return hidden or Reverted(change, "reverted", "dry run: would revert")
 
     def _hidden(self, change: Change) -> Reverted | None:
         """The outcome of a change whose file (or a move's other end) a deny rule hides now: it fails untouched."""
