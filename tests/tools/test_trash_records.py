@@ -4,6 +4,7 @@ is, so a purge or restore never reaches another directory; a description the lis
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,23 @@ async def test_a_copied_entry_restores_its_own_item_not_the_one_its_description_
     assert (root / "b.txt").read_bytes() == b"second b\n"
     assert not (root / "a.txt").exists()
     assert (state_dir / "trash" / first / "item").read_bytes() == b"first a\n"
+
+
+async def test_a_purge_removes_the_entry_directories_a_killed_server_left_without_their_item(
+    client: Client, root: Path, state_dir: Path
+) -> None:
+    kept = await trashed(client, root, "kept.txt", b"still in the trash\n")
+    killed = await trashed(client, root, "gone.txt", b"restored before the kill\n")
+    (state_dir / "trash" / killed / "item").unlink()  # as a restore killed before it removed the description
+    os.utime(state_dir / "trash" / killed, (1, 1))
+    filling = state_dir / "trash" / "sd-20261207-120000-0123456789abcdef"
+    filling.mkdir()  # a delete filling its entry right now, in another server
+    (filling / "meta.json").write_bytes((state_dir / "trash" / kept / "meta.json").read_bytes())
+
+    purged = structured(await client.call_tool("backup", {"action": "purge_trash", "dry_run": False}))
+    listed = structured(await client.call_tool("backup", {"action": "list_trash"}))
+
+    assert purged["removed"] == 0
+    assert [entry["sd_id"] for entry in listed["trash"]] == [kept]
+    assert sorted(p.name for p in (state_dir / "trash").iterdir()) == sorted([kept, filling.name])
+    assert (state_dir / "trash" / kept / "item").read_bytes() == b"still in the trash\n"

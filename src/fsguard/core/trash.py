@@ -51,6 +51,7 @@ from fsguard.core.transfer import move_verified
 from fsguard.core.trees import described, lstat_entry
 
 _DAY_S = 86_400.0
+_ABANDONED_S = 3_600.0  # an entry directory without its item untouched this long is a killed call's, never filled
 _REMOVING = PREFIX + "item"  # a tree's name in its entry while a purge removes it
 _TICK_FILES = 100  # files of a tree a purge removes between two reports of its progress (each may stop it)
 
@@ -273,22 +274,39 @@ class Trash:
         return purged, failed
 
     def _end_cut_short(self, removed: Callable[[], None] | None) -> None:
-        """Remove the rest of each tree a purge stopped partway, with its entry's directory; one another call holds,
-        or that cannot be removed, is left to the next purge."""
+        """Remove the rest of each tree a purge stopped partway, with its entry's directory, and the directories a
+        killed server left without an item (its delete, restore or purge stopped between the item's move and the
+        description's), untouched for an hour: a delete fills its entry in a moment. One another call holds, or
+        that cannot be removed, is left to the next purge."""
         top = str(self.root)
         with os.scandir(top) as found:
             names = [entry.name for entry in found if _is_home(entry.name)]
         for name in names:
-            if not os.access(f"{top}/{name}/{_REMOVING}", os.F_OK, follow_symlinks=False):
+            cut_short = os.access(f"{top}/{name}/{_REMOVING}", os.F_OK, follow_symlinks=False)
+            if not cut_short and not _abandoned(f"{top}/{name}"):
                 continue
             with suppress(EntryBusy, FsguardError, OSError), self._home(name, wait=False) as (fd, home):
-                remove_tree(fd, _REMOVING, own=True, removed=removed)
-                remove_tree_named(home)
+                if cut_short:
+                    remove_tree(fd, _REMOVING, own=True, removed=removed)
+                if not _holds_item(fd):
+                    remove_tree_named(home)
 
     def older_than(self, days: float) -> list[TrashEntry]:
         """Entries deleted more than ``days`` ago."""
         cutoff = self._clock() - days * _DAY_S
         return [entry for entry in self.entries() if entry.time < cutoff]
+
+
+def _abandoned(home: str) -> bool:
+    """Whether the entry directory ``home`` holds no item and has not changed for an hour."""
+    try:
+        os.lstat(f"{home}/item")
+    except FileNotFoundError:
+        with suppress(OSError):
+            return time.time() - os.lstat(home).st_mtime > _ABANDONED_S
+    except OSError:
+        pass
+    return False
 
 
 def _is_home(name: str) -> bool:
