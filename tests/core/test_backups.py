@@ -500,3 +500,19 @@ def test_a_compacted_journal_keeps_the_order_its_backups_were_taken_in_whatever_
     chain = store(2e9 + 4).chain(path)
     assert [r.backup_id for r in chain] == taken[:-4:-1]
     assert [store(2e9 + 4).read_blob(r) for r in chain] == [b"v4\n", b"v3\n", b"v2\n"]
+
+
+def test_a_backup_taken_while_the_clock_was_years_behind_is_as_new_as_the_one_before_it(tmp_path: Path) -> None:
+    # A machine without a real-time clock boots in 2000 until NTP sets it: an edit made then was the newest step of
+    # the chain, and the next start's retention dropped it as 26 years old.
+    path = Path("/r/f.txt")
+    first = store_at(tmp_path, clock=2e9).snapshot(path, b"v0\n", 0o644, operation="edit", after_hash=None)
+    booted = store_at(tmp_path, clock=946_684_800.0).snapshot(path, b"v1\n", 0o644, operation="edit", after_hash=None)
+
+    store_at(tmp_path, clock=2e9 + 60).apply_retention()
+
+    reopened = store_at(tmp_path, clock=2e9 + 60)
+    assert [r.backup_id for r in reopened.chain(path)] == [booted.backup_id, first.backup_id]
+    assert reopened.read_blob(booted) == b"v1\n"
+    store_at(tmp_path, clock=2e9 + 8 * 86_400).apply_retention()  # a week later both are past --backup-max-age
+    assert store_at(tmp_path).chain(path) == []

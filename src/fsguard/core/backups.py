@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from itertools import accumulate
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -355,10 +356,13 @@ class BackupStore:
         if len(records) <= self._max_count and min(map(_TIME, records.values()), default=cutoff) >= cutoff:
             return  # nothing past either limit: no sort of every record on each edit
         ranks = {True: 0, False: 0}  # newer ones of each kind so far
-        # Newest first in the journal's order, not by time: a clock set back stamps the newest older than the rest.
-        for record in reversed(list(records.values())):
+        # Newest first in the journal's order, not by time: a clock set back (or not yet set, at a boot without a
+        # real-time clock) stamps the newest older than the rest. A backup is no older than one taken before it.
+        ordered = list(records.values())
+        since = list(accumulate(map(_TIME, ordered), max))
+        for record, time_ in zip(reversed(ordered), reversed(since), strict=True):
             undo = record.operation == "pre_undo"
-            if record.backup_id != keep and (ranks[undo] >= self._max_count or record.time < cutoff):
+            if record.backup_id != keep and (ranks[undo] >= self._max_count or time_ < cutoff):
                 append({"e": "drop", "id": record.backup_id})
             ranks[undo] += 1
 
