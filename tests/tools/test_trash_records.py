@@ -30,7 +30,7 @@ async def test_a_description_naming_another_directory_purges_only_its_own_entry(
     sd_id = await trashed(client, root, "notes.txt", b"old notes\n")
     meta = state_dir / "trash" / sd_id / "meta.json"
     fields = json.loads(meta.read_bytes())
-    meta.write_text(json.dumps({**fields, "sd_id": "../../elsewhere"}))
+    meta.write_text(json.dumps({**fields, "sd_id": "../../elsewhere"}), encoding="utf-8")
 
     listed = structured(await client.call_tool("backup", {"action": "list_trash"}))
     purged = structured(
@@ -51,7 +51,9 @@ async def test_a_copied_entry_restores_its_own_item_not_the_one_its_description_
     second = await trashed(client, root, "b.txt", b"second b\n")
     meta = state_dir / "trash" / second / "meta.json"
     fields = json.loads(meta.read_bytes())
-    meta.write_text(json.dumps({**fields, "sd_id": first}))  # as a copy of the first entry's directory would say
+    meta.write_text(
+        json.dumps({**fields, "sd_id": first}), encoding="utf-8"
+    )  # as a copy of the first entry's directory would say
 
     structured(await client.call_tool("backup", {"action": "restore_trash", "sd_id": second}))
 
