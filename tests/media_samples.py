@@ -20,12 +20,23 @@ def png(width: int, height: int) -> bytes:
 
 
 def jpeg(width: int, height: int) -> bytes:
-    """The segments up to a baseline frame header, behind a JFIF and an EXIF-sized APP1 segment, then EOI."""
+    """The segments up to a baseline frame header, behind a JFIF and an EXIF-sized APP1 segment, then a scan
+    header, a few bytes of scan data and EOI."""
     jfif = b"\xff\xe0" + struct.pack(">H", 16) + b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
     app1 = b"\xff\xe1" + struct.pack(">H", 2 + 300) + b"Exif\x00\x00" + bytes(294)
     components = b"\x01\x22\x00\x02\x11\x01\x03\x11\x01"
     sof = b"\xff\xc0" + struct.pack(">HBHHB", 17, 8, height, width, 3) + components
-    return b"\xff\xd8" + jfif + app1 + sof + b"\xff\xd9"
+    sos = b"\xff\xda" + struct.pack(">H", 12) + b"\x03\x01\x00\x02\x11\x03\x11\x00\x3f\x00"
+    return b"\xff\xd8" + jfif + app1 + sof + sos + b"\x12\x34\x56" + b"\xff\xd9"
+
+
+def photo(width: int, height: int) -> bytes:
+    """A camera-style JPEG: its EXIF segment holds a thumbnail (a whole JPEG, end of image included) before the
+    frame header, and its scan data runs on past it."""
+    thumbnail = jpeg(16, 12)
+    exif = b"\xff\xe1" + struct.pack(">H", 2 + 6 + len(thumbnail)) + b"Exif\x00\x00" + thumbnail
+    main = jpeg(width, height)
+    return main[:2] + exif + main[2:-2] + b"\x12\x34" * 500 + main[-2:]
 
 
 def gif(width: int, height: int) -> bytes:

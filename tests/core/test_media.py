@@ -17,6 +17,7 @@ from tests import media_samples
     [
         (media_samples.png(640, 480), Media("image", "image/png", 640, 480)),
         (media_samples.jpeg(1920, 1080), Media("image", "image/jpeg", 1920, 1080)),
+        (media_samples.photo(4000, 3000), Media("image", "image/jpeg", 4000, 3000)),
         (media_samples.gif(33, 7), Media("image", "image/gif", 33, 7)),
         (media_samples.webp(300, 200, "VP8X"), Media("image", "image/webp", 300, 200)),
         (media_samples.webp(300, 200, "VP8L"), Media("image", "image/webp", 300, 200)),
@@ -27,7 +28,10 @@ from tests import media_samples
         (media_samples.ogg(), Media("audio", "audio/ogg")),
         (media_samples.flac(), Media("audio", "audio/flac")),
     ],
-    ids=["png", "jpeg", "gif", "webp-vp8x", "webp-vp8l", "webp-vp8", "wav", "mp3-id3", "mp3-frame", "ogg", "flac"],
+    ids=[
+        *("png", "jpeg", "jpeg-thumbnail", "gif", "webp-vp8x", "webp-vp8l", "webp-vp8"),
+        *("wav", "mp3-id3", "mp3-frame", "ogg", "flac"),
+    ],
 )
 def test_each_format_is_known_by_its_bytes_with_the_image_size(data: bytes, expected: Media) -> None:
     assert identify(data) == expected
@@ -44,6 +48,8 @@ def test_each_format_is_known_by_its_bytes_with_the_image_size(data: bytes, expe
         media_samples.png(5, 5)[:33],  # cut after the header: no image data, no end
         media_samples.png(5, 5)[:-12],  # no IEND
         media_samples.jpeg(5, 5)[:-2],  # no end of image
+        media_samples.photo(5, 5)[:-600],  # cut in its scan data: the only end of image is its EXIF thumbnail's
+        b"\xff\xd8" + media_samples.jpeg(5, 5)[2:].split(b"\xff\xda")[0] + b"\xff\xd9",  # a frame, no scan
         b"GIF89a\x05\x00\x05\x00\x00\x00\x00\x00\x00\x00",  # neither an image descriptor nor an extension
         media_samples.gif(5, 5)[:-4],  # cut in its image data
         media_samples.gif(5, 5)[:19] + b"\x21\xfe\x01x\x00\x3b",  # a comment extension, then the trailer: no image
@@ -60,6 +66,8 @@ def test_each_format_is_known_by_its_bytes_with_the_image_size(data: bytes, expe
         "png-after-ihdr",
         "png-no-iend",
         "jpeg-no-eoi",
+        "jpeg-cut-after-thumbnail",
+        "jpeg-no-scan",
         "gif-no-block",
         "gif-cut-in-image",
         "gif-no-image",

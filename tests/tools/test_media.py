@@ -157,10 +157,11 @@ async def test_a_damaged_image_is_a_binary_file_not_an_image_block(client: Clien
     [
         ("cut.png", media_samples.png(5, 5)[:33]),
         ("cut.jpg", media_samples.jpeg(5, 5)[:-2]),
+        ("photo.jpg", media_samples.photo(5, 5)[:-600]),
         ("cut.gif", media_samples.gif(5, 5)[:-4]),
         ("cut.webp", media_samples.webp(5, 5)[:-4]),
     ],
-    ids=["png-after-ihdr", "jpeg-no-eoi", "gif-in-image-data", "webp-short-of-riff-size"],
+    ids=["png-after-ihdr", "jpeg-no-eoi", "jpeg-cut-after-thumbnail", "gif-in-image-data", "webp-short-of-riff-size"],
 )
 async def test_an_image_that_ends_early_is_a_binary_file_not_an_image_block(
     client: Client, root: Path, name: str, data: bytes

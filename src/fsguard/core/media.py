@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NoReturn
@@ -251,14 +251,15 @@ def _webp_size(read: Reader) -> tuple[int, int] | None:
     return None
 
 
-def _jpeg_size(read: Reader) -> tuple[int, int] | None:
-    """Walk the marker segments to the first start-of-frame, which holds the height and width: a few bytes read
-    per segment, never its body, so a frame header far in costs no memory (see :data:`JPEG_WALK_BYTES`)."""
+def _jpeg_markers(read: Reader) -> Iterator[tuple[int, int, bytes]]:
+    """Each marker segment's offset, marker and first 9 bytes, walked from the start of the image: a few bytes read
+    per segment, never its body, so a frame header far in costs no memory (see :data:`JPEG_WALK_BYTES`). The walk
+    stops at the first scan (SOS), the end of the image, or bytes that are no marker."""
     at = 2
     for _ in range(JPEG_WALK_SEGMENTS):
         head = read(at, 9) if at <= JPEG_WALK_BYTES else b""
         if len(head) < 4 or head[0] != 0xFF:
-            return None
+            return
         marker = head[1]
         if marker == 0xFF:  # fill byte before a marker
             at += 1
@@ -266,12 +267,18 @@ def _jpeg_size(read: Reader) -> tuple[int, int] | None:
         if marker in _STANDALONE:
             at += 2
             continue
+        yield at, marker, head
+        if marker in (0xD9, 0xDA):  # end of image, or the first scan: its data has no segments to walk
+            return
+        at += 2 + int.from_bytes(head[2:4], "big")
+
+
+def _jpeg_size(read: Reader) -> tuple[int, int] | None:
+    """The first start-of-frame's height and width, before any scan."""
+    for _, marker, head in _jpeg_markers(read):
         if marker in _SOF and len(head) == 9:
             height, width = struct.unpack(">HH", head[5:9])
             return width, height
-        if marker in (0xD9, 0xDA):  # end of image, or scan data before any frame header
-            return None
-        at += 2 + int.from_bytes(head[2:4], "big")
     return None
 
 
@@ -288,8 +295,10 @@ def _png_complete(data: bytes) -> bool:
 
 
 def _jpeg_complete(data: bytes) -> bool:
-    """Whether an end-of-image marker follows the start of the image (bytes may trail it)."""
-    return data.rfind(b"\xff\xd9") > 2
+    """Whether an end-of-image marker follows the first scan (bytes may trail it). One before it ends the thumbnail
+    in an EXIF segment, which a photo cut in its scan data still holds."""
+    scans = [at for at, marker, _ in _jpeg_markers(lambda at, count: data[at : at + count]) if marker == 0xDA]
+    return bool(scans) and data.rfind(b"\xff\xd9") > scans[0]
 
 
 def _gif_complete(data: bytes) -> bool:
