@@ -147,6 +147,20 @@ async def test_a_line_range_of_an_image_is_refused_naming_the_whole_read(client:
     assert "encoding='base64'" in text_of(result)
 
 
+@pytest.mark.parametrize(
+    "arguments", [{"start_line": 1, "end_line": 2}, {"max_lines": 3, "mode": "tail"}], ids=["range", "window"]
+)
+async def test_a_line_range_of_a_damaged_image_is_not_refused_as_an_image_s(
+    client: Client, root: Path, arguments: dict[str, object]
+) -> None:
+    # It was told to drop the range to get the image block, and then answered binary_file: never an image block.
+    (root / "cut.png").write_bytes(media_samples.png(5, 5)[:-12])
+    ranged = await client.call_tool("read_file", {"path": "cut.png", **arguments})
+    whole = await client.call_tool("read_file", {"path": "cut.png"})
+    assert error_code(ranged) == error_code(whole) == "binary_file"
+    assert "image block" not in text_of(ranged)
+
+
 async def test_a_damaged_image_is_a_binary_file_not_an_image_block(client: Client, root: Path) -> None:
     (root / "cut.png").write_bytes(media_samples.png(5, 5)[:20])
     assert error_code(await client.call_tool("read_file", {"path": "cut.png"})) == "binary_file"

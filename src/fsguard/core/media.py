@@ -180,8 +180,11 @@ def identify(data: bytes, *, whole: bool = True, read: Reader | None = None) -> 
     return Media(found.kind, found.mime_type, *size)
 
 
-def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file_size: int) -> MediaRead | None:
-    """Read the open file ``fd`` as media: whole when within ``budget``, else its header and a streamed hash."""
+def read_media(
+    fd: int, st: os.stat_result, path: Path, *, budget: int, max_file_size: int, hashed: bool = True
+) -> MediaRead | None:
+    """Read the open file ``fd`` as media: whole when within ``budget``, else its header and, ``hashed``, a streamed
+    hash (not to refuse a range of it)."""
     if st.st_size <= budget:
         data = read_all(fd, st.st_size, budget)  # not followed past the budget if it grows meanwhile
         media = identify(data)
@@ -192,11 +195,11 @@ def read_media(fd: int, st: os.stat_result, path: Path, *, budget: int, max_file
     media = identify(os.pread(fd, SNIFF_BYTES, 0), whole=False, read=lambda at, count: os.pread(fd, count, at))
     if media is None:
         return None
-    if st.st_size > max_file_size:
+    if st.st_size > max_file_size or not hashed:
         return MediaRead(path, media, st.st_size, None, None)
     # Hashed in many reads: a file rewritten meanwhile gave a hash of bytes never on disk together (steady's doc).
-    hashed = steady(fd, st, path, lambda _: hash_open_file(fd), unsteady=lambda _: None)  # still written: no hash
-    return MediaRead(path, media, st.st_size, hashed, None)
+    digest = steady(fd, st, path, lambda _: hash_open_file(fd), unsteady=lambda _: None)  # still written: no hash
+    return MediaRead(path, media, st.st_size, digest, None)
 
 
 def _id3(head: bytes) -> bool:

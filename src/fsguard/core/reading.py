@@ -166,14 +166,14 @@ class FileReader:
     def _media(
         self, head: bytes, fd: int, st: os.stat_result, path: Path, selection: LineSelection
     ) -> MediaRead | None:
-        """The file as media when its first bytes (``head``) say image or audio (a damaged image reads as binary)."""
-        kind = sniff(head)
-        if kind is None:
+        """The file as media when its first bytes (``head``) say image or audio (a damaged image reads as binary,
+        so a range of one is read as text would be, not refused as an image's)."""
+        if sniff(head) is None:
             return None
-        if selection.is_range or selection.is_window:
-            self.media_limits.refuse_range(kind, path, st.st_size)
-        budget = self.media_limits.inline_budget
-        found = read_media(fd, st, path, budget=budget, max_file_size=self.max_file_size)
+        ranged, budget = selection.is_range or selection.is_window, self.media_limits.inline_budget
+        found = read_media(fd, st, path, budget=budget, max_file_size=self.max_file_size, hashed=not ranged)
+        if found is not None and ranged:
+            self.media_limits.refuse_range(found.media, path, st.st_size)
         if found is not None and found.content_hash is not None:
             self._session.record_hash(path, found.content_hash)
         return found
