@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from fsguard.core.errors import BinaryFileError
 from fsguard.core.hashing import content_hash
 from fsguard.core.media import JPEG_WALK_SEGMENTS, Media, identify, read_media, sniff
 from tests import media_samples
@@ -178,7 +179,8 @@ def test_a_jpeg_s_segments_are_walked_a_bounded_number_of_times(tmp_path: Path) 
     within = data[:2] + empty * (JPEG_WALK_SEGMENTS - 10) + data[2:]
     beyond = data[:2] + empty * JPEG_WALK_SEGMENTS + data[2:]
     assert _linked(tmp_path, within) == Media("image", "image/jpeg", 64, 32)
-    assert _linked(tmp_path, beyond) is None
+    with pytest.raises(BinaryFileError, match="its header does not parse"):
+        _linked(tmp_path, beyond)
 
 
 def test_a_gif_may_end_after_a_whole_block_without_its_trailer_but_not_inside_one() -> None:

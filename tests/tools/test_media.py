@@ -182,7 +182,19 @@ async def test_an_image_that_ends_early_is_a_binary_file_not_an_image_block(
 ) -> None:
     # Its header parsed, so it was inlined: a block a model API cannot decode fails the whole request there.
     (root / name).write_bytes(data)
-    assert error_code(await client.call_tool("read_file", {"path": name})) == "binary_file"
+    result = await client.call_tool("read_file", {"path": name})
+    assert error_code(result) == "binary_file"
+    # It said "a binary file", as of any other: not that the image is cut short.
+    assert f"{name} starts as an image (image/" in text_of(result)
+    assert "ends early: cut short or damaged" in text_of(result)
+
+
+async def test_a_linked_image_whose_header_does_not_parse_says_so(connect: ClientFactory, root: Path) -> None:
+    (root / "big.png").write_bytes(media_samples.png(5, 5)[:16] + bytes(5000))  # cut inside its IHDR
+    async with connect(max_media_bytes=1000) as client:
+        result = await client.call_tool("read_file", {"path": "big.png"})
+    assert error_code(result) == "binary_file"
+    assert "big.png starts as an image (image/png) but its header does not parse" in text_of(result)
 
 
 async def test_a_code_page_text_file_starting_with_an_image_signature_is_read_as_text(

@@ -20,9 +20,10 @@ from typing import Literal, NoReturn
 
 from fsguard.core.charsets import legacy_codec
 from fsguard.core.disk import read_all
-from fsguard.core.errors import InvalidParamsError, TooLargeError
+from fsguard.core.errors import BinaryFileError, InvalidParamsError, TooLargeError
 from fsguard.core.hashing import content_hash, hash_open_file
 from fsguard.core.steady import steady
+from fsguard.core.textio import BINARY_SNIFF_BYTES, is_binary
 
 MediaKind = Literal["image", "audio"]
 Reader = Callable[[int, int], bytes]
@@ -184,22 +185,39 @@ def read_media(
     fd: int, st: os.stat_result, path: Path, *, budget: int, max_file_size: int, hashed: bool = True
 ) -> MediaRead | None:
     """Read the open file ``fd`` as media: whole when within ``budget``, else its header and, ``hashed``, a streamed
-    hash (not to refuse a range of it)."""
+    hash (not to refuse a range of it). None when it is no media; a damaged image is refused (BinaryFileError)."""
     if st.st_size <= budget:
         data = read_all(fd, st.st_size, budget)  # not followed past the budget if it grows meanwhile
         media = identify(data)
         if media is None:
+            _refuse_damaged(data, path, ended=identify(data, whole=False) is not None)
             return None
         return MediaRead(path, media, len(data), content_hash(data), data)
     # Linked, not inlined: its end is not read, and its header is read where it is (a JPEG's far in, maybe).
     media = identify(os.pread(fd, SNIFF_BYTES, 0), whole=False, read=lambda at, count: os.pread(fd, count, at))
     if media is None:
+        _refuse_damaged(os.pread(fd, BINARY_SNIFF_BYTES, 0), path, ended=False)
         return None
     if st.st_size > max_file_size or not hashed:
         return MediaRead(path, media, st.st_size, None, None)
     # Hashed in many reads: a file rewritten meanwhile gave a hash of bytes never on disk together (steady's doc).
     digest = steady(fd, st, path, lambda _: hash_open_file(fd), unsteady=lambda _: None)  # still written: no hash
     return MediaRead(path, media, st.st_size, digest, None)
+
+
+def _refuse_damaged(head: bytes, path: Path, *, ended: bool) -> None:
+    """Refuse an image cut short or damaged (its ``head`` holds a NUL) as a binary file that says so, not just "a
+    binary file"; a file whose signature says image but reads as text is left to be read as text."""
+    kind = sniff(head)
+    if kind is None or kind.kind != "image" or not is_binary(head):
+        return
+    flaw = "ends early" if ended else "its header does not parse"
+    raise BinaryFileError(
+        f"{path} starts as an image ({kind.mime_type}) but {flaw}: cut short or damaged, so it is not sent as one. "
+        "Read its bytes with read_file(encoding='base64') (a file up to --max-file-size), or inspect it with "
+        "get_file_info.",
+        path=str(path),
+    )
 
 
 def _id3(head: bytes) -> bool:
