@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from tests import media_samples
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -95,6 +96,18 @@ async def test_a_cr_only_file_is_described_with_the_lines_read_file_counts(clien
     read = structured(await client.call_tool("read_file", {"path": "cr.txt"}))
     assert read["total_lines"] == 3
     assert "6 bytes, 3 lines, text" in described["risk_factors"]
+
+
+async def test_an_image_is_described_as_read_file_shows_it_not_as_a_binary_file(client: Client, root: Path) -> None:
+    raw = media_samples.png(5, 4)
+    (root / "logo.png").write_bytes(raw)
+    described = await plan(client, "file", "logo.png")
+    read = structured(await client.call_tool("read_file", {"path": "logo.png"}))
+    assert (read["mime_type"], read["width"], read["height"]) == ("image/png", 5, 4)
+    # It was "a binary file. Read it with read_file(encoding='base64')", where read_file shows the image.
+    assert described["risk_factors"] == [f"{len(raw)} bytes, image, image/png 5x4"]
+    assert described["suggestions"] == [f'read_file(path="{root / "logo.png"}") shows the image to you.']
+    assert (root / "logo.png").read_bytes() == raw
 
 
 async def test_an_edit_of_a_missing_file_is_planned_as_edit_files_not_found(client: Client, root: Path) -> None:

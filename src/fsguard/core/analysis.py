@@ -16,6 +16,7 @@ from fsguard.core.editing import edit_risk, guarded_bytes
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotDirectoryError, NotFoundError
 from fsguard.core.hooks import HookRunner
 from fsguard.core.matching import Replacement
+from fsguard.core.media import identify
 from fsguard.core.modes import replace
 from fsguard.core.mutation import missing_file
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
@@ -247,7 +248,16 @@ class Analyzer:
             return base.model_copy(update={"risk_factors": ["not a regular file (a pipe, socket or device)"]})
         size = found.st_size
         try:
-            lines = decode(self._data(path), path).line_count  # counted as read_file counts: CR and CRLF too
+            data = self._data(path)
+            if (media := identify(data)) is not None:  # as read_file sees it: not a binary file to read as base64
+                shape = f" {media.width}x{media.height}" if media.width is not None else ""
+                return base.model_copy(
+                    update={
+                        "risk_factors": [f"{size:,} bytes, {media.kind}, {media.mime_type}{shape}"],
+                        "suggestions": [f'read_file(path="{path}") shows the {media.kind} to you.'],
+                    }
+                )
+            lines = decode(data, path).line_count  # counted as read_file counts: CR and CRLF too
         except FsguardError as exc:
             return base.model_copy(update={"risk_factors": [exc.message.splitlines()[0]]})
         suggestions = ["edit_file changes only the matched span; prefer it to write_file for small changes."]
