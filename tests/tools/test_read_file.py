@@ -9,6 +9,7 @@ import pytest
 from mcp import Client
 
 from fsguard.core.hashing import content_hash
+from tests import media_samples
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -249,6 +250,29 @@ async def test_paths_with_single_file_options_is_refused_not_silently_ignored(
     result = await client.call_tool("read_file", args)
     assert error_code(result) == "invalid_params"
     assert "paths reads whole files" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        ({"paths": ["a.txt"], "start_column": 2}, "paths reads whole files; drop start_column, or"),
+        ({"paths": ["a.txt"], "encoding": "base64", "mode": "tail"}, "paths reads whole files; drop mode and encoding"),
+        ({"path": "a.txt", "encoding": "base64", "start_column": 2}, "returns the whole file; drop start_column."),
+        ({"path": "a.txt", "encoding": "base64", "mode": "tail"}, "returns the whole file; drop mode."),
+        ({"path": "p.png", "start_column": 2}, "it is read whole, as an image block. Drop start_column, or"),
+        ({"path": "p.png", "max_lines": 3}, "it is read whole, as an image block. Drop max_lines, or"),
+    ],
+    ids=["paths-column", "paths-mode-base64", "base64-column", "base64-mode", "image-column", "image-max-lines"],
+)
+async def test_a_refused_line_selection_names_the_parameters_passed(
+    client: Client, root: Path, args: dict[str, object], named: str
+) -> None:
+    # A caller who passed start_column (or mode) was told to drop start_line/end_line/max_lines: not what it sent.
+    (root / "a.txt").write_text("hello\n", encoding="utf-8")
+    (root / "p.png").write_bytes(media_samples.png(3, 3))
+    result = await client.call_tool("read_file", args)
+    assert error_code(result) == "invalid_params"
+    assert named in text_of(result)
 
 
 async def test_an_empty_paths_list_says_it_is_empty(client: Client) -> None:

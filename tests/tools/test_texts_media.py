@@ -82,7 +82,7 @@ async def test_read_file_of_a_line_range_of_an_image_is_refused(rig: Rig) -> Non
         {
             "both": """\
 error invalid_params
-p.png is image/png (image): it is read whole, as an image block. Drop start_line/end_line/max_lines/mode, or read the raw bytes with encoding='base64'.\
+p.png is image/png (image): it is read whole, as an image block. Drop start_line and end_line, or read the raw bytes with encoding='base64'.\
 """
         }
     )

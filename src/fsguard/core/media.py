@@ -95,13 +95,13 @@ class MediaLimits:
         """Whether read_file(encoding='base64') answers ``size`` bytes: loaded whole, and its text whole."""
         return size <= self.max_file_size and base64_size(size) <= self.response_budget
 
-    def refuse_range(self, media: Media, path: Path, size: int) -> NoReturn:
-        """A line range of a media file: the whole read it takes instead, and a base64 read only where one fits."""
+    def refuse_range(self, media: Media, path: Path, size: int, given: str) -> NoReturn:
+        """A line range of a media file (``given``: the parameters that asked for it): the whole read it takes
+        instead, and a base64 read only where one fits."""
         block = f"an {media.kind} block" if size <= self.inline_budget else "a resource_link (too large to inline)"
         raw = ", or read the raw bytes with encoding='base64'" if self.base64_fits(size) else ""
         raise InvalidParamsError(
-            f"{path.name} is {media.mime_type} ({media.kind}): it is read whole, as {block}. "
-            f"Drop start_line/end_line/max_lines/mode{raw}.",
+            f"{path.name} is {media.mime_type} ({media.kind}): it is read whole, as {block}. Drop {given}{raw}.",
             path=str(path),
         )
 

@@ -173,7 +173,7 @@ class FileReader:
         ranged, budget = selection.is_range or selection.is_window, self.media_limits.inline_budget
         found = read_media(fd, st, path, budget=budget, max_file_size=self.max_file_size, hashed=not ranged)
         if found is not None and ranged:
-            self.media_limits.refuse_range(found.media, path, st.st_size)
+            self.media_limits.refuse_range(found.media, path, st.st_size, selection.named)
         if found is not None and found.content_hash is not None:
             self._session.record_hash(path, found.content_hash)
         return found

@@ -29,13 +29,24 @@ class LineSelection:
     def is_window(self) -> bool:
         return bool(self.max_lines) or self.mode != "all"
 
+    @property
+    def named(self) -> str:
+        """The parameters passed that select lines, named for a refusal to drop them ("start_column", "max_lines
+        and mode"): a refusal naming start_line/end_line left a caller who passed start_column guessing."""
+        return " and ".join(name for name in (*self._ranged(), *self._windowed()))
+
+    def _ranged(self) -> list[str]:
+        given = {"start_line": self.start_line, "end_line": self.end_line, "start_column": self.start_column}
+        return [name for name, value in given.items() if value is not None]
+
+    def _windowed(self) -> list[str]:
+        return [name for name, given in (("max_lines", bool(self.max_lines)), ("mode", self.mode != "all")) if given]
+
     def check(self) -> None:
         """Refuse contradictory selections instead of guessing which one was meant."""
         if self.is_range and self.is_window:
             # The parameters passed, named: start_column with mode=tail was told of start_line/end_line.
-            ranged = {"start_line": self.start_line, "end_line": self.end_line, "start_column": self.start_column}
-            windowed = {"max_lines": self.max_lines or None, "mode": None if self.mode == "all" else self.mode}
-            range_, window = (" and ".join(k for k, v in kind.items() if v is not None) for kind in (ranged, windowed))
+            range_, window = " and ".join(self._ranged()), " and ".join(self._windowed())
             raise InvalidParamsError(
                 f"{range_} and {window} both select lines, as a range and as a window. Pass start_line, end_line "
                 "and start_column, or max_lines with mode, not both."

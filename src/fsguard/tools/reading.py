@@ -78,18 +78,17 @@ def register(catalog: Catalog) -> None:
             path = None  # the seed read paths then (catalog §1.1); a path that adds nothing is not a conflict
         if paths is not None:
             if path is not None or selection.is_range or selection.is_window or as_base64:
+                given = ["path"] * (path is not None) + [selection.named] * bool(selection.named)
+                given += ["encoding"] * as_base64
                 raise InvalidParamsError(
-                    "paths reads whole files; drop path, start_line/end_line, max_lines/mode and encoding, "
-                    "or read one file with path."
+                    f"paths reads whole files; drop {' and '.join(given)}, or read one file with path."
                 )
             result = read_many(services.reader, paths)
         elif path is None:
             raise missing_path("read_file", 'read_file(path="src/app.py")')
         elif as_base64:
             if selection.is_range or selection.is_window:
-                raise InvalidParamsError(
-                    "encoding='base64' returns the whole file; drop start_line/end_line/max_lines."
-                )
+                raise InvalidParamsError(f"encoding='base64' returns the whole file; drop {selection.named}.")
             result = services.reader.read_base64(path)
         else:
             found = services.reader.read_one(path, selection)
