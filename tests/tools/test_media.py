@@ -225,6 +225,27 @@ async def test_several_paths_read_an_image_as_a_binary_file_in_place(client: Cli
     assert files[1]["error_code"] == "binary_file"
 
 
+async def test_an_image_or_audio_file_among_paths_names_the_one_file_read_that_shows_it(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "p.png").write_bytes(media_samples.png(5, 4))
+    (root / "v.wav").write_bytes(media_samples.wav())
+    (root / "big.png").write_bytes(media_samples.png(300, 300))
+    (root / "a.txt").write_text("alpha\n", encoding="utf-8")
+    async with connect(max_media_bytes=500) as client:
+        result = await client.call_tool("read_file", {"paths": ["p.png", "v.wav", "big.png", "a.txt"]})
+    files = structured(result)["files"]
+    assert [entry.get("error_code") for entry in files] == ["binary_file"] * 3 + [None]
+    # It said "a binary file. Read it with read_file(encoding='base64')": the one-file read shows it instead.
+    assert files[0]["error"] == (
+        f"{root / 'p.png'} is an image (image/png 5x4): read_file with paths returns text only. To see it, read it "
+        f'on its own: read_file(path="{root / "p.png"}").'
+    )
+    assert "an audio (audio/wav): read_file with paths returns text only. To hear it" in files[1]["error"]
+    assert "an image (image/png 300x300)" in files[2]["error"]
+    assert 'read it on its own: read_file(path="p.png")' in text_of(result)
+
+
 async def test_an_image_above_the_file_size_limit_is_linked_without_a_hash(connect: ClientFactory, root: Path) -> None:
     raw = media_samples.png(8, 8)
     (root / "p.png").write_bytes(raw)

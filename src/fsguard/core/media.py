@@ -105,6 +105,23 @@ class MediaLimits:
             path=str(path),
         )
 
+    def refuse(self, media: Media, path: Path, size: int, given: str | None) -> NoReturn:
+        """A read of a media file that does not show it: a range (``given``: the parameters asking for it), or one of
+        several ``paths`` (None)."""
+        if given is None:
+            self.refuse_among(media, path)
+        self.refuse_range(media, path, size, given)
+
+    def refuse_among(self, media: Media, path: Path) -> NoReturn:
+        """A media file among the ``paths`` of a multi-file read, which reads text: the one-file read that shows it."""
+        shape = f" {media.width}x{media.height}" if media.width is not None else ""
+        sense = "see" if media.kind == "image" else "hear"
+        raise BinaryFileError(
+            f"{path} is an {media.kind} ({media.mime_type}{shape}): read_file with paths returns text only. To "
+            f'{sense} it, read it on its own: read_file(path="{path}").',
+            path=str(path),
+        )
+
     def refuse_base64(self, media: Media, path: Path, size: int) -> NoReturn:
         """A base64 read above --max-file-size: the refusal of other files names line ranges, which this refuses."""
         raise TooLargeError(

@@ -120,8 +120,8 @@ class FileReader:
             # The media check's bytes, and a text's BOM; above the limit no fingerprint is kept, so a ranged read
             # sniffs the first 64 KiB every time: read once, for both.
             sniffed = TEXT_SNIFF_BYTES if st.st_size > self.max_file_size else SNIFF_BYTES
-            head = os.pread(fd, sniffed, 0) if media else None
-            found = self._media(head, fd, st, path, selection) if head is not None else None
+            head = os.pread(fd, sniffed, 0)
+            found = self._media(head, fd, st, path, selection, alone=media)
             if found is not None:
                 self._fire("post", path, "read_file")
                 return found
@@ -164,16 +164,16 @@ class FileReader:
         return self._bounded(result, (selection.start_column or 1) - 1, path.name, budget, selection.end_line)
 
     def _media(
-        self, head: bytes, fd: int, st: os.stat_result, path: Path, selection: LineSelection
+        self, head: bytes, fd: int, st: os.stat_result, path: Path, selection: LineSelection, *, alone: bool
     ) -> MediaRead | None:
-        """The file as media when its first bytes (``head``) say image or audio (a damaged image reads as binary,
-        so a range of one is read as text would be, not refused as an image's)."""
+        """The file as media when ``head`` says image or audio, read ``alone`` (not among ``paths``, read as text)."""
         if sniff(head) is None:
             return None
-        ranged, budget = selection.is_range or selection.is_window, self.media_limits.inline_budget
-        found = read_media(fd, st, path, budget=budget, max_file_size=self.max_file_size, hashed=not ranged)
-        if found is not None and ranged:
-            self.media_limits.refuse_range(found.media, path, st.st_size, selection.named)
+        ranged, limits = selection.is_range or selection.is_window, self.media_limits
+        hashed = alone and not ranged  # a file refused (among paths, or a range of it) is not hashed whole
+        found = read_media(fd, st, path, budget=limits.inline_budget, max_file_size=self.max_file_size, hashed=hashed)
+        if found is not None and not hashed:  # a damaged image reads as binary: not refused as an image
+            limits.refuse(found.media, path, st.st_size, selection.named if ranged else None)
         if found is not None and found.content_hash is not None:
             self._session.record_hash(path, found.content_hash)
         return found
