@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -256,6 +257,26 @@ async def test_an_image_above_the_file_size_limit_is_linked_without_a_hash(conne
     assert "content_hash" not in data
     assert (data["size"], data["width"]) == (len(raw), 8)
     assert "not hashed" in text_of(result)
+
+
+async def test_a_linked_image_written_to_while_hashed_says_so_not_that_it_is_too_large(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never_steady(fd: int, first: object, path: object, attempt: Any, unsteady: Any = None) -> Any:
+        return unsteady(attempt(first))  # another program writes to it during every pass
+
+    monkeypatch.setattr("fsguard.core.media.steady", never_steady)
+    raw = media_samples.png(8, 8)
+    (root / "p.png").write_bytes(raw)
+    async with connect(max_media_bytes=10) as client:
+        result = await client.call_tool("read_file", {"path": "p.png"})
+        data = await _valid(client, result)
+    assert "content_hash" not in data
+    # It said "not hashed (above --max-file-size)" of a file far below that limit.
+    assert "not hashed (written to while read; read again for one)" in text_of(result)
+    assert "--max-file-size" not in text_of(result)
+    assert "p.png was written to while it was read" in str(data["hint"])
+    assert (root / "p.png").read_bytes() == raw
 
 
 async def test_an_image_linked_for_the_file_size_limit_names_it_and_no_read_that_would_be_refused(

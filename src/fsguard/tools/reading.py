@@ -12,6 +12,7 @@ from fsguard.core.errors import InvalidParamsError
 from fsguard.core.media import MediaLimits, MediaRead
 from fsguard.core.multiread import read_many
 from fsguard.core.selection import LineSelection
+from fsguard.core.steady import unsteady_note
 from fsguard.models import ReadFileResult
 from fsguard.tools._errors import bridge, missing_path
 from fsguard.tools._params import Catalog, PathsArg, hints, respond
@@ -131,6 +132,8 @@ def _media_answer(found: MediaRead, limits: MediaLimits, compact: bool) -> CallT
             )
         elif limits.base64_fits(found.size):
             hint += ". encoding='base64' returns its bytes as text"
+        if found.content_hash is None and found.size <= limits.max_file_size:  # not its size: it was being written
+            hint += f". {unsteady_note(found.path.name)}"
     result = ReadFileResult(
         content="",
         content_hash=found.content_hash,

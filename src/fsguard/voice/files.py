@@ -60,7 +60,10 @@ def media_text(result: ReadFileResult, compact: bool) -> str:
     """An image or audio read: what the block next to this text holds, or why it is a link."""
     pixels = f" {result.width}x{result.height}" if result.width and result.height else ""
     size = human_size(result.size or 0)
-    digest = f"hash {result.content_hash}" if result.content_hash else "not hashed (above --max-file-size)"
+    # Unhashed above --max-file-size, or (the hint says so) written to while it was hashed: not for its size then.
+    unsteady = "written to while it was read" in (result.hint or "")
+    why = "written to while read; read again for one" if unsteady else "above --max-file-size"
+    digest = f"hash {result.content_hash}" if result.content_hash else f"not hashed ({why})"
     if compact:
         # The hint names the limit that linked it: --max-file-size when it is below the media budget.
         over = "--max-media-bytes" if "--max-media-bytes" in (result.hint or "--max-media-bytes") else "--max-file-size"
