@@ -109,6 +109,20 @@ def test_decode_refuses_nul_data_as_binary_and_names_the_path() -> None:
     assert info.value.fields == {"path": "bin/tool"}
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_text_without_a_bom_is_binary_naming_the_encoding_to_decode_it_in(encoding: str) -> None:
+    # It was "a binary file" like any executable: the encoding its base64 bytes decode in was left to guess.
+    data = ("Grüße, line one\r\n" * 1000).encode(encoding)  # cut by the 8 KiB sniff inside a character
+    with pytest.raises(BinaryFileError, match=f"looks like {encoding} text without a byte-order mark"):
+        decode(data, "notes.txt")
+    with pytest.raises(BinaryFileError) as info:
+        decode(b"\x7fELF\x02\x01\x01\x00\x00" + bytes(64), "bin/tool")
+    assert "byte-order mark" not in info.value.message
+    with pytest.raises(BinaryFileError) as info:
+        decode("a\nb\n".encode("utf-32-le"), "wide.txt")  # no UTF-16: a NUL between its letters
+    assert "byte-order mark" not in info.value.message
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -225,3 +225,12 @@ async def test_project_replace_refuses_before_any_write_when_one_file_cannot_sto
         assert {name: (root / name).read_bytes() for name in files} == files
     listed = structured(await client.call_tool("backup", {"action": "list"}))
     assert listed["total"] == 0
+
+
+async def test_a_utf16_file_without_a_bom_is_refused_naming_its_encoding(client: Client, root: Path) -> None:
+    raw = "Grüße\r\nzweite Zeile\r\n".encode("utf-16-le")
+    (root / "notes.txt").write_bytes(raw)
+    result = await client.call_tool("read_file", {"path": "notes.txt"})
+    assert error_code(result) == "binary_file"
+    assert "it looks like utf-16-le text without a byte-order mark; decode the bytes as utf-16-le" in text_of(result)
+    assert (root / "notes.txt").read_bytes() == raw

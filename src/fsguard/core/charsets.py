@@ -352,3 +352,22 @@ def _encoded(char: str, name: str) -> bytes:
         return char.encode(name)
     except UnicodeEncodeError:
         return b""
+
+
+def bomless_utf16(data: bytes) -> str:
+    """What to tell of a binary file whose first 8 KiB read as UTF-16 text without a byte-order mark (mostly
+    ASCII, a NUL beside each letter), which is read as text only with one: the encoding to decode its bytes in."""
+    body = data[: min(len(data), 8192) // 2 * 2]
+    for encoding, highs in (("utf-16-le", body[1::2]), ("utf-16-be", body[0::2])):
+        if len(body) < 4 or highs.count(0) < len(highs) * 0.75:
+            continue
+        try:
+            text = body[:-2].decode(encoding)  # its last two bytes may be half a surrogate pair the cut split
+        except UnicodeDecodeError:
+            continue
+        if not _UTF16_CONTROLS.search(text):
+            return f" (it looks like {encoding} text without a byte-order mark; decode the bytes as {encoding})"
+    return ""
+
+
+_UTF16_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

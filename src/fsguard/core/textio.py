@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import AnyStr, Literal
 
-from fsguard.core.charsets import legacy_codec
+from fsguard.core.charsets import bomless_utf16, legacy_codec
 from fsguard.core.errors import BinaryFileError, EncodingError
 
 LineEnding = Literal["lf", "crlf", "cr", "mixed", "none"]
@@ -112,7 +112,7 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
     """
     bom, encoding = split_bom(data)
     if is_binary(data):
-        raise _binary(path)
+        raise _binary(path, data)
     body = data[len(bom) :]
     text = None
     if encoding is None:
@@ -135,10 +135,10 @@ def decode(data: bytes, path: object = "file") -> DecodedText:
     return DecodedText(text, encoding, bom, _style(crlf, lf, cr), final_newline, line_count)
 
 
-def _binary(path: object) -> BinaryFileError:
+def _binary(path: object, data: bytes) -> BinaryFileError:
     return BinaryFileError(
-        f"{path} is a binary file. Read it with read_file(encoding='base64') (a file up to --max-file-size), or "
-        "inspect it with get_file_info.",
+        f"{path} is a binary file{bomless_utf16(data)}. Read it with read_file(encoding='base64') (a file up to "
+        "--max-file-size), or inspect it with get_file_info.",
         path=str(path),
     )
 
@@ -153,7 +153,7 @@ def sniff(prefix: bytes, path: object = "file", *, whole: bool = False) -> tuple
     """
     bom, encoding = split_bom(prefix)
     if is_binary(prefix):
-        raise _binary(path)
+        raise _binary(path, prefix)
     if encoding is None and prefix.isascii():  # most files (every log): UTF-8 without decoding a character
         encoding = "utf-8"
     if encoding is None:
