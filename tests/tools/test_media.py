@@ -140,6 +140,25 @@ async def test_encoding_base64_still_returns_the_bytes_as_base64_text(client: Cl
     assert "media" not in data
 
 
+async def test_a_base64_read_too_long_for_the_response_names_the_read_that_shows_the_image(
+    connect: ClientFactory, root: Path
+) -> None:
+    raw = media_samples.png(60, 60)
+    (root / "p.png").write_bytes(raw)
+    (root / "blob.bin").write_bytes(bytes(len(raw)))
+    async with connect(max_response_bytes=len(raw)) as client:
+        refused = await client.call_tool("read_file", {"path": "p.png", "encoding": "base64"})
+        other = await client.call_tool("read_file", {"path": "blob.bin", "encoding": "base64"})
+        shown = await client.call_tool("read_file", {"path": "p.png"})
+    assert error_code(refused) == error_code(other) == "too_large"
+    # It named get_file_info and copy_file only, never the read that shows the image within the media budget.
+    assert "read_file without encoding shows this image (image/png) to you" in text_of(refused)
+    assert "read_file without encoding" not in text_of(other)
+    block = shown.content[1]
+    assert isinstance(block, ImageContent)
+    assert base64.b64decode(block.data) == raw == (root / "p.png").read_bytes()
+
+
 async def test_a_line_range_of_an_image_is_refused_naming_the_whole_read(client: Client, root: Path) -> None:
     (root / "p.png").write_bytes(media_samples.png(5, 5))
     result = await client.call_tool("read_file", {"path": "p.png", "start_line": 1, "end_line": 2})

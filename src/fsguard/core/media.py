@@ -16,11 +16,11 @@ import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NoReturn
+from typing import Literal
 
 from fsguard.core.charsets import legacy_codec
 from fsguard.core.disk import read_all
-from fsguard.core.errors import BinaryFileError, InvalidParamsError, TooLargeError
+from fsguard.core.errors import BinaryFileError
 from fsguard.core.hashing import content_hash, hash_open_file
 from fsguard.core.steady import steady
 from fsguard.core.textio import BINARY_SNIFF_BYTES, is_binary
@@ -69,72 +69,6 @@ class MediaRead:
     @property
     def uri(self) -> str:
         return self.path.as_uri()
-
-
-@dataclass(frozen=True)
-class MediaLimits:
-    """The limits a media read answers within: inlined within one, loaded whole or as base64 text within others."""
-
-    media_budget: int  # --max-media-bytes
-    max_file_size: int
-    response_budget: int  # --max-response-bytes, which a base64 read's text must fit
-
-    @property
-    def inline_budget(self) -> int:
-        """Most bytes inlined: never a file --max-file-size keeps from being loaded whole."""
-        return min(self.media_budget, self.max_file_size)
-
-    @property
-    def inline_limit(self) -> str:
-        """The limit a linked file is above, as its operator sets it: the smaller one, which linked it."""
-        if self.max_file_size < self.media_budget:
-            return f"the {self.max_file_size:,}-byte limit (--max-file-size)"
-        return f"the media budget (--max-media-bytes {self.media_budget:,})"
-
-    def base64_fits(self, size: int) -> bool:
-        """Whether read_file(encoding='base64') answers ``size`` bytes: loaded whole, and its text whole."""
-        return size <= self.max_file_size and base64_size(size) <= self.response_budget
-
-    def refuse_range(self, media: Media, path: Path, size: int, given: str) -> NoReturn:
-        """A line range of a media file (``given``: the parameters that asked for it): the whole read it takes
-        instead, and a base64 read only where one fits."""
-        block = f"an {media.kind} block" if size <= self.inline_budget else "a resource_link (too large to inline)"
-        raw = ", or read the raw bytes with encoding='base64'" if self.base64_fits(size) else ""
-        raise InvalidParamsError(
-            f"{path.name} is {media.mime_type} ({media.kind}): it is read whole, as {block}. Drop {given}{raw}.",
-            path=str(path),
-        )
-
-    def refuse(self, media: Media, path: Path, size: int, given: str | None) -> NoReturn:
-        """A read of a media file that does not show it: a range (``given``: the parameters asking for it), or one of
-        several ``paths`` (None)."""
-        if given is None:
-            self.refuse_among(media, path)
-        self.refuse_range(media, path, size, given)
-
-    def refuse_among(self, media: Media, path: Path) -> NoReturn:
-        """A media file among the ``paths`` of a multi-file read, which reads text: the one-file read that shows it."""
-        shape = f" {media.width}x{media.height}" if media.width is not None else ""
-        sense = "see" if media.kind == "image" else "hear"
-        raise BinaryFileError(
-            f"{path} is an {media.kind} ({media.mime_type}{shape}): read_file with paths returns text only. To "
-            f'{sense} it, read it on its own: read_file(path="{path}").',
-            path=str(path),
-        )
-
-    def refuse_base64(self, media: Media, path: Path, size: int) -> NoReturn:
-        """A base64 read above --max-file-size: the refusal of other files names line ranges, which this refuses."""
-        raise TooLargeError(
-            f"{path.name} is {size:,} bytes, above the {self.max_file_size:,}-byte limit (--max-file-size) for "
-            f"loading a whole file, and {media.mime_type} is not read in ranges. read_file without encoding links "
-            "it; to read its bytes, ask the user to restart fsguard with a larger --max-file-size.",
-            path=str(path),
-        )
-
-
-def base64_size(size: int) -> int:
-    """The length of ``size`` bytes as base64 text."""
-    return 4 * ((size + 2) // 3)
 
 
 def sniff(head: bytes) -> Media | None:

@@ -28,15 +28,8 @@ from fsguard.core.excerpts import (
 )
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
-from fsguard.core.media import (
-    DEFAULT_MAX_MEDIA_BYTES,
-    SNIFF_BYTES,
-    MediaLimits,
-    MediaRead,
-    base64_size,
-    read_media,
-    sniff,
-)
+from fsguard.core.media import DEFAULT_MAX_MEDIA_BYTES, SNIFF_BYTES, MediaRead, read_media, sniff
+from fsguard.core.medialimits import MediaLimits, base64_size
 from fsguard.core.nearby import NearPaths
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import (
@@ -173,7 +166,7 @@ class FileReader:
         hashed = alone and not ranged  # a file refused (among paths, or a range of it) is not hashed whole
         found = read_media(fd, st, path, budget=limits.inline_budget, max_file_size=self.max_file_size, hashed=hashed)
         if found is not None and not hashed:  # a damaged image reads as binary: not refused as an image
-            limits.refuse(found.media, path, st.st_size, selection.named if ranged else None)
+            limits.refuse_range(found.media, path, st.st_size, selection.named if ranged else None)
         if found is not None and found.content_hash is not None:
             self._session.record_hash(path, found.content_hash)
         return found
@@ -292,15 +285,11 @@ class FileReader:
         path = self._policy.resolve(user_path)
         self._fire("pre", path, "read_file:base64")
         with self._session.watching(path), self._beneath.entry(path) as entry, opened(entry) as (fd, st):
-            if st.st_size > self.max_file_size and (kind := sniff(os.pread(fd, SNIFF_BYTES, 0))) is not None:
+            kind = sniff(os.pread(fd, SNIFF_BYTES, 0))
+            if st.st_size > self.max_file_size and kind is not None:
                 self.media_limits.refuse_base64(kind, path, st.st_size)
             if st.st_size <= self.max_file_size and base64_size(st.st_size) > self._budget:
-                raise TooLargeError(
-                    f"{path.name} is {st.st_size:,} bytes, {base64_size(st.st_size):,} as base64: above the response "
-                    f"budget (--max-response-bytes {self._budget:,}). get_file_info gives its size and content_hash, "
-                    "copy_file and move_file take its bytes; restart with a larger --max-response-bytes to read it.",
-                    path=str(path),
-                )
+                self.media_limits.refuse_base64_text(kind, path, st.st_size)
             data, _ = read_open(fd, path, self.max_file_size)
         # Only the hash is needed here: decoding the whole file for a line count would be wasted work.
         digest = content_hash(data)

@@ -9,7 +9,8 @@ from mcp.types import AudioContent, CallToolResult, ContentBlock, ImageContent, 
 from pydantic import Field
 
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.media import MediaLimits, MediaRead
+from fsguard.core.media import MediaRead
+from fsguard.core.medialimits import MediaLimits
 from fsguard.core.multiread import read_many
 from fsguard.core.selection import LineSelection
 from fsguard.core.steady import unsteady_note
