@@ -11,6 +11,8 @@ import pytest
 from mcp import Client
 from mcp.types import AudioContent, CallToolResult, ImageContent, ResourceLink
 
+from fsguard.core import media
+from fsguard.core.disk import read_all
 from fsguard.core.hashing import content_hash
 from tests import media_samples
 from tests.conftest import ClientFactory, error_code, structured, text_of
@@ -276,6 +278,27 @@ async def test_an_image_above_the_file_size_limit_is_linked_without_a_hash(conne
     assert "content_hash" not in data
     assert (data["size"], data["width"]) == (len(raw), 8)
     assert "not hashed" in text_of(result)
+
+
+async def test_an_image_that_grows_past_the_media_budget_while_read_is_linked_not_inlined(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    raw = media_samples.png(8, 8)
+    (root / "p.png").write_bytes(raw)
+
+    def growing(fd: int, size_hint: int, limit: int | None = None) -> bytes:
+        with (root / "p.png").open("ab") as out:  # another program appends as the read begins
+            out.write(bytes(5000))
+        return read_all(fd, size_hint, limit)
+
+    monkeypatch.setattr(media, "read_all", growing)
+    async with connect(max_media_bytes=1000) as client:
+        result = await client.call_tool("read_file", {"path": "p.png"})
+        data = await _valid(client, result)
+    # It was inlined whole, 5 times the budget the block is held to.
+    assert isinstance(result.content[1], ResourceLink)
+    assert data["size"] == len(raw) + 5000 == (root / "p.png").stat().st_size
+    assert data["content_hash"] == content_hash((root / "p.png").read_bytes())
 
 
 async def test_a_linked_image_written_to_while_hashed_says_so_not_that_it_is_too_large(

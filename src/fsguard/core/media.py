@@ -138,12 +138,14 @@ def read_media(
     """Read the open file ``fd`` as media: whole when within ``budget``, else its header and, ``hashed``, a streamed
     hash (not to refuse a range of it). None when it is no media; a damaged image is refused (BinaryFileError)."""
     if st.st_size <= budget:
-        data = read_all(fd, st.st_size, budget)  # not followed past the budget if it grows meanwhile
-        media = identify(data)
-        if media is None:
-            _refuse_damaged(data, path, ended=identify(data, whole=False) is not None)
-            return None
-        return MediaRead(path, media, len(data), content_hash(data), data)
+        data = read_all(fd, st.st_size, budget)  # not followed far past the budget if it grows meanwhile
+        if len(data) <= budget:
+            media = identify(data)
+            if media is None:
+                _refuse_damaged(data, path, ended=identify(data, whole=False) is not None)
+                return None
+            return MediaRead(path, media, len(data), content_hash(data), data)
+        st = os.fstat(fd)  # grown past the budget while it was read (it was inlined whole): linked at its new size
     # Linked, not inlined: its end is not read, and its header is read where it is (a JPEG's far in, maybe).
     media = identify(os.pread(fd, SNIFF_BYTES, 0), whole=False, read=lambda at, count: os.pread(fd, count, at))
     if media is None:
