@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,12 @@ from fsguard.core.errors import BinaryFileError
 from fsguard.core.hashing import content_hash
 from fsguard.core.media import JPEG_WALK_SEGMENTS, Media, identify, read_media, sniff
 from tests import media_samples
+
+
+def _with_ihdr(data: bytes, width: int, height: int) -> bytes:
+    """``data``, a PNG, with another size in its IHDR chunk and that chunk's CRC to match."""
+    body = b"IHDR" + struct.pack(">II", width, height) + data[24:29]
+    return data[:12] + body + struct.pack(">I", zlib.crc32(body)) + data[33:]
 
 
 @pytest.mark.parametrize(
@@ -38,10 +46,16 @@ def test_each_format_is_known_by_its_bytes_with_the_image_size(data: bytes, expe
     assert identify(data) == expected
 
 
+def test_a_png_as_wide_as_its_format_allows_is_an_image() -> None:
+    assert identify(_with_ihdr(media_samples.png(5, 5), (1 << 31) - 1, 5)) == Media("image", "image/png", 2**31 - 1, 5)
+
+
 @pytest.mark.parametrize(
     "data",
     [
         b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",  # cut before the size
+        media_samples.png(5, 5)[:29] + b"\x00\x00\x00\x00" + media_samples.png(5, 5)[33:],  # IHDR's CRC wrong
+        _with_ihdr(media_samples.png(5, 5), 1 << 31, 5),  # wider than the 2**31 - 1 pixels PNG allows
         b"\xff\xd8\xff\xe0\x00\x10JFIF",  # no frame header
         b"\xff\xd8\xff\xda\x00\x08" + bytes(8),  # scan data before any frame header
         b"GIF89a\x00\x00\x00\x00",  # a zero-pixel image
@@ -60,6 +74,8 @@ def test_each_format_is_known_by_its_bytes_with_the_image_size(data: bytes, expe
     ],
     ids=[
         "png-cut",
+        "png-ihdr-crc",
+        "png-too-wide",
         "jpeg-no-frame",
         "jpeg-scan-first",
         "gif-empty",

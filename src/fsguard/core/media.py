@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import struct
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 # Markers without a length field: TEM, RST0-7, SOI.
 _STANDALONE = frozenset({0x01, *range(0xD0, 0xD9)})
+_U32 = struct.Struct(">I")
 
 
 @dataclass(frozen=True)
@@ -191,11 +193,13 @@ def _mpeg_frame(head: bytes) -> bool:
 
 
 def _png_size(read: Reader) -> tuple[int, int] | None:
-    data = read(0, 24)
-    if len(data) < 24 or data[12:16] != b"IHDR":
+    """The IHDR chunk's size, where the chunk is whole and its CRC holds (decoders refuse the file otherwise) and
+    each side within the 2**31 - 1 pixels PNG allows."""
+    data = read(0, 33)
+    if len(data) < 33 or data[8:16] != b"\x00\x00\x00\x0dIHDR" or zlib.crc32(data[12:29]) != _U32.unpack(data[29:])[0]:
         return None
     width, height = struct.unpack(">II", data[16:24])
-    return width, height
+    return (width, height) if max(width, height) < 1 << 31 else None
 
 
 def _gif_size(read: Reader) -> tuple[int, int] | None:
