@@ -110,6 +110,15 @@ async def test_an_image_is_described_as_read_file_shows_it_not_as_a_binary_file(
     assert (root / "logo.png").read_bytes() == raw
 
 
+async def test_a_write_over_a_binary_file_says_it_replaces_one_its_diff_cannot_show(client: Client, root: Path) -> None:
+    raw = media_samples.png(5, 4)
+    (root / "logo.png").write_bytes(raw)
+    planned = await plan(client, "write", "logo.png", content="new text\n")
+    # Its diff, "@@ -0,0 +1 @@", read as the creation of a file: nothing said a binary file was replaced.
+    assert f"replaces a binary file ({len(raw)} bytes): the diff shows only the new text" in planned["risk_factors"]
+    assert (root / "logo.png").read_bytes() == raw
+
+
 async def test_an_edit_of_a_missing_file_is_planned_as_edit_files_not_found(client: Client, root: Path) -> None:
     edit = {"old_text": "a", "new_text": "b"}
     planned = await plan(client, "edit", "gone.txt", **edit)

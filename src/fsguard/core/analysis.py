@@ -132,6 +132,8 @@ class Analyzer:
         )
         guard = write_guard(existing_size=len(data), new_size=len(written)) if data is not None else None
         factors = [guard.message] if guard else []
+        if data and current is None:  # its diff read as a new file's: "@@ -0,0 +1 @@", nothing removed
+            factors.append(f"replaces a binary file ({len(data):,} bytes): the diff shows only the new text")
         planned = self._change(base, path, before, after, risk, factors, unchanged=written == data)
         return planned if data is not None else self._creation(planned)
 
