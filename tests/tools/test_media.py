@@ -263,7 +263,7 @@ async def test_an_image_or_audio_file_among_paths_names_the_one_file_read_that_s
         f"{root / 'p.png'} is an image (image/png 5x4): read_file with paths returns text only. To see it, read it "
         f'on its own: read_file(path="{root / "p.png"}").'
     )
-    assert "an audio (audio/wav): read_file with paths returns text only. To hear it" in files[1]["error"]
+    assert "an audio file (audio/wav): read_file with paths returns text only. To hear it" in files[1]["error"]
     assert "an image (image/png 300x300)" in files[2]["error"]
     assert 'read it on its own: read_file(path="p.png")' in text_of(result)
 

@@ -54,7 +54,7 @@ class MediaLimits:
         shape = f" {media.width}x{media.height}" if media.width is not None else ""
         sense = "see" if media.kind == "image" else "hear"
         raise BinaryFileError(
-            f"{path} is an {media.kind} ({media.mime_type}{shape}): read_file with paths returns text only. To "
+            f"{path} is {_noun(media)} ({media.mime_type}{shape}): read_file with paths returns text only. To "
             f'{sense} it, read it on its own: read_file(path="{path}").',
             path=str(path),
         )
@@ -73,7 +73,7 @@ class MediaLimits:
         by it (the refusal named get_file_info and copy_file, never the read that shows the image)."""
         shown = ""
         if media is not None and size <= self.inline_budget:
-            shown = f"read_file without encoding shows this {media.kind} ({media.mime_type}) to you; "
+            shown = f"read_file without encoding shows {_noun(media, 'this')} ({media.mime_type}) to you; "
         raise TooLargeError(
             f"{path.name} is {size:,} bytes, {base64_size(size):,} as base64: above the response budget "
             f"(--max-response-bytes {self.response_budget:,}). {shown}get_file_info gives its size and content_hash, "
@@ -85,3 +85,8 @@ class MediaLimits:
 def base64_size(size: int) -> int:
     """The length of ``size`` bytes as base64 text."""
     return 4 * ((size + 2) // 3)
+
+
+def _noun(media: Media, article: str = "an") -> str:
+    """ "an image", "an audio file" (or with another ``article``)."""
+    return f"{article} {media.kind if media.kind == 'image' else 'audio file'}"
