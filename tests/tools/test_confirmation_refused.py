@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import ClientFactory, Mount, bind_mounted, error_code, text_of, tree
 from tests.tools.test_confirmation import User
+from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
 
@@ -105,3 +106,43 @@ async def test_a_delete_of_a_bind_mount_of_the_same_filesystem_asks_nothing_and_
     assert "mount point" in text_of(result)
     assert user.asked == []
     assert (root / "src" / "keep.txt").read_bytes() == b"kept\n"
+
+
+@pytest.mark.parametrize("hidden", ["deny rule", "read-only root"])
+async def test_a_git_restore_the_call_refuses_anyway_asks_nothing_and_names_the_refusal(
+    connect: ClientFactory, root: Path, hidden: str
+) -> None:
+    make_repo(root)
+    (root / "vendor").mkdir()
+    (root / "vendor" / "secret.txt").write_bytes(b"one\n")
+    git(root, "add", "vendor")
+    git(root, "commit", "-q", "-m", "vendor")
+    (root / "a.txt").write_bytes(b"my work\n")
+    (root / "vendor" / "secret.txt").write_bytes(b"its work\n")
+    user = User()  # says yes to anything
+    settings: dict[str, Any] = (
+        {"deny": ("secret.txt",)} if hidden == "deny rule" else {"read_only_roots": (root / "vendor",)}
+    )
+    async with connect(elicitation_callback=user, **settings) as client:
+        result = await client.call_tool("git", {"action": "restore", "paths": ["."]})
+        forced = await client.call_tool("git", {"action": "restore", "paths": ["."], "force": True})
+    code = "access_denied" if hidden == "deny rule" else "read_only"
+    assert error_code(result) == code, text_of(result)
+    assert error_code(forced) == code, text_of(forced)
+    assert user.asked == []  # not asked to discard a.txt, then told the restore is refused
+    assert (root / "a.txt").read_bytes() == b"my work\n"
+    assert (root / "vendor" / "secret.txt").read_bytes() == b"its work\n"
+
+
+async def test_without_elicitation_a_git_restore_refused_anyway_names_the_refusal_not_force(
+    connect: ClientFactory, root: Path
+) -> None:
+    make_repo(root)
+    (root / "secret.txt").write_bytes(b"one\n")
+    git(root, "add", "secret.txt")
+    git(root, "commit", "-q", "-m", "s")
+    (root / "secret.txt").write_bytes(b"its work\n")
+    async with connect(deny=("secret.txt",)) as client:
+        result = await client.call_tool("git", {"action": "restore", "paths": ["."]})
+    assert error_code(result) == "access_denied", text_of(result)  # force=true would not help: it is not advised
+    assert (root / "secret.txt").read_bytes() == b"its work\n"

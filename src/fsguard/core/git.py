@@ -24,6 +24,8 @@ from fsguard.core.gitinit import init
 from fsguard.core.gitprocess import GIT_TIMEOUT_S, GitProcess
 from fsguard.core.gitrefs import branch
 from fsguard.core.gitrepo import GitCall, GitRequest, Repository, locate, refuse_option
+from fsguard.core.gitrestore import discarded
+from fsguard.core.gitscreen import check_source
 from fsguard.core.gitstatus import status
 from fsguard.core.gitviews import diff, log, show
 from fsguard.core.safeguards import Safeguards
@@ -92,6 +94,21 @@ class GitRunner:
             refuse_option(field, getattr(request, field))
         repo, _ = locate(self._safe, self._process, request.path)
         return rejected_push(GitCall(self._safe, repo, request, ()))
+
+    def discarded(self, request: GitRequest) -> list[Path]:
+        """The files ``request`` (a working-tree restore) would overwrite, once every check that refuses it before
+        it changes anything has passed; nothing is changed.
+
+        Raises:
+            As :meth:`run` does for that restore, before it writes (AccessDeniedError, ReadOnlyError, ...).
+        """
+        refuse_option("rev", request.rev)
+        repo, target = locate(self._safe, self._process, request.path)
+        call = GitCall(self._safe, repo, request, self._scope(repo, target, request))
+        self._safe.policy.check_not_read_only(repo.root)
+        if request.rev:
+            check_source(call, request.rev)
+        return [Path(repo.absolute(name)) for name in discarded(call)]
 
     def _scope(self, repo: Repository, target: Path, request: GitRequest) -> tuple[str, ...]:
         """The pathspecs: each of ``paths`` (resolved, inside the roots and the repository), or the file ``path``

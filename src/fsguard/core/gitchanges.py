@@ -25,9 +25,8 @@ from fsguard.core.gitremote import check_pushed_history, check_remote
 from fsguard.core.gitrepo import GitCall, fire, holding_files
 from fsguard.core.gitrestore import (
     back_up,
-    check_folders,
-    check_known,
     check_rewritable,
+    discarded,
     link_target,
     name_restored,
     put_back,
@@ -283,6 +282,7 @@ def restore(call: GitCall) -> GitResult:
             fire(safe, "post", "write", target, "restore", staged=True)
         result = GitResult(action="restore", repository=str(repo.root), message="", source=request.rev)
         return _cut_paths(call, result, targets)
+    names = discarded(call)  # refused first as it would be with force: a yes or force=true cannot change that
     if not request.force:
         raise RiskBlockedError(
             "destructive git operation 'restore' requires force:true for safety; nothing was changed. Pass force=true "
@@ -290,10 +290,6 @@ def restore(call: GitCall) -> GitResult:
             'backup(action="undo_last", file_path=...) brings it back), or staged=true to only unstage.',
             action="restore",
         )
-    # What git restore will overwrite: the tracked files whose working-tree bytes differ from the source.
-    against = [request.rev] if request.rev else []
-    names = _names(repo.git("diff", "--name-only", "--no-renames", "-z", *against, "--", *specs).stdout)
-    check_changeable(call, names)
     return _discard(call, names)
 
 
@@ -302,8 +298,6 @@ def _discard(call: GitCall, names: list[str]) -> GitResult:
     failed restore takes back the backups of the files it had not overwritten yet."""
     repo, safe, rev = call.repo, call.safe, call.request.rev
     targets = [Path(repo.absolute(name)) for name in names]
-    check_known(call)
-    check_folders(call, names)
     with holding_files(safe, targets):
         entries = source_entries(call, names)
         check_rewritable(call, names, entries)

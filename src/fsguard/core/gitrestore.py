@@ -26,12 +26,31 @@ from fsguard.core.errors import (
 )
 from fsguard.core.gitparse import text
 from fsguard.core.gitrepo import GitCall
+from fsguard.core.gitscreen import check_changeable
 from fsguard.core.groups import UNDO_EACH_FILE
 from fsguard.core.hashing import content_hash
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.pathforms import escaped
 
 _LINK, _SUBMODULE, _EXECUTABLE = "120000", "160000", "100755"
+
+
+def discarded(call: GitCall) -> list[str]:
+    """The files a working-tree restore overwrites (tracked, their bytes other than the source's), once the checks
+    that refuse it before anything changes have passed: the question before a restore asks about no refused one.
+
+    Raises:
+        AccessDeniedError, ReadOnlyError: one of them is hidden by a deny rule, or lies in a read-only root.
+        GitFailedError: a pathspec matches no file git knows. NotDirectoryError: a folder of the source is a file.
+    """
+    rev = call.request.rev
+    against = [rev] if rev else []
+    listed = call.repo.git("diff", "--name-only", "--no-renames", "-z", *against, "--", *call.scope).stdout
+    names = [text(name) for name in listed.split(b"\0") if name]
+    check_changeable(call, names)
+    check_known(call)
+    check_folders(call, names)
+    return names
 
 
 def check_known(call: GitCall) -> None:

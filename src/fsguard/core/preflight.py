@@ -315,6 +315,8 @@ def restoring(git: GitRunner, request: GitRequest) -> Confirmation | None:
     """git(action="restore") of the working tree without force: the uncommitted edits it would discard."""
     if request.action != "restore" or request.staged or request.force or not request.paths:
         return None
+    if not git.discarded(request):  # a restore refused anyway (a hidden file, a read-only root) raises: never asked
+        return None
     diff = git.run(GitRequest(action="diff", path=request.path, paths=request.paths, rev=request.rev, output="stat"))
     changes = diff.files or []
     names = [change.path for change in changes]
