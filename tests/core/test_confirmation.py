@@ -81,6 +81,6 @@ def test_the_preflights_ask_nothing_of_calls_that_are_not_theirs(tmp_path: Path)
         GitRequest(action="restore", paths=("a",), staged=True),
         GitRequest(action="restore", paths=("a",), force=True),
     ):
-        assert restoring(s.git, request) is None
+        assert restoring(s.git, request, s.beneath) is None
     assert pushing(s.git, GitRequest(action="status")) is None
     assert pushing(s.git, GitRequest(action="push", force=True)) is None

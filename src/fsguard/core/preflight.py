@@ -311,27 +311,37 @@ def _recursive(params: Mapping[str, Any]) -> bool:
         return True
 
 
-def restoring(git: GitRunner, request: GitRequest) -> Confirmation | None:
+def restoring(git: GitRunner, request: GitRequest, beneath: Beneath) -> Confirmation | None:
     """git(action="restore") of the working tree without force: the uncommitted edits it would discard."""
     if request.action != "restore" or request.staged or request.force or not request.paths:
         return None
-    if not git.discarded(request):  # a restore refused anyway (a hidden file, a read-only root) raises: never asked
+    overwritten = git.discarded(request)  # a restore refused anyway (a hidden file, a read-only root) raises
+    if not overwritten:
         return None
     diff = git.run(GitRequest(action="diff", path=request.path, paths=request.paths, rev=request.rev, output="stat"))
     changes = diff.files or []
     names = [change.path for change in changes]
     if not names:
         return None
-    # How much work is lost, not only where: more lines written while the user was asked make another question.
+    # How much work is lost, not only where: more lines written while the user was asked make another question,
+    # and so does any other version of these files (a line rewritten, a binary file saved again: no count moves).
     added, deleted = sum(c.added or 0 for c in changes), sum(c.deleted or 0 for c in changes)
+    binary = sum(c.binary for c in changes)
+    lost = [f"{plural(added, 'line')} added and {plural(deleted, 'line')} removed since then are lost"]
+    if binary:  # git counts no lines in them: "0 lines" alone read as nothing lost
+        lost = [line for line in lost if added or deleted]
+        lost.append(f"the changes to {plural(binary, 'binary file')} are lost")
+    found = [(path, measured(beneath, path)[0]) for path in overwritten]
+    states = [(str(p), s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns) for p, s in found if s]
+    version = hashlib.sha256(repr(states).encode()).hexdigest()[:8]
+    held = f"{sum(state[3] for state in states):,} bytes in the working tree now"
+    if states:
+        held += f", last changed {iso_time(max(state[4] for state in states) / 1e9)}"
     return confirmation(
         "git",
         "Discard the uncommitted changes of " + plural(len(names), "file"),
         names=names,
-        factors=[
-            f"the working tree goes back to {request.rev or 'the index'}",
-            f"{plural(added, 'line')} added and {plural(deleted, 'line')} removed since then are lost",
-        ],
+        factors=[f"the working tree goes back to {request.rev or 'the index'}", *lost, f"{held} (version {version})"],
         reversible=False,
         undo='git keeps no copy of uncommitted work (fsguard backs each file up first: backup(action="undo_last")).',
         reason="discard unstaged work",

@@ -42,7 +42,7 @@ async def ask_git(
     if action != "restore" or staged or not paths:
         return NOT_ASKED
     request = GitRequest(action="restore", path=path, paths=tuple(paths), rev=rev)
-    return await ask(ctx, lambda s: restoring(s.git, request))
+    return await ask(ctx, lambda s: restoring(s.git, request, s.beneath))
 
 
 GitConsent = Annotated[Consent, Resolve(ask_git)]
