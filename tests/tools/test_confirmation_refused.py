@@ -146,3 +146,32 @@ async def test_without_elicitation_a_git_restore_refused_anyway_names_the_refusa
         result = await client.call_tool("git", {"action": "restore", "paths": ["."]})
     assert error_code(result) == "access_denied", text_of(result)  # force=true would not help: it is not advised
     assert (root / "secret.txt").read_bytes() == b"its work\n"
+
+
+INVALID_BATCHES: dict[str, list[dict[str, Any]]] = {
+    "a directory deleted for good, atomic": [
+        {"type": "delete", "path": "vendor", "recursive": True, "permanent": True}
+    ],
+    "an unknown operation beside": [
+        {"type": "delete", "path": "a.txt", "permanent": True},
+        {"type": "bogus", "path": "x"},
+    ],
+    "an edit of a missing file beside": [
+        {"type": "delete", "path": "vendor", "recursive": True},
+        {"type": "edit", "path": "nope.txt", "old_text": "a", "new_text": "b"},
+    ],
+}
+
+
+@pytest.mark.parametrize("case", list(INVALID_BATCHES))
+async def test_a_batch_that_does_not_validate_asks_nothing_about_its_deletes(
+    connect: ClientFactory, root: Path, case: str
+) -> None:
+    before = _seed(root)
+    user = User()  # says yes to anything
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("batch_operations", {"request_json": {"operations": INVALID_BATCHES[case]}})
+    assert error_code(result) == "invalid_params", text_of(result)
+    assert "does not validate" in text_of(result)
+    assert user.asked == []  # not asked to confirm the deletes of a batch refused whatever the answer
+    assert tree(root) == before

@@ -45,7 +45,9 @@ async def test_a_batch_moving_a_directory_then_deleting_it_asks_and_a_no_keeps_i
     ]
     user = User(confirm=False)
     async with connect(elicitation_callback=user) as client:
-        result = await client.call_tool("batch_operations", {"request_json": {"operations": operations}})
+        # not atomic: an atomic batch refuses a directory deleted for good, and is refused without a question
+        request = {"operations": operations, "atomic": False}
+        result = await client.call_tool("batch_operations", {"request_json": request})
     assert error_code(result) == "declined", text_of(result)
     assert len(user.asked) == 1
     assert f"(moved there from {root / 'precious'})" in user.asked[0]

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from fsguard.core.batchcheck import check
 from fsguard.core.batchplan import BatchRequest
 from fsguard.core.beneath import Beneath
 from fsguard.core.confirmation import Binding, Confirmation, confirmation, joined, plural
@@ -127,6 +128,9 @@ def batching(
     deletes = [op for op in request.operations if op.type == "delete"]
     permanent = [op.path for op in deletes if op.permanent]
     soft = [op.path for op in deletes if op.recursive and not op.permanent]
+    if not (permanent or soft):
+        return None
+    check(request, policy, beneath)  # the run's own first pass: a batch that does not validate is never asked about
     moves = _resolved(policy, [(op.path, op.destination) for op in request.operations if op.type == "move"])
     # One question for all of it: a yes runs the whole batch, so it must name every delete that asks on its own.
     return joined(
