@@ -175,3 +175,30 @@ async def test_a_batch_that_does_not_validate_asks_nothing_about_its_deletes(
     assert "does not validate" in text_of(result)
     assert user.asked == []  # not asked to confirm the deletes of a batch refused whatever the answer
     assert tree(root) == before
+
+
+async def test_a_delete_refused_for_its_arguments_asks_nothing(connect: ClientFactory, root: Path) -> None:
+    before = _seed(root)
+    stale = "sha256:" + "0" * 64
+    user = User()  # says yes to anything
+    async with connect(elicitation_callback=user) as client:
+        changed = await client.call_tool("delete_file", {"path": "a.txt", "permanent": True, "expected_hash": stale})
+        folder = await client.call_tool("delete_file", {"path": "vendor", "recursive": True, "expected_hash": stale})
+        both = await client.call_tool("delete_file", {"path": "a.txt", "paths": ["a.txt"], "permanent": True})
+    assert error_code(changed) == "stale_edit", text_of(changed)
+    assert error_code(folder) == "invalid_params", text_of(folder)
+    assert error_code(both) == "invalid_params", text_of(both)
+    assert user.asked == []  # not asked to confirm what is refused whatever the answer
+    assert tree(root) == before
+
+
+async def test_a_delete_whose_expected_hash_holds_is_asked_about_and_runs(connect: ClientFactory, root: Path) -> None:
+    _seed(root)
+    user = User()
+    async with connect(elicitation_callback=user) as client:
+        read = await client.call_tool("read_file", {"path": "a.txt"})
+        digest = (read.structured_content or {})["content_hash"]
+        result = await client.call_tool("delete_file", {"path": "a.txt", "permanent": True, "expected_hash": digest})
+    assert not result.is_error, text_of(result)
+    assert len(user.asked) == 1
+    assert not (root / "a.txt").exists()

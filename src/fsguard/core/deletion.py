@@ -102,11 +102,7 @@ class Deleter:
                     raise NotFoundError(f"file does not exist: {path}; nothing was deleted.", path=str(path))
             if expected_hash is not None and not stat.S_ISREG(found.st_mode):
                 # before the advice to pass recursive=true: the hash pins a file, and a directory took its place
-                raise InvalidParamsError(
-                    f"{path} is not a file now; expected_hash applies to files. Check it with get_file_info; drop "
-                    "expected_hash to delete a directory, link or special file.",
-                    path=str(path),
-                )
+                raise _not_a_file(path)
             if stat.S_ISDIR(found.st_mode) and not recursive and _has_children(entry, found):
                 raise non_empty_error(path)
             if confirmed is not None:
@@ -173,6 +169,22 @@ class Deleter:
             fire_below(hooks, entry, "delete", tool_name=tool, operation=operation)
         if isinstance(data, bytes):  # a write while the hooks ran is in no backup: counted as a write is
             check_unchanged(entry, found, data, "deleted")
+
+    def check_expected(self, user_path: str, expected_hash: str) -> None:
+        """What :meth:`delete` checks of ``expected_hash`` before it changes anything, alone (the look before the
+        user is asked): nothing is changed, and nothing there is left to the delete to report.
+
+        Raises:
+            InvalidParamsError: the path is not a regular file. StaleEditError: its bytes are not those hashed.
+        """
+        path = self._safe.policy.resolve_entry(user_path)
+        with self._safe.beneath.entry(path, follow=False) as entry:
+            found = lstat_at(entry)
+            if found is None:
+                return
+            if not stat.S_ISREG(found.st_mode):
+                raise _not_a_file(path)
+            checked_bytes(self._safe, path, entry, found.st_size, expected_hash)
 
     def _read(
         self, entry: Pinned, found: os.stat_result, *, permanent: bool, expected_hash: str | None
@@ -341,3 +353,11 @@ def _has_children(entry: Pinned, checked: os.stat_result) -> bool:
 
 def _unhooked(*_event: object, **_fields: object) -> None:
     """No hook fires for a revert's delete."""
+
+
+def _not_a_file(path: Path) -> InvalidParamsError:
+    return InvalidParamsError(
+        f"{path} is not a file now; expected_hash applies to files. Check it with get_file_info; drop expected_hash "
+        "to delete a directory, link or special file.",
+        path=str(path),
+    )

@@ -9,11 +9,13 @@ from mcp.server.mcpserver import Context, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from fsguard.core.confirmation import Confirmation
 from fsguard.core.deletion import Deletion
 from fsguard.core.errors import FsguardError, InvalidParamsError, error_for_code
 from fsguard.core.pathforms import absolute_or_given
 from fsguard.core.preflight import deleting
 from fsguard.models import AnalyzeResult, CopyResult, DeletedPath, DeleteResult, MoveResult
+from fsguard.services import Services
 from fsguard.tools._confirm import NOT_ASKED, Consent, Question, ask, consent
 from fsguard.tools._errors import bridge, missing_path
 from fsguard.tools._params import Catalog, ExpectedHash, PathArg, PathsArg, hints, voiced
@@ -24,18 +26,27 @@ DestArg = Annotated[str, Field(description="Where it goes; must not exist yet (n
 
 
 async def ask_delete(
-    path: str | None, paths: list[str] | None, permanent: bool, recursive: bool, ctx: Context
+    path: str | None,
+    paths: list[str] | None,
+    permanent: bool,
+    recursive: bool,
+    expected_hash: str | None,
+    ctx: Context,
 ) -> Question:
-    """A permanent delete, or a recursive one of a non-empty directory, asks the user first."""
-    if not (permanent or recursive):
+    """A permanent delete, or a recursive one of a non-empty directory, asks the user first; a call refused whatever
+    the answer (path and paths both, a stale expected_hash) asks nothing."""
+    if not (permanent or recursive) or (paths is not None and (path is not None or expected_hash is not None)):
         return NOT_ASKED
     given = paths if paths is not None else [path] if path is not None else []
-    return await ask(
-        ctx,
-        lambda s: deleting(
+
+    def preflight(s: Services) -> Confirmation | None:
+        if path is not None and expected_hash is not None:
+            s.deleter.check_expected(path, expected_hash)  # raised: the body refuses it alike, nobody is asked
+        return deleting(
             s.policy, s.beneath, given, permanent=permanent, recursive=recursive, max_file_size=s.settings.max_file_size
-        ),
-    )
+        )
+
+    return await ask(ctx, preflight)
 
 
 DeleteConsent = Annotated[Consent, Resolve(ask_delete)]
