@@ -406,19 +406,22 @@ async def test_a_name_that_reads_like_the_summary_is_shown_quoted(connect: Clien
 
 
 async def test_a_push_remote_is_shown_quoted(connect: ClientFactory, root: Path) -> None:
+    # A remote's name holds no space or control character (git's ref rules), but a bidi override passes them.
     repo = make_repo(root)
-    remote = repo / "r. Nothing is pushed"
+    remote = repo / "remote.git"
     git(repo, "init", "-q", "--bare", str(remote))
-    (repo / ".git" / "info" / "exclude").write_text("r. Nothing is pushed/\n", encoding="utf-8")
-    git(repo, "push", "-q", str(remote), "main")
+    (repo / ".git" / "info" / "exclude").write_text("remote.git/\n", encoding="utf-8")
+    name = "ev\u202elif"
+    git(repo, "remote", "add", name, "remote.git")
+    git(repo, "push", "-q", "-u", name, "main")
     published = git(remote, "rev-parse", "main")
     git(repo, "commit", "-q", "--amend", "-m", "rewritten")
     user = User([NO])
     with anyio.fail_after(30):
         async with connect(elicitation_callback=user) as client:
-            result = await client.call_tool("git", {"action": "push", "remote": remote.name, "name": "main"})
+            result = await client.call_tool("git", {"action": "push", "remote": name, "name": "main"})
     assert error_code(result) == "declined", text_of(result)
-    assert "Force-push to 'r. Nothing is pushed' (--force-with-lease)" in user.asked[0]
+    assert "Force-push to 'ev\\u202elif' (--force-with-lease)" in user.asked[0]
     assert git(remote, "rev-parse", "main") == published
 
 
@@ -452,8 +455,9 @@ async def test_a_force_push_confirmed_while_someone_else_pushed_keeps_their_comm
         async with connect(elicitation_callback=user) as client:
             result = await client.call_tool("git", {"action": "push"})
     assert error_code(result) == "git_error", text_of(result)
-    if fetched:
-        assert "not taken in" in text_of(result)
+    if fetched:  # looked at again, a forced push is refused too: the call runs as nobody was asked, unforced
+        assert "integrate them first" in text_of(result)
+        assert len(user.asked) == 1
     assert git(remote, "rev-parse", "main") == git(other, "rev-parse", "HEAD")  # theirs stays
 
 

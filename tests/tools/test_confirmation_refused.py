@@ -202,3 +202,30 @@ async def test_a_delete_whose_expected_hash_holds_is_asked_about_and_runs(connec
     assert not result.is_error, text_of(result)
     assert len(user.asked) == 1
     assert not (root / "a.txt").exists()
+
+
+@pytest.mark.parametrize("fetched", [False, True], ids=["never fetched", "fetched, not taken in"])
+async def test_a_push_the_lease_would_refuse_anyway_asks_nothing(
+    connect: ClientFactory, root: Path, tmp_path: Path, fetched: bool
+) -> None:
+    # Confirmed, a push runs with --force-with-lease --force-if-includes: with no record of the remote's branch, or
+    # one this branch never took in, git refuses it, so a yes could not make it run.
+    remote = root / "remote.git"
+    git(root, "init", "-q", "--bare", "-b", "main", str(remote))
+    other = make_repo(tmp_path / "other")
+    (other / "a.txt").write_bytes(b"theirs\n")
+    git(other, "commit", "-q", "-a", "-m", "theirs")
+    git(other, "push", "-q", str(remote), "main")
+    repo = make_repo(root / "repo")
+    (repo / "a.txt").write_bytes(b"mine\n")
+    git(repo, "commit", "-q", "-a", "-m", "mine")
+    git(repo, "remote", "add", "origin", str(remote))
+    if fetched:
+        git(repo, "fetch", "-q", "origin")
+    theirs = git(remote, "rev-parse", "main")
+    user = User()  # says yes to anything
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("git", {"action": "push", "path": "repo", "name": "main"})
+    assert error_code(result) == "git_error", text_of(result)
+    assert user.asked == []
+    assert git(remote, "rev-parse", "main") == theirs

@@ -157,6 +157,9 @@ def commit(call: GitCall) -> GitResult:
     )
 
 
+_LEASE = ["--force-with-lease", "--force-if-includes"]  # a forced push: never over commits this one has not seen
+
+
 def push(call: GitCall) -> GitResult:
     """Push to ``remote`` (default origin); ``name`` pushes that branch and sets it as upstream; ``force`` uses
     ``--force-with-lease``, never ``--force``."""
@@ -170,7 +173,7 @@ def push(call: GitCall) -> GitResult:
     fire(call.safe, "pre", "write", repo.root, "push", remote=remote, branch=pushed, force=request.force)
     # With the lease alone, a fetch in the background (an editor's) while the user was asked moved the remote-tracking
     # ref to the commits someone else pushed, and the push replaced them unseen: it must also hold that ref's tip.
-    lease = ["--force-with-lease", "--force-if-includes"] if request.force else []
+    lease = _LEASE if request.force else []
     upstream = ["--set-upstream", remote, refspec] if refspec else [remote]
     out = repo.git("push", "--porcelain", *receiver, *lease, *upstream, check=False)
     refs = parse_push(out.stdout)
@@ -217,8 +220,11 @@ def rejected_push(call: GitCall) -> list[str]:
     if receiver:  # refused all the same: nothing to ask about
         check_pushed_history(call, remote, refspec)
     upstream = [remote, refspec] if refspec else [remote]
-    out = call.repo.git("push", "--dry-run", "--no-verify", "--porcelain", *receiver, *upstream, check=False)
-    return [f"{_refspec(r.refspec)} {r.summary}" for r in parse_push(out.stdout) if r.rejected]
+    dry = ["push", "--dry-run", "--no-verify", "--porcelain", *receiver]
+    rejected = [r for r in parse_push(call.repo.git(*dry, *upstream, check=False).stdout) if r.rejected]
+    if rejected and any(r.rejected for r in parse_push(call.repo.git(*dry, *_LEASE, *upstream, check=False).stdout)):
+        return []  # forced, it is refused too (never fetched, or not taken in since): a yes could not make it run
+    return [f"{_refspec(r.refspec)} {r.summary}" for r in rejected]
 
 
 def _branch_refspec(call: GitCall, name: str | None) -> str | None:
