@@ -229,3 +229,51 @@ async def test_a_push_the_lease_would_refuse_anyway_asks_nothing(
     assert error_code(result) == "git_error", text_of(result)
     assert user.asked == []
     assert git(remote, "rev-parse", "main") == theirs
+
+
+def _risky_then_failing(root: Path, failing: str, *, trashed: bool = False) -> list[dict[str, Any]]:
+    """A pipeline editing 120 files (risk CRITICAL), then editing ``failing``, which is not there; ``trashed``: a
+    recursive delete of the non-empty vendor first."""
+    names = [f"f{i:03}.txt" for i in range(120)]
+    for name in names:
+        (root / name).write_bytes(b"foo\n" * 5)
+    steps = [
+        {"id": "big", "action": "edit", "params": {"files": names, "old_text": "foo", "new_text": "bar"}},
+        {"id": "bad", "action": "edit", "params": {"files": [failing], "old_text": "x", "new_text": "y"}},
+    ]
+    if trashed:
+        (root / "vendor").mkdir()
+        (root / "vendor" / "lib.txt").write_bytes(b"lib\n")
+        steps.insert(0, {"id": "rm", "action": "delete", "params": {"files": ["vendor"], "recursive": True}})
+    return steps
+
+
+async def test_a_risky_pipeline_that_fails_at_a_later_step_anyway_asks_nothing(
+    connect: ClientFactory, root: Path
+) -> None:
+    steps = _risky_then_failing(root, "missing.txt")
+    before = tree(root)
+    user = User()  # says yes to anything
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
+    assert error_code(result) == "batch_failed", text_of(result)  # not asked, then 120 files edited and rolled back
+    assert "risk CRITICAL, so it was blocked" in text_of(result)
+    assert user.asked == []
+    assert tree(root) == before
+
+
+@pytest.mark.parametrize("case", ["a directory it trashes first", "a name a template fills"])
+async def test_a_risky_pipeline_failing_later_is_still_asked_about_what_the_dry_run_cannot_settle(
+    connect: ClientFactory, root: Path, case: str
+) -> None:
+    # Unforced, the delete before the risky step would run unasked (then be rolled back); a templated name is one the
+    # dry run may fail on where the run does not.
+    trashed = case == "a directory it trashes first"
+    steps = _risky_then_failing(root, "missing.txt" if trashed else "missing-{{big.count}}.txt", trashed=trashed)
+    before = tree(root)
+    user = User(confirm=False)
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
+    assert error_code(result) == "declined", text_of(result)
+    assert len(user.asked) == 1
+    assert tree(root) == before

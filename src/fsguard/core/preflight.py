@@ -231,15 +231,30 @@ def pipelining(
         return None
     report = runner.run(replace(request, dry_run=True))
     blocked = [step for step in report.steps if step.error_code == "risk_blocked"]
+    # A yes forces the whole run: what it would do is the dry run past the blocked steps.
+    forced = runner.run(replace(request, dry_run=True, force=True)) if blocked else report
     trashing = None
     if policy is not None and beneath is not None and any(_trashes(step) for step in request.steps):
-        # A yes forces the whole run: its deletes are those of the dry run past the blocked steps.
-        forced = runner.run(replace(request, dry_run=True, force=True)) if blocked else report
         trashing = _trashing(policy, beneath, request, forced.steps)
     if not blocked:
         return trashing
+    if trashing is None and _fails_anyway(request, forced.steps):
+        return None  # forced, it fails at a later step all the same (and rolls back): a yes could not make it run
     # The question names every part that asks on its own, the deletes with the risk.
     return joined("batch_operations", _risky_steps(request, blocked), trashing)
+
+
+def _fails_anyway(request: PipelineRequest, outcomes: Sequence[StepOutcome]) -> bool:
+    """Whether the forced dry run stops the pipeline at a step that fails for sure: no step up to it has names a
+    template fills, which the dry run cannot know (a folder a templated rename makes fails there, not for real)."""
+    failed = min((outcome for outcome in outcomes if outcome.status == "failed"), key=_index, default=None)
+    if failed is None or not request.stop_on_error:
+        return False
+    return not any(_TEMPLATE in repr(step.params) for step in request.steps if step.index <= failed.index)
+
+
+def _index(outcome: StepOutcome) -> int:
+    return outcome.index
 
 
 def _risky_steps(request: PipelineRequest, blocked: Sequence[StepOutcome]) -> Confirmation:
