@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+import anyio
 import anyio.to_thread
 from mcp import MCPError
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
@@ -57,6 +58,9 @@ NOT_ASKED = NotAsked()
 
 # How many times a 2025-11-25 call asks while each ticked answer finds the files changed since its question.
 ROUNDS = 3
+# How long a 2025-11-25 call waits for the answer (as long as a 2026-07-28 answer stays good, the SDK's requestState):
+# a client that never answers (a dialog lost behind a window) no longer holds the call forever; it is declined.
+ANSWER_WAIT_S = 600.0
 
 
 class Answered:
@@ -122,7 +126,11 @@ async def ask(ctx: Context, preflight: Preflight, looked: Looked | None = None) 
         return Elicit(wire_text(found.summary), ConfirmForm)  # the SDK asks; the retry runs this resolver again
     for _ in range(ROUNDS):
         try:
-            answer = await ctx.elicit(wire_text(found.summary), ConfirmForm)
+            with anyio.fail_after(ANSWER_WAIT_S):  # abandoned, the question is cancelled on the client too
+                answer = await ctx.elicit(wire_text(found.summary), ConfirmForm)
+        except TimeoutError as exc:
+            unanswered = f"no answer within {ANSWER_WAIT_S / 60:g} minutes"
+            raise CodedToolError(declined(found.operation, unanswered)) from exc
         except ValueError as exc:  # accepted with no content, or content that is not the form (as the SDK says it)
             raise CodedToolError(
                 InvalidParamsError(
