@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 import uvicorn
+from mcp.server.streamable_http import GET_STREAM_KEY
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import INVALID_PARAMS
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
@@ -23,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from fsguard.config import MCP_PATH, Settings, host_names, is_loopback
 from fsguard.deadline import RequestDeadline as RequestDeadline  # the dashboard serves with it too
 from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id
+from fsguard.inflight import InFlightIds, ReusedIdRefusal
 from fsguard.legacysse import LegacySseRoutes
 from fsguard.mediatype import RequestHeaders
 from fsguard.refusals import TransportRefusalNotice, invalid_request
@@ -253,6 +255,7 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         host=settings.host,
         max_request_body_size=request_body_limit(settings),
     )
+    app = ReusedIdRefusal(app, in_flight_ids(server), request_body_limit(settings))
     # Outside InvalidRequestNotice, whose rewrites are of the /mcp transport's answers; inside RequestHeaders, as the
     # /sse transport checks Host and Origin against the same allow-lists.
     app = LegacySseRoutes(InvalidRequestNotice(app), server, security, request_body_limit(settings))
@@ -261,6 +264,19 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
     return app
+
+
+def in_flight_ids(server: FsguardServer) -> InFlightIds:
+    """The ids of the requests in flight in a 2025-11-25 session, as its transport keys their answer streams (None
+    for no open session). The SDK offers no public view of them."""
+
+    def ids(session: str) -> set[str] | None:
+        transport = server.session_manager._server_instances.get(session)
+        if transport is None:
+            return None
+        return {str(key) for key in transport._request_streams if key != GET_STREAM_KEY}
+
+    return ids
 
 
 def uvicorn_config(server: FsguardServer, settings: Settings, **overrides: Any) -> uvicorn.Config:

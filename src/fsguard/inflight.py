@@ -1,0 +1,91 @@
+"""A 2025-11-25 HTTP request under the id of one still in flight in its session, refused before the SDK sees it.
+
+The SDK's transport keys each POST's answer stream by the request's id: a second POST under the id of a request still
+running took the stream over. The first POST then ended with no answer, the second was answered with the first
+one's result (another file's write reported as its own), and both changes were made. Stdio refuses such a request
+(:func:`fsguard.frames.reused_id`); this does the same on /mcp. A session with nothing in flight, which is every call
+of a client that waits for each answer, costs nothing: its body is not read here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from fsguard.config import MCP_PATH
+from fsguard.frames import request_id, reused_id
+from fsguard.refusals import first_header
+
+# The ids a session's requests still in flight are answered under (the SDK's keys: ``str(id)``), by session id; None
+# for no open session.
+InFlightIds = Callable[[str], "set[str] | None"]
+
+
+class ReusedIdRefusal:
+    """Answers a 2025-11-25 POST to /mcp whose request reuses the id of one in flight in its session with 400 and
+    -32600, nothing done; every other request passes through unread.
+
+    ``in_flight`` names the ids in flight for a session id; ``body_limit`` is the transport's: a longer body is
+    passed on for it to refuse (413), not held here.
+    """
+
+    def __init__(self, app: ASGIApp, in_flight: InFlightIds, body_limit: int) -> None:
+        self._app = app
+        self._in_flight = in_flight
+        self._limit = body_limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        busy = self._busy(scope)
+        if not busy:
+            await self._app(scope, receive, send)
+            return
+        held: list[Message] = []
+        size, more = 0, True
+        while more and size <= self._limit:
+            message = await receive()
+            held.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            more = message.get("more_body", False)
+        if not more and size <= self._limit:
+            ident = _asked_id(b"".join(message.get("body", b"") for message in held))
+            # Asked again now: the first request may have been answered while this body arrived.
+            if ident is not None and str(ident) in (self._in_flight(_session(scope)) or ()):
+                answer = reused_id(ident).model_dump(mode="json", by_alias=True, exclude_unset=True)
+                await JSONResponse(answer, status_code=400)(scope, receive, send)
+                return
+
+        async def replayed() -> Message:
+            return held.pop(0) if held else await receive()
+
+        await self._app(scope, replayed, send)
+
+    def _busy(self, scope: Scope) -> bool:
+        """Whether ``scope`` is a 2025-era POST to /mcp in a session with a request in flight."""
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != MCP_PATH:
+            return False
+        version = first_header(scope, b"mcp-protocol-version").decode("latin-1")
+        if version and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return False  # the 2026-07-28 era: each request an exchange of its own, no session to share ids in
+        session = _session(scope)
+        return bool(session and self._in_flight(session))
+
+
+def _session(scope: Scope) -> str:
+    return first_header(scope, b"mcp-session-id").decode("latin-1")
+
+
+def _asked_id(body: bytes) -> str | int | None:
+    """The id of the request ``body`` holds (an object with a ``method`` and a string or integer id), else None."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None  # the transport refuses it, in its own words
+    if not isinstance(message, dict) or "method" not in message:
+        return None
+    return request_id(message.get("id"))
