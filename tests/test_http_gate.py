@@ -336,3 +336,46 @@ async def test_a_media_type_that_is_not_application_json_is_refused_alike_in_bot
         assert "mcp-session-id" not in answer.headers
         assert "Unsupported Content-Type 'Application/JSONx; charset=utf-8'" in answer.json()["error"]["message"]
     assert not (root / "w.txt").exists()
+
+
+@pytest.mark.parametrize(("path", "told"), [("/", "Not Found: nothing is served at '/'"), ("/sse", "POST '/sse'")])
+async def test_an_sdk_client_given_a_url_that_is_not_the_endpoint_is_told_the_url_to_connect_to(
+    base_settings: Settings, root: Path, mode: str, path: str, told: str
+) -> None:
+    """The server's base URL answered a bare "Not Found", and the /sse URL a bare 405 ("Server returned an error
+    response" to an SDK client)."""
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url:
+            with pytest.RaisesGroup(MCPError, flatten_subgroups=True) as raised:
+                async with Client(url.removesuffix("/mcp") + path, mode=mode):
+                    pass
+    [error] = _leaves(raised.value)
+    assert isinstance(error, MCPError)
+    assert told in error.message
+    assert "nothing was done" in error.message
+    assert "http://127.0.0.1:8765/mcp" in error.message  # the URL the server was configured to serve
+    assert list(root.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("method", "headers", "allow", "told"),
+    [
+        ("GET", {"mcp-protocol-version": "2026-07-28"}, "POST", "one POST answered in full"),
+        ("DELETE", {"mcp-protocol-version": "2026-07-28"}, "POST", "one POST answered in full"),
+        ("PUT", {}, "GET, POST, DELETE", "Send GET, POST, DELETE."),
+    ],
+)
+async def test_a_method_the_endpoint_does_not_take_gets_a_json_rpc_error_naming_what_it_takes(
+    base_settings: Settings, method: str, headers: dict[str, str], allow: str, told: str
+) -> None:
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient() as raw:
+            refused = await raw.request(method, url, headers={"accept": "text/event-stream", **headers})
+    assert refused.status_code == 405
+    assert refused.headers["allow"] == allow
+    error = refused.json()["error"]
+    assert error["code"] == INVALID_REQUEST
+    assert f"Method Not Allowed: {method} '/mcp' (it takes {allow}); nothing was done." in error["message"]
+    assert told in error["message"]

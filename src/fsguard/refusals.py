@@ -13,7 +13,7 @@ from mcp_types import INVALID_REQUEST
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fsguard.config import Settings
+from fsguard.config import MCP_PATH, Settings
 from fsguard.frames import request_id
 from fsguard.heldanswers import body_of, holding, send_all
 
@@ -32,6 +32,11 @@ _SDK_REFUSALS: Final = {
     (400, "session_id is required"): "sse-session",
     (400, "Invalid session ID"): "sse-session",
     (404, "Could not find session"): "sse-session",
+    # a URL naming no endpoint (a client given the server's base URL), and a method a path does not take (a streamable
+    # HTTP client given the /sse URL posts there; a GET or DELETE of the 2026-07-28 path)
+    (404, "Not Found"): "path",
+    (405, ""): "method",
+    (405, "Method Not Allowed"): "method",
 }
 _HEADERS: Final = frozenset({"host", "origin", "content-type", "accept", "mcp-method", "mcp-name"})
 
@@ -97,8 +102,17 @@ class TransportRefusalNotice:
                 await send_all(send, held)
                 return
             value = first_header(scope, what.encode()).decode("latin-1") if what in _HEADERS else ""
+            allow = dict(held[0].get("headers", ())).get(b"allow", b"").decode("latin-1")
+            message = (
+                _url_message(scope, status, allow, self._url)
+                if what in ("path", "method")
+                else self._message(what, value)
+            )
             # A new answer, not the SDK's headers: a refused opening request's Mcp-Session-Id names no kept session.
-            await error_response(ident, code, self._message(what, value), status)(scope, receive, send)
+            answer = error_response(ident, code, message, status)
+            if allow:
+                answer.headers["Allow"] = allow
+            await answer(scope, receive, send)
 
         await self._app(scope, receive, holding(send, {status for status, _ in _SDK_REFUSALS}, finish))
 
@@ -124,6 +138,24 @@ class TransportRefusalNotice:
         if what == "content-type":
             return content_type_message(value)
         return _session_message(what, value)
+
+
+def _url_message(scope: Scope, status: int, allow: str, url: str) -> str:
+    """The words for a request to a path that serves nothing (404), or that takes no request by its method (405;
+    ``allow``: the methods it takes)."""
+    path, method = str(scope["path"]), str(scope["method"])
+    shown = path if len(path) <= 80 else path[:80] + "…"
+    if status == 404:
+        return (
+            f"Not Found: nothing is served at {shown!r}; nothing was done. Connect to {url} (streamable HTTP, both"
+            f" eras), or to {url.removesuffix(MCP_PATH)}/sse for a 2024-11-05 HTTP+SSE client."
+        )
+    refused = f"Method Not Allowed: {method} {shown!r} (it takes {allow or 'another method'}); nothing was done."
+    if path == "/sse":
+        return f"{refused} /sse is the 2024-11-05 transport's stream: streamable HTTP clients connect to {url}."
+    if path == MCP_PATH and allow == "POST":
+        return f"{refused} A 2026-07-28 request is one POST answered in full: it opens no stream and ends no session."
+    return f"{refused} Send {allow}." if allow else refused
 
 
 def _session_message(what: str, value: str) -> str:
