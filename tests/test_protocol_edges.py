@@ -317,6 +317,31 @@ async def test_http_answers_a_body_that_is_no_message_with_32600_and_keeps_servi
     assert (root / "after.txt").read_bytes() == b"still served\n"
 
 
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_http_answers_a_body_that_is_not_json_saying_nothing_was_done_and_what_to_send(
+    base_settings: Settings, root: Path, era: str
+) -> None:
+    """The SDK said "Parse error" (2026-07-28) or where pydantic stopped (2025-11-25), never what to do; stdio and
+    /sse said both."""
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    headers |= {"mcp-protocol-version": era, "mcp-method": "tools/call", "mcp-name": "write_file"}
+    bodies = {"broken": b'{"jsonrpc":"2.0","id":1,', "trailing": b'{"jsonrpc":"2.0","id":1,"method":"ping"} x'}
+    with anyio.fail_after(30):
+        async with http_server(_http(base_settings)) as url, httpx.AsyncClient() as raw:
+            answers = {name: await raw.post(url, content=body, headers=headers) for name, body in bodies.items()}
+            deep = await raw.post(url, content=b"[" * 5000 + b"]" * 5000, headers=headers)
+    for name, answer in answers.items():
+        assert answer.status_code == 400, name
+        error = answer.json()["error"]
+        assert error["code"] == PARSE_ERROR, name
+        assert error["message"].startswith("Parse error: the body is not JSON"), name
+        assert error["message"].endswith("nothing was done. Send one JSON-RPC message per request."), name
+    if era == "2025-11-25":  # the 2026-07-28 path says no more than "Parse error" of a body too deep
+        assert "deeper than the 200 levels" in deep.json()["error"]["message"]
+    assert "nothing was done" in deep.json()["error"]["message"]
+    assert list(root.iterdir()) == []
+
+
 async def test_http_refuses_an_unknown_protocol_version_header_naming_the_ones_it_speaks(
     base_settings: Settings, root: Path
 ) -> None:

@@ -75,6 +75,16 @@ def too_deep(what: str) -> str:
     )
 
 
+def unparsable_body(said: str) -> str:
+    """The refusal of an HTTP body the SDK could not read as JSON, from what it said: "Parse error", and in the
+    2025-era path where and why (``Parse error: EOF while parsing a value at line 1 column 3``)."""
+    detail = said.removeprefix("Parse error").lstrip(": ")
+    if "recursion limit" in detail:
+        return too_deep("body")
+    where = f" ({detail})" if detail else ""
+    return f"Parse error: the body is not JSON{where}; nothing was done. Send one JSON-RPC message per request."
+
+
 def _json_value(text: str | bytes) -> Any:
     """The JSON value ``text`` holds, or None when it holds none: not JSON, or nested deeper than the stack allows
     (json reads by recursion; one frame of 100,000 open brackets raised RecursionError and ended the server)."""

@@ -16,18 +16,18 @@ from typing import Any
 import uvicorn
 from mcp.server.streamable_http import GET_STREAM_KEY
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import INVALID_PARAMS
+from mcp.types import INVALID_PARAMS, PARSE_ERROR
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fsguard.config import MCP_PATH, Settings, host_names, is_loopback
 from fsguard.deadline import RequestDeadline as RequestDeadline  # the dashboard serves with it too
-from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id
+from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id, unparsable_body
 from fsguard.inflight import InFlightIds, ReusedIdRefusal
 from fsguard.legacysse import LegacySseRoutes
 from fsguard.mediatype import RequestHeaders
-from fsguard.refusals import TransportRefusalNotice, invalid_request
+from fsguard.refusals import TransportRefusalNotice, error_response, invalid_request
 from fsguard.server import FsguardServer
 
 logger = logging.getLogger(__name__)
@@ -84,7 +84,8 @@ class BodyLimitNotice:
 
 class InvalidRequestNotice:
     """Answers a body the SDK's message validation refused, or an MCP-Protocol-Version header naming no known
-    revision, with -32600 Invalid Request and a readable message.
+    revision, with -32600 Invalid Request and a readable message; a body that is no JSON keeps -32700, in words that
+    say nothing was done and what to send.
 
     The transport validates each POST body as one JSON-RPC message and refuses the rest with 400 and -32602
     (invalid params) whose message is pydantic's dump of every union member it tried. The status stays; the
@@ -148,11 +149,16 @@ class InvalidRequestNotice:
         body = b"".join(message.get("body", b"") for message in held[1:])
         try:
             error = json.loads(body)["error"]
+            said = str(error["message"])
             # pydantic's dump of the envelope union: the body is no message at all (params are judged later, and
             # a refusal of those is an answer to a request, not this transport error)
-            refused = error["code"] == INVALID_PARAMS and "union[JSONRPCRequest" in str(error["message"])
+            refused = error["code"] == INVALID_PARAMS and "union[JSONRPCRequest" in said
+            unparsed = error["code"] == PARSE_ERROR and said.startswith("Parse error")
         except (ValueError, KeyError, TypeError):
-            refused = False
+            refused = unparsed = False
+        if unparsed:  # the SDK's words name no next step, and in the 2026-07-28 era not even where
+            await error_response(None, PARSE_ERROR, unparsable_body(said), 400)(scope, receive, send)
+            return
         if not refused:
             for message in held:
                 await send(message)
