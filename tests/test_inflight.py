@@ -86,3 +86,40 @@ async def test_a_request_reusing_the_id_of_one_in_flight_is_refused_and_the_firs
     assert answer_of(after)["result"]["structuredContent"]["content"] == "x.txt\n"
     assert (root / "x.txt").read_bytes() == b"x.txt\n"
     assert not (root / "y.txt").exists()
+
+
+async def test_a_retry_under_the_id_of_a_call_whose_client_went_away_is_refused_while_that_call_runs(
+    base_settings: Settings, root: Path, tmp_path: Path
+) -> None:
+    """A client that gives up on a call (its timeout) and sends it again under the same id: the first call runs on
+    with no answer stream, and the retry was made beside it and answered with the first one's result."""
+    config, started, release = held_hook(tmp_path)
+    settings = dataclasses.replace(base_settings, transport="http", hooks_config=config)
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient(headers=HEADERS, timeout=20) as http:
+            opened = await http.post(url, json=INITIALIZE)
+            session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await http.post(url, json=initialized, headers=session)
+            try:
+                async with (
+                    httpx.AsyncClient(headers=HEADERS, timeout=20) as leaving,
+                    anyio.create_task_group() as group,
+                ):
+                    group.start_soon(lambda: leaving.post(url, json=write(5, "x.txt"), headers=session))
+                    await anyio.to_thread.run_sync(started.read_bytes)  # its pre-hook runs: the call is in flight
+                    group.cancel_scope.cancel()  # the client gives up and closes its connection
+                retried = await http.post(url, json=write(5, "y.txt"), headers=session)
+                while not await anyio.to_thread.run_sync(let_go, release):
+                    await anyio.sleep(0.01)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(let_go, release)
+            params = {"name": "read_file", "arguments": {"path": "x.txt"}}
+            read = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params}
+            while (after := await http.post(url, json=read, headers=session)).status_code == 400:
+                await anyio.sleep(0.05)  # refused until the first call ends: its id is free again then
+    assert retried.status_code == 400
+    assert "still in flight" in retried.json()["error"]["message"]
+    assert answer_of(after)["result"]["structuredContent"]["content"] == "x.txt\n"
+    assert not (root / "y.txt").exists()

@@ -273,14 +273,15 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
 
 
 def in_flight_ids(server: FsguardServer) -> InFlightIds:
-    """The ids of the requests in flight in a 2025-11-25 session, as its transport keys their answer streams (None
-    for no open session). The SDK offers no public view of them."""
+    """The ids of the requests in flight in a 2025-11-25 session (None for no open session): those its transport has
+    an answer stream for (the SDK offers no public view of them), and those still running whose client went away."""
 
     def ids(session: str) -> set[str] | None:
         transport = server.session_manager._server_instances.get(session)
         if transport is None:
             return None
-        return {str(key) for key in transport._request_streams if key != GET_STREAM_KEY}
+        streams = {str(key) for key in transport._request_streams if key != GET_STREAM_KEY}
+        return streams | server.running.of(session)
 
     return ids
 

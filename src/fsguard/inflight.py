@@ -2,7 +2,8 @@
 
 The SDK's transport keys each POST's answer stream by the request's id: a second POST under the id of a request still
 running took the stream over. The first POST then ended with no answer, the second was answered with the first
-one's result (another file's write reported as its own), and both changes were made. Stdio refuses such a request
+one's result (another file's write reported as its own), and both changes were made; so was a retry sent after its
+client gave up on the first (a timeout), while that call ran on. Stdio refuses such a request
 (:func:`fsguard.frames.reused_id`); this does the same on /mcp. A session with nothing in flight, which is every call
 of a client that waits for each answer, costs nothing: its body is not read here.
 """
@@ -10,6 +11,7 @@ of a client that waits for each answer, costs nothing: its body is not read here
 from __future__ import annotations
 
 import json
+from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -23,6 +25,31 @@ from fsguard.refusals import first_header
 # The ids a session's requests still in flight are answered under (the SDK's keys: ``str(id)``), by session id; None
 # for no open session.
 InFlightIds = Callable[[str], "set[str] | None"]
+
+
+class RunningRequests:
+    """The ids of the requests each 2025-11-25 HTTP session is running, by session id (``str(id)``, as the SDK keys
+    them). A call whose client went away mid-call (a timeout) runs on with no answer stream: a retry under its id would
+    have been made beside it and told the first one's result."""
+
+    def __init__(self) -> None:
+        self._ids: defaultdict[str, Counter[str]] = defaultdict(Counter)
+
+    def started(self, session: str, ident: str) -> None:
+        self._ids[session][ident] += 1
+
+    def ended(self, session: str, ident: str) -> None:
+        running = self._ids[session]
+        running[ident] -= 1
+        if running[ident] <= 0:
+            del running[ident]
+        if not running:
+            del self._ids[session]
+
+    def of(self, session: str) -> set[str]:
+        """The ids ``session`` runs (none for a session unknown here)."""
+        running = self._ids.get(session)
+        return set(running) if running else set()
 
 
 class ReusedIdRefusal:

@@ -25,6 +25,7 @@ from fsguard.core.nearby import NearPaths
 from fsguard.core.session import serving
 from fsguard.core.spelling import closest
 from fsguard.groundwork import Groundwork
+from fsguard.inflight import RunningRequests
 from fsguard.tools import _published
 from fsguard.tools._arguments import normalize
 from fsguard.tools._audit_lines import CANCELLED, audit_entry
@@ -120,7 +121,8 @@ class FsguardServer(MCPServer):
     def __init__(
         self, groundwork: Groundwork, published: list[_published.PublishedTool] | None = None, **kwargs: Any
     ) -> None:
-        super().__init__(middleware=[worded_refusals, tools_only, roots_changes], **kwargs)
+        self.running = RunningRequests()
+        super().__init__(middleware=[worded_refusals, tools_only, roots_changes, self._tracked], **kwargs)
         if not traced():
             # The SDK wraps every message in an OpenTelemetry span, a no-op without a tracer provider that still
             # costs each call tens of microseconds; it says to drop it to opt out.
@@ -173,6 +175,17 @@ class FsguardServer(MCPServer):
         if self._published is not None:
             return [_published.listed(tool) for tool in self._published]
         return await super().list_tools()
+
+    async def _tracked(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Middleware: a 2025-11-25 HTTP request is in :attr:`running` while it runs, its client there or not."""
+        session = getattr(getattr(ctx.request, "headers", None), "get", lambda _: None)("mcp-session-id")
+        if not isinstance(session, str) or ctx.request_id is None:
+            return await call_next(ctx)
+        self.running.started(session, str(ctx.request_id))
+        try:
+            return await call_next(ctx)
+        finally:
+            self.running.ended(session, str(ctx.request_id))
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
         if self._published is not None:
