@@ -123,3 +123,46 @@ async def test_a_retry_under_the_id_of_a_call_whose_client_went_away_is_refused_
     assert "still in flight" in retried.json()["error"]["message"]
     assert answer_of(after)["result"]["structuredContent"]["content"] == "x.txt\n"
     assert not (root / "y.txt").exists()
+
+
+async def test_the_sse_transport_refuses_a_request_reusing_the_id_of_one_in_flight_and_makes_only_the_first(
+    base_settings: Settings, root: Path, tmp_path: Path
+) -> None:
+    """The 2024-11-05 transport ran both and answered both under the one id: the client took one as its answer."""
+    config, started, release = held_hook(tmp_path)
+    settings = dataclasses.replace(base_settings, transport="http", hooks_config=config)
+    headers = {"Content-Type": "application/json"}
+    initialize = json.loads(json.dumps(INITIALIZE).replace("2025-11-25", "2024-11-05"))
+    with anyio.fail_after(30):
+        async with (
+            http_server(settings) as url,
+            httpx.AsyncClient(timeout=20) as raw,
+            raw.stream("GET", url.removesuffix("/mcp") + "/sse") as stream,
+        ):
+            lines = stream.aiter_lines()  # stepped with anext: leaving an `async for` would close the stream
+            endpoint = ""
+            while not endpoint.startswith("data: "):
+                endpoint = await anext(lines)
+            target = url.removesuffix("/mcp") + endpoint.removeprefix("data: ")
+            await raw.post(target, json=initialize, headers=headers)
+            await raw.post(target, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+            try:
+                first = await raw.post(target, json=write(5, "x.txt"), headers=headers)
+                await anyio.to_thread.run_sync(started.read_bytes)  # its pre-hook runs: the call is in flight
+                second = await raw.post(target, json=write(5, "y.txt"), headers=headers)
+                while not await anyio.to_thread.run_sync(let_go, release):
+                    await anyio.sleep(0.01)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(let_go, release)
+            answers: list[dict[str, Any]] = []
+            while len(answers) < 2:  # the initialize's, then the write's
+                line = await anext(lines)
+                if line.startswith("data: "):
+                    answers.append(json.loads(line.removeprefix("data: ")))
+    assert first.status_code == 202
+    assert second.status_code == 400
+    assert "still in flight" in second.json()["error"]["message"]
+    assert answers[1]["result"]["structuredContent"]["path"] == str(root / "x.txt")
+    assert (root / "x.txt").read_bytes() == b"x.txt\n"
+    assert not (root / "y.txt").exists()

@@ -41,6 +41,7 @@ def host_names(host: str) -> tuple[str, ...]:
 
 
 MCP_PATH = "/mcp"
+MESSAGES_PATH = "/messages/"  # the 2024-11-05 HTTP+SSE transport's message endpoint (fsguard.legacysse)
 
 
 def default_state_dir() -> Path:

@@ -261,10 +261,10 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
         host=settings.host,
         max_request_body_size=request_body_limit(settings),
     )
-    app = ReusedIdRefusal(app, in_flight_ids(server), request_body_limit(settings))
     # Outside InvalidRequestNotice, whose rewrites are of the /mcp transport's answers; inside RequestHeaders, as the
     # /sse transport checks Host and Origin against the same allow-lists.
     app = LegacySseRoutes(InvalidRequestNotice(app), server, security, request_body_limit(settings))
+    app = ReusedIdRefusal(app, in_flight_ids(server), request_body_limit(settings))
     app = RequestHeaders(app)
     app = TransportRefusalNotice(BodyLimitNotice(app, settings), settings)
     if settings.auth_token:
@@ -277,6 +277,8 @@ def in_flight_ids(server: FsguardServer) -> InFlightIds:
     an answer stream for (the SDK offers no public view of them), and those still running whose client went away."""
 
     def ids(session: str) -> set[str] | None:
+        if session.startswith("sse:"):  # the 2024-11-05 transport answers every request on its one stream
+            return server.running.of(session)
         transport = server.session_manager._server_instances.get(session)
         if transport is None:
             return None

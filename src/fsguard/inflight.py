@@ -3,8 +3,9 @@
 The SDK's transport keys each POST's answer stream by the request's id: a second POST under the id of a request still
 running took the stream over. The first POST then ended with no answer, the second was answered with the first
 one's result (another file's write reported as its own), and both changes were made; so was a retry sent after its
-client gave up on the first (a timeout), while that call ran on. Stdio refuses such a request
-(:func:`fsguard.frames.reused_id`); this does the same on /mcp. A session with nothing in flight, which is every call
+client gave up on the first (a timeout), while that call ran on. The 2024-11-05 transport ran both and answered
+both under the one id. Stdio refuses such a request (:func:`fsguard.frames.reused_id`); this does the same on /mcp
+and /messages/. A session with nothing in flight, which is every call
 of a client that waits for each answer, costs nothing: its body is not read here.
 """
 
@@ -13,12 +14,13 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from urllib.parse import parse_qs
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fsguard.config import MCP_PATH
+from fsguard.config import MCP_PATH, MESSAGES_PATH
 from fsguard.frames import request_id, reused_id
 from fsguard.refusals import first_header
 
@@ -53,8 +55,8 @@ class RunningRequests:
 
 
 class ReusedIdRefusal:
-    """Answers a 2025-11-25 POST to /mcp whose request reuses the id of one in flight in its session with 400 and
-    -32600, nothing done; every other request passes through unread.
+    """Answers a 2025-11-25 POST to /mcp, or a post to /messages/, whose request reuses the id of one in flight in
+    its session with 400 and -32600, nothing done; every other request passes through unread.
 
     ``in_flight`` names the ids in flight for a session id; ``body_limit`` is the transport's: a longer body is
     passed on for it to refuse (413), not held here.
@@ -93,8 +95,11 @@ class ReusedIdRefusal:
         await self._app(scope, replayed, send)
 
     def _busy(self, scope: Scope) -> bool:
-        """Whether ``scope`` is a 2025-era POST to /mcp in a session with a request in flight."""
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != MCP_PATH:
+        """Whether ``scope`` is a 2025-era POST to /mcp, or a post to /messages/, in a session with a request in
+        flight."""
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return False
+        if scope["path"] != MCP_PATH and not scope["path"].startswith(MESSAGES_PATH):
             return False
         version = first_header(scope, b"mcp-protocol-version").decode("latin-1")
         if version and version not in HANDSHAKE_PROTOCOL_VERSIONS:
@@ -104,7 +109,18 @@ class ReusedIdRefusal:
 
 
 def _session(scope: Scope) -> str:
-    return first_header(scope, b"mcp-session-id").decode("latin-1")
+    """The session a request names: its Mcp-Session-Id header on /mcp, its ``session_id`` query on the 2024-11-05
+    transport's message endpoint (as :func:`session_key` spells it); empty for none."""
+    if scope["path"] == MCP_PATH:
+        return first_header(scope, b"mcp-session-id").decode("latin-1")
+    given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id")
+    return session_key(None, given[0]) if given else ""
+
+
+def session_key(header: str | None, query: str | None) -> str:
+    """How :class:`RunningRequests` names the session of a request with Mcp-Session-Id ``header`` (/mcp) or the
+    ``session_id`` ``query`` (/messages/); empty for neither."""
+    return header or (f"sse:{query}" if query else "")
 
 
 def _asked_id(body: bytes) -> str | int | None:

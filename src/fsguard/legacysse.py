@@ -17,12 +17,12 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from fsguard.config import MESSAGES_PATH
 from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id, too_deep
 from fsguard.heldanswers import body_of, holding, send_all
 from fsguard.server import FsguardServer
 
 SSE_PATH: Final = "/sse"
-MESSAGES_PATH: Final = "/messages/"
 _SMALL_BODY = 8 * 1024  # a request with a bad id worth naming is a few hundred bytes
 _SDK_PARSE_REFUSAL = b"Could not parse message"
 

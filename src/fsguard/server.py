@@ -25,7 +25,7 @@ from fsguard.core.nearby import NearPaths
 from fsguard.core.session import serving
 from fsguard.core.spelling import closest
 from fsguard.groundwork import Groundwork
-from fsguard.inflight import RunningRequests
+from fsguard.inflight import RunningRequests, session_key
 from fsguard.tools import _published
 from fsguard.tools._arguments import normalize
 from fsguard.tools._audit_lines import CANCELLED, audit_entry
@@ -177,9 +177,13 @@ class FsguardServer(MCPServer):
         return await super().list_tools()
 
     async def _tracked(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        """Middleware: a 2025-11-25 HTTP request is in :attr:`running` while it runs, its client there or not."""
-        session = getattr(getattr(ctx.request, "headers", None), "get", lambda _: None)("mcp-session-id")
-        if not isinstance(session, str) or ctx.request_id is None:
+        """Middleware: a request of a 2025-11-25 HTTP session (or a 2024-11-05 one) is in :attr:`running` while it
+        runs, its client there or not."""
+        request = ctx.request  # the HTTP request that carried it: none on stdio
+        if request is None or ctx.request_id is None or not hasattr(request, "headers"):
+            return await call_next(ctx)
+        session = session_key(request.headers.get("mcp-session-id"), request.query_params.get("session_id"))
+        if not session:
             return await call_next(ctx)
         self.running.started(session, str(ctx.request_id))
         try:
