@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
@@ -12,6 +13,7 @@ import httpx2
 import pytest
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.types import INVALID_REQUEST
 
 from fsguard.config import Settings
@@ -379,3 +381,30 @@ async def test_a_method_the_endpoint_does_not_take_gets_a_json_rpc_error_naming_
     assert error["code"] == INVALID_REQUEST
     assert f"Method Not Allowed: {method} '/mcp' (it takes {allow}); nothing was done." in error["message"]
     assert told in error["message"]
+
+
+async def test_a_client_refused_a_session_because_too_many_are_open_is_told_how_to_free_one(
+    base_settings: Settings, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK's cap on 2025-11-25 sessions answered 503 "Too many open sessions", naming no way out."""
+    opened = StreamableHTTPSessionManager.__init__
+
+    def one_session(self: StreamableHTTPSessionManager, *args: Any, **kwargs: Any) -> None:
+        opened(self, *args, **{**kwargs, "max_sessions": 1})
+
+    monkeypatch.setattr(StreamableHTTPSessionManager, "__init__", one_session)
+    settings = Settings(**{**base_settings.__dict__, "transport": "http"})
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    with anyio.fail_after(30):
+        async with http_server(settings) as url, httpx.AsyncClient(headers=headers) as raw:
+            first = await raw.post(url, json=INITIALIZE)
+            refused = await raw.post(url, json=INITIALIZE)
+            await raw.delete(url, headers={"mcp-session-id": first.headers["mcp-session-id"]})
+            again = await raw.post(url, json=INITIALIZE)
+    assert first.status_code == 200
+    assert refused.status_code == 503
+    message = refused.json()["error"]["message"]
+    assert "nothing was done" in message
+    assert "DELETE with their Mcp-Session-Id" in message
+    assert again.status_code == 200
+    assert list(root.iterdir()) == []

@@ -26,6 +26,7 @@ _SDK_REFUSALS: Final = {
     (406, ""): "accept",  # the 2026-07-28 path's bare 406; the legacy path's names what to accept
     (400, "Bad Request: Missing session ID"): "session",  # 2025-11-25: no Mcp-Session-Id, and no initialize
     (404, "Session not found"): "ended-session",  # an Mcp-Session-Id naming no open session (clients act on the 404)
+    (503, "Too many open sessions"): "sessions",  # the SDK's cap on 2025-11-25 sessions (idle ones kept 30 minutes)
     (400, "mcp-method header does not match the request body's method"): "mcp-method",
     (400, "mcp-name header does not match the request body's 'name' parameter"): "mcp-name",
     # the 2024-11-05 transport's message endpoint, posted to without the URL its GET /sse stream announced
@@ -172,6 +173,12 @@ def _session_message(what: str, value: str) -> str:
             "Session not found: the Mcp-Session-Id header names no open session (it was ended by a DELETE or a server"
             " restart, or never opened here); nothing was done. Send initialize without Mcp-Session-Id to open a new"
             " session, then send the id its answer carries."
+        )
+    if what == "sessions":
+        return (
+            "Service Unavailable: as many 2025-11-25 sessions are open as this server keeps (an idle one is kept 30"
+            " minutes); nothing was done. End the sessions you no longer use (DELETE with their Mcp-Session-Id) and"
+            " send initialize again, or use 2026-07-28, which has no sessions."
         )
     if what == "sse-session":
         return (
