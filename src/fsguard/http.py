@@ -14,7 +14,6 @@ import logging
 from typing import Any
 
 import uvicorn
-from mcp.server.streamable_http import GET_STREAM_KEY
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import INVALID_PARAMS, PARSE_ERROR
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
@@ -24,7 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from fsguard.config import MCP_PATH, Settings, host_names, is_loopback
 from fsguard.deadline import RequestDeadline as RequestDeadline  # the dashboard serves with it too
 from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id, unparsable_body
-from fsguard.inflight import InFlightIds, ReusedIdRefusal
+from fsguard.inflight import ReusedIdRefusal
 from fsguard.legacysse import LegacySseRoutes
 from fsguard.mediatype import RequestHeaders
 from fsguard.refusals import TransportRefusalNotice, error_response, invalid_request
@@ -264,28 +263,12 @@ def build_http_app(server: FsguardServer, settings: Settings) -> ASGIApp:
     # Outside InvalidRequestNotice, whose rewrites are of the /mcp transport's answers; inside RequestHeaders, as the
     # /sse transport checks Host and Origin against the same allow-lists.
     app = LegacySseRoutes(InvalidRequestNotice(app), server, security, request_body_limit(settings))
-    app = ReusedIdRefusal(app, in_flight_ids(server), request_body_limit(settings))
+    app = ReusedIdRefusal(app, server.running.of, request_body_limit(settings))
     app = RequestHeaders(app)
     app = TransportRefusalNotice(BodyLimitNotice(app, settings), settings)
     if settings.auth_token:
         app = BearerTokenGate(app, settings.auth_token)
     return app
-
-
-def in_flight_ids(server: FsguardServer) -> InFlightIds:
-    """The ids of the requests in flight in a 2025-11-25 session (None for no open session): those its transport has
-    an answer stream for (the SDK offers no public view of them), and those still running whose client went away."""
-
-    def ids(session: str) -> set[str] | None:
-        if session.startswith("sse:"):  # the 2024-11-05 transport answers every request on its one stream
-            return server.running.of(session)
-        transport = server.session_manager._server_instances.get(session)
-        if transport is None:
-            return None
-        streams = {str(key) for key in transport._request_streams if key != GET_STREAM_KEY}
-        return streams | server.running.of(session)
-
-    return ids
 
 
 def uvicorn_config(server: FsguardServer, settings: Settings, **overrides: Any) -> uvicorn.Config:

@@ -5,8 +5,9 @@ running took the stream over. The first POST then ended with no answer, the seco
 one's result (another file's write reported as its own), and both changes were made; so was a retry sent after its
 client gave up on the first (a timeout), while that call ran on. The 2024-11-05 transport ran both and answered
 both under the one id. Stdio refuses such a request (:func:`fsguard.frames.reused_id`); this does the same on /mcp
-and /messages/. A session with nothing in flight, which is every call
-of a client that waits for each answer, costs nothing: its body is not read here.
+and /messages/. In flight means in fsguard's request middleware (``FsguardServer.running``), not the SDK's private
+state: two POSTs under one id sent in the same instant can both pass, before either reaches it. A session with nothing
+in flight, which is every call of a client that waits for each answer, costs nothing: its body is not read here.
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ from fsguard.config import MCP_PATH, MESSAGES_PATH
 from fsguard.frames import request_id, reused_id
 from fsguard.refusals import first_header
 
-# The ids a session's requests still in flight are answered under (the SDK's keys: ``str(id)``), by session id; None
-# for no open session.
-InFlightIds = Callable[[str], "set[str] | None"]
+# The ids of the requests a session is running (``str(id)``, as the SDK keys their answer streams), by session id.
+InFlightIds = Callable[[str], set[str]]
 
 
 class RunningRequests:
@@ -84,7 +84,7 @@ class ReusedIdRefusal:
         if not more and size <= self._limit:
             ident = _asked_id(b"".join(message.get("body", b"") for message in held))
             # Asked again now: the first request may have been answered while this body arrived.
-            if ident is not None and str(ident) in (self._in_flight(_session(scope)) or ()):
+            if ident is not None and str(ident) in self._in_flight(_session(scope)):
                 answer = reused_id(ident).model_dump(mode="json", by_alias=True, exclude_unset=True)
                 await JSONResponse(answer, status_code=400)(scope, receive, send)
                 return
