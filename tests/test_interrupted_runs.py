@@ -45,10 +45,10 @@ CHILD = textwrap.dedent(
     from fsguard.services import Services
 
     root, state, request, last, how = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-    from fsguard.core import setaside
+    from fsguard.core import setaside, transfer
 
     services = Services.create(Settings(roots=(root,), state_dir=state))
-    real_rename, real_exchange = os.rename, setaside.exchange
+    real_rename, real_exchange, real_no_replace = os.rename, setaside.exchange, transfer.rename_no_replace
 
     def landed(name):
         if name == last:
@@ -67,7 +67,12 @@ CHILD = textwrap.dedent(
             landed(entry.name)
         return swapped
 
+    def rename_no_replace(source, target):  # a move's (and a rename set's) no-clobber rename
+        real_no_replace(source, target)
+        landed(target.name)
+
     os.rename, setaside.exchange = rename, exchange
+    transfer.rename_no_replace = rename_no_replace
     if request.startswith("pipeline:"):
         services.pipelines.run(parse_pipeline(json.loads(request.removeprefix("pipeline:"))))
     else:
@@ -210,6 +215,24 @@ def test_a_pipeline_killed_mid_run_is_rolled_back_as_its_stop_on_error_promises(
     assert contents(project) == ["old"] * 4
     (group,) = services.groups.groups()
     assert (group.interrupted, group.operation.startswith("pipeline:")) == ("rolled_back", True)
+
+
+def test_an_atomic_batch_killed_right_after_a_move_before_logging_it_is_rolled_back_whole(
+    project: Path, state_dir: Path
+) -> None:
+    operations = [
+        {"type": "write", "path": str(project / "f0.txt"), "content": NEW},
+        {"type": "write", "path": str(project / "f1.txt"), "content": NEW},
+        {"type": "move", "source": str(project / "f1.txt"), "destination": str(project / "g1.txt")},
+    ]
+    killed(project, state_dir, json.dumps({"operations": operations}), "g1.txt")
+    assert (project / "g1.txt").read_text(encoding="utf-8") == NEW  # moved, its change never logged
+
+    services = Services.create(Settings(roots=(project,), state_dir=state_dir))
+    assert contents(project) == ["old"] * 4  # the move taken back, then f1's write: nothing "changed meanwhile"
+    assert not (project / "g1.txt").exists()
+    (group,) = services.groups.groups()
+    assert (group.interrupted, group.changes) == ("rolled_back", ())
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -234,6 +235,11 @@ class GroupStore:
                 f"no change group {group_id}. List backups with backup(action='list').", backup_id=group_id
             )
         return group
+
+
+# Told of a move just before its rename (never a rollback's): a batch's run record (core/runs.py) notes it, so the next
+# start finds a move the run made but had not logged yet when it was killed (it judges by what the disk holds).
+change_intended: ContextVar[Callable[[Change], None] | None] = ContextVar("change_intended", default=None)
 
 
 def change_record(change: Change) -> dict[str, str]:

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError, SymlinkLoopError
 from fsguard.core.gitstore import held_in_store
+from fsguard.core.groups import Change, change_intended
 from fsguard.core.hooktree import fire_below
 from fsguard.core.landing import check_landing
 from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
@@ -128,6 +129,9 @@ class Mover:
                 if stat.S_ISDIR(found.st_mode):  # a glob naming a file inside judges it moving with its folder
                     fire_below(safe.hooks, pinned, "move", landing=destination, walked=walked, **move)
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
+                intended = None if rollback else change_intended.get()
+                if intended is not None:
+                    intended(Change("moved", str(destination), source=str(source)))
                 move_verified(pinned, target, safe.atomic, checked=found)
                 made = None if not fingerprinted else _moved_print(target, data)
         safe.session.forget(source)

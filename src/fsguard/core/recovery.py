@@ -8,18 +8,21 @@ non-atomic run's changes stay. Either way the run is saved as a group marked ``i
 (whoever ended it: a server at its start, or the dashboard, which builds the same engine).
 
 What the run was doing at the kill is known from its record's backups: a file it had backed up but whose change it
-had not logged yet is judged by that backup (holding the bytes the backup was taken for, it was replaced).
+had not logged yet is judged by that backup (holding the bytes the backup was taken for, it was replaced). A move it
+had noted as intended but not logged is judged by the disk: its source gone and its destination there, it was made.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.audit import AuditEntry, AuditLog
 from fsguard.core.backups import BackupStore
+from fsguard.core.changestate import exists
 from fsguard.core.errors import FsguardError, NotFoundError
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.reverting import Reverter
@@ -79,7 +82,7 @@ class Recovery:
         if self._groups.find(run.group_id) is not None:
             # Its group was saved: the run ended, and only its record's removal was lost (to a power cut, say).
             return Ending(run, None, [], [])
-        changes = [*run.changes, *self._unlogged(run)]
+        changes = [*run.changes, *self._unlogged(run), *_unlogged_moves(run)]
         if not changes:
             return Ending(run, None, [], [])
         if not run.atomic:
@@ -135,6 +138,20 @@ class Recovery:
                     via=self._via,
                 )
             )
+
+
+def _unlogged_moves(run: UnfinishedRun) -> list[Change]:
+    """The moves the run noted as intended, made (source gone, destination there) but not logged: each intent is
+    matched, in order, with a logged move of the same two paths; one left over was cut short by the kill."""
+    logged = Counter((change.path, change.source) for change in run.changes if change.kind == "moved")
+    found = []
+    for intent in run.intents:
+        key = (intent.path, intent.source)
+        if logged[key] > 0:
+            logged[key] -= 1
+        elif intent.source and not exists(Path(intent.source)) and exists(Path(intent.path)):
+            found.append(intent)
+    return found
 
 
 def interrupted_text(ending: Ending) -> str:

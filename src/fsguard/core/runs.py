@@ -4,8 +4,9 @@ cuts short is found by the next server to start there (:mod:`fsguard.core.recove
 ``<state_dir>/runs/<group id>.jsonl``, one per run, is made before the run's first change: a header line (tool,
 operation, atomic), fsynced with its directory, once per run. Then, appended without fsync (a killed process loses
 none of it; a power cut may lose the last lines, whose backups stay in each file's undo chain), a line for each
-backup the run takes, as soon as it is durable and before the file it protects is replaced, and one for each change
-the run logs. The running process holds the record's ``flock`` until the run's group is saved, then removes it.
+backup the run takes, as soon as it is durable and before the file it protects is replaced, one for each move just
+before its rename (an intent: the next start judges by the disk whether it happened), and one for each change the
+run logs. The running process holds the record's ``flock`` until the run's group is saved, then removes it.
 
 A record whose lock can be taken is a dead run's: the lock, not a pid, tells it from a live run in another process
 (pids are reused, and differ between containers sharing a state directory). A starting server claims it, keeping
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.errors import FsguardError
-from fsguard.core.groups import Change, Group, GroupStore, change_record, read_change
+from fsguard.core.groups import Change, Group, GroupStore, change_intended, change_record, read_change
 from fsguard.core.journal import BackupRecord, backup_taken, check_backup_id, new_backup_id
 
 logger = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ class UnfinishedRun:
     backups: tuple[tuple[str, str], ...]  # (backup id, path) of each backup it took, in order
     record: Path
     fd: int
+    intents: tuple[Change, ...] = ()  # the moves it was about to make, in order (logged or not)
 
     def close(self) -> None:
         """Remove the record (while its lock is held: no other server is reading it) and release it."""
@@ -83,6 +85,9 @@ class RunRecord:
 
     def backed_up(self, record: BackupRecord) -> None:
         self._append({"backup": record.backup_id, "path": record.path})
+
+    def intended(self, change: Change) -> None:
+        self._append({"intent": change_record(change)})
 
     def _append(self, event: dict[str, object]) -> None:
         if self._fd is None:
@@ -142,9 +147,11 @@ class RunRecords:
             fd = None
         record = RunRecord(self._groups, operation, group_id, path if fd is not None else None, fd)
         token = backup_taken.set(record.backed_up)
+        intent = change_intended.set(record.intended)
         try:
             yield record
         finally:
+            change_intended.reset(intent)
             backup_taken.reset(token)
             record.close()
 
@@ -192,6 +199,7 @@ def _read(path: Path, fd: int) -> UnfinishedRun | None:
         return None
     changes: list[Change] = []
     backups: list[tuple[str, str]] = []
+    intents: list[Change] = []
     for line in lines[1:]:
         try:
             event = json.loads(line.decode("utf-8", "surrogateescape"))
@@ -199,13 +207,16 @@ def _read(path: Path, fd: int) -> UnfinishedRun | None:
                 changes.append(read_change(event["change"]))
             elif "backup" in event:
                 backups.append((check_backup_id(str(event["backup"])), str(event["path"])))
+            elif "intent" in event:
+                intents.append(read_change(event["intent"]))
         except (ValueError, KeyError, TypeError, AttributeError, FsguardError):
             continue
-    return UnfinishedRun(group_id, tool, operation, atomic, tuple(changes), tuple(backups), path, fd)
+    return UnfinishedRun(group_id, tool, operation, atomic, tuple(changes), tuple(backups), path, fd, tuple(intents))
 
 
 def _paths(run: UnfinishedRun) -> Sequence[str]:
-    return [p for change in run.changes for p in (change.path, change.source) if p] + [p for _, p in run.backups]
+    changed = [p for change in (*run.changes, *run.intents) for p in (change.path, change.source) if p]
+    return changed + [p for _, p in run.backups]
 
 
 def _remove(record: Path, fd: int) -> None:
