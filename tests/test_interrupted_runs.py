@@ -32,7 +32,8 @@ OLD = "old\n" * 1000
 NEW = "new\n" * 1000
 NAMES = [f"f{k}.txt" for k in range(4)]
 
-# The child: run a batch (argv[3]: its request as JSON) or a pipeline ("pipeline:" + JSON) through the engine, and
+# The child: run a batch (argv[3]: its request as JSON), a pipeline ("pipeline:" + JSON) or a rename set ("rename:" +
+# JSON) through the engine, and
 # once the file named argv[4] has been put in place (renamed, or exchanged with the old file), leave at once ("exit")
 # or say "replaced" and wait ("wait").
 CHILD = textwrap.dedent(
@@ -42,6 +43,7 @@ CHILD = textwrap.dedent(
     from fsguard.config import Settings
     from fsguard.core.batchplan import parse_request
     from fsguard.core.pipeline_request import parse_pipeline
+    from fsguard.core.renaming import RenameRequest
     from fsguard.services import Services
 
     root, state, request, last, how = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
@@ -75,6 +77,8 @@ CHILD = textwrap.dedent(
     transfer.rename_no_replace = rename_no_replace
     if request.startswith("pipeline:"):
         services.pipelines.run(parse_pipeline(json.loads(request.removeprefix("pipeline:"))))
+    elif request.startswith("rename:"):
+        services.renamer.run(RenameRequest(**json.loads(request.removeprefix("rename:"))))
     else:
         services.batch.run(parse_request(json.loads(request)))
     """
@@ -233,6 +237,19 @@ def test_an_atomic_batch_killed_right_after_a_move_before_logging_it_is_rolled_b
     assert not (project / "g1.txt").exists()
     (group,) = services.groups.groups()
     assert (group.interrupted, group.changes) == ("rolled_back", ())
+
+
+def test_a_rename_set_killed_half_way_is_moved_back_whole_by_the_next_start(project: Path, state_dir: Path) -> None:
+    rename = {"path": str(project), "mode": "add_prefix", "prefix": "new_"}
+    killed(project, state_dir, "rename:" + json.dumps(rename), "new_f2.txt")
+    assert sorted(p.name for p in project.iterdir()) == ["f3.txt", "new_f0.txt", "new_f1.txt", "new_f2.txt"]
+
+    services = Services.create(Settings(roots=(project,), state_dir=state_dir))
+    assert sorted(p.name for p in project.iterdir()) == NAMES  # every name as before, none left half renamed
+    assert contents(project) == ["old"] * 4
+    (group,) = services.groups.groups()
+    assert (group.interrupted, group.operation, group.changes) == ("rolled_back", "batch_rename", ())
+    assert group.rolled_back == tuple(str(project / f"new_f{k}.txt") for k in range(3))
 
 
 @pytest.fixture

@@ -165,7 +165,7 @@ class Services:
             minifier=Minifier(safe, StructureChecker()),
             groups=groups,
             reverter=reverter,
-            renamer=Renamer(safe, mover, reverter, groups),
+            renamer=Renamer(safe, mover, reverter, runs),
             wsl=WslIntegration.create(safe, _wsl_settings(settings), os.environ),
             git=GitRunner(safe, run_hooks=settings.git_hooks),
             batch=BatchRunner(safe, Engines(editor, file_writer, mover, deleter, directories, reverter), runs),

@@ -7,8 +7,9 @@ path policy, no two files may get one name, and no new name may exist already, e
 away: a chain or swap would hang on the order of the moves, and a crash half-way would leave it tangled (do it
 in two passes). Any conflict refuses the whole set before anything moves; a preview lists all of them.
 Each rename is a no-clobber :meth:`Mover.move` (locks, pinning, move hooks); the renames done are one change
-group; if one fails, those done are moved back. A cancelled set stops before the rename whose locks it waits for,
-and those done stay, as the group.
+group; if one fails, those done are moved back, and so does the next start after a kill mid-set (its run record,
+:mod:`fsguard.core.runs`). A cancelled set stops before the rename whose locks it waits for, and those done stay, as
+the group.
 """
 
 from __future__ import annotations
@@ -17,23 +18,23 @@ import difflib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Literal
 
-from fsguard.core.errors import BatchFailedError, ConflictError, FsguardError, InvalidParamsError, NotDirectoryError
+from fsguard.core.errors import BatchFailedError, FsguardError, InvalidParamsError, NotDirectoryError
 from fsguard.core.globs import fnmatch_spelling
 from fsguard.core.gotemplate import expand_go_template
-from fsguard.core.groups import Change, GroupStore
+from fsguard.core.groups import Change
 from fsguard.core.ignore import VCS_DIRS, check_directory
 from fsguard.core.moving import Mover
 from fsguard.core.oserrors import from_os_error
-from fsguard.core.pathforms import escaped
 from fsguard.core.patterns import compile_re2, go_substituted
+from fsguard.core.renameconflicts import NameConflict, refusal
 from fsguard.core.reverting import Reverter
+from fsguard.core.runs import RunRecord, RunRecords
 from fsguard.core.safeguards import Safeguards
-from fsguard.core.shortlist import shortlist
 
 OPERATION = "batch_rename"
 MAX_RENAMES = 10_000
@@ -50,7 +51,6 @@ MODES: dict[str, dict[str, str]] = {
     "to_lowercase": {},
     "to_uppercase": {},
 }
-ConflictKind = Literal["same_target", "target_exists", "invalid_name"]
 Rule = Callable[[str, int], str]  # (current name, position in the set) -> new name
 _BACKSLASH_GROUP = re.compile(r"\\(\d+)|\\g<(\w+)>")
 
@@ -119,19 +119,6 @@ class PlannedRename:
 
 
 @dataclass(frozen=True)
-class NameConflict:
-    """A reason the set cannot run: a shared or existing target, or a name the policy refuses."""
-
-    kind: ConflictKind
-    destination: str
-    sources: tuple[str, ...]
-    reason: str
-
-    def as_field(self) -> dict[str, object]:
-        return {**asdict(self), "sources": list(self.sources)}
-
-
-@dataclass(frozen=True)
 class RenameReport:
     """What a rename set did or would do."""
 
@@ -145,11 +132,11 @@ class RenameReport:
 class Renamer:
     """Plans and runs rename sets."""
 
-    def __init__(self, safeguards: Safeguards, mover: Mover, reverter: Reverter, groups: GroupStore) -> None:
+    def __init__(self, safeguards: Safeguards, mover: Mover, reverter: Reverter, runs: RunRecords) -> None:
         self._safe = safeguards
         self._mover = mover
         self._reverter = reverter
-        self._groups = groups
+        self._runs = runs  # a set the server is killed in the middle of is rolled back at the next start
 
     def run(self, request: RenameRequest) -> RenameReport:
         """Preview the set, or run it whole.
@@ -189,8 +176,9 @@ class Renamer:
         if request.preview:
             return RenameReport("preview", directory, tuple(renames), tuple(conflicts))
         if conflicts:
-            raise _refusal(conflicts, len(renames))
-        group_id = self._apply(renames)
+            raise refusal(conflicts, len(renames))
+        with self._runs.run("batch_operations", OPERATION, atomic=True) as record:
+            group_id = self._apply(renames, record)
         return RenameReport("applied", directory, tuple(renames), (), group_id)
 
     def _files(self, directory: Path, request: RenameRequest) -> list[Path]:
@@ -250,7 +238,7 @@ class Renamer:
                 return f"the path policy refuses the {which} name: {exc.message}"
         return None
 
-    def _apply(self, renames: list[PlannedRename]) -> str | None:
+    def _apply(self, renames: list[PlannedRename], record: RunRecord) -> str | None:
         done: list[Change] = []
         try:
             for plan in renames:
@@ -261,22 +249,25 @@ class Renamer:
                 done.append(
                     Change("moved", str(moved.destination), source=str(moved.source), after_hash=moved.fingerprint)
                 )
+                record.changed(done[-1:])
         except FsguardError as exc:
-            raise self._roll_back(renames, done, exc) from exc
+            raise self._roll_back(renames, done, exc, record) from exc
         except BaseException:
-            self._groups.save(OPERATION, done)  # an unexpected stop: what was renamed stays restorable as one
+            record.save(done)  # an unexpected stop: what was renamed stays restorable as one
             raise
-        group = self._groups.save(OPERATION, done)
+        group = record.save(done)
         return group.group_id if group else None
 
-    def _roll_back(self, renames: list[PlannedRename], done: list[Change], exc: FsguardError) -> BatchFailedError:
+    def _roll_back(
+        self, renames: list[PlannedRename], done: list[Change], exc: FsguardError, record: RunRecord
+    ) -> BatchFailedError:
         """Move back the renames done (newest first, never clobbering); the error says what came back."""
         index = len(done)
         failed = renames[index]
         outcomes = self._reverter.revert(done, force=True, rollback=True)
         back = [o.change for o in outcomes if o.status in ("reverted", "already")]
         stayed = [o for o in reversed(outcomes) if o.status not in ("reverted", "already")]
-        group = self._groups.save(OPERATION, [o.change for o in stayed])
+        group = record.save([o.change for o in stayed])
         attempt = (
             f"rename {index + 1} of {len(renames)} ({failed.source.name} → {failed.name} in {failed.source.parent})"
         )
@@ -365,28 +356,3 @@ def _selected(name: str, file_pattern: str) -> bool:
     if name.startswith(".") and not file_pattern.startswith("."):
         return False
     return name == file_pattern or fnmatchcase(name, fnmatch_spelling(file_pattern))
-
-
-_EVERY = "all in the error's conflicts field"
-
-
-def _refusal(conflicts: list[NameConflict], planned: int) -> ConflictError:
-    shown = "; ".join(
-        f"{_new_name(c)} ← {shortlist((escaped(PurePath(s).name) for s in c.sources), rest=_EVERY)} ({c.reason})"
-        for c in conflicts[:5]
-    )
-    more = f"; and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""
-    return ConflictError(
-        f"rename refused: {len(conflicts)} naming conflict(s) among {planned} rename(s), so nothing was renamed: "
-        f"{shown}{more}. Run with preview=true to see the whole set, then change the rule or narrow file_pattern.",
-        conflicts=[c.as_field() for c in conflicts],
-    )
-
-
-def _new_name(conflict: NameConflict) -> str:
-    """The name the rule made, as it made it: the last part of the destination named the directory for an empty
-    name ("root ← a.txt") and hid the path of a name holding '/' ("x.txt" for "../../etc/x.txt")."""
-    directory = str(PurePath(conflict.sources[0]).parent) if conflict.sources else ""
-    prefix = directory.rstrip("/") + "/"
-    name = conflict.destination[len(prefix) :] if conflict.destination.startswith(prefix) else conflict.destination
-    return escaped(name) if name else "''"

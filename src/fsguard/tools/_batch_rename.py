@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fsguard.core.errors import InvalidParamsError
-from fsguard.core.renaming import MODES, NameConflict, RenameReport, RenameRequest
+from fsguard.core.renameconflicts import NameConflict
+from fsguard.core.renaming import MODES, RenameReport, RenameRequest
 from fsguard.core.shortlist import problem_rows
 from fsguard.core.spelling import closest
 from fsguard.models.batch import BatchResult, RenameConflict, RenameEntry
