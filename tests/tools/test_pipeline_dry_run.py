@@ -236,3 +236,25 @@ async def test_a_dry_run_fails_a_delete_without_recursive_of_a_directory_that_wo
     recursive = {"id": "rm", "action": "delete", "params": {"files": ["full"], "recursive": True}}
     assert statuses(structured(await pipeline(client, [recursive], dry_run=True))) == [("planned", None)]
     assert (root / "full" / "kept.txt").read_bytes() == b"kept\n"
+
+
+async def test_a_dry_run_search_under_the_directory_an_earlier_rename_makes_is_not_failed_as_missing(
+    client: Client, root: Path
+) -> None:
+    (root / "src").mkdir()
+    (root / "src" / "a.txt").write_bytes(b"foo\n")
+    steps = [
+        {"id": "move", "action": "rename", "params": {"files": ["src/a.txt"], "destination": "moved"}},
+        {"id": "find", "action": "search", "params": {"pattern": "foo", "path": "moved"}},
+    ]
+
+    dry = structured(await pipeline(client, steps, dry_run=True))
+    assert statuses(dry) == [("planned", None), ("ok", None)]  # it said "moved does not exist", and failed
+    assert "moved" in dry["steps"][1]["unforeseen"]
+    assert not (root / "moved").exists()
+    assert (root / "src" / "a.txt").read_bytes() == b"foo\n"
+
+    real = structured(await pipeline(client, steps))
+    assert statuses(real) == [("ok", None), ("ok", None)]
+    assert real["steps"][1]["files"] == [str(root / "moved" / "a.txt")]
+    assert (root / "moved" / "a.txt").read_bytes() == b"foo\n"

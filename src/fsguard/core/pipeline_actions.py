@@ -72,7 +72,9 @@ def search(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         )
         found = {file: n for file, n in counts.items() if n}
         return ActionOutput(tuple(found), sum(found.values()), file_counts=found)
-    if call.overlay.at(base) != OnDisk(base):
+    # Copied or moved there, or a directory an earlier step would make by putting files in it
+    made = not call.overlay.exists(base) and any(call.overlay.exists(path) for path in call.overlay.below(base))
+    if call.overlay.at(base) != OnDisk(base) or made:
         return _put_there(base)
     everything = flag(params, "include_dependencies", False)  # search_files' default skips, and its flag
     options = WalkOptions(
