@@ -125,6 +125,23 @@ async def test_validation_collects_every_problem_at_once_and_writes_nothing(clie
     assert snapshot(root) == before
 
 
+async def test_a_required_field_given_with_the_wrong_type_is_one_problem_not_also_called_missing(
+    client: Client, root: Path
+) -> None:
+    result = await batch(
+        client,
+        {"type": "write", "path": "a.txt", "content": 1},
+        {"type": "move", "source": "", "destination": "b.txt"},
+    )
+    assert error_code(result) == "invalid_params"
+    assert meta(result)["errors"] == [
+        "operation 0 (write a.txt): content must be a string, not int",
+        "operation 1 (move ): source is empty",
+    ]
+    assert "missing" not in text_of(result)  # it was given: "missing content" sent the agent to add it again
+    assert list(root.iterdir()) == []
+
+
 async def test_an_empty_batch_and_a_non_object_are_invalid_params(client: Client) -> None:
     assert error_code(await batch(client)) == "invalid_params"
     empty = await client.call_tool("batch_operations", {"request_json": {"operations": []}})

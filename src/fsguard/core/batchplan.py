@@ -187,7 +187,7 @@ def _operation(index: int, item: Any, problems: list[str]) -> BatchOperation | N
     where = f"{where} ({kind} {fields.get('source', fields.get('path', '?'))})"
     problems.extend(f"{where}: {problem}" for problem in unknown)
     values = _values(kind, fields, found, where, problems)
-    problems.extend(f"{where}: {problem}" for problem in _consistency(kind, values))
+    problems.extend(f"{where}: {problem}" for problem in _consistency(kind, values, fields))
     if any(values.get(name) is None for name in _REQUIRED[kind]):
         return None
     path = values.pop("source", None) or values.pop("path")
@@ -212,8 +212,9 @@ def _values(
     return values
 
 
-def _consistency(kind: str, values: dict[str, Any]) -> list[str]:
-    problems = [f"missing {name} ({_MEANING[name]})" for name in _REQUIRED[kind] if values.get(name) is None]
+def _consistency(kind: str, values: dict[str, Any], given: dict[str, Any]) -> list[str]:
+    # Missing only when not given at all: a given one that is wrong (a number, "") has its own problem already.
+    problems = [f"missing {name} ({_MEANING[name]})" for name in _REQUIRED[kind] if given.get(name) is None]
     if kind in ("edit", "search_and_replace") and values.get("old_text") == "":
         problems.append("old_text is empty; give the exact text to replace")
     if values.get("occurrence") and values.get("replace_all"):
