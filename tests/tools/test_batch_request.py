@@ -244,6 +244,33 @@ async def test_validate_only_finds_what_the_run_refuses_on_sight_a_size_or_a_bin
     assert snapshot(root) == before
 
 
+ADVICE = " Write a smaller file, or restart fsguard with a larger --max-file-size."
+
+
+async def test_validate_only_finds_appends_that_grow_a_file_above_the_limit_as_the_run_refuses_them(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "log.txt").write_bytes(b"x" * 600)
+    grow = {"type": "write", "path": "log.txt", "content": "y" * 600, "append": True}
+    twice = {"type": "write", "path": "new.txt", "content": "z" * 600, "append": True}
+    async with connect(max_file_size=1000) as client:
+        checked = [await batch(client, *ops, validate_only=True) for ops in ([grow], [twice, twice])]
+        runs = [await batch(client, *ops) for ops in ([grow], [twice, twice])]
+    for result in checked:
+        assert error_code(result) == "invalid_params", text_of(result)  # it said "all valid"
+    limit = "bytes, above the 1,000-byte limit (--max-file-size); nothing was written."
+    assert [problem.split(" is at least ") for result in checked for problem in meta(result)["errors"]] == [
+        [f"operation 0 (write log.txt): the content for {root / 'log.txt'}", f"1,200 {limit}" + ADVICE],
+        [f"operation 1 (write new.txt): the content for {root / 'new.txt'}", f"1,200 {limit}" + ADVICE],
+    ]
+    assert [(meta(run)["error_code"], meta(run)["failed_index"]) for run in runs] == [
+        ("too_large", 0),
+        ("too_large", 1),
+    ]
+    assert (root / "log.txt").read_bytes() == b"x" * 600
+    assert not (root / "new.txt").exists()
+
+
 async def test_validate_only_finds_the_edit_the_run_would_not_match_on_the_text_earlier_operations_leave(
     client: Client, root: Path
 ) -> None:

@@ -6,8 +6,8 @@ validate_only answered "all valid" for the very edit the run had just failed on.
 A file's text is followed through the batch's writes, edits, copies and moves of files; what the copy or move of a
 directory, a delete or an extract would leave is not, and an edit of it is left to the run. Text on disk is read
 through the pinned walk, as a pipeline's dry run reads it. A file the run refuses on sight (above --max-file-size,
-binary, not in its encoding) and a write's content above the limit are reported; a file that cannot be read for
-another reason is left to the run, which names why.
+binary, not in its encoding) and a write's content (an append's whole file) above the limit are reported; a file
+that cannot be read for another reason is left to the run, which names why.
 """
 
 from __future__ import annotations
@@ -75,9 +75,9 @@ class PlannedTexts:
         if op.type in ("edit", "search_and_replace"):
             return self._edit(op, path)
         if op.type == "write":
-            if not op.append:
-                check_payload_size(path, op.content or "", self._max_file_size)
-            base = self._text(path) if op.append else ""
+            base = self._appended_to(path) if op.append else ""
+            # An append above the limit is too: the run refuses the file it would make (the text, when not followed)
+            check_payload_size(path, (base or "") + (op.content or ""), self._max_file_size)
             self._set(path, None if base is None else base + (op.content or ""))
         elif op.type in ("copy", "move") and destination is not None:
             source = self._source(path)
@@ -142,6 +142,12 @@ class PlannedTexts:
             raise
         except FsguardError:
             return None
+
+    def _appended_to(self, path: Path) -> str | None:
+        """The text an append adds to: what ``path`` holds, "" where nothing is (an append makes the file)."""
+        if path not in self._held and not self._not_followed(path) and not os.path.lexists(path):
+            return ""
+        return self._text(path)
 
     def _not_followed(self, path: Path) -> bool:
         return any(above in self._unknown for above in (path, *path.parents))
