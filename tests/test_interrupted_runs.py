@@ -252,6 +252,20 @@ def test_a_rename_set_killed_half_way_is_moved_back_whole_by_the_next_start(proj
     assert group.rolled_back == tuple(str(project / f"new_f{k}.txt") for k in range(3))
 
 
+def test_a_pipeline_killed_inside_a_rename_step_puts_back_its_files_and_removes_the_directory_it_made(
+    project: Path, state_dir: Path
+) -> None:
+    step = {"action": "rename", "files": [str(project / n) for n in NAMES], "destination": str(project / "moved")}
+    killed(project, state_dir, "pipeline:" + json.dumps({"name": "away", "steps": [step]}), "f2.txt")
+    assert sorted(p.name for p in (project / "moved").iterdir()) == ["f0.txt", "f1.txt", "f2.txt"]  # none logged
+
+    services = Services.create(Settings(roots=(project,), state_dir=state_dir))
+    assert sorted(p.name for p in project.iterdir()) == NAMES  # no empty "moved" left behind either
+    assert contents(project) == ["old"] * 4
+    (group,) = services.groups.groups()
+    assert (group.interrupted, group.changes) == ("rolled_back", ())
+
+
 @pytest.fixture
 def paused(project: Path, state_dir: Path) -> Iterator[subprocess.Popen[str]]:
     """A batch alive in another process, stopped just after it replaced f1.txt."""

@@ -22,6 +22,7 @@ import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,10 @@ from fsguard.core.rootfds import RootFds
 
 _READ_DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
 _MAX_HOPS = 40  # the kernel's own limit on symlinks in one lookup
+
+
+# Told of each directory a walk made itself: a run record notes it at once (core/runs.py), for a start after a kill.
+dir_made: ContextVar[Callable[[Path], None] | None] = ContextVar("dir_made", default=None)
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,9 @@ class Beneath:
         made: list[Path] | None = getattr(self._made, "paths", None)
         if made is not None:
             made.append(path)
+        noted = dir_made.get()
+        if noted is not None:
+            noted(path)
 
     @contextmanager
     def directory(self, path: Path, *, listed: bool = True) -> Iterator[int]:

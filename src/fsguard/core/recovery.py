@@ -9,7 +9,8 @@ non-atomic run's changes stay. Either way the run is saved as a group marked ``i
 
 What the run was doing at the kill is known from its record's backups: a file it had backed up but whose change it
 had not logged yet is judged by that backup (holding the bytes the backup was taken for, it was replaced). A move it
-had noted as intended but not logged is judged by the disk: its source gone and its destination there, it was made.
+had noted as intended but not logged is judged by the disk: its source gone and its destination there, it was made;
+so is a directory it made (noted at once): still there, it is removed when empty.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ class Recovery:
         if self._groups.find(run.group_id) is not None:
             # Its group was saved: the run ended, and only its record's removal was lost (to a power cut, say).
             return Ending(run, None, [], [])
-        changes = [*run.changes, *self._unlogged(run), *_unlogged_moves(run)]
+        changes = [*run.changes, *self._unlogged(run), *_unlogged_intents(run)]
         if not changes:
             return Ending(run, None, [], [])
         if not run.atomic:
@@ -140,16 +141,17 @@ class Recovery:
             )
 
 
-def _unlogged_moves(run: UnfinishedRun) -> list[Change]:
-    """The moves the run noted as intended, made (source gone, destination there) but not logged: each intent is
-    matched, in order, with a logged move of the same two paths; one left over was cut short by the kill."""
-    logged = Counter((change.path, change.source) for change in run.changes if change.kind == "moved")
+def _unlogged_intents(run: UnfinishedRun) -> list[Change]:
+    """The moves the run noted as intended, made (source gone, destination there), and the directories it made (still
+    there; a rollback removes one only when empty), that it had not logged: each intent is matched, in order, with a
+    logged change of the same kind and paths; one left over was cut short by the kill."""
+    logged = Counter((change.kind, change.path, change.source) for change in run.changes)
     found = []
     for intent in run.intents:
-        key = (intent.path, intent.source)
+        key = (intent.kind, intent.path, intent.source)
         if logged[key] > 0:
             logged[key] -= 1
-        elif intent.source and not exists(Path(intent.source)) and exists(Path(intent.path)):
+        elif exists(Path(intent.path)) and not (intent.source and exists(Path(intent.source))):
             found.append(intent)
     return found
 

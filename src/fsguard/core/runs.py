@@ -5,8 +5,9 @@ cuts short is found by the next server to start there (:mod:`fsguard.core.recove
 operation, atomic), fsynced with its directory, once per run. Then, appended without fsync (a killed process loses
 none of it; a power cut may lose the last lines, whose backups stay in each file's undo chain), a line for each
 backup the run takes, as soon as it is durable and before the file it protects is replaced, one for each move just
-before its rename (an intent: the next start judges by the disk whether it happened), and one for each change the
-run logs. The running process holds the record's ``flock`` until the run's group is saved, then removes it.
+before its rename and each directory it makes (intents: the next start judges by the disk what happened), and one
+for each change the run logs. The running process holds the record's ``flock`` until the run's group is saved, then
+removes it.
 
 A record whose lock can be taken is a dead run's: the lock, not a pid, tells it from a live run in another process
 (pids are reused, and differ between containers sharing a state directory). A starting server claims it, keeping
@@ -26,6 +27,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsguard.core.beneath import dir_made
 from fsguard.core.errors import FsguardError
 from fsguard.core.groups import Change, Group, GroupStore, change_intended, change_record, read_change
 from fsguard.core.journal import BackupRecord, backup_taken, check_backup_id, new_backup_id
@@ -49,7 +51,7 @@ class UnfinishedRun:
     backups: tuple[tuple[str, str], ...]  # (backup id, path) of each backup it took, in order
     record: Path
     fd: int
-    intents: tuple[Change, ...] = ()  # the moves it was about to make, in order (logged or not)
+    intents: tuple[Change, ...] = ()  # the moves it was about to make and the directories it made, in order
 
     def close(self) -> None:
         """Remove the record (while its lock is held: no other server is reading it) and release it."""
@@ -88,6 +90,9 @@ class RunRecord:
 
     def intended(self, change: Change) -> None:
         self._append({"intent": change_record(change)})
+
+    def made_dir(self, path: Path) -> None:
+        self.intended(Change("created_dir", str(path)))
 
     def _append(self, event: dict[str, object]) -> None:
         if self._fd is None:
@@ -147,10 +152,11 @@ class RunRecords:
             fd = None
         record = RunRecord(self._groups, operation, group_id, path if fd is not None else None, fd)
         token = backup_taken.set(record.backed_up)
-        intent = change_intended.set(record.intended)
+        intent, made = change_intended.set(record.intended), dir_made.set(record.made_dir)
         try:
             yield record
         finally:
+            dir_made.reset(made)
             change_intended.reset(intent)
             backup_taken.reset(token)
             record.close()
