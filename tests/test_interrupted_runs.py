@@ -52,8 +52,12 @@ CHILD = textwrap.dedent(
     services = Services.create(Settings(roots=(root,), state_dir=state))
     real_rename, real_exchange, real_no_replace = os.rename, setaside.exchange, transfer.rename_no_replace
 
+    name_at, _, nth = last.partition("#")  # "item#3": the third time a name "item" is put in place
+    seen = []
+
     def landed(name):
-        if name == last:
+        seen.append(name)
+        if name == name_at and seen.count(name) == int(nth or 1):
             if how == "exit":
                 os._exit(9)
             print("replaced", flush=True)
@@ -261,6 +265,20 @@ def test_a_pipeline_killed_inside_a_rename_step_puts_back_its_files_and_removes_
 
     services = Services.create(Settings(roots=(project,), state_dir=state_dir))
     assert sorted(p.name for p in project.iterdir()) == NAMES  # no empty "moved" left behind either
+    assert contents(project) == ["old"] * 4
+    (group,) = services.groups.groups()
+    assert (group.interrupted, group.changes) == ("rolled_back", ())
+
+
+def test_a_pipeline_killed_inside_a_delete_step_brings_back_every_file_it_had_trashed(
+    project: Path, state_dir: Path
+) -> None:
+    step = {"action": "delete", "files": [str(project / n) for n in NAMES]}
+    killed(project, state_dir, "pipeline:" + json.dumps({"name": "drop", "steps": [step]}), "item#3")  # in the trash
+    assert sorted(p.name for p in project.iterdir()) == ["f3.txt"]  # three trashed, the step's changes unlogged
+
+    services = Services.create(Settings(roots=(project,), state_dir=state_dir))
+    assert sorted(p.name for p in project.iterdir()) == NAMES  # it said "0 backups": three files were gone
     assert contents(project) == ["old"] * 4
     (group,) = services.groups.groups()
     assert (group.interrupted, group.changes) == ("rolled_back", ())

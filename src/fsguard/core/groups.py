@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from fsguard.core.backups import check_backup_id, new_backup_id
-from fsguard.core.beneath import Beneath
+from fsguard.core.beneath import Beneath, dir_made
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import BackupCorruptError, FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.parsedfiles import ParsedFiles
@@ -237,9 +237,20 @@ class GroupStore:
         return group
 
 
-# Told of a move just before its rename (never a rollback's): a batch's run record (core/runs.py) notes it, so the next
-# start finds a move the run made but had not logged yet when it was killed (it judges by what the disk holds).
+# Told of a move or a trashing just before its rename (never a revert's, see unnoted): a batch's run record
+# (core/runs.py) notes it, so the next start finds one the run made but had not logged when it was killed.
 change_intended: ContextVar[Callable[[Change], None] | None] = ContextVar("change_intended", default=None)
+
+
+@contextmanager
+def unnoted() -> Iterator[None]:
+    """The block's acts noted in no run record: a revert's (it undoes a run's changes; the next start must not)."""
+    intent, made = change_intended.set(None), dir_made.set(None)
+    try:
+        yield
+    finally:
+        dir_made.reset(made)
+        change_intended.reset(intent)
 
 
 def change_record(change: Change) -> dict[str, str]:

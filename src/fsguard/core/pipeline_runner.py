@@ -42,7 +42,7 @@ from fsguard.core.pipeline_overlay import GONE, Edited, Overlay
 from fsguard.core.pipeline_schedule import condition_holds, failed_reference, plan_levels, render
 from fsguard.core.reverting import Reverted, Reverter
 from fsguard.core.risk import PIPELINE_SCALE, RiskLevel, graded
-from fsguard.core.runs import RunRecord, RunRecords
+from fsguard.core.runs import NotedChanges, RunRecord, RunRecords
 
 MAX_WORKERS = 4
 ACTIONS = {**READERS, **WRITERS}
@@ -130,9 +130,9 @@ class PipelineRunner:
             chosen = [steps[index] for index in level]
             if len(chosen) == 1:
                 alone = number if request.parallel else None
-                ran = [self._step(request, chosen[0], known=known, level=alone, overlay=overlay)]
+                ran = [self._step(request, chosen[0], known=known, level=alone, overlay=overlay, record=record)]
             else:
-                run = partial(self._step, request, known=known, level=number, overlay=overlay)
+                run = partial(self._step, request, known=known, level=number, overlay=overlay, record=record)
                 with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(chosen))) as pool:
                     # A thread starts in an empty context: each step runs in a copy of the call's, which holds
                     # the client's roots, the connection's known hashes and the result budget.
@@ -160,8 +160,10 @@ class PipelineRunner:
         known: Mapping[int, StepOutcome],
         level: int | None,
         overlay: Overlay,
+        record: RunRecord | None,
     ) -> _Ran:
-        """Run one step: its condition, its templates, its action; a failure is returned, not raised."""
+        """Run one step: its condition, its templates, its action; a failure is returned, not raised. An atomic run's
+        step notes each change in ``record`` at once: killed in a step that trashes hundreds, the next start knows."""
         started = perf_counter()
         earlier = {outcome.id: outcome for index, outcome in known.items() if index < step.index}
         base = StepOutcome(step.index, step.id, step.action, "ok", level=level)
@@ -187,6 +189,7 @@ class PipelineRunner:
                 request.dry_run,
                 request.force,
                 request.verbose,
+                changes=NotedChanges(record) if record is not None and request.stop_on_error else [],
                 overlay=overlay,
                 confirmed=_bound(request.confirmed, step),
             )

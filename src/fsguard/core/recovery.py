@@ -83,7 +83,7 @@ class Recovery:
         if self._groups.find(run.group_id) is not None:
             # Its group was saved: the run ended, and only its record's removal was lost (to a power cut, say).
             return Ending(run, None, [], [])
-        changes = [*run.changes, *self._unlogged(run), *_unlogged_intents(run)]
+        changes = [*_with_intents(run), *self._unlogged(run)]
         if not changes:
             return Ending(run, None, [], [])
         if not run.atomic:
@@ -141,19 +141,28 @@ class Recovery:
             )
 
 
-def _unlogged_intents(run: UnfinishedRun) -> list[Change]:
-    """The moves the run noted as intended, made (source gone, destination there), and the directories it made (still
-    there; a rollback removes one only when empty), that it had not logged: each intent is matched, in order, with a
-    logged change of the same kind and paths; one left over was cut short by the kill."""
+def _with_intents(run: UnfinishedRun) -> list[Change]:
+    """The run's logged changes, with the acts it noted as intended but had not logged put where they happened among
+    them (a directory made before the moves into it is removed after they are taken back): each intent is matched,
+    in order, with a logged change of the same kind and paths; one left over was cut short by the kill, and is taken
+    when the disk shows it happened (see :func:`_happened`)."""
     logged = Counter((change.kind, change.path, change.source) for change in run.changes)
-    found = []
-    for intent in run.intents:
+    merged: list[tuple[int, int, Change]] = [(index, 1, change) for index, change in enumerate(run.changes)]
+    for position, intent in run.intents:
         key = (intent.kind, intent.path, intent.source)
         if logged[key] > 0:
             logged[key] -= 1
-        elif exists(Path(intent.path)) and not (intent.source and exists(Path(intent.source))):
-            found.append(intent)
-    return found
+        elif _happened(intent):
+            merged.append((position, 0, intent))  # before the change logged at its position: it came first
+    return [change for _, _, change in sorted(merged, key=lambda item: item[:2])]
+
+
+def _happened(intent: Change) -> bool:
+    """Whether the disk shows the act ``intent`` noted: a trashed path gone, a moved or made one there (its source
+    gone)."""
+    if intent.kind == "trashed":
+        return not exists(Path(intent.path))
+    return exists(Path(intent.path)) and not (intent.source and exists(Path(intent.source)))
 
 
 def interrupted_text(ending: Ending) -> str:

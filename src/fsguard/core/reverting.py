@@ -36,7 +36,7 @@ from fsguard.core.errors import (
     UndoConflictError,
     error_for_code,
 )
-from fsguard.core.groups import Change, Group, GroupStore
+from fsguard.core.groups import Change, Group, GroupStore, unnoted
 from fsguard.core.hashing import content_hash
 from fsguard.core.moving import Mover
 from fsguard.core.removal import remove
@@ -201,7 +201,8 @@ class Reverter:
         if hidden is not None:
             return hidden
         try:
-            return self._revert(change, force=force, rollback=rollback)
+            with unnoted():
+                return self._revert(change, force=force, rollback=rollback)
         except FsguardError as exc:
             return Reverted(change, "failed", exc.message, exc.code)
 

@@ -51,7 +51,9 @@ class UnfinishedRun:
     backups: tuple[tuple[str, str], ...]  # (backup id, path) of each backup it took, in order
     record: Path
     fd: int
-    intents: tuple[Change, ...] = ()  # the moves it was about to make and the directories it made, in order
+    # The moves and trashings it was about to make and the directories it made, in order, each with the number of
+    # changes logged before it (where it falls among them).
+    intents: tuple[tuple[int, Change], ...] = ()
 
     def close(self) -> None:
         """Remove the record (while its lock is held: no other server is reading it) and release it."""
@@ -72,12 +74,15 @@ class RunRecord:
         self._path = path
         self._fd = fd  # None: the state directory took no record, and the run goes unrecorded
         self._noted = False  # a line after the header: the run may have changed something
+        self._seen: dict[int, Change] = {}  # the changes noted, by id
         self._saved = False
 
     def changed(self, changes: Iterable[Change]) -> None:
-        """Note changes the run has logged (after each operation or step)."""
+        """Note changes the run has logged (after each operation or step), each once (see :class:`NotedChanges`)."""
         for change in changes:
-            self._append({"change": change_record(change)})
+            if id(change) not in self._seen:
+                self._seen[id(change)] = change  # kept: an id is never reused for another change while the run lasts
+                self._append({"change": change_record(change)})
 
     def save(self, changes: Iterable[Change]) -> Group | None:
         """Save the run's group under the reserved id (see :meth:`GroupStore.save`)."""
@@ -118,6 +123,18 @@ class RunRecord:
             logger.warning("run record %s was not removed: %s", self._path, exc)
         finally:
             os.close(self._fd)
+
+
+class NotedChanges(list[Change]):
+    """A step's list of its changes, each noted in the run's record as it is appended, not when the step ends."""
+
+    def __init__(self, record: RunRecord) -> None:
+        super().__init__()
+        self._record = record
+
+    def append(self, change: Change) -> None:
+        super().append(change)
+        self._record.changed([change])
 
 
 class RunRecords:
@@ -205,7 +222,7 @@ def _read(path: Path, fd: int) -> UnfinishedRun | None:
         return None
     changes: list[Change] = []
     backups: list[tuple[str, str]] = []
-    intents: list[Change] = []
+    intents: list[tuple[int, Change]] = []
     for line in lines[1:]:
         try:
             event = json.loads(line.decode("utf-8", "surrogateescape"))
@@ -214,14 +231,15 @@ def _read(path: Path, fd: int) -> UnfinishedRun | None:
             elif "backup" in event:
                 backups.append((check_backup_id(str(event["backup"])), str(event["path"])))
             elif "intent" in event:
-                intents.append(read_change(event["intent"]))
+                intents.append((len(changes), read_change(event["intent"])))
         except (ValueError, KeyError, TypeError, AttributeError, FsguardError):
             continue
     return UnfinishedRun(group_id, tool, operation, atomic, tuple(changes), tuple(backups), path, fd, tuple(intents))
 
 
 def _paths(run: UnfinishedRun) -> Sequence[str]:
-    changed = [p for change in (*run.changes, *run.intents) for p in (change.path, change.source) if p]
+    noted = (*run.changes, *(intent for _, intent in run.intents))
+    changed = [p for change in noted for p in (change.path, change.source) if p]
     return changed + [p for _, p in run.backups]
 
 

@@ -42,6 +42,7 @@ from fsguard.core.errors import (
     InvalidParamsError,
     NotFoundError,
 )
+from fsguard.core.groups import Change, change_intended
 from fsguard.core.oserrors import from_os_error
 from fsguard.core.parsedfiles import ParsedFiles
 from fsguard.core.removal import check_no_mounts_below
@@ -143,6 +144,8 @@ class Trash:
         try:
             self._writer.write(home / "meta.json", json.dumps(asdict(entry), indent=1).encode())
             with self._home(entry.sd_id) as (fd, label):
+                if (intended := change_intended.get()) is not None:
+                    intended(Change("trashed", str(item.path), sd_id=entry.sd_id))
                 move_verified(item, Pinned(fd, "item", label / "item"), self._writer, digest, checked=found)
         except BaseException as exc:
             if not os.path.lexists(home / "item"):  # a half-made entry; the original is still in place
