@@ -146,6 +146,8 @@ async def test_an_empty_batch_and_a_non_object_are_invalid_params(client: Client
     assert error_code(await batch(client)) == "invalid_params"
     empty = await client.call_tool("batch_operations", {"request_json": {"operations": []}})
     assert "operations array is required and cannot be empty" in text_of(empty)
+    text = await client.call_tool("batch_operations", {"request_json": {"operations": "write a.txt"}})
+    assert meta(text)["errors"][0].startswith("operations must be an array, not str, e.g. {")  # "is required" it said
     assert error_code(await client.call_tool("batch_operations", {"request_json": {"operation": []}})) == (
         "invalid_params"
     )

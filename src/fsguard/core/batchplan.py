@@ -162,7 +162,9 @@ def parse_request(raw: Any) -> BatchRequest:
     }
     listed = raw.get("operations")
     if not isinstance(listed, list) or not listed:
-        problems.append(f"operations array is required and cannot be empty, e.g. {_EXAMPLE}")
+        given = listed is not None and not isinstance(listed, list)  # "operations": "write a.txt" is not missing
+        shape = f"must be an array, not {type(listed).__name__}" if given else "array is required and cannot be empty"
+        problems.append(f"operations {shape}, e.g. {_EXAMPLE}")
         raise refuse(problems, "request_json is invalid")
     operations = [_operation(index, item, problems) for index, item in enumerate(listed)]
     parsed = tuple(op for op in operations if op is not None)
