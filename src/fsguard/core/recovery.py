@@ -8,9 +8,9 @@ non-atomic run's changes stay. Either way the run is saved as a group marked ``i
 (whoever ended it: a server at its start, or the dashboard, which builds the same engine).
 
 What the run was doing at the kill is known from its record's backups: a file it had backed up but whose change it
-had not logged yet is judged by that backup (holding the bytes the backup was taken for, it was replaced). A move it
-had noted as intended but not logged is judged by the disk: its source gone and its destination there, it was made;
-so is a directory it made (noted at once): still there, it is removed when empty.
+had not logged yet is judged by that backup (holding the bytes the backup was taken for, it was replaced). A move or
+a trashing it had noted as intended but not logged is judged by the disk (a source gone, a destination there), and so
+is a directory it made (noted at once): still there, it is removed when empty.
 """
 
 from __future__ import annotations
