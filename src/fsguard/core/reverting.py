@@ -1,11 +1,11 @@
 """Reverting a change group: a failed atomic batch's rollback, and backup(action="restore") of a group id.
 
-Changes are undone newest first, each with the tool that made its kind safe already: bytes come back
-through :class:`Restorer` (itself backed up, so a revert is undoable), trash entries through the trash,
-moves by a no-clobber move back. What a group created is never simply unlinked: a created file's bytes
-are backed up first, a copied tree goes to the trash. A change that something else has touched since is
-a conflict: without ``force`` nothing at all is reverted; with it, the conflicting file's current bytes
-are backed up before they are replaced, and a path that a revert would clobber is still never clobbered.
+Changes are undone newest first, each with the tool that made its kind safe already: bytes come back through
+:class:`Restorer` (itself backed up, so a revert is undoable), trash entries through the trash, moves by a no-clobber
+move back. What a group created is never simply unlinked: a created file's bytes are backed up first, a copied tree
+goes to the trash. A change that something else has touched since is a conflict: without ``force`` nothing at all is
+reverted; with it, the conflicting file's current bytes are backed up before they are replaced, and a path that a
+revert would clobber is still never clobbered.
 
 Each revert also names the change that would take it back (:attr:`Reverted.undo`); a restore saves those as a
 group of its own, so one id undoes the whole restore as one id did the original call. A restore cancelled while it
@@ -53,11 +53,9 @@ RevertStatus = Literal["reverted", "already", "kept", "failed"]
 
 @dataclass(frozen=True)
 class Reverted:
-    """What reverting one change did: ``kept`` means left in place on purpose (``detail`` says why).
-
-    ``undo`` is the change this revert made, recorded so that reverting it puts back what the revert replaced;
-    its ``backup_id``, when set, holds the bytes the revert overwrote or removed (the safety backup).
-    """
+    """What reverting one change did: ``kept`` means left in place on purpose (``detail`` says why). ``undo`` is
+    the change this revert made, recorded so that reverting it puts back what the revert replaced; its ``backup_id``,
+    when set, holds the bytes the revert overwrote or removed (the safety backup)."""
 
     change: Change
     status: RevertStatus

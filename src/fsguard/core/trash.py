@@ -277,10 +277,9 @@ class Trash:
         return purged, failed
 
     def _end_cut_short(self, removed: Callable[[], None] | None) -> None:
-        """Remove the rest of each tree a purge stopped partway, with its entry's directory, and the directories a
-        killed server left without an item (its delete, restore or purge stopped between the item's move and the
-        description's), untouched for an hour: a delete fills its entry in a moment. One another call holds, or
-        that cannot be removed, is left to the next purge."""
+        """Remove the rest of each tree a purge stopped partway, with its entry's directory, and each entry a killed
+        delete, restore or purge left without its item, untouched for an hour (a delete fills its entry at once).
+        One another call holds, or that cannot be removed, is left to the next purge."""
         top = str(self.root)
         with os.scandir(top) as found:
             names = [entry.name for entry in found if _is_home(entry.name)]
