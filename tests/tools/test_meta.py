@@ -232,6 +232,45 @@ async def test_artifact_write_never_replaces_an_existing_file(client: Client, ro
     assert (root / "keep.md").read_bytes() == b"precious"
 
 
+async def test_artifact_write_with_content_writes_that_content_not_the_text_held_before(
+    client: Client, root: Path
+) -> None:
+    """write ignored the content sent with it and wrote whatever an earlier capture held."""
+    await client.call_tool("server_info", {"action": "artifact", "sub_action": "capture", "content": "OLD\n"})
+    arguments = {"action": "artifact", "sub_action": "write", "content": "NEW\n", "path": "n.md"}
+    written = structured(await client.call_tool("server_info", arguments))["artifact"]
+    assert written["path"] == str(root / "n.md")
+    assert (root / "n.md").read_bytes() == b"NEW\n"
+
+
+async def test_artifact_without_sub_action_does_what_content_and_path_say(client: Client, root: Path) -> None:
+    """No sub_action was info: the content and path sent were dropped and nothing said so."""
+    arguments = {"action": "artifact", "content": "# Notes\n", "path": "notes.md"}
+    written = structured(await client.call_tool("server_info", arguments))["artifact"]
+    assert written["path"] == str(root / "notes.md")
+    assert (root / "notes.md").read_bytes() == b"# Notes\n"
+    held = structured(await client.call_tool("server_info", {"action": "artifact", "content": "kept"}))["artifact"]
+    assert held == {"captured": True, "bytes": 4, "lines": 1}
+    assert sorted(p.name for p in root.iterdir()) == ["notes.md"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"sub_action": "info", "content": "x"},
+        {"sub_action": "info", "path": "x.md"},
+        {"sub_action": "capture", "content": "x", "path": "x.md"},
+    ],
+)
+async def test_artifact_step_ignoring_an_argument_is_refused_naming_the_step_that_takes_it(
+    client: Client, root: Path, extra: dict[str, str]
+) -> None:
+    result = await client.call_tool("server_info", {"action": "artifact", **extra})
+    assert error_code(result) == "invalid_params"
+    assert "sub_action='write'" in text_of(result)
+    assert not (root / "x.md").exists()
+
+
 async def test_artifact_write_before_capture_is_invalid(client: Client, root: Path) -> None:
     result = await client.call_tool("server_info", {"action": "artifact", "sub_action": "write", "path": "x.md"})
     assert error_code(result) == "invalid_params"

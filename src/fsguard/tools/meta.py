@@ -73,8 +73,8 @@ def register(catalog: Catalog) -> None:
         sub_action: Annotated[
             ArtifactStep | None,
             Field(
-                description="artifact: capture content, write it to a new file at path (missing directories are "
-                "created), or info (default)."
+                description="artifact: capture content, write it (content sent with it, else the text held) to a new "
+                "file at path (missing directories are created), or info; default: what content and path imply."
             ),
         ] = None,
         content: Annotated[str | None, Field(description="Text to capture (artifact capture).")] = None,
@@ -90,7 +90,7 @@ def register(catalog: Catalog) -> None:
             return _help_topic(services, registry, topic)
         if action == "stats":
             return _stats(services, catalog.compact)
-        return _artifact(services, sub_action or "info", content, path, catalog.compact)
+        return _artifact(services, sub_action, content, path, catalog.compact)
 
     catalog.add(
         help,
@@ -182,18 +182,29 @@ def _stats(services: Services, compact: bool) -> CallToolResult:
 
 @bridge
 def _artifact(
-    services: Services, step: ArtifactStep, content: str | None, path: str | None, compact: bool
+    services: Services, step: ArtifactStep | None, content: str | None, path: str | None, compact: bool
 ) -> CallToolResult:
-    if step == "capture":
-        if content is None:
-            raise InvalidParamsError("artifact capture needs content: the text to hold.")
-        artifact = services.artifacts.capture(content)
-    elif step == "write":
+    # The arguments say what to do: content is captured, a path written (after the content, when both come). A
+    # step they contradict is refused: write once wrote the text held before, not the content sent with it.
+    step = step or ("write" if path is not None else "capture" if content is not None else "info")
+    if step == "info" and (content is not None or path is not None):
+        raise InvalidParamsError(
+            "artifact info takes no content or path. Send sub_action='capture' with content to hold a text, or "
+            "sub_action='write' with path (and content) to save it."
+        )
+    if step == "capture" and path is not None:
+        raise InvalidParamsError(
+            "artifact capture only holds the text; path is for sub_action='write'. Send sub_action='write' with "
+            "content and path to hold and save it in one call."
+        )
+    if step == "capture" and content is None:
+        raise InvalidParamsError("artifact capture needs content: the text to hold.")
+    if step == "write":
         if services.settings.read_only:
             raise ReadOnlyError("fsguard runs with --read-only; artifact write is disabled. Restart without it.")
         if path is None:
             raise InvalidParamsError("artifact write needs path: a new file to create.")
+    artifact = services.artifacts.capture(content) if content is not None else services.artifacts.info()
+    if step == "write" and path is not None:
         artifact = services.artifacts.write(path)
-    else:
-        artifact = services.artifacts.info()
     return respond(ServerInfoResult(action="artifact", artifact=artifact), artifact_text(artifact, step, compact))
