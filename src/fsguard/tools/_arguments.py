@@ -109,7 +109,7 @@ def _check_alias_choice(tool: str, name: str, target: str, value: Any, prop: dic
     SDK's refusal would name a parameter the caller never wrote.
 
     Raises:
-        InvalidParamsError: naming both names, the choices and, for another tool's value, what to pass instead.
+        InvalidParamsError: naming both names and the choices.
     """
     choices = [choice for option in _non_null(prop) for choice in option.get("enum", ())]
     if not choices or not isinstance(value, str) or value in choices:
