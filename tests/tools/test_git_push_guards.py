@@ -86,3 +86,18 @@ async def test_push_into_a_local_repository_goes_through_when_no_rule_hides_a_fi
         result = await client.call_tool("git", {"action": "push", "remote": str(clone), "name": "main"})
     assert not result.is_error, text_of(result)
     assert git(clone, "rev-parse", "main") == git(repo, "rev-parse", "main")
+
+
+@pytest.mark.parametrize("remote", ["origin", None])
+async def test_push_of_a_branch_that_does_not_exist_names_how_to_make_it(
+    client: Client, published: Path, remote: str | None
+) -> None:
+    """To a local remote it failed as "git log failed (exit 128): fatal: bad revision", naming no next step."""
+    if remote is None:
+        git(published, "remote", "remove", "origin")
+    before = git(published / "remote.git", "for-each-ref")
+    result = await client.call_tool("git", {"action": "push", "name": "fix/nope"})
+    assert error_code(result) == "invalid_params"
+    assert "no local branch 'fix/nope'" in text_of(result)
+    assert 'git(action="branch", name="fix/nope", checkout=true)' in text_of(result)
+    assert git(published / "remote.git", "for-each-ref") == before

@@ -234,7 +234,7 @@ def _branch_refspec(call: GitCall, name: str | None) -> str | None:
     the remote's branch, ``main:other`` wrote another one.
 
     Raises:
-        InvalidParamsError: ``name`` is not a plain branch name.
+        InvalidParamsError: ``name`` is not a plain branch name, or no local branch has it.
     """
     if name is None:
         return None
@@ -245,6 +245,13 @@ def _branch_refspec(call: GitCall, name: str | None) -> str | None:
             f'name {name!r} is not a branch name: push takes the plain name of a local branch (name="main"), '
             "never a refspec (no '+', ':', '*', '^', '~', '?', '[', '..' or '@{'). Nothing was pushed. To replace the "
             "remote's commits pass force=true (--force-with-lease); to delete a remote branch, ask the user.",
+            param="name",
+        )
+    if call.repo.git("rev-parse", "--verify", "--quiet", ref, check=False).code != 0:  # else: "git log failed"
+        raise InvalidParamsError(
+            f"no local branch {name!r} to push. Nothing was pushed. Create it with "
+            f'git(action="branch", name="{name}", checkout=true), or pass an existing one (git(action="branch") '
+            "lists them).",
             param="name",
         )
     return f"{ref}:{ref}"
