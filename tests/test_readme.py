@@ -52,3 +52,38 @@ async def test_every_tool_has_a_row_and_a_reference_section(tmp_path: Path) -> N
     sections = set(re.findall(r"^#### `(\w+)`$", section("\n### Tool reference\n", "\n### Parameters"), re.M))
     assert rows == names
     assert sections == names
+
+
+def properties(schema: object, defs: dict[str, object]) -> set[str]:
+    """Every property name anywhere in ``schema``, its ``$ref``s followed."""
+    if isinstance(schema, list):
+        return set().union(*(properties(item, defs) for item in schema))
+    if not isinstance(schema, dict):
+        return set()
+    found = set(schema.get("properties", {}))
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        found |= properties(defs.get(ref.rsplit("/", 1)[-1], {}), {k: v for k, v in defs.items() if k not in ref})
+    return found | set().union(*(properties(value, defs) for key, value in schema.items() if key != "$defs"))
+
+
+# Names a "Structured result" line gives that are no field: project_replace's "(each with `_paths`)", and multi_edit
+# naming edit_file's `replacements` as one it lacks.
+NOT_FIELDS = {"paths", "replacements"}
+
+
+@pytest.mark.anyio
+async def test_every_field_a_structured_result_line_names_is_in_that_tools_output_schema(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    async with Client(build_server(Settings(roots=(root,), state_dir=tmp_path / "state"))) as client:
+        schemas = {tool.name: tool.output_schema or {} for tool in (await client.list_tools()).tools}
+    reference = section("\n### Tool reference\n", "\n### Parameters")
+    for name, text in re.findall(r"^#### `(\w+)`\n(.*?)(?=^#### |\Z)", reference, re.M | re.S):
+        lines = re.search(r"^Structured result[^:]*:(.*?)(?:\n\n|\Z)", text, re.M | re.S)
+        assert lines, f"{name}: no Structured result line"
+        # `files[{path, status}]` names three fields; `read_only: true` one; `--read-only` none
+        chunks = [re.sub(r":[^,{}\[\]]*", "", c) for c in re.findall(r"`([^`]*)`", lines[1]) if not c.startswith("-")]
+        named = set(re.findall(r"[a-z][a-z_]*", " ".join(chunks))) - NOT_FIELDS
+        schema = schemas[name]
+        assert named <= properties(schema, schema.get("$defs", {})), name
