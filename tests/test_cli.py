@@ -357,3 +357,9 @@ def test_a_flags_prefix_is_not_taken_for_another_flag(dashboard: bool) -> None:
     with pytest.raises(SystemExit) as stopped:
         flags.parse_args(["--read-only" if dashboard else "--read-only-r", "somewhere"])
     assert stopped.value.code == 2
+
+
+def test_unrestricted_help_says_the_deny_rules_stay_on() -> None:
+    """It said only "the character and name checks stay on", as if --unrestricted dropped the deny rules too."""
+    (unrestricted,) = [action for action in parser()._actions if "--unrestricted" in action.option_strings]
+    assert "deny rules" in (unrestricted.help or "")

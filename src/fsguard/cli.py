@@ -52,7 +52,11 @@ def parser() -> argparse.ArgumentParser:
         help="bearer token HTTP clients must send (env FSGUARD_AUTH_TOKEN)",
     )
     add("--read-only", action="store_true", help="register only tools that never change the filesystem")
-    add("--unrestricted", action="store_true", help="allow any path (the character and name checks stay on)")
+    add(
+        "--unrestricted",
+        action="store_true",
+        help="allow any path (character and name checks, deny rules and the denial of fsguard's own files stay on)",
+    )
     add("--state-dir", type=Path, default=None, help=f"server state outside the roots (default {default_state_dir()})")
     add(
         "--backup-max-age",
@@ -229,7 +233,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     refuse_unusable_token(settings, "fsguard")
     keep_token_out_of_logs(settings.auth_token)
     if settings.unrestricted:
-        logger.warning("--unrestricted: any path on this machine is reachable (character and name checks stay on)")
+        logger.warning(
+            "--unrestricted: any path on this machine is reachable (character and name checks, deny rules and the "
+            "denial of fsguard's own files stay on)"
+        )
     try:
         server = build_server(settings)
     except FsguardError as exc:
