@@ -22,6 +22,14 @@ async def test_help_lists_exactly_the_registered_tools(client: Client) -> None:
     assert all(entry["summary"].endswith(".") for entry in catalog)
 
 
+@pytest.mark.parametrize("blank", ["", " "])
+async def test_help_with_a_blank_tool_is_the_catalog(client: Client, blank: str) -> None:
+    """A blank tool (a form field left empty) was "no tool named \"\" registered on this server"."""
+    result = await client.call_tool("help", {"tool": blank})
+    assert not result.is_error, text_of(result)
+    assert len(structured(result)["tools"]) == len((await client.list_tools()).tools)
+
+
 async def test_tool_descriptions_carry_no_docstring_indentation(client: Client) -> None:
     """Python 3.11 keeps a docstring's source indentation; the model would read 8 spaces before every line."""
     for tool in (await client.list_tools()).tools:

@@ -39,7 +39,7 @@ def register(catalog: Catalog) -> None:
     ) -> Annotated[CallToolResult, HelpResult]:
         """List the tools, or describe one (parameters, result schema, examples)."""
         tools = {t.name: t for t in await server.list_tools()}
-        if tool is None:
+        if tool is None or not tool.strip():  # "" is a blank form field, as for every optional parameter
             result = HelpResult(tools=summaries(tools.values()), read_only=services.settings.read_only or None)
             return respond(result, help_text(result, catalog.compact))
         found = tools.get(tool)
