@@ -616,6 +616,9 @@ def test_a_name_pattern_without_glob_characters_is_a_regex_on_the_name_and_an_in
         ("\\{a,b\\}/*, x\\,y/*, {c,d}", ("\\{a,b\\}/*", "x\\,y/*", "*.[cC]", "*.[dD]")),  # escapes are literal
         ('["\\{a,b\\}/*"]', ("\\{a,b\\}/*",)),  # JSON text JSON does not read: "\\{" is no JSON escape
         ("[ab].py", ("[ab].py",)),
+        # a plain file name was only the extension "*.package.json", and matched nothing
+        ("package.json", ("*.[pP][aA][cC][kK][aA][gG][eE].[jJ][sS][oO][nN]", "package.json")),
+        ("!other.txt", ("!*.[oO][tT][hH][eE][rR].[tT][xX][tT]", "!other.txt")),
         (" , ", ()),
     ],
 )

@@ -94,6 +94,32 @@ async def test_an_extension_in_file_types_or_include_matches_the_files_extension
             assert counted["total_matches"] == len(expected), (types, name)
 
 
+async def test_a_file_name_in_file_types_or_include_matches_that_file_as_well_as_the_extension(
+    client: Client, root: Path, tool_engine: str
+) -> None:
+    """include="package.json" was read as the extension "*.package.json" alone, and silently matched nothing."""
+    for name in ("package.json", "other.json", "a.tar.gz", "x.package.json"):
+        (root / name).write_bytes(b"hello\n")
+    cases = [
+        ("package.json", ["package.json", "x.package.json"]),
+        ("tar.gz", ["a.tar.gz"]),
+        (["*.json", "!package.json"], ["other.json"]),
+    ]
+    for types, expected in cases:
+        for name in ("file_types", "include"):
+            names = structured(await client.call_tool("search_files", {"pattern": "*", name: types}))
+            assert sorted(Path(f).name for f in names["files"]) == expected, (types, name)
+            asked = {"pattern": "hello", "include_content": True, name: types}
+            content = structured(await client.call_tool("search_files", asked))
+            assert sorted(Path(f).name for f in content["counts"]) == expected, (types, name)
+    replaced = await client.call_tool(
+        "project_replace", {"find": "hello", "replace": "bye", "file_types": "package.json"}
+    )
+    assert not replaced.is_error, text_of(replaced)
+    assert (root / "package.json").read_bytes() == b"bye\n"
+    assert (root / "other.json").read_bytes() == b"hello\n"
+
+
 async def test_project_replace_takes_an_extension_in_any_case_and_writes_only_those_files(
     client: Client, root: Path, tool_engine: str
 ) -> None:
