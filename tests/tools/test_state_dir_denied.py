@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ClientFactory, error_code, structured
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -113,3 +113,16 @@ async def test_with_unrestricted_the_state_dir_is_denied_so_the_trash_shows_no_f
     assert copy.read_bytes() == b"db_password: hunter2\n"  # still in the trash, for the operator to restore
     assert (root / "notes.txt").read_bytes() == b"first\n"  # the backups were still there to undo with
     assert not (state_dir / "inflight" / "forged").exists()
+
+
+async def test_a_refusal_of_the_state_dir_says_it_is_fsguards_own_not_a_secret_the_operator_hid(
+    connect: ClientFactory, root: Path
+) -> None:
+    """It said "matches the deny rule '/…/state' (secrets and files the operator hid …); only the operator can change
+    the rules", sending the agent to ask for a rule change no operator can make."""
+    state = await _with_backup_and_trash(connect, root)
+    async with connect(state_dir=state) as client:
+        result = await client.call_tool("list_directory", {"path": STATE})
+    assert error_code(result) == "access_denied"
+    assert "is one of fsguard's own files" in text_of(result)
+    assert "operator" not in text_of(result)

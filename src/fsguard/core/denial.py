@@ -229,6 +229,14 @@ class DenyRules:
                 path=shown,
                 rule=rule,
             )
+        if rule in self.own:  # not a secret the operator hid: the rule is fsguard's, which no operator can lift
+            raise AccessDeniedError(
+                f"access denied: {shown} is one of fsguard's own files (its state, audit log, hooks file or the git "
+                "config its git reads), which no tool reads or changes. Work with another file; the backup tool "
+                "lists and restores what the backups hold.",
+                path=shown,
+                rule=rule,
+            )
         raise AccessDeniedError(
             f"access denied: {shown} matches the deny rule {rule!r} (secrets and files the operator hid are never "
             "read, written or listed). Work with another file; only the operator can change the rules.",
