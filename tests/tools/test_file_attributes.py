@@ -223,3 +223,37 @@ async def test_an_edit_of_an_immutable_file_names_the_flag_not_the_mode(connect:
     assert error_code(result) == "access_denied", text_of(result)
     expected = "marked immutable or append-only" if os.geteuid() == 0 else "not writable by the server's user"
     assert expected in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "told_in"),
+    [
+        ("edit_file", {"path": "a.txt", "old_text": "one", "new_text": "two"}, "notes"),
+        ("multi_edit", {"path": "a.txt", "edits": [{"old_text": "one", "new_text": "two"}]}, "notes"),
+        ("write_file", {"path": "a.txt", "content": "two\n"}, "feedback"),
+        ("write_file", {"path": "a.txt", "content": "two\n", "append": True}, "feedback"),
+    ],
+)
+async def test_a_change_to_a_file_with_another_hard_link_says_that_name_keeps_the_old_bytes(
+    connect: ClientFactory, root: Path, tool: str, arguments: dict[str, object], told_in: str
+) -> None:
+    # The replace-by-rename gives the name a new file, so the other name silently kept the old bytes; an in-place
+    # editor would have changed both. The agent is now told, in the result and its text.
+    (root / "a.txt").write_bytes(b"one\n")
+    os.link(root / "a.txt", root / "b.txt")
+    async with connect() as client:
+        result = await client.call_tool(tool, arguments)
+    data = structured(result)
+    assert (root / "b.txt").read_bytes() == b"one\n"
+    assert (root / "a.txt").read_bytes() != b"one\n"
+    told = data[told_in] if told_in == "feedback" else "\n".join(data[told_in])
+    assert "a.txt had another hard link: that name keeps the old bytes" in told
+    assert "hard link" in text_of(result)
+
+
+async def test_a_change_to_a_file_without_other_links_says_nothing_of_links(connect: ClientFactory, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"one\n")
+    async with connect() as client:
+        result = await client.call_tool("write_file", {"path": "a.txt", "content": "two\n"})
+    assert "hard link" not in text_of(result)
+    assert not structured(result).get("feedback")

@@ -208,3 +208,17 @@ def _owned_like(fd: int, like: os.stat_result) -> os.stat_result:
             raise
         return now
     return os.fstat(fd)
+
+
+def other_links_note(path: Path, others: int) -> str:
+    """What an agent is told after replacing a file that had other hard links: the write made a new file at its
+    name, so those names keep the old bytes (an editor writing in place would have changed them too)."""
+    if others == 1:
+        return (
+            f"{path.name} had another hard link: that name keeps the old bytes (the write made a new file at this "
+            "name). Write the same change there if it should match."
+        )
+    return (
+        f"{path.name} had {others} other hard links: those names keep the old bytes (the write made a new file at "
+        "this name). Write the same change there if they should match."
+    )

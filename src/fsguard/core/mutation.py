@@ -22,7 +22,7 @@ from pathlib import Path
 from stat import S_IMODE
 from typing import Any, Literal
 
-from fsguard.core.attributes import check_writable
+from fsguard.core.attributes import check_writable, other_links_note
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.disk import open_pinned, read_at, read_open
@@ -222,6 +222,8 @@ class Mutation:
                 self._withdraw(backups)
                 raise
         backup = backups[0] if backups else None
+        if self.seen is not None and self.seen.st_nlink > 1:
+            self.hook_notes.append(other_links_note(self.path, self.seen.st_nlink - 1))
         self.safe.session.record_hash(self.path, written_hash)
         metadata = {"backup_id": backup.backup_id if backup else None, "content_hash": written_hash}
         told = self.safe.hooks.fire(
