@@ -257,3 +257,31 @@ async def test_a_change_to_a_file_without_other_links_says_nothing_of_links(conn
         result = await client.call_tool("write_file", {"path": "a.txt", "content": "two\n"})
     assert "hard link" not in text_of(result)
     assert not structured(result).get("feedback")
+
+
+def sparse(path: Path) -> bytes:
+    """Make ``path`` a 64 MiB file of holes around two bits of data (the last one short of its end); returns its
+    bytes. Skips where the filesystem stores the holes."""
+    with path.open("wb") as out:
+        out.seek(16 << 20)
+        out.write(b"middle\n")
+        out.seek(40 << 20)
+        out.write(b"late\n")
+        out.truncate(64 << 20)
+    if path.stat().st_blocks * 512 >= 1 << 20:
+        pytest.skip(f"{path.parent} keeps no holes")
+    return path.read_bytes()
+
+
+async def test_a_copy_and_a_move_to_another_filesystem_keep_a_sparse_files_holes(
+    connect: ClientFactory, root: Path, mount_tmpfs: Mount
+) -> None:
+    # Copied byte for byte, a 64 MiB file holding 12 bytes took 64 MiB (a disk image, its whole nominal size).
+    data = sparse(root / "disk.img")
+    other = mount_tmpfs(root / "other", "8m")
+    async with connect() as client:
+        structured(await client.call_tool("copy_file", {"source_path": "disk.img", "dest_path": "copy.img"}))
+        structured(await client.call_tool("move_file", {"source_path": "disk.img", "dest_path": "other/disk.img"}))
+    for copy in (root / "copy.img", other / "disk.img"):
+        assert copy.read_bytes() == data
+        assert copy.stat().st_blocks * 512 < 1 << 20
