@@ -285,3 +285,27 @@ async def test_a_copy_and_a_move_to_another_filesystem_keep_a_sparse_files_holes
     for copy in (root / "copy.img", other / "disk.img"):
         assert copy.read_bytes() == data
         assert copy.stat().st_blocks * 512 < 1 << 20
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("move_file", {"source_path": "locked.txt", "dest_path": "moved.txt"}),
+        ("delete_file", {"path": "locked.txt"}),
+    ],
+)
+async def test_a_move_or_delete_of_an_immutable_file_names_the_flag_not_the_permissions(
+    connect: ClientFactory, root: Path, tool: str, arguments: dict[str, object]
+) -> None:
+    # The bare EPERM said "Check its permissions with get_file_info", which shows a mode that allows the change.
+    locked = root / "locked.txt"
+    locked.write_bytes(b"kept\n")
+    with immutable(locked):
+        async with connect() as client:
+            result = await client.call_tool(tool, arguments)
+        assert locked.read_bytes() == b"kept\n"
+    assert sorted(path.name for path in root.iterdir()) == ["locked.txt"]
+    assert error_code(result) == "access_denied", text_of(result)
+    if os.geteuid() == 0:
+        assert "it is marked immutable (lsattr shows an i)" in text_of(result)
+        assert "chattr -i" in text_of(result)

@@ -7,6 +7,7 @@ much to free (from ``statvfs``), a read-only mount names its mount point, a name
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import stat
@@ -102,6 +103,15 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
             path=field_path(path),
             reason=reason,
         )
+    flag = _flag_of(path) if exc.errno == errno.EPERM else None
+    if flag is not None:
+        return AccessDeniedError(
+            f"the operating system refused to change {shown}: it is marked {flag[0]} (lsattr shows an {flag[1]}), "
+            f"which keeps even root from replacing, moving or deleting it. Ask the user to clear that (chattr "
+            f"-{flag[1]}) if it should change, or use another path.",
+            path=field_path(path),
+            reason=reason,
+        )
     if isinstance(exc, PermissionError) or exc.errno in (errno.ELOOP, errno.EACCES, errno.EPERM):
         return AccessDeniedError(
             f"the operating system refused access to {shown}: {reason}. Check its permissions with "
@@ -117,6 +127,30 @@ def from_os_error(exc: OSError, path: object, *, needed: int | None = None) -> F
             path=field_path(path),
         )
     return FsguardError(f"I/O error on {shown}: {reason}.", path=field_path(path))
+
+
+_FS_IOC_GETFLAGS = 0x80086601  # Linux, <linux/fs.h>
+_FLAGS = ((0x10, ("immutable", "i")), (0x20, ("append-only", "a")))  # FS_IMMUTABLE_FL, FS_APPEND_FL
+
+
+def _flag_of(path: object) -> tuple[str, str] | None:
+    """The flag (its name, its lsattr letter) that makes the regular file or directory at ``path`` refuse a change
+    with EPERM, which the mode cannot show: "Check its permissions" sent the agent to bits that allowed it. None
+    where there is none, or it cannot be told (not Linux, the file gone, not readable)."""
+    if not isinstance(path, (str, Path)) or not Path(path).is_absolute():
+        return None
+    try:
+        found = os.lstat(path)
+        if not (stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode)):
+            return None  # a device or a pipe is never opened to be asked
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            flags = int.from_bytes(fcntl.ioctl(fd, _FS_IOC_GETFLAGS, bytes(8))[:4], "little")
+        finally:
+            os.close(fd)
+    except (OSError, ValueError):
+        return None
+    return next((named for bit, named in _FLAGS if flags & bit), None)
 
 
 def _open_file_limit() -> str:
