@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import stat
+import struct
 import subprocess
 from pathlib import Path
 
@@ -309,3 +310,40 @@ async def test_a_move_or_delete_of_an_immutable_file_names_the_flag_not_the_perm
     if os.geteuid() == 0:
         assert "it is marked immutable (lsattr shows an i)" in text_of(result)
         assert "chattr -i" in text_of(result)
+
+
+def private_share(directory: Path) -> None:
+    """Give ``directory`` the default ACL ``user::rw- user:65534:rw- group::r-- mask::rw- other::---`` (written as
+    its extended attribute: setfacl need not be installed), or skip where the filesystem keeps no POSIX ACL."""
+    everyone = 0xFFFFFFFF
+    entries = [(0x01, 6, everyone), (0x02, 6, 65534), (0x04, 4, everyone), (0x10, 6, everyone), (0x20, 0, everyone)]
+    value = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *entry) for entry in entries)
+    try:
+        os.setxattr(directory, "system.posix_acl_default", value)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM):
+            pytest.skip(f"{directory} keeps no POSIX ACL")
+        raise
+
+
+async def test_a_file_written_anew_in_a_directory_with_a_default_acl_takes_that_acl_as_any_program_would(
+    connect: ClientFactory, root: Path
+) -> None:
+    # Set to 0666 less the umask after its creation, a new file overrode the directory's default ACL: others, whom
+    # the ACL kept out, could read it (0644), and the named user lost write (the mask became r--).
+    share = root / "share"
+    share.mkdir()
+    private_share(share)
+    made = os.open(share / "by_hand.txt", os.O_WRONLY | os.O_CREAT, 0o666)
+    os.close(made)
+    async with connect() as client:
+        structured(await client.call_tool("write_file", {"path": "share/new.txt", "content": "x\n"}))
+        deeper = {"path": "share/a/b.txt", "content": "y\n", "create_dirs": True}
+        structured(await client.call_tool("write_file", deeper))
+    expected = stat.S_IMODE((share / "by_hand.txt").stat().st_mode)
+    assert expected == 0o660
+    for made_here in (share / "new.txt", share / "a" / "b.txt"):
+        assert stat.S_IMODE(made_here.stat().st_mode) == expected
+        assert os.getxattr(made_here, "system.posix_acl_access") == os.getxattr(
+            share / "by_hand.txt", "system.posix_acl_access"
+        )

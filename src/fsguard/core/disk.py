@@ -265,7 +265,7 @@ class AtomicWriter:
             # Recreated from its bytes and mode alone (an undo of a delete), a file is this user's: a setuid bit
             # set for its old owner would make it a program running as this user.
             like: os.stat_result | None = None
-            fresh = without_set_id(mode) if mode is not None else 0o666 & ~_UMASK
+            fresh = without_set_id(mode) if mode is not None else None
             xattrs: Xattrs = {}
         else:
             like, fresh = existing, 0o600
@@ -292,16 +292,19 @@ class AtomicWriter:
                 raise
 
 
-def _fill(parent: int, temp: str, data: bytes, mode: int, like: os.stat_result | None, xattrs: Xattrs) -> None:
+def _fill(parent: int, temp: str, data: bytes, mode: int | None, like: os.stat_result | None, xattrs: Xattrs) -> None:
     """Create the temp ``temp`` in ``parent`` holding ``data`` durably, with the owner, ``xattrs`` and mode of the
-    file it replaces (``like``), else with ``mode``."""
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent)
+    file it replaces (``like``), else with ``mode``; without one, 0666 as the umask or the directory's default ACL
+    cuts it, as any program's new file. (Set after, 0666 less the umask overrode that ACL: a file made in a
+    directory whose default ACL kept others out was readable by all, and its named users lost write.)"""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temp, flags, 0o666 if mode is None else mode, dir_fd=parent)
     try:
         _write_all(fd, data)
-        if like is None:
-            os.fchmod(fd, mode)  # not the umask's
-        else:
+        if like is not None:
             carry(fd, like, xattrs, times=False)
+        elif mode is not None:
+            os.fchmod(fd, mode)  # not the umask's
         os.fsync(fd)
     finally:
         os.close(fd)
