@@ -347,3 +347,29 @@ async def test_a_file_written_anew_in_a_directory_with_a_default_acl_takes_that_
         assert os.getxattr(made_here, "system.posix_acl_access") == os.getxattr(
             share / "by_hand.txt", "system.posix_acl_access"
         )
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_file", {"path": "box/kept.txt", "old_text": "kept", "new_text": "x"}),
+        ("write_file", {"path": "box/new.txt", "content": "x\n"}),
+        ("delete_file", {"path": "box/kept.txt"}),
+    ],
+)
+async def test_a_change_in_an_immutable_directory_names_its_flag_not_its_mode(
+    connect: ClientFactory, root: Path, tool: str, arguments: dict[str, object]
+) -> None:
+    # As root the directory's bits allow it: "make it writable (chmod u+w)" would change nothing.
+    box = root / "box"
+    box.mkdir()
+    (box / "kept.txt").write_bytes(b"kept\n")
+    with immutable(box):
+        async with connect() as client:
+            result = await client.call_tool(tool, arguments)
+        assert sorted(path.name for path in box.iterdir()) == ["kept.txt"]
+    assert (box / "kept.txt").read_bytes() == b"kept\n"
+    assert error_code(result) == "access_denied", text_of(result)
+    if os.geteuid() == 0:
+        assert "its directory box is marked immutable (lsattr -d shows an i)" in text_of(result)
+        assert "chmod" not in text_of(result)

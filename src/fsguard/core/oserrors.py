@@ -133,17 +133,18 @@ _FS_IOC_GETFLAGS = 0x80086601  # Linux, <linux/fs.h>
 _FLAGS = ((0x10, ("immutable", "i")), (0x20, ("append-only", "a")))  # FS_IMMUTABLE_FL, FS_APPEND_FL
 
 
-def _flag_of(path: object) -> tuple[str, str] | None:
-    """The flag (its name, its lsattr letter) that makes the regular file or directory at ``path`` refuse a change
-    with EPERM, which the mode cannot show: "Check its permissions" sent the agent to bits that allowed it. None
-    where there is none, or it cannot be told (not Linux, the file gone, not readable)."""
+def _flag_of(path: object, *, follow: bool = False) -> tuple[str, str] | None:
+    """The flag (its name, its lsattr letter) that makes the regular file or directory at ``path`` (with ``follow``,
+    where it leads) refuse a change with EPERM, which the mode cannot show: "Check its permissions" sent the agent
+    to bits that allowed it. None where there is none, or it cannot be told (not Linux, the file gone, not
+    readable)."""
     if not isinstance(path, (str, Path)) or not Path(path).is_absolute():
         return None
     try:
-        found = os.lstat(path)
+        found = Path(path).stat(follow_symlinks=follow)
         if not (stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode)):
             return None  # a device or a pipe is never opened to be asked
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW))
         try:
             flags = int.from_bytes(fcntl.ioctl(fd, _FS_IOC_GETFLAGS, bytes(8))[:4], "little")
         finally:
@@ -173,6 +174,16 @@ def unwritable_directory_error(exc: OSError, path: Path, directory: int) -> Acce
     except OSError:
         return None  # cannot tell: the caller's error
     shown, parent = shorten(path), shorten(path.parent)
+    flag = _flag_of(f"/proc/self/fd/{directory}", follow=True)
+    if flag is not None:  # root passes the bits: "chmod u+w" would change nothing
+        return AccessDeniedError(
+            f"the operating system refused to change {shown}: its directory {parent} is marked {flag[0]} (lsattr -d "
+            f"shows an {flag[1]}), which keeps even root from changing what it holds. Ask the user to clear that "
+            f"(chattr -{flag[1]} {parent}) if it should change, or use another path.",
+            path=shown,
+            directory=parent,
+            reason=os_reason(exc),
+        )
     return AccessDeniedError(
         f"the operating system refused to change {shown}: its directory {parent} is not writable by the server's "
         f"user (mode {mode}), and a file there is made, replaced, moved or deleted only by changing it. Ask the user "
