@@ -8,6 +8,7 @@ revision) keep git's results.
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -18,11 +19,18 @@ from fsguard.core import gitchanges, gitrestore
 from fsguard.core.backups import BackupRecord
 from fsguard.core.gitrepo import GitCall
 from tests.conftest import error_code, structured, text_of
+from tests.tools.test_file_attributes import private_share
 from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
 
 OUTSIDE = b"OUTSIDE SECRET\n"
+
+
+def umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @pytest.fixture
@@ -86,3 +94,26 @@ async def test_a_restore_from_a_revision_removes_a_file_the_revision_does_not_ho
     assert [Path(path).name for path in result["paths"]] == ["run.sh"]
     assert not (repo / "run.sh").exists()
     assert (repo / "a.txt").read_bytes() == b"alpha\n"
+
+
+async def test_a_restored_file_takes_its_directorys_default_acl_as_gits_own_checkout_does(
+    client: Client, repo: Path
+) -> None:
+    # The restore set 0644 after writing: a deleted file it brought back into a directory whose default ACL kept
+    # others out was readable by all, where git's checkout leaves it as that ACL says.
+    private_share(repo / "swap" / "d0")
+    (repo / "run.sh").unlink()
+    (repo / "swap" / "d0" / "f0.txt").unlink()
+    git(repo, "checkout", "--", "swap/d0/f0.txt")
+    by_git = (
+        (repo / "swap" / "d0" / "f0.txt").stat().st_mode,
+        os.getxattr(repo / "swap" / "d0" / "f0.txt", "system.posix_acl_access"),
+    )
+    (repo / "swap" / "d0" / "f0.txt").unlink()
+    paths = ["swap/d0/f0.txt", "run.sh"]
+    structured(await client.call_tool("git", {"action": "restore", "paths": paths, "force": True}))
+    restored = repo / "swap" / "d0" / "f0.txt"
+    assert restored.read_bytes() == b"committed\n"
+    assert (restored.stat().st_mode, os.getxattr(restored, "system.posix_acl_access")) == by_git
+    assert stat.S_IMODE(restored.stat().st_mode) == 0o660
+    assert stat.S_IMODE((repo / "run.sh").stat().st_mode) == 0o777 & ~umask()

@@ -16,7 +16,7 @@ from pathlib import Path
 from fsguard.core.attributes import check_replaceable
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
-from fsguard.core.disk import new_file_mode, read_at
+from fsguard.core.disk import read_at
 from fsguard.core.errors import (
     FsguardError,
     InvalidParamsError,
@@ -172,9 +172,10 @@ def put_back(call: GitCall, name: str, entry: Pinned, source: tuple[str, str] | 
     data = call.repo.git("cat-file", "--filters", _blob(call, name)).stdout
     if found is not None and not stat.S_ISREG(found.st_mode):
         _unlink(entry)  # a link where the file was: git replaces it with the file
-    call.safe.atomic.write_at(entry, data, mode=new_file_mode(executable=mode == _EXECUTABLE))
-    if found is not None and stat.S_ISREG(found.st_mode):
-        _executable_as(entry, mode == _EXECUTABLE)  # write_at keeps a file's own mode: git's x bit is the source's
+    # A new file is 0666 as the umask or the directory's default ACL cuts it, as git's (a mode set after the write
+    # overrode that ACL); write_at keeps an old file's own mode. Either way, git's x bit is the source's.
+    call.safe.atomic.write_at(entry, data)
+    _executable_as(entry, mode == _EXECUTABLE)
 
 
 def settle_index(call: GitCall, restored: dict[str, tuple[str, str]]) -> None:
