@@ -393,14 +393,17 @@ async def test_a_start_column_past_the_end_of_its_line_is_refused_naming_the_lin
         empty = await client.call_tool("read_file", {"path": "s.txt", "start_line": 3, "start_column": 2})
         last = await client.call_tool("read_file", {"path": "s.txt", "start_line": 4, "start_column": 9})
         at_end = structured(await client.call_tool("read_file", {"path": "s.txt", "start_line": 2, "start_column": 6}))
+        end = await client.call_tool("read_file", {"path": "s.txt", "start_line": 4, "start_column": 5})
+        last_end = structured(end)
     assert (error_code(past), error_code(empty), error_code(last)) == ("invalid_params",) * 3
     assert text_of(past).startswith(
         "start_column 7 is past the end of line 2 of s.txt (5 characters). "
-        "Use start_column <= 5, or start_line=3 for the next line."
+        "Use start_column <= 6 (right after its last character), or start_line=3 for the next line."
     )
     assert text_of(empty).startswith("start_column 2 is past the end of line 3 of s.txt (0 characters).")
-    assert "past the end of line 4 of s.txt (4 characters). Use start_column <= 4" in text_of(last)
+    assert "past the end of line 4 of s.txt (4 characters). Use start_column <= 5 " in text_of(last)
     assert at_end["content"].startswith("\n")  # right after its last character: the rest of the line is its break
+    assert last_end["content"] == ""  # the column the refusal names as the limit is accepted: the file's end
     assert (root / "s.txt").read_bytes() == "abc\nhéllo\n\nlast".encode()
 
 

@@ -72,11 +72,13 @@ class _Reads:
 
 def column_past_end(line: int, length: int, column: int, name: str, total: int | None) -> InvalidParamsError:
     """The refusal of a start_column past the end of line ``line`` of ``name`` (``length`` characters; ``total``
-    lines in the file, None when not counted): as a start_line past the file's end is refused."""
+    lines in the file, None when not counted): as a start_line past the file's end is refused. The column right
+    after the last character is the line's end, and read (its break and the lines after it), so the limit named is
+    one past the length."""
     following = f", or start_line={line + 1} for the next line" if total is None or line < total else ""
     return InvalidParamsError(
         f"start_column {column:,} is past the end of line {line} of {name} ({plural(length, 'character')}). "
-        f"Use start_column <= {max(length, 1):,}{following}.",
+        f"Use start_column <= {length + 1:,} (right after its last character){following}.",
         start_column=column,
     )
 
