@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from fsguard.core import disk
 from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
@@ -113,3 +114,25 @@ async def test_the_refusals_of_a_binary_file_over_the_limit_never_send_the_agent
     assert error_code(raw) == "too_large"
     assert "A text file can still be read in ranges" in text_of(raw)
     assert (root / "b.bin").read_bytes() == blob
+
+
+async def test_a_file_growing_during_a_base64_read_is_never_answered_past_the_response_budget(
+    connect: ClientFactory, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The budget was checked against the size from before the read, and all that came in was sent.
+    (root / "grow.bin").write_bytes(b"\x00" * 600)
+    real = disk.read_all
+
+    def growing(fd: int, size_hint: int, limit: int | None = None) -> bytes:
+        with (root / "grow.bin").open("ab") as f:
+            f.write(b"\x01" * 5000)  # another program appends while fsguard reads
+        return real(fd, size_hint, limit)
+
+    monkeypatch.setattr(disk, "read_all", growing)
+    async with connect(max_file_size=100_000, max_response_bytes=LIMIT) as client:
+        result = await client.call_tool("read_file", {"path": "grow.bin", "encoding": "base64"})
+    assert error_code(result) == "too_large"
+    assert text_of(result).startswith(
+        "grow.bin grew past the response budget (--max-response-bytes 1,000) while it was read; nothing was changed."
+    )
+    assert (root / "grow.bin").read_bytes() == b"\x00" * 600 + b"\x01" * 5000

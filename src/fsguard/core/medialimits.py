@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from fsguard.core.disk import read_open
 from fsguard.core.errors import BinaryFileError, InvalidParamsError, TooLargeError
 from fsguard.core.media import Media
 
@@ -35,6 +36,21 @@ class MediaLimits:
     def base64_fits(self, size: int) -> bool:
         """Whether read_file(encoding='base64') answers ``size`` bytes: loaded whole, and its text whole."""
         return size <= self.max_file_size and base64_size(size) <= self.response_budget
+
+    def base64_bytes(self, fd: int, path: Path, size: int, media: Media | None) -> bytes:
+        """All of the open ``fd`` (``size`` bytes by its stat) for read_file(encoding='base64'), refused above
+        --max-file-size, or above --max-response-bytes as base64 text: no more is read than the answer holds, so a
+        file growing meanwhile is not followed past it (the check was of the size from before the read)."""
+        fits = size <= self.max_file_size
+        if fits and base64_size(size) > self.response_budget:
+            self.refuse_base64_text(media, path, size)
+        cap = min(self.max_file_size, 3 * (self.response_budget // 4)) if fits else self.max_file_size
+        try:
+            return read_open(fd, path, cap)[0]
+        except TooLargeError:
+            if cap == self.max_file_size:
+                raise
+            self.refuse_base64_text(media, path, None)
 
     def refuse_range(self, media: Media, path: Path, size: int, given: str | None) -> NoReturn:
         """A read of a media file that does not show it: a line range (``given``: the parameters that asked for it),
@@ -68,16 +84,19 @@ class MediaLimits:
             path=str(path),
         )
 
-    def refuse_base64_text(self, media: Media | None, path: Path, size: int) -> NoReturn:
-        """A base64 read whose text passes --max-response-bytes: an image or audio file read_file inlines is shown
-        by it (the refusal named get_file_info and copy_file, never the read that shows the image)."""
+    def refuse_base64_text(self, media: Media | None, path: Path, size: int | None) -> NoReturn:
+        """A base64 read whose text passes --max-response-bytes (``size`` bytes; None: it grew past it while it was
+        read): an image or audio file read_file inlines is shown by it (the refusal named get_file_info and
+        copy_file, never the read that shows the image)."""
         shown = ""
-        if media is not None and size <= self.inline_budget:
+        if media is not None and size is not None and size <= self.inline_budget:
             shown = f"read_file without encoding shows {_noun(media, 'this')} ({media.mime_type}) to you; "
+        was = "grew past" if size is None else f"is {size:,} bytes, {base64_size(size):,} as base64: above"
+        grew = " while it was read; nothing was changed" if size is None else ""
         raise TooLargeError(
-            f"{path.name} is {size:,} bytes, {base64_size(size):,} as base64: above the response budget "
-            f"(--max-response-bytes {self.response_budget:,}). {shown}get_file_info gives its size and content_hash, "
-            "copy_file and move_file take its bytes; restart with a larger --max-response-bytes to read it.",
+            f"{path.name} {was} the response budget (--max-response-bytes {self.response_budget:,}){grew}. {shown}"
+            "get_file_info gives its size and content_hash, copy_file and move_file take its bytes; restart with a "
+            f"larger --max-response-bytes to read it{', or retry once it stops growing' if size is None else ''}.",
             path=str(path),
         )
 

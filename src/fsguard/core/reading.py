@@ -29,7 +29,7 @@ from fsguard.core.excerpts import (
 from fsguard.core.hashing import Fingerprint, FingerprintCache, content_hash
 from fsguard.core.hooks import HookRunner
 from fsguard.core.media import DEFAULT_MAX_MEDIA_BYTES, SNIFF_BYTES, MediaRead, read_media, sniff
-from fsguard.core.medialimits import MediaLimits, base64_size
+from fsguard.core.medialimits import MediaLimits
 from fsguard.core.nearby import NearPaths
 from fsguard.core.paths import PathPolicy
 from fsguard.core.ranges import (
@@ -288,9 +288,7 @@ class FileReader:
             kind = sniff(os.pread(fd, SNIFF_BYTES, 0))
             if st.st_size > self.max_file_size and kind is not None:
                 self.media_limits.refuse_base64(kind, path, st.st_size)
-            if st.st_size <= self.max_file_size and base64_size(st.st_size) > self._budget:
-                self.media_limits.refuse_base64_text(kind, path, st.st_size)
-            data, _ = read_open(fd, path, self.max_file_size)
+            data = self.media_limits.base64_bytes(fd, path, st.st_size, kind)
         # Only the hash is needed here: decoding the whole file for a line count would be wasted work.
         digest = content_hash(data)
         self._session.record_hash(path, digest)
