@@ -115,7 +115,9 @@ async def test_a_write_over_a_binary_file_says_it_replaces_one_its_diff_cannot_s
     (root / "logo.png").write_bytes(raw)
     planned = await plan(client, "write", "logo.png", content="new text\n")
     # Its diff, "@@ -0,0 +1 @@", read as the creation of a file: nothing said a binary file was replaced.
-    assert f"replaces a binary file ({len(raw)} bytes): the diff shows only the new text" in planned["risk_factors"]
+    assert (
+        f"replaces a binary file ({len(raw)} bytes) whole: the diff shows only the new text" in planned["risk_factors"]
+    )
     assert (root / "logo.png").read_bytes() == raw
 
 
@@ -250,3 +252,20 @@ async def test_a_long_planned_diff_names_calls_that_show_it_whole_not_a_diff_for
     assert "elided" not in whole["diff"]
     assert "-line 100" in whole["diff"]
     assert (root / "a.txt").read_text(encoding="utf-8") == text
+
+
+async def test_a_write_over_a_binary_file_suggests_what_can_change_it_not_edit_file(client: Client, root: Path) -> None:
+    # It said "prefer edit_file for the parts that really change", which refuses a binary file.
+    blob = bytes(range(256)) * 40
+    (root / "b.bin").write_bytes(blob)
+    planned = await plan(client, "write", "b.bin", content="hello")
+    first = planned["suggestions"][0]
+    assert first.startswith("It is binary, which edit_file refuses: write_file replaces it whole")
+    assert not any("prefer edit_file" in suggestion for suggestion in planned["suggestions"])
+    assert "replaces a binary file (10,240 bytes) whole: the diff shows only the new text" in planned["risk_factors"]
+    edited = await client.call_tool("edit_file", {"path": "b.bin", "old_text": "a", "new_text": "b"})
+    assert error_code(edited) == "binary_file"  # what the old suggestion led to
+    assert (root / "b.bin").read_bytes() == blob
+    written = await client.call_tool("write_file", {"path": "b.bin", "content_base64": "aGVsbG8="})
+    assert not written.is_error
+    assert (root / "b.bin").read_bytes() == b"hello"

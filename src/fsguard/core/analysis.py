@@ -132,9 +132,12 @@ class Analyzer:
         )
         guard = write_guard(existing_size=len(data), new_size=len(written)) if data is not None else None
         factors = [guard.message] if guard else []
-        if data and current is None:  # its diff read as a new file's: "@@ -0,0 +1 @@", nothing removed
-            factors.append(f"replaces a binary file ({len(data):,} bytes): the diff shows only the new text")
-        planned = self._change(base, path, before, after, risk, factors, unchanged=written == data)
+        binary = bool(data) and current is None  # its diff reads as a new file's: "@@ -0,0 +1 @@", nothing removed
+        if binary:
+            factors.append(
+                f"replaces a binary file ({len(data or b''):,} bytes) whole: the diff shows only the new text"
+            )
+        planned = self._change(base, path, before, after, risk, factors, unchanged=written == data, binary=binary)
         return planned if data is not None else self._creation(planned)
 
     def _status(self, path: Path, *, follow: bool) -> os.stat_result | None:
@@ -173,6 +176,7 @@ class Analyzer:
         factors: list[str],
         *,
         unchanged: bool,
+        binary: bool = False,
     ) -> AnalyzeResult:
         if unchanged:
             # As the tools do, the same bytes are not written again: no step to undo. Judged from the bytes, not the
@@ -194,7 +198,11 @@ class Analyzer:
         suggestions = [
             f'A backup is taken before the change; undo it with backup(action="undo_last", file_path="{path}").'
         ]
-        if risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL) and base.operation == "write" and base.exists:
+        if binary:  # edit_file edits text only: it refuses this file
+            suggestions.insert(
+                0, "It is binary, which edit_file refuses: write_file replaces it whole (raw bytes as content_base64)."
+            )
+        elif risk.level in (RiskLevel.HIGH, RiskLevel.CRITICAL) and base.operation == "write" and base.exists:
             suggestions.insert(0, "Most of the file changes: prefer edit_file for the parts that really change.")
         return base.model_copy(
             update={
