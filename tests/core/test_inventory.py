@@ -12,7 +12,8 @@ from fsguard.core.beneath import Pinned
 from fsguard.core.disk import AtomicWriter
 from fsguard.core.errors import NotFoundError
 from fsguard.core.inventory import BackupFilter, clean_backups, list_backups, list_trash, purge_trash
-from fsguard.core.trash import Trash, TrashEntry
+from fsguard.core.trash import Trash
+from fsguard.core.trashentries import TrashEntry
 
 DAY_S = 86_400.0
 NOW = 1_000_000.0

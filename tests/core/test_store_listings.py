@@ -25,7 +25,8 @@ from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.inventory import BackupFilter, list_backups, list_groups, list_trash, operation_matches, purge_trash
 from fsguard.core.journal import Replay, read_journal
 from fsguard.core.rmtree import remove_tree_named
-from fsguard.core.trash import Trash, TrashEntry
+from fsguard.core.trash import Trash
+from fsguard.core.trashentries import TrashEntry
 from tests.strategies import StoreAct, store_events
 
 NOW = 1_700_000_000.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -464,6 +465,39 @@ async def test_a_damaged_group_is_refused_in_words_that_lead_to_each_files_own_b
     own = listed["backups"][0]["backup_id"]
     structured(await client.call_tool("backup", {"action": "restore", "backup_id": own}))
     assert (root / "b.txt").read_bytes() == b"old b\n"  # the advice, followed, brings the file back
+
+
+async def test_a_group_or_trash_record_with_a_field_of_a_newer_fsguard_is_refused_naming_the_version_not_damage(
+    client: Client, root: Path, state_dir: Path
+) -> None:
+    # Both were refused as "damaged", which sends the user to repair what a newer fsguard wrote on purpose.
+    (root / "b.txt").write_bytes(b"old b\n")
+    (root / "gone.txt").write_bytes(b"keep me\n")
+    request = {"operations": [{"type": "write", "path": "b.txt", "content": "new b\n"}]}
+    group_id = structured(await client.call_tool("batch_operations", {"request_json": request}))["backup_id"]
+    sd_id = structured(await client.call_tool("delete_file", {"path": "gone.txt"}))["results"][0]["sd_id"]
+    record = state_dir / "backups" / "groups" / f"{group_id}.json"
+    group = json.loads(record.read_bytes())
+    group["changes"][0]["future"] = 1
+    record.write_text(json.dumps(group), encoding="utf-8")
+    meta = state_dir / "trash" / sd_id / "meta.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_bytes()), "future": 1}), encoding="utf-8")
+
+    info = await client.call_tool("backup", {"action": "info", "backup_id": group_id})
+    restore = await client.call_tool("backup", {"action": "restore_trash", "sd_id": sd_id})
+    assert (error_code(info), error_code(restore)) == ("backup_corrupt", "backup_corrupt")
+    assert text_of(info).startswith(
+        f"backup group {group_id} was recorded by a newer fsguard (field 'future' unknown to this version)"
+    )
+    assert "upgrade fsguard (or use the version that recorded it)" in text_of(info)
+    assert "damaged" not in text_of(info)
+    assert text_of(restore).startswith(
+        f"trash entry {sd_id} was recorded by a newer fsguard (field 'future' unknown to this version)"
+    )
+    assert "upgrade fsguard (or use the version that recorded it)" in text_of(restore)
+    assert "damaged" not in text_of(restore)
+    assert (root / "b.txt").read_bytes() == b"new b\n"
+    assert (state_dir / "trash" / sd_id / "item").read_bytes() == b"keep me\n"
 
 
 async def test_purging_another_servers_trash_entry_is_refused_and_leaves_it_in_the_trash(

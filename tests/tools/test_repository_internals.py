@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from fsguard.core.trash import TrashEntry, new_sd_id
+from fsguard.core.trashentries import TrashEntry, new_sd_id
 from tests.conftest import error_code, structured, text_of
 from tests.tools.test_batch_request import snapshot
 from tests.tools.test_git import git, make_repo

@@ -19,7 +19,7 @@ from mcp import Client
 from fsguard.config import Settings
 from fsguard.core.inventory import Sweep, purge_trash
 from fsguard.core.transfer import move_verified
-from fsguard.core.trash import TrashEntry
+from fsguard.core.trashentries import TrashEntry
 from fsguard.server import build_server
 from tests.conftest import structured, text_of
 

@@ -27,7 +27,8 @@ from fsguard.core.oserrors import from_os_error
 from fsguard.core.removal import remove
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.setaside import changed_error, check_unchanged, same_entry
-from fsguard.core.trash import Trash, TrashEntry
+from fsguard.core.trash import Trash
+from fsguard.core.trashentries import TrashEntry
 from fsguard.core.treebackup import TreeRead, read_tree
 from fsguard.core.wholefiles import checked_bytes
 

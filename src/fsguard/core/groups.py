@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, get_args
@@ -206,7 +206,7 @@ class GroupStore:
             undone = tuple(str(path) for path in raw.get("rolled_back", ()))
             return Group(raw["group_id"], raw["operation"], float(raw["time"]), changes, interrupted, undone)
         except (KeyError, TypeError, ValueError) as exc:
-            raise _damaged(group_id) from exc
+            raise _damaged(group_id, _unknown(raw)) from exc
 
     def groups(self) -> list[Group]:
         """Every readable group, newest first (by the time recorded: ids name the second alone). One that cannot be
@@ -271,11 +271,29 @@ def read_change(item: dict[str, object]) -> Change:
     return Change(kind, **fields)  # type: ignore[arg-type]
 
 
-def _damaged(group_id: str) -> BackupCorruptError:
-    """The refusal of a group whose record cannot be read: the parser's words name nothing the model can act on."""
+def _unknown(raw: object) -> list[str]:
+    """What a group record holds that this version does not know (a change's field or kind, an interruption):
+    a newer fsguard wrote it. Nothing for a record that is damaged otherwise."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("changes"), list):
+        return []
+    known = {f.name for f in fields(Change)}
+    found = [f"interruption {raw['interrupted']!r}"] if raw.get("interrupted") not in {None, *_INTERRUPTIONS} else []
+    for item in (item for item in raw["changes"] if isinstance(item, dict)):
+        found += [f"change kind {item['kind']!r}"] if item.get("kind", "modified") not in _KINDS else []
+        found += [f"field {key!r}" for key in item if key not in known]
+    return list(dict.fromkeys(found))
+
+
+def _damaged(group_id: str, unknown: list[str] | None = None) -> BackupCorruptError:
+    """The refusal of a group whose record cannot be read: the parser's words name nothing the model can act on.
+    ``unknown``: what a newer fsguard wrote in it, which this version does not read rather than misread."""
+    cause = "is damaged: its record cannot be read"
+    if unknown:
+        cause = f"was recorded by a newer fsguard ({', '.join(unknown)} unknown to this version)"
+    newer = " or upgrade fsguard (or use the version that recorded it) to undo it whole" if unknown else ""
     return BackupCorruptError(
-        f"backup group {group_id} is damaged: its record cannot be read, so what the call changed is unknown; "
-        "nothing was changed. Each file it overwrote keeps a backup of its own: find them with "
-        "backup(action='list') and restore them one at a time.",
+        f"backup group {group_id} {cause}, so what the call changed is unknown; nothing was changed. Each file it "
+        f"overwrote keeps a backup of its own: find them with backup(action='list') and restore them one at a "
+        f"time{newer}.",
         backup_id=group_id,
     )

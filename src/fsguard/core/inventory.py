@@ -17,7 +17,8 @@ from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.errors import AccessDeniedError, FsguardError
 from fsguard.core.groups import Group, GroupStore
 from fsguard.core.oserrors import from_os_error, os_reason, shorten
-from fsguard.core.trash import Progress, Trash, TrashEntry
+from fsguard.core.trash import Progress, Trash
+from fsguard.core.trashentries import TrashEntry
 
 _HOUR_S = 3_600.0
 # The seed's operation labels, for callers that filter by them, and what fsguard records for the same acts.

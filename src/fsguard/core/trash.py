@@ -21,14 +21,12 @@ import fcntl
 import functools
 import json
 import os
-import secrets
 import shutil
 import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import asdict
 from pathlib import Path
 
 from fsguard.core.beneath import Pinned, lstat_at
@@ -39,7 +37,6 @@ from fsguard.core.errors import (
     EntryReplacedError,
     ExternalChangeError,
     FsguardError,
-    InvalidParamsError,
     NotFoundError,
 )
 from fsguard.core.groups import Change, change_intended
@@ -49,6 +46,7 @@ from fsguard.core.removal import check_no_mounts_below
 from fsguard.core.rmtree import remove_tree, remove_tree_named
 from fsguard.core.setaside import PREFIX, changed_error
 from fsguard.core.transfer import move_verified
+from fsguard.core.trashentries import TrashEntry, check_sd_id, entry_of, new_sd_id, unknown_fields
 from fsguard.core.trees import described, lstat_entry
 
 _DAY_S = 86_400.0
@@ -57,45 +55,6 @@ _REMOVING = PREFIX + "item"  # a tree's name in its entry while a purge removes 
 _TICK_FILES = 100  # files of a tree a purge removes between two reports of its progress (each may stop it)
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class TrashEntry:
-    """One soft-deleted file or directory."""
-
-    sd_id: str
-    original_path: str
-    kind: str  # "file" or "directory"
-    size: int
-    files: int
-    sha256: str | None  # None: a file in it was not readable by the server's user (a rename reads nothing)
-    time: float
-
-    @property
-    def time_iso(self) -> str:
-        return datetime.fromtimestamp(self.time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-    @property
-    def is_directory(self) -> bool:
-        return self.kind == "directory"
-
-
-def new_sd_id(now: float) -> str:
-    """``sd-YYYYMMDD-HHMMSS-`` + 16 hex digits (UTC)."""
-    return "sd-" + datetime.fromtimestamp(now, UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(8)
-
-
-def check_sd_id(sd_id: str) -> str:
-    """Refuse anything that is not a trash id before it is joined to a path."""
-    parts = sd_id.split("-")
-    ok = len(parts) == 4 and parts[0] == "sd" and parts[1].isdigit() and parts[2].isdigit()
-    if not ok or len(parts[3]) != 16 or any(c not in "0123456789abcdef" for c in parts[3]):
-        raise InvalidParamsError(
-            f"invalid sd_id {sd_id!r}: expected sd-YYYYMMDD-HHMMSS-<16 hex>. List entries with "
-            "backup(action='list_trash').",
-            sd_id=sd_id,
-        )
-    return sd_id
 
 
 class EntryBusy(Exception):
@@ -183,15 +142,20 @@ class Trash:
             NotFoundError: no such entry (restored or purged already).
         """
         home = self.root / check_sd_id(sd_id)
+        text = ""
         try:
-            return _described((home / "meta.json").read_text(encoding="utf-8"), sd_id)
+            text = (home / "meta.json").read_text(encoding="utf-8")
+            return entry_of(text, sd_id)
         except FileNotFoundError as exc:
             raise _no_entry(sd_id) from exc
         except (OSError, ValueError, TypeError) as exc:
+            unknown = unknown_fields(text)  # a newer fsguard's field: said so, not misread as what it may not mean
+            cause = f"was recorded by a newer fsguard ({unknown} unknown to this version)" if unknown else "is damaged"
+            newer = ", or upgrade fsguard (or use the version that recorded it) to restore it" if unknown else ""
             raise BackupCorruptError(
-                f"trash entry {sd_id} is damaged: its record cannot be read, so where it came from is unknown; "
+                f"trash entry {sd_id} {cause}: its record cannot be read, so where it came from is unknown; "
                 f"nothing was changed. What was deleted is still in the trash of fsguard's state directory "
-                f"(trash/{sd_id}/item), outside the roots: ask the user to move it back by hand.",
+                f"(trash/{sd_id}/item), outside the roots: ask the user to move it back by hand{newer}.",
                 sd_id=sd_id,
             ) from exc
 
@@ -319,34 +283,9 @@ def _read_meta(meta: Path) -> list[tuple[str, TrashEntry]]:
     """The name of the entry's directory with the entry ``meta`` describes; none when it cannot be read or is not a
     description."""
     try:
-        return [(meta.parent.name, _described(meta.read_text(encoding="utf-8"), meta.parent.name))]
+        return [(meta.parent.name, entry_of(meta.read_text(encoding="utf-8"), meta.parent.name))]
     except (OSError, ValueError, TypeError):
         return []
-
-
-_TIMES = (-62_135_596_800.0, 253_402_300_799.0)  # the times a date can be written for (years 1 to 9999)
-_FIELDS = {"sd_id": str, "original_path": str, "kind": str, "size": int, "files": int, "sha256": str, "time": float}
-
-
-def _described(text: str, home: str) -> TrashEntry:
-    """The entry a meta.json's ``text`` describes, in the entry directory named ``home``: its id is that name, whatever
-    the text says (a description copied or edited by hand must not send a restore or purge to another directory).
-
-    Raises:
-        ValueError, TypeError: not JSON, or not a description: a field missing, unknown, or of another type (a time
-            that is a string would fail the listing's sort, and a size the purge's sum).
-    """
-    fields = json.loads(text)
-    entry = TrashEntry(**fields)
-    for name, kind in _FIELDS.items():
-        value = fields[name]
-        if name == "sha256" and value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
-            raise TypeError(f"{name} is {value!r}, not {kind.__name__}")
-    if not _TIMES[0] <= entry.time <= _TIMES[1]:  # NaN, Infinity, 1e300: no date shows it (False for NaN too)
-        raise ValueError(f"time {entry.time!r} is no date")
-    return replace(entry, sd_id=home)
 
 
 def _remove_item(fd: int, removed: Callable[[], None] | None = None) -> None:

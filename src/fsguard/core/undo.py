@@ -29,7 +29,8 @@ from fsguard.core.hashing import content_hash
 from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL, HookCall, Mutation, mutation
 from fsguard.core.safeguards import Safeguards
 from fsguard.core.textio import decode
-from fsguard.core.trash import Trash, TrashEntry
+from fsguard.core.trash import Trash
+from fsguard.core.trashentries import TrashEntry
 
 
 @dataclass(frozen=True)

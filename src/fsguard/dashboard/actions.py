@@ -19,7 +19,7 @@ from fsguard.core.backups import check_backup_id
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.inventory import Sweep, purge_trash
 from fsguard.core.stats import CallStats
-from fsguard.core.trash import TrashEntry, check_sd_id
+from fsguard.core.trashentries import TrashEntry, check_sd_id
 from fsguard.core.undo import RestoreReport
 from fsguard.services import Services
 

@@ -17,7 +17,7 @@ from starlette.responses import Response, StreamingResponse
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError
 from fsguard.core.inventory import list_trash
 from fsguard.core.paths import PathPolicy
-from fsguard.core.trash import check_sd_id
+from fsguard.core.trashentries import check_sd_id
 from fsguard.dashboard import feed, names
 from fsguard.dashboard.charts import backup_sizes, human_bytes, statistics
 from fsguard.dashboard.history import file_history, recent_files

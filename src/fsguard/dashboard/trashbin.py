@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fsguard.core.errors import FsguardError, NotFoundError
 from fsguard.core.textio import decode, sniff
-from fsguard.core.trash import TrashEntry
+from fsguard.core.trashentries import TrashEntry
 
 PREVIEW_BYTES = 64 * 1024
 PREVIEW_NAMES = 200

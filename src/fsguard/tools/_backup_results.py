@@ -9,7 +9,7 @@ from collections.abc import Callable
 from fsguard.core.backups import BackupRecord
 from fsguard.core.groups import Group
 from fsguard.core.reverting import Reverted
-from fsguard.core.trash import TrashEntry
+from fsguard.core.trashentries import TrashEntry
 from fsguard.core.undo import RestoreReport
 from fsguard.models import (
     BackupAction,
