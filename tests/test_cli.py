@@ -137,6 +137,32 @@ def test_an_unusable_state_dir_exits_2_naming_the_flag_and_what_to_pass_not_a_to
     assert (tmp_path / "afile").read_bytes() == b""
 
 
+def test_a_file_where_the_state_dir_keeps_its_locks_exits_2_naming_it_and_to_move_it_aside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It said only to pass another --state-dir, where moving the stray file aside is the fix.
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "locks").write_bytes(b"stray")
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path), "--state-dir", str(state)])
+    said = capsys.readouterr().err
+    assert stopped.value.code == 2
+    assert said.count("\n") == 1
+    assert f"(a file is in the way: {state / 'locks'}). Move {state / 'locks'} out of the way" in said
+    assert (state / "locks").read_bytes() == b"stray"
+
+
+def test_a_directory_named_like_a_backup_journal_is_no_journal_and_the_server_still_builds(tmp_path: Path) -> None:
+    # Retention at start-up opened it as a journal: "is a directory", and no server.
+    root, state = tmp_path / "root", tmp_path / "state"
+    root.mkdir()
+    (state / "backups" / "journal" / "x.jsonl").mkdir(parents=True)
+    (state / "backups" / "journal" / "x.jsonl" / "inside").write_bytes(b"kept")
+    Services.create(settings_from(parser().parse_args([str(root), "--state-dir", str(state)])))
+    assert (state / "backups" / "journal" / "x.jsonl" / "inside").read_bytes() == b"kept"
+
+
 def test_client_config_is_valid_json_for_both_transports(tmp_path: Path) -> None:
     http = settings_from(parser().parse_args([str(tmp_path), "--transport", "http", "--port", "9001"]))
     stdio = settings_from(parser().parse_args([str(tmp_path)]))

@@ -26,6 +26,7 @@ _STATE_DIR_REASONS = {
     "not_found": "it cannot be created there",
     "not_a_directory": "a file is in the way",
     "already_exists": "a file is in the way",
+    "is_directory": "a directory is in the way",
     "access_denied": "the operating system refused access",
     "read_only_filesystem": "its filesystem is read-only",
     "disk_full": "its filesystem is full",
@@ -54,9 +55,14 @@ def _state_dir_refusal(exc: FsguardError, state_dir: Path) -> str | None:
     ):
         return None
     why = _STATE_DIR_REASONS.get(exc.code, exc.code.replace("_", " "))
+    # A stray entry inside it, where fsguard keeps one of its own: moving it aside is the fix, not another state dir.
+    stray = Path(path)
+    blocks = exc.code in ("not_a_directory", "already_exists", "is_directory") and state_dir.is_dir()
+    inside = blocks and stray.exists() and stray.resolve() != state_dir.resolve()
+    aside = f"Move {path} out of the way (fsguard keeps an entry of its own there), or pass" if inside else "Pass"
     return (
-        f"--state-dir {state_dir} cannot hold fsguard's backups, trash and locks ({why}: {path}). Pass --state-dir "
-        f"a directory this user may create and write to (the default is {default_state_dir()})."
+        f"--state-dir {state_dir} cannot hold fsguard's backups, trash and locks ({why}: {path}). {aside} "
+        f"--state-dir a directory this user may create and write to (the default is {default_state_dir()})."
     )
 
 

@@ -273,7 +273,8 @@ class BackupStore:
         return len(data) == record.size and _content_hash(data) == record.content_hash
 
     def _keys(self) -> list[str]:
-        return sorted(entry.stem for entry in self._journals.glob("*.jsonl"))
+        # Files only: a directory by a journal's name is none (it kept the server from starting, retention opening it)
+        return sorted(entry.stem for entry in self._journals.glob("*.jsonl") if entry.is_file())
 
     def _rebuild_index(self) -> None:
         # From the listing: an id no journal holds (dropped, mistyped) replayed them all (2,000 journals: 0.9 s).
