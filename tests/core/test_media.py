@@ -211,3 +211,39 @@ def test_a_webp_may_hold_bytes_past_its_riff_size_but_not_fewer() -> None:
     whole = media_samples.webp(5, 5, "VP8L")
     assert identify(whole + bytes(6)) == Media("image", "image/webp", 5, 5)
     assert identify(whole[:-2]) is None
+
+
+def _adts() -> bytes:
+    """One AAC ADTS frame: sync, MPEG-4, layer 0, no CRC; LC, 44.1 kHz, stereo; 20 bytes long."""
+    length = 20
+    header = bytes([0xFF, 0xF1, 0x50, 0x80 | (length >> 11), (length >> 3) & 0xFF, ((length & 7) << 5) | 0x1F, 0xFC])
+    return header + bytes(length - 7)
+
+
+@pytest.mark.parametrize(
+    ("stream", "mime"),
+    [(media_samples.flac(), "audio/flac"), (_adts(), "audio/aac"), (media_samples.mp3()[10:], "audio/mpeg")],
+    ids=["flac", "aac", "mp3"],
+)
+def test_audio_behind_an_id3_tag_is_labelled_by_the_stream_after_the_tag(stream: bytes, mime: str) -> None:
+    # The tag alone said audio/mpeg: an ID3-tagged FLAC or AAC file was sent as MP3.
+    tag = b"ID3\x04\x00\x00\x00\x00\x01\x00" + bytes(128)  # a 128-byte tag (size 0x100 in 7-bit bytes: 1 << 7)
+    assert identify(tag + stream) == Media("audio", mime)
+    assert identify(tag + stream, whole=False) == Media("audio", mime)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"RIFF\x04\x00\x00\x00WAVE",  # the signature alone
+        media_samples.wav()[:36],  # the format chunk, no data chunk
+        media_samples.flac()[:20],  # STREAMINFO cut
+        media_samples.ogg()[:40],  # the first page cut
+        b"ID3\x04\x00\x00\x00\x00\x00\x00" + _adts()[:12],  # the first frame after a tag cut
+        b"ID3\x04\x00\x00\x00\x00\x01\x00" + bytes(20),  # a tag promising 128 bytes, no stream
+    ],
+    ids=["riff stub", "wav without data", "flac cut", "ogg cut", "aac cut", "id3 alone"],
+)
+def test_an_audio_stub_that_ends_inside_its_first_header_is_not_media(data: bytes) -> None:
+    # A 12-byte RIFF....WAVE went out as an audio/wav block a model API cannot decode.
+    assert identify(data) is None

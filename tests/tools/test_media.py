@@ -368,3 +368,18 @@ async def test_a_jpeg_over_the_budget_whose_frame_header_is_far_in_is_linked(
         data = await _valid(client, result)
     assert (data["mime_type"], data["width"], data["height"]) == ("image/jpeg", 64, 32)
     assert data["content_hash"] == content_hash(raw)
+
+
+async def test_a_truncated_audio_stub_is_a_binary_file_and_id3_tagged_flac_is_flac(client: Client, root: Path) -> None:
+    # The stub went out as audio/wav, and the tagged FLAC as audio/mpeg: the signature alone was looked at.
+    (root / "stub.wav").write_bytes(b"RIFF\x04\x00\x00\x00WAVE")
+    tagged = b"ID3\x04\x00\x00\x00\x00\x00\x10" + bytes(16) + media_samples.flac()
+    (root / "tagged.flac").write_bytes(tagged)
+    stub = await client.call_tool("read_file", {"path": "stub.wav"})
+    assert error_code(stub) == "binary_file"
+    result = await client.call_tool("read_file", {"path": "tagged.flac"})
+    block = result.content[1]
+    assert isinstance(block, AudioContent)
+    assert block.mime_type == "audio/flac"
+    assert base64.b64decode(block.data) == (root / "tagged.flac").read_bytes() == tagged
+    assert (root / "stub.wav").read_bytes() == b"RIFF\x04\x00\x00\x00WAVE"

@@ -4,8 +4,8 @@ read_file hands a multimodal model an image or audio block instead of base64 tex
 magic bytes, so a PNG named ``.jpg`` is sent as image/png. An image counts only when its header parses and, read
 whole, its structure is there to its end (a PNG's IDAT and IEND, a JPEG's end of image, a GIF's image and trailer,
 a WebP's chunks as its RIFF size counts them): a block a model API cannot decode would fail the whole request
-there, so a damaged image is read as a binary file, as before. Small readers per format: no imaging library is
-needed to find two integers.
+there, so a damaged image is read as a binary file, as before (a stub of audio too: :mod:`fsguard.core.audio`).
+Small readers per format: no imaging library is needed to find two integers.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.audio import audio_type, id3, mpeg_frame
 from fsguard.core.charsets import legacy_codec
 from fsguard.core.disk import read_all
 from fsguard.core.errors import BinaryFileError
@@ -112,7 +113,7 @@ def _signature(head: bytes) -> Media | None:
         return Media("audio", "audio/ogg")
     if head.startswith(b"fLaC"):
         return Media("audio", "audio/flac")
-    if _id3(head) or _mpeg_frame(head):
+    if id3(head) or mpeg_frame(head):
         return Media("audio", "audio/mpeg")
     return None
 
@@ -124,9 +125,11 @@ def identify(data: bytes, *, whole: bool = True, read: Reader | None = None) -> 
     None when it is no supported format, or an image whose header does not parse or, ``whole``, that ends early.
     """
     found = sniff(data[:SNIFF_BYTES])
-    if found is None or found.kind == "audio":
-        return found
-    size = _IMAGE_SIZES[found.mime_type](read or (lambda at, count: data[at : at + count]))
+    reader = read or (lambda at, count: data[at : at + count])
+    if found is None or found.kind == "audio":  # audio checked as images are: its type past a tag, no bare stub
+        mime = found and audio_type(found.mime_type, reader, len(data) if whole else None)
+        return Media("audio", mime) if mime else None
+    size = _IMAGE_SIZES[found.mime_type](reader)
     if size is None or min(size) <= 0:
         return None
     if whole and not _IMAGE_ENDS.get(found.mime_type, _any_end)(data):
@@ -173,23 +176,6 @@ def _refuse_damaged(head: bytes, path: Path, *, ended: bool) -> None:
         "get_file_info.",
         path=str(path),
     )
-
-
-def _id3(head: bytes) -> bool:
-    """An ID3v2 tag header: version 2-4, then a size of four 7-bit bytes."""
-    return len(head) >= 10 and head.startswith(b"ID3") and 2 <= head[3] <= 4 and all(b < 0x80 for b in head[6:10])
-
-
-def _mpeg_frame(head: bytes) -> bool:
-    """A layer III frame header (an MP3 without ID3 tag): sync bits, a real version, a real bitrate and rate.
-
-    Layer III only: the UTF-16-LE byte-order mark FF FE reads as a layer I sync word.
-    """
-    if len(head) < 3 or head[0] != 0xFF or head[1] & 0xE0 != 0xE0:
-        return False
-    version, layer = (head[1] >> 3) & 3, (head[1] >> 1) & 3
-    bitrate, rate = head[2] >> 4, (head[2] >> 2) & 3
-    return version != 1 and layer == 1 and bitrate not in (0, 15) and rate != 3
 
 
 def _png_size(read: Reader) -> tuple[int, int] | None:
