@@ -383,3 +383,24 @@ async def test_a_truncated_audio_stub_is_a_binary_file_and_id3_tagged_flac_is_fl
     assert block.mime_type == "audio/flac"
     assert base64.b64decode(block.data) == (root / "tagged.flac").read_bytes() == tagged
     assert (root / "stub.wav").read_bytes() == b"RIFF\x04\x00\x00\x00WAVE"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        ("stub.wav", b"RIFF\x04\x00\x00\x00WAVE", "stub.wav is a binary file."),
+        ("cut.png", media_samples.png(5, 5)[:33], "cut.png starts as an image (image/png) but ends early"),
+        ("t.flac", b"ID3\x04\x00\x00\x00\x00\x00\x00" + media_samples.flac(), "t.flac is audio/flac (audio)"),
+    ],
+    ids=["audio stub", "damaged image", "tagged flac"],
+)
+async def test_a_line_range_of_a_media_file_is_refused_as_what_a_whole_read_finds_it_is(
+    client: Client, root: Path, name: str, data: bytes, said: str
+) -> None:
+    # It was refused by the signature alone: "is audio/wav: it is read whole, as an audio block", which a whole
+    # read then refused as a binary file; a tagged FLAC was named audio/mpeg.
+    (root / name).write_bytes(data)
+    refused = await client.call_tool("read_file", {"path": name, "start_line": 1})
+    assert refused.is_error
+    assert text_of(refused).startswith(said)
+    assert (root / name).read_bytes() == data
