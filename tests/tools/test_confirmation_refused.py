@@ -227,6 +227,8 @@ async def test_a_push_the_lease_would_refuse_anyway_asks_nothing(
     async with connect(elicitation_callback=user) as client:
         result = await client.call_tool("git", {"action": "push", "path": "repo", "name": "main"})
     assert error_code(result) == "git_error", text_of(result)
+    assert "force=true" not in text_of(result)  # refused too: the error names what works
+    assert "git fetch" in text_of(result)
     assert user.asked == []
     assert git(remote, "rev-parse", "main") == theirs
 

@@ -174,13 +174,19 @@ def push(call: GitCall) -> GitResult:
     # With the lease alone, a fetch in the background (an editor's) while the user was asked moved the remote-tracking
     # ref to the commits someone else pushed, and the push replaced them unseen: it must also hold that ref's tip.
     lease = _LEASE if request.force else []
-    upstream = ["--set-upstream", remote, refspec] if refspec else [remote]
+    target = [remote, refspec] if refspec else [remote]
+    upstream = ["--set-upstream", *target] if refspec else target
     out = repo.git("push", "--porcelain", *receiver, *lease, *upstream, check=False)
     refs = parse_push(out.stdout)
     if out.code != 0:
         rejected = "; ".join(f"{_refspec(r.refspec)} {r.summary}" for r in refs if r.rejected)
         advice, said = "Nothing was pushed.", out.stderr
-        if rejected and not request.force:
+        if rejected and not request.force and _lease_refuses(call, receiver, target):  # force=true would fail too
+            advice = (
+                f"Rejected: {rejected}. The remote has commits this branch has not taken in: integrate them first "
+                "(git fetch, look at them, then merge or rebase onto them), then push again."
+            )
+        elif rejected and not request.force:
             advice = (
                 f"Rejected: {rejected}. The remote has commits this branch does not: integrate them first, or "
                 "replace them with force=true (--force-with-lease: refused if the remote moved since your last fetch)."
@@ -222,9 +228,15 @@ def rejected_push(call: GitCall) -> list[str]:
     upstream = [remote, refspec] if refspec else [remote]
     dry = ["push", "--dry-run", "--no-verify", "--porcelain", *receiver]
     rejected = [r for r in parse_push(call.repo.git(*dry, *upstream, check=False).stdout) if r.rejected]
-    if rejected and any(r.rejected for r in parse_push(call.repo.git(*dry, *_LEASE, *upstream, check=False).stdout)):
+    if rejected and _lease_refuses(call, receiver, upstream):
         return []  # forced, it is refused too (never fetched, or not taken in since): a yes could not make it run
     return [f"{_refspec(r.refspec)} {r.summary}" for r in rejected]
+
+
+def _lease_refuses(call: GitCall, receiver: list[str], target: list[str]) -> bool:
+    """Whether a dry run of the forced push (``--force-with-lease --force-if-includes``) is rejected too."""
+    dry = ["push", "--dry-run", "--no-verify", "--porcelain", *receiver, *_LEASE, *target]
+    return any(r.rejected for r in parse_push(call.repo.git(*dry, check=False).stdout))
 
 
 def _branch_refspec(call: GitCall, name: str | None) -> str | None:
