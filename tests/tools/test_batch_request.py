@@ -617,3 +617,17 @@ async def test_an_atomic_batch_of_many_writes_that_fails_names_a_few_of_its_reve
     fields = meta(result)
     assert (len(fields["rolled_back"]), fields["rolled_back_count"]) == (10, 40)
     assert (fields["not_rolled_back"], fields["not_rolled_back_count"]) == ([], 0)
+
+
+@pytest.mark.parametrize("kind", ["move", "copy"])
+@pytest.mark.parametrize("flags", [{}, {"validate_only": True}], ids=["run", "validate_only"])
+async def test_a_move_or_copy_onto_its_own_path_says_so_not_into_itself(
+    client: Client, root: Path, kind: str, flags: dict[str, Any]
+) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    result = await batch(client, {"type": kind, "source": "a.txt", "destination": "a.txt"}, **flags)
+    assert error_code(result) == "invalid_params", text_of(result)
+    assert "a.txt is the source itself" in text_of(result)
+    assert "Choose another destination" in text_of(result)
+    assert "into itself" not in text_of(result)
+    assert snapshot(root) == {"a.txt": ("file", (root / "a.txt").stat().st_mode & 0o7777, b"a\n")}

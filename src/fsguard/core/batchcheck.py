@@ -125,7 +125,9 @@ def _fixed(op: BatchOperation, path: Path, destination: Path | None, policy: Pat
         return []
     if op.type == "extract" and destination == path:
         return ["the destination is the source; extract moves lines to another file"]
-    if op.type in ("copy", "move") and (destination == path or destination.is_relative_to(path)):
+    if op.type in ("copy", "move") and destination == path:
+        return [f"{path} is the source itself: there is nothing to {op.type}. Choose another destination"]
+    if op.type in ("copy", "move") and destination.is_relative_to(path):
         return [f"cannot {op.type} {path} into itself ({destination})"]
     return []
 
