@@ -152,6 +152,16 @@ async def test_a_recursive_delete_of_a_full_directory_asks_and_a_no_keeps_it(
     assert "restore_trash" in user.asked[0]
 
 
+async def test_a_recursive_delete_of_one_byte_says_1_byte(connect: ClientFactory, root: Path) -> None:
+    _file(root, "dir/a.txt", "x")
+    user = User(action="decline")
+    async with connect(elicitation_callback=user) as client:
+        result = await client.call_tool("delete_file", {"path": "dir", "recursive": True})
+    assert error_code(result) == "declined"
+    assert (root / "dir/a.txt").read_bytes() == b"x"
+    assert "(1 byte) in all" in user.asked[0], user.asked[0]
+
+
 async def test_a_recursive_delete_the_user_accepts_goes_to_the_trash(
     connect: ClientFactory, root: Path, state_dir: Path
 ) -> None:
@@ -207,6 +217,19 @@ async def test_a_purge_the_user_declines_keeps_the_trash(connect: ClientFactory,
     assert error_code(result) == "declined"
     assert [p.read_text(encoding="utf-8") for p in _trash_items(state_dir)] == ["trashed\n"]
     assert "Purge 1 trash entry for good" in user.asked[0]
+
+
+async def test_a_purge_of_one_file_of_one_byte_counts_it_in_the_singular(
+    connect: ClientFactory, root: Path, state_dir: Path
+) -> None:
+    user = User(action="decline")
+    async with connect(elicitation_callback=user) as client:
+        _file(root, "one.txt", "x")
+        assert not (await client.call_tool("delete_file", {"path": "one.txt"})).is_error
+        result = await client.call_tool("backup", {"action": "purge_trash", "older_than_days": 0, "dry_run": False})
+    assert error_code(result) == "declined"
+    assert "1 file (1 byte) leaves the trash for good" in user.asked[0]
+    assert [p.read_bytes() for p in _trash_items(state_dir)] == [b"x"]
 
 
 async def test_a_purge_the_user_accepts_empties_the_trash(connect: ClientFactory, root: Path, state_dir: Path) -> None:

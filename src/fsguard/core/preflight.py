@@ -84,7 +84,7 @@ def deleting(
         return None
     # The bytes and the time too: a file swapped for another while the user was asked, or made again after (a 2026
     # answer is good for its very question for minutes), is another question, asked again.
-    factors = [plural(files, "file or folder", "files and folders") + f" ({size:,} bytes) in all"]
+    factors = [plural(files, "file or folder", "files and folders") + f" ({plural(size, 'byte')}) in all"]
     changed = max(state[3] for state in states) / 1e9  # the newest modification time among them
     version = hashlib.sha256(repr(states).encode()).hexdigest()[:8]
     factors.append(f"last changed {iso_time(changed)} (version {version})")
@@ -189,7 +189,10 @@ def purging(
         "backup",
         "Purge " + plural(sweep.removed, "trash entry", "trash entries") + " for good",
         names=sorted(entry.original_path for entry in sweep.shown),
-        factors=[f"{plural(files, 'file')} ({sweep.freed_bytes:,} bytes) leave the trash for good"],
+        factors=[
+            f"{plural(files, 'file')} ({plural(sweep.freed_bytes, 'byte')}) {'leaves' if files == 1 else 'leave'} "
+            "the trash for good"
+        ],
         reversible=False,
         undo="purged entries leave the trash and no copy is kept.",
         reason="purge the trash",
@@ -353,7 +356,7 @@ def restoring(git: GitRunner, request: GitRequest, beneath: Beneath) -> Confirma
     found = [(path, measured(beneath, path)[0]) for path in overwritten]
     states = [(str(p), s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns) for p, s in found if s]
     version = hashlib.sha256(repr(states).encode()).hexdigest()[:8]
-    held = f"{sum(state[3] for state in states):,} bytes in the working tree now"
+    held = f"{plural(sum(state[3] for state in states), 'byte')} in the working tree now"
     if states:
         held += f", last changed {iso_time(max(state[4] for state in states) / 1e9)}"
     return confirmation(
