@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
-from tests.conftest import ClientFactory, error_code, structured
+from tests.conftest import ClientFactory, error_code, structured, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -258,3 +258,16 @@ async def test_a_dry_run_search_under_the_directory_an_earlier_rename_makes_is_n
     assert statuses(real) == [("ok", None), ("ok", None)]
     assert real["steps"][1]["files"] == [str(root / "moved" / "a.txt")]
     assert (root / "moved" / "a.txt").read_bytes() == b"foo\n"
+
+
+async def test_a_dry_run_step_error_names_paths_as_the_real_run_error_does(client: Client, root: Path) -> None:
+    (root / "a.txt").write_bytes(b"x\n")
+    steps = [{"id": "cp", "action": "copy", "params": {"path": "a.txt", "destination": "a.txt"}}]
+    real = await pipeline(client, steps)
+    assert error_code(real) == "batch_failed"
+    assert "copy destination a.txt is a file" in text_of(real)
+    dry = structured(await pipeline(client, steps, dry_run=True))
+    assert statuses(dry) == [("failed", "invalid_params")]
+    assert dry["steps"][0]["error"].startswith("copy destination a.txt is a file"), dry["steps"][0]["error"]
+    assert (root / "a.txt").read_bytes() == b"x\n"
+    assert sorted(p.name for p in root.iterdir()) == ["a.txt"]

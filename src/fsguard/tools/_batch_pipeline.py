@@ -23,6 +23,7 @@ from fsguard.services import Services
 from fsguard.tools._confirm import NOT_ASKED, Consent, Looked, Preflight, Question, ask, look
 from fsguard.tools.search import SAMPLE
 from fsguard.voice.notes import external_changes_note
+from fsguard.voice.paths import shortened_error
 
 
 def _preflight(
@@ -112,7 +113,7 @@ def _step(outcome: StepOutcome) -> StepResult:
         unforeseen=outcome.unforeseen,
         external_change=external_changes_note(outcome.external),
         denied=outcome.denied,
-        error=outcome.error,
+        error=shortened_error(outcome.error) if outcome.error is not None else None,  # as the run's error says
         error_code=outcome.error_code,
         duration_ms=outcome.duration_ms,
         level=outcome.level,
