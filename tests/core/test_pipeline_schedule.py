@@ -188,7 +188,7 @@ def test_parsing_collects_every_problem_and_names_each_step() -> None:
         "step 7 'd': condition type 'sometimes' is unknown; one of has_matches, no_matches, count_gt, count_lt, "
         "count_eq, file_exists, file_not_exists, step_succeeded, step_failed.",
     ]
-    assert caught.value.message.startswith("pipeline_json has 15 problem(s); nothing ran:\n• pipeline_json: unknown")
+    assert caught.value.message.startswith("pipeline_json has 15 problems; nothing ran:\n• pipeline_json: unknown")
 
 
 def test_parsing_takes_the_type_alias_default_ids_flat_params_and_edit_aliases() -> None:

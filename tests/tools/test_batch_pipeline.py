@@ -420,7 +420,7 @@ async def test_a_malformed_pipeline_is_refused_whole_before_anything_runs(client
     )
     assert error_code(result) == "invalid_params"
     assert text_of(result).splitlines()[:3] == [
-        "pipeline_json has 3 problem(s); nothing ran:",
+        "pipeline_json has 3 problems; nothing ran:",
         "• step 2 'step-1': input_from 'zz' is a non-existent step; a step can only use the steps before it.",
         "• step 2 'step-1': edit needs params.old_text (the text to replace).",
     ]
@@ -540,3 +540,19 @@ async def test_a_search_step_that_searched_everything_says_nothing_of_skips(clie
     result = await pipeline(client, steps=steps)
     assert "not_searched" not in structured(result)["steps"][0]
     assert "Not searched" not in text_of(result)
+
+
+async def test_the_compact_voice_counts_one_edit_in_the_singular(connect: ClientFactory, root: Path) -> None:
+    (root / "a.txt").write_text("one\n", encoding="utf-8")
+    async with connect(compact_mode=True) as client:
+        edit = {"id": "fix", "action": "edit", "params": {"files": ["a.txt"], "old_text": "one", "new_text": "1"}}
+        result = await pipeline(client, steps=[edit])
+    assert text_of(result).startswith("OK: 1/1 steps | 1 file | 1 edit |"), text_of(result)
+    assert (root / "a.txt").read_bytes() == b"1\n"
+    refused = await batch_pipeline_json(root, connect, {"name": "bad", "steps": [{"id": "x", "action": "nope"}]})
+    assert "pipeline_json has 1 problem; nothing ran" in refused, refused
+
+
+async def batch_pipeline_json(root: Path, connect: ClientFactory, request: dict[str, Any]) -> str:
+    async with connect() as client:
+        return text_of(await client.call_tool("batch_operations", {"pipeline_json": request}))

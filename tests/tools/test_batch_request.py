@@ -631,3 +631,11 @@ async def test_a_move_or_copy_onto_its_own_path_says_so_not_into_itself(
     assert "Choose another destination" in text_of(result)
     assert "into itself" not in text_of(result)
     assert snapshot(root) == {"a.txt": ("file", (root / "a.txt").stat().st_mode & 0o7777, b"a\n")}
+
+
+async def test_one_operation_and_one_problem_are_counted_in_the_singular(client: Client, root: Path) -> None:
+    valid = await batch(client, {"type": "write", "path": "a.txt", "content": "a\n"}, validate_only=True)
+    assert "Batch validated: the operation is valid; nothing was written." in text_of(valid), text_of(valid)
+    refused = await batch(client, {"type": "delete", "path": "missing.txt"}, validate_only=True)
+    assert "(1 problem; operations are numbered from 0)" in text_of(refused), text_of(refused)
+    assert not (root / "a.txt").exists()

@@ -114,7 +114,7 @@ async def test_batch_validation_lists_every_problem(rig: Rig) -> None:
         {
             "both": """\
 error invalid_params
-batch_operations: the batch does not validate (3 problem(s); operations are numbered from 0). Nothing was run.
+batch_operations: the batch does not validate (3 problems; operations are numbered from 0). Nothing was run.
 - operation 0 (edit missing.txt): file does not exist: missing.txt (and no earlier operation creates it)
 - operation 1: unknown operation type 'teleport'; types: write, edit, search_and_replace, copy, move, delete, create_dir, extract
 - operation 2 (write w.txt): missing content (the text to write ("" for an empty file))

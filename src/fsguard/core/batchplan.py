@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
-from fsguard.core.confirmation import Entry
+from fsguard.core.confirmation import Entry, plural
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.pathforms import escaped
 from fsguard.core.shortlist import problem_rows
@@ -137,7 +137,7 @@ def refuse(problems: list[str], header: str) -> InvalidParamsError:
     """One error listing the problems, one per line (the first few of a long list), every one in its errors field."""
     listed = "\n".join(problem_rows(problems, field="errors"))
     return InvalidParamsError(
-        f"{header} ({len(problems)} problem(s); operations are numbered from 0). Nothing was run.\n{listed}\n"
+        f"{header} ({plural(len(problems), 'problem')}; operations are numbered from 0). Nothing was run.\n{listed}\n"
         "Fix them all, then send the batch again (validate_only: true checks it without running it).",
         errors=problems,
     )

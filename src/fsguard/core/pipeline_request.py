@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, InvalidParamsError
 from fsguard.core.patterns import compile_re2
 from fsguard.core.pipeline import (
@@ -87,7 +88,7 @@ def parse_pipeline(raw: object) -> PipelineRequest:
                 steps.append(step)
     if problems:
         raise InvalidParamsError(
-            f"pipeline_json has {len(problems)} problem(s); nothing ran:\n"
+            f"pipeline_json has {plural(len(problems), 'problem')}; nothing ran:\n"
             + "\n".join(problem_rows(problems, field="problems", bullet="•"))
             + "\nFix them and send the pipeline again (dry_run=true shows what it would do).",
             problems=problems,

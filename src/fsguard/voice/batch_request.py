@@ -29,10 +29,8 @@ def operations_text(result: BatchResult, compact: bool) -> str:
     if compact:
         return _compact(result, operations, total) + (f"\n{changed}" if changed else "")
     if result.status == "validated":
-        head = (
-            f"Batch validated: all {total} operations are valid; nothing was written. "
-            "Send it again without validate_only to run it."
-        )
+        every = "the operation is" if total == 1 else f"all {total:,} operations are"
+        head = f"Batch validated: {every} valid; nothing was written. Send it again without validate_only to run it."
     elif result.status == "partial":
         head = (
             f"Batch partly applied (atomic: false): {result.completed}/{total} operations ok, "

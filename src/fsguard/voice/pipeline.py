@@ -51,7 +51,7 @@ def _compact(result: BatchResult, steps: list[StepResult]) -> str:
     parts = [
         f"{_HEAD[result.status]}: {result.completed}/{len(steps)} steps",
         counted(result.files_affected or 0, "file"),
-        f"{result.total_edits or 0} edits",
+        counted(result.total_edits or 0, "edit"),
     ]
     if result.risk_level and result.risk_level != "LOW":
         parts.append(f"{result.risk_level.lower()} risk")
