@@ -23,7 +23,7 @@ async def test_a_delete_analysis_of_a_folder_leaves_what_a_deny_rule_hides_out_o
     async with connect(deny=("private/",)) as client:
         result = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "cfg"}))
     assert result["risk_factors"][:2] == [
-        "1 file(s), 4 bytes",
+        "1 file, 4 bytes",
         "2 more hidden by deny rules (deleted with it, not counted)",
     ]
     assert (root / "cfg" / ".env").read_bytes() == b"API_KEY=0123456789abcdef\n"

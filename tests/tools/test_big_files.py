@@ -282,7 +282,7 @@ async def test_the_analysis_of_a_delete_counts_from_stats_and_reads_nothing(
     (root / "logs" / "big.log").write_text("".join(LINES), encoding="utf-8")
     async with connect(max_file_size=LIMIT) as client:
         result = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "logs"}))
-    assert "1 file(s), 10,000 bytes" in result["risk_factors"]
+    assert "1 file, 10,000 bytes" in result["risk_factors"]
 
 
 @pytest.mark.parametrize("limit", [LIMIT, 1 << 20], ids=["over the size limit", "within it"])

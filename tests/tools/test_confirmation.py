@@ -320,7 +320,7 @@ async def test_a_risky_pipeline_the_user_accepts_runs(connect: ClientFactory, ro
         result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": _WIDE}})
     assert not result.is_error, text_of(result)
     assert big.read_text(encoding="utf-8") == "y " * 600
-    assert "1 'wide' (edit would change 1 file(s), 600 edit(s): risk HIGH)" in user.asked[0]
+    assert "1 'wide' (edit would change 1 file, 600 edits: risk HIGH)" in user.asked[0]
 
 
 async def test_a_risky_pipeline_the_user_cancels_changes_nothing(connect: ClientFactory, root: Path) -> None:

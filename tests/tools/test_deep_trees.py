@@ -67,7 +67,7 @@ async def test_a_tree_deeper_than_the_recursion_limit_is_analyzed_and_trashed(
 ) -> None:
     async with connect() as client:
         analysis = structured(await client.call_tool("analyze_operation", {"operation": "delete", "path": "deep"}))
-        assert "1 file(s), 7 bytes" in analysis["risk_factors"]
+        assert "1 file, 7 bytes" in analysis["risk_factors"]
         structured(await client.call_tool("delete_file", {"path": "deep", "recursive": True}))
     assert not deep.exists()
 

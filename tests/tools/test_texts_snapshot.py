@@ -1942,7 +1942,7 @@ async def test_project_replace_of_many_files_is_risk_blocked_without_force(rig: 
         {
             "both": """\
 error risk_blocked
-project_replace would change 60 file(s), 60 occurrence(s): risk HIGH. Nothing was written. Run it with preview=true to see every file, narrow it with file_types/exclude_paths, or pass force=true (each file is backed up and undoable).\
+project_replace would change 60 files, 60 occurrences: risk HIGH. Nothing was written. Run it with preview=true to see every file, narrow it with file_types/exclude_paths, or pass force=true (each file is backed up and undoable).\
 """
         }
     )
@@ -2418,12 +2418,12 @@ async def test_analyze_operation_of_a_delete_gives_the_plan(rig: Rig) -> None:
             "verbose": """\
 ok
 Plan only, nothing was changed. delete e.txt: risk MEDIUM.
-- 1 file(s), 71 bytes
+- 1 file, 71 bytes
 Suggestion: delete_file(path="e.txt") moves it to the trash; backup(action="restore_trash", sd_id=...) restores it, with the sd_id the delete returns (or one from backup(action="list_trash")).\
 """,
             "compact": """\
 ok
-delete e.txt: risk MEDIUM | 1 file(s), 71 bytes\
+delete e.txt: risk MEDIUM | 1 file, 71 bytes\
 """,
         }
     )

@@ -10,6 +10,7 @@ from typing import Literal
 
 from fsguard.core.attributes import check_replaceable
 from fsguard.core.beneath import Beneath, lstat_at
+from fsguard.core.confirmation import plural
 from fsguard.core.diff import common_prefix_len, common_suffix_len, render_diff
 from fsguard.core.disk import read_at
 from fsguard.core.editing import edit_risk, guarded_bytes
@@ -226,7 +227,7 @@ class Analyzer:
                 size, files, hidden = visible_size_and_files(entry, partial(self._hides, path))
             else:
                 size, files = size_and_files(entry)
-        factors = [f"{files} file(s), {size:,} bytes"]
+        factors = [f"{plural(files, 'file')}, {plural(size, 'byte')}"]
         if hidden:
             factors.append(f"{hidden} more hidden by deny rules (deleted with it, not counted)")
         level = "MEDIUM"

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from fsguard.core import occ
+from fsguard.core.confirmation import plural
 from fsguard.core.deletion import non_empty_error
 from fsguard.core.editing import EditOptions
 from fsguard.core.errors import (
@@ -142,7 +143,7 @@ def rename(engines: PipelineEngines, call: StepCall) -> ActionOutput:
     """Each input file moved into the ``destination`` directory, never over an existing file."""
     moves = _into(engines, call, "rename")
     level = graded(FILES_SCALE, len(moves))
-    blocked = _gate(call, "rename", level, f"{len(moves)} file(s)")
+    blocked = _gate(call, "rename", level, plural(len(moves), "file"))
     if call.dry_run:
         for source, target in moves if blocked is None else ():
             call.overlay.moved(Path(source), Path(target))
@@ -166,7 +167,7 @@ def delete(engines: PipelineEngines, call: StepCall) -> ActionOutput:
         if call.dry_run and not recursive and call.overlay.holds_entries(Path(file)):
             raise non_empty_error(Path(file))
     level = graded(FILES_SCALE, len(call.files))
-    blocked = _gate(call, "delete", level, f"{len(call.files)} file(s)")
+    blocked = _gate(call, "delete", level, plural(len(call.files), "file"))
     moves = _moved_here(call) if call.dry_run else ()
     if call.dry_run:
         for file in call.files if blocked is None else ():
@@ -247,7 +248,7 @@ def _edited(
             f"first: {first} Check the text against read_file (or the search step's pattern) and retry.",
         )
     level = graded(scale, len(changing), total)
-    blocked = _gate(call, action, level, f"{len(changing)} file(s), {total} edit(s)")
+    blocked = _gate(call, action, level, f"{plural(len(changing), 'file')}, {plural(total, 'edit')}")
     risk = level.value
     counts = {plan.file: plan.count for plan in planned}
     if call.dry_run:

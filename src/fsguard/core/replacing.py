@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from fsguard.core.attributes import check_writable
 from fsguard.core.beneath import lstat_at
+from fsguard.core.confirmation import plural
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.dirsync import directory_syncs_batched
 from fsguard.core.disk import read_at
@@ -210,7 +211,8 @@ class ProjectReplacer:
             )
         if risk in (RiskLevel.HIGH, RiskLevel.CRITICAL) and not request.force:
             raise RiskBlockedError(
-                f"project_replace would change {len(writable)} file(s), {total} occurrence(s): risk {risk.value}. "
+                f"project_replace would change {plural(len(writable), 'file')}, {plural(total, 'occurrence')}: "
+                f"risk {risk.value}. "
                 "Nothing was written. Run it with preview=true to see every file, narrow it with "
                 "file_types/exclude_paths, or pass force=true (each file is backed up and undoable).",
                 files=len(writable),
