@@ -21,7 +21,7 @@ from fsguard.core.gitcommit import commit_paths
 from fsguard.core.gitparse import LOG_FORMAT, commit_risk, parse_log, parse_numstat, parse_push, text
 from fsguard.core.gitprocess import failure
 from fsguard.core.gitrefs import current_branch, current_commit, merging, unsent_push_advice
-from fsguard.core.gitremote import check_pushed_history, check_remote
+from fsguard.core.gitremote import branch_refspec, check_pushed_history, check_remote
 from fsguard.core.gitrepo import GitCall, fire, holding_files
 from fsguard.core.gitrestore import (
     back_up,
@@ -166,7 +166,7 @@ def push(call: GitCall) -> GitResult:
     repo, request = call.repo, call.request
     remote = request.remote or "origin"
     receiver = check_remote(call, remote)
-    refspec = _branch_refspec(call, request.name)
+    refspec = branch_refspec(call, request.name)
     if receiver:  # a local repository under the roots
         check_pushed_history(call, remote, refspec)
     pushed = request.name or current_branch(repo)
@@ -222,7 +222,7 @@ def rejected_push(call: GitCall) -> list[str]:
     request = call.request
     remote = request.remote or "origin"
     receiver = check_remote(call, remote)
-    refspec = _branch_refspec(call, request.name)
+    refspec = branch_refspec(call, request.name)
     if receiver:  # refused all the same: nothing to ask about
         check_pushed_history(call, remote, refspec)
     upstream = [remote, refspec] if refspec else [remote]
@@ -237,36 +237,6 @@ def _lease_refuses(call: GitCall, receiver: list[str], target: list[str]) -> boo
     """Whether a dry run of the forced push (``--force-with-lease --force-if-includes``) is rejected too."""
     dry = ["push", "--dry-run", "--no-verify", "--porcelain", *receiver, *_LEASE, *target]
     return any(r.rejected for r in parse_push(call.repo.git(*dry, check=False).stdout))
-
-
-def _branch_refspec(call: GitCall, name: str | None) -> str | None:
-    """The explicit refspec pushing branch ``name`` to the remote's branch of that name; None without a name.
-
-    git reads a pushed name as a refspec: ``+main`` force-pushed with no lease and no question, ``:keep`` deleted
-    the remote's branch, ``main:other`` wrote another one.
-
-    Raises:
-        InvalidParamsError: ``name`` is not a plain branch name, or no local branch has it.
-    """
-    if name is None:
-        return None
-    ref = f"refs/heads/{name}"
-    # "+" is legal inside a ref name, so git's own check passes "+main": it is refused first.
-    if name.startswith("+") or call.repo.git("check-ref-format", ref, check=False).code != 0:
-        raise InvalidParamsError(
-            f'name {name!r} is not a branch name: push takes the plain name of a local branch (name="main"), '
-            "never a refspec (no '+', ':', '*', '^', '~', '?', '[', '..' or '@{'). Nothing was pushed. To replace the "
-            "remote's commits pass force=true (--force-with-lease); to delete a remote branch, ask the user.",
-            param="name",
-        )
-    if call.repo.git("rev-parse", "--verify", "--quiet", ref, check=False).code != 0:  # else: "git log failed"
-        raise InvalidParamsError(
-            f"no local branch {name!r} to push. Nothing was pushed. Create it with "
-            f'git(action="branch", name="{name}", checkout=true), or pass an existing one (git(action="branch") '
-            "lists them).",
-            param="name",
-        )
-    return f"{ref}:{ref}"
 
 
 def restore(call: GitCall) -> GitResult:

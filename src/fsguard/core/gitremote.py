@@ -1,6 +1,6 @@
-"""The local repository a push writes to: refused outside the roots or in a read-only one, wherever git would take
-it to be, and run with receive-pack's own settings fixed (that repository's config and hooks are files a tool could
-have written)."""
+"""What a push names: the branch (a plain name, never a refspec), and the local repository it writes to, refused
+outside the roots or in a read-only one, wherever git would take it to be, and run with receive-pack's own settings
+fixed (that repository's config and hooks are files a tool could have written)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,40 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from fsguard.core.confirmation import plural
-from fsguard.core.errors import AccessDeniedError, ReadOnlyError
+from fsguard.core.errors import AccessDeniedError, InvalidParamsError, ReadOnlyError
 from fsguard.core.gitparse import text
 from fsguard.core.gitrepo import GitCall
 from fsguard.core.gitscreen import hidden
+
+
+def branch_refspec(call: GitCall, name: str | None) -> str | None:
+    """The explicit refspec pushing branch ``name`` to the remote's branch of that name; None without a name.
+
+    git reads a pushed name as a refspec: ``+main`` force-pushed with no lease and no question, ``:keep`` deleted
+    the remote's branch, ``main:other`` wrote another one.
+
+    Raises:
+        InvalidParamsError: ``name`` is not a plain branch name, or no local branch has it.
+    """
+    if name is None:
+        return None
+    ref = f"refs/heads/{name}"
+    # "+" is legal inside a ref name, so git's own check passes "+main": it is refused first.
+    if name.startswith("+") or call.repo.git("check-ref-format", ref, check=False).code != 0:
+        raise InvalidParamsError(
+            f'name {name!r} is not a branch name: push takes the plain name of a local branch (name="main"), '
+            "never a refspec (no '+', ':', '*', '^', '~', '?', '[', '..' or '@{'). Nothing was pushed. To replace the "
+            "remote's commits pass force=true (--force-with-lease); to delete a remote branch, ask the user.",
+            param="name",
+        )
+    if call.repo.git("rev-parse", "--verify", "--quiet", ref, check=False).code != 0:  # else: "git log failed"
+        raise InvalidParamsError(
+            f"no local branch {name!r} to push. Nothing was pushed. Create it with "
+            f'git(action="branch", name="{name}", checkout=true), or pass an existing one (git(action="branch") '
+            "lists them).",
+            param="name",
+        )
+    return f"{ref}:{ref}"
 
 
 def check_remote(call: GitCall, remote: str) -> list[str]:
