@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from fsguard.core import parsedfiles
+from fsguard.core import parsedfiles, trashentries
 from fsguard.core import replays as replays_module
-from fsguard.core import trash as trash_module
 from fsguard.core.backups import BackupRecord, BackupStore
 from fsguard.core.beneath import Pinned
 from fsguard.core.disk import AtomicWriter
@@ -264,7 +263,7 @@ def test_a_second_trash_listing_reads_no_description_again_and_a_changed_or_empt
         reads.append(str(fields["sd_id"]))
         return TrashEntry(**fields)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(trash_module, "TrashEntry", counted)
+    monkeypatch.setattr(trashentries, "TrashEntry", counted)
     assert len(lister.entries()) == 4
     assert reads == []
     writer.write(other.root / changed.sd_id / "meta.json", json.dumps({**vars(changed), "size": 12345}).encode())
