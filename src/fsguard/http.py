@@ -23,10 +23,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from fsguard.config import MCP_PATH, Settings, host_names, is_loopback
 from fsguard.deadline import RequestDeadline as RequestDeadline  # the dashboard serves with it too
 from fsguard.frames import BAD_ID_MESSAGE, asks_with_a_bad_id, unparsable_body
-from fsguard.inflight import ReusedIdRefusal
 from fsguard.legacysse import LegacySseRoutes
 from fsguard.mediatype import RequestHeaders
 from fsguard.refusals import TransportRefusalNotice, error_response, invalid_request
+from fsguard.requestids import ReusedIdRefusal
 from fsguard.server import FsguardServer
 
 logger = logging.getLogger(__name__)

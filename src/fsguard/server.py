@@ -25,7 +25,7 @@ from fsguard.core.nearby import NearPaths
 from fsguard.core.session import serving
 from fsguard.core.spelling import closest
 from fsguard.groundwork import Groundwork
-from fsguard.inflight import RunningRequests, session_key
+from fsguard.requestids import RunningRequests, session_key
 from fsguard.tools import _published
 from fsguard.tools._arguments import normalize
 from fsguard.tools._audit_lines import CANCELLED, audit_entry
