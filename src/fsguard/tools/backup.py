@@ -18,6 +18,7 @@ from mcp.server.mcpserver import Context, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from fsguard.core.confirmation import Confirmation
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.groups import Group
 from fsguard.core.inventory import (
@@ -30,6 +31,7 @@ from fsguard.core.inventory import (
     purge_trash,
 )
 from fsguard.core.preflight import purging
+from fsguard.core.preflight_backups import cleaning
 from fsguard.models import BackupAction, BackupResult
 from fsguard.services import Services
 from fsguard.tools._backup_results import (
@@ -54,18 +56,17 @@ async def ask_purge(
     force: bool,
     ctx: Context,
 ) -> Question:
-    """purge_trash that really purges (dry_run=false) asks the user first, unless force."""
-    if action != "purge_trash" or dry_run is not False or force:
+    """purge_trash or cleanup that really removes (dry_run=false) asks the user first, unless force."""
+    if action not in ("purge_trash", "cleanup") or dry_run is not False or force:
         return NOT_ASKED
-    return await ask(
-        ctx,
-        lambda s: purging(
-            s.trash,
-            sd_id=sd_id,
-            older_than_days=s.settings.sweep_age_days if older_than_days is None else older_than_days,
-            shown=s.policy.shows,
-        ),
-    )
+
+    def preflight(s: Services) -> Confirmation | None:
+        age = s.settings.sweep_age_days if older_than_days is None else older_than_days
+        if action == "cleanup":
+            return cleaning(s.backups, older_than_days=age, shown=s.policy.shows)
+        return purging(s.trash, sd_id=sd_id, older_than_days=age, shown=s.policy.shows)
+
+    return await ask(ctx, preflight)
 
 
 PurgeConsent = Annotated[Consent, Resolve(ask_purge)]
