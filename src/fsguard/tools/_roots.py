@@ -1,20 +1,21 @@
 """Asking an MCP client for its roots, in both protocol eras, and keeping the answer per connection.
 
-2025-11-25: a ``roots/list`` request to the client before the first tool call of a connection runs, asked again
-after the client sends ``notifications/roots/list_changed``. 2026-07-28 has no back-channel, no change notice
-and no roots in the request ``_meta``: the only way the SDK offers is an ``input_required`` round
-(``inputRequests: {"fsguard:roots": roots/list}``), and with no change notice an answer cannot be kept, so a
-client declaring the roots capability is asked on every call (on HTTP and in memory a 2026 request is its own
-connection anyway). Clients that declare no roots capability are never asked, and ``--no-client-roots`` stops
-the asking altogether.
+2025-11-25: a ``roots/list`` request to the client before the first tool call of a connection runs (calls that
+arrive together share one), asked again after the client sends ``notifications/roots/list_changed``. 2026-07-28
+has no back-channel, no change notice and no roots in the request ``_meta``: the only way the SDK offers is an
+``input_required`` round (``inputRequests: {"fsguard:roots": roots/list}``), and with no change notice an answer
+cannot be kept, so a client declaring the roots capability is asked on every call (on HTTP and in memory a 2026
+request is its own connection anyway). Clients that declare no roots capability are never asked, and
+``--no-client-roots`` stops the asking altogether.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+import anyio
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
@@ -33,6 +34,7 @@ logger = logging.getLogger(__name__)
 ROOTS_REQUEST_KEY = "fsguard:roots"
 _STATE_KEY = "fsguard/client_scope"
 _GENERATION_KEY = "fsguard/client_roots_changes"
+_PENDING_KEY = "fsguard/client_roots_asking"  # the roots/list in flight on the connection, its calls all wait for
 _LAST_KEY = "fsguard/client_scope_named_last"  # kept across roots/list_changed: what a failed re-ask serves
 LIST_CHANGED = "notifications/roots/list_changed"
 # Clients answer roots/list at once; some declare the capability yet drop every request from the server, and an
@@ -46,6 +48,16 @@ class Asked:
 
     scope: ClientScope | None = None
     ask: InputRequiredResult | None = None
+
+
+@dataclass
+class _Pending:
+    """One roots/list in flight on a connection: what it answered (or how it failed), set when ``done`` is."""
+
+    generation: int
+    done: anyio.Event = field(default_factory=anyio.Event)
+    answer: ListRootsResult | None = None
+    failure: Exception | None = None  # None with no answer: the call asking was cancelled; a waiter asks itself
 
 
 class ClientRootsAsker:
@@ -72,9 +84,7 @@ class ClientRootsAsker:
                 return Asked(ask=InputRequiredResult(input_requests={ROOTS_REQUEST_KEY: ListRootsRequest()}))
         else:
             try:
-                answer = await context.session.send_request(
-                    ListRootsRequest(), ListRootsResult, request_read_timeout_seconds=ROOTS_ANSWER_SECONDS
-                )
+                answer = await _shared_answer(context.session, state, generation)
             except ValidationError as exc:  # it meant to name roots: serving the server's would widen its session
                 raise unreadable_roots(exc) from exc
             except Exception as exc:
@@ -121,6 +131,34 @@ class ClientRootsAsker:
             # roots/list_changed asks again.
             state[_STATE_KEY] = last
         return last
+
+
+async def _shared_answer(session: Any, state: dict[str, Any], generation: int) -> ListRootsResult:
+    """The client's answer to one roots/list per connection at a time: calls arriving while one is in flight wait
+    for it and share its answer or its failure, unless roots/list_changed came since it was sent (``generation``)."""
+    while True:
+        pending: _Pending | None = state.get(_PENDING_KEY)
+        if pending is None or pending.generation < generation:  # sent before roots/list_changed: ask anew
+            break
+        await pending.done.wait()
+        if pending.failure is not None:
+            raise pending.failure
+        if pending.answer is not None:
+            return pending.answer
+        # The call that asked was cancelled before the answer came: the next waiter asks in its place.
+    mine = state[_PENDING_KEY] = _Pending(generation)
+    try:
+        mine.answer = await session.send_request(
+            ListRootsRequest(), ListRootsResult, request_read_timeout_seconds=ROOTS_ANSWER_SECONDS
+        )
+        return mine.answer
+    except Exception as exc:
+        mine.failure = exc
+        raise
+    finally:
+        if state.get(_PENDING_KEY) is mine:
+            del state[_PENDING_KEY]  # the next call after this answer or failure asks anew (unless it is kept)
+        mine.done.set()
 
 
 def unreadable_roots(exc: ValidationError) -> AccessDeniedError:
