@@ -181,7 +181,7 @@ async def test_a_failing_step_stops_the_run_and_rolls_back_everything_the_pipeli
     )
     # The copies were named as bare file names: a.txt and made/deep/a.txt both read "a.txt".
     listed = "(a.txt, b.txt, made, made/deep, made/deep/a.txt and 1 more)"
-    assert f"Rolled back all 6 change(s) the pipeline had made {listed}" in message
+    assert f"Rolled back all 6 changes the pipeline had made {listed}" in message
     assert "as they were before it ran" in message
     assert tree(root) == {"a.txt": b"one\r\ntwo\r\n", "b.txt": b"one\n"}
     assert not (root / "made").exists()
@@ -556,3 +556,11 @@ async def test_the_compact_voice_counts_one_edit_in_the_singular(connect: Client
 async def batch_pipeline_json(root: Path, connect: ClientFactory, request: dict[str, Any]) -> str:
     async with connect() as client:
         return text_of(await client.call_tool("batch_operations", {"pipeline_json": request}))
+
+
+async def test_a_delete_of_one_missing_input_says_it_in_the_singular(client: Client, root: Path) -> None:
+    (root / "a.txt").write_text("apple\n", encoding="utf-8")
+    result = await pipeline(client, steps=[{"id": "rm", "action": "delete", "params": {"files": ["gone.txt"]}}])
+    assert "1 input file does not exist: gone.txt; nothing was changed" in text_of(result), text_of(result)
+    assert "moved or deleted it;" in text_of(result)
+    assert (root / "a.txt").read_bytes() == b"apple\n"

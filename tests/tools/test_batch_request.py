@@ -289,7 +289,7 @@ async def test_validate_only_finds_the_edit_the_run_would_not_match_on_the_text_
     assert (meta(run)["failed_index"], meta(run)["error_code"]) == (4, "no_match")
     assert "validate_only: true checks it without running it" in text_of(run)
     # Two changes to each of two files: the text counted 4 where rolled_back_count said 2.
-    assert "rollback completed for the 4 change(s) it had made to 2 paths, newest first:" in text_of(run)
+    assert "rollback completed for the 4 changes it had made to 2 paths, newest first:" in text_of(run)
     assert meta(run)["rolled_back_count"] == 2
     checked = await batch(client, *operations, validate_only=True)
     assert error_code(checked) == "invalid_params"
@@ -611,7 +611,7 @@ async def test_an_atomic_batch_of_many_writes_that_fails_names_a_few_of_its_reve
     assert sorted(path.name for path in root.iterdir()) == ["a.txt"]
     assert (root / "a.txt").read_bytes() == b"x\n"
     text = text_of(result)
-    assert "rollback completed for the 40 change(s)" in text
+    assert "rollback completed for the 40 changes" in text
     assert text.count("reverted: created") == 10
     assert "… and 30 more (counted above)" in text
     fields = meta(result)

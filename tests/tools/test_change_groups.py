@@ -284,7 +284,7 @@ async def test_a_group_restore_whose_every_change_fails_is_an_error_and_changes_
     before = tree(root)
     result = await client.call_tool("backup", {"action": "restore", "backup_id": group, "force": True})
     assert error_code(result) == "already_exists"
-    assert f"Nothing of group {group} was reverted: 1 of 1 change(s) failed" in text_of(result)
+    assert f"Nothing of group {group} was reverted: 1 of 1 change failed" in text_of(result)
     assert (result.meta or {})["fsguard/error"]["failed"] == [str(root / "a.txt.moved")]
     assert tree(root) == before
 

@@ -100,7 +100,7 @@ async def test_move_of_a_directory_that_would_unhide_a_denied_file_is_refused_an
             if "secrets" in str(arguments):  # a directory rule hides the directory itself: refused as any hidden path
                 assert "deny rule '/secrets/'" in text, text
                 continue
-            assert "1 file(s) hidden by the deny rule" in text, text
+            assert "1 file hidden by the deny rule" in text, text
             assert "nothing was moved" in text, text
             assert "credentials" not in text.replace("'**/.aws/credentials'", ""), text  # counted, never named
             assert "Move the other entries out one at a time" in text, text
@@ -193,6 +193,18 @@ async def test_a_tree_is_refused_where_a_readable_file_in_it_would_land_hidden_a
     assert (root / "old" / "keys" / "authorized_keys").read_text(encoding="utf-8") == key
     assert not (root / "keys").exists()
     assert not (root / "cfg").exists()
+
+
+async def test_a_refused_landing_counts_the_other_caught_files_in_the_singular(
+    connect: ClientFactory, root: Path
+) -> None:
+    tree(root, {"keys/authorized_keys": "key\n", "keys/known_hosts": "host\n"})
+    before = snapshot(root)
+    async with connect(deny=("/.ssh/authorized_keys", "/.ssh/known_hosts")) as client:
+        result = await client.call_tool("copy_file", {"source_path": "keys", "dest_path": ".ssh"})
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "(and 1 more file)," in text_of(result), text_of(result)
+    assert snapshot(root) == before
 
 
 async def test_a_batch_or_pipeline_copy_of_a_directory_counts_the_hidden_files_it_leaves_behind_as_copy_file_does(

@@ -117,7 +117,7 @@ async def test_project_replace_stopped_by_a_full_state_directory_names_the_files
         assert changed == ["a.txt"]  # files change one at a time, in path order: each whole, old or new
         fields = (result.meta or {})["fsguard/error"]
         assert fields["changed_files"] == [str(root / "a.txt")]
-        assert "1 of 3 file(s) were changed" in text_of(result)
+        assert "1 of 3 files was changed" in text_of(result)
         assert f"backup_id='{fields['backup_id']}'" in text_of(result)
         filler.unlink()
         structured(await client.call_tool("backup", {"action": "restore", "backup_id": fields["backup_id"]}))

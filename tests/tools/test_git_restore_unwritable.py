@@ -87,7 +87,7 @@ async def test_a_restore_stopped_by_a_file_made_immutable_after_the_check_names_
         assert late.read_bytes() == DIRTY
     assert error_code(result) == "access_denied", text_of(result)
     assert (repo / "a.txt").read_bytes() == b"alpha\n"
-    assert "Before this, 1 of 2 file(s) were restored and stay so (a.txt)" in text_of(result)
+    assert "Before this, 1 of 2 files was restored and stay so (a.txt)" in text_of(result)
     fields = (result.meta or {})["fsguard/error"]
     assert fields["changed_files"] == [str(repo / "a.txt")]
     [backup_id] = fields["changed_backup_ids"]

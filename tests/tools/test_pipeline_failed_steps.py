@@ -92,7 +92,7 @@ async def test_a_rolled_back_pipeline_names_each_file_it_restored_once_and_leave
     result = await client.call_tool("batch_operations", {"pipeline_json": {"name": "twice", "steps": steps}})
     assert error_code(result) == "batch_failed", text_of(result)
     assert (result.meta or {})["fsguard/error"]["rolled_back"] == [str(root / "dest" / "b.py")]
-    assert "Rolled back all 2 change(s) the pipeline had made to 1 path (b.py)" in text_of(result)
+    assert "Rolled back all 2 changes the pipeline had made to 1 path (b.py)" in text_of(result)
     assert (root / "b.py").read_bytes() == b"x = 1\n"
     assert list((root / "dest").iterdir()) == []
 

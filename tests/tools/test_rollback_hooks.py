@@ -70,7 +70,7 @@ async def test_a_pre_hook_refusing_the_agent_undo_does_not_stop_a_failed_pipelin
     async with connect(hooks_config=hook_config(tmp_path, NO_UNDO)) as client:
         failed = await client.call_tool("batch_operations", {"pipeline_json": {"name": "p", "steps": steps}})
     assert error_code(failed) == "batch_failed"
-    assert "Rolled back all 1 change(s)" in text_of(failed)
+    assert "Rolled back the 1 change the pipeline" in text_of(failed)
     assert files(root) == before
 
 

@@ -113,7 +113,7 @@ async def test_a_group_reaching_outside_the_clients_roots_is_not_restored_and_it
         refused = await narrow.call_tool("backup", {"action": "restore", "backup_id": group, "dry_run": dry_run})
     told = text_of(refused) + str(refused.structured_content) + str(refused.meta)
     assert error_code(refused) == "access_denied", told
-    assert "1 of 2 file(s) outside this connection's roots" in told
+    assert "1 of 2 files outside this connection's roots" in told
     assert "secret" not in told
     assert "other" not in told.replace("another", "")
     # All or nothing: neither file was put back, the one inside included.

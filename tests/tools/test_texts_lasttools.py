@@ -90,7 +90,7 @@ batch_operations: operation 2 (edit a.txt) failed (no_match): edit failed: no ma
 The whole file (1 line):
     1: ONE
 Copy the exact text from read_file and retry.
-The batch is atomic; rollback completed for the 2 change(s) it had made, newest first:
+The batch is atomic; rollback completed for the 2 changes it had made, newest first:
   reverted: modified a.txt
   reverted: created x.txt (its bytes are in backup <backup_id:1>)
 Every byte on disk is as it was before the batch.
@@ -259,7 +259,7 @@ async def test_a_rename_conflict_refuses_the_whole_set(rig: Rig) -> None:
         {
             "both": """\
 error conflict
-rename refused: 2 naming conflict(s) among 3 rename(s), so nothing was renamed: a.txt ← A.txt, a.TXT (2 files would get this name); b.txt ← B.TXT (a file with this name exists). Run with preview=true to see the whole set, then change the rule or narrow file_pattern.\
+rename refused: 2 naming conflicts among 3 renames, so nothing was renamed: a.txt ← A.txt, a.TXT (2 files would get this name); b.txt ← B.TXT (a file with this name exists). Run with preview=true to see the whole set, then change the rule or narrow file_pattern.\
 """
         }
     )

@@ -1993,7 +1993,7 @@ async def test_project_replace_after_an_external_change_in_block_mode_is_externa
         {
             "both": """\
 error external_change
-1 file(s) changed on disk since this session last saw them (another process modified them): a.txt (known hash 13ad6ee8, now f41dc487). Nothing was written. Re-read them with read_file, then run it again.\
+1 file changed on disk since this session last saw it (another process modified it): a.txt (known hash 13ad6ee8, now f41dc487). Nothing was written. Re-read it with read_file, then run it again.\
 """
         }
     )

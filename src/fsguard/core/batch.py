@@ -32,6 +32,7 @@ from fsguard.core.batchcheck import check
 from fsguard.core.batchops import TOOL, Engines, OperationOutcome, Operations, outcome
 from fsguard.core.batchplan import BatchOperation, BatchRequest
 from fsguard.core.batchtexts import PlannedTexts, foreseen
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import BatchFailedError, FsguardError, UndoConflictError
 from fsguard.core.groups import UNDO_EACH_FILE, Change, ChangeLog, Group
 from fsguard.core.reverting import Reverted
@@ -297,13 +298,14 @@ def _rollback_text(
     paths = len({r.change.path for r in reverted if r.status in ("reverted", "already")})
     named = f"{paths} path{'s' if paths != 1 else ''}"
     to = "" if paths == len(reverted) - len(kept) else f" ({named} rolled back)" if kept else f" to {named}"
-    lines = [f"The batch is atomic; {done} the {len(reverted)} change(s) it had made{to}, newest first:"]
+    lines = [f"The batch is atomic; {done} the {plural(len(reverted), 'change')} it had made{to}, newest first:"]
     rows = [f"  {r.status}: {r.change.kind} {r.change.path}" + (f" ({r.detail})" if r.detail else "") for r in reverted]
     failed = [r.status in ("kept", "failed") for r in reverted]
     lines.extend(shown_rows(rows, failed=failed, rest="counted above", flagged="not rolled back"))
     if kept:
         retry = f"group {group_id}: backup(action='restore', backup_id=...) retries them" if group_id else _BY_FILE
-        lines.append(f"{len(kept)} change(s) could not be rolled back and stay ({retry}).")
+        stay = "stays" if len(kept) == 1 else "stay"
+        lines.append(f"{plural(len(kept), 'change')} could not be rolled back and {stay} ({retry}).")
     else:
         lines.append(_AS_BEFORE)
     # Only where validate_only finds it (``checkable``): for a hook's refusal, a stale hash or an edit of what a

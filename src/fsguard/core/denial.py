@@ -18,6 +18,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import AccessDeniedError, InvalidParamsError
 from fsguard.core.gitstore import in_object_store, outside_object_stores
 
@@ -263,7 +264,7 @@ class DenyRules:
         rules = sorted({str(self.rule_among(tuple(b + name for b in before))) for name in exposed})
         named = ("the deny rule " if len(rules) == 1 else "the deny rules ") + ", ".join(map(repr, rules))
         raise AccessDeniedError(
-            f"{source} holds {len(exposed)} file(s) hidden by {named} that would be readable at {destination}; "
+            f"{source} holds {plural(len(exposed), 'file')} hidden by {named} that would be readable at {destination}; "
             "nothing was moved. Move the other entries out one at a time instead, or pick a destination where the "
             "rules still hide them (keeping the directory's name usually does).",
             path=str(source),

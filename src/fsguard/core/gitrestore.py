@@ -16,6 +16,7 @@ from pathlib import Path
 from fsguard.core.attributes import check_replaceable
 from fsguard.core.backups import BackupRecord
 from fsguard.core.beneath import Pinned, lstat_at
+from fsguard.core.confirmation import plural
 from fsguard.core.disk import read_at
 from fsguard.core.errors import (
     FsguardError,
@@ -138,8 +139,8 @@ def name_restored(error: FsguardError, restored: list[Path], backups: dict[Path,
         return
     names = ", ".join(path.name for path in restored[:5]) + (" …" if len(restored) > 5 else "")
     error.message += (
-        f" Before this, {len(restored)} of {total} file(s) were restored and stay so ({names}); {UNDO_EACH_FILE} "
-        "brings back what each held."
+        f" Before this, {len(restored)} of {plural(total, 'file')} {'was' if len(restored) == 1 else 'were'} "
+        f"restored and stay so ({names}); {UNDO_EACH_FILE} brings back what each held."
     )
     error.fields["changed_files"] = [str(path) for path in restored]
     error.fields["changed_backup_ids"] = [backups.get(path) for path in restored]

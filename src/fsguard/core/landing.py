@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from fsguard.core.confirmation import plural
 from fsguard.core.denial import DenyRules
 from fsguard.core.errors import AccessDeniedError
 from fsguard.core.trees import files_below
@@ -78,7 +79,7 @@ def _check_kept_readable(
         return
     first = caught[0]
     rule = rules.rule_among(tuple(lead + first for lead in then))
-    more = f" (and {len(caught) - 1} more file(s))" if len(caught) > 1 else ""
+    more = f" (and {plural(len(caught) - 1, 'more file', 'more files')})" if len(caught) > 1 else ""
     act = "move" if done == "moved" else "copy"
     raise AccessDeniedError(
         f"access denied: {source} holds {first}, which would land at {destination / first}{more}, where the deny "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import ExternalChangeError, StaleEditError
 from fsguard.core.session import Session
 
@@ -123,9 +124,10 @@ class ConcurrencyGuard:
             listed = "; ".join(f"{v.path} (known hash {v.known_hash}, now {v.current_hash})" for v in shown)
             if len(changed) > _LISTED:
                 listed += f"; and {len(changed) - _LISTED} more"
+            them = "it" if len(changed) == 1 else "them"
             raise ExternalChangeError(
-                f"{len(changed)} file(s) changed on disk since this session last saw them (another process modified "
-                f"them): {listed}. Nothing was written. Re-read them with read_file, then run it again.",
+                f"{plural(len(changed), 'file')} changed on disk since this session last saw {them} (another process "
+                f"modified {them}): {listed}. Nothing was written. Re-read {them} with read_file, then run it again.",
                 paths=[str(path) for path in changed],
             )
         return changed

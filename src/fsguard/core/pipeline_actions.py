@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from fsguard.core.confirmation import plural
 from fsguard.core.diff import render_diff
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError
 from fsguard.core.hookfilter import denied_files
@@ -280,7 +281,7 @@ def shown(content: str, *, verbose: bool) -> str:
     lines = content.split("\n")
     if not verbose and len(lines) > SHORT_HEAD + SHORT_TAIL:
         hidden = len(lines) - SHORT_HEAD - SHORT_TAIL
-        note = f"[… {hidden} line(s) not shown; pass verbose=true to see them all …]"
+        note = f"[… {plural(hidden, 'line')} not shown; pass verbose=true to see every line …]"
         content = "\n".join([*lines[:SHORT_HEAD], note, *lines[-SHORT_TAIL:]])
     if len(content) > MAX_CONTENT_CHARS:
         content = content[:MAX_CONTENT_CHARS] + f"\n[… cut at {MAX_CONTENT_CHARS:,} characters …]"

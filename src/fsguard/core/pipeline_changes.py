@@ -362,8 +362,9 @@ def _into(engines: PipelineEngines, call: StepCall, action: str) -> list[tuple[s
 
 def _missing_error(missing: list[str]) -> NotFoundError:
     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    one = len(missing) == 1
     return NotFoundError(
-        f"{len(missing)} input file(s) do not exist: {shown}; nothing was changed. An earlier step may have "
-        "moved or deleted them; check with list_directory.",
+        f"{plural(len(missing), 'input file')} {'does' if one else 'do'} not exist: {shown}; nothing was changed. "
+        f"An earlier step may have moved or deleted {'it' if one else 'them'}; check with list_directory.",
         path=missing[0],
     )

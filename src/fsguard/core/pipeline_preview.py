@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from fsguard.core.confirmation import plural
 from fsguard.core.denial import HiddenFiles
 from fsguard.core.disk import read_at
 from fsguard.core.editing import EditOptions, guarded_bytes
@@ -100,7 +101,8 @@ def overlaid_counts(
     names = ", ".join(str(path.relative_to(base)) or "." for path in new[:SHOWN])
     more = f" and {len(new) - SHOWN} more" if len(new) > SHOWN else ""
     unforeseen = (
-        f"earlier steps would put {len(new)} path(s) under {base} that are not there yet ({names}{more}); this dry run "
-        "did not search them, as it cannot tell which the walk would keep. The real run searches them."
+        f"earlier steps would put {plural(len(new), 'path')} under {base} that {'is' if len(new) == 1 else 'are'} "
+        f"not there yet ({names}{more}); this dry run did not search {'it' if len(new) == 1 else 'them'}, as it cannot "
+        f"tell which the walk would keep. The real run searches {'it' if len(new) == 1 else 'them'}."
     )
     return dict(sorted(adjusted.items())), unforeseen

@@ -31,7 +31,7 @@ from time import perf_counter
 from fsguard.core.allfailed import no_step_succeeded
 from fsguard.core.batchops import TOOL
 from fsguard.core.beneath import lstat_at
-from fsguard.core.confirmation import Binding, Entry
+from fsguard.core.confirmation import Binding, Entry, plural
 from fsguard.core.errors import BatchFailedError, FsguardError, NotFoundError, ReadOnlyError, UndoConflictError
 from fsguard.core.groups import UNDO_EACH_FILE, Change, Group
 from fsguard.core.pipeline import PipelineReport, PipelineRequest, RunStatus, Step, StepOutcome, StepStatus
@@ -232,9 +232,10 @@ class PipelineRunner:
         """Revert a failed step's own changes; the ones that stay, and a note on what happened."""
         reverted, conflict = self._revert(made)
         stayed = _stayed(made, reverted, conflict)
+        its = plural(len(made), "change")
         if not stayed:
-            return [], f"its {len(made)} change(s) before the failure were rolled back"
-        return stayed, f"{len(stayed)} of its {len(made)} change(s) could not be rolled back: {_why(stayed, reverted)}"
+            return [], f"its {its} before the failure {'was' if len(made) == 1 else 'were'} rolled back"
+        return stayed, f"{len(stayed)} of its {its} could not be rolled back: {_why(stayed, reverted)}"
 
     def _revert(self, made: Sequence[Change]) -> tuple[list[Reverted], str | None]:
         """Revert ``made`` under the locks of every path it names, taken at once: another process's edit landing
@@ -259,13 +260,13 @@ class PipelineRunner:
             lines.append("Nothing had been changed yet, so nothing needed rolling back.")
         elif not stayed:
             lines.append(
-                f"Rolled back all {len(made)} change(s) the pipeline had made{_to_paths(len(made), rolled)} "
-                f"({_listed(rolled)}): "
+                f"Rolled back {'the' if len(made) == 1 else 'all'} {plural(len(made), 'change')} the pipeline had made"
+                f"{_to_paths(len(made), rolled)} ({_listed(rolled)}): "
                 "the files on disk are as they were before it ran."
             )
         else:
             lines.append(
-                f"Rolled back {len(made) - len(stayed)} of {len(made)} change(s); not rolled back: "
+                f"Rolled back {len(made) - len(stayed)} of {plural(len(made), 'change')}; not rolled back: "
                 f"{_why(stayed, reverted, conflict)}. "
                 + (
                     f'They are kept in group {group.group_id}: backup(action="restore", backup_id="{group.group_id}"'

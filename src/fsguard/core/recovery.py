@@ -24,6 +24,7 @@ from pathlib import Path
 from fsguard.core.audit import AuditEntry, AuditLog
 from fsguard.core.backups import BackupStore
 from fsguard.core.changestate import exists
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, NotFoundError
 from fsguard.core.groups import Change, Group, GroupStore
 from fsguard.core.reverting import Reverter
@@ -170,11 +171,15 @@ def interrupted_text(ending: Ending) -> str:
     run, group_id = ending.run, ending.group.group_id if ending.group else None
     head = f"{run.operation} (group {group_id}) was interrupted: the server stopped while it ran."
     if not run.atomic:
-        return f"{head} It was not atomic: its {len(ending.left)} change(s) stay; restoring the group undoes them."
+        one = len(ending.left) == 1
+        stay, them = ("stays", "it") if one else ("stay", "them")
+        its = plural(len(ending.left), "change")
+        return f"{head} It was not atomic: its {its} {stay}; restoring the group undoes {them}."
     undone = ending.rolled_back
-    text = f"{head} Rolled back at the next start: {len(undone)} path(s) as before"
+    text = f"{head} Rolled back at the next start: {plural(len(undone), 'path')} as before"
     text += f" ({', '.join(undone[:_LISTED])}{' …' if len(undone) > _LISTED else ''})." if undone else "."
     if ending.left:
         named = "; ".join(f"{change.path}: {why}" for change, why in ending.left[:_LISTED])
-        text += f" {len(ending.left)} change(s) left as they are ({named})."
+        they = "it is" if len(ending.left) == 1 else "they are"
+        text += f" {plural(len(ending.left), 'change')} left as {they} ({named})."
     return text

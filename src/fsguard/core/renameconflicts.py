@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from pathlib import PurePath
 from typing import Literal
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import ConflictError
 from fsguard.core.pathforms import escaped
 from fsguard.core.shortlist import shortlist
@@ -36,7 +37,8 @@ def refusal(conflicts: list[NameConflict], planned: int) -> ConflictError:
     )
     more = f"; and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""
     return ConflictError(
-        f"rename refused: {len(conflicts)} naming conflict(s) among {planned} rename(s), so nothing was renamed: "
+        f"rename refused: {plural(len(conflicts), 'naming conflict')} among {plural(planned, 'rename')}, so nothing "
+        "was renamed: "
         f"{shown}{more}. Run with preview=true to see the whole set, then change the rule or narrow file_pattern.",
         conflicts=[c.as_field() for c in conflicts],
     )

@@ -23,6 +23,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Literal
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import BatchFailedError, FsguardError, InvalidParamsError, NotDirectoryError
 from fsguard.core.globs import fnmatch_spelling
 from fsguard.core.gotemplate import expand_go_template
@@ -272,7 +273,8 @@ class Renamer:
             f"rename {index + 1} of {len(renames)} ({failed.source.name} → {failed.name} in {failed.source.parent})"
         )
         undone = (
-            f"The {len(back)} rename(s) done before it were moved back: every name is as before. "
+            f"The {plural(len(back), 'rename')} done before it {'was' if len(back) == 1 else 'were'} moved back: "
+            "every name is as before. "
             "Fix the cause (or narrow file_pattern), then rerun the set."
         )
         if stayed:
@@ -283,8 +285,8 @@ class Renamer:
                 else "move_file moves those back (their group could not be saved)"
             )
             undone = (
-                f"Moved back {len(back)} of {len(done)} rename(s) done; NOT moved back: {listed}. Once the cause "
-                f"is fixed, {back_how}."
+                f"Moved back {len(back)} of {plural(len(done), 'rename')} done; NOT moved back: {listed}. Once the "
+                f"cause is fixed, {back_how}."
             )
         return BatchFailedError(
             f"{attempt} failed: {exc.message} {undone}",

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fsguard.core.confirmation import plural
 from fsguard.core.errors import ExternalChangeError, FsguardError, HookDeniedError
 from fsguard.core.groups import UNDO_EACH_FILE, Group
 
@@ -34,8 +35,10 @@ def name_changed(
     undo = f"{UNDO_EACH_FILE} undoes each"
     if group is not None:
         undo = f"backup(action='restore', backup_id='{group.group_id}') undoes them"
+    were = "was" if len(changed) == 1 else "were"
     error.message += (
-        f" Before this, {len(changed)} of {planned} file(s) were changed and stay so ({names}); {undo}, or {again}"
+        f" Before this, {len(changed)} of {plural(planned, 'file')} {were} changed and stay so ({names}); {undo}, "
+        f"or {again}"
     )
     error.fields["changed_files"] = [str(c.path) for c in changed]
     error.fields["changed_backup_ids"] = [c.backup_id for c in changed]
@@ -59,9 +62,11 @@ def refuse_if_none_replaced(done: Sequence[FileChange]) -> None:
     if not changed or any(c.content_hash is not None for c in done):
         return
     names = ", ".join(c.path.name for c in changed[:5]) + (" …" if len(changed) > 5 else "")
+    one = len(changed) == 1
+    them, were, they = ("it", "was", "it") if one else ("them", "were", "they")
     raise ExternalChangeError(
-        f"Nothing was replaced: {len(changed)} file(s) holding the text changed on disk during the replace (another "
-        f"program wrote to them) and were left as they were ({names}). Run project_replace again to replace in what "
-        "they hold now.",
+        f"Nothing was replaced: {plural(len(changed), 'file')} holding the text changed on disk during the replace "
+        f"(another program wrote to {them}) and {were} left as {they} {were} ({names}). Run project_replace again "
+        f"to replace in what {they} {'holds' if one else 'hold'} now.",
         files=[str(c.path) for c in changed],
     )

@@ -24,6 +24,7 @@ from typing import Literal
 
 from fsguard.core.beneath import lstat_at
 from fsguard.core.changestate import changed_since, exists, file_state
+from fsguard.core.confirmation import plural
 from fsguard.core.deletion import Deleter
 from fsguard.core.disk import read_at
 from fsguard.core.errors import (
@@ -85,9 +86,9 @@ class Reverter:
     def conflicts(self, changes: Sequence[Change]) -> list[tuple[Change, str]]:
         """The changes something else has touched since they were made, each with what is different now.
 
-        Only a path's newest change in the group can be checked against the disk: an earlier one (a write
-        the group then edited, an edit inside a directory it then moved) left a state the later change
-        replaced, and reverting newest first brings that state back before the earlier one is reverted.
+        Only a path's newest change in the group can be checked against the disk: an earlier one (a write the group
+        then edited, an edit inside a directory it then moved) left a state the later change replaced, and reverting
+        newest first brings that state back before the earlier one is reverted.
         """
         found = []
         later: set[Path] = set()  # every path a newer change of the group acts on
@@ -109,10 +110,9 @@ class Reverter:
     def revert(
         self, changes: Sequence[Change], *, force: bool = False, dry_run: bool = False, rollback: bool = False
     ) -> list[Reverted]:
-        """Undo ``changes`` newest first; one failure does not stop the others (each is reported).
-
-        A ``rollback`` (of a call that failed) steps each file's undo chain back past the change, as undo_last does,
-        so the chain reads as if the call never ran; otherwise each restore is a new step (undoable in turn).
+        """Undo ``changes`` newest first; one failure does not stop the others (each is reported). A ``rollback``
+        (of a call that failed) steps each file's undo chain back past the change, as undo_last does, so the chain
+        reads as if the call never ran; otherwise each restore is a new step (undoable in turn).
 
         Raises:
             UndoConflictError: some change was touched since and ``force`` is false; nothing was reverted.
@@ -166,9 +166,9 @@ class Reverter:
         outside = [c for c in group.changes if not all(contains(Path(p)) for p in (c.path, c.source) if p)]
         if outside:
             raise AccessDeniedError(
-                f"{group.group_id} changed {len(outside)} of {len(group.changes)} file(s) outside this connection's "
-                "roots (not named here); nothing was reverted. Restore it from a client whose roots hold them, or "
-                "restore the files inside one by one with the backup ids backup(action='info') lists.",
+                f"{group.group_id} changed {len(outside)} of {plural(len(group.changes), 'file')} outside this "
+                "connection's roots (not named here); nothing was reverted. Restore it from a client whose roots hold "
+                "them, or restore the files inside one by one with the backup ids backup(action='info') lists.",
                 backup_id=group.group_id,
             )
 
@@ -188,7 +188,8 @@ class Reverter:
                 f" {check} with force=true (current bytes are backed up first; what a rule hides is left as it is)."
             )
             raise UndoConflictError(
-                f"{len(conflicts)} of {len(changes)} change(s) were modified since (nothing was reverted): {listed}."
+                f"{len(conflicts)} of {plural(len(changes), 'change')} "
+                f"{'was' if len(conflicts) == 1 else 'were'} modified since (nothing was reverted): {listed}."
                 + (advice if retry else ""),
                 conflicts=[change.path for change, _ in named],
             )
@@ -385,7 +386,7 @@ def _nothing_reverted(group: Group, outcomes: list[Reverted]) -> FsguardError:
         else "Clear what each names, then restore the group again."
     )
     return error_for_code(first.error_code)(
-        f"Nothing of group {group.group_id} was reverted: {len(failed)} of {len(outcomes)} change(s) failed "
+        f"Nothing of group {group.group_id} was reverted: {len(failed)} of {plural(len(outcomes), 'change')} failed "
         f"({listed}{more}). {advice}",
         path=first.change.path if named else None,
         failed=[o.change.path for o in named],

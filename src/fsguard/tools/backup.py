@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from fsguard.core.confirmation import Confirmation
+from fsguard.core.confirmation import Confirmation, plural
 from fsguard.core.errors import InvalidParamsError
 from fsguard.core.groups import Group
 from fsguard.core.inventory import (
@@ -307,7 +307,7 @@ def _restore_group(services: Services, request: _Request, group: Group) -> Backu
     """Revert every change of a group, newest first; a conflict anywhere reverts nothing (unless force)."""
     if request.file_path is not None or request.expected_hash is not None:
         raise InvalidParamsError(
-            f"{group.group_id} is a group of {len(group.changes)} change(s): restore it whole, without "
+            f"{group.group_id} is a group of {plural(len(group.changes), 'change')}: restore it whole, without "
             "file_path or expected_hash, or restore one file's backup_id from backup(action='info').",
             backup_id=group.group_id,
         )
