@@ -14,7 +14,7 @@ WORKERS ?= 3
 CLIENT := tests/strict_client
 CLIENT_STAMP := $(CLIENT)/node_modules/.installed
 
-.PHONY: install strict-client run test check lint typecheck pytest bench bench-latency profile-latency bench-scale clean dashboard screenshots
+.PHONY: install strict-client run test check lint typecheck pytest bench bench-latency profile-latency bench-scale bench-tokens clean dashboard screenshots
 
 install: $(STAMP)
 
@@ -99,8 +99,8 @@ dashboard: install
 # Re-take docs/dashboard-*.png: the browser tests write their screenshots there (needs Chromium: apt-get install chromium).
 screenshots: install
 	FSGUARD_SCREENSHOTS=docs PYTHONWARNDEFAULTENCODING=1 $(BIN)/pytest tests/dashboard/test_browser.py
+
 # The text an agent reads in one fixed session: fsguard verbose, compact and the reference server (issue 17).
-.PHONY: bench-tokens
 bench-tokens: install
 	$(BIN)/python benchmarks/bench_tokens.py
 
