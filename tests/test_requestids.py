@@ -46,6 +46,14 @@ def answer_of(response: httpx.Response) -> dict[str, Any]:
     return dict(json.loads(data[-1]))
 
 
+async def opened_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
+    """A 2025-11-25 session opened (initialize, then initialized): the header naming it."""
+    opened = await http.post(url, json=INITIALIZE)
+    session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
+    await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+    return session
+
+
 @pytest.mark.parametrize("second_id", [5, "5"], ids=["same", "same-as-text"])
 async def test_a_request_reusing_the_id_of_one_in_flight_is_refused_and_the_first_is_answered_its_own_result(
     base_settings: Settings, root: Path, tmp_path: Path, second_id: object
@@ -55,10 +63,7 @@ async def test_a_request_reusing_the_id_of_one_in_flight_is_refused_and_the_firs
     first: list[httpx.Response] = []
     with anyio.fail_after(30):
         async with http_server(settings) as url, httpx.AsyncClient(headers=HEADERS, timeout=20) as http:
-            opened = await http.post(url, json=INITIALIZE)
-            session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
-            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            await http.post(url, json=initialized, headers=session)
+            session = await opened_session(http, url)
 
             async def first_write() -> None:
                 first.append(await http.post(url, json=write(5, "x.txt"), headers=session))
@@ -97,10 +102,7 @@ async def test_a_retry_under_the_id_of_a_call_whose_client_went_away_is_refused_
     settings = dataclasses.replace(base_settings, transport="http", hooks_config=config)
     with anyio.fail_after(30):
         async with http_server(settings) as url, httpx.AsyncClient(headers=HEADERS, timeout=20) as http:
-            opened = await http.post(url, json=INITIALIZE)
-            session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
-            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            await http.post(url, json=initialized, headers=session)
+            session = await opened_session(http, url)
             try:
                 async with (
                     httpx.AsyncClient(headers=HEADERS, timeout=20) as leaving,
