@@ -21,8 +21,9 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from starlette.types import Message, Receive, Scope, Send
 
-from fsguard.listeners import STOPPED_MESSAGE
+from fsguard.listeners import STOPPED_MESSAGE, StoppedStreams
 from fsguard.server import build_server
 from tests.conftest import Contention
 from tests.test_event_loop import WAIT_S, cancel_once_stopped
@@ -158,6 +159,7 @@ async def test_sigterm_or_ctrl_c_ends_an_http_server_at_once_killing_the_pre_hoo
 ) -> None:
     # A 2026-07-28 call runs in its HTTP request, which uvicorn's graceful shutdown waited for: the hook ran to its
     # end, the write was made after the signal, and only then did the server exit.
+    # A 2025-11-25 call's event stream ended with no answer, which a client cannot tell from a dropped connection.
     (root / "a.txt").write_bytes(b"old\n")
     config, started, release = held_hook(tmp_path, kept=True)
     port = free_port()
@@ -197,4 +199,34 @@ async def test_sigterm_or_ctrl_c_ends_an_http_server_at_once_killing_the_pre_hoo
     assert (code, b"Traceback" in logged) == (0, False)
     assert left == b""
     assert (root / "a.txt").read_bytes() == b"old\n"
-    assert told == [STOPPED_MESSAGE if mode == "auto" else "SSE stream ended without a response"]
+    assert told == [STOPPED_MESSAGE]
+
+
+@pytest.mark.parametrize("answered", [False, True], ids=["cut", "answered"])
+async def test_a_2025_event_stream_the_stop_ends_is_told_the_server_stopped_unless_its_call_answered(
+    answered: bool,
+) -> None:
+    # The answer already sent stands: a call that made its change is never told after it that the server stopped.
+    answer = b'event: message\r\ndata: {"jsonrpc":"2.0","id":7,"result":{}}\r\n\r\n'
+    sent: list[Message] = []
+
+    async def transport(scope: Scope, receive: Receive, send: Send) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+        await send({"type": "http.response.body", "body": answer if answered else b": ping\r\n\r\n", "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def receive() -> Message:
+        body = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_file"}}'
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": []}
+    await StoppedStreams(transport, lambda: True)(scope, receive, send)
+    events = b"".join(message.get("body", b"") for message in sent[1:])
+    told = [json.loads(line[5:]) for line in events.splitlines() if line.startswith(b"data:")]
+    expected = {"jsonrpc": "2.0", "id": 7, "error": {"code": -32000, "message": STOPPED_MESSAGE}}
+    assert told == ([{"jsonrpc": "2.0", "id": 7, "result": {}}] if answered else [expected])
+    assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}

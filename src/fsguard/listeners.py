@@ -7,14 +7,18 @@ port between the check and the serving.
 
 Told to stop, the server cancels the stateless calls in flight (:class:`StatelessCalls`): uvicorn's graceful shutdown
 waits for every request to end, and a 2026-07-28 call runs in its request, so a write waiting on a pre-hook waited
-for the hook and then was made, after the signal.
+for the hook and then was made, after the signal. A 2025-11-25 call's event stream, which the stop ends before the call
+answers, gets the same error as its last event (:class:`StoppedStreams`): it ended with no answer, which a client
+cannot tell from a dropped connection.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import socket
+from collections.abc import Callable
 from typing import Final, cast
 
 import anyio
@@ -24,7 +28,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fsguard.config import Settings
+from fsguard.config import MCP_PATH, Settings
+from fsguard.frames import request_id
 
 logger = logging.getLogger("uvicorn.error")  # where uvicorn says it is running, when it binds itself
 
@@ -144,11 +149,86 @@ class StatelessCalls:
         if started:  # an event stream: ended without an answer, which the client reports as a closed connection
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
-        answer = types.JSONRPCError(
-            jsonrpc="2.0", id=None, error=types.ErrorData(code=types.CONNECTION_CLOSED, message=STOPPED_MESSAGE)
-        )
-        body = answer.model_dump(mode="json", by_alias=True, exclude_unset=True)  # "id": null stays
-        await JSONResponse(body, status_code=503)(scope, receive, send)
+        await JSONResponse(stopped_answer(None), status_code=503)(scope, receive, send)
+
+
+def stopped_answer(ident: str | int | None) -> dict[str, object]:
+    """The JSON-RPC error answering request ``ident`` that the server's stop cut (``"id": null`` kept)."""
+    answer = types.JSONRPCError(
+        jsonrpc="2.0", id=ident, error=types.ErrorData(code=types.CONNECTION_CLOSED, message=STOPPED_MESSAGE)
+    )
+    return answer.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class StoppedStreams:
+    """Ends a 2025-11-25 POST's event stream that the server's stop (``stopping``) closes before its call answered
+    with the error the stateless era gets, under the request's id, as its last event.
+
+    The transport ends its streams on uvicorn's exit signal, before the lifespan's shutdown cancels the calls: the
+    client saw the stream end with no answer, as on a dropped connection. The call is cancelled after that, at its
+    next step, so whether it made its change is not known here: the message says so.
+    """
+
+    def __init__(self, app: ASGIApp, stopping: Callable[[], bool]) -> None:
+        self._app = app
+        self._stopping = stopping
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != MCP_PATH:
+            await self._app(scope, receive, send)
+            return
+        body: list[bytes] = []  # read only if the stop cuts the stream
+        streaming = False
+        last = b""  # the last event sent: the answer, when the call answered
+
+        async def peeking() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                body.append(message.get("body", b""))
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal streaming, last
+            if message["type"] == "http.response.start":
+                kind = dict(message.get("headers", ())).get(b"content-type", b"")
+                streaming = message["status"] == 200 and kind.startswith(b"text/event-stream")
+            elif message["type"] == "http.response.body" and streaming:
+                chunk = message.get("body", b"")
+                if b"data:" in chunk:
+                    last = chunk
+                elif not message.get("more_body", False) and self._stopping():
+                    ident = _asked(b"".join(body))
+                    if ident is not None and not _answers(last, ident):
+                        data = json.dumps(stopped_answer(ident), separators=(",", ":")).encode()
+                        await send(
+                            {
+                                "type": "http.response.body",
+                                "body": b"event: message\r\ndata: " + data + b"\r\n\r\n",
+                                "more_body": True,
+                            }
+                        )
+            await send(message)
+
+        await self._app(scope, peeking, watched)
+
+
+def _asked(body: bytes) -> str | int | None:
+    """The id of the request ``body`` holds, else None."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return request_id(message.get("id")) if isinstance(message, dict) and "method" in message else None
+
+
+def _answers(event: bytes, ident: str | int) -> bool:
+    """Whether the event stream chunk ``event`` holds the answer to request ``ident``."""
+    data = b"\n".join(line[5:].strip() for line in event.splitlines() if line.startswith(b"data:"))
+    try:
+        message = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(message, dict) and message.get("id") == ident and ("result" in message or "error" in message)
 
 
 class PreboundServer(uvicorn.Server):
@@ -156,7 +236,8 @@ class PreboundServer(uvicorn.Server):
     cancels its stateless calls when it is told to stop."""
 
     def __init__(self, config: uvicorn.Config, url: str) -> None:
-        self._calls = StatelessCalls(cast(ASGIApp, config.app))  # uvicorn_config's app, an ASGI 3 one
+        # uvicorn_config's app, an ASGI 3 one
+        self._calls = StatelessCalls(StoppedStreams(cast(ASGIApp, config.app), lambda: self.should_exit))
         config.app = self._calls
         super().__init__(config)
         self._url = url
