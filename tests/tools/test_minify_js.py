@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -393,3 +394,25 @@ async def test_a_truncated_input_is_minified_with_a_warning_that_names_where_it_
     assert warning in data["message"]
     assert (root / "cut.js").read_text(encoding="utf-8") == source
     assert (root / "cut.min.js").read_bytes() == minified(source)
+
+
+async def test_in_place_on_a_file_with_another_hard_link_says_that_name_keeps_the_old_bytes(
+    client: Client, root: Path
+) -> None:
+    # The replace-by-rename gives the name a new file; the other name keeps the unminified bytes, and is now told.
+    original = SOURCE.encode("utf-8")
+    (root / "app.js").write_bytes(original)
+    os.link(root / "app.js", root / "copy.js")
+    result = await client.call_tool("minify_js", {"path": "app.js"})
+    data = structured(result)
+    assert (root / "copy.js").read_bytes() == original
+    assert (root / "app.js").read_bytes() == minified(SOURCE)
+    assert "app.js had another hard link: that name keeps the old bytes" in "\n".join(data["notes"])
+    assert "hard link" in text_of(result)
+
+
+async def test_in_place_on_a_file_without_other_links_has_no_notes(client: Client, root: Path) -> None:
+    (root / "app.js").write_bytes(SOURCE.encode("utf-8"))
+    result = await client.call_tool("minify_js", {"path": "app.js"})
+    assert "notes" not in structured(result)
+    assert "hard link" not in text_of(result)

@@ -89,6 +89,7 @@ class MinifyReport:
     preview: str | None
     verdict: OccVerdict
     structure_warning: str | None  # the input's first syntax error: its output is broken with it
+    notes: tuple[str, ...] = ()  # what the change and the hooks told the agent (Mutation.hook_notes)
 
 
 def minify_source(text: str, *, keep_bang_comments: bool = False) -> str:
@@ -147,7 +148,7 @@ class Minifier:
                 self._safe.session.record_hash(path, digest)
                 return plan.report(new, digest, unchanged=True)
             done = change.commit(new, hook)
-        return plan.report(new, done.content_hash, backup=done.backup)
+        return plan.report(new, done.content_hash, backup=done.backup, notes=tuple(change.hook_notes))
 
     def _into_new_file(self, source: Path, target: Path, request: MinifyRequest, keep_bang: bool) -> MinifyReport:
         # The input is read under its own lock, released before the output's is taken: two calls minifying
@@ -172,7 +173,7 @@ class Minifier:
             new = decoded.bom + (text if substituted is None else substituted).encode()
             # A file that appears meanwhile is not clobbered: a new file is created exclusively.
             done = change.commit(new, hook, make_parents=True)
-        return plan.report(new, done.content_hash)
+        return plan.report(new, done.content_hash, notes=tuple(change.hook_notes))
 
     def _checked(self, path: Path, source: str, made: str) -> str | None:
         """The structure warning about ``source`` (it does not parse), once ``made`` is proved to keep every literal
@@ -237,6 +238,7 @@ class _Plan:
         dry_run: bool = False,
         unchanged: bool = False,
         preview: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> MinifyReport:
         return MinifyReport(
             path=self.source,
@@ -252,6 +254,7 @@ class _Plan:
             preview=preview,
             verdict=self.verdict,
             structure_warning=self.structure_warning,
+            notes=notes,
         )
 
 

@@ -31,4 +31,7 @@ class MinifyResult(Result):
         "it; parsed by tree-sitter. An output that breaks a clean input is refused instead.",
     )
     external_change: str | None = Field(None, description="The input changed on disk since this session saw it.")
+    notes: list[str] | None = Field(
+        None, description="What the write and the hooks said (another hard link keeping the old bytes)."
+    )
     message: str = Field(description="Same text as the text block.")

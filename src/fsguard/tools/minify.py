@@ -112,5 +112,6 @@ def _result(report: MinifyReport) -> MinifyResult:
         kept_bang_comments=report.kept_bang_comments,
         structure_warning=report.structure_warning,
         external_change=external_change_note(report.verdict),
+        notes=list(report.notes) or None,
         message="",
     )

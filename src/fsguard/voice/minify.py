@@ -32,7 +32,7 @@ def minify_text(result: MinifyResult, compact: bool) -> str:
         )
     if result.kept_bang_comments:
         lines.append("Kept /*! */ comments; rjsmin removes every other comment.")
-    lines.extend(note for note in (result.structure_warning, result.external_change) if note)
+    lines.extend(note for note in (result.structure_warning, result.external_change, *(result.notes or ())) if note)
     if result.preview is not None:
         more = " (first 500 characters)" if len(result.preview) >= PREVIEW_CHARS else ""
         lines.append(f"Preview{more}:\n{result.preview}")
@@ -57,7 +57,9 @@ def _compact(result: MinifyResult, saved: int, in_place: bool) -> str:
     if result.kept_bang_comments:
         parts.append("kept /*! */ comments")
     text = " | ".join(parts)
-    text += "".join(f"\n{note}" for note in (result.structure_warning, result.external_change) if note)
+    text += "".join(
+        f"\n{note}" for note in (result.structure_warning, result.external_change, *(result.notes or ())) if note
+    )
     if result.preview is not None:
         text += f"\n{result.preview}"
     return text
