@@ -373,3 +373,22 @@ async def test_a_change_in_an_immutable_directory_names_its_flag_not_its_mode(
     if os.geteuid() == 0:
         assert "its directory box is marked immutable (lsattr -d shows an i)" in text_of(result)
         assert "chmod" not in text_of(result)
+
+
+async def test_a_project_replace_in_a_file_with_another_hard_link_says_that_name_keeps_the_old_bytes(
+    connect: ClientFactory, root: Path
+) -> None:
+    # The other name is outside the replaced path, so only a.txt's name gets the new file; b.txt keeps "one".
+    (root / "src").mkdir()
+    (root / "src" / "a.txt").write_bytes(b"one\n")
+    os.link(root / "src" / "a.txt", root / "b.txt")
+    async with connect() as client:
+        result = await client.call_tool(
+            "project_replace", {"path": "src", "find": "one", "replace": "two", "preview": False}
+        )
+    data = structured(result)
+    assert (root / "b.txt").read_bytes() == b"one\n"
+    assert (root / "src" / "a.txt").read_bytes() == b"two\n"
+    (changed,) = data["files"]
+    assert "a.txt had another hard link: that name keeps the old bytes" in "\n".join(changed["notes"])
+    assert "hard link" in text_of(result)

@@ -77,6 +77,7 @@ class FileChange:
     skipped: str | None = None
     content_hash: str | None = None  # what the file holds after the replace
     verdict: OccVerdict | None = None  # set when the file changed on disk since this session saw it (--auto-occ warn)
+    notes: tuple[str, ...] = ()  # what the write and the hooks told the agent (Mutation.hook_notes)
 
 
 @dataclass(frozen=True)
@@ -338,7 +339,14 @@ class ProjectReplacer:
         except _TAKEN_AWAY as exc:  # since the plan: gone, a link, a directory, a pipe, or above the size limit
             return FileChange(path, 0, skipped=f"{exc.code} during the replace; left as it was")
         backup_id = done.backup.backup_id if done.backup else None
-        return FileChange(path, plan.count, backup_id=backup_id, content_hash=done.content_hash, verdict=verdict)
+        return FileChange(
+            path,
+            plan.count,
+            backup_id=backup_id,
+            content_hash=done.content_hash,
+            verdict=verdict,
+            notes=tuple(change.hook_notes),
+        )
 
 
 def _shown(files: Iterable[Path], hide: HiddenFiles | None) -> Iterable[Path]:

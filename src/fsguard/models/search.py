@@ -118,6 +118,9 @@ class ReplacedFile(Result):
     backup_id: str | None = Field(None, description="Undo this file with backup(action='undo_last', file_path=...).")
     skipped: str | None = None
     external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
+    notes: list[str] | None = Field(
+        None, description="What the write and the hooks said (another hard link keeping the old bytes)."
+    )
 
 
 class ProjectReplaceResult(Result):

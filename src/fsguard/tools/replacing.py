@@ -77,6 +77,7 @@ def register(catalog: Catalog) -> None:
                 backup_id=c.backup_id,
                 skipped=c.skipped,
                 external_change=external_change_note(c.verdict) if c.verdict else None,
+                notes=list(c.notes) or None,
             )
             for c in report.files
         ]

@@ -228,6 +228,7 @@ def replace_text(result: ProjectReplaceResult, compact: bool) -> str:
         more = f" and {len(changed) - SHOWN} more" if len(changed) > SHOWN else ""
         listed = ", ".join(changed[:SHOWN])
         note += f"\nChanged on disk since this session last saw them (another process): {listed}{more}."
+    note += "".join(f"\n{told}" for f in result.files for told in f.notes or ())
     skipped = _skipped(result.default_skipped, result.default_skipped_paths, "includes")
     if large := _listed(result.skipped_too_large, result.skipped_too_large_paths):
         skipped += (
