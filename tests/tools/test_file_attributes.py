@@ -392,3 +392,21 @@ async def test_a_project_replace_in_a_file_with_another_hard_link_says_that_name
     (changed,) = data["files"]
     assert "a.txt had another hard link: that name keeps the old bytes" in "\n".join(changed["notes"])
     assert "hard link" in text_of(result)
+
+
+@pytest.mark.parametrize("action", ["undo_last", "restore"])
+async def test_an_undo_or_restore_of_a_file_with_another_hard_link_says_that_name_keeps_the_old_bytes(
+    connect: ClientFactory, root: Path, action: str
+) -> None:
+    (root / "a.txt").write_bytes(b"one\n")
+    async with connect() as client:
+        written = structured(await client.call_tool("write_file", {"path": "a.txt", "content": "two\n"}))
+        os.link(root / "a.txt", root / "b.txt")  # linked after the write: the undo is what breaks the link
+        arguments = {"file_path": "a.txt"} if action == "undo_last" else {"backup_id": written["backup_id"]}
+        result = await client.call_tool("backup", {"action": action, **arguments})
+    data = structured(result)
+    assert (root / "a.txt").read_bytes() == b"one\n"
+    assert (root / "b.txt").read_bytes() == b"two\n"
+    (restored,) = data["restored"]
+    assert "a.txt had another hard link: that name keeps the old bytes" in "\n".join(restored["notes"])
+    assert "hard link" in text_of(result)

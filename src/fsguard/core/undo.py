@@ -48,6 +48,7 @@ class RestoreReport:
     already_there: bool
     changed_since: bool = False  # the file changed after the operation being reverted (or is missing)
     needs_force: bool = False  # a dry run of an undo_last that a real run would refuse (undo_conflict)
+    notes: tuple[str, ...] = ()  # what the write and the hooks told the agent (Mutation.hook_notes)
 
 
 class Restorer:
@@ -219,7 +220,8 @@ class Restorer:
         if not chained:
             self._safe.backups.step_back(record)
         report = self._report(change.path, record, current_hash, done.backup, False, already_there=False)
-        return replace(report, content_hash=done.content_hash, verified=done.content_hash == record.content_hash)
+        verified = done.content_hash == record.content_hash
+        return replace(report, content_hash=done.content_hash, verified=verified, notes=tuple(change.hook_notes))
 
     def _trashed(self, path: Path, current_hash: str | None) -> TrashEntry | None:
         """The newest trash entry of the file at ``path`` when it is missing: deleted through fsguard since, itself or

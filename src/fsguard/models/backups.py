@@ -69,6 +69,9 @@ class RestoredFile(Result):
         False, description="Dry run of undo_last: a real run is refused (undo_conflict) unless force=true."
     )
     undo: str | None = Field(None, description="The call that takes this restore or undo back.")
+    notes: list[str] | None = Field(
+        None, description="What the write and the hooks said (another hard link keeping the old bytes)."
+    )
 
 
 ChangeKind = Literal["modified", "created", "created_dir", "moved", "copied", "trashed", "deleted", "deleted_dir"]

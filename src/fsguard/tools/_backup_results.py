@@ -110,6 +110,7 @@ def restored(action: BackupAction, report: RestoreReport, diff: str | None) -> B
         changed_since=report.changed_since,
         needs_force=report.needs_force,
         undo=_restore_call(safety),
+        notes=list(report.notes) or None,
     )
     return BackupResult(
         action=action,

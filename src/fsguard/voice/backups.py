@@ -115,7 +115,10 @@ def _restored_text(result: BackupResult, backup: BackupInfo, done: RestoredFile,
     if compact:
         changed = f" | changed since: old bytes in {safety}" if done.changed_since and safety else ""
         check = compact_check(done.verified)
-        return f"RESTORED {shown(done.path)} <- {backup.backup_id} | hash {done.content_hash}{check}{changed}{redo}"
+        told = "".join(f"\n{note}" for note in done.notes or ())
+        return (
+            f"RESTORED {shown(done.path)} <- {backup.backup_id} | hash {done.content_hash}{check}{changed}{told}{redo}"
+        )
     check = "verified" if done.verified else "NOT verified: read the file back"
     head = ""
     if result.action == "undo_last":
@@ -123,6 +126,7 @@ def _restored_text(result: BackupResult, backup: BackupInfo, done: RestoredFile,
     text = f"Restored {shown(done.path)} from backup {backup.backup_id} ({check}, hash {done.content_hash}).{head}"
     if done.changed_since:
         text += "\n" + _changed_since(backup, done, planned=False)
+    text += "".join(f"\n{note}" for note in done.notes or ())
     return text + redo
 
 
