@@ -5,6 +5,7 @@ across filesystems (a move, the trash), never handed to a user they were not set
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import socket
@@ -409,4 +410,28 @@ async def test_an_undo_or_restore_of_a_file_with_another_hard_link_says_that_nam
     assert (root / "b.txt").read_bytes() == b"two\n"
     (restored,) = data["restored"]
     assert "a.txt had another hard link: that name keeps the old bytes" in "\n".join(restored["notes"])
+    assert "hard link" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        {"type": "write", "path": "a.txt", "content": "two\n"},
+        {"type": "write", "path": "a.txt", "content": "two\n", "append": True},
+        {"type": "edit", "path": "a.txt", "old_text": "one", "new_text": "two"},
+    ],
+)
+async def test_a_batch_change_to_a_file_with_another_hard_link_says_that_name_keeps_the_old_bytes(
+    connect: ClientFactory, root: Path, operation: dict[str, object]
+) -> None:
+    (root / "a.txt").write_bytes(b"one\n")
+    os.link(root / "a.txt", root / "b.txt")
+    async with connect() as client:
+        request = json.dumps({"operations": [operation]})
+        result = await client.call_tool("batch_operations", {"request_json": request})
+    data = structured(result)
+    assert (root / "b.txt").read_bytes() == b"one\n"
+    assert (root / "a.txt").read_bytes() != b"one\n"
+    (done,) = data["operations"]
+    assert "a.txt had another hard link: that name keeps the old bytes" in "\n".join(done["notes"])
     assert "hard link" in text_of(result)

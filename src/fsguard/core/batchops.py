@@ -54,6 +54,7 @@ class OperationOutcome:
     error: str | None = None
     error_code: str | None = None
     verdict: OccVerdict | None = None  # the file changed on disk since this session saw it (--auto-occ warn)
+    notes: tuple[str, ...] = ()  # what the write and the hooks told the agent (Mutation.hook_notes)
 
 
 def edit_planner(op: BatchOperation) -> Planner:
@@ -130,6 +131,7 @@ class Operations:
                     backup_id=backup,
                     content_hash=added.content_hash,
                     verdict=added.verdict,
+                    notes=added.hook_notes,
                 )
             report = self._engines.writer.write(op.path, content, expected_hash=op.expected_hash, tool=TOOL)
             backup = report.backup.backup_id if report.backup else None
@@ -145,6 +147,7 @@ class Operations:
             backup_id=backup,
             content_hash=report.content_hash,
             verdict=report.verdict,
+            notes=report.hook_notes,
         )
 
     def _edit(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
@@ -162,6 +165,7 @@ class Operations:
             backup_id=backup,
             content_hash=report.content_hash,
             verdict=report.verdict,
+            notes=report.hook_notes,
         )
 
     def _copy(self, op: BatchOperation, done: ChangeLog) -> OperationOutcome:
@@ -267,6 +271,7 @@ def outcome(
     error: str | None = None,
     code: str | None = None,
     verdict: OccVerdict | None = None,
+    notes: tuple[str, ...] = (),
 ) -> OperationOutcome:
     """The outcome of ``op``, its paths as text; ``verdict`` kept when the file changed on disk meanwhile."""
     return OperationOutcome(
@@ -284,4 +289,5 @@ def outcome(
         error=error,
         error_code=code,
         verdict=verdict if verdict is not None and verdict.known_hash is not None else None,
+        notes=notes,
     )

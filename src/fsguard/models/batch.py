@@ -39,6 +39,9 @@ class OperationResult(Result):
     sd_id: str | None = Field(None, description="delete (soft): the trash entry; backup(action='restore_trash').")
     content_hash: str | None = Field(None, description="Hash of the file after this operation.")
     external_change: str | None = Field(None, description="The file changed on disk since this session saw it.")
+    notes: list[str] | None = Field(
+        None, description="write, edit: what the write and the hooks said (another hard link keeping the old bytes)."
+    )
     denied: int | None = Field(
         None,
         description="copy of a directory: files inside it a deny rule hides (secrets, --deny): not copied, and never "

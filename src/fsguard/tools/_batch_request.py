@@ -58,6 +58,7 @@ def _operation(outcome: OperationOutcome) -> OperationResult:
         sd_id=outcome.sd_id,
         content_hash=outcome.content_hash,
         external_change=external_change_note(outcome.verdict) if outcome.verdict is not None else None,
+        notes=list(outcome.notes) or None,
         denied=outcome.denied,
         error=outcome.error,
         error_code=outcome.error_code,

@@ -26,6 +26,8 @@ def operations_text(result: BatchResult, compact: bool) -> str:
     operations = result.operations or []
     total = len(operations)
     changed = changed_on_disk_line([op.path for op in operations if op.external_change and op.path])
+    changed += "".join(f"\n{note}" for op in operations for note in op.notes or ())
+    changed = changed.strip("\n")
     if compact:
         return _compact(result, operations, total) + (f"\n{changed}" if changed else "")
     if result.status == "validated":
