@@ -435,3 +435,20 @@ async def test_a_batch_change_to_a_file_with_another_hard_link_says_that_name_ke
     (done,) = data["operations"]
     assert "a.txt had another hard link: that name keeps the old bytes" in "\n".join(done["notes"])
     assert "hard link" in text_of(result)
+
+
+async def test_a_pipeline_edit_of_a_file_with_another_hard_link_says_that_name_keeps_the_old_bytes(
+    connect: ClientFactory, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"one\n")
+    os.link(root / "a.txt", root / "b.txt")
+    edit = {"id": "fix", "action": "edit", "params": {"files": ["a.txt"], "old_text": "one", "new_text": "two"}}
+    async with connect() as client:
+        pipeline = json.dumps({"name": "links", "steps": [edit]})
+        result = await client.call_tool("batch_operations", {"pipeline_json": pipeline})
+    data = structured(result)
+    assert (root / "b.txt").read_bytes() == b"one\n"
+    assert (root / "a.txt").read_bytes() == b"two\n"
+    (step,) = data["steps"]
+    assert "a.txt had another hard link: that name keeps the old bytes" in "\n".join(step["notes"])
+    assert "hard link" in text_of(result)

@@ -167,6 +167,7 @@ class StepOutcome:
     not_searched: NotSearched | None = None
     unforeseen: str | None = None  # a dry run's: what it could not plan from the earlier steps' planned changes
     external: tuple[OccVerdict, ...] = ()  # the files it changed that changed on disk since this session saw them
+    notes: tuple[str, ...] = ()  # what its writes and the hooks told the agent (Mutation.hook_notes)
     moves: tuple[tuple[str, str], ...] = ()  # a dry run's delete: (where it is now, path) of each file moved there
     denied: int | None = None  # copy: files inside its directories a deny rule hides, left behind (never named)
     skip_reason: str | None = None

@@ -73,6 +73,7 @@ class ActionOutput:
     blocked: RiskBlockedError | None = None
     unforeseen: str | None = None  # a dry run's: what it could not plan from what the earlier steps would change
     external: tuple[OccVerdict, ...] = ()  # files changed on disk since this session saw them (--auto-occ warn)
+    notes: tuple[str, ...] = ()  # what the writes and the hooks told the agent (Mutation.hook_notes)
     # A dry run's delete: (where it is on disk now, the path deleted) of each file an earlier step would move there,
     # whatever names the steps used (a template's value too): what the confirmation measures.
     moves: tuple[tuple[str, str], ...] = ()

@@ -258,18 +258,19 @@ def _edited(
         return ActionOutput(tuple(p.file for p in changing), total, total, risk, file_counts=counts, blocked=blocked)
     real = EditOptions(tool="batch_operations", mode=f"pipeline_{action}")
     external: list[OccVerdict] = []
+    notes: list[str] = []
     for plan in changing:
         with engines.locks.step(), _rereading(plan.file):
             report = engines.editor.run(plan.file, planner_of(engines.policy.label(Path(plan.file))), real)
         counts[plan.file] = report.plan.replacements
         external += [report.verdict] if report.verdict.known_hash is not None else []
+        notes += report.hook_notes
         if report.content_hash != report.previous_hash:
             backup = report.backup.backup_id if report.backup else None
             call.changes.append(Change.modified(report.path, backup, report.content_hash))
     total = sum(counts.values())
-    return ActionOutput(
-        tuple(p.file for p in changing), total, total, risk, file_counts=counts, external=tuple(external)
-    )
+    changed = tuple(p.file for p in changing)
+    return ActionOutput(changed, total, total, risk, file_counts=counts, external=tuple(external), notes=tuple(notes))
 
 
 @contextmanager

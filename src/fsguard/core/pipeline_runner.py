@@ -312,6 +312,7 @@ def _finished(outcome: StepOutcome, output: ActionOutput) -> StepOutcome:
         content=output.content,
         file_counts=output.file_counts,
         external=output.external,
+        notes=output.notes,
         moves=output.moves,
         denied=output.denied,
         not_searched=output.not_searched,

@@ -105,6 +105,9 @@ class StepResult(Result):
     external_change: str | None = Field(
         None, description="Writing steps: the files it changed that changed on disk since this session saw them."
     )
+    notes: list[str] | None = Field(
+        None, description="Writing steps: what the writes and the hooks said (another hard link keeping old bytes)."
+    )
     denied: int | None = Field(
         None,
         description="copy: files inside the directories it copied that a deny rule hides (secrets, --deny): not "

@@ -112,6 +112,7 @@ def _step(outcome: StepOutcome) -> StepResult:
         not_searched=_not_searched(outcome.not_searched),
         unforeseen=outcome.unforeseen,
         external_change=external_changes_note(outcome.external),
+        notes=list(outcome.notes) or None,
         denied=outcome.denied,
         error=shortened_error(outcome.error) if outcome.error is not None else None,  # as the run's error says
         error_code=outcome.error_code,

@@ -26,7 +26,8 @@ def pipeline_text(result: BatchResult, compact: bool) -> str:
     steps = result.steps or []
     if compact:
         notes = (f"\n{step.id}: {shortened(step.external_change)}" for step in steps if step.external_change)
-        return _compact(result, steps) + "".join(notes)
+        told = (f"\n{step.id}: {note}" for step in steps for note in step.notes or ())
+        return _compact(result, steps) + "".join(notes) + "".join(told)
     dry = " (dry run: nothing was written)" if result.status == "dry_run" else ""
     lines = [f"Pipeline: {result.name}{dry}", f"Steps: {result.completed}/{len(steps)} completed"]
     if result.failed:
@@ -92,6 +93,7 @@ def _step_lines(step: StepResult) -> list[str]:
         lines.append(f"   Dry run: {step.unforeseen}")
     if step.external_change:
         lines.append(f"   Note: {shortened(step.external_change)}")
+    lines += [f"   Note: {note}" for note in step.notes or ()]
     if step.content:
         lines += ["   Content:", *(("     " + line).rstrip() for line in step.content.split("\n"))]
     return lines
