@@ -107,6 +107,18 @@ def _id_of(text: str) -> str | int | None:
     return request_id(frame.get("id")) if isinstance(frame, dict) and "method" in frame else None
 
 
+def asked_id(body: bytes) -> str | int | None:
+    """The id of the request ``body`` holds (an object with a ``method`` and a string or integer id), else None:
+    not JSON, a notification, an answer."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None  # the transport refuses it, in its own words
+    if not isinstance(message, dict) or "method" not in message:
+        return None
+    return request_id(message.get("id"))
+
+
 def request_id(value: object) -> str | int | None:
     """``value`` when it can be a request's id, a string or an integer, else None. JSON's true and false are no
     integers, though Python's bool is one: ``"requestId": true`` in a cancellation named request 1."""

@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fsguard.config import MCP_PATH, Settings
-from fsguard.frames import request_id
+from fsguard.frames import asked_id
 
 logger = logging.getLogger("uvicorn.error")  # where uvicorn says it is running, when it binds itself
 
@@ -197,7 +197,7 @@ class StoppedStreams:
                 if b"data:" in chunk:
                     last = chunk
                 elif not message.get("more_body", False) and self._stopping():
-                    ident = _asked(b"".join(body))
+                    ident = asked_id(b"".join(body))
                     if ident is not None and not _answers(last, ident):
                         data = json.dumps(stopped_answer(ident), separators=(",", ":")).encode()
                         await send(
@@ -210,15 +210,6 @@ class StoppedStreams:
             await send(message)
 
         await self._app(scope, peeking, watched)
-
-
-def _asked(body: bytes) -> str | int | None:
-    """The id of the request ``body`` holds, else None."""
-    try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    return request_id(message.get("id")) if isinstance(message, dict) and "method" in message else None
 
 
 def _answers(event: bytes, ident: str | int) -> bool:

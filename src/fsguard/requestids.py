@@ -12,7 +12,6 @@ in flight, which is every call of a client that waits for each answer, costs not
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from urllib.parse import parse_qs
@@ -22,7 +21,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fsguard.config import MCP_PATH, MESSAGES_PATH
-from fsguard.frames import request_id, reused_id
+from fsguard.frames import asked_id, reused_id
 from fsguard.refusals import first_header
 
 # The ids of the requests a session is running (``str(id)``, as the SDK keys their answer streams), by session id.
@@ -82,7 +81,7 @@ class ReusedIdRefusal:
             size += len(message.get("body", b""))
             more = message.get("more_body", False)
         if not more and size <= self._limit:
-            ident = _asked_id(b"".join(message.get("body", b"") for message in held))
+            ident = asked_id(b"".join(message.get("body", b"") for message in held))
             # Asked again now: the first request may have been answered while this body arrived.
             if ident is not None and str(ident) in self._in_flight(_session(scope)):
                 answer = reused_id(ident).model_dump(mode="json", by_alias=True, exclude_unset=True)
@@ -121,14 +120,3 @@ def session_key(header: str | None, query: str | None) -> str:
     """How :class:`RunningRequests` names the session of a request with Mcp-Session-Id ``header`` (/mcp) or the
     ``session_id`` ``query`` (/messages/); empty for neither."""
     return header or (f"sse:{query}" if query else "")
-
-
-def _asked_id(body: bytes) -> str | int | None:
-    """The id of the request ``body`` holds (an object with a ``method`` and a string or integer id), else None."""
-    try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
-        return None  # the transport refuses it, in its own words
-    if not isinstance(message, dict) or "method" not in message:
-        return None
-    return request_id(message.get("id"))
