@@ -85,13 +85,21 @@ async def test_an_extension_in_file_types_or_include_matches_the_files_extension
     ]
     for types, expected in cases:
         for name in ("file_types", "include"):
-            names = structured(await client.call_tool("search_files", {"pattern": "*", name: types}))
-            assert sorted(Path(f).name for f in names["files"]) == expected, (types, name)
-            asked = {"pattern": "hello", "include_content": True, name: types}
-            content = structured(await client.call_tool("search_files", asked))
-            assert sorted(Path(f).name for f in content["counts"]) == expected, (types, name)
-            counted = structured(await client.call_tool("search_files", {**asked, "count_only": True}))
-            assert counted["total_matches"] == len(expected), (types, name)
+            await assert_found(client, {name: types}, expected)
+            counted = await client.call_tool(
+                "search_files", {"pattern": "hello", "include_content": True, name: types, "count_only": True}
+            )
+            assert structured(counted)["total_matches"] == len(expected), (types, name)
+
+
+async def assert_found(client: Client, filters: dict[str, object], expected: list[str]) -> None:
+    """A name search and a content search for "hello" under ``filters`` both find the files named ``expected``."""
+    names = structured(await client.call_tool("search_files", {"pattern": "*", **filters}))
+    assert sorted(Path(f).name for f in names["files"]) == expected, filters
+    content = structured(
+        await client.call_tool("search_files", {"pattern": "hello", "include_content": True, **filters})
+    )
+    assert sorted(Path(f).name for f in content["counts"]) == expected, filters
 
 
 async def test_a_file_name_in_file_types_or_include_matches_that_file_as_well_as_the_extension(
@@ -107,11 +115,7 @@ async def test_a_file_name_in_file_types_or_include_matches_that_file_as_well_as
     ]
     for types, expected in cases:
         for name in ("file_types", "include"):
-            names = structured(await client.call_tool("search_files", {"pattern": "*", name: types}))
-            assert sorted(Path(f).name for f in names["files"]) == expected, (types, name)
-            asked = {"pattern": "hello", "include_content": True, name: types}
-            content = structured(await client.call_tool("search_files", asked))
-            assert sorted(Path(f).name for f in content["counts"]) == expected, (types, name)
+            await assert_found(client, {name: types}, expected)
     replaced = await client.call_tool(
         "project_replace", {"find": "hello", "replace": "bye", "file_types": "package.json"}
     )
