@@ -13,7 +13,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from fsguard.core.locks import LockBusy, PathLocks
@@ -208,6 +208,15 @@ class _TextKept(FuncMetadata):
         }
         parsed = super().pre_parse_json({key: value for key, value in data.items() if key not in kept})
         return {key: data[key] if key in kept else parsed[key] for key in data}
+
+    def convert_result(self, result: Any) -> CallToolResult | InputRequiredResult:
+        """The tool's answer as it is: fsguard's tools answer a CallToolResult whose structured content is a dump of
+        their output model (:func:`respond`), which the SDK validated against that same model again, on every call
+        (20 µs of a tail's 280; 22 ms of a 20,000-entry listing's 160). Clients check it against the published
+        schema, the test suite's on every call."""
+        if isinstance(result, CallToolResult):
+            return result
+        return super().convert_result(result)
 
 
 @functools.cache
