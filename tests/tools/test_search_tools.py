@@ -105,13 +105,16 @@ async def assert_found(client: Client, filters: dict[str, object], expected: lis
 async def test_a_file_name_in_file_types_or_include_matches_that_file_as_well_as_the_extension(
     client: Client, root: Path, tool_engine: str
 ) -> None:
-    """include="package.json" was read as the extension "*.package.json" alone, and silently matched nothing."""
-    for name in ("package.json", "other.json", "a.tar.gz", "x.package.json"):
+    """include="package.json" was read as the extension "*.package.json" alone, and silently matched nothing; so was
+    "Makefile" ("*.makefile")."""
+    for name in ("package.json", "other.json", "a.tar.gz", "x.package.json", "Makefile", "b.makefile", "py", "c.py"):
         (root / name).write_bytes(b"hello\n")
     cases = [
         ("package.json", ["package.json", "x.package.json"]),
         ("tar.gz", ["a.tar.gz"]),
         (["*.json", "!package.json"], ["other.json"]),
+        ("Makefile", ["Makefile", "b.makefile"]),
+        ("py", ["c.py"]),  # a lowercase word is an extension only
     ]
     for types, expected in cases:
         for name in ("file_types", "include"):

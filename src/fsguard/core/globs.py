@@ -95,7 +95,8 @@ def normalise_globs(file_types: str | Sequence[str] | None) -> tuple[str, ...]:
     A glob without ``/`` is matched against a file's name, one with ``/`` against its path relative to the
     root (``src/**/*.ts``; ``**`` spans any number of directories). Empty entries and duplicates are dropped.
     A list's item ``py,md`` is two extensions, as no extension holds a comma (``x\\,y`` one that does). A bare item
-    with a dot not at its start (``package.json``, ``tar.gz``) is also the file name it spells.
+    with a dot not at its start (``package.json``, ``tar.gz``) or a capital (``Makefile``, ``LICENSE``) is also the
+    file name it spells.
     """
     globs: list[str] = []
     for written in expand_globs(file_types):
@@ -104,8 +105,9 @@ def normalise_globs(file_types: str | Sequence[str] | None) -> tuple[str, ...]:
             negated, glob = raw.startswith("!"), raw.removeprefix("!")  # "!md" leaves *.md out, as rg -g reads it
             read = [glob]
             if glob and "/" not in glob and not _GLOB_CHARS & set(glob):
-                # "package.json" is a name as much as an extension ("tar.gz"): either matches, a name as rg -g reads it.
-                named = "." in glob and not glob.startswith(".")
+                # "package.json" is a name as much as an extension ("tar.gz"), and so is a word with a capital
+                # ("Makefile", "LICENSE"): either matches, a name as rg -g reads it. "py" and ".py" are extensions.
+                named = not glob.startswith(".") and ("." in glob or glob != glob.lower())
                 read = ["*." + case_folded(glob.lstrip("."))] + ([glob] if named else [])
             for one in read:
                 one = "!" + one if negated else one
