@@ -80,6 +80,13 @@ def mp3(tagged: bool = True) -> bytes:
     return tag + frame * 3
 
 
+def aac(frames: int = 3) -> bytes:
+    """AAC ADTS frames with no ID3 tag: sync, MPEG-4, layer 0, no CRC; LC, 44.1 kHz, stereo; 20 bytes each."""
+    length = 20
+    header = bytes([0xFF, 0xF1, 0x50, 0x80 | (length >> 11), (length >> 3) & 0xFF, ((length & 7) << 5) | 0x1F, 0xFC])
+    return (header + bytes(length - 7)) * frames
+
+
 def ogg() -> bytes:
     """An Ogg page header and a Vorbis identification header."""
     return b"OggS\x00\x02" + bytes(20) + b"\x01\x1e\x01vorbis" + bytes(40)

@@ -241,8 +241,9 @@ def test_audio_behind_an_id3_tag_is_labelled_by_the_stream_after_the_tag(stream:
         media_samples.ogg()[:40],  # the first page cut
         b"ID3\x04\x00\x00\x00\x00\x00\x00" + _adts()[:12],  # the first frame after a tag cut
         b"ID3\x04\x00\x00\x00\x00\x01\x00" + bytes(20),  # a tag promising 128 bytes, no stream
+        media_samples.aac(1)[:12],  # an untagged AAC's first frame cut
     ],
-    ids=["riff stub", "wav without data", "flac cut", "ogg cut", "aac cut", "id3 alone"],
+    ids=["riff stub", "wav without data", "flac cut", "ogg cut", "aac cut", "id3 alone", "untagged aac cut"],
 )
 def test_an_audio_stub_that_ends_inside_its_first_header_is_not_media(data: bytes) -> None:
     # A 12-byte RIFF....WAVE went out as an audio/wav block a model API cannot decode.

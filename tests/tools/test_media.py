@@ -73,8 +73,9 @@ async def test_every_image_format_gives_its_mime_type_and_size(
         ("song.mp3", media_samples.mp3(), "audio/mpeg"),
         ("clip.ogg", media_samples.ogg(), "audio/ogg"),
         ("take.flac", media_samples.flac(), "audio/flac"),
+        ("talk.aac", media_samples.aac(), "audio/aac"),  # no ID3 tag: it read as a binary file
     ],
-    ids=["wav", "mp3", "ogg", "flac"],
+    ids=["wav", "mp3", "ogg", "flac", "aac"],
 )
 async def test_an_audio_read_gives_an_audio_block_whose_bytes_are_the_file(
     client: Client, root: Path, name: str, raw: bytes, mime: str

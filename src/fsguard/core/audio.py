@@ -33,8 +33,9 @@ def mpeg_frame(head: bytes) -> bool:
     return version != 1 and layer == 1 and bitrate not in (0, 15) and rate != 3
 
 
-def _adts(head: bytes) -> bool:
-    """An AAC ADTS frame header: the 12 sync bits, layer 0, a sampling rate index in the table."""
+def adts_frame(head: bytes) -> bool:
+    """An AAC ADTS frame header (an AAC file's start, or its stream's after an ID3 tag): the 12 sync bits,
+    layer 0, a sampling rate index in the table."""
     return len(head) >= 7 and head[0] == 0xFF and head[1] & 0xF6 == 0xF0 and (head[2] >> 2) & 0xF < 13
 
 
@@ -57,7 +58,7 @@ def audio_type(mime: str, read: Reader, size: int | None) -> str | None:
         stream = read(start, 7)
         if stream.startswith(b"fLaC"):
             mime = "audio/flac"
-        elif _adts(stream):
+        elif adts_frame(stream):
             mime = "audio/aac"
         elif not mpeg_frame(stream):
             return None

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from fsguard.core.audio import audio_type, id3, mpeg_frame
+from fsguard.core.audio import adts_frame, audio_type, id3, mpeg_frame
 from fsguard.core.charsets import legacy_codec
 from fsguard.core.disk import read_all
 from fsguard.core.errors import BinaryFileError
@@ -113,7 +113,7 @@ def _signature(head: bytes) -> Media | None:
         return Media("audio", "audio/ogg")
     if head.startswith(b"fLaC"):
         return Media("audio", "audio/flac")
-    if id3(head) or mpeg_frame(head):
+    if id3(head) or mpeg_frame(head) or adts_frame(head):  # audio_type tells the stream (AAC, FLAC) past a tag
         return Media("audio", "audio/mpeg")
     return None
 
