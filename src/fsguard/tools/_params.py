@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from fsguard.core.locks import LockBusy, PathLocks
 from fsguard.models import ToolExample
 from fsguard.services import Services
+from fsguard.tools._weights import Weigher
 
 M = TypeVar("M", bound=BaseModel)
 OnLoop = Literal["read", "edit"]
@@ -82,6 +83,7 @@ class Catalog:
         examples: list[tuple[str, dict[str, Any]]],
         *,
         on_loop: OnLoop | None = None,
+        weigh: Weigher | None = None,
     ) -> None:
         """Register ``fn`` unless the server is read-only and the tool writes.
 
@@ -90,7 +92,8 @@ class Catalog:
         anyway) ``on_loop`` tools without hooks of their family run on the event loop instead: quick reads ("read")
         always, and edits ("edit") while no lock they may wait for is taken in this process, and no other thread
         takes one until they end (PathLocks.claim). An HTTP server keeps every tool on worker threads, so its other
-        clients never wait for a read or an fsync.
+        clients never wait for a read or an fsync. A call ``weigh`` finds heavy (megabytes to read) runs on a worker
+        thread all the same: the loop would answer nothing else meanwhile, not even its cancellation.
         """
         if self.services.settings.read_only and not hints.read_only_hint:
             self.withheld.add(fn.__name__)
@@ -105,7 +108,7 @@ class Catalog:
             hooked = on_loop is not None and self.services.hooks.configured(*_HOOKED[on_loop])
             if on_loop is not None and self.services.settings.transport == "stdio" and not hooked:
                 gate = None if on_loop == "read" else self.services.locks
-                tool = _built(fn, hints, _on_loop(fn, off_loop, gate), is_async=True)
+                tool = _built(fn, hints, _on_loop(fn, off_loop, gate, weigh), is_async=True)
             else:
                 tool = _built(fn, hints, off_loop)
             tools[tool.name] = tool
@@ -142,7 +145,9 @@ def _cancelled() -> None:
         return
 
 
-def _on_loop(fn: Callable[..., Any], off_loop: Callable[..., Any], gate: PathLocks | None) -> Callable[..., Any]:
+def _on_loop(
+    fn: Callable[..., Any], off_loop: Callable[..., Any], gate: PathLocks | None, weigh: Weigher | None = None
+) -> Callable[..., Any]:
     """``fn`` as a coroutine function, which the SDK awaits: run on the event loop (always without a ``gate``, else
     while it lets no other thread of this process hold a lock ``fn`` could wait for, and no other process holds the
     first lock it takes), else ``off_loop`` on a worker thread as the SDK would: a stdio server waiting on its loop
@@ -150,6 +155,8 @@ def _on_loop(fn: Callable[..., Any], off_loop: Callable[..., Any], gate: PathLoc
 
     @functools.wraps(fn)
     async def call(**kwargs: Any) -> Any:
+        if weigh is not None and weigh(kwargs):
+            return await anyio.to_thread.run_sync(functools.partial(off_loop, **kwargs))
         if gate is None:
             return fn(**kwargs)
         if gate.claim():

@@ -11,6 +11,7 @@ from fsguard.core.errors import InvalidParamsError
 from fsguard.models import CreateDirectoryResult, GetFileInfoResult
 from fsguard.tools._errors import bridge, missing_path
 from fsguard.tools._params import Catalog, PathArg, PathsArg, hints, respond, voiced
+from fsguard.tools._weights import file_weigher
 from fsguard.voice import create_directory_text, info_many_text, info_text
 
 
@@ -52,6 +53,7 @@ def register(catalog: Catalog) -> None:
         hints("File Info", read_only=True),
         [("one file", {"path": "README.md"}), ("several", {"paths": ["src", "README.md"]})],
         on_loop="read",
+        weigh=file_weigher(services.policy, loaded_below=None),
     )
     catalog.add(
         create_directory,

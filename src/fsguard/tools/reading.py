@@ -17,6 +17,7 @@ from fsguard.core.steady import unsteady_note
 from fsguard.models import ReadFileResult
 from fsguard.tools._errors import bridge, missing_path
 from fsguard.tools._params import Catalog, PathsArg, hints, respond
+from fsguard.tools._weights import file_weigher
 from fsguard.voice import read_text
 from fsguard.voice.sizes import human_size
 
@@ -112,6 +113,7 @@ def register(catalog: Catalog) -> None:
             ("raw bytes", {"path": "assets/logo.png", "encoding": "base64"}),
         ],
         on_loop="read",
+        weigh=file_weigher(services.policy, loaded_below=services.settings.max_file_size),
     )
 
 
