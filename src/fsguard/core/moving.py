@@ -17,6 +17,7 @@ from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.errors import FsguardError, InvalidParamsError, NotFoundError, SymlinkLoopError
 from fsguard.core.gitstore import held_in_store
 from fsguard.core.groups import Change, change_intended
+from fsguard.core.hashing import content_hash
 from fsguard.core.hooktree import fire_below
 from fsguard.core.landing import check_landing
 from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
@@ -135,6 +136,10 @@ class Mover:
                 move_verified(pinned, target, safe.atomic, checked=found)
                 made = None if not fingerprinted else _moved_print(target, data)
         safe.session.forget(source)
+        # What lands is this client's doing: a memory of the name from before (a file another process removed since)
+        # must not make its next edit look like another process's change. A file's bytes are in hand: refreshed.
+        landed = None if data is None else content_hash(data)
+        safe.session.landed(destination, landed, tree=stat.S_ISDIR(found.st_mode))
         safe.hooks.fire("post", "move", **move, source_path=str(source), dest_path=str(destination))
         return Moved(source, destination, None if link is None else self._moved_link(link, source, destination), made)
 
@@ -197,6 +202,7 @@ class Mover:
             with safe.beneath.entry(destination, follow=False, make_parents=True) as target:
                 copied = copy_new(pinned, target, safe.atomic, progress=progress, hide=self._hidden)
                 made = fingerprint(target)[0] if fingerprinted else None
+        safe.session.landed(destination, tree=tree)  # as a move's, without reading the copy again for its hash
         safe.hooks.fire("post", "copy", **copy, source_path=str(source), dest_path=str(destination))
         return CopyReport(
             source, destination, copied.files, copied.bytes, copied.skipped, copied.special, copied.denied, made

@@ -114,6 +114,20 @@ class Session:
                 memory.pop(path, None)
             self._put(self._gone, path, None)
 
+    def landed(self, path: Path, digest: str | None = None, *, tree: bool = False) -> None:
+        """This server put ``path`` there for the client being served (a copy or a move landed on it): what that
+        client read there before (a file another process removed since) is not what it edits next, and the bytes now
+        there are its own doing, so its memory of ``path`` (and, for a ``tree``, of everything below) is set to
+        ``digest`` or dropped. Other clients keep theirs: to them the path changed."""
+        with self._lock:
+            memory = self._hashes()
+            below = [known for known in memory if known.is_relative_to(path)] if tree else [path]
+            for known in below:
+                memory.pop(known, None)
+            if digest is not None:
+                self._put(memory, path, (digest, time.monotonic()), _CLIENT_SHARE)
+            self._see(path)
+
     def _went_away(self, path: Path) -> bool:
         """Whether this server deleted or moved away ``path`` or a directory above it, and has not seen it since."""
         return bool(self._gone) and any(here in self._gone for here in (path, *path.parents))
