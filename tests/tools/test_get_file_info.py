@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -148,3 +150,21 @@ async def test_file_info_names_a_link_target_and_a_dangling_one_relative_to_the_
         assert "The link's target nowhere does not exist" in dangling
         assert str(root) not in linked + dangling
     assert (root / "dangling").readlink() == Path("nowhere")
+
+
+async def test_file_info_gives_the_creation_time_the_filesystem_records_as_coreutils_stat_reads_it(
+    client: Client, root: Path
+) -> None:
+    # Linux keeps a birth time on ext4, XFS, Btrfs and tmpfs, which os.stat does not give: "created" was never there.
+    (root / "a.txt").write_bytes(b"alpha\n")
+    (root / "d").mkdir()
+    for name in ("a.txt", "d"):
+        seen = subprocess.run(["stat", "-c", "%W", str(root / name)], capture_output=True, text=True, check=False)
+        born = int(seen.stdout.strip()) if seen.returncode == 0 and seen.stdout.strip().isdigit() else 0
+        data = structured(await client.call_tool("get_file_info", {"path": name}))
+        if born == 0:  # this filesystem (or stat) records none: the field is left out, never made up
+            assert "created" not in data, data
+            continue
+        created = datetime.fromisoformat(data["created"].replace("Z", "+00:00"))
+        assert int(created.timestamp()) == born, (name, data["created"], born)
+        assert data["created"] <= data["modified"]

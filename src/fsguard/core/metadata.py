@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from fsguard.core.beneath import Beneath, Pinned, lstat_at
+from fsguard.core.births import birth_time
 from fsguard.core.errors import (
     AccessDeniedError,
     FsguardError,
@@ -75,7 +76,7 @@ class MetadataReader:
             "or remove the link with delete_file."
         )
         # "symlink", as list_directory shows a dangling link (entry_type calls a link's own stat "other")
-        return _stat_facts(link.name, st).model_copy(
+        return _stat_facts(link.name, st, entry).model_copy(
             update={"type": "symlink", "is_symlink": True, "symlink_target": str(target), "note": note}
         )
 
@@ -98,7 +99,7 @@ class MetadataReader:
     def _facts(self, entry: Pinned, st: os.stat_result, link: Path) -> FileFacts:
         path = entry.path
         is_link = link != path and link.is_symlink()
-        facts = _stat_facts(link.name or str(path), st).model_copy(
+        facts = _stat_facts(link.name or str(path), st, entry).model_copy(
             update={"is_symlink": is_link, "symlink_target": str(path) if is_link else None}
         )
         # What the user may not open is still described, as ls -l describes it: only what reading it tells is left out.
@@ -191,8 +192,9 @@ def _unhashed(found: Fingerprint | None) -> Fingerprint | None:
     return None if found is None else replace(found, content_hash=_UNHASHED)
 
 
-def _stat_facts(name: str, st: os.stat_result) -> FileFacts:
-    """What the stat of an entry tells of it."""
+def _stat_facts(name: str, st: os.stat_result, entry: Pinned) -> FileFacts:
+    """What the stat of an entry tells of it, and its creation time where the filesystem records it."""
+    born = birth_time(entry.parent, entry.name, st)
     return FileFacts(
         name=name,
         type=entry_type(st.st_mode),
@@ -200,13 +202,7 @@ def _stat_facts(name: str, st: os.stat_result) -> FileFacts:
         mode=f"{stat.S_IMODE(st.st_mode):04o}",
         permissions=stat.filemode(st.st_mode),
         modified=iso_time(st.st_mtime),
-        created=_birth_time(st),
+        created=iso_time(born) if born is not None else None,
         accessed=iso_time(st.st_atime),
         is_symlink=False,
     )
-
-
-def _birth_time(st: os.stat_result) -> str | None:
-    """Creation time, on platforms and filesystems that record it."""
-    birth: float | None = getattr(st, "st_birthtime", None)
-    return iso_time(birth) if birth is not None else None
