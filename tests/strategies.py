@@ -25,6 +25,7 @@
 - :func:`store_events`: what another process does to a state directory's store between listings (add, rewrite,
   remove, corrupt a file) and when this one lists it.
 - :func:`ripgrep_outputs`: one file's rg ``--json`` messages, match lines with a few submatches among context.
+- :func:`accented_words`: words of letters that decompose (``é`` is ``e`` + U+0301 in NFD), to spell two ways.
 """
 
 from __future__ import annotations
@@ -691,3 +692,16 @@ def ripgrep_outputs(draw: st.DrawFn) -> list[dict[str, object]]:
         messages.append({"type": "match", "data": {**data, "submatches": submatches}})
     messages.append({"type": "end", "data": {"path": {"text": "f.txt"}, "binary_offset": None}})
     return messages
+
+
+# Letters with a canonical decomposition (NFD splits each into a base letter and combining marks), and plain ones.
+DECOMPOSABLE = "éèêëàâäîïôöûüçñÉÀÖÜÅåǘệ한"
+
+
+def accented_words() -> st.SearchStrategy[str]:
+    """A word of ASCII and :data:`DECOMPOSABLE` letters holding at least one of the latter, in NFC."""
+    return st.tuples(
+        st.text(st.sampled_from("abcxyz" + DECOMPOSABLE), max_size=4),
+        st.sampled_from(DECOMPOSABLE),
+        st.text(st.sampled_from("abcxyz" + DECOMPOSABLE), max_size=4),
+    ).map("".join)

@@ -11,6 +11,7 @@ from fsguard.core.applied import already_applied
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import NoMatchError
 from fsguard.core.textio import LINE_BREAK, LineIndex
+from fsguard.core.unicodeforms import escaped, first_escape, other_form
 
 WHOLE_FILE_HINT_LINES = 20
 CLOSEST_POOL = 500  # distinct lines compared in full with old_text's first line, at most
@@ -22,6 +23,7 @@ LINE_CHARS = 300  # of each line an error shows
 QUOTED_CHARS = 80  # of old_text (or anchor) the error's first line quotes
 
 
+_SHAPES = {"decomposed": "a letter, then a combining mark", "composed": "one character each"}
 _TOLERANT_HINT = ", or pass tolerant_whitespace=true if only tabs/spaces or line endings differ"
 
 
@@ -47,6 +49,8 @@ def no_match(
     seed = f"anchor not found: {quoted}" if subject == "anchor" else f"edit failed: no matches found for text: {quoted}"
     if one_occurrence:  # the seed's occurrence mode said it its own way
         seed = f"pattern not found: '{quoted[1:-1]}'"
+    if (spelled := _spelled_otherwise(text, index, old, path, seed, subject, closest=closest)) is not None:
+        return spelled
     applied = _line_of(index, already_applied(text, old, new))
     if applied is not None:
         # The line itself: new_text may sit in a comment or a string, which only a look tells from the edit's place.
@@ -74,6 +78,43 @@ def no_match(
         + (evidence + "\n" if evidence else "")
         + f"Copy the exact text from read_file{hint}.",
         path=path,
+    )
+
+
+def _spelled_otherwise(
+    text: str, index: LineIndex, old: str, path: str, seed: str, subject: str, *, closest: bool
+) -> NoMatchError | None:
+    """The miss of an old_text the file holds in another Unicode form (core/unicodeforms.py), else None.
+
+    Checked before "already applied": a composed old_text is no edit made, and its shown lines would read as sent.
+    """
+    found = other_form(text, old)
+    if found is None:
+        return None
+    first, last = found.first_line, found.last_line
+    file_form, old_form = ("decomposed", "composed") if found.file_decomposed else ("composed", "decomposed")
+    where = f"line {first}" if first == last else f"lines {first}-{last}"
+    by_number = (
+        f', or replace the lines by number: edit_file(path, mode="replace_range", start_line={first}, '
+        f"end_line={last}, new_text=...)"
+        if subject == "old_text"
+        else ""
+    )
+    lines = {n: index.lines[n - 1].rstrip("\r\n")[:LINE_CHARS] for n in range(first, min(last, first + 2) + 1)}
+    shown = "\n".join(f"{number:>5}: {escaped(line)}" for number, line in lines.items())
+    advice = (
+        f"Quote the file's characters as JSON escapes ({first_escape(list(lines.values()))}) in {subject}{by_number}."
+    )
+    # The report between the first line and the advice, which stays last (editing.py puts its hints before it); a
+    # caller showing only the first line (closest=False: multi_edit's per-edit list) gets the advice there.
+    report = f"\nThe file's text, its differing characters escaped:\n{shown}\n" if closest else " "
+    return NoMatchError(
+        f"{seed} — {subject} is not in {path} as typed, but the same characters are at {where} in another Unicode "
+        f"form, which looks alike: the file writes accented letters {file_form} ({_SHAPES[file_form]}), {subject} "
+        f"{old_form}. Nothing was written.{report}{advice}",
+        path=path,
+        line=first,
+        unicode_form="NFD" if found.file_decomposed else "NFC",
     )
 
 
