@@ -62,3 +62,10 @@ def test_an_applied_diagnosis_shows_the_line_so_new_text_in_a_comment_is_told_fr
     assert 'at line 1: the edit looks already applied if that line is where it goes: "# TODO: set x = 2 later"' in (
         error.message
     )
+
+
+def test_new_text_whose_last_letter_a_combining_mark_changes_is_not_called_applied() -> None:
+    # A decomposed (NFD) file holds "cafe" inside "café": e and U+0301 read as é, no plain e.
+    error = _diagnosis("menu: cafe\u0301 au lait\n", "the tea", "cafe")
+    assert "already applied" not in error.message
+    assert "already_applied" not in error.fields

@@ -55,3 +55,17 @@ async def test_multi_edit_refusal_for_the_other_unicode_form_says_what_to_do_on_
     assert target.read_bytes() == DECOMPOSED.encode()
     assert "another Unicode form" in text_of(refused)
     assert "JSON escapes (\\u0301)" in text_of(refused)
+
+
+async def test_a_new_text_that_is_a_decomposed_words_base_letters_is_not_called_already_applied(
+    client: Client, root: Path
+) -> None:
+    target = root / "menu.txt"
+    target.write_bytes(DECOMPOSED.encode())
+
+    refused = await client.call_tool("edit_file", {"path": str(target), "old_text": "title", "new_text": "cafe"})
+
+    assert error_code(refused) == "no_match"
+    assert "already applied" not in text_of(refused)
+    assert "already_applied" not in (refused.meta or {})["fsguard/error"]
+    assert target.read_bytes() == DECOMPOSED.encode()

@@ -12,6 +12,8 @@ import re
 from fsguard.core.textio import LINE_BREAK
 
 _WORD = re.compile(r"\w")
+# The combining diacritical blocks (and their supplement, extended and symbol ones, and the half marks).
+_MARK = "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
 
 
 def already_applied(text: str, old: str, new: str) -> int | None:
@@ -46,7 +48,11 @@ def _first_places(text: str, candidate: str, new: str, old: str) -> list[int]:
     literal = re.escape(candidate)
     before = any(_WORD.match(piece[:1]) for piece in (new, old))
     after = any(_WORD.match(piece[-1:]) for piece in (new, old))
-    pattern = re.compile(literal + (rf"(?<!\w{literal})" if before else "") + (r"(?!\w)" if after else ""))
+    # A combining mark after it makes its last letter another one (``cafe`` + U+0301 reads ``café``), whatever the
+    # word boundaries: a file written decomposed (NFD) holds every plain base letter that way.
+    pattern = re.compile(
+        literal + (rf"(?<!\w{literal})" if before else "") + (r"(?!\w)" if after else "") + rf"(?!{_MARK})"
+    )
     places: list[int] = []
     found = pattern.search(text)
     while found is not None and len(places) < 2:
