@@ -51,10 +51,11 @@ def no_match(
         seed = f"pattern not found: '{quoted[1:-1]}'"
     if (spelled := _spelled_otherwise(text, index, old, path, seed, subject, closest=closest)) is not None:
         return spelled
-    applied = _line_of(index, already_applied(text, old, new))
-    if applied is not None:
+    offset = already_applied(text, old, new)
+    applied = _line_of(index, offset)
+    if offset is not None and applied is not None:
         # The line itself: new_text may sit in a comment or a string, which only a look tells from the edit's place.
-        shown = json.dumps(text.split("\n")[applied - 1].rstrip("\r")[:QUOTED_CHARS], ensure_ascii=False)
+        shown = json.dumps(_line_at(text, offset)[:QUOTED_CHARS], ensure_ascii=False)
         return NoMatchError(
             f"{seed} — old_text is not in {path}, but new_text is, at line {applied}: the edit looks already applied "
             f"if that line is where it goes: {shown}. Re-read the file before changing it again.",
@@ -116,6 +117,14 @@ def _spelled_otherwise(
         line=first,
         unicode_form="NFD" if found.file_decomposed else "NFC",
     )
+
+
+def _line_at(text: str, offset: int) -> str:
+    """The line holding ``offset``, without its break, found from there: a lone CR ends a line too, as line_of
+    counts them (the LF-split list of a CR file has one item, and the line it numbered was past its end)."""
+    start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    end = LINE_BREAK.search(text, offset)
+    return text[start : len(text) if end is None else end.start()]
 
 
 def _line_of(index: LineIndex, offset: int | None) -> int | None:
