@@ -2,7 +2,8 @@
 
 An atomic run (a batch with ``atomic``, a pipeline with ``stop_on_error``) is rolled back as its own failure would
 have been, newest change first, each on its own: a file goes back to its backup only while it holds exactly the
-bytes the run left (its hash, checked under its lock), and a file changed since is left as it is and named. A
+bytes the run left (its hash, checked under its lock), and a file changed since is left as it is and named. Runs a
+kill cut short together are rolled back together: a file two of them changed in turn goes back through both. A
 non-atomic run's changes stay. Either way the run is saved as a group marked ``interrupted`` (``rolled_back`` or
 ``kept``), which ``backup(action="list")`` shows and restoring undoes, and, with --log-dir, one audit line says so
 (whoever ended it: a server at its start, or the dashboard, which builds the same engine).
@@ -27,7 +28,7 @@ from fsguard.core.changestate import exists
 from fsguard.core.confirmation import plural
 from fsguard.core.errors import FsguardError, NotFoundError
 from fsguard.core.groups import Change, Group, GroupStore
-from fsguard.core.reverting import Reverter
+from fsguard.core.reverting import Reverted, Reverter
 from fsguard.core.runs import UnfinishedRun
 
 logger = logging.getLogger(__name__)
@@ -67,20 +68,42 @@ class Recovery:
 
     def end(self, runs: Sequence[UnfinishedRun]) -> list[Ending]:
         """End each run (rolled back when atomic), record it as an interrupted group, and release its record."""
-        endings = []
+        endings: list[Ending] = []
+        pending: list[tuple[UnfinishedRun, list[Change]]] = []
         for run in runs:
             try:
-                ending = self._end(run)
-            except (FsguardError, OSError) as exc:  # the server starts all the same; the next start tries again
-                logger.error("%s was interrupted and could not be ended now: %s", run.operation, exc)
-                run.release()
+                planned = self._plan(run)
+            except (FsguardError, OSError) as exc:
+                self._postpone(run, exc)
                 continue
-            run.close()
-            endings.append(ending)
-            self._report(ending)
+            if isinstance(planned, Ending):
+                self._ended(planned, endings)
+            else:
+                pending.append((run, planned))
+        outcomes = self._roll_back_together(pending)
+        for run, _ in pending:
+            if run.group_id not in outcomes:
+                continue  # its rollback failed: postponed
+            try:
+                ending = self._saved(run, outcomes[run.group_id])
+            except (FsguardError, OSError) as exc:
+                self._postpone(run, exc)
+                continue
+            self._ended(ending, endings)
         return endings
 
-    def _end(self, run: UnfinishedRun) -> Ending:
+    def _postpone(self, run: UnfinishedRun, exc: Exception) -> None:
+        # The server starts all the same; the next start tries again.
+        logger.error("%s was interrupted and could not be ended now: %s", run.operation, exc)
+        run.release()
+
+    def _ended(self, ending: Ending, endings: list[Ending]) -> None:
+        ending.run.close()
+        endings.append(ending)
+        self._report(ending)
+
+    def _plan(self, run: UnfinishedRun) -> Ending | list[Change]:
+        """A run ended at once (nothing to roll back), or the changes of an atomic one to roll back."""
         if self._groups.find(run.group_id) is not None:
             # Its group was saved: the run ended, and only its record's removal was lost (to a power cut, say).
             return Ending(run, None, [], [])
@@ -90,7 +113,39 @@ class Recovery:
         if not run.atomic:
             group = self._groups.save(run.operation, changes, group_id=run.group_id, interrupted="kept")
             return Ending(run, group, [], [(change, "kept: the call was not atomic") for change in changes])
-        outcomes = self._reverter.roll_back(changes)
+        return changes
+
+    def _roll_back_together(self, pending: Sequence[tuple[UnfinishedRun, list[Change]]]) -> dict[str, list[Reverted]]:
+        """Each run's outcomes, newest change first, as :meth:`Reverter.roll_back` gives them. Runs of one server
+        ran side by side, and a file two of them changed in turn holds only the newer one's bytes: rolled back
+        first, the older run would find it changed by "another process", keep it, and the newer run would then put
+        the older one's bytes back, leaving it half applied. So the kept changes are tried again, pass after pass,
+        while a pass reverts anything: a change is reverted only while its file holds exactly what it left, so the
+        order the passes find is the order the changes landed in, whatever order the records were read in."""
+        outcomes: dict[str, list[Reverted]] = {}
+        changes_of = {run.group_id: changes for run, changes in pending}
+        left = dict(changes_of)
+        progress = True
+        while progress and left:
+            progress = False
+            for run, _ in pending:
+                if not left.get(run.group_id):
+                    continue
+                try:
+                    tried = self._reverter.roll_back(left[run.group_id])
+                except (FsguardError, OSError) as exc:
+                    self._postpone(run, exc)
+                    del left[run.group_id]
+                    outcomes.pop(run.group_id, None)
+                    continue
+                progress = progress or any(o.status != "kept" for o in tried)
+                # The final outcome of each change, newest first: kept ones are those tried again.
+                done = {id(o.change): o for o in (*outcomes.get(run.group_id, ()), *tried)}
+                outcomes[run.group_id] = [done[id(change)] for change in reversed(changes_of[run.group_id])]
+                left[run.group_id] = [o.change for o in reversed(tried) if o.status == "kept"]
+        return outcomes
+
+    def _saved(self, run: UnfinishedRun, outcomes: list[Reverted]) -> Ending:
         left = [(o.change, o.detail or o.status) for o in reversed(outcomes) if o.status in ("kept", "failed")]
         stays = {change.path for change, _ in left}
         undone = [path for path in dict.fromkeys(o.change.path for o in reversed(outcomes)) if path not in stays]
