@@ -10,6 +10,7 @@ the same index and tree, or print the same patch.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 from collections.abc import Callable
@@ -20,6 +21,7 @@ import pytest
 from mcp import Client
 
 from fsguard.core import gitchanges, gitstage, gitworktree
+from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.gitprocess import Scratch
 from fsguard.core.gitrepo import GitCall
 from tests.conftest import error_code, structured, text_of
@@ -308,3 +310,32 @@ class swapping:
     def __exit__(self, *_exc: object) -> None:
         self._stop.set()
         self._thread.join()
+
+
+@pytest.mark.parametrize("action", ["add", "diff"])
+async def test_a_link_swapped_for_a_file_between_its_lstat_and_its_readlink_is_refused_as_changed(
+    client: Client, twins: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, action: str
+) -> None:
+    """The readlink's EINVAL (the name holds a file now) was an untyped I/O error naming no next action."""
+    repo, _twin = twins
+    (repo / "link").unlink()
+    (repo / "link").symlink_to("swap/d0/f0.txt")  # a changed link: git names it to stage or diff
+    (repo / "plain").write_bytes(b"a file\n")
+    looked = lstat_at
+
+    def racing(entry: Pinned) -> os.stat_result | None:
+        found = looked(entry)
+        if entry.name == "link" and (repo / "link").is_symlink():
+            exchange(repo / "link", repo / "plain")  # after the look, before the readlink
+        return found
+
+    monkeypatch.setattr(gitstage, "lstat_at", racing)
+    index = (repo / ".git" / "index").read_bytes()
+    result = await client.call_tool("git", {"action": action, "paths": ["link"]})
+
+    assert error_code(result) == "access_denied", text_of(result)
+    assert "changed while it was being read" in text_of(result)
+    assert "Retry" in text_of(result)
+    assert (repo / ".git" / "index").read_bytes() == index
+    assert (repo / "link").read_bytes() == b"a file\n"
+    assert (repo / "plain").readlink() == Path("swap/d0/f0.txt")

@@ -23,7 +23,7 @@ from fsguard.core.errors import AccessDeniedError, BinaryFileError, NotFoundErro
 from fsguard.core.gitparse import text
 from fsguard.core.gitprocess import Scratch
 from fsguard.core.gitrepo import GitCall
-from fsguard.core.oserrors import from_os_error
+from fsguard.core.trees import changed_kind_error
 
 _LINK, _EXECUTABLE, _FILE, _REMOVED = "120000", "100755", "100644", "0"
 _NULL_ID_LENGTH = {"sha1": 40, "sha256": 64}
@@ -110,8 +110,8 @@ def _entry(
         if stat.S_ISLNK(found.st_mode):
             try:
                 target = os.readlink(os.fsencode(entry.name), dir_fd=entry.parent)
-            except OSError as exc:
-                raise from_os_error(exc, path) from exc
+            except OSError as exc:  # EINVAL: the link was swapped for a file since the lstat, a race to retry
+                raise changed_kind_error(exc, path) from exc
             return _LINK, _hash(call, target, scratch=scratch)
         if not stat.S_ISREG(found.st_mode):
             raise _not_a_file(path)
