@@ -24,6 +24,7 @@ from fsguard.core.mutation import ROLLBACK_OPERATION, ROLLBACK_TOOL
 from fsguard.core.oserrors import leads_through_loop, link_loop_error
 from fsguard.core.pathforms import check_file_spelling, respelled
 from fsguard.core.safeguards import Safeguards
+from fsguard.core.setaside import changed_error
 from fsguard.core.transfer import (
     Progress,
     already_exists,
@@ -120,7 +121,7 @@ class Mover:
                 data = checked_bytes(safe, source, pinned, found.st_size, expected_hash)
             elif expected_hash is not None:
                 raise InvalidParamsError("expected_hash applies to files; drop it to move a directory or link.")
-            link = os.readlink(pinned.name, dir_fd=pinned.parent) if stat.S_ISLNK(found.st_mode) else None
+            link = _link_target(pinned) if stat.S_ISLNK(found.st_mode) else None
             walked = check_landing(safe.policy, pinned, destination, "moved") if stat.S_ISDIR(found.st_mode) else None
             move = {"tool_name": tool, "operation": "move_file", "file_path": str(source)}
             if rollback:
@@ -251,3 +252,13 @@ def _missing(source: Path) -> NotFoundError | SymlinkLoopError:
     if leads_through_loop(source):
         return link_loop_error(source)
     return NotFoundError(f"source does not exist: {source}. Check the path with list_directory.", path=str(source))
+
+
+def _link_target(pinned: Pinned) -> str:
+    """The target of the link ``pinned`` was just seen to be. Another process can put a file or directory at the
+    name after that look (readlink then fails with EINVAL, or ENOENT once the name is empty): the move is refused
+    as that change, which would otherwise have reached the client as an internal error."""
+    try:
+        return os.readlink(pinned.name, dir_fd=pinned.parent)
+    except OSError as exc:
+        raise changed_error(pinned.path, "moved") from exc
