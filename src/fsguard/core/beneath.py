@@ -27,11 +27,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsguard.core.clientroots import current_scope
-from fsguard.core.errors import AccessDeniedError, NotDirectoryError, NotFoundError
-from fsguard.core.oserrors import field_path, from_os_error, link_loop_error, shorten, unsearchable_error
+from fsguard.core.errors import AccessDeniedError, NotFoundError
+from fsguard.core.oserrors import from_os_error, link_loop_error, shorten
 from fsguard.core.pathforms import names_below, within
 from fsguard.core.rootfds import DIR_FLAGS as _DIR_FLAGS
 from fsguard.core.rootfds import RootFds
+from fsguard.core.walksteps import (
+    SWAP_LOOKS,
+    NotADirectoryStep,
+    file_in_the_way,
+    kept_changing,
+    link_target,
+    make_dir,
+    not_a_directory_now,
+    open_dir,
+    swapping_now,
+)
 
 _READ_DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
 _MAX_HOPS = 40  # the kernel's own limit on symlinks in one lookup
@@ -134,7 +145,7 @@ class Beneath:
                 fd = os.open(pinned.name, _READ_DIR if listed else _DIR_FLAGS, dir_fd=pinned.parent)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise NotDirectoryError(f"{path} is not a directory.", path=str(path)) from exc
+                    raise not_a_directory_now(pinned.parent, pinned.name, path) from exc
                 raise from_os_error(exc, path) from exc
         try:
             yield fd
@@ -161,7 +172,7 @@ class Beneath:
                 name = todo.pop()
                 label = _joined(here, name)
                 if not todo:  # the last component is never opened here, only read if it is a link
-                    target = _link_target(current, name, label) if follow else None
+                    target = link_target(current, name, label) if follow else None
                     if target is None:  # the path as asked when no link bent it, keeping its parsed parts
                         return current, name, path if hops == 0 and label == str(path) else Path(label)
                 else:
@@ -208,33 +219,26 @@ class Beneath:
         Raises:
             NotDirectoryError: a file is in the way.
             NotFoundError: it is missing and ``make_parents`` is off.
+            AccessDeniedError: it kept turning into a link and back (core/walksteps.py).
         """
         try:
-            return self._open_dir(current, name, label)
-        except _NotADirectory:
-            target = _link_target(current, name, label)
-            if target is None:  # a file used as a directory
-                shown = shorten(label)
-                raise NotDirectoryError(
-                    f"{shown} is a file, not a directory: nothing can be below it. Check the path with list_directory.",
-                    path=field_path(label),
-                ) from None
-            return target
+            for _ in range(SWAP_LOOKS):
+                try:
+                    return open_dir(current, name, label)
+                except NotADirectoryStep:
+                    target = link_target(current, name, label)
+                    if target is not None:
+                        return target
+                    if not swapping_now(current, name, label):  # a file used as a directory
+                        raise file_in_the_way(label) from None
+                    # a link when opened, no link when read: another process swaps it; look again
+            raise kept_changing(label)
         except NotFoundError:
             if not make_parents:
                 raise
-            if _mkdir(current, name, label):
+            if make_dir(current, name, label):
                 self.note_made(Path(label))
             return None
-
-    @staticmethod
-    def _open_dir(parent: int, name: str, label: str) -> int:
-        try:
-            return os.open(name, _DIR_FLAGS, dir_fd=parent)
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise _NotADirectory from exc
-            raise from_os_error(exc, label) from exc
 
 
 def _joined(directory: str, name: str) -> str:
@@ -361,34 +365,6 @@ def fsync_directory(directory: int) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-class _NotADirectory(Exception):
-    """O_DIRECTORY|O_NOFOLLOW refused the name: a symlink (to be read) or a file."""
-
-
-def _link_target(parent: int, name: str, label: str) -> str | None:
-    """The target of the symlink ``name``, None when it is something else or nothing; ``label`` is its path, which
-    an error names (``name`` alone could be any file of that name)."""
-    try:
-        return os.readlink(name, dir_fd=parent)
-    except OSError as exc:
-        if exc.errno in (errno.EINVAL, errno.ENOENT, errno.ENOTDIR):
-            return None
-        if exc.errno == errno.EACCES:  # readlink needs no permission on the entry: its directory is not searchable
-            raise unsearchable_error(Path(label)) from exc
-        raise from_os_error(exc, label) from exc
-
-
-def _mkdir(parent: int, name: str, label: str) -> bool:
-    """Whether this call made the directory (False: someone else made it meanwhile)."""
-    try:
-        os.mkdir(name, 0o777, dir_fd=parent)
-    except FileExistsError:
-        return False  # made meanwhile by someone else: the retry opens it (or finds a file and refuses)
-    except OSError as exc:
-        raise from_os_error(exc, label) from exc
-    return True
 
 
 def _outside(path: Path, link: Path, target: str | None = None) -> AccessDeniedError:
