@@ -130,7 +130,9 @@ def commit(call: GitCall) -> GitResult:
     if call.scope:
         made_id = commit_paths(call, chosen, request.message)
     else:
-        repo.git("commit", "-m", request.message)
+        # Stoppable: its hooks (--git-hooks) may run long; stopped with SIGTERM, git takes back its index.lock and
+        # moves HEAD (a lock file renamed) all or not at all.
+        repo.git("commit", "-m", request.message, stoppable=True)
     # "--": a work-tree file named HEAD made the bare revision ambiguous, and the call failed after the commit.
     made = parse_log(repo.git("log", "--max-count=1", "-z", f"--format={LOG_FORMAT}", made_id, "--").stdout)[0]
     commit_id = made.hash
@@ -176,7 +178,8 @@ def push(call: GitCall) -> GitResult:
     lease = _LEASE if request.force else []
     target = [remote, refspec] if refspec else [remote]
     upstream = ["--set-upstream", *target] if refspec else target
-    out = repo.git("push", "--porcelain", *receiver, *lease, *upstream, check=False)
+    # Stoppable: a pre-push hook or a remote may keep it waiting; stopped with SIGTERM, git pushes no more.
+    out = repo.git("push", "--porcelain", *receiver, *lease, *upstream, check=False, stoppable=True)
     refs = parse_push(out.stdout)
     if out.code != 0:
         rejected = "; ".join(f"{_refspec(r.refspec)} {r.summary}" for r in refs if r.rejected)

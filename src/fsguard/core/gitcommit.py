@@ -137,7 +137,8 @@ def _hook(call: GitCall, name: str, *args: str, scratch: Scratch | None = None, 
     if not call.repo.process.run_hooks:
         return
     given = ["--", *args] if args else []
-    out = call.repo.git("hook", "run", "--ignore-missing", name, *given, scratch=scratch, check=False)
+    # Stoppable: a hook may run long, and nothing is committed before the last of them ends.
+    out = call.repo.git("hook", "run", "--ignore-missing", name, *given, scratch=scratch, check=False, stoppable=True)
     if check and out.code != 0:
         raise failure("commit", out.code, out.stderr, out.stdout)
 

@@ -16,6 +16,7 @@ import shutil
 import signal
 import tempfile
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -28,6 +29,10 @@ from fsguard.core.gitparse import text
 from fsguard.core.safeguards import Safeguards
 
 GIT_TIMEOUT_S = 60.0
+# How often a stoppable run asks whether its call was cancelled, and how long git has to clean up its lock files
+# after SIGTERM before the session is killed.
+_POLL_S = 0.05
+_TERM_GRACE_S = 2.0
 
 _CHUNK = 1 << 16
 _STDERR_LINES = 12
@@ -140,6 +145,7 @@ class GitProcess:
         stdin: int | bytes | None = None,
         scratch: Scratch | None = None,
         pass_fds: Iterable[int] = (),
+        stoppable: bool = False,
     ) -> GitOutput:
         """Run ``git <repository> <args>`` in ``directory``; with ``check`` a non-zero exit raises.
 
@@ -147,7 +153,9 @@ class GitProcess:
         ``keep_lines`` and ``keep_bytes`` bound what of stdout is kept (:class:`GitOutput`).
         ``stdin`` is what git reads (an open file, or bytes; else nothing); ``scratch`` puts an index and objects
         of fsguard's in place of the repository's; ``pass_fds`` are descriptors git inherits (to read files fsguard
-        opened, as ``/proc/self/fd/N``).
+        opened, as ``/proc/self/fd/N``). A ``stoppable`` run (one that may wait long on a repository hook or a
+        remote) is stopped when its call is cancelled (:meth:`PathLocks.stop_if_cancelled`): git and its session get
+        SIGTERM, on which git takes back its lock files, and the cancellation is raised.
 
         Raises:
             GitUnavailableError: no git executable on PATH.
@@ -188,7 +196,10 @@ class GitProcess:
             try:
                 with process:
                     assert process.stdout is not None
-                    kept = _collect(process.stdout, keep_lines, keep_bytes)
+                    if stoppable:
+                        kept = self._collected_unless_cancelled(process, keep_lines, keep_bytes)
+                    else:
+                        kept = _collect(process.stdout, keep_lines, keep_bytes)
             finally:
                 timer.cancel()
             errors.seek(0)
@@ -203,6 +214,33 @@ class GitProcess:
         if check and process.returncode != 0:
             raise failure(args[0], process.returncode, stderr, kept.stdout)
         return GitOutput(process.returncode, kept.stdout, kept.lines, stderr, kept.size, kept.clipped)
+
+    def _collected_unless_cancelled(
+        self, process: Popen[bytes], keep_lines: int | None, keep_bytes: int | None
+    ) -> _Collected:
+        """What ``process`` prints, read on a thread of its own while this one (the call's) asks every
+        :data:`_POLL_S` whether the call was cancelled: a cancelled commit otherwise waited for its hook, or a push
+        for its remote, until the timeout, made its change then, and a server told to stop waited for it."""
+        assert process.stdout is not None
+        stream = process.stdout
+        collected: list[_Collected] = []
+        reader = threading.Thread(
+            target=lambda: collected.append(_collect(stream, keep_lines, keep_bytes)),
+            name="fsguard-git-out",
+            daemon=True,
+        )
+        reader.start()
+        while reader.is_alive():
+            reader.join(_POLL_S)
+            try:
+                self._safe.locks.stop_if_cancelled()
+            except BaseException:  # the cancellation, of whatever kind the event loop raises
+                _terminate(process)
+                reader.join()
+                raise
+        if not collected:  # the reader failed (a read error): read what is left here, as an unstoppable run does
+            return _collect(stream, keep_lines, keep_bytes)
+        return collected[0]
 
 
 def failure(command: str, code: int, stderr: str, stdout: bytes = b"", advice: str = "") -> GitFailedError:
@@ -233,6 +271,27 @@ def _input(stdin: int | bytes | None) -> Iterator[int]:
             held.write(stdin)
             held.seek(0)
             yield held.fileno()
+
+
+def _terminate(process: Popen[bytes]) -> None:
+    """End ``process`` and its session (a hook, ssh, a local remote's receive-pack): SIGTERM first, on which git
+    removes the lock files it holds (a SIGKILL leaves them, and the next git call fails on them), then SIGKILL for
+    what is left. git is not reaped meanwhile, so the group's id is still its own when SIGKILL goes."""
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + _TERM_GRACE_S
+    while time.monotonic() < deadline and not _exited(process):
+        time.sleep(_POLL_S / 5)
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _exited(process: Popen[bytes]) -> bool:
+    """Whether ``process`` exited, leaving it unreaped."""
+    try:
+        return os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped already
+        return True
 
 
 def _stop(process: Popen[bytes], timed_out: threading.Event) -> None:

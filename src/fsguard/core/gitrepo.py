@@ -76,9 +76,10 @@ class Repository:
         stdin: int | bytes | None = None,
         scratch: Scratch | None = None,
         pass_fds: Iterable[int] = (),
+        stoppable: bool = False,
     ) -> GitOutput:
         """Run ``git <args>`` at the top of the working tree, on its ``.git`` and nothing git discovers (``stdin``,
-        ``scratch`` and ``pass_fds``: :meth:`GitProcess.run`)."""
+        ``scratch``, ``pass_fds`` and ``stoppable``: :meth:`GitProcess.run`)."""
         return self.process.run(
             self.root,
             args,
@@ -89,6 +90,7 @@ class Repository:
             stdin=stdin,
             scratch=scratch,
             pass_fds=pass_fds,
+            stoppable=stoppable,
         )
 
     def absolute(self, relative: str) -> str:
