@@ -159,7 +159,9 @@ async def test_file_info_gives_the_creation_time_the_filesystem_records_as_coreu
     (root / "a.txt").write_bytes(b"alpha\n")
     (root / "d").mkdir()
     for name in ("a.txt", "d"):
-        seen = subprocess.run(["stat", "-c", "%W", str(root / name)], capture_output=True, text=True, check=False)
+        seen = subprocess.run(
+            ["stat", "-c", "%W", str(root / name)], capture_output=True, encoding="utf-8", check=False
+        )
         born = int(seen.stdout.strip()) if seen.returncode == 0 and seen.stdout.strip().isdigit() else 0
         data = structured(await client.call_tool("get_file_info", {"path": name}))
         if born == 0:  # this filesystem (or stat) records none: the field is left out, never made up

@@ -1356,6 +1356,7 @@ Type: file
 Size: 71 B (71 bytes)
 Permissions: -rw-r--r-- (0644)
 Modified: <time>
+Created: <time>
 Accessed: <time>
 Content hash: e9711641
 Lines: 10
@@ -1384,6 +1385,7 @@ Type: file
 Size: 9 B (9 bytes)
 Permissions: -rw-r--r-- (0644)
 Modified: <time>
+Created: <time>
 Accessed: <time>
 Content hash: 9ee1b09f
 Lines: 1
