@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fsguard.core.matching import _line_windows
+from fsguard.core import textviews
+from fsguard.core.linewindows import line_windows
 from fsguard.core.textviews import NormalForm, TextViews
 from tests.strategies import whitespace_texts
 
@@ -71,8 +73,59 @@ def brute_windows(
 def test_line_windows_tried_at_candidate_lines_are_those_of_a_scan_of_every_line(
     text: str, old: str, trailing_only: bool, overlapping: bool
 ) -> None:
+    def key(line: str) -> str:
+        return line.rstrip(" \t") if trailing_only else line.strip()
+
     def same(line: str, want: str) -> bool:
-        return line.rstrip(" \t") == want.rstrip(" \t") if trailing_only else line.strip() == want.strip()
+        return key(line) == key(want)
 
     views = TextViews(text)
-    assert _line_windows(views, old, same, overlapping) == brute_windows(views, old, same, overlapping)
+    assert line_windows(views, old, key, overlapping) == brute_windows(views, old, same, overlapping)
+
+
+LIKE_LINES = st.sampled_from(["a", " a", "a ", "\ta\t", "b", "", "  "])
+
+
+@given(
+    st.lists(LIKE_LINES, min_size=1, max_size=60),
+    st.lists(LIKE_LINES, min_size=1, max_size=8),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_line_windows_in_a_file_of_like_lines_are_those_of_a_scan_of_every_line(
+    lines: list[str], wanted: list[str], eol: str, trailing_only: bool, overlapping: bool
+) -> None:
+    # Many like lines make each candidate window long to compare: the windows are then found reading each line once.
+    def key(line: str) -> str:
+        return line.rstrip(" \t") if trailing_only else line.strip()
+
+    def same(line: str, want: str) -> bool:
+        return key(line) == key(want)
+
+    views, old = TextViews(eol.join(lines) + eol), "\n".join(wanted)
+    assert line_windows(views, old, key, overlapping) == brute_windows(views, old, same, overlapping)
+
+
+def test_a_window_search_in_a_file_of_like_lines_reads_each_line_once() -> None:
+    # 50 lines of old_text against 2.5 million like lines compared up to 50 lines at each: minutes for one edit.
+    looked = 0
+
+    def key(line: str) -> str:
+        nonlocal looked
+        looked += 1
+        return line.strip()
+
+    views, old = TextViews("a\n" * 5000), "a\n" * 100 + "b"
+    assert line_windows(views, old, key, overlapping=True) == []
+    assert looked <= 5000 + 101
+
+
+@given(st.lists(LIKE_LINES, max_size=40), LIKE_LINES)
+def test_lines_found_densely_are_those_of_a_scan_of_every_line(lines: list[str], content: str) -> None:
+    # Past DENSE lines found by looking for them, the rest are read one by one (2 here, 10,000 in the server).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(textviews, "DENSE", 2)
+        views = TextViews("\n".join(lines))
+        found = views.lines_reading(content.strip())
+    assert found == [number for number, line in enumerate(views.index.lines) if line.strip() == content.strip()]

@@ -657,3 +657,15 @@ async def test_a_stale_refusal_repeats_an_expected_hash_far_longer_than_a_hash_b
     assert "200,000 characters" in text_of(result)
     assert len((result.meta or {})["fsguard/error"]["expected_hash"]) < 100
     assert (root / "m.txt").read_bytes() == MODE_FILE
+
+
+async def test_an_edit_finds_its_one_window_among_thousands_of_like_lines(client: Client, root: Path) -> None:
+    # Every line reads as old_text's first ones: the windows are found reading each line once (the count is pinned in
+    # tests/core/test_textviews.py), and the one whose last line is old_text's changes, by the trailing-space tier.
+    body = "row  \n" * 3000 + "row\nend\n" + "row\n" * 3000
+    (root / "rows.txt").write_bytes(body.encode())
+    result = await client.call_tool(
+        "edit_file", {"path": "rows.txt", "old_text": "row\n" * 200 + "end", "new_text": "done"}
+    )
+    assert structured(result)["match_tier"] == "trailing_whitespace"
+    assert (root / "rows.txt").read_bytes() == ("row  \n" * 2801 + "done\n" + "row\n" * 3000).encode()

@@ -39,6 +39,7 @@ from fsguard.core.indentation import (
     uniform_shift,
 )
 from fsguard.core.lineends import LineEnds, LiteralFind, literal_pattern
+from fsguard.core.linewindows import line_windows, old_lines, without_trailing
 from fsguard.core.misses import no_match
 from fsguard.core.places import Places, Span
 from fsguard.core.query import is_word_char
@@ -292,63 +293,16 @@ def _escape_fixed(views: TextViews, old: str, new: str, whole_word: bool, overla
     return _exact(views, fixed_old.replace("\n", eol), fixed_new, whole_word, overlapping)
 
 
-def _old_lines(old: str) -> tuple[list[str], bool, bool]:
-    """old_text as lines without endings, whether it ended with a line break, and whether it began with one.
-
-    A leading break ends whatever line comes before the match. Read as a blank first line, it made "\\nx" match only
-    after a blank line: in a CRLF file, one of two places LF text matches, changed where LF text says ambiguous.
-    """
-    lead = LINE_BREAK.match(old)
-    parts = LINE_BREAK.split(old[lead.end() :] if lead else old)
-    ends_with_break = len(parts) > 1 and parts[-1] == ""
-    return (parts[:-1] if ends_with_break else parts), ends_with_break, lead is not None
-
-
-Window = tuple[int, int, int, int]  # first line, line count, span start, span end
-
-
-def _line_windows(views: TextViews, old: str, same: Callable[[str, str], bool], overlapping: bool) -> list[Window]:
-    """Every window of lines that match (with ``overlapping``, also those overlapping one before), and the span it
-    replaces.
-
-    ``same`` may ignore whitespace, but never more than around a line: a window can only start at a line equal to
-    old_text's first line without it, so only those lines are tried. A leading line break in old_text is the
-    break ending the line before the window (whatever it holds), so the span starts there.
-    """
-    wanted, with_break, lead = _old_lines(old)
-    if not any(line.strip() for line in wanted):
-        return []
-    starts = views.lines_reading(wanted[0].strip())
-    if not starts:
-        return []
-    index = views.index
-    lines, count = index.lines, len(wanted)
-    found: list[Window] = []
-    free = 0  # the first offset not inside a window found
-    for first in starts:
-        if first + count > len(lines) or (lead and first == 0):
-            continue
-        if all(same(lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count)):
-            before = lines[first - 1]
-            start = index.starts[first - 1] + len(before.rstrip("\r\n")) if lead else index.starts[first]
-            last = lines[first + count - 1]
-            end = index.starts[first + count - 1] + (len(last) if with_break else len(last.rstrip("\r\n")))
-            if overlapping or start >= free:
-                found.append((first, count, start, end))
-                free = end
-    return found
-
-
 def _trailing_whitespace(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> list[Span]:
-    windows = _line_windows(views, old, lambda line, want: line.rstrip(" \t") == want.rstrip(" \t"), overlapping)
+    windows = line_windows(views, old, without_trailing, overlapping)
     return [(start, end, new) for _, _, start, end in windows]
 
 
 def _indentation(views: TextViews, old: str, new: str, whole_word: bool, overlapping: bool) -> list[Span]:
-    wanted = _old_lines(old)[0]
+    wanted = old_lines(old)[0]
     index = views.index
     spans: list[Span] = []
-    for first, count, start, end in _line_windows(views, old, lambda a, b: a.strip() == b.strip(), overlapping):
+    for first, count, start, end in line_windows(views, old, str.strip, overlapping):
         pairs = [(index.lines[first + k].rstrip("\r\n"), wanted[k]) for k in range(count) if wanted[k].strip()]
         shift = uniform_shift(pairs)
         if shift is not None:
