@@ -3,6 +3,7 @@ line it changes, without a table or a list of every line, nor a list of every oc
 
 from __future__ import annotations
 
+import difflib
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -76,3 +77,25 @@ def test_an_edit_of_a_crlf_file_numbers_its_line_without_splitting_the_file() ->
     assert (plan.first_line, [text[match.start : match.end] for match in plan.matches]) == (54322, [old])
     assert find_matches("a\rb\r\nold\n", Replacement("old", "new")).first_line == 3  # a lone CR ends a line
     assert peak < len(text) // 2  # its lines and their offsets took 4 times it
+
+
+def test_a_missed_long_old_text_among_like_blocks_compares_a_bounded_few_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 500 lines of old_text against 60,000 like lines compared a 40 KB block at every line: minutes for one miss.
+    compared: list[int] = []
+    real = difflib.SequenceMatcher
+
+    class Counted(real):  # type: ignore[misc,valid-type]
+        def ratio(self) -> float:
+            if "\n" in self.b:  # a block; the closest first line is looked for with this class too
+                compared.append(len(self.a) + len(self.b))
+            return float(super().ratio())
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counted)
+    line = "x" * 400 + "\n"
+    with pytest.raises(NoMatchError) as caught:
+        find_matches(line * 1000, Replacement(line * 500 + "not there", "y"))
+    assert "Closest lines:" in caught.value.message
+    assert 0 < len(compared) <= misses.BLOCK_PLACES
+    assert max(compared) <= 2 * misses.BLOCK_LINES * (misses.LINE_CHARS + 1)
