@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given
 
 from fsguard.core.errors import AmbiguousMatchError, InvalidParamsError, NoMatchError
+from fsguard.core.indentation import uniform_shift
 from fsguard.core.matching import LADDER, LINES_NAMED, Replacement, find_matches
 from fsguard.core.misses import CLOSEST_POOL
 from tests.strategies import break_mixed_texts
@@ -310,3 +311,22 @@ def test_an_ambiguous_tiny_old_text_holds_its_places_compactly() -> None:
         tracemalloc.stop()
     assert raised.value.fields["lines"] == list(range(1, LINES_NAMED + 1))
     assert peak < 12 * len(text)  # a tuple a place took over 40 times the text
+
+
+def test_the_indentation_tier_judges_each_distinct_window_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 80,000 like indented lines against 50 unindented ones: each of the 79,951 windows was judged line by line (7 s).
+    judged = 0
+
+    def counted(pairs: list[tuple[str, str]]) -> tuple[str, str] | None:
+        nonlocal judged
+        judged += 1
+        return uniform_shift(pairs)
+
+    monkeypatch.setattr("fsguard.core.matching.uniform_shift", counted)
+    text = "  a\n" * 2000 + "  b\n" + "  a\n" * 3
+    with pytest.raises(AmbiguousMatchError, match="matches 1,951 times"):
+        find_matches(text, Replacement("a\n" * 50, "x"))
+    assert judged == 1
+    plan = find_matches(text, Replacement("a\nb\na\n", "c\nd\n"))
+    assert plan.tier == "indentation"
+    assert plan.apply(text) == "  a\n" * 1999 + "  c\n  d\n" + "  a\n" * 2
