@@ -158,7 +158,8 @@ async def test_file_info_gives_the_creation_time_the_filesystem_records_as_coreu
     # Linux keeps a birth time on ext4, XFS, Btrfs and tmpfs, which os.stat does not give: "created" was never there.
     (root / "a.txt").write_bytes(b"alpha\n")
     (root / "d").mkdir()
-    for name in ("a.txt", "d"):
+    (root / "d" / "dangling").symlink_to("missing.txt")  # described as the link itself: its own birth time
+    for name in ("a.txt", "d", "d/dangling"):
         seen = subprocess.run(
             ["stat", "-c", "%W", str(root / name)], capture_output=True, encoding="utf-8", check=False
         )

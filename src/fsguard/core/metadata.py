@@ -69,14 +69,15 @@ class MetadataReader:
             return None
         with self._beneath.entry(link, follow=False) as entry:
             st = lstat_at(entry)
-        if st is None or not stat.S_ISLNK(st.st_mode):
-            return None
+            if st is None or not stat.S_ISLNK(st.st_mode):
+                return None
+            facts = _stat_facts(link.name, st, entry)  # while its directory is open: the birth time is read there
         note = (
             f"The link's target {target} does not exist, so reading through the link fails. Create the target, "
             "or remove the link with delete_file."
         )
         # "symlink", as list_directory shows a dangling link (entry_type calls a link's own stat "other")
-        return _stat_facts(link.name, st, entry).model_copy(
+        return facts.model_copy(
             update={"type": "symlink", "is_symlink": True, "symlink_target": str(target), "note": note}
         )
 
