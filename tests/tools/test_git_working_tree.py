@@ -10,7 +10,6 @@ the same index and tree, or print the same patch.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import threading
 from collections.abc import Callable
@@ -21,11 +20,10 @@ import pytest
 from mcp import Client
 
 from fsguard.core import gitchanges, gitstage, gitworktree
-from fsguard.core.beneath import Pinned, lstat_at
 from fsguard.core.gitprocess import Scratch
 from fsguard.core.gitrepo import GitCall
 from tests.conftest import error_code, structured, text_of
-from tests.swaps import exchange
+from tests.swaps import exchange, swapped_after_the_look
 from tests.tools.test_git import git, make_repo
 
 pytestmark = pytest.mark.anyio
@@ -321,15 +319,7 @@ async def test_a_link_swapped_for_a_file_between_its_lstat_and_its_readlink_is_r
     (repo / "link").unlink()
     (repo / "link").symlink_to("swap/d0/f0.txt")  # a changed link: git names it to stage or diff
     (repo / "plain").write_bytes(b"a file\n")
-    looked = lstat_at
-
-    def racing(entry: Pinned) -> os.stat_result | None:
-        found = looked(entry)
-        if entry.name == "link" and (repo / "link").is_symlink():
-            exchange(repo / "link", repo / "plain")  # after the look, before the readlink
-        return found
-
-    monkeypatch.setattr(gitstage, "lstat_at", racing)
+    monkeypatch.setattr(gitstage, "lstat_at", swapped_after_the_look(repo / "link", repo / "plain"))
     index = (repo / ".git" / "index").read_bytes()
     result = await client.call_tool("git", {"action": action, "paths": ["link"]})
 

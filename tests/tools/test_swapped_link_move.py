@@ -7,15 +7,13 @@ change under way now, and both names keep what they held.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from fsguard.core import moving
-from fsguard.core.beneath import Pinned, lstat_at
 from tests.conftest import ClientFactory, error_code, text_of
-from tests.swaps import exchange
+from tests.swaps import swapped_after_the_look
 
 pytestmark = pytest.mark.anyio
 
@@ -26,14 +24,7 @@ async def test_a_link_swapped_for_a_file_after_move_file_looked_at_it_is_refused
     (root / "target.txt").write_bytes(b"the link's target\n")
     (root / "link").symlink_to("target.txt")
     (root / "plain").write_bytes(b"a file\n")
-
-    def racing(entry: Pinned) -> os.stat_result | None:
-        found = lstat_at(entry)
-        if entry.name == "link" and (root / "link").is_symlink():
-            exchange(root / "link", root / "plain")  # after the look, before the readlink
-        return found
-
-    monkeypatch.setattr(moving, "lstat_at", racing)
+    monkeypatch.setattr(moving, "lstat_at", swapped_after_the_look(root / "link", root / "plain"))
     async with connect() as client:
         result = await client.call_tool("move_file", {"source_path": "link", "dest_path": "moved"})
 
